@@ -1,0 +1,1 @@
+"""The pure rules core shared by every ruleset: dice, resolutions, odds, tables, errors."""

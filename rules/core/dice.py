@@ -1,0 +1,194 @@
+"""Dice: die types, recorded rolls, and the injectable sources they come from.
+
+Procedures never call a random generator themselves: they ask a :class:`DiceTray`, which
+draws from a :class:`DiceSource` and records every roll with its die and label. The default
+source is the operating system's (``secrets.SystemRandom``); a :class:`ScriptedDice` replays
+given faces for tests, replays and players who roll physical dice.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rules.core.errors import DiceError
+
+MAX_SCRIPTED_FACES = 200
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Die:
+    """A die with ``sides`` faces numbered 1..sides."""
+
+    sides: int
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.sides <= 100:
+            raise ValueError(f"unsupported die with {self.sides} sides")
+
+    @property
+    def name(self) -> str:
+        """The usual notation: D6, D8, D10, D12."""
+        return f"D{self.sides}"
+
+    def can_show(self, face: int) -> bool:
+        """Whether ``face`` is printed on this die."""
+        return 1 <= face <= self.sides
+
+    def __str__(self) -> str:
+        return self.name
+
+
+D6 = Die(6)
+D8 = Die(8)
+D10 = Die(10)
+D12 = Die(12)
+
+_DIE_PATTERN = re.compile(r"^[dD](\d{1,3})$")
+
+
+def parse_die(text: str) -> Die:
+    """Parse ``"D8"`` (any case) into a :class:`Die`."""
+    match = _DIE_PATTERN.match(text.strip())
+    if match is None or not 2 <= int(match.group(1)) <= 100:
+        raise DiceError("error.dice.bad_die", die=text[:20])
+    return Die(int(match.group(1)))
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """One die rolled: its type, the face shown, and what it was for."""
+
+    die: Die
+    face: int
+    label: str
+    by_hand: bool = False
+
+
+class DiceSource(Protocol):
+    """Anything that can produce the face of a die."""
+
+    def face(self, die: Die, label: str) -> int:
+        """Return a face of ``die`` for the roll described by ``label``."""
+        ...
+
+    @property
+    def by_hand(self) -> bool:
+        """Whether the faces were entered by a player rather than drawn by the bot."""
+        ...
+
+
+class SystemDice:
+    """Fair dice from the operating system's entropy (``secrets.SystemRandom``)."""
+
+    def __init__(self) -> None:
+        self._rng = secrets.SystemRandom()
+
+    def face(self, die: Die, label: str) -> int:
+        """Draw a face uniformly from ``die``."""
+        return self._rng.randint(1, die.sides)
+
+    @property
+    def by_hand(self) -> bool:
+        """System dice are never entered by hand."""
+        return False
+
+
+class ScriptedDice:
+    """Replays given faces in order, refusing any face its die cannot show.
+
+    Used by tests, by replays of the event log, and for physical dice typed in by players
+    (``by_hand=True``), which the front ends mark as such.
+    """
+
+    def __init__(self, faces: Iterable[int], *, by_hand: bool = False) -> None:
+        self._faces = list(faces)
+        if len(self._faces) > MAX_SCRIPTED_FACES:
+            raise DiceError("error.dice.too_many", limit=MAX_SCRIPTED_FACES)
+        self._next = 0
+        self._by_hand = by_hand
+
+    @property
+    def by_hand(self) -> bool:
+        """Whether these faces were typed by a player."""
+        return self._by_hand
+
+    @property
+    def consumed(self) -> int:
+        """How many faces have been used."""
+        return self._next
+
+    @property
+    def remaining(self) -> Sequence[int]:
+        """Faces not used yet."""
+        return self._faces[self._next :]
+
+    def face(self, die: Die, label: str) -> int:
+        """The next scripted face, checked against ``die``."""
+        if self._next >= len(self._faces):
+            raise DiceError(
+                "error.dice.exhausted", die=die.name, label=label, given=len(self._faces)
+            )
+        value = self._faces[self._next]
+        if not die.can_show(value):
+            raise DiceError(
+                "error.dice.impossible_face",
+                die=die.name,
+                face=value,
+                label=label,
+                position=self._next + 1,
+            )
+        self._next += 1
+        return value
+
+    def ensure_consumed(self) -> None:
+        """Raise if faces were given that the procedure did not use."""
+        if self._next < len(self._faces):
+            raise DiceError(
+                "error.dice.unused", unused=len(self._faces) - self._next, used=self._next
+            )
+
+
+_FACES_SPLIT = re.compile(r"[\s,;]+")
+
+
+def parse_faces(text: str, *, zero_reads_as_ten: bool = False) -> list[int]:
+    """Parse faces typed by a player (``"4, 6 10"``) into integers.
+
+    ``zero_reads_as_ten`` serves rulesets where a d10 shows 0 for ten.
+    """
+    cleaned = text.strip()
+    if not cleaned:
+        raise DiceError("error.dice.empty")
+    if len(cleaned) > 4 * MAX_SCRIPTED_FACES:
+        raise DiceError("error.dice.too_many", limit=MAX_SCRIPTED_FACES)
+    faces: list[int] = []
+    for token in _FACES_SPLIT.split(cleaned):
+        if not token:
+            continue
+        if not token.isascii() or not token.isdigit() or len(token) > 3:
+            raise DiceError("error.dice.not_a_number", token=token[:12])
+        value = int(token)
+        if value == 0 and zero_reads_as_ten:
+            value = 10
+        faces.append(value)
+    if len(faces) > MAX_SCRIPTED_FACES:
+        raise DiceError("error.dice.too_many", limit=MAX_SCRIPTED_FACES)
+    return faces
+
+
+@dataclass(slots=True)
+class DiceTray:
+    """Rolls dice from a source and records every roll in order."""
+
+    source: DiceSource
+    rolls: list[Roll] = field(default_factory=list)
+
+    def roll(self, die: Die, label: str) -> Roll:
+        """Roll ``die`` for ``label`` and record it."""
+        result = Roll(die, self.source.face(die, label), label, self.source.by_hand)
+        self.rolls.append(result)
+        return result

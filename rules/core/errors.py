@@ -1,0 +1,58 @@
+"""Errors a player or referee can cause.
+
+Every error carries a catalogue key and the parameters needed to localize it, so the
+front ends can show it in the game's language; ``str(error)`` is the Italian text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rules.core.i18n import DEFAULT_LANGUAGE, translate
+
+ParamValue = str | int | float
+
+
+class RulesError(Exception):
+    """Base of every user-safe rules error: safe to show to a player as it is."""
+
+    default_key = "error.rules"
+
+    def __init__(self, key: str | None = None, /, **params: ParamValue) -> None:
+        self.key = key or self.default_key
+        self.params: Mapping[str, ParamValue] = dict(params)
+        super().__init__(self.localized(DEFAULT_LANGUAGE))
+
+    def localized(self, language: str) -> str:
+        """The message in ``language`` (it, en, fr), falling back to Italian."""
+        return translate(self.key, language, **self.params)
+
+
+class InvalidInput(RulesError):
+    """The input of a procedure or command is malformed or out of its domain."""
+
+    default_key = "error.invalid_input"
+
+
+class DiceError(RulesError):
+    """A scripted or hand-entered die face is impossible, missing or in excess."""
+
+    default_key = "error.dice"
+
+
+class TableDataError(RulesError):
+    """A table file is inconsistent; raised at load time, never during play."""
+
+    default_key = "error.table_data"
+
+
+class UnknownName(RulesError):
+    """A ruleset, procedure, table, unit, weapon or scenario name that does not exist."""
+
+    default_key = "error.unknown_name"
+
+
+class IllegalAction(RulesError):
+    """The action is valid in itself but not allowed now (turn, phase, status, owner)."""
+
+    default_key = "error.illegal_action"

@@ -1,0 +1,82 @@
+"""One catalogue of player-facing text in Italian (default), English and French.
+
+The catalogue is YAML: ``rules/locales/<lang>.yaml`` for the core and the front ends, plus
+``rules/<ruleset>/locales/<lang>.yaml`` for each ruleset. Nested mappings are flattened to
+dotted keys. A missing entry falls back to Italian, then to the key itself, so a gap in a
+translation degrades to readable text instead of an error.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterator, Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+LANGUAGES: tuple[str, ...] = ("it", "en", "fr")
+DEFAULT_LANGUAGE = "it"
+
+
+def _flatten(prefix: str, node: Any, out: dict[str, str]) -> None:
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            _flatten(f"{prefix}.{key}" if prefix else str(key), value, out)
+    elif node is not None:
+        out[prefix] = str(node)
+
+
+def _locale_files(language: str) -> Iterator[str]:
+    root = resources.files("rules")
+    core = root / "locales" / f"{language}.yaml"
+    if core.is_file():
+        yield core.read_text(encoding="utf-8")
+    for entry in sorted(root.iterdir(), key=lambda item: item.name):
+        candidate = entry / "locales" / f"{language}.yaml"
+        if entry.name != "locales" and entry.is_dir() and candidate.is_file():
+            yield candidate.read_text(encoding="utf-8")
+
+
+@cache
+def catalogue(language: str) -> Mapping[str, str]:
+    """The flattened catalogue of one language (an empty one for an unknown language)."""
+    entries: dict[str, str] = {}
+    if language in LANGUAGES:
+        for text in _locale_files(language):
+            _flatten("", yaml.safe_load(text) or {}, entries)
+    return entries
+
+
+class _Lenient(dict[str, Any]):
+    """Leaves unknown placeholders visible instead of raising KeyError."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def has_key(key: str, language: str = DEFAULT_LANGUAGE) -> bool:
+    """Whether ``key`` has a text in ``language`` itself (no fallback)."""
+    return key in catalogue(language)
+
+
+def translate(key: str, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> str:
+    """The text for ``key`` in ``language``, with ``params`` substituted."""
+    template = catalogue(language).get(key)
+    if template is None:
+        template = catalogue(DEFAULT_LANGUAGE).get(key)
+    if template is None:
+        if not params:
+            return key
+        return key + " " + ", ".join(f"{name}={value}" for name, value in params.items())
+    try:
+        return string.Formatter().vformat(template, (), _Lenient(params))
+    except (ValueError, IndexError):
+        # A malformed template must never hide the message from a player.
+        return template
+
+
+def placeholders(template: str) -> set[str]:
+    """The named placeholders of a template (used by the catalogue consistency test)."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}

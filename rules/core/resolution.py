@@ -1,0 +1,261 @@
+"""Value objects describing how an action was resolved.
+
+A :class:`Resolution` is what every procedure of every ruleset returns: ordered steps (each
+with its dice, named modifiers, total, threshold or table cell read, and an outcome), the
+state effects it implies, and the exact odds of its outcome keys. It holds no text: the
+front ends render it in the game's language from the catalogue keys it carries.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from rules.core.dice import DiceTray, Roll
+
+ParamValue = str | int
+Params = tuple[tuple[str, ParamValue], ...]
+
+
+def make_params(values: dict[str, ParamValue | None]) -> Params:
+    """Freeze keyword parameters into a hashable, ordered tuple (``None`` dropped)."""
+    return tuple((name, value) for name, value in values.items() if value is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A machine outcome: a catalogue key plus the parameters that localize it."""
+
+    key: str
+    params: Params = ()
+
+    @classmethod
+    def of(cls, key: str, **params: ParamValue | None) -> Outcome:
+        """Build an outcome from keyword parameters."""
+        return cls(key, make_params(params))
+
+    @property
+    def code(self) -> str:
+        """A stable string for this outcome, e.g. ``casualties(n=2)``; the odds' key."""
+        if not self.params:
+            return self.key
+        inner = ",".join(f"{name}={value}" for name, value in self.params)
+        return f"{self.key}({inner})"
+
+    def param(self, name: str, default: ParamValue | None = None) -> ParamValue | None:
+        """The value of one parameter."""
+        for key, value in self.params:
+            if key == name:
+                return value
+        return default
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """A named modifier added to a roll (catalogue key ``key``)."""
+
+    key: str
+    value: int
+    params: Params = ()
+
+
+class Comparison(enum.StrEnum):
+    """How a total is compared with its threshold."""
+
+    AT_LEAST = ">="
+    GREATER = ">"
+    AT_MOST = "<="
+    LESS = "<"
+
+    def holds(self, total: int, threshold: int) -> bool:
+        """Whether ``total`` passes against ``threshold``."""
+        if self is Comparison.AT_LEAST:
+            return total >= threshold
+        if self is Comparison.GREATER:
+            return total > threshold
+        if self is Comparison.AT_MOST:
+            return total <= threshold
+        return total < threshold
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """What a total had to beat: ``total <comparison> value``."""
+
+    comparison: Comparison
+    value: int
+    key: str = ""
+    params: Params = ()
+
+    def passed(self, total: int) -> bool:
+        """Whether ``total`` meets this threshold."""
+        return self.comparison.holds(total, self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class TableRead:
+    """The table cell a step read: table id and title, row, column and the cell's text."""
+
+    table: str
+    title: str
+    row: str
+    column: str
+    cell: str
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a resolution."""
+
+    key: str
+    rolls: tuple[Roll, ...] = ()
+    modifiers: tuple[Modifier, ...] = ()
+    total: int | None = None
+    threshold: Threshold | None = None
+    table: TableRead | None = None
+    outcome: Outcome | None = None
+    params: Params = ()
+
+
+class EffectKind(enum.StrEnum):
+    """The kinds of change to the game state a resolution can imply."""
+
+    CASUALTIES = "casualties"
+    STATUS = "status"
+    CLEAR_STATUS = "clear_status"
+    MARKER = "marker"
+    TEST_OWED = "test_owed"
+    MOVEMENT = "movement"
+    DAMAGE = "damage"
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """A state change implied by a resolution, applied by the ruleset's game logic."""
+
+    kind: EffectKind
+    key: str
+    target: str | None = None
+    amount: int | None = None
+    params: Params = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OddsEntry:
+    """The exact probability ``numerator / denominator`` of one outcome."""
+
+    outcome: Outcome
+    numerator: int
+    denominator: int
+
+    @property
+    def probability(self) -> float:
+        """The probability as a float."""
+        return self.numerator / self.denominator
+
+
+@dataclass(frozen=True, slots=True)
+class Odds:
+    """The distribution of a procedure's outcomes over every combination of its dice.
+
+    ``exact`` is false when the enumeration hit its bound; then ``entries`` is empty.
+    """
+
+    entries: tuple[OddsEntry, ...]
+    paths: int
+    exact: bool = True
+
+    def as_mapping(self) -> dict[str, float]:
+        """Outcome code → probability."""
+        return {entry.outcome.code: entry.probability for entry in self.entries}
+
+    def probability(self, code: str) -> float:
+        """The probability of one outcome code (0 when it cannot happen)."""
+        for entry in self.entries:
+            if entry.outcome.code == code:
+                return entry.probability
+        return 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The complete, renderable account of one resolved action."""
+
+    ruleset: str
+    procedure: str
+    steps: tuple[Step, ...]
+    outcome: Outcome
+    effects: tuple[Effect, ...] = ()
+    odds: Odds | None = None
+
+    @property
+    def rolls(self) -> tuple[Roll, ...]:
+        """Every die rolled, in order."""
+        return tuple(roll for step in self.steps for roll in step.rolls)
+
+    def with_odds(self, odds: Odds | None) -> Resolution:
+        """A copy carrying ``odds``."""
+        return replace(self, odds=odds)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict with ``outcome`` (code), ``steps``, ``effects`` and ``odds``."""
+        data: dict[str, Any] = _ADAPTER.dump_python(self, mode="json")
+        data["outcome_code"] = self.outcome.code
+        data["odds_map"] = None if self.odds is None else self.odds.as_mapping()
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Resolution:
+        """Rebuild a resolution stored with :meth:`to_json`."""
+        payload = {k: v for k, v in data.items() if k not in ("outcome_code", "odds_map")}
+        return _ADAPTER.validate_python(payload)
+
+
+_ADAPTER: TypeAdapter[Resolution] = TypeAdapter(Resolution)
+
+
+@dataclass(slots=True)
+class ResolutionBuilder:
+    """Collects steps and effects while a procedure runs."""
+
+    ruleset: str
+    procedure: str
+    tray: DiceTray
+    steps: list[Step] = field(default_factory=list)
+    effects: list[Effect] = field(default_factory=list)
+
+    def step(
+        self,
+        key: str,
+        *,
+        rolls: tuple[Roll, ...] = (),
+        modifiers: tuple[Modifier, ...] = (),
+        total: int | None = None,
+        threshold: Threshold | None = None,
+        table: TableRead | None = None,
+        outcome: Outcome | None = None,
+        **params: ParamValue | None,
+    ) -> Step:
+        """Record a step and return it."""
+        made = Step(key, rolls, modifiers, total, threshold, table, outcome, make_params(params))
+        self.steps.append(made)
+        return made
+
+    def effect(
+        self,
+        kind: EffectKind,
+        key: str,
+        *,
+        target: str | None = None,
+        amount: int | None = None,
+        **params: ParamValue | None,
+    ) -> None:
+        """Record a state effect."""
+        self.effects.append(Effect(kind, key, target, amount, make_params(params)))
+
+    def finish(self, outcome: Outcome) -> Resolution:
+        """The resolution, without odds (the engine adds them)."""
+        return Resolution(self.ruleset, self.procedure, tuple(self.steps), outcome, tuple(self.effects))
