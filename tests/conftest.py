@@ -17,7 +17,9 @@ def seed_text():
     def read(prefix: str) -> str:
         matches = sorted(SEEDS.glob(f"{prefix}_*.txt"))
         if not matches:
-            pytest.fail(f"seed {prefix} not found under {SEEDS} (../shared must sit beside the repo)")
+            pytest.fail(
+                f"seed {prefix} not found under {SEEDS} (../shared must sit beside the repo)"
+            )
         return matches[0].read_text(encoding="utf-8")
 
     return read

@@ -23,7 +23,9 @@ DEFAULT_LANGUAGE = "it"
 def _flatten(prefix: str, node: Any, out: dict[str, str]) -> None:
     if isinstance(node, Mapping):
         for key, value in node.items():
-            _flatten(f"{prefix}.{key}" if prefix else str(key), value, out)
+            # "_" names the text of the node itself, next to its children.
+            name = prefix if key == "_" else (f"{prefix}.{key}" if prefix else str(key))
+            _flatten(name, value, out)
     elif node is not None:
         out[prefix] = str(node)
 

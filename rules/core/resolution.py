@@ -258,4 +258,6 @@ class ResolutionBuilder:
 
     def finish(self, outcome: Outcome) -> Resolution:
         """The resolution, without odds (the engine adds them)."""
-        return Resolution(self.ruleset, self.procedure, tuple(self.steps), outcome, tuple(self.effects))
+        return Resolution(
+            self.ruleset, self.procedure, tuple(self.steps), outcome, tuple(self.effects)
+        )

@@ -159,9 +159,7 @@ class Table(BaseModel):
         for index, row in enumerate(self.rows, start=1):
             where = f"row {index} ({row.label or row.id or row.keys})"
             if len(row.cells) != len(self.columns):
-                raise ValueError(
-                    f"{where}: {len(row.cells)} cells for {len(self.columns)} columns"
-                )
+                raise ValueError(f"{where}: {len(row.cells)} cells for {len(self.columns)} columns")
             if set(row.keys) != axis_keys:
                 raise ValueError(f"{where}: keys {sorted(row.keys)} != axes {sorted(axis_keys)}")
             for column, cell in zip(self.columns, row.cells, strict=True):
@@ -179,8 +177,8 @@ class Table(BaseModel):
         for column in self.columns:
             if column.range is not None:
                 groups.setdefault(column.group, []).append(column.range)
-        for group, ranges in groups.items():
-            self._check_bands(f"columns of group {group}", ranges, allow_absent=False)
+        for group_name, ranges in groups.items():
+            self._check_bands(f"columns of group {group_name}", ranges, allow_absent=False)
         return self
 
     @staticmethod
@@ -295,7 +293,9 @@ class TableSet:
         self._parsed = dict(parsed)
         # Rows are value objects (two rows may be equal), so cells are found by identity.
         self._row_index = {
-            id(row): index for table in self._tables.values() for index, row in enumerate(table.rows)
+            id(row): index
+            for table in self._tables.values()
+            for index, row in enumerate(table.rows)
         }
         self._column_index = {
             id(column): index

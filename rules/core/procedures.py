@@ -1,0 +1,98 @@
+"""Procedures: named, typed resolvers with exact, bounded, cached odds.
+
+A procedure takes a validated pydantic input and a :class:`DiceTray` and returns a
+:class:`Resolution`. Its odds are computed by running the very same resolver over every
+combination of its dice (:func:`rules.core.odds.enumerate_odds`), cached by input.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from rules.core.dice import DiceSource, DiceTray, ScriptedDice
+from rules.core.errors import InvalidInput
+from rules.core.odds import DEFAULT_PATH_LIMIT, BoundedCache, enumerate_odds
+from rules.core.resolution import Odds, Resolution
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+_ODDS_CACHE: BoundedCache[tuple[str, str, str], Odds] = BoundedCache(8192)
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """A one-line, user-safe summary of a pydantic validation error."""
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(part) for part in item["loc"]) or "input"
+        parts.append(f"{where}: {item['msg']}")
+    more = len(error.errors()) - 3
+    return "; ".join(parts) + (f" (+{more})" if more > 0 else "")
+
+
+@dataclass(frozen=True)
+class Procedure(Generic[InputT]):
+    """A resolver of one ruleset, with its input model and documented dice order."""
+
+    ruleset: str
+    name: str
+    input_model: type[InputT]
+    resolver: Callable[[InputT, DiceTray], Resolution]
+    summary: str
+    dice_order: str
+    path_limit: int = DEFAULT_PATH_LIMIT
+    examples: tuple[Mapping[str, Any], ...] = field(default=())
+
+    def parse_input(self, data: Mapping[str, Any] | str) -> InputT:
+        """Validate raw input (a mapping or JSON text) into the input model."""
+        try:
+            if isinstance(data, str):
+                return self.input_model.model_validate_json(data)
+            return self.input_model.model_validate(data)
+        except ValidationError as error:
+            raise InvalidInput(
+                "error.invalid_input.detail", detail=describe_validation_error(error)
+            ) from None
+
+    def run(self, data: InputT, source: DiceSource) -> Resolution:
+        """Resolve once with dice from ``source`` (no odds)."""
+        return self.resolver(data, DiceTray(source))
+
+    def odds(self, data: InputT) -> Odds:
+        """The exact odds of this input's outcomes (bounded, cached)."""
+        key = (self.ruleset, self.name, data.model_dump_json())
+        cached = _ODDS_CACHE.get(key)
+        if cached is not None:
+            return cached
+
+        def outcome_of(source: Any) -> Any:
+            return self.resolver(data, DiceTray(source)).outcome
+
+        computed = enumerate_odds(outcome_of, self.path_limit)
+        _ODDS_CACHE.put(key, computed)
+        return computed
+
+    def resolve(self, data: InputT, source: DiceSource, *, with_odds: bool = True) -> Resolution:
+        """Resolve with dice from ``source``; scripted faces must all be used."""
+        resolution = self.run(data, source)
+        if isinstance(source, ScriptedDice):
+            source.ensure_consumed()
+        return resolution.with_odds(self.odds(data)) if with_odds else resolution
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON schema of the input model."""
+        return self.input_model.model_json_schema()
+
+
+def clear_odds_cache() -> None:
+    """Forget cached odds (benchmarks measure cold enumeration with it)."""
+    _ODDS_CACHE.clear()
+
+
+def dumps(value: Any) -> str:
+    """Compact, stable JSON for CLI output."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)

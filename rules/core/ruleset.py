@@ -1,0 +1,64 @@
+"""The registry of rulesets.
+
+Each ruleset is a subpackage ``rules.<key>`` exposing ``RULESET``, a :class:`Ruleset`.
+Rulesets are imported lazily, so loading one never pays for the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from rules.core.errors import UnknownName
+from rules.core.procedures import Procedure
+from rules.core.tables import TableSet
+
+KNOWN_RULESETS: tuple[str, ...] = ("manovra",)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A game's rules: its tables, its procedures, and (for play) its game logic."""
+
+    key: str
+    title: str
+    seed: str
+    dice: str
+    load_tables: Callable[[], TableSet]
+    procedures: Mapping[str, Procedure[Any]]
+    game: Any = field(default=None)
+
+    @property
+    def tables(self) -> TableSet:
+        """The validated tables (loaded once)."""
+        return self.load_tables()
+
+    def procedure(self, name: str) -> Procedure[Any]:
+        """One procedure by name."""
+        try:
+            return self.procedures[name]
+        except KeyError:
+            raise UnknownName(
+                "error.unknown_procedure",
+                name=name[:40],
+                ruleset=self.key,
+                known=", ".join(sorted(self.procedures)),
+            ) from None
+
+
+@cache
+def get_ruleset(key: str) -> Ruleset:
+    """The ruleset registered under ``key``."""
+    if key not in KNOWN_RULESETS:
+        raise UnknownName("error.unknown_ruleset", name=key[:40], known=", ".join(KNOWN_RULESETS))
+    module = importlib.import_module(f"rules.{key}")
+    ruleset: Ruleset = module.RULESET
+    return ruleset
+
+
+def all_rulesets() -> list[Ruleset]:
+    """Every registered ruleset."""
+    return [get_ruleset(key) for key in KNOWN_RULESETS]
