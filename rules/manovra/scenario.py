@@ -1,0 +1,217 @@
+"""Manovra scenarios: sides, platoons and batteries, units, and the weapons they carry.
+
+The seed has no weapon catalogue, so scenarios define their weapons; the bundled example
+scenarios say their values are examples.
+"""
+
+from __future__ import annotations
+
+import enum
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rules.core.errors import InvalidInput, UnknownName
+from rules.manovra.model import MoveRate, RangeBand
+
+SCENARIOS_PACKAGE = "rules.manovra"
+_ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@cache
+def unit_types() -> dict[str, dict[str, Any]]:
+    """The unit-type mapping of ``data/unit_types.yaml``."""
+    text = (resources.files("rules.manovra") / "data" / "unit_types.yaml").read_text("utf-8")
+    types: dict[str, dict[str, Any]] = yaml.safe_load(text)["types"]
+    return types
+
+
+class WeaponKind(enum.StrEnum):
+    """Light weapons fire on the small-arms tables; heavy ones on TIRO ARMI PESANTI."""
+
+    LIGHT = "light"
+    HEAVY = "heavy"
+    INCENDIARY = "incendiary"
+
+
+class Weapon(_Model):
+    """A weapon: range bands in cm and rates of fire stationary (Appostata) and moving."""
+
+    name: str = Field(max_length=60)
+    kind: WeaponKind
+    ranges_cm: dict[Literal["breve", "efficace", "utile"], int] = Field(
+        description="the far edge of each range band in cm"
+    )
+    rof_stationary: int = Field(ge=0, le=100, description="shots per model when appostata")
+    rof_moving: int = Field(ge=0, le=100, description="shots per model when moving")
+    calibre_mm: int | None = Field(None, ge=1, le=1000)
+    ammo: tuple[Literal["AP", "HE"], ...] = ()
+    gun_class: str | None = None
+    indirect: bool = Field(False, description="can fire indirectly (mortars, artillery)")
+
+    @model_validator(mode="after")
+    def _check(self) -> Weapon:
+        bands = [self.ranges_cm.get(b) for b in ("breve", "efficace", "utile")]
+        present = [b for b in bands if b is not None]
+        if present != sorted(present) or not present:
+            raise ValueError("ranges_cm must grow from breve to efficace to utile")
+        if self.kind is WeaponKind.HEAVY and (self.calibre_mm is None or not self.ammo):
+            raise ValueError("a heavy weapon needs calibre_mm and ammo")
+        return self
+
+    def band_for(self, distance_cm: float) -> RangeBand | None:
+        """The range band a distance falls in (None: out of range)."""
+        for band in (RangeBand.BREVE, RangeBand.EFFICACE, RangeBand.UTILE):
+            limit = self.ranges_cm.get(band.value)  # type: ignore[call-overload]
+            if limit is not None and distance_cm <= limit:
+                return band
+        return None
+
+
+class UnitSpec(_Model):
+    """A squad, section, crew or vehicle as the scenario sets it up."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(max_length=60)
+    type: str
+    ad: int = Field(ge=0, le=3)
+    leader: Literal["caporale", "sergente", "tenente", "capitano"] = "caporale"
+    models: int = Field(ge=1, le=100)
+    tactical_cm: float = Field(12, gt=0, le=200)
+    weapons: dict[str, int] = Field(
+        default_factory=dict, description="weapon id → how many models/mounts carry it"
+    )
+    armour: dict[Literal["front", "side", "rear"], dict[str, int]] = Field(default_factory=dict)
+    turret: bool = True
+    tracked: bool = True
+    open_topped: bool = False
+    terrain: str = "piano_scoperto"
+    radio: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> UnitSpec:
+        if self.type not in unit_types():
+            raise ValueError(f"unknown unit type {self.type!r}; known: {sorted(unit_types())}")
+        return self
+
+
+class PlatoonSpec(_Model):
+    """A platoon, or a battery (artillery that may be off the table)."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(max_length=60)
+    kind: Literal["platoon", "battery"] = "platoon"
+    off_table: bool = False
+    units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=30)
+
+
+class SideSpec(_Model):
+    """One side of the battle."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(max_length=60)
+    platoons: tuple[PlatoonSpec, ...] = Field(min_length=1, max_length=20)
+
+
+class Scenario(_Model):
+    """A whole scenario."""
+
+    id: str = Field(pattern=_ID)
+    ruleset: Literal["manovra"] = "manovra"
+    title: str = Field(max_length=100)
+    description: str = Field("", max_length=2000)
+    values_are_examples: bool = True
+    turns: int = Field(8, ge=1, le=100)
+    first_side: str
+    weapons: dict[str, Weapon]
+    sides: tuple[SideSpec, SideSpec]
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        side_ids = [side.id for side in self.sides]
+        if len(set(side_ids)) != 2 or self.first_side not in side_ids:
+            raise ValueError("two distinct sides, and first_side must be one of them")
+        seen: set[str] = set()
+        for side in self.sides:
+            for platoon in side.platoons:
+                for name in (platoon.id, *(unit.id for unit in platoon.units)):
+                    if name in seen:
+                        raise ValueError(f"id {name!r} is used twice")
+                    seen.add(name)
+                for unit in platoon.units:
+                    for weapon in unit.weapons:
+                        if weapon not in self.weapons:
+                            raise ValueError(f"unit {unit.id}: unknown weapon {weapon!r}")
+        return self
+
+
+def parse_scenario(text: str, source: str = "scenario") -> Scenario:
+    """Validate scenario YAML text, with errors that name the line where possible."""
+    try:
+        raw = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise InvalidInput(
+            "error.scenario.yaml",
+            source=source,
+            where=line,
+            detail=str(getattr(error, "problem", error))[:200],
+        ) from None
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        line_number = _line_of(raw, first["loc"])
+        where = ".".join(str(part) for part in first["loc"])
+        raise InvalidInput(
+            "error.scenario.invalid",
+            source=source,
+            where=f" line {line_number}" if line_number else "",
+            detail=f"{where}: {first['msg']}"[:300],
+        ) from None
+
+
+def _line_of(node: Any, location: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the YAML node at a pydantic error location."""
+    current = node
+    line = None
+    for part in location:
+        if current is None:
+            break
+        line = current.start_mark.line + 1
+        if isinstance(current, yaml.MappingNode):
+            current = next((v for k, v in current.value if k.value == part), None)
+        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int):
+            current = current.value[part] if part < len(current.value) else None
+        else:
+            break
+    if current is not None:
+        line = current.start_mark.line + 1
+    return line
+
+
+def bundled_scenarios() -> dict[str, Path]:
+    """Bundled example scenarios by id."""
+    folder = Path(str(resources.files("rules.manovra") / "scenarios"))
+    return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+
+
+def load_bundled(scenario_id: str) -> Scenario:
+    """A bundled scenario by id."""
+    paths = bundled_scenarios()
+    if scenario_id not in paths:
+        raise UnknownName("error.unknown_scenario", name=scenario_id[:40], known=", ".join(paths))
+    return parse_scenario(paths[scenario_id].read_text("utf-8"), scenario_id)
+
+
+MOVE_KINDS = tuple(MoveRate)
