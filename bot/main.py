@@ -30,6 +30,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return 0
+    if args.command == "rules":
+        from rules.cli import run
+
+        return run(args)
     return int(handler(args))
 
 

@@ -175,6 +175,8 @@ def parse_faces(text: str, *, zero_reads_as_ten: bool = False) -> list[int]:
         if value == 0 and zero_reads_as_ten:
             value = 10
         faces.append(value)
+    if not faces:
+        raise DiceError("error.dice.empty")
     if len(faces) > MAX_SCRIPTED_FACES:
         raise DiceError("error.dice.too_many", limit=MAX_SCRIPTED_FACES)
     return faces
