@@ -280,7 +280,10 @@ def test_unknown_names_are_clear_errors(table):
 
 def test_scenario_errors_name_the_line():
     text = load_bundled("esempio_normandia").model_dump_json()
-    bad = "id: x\ntitle: t\nfirst_side: a\nweapons: {}\nsides:\n  - id: a\n    name: A\n    platoons: []\n"
+    bad = (
+        "id: x\ntitle: t\nfirst_side: a\nweapons: {}\n"
+        "sides:\n  - id: a\n    name: A\n    platoons: []\n"
+    )
     with pytest.raises(RulesError) as caught:
         parse_scenario(bad, "upload.yaml")
     assert "upload.yaml line" in caught.value.localized("en")
