@@ -84,7 +84,9 @@ def effect_text(ruleset: str, effect: Effect, language: str) -> str:
     """One state effect as a short localized phrase."""
     target = f"[{effect.target}] " if effect.target else ""
     if effect.kind is EffectKind.CASUALTIES:
-        return target + translate("render.casualties", language, n=effect.amount or 0)
+        if effect.amount is None:
+            return target + translate("render.all_casualties", language)
+        return target + translate("render.casualties", language, n=effect.amount)
     if effect.kind is EffectKind.TEST_OWED:
         return target + translate("render.test_owed", language, test=effect.key)
     status = _value(ruleset, effect.key, language)

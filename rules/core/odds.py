@@ -17,7 +17,8 @@ from typing import Generic, TypeVar
 from rules.core.dice import Die
 from rules.core.resolution import Odds, OddsEntry, Outcome
 
-DEFAULT_PATH_LIMIT = 20_000
+# ~40 µs a resolver run: 5,000 paths bound a cold enumeration to about 0.2 s.
+DEFAULT_PATH_LIMIT = 5_000
 
 
 class _PathSource:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from rules.core.errors import TableDataError, UnknownName
 
@@ -142,6 +142,9 @@ class Table(BaseModel):
     footnotes: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
     data: dict[str, Any] = Field(default_factory=dict)
+    _bands: dict[str, list[tuple[Band | None, tuple[str, ...], Row]]] = PrivateAttr(
+        default_factory=dict
+    )
 
     @model_validator(mode="after")
     def _check_shape(self) -> Table:
@@ -202,7 +205,7 @@ class Table(BaseModel):
 
     def axis_bands(self, axis: str) -> list[tuple[Band | None, tuple[str, ...], Row]]:
         """Each row's band and aliases on ``axis``, in order."""
-        cached = _BAND_CACHE.get((id(self), axis))
+        cached = self._bands.get(axis)
         if cached is not None:
             return cached
         result: list[tuple[Band | None, tuple[str, ...], Row]] = []
@@ -213,7 +216,7 @@ class Table(BaseModel):
             if band is not None:
                 previous = band
             result.append((band, tuple(aliases), row))
-        _BAND_CACHE[(id(self), axis)] = result
+        self._bands[axis] = result
         return result
 
     def row_for(self, axis: str, value: int | str) -> Row:
@@ -279,8 +282,6 @@ class Table(BaseModel):
             return row.label
         return " / ".join(f"{value}" for value in row.keys.values()) or (row.id or "")
 
-
-_BAND_CACHE: dict[tuple[int, str], list[tuple[Band | None, tuple[str, ...], Row]]] = {}
 
 CellParser = Callable[[Table, Row, Column, str], Any]
 

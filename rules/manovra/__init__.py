@@ -12,7 +12,7 @@ from rules.manovra.tables import load_tables
 
 
 def _procedure(
-    name: str, model: Any, resolver: Any, dice: str, limit: int = 20_000
+    name: str, model: Any, resolver: Any, dice: str, limit: int = 5_000
 ) -> Procedure[Any]:
     summary = (resolver.__doc__ or "").strip().splitlines()[0]
     return Procedure(RULESET_KEY, name, model, resolver, summary, dice, limit)
@@ -64,7 +64,7 @@ PROCEDURES: dict[str, Procedure[Any]] = {
             fire.IncendiaryInput,
             fire.resolve_incendiary,
             "one D10 per model touched (infantry, artillery) or one D10 (vehicles)",
-            limit=20_000,
+            limit=10_000,
         ),
         _procedure("move", ground.MoveInput, ground.resolve_move, "no dice"),
         _procedure(
@@ -79,7 +79,7 @@ PROCEDURES: dict[str, Procedure[Any]] = {
             ground.CloseCombatInput,
             ground.resolve_close_combat,
             "per duel: the model's D6, then the enemy model's D6",
-            limit=50_000,
+            limit=5_000,
         ),
         _procedure("overrun", ground.OverrunInput, ground.resolve_overrun, "ET: D6 then D10"),
         _procedure(

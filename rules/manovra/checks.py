@@ -100,7 +100,7 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
         own_mods = (*own_mods, Modifier("manovra.mod.referee", data.modifier))
         own_total += data.modifier
 
-    if rule["against"] == "opposed":
+    if rule.get("against") == "opposed":
         fixed_opp = data.opponent_crew_losses and data.kind is TestKind.IT
         opp_rolls, opp_mods, opp_total = _test_side(
             tray,

@@ -50,8 +50,12 @@ def _apply_cell(
 ) -> int:
     """Record a result cell's effects; return the casualties it inflicts (capped)."""
     casualties = 0
+    everyone = False
     for effect in effects:
         if effect.kind == "casualties":
+            if effect.all and models_present is None:
+                everyone = True  # "tutti morti" with no head count: the whole crew
+                continue
             amount = models_present if effect.all else effect.amount
             casualties += amount if amount is not None else 0
         elif effect.kind == "test" and effect.key:
@@ -66,7 +70,9 @@ def _apply_cell(
             builder.effect(EffectKind.STATUS, "crew_safe", target=target)
     if models_present is not None:
         casualties = min(casualties, models_present)
-    if casualties:
+    if everyone:
+        builder.effect(EffectKind.CASUALTIES, "all_killed", target=target)
+    elif casualties:
         builder.effect(EffectKind.CASUALTIES, "killed", target=target, amount=casualties)
     return casualties
 
@@ -202,20 +208,12 @@ class Delivery(enum.StrEnum):
     INDIRECT = "indirect"
 
 
-class HeavyFireInput(Frozen):
-    """One heavy-weapon round at one target (or HE fragments reaching it)."""
+class HitTarget(Frozen):
+    """What a heavy-weapon round or its fragments strike: the target and its protection."""
 
-    band: RangeBand
-    ad: int = Field(ge=0, le=3)
+    ad: int = Field(ge=0, le=3, description="AD of the firing unit")
     target: HeavyTarget
-    target_moving: bool = False
-    ammo: Ammo = Ammo.AP
     calibre_mm: int = Field(ge=1, le=1000)
-    gun_class: str | None = Field(
-        None, max_length=10, description="Bm, Ex, Mm, 2p, 6p, 17-25p, 50L, 75L, 88L"
-    )
-    impact: Literal["lt75", "gt75"] = Field("lt75", description="impact angle < 75° or > 75°")
-    delivery: Delivery = Delivery.DIRECT
     armour: dict[str, int] = Field(
         default_factory=dict, description="armour in cm of the facing hit, per location"
     )
@@ -228,17 +226,12 @@ class HeavyFireInput(Frozen):
     building: Literal["legno", "casa", "palazzo", "bunker"] | None = None
     models_present: int | None = Field(None, ge=0, le=1000)
     target_has_manoeuvred: bool = False
-    fragments: bool = Field(False, description="resolve HE fragments (☼ columns)")
     target_id: str | None = Field(None, max_length=64)
 
     @model_validator(mode="after")
-    def _coherent(self) -> HeavyFireInput:
+    def _coherent(self) -> HitTarget:
         if len(self.armour) > 10 or any(not 0 <= v <= 100 for v in self.armour.values()):
             raise ValueError("armour: up to 10 locations, 0–100 cm each")
-        if self.fragments and self.band is not RangeBand.SCHEGGE:
-            raise ValueError("fragments use the 'schegge' band")
-        if self.band is RangeBand.SCHEGGE and not self.fragments:
-            raise ValueError("the 'schegge' band is for fragments only")
         if self.target in BUILDING_TARGETS - {HeavyTarget.APERTURA, HeavyTarget.FERITOIA} and (
             self.wall is None or self.building is None
         ):
@@ -246,23 +239,30 @@ class HeavyFireInput(Frozen):
         return self
 
 
-class HeFragmentsInput(Frozen):
-    """A model within the blast of an HE round: the fragments procedure (☼)."""
+class HeavyFireInput(HitTarget):
+    """One heavy-weapon round at one target (or HE fragments reaching it)."""
 
-    ad: int = Field(ge=0, le=3)
-    target: HeavyTarget
-    calibre_mm: int = Field(ge=1, le=1000)
-    armour: dict[str, int] = Field(default_factory=dict)
-    turret: bool = True
-    tracked: bool = True
-    open_topped: bool = False
-    chosen_location: str | None = Field(None, max_length=20)
-    cover: Cover = Cover.NONE
-    wall: Literal["L", "M", "C", "B"] | None = None
-    building: Literal["legno", "casa", "palazzo", "bunker"] | None = None
-    models_present: int | None = Field(None, ge=0, le=1000)
-    target_has_manoeuvred: bool = False
-    target_id: str | None = Field(None, max_length=64)
+    band: RangeBand
+    target_moving: bool = False
+    ammo: Ammo = Ammo.AP
+    gun_class: str | None = Field(
+        None, max_length=10, description="Bm, Ex, Mm, 2p, 6p, 17-25p, 50L, 75L, 88L"
+    )
+    impact: Literal["lt75", "gt75"] = Field("lt75", description="impact angle < 75° or > 75°")
+    delivery: Delivery = Delivery.DIRECT
+    fragments: bool = Field(False, description="resolve HE fragments (☼ columns)")
+
+    @model_validator(mode="after")
+    def _band_matches(self) -> HeavyFireInput:
+        if self.fragments and self.band is not RangeBand.SCHEGGE:
+            raise ValueError("fragments use the 'schegge' band")
+        if self.band is RangeBand.SCHEGGE and not self.fragments:
+            raise ValueError("the 'schegge' band is for fragments only")
+        return self
+
+
+class HeFragmentsInput(HitTarget):
+    """A model within the blast of an HE round: the fragments procedure (☼)."""
 
     def as_heavy(self) -> HeavyFireInput:
         """The same shot expressed for the heavy-weapon resolver."""

@@ -1075,7 +1075,8 @@ def _apply_effects(state: ManovraState, resolution: Resolution) -> None:
             continue
         unit = state.units[effect.target]
         if effect.kind is EffectKind.CASUALTIES:
-            unit.models = max(0, unit.models - (effect.amount or 0))
+            lost = unit.models if effect.amount is None else effect.amount
+            unit.models = max(0, unit.models - lost)
             if unit.models == 0:
                 unit.add("destroyed")
         elif effect.kind in (EffectKind.STATUS, EffectKind.MOVEMENT):

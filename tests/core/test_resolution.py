@@ -1,0 +1,65 @@
+"""Resolution value objects: outcome codes, comparisons, JSON round trip."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rules.core.dice import ScriptedDice
+from rules.core.resolution import Comparison, Odds, OddsEntry, Outcome, Resolution, Threshold
+from rules.manovra import PROCEDURES
+
+
+def test_outcome_codes():
+    assert Outcome.of("manovra.test.passed", test="CT").code == "manovra.test.passed(test=CT)"
+    assert Outcome.of("x", a=1, b=None, c="z").code == "x(a=1,c=z)"
+    assert Outcome.of("x").code == "x"
+    assert Outcome.of("x", n=2).param("n") == 2
+    assert Outcome.of("x").param("n", 7) == 7
+
+
+@pytest.mark.parametrize(
+    ("comparison", "total", "threshold", "holds"),
+    [
+        (">=", 7, 7, True),
+        (">=", 6, 7, False),
+        (">", 7, 7, False),
+        (">", 8, 7, True),
+        ("<=", 7, 7, True),
+        ("<=", 8, 7, False),
+        ("<", 6, 7, True),
+        ("<", 7, 7, False),
+    ],
+)
+def test_comparisons(comparison: str, total: int, threshold: int, holds: bool):
+    assert Comparison(comparison).holds(total, threshold) is holds
+    assert Threshold(Comparison(comparison), threshold).passed(total) is holds
+
+
+def test_odds_lookups():
+    odds = Odds((OddsEntry(Outcome.of("a"), 1, 4), OddsEntry(Outcome.of("b"), 3, 4)), 4)
+    assert odds.as_mapping() == {"a": 0.25, "b": 0.75}
+    assert odds.probability("b") == 0.75
+    assert odds.probability("c") == 0.0
+
+
+def test_resolution_json_round_trip():
+    procedure = PROCEDURES["heavy_fire"]
+    data = procedure.parse_input(
+        {
+            "band": "efficace",
+            "ad": 1,
+            "target": "carro",
+            "calibre_mm": 75,
+            "armour": {"scafo": 5},
+        }
+    )
+    resolution = procedure.resolve(data, ScriptedDice([4, 7, 3], by_hand=True))
+    payload = json.loads(json.dumps(resolution.to_json()))
+    assert payload["outcome_code"] == resolution.outcome.code
+    assert payload["odds_map"] == resolution.odds.as_mapping()
+    again = Resolution.from_json(payload)
+    assert again == resolution
+    assert all(roll.by_hand for roll in again.rolls)
+    assert [roll.face for roll in again.rolls] == [4, 7, 3]
