@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import DiceError, InvalidInput, RulesError, UnknownName
