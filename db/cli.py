@@ -1,0 +1,194 @@
+"""``arbitro db …``: migrate, back up, check and export the game database.
+
+Every command reports a failure as one line on stderr and exit status 2, never a
+traceback. ``check`` exits 1 when it ran but found problems.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TextIO
+
+from db import migrations
+from db.errors import StoreError
+from db.sqlite import DEFAULT_DB_PATH, SqliteStore, backup_file
+
+DB_PATH_ENV = "ARBITRO_DB"
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_ERROR = 2
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def default_db_path() -> str:
+    """The database file: ``$ARBITRO_DB`` if set, else ``arbitro.db`` here."""
+    return os.environ.get(DB_PATH_ENV) or DEFAULT_DB_PATH
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``db`` command and its subcommands to the ``arbitro`` parser."""
+    db_parser = subparsers.add_parser(
+        "db", help="manage the game database", description="Manage the game database."
+    )
+    db_parser.set_defaults(handler=_usage(db_parser))
+    actions = db_parser.add_subparsers(dest="db_command", metavar="ACTION")
+
+    migrate = actions.add_parser("migrate", help="create the database or bring it up to date")
+    _add_db_option(migrate)
+    migrate.set_defaults(handler=run_migrate)
+
+    backup = actions.add_parser("backup", help="copy the live database to a new file")
+    backup.add_argument("path", metavar="PATH", help="the backup file to create")
+    _add_db_option(backup)
+    backup.set_defaults(handler=run_backup)
+
+    check = actions.add_parser(
+        "check", help="verify file integrity and every game's event hash chain"
+    )
+    _add_db_option(check)
+    check.set_defaults(handler=run_check)
+
+    export = actions.add_parser("export", help="write a game's events and states as JSON")
+    export.add_argument("channel_id", metavar="CHANNEL_ID", type=int, help="the game's channel")
+    export.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    _add_db_option(export)
+    export.set_defaults(handler=run_export)
+
+
+def _add_db_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        default=None,
+        help=f"database file (default: ${DB_PATH_ENV} or {DEFAULT_DB_PATH})",
+    )
+
+
+def _usage(parser: argparse.ArgumentParser) -> Handler:
+    def show_usage(args: argparse.Namespace) -> int:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+
+    return show_usage
+
+
+def _db_path(args: argparse.Namespace) -> str:
+    path: str | None = getattr(args, "db", None)
+    return path or default_db_path()
+
+
+def _fail(message: str, stream: TextIO | None = None) -> int:
+    print(f"arbitro db: error: {message}", file=stream or sys.stderr)
+    return EXIT_ERROR
+
+
+def _run_safely(work: Callable[[], int | Coroutine[Any, Any, int]]) -> int:
+    """Run a command (sync or async); failures become one line on stderr and status 2."""
+    try:
+        outcome = work()
+        return outcome if isinstance(outcome, int) else asyncio.run(outcome)
+    except StoreError as error:
+        return _fail(str(error))
+    except sqlite3.Error as error:
+        return _fail(f"database error: {error}")
+    except OSError as error:
+        if error.filename is not None and error.strerror:
+            return _fail(f"{error.filename}: {error.strerror}")
+        return _fail(str(error))
+    except KeyboardInterrupt:
+        return _fail("interrupted")
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    """``arbitro db migrate``: create or upgrade the database; print its schema version."""
+    path = _db_path(args)
+
+    async def work() -> int:
+        async with await SqliteStore.open(path, create=True, migrate=True) as store:
+            version = await store.schema_version()
+        print(f"{path}: schema version {version} (latest {migrations.latest_version()})")
+        return EXIT_OK
+
+    return _run_safely(work)
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    """``arbitro db backup PATH``: online copy through SQLite's backup API."""
+    path = _db_path(args)
+    target: str = args.path
+
+    # Synchronous and schema-agnostic: a file not yet migrated can be backed up too.
+    def work() -> int:
+        backup_file(path, target)
+        print(f"{path}: backed up to {target}")
+        return EXIT_OK
+
+    return _run_safely(work)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """``arbitro db check``: integrity, foreign keys, versions and hash chains."""
+    path = _db_path(args)
+
+    async def work() -> int:
+        async with await SqliteStore.open(path, create=False, migrate=False) as store:
+            problems = await store.check()
+            games = await store.count_games()
+        for problem in problems:
+            print(problem)
+        if problems:
+            print(f"{path}: {len(problems)} problem(s) in {games} game(s)", file=sys.stderr)
+            return EXIT_PROBLEMS
+        print(f"{path}: ok ({games} game(s) checked)")
+        return EXIT_OK
+
+    return _run_safely(work)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """``arbitro db export CHANNEL_ID``: the verified game history as JSON."""
+    path = _db_path(args)
+    channel_id: int = args.channel_id
+    out: str | None = args.out
+
+    async def work() -> int:
+        async with await SqliteStore.open(path, create=False, migrate=False) as store:
+            bundle = await store.export(channel_id)
+        text = json.dumps(bundle.to_json_dict(), ensure_ascii=False, indent=2) + "\n"
+        if out is None:
+            sys.stdout.write(text)
+        else:
+            _write_new_file(Path(out), text)
+            print(f"channel {channel_id}: {len(bundle.events)} events written to {out}")
+        return EXIT_OK
+
+    return _run_safely(work)
+
+
+def _write_new_file(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, so a failed export leaves no half file."""
+    partial_path = path.with_name(path.name + ".partial")
+    partial_path.write_text(text, encoding="utf-8")
+    os.replace(partial_path, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``db`` subcommands standalone (``python -m db.cli migrate``)."""
+    parser = argparse.ArgumentParser(prog="arbitro")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["db", *(sys.argv[1:] if argv is None else argv)])
+    handler: Any = args.handler
+    return int(handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

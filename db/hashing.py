@@ -1,0 +1,163 @@
+"""Canonical JSON and the hash chain of the event log.
+
+Recipe (also in docs/storage.md), so an exported log can be checked by anyone:
+
+* canonical JSON: ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+  ensure_ascii=False, allow_nan=False)``, encoded as UTF-8;
+* state hash: ``sha256(canonical({"document": document, "status": status}))``;
+* event hash: ``sha256(prev_hash + canonical(fields))`` where ``prev_hash`` is the previous
+  event's hash as 64 lowercase hex digits (64 zeros for the first event) and ``fields`` is
+  the object of `CHAINED_FIELDS` (state version and state hash included), timestamps in the
+  fixed text of `db.models.format_timestamp`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from db.errors import ChainBroken
+from db.models import EventRecord, format_timestamp
+
+GENESIS_HASH = "0" * 64
+
+# The event fields covered by the chain, i.e. every stored field but the two hashes.
+CHAINED_FIELDS = (
+    "actor_id",
+    "args",
+    "channel_id",
+    "created_at",
+    "dice",
+    "interaction_id",
+    "resolution",
+    "seq",
+    "state_hash",
+    "state_version",
+    "undoes_seq",
+    "verb",
+)
+
+
+def canonical_json(value: Any) -> str:
+    """Serialize ``value`` the one way the chain hashes it (sorted keys, no spaces, UTF-8)."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def state_hash(document_json: str, status: str) -> str:
+    """Hash of a stored state, given its document already in canonical JSON.
+
+    Equal to ``sha256(canonical({"document": document, "status": status}))``; it is fed
+    piecewise so a large document is not copied into a second string on every commit.
+    """
+    digest = hashlib.sha256(b'{"document":')
+    digest.update(document_json.encode("utf-8"))
+    digest.update(b',"status":')
+    digest.update(canonical_json(status).encode("utf-8"))
+    digest.update(b"}")
+    return digest.hexdigest()
+
+
+def canonical_fields(encoded_fields: Mapping[str, str]) -> str:
+    """Assemble canonical JSON of an object whose values are already canonical JSON texts.
+
+    This lets the commit path reuse the texts it stores (args, dice, resolution) instead of
+    serializing them a second time, while producing exactly ``canonical_json(object)``.
+    """
+    members = (f"{canonical_json(key)}:{encoded_fields[key]}" for key in sorted(encoded_fields))
+    return "{" + ",".join(members) + "}"
+
+
+def event_hash(prev_hash: str, encoded_fields: Mapping[str, str]) -> str:
+    """Hash of an event chained to ``prev_hash``; ``encoded_fields`` hold canonical JSON."""
+    payload = prev_hash + canonical_fields(encoded_fields)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def encode_event_fields(event: EventRecord) -> dict[str, str]:
+    """The chained fields of a stored event, each as canonical JSON."""
+    return {
+        "actor_id": canonical_json(event.actor_id),
+        "args": canonical_json(event.args),
+        "channel_id": canonical_json(event.channel_id),
+        "created_at": canonical_json(format_timestamp(event.created_at)),
+        "dice": canonical_json(event.dice),
+        "interaction_id": canonical_json(event.interaction_id),
+        "resolution": canonical_json(event.resolution),
+        "seq": canonical_json(event.seq),
+        "state_hash": canonical_json(event.state_hash),
+        "state_version": canonical_json(event.state_version),
+        "undoes_seq": canonical_json(event.undoes_seq),
+        "verb": canonical_json(event.verb),
+    }
+
+
+def compute_event_hash(event: EventRecord, prev_hash: str) -> str:
+    """Recompute what ``event.hash`` must be if it follows ``prev_hash``."""
+    return event_hash(prev_hash, encode_event_fields(event))
+
+
+def verify_chain(
+    events: Iterable[EventRecord],
+    *,
+    prev_hash: str = GENESIS_HASH,
+    first_seq: int = 1,
+) -> str:
+    """Check that ``events`` form an unbroken, untampered chain; return the head hash.
+
+    ``prev_hash`` and ``first_seq`` let a long log be checked page by page. Raises
+    `ChainBroken` naming the channel and the first event that fails.
+    """
+    expected_seq = first_seq
+    channel_id: int | None = None
+    for event in events:
+        if channel_id is None:
+            channel_id = event.channel_id
+        elif event.channel_id != channel_id:
+            raise ChainBroken(channel_id, event.seq, "event from another channel")
+        if event.seq != expected_seq:
+            raise ChainBroken(channel_id, event.seq, f"expected event {expected_seq}")
+        if event.state_version != event.seq:
+            raise ChainBroken(channel_id, event.seq, "state version differs from sequence")
+        if event.prev_hash != prev_hash:
+            raise ChainBroken(channel_id, event.seq, "does not link to the previous event")
+        if compute_event_hash(event, prev_hash) != event.hash:
+            raise ChainBroken(channel_id, event.seq, "content does not match its hash")
+        prev_hash = event.hash
+        expected_seq += 1
+    return prev_hash
+
+
+def verify_export(bundle: Mapping[str, Any]) -> str:
+    """Verify an export read back from JSON: the chain, every state against its event.
+
+    Returns the head hash. Raises `ChainBroken` on any mismatch, including a bundle whose
+    head hash, event count or game version disagree with its events.
+    """
+    game = bundle.get("game") or {}
+    channel_id = game.get("channel_id")
+    try:
+        events = [EventRecord.from_json_dict(item) for item in bundle["events"]]
+        states = {int(item["version"]): item for item in bundle["states"]}
+    except (KeyError, TypeError, ValueError) as error:
+        raise ChainBroken(channel_id, 0, f"malformed export: {error}") from error
+    if any(event.channel_id != channel_id for event in events):
+        raise ChainBroken(channel_id, 0, "events from another channel")
+    head = verify_chain(events)
+    if head != bundle.get("head_hash"):
+        raise ChainBroken(channel_id, len(events), "head hash differs from the last event")
+    if game.get("version") != len(events):
+        raise ChainBroken(channel_id, len(events), "game version differs from event count")
+    for event in events:
+        state = states.get(event.state_version)
+        if state is None:
+            raise ChainBroken(channel_id, event.seq, "its state is missing")
+        recomputed = state_hash(canonical_json(state["document"]), str(state["status"]))
+        if recomputed != event.state_hash:
+            raise ChainBroken(channel_id, event.seq, "its state does not match the state hash")
+    if len(states) != len(events):
+        raise ChainBroken(channel_id, len(events), "states without an event")
+    return head

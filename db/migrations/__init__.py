@@ -1,0 +1,196 @@
+"""Numbered SQL migrations, tracked with ``PRAGMA user_version``.
+
+Each ``NNNN_name.sql`` file in this package brings the schema from version NNNN-1 to NNNN.
+A migration runs in one ``BEGIN IMMEDIATE`` transaction together with the ``user_version``
+bump, so a crash leaves the file at the old or the new version, never in between, and two
+processes starting at once apply it once. The functions here are synchronous and take a
+plain ``sqlite3.Connection``: the store runs them on its connection thread, tests and tools
+call them directly.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from db.errors import SchemaError
+
+# PRAGMA application_id of an Arbitro file ("ARBI"): tells our files from foreign ones.
+APPLICATION_ID = 0x41524249
+
+# Tables the current schema must have; checked after migrating.
+EXPECTED_TABLES = frozenset({"games", "states", "events", "members", "deadlines"})
+
+_FILE_NAME = re.compile(r"^(?P<version>\d{4})_(?P<name>[a-z0-9_]+)\.sql$")
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One schema step: the SQL that takes ``version - 1`` to ``version``."""
+
+    version: int
+    name: str
+    sql: str
+
+    def statements(self) -> list[str]:
+        """The script split into single statements (``sqlite3`` executes one at a time)."""
+        return split_statements(self.sql)
+
+
+def split_statements(script: str) -> list[str]:
+    """Split an SQL script into statements, keeping triggers' inner semicolons intact.
+
+    ``sqlite3.complete_statement`` uses SQLite's own tokenizer, so semicolons inside string
+    literals and ``CREATE TRIGGER … BEGIN …; END;`` bodies are handled as SQLite would.
+    """
+    statements: list[str] = []
+    *terminated, leftover = script.split(";")
+    pending = ""
+    for piece in terminated:
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if _has_code(pending):
+                statements.append(pending.strip())
+            pending = ""
+    if _has_code(pending + leftover):
+        raise ValueError(f"unterminated SQL statement: {(pending + leftover).strip()[:60]!r}")
+    return statements
+
+
+def _has_code(sql: str) -> bool:
+    """Whether ``sql`` holds more than whole-line comments, blanks and semicolons."""
+    code = (line for line in sql.splitlines() if not line.strip().startswith("--"))
+    return any(line.strip().strip(";").strip() for line in code)
+
+
+@cache
+def load_migrations() -> tuple[Migration, ...]:
+    """Every migration shipped with the package, in order; checks they are numbered 1..N."""
+    found: list[Migration] = []
+    for entry in resources.files(__name__).iterdir():
+        match = _FILE_NAME.match(entry.name)
+        if match is None:
+            continue
+        found.append(
+            Migration(
+                version=int(match["version"]),
+                name=entry.name,
+                sql=entry.read_text(encoding="utf-8"),
+            )
+        )
+    found.sort(key=lambda migration: migration.version)
+    numbers = [migration.version for migration in found]
+    if numbers != list(range(1, len(found) + 1)):
+        raise RuntimeError(f"migrations must be numbered 1..N without gaps, found {numbers}")
+    return tuple(found)
+
+
+def latest_version() -> int:
+    """The schema version this code writes."""
+    return len(load_migrations())
+
+
+def read_user_version(connection: sqlite3.Connection) -> int:
+    """The schema version recorded in the file."""
+    row = connection.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def inspect_schema(connection: sqlite3.Connection, path: str) -> int:
+    """Return the file's schema version, or raise `SchemaError` if we must not touch it.
+
+    Refused: a file that is not SQLite, a SQLite file of another application (tables but
+    no Arbitro version, or a foreign application id), and a schema newer than this code.
+    Nothing is written, so a wrong ``--db`` path cannot damage someone else's file.
+    """
+    try:
+        # One read transaction: a concurrent first migration must not be seen half-way
+        # (tables already there, version not yet bumped), which would look foreign.
+        connection.execute("BEGIN")
+        try:
+            version = read_user_version(connection)
+            application_id = int(connection.execute("PRAGMA application_id").fetchone()[0])
+            tables = {
+                str(row[0])
+                for row in connection.execute(
+                    "SELECT name FROM sqlite_master "
+                    "WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+                )
+            }
+        finally:
+            if connection.in_transaction:
+                connection.execute("COMMIT")
+    except sqlite3.DatabaseError as error:
+        if "not a database" in str(error):
+            raise SchemaError(path, f"not an SQLite database ({error})") from error
+        raise SchemaError(path, f"the database file is damaged ({error})") from error
+    if version == 0:
+        if tables or application_id not in (0, APPLICATION_ID):
+            raise SchemaError(
+                path, "not an Arbitro database: it holds other tables and no Arbitro schema"
+            )
+        return 0
+    if application_id != APPLICATION_ID:
+        raise SchemaError(
+            path, f"not an Arbitro database (application id {application_id:#x}, schema {version})"
+        )
+    latest = latest_version()
+    if version > latest:
+        raise SchemaError(
+            path,
+            f"schema version {version} is newer than this Arbitro knows ({latest}); "
+            "upgrade Arbitro before using this file",
+        )
+    return version
+
+
+def check_tables(connection: sqlite3.Connection, path: str) -> None:
+    """Raise `SchemaError` if a table of the current schema is missing."""
+    tables = {
+        str(row[0])
+        for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    missing = sorted(EXPECTED_TABLES - tables)
+    if missing:
+        raise SchemaError(path, f"damaged Arbitro database: missing tables {', '.join(missing)}")
+
+
+def apply_migrations(
+    connection: sqlite3.Connection, path: str, *, target: int | None = None
+) -> list[int]:
+    """Bring the file up to ``target`` (default: latest); return the versions applied.
+
+    The connection must be in autocommit mode (``isolation_level=None``): each migration
+    opens its own transaction. The version is re-read once the write lock is held, so a
+    concurrent migrator's work is not repeated.
+    """
+    inspect_schema(connection, path)
+    goal = latest_version() if target is None else target
+    applied: list[int] = []
+    for migration in load_migrations():
+        if migration.version > goal:
+            break
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            current = read_user_version(connection)
+            if current >= migration.version:
+                connection.execute("COMMIT")
+                continue
+            for statement in migration.statements():
+                connection.execute(statement)
+            # PRAGMA takes no parameters; the value is an int from our own file name.
+            connection.execute(f"PRAGMA user_version = {migration.version:d}")
+            connection.execute("COMMIT")
+        except sqlite3.Error as error:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise SchemaError(path, f"migration {migration.name} failed: {error}") from error
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        applied.append(migration.version)
+    return applied

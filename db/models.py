@@ -1,0 +1,277 @@
+"""Plain records exchanged with the store.
+
+They are frozen dataclasses rather than pydantic models: they are built on every read and
+every commit, carry data the store has already validated, and must stay cheap. The game
+document is an opaque JSON object to this layer (the bot turns it into `GameState`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+GameStatus = Literal["setup", "active", "ended"]
+MemberRole = Literal["player", "referee"]
+
+GAME_STATUSES: tuple[GameStatus, ...] = ("setup", "active", "ended")
+MEMBER_ROLES: tuple[MemberRole, ...] = ("player", "referee")
+
+# Verbs the store writes itself; callers of `commit` may not use them, so the undo walk and
+# the audit trail can trust them.
+VERB_CREATED = "game.created"
+VERB_ENDED = "game.ended"
+VERB_UNDO = "undo"
+RESERVED_VERBS = frozenset({VERB_CREATED, VERB_ENDED, VERB_UNDO})
+
+JsonObject = dict[str, Any]
+
+
+def format_timestamp(moment: datetime) -> str:
+    """Render an aware datetime as the fixed-width UTC text stored and hashed everywhere.
+
+    One fixed format (microseconds, ``+00:00``) makes stored timestamps sort as text and
+    makes the hash chain reproducible from a parsed export.
+    """
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("timestamps must be timezone-aware")
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def parse_timestamp(text: str) -> datetime:
+    """Parse a timestamp written by `format_timestamp`."""
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(f"timestamp without timezone: {text!r}")
+    return moment
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware, in UTC."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """What a command did, as the caller hands it to `commit`.
+
+    ``interaction_id`` is the id of the Discord interaction (or any retry-stable id of the
+    front end) that caused the event: committing the same id twice takes effect once.
+    """
+
+    verb: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    dice: Sequence[Any] = ()
+    resolution: Any = None
+    actor_id: int | None = None
+    interaction_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One stored event of a channel's append-only log."""
+
+    channel_id: int
+    seq: int
+    interaction_id: str | None
+    actor_id: int | None
+    verb: str
+    args: JsonObject
+    dice: list[Any]
+    resolution: Any
+    state_version: int
+    state_hash: str
+    undoes_seq: int | None
+    created_at: datetime
+    prev_hash: str
+    hash: str
+
+    def to_json_dict(self) -> JsonObject:
+        """The event as a JSON-ready dict (the export format)."""
+        return {
+            "channel_id": self.channel_id,
+            "seq": self.seq,
+            "interaction_id": self.interaction_id,
+            "actor_id": self.actor_id,
+            "verb": self.verb,
+            "args": self.args,
+            "dice": self.dice,
+            "resolution": self.resolution,
+            "state_version": self.state_version,
+            "state_hash": self.state_hash,
+            "undoes_seq": self.undoes_seq,
+            "created_at": format_timestamp(self.created_at),
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+    @classmethod
+    def from_json_dict(cls, data: Mapping[str, Any]) -> EventRecord:
+        """Rebuild an event from `to_json_dict` output; raises KeyError/ValueError if malformed."""
+        return cls(
+            channel_id=int(data["channel_id"]),
+            seq=int(data["seq"]),
+            interaction_id=data["interaction_id"],
+            actor_id=data["actor_id"],
+            verb=str(data["verb"]),
+            args=dict(data["args"]),
+            dice=list(data["dice"]),
+            resolution=data["resolution"],
+            state_version=int(data["state_version"]),
+            state_hash=str(data["state_hash"]),
+            undoes_seq=data["undoes_seq"],
+            created_at=parse_timestamp(str(data["created_at"])),
+            prev_hash=str(data["prev_hash"]),
+            hash=str(data["hash"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """The outcome of a write: the event that now stands for it.
+
+    ``duplicate`` is true when the interaction had already been committed: nothing was
+    written and ``event`` is the one stored the first time (render it again).
+    """
+
+    event: EventRecord
+    duplicate: bool = False
+
+    @property
+    def version(self) -> int:
+        """The game version produced by the event."""
+        return self.event.state_version
+
+    @property
+    def seq(self) -> int:
+        """The event's sequence number in its channel."""
+        return self.event.seq
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """A game's metadata, without its document (for listings)."""
+
+    channel_id: int
+    guild_id: int | None
+    ruleset: str
+    language: str
+    status: GameStatus
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+    def to_json_dict(self) -> JsonObject:
+        """The metadata as a JSON-ready dict."""
+        return {
+            "channel_id": self.channel_id,
+            "guild_id": self.guild_id,
+            "ruleset": self.ruleset,
+            "language": self.language,
+            "status": self.status,
+            "version": self.version,
+            "created_at": format_timestamp(self.created_at),
+            "updated_at": format_timestamp(self.updated_at),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A game as loaded for a command: metadata plus the current document and its version."""
+
+    channel_id: int
+    guild_id: int | None
+    ruleset: str
+    language: str
+    status: GameStatus
+    version: int
+    document: JsonObject
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def summary(self) -> GameSummary:
+        """The same game without its document."""
+        return GameSummary(
+            channel_id=self.channel_id,
+            guild_id=self.guild_id,
+            ruleset=self.ruleset,
+            language=self.language,
+            status=self.status,
+            version=self.version,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StateRecord:
+    """One stored version of a game: its status and document."""
+
+    version: int
+    status: GameStatus
+    document: JsonObject
+
+    def to_json_dict(self) -> JsonObject:
+        """The state as a JSON-ready dict (the export format)."""
+        return {"version": self.version, "status": self.status, "document": self.document}
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """Someone taking part in a channel's game: a player of a side, or a referee."""
+
+    channel_id: int
+    user_id: int
+    role: MemberRole
+    side: str | None
+    joined_at: datetime
+
+    def to_json_dict(self) -> JsonObject:
+        """The membership as a JSON-ready dict."""
+        return {
+            "channel_id": self.channel_id,
+            "user_id": self.user_id,
+            "role": self.role,
+            "side": self.side,
+            "joined_at": format_timestamp(self.joined_at),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A play-by-post deadline: ``side`` must act in ``channel_id`` by ``due_at``."""
+
+    channel_id: int
+    side: str
+    due_at: datetime
+    reminded: bool
+    set_at: datetime
+
+
+EXPORT_FORMAT = "arbitro.export/1"
+
+
+@dataclass(frozen=True, slots=True)
+class ExportBundle:
+    """Everything needed to audit or replay a game: metadata, members, events, every state."""
+
+    game: GameSummary
+    members: list[Member]
+    events: list[EventRecord]
+    states: list[StateRecord]
+    head_hash: str
+    exported_at: datetime
+
+    def to_json_dict(self) -> JsonObject:
+        """The bundle as a JSON-ready dict; `db.hashing.verify_export` checks it."""
+        return {
+            "format": EXPORT_FORMAT,
+            "exported_at": format_timestamp(self.exported_at),
+            "game": self.game.to_json_dict(),
+            "members": [member.to_json_dict() for member in self.members],
+            "head_hash": self.head_hash,
+            "events": [event.to_json_dict() for event in self.events],
+            "states": [state.to_json_dict() for state in self.states],
+        }

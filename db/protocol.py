@@ -1,0 +1,160 @@
+"""The storage interface the application core depends on.
+
+`db.sqlite.SqliteStore` is the embedded implementation; a PostgreSQL backend for multi-host
+deployments is meant to slot in behind this same protocol. Every backend keeps the same
+invariants (docs/storage.md): a game's version equals its number of events, a write is the
+new state plus its event in one transaction guarded by the version the caller read, an
+interaction id takes effect once, and the event log is hash-chained.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+from db.models import (
+    CommitResult,
+    Deadline,
+    EventRecord,
+    ExportBundle,
+    GameRecord,
+    GameStatus,
+    GameSummary,
+    Member,
+    MemberRole,
+    NewEvent,
+    StateRecord,
+)
+
+# A game document: a JSON object, as a dict or as JSON text.
+Document = Mapping[str, Any] | str
+
+
+class GameStore(Protocol):
+    """Async storage of one game per channel: documents, versions, event log, members."""
+
+    async def close(self) -> None:
+        """Release the backend's connections; the store is unusable afterwards."""
+        ...
+
+    async def create_game(
+        self,
+        channel_id: int,
+        *,
+        guild_id: int | None,
+        ruleset: str,
+        language: str,
+        document: Document,
+        status: GameStatus = "setup",
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+    ) -> GameRecord:
+        """Store a new game at version 1, logging a ``game.created`` event."""
+        ...
+
+    async def load(self, channel_id: int) -> GameRecord:
+        """The channel's game with its current document and version."""
+        ...
+
+    async def list_games(
+        self, guild_id: int | None, status: GameStatus | None = None
+    ) -> list[GameSummary]:
+        """The games of a guild (``None``: games outside any guild), oldest first."""
+        ...
+
+    async def commit(
+        self,
+        channel_id: int,
+        expected_version: int,
+        new_state: Document,
+        event: NewEvent,
+        *,
+        status: GameStatus | None = None,
+    ) -> CommitResult:
+        """Store ``new_state`` as version ``expected_version + 1`` with its event, atomically."""
+        ...
+
+    async def end_game(
+        self,
+        channel_id: int,
+        *,
+        expected_version: int | None = None,
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+        reason: str | None = None,
+    ) -> CommitResult:
+        """Mark the game ended (a ``game.ended`` event; the document is unchanged)."""
+        ...
+
+    async def undo(
+        self,
+        channel_id: int,
+        *,
+        expected_version: int | None = None,
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+    ) -> CommitResult:
+        """Restore the state before the latest event not yet undone, as a new version."""
+        ...
+
+    async def delete_game(self, channel_id: int) -> None:
+        """Remove an ended game and everything about it, freeing the channel."""
+        ...
+
+    async def events(
+        self, channel_id: int, after_seq: int = 0, limit: int = 50
+    ) -> list[EventRecord]:
+        """A page of the channel's event log, in order, after ``after_seq``."""
+        ...
+
+    async def state_at(self, channel_id: int, version: int) -> StateRecord:
+        """One stored version of the game."""
+        ...
+
+    async def export(self, channel_id: int, *, verify: bool = True) -> ExportBundle:
+        """Everything about the game, its hash chain verified unless ``verify`` is false."""
+        ...
+
+    async def add_member(
+        self,
+        channel_id: int,
+        user_id: int,
+        *,
+        side: str | None = None,
+        role: MemberRole = "player",
+    ) -> Member:
+        """Add or update a member of the game."""
+        ...
+
+    async def members(self, channel_id: int) -> list[Member]:
+        """The game's members, in joining order."""
+        ...
+
+    async def remove_member(self, channel_id: int, user_id: int) -> bool:
+        """Remove a member; false if they were not one."""
+        ...
+
+    async def set_deadline(self, channel_id: int, side: str, due_at: datetime) -> Deadline:
+        """Set (or move) the time by which ``side`` must act; clears its reminded flag."""
+        ...
+
+    async def clear_deadline(self, channel_id: int, side: str) -> bool:
+        """Drop a side's deadline; false if there was none."""
+        ...
+
+    async def deadlines(self, channel_id: int) -> list[Deadline]:
+        """The deadlines pending in a channel, earliest first."""
+        ...
+
+    async def due_deadlines(self, now: datetime) -> list[Deadline]:
+        """Deadlines at or before ``now`` not yet reminded, in games that have not ended."""
+        ...
+
+    async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
+        """Record that the reminder for this exact deadline went out."""
+        ...
+
+    async def check(self) -> list[str]:
+        """Audit the whole store; an empty list means every check passed."""
+        ...

@@ -1,0 +1,1437 @@
+"""The embedded store: one SQLite file driven through aiosqlite.
+
+Every public operation is one function run on aiosqlite's connection thread (one thread
+hop), and every write is one ``BEGIN IMMEDIATE … COMMIT`` inside it. Per-statement awaits
+would cost more than the write itself, and doing the whole transaction on the database
+thread means a cancelled caller can never leave a transaction half-done: the function runs
+to COMMIT or ROLLBACK regardless, and a retry with the same interaction id finds the result.
+
+The store does not lock channels: the application core serializes a channel's commands
+with its own lock, and the store guards every write with the version the caller read
+(``VersionConflict`` if it moved), which also covers other processes writing the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import operator
+import os
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TypeVar, cast
+
+import aiosqlite
+
+from db import migrations
+from db.errors import (
+    ChainBroken,
+    CorruptRecord,
+    GameEnded,
+    GameExists,
+    GameNotEnded,
+    GameNotFound,
+    InteractionReused,
+    NothingToUndo,
+    SchemaError,
+    StoreError,
+    StoreUnavailable,
+    VersionConflict,
+)
+from db.hashing import (
+    GENESIS_HASH,
+    canonical_json,
+    event_hash,
+    state_hash,
+    verify_chain,
+)
+from db.models import (
+    GAME_STATUSES,
+    MEMBER_ROLES,
+    RESERVED_VERBS,
+    VERB_CREATED,
+    VERB_ENDED,
+    VERB_UNDO,
+    CommitResult,
+    Deadline,
+    EventRecord,
+    ExportBundle,
+    GameRecord,
+    GameStatus,
+    GameSummary,
+    JsonObject,
+    Member,
+    MemberRole,
+    NewEvent,
+    StateRecord,
+    format_timestamp,
+    parse_timestamp,
+    utc_now,
+)
+from db.protocol import Document
+
+DEFAULT_DB_PATH = "arbitro.db"
+DEFAULT_BUSY_TIMEOUT_MS = 5_000
+MAX_EVENTS_PAGE = 1_000
+
+_T = TypeVar("_T")
+
+_EVENT_COLUMNS = (
+    "channel_id, seq, interaction_id, actor_id, verb, args, dice, resolution, "
+    "state_version, state_hash, undoes_seq, created_at, prev_hash, hash"
+)
+_GAME_COLUMNS = "channel_id, guild_id, ruleset, language, status, version, created_at, updated_at"
+_INSERT_STATE = "INSERT INTO states (channel_id, version, status, document) VALUES (?, ?, ?, ?)"
+_INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES ({', '.join('?' * 14)})"
+
+
+# --------------------------------------------------------------------------------------
+# Encoding and decoding rows
+# --------------------------------------------------------------------------------------
+
+
+def encode_document(document: Document) -> str:
+    """Canonical JSON text of a game document given as a dict or as JSON text.
+
+    Raises ``ValueError`` / ``TypeError`` if it is not a JSON object (a caller's bug, not
+    a storage error). Object keys must be strings, as ``model_dump(mode="json")`` and JSON
+    text guarantee: the document is serialized once, on the hot path, without the round
+    trip that would normalize integer keys.
+    """
+    value: Any = json.loads(document) if isinstance(document, str) else document
+    if not isinstance(value, Mapping):
+        raise TypeError("a game document must be a JSON object")
+    return canonical_json(value)
+
+
+@dataclass(frozen=True, slots=True)
+class _PendingEvent:
+    """An event serialized on the caller's side, before the hop to the database thread.
+
+    Serializing there means the caller's objects are read while the caller is suspended on
+    this very call, not later on another thread while other coroutines may mutate them.
+    """
+
+    verb: str
+    args_json: str
+    dice_json: str
+    resolution_json: str
+    actor_id: int | None
+    interaction_id: str | None
+    created_at: str
+
+
+def _stable_json(value: Any) -> str:
+    """Canonical JSON that reads back to the same canonical JSON.
+
+    A dict with integer keys sorts numerically when dumped but its keys come back as
+    strings, which sort differently; one round trip first makes the stored text, the
+    hashed text and what a verifier recomputes from the parsed value all agree.
+    """
+    return canonical_json(json.loads(json.dumps(value, allow_nan=False)))
+
+
+def _pending_event(event: NewEvent, *, verb: str | None = None) -> _PendingEvent:
+    # Coerce ids to the column types: a value SQLite converted on the way in (an int
+    # interaction id into TEXT) would read back differently from what was hashed.
+    return _PendingEvent(
+        verb=str(event.verb if verb is None else verb),
+        args_json=_stable_json(dict(event.args)),
+        dice_json=_stable_json(list(event.dice)),
+        resolution_json=_stable_json(event.resolution),
+        actor_id=None if event.actor_id is None else operator.index(event.actor_id),
+        interaction_id=None if event.interaction_id is None else str(event.interaction_id),
+        created_at=format_timestamp(utc_now()),
+    )
+
+
+def _system_event(
+    verb: str,
+    *,
+    args: Mapping[str, Any] | None = None,
+    actor_id: int | None,
+    interaction_id: str | None,
+) -> _PendingEvent:
+    return _pending_event(
+        NewEvent(verb=verb, args=dict(args or {}), actor_id=actor_id, interaction_id=interaction_id)
+    )
+
+
+def _check_status(value: object, channel_id: int) -> GameStatus:
+    if value not in GAME_STATUSES:
+        raise CorruptRecord(channel_id, f"unknown game status {value!r}")
+    return value
+
+
+def _decode_document(text: object, channel_id: int, version: int) -> JsonObject:
+    if not isinstance(text, str):
+        raise CorruptRecord(channel_id, f"document of version {version} is not text")
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise CorruptRecord(
+            channel_id, f"document of version {version} is not valid JSON ({error})"
+        ) from error
+    if not isinstance(value, dict):
+        raise CorruptRecord(channel_id, f"document of version {version} is not a JSON object")
+    return value
+
+
+def _event_from_row(row: tuple[Any, ...]) -> EventRecord:
+    channel_id, seq = int(row[0]), int(row[1])
+    try:
+        args = json.loads(row[5])
+        dice = json.loads(row[6])
+        if not isinstance(args, dict) or not isinstance(dice, list):
+            raise ValueError("args must be an object and dice a list")
+        return EventRecord(
+            channel_id=channel_id,
+            seq=seq,
+            interaction_id=row[2],
+            actor_id=row[3],
+            verb=row[4],
+            args=args,
+            dice=dice,
+            resolution=json.loads(row[7]),
+            state_version=int(row[8]),
+            state_hash=row[9],
+            undoes_seq=row[10],
+            created_at=parse_timestamp(row[11]),
+            prev_hash=row[12],
+            hash=row[13],
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(channel_id, f"event {seq} is unreadable ({error})") from error
+
+
+def _summary_from_row(row: tuple[Any, ...]) -> GameSummary:
+    channel_id = int(row[0])
+    try:
+        return GameSummary(
+            channel_id=channel_id,
+            guild_id=row[1],
+            ruleset=row[2],
+            language=row[3],
+            status=_check_status(row[4], channel_id),
+            version=int(row[5]),
+            created_at=parse_timestamp(row[6]),
+            updated_at=parse_timestamp(row[7]),
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(channel_id, f"game row is unreadable ({error})") from error
+
+
+def _member_from_row(row: tuple[Any, ...]) -> Member:
+    channel_id = int(row[0])
+    role = row[2]
+    if role not in MEMBER_ROLES:
+        raise CorruptRecord(channel_id, f"unknown member role {role!r}")
+    try:
+        return Member(
+            channel_id=channel_id,
+            user_id=int(row[1]),
+            role=cast(MemberRole, role),
+            side=row[3],
+            joined_at=parse_timestamp(row[4]),
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(channel_id, f"member row is unreadable ({error})") from error
+
+
+def _deadline_from_row(row: tuple[Any, ...]) -> Deadline:
+    channel_id = int(row[0])
+    try:
+        return Deadline(
+            channel_id=channel_id,
+            side=row[1],
+            due_at=parse_timestamp(row[2]),
+            reminded=bool(row[3]),
+            set_at=parse_timestamp(row[4]),
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(channel_id, f"deadline is unreadable ({error})") from error
+
+
+# --------------------------------------------------------------------------------------
+# Transactions (each runs whole on the database thread)
+# --------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _write_transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception.
+
+    IMMEDIATE takes the write lock up front, so the version read inside cannot be changed
+    by another connection before our UPDATE: the check and the write are one step.
+    """
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            # The original error matters more than a failed rollback (e.g. on a dead disk).
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+        raise
+
+
+@contextlib.contextmanager
+def _read_transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """A consistent snapshot across several SELECTs, even while other processes write."""
+    connection.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if connection.in_transaction:
+            connection.execute("COMMIT")
+
+
+def _event_by_interaction(
+    connection: sqlite3.Connection, interaction_id: str
+) -> EventRecord | None:
+    row = connection.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE interaction_id = ?", (interaction_id,)
+    ).fetchone()
+    return None if row is None else _event_from_row(row)
+
+
+def _duplicate_of(
+    connection: sqlite3.Connection, channel_id: int, interaction_id: str | None
+) -> CommitResult | None:
+    """The earlier result of this interaction, if it was already committed."""
+    if interaction_id is None:
+        return None
+    existing = _event_by_interaction(connection, interaction_id)
+    if existing is None:
+        return None
+    if existing.channel_id != channel_id:
+        raise InteractionReused(channel_id, interaction_id, existing.channel_id)
+    return CommitResult(existing, duplicate=True)
+
+
+def _insert_event(
+    connection: sqlite3.Connection,
+    *,
+    channel_id: int,
+    version: int,
+    prev_hash: str,
+    pending: _PendingEvent,
+    args_json: str,
+    document_json: str,
+    status: GameStatus,
+    undoes_seq: int | None,
+) -> EventRecord:
+    """Insert state ``version`` and the event that produced it; return the stored event."""
+    resulting_state_hash = state_hash(document_json, status)
+    encoded = {
+        "actor_id": canonical_json(pending.actor_id),
+        "args": args_json,
+        "channel_id": canonical_json(channel_id),
+        "created_at": canonical_json(pending.created_at),
+        "dice": pending.dice_json,
+        "interaction_id": canonical_json(pending.interaction_id),
+        "resolution": pending.resolution_json,
+        "seq": canonical_json(version),
+        "state_hash": canonical_json(resulting_state_hash),
+        "state_version": canonical_json(version),
+        "undoes_seq": canonical_json(undoes_seq),
+        "verb": canonical_json(pending.verb),
+    }
+    chained_hash = event_hash(prev_hash, encoded)
+    connection.execute(_INSERT_STATE, (channel_id, version, status, document_json))
+    connection.execute(
+        _INSERT_EVENT,
+        (
+            channel_id,
+            version,
+            pending.interaction_id,
+            pending.actor_id,
+            pending.verb,
+            args_json,
+            pending.dice_json,
+            pending.resolution_json,
+            version,
+            resulting_state_hash,
+            undoes_seq,
+            pending.created_at,
+            prev_hash,
+            chained_hash,
+        ),
+    )
+    return EventRecord(
+        channel_id=channel_id,
+        seq=version,
+        interaction_id=pending.interaction_id,
+        actor_id=pending.actor_id,
+        verb=pending.verb,
+        args=json.loads(args_json),
+        dice=json.loads(pending.dice_json),
+        resolution=json.loads(pending.resolution_json),
+        state_version=version,
+        state_hash=resulting_state_hash,
+        undoes_seq=undoes_seq,
+        created_at=parse_timestamp(pending.created_at),
+        prev_hash=prev_hash,
+        hash=chained_hash,
+    )
+
+
+def _create_tx(
+    connection: sqlite3.Connection,
+    *,
+    channel_id: int,
+    guild_id: int | None,
+    ruleset: str,
+    language: str,
+    status: GameStatus,
+    document_json: str,
+    pending: _PendingEvent,
+) -> CommitResult:
+    with _write_transaction(connection):
+        duplicate = _duplicate_of(connection, channel_id, pending.interaction_id)
+        if duplicate is not None:
+            return duplicate
+        exists = connection.execute(
+            "SELECT 1 FROM games WHERE channel_id = ?", (channel_id,)
+        ).fetchone()
+        if exists is not None:
+            raise GameExists(channel_id)
+        connection.execute(
+            f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, 1, ?, ?)",
+            (
+                channel_id,
+                guild_id,
+                ruleset,
+                language,
+                status,
+                pending.created_at,
+                pending.created_at,
+            ),
+        )
+        event = _insert_event(
+            connection,
+            channel_id=channel_id,
+            version=1,
+            prev_hash=GENESIS_HASH,
+            pending=pending,
+            args_json=pending.args_json,
+            document_json=document_json,
+            status=status,
+            undoes_seq=None,
+        )
+    return CommitResult(event)
+
+
+@dataclass(frozen=True, slots=True)
+class _NextState:
+    """What a write turns the game into, decided inside the transaction."""
+
+    document_json: str
+    status: GameStatus
+    undoes_seq: int | None = None
+    args_json: str | None = None
+
+
+_Decide = Callable[[sqlite3.Connection, int, GameStatus], _NextState]
+
+
+def _append_tx(
+    connection: sqlite3.Connection,
+    *,
+    channel_id: int,
+    expected_version: int | None,
+    pending: _PendingEvent,
+    decide: _Decide,
+) -> CommitResult:
+    """The one write path after creation: duplicate check, version guard, state + event."""
+    with _write_transaction(connection):
+        # Before the version check: a retry of a command that did commit must get its
+        # result back, not a conflict with the version it produced itself.
+        duplicate = _duplicate_of(connection, channel_id, pending.interaction_id)
+        if duplicate is not None:
+            return duplicate
+        head = connection.execute(
+            "SELECT version, status FROM games WHERE channel_id = ?", (channel_id,)
+        ).fetchone()
+        if head is None:
+            raise GameNotFound(channel_id)
+        version = int(head[0])
+        if expected_version is not None and version != expected_version:
+            raise VersionConflict(channel_id, expected_version, version)
+        upcoming = decide(connection, version, _check_status(head[1], channel_id))
+        previous = connection.execute(
+            "SELECT hash FROM events WHERE channel_id = ? AND seq = ?", (channel_id, version)
+        ).fetchone()
+        if previous is None:
+            raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
+        new_version = version + 1
+        # The guard is redundant while BEGIN IMMEDIATE holds the lock, but it keeps the
+        # write itself conditional, which is what a backend without that lock relies on.
+        updated = connection.execute(
+            "UPDATE games SET version = ?, status = ?, updated_at = ? "
+            "WHERE channel_id = ? AND version = ?",
+            (new_version, upcoming.status, pending.created_at, channel_id, version),
+        )
+        if updated.rowcount != 1:
+            raise VersionConflict(channel_id, version, _current_version(connection, channel_id))
+        event = _insert_event(
+            connection,
+            channel_id=channel_id,
+            version=new_version,
+            prev_hash=str(previous[0]),
+            pending=pending,
+            args_json=upcoming.args_json or pending.args_json,
+            document_json=upcoming.document_json,
+            status=upcoming.status,
+            undoes_seq=upcoming.undoes_seq,
+        )
+    return CommitResult(event)
+
+
+def _current_version(connection: sqlite3.Connection, channel_id: int) -> int:
+    row = connection.execute(
+        "SELECT version FROM games WHERE channel_id = ?", (channel_id,)
+    ).fetchone()
+    return -1 if row is None else int(row[0])
+
+
+def _decide_commit(
+    connection: sqlite3.Connection,
+    version: int,
+    status: GameStatus,
+    *,
+    channel_id: int,
+    document_json: str,
+    new_status: GameStatus | None,
+) -> _NextState:
+    if status == "ended":
+        raise GameEnded(channel_id)
+    return _NextState(document_json, new_status or status)
+
+
+def _current_document_json(connection: sqlite3.Connection, channel_id: int, version: int) -> str:
+    row = connection.execute(
+        "SELECT document FROM states WHERE channel_id = ? AND version = ?", (channel_id, version)
+    ).fetchone()
+    if row is None:
+        raise CorruptRecord(channel_id, f"state of version {version} is missing")
+    return str(row[0])
+
+
+def _decide_end(
+    connection: sqlite3.Connection, version: int, status: GameStatus, *, channel_id: int
+) -> _NextState:
+    if status == "ended":
+        raise GameEnded(channel_id)
+    return _NextState(_current_document_json(connection, channel_id, version), "ended")
+
+
+def _decide_undo(
+    connection: sqlite3.Connection, version: int, status: GameStatus, *, channel_id: int
+) -> _NextState:
+    # The latest event that is neither an undo, nor the creation, nor already undone. Undo
+    # events are skipped so a second undo walks further back instead of redoing.
+    target = connection.execute(
+        "SELECT e.seq, e.verb FROM events AS e "
+        "WHERE e.channel_id = ? AND e.verb NOT IN (?, ?) "
+        "AND NOT EXISTS (SELECT 1 FROM events AS u "
+        "                WHERE u.channel_id = e.channel_id AND u.undoes_seq = e.seq) "
+        "ORDER BY e.seq DESC LIMIT 1",
+        (channel_id, VERB_UNDO, VERB_CREATED),
+    ).fetchone()
+    if target is None:
+        raise NothingToUndo(channel_id)
+    undone_seq, undone_verb = int(target[0]), str(target[1])
+    # Event n produced version n, so the state before it is version n - 1. Every event
+    # after n is either undone or an undo, so that state is the right one to restore.
+    before = connection.execute(
+        "SELECT status, document FROM states WHERE channel_id = ? AND version = ?",
+        (channel_id, undone_seq - 1),
+    ).fetchone()
+    if before is None:
+        raise CorruptRecord(channel_id, f"state of version {undone_seq - 1} is missing")
+    return _NextState(
+        document_json=str(before[1]),
+        status=_check_status(before[0], channel_id),
+        undoes_seq=undone_seq,
+        args_json=canonical_json({"undone_seq": undone_seq, "undone_verb": undone_verb}),
+    )
+
+
+def _delete_tx(connection: sqlite3.Connection, channel_id: int) -> None:
+    with _write_transaction(connection):
+        row = connection.execute(
+            "SELECT status FROM games WHERE channel_id = ?", (channel_id,)
+        ).fetchone()
+        if row is None:
+            raise GameNotFound(channel_id)
+        if row[0] != "ended":
+            raise GameNotEnded(channel_id)
+        # Children first: foreign keys are enforced and have no cascade on purpose.
+        for table in ("deadlines", "members", "events", "states", "games"):
+            connection.execute(f"DELETE FROM {table} WHERE channel_id = ?", (channel_id,))
+
+
+def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
+    row = connection.execute(
+        "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
+        "g.created_at, g.updated_at, s.document "
+        "FROM games AS g LEFT JOIN states AS s "
+        "ON s.channel_id = g.channel_id AND s.version = g.version "
+        "WHERE g.channel_id = ?",
+        (channel_id,),
+    ).fetchone()
+    if row is None:
+        raise GameNotFound(channel_id)
+    summary = _summary_from_row(row)
+    if row[8] is None:
+        raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
+    return GameRecord(
+        channel_id=summary.channel_id,
+        guild_id=summary.guild_id,
+        ruleset=summary.ruleset,
+        language=summary.language,
+        status=summary.status,
+        version=summary.version,
+        document=_decode_document(row[8], channel_id, summary.version),
+        created_at=summary.created_at,
+        updated_at=summary.updated_at,
+    )
+
+
+def _require_game(connection: sqlite3.Connection, channel_id: int) -> None:
+    if connection.execute("SELECT 1 FROM games WHERE channel_id = ?", (channel_id,)).fetchone():
+        return
+    raise GameNotFound(channel_id)
+
+
+def _list_games_tx(
+    connection: sqlite3.Connection, guild_id: int | None, status: GameStatus | None
+) -> list[GameSummary]:
+    clauses = ["guild_id IS NULL" if guild_id is None else "guild_id = ?"]
+    params: list[Any] = [] if guild_id is None else [guild_id]
+    if status is not None:
+        clauses.append("status = ?")
+        params.append(status)
+    rows = connection.execute(
+        f"SELECT {_GAME_COLUMNS} FROM games WHERE {' AND '.join(clauses)} "
+        "ORDER BY created_at, channel_id",
+        params,
+    ).fetchall()
+    return [_summary_from_row(row) for row in rows]
+
+
+def _events_tx(
+    connection: sqlite3.Connection, channel_id: int, after_seq: int, limit: int
+) -> list[EventRecord]:
+    rows = connection.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = ? AND seq > ? "
+        "ORDER BY seq LIMIT ?",
+        (channel_id, after_seq, limit),
+    ).fetchall()
+    if not rows:
+        _require_game(connection, channel_id)
+    return [_event_from_row(row) for row in rows]
+
+
+def _state_tx(connection: sqlite3.Connection, channel_id: int, version: int) -> StateRecord:
+    row = connection.execute(
+        "SELECT status, document FROM states WHERE channel_id = ? AND version = ?",
+        (channel_id, version),
+    ).fetchone()
+    if row is None:
+        _require_game(connection, channel_id)
+        raise CorruptRecord(channel_id, f"no state of version {version}")
+    return StateRecord(
+        version=version,
+        status=_check_status(row[0], channel_id),
+        document=_decode_document(row[1], channel_id, version),
+    )
+
+
+def _verify_states(
+    channel_id: int, events: list[EventRecord], state_rows: list[tuple[Any, ...]]
+) -> None:
+    """Each event's state exists and hashes to the event's state hash, and vice versa."""
+    by_version = {int(row[0]): row for row in state_rows}
+    if len(by_version) != len(events):
+        detail = f"{len(by_version)} states for {len(events)} events"
+        raise ChainBroken(channel_id, len(events), detail)
+    for event in events:
+        row = by_version.get(event.state_version)
+        if row is None:
+            raise ChainBroken(channel_id, event.seq, "its state is missing")
+        if state_hash(str(row[2]), str(row[1])) != event.state_hash:
+            raise ChainBroken(channel_id, event.seq, "its state does not match the state hash")
+
+
+def _export_tx(connection: sqlite3.Connection, channel_id: int, verify: bool) -> ExportBundle:
+    with _read_transaction(connection):
+        game_row = connection.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ?", (channel_id,)
+        ).fetchone()
+        if game_row is None:
+            raise GameNotFound(channel_id)
+        game = _summary_from_row(game_row)
+        members = _members_tx(connection, channel_id)
+        events = [
+            _event_from_row(row)
+            for row in connection.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = ? ORDER BY seq",
+                (channel_id,),
+            )
+        ]
+        state_rows = connection.execute(
+            "SELECT version, status, document FROM states WHERE channel_id = ? ORDER BY version",
+            (channel_id,),
+        ).fetchall()
+    head = events[-1].hash if events else GENESIS_HASH
+    if verify:
+        head = verify_chain(events)
+        _verify_states(channel_id, events, state_rows)
+        if game.version != len(events):
+            raise ChainBroken(channel_id, len(events), f"game is at version {game.version}")
+    states = [
+        StateRecord(
+            version=int(row[0]),
+            status=_check_status(row[1], channel_id),
+            document=_decode_document(row[2], channel_id, int(row[0])),
+        )
+        for row in state_rows
+    ]
+    return ExportBundle(
+        game=game,
+        members=members,
+        events=events,
+        states=states,
+        head_hash=head,
+        exported_at=utc_now(),
+    )
+
+
+def _add_member_tx(
+    connection: sqlite3.Connection,
+    channel_id: int,
+    user_id: int,
+    side: str | None,
+    role: MemberRole,
+    joined_at: str,
+) -> Member:
+    with _write_transaction(connection):
+        _require_game(connection, channel_id)
+        # A member changing side or role keeps their original joining time.
+        connection.execute(
+            "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
+            "VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (channel_id, user_id) DO UPDATE SET role = excluded.role, "
+            "side = excluded.side",
+            (channel_id, user_id, role, side, joined_at),
+        )
+        row = connection.execute(
+            "SELECT channel_id, user_id, role, side, joined_at FROM members "
+            "WHERE channel_id = ? AND user_id = ?",
+            (channel_id, user_id),
+        ).fetchone()
+    return _member_from_row(row)
+
+
+def _members_tx(connection: sqlite3.Connection, channel_id: int) -> list[Member]:
+    rows = connection.execute(
+        "SELECT channel_id, user_id, role, side, joined_at FROM members "
+        "WHERE channel_id = ? ORDER BY joined_at, user_id",
+        (channel_id,),
+    ).fetchall()
+    return [_member_from_row(row) for row in rows]
+
+
+def _simple_write(connection: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> int:
+    """One data-changing statement in its own write transaction; returns rows changed."""
+    with _write_transaction(connection):
+        changed = connection.execute(sql, params).rowcount
+    return int(changed)
+
+
+def _set_deadline_tx(
+    connection: sqlite3.Connection, channel_id: int, side: str, due_at: str, set_at: str
+) -> Deadline:
+    with _write_transaction(connection):
+        _require_game(connection, channel_id)
+        connection.execute(
+            "INSERT INTO deadlines (channel_id, side, due_at, reminded, set_at) "
+            "VALUES (?, ?, ?, 0, ?) "
+            "ON CONFLICT (channel_id, side) DO UPDATE SET due_at = excluded.due_at, "
+            "reminded = 0, set_at = excluded.set_at",
+            (channel_id, side, due_at, set_at),
+        )
+    return Deadline(
+        channel_id=channel_id,
+        side=side,
+        due_at=parse_timestamp(due_at),
+        reminded=False,
+        set_at=parse_timestamp(set_at),
+    )
+
+
+_DEADLINE_COLUMNS = "d.channel_id, d.side, d.due_at, d.reminded, d.set_at"
+
+
+def _deadlines_tx(connection: sqlite3.Connection, channel_id: int) -> list[Deadline]:
+    rows = connection.execute(
+        f"SELECT {_DEADLINE_COLUMNS} FROM deadlines AS d WHERE d.channel_id = ? "
+        "ORDER BY d.due_at, d.side",
+        (channel_id,),
+    ).fetchall()
+    return [_deadline_from_row(row) for row in rows]
+
+
+def _due_deadlines_tx(connection: sqlite3.Connection, now: str) -> list[Deadline]:
+    rows = connection.execute(
+        f"SELECT {_DEADLINE_COLUMNS} FROM deadlines AS d "
+        "JOIN games AS g ON g.channel_id = d.channel_id "
+        "WHERE d.reminded = 0 AND d.due_at <= ? AND g.status <> 'ended' "
+        "ORDER BY d.due_at, d.channel_id, d.side",
+        (now,),
+    ).fetchall()
+    return [_deadline_from_row(row) for row in rows]
+
+
+def find_problems(connection: sqlite3.Connection) -> list[str]:
+    """Audit a whole database; every problem is one line naming the channel. Synchronous.
+
+    Checks SQLite's own integrity and foreign keys, then per game: version == event count,
+    the hash chain, every event's state and every state's event, and that the game's
+    status is the status of its current state.
+    """
+    try:
+        problems = [
+            f"integrity: {row[0]}"
+            for row in connection.execute("PRAGMA integrity_check")
+            if row[0] != "ok"
+        ]
+    except sqlite3.DatabaseError as error:
+        # Damage bad enough that SQLite cannot even walk the file.
+        return [f"integrity: the database file is damaged ({error})"]
+    if problems:
+        return problems  # Nothing below can be trusted on a damaged file.
+    problems += [
+        f"foreign key: {row[0]} row {row[1]} points to a missing {row[2]}"
+        for row in connection.execute("PRAGMA foreign_key_check")
+    ]
+    with _read_transaction(connection):
+        games = connection.execute(
+            "SELECT channel_id, version, status FROM games ORDER BY channel_id"
+        ).fetchall()
+        for channel_id, version, status in games:
+            problems += _channel_problems(connection, int(channel_id), int(version), status)
+    return problems
+
+
+def _channel_problems(
+    connection: sqlite3.Connection, channel_id: int, version: int, status: object
+) -> list[str]:
+    prefix = f"channel {channel_id}:"
+    try:
+        events = [
+            _event_from_row(row)
+            for row in connection.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = ? ORDER BY seq",
+                (channel_id,),
+            )
+        ]
+        state_rows = connection.execute(
+            "SELECT version, status, document FROM states WHERE channel_id = ? ORDER BY version",
+            (channel_id,),
+        ).fetchall()
+        problems: list[str] = []
+        if len(events) != version:
+            problems.append(f"{prefix} version {version} but {len(events)} events")
+        verify_chain(events)
+        _verify_states(channel_id, events, state_rows)
+        current = [row for row in state_rows if int(row[0]) == version]
+        if not current:
+            problems.append(f"{prefix} state of the current version {version} is missing")
+        elif current[0][1] != status:
+            problems.append(f"{prefix} status {status!r} differs from its state's")
+        else:
+            _decode_document(current[0][2], channel_id, version)
+        return problems
+    except StoreError as error:
+        return [f"{prefix} {error}" if f"channel {channel_id}" not in str(error) else str(error)]
+
+
+def backup_database(source: sqlite3.Connection, target_path: str | os.PathLike[str]) -> None:
+    """Copy a live database to ``target_path`` with SQLite's online backup API.
+
+    The copy is written beside the target and renamed into place, so a crash mid-backup
+    never leaves a truncated file under the requested name. Refuses to overwrite.
+    """
+    target = Path(target_path)
+    if target.exists():
+        raise FileExistsError(f"{target}: already exists; choose a new backup file")
+    partial_path = target.with_name(target.name + ".partial")
+    partial_path.unlink(missing_ok=True)
+    copy = sqlite3.connect(partial_path)
+    try:
+        source.backup(copy)
+        # The copy is a standalone file: no -wal beside it to forget when moving it around.
+        copy.execute("PRAGMA journal_mode=DELETE")
+    finally:
+        copy.close()
+    os.replace(partial_path, target)
+    _fsync_directory(target.parent)
+
+
+def backup_file(
+    source_path: str | os.PathLike[str],
+    target_path: str | os.PathLike[str],
+    *,
+    busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+) -> None:
+    """Back up the Arbitro database at ``source_path`` (possibly in use) to a new file.
+
+    Synchronous, for the command line. Raises `SchemaError` if the source is missing or is
+    not an Arbitro database; any schema version is accepted.
+    """
+    source_text = os.fspath(source_path)
+    try:
+        source = sqlite3.connect(_existing_file_uri(source_text), uri=True, isolation_level=None)
+    except sqlite3.Error as error:
+        raise SchemaError(source_text, f"no database file here ({error})") from error
+    try:
+        source.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms):d}")
+        if migrations.inspect_schema(source, source_text) == 0:
+            raise SchemaError(source_text, "no Arbitro database here")
+        backup_database(source, target_path)
+    finally:
+        source.close()
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename durable (POSIX); a no-op where directories cannot be opened."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def configure_connection(
+    connection: sqlite3.Connection,
+    path: str,
+    *,
+    migrate: bool,
+    busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+) -> int:
+    """Check the file is ours, set the pragmas, migrate (or insist it is current).
+
+    Returns the schema version. The file is inspected before anything is written to it,
+    so pointing Arbitro at a foreign file changes nothing in it.
+    """
+    connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms):d}")
+    version = migrations.inspect_schema(connection, path)
+    latest = migrations.latest_version()
+    if version < latest and not migrate:
+        detail = (
+            "no Arbitro database here"
+            if version == 0
+            else f"schema version {version} is older than {latest}; run `arbitro db migrate`"
+        )
+        raise SchemaError(path, detail)
+    _enable_wal(connection, busy_timeout_ms)
+    # FULL syncs the WAL on every commit: an acknowledged action survives power loss too.
+    connection.execute("PRAGMA synchronous = FULL")
+    connection.execute("PRAGMA foreign_keys = ON")
+    if version < latest:
+        migrations.apply_migrations(connection, path)
+    migrations.check_tables(connection, path)
+    return migrations.read_user_version(connection)
+
+
+def _enable_wal(connection: sqlite3.Connection, busy_timeout_ms: int) -> None:
+    """Switch the file to WAL, retrying while another connection holds it.
+
+    The switch needs the file to itself and SQLite reports that as "locked" at once
+    instead of waiting for the busy timeout, so two processes starting together would
+    fail without this. It only happens on a file's very first use: WAL is persistent.
+    """
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
+
+
+def _existing_file_uri(path: str) -> str:
+    """An SQLite URI that opens ``path`` only if it already exists."""
+    return Path(path).absolute().as_uri() + "?mode=rw"
+
+
+def _translate(error: sqlite3.Error, channel_id: int | None) -> StoreError:
+    """Turn an SQLite exception into a storage error that names the channel."""
+    message = str(error)
+    lowered = message.lower()
+    if isinstance(error, sqlite3.IntegrityError) or any(
+        word in lowered for word in ("malformed", "not a database", "corrupt", "decode")
+    ):
+        return CorruptRecord(channel_id, message)
+    if "locked" in lowered or "busy" in lowered:
+        return StoreUnavailable(f"the database stayed locked ({message})", channel_id)
+    return StoreUnavailable(message, channel_id)
+
+
+# --------------------------------------------------------------------------------------
+# The store
+# --------------------------------------------------------------------------------------
+
+
+class SqliteStore:
+    """`GameStore` on one SQLite file, through aiosqlite's single connection thread."""
+
+    def __init__(self, connection: aiosqlite.Connection, path: str) -> None:
+        """Wrap an open, configured connection; use `SqliteStore.open` instead."""
+        self._connection = connection
+        self._closed = False
+        self.path = path
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str] = DEFAULT_DB_PATH,
+        *,
+        create: bool = True,
+        migrate: bool = True,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+    ) -> Self:
+        """Open (creating and migrating by default) the database at ``path``.
+
+        ``create=False`` refuses a missing file; ``migrate=False`` refuses an out-of-date
+        schema instead of upgrading it. Raises `SchemaError` for a file that is not an
+        Arbitro database or is newer than this code.
+        """
+        path_text = os.fspath(path)
+        # mode=rw opens an existing file only: no empty database left behind by a typo.
+        must_exist = not create and path_text != ":memory:"
+        target = _existing_file_uri(path_text) if must_exist else path_text
+        try:
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves, sqlite3 adds none.
+            connection = await aiosqlite.connect(
+                target, isolation_level=None, timeout=busy_timeout_ms / 1000, uri=must_exist
+            )
+        except sqlite3.Error as error:
+            if must_exist:
+                raise SchemaError(path_text, f"no database file here ({error})") from error
+            raise StoreUnavailable(f"{path_text}: {error}") from error
+        store = cls(connection, path_text)
+        try:
+            await store._run(
+                partial(
+                    configure_connection,
+                    path=path_text,
+                    migrate=migrate,
+                    busy_timeout_ms=busy_timeout_ms,
+                )
+            )
+        except CorruptRecord as error:
+            # Nothing names a channel yet: say which file is damaged instead.
+            await connection.close()
+            raise SchemaError(
+                path_text, f"the database file is damaged ({error.detail}); restore a backup"
+            ) from error
+        except StoreUnavailable as error:
+            await connection.close()
+            raise StoreUnavailable(f"{path_text}: {error.params['detail']}") from error
+        except BaseException:
+            await connection.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        """Close the connection and stop its thread; idempotent."""
+        if not self._closed:
+            self._closed = True
+            await self._connection.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _run(
+        self, work: Callable[[sqlite3.Connection], _T], channel_id: int | None = None
+    ) -> _T:
+        """Run ``work(connection)`` on the connection's thread: one hop for a whole command.
+
+        aiosqlite offers no public "run this callable on your thread" call; its public
+        methods each hop threads once per statement. ``Connection._execute`` is the queue
+        all of them use (present in aiosqlite 0.17 to 0.22); this is the only place the
+        store touches it, so a change upstream is fixed here.
+        """
+        if self._closed:
+            raise StoreUnavailable("the store is closed", channel_id)
+        connection = self._connection
+
+        def on_database_thread() -> _T:
+            return work(connection._conn)
+
+        execute = cast(
+            "Callable[[Callable[[], _T]], Awaitable[_T]]",
+            connection._execute,
+        )
+        try:
+            return await execute(on_database_thread)
+        except sqlite3.Error as error:
+            raise _translate(error, channel_id) from error
+
+    # ---- schema ------------------------------------------------------------------------
+
+    async def schema_version(self) -> int:
+        """The schema version of the open file."""
+        return await self._run(migrations.read_user_version)
+
+    # ---- games -------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        channel_id: int,
+        *,
+        guild_id: int | None,
+        ruleset: str,
+        language: str,
+        document: Document,
+        status: GameStatus = "setup",
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+    ) -> GameRecord:
+        """Store a new game at version 1, with a ``game.created`` event holding its setup.
+
+        Raises `GameExists` if the channel holds a game (even an ended one: delete it
+        first). Retrying the same interaction returns the game as it is now.
+        """
+        if status not in GAME_STATUSES:
+            raise ValueError(f"unknown game status {status!r}")
+        # Ids go into the hash chain: they must be the ints the columns will return.
+        channel_id = operator.index(channel_id)
+        guild_id = None if guild_id is None else operator.index(guild_id)
+        document_json = encode_document(document)
+        pending = _system_event(
+            VERB_CREATED,
+            args={"ruleset": ruleset, "language": language, "guild_id": guild_id},
+            actor_id=actor_id,
+            interaction_id=interaction_id,
+        )
+        result = await self._run(
+            partial(
+                _create_tx,
+                channel_id=channel_id,
+                guild_id=guild_id,
+                ruleset=ruleset,
+                language=language,
+                status=status,
+                document_json=document_json,
+                pending=pending,
+            ),
+            channel_id,
+        )
+        if result.duplicate:
+            return await self.load(channel_id)
+        created = parse_timestamp(pending.created_at)
+        return GameRecord(
+            channel_id=channel_id,
+            guild_id=guild_id,
+            ruleset=ruleset,
+            language=language,
+            status=status,
+            version=1,
+            document=json.loads(document_json),
+            created_at=created,
+            updated_at=created,
+        )
+
+    async def load(self, channel_id: int) -> GameRecord:
+        """The channel's game: metadata, current version and document.
+
+        Raises `GameNotFound`, or `CorruptRecord` naming the channel if the stored row
+        cannot be read back.
+        """
+        return await self._run(partial(_load_tx, channel_id=channel_id), channel_id)
+
+    async def list_games(
+        self, guild_id: int | None, status: GameStatus | None = None
+    ) -> list[GameSummary]:
+        """The games of a guild (``None``: outside any guild), optionally by status."""
+        return await self._run(partial(_list_games_tx, guild_id=guild_id, status=status))
+
+    async def commit(
+        self,
+        channel_id: int,
+        expected_version: int,
+        new_state: Document,
+        event: NewEvent,
+        *,
+        status: GameStatus | None = None,
+    ) -> CommitResult:
+        """Store ``new_state`` as version ``expected_version + 1`` and log ``event``.
+
+        One transaction, one thread hop. Raises `VersionConflict` if the game is no longer
+        at ``expected_version``, `GameEnded` once it has ended, `GameNotFound`. If the
+        event's interaction id was already committed, nothing is written and the earlier
+        result comes back with ``duplicate=True``. ``status`` changes the game's status
+        (e.g. ``"active"`` when setup is over); to end a game use `end_game`.
+        """
+        if event.verb in RESERVED_VERBS:
+            raise ValueError(f"verb {event.verb!r} is reserved for the store")
+        if status is not None and status not in ("setup", "active"):
+            raise ValueError(f"commit cannot set status {status!r}")
+        channel_id = operator.index(channel_id)
+        document_json = encode_document(new_state)
+        pending = _pending_event(event)
+        decide = partial(
+            _decide_commit, channel_id=channel_id, document_json=document_json, new_status=status
+        )
+        return await self._run(
+            partial(
+                _append_tx,
+                channel_id=channel_id,
+                expected_version=expected_version,
+                pending=pending,
+                decide=decide,
+            ),
+            channel_id,
+        )
+
+    async def end_game(
+        self,
+        channel_id: int,
+        *,
+        expected_version: int | None = None,
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+        reason: str | None = None,
+    ) -> CommitResult:
+        """End the game: a ``game.ended`` event whose state is the same document, ended.
+
+        Afterwards commits raise `GameEnded`; `undo` can still reopen the game.
+        """
+        channel_id = operator.index(channel_id)
+        pending = _system_event(
+            VERB_ENDED,
+            args={} if reason is None else {"reason": reason},
+            actor_id=actor_id,
+            interaction_id=interaction_id,
+        )
+        return await self._run(
+            partial(
+                _append_tx,
+                channel_id=channel_id,
+                expected_version=expected_version,
+                pending=pending,
+                decide=partial(_decide_end, channel_id=channel_id),
+            ),
+            channel_id,
+        )
+
+    async def undo(
+        self,
+        channel_id: int,
+        *,
+        expected_version: int | None = None,
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+    ) -> CommitResult:
+        """Undo the latest event that is not an undo and not already undone.
+
+        The restored state (document and status from before that event) becomes a new
+        version, logged as an ``undo`` event whose ``undoes_seq`` names the undone event;
+        a second undo walks one event further back. The creation cannot be undone:
+        `NothingToUndo`.
+        """
+        channel_id = operator.index(channel_id)
+        pending = _system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
+        return await self._run(
+            partial(
+                _append_tx,
+                channel_id=channel_id,
+                expected_version=expected_version,
+                pending=pending,
+                decide=partial(_decide_undo, channel_id=channel_id),
+            ),
+            channel_id,
+        )
+
+    async def delete_game(self, channel_id: int) -> None:
+        """Delete an ended game with its events, states, members and deadlines.
+
+        Export it first if it should be kept. Raises `GameNotEnded` for a game in progress.
+        """
+        await self._run(partial(_delete_tx, channel_id=channel_id), channel_id)
+
+    # ---- history -----------------------------------------------------------------------
+
+    async def events(
+        self, channel_id: int, after_seq: int = 0, limit: int = 50
+    ) -> list[EventRecord]:
+        """Up to ``limit`` (at most 1000) events after ``after_seq``, oldest first."""
+        page = max(1, min(limit, MAX_EVENTS_PAGE))
+        return await self._run(
+            partial(_events_tx, channel_id=channel_id, after_seq=after_seq, limit=page),
+            channel_id,
+        )
+
+    async def state_at(self, channel_id: int, version: int) -> StateRecord:
+        """The stored state of one version of the game."""
+        return await self._run(
+            partial(_state_tx, channel_id=channel_id, version=version), channel_id
+        )
+
+    async def export(self, channel_id: int, *, verify: bool = True) -> ExportBundle:
+        """Game, members, every event and every state, read in one snapshot.
+
+        With ``verify`` (the default) the hash chain and every state's hash are checked
+        first: `ChainBroken` names the first event that fails.
+        """
+        return await self._run(
+            partial(_export_tx, channel_id=channel_id, verify=verify), channel_id
+        )
+
+    # ---- members -----------------------------------------------------------------------
+
+    async def add_member(
+        self,
+        channel_id: int,
+        user_id: int,
+        *,
+        side: str | None = None,
+        role: MemberRole = "player",
+    ) -> Member:
+        """Add a member, or change the side/role of an existing one."""
+        if role not in MEMBER_ROLES:
+            raise ValueError(f"unknown member role {role!r}")
+        joined_at = format_timestamp(utc_now())
+        return await self._run(
+            partial(
+                _add_member_tx,
+                channel_id=channel_id,
+                user_id=user_id,
+                side=side,
+                role=role,
+                joined_at=joined_at,
+            ),
+            channel_id,
+        )
+
+    async def members(self, channel_id: int) -> list[Member]:
+        """The game's members in joining order (empty if none)."""
+        return await self._run(partial(_members_tx, channel_id=channel_id), channel_id)
+
+    async def remove_member(self, channel_id: int, user_id: int) -> bool:
+        """Remove a member; false if they were not one."""
+        changed = await self._run(
+            partial(
+                _simple_write,
+                sql="DELETE FROM members WHERE channel_id = ? AND user_id = ?",
+                params=(channel_id, user_id),
+            ),
+            channel_id,
+        )
+        return changed > 0
+
+    # ---- deadlines ---------------------------------------------------------------------
+
+    async def set_deadline(self, channel_id: int, side: str, due_at: datetime) -> Deadline:
+        """Set or move ``side``'s deadline (timezone-aware); resets its reminder."""
+        return await self._run(
+            partial(
+                _set_deadline_tx,
+                channel_id=channel_id,
+                side=side,
+                due_at=format_timestamp(due_at),
+                set_at=format_timestamp(utc_now()),
+            ),
+            channel_id,
+        )
+
+    async def clear_deadline(self, channel_id: int, side: str) -> bool:
+        """Drop ``side``'s deadline (it acted); false if there was none."""
+        changed = await self._run(
+            partial(
+                _simple_write,
+                sql="DELETE FROM deadlines WHERE channel_id = ? AND side = ?",
+                params=(channel_id, side),
+            ),
+            channel_id,
+        )
+        return changed > 0
+
+    async def deadlines(self, channel_id: int) -> list[Deadline]:
+        """The channel's deadlines, earliest first."""
+        return await self._run(partial(_deadlines_tx, channel_id=channel_id), channel_id)
+
+    async def due_deadlines(self, now: datetime) -> list[Deadline]:
+        """Deadlines due at ``now`` or earlier, not yet reminded, in games still running."""
+        return await self._run(partial(_due_deadlines_tx, now=format_timestamp(now)))
+
+    async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
+        """Flag the reminder of this exact deadline as sent.
+
+        Matching ``due_at`` means a deadline moved meanwhile is not marked by mistake.
+        """
+        changed = await self._run(
+            partial(
+                _simple_write,
+                sql="UPDATE deadlines SET reminded = 1 "
+                "WHERE channel_id = ? AND side = ? AND due_at = ? AND reminded = 0",
+                params=(channel_id, side, format_timestamp(due_at)),
+            ),
+            channel_id,
+        )
+        return changed > 0
+
+    # ---- maintenance -------------------------------------------------------------------
+
+    async def count_games(self, status: GameStatus | None = None) -> int:
+        """How many games the file holds, optionally only those with ``status``."""
+        return await self._run(partial(_count_games_tx, status=status))
+
+    async def check(self) -> list[str]:
+        """Audit the file (see `find_problems`); an empty list means all is well."""
+        return await self._run(find_problems)
+
+    async def backup(self, target_path: str | os.PathLike[str]) -> None:
+        """Write a consistent copy of the live database to a new file."""
+        await self._run(partial(_backup_on_thread, target_path=target_path))
+
+
+def _count_games_tx(connection: sqlite3.Connection, status: GameStatus | None) -> int:
+    if status is None:
+        row = connection.execute("SELECT count(*) FROM games").fetchone()
+    else:
+        row = connection.execute(
+            "SELECT count(*) FROM games WHERE status = ?", (status,)
+        ).fetchone()
+    return int(row[0])
+
+
+def _backup_on_thread(connection: sqlite3.Connection, target_path: str | os.PathLike[str]) -> None:
+    backup_database(connection, target_path)

@@ -1,0 +1,48 @@
+"""Helpers shared by the storage tests."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from db.sqlite import SqliteStore
+
+GUILD = 900
+
+
+def sample_document(turn: int = 1, **extra: Any) -> dict[str, Any]:
+    """A small game document with non-ASCII text, floats and nesting."""
+    return {
+        "turn": turn,
+        "phase": "manovra",
+        "sides": {"rossi": {"units": ["Plotone Å", "Squadra è"]}, "blu": {"units": []}},
+        "weather": {"visibility_m": 800.5, "rain": False},
+        **extra,
+    }
+
+
+async def new_game(store: SqliteStore, channel_id: int, **overrides: Any) -> int:
+    """Create a game in ``channel_id``; return its version (1)."""
+    options: dict[str, Any] = {
+        "guild_id": GUILD,
+        "ruleset": "manovra",
+        "language": "it",
+        "document": sample_document(),
+    }
+    options.update(overrides)
+    record = await store.create_game(channel_id, **options)
+    return record.version
+
+
+def raw_connection(path: Path) -> sqlite3.Connection:
+    """A plain autocommit connection to poke at the file behind the store's back."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA busy_timeout = 5000")
+    return connection
+
+
+def drop_append_only_guards(connection: sqlite3.Connection) -> None:
+    """Remove the triggers that forbid rewriting history, as a tamperer would."""
+    for trigger in ("events_no_update", "events_no_delete", "states_no_update", "states_no_delete"):
+        connection.execute(f"DROP TRIGGER IF EXISTS {trigger}")

@@ -1,0 +1,202 @@
+"""Corrupt rows, tampered history and foreign files give clear errors, not tracebacks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from db.errors import ChainBroken, CorruptRecord, SchemaError
+from db.hashing import verify_export
+from db.migrations import APPLICATION_ID
+from db.models import NewEvent
+from db.sqlite import SqliteStore
+from tests.db.helpers import drop_append_only_guards, new_game, raw_connection
+
+
+async def game_with_history(path: Path, channel_id: int = 7) -> None:
+    async with await SqliteStore.open(path) as store:
+        await new_game(store, channel_id, document={"turn": 1})
+        for version in (1, 2, 3):
+            await store.commit(channel_id, version, {"turn": version + 1}, NewEvent(verb="advance"))
+
+
+def tamper(path: Path, *statements: str) -> None:
+    connection = raw_connection(path)
+    try:
+        drop_append_only_guards(connection)
+        connection.execute("PRAGMA foreign_keys = OFF")
+        for statement in statements:
+            connection.execute(statement)
+    finally:
+        connection.close()
+
+
+async def test_document_that_is_not_json(db_path: Path) -> None:
+    await game_with_history(db_path)
+    tamper(db_path, "UPDATE states SET document = '{\"turn\": 4,' WHERE version = 4")
+    async with await SqliteStore.open(db_path) as store:
+        with pytest.raises(CorruptRecord, match="channel 7") as caught:
+            await store.load(7)
+        assert "not valid JSON" in str(caught.value)
+        assert caught.value.channel_id == 7
+        assert caught.value.key == "store.corrupt_record"
+        problems = await store.check()
+        assert any(p.startswith("channel 7:") for p in problems)
+
+
+async def test_document_that_is_not_an_object(db_path: Path) -> None:
+    await game_with_history(db_path)
+    tamper(db_path, "UPDATE states SET document = '[1, 2]' WHERE version = 4")
+    async with await SqliteStore.open(db_path) as store:
+        with pytest.raises(CorruptRecord, match="not a JSON object"):
+            await store.load(7)
+
+
+async def test_missing_current_state(db_path: Path) -> None:
+    await game_with_history(db_path)
+    tamper(db_path, "DELETE FROM states WHERE channel_id = 7 AND version = 4")
+    async with await SqliteStore.open(db_path) as store:
+        with pytest.raises(CorruptRecord, match="state of version 4 is missing"):
+            await store.load(7)
+        assert await store.check() != []
+
+
+async def test_unreadable_event(db_path: Path) -> None:
+    await game_with_history(db_path)
+    tamper(db_path, "UPDATE events SET args = 'nope' WHERE seq = 2")
+    async with await SqliteStore.open(db_path) as store:
+        with pytest.raises(CorruptRecord, match=r"channel 7: .*event 2"):
+            await store.events(7)
+
+
+async def test_tampered_event_breaks_the_chain(db_path: Path) -> None:
+    await game_with_history(db_path)
+    tamper(db_path, "UPDATE events SET dice = '[6,6]' WHERE channel_id = 7 AND seq = 3")
+    async with await SqliteStore.open(db_path) as store:
+        with pytest.raises(ChainBroken) as caught:
+            await store.export(7)
+        assert (caught.value.channel_id, caught.value.seq) == (7, 3)
+        assert "channel 7" in str(caught.value)
+        unverified = await store.export(7, verify=False)
+        assert len(unverified.events) == 4
+        assert any("event 3" in p for p in await store.check())
+
+
+async def test_tampered_state_is_detected(db_path: Path) -> None:
+    await game_with_history(db_path)
+    tamper(db_path, "UPDATE states SET document = '{\"turn\":99}' WHERE version = 2")
+    async with await SqliteStore.open(db_path) as store:
+        with pytest.raises(ChainBroken, match="state hash"):
+            await store.export(7)
+        assert (await store.load(7)).document == {"turn": 4}  # Current version untouched.
+
+
+async def test_truncated_log_is_detected(db_path: Path) -> None:
+    await game_with_history(db_path)
+    tamper(db_path, "DELETE FROM events WHERE seq = 4", "DELETE FROM states WHERE version = 4")
+    async with await SqliteStore.open(db_path) as store:
+        problems = await store.check()
+        assert "channel 7: version 4 but 3 events" in problems
+        with pytest.raises(ChainBroken):
+            await store.export(7)
+
+
+async def test_tampered_export_fails_verification(store: SqliteStore) -> None:
+    await new_game(store, 8, document={"turn": 1})
+    await store.commit(8, 1, {"turn": 2}, NewEvent(verb="advance", dice=[3]))
+    data = json.loads(json.dumps((await store.export(8)).to_json_dict()))
+    assert verify_export(data)
+
+    edited = json.loads(json.dumps(data))
+    edited["events"][1]["dice"] = [6]
+    with pytest.raises(ChainBroken, match="event 2"):
+        verify_export(edited)
+
+    edited = json.loads(json.dumps(data))
+    edited["states"][0]["document"]["turn"] = 0
+    with pytest.raises(ChainBroken, match="state hash"):
+        verify_export(edited)
+
+    edited = json.loads(json.dumps(data))
+    del edited["events"][1]
+    with pytest.raises(ChainBroken):
+        verify_export(edited)
+
+
+async def test_newer_schema_is_refused_untouched(db_path: Path) -> None:
+    await game_with_history(db_path)
+    tamper(db_path, "PRAGMA user_version = 999")
+    before = await asyncio.to_thread(db_path.read_bytes)
+    with pytest.raises(SchemaError, match="newer than this Arbitro knows") as caught:
+        await SqliteStore.open(db_path)
+    assert str(db_path) in str(caught.value)
+    assert await asyncio.to_thread(db_path.read_bytes) == before
+
+
+async def test_not_an_sqlite_file(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_text("these are my campaign notes, not a database\n" * 200)
+    before = path.read_bytes()
+    with pytest.raises(SchemaError, match="not an SQLite database"):
+        await SqliteStore.open(path)
+    assert path.read_bytes() == before
+
+
+async def test_foreign_sqlite_file(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE recipes (name TEXT)")
+    connection.commit()
+    connection.close()
+    before = path.read_bytes()
+    with pytest.raises(SchemaError, match="not an Arbitro database"):
+        await SqliteStore.open(path)
+    assert path.read_bytes() == before
+
+
+async def test_foreign_application_id(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA application_id = 1234")
+    connection.execute("PRAGMA user_version = 1")
+    connection.close()
+    with pytest.raises(SchemaError, match="application id 0x4d2"):
+        await SqliteStore.open(path)
+
+
+async def test_missing_table(db_path: Path) -> None:
+    await game_with_history(db_path)
+    tamper(db_path, "DROP TABLE deadlines")
+    with pytest.raises(SchemaError, match="missing tables deadlines"):
+        await SqliteStore.open(db_path)
+
+
+async def test_damaged_pages_are_reported_not_raised_raw(db_path: Path) -> None:
+    async with await SqliteStore.open(db_path) as store:
+        for channel_id in range(40):
+            await new_game(store, channel_id, document={"filler": "x" * 3000})
+    data = bytearray(await asyncio.to_thread(db_path.read_bytes))
+    page_size = 4096
+    # Scribble over the middle of the file, leaving the header page intact.
+    for offset in range(page_size * 3, min(len(data), page_size * 8)):
+        data[offset] = 0x5A
+    await asyncio.to_thread(db_path.write_bytes, bytes(data))
+    # Depending on which pages were hit, opening already fails or the audit finds it.
+    try:
+        async with await SqliteStore.open(db_path) as store:
+            problems = await store.check()
+            assert problems and problems[0].startswith("integrity:")
+    except SchemaError as error:
+        assert str(db_path) in str(error) and "damaged" in str(error)
+
+
+async def test_application_id_is_set(store: SqliteStore, db_path: Path) -> None:
+    connection = raw_connection(db_path)
+    try:
+        assert connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    finally:
+        connection.close()

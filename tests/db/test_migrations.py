@@ -1,0 +1,152 @@
+"""Schema migrations: from nothing, from every earlier version, atomically."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from db import migrations
+from db.errors import SchemaError
+from db.migrations import (
+    EXPECTED_TABLES,
+    Migration,
+    apply_migrations,
+    latest_version,
+    load_migrations,
+    split_statements,
+)
+from db.models import NewEvent
+from db.sqlite import SqliteStore
+from tests.db.helpers import new_game, raw_connection
+
+
+def tables_of(path: Path) -> set[str]:
+    connection = raw_connection(path)
+    try:
+        rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {row[0] for row in rows}
+    finally:
+        connection.close()
+
+
+async def assert_usable_at_latest(path: Path) -> None:
+    async with await SqliteStore.open(path) as store:
+        assert await store.schema_version() == latest_version()
+        await new_game(store, 1)
+        await store.commit(1, 1, {"turn": 2}, NewEvent(verb="advance"))
+        assert await store.check() == []
+    assert tables_of(path) >= EXPECTED_TABLES
+
+
+def test_migrations_are_numbered_from_one() -> None:
+    found = load_migrations()
+    assert [m.version for m in found] == list(range(1, len(found) + 1))
+    assert latest_version() == len(found) >= 1
+    for migration in found:
+        assert migration.statements(), migration.name
+
+
+async def test_from_a_missing_file(tmp_path: Path) -> None:
+    await assert_usable_at_latest(tmp_path / "new.db")
+
+
+async def test_from_an_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    await assert_usable_at_latest(path)
+
+
+@pytest.mark.parametrize("start", range(latest_version()))
+async def test_from_every_earlier_version(tmp_path: Path, start: int) -> None:
+    path = tmp_path / f"at-{start}.db"
+    connection = raw_connection(path)
+    try:
+        assert apply_migrations(connection, str(path), target=start) == list(range(1, start + 1))
+        assert migrations.read_user_version(connection) == start
+    finally:
+        connection.close()
+    await assert_usable_at_latest(path)
+
+
+async def test_migrating_twice_is_a_no_op(db_path: Path) -> None:
+    async with await SqliteStore.open(db_path):
+        pass
+    connection = raw_connection(db_path)
+    try:
+        assert apply_migrations(connection, str(db_path)) == []
+    finally:
+        connection.close()
+
+
+async def test_older_schema_without_migrate_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    path.write_bytes(b"")
+    with pytest.raises(SchemaError, match="no Arbitro database here"):
+        await SqliteStore.open(path, migrate=False)
+
+
+async def test_missing_file_without_create_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "typo.db"
+    with pytest.raises(SchemaError, match="no database file here"):
+        await SqliteStore.open(path, create=False)
+    assert not path.exists()
+
+
+async def test_concurrent_first_opens_migrate_once(db_path: Path) -> None:
+    opened = await asyncio.gather(
+        *(SqliteStore.open(db_path) for _ in range(4)), return_exceptions=True
+    )
+    stores = [store for store in opened if isinstance(store, SqliteStore)]
+    try:
+        assert stores == opened
+        versions = await asyncio.gather(*(store.schema_version() for store in stores))
+        assert versions == [latest_version()] * 4
+        await new_game(stores[0], 1)
+        assert (await stores[3].load(1)).version == 1
+    finally:
+        for store in stores:
+            await store.close()
+
+
+def test_a_failing_migration_leaves_the_previous_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = Migration(
+        version=latest_version() + 1,
+        name="9999_broken.sql",
+        sql="CREATE TABLE half_done (x INTEGER);\nINSERT INTO no_such_table VALUES (1);\n",
+    )
+    shipped = load_migrations()
+    monkeypatch.setattr(migrations, "load_migrations", lambda: (*shipped, broken))
+    path = tmp_path / "broken.db"
+    connection = raw_connection(path)
+    try:
+        with pytest.raises(SchemaError, match=r"migration 9999_broken\.sql failed"):
+            apply_migrations(connection, str(path))
+        assert migrations.read_user_version(connection) == len(shipped)
+        assert "half_done" not in tables_of(path)
+    finally:
+        connection.close()
+
+
+def test_split_statements_keeps_triggers_and_strings_whole() -> None:
+    script = """
+    -- a comment; with a semicolon
+    CREATE TABLE t (x TEXT DEFAULT 'a;b');
+    CREATE TRIGGER g BEFORE UPDATE ON t
+    BEGIN
+        SELECT RAISE(ABORT, 'no; never');
+    END;
+    -- trailing comment
+    """
+    statements = split_statements(script)
+    assert len(statements) == 2
+    assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END;")
+    connection = sqlite3.connect(":memory:")
+    for statement in statements:
+        connection.execute(statement)
+    with pytest.raises(ValueError):
+        split_statements("CREATE TABLE u (x)")

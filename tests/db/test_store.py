@@ -1,0 +1,332 @@
+"""The store's API on a real file: games, commits, events, members, deadlines, export."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from db.errors import (
+    GameEnded,
+    GameExists,
+    GameNotEnded,
+    GameNotFound,
+    StoreUnavailable,
+    VersionConflict,
+)
+from db.hashing import GENESIS_HASH, verify_chain, verify_export
+from db.models import NewEvent
+from db.protocol import GameStore
+from db.sqlite import SqliteStore
+from tests.db.helpers import GUILD, new_game, raw_connection, sample_document
+
+
+def move(n: int) -> NewEvent:
+    """A typical player event."""
+    return NewEvent(
+        verb="move",
+        args={"unit": f"squad-{n}", "distance_cm": 15},
+        dice=[{"die": "d10", "value": 7, "label": "IT"}],
+        resolution={"outcome": "moved", "steps": [{"modifier": -1}]},
+        actor_id=42,
+    )
+
+
+def test_sqlite_store_implements_the_protocol() -> None:
+    # Static conformance is mypy's job; this catches a renamed method or parameter.
+    for name, member in vars(GameStore).items():
+        if name.startswith("_") or not inspect.iscoroutinefunction(member):
+            continue
+        implemented = getattr(SqliteStore, name)
+        assert inspect.iscoroutinefunction(implemented), name
+        assert list(inspect.signature(implemented).parameters) == list(
+            inspect.signature(member).parameters
+        ), name
+
+
+async def test_pragmas_are_set(store: SqliteStore, db_path: Path) -> None:
+    def pragmas(connection: object) -> tuple[object, ...]:
+        import sqlite3
+
+        assert isinstance(connection, sqlite3.Connection)
+        return tuple(
+            connection.execute(f"PRAGMA {name}").fetchone()[0]
+            for name in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout")
+        )
+
+    journal, synchronous, foreign_keys, busy_timeout = await store._run(pragmas)
+    assert journal == "wal"
+    assert synchronous == 2  # FULL
+    assert foreign_keys == 1
+    assert busy_timeout == 5000
+
+
+async def test_create_then_load(store: SqliteStore) -> None:
+    record = await store.create_game(
+        10,
+        guild_id=GUILD,
+        ruleset="manovra",
+        language="it",
+        document=sample_document(),
+        actor_id=7,
+        interaction_id="create-10",
+    )
+    assert record.version == 1
+    assert record.status == "setup"
+    loaded = await store.load(10)
+    assert loaded == record
+    assert loaded.document == sample_document()
+    assert loaded.created_at.tzinfo is not None
+
+    [created] = await store.events(10)
+    assert created.verb == "game.created"
+    assert created.seq == created.state_version == 1
+    assert created.prev_hash == GENESIS_HASH
+    assert created.actor_id == 7
+    assert created.args == {"ruleset": "manovra", "language": "it", "guild_id": GUILD}
+
+
+async def test_create_accepts_json_text(store: SqliteStore) -> None:
+    await new_game(store, 11, document='{"b": 1, "a": [true, null]}')
+    assert (await store.load(11)).document == {"a": [True, None], "b": 1}
+
+
+async def test_document_must_be_an_object(store: SqliteStore) -> None:
+    with pytest.raises(TypeError):
+        await new_game(store, 12, document="[1, 2]")
+    with pytest.raises(ValueError):
+        await new_game(store, 12, document={"x": float("nan")})
+    with pytest.raises(GameNotFound):
+        await store.load(12)
+
+
+async def test_one_game_per_channel(store: SqliteStore) -> None:
+    await new_game(store, 20)
+    with pytest.raises(GameExists) as caught:
+        await new_game(store, 20)
+    assert caught.value.channel_id == 20
+    assert caught.value.key == "store.game_exists"
+
+
+async def test_load_unknown_channel(store: SqliteStore) -> None:
+    with pytest.raises(GameNotFound, match="channel 404"):
+        await store.load(404)
+    with pytest.raises(GameNotFound):
+        await store.events(404)
+    with pytest.raises(GameNotFound):
+        await store.commit(404, 1, {}, move(1))
+
+
+async def test_commit_advances_version_and_logs_event(store: SqliteStore) -> None:
+    version = await new_game(store, 30)
+    result = await store.commit(30, version, sample_document(turn=2), move(1))
+    assert (result.version, result.seq, result.duplicate) == (2, 2, False)
+    assert result.event.args == {"unit": "squad-1", "distance_cm": 15}
+    assert result.event.dice == [{"die": "d10", "value": 7, "label": "IT"}]
+
+    loaded = await store.load(30)
+    assert loaded.version == 2
+    assert loaded.document["turn"] == 2
+    events = await store.events(30)
+    assert [event.seq for event in events] == [1, 2]
+    assert events[1] == result.event
+    assert verify_chain(events) == result.event.hash
+
+
+async def test_commit_can_change_status(store: SqliteStore) -> None:
+    await new_game(store, 31)
+    await store.commit(31, 1, sample_document(), move(1), status="active")
+    assert (await store.load(31)).status == "active"
+    with pytest.raises(ValueError):
+        await store.commit(31, 2, sample_document(), move(2), status="ended")
+    with pytest.raises(ValueError):
+        await store.commit(31, 2, sample_document(), NewEvent(verb="undo"))
+
+
+async def test_stale_version_is_refused(store: SqliteStore) -> None:
+    await new_game(store, 32)
+    await store.commit(32, 1, sample_document(turn=2), move(1))
+    with pytest.raises(VersionConflict) as caught:
+        await store.commit(32, 1, sample_document(turn=9), move(2))
+    assert (caught.value.expected, caught.value.actual) == (1, 2)
+    assert caught.value.params == {"channel_id": 32, "expected": 1, "actual": 2}
+    assert (await store.load(32)).document["turn"] == 2
+    assert len(await store.events(32)) == 2
+
+
+async def test_events_are_paged(store: SqliteStore) -> None:
+    version = await new_game(store, 40)
+    for n in range(12):
+        version = (await store.commit(40, version, sample_document(turn=n), move(n))).version
+    first = await store.events(40, limit=5)
+    second = await store.events(40, after_seq=first[-1].seq, limit=5)
+    rest = await store.events(40, after_seq=second[-1].seq, limit=50)
+    assert [e.seq for e in first + second + rest] == list(range(1, 14))
+    assert await store.events(40, after_seq=13) == []
+    head = verify_chain(first)
+    head = verify_chain(second, prev_hash=head, first_seq=6)
+    assert verify_chain(rest, prev_hash=head, first_seq=11) == rest[-1].hash
+
+
+async def test_list_games_of_a_guild(store: SqliteStore) -> None:
+    await new_game(store, 50)
+    await new_game(store, 51, status="active")
+    await new_game(store, 52, guild_id=777)
+    await new_game(store, 53, guild_id=None)
+    assert [g.channel_id for g in await store.list_games(GUILD)] == [50, 51]
+    assert [g.channel_id for g in await store.list_games(GUILD, "active")] == [51]
+    assert [g.channel_id for g in await store.list_games(777)] == [52]
+    assert [g.channel_id for g in await store.list_games(None)] == [53]
+    assert await store.count_games() == 4
+    assert await store.count_games("active") == 1
+
+
+async def test_end_game_freezes_it(store: SqliteStore) -> None:
+    await new_game(store, 60)
+    await store.commit(60, 1, sample_document(turn=2), move(1))
+    ended = await store.end_game(60, expected_version=2, actor_id=1, reason="victory")
+    assert ended.version == 3
+    assert ended.event.verb == "game.ended"
+    assert ended.event.args == {"reason": "victory"}
+    loaded = await store.load(60)
+    assert loaded.status == "ended"
+    assert loaded.document["turn"] == 2
+    with pytest.raises(GameEnded):
+        await store.commit(60, 3, sample_document(), move(2))
+    with pytest.raises(GameEnded):
+        await store.end_game(60)
+    assert [g.channel_id for g in await store.list_games(GUILD, "ended")] == [60]
+
+
+async def test_delete_only_ended_games(store: SqliteStore) -> None:
+    await new_game(store, 70)
+    await store.add_member(70, 5, side="rossi")
+    await store.set_deadline(70, "rossi", datetime.now(UTC))
+    with pytest.raises(GameNotEnded):
+        await store.delete_game(70)
+    await store.end_game(70)
+    await store.delete_game(70)
+    with pytest.raises(GameNotFound):
+        await store.load(70)
+    assert await store.members(70) == []
+    await new_game(store, 70)  # The channel is free for a new game.
+    assert (await store.load(70)).version == 1
+
+
+async def test_history_cannot_be_rewritten_through_sql(store: SqliteStore, db_path: Path) -> None:
+    import sqlite3
+
+    await new_game(store, 71)
+    connection = raw_connection(db_path)
+    try:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            connection.execute("UPDATE events SET verb = 'x' WHERE channel_id = 71")
+        with pytest.raises(sqlite3.IntegrityError, match="cannot be deleted"):
+            connection.execute("DELETE FROM states WHERE channel_id = 71")
+    finally:
+        connection.close()
+
+
+async def test_state_at_every_version(store: SqliteStore) -> None:
+    await new_game(store, 80)
+    await store.commit(80, 1, sample_document(turn=2), move(1), status="active")
+    first = await store.state_at(80, 1)
+    second = await store.state_at(80, 2)
+    assert (first.status, first.document["turn"]) == ("setup", 1)
+    assert (second.status, second.document["turn"]) == ("active", 2)
+
+
+async def test_export_round_trips_and_verifies(store: SqliteStore) -> None:
+    await new_game(store, 90)
+    await store.add_member(90, 1, role="referee")
+    await store.add_member(90, 2, side="rossi")
+    version = 1
+    for n in range(3):
+        version = (await store.commit(90, version, sample_document(turn=n + 2), move(n))).version
+    await store.undo(90)
+    bundle = await store.export(90)
+    assert bundle.game.version == len(bundle.events) == len(bundle.states) == 5
+    assert [m.user_id for m in bundle.members] == [1, 2]
+    assert bundle.head_hash == bundle.events[-1].hash
+    data = json.loads(json.dumps(bundle.to_json_dict(), ensure_ascii=False))
+    assert data["format"] == "arbitro.export/1"
+    assert verify_export(data) == bundle.head_hash
+
+
+async def test_members(store: SqliteStore) -> None:
+    await new_game(store, 100)
+    referee = await store.add_member(100, 1, role="referee")
+    await store.add_member(100, 2, side="rossi")
+    await store.add_member(100, 3, side="blu")
+    moved = await store.add_member(100, 3, side="rossi")
+    assert referee.role == "referee" and referee.side is None
+    assert moved.side == "rossi"
+    members = await store.members(100)
+    assert [(m.user_id, m.role, m.side) for m in members] == [
+        (1, "referee", None),
+        (2, "player", "rossi"),
+        (3, "player", "rossi"),
+    ]
+    assert await store.remove_member(100, 2) is True
+    assert await store.remove_member(100, 2) is False
+    assert [m.user_id for m in await store.members(100)] == [1, 3]
+    with pytest.raises(GameNotFound):
+        await store.add_member(999, 1)
+    with pytest.raises(ValueError):
+        await store.add_member(100, 4, role="spectator")  # type: ignore[arg-type]
+
+
+async def test_deadlines_survive_reopening(db_path: Path) -> None:
+    now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    rome = timezone(timedelta(hours=1))
+    async with await SqliteStore.open(db_path) as store:
+        await new_game(store, 110)
+        await new_game(store, 111)
+        await store.set_deadline(110, "rossi", now - timedelta(hours=1))
+        await store.set_deadline(110, "blu", now + timedelta(days=2))
+        await store.set_deadline(111, "rossi", datetime(2026, 3, 1, 12, 30, tzinfo=rome))
+    async with await SqliteStore.open(db_path) as store:
+        due = await store.due_deadlines(now)
+        # 12:30 in Rome (UTC+1) is 11:30 UTC: due, after the 11:00 UTC one.
+        assert [(d.channel_id, d.side) for d in due] == [(110, "rossi"), (111, "rossi")]
+        assert due[1].due_at == datetime(2026, 3, 1, 11, 30, tzinfo=UTC)
+        assert await store.mark_reminded(110, "rossi", due[0].due_at) is True
+        assert await store.mark_reminded(110, "rossi", due[0].due_at) is False
+    async with await SqliteStore.open(db_path) as store:
+        assert [(d.channel_id, d.side) for d in await store.due_deadlines(now)] == [(111, "rossi")]
+        pending = await store.deadlines(110)
+        assert [(d.side, d.reminded) for d in pending] == [("rossi", True), ("blu", False)]
+        # Moving a deadline re-arms its reminder; a stale mark does not touch the new one.
+        await store.set_deadline(110, "rossi", now - timedelta(minutes=5))
+        assert await store.mark_reminded(110, "rossi", now - timedelta(hours=1)) is False
+        assert (110, "rossi") in [(d.channel_id, d.side) for d in await store.due_deadlines(now)]
+        assert await store.clear_deadline(110, "rossi") is True
+        assert await store.clear_deadline(110, "rossi") is False
+        await store.end_game(111)
+        assert await store.due_deadlines(now) == []
+        with pytest.raises(ValueError):
+            await store.set_deadline(110, "blu", datetime(2026, 1, 1))  # naive
+
+
+async def test_closed_store_refuses_work(db_path: Path) -> None:
+    store = await SqliteStore.open(db_path)
+    await store.close()
+    await store.close()
+    with pytest.raises(StoreUnavailable):
+        await store.load(1)
+
+
+async def test_backup_is_a_complete_copy(store: SqliteStore, tmp_path: Path) -> None:
+    await new_game(store, 120)
+    await store.commit(120, 1, sample_document(turn=2), move(1))
+    target = tmp_path / "copy.db"
+    await store.backup(target)
+    with pytest.raises(FileExistsError):
+        await store.backup(target)
+    assert not (tmp_path / "copy.db.partial").exists()
+    async with await SqliteStore.open(target, create=False, migrate=False) as copy:
+        assert (await copy.load(120)).version == 2
+        assert await copy.check() == []
