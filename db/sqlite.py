@@ -13,6 +13,7 @@ with its own lock, and the store guards every write with the version the caller 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import operator
@@ -1027,6 +1028,10 @@ class SqliteStore:
         path_text = os.fspath(path)
         # mode=rw opens an existing file only: no empty database left behind by a typo.
         must_exist = not create and path_text != ":memory:"
+        # Checked first as well: a failed aiosqlite.connect leaves its thread to report
+        # to an event loop that may be gone by then (aiosqlite 0.22).
+        if must_exist and not await asyncio.to_thread(os.path.isfile, path_text):
+            raise SchemaError(path_text, "no database file here")
         target = _existing_file_uri(path_text) if must_exist else path_text
         try:
             # isolation_level=None: we issue BEGIN/COMMIT ourselves, sqlite3 adds none.
