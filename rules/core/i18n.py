@@ -35,6 +35,10 @@ def _locale_files(language: str) -> Iterator[str]:
     core = root / "locales" / f"{language}.yaml"
     if core.is_file():
         yield core.read_text(encoding="utf-8")
+    # Per-area files (bot.it.yaml, discord.it.yaml) keep each front end's texts apart.
+    for entry in sorted((root / "locales").iterdir(), key=lambda item: item.name):
+        if entry.name.endswith(f".{language}.yaml"):
+            yield entry.read_text(encoding="utf-8")
     for entry in sorted(root.iterdir(), key=lambda item: item.name):
         candidate = entry / "locales" / f"{language}.yaml"
         if entry.name != "locales" and entry.is_dir() and candidate.is_file():

@@ -29,7 +29,7 @@ class Ruleset:
     dice: str
     load_tables: Callable[[], TableSet]
     procedures: Mapping[str, Procedure[Any]]
-    game: Any = field(default=None)
+    play: Any = field(default=None)  # a rules.core.play.GamePlay
 
     @property
     def tables(self) -> TableSet:

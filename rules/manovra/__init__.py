@@ -92,6 +92,12 @@ PROCEDURES: dict[str, Procedure[Any]] = {
 }
 
 
+def _play() -> Any:
+    from rules.manovra.play import PLAY
+
+    return PLAY
+
+
 RULESET = Ruleset(
     key=RULESET_KEY,
     title="Manovra — WWII platoon rules",
@@ -99,4 +105,5 @@ RULESET = Ruleset(
     dice="D6 D8 D10 D12",
     load_tables=load_tables,
     procedures=PROCEDURES,
+    play=_play(),
 )

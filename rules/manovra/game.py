@@ -439,6 +439,14 @@ def apply(
     return result
 
 
+def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
+    """Resolve through the ruleset's procedure, with its exact odds (bounded, cached)."""
+    from rules.manovra import PROCEDURES
+
+    chosen = PROCEDURES[procedure]
+    return chosen.resolver(data, tray).with_odds(chosen.odds(data))
+
+
 def _own(state: ManovraState, unit: UnitState, actor_side: str | None) -> None:
     if actor_side is not None and unit.side != actor_side:
         raise IllegalAction("error.manovra.not_your_unit", unit=unit.name)
@@ -715,7 +723,8 @@ def _do_request(
         raise IllegalAction("error.manovra.not_a_battery", battery=battery.name)
     if any(m.battery == battery.id for m in state.markers):
         raise IllegalAction("error.manovra.battery_busy", battery=battery.name)
-    comms = checks.resolve_communication(
+    comms = _resolve(
+        "communication",
         checks.CommunicationInput(
             link=command.link,
             distance_cm=command.distance_cm,
@@ -728,7 +737,7 @@ def _do_request(
     if comms.outcome.key != "manovra.comms.ok":
         return
     kind = checks.TestKind.IFR if battery.off_table else checks.TestKind.DFR
-    test = checks.resolve_test(checks.TestInput(kind=kind, ad=unit.ad, cv=unit.cv), tray)
+    test = _resolve("test", checks.TestInput(kind=kind, ad=unit.ad, cv=unit.cv), tray)
     result.resolutions.append(test)
     if test.outcome.key == "manovra.test.passed":
         marker = FireMarker(
@@ -780,7 +789,7 @@ def _move_resolution(
         raise InvalidInput("error.invalid_input.detail", detail=str(error)[:200]) from None
     for leg in legs:
         load_tables()["tipi_terreno"].row_by_id(leg.terrain)
-    resolution = ground.resolve_move(data, tray)
+    resolution = _resolve("move", data, tray)
     if resolution.outcome.key != "manovra.move.ok":
         raise IllegalAction(resolution.outcome.key, **dict(resolution.outcome.params))
     return resolution
@@ -854,7 +863,8 @@ def _observe(state: ManovraState, target: UnitState, distance: float, tray: Dice
     ):
         group = "copertura"
     status = "ha_sparato" if target.fired else "in_movimento" if target.moved else "appostata"
-    return checks.resolve_observation(
+    return _resolve(
+        "observation",
         checks.ObservationInput(
             observed=checks.ObservedClass(observed),
             terrain=checks.ObservedTerrain(group),
@@ -973,7 +983,8 @@ def _fire_light(
     small_arms = target.kind["small_arms"]
     if small_arms is None:
         raise IllegalAction("error.manovra.light_vs_armour", target=target.name)
-    resolution = fire.resolve_small_arms(
+    resolution = _resolve(
+        "small_arms",
         fire.SmallArmsInput(
             target_kind=fire.SmallArmsTarget(small_arms),
             band=band,
@@ -1038,7 +1049,7 @@ def _fire_heavy(
             target_has_manoeuvred=target.acted,
             target_id=target.id,
         )
-        resolution = fire.resolve_heavy_fire(data, tray)
+        resolution = _resolve("heavy_fire", data, tray)
         result.resolutions.append(resolution)
         _apply_effects(state, resolution)
     del weapon_id
@@ -1055,7 +1066,8 @@ def _fire_incendiary(
 ) -> None:
     if weapon.band_for(command.distance_cm) is None:
         raise IllegalAction("error.manovra.out_of_range", distance=round(command.distance_cm))
-    resolution = fire.resolve_incendiary(
+    resolution = _resolve(
+        "incendiary",
         fire.IncendiaryInput(
             target=fire.IncendiaryTarget(target.kind["incendiary"]),
             models_touched=min(command.models_touched, max(target.models, 1)),
@@ -1116,13 +1128,14 @@ def _do_test(
             models_present=unit.models,
             target_id=unit.id,
         )
-        resolution = ground.resolve_obstacle(data, tray)
+        resolution = _resolve("obstacle", data, tray)
         state.pending.remove(owed)
         result.resolutions.append(resolution)
         _apply_effects(state, resolution)
         return
     opponent = state.unit(command.opponent) if command.opponent else None
-    resolution = checks.resolve_test(
+    resolution = _resolve(
+        "test",
         checks.TestInput(
             kind=command.kind,
             ad=unit.ad,
@@ -1171,7 +1184,8 @@ def _do_recover(
     unit = _acting_unit(state, command.unit, actor_side)
     if not unit.has("panic"):
         raise IllegalAction("error.manovra.not_panicked", unit=unit.name)
-    resolution = ground.resolve_panic_recovery(
+    resolution = _resolve(
+        "panic_recovery",
         ground.PanicRecoveryInput(
             ad=unit.ad, commanders_cv=_commanders_cv(state, unit), target_id=unit.id
         ),
@@ -1194,8 +1208,8 @@ def _do_assault(
     target = _target_unit(state, unit, command.target)
     if unit.kind["vehicle"] and unit.kind["small_arms"] is None:
         # Armour against infantry or soft vehicles: the target's ET to avoid being overrun.
-        resolution = ground.resolve_overrun(
-            ground.OverrunInput(ad=target.ad, target_id=target.id), tray
+        resolution = _resolve(
+            "overrun", ground.OverrunInput(ad=target.ad, target_id=target.id), tray
         )
         result.resolutions.append(resolution)
         _apply_effects(state, resolution)
@@ -1205,8 +1219,8 @@ def _do_assault(
         raise IllegalAction("error.manovra.cannot_assault", unit=unit.name)
     closed_vehicle = target.kind["vehicle"] and not target.open_topped
     if not closed_vehicle:
-        courage = ground.resolve_assault(
-            ground.AssaultInput(ad=unit.ad, cv=unit.cv, target_id=target.id), tray
+        courage = _resolve(
+            "assault", ground.AssaultInput(ad=unit.ad, cv=unit.cv, target_id=target.id), tray
         )
         result.resolutions.append(courage)
         if courage.outcome.key != "manovra.assault.goes_in":
@@ -1228,8 +1242,10 @@ def _do_assault(
             ground.Duel(ad=unit.ad, opponent_ad=target.ad)
             for _ in range(min(unit.models, target.models, 12))
         )
-        resolution = ground.resolve_close_combat(
-            ground.CloseCombatInput(duels=duels, target_id=target.id, attacker_id=unit.id), tray
+        resolution = _resolve(
+            "close_combat",
+            ground.CloseCombatInput(duels=duels, target_id=target.id, attacker_id=unit.id),
+            tray,
         )
         result.resolutions.append(resolution)
         _apply_effects(state, resolution)
@@ -1276,8 +1292,8 @@ def _do_execute(
         ),
     )
     for _ in range(shots):
-        resolution = checks.resolve_scatter(
-            checks.ScatterInput(kind=kind, ad=gunners.ad, cv=gunners.cv), tray
+        resolution = _resolve(
+            "scatter", checks.ScatterInput(kind=kind, ad=gunners.ad, cv=gunners.cv), tray
         )
         result.resolutions.append(resolution)
     marker.executed = True
@@ -1307,7 +1323,8 @@ def _do_fragments(
         raise IllegalAction("error.manovra.fragments_need_marker")
     if ad is None or not calibre:
         raise InvalidInput("error.manovra.fragments_need_calibre")
-    resolution = fire.resolve_he_fragments(
+    resolution = _resolve(
+        "he_fragments",
         fire.HeFragmentsInput(
             ad=ad,
             target=fire.HeavyTarget(target.kind["heavy_target"]),

@@ -1,0 +1,399 @@
+"""The application core: typed requests in, replies out. No Discord here.
+
+For every request: take the channel's lock, load the game, check who may do what (the
+creator of a game is its referee; players join a side and act only with its units; the
+referee may do anything, and acting for a side is marked in the log), resolve through the
+ruleset, commit state and event in one transaction with the interaction id, and return a
+:class:`Reply` that says what to render, whom to ping, and which buttons to offer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from db.errors import GameNotFound, StoreError, VersionConflict
+from db.models import NewEvent
+from db.protocol import GameStore
+from rules.core.dice import DiceSource, ScriptedDice, SystemDice, parse_faces
+from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
+from rules.core.i18n import LANGUAGES
+from rules.core.play import FollowUp, GamePlay, StatusView
+from rules.core.resolution import Outcome, Resolution
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
+from rules.render import render_resolution_text
+
+log = logging.getLogger(__name__)
+
+MAX_OPTION_TEXT = 200
+MAX_SCENARIO_BYTES = 256_000
+MAX_LOG = 50
+MAX_DEADLINE_HOURS = 24 * 60
+
+GAME_VERBS = (
+    "game.new", "game.join", "game.status", "game.log", "game.export", "game.undo",
+    "game.end", "game.deadline", "turn.status", "dice.confirm", "dice.dispute",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One command from a front end."""
+
+    channel_id: int
+    user_id: int
+    verb: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    guild_id: int | None = None
+    dice: str | None = None
+    interaction_id: str | None = None
+    attachment: str | None = None
+    user_name: str = ""
+
+
+@dataclass
+class Reply:
+    """What a front end shows after a request."""
+
+    language: str
+    resolutions: list[Resolution] = field(default_factory=list)
+    notices: list[Outcome] = field(default_factory=list)
+    status: StatusView | None = None
+    follow_ups: list[FollowUp] = field(default_factory=list)
+    ping: list[int] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    by_hand: bool = False
+    odds_only: bool = False
+    seq: int | None = None
+    ruleset: str = ""
+    acted_for: str | None = None
+    duplicate: bool = False
+
+
+class ServiceError(RulesError):
+    """A request the service refuses (permissions, no game, storage conflicts)."""
+
+    default_key = "error.service"
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who the requester is in this game."""
+
+    role: Literal["referee", "player", "none"]
+    side: str | None
+
+
+class GameService:
+    """Runs commands for every channel against a store."""
+
+    def __init__(self, store: GameStore, dice: DiceSource | None = None) -> None:
+        self._store = store
+        self._dice = dice or SystemDice()
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def _lock(self, channel_id: int) -> asyncio.Lock:
+        lock = self._locks.get(channel_id)
+        if lock is None:
+            lock = self._locks[channel_id] = asyncio.Lock()
+        return lock
+
+    async def handle(self, request: Request) -> Reply:
+        """Run one request; raise :class:`RulesError` (user-safe) to refuse it."""
+        if len(request.options) > 30 or any(
+            isinstance(v, str) and len(v) > MAX_OPTION_TEXT for v in request.options.values()
+        ):
+            raise InvalidInput("error.service.option_too_long", limit=MAX_OPTION_TEXT)
+        async with self._lock(request.channel_id):
+            try:
+                return await self._dispatch(request)
+            except VersionConflict:
+                raise ServiceError("error.service.conflict") from None
+            except GameNotFound:
+                raise ServiceError("error.service.no_game") from None
+            except StoreError as error:
+                key = f"error.{error.key}"
+                raise ServiceError(key, **{k: str(v) for k, v in error.params.items()}) from None
+
+    async def _dispatch(self, request: Request) -> Reply:
+        verb = request.verb
+        if verb == "game.new":
+            return await self._new_game(request)
+        record = await self._store.load(request.channel_id)
+        play = self._play(record.ruleset)
+        seat = await self._seat(request)
+        reply = Reply(language=record.language, ruleset=record.ruleset)
+        if verb == "game.join":
+            return await self._join(request, play, record.document, seat, reply)
+        if verb in ("game.status", "turn.status"):
+            reply.status = play.status(record.document)
+            reply.follow_ups = play.follow_ups(record.document)
+            return reply
+        if verb == "game.log":
+            return await self._log(request, reply)
+        if verb == "game.export":
+            return await self._export(request, reply)
+        if verb in ("game.undo", "game.end", "game.deadline"):
+            if seat.role != "referee":
+                raise ServiceError("error.service.referee_only")
+            return await self._referee(request, play, record.version, record.document, reply)
+        if verb in ("dice.confirm", "dice.dispute"):
+            return await self._dice_check(request, seat, record.version, record.document, reply)
+        if verb not in play.verbs():
+            raise UnknownName("error.unknown_command", name=verb[:40],
+                              known=", ".join((*GAME_VERBS, *play.verbs())))
+        if record.status == "ended":
+            raise ServiceError("error.service.game_ended")
+        if seat.role == "none":
+            raise ServiceError("error.service.join_first")
+        return await self._play_verb(request, play, seat, record.version, record.document, reply)
+
+    @staticmethod
+    def _play(ruleset: str) -> GamePlay:
+        play: GamePlay | None = get_ruleset(ruleset).play
+        if play is None:
+            raise ServiceError("error.service.not_playable", ruleset=ruleset)
+        return play
+
+    async def _seat(self, request: Request) -> Seat:
+        for member in await self._store.members(request.channel_id):
+            if member.user_id == request.user_id:
+                return Seat(member.role, member.side)
+        return Seat("none", None)
+
+    # -- game management ------------------------------------------------------------------
+
+    async def _new_game(self, request: Request) -> Reply:
+        options = request.options
+        ruleset = str(options.get("ruleset") or KNOWN_RULESETS[0])
+        language = str(options.get("language") or "it")
+        if language not in LANGUAGES:
+            raise InvalidInput("error.service.bad_language", language=language[:10],
+                               known=", ".join(LANGUAGES))
+        play = self._play(get_ruleset(ruleset).key)
+        if request.attachment is not None and len(request.attachment) > MAX_SCENARIO_BYTES:
+            raise InvalidInput("error.service.scenario_too_big", limit=MAX_SCENARIO_BYTES)
+        scenario = options.get("scenario")
+        if request.attachment is None and scenario and str(scenario) not in play.scenarios():
+            raise UnknownName("error.unknown_scenario", name=str(scenario)[:40],
+                              known=", ".join(play.scenarios()))
+        document = play.new_game(str(scenario) if scenario else None, request.attachment)
+        await self._store.create_game(
+            request.channel_id, guild_id=request.guild_id, ruleset=ruleset, language=language,
+            document=document, status="active", actor_id=request.user_id,
+            interaction_id=request.interaction_id,
+        )
+        await self._store.add_member(request.channel_id, request.user_id, role="referee")
+        reply = Reply(language=language, ruleset=ruleset)
+        reply.notices.append(Outcome.of("bot.game.created", title=str(document.get("title", "")),
+                                        sides=", ".join(play.sides(document).values())))
+        reply.status = play.status(document)
+        return reply
+
+    async def _join(self, request: Request, play: GamePlay, document: Mapping[str, Any],
+                    seat: Seat, reply: Reply) -> Reply:
+        sides = play.sides(document)
+        wanted = str(request.options.get("side", ""))
+        side = next((s for s, name in sides.items() if wanted in (s, name)), None)
+        if side is None:
+            raise UnknownName("error.service.unknown_side", name=wanted[:40],
+                              known=", ".join(sides))
+        role = "referee" if seat.role == "referee" else "player"
+        await self._store.add_member(request.channel_id, request.user_id, side=side, role=role)
+        reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
+        return reply
+
+    async def _log(self, request: Request, reply: Reply) -> Reply:
+        count = _int_option(request.options, "count", 10, 1, MAX_LOG)
+        record = await self._store.load(request.channel_id)
+        first = max(0, record.version - count)
+        for event in await self._store.events(request.channel_id, after_seq=first, limit=count):
+            outcome = ""
+            for item in event.resolution or []:
+                if isinstance(item, dict) and "outcome" in item:
+                    try:
+                        outcome = render_resolution_text(
+                            Resolution.from_json(item), reply.language).splitlines()[-1]
+                    except (ValueError, TypeError, KeyError):
+                        outcome = ""
+            by = event.args.get("acted_for") if isinstance(event.args, dict) else None
+            tail = f" (arbitro per {by})" if by else ""
+            reply.lines.append(f"#{event.seq} <@{event.actor_id}> {event.verb}{tail} {outcome}".rstrip())
+        return reply
+
+    async def _export(self, request: Request, reply: Reply) -> Reply:
+        import json
+
+        bundle = await self._store.export(request.channel_id)
+        data = bundle.to_json_dict()
+        reply.files["arbitro-log.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
+        lines = [f"# {bundle.game.ruleset} — canale {request.channel_id}", ""]
+        for event in bundle.events:
+            lines.append(f"## #{event.seq} {event.verb} (<@{event.actor_id}>)")
+            for item in event.resolution or []:
+                if isinstance(item, dict) and "outcome" in item:
+                    try:
+                        text = render_resolution_text(Resolution.from_json(item), reply.language)
+                    except (ValueError, TypeError, KeyError):
+                        continue
+                    lines += ["```", text, "```"]
+            lines.append("")
+        lines.append(f"hash: `{bundle.head_hash}`")
+        reply.files["arbitro-report.md"] = "\n".join(lines).encode()
+        reply.notices.append(Outcome.of("bot.game.exported", events=len(bundle.events)))
+        return reply
+
+    async def _referee(self, request: Request, play: GamePlay, version: int,
+                       document: Mapping[str, Any], reply: Reply) -> Reply:
+        if request.verb == "game.undo":
+            result = await self._store.undo(request.channel_id, expected_version=version,
+                                            actor_id=request.user_id,
+                                            interaction_id=request.interaction_id)
+            reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
+            reply.status = play.status((await self._store.load(request.channel_id)).document)
+        elif request.verb == "game.end":
+            await self._store.end_game(request.channel_id, expected_version=version,
+                                       actor_id=request.user_id,
+                                       interaction_id=request.interaction_id)
+            reply.notices.append(Outcome.of("bot.game.ended"))
+        else:
+            hours = _int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
+            sides = play.sides(document)
+            side = str(request.options.get("side") or play.awaiting(document) or "")
+            if side not in sides:
+                raise UnknownName("error.service.unknown_side", name=side[:40],
+                                  known=", ".join(sides))
+            if hours == 0:
+                await self._store.clear_deadline(request.channel_id, side)
+                reply.notices.append(Outcome.of("bot.deadline.cleared", side=sides[side]))
+            else:
+                due = datetime.now(UTC) + timedelta(hours=hours)
+                await self._store.set_deadline(request.channel_id, side, due)
+                reply.notices.append(Outcome.of("bot.deadline.set", side=sides[side],
+                                                hours=hours))
+        return reply
+
+    async def _dice_check(self, request: Request, seat: Seat, version: int,
+                          document: Mapping[str, Any], reply: Reply) -> Reply:
+        seq = _int_option(request.options, "seq", 0, 1, 10**9)
+        events = await self._store.events(request.channel_id, after_seq=seq - 1, limit=1)
+        if not events or events[0].seq != seq or not events[0].args.get("by_hand"):
+            raise ServiceError("error.service.no_hand_dice", seq=seq)
+        if seat.role == "none":
+            raise ServiceError("error.service.join_first")
+        event = NewEvent(verb=request.verb, args={"seq": seq}, actor_id=request.user_id,
+                         interaction_id=request.interaction_id)
+        result = await self._store.commit(request.channel_id, version, dict(document), event)
+        key = "bot.dice.confirmed" if request.verb == "dice.confirm" else "bot.dice.disputed"
+        reply.notices.append(Outcome.of(key, seq=seq))
+        reply.seq = result.seq
+        return reply
+
+    # -- playing ----------------------------------------------------------------------------
+
+    async def _play_verb(self, request: Request, play: GamePlay, seat: Seat, version: int,
+                         document: Mapping[str, Any], reply: Reply) -> Reply:
+        actor_side = None if seat.role == "referee" else seat.side
+        if seat.role == "player" and seat.side is None:
+            raise ServiceError("error.service.join_first")
+        dice: DiceSource = self._dice
+        if request.dice:
+            dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
+        odds_only = request.verb == "odds"
+        before = play.awaiting(document)
+        played = play.apply(document, request.verb, request.options,
+                            SystemDice() if odds_only else dice, actor_side)
+        if isinstance(dice, ScriptedDice) and not odds_only:
+            dice.ensure_consumed()
+        reply.resolutions = played.resolutions
+        reply.notices = played.notices
+        if odds_only:
+            reply.odds_only = True
+            return reply
+        args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
+        if seat.role == "referee" and before is not None and before != seat.side:
+            args["acted_for"] = before
+            reply.acted_for = before
+        if request.dice:
+            args["by_hand"] = True
+            reply.by_hand = True
+        event = NewEvent(
+            verb=request.verb, args=args,
+            dice=[{"die": r.die.name, "face": r.face, "label": r.label}
+                  for res in played.resolutions for r in res.rolls],
+            resolution=[res.to_json() for res in played.resolutions],
+            actor_id=request.user_id, interaction_id=request.interaction_id,
+        )
+        result = await self._store.commit(request.channel_id, version, played.document, event)
+        reply.seq = result.seq
+        if result.duplicate:
+            reply.duplicate = True
+            reply.resolutions = [Resolution.from_json(item) for item in result.event.resolution
+                                 or [] if isinstance(item, dict)]
+            return reply
+        reply.follow_ups = play.follow_ups(played.document)
+        after = play.awaiting(played.document)
+        if after is not None and after != before:
+            reply.ping = await self._players_of(request.channel_id, after)
+        return reply
+
+    async def _players_of(self, channel_id: int, side: str) -> list[int]:
+        return [m.user_id for m in await self._store.members(channel_id)
+                if m.side == side and m.role == "player"]
+
+    # -- autocomplete and reminders ---------------------------------------------------------
+
+    async def choices(self, channel_id: int, user_id: int, kind: str, typed: str) -> list[str]:
+        """Autocomplete values from the channel's state (at most 25)."""
+        if kind == "scenario":
+            names = [s for key in KNOWN_RULESETS for s in self._play(key).scenarios()]
+            return [n for n in names if typed.lower() in n.lower()][:25]
+        try:
+            record = await self._store.load(channel_id)
+        except (GameNotFound, StoreError):
+            return []
+        play = self._play(record.ruleset)
+        if kind == "side":
+            names = list(play.sides(record.document))
+        else:
+            seat = await self._seat(Request(channel_id, user_id, "choices"))
+            side = None if seat.role == "referee" else seat.side
+            names = play.choices(record.document, kind, side)
+        return [n for n in names if typed.lower() in n.lower()][:25]
+
+    async def due_reminders(self, now: datetime | None = None) -> list[tuple[int, Reply]]:
+        """Deadlines that passed: a reply pinging the late side's players, once each."""
+        moment = now or datetime.now(UTC)
+        replies = []
+        for deadline in await self._store.due_deadlines(moment):
+            try:
+                record = await self._store.load(deadline.channel_id)
+            except StoreError:
+                continue
+            sides = self._play(record.ruleset).sides(record.document)
+            reply = Reply(language=record.language, ruleset=record.ruleset)
+            reply.notices.append(Outcome.of("bot.deadline.passed",
+                                            side=sides.get(deadline.side, deadline.side)))
+            reply.ping = await self._players_of(deadline.channel_id, deadline.side)
+            await self._store.mark_reminded(deadline.channel_id, deadline.side, deadline.due_at)
+            replies.append((deadline.channel_id, reply))
+        return replies
+
+
+def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
+    value = options.get(name, default)
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise InvalidInput("error.service.not_a_number", option=name, value=str(value)[:20]) from None
+    if not low <= number <= high:
+        raise InvalidInput("error.service.out_of_bounds", option=name, low=low, high=high)
+    return number
+
+
+__all__ = ["GAME_VERBS", "GameService", "IllegalAction", "Reply", "Request", "ServiceError"]

@@ -1,0 +1,109 @@
+"""What a ruleset offers for play, independent of the front end.
+
+The application service drives any ruleset through :class:`GamePlay`: create a game from
+a scenario, turn a verb and its options into a command, apply it for a side, say whose
+move it is, describe the state, and list the rolls still owed (buttons in Discord).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rules.core.dice import DiceSource
+from rules.core.resolution import Outcome, Resolution
+
+
+@dataclass(frozen=True, slots=True)
+class UnitLine:
+    """One unit in a status view."""
+
+    id: str
+    name: str
+    side: str
+    group: str
+    models: int
+    initial_models: int
+    statuses: tuple[str, ...]
+    place: str
+    acted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """A roll or action owed now: the front ends show it as a button."""
+
+    verb: str
+    options: Mapping[str, str]
+    label: Outcome
+    side: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StatusView:
+    """The state of a game as the front ends show it."""
+
+    title: str
+    turn: int
+    phase: Outcome
+    awaiting: str | None
+    sides: Mapping[str, str]
+    tokens: Mapping[str, int]
+    units: tuple[UnitLine, ...]
+    notes: tuple[Outcome, ...] = ()
+    ended: bool = False
+
+
+@dataclass
+class Played:
+    """The outcome of one command: the new state document and what to show."""
+
+    document: dict[str, Any]
+    resolutions: list[Resolution] = field(default_factory=list)
+    notices: list[Outcome] = field(default_factory=list)
+
+
+class GamePlay(Protocol):
+    """The play interface every ruleset implements."""
+
+    ruleset: str
+
+    def scenarios(self) -> list[str]:
+        """Ids of the bundled scenarios."""
+        ...
+
+    def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
+        """A new game document from a bundled scenario or an uploaded YAML text."""
+        ...
+
+    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
+        """Side id → name."""
+        ...
+
+    def apply(
+        self, document: Mapping[str, Any], verb: str, options: Mapping[str, Any],
+        dice: DiceSource, actor_side: str | None,
+    ) -> Played:
+        """Apply a verb for a side (None: the referee); raise RulesError to refuse."""
+        ...
+
+    def awaiting(self, document: Mapping[str, Any]) -> str | None:
+        """The side whose move it is."""
+        ...
+
+    def status(self, document: Mapping[str, Any]) -> StatusView:
+        """A view of the state."""
+        ...
+
+    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
+        """Rolls and actions owed now."""
+        ...
+
+    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
+        """Names for autocomplete: units, targets, weapons, platoons, markers, terrains."""
+        ...
+
+    def verbs(self) -> tuple[str, ...]:
+        """The verbs this ruleset accepts."""
+        ...
