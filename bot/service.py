@@ -35,8 +35,17 @@ MAX_LOG = 50
 MAX_DEADLINE_HOURS = 24 * 60
 
 GAME_VERBS = (
-    "game.new", "game.join", "game.status", "game.log", "game.export", "game.undo",
-    "game.end", "game.deadline", "turn.status", "dice.confirm", "dice.dispute",
+    "game.new",
+    "game.join",
+    "game.status",
+    "game.log",
+    "game.export",
+    "game.undo",
+    "game.end",
+    "game.deadline",
+    "turn.status",
+    "dice.confirm",
+    "dice.dispute",
 )
 
 
@@ -145,8 +154,11 @@ class GameService:
         if verb in ("dice.confirm", "dice.dispute"):
             return await self._dice_check(request, seat, record.version, record.document, reply)
         if verb not in play.verbs():
-            raise UnknownName("error.unknown_command", name=verb[:40],
-                              known=", ".join((*GAME_VERBS, *play.verbs())))
+            raise UnknownName(
+                "error.unknown_command",
+                name=verb[:40],
+                known=", ".join((*GAME_VERBS, *play.verbs())),
+            )
         if record.status == "ended":
             raise ServiceError("error.service.game_ended")
         if seat.role == "none":
@@ -173,36 +185,55 @@ class GameService:
         ruleset = str(options.get("ruleset") or KNOWN_RULESETS[0])
         language = str(options.get("language") or "it")
         if language not in LANGUAGES:
-            raise InvalidInput("error.service.bad_language", language=language[:10],
-                               known=", ".join(LANGUAGES))
+            raise InvalidInput(
+                "error.service.bad_language", language=language[:10], known=", ".join(LANGUAGES)
+            )
         play = self._play(get_ruleset(ruleset).key)
         if request.attachment is not None and len(request.attachment) > MAX_SCENARIO_BYTES:
             raise InvalidInput("error.service.scenario_too_big", limit=MAX_SCENARIO_BYTES)
         scenario = options.get("scenario")
         if request.attachment is None and scenario and str(scenario) not in play.scenarios():
-            raise UnknownName("error.unknown_scenario", name=str(scenario)[:40],
-                              known=", ".join(play.scenarios()))
+            raise UnknownName(
+                "error.unknown_scenario", name=str(scenario)[:40], known=", ".join(play.scenarios())
+            )
         document = play.new_game(str(scenario) if scenario else None, request.attachment)
         await self._store.create_game(
-            request.channel_id, guild_id=request.guild_id, ruleset=ruleset, language=language,
-            document=document, status="active", actor_id=request.user_id,
+            request.channel_id,
+            guild_id=request.guild_id,
+            ruleset=ruleset,
+            language=language,
+            document=document,
+            status="active",
+            actor_id=request.user_id,
             interaction_id=request.interaction_id,
         )
         await self._store.add_member(request.channel_id, request.user_id, role="referee")
         reply = Reply(language=language, ruleset=ruleset)
-        reply.notices.append(Outcome.of("bot.game.created", title=str(document.get("title", "")),
-                                        sides=", ".join(play.sides(document).values())))
+        reply.notices.append(
+            Outcome.of(
+                "bot.game.created",
+                title=str(document.get("title", "")),
+                sides=", ".join(play.sides(document).values()),
+            )
+        )
         reply.status = play.status(document)
         return reply
 
-    async def _join(self, request: Request, play: GamePlay, document: Mapping[str, Any],
-                    seat: Seat, reply: Reply) -> Reply:
+    async def _join(
+        self,
+        request: Request,
+        play: GamePlay,
+        document: Mapping[str, Any],
+        seat: Seat,
+        reply: Reply,
+    ) -> Reply:
         sides = play.sides(document)
         wanted = str(request.options.get("side", ""))
         side = next((s for s, name in sides.items() if wanted in (s, name)), None)
         if side is None:
-            raise UnknownName("error.service.unknown_side", name=wanted[:40],
-                              known=", ".join(sides))
+            raise UnknownName(
+                "error.service.unknown_side", name=wanted[:40], known=", ".join(sides)
+            )
         role = "referee" if seat.role == "referee" else "player"
         await self._store.add_member(request.channel_id, request.user_id, side=side, role=role)
         reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
@@ -218,12 +249,15 @@ class GameService:
                 if isinstance(item, dict) and "outcome" in item:
                     try:
                         outcome = render_resolution_text(
-                            Resolution.from_json(item), reply.language).splitlines()[-1]
+                            Resolution.from_json(item), reply.language
+                        ).splitlines()[-1]
                     except (ValueError, TypeError, KeyError):
                         outcome = ""
             by = event.args.get("acted_for") if isinstance(event.args, dict) else None
             tail = f" (arbitro per {by})" if by else ""
-            reply.lines.append(f"#{event.seq} <@{event.actor_id}> {event.verb}{tail} {outcome}".rstrip())
+            reply.lines.append(
+                f"#{event.seq} <@{event.actor_id}> {event.verb}{tail} {outcome}".rstrip()
+            )
         return reply
 
     async def _export(self, request: Request, reply: Reply) -> Reply:
@@ -248,46 +282,65 @@ class GameService:
         reply.notices.append(Outcome.of("bot.game.exported", events=len(bundle.events)))
         return reply
 
-    async def _referee(self, request: Request, play: GamePlay, version: int,
-                       document: Mapping[str, Any], reply: Reply) -> Reply:
+    async def _referee(
+        self,
+        request: Request,
+        play: GamePlay,
+        version: int,
+        document: Mapping[str, Any],
+        reply: Reply,
+    ) -> Reply:
         if request.verb == "game.undo":
-            result = await self._store.undo(request.channel_id, expected_version=version,
-                                            actor_id=request.user_id,
-                                            interaction_id=request.interaction_id)
+            result = await self._store.undo(
+                request.channel_id,
+                expected_version=version,
+                actor_id=request.user_id,
+                interaction_id=request.interaction_id,
+            )
             reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
             reply.status = play.status((await self._store.load(request.channel_id)).document)
         elif request.verb == "game.end":
-            await self._store.end_game(request.channel_id, expected_version=version,
-                                       actor_id=request.user_id,
-                                       interaction_id=request.interaction_id)
+            await self._store.end_game(
+                request.channel_id,
+                expected_version=version,
+                actor_id=request.user_id,
+                interaction_id=request.interaction_id,
+            )
             reply.notices.append(Outcome.of("bot.game.ended"))
         else:
             hours = _int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
             sides = play.sides(document)
             side = str(request.options.get("side") or play.awaiting(document) or "")
             if side not in sides:
-                raise UnknownName("error.service.unknown_side", name=side[:40],
-                                  known=", ".join(sides))
+                raise UnknownName(
+                    "error.service.unknown_side", name=side[:40], known=", ".join(sides)
+                )
             if hours == 0:
                 await self._store.clear_deadline(request.channel_id, side)
                 reply.notices.append(Outcome.of("bot.deadline.cleared", side=sides[side]))
             else:
                 due = datetime.now(UTC) + timedelta(hours=hours)
                 await self._store.set_deadline(request.channel_id, side, due)
-                reply.notices.append(Outcome.of("bot.deadline.set", side=sides[side],
-                                                hours=hours))
+                reply.notices.append(Outcome.of("bot.deadline.set", side=sides[side], hours=hours))
         return reply
 
-    async def _dice_check(self, request: Request, seat: Seat, version: int,
-                          document: Mapping[str, Any], reply: Reply) -> Reply:
+    async def _dice_check(
+        self, request: Request, seat: Seat, version: int, document: Mapping[str, Any], reply: Reply
+    ) -> Reply:
         seq = _int_option(request.options, "seq", 0, 1, 10**9)
         events = await self._store.events(request.channel_id, after_seq=seq - 1, limit=1)
         if not events or events[0].seq != seq or not events[0].args.get("by_hand"):
             raise ServiceError("error.service.no_hand_dice", seq=seq)
         if seat.role == "none":
             raise ServiceError("error.service.join_first")
-        event = NewEvent(verb=request.verb, args={"seq": seq}, actor_id=request.user_id,
-                         interaction_id=request.interaction_id)
+        if seat.role != "referee" and events[0].actor_id == request.user_id:
+            raise ServiceError("error.service.own_dice")
+        event = NewEvent(
+            verb=request.verb,
+            args={"seq": seq},
+            actor_id=request.user_id,
+            interaction_id=request.interaction_id,
+        )
         result = await self._store.commit(request.channel_id, version, dict(document), event)
         key = "bot.dice.confirmed" if request.verb == "dice.confirm" else "bot.dice.disputed"
         reply.notices.append(Outcome.of(key, seq=seq))
@@ -296,8 +349,15 @@ class GameService:
 
     # -- playing ----------------------------------------------------------------------------
 
-    async def _play_verb(self, request: Request, play: GamePlay, seat: Seat, version: int,
-                         document: Mapping[str, Any], reply: Reply) -> Reply:
+    async def _play_verb(
+        self,
+        request: Request,
+        play: GamePlay,
+        seat: Seat,
+        version: int,
+        document: Mapping[str, Any],
+        reply: Reply,
+    ) -> Reply:
         actor_side = None if seat.role == "referee" else seat.side
         if seat.role == "player" and seat.side is None:
             raise ServiceError("error.service.join_first")
@@ -306,8 +366,9 @@ class GameService:
             dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
         odds_only = request.verb == "odds"
         before = play.awaiting(document)
-        played = play.apply(document, request.verb, request.options,
-                            SystemDice() if odds_only else dice, actor_side)
+        played = play.apply(
+            document, request.verb, request.options, SystemDice() if odds_only else dice, actor_side
+        )
         if isinstance(dice, ScriptedDice) and not odds_only:
             dice.ensure_consumed()
         reply.resolutions = played.resolutions
@@ -323,18 +384,26 @@ class GameService:
             args["by_hand"] = True
             reply.by_hand = True
         event = NewEvent(
-            verb=request.verb, args=args,
-            dice=[{"die": r.die.name, "face": r.face, "label": r.label}
-                  for res in played.resolutions for r in res.rolls],
+            verb=request.verb,
+            args=args,
+            dice=[
+                {"die": r.die.name, "face": r.face, "label": r.label}
+                for res in played.resolutions
+                for r in res.rolls
+            ],
             resolution=[res.to_json() for res in played.resolutions],
-            actor_id=request.user_id, interaction_id=request.interaction_id,
+            actor_id=request.user_id,
+            interaction_id=request.interaction_id,
         )
         result = await self._store.commit(request.channel_id, version, played.document, event)
         reply.seq = result.seq
         if result.duplicate:
             reply.duplicate = True
-            reply.resolutions = [Resolution.from_json(item) for item in result.event.resolution
-                                 or [] if isinstance(item, dict)]
+            reply.resolutions = [
+                Resolution.from_json(item)
+                for item in result.event.resolution or []
+                if isinstance(item, dict)
+            ]
             return reply
         reply.follow_ups = play.follow_ups(played.document)
         after = play.awaiting(played.document)
@@ -343,8 +412,11 @@ class GameService:
         return reply
 
     async def _players_of(self, channel_id: int, side: str) -> list[int]:
-        return [m.user_id for m in await self._store.members(channel_id)
-                if m.side == side and m.role == "player"]
+        return [
+            m.user_id
+            for m in await self._store.members(channel_id)
+            if m.side == side and m.role == "player"
+        ]
 
     # -- autocomplete and reminders ---------------------------------------------------------
 
@@ -377,8 +449,9 @@ class GameService:
                 continue
             sides = self._play(record.ruleset).sides(record.document)
             reply = Reply(language=record.language, ruleset=record.ruleset)
-            reply.notices.append(Outcome.of("bot.deadline.passed",
-                                            side=sides.get(deadline.side, deadline.side)))
+            reply.notices.append(
+                Outcome.of("bot.deadline.passed", side=sides.get(deadline.side, deadline.side))
+            )
             reply.ping = await self._players_of(deadline.channel_id, deadline.side)
             await self._store.mark_reminded(deadline.channel_id, deadline.side, deadline.due_at)
             replies.append((deadline.channel_id, reply))
@@ -390,7 +463,9 @@ def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, h
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise InvalidInput("error.service.not_a_number", option=name, value=str(value)[:20]) from None
+        raise InvalidInput(
+            "error.service.not_a_number", option=name, value=str(value)[:20]
+        ) from None
     if not low <= number <= high:
         raise InvalidInput("error.service.out_of_bounds", option=name, low=low, high=high)
     return number

@@ -27,7 +27,8 @@ class Described:
     by_hand: bool
 
 
-def _value(ruleset: str, value: str | int, language: str) -> str:
+def value_text(ruleset: str, value: str | int, language: str) -> str:
+    """A parameter value localized through `<ruleset>.values.*` where the catalogue has it."""
     if isinstance(value, int):
         return str(value)
     parts = []
@@ -39,7 +40,7 @@ def _value(ruleset: str, value: str | int, language: str) -> str:
 
 def outcome_text(ruleset: str, outcome: Outcome, language: str) -> str:
     """The localized sentence for an outcome, with its parameters localized too."""
-    params = {name: _value(ruleset, value, language) for name, value in outcome.params}
+    params = {name: value_text(ruleset, value, language) for name, value in outcome.params}
     for name in ("status", "n", "location", "cm", "cover"):
         params.setdefault(name, "")
     text = translate(outcome.key, language, **params)
@@ -47,7 +48,7 @@ def outcome_text(ruleset: str, outcome: Outcome, language: str) -> str:
 
 
 def _step_line(ruleset: str, step: Step, language: str) -> str:
-    params = {name: _value(ruleset, value, language) for name, value in step.params}
+    params = {name: value_text(ruleset, value, language) for name, value in step.params}
     name = " ".join(translate(step.key, language, **params).split())
     pieces: list[str] = []
     if step.rolls:
@@ -89,7 +90,7 @@ def effect_text(ruleset: str, effect: Effect, language: str) -> str:
         return target + translate("render.casualties", language, n=effect.amount)
     if effect.kind is EffectKind.TEST_OWED:
         return target + translate("render.test_owed", language, test=effect.key)
-    status = _value(ruleset, effect.key, language)
+    status = value_text(ruleset, effect.key, language)
     key = {
         EffectKind.STATUS: "render.status",
         EffectKind.CLEAR_STATUS: "render.clear_status",

@@ -82,8 +82,12 @@ class GamePlay(Protocol):
         ...
 
     def apply(
-        self, document: Mapping[str, Any], verb: str, options: Mapping[str, Any],
-        dice: DiceSource, actor_side: str | None,
+        self,
+        document: Mapping[str, Any],
+        verb: str,
+        options: Mapping[str, Any],
+        dice: DiceSource,
+        actor_side: str | None,
     ) -> Played:
         """Apply a verb for a side (None: the referee); raise RulesError to refuse."""
         ...

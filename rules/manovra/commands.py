@@ -23,16 +23,45 @@ _VERBS: dict[str, tuple[str, dict[str, str]]] = {
     "turn.next": ("next", {}),
     "manoeuvre.declare": ("declare", {"platoon": "platoon"}),
     "manoeuvre.pass": ("pass", {}),
-    "callarty": ("callarty", {"unit": "unit", "battery": "battery", "target": "target",
-                              "distance": "distance_cm", "link": "link",
-                              "sight": "line_of_sight", "entrenched": "both_entrenched"}),
-    "move": ("move", {"unit": "unit", "terrain": "terrain", "distance": "distance_cm",
-                      "kind": "kind", "via": "via", "conceal": "conceal"}),
-    "fire": ("fire", {"unit": "unit", "target": "target", "distance": "distance_cm",
-                      "weapon": "weapon", "ammo": "ammo", "facing": "facing",
-                      "impact": "impact", "move_terrain": "move_terrain",
-                      "move_distance": "move_cm", "models": "models_touched",
-                      "location": "chosen_location"}),
+    "callarty": (
+        "callarty",
+        {
+            "unit": "unit",
+            "battery": "battery",
+            "target": "target",
+            "distance": "distance_cm",
+            "link": "link",
+            "sight": "line_of_sight",
+            "entrenched": "both_entrenched",
+        },
+    ),
+    "move": (
+        "move",
+        {
+            "unit": "unit",
+            "terrain": "terrain",
+            "distance": "distance_cm",
+            "kind": "kind",
+            "via": "via",
+            "conceal": "conceal",
+        },
+    ),
+    "fire": (
+        "fire",
+        {
+            "unit": "unit",
+            "target": "target",
+            "distance": "distance_cm",
+            "weapon": "weapon",
+            "ammo": "ammo",
+            "facing": "facing",
+            "impact": "impact",
+            "move_terrain": "move_terrain",
+            "move_distance": "move_cm",
+            "models": "models_touched",
+            "location": "chosen_location",
+        },
+    ),
     "test": ("test", {"unit": "unit", "kind": "kind", "opponent": "opponent"}),
     "morale": ("test", {"unit": "unit"}),
     "recover": ("recover", {"unit": "unit"}),
@@ -40,7 +69,7 @@ _VERBS: dict[str, tuple[str, dict[str, str]]] = {
     "execute": ("execute", {"marker": "marker"}),
     "fragments": ("fragments", {"target": "target", "marker": "marker"}),
 }
-VERBS = tuple(_VERBS) + ("odds",)
+VERBS = (*_VERBS, "odds")
 
 
 def parse_via(text: str) -> tuple[Leg, ...]:
@@ -66,8 +95,9 @@ def build_command(verb: str, options: Mapping[str, Any]) -> Any:
     command_verb, names = _VERBS[verb]
     unknown = sorted(set(options) - set(names))
     if unknown:
-        raise InvalidInput("error.unknown_option", option=unknown[0][:40],
-                           known=", ".join(names) or "-")
+        raise InvalidInput(
+            "error.unknown_option", option=unknown[0][:40], known=", ".join(names) or "-"
+        )
     data: dict[str, Any] = {"verb": command_verb}
     for option, value in options.items():
         if value is None or value == "":
@@ -83,5 +113,6 @@ def build_command(verb: str, options: Mapping[str, Any]) -> Any:
     try:
         return _COMMAND.validate_python(data)
     except ValidationError as error:
-        raise InvalidInput("error.invalid_input.detail",
-                           detail=describe_validation_error(error)) from None
+        raise InvalidInput(
+            "error.invalid_input.detail", detail=describe_validation_error(error)
+        ) from None

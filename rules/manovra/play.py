@@ -48,14 +48,17 @@ class ManovraPlay:
         return dict(document.get("sides", {}))
 
     def apply(
-        self, document: Mapping[str, Any], verb: str, options: Mapping[str, Any],
-        dice: DiceSource, actor_side: str | None,
+        self,
+        document: Mapping[str, Any],
+        verb: str,
+        options: Mapping[str, Any],
+        dice: DiceSource,
+        actor_side: str | None,
     ) -> Played:
         """Apply a verb; for ``odds`` the result is computed but must not be committed."""
         command = build_command(verb, options)
         applied = g.apply(self._state(document), command, dice, actor_side=actor_side)
-        return Played(applied.state.model_dump(mode="json"), applied.resolutions,
-                      applied.notices)
+        return Played(applied.state.model_dump(mode="json"), applied.resolutions, applied.notices)
 
     def awaiting(self, document: Mapping[str, Any]) -> str | None:
         """The side whose move it is."""
@@ -65,44 +68,82 @@ class ManovraPlay:
         """Turn, step, whose move, tokens, units with their state, owed rolls and markers."""
         state = self._state(document)
         units = tuple(
-            UnitLine(u.id, u.name, u.side, state.platoons[u.platoon].name, u.models,
-                     u.initial_models, tuple(u.statuses), u.terrain, u.acted)
-            for u in state.units.values()
+            UnitLine(
+                u.id,
+                u.name,
+                u.side,
+                state.platoons[u.platoon].name,
+                u.models,
+                u.initial_models,
+                tuple(u.statuses),
+                u.terrain,
+                u.acted,
+            )
+            for platoon in state.platoons.values()
+            for u in (state.units[unit_id] for unit_id in platoon.units)
         )
-        notes: list[Outcome] = [Outcome.of("manovra.status.pending", unit=state.units[p.unit].name,
-                                           test=p.kind) for p in state.pending]
-        notes += [Outcome.of("manovra.status.marker", marker=m.id, target=m.target,
-                             done=1 if m.executed else 0) for m in state.markers]
+        notes: list[Outcome] = [
+            Outcome.of("manovra.status.pending", unit=state.units[p.unit].name, test=p.kind)
+            for p in state.pending
+        ]
+        notes += [
+            Outcome.of(
+                "manovra.status.marker", marker=m.id, target=m.target, done=1 if m.executed else 0
+            )
+            for m in state.markers
+        ]
         if state.queue:
-            notes.append(Outcome.of("manovra.status.queue", order=", ".join(
-                state.units[u].name for u in state.queue)))
+            notes.append(
+                Outcome.of(
+                    "manovra.status.queue",
+                    order=", ".join(state.units[u].name for u in state.queue),
+                )
+            )
         for side, platoon in state.declarations.items():
             if platoon in state.platoons:
-                notes.append(Outcome.of("manovra.turn.declared", side=state.sides[side],
-                                        platoon=state.platoons[platoon].name))
+                notes.append(
+                    Outcome.of(
+                        "manovra.turn.declared",
+                        side=state.sides[side],
+                        platoon=state.platoons[platoon].name,
+                    )
+                )
         return StatusView(
-            title=state.title, turn=state.turn,
+            title=state.title,
+            turn=state.turn,
             phase=Outcome.of(f"manovra.phase.{int(state.step)}"),
-            awaiting=g.awaiting(state), sides=dict(state.sides), tokens=dict(state.tokens),
-            units=units, notes=tuple(notes), ended=state.ended,
+            awaiting=g.awaiting(state),
+            sides=dict(state.sides),
+            tokens=dict(state.tokens),
+            units=units,
+            notes=tuple(notes),
+            ended=state.ended,
         )
 
     def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
         """Owed tests (CT after losses, SF after a hit, ET) and the next IF marker at step 4."""
         state = self._state(document)
         owed = [
-            FollowUp("test", {"unit": p.unit, "kind": p.kind},
-                     Outcome.of("manovra.follow.test", test=p.kind, unit=state.units[p.unit].name),
-                     state.units[p.unit].side)
+            FollowUp(
+                "test",
+                {"unit": p.unit, "kind": p.kind},
+                Outcome.of("manovra.follow.test", test=p.kind, unit=state.units[p.unit].name),
+                state.units[p.unit].side,
+            )
             for p in state.pending
         ]
         if state.step is g.TurnStep.INDIRECT:
             for marker_id in state.marker_order:
                 marker = next(m for m in state.markers if m.id == marker_id)
                 if not marker.executed:
-                    owed.append(FollowUp("execute", {"marker": marker.id},
-                                         Outcome.of("manovra.follow.execute", marker=marker.id),
-                                         state.platoons[marker.battery].side))
+                    owed.append(
+                        FollowUp(
+                            "execute",
+                            {"marker": marker.id},
+                            Outcome.of("manovra.follow.execute", marker=marker.id),
+                            state.platoons[marker.battery].side,
+                        )
+                    )
                     break
         return owed[:MAX_CHOICES]
 
@@ -119,8 +160,11 @@ class ManovraPlay:
         elif kind == "platoon":
             names = [p.id for p in state.platoons.values() if side is None or p.side == side]
         elif kind == "battery":
-            names = [p.id for p in state.platoons.values()
-                     if p.kind == "battery" and (side is None or p.side == side)]
+            names = [
+                p.id
+                for p in state.platoons.values()
+                if p.kind == "battery" and (side is None or p.side == side)
+            ]
         elif kind == "weapon":
             names = sorted({w for u in alive if side is None or u.side == side for w in u.weapons})
         elif kind == "marker":

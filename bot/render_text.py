@@ -1,0 +1,81 @@
+"""A service :class:`Reply` as plain text, for the console table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.service import Reply
+from rules.core.i18n import translate
+from rules.core.play import StatusView
+from rules.core.resolution import Outcome
+from rules.render import describe, outcome_text, render_resolution_text, value_text
+
+
+def notice_text(ruleset: str, outcome: Outcome, language: str) -> str:
+    """A notice (turn changes, declarations, game messages) as a sentence."""
+    return outcome_text(ruleset or "manovra", outcome, language)
+
+
+def status_text(view: StatusView, ruleset: str, language: str) -> str:
+    """The game's status: turn, phase, whose move, tokens, units, notes."""
+    awaiting = view.sides.get(view.awaiting or "", "—")
+    tokens = ", ".join(f"{view.sides[s]} {n}" for s, n in view.tokens.items())
+    lines = [
+        f"## {view.title}",
+        translate(
+            "bot.status.header",
+            language,
+            turn=view.turn,
+            phase=notice_text(ruleset, view.phase, language),
+            side=awaiting,
+            tokens=tokens,
+        ),
+    ]
+    for side, name in view.sides.items():
+        lines.append(f"[{name}]")
+        for unit in (u for u in view.units if u.side == side):
+            statuses = ", ".join(value_text(ruleset, s, language) for s in unit.statuses)
+            done = " ✓" if unit.acted else ""
+            lines.append(
+                f"  {unit.id:<16} {unit.name:<22} {unit.models}/{unit.initial_models}"
+                f"  {unit.place}{'  [' + statuses + ']' if statuses else ''}{done}"
+            )
+    lines += [f"• {notice_text(ruleset, note, language)}" for note in view.notes]
+    if view.ended:
+        lines.append(translate("bot.status.ended", language))
+    return "\n".join(lines)
+
+
+def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
+    """Everything a reply shows, as text."""
+    language = reply.language
+    parts: list[str] = []
+    if reply.odds_only:
+        for resolution in reply.resolutions[-1:]:
+            described = describe(resolution, language)
+            parts.append(
+                f"{translate('render.odds', language)} — {described.title}: "
+                + " · ".join(described.odds)
+            )
+        return "\n".join(parts)
+    if reply.duplicate:
+        parts.append(translate("bot.duplicate", language))
+    parts += [render_resolution_text(r, language) for r in reply.resolutions]
+    parts += [f"» {notice_text(reply.ruleset, n, language)}" for n in reply.notices]
+    if reply.acted_for:
+        parts.append(translate("bot.acted_for", language, side=reply.acted_for))
+    if reply.status is not None:
+        parts.append(status_text(reply.status, reply.ruleset, language))
+    parts += reply.lines
+    for follow in reply.follow_ups:
+        options = " ".join(f"{k}:{v}" for k, v in follow.options.items())
+        parts.append(
+            f"→ {notice_text(reply.ruleset, follow.label, language)}: /{follow.verb} {options}"
+        )
+    if reply.by_hand and reply.seq is not None:
+        parts.append(translate("bot.dice.check", language, seq=reply.seq))
+    if reply.ping:
+        parts.append(
+            translate("bot.ping", language, players=", ".join("@" + name_of(u) for u in reply.ping))
+        )
+    return "\n".join(parts)

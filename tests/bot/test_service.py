@@ -1,0 +1,242 @@
+"""A whole manovra turn through the application service, on a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.service import GameService, Request
+from db.hashing import verify_export
+from rules.core.errors import RulesError
+
+CHANNEL = 4242
+REFEREE, ANNA, BRUNO, STRANGER = 1, 2, 3, 99
+
+
+class Table:
+    """Sends requests as a user, with fresh interaction ids."""
+
+    def __init__(self, service: GameService, dice) -> None:
+        self.service = service
+        self.dice = dice
+        self.counter = 0
+
+    async def __call__(
+        self,
+        user: int,
+        verb: str,
+        faces=(),
+        *,
+        dice: str | None = None,
+        interaction: str | None = None,
+        **options,
+    ):
+        self.counter += 1
+        self.dice.push(*faces)
+        reply = await self.service.handle(
+            Request(
+                channel_id=CHANNEL,
+                guild_id=7,
+                user_id=user,
+                verb=verb,
+                options=options,
+                dice=dice,
+                interaction_id=interaction or f"i{self.counter}",
+            )
+        )
+        assert not self.dice.faces, f"unused faces {list(self.dice.faces)} after {verb}"
+        return reply
+
+    async def refused(self, user: int, verb: str, key: str, **options) -> RulesError:
+        with pytest.raises(RulesError) as caught:
+            await self(user, verb, **options)
+        assert caught.value.key == key, caught.value.key
+        return caught.value
+
+
+@pytest.fixture()
+def table(service, dice) -> Table:
+    return Table(service, dice)
+
+
+async def _setup(table: Table) -> None:
+    await table(REFEREE, "game.new", scenario="esempio_normandia", language="it")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="Asse")  # by name too
+
+
+async def test_a_whole_turn_through_the_service(table, store):
+    await table.refused(ANNA, "turn.next", "error.service.no_game")
+    await _setup(table)
+    await table.refused(STRANGER, "turn.next", "error.service.join_first")
+    await table.refused(BRUNO, "turn.next", "error.manovra.not_your_move")
+    reply = await table(ANNA, "turn.next")
+    assert reply.status is None and reply.notices[0].code == "manovra.turn.step(turn=1,step=2)"
+
+    # Step 2: an IFR with dice typed by hand; the opponent confirms them.
+    reply = await table(
+        ANNA,
+        "callarty",
+        dice="6,3",
+        unit="comando_plotone",
+        battery="batteria_105",
+        target="bosco nord",
+        distance=20,
+        link="stesso_plotone_radio",
+    )
+    assert reply.by_hand and reply.resolutions[1].outcome.code == "manovra.test.passed(test=IFR)"
+    assert all(roll.by_hand for roll in reply.resolutions[1].rolls)
+    await table.refused(ANNA, "dice.confirm", "error.service.own_dice", seq=reply.seq)
+    await table(BRUNO, "dice.confirm", seq=reply.seq)
+    await table.refused(
+        ANNA,
+        "callarty",
+        "error.dice.unused",
+        dice="6,3,1",
+        unit="squadra_1",
+        battery="sezione_mortai",
+        target="x",
+        distance=5,
+    )
+    await table(ANNA, "turn.next")
+
+    # Step 3: the Allies declare and Bruno is pinged; Bruno hands over his token.
+    await table.refused(
+        BRUNO, "manoeuvre.declare", "error.manovra.not_your_declaration", platoon="zug_1"
+    )
+    reply = await table(ANNA, "manoeuvre.declare", platoon="plotone_fucilieri")
+    assert reply.ping == [BRUNO]
+    reply = await table(BRUNO, "manoeuvre.pass", [6, 1, 1])
+    assert reply.ping == [ANNA]
+    await table.refused(
+        BRUNO,
+        "fire",
+        "error.manovra.not_your_unit",
+        unit="squadra_1",
+        target="gruppe_1",
+        distance=12,
+    )
+    await table.refused(
+        ANNA, "fire", "error.manovra.unknown_unit", unit="squadra_9", target="gruppe_1", distance=12
+    )
+    odds = await table(ANNA, "odds", unit="squadra_1", target="gruppe_1", distance=12)
+    assert odds.odds_only and odds.resolutions[-1].odds.exact
+    version_before = (await store.load(CHANNEL)).version
+    assert version_before == (await store.load(CHANNEL)).version  # /odds commits nothing
+    reply = await table(ANNA, "fire", [10], unit="squadra_1", target="gruppe_1", distance=12)
+    shot = reply.resolutions[-1]
+    assert shot.steps[0].table.cell == "1" and shot.odds is not None
+    await table(ANNA, "move", unit="comando_plotone", terrain="piano_boscoso", distance=6)
+    await table(ANNA, "move", unit="squadra_2", kind="hold")
+
+    # Second phase: the tanks. A hull hit on the Panzer owes it an SF and a CT.
+    await table(ANNA, "manoeuvre.declare", platoon="plotone_carri")
+    await table(BRUNO, "manoeuvre.declare", [6, 1, 1], platoon="panzer")
+    reply = await table(
+        ANNA, "fire", [7, 12, 3], unit="sherman_1", target="panzer_iv", distance=40, ammo="AP"
+    )
+    hit = reply.resolutions[-1]
+    assert [s.table.cell for s in hit.steps] == ["scafo", "10", "arma distrutta + 1 morto + CT"]
+    assert [(f.verb, dict(f.options)) for f in reply.follow_ups] == [
+        ("test", {"unit": "panzer_iv", "kind": "SF"}),
+        ("test", {"unit": "panzer_iv", "kind": "CT"}),
+    ]
+    assert all(f.side == "asse" for f in reply.follow_ups)
+    await table.refused(BRUNO, "move", "error.manovra.test_owed", unit="panzer_iv", kind="hold")
+    await table(BRUNO, "test", [1, 10], unit="panzer_iv", kind="SF")
+    await table(BRUNO, "morale", [6, 1], unit="panzer_iv")
+    await table.refused(
+        BRUNO, "fire", "error.manovra.skip_fire", unit="panzer_iv", target="sherman_1", distance=40
+    )
+    await table(BRUNO, "move", unit="panzer_iv", kind="hold")
+    await table(ANNA, "move", unit="sherman_2", kind="hold")
+
+    # Third phase; the referee acts for the absent Axis player (marked in the log).
+    await table(ANNA, "manoeuvre.declare", platoon="sezione_mortai")
+    await table(BRUNO, "manoeuvre.declare", [1, 1, 1, 1], platoon="zug_1")
+    reply = await table(REFEREE, "move", unit="gruppe_1", kind="hold")
+    assert reply.acted_for == "asse"
+    for unit in ("mg_team", "pak"):
+        await table(BRUNO, "move", unit=unit, kind="hold")
+    reply = await table(ANNA, "move", [1], unit="mortai", kind="hold")  # step 4: IT of the 105s
+    assert [(f.verb, dict(f.options)) for f in reply.follow_ups] == [
+        ("execute", {"marker": "if1-1"})
+    ]
+
+    # Step 4: the follow-up executes the IF marker; ≤ 0 hits the point.
+    reply = await table(ANNA, "execute", [1, 1, 1], marker="if1-1")
+    assert reply.resolutions[0].outcome.code == "manovra.scatter.on_point"
+    await table(ANNA, "turn.next")
+    reply = await table(ANNA, "turn.next")
+    assert reply.notices[-1].code == "manovra.turn.step(turn=2,step=1)"
+
+    status = await table(BRUNO, "game.status")
+    panzer = next(u for u in status.status.units if u.id == "panzer_iv")
+    assert panzer.models == 4 and "weapon_destroyed" in panzer.statuses
+    assert status.status.turn == 2
+
+    log = await table(BRUNO, "game.log", count=50)
+    assert any("(arbitro per asse)" in line for line in log.lines)
+
+
+async def test_undo_export_and_retries(table, store):
+    await _setup(table)
+    first = await table(ANNA, "turn.next", interaction="same")
+    again = await table(ANNA, "turn.next", interaction="same")  # a retried interaction
+    assert again.duplicate and again.seq == first.seq
+    record = await store.load(CHANNEL)
+    assert record.document["step"] == 2
+
+    await table.refused(ANNA, "game.undo", "error.service.referee_only")
+    reply = await table(REFEREE, "game.undo")
+    assert reply.status.phase.key == "manovra.phase.1"
+    assert (await store.load(CHANNEL)).document["step"] == 1
+
+    exported = await table(BRUNO, "game.export")
+    bundle = json.loads(exported.files["arbitro-log.json"])
+    assert verify_export(bundle) == bundle["head_hash"]
+    assert b"turn.next" in exported.files["arbitro-report.md"]
+
+    await table(REFEREE, "game.deadline", hours=12, side="asse")
+    await table.refused(REFEREE, "game.deadline", "error.service.out_of_bounds", hours=-1)
+    await table.refused(ANNA, "game.end", "error.service.referee_only")
+    await table(REFEREE, "game.end")
+    await table.refused(ANNA, "turn.next", "error.service.game_ended")
+
+
+async def test_new_game_errors(table):
+    await table.refused(REFEREE, "game.new", "error.unknown_scenario", scenario="nope")
+    await table.refused(REFEREE, "game.new", "error.service.bad_language", language="de")
+    await table.refused(REFEREE, "game.new", "error.unknown_ruleset", ruleset="chess")
+    with pytest.raises(RulesError) as caught:
+        await table.service.handle(
+            Request(
+                channel_id=CHANNEL, user_id=REFEREE, verb="game.new", attachment="id: x\nsides: [\n"
+            )
+        )
+    assert "line" in caught.value.localized("en")
+    await _setup(table)
+    await table.refused(REFEREE, "game.new", "error.store.game_exists")
+
+
+async def test_deadline_reminders_ping_the_late_side(table, store):
+    from datetime import UTC, datetime, timedelta
+
+    await _setup(table)
+    await table(REFEREE, "game.deadline", hours=1, side="asse")
+    later = datetime.now(UTC) + timedelta(hours=2)
+    reminders = await table.service.due_reminders(later)
+    assert [(channel, reply.ping) for channel, reply in reminders] == [(CHANNEL, [BRUNO])]
+    assert await table.service.due_reminders(later) == []  # once only
+
+
+async def test_autocomplete_is_filtered_and_bounded(table):
+    await _setup(table)
+    units = await table.service.choices(CHANNEL, ANNA, "unit", "squ")
+    assert units == ["squadra_1", "squadra_2"]
+    targets = await table.service.choices(CHANNEL, ANNA, "target", "")
+    assert "squadra_1" not in targets and "gruppe_1" in targets
+    assert len(await table.service.choices(CHANNEL, ANNA, "terrain", "")) <= 25
+    assert await table.service.choices(CHANNEL, ANNA, "scenario", "norm") == ["esempio_normandia"]
+    assert await table.service.choices(555, ANNA, "unit", "") == []
