@@ -8,6 +8,7 @@ commands, ``/quit`` leaves. Piped input runs non-interactively and exits at its 
 from __future__ import annotations
 
 import asyncio
+import re
 import shlex
 import sys
 import zlib
@@ -50,6 +51,7 @@ COMMANDS: dict[str, str] = {
     "dispute": "dice.dispute",
 }
 DEFAULT_SEAT = "arbitro"
+_MENTION = re.compile(r"<@(\d+)>")
 
 
 def user_id_of(name: str) -> int:
@@ -97,6 +99,7 @@ class Console:
         self._seat = DEFAULT_SEAT
         self._names: dict[int, str] = {user_id_of(DEFAULT_SEAT): DEFAULT_SEAT}
         self._counter = 0
+        self._language = "it"  # the game's language, learnt from its replies
         self.errors = 0
 
     def _print(self, text: str) -> None:
@@ -106,7 +109,7 @@ class Console:
     async def run(self, lines: Iterable[str], *, interactive: bool) -> int:
         """Read commands until the end of input or /quit; return the number of errors."""
         if interactive:
-            self._print(translate("bot.console.welcome", "it", seat=self._seat))
+            self._print(translate("bot.console.welcome", self._language, seat=self._seat))
         for raw in lines:
             line = raw.strip()
             if not line or line.startswith("#"):
@@ -126,11 +129,11 @@ class Console:
         if line.startswith("/as"):
             name = line[3:].strip()
             if not name:
-                self._print(translate("bot.console.as_usage", "it"))
+                self._print(translate("bot.console.as_usage", self._language))
                 return
             self._seat = name[:40]
             self._names[user_id_of(self._seat)] = self._seat
-            self._print(translate("bot.console.seat", "it", seat=self._seat))
+            self._print(translate("bot.console.seat", self._language, seat=self._seat))
             return
         if line.startswith("/help"):
             self._print(
@@ -161,13 +164,18 @@ class Console:
             reply = await self._service.handle(request)
         except RulesError as error:
             self.errors += 1
-            self._print(f"! {error.localized('it')}")
+            self._print(f"! {error.localized(self._language)}")
             return
         except StoreError as error:
             self.errors += 1
             self._print(f"! {error}")
             return
-        self._print(reply_text(reply, lambda uid: self._names.get(uid, str(uid))))
+        self._language = reply.language
+        text = reply_text(reply, self._name)
+        self._print(_MENTION.sub(lambda match: "@" + self._name(int(match.group(1))), text))
+
+    def _name(self, user_id: int) -> str:
+        return self._names.get(user_id, str(user_id))
 
 
 async def run_console(

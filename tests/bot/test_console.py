@@ -1,0 +1,107 @@
+"""The console table driven by a piped script, as a player would pipe one."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.console import Console, ParseError, parse_line, user_id_of
+
+SCRIPT = """\
+# hot seat
+/game new scenario:esempio_normandia language:en
+/as anna
+/game join side:alleati
+/as bruno
+/game join side:asse
+/turn next
+/as anna
+/turn next
+/callarty unit:comando_plotone battery:batteria_105 target:"north wood" distance:20 link:stesso_plotone_radio dice:6,3
+/fire unit:squadra_1 target:gruppe_1 distance:12
+/turn next
+/manoeuvre declare platoon:plotone_fucilieri
+/as bruno
+/manoeuvre pass
+/turn
+/game log count:3
+/quit
+/turn next
+"""
+
+
+def run_cli(tmp_path: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.main", "console", "--db", str(tmp_path / "t.db"), *args],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+
+
+def test_a_piped_script_plays_and_exits_at_quit(tmp_path):
+    result = run_cli(tmp_path, SCRIPT)
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in out + result.stderr
+    assert "» Game created: Normandia, giugno 1944 (esempio) (Alleati, Asse)." in out
+    assert "[bruno] /turn next\n! It is not your move." in out
+    assert "» Turn 1, step 2" in out
+    assert "== Test ==" in out and "IFR test: D6=6 +2 AD +2 CV = 10 >= 3 (D12)" in out
+    assert "(dice entered by hand)" in out
+    assert (
+        "[anna] /fire unit:squadra_1 target:gruppe_1 distance:12\n! That is a step 3 action" in out
+    )
+    assert "» Alleati declares 1° plotone fucilieri" in out
+    assert "Your move: @bruno" in out
+    assert "» Asse hands over a manoeuvre token (0 left)" in out
+    assert "Turn 1 — 3 · manoeuvre phases — to move: Alleati" in out
+    assert "• marker if1-1 on north wood" in out
+    # /quit stops the script: the last line is never run.
+    assert out.rstrip().endswith("[bruno] /quit")
+
+
+def test_strict_mode_fails_on_errors_and_data_survives(tmp_path):
+    assert run_cli(tmp_path, "/game new\n/turn next\n", "--strict").returncode == 0
+    again = run_cli(tmp_path, "/game status\n/turn nxt\n", "--strict")
+    assert again.returncode == 1
+    assert "Turn 1 — 2" in again.stdout or "Turno 1 — 2" in again.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("/game new scenario:x", ("game.new", {"scenario": "x"}, None, None)),
+        ("/turn", ("turn.status", {}, None, None)),
+        ("/manoeuvre pass", ("manoeuvre.pass", {}, None, None)),
+        ('/callarty target:"a b" dice:1,2', ("callarty", {"target": "a b"}, "1,2", None)),
+        ("/game new file:s.yaml", ("game.new", {}, None, "s.yaml")),
+    ],
+)
+def test_parse_line(line, expected):
+    assert parse_line(line) == expected
+
+
+@pytest.mark.parametrize("line", ["fire", "/nope", "/fire unit", '/fire target:"open', "/"])
+def test_parse_errors(line):
+    with pytest.raises(ParseError):
+        parse_line(line)
+
+
+async def test_console_reports_errors_without_stopping(service):
+    out = io.StringIO()
+    console = Console(service, out)
+    errors = await console.run(
+        ["/turn next", "/as", "/as anna", "/help", "/game new"], interactive=False
+    )
+    text = out.getvalue()
+    assert errors == 1 and "Nessuna partita" in text and "Usage" not in text
+    assert "/manoeuvre declare" in text and "Partita creata" in text
+    assert user_id_of("Anna") == user_id_of("anna ")
