@@ -503,10 +503,15 @@ def _can_declare(state: ManovraState, side: str) -> list[PlatoonState]:
 
 
 def _auto_declare(state: ManovraState, result: Applied) -> None:
-    """Sides with nothing left to declare pass; with nothing left at all, go to step 4."""
+    """Settle the declarations of a manoeuvre phase as far as the state allows.
+
+    Sides with no platoon left to declare and no token to hand over pass; when both sides
+    have declared, IT orders the units; at the start of a phase with nothing left to declare
+    on either side, the turn moves on to step 4.
+    """
     if state.step is not TurnStep.MANOEUVRE:
         return
-    if not any(_can_declare(state, side) for side in state.sides):
+    if not state.declarations and not any(_can_declare(state, side) for side in state.sides):
         _enter_indirect(state, result)
         return
     side = _declaring_side(state)
@@ -596,15 +601,21 @@ def _end_turn(state: ManovraState, result: Applied) -> None:
     _assign_tokens(state, result.notices)
 
 
-def _do_declare(
-    state: ManovraState, command: Declare, tray: DiceTray, actor_side: str | None, result: Applied
-) -> None:
+def _declaring(state: ManovraState, actor_side: str | None) -> str:
+    """The side due to declare now, which must be the actor's (or the referee acting)."""
     _require_step(state, TurnStep.MANOEUVRE)
     side = _declaring_side(state)
     if side is None or state.queue:
         raise IllegalAction("error.manovra.no_declaration_now")
     if actor_side is not None and actor_side != side:
         raise IllegalAction("error.manovra.not_your_declaration", side=state.sides[side])
+    return side
+
+
+def _do_declare(
+    state: ManovraState, command: Declare, tray: DiceTray, actor_side: str | None, result: Applied
+) -> None:
+    side = _declaring(state, actor_side)
     platoon = state.platoon(command.platoon)
     if platoon.side != side:
         raise IllegalAction("error.manovra.not_your_platoon", platoon=platoon.name)
@@ -615,18 +626,13 @@ def _do_declare(
     result.notices.append(
         Outcome.of("manovra.turn.declared", side=state.sides[side], platoon=platoon.name)
     )
-    _auto_declare_then_start(state, tray, result)
+    _auto_declare(state, result)
 
 
 def _do_pass(
     state: ManovraState, command: PassToken, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
-    _require_step(state, TurnStep.MANOEUVRE)
-    side = _declaring_side(state)
-    if side is None or state.queue:
-        raise IllegalAction("error.manovra.no_declaration_now")
-    if actor_side is not None and actor_side != side:
-        raise IllegalAction("error.manovra.not_your_declaration", side=state.sides[side])
+    side = _declaring(state, actor_side)
     if state.tokens.get(side, 0) <= 0:
         raise IllegalAction("error.manovra.no_tokens")
     state.tokens[side] -= 1
@@ -634,16 +640,7 @@ def _do_pass(
     result.notices.append(
         Outcome.of("manovra.turn.token_passed", side=state.sides[side], left=state.tokens[side])
     )
-    _auto_declare_then_start(state, tray, result)
-
-
-def _auto_declare_then_start(state: ManovraState, tray: DiceTray, result: Applied) -> None:
-    side = _declaring_side(state)
-    while side is not None and not _can_declare(state, side) and state.tokens.get(side, 0) == 0:
-        state.declarations[side] = "-"
-        side = _declaring_side(state)
-    if side is None:
-        _start_activations(state, result, tray)
+    _auto_declare(state, result)
 
 
 def _start_activations(state: ManovraState, result: Applied, tray: DiceTray | None = None) -> None:
