@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -30,6 +31,8 @@ from rules.manovra.scenario import Scenario, Weapon, WeaponKind, unit_types
 from rules.manovra.tables import load_tables
 
 MAX_TEXT = 80
+# Set while a command is previewed for its odds: turn-order checks are skipped.
+_PREVIEW: ContextVar[bool] = ContextVar("manovra_preview", default=False)
 
 
 class TurnStep(enum.IntEnum):
@@ -422,7 +425,12 @@ def _declaring_side(state: ManovraState) -> str | None:
 
 
 def apply(
-    state: ManovraState, command: Any, dice: DiceSource, *, actor_side: str | None = None
+    state: ManovraState,
+    command: Any,
+    dice: DiceSource,
+    *,
+    actor_side: str | None = None,
+    preview: bool = False,
 ) -> Applied:
     """Check and resolve ``command`` for ``actor_side`` (None: the referee).
 
@@ -435,7 +443,11 @@ def apply(
     tray = DiceTray(dice)
     result = Applied(working, tray=tray)
     handler = _HANDLERS[type(command)]
-    handler(working, command, tray, actor_side, result)
+    token = _PREVIEW.set(preview)
+    try:
+        handler(working, command, tray, actor_side, result)
+    finally:
+        _PREVIEW.reset(token)
     return result
 
 
@@ -458,12 +470,17 @@ def _require_step(state: ManovraState, step: TurnStep) -> None:
 
 
 def _acting_unit(state: ManovraState, unit_id: str, actor_side: str | None) -> UnitState:
-    """The unit must exist, be the actor's, be alive, and be first in the IT order."""
-    _require_step(state, TurnStep.MANOEUVRE)
+    """The unit must exist, be the actor's, be alive, and be first in the IT order.
+
+    A preview (odds while planning) checks only the unit itself, not whose turn it is.
+    """
     unit = state.unit(unit_id)
     _own(state, unit, actor_side)
     if not unit.alive:
         raise IllegalAction("error.manovra.unit_out", unit=unit.name)
+    if _PREVIEW.get():
+        return unit
+    _require_step(state, TurnStep.MANOEUVRE)
     if not state.queue:
         raise IllegalAction("error.manovra.no_unit_to_act")
     if state.queue[0] != unit.id:

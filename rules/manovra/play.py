@@ -57,7 +57,9 @@ class ManovraPlay:
     ) -> Played:
         """Apply a verb; for ``odds`` the result is computed but must not be committed."""
         command = build_command(verb, options)
-        applied = g.apply(self._state(document), command, dice, actor_side=actor_side)
+        applied = g.apply(
+            self._state(document), command, dice, actor_side=actor_side, preview=verb == "odds"
+        )
         return Played(applied.state.model_dump(mode="json"), applied.resolutions, applied.notices)
 
     def awaiting(self, document: Mapping[str, Any]) -> str | None:
