@@ -10,13 +10,25 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from rules.core.errors import UnknownName
 from rules.core.procedures import Procedure
 from rules.core.tables import TableSet
 
-KNOWN_RULESETS: tuple[str, ...] = ("manovra",)
+def _discover() -> tuple[str, ...]:
+    """Every subpackage of ``rules`` that is a ruleset (has a ``tables`` folder); manovra first."""
+    root = Path(__file__).resolve().parent.parent
+    found = sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.is_dir() and (entry / "__init__.py").is_file() and (entry / "tables").is_dir()
+    )
+    return tuple(sorted(found, key=lambda name: (name != "manovra", name)))
+
+
+KNOWN_RULESETS: tuple[str, ...] = _discover()
 
 
 @dataclass(frozen=True)
