@@ -363,7 +363,9 @@ class GameService:
             raise ServiceError("error.service.join_first")
         dice: DiceSource = self._dice
         if request.dice:
-            dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
+            zero_is_ten = get_ruleset(reply.ruleset).zero_reads_as_ten
+            faces = parse_faces(request.dice, zero_reads_as_ten=zero_is_ten)
+            dice = ScriptedDice(faces, by_hand=True)
         odds_only = request.verb == "odds"
         before = play.awaiting(document)
         played = play.apply(

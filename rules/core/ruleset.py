@@ -42,6 +42,7 @@ class Ruleset:
     load_tables: Callable[[], TableSet]
     procedures: Mapping[str, Procedure[Any]]
     play: Any = field(default=None)  # a rules.core.play.GamePlay
+    zero_reads_as_ten: bool = False  # a typed 0 on a d10 means 10 (linea_gotica)
 
     @property
     def tables(self) -> TableSet:
