@@ -234,7 +234,7 @@ class GameService:
             raise UnknownName(
                 "error.service.unknown_side", name=wanted[:40], known=", ".join(sides)
             )
-        role = "referee" if seat.role == "referee" else "player"
+        role: Literal["referee", "player"] = "referee" if seat.role == "referee" else "player"
         await self._store.add_member(request.channel_id, request.user_id, side=side, role=role)
         reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
         return reply
@@ -421,6 +421,13 @@ class GameService:
         ]
 
     # -- autocomplete and reminders ---------------------------------------------------------
+
+    async def language(self, channel_id: int) -> str | None:
+        """The language of the channel's game (None when there is none or it cannot be read)."""
+        try:
+            return (await self._store.load(channel_id)).language
+        except StoreError:
+            return None
 
     async def choices(self, channel_id: int, user_id: int, kind: str, typed: str) -> list[str]:
         """Autocomplete values from the channel's state (at most 25)."""

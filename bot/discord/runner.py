@@ -1,0 +1,202 @@
+"""A command's path through Discord: interaction → Request → service → messages.
+
+Slash commands and buttons both end here, so both get the same request, the same error
+handling and the same rendering. Nothing here knows a rule.
+
+Answering in time without leaking errors: Discord fixes whether the first message of an
+interaction is public or ephemeral when the bot first answers it — a public "thinking…"
+defer makes the next message public, errors included. So a slash command waits for the
+service up to ``bot.defer_after`` seconds (1.5 by default, well inside the 3 s Discord
+allows) and answers directly: results publicly, refusals ephemerally. Only a slower call
+is deferred; if that one then fails, the thinking message turns into a one-line public
+notice and the error itself follows ephemerally. ``defer_after = 0`` defers first,
+always. ``/odds`` is private and deferred at once. Buttons are deferred at once as an
+invisible "update" of their message (no thinking message to leak through).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+from bot.discord.embeds import MessagePayload, reply_to_messages
+from bot.discord.errors import PENDING, describe_interaction, report_error
+from bot.discord.views import ActionButton, view_after_click
+from bot.service import MAX_SCENARIO_BYTES, Reply, Request
+from rules.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from bot.discord.client import ArbitroBot
+
+log = logging.getLogger("bot.discord")
+
+
+def bot_of(interaction: discord.Interaction[Any]) -> ArbitroBot:
+    """The Arbitro bot that received ``interaction``."""
+    return cast("ArbitroBot", interaction.client)
+
+
+def build_request(
+    interaction: discord.Interaction[Any],
+    verb: str,
+    options: Mapping[str, Any],
+    *,
+    channel_id: int | None = None,
+    dice: str | None = None,
+    attachment: str | None = None,
+) -> Request:
+    """The service request for ``verb``: only the options the user actually gave."""
+    channel = channel_id if channel_id is not None else interaction.channel_id
+    if channel is None:  # Discord always sends one for commands; never guess a game
+        raise InvalidInput("discord.error.no_channel")
+    return Request(
+        channel_id=channel,
+        guild_id=interaction.guild_id,
+        user_id=interaction.user.id,
+        user_name=str(interaction.user),
+        verb=verb,
+        options={name: value for name, value in options.items() if value is not None},
+        dice=dice or None,
+        interaction_id=str(interaction.id),
+        attachment=attachment,
+    )
+
+
+async def read_attachment(file: discord.Attachment) -> str:
+    """An uploaded scenario as text: size-checked before download, UTF-8 decoded."""
+    if file.size > MAX_SCENARIO_BYTES:
+        raise InvalidInput("discord.error.file_too_big", file=file.filename[:60],
+                           limit=MAX_SCENARIO_BYTES)
+    data = await file.read()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InvalidInput("discord.error.not_utf8", file=file.filename[:60]) from None
+
+
+async def _defer(interaction: discord.Interaction[Any], *, private: bool) -> None:
+    if interaction.response.is_done():
+        return
+    try:
+        await interaction.response.defer(thinking=True, ephemeral=private)
+        interaction.extras[PENDING] = "private" if private else "public"
+    except discord.HTTPException:
+        log.warning("defer failed: %s", describe_interaction(interaction), exc_info=True)
+
+
+async def send_payloads(
+    interaction: discord.Interaction[Any],
+    payloads: Sequence[MessagePayload],
+    *,
+    private: bool = False,
+) -> None:
+    """Send messages as the interaction's response, then as follow-ups (never twice)."""
+    for payload in payloads:
+        kwargs: dict[str, Any] = {
+            "embeds": payload.embeds,
+            "allowed_mentions": payload.allowed_mentions,
+            "ephemeral": private,
+        }
+        if payload.content:
+            kwargs["content"] = payload.content
+        if payload.files:
+            kwargs["files"] = payload.discord_files()
+        if payload.view is not None:
+            kwargs["view"] = payload.view
+        if not interaction.response.is_done():
+            await interaction.response.send_message(**kwargs)
+        else:
+            # The first follow-up after a "thinking…" defer completes that message.
+            interaction.extras.pop(PENDING, None)
+            await interaction.followup.send(**kwargs)
+
+
+def _remember(interaction: discord.Interaction[Any], request: Request, reply: Reply) -> None:
+    bot_of(interaction).remember_language(request.channel_id, reply.language)
+
+
+async def run_command(
+    interaction: discord.Interaction[Any],
+    verb: str,
+    options: Mapping[str, Any],
+    *,
+    dice: str | None = None,
+    attachment: discord.Attachment | None = None,
+    private: bool = False,
+) -> None:
+    """Run one slash command end to end; every failure ends as an ephemeral message."""
+    bot = bot_of(interaction)
+    context = {"verb": verb, "options": dict(options), "dice": dice}
+
+    async def work() -> tuple[Request, Reply]:
+        text = await read_attachment(attachment) if attachment is not None else None
+        request = build_request(interaction, verb, options, dice=dice, attachment=text)
+        return request, await bot.service.handle(request)
+
+    task = asyncio.create_task(work())
+    try:
+        if private or bot.defer_after <= 0:
+            await _defer(interaction, private=private)
+        else:
+            done, _ = await asyncio.wait({task}, timeout=bot.defer_after)
+            if not done:
+                await _defer(interaction, private=False)
+        request, reply = await task
+    except Exception as error:
+        await report_error(interaction, error, context=context)
+        return
+    _remember(interaction, request, reply)
+    try:
+        await send_payloads(
+            interaction,
+            reply_to_messages(reply, channel_id=request.channel_id),
+            private=private or reply.odds_only,
+        )
+    except Exception as error:
+        # The command is committed; only its display failed (Discord refused a message).
+        await report_error(interaction, error, context=context)
+
+
+async def run_button(interaction: discord.Interaction[Any], button: ActionButton) -> None:
+    """Run a button's verb for whoever clicked it; disable the button once it worked."""
+    bot = bot_of(interaction)
+    context = {"verb": button.verb, "options": button.options, "button": True}
+    try:
+        if not interaction.response.is_done():
+            await interaction.response.defer()
+        request = build_request(interaction, button.verb, button.options,
+                                channel_id=button.channel_id)
+        reply = await bot.service.handle(request)
+    except Exception as error:
+        await report_error(interaction, error, context=context)
+        return
+    _remember(interaction, request, reply)
+    try:
+        await send_payloads(interaction, reply_to_messages(reply, channel_id=request.channel_id),
+                            private=reply.odds_only)
+    except Exception as error:
+        await report_error(interaction, error, context=context)
+        return
+    try:
+        view = view_after_click(interaction.message, button)
+        if view is not None:
+            await interaction.edit_original_response(view=view)
+    except discord.HTTPException:
+        # Only cosmetic: the action is done and shown; the old button stays clickable and
+        # the service refuses or repeats it as the rules say.
+        log.warning("could not disable a used button: %s", describe_interaction(interaction),
+                    exc_info=True)
+
+
+__all__ = [
+    "bot_of",
+    "build_request",
+    "read_attachment",
+    "run_button",
+    "run_command",
+    "send_payloads",
+]
