@@ -47,8 +47,7 @@ def user_message(error: BaseException, language: str) -> tuple[str, bool]:
     if isinstance(error, RulesError):
         return error.localized(language), True
     if isinstance(error, app_commands.TransformerError):
-        return translate("discord.error.transform", language,
-                         value=str(error.value)[:100]), True
+        return translate("discord.error.transform", language, value=str(error.value)[:100]), True
     if isinstance(error, app_commands.CheckFailure):
         return translate("discord.error.check", language), True
     return translate("discord.error.unexpected", language), False
@@ -81,12 +80,16 @@ async def send_private(interaction: discord.Interaction[Any], text: str) -> None
         if interaction.extras.pop(PENDING, None) == "public":
             language = interaction_language(interaction)
             await interaction.edit_original_response(
-                content=translate("discord.error.see_private", language))
+                content=translate("discord.error.see_private", language)
+            )
         await interaction.followup.send(text, ephemeral=True)
     except discord.HTTPException:
         # The interaction expired or Discord refused: nothing more can reach the user.
-        log.warning("could not deliver an error message: %s", describe_interaction(interaction),
-                    exc_info=True)
+        log.warning(
+            "could not deliver an error message: %s",
+            describe_interaction(interaction),
+            exc_info=True,
+        )
 
 
 async def _learn_language(interaction: discord.Interaction[Any]) -> None:
@@ -116,8 +119,12 @@ async def report_error(
         text, expected = user_message(error, language)
         if not expected:
             details = {**describe_interaction(interaction), **(context or {})}
-            log.error("unexpected error in %s: %s", details.get("command"), details,
-                      exc_info=unwrap(error))
+            log.error(
+                "unexpected error in %s: %s",
+                details.get("command"),
+                details,
+                exc_info=unwrap(error),
+            )
         await send_private(interaction, text)
     except Exception:  # the error path itself must never raise into discord.py
         log.exception("error while reporting an error")

@@ -17,6 +17,7 @@ from rules.core.errors import UnknownName
 from rules.core.procedures import Procedure
 from rules.core.tables import TableSet
 
+
 def _discover() -> tuple[str, ...]:
     """Every subpackage of ``rules`` that is a ruleset (has a ``tables`` folder); manovra first."""
     root = Path(__file__).resolve().parent.parent
