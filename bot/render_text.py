@@ -19,18 +19,17 @@ def notice_text(ruleset: str, outcome: Outcome, language: str) -> str:
 def status_text(view: StatusView, ruleset: str, language: str) -> str:
     """The game's status: turn, phase, whose move, tokens, units, notes."""
     awaiting = view.sides.get(view.awaiting or "", "—")
-    tokens = ", ".join(f"{view.sides[s]} {n}" for s, n in view.tokens.items())
-    lines = [
-        f"## {view.title}",
-        translate(
-            "bot.status.header",
-            language,
-            turn=view.turn,
-            phase=notice_text(ruleset, view.phase, language),
-            side=awaiting,
-            tokens=tokens,
-        ),
-    ]
+    header = translate(
+        "bot.status.header",
+        language,
+        turn=view.turn,
+        phase=notice_text(ruleset, view.phase, language),
+        side=awaiting,
+    )
+    if view.tokens:
+        tokens = ", ".join(f"{view.sides[s]} {n}" for s, n in view.tokens.items())
+        header += translate("bot.status.tokens", language, tokens=tokens)
+    lines = [f"## {view.title}", header]
     for side, name in view.sides.items():
         lines.append(f"[{name}]")
         for unit in (u for u in view.units if u.side == side):

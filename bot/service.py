@@ -432,7 +432,12 @@ class GameService:
     async def choices(self, channel_id: int, user_id: int, kind: str, typed: str) -> list[str]:
         """Autocomplete values from the channel's state (at most 25)."""
         if kind == "scenario":
-            names = [s for key in KNOWN_RULESETS for s in self._play(key).scenarios()]
+            names = [
+                scenario
+                for key in KNOWN_RULESETS
+                if get_ruleset(key).play is not None
+                for scenario in get_ruleset(key).play.scenarios()
+            ]
             return [n for n in names if typed.lower() in n.lower()][:25]
         try:
             record = await self._store.load(channel_id)

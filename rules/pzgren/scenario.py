@@ -1,0 +1,238 @@
+"""pzgren scenarios: a hex map, two sides, and their units with the values the tables read.
+
+The seed has no unit catalogue: scenarios give each unit its fire value, anti-tank value,
+armour, range, movement, steps and morale; the bundled example says its values are examples.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rules.core.errors import InvalidInput, RulesError, UnknownName
+from rules.pzgren.hexes import Hex, parse_hex
+from rules.pzgren.model import ID_PATTERN, Armour
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@cache
+def unit_types() -> dict[str, dict[str, Any]]:
+    """The unit-type mapping of ``data/unit_types.yaml``."""
+    text = (resources.files("rules.pzgren") / "data" / "unit_types.yaml").read_text("utf-8")
+    types: dict[str, dict[str, Any]] = yaml.safe_load(text)["types"]
+    return types
+
+
+@cache
+def terrain_data() -> dict[str, Any]:
+    """``data/terrain.yaml``: terrains and stacking."""
+    text = (resources.files("rules.pzgren") / "data" / "terrain.yaml").read_text("utf-8")
+    data: dict[str, Any] = yaml.safe_load(text)
+    return data
+
+
+def _hex_or_error(text: str) -> Hex:
+    try:
+        return parse_hex(text)
+    except RulesError:
+        raise ValueError(f"not a hex {text!r} (write q,r for example 3,4)") from None
+
+
+class HexSpec(_Model):
+    """What a hex holds besides units: terrain, elevation, an entrenchment, minefields."""
+
+    terrain: str = "clear"
+    elevation: int = Field(0, ge=0, le=9)
+    entrenchment: bool = False
+    minefield: str | None = Field(None, description="the side whose minefield this is")
+
+    @model_validator(mode="after")
+    def _check(self) -> HexSpec:
+        if self.terrain not in terrain_data()["terrains"]:
+            raise ValueError(
+                f"unknown terrain {self.terrain!r}; known: {sorted(terrain_data()['terrains'])}"
+            )
+        return self
+
+
+class MapSpec(_Model):
+    """A map of ``columns`` × ``rows`` hexes in axial coordinates (q 0..columns-1, r 0..rows-1)."""
+
+    columns: int = Field(ge=1, le=60)
+    rows: int = Field(ge=1, le=60)
+    hexes: dict[str, HexSpec] = Field(default_factory=dict)
+
+    def contains(self, where: Hex) -> bool:
+        """Whether the hex is on the map."""
+        return 0 <= where.q < self.columns and 0 <= where.r < self.rows
+
+    @model_validator(mode="after")
+    def _check(self) -> MapSpec:
+        for key in self.hexes:
+            where = _hex_or_error(key)
+            if str(where) != key.replace(" ", ""):
+                raise ValueError(f"write hex {key!r} as {where}")
+            if not self.contains(where):
+                raise ValueError(f"hex {key} is off the map")
+        return self
+
+
+class UnitSpec(_Model):
+    """A unit as the scenario sets it up."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    name: str = Field(max_length=60)
+    type: str
+    hex: str
+    fire: int = Field(0, ge=0, le=99, description="direct-fire value")
+    at: int | None = Field(None, ge=0, le=30, description="anti-tank value")
+    armour: int | None = Field(None, ge=0, le=30, description="armour value (AFVs)")
+    top: Literal["closed", "open"] | None = Field(None, description="AFVs: closed or open top")
+    range: int = Field(1, ge=0, le=40, description="fire range in hexes")
+    movement: int = Field(1, ge=0, le=20, description="hexes per move")
+    steps: int = Field(2, ge=1, le=10)
+    morale: int = Field(7, ge=2, le=12)
+    dug_in: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> UnitSpec:
+        kind = unit_types().get(self.type)
+        if kind is None:
+            raise ValueError(f"unknown unit type {self.type!r}; known: {sorted(unit_types())}")
+        where = _hex_or_error(self.hex)
+        if str(where) != self.hex.replace(" ", ""):
+            raise ValueError(f"write hex {self.hex!r} as {where}")
+        if kind.get("armoured") and self.armour is None:
+            raise ValueError(f"unit {self.id}: an AFV needs an armour value")
+        if not kind.get("armoured") and (self.armour is not None or self.top is not None):
+            raise ValueError(f"unit {self.id}: only AFVs have armour and a top")
+        return self
+
+    @property
+    def armour_kind(self) -> Armour:
+        """Closed- or open-top AFV, or no armour value."""
+        if self.armour is None:
+            return Armour.NONE
+        return Armour.OPEN if self.top == "open" else Armour.CLOSED
+
+
+class SideSpec(_Model):
+    """One side of the battle."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    name: str = Field(max_length=60)
+    units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=40)
+
+
+class Scenario(_Model):
+    """A whole scenario."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    ruleset: Literal["pzgren"] = "pzgren"
+    title: str = Field(max_length=100)
+    description: str = Field("", max_length=2000)
+    values_are_examples: bool = True
+    turns: int = Field(6, ge=1, le=100)
+    night_turns: tuple[int, ...] = Field((), max_length=100)
+    first_side: str
+    map: MapSpec
+    sides: tuple[SideSpec, SideSpec]
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        side_ids = [side.id for side in self.sides]
+        if len(set(side_ids)) != 2 or self.first_side not in side_ids:
+            raise ValueError("two distinct sides, and first_side must be one of them")
+        for spec in self.map.hexes.values():
+            if spec.minefield is not None and spec.minefield not in side_ids:
+                raise ValueError(f"minefield of unknown side {spec.minefield!r}")
+        seen: set[str] = set()
+        holder: dict[str, str] = {}
+        combat: dict[str, int] = {}
+        limit = int(terrain_data()["stacking"]["combat_units"])
+        for side in self.sides:
+            for unit in side.units:
+                if unit.id in seen:
+                    raise ValueError(f"id {unit.id!r} is used twice")
+                seen.add(unit.id)
+                kind = unit_types()[unit.type]
+                if kind.get("air"):
+                    continue
+                if not self.map.contains(parse_hex(unit.hex)):
+                    raise ValueError(f"unit {unit.id}: hex {unit.hex} is off the map")
+                if holder.setdefault(unit.hex, side.id) != side.id:
+                    raise ValueError(f"hex {unit.hex} holds units of both sides")
+                if kind["category"] == "combat":
+                    combat[unit.hex] = combat.get(unit.hex, 0) + 1
+                    if combat[unit.hex] > limit:
+                        raise ValueError(f"hex {unit.hex}: more than {limit} combat units")
+        return self
+
+
+def parse_scenario(text: str, source: str = "scenario") -> Scenario:
+    """Validate scenario YAML text, with errors that name the line where possible."""
+    try:
+        raw = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise InvalidInput(
+            "error.scenario.yaml",
+            source=source,
+            where=line,
+            detail=str(getattr(error, "problem", error))[:200],
+        ) from None
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        line_number = _line_of(raw, first["loc"])
+        where = ".".join(str(part) for part in first["loc"])
+        raise InvalidInput(
+            "error.scenario.invalid",
+            source=source,
+            where=f" line {line_number}" if line_number else "",
+            detail=f"{where}: {first['msg']}"[:300],
+        ) from None
+
+
+def _line_of(node: Any, location: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the YAML node at a pydantic error location."""
+    current = node
+    line = None
+    for part in location:
+        if current is None:
+            break
+        line = current.start_mark.line + 1
+        if isinstance(current, yaml.MappingNode):
+            current = next((v for k, v in current.value if k.value == part), None)
+        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int):
+            current = current.value[part] if part < len(current.value) else None
+        else:
+            break
+    if current is not None:
+        line = current.start_mark.line + 1
+    return line
+
+
+def bundled_scenarios() -> dict[str, Path]:
+    """Bundled example scenarios by id."""
+    folder = Path(str(resources.files("rules.pzgren") / "scenarios"))
+    return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+
+
+def load_bundled(scenario_id: str) -> Scenario:
+    """A bundled scenario by id."""
+    paths = bundled_scenarios()
+    if scenario_id not in paths:
+        raise UnknownName("error.unknown_scenario", name=scenario_id[:40], known=", ".join(paths))
+    return parse_scenario(paths[scenario_id].read_text("utf-8"), scenario_id)

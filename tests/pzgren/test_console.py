@@ -1,0 +1,63 @@
+"""The console table plays pzgren: a piped script with the verbs the console knows."""
+
+from __future__ import annotations
+
+import io
+
+from bot.console import Console
+
+SCRIPT = """\
+/game new ruleset:pzgren scenario:exemple_ardennes language:en
+/as anna
+/game join side:us
+/as bruno
+/game join side:de
+/as anna
+/odds unit:us_m10 target:de_panther
+/move unit:us_rifle_1 hex:4,3
+/as bruno
+/fire unit:de_pzgren_1 hex:4,3 opportunity:true dice:1,1
+/fire unit:de_hmg hex:4,3
+/as anna
+/morale unit:us_rifle_1 dice:3,3
+/as bruno
+/fire unit:de_panther target:us_m10 dice:6,6
+/as anna
+/recover unit:us_rifle_1 dice:2,2
+/move unit:us_rifle_2 kind:hold
+/as bruno
+/move unit:de_hmg kind:hold
+/as anna
+/turn next
+/turn
+"""
+
+
+async def test_a_console_script(service):
+    out = io.StringIO()
+    console = Console(service, out, channel_id=77)
+    errors = await console.run(SCRIPT.splitlines(), interactive=False)
+    text = out.getvalue()
+    assert errors == 2, text  # fire while a morale check is owed; a rally after acting
+    assert "» Game created: Ardennes, décembre 1944 (exemple) (Américains, Allemands)." in text
+    assert (
+        "Odds — Anti-tank fire (TABLE DE TIR ANTI-CHARS): No effect: 58.3% · The target loses"
+        " a step (1 left) and checks morale M2: 33.3% · Target eliminated: 8.3%"
+    ) in text
+    assert "» 1st Rifle Platoon moves to 4,3 (2 hexes)" in text
+    assert (
+        "2. Column 7 → 11: +1 opportunity fire = 1 — Table «TABLE DE TIR DIRECT», row 2,"
+        " column 11: «X»"
+    ) in text
+    assert "→ Morale check M2 for 1st Rifle Platoon: /morale unit:us_rifle_1" in text
+    assert "! First Américains must check the morale of 1st Rifle Platoon." in text
+    assert "1. Morale check M2: D6=3 D6=3 +2 M# = 8 <= 7 (morale)" in text
+    assert "Outcome: Morale failed: disrupted" in text
+    assert "Outcome: Target eliminated" in text and "» M10 Tank Destroyer is eliminated" in text
+    assert "! 1st Rifle Platoon has already acted this turn." in text
+    assert "» MG 42 Zug holds" in text
+    assert "» Américains passes" in text
+    status = text.split("/turn\n")[-1]
+    assert "Turn 1 — alternating activations, Allemands to act" in status
+    assert "us_rifle_1       1st Rifle Platoon      1/2  4,3  [disrupted] ✓" in status
+    assert "us_m10           M10 Tank Destroyer     0/2  4,2  [eliminated]" in status
