@@ -126,7 +126,7 @@ class Console:
 
     async def execute(self, line: str) -> None:
         """Run one line: a seat change, help, or a command through the service."""
-        if line.startswith("/as"):
+        if line == "/as" or line.startswith("/as "):
             name = line[3:].strip()
             if not name:
                 self._print(translate("bot.console.as_usage", self._language))

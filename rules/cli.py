@@ -129,7 +129,10 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
     ruleset = get_ruleset(args.ruleset)
     procedure = ruleset.procedure(args.procedure)
     data = procedure.parse_input(args.input)
-    source: DiceSource = ScriptedDice(parse_faces(args.dice)) if args.dice else SystemDice()
+    source: DiceSource = SystemDice()
+    if args.dice:
+        faces = parse_faces(args.dice, zero_reads_as_ten=ruleset.zero_reads_as_ten)
+        source = ScriptedDice(faces)
     resolution = procedure.resolve(data, source)
     if args.json:
         payload = resolution.to_json()

@@ -99,9 +99,12 @@ async def test_console_reports_errors_without_stopping(service):
     out = io.StringIO()
     console = Console(service, out)
     errors = await console.run(
-        ["/turn next", "/as", "/as anna", "/help", "/game new"], interactive=False
+        ["/turn next", "/as", "/as anna", "/help", "/game new", "/assault unit:squadra_1"],
+        interactive=False,
     )
     text = out.getvalue()
-    assert errors == 1 and "Nessuna partita" in text and "Usage" not in text
+    # /assault is a command, not "/as sault": it reaches the rules and is refused there.
+    assert errors == 2 and "Nessuna partita" in text and "sault" not in text.split("/assault")[0]
+    assert "Ora sei «sault" not in text
     assert "/manoeuvre declare" in text and "Partita creata" in text
     assert user_id_of("Anna") == user_id_of("anna ")

@@ -1,0 +1,302 @@
+"""The linea_gotica implementation of :class:`rules.core.play.GamePlay`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from rules.core.dice import DiceSource
+from rules.core.errors import InvalidInput
+from rules.core.play import FollowUp, Played, StatusView, UnitLine
+from rules.core.resolution import Outcome
+from rules.linea_gotica import game as g
+from rules.linea_gotica.commands import VERBS, build_command
+from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY
+from rules.linea_gotica.scenario import bundled_scenarios, load_bundled, parse_scenario
+from rules.linea_gotica.state import GameState, Phase, UnitState
+from rules.linea_gotica.tables import load_tables
+
+K = RULESET_KEY
+MAX_CHOICES = 25
+
+
+def unit_statuses(state: GameState, unit: UnitState) -> tuple[str, ...]:
+    """The catalogue keys of what is notable about a unit now."""
+    found: list[str] = []
+    turn = state.turn
+    if unit.hidden:
+        found.append("hidden")
+    if unit.prone:
+        found.append("prone")
+    if unit.leaderless:
+        found.append("leaderless")
+    if unit.riding:
+        found.append("riding")
+    if unit.task is not None:
+        found.append("task")
+    for figure in unit.figures:
+        for flag, key in (
+            (figure.dead, "dead"),
+            (figure.surrendered, "surrendered"),
+            (figure.alive and figure.badly_wounded, "badly_wounded"),
+            (figure.alive and figure.wounded, "wounded"),
+            (figure.alive and figure.shocked(turn), "shocked"),
+            (figure.alive and figure.panic, "panic"),
+            (figure.alive and figure.isolated, "isolated"),
+        ):
+            if flag and key not in found:
+                found.append(key)
+    vehicle = unit.vehicle
+    if vehicle is not None:
+        for flag, key in (
+            (vehicle.destroyed, "destroyed"),
+            (vehicle.abandoned, "abandoned"),
+            (vehicle.immobilised, "immobilised"),
+            (vehicle.mobility_damaged and not vehicle.immobilised, "mobility_damaged"),
+            (vehicle.radio_destroyed, "radio_destroyed"),
+            (vehicle.turret_jammed, "turret_jammed"),
+            (bool(unit.weapons_destroyed), "weapon_destroyed"),
+            (unit.crew_panic, "panic"),
+            (unit.crew_shocked_until is not None and unit.crew_shocked_until >= turn, "shocked"),
+        ):
+            if flag:
+                found.append(key)
+    if unit.needs_reload:
+        found.append("reload")
+    return tuple(found)
+
+
+class LineaGoticaPlay:
+    """Play linea_gotica through documents (plain JSON dicts) for the application service."""
+
+    ruleset = RULESET_KEY
+
+    def scenarios(self) -> list[str]:
+        """Ids of the bundled scenarios."""
+        return list(bundled_scenarios())
+
+    def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
+        """A new game from a bundled scenario id or uploaded YAML."""
+        if scenario_text is not None:
+            scenario = parse_scenario(scenario_text, "scenario.yaml")
+        else:
+            scenario = load_bundled(scenario_id or next(iter(bundled_scenarios())))
+        return g.new_game(scenario).model_dump(mode="json")
+
+    @staticmethod
+    def _state(document: Mapping[str, Any]) -> GameState:
+        try:
+            return g.load_state(dict(document))
+        except ValidationError as error:
+            raise InvalidInput("error.corrupt_state", detail=str(error)[:200]) from None
+
+    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
+        """Side id → name."""
+        return dict(document.get("sides", {}))
+
+    def apply(
+        self,
+        document: Mapping[str, Any],
+        verb: str,
+        options: Mapping[str, Any],
+        dice: DiceSource,
+        actor_side: str | None,
+    ) -> Played:
+        """Apply a verb; for ``odds`` the result is computed but must not be committed."""
+        command = build_command(verb, options)
+        applied = g.apply(
+            self._state(document), command, dice, actor_side=actor_side, preview=verb == "odds"
+        )
+        return Played(applied.state.model_dump(mode="json"), applied.resolutions, applied.notices)
+
+    def awaiting(self, document: Mapping[str, Any]) -> str | None:
+        """The side whose move it is."""
+        return g.awaiting(self._state(document))
+
+    def status(self, document: Mapping[str, Any]) -> StatusView:
+        """Turn, phase, whose move, units with their soldiers' state, owed rolls, missions."""
+        state = self._state(document)
+        units = tuple(
+            UnitLine(
+                u.id,
+                u.name,
+                u.side,
+                u.quality.value,
+                (1 if u.alive else 0)
+                if u.vehicle is not None
+                else sum(1 for f in u.figures if f.alive),
+                1 if u.vehicle is not None else len(u.figures),
+                unit_statuses(state, u),
+                " ".join(part for part in (u.place, u.cover.value) if part and part != "nessuna"),
+                u.activity is not None,
+            )
+            for u in state.units.values()
+        )
+        notes: list[Outcome] = []
+        if state.order:
+            notes.append(Outcome.of(f"{K}.status.order", side=state.sides[state.order[0]]))
+        for pending in state.pending:
+            unit = state.units[pending.unit]
+            notes.append(
+                Outcome.of(
+                    f"{K}.status.morale",
+                    unit=unit.name,
+                    figure=pending.figure if pending.figure is not None else "-",
+                )
+            )
+        for mission in state.missions:
+            if mission.stage != "done":
+                notes.append(
+                    Outcome.of(
+                        f"{K}.status.mission",
+                        marker=mission.id,
+                        battery=state.supports[mission.support].name,
+                        stage=mission.stage,
+                        turn=mission.due_turn,
+                        point=mission.point,
+                    )
+                )
+        for blast in state.blasts:
+            notes.append(Outcome.of(f"{K}.status.blast", marker=blast.id, label=blast.label))
+        for screen in state.smoke:
+            notes.append(
+                Outcome.of(
+                    f"{K}.status.smoke",
+                    place=screen.place or "-",
+                    turn=screen.expires_after if screen.expires_after is not None else "-",
+                )
+            )
+        phase = Outcome.of(f"{K}.phase.{state.phase.value}")
+        if state.phase is Phase.FIRE:
+            phase = Outcome.of(f"{K}.phase.tiro", quality=QUALITY_ORDER[state.fire_class].value)
+        return StatusView(
+            title=state.title,
+            turn=state.turn,
+            phase=phase,
+            awaiting=g.awaiting(state),
+            sides=dict(state.sides),
+            tokens={},
+            units=units,
+            notes=tuple(notes),
+            ended=state.ended,
+        )
+
+    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
+        """Owed morale tests, due missions, the initiative roll and the winner's choice."""
+        state = self._state(document)
+        owed: list[FollowUp] = []
+        if state.ended:
+            return owed
+        units_owing = list(dict.fromkeys(p.unit for p in state.pending))
+        for unit_id in units_owing:
+            unit = state.units[unit_id]
+            owed.append(
+                FollowUp(
+                    "morale",
+                    {"unit": unit_id},
+                    Outcome.of(f"{K}.follow.morale", unit=unit.name),
+                    unit.side,
+                )
+            )
+        if state.phase is Phase.INITIATIVE:
+            owed.append(FollowUp("turn.next", {}, Outcome.of(f"{K}.follow.initiative"), None))
+        if state.phase is Phase.CHOICE and state.winner is not None:
+            for order in ("first", "second"):
+                owed.append(
+                    FollowUp(
+                        "turn.next",
+                        {"order": order},
+                        Outcome.of(f"{K}.follow.order_{order}"),
+                        state.winner,
+                    )
+                )
+        if state.phase is Phase.FIRE:
+            for mission in state.missions:
+                observer = state.units.get(mission.observer)
+                if (
+                    mission.stage == "done"
+                    or mission.due_turn > state.turn
+                    or observer is None
+                    or observer.class_index != state.fire_class
+                ):
+                    continue
+                orders = {
+                    "ranging": ["tiro"],
+                    "aircraft": ["tiro"],
+                    "returning": ["tiro"],
+                    "order": ["effetto", "fine"],
+                    "strafe": ["mitraglia", "fine"],
+                }[mission.stage]
+                for order in orders:
+                    owed.append(
+                        FollowUp(
+                            "execute",
+                            {"marker": mission.id, "order": order},
+                            Outcome.of(f"{K}.follow.execute_{order}", marker=mission.id),
+                            mission.side,
+                        )
+                    )
+        return owed[:MAX_CHOICES]
+
+    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
+        """Names for autocomplete: own units first for 'unit', enemies for 'target'."""
+        state = self._state(document)
+        alive = [u for u in state.units.values() if u.alive]
+        names: list[str]
+        if kind == "unit":
+            names = [u.id for u in alive if side is None or u.side == side]
+        elif kind == "target":
+            names = [u.id for u in alive if side is None or u.side != side]
+            names += [
+                m.id
+                for m in state.missions
+                if m.stage == "aircraft" and (side is None or m.side != side)
+            ]
+        elif kind == "weapon":
+            names = sorted(
+                {
+                    w
+                    for u in alive
+                    if side is None or u.side == side
+                    for w in [*(f.weapon for f in u.figures if f.weapon), *u.weapons]
+                    if w
+                }
+            )
+        elif kind == "battery":
+            names = [s.id for s in state.supports.values() if side is None or s.side == side]
+        elif kind == "marker":
+            names = [m.id for m in state.missions if m.stage != "done"]
+            names += [b.id for b in state.blasts if b.id not in names]
+        elif kind == "minefield":
+            names = [
+                m.id
+                for m in state.minefields.values()
+                if not m.cleared and (side is None or side in m.known_to)
+            ]
+        elif kind == "reason":
+            names = [str(row.id) for row in load_tables()["cause_morale"].rows]
+        elif kind == "mods":
+            tables = load_tables()
+            names = [
+                str(row.id)
+                for table_id in (
+                    "modificatori_movimento_fanteria",
+                    "modificatori_movimento_veicoli",
+                )
+                for row in tables[table_id].rows
+                if not row.data.get("automatic")
+            ]
+        elif kind in ("terrain", "cover"):
+            names = ["nessuna", "leggera", "pesante", "trincerati"]
+        else:
+            names = []
+        return list(dict.fromkeys(names))[:MAX_CHOICES]
+
+    def verbs(self) -> tuple[str, ...]:
+        """The verbs linea_gotica accepts."""
+        return VERBS
+
+
+PLAY = LineaGoticaPlay()

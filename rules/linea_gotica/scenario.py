@@ -1,0 +1,271 @@
+"""Linea gotica scenarios: sides, squads of soldiers (one figure = one man), vehicles, the
+off-table supports an observer may call, minefields, and the weapons they carry.
+
+The weapons table of the seed gives ranges and shots by weapon type; a scenario names its
+weapons and says which row each reads (and its calibre for guns). Bundled scenarios say
+that their values are examples.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rules.core.errors import InvalidInput, UnknownName
+from rules.linea_gotica.fire import Armour, PenetrationRow
+from rules.linea_gotica.model import Quality
+from rules.linea_gotica.tables import load_tables
+
+_ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
+
+Role = Literal[
+    "leader", "soldato", "sniper", "esploratore", "servente", "portamunizioni", "osservatore"
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@cache
+def weapon_rows() -> frozenset[str]:
+    """The row ids of the weapons table."""
+    return frozenset(str(row.id) for row in load_tables()["armi_tiro_diretto"].rows)
+
+
+class Weapon(_Model):
+    """A weapon of the scenario: the row of TIRO DIRETTO it reads, and what the row leaves
+    open (calibre, semi-automatic rifles, reloading, anti-aircraft use)."""
+
+    name: str = Field(max_length=60)
+    row: str | None = Field(None, description="a row of the weapons table (direct fire)")
+    calibre_mm: int | None = Field(None, ge=1, le=1000)
+    semiautomatic: bool = Field(True, description="rifles: False for bolt-action (−1)")
+    short_gun: bool = Field(False, description='a "short" gun (−2 to penetrate)')
+    penetration: PenetrationRow | None = Field(None, description="override (late Panzerfaust)")
+    reusable: bool = Field(False, description="HE weapons that reload (with an ammo bearer)")
+    uses: int = Field(1, ge=1, le=20, description="shots of a one-use HE weapon per soldier")
+    anti_aircraft: Literal["mitragliatrice_aa", "cannoncino_aa"] | None = None
+    smoke: bool = Field(False, description="a vehicle's smoke launcher")
+
+    @model_validator(mode="after")
+    def _check(self) -> Weapon:
+        if self.row is None and self.anti_aircraft is None and not self.smoke:
+            raise ValueError("a weapon needs a row, anti_aircraft or smoke")
+        if self.row is not None:
+            if self.row not in weapon_rows() or self.row.endswith("_area"):
+                raise ValueError(f"unknown weapon row {self.row!r}")
+            if self.row.startswith("cannone") and self.calibre_mm is None:
+                raise ValueError("a gun needs calibre_mm")
+        return self
+
+
+class FigureSpec(_Model):
+    """One or more soldiers with the same role and weapon."""
+
+    role: Role = "soldato"
+    weapon: str | None = None
+    count: int = Field(1, ge=1, le=20)
+
+
+class VehicleSpec(_Model):
+    """What a vehicle is: movement row, armour, turret, open or closed."""
+
+    type: Literal[
+        "carri", "cingolati", "ruotati_4x4", "civili", "moto", "traino_animale", "cavalleria"
+    ] = "carri"
+    armoured: bool = True
+    armour: Armour = Armour.MEDIA
+    weight: Literal["leggero", "medio", "pesante"] = "medio"
+    turret: bool = True
+    open: bool = Field(False, description="open vehicle, or tank commander exposed")
+    transport: bool = Field(False, description="a troop carrier (always isolated for morale)")
+
+
+class UnitSpec(_Model):
+    """A squad, section, sniper team, observer team, or a vehicle."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(max_length=60)
+    quality: Quality
+    quality_modifier: int = Field(0, ge=-3, le=3, description="the referee's, at game start")
+    leader: Quality | None = Field(None, description="the leader's ability (default: quality)")
+    section: bool = False
+    fanatic: int = Field(0, ge=0, le=3)
+    radio: bool = False
+    engineers: bool = False
+    observer: bool = Field(False, description="a specialised artillery observer team")
+    commander: bool = Field(False, description="a platoon or company leader")
+    figures: tuple[FigureSpec, ...] = ()
+    vehicle: VehicleSpec | None = None
+    weapons: tuple[str, ...] = Field((), description="a vehicle's weapons, main first")
+    cover: Literal["nessuna", "leggera", "pesante", "trincerati"] = "nessuna"
+    hidden: bool = False
+    place: str = Field("", max_length=60)
+    emplaced: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _check(self) -> UnitSpec:
+        if (self.vehicle is None) == (not self.figures):
+            raise ValueError("a unit has either figures (infantry) or a vehicle")
+        if self.vehicle is None and self.weapons:
+            raise ValueError("infantry carries weapons per figure, not in 'weapons'")
+        leaders = sum(f.count for f in self.figures if f.role == "leader")
+        if self.figures and leaders > 1:
+            raise ValueError("at most one leader per squad or section")
+        if self.section:
+            table = load_tables()["distanze_comando"]
+            ability = self.leader or self.quality
+            row = table.row_by_id(ability.value)
+            if table.cell(row, "capo_sezione") == "Non consentito":
+                raise ValueError("only Elite leaders may lead a section")
+        return self
+
+
+class SupportSpec(_Model):
+    """An off-table battery, a mortar group, or an aircraft an observer may call."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(max_length=60)
+    kind: Literal["artiglieria", "mortai", "aereo"]
+    contact: Literal["dedicata", "generale", "mortaio_leggero"] = "generale"
+    calibre_mm: int = Field(81, ge=20, le=1000)
+    platoon_mortars: bool = Field(False, description="platoon or company leaders may call it")
+    smoke: bool = True
+    bombs: Literal["anti_fanteria", "anti_carro", "napalm"] | None = None
+    strafing: bool = False
+    quality: Quality = Quality.REGOLARI
+
+    @model_validator(mode="after")
+    def _check(self) -> SupportSpec:
+        if self.kind == "aereo" and self.bombs is None:
+            raise ValueError("an aircraft needs bombs")
+        if self.kind != "aereo" and (self.bombs is not None or self.strafing):
+            raise ValueError("only aircraft carry bombs or strafe")
+        return self
+
+
+class MinefieldSpec(_Model):
+    """A strip of mines."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(max_length=60)
+    kind: Literal["antiuomo", "anticarro"]
+    owner: str = Field(description="the side that laid it (and knows it)")
+
+
+class SideSpec(_Model):
+    """One side of the battle."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(max_length=60)
+    coordination: int = Field(0, ge=-2, le=0, description="poor coordination: −1 or −2")
+    units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=40)
+    supports: tuple[SupportSpec, ...] = Field((), max_length=10)
+
+
+class Scenario(_Model):
+    """A whole scenario."""
+
+    id: str = Field(pattern=_ID)
+    ruleset: Literal["linea_gotica"] = "linea_gotica"
+    title: str = Field(max_length=100)
+    description: str = Field("", max_length=2000)
+    values_are_examples: bool = True
+    turns: int = Field(10, ge=1, le=100)
+    night: Literal["giorno", "luna", "senza_luna"] = "giorno"
+    passengers_on_tanks: bool = False
+    weapons: dict[str, Weapon]
+    minefields: tuple[MinefieldSpec, ...] = ()
+    sides: tuple[SideSpec, SideSpec]
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        side_ids = [side.id for side in self.sides]
+        if len(set(side_ids)) != 2:
+            raise ValueError("two distinct sides")
+        seen: set[str] = set()
+        for side in self.sides:
+            names = [u.id for u in side.units] + [s.id for s in side.supports]
+            for name in names:
+                if name in seen:
+                    raise ValueError(f"id {name!r} is used twice")
+                seen.add(name)
+            for unit in side.units:
+                carried = [f.weapon for f in unit.figures if f.weapon] + list(unit.weapons)
+                for weapon in [*carried, *unit.emplaced]:
+                    if weapon not in self.weapons:
+                        raise ValueError(f"unit {unit.id}: unknown weapon {weapon!r}")
+        for field in self.minefields:
+            if field.owner not in side_ids:
+                raise ValueError(f"minefield {field.id}: unknown owner {field.owner!r}")
+            if field.id in seen:
+                raise ValueError(f"id {field.id!r} is used twice")
+            seen.add(field.id)
+        return self
+
+
+def parse_scenario(text: str, source: str = "scenario") -> Scenario:
+    """Validate scenario YAML text, with errors that name the line where possible."""
+    try:
+        raw = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise InvalidInput(
+            "error.scenario.yaml",
+            source=source,
+            where=line,
+            detail=str(getattr(error, "problem", error))[:200],
+        ) from None
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        line_number = _line_of(raw, first["loc"])
+        where = ".".join(str(part) for part in first["loc"])
+        raise InvalidInput(
+            "error.scenario.invalid",
+            source=source,
+            where=f" line {line_number}" if line_number else "",
+            detail=f"{where}: {first['msg']}"[:300],
+        ) from None
+
+
+def _line_of(node: Any, location: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the YAML node at a pydantic error location."""
+    current = node
+    line = None
+    for part in location:
+        if current is None:
+            break
+        line = current.start_mark.line + 1
+        if isinstance(current, yaml.MappingNode):
+            current = next((v for k, v in current.value if k.value == part), None)
+        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int):
+            current = current.value[part] if part < len(current.value) else None
+        else:
+            break
+    if current is not None:
+        line = current.start_mark.line + 1
+    return line
+
+
+def bundled_scenarios() -> dict[str, Path]:
+    """Bundled example scenarios by id."""
+    folder = Path(str(resources.files("rules.linea_gotica") / "scenarios"))
+    return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+
+
+def load_bundled(scenario_id: str) -> Scenario:
+    """A bundled scenario by id."""
+    paths = bundled_scenarios()
+    if scenario_id not in paths:
+        raise UnknownName("error.unknown_scenario", name=scenario_id[:40], known=", ".join(paths))
+    return parse_scenario(paths[scenario_id].read_text("utf-8"), scenario_id)

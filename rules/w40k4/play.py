@@ -1,0 +1,207 @@
+"""The w40k4 implementation of :class:`rules.core.play.GamePlay`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from rules.core.dice import DiceSource
+from rules.core.errors import InvalidInput
+from rules.core.play import FollowUp, Played, StatusView, UnitLine
+from rules.core.resolution import Outcome
+from rules.w40k4 import game as g
+from rules.w40k4 import lookups
+from rules.w40k4.commands import VERBS, build_command
+from rules.w40k4.model import Facing, Phase, Terrain
+from rules.w40k4.scenario import bundled_scenarios, load_bundled, parse_scenario
+from rules.w40k4.tables import load_tables
+
+MAX_CHOICES = 25
+
+
+def _statuses(state: g.W40kState, unit: g.UnitState) -> tuple[str, ...]:
+    shown = [s for s in unit.statuses if s != "destroyed" or not unit.vehicle]
+    shown += [s for s in ("shaken", "stunned") if g._timed(state, unit, s)]
+    shown += [f"weapon_destroyed:{w}" for w in unit.destroyed_weapons]
+    if unit.locked_with:
+        shown.append("locked")
+    if unit.wounds_taken:
+        shown.append(f"wounds_taken:{unit.wounds_taken}")
+    return tuple(shown)
+
+
+def _acted(state: g.W40kState, unit: g.UnitState) -> bool:
+    if state.phase is Phase.MOVEMENT:
+        return unit.moved or unit.entered
+    if state.phase is Phase.SHOOTING:
+        return unit.fired
+    return unit.assaulted
+
+
+class W40kPlay:
+    """Play w40k4 through documents (plain JSON dicts) for the application service."""
+
+    ruleset = "w40k4"
+
+    def scenarios(self) -> list[str]:
+        """Ids of the bundled scenarios."""
+        return list(bundled_scenarios())
+
+    def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
+        """A new game from a bundled scenario id or uploaded YAML."""
+        if scenario_text is not None:
+            scenario = parse_scenario(scenario_text, "scenario.yaml")
+        else:
+            scenario = load_bundled(scenario_id or next(iter(bundled_scenarios())))
+        return g.new_game(scenario).model_dump(mode="json")
+
+    @staticmethod
+    def _state(document: Mapping[str, Any]) -> g.W40kState:
+        try:
+            return g.load_state(dict(document))
+        except ValidationError as error:
+            raise InvalidInput("error.corrupt_state", detail=str(error)[:200]) from None
+
+    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
+        """Side id → name."""
+        return dict(document.get("sides", {}))
+
+    def apply(
+        self,
+        document: Mapping[str, Any],
+        verb: str,
+        options: Mapping[str, Any],
+        dice: DiceSource,
+        actor_side: str | None,
+    ) -> Played:
+        """Apply a verb; for ``odds`` the result is computed but must not be committed."""
+        command = build_command(verb, options)
+        applied = g.apply(
+            self._state(document), command, dice, actor_side=actor_side, preview=verb == "odds"
+        )
+        return Played(applied.state.model_dump(mode="json"), applied.resolutions, applied.notices)
+
+    def awaiting(self, document: Mapping[str, Any]) -> str | None:
+        """The side whose move it is."""
+        return g.awaiting(self._state(document))
+
+    def status(self, document: Mapping[str, Any]) -> StatusView:
+        """Turn, phase, whose turn, units with their state, owed tests, templates, combats."""
+        state = self._state(document)
+        terrain = load_tables()["terreni_accidentati"]
+        units = tuple(
+            UnitLine(
+                u.id,
+                u.name,
+                u.side,
+                terrain.row_label(terrain.row_by_id(u.type)),
+                u.models,
+                u.initial_models,
+                _statuses(state, u),
+                u.location if u.location != "table" else (u.cover or "-"),
+                _acted(state, u),
+            )
+            for u in state.ordered()
+        )
+        notes: list[Outcome] = [
+            Outcome.of(
+                f"w40k4.status.pending_{p.reason}",
+                unit=state.units[p.unit].name,
+                modifier=p.modifier,
+            )
+            for p in state.pending
+        ]
+        notes += [
+            Outcome.of(
+                "w40k4.status.template",
+                unit=state.units[t.unit].name,
+                weapon=state.weapons[t.weapon].name,
+            )
+            for t in state.templates
+        ]
+        notes += [
+            Outcome.of("w40k4.status.arriving", unit=u.name)
+            for u in state.ordered()
+            if u.alive and u.location == "arriving"
+        ]
+        if state.phase is Phase.ASSAULT:
+            notes += [
+                Outcome.of(
+                    "w40k4.status.combat",
+                    units=", ".join(state.units[m].name for m in members),
+                )
+                for members in g._open_combats(state)
+            ]
+        if state.closing:
+            notes.append(Outcome.of("w40k4.turn.closing", phase=state.phase.value))
+        return StatusView(
+            title=state.title,
+            turn=state.turn,
+            phase=Outcome.of(
+                "w40k4.phase.current", phase=state.phase.value, side=state.sides[state.active]
+            ),
+            awaiting=g.awaiting(state),
+            sides=dict(state.sides),
+            tokens={},
+            units=units,
+            notes=tuple(notes),
+            ended=state.ended,
+        )
+
+    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
+        """Owed morale checks and regroup tests; in the assault phase, combats to resolve."""
+        state = self._state(document)
+        owed = [
+            FollowUp(
+                "morale",
+                {"unit": p.unit},
+                Outcome.of(f"w40k4.follow.{p.reason}", unit=state.units[p.unit].name),
+                state.units[p.unit].side,
+            )
+            for p in state.pending
+        ]
+        if state.phase is Phase.ASSAULT and not state.ended:
+            for members in g._open_combats(state):
+                first = next(
+                    (m for m in members if state.units[m].side == state.active), members[0]
+                )
+                owed.append(
+                    FollowUp(
+                        "combat",
+                        {"unit": first},
+                        Outcome.of("w40k4.follow.resolve_combat", unit=state.units[first].name),
+                        state.active,
+                    )
+                )
+        return owed[:MAX_CHOICES]
+
+    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
+        """Names for autocomplete: own units first for 'unit', enemies for 'target'."""
+        state = self._state(document)
+        alive = [u for u in state.ordered() if u.alive]
+        if kind == "unit":
+            names = [u.id for u in alive if side is None or u.side == side]
+        elif kind == "target":
+            names = [u.id for u in alive if u.on_table and (side is None or u.side != side)]
+        elif kind == "weapon":
+            names = sorted({w for u in alive if side is None or u.side == side for w in u.weapons})
+        elif kind == "cover":
+            names = lookups.cover_names()
+        elif kind == "terrain":
+            names = [t.value for t in Terrain]
+        elif kind == "facing":
+            names = [f.value for f in Facing]
+        elif kind == "kind":
+            names = ["normal", "deepstrike", "mishap"]
+        else:
+            names = []
+        return names[:MAX_CHOICES]
+
+    def verbs(self) -> tuple[str, ...]:
+        """The verbs w40k4 accepts."""
+        return VERBS
+
+
+PLAY = W40kPlay()

@@ -1,0 +1,222 @@
+"""w40k4 scenarios: two sides, their units with profiles, and the weapons they carry.
+
+The seed has no unit or weapon catalogue, so scenarios define them; the bundled example
+scenario says its values are examples.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rules.core.errors import InvalidInput, UnknownName
+from rules.w40k4 import lookups
+from rules.w40k4.model import Template, WeaponType, unit_types
+
+_ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Weapon(_Model):
+    """A weapon profile: range in inches, Strength, VP (AP), type, shots, template."""
+
+    name: str = Field(max_length=60)
+    type: WeaponType
+    range: int | None = Field(None, ge=1, le=240, description="inches; none for a flamer template")
+    strength: int = Field(ge=1, le=10)
+    ap: int | None = Field(None, ge=1, le=6, description="VP; none for VP -")
+    shots: int = Field(1, ge=1, le=10, description="shots per model (Assalto / Pesante N)")
+    template: Template | None = None
+    barrage: bool = Field(False, description="Bombardamento: scatters without the BS")
+    defensive: bool | None = Field(None, description="override: defensive weapon of a vehicle")
+
+    @model_validator(mode="after")
+    def _check(self) -> Weapon:
+        if self.range is None and self.template is not Template.SAGOMA:
+            raise ValueError("only a flamer template (sagoma) may have no range")
+        if self.barrage and self.template is not Template.ARTIGLIERIA:
+            raise ValueError('barrage (Bombardamento) needs the 5" template (artiglieria)')
+        return self
+
+
+class Profile(_Model):
+    """Characteristics: AC (WS), AB (BS), F (S), R (T), Fe (W), I, A, D (Ld), TS (Sv)."""
+
+    ws: int | None = Field(None, ge=1, le=10)
+    bs: int | None = Field(None, ge=1, le=10)
+    s: int | None = Field(None, ge=1, le=10)
+    t: int | None = Field(None, ge=1, le=10)
+    w: int = Field(1, ge=1, le=10)
+    i: int | None = Field(None, ge=1, le=10)
+    a: int | None = Field(None, ge=1, le=10)
+    ld: int | None = Field(None, ge=1, le=10)
+    sv: int | None = Field(None, ge=2, le=6, description="armour save; none = no save")
+
+
+class Armour(_Model):
+    """A vehicle's armour values."""
+
+    front: int = Field(ge=1, le=20)
+    side: int = Field(ge=1, le=20)
+    rear: int = Field(ge=1, le=20)
+
+
+class UnitSpec(_Model):
+    """A unit as the scenario sets it up."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(max_length=60)
+    type: str
+    models: int = Field(ge=1, le=100)
+    profile: Profile
+    invulnerable: int | None = Field(None, ge=2, le=6)
+    weapons: dict[str, int] = Field(
+        default_factory=dict, description="weapon id → how many models (or mounts) carry it"
+    )
+    close_combat_weapon: bool = Field(True, description="with a pistol: one extra attack")
+    move: int | None = Field(None, ge=0, le=48, description="override the type's move")
+    assault: int | None = Field(None, ge=0, le=24, description="override the type's assault")
+    reserve: bool = Field(False, description="starts in reserve")
+    deep_strike: bool = Field(False, description="may arrive by deep strike")
+    fast: bool = Field(False, description="a fast vehicle (Veloci)")
+    armour: Armour | None = None
+    open_topped: bool = False
+    squadron: bool = False
+    guns: int = Field(0, ge=0, le=20, description="artillery: guns crewed by the unit")
+    cover: str | None = Field(None, max_length=40, description="TIRI COPERTURA row at start")
+
+    @model_validator(mode="after")
+    def _check(self) -> UnitSpec:
+        types = unit_types()
+        if self.type not in types:
+            raise ValueError(f"unknown unit type {self.type!r}; known: {sorted(types)}")
+        kind = types[self.type]
+        p = self.profile
+        if kind.get("vehicle"):
+            if self.armour is None or p.bs is None:
+                raise ValueError("a vehicle needs armour and bs")
+            if kind.get("walker") and None in (p.ws, p.s, p.i, p.a):
+                raise ValueError("a walker needs ws, s, i and a")
+        elif None in (p.ws, p.bs, p.s, p.t, p.i, p.a, p.ld):
+            raise ValueError("a unit of models needs ws, bs, s, t, i, a and ld")
+        if self.type == "artiglieria" and self.guns < 1:
+            raise ValueError("artillery needs guns")
+        if self.cover is not None:
+            try:
+                lookups.cover_save(self.cover)
+            except UnknownName:
+                raise ValueError(f"unknown cover {self.cover!r}") from None
+        return self
+
+    @property
+    def vehicle(self) -> bool:
+        """Whether the unit is a vehicle."""
+        return bool(unit_types()[self.type].get("vehicle"))
+
+
+class SideSpec(_Model):
+    """One side of the battle."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(max_length=60)
+    units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=40)
+
+
+class Scenario(_Model):
+    """A whole scenario."""
+
+    id: str = Field(pattern=_ID)
+    ruleset: Literal["w40k4"] = "w40k4"
+    title: str = Field(max_length=100)
+    description: str = Field("", max_length=2000)
+    values_are_examples: bool = True
+    turns: int = Field(6, ge=1, le=20)
+    first_side: str
+    weapons: dict[str, Weapon]
+    sides: tuple[SideSpec, SideSpec]
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        side_ids = [side.id for side in self.sides]
+        if len(set(side_ids)) != 2 or self.first_side not in side_ids:
+            raise ValueError("two distinct sides, and first_side must be one of them")
+        seen: set[str] = set()
+        for side in self.sides:
+            for unit in side.units:
+                if unit.id in seen:
+                    raise ValueError(f"id {unit.id!r} is used twice")
+                seen.add(unit.id)
+                for weapon in unit.weapons:
+                    if weapon not in self.weapons:
+                        raise ValueError(f"unit {unit.id}: unknown weapon {weapon!r}")
+        return self
+
+
+def parse_scenario(text: str, source: str = "scenario") -> Scenario:
+    """Validate scenario YAML text, with errors that name the line where possible."""
+    try:
+        raw = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise InvalidInput(
+            "error.scenario.yaml",
+            source=source,
+            where=line,
+            detail=str(getattr(error, "problem", error))[:200],
+        ) from None
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        line_number = _line_of(raw, first["loc"])
+        where = ".".join(str(part) for part in first["loc"])
+        raise InvalidInput(
+            "error.scenario.invalid",
+            source=source,
+            where=f" line {line_number}" if line_number else "",
+            detail=f"{where}: {first['msg']}"[:300],
+        ) from None
+
+
+def _line_of(node: Any, location: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the YAML node at a pydantic error location."""
+    current = node
+    line = None
+    for part in location:
+        if current is None:
+            break
+        line = current.start_mark.line + 1
+        if isinstance(current, yaml.MappingNode):
+            current = next((v for k, v in current.value if k.value == part), None)
+        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int):
+            current = current.value[part] if part < len(current.value) else None
+        else:
+            break
+    if current is not None:
+        line = current.start_mark.line + 1
+    return line
+
+
+@cache
+def bundled_scenarios() -> dict[str, Path]:
+    """Bundled example scenarios by id."""
+    folder = Path(str(resources.files("rules.w40k4") / "scenarios"))
+    return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+
+
+def load_bundled(scenario_id: str) -> Scenario:
+    """A bundled scenario by id."""
+    paths = bundled_scenarios()
+    if scenario_id not in paths:
+        raise UnknownName("error.unknown_scenario", name=scenario_id[:40], known=", ".join(paths))
+    return parse_scenario(paths[scenario_id].read_text("utf-8"), scenario_id)

@@ -1,0 +1,380 @@
+"""Linea gotica through the application service on a real SQLite file, with scripted dice:
+initiative, covering fire, movement with opportunity fire, a morale failure, observation,
+fire by quality class (Elite → Veterani → Regolari), a call for fire, then in the next turns
+the ranging shot and fire for effect; and the console table."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from bot.console import Console
+from bot.service import GameService, Request
+from rules.core.errors import RulesError
+
+CHANNEL = 4004
+REFEREE, ANNA, BRUNO, STRANGER = 1, 2, 3, 99
+
+
+class Table:
+    """Sends requests as a user, with fresh interaction ids; every queued face must be used."""
+
+    def __init__(self, service: GameService, dice) -> None:
+        self.service = service
+        self.dice = dice
+        self.counter = 0
+
+    async def __call__(self, user: int, verb: str, faces=(), *, dice: str | None = None, **options):
+        self.counter += 1
+        self.dice.push(*faces)
+        reply = await self.service.handle(
+            Request(
+                channel_id=CHANNEL,
+                guild_id=7,
+                user_id=user,
+                verb=verb,
+                options=options,
+                dice=dice,
+                interaction_id=f"lg{self.counter}",
+            )
+        )
+        assert not self.dice.faces, f"unused faces {list(self.dice.faces)} after {verb}"
+        return reply
+
+    async def refused(self, user: int, verb: str, key: str, **options) -> RulesError:
+        with pytest.raises(RulesError) as caught:
+            await self(user, verb, **options)
+        assert caught.value.key == key, caught.value.key
+        return caught.value
+
+
+@pytest.fixture()
+def table(service, dice) -> Table:
+    return Table(service, dice)
+
+
+def codes(reply) -> list[str]:
+    return [r.outcome.code for r in reply.resolutions]
+
+
+async def setup(table: Table) -> None:
+    await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="esempio_gotica")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="Tedeschi")
+
+
+async def pass_steps(table: Table, *users: int) -> None:
+    for user in users:
+        await table(user, "turn.next")
+
+
+async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
+    await setup(table)
+    await table.refused(STRANGER, "turn.next", "error.service.join_first")
+
+    # 1. Initiative: both roll 1d10; the Allies (8) beat the Germans (3) and choose.
+    reply = await table(ANNA, "turn.next", [8, 3])
+    assert codes(reply) == ["linea_gotica.initiative.won(side=alleati)"]
+    assert [(f.verb, dict(f.options)) for f in reply.follow_ups] == [
+        ("turn.next", {"order": "first"}),
+        ("turn.next", {"order": "second"}),
+    ]
+    await table.refused(BRUNO, "turn.next", "error.linea_gotica.not_your_move")
+    reply = await table(ANNA, "turn.next", order="first")
+    assert reply.ping == []  # still the Allies: covering fire is declared first
+
+    # 2. Covering fire: the Sherman's MG covers the farmhouse (automatic weapons only).
+    await table.refused(
+        ANNA,
+        "fire",
+        "error.linea_gotica.covering_automatic_only",
+        unit="bazooka",
+        target="casolare",
+        kind="copertura",
+    )
+    reply = await table(
+        ANNA, "fire", unit="sherman", target="casolare", kind="copertura", weapon="browning_30"
+    )
+    assert reply.notices[0].code == "linea_gotica.covering.declared(unit=Sherman,place=casolare)"
+    reply = await table(ANNA, "turn.next")
+    assert reply.ping == [BRUNO]
+    await table(BRUNO, "turn.next")
+
+    # 3. Movement: the Allies move; the Germans fire at the movers (opportunity, ½).
+    await table.refused(
+        BRUNO,
+        "move",
+        "error.linea_gotica.not_your_move",
+        unit="stug",
+        kind="fuori_strada",
+        distance=10,
+    )
+    await table.refused(
+        BRUNO,
+        "fire",
+        "error.linea_gotica.not_moving",
+        unit="gruppe",
+        target="squadra_1",
+        distance=30,
+    )
+    await table.refused(
+        ANNA, "move", "linea_gotica.move.too_far", unit="squadra_1", kind="normale", distance=17
+    )
+    reply = await table(ANNA, "move", unit="squadra_1", kind="normale", distance=14)
+    assert codes(reply) == ["linea_gotica.move.ok(allowance=16,cm=14)"]
+    await table.refused(
+        ANNA, "move", "error.linea_gotica.already_acted", unit="squadra_1", kind="cauto", distance=2
+    )
+    # The bipod MG 42 is not emplaced: it fires as an assault rifle, 2 shots at one soldier.
+    reply = await table(
+        BRUNO, "fire", [2, 7, 9], unit="gruppe", target="squadra_1", distance=30, weapon="mg42"
+    )
+    first, second = reply.resolutions
+    chance = first.steps[0]
+    assert [m.key.rsplit(".", 1)[1] for m in chance.modifiers] == ["quality", "opportunita"]
+    assert chance.total == 3 and chance.table.row == "Fucile d'assalto (2)"
+    assert first.outcome.code == "linea_gotica.damage.wounded(figure=2)"
+    assert second.outcome.code == "linea_gotica.fire.miss(band=normale)"
+    assert first.odds is not None and first.odds.exact
+    assert [(f.verb, dict(f.options)) for f in reply.follow_ups] == [
+        ("morale", {"unit": "squadra_1"})
+    ]
+    await table.refused(ANNA, "turn.next", "error.linea_gotica.morale_owed")
+    # The wounded scout fails his morale (5 + 4 − 4 wounded − 3 under automatic fire = 2).
+    reply = await table(ANNA, "morale", [7, 8], unit="squadra_1")
+    morale = reply.resolutions[0]
+    assert morale.steps[0].total == 2
+    assert morale.outcome.code == "linea_gotica.morale.panic"
+    await table(ANNA, "turn.next")
+    reply = await table(BRUNO, "move", unit="stug", kind="fuori_strada", distance=10)
+    assert codes(reply) == ["linea_gotica.move.ok(allowance=25,cm=10)"]
+    await table.refused(
+        ANNA, "fire", "error.linea_gotica.already_acted", unit="sherman", target="stug", distance=40
+    )
+    # The bazooka misses at long range (4 − 1, halved: 2); the round is a dud.
+    reply = await table(
+        ANNA, "fire", [6, 1], unit="bazooka", target="stug", distance=25, weapon="bazooka"
+    )
+    assert codes(reply) == ["linea_gotica.fire.dud"]
+    await table(BRUNO, "turn.next")
+
+    # 4. Observation at the end of movement: the MG nest (in cover, still) is Difficult.
+    await table.refused(
+        ANNA,
+        "fire",
+        "error.linea_gotica.wrong_phase",
+        unit="osservatori",
+        target="gruppe",
+        distance=30,
+    )
+    reply = await table(ANNA, "test", [2], unit="squadra_1", kind="osservare", target="mg_casolare")
+    assert reply.resolutions[0].outcome.code == "linea_gotica.observe.seen(purpose=osservazione)"
+    await table.refused(
+        ANNA,
+        "test",
+        "error.linea_gotica.already_seen",
+        unit="osservatori",
+        kind="osservare",
+        target="mg_casolare",
+    )
+    await pass_steps(table, ANNA, BRUNO)
+
+    # 5. Fire by quality class. Elite first: only the German sniper (hidden: 1–5 to fire).
+    status = await table(BRUNO, "game.status")
+    assert status.status.phase.code == "linea_gotica.phase.tiro(quality=elite)"
+    assert status.status.awaiting == "tedeschi"
+    await table.refused(
+        ANNA,
+        "callarty",
+        "error.linea_gotica.not_this_class",
+        unit="osservatori",
+        battery="mortai_81",
+        target="casolare",
+    )
+    reply = await table(
+        BRUNO,
+        "fire",
+        [4, 3, 3],
+        unit="cecchino",
+        target="squadra_1",
+        distance=50,
+        weapon="k98_zf",
+        man=3,
+    )
+    assert codes(reply) == [
+        "linea_gotica.sniper.fires",
+        "linea_gotica.damage.shocked(figure=3)",
+    ]
+    shot = reply.resolutions[1]
+    assert shot.steps[0].total == 7  # 6 + 1 aimed (a sniper)
+    assert shot.steps[2].total == 4  # 3 + 1 sniper damage
+    reply = await table(BRUNO, "turn.next")
+    assert reply.notices[-1].code == "linea_gotica.turn.fire_class(quality=veterani)"
+
+    # Veterani: the observers call the company mortars (Normal, +1 radio: 6).
+    reply = await table(
+        ANNA, "callarty", [5], unit="osservatori", battery="mortai_81", target="casolare"
+    )
+    assert codes(reply) == ["linea_gotica.action.passed(purpose=contatto)"]
+    assert reply.resolutions[0].steps[0].total == 6
+    assert reply.notices[0].code.startswith("linea_gotica.mission.contacted(marker=m1")
+    reply = await table(ANNA, "turn.next")
+    assert reply.notices[-1].code == "linea_gotica.turn.fire_class(quality=regolari)"
+
+    # Regolari: the MG nest fires from the farmhouse, which the Sherman covers: the covering
+    # fire comes first, at every soldier there (5 − 2 heavy cover, halved: 2) and misses;
+    # then the emplaced MG 42 (crew of two: 3 shots at one man) kills a rifleman.
+    reply = await table(
+        BRUNO,
+        "fire",
+        [9, 9, 9, 2, 10],
+        unit="mg_casolare",
+        target="squadra_1",
+        distance=40,
+        weapon="mg42_lafette",
+        man=4,
+    )
+    assert reply.notices[0].code == (
+        "linea_gotica.covering.triggered(unit=MG 42 del casolare,place=casolare)"
+    )
+    assert codes(reply) == ["linea_gotica.fire.miss(band=normale)"] * 3 + [
+        "linea_gotica.damage.dead(figure=4)"
+    ]
+    assert reply.resolutions[0].steps[0].total == 2
+    assert len(reply.follow_ups) == 1
+    await table(BRUNO, "turn.next")  # Bruno is done; the class waits for Anna's morale
+    status = await table(ANNA, "turn.status")
+    assert status.status.awaiting == "alleati"
+    reply = await table(ANNA, "morale", [1] * 7, unit="squadra_1")
+    assert codes(reply) == ["linea_gotica.morale.passed"] * 7
+    assert reply.notices[-1].code == "linea_gotica.turn.phase(turn=1,phase=osservazione_tiro)"
+    reply = await table(ANNA, "turn.next")
+    reply = await table(BRUNO, "turn.next")
+    assert reply.notices[-1].code == "linea_gotica.turn.phase(turn=2,phase=iniziativa)"
+
+    # Turn 2: the ranging shot (precise, long and right by 1d10 + 1d10).
+    await table(BRUNO, "turn.next", [3, 7])
+    await table(BRUNO, "turn.next", order="second")
+    await pass_steps(table, ANNA, BRUNO, ANNA, BRUNO, ANNA, BRUNO)  # covering, move, observe
+    await table(BRUNO, "turn.next")  # the sniper does nothing
+    status = await table(ANNA, "turn.status")
+    assert [(f.verb, dict(f.options)) for f in status.follow_ups] == [
+        ("execute", {"marker": "m1", "order": "tiro"})
+    ]
+    await table.refused(ANNA, "turn.next", "error.linea_gotica.mission_due")
+    reply = await table(ANNA, "execute", [3, 5, 4, 6], marker="m1")
+    assert codes(reply) == [
+        "linea_gotica.ranging.deviated_across(kind=precise,along=lungo,along_dice=1,"
+        "across=destra,across_dice=1)",
+        "linea_gotica.ranging.distance(direction=lungo,cm=4)",
+        "linea_gotica.ranging.distance(direction=destra,cm=6)",
+    ]
+    assert reply.notices[0].code == (
+        "linea_gotica.mission.ranged(marker=m1,point=casolare (4 cm lungo + 6 cm destra))"
+    )
+    await pass_steps(table, ANNA, BRUNO, ANNA, BRUNO, ANNA, BRUNO)
+
+    # Turn 3: fire for effect, then the blast on the MG nest (in cover, 81 mm: 4 at short).
+    await table(ANNA, "turn.next", [9, 2])
+    await table(ANNA, "turn.next", order="first")
+    await pass_steps(table, ANNA, BRUNO, ANNA, BRUNO, ANNA, BRUNO, BRUNO)
+    reply = await table(ANNA, "execute", marker="m1", order="effetto")
+    assert reply.notices[0].code.startswith("linea_gotica.mission.effect(marker=m1")
+    reply = await table(ANNA, "fragments", [2, 10, 8, 9], target="mg_casolare", marker="m1")
+    assert codes(reply) == [
+        "linea_gotica.damage.dead(figure=1)",
+        "linea_gotica.he.spared(figure=2)",
+        "linea_gotica.he.spared(figure=3)",
+    ]
+    assert reply.resolutions[0].steps[0].threshold.value == 4
+    # The leaderless crew tests: 4 + 4 + 3 heavy cover − 3 HE − 3 isolated − 2 leader = 3.
+    reply = await table(BRUNO, "morale", [9, 10, 1], unit="mg_casolare")
+    assert codes(reply) == ["linea_gotica.morale.panic_no_enemy", "linea_gotica.morale.passed"]
+    assert reply.resolutions[0].steps[0].total == 3
+
+    status = await table(BRUNO, "game.status")
+    nest = next(u for u in status.status.units if u.id == "mg_casolare")
+    assert nest.models == 2 and {"leaderless", "panic"} <= set(nest.statuses)
+    squad = next(u for u in status.status.units if u.id == "squadra_1")
+    assert squad.models == 7 and {"wounded", "panic"} <= set(squad.statuses)
+    log = await table(BRUNO, "game.log", count=50)
+    assert len(log.lines) >= 30
+
+
+async def test_odds_preview_commits_nothing(table, store):
+    await setup(table)
+    before = (await store.load(CHANNEL)).version
+    reply = await table(ANNA, "odds", unit="sherman", target="stug", distance=40)
+    assert reply.odds_only and reply.resolutions[-1].odds.exact
+    assert (await store.load(CHANNEL)).version == before
+    await table.refused(
+        BRUNO,
+        "odds",
+        "error.linea_gotica.not_your_unit",
+        unit="sherman",
+        target="stug",
+        distance=40,
+    )
+
+
+async def test_typed_zero_reads_as_ten(table):
+    await setup(table)
+    reply = await table(ANNA, "turn.next", dice="0 3")
+    assert reply.by_hand
+    assert [roll.face for roll in reply.resolutions[0].rolls] == [10, 3]
+
+
+async def test_autocomplete(table):
+    await setup(table)
+    service = table.service
+    assert sorted(await service.choices(CHANNEL, ANNA, "unit", "")) == [
+        "bazooka",
+        "osservatori",
+        "sherman",
+        "squadra_1",
+    ]
+    assert "stug" in await service.choices(CHANNEL, ANNA, "target", "")
+    assert sorted(await service.choices(CHANNEL, ANNA, "battery", "")) == [
+        "batteria_105",
+        "mortai_81",
+        "p47",
+    ]
+    assert "sotto_fuoco" not in await service.choices(CHANNEL, ANNA, "mods", "")
+    assert await service.choices(CHANNEL, ANNA, "scenario", "gotica") == ["esempio_gotica"]
+
+
+CONSOLE_SCRIPT = [
+    "/game new ruleset:linea_gotica scenario:esempio_gotica language:en",
+    "/as anna",
+    "/game join side:alleati",
+    "/as bruno",
+    "/game join side:tedeschi",
+    "/as anna",
+    "/turn next dice:8,3",
+    "/turn next order:first",
+    "/turn next",
+    "/as bruno",
+    "/turn next",
+    "/as anna",
+    "/move unit:squadra_1 kind:corsa distance:20 mods:alzarsi_sdraiarsi",
+    "/move unit:squadra_1 kind:corsa distance:18 mods:alzarsi_sdraiarsi",
+    "/move unit:sherman kind:strada distance:30",
+    "/turn status",
+]
+
+
+async def test_the_console_plays_linea_gotica(service):
+    out = io.StringIO()
+    console = Console(service, out, channel_id=CHANNEL)
+    errors = await console.run(CONSOLE_SCRIPT, interactive=False)
+    text = out.getvalue()
+    assert errors == 1, text  # running 20 cm while lying down: too far
+    assert "Game created: Linea Gotica, settembre 1944 (esempio)" in text
+    assert "alleati wins the initiative" in text
+    assert "! Too far: 20 cm, 18 allowed" in text  # a run of 24 cm, −25% to stand up
+    assert "Move allowed (18 of 18 cm)" in text
+    assert "Move allowed (30 of 60 cm)" in text
+    assert "» Turn 1: Covering fire" in text
+    assert "squadra_1" in text and "[prone]" in text
+    assert "Turn 1" in text and "(dice entered by hand)" in text

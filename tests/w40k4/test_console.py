@@ -1,0 +1,66 @@
+"""The console table plays w40k4 with the verbs it knows (turn next, move, fire, odds,
+morale, test); dice are typed in the script.
+
+/assault is left out: the console reads any line starting with "/as" as the seat switch
+(``line.startswith("/as")`` in bot/console.py), so "/assault …" switches the seat to
+"sault …" — reported for the console's owner. /combat and /template are not console verbs.
+"""
+
+from __future__ import annotations
+
+import io
+
+from bot.console import Console
+
+SCRIPT = """\
+/game new ruleset:w40k4 scenario:avamposto language:en
+/as anna
+/game join side:legione
+/as bruno
+/game join side:predoni
+/as anna
+/move unit:squadra_tattica distance:6 terrain:difficult cover:rovine dice:3,5
+/move unit:mezzo_corazzato distance:10 target:banda dice:4,4,3,3
+/fire unit:squadra_tattica target:banda distance:10
+/turn next
+/odds unit:squadra_tattica target:motopredoni distance:10 weapon:pistola
+/fire unit:squadra_tattica target:motopredoni distance:10 weapon:pistola dice:4,5,2
+/turn next
+/as bruno
+/morale unit:motopredoni dice:3,3
+/as anna
+/test unit:devastatori modifier:-1 dice:6,1
+/turn
+"""
+
+
+async def test_a_console_script_plays_w40k4(service):
+    out = io.StringIO()
+    console = Console(service, out, channel_id=77)
+    errors = await console.run(SCRIPT.splitlines(), interactive=False)
+    text = out.getvalue()
+    assert "Traceback" not in text
+    assert errors == 1, text  # the fire in the movement phase
+    assert "» Game created: Assalto all'avamposto (esempio) (Legione Astrale, Predoni)." in text
+    assert "== Difficult terrain ==" in text
+    assert "Difficult terrain (2D6, highest): D6=3 D6=5 = 5 >= 6 (inches needed)" in text
+    assert 'Outcome: The unit stops after 5"' in text
+    assert "Outcome: Test failed (tank shock)" in text
+    assert 'Outcome: The unit falls back 6"' in text
+    assert (
+        "[anna] /fire unit:squadra_tattica target:banda distance:10\n"
+        "! This action belongs to the shooting phase." in text
+    )
+    assert "» Turn 1, Legione Astrale: Shooting phase" in text
+    assert "Odds — Shooting: No casualties: 88.9% · 1 casualties: 11.1%" in text
+    assert "Rolls to hit (1 dice, BS): D6=4 >= 3 (for each die)" in text
+    assert "(dice entered by hand)" in text
+    assert "» Bikers lost 1 of 3 models: morale check" not in text  # names come from the scenario
+    assert "» Motopredoni lost 1 of 3 models: morale check" in text
+    assert "→ Morale of Motopredoni: /morale unit:motopredoni" in text
+    assert "Outcome: Test passed (25% casualties)" in text
+    assert "» Turn 1, Legione Astrale: Assault phase" in text
+    assert "Outcome: Test passed (free test)" in text
+    assert "  veterani         Veterani in armatura pesante 5/5  reserve" in text
+    assert "  banda            Banda di predoni       20/20  -  [falling back]" in text
+    assert "Turn 1 — Assault phase of Legione Astrale — to move: Legione Astrale" in text
