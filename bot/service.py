@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -118,6 +118,10 @@ class GameService:
             isinstance(v, str) and len(v) > MAX_OPTION_TEXT for v in request.options.values()
         ):
             raise InvalidInput("error.service.option_too_long", limit=MAX_OPTION_TEXT)
+        # Front ends send every option of a shared command; the unset ones mean nothing.
+        given = {k: v for k, v in request.options.items() if v is not None and v != ""}
+        if len(given) != len(request.options):
+            request = replace(request, options=given)
         async with self._lock(request.channel_id):
             try:
                 return await self._dispatch(request)
@@ -431,6 +435,8 @@ class GameService:
 
     async def choices(self, channel_id: int, user_id: int, kind: str, typed: str) -> list[str]:
         """Autocomplete values from the channel's state (at most 25)."""
+        if kind == "ruleset":
+            return [key for key in KNOWN_RULESETS if typed.lower() in key.lower()][:25]
         if kind == "scenario":
             names = [
                 scenario

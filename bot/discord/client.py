@@ -103,8 +103,11 @@ class ArbitroBot(commands.Bot):
         await self.install()
         try:
             synced = await self.sync_commands()
-            log.info("synced %d commands %s", len(synced),
-                     f"to guild {self.guild_id}" if self.guild_id else "globally")
+            log.info(
+                "synced %d commands %s",
+                len(synced),
+                f"to guild {self.guild_id}" if self.guild_id else "globally",
+            )
         except app_commands.CommandSyncFailure:
             raise  # the payload itself is wrong: a bug to fix, not to run with
         except discord.HTTPException:
@@ -133,8 +136,11 @@ class ArbitroBot(commands.Bot):
                     log.warning("reminder for channel %s: not a text channel", channel_id)
                     continue
                 for payload in reply_to_messages(reply):
-                    await channel.send(content=payload.content or None, embeds=payload.embeds,
-                                       allowed_mentions=payload.allowed_mentions)
+                    await channel.send(
+                        content=payload.content or None,
+                        embeds=payload.embeds,
+                        allowed_mentions=payload.allowed_mentions,
+                    )
                 posted += 1
             except Exception:
                 # One unreachable channel must not stop the others or the loop.

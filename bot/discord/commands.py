@@ -37,7 +37,8 @@ def options(**stems: str) -> Callable[[T], T]:
 
     def decorate(func: T) -> T:
         func = app_commands.describe(
-            **{param: option_description(stem) for param, stem in stems.items()})(func)
+            **{param: option_description(stem) for param, stem in stems.items()}
+        )(func)
         return app_commands.rename(**{param: option_name(param) for param in stems})(func)
 
     return decorate
@@ -69,12 +70,14 @@ def suggest(kind: str) -> Suggester:
                 timeout=AUTOCOMPLETE_TIMEOUT,
             )
         except Exception:
-            log.warning("autocomplete %s failed in channel %s", kind, interaction.channel_id,
-                        exc_info=True)
+            log.warning(
+                "autocomplete %s failed in channel %s", kind, interaction.channel_id, exc_info=True
+            )
             return []
         unique = dict.fromkeys(str(value)[:CHOICE_TEXT_LIMIT] for value in values if value)
-        return [app_commands.Choice(name=value, value=value)
-                for value in list(unique)[:CHOICE_LIMIT]]
+        return [
+            app_commands.Choice(name=value, value=value) for value in list(unique)[:CHOICE_LIMIT]
+        ]
 
     complete.__name__ = f"suggest_{kind}"
     return complete

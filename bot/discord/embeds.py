@@ -132,9 +132,7 @@ class MessagePayload:
 
     embeds: list[discord.Embed]
     content: str = ""
-    allowed_mentions: discord.AllowedMentions = field(
-        default_factory=discord.AllowedMentions.none
-    )
+    allowed_mentions: discord.AllowedMentions = field(default_factory=discord.AllowedMentions.none)
     view: discord.ui.View | None = None
     files: dict[str, bytes] = field(default_factory=dict)
 
@@ -150,8 +148,9 @@ def card_embeds(card: Card, language: str) -> list[discord.Embed]:
     """Cut one card into embeds that each respect every embed limit."""
     continued = translate("discord.embed.continued", language)
     title = clip(card.title, TITLE_LIMIT) if card.title else ""
-    next_title = clip(f"{card.title} ({continued})" if card.title else f"({continued})",
-                      TITLE_LIMIT)
+    next_title = clip(
+        f"{card.title} ({continued})" if card.title else f"({continued})", TITLE_LIMIT
+    )
     footer = clip(card.footer, FOOTER_LIMIT) if card.footer else ""
     # Every embed keeps room for the footer, which goes on the card's last embed.
     budget = EMBED_TOTAL_LIMIT - size(footer)
@@ -159,8 +158,11 @@ def card_embeds(card: Card, language: str) -> list[discord.Embed]:
     embeds: list[discord.Embed] = []
 
     def start(description: str | None) -> discord.Embed:
-        embed = discord.Embed(title=(title if not embeds else next_title) or None,
-                              description=description or None, colour=card.colour)
+        embed = discord.Embed(
+            title=(title if not embeds else next_title) or None,
+            description=description or None,
+            colour=card.colour,
+        )
         embeds.append(embed)
         return embed
 
@@ -234,11 +236,14 @@ def step_lines(ruleset: str, step: Step, language: str) -> list[str]:
         lines.append(f"= **{step.total}**")
     if step.threshold is not None:
         threshold = step.threshold
-        label = (translate(threshold.key, language, **dict(threshold.params))
-                 if threshold.key else "")
+        label = (
+            translate(threshold.key, language, **dict(threshold.params)) if threshold.key else ""
+        )
         sign = _COMPARISON_SIGNS.get(threshold.comparison, threshold.comparison.value)
-        lines.append(f"{translate('render.needs', language)} {sign} {threshold.value}"
-                     + (f" ({label})" if label else ""))
+        lines.append(
+            f"{translate('render.needs', language)} {sign} {threshold.value}"
+            + (f" ({label})" if label else "")
+        )
     if step.table is not None:
         table = step.table
         lines.append(
@@ -262,18 +267,28 @@ def resolution_card(resolution: Resolution, language: str, *, odds_only: bool = 
         return Card(
             title=f"{described.title} — {odds_name}",
             lines=[translate("discord.embed.odds_only", language)],
-            sections=[Section(odds_name, list(described.odds or
-                                              (translate("discord.embed.no_odds", language),)))],
+            sections=[
+                Section(
+                    odds_name,
+                    list(described.odds or (translate("discord.embed.no_odds", language),)),
+                )
+            ],
             colour=COLOUR_ODDS,
         )
     sections = [
-        Section(f"{index}. {step_title(resolution.ruleset, step, language)}",
-                step_lines(resolution.ruleset, step, language))
+        Section(
+            f"{index}. {step_title(resolution.ruleset, step, language)}",
+            step_lines(resolution.ruleset, step, language),
+        )
         for index, step in enumerate(resolution.steps, start=1)
     ]
     if described.effects:
-        sections.append(Section(translate("render.effects", language),
-                                [f"• {effect}" for effect in described.effects]))
+        sections.append(
+            Section(
+                translate("render.effects", language),
+                [f"• {effect}" for effect in described.effects],
+            )
+        )
     if described.odds:
         sections.append(Section(odds_name, list(described.odds)))
     return Card(
@@ -294,11 +309,14 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
         f"{outcome_text(ruleset, status.phase, language)}",
     ]
     if status.awaiting is not None:
-        lines.append(f"**{translate('discord.embed.awaiting', language)}** "
-                     f"{sides.get(status.awaiting, status.awaiting)}")
+        lines.append(
+            f"**{translate('discord.embed.awaiting', language)}** "
+            f"{sides.get(status.awaiting, status.awaiting)}"
+        )
     if status.tokens:
-        tokens = " · ".join(f"{sides.get(side, side)} {count}"
-                            for side, count in status.tokens.items())
+        tokens = " · ".join(
+            f"{sides.get(side, side)} {count}" for side, count in status.tokens.items()
+        )
         lines.append(f"**{translate('discord.embed.tokens', language)}** {tokens}")
     if status.ended:
         lines.append(f"**{translate('discord.embed.ended', language)}**")
@@ -319,11 +337,18 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
         for (side, group), units in groups.items()
     ]
     if status.notes:
-        sections.append(Section(translate("discord.embed.notes", language),
-                                [f"• {outcome_text(ruleset, note, language)}"
-                                 for note in status.notes]))
-    return Card(title=status.title or translate("discord.embed.status", language),
-                lines=lines, sections=sections, colour=COLOUR_STATUS)
+        sections.append(
+            Section(
+                translate("discord.embed.notes", language),
+                [f"• {outcome_text(ruleset, note, language)}" for note in status.notes],
+            )
+        )
+    return Card(
+        title=status.title or translate("discord.embed.status", language),
+        lines=lines,
+        sections=sections,
+        colour=COLOUR_STATUS,
+    )
 
 
 def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
@@ -336,8 +361,7 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     if reply.duplicate:
         notices.append(translate("discord.embed.duplicate", language))
     if reply.files:
-        notices.append(translate("discord.embed.files", language,
-                                 files=", ".join(reply.files)))
+        notices.append(translate("discord.embed.files", language, files=", ".join(reply.files)))
     if notices and not reply.odds_only:
         cards.append(Card(title="", lines=notices, colour=COLOUR_NOTICE))
     for resolution in reply.resolutions:
@@ -345,11 +369,21 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     if reply.status is not None:
         cards.append(status_card(reply.status, reply.ruleset, language))
     if reply.lines:
-        cards.append(Card(title=translate("discord.embed.log", language),
-                          lines=list(reply.lines), colour=COLOUR_LOG))
+        cards.append(
+            Card(
+                title=translate("discord.embed.log", language),
+                lines=list(reply.lines),
+                colour=COLOUR_LOG,
+            )
+        )
     if leftovers:
-        cards.append(Card(title=translate("discord.embed.to_do", language),
-                          lines=[f"• {label}" for label in leftovers], colour=COLOUR_NOTICE))
+        cards.append(
+            Card(
+                title=translate("discord.embed.to_do", language),
+                lines=[f"• {label}" for label in leftovers],
+                colour=COLOUR_NOTICE,
+            )
+        )
     if not cards:
         cards.append(Card(title="", lines=[translate("discord.embed.done", language)]))
     return cards
@@ -362,10 +396,16 @@ def reply_to_messages(reply: Reply, *, channel_id: int | None = None) -> list[Me
     mentions name those users, never roles or everyone) and carries the files; the last
     one carries the buttons when ``channel_id`` (the game the buttons act on) is given.
     """
-    buttons, leftovers = (reply_buttons(reply, channel_id) if channel_id is not None
-                          and not reply.odds_only else ([], []))
-    embeds = [embed for card in reply_cards(reply, leftovers=leftovers)
-              for embed in card_embeds(card, reply.language)]
+    buttons, leftovers = (
+        reply_buttons(reply, channel_id)
+        if channel_id is not None and not reply.odds_only
+        else ([], [])
+    )
+    embeds = [
+        embed
+        for card in reply_cards(reply, leftovers=leftovers)
+        for embed in card_embeds(card, reply.language)
+    ]
     groups = pack_messages(embeds)
     contents = _ping_contents(reply.ping)
     # More ping chunks than embed messages (hundreds of players): content-only messages.
@@ -373,7 +413,9 @@ def reply_to_messages(reply: Reply, *, channel_id: int | None = None) -> list[Me
         groups.append([])
     mentions = discord.AllowedMentions(
         users=[discord.Object(id=user_id) for user_id in dict.fromkeys(reply.ping)],
-        roles=False, everyone=False, replied_user=False,
+        roles=False,
+        everyone=False,
+        replied_user=False,
     )
     payloads = [
         MessagePayload(

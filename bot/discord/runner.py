@@ -69,8 +69,9 @@ def build_request(
 async def read_attachment(file: discord.Attachment) -> str:
     """An uploaded scenario as text: size-checked before download, UTF-8 decoded."""
     if file.size > MAX_SCENARIO_BYTES:
-        raise InvalidInput("discord.error.file_too_big", file=file.filename[:60],
-                           limit=MAX_SCENARIO_BYTES)
+        raise InvalidInput(
+            "discord.error.file_too_big", file=file.filename[:60], limit=MAX_SCENARIO_BYTES
+        )
     data = await file.read()
     try:
         return data.decode("utf-8-sig")
@@ -168,16 +169,20 @@ async def run_button(interaction: discord.Interaction[Any], button: ActionButton
     try:
         if not interaction.response.is_done():
             await interaction.response.defer()
-        request = build_request(interaction, button.verb, button.options,
-                                channel_id=button.channel_id)
+        request = build_request(
+            interaction, button.verb, button.options, channel_id=button.channel_id
+        )
         reply = await bot.service.handle(request)
     except Exception as error:
         await report_error(interaction, error, context=context)
         return
     _remember(interaction, request, reply)
     try:
-        await send_payloads(interaction, reply_to_messages(reply, channel_id=request.channel_id),
-                            private=reply.odds_only)
+        await send_payloads(
+            interaction,
+            reply_to_messages(reply, channel_id=request.channel_id),
+            private=reply.odds_only,
+        )
     except Exception as error:
         await report_error(interaction, error, context=context)
         return
@@ -188,8 +193,9 @@ async def run_button(interaction: discord.Interaction[Any], button: ActionButton
     except discord.HTTPException:
         # Only cosmetic: the action is done and shown; the old button stays clickable and
         # the service refuses or repeats it as the rules say.
-        log.warning("could not disable a used button: %s", describe_interaction(interaction),
-                    exc_info=True)
+        log.warning(
+            "could not disable a used button: %s", describe_interaction(interaction), exc_info=True
+        )
 
 
 __all__ = [

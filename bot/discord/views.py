@@ -29,8 +29,9 @@ DICE_VERBS = ("dice.confirm", "dice.dispute")
 
 def encode_options(options: Mapping[str, Any]) -> str:
     """``{"unit": "a b", "kind": "CT"}`` → ``unit=a%20b&kind=CT`` (no ``:`` survives)."""
-    return "&".join(f"{quote(str(key), safe='')}={quote(str(value), safe='')}"
-                    for key, value in options.items())
+    return "&".join(
+        f"{quote(str(key), safe='')}={quote(str(value), safe='')}" for key, value in options.items()
+    )
 
 
 def decode_options(text: str) -> dict[str, str]:
@@ -70,8 +71,13 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
         self.channel_id = channel_id
         self.options: dict[str, Any] = dict(options)
         super().__init__(
-            discord.ui.Button(label=_label(label) or verb, style=style, disabled=disabled,
-                              custom_id=custom_id(verb, channel_id, options), row=row)
+            discord.ui.Button(
+                label=_label(label) or verb,
+                style=style,
+                disabled=disabled,
+                custom_id=custom_id(verb, channel_id, options),
+                row=row,
+            )
         )
 
     @classmethod
@@ -84,10 +90,14 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
     ) -> ActionButton:
         """Rebuild the button from its id (called by discord.py on every click)."""
         button = item if isinstance(item, discord.ui.Button) else None
-        return cls(match["verb"], int(match["channel"]), decode_options(match["args"]),
-                   label=(button.label if button else None) or "",
-                   style=button.style if button else discord.ButtonStyle.primary,
-                   disabled=button.disabled if button else False)
+        return cls(
+            match["verb"],
+            int(match["channel"]),
+            decode_options(match["args"]),
+            label=(button.label if button else None) or "",
+            style=button.style if button else discord.ButtonStyle.primary,
+            disabled=button.disabled if button else False,
+        )
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run the verb through the same path as a slash command."""
@@ -108,16 +118,30 @@ def reply_buttons(reply: Reply, channel_id: int) -> tuple[list[ActionButton], li
     leftovers: list[str] = []
     if reply.by_hand and reply.seq is not None:
         seq = {"seq": reply.seq}
-        buttons.append(ActionButton("dice.confirm", channel_id, seq,
-                                    label=translate("discord.button.confirm", reply.language),
-                                    style=discord.ButtonStyle.success))
-        buttons.append(ActionButton("dice.dispute", channel_id, seq,
-                                    label=translate("discord.button.dispute", reply.language),
-                                    style=discord.ButtonStyle.danger))
+        buttons.append(
+            ActionButton(
+                "dice.confirm",
+                channel_id,
+                seq,
+                label=translate("discord.button.confirm", reply.language),
+                style=discord.ButtonStyle.success,
+            )
+        )
+        buttons.append(
+            ActionButton(
+                "dice.dispute",
+                channel_id,
+                seq,
+                label=translate("discord.button.dispute", reply.language),
+                style=discord.ButtonStyle.danger,
+            )
+        )
     for follow_up in reply.follow_ups:
         label = outcome_text(reply.ruleset, follow_up.label, reply.language)
-        if (len(buttons) >= BUTTON_LIMIT
-                or len(custom_id(follow_up.verb, channel_id, follow_up.options)) > CUSTOM_ID_LIMIT):
+        if (
+            len(buttons) >= BUTTON_LIMIT
+            or len(custom_id(follow_up.verb, channel_id, follow_up.options)) > CUSTOM_ID_LIMIT
+        ):
             leftovers.append(label)
             continue
         buttons.append(ActionButton(follow_up.verb, channel_id, follow_up.options, label=label))
@@ -144,12 +168,21 @@ def view_after_click(
                 continue
             verb = match["verb"]
             used = identifier == clicked.item.custom_id or (
-                clicked.verb in DICE_VERBS and verb in DICE_VERBS
+                clicked.verb in DICE_VERBS
+                and verb in DICE_VERBS
                 and match["args"] == encode_options(clicked.options)
             )
-            view.add_item(ActionButton(verb, int(match["channel"]), decode_options(match["args"]),
-                                       label=component.label or "", style=component.style,
-                                       disabled=component.disabled or used, row=row_index))
+            view.add_item(
+                ActionButton(
+                    verb,
+                    int(match["channel"]),
+                    decode_options(match["args"]),
+                    label=component.label or "",
+                    style=component.style,
+                    disabled=component.disabled or used,
+                    row=row_index,
+                )
+            )
     return view if view.children else None
 
 

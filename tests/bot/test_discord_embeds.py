@@ -86,8 +86,10 @@ def check_limits(payloads: list[MessagePayload]) -> None:
             embed.to_dict()  # serializable as discord.py sends it
         if payload.view is not None:
             assert len(payload.view.children) <= 25
-            assert all(len(item.custom_id) <= CUSTOM_ID_LIMIT  # type: ignore[attr-defined]
-                       for item in payload.view.children)
+            assert all(
+                len(item.custom_id) <= CUSTOM_ID_LIMIT  # type: ignore[attr-defined]
+                for item in payload.view.children
+            )
 
 
 def everything(payloads: list[MessagePayload]) -> str:
@@ -123,12 +125,20 @@ def giant_status(units: int = 300) -> StatusView:
         )
         for index in range(units)
     )
-    notes = tuple(Outcome.of("manovra.status.marker", marker=f"if{i}", target="x" * 80, done=0)
-                  for i in range(120))
-    return StatusView(title="Una campagna enorme " * 20, turn=7,
-                      phase=Outcome.of("manovra.phase.3"), awaiting="asse",
-                      sides={"alleati": "Alleati", "asse": "Asse"},
-                      tokens={"alleati": 2, "asse": 0}, units=lines, notes=notes)
+    notes = tuple(
+        Outcome.of("manovra.status.marker", marker=f"if{i}", target="x" * 80, done=0)
+        for i in range(120)
+    )
+    return StatusView(
+        title="Una campagna enorme " * 20,
+        turn=7,
+        phase=Outcome.of("manovra.phase.3"),
+        awaiting="asse",
+        sides={"alleati": "Alleati", "asse": "Asse"},
+        tokens={"alleati": 2, "asse": 0},
+        units=lines,
+        notes=notes,
+    )
 
 
 def long_resolution(steps: int = 60, tag: str = "") -> Resolution:
@@ -142,17 +152,28 @@ def long_resolution(steps: int = 60, tag: str = "") -> Resolution:
                 modifiers=(Modifier("manovra.mod.referee", -1), Modifier("manovra.mod.ad", 2)),
                 total=index,
                 threshold=Threshold(Comparison.AT_LEAST, 7, ""),
-                table=TableRead(table="test", title="TABELLA DI PROVA " * 6, row=f"riga {index}",
-                                column="esito", cell=f"cella{tag}-{index} " + "molto lunga " * 12),
+                table=TableRead(
+                    table="test",
+                    title="TABELLA DI PROVA " * 6,
+                    row=f"riga {index}",
+                    column="esito",
+                    cell=f"cella{tag}-{index} " + "molto lunga " * 12,
+                ),
                 outcome=Outcome.of("manovra.test.passed", test="CC"),
             )
             for index in range(1, steps + 1)
         ),
         outcome=Outcome.of("manovra.test.passed", test="CC"),
-        effects=tuple(Effect(EffectKind.CASUALTIES, "casualties", target=f"unit_{i}", amount=i)
-                      for i in range(1, 40)),
-        odds=Odds(entries=tuple(OddsEntry(Outcome.of("manovra.test.passed", test=f"T{i}"), 1, 40)
-                                for i in range(40)), paths=40),
+        effects=tuple(
+            Effect(EffectKind.CASUALTIES, "casualties", target=f"unit_{i}", amount=i)
+            for i in range(1, 40)
+        ),
+        odds=Odds(
+            entries=tuple(
+                OddsEntry(Outcome.of("manovra.test.passed", test=f"T{i}"), 1, 40) for i in range(40)
+            ),
+            paths=40,
+        ),
     )
 
 
@@ -166,9 +187,12 @@ def real_fire() -> Resolution:
         (g.Declare(platoon="panzer"), "asse", [1, 1, 6]),
     ]:
         state = g.apply(state, command, ScriptedDice(faces), actor_side=side).state
-    applied = g.apply(state, g.Fire(unit="panzer_iv", target="sherman_1", distance_cm=80,
-                                    ammo="AP"), ScriptedDice([8, 5, 10], by_hand=True),
-                      actor_side="asse")
+    applied = g.apply(
+        state,
+        g.Fire(unit="panzer_iv", target="sherman_1", distance_cm=80, ammo="AP"),
+        ScriptedDice([8, 5, 10], by_hand=True),
+        actor_side="asse",
+    )
     return applied.resolutions[-1]
 
 
@@ -215,8 +239,7 @@ def test_a_giant_status_is_split_without_losing_a_unit(language):
 
 def test_a_resolution_with_many_steps_continues_in_more_embeds():
     resolution = long_resolution()
-    payloads = reply_to_messages(Reply(language="it", ruleset="manovra",
-                                       resolutions=[resolution]))
+    payloads = reply_to_messages(Reply(language="it", ruleset="manovra", resolutions=[resolution]))
     check_limits(payloads)
     embeds = [e for p in payloads for e in p.embeds]
     assert len(embeds) > 2
@@ -231,8 +254,11 @@ def test_a_resolution_with_many_steps_continues_in_more_embeds():
 
 
 def test_thirty_resolutions_in_one_reply():
-    reply = Reply(language="en", ruleset="manovra",
-                  resolutions=[long_resolution(12, tag=f"r{n}") for n in range(30)])
+    reply = Reply(
+        language="en",
+        ruleset="manovra",
+        resolutions=[long_resolution(12, tag=f"r{n}") for n in range(30)],
+    )
     payloads = reply_to_messages(reply)
     check_limits(payloads)
     assert len(payloads) >= 3
@@ -257,14 +283,26 @@ def test_a_real_fire_shows_dice_cells_odds_and_hand_dice():
     view = payloads[-1].view
     assert view is not None
     assert [item.custom_id for item in view.children] == [  # type: ignore[attr-defined]
-        f"arbitro:dice.confirm:{CHANNEL}:seq=7", f"arbitro:dice.dispute:{CHANNEL}:seq=7"]
+        f"arbitro:dice.confirm:{CHANNEL}:seq=7",
+        f"arbitro:dice.dispute:{CHANNEL}:seq=7",
+    ]
 
 
 def test_odds_only_shows_no_dice_and_no_buttons():
-    reply = Reply(language="en", ruleset="manovra", resolutions=[real_fire()], odds_only=True,
-                  follow_ups=[FollowUp("test", {"unit": "u", "kind": "CT"},
-                                       Outcome.of("manovra.follow.test", test="CT", unit="U"),
-                                       "asse")])
+    reply = Reply(
+        language="en",
+        ruleset="manovra",
+        resolutions=[real_fire()],
+        odds_only=True,
+        follow_ups=[
+            FollowUp(
+                "test",
+                {"unit": "u", "kind": "CT"},
+                Outcome.of("manovra.follow.test", test="CT", unit="U"),
+                "asse",
+            )
+        ],
+    )
     payloads = reply_to_messages(reply, channel_id=CHANNEL)
     check_limits(payloads)
     text = everything(payloads)
@@ -273,8 +311,12 @@ def test_odds_only_shows_no_dice_and_no_buttons():
 
 
 def test_pings_mention_only_the_players_pinged():
-    reply = Reply(language="it", ruleset="manovra", ping=[11, 22, 11],
-                  notices=[Outcome.of("bot.deadline.passed", side="Asse")])
+    reply = Reply(
+        language="it",
+        ruleset="manovra",
+        ping=[11, 22, 11],
+        notices=[Outcome.of("bot.deadline.passed", side="Asse")],
+    )
     [payload] = reply_to_messages(reply)
     assert payload.content == "<@11> <@22>"
     mentions = payload.allowed_mentions.to_dict()
@@ -295,12 +337,24 @@ def test_hundreds_of_pings_are_split_not_cut():
 
 def test_follow_ups_become_buttons_and_overflow_is_listed():
     long_unit = "u" * 120  # its custom id would pass 100 characters
-    follow_ups = [FollowUp("test", {"unit": f"unit_{i}", "kind": "CT"},
-                           Outcome.of("manovra.follow.test", test="CT", unit=f"Unit {i}"), "asse")
-                  for i in range(30)]
-    follow_ups.insert(0, FollowUp("test", {"unit": long_unit, "kind": "SF"},
-                                  Outcome.of("manovra.follow.test", test="SF", unit="Lunga"),
-                                  "asse"))
+    follow_ups = [
+        FollowUp(
+            "test",
+            {"unit": f"unit_{i}", "kind": "CT"},
+            Outcome.of("manovra.follow.test", test="CT", unit=f"Unit {i}"),
+            "asse",
+        )
+        for i in range(30)
+    ]
+    follow_ups.insert(
+        0,
+        FollowUp(
+            "test",
+            {"unit": long_unit, "kind": "SF"},
+            Outcome.of("manovra.follow.test", test="SF", unit="Lunga"),
+            "asse",
+        ),
+    )
     reply = Reply(language="it", ruleset="manovra", follow_ups=follow_ups, by_hand=True, seq=3)
     payloads = reply_to_messages(reply, channel_id=CHANNEL)
     check_limits(payloads)
@@ -314,8 +368,11 @@ def test_follow_ups_become_buttons_and_overflow_is_listed():
 
 
 def test_files_go_with_the_first_message_and_are_fresh_each_time():
-    reply = Reply(language="it", ruleset="manovra",
-                  files={"arbitro-log.json": b"{}", "arbitro-report.md": b"# r"})
+    reply = Reply(
+        language="it",
+        ruleset="manovra",
+        files={"arbitro-log.json": b"{}", "arbitro-report.md": b"# r"},
+    )
     [payload] = reply_to_messages(reply)
     first = payload.discord_files()
     second = payload.discord_files()
@@ -351,13 +408,16 @@ def test_error_texts_and_languages():
     wrapped.original = error
     assert user_message(wrapped, "fr") == (error.localized("fr"), True)
     assert user_message(app_commands.CheckFailure(), "it") == (
-        translate("discord.error.check", "it"), True)
+        translate("discord.error.check", "it"),
+        True,
+    )
     text, expected = user_message(RuntimeError("boom"), "en")
     assert text == translate("discord.error.unexpected", "en") and not expected
 
     def fake(locale: discord.Locale, channel: int, known: dict[int, str]) -> Any:
-        return SimpleNamespace(client=SimpleNamespace(languages=known), channel_id=channel,
-                               locale=locale)
+        return SimpleNamespace(
+            client=SimpleNamespace(languages=known), channel_id=channel, locale=locale
+        )
 
     assert interaction_language(fake(discord.Locale.french, 1, {})) == "fr"
     assert interaction_language(fake(discord.Locale.british_english, 1, {})) == "en"

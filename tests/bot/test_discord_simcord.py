@@ -27,8 +27,13 @@ from db.sqlite import SqliteStore
 from rules.core.dice import Die
 from rules.core.i18n import translate
 
-SCENARIO = (Path(__file__).resolve().parents[2] / "rules" / "manovra" / "scenarios"
-            / "esempio_normandia.yaml")
+SCENARIO = (
+    Path(__file__).resolve().parents[2]
+    / "rules"
+    / "manovra"
+    / "scenarios"
+    / "esempio_normandia.yaml"
+)
 
 
 class LenientDice:
@@ -92,8 +97,10 @@ def simcord_bot(discord_service):
 def table(simcord_env, discord_service, discord_dice) -> Table:
     guild = simcord_env.create_guild(name="club")
     channel = guild.create_text_channel("normandia")
-    members = [guild.add_member(simcord_env.create_user(name))
-               for name in ("referee", "anna", "bruno", "stranger")]
+    members = [
+        guild.add_member(simcord_env.create_user(name))
+        for name in ("referee", "anna", "bruno", "stranger")
+    ]
     return Table(simcord_env, discord_service, discord_dice, guild, channel, *members)
 
 
@@ -116,13 +123,21 @@ def all_texts(result: simcord.InteractionResult) -> str:
 
 
 def buttons(message: Any) -> list[dict[str, Any]]:
-    return [component for row in message.components for component in row.get("components", [])
-            if component.get("type") == 2]
+    return [
+        component
+        for row in message.components
+        for component in row.get("components", [])
+        if component.get("type") == 2
+    ]
 
 
 def button(message: Any, verb: str, **options: str) -> dict[str, Any]:
-    wanted = [b for b in buttons(message) if b["custom_id"].split(":")[1] == verb
-              and all(f"{k}={v}" in b["custom_id"] for k, v in options.items())]
+    wanted = [
+        b
+        for b in buttons(message)
+        if b["custom_id"].split(":")[1] == verb
+        and all(f"{k}={v}" in b["custom_id"] for k, v in options.items())
+    ]
     assert len(wanted) == 1, [b["custom_id"] for b in buttons(message)]
     return wanted[0]
 
@@ -155,8 +170,9 @@ def assert_public(result: simcord.InteractionResult) -> Any:
 
 
 async def start_game(table: Table) -> None:
-    result = await table.referee.slash(table.channel, "game new", ruleset="manovra",
-                                       scenario="esempio_normandia", language="it")
+    result = await table.referee.slash(
+        table.channel, "game new", ruleset="manovra", scenario="esempio_normandia", language="it"
+    )
     response = assert_public(result)
     assert "Normandia, giugno 1944 (esempio)" in texts(response)
     assert "squadra_1" in texts(response)  # the status: one line per unit
@@ -172,8 +188,9 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     dice = table.dice
 
     # No game yet: the error follows the user's locale (SimCord's clients are en-US).
-    assert_private_error(await anna.slash(channel, "game status"),
-                         translate("error.service.no_game", "en"))
+    assert_private_error(
+        await anna.slash(channel, "game status"), translate("error.service.no_game", "en")
+    )
     await start_game(table)
     result = await table.stranger.slash(channel, "turn next")
     # From now on the bot knows the game's language: Italian.
@@ -183,9 +200,16 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     assert translate("manovra.turn.step", "it", turn=1, step=2) in texts(assert_public(result))
 
     # Step 2: an IFR with dice typed by hand → Confirm / Dispute buttons.
-    result = await anna.slash(channel, "callarty", unit="comando_plotone",
-                              battery="batteria_105", target="bosco nord", distance=20.0,
-                              link="stesso_plotone_radio", dice="6,3")
+    result = await anna.slash(
+        channel,
+        "callarty",
+        unit="comando_plotone",
+        battery="batteria_105",
+        target="bosco nord",
+        distance=20.0,
+        link="stesso_plotone_radio",
+        dice="6,3",
+    )
     request = assert_public(result)
     shown = texts(request)
     assert "`D6 → 6`" in shown and "IFR" in shown
@@ -193,8 +217,10 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     confirm = button(request, "dice.confirm")
     assert confirm["label"] == translate("discord.button.confirm", "it")
     # Confirming one's own dice is refused, ephemerally; the opponent disputes them.
-    assert_private_error(await anna.click(request, custom_id=confirm["custom_id"]),
-                         translate("error.service.own_dice", "it"))
+    assert_private_error(
+        await anna.click(request, custom_id=confirm["custom_id"]),
+        translate("error.service.own_dice", "it"),
+    )
     dispute = button(request, "dice.dispute")["custom_id"]
     seq = int(dispute.rsplit("seq=", 1)[1])  # the button carries the event it is about
     disputed = await bruno.click(request, custom_id=dispute)
@@ -204,8 +230,7 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     assert all(b.disabled for row in stored.components for b in row.children)
 
     # /odds while planning: shown to the asker only, nothing rolled, no buttons.
-    result = await anna.slash(channel, "odds", unit="squadra_1", target="gruppe_1",
-                              distance=12.0)
+    result = await anna.slash(channel, "odds", unit="squadra_1", target="gruppe_1", distance=12.0)
     assert result.ephemeral and result.response is not None
     odds = texts(result.response)
     assert translate("render.odds", "it") in odds and "%" in odds and "`D" not in odds
@@ -223,16 +248,17 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     assert assert_public(result).content == anna.mention
 
     # Wrong side's unit, unknown unit: ephemeral, localized, nothing public.
-    assert_private_error(await bruno.slash(channel, "fire", unit="squadra_1", target="gruppe_1",
-                                           distance=12.0))
-    unknown = assert_private_error(await anna.slash(channel, "fire", unit="squadra_9",
-                                                    target="gruppe_1", distance=12.0))
+    assert_private_error(
+        await bruno.slash(channel, "fire", unit="squadra_1", target="gruppe_1", distance=12.0)
+    )
+    unknown = assert_private_error(
+        await anna.slash(channel, "fire", unit="squadra_9", target="gruppe_1", distance=12.0)
+    )
     assert "squadra_9" in unknown
 
     # A fire: dice faces, modifiers, the table cell read, the odds.
     dice.push(10)
-    result = await anna.slash(channel, "fire", unit="squadra_1", target="gruppe_1",
-                              distance=12.0)
+    result = await anna.slash(channel, "fire", unit="squadra_1", target="gruppe_1", distance=12.0)
     fire = assert_public(result)
     shot = fire.embeds[-1]
     assert shot.title == translate("manovra.procedure.small_arms", "it")
@@ -243,16 +269,26 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     assert any(f.name == translate("render.odds", "it") and "%" in f.value for f in shot.fields)
     assert shot.description  # the outcome
 
-    assert_public(await anna.slash(channel, "move", unit="comando_plotone",
-                                   terrain="piano_boscoso", distance=6.0))
+    assert_public(
+        await anna.slash(
+            channel, "move", unit="comando_plotone", terrain="piano_boscoso", distance=6.0
+        )
+    )
     assert_public(await anna.slash(channel, "move", unit="squadra_2", kind="hold"))
 
     # Second phase: a hand-rolled hit on the Panzer owes it an SF and a CT (follow-ups).
     assert_public(await anna.slash(channel, "manoeuvre declare", platoon="plotone_carri"))
     dice.push(6, 1, 1)
     assert_public(await bruno.slash(channel, "manoeuvre declare", platoon="panzer"))
-    result = await anna.slash(channel, "fire", unit="sherman_1", target="panzer_iv",
-                              distance=40.0, ammo="AP", dice="7,12,3")
+    result = await anna.slash(
+        channel,
+        "fire",
+        unit="sherman_1",
+        target="panzer_iv",
+        distance=40.0,
+        ammo="AP",
+        dice="7,12,3",
+    )
     hit = assert_public(result)
     assert "«arma distrutta + 1 morto + CT»" in texts(hit)
     sf = button(hit, "test", unit="panzer_iv", kind="SF")
@@ -272,12 +308,14 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     confirm = button(hit, "dice.confirm")["custom_id"]
     confirmed = await bruno.click(hit, custom_id=confirm)
     assert translate("bot.dice.confirmed", "it", seq=int(confirm.rsplit("seq=", 1)[1])) in texts(
-        confirmed.followups[0])
+        confirmed.followups[0]
+    )
     stored = next(m for m in channel.history() if m.id == hit.id)
     assert all(b.disabled for row in stored.components for b in row.children)
 
-    assert_private_error(await bruno.slash(channel, "fire", unit="panzer_iv",
-                                           target="sherman_1", distance=40.0))  # skip fire
+    assert_private_error(
+        await bruno.slash(channel, "fire", unit="panzer_iv", target="sherman_1", distance=40.0)
+    )  # skip fire
     assert_public(await bruno.slash(channel, "move", unit="panzer_iv", kind="hold"))
     assert_public(await anna.slash(channel, "move", unit="sherman_2", kind="hold"))
 
@@ -308,8 +346,9 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     # Free tests, morale and recovery, at any time for one's own units.
     assert_public(await anna.slash(channel, "test", unit="squadra_2", kind="PT", dice="5,7"))
     assert_public(await anna.slash(channel, "morale", unit="squadra_2", action="test"))
-    assert_private_error(await anna.slash(channel, "morale", unit="squadra_2",
-                                           action="recover"))  # wrong step
+    assert_private_error(
+        await anna.slash(channel, "morale", unit="squadra_2", action="recover")
+    )  # wrong step
 
     # Status, log, export, undo, deadline, end.
     assert "Turno" in texts(assert_public(await bruno.slash(channel, "turn status")))
@@ -323,15 +362,17 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     assert sorted(files) == ["arbitro-log.json", "arbitro-report.md"]
     assert json.loads(files["arbitro-log.json"])["events"]
     assert b"turn.next" in files["arbitro-report.md"]
-    assert_private_error(await anna.slash(channel, "game undo"),
-                         translate("error.service.referee_only", "it"))
+    assert_private_error(
+        await anna.slash(channel, "game undo"), translate("error.service.referee_only", "it")
+    )
     assert "#" in texts(assert_public(await referee.slash(channel, "game undo")))
     result = await referee.slash(channel, "game deadline", hours=12, side="asse")
     assert "12" in texts(assert_public(result))
     assert_private_error(await anna.slash(channel, "game end"))
     assert_public(await referee.slash(channel, "game end"))
-    assert_private_error(await anna.slash(channel, "turn next"),
-                         translate("error.service.game_ended", "it"))
+    assert_private_error(
+        await anna.slash(channel, "turn next"), translate("error.service.game_ended", "it")
+    )
 
 
 # -- autocomplete ---------------------------------------------------------------------------------
@@ -345,13 +386,16 @@ async def test_autocomplete_is_filtered_bounded_and_never_fails(table: Table) ->
     await start_game(table)
     units = await table.anna.autocomplete(table.channel, "fire", "unit", "squ")
     assert [c["value"] for c in units] == ["squadra_1", "squadra_2"]
-    targets = [c["value"] for c in
-               await table.anna.autocomplete(table.channel, "fire", "target", "")]
+    targets = [
+        c["value"] for c in await table.anna.autocomplete(table.channel, "fire", "target", "")
+    ]
     assert "gruppe_1" in targets and "squadra_1" not in targets and len(targets) <= 25
     terrains = await table.anna.autocomplete(table.channel, "move", "terrain", "")
     assert 0 < len(terrains) <= 25
-    assert all("bosc" in c["value"] for c in
-               await table.anna.autocomplete(table.channel, "move", "terrain", "bosc"))
+    assert all(
+        "bosc" in c["value"]
+        for c in await table.anna.autocomplete(table.channel, "move", "terrain", "bosc")
+    )
     sides = await table.anna.autocomplete(table.channel, "game join", "side", "")
     assert [c["value"] for c in sides] == ["alleati", "asse"]
     weapons = await table.bruno.autocomplete(table.channel, "fire", "weapon", "")
@@ -369,18 +413,21 @@ async def test_autocomplete_is_filtered_bounded_and_never_fails(table: Table) ->
 
 async def test_new_game_from_an_uploaded_scenario(table: Table) -> None:
     other = table.guild.create_text_channel("upload")
-    bad = await table.referee.slash(other, "game new",
-                                    file=("mine.yaml", b"id: x\nsides: [\n  - a\n"))
+    bad = await table.referee.slash(
+        other, "game new", file=("mine.yaml", b"id: x\nsides: [\n  - a\n")
+    )
     message = assert_private_error(bad)
     assert "line" in message or "riga" in message  # line-precise, from the service
     binary = await table.referee.slash(other, "game new", file=("mine.yaml", b"\xff\xfe\x00"))
     assert_private_error(binary, translate("discord.error.not_utf8", "en", file="mine.yaml"))
-    result = await table.referee.slash(other, "game new", language="en",
-                                       file=("mine.yaml", SCENARIO.read_bytes()))
+    result = await table.referee.slash(
+        other, "game new", language="en", file=("mine.yaml", SCENARIO.read_bytes())
+    )
     assert "Normandia" in texts(assert_public(result))
     # The game's language (English) now governs this channel's errors.
-    assert_private_error(await table.stranger.slash(other, "turn next"),
-                         translate("error.service.join_first", "en"))
+    assert_private_error(
+        await table.stranger.slash(other, "turn next"), translate("error.service.join_first", "en")
+    )
 
 
 # -- reminders ------------------------------------------------------------------------------------
@@ -388,8 +435,7 @@ async def test_new_game_from_an_uploaded_scenario(table: Table) -> None:
 
 async def test_deadline_reminders_are_posted_with_pings(table: Table) -> None:
     await start_game(table)
-    assert_public(await table.referee.slash(table.channel, "game deadline", hours=1,
-                                            side="asse"))
+    assert_public(await table.referee.slash(table.channel, "game deadline", hours=1, side="asse"))
     real = table.service.due_reminders
 
     async def two_hours_later(now: datetime | None = None) -> list[tuple[int, Reply]]:
@@ -417,8 +463,9 @@ async def test_an_unexpected_error_is_logged_and_apologised_for(
 
     table.service.handle = crash  # type: ignore[method-assign]
     with caplog.at_level(logging.ERROR, logger="bot.discord"):
-        result = await table.anna.slash(table.channel, "fire", unit="squadra_1",
-                                        target="gruppe_1", distance=12.0, dice="4")
+        result = await table.anna.slash(
+            table.channel, "fire", unit="squadra_1", target="gruppe_1", distance=12.0, dice="4"
+        )
     assert_private_error(result, translate("discord.error.unexpected", "en"))
     record = next(r for r in caplog.records if r.levelno == logging.ERROR)
     logged = record.getMessage()
@@ -434,8 +481,11 @@ async def test_a_slow_service_defers_and_keeps_errors_private(table: Table) -> N
     from rules.core.errors import IllegalAction
 
     def last_callback_type() -> int:
-        calls = [r for r in table.env.http_requests
-                 if r.method == "POST" and r.path.endswith("/callback")]
+        calls = [
+            r
+            for r in table.env.http_requests
+            if r.method == "POST" and r.path.endswith("/callback")
+        ]
         return int(calls[-1].json["type"])
 
     await start_game(table)
@@ -511,8 +561,9 @@ async def test_checks_and_transformers_meet_the_one_error_handler(discord_servic
         raise AssertionError("a failed check never runs the command")
 
     @app_commands.command(name="strict", description="a value no transformer accepts")
-    async def strict(interaction: discord.Interaction[Any],
-                     value: app_commands.Transform[str, Strict]) -> None:
+    async def strict(
+        interaction: discord.Interaction[Any], value: app_commands.Transform[str, Strict]
+    ) -> None:
         raise AssertionError("a failed transformer never runs the command")
 
     bot = build_bot(discord_service)
@@ -522,9 +573,14 @@ async def test_checks_and_transformers_meet_the_one_error_handler(discord_servic
         guild = env.create_guild()
         channel = guild.create_text_channel("x")
         member = guild.add_member(env.create_user("anna"))
-        assert_private_error(await member.slash(channel, "locked"),
-                             translate("discord.error.check", "en"))
-        assert_private_error(await member.slash(channel, "strict", value="zzz"),
-                             translate("discord.error.transform", "en", value="zzz"))
+        assert_private_error(
+            await member.slash(channel, "locked"), translate("discord.error.check", "en")
+        )
+        assert_private_error(
+            await member.slash(channel, "strict", value="zzz"),
+            translate("discord.error.transform", "en", value="zzz"),
+        )
         assert [type(error) for error in env.errors] == [
-            app_commands.CheckFailure, app_commands.TransformerError]
+            app_commands.CheckFailure,
+            app_commands.TransformerError,
+        ]

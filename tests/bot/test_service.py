@@ -101,8 +101,14 @@ async def test_a_whole_turn_through_the_service(table, store):
     )
     odds = await table(ANNA, "odds", unit="squadra_1", target="gruppe_1", distance=12)
     assert odds.odds_only and odds.resolutions[-1].odds.exact  # planning at step 2
-    await table.refused(BRUNO, "odds", "error.manovra.not_your_unit", unit="squadra_1",
-                        target="gruppe_1", distance=12)
+    await table.refused(
+        BRUNO,
+        "odds",
+        "error.manovra.not_your_unit",
+        unit="squadra_1",
+        target="gruppe_1",
+        distance=12,
+    )
     await table(ANNA, "turn.next")
 
     # Step 3: the Allies declare and Bruno is pinged; Bruno hands over his token.

@@ -12,7 +12,6 @@ from bot.discord.commands import choices, options, suggest
 from bot.discord.runner import run_command
 from bot.discord.translator import command_description, command_name
 from rules.core.i18n import LANGUAGES
-from rules.core.ruleset import KNOWN_RULESETS
 
 
 class GameCog(commands.Cog):
@@ -22,7 +21,10 @@ class GameCog(commands.Cog):
 
     @game.command(name=command_name("game.new"), description=command_description("game.new"))
     @options(ruleset="ruleset", scenario="scenario", file="file", language="language")
-    @app_commands.choices(ruleset=choices(*KNOWN_RULESETS), language=choices(*LANGUAGES))
+    # The ruleset is autocompleted rather than a fixed choice: the list grows with every
+    # ruleset, and fixed choices with their localizations would swell the /game payload.
+    @app_commands.choices(language=choices(*LANGUAGES))
+    @app_commands.autocomplete(ruleset=suggest("ruleset"))
     @app_commands.autocomplete(scenario=suggest("scenario"))
     async def new(
         self,
@@ -33,33 +35,38 @@ class GameCog(commands.Cog):
         language: str | None = None,
     ) -> None:
         """Start a game; the uploaded file, if any, is the scenario."""
-        await run_command(interaction, "game.new",
-                          {"ruleset": ruleset, "scenario": scenario, "language": language},
-                          attachment=file)
+        await run_command(
+            interaction,
+            "game.new",
+            {"ruleset": ruleset, "scenario": scenario, "language": language},
+            attachment=file,
+        )
 
     @game.command(name=command_name("game.join"), description=command_description("game.join"))
     @options(side="side")
     @app_commands.autocomplete(side=suggest("side"))
-    async def join(self, interaction: discord.Interaction[Any],
-                   side: app_commands.Range[str, 1, 100]) -> None:
+    async def join(
+        self, interaction: discord.Interaction[Any], side: app_commands.Range[str, 1, 100]
+    ) -> None:
         """Join a side."""
         await run_command(interaction, "game.join", {"side": side})
 
-    @game.command(name=command_name("game.status"),
-                  description=command_description("game.status"))
+    @game.command(name=command_name("game.status"), description=command_description("game.status"))
     async def status(self, interaction: discord.Interaction[Any]) -> None:
         """Show the game."""
         await run_command(interaction, "game.status", {})
 
     @game.command(name=command_name("game.log"), description=command_description("game.log"))
     @options(count="count")
-    async def log(self, interaction: discord.Interaction[Any],
-                  count: app_commands.Range[int, 1, 50] | None = None) -> None:
+    async def log(
+        self,
+        interaction: discord.Interaction[Any],
+        count: app_commands.Range[int, 1, 50] | None = None,
+    ) -> None:
         """Show the last events."""
         await run_command(interaction, "game.log", {"count": count})
 
-    @game.command(name=command_name("game.export"),
-                  description=command_description("game.export"))
+    @game.command(name=command_name("game.export"), description=command_description("game.export"))
     async def export(self, interaction: discord.Interaction[Any]) -> None:
         """Attach the log as JSON and as a report."""
         await run_command(interaction, "game.export", {})
@@ -74,8 +81,9 @@ class GameCog(commands.Cog):
         """End the game (referee only)."""
         await run_command(interaction, "game.end", {})
 
-    @game.command(name=command_name("game.deadline"),
-                  description=command_description("game.deadline"))
+    @game.command(
+        name=command_name("game.deadline"), description=command_description("game.deadline")
+    )
     @options(hours="hours", side="side")
     @app_commands.autocomplete(side=suggest("side"))
     async def deadline(
