@@ -6,15 +6,13 @@ scenario says its values are examples.
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.core.errors import InvalidInput, UnknownName
+from rules.core.errors import UnknownName
+from rules.core.scenario import bundled_files, load_bundled_model, parse_yaml_model
 from rules.w40k4 import lookups
 from rules.w40k4.model import Template, WeaponType, unit_types
 
@@ -162,61 +160,14 @@ class Scenario(_Model):
 
 def parse_scenario(text: str, source: str = "scenario") -> Scenario:
     """Validate scenario YAML text, with errors that name the line where possible."""
-    try:
-        raw = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        raise InvalidInput(
-            "error.scenario.yaml",
-            source=source,
-            where=line,
-            detail=str(getattr(error, "problem", error))[:200],
-        ) from None
-    try:
-        return Scenario.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        line_number = _line_of(raw, first["loc"])
-        where = ".".join(str(part) for part in first["loc"])
-        raise InvalidInput(
-            "error.scenario.invalid",
-            source=source,
-            where=f" line {line_number}" if line_number else "",
-            detail=f"{where}: {first['msg']}"[:300],
-        ) from None
+    return parse_yaml_model(text, Scenario, source)
 
 
-def _line_of(node: Any, location: tuple[Any, ...]) -> int | None:
-    """The 1-based line of the YAML node at a pydantic error location."""
-    current = node
-    line = None
-    for part in location:
-        if current is None:
-            break
-        line = current.start_mark.line + 1
-        if isinstance(current, yaml.MappingNode):
-            current = next((v for k, v in current.value if k.value == part), None)
-        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int):
-            current = current.value[part] if part < len(current.value) else None
-        else:
-            break
-    if current is not None:
-        line = current.start_mark.line + 1
-    return line
-
-
-@cache
 def bundled_scenarios() -> dict[str, Path]:
     """Bundled example scenarios by id."""
-    folder = Path(str(resources.files("rules.w40k4") / "scenarios"))
-    return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+    return bundled_files("rules.w40k4")
 
 
 def load_bundled(scenario_id: str) -> Scenario:
     """A bundled scenario by id."""
-    paths = bundled_scenarios()
-    if scenario_id not in paths:
-        raise UnknownName("error.unknown_scenario", name=scenario_id[:40], known=", ".join(paths))
-    return parse_scenario(paths[scenario_id].read_text("utf-8"), scenario_id)
+    return load_bundled_model("rules.w40k4", Scenario, scenario_id)
