@@ -11,7 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
 from rules.core.dice import DiceSource
+from rules.core.errors import InvalidInput
 from rules.core.resolution import Outcome, Resolution
 
 
@@ -111,3 +114,66 @@ class GamePlay(Protocol):
     def verbs(self) -> tuple[str, ...]:
         """The verbs this ruleset accepts."""
         ...
+
+
+class DocumentPlay:
+    """The document plumbing every ruleset's :class:`GamePlay` shares.
+
+    A subclass names its game module (``new_game``, ``load_state``, ``apply``,
+    ``awaiting``), its commands module (``VERBS``, ``build_command``) and its scenario
+    module (``bundled_scenarios``, ``load_bundled``, ``parse_scenario``), and writes what
+    differs: ``status``, ``follow_ups`` and ``choices``.
+    """
+
+    ruleset: str
+    game: Any  # the ruleset's game module
+    commands: Any  # its commands module
+    scenario: Any  # its scenario module
+
+    def scenarios(self) -> list[str]:
+        """Ids of the bundled scenarios."""
+        return list(self.scenario.bundled_scenarios())
+
+    def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
+        """A new game from a bundled scenario id or uploaded YAML."""
+        if scenario_text is not None:
+            scenario = self.scenario.parse_scenario(scenario_text, "scenario.yaml")
+        else:
+            first = next(iter(self.scenario.bundled_scenarios()))
+            scenario = self.scenario.load_bundled(scenario_id or first)
+        document: dict[str, Any] = self.game.new_game(scenario).model_dump(mode="json")
+        return document
+
+    def _state(self, document: Mapping[str, Any]) -> Any:
+        try:
+            return self.game.load_state(dict(document))
+        except ValidationError as error:
+            raise InvalidInput("error.corrupt_state", detail=str(error)[:200]) from None
+
+    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
+        """Side id → name."""
+        return dict(document.get("sides", {}))
+
+    def apply(
+        self,
+        document: Mapping[str, Any],
+        verb: str,
+        options: Mapping[str, Any],
+        dice: DiceSource,
+        actor_side: str | None,
+    ) -> Played:
+        """Apply a verb; ``odds`` previews (turn-order checks skipped) and is not committed."""
+        command = self.commands.build_command(verb, options)
+        applied = self.game.apply(
+            self._state(document), command, dice, actor_side=actor_side, preview=verb == "odds"
+        )
+        return Played(applied.state.model_dump(mode="json"), applied.resolutions, applied.notices)
+
+    def awaiting(self, document: Mapping[str, Any]) -> str | None:
+        """The side whose move it is."""
+        side: str | None = self.game.awaiting(self._state(document))
+        return side
+
+    def verbs(self) -> tuple[str, ...]:
+        """The verbs this ruleset accepts."""
+        return tuple(self.commands.VERBS)

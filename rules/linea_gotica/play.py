@@ -5,16 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
-from rules.core.dice import DiceSource
-from rules.core.errors import InvalidInput
-from rules.core.play import FollowUp, Played, StatusView, UnitLine
+from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
+from rules.linea_gotica import commands as commands_module
 from rules.linea_gotica import game as g
-from rules.linea_gotica.commands import VERBS, build_command
+from rules.linea_gotica import scenario as scenario_module
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY
-from rules.linea_gotica.scenario import bundled_scenarios, load_bundled, parse_scenario
 from rules.linea_gotica.state import GameState, Phase, UnitState
 from rules.linea_gotica.tables import load_tables
 
@@ -68,52 +64,13 @@ def unit_statuses(state: GameState, unit: UnitState) -> tuple[str, ...]:
     return tuple(found)
 
 
-class LineaGoticaPlay:
+class LineaGoticaPlay(DocumentPlay):
     """Play linea_gotica through documents (plain JSON dicts) for the application service."""
 
     ruleset = RULESET_KEY
-
-    def scenarios(self) -> list[str]:
-        """Ids of the bundled scenarios."""
-        return list(bundled_scenarios())
-
-    def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
-        """A new game from a bundled scenario id or uploaded YAML."""
-        if scenario_text is not None:
-            scenario = parse_scenario(scenario_text, "scenario.yaml")
-        else:
-            scenario = load_bundled(scenario_id or next(iter(bundled_scenarios())))
-        return g.new_game(scenario).model_dump(mode="json")
-
-    @staticmethod
-    def _state(document: Mapping[str, Any]) -> GameState:
-        try:
-            return g.load_state(dict(document))
-        except ValidationError as error:
-            raise InvalidInput("error.corrupt_state", detail=str(error)[:200]) from None
-
-    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
-        """Side id → name."""
-        return dict(document.get("sides", {}))
-
-    def apply(
-        self,
-        document: Mapping[str, Any],
-        verb: str,
-        options: Mapping[str, Any],
-        dice: DiceSource,
-        actor_side: str | None,
-    ) -> Played:
-        """Apply a verb; for ``odds`` the result is computed but must not be committed."""
-        command = build_command(verb, options)
-        applied = g.apply(
-            self._state(document), command, dice, actor_side=actor_side, preview=verb == "odds"
-        )
-        return Played(applied.state.model_dump(mode="json"), applied.resolutions, applied.notices)
-
-    def awaiting(self, document: Mapping[str, Any]) -> str | None:
-        """The side whose move it is."""
-        return g.awaiting(self._state(document))
+    game = g
+    commands = commands_module
+    scenario = scenario_module
 
     def status(self, document: Mapping[str, Any]) -> StatusView:
         """Turn, phase, whose move, units with their soldiers' state, owed rolls, missions."""
@@ -293,10 +250,6 @@ class LineaGoticaPlay:
         else:
             names = []
         return list(dict.fromkeys(names))[:MAX_CHOICES]
-
-    def verbs(self) -> tuple[str, ...]:
-        """The verbs linea_gotica accepts."""
-        return VERBS
 
 
 PLAY = LineaGoticaPlay()

@@ -556,4 +556,3 @@ def clear_composed_cache() -> None:
     """Forget composed odds and single-attack enumerations (benchmarks, cold runs)."""
     _COMPOSED_CACHE.clear()
     _single_attack.cache_clear()
-
