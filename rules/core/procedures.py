@@ -76,6 +76,10 @@ class Procedure(Generic[InputT]):
         _ODDS_CACHE.put(key, computed)
         return computed
 
+    def resolve_on(self, data: InputT, tray: DiceTray) -> Resolution:
+        """Resolve with a game's tray (its dice and roll record), carrying the exact odds."""
+        return self.resolver(data, tray).with_odds(self.odds(data))
+
     def resolve(self, data: InputT, source: DiceSource, *, with_odds: bool = True) -> Resolution:
         """Resolve with dice from ``source``; scripted faces must all be used."""
         resolution = self.run(data, source)

@@ -453,10 +453,9 @@ def apply(
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
     """Resolve through the ruleset's procedure, with its exact odds (bounded, cached)."""
-    from rules.manovra import PROCEDURES
+    from rules.manovra import PROCEDURES  # the registry imports this module
 
-    chosen = PROCEDURES[procedure]
-    return chosen.resolver(data, tray).with_odds(chosen.odds(data))
+    return PROCEDURES[procedure].resolve_on(data, tray)
 
 
 def _own(state: ManovraState, unit: UnitState, actor_side: str | None) -> None:

@@ -346,10 +346,9 @@ def apply(
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
     """Resolve through the ruleset's procedure, with its exact odds (bounded, cached)."""
-    from rules.pzgren import PROCEDURES
+    from rules.pzgren import PROCEDURES  # the registry imports this module
 
-    chosen = PROCEDURES[procedure]
-    return chosen.resolver(data, tray).with_odds(chosen.odds(data))
+    return PROCEDURES[procedure].resolve_on(data, tray)
 
 
 def _own(unit: UnitState, actor_side: str | None) -> None:

@@ -395,10 +395,9 @@ def apply(
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
     """Resolve through the ruleset's procedure, with its exact odds (bounded, cached)."""
-    from rules.w40k4 import PROCEDURES
+    from rules.w40k4 import PROCEDURES  # the registry imports this module
 
-    chosen = PROCEDURES[procedure]
-    return chosen.resolver(data, tray).with_odds(chosen.odds(data))
+    return PROCEDURES[procedure].resolve_on(data, tray)
 
 
 def _input(model: type[InputT], **fields: Any) -> InputT:
