@@ -50,7 +50,7 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     language = reply.language
     parts: list[str] = []
     if reply.odds_only:
-        for resolution in reply.resolutions[-1:]:
+        for resolution in reply.resolutions:
             described = describe(resolution, language)
             parts.append(
                 f"{translate('render.odds', language)} — {described.title}: "

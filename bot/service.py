@@ -381,6 +381,10 @@ class GameService:
         reply.notices = played.notices
         if odds_only:
             reply.odds_only = True
+            # A preview shows what is uncertain: checks that cannot fail (a target in sight)
+            # are left out, and the main roll is always kept.
+            uncertain = [r for r in played.resolutions if r.odds and len(r.odds.entries) > 1]
+            reply.resolutions = uncertain or played.resolutions[-1:]
             return reply
         args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
         if seat.role == "referee" and before is not None and before != seat.side:

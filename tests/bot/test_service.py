@@ -101,6 +101,8 @@ async def test_a_whole_turn_through_the_service(table, store):
     )
     odds = await table(ANNA, "odds", unit="squadra_1", target="gruppe_1", distance=12)
     assert odds.odds_only and odds.resolutions[-1].odds.exact  # planning at step 2
+    # The preview shows the uncertain roll only: the target is in sight for certain.
+    assert [r.procedure for r in odds.resolutions] == ["small_arms"]
     await table.refused(
         BRUNO,
         "odds",
