@@ -15,12 +15,12 @@ apply before the next class) → observation → end of turn.
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any
 
 from rules.core.dice import DiceSource, DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
+from rules.core.game import Applied as CoreApplied
+from rules.core.game import is_preview, run_command
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.linea_gotica import checks, fire, movement
 from rules.linea_gotica.checks import Cover
@@ -53,16 +53,9 @@ from rules.linea_gotica.state import (
 from rules.linea_gotica.tables import load_tables
 
 K = RULESET_KEY
-_PREVIEW: ContextVar[bool] = ContextVar("linea_gotica_preview", default=False)
 
 
-@dataclass
-class Applied:
-    """What a command did: the new state, its resolutions, and notices to show."""
-
-    state: GameState
-    resolutions: list[Resolution] = field(default_factory=list)
-    notices: list[Outcome] = field(default_factory=list)
+Applied = CoreApplied[GameState]
 
 
 # -- setting up --------------------------------------------------------------------------------
@@ -195,18 +188,9 @@ def apply(
     """
     if state.ended:
         raise IllegalAction("error.linea_gotica.game_over")
-    working = state.model_copy(deep=True)
-    tray = DiceTray(dice)
-    result = Applied(working)
-    handler = _HANDLERS[type(command)]
-    token = _PREVIEW.set(preview)
-    try:
-        handler(working, command, tray, actor_side, result)
-        if not preview:
-            _settle(working, result)
-    finally:
-        _PREVIEW.reset(token)
-    return result
+    return run_command(
+        state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview, settle=_settle
+    )
 
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
@@ -228,7 +212,7 @@ def _alive(unit: UnitState) -> None:
 
 def _fresh(unit: UnitState) -> None:
     """One activity per unit per turn (a preview of the odds does not check it)."""
-    if unit.activity is not None and not _PREVIEW.get():
+    if unit.activity is not None and not is_preview():
         raise IllegalAction(
             "error.linea_gotica.already_acted", unit=unit.name, activity=unit.activity
         )
@@ -580,7 +564,7 @@ def _acting(state: GameState, unit_id: str, actor: str | None) -> UnitState:
 
 
 def _may_act_in_fire_phase(state: GameState, unit: UnitState) -> None:
-    if _PREVIEW.get():
+    if is_preview():
         return
     if state.phase is not Phase.FIRE:
         raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
@@ -595,7 +579,7 @@ def _may_act_in_fire_phase(state: GameState, unit: UnitState) -> None:
 
 
 def _owes_morale(state: GameState, unit: UnitState) -> None:
-    if _PREVIEW.get():
+    if is_preview():
         return
     in_class = state.phase is Phase.FIRE and unit.class_index == state.fire_class
     if not in_class and any(p.unit == unit.id for p in state.pending):
@@ -609,7 +593,7 @@ def _do_move(
     state: GameState, command: Move, tray: DiceTray, actor: str | None, result: Applied
 ) -> None:
     unit = _acting(state, command.unit, actor)
-    if not _PREVIEW.get():
+    if not is_preview():
         if state.phase is not Phase.MOVEMENT:
             raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
         if unit.side != _move_side(state):
@@ -821,13 +805,13 @@ def _fire_context(
 ) -> str:
     """normal | opportunity | covering (and checks that this fire is allowed now)."""
     if command.kind == "copertura":
-        if not _PREVIEW.get():
+        if not is_preview():
             if state.phase is not Phase.COVERING:
                 raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
             if unit.side != _move_side(state):
                 raise IllegalAction("error.linea_gotica.not_your_move")
         return "covering"
-    if _PREVIEW.get():
+    if is_preview():
         return "opportunity" if state.phase is Phase.MOVEMENT else "normal"
     if aircraft is not None:
         if aircraft.due_turn > state.turn:
@@ -1062,25 +1046,25 @@ def _do_fire(
     if target.side == unit.side:
         raise IllegalAction("error.linea_gotica.friendly_target", target=target.name)
     _alive(target)
-    if target.hidden and not _PREVIEW.get():
+    if target.hidden and not is_preview():
         raise IllegalAction("error.linea_gotica.not_spotted", target=target.name)
     if unit.riding is not None:
         raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
-    if not _PREVIEW.get():
+    if not is_preview():
         _trigger_covering(state, unit, tray, result)
         if not unit.alive:
             unit.activity = "fired"
             return
     shooters = _shooters(state, unit, command)
     sniping = any(f is not None and f.role == "sniper" for f, _ in shooters)
-    if unit.hidden and sniping and not _PREVIEW.get():
+    if unit.hidden and sniping and not is_preview():
         check = _resolve("sniper", checks.SniperInput(quality=unit.quality), tray)
         result.resolutions.append(check)
         if check.outcome.key != f"{K}.sniper.fires":
             unit.activity = "fired"
             return
     figures = [f for f, _ in shooters if f is not None]
-    if figures and not _PREVIEW.get():
+    if figures and not is_preview():
         kept = _isolation_rolls(state, unit, figures, tray, result)
         shooters = [(f, w) for f, w in shooters if f is None or f in kept]
     automatic = False
@@ -1105,7 +1089,7 @@ def _do_fire(
             tray,
             result,
         )
-        if not _PREVIEW.get():
+        if not is_preview():
             _spend_use(state, unit, figure, weapon_id, row_id)
         if unit.vehicle is not None and not row.data.get("mg"):
             _dismount_riders(state, unit, result)
@@ -1180,7 +1164,7 @@ def _one_weapon(
 
 def _flame_morale(state: GameState, row_id: str, target: UnitState, command: Fire) -> None:
     """Under attack by an enemy flamethrower within its normal range: a morale test."""
-    if _PREVIEW.get() or fire.weapon_row(row_id).data["mode"] != "flame":
+    if is_preview() or fire.weapon_row(row_id).data["mode"] != "flame":
         return
     normal = fire.weapon_ranges(row_id)[1] or 0
     if command.distance_cm > normal:
@@ -1203,7 +1187,7 @@ def _shot(
 ) -> None:
     resolution = _resolve("direct_fire", data, tray)
     result.resolutions.append(resolution)
-    if _PREVIEW.get():
+    if is_preview():
         return
     row = fire.weapon_row(data.weapon)
     if row.data["mode"] in ("he", "flame"):
@@ -1302,7 +1286,7 @@ def _he_on(
         tray,
     )
     result.resolutions.append(resolution)
-    if not _PREVIEW.get():
+    if not is_preview():
         unit.under_fire_serial = state.serial
         _apply_effects(state, resolution, result)
 
@@ -1351,7 +1335,7 @@ def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: 
         raise IllegalAction("error.linea_gotica.covering_automatic_only", weapon=weapon_id or "-")
     figure = next((f for f in unit.figures if f.weapon == weapon_id and f.alive), None)
     _fire_row(state, unit, figure, weapon_id, "singolo")
-    if _PREVIEW.get():
+    if is_preview():
         return
     state.covering.append(
         Covering(unit=unit.id, side=unit.side, place=command.target, weapon=weapon_id)
@@ -1449,7 +1433,7 @@ def _fire_anti_aircraft(
         tray,
     )
     result.resolutions.append(resolution)
-    if _PREVIEW.get():
+    if is_preview():
         return
     unit.activity = "opportunity" if context == "opportunity" else "fired"
     unit.fired = fire.TargetFired.AUTOMATICO
@@ -1689,7 +1673,7 @@ def _do_morale(
             continue
         resolution = _resolve("morale", _morale_input(state, unit, figure, pending, command), tray)
         result.resolutions.append(resolution)
-        if not _PREVIEW.get():
+        if not is_preview():
             _apply_morale(state, unit, figure, resolution.outcome.key, result)
     state.pending = [p for p in state.pending if p.unit != unit.id]
 
@@ -1711,7 +1695,7 @@ def _actor_figure(unit: UnitState, man: int | None, state: GameState) -> Figure 
 
 
 def _action_phase_check(state: GameState, unit: UnitState, kind: str) -> None:
-    if _PREVIEW.get():
+    if is_preview():
         return
     if kind == "fumo" and state.phase is Phase.MOVEMENT:
         if unit.side != _move_side(state):
@@ -1750,7 +1734,7 @@ def _do_test(
         raise IllegalAction("error.linea_gotica.crew_cannot", unit=unit.name)
     if (
         figure is not None
-        and not _PREVIEW.get()
+        and not is_preview()
         and not _isolation_rolls(state, unit, [figure], tray, result)
     ):
         unit.activity = "action"
@@ -1805,7 +1789,7 @@ def _do_test(
         tray,
     )
     result.resolutions.append(resolution)
-    if _PREVIEW.get():
+    if is_preview():
         return
     unit.activity = "action"
     if resolution.outcome.key in (f"{K}.action.passed", f"{K}.action.automatic"):
@@ -1895,14 +1879,14 @@ def _observe(
         and target.side == _move_side(state)
     )
     if (
-        not _PREVIEW.get()
+        not is_preview()
         and state.phase not in (Phase.OBSERVE_MOVE, Phase.OBSERVE_FIRE)
         and not moving_now
     ):
         raise IllegalAction("error.linea_gotica.not_observation_time")
     element = target.place or target.id
     key = f"{unit.side}:{state.phase.value}:{element}"
-    if key in state.observed and not _PREVIEW.get():
+    if key in state.observed and not is_preview():
         raise IllegalAction("error.linea_gotica.observed_already", place=element)
     figure = _actor_figure(unit, command.man, state)
     scout = any(
@@ -1939,7 +1923,7 @@ def _observe(
         tray,
     )
     result.resolutions.append(resolution)
-    if _PREVIEW.get():
+    if is_preview():
         return
     state.observed.append(key)
     if resolution.outcome.key == f"{K}.observe.seen":
@@ -1979,7 +1963,7 @@ def _spot_mines(
     )
     result.resolutions.append(resolution)
     if (
-        not _PREVIEW.get()
+        not is_preview()
         and resolution.outcome.key in (f"{K}.action.passed", f"{K}.action.automatic")
         and unit.side not in mines.known_to
     ):
@@ -2006,7 +1990,7 @@ def _command_check(
         tray,
     )
     result.resolutions.append(resolution)
-    if not _PREVIEW.get():
+    if not is_preview():
         figure.isolated = resolution.outcome.key == f"{K}.command.isolated"
 
 
@@ -2020,7 +2004,7 @@ def _throw_smoke(
         raise IllegalAction("error.linea_gotica.no_smoke", unit=unit.name)
     resolution = _resolve("smoke", checks.SmokeInput(source=command.source), tray)
     result.resolutions.append(resolution)
-    if _PREVIEW.get():
+    if is_preview():
         return
     turns = int(resolution.outcome.param("turns") or 0)
     state.smoke.append(
@@ -2072,7 +2056,7 @@ def _do_call(
         tray,
     )
     result.resolutions.append(resolution)
-    if _PREVIEW.get():
+    if is_preview():
         return
     unit.activity = "action"
     if resolution.outcome.key not in (f"{K}.action.passed", f"{K}.action.automatic"):
@@ -2147,7 +2131,7 @@ def _do_execute(
         raise IllegalAction("error.linea_gotica.mission_over", marker=mission.id)
     observer = state.unit(mission.observer)
     support = state.supports[mission.support]
-    if not _PREVIEW.get():
+    if not is_preview():
         if state.phase is not Phase.FIRE:
             raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
         if observer.class_index != state.fire_class:
@@ -2181,7 +2165,7 @@ def _ranging_shot(
     if command.order not in ("tiro",):
         raise IllegalAction("error.linea_gotica.ranging_first", marker=mission.id)
     where, lost = _deviate(state, observer, tray, result)
-    if _PREVIEW.get():
+    if is_preview():
         return
     mission.due_turn = state.turn + 1
     mission.fired_turn = state.turn
@@ -2204,7 +2188,7 @@ def _observer_order(
 ) -> None:
     if command.order == "tiro":
         raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
-    if not _PREVIEW.get():
+    if not is_preview():
         _fresh(observer)
         observer.activity = "action"
     if command.order == "fine":
@@ -2289,7 +2273,7 @@ def _air_attack(
     elif command.order not in ("tiro",):
         raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
     where, lost = _deviate(state, observer, tray, result, state.coordination.get(mission.side, 0))
-    if _PREVIEW.get():
+    if is_preview():
         return
     point = mission.target if where in ("0", "") else f"{mission.target} ({where})"
     if lost:
@@ -2354,7 +2338,7 @@ def _aircraft_return(
         "aircraft_return", checks.AircraftReturnInput(attempt=min(mission.attempts + 1, 3)), tray
     )
     result.resolutions.append(resolution)
-    if _PREVIEW.get():
+    if is_preview():
         return
     mission.attempts += 1
     if resolution.outcome.key == f"{K}.aa.returns":
@@ -2420,7 +2404,7 @@ def _strafe(
         )
         resolution = _resolve("direct_fire", data, tray)
         result.resolutions.append(resolution)
-        if not _PREVIEW.get():
+        if not is_preview():
             target.under_fire_serial = state.serial
             _apply_effects(state, resolution, result)
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Annotated, Any, Literal
@@ -24,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rules.core.dice import D6, DiceSource, DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
+from rules.core.game import Applied as CoreApplied
+from rules.core.game import is_preview, run_command
 from rules.core.resolution import EffectKind, Modifier, Outcome, Resolution, ResolutionBuilder
 from rules.manovra import checks, fire, ground
 from rules.manovra.model import RULESET_KEY, Cover, MoveRate, RangeBand
@@ -31,8 +31,6 @@ from rules.manovra.scenario import Scenario, Weapon, WeaponKind, unit_types
 from rules.manovra.tables import load_tables
 
 MAX_TEXT = 80
-# Set while a command is previewed for its odds: turn-order checks are skipped.
-_PREVIEW: ContextVar[bool] = ContextVar("manovra_preview", default=False)
 
 
 class TurnStep(enum.IntEnum):
@@ -304,14 +302,7 @@ Command = Annotated[
 ]
 
 
-@dataclass
-class Applied:
-    """What a command did: the new state, its resolutions, and notices to show."""
-
-    state: ManovraState
-    resolutions: list[Resolution] = field(default_factory=list)
-    notices: list[Outcome] = field(default_factory=list)
-    tray: DiceTray | None = None
+Applied = CoreApplied[ManovraState]
 
 
 # -- setting up --------------------------------------------------------------------------------
@@ -439,16 +430,7 @@ def apply(
     """
     if state.ended and not isinstance(command, TakeTest):
         raise IllegalAction("error.manovra.game_over")
-    working = state.model_copy(deep=True)
-    tray = DiceTray(dice)
-    result = Applied(working, tray=tray)
-    handler = _HANDLERS[type(command)]
-    token = _PREVIEW.set(preview)
-    try:
-        handler(working, command, tray, actor_side, result)
-    finally:
-        _PREVIEW.reset(token)
-    return result
+    return run_command(state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview)
 
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
@@ -477,7 +459,7 @@ def _acting_unit(state: ManovraState, unit_id: str, actor_side: str | None) -> U
     _own(state, unit, actor_side)
     if not unit.alive:
         raise IllegalAction("error.manovra.unit_out", unit=unit.name)
-    if _PREVIEW.get():
+    if is_preview():
         return unit
     _require_step(state, TurnStep.MANOEUVRE)
     if not state.queue:

@@ -18,14 +18,14 @@ the owner's choice, and the morale checks it owes, are answered before play cont
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rules.core.dice import DiceSource, DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
+from rules.core.game import Applied as CoreApplied
+from rules.core.game import is_preview, run_command
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.core.tables import Table
 from rules.pzgren import fire, morale
@@ -36,7 +36,6 @@ from rules.pzgren.tables import load_tables
 
 MAX_TEXT = 80
 MAX_FIRERS = 6
-_PREVIEW: ContextVar[bool] = ContextVar("pzgren_preview", default=False)
 _MORALE_STATES = frozenset(state.value for state in MoraleState)
 
 
@@ -240,13 +239,7 @@ Command = Annotated[
 ]
 
 
-@dataclass
-class Applied:
-    """What a command did: the new state, its resolutions, and notices to show."""
-
-    state: PzgrenState
-    resolutions: list[Resolution] = field(default_factory=list)
-    notices: list[Outcome] = field(default_factory=list)
+Applied = CoreApplied[PzgrenState]
 
 
 # -- setting up --------------------------------------------------------------------------------
@@ -332,16 +325,7 @@ def apply(
     """
     if state.ended and not isinstance(command, Step | Morale):
         raise IllegalAction("error.pzgren.game_over")
-    working = state.model_copy(deep=True)
-    tray = DiceTray(dice)
-    result = Applied(working)
-    handler = _HANDLERS[type(command)]
-    token = _PREVIEW.set(preview)
-    try:
-        handler(working, command, tray, actor_side, result)
-    finally:
-        _PREVIEW.reset(token)
-    return result
+    return run_command(state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview)
 
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
@@ -374,7 +358,7 @@ def _acting_unit(state: PzgrenState, unit_id: str, actor_side: str | None) -> Un
     _own(unit, actor_side)
     if not unit.alive:
         raise IllegalAction("error.pzgren.unit_out", unit=unit.name)
-    if _PREVIEW.get():
+    if is_preview():
         return unit
     _no_pending(state)
     if unit.side != state.active_side:
@@ -553,7 +537,7 @@ def _firers(state: PzgrenState, command: Fire, actor_side: str | None) -> list[U
 def _check_turn_for_fire(
     state: PzgrenState, firers: list[UnitState], command: Fire, target_ids: list[str]
 ) -> None:
-    if _PREVIEW.get():
+    if is_preview():
         return
     _no_pending(state)
     side = firers[0].side
@@ -624,7 +608,7 @@ def _do_fire(
     else:
         _check_turn_for_fire(state, firers, command, [u.id for u in enemies])
         _fire_direct(state, firers, where, enemies, command, actor_side, tray, result)
-    if _PREVIEW.get():
+    if is_preview():
         return
     for unit in firers:
         unit.acted = True
@@ -806,7 +790,7 @@ def _fire_at(
     )
     resolution = _resolve("anti_tank", data, tray)
     result.resolutions.append(resolution)
-    if direction is not None and not _PREVIEW.get():
+    if direction is not None and not is_preview():
         state.at_entries.setdefault(target.id, []).append(direction)
     _apply_effects(state, resolution, result)
 
@@ -831,7 +815,7 @@ def _eliminated(state: PzgrenState, unit: UnitState, result: Applied) -> None:
 
 def _apply_effects(state: PzgrenState, resolution: Resolution, result: Applied) -> None:
     """Apply a resolution's effects: steps owed or lost, eliminations, states, morale owed."""
-    if _PREVIEW.get():
+    if is_preview():
         return
     for effect in resolution.effects:
         params = dict(effect.params)

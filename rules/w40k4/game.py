@@ -15,14 +15,15 @@ closes once they are taken.
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rules.core.dice import DiceSource, DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
+from rules.core.game import Applied as CoreApplied
+from rules.core.game import is_preview, run_command
 from rules.core.procedures import InputT, describe_validation_error
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.w40k4 import chain, checks, lookups
@@ -42,8 +43,6 @@ from rules.w40k4.tables import load_tables
 
 MAX_TEXT = 80
 PHASES = (Phase.MOVEMENT, Phase.SHOOTING, Phase.ASSAULT)
-# Set while a command is previewed for its odds: turn-order checks are skipped.
-_PREVIEW: ContextVar[bool] = ContextVar("w40k4_preview", default=False)
 
 
 class _State(BaseModel):
@@ -278,14 +277,7 @@ Command = Annotated[
 ]
 
 
-@dataclass
-class Applied:
-    """What a command did: the new state, its resolutions, and notices to show."""
-
-    state: W40kState
-    resolutions: list[Resolution] = field(default_factory=list)
-    notices: list[Outcome] = field(default_factory=list)
-    tray: DiceTray | None = None
+Applied = CoreApplied[W40kState]
 
 
 # -- setting up --------------------------------------------------------------------------------
@@ -381,16 +373,7 @@ def apply(
     """
     if state.ended and not isinstance(command, Test):
         raise IllegalAction("error.w40k4.game_over")
-    working = state.model_copy(deep=True)
-    tray = DiceTray(dice)
-    result = Applied(working, tray=tray)
-    handler = _HANDLERS[type(command)]
-    token = _PREVIEW.set(preview)
-    try:
-        handler(working, command, tray, actor_side, result)
-    finally:
-        _PREVIEW.reset(token)
-    return result
+    return run_command(state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview)
 
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
@@ -427,7 +410,7 @@ def _acting(state: W40kState, unit_id: str, actor_side: str | None, phase: Phase
     _own(unit, actor_side)
     if not unit.alive:
         raise IllegalAction("error.w40k4.unit_out", unit=unit.name)
-    if _PREVIEW.get():
+    if is_preview():
         return unit
     if unit.side != state.active:
         raise IllegalAction("error.w40k4.not_your_turn", side=state.sides[state.active])
@@ -965,7 +948,7 @@ def _do_fire(
     state: W40kState, command: Fire, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
     unit = _acting(state, command.unit, actor_side, Phase.SHOOTING)
-    preview = _PREVIEW.get()
+    preview = is_preview()
     if not preview and unit.fired:
         raise IllegalAction("error.w40k4.already_fired", unit=unit.name)
     if not unit.on_table:
@@ -1013,7 +996,7 @@ def _fire_group(
                 tray,
             )
             result.resolutions.append(scatter)
-            if _PREVIEW.get():
+            if is_preview():
                 continue
             state.counter += 1
             state.templates.append(
