@@ -10,61 +10,28 @@ import io
 import pytest
 
 from bot.console import Console
-from bot.service import GameService, Request
-from rules.core.errors import RulesError
+from tests.bot.service_table import ServiceTable
 
 CHANNEL = 4004
 REFEREE, ANNA, BRUNO, STRANGER = 1, 2, 3, 99
 
 
-class Table:
-    """Sends requests as a user, with fresh interaction ids; every queued face must be used."""
-
-    def __init__(self, service: GameService, dice) -> None:
-        self.service = service
-        self.dice = dice
-        self.counter = 0
-
-    async def __call__(self, user: int, verb: str, faces=(), *, dice: str | None = None, **options):
-        self.counter += 1
-        self.dice.push(*faces)
-        reply = await self.service.handle(
-            Request(
-                channel_id=CHANNEL,
-                guild_id=7,
-                user_id=user,
-                verb=verb,
-                options=options,
-                dice=dice,
-                interaction_id=f"lg{self.counter}",
-            )
-        )
-        assert not self.dice.faces, f"unused faces {list(self.dice.faces)} after {verb}"
-        return reply
-
-    async def refused(self, user: int, verb: str, key: str, **options) -> RulesError:
-        with pytest.raises(RulesError) as caught:
-            await self(user, verb, **options)
-        assert caught.value.key == key, caught.value.key
-        return caught.value
-
-
 @pytest.fixture()
-def table(service, dice) -> Table:
-    return Table(service, dice)
+def table(service, dice) -> ServiceTable:
+    return ServiceTable(service, dice, CHANNEL)
 
 
 def codes(reply) -> list[str]:
     return [r.outcome.code for r in reply.resolutions]
 
 
-async def setup(table: Table) -> None:
+async def setup(table: ServiceTable) -> None:
     await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="esempio_gotica")
     await table(ANNA, "game.join", side="alleati")
     await table(BRUNO, "game.join", side="Tedeschi")
 
 
-async def pass_steps(table: Table, *users: int) -> None:
+async def pass_steps(table: ServiceTable, *users: int) -> None:
     for user in users:
         await table(user, "turn.next")
 

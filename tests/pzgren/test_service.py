@@ -8,54 +8,19 @@ import json
 
 import pytest
 
-from bot.service import GameService, Request
 from db.hashing import verify_export
-from rules.core.errors import RulesError
+from tests.bot.service_table import ServiceTable
 
 CHANNEL = 3003
 REFEREE, ANNA, BRUNO, STRANGER = 1, 2, 3, 99
 
 
-class Table:
-    """Sends requests as a user, with fresh interaction ids; every queued face must be used."""
-
-    def __init__(self, service: GameService, dice) -> None:
-        self.service = service
-        self.dice = dice
-        self.counter = 0
-
-    async def __call__(
-        self, user: int, verb: str, faces=(), *, dice=None, interaction=None, **options
-    ):
-        self.counter += 1
-        self.dice.push(*faces)
-        reply = await self.service.handle(
-            Request(
-                channel_id=CHANNEL,
-                guild_id=7,
-                user_id=user,
-                verb=verb,
-                options=options,
-                dice=dice,
-                interaction_id=interaction or f"p{self.counter}",
-            )
-        )
-        assert not self.dice.faces, f"unused faces {list(self.dice.faces)} after {verb}"
-        return reply
-
-    async def refused(self, user: int, verb: str, key: str, **options) -> RulesError:
-        with pytest.raises(RulesError) as caught:
-            await self(user, verb, **options)
-        assert caught.value.key == key, caught.value.key
-        return caught.value
-
-
 @pytest.fixture()
-def table(service, dice) -> Table:
-    return Table(service, dice)
+def table(service, dice) -> ServiceTable:
+    return ServiceTable(service, dice, CHANNEL)
 
 
-async def _setup(table: Table) -> None:
+async def _setup(table: ServiceTable) -> None:
     reply = await table(
         REFEREE, "game.new", ruleset="pzgren", scenario="exemple_ardennes", language="fr"
     )
