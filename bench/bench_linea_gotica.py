@@ -11,14 +11,13 @@ timed region; each timed call is ``procedure.resolve(parsed, SystemDice(), with_
 from __future__ import annotations
 
 import argparse
-import gc
 import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from timing import measure, p90
 
 from rules.core.dice import SystemDice
 from rules.core.procedures import clear_odds_cache
@@ -60,35 +59,6 @@ CASES: list[tuple[str, str, dict[str, object], int]] = [
     ("ranging shot", "ranging", {"quality": "regolari"}, 2_000),
     ("deviation 4d10 cm", "scatter_distance", {"dice": 4}, 20),
 ]
-
-
-def measure(
-    run: Callable[[], object], repetitions: int, before: Callable[[], None] | None = None
-) -> list[float]:
-    """Time ``run`` ``repetitions`` times (µs); ``before`` runs untimed before each."""
-    for _ in range(min(20, repetitions)):  # warm-up (imports, table loads, caches)
-        if before is not None:
-            before()
-        run()
-    samples: list[float] = []
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repetitions):
-            if before is not None:
-                before()
-            start = time.perf_counter_ns()
-            run()
-            samples.append((time.perf_counter_ns() - start) / 1000)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return samples
-
-
-def p90(samples: list[float]) -> float:
-    """The 90th percentile."""
-    return statistics.quantiles(samples, n=10, method="inclusive")[-1]
 
 
 def main(argv: list[str] | None = None) -> int:

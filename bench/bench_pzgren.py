@@ -18,15 +18,15 @@ Inputs are parsed once, outside the timed region.
 from __future__ import annotations
 
 import argparse
-import gc
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from timing import measure, p90
 
 from rules.core.dice import ScriptedDice, SystemDice
 from rules.core.procedures import clear_odds_cache
@@ -54,34 +54,6 @@ ANTI_TANK = {
     "target": "tank",
 }
 MORALE = {"morale": 7, "n": 2, "status": "disrupted", "target": "inf"}
-
-
-def measure(
-    run: Callable[[], object], repetitions: int, before: Callable[[], None] | None = None
-) -> list[float]:
-    """Time ``run`` ``repetitions`` times (µs); ``before`` runs untimed before each."""
-    for _ in range(min(50, repetitions)):
-        if before is not None:
-            before()
-        run()
-    samples: list[float] = []
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repetitions):
-            if before is not None:
-                before()
-            start = time.perf_counter_ns()
-            run()
-            samples.append((time.perf_counter_ns() - start) / 1000)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return samples
-
-
-def p90(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=10, method="inclusive")[-1]
 
 
 def main(argv: list[str] | None = None) -> int:

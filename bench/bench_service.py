@@ -44,8 +44,11 @@ def choose(document: dict, rng: random.Random) -> tuple[str, dict]:
             if side in document["declarations"]:
                 continue
             for platoon in document["platoons"].values():
-                if (platoon["side"] == side and platoon["id"] not in declared
-                        and not platoon["off_table"]):
+                if (
+                    platoon["side"] == side
+                    and platoon["id"] not in declared
+                    and not platoon["off_table"]
+                ):
                     return "manoeuvre.declare", {"platoon": platoon["id"]}
             return "manoeuvre.pass", {}
     if step == 4:
@@ -53,8 +56,13 @@ def choose(document: dict, rng: random.Random) -> tuple[str, dict]:
             if not next(m for m in document["markers"] if m["id"] == marker)["executed"]:
                 return "execute", {"marker": marker}
     if step == 2 and not document["markers"] and rng.random() < 0.5:
-        return "callarty", {"unit": "comando_plotone", "battery": "batteria_105",
-                            "target": "bosco", "distance": 20, "link": "stesso_plotone_radio"}
+        return "callarty", {
+            "unit": "comando_plotone",
+            "battery": "batteria_105",
+            "target": "bosco",
+            "distance": 20,
+            "link": "stesso_plotone_radio",
+        }
     return "turn.next", {}
 
 
@@ -64,8 +72,9 @@ async def main(channels: int, commands: int, db: Path) -> None:
     rng = random.Random(20261121)  # a private generator: the global random is never seeded
     started = time.perf_counter()
     for channel in range(1, channels + 1):
-        await service.handle(Request(channel, REFEREE, "game.new",
-                                     {"scenario": "esempio_normandia"}, guild_id=1))
+        await service.handle(
+            Request(channel, REFEREE, "game.new", {"scenario": "esempio_normandia"}, guild_id=1)
+        )
     print(f"created {channels} games in {time.perf_counter() - started:.1f} s")
     timings: dict[str, list[float]] = defaultdict(list)
     refused = 0
@@ -94,13 +103,17 @@ async def main(channels: int, commands: int, db: Path) -> None:
     def pct(values: list[float], q: float) -> float:
         return values[min(len(values) - 1, int(q * len(values)))]
 
-    print(f"{commands} commands over {channels} channels in {elapsed:.1f} s: "
-          f"{commands / elapsed:.0f} commands/s ({refused} refused by the rules)")
+    print(
+        f"{commands} commands over {channels} channels in {elapsed:.1f} s: "
+        f"{commands / elapsed:.0f} commands/s ({refused} refused by the rules)"
+    )
     print(f"{'command':<20}{'count':>7}{'p50 µs':>10}{'p99 µs':>10}")
     for verb, values in sorted(timings.items(), key=lambda item: -len(item[1])):
         values.sort()
-        print(f"{verb:<20}{len(values):>7}{statistics.median(values):>10.0f}"
-              f"{pct(values, 0.99):>10.0f}")
+        print(
+            f"{verb:<20}{len(values):>7}{statistics.median(values):>10.0f}"
+            f"{pct(values, 0.99):>10.0f}"
+        )
     print(f"{'all':<20}{len(every):>7}{statistics.median(every):>10.0f}{pct(every, 0.99):>10.0f}")
     print("target: p99 ≤ 10 ms (10,000 µs)")
 
