@@ -137,7 +137,6 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
             raise InvalidInput("error.manovra.bad_precision_die", die=die.name)
     else:
         die = parse_die(str(rule["against"][0]))
-    own_roll_step_index = len(builder.steps)
     target = tray.roll(die, f"{data.kind.value} — {die.name}")
     threshold = Threshold(comparison, target.face, "manovra.threshold.die", (("die", die.name),))
     passed = comparison.holds(own_total, target.face)
@@ -155,7 +154,6 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
         test=data.kind.value,
     )
     builder.step("manovra.step.threshold_roll", rolls=(target,), total=target.face, die=die.name)
-    del own_roll_step_index
     return builder.finish(outcome)
 
 

@@ -11,7 +11,7 @@ import yaml
 from pydantic import Field, model_validator
 
 from rules.core.dice import D6, D10, DiceTray, parse_die
-from rules.core.errors import InvalidInput
+from rules.core.errors import InvalidInput, UnknownName
 from rules.core.resolution import (
     Comparison,
     EffectKind,
@@ -326,25 +326,23 @@ def _penetration(
     elif data.gun_class:
         try:
             row = table.row_for(axis, data.gun_class)
-        except Exception:
+        except UnknownName:
             raise InvalidInput(
                 "error.manovra.bad_gun_class", gun_class=data.gun_class, ammo=data.ammo.value
             ) from None
     else:
         try:
             row = table.row_for(axis, data.calibre_mm)
-        except Exception:
+        except UnknownName:
             raise InvalidInput(
                 "error.manovra.calibre_not_in_table", calibre=data.calibre_mm, ammo=data.ammo.value
             ) from None
     group = "gt75" if (data.impact == "gt75" or (data.gun_class in always_gt75)) else "lt75"
     if data.delivery is Delivery.INDIRECT:
-        group = "lt75"
-    column = (
-        table.column(f"lt_{_wall_column(wall)}")
-        if wall
-        else table.column_for(max(1, armour_cm or 1), group)
-    )
+        group = str(table.data["indirect_fire_group"])
+    # Walls (L wood, M brick, C concrete, B bunker) are thicknesses the legend names.
+    thickness = int(table.data["wall_thickness_cm"][wall]) if wall else max(1, armour_cm or 1)
+    column = table.column_for(thickness, group)
     needed = tables.parsed(table, row, column)
     die = band_die(table, data.band)
     roll = tray.roll(die, f"{die.name} — penetration")
@@ -361,10 +359,6 @@ def _penetration(
         outcome=outcome,
     )
     return pierced
-
-
-def _wall_column(wall: str) -> str:
-    return {"L": "1", "M": "3", "C": "5", "B": "8"}[wall]
 
 
 def resolve_heavy_fire(data: HeavyFireInput, tray: DiceTray) -> Resolution:

@@ -1336,3 +1336,28 @@ def test_scatter_formulas(
     # the (first) D8 gives the direction
     d8 = next(r.face for r in scatter.rolls if r.die.name == "D8")
     assert dict(scatter.params)["direction"] == d8
+
+
+def test_a_wall_is_read_at_its_thickness_in_the_impact_angle_group():
+    """Walls read PENETRAZIONE at the thickness their letter names (M = 3 cm), in either
+    impact-angle group (the table's wall_thickness_cm data)."""
+    from rules.core.dice import ScriptedDice
+    from rules.manovra import PROCEDURES
+
+    heavy = PROCEDURES["heavy_fire"]
+    wall = {
+        "band": "breve",
+        "ad": 0,
+        "target": "edificio_muro",
+        "ammo": "AP",
+        "calibre_mm": 75,
+        "wall": "M",
+        "building": "casa",
+    }
+    # D12 6 → "colpito"; < 75°: the 3M column needs 5, a 1 does not pierce.
+    shallow = heavy.resolve(heavy.parse_input(wall), ScriptedDice([6, 1]))
+    assert [(s.table.column, s.table.cell) for s in shallow.steps[1:]] == [("3M", "5")]
+    # > 75°: the plain 3 column needs 1; pierced, the +70 mm building row follows.
+    steep = heavy.resolve(heavy.parse_input({**wall, "impact": "gt75"}), ScriptedDice([6, 1, 1]))
+    assert (steep.steps[1].table.column, steep.steps[1].table.cell) == ("3", "1")
+    assert steep.steps[2].table.table == "effetti_edifici"
