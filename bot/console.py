@@ -145,7 +145,7 @@ class Console:
             attachment = None
             if path:
                 attachment = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
-        except (ParseError, OSError) as error:
+        except (ParseError, OSError, UnicodeDecodeError) as error:
             self.errors += 1
             self._print(f"! {error}")
             return

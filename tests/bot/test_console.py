@@ -108,3 +108,16 @@ async def test_console_reports_errors_without_stopping(service):
     assert "Ora sei «sault" not in text
     assert "/manoeuvre declare" in text and "Partita creata" in text
     assert user_id_of("Anna") == user_id_of("anna ")
+
+
+async def test_an_unreadable_scenario_file_is_a_clear_error(service, tmp_path):
+    binary = tmp_path / "scenario.yaml"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    out = io.StringIO()
+    console = Console(service, out)
+    errors = await console.run(
+        [f"/game new file:{binary}", f"/game new file:{tmp_path}/none.yaml"], interactive=False
+    )
+    text = out.getvalue()
+    assert errors == 2 and "Traceback" not in text
+    assert text.count("\n! ") == 2
