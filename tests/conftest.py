@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS = ROOT.parent / "shared" / "seeds"
+# The repository keeps its own copy of the rule documents: a fresh clone tests alone.
+SEEDS = ROOT / "docs" / "seeds"
 
 
 @pytest.fixture(scope="session")
@@ -17,9 +18,7 @@ def seed_text():
     def read(prefix: str) -> str:
         matches = sorted(SEEDS.glob(f"{prefix}_*.txt"))
         if not matches:
-            pytest.fail(
-                f"seed {prefix} not found under {SEEDS} (../shared must sit beside the repo)"
-            )
+            pytest.fail(f"seed {prefix} not found under {SEEDS}")
         return matches[0].read_text(encoding="utf-8")
 
     return read
