@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -66,6 +67,7 @@ class Roll:
     face: int
     label: str
     by_hand: bool = False
+    side: str | None = None
 
 
 class DiceSource(Protocol):
@@ -184,13 +186,40 @@ def parse_faces(text: str, *, zero_reads_as_ten: bool = False) -> list[int]:
 
 @dataclass(slots=True)
 class DiceTray:
-    """Rolls dice from a source and records every roll in order."""
+    """Rolls dice from a source and records every roll in order.
+
+    Dice belong to their roller: ``source`` serves the acting command's own rolls. A roll
+    that belongs to another side (an opponent's saving throw, the other side's batteries'
+    IT) is made inside :meth:`rolled_by`; when ``others`` is given (the bot's own dice, set
+    when a player typed physical dice), such a roll is drawn from ``others`` instead of
+    spending the player's typed faces.
+    """
 
     source: DiceSource
     rolls: list[Roll] = field(default_factory=list)
+    others: DiceSource | None = None
+    actor_side: str | None = None
+    owner: str | None = None
+
+    @contextmanager
+    def rolled_by(self, side: str | None) -> Iterator[None]:
+        """Make the rolls inside this block on behalf of ``side`` (None: the actor)."""
+        previous = self.owner
+        self.owner = side
+        try:
+            yield
+        finally:
+            self.owner = previous
+
+    def _source_now(self) -> DiceSource:
+        if self.others is not None and self.owner is not None and self.owner != self.actor_side:
+            return self.others
+        return self.source
 
     def roll(self, die: Die, label: str) -> Roll:
         """Roll ``die`` for ``label`` and record it."""
-        result = Roll(die, self.source.face(die, label), label, self.source.by_hand)
+        source = self._source_now()
+        owner = self.owner if self.owner is not None else self.actor_side
+        result = Roll(die, source.face(die, label), label, source.by_hand, owner)
         self.rolls.append(result)
         return result

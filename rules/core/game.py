@@ -50,14 +50,17 @@ def run_command(
     actor_side: str | None,
     preview: bool,
     settle: Callable[[StateT, Applied[StateT]], None] | None = None,
+    other_dice: DiceSource | None = None,
 ) -> Applied[StateT]:
     """Run the handler of ``command`` on a copy of ``state`` for ``actor_side``.
 
     ``settle`` runs after a real (not previewed) command: the consequences a ruleset
     applies once any command is done (linea_gotica advances its phases there).
+    ``other_dice`` serves the rolls made on behalf of another side (see
+    :meth:`DiceTray.rolled_by`) when ``dice`` are a player's typed faces.
     """
     working = state.model_copy(deep=True)
-    tray = DiceTray(dice)
+    tray = DiceTray(dice, others=other_dice, actor_side=actor_side)
     result: Applied[StateT] = Applied(working, tray=tray)
     token = _PREVIEW.set(preview)
     try:

@@ -13,8 +13,9 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from rules.core.dice import DiceSource
+from rules.core.dice import DiceSource, Roll
 from rules.core.errors import InvalidInput
+from rules.core.legal import LegalAction
 from rules.core.resolution import Outcome, Resolution
 
 
@@ -65,6 +66,7 @@ class Played:
     document: dict[str, Any]
     resolutions: list[Resolution] = field(default_factory=list)
     notices: list[Outcome] = field(default_factory=list)
+    rolls: list[Roll] = field(default_factory=list)
 
 
 class GamePlay(Protocol):
@@ -91,8 +93,20 @@ class GamePlay(Protocol):
         options: Mapping[str, Any],
         dice: DiceSource,
         actor_side: str | None,
+        other_dice: DiceSource | None = None,
     ) -> Played:
-        """Apply a verb for a side (None: the referee); raise RulesError to refuse."""
+        """Apply a verb for a side (None: the referee); raise RulesError to refuse.
+
+        ``other_dice`` serve rolls made on behalf of another side when ``dice`` are a
+        player's typed faces (dice belong to their roller).
+        """
+        ...
+
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Everything any seat may do now, each action tagged with its side (None: referee).
+
+        See :mod:`rules.core.legal` for the contract the whole-game fuzzer checks.
+        """
         ...
 
     def awaiting(self, document: Mapping[str, Any]) -> str | None:
@@ -161,13 +175,22 @@ class DocumentPlay:
         options: Mapping[str, Any],
         dice: DiceSource,
         actor_side: str | None,
+        other_dice: DiceSource | None = None,
     ) -> Played:
         """Apply a verb; ``odds`` previews (turn-order checks skipped) and is not committed."""
         command = self.commands.build_command(verb, options)
         applied = self.game.apply(
-            self._state(document), command, dice, actor_side=actor_side, preview=verb == "odds"
+            self._state(document),
+            command,
+            dice,
+            actor_side=actor_side,
+            preview=verb == "odds",
+            other_dice=other_dice,
         )
-        return Played(applied.state.model_dump(mode="json"), applied.resolutions, applied.notices)
+        rolls = list(applied.tray.rolls) if applied.tray is not None else []
+        return Played(
+            applied.state.model_dump(mode="json"), applied.resolutions, applied.notices, rolls
+        )
 
     def awaiting(self, document: Mapping[str, Any]) -> str | None:
         """The side whose move it is."""

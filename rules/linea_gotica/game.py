@@ -180,6 +180,7 @@ def apply(
     *,
     actor_side: str | None = None,
     preview: bool = False,
+    other_dice: DiceSource | None = None,
 ) -> Applied:
     """Check and resolve ``command`` for ``actor_side`` (None: the referee).
 
@@ -189,7 +190,8 @@ def apply(
     if state.ended:
         raise IllegalAction("error.linea_gotica.game_over")
     return run_command(
-        state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview, settle=_settle
+        state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview, settle=_settle,
+        other_dice=other_dice
     )
 
 

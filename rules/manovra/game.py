@@ -422,6 +422,7 @@ def apply(
     *,
     actor_side: str | None = None,
     preview: bool = False,
+    other_dice: DiceSource | None = None,
 ) -> Applied:
     """Check and resolve ``command`` for ``actor_side`` (None: the referee).
 
@@ -430,7 +431,8 @@ def apply(
     """
     if state.ended and not isinstance(command, TakeTest):
         raise IllegalAction("error.manovra.game_over")
-    return run_command(state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview)
+    return run_command(state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview,
+        other_dice=other_dice)
 
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:

@@ -365,6 +365,7 @@ def apply(
     *,
     actor_side: str | None = None,
     preview: bool = False,
+    other_dice: DiceSource | None = None,
 ) -> Applied:
     """Check and resolve ``command`` for ``actor_side`` (None: the referee).
 
@@ -373,7 +374,8 @@ def apply(
     """
     if state.ended and not isinstance(command, Test):
         raise IllegalAction("error.w40k4.game_over")
-    return run_command(state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview)
+    return run_command(state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview,
+        other_dice=other_dice)
 
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:

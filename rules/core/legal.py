@@ -1,0 +1,100 @@
+"""What each seat may do now: the one answer every front end and the fuzzer read.
+
+A ruleset answers :meth:`rules.core.play.GamePlay.legal_actions` for any state and seat.
+The application service builds ``/game status`` (who owes what), refusals ("not now: you
+may …"), autocomplete (legal units and targets first) and follow-up buttons from it, and the
+whole-game fuzzer plays random legal actions from it, so none of them can disagree with the
+rules.
+
+The contract a ruleset keeps (the fuzzer checks it):
+
+* Every listed action is accepted: the command ``verb`` with its fixed ``options`` plus, for
+  each free option, any value its :class:`OptionSpec` allows (optional ones present or not),
+  applied for ``side`` (``None``: the referee), is not refused — whatever the dice then show.
+* While the game has not ended, some seat has an action (no dead end).
+* Owed actions (a roll, a choice, a placement that must happen before the game moves on) are
+  marked ``owed``; while one is owed, the actions it blocks are not listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from rules.core.resolution import Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """A free option of a legal action: one of ``choices``, or an integer in [low, high].
+
+    Each free option is independent of the others: any combination of allowed values is
+    accepted. Where values depend on each other, the ruleset lists separate actions with
+    those options fixed instead.
+    """
+
+    name: str
+    choices: tuple[str, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    required: bool = True
+
+    def __post_init__(self) -> None:
+        numeric = self.low is not None or self.high is not None
+        if numeric and (self.low is None or self.high is None or self.low > self.high):
+            raise ValueError(f"option {self.name}: a numeric range needs low <= high")
+        if numeric == bool(self.choices):
+            raise ValueError(f"option {self.name}: give either choices or a numeric range")
+
+
+@dataclass(frozen=True, slots=True)
+class LegalAction:
+    """One command a seat may give now."""
+
+    verb: str
+    side: str | None
+    options: Mapping[str, str | int] = field(default_factory=dict)
+    free: tuple[OptionSpec, ...] = ()
+    owed: bool = False
+    label: Outcome | None = None
+
+    @property
+    def unit(self) -> str | None:
+        """The acting unit, when the verb takes one."""
+        value = self.options.get("unit")
+        return None if value is None else str(value)
+
+    @property
+    def target(self) -> str | None:
+        """The target, when fixed."""
+        value = self.options.get("target")
+        return None if value is None else str(value)
+
+
+def for_seat(actions: Iterable[LegalAction], side: str | None) -> list[LegalAction]:
+    """The actions a seat may give: a side's own; the referee (``None``) may give any."""
+    return [a for a in actions if side is None or a.side == side]
+
+
+def owed(actions: Iterable[LegalAction]) -> list[LegalAction]:
+    """The actions that must happen before the game moves on."""
+    return [a for a in actions if a.owed]
+
+
+def verbs_of(actions: Iterable[LegalAction]) -> list[str]:
+    """The distinct verbs of some actions, in the order first listed."""
+    return list(dict.fromkeys(a.verb for a in actions))
+
+
+def values_of(actions: Iterable[LegalAction], option: str) -> list[str]:
+    """The distinct values an option takes (fixed or as a choice), in the order listed."""
+    seen: dict[str, None] = {}
+    for action in actions:
+        fixed = action.options.get(option)
+        if fixed is not None:
+            seen.setdefault(str(fixed), None)
+        for spec in action.free:
+            if spec.name == option:
+                for choice in spec.choices:
+                    seen.setdefault(choice, None)
+    return list(seen)
