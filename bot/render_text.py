@@ -45,6 +45,21 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
     return "\n".join(lines)
 
 
+def owed_lines(reply: Reply) -> list[str]:
+    """What is owed now and by whom (status replies), one line each, in the game's language."""
+    sides = dict(reply.status.sides) if reply.status is not None else {}
+    lines = []
+    for action in reply.owed[:10]:
+        if action.label is not None:
+            what = notice_text(reply.ruleset, action.label, reply.language)
+        else:
+            what = "/" + action.verb.replace(".", " ")
+            what += "".join(f" {key}:{value}" for key, value in action.options.items())
+        side = sides.get(action.side or "", action.side or translate("bot.referee", reply.language))
+        lines.append(translate("bot.status.owed", reply.language, side=side, what=what))
+    return lines
+
+
 def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     """Everything a reply shows, as text."""
     language = reply.language
@@ -65,6 +80,7 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         parts.append(translate("bot.acted_for", language, side=reply.acted_for))
     if reply.status is not None:
         parts.append(status_text(reply.status, reply.ruleset, language))
+    parts += [f"! {line}" for line in owed_lines(reply)]
     parts += reply.lines
     for follow in reply.follow_ups:
         options = " ".join(f"{k}:{v}" for k, v in follow.options.items())

@@ -21,7 +21,8 @@ from db.models import NewEvent
 from db.protocol import GameStore
 from rules.core.dice import DiceSource, ScriptedDice, SystemDice, parse_faces
 from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
-from rules.core.i18n import LANGUAGES
+from rules.core.i18n import LANGUAGES, translate
+from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.play import FollowUp, GamePlay, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
@@ -82,12 +83,51 @@ class Reply:
     ruleset: str = ""
     acted_for: str | None = None
     duplicate: bool = False
+    owed: list[LegalAction] = field(default_factory=list)
 
 
 class ServiceError(RulesError):
     """A request the service refuses (permissions, no game, storage conflicts)."""
 
     default_key = "error.service"
+
+
+class NotNow(IllegalAction):
+    """A rules refusal, followed by what the seat may do now (from the legal actions)."""
+
+    def __init__(self, cause: RulesError, may: list[LegalAction], waiting_for: str) -> None:
+        self.cause = cause
+        self.may = may
+        self.waiting_for = waiting_for
+        super().__init__(cause.key, **cause.params)
+
+    def localized(self, language: str) -> str:
+        """The rules' reason, then the seat's legal commands (or whom the game waits for)."""
+        reason = self.cause.localized(language)
+        if self.may:
+            hint = translate("error.service.you_may", language, actions=commands_hint(self.may))
+        else:
+            hint = translate("error.service.waiting_for", language, side=self.waiting_for)
+        return f"{reason} {hint}"
+
+
+def command_name(verb: str) -> str:
+    """``turn.next`` → ``/turn next``: a service verb as the player types it."""
+    return "/" + verb.replace(".", " ")
+
+
+def commands_hint(actions: list[LegalAction], limit: int = 6) -> str:
+    """``/move (a, b), /fire (a), /turn next``: verbs with their units, short."""
+    by_verb: dict[str, list[str]] = {}
+    for action in actions:
+        units = by_verb.setdefault(action.verb, [])
+        if action.unit is not None and action.unit not in units:
+            units.append(action.unit)
+    parts = []
+    for verb, units in list(by_verb.items())[:limit]:
+        shown = ", ".join(units[:4]) + (", …" if len(units) > 4 else "")
+        parts.append(f"{command_name(verb)} ({shown})" if units else command_name(verb))
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +186,8 @@ class GameService:
         if verb in ("game.status", "turn.status"):
             reply.status = play.status(record.document)
             reply.follow_ups = play.follow_ups(record.document)
+            if record.status != "ended":
+                reply.owed = owed(play.legal_actions(record.document))
             return reply
         if verb == "game.log":
             return await self._log(request, reply)
@@ -372,9 +414,16 @@ class GameService:
             dice = ScriptedDice(faces, by_hand=True)
         odds_only = request.verb == "odds"
         before = play.awaiting(document)
-        played = play.apply(
-            document, request.verb, request.options, SystemDice() if odds_only else dice, actor_side
-        )
+        try:
+            played = play.apply(
+                document,
+                request.verb,
+                request.options,
+                SystemDice() if odds_only else dice,
+                actor_side,
+            )
+        except IllegalAction as error:
+            raise self._not_now(play, document, error, actor_side) from None
         if isinstance(dice, ScriptedDice) and not odds_only:
             dice.ensure_consumed()
         reply.resolutions = played.resolutions
@@ -421,6 +470,23 @@ class GameService:
             reply.ping = await self._players_of(request.channel_id, after)
         return reply
 
+    @staticmethod
+    def _not_now(
+        play: GamePlay, document: Mapping[str, Any], error: IllegalAction, side: str | None
+    ) -> IllegalAction:
+        """The refusal with what the seat may do instead, read from the legal actions."""
+        try:
+            actions = play.legal_actions(document)
+        except RulesError:
+            return error
+        mine = [a for a in for_seat(actions, side) if a.verb != "odds"]
+        awaiting = play.awaiting(document)
+        sides = play.sides(document)
+        waiting_for = ", ".join(
+            dict.fromkeys(sides.get(a.side, a.side) for a in owed(actions) if a.side)
+        ) or sides.get(awaiting or "", awaiting or "—")
+        return NotNow(error, mine, waiting_for)
+
     async def _players_of(self, channel_id: int, side: str) -> list[int]:
         return [
             m.user_id
@@ -460,6 +526,9 @@ class GameService:
             seat = await self._seat(Request(channel_id, user_id, "choices"))
             side = None if seat.role == "referee" else seat.side
             names = play.choices(record.document, kind, side)
+            # What the seat may use now comes first: the same answer the rules give.
+            legal = values_of(for_seat(play.legal_actions(record.document), side), kind)
+            names = [*legal, *(n for n in names if n not in legal)]
         return [n for n in names if typed.lower() in n.lower()][:25]
 
     async def due_reminders(self, now: datetime | None = None) -> list[tuple[int, Reply]]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import discord
 
 from bot.discord.views import reply_buttons
+from bot.render_text import owed_lines
 from bot.service import Reply
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
@@ -368,6 +369,15 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         cards.append(resolution_card(resolution, language, odds_only=reply.odds_only))
     if reply.status is not None:
         cards.append(status_card(reply.status, reply.ruleset, language))
+    owed = owed_lines(reply)
+    if owed:
+        cards.append(
+            Card(
+                title=translate("discord.embed.to_do", language),
+                lines=[f"• {line}" for line in owed],
+                colour=COLOUR_NOTICE,
+            )
+        )
     if reply.lines:
         cards.append(
             Card(
