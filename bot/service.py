@@ -31,7 +31,7 @@ from rules.render import render_resolution_text
 log = logging.getLogger(__name__)
 
 MAX_OPTION_TEXT = 200
-MAX_SCENARIO_BYTES = 256_000
+MAX_SCENARIO_BYTES = 256 * 1024  # bytes, as rules.core.scenario counts them
 MAX_LOG = 50
 MAX_DEADLINE_HOURS = 24 * 60
 
@@ -235,14 +235,20 @@ class GameService:
                 "error.service.bad_language", language=language[:10], known=", ".join(LANGUAGES)
             )
         play = self._play(get_ruleset(ruleset).key)
-        if request.attachment is not None and len(request.attachment) > MAX_SCENARIO_BYTES:
+        if (
+            request.attachment is not None
+            and len(request.attachment.encode("utf-8", "surrogatepass")) > MAX_SCENARIO_BYTES
+        ):
             raise InvalidInput("error.service.scenario_too_big", limit=MAX_SCENARIO_BYTES)
         scenario = options.get("scenario")
         if request.attachment is None and scenario and str(scenario) not in play.scenarios():
             raise UnknownName(
                 "error.unknown_scenario", name=str(scenario)[:40], known=", ".join(play.scenarios())
             )
-        document = play.new_game(str(scenario) if scenario else None, request.attachment)
+        # Parsing an uploaded file is bounded but not instant: keep it off the event loop.
+        document = await asyncio.to_thread(
+            play.new_game, str(scenario) if scenario else None, request.attachment
+        )
         await self._store.create_game(
             request.channel_id,
             guild_id=request.guild_id,
@@ -555,7 +561,7 @@ def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, h
     value = options.get(name, default)
     try:
         number = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidInput(
             "error.service.not_a_number", option=name, value=str(value)[:20]
         ) from None
