@@ -93,8 +93,11 @@ class Procedure(Generic[InputT]):
 
 
 def clear_odds_cache() -> None:
-    """Forget cached odds (benchmarks measure cold enumeration with it)."""
+    """Forget cached odds and composed parts (benchmarks measure cold enumeration with it)."""
+    from rules.core.compose import clear_composed_parts
+
     _ODDS_CACHE.clear()
+    clear_composed_parts()
 
 
 def dumps(value: Any) -> str:
