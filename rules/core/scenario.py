@@ -4,6 +4,7 @@ with errors that name the line, and the bundled example scenarios of a ruleset."
 from __future__ import annotations
 
 import re
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -12,6 +13,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from rules.core.errors import InvalidInput, UnknownName
+from rules.core.yamlio import SafeLoader
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -24,10 +26,7 @@ MAX_SCALAR_CHARS = 2_000
 _INTEGER = re.compile(r"[-+]?(0[xob])?[0-9_]+")
 MAX_INTEGER_DIGITS = 12
 
-try:  # libyaml when the system has it: the pure-Python parser is ~10× slower
-    _Loader: type[Any] = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
+_Loader = SafeLoader  # libyaml when present: the pure-Python parser is ~10× slower
 
 
 class ScenarioReferenceError(ValueError):
@@ -164,8 +163,14 @@ def bundled_files(package: str) -> dict[str, Path]:
 
 
 def load_bundled_model(package: str, model: type[ModelT], scenario_id: str) -> ModelT:
-    """A bundled scenario by id, validated with ``model``."""
+    """A bundled scenario by id, validated with ``model`` (parsed once: models are frozen)."""
     paths = bundled_files(package)
     if scenario_id not in paths:
         raise UnknownName("error.unknown_scenario", name=scenario_id[:40], known=", ".join(paths))
-    return parse_yaml_model(paths[scenario_id].read_text("utf-8"), model, scenario_id)
+    parsed: ModelT = _parsed_bundle(package, model, scenario_id, paths[scenario_id])
+    return parsed
+
+
+@cache
+def _parsed_bundle(package: str, model: type[ModelT], scenario_id: str, path: Path) -> ModelT:
+    return parse_yaml_model(path.read_text("utf-8"), model, scenario_id)

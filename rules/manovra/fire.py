@@ -7,7 +7,6 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-import yaml
 from pydantic import Field, model_validator
 
 from rules.core.compose import independent
@@ -24,6 +23,7 @@ from rules.core.resolution import (
     Threshold,
 )
 from rules.core.tables import Column, Row, Table, TableSet
+from rules.core.yamlio import load_yaml
 from rules.manovra.checks import Frozen, ScatterKind
 from rules.manovra.effects import CellEffect
 from rules.manovra.model import RULESET_KEY, SAVED_BY, Cover, RangeBand, band_die
@@ -275,7 +275,7 @@ class HeFragmentsInput(HitTarget):
 @cache
 def _locations() -> dict[str, dict[str, str]]:
     text = (resources.files("rules.manovra") / "data" / "locations.yaml").read_text("utf-8")
-    data: dict[str, dict[str, str]] = yaml.safe_load(text)["targets"]
+    data: dict[str, dict[str, str]] = load_yaml(text)["targets"]
     return data
 
 

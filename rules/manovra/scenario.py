@@ -12,7 +12,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.scenario import (
@@ -21,6 +20,7 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.yamlio import load_yaml
 from rules.manovra.model import MoveRate, RangeBand
 
 SCENARIOS_PACKAGE = "rules.manovra"
@@ -35,7 +35,7 @@ class _Model(BaseModel):
 def unit_types() -> dict[str, dict[str, Any]]:
     """The unit-type mapping of ``data/unit_types.yaml``."""
     text = (resources.files("rules.manovra") / "data" / "unit_types.yaml").read_text("utf-8")
-    types: dict[str, dict[str, Any]] = yaml.safe_load(text)["types"]
+    types: dict[str, dict[str, Any]] = load_yaml(text)["types"]
     return types
 
 

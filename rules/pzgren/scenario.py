@@ -11,7 +11,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.errors import RulesError
@@ -21,6 +20,7 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.yamlio import load_yaml
 from rules.pzgren.hexes import Hex, parse_hex
 from rules.pzgren.model import ID_PATTERN, Armour
 
@@ -33,7 +33,7 @@ class _Model(BaseModel):
 def unit_types() -> dict[str, dict[str, Any]]:
     """The unit-type mapping of ``data/unit_types.yaml``."""
     text = (resources.files("rules.pzgren") / "data" / "unit_types.yaml").read_text("utf-8")
-    types: dict[str, dict[str, Any]] = yaml.safe_load(text)["types"]
+    types: dict[str, dict[str, Any]] = load_yaml(text)["types"]
     return types
 
 
@@ -41,7 +41,7 @@ def unit_types() -> dict[str, dict[str, Any]]:
 def terrain_data() -> dict[str, Any]:
     """``data/terrain.yaml``: terrains and stacking."""
     text = (resources.files("rules.pzgren") / "data" / "terrain.yaml").read_text("utf-8")
-    data: dict[str, Any] = yaml.safe_load(text)
+    data: dict[str, Any] = load_yaml(text)
     return data
 
 
