@@ -82,3 +82,27 @@ def test_big_repetitions_are_cheap_and_sum_to_one() -> None:
         assert sum(_as_fractions(odds).values()) == 1, name
         # Not a timing test (bench/ measures): composition keeps the paths few.
         assert odds.paths <= 200, (name, odds.paths, elapsed)
+
+
+def test_huge_w40k4_volleys_compose_in_floating_point_and_sum_to_one() -> None:
+    procedure = get_ruleset("w40k4").procedure("shooting")
+    for attacks, auto_hits in ((2000, 0), (1000, 1000), (2000, 2000)):
+        data = procedure.parse_input(
+            {
+                "attacks": attacks,
+                "auto_hits": auto_hits,
+                "bs": 4,
+                "strength": 4,
+                "ap": 5,
+                "toughness": 4,
+                "save": 4,
+                "models": 1000,
+                "wounds": 1,
+            }
+        )
+        clear_odds_cache()
+        odds = procedure.odds(data)
+        total = sum(Fraction(e.numerator, e.denominator) for e in odds.entries)
+        assert odds.exact and abs(total - 1) < Fraction(1, 10**9), (attacks, auto_hits)
+        # The most likely casualty count sits near the mean of the two binomials.
+        assert odds.entries[0].probability > 0.01
