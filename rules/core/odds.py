@@ -8,8 +8,11 @@ The work is bounded by ``limit`` runs, and results are cached by the caller.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
@@ -20,6 +23,19 @@ from rules.core.resolution import Odds, OddsEntry, Outcome
 # whose dice repeat (duels, models, attacks) compose instead (DiceTray.independent), so
 # their paths stay few whatever the input.
 DEFAULT_PATH_LIMIT = 5_000
+# A wall-clock safety net for one enumeration, set by a caller that serves many users (the
+# bot's service); None (the default) keeps odds deterministic for tests and the CLI.
+_BUDGET: ContextVar[float | None] = ContextVar("odds_budget", default=None)
+
+
+@contextmanager
+def odds_budget(seconds: float | None) -> Iterator[None]:
+    """Within this block an enumeration past ``seconds`` gives up (no odds, never a stall)."""
+    token = _BUDGET.set(seconds)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
 # Composed distributions stay exact fractions up to this many independent parts; beyond,
 # they are summed in floating point (relative error below 1e-12, far under what is shown).
 EXACT_PARTS_LIMIT = 40
@@ -73,8 +89,15 @@ def _width(option: int | tuple[tuple[Any, Weight], ...]) -> int:
     return option if isinstance(option, int) else len(option)
 
 
-def _walk(run: Callable[[_PathSource], Hashable], limit: int) -> tuple[dict[Any, Weight], int]:
-    """Every path of ``run`` with its weight, summed by result; ({}, paths) past ``limit``."""
+def _walk(
+    run: Callable[[_PathSource], Hashable], limit: int, budget_s: float | None = None
+) -> tuple[dict[Any, Weight], int]:
+    """Every path of ``run`` with its weight, summed by result.
+
+    Returns ({}, paths) past ``limit`` paths or ``budget_s`` seconds: a safety net, so no
+    input can hold the caller for long (composition keeps real inputs far below both).
+    """
+    deadline = None if budget_s is None else time.perf_counter() + budget_s
     choices: list[int] = []
     options: list[int | tuple[tuple[Any, Weight], ...]] = []
     # result -> {denominator: count} for plain dice paths (integer sums, one division at the
@@ -107,6 +130,8 @@ def _walk(run: Callable[[_PathSource], Hashable], limit: int) -> tuple[dict[Any,
             break
         if paths >= limit:
             return {}, paths
+        if deadline is not None and not paths % 64 and time.perf_counter() > deadline:
+            return {}, paths
         choices[-1] += 1
     totals: dict[Any, Weight] = dict(weighted)
     for result, bucket in plain.items():
@@ -115,13 +140,17 @@ def _walk(run: Callable[[_PathSource], Hashable], limit: int) -> tuple[dict[Any,
     return totals, paths
 
 
-def enumerate_odds(run: Callable[[_PathSource], Outcome], limit: int = DEFAULT_PATH_LIMIT) -> Odds:
+def enumerate_odds(
+    run: Callable[[_PathSource], Outcome],
+    limit: int = DEFAULT_PATH_LIMIT,
+    budget_s: float | None = None,
+) -> Odds:
     """Run ``run`` over every dice path and return the outcome distribution.
 
     ``run`` receives a dice source and returns the outcome. If more than ``limit`` paths
-    would be needed, returns inexact (empty) odds instead of stalling.
+    or ``budget_s`` seconds would be needed, returns inexact (empty) odds instead of stalling.
     """
-    totals, paths = _walk(run, limit)
+    totals, paths = _walk(run, limit, budget_s if budget_s is not None else _BUDGET.get())
     if not totals:
         return Odds((), paths, exact=False)
     entries = []

@@ -73,7 +73,8 @@ class Procedure(Generic[InputT]):
             return self.resolver(data, DiceTray(source)).outcome
 
         computed = enumerate_odds(outcome_of, self.path_limit)
-        _ODDS_CACHE.put(key, computed)
+        if computed.exact:  # a budget cut may be the machine's load: try again next time
+            _ODDS_CACHE.put(key, computed)
         return computed
 
     def resolve_on(self, data: InputT, tray: DiceTray) -> Resolution:

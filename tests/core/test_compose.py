@@ -106,3 +106,18 @@ def test_huge_w40k4_volleys_compose_in_floating_point_and_sum_to_one() -> None:
         assert odds.exact and abs(total - 1) < Fraction(1, 10**9), (attacks, auto_hits)
         # The most likely casualty count sits near the mean of the two binomials.
         assert odds.entries[0].probability > 0.01
+
+
+def test_a_budget_stops_an_enumeration_instead_of_stalling() -> None:
+    from rules.core.odds import odds_budget
+
+    procedure = get_ruleset("manovra").procedure("heavy_fire")
+    data = procedure.parse_input(
+        {"band": "breve", "ad": 2, "target": "carro_alto", "calibre_mm": 88, "gun_class": "88"}
+    )
+    clear_odds_cache()
+    with odds_budget(0.0):
+        cut = procedure.odds(data)
+    assert not cut.exact and not cut.entries
+    # An inexact answer is not cached: without the budget the exact odds come.
+    assert procedure.odds(data).exact
