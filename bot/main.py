@@ -57,9 +57,8 @@ def _settings(args: argparse.Namespace) -> Any:
 
 async def _open_service(settings: Any) -> tuple[Any, Any]:
     from bot.service import GameService
-    from db.sqlite import SqliteStore
-
     from bot.upgrade import ensure_readable
+    from db.sqlite import SqliteStore
 
     store = await SqliteStore.open(str(settings.db))
     try:

@@ -70,7 +70,9 @@ class ReplayReport:
 
     ``final_document``/``final_status`` are the replayed state after the last event (the
     state to adopt); None when the replay could not get there (a command the current rules
-    refuse, a game whose first document cannot be read).
+    refuse, a game whose first document cannot be read). ``adopted`` lists the divergences
+    settled by a later ``game.replayed`` event, as (diverging seq, adopting seq): the log
+    then replays to the adopted state, so the game matches again from there.
     """
 
     channel_id: int
@@ -80,6 +82,7 @@ class ReplayReport:
     divergence: Divergence | None
     final_document: dict[str, Any] | None
     final_status: GameStatus | None
+    adopted: tuple[tuple[int, int], ...] = ()
 
     @property
     def matched(self) -> bool:
@@ -100,7 +103,8 @@ class ReplayReport:
         """One line for the command line."""
         head = f"channel {self.channel_id} ({self.ruleset}, {self.version} events)"
         if self.divergence is None:
-            return f"{head}: ok"
+            settled = ", ".join(f"event {seq} adopted at {by}" for seq, by in self.adopted)
+            return f"{head}: ok" + (f" (diverged at {settled})" if settled else "")
         return f"{head}: diverges at {self.divergence.describe()}"
 
 
@@ -212,7 +216,14 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
         final_status: GameStatus | None = None,
     ) -> ReplayReport:
         return ReplayReport(
-            channel_id, game.ruleset, game.version, game.status, divergence, final, final_status
+            channel_id,
+            game.ruleset,
+            game.version,
+            game.status,
+            divergence,
+            final,
+            final_status,
+            tuple(adopted),
         )
 
     try:
@@ -227,6 +238,7 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
         return report(Divergence(1, VERB_CREATED, f"unreadable: {error.localized('en')}"))
     replayed: dict[int, tuple[dict[str, Any], GameStatus]] = {1: (first, states[1].status)}
     divergence: Divergence | None = None
+    adopted: list[tuple[int, int]] = []
     for event in bundle.events:
         if event.seq == 1:
             continue
@@ -245,10 +257,15 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
             reason = error.localized("en") if isinstance(error, RulesError) else str(error)
             # The replay cannot go on past a command it cannot run: nothing to adopt.
             return report(divergence or Divergence(event.seq, event.verb, f"refused: {reason}"))
-        if divergence is None:
-            divergence = _compare(
+        if divergence is None or event.verb == VERB_REPLAYED:
+            found = _compare(
                 play, event.seq, event.verb, states.get(event.seq), *replayed[event.seq]
             )
+            if divergence is not None and found is None:
+                # The state adopted then is what the current rules make of the log: the
+                # earlier divergence was settled by that adoption.
+                adopted.append((divergence.seq, event.seq))
+            divergence = found
     final, final_status = replayed[max(replayed)]
     return report(divergence, final, final_status)
 
