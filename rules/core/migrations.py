@@ -28,8 +28,8 @@ migrated.
 
 from __future__ import annotations
 
-import copy
 import importlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -114,7 +114,7 @@ class DocumentFormat:
             )
         if found == self.version:
             return dict(document)
-        working = copy.deepcopy(dict(document))
+        working = _copy_json(document)
         while found < self.version:
             step = self.steps.get(found)
             if step is None:
@@ -132,6 +132,13 @@ class DocumentFormat:
     def state_fields(document: Mapping[str, Any]) -> dict[str, Any]:
         """The document without its format field: what the state model validates."""
         return {key: value for key, value in document.items() if key != FORMAT_KEY}
+
+
+def _copy_json(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A private copy of a JSON document: a round trip through C-accelerated JSON is about
+    twice as fast as ``copy.deepcopy`` on a game document."""
+    copied: dict[str, Any] = json.loads(json.dumps(document))
+    return copied
 
 
 @cache
