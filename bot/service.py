@@ -469,7 +469,10 @@ class GameService:
         else:
             seat = await self._seat(Request(channel_id, user_id, "choices"))
             side = None if seat.role == "referee" else seat.side
-            names = play.choices(record.document, kind, side)
+            try:
+                names = play.choices(record.document, kind, side)
+            except RulesError:  # a document this version cannot read: the command will say so
+                return []
         return [n for n in names if typed.lower() in n.lower()][:25]
 
     async def due_reminders(self, now: datetime | None = None) -> list[tuple[int, Reply]]:

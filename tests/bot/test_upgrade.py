@@ -273,6 +273,8 @@ async def test_a_document_from_a_newer_release_is_refused_naming_the_game(releas
             await service.handle(Request(1002, ANNA, "game.status"))
         assert refused.value.key == "error.document.too_new"
         assert "99" in refused.value.localized("fr")
+        assert await service.choices(1002, ANNA, "unit", "") == []
+        assert await service.choices(1001, ANNA, "unit", "") != []
         # Replay names the event whose stored state this version cannot read.
         report = await replay_game(store, 1002)
         assert report.divergence.seq == future_seq
