@@ -85,7 +85,7 @@ class ReplayReport:
     adopted: tuple[tuple[int, int], ...] = ()
 
     @property
-    def matched(self) -> bool:
+    def matches(self) -> bool:
         """Whether every replayed state equals the stored one."""
         return self.divergence is None
 
@@ -98,6 +98,9 @@ class ReplayReport:
             and self.status != "ended"
             and self.final_status == self.status
         )
+
+    def __str__(self) -> str:
+        return self.describe()
 
     def describe(self) -> str:
         """One line for the command line."""

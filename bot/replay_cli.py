@@ -57,11 +57,11 @@ def run_replay(args: argparse.Namespace) -> int:
                     diverged += 1
                     continue
                 line = report.describe()
-                if adopt and not report.matched:
+                if adopt and not report.matches:
                     line, adopted = await _adopt(store, report, line)
                     diverged += 0 if adopted else 1
                 else:
-                    diverged += 0 if report.matched else 1
+                    diverged += 0 if report.matches else 1
                 print(line)
         print(f"{path}: {len(channels)} game(s) replayed, {diverged} diverging")
         return EXIT_PROBLEMS if diverged else EXIT_OK

@@ -120,14 +120,14 @@ async def test_fixture_games_open_show_status_and_take_their_next_command(releas
         restored = await release_store.load(channel)
         assert canonical_json(restored.document) == canonical_json(before.document)
         await service.handle(Request(channel, BRUNO, "game.status"))
-        assert (await replay_game(release_store, channel)).matched
+        assert (await replay_game(release_store, channel)).matches
     assert await release_store.check() == []
 
 
 async def test_every_fixture_game_replays_to_its_stored_states(release_store):
     for channel in release.CHANNELS:
         report = await replay_game(release_store, channel)
-        assert report.matched, report.describe()
+        assert report.matches, report.describe()
         assert report.describe().endswith(": ok")
         stored = await release_store.load(channel)
         play = _play(stored.ruleset)
@@ -151,11 +151,11 @@ async def test_games_played_by_this_version_record_seats_and_every_roll(tmp_path
             for event in by_hand:
                 assert event.dice and all(roll["by_hand"] for roll in event.dice)
             report = await replay_game(store, channel)
-            assert report.matched, report.describe()
+            assert report.matches, report.describe()
         # Without the members table the seats still come from the events.
         await store._run(lambda connection: connection.execute("DELETE FROM members"))
         for channel in release.CHANNELS:
-            assert (await replay_game(store, channel)).matched
+            assert (await replay_game(store, channel)).matches
 
 
 async def _forge(store: SqliteStore, channel: int) -> tuple[int, dict[str, Any]]:
@@ -185,7 +185,7 @@ async def test_a_forged_state_diverges_at_its_event_and_the_replay_can_be_adopte
     await service.handle(Request(channel, BRUNO, "morale", {"unit": "banda"}, interaction_id="a"))
 
     report = await replay_game(release_store, channel)
-    assert not report.matched and report.adoptable
+    assert not report.matches and report.adoptable
     assert (report.divergence.seq, report.divergence.verb) == (seq, "turn.next")
     assert report.divergence.reason == "state differs"
     assert report.divergence.differences == (
@@ -203,7 +203,7 @@ async def test_a_forged_state_diverges_at_its_event_and_the_replay_can_be_adopte
     assert current.document["counter"] == honest["counter"]
 
     again = await replay_game(release_store, channel)
-    assert again.matched and again.adopted == ((seq, adopted.seq),)
+    assert again.matches and again.adopted == ((seq, adopted.seq),)
     assert again.describe().endswith(f"ok (diverged at event {seq} adopted at {adopted.seq})")
     with pytest.raises(ValueError):
         await adopt_replayed(release_store, again)
