@@ -19,7 +19,7 @@ from typing import Any, Literal
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import NewEvent
 from db.protocol import GameStore
-from rules.core.dice import DiceSource, ScriptedDice, SystemDice, parse_faces
+from rules.core.dice import DiceSource, Roll, ScriptedDice, SystemDice, parse_faces
 from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
@@ -34,6 +34,14 @@ MAX_OPTION_TEXT = 200
 MAX_SCENARIO_BYTES = 256 * 1024  # bytes, as rules.core.scenario counts them
 MAX_LOG = 50
 MAX_DEADLINE_HOURS = 24 * 60
+
+# Keys the service adds to a play event's args beside the command's options: the referee
+# acting for a side, dice typed by hand, and the seat the command was applied for (absent
+# from events of 0.1.0, which replay reads from the members table instead).
+ACTED_FOR_ARG = "acted_for"
+BY_HAND_ARG = "by_hand"
+ACTOR_SIDE_ARG = "actor_side"
+EVENT_ARGS = frozenset({ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG})
 
 GAME_VERBS = (
     "game.new",
@@ -181,24 +189,27 @@ class GameService:
         play = self._play(record.ruleset)
         seat = await self._seat(request)
         reply = Reply(language=record.language, ruleset=record.ruleset)
-        if verb == "game.join":
-            return await self._join(request, play, record.document, seat, reply)
-        if verb in ("game.status", "turn.status"):
-            reply.status = play.status(record.document)
-            reply.follow_ups = play.follow_ups(record.document)
-            if record.status != "ended":
-                reply.owed = owed(play.legal_actions(record.document))
-            return reply
         if verb == "game.log":
             return await self._log(request, reply)
         if verb == "game.export":
             return await self._export(request, reply)
+        # Documents saved by an older release are migrated here, in memory; the next commit
+        # stores the current format. A document newer than the code is refused, clearly.
+        document = play.load_document(record.document)
+        if verb == "game.join":
+            return await self._join(request, play, document, seat, reply)
+        if verb in ("game.status", "turn.status"):
+            reply.status = play.status(document)
+            reply.follow_ups = play.follow_ups(document)
+            if record.status != "ended":
+                reply.owed = owed(play.legal_actions(document))
+            return reply
         if verb in ("game.undo", "game.end", "game.deadline"):
             if seat.role != "referee":
                 raise ServiceError("error.service.referee_only")
-            return await self._referee(request, play, record.version, record.document, reply)
+            return await self._referee(request, play, record.version, document, reply)
         if verb in ("dice.confirm", "dice.dispute"):
-            return await self._dice_check(request, seat, record.version, record.document, reply)
+            return await self._dice_check(request, seat, record.version, document, reply)
         if verb not in play.verbs():
             raise UnknownName(
                 "error.unknown_command",
@@ -209,7 +220,7 @@ class GameService:
             raise ServiceError("error.service.game_ended")
         if seat.role == "none":
             raise ServiceError("error.service.join_first")
-        return await self._play_verb(request, play, seat, record.version, record.document, reply)
+        return await self._play_verb(request, play, seat, record.version, document, reply)
 
     @staticmethod
     def _play(ruleset: str) -> GamePlay:
@@ -443,19 +454,18 @@ class GameService:
             return reply
         args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
         if seat.role == "referee" and before is not None and before != seat.side:
-            args["acted_for"] = before
+            args[ACTED_FOR_ARG] = before
             reply.acted_for = before
         if request.dice:
-            args["by_hand"] = True
+            args[BY_HAND_ARG] = True
             reply.by_hand = True
+        # Enough to replay the command without the members table: the side it was played
+        # for, and every die the tray rolled in order (not only those a resolution shows).
+        args[ACTOR_SIDE_ARG] = actor_side
         event = NewEvent(
             verb=request.verb,
             args=args,
-            dice=[
-                {"die": r.die.name, "face": r.face, "label": r.label}
-                for res in played.resolutions
-                for r in res.rolls
-            ],
+            dice=[recorded_roll(roll) for roll in played.rolls],
             resolution=[res.to_json() for res in played.resolutions],
             actor_id=request.user_id,
             interaction_id=request.interaction_id,
@@ -531,9 +541,12 @@ class GameService:
         else:
             seat = await self._seat(Request(channel_id, user_id, "choices"))
             side = None if seat.role == "referee" else seat.side
-            names = play.choices(record.document, kind, side)
-            # What the seat may use now comes first: the same answer the rules give.
-            legal = values_of(for_seat(play.legal_actions(record.document), side), kind)
+            try:
+                names = play.choices(record.document, kind, side)
+                # What the seat may use now comes first: the same answer the rules give.
+                legal = values_of(for_seat(play.legal_actions(record.document), side), kind)
+            except RulesError:  # a document this version cannot read: the command will say so
+                return []
             names = [*legal, *(n for n in names if n not in legal)]
         return [n for n in names if typed.lower() in n.lower()][:25]
 
@@ -557,6 +570,17 @@ class GameService:
         return replies
 
 
+def recorded_roll(roll: Roll) -> dict[str, Any]:
+    """A die as a play event records it: what replay needs to roll it again."""
+    return {
+        "die": roll.die.name,
+        "face": roll.face,
+        "label": roll.label,
+        "by_hand": roll.by_hand,
+        "side": roll.side,
+    }
+
+
 def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
     value = options.get(name, default)
     try:
@@ -570,4 +594,14 @@ def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, h
     return number
 
 
-__all__ = ["GAME_VERBS", "GameService", "IllegalAction", "Reply", "Request", "ServiceError"]
+__all__ = [
+    "ACTOR_SIDE_ARG",
+    "EVENT_ARGS",
+    "GAME_VERBS",
+    "GameService",
+    "IllegalAction",
+    "Reply",
+    "Request",
+    "ServiceError",
+    "recorded_roll",
+]
