@@ -55,7 +55,14 @@ def _strategies(ruleset: str) -> dict[str, Any]:
         "pzgren": "tests.pzgren.test_properties",
         "w40k4": "tests.w40k4.test_properties",
     }[ruleset]
-    strategies: dict[str, Any] = __import__(module, fromlist=["STRATEGIES"]).STRATEGIES
+    imported = __import__(module, fromlist=["STRATEGIES"])
+    if ruleset == "pzgren":  # its property tests name one strategy per procedure
+        return {
+            "direct_fire": imported.direct_inputs,
+            "anti_tank": imported.at_inputs,
+            "morale": imported.morale_inputs,
+        }
+    strategies: dict[str, Any] = imported.STRATEGIES
     return strategies
 
 
