@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 EXIT_USAGE = 2
+DB_HELP = "SQLite file or postgresql:// URL (default: ARBITRO_DB or arbitro.db)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,11 +28,11 @@ def build_parser() -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     console = subcommands.add_parser("console", help="the console table (no Discord needed)")
     console.add_argument("--channel", type=int, default=1, help="the table's channel id")
-    console.add_argument("--db", help="SQLite file (default: ARBITRO_DB or arbitro.db)")
+    console.add_argument("--db", help=DB_HELP)
     console.add_argument("--strict", action="store_true", help="exit 1 if a command failed")
     console.set_defaults(handler=_console)
     run = subcommands.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
-    run.add_argument("--db", help="SQLite file (default: ARBITRO_DB or arbitro.db)")
+    run.add_argument("--db", help=DB_HELP)
     run.set_defaults(handler=_run)
     sync = subcommands.add_parser("sync", help="the slash commands sent to Discord")
     sync.add_argument(
@@ -58,9 +59,9 @@ def _settings(args: argparse.Namespace) -> Any:
 async def _open_service(settings: Any) -> tuple[Any, Any]:
     from bot.service import GameService
     from bot.upgrade import ensure_readable
-    from db.sqlite import SqliteStore
+    from db.open import open_store
 
-    store = await SqliteStore.open(str(settings.db))
+    store = await open_store(str(settings.db))
     try:
         # Refuse to serve a database holding games this version cannot read (nothing is
         # written: older documents are migrated in memory as each game is loaded).

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -16,7 +14,8 @@ class Settings(BaseSettings):
     discord_token: SecretStr | None = Field(
         None, validation_alias=AliasChoices("DISCORD_TOKEN", "discord_token")
     )
-    db: Path = Field(Path("arbitro.db"), validation_alias=AliasChoices("ARBITRO_DB", "db"))
+    # A file path, sqlite:///path, or postgresql://… (text: a Path would fold the URL's //).
+    db: str = Field("arbitro.db", validation_alias=AliasChoices("ARBITRO_DB", "db"))
     guild: int | None = Field(
         None,
         validation_alias=AliasChoices("ARBITRO_GUILD", "guild"),

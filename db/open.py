@@ -1,0 +1,57 @@
+"""Open the store a database URL names: SQLite (the default) or PostgreSQL.
+
+``ARBITRO_DB`` (or ``--db``) holds either a file path / ``sqlite:///path`` (the embedded
+store, one file) or ``postgresql://user@host/dbname`` (the server store, for several bot
+processes or hosts). Everything above `db/` opens its store through `open_store`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from db.postgres import PostgresStore
+    from db.sqlite import SqliteStore
+
+SQLITE_PREFIX = "sqlite:///"
+
+
+def is_postgres_url(url: str) -> bool:
+    """Whether ``url`` names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def sqlite_path(url: str) -> str:
+    """The file path of a SQLite URL or plain path (``sqlite:///games.db`` → ``games.db``).
+
+    As in SQLAlchemy, ``sqlite:///relative.db`` is relative and ``sqlite:////abs.db``
+    absolute.
+    """
+    return url[len(SQLITE_PREFIX) :] if url.startswith(SQLITE_PREFIX) else url
+
+
+def describe(url: str) -> str:
+    """The database for messages: the path, or the URL without its password."""
+    if is_postgres_url(url):
+        from db.postgres import redact
+
+        return redact(url)
+    return sqlite_path(url)
+
+
+async def open_store(
+    url: str, *, create: bool = True, migrate: bool = True
+) -> SqliteStore | PostgresStore:
+    """Open the store ``url`` names, creating and migrating by default.
+
+    ``create=False`` refuses a missing SQLite file or a PostgreSQL database without an
+    Arbitro schema; ``migrate=False`` refuses an out-of-date schema. The PostgreSQL driver
+    is imported only when a PostgreSQL URL is given.
+    """
+    if is_postgres_url(url):
+        from db.postgres import PostgresStore
+
+        return await PostgresStore.open(url, create=create, migrate=migrate)
+    from db.sqlite import SqliteStore
+
+    return await SqliteStore.open(sqlite_path(url), create=create, migrate=migrate)

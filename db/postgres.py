@@ -1,0 +1,1179 @@
+"""The server store: `GameStore` on PostgreSQL through asyncpg.
+
+Chosen by ``ARBITRO_DB=postgresql://…`` (see `db.open.open_store`) when several bot
+processes, or several hosts, share the games. The invariants are SQLite's (docs/storage.md):
+
+* one transaction per write: the game row is locked (``SELECT … FOR UPDATE``) and its
+  version compared with the one the caller read, so two processes writing one channel
+  serialize on that row and the loser gets `VersionConflict`, never a lost update;
+* ``events.interaction_id`` is unique and looked up under the same row lock, so a retried
+  interaction takes effect once even when the retry runs in another process;
+* the hash chain is the same recipe over the same canonical JSON texts, so a game copied
+  between backends (``arbitro db copy``) verifies on both;
+* documents are stored as JSONB for queries, next to the canonical text that was hashed
+  (JSONB normalises key order and number formats, so it cannot reproduce the hashed text;
+  every read and every hash uses the text).
+
+Everything runs in READ COMMITTED; reads that span several statements (export, audit) use a
+REPEATABLE READ read-only transaction, i.e. one snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+import asyncpg
+
+from db import migrations_pg
+from db.errors import (
+    ChainBroken,
+    CorruptRecord,
+    GameEnded,
+    GameExists,
+    GameNotEnded,
+    GameNotFound,
+    InteractionReused,
+    NothingToUndo,
+    SchemaError,
+    StoreError,
+    StoreUnavailable,
+    VersionConflict,
+)
+from db.hashing import GENESIS_HASH, canonical_json, event_hash, state_hash, verify_chain
+from db.models import (
+    GAME_STATUSES,
+    MEMBER_ROLES,
+    RESERVED_VERBS,
+    VERB_CREATED,
+    VERB_ENDED,
+    VERB_UNDO,
+    CommitResult,
+    Deadline,
+    EventRecord,
+    ExportBundle,
+    GameRecord,
+    GameStatus,
+    GameSummary,
+    Member,
+    MemberRole,
+    NewEvent,
+    StateRecord,
+    format_timestamp,
+    parse_timestamp,
+    utc_now,
+)
+from db.protocol import Document
+
+# The row encoding shared with the SQLite store: the same canonical texts go into the chain.
+from db.sqlite import (
+    MAX_EVENTS_PAGE,
+    _check_status,
+    _decode_document,
+    _pending_event,
+    _PendingEvent,
+    _system_event,
+    encode_document,
+)
+
+_T = TypeVar("_T")
+
+DEFAULT_POOL_SIZE = 10
+
+_EVENT_COLUMNS = (
+    "channel_id, seq, interaction_id, actor_id, verb, args, dice, resolution, "
+    "state_version, state_hash, undoes_seq, created_at, prev_hash, hash"
+)
+_GAME_COLUMNS = "channel_id, guild_id, ruleset, language, status, version, created_at, updated_at"
+_INSERT_STATE = (
+    "INSERT INTO states (channel_id, version, status, document_text, document) "
+    "VALUES ($1, $2, $3, $4, $5::text::jsonb)"
+)
+_INSERT_EVENT = (
+    f"INSERT INTO events ({_EVENT_COLUMNS}) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+)
+_INSERT_GAME = (
+    f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+    "ON CONFLICT (channel_id) DO NOTHING"
+)
+_INTERACTION_CONSTRAINT = "events_interaction_id_key"
+
+Connection = asyncpg.Connection
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}{sep}{user}:***@{host}"
+
+
+def _jsonb_value(document_json: str) -> str | None:
+    """The text to cast to JSONB, or None for what JSONB cannot hold (NUL characters)."""
+    return None if "\\u0000" in document_json else document_json
+
+
+def _rows_changed(status: str) -> int:
+    """The row count at the end of a command tag such as ``UPDATE 1``."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+# --------------------------------------------------------------------------------------
+# Decoding rows
+# --------------------------------------------------------------------------------------
+
+
+def _event_from_row(row: asyncpg.Record) -> EventRecord:
+    channel_id, seq = int(row[0]), int(row[1])
+    try:
+        args = json.loads(row[5])
+        dice = json.loads(row[6])
+        if not isinstance(args, dict) or not isinstance(dice, list):
+            raise ValueError("args must be an object and dice a list")
+        return EventRecord(
+            channel_id=channel_id,
+            seq=seq,
+            interaction_id=row[2],
+            actor_id=row[3],
+            verb=row[4],
+            args=args,
+            dice=dice,
+            resolution=json.loads(row[7]),
+            state_version=int(row[8]),
+            state_hash=row[9],
+            undoes_seq=row[10],
+            created_at=_aware(row[11]),
+            prev_hash=row[12],
+            hash=row[13],
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(channel_id, f"event {seq} is unreadable ({error})") from error
+
+
+def _aware(moment: datetime) -> datetime:
+    # asyncpg returns TIMESTAMPTZ in UTC; going through the stored text format keeps the
+    # values identical to the SQLite store's (and to what was hashed).
+    return parse_timestamp(format_timestamp(moment))
+
+
+def _summary_from_row(row: asyncpg.Record) -> GameSummary:
+    channel_id = int(row[0])
+    return GameSummary(
+        channel_id=channel_id,
+        guild_id=row[1],
+        ruleset=row[2],
+        language=row[3],
+        status=_check_status(row[4], channel_id),
+        version=int(row[5]),
+        created_at=_aware(row[6]),
+        updated_at=_aware(row[7]),
+    )
+
+
+def _member_from_row(row: asyncpg.Record) -> Member:
+    channel_id = int(row[0])
+    role = row[2]
+    if role not in MEMBER_ROLES:
+        raise CorruptRecord(channel_id, f"unknown member role {role!r}")
+    return Member(
+        channel_id=channel_id,
+        user_id=int(row[1]),
+        role=role,
+        side=row[3],
+        joined_at=_aware(row[4]),
+    )
+
+
+def _deadline_from_row(row: asyncpg.Record) -> Deadline:
+    return Deadline(
+        channel_id=int(row[0]),
+        side=row[1],
+        due_at=_aware(row[2]),
+        reminded=bool(row[3]),
+        set_at=_aware(row[4]),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Transactions
+# --------------------------------------------------------------------------------------
+
+
+async def _event_by_interaction(connection: Connection, interaction_id: str) -> EventRecord | None:
+    row = await connection.fetchrow(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE interaction_id = $1", interaction_id
+    )
+    return None if row is None else _event_from_row(row)
+
+
+async def _duplicate_of(
+    connection: Connection, channel_id: int, interaction_id: str | None
+) -> CommitResult | None:
+    """The earlier result of this interaction, if it was already committed."""
+    if interaction_id is None:
+        return None
+    existing = await _event_by_interaction(connection, interaction_id)
+    if existing is None:
+        return None
+    if existing.channel_id != channel_id:
+        raise InteractionReused(channel_id, interaction_id, existing.channel_id)
+    return CommitResult(existing, duplicate=True)
+
+
+async def _insert_event(
+    connection: Connection,
+    *,
+    channel_id: int,
+    version: int,
+    prev_hash: str,
+    pending: _PendingEvent,
+    args_json: str,
+    document_json: str,
+    status: GameStatus,
+    undoes_seq: int | None,
+) -> EventRecord:
+    """Insert state ``version`` and the event that produced it; return the stored event."""
+    resulting_state_hash = state_hash(document_json, status)
+    encoded = {
+        "actor_id": canonical_json(pending.actor_id),
+        "args": args_json,
+        "channel_id": canonical_json(channel_id),
+        "created_at": canonical_json(pending.created_at),
+        "dice": pending.dice_json,
+        "interaction_id": canonical_json(pending.interaction_id),
+        "resolution": pending.resolution_json,
+        "seq": canonical_json(version),
+        "state_hash": canonical_json(resulting_state_hash),
+        "state_version": canonical_json(version),
+        "undoes_seq": canonical_json(undoes_seq),
+        "verb": canonical_json(pending.verb),
+    }
+    chained_hash = event_hash(prev_hash, encoded)
+    created_at = parse_timestamp(pending.created_at)
+    await connection.execute(
+        _INSERT_STATE, channel_id, version, status, document_json, _jsonb_value(document_json)
+    )
+    await connection.execute(
+        _INSERT_EVENT,
+        channel_id,
+        version,
+        pending.interaction_id,
+        pending.actor_id,
+        pending.verb,
+        args_json,
+        pending.dice_json,
+        pending.resolution_json,
+        version,
+        resulting_state_hash,
+        undoes_seq,
+        created_at,
+        prev_hash,
+        chained_hash,
+    )
+    return EventRecord(
+        channel_id=channel_id,
+        seq=version,
+        interaction_id=pending.interaction_id,
+        actor_id=pending.actor_id,
+        verb=pending.verb,
+        args=json.loads(args_json),
+        dice=json.loads(pending.dice_json),
+        resolution=json.loads(pending.resolution_json),
+        state_version=version,
+        state_hash=resulting_state_hash,
+        undoes_seq=undoes_seq,
+        created_at=created_at,
+        prev_hash=prev_hash,
+        hash=chained_hash,
+    )
+
+
+class _NextState:
+    """What a write turns the game into, decided inside the transaction."""
+
+    __slots__ = ("args_json", "document_json", "status", "undoes_seq")
+
+    def __init__(
+        self,
+        document_json: str,
+        status: GameStatus,
+        undoes_seq: int | None = None,
+        args_json: str | None = None,
+    ) -> None:
+        self.document_json = document_json
+        self.status = status
+        self.undoes_seq = undoes_seq
+        self.args_json = args_json
+
+
+_Decide = Callable[[Connection, int, GameStatus], Awaitable[_NextState]]
+
+
+async def _append_tx(
+    connection: Connection,
+    *,
+    channel_id: int,
+    expected_version: int | None,
+    pending: _PendingEvent,
+    decide: _Decide,
+) -> CommitResult:
+    """The one write path after creation: row lock, duplicate check, version guard, write."""
+    async with connection.transaction():
+        # The row lock first: a concurrent write of this channel (any process) waits here
+        # until it commits, so the duplicate check below sees its interaction id.
+        head = await connection.fetchrow(
+            "SELECT g.version, g.status, e.hash FROM games AS g "
+            "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+            "WHERE g.channel_id = $1 FOR UPDATE OF g",
+            channel_id,
+        )
+        duplicate = await _duplicate_of(connection, channel_id, pending.interaction_id)
+        if duplicate is not None:
+            return duplicate
+        if head is None:
+            raise GameNotFound(channel_id)
+        version = int(head[0])
+        if expected_version is not None and version != expected_version:
+            raise VersionConflict(channel_id, expected_version, version)
+        upcoming = await decide(connection, version, _check_status(head[1], channel_id))
+        if head[2] is None:
+            raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
+        new_version = version + 1
+        await connection.execute(
+            "UPDATE games SET version = $1, status = $2, updated_at = $3 "
+            "WHERE channel_id = $4 AND version = $5",
+            new_version,
+            upcoming.status,
+            parse_timestamp(pending.created_at),
+            channel_id,
+            version,
+        )
+        event = await _insert_event(
+            connection,
+            channel_id=channel_id,
+            version=new_version,
+            prev_hash=str(head[2]),
+            pending=pending,
+            args_json=upcoming.args_json or pending.args_json,
+            document_json=upcoming.document_json,
+            status=upcoming.status,
+            undoes_seq=upcoming.undoes_seq,
+        )
+    return CommitResult(event)
+
+
+async def _current_document_json(connection: Connection, channel_id: int, version: int) -> str:
+    text = await connection.fetchval(
+        "SELECT document_text FROM states WHERE channel_id = $1 AND version = $2",
+        channel_id,
+        version,
+    )
+    if text is None:
+        raise CorruptRecord(channel_id, f"state of version {version} is missing")
+    return str(text)
+
+
+def _decide_commit(channel_id: int, document_json: str, new_status: GameStatus | None) -> _Decide:
+    async def decide(connection: Connection, version: int, status: GameStatus) -> _NextState:
+        if status == "ended":
+            raise GameEnded(channel_id)
+        return _NextState(document_json, new_status or status)
+
+    return decide
+
+
+def _decide_end(channel_id: int) -> _Decide:
+    async def decide(connection: Connection, version: int, status: GameStatus) -> _NextState:
+        if status == "ended":
+            raise GameEnded(channel_id)
+        return _NextState(await _current_document_json(connection, channel_id, version), "ended")
+
+    return decide
+
+
+def _decide_undo(channel_id: int) -> _Decide:
+    async def decide(connection: Connection, version: int, status: GameStatus) -> _NextState:
+        # As in the SQLite store: the latest event that is neither an undo, nor the
+        # creation, nor already undone; its previous state becomes the new version.
+        target = await connection.fetchrow(
+            "SELECT e.seq, e.verb FROM events AS e "
+            "WHERE e.channel_id = $1 AND e.verb NOT IN ($2, $3) "
+            "AND NOT EXISTS (SELECT 1 FROM events AS u "
+            "                WHERE u.channel_id = e.channel_id AND u.undoes_seq = e.seq) "
+            "ORDER BY e.seq DESC LIMIT 1",
+            channel_id,
+            VERB_UNDO,
+            VERB_CREATED,
+        )
+        if target is None:
+            raise NothingToUndo(channel_id)
+        undone_seq, undone_verb = int(target[0]), str(target[1])
+        before = await connection.fetchrow(
+            "SELECT status, document_text FROM states WHERE channel_id = $1 AND version = $2",
+            channel_id,
+            undone_seq - 1,
+        )
+        if before is None:
+            raise CorruptRecord(channel_id, f"state of version {undone_seq - 1} is missing")
+        return _NextState(
+            document_json=str(before[1]),
+            status=_check_status(before[0], channel_id),
+            undoes_seq=undone_seq,
+            args_json=canonical_json({"undone_seq": undone_seq, "undone_verb": undone_verb}),
+        )
+
+    return decide
+
+
+def _verify_states(
+    channel_id: int, events: list[EventRecord], state_rows: list[asyncpg.Record]
+) -> None:
+    """Each event's state exists and hashes to the event's state hash, and vice versa."""
+    by_version = {int(row[0]): row for row in state_rows}
+    if len(by_version) != len(events):
+        detail = f"{len(by_version)} states for {len(events)} events"
+        raise ChainBroken(channel_id, len(events), detail)
+    for event in events:
+        row = by_version.get(event.state_version)
+        if row is None:
+            raise ChainBroken(channel_id, event.seq, "its state is missing")
+        if state_hash(str(row[2]), str(row[1])) != event.state_hash:
+            raise ChainBroken(channel_id, event.seq, "its state does not match the state hash")
+
+
+def _translate(error: Exception, channel_id: int | None) -> StoreError:
+    """Turn a driver exception into a storage error that names the channel."""
+    if isinstance(error, asyncpg.IntegrityConstraintViolationError | asyncpg.DataError):
+        return CorruptRecord(channel_id, str(error))
+    if isinstance(error, asyncpg.RaiseError):
+        return CorruptRecord(channel_id, str(error))
+    return StoreUnavailable(str(error) or type(error).__name__, channel_id)
+
+
+# --------------------------------------------------------------------------------------
+# The store
+# --------------------------------------------------------------------------------------
+
+
+class PostgresStore:
+    """`GameStore` on a PostgreSQL database, through a pool of asyncpg connections."""
+
+    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+        """Wrap an open pool on a migrated database; use `PostgresStore.open` instead."""
+        self._pool = pool
+        self._closed = False
+        self.url = url
+        self.path = redact(url)
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        create: bool = True,
+        migrate: bool = True,
+        pool_size: int = DEFAULT_POOL_SIZE,
+    ) -> Self:
+        """Connect to the database at ``url`` (creating the schema and migrating by default).
+
+        The database itself must exist (``createdb``). ``create=False`` refuses one without
+        an Arbitro schema; ``migrate=False`` refuses an out-of-date schema. Raises
+        `SchemaError` for a database of another program or newer than this code, and
+        `StoreUnavailable` when the server cannot be reached.
+        """
+        where = redact(url)
+        try:
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=max(1, pool_size), command_timeout=60
+            )
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            raise StoreUnavailable(f"{where}: {error}") from error
+        try:
+            async with pool.acquire() as connection:
+                version = await migrations_pg.inspect_schema(connection, where)
+                latest = migrations_pg.latest_version()
+                if version == 0 and not create:
+                    raise SchemaError(where, "no Arbitro database here")
+                if version < latest and not migrate:
+                    raise SchemaError(
+                        where,
+                        "no Arbitro database here"
+                        if version == 0
+                        else f"schema version {version} is older than {latest}; "
+                        "run `arbitro db migrate`",
+                    )
+                if version < latest:
+                    await migrations_pg.apply_migrations(connection, where)
+                await migrations_pg.check_tables(connection, where)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool, url)
+
+    async def close(self) -> None:
+        """Close every pooled connection; idempotent."""
+        if not self._closed:
+            self._closed = True
+            await self._pool.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _run(
+        self, work: Callable[[Connection], Awaitable[_T]], channel_id: int | None = None
+    ) -> _T:
+        """Run ``work`` on a pooled connection, translating driver errors.
+
+        A write whose interaction id collides with one committed concurrently in another
+        channel (the unique index, not the row lock, caught it) is run once more: the
+        second run finds the stored event and reports `InteractionReused` or a duplicate.
+        """
+        if self._closed:
+            raise StoreUnavailable("the store is closed", channel_id)
+        for attempt in range(2):
+            try:
+                async with self._pool.acquire() as connection:
+                    return await work(connection)
+            except asyncpg.UniqueViolationError as error:
+                if error.constraint_name == _INTERACTION_CONSTRAINT and attempt == 0:
+                    continue
+                raise _translate(error, channel_id) from error
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as error:
+                raise _translate(error, channel_id) from error
+        raise AssertionError("unreachable")
+
+    # ---- schema ------------------------------------------------------------------------
+
+    async def schema_version(self) -> int:
+        """The schema version of the database."""
+        return await self._run(migrations_pg.read_version)
+
+    # ---- games -------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        channel_id: int,
+        *,
+        guild_id: int | None,
+        ruleset: str,
+        language: str,
+        document: Document,
+        status: GameStatus = "setup",
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+    ) -> GameRecord:
+        """Store a new game at version 1, with a ``game.created`` event holding its setup."""
+        if status not in GAME_STATUSES:
+            raise ValueError(f"unknown game status {status!r}")
+        channel_id = operator.index(channel_id)
+        guild_id = None if guild_id is None else operator.index(guild_id)
+        document_json = encode_document(document)
+        pending = _system_event(
+            VERB_CREATED,
+            args={"ruleset": ruleset, "language": language, "guild_id": guild_id},
+            actor_id=actor_id,
+            interaction_id=interaction_id,
+        )
+        created = parse_timestamp(pending.created_at)
+
+        async def work(connection: Connection) -> CommitResult:
+            async with connection.transaction():
+                duplicate = await _duplicate_of(connection, channel_id, pending.interaction_id)
+                if duplicate is not None:
+                    return duplicate
+                inserted = await connection.execute(
+                    _INSERT_GAME,
+                    channel_id,
+                    guild_id,
+                    ruleset,
+                    language,
+                    status,
+                    1,
+                    created,
+                    created,
+                )
+                if _rows_changed(inserted) != 1:
+                    # A concurrent create of this channel won (we waited for it to commit);
+                    # if it was this very interaction, this is its retry.
+                    duplicate = await _duplicate_of(connection, channel_id, pending.interaction_id)
+                    if duplicate is not None:
+                        return duplicate
+                    raise GameExists(channel_id)
+                event = await _insert_event(
+                    connection,
+                    channel_id=channel_id,
+                    version=1,
+                    prev_hash=GENESIS_HASH,
+                    pending=pending,
+                    args_json=pending.args_json,
+                    document_json=document_json,
+                    status=status,
+                    undoes_seq=None,
+                )
+            return CommitResult(event)
+
+        result = await self._run(work, channel_id)
+        if result.duplicate:
+            return await self.load(channel_id)
+        return GameRecord(
+            channel_id=channel_id,
+            guild_id=guild_id,
+            ruleset=ruleset,
+            language=language,
+            status=status,
+            version=1,
+            document=json.loads(document_json),
+            created_at=created,
+            updated_at=created,
+        )
+
+    async def load(self, channel_id: int) -> GameRecord:
+        """The channel's game: metadata, current version and document."""
+
+        async def work(connection: Connection) -> GameRecord:
+            row = await connection.fetchrow(
+                "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
+                "g.created_at, g.updated_at, s.document_text "
+                "FROM games AS g LEFT JOIN states AS s "
+                "ON s.channel_id = g.channel_id AND s.version = g.version "
+                "WHERE g.channel_id = $1",
+                channel_id,
+            )
+            if row is None:
+                raise GameNotFound(channel_id)
+            summary = _summary_from_row(row)
+            if row[8] is None:
+                raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
+            return GameRecord(
+                channel_id=summary.channel_id,
+                guild_id=summary.guild_id,
+                ruleset=summary.ruleset,
+                language=summary.language,
+                status=summary.status,
+                version=summary.version,
+                document=_decode_document(row[8], channel_id, summary.version),
+                created_at=summary.created_at,
+                updated_at=summary.updated_at,
+            )
+
+        return await self._run(work, channel_id)
+
+    async def list_games(
+        self, guild_id: int | None, status: GameStatus | None = None
+    ) -> list[GameSummary]:
+        """The games of a guild (``None``: outside any guild), optionally by status."""
+        clauses = ["guild_id IS NULL" if guild_id is None else "guild_id = $1"]
+        params: list[Any] = [] if guild_id is None else [guild_id]
+        if status is not None:
+            params.append(status)
+            clauses.append(f"status = ${len(params)}")
+        sql = (
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE {' AND '.join(clauses)} "
+            "ORDER BY created_at, channel_id"
+        )
+
+        async def work(connection: Connection) -> list[GameSummary]:
+            return [_summary_from_row(row) for row in await connection.fetch(sql, *params)]
+
+        return await self._run(work)
+
+    async def all_games(self, status: GameStatus | None = None) -> list[GameSummary]:
+        """Every game of every guild, optionally only those with ``status``, by channel."""
+
+        async def work(connection: Connection) -> list[GameSummary]:
+            if status is None:
+                rows = await connection.fetch(
+                    f"SELECT {_GAME_COLUMNS} FROM games ORDER BY channel_id"
+                )
+            else:
+                rows = await connection.fetch(
+                    f"SELECT {_GAME_COLUMNS} FROM games WHERE status = $1 ORDER BY channel_id",
+                    status,
+                )
+            return [_summary_from_row(row) for row in rows]
+
+        return await self._run(work)
+
+    async def commit(
+        self,
+        channel_id: int,
+        expected_version: int,
+        new_state: Document,
+        event: NewEvent,
+        *,
+        status: GameStatus | None = None,
+    ) -> CommitResult:
+        """Store ``new_state`` as version ``expected_version + 1`` and log ``event``."""
+        if event.verb in RESERVED_VERBS:
+            raise ValueError(f"verb {event.verb!r} is reserved for the store")
+        if status is not None and status not in ("setup", "active"):
+            raise ValueError(f"commit cannot set status {status!r}")
+        channel_id = operator.index(channel_id)
+        document_json = encode_document(new_state)
+        pending = _pending_event(event)
+        return await self._append(
+            channel_id, expected_version, pending, _decide_commit(channel_id, document_json, status)
+        )
+
+    async def _append(
+        self,
+        channel_id: int,
+        expected_version: int | None,
+        pending: _PendingEvent,
+        decide: _Decide,
+    ) -> CommitResult:
+        async def work(connection: Connection) -> CommitResult:
+            return await _append_tx(
+                connection,
+                channel_id=channel_id,
+                expected_version=expected_version,
+                pending=pending,
+                decide=decide,
+            )
+
+        return await self._run(work, channel_id)
+
+    async def end_game(
+        self,
+        channel_id: int,
+        *,
+        expected_version: int | None = None,
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+        reason: str | None = None,
+    ) -> CommitResult:
+        """End the game: a ``game.ended`` event whose state is the same document, ended."""
+        channel_id = operator.index(channel_id)
+        pending = _system_event(
+            VERB_ENDED,
+            args={} if reason is None else {"reason": reason},
+            actor_id=actor_id,
+            interaction_id=interaction_id,
+        )
+        return await self._append(channel_id, expected_version, pending, _decide_end(channel_id))
+
+    async def undo(
+        self,
+        channel_id: int,
+        *,
+        expected_version: int | None = None,
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+    ) -> CommitResult:
+        """Undo the latest event that is not an undo and not already undone."""
+        channel_id = operator.index(channel_id)
+        pending = _system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
+        return await self._append(channel_id, expected_version, pending, _decide_undo(channel_id))
+
+    async def delete_game(self, channel_id: int) -> None:
+        """Delete an ended game with its events, states, members and deadlines."""
+
+        async def work(connection: Connection) -> None:
+            async with connection.transaction():
+                status = await connection.fetchval(
+                    "SELECT status FROM games WHERE channel_id = $1 FOR UPDATE", channel_id
+                )
+                if status is None:
+                    raise GameNotFound(channel_id)
+                if status != "ended":
+                    raise GameNotEnded(channel_id)
+                for table in ("deadlines", "members", "events", "states", "games"):
+                    await connection.execute(
+                        f"DELETE FROM {table} WHERE channel_id = $1", channel_id
+                    )
+
+        await self._run(work, channel_id)
+
+    # ---- history -----------------------------------------------------------------------
+
+    async def events(
+        self, channel_id: int, after_seq: int = 0, limit: int = 50
+    ) -> list[EventRecord]:
+        """Up to ``limit`` (at most 1000) events after ``after_seq``, oldest first."""
+        page = max(1, min(limit, MAX_EVENTS_PAGE))
+
+        async def work(connection: Connection) -> list[EventRecord]:
+            rows = await connection.fetch(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = $1 AND seq > $2 "
+                "ORDER BY seq LIMIT $3",
+                channel_id,
+                after_seq,
+                page,
+            )
+            if not rows:
+                await _require_game(connection, channel_id)
+            return [_event_from_row(row) for row in rows]
+
+        return await self._run(work, channel_id)
+
+    async def state_at(self, channel_id: int, version: int) -> StateRecord:
+        """The stored state of one version of the game."""
+
+        async def work(connection: Connection) -> StateRecord:
+            row = await connection.fetchrow(
+                "SELECT status, document_text FROM states WHERE channel_id = $1 AND version = $2",
+                channel_id,
+                version,
+            )
+            if row is None:
+                await _require_game(connection, channel_id)
+                raise CorruptRecord(channel_id, f"no state of version {version}")
+            return StateRecord(
+                version=version,
+                status=_check_status(row[0], channel_id),
+                document=_decode_document(row[1], channel_id, version),
+            )
+
+        return await self._run(work, channel_id)
+
+    async def export(self, channel_id: int, *, verify: bool = True) -> ExportBundle:
+        """Game, members, every event and every state, read in one snapshot."""
+
+        async def work(connection: Connection) -> ExportBundle:
+            async with connection.transaction(isolation="repeatable_read", readonly=True):
+                game_row = await connection.fetchrow(
+                    f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1", channel_id
+                )
+                if game_row is None:
+                    raise GameNotFound(channel_id)
+                members = await _members(connection, channel_id)
+                event_rows = await connection.fetch(
+                    f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = $1 ORDER BY seq",
+                    channel_id,
+                )
+                state_rows = await connection.fetch(
+                    "SELECT version, status, document_text FROM states "
+                    "WHERE channel_id = $1 ORDER BY version",
+                    channel_id,
+                )
+            game = _summary_from_row(game_row)
+            events = [_event_from_row(row) for row in event_rows]
+            head = events[-1].hash if events else GENESIS_HASH
+            if verify:
+                head = verify_chain(events)
+                _verify_states(channel_id, events, state_rows)
+                if game.version != len(events):
+                    raise ChainBroken(channel_id, len(events), f"game is at version {game.version}")
+            states = [
+                StateRecord(
+                    version=int(row[0]),
+                    status=_check_status(row[1], channel_id),
+                    document=_decode_document(row[2], channel_id, int(row[0])),
+                )
+                for row in state_rows
+            ]
+            return ExportBundle(
+                game=game,
+                members=members,
+                events=events,
+                states=states,
+                head_hash=head,
+                exported_at=utc_now(),
+            )
+
+        return await self._run(work, channel_id)
+
+    # ---- members -----------------------------------------------------------------------
+
+    async def add_member(
+        self,
+        channel_id: int,
+        user_id: int,
+        *,
+        side: str | None = None,
+        role: MemberRole = "player",
+    ) -> Member:
+        """Add a member, or change the side/role of an existing one."""
+        if role not in MEMBER_ROLES:
+            raise ValueError(f"unknown member role {role!r}")
+        joined_at = parse_timestamp(format_timestamp(utc_now()))
+
+        async def work(connection: Connection) -> Member:
+            async with connection.transaction():
+                await _require_game(connection, channel_id)
+                row = await connection.fetchrow(
+                    "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
+                    "VALUES ($1, $2, $3, $4, $5) "
+                    "ON CONFLICT (channel_id, user_id) DO UPDATE SET role = excluded.role, "
+                    "side = excluded.side "
+                    "RETURNING channel_id, user_id, role, side, joined_at",
+                    channel_id,
+                    user_id,
+                    role,
+                    side,
+                    joined_at,
+                )
+            return _member_from_row(row)
+
+        return await self._run(work, channel_id)
+
+    async def members(self, channel_id: int) -> list[Member]:
+        """The game's members in joining order (empty if none)."""
+        return await self._run(lambda connection: _members(connection, channel_id), channel_id)
+
+    async def remove_member(self, channel_id: int, user_id: int) -> bool:
+        """Remove a member; false if they were not one."""
+        return await self._changed(
+            "DELETE FROM members WHERE channel_id = $1 AND user_id = $2", channel_id, user_id
+        )
+
+    async def _changed(self, sql: str, channel_id: int, *params: Any) -> bool:
+        async def work(connection: Connection) -> bool:
+            return _rows_changed(await connection.execute(sql, channel_id, *params)) > 0
+
+        return await self._run(work, channel_id)
+
+    # ---- deadlines ---------------------------------------------------------------------
+
+    async def set_deadline(self, channel_id: int, side: str, due_at: datetime) -> Deadline:
+        """Set or move ``side``'s deadline (timezone-aware); resets its reminder."""
+        due = parse_timestamp(format_timestamp(due_at))
+        set_at = parse_timestamp(format_timestamp(utc_now()))
+
+        async def work(connection: Connection) -> Deadline:
+            async with connection.transaction():
+                await _require_game(connection, channel_id)
+                await connection.execute(
+                    "INSERT INTO deadlines (channel_id, side, due_at, reminded, set_at) "
+                    "VALUES ($1, $2, $3, FALSE, $4) "
+                    "ON CONFLICT (channel_id, side) DO UPDATE SET due_at = excluded.due_at, "
+                    "reminded = FALSE, set_at = excluded.set_at",
+                    channel_id,
+                    side,
+                    due,
+                    set_at,
+                )
+            return Deadline(
+                channel_id=channel_id, side=side, due_at=due, reminded=False, set_at=set_at
+            )
+
+        return await self._run(work, channel_id)
+
+    async def clear_deadline(self, channel_id: int, side: str) -> bool:
+        """Drop ``side``'s deadline (it acted); false if there was none."""
+        return await self._changed(
+            "DELETE FROM deadlines WHERE channel_id = $1 AND side = $2", channel_id, side
+        )
+
+    async def deadlines(self, channel_id: int) -> list[Deadline]:
+        """The channel's deadlines, earliest first."""
+
+        async def work(connection: Connection) -> list[Deadline]:
+            rows = await connection.fetch(
+                "SELECT channel_id, side, due_at, reminded, set_at FROM deadlines "
+                "WHERE channel_id = $1 ORDER BY due_at, side",
+                channel_id,
+            )
+            return [_deadline_from_row(row) for row in rows]
+
+        return await self._run(work, channel_id)
+
+    async def due_deadlines(self, now: datetime) -> list[Deadline]:
+        """Deadlines due at ``now`` or earlier, not yet reminded, in games still running."""
+        moment = parse_timestamp(format_timestamp(now))
+
+        async def work(connection: Connection) -> list[Deadline]:
+            rows = await connection.fetch(
+                "SELECT d.channel_id, d.side, d.due_at, d.reminded, d.set_at "
+                "FROM deadlines AS d JOIN games AS g ON g.channel_id = d.channel_id "
+                "WHERE NOT d.reminded AND d.due_at <= $1 AND g.status <> 'ended' "
+                "ORDER BY d.due_at, d.channel_id, d.side",
+                moment,
+            )
+            return [_deadline_from_row(row) for row in rows]
+
+        return await self._run(work)
+
+    async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
+        """Flag the reminder of this exact deadline as sent; true for the one caller that did.
+
+        A compare-and-set: of several processes marking the same deadline, one gets true.
+        """
+        return await self._changed(
+            "UPDATE deadlines SET reminded = TRUE "
+            "WHERE channel_id = $1 AND side = $2 AND due_at = $3 AND NOT reminded",
+            channel_id,
+            side,
+            parse_timestamp(format_timestamp(due_at)),
+        )
+
+    # ---- maintenance -------------------------------------------------------------------
+
+    async def count_games(self, status: GameStatus | None = None) -> int:
+        """How many games the database holds, optionally only those with ``status``."""
+
+        async def work(connection: Connection) -> int:
+            if status is None:
+                return int(await connection.fetchval("SELECT count(*) FROM games"))
+            return int(
+                await connection.fetchval("SELECT count(*) FROM games WHERE status = $1", status)
+            )
+
+        return await self._run(work)
+
+    async def check(self) -> list[str]:
+        """Audit the database; an empty list means all is well.
+
+        Per game: version == event count, the hash chain, every event's state and every
+        state's event, the game's status is its current state's, and the JSONB copy of each
+        document holds the same value as the hashed text. (Referential integrity is the
+        server's: foreign keys cannot be switched off per connection as in SQLite.)
+        """
+
+        async def work(connection: Connection) -> list[str]:
+            problems: list[str] = []
+            async with connection.transaction(isolation="repeatable_read", readonly=True):
+                games = await connection.fetch(
+                    "SELECT channel_id, version, status FROM games ORDER BY channel_id"
+                )
+                for channel_id, version, status in games:
+                    problems += await _channel_problems(
+                        connection, int(channel_id), int(version), status
+                    )
+            return problems
+
+        return await self._run(work)
+
+    # ---- copying between backends ------------------------------------------------------
+
+    async def restore_game(self, bundle: ExportBundle, deadlines: list[Deadline]) -> None:
+        """Insert a game exactly as exported elsewhere (same events, hashes and times).
+
+        For ``arbitro db copy``. Refuses (`GameExists`) a channel that already has a game.
+        The bundle should have been verified; the caller verifies the copy afterwards.
+        """
+        game = bundle.game
+
+        async def work(connection: Connection) -> None:
+            async with connection.transaction():
+                inserted = await connection.execute(
+                    _INSERT_GAME,
+                    game.channel_id,
+                    game.guild_id,
+                    game.ruleset,
+                    game.language,
+                    game.status,
+                    game.version,
+                    game.created_at,
+                    game.updated_at,
+                )
+                if _rows_changed(inserted) != 1:
+                    raise GameExists(game.channel_id)
+                await connection.executemany(
+                    _INSERT_STATE,
+                    [
+                        (
+                            game.channel_id,
+                            state.version,
+                            state.status,
+                            text := canonical_json(state.document),
+                            _jsonb_value(text),
+                        )
+                        for state in bundle.states
+                    ],
+                )
+                await connection.executemany(
+                    _INSERT_EVENT,
+                    [
+                        (
+                            event.channel_id,
+                            event.seq,
+                            event.interaction_id,
+                            event.actor_id,
+                            event.verb,
+                            canonical_json(event.args),
+                            canonical_json(event.dice),
+                            canonical_json(event.resolution),
+                            event.state_version,
+                            event.state_hash,
+                            event.undoes_seq,
+                            event.created_at,
+                            event.prev_hash,
+                            event.hash,
+                        )
+                        for event in bundle.events
+                    ],
+                )
+                await connection.executemany(
+                    "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
+                    "VALUES ($1, $2, $3, $4, $5)",
+                    [
+                        (m.channel_id, m.user_id, m.role, m.side, m.joined_at)
+                        for m in bundle.members
+                    ],
+                )
+                await connection.executemany(
+                    "INSERT INTO deadlines (channel_id, side, due_at, reminded, set_at) "
+                    "VALUES ($1, $2, $3, $4, $5)",
+                    [(d.channel_id, d.side, d.due_at, d.reminded, d.set_at) for d in deadlines],
+                )
+
+        await self._run(work, game.channel_id)
+
+
+async def _require_game(connection: Connection, channel_id: int) -> None:
+    if await connection.fetchval("SELECT 1 FROM games WHERE channel_id = $1", channel_id):
+        return
+    raise GameNotFound(channel_id)
+
+
+async def _members(connection: Connection, channel_id: int) -> list[Member]:
+    rows = await connection.fetch(
+        "SELECT channel_id, user_id, role, side, joined_at FROM members "
+        "WHERE channel_id = $1 ORDER BY joined_at, user_id",
+        channel_id,
+    )
+    return [_member_from_row(row) for row in rows]
+
+
+async def _channel_problems(
+    connection: Connection, channel_id: int, version: int, status: object
+) -> list[str]:
+    prefix = f"channel {channel_id}:"
+    try:
+        events = [
+            _event_from_row(row)
+            for row in await connection.fetch(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = $1 ORDER BY seq",
+                channel_id,
+            )
+        ]
+        state_rows = await connection.fetch(
+            "SELECT version, status, document_text, document::text FROM states "
+            "WHERE channel_id = $1 ORDER BY version",
+            channel_id,
+        )
+        problems: list[str] = []
+        if len(events) != version:
+            problems.append(f"{prefix} version {version} but {len(events)} events")
+        verify_chain(events)
+        _verify_states(channel_id, events, state_rows)
+        for row in state_rows:
+            if row[3] is not None and json.loads(row[3]) != json.loads(row[2]):
+                problems.append(f"{prefix} the JSONB copy of state {row[0]} differs from its text")
+        current = [row for row in state_rows if int(row[0]) == version]
+        if not current:
+            problems.append(f"{prefix} state of the current version {version} is missing")
+        elif current[0][1] != status:
+            problems.append(f"{prefix} status {status!r} differs from its state's")
+        else:
+            _decode_document(current[0][2], channel_id, version)
+        return problems
+    except (StoreError, ValueError) as error:
+        return [f"{prefix} {error}" if f"channel {channel_id}" not in str(error) else str(error)]
