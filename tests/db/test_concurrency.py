@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from pathlib import Path
 
 from db.errors import VersionConflict
 from db.models import NewEvent
 from db.sqlite import SqliteStore
+from tests.db.conftest import Backend
 from tests.db.helpers import new_game
 
 CHANNELS = range(1000, 1010)
@@ -95,11 +95,11 @@ async def test_concurrent_commits_over_many_channels_and_one_hot_channel(
     assert await store.check() == []
 
 
-async def test_two_connections_writing_one_channel(db_path: Path) -> None:
-    """Two stores on one file (two threads, like two processes): the file lock + version."""
+async def test_two_connections_writing_one_channel(backend: Backend) -> None:
+    """Two stores on one database (like two processes): the lock + the version guard."""
     async with (
-        await SqliteStore.open(db_path) as first,
-        await SqliteStore.open(db_path) as second,
+        await backend.open() as first,
+        await backend.open() as second,
     ):
         await new_game(first, HOT_CHANNEL, document={"counter": 0, "applied": []})
         tally = Tally()

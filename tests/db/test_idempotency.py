@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
 from db.errors import InteractionReused
 from db.models import NewEvent
 from db.sqlite import SqliteStore
+from tests.db.conftest import Backend
 from tests.db.helpers import new_game, sample_document
 
 
@@ -45,10 +45,10 @@ async def test_retry_after_the_game_moved_on_is_not_a_conflict(store: SqliteStor
     assert (await store.load(2)).document["turn"] == 3
 
 
-async def test_concurrent_duplicates_apply_once(db_path: Path) -> None:
+async def test_concurrent_duplicates_apply_once(backend: Backend) -> None:
     async with (
-        await SqliteStore.open(db_path) as first,
-        await SqliteStore.open(db_path) as second,
+        await backend.open() as first,
+        await backend.open() as second,
     ):
         await new_game(first, 3)
         results = await asyncio.gather(
@@ -93,3 +93,28 @@ async def test_create_and_undo_and_end_are_idempotent_too(store: SqliteStore) ->
     ended = await store.end_game(7, interaction_id="e7")
     assert (await store.end_game(7, interaction_id="e7")).event == ended.event
     assert (await store.load(7)).version == 4
+
+
+async def test_one_interaction_raced_into_two_channels(backend: Backend) -> None:
+    """The unique index settles a race the per-channel lock cannot see: one channel wins."""
+    async with await backend.open() as first, await backend.open() as second:
+        for channel_id in (8, 9):
+            await new_game(first, channel_id)
+        results = await asyncio.gather(
+            *(
+                (first, second)[n % 2].commit(8 + n % 2, 1, sample_document(), fire("int-race"))
+                for n in range(6)
+            ),
+            return_exceptions=True,
+        )
+        winners = [r for r in results if not isinstance(r, BaseException) and not r.duplicate]
+        assert len(winners) == 1
+        won = winners[0].event.channel_id
+        lost = 17 - won
+        for outcome, n in zip(results, range(6), strict=True):
+            if 8 + n % 2 == lost:
+                assert isinstance(outcome, InteractionReused), outcome
+            else:
+                assert not isinstance(outcome, BaseException), outcome
+        assert (await first.load(lost)).version == 1
+        assert (await first.load(won)).version == 2

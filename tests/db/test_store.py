@@ -19,9 +19,11 @@ from db.errors import (
 )
 from db.hashing import GENESIS_HASH, verify_chain, verify_export
 from db.models import NewEvent
+from db.postgres import PostgresStore
 from db.protocol import GameStore
 from db.sqlite import SqliteStore
-from tests.db.helpers import GUILD, new_game, raw_connection, sample_document
+from tests.db.conftest import Backend
+from tests.db.helpers import GUILD, new_game, sample_document
 
 
 def move(n: int) -> NewEvent:
@@ -35,19 +37,20 @@ def move(n: int) -> NewEvent:
     )
 
 
-def test_sqlite_store_implements_the_protocol() -> None:
+@pytest.mark.parametrize("implementation", [SqliteStore, PostgresStore])
+def test_stores_implement_the_protocol(implementation: type) -> None:
     # Static conformance is mypy's job; this catches a renamed method or parameter.
     for name, member in vars(GameStore).items():
         if name.startswith("_") or not inspect.iscoroutinefunction(member):
             continue
-        implemented = getattr(SqliteStore, name)
+        implemented = getattr(implementation, name)
         assert inspect.iscoroutinefunction(implemented), name
         assert list(inspect.signature(implemented).parameters) == list(
             inspect.signature(member).parameters
         ), name
 
 
-async def test_pragmas_are_set(store: SqliteStore, db_path: Path) -> None:
+async def test_pragmas_are_set(sqlite_store: SqliteStore) -> None:
     def pragmas(connection: object) -> tuple[object, ...]:
         import sqlite3
 
@@ -57,7 +60,7 @@ async def test_pragmas_are_set(store: SqliteStore, db_path: Path) -> None:
             for name in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout")
         )
 
-    journal, synchronous, foreign_keys, busy_timeout = await store._run(pragmas)
+    journal, synchronous, foreign_keys, busy_timeout = await sqlite_store._run(pragmas)
     assert journal == "wal"
     assert synchronous == 2  # FULL
     assert foreign_keys == 1
@@ -216,18 +219,20 @@ async def test_delete_only_ended_games(store: SqliteStore) -> None:
     assert (await store.load(70)).version == 1
 
 
-async def test_history_cannot_be_rewritten_through_sql(store: SqliteStore, db_path: Path) -> None:
+async def test_history_cannot_be_rewritten_through_sql(
+    store: SqliteStore, backend: Backend
+) -> None:
     import sqlite3
 
+    import asyncpg
+
+    refused = (sqlite3.IntegrityError, asyncpg.RaiseError)
     await new_game(store, 71)
-    connection = raw_connection(db_path)
-    try:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            connection.execute("UPDATE events SET verb = 'x' WHERE channel_id = 71")
-        with pytest.raises(sqlite3.IntegrityError, match="cannot be deleted"):
-            connection.execute("DELETE FROM states WHERE channel_id = 71")
-    finally:
-        connection.close()
+    with pytest.raises(refused, match="append-only"):
+        await backend.execute("UPDATE events SET verb = 'x' WHERE channel_id = 71")
+    with pytest.raises(refused, match="cannot be deleted"):
+        await backend.execute("DELETE FROM states WHERE channel_id = 71")
+    assert len(await store.events(71)) == 1
 
 
 async def test_state_at_every_version(store: SqliteStore) -> None:
@@ -279,23 +284,23 @@ async def test_members(store: SqliteStore) -> None:
         await store.add_member(100, 4, role="spectator")  # type: ignore[arg-type]
 
 
-async def test_deadlines_survive_reopening(db_path: Path) -> None:
+async def test_deadlines_survive_reopening(backend: Backend) -> None:
     now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
     rome = timezone(timedelta(hours=1))
-    async with await SqliteStore.open(db_path) as store:
+    async with await backend.open() as store:
         await new_game(store, 110)
         await new_game(store, 111)
         await store.set_deadline(110, "rossi", now - timedelta(hours=1))
         await store.set_deadline(110, "blu", now + timedelta(days=2))
         await store.set_deadline(111, "rossi", datetime(2026, 3, 1, 12, 30, tzinfo=rome))
-    async with await SqliteStore.open(db_path) as store:
+    async with await backend.open() as store:
         due = await store.due_deadlines(now)
         # 12:30 in Rome (UTC+1) is 11:30 UTC: due, after the 11:00 UTC one.
         assert [(d.channel_id, d.side) for d in due] == [(110, "rossi"), (111, "rossi")]
         assert due[1].due_at == datetime(2026, 3, 1, 11, 30, tzinfo=UTC)
         assert await store.mark_reminded(110, "rossi", due[0].due_at) is True
         assert await store.mark_reminded(110, "rossi", due[0].due_at) is False
-    async with await SqliteStore.open(db_path) as store:
+    async with await backend.open() as store:
         assert [(d.channel_id, d.side) for d in await store.due_deadlines(now)] == [(111, "rossi")]
         pending = await store.deadlines(110)
         assert [(d.side, d.reminded) for d in pending] == [("rossi", True), ("blu", False)]
@@ -311,15 +316,17 @@ async def test_deadlines_survive_reopening(db_path: Path) -> None:
             await store.set_deadline(110, "blu", datetime(2026, 1, 1))  # naive
 
 
-async def test_closed_store_refuses_work(db_path: Path) -> None:
-    store = await SqliteStore.open(db_path)
+async def test_closed_store_refuses_work(backend: Backend) -> None:
+    store = await backend.open()
     await store.close()
     await store.close()
     with pytest.raises(StoreUnavailable):
         await store.load(1)
 
 
-async def test_backup_is_a_complete_copy(store: SqliteStore, tmp_path: Path) -> None:
+async def test_backup_is_a_complete_copy(sqlite_store: SqliteStore, tmp_path: Path) -> None:
+    # SQLite only: a PostgreSQL database is backed up with pg_dump (docs/storage.md).
+    store = sqlite_store
     await new_game(store, 120)
     await store.commit(120, 1, sample_document(turn=2), move(1))
     target = tmp_path / "copy.db"
