@@ -14,31 +14,26 @@ from db.hashing import verify_export
 from db.migrations import APPLICATION_ID
 from db.models import NewEvent
 from db.sqlite import SqliteStore
-from tests.db.helpers import drop_append_only_guards, new_game, raw_connection
+from tests.db.conftest import Backend
+from tests.db.helpers import new_game, raw_connection
 
 
-async def game_with_history(path: Path, channel_id: int = 7) -> None:
-    async with await SqliteStore.open(path) as store:
+async def game_with_history(backend: Backend, channel_id: int = 7) -> None:
+    async with await backend.open() as store:
         await new_game(store, channel_id, document={"turn": 1})
         for version in (1, 2, 3):
             await store.commit(channel_id, version, {"turn": version + 1}, NewEvent(verb="advance"))
 
 
-def tamper(path: Path, *statements: str) -> None:
-    connection = raw_connection(path)
-    try:
-        drop_append_only_guards(connection)
-        connection.execute("PRAGMA foreign_keys = OFF")
-        for statement in statements:
-            connection.execute(statement)
-    finally:
-        connection.close()
+async def tamper(backend: Backend, *statements: str) -> None:
+    """Rewrite rows behind the store's back; ``{doc}`` is the hashed document column."""
+    await backend.tamper(*(s.format(doc=backend.document_column) for s in statements))
 
 
-async def test_document_that_is_not_json(db_path: Path) -> None:
-    await game_with_history(db_path)
-    tamper(db_path, "UPDATE states SET document = '{\"turn\": 4,' WHERE version = 4")
-    async with await SqliteStore.open(db_path) as store:
+async def test_document_that_is_not_json(backend: Backend) -> None:
+    await game_with_history(backend)
+    await tamper(backend, "UPDATE states SET {doc} = '{{\"turn\": 4,' WHERE version = 4")
+    async with await backend.open() as store:
         with pytest.raises(CorruptRecord, match="channel 7") as caught:
             await store.load(7)
         assert "not valid JSON" in str(caught.value)
@@ -48,35 +43,35 @@ async def test_document_that_is_not_json(db_path: Path) -> None:
         assert any(p.startswith("channel 7:") for p in problems)
 
 
-async def test_document_that_is_not_an_object(db_path: Path) -> None:
-    await game_with_history(db_path)
-    tamper(db_path, "UPDATE states SET document = '[1, 2]' WHERE version = 4")
-    async with await SqliteStore.open(db_path) as store:
+async def test_document_that_is_not_an_object(backend: Backend) -> None:
+    await game_with_history(backend)
+    await tamper(backend, "UPDATE states SET {doc} = '[1, 2]' WHERE version = 4")
+    async with await backend.open() as store:
         with pytest.raises(CorruptRecord, match="not a JSON object"):
             await store.load(7)
 
 
-async def test_missing_current_state(db_path: Path) -> None:
-    await game_with_history(db_path)
-    tamper(db_path, "DELETE FROM states WHERE channel_id = 7 AND version = 4")
-    async with await SqliteStore.open(db_path) as store:
+async def test_missing_current_state(backend: Backend) -> None:
+    await game_with_history(backend)
+    await tamper(backend, "DELETE FROM states WHERE channel_id = 7 AND version = 4")
+    async with await backend.open() as store:
         with pytest.raises(CorruptRecord, match="state of version 4 is missing"):
             await store.load(7)
         assert await store.check() != []
 
 
-async def test_unreadable_event(db_path: Path) -> None:
-    await game_with_history(db_path)
-    tamper(db_path, "UPDATE events SET args = 'nope' WHERE seq = 2")
-    async with await SqliteStore.open(db_path) as store:
+async def test_unreadable_event(backend: Backend) -> None:
+    await game_with_history(backend)
+    await tamper(backend, "UPDATE events SET args = 'nope' WHERE seq = 2")
+    async with await backend.open() as store:
         with pytest.raises(CorruptRecord, match=r"channel 7: .*event 2"):
             await store.events(7)
 
 
-async def test_tampered_event_breaks_the_chain(db_path: Path) -> None:
-    await game_with_history(db_path)
-    tamper(db_path, "UPDATE events SET dice = '[6,6]' WHERE channel_id = 7 AND seq = 3")
-    async with await SqliteStore.open(db_path) as store:
+async def test_tampered_event_breaks_the_chain(backend: Backend) -> None:
+    await game_with_history(backend)
+    await tamper(backend, "UPDATE events SET dice = '[6,6]' WHERE channel_id = 7 AND seq = 3")
+    async with await backend.open() as store:
         with pytest.raises(ChainBroken) as caught:
             await store.export(7)
         assert (caught.value.channel_id, caught.value.seq) == (7, 3)
@@ -86,23 +81,35 @@ async def test_tampered_event_breaks_the_chain(db_path: Path) -> None:
         assert any("event 3" in p for p in await store.check())
 
 
-async def test_tampered_state_is_detected(db_path: Path) -> None:
-    await game_with_history(db_path)
-    tamper(db_path, "UPDATE states SET document = '{\"turn\":99}' WHERE version = 2")
-    async with await SqliteStore.open(db_path) as store:
+async def test_tampered_state_is_detected(backend: Backend) -> None:
+    await game_with_history(backend)
+    await tamper(backend, "UPDATE states SET {doc} = '{{\"turn\":99}}' WHERE version = 2")
+    async with await backend.open() as store:
         with pytest.raises(ChainBroken, match="state hash"):
             await store.export(7)
         assert (await store.load(7)).document == {"turn": 4}  # Current version untouched.
 
 
-async def test_truncated_log_is_detected(db_path: Path) -> None:
-    await game_with_history(db_path)
-    tamper(db_path, "DELETE FROM events WHERE seq = 4", "DELETE FROM states WHERE version = 4")
-    async with await SqliteStore.open(db_path) as store:
+async def test_truncated_log_is_detected(backend: Backend) -> None:
+    await game_with_history(backend)
+    await tamper(
+        backend, "DELETE FROM events WHERE seq = 4", "DELETE FROM states WHERE version = 4"
+    )
+    async with await backend.open() as store:
         problems = await store.check()
         assert "channel 7: version 4 but 3 events" in problems
         with pytest.raises(ChainBroken):
             await store.export(7)
+
+
+async def test_jsonb_copy_that_drifted_from_the_hashed_text(pg_url: str) -> None:
+    """PostgreSQL keeps a JSONB copy of each document; the audit notices if it disagrees."""
+    backend = Backend("postgres", pg_url)
+    await game_with_history(backend)
+    await tamper(backend, "UPDATE states SET document = '{{\"turn\": 42}}' WHERE version = 2")
+    async with await backend.open() as store:
+        assert (await store.state_at(7, 2)).document == {"turn": 2}  # Reads use the text.
+        assert await store.check() == ["channel 7: the JSONB copy of state 2 differs from its text"]
 
 
 async def test_tampered_export_fails_verification(store: SqliteStore) -> None:
@@ -128,8 +135,8 @@ async def test_tampered_export_fails_verification(store: SqliteStore) -> None:
 
 
 async def test_newer_schema_is_refused_untouched(db_path: Path) -> None:
-    await game_with_history(db_path)
-    tamper(db_path, "PRAGMA user_version = 999")
+    await game_with_history(Backend("sqlite", str(db_path)))
+    await tamper(Backend("sqlite", str(db_path)), "PRAGMA user_version = 999")
     before = await asyncio.to_thread(db_path.read_bytes)
     with pytest.raises(SchemaError, match="newer than this Arbitro knows") as caught:
         await SqliteStore.open(db_path)
@@ -168,11 +175,31 @@ async def test_foreign_application_id(tmp_path: Path) -> None:
         await SqliteStore.open(path)
 
 
-async def test_missing_table(db_path: Path) -> None:
-    await game_with_history(db_path)
-    tamper(db_path, "DROP TABLE deadlines")
+async def test_missing_table(backend: Backend) -> None:
+    await game_with_history(backend)
+    await tamper(backend, "DROP TABLE deadlines")
     with pytest.raises(SchemaError, match="missing tables deadlines"):
-        await SqliteStore.open(db_path)
+        await backend.open()
+
+
+async def test_newer_postgres_schema_is_refused(pg_url: str) -> None:
+    backend = Backend("postgres", pg_url)
+    await game_with_history(backend)
+    await tamper(backend, "INSERT INTO arbitro_schema (version, name) VALUES (999, 'future')")
+    with pytest.raises(SchemaError, match="newer than this Arbitro knows") as caught:
+        await backend.open()
+    assert "***" not in str(caught.value) and "postgresql://" in str(caught.value)
+
+
+async def test_foreign_postgres_database(pg_url: str) -> None:
+    backend = Backend("postgres", pg_url)
+    await backend.execute("CREATE TABLE recipes (name TEXT)")
+    with pytest.raises(SchemaError, match="not an Arbitro database"):
+        await backend.open()
+    with pytest.raises(SchemaError, match="no Arbitro database here"):
+        await Backend("postgres", pg_url.replace("search_path=", "search_path=x")).open(
+            create=False
+        )
 
 
 async def test_damaged_pages_are_reported_not_raised_raw(db_path: Path) -> None:
@@ -194,7 +221,7 @@ async def test_damaged_pages_are_reported_not_raised_raw(db_path: Path) -> None:
         assert str(db_path) in str(error) and "damaged" in str(error)
 
 
-async def test_application_id_is_set(store: SqliteStore, db_path: Path) -> None:
+async def test_application_id_is_set(sqlite_store: SqliteStore, db_path: Path) -> None:
     connection = raw_connection(db_path)
     try:
         assert connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID

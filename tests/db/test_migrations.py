@@ -6,9 +6,10 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import asyncpg
 import pytest
 
-from db import migrations
+from db import migrations, migrations_pg
 from db.errors import SchemaError
 from db.migrations import (
     EXPECTED_TABLES,
@@ -19,6 +20,7 @@ from db.migrations import (
     split_statements,
 )
 from db.models import NewEvent
+from db.postgres import PostgresStore
 from db.sqlite import SqliteStore
 from tests.db.helpers import new_game, raw_connection
 
@@ -150,3 +152,73 @@ def test_split_statements_keeps_triggers_and_strings_whole() -> None:
         connection.execute(statement)
     with pytest.raises(ValueError):
         split_statements("CREATE TABLE u (x)")
+
+
+# ---- PostgreSQL (db/migrations_pg) ----------------------------------------------------
+
+
+def test_postgres_migrations_are_numbered_from_one() -> None:
+    found = migrations_pg.load_migrations()
+    assert [m.version for m in found] == list(range(1, len(found) + 1))
+    assert migrations_pg.latest_version() == len(found) >= 1
+
+
+async def test_postgres_from_an_empty_schema_twice_and_refusals(pg_url: str) -> None:
+    with pytest.raises(SchemaError, match="no Arbitro database here"):
+        await PostgresStore.open(pg_url, migrate=False)
+    async with await PostgresStore.open(pg_url) as store:
+        assert await store.schema_version() == migrations_pg.latest_version()
+        await new_game(store, 1)
+        await store.commit(1, 1, {"turn": 2}, NewEvent(verb="advance"))
+        assert await store.check() == []
+    connection = await asyncpg.connect(pg_url)
+    try:
+        assert await migrations_pg.apply_migrations(connection, "test") == []
+        assert await migrations_pg.read_version(connection) == migrations_pg.latest_version()
+    finally:
+        await connection.close()
+    async with await PostgresStore.open(pg_url, create=False, migrate=False) as store:
+        assert (await store.load(1)).version == 2
+
+
+async def test_postgres_concurrent_first_opens_migrate_once(pg_url: str) -> None:
+    opened = await asyncio.gather(
+        *(PostgresStore.open(pg_url) for _ in range(4)), return_exceptions=True
+    )
+    stores = [store for store in opened if isinstance(store, PostgresStore)]
+    try:
+        assert stores == opened
+        await new_game(stores[0], 1)
+        assert (await stores[3].load(1)).version == 1
+        connection = await asyncpg.connect(pg_url)
+        try:
+            rows = await connection.fetch("SELECT version FROM arbitro_schema")
+        finally:
+            await connection.close()
+        assert sorted(row[0] for row in rows) == list(range(1, migrations_pg.latest_version() + 1))
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_postgres_failing_migration_leaves_the_previous_version(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = migrations_pg.load_migrations()
+    broken = migrations_pg.Migration(
+        version=len(shipped) + 1,
+        name="9999_broken.sql",
+        sql="CREATE TABLE half_done (x INTEGER);\nINSERT INTO no_such_table VALUES (1);\n",
+    )
+    monkeypatch.setattr(migrations_pg, "load_migrations", lambda: (*shipped, broken))
+    with pytest.raises(SchemaError, match=r"migration 9999_broken\.sql failed"):
+        await PostgresStore.open(pg_url)
+    connection = await asyncpg.connect(pg_url)
+    try:
+        assert await migrations_pg.read_version(connection) == len(shipped)
+        tables = await connection.fetch(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        )
+        assert "half_done" not in {row[0] for row in tables}
+    finally:
+        await connection.close()
