@@ -1,6 +1,7 @@
 """Child process for the crash test: commit in a loop until killed.
 
-Usage: ``python tests/db/crash_writer.py DB_PATH RUN_NUMBER SEED``. After each commit
+Usage: ``python tests/db/crash_writer.py DB RUN_NUMBER SEED`` (DB: a SQLite path or a
+postgresql:// URL). After each commit
 returns (the moment the bot would answer the player) it prints
 ``ack CHANNEL VERSION INTERACTION_ID`` and flushes, so the parent knows exactly which
 actions were acknowledged before its SIGKILL.
@@ -14,7 +15,7 @@ import sys
 
 from db.errors import NothingToUndo
 from db.models import NewEvent
-from db.sqlite import SqliteStore
+from db.open import open_store
 
 CHANNELS = (1, 2, 3)
 
@@ -31,7 +32,7 @@ def document(rng: random.Random, turn: int) -> dict[str, object]:
 
 
 async def run(path: str, run_number: int, rng: random.Random) -> None:
-    async with await SqliteStore.open(path) as store:
+    async with await open_store(path) as store:
         for channel_id in CHANNELS:
             # Idempotent on a restart: the same interaction returns the existing game.
             await store.create_game(
