@@ -13,7 +13,8 @@ import argparse
 from bot.replay import ReplayReport, adopt_replayed, replay_game
 from db.cli import EXIT_OK, EXIT_PROBLEMS, add_db_option, db_path, run_safely
 from db.errors import StoreError
-from db.sqlite import SqliteStore
+from db.open import describe, open_store
+from db.protocol import GameStore
 
 
 def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,7 +45,7 @@ def run_replay(args: argparse.Namespace) -> int:
 
     async def work() -> int:
         diverged = 0
-        async with await SqliteStore.open(path, create=False, migrate=False) as store:
+        async with await open_store(path, create=False, migrate=False) as store:
             if channel is None:
                 channels = [game.channel_id for game in await store.all_games()]
             else:
@@ -63,13 +64,13 @@ def run_replay(args: argparse.Namespace) -> int:
                 else:
                     diverged += 0 if report.matches else 1
                 print(line)
-        print(f"{path}: {len(channels)} game(s) replayed, {diverged} diverging")
+        print(f"{describe(path)}: {len(channels)} game(s) replayed, {diverged} diverging")
         return EXIT_PROBLEMS if diverged else EXIT_OK
 
     return run_safely(work)
 
 
-async def _adopt(store: SqliteStore, report: ReplayReport, line: str) -> tuple[str, bool]:
+async def _adopt(store: GameStore, report: ReplayReport, line: str) -> tuple[str, bool]:
     """Adopt a diverging game's replayed state; the line says what happened."""
     if not report.adoptable:
         why = "the game has ended" if report.status == "ended" else "the replay stopped"

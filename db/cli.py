@@ -1,4 +1,6 @@
-"""``arbitro db …``: migrate, back up, check and export the game database.
+"""``arbitro db …``: migrate, back up, check, export and copy the game database.
+
+The database is a SQLite file path (or ``sqlite:///path``) or a ``postgresql://`` URL.
 
 Every command reports a failure as one line on stderr and exit status 2, never a
 traceback. ``check`` exits 1 when it ran but found problems.
@@ -16,9 +18,10 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
-from db import migrations
+from db.copy import CopiedGame, copy_games
 from db.errors import StoreError
-from db.sqlite import DEFAULT_DB_PATH, SqliteStore, backup_file
+from db.open import describe, is_postgres_url, open_store, sqlite_path
+from db.sqlite import DEFAULT_DB_PATH, backup_file
 
 DB_PATH_ENV = "ARBITRO_DB"
 
@@ -68,15 +71,27 @@ def register(
     export.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     add_db_option(export)
     export.set_defaults(handler=run_export)
+
+    copy = actions.add_parser(
+        "copy",
+        help="copy every game to another database (e.g. SQLite to PostgreSQL), verified",
+        description="Copy every game with its events, states, members and deadlines from "
+        "SOURCE to DEST (file paths or postgresql:// URLs); each game's hash chain is "
+        "verified before leaving and after arriving. DEST is created and migrated if "
+        "needed and must not already hold a game in any of SOURCE's channels.",
+    )
+    copy.add_argument("source", metavar="SOURCE", help="the database to copy from")
+    copy.add_argument("dest", metavar="DEST", help="the database to copy into")
+    copy.set_defaults(handler=run_copy)
     return actions
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
-        metavar="PATH",
+        metavar="DB",
         default=None,
-        help=f"database file (default: ${DB_PATH_ENV} or {DEFAULT_DB_PATH})",
+        help=f"database file or postgresql:// URL (default: ${DB_PATH_ENV} or {DEFAULT_DB_PATH})",
     )
 
 
@@ -120,9 +135,9 @@ def run_migrate(args: argparse.Namespace) -> int:
     path = db_path(args)
 
     async def work() -> int:
-        async with await SqliteStore.open(path, create=True, migrate=True) as store:
+        async with await open_store(path, create=True, migrate=True) as store:
             version = await store.schema_version()
-        print(f"{path}: schema version {version} (latest {migrations.latest_version()})")
+        print(f"{describe(path)}: schema version {version} (latest {_latest(path)})")
         return EXIT_OK
 
     return run_safely(work)
@@ -133,9 +148,16 @@ def run_backup(args: argparse.Namespace) -> int:
     path = db_path(args)
     target: str = args.path
 
+    if is_postgres_url(path):
+        return _fail(
+            f"{describe(path)}: back up PostgreSQL with pg_dump (`pg_dump --format=custom "
+            "--file=arbitro.dump DBNAME`, restore with pg_restore), or make a verified "
+            f"SQLite copy with `arbitro db copy URL {target}`"
+        )
+
     # Synchronous and schema-agnostic: a file not yet migrated can be backed up too.
     def work() -> int:
-        backup_file(path, target)
+        backup_file(sqlite_path(path), target)
         print(f"{path}: backed up to {target}")
         return EXIT_OK
 
@@ -147,15 +169,16 @@ def run_check(args: argparse.Namespace) -> int:
     path = db_path(args)
 
     async def work() -> int:
-        async with await SqliteStore.open(path, create=False, migrate=False) as store:
+        async with await open_store(path, create=False, migrate=False) as store:
             problems = await store.check()
             games = await store.count_games()
         for problem in problems:
             print(problem)
         if problems:
-            print(f"{path}: {len(problems)} problem(s) in {games} game(s)", file=sys.stderr)
+            where = describe(path)
+            print(f"{where}: {len(problems)} problem(s) in {games} game(s)", file=sys.stderr)
             return EXIT_PROBLEMS
-        print(f"{path}: ok ({games} game(s) checked)")
+        print(f"{describe(path)}: ok ({games} game(s) checked)")
         return EXIT_OK
 
     return run_safely(work)
@@ -168,7 +191,7 @@ def run_export(args: argparse.Namespace) -> int:
     out: str | None = args.out
 
     async def work() -> int:
-        async with await SqliteStore.open(path, create=False, migrate=False) as store:
+        async with await open_store(path, create=False, migrate=False) as store:
             bundle = await store.export(channel_id)
         text = json.dumps(bundle.to_json_dict(), ensure_ascii=False, indent=2) + "\n"
         if out is None:
@@ -179,6 +202,40 @@ def run_export(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     return run_safely(work)
+
+
+def run_copy(args: argparse.Namespace) -> int:
+    """``arbitro db copy SOURCE DEST``: every game, verified before and after."""
+    source_url: str = args.source
+    dest_url: str = args.dest
+
+    def report(game: CopiedGame) -> None:
+        print(f"channel {game.channel_id}: {game.events} events, head {game.head_hash[:12]}")
+
+    async def work() -> int:
+        async with (
+            await open_store(source_url, create=False, migrate=False) as source,
+            await open_store(dest_url, create=True, migrate=True) as dest,
+        ):
+            copied = await copy_games(source, dest, progress=report)
+        events = sum(game.events for game in copied)
+        print(
+            f"{describe(source_url)} -> {describe(dest_url)}: {len(copied)} game(s), "
+            f"{events} event(s) copied and verified"
+        )
+        return EXIT_OK
+
+    return run_safely(work)
+
+
+def _latest(path: str) -> int:
+    if is_postgres_url(path):
+        from db import migrations_pg
+
+        return migrations_pg.latest_version()
+    from db import migrations
+
+    return migrations.latest_version()
 
 
 def _write_new_file(path: Path, text: str) -> None:

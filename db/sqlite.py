@@ -1446,6 +1446,91 @@ class SqliteStore:
         """Write a consistent copy of the live database to a new file."""
         await self._run(partial(_backup_on_thread, target_path=target_path))
 
+    async def restore_game(self, bundle: ExportBundle, deadlines: list[Deadline]) -> None:
+        """Insert a game exactly as exported elsewhere (same events, hashes and times).
+
+        For ``arbitro db copy``. Refuses (`GameExists`) a channel that already has a game.
+        The bundle should have been verified; the caller verifies the copy afterwards.
+        """
+        await self._run(
+            partial(_restore_tx, bundle=bundle, deadlines=deadlines), bundle.game.channel_id
+        )
+
+
+def _restore_tx(
+    connection: sqlite3.Connection, bundle: ExportBundle, deadlines: list[Deadline]
+) -> None:
+    game = bundle.game
+    with _write_transaction(connection):
+        if connection.execute(
+            "SELECT 1 FROM games WHERE channel_id = ?", (game.channel_id,)
+        ).fetchone():
+            raise GameExists(game.channel_id)
+        connection.execute(
+            f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                game.channel_id,
+                game.guild_id,
+                game.ruleset,
+                game.language,
+                game.status,
+                game.version,
+                format_timestamp(game.created_at),
+                format_timestamp(game.updated_at),
+            ),
+        )
+        connection.executemany(
+            _INSERT_STATE,
+            [
+                (game.channel_id, state.version, state.status, canonical_json(state.document))
+                for state in bundle.states
+            ],
+        )
+        connection.executemany(
+            _INSERT_EVENT,
+            [
+                (
+                    event.channel_id,
+                    event.seq,
+                    event.interaction_id,
+                    event.actor_id,
+                    event.verb,
+                    canonical_json(event.args),
+                    canonical_json(event.dice),
+                    canonical_json(event.resolution),
+                    event.state_version,
+                    event.state_hash,
+                    event.undoes_seq,
+                    format_timestamp(event.created_at),
+                    event.prev_hash,
+                    event.hash,
+                )
+                for event in bundle.events
+            ],
+        )
+        connection.executemany(
+            "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [
+                (m.channel_id, m.user_id, m.role, m.side, format_timestamp(m.joined_at))
+                for m in bundle.members
+            ],
+        )
+        connection.executemany(
+            "INSERT INTO deadlines (channel_id, side, due_at, reminded, set_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [
+                (
+                    d.channel_id,
+                    d.side,
+                    format_timestamp(d.due_at),
+                    int(d.reminded),
+                    format_timestamp(d.set_at),
+                )
+                for d in deadlines
+            ],
+        )
+
 
 def _count_games_tx(connection: sqlite3.Connection, status: GameStatus | None) -> int:
     if status is None:
