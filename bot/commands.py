@@ -94,6 +94,8 @@ class CommandSpec:
     route: Route | None = None
     #: The same command typed more briefly at the console (``/turn`` for ``/turn status``).
     console_aliases: tuple[str, ...] = ()
+    #: The description's catalogue key, when not ``discord.cmd.<path>.description``.
+    description: str = ""
 
     def __post_init__(self) -> None:
         names = [option.name for option in self.options]
@@ -117,7 +119,7 @@ class CommandSpec:
     @property
     def description_key(self) -> str:
         """The catalogue key of the command's one-line description."""
-        return f"discord.cmd.{self.path}.description"
+        return self.description or f"discord.cmd.{self.path}.description"
 
     def option(self, name: str) -> OptionSpec | None:
         """The option called ``name``, if declared."""
@@ -312,7 +314,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "turn.next",
         "turn.next",
         # The turn sequence rolls too (initiative, reserves): physical dice are welcome.
-        (pick("order", "first", "second", description="order_turn"),),
+        (pick("order", "first", "second", description="order_turn"), dice_option()),
     ),
     CommandSpec(
         "manoeuvre.declare",
@@ -465,8 +467,18 @@ COMMANDS: tuple[CommandSpec, ...] = (
 #: What Discord shows as buttons under a reply (dice typed by hand: confirm or dispute);
 #: the console, which has no buttons, types them as commands.
 BUTTON_COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("confirm", "dice.confirm", (integer("seq", 1, 10**9, required=True),)),
-    CommandSpec("dispute", "dice.dispute", (integer("seq", 1, 10**9, required=True),)),
+    CommandSpec(
+        "confirm",
+        "dice.confirm",
+        (integer("seq", 1, 10**9, required=True),),
+        description="bot.console.help.confirm",
+    ),
+    CommandSpec(
+        "dispute",
+        "dice.dispute",
+        (integer("seq", 1, 10**9, required=True),),
+        description="bot.console.help.dispute",
+    ),
 )
 
 #: The top-level groups and their order (``game``, ``turn``, ``manoeuvre``).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.commands import command_line
 from bot.service import Reply
 from rules.core.i18n import translate
 from rules.core.play import StatusView
@@ -67,9 +68,10 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         parts.append(status_text(reply.status, reply.ruleset, language))
     parts += reply.lines
     for follow in reply.follow_ups:
-        options = " ".join(f"{k}:{v}" for k, v in follow.options.items())
+        # The command to type for it, as declared for both front ends (/turn next, /morale …).
         parts.append(
-            f"→ {notice_text(reply.ruleset, follow.label, language)}: /{follow.verb} {options}"
+            f"→ {notice_text(reply.ruleset, follow.label, language)}: "
+            + command_line(follow.verb, follow.options)
         )
     if reply.by_hand and reply.seq is not None:
         parts.append(translate("bot.dice.check", language, seq=reply.seq))

@@ -23,7 +23,7 @@ SCRIPT = """\
 /as bruno
 /fire unit:de_panther target:us_m10 dice:6,6
 /as anna
-/recover unit:us_rifle_1 dice:2,2
+/morale unit:us_rifle_1 action:recover dice:2,2
 /move unit:us_rifle_2 kind:hold
 /as bruno
 /move unit:de_hmg kind:hold
