@@ -7,12 +7,16 @@ embed. Nothing here knows about either front end.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
 
 from rules.core.i18n import has_key, translate
-from rules.core.resolution import Effect, EffectKind, Outcome, Resolution, Step
+from rules.core.resolution import Effect, EffectKind, Odds, Outcome, Resolution, Step
 
-MAX_ODDS_LINES = 12
+#: Odds lines at most, the "other" line included: the likeliest outcomes are named, the
+#: rest is summed up in one remainder line.
+MAX_ODDS_LINES = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +29,10 @@ class Described:
     effects: tuple[str, ...]
     odds: tuple[str, ...]
     by_hand: bool
+    #: The heading of the odds ("Odds", or "Odds, each of the 8" for a volley's summary).
+    odds_title: str = ""
+    #: The odds are summed up on a later resolution of the same kind in the reply.
+    odds_folded: bool = False
 
 
 def value_text(ruleset: str, value: str | int, language: str) -> str:
@@ -115,13 +123,7 @@ def describe(resolution: Resolution, language: str) -> Described:
     )
     odds: tuple[str, ...] = ()
     if resolution.odds is not None:
-        if resolution.odds.exact:
-            odds = tuple(
-                f"{outcome_text(ruleset, entry.outcome, language)}: {entry.probability:.1%}"
-                for entry in resolution.odds.entries[:MAX_ODDS_LINES]
-            )
-        else:
-            odds = (translate("render.odds_inexact", language, paths=resolution.odds.paths),)
+        odds = odds_lines(ruleset, (resolution.odds,), language)
     title = translate(f"{ruleset}.procedure.{resolution.procedure}", language)
     if title == f"{ruleset}.procedure.{resolution.procedure}":
         title = resolution.procedure.replace("_", " ")
@@ -132,12 +134,90 @@ def describe(resolution: Resolution, language: str) -> Described:
         effects=effects,
         odds=odds,
         by_hand=any(roll.by_hand for roll in resolution.rolls),
+        odds_title=translate("render.odds", language),
     )
+
+
+def _percent(probability: Fraction) -> str:
+    return f"{float(probability):.1%}"
+
+
+def odds_lines(ruleset: str, odds: Sequence[Odds], language: str) -> tuple[str, ...]:
+    """The odds of one roll, or the average per roll of several of the same kind, as lines.
+
+    Outcomes whose sentences read the same are one line (their chances summed); outcomes
+    that would show 0.0% and those beyond :data:`MAX_ODDS_LINES` are summed in a last
+    "other" line, so the lines always add up to 100%; a certain outcome is one "certain"
+    line. Several rolls (a volley) give each outcome's average chance per roll — exactly
+    each roll's odds when they are all the same.
+    """
+    if not odds:
+        return ()
+    if not all(single.exact for single in odds):
+        paths = max(single.paths for single in odds)
+        return (translate("render.odds_inexact", language, paths=paths),)
+    chances: dict[str, Fraction] = {}
+    for single in odds:
+        for entry in single.entries:
+            label = outcome_text(ruleset, entry.outcome, language)
+            share = Fraction(entry.numerator, entry.denominator) / len(odds)
+            chances[label] = chances.get(label, Fraction(0)) + share
+    # Likeliest first; equal chances keep the order the odds gave them.
+    ranked = sorted(chances.items(), key=lambda item: -item[1])
+    if len(ranked) == 1 and ranked[0][1] == 1:
+        return (translate("render.odds_certain", language, outcome=ranked[0][0]),)
+    visible = [(label, chance) for label, chance in ranked if _percent(chance) != "0.0%"]
+    shown = visible if len(visible) <= MAX_ODDS_LINES else visible[: MAX_ODDS_LINES - 1]
+    lines = [f"{label}: {_percent(chance)}" for label, chance in shown]
+    rest = 1 - sum((chance for _, chance in shown), Fraction(0))
+    if rest > 0:
+        remainder = _percent(rest)
+        lines.append(
+            translate(
+                "render.odds_other", language, p="<0.1%" if remainder == "0.0%" else remainder
+            )
+        )
+    return tuple(lines)
+
+
+def describe_reply(resolutions: Sequence[Resolution], language: str) -> list[Described]:
+    """Every resolution of one reply, with one odds summary per kind of roll.
+
+    A command that resolves several rolls of the same procedure (the shots of a volley, the
+    attacks of a combat) shows their odds once, on the last of them, as the average chance
+    per roll: eight identical blocks would repeat themselves, and one block per shot would
+    bury the results. A single resolution keeps its own odds.
+    """
+    described = [describe(resolution, language) for resolution in resolutions]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, resolution in enumerate(resolutions):
+        if resolution.odds is not None:
+            groups.setdefault((resolution.ruleset, resolution.procedure), []).append(index)
+    for (ruleset, _), indexes in groups.items():
+        if len(indexes) < 2:
+            continue
+        odds = [resolutions[index].odds for index in indexes]
+        every = tuple(single for single in odds if single is not None)
+        same = all(single.entries == every[0].entries for single in every)
+        key = "render.odds_each" if same else "render.odds_average"
+        for index in indexes[:-1]:
+            described[index] = replace(described[index], odds=(), odds_folded=True)
+        last = indexes[-1]
+        described[last] = replace(
+            described[last],
+            odds=odds_lines(ruleset, every, language),
+            odds_title=translate(key, language, n=len(indexes)),
+        )
+    return described
 
 
 def render_resolution_text(resolution: Resolution, language: str = "it") -> str:
     """The whole breakdown as plain text (console table and CLI)."""
-    described = describe(resolution, language)
+    return render_described_text(describe(resolution, language), language)
+
+
+def render_described_text(described: Described, language: str) -> str:
+    """A described resolution as plain text."""
     lines = [
         f"== {described.title} ==",
         *described.steps,
@@ -148,5 +228,5 @@ def render_resolution_text(resolution: Resolution, language: str = "it") -> str:
     if described.effects:
         lines.append(f"{translate('render.effects', language)}: " + "; ".join(described.effects))
     if described.odds:
-        lines.append(f"{translate('render.odds', language)}: " + " · ".join(described.odds))
+        lines.append(f"{described.odds_title}: " + " · ".join(described.odds))
     return "\n".join(lines)
