@@ -68,7 +68,10 @@ class OptionSpec:
 
     @property
     def description_key(self) -> str:
-        """The catalogue key of the option's one-line description."""
+        """The catalogue key of the option's one-line description (a whole key when the
+        description has a dot: options only the console types)."""
+        if "." in self.description:
+            return self.description
         return f"discord.opt.{self.description}.description"
 
 
@@ -470,13 +473,13 @@ BUTTON_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "confirm",
         "dice.confirm",
-        (integer("seq", 1, 10**9, required=True),),
+        (integer("seq", 1, 10**9, required=True, description="bot.console.help.seq"),),
         description="bot.console.help.confirm",
     ),
     CommandSpec(
         "dispute",
         "dice.dispute",
-        (integer("seq", 1, 10**9, required=True),),
+        (integer("seq", 1, 10**9, required=True, description="bot.console.help.seq"),),
         description="bot.console.help.dispute",
     ),
 )
