@@ -139,7 +139,9 @@ def describe(resolution: Resolution, language: str) -> Described:
 
 
 def _percent(probability: Fraction) -> str:
-    return f"{float(probability):.1%}"
+    shown = f"{float(probability):.1%}"
+    # Not certain, so never "100.0%" (a certain outcome has its own line).
+    return ">99.9%" if shown == "100.0%" and probability < 1 else shown
 
 
 def odds_lines(ruleset: str, odds: Sequence[Odds], language: str) -> tuple[str, ...]:
