@@ -150,8 +150,8 @@ def odds_lines(ruleset: str, odds: Sequence[Odds], language: str) -> tuple[str, 
     Outcomes whose sentences read the same are one line (their chances summed); outcomes
     that would show 0.0% and those beyond :data:`MAX_ODDS_LINES` are summed in a last
     "other" line, so the lines always add up to 100%; a certain outcome is one "certain"
-    line. Several rolls (a volley) give each outcome's average chance per roll — exactly
-    each roll's odds when they are all the same.
+    line. Several rolls give each outcome's average chance per roll (exactly each roll's
+    odds when they are all the same).
     """
     if not odds:
         return ()
@@ -183,32 +183,28 @@ def odds_lines(ruleset: str, odds: Sequence[Odds], language: str) -> tuple[str, 
 
 
 def describe_reply(resolutions: Sequence[Resolution], language: str) -> list[Described]:
-    """Every resolution of one reply, with one odds summary per kind of roll.
+    """Every resolution of one reply, each distinct odds block shown once.
 
-    A command that resolves several rolls of the same procedure (the shots of a volley, the
-    attacks of a combat) shows their odds once, on the last of them, as the average chance
-    per roll: eight identical blocks would repeat themselves, and one block per shot would
-    bury the results. A single resolution keeps its own odds.
+    A command that resolves several rolls of one procedure with the same odds (the shots
+    of a volley, each model's save) shows those odds once, on the last of them, headed
+    "each of these N": eight identical blocks would only bury the results. Rolls whose odds
+    differ (a rifle and a pistol in one volley, the two sides of a close combat) keep their
+    own block: an average of different rolls' odds would describe no roll that was made.
     """
     described = [describe(resolution, language) for resolution in resolutions]
-    groups: dict[tuple[str, str], list[int]] = {}
-    for index, resolution in enumerate(resolutions):
-        if resolution.odds is not None:
-            groups.setdefault((resolution.ruleset, resolution.procedure), []).append(index)
-    for (ruleset, _), indexes in groups.items():
+    groups: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+    for index, (resolution, one) in enumerate(zip(resolutions, described, strict=True)):
+        if one.odds:
+            key = (resolution.ruleset, resolution.procedure, one.odds)
+            groups.setdefault(key, []).append(index)
+    for indexes in groups.values():
         if len(indexes) < 2:
             continue
-        odds = [resolutions[index].odds for index in indexes]
-        every = tuple(single for single in odds if single is not None)
-        same = all(single.entries == every[0].entries for single in every)
-        key = "render.odds_each" if same else "render.odds_average"
         for index in indexes[:-1]:
             described[index] = replace(described[index], odds=(), odds_folded=True)
         last = indexes[-1]
         described[last] = replace(
-            described[last],
-            odds=odds_lines(ruleset, every, language),
-            odds_title=translate(key, language, n=len(indexes)),
+            described[last], odds_title=translate("render.odds_each", language, n=len(indexes))
         )
     return described
 

@@ -106,13 +106,18 @@ def test_a_volley_shows_one_summary_on_its_last_shot():
     reply = [resolution(shot) for _ in range(8)]
     described = describe_reply(reply, "en")
     assert [d.odds_folded for d in described] == [True] * 7 + [False]
-    assert described[-1].odds_title == "Odds (same for all 8)"
+    assert described[-1].odds_title == "Odds (each of these 8)"
     assert described[-1].odds == odds_lines(RULESET, (shot,), "en")
-    # Shots with different odds: each outcome's average chance per shot.
+    # Shots with different odds (a rifle and a pistol, two sides of a combat) keep theirs;
+    # each distinct block is shown once, on the last roll that has it.
     other_shot = odds((scattered(1), Fraction(1, 10)), (scattered(2), Fraction(9, 10)))
-    mixed = describe_reply([resolution(shot), resolution(other_shot)], "it")
-    assert mixed[-1].odds_title == "Probabilità (media su 2)"
-    assert [line.rsplit(": ", 1)[1] for line in mixed[-1].odds] == ["80.0%", "20.0%"]
+    mixed = describe_reply(
+        [resolution(shot), resolution(other_shot), resolution(shot), resolution(other_shot)],
+        "it",
+    )
+    assert [d.odds_folded for d in mixed] == [True, True, False, False]
+    assert [d.odds_title for d in mixed[2:]] == ["Probabilità (ciascuno di questi 2)"] * 2
+    assert [line.rsplit(": ", 1)[1] for line in mixed[-1].odds] == ["90.0%", "10.0%"]
     # Different procedures keep their own odds.
     alone = describe_reply([resolution(shot, "a"), resolution(shot, "b")], "en")
     assert [d.odds_title for d in alone] == ["Odds", "Odds"]
@@ -121,8 +126,8 @@ def test_a_volley_shows_one_summary_on_its_last_shot():
 @pytest.mark.parametrize(
     ("language", "title", "volley"),
     [
-        ("en", "Odds", "Odds (same for all 8)"),
-        ("it", "Probabilità", "Probabilità (uguali per tutti e 8)"),
+        ("en", "Odds", "Odds (each of these 8)"),
+        ("it", "Probabilità", "Probabilità (ciascuno di questi 8)"),
     ],
 )
 def test_both_renderers_show_a_volley_once(language, title, volley):
