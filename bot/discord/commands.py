@@ -90,7 +90,7 @@ def annotation(option: OptionSpec) -> Any:
     high: float = option.high
     if base is not float:
         low, high = int(low), int(high)
-    return app_commands.Range[base, low, high]  # type: ignore[valid-type]
+    return app_commands.Range[base, low, high]
 
 
 def signature(command: CommandSpec) -> inspect.Signature:
