@@ -577,8 +577,12 @@ class PostgresStore:
         status: GameStatus = "setup",
         actor_id: int | None = None,
         interaction_id: str | None = None,
+        referee_id: int | None = None,
     ) -> GameRecord:
-        """Store a new game at version 1, with a ``game.created`` event holding its setup."""
+        """Store a new game at version 1, with a ``game.created`` event holding its setup.
+
+        ``referee_id`` joins the game as its referee in the same transaction.
+        """
         if status not in GAME_STATUSES:
             raise ValueError(f"unknown game status {status!r}")
         channel_id = operator.index(channel_id)
@@ -591,6 +595,7 @@ class PostgresStore:
             interaction_id=interaction_id,
         )
         created = parse_timestamp(pending.created_at)
+        referee = None if referee_id is None else operator.index(referee_id)
 
         async def work(connection: Connection) -> CommitResult:
             async with connection.transaction():
@@ -626,6 +631,15 @@ class PostgresStore:
                     status=status,
                     undoes_seq=None,
                 )
+                if referee is not None:
+                    # In the same transaction: a game never exists without its referee.
+                    await connection.execute(
+                        "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
+                        "VALUES ($1, $2, 'referee', NULL, $3)",
+                        channel_id,
+                        referee,
+                        created,
+                    )
             return CommitResult(event)
 
         result = await self._run(work, channel_id)
@@ -888,6 +902,12 @@ class PostgresStore:
             )
 
         return await self._run(work, channel_id)
+
+    async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:
+        """The event an interaction committed, if any."""
+        return await self._run(
+            lambda connection: _event_by_interaction(connection, str(interaction_id))
+        )
 
     # ---- members -----------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """The storage interface the application core depends on.
 
 `db.sqlite.SqliteStore` is the embedded implementation and `db.postgres.PostgresStore` the
-server one (several bot processes or hosts); `db.open.open_store` picks one from a URL. Every backend keeps the same
-invariants (docs/storage.md): a game's version equals its number of events, a write is the
-new state plus its event in one transaction guarded by the version the caller read, an
-interaction id takes effect once, and the event log is hash-chained.
+server one (several bot processes or hosts); `db.open.open_store` picks one from a URL.
+Every backend keeps the same invariants (docs/storage.md): a game's version equals its
+number of events, a write is the new state plus its event in one transaction guarded by
+the version the caller read, an interaction id takes effect once, and the event log is
+hash-chained.
 """
 
 from __future__ import annotations
