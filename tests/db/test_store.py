@@ -337,3 +337,21 @@ async def test_backup_is_a_complete_copy(sqlite_store: SqliteStore, tmp_path: Pa
     async with await SqliteStore.open(target, create=False, migrate=False) as copy:
         assert (await copy.load(120)).version == 2
         assert await copy.check() == []
+
+
+async def test_create_with_referee_and_find_by_interaction(store: SqliteStore) -> None:
+    await store.create_game(
+        130,
+        guild_id=GUILD,
+        ruleset="manovra",
+        language="it",
+        document=sample_document(),
+        interaction_id="create-130",
+        referee_id=5,
+    )
+    assert [(m.user_id, m.role, m.side) for m in await store.members(130)] == [
+        (5, "referee", None)
+    ]
+    found = await store.event_by_interaction("create-130")
+    assert found is not None and (found.channel_id, found.seq) == (130, 1)
+    assert await store.event_by_interaction("never-sent") is None
