@@ -95,12 +95,28 @@ def _run(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    from bot.discord.client import build_bot
+    from bot.discord.client import build_bot, dummy_service
+
+    def bot_for(service: Any) -> Any:
+        return build_bot(
+            service,
+            guild_id=settings.guild,
+            shard_count=settings.shard_count,
+            shard_ids=settings.shard_id_list(),
+            sync_commands=settings.sync_choice(),
+            sync_state=settings.sync_state,
+        )
+
+    try:
+        bot_for(dummy_service())  # Shard settings checked before touching the database.
+    except ValueError as error:
+        sys.stderr.write(f"arbitro run: ARBITRO_SHARD_COUNT / ARBITRO_SHARD_IDS: {error}\n")
+        return EXIT_USAGE
 
     async def go() -> int:
         store, service = await _open_service(settings)
         try:
-            bot = build_bot(service, guild_id=settings.guild)
+            bot = bot_for(service)
             async with bot:
                 await bot.start(settings.discord_token.get_secret_value())
         finally:

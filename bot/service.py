@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -33,6 +34,9 @@ log = logging.getLogger(__name__)
 MAX_OPTION_TEXT = 200
 MAX_SCENARIO_BYTES = 256 * 1024  # bytes, as rules.core.scenario counts them
 MAX_LOG = 50
+# Runs of a command whose write lost a race with another bot process (see _answer).
+CONFLICT_ATTEMPTS = 8
+CONFLICT_BACKOFF_S = 0.01
 MAX_DEADLINE_HOURS = 24 * 60
 
 # Keys the service adds to a play event's args beside the command's options: the referee
@@ -159,6 +163,8 @@ class GameService:
         self._store = store
         self._dice = dice or SystemDice()
         self._locks: dict[int, asyncio.Lock] = {}
+        # Timing only (retry jitter), never dice: a private generator, seeded by the OS.
+        self._jitter = random.Random()
 
     def _lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -178,10 +184,7 @@ class GameService:
             request = replace(request, options=given)
         async with self._lock(request.channel_id):
             try:
-                earlier = await self._earlier_answer(request)
-                if earlier is not None:
-                    return earlier
-                return await self._dispatch(request)
+                return await self._answer(request)
             except VersionConflict:
                 raise ServiceError("error.service.conflict") from None
             except GameNotFound:
@@ -189,6 +192,29 @@ class GameService:
             except StoreError as error:
                 key = f"error.{error.key}"
                 raise ServiceError(key, **{k: str(v) for k, v in error.params.items()}) from None
+
+    async def _answer(self, request: Request) -> Reply:
+        """Dispatch, re-checking the command on the new state when another process won.
+
+        The channel lock serializes a channel's commands within this process; another bot
+        process (a second shard or host on a shared PostgreSQL) can still commit between
+        our read and our write. The store's version guard then refuses ours and nothing was
+        written, so the command simply runs again on the new state (or finds that its
+        interaction was answered meanwhile). Only a channel contended past every attempt
+        reaches the player as a conflict.
+        """
+        for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+            try:
+                earlier = await self._earlier_answer(request)
+                if earlier is not None:
+                    return earlier
+                return await self._dispatch(request)
+            except VersionConflict:
+                if attempt == CONFLICT_ATTEMPTS:
+                    raise
+                # Jitter so two processes that collided do not collide again in lockstep.
+                await asyncio.sleep(self._jitter.uniform(0, CONFLICT_BACKOFF_S * attempt))
+        raise AssertionError("unreachable")
 
     async def _earlier_answer(self, request: Request) -> Reply | None:
         """A retried interaction gets its original result, before any rule looks at the
@@ -577,8 +603,20 @@ class GameService:
             names = [*legal, *(n for n in names if n not in legal)]
         return [n for n in names if typed.lower() in n.lower()][:25]
 
-    async def due_reminders(self, now: datetime | None = None) -> list[tuple[int, Reply]]:
-        """Deadlines that passed: a reply pinging the late side's players, once each."""
+    async def due_reminders(
+        self,
+        now: datetime | None = None,
+        *,
+        owns_guild: Callable[[int | None], bool] | None = None,
+    ) -> list[tuple[int, Reply]]:
+        """Deadlines that passed: a reply pinging the late side's players, once each.
+
+        With several bot processes, ``owns_guild`` keeps each to its own guilds (its
+        shards), and each reminder is claimed with the store's compare-and-set
+        (``mark_reminded``) before it is built: of processes racing for one deadline, one
+        gets it. Claiming first means a process that dies between claim and post loses
+        that reminder rather than anyone posting it twice.
+        """
         moment = now or datetime.now(UTC)
         replies = []
         for deadline in await self._store.due_deadlines(moment):
@@ -586,13 +624,18 @@ class GameService:
                 record = await self._store.load(deadline.channel_id)
             except StoreError:
                 continue
+            if owns_guild is not None and not owns_guild(record.guild_id):
+                continue
+            if not await self._store.mark_reminded(
+                deadline.channel_id, deadline.side, deadline.due_at
+            ):
+                continue  # Claimed by another process (or the deadline moved meanwhile).
             sides = self._play(record.ruleset).sides(record.document)
             reply = Reply(language=record.language, ruleset=record.ruleset)
             reply.notices.append(
                 Outcome.of("bot.deadline.passed", side=sides.get(deadline.side, deadline.side))
             )
             reply.ping = await self._players_of(deadline.channel_id, deadline.side)
-            await self._store.mark_reminded(deadline.channel_id, deadline.side, deadline.due_at)
             replies.append((deadline.channel_id, reply))
         return replies
 

@@ -7,8 +7,11 @@ prints :func:`dry_run_payload`, the exact JSON the bot sends Discord when it syn
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, cast
 
 import discord
@@ -47,8 +50,20 @@ class ArbitroTree(app_commands.CommandTree):
         await report_error(interaction, error)
 
 
-class ArbitroBot(commands.Bot):
-    """Arbitro's Discord client around a :class:`GameService`."""
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """The shard Discord routes a guild's events to (its documented formula)."""
+    return (guild_id >> 22) % shard_count
+
+
+class ArbitroBot(commands.AutoShardedBot):
+    """Arbitro's Discord client around a :class:`GameService`.
+
+    Sharded: one process runs every shard by default (Discord's recommended count), or
+    ``shard_ids`` of ``shard_count`` when several processes split the guilds (they then
+    share a PostgreSQL store). Each process answers the interactions Discord routes to its
+    shards, posts the reminders of its guilds only, and one of them (``sync_commands``,
+    by default the one running shard 0) syncs the command payload, only when it changed.
+    """
 
     def __init__(
         self,
@@ -56,8 +71,26 @@ class ArbitroBot(commands.Bot):
         *,
         guild_id: int | None = None,
         defer_after: float = DEFER_AFTER,
+        shard_count: int | None = None,
+        shard_ids: list[int] | None = None,
+        sync_commands: bool | None = None,
+        sync_state: Path | None = None,
     ) -> None:
+        if shard_ids is not None and shard_count is None:
+            raise ValueError("shard_ids need shard_count")
+        if (
+            shard_ids is not None
+            and shard_count is not None
+            and (
+                not shard_ids
+                or len(set(shard_ids)) != len(shard_ids)
+                or not all(0 <= shard < shard_count for shard in shard_ids)
+            )
+        ):
+            raise ValueError(f"shard_ids must be distinct numbers from 0 to {shard_count - 1}")
         super().__init__(
+            shard_count=shard_count,
+            shard_ids=shard_ids,
             # No prefix commands: a mention prefix keeps commands.Bot quiet without the
             # privileged message-content intent.
             command_prefix=commands.when_mentioned,
@@ -72,6 +105,19 @@ class ArbitroBot(commands.Bot):
         self.defer_after = defer_after
         self.languages: OrderedDict[int, str] = OrderedDict()
         self._installed = False
+        self._started = False
+        # By default the process running shard 0 (or every shard) syncs the commands.
+        self.sync_enabled = (
+            (shard_ids is None or 0 in shard_ids) if sync_commands is None else sync_commands
+        )
+        self.sync_state = sync_state
+
+    def owns_guild(self, guild_id: int | None) -> bool:
+        """Whether this process's shards hold ``guild_id`` (games outside a guild: shard 0)."""
+        if self.shard_ids is None or self.shard_count is None:
+            return True
+        shard = 0 if guild_id is None else shard_of(guild_id, self.shard_count)
+        return shard in self.shard_ids
 
     def remember_language(self, channel_id: int, language: str) -> None:
         """Keep the language of a channel's game for error messages (bounded LRU)."""
@@ -102,16 +148,50 @@ class ArbitroBot(commands.Bot):
             return await self.tree.sync(guild=guild)
         return await self.tree.sync()
 
+    async def payload_digest(self) -> str:
+        """A hash of the exact payload a sync would send (translations and target included)."""
+        payload = await translated_payload(self)
+        text = json.dumps([self.guild_id, payload], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    async def sync_if_changed(self) -> str:
+        """Sync the commands if this process is the syncing one and the payload changed.
+
+        The digest of the last payload synced is kept in ``sync_state`` (a file): a restart
+        with unchanged commands, or any process but the syncing one, sends nothing to
+        Discord. Returns what happened: ``"synced"``, ``"unchanged"`` or ``"not ours"``.
+        """
+        if not self.sync_enabled:
+            return "not ours"
+        digest = await self.payload_digest()
+        state = self.sync_state
+        if state is not None and state.is_file() and state.read_text("utf-8").strip() == digest:
+            return "unchanged"
+        synced = await self.sync_commands()
+        log.info(
+            "synced %d commands %s",
+            len(synced),
+            f"to guild {self.guild_id}" if self.guild_id else "globally",
+        )
+        if self.sync_state is not None:
+            self.sync_state.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.sync_state.with_name(self.sync_state.name + ".partial")
+            partial.write_text(digest + "\n", encoding="utf-8")
+            partial.replace(self.sync_state)
+        return "synced"
+
+    async def login(self, token: str) -> None:
+        """Log in (the sharded client's event queue is made here; see `close`)."""
+        self._started = True
+        await super().login(token)
+
     async def setup_hook(self) -> None:
-        """Install everything, sync the commands, start the reminder loop."""
+        """Install everything, sync the commands (if ours and changed), start reminders."""
         await self.install()
         try:
-            synced = await self.sync_commands()
-            log.info(
-                "synced %d commands %s",
-                len(synced),
-                f"to guild {self.guild_id}" if self.guild_id else "globally",
-            )
+            outcome = await self.sync_if_changed()
+            if outcome != "synced":
+                log.info("command sync skipped: %s", outcome)
         except app_commands.CommandSyncFailure:
             raise  # the payload itself is wrong: a bug to fix, not to run with
         except discord.HTTPException:
@@ -123,12 +203,17 @@ class ArbitroBot(commands.Bot):
     async def close(self) -> None:
         """Stop the reminder loop, then disconnect."""
         self.reminder_loop.cancel()
+        if not self._started:
+            # Never logged in (a dry run): discord.py's sharded close expects the event
+            # queue its login creates; the plain client close releases what exists.
+            await discord.Client.close(self)
+            return
         await super().close()
 
     async def post_reminders(self) -> int:
         """Post every passed deadline in its channel, pinging the late side; the count."""
         try:
-            due = await self.service.due_reminders()
+            due = await self.service.due_reminders(owns_guild=self.owns_guild)
         except Exception:
             log.exception("could not read the due deadlines")
             return 0
@@ -161,9 +246,27 @@ class ArbitroBot(commands.Bot):
         await self.wait_until_ready()
 
 
-def build_bot(service: GameService, *, guild_id: int | None = None) -> ArbitroBot:
-    """The Discord bot for ``service``; with ``guild_id`` commands sync to that guild only."""
-    return ArbitroBot(service, guild_id=guild_id)
+def build_bot(
+    service: GameService,
+    *,
+    guild_id: int | None = None,
+    shard_count: int | None = None,
+    shard_ids: list[int] | None = None,
+    sync_commands: bool | None = None,
+    sync_state: Path | None = None,
+) -> ArbitroBot:
+    """The Discord bot for ``service``; with ``guild_id`` commands sync to that guild only.
+
+    ``shard_count``/``shard_ids`` split the guilds between processes (see `ArbitroBot`).
+    """
+    return ArbitroBot(
+        service,
+        guild_id=guild_id,
+        shard_count=shard_count,
+        shard_ids=shard_ids,
+        sync_commands=sync_commands,
+        sync_state=sync_state,
+    )
 
 
 async def translated_payload(

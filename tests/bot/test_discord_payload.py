@@ -245,7 +245,7 @@ def test_the_commands_did_not_change_without_a_sync(payload):
 
 async def test_the_dry_run_is_what_the_bot_syncs_through_simcord(tmp_path):
     """setup_hook syncs globally on start, and sends exactly the dry-run payload."""
-    bot = build_bot(dummy_service())
+    bot = build_bot(dummy_service(), shard_count=1)
     async with simcord.run(bot) as env:
         puts = [r for r in env.http_requests if r.method == "PUT" and r.path.endswith("/commands")]
         assert len(puts) == 1 and "/guilds/" not in puts[0].path

@@ -90,7 +90,7 @@ def discord_service(discord_store, discord_dice) -> GameService:
 @pytest.fixture()
 def simcord_bot(discord_service):
     """The bot under test, as bot.main builds it (consumed by SimCord's simcord_env)."""
-    return build_bot(discord_service)
+    return build_bot(discord_service, shard_count=1)
 
 
 @pytest.fixture()
@@ -298,7 +298,7 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     assert_private_error(await anna.click(hit, custom_id=ct["custom_id"]))
 
     # A restart: a new bot on the same store; the old message's buttons still work.
-    await table.env.restart_bot(build_bot(table.service))
+    await table.env.restart_bot(build_bot(table.service, shard_count=1))
     dice.push(1, 10)
     clicked = await bruno.click(hit, custom_id=sf["custom_id"])
     assert clicked.followups and "SF" in texts(clicked.followups[0])
@@ -438,8 +438,10 @@ async def test_deadline_reminders_are_posted_with_pings(table: Table) -> None:
     assert_public(await table.referee.slash(table.channel, "game deadline", hours=1, side="asse"))
     real = table.service.due_reminders
 
-    async def two_hours_later(now: datetime | None = None) -> list[tuple[int, Reply]]:
-        return await real(datetime.now(UTC) + timedelta(hours=2))
+    async def two_hours_later(
+        now: datetime | None = None, **options: Any
+    ) -> list[tuple[int, Reply]]:
+        return await real(datetime.now(UTC) + timedelta(hours=2), **options)
 
     table.service.due_reminders = two_hours_later  # type: ignore[method-assign]
     await table.env.advance_time(61)  # the bot's 60 s loop runs once more
@@ -566,7 +568,7 @@ async def test_checks_and_transformers_meet_the_one_error_handler(discord_servic
     ) -> None:
         raise AssertionError("a failed transformer never runs the command")
 
-    bot = build_bot(discord_service)
+    bot = build_bot(discord_service, shard_count=1)
     bot.tree.add_command(locked)
     bot.tree.add_command(strict)
     async with simcord.run(bot) as env:
