@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from bot.commands import command_line
 from bot.service import Reply
+from rules.core.expression import render_roll
 from rules.core.i18n import translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
@@ -74,6 +75,8 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         return "\n".join(parts)
     if reply.duplicate:
         parts.append(translate("bot.duplicate", language))
+    if reply.roll is not None:
+        parts.append(render_roll(reply.roll, language))
     parts += [render_described_text(one, language) for one in described]
     parts += [f"» {notice_text(reply.ruleset, n, language)}" for n in reply.notices]
     if reply.acted_for:

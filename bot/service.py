@@ -19,8 +19,9 @@ from typing import Any, Literal
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import NewEvent
 from db.protocol import GameStore
-from rules.core.dice import DiceSource, Roll, ScriptedDice, SystemDice, parse_faces
+from rules.core.dice import DiceSource, DiceTray, Roll, ScriptedDice, SystemDice, parse_faces
 from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
+from rules.core.expression import RollResult, parse_expression
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.play import FollowUp, GamePlay, StatusView
@@ -77,6 +78,8 @@ class Request:
     interaction_id: str | None = None
     attachment: str | None = None
     user_name: str = ""
+    #: The asker's language (their Discord locale), for answers outside any game.
+    locale: str | None = None
 
 
 @dataclass
@@ -98,6 +101,7 @@ class Reply:
     acted_for: str | None = None
     duplicate: bool = False
     owed: list[LegalAction] = field(default_factory=list)
+    roll: RollResult | None = None
 
 
 class ServiceError(RulesError):
@@ -212,6 +216,8 @@ class GameService:
         verb = request.verb
         if verb == "game.new":
             return await self._new_game(request)
+        if verb == "roll":
+            return await self._free_roll(request)
         record = await self._store.load(request.channel_id)
         play = self._play(record.ruleset)
         seat = await self._seat(request)
@@ -255,6 +261,44 @@ class GameService:
         if play is None:
             raise ServiceError("error.service.not_playable", ruleset=ruleset)
         return play
+
+    async def _free_roll(self, request: Request) -> Reply:
+        """``/roll 2d6+1``: free dice, logged in the channel's game when there is one."""
+        expression = parse_expression(str(request.options.get("expression", "")))
+        try:
+            record = await self._store.load(request.channel_id)
+        except GameNotFound:
+            record = None
+        language = record.language if record is not None else (request.locale or "it")
+        dice: DiceSource = self._dice
+        if request.dice:
+            dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
+        result = expression.roll(DiceTray(dice))
+        if isinstance(dice, ScriptedDice):
+            dice.ensure_consumed()
+        reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
+        reply.roll = result
+        reply.by_hand = bool(request.dice)
+        if record is not None and record.status != "ended":
+            event = NewEvent(
+                verb="roll",
+                args={
+                    "expression": expression.notation,
+                    "total": result.total,
+                    "by_hand": bool(request.dice),
+                },
+                dice=[
+                    {"die": r.die.name, "face": r.face, "label": r.label, "by_hand": r.by_hand}
+                    for r in result.rolls
+                ],
+                actor_id=request.user_id,
+                interaction_id=request.interaction_id,
+            )
+            committed = await self._store.commit(
+                request.channel_id, record.version, record.document, event
+            )
+            reply.seq = committed.seq
+        return reply
 
     async def _seat(self, request: Request) -> Seat:
         for member in await self._store.members(request.channel_id):

@@ -24,6 +24,7 @@ import discord
 from bot.discord.views import reply_buttons
 from bot.render_text import owed_lines
 from bot.service import Reply
+from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Comparison, Outcome, Resolution, Step
@@ -374,6 +375,9 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         notices.append(translate("discord.embed.files", language, files=", ".join(reply.files)))
     if notices and not reply.odds_only:
         cards.append(Card(title="", lines=notices, colour=COLOUR_NOTICE))
+    if reply.roll is not None:
+        head, *rest = render_roll(reply.roll, language).splitlines()
+        cards.append(Card(title=f"🎲 {head}", lines=rest, colour=COLOUR_NOTICE))
     # One odds summary per kind of roll: a volley's shots share one (rules.render).
     for resolution, described in zip(
         reply.resolutions, describe_reply(reply.resolutions, language), strict=True

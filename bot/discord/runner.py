@@ -25,6 +25,7 @@ import discord
 
 from bot.discord.embeds import MessagePayload, reply_to_messages
 from bot.discord.errors import PENDING, describe_interaction, report_error
+from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, view_after_click
 from bot.service import MAX_SCENARIO_BYTES, Reply, Request
 from rules.core.errors import InvalidInput
@@ -63,6 +64,7 @@ def build_request(
         dice=dice or None,
         interaction_id=str(interaction.id),
         attachment=attachment,
+        locale=LOCALES.get(interaction.locale),
     )
 
 

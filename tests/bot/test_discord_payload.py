@@ -40,6 +40,7 @@ COMMANDS = {
     "move": None,
     "fire": None,
     "odds": None,
+    "roll": None,
     "callarty": None,
     "morale": None,
     "test": None,
