@@ -119,6 +119,7 @@ async def shut_down(bot: ArbitroBot, gateway: asyncio.Task[Any]) -> None:
         gateway.cancel()
     with contextlib.suppress(asyncio.CancelledError, Exception):
         await asyncio.wait_for(asyncio.shield(gateway), DISCONNECT_SECONDS)
+    log.debug("disconnected")
 
 
 async def serve(settings: Settings, connect: Connector) -> int:
@@ -159,6 +160,7 @@ async def serve(settings: Settings, connect: Connector) -> int:
         finally:
             try:
                 await asyncio.wait_for(store.close(), STORE_CLOSE_SECONDS)
+                log.debug("database closed")
             except TimeoutError:
                 log.warning("the database was busy for %.1f s more; exiting", STORE_CLOSE_SECONDS)
     finally:

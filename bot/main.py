@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import logging
 import sys
@@ -125,6 +126,11 @@ def _run(args: argparse.Namespace) -> int:
     except StartError as error:
         sys.stderr.write(f"arbitro run: {error}\n")
         return error.exit_status
+    finally:
+        # Everything is closed by now. Spare the interpreter's final garbage collection
+        # over discord.py's and pydantic's objects: it took about half a second of the
+        # 2 s a container stop allows (measured on a loaded 2-core machine).
+        gc.freeze()
 
 
 def _sync(args: argparse.Namespace) -> int:
