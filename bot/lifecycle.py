@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import aiohttp
@@ -51,7 +51,7 @@ EXIT_CONFIGURATION = 2
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 #: Runs the bot until it is closed: ``bot.start(token)`` or the offline double.
-Connector = Callable[[ArbitroBot], Awaitable[None]]
+Connector = Callable[[ArbitroBot], Coroutine[Any, Any, None]]
 
 
 class StartError(RuntimeError):
@@ -138,7 +138,9 @@ async def serve(settings: Settings, connect: Connector) -> int:
             bot = build_bot(
                 GameService(store), guild_id=settings.guild, sync_state=settings.sync_state_path
             )
-            gateway = asyncio.create_task(connect(bot), name="arbitro-gateway")
+            gateway: asyncio.Task[None] = asyncio.create_task(
+                connect(bot), name="arbitro-gateway"
+            )
             heartbeat = asyncio.create_task(
                 stamp_while_connected(heartbeat_path, bot.gateway_status), name="arbitro-heartbeat"
             )

@@ -113,8 +113,9 @@ def _run(args: argparse.Namespace) -> int:
         sys.stderr.write("arbitro run: set DISCORD_TOKEN (or use `arbitro console`)\n")
         return EXIT_USAGE
     _configure_logging(settings)
-    from bot.lifecycle import StartError, connect_to_discord, serve
+    from bot.lifecycle import Connector, StartError, connect_to_discord, serve
 
+    connect: Connector
     if args.offline:
         from bot.discord.offline import run_offline
 

@@ -46,6 +46,27 @@ REMINDER_SECONDS = 60.0
 LANGUAGE_CACHE = 10_000
 
 
+#: What the bot needs in a game channel (the invite URL's ``permissions``; README,
+#: "Self-hosting"): find the channel and post reminders as embeds, also in threads, and
+#: attach the export files. Nothing else: no history, no mass mentions, no moderation.
+REQUIRED_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    embed_links=True,
+    attach_files=True,
+)
+#: The OAuth2 scopes of the invite URL.
+INVITE_SCOPES = ("bot", "applications.commands")
+
+
+def invite_url(application_id: int) -> str:
+    """The URL that adds the bot to a server with exactly the permissions it needs."""
+    return discord.utils.oauth_url(
+        application_id, permissions=REQUIRED_PERMISSIONS, scopes=INVITE_SCOPES
+    )
+
+
 def intents() -> discord.Intents:
     """Slash commands and buttons need no privileged intent; ``guilds`` keeps the channel
     cache that reminders post through."""
@@ -390,6 +411,8 @@ def sync_payload(locale_aware: bool = True) -> list[dict[str, Any]]:
 
 
 __all__ = [
+    "INVITE_SCOPES",
+    "REQUIRED_PERMISSIONS",
     "ArbitroBot",
     "ArbitroTree",
     "CommandSyncState",
@@ -398,6 +421,7 @@ __all__ = [
     "build_bot",
     "dry_run_payload",
     "dummy_service",
+    "invite_url",
     "payload_hash",
     "sync_payload",
     "translated_payload",

@@ -285,3 +285,19 @@ def test_good_settings_are_read_in_any_case(monkeypatch):
     assert settings.guild == 1234 and settings.discord_token is None
     assert settings.heartbeat_path == Path("arbitro.db.heartbeat")
     assert settings.sync_state_path == Path("arbitro.db.commands.json")
+
+
+# -- the invite URL the README gives ---------------------------------------------------------
+
+
+def test_the_readme_invite_url_is_the_one_the_code_needs():
+    from bot.discord.client import REQUIRED_PERMISSIONS, invite_url
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    expected = invite_url(123).replace("client_id=123", "client_id=APPLICATION_ID")
+    assert expected in readme
+    assert f"**{REQUIRED_PERMISSIONS.value:,}**" in readme  # the table's total
+    # The bot reads no history and mentions no one wholesale.
+    assert not REQUIRED_PERMISSIONS.read_message_history
+    assert not REQUIRED_PERMISSIONS.mention_everyone
+    assert not REQUIRED_PERMISSIONS.administrator
