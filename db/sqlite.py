@@ -1,6 +1,6 @@
-"""The embedded store: one SQLite file driven through aiosqlite.
+"""The embedded store: one SQLite file driven through one dedicated connection thread.
 
-Every public operation is one function run on aiosqlite's connection thread (one thread
+Every public operation is one function run on the connection's thread (one thread
 hop), and every write is one ``BEGIN IMMEDIATE … COMMIT`` inside it. Per-statement awaits
 would cost more than the write itself, and doing the whole transaction on the database
 thread means a cancelled caller can never leave a transaction half-done: the function runs
@@ -20,15 +20,13 @@ import operator
 import os
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar, cast
-
-import aiosqlite
 
 from db import migrations
 from db.errors import (
@@ -76,6 +74,7 @@ from db.models import (
     utc_now,
 )
 from db.protocol import Document
+from db.worker import DatabaseThread, WorkerClosed
 
 DEFAULT_DB_PATH = "arbitro.db"
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
@@ -1022,9 +1021,9 @@ def _translate(error: sqlite3.Error, channel_id: int | None) -> StoreError:
 
 
 class SqliteStore:
-    """`GameStore` on one SQLite file, through aiosqlite's single connection thread."""
+    """`GameStore` on one SQLite file, through one dedicated connection thread."""
 
-    def __init__(self, connection: aiosqlite.Connection, path: str) -> None:
+    def __init__(self, connection: DatabaseThread, path: str) -> None:
         """Wrap an open, configured connection; use `SqliteStore.open` instead."""
         self._connection = connection
         self._closed = False
@@ -1048,14 +1047,13 @@ class SqliteStore:
         path_text = os.fspath(path)
         # mode=rw opens an existing file only: no empty database left behind by a typo.
         must_exist = not create and path_text != ":memory:"
-        # Checked first as well: a failed aiosqlite.connect leaves its thread to report
-        # to an event loop that may be gone by then (aiosqlite 0.22).
+        # Checked first so the usual mistake gets the plain message below.
         if must_exist and not await asyncio.to_thread(os.path.isfile, path_text):
             raise SchemaError(path_text, "no database file here")
         target = _existing_file_uri(path_text) if must_exist else path_text
         try:
             # isolation_level=None: we issue BEGIN/COMMIT ourselves, sqlite3 adds none.
-            connection = await aiosqlite.connect(
+            connection = await DatabaseThread.connect(
                 target, isolation_level=None, timeout=busy_timeout_ms / 1000, uri=must_exist
             )
         except sqlite3.Error as error:
@@ -1087,7 +1085,12 @@ class SqliteStore:
         return store
 
     async def close(self) -> None:
-        """Close the connection and stop its thread; idempotent."""
+        """Let the commands already queued finish, close the connection, stop its thread.
+
+        Idempotent. Closing the last connection to the file checkpoints the WAL and
+        removes the ``-wal`` file. Any command submitted afterwards is refused with
+        `StoreUnavailable`.
+        """
         if not self._closed:
             self._closed = True
             await self._connection.close()
@@ -1108,24 +1111,15 @@ class SqliteStore:
     ) -> _T:
         """Run ``work(connection)`` on the connection's thread: one hop for a whole command.
 
-        aiosqlite offers no public "run this callable on your thread" call; its public
-        methods each hop threads once per statement. ``Connection._execute`` is the queue
-        all of them use (present in aiosqlite 0.17 to 0.22); this is the only place the
-        store touches it, so a change upstream is fixed here.
+        The function runs to its end (COMMIT or ROLLBACK) even if the caller is cancelled
+        meanwhile; see `db.worker.DatabaseThread`.
         """
         if self._closed:
             raise StoreUnavailable("the store is closed", channel_id)
-        connection = self._connection
-
-        def on_database_thread() -> _T:
-            return work(connection._conn)
-
-        execute = cast(
-            "Callable[[Callable[[], _T]], Awaitable[_T]]",
-            connection._execute,
-        )
         try:
-            return await execute(on_database_thread)
+            return await self._connection.run(work)
+        except WorkerClosed:
+            raise StoreUnavailable("the store is closed", channel_id) from None
         except sqlite3.Error as error:
             raise _translate(error, channel_id) from error
 
