@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from db.errors import GameNotFound, StoreError, VersionConflict
-from db.models import NewEvent
+from db.models import NewEvent, PendingRoll
 from db.protocol import GameStore
-from rules.core.dice import DiceSource, ScriptedDice, SystemDice, parse_faces
-from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
+from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
+from rules.core.dice import DiceSource, RecordedDice, ScriptedDice, SystemDice
+from rules.core.errors import DiceNeeded, IllegalAction, InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.play import FollowUp, GamePlay, StatusView
@@ -47,6 +48,7 @@ GAME_VERBS = (
     "turn.status",
     "dice.confirm",
     "dice.dispute",
+    "dice.roll",
 )
 
 
@@ -84,6 +86,7 @@ class Reply:
     acted_for: str | None = None
     duplicate: bool = False
     owed: list[LegalAction] = field(default_factory=list)
+    dice_prompt: DicePrompt | None = None
 
 
 class ServiceError(RulesError):
@@ -199,6 +202,8 @@ class GameService:
             return await self._referee(request, play, record.version, record.document, reply)
         if verb in ("dice.confirm", "dice.dispute"):
             return await self._dice_check(request, seat, record.version, record.document, reply)
+        if verb == "dice.roll":
+            return await self._answer_roll(request, play, seat, record, reply)
         if verb not in play.verbs():
             raise UnknownName(
                 "error.unknown_command",
@@ -403,16 +408,28 @@ class GameService:
         version: int,
         document: Mapping[str, Any],
         reply: Reply,
+        typed: list[int] | None = None,
+        bot_faces: Sequence[int] = (),
     ) -> Reply:
+        """Resolve a rules verb and commit it, or ask the roller for one more die.
+
+        ``typed`` are the player's faces (parsed from ``request.dice`` when not given),
+        ``bot_faces`` the bot's faces of an earlier run of the same command, replayed.
+        """
         actor_side = None if seat.role == "referee" else seat.side
         if seat.role == "player" and seat.side is None:
             raise ServiceError("error.service.join_first")
-        dice: DiceSource = self._dice
-        if request.dice:
-            zero_is_ten = get_ruleset(reply.ruleset).zero_reads_as_ten
-            faces = parse_faces(request.dice, zero_reads_as_ten=zero_is_ten)
-            dice = ScriptedDice(faces, by_hand=True)
         odds_only = request.verb == "odds"
+        if typed is None and request.dice and not odds_only:
+            zero_is_ten = get_ruleset(reply.ruleset).zero_reads_as_ten
+            typed = typed_faces(request.dice, zero_reads_as_ten=zero_is_ten)
+        dice: DiceSource = self._dice
+        # Dice belong to their roller: typed faces serve only the acting side's rolls; the
+        # rolls made for another side come from the bot (recorded, for a re-run).
+        bot_dice: RecordedDice | None = None
+        if typed is not None:
+            dice = ScriptedDice(typed, by_hand=True)
+            bot_dice = RecordedDice(bot_faces, self._dice)
         before = play.awaiting(document)
         try:
             played = play.apply(
@@ -421,6 +438,12 @@ class GameService:
                 request.options,
                 SystemDice() if odds_only else dice,
                 actor_side,
+                other_dice=bot_dice,
+            )
+        except DiceNeeded as needed:
+            assert typed is not None and bot_dice is not None  # only typed faces run out
+            return await self._ask_for_die(
+                request, play, seat, version, document, reply, needed, typed, bot_dice.faces
             )
         except IllegalAction as error:
             raise self._not_now(play, document, error, actor_side) from None
@@ -439,16 +462,23 @@ class GameService:
         if seat.role == "referee" and before is not None and before != seat.side:
             args["acted_for"] = before
             reply.acted_for = before
-        if request.dice:
+        if typed is not None:
             args["by_hand"] = True
             reply.by_hand = True
+        rolls = played.rolls or [r for res in played.resolutions for r in res.rolls]
         event = NewEvent(
             verb=request.verb,
             args=args,
+            # Per roll: typed by the player (by_hand) or the bot's, and for which side.
             dice=[
-                {"die": r.die.name, "face": r.face, "label": r.label}
-                for res in played.resolutions
-                for r in res.rolls
+                {
+                    "die": r.die.name,
+                    "face": r.face,
+                    "label": r.label,
+                    "by_hand": r.by_hand,
+                    "side": r.side,
+                }
+                for r in rolls
             ],
             resolution=[res.to_json() for res in played.resolutions],
             actor_id=request.user_id,
@@ -469,6 +499,93 @@ class GameService:
         if after is not None and after != before:
             reply.ping = await self._players_of(request.channel_id, after)
         return reply
+
+    async def _ask_for_die(
+        self,
+        request: Request,
+        play: GamePlay,
+        seat: Seat,
+        version: int,
+        document: Mapping[str, Any],
+        reply: Reply,
+        needed: DiceNeeded,
+        typed: list[int],
+        bot_faces: Sequence[int],
+    ) -> Reply:
+        """Typed faces ran out: keep the command and ask its roller for the next die.
+
+        Nothing is committed. A command the rules refuse whatever the dice is refused now,
+        with the rules' reason, rather than after the player has rolled for it.
+        """
+        actor_side = None if seat.role == "referee" else seat.side
+        refusal = refusal_whatever_the_dice(
+            play, document, request.verb, request.options, actor_side, typed, bot_faces
+        )
+        if isinstance(refusal, IllegalAction):
+            raise self._not_now(play, document, refusal, actor_side)
+        if refusal is not None:
+            raise refusal
+        pending = await self._store.save_pending_roll(
+            PendingRoll(
+                channel_id=request.channel_id,
+                user_id=request.user_id,
+                version=version,
+                verb=request.verb,
+                options=dict(request.options),
+                faces=list(typed),
+                bot_faces=list(bot_faces),
+                die_sides=needed.sides,
+                label=needed.label,
+                side=actor_side,
+            )
+        )
+        reply.dice_prompt = DicePrompt(
+            prompt_id=pending.id,
+            user_id=request.user_id,
+            side=actor_side,
+            verb=request.verb,
+            sides=needed.sides,
+            label=needed.label,
+            faces=tuple(typed),
+        )
+        return reply
+
+    async def _answer_roll(
+        self, request: Request, play: GamePlay, seat: Seat, record: Any, reply: Reply
+    ) -> Reply:
+        """The roller gives the next face: run the waiting command again, one die further."""
+        prompt_id = _int_option(request.options, "prompt", 0, 1, 2**62)
+        pending = await self._store.pending_roll(request.channel_id, prompt_id)
+        position = request.options.get("n")
+        if pending is None or (position is not None and str(position) != str(len(pending.faces) + 1)):
+            raise ServiceError("error.service.roll_gone")
+        if pending.user_id != request.user_id:
+            raise ServiceError("error.service.not_your_roll")
+        if record.version != pending.version or record.status == "ended":
+            await self._store.drop_pending_roll(request.channel_id, prompt_id)
+            raise ServiceError("error.service.roll_expired", command=command_name(pending.verb))
+        if "face" not in request.options:
+            raise InvalidInput("error.service.one_face", die=f"D{pending.die_sides}")
+        face = answered_face(
+            str(request.options["face"]),
+            pending.die_sides,
+            pending.label,
+            len(pending.faces) + 1,
+            zero_reads_as_ten=get_ruleset(reply.ruleset).zero_reads_as_ten,
+        )
+        # The prompt is answered: the re-run either commits or asks for the next die anew.
+        await self._store.drop_pending_roll(request.channel_id, prompt_id)
+        command = replace(request, verb=pending.verb, options=pending.options, dice=None)
+        return await self._play_verb(
+            command,
+            play,
+            seat,
+            record.version,
+            record.document,
+            reply,
+            typed=[*pending.faces, face],
+            bot_faces=pending.bot_faces,
+        )
 
     @staticmethod
     def _not_now(
