@@ -3,6 +3,9 @@
 ``/fire unit:squadra_1 target:gruppe_1 distance:12`` — the option names are the slash
 commands'. ``/as NAME`` switches the seat (each name is a player), ``/help`` lists the
 commands, ``/quit`` leaves. Piped input runs non-interactively and exits at its end.
+
+Physical dice: a command given with ``dice:`` that needs one more die prints a prompt
+("roll a D6 for 'penetration' (1-6):"); the next line, a number alone, answers it.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ import sys
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from bot.render_text import reply_text
+from bot.rolls import DicePrompt
 from bot.service import GameService, Request
 from db.errors import StoreError
 from rules.core.errors import RulesError
@@ -52,6 +56,7 @@ COMMANDS: dict[str, str] = {
 }
 DEFAULT_SEAT = "arbitro"
 _MENTION = re.compile(r"<@(\d+)>")
+_FACE = re.compile(r"^\d{1,3}$")
 
 
 def user_id_of(name: str) -> int:
@@ -100,6 +105,8 @@ class Console:
         self._names: dict[int, str] = {user_id_of(DEFAULT_SEAT): DEFAULT_SEAT}
         self._counter = 0
         self._language = "it"  # the game's language, learnt from its replies
+        self._prompt: DicePrompt | None = None  # a die the last command still waits for
+        self._prompt_noted = False
         self.errors = 0
 
     def _print(self, text: str) -> None:
@@ -118,9 +125,14 @@ class Console:
                 self._print(f"[{self._seat}] {line}")
             if line in ("/quit", "/exit"):
                 break
-            await self.execute(line)
+            if self._prompt is not None and _FACE.match(line):
+                await self.answer_die(line)
+            else:
+                self._note_pending()
+                await self.execute(line)
             if interactive:
-                self._out.write(f"[{self._seat}]> ")
+                die = f" {self._prompt.die.name}" if self._prompt is not None else ""
+                self._out.write(f"[{self._seat}]{die}> ")
                 self._out.flush()
         return self.errors
 
@@ -149,6 +161,12 @@ class Console:
             self.errors += 1
             self._print(f"! {error}")
             return
+        await self._send(verb, options, dice, attachment)
+
+    async def _send(
+        self, verb: str, options: dict[str, Any], dice: str | None, attachment: str | None
+    ) -> None:
+        """One request through the service as the current seat; print its reply."""
         self._counter += 1
         request = Request(
             channel_id=self._channel,
@@ -171,8 +189,38 @@ class Console:
             self._print(f"! {error}")
             return
         self._language = reply.language
+        if reply.dice_prompt is not None:
+            self._prompt, self._prompt_noted = reply.dice_prompt, False
         text = reply_text(reply, self._name)
         self._print(_MENTION.sub(lambda match: "@" + self._name(int(match.group(1))), text))
+
+    async def answer_die(self, face: str) -> None:
+        """Give the face a waiting command asked for (the next line after its prompt)."""
+        prompt = self._prompt
+        if prompt is None:
+            return
+        self._prompt = None
+        await self._send(
+            "dice.roll",
+            {"prompt": prompt.prompt_id, "n": prompt.position, "face": face},
+            None,
+            None,
+        )
+
+    def _note_pending(self) -> None:
+        """A line that is not a face leaves the die asked for pending: say so, once.
+
+        The prompt is kept: a later line holding only a number still answers it (the
+        service refuses it clearly if the game has moved on meanwhile).
+        """
+        prompt = self._prompt
+        if prompt is None or self._prompt_noted:
+            return
+        self._prompt_noted = True
+        self._print(
+            "… "
+            + translate("bot.dice.pending", self._language, die=prompt.die.name, label=prompt.label)
+        )
 
     def _name(self, user_id: int) -> str:
         return self._names.get(user_id, str(user_id))

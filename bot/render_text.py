@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.rolls import DicePrompt
 from bot.service import Reply
 from rules.core.i18n import translate
 from rules.core.play import StatusView
@@ -60,6 +61,25 @@ def owed_lines(reply: Reply) -> list[str]:
     return lines
 
 
+def dice_prompt_text(prompt: DicePrompt, language: str, roller: str) -> str:
+    """``anna, roll a D6 for 'penetration' (1-6):`` and the faces given so far, if any."""
+    text = translate(
+        "bot.dice.prompt",
+        language,
+        roller=roller,
+        die=prompt.die.name,
+        label=prompt.label,
+        low=1,
+        high=prompt.sides,
+    )
+    if prompt.faces:
+        so_far = translate(
+            "bot.dice.so_far", language, faces=", ".join(str(face) for face in prompt.faces)
+        )
+        text = f"({so_far}) {text}"
+    return text
+
+
 def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     """Everything a reply shows, as text."""
     language = reply.language
@@ -89,6 +109,9 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         )
     if reply.by_hand and reply.seq is not None:
         parts.append(translate("bot.dice.check", language, seq=reply.seq))
+    if reply.dice_prompt is not None:
+        prompt = reply.dice_prompt
+        parts.append(dice_prompt_text(prompt, language, "@" + name_of(prompt.user_id)))
     if reply.ping:
         parts.append(
             translate("bot.ping", language, players=", ".join("@" + name_of(u) for u in reply.ping))
