@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.rolls import DicePrompt
+from bot.rolls import dice_prompt_text
 from bot.service import Reply
 from rules.core.i18n import translate
 from rules.core.play import StatusView
@@ -59,25 +59,6 @@ def owed_lines(reply: Reply) -> list[str]:
         side = sides.get(action.side or "", action.side or translate("bot.referee", reply.language))
         lines.append(translate("bot.status.owed", reply.language, side=side, what=what))
     return lines
-
-
-def dice_prompt_text(prompt: DicePrompt, language: str, roller: str) -> str:
-    """``anna, roll a D6 for 'penetration' (1-6):`` and the faces given so far, if any."""
-    text = translate(
-        "bot.dice.prompt",
-        language,
-        roller=roller,
-        die=prompt.die.name,
-        label=prompt.label,
-        low=1,
-        high=prompt.sides,
-    )
-    if prompt.faces:
-        so_far = translate(
-            "bot.dice.so_far", language, faces=", ".join(str(face) for face in prompt.faces)
-        )
-        text = f"({so_far}) {text}"
-    return text
 
 
 def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from rules.core.dice import Die, RecordedDice, SystemDice, parse_faces
 from rules.core.errors import DiceError, RulesError
+from rules.core.i18n import translate
 from rules.core.play import GamePlay
 
 #: Typed instead of faces: "I roll physical dice, ask me for each one".
@@ -51,6 +52,25 @@ class DicePrompt:
         return len(self.faces) + 1
 
 
+def dice_prompt_text(prompt: DicePrompt, language: str, roller: str) -> str:
+    """``anna, roll a D6 for 'penetration' (1-6):`` and the faces given so far, if any."""
+    text = translate(
+        "bot.dice.prompt",
+        language,
+        roller=roller,
+        die=prompt.die.name,
+        label=prompt.label,
+        low=1,
+        high=prompt.sides,
+    )
+    if prompt.faces:
+        so_far = translate(
+            "bot.dice.so_far", language, faces=", ".join(str(face) for face in prompt.faces)
+        )
+        text = f"({so_far}) {text}"
+    return text
+
+
 def typed_faces(text: str, *, zero_reads_as_ten: bool) -> list[int]:
     """The faces a player typed with a command; ``?`` alone means none yet (ask each die)."""
     if text.strip() in ASK_EACH_DIE:
@@ -58,7 +78,9 @@ def typed_faces(text: str, *, zero_reads_as_ten: bool) -> list[int]:
     return parse_faces(text, zero_reads_as_ten=zero_reads_as_ten)
 
 
-def answered_face(text: str, sides: int, label: str, position: int, *, zero_reads_as_ten: bool) -> int:
+def answered_face(
+    text: str, sides: int, label: str, position: int, *, zero_reads_as_ten: bool
+) -> int:
     """The face a roller gives for a prompt, checked against the die asked."""
     faces = parse_faces(str(text), zero_reads_as_ten=zero_reads_as_ten)
     if len(faces) != 1:
@@ -132,4 +154,11 @@ def refusal_whatever_the_dice(
     return None
 
 
-__all__ = ["ASK_EACH_DIE", "DicePrompt", "answered_face", "refusal_whatever_the_dice", "typed_faces"]
+__all__ = [
+    "ASK_EACH_DIE",
+    "DicePrompt",
+    "answered_face",
+    "dice_prompt_text",
+    "refusal_whatever_the_dice",
+    "typed_faces",
+]

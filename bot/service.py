@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import NewEvent, PendingRoll
 from db.protocol import GameStore
-from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from rules.core.dice import DiceSource, RecordedDice, ScriptedDice, SystemDice
 from rules.core.errors import DiceNeeded, IllegalAction, InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES, translate
@@ -557,7 +557,9 @@ class GameService:
         prompt_id = _int_option(request.options, "prompt", 0, 1, 2**62)
         pending = await self._store.pending_roll(request.channel_id, prompt_id)
         position = request.options.get("n")
-        if pending is None or (position is not None and str(position) != str(len(pending.faces) + 1)):
+        if pending is None or (
+            position is not None and str(position) != str(len(pending.faces) + 1)
+        ):
             raise ServiceError("error.service.roll_gone")
         if pending.user_id != request.user_id:
             raise ServiceError("error.service.not_your_roll")

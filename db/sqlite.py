@@ -69,8 +69,8 @@ from db.models import (
     JsonObject,
     Member,
     MemberRole,
-    PendingRoll,
     NewEvent,
+    PendingRoll,
     StateRecord,
     format_timestamp,
     parse_timestamp,
@@ -844,7 +844,9 @@ def _pending_roll_tx(
             created_at=parse_timestamp(row[11]),
         )
     except (TypeError, ValueError) as error:
-        raise CorruptRecord(channel_id, f"pending roll {roll_id} is unreadable ({error})") from error
+        raise CorruptRecord(
+            channel_id, f"pending roll {roll_id} is unreadable ({error})"
+        ) from error
 
 
 _DEADLINE_COLUMNS = "d.channel_id, d.side, d.due_at, d.reminded, d.set_at"

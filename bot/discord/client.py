@@ -19,7 +19,7 @@ from bot.discord.cogs import COGS
 from bot.discord.embeds import reply_to_messages
 from bot.discord.errors import report_error
 from bot.discord.translator import CatalogueTranslator
-from bot.discord.views import ActionButton
+from bot.discord.views import ActionButton, DieFaceButton
 from bot.service import GameService
 from db.protocol import GameStore
 
@@ -88,7 +88,7 @@ class ArbitroBot(commands.Bot):
         for cog in COGS:
             await self.add_cog(cog())
         await self.tree.set_translator(CatalogueTranslator())
-        self.add_dynamic_items(ActionButton)
+        self.add_dynamic_items(ActionButton, DieFaceButton)
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
         """Sync to the development guild (instant) when one is set, else globally."""

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 
 import discord
 
-from bot.discord.views import reply_buttons
+from bot.discord.views import BUTTON_LIMIT, reply_buttons
 from bot.render_text import owed_lines
+from bot.rolls import dice_prompt_text
 from bot.service import Reply
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
@@ -352,6 +353,23 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
     )
 
 
+def dice_prompt_card(reply: Reply, language: str) -> Card:
+    """The die a command waits for: who rolls what, and that only the roller may press."""
+    prompt = reply.dice_prompt
+    assert prompt is not None
+    roller = f"<@{prompt.user_id}>"
+    how = (
+        translate("bot.dice.prompt_buttons", language, roller=roller)
+        if prompt.sides <= BUTTON_LIMIT
+        else translate("bot.dice.no_buttons", language, die=prompt.die.name)
+    )
+    return Card(
+        title="🎲 " + prompt.die.name,
+        lines=[dice_prompt_text(prompt, language, roller), how],
+        colour=COLOUR_NOTICE,
+    )
+
+
 def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     """Every card of a reply, in reading order."""
     language = reply.language
@@ -450,6 +468,7 @@ __all__ = [
     "Section",
     "card_embeds",
     "clip",
+    "dice_prompt_card",
     "embed_size",
     "pack_lines",
     "pack_messages",
