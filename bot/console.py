@@ -57,6 +57,8 @@ COMMANDS: dict[str, str] = {
 DEFAULT_SEAT = "arbitro"
 _MENTION = re.compile(r"<@(\d+)>")
 _FACE = re.compile(r"^\d{1,3}$")
+# Refusals after which the die asked for is no longer awaited.
+_PROMPT_OVER = frozenset({"error.service.roll_gone", "error.service.roll_expired"})
 
 
 def user_id_of(name: str) -> int:
@@ -183,23 +185,28 @@ class Console:
         except RulesError as error:
             self.errors += 1
             self._print(f"! {error.localized(self._language)}")
+            if error.key in _PROMPT_OVER:
+                self._prompt = None
             return
         except StoreError as error:
             self.errors += 1
             self._print(f"! {error}")
             return
         self._language = reply.language
-        if reply.dice_prompt is not None:
+        if reply.dice_prompt is not None or verb == "dice.roll":
+            # A new die asked for, or (after an answer that resolved it) none any more.
             self._prompt, self._prompt_noted = reply.dice_prompt, False
         text = reply_text(reply, self._name)
         self._print(_MENTION.sub(lambda match: "@" + self._name(int(match.group(1))), text))
 
     async def answer_die(self, face: str) -> None:
-        """Give the face a waiting command asked for (the next line after its prompt)."""
+        """Give the face a waiting command asked for (the next line after its prompt).
+
+        A refused answer (another seat, a face the die cannot show) leaves it waiting.
+        """
         prompt = self._prompt
         if prompt is None:
             return
-        self._prompt = None
         await self._send(
             "dice.roll",
             {"prompt": prompt.prompt_id, "n": prompt.position, "face": face},

@@ -387,6 +387,8 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         cards.append(resolution_card(resolution, language, odds_only=reply.odds_only))
     if reply.status is not None:
         cards.append(status_card(reply.status, reply.ruleset, language))
+    if reply.dice_prompt is not None:
+        cards.append(dice_prompt_card(reply, language))
     owed = owed_lines(reply)
     if owed:
         cards.append(
