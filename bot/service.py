@@ -441,7 +441,8 @@ class GameService:
                 other_dice=bot_dice,
             )
         except DiceNeeded as needed:
-            assert typed is not None and bot_dice is not None  # only typed faces run out
+            if typed is None or bot_dice is None or needed.source is not dice:
+                raise  # not the player's typed faces (scripted bot dice): a plain refusal
             return await self._ask_for_die(
                 request, play, seat, version, document, reply, needed, typed, bot_dice.faces
             )

@@ -131,7 +131,7 @@ class ScriptedDice:
     def face(self, die: Die, label: str) -> int:
         """The next scripted face, checked against ``die``."""
         if self._next >= len(self._faces):
-            raise DiceNeeded(die.name, die.sides, label, len(self._faces))
+            raise DiceNeeded(die.name, die.sides, label, len(self._faces), self)
         value = self._faces[self._next]
         if not die.can_show(value):
             raise DiceError(

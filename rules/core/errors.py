@@ -48,11 +48,14 @@ class DiceNeeded(DiceError):
     command with one face more (procedures are deterministic given their dice).
     """
 
-    def __init__(self, die_name: str, sides: int, label: str, given: int) -> None:
+    def __init__(
+        self, die_name: str, sides: int, label: str, given: int, source: object = None
+    ) -> None:
         self.die_name = die_name
         self.sides = sides
         self.label = label
         self.given = given
+        self.source = source  # the dice that ran out: only a player's typed faces are asked for
         super().__init__("error.dice.exhausted", die=die_name, label=label, given=given)
 
 
