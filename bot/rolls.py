@@ -6,7 +6,7 @@ service does not refuse: it keeps the command (``pending_rolls`` in the store, s
 prompt survives a restart), answers with a :class:`DicePrompt`, and once the roller gives
 the next face it runs the command again from the start with the faces so far plus the new
 one. Procedures are deterministic given their dice, and the bot's own rolls of the first
-run are replayed (:class:`rules.core.dice.RecordedDice`), so the re-run follows the same
+run are replayed (:class:`rules.core.dice.ReplayingDice`), so the re-run follows the same
 path and goes one die further.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.core.dice import Die, RecordedDice, SystemDice, parse_faces
+from rules.core.dice import Die, ReplayingDice, SystemDice, parse_faces
 from rules.core.errors import DiceError, RulesError
 from rules.core.i18n import translate
 from rules.core.play import GamePlay
@@ -140,7 +140,7 @@ def refusal_whatever_the_dice(
                 options,
                 _PaddedDice(faces, high=high),
                 actor_side,
-                other_dice=RecordedDice(bot_faces, SystemDice()),
+                other_dice=ReplayingDice(bot_faces, SystemDice()),
             )
         except DiceError:
             return None

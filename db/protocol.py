@@ -64,6 +64,10 @@ class GameStore(Protocol):
         """The games of a guild (``None``: games outside any guild), oldest first."""
         ...
 
+    async def all_games(self, status: GameStatus | None = None) -> list[GameSummary]:
+        """Every game of every guild, optionally only those with ``status``, by channel."""
+        ...
+
     async def commit(
         self,
         channel_id: int,

@@ -630,6 +630,18 @@ def _list_games_tx(
     return [_summary_from_row(row) for row in rows]
 
 
+def _all_games_tx(connection: sqlite3.Connection, status: GameStatus | None) -> list[GameSummary]:
+    if status is None:
+        rows = connection.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games ORDER BY channel_id"
+        ).fetchall()
+    else:
+        rows = connection.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = ? ORDER BY channel_id", (status,)
+        ).fetchall()
+    return [_summary_from_row(row) for row in rows]
+
+
 def _events_tx(
     connection: sqlite3.Connection, channel_id: int, after_seq: int, limit: int
 ) -> list[EventRecord]:
@@ -1256,6 +1268,13 @@ class SqliteStore:
     ) -> list[GameSummary]:
         """The games of a guild (``None``: outside any guild), optionally by status."""
         return await self._run(partial(_list_games_tx, guild_id=guild_id, status=status))
+
+    async def all_games(self, status: GameStatus | None = None) -> list[GameSummary]:
+        """Every game of every guild, optionally only those with ``status``, by channel.
+
+        For maintenance (start-up document checks, ``arbitro db replay``), not per command.
+        """
+        return await self._run(partial(_all_games_tx, status=status))
 
     async def commit(
         self,

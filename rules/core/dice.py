@@ -152,7 +152,7 @@ class ScriptedDice:
             )
 
 
-class RecordedDice:
+class ReplayingDice:
     """Replays the faces of an earlier run, then draws from ``fallback``; keeps every face.
 
     A command stopped to ask a player for one more die is run again from the start with

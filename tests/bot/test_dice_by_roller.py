@@ -209,6 +209,11 @@ class DuelPlay:
     def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
         return DuelState().model_dump()
 
+    def load_document(
+        self, document: Mapping[str, Any], *, validate: bool = False
+    ) -> dict[str, Any]:
+        return DuelState.model_validate(dict(document)).model_dump()
+
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         return dict(document["sides"])
 

@@ -17,7 +17,7 @@ from rules.core.dice import (
     MAX_SCRIPTED_FACES,
     DiceTray,
     Die,
-    RecordedDice,
+    ReplayingDice,
     ScriptedDice,
     SystemDice,
     parse_die,
@@ -314,21 +314,21 @@ def test_running_out_says_which_die_is_needed_and_whose_dice_ran_out():
 
 
 def test_recorded_dice_replay_the_first_run_then_draw_fresh():
-    first = RecordedDice([], ScriptedDice([2, 5]))
+    first = ReplayingDice([], ScriptedDice([2, 5]))
     assert [first.face(D6, "save"), first.face(D8, "scatter")] == [2, 5]
     assert first.faces == [2, 5] and not first.by_hand
     # The re-run replays them without drawing, then draws for what follows.
-    again = RecordedDice(first.faces, ScriptedDice([3]))
+    again = ReplayingDice(first.faces, ScriptedDice([3]))
     assert [again.face(D6, "save"), again.face(D8, "scatter"), again.face(D6, "more")] == [2, 5, 3]
     assert again.faces == [2, 5, 3]
     # A recorded face the die asked for cannot show means the path changed: draw anew.
-    moved = RecordedDice([8, 1], ScriptedDice([4, 6]))
+    moved = ReplayingDice([8, 1], ScriptedDice([4, 6]))
     assert [moved.face(D6, "save"), moved.face(D6, "next")] == [4, 6]
 
 
 def test_a_roll_for_another_side_comes_from_the_others_dice():
     typed = ScriptedDice([5, 6], by_hand=True)
-    bot = RecordedDice([], ScriptedDice([2]))
+    bot = ReplayingDice([], ScriptedDice([2]))
     tray = DiceTray(typed, others=bot, actor_side="rossi")
     tray.roll(D6, "to hit")
     with tray.rolled_by("blu"):
