@@ -18,6 +18,7 @@ import pytest
 from pydantic import BaseModel
 
 import bot.service as service_module
+from bot.replay import replay_bundle, replay_game
 from bot.service import GameService, Reply
 from rules.core.dice import D6, DiceSource, DiceTray
 from rules.core.errors import IllegalAction, UnknownName
@@ -112,6 +113,9 @@ async def test_a_hit_at_a_tank_asks_for_the_penetration_die_then_commits_once(ta
     ]
     log = await table(BRUNO, "game.log", count=1)
     assert log.lines and "fire" in log.lines[-1]
+    # The log replays to the stored state: the event holds every die in the order rolled.
+    report = await replay_game(store, CHANNEL)
+    assert report.matches, report.describe()
 
 
 async def test_a_prompt_expires_when_the_game_moves_on(table, store):
@@ -292,6 +296,8 @@ async def test_another_sides_roll_is_the_bots_and_marked_so(duel, store):
         ("save", 2, False, "blu"),
         ("damage", 6, True, "rossi"),
     ]
+    report = replay_bundle(await store.export(CHANNEL), DuelPlay())
+    assert report.matches, report.describe()
 
 
 async def test_typed_dice_are_never_spent_on_the_other_sides_roll(duel, store):
