@@ -28,7 +28,7 @@ from bot.service import Reply
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Comparison, Outcome, Resolution, Step
-from rules.render import describe, outcome_text
+from rules.render import describe, mixed_dice, outcome_text, roll_mark
 
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
@@ -225,11 +225,19 @@ def step_title(ruleset: str, step: Step, language: str) -> str:
     return outcome_text(ruleset, Outcome(step.key, step.params), language)
 
 
-def step_lines(ruleset: str, step: Step, language: str) -> list[str]:
-    """A step's dice, modifiers, total, threshold, table cell and outcome, one per line."""
+def step_lines(ruleset: str, step: Step, language: str, mixed: bool = False) -> list[str]:
+    """A step's dice, modifiers, total, threshold, table cell and outcome, one per line.
+
+    ``mixed``: the resolution has typed faces and the bot's rolls; the bot's are marked.
+    """
     lines: list[str] = []
     if step.rolls:
-        lines.append(" · ".join(f"`{roll.die.name} → {roll.face}`" for roll in step.rolls))
+        lines.append(
+            " · ".join(
+                f"`{roll.die.name} → {roll.face}`{roll_mark(roll, mixed, language)}"
+                for roll in step.rolls
+            )
+        )
     for modifier in step.modifiers:
         sign = "+" if modifier.value >= 0 else "−"
         label = translate(modifier.key, language, **dict(modifier.params))
@@ -277,10 +285,11 @@ def resolution_card(resolution: Resolution, language: str, *, odds_only: bool = 
             ],
             colour=COLOUR_ODDS,
         )
+    mixed = mixed_dice(resolution)
     sections = [
         Section(
             f"{index}. {step_title(resolution.ruleset, step, language)}",
-            step_lines(resolution.ruleset, step, language),
+            step_lines(resolution.ruleset, step, language, mixed),
         )
         for index, step in enumerate(resolution.steps, start=1)
     ]

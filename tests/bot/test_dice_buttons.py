@@ -64,3 +64,31 @@ def test_the_prompt_card_names_die_roll_faces_and_roller(language):
     huge = Reply(language=language, ruleset="manovra", dice_prompt=prompt(100))
     (message,) = reply_to_messages(huge, channel_id=5)
     assert message.view is None and "D100" in (message.embeds[0].description or "")
+
+
+@pytest.mark.parametrize("language", ["it", "en", "fr"])
+def test_the_bots_rolls_beside_typed_faces_are_shown_as_the_bots(language):
+    from bot.discord.embeds import resolution_card
+    from rules.core.dice import D6, Roll
+    from rules.core.i18n import translate
+    from rules.core.resolution import Outcome, Resolution, Step
+    from rules.render import render_resolution_text
+
+    bot = f"({translate('render.bot_roll', language)})"
+    typed = Roll(D6, 5, "to hit", by_hand=True, side="rossi")
+    save = Roll(D6, 2, "save", by_hand=False, side="blu")
+    mixed = Resolution(
+        "manovra",
+        "duel",
+        (Step("a", (typed,)), Step("b", (save,))),
+        Outcome.of("bot.game.ended"),
+    )
+    text = render_resolution_text(mixed, language)
+    assert "D6=5" in text and f"D6=5 {bot}" not in text
+    assert f"D6=2 {bot}" in text and text.count(bot) == 1
+    card = resolution_card(mixed, language)
+    shown = [line for section in card.sections for line in section.lines]
+    assert f"`D6 → 2` {bot}" in shown and "`D6 → 5`" in shown
+    # All typed, or all the bot's: nothing to tell apart, nothing marked.
+    alone = Resolution("manovra", "duel", (Step("a", (typed,)),), Outcome.of("bot.game.ended"))
+    assert bot not in render_resolution_text(alone, language)
