@@ -163,3 +163,18 @@ def test_piped_answers_give_the_dice_a_command_asks_for(tmp_path):
     assert "[anna] 3\n== Observation ==" in out
     assert "«arma distrutta + 1 morto + CT»" in out and "(dice entered by hand)" in out
     assert out.count("== Heavy-weapon fire ==") == 1  # resolved and shown once
+
+
+async def test_at_the_terminal_the_prompt_names_the_die_and_a_face_answers_it(service):
+    out = io.StringIO()
+    console = Console(service, out)
+    lines = ROLL_BY_ROLL.splitlines()
+    fire = lines.index("/fire unit:sherman_1 target:panzer_iv distance:40 ammo:AP dice:7")
+    errors = await console.run([*lines[: fire + 1], "12", "13", "3"], interactive=True)
+    text = out.getvalue()
+    assert "roll a D12 for 'D12 — penetration' (1-12):\n[anna] D12> " in text
+    assert "roll a D10 for 'D10 — effects' (1-10):\n[anna] D10> " in text
+    # 13 is not on a D10: refused, and the same die is asked for again.
+    assert "! Die #3 shows 13, but a D10 cannot roll 13" in text
+    assert "«arma distrutta + 1 morto + CT»" in text and errors == 1
+    assert text.endswith("[anna]> ")  # resolved: the ordinary prompt again
