@@ -60,6 +60,12 @@ GAME_VERBS = (
 )
 
 
+# Verbs that never commit: nothing to find again when they are retried.
+_READ_ONLY_VERBS = frozenset(
+    {"game.status", "turn.status", "game.log", "game.export", "game.join", "odds"}
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
     """One command from a front end."""
@@ -175,6 +181,9 @@ class GameService:
             request = replace(request, options=given)
         async with self._lock(request.channel_id):
             try:
+                earlier = await self._earlier_answer(request)
+                if earlier is not None:
+                    return earlier
                 return await self._dispatch(request)
             except VersionConflict:
                 raise ServiceError("error.service.conflict") from None
@@ -183,6 +192,24 @@ class GameService:
             except StoreError as error:
                 key = f"error.{error.key}"
                 raise ServiceError(key, **{k: str(v) for k, v in error.params.items()}) from None
+
+    async def _earlier_answer(self, request: Request) -> Reply | None:
+        """A retried interaction gets its original result, before any rule looks at the
+        state it changed (a retried /callarty would otherwise find its battery busy)."""
+        if request.interaction_id is None or request.verb in _READ_ONLY_VERBS:
+            return None
+        event = await self._store.event_by_interaction(request.interaction_id)
+        if event is None:
+            return None
+        if event.channel_id != request.channel_id:
+            raise ServiceError("error.service.conflict")
+        record = await self._store.load(request.channel_id)
+        reply = Reply(language=record.language, ruleset=record.ruleset, duplicate=True)
+        reply.seq = event.seq
+        reply.resolutions = [
+            Resolution.from_json(item) for item in event.resolution or [] if isinstance(item, dict)
+        ]
+        return reply
 
     async def _dispatch(self, request: Request) -> Reply:
         verb = request.verb
@@ -274,8 +301,8 @@ class GameService:
             status="active",
             actor_id=request.user_id,
             interaction_id=request.interaction_id,
+            referee_id=request.user_id,
         )
-        await self._store.add_member(request.channel_id, request.user_id, role="referee")
         reply = Reply(language=language, ruleset=ruleset)
         reply.notices.append(
             Outcome.of(

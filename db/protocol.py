@@ -50,8 +50,10 @@ class GameStore(Protocol):
         status: GameStatus = "setup",
         actor_id: int | None = None,
         interaction_id: str | None = None,
+        referee_id: int | None = None,
     ) -> GameRecord:
-        """Store a new game at version 1, logging a ``game.created`` event."""
+        """Store a new game at version 1, logging a ``game.created`` event; ``referee_id``
+        becomes its referee in the same transaction."""
         ...
 
     async def load(self, channel_id: int) -> GameRecord:
@@ -119,6 +121,10 @@ class GameStore(Protocol):
 
     async def export(self, channel_id: int, *, verify: bool = True) -> ExportBundle:
         """Everything about the game, its hash chain verified unless ``verify`` is false."""
+        ...
+
+    async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:
+        """The event an interaction committed, if any."""
         ...
 
     async def add_member(

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from rules.core.dice import DiceSource, Roll
 from rules.core.errors import InvalidInput
+from rules.core.game import disposable
 from rules.core.legal import LegalAction
 from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
@@ -192,7 +193,21 @@ class DocumentPlay:
             return self._document(self._state(current))
         return current
 
+    # The last document validated, with its state: the service asks several questions of one
+    # document per command (whose move, follow-ups, legal actions), each validation costing
+    # about as much as the rules. Keyed by identity: documents are never changed in place.
+    _memo: tuple[Mapping[str, Any], Any] | None = None
+
     def _state(self, document: Mapping[str, Any]) -> Any:
+        """The state of a document (read-only: callers must not change it)."""
+        memo = self._memo
+        if memo is not None and memo[0] is document:
+            return memo[1]
+        state = self._load_state(document)
+        self._memo = (document, state)
+        return state
+
+    def _load_state(self, document: Mapping[str, Any]) -> Any:
         fields = self.document_format.state_fields(self.document_format.upgrade(document))
         try:
             return self.game.load_state(fields)
@@ -214,16 +229,25 @@ class DocumentPlay:
     ) -> Played:
         """Apply a verb; ``odds`` previews (turn-order checks skipped) and is not committed."""
         command = self.commands.build_command(verb, options)
-        applied = self.game.apply(
-            self._state(document),
-            command,
-            dice,
-            actor_side=actor_side,
-            preview=verb == "odds",
-            other_dice=other_dice,
-        )
+        memo = self._memo
+        if memo is not None and memo[0] is document:
+            state, fresh = memo[1], False  # shared with readers: the command must copy it
+        else:
+            state, fresh = self._load_state(document), True  # ours alone: no copy needed
+        with disposable(state if fresh else None):
+            applied = self.game.apply(
+                state,
+                command,
+                dice,
+                actor_side=actor_side,
+                preview=verb == "odds",
+                other_dice=other_dice,
+            )
         rolls = list(applied.tray.rolls) if applied.tray is not None else []
-        return Played(self._document(applied.state), applied.resolutions, applied.notices, rolls)
+        played = Played(self._document(applied.state), applied.resolutions, applied.notices, rolls)
+        if verb != "odds":
+            self._memo = (played.document, applied.state)
+        return played
 
     def awaiting(self, document: Mapping[str, Any]) -> str | None:
         """The side whose move it is."""
