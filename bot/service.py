@@ -21,7 +21,14 @@ from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import GameRecord, NewEvent, PendingRoll
 from db.protocol import GameStore
 from rules.core.dice import DiceSource, ReplayingDice, Roll, ScriptedDice, SystemDice
-from rules.core.errors import DiceNeeded, IllegalAction, InvalidInput, RulesError, UnknownName
+from rules.core.errors import (
+    DiceError,
+    DiceNeeded,
+    IllegalAction,
+    InvalidInput,
+    RulesError,
+    UnknownName,
+)
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.play import FollowUp, GamePlay, StatusView
@@ -492,6 +499,13 @@ class GameService:
             )
         except IllegalAction as error:
             raise self._not_now(play, document, error, actor_side) from None
+        except DiceError as error:
+            if typed is None or error.key != "error.dice.impossible_face":
+                raise
+            # A face that does not fit may only mean the rules refuse the command anyway
+            # (the dice were meant for a path it never takes): then say the rules' reason.
+            self._raise_rules_refusal(play, document, request, actor_side, typed, bot_faces)
+            raise
         if isinstance(dice, ScriptedDice) and not odds_only:
             dice.ensure_consumed()
         reply.resolutions = played.resolutions
@@ -556,13 +570,7 @@ class GameService:
         with the rules' reason, rather than after the player has rolled for it.
         """
         actor_side = None if seat.role == "referee" else seat.side
-        refusal = refusal_whatever_the_dice(
-            play, document, request.verb, request.options, actor_side, typed, bot_faces
-        )
-        if isinstance(refusal, IllegalAction):
-            raise self._not_now(play, document, refusal, actor_side)
-        if refusal is not None:
-            raise refusal
+        self._raise_rules_refusal(play, document, request, actor_side, typed, bot_faces)
         pending = await self._store.save_pending_roll(
             PendingRoll(
                 channel_id=request.channel_id,
@@ -587,6 +595,24 @@ class GameService:
             faces=tuple(typed),
         )
         return reply
+
+    def _raise_rules_refusal(
+        self,
+        play: GamePlay,
+        document: Mapping[str, Any],
+        request: Request,
+        actor_side: str | None,
+        typed: Sequence[int],
+        bot_faces: Sequence[int],
+    ) -> None:
+        """Raise the rules' refusal of the command if no dice can avoid it (else nothing)."""
+        refusal = refusal_whatever_the_dice(
+            play, document, request.verb, request.options, actor_side, typed, bot_faces
+        )
+        if isinstance(refusal, IllegalAction):
+            raise self._not_now(play, document, refusal, actor_side)
+        if refusal is not None:
+            raise refusal
 
     async def _answer_roll(
         self,

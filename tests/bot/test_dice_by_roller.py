@@ -320,3 +320,11 @@ async def test_asking_for_every_die_and_a_late_refusal_named_at_once(duel, store
     assert reply.dice_prompt.label == "to hit"
     reply = await _answer(duel, ANNA, reply, "2")  # a miss: no save, no damage
     assert reply.dice_prompt is None and reply.seq == version + 1
+
+
+async def test_a_face_that_does_not_fit_a_refused_command_gives_the_rules_reason(duel):
+    await _duel(duel)
+    # A 9 is on no D6; but the shot at an unknown side is refused whatever the dice.
+    await duel.refused(ANNA, "shoot", "error.unknown_name", dice="9", target="verdi")
+    error = await duel.refused(ANNA, "shoot", "error.dice.impossible_face", dice="9", target="blu")
+    assert error.params["face"] == 9 and error.params["die"] == "D6"
