@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.commands import command_line
+from bot.rolls import dice_prompt_text
 from bot.service import Reply
 from rules.core.expression import render_roll
 from rules.core.i18n import translate
@@ -93,6 +94,9 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         )
     if reply.by_hand and reply.seq is not None:
         parts.append(translate("bot.dice.check", language, seq=reply.seq))
+    if reply.dice_prompt is not None:
+        prompt = reply.dice_prompt
+        parts.append(dice_prompt_text(prompt, language, "@" + name_of(prompt.user_id)))
     if reply.ping:
         parts.append(
             translate("bot.ping", language, players=", ".join("@" + name_of(u) for u in reply.ping))

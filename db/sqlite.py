@@ -21,7 +21,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -68,6 +68,7 @@ from db.models import (
     Member,
     MemberRole,
     NewEvent,
+    PendingRoll,
     StateRecord,
     format_timestamp,
     parse_timestamp,
@@ -583,7 +584,7 @@ def _delete_tx(connection: sqlite3.Connection, channel_id: int) -> None:
         if row[0] != "ended":
             raise GameNotEnded(channel_id)
         # Children first: foreign keys are enforced and have no cascade on purpose.
-        for table in ("deadlines", "members", "events", "states", "games"):
+        for table in ("pending_rolls", "deadlines", "members", "events", "states", "games"):
             connection.execute(f"DELETE FROM {table} WHERE channel_id = ?", (channel_id,))
 
 
@@ -797,6 +798,74 @@ def _set_deadline_tx(
         reminded=False,
         set_at=parse_timestamp(set_at),
     )
+
+
+def _save_pending_roll_tx(
+    connection: sqlite3.Connection, roll: PendingRoll, created_at: str
+) -> PendingRoll:
+    with _write_transaction(connection):
+        _require_game(connection, roll.channel_id)
+        # One prompt per player and channel: the newer one replaces the older.
+        connection.execute(
+            "DELETE FROM pending_rolls WHERE channel_id = ? AND user_id = ?",
+            (roll.channel_id, roll.user_id),
+        )
+        cursor = connection.execute(
+            "INSERT INTO pending_rolls (channel_id, user_id, version, verb, options, faces, "
+            "bot_faces, die_sides, label, side, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                roll.channel_id,
+                roll.user_id,
+                roll.version,
+                roll.verb,
+                _stable_json(roll.options),
+                _stable_json(list(roll.faces)),
+                _stable_json(list(roll.bot_faces)),
+                roll.die_sides,
+                roll.label,
+                roll.side,
+                created_at,
+            ),
+        )
+        roll_id = int(cursor.lastrowid or 0)
+    return replace(roll, id=roll_id, created_at=parse_timestamp(created_at))
+
+
+def _pending_roll_tx(
+    connection: sqlite3.Connection, channel_id: int, roll_id: int
+) -> PendingRoll | None:
+    row = connection.execute(
+        "SELECT id, channel_id, user_id, version, verb, options, faces, bot_faces, die_sides, "
+        "label, side, created_at FROM pending_rolls WHERE channel_id = ? AND id = ?",
+        (channel_id, roll_id),
+    ).fetchone()
+    if row is None:
+        return None
+    try:
+        options = json.loads(row[5])
+        faces = [int(face) for face in json.loads(row[6])]
+        bot_faces = [int(face) for face in json.loads(row[7])]
+        if not isinstance(options, dict):
+            raise ValueError("options are not an object")
+        return PendingRoll(
+            id=int(row[0]),
+            channel_id=int(row[1]),
+            user_id=int(row[2]),
+            version=int(row[3]),
+            verb=str(row[4]),
+            options=options,
+            faces=faces,
+            bot_faces=bot_faces,
+            die_sides=int(row[8]),
+            label=str(row[9]),
+            side=row[10],
+            created_at=parse_timestamp(row[11]),
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(
+            channel_id, f"pending roll {roll_id} is unreadable ({error})"
+        ) from error
 
 
 _DEADLINE_COLUMNS = "d.channel_id, d.side, d.due_at, d.reminded, d.set_at"
@@ -1436,6 +1505,36 @@ class SqliteStore:
                 sql="UPDATE deadlines SET reminded = 1 "
                 "WHERE channel_id = ? AND side = ? AND due_at = ? AND reminded = 0",
                 params=(channel_id, side, format_timestamp(due_at)),
+            ),
+            channel_id,
+        )
+        return changed > 0
+
+    # ---- rolls a player still owes ------------------------------------------------------
+
+    async def save_pending_roll(self, roll: PendingRoll) -> PendingRoll:
+        """Keep a command that waits for its roller's next die; returns it with its id.
+
+        It replaces any earlier prompt of the same player in the same channel.
+        """
+        return await self._run(
+            partial(_save_pending_roll_tx, roll=roll, created_at=format_timestamp(utc_now())),
+            roll.channel_id,
+        )
+
+    async def pending_roll(self, channel_id: int, roll_id: int) -> PendingRoll | None:
+        """The prompt ``roll_id`` of the channel, or None if it was answered or replaced."""
+        return await self._run(
+            partial(_pending_roll_tx, channel_id=channel_id, roll_id=roll_id), channel_id
+        )
+
+    async def drop_pending_roll(self, channel_id: int, roll_id: int) -> bool:
+        """Forget a prompt (answered or void); false if it was already gone."""
+        changed = await self._run(
+            partial(
+                _simple_write,
+                sql="DELETE FROM pending_rolls WHERE channel_id = ? AND id = ?",
+                params=(channel_id, roll_id),
             ),
             channel_id,
         )

@@ -33,7 +33,7 @@ from bot.discord.commands import build_app_commands
 from bot.discord.embeds import reply_to_messages
 from bot.discord.errors import report_error
 from bot.discord.translator import CatalogueTranslator
-from bot.discord.views import ActionButton
+from bot.discord.views import ActionButton, DieFaceButton
 from bot.service import GameService
 from db.protocol import GameStore
 from rules.core.errors import InvalidInput
@@ -253,7 +253,7 @@ class ArbitroBot(commands.Bot):
         for command in build_app_commands():
             self.tree.add_command(command)
         await self.tree.set_translator(CatalogueTranslator())
-        self.add_dynamic_items(ActionButton)
+        self.add_dynamic_items(ActionButton, DieFaceButton)
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
         """Sync to the development guild (instant) when one is set, else globally."""

@@ -26,7 +26,7 @@ import discord
 from bot.discord.embeds import MessagePayload, reply_to_messages
 from bot.discord.errors import PENDING, describe_interaction, report_error
 from bot.discord.translator import LOCALES
-from bot.discord.views import ActionButton, view_after_click
+from bot.discord.views import ActionButton, DieFaceButton, view_after_click
 from bot.service import MAX_SCENARIO_BYTES, Reply, Request
 from rules.core.errors import InvalidInput, RulesError
 
@@ -186,7 +186,9 @@ async def _run_command(
         await report_error(interaction, error, context=context)
 
 
-async def run_button(interaction: discord.Interaction[Any], button: ActionButton) -> None:
+async def run_button(
+    interaction: discord.Interaction[Any], button: ActionButton | DieFaceButton
+) -> None:
     """Run a button's verb for whoever clicked it; disable the button once it worked."""
     bot = bot_of(interaction)
     context = {"verb": button.verb, "options": button.options, "button": True}
