@@ -16,6 +16,7 @@ from discord import app_commands
 from bot.discord.client import build_bot, dry_run_payload, dummy_service, payload_hash
 from bot.heartbeat import Beat, read_beat, stamp_while_connected, write_beat
 from bot.main import main
+from db.migrations import latest_version
 from db.sqlite import SqliteStore
 
 HASH_FILE = Path(__file__).with_name("command_payload.sha256")
@@ -58,7 +59,7 @@ def test_health_is_ok_with_a_fresh_heartbeat_and_a_database_that_answers(databas
     status, lines = health(capsys, "--db", str(database))
     assert status == 0
     assert len(lines) == 1 and lines[0].startswith("ok: gateway heartbeat 3 s ago (latency 42 ms)")
-    assert "schema 1" in lines[0]
+    assert f"schema {latest_version()}" in lines[0]
 
 
 def test_health_fails_on_a_stale_heartbeat(database, capsys):
