@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from db.errors import GameNotFound, StoreError, VersionConflict
@@ -40,12 +41,17 @@ from rules.core.errors import (
 from rules.core.expression import RollResult, parse_expression
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
+from rules.core.odds import odds_budget
 from rules.core.play import FollowUp, GamePlay, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.render import render_resolution_text
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+#: A resolution whose odds take longer than this posts without them rather than wait.
+ODDS_BUDGET_S = 1.0
 
 MAX_OPTION_TEXT = 200
 MAX_SCENARIO_BYTES = 256 * 1024  # bytes, as rules.core.scenario counts them
@@ -181,6 +187,19 @@ class GameService:
         self._store = store
         self._dice = dice or SystemDice()
         self._locks: dict[int, asyncio.Lock] = {}
+        # The rules run off the event loop, one command at a time: a long resolution (cold
+        # odds) never holds the other channels' commands, and the rules' caches are never
+        # touched by two threads at once.
+        self._rules = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-rules")
+
+    async def _off_loop(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Run rules work on the rules thread, its odds bounded by :data:`ODDS_BUDGET_S`."""
+
+        def bounded() -> _T:
+            with odds_budget(ODDS_BUDGET_S):
+                return work(*args, **kwargs)
+
+        return await asyncio.get_running_loop().run_in_executor(self._rules, bounded)
 
     def _lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -535,7 +554,8 @@ class GameService:
             bot_dice = ReplayingDice(bot_faces, self._dice)
         before = play.awaiting(document)
         try:
-            played = play.apply(
+            played = await self._off_loop(
+                play.apply,
                 document,
                 request.verb,
                 request.options,
