@@ -13,6 +13,8 @@ Physical dice: a command given with ``dice:`` that needs one more die prints a p
 from __future__ import annotations
 
 import asyncio
+import io
+import logging
 import re
 import shlex
 import sys
@@ -25,11 +27,12 @@ from bot.commands import BUTTON_COMMANDS, COMMANDS, FILE, CommandSpec, OptionSpe
 from bot.commands import invocation as invocation_of
 from bot.render_text import reply_text
 from bot.rolls import DicePrompt
-from bot.service import GameService, Request
+from bot.service import MAX_SCENARIO_BYTES, GameService, Request
 from db.errors import StoreError
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
 
+log = logging.getLogger(__name__)
 DEFAULT_SEAT = "arbitro"
 _MENTION = re.compile(r"<@(\d+)>")
 _FACE = re.compile(r"^\d{1,3}$")
@@ -56,7 +59,7 @@ CONSOLE_COMMANDS: dict[str, CommandSpec] = _console_commands()
 
 def user_id_of(name: str) -> int:
     """A stable user id for a seat name (console players have no Discord account)."""
-    return zlib.crc32(name.strip().lower().encode()) + 1
+    return zlib.crc32(name.strip().lower().encode("utf-8", "surrogatepass")) + 1
 
 
 class ParseError(ValueError):
@@ -285,16 +288,25 @@ class Console:
             verb, options, dice, path = parse_line(line)
             attachment = None
             if path:
-                attachment = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
+                attachment = await asyncio.to_thread(read_scenario_file, path)
         except ParseError as error:
             self.errors += 1
             self._print(f"! {error.localized(self._language)}")
             return
-        except (OSError, UnicodeDecodeError) as error:
-            self.errors += 1
-            self._print(f"! {error}")
+        except FileTooBig:
+            self._refuse("bot.console.file_too_big", path=path[:80], limit=MAX_SCENARIO_BYTES)
+            return
+        except UnicodeDecodeError:
+            self._refuse("bot.console.file_not_utf8", path=path[:80])
+            return
+        except OSError:
+            self._refuse("bot.console.file_missing", path=path[:80])
             return
         await self._send(verb, options, dice, attachment)
+
+    def _refuse(self, key: str, **params: Any) -> None:
+        self.errors += 1
+        self._print("! " + translate(key, self._language, **params))
 
     async def _send(
         self, verb: str, options: dict[str, Any], dice: str | None, attachment: str | None
@@ -322,6 +334,10 @@ class Console:
         except StoreError as error:
             self.errors += 1
             self._print(f"! {error}")
+            return
+        except Exception:  # a bug must not end the table: say so politely, keep playing
+            log.exception("console command failed: %s %s", verb, options)
+            self._refuse("discord.error.unexpected")
             return
         self._language = reply.language
         if reply.dice_prompt is not None or verb == "dice.roll":
@@ -364,6 +380,39 @@ class Console:
         return self._names.get(user_id, str(user_id))
 
 
+class FileTooBig(OSError):
+    """A file given with ``file:`` larger than a scenario may be."""
+
+
+def read_scenario_file(path: str) -> str:
+    """Read a scenario for ``file:``: a bounded read (``/dev/zero`` is refused, not eaten),
+    UTF-8 or a clear error."""
+    with Path(path).open("rb") as handle:
+        data = handle.read(MAX_SCENARIO_BYTES + 1)
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise FileTooBig(f"{path}: more than {MAX_SCENARIO_BYTES} bytes")
+    return data.decode("utf-8")
+
+
+def _tolerant(stream: TextIO, *, writing: bool) -> TextIO:
+    """The same stream decoding/encoding UTF-8 without ever failing on a byte.
+
+    A console must survive any bytes: undecodable input becomes U+FFFD, unencodable
+    output a replacement, instead of a traceback that leaves the table unusable.
+    """
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        return stream
+    wrapped = io.TextIOWrapper(
+        buffer,
+        encoding="utf-8",
+        errors="replace",
+        line_buffering=writing,
+        write_through=writing,
+    )
+    return wrapped
+
+
 async def run_console(
     service: GameService,
     *,
@@ -373,8 +422,8 @@ async def run_console(
     stdout: TextIO | None = None,
 ) -> int:
     """Run the console on stdin/stdout; with ``strict``, status 1 if any command failed."""
-    source = stdin or sys.stdin
-    out = stdout or sys.stdout
+    source = stdin or _tolerant(sys.stdin, writing=False)
+    out = stdout or _tolerant(sys.stdout, writing=True)
     console = Console(service, out, channel_id=channel_id)
     interactive = source.isatty()
     if interactive:

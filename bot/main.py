@@ -19,6 +19,17 @@ from typing import Any
 EXIT_USAGE = 2
 
 
+def _channel_id(text: str) -> int:
+    """A channel id as SQLite and Discord hold them: a positive 64-bit integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:30]!r}") from None
+    if not 1 <= value < 2**63:
+        raise argparse.ArgumentTypeError("a channel id is between 1 and 2**63 - 1")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level argument parser with every subcommand registered."""
     from bot.replay_cli import register as register_replay
@@ -28,7 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arbitro", description="Arbitro, the wargame umpire.")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     console = subcommands.add_parser("console", help="the console table (no Discord needed)")
-    console.add_argument("--channel", type=int, default=1, help="the table's channel id")
+    console.add_argument(
+        "--channel", type=_channel_id, default=1, help="the table's channel id (1 to 2⁶³−1)"
+    )
     console.add_argument("--db", help="SQLite file (default: ARBITRO_DB or arbitro.db)")
     console.add_argument("--strict", action="store_true", help="exit 1 if a command failed")
     console.set_defaults(handler=_console)
