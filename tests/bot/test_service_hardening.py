@@ -122,8 +122,8 @@ async def test_a_slow_resolution_does_not_hold_other_channels(service, store, mo
 
     monkeypatch.setattr(type(play), "apply", slow_apply)
     slow = asyncio.create_task(service.handle(Request(1, REFEREE, "turn.next", {})))
-    while not entered.is_set():
-        await asyncio.sleep(0.01)
+    # The slow command is inside the rules (on their thread) before the other one starts.
+    assert await asyncio.to_thread(entered.wait, 10)
     status = await asyncio.wait_for(
         service.handle(Request(2, REFEREE, "game.status", {})), timeout=5
     )
