@@ -352,6 +352,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("fire", "fire", (*FIRE_OPTIONS, dice_option())),
     CommandSpec("odds", "odds", FIRE_OPTIONS, private=True),
+    # Free dice, with or without a game in the channel (logged in its game when there is one).
+    CommandSpec("roll", "roll", (text("expression", required=True), dice_option())),
     CommandSpec(
         "callarty",
         "callarty",

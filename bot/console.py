@@ -5,11 +5,16 @@ the slash commands': both are generated from :mod:`bot.commands`. ``/as NAME`` s
 seat (each name is a player), ``/help`` lists the commands (``/help fire`` one command's
 options), ``/quit`` leaves. Piped input runs non-interactively and exits at its end. Discord's
 buttons for dice typed by hand are typed here: ``/confirm seq:N``, ``/dispute seq:N``.
+
+Physical dice: a command given with ``dice:`` that needs one more die prints a prompt
+("roll a D6 for 'penetration' (1-6):"); the next line, a number alone, answers it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
+import logging
 import re
 import shlex
 import sys
@@ -21,13 +26,18 @@ from typing import Any, NamedTuple, TextIO
 from bot.commands import BUTTON_COMMANDS, COMMANDS, FILE, CommandSpec, OptionSpec, OptionType
 from bot.commands import invocation as invocation_of
 from bot.render_text import reply_text
-from bot.service import GameService, Request
+from bot.rolls import DicePrompt
+from bot.service import MAX_SCENARIO_BYTES, GameService, Request
 from db.errors import StoreError
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
 
+log = logging.getLogger(__name__)
 DEFAULT_SEAT = "arbitro"
 _MENTION = re.compile(r"<@(\d+)>")
+_FACE = re.compile(r"^\d{1,3}$")
+# Refusals after which the die asked for is no longer awaited.
+_PROMPT_OVER = frozenset({"error.service.roll_gone", "error.service.roll_expired"})
 _INTEGER = re.compile(r"[+-]?\d+")
 _TRUE = frozenset({"true", "yes", "y", "1", "si", "sì", "vero", "oui", "vrai", "on"})
 _FALSE = frozenset({"false", "no", "n", "0", "falso", "non", "faux", "off"})
@@ -49,7 +59,7 @@ CONSOLE_COMMANDS: dict[str, CommandSpec] = _console_commands()
 
 def user_id_of(name: str) -> int:
     """A stable user id for a seat name (console players have no Discord account)."""
-    return zlib.crc32(name.strip().lower().encode()) + 1
+    return zlib.crc32(name.strip().lower().encode("utf-8", "surrogatepass")) + 1
 
 
 class ParseError(ValueError):
@@ -229,6 +239,8 @@ class Console:
         self._names: dict[int, str] = {user_id_of(DEFAULT_SEAT): DEFAULT_SEAT}
         self._counter = 0
         self._language = "it"  # the game's language, learnt from its replies
+        self._prompt: DicePrompt | None = None  # a die the last command still waits for
+        self._prompt_noted = False
         self.errors = 0
 
     def _print(self, text: str) -> None:
@@ -247,9 +259,14 @@ class Console:
                 self._print(f"[{self._seat}] {line}")
             if line in ("/quit", "/exit"):
                 break
-            await self.execute(line)
+            if self._prompt is not None and _FACE.match(line):
+                await self.answer_die(line)
+            else:
+                self._note_pending()
+                await self.execute(line)
             if interactive:
-                self._out.write(f"[{self._seat}]> ")
+                die = f" {self._prompt.die.name}" if self._prompt is not None else ""
+                self._out.write(f"[{self._seat}]{die}> ")
                 self._out.flush()
         return self.errors
 
@@ -271,15 +288,30 @@ class Console:
             verb, options, dice, path = parse_line(line)
             attachment = None
             if path:
-                attachment = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
+                attachment = await asyncio.to_thread(read_scenario_file, path)
         except ParseError as error:
             self.errors += 1
             self._print(f"! {error.localized(self._language)}")
             return
-        except (OSError, UnicodeDecodeError) as error:
-            self.errors += 1
-            self._print(f"! {error}")
+        except FileTooBig:
+            self._refuse("bot.console.file_too_big", path=path[:80], limit=MAX_SCENARIO_BYTES)
             return
+        except UnicodeDecodeError:
+            self._refuse("bot.console.file_not_utf8", path=path[:80])
+            return
+        except OSError:
+            self._refuse("bot.console.file_missing", path=path[:80])
+            return
+        await self._send(verb, options, dice, attachment)
+
+    def _refuse(self, key: str, **params: Any) -> None:
+        self.errors += 1
+        self._print("! " + translate(key, self._language, **params))
+
+    async def _send(
+        self, verb: str, options: dict[str, Any], dice: str | None, attachment: str | None
+    ) -> None:
+        """One request through the service as the current seat; print its reply."""
         self._counter += 1
         request = Request(
             channel_id=self._channel,
@@ -296,17 +328,89 @@ class Console:
         except RulesError as error:
             self.errors += 1
             self._print(f"! {error.localized(self._language)}")
+            if error.key in _PROMPT_OVER:
+                self._prompt = None
             return
         except StoreError as error:
             self.errors += 1
             self._print(f"! {error}")
             return
+        except Exception:  # a bug must not end the table: say so politely, keep playing
+            log.exception("console command failed: %s %s", verb, options)
+            self._refuse("discord.error.unexpected")
+            return
         self._language = reply.language
+        if reply.dice_prompt is not None or verb == "dice.roll":
+            # A new die asked for, or (after an answer that resolved it) none any more.
+            self._prompt, self._prompt_noted = reply.dice_prompt, False
         text = reply_text(reply, self._name)
         self._print(_MENTION.sub(lambda match: "@" + self._name(int(match.group(1))), text))
 
+    async def answer_die(self, face: str) -> None:
+        """Give the face a waiting command asked for (the next line after its prompt).
+
+        A refused answer (another seat, a face the die cannot show) leaves it waiting.
+        """
+        prompt = self._prompt
+        if prompt is None:
+            return
+        await self._send(
+            "dice.roll",
+            {"prompt": prompt.prompt_id, "n": prompt.position, "face": face},
+            None,
+            None,
+        )
+
+    def _note_pending(self) -> None:
+        """A line that is not a face leaves the die asked for pending: say so, once.
+
+        The prompt is kept: a later line holding only a number still answers it (the
+        service refuses it clearly if the game has moved on meanwhile).
+        """
+        prompt = self._prompt
+        if prompt is None or self._prompt_noted:
+            return
+        self._prompt_noted = True
+        self._print(
+            "… "
+            + translate("bot.dice.pending", self._language, die=prompt.die.name, label=prompt.label)
+        )
+
     def _name(self, user_id: int) -> str:
         return self._names.get(user_id, str(user_id))
+
+
+class FileTooBig(OSError):
+    """A file given with ``file:`` larger than a scenario may be."""
+
+
+def read_scenario_file(path: str) -> str:
+    """Read a scenario for ``file:``: a bounded read (``/dev/zero`` is refused, not eaten),
+    UTF-8 or a clear error."""
+    with Path(path).open("rb") as handle:
+        data = handle.read(MAX_SCENARIO_BYTES + 1)
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise FileTooBig(f"{path}: more than {MAX_SCENARIO_BYTES} bytes")
+    return data.decode("utf-8")
+
+
+def _tolerant(stream: TextIO, *, writing: bool) -> TextIO:
+    """The same stream decoding/encoding UTF-8 without ever failing on a byte.
+
+    A console must survive any bytes: undecodable input becomes U+FFFD, unencodable
+    output a replacement, instead of a traceback that leaves the table unusable.
+    """
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        return stream
+    wrapped = io.TextIOWrapper(
+        buffer,
+        encoding="utf-8",
+        errors="replace",
+        line_buffering=writing,
+        write_through=writing,
+    )
+    return wrapped
 
 
 async def run_console(
@@ -318,8 +422,8 @@ async def run_console(
     stdout: TextIO | None = None,
 ) -> int:
     """Run the console on stdin/stdout; with ``strict``, status 1 if any command failed."""
-    source = stdin or sys.stdin
-    out = stdout or sys.stdout
+    source = stdin or _tolerant(sys.stdin, writing=False)
+    out = stdout or _tolerant(sys.stdout, writing=True)
     console = Console(service, out, channel_id=channel_id)
     interactive = source.isatty()
     if interactive:

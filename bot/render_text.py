@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.commands import command_line
+from bot.rolls import dice_prompt_text
 from bot.service import Reply
+from rules.core.expression import render_roll
 from rules.core.i18n import translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
@@ -74,6 +76,8 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         return "\n".join(parts)
     if reply.duplicate:
         parts.append(translate("bot.duplicate", language))
+    if reply.roll is not None:
+        parts.append(render_roll(reply.roll, language))
     parts += [render_described_text(one, language) for one in described]
     parts += [f"» {notice_text(reply.ruleset, n, language)}" for n in reply.notices]
     if reply.acted_for:
@@ -90,6 +94,9 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         )
     if reply.by_hand and reply.seq is not None:
         parts.append(translate("bot.dice.check", language, seq=reply.seq))
+    if reply.dice_prompt is not None:
+        prompt = reply.dice_prompt
+        parts.append(dice_prompt_text(prompt, language, "@" + name_of(prompt.user_id)))
     if reply.ping:
         parts.append(
             translate("bot.ping", language, players=", ".join("@" + name_of(u) for u in reply.ping))

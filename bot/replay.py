@@ -42,7 +42,8 @@ from rules.core.ruleset import get_ruleset
 # The event written when a replayed state is adopted (after a rules fix).
 VERB_REPLAYED = "game.replayed"
 # Events that keep the document as it is.
-SAME_DOCUMENT_VERBS = frozenset({"dice.confirm", "dice.dispute", VERB_REPLAYED})
+# Events that leave the document as it was: confirmations, free /roll dice, adoptions.
+SAME_DOCUMENT_VERBS = frozenset({"dice.confirm", "dice.dispute", "roll", VERB_REPLAYED})
 MAX_DIFFERENCES = 5
 MAX_VALUE_TEXT = 60
 

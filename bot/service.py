@@ -12,31 +12,55 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from db.errors import GameNotFound, StoreError, VersionConflict
-from db.models import NewEvent
+from db.models import GameRecord, NewEvent, PendingRoll
 from db.protocol import GameStore
-from rules.core.dice import DiceSource, Roll, ScriptedDice, SystemDice, parse_faces
-from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
+from rules.core.dice import (
+    DiceSource,
+    DiceTray,
+    ReplayingDice,
+    Roll,
+    ScriptedDice,
+    SystemDice,
+    parse_faces,
+)
+from rules.core.errors import (
+    DiceError,
+    DiceNeeded,
+    IllegalAction,
+    InvalidInput,
+    RulesError,
+    UnknownName,
+)
+from rules.core.expression import RollResult, parse_expression
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
+from rules.core.odds import odds_budget
 from rules.core.play import FollowUp, GamePlay, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.render import render_resolution_text
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+#: A resolution whose odds take longer than this posts without them rather than wait.
+ODDS_BUDGET_S = 1.0
 
 MAX_OPTION_TEXT = 200
 MAX_SCENARIO_BYTES = 256 * 1024  # bytes, as rules.core.scenario counts them
 MAX_LOG = 50
 # Runs of a command whose write lost a race with another bot process (see _answer).
-CONFLICT_ATTEMPTS = 8
-CONFLICT_BACKOFF_S = 0.01
+CONFLICT_ATTEMPTS = 12
+CONFLICT_BACKOFF_S = 0.005
+CONFLICT_BACKOFF_MAX_S = 0.25
 MAX_DEADLINE_HOURS = 24 * 60
 
 # Keys the service adds to a play event's args beside the command's options: the referee
@@ -59,6 +83,7 @@ GAME_VERBS = (
     "turn.status",
     "dice.confirm",
     "dice.dispute",
+    "dice.roll",
 )
 
 
@@ -81,6 +106,8 @@ class Request:
     interaction_id: str | None = None
     attachment: str | None = None
     user_name: str = ""
+    #: The asker's language (their Discord locale), for answers outside any game.
+    locale: str | None = None
 
 
 @dataclass
@@ -102,6 +129,8 @@ class Reply:
     acted_for: str | None = None
     duplicate: bool = False
     owed: list[LegalAction] = field(default_factory=list)
+    roll: RollResult | None = None
+    dice_prompt: DicePrompt | None = None
 
 
 class ServiceError(RulesError):
@@ -165,6 +194,19 @@ class GameService:
         self._locks: dict[int, asyncio.Lock] = {}
         # Timing only (retry jitter), never dice: a private generator, seeded by the OS.
         self._jitter = random.Random()
+        # The rules run off the event loop, one command at a time: a long resolution (cold
+        # odds) never holds the other channels' commands, and the rules' caches are never
+        # touched by two threads at once.
+        self._rules = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-rules")
+
+    async def _off_loop(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Run rules work on the rules thread, its odds bounded by :data:`ODDS_BUDGET_S`."""
+
+        def bounded() -> _T:
+            with odds_budget(ODDS_BUDGET_S):
+                return work(*args, **kwargs)
+
+        return await asyncio.get_running_loop().run_in_executor(self._rules, bounded)
 
     def _lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -213,7 +255,9 @@ class GameService:
                 if attempt == CONFLICT_ATTEMPTS:
                     raise
                 # Jitter so two processes that collided do not collide again in lockstep.
-                await asyncio.sleep(self._jitter.uniform(0, CONFLICT_BACKOFF_S * attempt))
+                # Exponential (capped): a channel hammered by several processes settles.
+                ceiling = min(CONFLICT_BACKOFF_MAX_S, CONFLICT_BACKOFF_S * 2**attempt)
+                await asyncio.sleep(self._jitter.uniform(0, ceiling))
         raise AssertionError("unreachable")
 
     async def _earlier_answer(self, request: Request) -> Reply | None:
@@ -238,6 +282,8 @@ class GameService:
         verb = request.verb
         if verb == "game.new":
             return await self._new_game(request)
+        if verb == "roll":
+            return await self._free_roll(request)
         record = await self._store.load(request.channel_id)
         play = self._play(record.ruleset)
         seat = await self._seat(request)
@@ -263,6 +309,8 @@ class GameService:
             return await self._referee(request, play, record.version, document, reply)
         if verb in ("dice.confirm", "dice.dispute"):
             return await self._dice_check(request, seat, record.version, document, reply)
+        if verb == "dice.roll":
+            return await self._answer_roll(request, play, seat, record, document, reply)
         if verb not in play.verbs():
             raise UnknownName(
                 "error.unknown_command",
@@ -281,6 +329,44 @@ class GameService:
         if play is None:
             raise ServiceError("error.service.not_playable", ruleset=ruleset)
         return play
+
+    async def _free_roll(self, request: Request) -> Reply:
+        """``/roll 2d6+1``: free dice, logged in the channel's game when there is one."""
+        expression = parse_expression(str(request.options.get("expression", "")))
+        try:
+            record = await self._store.load(request.channel_id)
+        except GameNotFound:
+            record = None
+        language = record.language if record is not None else (request.locale or "it")
+        dice: DiceSource = self._dice
+        if request.dice:
+            dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
+        result = expression.roll(DiceTray(dice))
+        if isinstance(dice, ScriptedDice):
+            dice.ensure_consumed()
+        reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
+        reply.roll = result
+        reply.by_hand = bool(request.dice)
+        if record is not None and record.status != "ended":
+            event = NewEvent(
+                verb="roll",
+                args={
+                    "expression": expression.notation,
+                    "total": result.total,
+                    "by_hand": bool(request.dice),
+                },
+                dice=[
+                    {"die": r.die.name, "face": r.face, "label": r.label, "by_hand": r.by_hand}
+                    for r in result.rolls
+                ],
+                actor_id=request.user_id,
+                interaction_id=request.interaction_id,
+            )
+            committed = await self._store.commit(
+                request.channel_id, record.version, record.document, event
+            )
+            reply.seq = committed.seq
+        return reply
 
     async def _seat(self, request: Request) -> Seat:
         for member in await self._store.members(request.channel_id):
@@ -473,27 +559,54 @@ class GameService:
         version: int,
         document: Mapping[str, Any],
         reply: Reply,
+        typed: list[int] | None = None,
+        bot_faces: Sequence[int] = (),
     ) -> Reply:
+        """Resolve a rules verb and commit it, or ask the roller for one more die.
+
+        ``typed`` are the player's faces (parsed from ``request.dice`` when not given),
+        ``bot_faces`` the bot's faces of an earlier run of the same command, replayed.
+        """
         actor_side = None if seat.role == "referee" else seat.side
         if seat.role == "player" and seat.side is None:
             raise ServiceError("error.service.join_first")
-        dice: DiceSource = self._dice
-        if request.dice:
-            zero_is_ten = get_ruleset(reply.ruleset).zero_reads_as_ten
-            faces = parse_faces(request.dice, zero_reads_as_ten=zero_is_ten)
-            dice = ScriptedDice(faces, by_hand=True)
         odds_only = request.verb == "odds"
+        if typed is None and request.dice and not odds_only:
+            zero_is_ten = get_ruleset(reply.ruleset).zero_reads_as_ten
+            typed = typed_faces(request.dice, zero_reads_as_ten=zero_is_ten)
+        dice: DiceSource = self._dice
+        # Dice belong to their roller: typed faces serve only the acting side's rolls; the
+        # rolls made for another side come from the bot (recorded, for a re-run).
+        bot_dice: ReplayingDice | None = None
+        if typed is not None:
+            dice = ScriptedDice(typed, by_hand=True)
+            bot_dice = ReplayingDice(bot_faces, self._dice)
         before = play.awaiting(document)
         try:
-            played = play.apply(
+            played = await self._off_loop(
+                play.apply,
                 document,
                 request.verb,
                 request.options,
                 SystemDice() if odds_only else dice,
                 actor_side,
+                other_dice=bot_dice,
+            )
+        except DiceNeeded as needed:
+            if typed is None or bot_dice is None or needed.source is not dice:
+                raise  # not the player's typed faces (scripted bot dice): a plain refusal
+            return await self._ask_for_die(
+                request, play, seat, version, document, reply, needed, typed, bot_dice.faces
             )
         except IllegalAction as error:
             raise self._not_now(play, document, error, actor_side) from None
+        except DiceError as error:
+            if typed is None or error.key != "error.dice.impossible_face":
+                raise
+            # A face that does not fit may only mean the rules refuse the command anyway
+            # (the dice were meant for a path it never takes): then say the rules' reason.
+            self._raise_rules_refusal(play, document, request, actor_side, typed, bot_faces)
+            raise
         if isinstance(dice, ScriptedDice) and not odds_only:
             dice.ensure_consumed()
         reply.resolutions = played.resolutions
@@ -509,11 +622,12 @@ class GameService:
         if seat.role == "referee" and before is not None and before != seat.side:
             args[ACTED_FOR_ARG] = before
             reply.acted_for = before
-        if request.dice:
+        if typed is not None:
             args[BY_HAND_ARG] = True
             reply.by_hand = True
         # Enough to replay the command without the members table: the side it was played
-        # for, and every die the tray rolled in order (not only those a resolution shows).
+        # for, and every die the tray rolled in order (not only those a resolution shows),
+        # each marked typed by the player (by_hand) or the bot's, and the side it was for.
         args[ACTOR_SIDE_ARG] = actor_side
         event = NewEvent(
             verb=request.verb,
@@ -538,6 +652,113 @@ class GameService:
         if after is not None and after != before:
             reply.ping = await self._players_of(request.channel_id, after)
         return reply
+
+    async def _ask_for_die(
+        self,
+        request: Request,
+        play: GamePlay,
+        seat: Seat,
+        version: int,
+        document: Mapping[str, Any],
+        reply: Reply,
+        needed: DiceNeeded,
+        typed: list[int],
+        bot_faces: Sequence[int],
+    ) -> Reply:
+        """Typed faces ran out: keep the command and ask its roller for the next die.
+
+        Nothing is committed. A command the rules refuse whatever the dice is refused now,
+        with the rules' reason, rather than after the player has rolled for it.
+        """
+        actor_side = None if seat.role == "referee" else seat.side
+        self._raise_rules_refusal(play, document, request, actor_side, typed, bot_faces)
+        pending = await self._store.save_pending_roll(
+            PendingRoll(
+                channel_id=request.channel_id,
+                user_id=request.user_id,
+                version=version,
+                verb=request.verb,
+                options=dict(request.options),
+                faces=list(typed),
+                bot_faces=list(bot_faces),
+                die_sides=needed.sides,
+                label=needed.label,
+                side=actor_side,
+            )
+        )
+        reply.dice_prompt = DicePrompt(
+            prompt_id=pending.id,
+            user_id=request.user_id,
+            side=actor_side,
+            verb=request.verb,
+            sides=needed.sides,
+            label=needed.label,
+            faces=tuple(typed),
+        )
+        return reply
+
+    def _raise_rules_refusal(
+        self,
+        play: GamePlay,
+        document: Mapping[str, Any],
+        request: Request,
+        actor_side: str | None,
+        typed: Sequence[int],
+        bot_faces: Sequence[int],
+    ) -> None:
+        """Raise the rules' refusal of the command if no dice can avoid it (else nothing)."""
+        refusal = refusal_whatever_the_dice(
+            play, document, request.verb, request.options, actor_side, typed, bot_faces
+        )
+        if isinstance(refusal, IllegalAction):
+            raise self._not_now(play, document, refusal, actor_side)
+        if refusal is not None:
+            raise refusal
+
+    async def _answer_roll(
+        self,
+        request: Request,
+        play: GamePlay,
+        seat: Seat,
+        record: GameRecord,
+        document: Mapping[str, Any],
+        reply: Reply,
+    ) -> Reply:
+        """The roller gives the next face: run the waiting command again, one die further."""
+        prompt_id = _int_option(request.options, "prompt", 0, 1, 2**62)
+        pending = await self._store.pending_roll(request.channel_id, prompt_id)
+        position = request.options.get("n")
+        if pending is None or (
+            position is not None and str(position) != str(len(pending.faces) + 1)
+        ):
+            raise ServiceError("error.service.roll_gone")
+        if pending.user_id != request.user_id:
+            raise ServiceError("error.service.not_your_roll")
+        if record.version != pending.version or record.status == "ended":
+            await self._store.drop_pending_roll(request.channel_id, prompt_id)
+            raise ServiceError("error.service.roll_expired", command=command_name(pending.verb))
+        if "face" not in request.options:
+            raise InvalidInput("error.service.one_face", die=f"D{pending.die_sides}")
+        face = answered_face(
+            str(request.options["face"]),
+            pending.die_sides,
+            pending.label,
+            len(pending.faces) + 1,
+            zero_reads_as_ten=get_ruleset(reply.ruleset).zero_reads_as_ten,
+        )
+        # The prompt is answered: the re-run either commits or asks for the next die anew.
+        await self._store.drop_pending_roll(request.channel_id, prompt_id)
+        command = replace(request, verb=pending.verb, options=pending.options, dice=None)
+        return await self._play_verb(
+            command,
+            play,
+            seat,
+            record.version,
+            document,
+            reply,
+            typed=[*pending.faces, face],
+            bot_faces=pending.bot_faces,
+        )
 
     @staticmethod
     def _not_now(

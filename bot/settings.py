@@ -1,18 +1,46 @@
-"""Settings from the environment (pydantic-settings); built in ``main``, never at import."""
+"""Settings from the environment (pydantic-settings); built in ``main``, never at import.
+
+A bad value is one line naming the variable (:func:`load_settings` raises
+:class:`SettingsError`, ``bot.main`` prints it and exits with status 2), never a traceback
+from deep inside logging or discord.py.
+"""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: The levels ``ARBITRO_LOG_LEVEL`` accepts (any case).
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+#: Which environment variable sets each field, for error messages.
+ENVIRONMENT_NAMES = {
+    "discord_token": "DISCORD_TOKEN",
+    "db": "ARBITRO_DB",
+    "guild": "ARBITRO_GUILD",
+    "log_level": "ARBITRO_LOG_LEVEL",
+    "heartbeat": "ARBITRO_HEARTBEAT",
+    "shard_count": "ARBITRO_SHARD_COUNT",
+    "shard_ids": "ARBITRO_SHARD_IDS",
+    "sync_commands": "ARBITRO_SYNC_COMMANDS",
+}
+
+#: Discord ids (snowflakes) are positive 64-bit integers.
+MAX_SNOWFLAKE = 2**63 - 1
+
+
+class SettingsError(ValueError):
+    """A setting with an unusable value; ``str()`` is one line naming the variable."""
 
 
 class Settings(BaseSettings):
-    """Arbitro's settings: ``DISCORD_TOKEN``, ``ARBITRO_DB``, ``ARBITRO_GUILD``, and for
-    several bot processes ``ARBITRO_SHARD_COUNT``, ``ARBITRO_SHARD_IDS``,
-    ``ARBITRO_SYNC_COMMANDS``, ``ARBITRO_SYNC_STATE``."""
+    """Arbitro's settings: ``DISCORD_TOKEN``, ``ARBITRO_DB``, ``ARBITRO_GUILD``,
+    ``ARBITRO_LOG_LEVEL``, ``ARBITRO_HEARTBEAT``, and for several bot processes
+    ``ARBITRO_SHARD_COUNT``, ``ARBITRO_SHARD_IDS``, ``ARBITRO_SYNC_COMMANDS``."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
@@ -27,6 +55,11 @@ class Settings(BaseSettings):
         description="a guild id for instant command sync in development",
     )
     log_level: str = Field("INFO", validation_alias=AliasChoices("ARBITRO_LOG_LEVEL"))
+    heartbeat: Path | None = Field(
+        None,
+        validation_alias=AliasChoices("ARBITRO_HEARTBEAT", "heartbeat"),
+        description="the file the running bot stamps while connected (default: beside the db)",
+    )
     shard_count: int | None = Field(
         None,
         ge=1,
@@ -41,20 +74,128 @@ class Settings(BaseSettings):
     sync_commands: Literal["auto", "yes", "no"] = Field(
         "auto",
         validation_alias=AliasChoices("ARBITRO_SYNC_COMMANDS", "sync_commands"),
-        description="auto: the process running shard 0 syncs the slash commands",
+        description="auto: the process running shard 0 (or every shard) syncs the commands",
     )
-    sync_state: Path = Field(
-        Path(".arbitro-commands.sha256"),
-        validation_alias=AliasChoices("ARBITRO_SYNC_STATE", "sync_state"),
-        description="where the digest of the last synced command payload is kept",
-    )
+
+    @field_validator("discord_token", "heartbeat", "shard_count", "shard_ids", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        """``VAR=`` in a compose or env file means "not set", not an empty value."""
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("discord_token")
+    @classmethod
+    def _token_has_no_spaces(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and any(c.isspace() for c in value.get_secret_value().strip()):
+            raise ValueError("a bot token has no spaces (copy it again from the portal)")
+        return value
+
+    @field_validator("db", mode="before")
+    @classmethod
+    def _db_is_not_blank(cls, value: Any) -> Any:
+        if isinstance(value, str | Path) and not str(value).strip():
+            raise ValueError("is empty; give the path of the SQLite file or a postgresql:// URL")
+        return str(value) if isinstance(value, Path) else value
+
+    @field_validator("shard_ids")
+    @classmethod
+    def _shard_ids_are_numbers(cls, value: str | None) -> str | None:
+        if value is not None and not all(
+            part.strip().isdigit() for part in value.split(",") if part.strip()
+        ):
+            raise ValueError(f"{value!r} is not a comma-separated list of shard numbers")
+        return value
+
+    @field_validator("guild", mode="before")
+    @classmethod
+    def _guild_is_a_snowflake(cls, value: Any) -> Any:
+        if value is None or isinstance(value, int):
+            return value
+        text = str(value).strip()
+        if not text:  # ARBITRO_GUILD= means not set
+            return None
+        if not text.isdigit() or not 0 < int(text) <= MAX_SNOWFLAKE:
+            raise ValueError(f"{text!r} is not a Discord server id (a positive number)")
+        return int(text)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _known_log_level(cls, value: Any) -> str:
+        text = str(value).strip().upper()
+        if text not in LOG_LEVELS:
+            raise ValueError(f"{value!r} is not one of {', '.join(LOG_LEVELS).lower()}")
+        return text
 
     def shard_id_list(self) -> list[int] | None:
-        """``shard_ids`` as numbers; raises ValueError on anything but a comma list."""
-        if self.shard_ids is None or not self.shard_ids.strip():
+        """``shard_ids`` as numbers (None: every shard)."""
+        if self.shard_ids is None:
             return None
-        return [int(part) for part in self.shard_ids.split(",") if part.strip()]
+        return [int(part) for part in self.shard_ids.split(",") if part.strip()] or None
 
     def sync_choice(self) -> bool | None:
-        """None lets the bot decide (shard 0 syncs); True/False force it."""
+        """None lets the bot decide (the process running shard 0 syncs); True/False force."""
         return {"auto": None, "yes": True, "no": False}[self.sync_commands]
+
+    @property
+    def log_level_number(self) -> int:
+        """The ``logging`` level number of ``log_level``."""
+        return int(logging.getLevelName(self.log_level))
+
+    @property
+    def heartbeat_path(self) -> Path:
+        """Where the bot stamps its heartbeat: ``ARBITRO_HEARTBEAT``, else beside the db."""
+        if self.heartbeat is not None:
+            return self.heartbeat
+        return beside_database(self.db, ".heartbeat")
+
+    @property
+    def sync_state_path(self) -> Path:
+        """Where the hash of the last synced command payload is kept (beside the db)."""
+        return beside_database(self.db, ".commands.json")
+
+
+def beside_database(db: str | Path, suffix: str) -> Path:
+    """``arbitro.db`` + ``suffix`` in the database's directory (the working directory for
+    an in-memory database or a PostgreSQL URL: set ``ARBITRO_HEARTBEAT`` per process when
+    several share one directory)."""
+    from db.open import is_postgres_url, sqlite_path
+
+    text = str(db)
+    if text == ":memory:" or is_postgres_url(text):
+        return Path("arbitro" + suffix)
+    path = Path(sqlite_path(text))
+    return path.with_name(path.name + suffix)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment (``overrides`` win); :class:`SettingsError` if bad."""
+    try:
+        settings = Settings()
+    except ValidationError as error:
+        raise SettingsError(_one_line(error)) from None
+    if overrides:
+        settings = settings.model_copy(update=overrides)
+    return settings
+
+
+def _one_line(error: ValidationError) -> str:
+    """The first problem of ``error``, named by its environment variable."""
+    first = error.errors()[0]
+    field = str(first["loc"][0]) if first["loc"] else ""
+    name = ENVIRONMENT_NAMES.get(field, field.upper() or "settings")
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] in ("int_parsing", "int_type"):
+        message = f"{first.get('input')!r} is not a number"
+    more = len(error.errors()) - 1
+    return f"{name}: {message}" + (f" (and {more} more problem(s))" if more else "")
+
+
+__all__ = [
+    "LOG_LEVELS",
+    "Settings",
+    "SettingsError",
+    "beside_database",
+    "load_settings",
+]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import operator
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -62,6 +63,7 @@ from db.models import (
     Member,
     MemberRole,
     NewEvent,
+    PendingRoll,
     StateRecord,
     format_timestamp,
     parse_timestamp,
@@ -76,6 +78,7 @@ from db.sqlite import (
     _decode_document,
     _pending_event,
     _PendingEvent,
+    _stable_json,
     _system_event,
     encode_document,
 )
@@ -807,7 +810,14 @@ class PostgresStore:
                     raise GameNotFound(channel_id)
                 if status != "ended":
                     raise GameNotEnded(channel_id)
-                for table in ("deadlines", "members", "events", "states", "games"):
+                for table in (
+                    "pending_rolls",
+                    "deadlines",
+                    "members",
+                    "events",
+                    "states",
+                    "games",
+                ):
                     await connection.execute(
                         f"DELETE FROM {table} WHERE channel_id = $1", channel_id
                     )
@@ -1031,6 +1041,88 @@ class PostgresStore:
             channel_id,
             side,
             parse_timestamp(format_timestamp(due_at)),
+        )
+
+    # ---- rolls a player still owes ------------------------------------------------------
+
+    async def save_pending_roll(self, roll: PendingRoll) -> PendingRoll:
+        """Keep a command that waits for its roller's next die; returns it with its id.
+
+        It replaces any earlier prompt of the same player in the same channel.
+        """
+        created_at = parse_timestamp(format_timestamp(utc_now()))
+
+        async def work(connection: Connection) -> PendingRoll:
+            async with connection.transaction():
+                await _require_game(connection, roll.channel_id)
+                await connection.execute(
+                    "DELETE FROM pending_rolls WHERE channel_id = $1 AND user_id = $2",
+                    roll.channel_id,
+                    roll.user_id,
+                )
+                roll_id = await connection.fetchval(
+                    "INSERT INTO pending_rolls (channel_id, user_id, version, verb, options, "
+                    "faces, bot_faces, die_sides, label, side, created_at) VALUES "
+                    "($1, $2, $3, $4, $5::text::jsonb, $6::text::jsonb, $7::text::jsonb, "
+                    "$8, $9, $10, $11) RETURNING id",
+                    roll.channel_id,
+                    roll.user_id,
+                    roll.version,
+                    roll.verb,
+                    _stable_json(roll.options),
+                    _stable_json(list(roll.faces)),
+                    _stable_json(list(roll.bot_faces)),
+                    roll.die_sides,
+                    roll.label,
+                    roll.side,
+                    created_at,
+                )
+            return replace(roll, id=int(roll_id), created_at=created_at)
+
+        return await self._run(work, roll.channel_id)
+
+    async def pending_roll(self, channel_id: int, roll_id: int) -> PendingRoll | None:
+        """The prompt ``roll_id`` of the channel, or None if it was answered or replaced."""
+
+        async def work(connection: Connection) -> PendingRoll | None:
+            row = await connection.fetchrow(
+                "SELECT id, channel_id, user_id, version, verb, options::text, faces::text, "
+                "bot_faces::text, die_sides, label, side, created_at FROM pending_rolls "
+                "WHERE channel_id = $1 AND id = $2",
+                channel_id,
+                roll_id,
+            )
+            if row is None:
+                return None
+            try:
+                options = json.loads(row[5])
+                if not isinstance(options, dict):
+                    raise ValueError("options are not an object")
+                return PendingRoll(
+                    id=int(row[0]),
+                    channel_id=int(row[1]),
+                    user_id=int(row[2]),
+                    version=int(row[3]),
+                    verb=str(row[4]),
+                    options=options,
+                    faces=[int(face) for face in json.loads(row[6])],
+                    bot_faces=[int(face) for face in json.loads(row[7])],
+                    die_sides=int(row[8]),
+                    label=str(row[9]),
+                    side=row[10],
+                    created_at=_aware(row[11]),
+                )
+            except (TypeError, ValueError) as error:
+                raise CorruptRecord(
+                    channel_id, f"pending roll {roll_id} is unreadable ({error})"
+                ) from error
+
+        return await self._run(work, channel_id)
+
+    async def drop_pending_roll(self, channel_id: int, roll_id: int) -> bool:
+        """Forget a prompt (answered or void); false if it was already gone."""
+        return await self._changed(
+            "DELETE FROM pending_rolls WHERE channel_id = $1 AND id = $2", channel_id, roll_id
         )
 
     # ---- maintenance -------------------------------------------------------------------

@@ -25,6 +25,7 @@ from db.models import (
     Member,
     MemberRole,
     NewEvent,
+    PendingRoll,
     StateRecord,
 )
 
@@ -164,6 +165,19 @@ class GameStore(Protocol):
 
     async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
         """Record that the reminder for this exact deadline went out."""
+        ...
+
+    async def save_pending_roll(self, roll: PendingRoll) -> PendingRoll:
+        """Keep a command waiting for its roller's next die (replacing that player's
+        earlier prompt in the channel); returns it with its id."""
+        ...
+
+    async def pending_roll(self, channel_id: int, roll_id: int) -> PendingRoll | None:
+        """A waiting command by id, or None once answered, replaced or dropped."""
+        ...
+
+    async def drop_pending_roll(self, channel_id: int, roll_id: int) -> bool:
+        """Forget a waiting command; false if it was already gone."""
         ...
 
     async def check(self) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from rules.core.dice import Roll
 from rules.core.i18n import has_key, translate
 from rules.core.resolution import Effect, EffectKind, Odds, Outcome, Resolution, Step
 
@@ -55,12 +56,34 @@ def outcome_text(ruleset: str, outcome: Outcome, language: str) -> str:
     return " ".join(text.split())
 
 
-def _step_line(ruleset: str, step: Step, language: str) -> str:
+def roll_mark(roll: Roll, mixed: bool, language: str) -> str:
+    """`` (rolled by the bot)`` after a bot's roll in a resolution that also has typed dice.
+
+    Dice belong to their roller: where a player typed faces and the bot rolled for another
+    side in the same resolution, the bot's faces are not shown as entered by hand.
+    """
+    if mixed and not roll.by_hand:
+        return f" ({translate('render.bot_roll', language)})"
+    return ""
+
+
+def mixed_dice(resolution: Resolution) -> bool:
+    """Whether a resolution holds both typed faces and the bot's rolls."""
+    hands = {roll.by_hand for roll in resolution.rolls}
+    return hands == {True, False}
+
+
+def _step_line(ruleset: str, step: Step, language: str, mixed: bool = False) -> str:
     params = {name: value_text(ruleset, value, language) for name, value in step.params}
     name = " ".join(translate(step.key, language, **params).split())
     pieces: list[str] = []
     if step.rolls:
-        pieces.append(" ".join(f"{roll.die.name}={roll.face}" for roll in step.rolls))
+        pieces.append(
+            " ".join(
+                f"{roll.die.name}={roll.face}{roll_mark(roll, mixed, language)}"
+                for roll in step.rolls
+            )
+        )
     for modifier in step.modifiers:
         label = translate(modifier.key, language)
         pieces.append(f"{'+' if modifier.value >= 0 else '−'}{abs(modifier.value)} {label}")
@@ -112,8 +135,9 @@ def effect_text(ruleset: str, effect: Effect, language: str) -> str:
 def describe(resolution: Resolution, language: str) -> Described:
     """Localize every part of a resolution."""
     ruleset = resolution.ruleset
+    mixed = mixed_dice(resolution)
     steps = tuple(
-        f"{index}. {_step_line(ruleset, step, language)}"
+        f"{index}. {_step_line(ruleset, step, language, mixed)}"
         for index, step in enumerate(resolution.steps, start=1)
     )
     effects = tuple(

@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 
 import discord
 
-from bot.discord.views import reply_buttons
+from bot.discord.views import BUTTON_LIMIT, reply_buttons
 from bot.render_text import owed_lines
+from bot.rolls import dice_prompt_text
 from bot.service import Reply
+from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Comparison, Outcome, Resolution, Step
-from rules.render import Described, describe, describe_reply, outcome_text
+from rules.render import Described, describe, describe_reply, mixed_dice, outcome_text, roll_mark
 
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
@@ -224,11 +226,19 @@ def step_title(ruleset: str, step: Step, language: str) -> str:
     return outcome_text(ruleset, Outcome(step.key, step.params), language)
 
 
-def step_lines(ruleset: str, step: Step, language: str) -> list[str]:
-    """A step's dice, modifiers, total, threshold, table cell and outcome, one per line."""
+def step_lines(ruleset: str, step: Step, language: str, mixed: bool = False) -> list[str]:
+    """A step's dice, modifiers, total, threshold, table cell and outcome, one per line.
+
+    ``mixed``: the resolution has typed faces and the bot's rolls; the bot's are marked.
+    """
     lines: list[str] = []
     if step.rolls:
-        lines.append(" · ".join(f"`{roll.die.name} → {roll.face}`" for roll in step.rolls))
+        lines.append(
+            " · ".join(
+                f"`{roll.die.name} → {roll.face}`{roll_mark(roll, mixed, language)}"
+                for roll in step.rolls
+            )
+        )
     for modifier in step.modifiers:
         sign = "+" if modifier.value >= 0 else "−"
         label = translate(modifier.key, language, **dict(modifier.params))
@@ -285,10 +295,11 @@ def resolution_card(
             ],
             colour=COLOUR_ODDS,
         )
+    mixed = mixed_dice(resolution)
     sections = [
         Section(
             f"{index}. {step_title(resolution.ruleset, step, language)}",
-            step_lines(resolution.ruleset, step, language),
+            step_lines(resolution.ruleset, step, language, mixed),
         )
         for index, step in enumerate(resolution.steps, start=1)
     ]
@@ -361,6 +372,23 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
     )
 
 
+def dice_prompt_card(reply: Reply, language: str) -> Card:
+    """The die a command waits for: who rolls what, and that only the roller may press."""
+    prompt = reply.dice_prompt
+    assert prompt is not None
+    roller = f"<@{prompt.user_id}>"
+    how = (
+        translate("bot.dice.prompt_buttons", language, roller=roller)
+        if prompt.sides <= BUTTON_LIMIT
+        else translate("bot.dice.no_buttons", language, die=prompt.die.name)
+    )
+    return Card(
+        title="🎲 " + prompt.die.name,
+        lines=[dice_prompt_text(prompt, language, roller), how],
+        colour=COLOUR_NOTICE,
+    )
+
+
 def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     """Every card of a reply, in reading order."""
     language = reply.language
@@ -374,6 +402,9 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         notices.append(translate("discord.embed.files", language, files=", ".join(reply.files)))
     if notices and not reply.odds_only:
         cards.append(Card(title="", lines=notices, colour=COLOUR_NOTICE))
+    if reply.roll is not None:
+        head, *rest = render_roll(reply.roll, language).splitlines()
+        cards.append(Card(title=f"🎲 {head}", lines=rest, colour=COLOUR_NOTICE))
     # One odds summary per kind of roll: a volley's shots share one (rules.render).
     for resolution, described in zip(
         reply.resolutions, describe_reply(reply.resolutions, language), strict=True
@@ -385,6 +416,8 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         )
     if reply.status is not None:
         cards.append(status_card(reply.status, reply.ruleset, language))
+    if reply.dice_prompt is not None:
+        cards.append(dice_prompt_card(reply, language))
     owed = owed_lines(reply)
     if owed:
         cards.append(
@@ -466,6 +499,7 @@ __all__ = [
     "Section",
     "card_embeds",
     "clip",
+    "dice_prompt_card",
     "embed_size",
     "pack_lines",
     "pack_messages",

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 MIGRATION_LOCK = 0x41524249
 
 # Tables the current schema must have; checked after migrating.
-EXPECTED_TABLES = frozenset({"games", "states", "events", "members", "deadlines"})
+EXPECTED_TABLES = frozenset(
+    {"games", "states", "events", "members", "deadlines", "pending_rolls"}
+)
 
 VERSION_TABLE = "arbitro_schema"
 

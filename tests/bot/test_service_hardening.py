@@ -98,3 +98,35 @@ async def test_a_hostile_uploaded_scenario_is_a_line_precise_refusal(service):
         )
     assert caught.value.key == "error.scenario.duplicate"
     assert "line 2" in caught.value.localized("en")
+
+
+async def test_a_slow_resolution_does_not_hold_other_channels(service, store, monkeypatch):
+    """The rules run off the event loop: while one channel's command is still resolving
+    (cold odds, say), another channel's status is answered."""
+    import asyncio
+    import threading
+
+    from rules.core.ruleset import get_ruleset
+
+    await service.handle(Request(1, REFEREE, "game.new", {"scenario": "esempio_normandia"}))
+    await service.handle(Request(2, REFEREE, "game.new", {"scenario": "esempio_normandia"}))
+    play = get_ruleset("manovra").play
+    release = threading.Event()
+    entered = threading.Event()
+    original = type(play).apply
+
+    def slow_apply(self, *args, **kwargs):
+        entered.set()
+        assert release.wait(10), "never released"
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(play), "apply", slow_apply)
+    slow = asyncio.create_task(service.handle(Request(1, REFEREE, "turn.next", {})))
+    # The slow command is inside the rules (on their thread) before the other one starts.
+    assert await asyncio.to_thread(entered.wait, 10)
+    status = await asyncio.wait_for(
+        service.handle(Request(2, REFEREE, "game.status", {})), timeout=5
+    )
+    assert status.status is not None and not slow.done()
+    release.set()
+    await slow

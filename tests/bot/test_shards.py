@@ -48,13 +48,13 @@ def test_guilds_are_split_by_discords_formula() -> None:
         build_bot(dummy_service(), shard_ids=[0])
 
 
-async def test_commands_sync_once_and_only_when_they_change(
+async def test_only_the_process_running_shard_0_syncs_and_only_on_change(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    state = tmp_path / "state" / "commands.sha256"
+    state = tmp_path / "arbitro.db.commands.json"
     sent: list[Any] = []
 
-    def bot_with(**options: Any) -> Any:
+    async def start(**options: Any) -> None:
         bot = build_bot(dummy_service(), sync_state=state, **options)
 
         async def fake_sync(*, guild: Any = None) -> list[Any]:
@@ -62,19 +62,16 @@ async def test_commands_sync_once_and_only_when_they_change(
             return []
 
         monkeypatch.setattr(bot.tree, "sync", fake_sync)
-        return bot
-
-    first = bot_with(shard_count=2, shard_ids=[0])
-    assert await first.sync_if_changed() == "synced"
-    assert state.read_text().strip() == await first.payload_digest()
-    # The other process never syncs; a restart with the same commands sends nothing.
-    assert await bot_with(shard_count=2, shard_ids=[1]).sync_if_changed() == "not ours"
-    assert await bot_with(shard_count=2, shard_ids=[0]).sync_if_changed() == "unchanged"
-    # A different payload (here: a development guild) is synced again.
-    assert await bot_with(guild_id=1234).sync_if_changed() == "synced"
-    assert len(sent) == 2
-    for bot in (first,):
+        monkeypatch.setattr(bot.reminder_loop, "start", lambda *a, **k: None)
+        await bot.setup_hook()
         await bot.close()
+
+    await start(shard_count=2, shard_ids=[1])  # not the syncing process: nothing sent
+    assert sent == []
+    await start(shard_count=2, shard_ids=[0])  # the syncing one, first start: synced
+    await start(shard_count=2, shard_ids=[0])  # restarted, same commands: nothing sent
+    await start(shard_count=2, shard_ids=[1], sync_commands=True)  # forced on, unchanged
+    assert sent == [None]
 
 
 async def _game_with_deadlines(service: GameService, store: Any) -> None:
