@@ -104,6 +104,19 @@ _INSERT_GAME = (
     f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
     "ON CONFLICT (channel_id) DO NOTHING"
 )
+# The write of a command in one statement (one round trip instead of three): the guarded
+# version bump, the new state and its event. The inserts select from the UPDATE's result, so
+# a version that moved writes nothing (0 rows: the caller reports the conflict).
+_ADVANCE = (
+    "WITH advanced AS ("
+    " UPDATE games SET version = $2, status = $3, updated_at = $12"
+    " WHERE channel_id = $1 AND version = $2 - 1 RETURNING channel_id"
+    "), new_state AS ("
+    " INSERT INTO states (channel_id, version, status, document_text, document)"
+    " SELECT channel_id, $2, $3, $4::text, $5::text::jsonb FROM advanced"
+    f") INSERT INTO events ({_EVENT_COLUMNS}) "
+    "SELECT channel_id, $2, $6, $7, $8, $9, $10, $11, $2, $13, $14, $12, $15, $16 FROM advanced"
+)
 _INTERACTION_CONSTRAINT = "events_interaction_id_key"
 
 Connection = asyncpg.Connection
@@ -127,6 +140,12 @@ def _jsonb_value(document_json: str) -> str | None:
 def _rows_changed(status: str) -> int:
     """The row count at the end of a command tag such as ``UPDATE 1``."""
     return int(status.rsplit(" ", 1)[-1])
+
+
+async def _keep_session(connection: Connection) -> None:
+    """Pool release hook: nothing to reset (the store sets no session state), which saves
+    asyncpg's default RESET ALL round trip on every operation. asyncpg still rolls back a
+    transaction left open (a cancelled caller) before calling this."""
 
 
 # --------------------------------------------------------------------------------------
@@ -242,8 +261,13 @@ async def _insert_event(
     document_json: str,
     status: GameStatus,
     undoes_seq: int | None,
+    advance: bool = False,
 ) -> EventRecord:
-    """Insert state ``version`` and the event that produced it; return the stored event."""
+    """Insert state ``version`` and the event that produced it; return the stored event.
+
+    With ``advance`` the game row moves from ``version - 1`` to ``version`` in the same
+    statement (`_ADVANCE`); `VersionConflict` if it was not at ``version - 1``.
+    """
     resulting_state_hash = state_hash(document_json, status)
     encoded = {
         "actor_id": canonical_json(pending.actor_id),
@@ -261,6 +285,78 @@ async def _insert_event(
     }
     chained_hash = event_hash(prev_hash, encoded)
     created_at = parse_timestamp(pending.created_at)
+    if advance:
+        written = await connection.execute(
+            _ADVANCE,
+            channel_id,
+            version,
+            status,
+            document_json,
+            _jsonb_value(document_json),
+            pending.interaction_id,
+            pending.actor_id,
+            pending.verb,
+            args_json,
+            pending.dice_json,
+            pending.resolution_json,
+            created_at,
+            resulting_state_hash,
+            undoes_seq,
+            prev_hash,
+            chained_hash,
+        )
+        if _rows_changed(written) != 1:
+            actual = await connection.fetchval(
+                "SELECT version FROM games WHERE channel_id = $1", channel_id
+            )
+            raise VersionConflict(channel_id, version - 1, -1 if actual is None else int(actual))
+    else:
+        await _insert_state_and_event(
+            connection,
+            channel_id,
+            version,
+            status,
+            document_json,
+            pending,
+            args_json,
+            resulting_state_hash,
+            undoes_seq,
+            created_at,
+            prev_hash,
+            chained_hash,
+        )
+    return EventRecord(
+        channel_id=channel_id,
+        seq=version,
+        interaction_id=pending.interaction_id,
+        actor_id=pending.actor_id,
+        verb=pending.verb,
+        args=json.loads(args_json),
+        dice=json.loads(pending.dice_json),
+        resolution=json.loads(pending.resolution_json),
+        state_version=version,
+        state_hash=resulting_state_hash,
+        undoes_seq=undoes_seq,
+        created_at=created_at,
+        prev_hash=prev_hash,
+        hash=chained_hash,
+    )
+
+
+async def _insert_state_and_event(
+    connection: Connection,
+    channel_id: int,
+    version: int,
+    status: GameStatus,
+    document_json: str,
+    pending: _PendingEvent,
+    args_json: str,
+    resulting_state_hash: str,
+    undoes_seq: int | None,
+    created_at: datetime,
+    prev_hash: str,
+    chained_hash: str,
+) -> None:
     await connection.execute(
         _INSERT_STATE, channel_id, version, status, document_json, _jsonb_value(document_json)
     )
@@ -280,22 +376,6 @@ async def _insert_event(
         created_at,
         prev_hash,
         chained_hash,
-    )
-    return EventRecord(
-        channel_id=channel_id,
-        seq=version,
-        interaction_id=pending.interaction_id,
-        actor_id=pending.actor_id,
-        verb=pending.verb,
-        args=json.loads(args_json),
-        dice=json.loads(pending.dice_json),
-        resolution=json.loads(pending.resolution_json),
-        state_version=version,
-        state_hash=resulting_state_hash,
-        undoes_seq=undoes_seq,
-        created_at=created_at,
-        prev_hash=prev_hash,
-        hash=chained_hash,
     )
 
 
@@ -350,15 +430,6 @@ async def _append_tx(
         if head[2] is None:
             raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
         new_version = version + 1
-        await connection.execute(
-            "UPDATE games SET version = $1, status = $2, updated_at = $3 "
-            "WHERE channel_id = $4 AND version = $5",
-            new_version,
-            upcoming.status,
-            parse_timestamp(pending.created_at),
-            channel_id,
-            version,
-        )
         event = await _insert_event(
             connection,
             channel_id=channel_id,
@@ -369,6 +440,7 @@ async def _append_tx(
             document_json=upcoming.document_json,
             status=upcoming.status,
             undoes_seq=upcoming.undoes_seq,
+            advance=True,
         )
     return CommitResult(event)
 
@@ -495,7 +567,11 @@ class PostgresStore:
         where = redact(url)
         try:
             pool = await asyncpg.create_pool(
-                url, min_size=1, max_size=max(1, pool_size), command_timeout=60
+                url,
+                min_size=1,
+                max_size=max(1, pool_size),
+                command_timeout=60,
+                reset=_keep_session,
             )
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
             raise StoreUnavailable(f"{where}: {error}") from error

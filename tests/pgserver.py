@@ -79,6 +79,7 @@ class PgServer:
     bin_dir: Path
     base: Path
     user: pwd.struct_passwd | None
+    durable: bool = False
     _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     @property
@@ -155,17 +156,16 @@ class PgServer:
             "--no-locale",
             "--no-sync",
         )
-        options = " ".join(
-            [
-                f"-k {self.socket_dir}",
-                "-c listen_addresses=''",
-                f"-p {PORT}",
-                "-c fsync=off",
-                "-c full_page_writes=off",
-                "-c max_connections=300",
-                "-c shared_buffers=32MB",
-            ]
-        )
+        settings = [
+            f"-k {self.socket_dir}",
+            "-c listen_addresses=''",
+            f"-p {PORT}",
+            "-c max_connections=300",
+            "-c shared_buffers=32MB",
+        ]
+        if not self.durable:
+            settings += ["-c fsync=off", "-c full_page_writes=off"]
+        options = " ".join(settings)
         self._run(
             "pg_ctl", "-D", str(self.data_dir), "-o", options, "-l", "server.log", "-w", "start"
         )
@@ -176,14 +176,18 @@ class PgServer:
         shutil.rmtree(self.base, ignore_errors=True)
 
 
-def start_server() -> PgServer:
-    """Start a server in a new temporary directory; `ServerUnavailable` if impossible."""
+def start_server(*, durable: bool = False) -> PgServer:
+    """Start a server in a new temporary directory; `ServerUnavailable` if impossible.
+
+    ``durable`` keeps PostgreSQL's default fsync (for benchmarks comparable with SQLite's
+    ``synchronous=FULL``); tests run without it.
+    """
     bin_dir = find_bin_dir()
     user = _server_user()
     # Not under pytest's tmp_path: its parent is private to root, and the server user must
     # reach its own directory.
     base = Path(tempfile.mkdtemp(prefix="arbitro-pg-", dir="/tmp"))
-    server = PgServer(bin_dir=bin_dir, base=base, user=user)
+    server = PgServer(bin_dir=bin_dir, base=base, user=user, durable=durable)
     try:
         server.start()
     except BaseException:
