@@ -44,3 +44,17 @@ def test_settings_read_a_postgres_url_and_the_shards(monkeypatch) -> None:
     # No file to sit beside: the process's working directory.
     assert beside_database(settings.db, ".heartbeat") == Path("arbitro.heartbeat")
     assert beside_database("sqlite:///games/a.db", ".heartbeat") == Path("games/a.db.heartbeat")
+
+
+def test_bad_shard_ids_are_one_line_naming_the_variable(monkeypatch) -> None:
+    import pytest
+
+    from bot.settings import SettingsError, load_settings
+
+    monkeypatch.setenv("ARBITRO_SHARD_IDS", "0,one")
+    with pytest.raises(SettingsError, match=r"^ARBITRO_SHARD_IDS: "):
+        load_settings()
+    monkeypatch.setenv("ARBITRO_SHARD_IDS", "")
+    monkeypatch.setenv("ARBITRO_SHARD_COUNT", "0")
+    with pytest.raises(SettingsError, match=r"^ARBITRO_SHARD_COUNT: "):
+        load_settings()
