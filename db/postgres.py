@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeAlias, TypeVar
 
 import asyncpg
 
@@ -119,7 +119,7 @@ _ADVANCE = (
 )
 _INTERACTION_CONSTRAINT = "events_interaction_id_key"
 
-Connection = asyncpg.Connection
+Connection: TypeAlias = asyncpg.Connection
 
 
 def redact(url: str) -> str:
