@@ -148,9 +148,11 @@ async def test_autocomplete_and_bad_options(table):
     covers = await table.service.choices(CHANNEL, ANNA, "cover", "ro")
     assert covers == ["tronchi", "rovine", "rocce", "rottami"]
     assert await table.service.choices(CHANNEL, ANNA, "scenario", "avam") == ["avamposto"]
-    await table.refused(
-        ANNA, "move", "error.invalid_input.detail", unit="squadra_tattica", distance="sei"
+    error = await table.refused(
+        ANNA, "move", "error.option.not_a_number", unit="squadra_tattica", distance="sei"
     )
+    # The option as the player typed it, in the game's language.
+    assert error.params["option"] == "distance"
     await table.refused(
         ANNA, "move", "error.w40k4.unknown_cover", unit="squadra_tattica", distance=3, cover="lava"
     )
