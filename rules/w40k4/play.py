@@ -19,7 +19,7 @@ MAX_CHOICES = 25
 
 def _statuses(state: g.W40kState, unit: g.UnitState) -> tuple[str, ...]:
     shown = [s for s in unit.statuses if s != "destroyed" or not unit.vehicle]
-    shown += [s for s in ("shaken", "stunned") if g._timed(state, unit, s)]
+    shown += [s for s in ("shaken", "stunned") if g.timed_active(state, unit, s)]
     shown += [f"weapon_destroyed:{w}" for w in unit.destroyed_weapons]
     if unit.locked_with:
         shown.append("locked")
@@ -89,7 +89,7 @@ class W40kPlay(DocumentPlay):
                     "w40k4.status.combat",
                     units=", ".join(state.units[m].name for m in members),
                 )
-                for members in g._open_combats(state)
+                for members in g.open_combats(state)
             ]
         if state.closing:
             notes.append(Outcome.of("w40k4.turn.closing", phase=state.phase.value))
@@ -120,7 +120,7 @@ class W40kPlay(DocumentPlay):
             for p in state.pending
         ]
         if state.phase is Phase.ASSAULT and not state.ended:
-            for members in g._open_combats(state):
+            for members in g.open_combats(state):
                 first = next(
                     (m for m in members if state.units[m].side == state.active), members[0]
                 )
