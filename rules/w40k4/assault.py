@@ -32,6 +32,35 @@ def do_assault(
     state: W40kState, command: Assault, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
     """/assault: the assault move; a unit that reaches its target is locked with it."""
+    unit, target = check_assault(state, command, actor_side)
+    slowed, _, _ = lookups.terrain_rules(unit.type)
+    resolution = resolve(
+        "assault_move",
+        checks.AssaultMoveInput(
+            distance=command.distance,
+            assault_range=unit.assault,
+            slowed=slowed and command.terrain is not Terrain.OPEN,
+        ),
+        tray,
+    )
+    result.resolutions.append(resolution)
+    unit.assaulted = True
+    if resolution.outcome.key != "w40k4.assault.charged":
+        return
+    unit.charged = True
+    unit.locked_with.append(target.id)
+    if unit.id not in target.locked_with:
+        target.locked_with.append(unit.id)
+    result.notices.append(Outcome.of("w40k4.assault.react", target=target.name))
+
+
+def check_assault(
+    state: W40kState, command: Assault, actor_side: str | None
+) -> tuple[UnitState, UnitState]:
+    """The assaulting unit and its target, refused if the assault is not allowed now.
+
+    The handler and the legal-action listing both call it.
+    """
     unit = acting_unit(state, command.unit, actor_side, Phase.ASSAULT)
     if not unit.on_table:
         raise IllegalAction("error.w40k4.not_on_table", unit=unit.name)
@@ -56,25 +85,7 @@ def do_assault(
         )
     if command.distance > unit.assault:
         raise IllegalAction("error.w40k4.too_far", unit=unit.name, limit=unit.assault)
-    slowed, _, _ = lookups.terrain_rules(unit.type)
-    resolution = resolve(
-        "assault_move",
-        checks.AssaultMoveInput(
-            distance=command.distance,
-            assault_range=unit.assault,
-            slowed=slowed and command.terrain is not Terrain.OPEN,
-        ),
-        tray,
-    )
-    result.resolutions.append(resolution)
-    unit.assaulted = True
-    if resolution.outcome.key != "w40k4.assault.charged":
-        return
-    unit.charged = True
-    unit.locked_with.append(target.id)
-    if unit.id not in target.locked_with:
-        target.locked_with.append(unit.id)
-    result.notices.append(Outcome.of("w40k4.assault.react", target=target.name))
+    return unit, target
 
 
 def component(state: W40kState, unit: UnitState) -> list[str]:
@@ -161,19 +172,22 @@ def do_combat(
             if enemy is None or counts[striker.id] <= 0:
                 continue
             hit, rolled, auto, facing = _cc_hit(state, striker, enemy, counts[striker.id])
-            resolution = attack(
-                state,
-                enemy,
-                tray,
-                weapon=None,
-                attacks=rolled,
-                auto_hits=auto,
-                hit=hit,
-                cover=None,
-                facing=facing,
-                strength=striker.s or 1,
-                close_combat=True,
-            )
+            # Each side rolls its own blows to hit and wound, the opponents their saves
+            # (LA FASE DI COMBATTIMENTO, step 2), whoever gave the /combat command.
+            with tray.rolled_by(striker.side):
+                resolution = attack(
+                    state,
+                    enemy,
+                    tray,
+                    weapon=None,
+                    attacks=rolled,
+                    auto_hits=auto,
+                    hit=hit,
+                    cover=None,
+                    facing=facing,
+                    strength=striker.s or 1,
+                    close_combat=True,
+                )
             result.resolutions.append(resolution)
             losses[enemy.id] += apply_hits(state, enemy, resolution, result)
             suffered[enemy.side] += _wounds_counted(enemy, resolution)
@@ -237,5 +251,6 @@ def after_combat(state: W40kState, members: list[str], tray: DiceTray, result: A
         if unit.vehicle and not unit.walker:
             continue
         if was_fighting and not any(p.unit == unit.id for p in state.pending):
-            resolution = resolve("consolidate", checks.ConsolidateInput(target=unit.id), tray)
+            with tray.rolled_by(unit.side):  # the winners consolidate with their own die
+                resolution = resolve("consolidate", checks.ConsolidateInput(target=unit.id), tray)
             result.resolutions.append(resolution)

@@ -38,7 +38,8 @@ def apply_hits(state: W40kState, target: UnitState, resolution: Resolution, resu
 
 def fall_back(state: W40kState, unit: UnitState, tray: DiceTray, result: Applied) -> None:
     """The unit falls back (2D6")."""
-    resolution = resolve("fall_back", checks.FallBackInput(target=unit.id), tray)
+    with tray.rolled_by(unit.side):  # the falling unit's own 2D6, whoever gave the command
+        resolution = resolve("fall_back", checks.FallBackInput(target=unit.id), tray)
     result.resolutions.append(resolution)
     apply_effects(state, resolution, result)
 

@@ -74,6 +74,7 @@ def escape(
             checks.EscapeInput(
                 initiative=unit.i or 1,
                 winners_initiative=max(w.i or 1 for w in strikers),
+                winners_side=strikers[0].side,
                 target=unit.id,
             ),
             tray,

@@ -17,6 +17,38 @@ from rules.w40k4.state import Applied, UnitState, W40kState
 from rules.w40k4.units import acting_unit, enemy_target, inches, is_locked, resolve, timed_active
 
 
+def move_limit(unit: UnitState) -> int:
+    """How far the unit may move, in inches (vehicles by the fastest speed open to them)."""
+    if unit.vehicle and not unit.walker:
+        return int(lookups.standard("velocita_veicoli")["tavoletta" if unit.fast else "manovra"])
+    return unit.move
+
+
+def check_move(state: W40kState, unit: UnitState, distance: float) -> int:
+    """Refuse a normal move the rules forbid now; returns the unit's move limit.
+
+    The handler and the legal-action listing both call it.
+    """
+    if unit.location == "reserve":
+        raise IllegalAction("error.w40k4.in_reserve", unit=unit.name)
+    if unit.moved or unit.entered or unit.deep_struck:
+        raise IllegalAction("error.w40k4.already_moved", unit=unit.name)
+    if unit.has("falling_back"):
+        raise IllegalAction("error.w40k4.falling_back", unit=unit.name)
+    if is_locked(unit):
+        raise IllegalAction("error.w40k4.locked", unit=unit.name)
+    moving = distance > 0
+    stuck = unit.has("immobilised") or timed_active(state, unit, "stunned")
+    if moving and unit.vehicle and stuck:
+        raise IllegalAction("error.w40k4.cannot_move", unit=unit.name)
+    if unit.location == "arriving" and not moving:
+        raise IllegalAction("error.w40k4.must_enter", unit=unit.name)
+    limit = move_limit(unit)
+    if distance > limit:
+        raise IllegalAction("error.w40k4.too_far", unit=unit.name, limit=limit)
+    return limit
+
+
 def do_move(
     state: W40kState, command: Move, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
@@ -28,25 +60,8 @@ def do_move(
     if command.kind == "mishap":
         mishap(state, unit, command, tray, result)
         return
-    if unit.location == "reserve":
-        raise IllegalAction("error.w40k4.in_reserve", unit=unit.name)
-    if unit.moved or unit.entered or unit.deep_struck:
-        raise IllegalAction("error.w40k4.already_moved", unit=unit.name)
-    if unit.has("falling_back"):
-        raise IllegalAction("error.w40k4.falling_back", unit=unit.name)
-    if is_locked(unit):
-        raise IllegalAction("error.w40k4.locked", unit=unit.name)
+    limit = check_move(state, unit, command.distance)
     moving = command.distance > 0
-    stuck = unit.has("immobilised") or timed_active(state, unit, "stunned")
-    if moving and unit.vehicle and stuck:
-        raise IllegalAction("error.w40k4.cannot_move", unit=unit.name)
-    if unit.location == "arriving" and not moving:
-        raise IllegalAction("error.w40k4.must_enter", unit=unit.name)
-    limit = unit.move
-    if unit.vehicle and not unit.walker:
-        limit = int(lookups.standard("velocita_veicoli")["tavoletta" if unit.fast else "manovra"])
-    if command.distance > limit:
-        raise IllegalAction("error.w40k4.too_far", unit=unit.name, limit=limit)
     cover = lookups.cover_save(command.cover)[2] if command.cover is not None else None
     plan_input = checks.MovementInput(
         unit_type=unit.type,
@@ -88,19 +103,28 @@ def do_move(
         _tank_shock(state, unit, command.target, tray, result)
 
 
-def _tank_shock(
-    state: W40kState, unit: UnitState, target_id: str, tray: DiceTray, result: Applied
-) -> None:
-    if not unit.vehicle or unit.walker or not unit.moved:
+def check_tank_shock(state: W40kState, unit: UnitState, target_id: str) -> UnitState:
+    """A tank shock needs a vehicle (not a walker) and an enemy unit that can take the test."""
+    if not unit.vehicle or unit.walker:
         raise IllegalAction("error.w40k4.cannot_tank_shock", unit=unit.name)
     target = enemy_target(state, unit, target_id)
     if target.vehicle or target.ld is None or is_locked(target):
         raise IllegalAction("error.w40k4.cannot_tank_shock_target", target=target.name)
-    test = resolve(
-        "leadership",
-        checks.LeadershipInput(leadership=target.ld, reason="tank_shock", target=target.id),
-        tray,
-    )
+    return target
+
+
+def _tank_shock(
+    state: W40kState, unit: UnitState, target_id: str, tray: DiceTray, result: Applied
+) -> None:
+    if not unit.moved:
+        raise IllegalAction("error.w40k4.cannot_tank_shock", unit=unit.name)
+    target = check_tank_shock(state, unit, target_id)
+    with tray.rolled_by(target.side):  # the tank-shocked unit's own morale check
+        test = resolve(
+            "leadership",
+            checks.LeadershipInput(leadership=target.ld, reason="tank_shock", target=target.id),
+            tray,
+        )
     result.resolutions.append(test)
     if test.outcome.key == "w40k4.test.failed":
         fall_back(state, target, tray, result)

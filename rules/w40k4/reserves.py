@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
+from rules.core.resolution import Outcome
 from rules.w40k4 import checks, lookups
 from rules.w40k4.effects import dangerous_tests
 from rules.w40k4.model import (
@@ -12,6 +13,29 @@ from rules.w40k4.model import (
 from rules.w40k4.orders import Move
 from rules.w40k4.state import Applied, UnitState, W40kState
 from rules.w40k4.units import lose_models, resolve
+
+
+def roll_reserves(state: W40kState, result: Applied, tray: DiceTray) -> None:
+    """TIRI PER LE RISERVE as the active player's movement phase begins (turn 2 on).
+
+    The rolls belong to the side whose reserves they are, though the other player's
+    ``/turn next`` may be the command that starts this phase: they are made inside
+    ``tray.rolled_by(side)``, so that player's typed dice never feed them.
+    """
+    if state.turn <= 1:
+        return
+    side = state.active
+    for unit in state.ordered():
+        if unit.side != side or not unit.alive or unit.location != "reserve":
+            continue
+        with tray.rolled_by(side):
+            resolution = resolve(
+                "reserves", checks.ReservesInput(turn=state.turn, target=unit.id), tray
+            )
+        result.resolutions.append(resolution)
+        if resolution.outcome.key == "w40k4.reserves.arrives":
+            unit.location = "arriving"
+            result.notices.append(Outcome.of("w40k4.turn.arrives", unit=unit.name))
 
 
 def deep_strike(

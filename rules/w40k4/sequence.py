@@ -5,15 +5,16 @@ from __future__ import annotations
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.resolution import Outcome
-from rules.w40k4 import checks, lookups
+from rules.w40k4 import lookups
 from rules.w40k4.assault import open_combats
 from rules.w40k4.model import (
     Phase,
 )
 from rules.w40k4.orders import Next
+from rules.w40k4.reserves import roll_reserves
 from rules.w40k4.state import PHASES, Applied, PendingTest, W40kState
 from rules.w40k4.tables import load_tables
-from rules.w40k4.units import is_locked, resolve
+from rules.w40k4.units import is_locked
 
 
 def awaiting(state: W40kState) -> str | None:
@@ -33,10 +34,13 @@ def do_next(
         raise IllegalAction("error.w40k4.not_your_turn", side=state.sides[state.active])
     if state.pending:
         first = state.units[state.pending[0].unit]
-        raise IllegalAction("error.w40k4.tests_owed", unit=first.name)
-    if state.templates:
         raise IllegalAction(
-            "error.w40k4.template_owed", unit=state.units[state.templates[0].unit].name
+            "error.w40k4.tests_owed", side=state.sides[first.side], unit=first.name
+        )
+    if state.templates:
+        firer = state.units[state.templates[0].unit]
+        raise IllegalAction(
+            "error.w40k4.template_owed", side=state.sides[firer.side], unit=firer.name
         )
     if state.phase is Phase.MOVEMENT:
         waiting = [
@@ -45,14 +49,18 @@ def do_next(
             if u.side == state.active and u.alive and u.location == "arriving"
         ]
         if waiting and actor_side is not None:
-            raise IllegalAction("error.w40k4.must_enter", unit=waiting[0].name)
+            raise IllegalAction(
+                "error.w40k4.arrivals_owed", side=state.sides[state.active], unit=waiting[0].name
+            )
         for unit in waiting:  # the referee moved on: they stay in reserve
             unit.location = "reserve"
     if state.phase is Phase.ASSAULT:
         unresolved = open_combats(state)
         if unresolved and actor_side is not None:
             raise IllegalAction(
-                "error.w40k4.combats_left", unit=state.units[unresolved[0][0]].name
+                "error.w40k4.combats_left",
+                side=state.sides[state.active],
+                unit=", ".join(state.units[m].name for m in unresolved[0]),
             )
     if state.phase in (Phase.MOVEMENT, Phase.SHOOTING) and owe_losses_tests(state, result):
         state.closing = True
@@ -114,17 +122,11 @@ def enter_phase(state: W40kState, phase: Phase, result: Applied, tray: DiceTray 
     )
     if phase is not Phase.MOVEMENT:
         return
+    if tray is not None:
+        roll_reserves(state, result, tray)
     for unit in state.ordered():
         if unit.side != state.active or not unit.alive:
             continue
-        if unit.location == "reserve" and tray is not None and state.turn > 1:
-            resolution = resolve(
-                "reserves", checks.ReservesInput(turn=state.turn, target=unit.id), tray
-            )
-            result.resolutions.append(resolution)
-            if resolution.outcome.key == "w40k4.reserves.arrives":
-                unit.location = "arriving"
-                result.notices.append(Outcome.of("w40k4.turn.arrives", unit=unit.name))
         if unit.location == "table" and unit.has("falling_back") and not is_locked(unit):
             state.pending.append(PendingTest(unit=unit.id, reason="regroup"))
 

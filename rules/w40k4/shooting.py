@@ -53,7 +53,9 @@ def _weapon_count(unit: UnitState, weapon_id: str, weapon: Weapon) -> int:
     return count
 
 
-def _groups(state: W40kState, unit: UnitState, command: Fire, result: Applied) -> list[WeaponGroup]:
+def weapon_groups(
+    state: W40kState, unit: UnitState, command: Fire, result: Applied
+) -> list[WeaponGroup]:
     """The weapon groups that fire: checked against range, movement and the vehicle table."""
     explicit = command.weapon is not None
     names = (
@@ -118,9 +120,29 @@ def do_fire(
     state: W40kState, command: Fire, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
     """/fire: every weapon group of one unit at one target (blasts wait for /template)."""
+    unit, target = check_fire(state, command, actor_side)
+    groups = weapon_groups(state, unit, command, result)
+    cover = command.cover if command.cover is not None else target.cover
+    for group in groups:
+        if not target.alive:
+            result.notices.append(Outcome.of("w40k4.fire.target_gone", weapon=group.weapon.name))
+            continue
+        _fire_group(state, unit, target, group, command, cover, tray, result)
+    unit.fired = True
+    unit.fired_at = target.id
+    unit.fired_types = sorted({*unit.fired_types, *(g.weapon.type.value for g in groups)})
+
+
+def check_fire(
+    state: W40kState, command: Fire, actor_side: str | None
+) -> tuple[UnitState, UnitState]:
+    """The firing unit and its target, refused if either may not take part in this fire.
+
+    The weapons are checked by :func:`weapon_groups`; the handler and the legal-action
+    listing both call the two.
+    """
     unit = acting_unit(state, command.unit, actor_side, Phase.SHOOTING)
-    preview = is_preview()
-    if not preview and unit.fired:
+    if not is_preview() and unit.fired:
         raise IllegalAction("error.w40k4.already_fired", unit=unit.name)
     if not unit.on_table:
         raise IllegalAction("error.w40k4.not_on_table", unit=unit.name)
@@ -134,16 +156,7 @@ def do_fire(
     target = enemy_target(state, unit, command.target)
     if is_locked(target):
         raise IllegalAction("error.w40k4.target_locked", target=target.name)
-    groups = _groups(state, unit, command, result)
-    cover = command.cover if command.cover is not None else target.cover
-    for group in groups:
-        if not target.alive:
-            result.notices.append(Outcome.of("w40k4.fire.target_gone", weapon=group.weapon.name))
-            continue
-        _fire_group(state, unit, target, group, command, cover, tray, result)
-    unit.fired = True
-    unit.fired_at = target.id
-    unit.fired_types = sorted({*unit.fired_types, *(g.weapon.type.value for g in groups)})
+    return unit, target
 
 
 def _fire_group(
@@ -256,6 +269,7 @@ def attack(
         wounds_taken=target.wounds_taken,
         models=max(1, min(target.models, 1000)),
         target=target.id,
+        saved_by=target.side,
         **hit,
     )
     return resolve("close_combat" if close_combat else "shooting", data, tray)
