@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.w40k4 import commands as commands_module
 from rules.w40k4 import game as g
-from rules.w40k4 import lookups
+from rules.w40k4 import legal, lookups
 from rules.w40k4 import scenario as scenario_module
 from rules.w40k4.model import Facing, Phase, Terrain
 from rules.w40k4.tables import load_tables
@@ -43,6 +44,10 @@ class W40kPlay(DocumentPlay):
     game = g
     commands = commands_module
     scenario = scenario_module
+
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Owed tests, templates, arrivals and combats; the active player's phase actions."""
+        return legal.legal_actions(self._state(document))
 
     def status(self, document: Mapping[str, Any]) -> StatusView:
         """Turn, phase, whose turn, units with their state, owed tests, templates, combats."""

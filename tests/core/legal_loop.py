@@ -77,9 +77,10 @@ def play_random_game(
         assert actions, f"dead end (seed {seed}): nothing listed in {play.status(document)}"
         owed = [a for a in actions if a.owed]
         if owed:
-            blocked = [a for a in actions if not a.owed]
-            assert not blocked, f"owed {owed[0]} listed with non-owed {blocked[0]}"
-            choice = rng.choice(owed)
+            passes = [a for a in actions if a.verb == "turn.next"]
+            assert not passes, f"turn.next listed while {owed[0]} is owed"
+            others = [a for a in actions if not a.owed]
+            choice = rng.choice(others if others and rng.random() < 0.3 else owed)
         else:
             passes = [a for a in actions if a.verb == "turn.next"]
             others = [a for a in actions if a.verb != "turn.next"]
