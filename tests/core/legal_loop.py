@@ -8,6 +8,7 @@ actions block the others.
 from __future__ import annotations
 
 import random
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,3 +103,59 @@ def play_random_game(
     log.ended = view.ended
     assert log.ended, f"seed {seed}: not ended after {log.commands} commands (turn {view.turn})"
     return log
+
+
+class QueuedThenSeeded:
+    """Faces a test queues, then faces from a seeded generator (for service scripts)."""
+
+    def __init__(self, seed: int) -> None:
+        self.faces: deque[int] = deque()
+        self._rng = random.Random(seed)
+
+    @property
+    def by_hand(self) -> bool:
+        """Never typed."""
+        return False
+
+    def push(self, *faces: int) -> None:
+        """Queue faces for the next rolls."""
+        self.faces.extend(faces)
+
+    def face(self, die: Die, label: str) -> int:
+        """The next queued face (checked against the die), else a seeded one."""
+        if self.faces:
+            value = self.faces.popleft()
+            assert die.can_show(value), f"{die.name} cannot show {value} ({label})"
+            return value
+        return self._rng.randint(1, die.sides)
+
+
+async def play_owed_then_pass(
+    table: Any,
+    store: Any,
+    play: GamePlay,
+    players: dict[str, int],
+    until_turn: int,
+    *,
+    pass_turns: bool = True,
+) -> list[str]:
+    """Through the service, the players (never the referee) answer whatever is owed, by the
+    side that owes it, and otherwise pass, until ``until_turn`` begins; returns the verbs.
+
+    Without ``pass_turns`` it stops as soon as nothing is owed."""
+    rng = random.Random(0)
+    given: list[str] = []
+    for _ in range(500):
+        document = (await store.load(table.channel)).document
+        view = play.status(document)
+        if view.ended or view.turn >= until_turn:
+            return given
+        actions = play.legal_actions(document)
+        owed_now = [a for a in actions if a.owed]
+        if not owed_now and not pass_turns:
+            return given
+        choice = owed_now[0] if owed_now else next(a for a in actions if a.verb == "turn.next")
+        assert choice.side is not None, f"{choice} is for the referee only"
+        await table(players[choice.side], choice.verb, **fill(choice, rng))
+        given.append(choice.verb)
+    raise AssertionError(f"turn {until_turn} not reached: {given[-10:]}")
