@@ -105,7 +105,10 @@ async def test_a_console_script_assigns_a_step_loss_and_rallies(service):
     assert "Traceback" not in text
     assert errors == 1, text  # /turn next while the step loss is owed
     assert "→ One step loss to MG 42 Zug (1 to assign in 6,3): /step unit:de_hmg" in text
-    assert "[bruno] /turn next\n! First Allemands must assign 1 step losses in 6,3." in text
+    assert (
+        "[bruno] /turn next\n! Not now: Allemands must first assign 1 step losses in 6,3"
+        " (/step)." in text
+    )
     assert "[bruno] /step unit:de_hmg\n» MG 42 Zug is eliminated" in text
     assert "» Turn 2: Américains activates first" in text
     rally = text.split("action:recover dice:2,2")[1]
