@@ -110,13 +110,19 @@ async def test_a_console_script_plays_an_assault_a_combat_and_a_blast(service):
     # Only the two /turn next that come too early: a combat and a template are owed.
     assert errors == 2, text
     assert "→ Resolve the combat of Squadra tattica: /combat unit:squadra_tattica" in text
-    assert "[anna] /turn next\n! Combats remain to be resolved: Squadra tattica." in text
+    assert (
+        "[anna] /turn next\n! Not now: Legione Astrale must first resolve the combats:"
+        " Squadra tattica, Motopredoni (/combat)." in text
+    )
     assert "Outcome: Legione Astrale wins; Predoni loses" in text
     assert "→ Morale of Motopredoni (assault lost): /morale unit:motopredoni" in text
     assert "Outcome: The unit is caught and destroyed" in text
     assert "Outcome: Test passed (regrouping)" in text
     assert "Outcome: The template stays on target" in text
-    assert "[bruno] /turn next\n! Banda di predoni must place its template first." in text
+    assert (
+        "[bruno] /turn next\n! Not now: Predoni must first place the template of Banda di"
+        " predoni (/template)." in text
+    )
     placed = text.split("/template unit:banda")[1]
     assert "Outcome: 1 casualties" in placed.split("[bruno]")[0]
     assert "» Turn 1, Predoni: Assault phase" in placed
