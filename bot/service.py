@@ -40,13 +40,13 @@ from rules.core.errors import (
     UnknownName,
 )
 from rules.core.expression import RollResult, parse_expression
-from rules.core.i18n import LANGUAGES, translate
+from rules.core.i18n import LANGUAGES, has_key, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.odds import odds_budget
 from rules.core.play import FollowUp, GamePlay, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
-from rules.render import render_resolution_text
+from rules.render import outcome_text, render_resolution_text
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -69,7 +69,8 @@ MAX_DEADLINE_HOURS = 24 * 60
 ACTED_FOR_ARG = "acted_for"
 BY_HAND_ARG = "by_hand"
 ACTOR_SIDE_ARG = "actor_side"
-EVENT_ARGS = frozenset({ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG})
+ACTOR_NAME_ARG = "actor_name"
+EVENT_ARGS = frozenset({ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG, ACTOR_NAME_ARG})
 
 GAME_VERBS = (
     "game.new",
@@ -444,22 +445,10 @@ class GameService:
     async def _log(self, request: Request, reply: Reply) -> Reply:
         count = _int_option(request.options, "count", 10, 1, MAX_LOG)
         record = await self._store.load(request.channel_id)
+        sides = self._play(record.ruleset).sides(record.document)
         first = max(0, record.version - count)
         for event in await self._store.events(request.channel_id, after_seq=first, limit=count):
-            outcome = ""
-            for item in event.resolution or []:
-                if isinstance(item, dict) and "outcome" in item:
-                    try:
-                        outcome = render_resolution_text(
-                            Resolution.from_json(item), reply.language
-                        ).splitlines()[-1]
-                    except (ValueError, TypeError, KeyError):
-                        outcome = ""
-            by = event.args.get("acted_for") if isinstance(event.args, dict) else None
-            tail = f" (arbitro per {by})" if by else ""
-            reply.lines.append(
-                f"#{event.seq} <@{event.actor_id}> {event.verb}{tail} {outcome}".rstrip()
-            )
+            reply.lines.append(event_line(event, reply.ruleset, reply.language, sides))
         return reply
 
     async def _export(self, request: Request, reply: Reply) -> Reply:
@@ -468,9 +457,18 @@ class GameService:
         bundle = await self._store.export(request.channel_id)
         data = bundle.to_json_dict()
         reply.files["arbitro-log.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
-        lines = [f"# {bundle.game.ruleset} — canale {request.channel_id}", ""]
+        sides = self._play(bundle.game.ruleset).sides(
+            (await self._store.load(request.channel_id)).document
+        )
+        title = translate(
+            "bot.report.title",
+            reply.language,
+            ruleset=bundle.game.ruleset,
+            channel=request.channel_id,
+        )
+        lines = [f"# {title}", ""]
         for event in bundle.events:
-            lines.append(f"## #{event.seq} {event.verb} (<@{event.actor_id}>)")
+            lines.append("## " + event_line(event, reply.ruleset, reply.language, sides))
             for item in event.resolution or []:
                 if isinstance(item, dict) and "outcome" in item:
                     try:
@@ -629,6 +627,8 @@ class GameService:
         # for, and every die the tray rolled in order (not only those a resolution shows),
         # each marked typed by the player (by_hand) or the bot's, and the side it was for.
         args[ACTOR_SIDE_ARG] = actor_side
+        if request.user_name:
+            args[ACTOR_NAME_ARG] = request.user_name[:60]  # the log names people, not ids
         event = NewEvent(
             verb=request.verb,
             args=args,
@@ -870,6 +870,47 @@ def recorded_roll(roll: Roll) -> dict[str, Any]:
         "by_hand": roll.by_hand,
         "side": roll.side,
     }
+
+
+def event_line(event: Any, ruleset: str, language: str, sides: Mapping[str, str]) -> str:
+    """One line of the story: ``#7 anna — /fire unit:squadra_1 … → 2 casualties``.
+
+    Who (the display name the event recorded, else a mention), what (the command as typed,
+    or the game event in words), and the outcome in the game's language.
+    """
+    args = event.args if isinstance(event.args, dict) else {}
+    who = str(args.get(ACTOR_NAME_ARG) or (f"<@{event.actor_id}>" if event.actor_id else "—"))
+    key = f"bot.log.verb.{event.verb}"
+    if has_key(key, language) or has_key(key):
+        params = _text_args(args)
+        if event.undoes_seq:
+            params["seq"] = str(event.undoes_seq)
+        what = translate(key, language, **params)
+    else:
+        shown = {k: v for k, v in args.items() if k not in EVENT_ARGS}
+        what = command_name(event.verb) + "".join(f" {k}:{v}" for k, v in shown.items())
+    outcomes = []
+    for item in event.resolution or []:
+        if isinstance(item, dict) and "outcome" in item:
+            try:
+                resolution = Resolution.from_json(item)
+            except (ValueError, TypeError, KeyError):
+                continue
+            outcomes.append(
+                outcome_text(resolution.ruleset or ruleset, resolution.outcome, language)
+            )
+    line = f"#{event.seq} {who} — {what}"
+    acted_for = args.get(ACTED_FOR_ARG)
+    if acted_for:
+        side = sides.get(str(acted_for), str(acted_for))
+        line += " " + translate("bot.acted_for", language, side=side)
+    if outcomes:
+        line += " → " + "; ".join(dict.fromkeys(outcomes))
+    return line
+
+
+def _text_args(args: Mapping[str, Any]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in args.items() if isinstance(v, str | int | float)}
 
 
 def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:

@@ -21,6 +21,7 @@ So each step stays exact and the bound is the number of attacks, not 6^dice.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -103,6 +104,11 @@ class AttackInput(_Hits):
     wounds: int = Field(1, ge=1, le=10, description="wounds per model")
     wounds_taken: int = Field(0, ge=0, le=9, description="wounds already on the current model")
     models: int = Field(1, ge=1, le=1000, description="models in the target unit")
+    saved_by: str | None = Field(
+        None,
+        max_length=64,
+        description="the side that rolls the saves (the target's owner); none: the attacker",
+    )
 
     @model_validator(mode="after")
     def _wounds(self) -> AttackInput:
@@ -261,7 +267,8 @@ def _wound_and_save(
             outcome=Outcome.of("w40k4.chain.unsaved", n=wounds),
         )
         return wounds
-    saves = _roll_many(tray, wounds, f"{label} save")
+    with tray.rolled_by(data.saved_by) if data.saved_by is not None else nullcontext():
+        saves = _roll_many(tray, wounds, f"{label} save")
     saved = sum(1 for roll in saves if roll.face >= save)
     builder.step(
         "w40k4.step.saves",
@@ -484,6 +491,8 @@ def _single_attack(kind: str, payload: str) -> tuple[dict[str, Fraction], int]:
 
 def _one(data: _Hits, rolled: bool, **extra: Any) -> str:
     update = {"attacks": 1 if rolled else 0, "auto_hits": 0 if rolled else 1, "target": None}
+    if isinstance(data, AttackInput):
+        update["saved_by"] = None  # who rolls does not change the odds
     return data.model_copy(update={**update, **extra}).model_dump_json()
 
 

@@ -355,7 +355,7 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     status = texts(assert_public(await bruno.slash(channel, "game status")))
     assert "Panzer IV" in status and "`panzer_iv`" in status
     log = texts(assert_public(await bruno.slash(channel, "game log", count=50)))
-    assert "(arbitro per asse)" in log
+    assert "(l'arbitro ha agito per Asse)" in log
     result = await bruno.slash(channel, "game export")
     exported = assert_public(result)
     files = {a.filename: await a.read() for a in exported.attachments}

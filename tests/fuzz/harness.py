@@ -195,9 +195,11 @@ class Fuzzer:
             if self.run.failures:
                 return
             if self.rng.random() < 0.15:
-                await self._probe(record.version, record.document, actions)
+                accepted = await self._probe(record.version, record.document, actions)
                 if self.run.failures:
                     return
+                if accepted:  # the state moved on: these actions may no longer be legal
+                    continue
             await self._act(self._pick(actions))
             if self.run.failures:
                 return
@@ -242,8 +244,10 @@ class Fuzzer:
 
     async def _probe(
         self, version: int, document: Mapping[str, Any], actions: Sequence[LegalAction]
-    ) -> None:
-        """A random command that is probably not legal: a refusal must change nothing."""
+    ) -> bool:
+        """A random command that is probably not legal: a refusal must change nothing.
+
+        Returns whether it was accepted (the state changed)."""
         verbs = [v for v in self.play.verbs() if v != "odds"]
         names = sorted(
             {k for a in actions for k in a.options} | {s.name for a in actions for s in a.free}
@@ -263,10 +267,11 @@ class Fuzzer:
         except RulesError:
             self.run.probes_refused += 1
             await self._unchanged(version, document, line)
-            return
+            return False
         # Accepted: it was legal after all (a player's legal move the listing also has).
         self.run.trail.append(line + "  (probe accepted)")
         self.run.commands += 1
+        return True
 
     async def _unchanged(self, version: int, document: Mapping[str, Any], line: str) -> None:
         after = await self.store.load(CHANNEL)

@@ -50,7 +50,10 @@ async def test_a_console_script(service):
         " column 11: «X»"
     ) in text
     assert "→ Morale check M2 for 1st Rifle Platoon: /morale unit:us_rifle_1" in text
-    assert "! First Américains must check the morale of 1st Rifle Platoon." in text
+    assert (
+        "! Not now: Américains must first check the morale of 1st Rifle Platoon (/morale)."
+        in text
+    )
     assert "1. Morale check M2: D6=3 D6=3 +2 M# = 8 <= 7 (morale)" in text
     assert "Outcome: Morale failed: disrupted" in text
     assert "Outcome: Target eliminated" in text and "» M10 Tank Destroyer is eliminated" in text
@@ -102,7 +105,10 @@ async def test_a_console_script_assigns_a_step_loss_and_rallies(service):
     assert "Traceback" not in text
     assert errors == 1, text  # /turn next while the step loss is owed
     assert "→ One step loss to MG 42 Zug (1 to assign in 6,3): /step unit:de_hmg" in text
-    assert "[bruno] /turn next\n! First Allemands must assign 1 step losses in 6,3." in text
+    assert (
+        "[bruno] /turn next\n! Not now: Allemands must first assign 1 step losses in 6,3"
+        " (/step)." in text
+    )
     assert "[bruno] /step unit:de_hmg\n» MG 42 Zug is eliminated" in text
     assert "» Turn 2: Américains activates first" in text
     rally = text.split("action:recover dice:2,2")[1]
