@@ -181,7 +181,7 @@ def target_spec(state: GameState, unit: UnitState, figure: Figure | None) -> Tar
         kind=unit.target_kind,
         armour=vehicle.armour if vehicle is not None else fire.Armour.MEDIA,
         turret=vehicle.turret if vehicle is not None else True,
-        weapons=min(len(unit.working_weapons()), 6),
+        weapons=min(len(armament(state, unit)), 6),
         wounded=bool(figure and (figure.wounded or figure.badly_wounded)),
         unit=unit.id,
         figure=figure.n if figure is not None else None,
@@ -204,3 +204,12 @@ def actor_figure(unit: UnitState, man: int | None, state: GameState) -> Figure |
     able = [f for f in unit.figures if f.able(state.turn)]
     able.sort(key=lambda f: (f.wounded, f.role != "leader"))
     return able[0] if able else None
+
+
+def armament(state: GameState, unit: UnitState) -> list[str]:
+    """A vehicle's working weapons that fire ("armi di bordo"), main armament first.
+
+    A smoke discharger is equipment, not a weapon: a "weapon destroyed" result draws among
+    these only.
+    """
+    return [w for w in unit.working_weapons() if w in state.weapons and state.weapons[w].row]

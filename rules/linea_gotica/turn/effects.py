@@ -16,6 +16,7 @@ from rules.linea_gotica.state import (
     UnitState,
 )
 from rules.linea_gotica.tables import load_tables
+from rules.linea_gotica.turn.common import armament
 
 K = RULESET_KEY
 Applied = CoreApplied[GameState]
@@ -101,7 +102,7 @@ def vehicle_damage(
     elif key == "turret_jammed":
         vehicle.turret_jammed = True
     elif key == "weapon_destroyed":
-        working = unit.working_weapons()
+        working = armament(state, unit)
         if working:
             lost = working[min(max((weapon or 1) - 1, 0), len(working) - 1)]
             unit.weapons_destroyed.append(lost)

@@ -222,15 +222,28 @@ def _spend_use(
 
 
 def _target_figures(target: UnitState, command: Fire, count: int) -> list[Figure]:
+    """The soldiers a shot falls on: the man aimed at first, then the others (leader last).
+
+    The man aimed at is checked when the command is given (``check_aimed_man``); if an
+    earlier shot of the same volley put him out, the later shooters' shots fall on the next
+    man (decision recorded in docs/linea_gotica.md).
+    """
     alive = [f for f in target.figures if f.alive]
+    alive.sort(key=lambda f: f.role == "leader")
     if command.man is not None:
         chosen = target.figure(command.man)
-        if not chosen.alive:
-            raise IllegalAction("error.linea_gotica.figure_out", unit=target.name, figure=chosen.n)
-        alive = [chosen] + [f for f in alive if f is not chosen]
-    else:
-        alive.sort(key=lambda f: f.role == "leader")
+        if chosen.alive:
+            alive = [chosen] + [f for f in alive if f is not chosen]
     return alive[:count]
+
+
+def check_aimed_man(target: UnitState, command: Fire) -> None:
+    """The soldier aimed at (``man``) must be in play when the volley is ordered."""
+    if command.man is None or target.vehicle is not None:
+        return
+    chosen = target.figure(command.man)
+    if not chosen.alive:
+        raise IllegalAction("error.linea_gotica.figure_out", unit=target.name, figure=chosen.n)
 
 
 def _direct_input(
@@ -300,6 +313,7 @@ def do_fire(
         raise IllegalAction("error.linea_gotica.not_spotted", target=target.name)
     if unit.riding is not None:
         raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
+    check_aimed_man(target, command)
     if not is_preview():
         _trigger_covering(state, unit, tray, result)
         if not unit.alive:
@@ -538,20 +552,22 @@ def _trigger_covering(state: GameState, unit: UnitState, tray: DiceTray, result:
             mode=mode,
             kind="copertura",
         )
-        _one_weapon(
-            state,
-            shooter,
-            figure,
-            cover.weapon,
-            row_id,
-            shots,
-            0,
-            unit,
-            command,
-            "covering",
-            tray,
-            result,
-        )
+        # The covering side's shots, made inside the hidden unit's command: its dice.
+        with tray.rolled_by(shooter.side):
+            _one_weapon(
+                state,
+                shooter,
+                figure,
+                cover.weapon,
+                row_id,
+                shots,
+                0,
+                unit,
+                command,
+                "covering",
+                tray,
+                result,
+            )
 
 
 def _fire_anti_aircraft(

@@ -61,7 +61,10 @@ def do_move(
         unit.hidden = command.hidden
     unit.behind_armour = command.behind
     if command.minefield is not None:
-        _cross_minefield(state, unit, command, tray, result)
+        mines = state.minefields.get(command.minefield)
+        # The mines are the owner's: their dice, not the mover's typed ones.
+        with tray.rolled_by(mines.owner if mines is not None else None):
+            _cross_minefield(state, unit, command, tray, result)
 
 
 def _move_foot(

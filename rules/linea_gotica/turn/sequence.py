@@ -200,15 +200,16 @@ def _replacements(state: GameState, tray: DiceTray, result: Applied) -> None:
         candidates = [f for f in unit.figures if f.able(state.turn)]
         if not candidates:
             continue
-        resolution = resolve(
-            "action",
-            checks.ActionInput(
-                quality=unit.quality,
-                quality_modifier=quality_modifier_of(state, unit),
-                purpose=checks.Purpose.RIMPIAZZO,
-            ),
-            tray,
-        )
+        with tray.rolled_by(unit.side):  # the squad's own side rolls for its new leader
+            resolution = resolve(
+                "action",
+                checks.ActionInput(
+                    quality=unit.quality,
+                    quality_modifier=quality_modifier_of(state, unit),
+                    purpose=checks.Purpose.RIMPIAZZO,
+                ),
+                tray,
+            )
         result.resolutions.append(resolution)
         if resolution.outcome.key == f"{K}.action.passed":
             chosen = candidates[0]
