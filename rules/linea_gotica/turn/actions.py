@@ -31,7 +31,7 @@ from rules.linea_gotica.turn.common import (
     move_side,
     owes_morale,
     quality_modifier_of,
-    require_fresh,
+    require_fresh_soldiers,
     resolve,
 )
 from rules.linea_gotica.turn.observation import do_observe
@@ -68,7 +68,7 @@ def do_test(
     continuing = (
         kind == "azione" and unit.task is not None and command.task in (None, unit.task.name)
     )
-    require_fresh(unit)
+    require_fresh_soldiers(unit)
     owes_morale(state, unit)
     if kind == "fumo":
         _throw_smoke(state, unit, command, tray, result)

@@ -52,6 +52,28 @@ def require_fresh(unit: UnitState) -> None:
         )
 
 
+def require_fresh_soldiers(unit: UnitState) -> None:
+    """Firing or acting: the unit has done nothing this turn, or only some of its soldiers
+    fired covering fire (one soldier, one activity: the others may still fire or act)."""
+    if is_preview() or unit.activity is None or partly_covering(unit):
+        return
+    raise IllegalAction("error.linea_gotica.already_acted", unit=unit.name, activity=unit.activity)
+
+
+def partly_covering(unit: UnitState) -> bool:
+    """Some soldiers of a squad fired covering fire; the others have done nothing yet."""
+    return unit.activity == "covering" and unit.vehicle is None and bool(unit.covered_by)
+
+
+def may_still_act(state: GameState, unit: UnitState) -> bool:
+    """Whether the unit has someone who may still fire or act this turn."""
+    if unit.activity is None:
+        return True
+    return partly_covering(unit) and any(
+        f.able(state.turn) and f.n not in unit.covered_by for f in unit.figures
+    )
+
+
 def weapon_of(state: GameState, weapon_id: str) -> Weapon:
     try:
         return state.weapons[weapon_id]
@@ -86,7 +108,8 @@ def able_figures(state: GameState, unit: UnitState) -> list[Figure]:
     return [
         f
         for f in unit.figures
-        if f.able(state.turn) or (in_class and _figure_key(unit, f) in state.roster)
+        if (f.able(state.turn) or (in_class and _figure_key(unit, f) in state.roster))
+        and f.n not in unit.covered_by
     ]
 
 
@@ -201,7 +224,7 @@ def actor_figure(unit: UnitState, man: int | None, state: GameState) -> Figure |
         if not figure.alive:
             raise IllegalAction("error.linea_gotica.figure_out", unit=unit.name, figure=figure.n)
         return figure
-    able = [f for f in unit.figures if f.able(state.turn)]
+    able = [f for f in unit.figures if f.able(state.turn) and f.n not in unit.covered_by]
     able.sort(key=lambda f: (f.wounded, f.role != "leader"))
     return able[0] if able else None
 

@@ -35,7 +35,7 @@ from rules.linea_gotica.turn.common import (
     owes_morale,
     quality_modifier_of,
     require_alive,
-    require_fresh,
+    require_fresh_soldiers,
     resolve,
     target_spec,
     weapon_of,
@@ -298,7 +298,7 @@ def do_fire(
     if target is None and aircraft is None and command.kind != "copertura":
         raise UnknownName("error.linea_gotica.unknown_unit", name=command.target[:40])
     context = _fire_context(state, unit, command, target, aircraft)
-    require_fresh(unit)
+    require_fresh_soldiers(unit)
     owes_morale(state, unit)
     if aircraft is not None:
         _fire_anti_aircraft(state, unit, aircraft, command, context, tray, result)
@@ -357,6 +357,11 @@ def do_fire(
             _spend_use(state, unit, figure, weapon_id, row_id)
         if unit.vehicle is not None and not row.data.get("mg"):
             _dismount_riders(state, unit, result)
+    if (context == "covering" and unit.vehicle is not None) or context != "covering":
+        unit.covered_by = []
+    else:
+        # One soldier, one activity (TIRO ed AZIONI): only the covering shooters are spent.
+        unit.covered_by += [f.n for f, _ in shooters if f is not None]
     unit.activity = {"covering": "covering", "opportunity": "opportunity"}.get(context, "fired")
     unit.fired = fire.TargetFired.AUTOMATICO if automatic else fire.TargetFired.SINGOLO
     unit.fired_serial = state.serial
@@ -511,6 +516,9 @@ def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: 
         Covering(unit=unit.id, side=unit.side, place=command.target, weapon=weapon_id)
     )
     unit.activity = "covering"
+    if figure is not None:
+        # One soldier, one activity: the BAR man is spent, not his squad.
+        unit.covered_by.append(figure.n)
     result.notices.append(
         Outcome.of(f"{K}.covering.declared", unit=unit.name, place=command.target)
     )

@@ -17,7 +17,7 @@ from rules.linea_gotica.state import (
     Next,
     Phase,
 )
-from rules.linea_gotica.turn.common import quality_modifier_of, resolve, roster_for
+from rules.linea_gotica.turn.common import may_still_act, quality_modifier_of, resolve, roster_for
 from rules.linea_gotica.turn.effects import on_killed
 
 K = RULESET_KEY
@@ -45,7 +45,7 @@ def awaiting(state: GameState) -> str | None:
 
 def _class_has_actors(state: GameState, index: int) -> bool:
     for unit in state.units.values():
-        if unit.class_index != index or not unit.alive or unit.activity is not None:
+        if unit.class_index != index or not unit.alive or not may_still_act(state, unit):
             continue
         if unit.vehicle is not None and unit.crew_able(state.turn):
             return True
@@ -64,7 +64,7 @@ def _side_has_actors(state: GameState, side: str, index: int) -> bool:
     for unit in state.units.values():
         if unit.side != side or unit.class_index != index or not unit.alive:
             continue
-        if unit.activity is not None:
+        if not may_still_act(state, unit):
             continue
         if (unit.vehicle is not None and unit.crew_able(state.turn)) or any(
             f.able(state.turn) for f in unit.figures
@@ -183,6 +183,7 @@ def _end_turn(state: GameState, result: Applied) -> None:
         if unit.task is not None and unit.task.last_turn < state.turn - 1:
             unit.task = None
         unit.activity = None
+        unit.covered_by = []
         unit.pace = TargetMovement.FERMO
         unit.fired = fire.TargetFired.NO
         unit.behind_armour = False

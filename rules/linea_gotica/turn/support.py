@@ -31,7 +31,7 @@ from rules.linea_gotica.turn.common import (
     may_act_in_fire_phase,
     owes_morale,
     quality_modifier_of,
-    require_fresh,
+    require_fresh_soldiers,
     resolve,
 )
 
@@ -44,7 +44,7 @@ def do_call(
 ) -> None:
     unit = acting_unit(state, command.unit, actor)
     may_act_in_fire_phase(state, unit)
-    require_fresh(unit)
+    require_fresh_soldiers(unit)
     owes_morale(state, unit)
     support = state.supports.get(command.battery)
     if support is None or support.side != unit.side:
@@ -206,7 +206,7 @@ def _observer_order(
     if command.order == "tiro":
         raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
     if not is_preview():
-        require_fresh(observer)
+        require_fresh_soldiers(observer)
         observer.activity = "action"
     if command.order == "fine":
         mission.stage = "done"
