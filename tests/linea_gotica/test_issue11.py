@@ -158,7 +158,13 @@ def test_one_bars_covering_fire_spends_one_soldier_not_the_squad(esempio):
         weapon="bar",
     )
     applied = esempio(
-        "fire", "alleati", [10, 10], unit="squadra_1", target="gruppe", distance=30, weapon="thompson"
+        "fire",
+        "alleati",
+        [10, 10],
+        unit="squadra_1",
+        target="gruppe",
+        distance=30,
+        weapon="thompson",
     )
     assert len([r for r in applied.resolutions if r.procedure == "direct_fire"]) == 2
     assert esempio.unit("squadra_1").activity == "fired"
@@ -171,3 +177,21 @@ def test_one_bars_covering_fire_spends_one_soldier_not_the_squad(esempio):
         distance=30,
         weapon="garand",
     )
+
+
+def test_hidden_units_are_not_shown_to_the_opponent():
+    from rules.linea_gotica.play import PLAY
+
+    document = PLAY.new_game("esempio_gotica", None)
+    shared = {line.id for line in PLAY.status(document).units}
+    allies = {line.id for line in PLAY.status(document, "alleati").units}
+    germans = {line.id: line for line in PLAY.status(document, "tedeschi").units}
+    referee = {line.id for line in PLAY.status(document, None).units}
+    hidden = {"mg_casolare", "cecchino"}
+    assert not hidden & shared and not hidden & allies
+    assert hidden <= set(germans) and hidden <= referee
+    assert germans["cecchino"].hidden and not germans["gruppe"].hidden
+    assert not hidden & set(PLAY.choices(document, "target", "alleati"))
+    assert hidden <= set(PLAY.choices(document, "target", None))
+    text = repr(PLAY.status(document, "alleati"))
+    assert "campanile" not in text and "casolare" not in text
