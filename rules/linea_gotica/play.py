@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.linea_gotica import commands as commands_module
 from rules.linea_gotica import game as g
+from rules.linea_gotica import legal as legal_module
 from rules.linea_gotica import scenario as scenario_module
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY
 from rules.linea_gotica.state import GameState, Phase, UnitState
@@ -159,6 +161,10 @@ class LineaGoticaPlay(DocumentPlay):
             notes=tuple(notes),
             ended=state.ended,
         )
+
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Everything any seat may do now (rules.core.legal's contract)."""
+        return legal_module.legal_actions(self._state(document))
 
     def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
         """Owed morale tests, due missions, the initiative roll and the winner's choice."""

@@ -40,6 +40,32 @@ K = RULESET_KEY
 Applied = CoreApplied[GameState]
 
 
+def check_action(state: GameState, unit: UnitState, command: TakeTest) -> None:
+    """Every check of an action (``/test`` but observation, mines, command distance) that
+    does not need dice: the handler and the legal-action listing both call it."""
+    kind = command.kind
+    _action_phase_check(state, unit, kind)
+    require_fresh_soldiers(unit)
+    owes_morale(state, unit)
+    if kind == "fumo":
+        _smoke_source_check(state, unit, command)
+        return
+    figure = actor_figure(unit, None if kind == "medicare" else command.man, state)
+    if unit.vehicle is None and figure is None:
+        raise IllegalAction("error.linea_gotica.no_shooters", unit=unit.name)
+    if unit.vehicle is not None and not crew_able(state, unit):
+        raise IllegalAction("error.linea_gotica.crew_cannot", unit=unit.name)
+    _check_action_target(state, unit, command)
+
+
+def _smoke_source_check(state: GameState, unit: UnitState, command: TakeTest) -> None:
+    if command.source == "lanciafumogeni_veicolo":
+        if unit.vehicle is None or not any(state.weapons[w].smoke for w in unit.working_weapons()):
+            raise IllegalAction("error.linea_gotica.no_smoke", unit=unit.name)
+    elif unit.vehicle is not None:
+        raise IllegalAction("error.linea_gotica.no_smoke", unit=unit.name)
+
+
 def _action_phase_check(state: GameState, unit: UnitState, kind: str) -> None:
     if is_preview():
         return
@@ -64,7 +90,7 @@ def do_test(
     if kind == "comando":
         _command_check(state, unit, command, tray, result)
         return
-    _action_phase_check(state, unit, kind)
+    check_action(state, unit, command)
     continuing = (
         kind == "azione" and unit.task is not None and command.task in (None, unit.task.name)
     )
@@ -270,11 +296,7 @@ def _command_check(
 def _throw_smoke(
     state: GameState, unit: UnitState, command: TakeTest, tray: DiceTray, result: Applied
 ) -> None:
-    if command.source == "lanciafumogeni_veicolo":
-        if unit.vehicle is None or not any(state.weapons[w].smoke for w in unit.working_weapons()):
-            raise IllegalAction("error.linea_gotica.no_smoke", unit=unit.name)
-    elif unit.vehicle is not None:
-        raise IllegalAction("error.linea_gotica.no_smoke", unit=unit.name)
+    _smoke_source_check(state, unit, command)
     resolution = resolve("smoke", checks.SmokeInput(source=command.source), tray)
     result.resolutions.append(resolution)
     if is_preview():

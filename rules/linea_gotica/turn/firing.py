@@ -115,6 +115,14 @@ def _shooters(state: GameState, unit: UnitState, command: Fire) -> list[tuple[Fi
     return [(f, str(f.weapon)) for f in chosen]
 
 
+def _has_shooters(state: GameState, unit: UnitState, command: Fire) -> bool:
+    try:
+        _shooters(state, unit, command)
+    except IllegalAction:
+        return False
+    return True
+
+
 def _row_mode(weapon: Weapon) -> str:
     if weapon.row is None:
         return "none"
@@ -285,6 +293,55 @@ def _direct_input(
     )
 
 
+def check_fire(state: GameState, command: Fire, actor: str | None) -> None:
+    """Every check of ``/fire`` at a unit or a terrain element that does not need dice: the
+    handler and the legal-action listing both call it (anti-aircraft fire is not listed)."""
+    unit = acting_unit(state, command.unit, actor)
+    if command.modifier and actor is not None:
+        raise IllegalAction("error.linea_gotica.referee_modifier")
+    target = state.units.get(command.target)
+    if target is None and command.kind != "copertura":
+        raise UnknownName("error.linea_gotica.unknown_unit", name=command.target[:40])
+    _fire_context(state, unit, command, target, None)
+    require_fresh_soldiers(unit)
+    owes_morale(state, unit)
+    if target is None:
+        _covering_weapon(state, unit, command)
+        return
+    _check_target(unit, target, command)
+    for figure, weapon_id in _shooters(state, unit, command):
+        row_id, _ = _fire_row(state, unit, figure, weapon_id, command.mode)
+        _check_uses(state, unit, figure, weapon_id)
+        _check_pierces(state, weapon_id, row_id, target)
+
+
+def _check_target(unit: UnitState, target: UnitState, command: Fire) -> None:
+    if target.side == unit.side:
+        raise IllegalAction("error.linea_gotica.friendly_target", target=target.name)
+    require_alive(target)
+    if target.hidden and not is_preview():
+        raise IllegalAction("error.linea_gotica.not_spotted", target=target.name)
+    if unit.riding is not None:
+        raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
+    check_aimed_man(target, command)
+
+
+def _check_pierces(state: GameState, weapon_id: str, row_id: str, target: UnitState) -> None:
+    """Weapons with no row in PENETRAZIONE CORAZZA cannot harm armour."""
+    if target.vehicle is None or not target.vehicle.armoured:
+        return
+    row = fire.weapon_row(row_id)
+    weapon = state.weapons[weapon_id]
+    piercing = (
+        row.data.get("penetration")
+        or row.data.get("penetration_by_calibre")
+        or weapon.penetration
+        or row.data["mode"] == "flame"
+    )
+    if not piercing:
+        raise IllegalAction("error.linea_gotica.cannot_penetrate", target=target.name)
+
+
 def do_fire(
     state: GameState, command: Fire, tray: DiceTray, actor: str | None, result: Applied
 ) -> None:
@@ -306,18 +363,11 @@ def do_fire(
     if target is None:
         _declare_covering(state, unit, command, result)
         return
-    if target.side == unit.side:
-        raise IllegalAction("error.linea_gotica.friendly_target", target=target.name)
-    require_alive(target)
-    if target.hidden and not is_preview():
-        raise IllegalAction("error.linea_gotica.not_spotted", target=target.name)
-    if unit.riding is not None:
-        raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
-    check_aimed_man(target, command)
+    check_fire(state, command, actor)
     if not is_preview():
         _trigger_covering(state, unit, tray, result)
-        if not unit.alive:
-            unit.activity = "fired"
+        if not unit.alive or not _has_shooters(state, unit, command):
+            unit.activity = "fired"  # the covering fire it triggered stopped it
             return
     shooters = _shooters(state, unit, command)
     sniping = any(f is not None and f.role == "sniper" for f, _ in shooters)
@@ -496,20 +546,7 @@ def _dismount_riders(state: GameState, vehicle: UnitState, result: Applied) -> N
 
 def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: Applied) -> None:
     """Covering fire at a terrain element: automatic weapons only, resolved later."""
-    if unit.vehicle is not None:
-        carried = unit.working_weapons()
-    else:
-        carried = [f.weapon for f in able_figures(state, unit) if f.weapon]
-    automatic = [
-        w
-        for w in carried
-        if state.weapons[w].row and fire.weapon_row(str(state.weapons[w].row)).data.get("automatic")
-    ]
-    weapon_id = command.weapon or (automatic[0] if automatic else None)
-    if weapon_id is None or weapon_id not in automatic:
-        raise IllegalAction("error.linea_gotica.covering_automatic_only", weapon=weapon_id or "-")
-    figure = next((f for f in unit.figures if f.weapon == weapon_id and f.alive), None)
-    _fire_row(state, unit, figure, weapon_id, "singolo")
+    weapon_id, figure = _covering_weapon(state, unit, command)
     if is_preview():
         return
     state.covering.append(
@@ -522,6 +559,29 @@ def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: 
     result.notices.append(
         Outcome.of(f"{K}.covering.declared", unit=unit.name, place=command.target)
     )
+
+
+def _covering_weapon(
+    state: GameState, unit: UnitState, command: Fire
+) -> tuple[str, Figure | None]:
+    """The automatic weapon that fires covering fire at a terrain element, and its soldier."""
+    if unit.vehicle is not None:
+        carried = unit.working_weapons()
+    else:
+        carried = [f.weapon for f in able_figures(state, unit) if f.weapon]
+    automatic = [
+        w
+        for w in carried
+        if state.weapons[w].row and fire.weapon_row(str(state.weapons[w].row)).data.get("automatic")
+    ]
+    weapon_id = command.weapon or (automatic[0] if automatic else None)
+    if weapon_id is None or weapon_id not in automatic:
+        raise IllegalAction("error.linea_gotica.covering_automatic_only", weapon=weapon_id or "-")
+    figure = next((f for f in able_figures(state, unit) if f.weapon == weapon_id), None)
+    if unit.vehicle is not None:
+        figure = None
+    _fire_row(state, unit, figure, weapon_id, "singolo")
+    return weapon_id, figure
 
 
 def _trigger_covering(state: GameState, unit: UnitState, tray: DiceTray, result: Applied) -> None:

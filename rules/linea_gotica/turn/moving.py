@@ -67,6 +67,37 @@ def do_move(
             _cross_minefield(state, unit, command, tray, result)
 
 
+def automatic_mods(state: GameState, unit: UnitState) -> list[str]:
+    """The movement modifiers the bot applies by itself: under fire in the previous phase,
+    a wounded mover, a vehicle's mobility damage."""
+    mods: list[str] = []
+    if unit.under_fire_serial is not None and unit.under_fire_serial == state.serial - 1:
+        mods.append("sotto_fuoco")
+    if unit.vehicle is not None:
+        if unit.vehicle.mobility_damaged:
+            mods.append("danno_mobilita")
+    elif any(f.wounded for f in unit.figures if f.alive and not f.badly_wounded):
+        mods.append("ferito")
+    return mods
+
+
+def check_move(state: GameState, unit: UnitState) -> None:
+    """The checks of ``/move`` that depend on the unit, not on the distance or the kind."""
+    if state.phase is not Phase.MOVEMENT:
+        raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+    if unit.side != move_side(state):
+        raise IllegalAction("error.linea_gotica.not_your_move")
+    require_fresh(unit)
+    owes_morale(state, unit)
+    if unit.riding is not None:
+        raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
+    if unit.vehicle is not None:
+        if unit.vehicle.immobilised:
+            raise IllegalAction("error.linea_gotica.immobilised", unit=unit.name)
+    elif not [f for f in unit.figures if f.alive and not f.badly_wounded]:
+        raise IllegalAction("error.linea_gotica.cannot_move", unit=unit.name)
+
+
 def _move_foot(
     state: GameState, unit: UnitState, command: Move, tray: DiceTray, result: Applied
 ) -> None:
@@ -78,11 +109,7 @@ def _move_foot(
     movers = [f for f in unit.figures if f.alive and not f.badly_wounded]
     if not movers:
         raise IllegalAction("error.linea_gotica.cannot_move", unit=unit.name)
-    mods = list(command.mods)
-    if unit.under_fire_serial is not None and unit.under_fire_serial == state.serial - 1:
-        mods.append("sotto_fuoco")
-    if any(f.wounded for f in movers):
-        mods.append("ferito")
+    mods = list(command.mods) + automatic_mods(state, unit)
     if command.kind == "sali":
         target = _vehicle_to_ride(state, unit, command.vehicle)
         unit.riding = target.id
@@ -145,11 +172,7 @@ def _move_vehicle(
         raise IllegalAction("error.linea_gotica.immobilised", unit=unit.name)
     if command.kind not in ("strada", "fuori_strada"):
         raise InvalidInput("error.linea_gotica.vehicle_kinds_only", unit=unit.name)
-    mods = list(command.mods)
-    if unit.under_fire_serial is not None and unit.under_fire_serial == state.serial - 1:
-        mods.append("sotto_fuoco")
-    if unit.vehicle.mobility_damaged:
-        mods.append("danno_mobilita")
+    mods = list(command.mods) + automatic_mods(state, unit)
     resolution = resolve(
         "vehicle_move",
         movement.VehicleMoveInput(

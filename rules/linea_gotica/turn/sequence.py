@@ -123,6 +123,14 @@ def _smoke_takes_effect(state: GameState, moment: str, result: Applied) -> None:
 
 def settle(state: GameState, result: Applied) -> None:
     """Move the turn on as far as the state allows (a class with both sides done)."""
+    # A soldier out of play (dead, captured) or a unit gone owes no morale test any more.
+    state.pending = [
+        p
+        for p in state.pending
+        if p.unit in state.units
+        and state.units[p.unit].alive
+        and (p.figure is None or state.units[p.unit].figure(p.figure).alive)
+    ]
     for _ in range(12):
         if state.ended:
             return
