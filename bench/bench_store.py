@@ -4,7 +4,7 @@
    JSON: two sides, a dozen units with weapons and state) plus its event, against a raw
    ``sqlite3`` transaction writing the same rows (UPDATE games, INSERT states, INSERT
    events) into the same file, same schema and settings (WAL, synchronous=FULL, foreign
-   keys), and against the naive design (aiosqlite, one await per statement). The kinds take
+   keys), and against the naive design (one await, one thread hop, per statement). The kinds take
    turns in a shuffled order, each commit preceded by a short pause (``--pause-ms``, as
    between players' commands): back to back, an fsync's cost depends on how soon it follows
    the previous writer's, which would measure the file system's journal rather than the
@@ -34,12 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
-import aiosqlite  # noqa: E402
-
 from db.hashing import GENESIS_HASH, canonical_json, event_hash, state_hash  # noqa: E402
 from db.migrations import apply_migrations  # noqa: E402
 from db.models import NewEvent, format_timestamp, utc_now  # noqa: E402
 from db.sqlite import SqliteStore  # noqa: E402
+from db.worker import DatabaseThread  # noqa: E402
 
 WEAPONS = [
     {"name": "Fucile Carcano M91", "range_cm": [30, 60, 90], "dice": ["D12", "D10", "D8"]},
@@ -209,8 +208,15 @@ def twin(event: NewEvent, kind: str) -> NewEvent:
     return replace(event, interaction_id=f"{event.interaction_id}-{kind}")
 
 
+async def naive_statement(
+    connection: DatabaseThread, sql: str, params: tuple[Any, ...] = ()
+) -> list[Any]:
+    """One statement, one thread hop: how a per-statement async driver works."""
+    return await connection.run(lambda raw: raw.execute(sql, params).fetchall())
+
+
 async def naive_commit(
-    connection: aiosqlite.Connection,
+    connection: DatabaseThread,
     channel_id: int,
     version: int,
     document: Any,
@@ -218,26 +224,31 @@ async def naive_commit(
 ) -> None:
     """What the store would cost with one await (one thread hop) per statement."""
     now = format_timestamp(utc_now())
-    await connection.execute("BEGIN IMMEDIATE")
-    await connection.execute_fetchall(
-        "SELECT 1 FROM events WHERE interaction_id = ?", (event.interaction_id,)
+    await naive_statement(connection, "BEGIN IMMEDIATE")
+    await naive_statement(
+        connection, "SELECT 1 FROM events WHERE interaction_id = ?", (event.interaction_id,)
     )
-    await connection.execute_fetchall(
-        "SELECT version FROM games WHERE channel_id = ?", (channel_id,)
+    await naive_statement(
+        connection, "SELECT version FROM games WHERE channel_id = ?", (channel_id,)
     )
-    await connection.execute_fetchall(
-        "SELECT hash FROM events WHERE channel_id = ? AND seq = ?", (channel_id, version)
+    await naive_statement(
+        connection,
+        "SELECT hash FROM events WHERE channel_id = ? AND seq = ?",
+        (channel_id, version),
     )
-    await connection.execute(
+    await naive_statement(
+        connection,
         "UPDATE games SET version = ?, status = 'active', updated_at = ? "
         "WHERE channel_id = ? AND version = ?",
         (version + 1, now, channel_id, version),
     )
-    await connection.execute(
+    await naive_statement(
+        connection,
         "INSERT INTO states VALUES (?, ?, 'active', ?)",
         (channel_id, version + 1, json.dumps(document)),
     )
-    await connection.execute(
+    await naive_statement(
+        connection,
         "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
         (
             channel_id, version + 1, event.interaction_id, event.actor_id, event.verb,
@@ -245,13 +256,13 @@ async def naive_commit(
             version + 1, "0" * 64, now, "0" * 64, "0" * 64,
         ),
     )  # fmt: skip
-    await connection.execute("COMMIT")
+    await naive_statement(connection, "COMMIT")
 
 
 async def bench_commit(
     directory: Path, commits: int, synchronous: str, pause_s: float, rng: random.Random
 ) -> dict[str, float]:
-    """Store, naive per-statement aiosqlite and raw commits, interleaved one by one.
+    """Store, naive per-statement and raw commits, interleaved one by one.
 
     All three write to the same file (channels 1, 2 and 3), one after the other, so they
     share one WAL and its fsyncs.
@@ -270,9 +281,9 @@ async def bench_commit(
         raw.execute(f"PRAGMA synchronous = {synchronous}")
         seed_raw_game(raw, 3, json.dumps(documents[0]))
         seed_raw_game(raw, 2, json.dumps(documents[0]))
-        naive = await aiosqlite.connect(path, isolation_level=None)
+        naive = await DatabaseThread.connect(str(path), isolation_level=None)
         for pragma in (f"synchronous = {synchronous}", "foreign_keys = ON"):
-            await naive.execute(f"PRAGMA {pragma}")
+            await naive_statement(naive, f"PRAGMA {pragma}")
         warmup = 30
         kinds = list(samples)
         for step in range(warmup + commits):
@@ -401,7 +412,7 @@ def report(
     print(f"{'synchronous':<13}{'kind':<32}{'p50 (µs)':>9}{'p99 (µs)':>9}{'p50 / raw':>10}")
     labels = {
         "store": "SqliteStore.commit",
-        "naive": "aiosqlite, one await/statement",
+        "naive": "one await/statement",
         "raw": "raw sqlite3 transaction",
     }
     for synchronous, result in commits.items():

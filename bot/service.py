@@ -11,28 +11,61 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from db.errors import GameNotFound, StoreError, VersionConflict
-from db.models import NewEvent
+from db.models import GameRecord, NewEvent, PendingRoll
 from db.protocol import GameStore
-from rules.core.dice import DiceSource, ScriptedDice, SystemDice, parse_faces
-from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
-from rules.core.i18n import LANGUAGES
+from rules.core.dice import (
+    DiceSource,
+    DiceTray,
+    ReplayingDice,
+    Roll,
+    ScriptedDice,
+    SystemDice,
+    parse_faces,
+)
+from rules.core.errors import (
+    DiceError,
+    DiceNeeded,
+    IllegalAction,
+    InvalidInput,
+    RulesError,
+    UnknownName,
+)
+from rules.core.expression import RollResult, parse_expression
+from rules.core.i18n import LANGUAGES, has_key, translate
+from rules.core.legal import LegalAction, for_seat, owed, values_of
+from rules.core.odds import odds_budget
 from rules.core.play import FollowUp, GamePlay, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
-from rules.render import render_resolution_text
+from rules.render import outcome_text, render_resolution_text
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+#: A resolution whose odds take longer than this posts without them rather than wait.
+ODDS_BUDGET_S = 1.0
 
 MAX_OPTION_TEXT = 200
-MAX_SCENARIO_BYTES = 256_000
+MAX_SCENARIO_BYTES = 256 * 1024  # bytes, as rules.core.scenario counts them
 MAX_LOG = 50
 MAX_DEADLINE_HOURS = 24 * 60
+
+# Keys the service adds to a play event's args beside the command's options: the referee
+# acting for a side, dice typed by hand, and the seat the command was applied for (absent
+# from events of 0.1.0, which replay reads from the members table instead).
+ACTED_FOR_ARG = "acted_for"
+BY_HAND_ARG = "by_hand"
+ACTOR_SIDE_ARG = "actor_side"
+ACTOR_NAME_ARG = "actor_name"
+EVENT_ARGS = frozenset({ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG, ACTOR_NAME_ARG})
 
 GAME_VERBS = (
     "game.new",
@@ -46,6 +79,13 @@ GAME_VERBS = (
     "turn.status",
     "dice.confirm",
     "dice.dispute",
+    "dice.roll",
+)
+
+
+# Verbs that never commit: nothing to find again when they are retried.
+_READ_ONLY_VERBS = frozenset(
+    {"game.status", "turn.status", "game.log", "game.export", "game.join", "odds"}
 )
 
 
@@ -62,6 +102,8 @@ class Request:
     interaction_id: str | None = None
     attachment: str | None = None
     user_name: str = ""
+    #: The asker's language (their Discord locale), for answers outside any game.
+    locale: str | None = None
 
 
 @dataclass
@@ -82,12 +124,53 @@ class Reply:
     ruleset: str = ""
     acted_for: str | None = None
     duplicate: bool = False
+    owed: list[LegalAction] = field(default_factory=list)
+    roll: RollResult | None = None
+    dice_prompt: DicePrompt | None = None
 
 
 class ServiceError(RulesError):
     """A request the service refuses (permissions, no game, storage conflicts)."""
 
     default_key = "error.service"
+
+
+class NotNow(IllegalAction):
+    """A rules refusal, followed by what the seat may do now (from the legal actions)."""
+
+    def __init__(self, cause: RulesError, may: list[LegalAction], waiting_for: str) -> None:
+        self.cause = cause
+        self.may = may
+        self.waiting_for = waiting_for
+        super().__init__(cause.key, **cause.params)
+
+    def localized(self, language: str) -> str:
+        """The rules' reason, then the seat's legal commands (or whom the game waits for)."""
+        reason = self.cause.localized(language)
+        if self.may:
+            hint = translate("error.service.you_may", language, actions=commands_hint(self.may))
+        else:
+            hint = translate("error.service.waiting_for", language, side=self.waiting_for)
+        return f"{reason} {hint}"
+
+
+def command_name(verb: str) -> str:
+    """``turn.next`` → ``/turn next``: a service verb as the player types it."""
+    return "/" + verb.replace(".", " ")
+
+
+def commands_hint(actions: list[LegalAction], limit: int = 6) -> str:
+    """``/move (a, b), /fire (a), /turn next``: verbs with their units, short."""
+    by_verb: dict[str, list[str]] = {}
+    for action in actions:
+        units = by_verb.setdefault(action.verb, [])
+        if action.unit is not None and action.unit not in units:
+            units.append(action.unit)
+    parts = []
+    for verb, units in list(by_verb.items())[:limit]:
+        shown = ", ".join(units[:4]) + (", …" if len(units) > 4 else "")
+        parts.append(f"{command_name(verb)} ({shown})" if units else command_name(verb))
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +188,19 @@ class GameService:
         self._store = store
         self._dice = dice or SystemDice()
         self._locks: dict[int, asyncio.Lock] = {}
+        # The rules run off the event loop, one command at a time: a long resolution (cold
+        # odds) never holds the other channels' commands, and the rules' caches are never
+        # touched by two threads at once.
+        self._rules = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-rules")
+
+    async def _off_loop(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Run rules work on the rules thread, its odds bounded by :data:`ODDS_BUDGET_S`."""
+
+        def bounded() -> _T:
+            with odds_budget(ODDS_BUDGET_S):
+                return work(*args, **kwargs)
+
+        return await asyncio.get_running_loop().run_in_executor(self._rules, bounded)
 
     def _lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -124,6 +220,9 @@ class GameService:
             request = replace(request, options=given)
         async with self._lock(request.channel_id):
             try:
+                earlier = await self._earlier_answer(request)
+                if earlier is not None:
+                    return earlier
                 return await self._dispatch(request)
             except VersionConflict:
                 raise ServiceError("error.service.conflict") from None
@@ -133,30 +232,57 @@ class GameService:
                 key = f"error.{error.key}"
                 raise ServiceError(key, **{k: str(v) for k, v in error.params.items()}) from None
 
+    async def _earlier_answer(self, request: Request) -> Reply | None:
+        """A retried interaction gets its original result, before any rule looks at the
+        state it changed (a retried /callarty would otherwise find its battery busy)."""
+        if request.interaction_id is None or request.verb in _READ_ONLY_VERBS:
+            return None
+        event = await self._store.event_by_interaction(request.interaction_id)
+        if event is None:
+            return None
+        if event.channel_id != request.channel_id:
+            raise ServiceError("error.service.conflict")
+        record = await self._store.load(request.channel_id)
+        reply = Reply(language=record.language, ruleset=record.ruleset, duplicate=True)
+        reply.seq = event.seq
+        reply.resolutions = [
+            Resolution.from_json(item) for item in event.resolution or [] if isinstance(item, dict)
+        ]
+        return reply
+
     async def _dispatch(self, request: Request) -> Reply:
         verb = request.verb
         if verb == "game.new":
             return await self._new_game(request)
+        if verb == "roll":
+            return await self._free_roll(request)
         record = await self._store.load(request.channel_id)
         play = self._play(record.ruleset)
         seat = await self._seat(request)
         reply = Reply(language=record.language, ruleset=record.ruleset)
-        if verb == "game.join":
-            return await self._join(request, play, record.document, seat, reply)
-        if verb in ("game.status", "turn.status"):
-            reply.status = play.status(record.document)
-            reply.follow_ups = play.follow_ups(record.document)
-            return reply
         if verb == "game.log":
             return await self._log(request, reply)
         if verb == "game.export":
             return await self._export(request, reply)
+        # Documents saved by an older release are migrated here, in memory; the next commit
+        # stores the current format. A document newer than the code is refused, clearly.
+        document = play.load_document(record.document)
+        if verb == "game.join":
+            return await self._join(request, play, document, seat, reply)
+        if verb in ("game.status", "turn.status"):
+            reply.status = play.status(document)
+            reply.follow_ups = play.follow_ups(document)
+            if record.status != "ended":
+                reply.owed = owed(play.legal_actions(document))
+            return reply
         if verb in ("game.undo", "game.end", "game.deadline"):
             if seat.role != "referee":
                 raise ServiceError("error.service.referee_only")
-            return await self._referee(request, play, record.version, record.document, reply)
+            return await self._referee(request, play, record.version, document, reply)
         if verb in ("dice.confirm", "dice.dispute"):
-            return await self._dice_check(request, seat, record.version, record.document, reply)
+            return await self._dice_check(request, seat, record.version, document, reply)
+        if verb == "dice.roll":
+            return await self._answer_roll(request, play, seat, record, document, reply)
         if verb not in play.verbs():
             raise UnknownName(
                 "error.unknown_command",
@@ -167,7 +293,7 @@ class GameService:
             raise ServiceError("error.service.game_ended")
         if seat.role == "none":
             raise ServiceError("error.service.join_first")
-        return await self._play_verb(request, play, seat, record.version, record.document, reply)
+        return await self._play_verb(request, play, seat, record.version, document, reply)
 
     @staticmethod
     def _play(ruleset: str) -> GamePlay:
@@ -175,6 +301,44 @@ class GameService:
         if play is None:
             raise ServiceError("error.service.not_playable", ruleset=ruleset)
         return play
+
+    async def _free_roll(self, request: Request) -> Reply:
+        """``/roll 2d6+1``: free dice, logged in the channel's game when there is one."""
+        expression = parse_expression(str(request.options.get("expression", "")))
+        try:
+            record = await self._store.load(request.channel_id)
+        except GameNotFound:
+            record = None
+        language = record.language if record is not None else (request.locale or "it")
+        dice: DiceSource = self._dice
+        if request.dice:
+            dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
+        result = expression.roll(DiceTray(dice))
+        if isinstance(dice, ScriptedDice):
+            dice.ensure_consumed()
+        reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
+        reply.roll = result
+        reply.by_hand = bool(request.dice)
+        if record is not None and record.status != "ended":
+            event = NewEvent(
+                verb="roll",
+                args={
+                    "expression": expression.notation,
+                    "total": result.total,
+                    "by_hand": bool(request.dice),
+                },
+                dice=[
+                    {"die": r.die.name, "face": r.face, "label": r.label, "by_hand": r.by_hand}
+                    for r in result.rolls
+                ],
+                actor_id=request.user_id,
+                interaction_id=request.interaction_id,
+            )
+            committed = await self._store.commit(
+                request.channel_id, record.version, record.document, event
+            )
+            reply.seq = committed.seq
+        return reply
 
     async def _seat(self, request: Request) -> Seat:
         for member in await self._store.members(request.channel_id):
@@ -193,14 +357,20 @@ class GameService:
                 "error.service.bad_language", language=language[:10], known=", ".join(LANGUAGES)
             )
         play = self._play(get_ruleset(ruleset).key)
-        if request.attachment is not None and len(request.attachment) > MAX_SCENARIO_BYTES:
+        if (
+            request.attachment is not None
+            and len(request.attachment.encode("utf-8", "surrogatepass")) > MAX_SCENARIO_BYTES
+        ):
             raise InvalidInput("error.service.scenario_too_big", limit=MAX_SCENARIO_BYTES)
         scenario = options.get("scenario")
         if request.attachment is None and scenario and str(scenario) not in play.scenarios():
             raise UnknownName(
                 "error.unknown_scenario", name=str(scenario)[:40], known=", ".join(play.scenarios())
             )
-        document = play.new_game(str(scenario) if scenario else None, request.attachment)
+        # Parsing an uploaded file is bounded but not instant: keep it off the event loop.
+        document = await asyncio.to_thread(
+            play.new_game, str(scenario) if scenario else None, request.attachment
+        )
         await self._store.create_game(
             request.channel_id,
             guild_id=request.guild_id,
@@ -210,8 +380,8 @@ class GameService:
             status="active",
             actor_id=request.user_id,
             interaction_id=request.interaction_id,
+            referee_id=request.user_id,
         )
-        await self._store.add_member(request.channel_id, request.user_id, role="referee")
         reply = Reply(language=language, ruleset=ruleset)
         reply.notices.append(
             Outcome.of(
@@ -246,22 +416,10 @@ class GameService:
     async def _log(self, request: Request, reply: Reply) -> Reply:
         count = _int_option(request.options, "count", 10, 1, MAX_LOG)
         record = await self._store.load(request.channel_id)
+        sides = self._play(record.ruleset).sides(record.document)
         first = max(0, record.version - count)
         for event in await self._store.events(request.channel_id, after_seq=first, limit=count):
-            outcome = ""
-            for item in event.resolution or []:
-                if isinstance(item, dict) and "outcome" in item:
-                    try:
-                        outcome = render_resolution_text(
-                            Resolution.from_json(item), reply.language
-                        ).splitlines()[-1]
-                    except (ValueError, TypeError, KeyError):
-                        outcome = ""
-            by = event.args.get("acted_for") if isinstance(event.args, dict) else None
-            tail = f" (arbitro per {by})" if by else ""
-            reply.lines.append(
-                f"#{event.seq} <@{event.actor_id}> {event.verb}{tail} {outcome}".rstrip()
-            )
+            reply.lines.append(event_line(event, reply.ruleset, reply.language, sides))
         return reply
 
     async def _export(self, request: Request, reply: Reply) -> Reply:
@@ -270,9 +428,18 @@ class GameService:
         bundle = await self._store.export(request.channel_id)
         data = bundle.to_json_dict()
         reply.files["arbitro-log.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
-        lines = [f"# {bundle.game.ruleset} — canale {request.channel_id}", ""]
+        sides = self._play(bundle.game.ruleset).sides(
+            (await self._store.load(request.channel_id)).document
+        )
+        title = translate(
+            "bot.report.title",
+            reply.language,
+            ruleset=bundle.game.ruleset,
+            channel=request.channel_id,
+        )
+        lines = [f"# {title}", ""]
         for event in bundle.events:
-            lines.append(f"## #{event.seq} {event.verb} (<@{event.actor_id}>)")
+            lines.append("## " + event_line(event, reply.ruleset, reply.language, sides))
             for item in event.resolution or []:
                 if isinstance(item, dict) and "outcome" in item:
                     try:
@@ -361,20 +528,54 @@ class GameService:
         version: int,
         document: Mapping[str, Any],
         reply: Reply,
+        typed: list[int] | None = None,
+        bot_faces: Sequence[int] = (),
     ) -> Reply:
+        """Resolve a rules verb and commit it, or ask the roller for one more die.
+
+        ``typed`` are the player's faces (parsed from ``request.dice`` when not given),
+        ``bot_faces`` the bot's faces of an earlier run of the same command, replayed.
+        """
         actor_side = None if seat.role == "referee" else seat.side
         if seat.role == "player" and seat.side is None:
             raise ServiceError("error.service.join_first")
-        dice: DiceSource = self._dice
-        if request.dice:
-            zero_is_ten = get_ruleset(reply.ruleset).zero_reads_as_ten
-            faces = parse_faces(request.dice, zero_reads_as_ten=zero_is_ten)
-            dice = ScriptedDice(faces, by_hand=True)
         odds_only = request.verb == "odds"
+        if typed is None and request.dice and not odds_only:
+            zero_is_ten = get_ruleset(reply.ruleset).zero_reads_as_ten
+            typed = typed_faces(request.dice, zero_reads_as_ten=zero_is_ten)
+        dice: DiceSource = self._dice
+        # Dice belong to their roller: typed faces serve only the acting side's rolls; the
+        # rolls made for another side come from the bot (recorded, for a re-run).
+        bot_dice: ReplayingDice | None = None
+        if typed is not None:
+            dice = ScriptedDice(typed, by_hand=True)
+            bot_dice = ReplayingDice(bot_faces, self._dice)
         before = play.awaiting(document)
-        played = play.apply(
-            document, request.verb, request.options, SystemDice() if odds_only else dice, actor_side
-        )
+        try:
+            played = await self._off_loop(
+                play.apply,
+                document,
+                request.verb,
+                request.options,
+                SystemDice() if odds_only else dice,
+                actor_side,
+                other_dice=bot_dice,
+            )
+        except DiceNeeded as needed:
+            if typed is None or bot_dice is None or needed.source is not dice:
+                raise  # not the player's typed faces (scripted bot dice): a plain refusal
+            return await self._ask_for_die(
+                request, play, seat, version, document, reply, needed, typed, bot_dice.faces
+            )
+        except IllegalAction as error:
+            raise self._not_now(play, document, error, actor_side) from None
+        except DiceError as error:
+            if typed is None or error.key != "error.dice.impossible_face":
+                raise
+            # A face that does not fit may only mean the rules refuse the command anyway
+            # (the dice were meant for a path it never takes): then say the rules' reason.
+            self._raise_rules_refusal(play, document, request, actor_side, typed, bot_faces)
+            raise
         if isinstance(dice, ScriptedDice) and not odds_only:
             dice.ensure_consumed()
         reply.resolutions = played.resolutions
@@ -388,19 +589,21 @@ class GameService:
             return reply
         args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
         if seat.role == "referee" and before is not None and before != seat.side:
-            args["acted_for"] = before
+            args[ACTED_FOR_ARG] = before
             reply.acted_for = before
-        if request.dice:
-            args["by_hand"] = True
+        if typed is not None:
+            args[BY_HAND_ARG] = True
             reply.by_hand = True
+        # Enough to replay the command without the members table: the side it was played
+        # for, and every die the tray rolled in order (not only those a resolution shows),
+        # each marked typed by the player (by_hand) or the bot's, and the side it was for.
+        args[ACTOR_SIDE_ARG] = actor_side
+        if request.user_name:
+            args[ACTOR_NAME_ARG] = request.user_name[:60]  # the log names people, not ids
         event = NewEvent(
             verb=request.verb,
             args=args,
-            dice=[
-                {"die": r.die.name, "face": r.face, "label": r.label}
-                for res in played.resolutions
-                for r in res.rolls
-            ],
+            dice=[recorded_roll(roll) for roll in played.rolls],
             resolution=[res.to_json() for res in played.resolutions],
             actor_id=request.user_id,
             interaction_id=request.interaction_id,
@@ -420,6 +623,130 @@ class GameService:
         if after is not None and after != before:
             reply.ping = await self._players_of(request.channel_id, after)
         return reply
+
+    async def _ask_for_die(
+        self,
+        request: Request,
+        play: GamePlay,
+        seat: Seat,
+        version: int,
+        document: Mapping[str, Any],
+        reply: Reply,
+        needed: DiceNeeded,
+        typed: list[int],
+        bot_faces: Sequence[int],
+    ) -> Reply:
+        """Typed faces ran out: keep the command and ask its roller for the next die.
+
+        Nothing is committed. A command the rules refuse whatever the dice is refused now,
+        with the rules' reason, rather than after the player has rolled for it.
+        """
+        actor_side = None if seat.role == "referee" else seat.side
+        self._raise_rules_refusal(play, document, request, actor_side, typed, bot_faces)
+        pending = await self._store.save_pending_roll(
+            PendingRoll(
+                channel_id=request.channel_id,
+                user_id=request.user_id,
+                version=version,
+                verb=request.verb,
+                options=dict(request.options),
+                faces=list(typed),
+                bot_faces=list(bot_faces),
+                die_sides=needed.sides,
+                label=needed.label,
+                side=actor_side,
+            )
+        )
+        reply.dice_prompt = DicePrompt(
+            prompt_id=pending.id,
+            user_id=request.user_id,
+            side=actor_side,
+            verb=request.verb,
+            sides=needed.sides,
+            label=needed.label,
+            faces=tuple(typed),
+        )
+        return reply
+
+    def _raise_rules_refusal(
+        self,
+        play: GamePlay,
+        document: Mapping[str, Any],
+        request: Request,
+        actor_side: str | None,
+        typed: Sequence[int],
+        bot_faces: Sequence[int],
+    ) -> None:
+        """Raise the rules' refusal of the command if no dice can avoid it (else nothing)."""
+        refusal = refusal_whatever_the_dice(
+            play, document, request.verb, request.options, actor_side, typed, bot_faces
+        )
+        if isinstance(refusal, IllegalAction):
+            raise self._not_now(play, document, refusal, actor_side)
+        if refusal is not None:
+            raise refusal
+
+    async def _answer_roll(
+        self,
+        request: Request,
+        play: GamePlay,
+        seat: Seat,
+        record: GameRecord,
+        document: Mapping[str, Any],
+        reply: Reply,
+    ) -> Reply:
+        """The roller gives the next face: run the waiting command again, one die further."""
+        prompt_id = _int_option(request.options, "prompt", 0, 1, 2**62)
+        pending = await self._store.pending_roll(request.channel_id, prompt_id)
+        position = request.options.get("n")
+        if pending is None or (
+            position is not None and str(position) != str(len(pending.faces) + 1)
+        ):
+            raise ServiceError("error.service.roll_gone")
+        if pending.user_id != request.user_id:
+            raise ServiceError("error.service.not_your_roll")
+        if record.version != pending.version or record.status == "ended":
+            await self._store.drop_pending_roll(request.channel_id, prompt_id)
+            raise ServiceError("error.service.roll_expired", command=command_name(pending.verb))
+        if "face" not in request.options:
+            raise InvalidInput("error.service.one_face", die=f"D{pending.die_sides}")
+        face = answered_face(
+            str(request.options["face"]),
+            pending.die_sides,
+            pending.label,
+            len(pending.faces) + 1,
+            zero_reads_as_ten=get_ruleset(reply.ruleset).zero_reads_as_ten,
+        )
+        # The prompt is answered: the re-run either commits or asks for the next die anew.
+        await self._store.drop_pending_roll(request.channel_id, prompt_id)
+        command = replace(request, verb=pending.verb, options=pending.options, dice=None)
+        return await self._play_verb(
+            command,
+            play,
+            seat,
+            record.version,
+            document,
+            reply,
+            typed=[*pending.faces, face],
+            bot_faces=pending.bot_faces,
+        )
+
+    @staticmethod
+    def _not_now(
+        play: GamePlay, document: Mapping[str, Any], error: IllegalAction, side: str | None
+    ) -> IllegalAction:
+        """The refusal with what the seat may do instead, read from the legal actions."""
+        try:
+            actions = play.legal_actions(document)
+        except RulesError:
+            return error
+        mine = [a for a in for_seat(actions, side) if a.verb != "odds"]
+        awaiting = play.awaiting(document)
+        sides = play.sides(document)
+        waiting_for = ", ".join(
+            dict.fromkeys(sides.get(a.side, a.side) for a in owed(actions) if a.side)
+        ) or sides.get(awaiting or "", awaiting or "—")
+        return NotNow(error, mine, waiting_for)
 
     async def _players_of(self, channel_id: int, side: str) -> list[int]:
         return [
@@ -459,7 +786,13 @@ class GameService:
         else:
             seat = await self._seat(Request(channel_id, user_id, "choices"))
             side = None if seat.role == "referee" else seat.side
-            names = play.choices(record.document, kind, side)
+            try:
+                names = play.choices(record.document, kind, side)
+                # What the seat may use now comes first: the same answer the rules give.
+                legal = values_of(for_seat(play.legal_actions(record.document), side), kind)
+            except RulesError:  # a document this version cannot read: the command will say so
+                return []
+            names = [*legal, *(n for n in names if n not in legal)]
         return [n for n in names if typed.lower() in n.lower()][:25]
 
     async def due_reminders(self, now: datetime | None = None) -> list[tuple[int, Reply]]:
@@ -482,11 +815,63 @@ class GameService:
         return replies
 
 
+def recorded_roll(roll: Roll) -> dict[str, Any]:
+    """A die as a play event records it: what replay needs to roll it again."""
+    return {
+        "die": roll.die.name,
+        "face": roll.face,
+        "label": roll.label,
+        "by_hand": roll.by_hand,
+        "side": roll.side,
+    }
+
+
+def event_line(event: Any, ruleset: str, language: str, sides: Mapping[str, str]) -> str:
+    """One line of the story: ``#7 anna — /fire unit:squadra_1 … → 2 casualties``.
+
+    Who (the display name the event recorded, else a mention), what (the command as typed,
+    or the game event in words), and the outcome in the game's language.
+    """
+    args = event.args if isinstance(event.args, dict) else {}
+    who = str(args.get(ACTOR_NAME_ARG) or (f"<@{event.actor_id}>" if event.actor_id else "—"))
+    key = f"bot.log.verb.{event.verb}"
+    if has_key(key, language) or has_key(key):
+        params = _text_args(args)
+        if event.undoes_seq:
+            params["seq"] = str(event.undoes_seq)
+        what = translate(key, language, **params)
+    else:
+        shown = {k: v for k, v in args.items() if k not in EVENT_ARGS}
+        what = command_name(event.verb) + "".join(f" {k}:{v}" for k, v in shown.items())
+    outcomes = []
+    for item in event.resolution or []:
+        if isinstance(item, dict) and "outcome" in item:
+            try:
+                resolution = Resolution.from_json(item)
+            except (ValueError, TypeError, KeyError):
+                continue
+            outcomes.append(
+                outcome_text(resolution.ruleset or ruleset, resolution.outcome, language)
+            )
+    line = f"#{event.seq} {who} — {what}"
+    acted_for = args.get(ACTED_FOR_ARG)
+    if acted_for:
+        side = sides.get(str(acted_for), str(acted_for))
+        line += " " + translate("bot.acted_for", language, side=side)
+    if outcomes:
+        line += " → " + "; ".join(dict.fromkeys(outcomes))
+    return line
+
+
+def _text_args(args: Mapping[str, Any]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in args.items() if isinstance(v, str | int | float)}
+
+
 def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
     value = options.get(name, default)
     try:
         number = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidInput(
             "error.service.not_a_number", option=name, value=str(value)[:20]
         ) from None
@@ -495,4 +880,14 @@ def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, h
     return number
 
 
-__all__ = ["GAME_VERBS", "GameService", "IllegalAction", "Reply", "Request", "ServiceError"]
+__all__ = [
+    "ACTOR_SIDE_ARG",
+    "EVENT_ARGS",
+    "GAME_VERBS",
+    "GameService",
+    "IllegalAction",
+    "Reply",
+    "Request",
+    "ServiceError",
+    "recorded_roll",
+]

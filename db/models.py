@@ -250,6 +250,29 @@ class Deadline:
     set_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class PendingRoll:
+    """A command waiting for its roller's next die (nothing of it is committed yet).
+
+    ``faces`` are the faces the player gave so far, ``bot_faces`` the bot's own faces of
+    the run that stopped (replayed when the command runs again), ``version`` the game's
+    version when the die was asked: the prompt is void once the game has moved on.
+    """
+
+    channel_id: int
+    user_id: int
+    version: int
+    verb: str
+    options: JsonObject
+    faces: list[int]
+    bot_faces: list[int]
+    die_sides: int
+    label: str
+    side: str | None
+    id: int = 0
+    created_at: datetime | None = None
+
+
 EXPORT_FORMAT = "arbitro.export/1"
 
 

@@ -24,6 +24,7 @@ from db.models import (
     Member,
     MemberRole,
     NewEvent,
+    PendingRoll,
     StateRecord,
 )
 
@@ -49,8 +50,10 @@ class GameStore(Protocol):
         status: GameStatus = "setup",
         actor_id: int | None = None,
         interaction_id: str | None = None,
+        referee_id: int | None = None,
     ) -> GameRecord:
-        """Store a new game at version 1, logging a ``game.created`` event."""
+        """Store a new game at version 1, logging a ``game.created`` event; ``referee_id``
+        becomes its referee in the same transaction."""
         ...
 
     async def load(self, channel_id: int) -> GameRecord:
@@ -61,6 +64,10 @@ class GameStore(Protocol):
         self, guild_id: int | None, status: GameStatus | None = None
     ) -> list[GameSummary]:
         """The games of a guild (``None``: games outside any guild), oldest first."""
+        ...
+
+    async def all_games(self, status: GameStatus | None = None) -> list[GameSummary]:
+        """Every game of every guild, optionally only those with ``status``, by channel."""
         ...
 
     async def commit(
@@ -116,6 +123,10 @@ class GameStore(Protocol):
         """Everything about the game, its hash chain verified unless ``verify`` is false."""
         ...
 
+    async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:
+        """The event an interaction committed, if any."""
+        ...
+
     async def add_member(
         self,
         channel_id: int,
@@ -153,6 +164,19 @@ class GameStore(Protocol):
 
     async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
         """Record that the reminder for this exact deadline went out."""
+        ...
+
+    async def save_pending_roll(self, roll: PendingRoll) -> PendingRoll:
+        """Keep a command waiting for its roller's next die (replacing that player's
+        earlier prompt in the channel); returns it with its id."""
+        ...
+
+    async def pending_roll(self, channel_id: int, roll_id: int) -> PendingRoll | None:
+        """A waiting command by id, or None once answered, replaced or dropped."""
+        ...
+
+    async def drop_pending_roll(self, channel_id: int, roll_id: int) -> bool:
+        """Forget a waiting command; false if it was already gone."""
         ...
 
     async def check(self) -> list[str]:

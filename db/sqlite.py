@@ -1,6 +1,6 @@
-"""The embedded store: one SQLite file driven through aiosqlite.
+"""The embedded store: one SQLite file driven through one dedicated connection thread.
 
-Every public operation is one function run on aiosqlite's connection thread (one thread
+Every public operation is one function run on the connection's thread (one thread
 hop), and every write is one ``BEGIN IMMEDIATE … COMMIT`` inside it. Per-statement awaits
 would cost more than the write itself, and doing the whole transaction on the database
 thread means a cancelled caller can never leave a transaction half-done: the function runs
@@ -20,15 +20,13 @@ import operator
 import os
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar, cast
-
-import aiosqlite
 
 from db import migrations
 from db.errors import (
@@ -70,12 +68,14 @@ from db.models import (
     Member,
     MemberRole,
     NewEvent,
+    PendingRoll,
     StateRecord,
     format_timestamp,
     parse_timestamp,
     utc_now,
 )
 from db.protocol import Document
+from db.worker import DatabaseThread, WorkerClosed
 
 DEFAULT_DB_PATH = "arbitro.db"
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
@@ -394,6 +394,7 @@ def _create_tx(
     status: GameStatus,
     document_json: str,
     pending: _PendingEvent,
+    referee_id: int | None = None,
 ) -> CommitResult:
     with _write_transaction(connection):
         duplicate = _duplicate_of(connection, channel_id, pending.interaction_id)
@@ -427,6 +428,13 @@ def _create_tx(
             status=status,
             undoes_seq=None,
         )
+        if referee_id is not None:
+            # In the same transaction: a game never exists without its referee.
+            connection.execute(
+                "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
+                "VALUES (?, ?, 'referee', NULL, ?)",
+                (channel_id, referee_id, pending.created_at),
+            )
     return CommitResult(event)
 
 
@@ -576,7 +584,7 @@ def _delete_tx(connection: sqlite3.Connection, channel_id: int) -> None:
         if row[0] != "ended":
             raise GameNotEnded(channel_id)
         # Children first: foreign keys are enforced and have no cascade on purpose.
-        for table in ("deadlines", "members", "events", "states", "games"):
+        for table in ("pending_rolls", "deadlines", "members", "events", "states", "games"):
             connection.execute(f"DELETE FROM {table} WHERE channel_id = ?", (channel_id,))
 
 
@@ -626,6 +634,18 @@ def _list_games_tx(
         "ORDER BY created_at, channel_id",
         params,
     ).fetchall()
+    return [_summary_from_row(row) for row in rows]
+
+
+def _all_games_tx(connection: sqlite3.Connection, status: GameStatus | None) -> list[GameSummary]:
+    if status is None:
+        rows = connection.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games ORDER BY channel_id"
+        ).fetchall()
+    else:
+        rows = connection.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = ? ORDER BY channel_id", (status,)
+        ).fetchall()
     return [_summary_from_row(row) for row in rows]
 
 
@@ -778,6 +798,74 @@ def _set_deadline_tx(
         reminded=False,
         set_at=parse_timestamp(set_at),
     )
+
+
+def _save_pending_roll_tx(
+    connection: sqlite3.Connection, roll: PendingRoll, created_at: str
+) -> PendingRoll:
+    with _write_transaction(connection):
+        _require_game(connection, roll.channel_id)
+        # One prompt per player and channel: the newer one replaces the older.
+        connection.execute(
+            "DELETE FROM pending_rolls WHERE channel_id = ? AND user_id = ?",
+            (roll.channel_id, roll.user_id),
+        )
+        cursor = connection.execute(
+            "INSERT INTO pending_rolls (channel_id, user_id, version, verb, options, faces, "
+            "bot_faces, die_sides, label, side, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                roll.channel_id,
+                roll.user_id,
+                roll.version,
+                roll.verb,
+                _stable_json(roll.options),
+                _stable_json(list(roll.faces)),
+                _stable_json(list(roll.bot_faces)),
+                roll.die_sides,
+                roll.label,
+                roll.side,
+                created_at,
+            ),
+        )
+        roll_id = int(cursor.lastrowid or 0)
+    return replace(roll, id=roll_id, created_at=parse_timestamp(created_at))
+
+
+def _pending_roll_tx(
+    connection: sqlite3.Connection, channel_id: int, roll_id: int
+) -> PendingRoll | None:
+    row = connection.execute(
+        "SELECT id, channel_id, user_id, version, verb, options, faces, bot_faces, die_sides, "
+        "label, side, created_at FROM pending_rolls WHERE channel_id = ? AND id = ?",
+        (channel_id, roll_id),
+    ).fetchone()
+    if row is None:
+        return None
+    try:
+        options = json.loads(row[5])
+        faces = [int(face) for face in json.loads(row[6])]
+        bot_faces = [int(face) for face in json.loads(row[7])]
+        if not isinstance(options, dict):
+            raise ValueError("options are not an object")
+        return PendingRoll(
+            id=int(row[0]),
+            channel_id=int(row[1]),
+            user_id=int(row[2]),
+            version=int(row[3]),
+            verb=str(row[4]),
+            options=options,
+            faces=faces,
+            bot_faces=bot_faces,
+            die_sides=int(row[8]),
+            label=str(row[9]),
+            side=row[10],
+            created_at=parse_timestamp(row[11]),
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(
+            channel_id, f"pending roll {roll_id} is unreadable ({error})"
+        ) from error
 
 
 _DEADLINE_COLUMNS = "d.channel_id, d.side, d.due_at, d.reminded, d.set_at"
@@ -1002,9 +1090,9 @@ def _translate(error: sqlite3.Error, channel_id: int | None) -> StoreError:
 
 
 class SqliteStore:
-    """`GameStore` on one SQLite file, through aiosqlite's single connection thread."""
+    """`GameStore` on one SQLite file, through one dedicated connection thread."""
 
-    def __init__(self, connection: aiosqlite.Connection, path: str) -> None:
+    def __init__(self, connection: DatabaseThread, path: str) -> None:
         """Wrap an open, configured connection; use `SqliteStore.open` instead."""
         self._connection = connection
         self._closed = False
@@ -1028,14 +1116,13 @@ class SqliteStore:
         path_text = os.fspath(path)
         # mode=rw opens an existing file only: no empty database left behind by a typo.
         must_exist = not create and path_text != ":memory:"
-        # Checked first as well: a failed aiosqlite.connect leaves its thread to report
-        # to an event loop that may be gone by then (aiosqlite 0.22).
+        # Checked first so the usual mistake gets the plain message below.
         if must_exist and not await asyncio.to_thread(os.path.isfile, path_text):
             raise SchemaError(path_text, "no database file here")
         target = _existing_file_uri(path_text) if must_exist else path_text
         try:
             # isolation_level=None: we issue BEGIN/COMMIT ourselves, sqlite3 adds none.
-            connection = await aiosqlite.connect(
+            connection = await DatabaseThread.connect(
                 target, isolation_level=None, timeout=busy_timeout_ms / 1000, uri=must_exist
             )
         except sqlite3.Error as error:
@@ -1067,7 +1154,12 @@ class SqliteStore:
         return store
 
     async def close(self) -> None:
-        """Close the connection and stop its thread; idempotent."""
+        """Let the commands already queued finish, close the connection, stop its thread.
+
+        Idempotent. Closing the last connection to the file checkpoints the WAL and
+        removes the ``-wal`` file. Any command submitted afterwards is refused with
+        `StoreUnavailable`.
+        """
         if not self._closed:
             self._closed = True
             await self._connection.close()
@@ -1088,24 +1180,15 @@ class SqliteStore:
     ) -> _T:
         """Run ``work(connection)`` on the connection's thread: one hop for a whole command.
 
-        aiosqlite offers no public "run this callable on your thread" call; its public
-        methods each hop threads once per statement. ``Connection._execute`` is the queue
-        all of them use (present in aiosqlite 0.17 to 0.22); this is the only place the
-        store touches it, so a change upstream is fixed here.
+        The function runs to its end (COMMIT or ROLLBACK) even if the caller is cancelled
+        meanwhile; see `db.worker.DatabaseThread`.
         """
         if self._closed:
             raise StoreUnavailable("the store is closed", channel_id)
-        connection = self._connection
-
-        def on_database_thread() -> _T:
-            return work(connection._conn)
-
-        execute = cast(
-            "Callable[[Callable[[], _T]], Awaitable[_T]]",
-            connection._execute,
-        )
         try:
-            return await execute(on_database_thread)
+            return await self._connection.run(work)
+        except WorkerClosed:
+            raise StoreUnavailable("the store is closed", channel_id) from None
         except sqlite3.Error as error:
             raise _translate(error, channel_id) from error
 
@@ -1128,11 +1211,13 @@ class SqliteStore:
         status: GameStatus = "setup",
         actor_id: int | None = None,
         interaction_id: str | None = None,
+        referee_id: int | None = None,
     ) -> GameRecord:
         """Store a new game at version 1, with a ``game.created`` event holding its setup.
 
-        Raises `GameExists` if the channel holds a game (even an ended one: delete it
-        first). Retrying the same interaction returns the game as it is now.
+        ``referee_id`` joins the game as its referee in the same transaction. Raises
+        `GameExists` if the channel holds a game (even an ended one: delete it first).
+        Retrying the same interaction returns the game as it is now.
         """
         if status not in GAME_STATUSES:
             raise ValueError(f"unknown game status {status!r}")
@@ -1156,6 +1241,7 @@ class SqliteStore:
                 status=status,
                 document_json=document_json,
                 pending=pending,
+                referee_id=None if referee_id is None else operator.index(referee_id),
             ),
             channel_id,
         )
@@ -1187,6 +1273,13 @@ class SqliteStore:
     ) -> list[GameSummary]:
         """The games of a guild (``None``: outside any guild), optionally by status."""
         return await self._run(partial(_list_games_tx, guild_id=guild_id, status=status))
+
+    async def all_games(self, status: GameStatus | None = None) -> list[GameSummary]:
+        """Every game of every guild, optionally only those with ``status``, by channel.
+
+        For maintenance (start-up document checks, ``arbitro db replay``), not per command.
+        """
+        return await self._run(partial(_all_games_tx, status=status))
 
     async def commit(
         self,
@@ -1322,6 +1415,10 @@ class SqliteStore:
 
     # ---- members -----------------------------------------------------------------------
 
+    async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:
+        """The event an interaction committed, if any (a retried interaction's answer)."""
+        return await self._run(partial(_event_by_interaction, interaction_id=interaction_id))
+
     async def add_member(
         self,
         channel_id: int,
@@ -1408,6 +1505,36 @@ class SqliteStore:
                 sql="UPDATE deadlines SET reminded = 1 "
                 "WHERE channel_id = ? AND side = ? AND due_at = ? AND reminded = 0",
                 params=(channel_id, side, format_timestamp(due_at)),
+            ),
+            channel_id,
+        )
+        return changed > 0
+
+    # ---- rolls a player still owes ------------------------------------------------------
+
+    async def save_pending_roll(self, roll: PendingRoll) -> PendingRoll:
+        """Keep a command that waits for its roller's next die; returns it with its id.
+
+        It replaces any earlier prompt of the same player in the same channel.
+        """
+        return await self._run(
+            partial(_save_pending_roll_tx, roll=roll, created_at=format_timestamp(utc_now())),
+            roll.channel_id,
+        )
+
+    async def pending_roll(self, channel_id: int, roll_id: int) -> PendingRoll | None:
+        """The prompt ``roll_id`` of the channel, or None if it was answered or replaced."""
+        return await self._run(
+            partial(_pending_roll_tx, channel_id=channel_id, roll_id=roll_id), channel_id
+        )
+
+    async def drop_pending_roll(self, channel_id: int, roll_id: int) -> bool:
+        """Forget a prompt (answered or void); false if it was already gone."""
+        changed = await self._run(
+            partial(
+                _simple_write,
+                sql="DELETE FROM pending_rolls WHERE channel_id = ? AND id = ?",
+                params=(channel_id, roll_id),
             ),
             channel_id,
         )

@@ -1,27 +1,42 @@
-"""The Discord bot: cogs, translator, persistent buttons, error handler, sync, reminders.
+"""The Discord bot: slash commands, translator, persistent buttons, error handler, sync, reminders.
 
-``bot.main`` builds it with :func:`build_bot` and runs it; ``arbitro sync --dry-run``
+``bot.lifecycle`` builds it with :func:`build_bot` and runs it; ``arbitro sync --dry-run``
 prints :func:`dry_run_payload`, the exact JSON the bot sends Discord when it syncs.
+
+Syncing only on change: Discord rate-limits command syncs and discord.py advises syncing
+only when the commands changed. With a ``sync_state`` file the bot hashes the payload it
+would send (:func:`payload_hash`, the hash tests/bot/command_payload.sha256 pins) and syncs
+only when it differs from the hash recorded after the last successful sync to the same
+application and target (global, or one development guild).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
+import json
 import logging
+import math
+import os
 from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.discord.cogs import COGS
+from bot.discord.commands import build_app_commands
 from bot.discord.embeds import reply_to_messages
 from bot.discord.errors import report_error
 from bot.discord.translator import CatalogueTranslator
-from bot.discord.views import ActionButton
+from bot.discord.views import ActionButton, DieFaceButton
 from bot.service import GameService
 from db.protocol import GameStore
+from rules.core.errors import InvalidInput
 
 log = logging.getLogger("bot.discord")
 
@@ -29,6 +44,27 @@ log = logging.getLogger("bot.discord")
 DEFER_AFTER = 1.5
 REMINDER_SECONDS = 60.0
 LANGUAGE_CACHE = 10_000
+
+
+#: What the bot needs in a game channel (the invite URL's ``permissions``; README,
+#: "Self-hosting"): find the channel and post reminders as embeds, also in threads, and
+#: attach the export files. Nothing else: no history, no mass mentions, no moderation.
+REQUIRED_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    embed_links=True,
+    attach_files=True,
+)
+#: The OAuth2 scopes of the invite URL.
+INVITE_SCOPES = ("bot", "applications.commands")
+
+
+def invite_url(application_id: int) -> str:
+    """The URL that adds the bot to a server with exactly the permissions it needs."""
+    return discord.utils.oauth_url(
+        application_id, permissions=REQUIRED_PERMISSIONS, scopes=INVITE_SCOPES
+    )
 
 
 def intents() -> discord.Intents:
@@ -47,6 +83,57 @@ class ArbitroTree(app_commands.CommandTree):
         await report_error(interaction, error)
 
 
+def payload_hash(payload: list[dict[str, Any]]) -> str:
+    """SHA-256 of the command payload as canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class CommandSyncState:
+    """The payload hash last synced to each application and target, in a small JSON file."""
+
+    def __init__(self, path: Path) -> None:
+        """Keep the record in ``path`` (created on the first sync)."""
+        self.path = path
+
+    def _read(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # never synced, or unreadable: syncing again is the safe answer
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def last(self, key: str) -> str | None:
+        """The hash recorded for ``key``, if any."""
+        return self._read().get(key)
+
+    def record(self, key: str, digest: str) -> None:
+        """Record ``digest`` for ``key`` (write to a temporary file, then rename)."""
+        data = self._read()
+        data[key] = digest
+        partial = self.path.with_name(self.path.name + ".partial")
+        partial.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(partial, self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncOutcome:
+    """What :meth:`ArbitroBot.sync_commands_if_changed` did."""
+
+    synced: bool
+    target: str
+    digest: str
+    commands: int
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayStatus:
+    """The gateway connection as the heartbeat file records it."""
+
+    latency_ms: float | None
+    offline: bool = False
+
+
 class ArbitroBot(commands.Bot):
     """Arbitro's Discord client around a :class:`GameService`."""
 
@@ -56,7 +143,13 @@ class ArbitroBot(commands.Bot):
         *,
         guild_id: int | None = None,
         defer_after: float = DEFER_AFTER,
+        sync_state: Path | None = None,
+        serving: bool = True,
     ) -> None:
+        # Arbitro never joins voice: silence discord.py's start-up warnings about it.
+        for flag in ("warn_nacl", "warn_dave"):
+            if hasattr(discord.VoiceClient, flag):
+                setattr(discord.VoiceClient, flag, False)
         super().__init__(
             # No prefix commands: a mention prefix keeps commands.Bot quiet without the
             # privileged message-content intent.
@@ -72,6 +165,74 @@ class ArbitroBot(commands.Bot):
         self.defer_after = defer_after
         self.languages: OrderedDict[int, str] = OrderedDict()
         self._installed = False
+        self.sync_state = CommandSyncState(sync_state) if sync_state is not None else None
+        #: False for a bot built only to sync commands: no sync at login, no reminders.
+        self.serving = serving
+        #: True between READY (or RESUMED) and a disconnect; set by the offline double too.
+        self.gateway_connected = False
+        self.offline = False
+        #: False once shutdown began: new commands are refused, running ones finish.
+        self.accepting = True
+        self._running_commands = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.closed = asyncio.Event()
+
+    # ---- commands in flight and shutdown -------------------------------------------------
+
+    def check_accepting(self) -> None:
+        """Refuse a new command once shutdown began (a polite, translated refusal)."""
+        if not self.accepting:
+            raise InvalidInput("discord.error.shutting_down")
+
+    @contextlib.contextmanager
+    def command_in_flight(self) -> Iterator[None]:
+        """Count a running command, so shutdown can wait for it."""
+        self._running_commands += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._running_commands -= 1
+            if self._running_commands == 0:
+                self._idle.set()
+
+    @property
+    def running_commands(self) -> int:
+        """How many commands are being carried out now."""
+        return self._running_commands
+
+    async def drain(self, grace: float) -> int:
+        """Stop accepting commands and wait up to ``grace`` seconds for the running ones
+        to finish; return how many are still running."""
+        self.accepting = False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), grace)
+        return self._running_commands
+
+    # ---- the gateway, for the heartbeat --------------------------------------------------
+
+    async def on_ready(self) -> None:
+        """READY: connected (again) with a fresh session."""
+        self.gateway_connected = True
+        log.info("connected to Discord as %s", self.user)
+
+    async def on_resumed(self) -> None:
+        """RESUMED: the same session is back after a short disconnect."""
+        self.gateway_connected = True
+
+    async def on_disconnect(self) -> None:
+        """The gateway connection dropped; discord.py reconnects by itself."""
+        self.gateway_connected = False
+
+    def gateway_status(self) -> GatewayStatus | None:
+        """The connection's state when connected and not closing, else None."""
+        if self.offline:
+            return GatewayStatus(latency_ms=0.0, offline=True) if self.accepting else None
+        if not self.gateway_connected or self.is_closed() or not self.is_ready():
+            return None
+        latency = self.latency
+        return GatewayStatus(latency_ms=latency * 1000 if math.isfinite(latency) else None)
 
     def remember_language(self, channel_id: int, language: str) -> None:
         """Keep the language of a channel's game for error messages (bounded LRU)."""
@@ -81,14 +242,18 @@ class ArbitroBot(commands.Bot):
             self.languages.popitem(last=False)
 
     async def install(self) -> None:
-        """Register cogs, translator and dynamic buttons (once; no network needed)."""
+        """Register the commands, translator and dynamic buttons (once; no network needed).
+
+        The commands are generated from the declaration in :mod:`bot.commands`, which the
+        console reads too.
+        """
         if self._installed:
             return
         self._installed = True
-        for cog in COGS:
-            await self.add_cog(cog())
+        for command in build_app_commands():
+            self.tree.add_command(command)
         await self.tree.set_translator(CatalogueTranslator())
-        self.add_dynamic_items(ActionButton)
+        self.add_dynamic_items(ActionButton, DieFaceButton)
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
         """Sync to the development guild (instant) when one is set, else globally."""
@@ -98,16 +263,40 @@ class ArbitroBot(commands.Bot):
             return await self.tree.sync(guild=guild)
         return await self.tree.sync()
 
+    def _sync_target(self) -> tuple[discord.Object | None, str]:
+        if self.guild_id is None:
+            return None, "globally"
+        return discord.Object(id=self.guild_id), f"to guild {self.guild_id}"
+
+    async def sync_commands_if_changed(self, *, force: bool = False) -> SyncOutcome:
+        """Sync when the payload differs from the one last synced (always with ``force``
+        or without a sync state file); record its hash after a successful sync."""
+        guild, target = self._sync_target()
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        payload = await translated_payload(self, guild=guild)
+        digest = payload_hash(payload)
+        key = f"application {self.application_id}, " + ("global" if guild is None else target)
+        state = self.sync_state
+        if not force and state is not None and state.last(key) == digest:
+            log.info("commands unchanged since the last sync %s (%s)", target, digest[:12])
+            return SyncOutcome(False, target, digest, len(payload))
+        synced = await self.sync_commands()
+        if state is not None:
+            try:
+                state.record(key, digest)
+            except OSError as error:  # the sync worked; the next start syncs once more
+                log.warning("could not record the command sync in %s: %s", state.path, error)
+        log.info("synced %d commands %s (%s)", len(synced), target, digest[:12])
+        return SyncOutcome(True, target, digest, len(synced))
+
     async def setup_hook(self) -> None:
-        """Install everything, sync the commands, start the reminder loop."""
+        """Install everything, sync the commands if they changed, start the reminder loop."""
         await self.install()
+        if not self.serving:
+            return
         try:
-            synced = await self.sync_commands()
-            log.info(
-                "synced %d commands %s",
-                len(synced),
-                f"to guild {self.guild_id}" if self.guild_id else "globally",
-            )
+            await self.sync_commands_if_changed()
         except app_commands.CommandSyncFailure:
             raise  # the payload itself is wrong: a bug to fix, not to run with
         except discord.HTTPException:
@@ -118,8 +307,13 @@ class ArbitroBot(commands.Bot):
 
     async def close(self) -> None:
         """Stop the reminder loop, then disconnect."""
+        self.accepting = False
         self.reminder_loop.cancel()
-        await super().close()
+        try:
+            await super().close()
+        finally:
+            self.gateway_connected = False
+            self.closed.set()
 
     async def post_reminders(self) -> int:
         """Post every passed deadline in its channel, pinging the late side; the count."""
@@ -157,9 +351,16 @@ class ArbitroBot(commands.Bot):
         await self.wait_until_ready()
 
 
-def build_bot(service: GameService, *, guild_id: int | None = None) -> ArbitroBot:
-    """The Discord bot for ``service``; with ``guild_id`` commands sync to that guild only."""
-    return ArbitroBot(service, guild_id=guild_id)
+def build_bot(
+    service: GameService,
+    *,
+    guild_id: int | None = None,
+    sync_state: Path | None = None,
+    serving: bool = True,
+) -> ArbitroBot:
+    """The Discord bot for ``service``; with ``guild_id`` commands sync to that guild only;
+    with ``sync_state`` they sync only when changed (see the module docstring)."""
+    return ArbitroBot(service, guild_id=guild_id, sync_state=sync_state, serving=serving)
 
 
 async def translated_payload(
@@ -214,11 +415,18 @@ def sync_payload(locale_aware: bool = True) -> list[dict[str, Any]]:
 
 
 __all__ = [
+    "INVITE_SCOPES",
+    "REQUIRED_PERMISSIONS",
     "ArbitroBot",
     "ArbitroTree",
+    "CommandSyncState",
+    "GatewayStatus",
+    "SyncOutcome",
     "build_bot",
     "dry_run_payload",
     "dummy_service",
+    "invite_url",
+    "payload_hash",
     "sync_payload",
     "translated_payload",
 ]

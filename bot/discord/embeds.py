@@ -21,12 +21,15 @@ from dataclasses import dataclass, field
 
 import discord
 
-from bot.discord.views import reply_buttons
+from bot.discord.views import BUTTON_LIMIT, reply_buttons
+from bot.render_text import owed_lines
+from bot.rolls import dice_prompt_text
 from bot.service import Reply
+from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Comparison, Outcome, Resolution, Step
-from rules.render import describe, outcome_text
+from rules.render import Described, describe, describe_reply, mixed_dice, outcome_text, roll_mark
 
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
@@ -223,11 +226,19 @@ def step_title(ruleset: str, step: Step, language: str) -> str:
     return outcome_text(ruleset, Outcome(step.key, step.params), language)
 
 
-def step_lines(ruleset: str, step: Step, language: str) -> list[str]:
-    """A step's dice, modifiers, total, threshold, table cell and outcome, one per line."""
+def step_lines(ruleset: str, step: Step, language: str, mixed: bool = False) -> list[str]:
+    """A step's dice, modifiers, total, threshold, table cell and outcome, one per line.
+
+    ``mixed``: the resolution has typed faces and the bot's rolls; the bot's are marked.
+    """
     lines: list[str] = []
     if step.rolls:
-        lines.append(" · ".join(f"`{roll.die.name} → {roll.face}`" for roll in step.rolls))
+        lines.append(
+            " · ".join(
+                f"`{roll.die.name} → {roll.face}`{roll_mark(roll, mixed, language)}"
+                for roll in step.rolls
+            )
+        )
     for modifier in step.modifiers:
         sign = "+" if modifier.value >= 0 else "−"
         label = translate(modifier.key, language, **dict(modifier.params))
@@ -256,13 +267,22 @@ def step_lines(ruleset: str, step: Step, language: str) -> list[str]:
     return lines
 
 
-def resolution_card(resolution: Resolution, language: str, *, odds_only: bool = False) -> Card:
+def resolution_card(
+    resolution: Resolution,
+    language: str,
+    *,
+    odds_only: bool = False,
+    described: Described | None = None,
+) -> Card:
     """One resolution: title, outcome, a field per step, effects, odds, dice-by-hand footer.
 
     With ``odds_only`` (``/odds``) nothing was rolled: only the odds are shown.
+    ``described`` is the resolution as :func:`rules.render.describe_reply` gave it within
+    its reply (a volley's odds summed up on its last shot).
     """
-    described = describe(resolution, language)
-    odds_name = translate("render.odds", language)
+    if described is None:
+        described = describe(resolution, language)
+    odds_name = described.odds_title or translate("render.odds", language)
     if odds_only:
         return Card(
             title=f"{described.title} — {odds_name}",
@@ -275,10 +295,11 @@ def resolution_card(resolution: Resolution, language: str, *, odds_only: bool = 
             ],
             colour=COLOUR_ODDS,
         )
+    mixed = mixed_dice(resolution)
     sections = [
         Section(
             f"{index}. {step_title(resolution.ruleset, step, language)}",
-            step_lines(resolution.ruleset, step, language),
+            step_lines(resolution.ruleset, step, language, mixed),
         )
         for index, step in enumerate(resolution.steps, start=1)
     ]
@@ -351,6 +372,23 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
     )
 
 
+def dice_prompt_card(reply: Reply, language: str) -> Card:
+    """The die a command waits for: who rolls what, and that only the roller may press."""
+    prompt = reply.dice_prompt
+    assert prompt is not None
+    roller = f"<@{prompt.user_id}>"
+    how = (
+        translate("bot.dice.prompt_buttons", language, roller=roller)
+        if prompt.sides <= BUTTON_LIMIT
+        else translate("bot.dice.no_buttons", language, die=prompt.die.name)
+    )
+    return Card(
+        title="🎲 " + prompt.die.name,
+        lines=[dice_prompt_text(prompt, language, roller), how],
+        colour=COLOUR_NOTICE,
+    )
+
+
 def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     """Every card of a reply, in reading order."""
     language = reply.language
@@ -364,10 +402,31 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         notices.append(translate("discord.embed.files", language, files=", ".join(reply.files)))
     if notices and not reply.odds_only:
         cards.append(Card(title="", lines=notices, colour=COLOUR_NOTICE))
-    for resolution in reply.resolutions:
-        cards.append(resolution_card(resolution, language, odds_only=reply.odds_only))
+    if reply.roll is not None:
+        head, *rest = render_roll(reply.roll, language).splitlines()
+        cards.append(Card(title=f"🎲 {head}", lines=rest, colour=COLOUR_NOTICE))
+    # One odds summary per kind of roll: a volley's shots share one (rules.render).
+    for resolution, described in zip(
+        reply.resolutions, describe_reply(reply.resolutions, language), strict=True
+    ):
+        if reply.odds_only and described.odds_folded:
+            continue
+        cards.append(
+            resolution_card(resolution, language, odds_only=reply.odds_only, described=described)
+        )
     if reply.status is not None:
         cards.append(status_card(reply.status, reply.ruleset, language))
+    if reply.dice_prompt is not None:
+        cards.append(dice_prompt_card(reply, language))
+    owed = owed_lines(reply)
+    if owed:
+        cards.append(
+            Card(
+                title=translate("discord.embed.to_do", language),
+                lines=[f"• {line}" for line in owed],
+                colour=COLOUR_NOTICE,
+            )
+        )
     if reply.lines:
         cards.append(
             Card(
@@ -440,6 +499,7 @@ __all__ = [
     "Section",
     "card_embeds",
     "clip",
+    "dice_prompt_card",
     "embed_size",
     "pack_lines",
     "pack_messages",

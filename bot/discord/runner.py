@@ -25,9 +25,10 @@ import discord
 
 from bot.discord.embeds import MessagePayload, reply_to_messages
 from bot.discord.errors import PENDING, describe_interaction, report_error
-from bot.discord.views import ActionButton, view_after_click
+from bot.discord.translator import LOCALES
+from bot.discord.views import ActionButton, DieFaceButton, view_after_click
 from bot.service import MAX_SCENARIO_BYTES, Reply, Request
-from rules.core.errors import InvalidInput
+from rules.core.errors import InvalidInput, RulesError
 
 if TYPE_CHECKING:
     from bot.discord.client import ArbitroBot
@@ -63,6 +64,7 @@ def build_request(
         dice=dice or None,
         interaction_id=str(interaction.id),
         attachment=attachment,
+        locale=LOCALES.get(interaction.locale),
     )
 
 
@@ -129,9 +131,31 @@ async def run_command(
     attachment: discord.Attachment | None = None,
     private: bool = False,
 ) -> None:
-    """Run one slash command end to end; every failure ends as an ephemeral message."""
+    """Run one slash command end to end; every failure ends as an ephemeral message.
+
+    Once shutdown began the command is refused; one already running is waited for.
+    """
     bot = bot_of(interaction)
     context = {"verb": verb, "options": dict(options), "dice": dice}
+    try:
+        bot.check_accepting()
+    except RulesError as error:
+        await report_error(interaction, error, context=context)
+        return
+    with bot.command_in_flight():
+        await _run_command(interaction, verb, options, dice, attachment, private, context)
+
+
+async def _run_command(
+    interaction: discord.Interaction[Any],
+    verb: str,
+    options: Mapping[str, Any],
+    dice: str | None,
+    attachment: discord.Attachment | None,
+    private: bool,
+    context: dict[str, Any],
+) -> None:
+    bot = bot_of(interaction)
 
     async def work() -> tuple[Request, Reply]:
         text = await read_attachment(attachment) if attachment is not None else None
@@ -162,10 +186,25 @@ async def run_command(
         await report_error(interaction, error, context=context)
 
 
-async def run_button(interaction: discord.Interaction[Any], button: ActionButton) -> None:
+async def run_button(
+    interaction: discord.Interaction[Any], button: ActionButton | DieFaceButton
+) -> None:
     """Run a button's verb for whoever clicked it; disable the button once it worked."""
     bot = bot_of(interaction)
     context = {"verb": button.verb, "options": button.options, "button": True}
+    try:
+        bot.check_accepting()
+    except RulesError as error:
+        await report_error(interaction, error, context=context)
+        return
+    with bot.command_in_flight():
+        await _run_button(interaction, button, context)
+
+
+async def _run_button(
+    interaction: discord.Interaction[Any], button: ActionButton, context: dict[str, Any]
+) -> None:
+    bot = bot_of(interaction)
     try:
         if not interaction.response.is_done():
             await interaction.response.defer()

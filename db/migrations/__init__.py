@@ -22,7 +22,7 @@ from db.errors import SchemaError
 APPLICATION_ID = 0x41524249
 
 # Tables the current schema must have; checked after migrating.
-EXPECTED_TABLES = frozenset({"games", "states", "events", "members", "deadlines"})
+EXPECTED_TABLES = frozenset({"games", "states", "events", "members", "deadlines", "pending_rolls"})
 
 _FILE_NAME = re.compile(r"^(?P<version>\d{4})_(?P<name>[a-z0-9_]+)\.sql$")
 

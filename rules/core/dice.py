@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from rules.core.errors import DiceError
+from rules.core.errors import DiceError, DiceNeeded
 
 MAX_SCRIPTED_FACES = 200
 
@@ -131,9 +131,7 @@ class ScriptedDice:
     def face(self, die: Die, label: str) -> int:
         """The next scripted face, checked against ``die``."""
         if self._next >= len(self._faces):
-            raise DiceError(
-                "error.dice.exhausted", die=die.name, label=label, given=len(self._faces)
-            )
+            raise DiceNeeded(die.name, die.sides, label, len(self._faces), self)
         value = self._faces[self._next]
         if not die.can_show(value):
             raise DiceError(
@@ -152,6 +150,38 @@ class ScriptedDice:
             raise DiceError(
                 "error.dice.unused", unused=len(self._faces) - self._next, used=self._next
             )
+
+
+class ReplayingDice:
+    """Replays the faces of an earlier run, then draws from ``fallback``; keeps every face.
+
+    A command stopped to ask a player for one more die is run again from the start with
+    one face more. The bot's own rolls in it (another side's rolls, see
+    :meth:`DiceTray.rolled_by`) must show the same faces on the re-run, or the path could
+    change under the player's dice: they are recorded on the first run and replayed.
+    """
+
+    def __init__(self, replay: Iterable[int], fallback: DiceSource) -> None:
+        self._replay = list(replay)
+        self._fallback = fallback
+        self.faces: list[int] = []
+
+    @property
+    def by_hand(self) -> bool:
+        """The bot's dice, replayed or fresh, are never typed by a player."""
+        return False
+
+    def face(self, die: Die, label: str) -> int:
+        """The recorded face at this position if any (checked against ``die``), else a new one."""
+        position = len(self.faces)
+        if position < len(self._replay) and die.can_show(self._replay[position]):
+            value = self._replay[position]
+        else:
+            # Past the recording (or a recording that no longer fits): the path moved on.
+            del self._replay[position:]
+            value = self._fallback.face(die, label)
+        self.faces.append(value)
+        return value
 
 
 _FACES_SPLIT = re.compile(r"[\s,;]+")

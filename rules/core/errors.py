@@ -40,6 +40,25 @@ class DiceError(RulesError):
     default_key = "error.dice"
 
 
+class DiceNeeded(DiceError):
+    """Typed faces ran out: the command needs one more ``die`` for the roll ``label``.
+
+    Raised by :class:`rules.core.dice.ScriptedDice` when a player's typed dice are used up.
+    The service does not refuse on it: it asks the roller for that die and re-runs the
+    command with one face more (procedures are deterministic given their dice).
+    """
+
+    def __init__(
+        self, die_name: str, sides: int, label: str, given: int, source: object = None
+    ) -> None:
+        self.die_name = die_name
+        self.sides = sides
+        self.label = label
+        self.given = given
+        self.source = source  # the dice that ran out: only a player's typed faces are asked for
+        super().__init__("error.dice.exhausted", die=die_name, label=label, given=given)
+
+
 class TableDataError(RulesError):
     """A table file is inconsistent; raised at load time, never during play."""
 

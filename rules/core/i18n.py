@@ -8,13 +8,14 @@ translation degrades to readable text instead of an error.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from rules.core.yamlio import load_yaml
 
 LANGUAGES: tuple[str, ...] = ("it", "en", "fr")
 DEFAULT_LANGUAGE = "it"
@@ -51,7 +52,7 @@ def catalogue(language: str) -> Mapping[str, str]:
     entries: dict[str, str] = {}
     if language in LANGUAGES:
         for text in _locale_files(language):
-            _flatten("", yaml.safe_load(text) or {}, entries)
+            _flatten("", load_yaml(text) or {}, entries)
     return entries
 
 
@@ -67,8 +68,31 @@ def has_key(key: str, language: str = DEFAULT_LANGUAGE) -> bool:
     return key in catalogue(language)
 
 
+# ``{n|casualty|casualties}``: the singular or the plural, by the number ``n``.
+_PLURAL = re.compile(r"\{(\w+)\|([^|{}]*)\|([^|{}]*)\}")
+
+
+def _plurals(template: str, language: str, params: Mapping[str, Any]) -> str:
+    """Pick ``{n|one|many}`` forms: French reads 0 and 1 as singular, Italian and English
+    only 1."""
+
+    def choose(match: re.Match[str]) -> str:
+        value = params.get(match.group(1))
+        try:
+            number = abs(float(value))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return match.group(3)
+        singular = number < 2 if language == "fr" else number == 1
+        return match.group(2) if singular else match.group(3)
+
+    return _PLURAL.sub(choose, template) if "|" in template else template
+
+
 def translate(key: str, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> str:
-    """The text for ``key`` in ``language``, with ``params`` substituted."""
+    """The text for ``key`` in ``language``, with ``params`` substituted.
+
+    A template may hold ``{n|form one|form many}``: the form agreeing with the number ``n``.
+    """
     template = catalogue(language).get(key)
     if template is None:
         template = catalogue(DEFAULT_LANGUAGE).get(key)
@@ -76,6 +100,7 @@ def translate(key: str, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> s
         if not params:
             return key
         return key + " " + ", ".join(f"{name}={value}" for name, value in params.items())
+    template = _plurals(template, language, params)
     try:
         return string.Formatter().vformat(template, (), _Lenient(params))
     except (ValueError, IndexError):
@@ -85,4 +110,5 @@ def translate(key: str, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> s
 
 def placeholders(template: str) -> set[str]:
     """The named placeholders of a template (used by the catalogue consistency test)."""
+    template = _PLURAL.sub(lambda match: "{" + match.group(1) + "}", template)
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}

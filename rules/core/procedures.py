@@ -24,6 +24,46 @@ InputT = TypeVar("InputT", bound=BaseModel)
 _ODDS_CACHE: BoundedCache[tuple[str, str, str], Odds] = BoundedCache(8192)
 
 
+_NUMBER_ERRORS = frozenset(
+    {"int_parsing", "float_parsing", "int_from_float", "int_type", "float_type", "finite_number"}
+)
+
+
+def option_error(error: ValidationError, option_of: Mapping[str, str]) -> InvalidInput:
+    """The first problem of a command's options, named as the player typed the option.
+
+    ``option_of`` maps the command model's field names to the option names players type
+    (``distance_cm`` → ``distance``); the message is a catalogue key, so it reads in the
+    game's language rather than pydantic's English.
+    """
+    item = error.errors()[0]
+    fields = [part for part in item["loc"] if isinstance(part, str)]
+    field_name = next((f for f in reversed(fields) if f in option_of), fields[-1] if fields else "")
+    option = option_of.get(field_name, field_name)[:40] or "-"
+    kind = item["type"]
+    context = item.get("ctx") or {}
+    if kind in ("missing", "string_too_short"):
+        return InvalidInput("error.option.missing", option=option)
+    if kind in ("less_than_equal", "less_than"):
+        limit = context.get("le", context.get("lt"))
+        return InvalidInput("error.option.too_big", option=option, limit=str(limit))
+    if kind in ("greater_than_equal", "greater_than"):
+        limit = context.get("ge", context.get("gt"))
+        return InvalidInput("error.option.too_small", option=option, limit=str(limit))
+    if kind in _NUMBER_ERRORS:
+        return InvalidInput("error.option.not_a_number", option=option)
+    if kind in ("enum", "literal_error"):
+        known = str(context.get("expected", ""))[:200]
+        return InvalidInput("error.option.not_a_choice", option=option, known=known)
+    if kind == "string_too_long":
+        return InvalidInput(
+            "error.option.too_long", option=option, limit=str(context.get("max_length"))
+        )
+    if kind == "bool_parsing":
+        return InvalidInput("error.option.not_yes_no", option=option)
+    return InvalidInput("error.option.invalid", option=option, detail=str(item["msg"])[:160])
+
+
 def describe_validation_error(error: ValidationError) -> str:
     """A one-line, user-safe summary of a pydantic validation error."""
     parts = []
@@ -73,7 +113,8 @@ class Procedure(Generic[InputT]):
             return self.resolver(data, DiceTray(source)).outcome
 
         computed = enumerate_odds(outcome_of, self.path_limit)
-        _ODDS_CACHE.put(key, computed)
+        if computed.exact:  # a budget cut may be the machine's load: try again next time
+            _ODDS_CACHE.put(key, computed)
         return computed
 
     def resolve_on(self, data: InputT, tray: DiceTray) -> Resolution:
@@ -93,8 +134,11 @@ class Procedure(Generic[InputT]):
 
 
 def clear_odds_cache() -> None:
-    """Forget cached odds (benchmarks measure cold enumeration with it)."""
+    """Forget cached odds and composed parts (benchmarks measure cold enumeration with it)."""
+    from rules.core.compose import clear_composed_parts
+
     _ODDS_CACHE.clear()
+    clear_composed_parts()
 
 
 def dumps(value: Any) -> str:

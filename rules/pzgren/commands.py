@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from rules.core.errors import InvalidInput, UnknownName
-from rules.core.procedures import describe_validation_error
+from rules.core.procedures import option_error
 from rules.pzgren import game as g
 
 _COMMAND: TypeAdapter[Any] = TypeAdapter(g.Command)
@@ -73,6 +73,4 @@ def build_command(verb: str, options: Mapping[str, Any]) -> Any:
     try:
         return _COMMAND.validate_python(data)
     except ValidationError as error:
-        raise InvalidInput(
-            "error.invalid_input.detail", detail=describe_validation_error(error)
-        ) from None
+        raise option_error(error, {field: option for option, field in names.items()}) from None

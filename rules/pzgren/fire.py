@@ -178,6 +178,15 @@ def _direct_effects(
             builder.effect(EffectKind.TEST_OWED, "M" if n == 0 else f"M{n}", target=unit.id, n=n)
 
 
+def _spared_by_armour(
+    table: Table, result: FireResult, units: tuple[TargetUnit, ...]
+) -> list[TargetUnit]:
+    """The units an M result does not touch: those with an armour value (the M legend)."""
+    if result.kind != "morale" or not table.data.get("morale_result_skips_armoured", True):
+        return []
+    return [unit for unit in units if unit.armour is not Armour.NONE]
+
+
 def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
     """2D6 on TABLE DE TIR DIRECT: fire value → column, shifted (capped −2/+3), per unit type."""
     tables = load_tables()
@@ -205,12 +214,18 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
         index = max(0, min(len(table.columns) - 1, base_index + shift))
         column = table.columns[index]
         result: FireResult = tables.parsed(table, row, column)
-        names = ", ".join(unit.id for unit in units)
-        outcome = (
-            Outcome.of("pzgren.direct.cell_units", cell=result.code, units=names)
-            if names
-            else Outcome.of("pzgren.direct.cell", cell=result.code)
-        )
+        spared = _spared_by_armour(table, result, units)
+        names = ", ".join(unit.id for unit in units if unit not in spared)
+        spared_names = ", ".join(unit.id for unit in spared)
+        if spared:
+            # "M : toutes les unités sans valeur de blindage": armoured units are not named
+            # as checking morale; the step says the result spares them.
+            key = "pzgren.direct.cell_units_spared" if names else "pzgren.direct.cell_spared"
+            outcome = Outcome.of(key, cell=result.code, units=names, spared=spared_names)
+        elif names:
+            outcome = Outcome.of("pzgren.direct.cell_units", cell=result.code, units=names)
+        else:
+            outcome = Outcome.of("pzgren.direct.cell", cell=result.code)
         builder.step(
             "pzgren.step.column",
             modifiers=modifiers,
@@ -223,7 +238,9 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
             column=column.label,
         )
         _direct_effects(builder, table, result, units, data.hex)
-        parts.append(f"{names}: {result.code}" if names and len(groups) > 1 else result.code)
+        code = result.code if names or not spared else "-"
+        label = names or spared_names
+        parts.append(f"{label}: {code}" if label and len(groups) > 1 else code)
     return builder.finish(Outcome.of("pzgren.direct.result", result=" · ".join(parts)))
 
 

@@ -18,6 +18,7 @@ the owner's choice, and the morale checks it owes, are answered before play cont
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -450,11 +451,11 @@ def _stacking_limit() -> int:
     return int(terrain_data()["stacking"]["combat_units"])
 
 
-def _do_move(
-    state: PzgrenState, command: Move, tray: DiceTray, actor_side: str | None, result: Applied
-) -> None:
-    unit = _acting_unit(state, command.unit, actor_side)
-    destination = parse_hex(command.hex)
+def check_move(state: PzgrenState, unit: UnitState, destination: Hex) -> int:
+    """Refuse a move the rules forbid (off the map, too far, into enemies, overstacked).
+
+    Returns the distance moved. The handler and the legal-action listing both call it.
+    """
     where = str(destination)
     if not state.on_map(destination):
         raise IllegalAction("error.pzgren.off_map", hex=where)
@@ -472,6 +473,16 @@ def _do_move(
         combat = sum(1 for u in occupants if u.category is Category.COMBAT)
         if combat + 1 > _stacking_limit():
             raise IllegalAction("error.pzgren.stacking", hex=where, limit=_stacking_limit())
+    return steps
+
+
+def _do_move(
+    state: PzgrenState, command: Move, tray: DiceTray, actor_side: str | None, result: Applied
+) -> None:
+    unit = _acting_unit(state, command.unit, actor_side)
+    destination = parse_hex(command.hex)
+    where = str(destination)
+    steps = check_move(state, unit, destination)
     unit.hex = where
     unit.moved = True
     unit.dug_in = False
@@ -576,13 +587,28 @@ def _declared(table: Table, keys: tuple[str, ...], actor_side: str | None) -> li
     return chosen
 
 
-def _do_fire(
-    state: PzgrenState, command: Fire, tray: DiceTray, actor_side: str | None, result: Applied
-) -> None:
+@dataclass(frozen=True)
+class FirePlan:
+    """A fire command checked against the state: who fires, at what, how."""
+
+    firers: list[UnitState]
+    target: UnitState | None
+    where: str
+    mode: Literal["direct", "at"]
+    enemies: list[UnitState]
+
+
+def plan_fire(state: PzgrenState, command: Fire, actor_side: str | None) -> FirePlan:
+    """Every check a fire command must pass before its dice are rolled.
+
+    The handler and the legal-action listing both call it, so they cannot disagree.
+    """
     firers = _firers(state, command, actor_side)
     side = firers[0].side
+    mode: Literal["direct", "at"]
     if command.target is not None:
-        target = state.unit(command.target)
+        target: UnitState | None = state.unit(command.target)
+        assert target is not None
         if target.side == side:
             raise IllegalAction("error.pzgren.friendly_target", target=target.name)
         if not target.alive:
@@ -606,10 +632,34 @@ def _do_fire(
         raise IllegalAction("error.pzgren.no_enemy_in_hex", hex=where)
     if mode == "at" and target is not None:
         _check_turn_for_fire(state, firers, command, [target.id])
-        _fire_at(state, firers, target, command, actor_side, tray, result)
+        if len(firers) != 1:
+            raise IllegalAction("error.pzgren.at_one_unit")
+        firer = firers[0]
+        if firer.at is None:
+            raise IllegalAction("error.pzgren.no_at_value", unit=firer.name)
+        if target.armour is None and not target.kind.get("truck"):
+            raise IllegalAction("error.pzgren.at_needs_armour", target=target.name)
+        _in_range(firer, target.hex)
     else:
+        mode = "direct"
         _check_turn_for_fire(state, firers, command, [u.id for u in enemies])
-        _fire_direct(state, firers, where, enemies, command, actor_side, tray, result)
+        if sum(unit.fire for unit in firers) < 1:
+            raise IllegalAction("error.pzgren.no_fire_value", unit=firers[0].name)
+        for unit in firers:
+            _in_range(unit, where)
+    return FirePlan(firers, target, where, mode, enemies)
+
+
+def _do_fire(
+    state: PzgrenState, command: Fire, tray: DiceTray, actor_side: str | None, result: Applied
+) -> None:
+    plan = plan_fire(state, command, actor_side)
+    firers = plan.firers
+    side = firers[0].side
+    if plan.mode == "at" and plan.target is not None:
+        _fire_at(state, firers, plan.target, command, actor_side, tray, result)
+    else:
+        _fire_direct(state, firers, plan.where, plan.enemies, command, actor_side, tray, result)
     if is_preview():
         return
     for unit in firers:
@@ -700,10 +750,6 @@ def _fire_direct(
     result: Applied,
 ) -> None:
     value = sum(unit.fire for unit in firers)
-    if value < 1:
-        raise IllegalAction("error.pzgren.no_fire_value", unit=firers[0].name)
-    for unit in firers:
-        _in_range(unit, where)
     keys = direct_modifiers(state, firers, where, command.opportunity)
     table = load_tables()["modificateurs_colonne"]
     for key in _declared(table, command.modifiers, actor_side):
@@ -765,25 +811,15 @@ def _fire_at(
     tray: DiceTray,
     result: Applied,
 ) -> None:
-    if len(firers) != 1:
-        raise IllegalAction("error.pzgren.at_one_unit")
-    firer = firers[0]
-    if firer.at is None:
-        raise IllegalAction("error.pzgren.no_at_value", unit=firer.name)
-    if target.armour is not None:
-        kind: Literal["afv", "truck"] = "afv"
-    elif target.kind.get("truck"):
-        kind = "truck"
-    else:
-        raise IllegalAction("error.pzgren.at_needs_armour", target=target.name)
-    _in_range(firer, target.hex)
+    firer = firers[0]  # plan_fire checked: one firer with an AT value, in range
+    kind: Literal["afv", "truck"] = "afv" if target.armour is not None else "truck"
     keys, direction = at_modifiers(state, firer, target, command.opportunity)
     table = load_tables()["modificateurs_antichars"]
     for key in _declared(table, command.modifiers, actor_side):
         if key not in keys:
             keys.append(key)
     data = fire.AntiTankInput(
-        at_value=firer.at,
+        at_value=firer.at or 0,
         target_kind=kind,
         armour=target.armour,
         modifiers=tuple(keys),

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.pzgren import commands as commands_module
 from rules.pzgren import game as g
+from rules.pzgren import legal
 from rules.pzgren import scenario as scenario_module
 from rules.pzgren.model import MoraleState
 from rules.pzgren.tables import load_tables
@@ -23,6 +25,10 @@ class PzgrenPlay(DocumentPlay):
     game = g
     commands = commands_module
     scenario = scenario_module
+
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Owed step choices and morale checks first; else the activation's moves and fires."""
+        return legal.legal_actions(self._state(document))
 
     def status(self, document: Mapping[str, Any]) -> StatusView:
         """Turn, whose activation, units with steps, hex and state, owed choices and checks."""

@@ -20,18 +20,19 @@ So each step stays exact and the bound is the number of attacks, not 6^dice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from math import comb
+from math import comb, exp, lgamma, log, log1p
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.dice import D6, DiceTray, Roll
 from rules.core.errors import InvalidInput
-from rules.core.odds import BoundedCache, enumerate_odds
+from rules.core.odds import EXACT_PARTS_LIMIT, BoundedCache, Weight, enumerate_odds
 from rules.core.procedures import InputT, Procedure
 from rules.core.resolution import (
     Comparison,
@@ -103,6 +104,11 @@ class AttackInput(_Hits):
     wounds: int = Field(1, ge=1, le=10, description="wounds per model")
     wounds_taken: int = Field(0, ge=0, le=9, description="wounds already on the current model")
     models: int = Field(1, ge=1, le=1000, description="models in the target unit")
+    saved_by: str | None = Field(
+        None,
+        max_length=64,
+        description="the side that rolls the saves (the target's owner); none: the attacker",
+    )
 
     @model_validator(mode="after")
     def _wounds(self) -> AttackInput:
@@ -261,7 +267,8 @@ def _wound_and_save(
             outcome=Outcome.of("w40k4.chain.unsaved", n=wounds),
         )
         return wounds
-    saves = _roll_many(tray, wounds, f"{label} save")
+    with tray.rolled_by(data.saved_by) if data.saved_by is not None else nullcontext():
+        saves = _roll_many(tray, wounds, f"{label} save")
     saved = sum(1 for roll in saves if roll.face >= save)
     builder.step(
         "w40k4.step.saves",
@@ -419,26 +426,48 @@ def vehicle_outcome(worst: Damage | None) -> Outcome:
 # -- composed odds ----------------------------------------------------------------------------
 
 
-def _binomial(n: int, p: Fraction) -> list[Fraction]:
-    q = 1 - p
-    return [comb(n, k) * p**k * q ** (n - k) for k in range(n + 1)]
+def _binomial(n: int, p: Fraction) -> list[Weight]:
+    """Bin(n, p): exact fractions for small volleys, floating point beyond.
+
+    Past EXACT_PARTS_LIMIT attacks the exact fractions grow huge (a 2,000-attack volley took
+    minutes); log-space floats keep every term accurate to ~1e-15, and terms below 1e-18 —
+    far under the 0.1 % shown — are dropped so that convolving two volleys stays cheap.
+    """
+    if n <= EXACT_PARTS_LIMIT:
+        q = 1 - p
+        return [comb(n, k) * p**k * q ** (n - k) for k in range(n + 1)]
+    chance = float(p)
+    if chance <= 0.0 or chance >= 1.0:
+        certain: list[Weight] = [0.0] * (n + 1)
+        certain[n if chance >= 1.0 else 0] = 1.0
+        return certain
+    log_p, log_q = log(chance), log1p(-chance)
+    terms = [
+        exp(lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k * log_p + (n - k) * log_q)
+        for k in range(n + 1)
+    ]
+    kept: list[Weight] = [term if term > 1e-18 else 0.0 for term in terms]
+    return kept
 
 
-def _convolve(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
-    out = [Fraction(0)] * (len(a) + len(b) - 1)
+def _convolve(a: list[Weight], b: list[Weight]) -> list[Weight]:
+    out: list[Weight] = [0] * (len(a) + len(b) - 1)
+    nonzero_b = [(j, y) for j, y in enumerate(b) if y]
     for i, x in enumerate(a):
         if x:
-            for j, y in enumerate(b):
+            for j, y in nonzero_b:
                 out[i + j] += x * y
     return out
 
 
-def _entries(weights: dict[Outcome, Fraction]) -> tuple[OddsEntry, ...]:
-    entries = [
-        OddsEntry(outcome, value.numerator, value.denominator)
-        for outcome, value in weights.items()
-        if value
-    ]
+def _entries(weights: Mapping[Outcome, Weight]) -> tuple[OddsEntry, ...]:
+    entries = []
+    for outcome, value in weights.items():
+        if not value:
+            continue
+        exact = value if isinstance(value, Fraction) else Fraction(value).limit_denominator(10**15)
+        if exact:
+            entries.append(OddsEntry(outcome, exact.numerator, exact.denominator))
     entries.sort(key=lambda entry: (-entry.numerator / entry.denominator, entry.outcome.code))
     return tuple(entries)
 
@@ -462,13 +491,15 @@ def _single_attack(kind: str, payload: str) -> tuple[dict[str, Fraction], int]:
 
 def _one(data: _Hits, rolled: bool, **extra: Any) -> str:
     update = {"attacks": 1 if rolled else 0, "auto_hits": 0 if rolled else 1, "target": None}
+    if isinstance(data, AttackInput):
+        update["saved_by"] = None  # who rolls does not change the odds
     return data.model_copy(update={**update, **extra}).model_dump_json()
 
 
 def attack_odds(data: AttackInput) -> Odds:
     """Exact odds of a group against models: Bin(attacks, p) ⊕ Bin(auto_hits, p_auto)."""
     paths = 0
-    dist = [Fraction(1)]
+    dist: list[Weight] = [Fraction(1)]
     for rolled, count in ((True, data.attacks), (False, data.auto_hits)):
         if not count:
             continue
@@ -479,8 +510,10 @@ def attack_odds(data: AttackInput) -> Odds:
         paths += used
         p = sum((v for code, v in single.items() if code != "w40k4.chain.no_effect"), Fraction(0))
         dist = _convolve(dist, _binomial(count, p))
-    weights: dict[Outcome, Fraction] = {}
+    weights: dict[Outcome, Weight] = {}
     for unsaved, chance in enumerate(dist):
+        if not chance:
+            continue
         outcome = attack_outcome(data, unsaved)
         weights[outcome] = weights.get(outcome, Fraction(0)) + chance
     return Odds(_entries(weights), paths, exact=True)
@@ -522,8 +555,10 @@ def counted_odds(
         (Fraction(e.numerator, e.denominator) for e in one.entries if e.outcome.code != failure),
         Fraction(0),
     )
-    weights: dict[Outcome, Fraction] = {}
+    weights: dict[Outcome, Weight] = {}
     for k, chance in enumerate(_binomial(count, p)):
+        if not chance:
+            continue
         outcome = outcome_of(k)
         weights[outcome] = weights.get(outcome, Fraction(0)) + chance
     return Odds(_entries(weights), one.paths, exact=True)

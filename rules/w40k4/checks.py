@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Literal
 
 from pydantic import Field
@@ -69,13 +70,17 @@ class EscapeInput(Frozen):
     initiative: int = Field(ge=1, le=10, description="the fleeing unit's Initiative")
     winners_initiative: int = Field(ge=1, le=10, description="the winners' highest Initiative")
     target: str | None = Field(None, max_length=64)
+    winners_side: str | None = Field(
+        None, max_length=64, description="the side rolling the winners' die; none: the same"
+    )
 
 
 def resolve_escape(data: EscapeInput, tray: DiceTray) -> Resolution:
     """D6 + I of the unit against D6 + I of the winners: caught if they score as much or more."""
     builder = ResolutionBuilder(RULESET_KEY, "escape", tray)
     own = tray.roll(D6, "escape D6")
-    theirs = tray.roll(D6, "escape D6 winners")
+    with tray.rolled_by(data.winners_side) if data.winners_side else nullcontext():
+        theirs = tray.roll(D6, "escape D6 winners")
     mine, winners = own.face + data.initiative, theirs.face + data.winners_initiative
     caught = winners >= mine if lookups.standard("fuga")["caught_if"] == ">=" else winners > mine
     outcome = Outcome.of("w40k4.escape.caught" if caught else "w40k4.escape.escaped")

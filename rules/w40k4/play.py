@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.w40k4 import commands as commands_module
 from rules.w40k4 import game as g
-from rules.w40k4 import lookups
+from rules.w40k4 import legal, lookups
 from rules.w40k4 import scenario as scenario_module
 from rules.w40k4.model import Facing, Phase, Terrain
 from rules.w40k4.tables import load_tables
@@ -19,7 +20,7 @@ MAX_CHOICES = 25
 
 def _statuses(state: g.W40kState, unit: g.UnitState) -> tuple[str, ...]:
     shown = [s for s in unit.statuses if s != "destroyed" or not unit.vehicle]
-    shown += [s for s in ("shaken", "stunned") if g._timed(state, unit, s)]
+    shown += [s for s in ("shaken", "stunned") if g.timed_active(state, unit, s)]
     shown += [f"weapon_destroyed:{w}" for w in unit.destroyed_weapons]
     if unit.locked_with:
         shown.append("locked")
@@ -43,6 +44,10 @@ class W40kPlay(DocumentPlay):
     game = g
     commands = commands_module
     scenario = scenario_module
+
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Owed tests, templates, arrivals and combats; the active player's phase actions."""
+        return legal.legal_actions(self._state(document))
 
     def status(self, document: Mapping[str, Any]) -> StatusView:
         """Turn, phase, whose turn, units with their state, owed tests, templates, combats."""
@@ -89,7 +94,7 @@ class W40kPlay(DocumentPlay):
                     "w40k4.status.combat",
                     units=", ".join(state.units[m].name for m in members),
                 )
-                for members in g._open_combats(state)
+                for members in g.open_combats(state)
             ]
         if state.closing:
             notes.append(Outcome.of("w40k4.turn.closing", phase=state.phase.value))
@@ -120,7 +125,7 @@ class W40kPlay(DocumentPlay):
             for p in state.pending
         ]
         if state.phase is Phase.ASSAULT and not state.ended:
-            for members in g._open_combats(state):
+            for members in g.open_combats(state):
                 first = next(
                     (m for m in members if state.units[m].side == state.active), members[0]
                 )

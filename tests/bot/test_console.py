@@ -81,7 +81,10 @@ def test_strict_mode_fails_on_errors_and_data_survives(tmp_path):
         ("/game new scenario:x", ("game.new", {"scenario": "x"}, None, None)),
         ("/turn", ("turn.status", {}, None, None)),
         ("/manoeuvre pass", ("manoeuvre.pass", {}, None, None)),
-        ('/callarty target:"a b" dice:1,2', ("callarty", {"target": "a b"}, "1,2", None)),
+        (
+            '/callarty unit:u battery:b target:"a b" dice:1,2',
+            ("callarty", {"unit": "u", "battery": "b", "target": "a b"}, "1,2", None),
+        ),
         ("/game new file:s.yaml", ("game.new", {}, None, "s.yaml")),
     ],
 )
@@ -121,3 +124,60 @@ async def test_an_unreadable_scenario_file_is_a_clear_error(service, tmp_path):
     text = out.getvalue()
     assert errors == 2 and "Traceback" not in text
     assert text.count("\n! ") == 2
+
+
+ROLL_BY_ROLL = """\
+/game new scenario:esempio_normandia language:en
+/as anna
+/game join side:alleati
+/as bruno
+/game join side:asse
+/as anna
+/turn next
+/turn next
+/manoeuvre declare platoon:plotone_carri
+/as bruno
+/manoeuvre declare platoon:panzer dice:6,1,1
+/as anna
+/fire unit:sherman_1 target:panzer_iv distance:40 ammo:AP dice:7
+12
+/as bruno
+5
+/as anna
+3
+"""
+
+
+def test_piped_answers_give_the_dice_a_command_asks_for(tmp_path):
+    result = run_cli(tmp_path, ROLL_BY_ROLL)
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in out + result.stderr
+    # The hit was typed; the penetration die is asked for, and the next line answers it.
+    assert (
+        "dice:7\n(dice given so far: 7) @anna, roll a D12 for 'D12 — penetration' (1-12):\n"
+        "[anna] 12\n(dice given so far: 7, 12) @anna, roll a D10 for 'D10 — effects' (1-10):\n"
+    ) in out
+    # A command line instead leaves the die pending, said once; only the roller answers.
+    assert (
+        "[anna] /as bruno\n… The D10 for 'D10 — effects' is still awaited: answer with a number"
+    ) in out
+    assert "[bruno] 5\n! Only the player who gave the command rolls its dice." in out
+    assert "[anna] 3\n== Observation ==" in out
+    assert "«arma distrutta + 1 morto + CT»" in out and "(dice entered by hand)" in out
+    assert out.count("== Heavy-weapon fire ==") == 1  # resolved and shown once
+
+
+async def test_at_the_terminal_the_prompt_names_the_die_and_a_face_answers_it(service):
+    out = io.StringIO()
+    console = Console(service, out)
+    lines = ROLL_BY_ROLL.splitlines()
+    fire = lines.index("/fire unit:sherman_1 target:panzer_iv distance:40 ammo:AP dice:7")
+    errors = await console.run([*lines[: fire + 1], "12", "13", "3"], interactive=True)
+    text = out.getvalue()
+    assert "roll a D12 for 'D12 — penetration' (1-12):\n[anna] D12> " in text
+    assert "roll a D10 for 'D10 — effects' (1-10):\n[anna] D10> " in text
+    # 13 is not on a D10: refused, and the same die is asked for again.
+    assert "! Die #3 shows 13, but a D10 cannot roll 13" in text
+    assert "«arma distrutta + 1 morto + CT»" in text and errors == 1
+    assert text.endswith("[anna]> ")  # resolved: the ordinary prompt again

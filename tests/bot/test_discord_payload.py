@@ -22,6 +22,7 @@ from bot.discord.client import (
     build_bot,
     dry_run_payload,
     dummy_service,
+    payload_hash,
     sync_payload,
     translated_payload,
 )
@@ -40,6 +41,7 @@ COMMANDS = {
     "move": None,
     "fire": None,
     "odds": None,
+    "roll": None,
     "callarty": None,
     "morale": None,
     "test": None,
@@ -226,8 +228,11 @@ def test_name_validation():
 
 
 def _stable_hash(commands: list[dict[str, Any]]) -> str:
+    """The hash the bot records after a sync (it syncs again only when this changes)."""
     text = json.dumps(commands, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    assert digest == payload_hash(commands)
+    return digest
 
 
 def test_the_commands_did_not_change_without_a_sync(payload):

@@ -355,7 +355,7 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     status = texts(assert_public(await bruno.slash(channel, "game status")))
     assert "Panzer IV" in status and "`panzer_iv`" in status
     log = texts(assert_public(await bruno.slash(channel, "game log", count=50)))
-    assert "(arbitro per asse)" in log
+    assert "(l'arbitro ha agito per Asse)" in log
     result = await bruno.slash(channel, "game export")
     exported = assert_public(result)
     files = {a.filename: await a.read() for a in exported.attachments}
@@ -584,3 +584,58 @@ async def test_checks_and_transformers_meet_the_one_error_handler(discord_servic
             app_commands.CheckFailure,
             app_commands.TransformerError,
         ]
+
+
+# -- physical dice, roll by roll ------------------------------------------------------------------
+
+
+def face_buttons(message: Any) -> list[list[dict[str, Any]]]:
+    """The rows of die-face buttons of a message."""
+    return [
+        [c for c in row.get("components", []) if c["custom_id"].startswith("arbitro-die:")]
+        for row in message.components
+    ]
+
+
+async def test_a_die_asked_for_is_answered_with_face_buttons(table: Table) -> None:
+    channel, anna, bruno = table.channel, table.anna, table.bruno
+    await start_game(table)
+    assert_public(await anna.slash(channel, "turn next"))
+    assert_public(await anna.slash(channel, "turn next"))
+    assert_public(await anna.slash(channel, "manoeuvre declare", platoon="plotone_carri"))
+    table.dice.push(6, 1, 1)
+    assert_public(await bruno.slash(channel, "manoeuvre declare", platoon="panzer"))
+
+    # Anna rolled the hit only: the penetration die is asked for, a D12 in three rows of 4.
+    result = await anna.slash(
+        channel, "fire", unit="sherman_1", target="panzer_iv", distance=40.0, ammo="AP", dice="7"
+    )
+    asked = assert_public(result)
+    assert "D12" in texts(asked) and "penetra" in texts(asked)
+    rows = face_buttons(asked)
+    assert [[b["label"] for b in row] for row in rows] == [
+        ["1", "2", "3", "4"],
+        ["5", "6", "7", "8"],
+        ["9", "10", "11", "12"],
+    ]
+    twelve = rows[2][3]["custom_id"]
+    assert len(twelve) <= 100
+
+    # Bruno may not roll Anna's die: a private refusal, the buttons stay.
+    assert_private_error(
+        await bruno.click(asked, custom_id=twelve), translate("error.service.not_your_roll", "it")
+    )
+    # A restart: the prompt is kept by the store, its buttons still work.
+    await table.env.restart_bot(build_bot(table.service))
+    clicked = await anna.click(asked, custom_id=twelve)
+    effects = clicked.followups[0]
+    assert "D10" in texts(effects)
+    assert [len(row) for row in face_buttons(effects) if row] == [5, 5]  # a D10: two rows of five
+    stored = next(m for m in channel.history() if m.id == asked.id)
+    assert all(b.disabled for row in stored.components for b in row.children)  # answered
+
+    three = next(b for row in face_buttons(effects) for b in row if b["label"] == "3")
+    clicked = await anna.click(effects, custom_id=three["custom_id"])
+    resolved = texts(clicked.followups[0])
+    assert "«arma distrutta + 1 morto + CT»" in resolved
+    assert button(clicked.followups[0], "dice.confirm")  # dice by hand: the opponent confirms

@@ -149,7 +149,10 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert status.status.turn == 2
 
     log = await table(BRUNO, "game.log", count=50)
-    assert any("(arbitro per asse)" in line for line in log.lines)
+    assert any("(l'arbitro ha agito per Asse)" in line for line in log.lines)
+    # The story: who, the command as typed, and its outcome (not the odds line).
+    fire_line = next(line for line in log.lines if "/fire" in line)
+    assert "→" in fire_line and "Probabilit" not in fire_line
 
 
 async def test_undo_export_and_retries(table, store):

@@ -17,12 +17,13 @@ from rules.core.dice import (
     MAX_SCRIPTED_FACES,
     DiceTray,
     Die,
+    ReplayingDice,
     ScriptedDice,
     SystemDice,
     parse_die,
     parse_faces,
 )
-from rules.core.errors import DiceError, RulesError
+from rules.core.errors import DiceError, DiceNeeded, RulesError
 
 
 def dice_error(function: Any, *args: Any) -> DiceError:
@@ -301,3 +302,40 @@ def test_any_typed_text_parses_or_raises_dice_error(text: str):
         assert all(isinstance(face, int) and 0 <= face <= 999 for face in faces)
         if zero:
             assert 0 not in faces
+
+
+def test_running_out_says_which_die_is_needed_and_whose_dice_ran_out():
+    typed = ScriptedDice([7], by_hand=True)
+    typed.face(D12, "to hit")
+    error = dice_error(typed.face, D10, "effects")
+    assert isinstance(error, DiceNeeded)
+    assert (error.die_name, error.sides, error.label, error.given) == ("D10", 10, "effects", 1)
+    assert error.source is typed
+
+
+def test_recorded_dice_replay_the_first_run_then_draw_fresh():
+    first = ReplayingDice([], ScriptedDice([2, 5]))
+    assert [first.face(D6, "save"), first.face(D8, "scatter")] == [2, 5]
+    assert first.faces == [2, 5] and not first.by_hand
+    # The re-run replays them without drawing, then draws for what follows.
+    again = ReplayingDice(first.faces, ScriptedDice([3]))
+    assert [again.face(D6, "save"), again.face(D8, "scatter"), again.face(D6, "more")] == [2, 5, 3]
+    assert again.faces == [2, 5, 3]
+    # A recorded face the die asked for cannot show means the path changed: draw anew.
+    moved = ReplayingDice([8, 1], ScriptedDice([4, 6]))
+    assert [moved.face(D6, "save"), moved.face(D6, "next")] == [4, 6]
+
+
+def test_a_roll_for_another_side_comes_from_the_others_dice():
+    typed = ScriptedDice([5, 6], by_hand=True)
+    bot = ReplayingDice([], ScriptedDice([2]))
+    tray = DiceTray(typed, others=bot, actor_side="rossi")
+    tray.roll(D6, "to hit")
+    with tray.rolled_by("blu"):
+        tray.roll(D6, "save")
+    tray.roll(D6, "damage")
+    assert [(r.label, r.face, r.by_hand, r.side) for r in tray.rolls] == [
+        ("to hit", 5, True, "rossi"),
+        ("save", 2, False, "blu"),
+        ("damage", 6, True, "rossi"),
+    ]

@@ -84,7 +84,7 @@ def test_unset_options_are_ignored_and_unknown_ones_refused():
         ("fire", {"unit": "a", "distance": 3}, "error.unknown_option"),
         ("move", {"unit": "a", "hex": "1,1", "kind": "crawl"}, "error.pzgren.bad_move_kind"),
         ("nope", {}, "error.unknown_command"),
-        ("fire", {"hex": "1,1"}, "error.invalid_input.detail"),
+        ("fire", {"hex": "1,1"}, "error.option.missing"),
     ]:
         try:
             build_command(verb, opts)

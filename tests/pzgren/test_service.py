@@ -100,7 +100,7 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert status.status.turn == 2 and status.status.awaiting == "us"
 
     log = await table(BRUNO, "game.log", count=50)
-    assert any("(arbitro per de)" in line for line in log.lines)
+    assert any("(l'arbitre a joué pour Allemands)" in line for line in log.lines)
     exported = await table(BRUNO, "game.export")
     bundle = json.loads(exported.files["arbitro-log.json"])
     assert verify_export(bundle) == bundle["head_hash"]

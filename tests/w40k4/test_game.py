@@ -277,7 +277,7 @@ def test_a_whole_game_turn(table):
     assert (table.state.turn, table.state.active) == (2, LEGIONE)
     assert codes(applied) == ["w40k4.reserves.arrives"]
     assert table.unit("veterani").location == "arriving"
-    table.refused(g.Next(), LEGIONE, "error.w40k4.must_enter")
+    table.refused(g.Next(), LEGIONE, "error.w40k4.arrivals_owed")
     applied = table(g.Move(unit="veterani", kind="deepstrike"), LEGIONE, [5, 3, 2, 2])
     assert codes(applied) == ["w40k4.deep_strike.scattered(inches=4)"]
     applied = table(g.Move(unit="veterani", kind="mishap"), LEGIONE, [5])

@@ -154,7 +154,7 @@ def test_the_referee_moves_on_and_arrivals_go_back(rules):
         rules(g.Next(), rules.state.active)
     rules(g.Next(), "b", [6])
     assert rules.unit("terminati").location == "arriving"
-    rules.refused(g.Next(), "a", "error.w40k4.must_enter")
+    rules.refused(g.Next(), "a", "error.w40k4.arrivals_owed")
     rules(g.Next(), None)
     assert rules.unit("terminati").location == "reserve"
 

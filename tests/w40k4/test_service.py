@@ -64,10 +64,12 @@ async def test_a_whole_turn_through_the_service(table, store):
         target="motopredoni",
         distance=10,
     )
+    # Anna types her hit and wound dice; the save is the target's roll: the bot makes it.
     reply = await table(
         ANNA,
         "fire",
-        dice="4,5,2",
+        [2],
+        dice="4,5",
         unit="squadra_tattica",
         target="motopredoni",
         distance=10,
@@ -131,7 +133,7 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert [n.key for n in view.notes] == ["w40k4.status.pending_regroup"]
 
     log = await table(BRUNO, "game.log", count=50)
-    assert any("(arbitro per predoni)" in line for line in log.lines)
+    assert any("(l'arbitro ha agito per Predoni)" in line for line in log.lines)
 
     # Undo the last command: back in Legione's assault phase.
     reply = await table(REFEREE, "game.undo")
@@ -148,9 +150,11 @@ async def test_autocomplete_and_bad_options(table):
     covers = await table.service.choices(CHANNEL, ANNA, "cover", "ro")
     assert covers == ["tronchi", "rovine", "rocce", "rottami"]
     assert await table.service.choices(CHANNEL, ANNA, "scenario", "avam") == ["avamposto"]
-    await table.refused(
-        ANNA, "move", "error.invalid_input.detail", unit="squadra_tattica", distance="sei"
+    error = await table.refused(
+        ANNA, "move", "error.option.not_a_number", unit="squadra_tattica", distance="sei"
     )
+    # The option as the player typed it, in the game's language.
+    assert error.params["option"] == "distance"
     await table.refused(
         ANNA, "move", "error.w40k4.unknown_cover", unit="squadra_tattica", distance=3, cover="lava"
     )

@@ -1,0 +1,155 @@
+"""One thread that owns one ``sqlite3`` connection; coroutines hand it whole functions.
+
+Why not aiosqlite: it hops to its thread once per statement, and the only way to run a
+whole transaction in one hop was its private ``Connection._execute``/``_conn``, which any
+release may change. This is the part of it the store needs, on the standard library only:
+a dedicated thread, a FIFO queue of jobs, and each job's result handed back to the
+caller's event loop with ``call_soon_threadsafe``.
+
+Guarantees the store relies on:
+
+* jobs run one at a time, in the order they were submitted, always on the same thread
+  (the connection never changes threads, so ``check_same_thread`` stays on);
+* a job runs to its end even if the coroutine awaiting it is cancelled: a transaction is
+  never left half-done by a caller going away;
+* ``close`` runs after every job submitted before it, closes the connection (the last
+  connection to close checkpoints the WAL and deletes the ``-wal`` file) and ends the
+  thread; a job submitted after ``close`` raises :class:`WorkerClosed`.
+
+The thread is a daemon: a process that exits without closing its store (a crash, a stop
+that ran out of time) is not kept alive by it. Whatever transaction it had not committed
+is rolled back by SQLite on the next open, exactly as after a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
+
+#: A job: the function, the loop of the coroutine waiting for it, and its future.
+_Job = tuple[Callable[[sqlite3.Connection], Any], asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
+
+_names = itertools.count(1)
+
+
+class WorkerClosed(RuntimeError):
+    """The connection's thread was closed before this job was submitted."""
+
+
+class DatabaseThread:
+    """A ``sqlite3.Connection`` living on its own thread, fed through a queue."""
+
+    def __init__(self) -> None:
+        """Start the thread (no connection yet); use :meth:`connect` instead."""
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._connection: sqlite3.Connection | None = None
+        self._closing = False
+        self._thread = threading.Thread(
+            target=self._serve, name=f"arbitro-db-{next(_names)}", daemon=True
+        )
+        self._thread.start()
+
+    @classmethod
+    async def connect(cls, database: str, **options: Any) -> DatabaseThread:
+        """Open ``sqlite3.connect(database, **options)`` on a new thread.
+
+        Raises what ``sqlite3.connect`` raises; the thread is stopped in that case.
+        """
+        worker = cls()
+
+        def open_connection(_: sqlite3.Connection) -> None:
+            worker._connection = sqlite3.connect(database, **options)
+
+        try:
+            await worker._submit(open_connection)
+        except BaseException:
+            worker._closing = True
+            worker._jobs.put(None)
+            raise
+        return worker
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closing
+
+    async def run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``work(connection)`` on the thread and return (or raise) its outcome."""
+        return await self._submit(work)
+
+    async def close(self) -> None:
+        """Finish the jobs already queued, close the connection, end the thread; idempotent."""
+        if self._closing:
+            return
+        self._closing = True
+
+        def close_connection(connection: sqlite3.Connection) -> None:
+            self._connection = None
+            connection.close()
+
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._jobs.put((close_connection, loop, future))
+        self._jobs.put(None)
+        await future
+        # The thread has nothing left to do but return from its loop.
+        self._thread.join(timeout=1.0)
+
+    async def _submit(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        if self._closing:
+            raise WorkerClosed("the database connection is closed")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[_T] = loop.create_future()
+        self._jobs.put((work, loop, future))
+        return await future
+
+    def _serve(self) -> None:
+        """The thread's loop: run each job, hand its outcome to its loop, until told to stop."""
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                break
+            work, loop, future = job
+            result: Any = None
+            error: BaseException | None = None
+            try:
+                result = work(self._connection)  # type: ignore[arg-type]
+            except BaseException as raised:  # handed to the caller, who decides
+                error = raised
+            _deliver(loop, future, result, error)
+            del job, work, result, error  # hold nothing between jobs
+        if self._connection is not None:  # stopped without a close job (failed open)
+            self._connection.close()
+            self._connection = None
+
+
+def _deliver(
+    loop: asyncio.AbstractEventLoop,
+    future: asyncio.Future[Any],
+    result: Any,
+    error: BaseException | None,
+) -> None:
+    """Settle ``future`` on its own loop, unless its caller stopped waiting."""
+
+    def settle() -> None:
+        if future.done():  # cancelled: the work is done all the same, nobody reads it
+            return
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
+
+    # RuntimeError: the caller's loop is closed, nobody is left to tell.
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(settle)
+
+
+__all__ = ["DatabaseThread", "WorkerClosed"]

@@ -1,0 +1,230 @@
+"""What each seat may do now in a w40k4 game (the contract of :mod:`rules.core.legal`).
+
+Built from the checks the handlers run (``check_move``, ``check_tank_shock``,
+``check_fire`` and ``weapon_groups``, ``check_assault``, ``open_combats``): a candidate is
+listed only if they accept it, so the listing and the handlers cannot disagree.
+
+Owed actions, each for the side that owes it: the morale checks and regroup tests
+(``morale``, the unit's owner), blast templates to place (``template``, the firer's side),
+units arrived from reserve that must enter (``move``, the active player), and in the
+assault phase the combats to resolve (``combat``, the active player). While any of them is
+owed, ``/turn next`` is not listed (the handler refuses it, naming what is owed and by whom);
+while a phase closes on its morale checks, only those are listed.
+
+The active player's free actions per phase: movement — a move of each unit that may move
+(distance 1…its limit, terrain optional), a tank shock at each enemy that can take it, a deep
+strike for arriving deep strikers, a mishap roll after a deep strike; shooting — each weapon of
+each unit at each legal target, with the distances at which that weapon may fire (a flamer
+also takes ``models``); assault — each legal assault with distance 1…the assault range.
+"""
+
+from __future__ import annotations
+
+from rules.core.errors import RulesError
+from rules.core.legal import LegalAction, OptionSpec
+from rules.core.resolution import Outcome
+from rules.w40k4 import game as g
+from rules.w40k4.assault import check_assault, open_combats
+from rules.w40k4.model import Facing, Phase, Template, Terrain
+from rules.w40k4.movement import check_move, check_tank_shock, move_limit
+from rules.w40k4.shooting import check_fire, weapon_groups
+from rules.w40k4.state import Applied, UnitState, W40kState
+
+MAX_SCAN = 72  # inches scanned for a weapon's firing band (a weapon without range: to here)
+MAX_TEMPLATE_MODELS = 20
+
+_TERRAIN = OptionSpec("terrain", tuple(t.value for t in Terrain), required=False)
+_FACING = OptionSpec("facing", tuple(f.value for f in Facing), required=False)
+
+
+def legal_actions(state: W40kState) -> list[LegalAction]:
+    """Everything any seat may do now, each action tagged with the side that gives it."""
+    if state.ended:
+        return []
+    actions = [_owed_test(state, p.unit) for p in state.pending]
+    if state.closing:
+        return actions
+    actions += _owed_templates(state)
+    active = [u for u in state.ordered() if u.side == state.active and u.alive]
+    if state.phase is Phase.MOVEMENT:
+        actions += _movement(state, active)
+    elif state.phase is Phase.SHOOTING:
+        for unit in active:
+            actions += _fires(state, unit)
+    else:
+        actions += _owed_combats(state)
+        for unit in active:
+            actions += _assaults(state, unit)
+    if not any(a.owed for a in actions):
+        actions.insert(0, LegalAction("turn.next", state.active))
+    return actions
+
+
+def _owed_test(state: W40kState, unit_id: str) -> LegalAction:
+    unit = state.units[unit_id]
+    owed = next(p for p in state.pending if p.unit == unit_id)
+    return LegalAction(
+        "morale",
+        unit.side,
+        {"unit": unit.id},
+        owed=True,
+        label=Outcome.of(f"w40k4.follow.{owed.reason}", unit=unit.name),
+    )
+
+
+def _owed_templates(state: W40kState) -> list[LegalAction]:
+    """One owed /template per firing unit with a blast waiting (its first one is placed)."""
+    on_table = [u for u in state.ordered() if u.on_table]
+    if not on_table:
+        return []
+    actions: list[LegalAction] = []
+    for unit_id in dict.fromkeys(t.unit for t in state.templates):
+        unit = state.units[unit_id]
+        pending = next(t for t in state.templates if t.unit == unit_id)
+        most = min(MAX_TEMPLATE_MODELS, max(u.models for u in on_table))
+        actions.append(
+            LegalAction(
+                "template",
+                unit.side,
+                {"unit": unit.id},
+                (
+                    OptionSpec("target", tuple(u.id for u in on_table)),
+                    OptionSpec("models", low=0, high=most),
+                    OptionSpec("partial", low=0, high=most, required=False),
+                    _FACING,
+                ),
+                owed=True,
+                label=Outcome.of(
+                    "w40k4.status.template",
+                    unit=unit.name,
+                    weapon=state.weapons[pending.weapon].name,
+                ),
+            )
+        )
+    return actions
+
+
+def _owed_combats(state: W40kState) -> list[LegalAction]:
+    """LA FASE DI COMBATTIMENTO: the active player resolves every open combat."""
+    actions: list[LegalAction] = []
+    for members in open_combats(state):
+        first = next((m for m in members if state.units[m].side == state.active), members[0])
+        actions.append(
+            LegalAction(
+                "combat",
+                state.active,
+                {"unit": first},
+                owed=True,
+                label=Outcome.of("w40k4.follow.resolve_combat", unit=state.units[first].name),
+            )
+        )
+    return actions
+
+
+def _movement(state: W40kState, active: list[UnitState]) -> list[LegalAction]:
+    actions: list[LegalAction] = []
+    enemies = [u for u in state.ordered() if u.side != state.active and u.on_table]
+    for unit in active:
+        if any(p.unit == unit.id for p in state.pending):
+            continue
+        arriving = unit.location == "arriving"
+        if arriving and unit.deep_strike:
+            actions.append(
+                LegalAction("move", unit.side, {"unit": unit.id, "kind": "deepstrike"}, owed=True)
+            )
+        if unit.deep_struck and not unit.mishap_rolled:
+            actions.append(
+                LegalAction("move", unit.side, {"unit": unit.id, "kind": "mishap"}, (_TERRAIN,))
+            )
+        try:
+            check_move(state, unit, 1)
+        except RulesError:
+            continue
+        limit = move_limit(unit)
+        distance = OptionSpec("distance", low=1, high=limit)
+        actions.append(
+            LegalAction("move", unit.side, {"unit": unit.id}, (distance, _TERRAIN), owed=arriving)
+        )
+        for target in enemies:
+            try:
+                check_tank_shock(state, unit, target.id)
+            except RulesError:
+                continue
+            actions.append(
+                LegalAction(
+                    "move", unit.side, {"unit": unit.id, "target": target.id}, (distance, _TERRAIN)
+                )
+            )
+    return actions
+
+
+def firing_band(state: W40kState, unit: UnitState, weapon_id: str) -> tuple[int, int] | None:
+    """The distances (inches, from 1) at which ``weapon_groups`` lets this weapon fire alone."""
+    scratch: Applied = Applied(state)
+    high = 0
+    for distance in range(1, MAX_SCAN + 1):
+        command = g.Fire(unit=unit.id, target=unit.id, distance=distance, weapon=weapon_id)
+        try:
+            weapon_groups(state, unit, command, scratch)
+        except RulesError:
+            break
+        high = distance
+    return (1, high) if high else None
+
+
+def _fires(state: W40kState, unit: UnitState) -> list[LegalAction]:
+    """Each weapon of the unit at each target the checks accept, in its firing band."""
+    targets: list[UnitState] = []
+    for target in state.ordered():
+        if target.side == unit.side or not target.on_table:
+            continue
+        try:
+            check_fire(state, g.Fire(unit=unit.id, target=target.id, distance=1), unit.side)
+        except RulesError:
+            continue
+        targets.append(target)
+    if not targets:
+        return []
+    actions: list[LegalAction] = []
+    for weapon_id in unit.weapon_order:
+        band = firing_band(state, unit, weapon_id)
+        if band is None:
+            continue
+        weapon = state.weapons[weapon_id]
+        for target in targets:
+            free = [OptionSpec("distance", low=band[0], high=band[1])]
+            if target.vehicle:
+                free.append(_FACING)
+            if weapon.template is Template.SAGOMA:
+                most = 1 if target.vehicle else min(MAX_TEMPLATE_MODELS, target.models)
+                free.append(OptionSpec("models", low=0, high=most))
+            actions.append(
+                LegalAction(
+                    "fire",
+                    unit.side,
+                    {"unit": unit.id, "target": target.id, "weapon": weapon_id},
+                    tuple(free),
+                )
+            )
+    return actions
+
+
+def _assaults(state: W40kState, unit: UnitState) -> list[LegalAction]:
+    actions: list[LegalAction] = []
+    for target in state.ordered():
+        if target.side == unit.side or not target.on_table:
+            continue
+        command = g.Assault(unit=unit.id, target=target.id, distance=1)
+        try:
+            check_assault(state, command, unit.side)
+        except RulesError:
+            continue
+        actions.append(
+            LegalAction(
+                "assault",
+                unit.side,
+                {"unit": unit.id, "target": target.id},
+                (OptionSpec("distance", low=1, high=unit.assault), _TERRAIN),
+            )
+        )
+    return actions

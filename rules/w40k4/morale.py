@@ -1,0 +1,105 @@
+"""Owed morale checks and regroup tests, the escape test, free Leadership tests."""
+
+from __future__ import annotations
+
+from rules.core.dice import DiceTray
+from rules.core.errors import IllegalAction
+from rules.core.resolution import Outcome
+from rules.w40k4 import checks, lookups
+from rules.w40k4.assault import after_combat, component
+from rules.w40k4.effects import apply_effects, fall_back
+from rules.w40k4.orders import Morale, Test
+from rules.w40k4.sequence import advance
+from rules.w40k4.state import Applied, PendingTest, UnitState, W40kState
+from rules.w40k4.units import require_own, resolve
+
+
+def do_morale(
+    state: W40kState, command: Morale, tray: DiceTray, actor_side: str | None, result: Applied
+) -> None:
+    """/morale: take an owed morale check or regroup test."""
+    unit = state.unit(command.unit)
+    require_own(unit, actor_side)
+    owed = next((p for p in state.pending if p.unit == unit.id), None)
+    if owed is None:
+        raise IllegalAction("error.w40k4.no_test_owed", unit=unit.name)
+    state.pending.remove(owed)
+    if owed.reason == "regroup":
+        minimum = float(lookups.standard("raggruppamento")["min_fraction"])
+        if unit.models < minimum * unit.initial_models:
+            result.notices.append(Outcome.of("w40k4.morale.cannot_regroup", unit=unit.name))
+            fall_back(state, unit, tray, result)
+        else:
+            test = resolve(
+                "leadership",
+                checks.LeadershipInput(leadership=unit.ld or 1, reason="regroup", target=unit.id),
+                tray,
+            )
+            result.resolutions.append(test)
+            if test.outcome.key != "w40k4.test.failed":
+                unit.drop("falling_back")
+            else:
+                fall_back(state, unit, tray, result)
+    else:
+        test = resolve(
+            "leadership",
+            checks.LeadershipInput(
+                leadership=unit.ld or 1,
+                modifier=owed.modifier,
+                reason=owed.reason,
+                target=unit.id,
+            ),
+            tray,
+        )
+        result.resolutions.append(test)
+        if test.outcome.key == "w40k4.test.failed":
+            if owed.reason == "combat":
+                escape(state, unit, owed, tray, result)
+            else:
+                fall_back(state, unit, tray, result)
+    if state.closing and not state.pending:
+        advance(state, result, tray)
+
+
+def escape(
+    state: W40kState, unit: UnitState, owed: PendingTest, tray: DiceTray, result: Applied
+) -> None:
+    """A unit that lost a combat and failed its test tries to escape, then falls back."""
+    winners = [state.units[w] for w in owed.winners if state.units[w].alive]
+    strikers = [w for w in winners if w.i is not None]
+    members = component(state, unit)
+    if strikers:
+        resolution = resolve(
+            "escape",
+            checks.EscapeInput(
+                initiative=unit.i or 1,
+                winners_initiative=max(w.i or 1 for w in strikers),
+                winners_side=strikers[0].side,
+                target=unit.id,
+            ),
+            tray,
+        )
+        result.resolutions.append(resolution)
+        apply_effects(state, resolution, result)
+    if unit.alive:
+        fall_back(state, unit, tray, result)
+    after_combat(state, [m for m in members if m != unit.id], tray, result)
+
+
+def do_test(
+    state: W40kState, command: Test, tray: DiceTray, actor_side: str | None, result: Applied
+) -> None:
+    """/test: a free Leadership test."""
+    unit = state.unit(command.unit)
+    require_own(unit, actor_side)
+    if unit.ld is None:
+        raise IllegalAction("error.w40k4.no_leadership", unit=unit.name)
+    result.resolutions.append(
+        resolve(
+            "leadership",
+            checks.LeadershipInput(
+                leadership=unit.ld, modifier=command.modifier, reason="test", target=unit.id
+            ),
+            tray,
+        )
+    )

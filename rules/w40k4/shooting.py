@@ -1,0 +1,314 @@
+"""The shooting phase: weapon groups, the attack chains, blast templates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules.core.dice import DiceTray
+from rules.core.errors import IllegalAction, InvalidInput, UnknownName
+from rules.core.game import is_preview
+from rules.core.resolution import Outcome, Resolution
+from rules.w40k4 import chain, checks, lookups
+from rules.w40k4.effects import apply_hits
+from rules.w40k4.model import (
+    Facing,
+    Phase,
+    Template,
+    WeaponType,
+    unit_types,
+)
+from rules.w40k4.orders import Fire, PlaceTemplate
+from rules.w40k4.scenario import Weapon
+from rules.w40k4.state import Applied, PendingTemplate, UnitState, W40kState
+from rules.w40k4.units import (
+    acting_unit,
+    enemy_target,
+    inches,
+    is_locked,
+    procedure_input,
+    require_own,
+    resolve,
+    timed_active,
+)
+from rules.w40k4.vehicles import vehicle_allowance
+
+
+@dataclass
+class WeaponGroup:
+    """The weapons of one kind a unit fires together, and their shots each."""
+
+    weapon_id: str
+    weapon: Weapon
+    count: int
+    shots: int
+
+
+def _weapon_count(unit: UnitState, weapon_id: str, weapon: Weapon) -> int:
+    carried = unit.weapons[weapon_id]
+    if unit.vehicle:
+        return -(-carried * unit.models // unit.initial_models)
+    count = min(carried, unit.models)
+    if unit.guns and weapon.type is WeaponType.PESANTE:
+        count = min(count, unit.guns)
+    return count
+
+
+def weapon_groups(
+    state: W40kState, unit: UnitState, command: Fire, result: Applied
+) -> list[WeaponGroup]:
+    """The weapon groups that fire: checked against range, movement and the vehicle table."""
+    explicit = command.weapon is not None
+    names = (
+        [n.strip() for n in (command.weapon or "").split(",") if n.strip()]
+        if explicit
+        else list(unit.weapon_order)
+    )
+    if explicit and not names:
+        raise InvalidInput("error.w40k4.no_weapon_named")
+    moved = unit.moved or unit.has("falling_back")  # falling back: fires as if it moved
+    heavy_ok = unit.vehicle or bool(unit_types()[unit.type].get("moves_and_fires_heavy"))
+    groups: list[WeaponGroup] = []
+    for name in dict.fromkeys(names):
+        if name not in unit.weapons:
+            raise UnknownName(
+                "error.w40k4.no_such_weapon",
+                unit=unit.name,
+                weapon=name[:40],
+                weapons=", ".join(unit.weapon_order),
+            )
+        weapon = state.weapons[name]
+        problem: str | None = None
+        rules = lookups.weapon_rules(weapon.type.value)
+        shots = int(rules.get("fixed_shots", weapon.shots))
+        if name in unit.destroyed_weapons:
+            problem = "weapon_destroyed"
+        elif "rapid_fire" in rules:
+            rapid = rules["rapid_fire"]
+            if command.distance <= float(rapid["short_range"]):
+                shots = int(rapid["short_shots"])
+            elif weapon.range is not None and command.distance <= weapon.range:
+                shots = int(rapid["long_shots"])
+                if moved and rapid["long_needs_stationary"] and not unit.vehicle:
+                    problem = "rapid_fire_moved"
+            else:
+                problem = "out_of_range"
+        elif weapon.range is not None and command.distance > weapon.range:
+            problem = "out_of_range"
+        if problem is None and moved and not rules["move_and_fire"] and not heavy_ok:
+            problem = "heavy_moved"
+        count = _weapon_count(unit, name, weapon)
+        if problem is None and count <= 0:
+            problem = "no_crew"
+        if problem is not None:
+            if explicit:
+                raise IllegalAction(
+                    f"error.w40k4.{problem}",
+                    weapon=weapon.name,
+                    distance=inches(command.distance),
+                )
+            result.notices.append(Outcome.of(f"w40k4.fire.skipped_{problem}", weapon=weapon.name))
+            continue
+        groups.append(WeaponGroup(name, weapon, count, shots))
+    if not groups:
+        raise IllegalAction("error.w40k4.nothing_fires", unit=unit.name)
+    if unit.vehicle:
+        vehicle_allowance(state, unit, groups, explicit, result)
+    return groups
+
+
+def do_fire(
+    state: W40kState, command: Fire, tray: DiceTray, actor_side: str | None, result: Applied
+) -> None:
+    """/fire: every weapon group of one unit at one target (blasts wait for /template)."""
+    unit, target = check_fire(state, command, actor_side)
+    groups = weapon_groups(state, unit, command, result)
+    cover = command.cover if command.cover is not None else target.cover
+    for group in groups:
+        if not target.alive:
+            result.notices.append(Outcome.of("w40k4.fire.target_gone", weapon=group.weapon.name))
+            continue
+        _fire_group(state, unit, target, group, command, cover, tray, result)
+    unit.fired = True
+    unit.fired_at = target.id
+    unit.fired_types = sorted({*unit.fired_types, *(g.weapon.type.value for g in groups)})
+
+
+def check_fire(
+    state: W40kState, command: Fire, actor_side: str | None
+) -> tuple[UnitState, UnitState]:
+    """The firing unit and its target, refused if either may not take part in this fire.
+
+    The weapons are checked by :func:`weapon_groups`; the handler and the legal-action
+    listing both call the two.
+    """
+    unit = acting_unit(state, command.unit, actor_side, Phase.SHOOTING)
+    if not is_preview() and unit.fired:
+        raise IllegalAction("error.w40k4.already_fired", unit=unit.name)
+    if not unit.on_table:
+        raise IllegalAction("error.w40k4.not_on_table", unit=unit.name)
+    if is_locked(unit):
+        raise IllegalAction("error.w40k4.locked", unit=unit.name)
+    crew_shaken = timed_active(state, unit, "shaken") or timed_active(state, unit, "stunned")
+    if unit.vehicle and crew_shaken:
+        raise IllegalAction("error.w40k4.crew_shaken", unit=unit.name)
+    if unit.bs is None:
+        raise IllegalAction("error.w40k4.cannot_shoot", unit=unit.name)
+    target = enemy_target(state, unit, command.target)
+    if is_locked(target):
+        raise IllegalAction("error.w40k4.target_locked", target=target.name)
+    return unit, target
+
+
+def _fire_group(
+    state: W40kState,
+    unit: UnitState,
+    target: UnitState,
+    group: WeaponGroup,
+    command: Fire,
+    cover: str | None,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    weapon = group.weapon
+    template = weapon.template
+    if template in (Template.AREA, Template.ARTIGLIERIA):
+        for _ in range(group.count * group.shots):
+            scatter = resolve(
+                "blast_scatter",
+                checks.BlastScatterInput(
+                    template=template.value, bs=unit.bs or 1, barrage=weapon.barrage
+                ),
+                tray,
+            )
+            result.resolutions.append(scatter)
+            if is_preview():
+                continue
+            state.counter += 1
+            state.templates.append(
+                PendingTemplate(
+                    id=f"t{state.counter}",
+                    unit=unit.id,
+                    weapon=group.weapon_id,
+                    landed=scatter.outcome.code,
+                )
+            )
+        return
+    attacks, auto_hits = group.count * group.shots, 0
+    if template is Template.SAGOMA:
+        if command.models is None:
+            raise InvalidInput("error.w40k4.models_needed", weapon=weapon.name)
+        attacks = 0
+        auto_hits = min(command.models, group.count if target.vehicle else target.models)
+        if auto_hits == 0:
+            result.notices.append(Outcome.of("w40k4.fire.template_empty", weapon=weapon.name))
+            return
+    resolution = attack(
+        state,
+        target,
+        tray,
+        weapon=weapon,
+        attacks=attacks,
+        auto_hits=auto_hits,
+        hit={"bs": unit.bs},
+        cover=cover,
+        facing=command.facing,
+    )
+    result.resolutions.append(resolution)
+    apply_hits(state, target, resolution, result)
+
+
+def attack(
+    state: W40kState,
+    target: UnitState,
+    tray: DiceTray,
+    *,
+    weapon: Weapon | None,
+    attacks: int,
+    auto_hits: int,
+    hit: dict[str, int | None],
+    cover: str | None,
+    facing: Facing,
+    strength: int | None = None,
+    close_combat: bool = False,
+) -> Resolution:
+    """One group of attacks at a unit: the chain against models or against a vehicle."""
+    s = strength if strength is not None else (weapon.strength if weapon else 1)
+    ap = weapon.ap if weapon else None
+    label = weapon.name if weapon else None
+    if target.vehicle:
+        armour = target.armour.get(facing.value, 10)
+        vehicle_data = procedure_input(
+            chain.VehicleAttackInput,
+            weapon=label,
+            attacks=attacks,
+            auto_hits=auto_hits,
+            strength=s,
+            ap=ap,
+            armour=armour,
+            facing=facing,
+            open_topped=target.open_topped,
+            squadron=target.squadron,
+            models=max(1, min(target.models, 20)),
+            target=target.id,
+            **hit,
+        )
+        return resolve("vehicle_hits", vehicle_data, tray)
+    data = procedure_input(
+        chain.AttackInput,
+        weapon=label,
+        attacks=attacks,
+        auto_hits=auto_hits,
+        strength=s,
+        ap=ap,
+        toughness=target.t or 1,
+        save=target.sv,
+        invulnerable=target.invulnerable,
+        cover=None if close_combat else cover,
+        ignores_cover=bool(weapon and weapon.template is Template.SAGOMA),
+        wounds=target.w,
+        wounds_taken=target.wounds_taken,
+        models=max(1, min(target.models, 1000)),
+        target=target.id,
+        saved_by=target.side,
+        **hit,
+    )
+    return resolve("close_combat" if close_combat else "shooting", data, tray)
+
+
+def do_template(
+    state: W40kState,
+    command: PlaceTemplate,
+    tray: DiceTray,
+    actor_side: str | None,
+    result: Applied,
+) -> None:
+    """/template: the models under a scattered blast template are hit."""
+    unit = state.unit(command.unit)
+    require_own(unit, actor_side)
+    pending = next((t for t in state.templates if t.unit == unit.id), None)
+    if pending is None:
+        raise IllegalAction("error.w40k4.no_template", unit=unit.name)
+    target = state.unit(command.target)
+    if not target.on_table:
+        raise IllegalAction("error.w40k4.target_not_on_table", target=target.name)
+    weapon = state.weapons[pending.weapon]
+    state.templates.remove(pending)
+    hits = min(command.models, 1 if target.vehicle else target.models)
+    partial = 0 if target.vehicle else min(command.partial, max(target.models - hits, 0))
+    if hits + partial == 0:
+        result.notices.append(Outcome.of("w40k4.fire.template_empty", weapon=weapon.name))
+        return
+    hit_on = int(lookups.standard("sagoma_parziale")["score"])
+    resolution = attack(
+        state,
+        target,
+        tray,
+        weapon=weapon,
+        attacks=partial,
+        auto_hits=hits,
+        hit={"hit_on": hit_on if partial else None},
+        cover=target.cover,
+        facing=command.facing,
+    )
+    result.resolutions.append(resolution)
+    apply_hits(state, target, resolution, result)
