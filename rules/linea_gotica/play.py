@@ -221,6 +221,21 @@ class LineaGoticaPlay(DocumentPlay):
                             mission.side,
                         )
                     )
+        # A button is offered only for what the rules accept now (a winner who owes a morale
+        # test rolls it before choosing; an observer who acted gives no order).
+        legal = legal_module.legal_actions(state)
+        owed = [
+            follow
+            for follow in owed
+            if any(
+                action.verb == follow.verb
+                and all(
+                    str(action.options.get(name, value)) == str(value)
+                    for name, value in follow.options.items()
+                )
+                for action in legal
+            )
+        ]
         return owed[:MAX_CHOICES]
 
     def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:

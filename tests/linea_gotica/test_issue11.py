@@ -195,3 +195,18 @@ def test_hidden_units_are_not_shown_to_the_opponent():
     assert hidden <= set(PLAY.choices(document, "target", None))
     text = repr(PLAY.status(document, "alleati"))
     assert "campanile" not in text and "casolare" not in text
+
+
+def test_a_winner_who_owes_morale_gets_no_choice_button(esempio):
+    """Found by tests/fuzz: a soldier bled to death at the end of the turn, so his squad owes
+    morale when its side wins the initiative; /turn next is refused until it is rolled."""
+    from rules.linea_gotica.play import PLAY
+    from rules.linea_gotica.state import PendingMorale
+
+    esempio.to_phase(Phase.CHOICE, first="alleati")
+    esempio.state.pending.append(PendingMorale(unit="squadra_1", figure=2, reasons=["x"]))
+    document = esempio.state.model_dump(mode="json")
+    assert not [f for f in PLAY.follow_ups(document) if f.verb == "turn.next"]
+    legal = PLAY.legal_actions(document)
+    assert [(a.verb, a.side, a.owed) for a in legal] == [("morale", "alleati", True)]
+    esempio.refused("error.linea_gotica.morale_owed", "turn.next", "alleati", order="first")
