@@ -34,6 +34,7 @@ class UnitLine:
     statuses: tuple[str, ...]
     place: str
     acted: bool
+    hidden: bool = False  # hidden from the enemy: front ends show it to its owner only
 
 
 @dataclass(frozen=True, slots=True)

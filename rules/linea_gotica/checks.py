@@ -318,8 +318,12 @@ def resolve_initiative(data: InitiativeInput, tray: DiceTray) -> Resolution:
     table = load_tables()["sequenza"]
     row = table.row_by_id("iniziativa")
     builder = ResolutionBuilder(K, "initiative", tray)
-    a = tray.roll(D10, f"initiative — {data.first}")
-    b = tray.roll(D10, f"initiative — {data.second}")
+    # Each side rolls its own die (dice belong to their roller): typed dice feed only the
+    # die of the side that gave the command.
+    with tray.rolled_by(data.first):
+        a = tray.roll(D10, f"initiative — {data.first}")
+    with tray.rolled_by(data.second):
+        b = tray.roll(D10, f"initiative — {data.second}")
     if a.face > b.face:
         outcome = Outcome.of(f"{K}.initiative.won", side=data.first)
     elif b.face > a.face:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from rules.core.dice import D6, D10, DiceTray, Die
+from rules.core.dice import D6, D10, DiceTray, Roll
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.resolution import (
     Comparison,
@@ -260,6 +260,25 @@ def penetration_chance(
     return base + sum(m.value for m in mods), tuple(mods), row
 
 
+# A d10 game: the weapon destroyed "a caso" is drawn with the d10 (a 0 reads 10). With n
+# weapons the faces 1..n×⌊10/n⌋ name weapon ((face − 1) mod n) + 1; a higher face is rolled
+# again, at most WEAPON_REROLLS times (then the last face is read modulo n, so the odds stay
+# enumerable; the bias is below 1 %).
+WEAPON_REROLLS = 3
+
+
+def which_weapon(weapons: int, tray: DiceTray) -> tuple[list[Roll], int]:
+    """Draw one of ``weapons`` (2..10) with the d10: the rolls made and the weapon's number."""
+    usable = weapons * (10 // weapons)
+    rolls: list[Roll] = []
+    for attempt in range(WEAPON_REROLLS + 1):
+        pick = tray.roll(D10, f"Which weapon (1–{weapons}) — d10")
+        rolls.append(pick)
+        if pick.face <= usable or attempt == WEAPON_REROLLS:
+            break
+    return rolls, (rolls[-1].face - 1) % weapons + 1
+
+
 def _damage_armour(
     builder: ResolutionBuilder, tray: DiceTray, spec: DamageSpec, target: TargetSpec
 ) -> Outcome:
@@ -326,9 +345,8 @@ def _damage_armour(
     if result == "weapon_destroyed" and target.weapons >= 1:
         weapon = 1
         if target.weapons >= 2:
-            pick = tray.roll(Die(target.weapons), "Which weapon — d" + str(target.weapons))
-            rolls.append(pick)
-            weapon = pick.face
+            picks, weapon = which_weapon(target.weapons, tray)
+            rolls += picks
         if weapon == 1:
             weapons_row = table.row_for("d10", 7)
             morale_modifier = int(weapons_row.data["main_weapon_morale_modifier"])

@@ -191,3 +191,32 @@ def resolve_vehicle_move(data: VehicleMoveInput, tray: DiceTray) -> Resolution:
         builder.effect(EffectKind.DAMAGE, str(test["fail_status"]))
         return builder.finish(Outcome.of(f"{K}.move.ok_damaged", allowance=allowance, cm=distance))
     return builder.finish(outcome)
+
+
+def foot_allowance(pace: Pace, modifiers: tuple[str, ...], ran_last_turn: bool) -> int | None:
+    """The farthest a foot move may go (cm), as ``resolve_foot_move`` accepts it; None when
+    the move is not allowed (running twice) — the legal-action listing's range."""
+    tables = load_tables()
+    table = tables["movimento_fanteria"]
+    row = table.row_by_id(pace.value)
+    if row.data.get("not_consecutive") and ran_last_turn:
+        return None
+    base: int = tables.parsed(table, row, table.column("distanza"))
+    allowance, _, _, _ = _allowance(tables["modificatori_movimento_fanteria"], base, modifiers)
+    return allowance
+
+
+def vehicle_allowance(
+    vehicle: VehicleRow, road: bool, modifiers: tuple[str, ...]
+) -> int | None:
+    """The farthest a vehicle move may go (cm) with automatic modifiers only (no crushing);
+    None when impassable — the legal-action listing's range."""
+    tables = load_tables()
+    table = tables["movimento_veicoli"]
+    row = table.row_by_id(vehicle)
+    column = "su_strada" if road else "fuori_strada"
+    base: int = tables.parsed(table, row, table.column(column))
+    allowance, _, impassable, _ = _allowance(
+        tables["modificatori_movimento_veicoli"], base, modifiers
+    )
+    return None if impassable else allowance

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.linea_gotica import commands as commands_module
 from rules.linea_gotica import game as g
+from rules.linea_gotica import legal as legal_module
 from rules.linea_gotica import scenario as scenario_module
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY
 from rules.linea_gotica.state import GameState, Phase, UnitState
@@ -16,6 +18,17 @@ from rules.linea_gotica.tables import load_tables
 
 K = RULESET_KEY
 MAX_CHOICES = 25
+PUBLIC = "*public*"
+"""The viewer of a status shown to every seat: hidden units appear to nobody."""
+
+
+def visible_to(unit: UnitState, viewer: str | None) -> bool:
+    """Whether ``viewer`` (a side, None for the referee, PUBLIC) may know of ``unit``.
+
+    A hidden unit is invisible to the enemy (OSSERVAZIONE: "sono invisibili"): neither its
+    place nor its existence is shown to the other side, nor in a view every seat shares.
+    """
+    return not unit.hidden or viewer is None or viewer == unit.side
 
 
 def unit_statuses(state: GameState, unit: UnitState) -> tuple[str, ...]:
@@ -72,8 +85,13 @@ class LineaGoticaPlay(DocumentPlay):
     commands = commands_module
     scenario = scenario_module
 
-    def status(self, document: Mapping[str, Any]) -> StatusView:
-        """Turn, phase, whose move, units with their soldiers' state, owed rolls, missions."""
+    def status(self, document: Mapping[str, Any], viewer: str | None = PUBLIC) -> StatusView:
+        """Turn, phase, whose move, units with their soldiers' state, owed rolls, missions.
+
+        ``viewer`` is the side the view is for (None: the referee). The default is the view
+        every seat may share: hidden units are left out of it; a side also sees its own
+        hidden units (marked ``hidden``), the referee sees all.
+        """
         state = self._state(document)
         units = tuple(
             UnitLine(
@@ -88,14 +106,18 @@ class LineaGoticaPlay(DocumentPlay):
                 unit_statuses(state, u),
                 " ".join(part for part in (u.place, u.cover.value) if part and part != "nessuna"),
                 u.activity is not None,
+                u.hidden,
             )
             for u in state.units.values()
+            if visible_to(u, viewer)
         )
         notes: list[Outcome] = []
         if state.order:
             notes.append(Outcome.of(f"{K}.status.order", side=state.sides[state.order[0]]))
         for pending in state.pending:
             unit = state.units[pending.unit]
+            if not visible_to(unit, viewer):
+                continue
             notes.append(
                 Outcome.of(
                     f"{K}.status.morale",
@@ -104,7 +126,7 @@ class LineaGoticaPlay(DocumentPlay):
                 )
             )
         for mission in state.missions:
-            if mission.stage != "done":
+            if mission.stage != "done" and (viewer is None or viewer == mission.side):
                 notes.append(
                     Outcome.of(
                         f"{K}.status.mission",
@@ -139,6 +161,10 @@ class LineaGoticaPlay(DocumentPlay):
             notes=tuple(notes),
             ended=state.ended,
         )
+
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Everything any seat may do now (rules.core.legal's contract)."""
+        return legal_module.legal_actions(self._state(document))
 
     def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
         """Owed morale tests, due missions, the initiative roll and the winner's choice."""
@@ -195,6 +221,21 @@ class LineaGoticaPlay(DocumentPlay):
                             mission.side,
                         )
                     )
+        # A button is offered only for what the rules accept now (a winner who owes a morale
+        # test rolls it before choosing; an observer who acted gives no order).
+        legal = legal_module.legal_actions(state)
+        owed = [
+            follow
+            for follow in owed
+            if any(
+                action.verb == follow.verb
+                and all(
+                    str(action.options.get(name, value)) == str(value)
+                    for name, value in follow.options.items()
+                )
+                for action in legal
+            )
+        ]
         return owed[:MAX_CHOICES]
 
     def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
@@ -205,7 +246,11 @@ class LineaGoticaPlay(DocumentPlay):
         if kind == "unit":
             names = [u.id for u in alive if side is None or u.side == side]
         elif kind == "target":
-            names = [u.id for u in alive if side is None or u.side != side]
+            names = [
+                u.id
+                for u in alive
+                if (side is None or u.side != side) and (side is None or visible_to(u, side))
+            ]
             names += [
                 m.id
                 for m in state.missions

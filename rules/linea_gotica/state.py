@@ -139,6 +139,10 @@ class UnitState(_State):
     crew_shocked_until: int | None = None
     crew_panic: bool = False
     isolated_flag: bool = False
+    covered_by: list[int] = Field(
+        default_factory=list,
+        description="soldiers who fired covering fire this turn (the others may still fire or act)",
+    )
 
     @property
     def is_vehicle(self) -> bool:

@@ -13,7 +13,7 @@ SCRIPT = [
     "/as bruno",
     "/game join side:tedeschi",
     "/as anna",
-    "/turn next dice:8,3",
+    "/turn next dice:8",  # anna rolls the Allies' die; the bot rolls the Germans' (3)
     "/turn next order:first",
     "/turn next",
     "/as bruno",
@@ -32,7 +32,8 @@ SCRIPT = [
 ]
 
 
-async def test_a_console_script_uses_discords_options(service):
+async def test_a_console_script_uses_discords_options(service, dice):
+    dice.push(3)  # the Germans' initiative die: theirs, not anna's typed dice
     out = io.StringIO()
     console = Console(service, out, channel_id=80)
     errors = await console.run(SCRIPT, interactive=False)

@@ -257,7 +257,7 @@ def used_keys() -> set[str]:
 def source_keys() -> set[str]:
     """Static catalogue keys written in the source (f"{K}.x.y" and "error.linea_gotica.x")."""
     keys: set[str] = set()
-    for path in PACKAGE.glob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         keys.update(f"linea_gotica.{k}" for k in re.findall(r'f"\{K\}\.([a-z_.]+[a-z_])"', text))
         keys.update(re.findall(r'"(error\.linea_gotica\.[a-z_]+)"', text))

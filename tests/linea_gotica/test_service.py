@@ -287,9 +287,11 @@ async def test_odds_preview_commits_nothing(table, store):
 
 async def test_typed_zero_reads_as_ten(table):
     await setup(table)
-    reply = await table(ANNA, "turn.next", dice="0 3")
+    table.dice.push(3)  # the Germans' initiative die is the bot's, not anna's typed dice
+    reply = await table(ANNA, "turn.next", dice="0")
     assert reply.by_hand
-    assert [roll.face for roll in reply.resolutions[0].rolls] == [10, 3]
+    rolls = reply.resolutions[0].rolls
+    assert [(roll.face, roll.by_hand) for roll in rolls] == [(10, True), (3, False)]
 
 
 async def test_autocomplete(table):
@@ -318,7 +320,7 @@ CONSOLE_SCRIPT = [
     "/as bruno",
     "/game join side:tedeschi",
     "/as anna",
-    "/turn next dice:8,3",
+    "/turn next dice:8",  # anna's die; the Germans' die is the bot's (3)
     "/turn next order:first",
     "/turn next",
     "/as bruno",
@@ -331,7 +333,8 @@ CONSOLE_SCRIPT = [
 ]
 
 
-async def test_the_console_plays_linea_gotica(service):
+async def test_the_console_plays_linea_gotica(service, dice):
+    dice.push(3)
     out = io.StringIO()
     console = Console(service, out, channel_id=CHANNEL)
     errors = await console.run(CONSOLE_SCRIPT, interactive=False)

@@ -1,0 +1,370 @@
+"""What each seat may do now in linea_gotica (the contract of :mod:`rules.core.legal`).
+
+Every candidate is checked with the same functions the handlers call (``check_fire``,
+``check_move``, ``check_action``, ``acting_unit`` …), so the listing and the game cannot
+disagree. Owed things — morale tests, the initiative roll, the winner's choice, due missions —
+are ``owed`` and tagged with the side that owes them; a side that owes a morale test or a due
+mission is not offered ``/turn next``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rules.core.errors import RulesError
+from rules.core.legal import LegalAction, OptionSpec
+from rules.linea_gotica import fire, movement
+from rules.linea_gotica.state import Fire, GameState, Phase, TakeTest, UnitState
+from rules.linea_gotica.turn.actions import check_action
+from rules.linea_gotica.turn.common import acting_unit, may_still_act
+from rules.linea_gotica.turn.firing import check_fire
+from rules.linea_gotica.turn.moving import automatic_mods, check_move
+
+MAX_DISTANCE_CM = 1000
+
+
+def _passes(*checks: Callable[[], None]) -> bool:
+    """Whether every check passes (the handlers' own check functions, which raise)."""
+    try:
+        for check in checks:
+            check()
+    except RulesError:
+        return False
+    return True
+
+
+def legal_actions(state: GameState) -> list[LegalAction]:
+    """Everything any seat may do now (see :mod:`rules.core.legal`)."""
+    if state.ended:
+        return []
+    actions: list[LegalAction] = []
+    owing: set[str] = set()
+    for unit_id in dict.fromkeys(p.unit for p in state.pending):
+        unit = state.units.get(unit_id)
+        if unit is None or not unit.alive:
+            continue
+        owing.add(unit.side)
+        actions.append(LegalAction("morale", unit.side, {"unit": unit_id}, owed=True))
+    phase = state.phase
+    if phase is Phase.INITIATIVE:
+        actions += [LegalAction("turn.next", side, owed=True) for side in state.sides]
+        return actions
+    if phase is Phase.CHOICE:
+        if state.winner is not None and state.winner not in owing:
+            order = OptionSpec("order", choices=("first", "second"))
+            actions.append(LegalAction("turn.next", state.winner, free=(order,), owed=True))
+        return actions
+    if phase is Phase.COVERING:
+        mover = state.order[state.mover]
+        for unit in _units_of(state, mover):
+            actions += _fire_actions(state, unit, covering=True)
+        if mover not in owing:
+            actions.append(LegalAction("turn.next", mover))
+        return actions
+    if phase is Phase.MOVEMENT:
+        mover = state.order[state.mover]
+        for unit in _units_of(state, mover):
+            actions += _move_actions(state, unit)
+            actions += _smoke_actions(state, unit)
+        for unit in _units_of(state, state.other_side(mover)):
+            actions += _fire_actions(state, unit)
+        if mover not in owing:
+            actions.append(LegalAction("turn.next", mover))
+        return actions
+    if phase in (Phase.OBSERVE_MOVE, Phase.OBSERVE_FIRE):
+        for side in state.sides:
+            if side in state.done:
+                continue
+            actions += _observe_actions(state, side)
+            if side not in owing:
+                actions.append(LegalAction("turn.next", side))
+        return actions
+    # Phase.FIRE: the current quality class, both sides at once.
+    for side in state.sides:
+        if side in state.done:
+            continue
+        for unit in _units_of(state, side):
+            if unit.class_index != state.fire_class or not may_still_act(state, unit):
+                continue
+            actions += _fire_actions(state, unit)
+            actions += _test_actions(state, unit)
+            actions += _smoke_actions(state, unit)
+            actions += _call_actions(state, unit)
+        due = _mission_actions(state, side)
+        actions += due
+        if side not in owing and not any(a.owed for a in due):
+            actions.append(LegalAction("turn.next", side))
+    actions += _fragment_actions(state)
+    return actions
+
+
+def _units_of(state: GameState, side: str) -> list[UnitState]:
+    return [u for u in state.units.values() if u.side == side and u.alive]
+
+
+def _visible_enemies(state: GameState, side: str) -> list[UnitState]:
+    return [u for u in state.units.values() if u.side != side and u.alive and not u.hidden]
+
+
+def _weapons_of(state: GameState, unit: UnitState) -> list[str]:
+    if unit.vehicle is not None:
+        carried = unit.working_weapons()
+    else:
+        carried = [f.weapon for f in unit.figures if f.alive and f.weapon]
+    return [w for w in dict.fromkeys(carried) if w in state.weapons and state.weapons[w].row]
+
+
+def _max_range(row_id: str) -> int:
+    ranges = [r for r in fire.weapon_ranges(row_id) if r is not None]
+    return max(ranges) if ranges else 1
+
+
+def _fire_actions(state: GameState, unit: UnitState, covering: bool = False) -> list[LegalAction]:
+    """Fire per weapon (and mode) at each enemy in sight; covering fire at terrain too."""
+    found: list[LegalAction] = []
+    kind = "copertura" if covering else "normale"
+    for weapon_id in _weapons_of(state, unit):
+        row_id = str(state.weapons[weapon_id].row)
+        row = fire.weapon_row(row_id)
+        modes = ["singolo"] + (["area"] if "area_row" in row.data else [])
+        for target in _visible_enemies(state, unit.side):
+            for mode in modes:
+                options: dict[str, str | int] = {
+                    "unit": unit.id,
+                    "target": target.id,
+                    "weapon": weapon_id,
+                    "mode": mode,
+                    "kind": kind,
+                }
+                command = Fire(
+                    unit=unit.id,
+                    target=target.id,
+                    weapon=weapon_id,
+                    mode=mode,
+                    kind=kind,
+                    distance_cm=1,
+                )
+                if not _fire_ok(state, command, unit.side):
+                    continue
+                fired_row = str(row.data["area_row"]) if mode == "area" else row_id
+                distance = OptionSpec("distance", low=1, high=_max_range(fired_row))
+                found.append(LegalAction("fire", unit.side, options, free=(distance,)))
+        if covering:
+            for place in _places(state):
+                command = Fire(unit=unit.id, target=place, weapon=weapon_id, kind="copertura")
+                if _fire_ok(state, command, unit.side):
+                    found.append(
+                        LegalAction(
+                            "fire",
+                            unit.side,
+                            {
+                                "unit": unit.id,
+                                "target": place,
+                                "weapon": weapon_id,
+                                "kind": "copertura",
+                            },
+                        )
+                    )
+    return found
+
+
+def _places(state: GameState) -> list[str]:
+    """Terrain elements a side may name: those of the units in sight of everyone."""
+    return sorted(
+        {u.place for u in state.units.values() if u.place and not u.hidden} - set(state.units)
+    )
+
+
+def _move_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
+    if not _passes(lambda: check_move(state, unit)):
+        return []
+    found: list[LegalAction] = []
+    mods = tuple(dict.fromkeys(automatic_mods(state, unit)))
+    hidden = OptionSpec("hidden", choices=("true", "false"), required=False)
+    if unit.vehicle is not None:
+        kinds = [
+            (k, movement.vehicle_allowance(unit.vehicle.type, k == "strada", mods))  # type: ignore[arg-type]
+            for k in ("strada", "fuori_strada")
+        ]
+    else:
+        kinds = [
+            (k, movement.foot_allowance(movement.Pace(k), mods, unit.ran_last_turn))
+            for k in ("cauto", "normale", "corsa")
+        ]
+    for kind, limit in kinds:
+        if limit is None or limit < 1:
+            continue
+        distance = OptionSpec("distance", low=1, high=min(limit, MAX_DISTANCE_CM))
+        found.append(
+            LegalAction("move", unit.side, {"unit": unit.id, "kind": kind}, free=(distance, hidden))
+        )
+    return found
+
+
+def _acting(state: GameState, unit: UnitState) -> None:
+    acting_unit(state, unit.id, unit.side)
+
+
+def _fire_ok(state: GameState, command: Fire, side: str) -> bool:
+    return _passes(lambda: check_fire(state, command, side))
+
+
+def _test(state: GameState, unit: UnitState, **fields: object) -> TakeTest | None:
+    command = TakeTest.model_validate({"unit": unit.id, **fields})
+    ok = _passes(
+        lambda: _acting(state, unit),
+        lambda: check_action(state, unit, command),
+    )
+    return command if ok else None
+
+
+def _test_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
+    found: list[LegalAction] = []
+    side = unit.side
+    for kind in ("mirare", "scavare"):
+        if _test(state, unit, kind=kind):
+            found.append(LegalAction("test", side, {"unit": unit.id, "kind": kind}))
+    if _test(state, unit, kind="azione"):
+        level = OptionSpec("difficulty", choices=("molto_facile", "facile", "normale", "difficile"))
+        found.append(LegalAction("test", side, {"unit": unit.id, "kind": "azione"}, free=(level,)))
+    for weapon_id in _weapons_of(state, unit):
+        kinds = ["ricaricare"] if weapon_id in unit.needs_reload else []
+        row = fire.weapon_row(str(state.weapons[weapon_id].row))
+        if weapon_id not in unit.emplaced and (
+            row.data.get("must_emplace") or "unemplaced_as" in row.data
+        ):
+            kinds.append("piazzare")
+        for kind in kinds:
+            if _test(state, unit, kind=kind, weapon=weapon_id):
+                found.append(
+                    LegalAction("test", side, {"unit": unit.id, "kind": kind, "weapon": weapon_id})
+                )
+    for figure in unit.figures:
+        wounded = figure.alive and (figure.wounded or figure.badly_wounded)
+        if wounded and _test(state, unit, kind="medicare", man=figure.n):
+            found.append(
+                LegalAction("test", side, {"unit": unit.id, "kind": "medicare", "man": figure.n})
+            )
+    return found
+
+
+def _smoke_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
+    source = "lanciafumogeni_veicolo" if unit.vehicle is not None else "bomba_mano"
+    if unit.vehicle is None and not any(
+        f.alive and f.weapon and state.weapons[f.weapon].row == "bomba_mano" for f in unit.figures
+    ):
+        return []  # smoke grenades are thrown by soldiers who carry grenades
+    if not _test(state, unit, kind="fumo", source=source):
+        return []
+    return [LegalAction("test", unit.side, {"unit": unit.id, "kind": "fumo", "source": source})]
+
+
+def _call_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
+    from rules.linea_gotica.turn.common import (
+        may_act_in_fire_phase,
+        owes_morale,
+        require_fresh_soldiers,
+    )
+
+    if not unit.observer and not unit.commander:
+        return []
+    if not _passes(
+        lambda: may_act_in_fire_phase(state, unit),
+        lambda: require_fresh_soldiers(unit),
+        lambda: owes_morale(state, unit),
+    ):
+        return []
+    busy = {m.support for m in state.missions if m.stage != "done"}
+    targets = tuple(u.id for u in _visible_enemies(state, unit.side))
+    if not targets:
+        return []
+    found: list[LegalAction] = []
+    for support in state.supports.values():
+        if support.side != unit.side or support.id in busy:
+            continue
+        if not unit.observer and not support.platoon_mortars:
+            continue
+        found.append(
+            LegalAction(
+                "callarty",
+                unit.side,
+                {"unit": unit.id, "battery": support.id},
+                free=(OptionSpec("target", choices=targets),),
+            )
+        )
+    return found
+
+
+def _mission_actions(state: GameState, side: str) -> list[LegalAction]:
+    found: list[LegalAction] = []
+    for mission in state.missions:
+        observer = state.units.get(mission.observer)
+        if (
+            mission.side != side
+            or mission.stage == "done"
+            or mission.due_turn > state.turn
+            or observer is None
+            or observer.class_index != state.fire_class
+        ):
+            continue
+        options = {"marker": mission.id}
+        if mission.stage in ("ranging", "aircraft", "returning"):
+            visible = OptionSpec("visible", choices=("true", "false"), required=False)
+            found.append(
+                LegalAction(
+                    "execute",
+                    side,
+                    {**options, "order": "tiro"},
+                    free=(visible,),
+                    owed=observer.alive,
+                )
+            )
+        elif mission.stage == "order" and observer.activity is None:
+            for order in ("effetto", "aggiusta", "fine"):
+                found.append(LegalAction("execute", side, {**options, "order": order}))
+        elif mission.stage == "strafe":
+            for order in ("mitraglia", "fine"):
+                found.append(LegalAction("execute", side, {**options, "order": order}))
+    return found
+
+
+def _fragment_actions(state: GameState) -> list[LegalAction]:
+    found: list[LegalAction] = []
+    for blast in state.blasts:
+        for unit in state.units.values():
+            if not unit.alive or (unit.hidden and unit.side != blast.side):
+                continue
+            found.append(
+                LegalAction(
+                    "fragments",
+                    blast.side,
+                    {"marker": blast.id, "target": unit.id},
+                    free=(OptionSpec("ring", choices=("breve", "lunga")),),
+                )
+            )
+    return found
+
+
+def _observe_actions(state: GameState, side: str) -> list[LegalAction]:
+    observers = tuple(u.id for u in _units_of(state, side))
+    if not observers:
+        return []
+    found: list[LegalAction] = []
+    for target in state.units.values():
+        if target.side == side or not target.alive or not target.hidden:
+            continue
+        element = target.place or target.id
+        if f"{side}:{state.phase.value}:{element}" in state.observed:
+            continue
+        found.append(
+            LegalAction(
+                "test",
+                side,
+                {"kind": "osservare", "target": target.id},
+                free=(OptionSpec("unit", choices=observers),),
+            )
+        )
+    return found
+
+
+__all__ = ["legal_actions"]

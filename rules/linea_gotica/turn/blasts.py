@@ -1,0 +1,175 @@
+"""High explosive on the figures inside a blast: a direct HE hit, a fire-for-effect, bombs and
+strafing (``/fragments``).
+"""
+
+from __future__ import annotations
+
+from rules.core.dice import DiceTray
+from rules.core.errors import IllegalAction, UnknownName
+from rules.core.game import Applied as CoreApplied
+from rules.core.game import is_preview
+from rules.core.resolution import Outcome
+from rules.linea_gotica import fire
+from rules.linea_gotica.checks import Cover
+from rules.linea_gotica.fire import DamageSpec
+from rules.linea_gotica.model import RULESET_KEY
+from rules.linea_gotica.state import (
+    Blast,
+    Figure,
+    Fragments,
+    GameState,
+    UnitState,
+)
+from rules.linea_gotica.tables import load_tables
+from rules.linea_gotica.turn.common import alive_figures, require_alive, resolve, target_spec
+from rules.linea_gotica.turn.effects import apply_effects
+
+K = RULESET_KEY
+Applied = CoreApplied[GameState]
+
+
+def blast_from_direct(state: GameState, data: fire.DirectFireInput, side: str) -> Blast:
+    row = fire.weapon_row(data.weapon)
+    calibre = data.calibre_mm or 0
+    if row.data.get("blast_by_calibre"):
+        blast_row: str | None = fire.blast_row_for_calibre(calibre)
+    else:
+        blast_row = row.data.get("blast")
+    spec = fire.weapon_damage(data, row)
+    heavy = bool(row.data.get("blast_by_calibre")) and calibre >= int(
+        load_tables()["probabilita_he"].data["heavy_calibre_from_mm"]
+    )
+    blast = Blast(
+        id=state.next_id("b"),
+        label=str(row.label),
+        side=side,
+        spec=spec.model_dump(mode="json"),
+        blast_row=blast_row,
+        heavy_calibre=heavy,
+        serial=state.serial,
+    )
+    state.blasts.append(blast)
+    return blast
+
+
+def radii_of(blast_row: str | None) -> dict[str, int]:
+    """The two radii (cm) of an HE area row, for the players to measure."""
+    if blast_row is None:
+        return {"breve": 0, "lunga": 0}
+    tables = load_tables()
+    table = tables["area_he"]
+    row = table.row_by_id(blast_row)
+    return {
+        zone: int(tables.parsed(table, row, table.column(zone)) or 0) for zone in ("breve", "lunga")
+    }
+
+
+def _terrain_for_he(unit: UnitState) -> str:
+    if unit.cover is Cover.ENTRENCHED:
+        return "trincerati"
+    if unit.cover is Cover.NONE:
+        return "aperto"
+    return "copertura"
+
+
+def he_on(
+    state: GameState,
+    unit: UnitState,
+    figure: Figure | None,
+    zone: str,
+    spec: DamageSpec,
+    bombs: str,
+    heavy: bool,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    resolution = resolve(
+        "he_effect",
+        fire.HeEffectInput(
+            zone=zone,
+            terrain=_terrain_for_he(unit),
+            heavy_calibre=heavy,
+            bombs=bombs,
+            spec=spec,
+            target=target_spec(state, unit, figure),
+        ),
+        tray,
+    )
+    result.resolutions.append(resolution)
+    if not is_preview():
+        unit.under_fire_serial = state.serial
+        apply_effects(state, resolution, result)
+
+
+def he_on_blast(
+    state: GameState,
+    blast: Blast,
+    unit: UnitState,
+    figure: Figure | None,
+    zone: str,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    spec = DamageSpec.model_validate(blast.spec)
+    if (
+        unit.vehicle is not None
+        and unit.vehicle.armoured
+        and spec.penetration is None
+        and not spec.flame
+    ):
+        result.notices.append(Outcome.of(f"{K}.he.armour_unharmed", unit=unit.name))
+        return
+    he_on(state, unit, figure, zone, spec, blast.bombs, blast.heavy_calibre, tray, result)
+
+
+def do_fragments(
+    state: GameState, command: Fragments, tray: DiceTray, actor: str | None, result: Applied
+) -> None:
+    blast = next((b for b in state.blasts if b.id == command.marker), None)
+    if blast is None:
+        raise UnknownName("error.linea_gotica.unknown_marker", name=command.marker[:40])
+    if actor is not None and blast.side != actor:
+        raise IllegalAction("error.linea_gotica.not_your_blast", marker=blast.id)
+    target = state.unit(command.target)
+    require_alive(target)
+    if blast.strafe_quality is not None:
+        _strafe(state, blast, target, command, tray, result)
+        return
+    if target.vehicle is not None:
+        he_on_blast(state, blast, target, None, command.ring, tray, result)
+    else:
+        alive = [f for f in target.figures if f.alive]
+        for figure in alive[: command.models or len(alive)]:
+            he_on_blast(state, blast, target, figure, command.ring, tray, result)
+
+
+def _strafe(
+    state: GameState,
+    blast: Blast,
+    target: UnitState,
+    command: Fragments,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    aerei = load_tables()["aerei"]
+    row_id = str(aerei.row_by_id("mitragliamento").data["weapon"])
+    ranges = fire.weapon_ranges(row_id)
+    distance = float((ranges[0] or 0) + 1)
+    victims: list[Figure | None] = [None]
+    if target.vehicle is None:
+        victims = list(alive_figures(target)[: command.models or 30])
+    assert blast.strafe_quality is not None
+    for victim in victims:
+        data = fire.DirectFireInput(
+            quality=blast.strafe_quality,
+            weapon=row_id,
+            distance_cm=distance,
+            cover=target.cover,
+            prone=target.vehicle is None and target.prone,
+            target=target_spec(state, target, victim),
+        )
+        resolution = resolve("direct_fire", data, tray)
+        result.resolutions.append(resolution)
+        if not is_preview():
+            target.under_fire_serial = state.serial
+            apply_effects(state, resolution, result)

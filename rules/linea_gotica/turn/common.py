@@ -1,0 +1,238 @@
+"""The checks and helpers every verb shares: who may act with which unit now, one activity
+per unit per turn, the soldiers able to fire or act (the class roster), isolation rolls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.core.dice import DiceTray
+from rules.core.errors import IllegalAction, UnknownName
+from rules.core.game import Applied as CoreApplied
+from rules.core.game import is_preview
+from rules.core.resolution import Resolution
+from rules.linea_gotica import checks, fire
+from rules.linea_gotica.fire import TargetSpec
+from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, Level
+from rules.linea_gotica.scenario import Weapon
+from rules.linea_gotica.state import (
+    Figure,
+    GameState,
+    Phase,
+    UnitState,
+)
+from rules.linea_gotica.tables import load_tables
+
+K = RULESET_KEY
+Applied = CoreApplied[GameState]
+
+
+def resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
+    """Resolve through the ruleset's procedure, with its exact odds (bounded, cached)."""
+    from rules.linea_gotica import PROCEDURES  # the registry imports this module
+
+    return PROCEDURES[procedure].resolve_on(data, tray)
+
+
+def require_own(unit: UnitState, actor_side: str | None) -> None:
+    if actor_side is not None and unit.side != actor_side:
+        raise IllegalAction("error.linea_gotica.not_your_unit", unit=unit.name)
+
+
+def require_alive(unit: UnitState) -> None:
+    if not unit.alive:
+        raise IllegalAction("error.linea_gotica.unit_out", unit=unit.name)
+
+
+def require_fresh(unit: UnitState) -> None:
+    """One activity per unit per turn (a preview of the odds does not check it)."""
+    if unit.activity is not None and not is_preview():
+        raise IllegalAction(
+            "error.linea_gotica.already_acted", unit=unit.name, activity=unit.activity
+        )
+
+
+def require_fresh_soldiers(unit: UnitState) -> None:
+    """Firing or acting: the unit has done nothing this turn, or only some of its soldiers
+    fired covering fire (one soldier, one activity: the others may still fire or act)."""
+    if is_preview() or unit.activity is None or partly_covering(unit):
+        return
+    raise IllegalAction("error.linea_gotica.already_acted", unit=unit.name, activity=unit.activity)
+
+
+def partly_covering(unit: UnitState) -> bool:
+    """Some soldiers of a squad fired covering fire; the others have done nothing yet."""
+    return unit.activity == "covering" and unit.vehicle is None and bool(unit.covered_by)
+
+
+def may_still_act(state: GameState, unit: UnitState) -> bool:
+    """Whether the unit has someone who may still fire or act this turn."""
+    if unit.activity is None:
+        return True
+    return partly_covering(unit) and any(
+        f.able(state.turn) and f.n not in unit.covered_by for f in unit.figures
+    )
+
+
+def weapon_of(state: GameState, weapon_id: str) -> Weapon:
+    try:
+        return state.weapons[weapon_id]
+    except KeyError:
+        raise UnknownName("error.linea_gotica.unknown_weapon", name=weapon_id[:40]) from None
+
+
+def quality_modifier_of(state: GameState, unit: UnitState) -> int:
+    return unit.quality_modifier
+
+
+def _figure_key(unit: UnitState, figure: Figure | None) -> str:
+    return unit.id if figure is None else f"{unit.id}#{figure.n}"
+
+
+def roster_for(state: GameState, index: int) -> list[str]:
+    keys: list[str] = []
+    for unit in state.units.values():
+        if unit.class_index != index or not unit.alive:
+            continue
+        if unit.vehicle is not None:
+            if unit.crew_able(state.turn):
+                keys.append(unit.id)
+        else:
+            keys += [_figure_key(unit, f) for f in unit.figures if f.able(state.turn)]
+    return keys
+
+
+def able_figures(state: GameState, unit: UnitState) -> list[Figure]:
+    """Soldiers who may fire or act now (in the fire phase, those of the class roster)."""
+    in_class = state.phase is Phase.FIRE and unit.class_index == state.fire_class
+    return [
+        f
+        for f in unit.figures
+        if (f.able(state.turn) or (in_class and _figure_key(unit, f) in state.roster))
+        and f.n not in unit.covered_by
+    ]
+
+
+def crew_able(state: GameState, unit: UnitState) -> bool:
+    in_class = state.phase is Phase.FIRE and unit.class_index == state.fire_class
+    return unit.crew_able(state.turn) or (in_class and unit.id in state.roster)
+
+
+def is_isolated(unit: UnitState, figure: Figure) -> bool:
+    """Out of command distance (declared), or his squad has lost its leader."""
+    if figure.role == "sniper":
+        free = load_tables()["distanze_comando"].data["sniper_free_qualities"]
+        if unit.quality.value in free:
+            return False
+    if figure.role == "leader":
+        return False
+    return figure.isolated or unit.leaderless
+
+
+def isolation_rolls(
+    state: GameState, unit: UnitState, figures: list[Figure], tray: DiceTray, result: Applied
+) -> list[Figure]:
+    """Isolated soldiers roll 1d10 ≤ quality before acting; those who fail stay put."""
+    kept: list[Figure] = []
+    for figure in figures:
+        if not is_isolated(unit, figure):
+            kept.append(figure)
+            continue
+        resolution = resolve(
+            "action",
+            checks.ActionInput(
+                quality=unit.quality,
+                quality_modifier=quality_modifier_of(state, unit),
+                level=Level.NORMALE,
+                purpose=checks.Purpose.ISOLATO,
+            ),
+            tray,
+        )
+        result.resolutions.append(resolution)
+        if resolution.outcome.key == f"{K}.action.passed":
+            kept.append(figure)
+    return kept
+
+
+def acting_unit(state: GameState, unit_id: str, actor: str | None) -> UnitState:
+    """The unit must be the actor's and in play (or, in the fire phase, of the class roster:
+    results within a class are simultaneous)."""
+    unit = state.unit(unit_id)
+    require_own(unit, actor)
+    in_roster = (
+        state.phase is Phase.FIRE
+        and unit.class_index == state.fire_class
+        and any(key == unit.id or key.startswith(f"{unit.id}#") for key in state.roster)
+    )
+    if not in_roster:
+        require_alive(unit)
+    return unit
+
+
+def may_act_in_fire_phase(state: GameState, unit: UnitState) -> None:
+    if is_preview():
+        return
+    if state.phase is not Phase.FIRE:
+        raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+    if unit.class_index != state.fire_class:
+        raise IllegalAction(
+            "error.linea_gotica.not_this_class",
+            unit=unit.name,
+            quality=QUALITY_ORDER[state.fire_class].value,
+        )
+    if unit.side in state.done:
+        raise IllegalAction("error.linea_gotica.side_done")
+
+
+def owes_morale(state: GameState, unit: UnitState) -> None:
+    if is_preview():
+        return
+    in_class = state.phase is Phase.FIRE and unit.class_index == state.fire_class
+    if not in_class and any(p.unit == unit.id for p in state.pending):
+        raise IllegalAction("error.linea_gotica.unit_owes_morale", unit=unit.name)
+
+
+def move_side(state: GameState) -> str | None:
+    if state.phase in (Phase.COVERING, Phase.MOVEMENT):
+        return state.order[state.mover]
+    return None
+
+
+def target_spec(state: GameState, unit: UnitState, figure: Figure | None) -> TargetSpec:
+    vehicle = unit.vehicle
+    return TargetSpec(
+        kind=unit.target_kind,
+        armour=vehicle.armour if vehicle is not None else fire.Armour.MEDIA,
+        turret=vehicle.turret if vehicle is not None else True,
+        weapons=min(len(armament(state, unit)), 6),
+        wounded=bool(figure and (figure.wounded or figure.badly_wounded)),
+        unit=unit.id,
+        figure=figure.n if figure is not None else None,
+    )
+
+
+def alive_figures(unit: UnitState) -> list[Figure | None]:
+    """The living soldiers of a unit (typed for mixed lists)."""
+    return [f for f in unit.figures if f.alive]
+
+
+def actor_figure(unit: UnitState, man: int | None, state: GameState) -> Figure | None:
+    if unit.vehicle is not None:
+        return None
+    if man is not None:
+        figure = unit.figure(man)
+        if not figure.alive:
+            raise IllegalAction("error.linea_gotica.figure_out", unit=unit.name, figure=figure.n)
+        return figure
+    able = [f for f in unit.figures if f.able(state.turn) and f.n not in unit.covered_by]
+    able.sort(key=lambda f: (f.wounded, f.role != "leader"))
+    return able[0] if able else None
+
+
+def armament(state: GameState, unit: UnitState) -> list[str]:
+    """A vehicle's working weapons that fire ("armi di bordo"), main armament first.
+
+    A smoke discharger is equipment, not a weapon: a "weapon destroyed" result draws among
+    these only.
+    """
+    return [w for w in unit.working_weapons() if w in state.weapons and state.weapons[w].row]

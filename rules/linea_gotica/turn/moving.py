@@ -1,0 +1,252 @@
+"""MOVIMENTO (``/move``): foot and vehicle moves with their modifiers, riding on tanks, and
+crossing a minefield.
+"""
+
+from __future__ import annotations
+
+from rules.core.dice import DiceTray
+from rules.core.errors import IllegalAction, InvalidInput, UnknownName
+from rules.core.game import Applied as CoreApplied
+from rules.core.game import is_preview
+from rules.core.resolution import Outcome
+from rules.linea_gotica import fire, movement
+from rules.linea_gotica.fire import DamageSpec, SoftClass, TargetMovement
+from rules.linea_gotica.model import RULESET_KEY
+from rules.linea_gotica.state import (
+    GameState,
+    Move,
+    Phase,
+    UnitState,
+)
+from rules.linea_gotica.tables import load_tables
+from rules.linea_gotica.turn.blasts import he_on
+from rules.linea_gotica.turn.common import (
+    acting_unit,
+    isolation_rolls,
+    move_side,
+    owes_morale,
+    require_fresh,
+    resolve,
+    target_spec,
+)
+from rules.linea_gotica.turn.effects import apply_effects, vehicle_damage
+
+K = RULESET_KEY
+Applied = CoreApplied[GameState]
+
+
+def do_move(
+    state: GameState, command: Move, tray: DiceTray, actor: str | None, result: Applied
+) -> None:
+    unit = acting_unit(state, command.unit, actor)
+    if not is_preview():
+        if state.phase is not Phase.MOVEMENT:
+            raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+        if unit.side != move_side(state):
+            raise IllegalAction("error.linea_gotica.not_your_move")
+    require_fresh(unit)
+    owes_morale(state, unit)
+    if unit.riding is not None and command.kind != "scendi":
+        raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
+    if unit.vehicle is not None:
+        _move_vehicle(state, unit, command, tray, result)
+    else:
+        _move_foot(state, unit, command, tray, result)
+    unit.activity = "moved"
+    if command.cover is not None:
+        unit.cover = command.cover
+    if command.place is not None:
+        unit.place = command.place
+    if command.hidden is not None:
+        unit.hidden = command.hidden
+    unit.behind_armour = command.behind
+    if command.minefield is not None:
+        mines = state.minefields.get(command.minefield)
+        # The mines are the owner's: their dice, not the mover's typed ones.
+        with tray.rolled_by(mines.owner if mines is not None else None):
+            _cross_minefield(state, unit, command, tray, result)
+
+
+def automatic_mods(state: GameState, unit: UnitState) -> list[str]:
+    """The movement modifiers the bot applies by itself: under fire in the previous phase,
+    a wounded mover, a vehicle's mobility damage."""
+    mods: list[str] = []
+    if unit.under_fire_serial is not None and unit.under_fire_serial == state.serial - 1:
+        mods.append("sotto_fuoco")
+    if unit.vehicle is not None:
+        if unit.vehicle.mobility_damaged:
+            mods.append("danno_mobilita")
+    elif any(f.wounded for f in unit.figures if f.alive and not f.badly_wounded):
+        mods.append("ferito")
+    return mods
+
+
+def check_move(state: GameState, unit: UnitState) -> None:
+    """The checks of ``/move`` that depend on the unit, not on the distance or the kind."""
+    if state.phase is not Phase.MOVEMENT:
+        raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+    if unit.side != move_side(state):
+        raise IllegalAction("error.linea_gotica.not_your_move")
+    require_fresh(unit)
+    owes_morale(state, unit)
+    if unit.riding is not None:
+        raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
+    if unit.vehicle is not None:
+        if unit.vehicle.immobilised:
+            raise IllegalAction("error.linea_gotica.immobilised", unit=unit.name)
+    elif not [f for f in unit.figures if f.alive and not f.badly_wounded]:
+        raise IllegalAction("error.linea_gotica.cannot_move", unit=unit.name)
+
+
+def _move_foot(
+    state: GameState, unit: UnitState, command: Move, tray: DiceTray, result: Applied
+) -> None:
+    pace = {"cauto": movement.Pace.CAUTO, "corsa": movement.Pace.CORSA}.get(
+        command.kind, movement.Pace.NORMALE
+    )
+    if command.kind in ("strada", "fuori_strada"):
+        raise InvalidInput("error.linea_gotica.foot_kinds_only", unit=unit.name)
+    movers = [f for f in unit.figures if f.alive and not f.badly_wounded]
+    if not movers:
+        raise IllegalAction("error.linea_gotica.cannot_move", unit=unit.name)
+    mods = list(command.mods) + automatic_mods(state, unit)
+    if command.kind == "sali":
+        target = _vehicle_to_ride(state, unit, command.vehicle)
+        unit.riding = target.id
+    elif command.kind == "scendi":
+        if unit.riding is None:
+            raise IllegalAction("error.linea_gotica.not_riding", unit=unit.name)
+        unit.riding = None
+    resolution = resolve(
+        "foot_move",
+        movement.FootMoveInput(
+            pace=pace,
+            distance_cm=command.distance_cm,
+            modifiers=tuple(dict.fromkeys(mods)),
+            ran_last_turn=unit.ran_last_turn,
+        ),
+        tray,
+    )
+    if resolution.outcome.key not in (f"{K}.move.ok", f"{K}.move.whole_turn"):
+        raise IllegalAction(resolution.outcome.key, **dict(resolution.outcome.params))
+    isolation_rolls(state, unit, [f for f in movers if f.able(state.turn)], tray, result)
+    result.resolutions.append(resolution)
+    if "alzarsi_sdraiarsi" in command.mods:
+        unit.prone = not unit.prone
+    unit.pace = TargetMovement(pace.value)
+    for figure in unit.figures:
+        if figure.panic and figure.alive:
+            figure.panic = False
+            figure.shocked_until = state.turn + 1
+            result.notices.append(Outcome.of(f"{K}.morale.fled", unit=unit.name, figure=figure.n))
+
+
+def _vehicle_to_ride(state: GameState, unit: UnitState, vehicle_id: str | None) -> UnitState:
+    if vehicle_id is None:
+        raise InvalidInput("error.linea_gotica.vehicle_needed")
+    vehicle = state.unit(vehicle_id)
+    if vehicle.side != unit.side or vehicle.vehicle is None or not vehicle.alive:
+        raise IllegalAction("error.linea_gotica.cannot_ride", vehicle=vehicle.name)
+    if vehicle.vehicle.type == "carri":
+        table = load_tables()["passeggeri"]
+        max_men = int(table.row_by_id("massimo").data["max_men"])
+        light = set(table.row_by_id("armamento").data["weapons"])
+        weights = table.row_by_id("carri").data["tank_weights"]
+        alive = [f for f in unit.figures if f.alive]
+        rows = {state.weapons[f.weapon].row for f in alive if f.weapon in state.weapons}
+        if (
+            not state.passengers_on_tanks
+            or vehicle.vehicle.weight not in weights
+            or len(alive) > max_men
+            or not rows <= light
+        ):
+            raise IllegalAction("error.linea_gotica.no_passengers", vehicle=vehicle.name)
+    return vehicle
+
+
+def _move_vehicle(
+    state: GameState, unit: UnitState, command: Move, tray: DiceTray, result: Applied
+) -> None:
+    assert unit.vehicle is not None
+    if unit.vehicle.immobilised:
+        raise IllegalAction("error.linea_gotica.immobilised", unit=unit.name)
+    if command.kind not in ("strada", "fuori_strada"):
+        raise InvalidInput("error.linea_gotica.vehicle_kinds_only", unit=unit.name)
+    mods = list(command.mods) + automatic_mods(state, unit)
+    resolution = resolve(
+        "vehicle_move",
+        movement.VehicleMoveInput(
+            vehicle=unit.vehicle.type,
+            road=command.kind == "strada",
+            distance_cm=command.distance_cm,
+            modifiers=tuple(dict.fromkeys(mods)),
+            tank_weight=unit.vehicle.weight,
+        ),
+        tray,
+    )
+    if resolution.outcome.key not in (
+        f"{K}.move.ok",
+        f"{K}.move.whole_turn",
+        f"{K}.move.ok_damaged",
+    ):
+        raise IllegalAction(resolution.outcome.key, **dict(resolution.outcome.params))
+    result.resolutions.append(resolution)
+    if resolution.outcome.key == f"{K}.move.ok_damaged":
+        vehicle_damage(state, unit, "mobility_damaged", None, result)
+    unit.pace = TargetMovement.NORMALE
+    if unit.crew_panic:
+        unit.crew_panic = False
+        unit.crew_shocked_until = state.turn + 1
+    for rider in state.units.values():
+        if rider.riding == unit.id:
+            rider.pace = TargetMovement.NORMALE
+            rider.place = command.place if command.place is not None else rider.place
+
+
+def _cross_minefield(
+    state: GameState, unit: UnitState, command: Move, tray: DiceTray, result: Applied
+) -> None:
+    field_id = command.minefield or ""
+    if field_id not in state.minefields or state.minefields[field_id].cleared:
+        raise UnknownName("error.linea_gotica.unknown_minefield", name=field_id[:40])
+    mines = state.minefields[field_id]
+    table = load_tables()["mine"]
+    row = table.row_by_id(mines.kind)
+    spec = DamageSpec(soft_class=SoftClass.EXPLOSIVE)
+    if unit.vehicle is not None:
+        if mines.kind == "antiuomo":
+            if unit.vehicle.armoured:
+                result.notices.append(Outcome.of(f"{K}.mines.no_effect", unit=unit.name))
+                return
+            he_on(state, unit, None, "breve", spec, "none", False, tray, result)
+        elif unit.vehicle.armoured:
+            pen = str(row.data["armoured"])
+            resolution = resolve(
+                "damage",
+                fire.DamageInput(
+                    spec=DamageSpec(penetration=pen), target=target_spec(state, unit, None)
+                ),
+                tray,
+            )
+            result.resolutions.append(resolution)
+            apply_effects(state, resolution, result)
+        else:
+            resolution = resolve(
+                "mine_vehicle", fire.MineVehicleInput(target=target_spec(state, unit, None)), tray
+            )
+            result.resolutions.append(resolution)
+            apply_effects(state, resolution, result)
+        for rider in [u for u in state.units.values() if u.riding == unit.id]:
+            rider.riding = None
+        return
+    if mines.kind == "anticarro":
+        result.notices.append(Outcome.of(f"{K}.mines.no_effect", unit=unit.name))
+        return
+    alive = [f for f in unit.figures if f.alive]
+    if not alive:
+        return
+    he_on(state, unit, alive[0], "breve", spec, "none", False, tray, result)
+    for figure in alive[1 : 1 + command.models]:
+        he_on(state, unit, figure, "lunga", spec, "none", False, tray, result)
+    if unit.side not in mines.known_to:
+        mines.known_to.append(unit.side)

@@ -1,0 +1,95 @@
+"""OSSERVAZIONE (``/test kind:osservare``): one attempt per side per terrain element per phase."""
+
+from __future__ import annotations
+
+from rules.core.dice import DiceTray
+from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.game import Applied as CoreApplied
+from rules.core.game import is_preview
+from rules.linea_gotica import checks, fire
+from rules.linea_gotica.checks import Cover
+from rules.linea_gotica.fire import TargetMovement
+from rules.linea_gotica.model import RULESET_KEY
+from rules.linea_gotica.state import (
+    GameState,
+    Phase,
+    TakeTest,
+    UnitState,
+)
+from rules.linea_gotica.turn.common import actor_figure, move_side, quality_modifier_of, resolve
+
+K = RULESET_KEY
+Applied = CoreApplied[GameState]
+
+
+def do_observe(
+    state: GameState,
+    unit: UnitState,
+    command: TakeTest,
+    tray: DiceTray,
+    actor: str | None,
+    result: Applied,
+) -> None:
+    if command.target is None:
+        raise InvalidInput("error.linea_gotica.target_needed")
+    target = state.unit(command.target)
+    if target.side == unit.side:
+        raise IllegalAction("error.linea_gotica.friendly_target", target=target.name)
+    if not target.hidden:
+        raise IllegalAction("error.linea_gotica.already_seen", target=target.name)
+    moving_now = (
+        state.phase is Phase.MOVEMENT
+        and target.activity == "moved"
+        and target.side == move_side(state)
+    )
+    if (
+        not is_preview()
+        and state.phase not in (Phase.OBSERVE_MOVE, Phase.OBSERVE_FIRE)
+        and not moving_now
+    ):
+        raise IllegalAction("error.linea_gotica.not_observation_time")
+    element = target.place or target.id
+    key = f"{unit.side}:{state.phase.value}:{element}"
+    if key in state.observed and not is_preview():
+        raise IllegalAction("error.linea_gotica.observed_already", place=element)
+    figure = actor_figure(unit, command.man, state)
+    scout = any(
+        f.role == "esploratore" and f.able(state.turn) for f in unit.figures
+    ) and unit.pace in (TargetMovement.FERMO, TargetMovement.CAUTO)
+    if unit.vehicle is None:
+        observer = checks.Observer.FANTERIA
+    else:
+        observer = (
+            checks.Observer.VEICOLO_APERTO if unit.vehicle.open else checks.Observer.VEICOLO_CHIUSO
+        )
+    sniper_unit = (
+        target.vehicle is None
+        and any(f.role == "sniper" and f.alive for f in target.figures)
+        and all(f.role in ("sniper", "osservatore") for f in target.figures if f.alive)
+    )
+    resolution = resolve(
+        "observation",
+        checks.ObservationInput(
+            quality=unit.quality,
+            quality_modifier=quality_modifier_of(state, unit),
+            target="infantry" if target.vehicle is None else "vehicle",
+            target_moving=target.pace is not TargetMovement.FERMO,
+            target_in_cover=target.cover is not Cover.NONE,
+            observer=observer,
+            target_fired=target.fired_serial == state.serial,
+            night=state.night is not fire.Night.GIORNO,
+            scout=scout,
+            wounded=figure is not None and figure.wounded,
+            hidden_sniper=sniper_unit,
+            moonless=state.night is fire.Night.SENZA_LUNA,
+            distance_cm=command.distance_cm,
+        ),
+        tray,
+    )
+    result.resolutions.append(resolution)
+    if is_preview():
+        return
+    state.observed.append(key)
+    if resolution.outcome.key == f"{K}.observe.seen":
+        target.hidden = False
+    del actor

@@ -1,0 +1,296 @@
+"""SEQUENZA DI GIOCO: whose move it is, initiative and leader replacements, the winner's choice,
+the steps of the movement phase, the fire phase class by class (Elite → Marmaglia), the
+observation steps, and the end of the turn (``/turn next`` and what settles after any command).
+"""
+
+from __future__ import annotations
+
+from rules.core.dice import DiceTray
+from rules.core.errors import IllegalAction
+from rules.core.game import Applied as CoreApplied
+from rules.core.resolution import Outcome
+from rules.linea_gotica import checks, fire
+from rules.linea_gotica.fire import TargetMovement
+from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, lower_quality
+from rules.linea_gotica.state import (
+    GameState,
+    Next,
+    Phase,
+)
+from rules.linea_gotica.turn.common import may_still_act, quality_modifier_of, resolve, roster_for
+from rules.linea_gotica.turn.effects import on_killed
+
+K = RULESET_KEY
+Applied = CoreApplied[GameState]
+
+
+def awaiting(state: GameState) -> str | None:
+    """The side whose move it is (None: either may act, or the game is over)."""
+    if state.ended:
+        return None
+    owing = [p for p in state.pending if p.unit in state.units]
+    if state.phase is Phase.INITIATIVE:
+        return None
+    if state.phase is Phase.CHOICE:
+        return state.winner
+    if state.phase in (Phase.COVERING, Phase.MOVEMENT):
+        return state.order[state.mover]
+    if owing and state.phase is Phase.FIRE:
+        return state.units[owing[0].unit].side
+    for side in state.order:
+        if side not in state.done:
+            return side
+    return None
+
+
+def _class_has_actors(state: GameState, index: int) -> bool:
+    for unit in state.units.values():
+        if unit.class_index != index or not unit.alive or not may_still_act(state, unit):
+            continue
+        if unit.vehicle is not None and unit.crew_able(state.turn):
+            return True
+        if any(f.able(state.turn) for f in unit.figures):
+            return True
+    return any(
+        m.stage != "done"
+        and m.due_turn <= state.turn
+        and state.units[m.observer].class_index == index
+        for m in state.missions
+        if m.observer in state.units
+    )
+
+
+def _side_has_actors(state: GameState, side: str, index: int) -> bool:
+    for unit in state.units.values():
+        if unit.side != side or unit.class_index != index or not unit.alive:
+            continue
+        if not may_still_act(state, unit):
+            continue
+        if (unit.vehicle is not None and unit.crew_able(state.turn)) or any(
+            f.able(state.turn) for f in unit.figures
+        ):
+            return True
+    return any(
+        m.side == side
+        and m.stage != "done"
+        and m.due_turn <= state.turn
+        and m.observer in state.units
+        and state.units[m.observer].class_index == index
+        for m in state.missions
+    )
+
+
+def _enter_phase(state: GameState, phase: Phase, result: Applied) -> None:
+    if state.phase is Phase.FIRE and phase is not Phase.FIRE:
+        for mission in state.missions:
+            if mission.stage == "strafe":
+                mission.stage = "done"
+    for mission in state.missions:
+        observer = state.units.get(mission.observer)
+        if mission.stage != "done" and (observer is None or not observer.alive):
+            mission.stage = "done"
+            result.notices.append(Outcome.of(f"{K}.mission.observer_lost", marker=mission.id))
+    state.phase = phase
+    state.done = []
+    state.blasts = []
+    result.notices.append(Outcome.of(f"{K}.turn.phase", turn=state.turn, phase=phase.value))
+
+
+def _open_class(state: GameState, index: int, result: Applied) -> None:
+    """Start the fire phase at the first class from ``index`` that has someone to act."""
+    while index < len(QUALITY_ORDER) and not _class_has_actors(state, index):
+        index += 1
+    if index >= len(QUALITY_ORDER):
+        _enter_phase(state, Phase.OBSERVE_FIRE, result)
+        return
+    state.fire_class = index
+    state.done = [s for s in state.sides if not _side_has_actors(state, s, index)]
+    state.roster = roster_for(state, index)
+    result.notices.append(Outcome.of(f"{K}.turn.fire_class", quality=QUALITY_ORDER[index].value))
+
+
+def _smoke_takes_effect(state: GameState, moment: str, result: Applied) -> None:
+    for screen in state.smoke:
+        if not screen.effective and screen.effect_at == moment:
+            screen.effective = True
+            screen.expires_after = state.turn + screen.turns
+            result.notices.append(
+                Outcome.of(
+                    f"{K}.smoke.effective", place=screen.place or "-", turn=screen.expires_after
+                )
+            )
+
+
+def settle(state: GameState, result: Applied) -> None:
+    """Move the turn on as far as the state allows (a class with both sides done)."""
+    # A soldier out of play (dead, captured) or a unit gone owes no morale test any more.
+    state.pending = [
+        p
+        for p in state.pending
+        if p.unit in state.units
+        and state.units[p.unit].alive
+        and (p.figure is None or state.units[p.unit].figure(p.figure).alive)
+    ]
+    for _ in range(12):
+        if state.ended:
+            return
+        if state.phase is Phase.FIRE:
+            if state.pending or any(s not in state.done for s in state.sides):
+                return
+            _open_next_class(state, result)
+            continue
+        if state.phase in (Phase.OBSERVE_MOVE, Phase.OBSERVE_FIRE):
+            if any(s not in state.done for s in state.sides):
+                return
+            if state.phase is Phase.OBSERVE_MOVE:
+                _smoke_takes_effect(state, "phase_end", result)
+                _enter_phase(state, Phase.FIRE, result)
+                _open_class(state, 0, result)
+            else:
+                _smoke_takes_effect(state, "phase_end", result)
+                _smoke_takes_effect(state, "fire_phase_end", result)
+                _end_turn(state, result)
+            continue
+        return
+
+
+def _open_next_class(state: GameState, result: Applied) -> None:
+    _open_class(state, state.fire_class + 1, result)
+
+
+def _end_turn(state: GameState, result: Applied) -> None:
+    for unit in state.units.values():
+        for figure in unit.figures:
+            if (
+                figure.alive
+                and figure.badly_wounded
+                and figure.bleed_until is not None
+                and figure.bleed_until <= state.turn
+            ):
+                figure.dead = True
+                result.notices.append(
+                    Outcome.of(f"{K}.turn.bled_to_death", unit=unit.name, figure=figure.n)
+                )
+                on_killed(state, unit, figure, result)
+    state.smoke = [
+        s for s in state.smoke if s.expires_after is None or s.expires_after > state.turn
+    ]
+    if state.turn >= state.max_turns:
+        state.ended = True
+        result.notices.append(Outcome.of(f"{K}.turn.game_over", turn=state.turn))
+        return
+    state.turn += 1
+    state.order = []
+    state.winner = None
+    state.mover = 0
+    state.covering = []
+    state.observed = []
+    state.roster = []
+    for unit in state.units.values():
+        unit.ran_last_turn = unit.pace is TargetMovement.CORSA
+        if unit.task is not None and unit.task.last_turn < state.turn - 1:
+            unit.task = None
+        unit.activity = None
+        unit.covered_by = []
+        unit.pace = TargetMovement.FERMO
+        unit.fired = fire.TargetFired.NO
+        unit.behind_armour = False
+    _enter_phase(state, Phase.INITIATIVE, result)
+
+
+def _replacements(state: GameState, tray: DiceTray, result: Applied) -> None:
+    """At the start of each turn a leaderless squad rolls 1d10 ≤ quality for a new leader."""
+    if state.replaced_turn >= state.turn:
+        return
+    state.replaced_turn = state.turn
+    for unit in state.units.values():
+        if not unit.alive or not unit.leaderless or unit.leader_ability is None:
+            continue
+        candidates = [f for f in unit.figures if f.able(state.turn)]
+        if not candidates:
+            continue
+        with tray.rolled_by(unit.side):  # the squad's own side rolls for its new leader
+            resolution = resolve(
+                "action",
+                checks.ActionInput(
+                    quality=unit.quality,
+                    quality_modifier=quality_modifier_of(state, unit),
+                    purpose=checks.Purpose.RIMPIAZZO,
+                ),
+                tray,
+            )
+        result.resolutions.append(resolution)
+        if resolution.outcome.key == f"{K}.action.passed":
+            chosen = candidates[0]
+            chosen.role = "leader"
+            chosen.isolated = False
+            unit.leader_ability = lower_quality(unit.leader_ability)
+            result.notices.append(
+                Outcome.of(
+                    f"{K}.turn.new_leader",
+                    unit=unit.name,
+                    figure=chosen.n,
+                    quality=unit.leader_ability.value,
+                )
+            )
+
+
+def do_next(
+    state: GameState, command: Next, tray: DiceTray, actor: str | None, result: Applied
+) -> None:
+    if state.phase is Phase.INITIATIVE:
+        _replacements(state, tray, result)
+        first, second = list(state.sides)
+        resolution = resolve("initiative", checks.InitiativeInput(first=first, second=second), tray)
+        result.resolutions.append(resolution)
+        if resolution.outcome.key == f"{K}.initiative.tie":
+            return
+        state.winner = str(resolution.outcome.param("side"))
+        state.phase = Phase.CHOICE
+        return
+    waiting = awaiting(state)
+    if (
+        actor is not None
+        and state.phase in (Phase.CHOICE, Phase.COVERING, Phase.MOVEMENT)
+        and actor != waiting
+    ):
+        raise IllegalAction("error.linea_gotica.not_your_move")
+    if actor is not None and any(state.units[p.unit].side == actor for p in state.pending):
+        raise IllegalAction("error.linea_gotica.morale_owed")
+    if state.phase is Phase.CHOICE:
+        assert state.winner is not None
+        loser = state.other_side(state.winner)
+        state.order = [state.winner, loser] if command.order != "second" else [loser, state.winner]
+        result.notices.append(Outcome.of(f"{K}.turn.order", side=state.sides[state.order[0]]))
+        _enter_phase(state, Phase.COVERING, result)
+        state.mover = 0
+        return
+    if state.phase in (Phase.COVERING, Phase.MOVEMENT):
+        state.mover += 1
+        if state.mover >= 2:
+            state.mover = 0
+            if state.phase is Phase.COVERING:
+                _enter_phase(state, Phase.MOVEMENT, result)
+            else:
+                _enter_phase(state, Phase.OBSERVE_MOVE, result)
+        return
+    if state.phase is Phase.FIRE and actor is not None:
+        due = [
+            m
+            for m in state.missions
+            if m.side == actor
+            and m.stage in ("ranging", "aircraft", "returning")
+            and m.due_turn <= state.turn
+            and m.observer in state.units
+            and state.units[m.observer].alive
+            and state.units[m.observer].class_index == state.fire_class
+        ]
+        if due:
+            raise IllegalAction("error.linea_gotica.mission_due", marker=due[0].id)
+    sides = list(state.sides) if actor is None else [actor]
+    for side in sides:
+        if side not in state.done:
+            state.done.append(side)
+    if actor is None and state.phase is Phase.FIRE and state.pending:
+        state.pending = []
+        result.notices.append(Outcome.of(f"{K}.turn.morale_waived"))

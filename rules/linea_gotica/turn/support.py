@@ -1,0 +1,368 @@
+"""TIRO INDIRETTO and AEREI (``/callarty``, ``/execute``): contacting a battery, ranging shots,
+the observer's orders, air attacks, strafing and damaged aircraft returning.
+"""
+
+from __future__ import annotations
+
+from rules.core.dice import DiceTray
+from rules.core.errors import IllegalAction, UnknownName
+from rules.core.game import Applied as CoreApplied
+from rules.core.game import is_preview
+from rules.core.resolution import Outcome
+from rules.linea_gotica import checks, fire
+from rules.linea_gotica.fire import DamageSpec, SoftClass
+from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, Direction, Level
+from rules.linea_gotica.state import (
+    Blast,
+    CallSupport,
+    Execute,
+    GameState,
+    Mission,
+    Phase,
+    Smoke,
+    SupportState,
+    UnitState,
+)
+from rules.linea_gotica.tables import load_tables
+from rules.linea_gotica.turn.blasts import radii_of
+from rules.linea_gotica.turn.common import (
+    acting_unit,
+    actor_figure,
+    may_act_in_fire_phase,
+    owes_morale,
+    quality_modifier_of,
+    require_fresh_soldiers,
+    resolve,
+)
+
+K = RULESET_KEY
+Applied = CoreApplied[GameState]
+
+
+def do_call(
+    state: GameState, command: CallSupport, tray: DiceTray, actor: str | None, result: Applied
+) -> None:
+    unit = acting_unit(state, command.unit, actor)
+    may_act_in_fire_phase(state, unit)
+    require_fresh_soldiers(unit)
+    owes_morale(state, unit)
+    support = state.supports.get(command.battery)
+    if support is None or support.side != unit.side:
+        raise IllegalAction("error.linea_gotica.not_your_support", battery=command.battery[:40])
+    if not unit.observer and not (unit.commander and support.platoon_mortars):
+        raise IllegalAction(
+            "error.linea_gotica.not_an_observer", unit=unit.name, battery=support.name
+        )
+    if any(m.support == support.id and m.stage != "done" for m in state.missions):
+        raise IllegalAction("error.linea_gotica.support_busy", battery=support.name)
+    table = load_tables()["supporto"]
+    level = Level(str(table.row_by_id(support.contact).data["action"]))
+    modifier = quality_modifier_of(state, unit) + state.coordination.get(unit.side, 0)
+    if unit.radio and support.contact in ("dedicata", "mortaio_leggero"):
+        modifier += int(table.row_by_id("radio").data["quality_modifier"])
+    figure = actor_figure(unit, None, state)
+    resolution = resolve(
+        "action",
+        checks.ActionInput(
+            quality=unit.quality,
+            quality_modifier=max(-6, min(6, modifier)),
+            level=level,
+            shift=-1 if figure is not None and figure.wounded else 0,
+            purpose=checks.Purpose.CONTATTO,
+        ),
+        tray,
+    )
+    result.resolutions.append(resolution)
+    if is_preview():
+        return
+    unit.activity = "action"
+    if resolution.outcome.key not in (f"{K}.action.passed", f"{K}.action.automatic"):
+        return
+    delay = int(table.data["ranging_delay_turns"])
+    mission = Mission(
+        id=state.next_id("m"),
+        support=support.id,
+        side=unit.side,
+        observer=unit.id,
+        target=command.target,
+        stage="aircraft" if support.kind == "aereo" else "ranging",
+        due_turn=state.turn + delay,
+        point=command.target,
+    )
+    state.missions.append(mission)
+    result.notices.append(
+        Outcome.of(
+            f"{K}.mission.contacted", marker=mission.id, battery=support.name, turn=mission.due_turn
+        )
+    )
+
+
+def _mission(state: GameState, marker: str) -> Mission:
+    for mission in state.missions:
+        if mission.id == marker:
+            return mission
+    raise UnknownName("error.linea_gotica.unknown_marker", name=marker[:40])
+
+
+def _deviate(
+    state: GameState, observer: UnitState, tray: DiceTray, result: Applied, modifier: int = 0
+) -> tuple[str, bool]:
+    """A ranging shot (or an air attack's approach): where it lands, and whether it is lost."""
+    resolution = resolve(
+        "ranging",
+        fire.RangingInput(
+            quality=observer.quality,
+            quality_modifier=max(-6, min(6, quality_modifier_of(state, observer) + modifier)),
+        ),
+        tray,
+    )
+    result.resolutions.append(resolution)
+    outcome = resolution.outcome
+    if outcome.key == f"{K}.ranging.lost":
+        return "", True
+    if outcome.key == f"{K}.ranging.on_target":
+        return "0", False
+    parts: list[str] = []
+    for direction_key, dice_key in (("along", "along_dice"), ("across", "across_dice")):
+        direction = outcome.param(direction_key)
+        dice = outcome.param(dice_key)
+        if direction is None or not dice:
+            continue
+        distance = resolve(
+            "scatter_distance",
+            fire.ScatterDistanceInput(dice=int(dice), direction=Direction(str(direction))),
+            tray,
+        )
+        result.resolutions.append(distance)
+        parts.append(f"{distance.outcome.param('cm')} cm {direction}")
+    return " + ".join(parts), False
+
+
+def do_execute(
+    state: GameState, command: Execute, tray: DiceTray, actor: str | None, result: Applied
+) -> None:
+    mission = _mission(state, command.marker)
+    if actor is not None and mission.side != actor:
+        raise IllegalAction("error.linea_gotica.not_your_support", battery=mission.id)
+    if mission.stage == "done":
+        raise IllegalAction("error.linea_gotica.mission_over", marker=mission.id)
+    observer = state.unit(mission.observer)
+    support = state.supports[mission.support]
+    if not is_preview():
+        if state.phase is not Phase.FIRE:
+            raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+        if observer.class_index != state.fire_class:
+            raise IllegalAction(
+                "error.linea_gotica.not_this_class",
+                unit=observer.name,
+                quality=QUALITY_ORDER[state.fire_class].value,
+            )
+        if mission.due_turn > state.turn:
+            raise IllegalAction(
+                "error.linea_gotica.mission_not_due", marker=mission.id, turn=mission.due_turn
+            )
+    if mission.stage == "ranging":
+        _ranging_shot(state, mission, observer, command, tray, result)
+    elif mission.stage == "order":
+        _observer_order(state, mission, observer, support, command, tray, result)
+    elif mission.stage == "returning":
+        _aircraft_return(state, mission, observer, support, tray, result)
+    elif mission.stage in ("aircraft", "strafe"):
+        _air_attack(state, mission, observer, support, command, tray, result)
+
+
+def _ranging_shot(
+    state: GameState,
+    mission: Mission,
+    observer: UnitState,
+    command: Execute,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    if command.order not in ("tiro",):
+        raise IllegalAction("error.linea_gotica.ranging_first", marker=mission.id)
+    where, lost = _deviate(state, observer, tray, result)
+    if is_preview():
+        return
+    mission.due_turn = state.turn + 1
+    mission.fired_turn = state.turn
+    if lost or not command.visible:
+        result.notices.append(Outcome.of(f"{K}.mission.lost", marker=mission.id))
+        return
+    mission.stage = "order"
+    mission.point = f"{mission.target} ({where})" if where != "0" else mission.target
+    result.notices.append(Outcome.of(f"{K}.mission.ranged", marker=mission.id, point=mission.point))
+
+
+def _observer_order(
+    state: GameState,
+    mission: Mission,
+    observer: UnitState,
+    support: SupportState,
+    command: Execute,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    if command.order == "tiro":
+        raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
+    if not is_preview():
+        require_fresh_soldiers(observer)
+        observer.activity = "action"
+    if command.order == "fine":
+        mission.stage = "done"
+        result.notices.append(Outcome.of(f"{K}.mission.ended", marker=mission.id))
+        return
+    if command.order == "aggiusta":
+        adjust = int(load_tables()["supporto"].data["adjust_cm"])
+        mission.point = command.where or mission.point
+        mission.due_turn = state.turn + 1
+        result.notices.append(
+            Outcome.of(f"{K}.mission.adjusted", marker=mission.id, point=mission.point, cm=adjust)
+        )
+        return
+    if command.order != "effetto":
+        raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
+    if command.ammo == "fumo":
+        if not support.smoke:
+            raise IllegalAction("error.linea_gotica.no_smoke", unit=support.name)
+        resolution = resolve("smoke", checks.SmokeInput(source="proiettili"), tray)
+        result.resolutions.append(resolution)
+        state.smoke.append(
+            Smoke(
+                id=state.next_id("f"),
+                source="proiettili",
+                side=mission.side,
+                place=mission.point,
+                effect_at="fire_phase_end",
+                turns=int(resolution.outcome.param("turns") or 0),
+            )
+        )
+    else:
+        blast = _support_blast(state, mission, support)
+        result.notices.append(
+            Outcome.of(
+                f"{K}.mission.effect",
+                marker=blast.id,
+                point=mission.point,
+                **radii_of(blast.blast_row),
+            )
+        )
+    mission.due_turn = state.turn + 1
+    mission.fired_turn = state.turn
+
+
+def _support_blast(state: GameState, mission: Mission, support: SupportState) -> Blast:
+    heavy_from = int(load_tables()["probabilita_he"].data["heavy_calibre_from_mm"])
+    calibre = support.calibre_mm
+    spec = DamageSpec(
+        soft_class=SoftClass.CANNON,
+        penetration=fire.penetration_row_for_calibre(calibre, indirect=True),
+        indirect=True,
+    )
+    blast = Blast(
+        id=mission.id,
+        label=support.name,
+        side=mission.side,
+        spec=spec.model_dump(mode="json"),
+        blast_row=fire.blast_row_for_calibre(calibre),
+        heavy_calibre=calibre >= heavy_from,
+        serial=state.serial,
+    )
+    state.blasts = [b for b in state.blasts if b.id != blast.id] + [blast]
+    return blast
+
+
+def _air_attack(
+    state: GameState,
+    mission: Mission,
+    observer: UnitState,
+    support: SupportState,
+    command: Execute,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    if mission.stage == "strafe":
+        if command.order == "fine":
+            mission.stage = "done"
+            return
+        if command.order != "mitraglia":
+            raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
+    elif command.order not in ("tiro",):
+        raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
+    where, lost = _deviate(state, observer, tray, result, state.coordination.get(mission.side, 0))
+    if is_preview():
+        return
+    point = mission.target if where in ("0", "") else f"{mission.target} ({where})"
+    if lost:
+        point = "-"
+    if mission.stage == "aircraft":
+        aerei = load_tables()["aerei"]
+        bombs = str(support.bombs)
+        spec = DamageSpec(
+            soft_class=SoftClass.CANNON,
+            penetration=str(aerei.data["bomb_penetration"]),
+            indirect=True,
+        )
+        blast = Blast(
+            id=mission.id,
+            label=support.name,
+            side=mission.side,
+            spec=spec.model_dump(mode="json"),
+            blast_row=None,
+            bombs=bombs,
+            serial=state.serial,
+        )
+        state.blasts = [b for b in state.blasts if b.id != blast.id] + [blast]
+        result.notices.append(Outcome.of(f"{K}.mission.bombs", marker=mission.id, point=point))
+        if bombs == "napalm" and not lost:
+            state.smoke.append(
+                Smoke(
+                    id=state.next_id("f"),
+                    source="napalm",
+                    side=mission.side,
+                    place=point,
+                    effective=True,
+                    turns=999,
+                    expires_after=state.max_turns + 1,
+                )
+            )
+        mission.stage = "strafe" if support.strafing else "done"
+    else:
+        strafe = Blast(
+            id=mission.id,
+            label=support.name,
+            side=mission.side,
+            spec=DamageSpec(soft_class=SoftClass.CANNON).model_dump(mode="json"),
+            blast_row=None,
+            strafe_quality=support.quality,
+            serial=state.serial,
+        )
+        state.blasts = [b for b in state.blasts if b.id != strafe.id] + [strafe]
+        result.notices.append(Outcome.of(f"{K}.mission.strafe", marker=mission.id, point=point))
+        mission.stage = "done"
+    mission.fired_turn = state.turn
+
+
+def _aircraft_return(
+    state: GameState,
+    mission: Mission,
+    observer: UnitState,
+    support: SupportState,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    resolution = resolve(
+        "aircraft_return", checks.AircraftReturnInput(attempt=min(mission.attempts + 1, 3)), tray
+    )
+    result.resolutions.append(resolution)
+    if is_preview():
+        return
+    mission.attempts += 1
+    if resolution.outcome.key == f"{K}.aa.returns":
+        mission.stage = "aircraft"
+        mission.due_turn = state.turn
+    elif resolution.outcome.key == f"{K}.aa.back_to_base":
+        mission.stage = "done"
+    else:
+        mission.due_turn = state.turn + 1
+    del observer, support
