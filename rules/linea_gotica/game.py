@@ -148,6 +148,7 @@ def new_game(scenario: Scenario) -> GameState:
             for m in scenario.minefields
         },
         weapons=dict(scenario.weapons),
+        places=list(scenario.terrain),
     )
 
 

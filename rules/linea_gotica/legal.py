@@ -10,6 +10,7 @@ mission is not offered ``/turn next``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
@@ -19,6 +20,7 @@ from rules.linea_gotica.turn.actions import check_action
 from rules.linea_gotica.turn.common import acting_unit, may_still_act
 from rules.linea_gotica.turn.firing import check_fire
 from rules.linea_gotica.turn.moving import automatic_mods, check_move
+from rules.linea_gotica.turn.observation import check_observe_place
 
 MAX_DISTANCE_CM = 1000
 
@@ -345,26 +347,35 @@ def _fragment_actions(state: GameState) -> list[LegalAction]:
     return found
 
 
+def known_places(state: GameState, side: str | None) -> list[str]:
+    """The terrain elements ``side`` (None: the referee) knows of: the table's named ones and
+    the places of the units it can see — never a place only a hidden enemy gives away."""
+    seen = {
+        u.place
+        for u in state.units.values()
+        if u.place and (side is None or u.side == side or not u.hidden)
+    }
+    return sorted(seen | set(state.places))
+
+
 def _observe_actions(state: GameState, side: str) -> list[LegalAction]:
-    observers = tuple(u.id for u in _units_of(state, side))
+    """Observation of each terrain element the side knows of, not yet tried this phase.
+
+    Listed by element (``place``), never by a hidden unit's id: the side cannot see what
+    hides there, so the listing must not tell it (nor which elements hide something).
+    """
+    observers = _units_of(state, side)
     if not observers:
         return []
+    unit = OptionSpec("unit", choices=tuple(u.id for u in observers))
     found: list[LegalAction] = []
-    for target in state.units.values():
-        if target.side == side or not target.alive or not target.hidden:
-            continue
-        element = target.place or target.id
-        if f"{side}:{state.phase.value}:{element}" in state.observed:
-            continue
-        found.append(
-            LegalAction(
-                "test",
-                side,
-                {"kind": "osservare", "target": target.id},
-                free=(OptionSpec("unit", choices=observers),),
+    for element in known_places(state, side):
+        # The attempt is the side's (one per element and phase): any observer will do.
+        if _passes(partial(check_observe_place, state, observers[0], element)):
+            found.append(
+                LegalAction("test", side, {"kind": "osservare", "place": element}, free=(unit,))
             )
-        )
     return found
 
 
-__all__ = ["legal_actions"]
+__all__ = ["known_places", "legal_actions"]

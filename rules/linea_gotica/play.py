@@ -290,6 +290,8 @@ class LineaGoticaPlay(DocumentPlay):
                 for row in tables[table_id].rows
                 if not row.data.get("automatic")
             ]
+        elif kind == "place":
+            names = legal_module.known_places(state, side)
         elif kind in ("terrain", "cover"):
             names = ["nessuna", "leggera", "pesante", "trincerati"]
         else:

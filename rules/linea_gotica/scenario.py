@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -185,6 +185,11 @@ class Scenario(_Model):
     passengers_on_tanks: bool = False
     weapons: dict[str, Weapon]
     minefields: tuple[MinefieldSpec, ...] = ()
+    terrain: tuple[Annotated[str, Field(min_length=1, max_length=60)], ...] = Field(
+        (),
+        max_length=60,
+        description="the table's named terrain elements (public: every seat sees the table)",
+    )
     sides: tuple[SideSpec, SideSpec]
 
     @model_validator(mode="after")

@@ -315,6 +315,9 @@ class GameState(_State):
     covering: list[Covering] = Field(default_factory=list)
     pending: list[PendingMorale] = Field(default_factory=list)
     observed: list[str] = Field(default_factory=list)
+    places: list[str] = Field(default_factory=list)
+    """The table's named terrain elements (the scenario's ``terrain``, public): those a side
+    may observe without knowing what hides there."""
     weapons: dict[str, Weapon]
     counter: int = 0
 

@@ -86,3 +86,173 @@ def test_owed_things_are_tagged_and_block_turn_next():
         ("turn.next", "alleati", True),
         ("turn.next", "tedeschi", True),
     }
+
+
+# The listing for particular states, and every listed action accepted there.
+
+
+def _esempio():  # type: ignore[no-untyped-def]
+    from rules.linea_gotica import game as g
+    from rules.linea_gotica.scenario import load_bundled
+    from tests.linea_gotica.test_game import Game
+
+    return Game(g.new_game(load_bundled("esempio_gotica")))
+
+
+def _extremes(action: LegalAction) -> list[dict[str, Any]]:
+    """The action's options with each free option at its ends (and optional ones left out)."""
+    variants: list[dict[str, Any]] = [dict(action.options)]
+    for spec in action.free:
+        values: list[Any] = (
+            [spec.choices[0], spec.choices[-1]] if spec.choices else [spec.low, spec.high]
+        )
+        grown = [{**v, spec.name: value} for v in variants for value in values]
+        variants = grown + (variants if not spec.required else [])
+    return variants
+
+
+def _every_listed_action_is_accepted(state) -> None:  # type: ignore[no-untyped-def]
+    from rules.linea_gotica import game as g
+    from rules.linea_gotica.commands import build_command
+    from rules.linea_gotica.legal import legal_actions
+
+    rng = random.Random(5)
+    for action in legal_actions(state):
+        for options in _extremes(action):
+            command = build_command(action.verb, options)
+            try:
+                g.apply(state, command, SeededDice(rng), actor_side=action.side)
+            except RulesError as error:
+                pytest.fail(f"listed {action.verb} {options} for {action.side}: {error.key}")
+
+
+def _listed(state) -> set[tuple[str, str | None, str | None, str | None]]:  # type: ignore[no-untyped-def]
+    from rules.linea_gotica.legal import legal_actions
+
+    return {(a.verb, a.side, a.unit, a.target) for a in legal_actions(state)}
+
+
+def test_the_winner_chooses_the_order_and_nothing_else_is_listed():
+    from rules.linea_gotica.legal import legal_actions
+    from rules.linea_gotica.state import Phase
+
+    game = _esempio()
+    game.to_phase(Phase.CHOICE, first="alleati")
+    (choice,) = legal_actions(game.state)
+    assert (choice.verb, choice.side, choice.owed) == ("turn.next", "alleati", True)
+    assert choice.free[0].choices == ("first", "second")
+    _every_listed_action_is_accepted(game.state)
+
+
+def test_movement_lists_the_movers_moves_and_the_other_sides_opportunity_fire():
+    from rules.linea_gotica.legal import legal_actions
+    from rules.linea_gotica.state import Phase
+
+    game = _esempio()
+    game.to_phase(Phase.MOVEMENT, first="alleati")
+    legal = legal_actions(game.state)
+    moves = [a for a in legal if a.verb == "move"]
+    assert moves and {a.side for a in moves} == {"alleati"}
+    assert {a.unit for a in moves} == {
+        u.id for u in game.state.units.values() if u.side == "alleati"
+    }
+    foot = {a.options["kind"]: a.free[0] for a in moves if a.unit == "squadra_1"}
+    assert set(foot) == {"cauto", "normale", "corsa"}
+    assert foot["cauto"].high < foot["normale"].high < foot["corsa"].high
+    # Nobody has moved yet: no opportunity fire for the Germans, who may not end the step.
+    assert not [a for a in legal if a.side == "tedeschi"]
+    _every_listed_action_is_accepted(game.state)
+    game("move", "alleati", (), unit="squadra_1", kind="normale", distance=10)
+    opportunity = [a for a in legal_actions(game.state) if a.verb == "fire"]
+    assert opportunity and {a.side for a in opportunity} == {"tedeschi"}
+    assert {a.target for a in opportunity} == {"squadra_1"}
+    assert ("move", "alleati", "squadra_1", None) not in _listed(game.state)
+    _every_listed_action_is_accepted(game.state)
+
+
+def test_the_fire_phase_lists_only_the_class_now_acting_and_no_hidden_target():
+    from rules.linea_gotica.legal import legal_actions
+    from rules.linea_gotica.model import QUALITY_ORDER
+    from rules.linea_gotica.state import Phase
+
+    game = _esempio()
+    game.to_phase(Phase.FIRE, first="alleati")
+    quality = QUALITY_ORDER[game.state.fire_class]
+    legal = legal_actions(game.state)
+    acting = {a.unit for a in legal if a.verb in ("fire", "test", "callarty") and a.unit}
+    assert acting and all(game.unit(u).quality is quality for u in acting)
+    hidden = {"mg_casolare", "cecchino"}
+    for action in legal:
+        if action.side == "alleati":
+            assert not hidden & set(map(str, action.options.values()))
+            assert not any(hidden & set(spec.choices) for spec in action.free)
+    fire = [a for a in legal if a.verb == "fire"]
+    assert all(a.free[0].name == "distance" and a.free[0].low == 1 for a in fire)
+    _every_listed_action_is_accepted(game.state)
+    # Later classes, step by step: each listing is accepted there too.
+    for _ in range(3):
+        for side in [s for s in game.state.sides if s not in game.state.done]:
+            game("turn.next", side)
+        if game.state.phase is not Phase.FIRE:
+            break
+        _every_listed_action_is_accepted(game.state)
+
+
+def test_an_owed_morale_test_is_owed_by_its_side_and_blocks_its_turn_next():
+    from rules.linea_gotica.legal import legal_actions
+    from rules.linea_gotica.state import PendingMorale, Phase
+
+    game = _esempio()
+    game.to_phase(Phase.FIRE, first="alleati")
+    while game.state.fire_class < 1:  # Veterani: the Gruppe acts
+        for side in [s for s in game.state.sides if s not in game.state.done]:
+            game("turn.next", side)
+    game.state.pending.append(PendingMorale(unit="gruppe", figure=1, reasons=["x"]))
+    legal = legal_actions(game.state)
+    owed = [a for a in legal if a.owed]
+    assert [(a.verb, a.side, a.unit) for a in owed] == [("morale", "tedeschi", "gruppe")]
+    assert ("turn.next", "tedeschi", None, None) not in _listed(game.state)
+    # Within its class results are simultaneous: the Gruppe still fires in it.
+    assert [a for a in legal if a.unit == "gruppe" and a.verb == "fire"]
+    _every_listed_action_is_accepted(game.state)
+
+
+def test_observation_is_listed_by_terrain_element_never_by_hidden_unit():
+    """Found by review: observation was listed naming the hidden unit to the side that
+    cannot see it. The side names a terrain element of the table instead."""
+    from rules.linea_gotica.legal import legal_actions
+    from rules.linea_gotica.state import Phase
+
+    game = _esempio()
+    game.to_phase(Phase.OBSERVE_MOVE, first="alleati")
+    allied = [a for a in legal_actions(game.state) if a.side == "alleati" and a.verb == "test"]
+    places = {str(a.options["place"]) for a in allied}
+    assert set(game.state.places) <= places and "fienile" in places
+    assert all("target" not in a.options for a in allied)
+    _every_listed_action_is_accepted(game.state)
+    # Nothing hides in the barn: nothing is seen, no die is rolled, the attempt is spent.
+    applied = game("test", "alleati", (), unit="squadra_1", kind="osservare", place="fienile")
+    assert not applied.resolutions and applied.notices[0].key == "linea_gotica.observe.nothing"
+    assert "fienile" not in {
+        a.options.get("place") for a in legal_actions(game.state) if a.side == "alleati"
+    }
+    game.refused(
+        "error.linea_gotica.observed_already",
+        "test",
+        "alleati",
+        unit="bazooka",
+        kind="osservare",
+        place="fienile",
+    )
+    # The farmhouse hides the MG: a 1 spots it.
+    applied = game("test", "alleati", (1,), unit="squadra_1", kind="osservare", place="casolare")
+    assert [r.outcome.key for r in applied.resolutions] == ["linea_gotica.observe.seen"]
+    assert not game.unit("mg_casolare").hidden and game.unit("cecchino").hidden
+
+
+def test_place_autocomplete_gives_no_hidden_place_away():
+    document = PLAY.new_game("esempio_gotica", None)
+    document["places"] = []  # a game without named terrain (an older document)
+    assert PLAY.choices(document, "place", "alleati") == ["siepe"]
+    assert set(PLAY.choices(document, "place", "tedeschi")) == {"siepe", "casolare", "campanile"}
+    assert set(PLAY.choices(document, "place", None)) == {"siepe", "casolare", "campanile"}

@@ -6,11 +6,13 @@ from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
+from rules.core.resolution import Outcome
 from rules.linea_gotica import checks, fire
 from rules.linea_gotica.checks import Cover
 from rules.linea_gotica.fire import TargetMovement
 from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.state import (
+    Figure,
     GameState,
     Phase,
     TakeTest,
@@ -30,6 +32,28 @@ def do_observe(
     actor: str | None,
     result: Applied,
 ) -> None:
+    """Observe a hidden enemy (``target``) or a terrain element (``place``).
+
+    Naming the element is how a side that cannot see the hidden units observes: every hidden
+    enemy unit in it is tested (one attempt for the element); an element where nothing hides
+    shows nothing, like a failed attempt.
+    """
+    if command.target is None and command.place:
+        element = command.place
+        check_observe_place(state, unit, element)
+        hidden = [
+            u
+            for u in state.units.values()
+            if u.side != unit.side and u.alive and u.hidden and u.place == element
+        ]
+        figure = actor_figure(unit, command.man, state)
+        for target in hidden:
+            _observe(state, unit, target, figure, command, tray, result)
+        if not hidden:
+            result.notices.append(Outcome.of(f"{K}.observe.nothing", place=element))
+        if not is_preview():
+            state.observed.append(_attempt(state, unit, element))
+        return
     if command.target is None:
         raise InvalidInput("error.linea_gotica.target_needed")
     target = state.unit(command.target)
@@ -49,10 +73,39 @@ def do_observe(
     ):
         raise IllegalAction("error.linea_gotica.not_observation_time")
     element = target.place or target.id
-    key = f"{unit.side}:{state.phase.value}:{element}"
+    key = _attempt(state, unit, element)
     if key in state.observed and not is_preview():
         raise IllegalAction("error.linea_gotica.observed_already", place=element)
     figure = actor_figure(unit, command.man, state)
+    _observe(state, unit, target, figure, command, tray, result)
+    if not is_preview():
+        state.observed.append(key)
+    del actor
+
+
+def _attempt(state: GameState, unit: UnitState, element: str) -> str:
+    """The record of a side's one attempt at a terrain element in this phase."""
+    return f"{unit.side}:{state.phase.value}:{element}"
+
+
+def check_observe_place(state: GameState, unit: UnitState, element: str) -> None:
+    """The checks of observing a terrain element (the handler and the listing call it)."""
+    if not is_preview() and state.phase not in (Phase.OBSERVE_MOVE, Phase.OBSERVE_FIRE):
+        raise IllegalAction("error.linea_gotica.not_observation_time")
+    if _attempt(state, unit, element) in state.observed and not is_preview():
+        raise IllegalAction("error.linea_gotica.observed_already", place=element)
+
+
+def _observe(
+    state: GameState,
+    unit: UnitState,
+    target: UnitState,
+    figure: Figure | None,
+    command: TakeTest,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    """Roll the observation of one hidden unit; a success reveals it."""
     scout = any(
         f.role == "esploratore" and f.able(state.turn) for f in unit.figures
     ) and unit.pace in (TargetMovement.FERMO, TargetMovement.CAUTO)
@@ -87,9 +140,5 @@ def do_observe(
         tray,
     )
     result.resolutions.append(resolution)
-    if is_preview():
-        return
-    state.observed.append(key)
-    if resolution.outcome.key == f"{K}.observe.seen":
+    if not is_preview() and resolution.outcome.key == f"{K}.observe.seen":
         target.hidden = False
-    del actor
