@@ -18,7 +18,7 @@ from rules.linea_gotica import fire, movement
 from rules.linea_gotica.state import Fire, GameState, Phase, TakeTest, UnitState
 from rules.linea_gotica.turn.actions import check_action
 from rules.linea_gotica.turn.common import acting_unit, may_still_act
-from rules.linea_gotica.turn.firing import check_fire
+from rules.linea_gotica.turn.firing import check_anti_aircraft, check_fire
 from rules.linea_gotica.turn.moving import automatic_mods, check_move
 from rules.linea_gotica.turn.observation import check_observe_place
 
@@ -70,6 +70,7 @@ def legal_actions(state: GameState) -> list[LegalAction]:
             actions += _smoke_actions(state, unit)
         for unit in _units_of(state, state.other_side(mover)):
             actions += _fire_actions(state, unit)
+            actions += _anti_aircraft_actions(state, unit)
         if mover not in owing:
             actions.append(LegalAction("turn.next", mover))
         return actions
@@ -89,6 +90,7 @@ def legal_actions(state: GameState) -> list[LegalAction]:
             if unit.class_index != state.fire_class or not may_still_act(state, unit):
                 continue
             actions += _fire_actions(state, unit)
+            actions += _anti_aircraft_actions(state, unit)
             actions += _test_actions(state, unit)
             actions += _smoke_actions(state, unit)
             actions += _call_actions(state, unit)
@@ -167,6 +169,32 @@ def _fire_actions(state: GameState, unit: UnitState, covering: bool = False) -> 
                             },
                         )
                     )
+    return found
+
+
+def _anti_aircraft_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
+    """Fire at each enemy aircraft over the table (its mission's marker) with an AA weapon."""
+    carried = (
+        unit.working_weapons()
+        if unit.vehicle is not None
+        else [f.weapon for f in unit.figures if f.alive and f.weapon]
+    )
+    weapons = [
+        w for w in dict.fromkeys(carried) if w in state.weapons and state.weapons[w].anti_aircraft
+    ]
+    found: list[LegalAction] = []
+    for mission in state.missions:
+        if mission.stage != "aircraft" or mission.side == unit.side:
+            continue
+        for weapon_id in weapons:
+            command = Fire(unit=unit.id, target=mission.id, weapon=weapon_id)
+            if _passes(partial(check_anti_aircraft, state, command, unit.side)):
+                options: dict[str, str | int] = {
+                    "unit": unit.id,
+                    "target": mission.id,
+                    "weapon": weapon_id,
+                }
+                found.append(LegalAction("fire", unit.side, options))
     return found
 
 

@@ -256,3 +256,52 @@ def test_place_autocomplete_gives_no_hidden_place_away():
     assert PLAY.choices(document, "place", "alleati") == ["siepe"]
     assert set(PLAY.choices(document, "place", "tedeschi")) == {"siepe", "casolare", "campanile"}
     assert set(PLAY.choices(document, "place", None)) == {"siepe", "casolare", "campanile"}
+
+
+def _test_scenario_game():  # type: ignore[no-untyped-def]
+    from rules.linea_gotica import game as g
+    from rules.linea_gotica.scenario import parse_scenario
+    from tests.linea_gotica.test_game import SCENARIO, Game
+
+    return Game(g.new_game(parse_scenario(SCENARIO)))
+
+
+def test_anti_aircraft_fire_is_listed_at_an_enemy_aircraft():
+    from rules.linea_gotica.legal import legal_actions
+    from rules.linea_gotica.state import Phase
+
+    game = _test_scenario_game()
+    game.to_phase(Phase.FIRE)
+    game("callarty", "blu", [6], unit="osservatore", battery="aereo", target="strada")
+    marker = game.state.missions[0].id
+    game.to_phase(Phase.INITIATIVE)
+    game.to_phase(Phase.MOVEMENT)  # the Blues move, their aircraft over the table
+    aa = [a for a in legal_actions(game.state) if a.verb == "fire" and a.target == marker]
+    assert [(a.side, a.unit, a.options["weapon"]) for a in aa] == [("rossi", "flak", "flak")]
+    _every_listed_action_is_accepted(game.state)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_legal_play_of_the_test_scenario_reaches_its_end(seed):
+    """The tests' scenario has an aircraft, a battery, mines, AA and vehicles."""
+    from rules.linea_gotica import game as g
+    from rules.linea_gotica.commands import build_command
+    from rules.linea_gotica.legal import legal_actions
+
+    rng = random.Random(seed)
+    state = _test_scenario_game().state
+    for _ in range(MAX_COMMANDS):
+        if state.ended:
+            break
+        actions = legal_actions(state)
+        assert actions, f"dead end at turn {state.turn}, phase {state.phase}"
+        owed = [a for a in actions if a.owed]
+        action = rng.choice(actions if rng.random() < 0.8 or not owed else owed)
+        options = fill(action, rng)
+        try:
+            state = g.apply(
+                state, build_command(action.verb, options), SeededDice(rng), actor_side=action.side
+            ).state
+        except RulesError as error:
+            pytest.fail(f"seed {seed}: listed {action.verb} {options} refused: {error.key}")
+    assert state.ended

@@ -295,7 +295,7 @@ def _direct_input(
 
 def check_fire(state: GameState, command: Fire, actor: str | None) -> None:
     """Every check of ``/fire`` at a unit or a terrain element that does not need dice: the
-    handler and the legal-action listing both call it (anti-aircraft fire is not listed)."""
+    handler and the legal-action listing both call it (aircraft: ``check_anti_aircraft``)."""
     unit = acting_unit(state, command.unit, actor)
     if command.modifier and actor is not None:
         raise IllegalAction("error.linea_gotica.referee_modifier")
@@ -638,15 +638,27 @@ def _trigger_covering(state: GameState, unit: UnitState, tray: DiceTray, result:
             )
 
 
-def _fire_anti_aircraft(
-    state: GameState,
-    unit: UnitState,
-    mission: Mission,
-    command: Fire,
-    context: str,
-    tray: DiceTray,
-    result: Applied,
-) -> None:
+def check_anti_aircraft(state: GameState, command: Fire, actor: str | None) -> None:
+    """Every check of ``/fire`` at an aircraft (a mission's marker) that needs no dice: the
+    handler's own, in its order, for the legal-action listing."""
+    unit = acting_unit(state, command.unit, actor)
+    if command.modifier and actor is not None:
+        raise IllegalAction("error.linea_gotica.referee_modifier")
+    aircraft = next(
+        (m for m in state.missions if m.id == command.target and m.stage == "aircraft"), None
+    )
+    if aircraft is None:
+        raise UnknownName("error.linea_gotica.unknown_unit", name=command.target[:40])
+    _fire_context(state, unit, command, None, aircraft)
+    require_fresh_soldiers(unit)
+    owes_morale(state, unit)
+    _anti_aircraft_weapon(state, unit, aircraft, command)
+
+
+def _anti_aircraft_weapon(
+    state: GameState, unit: UnitState, mission: Mission, command: Fire
+) -> str:
+    """The weapon that fires at the aircraft (refused: a friendly aircraft, no AA weapon)."""
     if mission.side == unit.side:
         raise IllegalAction("error.linea_gotica.friendly_target", target=mission.id)
     candidates = (
@@ -663,6 +675,19 @@ def _fire_anti_aircraft(
         or not (state.weapons[weapon_id].anti_aircraft)
     ):
         raise IllegalAction("error.linea_gotica.no_anti_aircraft", unit=unit.name)
+    return weapon_id
+
+
+def _fire_anti_aircraft(
+    state: GameState,
+    unit: UnitState,
+    mission: Mission,
+    command: Fire,
+    context: str,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    weapon_id = _anti_aircraft_weapon(state, unit, mission, command)
     resolution = resolve(
         "anti_aircraft",
         checks.AntiAircraftInput(
