@@ -19,13 +19,13 @@ from rules.linea_gotica.state import Fire, GameState, Phase, TakeTest, UnitState
 from rules.linea_gotica.turn.actions import check_action
 from rules.linea_gotica.turn.common import acting_unit, may_still_act
 from rules.linea_gotica.turn.firing import check_anti_aircraft, check_fire
-from rules.linea_gotica.turn.moving import automatic_mods, check_move
+from rules.linea_gotica.turn.moving import automatic_mods, check_move, vehicle_to_ride
 from rules.linea_gotica.turn.observation import check_observe_place
 
 MAX_DISTANCE_CM = 1000
 
 
-def _passes(*checks: Callable[[], None]) -> bool:
+def _passes(*checks: Callable[[], object]) -> bool:
     """Whether every check passes (the handlers' own check functions, which raise)."""
     try:
         for check in checks:
@@ -206,10 +206,12 @@ def _places(state: GameState) -> list[str]:
 
 
 def _move_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
+    mods = tuple(dict.fromkeys(automatic_mods(state, unit)))
+    if unit.riding is not None:
+        return _ride_actions(state, unit, "scendi", {}, mods)
     if not _passes(lambda: check_move(state, unit)):
         return []
     found: list[LegalAction] = []
-    mods = tuple(dict.fromkeys(automatic_mods(state, unit)))
     hidden = OptionSpec("hidden", choices=("true", "false"), required=False)
     if unit.vehicle is not None:
         kinds = [
@@ -228,6 +230,41 @@ def _move_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
         found.append(
             LegalAction("move", unit.side, {"unit": unit.id, "kind": kind}, free=(distance, hidden))
         )
+    return found + _boarding_actions(state, unit)
+
+
+def _ride_actions(
+    state: GameState,
+    unit: UnitState,
+    kind: str,
+    options: dict[str, str | int],
+    mods: tuple[str, ...],
+) -> list[LegalAction]:
+    """Getting on a tank (sali) or off it (scendi): a foot move at the normal pace."""
+    if not _passes(partial(check_move, state, unit, kind)):
+        return []
+    limit = movement.foot_allowance(movement.Pace.NORMALE, mods, unit.ran_last_turn)
+    if limit is None or limit < 1:
+        return []
+    distance = OptionSpec("distance", low=1, high=min(limit, MAX_DISTANCE_CM))
+    return [
+        LegalAction(
+            "move", unit.side, {"unit": unit.id, "kind": kind, **options}, free=(distance,)
+        )
+    ]
+
+
+def _boarding_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
+    """A squad on foot may get on each own vehicle that can carry it."""
+    if unit.vehicle is not None or unit.riding is not None:
+        return []
+    mods = tuple(dict.fromkeys(automatic_mods(state, unit)))
+    found: list[LegalAction] = []
+    for vehicle in _units_of(state, unit.side):
+        if vehicle.vehicle is not None and _passes(
+            partial(vehicle_to_ride, state, unit, vehicle.id)
+        ):
+            found += _ride_actions(state, unit, "sali", {"vehicle": vehicle.id}, mods)
     return found
 
 

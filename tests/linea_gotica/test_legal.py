@@ -305,3 +305,22 @@ def test_random_legal_play_of_the_test_scenario_reaches_its_end(seed):
         except RulesError as error:
             pytest.fail(f"seed {seed}: listed {action.verb} {options} refused: {error.key}")
     assert state.ended
+
+
+def test_a_squad_may_get_on_a_tank_and_then_only_get_off():
+    from rules.linea_gotica.legal import legal_actions
+    from rules.linea_gotica.state import Phase
+
+    game = _esempio()
+    game.to_phase(Phase.MOVEMENT, first="alleati")
+    boarding = [a for a in legal_actions(game.state) if a.options.get("kind") == "sali"]
+    assert boarding and {a.options["vehicle"] for a in boarding} == {"sherman"}
+    (squad,) = [a for a in boarding if a.unit == "osservatori"]
+    _every_listed_action_is_accepted(game.state)
+    game("move", "alleati", (), **{**squad.options, "distance": 5})
+    assert game.unit("osservatori").riding == "sherman"
+    game.to_phase(Phase.INITIATIVE)
+    game.to_phase(Phase.MOVEMENT, first="alleati")
+    own = [a for a in legal_actions(game.state) if a.unit == "osservatori"]
+    assert [(a.verb, a.options["kind"]) for a in own] == [("move", "scendi")]
+    _every_listed_action_is_accepted(game.state)

@@ -81,15 +81,16 @@ def automatic_mods(state: GameState, unit: UnitState) -> list[str]:
     return mods
 
 
-def check_move(state: GameState, unit: UnitState) -> None:
-    """The checks of ``/move`` that depend on the unit, not on the distance or the kind."""
+def check_move(state: GameState, unit: UnitState, kind: str | None = None) -> None:
+    """The checks of ``/move`` that depend on the unit, not on the distance (a unit riding a
+    tank may only get off: ``kind`` scendi)."""
     if state.phase is not Phase.MOVEMENT:
         raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
     if unit.side != move_side(state):
         raise IllegalAction("error.linea_gotica.not_your_move")
     require_fresh(unit)
     owes_morale(state, unit)
-    if unit.riding is not None:
+    if unit.riding is not None and kind != "scendi":
         raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
     if unit.vehicle is not None:
         if unit.vehicle.immobilised:
@@ -111,7 +112,7 @@ def _move_foot(
         raise IllegalAction("error.linea_gotica.cannot_move", unit=unit.name)
     mods = list(command.mods) + automatic_mods(state, unit)
     if command.kind == "sali":
-        target = _vehicle_to_ride(state, unit, command.vehicle)
+        target = vehicle_to_ride(state, unit, command.vehicle)
         unit.riding = target.id
     elif command.kind == "scendi":
         if unit.riding is None:
@@ -141,7 +142,9 @@ def _move_foot(
             result.notices.append(Outcome.of(f"{K}.morale.fled", unit=unit.name, figure=figure.n))
 
 
-def _vehicle_to_ride(state: GameState, unit: UnitState, vehicle_id: str | None) -> UnitState:
+def vehicle_to_ride(state: GameState, unit: UnitState, vehicle_id: str | None) -> UnitState:
+    """The vehicle a squad gets on (``/move kind:sali``), or why it cannot: the handler and
+    the legal-action listing both call it."""
     if vehicle_id is None:
         raise InvalidInput("error.linea_gotica.vehicle_needed")
     vehicle = state.unit(vehicle_id)
