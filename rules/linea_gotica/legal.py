@@ -293,7 +293,17 @@ def _test_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
             found.append(LegalAction("test", side, {"unit": unit.id, "kind": kind}))
     if _test(state, unit, kind="azione"):
         level = OptionSpec("difficulty", choices=("molto_facile", "facile", "normale", "difficile"))
-        found.append(LegalAction("test", side, {"unit": unit.id, "kind": "azione"}, free=(level,)))
+        if unit.task is not None:
+            # Going on with a task of several turns: its level is the task's.
+            found.append(LegalAction("test", side, {"unit": unit.id, "kind": "azione"}))
+        else:
+            # An action of one turn, or a task of several (turns) started now.
+            turns = OptionSpec("turns", low=1, high=3, required=False)
+            found.append(
+                LegalAction(
+                    "test", side, {"unit": unit.id, "kind": "azione"}, free=(level, turns)
+                )
+            )
     for weapon_id in _weapons_of(state, unit):
         kinds = ["ricaricare"] if weapon_id in unit.needs_reload else []
         row = fire.weapon_row(str(state.weapons[weapon_id].row))

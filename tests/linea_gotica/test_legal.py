@@ -324,3 +324,34 @@ def test_a_squad_may_get_on_a_tank_and_then_only_get_off():
     own = [a for a in legal_actions(game.state) if a.unit == "osservatori"]
     assert [(a.verb, a.options["kind"]) for a in own] == [("move", "scendi")]
     _every_listed_action_is_accepted(game.state)
+
+
+def test_a_task_of_several_turns_may_be_started_and_is_then_only_continued():
+    from rules.linea_gotica.legal import legal_actions
+    from rules.linea_gotica.state import Phase
+
+    game = _esempio()
+    game.to_phase(Phase.FIRE, first="alleati")
+    while game.state.fire_class < 1:  # Veterani: the rifle squad acts
+        for side in [s for s in game.state.sides if s not in game.state.done]:
+            game("turn.next", side)
+    (start,) = [
+        a
+        for a in legal_actions(game.state)
+        if a.unit == "squadra_1" and a.options.get("kind") == "azione"
+    ]
+    assert [spec.name for spec in start.free] == ["difficulty", "turns"]
+    game("test", "alleati", (), unit="squadra_1", kind="azione", turns=2)
+    assert game.unit("squadra_1").task is not None
+    game.to_phase(Phase.INITIATIVE)
+    game.to_phase(Phase.FIRE, first="alleati")
+    while game.state.fire_class < 1:
+        for side in [s for s in game.state.sides if s not in game.state.done]:
+            game("turn.next", side)
+    (going_on,) = [
+        a
+        for a in legal_actions(game.state)
+        if a.unit == "squadra_1" and a.options.get("kind") == "azione"
+    ]
+    assert not going_on.free
+    _every_listed_action_is_accepted(game.state)
