@@ -154,7 +154,7 @@ def _fire_actions(state: GameState, unit: UnitState, covering: bool = False) -> 
                 distance = OptionSpec("distance", low=1, high=_max_range(fired_row))
                 found.append(LegalAction("fire", unit.side, options, free=(distance,)))
         if covering:
-            for place in _places(state):
+            for place in _places(state, unit.side):
                 command = Fire(unit=unit.id, target=place, weapon=weapon_id, kind="copertura")
                 if _fire_ok(state, command, unit.side):
                     found.append(
@@ -198,11 +198,10 @@ def _anti_aircraft_actions(state: GameState, unit: UnitState) -> list[LegalActio
     return found
 
 
-def _places(state: GameState) -> list[str]:
-    """Terrain elements a side may name: those of the units in sight of everyone."""
-    return sorted(
-        {u.place for u in state.units.values() if u.place and not u.hidden} - set(state.units)
-    )
+def _places(state: GameState, side: str) -> list[str]:
+    """Terrain elements a side may name as a target (a name that is also a unit's id would
+    name the unit): the table's and those of the units it can see."""
+    return [p for p in known_places(state, side) if p not in state.units]
 
 
 def _move_actions(state: GameState, unit: UnitState) -> list[LegalAction]:

@@ -355,3 +355,20 @@ def test_a_task_of_several_turns_may_be_started_and_is_then_only_continued():
     ]
     assert not going_on.free
     _every_listed_action_is_accepted(game.state)
+
+
+def test_covering_fire_may_fall_on_any_named_terrain_element():
+    """A farmhouse suspected of hiding an MG may be covered without the MG being listed."""
+    from rules.linea_gotica.legal import legal_actions
+    from rules.linea_gotica.state import Phase
+
+    game = _esempio()
+    game.to_phase(Phase.COVERING, first="alleati")
+    covering = [
+        a
+        for a in legal_actions(game.state)
+        if a.verb == "fire" and a.options.get("kind") == "copertura" and "mode" not in a.options
+    ]
+    assert {a.target for a in covering} == set(game.state.places)
+    assert {a.side for a in covering} == {"alleati"}
+    _every_listed_action_is_accepted(game.state)
