@@ -131,7 +131,7 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert reply.acted_for == "asse"
     for unit in ("mg_team", "pak"):
         await table(BRUNO, "move", unit=unit, kind="hold")
-    reply = await table(ANNA, "move", [1], unit="mortai", kind="hold")  # step 4: IT of the 105s
+    reply = await table(ANNA, "move", unit="mortai", kind="hold")  # step 4: one battery, no IT
     assert [(f.verb, dict(f.options)) for f in reply.follow_ups] == [
         ("execute", {"marker": "if1-1"})
     ]

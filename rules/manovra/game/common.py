@@ -59,10 +59,17 @@ def _acting_unit(state: ManovraState, unit_id: str, actor_side: str | None) -> U
             unit=unit.name,
             next=state.units[state.queue[0]].name,
         )
-    blocking = [p for p in state.pending if p.unit == unit.id]
-    if blocking:
-        raise IllegalAction("error.manovra.test_owed", unit=unit.name, test=blocking[0].kind)
+    _no_test_owed(state)
     return unit
+
+
+def _no_test_owed(state: ManovraState) -> None:
+    """Owed tests (CT, SF, ET) are rolled before anything else happens in the game."""
+    if state.pending:
+        owed = state.pending[0]
+        raise IllegalAction(
+            "error.manovra.test_owed", unit=state.units[owed.unit].name, test=owed.kind
+        )
 
 
 def _field_platoons(state: ManovraState, side: str) -> list[PlatoonState]:
@@ -135,9 +142,12 @@ def _apply_effects(state: ManovraState, resolution: Resolution) -> None:
         unit = state.units[effect.target]
         if effect.kind is EffectKind.CASUALTIES:
             lost = unit.models if effect.amount is None else effect.amount
+            before = unit.models
             unit.models = max(0, unit.models - lost)
             if unit.models == 0:
                 unit.add("destroyed")
+            elif _half_strength_rule(unit, before):
+                _owe(state, unit, "CT", "half_strength")
         elif effect.kind in (EffectKind.STATUS, EffectKind.MOVEMENT):
             unit.add(effect.key)
         elif effect.kind is EffectKind.CLEAR_STATUS:
@@ -145,18 +155,37 @@ def _apply_effects(state: ManovraState, resolution: Resolution) -> None:
         elif effect.kind is EffectKind.TEST_OWED and effect.key in ("CT", "SF", "ET"):
             if effect.key == "SF" and unit.acted:
                 continue
-            if not any(p.unit == unit.id and p.kind == effect.key for p in state.pending):
-                reason = str(dict(effect.params).get("reason", resolution.procedure))
-                state.pending.append(
-                    PendingTest(
-                        unit=unit.id,
-                        kind=effect.key,
-                        reason=reason,
-                    )
-                )
+            _owe(
+                state,
+                unit,
+                effect.key,
+                str(dict(effect.params).get("reason", resolution.procedure)),
+            )
     for pending in list(state.pending):
         if not state.units[pending.unit].alive:
             state.pending.remove(pending)
+
+
+def _owe(state: ManovraState, unit: UnitState, kind: str, reason: str) -> None:
+    """Record a test the unit owes, once."""
+    if kind in ("CT", "SF", "ET") and not any(
+        p.unit == unit.id and p.kind == kind for p in state.pending
+    ):
+        state.pending.append(PendingTest(unit=unit.id, kind=kind, reason=reason))
+
+
+def _half_strength_rule(unit: UnitState, models_before: int) -> bool:
+    """FUOCO ARMI LEGGERE (fanteria): a unit already at 50 % owes a CT for further losses.
+
+    The rule stands under the infantry and artillery table; it applies to every loss such a
+    unit takes (fire, fragments, close combat, mines), not to vehicles, whose result cells
+    name their own CTs.
+    """
+    return (
+        not unit.kind["vehicle"]
+        and unit.models < models_before
+        and 2 * models_before <= unit.initial_models
+    )
 
 
 def _initiative(state: ManovraState, units: list[UnitState], tray: DiceTray) -> Resolution:
@@ -177,7 +206,9 @@ def _initiative(state: ManovraState, units: list[UnitState], tray: DiceTray) -> 
             base = fixed
             mods.insert(0, Modifier("manovra.mod.crew_fixed_die", fixed))
         else:
-            roll = tray.roll(D6, f"IT — {unit.name}")
+            # "Ogni giocatore lancia un D6": each side rolls its own units' IT.
+            with tray.rolled_by(unit.side):
+                roll = tray.roll(D6, f"IT — {unit.name}")
             rolls, base = (roll,), roll.face
         total = base + unit.ad + unit.cv
         totals.append((-total, 0 if unit.side == state.first_side else 1, index, unit.id))

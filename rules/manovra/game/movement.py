@@ -6,12 +6,30 @@ from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.manovra import ground
-from rules.manovra.game.common import _acting_unit, _resolve
+from rules.manovra.game.common import _acting_unit, _owe, _resolve
 from rules.manovra.game.orders import Hold, Move
 from rules.manovra.game.sequence import _finish_action
-from rules.manovra.game.state import Applied, ManovraState, PendingTest, UnitState
+from rules.manovra.game.state import Applied, ManovraState, UnitState
 from rules.manovra.model import MoveRate
 from rules.manovra.tables import load_tables
+
+
+def allowed_kinds(unit: UnitState) -> list[MoveRate]:
+    """The kinds of move a unit may make now, fastest first (none when immobilised).
+
+    Hits slow a vehicle down ("movimento breve", "movimento cauto"); a unit just recovered
+    from panic may only move tactically.
+    """
+    if unit.has("immobilised") or unit.has("panic"):
+        return []
+    kinds = [MoveRate.TATTICO, MoveRate.BREVE, MoveRate.CAUTO]
+    if unit.has("short"):
+        kinds = [MoveRate.BREVE, MoveRate.CAUTO]
+    if unit.has("cautious"):
+        kinds = [MoveRate.CAUTO]
+    if unit.has("recovered"):
+        kinds = [k for k in kinds if k is MoveRate.TATTICO]
+    return kinds
 
 
 def _move_resolution(
@@ -50,8 +68,7 @@ def _apply_move(state: ManovraState, unit: UnitState, resolution: Resolution, te
             unit.add("concealed")
         if effect.kind is EffectKind.TEST_OWED and effect.key == "ET":
             terrain_id = dict(effect.params).get("terrain", "")
-            reason = "mine" if terrain_id == "campi_minati" else "wire"
-            state.pending.append(PendingTest(unit=unit.id, kind="ET", reason=reason))
+            _owe(state, unit, "ET", "mine" if terrain_id == "campi_minati" else "wire")
 
 
 def _do_move(

@@ -106,6 +106,10 @@ class Assault(_Command):
     unit: str
     target: str
     weapon: str | None = None
+    distance_cm: float = Field(
+        0, ge=0, le=1000, description="the approach into base contact (0: already in contact)"
+    )
+    terrain: str | None = Field(None, description="the approach's terrain (default: the target's)")
 
 
 class ExecuteFire(_Command):

@@ -12,6 +12,7 @@ from rules.manovra.game.common import (
     _field_platoons,
     _initiative,
     _marker,
+    _no_test_owed,
     _require_step,
 )
 from rules.manovra.game.orders import Declare, Next, PassToken
@@ -91,9 +92,19 @@ def _assign_tokens(state: ManovraState, notices: list[Outcome]) -> None:
 
 
 def awaiting(state: ManovraState) -> str | None:
-    """The side whose move it is (None when either may act, or the game is over)."""
+    """The side whose move it is (None when the game is over).
+
+    An owed test comes first: its unit's side owes it. At step 2 it is the first side (in
+    the order of the turn) still making requests.
+    """
     if state.ended:
         return None
+    if state.pending:
+        return state.units[state.pending[0].unit].side
+    if state.step is TurnStep.REQUESTS:
+        return next(
+            (s for s in _turn_order(state) if not _requests_over(state, s)), state.first_side
+        )
     if state.step is TurnStep.MANOEUVRE:
         if state.queue:
             return state.units[state.queue[0]].side
@@ -104,6 +115,45 @@ def awaiting(state: ManovraState) -> str | None:
             if not marker.executed:
                 return state.platoons[marker.battery].side
     return state.first_side
+
+
+def _turn_order(state: ManovraState) -> tuple[str, str]:
+    return (state.first_side, state.other_side(state.first_side))
+
+
+def _requests_over(state: ManovraState, side: str) -> bool:
+    """Step 2 is over for a side that said so, or that has no request left to make."""
+    return side in state.requests_done or not _can_request(state, side)
+
+
+def _can_request(state: ManovraState, side: str) -> bool:
+    """Whether a side has a unit that may still relay a request and a battery free for it."""
+    return bool(_requesting_units(state, side)) and bool(_free_batteries(state, side))
+
+
+def _requesting_units(state: ManovraState, side: str) -> list[UnitState]:
+    """Units on the field, alive and not in panic, that have not relayed a request this turn."""
+    return [
+        u
+        for u in state.units.values()
+        if u.side == side
+        and u.alive
+        and not u.has("panic")
+        and not state.platoons[u.platoon].off_table
+        and u.id not in state.requested
+    ]
+
+
+def _free_batteries(state: ManovraState, side: str) -> list[PlatoonState]:
+    """The side's batteries with a living unit and no IF marker yet this turn."""
+    return [
+        p
+        for p in state.platoons.values()
+        if p.side == side
+        and p.kind == "battery"
+        and any(state.units[u].alive for u in p.units)
+        and not any(m.battery == p.id for m in state.markers)
+    ]
 
 
 def _finish_action(state: ManovraState, unit: UnitState, result: Applied) -> None:
@@ -150,32 +200,57 @@ def _auto_declare(state: ManovraState, result: Applied) -> None:
         _start_activations(state, result)
 
 
+def _check_next(state: ManovraState, actor_side: str | None) -> None:
+    """Whether ``actor_side`` may move the turn on now (the referee always may, tests aside).
+
+    Owed tests block the end of every step. At step 2 each side ends its own requests
+    (the turn moves on when both have); at step 3 a player moves on only when no unit is
+    left to act and nothing is left to declare; at step 4 only when every IF marker is fired.
+    """
+    _no_test_owed(state)
+    if actor_side is None:
+        return
+    if state.step is TurnStep.REQUESTS:
+        if _requests_over(state, actor_side) and not (
+            all(_requests_over(state, s) for s in state.sides) and actor_side == state.first_side
+        ):
+            raise IllegalAction("error.manovra.not_your_move")
+        return
+    if actor_side != awaiting(state):
+        raise IllegalAction("error.manovra.not_your_move")
+    if state.step is TurnStep.MANOEUVRE and (
+        state.queue or any(_can_declare(state, s) for s in state.sides)
+    ):
+        raise IllegalAction("error.manovra.manoeuvres_left")
+    if state.step is TurnStep.INDIRECT:
+        left = [m for m in state.markers if not m.executed]
+        if left:
+            raise IllegalAction("error.manovra.fire_left", n=len(left))
+
+
 def _do_next(
     state: ManovraState, command: Next, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
-    if (
-        actor_side is not None
-        and actor_side != awaiting(state)
-        and state.step is not TurnStep.REQUESTS
-    ):
-        raise IllegalAction("error.manovra.not_your_move")
+    _check_next(state, actor_side)
     if state.step is TurnStep.TOKENS:
         state.step = TurnStep.REQUESTS
+        state.requests_done = []
+        state.requested = []
     elif state.step is TurnStep.REQUESTS:
+        if actor_side is not None and actor_side not in state.requests_done:
+            state.requests_done.append(actor_side)
+        if actor_side is not None and not all(_requests_over(state, s) for s in state.sides):
+            result.notices.append(
+                Outcome.of("manovra.turn.requests_done", side=state.sides[actor_side])
+            )
+            return
         state.step = TurnStep.MANOEUVRE
         state.declarations = {}
         _auto_declare(state, result)
     elif state.step is TurnStep.MANOEUVRE:
-        if actor_side is not None and (
-            state.queue or any(_can_declare(state, s) for s in state.sides)
-        ):
-            raise IllegalAction("error.manovra.manoeuvres_left")
         state.queue = []
         _enter_indirect(state, result, tray)
     elif state.step is TurnStep.INDIRECT:
-        left = [m for m in state.markers if not m.executed]
-        if left and actor_side is not None:
-            raise IllegalAction("error.manovra.fire_left", n=len(left))
         state.step = TurnStep.END
     else:
         _end_turn(state, result)
@@ -192,7 +267,8 @@ def _enter_indirect(state: ManovraState, result: Applied, tray: DiceTray | None 
         order: list[str] = []
         for off in (False, True):
             group = [m for m in pending if state.platoons[m.battery].off_table is off]
-            if not group:
+            if len(group) < 2:
+                order += [m.id for m in group]  # one battery: no initiative to test
                 continue
             units = [state.units[state.platoons[m.battery].units[0]] for m in group]
             resolution = _initiative(state, units, tray)
@@ -222,6 +298,9 @@ def _end_turn(state: ManovraState, result: Applied) -> None:
     state.queue = []
     state.markers = []
     state.marker_order = []
+    state.requests_done = []
+    state.requested = []
+    state.bursts = []
     state.pending = [p for p in state.pending if p.kind != "SF"]
     for unit in state.units.values():
         unit.acted = unit.moved = unit.fired = False
@@ -232,6 +311,7 @@ def _end_turn(state: ManovraState, result: Applied) -> None:
 def _declaring(state: ManovraState, actor_side: str | None) -> str:
     """The side due to declare now, which must be the actor's (or the referee acting)."""
     _require_step(state, TurnStep.MANOEUVRE)
+    _no_test_owed(state)
     side = _declaring_side(state)
     if side is None or state.queue:
         raise IllegalAction("error.manovra.no_declaration_now")

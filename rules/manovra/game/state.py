@@ -105,6 +105,26 @@ class FireMarker(_State):
     requested_by: str
     target: str
     executed: bool = False
+    shots: int = 0
+    fragment_hits: list[str] = Field(
+        default_factory=list, description="units already resolved in this marker's blasts"
+    )
+
+
+class Burst(_State):
+    """HE rounds of a direct fire (a miss, a mortar or a grenade) whose fragments are owed.
+
+    The firer's side resolves SCHEGGE MUNIZIONI HE for each unit the players find within a
+    blast (``/fragments marker:<id> target:…``), each unit at most once per round fired.
+    """
+
+    id: str
+    unit: str
+    side: str
+    calibre_mm: int
+    ad: int
+    shots: int = 1
+    fragment_hits: list[str] = Field(default_factory=list)
 
 
 class ManovraState(_State):
@@ -126,6 +146,14 @@ class ManovraState(_State):
     pending: list[PendingTest] = Field(default_factory=list)
     markers: list[FireMarker] = Field(default_factory=list)
     marker_order: list[str] = Field(default_factory=list)
+    # Added with issue 11; the defaults keep older documents loading.
+    requests_done: list[str] = Field(
+        default_factory=list, description="sides that have finished their step-2 requests"
+    )
+    requested: list[str] = Field(
+        default_factory=list, description="units that have relayed a request this turn"
+    )
+    bursts: list[Burst] = Field(default_factory=list)
     platoons: dict[str, PlatoonState]
     units: dict[str, UnitState]
     weapons: dict[str, Weapon]
