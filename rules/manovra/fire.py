@@ -309,6 +309,14 @@ def _resolve_location(location: str, data: HeavyFireInput) -> str:
     return location
 
 
+def _on_axis(table: Table, axis: str, gun_class: str) -> bool:
+    try:
+        table.row_for(axis, gun_class)
+    except UnknownName:
+        return False
+    return True
+
+
 def _penetration(
     builder: ResolutionBuilder,
     tray: DiceTray,
@@ -323,14 +331,15 @@ def _penetration(
     axis = "ap" if data.ammo is Ammo.AP else "he"
     if data.fragments:
         row = table.row_for("he", "☼")
-    elif data.gun_class:
-        try:
-            row = table.row_for(axis, data.gun_class)
-        except UnknownName:
-            raise InvalidInput(
-                "error.manovra.bad_gun_class", gun_class=data.gun_class, ammo=data.ammo.value
-            ) from None
+    elif data.gun_class and _on_axis(table, axis, data.gun_class):
+        row = table.row_for(axis, data.gun_class)
+    elif data.gun_class and not _on_axis(table, "he" if axis == "ap" else "ap", data.gun_class):
+        raise InvalidInput(
+            "error.manovra.bad_gun_class", gun_class=data.gun_class, ammo=data.ammo.value
+        )
     else:
+        # No class, or a class the table gives for the other ammunition only (a 75L firing
+        # HE): the round reads the row of its calibre.
         try:
             row = table.row_for(axis, data.calibre_mm)
         except UnknownName:

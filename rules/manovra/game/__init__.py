@@ -42,6 +42,7 @@ from rules.manovra.game.orders import (
 )
 from rules.manovra.game.owed import _do_recover, _do_test
 from rules.manovra.game.sequence import (
+    _after_activation,
     _do_declare,
     _do_next,
     _do_pass,
@@ -53,6 +54,7 @@ from rules.manovra.game.shooting import _do_fire
 from rules.manovra.game.state import (
     MAX_TEXT,
     Applied,
+    Burst,
     FireMarker,
     ManovraState,
     PendingTest,
@@ -85,9 +87,17 @@ def apply(
         dice,
         _HANDLERS,
         actor_side=actor_side,
+        settle=_settle,
         preview=preview,
         other_dice=other_dice,
     )
+
+
+def _settle(state: ManovraState, result: Applied) -> None:
+    """After any command: a unit due to act that was killed out of turn (fragments, a mine)
+    gives its place to the next, and an emptied order ends the phase."""
+    if state.step is TurnStep.MANOEUVRE and state.queue and not state.units[state.queue[0]].alive:
+        _after_activation(state, result)
 
 
 _HANDLERS: dict[type, Callable[..., None]] = {
@@ -114,6 +124,7 @@ __all__ = [
     "RANGE_BANDS",
     "Applied",
     "Assault",
+    "Burst",
     "Command",
     "Declare",
     "ExecuteFire",
