@@ -256,3 +256,18 @@ def test_a_unit_due_to_act_killed_out_of_turn_gives_its_place(state):
     assert not after.units["squadra_1"].alive
     assert after.queue == ["squadra_2"]
     assert {a.unit for a in legal_actions(after) if a.verb == "move"} == {"squadra_2"}
+
+
+def test_a_platoon_wiped_out_before_its_declaration_lets_its_side_pass(state):
+    # Found by the fuzzer (seed 1034): fragments killed the Allies' last platoon left to
+    # declare; the Allies, due to declare with nothing and no token, were a dead end.
+    state.step = g.TurnStep.MANOEUVRE
+    state.tokens = {"alleati": 0, "asse": 0}
+    state.manoeuvred = ["plotone_fucilieri", "plotone_carri", "zug_1"]
+    state.units["mortai"].models = 1
+    state.bursts = [g.Burst(id="he1-1", unit="sherman_1", side="alleati", calibre_mm=75, ad=1)]
+    assert g.awaiting(state) == "alleati"
+    after = apply(state, g.Fragments(target="mortai", marker="he1-1"), "alleati", [10]).state
+    assert not after.units["mortai"].alive
+    assert g.awaiting(after) == "asse"
+    assert [(a.verb, a.side) for a in legal_actions(after)][0] == ("manoeuvre.declare", "asse")

@@ -43,6 +43,7 @@ from rules.manovra.game.orders import (
 from rules.manovra.game.owed import _do_recover, _do_test
 from rules.manovra.game.sequence import (
     _after_activation,
+    _auto_declare,
     _do_declare,
     _do_next,
     _do_pass,
@@ -94,10 +95,17 @@ def apply(
 
 
 def _settle(state: ManovraState, result: Applied) -> None:
-    """After any command: a unit due to act that was killed out of turn (fragments, a mine)
-    gives its place to the next, and an emptied order ends the phase."""
-    if state.step is TurnStep.MANOEUVRE and state.queue and not state.units[state.queue[0]].alive:
+    """After any command, step 3 catches up with losses taken out of turn (fragments, mines).
+
+    A unit due to act that was killed gives its place to the next; a platoon wiped out
+    before it was declared leaves its side nothing to declare, which passes.
+    """
+    if state.step is not TurnStep.MANOEUVRE:
+        return
+    if state.queue and not state.units[state.queue[0]].alive:
         _after_activation(state, result)
+    elif not state.queue:
+        _auto_declare(state, result)
 
 
 _HANDLERS: dict[type, Callable[..., None]] = {
