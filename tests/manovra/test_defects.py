@@ -270,4 +270,5 @@ def test_a_platoon_wiped_out_before_its_declaration_lets_its_side_pass(state):
     after = apply(state, g.Fragments(target="mortai", marker="he1-1"), "alleati", [10]).state
     assert not after.units["mortai"].alive
     assert g.awaiting(after) == "asse"
-    assert [(a.verb, a.side) for a in legal_actions(after)][0] == ("manoeuvre.declare", "asse")
+    assert legal_actions(after)[0].verb == "manoeuvre.declare"
+    assert legal_actions(after)[0].side == "asse"
