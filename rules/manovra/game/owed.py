@@ -45,6 +45,7 @@ def _do_test(
             opponent_crew_losses=bool(
                 opponent and opponent.kind["crew"] and opponent.crew_losses > 0
             ),
+            opponent_side=opponent.side if opponent else None,
         ),
         tray,
     )
