@@ -1,8 +1,10 @@
 """The console table: the same commands as Discord, typed at a terminal or piped from a file.
 
-``/fire unit:squadra_1 target:gruppe_1 distance:12`` — the option names are the slash
-commands'. ``/as NAME`` switches the seat (each name is a player), ``/help`` lists the
-commands, ``/quit`` leaves. Piped input runs non-interactively and exits at its end.
+``/fire unit:squadra_1 target:gruppe_1 distance:12`` — the commands and option names are
+the slash commands': both are generated from :mod:`bot.commands`. ``/as NAME`` switches the
+seat (each name is a player), ``/help`` lists the commands (``/help fire`` one command's
+options), ``/quit`` leaves. Piped input runs non-interactively and exits at its end. Discord's
+buttons for dice typed by hand are typed here: ``/confirm seq:N``, ``/dispute seq:N``.
 """
 
 from __future__ import annotations
@@ -14,44 +16,35 @@ import sys
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, NamedTuple, TextIO
 
+from bot.commands import BUTTON_COMMANDS, COMMANDS, FILE, CommandSpec, OptionSpec, OptionType
+from bot.commands import invocation as invocation_of
 from bot.render_text import reply_text
 from bot.service import GameService, Request
 from db.errors import StoreError
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
 
-# Slash command → service verb (group commands join their words with a dot).
-COMMANDS: dict[str, str] = {
-    "game new": "game.new",
-    "game join": "game.join",
-    "game status": "game.status",
-    "game log": "game.log",
-    "game export": "game.export",
-    "game undo": "game.undo",
-    "game end": "game.end",
-    "game deadline": "game.deadline",
-    "turn": "turn.status",
-    "turn status": "turn.status",
-    "turn next": "turn.next",
-    "manoeuvre declare": "manoeuvre.declare",
-    "manoeuvre pass": "manoeuvre.pass",
-    "move": "move",
-    "fire": "fire",
-    "odds": "odds",
-    "callarty": "callarty",
-    "morale": "morale",
-    "recover": "recover",
-    "test": "test",
-    "assault": "assault",
-    "execute": "execute",
-    "fragments": "fragments",
-    "confirm": "dice.confirm",
-    "dispute": "dice.dispute",
-}
 DEFAULT_SEAT = "arbitro"
 _MENTION = re.compile(r"<@(\d+)>")
+_INTEGER = re.compile(r"[+-]?\d+")
+_TRUE = frozenset({"true", "yes", "y", "1", "si", "sì", "vero", "oui", "vrai", "on"})
+_FALSE = frozenset({"false", "no", "n", "0", "falso", "non", "faux", "off"})
+
+
+def _console_commands() -> dict[str, CommandSpec]:
+    """Every command as typed (``game new``), with the console's short aliases."""
+    table: dict[str, CommandSpec] = {}
+    for command in (*COMMANDS, *BUTTON_COMMANDS):
+        table[command.name] = command
+        for alias in command.console_aliases:
+            table[alias] = command
+    return table
+
+
+#: The command typed (``game new``, ``turn``) → its declaration (shared with Discord).
+CONSOLE_COMMANDS: dict[str, CommandSpec] = _console_commands()
 
 
 def user_id_of(name: str) -> int:
@@ -60,33 +53,169 @@ def user_id_of(name: str) -> int:
 
 
 class ParseError(ValueError):
-    """A line the console cannot read."""
+    """A line the console cannot read: a catalogue key and its parameters."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        super().__init__(translate(key, "en", **params))
+        self.key = key
+        self.params = params
+
+    def localized(self, language: str) -> str:
+        """The message in ``language``."""
+        return translate(self.key, language, **self.params)
 
 
-def parse_line(line: str) -> tuple[str, dict[str, str], str | None, str | None]:
-    """``/fire unit:a distance:12 dice:4,6`` → (verb, options, dice, attachment path)."""
+class Parsed(NamedTuple):
+    """A console line read: what goes to the service."""
+
+    verb: str
+    options: dict[str, Any]
+    dice: str | None
+    attachment: str | None
+
+
+def _number(text: str) -> int | float:
+    # A whole number stays an int, as Discord sends it; a decimal comma is accepted.
+    if _INTEGER.fullmatch(text):
+        return int(text)
+    return float(text.replace(",", "."))
+
+
+def read_value(option: OptionSpec, raw: str) -> Any:
+    """``raw`` as the value Discord would send for ``option``: checked like Discord does
+    (type, bounds, fixed choices), so both front ends pass the rules the same values."""
+    shown = raw[:40]
+    if option.type is OptionType.BOOLEAN:
+        lowered = raw.strip().lower()
+        if lowered in _TRUE or lowered in _FALSE:
+            return lowered in _TRUE
+        raise ParseError("bot.console.not_boolean", option=option.name, value=shown)
+    if option.type in (OptionType.INTEGER, OptionType.NUMBER):
+        try:
+            value = _number(raw.strip())
+        except ValueError:
+            raise ParseError("bot.console.not_number", option=option.name, value=shown) from None
+        if option.type is OptionType.INTEGER and not isinstance(value, int):
+            raise ParseError("bot.console.not_integer", option=option.name, value=shown)
+        if (option.low is not None and value < option.low) or (
+            option.high is not None and value > option.high
+        ):
+            raise ParseError(
+                "bot.console.out_of_range",
+                option=option.name,
+                low=_bound(option.low),
+                high=_bound(option.high),
+            )
+        return value
+    if option.choices:
+        for choice in option.choices:
+            if raw.lower() == choice.lower():
+                return choice
+        raise ParseError(
+            "bot.console.bad_choice",
+            option=option.name,
+            value=shown,
+            known=", ".join(option.choices),
+        )
+    low, high = option.low, option.high
+    if low is not None and high is not None and not low <= len(raw) <= high:
+        raise ParseError(
+            "bot.console.bad_length",
+            option=option.name,
+            low=_bound(option.low),
+            high=_bound(option.high),
+        )
+    return raw
+
+
+def _bound(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def parse_line(line: str) -> Parsed:
+    """``/fire unit:a distance:12 dice:4,6`` → (verb, options, dice, attachment path).
+
+    The command and its options are the declared ones (:mod:`bot.commands`), the same as
+    Discord's: an unknown option, a missing required one, a value of the wrong type or
+    outside the choices is refused here, as Discord would refuse it.
+    """
     try:
         tokens = shlex.split(line.strip())
     except ValueError as error:
-        raise ParseError(str(error)) from None
-    if not tokens or not tokens[0].startswith("/"):
-        raise ParseError("a command starts with /")
+        raise ParseError("bot.console.quotes", detail=str(error)) from None
+    if not tokens or not tokens[0].startswith("/") or tokens[0] == "/":
+        raise ParseError("bot.console.not_a_command")
     words = [tokens[0][1:]]
     rest = tokens[1:]
-    while rest and ":" not in rest[0] and " ".join([*words, rest[0]]) in COMMANDS:
+    while rest and ":" not in rest[0] and " ".join([*words, rest[0]]) in CONSOLE_COMMANDS:
         words.append(rest.pop(0))
-    name = " ".join(words)
-    if name not in COMMANDS:
-        raise ParseError(f"unknown command /{name}")
-    options: dict[str, str] = {}
+    typed = " ".join(words)
+    command = CONSOLE_COMMANDS.get(typed)
+    if command is None:
+        raise ParseError("bot.console.unknown_command", name=typed[:40])
+    values: dict[str, Any] = {}
     for token in rest:
-        key, sep, value = token.partition(":")
+        key, sep, raw = token.partition(":")
         if not sep or not key:
-            raise ParseError(f"expected option:value, got {token!r}")
-        options[key] = value
-    dice = options.pop("dice", None)
-    attachment = options.pop("file", None)
-    return COMMANDS[name], options, dice, attachment
+            raise ParseError("bot.console.bad_token", token=token[:40])
+        option = command.option(key)
+        if option is None:
+            raise ParseError(
+                "bot.console.unknown_option",
+                command=command.name,
+                option=key[:40],
+                known=", ".join(o.name for o in command.options) or "-",
+            )
+        if key in values:
+            raise ParseError("bot.console.repeated_option", option=key)
+        values[key] = raw if option.name == FILE else read_value(option, raw)
+    missing = [o.name for o in command.options if o.required and o.name not in values]
+    if missing:
+        raise ParseError(
+            "bot.console.missing_option", command=command.name, options=", ".join(missing)
+        )
+    call = invocation_of(command, values)
+    return Parsed(call.verb, call.options, call.dice, call.file)
+
+
+def help_text(language: str, topic: str = "") -> str:
+    """``/help``: every command, its options (``*`` required) and a one-line description;
+    ``/help fire``: one command's options in detail."""
+    if topic:
+        command = CONSOLE_COMMANDS.get(" ".join(topic.lstrip("/").split()))
+        if command is None:
+            raise ParseError("bot.console.unknown_command", name=topic[:40])
+        return _command_help(command, language)
+    lines = [translate("bot.console.help.header", language)]
+    for command in (*COMMANDS, *BUTTON_COMMANDS):
+        aliases = "".join(f" (/{alias})" for alias in command.console_aliases)
+        lines.append(f"/{command.name}{aliases} — {translate(command.description_key, language)}")
+        if command.options:
+            names = " ".join(o.name + ("*" if o.required else "") for o in command.options)
+            lines.append(f"      {names}")
+    lines.append(translate("bot.console.help.seat", language))
+    return "\n".join(lines)
+
+
+def _command_help(command: CommandSpec, language: str) -> str:
+    lines = [f"/{command.name} — {translate(command.description_key, language)}"]
+    for option in command.options:
+        details = []
+        if option.required:
+            details.append(translate("bot.console.help.required", language))
+        if option.choices:
+            details.append(" | ".join(option.choices))
+        elif option.type in (OptionType.INTEGER, OptionType.NUMBER):
+            details.append(f"{_bound(option.low)}..{_bound(option.high)}")
+        elif option.type is OptionType.BOOLEAN:
+            details.append("true | false")
+        elif option.type is OptionType.ATTACHMENT:
+            details.append(translate("bot.console.help.path", language))
+        tail = f" [{'; '.join(details)}]" if details else ""
+        lines.append(f"  {option.name}{tail} — {translate(option.description_key, language)}")
+    return "\n".join(lines)
 
 
 class Console:
@@ -135,17 +264,19 @@ class Console:
             self._names[user_id_of(self._seat)] = self._seat
             self._print(translate("bot.console.seat", self._language, seat=self._seat))
             return
-        if line.startswith("/help"):
-            self._print(
-                "  " + "\n  ".join(f"/{name}" for name in COMMANDS) + "\n  /as NAME\n  /quit"
-            )
-            return
         try:
+            if line == "/help" or line.startswith("/help "):
+                self._print(help_text(self._language, line[5:].strip()))
+                return
             verb, options, dice, path = parse_line(line)
             attachment = None
             if path:
                 attachment = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
-        except (ParseError, OSError, UnicodeDecodeError) as error:
+        except ParseError as error:
+            self.errors += 1
+            self._print(f"! {error.localized(self._language)}")
+            return
+        except (OSError, UnicodeDecodeError) as error:
             self.errors += 1
             self._print(f"! {error}")
             return

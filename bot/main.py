@@ -19,6 +19,7 @@ EXIT_USAGE = 2
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level argument parser with every subcommand registered."""
+    from bot.replay_cli import register as register_replay
     from db.cli import register as register_db
     from rules.cli import register as register_rules
 
@@ -41,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sync.set_defaults(handler=_sync)
     register_rules(subcommands)
-    register_db(subcommands)
+    register_replay(register_db(subcommands))
     return parser
 
 
@@ -56,9 +57,17 @@ def _settings(args: argparse.Namespace) -> Any:
 
 async def _open_service(settings: Any) -> tuple[Any, Any]:
     from bot.service import GameService
+    from bot.upgrade import ensure_readable
     from db.sqlite import SqliteStore
 
     store = await SqliteStore.open(str(settings.db))
+    try:
+        # Refuse to serve a database holding games this version cannot read (nothing is
+        # written: older documents are migrated in memory as each game is loaded).
+        await ensure_readable(store, str(settings.db))
+    except BaseException:
+        await store.close()
+        raise
     return store, GameService(store)
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.commands import command_line
 from bot.service import Reply
 from rules.core.i18n import translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
-from rules.render import describe, outcome_text, render_resolution_text, value_text
+from rules.render import describe_reply, outcome_text, render_described_text, value_text
 
 
 def notice_text(ruleset: str, outcome: Outcome, language: str) -> str:
@@ -45,31 +46,47 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
     return "\n".join(lines)
 
 
+def owed_lines(reply: Reply) -> list[str]:
+    """What is owed now and by whom (status replies), one line each, in the game's language."""
+    sides = dict(reply.status.sides) if reply.status is not None else {}
+    lines = []
+    for action in reply.owed[:10]:
+        if action.label is not None:
+            what = notice_text(reply.ruleset, action.label, reply.language)
+        else:
+            what = "/" + action.verb.replace(".", " ")
+            what += "".join(f" {key}:{value}" for key, value in action.options.items())
+        side = sides.get(action.side or "", action.side or translate("bot.referee", reply.language))
+        lines.append(translate("bot.status.owed", reply.language, side=side, what=what))
+    return lines
+
+
 def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     """Everything a reply shows, as text."""
     language = reply.language
     parts: list[str] = []
+    # One odds summary per kind of roll: a volley's shots share one (rules.render).
+    described = describe_reply(reply.resolutions, language)
     if reply.odds_only:
-        for resolution in reply.resolutions:
-            described = describe(resolution, language)
-            parts.append(
-                f"{translate('render.odds', language)} — {described.title}: "
-                + " · ".join(described.odds)
-            )
+        for one in described:
+            if not one.odds_folded:
+                parts.append(f"{one.odds_title} — {one.title}: " + " · ".join(one.odds))
         return "\n".join(parts)
     if reply.duplicate:
         parts.append(translate("bot.duplicate", language))
-    parts += [render_resolution_text(r, language) for r in reply.resolutions]
+    parts += [render_described_text(one, language) for one in described]
     parts += [f"» {notice_text(reply.ruleset, n, language)}" for n in reply.notices]
     if reply.acted_for:
         parts.append(translate("bot.acted_for", language, side=reply.acted_for))
     if reply.status is not None:
         parts.append(status_text(reply.status, reply.ruleset, language))
+    parts += [f"! {line}" for line in owed_lines(reply)]
     parts += reply.lines
     for follow in reply.follow_ups:
-        options = " ".join(f"{k}:{v}" for k, v in follow.options.items())
+        # The command to type for it, as declared for both front ends (/turn next, /morale …).
         parts.append(
-            f"→ {notice_text(reply.ruleset, follow.label, language)}: /{follow.verb} {options}"
+            f"→ {notice_text(reply.ruleset, follow.label, language)}: "
+            + command_line(follow.verb, follow.options)
         )
     if reply.by_hand and reply.seq is not None:
         parts.append(translate("bot.dice.check", language, seq=reply.seq))

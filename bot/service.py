@@ -19,9 +19,10 @@ from typing import Any, Literal
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import NewEvent
 from db.protocol import GameStore
-from rules.core.dice import DiceSource, ScriptedDice, SystemDice, parse_faces
+from rules.core.dice import DiceSource, Roll, ScriptedDice, SystemDice, parse_faces
 from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
-from rules.core.i18n import LANGUAGES
+from rules.core.i18n import LANGUAGES, translate
+from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.play import FollowUp, GamePlay, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
@@ -30,9 +31,17 @@ from rules.render import render_resolution_text
 log = logging.getLogger(__name__)
 
 MAX_OPTION_TEXT = 200
-MAX_SCENARIO_BYTES = 256_000
+MAX_SCENARIO_BYTES = 256 * 1024  # bytes, as rules.core.scenario counts them
 MAX_LOG = 50
 MAX_DEADLINE_HOURS = 24 * 60
+
+# Keys the service adds to a play event's args beside the command's options: the referee
+# acting for a side, dice typed by hand, and the seat the command was applied for (absent
+# from events of 0.1.0, which replay reads from the members table instead).
+ACTED_FOR_ARG = "acted_for"
+BY_HAND_ARG = "by_hand"
+ACTOR_SIDE_ARG = "actor_side"
+EVENT_ARGS = frozenset({ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG})
 
 GAME_VERBS = (
     "game.new",
@@ -46,6 +55,12 @@ GAME_VERBS = (
     "turn.status",
     "dice.confirm",
     "dice.dispute",
+)
+
+
+# Verbs that never commit: nothing to find again when they are retried.
+_READ_ONLY_VERBS = frozenset(
+    {"game.status", "turn.status", "game.log", "game.export", "game.join", "odds"}
 )
 
 
@@ -82,12 +97,51 @@ class Reply:
     ruleset: str = ""
     acted_for: str | None = None
     duplicate: bool = False
+    owed: list[LegalAction] = field(default_factory=list)
 
 
 class ServiceError(RulesError):
     """A request the service refuses (permissions, no game, storage conflicts)."""
 
     default_key = "error.service"
+
+
+class NotNow(IllegalAction):
+    """A rules refusal, followed by what the seat may do now (from the legal actions)."""
+
+    def __init__(self, cause: RulesError, may: list[LegalAction], waiting_for: str) -> None:
+        self.cause = cause
+        self.may = may
+        self.waiting_for = waiting_for
+        super().__init__(cause.key, **cause.params)
+
+    def localized(self, language: str) -> str:
+        """The rules' reason, then the seat's legal commands (or whom the game waits for)."""
+        reason = self.cause.localized(language)
+        if self.may:
+            hint = translate("error.service.you_may", language, actions=commands_hint(self.may))
+        else:
+            hint = translate("error.service.waiting_for", language, side=self.waiting_for)
+        return f"{reason} {hint}"
+
+
+def command_name(verb: str) -> str:
+    """``turn.next`` → ``/turn next``: a service verb as the player types it."""
+    return "/" + verb.replace(".", " ")
+
+
+def commands_hint(actions: list[LegalAction], limit: int = 6) -> str:
+    """``/move (a, b), /fire (a), /turn next``: verbs with their units, short."""
+    by_verb: dict[str, list[str]] = {}
+    for action in actions:
+        units = by_verb.setdefault(action.verb, [])
+        if action.unit is not None and action.unit not in units:
+            units.append(action.unit)
+    parts = []
+    for verb, units in list(by_verb.items())[:limit]:
+        shown = ", ".join(units[:4]) + (", …" if len(units) > 4 else "")
+        parts.append(f"{command_name(verb)} ({shown})" if units else command_name(verb))
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +178,9 @@ class GameService:
             request = replace(request, options=given)
         async with self._lock(request.channel_id):
             try:
+                earlier = await self._earlier_answer(request)
+                if earlier is not None:
+                    return earlier
                 return await self._dispatch(request)
             except VersionConflict:
                 raise ServiceError("error.service.conflict") from None
@@ -133,6 +190,24 @@ class GameService:
                 key = f"error.{error.key}"
                 raise ServiceError(key, **{k: str(v) for k, v in error.params.items()}) from None
 
+    async def _earlier_answer(self, request: Request) -> Reply | None:
+        """A retried interaction gets its original result, before any rule looks at the
+        state it changed (a retried /callarty would otherwise find its battery busy)."""
+        if request.interaction_id is None or request.verb in _READ_ONLY_VERBS:
+            return None
+        event = await self._store.event_by_interaction(request.interaction_id)
+        if event is None:
+            return None
+        if event.channel_id != request.channel_id:
+            raise ServiceError("error.service.conflict")
+        record = await self._store.load(request.channel_id)
+        reply = Reply(language=record.language, ruleset=record.ruleset, duplicate=True)
+        reply.seq = event.seq
+        reply.resolutions = [
+            Resolution.from_json(item) for item in event.resolution or [] if isinstance(item, dict)
+        ]
+        return reply
+
     async def _dispatch(self, request: Request) -> Reply:
         verb = request.verb
         if verb == "game.new":
@@ -141,22 +216,27 @@ class GameService:
         play = self._play(record.ruleset)
         seat = await self._seat(request)
         reply = Reply(language=record.language, ruleset=record.ruleset)
-        if verb == "game.join":
-            return await self._join(request, play, record.document, seat, reply)
-        if verb in ("game.status", "turn.status"):
-            reply.status = play.status(record.document)
-            reply.follow_ups = play.follow_ups(record.document)
-            return reply
         if verb == "game.log":
             return await self._log(request, reply)
         if verb == "game.export":
             return await self._export(request, reply)
+        # Documents saved by an older release are migrated here, in memory; the next commit
+        # stores the current format. A document newer than the code is refused, clearly.
+        document = play.load_document(record.document)
+        if verb == "game.join":
+            return await self._join(request, play, document, seat, reply)
+        if verb in ("game.status", "turn.status"):
+            reply.status = play.status(document)
+            reply.follow_ups = play.follow_ups(document)
+            if record.status != "ended":
+                reply.owed = owed(play.legal_actions(document))
+            return reply
         if verb in ("game.undo", "game.end", "game.deadline"):
             if seat.role != "referee":
                 raise ServiceError("error.service.referee_only")
-            return await self._referee(request, play, record.version, record.document, reply)
+            return await self._referee(request, play, record.version, document, reply)
         if verb in ("dice.confirm", "dice.dispute"):
-            return await self._dice_check(request, seat, record.version, record.document, reply)
+            return await self._dice_check(request, seat, record.version, document, reply)
         if verb not in play.verbs():
             raise UnknownName(
                 "error.unknown_command",
@@ -167,7 +247,7 @@ class GameService:
             raise ServiceError("error.service.game_ended")
         if seat.role == "none":
             raise ServiceError("error.service.join_first")
-        return await self._play_verb(request, play, seat, record.version, record.document, reply)
+        return await self._play_verb(request, play, seat, record.version, document, reply)
 
     @staticmethod
     def _play(ruleset: str) -> GamePlay:
@@ -193,14 +273,20 @@ class GameService:
                 "error.service.bad_language", language=language[:10], known=", ".join(LANGUAGES)
             )
         play = self._play(get_ruleset(ruleset).key)
-        if request.attachment is not None and len(request.attachment) > MAX_SCENARIO_BYTES:
+        if (
+            request.attachment is not None
+            and len(request.attachment.encode("utf-8", "surrogatepass")) > MAX_SCENARIO_BYTES
+        ):
             raise InvalidInput("error.service.scenario_too_big", limit=MAX_SCENARIO_BYTES)
         scenario = options.get("scenario")
         if request.attachment is None and scenario and str(scenario) not in play.scenarios():
             raise UnknownName(
                 "error.unknown_scenario", name=str(scenario)[:40], known=", ".join(play.scenarios())
             )
-        document = play.new_game(str(scenario) if scenario else None, request.attachment)
+        # Parsing an uploaded file is bounded but not instant: keep it off the event loop.
+        document = await asyncio.to_thread(
+            play.new_game, str(scenario) if scenario else None, request.attachment
+        )
         await self._store.create_game(
             request.channel_id,
             guild_id=request.guild_id,
@@ -210,8 +296,8 @@ class GameService:
             status="active",
             actor_id=request.user_id,
             interaction_id=request.interaction_id,
+            referee_id=request.user_id,
         )
-        await self._store.add_member(request.channel_id, request.user_id, role="referee")
         reply = Reply(language=language, ruleset=ruleset)
         reply.notices.append(
             Outcome.of(
@@ -372,9 +458,16 @@ class GameService:
             dice = ScriptedDice(faces, by_hand=True)
         odds_only = request.verb == "odds"
         before = play.awaiting(document)
-        played = play.apply(
-            document, request.verb, request.options, SystemDice() if odds_only else dice, actor_side
-        )
+        try:
+            played = play.apply(
+                document,
+                request.verb,
+                request.options,
+                SystemDice() if odds_only else dice,
+                actor_side,
+            )
+        except IllegalAction as error:
+            raise self._not_now(play, document, error, actor_side) from None
         if isinstance(dice, ScriptedDice) and not odds_only:
             dice.ensure_consumed()
         reply.resolutions = played.resolutions
@@ -388,19 +481,18 @@ class GameService:
             return reply
         args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
         if seat.role == "referee" and before is not None and before != seat.side:
-            args["acted_for"] = before
+            args[ACTED_FOR_ARG] = before
             reply.acted_for = before
         if request.dice:
-            args["by_hand"] = True
+            args[BY_HAND_ARG] = True
             reply.by_hand = True
+        # Enough to replay the command without the members table: the side it was played
+        # for, and every die the tray rolled in order (not only those a resolution shows).
+        args[ACTOR_SIDE_ARG] = actor_side
         event = NewEvent(
             verb=request.verb,
             args=args,
-            dice=[
-                {"die": r.die.name, "face": r.face, "label": r.label}
-                for res in played.resolutions
-                for r in res.rolls
-            ],
+            dice=[recorded_roll(roll) for roll in played.rolls],
             resolution=[res.to_json() for res in played.resolutions],
             actor_id=request.user_id,
             interaction_id=request.interaction_id,
@@ -420,6 +512,23 @@ class GameService:
         if after is not None and after != before:
             reply.ping = await self._players_of(request.channel_id, after)
         return reply
+
+    @staticmethod
+    def _not_now(
+        play: GamePlay, document: Mapping[str, Any], error: IllegalAction, side: str | None
+    ) -> IllegalAction:
+        """The refusal with what the seat may do instead, read from the legal actions."""
+        try:
+            actions = play.legal_actions(document)
+        except RulesError:
+            return error
+        mine = [a for a in for_seat(actions, side) if a.verb != "odds"]
+        awaiting = play.awaiting(document)
+        sides = play.sides(document)
+        waiting_for = ", ".join(
+            dict.fromkeys(sides.get(a.side, a.side) for a in owed(actions) if a.side)
+        ) or sides.get(awaiting or "", awaiting or "—")
+        return NotNow(error, mine, waiting_for)
 
     async def _players_of(self, channel_id: int, side: str) -> list[int]:
         return [
@@ -459,7 +568,13 @@ class GameService:
         else:
             seat = await self._seat(Request(channel_id, user_id, "choices"))
             side = None if seat.role == "referee" else seat.side
-            names = play.choices(record.document, kind, side)
+            try:
+                names = play.choices(record.document, kind, side)
+                # What the seat may use now comes first: the same answer the rules give.
+                legal = values_of(for_seat(play.legal_actions(record.document), side), kind)
+            except RulesError:  # a document this version cannot read: the command will say so
+                return []
+            names = [*legal, *(n for n in names if n not in legal)]
         return [n for n in names if typed.lower() in n.lower()][:25]
 
     async def due_reminders(self, now: datetime | None = None) -> list[tuple[int, Reply]]:
@@ -482,11 +597,22 @@ class GameService:
         return replies
 
 
+def recorded_roll(roll: Roll) -> dict[str, Any]:
+    """A die as a play event records it: what replay needs to roll it again."""
+    return {
+        "die": roll.die.name,
+        "face": roll.face,
+        "label": roll.label,
+        "by_hand": roll.by_hand,
+        "side": roll.side,
+    }
+
+
 def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
     value = options.get(name, default)
     try:
         number = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidInput(
             "error.service.not_a_number", option=name, value=str(value)[:20]
         ) from None
@@ -495,4 +621,14 @@ def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, h
     return number
 
 
-__all__ = ["GAME_VERBS", "GameService", "IllegalAction", "Reply", "Request", "ServiceError"]
+__all__ = [
+    "ACTOR_SIDE_ARG",
+    "EVENT_ARGS",
+    "GAME_VERBS",
+    "GameService",
+    "IllegalAction",
+    "Reply",
+    "Request",
+    "ServiceError",
+    "recorded_roll",
+]

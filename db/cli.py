@@ -34,8 +34,14 @@ def default_db_path() -> str:
     return os.environ.get(DB_PATH_ENV) or DEFAULT_DB_PATH
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``db`` command and its subcommands to the ``arbitro`` parser."""
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """Add the ``db`` command and its subcommands to the ``arbitro`` parser.
+
+    Returns the ``db`` subcommands, so layers above storage can add theirs (the bot adds
+    ``replay``, which needs the rules that ``db/`` must not import).
+    """
     db_parser = subparsers.add_parser(
         "db", help="manage the game database", description="Manage the game database."
     )
@@ -43,28 +49,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     actions = db_parser.add_subparsers(dest="db_command", metavar="ACTION")
 
     migrate = actions.add_parser("migrate", help="create the database or bring it up to date")
-    _add_db_option(migrate)
+    add_db_option(migrate)
     migrate.set_defaults(handler=run_migrate)
 
     backup = actions.add_parser("backup", help="copy the live database to a new file")
     backup.add_argument("path", metavar="PATH", help="the backup file to create")
-    _add_db_option(backup)
+    add_db_option(backup)
     backup.set_defaults(handler=run_backup)
 
     check = actions.add_parser(
         "check", help="verify file integrity and every game's event hash chain"
     )
-    _add_db_option(check)
+    add_db_option(check)
     check.set_defaults(handler=run_check)
 
     export = actions.add_parser("export", help="write a game's events and states as JSON")
     export.add_argument("channel_id", metavar="CHANNEL_ID", type=int, help="the game's channel")
     export.add_argument("--out", metavar="FILE", help="write here instead of standard output")
-    _add_db_option(export)
+    add_db_option(export)
     export.set_defaults(handler=run_export)
+    return actions
 
 
-def _add_db_option(parser: argparse.ArgumentParser) -> None:
+def add_db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
         metavar="PATH",
@@ -81,7 +88,7 @@ def _usage(parser: argparse.ArgumentParser) -> Handler:
     return show_usage
 
 
-def _db_path(args: argparse.Namespace) -> str:
+def db_path(args: argparse.Namespace) -> str:
     path: str | None = getattr(args, "db", None)
     return path or default_db_path()
 
@@ -91,7 +98,7 @@ def _fail(message: str, stream: TextIO | None = None) -> int:
     return EXIT_ERROR
 
 
-def _run_safely(work: Callable[[], int | Coroutine[Any, Any, int]]) -> int:
+def run_safely(work: Callable[[], int | Coroutine[Any, Any, int]]) -> int:
     """Run a command (sync or async); failures become one line on stderr and status 2."""
     try:
         outcome = work()
@@ -110,7 +117,7 @@ def _run_safely(work: Callable[[], int | Coroutine[Any, Any, int]]) -> int:
 
 def run_migrate(args: argparse.Namespace) -> int:
     """``arbitro db migrate``: create or upgrade the database; print its schema version."""
-    path = _db_path(args)
+    path = db_path(args)
 
     async def work() -> int:
         async with await SqliteStore.open(path, create=True, migrate=True) as store:
@@ -118,12 +125,12 @@ def run_migrate(args: argparse.Namespace) -> int:
         print(f"{path}: schema version {version} (latest {migrations.latest_version()})")
         return EXIT_OK
 
-    return _run_safely(work)
+    return run_safely(work)
 
 
 def run_backup(args: argparse.Namespace) -> int:
     """``arbitro db backup PATH``: online copy through SQLite's backup API."""
-    path = _db_path(args)
+    path = db_path(args)
     target: str = args.path
 
     # Synchronous and schema-agnostic: a file not yet migrated can be backed up too.
@@ -132,12 +139,12 @@ def run_backup(args: argparse.Namespace) -> int:
         print(f"{path}: backed up to {target}")
         return EXIT_OK
 
-    return _run_safely(work)
+    return run_safely(work)
 
 
 def run_check(args: argparse.Namespace) -> int:
     """``arbitro db check``: integrity, foreign keys, versions and hash chains."""
-    path = _db_path(args)
+    path = db_path(args)
 
     async def work() -> int:
         async with await SqliteStore.open(path, create=False, migrate=False) as store:
@@ -151,12 +158,12 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"{path}: ok ({games} game(s) checked)")
         return EXIT_OK
 
-    return _run_safely(work)
+    return run_safely(work)
 
 
 def run_export(args: argparse.Namespace) -> int:
     """``arbitro db export CHANNEL_ID``: the verified game history as JSON."""
-    path = _db_path(args)
+    path = db_path(args)
     channel_id: int = args.channel_id
     out: str | None = args.out
 
@@ -171,7 +178,7 @@ def run_export(args: argparse.Namespace) -> int:
             print(f"channel {channel_id}: {len(bundle.events)} events written to {out}")
         return EXIT_OK
 
-    return _run_safely(work)
+    return run_safely(work)
 
 
 def _write_new_file(path: Path, text: str) -> None:

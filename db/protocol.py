@@ -49,8 +49,10 @@ class GameStore(Protocol):
         status: GameStatus = "setup",
         actor_id: int | None = None,
         interaction_id: str | None = None,
+        referee_id: int | None = None,
     ) -> GameRecord:
-        """Store a new game at version 1, logging a ``game.created`` event."""
+        """Store a new game at version 1, logging a ``game.created`` event; ``referee_id``
+        becomes its referee in the same transaction."""
         ...
 
     async def load(self, channel_id: int) -> GameRecord:
@@ -61,6 +63,10 @@ class GameStore(Protocol):
         self, guild_id: int | None, status: GameStatus | None = None
     ) -> list[GameSummary]:
         """The games of a guild (``None``: games outside any guild), oldest first."""
+        ...
+
+    async def all_games(self, status: GameStatus | None = None) -> list[GameSummary]:
+        """Every game of every guild, optionally only those with ``status``, by channel."""
         ...
 
     async def commit(
@@ -114,6 +120,10 @@ class GameStore(Protocol):
 
     async def export(self, channel_id: int, *, verify: bool = True) -> ExportBundle:
         """Everything about the game, its hash chain verified unless ``verify`` is false."""
+        ...
+
+    async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:
+        """The event an interaction committed, if any."""
         ...
 
     async def add_member(

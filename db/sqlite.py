@@ -394,6 +394,7 @@ def _create_tx(
     status: GameStatus,
     document_json: str,
     pending: _PendingEvent,
+    referee_id: int | None = None,
 ) -> CommitResult:
     with _write_transaction(connection):
         duplicate = _duplicate_of(connection, channel_id, pending.interaction_id)
@@ -427,6 +428,13 @@ def _create_tx(
             status=status,
             undoes_seq=None,
         )
+        if referee_id is not None:
+            # In the same transaction: a game never exists without its referee.
+            connection.execute(
+                "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
+                "VALUES (?, ?, 'referee', NULL, ?)",
+                (channel_id, referee_id, pending.created_at),
+            )
     return CommitResult(event)
 
 
@@ -626,6 +634,18 @@ def _list_games_tx(
         "ORDER BY created_at, channel_id",
         params,
     ).fetchall()
+    return [_summary_from_row(row) for row in rows]
+
+
+def _all_games_tx(connection: sqlite3.Connection, status: GameStatus | None) -> list[GameSummary]:
+    if status is None:
+        rows = connection.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games ORDER BY channel_id"
+        ).fetchall()
+    else:
+        rows = connection.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = ? ORDER BY channel_id", (status,)
+        ).fetchall()
     return [_summary_from_row(row) for row in rows]
 
 
@@ -1128,11 +1148,13 @@ class SqliteStore:
         status: GameStatus = "setup",
         actor_id: int | None = None,
         interaction_id: str | None = None,
+        referee_id: int | None = None,
     ) -> GameRecord:
         """Store a new game at version 1, with a ``game.created`` event holding its setup.
 
-        Raises `GameExists` if the channel holds a game (even an ended one: delete it
-        first). Retrying the same interaction returns the game as it is now.
+        ``referee_id`` joins the game as its referee in the same transaction. Raises
+        `GameExists` if the channel holds a game (even an ended one: delete it first).
+        Retrying the same interaction returns the game as it is now.
         """
         if status not in GAME_STATUSES:
             raise ValueError(f"unknown game status {status!r}")
@@ -1156,6 +1178,7 @@ class SqliteStore:
                 status=status,
                 document_json=document_json,
                 pending=pending,
+                referee_id=None if referee_id is None else operator.index(referee_id),
             ),
             channel_id,
         )
@@ -1187,6 +1210,13 @@ class SqliteStore:
     ) -> list[GameSummary]:
         """The games of a guild (``None``: outside any guild), optionally by status."""
         return await self._run(partial(_list_games_tx, guild_id=guild_id, status=status))
+
+    async def all_games(self, status: GameStatus | None = None) -> list[GameSummary]:
+        """Every game of every guild, optionally only those with ``status``, by channel.
+
+        For maintenance (start-up document checks, ``arbitro db replay``), not per command.
+        """
+        return await self._run(partial(_all_games_tx, status=status))
 
     async def commit(
         self,
@@ -1321,6 +1351,10 @@ class SqliteStore:
         )
 
     # ---- members -----------------------------------------------------------------------
+
+    async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:
+        """The event an interaction committed, if any (a retried interaction's answer)."""
+        return await self._run(partial(_event_by_interaction, interaction_id=interaction_id))
 
     async def add_member(
         self,

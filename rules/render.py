@@ -7,12 +7,16 @@ embed. Nothing here knows about either front end.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
 
 from rules.core.i18n import has_key, translate
-from rules.core.resolution import Effect, EffectKind, Outcome, Resolution, Step
+from rules.core.resolution import Effect, EffectKind, Odds, Outcome, Resolution, Step
 
-MAX_ODDS_LINES = 12
+#: Odds lines at most, the "other" line included: the likeliest outcomes are named, the
+#: rest is summed up in one remainder line.
+MAX_ODDS_LINES = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +29,10 @@ class Described:
     effects: tuple[str, ...]
     odds: tuple[str, ...]
     by_hand: bool
+    #: The heading of the odds ("Odds", or "Odds, each of the 8" for a volley's summary).
+    odds_title: str = ""
+    #: The odds are summed up on a later resolution of the same kind in the reply.
+    odds_folded: bool = False
 
 
 def value_text(ruleset: str, value: str | int, language: str) -> str:
@@ -115,13 +123,7 @@ def describe(resolution: Resolution, language: str) -> Described:
     )
     odds: tuple[str, ...] = ()
     if resolution.odds is not None:
-        if resolution.odds.exact:
-            odds = tuple(
-                f"{outcome_text(ruleset, entry.outcome, language)}: {entry.probability:.1%}"
-                for entry in resolution.odds.entries[:MAX_ODDS_LINES]
-            )
-        else:
-            odds = (translate("render.odds_inexact", language, paths=resolution.odds.paths),)
+        odds = odds_lines(ruleset, (resolution.odds,), language)
     title = translate(f"{ruleset}.procedure.{resolution.procedure}", language)
     if title == f"{ruleset}.procedure.{resolution.procedure}":
         title = resolution.procedure.replace("_", " ")
@@ -132,12 +134,88 @@ def describe(resolution: Resolution, language: str) -> Described:
         effects=effects,
         odds=odds,
         by_hand=any(roll.by_hand for roll in resolution.rolls),
+        odds_title=translate("render.odds", language),
     )
+
+
+def _percent(probability: Fraction) -> str:
+    shown = f"{float(probability):.1%}"
+    # Not certain, so never "100.0%" (a certain outcome has its own line).
+    return ">99.9%" if shown == "100.0%" and probability < 1 else shown
+
+
+def odds_lines(ruleset: str, odds: Sequence[Odds], language: str) -> tuple[str, ...]:
+    """The odds of one roll, or the average per roll of several of the same kind, as lines.
+
+    Outcomes whose sentences read the same are one line (their chances summed); outcomes
+    that would show 0.0% and those beyond :data:`MAX_ODDS_LINES` are summed in a last
+    "other" line, so the lines always add up to 100%; a certain outcome is one "certain"
+    line. Several rolls give each outcome's average chance per roll (exactly each roll's
+    odds when they are all the same).
+    """
+    if not odds:
+        return ()
+    if not all(single.exact for single in odds):
+        paths = max(single.paths for single in odds)
+        return (translate("render.odds_inexact", language, paths=paths),)
+    chances: dict[str, Fraction] = {}
+    for single in odds:
+        for entry in single.entries:
+            label = outcome_text(ruleset, entry.outcome, language)
+            share = Fraction(entry.numerator, entry.denominator) / len(odds)
+            chances[label] = chances.get(label, Fraction(0)) + share
+    # Likeliest first; equal chances keep the order the odds gave them.
+    ranked = sorted(chances.items(), key=lambda item: -item[1])
+    if len(ranked) == 1 and ranked[0][1] == 1:
+        return (translate("render.odds_certain", language, outcome=ranked[0][0]),)
+    visible = [(label, chance) for label, chance in ranked if _percent(chance) != "0.0%"]
+    shown = visible if len(visible) <= MAX_ODDS_LINES else visible[: MAX_ODDS_LINES - 1]
+    lines = [f"{label}: {_percent(chance)}" for label, chance in shown]
+    rest = 1 - sum((chance for _, chance in shown), Fraction(0))
+    if rest > 0:
+        remainder = _percent(rest)
+        lines.append(
+            translate(
+                "render.odds_other", language, p="<0.1%" if remainder == "0.0%" else remainder
+            )
+        )
+    return tuple(lines)
+
+
+def describe_reply(resolutions: Sequence[Resolution], language: str) -> list[Described]:
+    """Every resolution of one reply, each distinct odds block shown once.
+
+    A command that resolves several rolls of one procedure with the same odds (the shots
+    of a volley, each model's save) shows those odds once, on the last of them, headed
+    "each of these N": eight identical blocks would only bury the results. Rolls whose odds
+    differ (a rifle and a pistol in one volley, the two sides of a close combat) keep their
+    own block: an average of different rolls' odds would describe no roll that was made.
+    """
+    described = [describe(resolution, language) for resolution in resolutions]
+    groups: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+    for index, (resolution, one) in enumerate(zip(resolutions, described, strict=True)):
+        if one.odds:
+            key = (resolution.ruleset, resolution.procedure, one.odds)
+            groups.setdefault(key, []).append(index)
+    for indexes in groups.values():
+        if len(indexes) < 2:
+            continue
+        for index in indexes[:-1]:
+            described[index] = replace(described[index], odds=(), odds_folded=True)
+        last = indexes[-1]
+        described[last] = replace(
+            described[last], odds_title=translate("render.odds_each", language, n=len(indexes))
+        )
+    return described
 
 
 def render_resolution_text(resolution: Resolution, language: str = "it") -> str:
     """The whole breakdown as plain text (console table and CLI)."""
-    described = describe(resolution, language)
+    return render_described_text(describe(resolution, language), language)
+
+
+def render_described_text(described: Described, language: str) -> str:
+    """A described resolution as plain text."""
     lines = [
         f"== {described.title} ==",
         *described.steps,
@@ -148,5 +226,5 @@ def render_resolution_text(resolution: Resolution, language: str = "it") -> str:
     if described.effects:
         lines.append(f"{translate('render.effects', language)}: " + "; ".join(described.effects))
     if described.odds:
-        lines.append(f"{translate('render.odds', language)}: " + " · ".join(described.odds))
+        lines.append(f"{described.odds_title}: " + " · ".join(described.odds))
     return "\n".join(lines)

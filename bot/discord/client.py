@@ -1,4 +1,4 @@
-"""The Discord bot: cogs, translator, persistent buttons, error handler, sync, reminders.
+"""The Discord bot: slash commands, translator, persistent buttons, error handler, sync, reminders.
 
 ``bot.main`` builds it with :func:`build_bot` and runs it; ``arbitro sync --dry-run``
 prints :func:`dry_run_payload`, the exact JSON the bot sends Discord when it syncs.
@@ -15,7 +15,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.discord.cogs import COGS
+from bot.discord.commands import build_app_commands
 from bot.discord.embeds import reply_to_messages
 from bot.discord.errors import report_error
 from bot.discord.translator import CatalogueTranslator
@@ -81,12 +81,16 @@ class ArbitroBot(commands.Bot):
             self.languages.popitem(last=False)
 
     async def install(self) -> None:
-        """Register cogs, translator and dynamic buttons (once; no network needed)."""
+        """Register the commands, translator and dynamic buttons (once; no network needed).
+
+        The commands are generated from the declaration in :mod:`bot.commands`, which the
+        console reads too.
+        """
         if self._installed:
             return
         self._installed = True
-        for cog in COGS:
-            await self.add_cog(cog())
+        for command in build_app_commands():
+            self.tree.add_command(command)
         await self.tree.set_translator(CatalogueTranslator())
         self.add_dynamic_items(ActionButton)
 

@@ -1,21 +1,36 @@
-"""Helpers the cogs declare their commands with: localized options, choices, autocomplete."""
+"""The slash commands, generated from the one declaration in :mod:`bot.commands`.
+
+discord.py reads a command's options from its callback's signature. Each command here gets
+a generated callback whose ``__signature__`` lists the declared options with their types
+(``Range`` for bounds), then the declared descriptions, localized names, choices and
+autocomplete callbacks are attached exactly as the decorators would. The callback only
+turns the values into a request (:func:`bot.commands.invocation`) and hands it to
+:func:`bot.discord.runner.run_command`: no rule is decided here.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Callable, Coroutine
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 
 import discord
 from discord import app_commands
 
-from bot.discord.translator import choice, option_description, option_name
+from bot.commands import COMMANDS, CommandSpec, OptionSpec, OptionType, invocation
+from bot.discord.runner import run_command
+from bot.discord.translator import (
+    choice,
+    command_description,
+    command_name,
+    option_description,
+    option_name,
+)
 
 log = logging.getLogger("bot.discord")
-
-T = TypeVar("T")
 
 #: Discord drops an autocomplete answer after 3 s; give up well before.
 AUTOCOMPLETE_TIMEOUT = 2.0
@@ -25,28 +40,7 @@ CHOICE_TEXT_LIMIT = 100
 Suggester = Callable[
     [discord.Interaction[Any], str], Coroutine[Any, Any, list[app_commands.Choice[str]]]
 ]
-
-
-def options(**stems: str) -> Callable[[T], T]:
-    """Localize parameters: ``unit="unit"`` names the option through ``discord.opt.unit.name``
-    and describes it through ``discord.opt.<stem>.description``.
-
-    The stem differs from the option name when one option means different things in two
-    commands (``target`` is a unit for /fire, a point on the table for /callarty).
-    """
-
-    def decorate(func: T) -> T:
-        func = app_commands.describe(
-            **{param: option_description(stem) for param, stem in stems.items()}
-        )(func)
-        return app_commands.rename(**{param: option_name(param) for param in stems})(func)
-
-    return decorate
-
-
-def choices(*values: str) -> list[app_commands.Choice[str]]:
-    """Localized fixed choices for a vocabulary (ammo, facing, link, test kinds…)."""
-    return [choice(value) for value in values]
+Callback = Callable[..., Coroutine[Any, Any, None]]
 
 
 @cache
@@ -83,4 +77,117 @@ def suggest(kind: str) -> Suggester:
     return complete
 
 
-__all__ = ["AUTOCOMPLETE_TIMEOUT", "choices", "options", "suggest"]
+def annotation(option: OptionSpec) -> Any:
+    """The type discord.py reads for ``option`` (its Discord option type and bounds)."""
+    if option.type is OptionType.ATTACHMENT:
+        return discord.Attachment
+    if option.type is OptionType.BOOLEAN:
+        return bool
+    base: type = {OptionType.INTEGER: int, OptionType.NUMBER: float}.get(option.type, str)
+    if option.low is None or option.high is None:
+        return base
+    low: float = option.low
+    high: float = option.high
+    if base is not float:
+        low, high = int(low), int(high)
+    return app_commands.Range[base, low, high]
+
+
+def signature(command: CommandSpec) -> inspect.Signature:
+    """``(interaction, <required options>, <optional options> = None)``."""
+    parameters = [
+        inspect.Parameter(
+            "interaction",
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=discord.Interaction,
+        )
+    ]
+    ordered = sorted(command.options, key=lambda option: not option.required)
+    for option in ordered:
+        kind = annotation(option)
+        parameters.append(
+            inspect.Parameter(
+                option.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=kind if option.required else kind | None,
+                default=inspect.Parameter.empty if option.required else None,
+            )
+        )
+    return inspect.Signature(parameters)
+
+
+def callback(command: CommandSpec) -> Callback:
+    """The generated callback: the declared options in, one service request out."""
+
+    async def run(interaction: discord.Interaction[Any], **values: Any) -> None:
+        call = invocation(command, values)
+        await run_command(
+            interaction,
+            call.verb,
+            call.options,
+            dice=call.dice,
+            attachment=call.file,
+            private=command.private,
+        )
+
+    function_name = command.path.replace(".", "_")
+    run.__name__ = run.__qualname__ = function_name
+    run.__signature__ = signature(command)  # type: ignore[attr-defined]
+    described: Callback = app_commands.describe(
+        **{o.name: option_description(o.description) for o in command.options}
+    )(run)
+    described = app_commands.rename(**{o.name: option_name(o.name) for o in command.options})(
+        described
+    )
+    fixed = {o.name: [choice(value) for value in o.choices] for o in command.options if o.choices}
+    if fixed:
+        described = app_commands.choices(**fixed)(described)
+    completed = {
+        o.name: suggest(o.autocomplete) for o in command.options if o.autocomplete is not None
+    }
+    if completed:
+        described = app_commands.autocomplete(**completed)(described)
+    return described
+
+
+def app_command(
+    command: CommandSpec, parent: app_commands.Group | None = None
+) -> app_commands.Command[Any, ..., None]:
+    """The Discord command for one declared command."""
+    return app_commands.Command(
+        name=command_name(command.path),
+        description=command_description(command.path),
+        callback=callback(command),
+        parent=parent,
+    )
+
+
+def build_app_commands(
+    commands: tuple[CommandSpec, ...] = COMMANDS,
+) -> list[app_commands.Command[Any, ..., None] | app_commands.Group]:
+    """Every declared command, group commands inside their group, in declared order."""
+    top: dict[str, app_commands.Command[Any, ..., None] | app_commands.Group] = {}
+    for command in commands:
+        words = command.words
+        if len(words) == 1:
+            top[command.path] = app_command(command)
+            continue
+        group = top.get(words[0])
+        if group is None:
+            group = app_commands.Group(
+                name=command_name(words[0]), description=command_description(words[0])
+            )
+            top[words[0]] = group
+        assert isinstance(group, app_commands.Group)
+        group.add_command(app_command(command, parent=group))
+    return list(top.values())
+
+
+__all__ = [
+    "AUTOCOMPLETE_TIMEOUT",
+    "annotation",
+    "build_app_commands",
+    "callback",
+    "signature",
+    "suggest",
+]

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 import discord
 
 from bot.discord.views import reply_buttons
+from bot.render_text import owed_lines
 from bot.service import Reply
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Comparison, Outcome, Resolution, Step
-from rules.render import describe, outcome_text
+from rules.render import Described, describe, describe_reply, outcome_text
 
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
@@ -256,13 +257,22 @@ def step_lines(ruleset: str, step: Step, language: str) -> list[str]:
     return lines
 
 
-def resolution_card(resolution: Resolution, language: str, *, odds_only: bool = False) -> Card:
+def resolution_card(
+    resolution: Resolution,
+    language: str,
+    *,
+    odds_only: bool = False,
+    described: Described | None = None,
+) -> Card:
     """One resolution: title, outcome, a field per step, effects, odds, dice-by-hand footer.
 
     With ``odds_only`` (``/odds``) nothing was rolled: only the odds are shown.
+    ``described`` is the resolution as :func:`rules.render.describe_reply` gave it within
+    its reply (a volley's odds summed up on its last shot).
     """
-    described = describe(resolution, language)
-    odds_name = translate("render.odds", language)
+    if described is None:
+        described = describe(resolution, language)
+    odds_name = described.odds_title or translate("render.odds", language)
     if odds_only:
         return Card(
             title=f"{described.title} — {odds_name}",
@@ -364,10 +374,26 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         notices.append(translate("discord.embed.files", language, files=", ".join(reply.files)))
     if notices and not reply.odds_only:
         cards.append(Card(title="", lines=notices, colour=COLOUR_NOTICE))
-    for resolution in reply.resolutions:
-        cards.append(resolution_card(resolution, language, odds_only=reply.odds_only))
+    # One odds summary per kind of roll: a volley's shots share one (rules.render).
+    for resolution, described in zip(
+        reply.resolutions, describe_reply(reply.resolutions, language), strict=True
+    ):
+        if reply.odds_only and described.odds_folded:
+            continue
+        cards.append(
+            resolution_card(resolution, language, odds_only=reply.odds_only, described=described)
+        )
     if reply.status is not None:
         cards.append(status_card(reply.status, reply.ruleset, language))
+    owed = owed_lines(reply)
+    if owed:
+        cards.append(
+            Card(
+                title=translate("discord.embed.to_do", language),
+                lines=[f"• {line}" for line in owed],
+                colour=COLOUR_NOTICE,
+            )
+        )
     if reply.lines:
         cards.append(
             Card(

@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from rules.core.yamlio import load_yaml
 
 LANGUAGES: tuple[str, ...] = ("it", "en", "fr")
 DEFAULT_LANGUAGE = "it"
@@ -51,7 +51,7 @@ def catalogue(language: str) -> Mapping[str, str]:
     entries: dict[str, str] = {}
     if language in LANGUAGES:
         for text in _locale_files(language):
-            _flatten("", yaml.safe_load(text) or {}, entries)
+            _flatten("", load_yaml(text) or {}, entries)
     return entries
 
 

@@ -8,27 +8,54 @@ The work is bounded by ``limit`` runs, and results are cached by the caller.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fractions import Fraction
-from math import prod
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from rules.core.dice import Die
 from rules.core.resolution import Odds, OddsEntry, Outcome
 
-# ~40 µs a resolver run: 5,000 paths bound a cold enumeration to about 0.2 s.
+# ~40 µs a resolver run: 5,000 paths bound a cold enumeration to about 0.2 s. Procedures
+# whose dice repeat (duels, models, attacks) compose instead (DiceTray.independent), so
+# their paths stay few whatever the input.
 DEFAULT_PATH_LIMIT = 5_000
+# A wall-clock safety net for one enumeration, set by a caller that serves many users (the
+# bot's service); None (the default) keeps odds deterministic for tests and the CLI.
+_BUDGET: ContextVar[float | None] = ContextVar("odds_budget", default=None)
+
+
+@contextmanager
+def odds_budget(seconds: float | None) -> Iterator[None]:
+    """Within this block an enumeration past ``seconds`` gives up (no odds, never a stall)."""
+    token = _BUDGET.set(seconds)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+# Composed distributions stay exact fractions up to this many independent parts; beyond,
+# they are summed in floating point (relative error below 1e-12, far under what is shown).
+EXACT_PARTS_LIMIT = 40
+
+Weight = Fraction | float
 
 
 class _PathSource:
-    """Replays a path of faces and extends it with face 1 for each new die."""
+    """Replays a path of choices and extends it with the first choice at each new roll.
 
-    __slots__ = ("faces", "position", "sides")
+    A roll is either a die (``options[i]`` is its number of sides, each face weighing
+    1/sides) or a weighted choice among a composed distribution's values (``options[i]`` is
+    a tuple of ``(value, weight)``), asked through :meth:`choose`.
+    """
 
-    def __init__(self, faces: list[int], sides: list[int]) -> None:
-        self.faces = faces
-        self.sides = sides
+    __slots__ = ("choices", "options", "position")
+
+    def __init__(self, choices: list[int], options: list[int | tuple[tuple[Any, Weight], ...]]):
+        self.choices = choices
+        self.options = options
         self.position = 0
 
     @property
@@ -38,50 +65,146 @@ class _PathSource:
     def face(self, die: Die, label: str) -> int:
         index = self.position
         self.position = index + 1
-        if index < len(self.faces):
-            if self.sides[index] != die.sides:
+        if index < len(self.choices):
+            if self.options[index] != die.sides:
                 # A resolver must ask for the same dice given the same earlier faces.
                 raise RuntimeError(f"non-deterministic resolver at roll {index + 1} ({label})")
-            return self.faces[index]
-        self.faces.append(1)
-        self.sides.append(die.sides)
+            return self.choices[index] + 1
+        self.choices.append(0)
+        self.options.append(die.sides)
         return 1
 
+    def choose(self, distribution: tuple[tuple[Any, Weight], ...]) -> Any:
+        """Branch on a composed distribution: one path per value, weighted."""
+        index = self.position
+        self.position = index + 1
+        if index < len(self.choices):
+            return distribution[self.choices[index]][0]
+        self.choices.append(0)
+        self.options.append(distribution)
+        return distribution[0][0]
 
-def enumerate_odds(run: Callable[[_PathSource], Outcome], limit: int = DEFAULT_PATH_LIMIT) -> Odds:
-    """Run ``run`` over every dice path and return the exact outcome distribution.
 
-    ``run`` receives a dice source and returns the outcome. If more than ``limit`` paths
-    would be needed, returns inexact (empty) odds instead of stalling.
+def _width(option: int | tuple[tuple[Any, Weight], ...]) -> int:
+    return option if isinstance(option, int) else len(option)
+
+
+def _walk(
+    run: Callable[[_PathSource], Hashable], limit: int, budget_s: float | None = None
+) -> tuple[dict[Any, Weight], int]:
+    """Every path of ``run`` with its weight, summed by result.
+
+    Returns ({}, paths) past ``limit`` paths or ``budget_s`` seconds: a safety net, so no
+    input can hold the caller for long (composition keeps real inputs far below both).
     """
-    faces: list[int] = []
-    sides: list[int] = []
-    # outcome -> {denominator: count}; summed as fractions once at the end.
-    tallies: dict[Outcome, dict[int, int]] = {}
+    deadline = None if budget_s is None else time.perf_counter() + budget_s
+    choices: list[int] = []
+    options: list[int | tuple[tuple[Any, Weight], ...]] = []
+    # result -> {denominator: count} for plain dice paths (integer sums, one division at the
+    # end) and result -> weight for paths through composed distributions.
+    plain: dict[Any, dict[int, int]] = {}
+    weighted: dict[Any, Weight] = {}
     paths = 0
     while True:
-        source = _PathSource(faces, sides)
-        outcome = run(source)
-        del faces[source.position :]
-        del sides[source.position :]
-        denominator = prod(sides)
-        bucket = tallies.setdefault(outcome, {})
-        bucket[denominator] = bucket.get(denominator, 0) + 1
+        source = _PathSource(choices, options)
+        result = run(source)
+        del choices[source.position :]
+        del options[source.position :]
+        denominator = 1
+        weight: Weight | None = None
+        for option, choice in zip(options, choices, strict=True):
+            if isinstance(option, int):
+                denominator *= option
+            else:
+                weight = option[choice][1] if weight is None else weight * option[choice][1]
+        if weight is None:
+            bucket = plain.setdefault(result, {})
+            bucket[denominator] = bucket.get(denominator, 0) + 1
+        else:
+            weighted[result] = weighted.get(result, 0) + weight / denominator
         paths += 1
-        while faces and faces[-1] == sides[-1]:
-            faces.pop()
-            sides.pop()
-        if not faces:
+        while choices and choices[-1] == _width(options[-1]) - 1:
+            choices.pop()
+            options.pop()
+        if not choices:
             break
         if paths >= limit:
-            return Odds((), paths, exact=False)
-        faces[-1] += 1
+            return {}, paths
+        if deadline is not None and not paths % 64 and time.perf_counter() > deadline:
+            return {}, paths
+        choices[-1] += 1
+    totals: dict[Any, Weight] = dict(weighted)
+    for result, bucket in plain.items():
+        exact = sum((Fraction(count, den) for den, count in bucket.items()), Fraction(0))
+        totals[result] = totals.get(result, 0) + exact
+    return totals, paths
+
+
+def enumerate_odds(
+    run: Callable[[_PathSource], Outcome],
+    limit: int = DEFAULT_PATH_LIMIT,
+    budget_s: float | None = None,
+) -> Odds:
+    """Run ``run`` over every dice path and return the outcome distribution.
+
+    ``run`` receives a dice source and returns the outcome. If more than ``limit`` paths
+    or ``budget_s`` seconds would be needed, returns inexact (empty) odds instead of stalling.
+    """
+    totals, paths = _walk(run, limit, budget_s if budget_s is not None else _BUDGET.get())
+    if not totals:
+        return Odds((), paths, exact=False)
     entries = []
-    for outcome, bucket in tallies.items():
-        total = sum((Fraction(count, den) for den, count in bucket.items()), Fraction(0))
-        entries.append(OddsEntry(outcome, total.numerator, total.denominator))
+    for outcome, total in totals.items():
+        if not isinstance(total, Fraction):
+            total = Fraction(total).limit_denominator(10**15)
+        if total:
+            entries.append(OddsEntry(outcome, total.numerator, total.denominator))
     entries.sort(key=lambda entry: (-entry.numerator / entry.denominator, entry.outcome.code))
     return Odds(tuple(entries), paths, exact=True)
+
+
+def distribution_of(
+    run: Callable[[_PathSource], Hashable], limit: int = DEFAULT_PATH_LIMIT
+) -> tuple[tuple[Any, Weight], ...]:
+    """The distribution of whatever ``run`` returns over every dice path (most likely first).
+
+    Raises ``OverflowError`` past ``limit`` paths: a part of a composition must be small.
+    """
+    totals, paths = _walk(run, limit)
+    if not totals:
+        raise OverflowError(f"a composed part needs more than {limit} paths ({paths})")
+    return tuple(sorted(totals.items(), key=lambda item: -float(item[1])))
+
+
+A = TypeVar("A", bound=Hashable)
+
+
+def convolve(
+    parts: Sequence[tuple[tuple[Any, Weight], ...]],
+    fold: Callable[[A, Any], A],
+    initial: A,
+    stop: Callable[[A], bool] | None = None,
+) -> tuple[tuple[A, Weight], ...]:
+    """The distribution of folding independent parts, each given by its distribution.
+
+    ``stop`` marks absorbing accumulations (no later part changes them): they carry on
+    unchanged, as the real roll stops there.
+    """
+    exact = len(parts) <= EXACT_PARTS_LIMIT
+    current: dict[A, Weight] = {initial: Fraction(1) if exact else 1.0}
+    for part in parts:
+        if not exact:
+            part = tuple((value, float(weight)) for value, weight in part)
+        following: dict[A, Weight] = {}
+        for accumulated, chance in current.items():
+            if stop is not None and stop(accumulated):
+                following[accumulated] = following.get(accumulated, 0) + chance
+                continue
+            for value, weight in part:
+                folded = fold(accumulated, value)
+                following[folded] = following.get(folded, 0) + chance * weight
+        current = following
+    return tuple(sorted(current.items(), key=lambda item: -float(item[1])))
 
 
 K = TypeVar("K", bound=Hashable)

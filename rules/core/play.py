@@ -15,7 +15,9 @@ from pydantic import ValidationError
 
 from rules.core.dice import DiceSource, Roll
 from rules.core.errors import InvalidInput
+from rules.core.game import disposable
 from rules.core.legal import LegalAction
+from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
 
 
@@ -80,6 +82,17 @@ class GamePlay(Protocol):
 
     def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
         """A new game document from a bundled scenario or an uploaded YAML text."""
+        ...
+
+    def load_document(
+        self, document: Mapping[str, Any], *, validate: bool = False
+    ) -> dict[str, Any]:
+        """The document in the current format (migrated in memory when older).
+
+        Raises ``DocumentTooNew`` for a format newer than the code. With ``validate`` the
+        state model checks it too (``error.corrupt_state`` if it does not fit) and the
+        document comes back as the model dumps it.
+        """
         ...
 
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
@@ -155,12 +168,49 @@ class DocumentPlay:
         else:
             first = next(iter(self.scenario.bundled_scenarios()))
             scenario = self.scenario.load_bundled(scenario_id or first)
-        document: dict[str, Any] = self.game.new_game(scenario).model_dump(mode="json")
-        return document
+        return self._document(self.game.new_game(scenario))
+
+    @property
+    def document_format(self) -> DocumentFormat:
+        """This ruleset's document format (``rules/<ruleset>/migrations.py``)."""
+        return document_format(self.ruleset)
+
+    def _document(self, state: Any) -> dict[str, Any]:
+        """A state as the document to store: its JSON dump, stamped with the format."""
+        return self.document_format.stamp(state.model_dump(mode="json"))
+
+    def load_document(
+        self, document: Mapping[str, Any], *, validate: bool = False
+    ) -> dict[str, Any]:
+        """The document in the current format (migrated in memory when older).
+
+        Raises ``DocumentTooNew`` for a format newer than the code. With ``validate`` the
+        state model checks it too (``error.corrupt_state`` if it does not fit) and the
+        document comes back as the model dumps it (defaults filled in, canonical values).
+        """
+        current = self.document_format.upgrade(document)
+        if validate:
+            return self._document(self._state(current))
+        return current
+
+    # The last document validated, with its state: the service asks several questions of one
+    # document per command (whose move, follow-ups, legal actions), each validation costing
+    # about as much as the rules. Keyed by identity: documents are never changed in place.
+    _memo: tuple[Mapping[str, Any], Any] | None = None
 
     def _state(self, document: Mapping[str, Any]) -> Any:
+        """The state of a document (read-only: callers must not change it)."""
+        memo = self._memo
+        if memo is not None and memo[0] is document:
+            return memo[1]
+        state = self._load_state(document)
+        self._memo = (document, state)
+        return state
+
+    def _load_state(self, document: Mapping[str, Any]) -> Any:
+        fields = self.document_format.state_fields(self.document_format.upgrade(document))
         try:
-            return self.game.load_state(dict(document))
+            return self.game.load_state(fields)
         except ValidationError as error:
             raise InvalidInput("error.corrupt_state", detail=str(error)[:200]) from None
 
@@ -179,18 +229,25 @@ class DocumentPlay:
     ) -> Played:
         """Apply a verb; ``odds`` previews (turn-order checks skipped) and is not committed."""
         command = self.commands.build_command(verb, options)
-        applied = self.game.apply(
-            self._state(document),
-            command,
-            dice,
-            actor_side=actor_side,
-            preview=verb == "odds",
-            other_dice=other_dice,
-        )
+        memo = self._memo
+        if memo is not None and memo[0] is document:
+            state, fresh = memo[1], False  # shared with readers: the command must copy it
+        else:
+            state, fresh = self._load_state(document), True  # ours alone: no copy needed
+        with disposable(state if fresh else None):
+            applied = self.game.apply(
+                state,
+                command,
+                dice,
+                actor_side=actor_side,
+                preview=verb == "odds",
+                other_dice=other_dice,
+            )
         rolls = list(applied.tray.rolls) if applied.tray is not None else []
-        return Played(
-            applied.state.model_dump(mode="json"), applied.resolutions, applied.notices, rolls
-        )
+        played = Played(self._document(applied.state), applied.resolutions, applied.notices, rolls)
+        if verb != "odds":
+            self._memo = (played.document, applied.state)
+        return played
 
     def awaiting(self, document: Mapping[str, Any]) -> str | None:
         """The side whose move it is."""

@@ -73,7 +73,8 @@ class Procedure(Generic[InputT]):
             return self.resolver(data, DiceTray(source)).outcome
 
         computed = enumerate_odds(outcome_of, self.path_limit)
-        _ODDS_CACHE.put(key, computed)
+        if computed.exact:  # a budget cut may be the machine's load: try again next time
+            _ODDS_CACHE.put(key, computed)
         return computed
 
     def resolve_on(self, data: InputT, tray: DiceTray) -> Resolution:
@@ -93,8 +94,11 @@ class Procedure(Generic[InputT]):
 
 
 def clear_odds_cache() -> None:
-    """Forget cached odds (benchmarks measure cold enumeration with it)."""
+    """Forget cached odds and composed parts (benchmarks measure cold enumeration with it)."""
+    from rules.core.compose import clear_composed_parts
+
     _ODDS_CACHE.clear()
+    clear_composed_parts()
 
 
 def dumps(value: Any) -> str:

@@ -3,6 +3,8 @@ with errors that name the line, and the bundled example scenarios of a ruleset."
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -11,34 +13,127 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from rules.core.errors import InvalidInput, UnknownName
+from rules.core.yamlio import SafeLoader
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
+# Limits on an uploaded scenario: a real one is a few KB, a few levels deep, with small numbers.
+MAX_SCENARIO_BYTES = 256 * 1024
+MAX_DEPTH = 24
+MAX_NODES = 20_000
+MAX_SCALAR_CHARS = 2_000
+_INTEGER = re.compile(r"[-+]?(0[xob])?[0-9_]+")
+MAX_INTEGER_DIGITS = 12
+
+_Loader = SafeLoader  # libyaml when present: the pure-Python parser is ~10× slower
+
+
+class ScenarioReferenceError(ValueError):
+    """A cross-reference error in a scenario that knows where it is (``location``).
+
+    Raised by scenario models' validators (an unknown weapon, a hex off the map…) so the
+    error names the line of the offending entry rather than the document's first line.
+    """
+
+    def __init__(self, message: str, location: tuple[str | int, ...]) -> None:
+        super().__init__(message)
+        self.location = location
+
+
+def _refuse(
+    kind: str, source: str, line: int | None, /, **params: str | int
+) -> InvalidInput:
+    """A scenario refusal; ``yaml`` and ``invalid`` have a wording without a line too."""
+    if line is None:
+        return InvalidInput(f"error.scenario.{kind}", source=source, **params)
+    if kind in ("yaml", "invalid"):
+        kind += "_line"
+    return InvalidInput(f"error.scenario.{kind}", source=source, line=line, **params)
+
+
+def _screen(text: str, source: str) -> None:
+    """Refuse hostile YAML before building anything: size, depth, node count, aliases,
+    huge scalars and integers. Reads the event stream, which needs no recursion."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_SCENARIO_BYTES:
+        raise _refuse("too_big", source, None, limit=MAX_SCENARIO_BYTES, size=size)
+    depth = nodes = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        line = event.start_mark.line + 1 if event.start_mark is not None else None
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise _refuse("alias", source, line)
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _refuse("too_deep", source, line, limit=MAX_DEPTH)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        if isinstance(event, yaml.NodeEvent):
+            nodes += 1
+            if nodes > MAX_NODES:
+                raise _refuse("too_many", source, line, limit=MAX_NODES)
+        if isinstance(event, yaml.ScalarEvent):
+            value = event.value
+            if len(value) > MAX_SCALAR_CHARS:
+                raise _refuse("long_value", source, line, limit=MAX_SCALAR_CHARS)
+            digits = value.replace("_", "").lstrip("+-")
+            if event.implicit[0] and not event.style and _INTEGER.fullmatch(value) and (
+                len(digits) > MAX_INTEGER_DIGITS
+            ):
+                raise _refuse("number", source, line, limit=MAX_INTEGER_DIGITS)
+
+
+def _no_duplicate_keys(node: Any, source: str) -> None:
+    """Refuse a mapping that gives the same key twice (YAML keeps the last one silently)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in current.value:
+                name = str(key.value)
+                if name in seen:
+                    raise _refuse("duplicate", source, key.start_mark.line + 1, key=name[:40])
+                seen.add(name)
+                stack.append(value)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+
+
 def parse_yaml_model(text: str, model: type[ModelT], source: str = "scenario") -> ModelT:
-    """Validate YAML text with ``model``; errors say the file and line where possible."""
+    """Validate YAML text with ``model``; every refusal is an :class:`InvalidInput` that
+    names the file and, where it can, the line (never a crash, whatever the bytes)."""
+    source = source[:60]
     try:
-        raw = yaml.compose(text)
-        data = yaml.safe_load(text)
+        _screen(text, source)
+        raw = yaml.compose(text, Loader=_Loader)
+        _no_duplicate_keys(raw, source)
+        data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        raise InvalidInput(
-            "error.scenario.yaml",
-            source=source,
-            where=f" line {mark.line + 1}" if mark is not None else "",
-            detail=str(getattr(error, "problem", error))[:200],
+        raise _refuse(
+            "yaml",
+            source,
+            mark.line + 1 if mark is not None else None,
+            detail=str(getattr(error, "problem", None) or error)[:200],
         ) from None
+    except (RecursionError, ValueError, OverflowError, MemoryError) as error:
+        # The screen catches what we know of; anything PyYAML still chokes on is refused.
+        raise _refuse("yaml", source, None, detail=type(error).__name__) from None
     try:
         return model.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
-        line_number = line_of(raw, first["loc"])
-        where = ".".join(str(part) for part in first["loc"])
-        raise InvalidInput(
-            "error.scenario.invalid",
-            source=source,
-            where=f" line {line_number}" if line_number else "",
-            detail=f"{where}: {first['msg']}"[:300],
+        location = tuple(first["loc"])
+        cause = (first.get("ctx") or {}).get("error")
+        if isinstance(cause, ScenarioReferenceError):
+            location += cause.location
+        line_number = line_of(raw, location)
+        where = ".".join(str(part) for part in location)
+        message = str(cause) if isinstance(cause, ScenarioReferenceError) else first["msg"]
+        raise _refuse(
+            "invalid", source, line_number, detail=(f"{where}: " if where else "") + message[:260]
         ) from None
 
 
@@ -68,8 +163,14 @@ def bundled_files(package: str) -> dict[str, Path]:
 
 
 def load_bundled_model(package: str, model: type[ModelT], scenario_id: str) -> ModelT:
-    """A bundled scenario by id, validated with ``model``."""
+    """A bundled scenario by id, validated with ``model`` (parsed once: models are frozen)."""
     paths = bundled_files(package)
     if scenario_id not in paths:
         raise UnknownName("error.unknown_scenario", name=scenario_id[:40], known=", ".join(paths))
-    return parse_yaml_model(paths[scenario_id].read_text("utf-8"), model, scenario_id)
+    parsed: ModelT = _parsed_bundle(package, model, scenario_id, paths[scenario_id])
+    return parsed
+
+
+@cache
+def _parsed_bundle(package: str, model: type[ModelT], scenario_id: str, path: Path) -> ModelT:
+    return parse_yaml_model(path.read_text("utf-8"), model, scenario_id)

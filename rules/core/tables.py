@@ -25,6 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from rules.core.errors import TableDataError, UnknownName
+from rules.core.yamlio import load_yaml
 
 OPEN = 10**9  # the upper bound of an open-ended band
 
@@ -354,7 +355,7 @@ class TableSet:
 def load_table(path: Path) -> Table:
     """Load one table file, turning any schema problem into a :class:`TableDataError`."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as error:
         raise TableDataError("error.table.yaml", file=path.name, detail=str(error)) from error
     try:

@@ -14,7 +14,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.core.scenario import bundled_files, load_bundled_model, parse_yaml_model
+from rules.core.scenario import (
+    ScenarioReferenceError,
+    bundled_files,
+    load_bundled_model,
+    parse_yaml_model,
+)
 from rules.linea_gotica.fire import Armour, PenetrationRow
 from rules.linea_gotica.model import Quality
 from rules.linea_gotica.tables import load_tables
@@ -186,24 +191,32 @@ class Scenario(_Model):
     def _check(self) -> Scenario:
         side_ids = [side.id for side in self.sides]
         if len(set(side_ids)) != 2:
-            raise ValueError("two distinct sides")
+            raise ScenarioReferenceError("two distinct sides", ("sides",))
         seen: set[str] = set()
-        for side in self.sides:
-            names = [u.id for u in side.units] + [s.id for s in side.supports]
-            for name in names:
+        for s, side in enumerate(self.sides):
+            named: list[tuple[str, tuple[str | int, ...]]] = [
+                (u.id, ("sides", s, "units", i)) for i, u in enumerate(side.units)
+            ]
+            named += [(x.id, ("sides", s, "supports", i)) for i, x in enumerate(side.supports)]
+            for name, where in named:
                 if name in seen:
-                    raise ValueError(f"id {name!r} is used twice")
+                    raise ScenarioReferenceError(f"id {name!r} is used twice", where)
                 seen.add(name)
-            for unit in side.units:
+            for u, unit in enumerate(side.units):
                 carried = [f.weapon for f in unit.figures if f.weapon] + list(unit.weapons)
                 for weapon in [*carried, *unit.emplaced]:
                     if weapon not in self.weapons:
-                        raise ValueError(f"unit {unit.id}: unknown weapon {weapon!r}")
-        for field in self.minefields:
+                        raise ScenarioReferenceError(
+                            f"unit {unit.id}: unknown weapon {weapon!r}", ("sides", s, "units", u)
+                        )
+        for m, field in enumerate(self.minefields):
             if field.owner not in side_ids:
-                raise ValueError(f"minefield {field.id}: unknown owner {field.owner!r}")
+                raise ScenarioReferenceError(
+                    f"minefield {field.id}: unknown owner {field.owner!r}",
+                    ("minefields", m, "owner"),
+                )
             if field.id in seen:
-                raise ValueError(f"id {field.id!r} is used twice")
+                raise ScenarioReferenceError(f"id {field.id!r} is used twice", ("minefields", m))
             seen.add(field.id)
         return self
 

@@ -12,10 +12,10 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from rules.core.tables import Column, Row, Table
+from rules.core.yamlio import load_yaml
 
 EffectKindName = Literal[
     "nothing",
@@ -68,7 +68,7 @@ def _vocabulary() -> tuple[
     tuple[re.Pattern[str], frozenset[str], tuple[_EffectTemplate, ...]], ...
 ]:
     text = (resources.files("rules.manovra") / "data" / "vocabulary.yaml").read_text("utf-8")
-    vocabulary = _Vocabulary.model_validate(yaml.safe_load(text))
+    vocabulary = _Vocabulary.model_validate(load_yaml(text))
     return tuple(
         (re.compile(phrase.pattern, re.IGNORECASE), frozenset(phrase.only), phrase.effects)
         for phrase in vocabulary.phrases

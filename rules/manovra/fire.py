@@ -7,9 +7,9 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-import yaml
 from pydantic import Field, model_validator
 
+from rules.core.compose import independent
 from rules.core.dice import D6, D10, DiceTray, parse_die
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.resolution import (
@@ -23,6 +23,7 @@ from rules.core.resolution import (
     Threshold,
 )
 from rules.core.tables import Column, Row, Table, TableSet
+from rules.core.yamlio import load_yaml
 from rules.manovra.checks import Frozen, ScatterKind
 from rules.manovra.effects import CellEffect
 from rules.manovra.model import RULESET_KEY, SAVED_BY, Cover, RangeBand, band_die
@@ -274,7 +275,7 @@ class HeFragmentsInput(HitTarget):
 @cache
 def _locations() -> dict[str, dict[str, str]]:
     text = (resources.files("rules.manovra") / "data" / "locations.yaml").read_text("utf-8")
-    data: dict[str, dict[str, str]] = yaml.safe_load(text)["targets"]
+    data: dict[str, dict[str, str]] = load_yaml(text)["targets"]
     return data
 
 
@@ -655,43 +656,61 @@ def resolve_incendiary(data: IncendiaryInput, tray: DiceTray) -> Resolution:
     table = tables["effetti_incendiarie"]
     column = table.column(data.target.value)
     per_model = bool(column.data.get("one_die_per_model"))
-    dice = data.models_touched if per_model else 1
     builder = ResolutionBuilder(RULESET_KEY, "incendiary", tray)
-    killed = 0
-    for index in range(dice):
-        roll = tray.roll(D10, f"D10 — flames #{index + 1}" if per_model else "D10 — flames")
+    if not per_model:
+        roll = tray.roll(D10, "D10 — flames")
         row = table.row_for("d10", roll.face)
         effects: tuple[CellEffect, ...] = tables.parsed(table, row, column)
-        step_killed = 0
-        for effect in effects:
-            if effect.kind == "killed" or (
-                effect.kind == "killed_unless_cover"
-                and data.cover.rank < SAVED_BY[effect.saved_by or "light"].rank
-            ):
-                step_killed = 1
-        if per_model:
-            killed += step_killed
-            step_outcome = Outcome.of(
-                "manovra.flame.killed" if step_killed else "manovra.flame.spared"
-            )
-        else:
-            killed = _apply_cell(builder, effects, target=data.target_id, models_present=None)
-            statuses = sorted(e.key for e in effects if e.kind == "status" and e.key)
-            step_outcome = Outcome.of(
-                "manovra.flame.vehicle", status="+".join(statuses) or None, n=killed or None
-            )
+        killed = _apply_cell(builder, effects, target=data.target_id, models_present=None)
+        statuses = sorted(e.key for e in effects if e.kind == "status" and e.key)
+        outcome = Outcome.of(
+            "manovra.flame.vehicle", status="+".join(statuses) or None, n=killed or None
+        )
         builder.step(
             "manovra.step.flames",
             rolls=(roll,),
             total=roll.face,
             table=_read(table, row, column),
-            outcome=step_outcome,
+            outcome=outcome,
         )
-        if not per_model:
-            return builder.finish(step_outcome)
+        return builder.finish(outcome)
+
+    def flames(model_tray: DiceTray, index: int) -> int:
+        roll = model_tray.roll(D10, f"D10 — flames #{index + 1}")
+        row = table.row_for("d10", roll.face)
+        step_killed = 0
+        for effect in tables.parsed(table, row, column):
+            if effect.kind == "killed" or (
+                effect.kind == "killed_unless_cover"
+                and data.cover.rank < SAVED_BY[effect.saved_by or "light"].rank
+            ):
+                step_killed = 1
+        builder.step(
+            "manovra.step.flames",
+            rolls=(roll,),
+            total=roll.face,
+            table=_read(table, row, column),
+            outcome=Outcome.of("manovra.flame.killed" if step_killed else "manovra.flame.spared"),
+        )
+        return step_killed
+
+    # Each model rolls its own D10: independent parts, composed for the odds. The part's
+    # key holds what its result depends on (the column and the cover), not the model number.
+    killed = independent(
+        tray,
+        tuple(range(data.models_touched)),
+        flames,
+        _add,
+        0,
+        key=(RULESET_KEY, "incendiary", data.target.value, data.cover.value),
+    )
     if killed:
         builder.effect(EffectKind.CASUALTIES, "killed", target=data.target_id, amount=killed)
     return builder.finish(Outcome.of("manovra.flame.casualties", n=killed))
+
+
+def _add(total: int, more: int) -> int:
+    return total + more
 
 
 __all__ = [

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from pydantic import Field
 
+from rules.core.compose import independent
 from rules.core.dice import D6, DiceTray
 from rules.core.resolution import (
     Comparison,
@@ -271,10 +272,13 @@ class CloseCombatInput(Frozen):
 
 
 def resolve_close_combat(data: CloseCombatInput, tray: DiceTray) -> Resolution:
-    """Each pair rolls CC; the higher total eliminates the other model, a tie spares both."""
+    """Each pair rolls CC; the higher total eliminates the other model, a tie spares both.
+
+    The duels are independent: the odds compose them (one enumeration per kind of duel).
+    """
     builder = ResolutionBuilder(RULESET_KEY, "close_combat", tray)
-    won = lost = 0
-    for duel in data.duels:
+
+    def duel(duel_tray: DiceTray, duel: Duel) -> str:
         test = resolve_test(
             TestInput(
                 kind=TestKind.CC,
@@ -282,18 +286,24 @@ def resolve_close_combat(data: CloseCombatInput, tray: DiceTray) -> Resolution:
                 opponent_ad=duel.opponent_ad,
                 opponent_side=data.defender_side,
             ),
-            tray,
+            duel_tray,
         )
         builder.steps.extend(test.steps)
-        if test.outcome.key == "manovra.test.won":
-            won += 1
-        elif test.outcome.key == "manovra.test.lost":
-            lost += 1
+        return test.outcome.key
+
+    won, lost = independent(
+        tray, data.duels, duel, _tally_duel, (0, 0), key=(RULESET_KEY, "close_combat")
+    )
     if won:
         builder.effect(EffectKind.CASUALTIES, "killed", target=data.target_id, amount=won)
     if lost:
         builder.effect(EffectKind.CASUALTIES, "killed", target=data.attacker_id, amount=lost)
     return builder.finish(Outcome.of("manovra.cc.result", won=won, lost=lost))
+
+
+def _tally_duel(tally: tuple[int, int], outcome: str) -> tuple[int, int]:
+    won, lost = tally
+    return won + (outcome == "manovra.test.won"), lost + (outcome == "manovra.test.lost")
 
 
 class OverrunInput(Frozen):
@@ -324,17 +334,35 @@ class PanicRecoveryInput(Frozen):
 
 
 def resolve_panic_recovery(data: PanicRecoveryInput, tray: DiceTray) -> Resolution:
-    """Recupero panico: a CT per commander until one passes; then a tactical move is allowed."""
+    """Recupero panico: a CT per commander until one passes; then a tactical move is allowed.
+
+    The CTs are independent and the first pass ends them: the odds compose them.
+    """
     builder = ResolutionBuilder(RULESET_KEY, "panic_recovery", tray)
-    for cv in data.commanders_cv:
-        if not 0 <= cv <= 3:
-            cv = max(0, min(3, cv))
-        test = resolve_test(TestInput(kind=TestKind.CT, ad=data.ad, cv=cv), tray)
+
+    def courage(test_tray: DiceTray, cv: int) -> bool:
+        test = resolve_test(TestInput(kind=TestKind.CT, ad=data.ad, cv=cv), test_tray)
         builder.steps.extend(test.steps)
-        if test.outcome.key == "manovra.test.passed":
-            builder.effect(EffectKind.CLEAR_STATUS, "panic", target=data.target_id)
-            return builder.finish(Outcome.of("manovra.panic.recovered"))
+        return test.outcome.key == "manovra.test.passed"
+
+    commanders = tuple(max(0, min(3, cv)) for cv in data.commanders_cv)
+    recovered = independent(
+        tray,
+        commanders,
+        courage,
+        _either,
+        False,
+        key=(RULESET_KEY, "panic_recovery", data.ad),
+        stop=bool,
+    )
+    if recovered:
+        builder.effect(EffectKind.CLEAR_STATUS, "panic", target=data.target_id)
+        return builder.finish(Outcome.of("manovra.panic.recovered"))
     return builder.finish(Outcome.of("manovra.panic.still_panicked"))
+
+
+def _either(recovered: bool, passed: bool) -> bool:
+    return recovered or passed
 
 
 __all__ = [

@@ -12,10 +12,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.core.scenario import bundled_files, load_bundled_model, parse_yaml_model
+from rules.core.scenario import (
+    ScenarioReferenceError,
+    bundled_files,
+    load_bundled_model,
+    parse_yaml_model,
+)
+from rules.core.yamlio import load_yaml
 from rules.manovra.model import MoveRate, RangeBand
 
 SCENARIOS_PACKAGE = "rules.manovra"
@@ -30,7 +35,7 @@ class _Model(BaseModel):
 def unit_types() -> dict[str, dict[str, Any]]:
     """The unit-type mapping of ``data/unit_types.yaml``."""
     text = (resources.files("rules.manovra") / "data" / "unit_types.yaml").read_text("utf-8")
-    types: dict[str, dict[str, Any]] = yaml.safe_load(text)["types"]
+    types: dict[str, dict[str, Any]] = load_yaml(text)["types"]
     return types
 
 
@@ -137,19 +142,29 @@ class Scenario(_Model):
     @model_validator(mode="after")
     def _check(self) -> Scenario:
         side_ids = [side.id for side in self.sides]
-        if len(set(side_ids)) != 2 or self.first_side not in side_ids:
-            raise ValueError("two distinct sides, and first_side must be one of them")
+        if len(set(side_ids)) != 2:
+            raise ScenarioReferenceError("two distinct sides", ("sides",))
+        if self.first_side not in side_ids:
+            raise ScenarioReferenceError("first_side must be one of the sides", ("first_side",))
         seen: set[str] = set()
-        for side in self.sides:
-            for platoon in side.platoons:
-                for name in (platoon.id, *(unit.id for unit in platoon.units)):
-                    if name in seen:
-                        raise ValueError(f"id {name!r} is used twice")
-                    seen.add(name)
-                for unit in platoon.units:
+        for s, side in enumerate(self.sides):
+            for p, platoon in enumerate(side.platoons):
+                where: tuple[str | int, ...] = ("sides", s, "platoons", p)
+                if platoon.id in seen:
+                    raise ScenarioReferenceError(f"id {platoon.id!r} is used twice", where)
+                seen.add(platoon.id)
+                for u, unit in enumerate(platoon.units):
+                    if unit.id in seen:
+                        raise ScenarioReferenceError(
+                            f"id {unit.id!r} is used twice", (*where, "units", u)
+                        )
+                    seen.add(unit.id)
                     for weapon in unit.weapons:
                         if weapon not in self.weapons:
-                            raise ValueError(f"unit {unit.id}: unknown weapon {weapon!r}")
+                            raise ScenarioReferenceError(
+                                f"unit {unit.id}: unknown weapon {weapon!r}",
+                                (*where, "units", u, "weapons", weapon),
+                            )
         return self
 
 

@@ -12,10 +12,10 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from rules.core.tables import Column, Row, Table
+from rules.core.yamlio import load_yaml
 from rules.pzgren.model import MoraleState
 
 EffectName = Literal["none", "morale", "steps", "step", "eliminated", "status"]
@@ -42,7 +42,7 @@ class _Vocabulary(BaseModel):
 def vocabulary() -> dict[str, tuple[tuple[re.Pattern[str], _Pattern], ...]]:
     """Compiled patterns by table id."""
     text = (resources.files("rules.pzgren") / "data" / "vocabulary.yaml").read_text("utf-8")
-    model = _Vocabulary.model_validate(yaml.safe_load(text))
+    model = _Vocabulary.model_validate(load_yaml(text))
     return {
         name: tuple((re.compile(p.pattern, re.IGNORECASE), p) for p in getattr(model, name))
         for name in ("tir_direct", "tir_antichars", "moral")

@@ -11,11 +11,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.errors import RulesError
-from rules.core.scenario import bundled_files, load_bundled_model, parse_yaml_model
+from rules.core.scenario import (
+    ScenarioReferenceError,
+    bundled_files,
+    load_bundled_model,
+    parse_yaml_model,
+)
+from rules.core.yamlio import load_yaml
 from rules.pzgren.hexes import Hex, parse_hex
 from rules.pzgren.model import ID_PATTERN, Armour
 
@@ -28,7 +33,7 @@ class _Model(BaseModel):
 def unit_types() -> dict[str, dict[str, Any]]:
     """The unit-type mapping of ``data/unit_types.yaml``."""
     text = (resources.files("rules.pzgren") / "data" / "unit_types.yaml").read_text("utf-8")
-    types: dict[str, dict[str, Any]] = yaml.safe_load(text)["types"]
+    types: dict[str, dict[str, Any]] = load_yaml(text)["types"]
     return types
 
 
@@ -36,7 +41,7 @@ def unit_types() -> dict[str, dict[str, Any]]:
 def terrain_data() -> dict[str, Any]:
     """``data/terrain.yaml``: terrains and stacking."""
     text = (resources.files("rules.pzgren") / "data" / "terrain.yaml").read_text("utf-8")
-    data: dict[str, Any] = yaml.safe_load(text)
+    data: dict[str, Any] = load_yaml(text)
     return data
 
 
@@ -150,31 +155,42 @@ class Scenario(_Model):
     @model_validator(mode="after")
     def _check(self) -> Scenario:
         side_ids = [side.id for side in self.sides]
-        if len(set(side_ids)) != 2 or self.first_side not in side_ids:
-            raise ValueError("two distinct sides, and first_side must be one of them")
-        for spec in self.map.hexes.values():
+        if len(set(side_ids)) != 2:
+            raise ScenarioReferenceError("two distinct sides", ("sides",))
+        if self.first_side not in side_ids:
+            raise ScenarioReferenceError("first_side must be one of the sides", ("first_side",))
+        for key, spec in self.map.hexes.items():
             if spec.minefield is not None and spec.minefield not in side_ids:
-                raise ValueError(f"minefield of unknown side {spec.minefield!r}")
+                raise ScenarioReferenceError(
+                    f"minefield of unknown side {spec.minefield!r}",
+                    ("map", "hexes", key, "minefield"),
+                )
         seen: set[str] = set()
         holder: dict[str, str] = {}
         combat: dict[str, int] = {}
         limit = int(terrain_data()["stacking"]["combat_units"])
-        for side in self.sides:
-            for unit in side.units:
+        for s, side in enumerate(self.sides):
+            for u, unit in enumerate(side.units):
+                where: tuple[str | int, ...] = ("sides", s, "units", u)
                 if unit.id in seen:
-                    raise ValueError(f"id {unit.id!r} is used twice")
+                    raise ScenarioReferenceError(f"id {unit.id!r} is used twice", where)
                 seen.add(unit.id)
                 kind = unit_types()[unit.type]
                 if kind.get("air"):
                     continue
+                at = (*where, "hex")
                 if not self.map.contains(parse_hex(unit.hex)):
-                    raise ValueError(f"unit {unit.id}: hex {unit.hex} is off the map")
+                    raise ScenarioReferenceError(
+                        f"unit {unit.id}: hex {unit.hex} is off the map", at
+                    )
                 if holder.setdefault(unit.hex, side.id) != side.id:
-                    raise ValueError(f"hex {unit.hex} holds units of both sides")
+                    raise ScenarioReferenceError(f"hex {unit.hex} holds units of both sides", at)
                 if kind["category"] == "combat":
                     combat[unit.hex] = combat.get(unit.hex, 0) + 1
                     if combat[unit.hex] > limit:
-                        raise ValueError(f"hex {unit.hex}: more than {limit} combat units")
+                        raise ScenarioReferenceError(
+                            f"hex {unit.hex}: more than {limit} combat units", at
+                        )
         return self
 
 

@@ -20,18 +20,18 @@ So each step stays exact and the bound is the number of attacks, not 6^dice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from math import comb
+from math import comb, exp, lgamma, log, log1p
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.dice import D6, DiceTray, Roll
 from rules.core.errors import InvalidInput
-from rules.core.odds import BoundedCache, enumerate_odds
+from rules.core.odds import EXACT_PARTS_LIMIT, BoundedCache, Weight, enumerate_odds
 from rules.core.procedures import InputT, Procedure
 from rules.core.resolution import (
     Comparison,
@@ -419,26 +419,48 @@ def vehicle_outcome(worst: Damage | None) -> Outcome:
 # -- composed odds ----------------------------------------------------------------------------
 
 
-def _binomial(n: int, p: Fraction) -> list[Fraction]:
-    q = 1 - p
-    return [comb(n, k) * p**k * q ** (n - k) for k in range(n + 1)]
+def _binomial(n: int, p: Fraction) -> list[Weight]:
+    """Bin(n, p): exact fractions for small volleys, floating point beyond.
+
+    Past EXACT_PARTS_LIMIT attacks the exact fractions grow huge (a 2,000-attack volley took
+    minutes); log-space floats keep every term accurate to ~1e-15, and terms below 1e-18 —
+    far under the 0.1 % shown — are dropped so that convolving two volleys stays cheap.
+    """
+    if n <= EXACT_PARTS_LIMIT:
+        q = 1 - p
+        return [comb(n, k) * p**k * q ** (n - k) for k in range(n + 1)]
+    chance = float(p)
+    if chance <= 0.0 or chance >= 1.0:
+        certain: list[Weight] = [0.0] * (n + 1)
+        certain[n if chance >= 1.0 else 0] = 1.0
+        return certain
+    log_p, log_q = log(chance), log1p(-chance)
+    terms = [
+        exp(lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k * log_p + (n - k) * log_q)
+        for k in range(n + 1)
+    ]
+    kept: list[Weight] = [term if term > 1e-18 else 0.0 for term in terms]
+    return kept
 
 
-def _convolve(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
-    out = [Fraction(0)] * (len(a) + len(b) - 1)
+def _convolve(a: list[Weight], b: list[Weight]) -> list[Weight]:
+    out: list[Weight] = [0] * (len(a) + len(b) - 1)
+    nonzero_b = [(j, y) for j, y in enumerate(b) if y]
     for i, x in enumerate(a):
         if x:
-            for j, y in enumerate(b):
+            for j, y in nonzero_b:
                 out[i + j] += x * y
     return out
 
 
-def _entries(weights: dict[Outcome, Fraction]) -> tuple[OddsEntry, ...]:
-    entries = [
-        OddsEntry(outcome, value.numerator, value.denominator)
-        for outcome, value in weights.items()
-        if value
-    ]
+def _entries(weights: Mapping[Outcome, Weight]) -> tuple[OddsEntry, ...]:
+    entries = []
+    for outcome, value in weights.items():
+        if not value:
+            continue
+        exact = value if isinstance(value, Fraction) else Fraction(value).limit_denominator(10**15)
+        if exact:
+            entries.append(OddsEntry(outcome, exact.numerator, exact.denominator))
     entries.sort(key=lambda entry: (-entry.numerator / entry.denominator, entry.outcome.code))
     return tuple(entries)
 
@@ -468,7 +490,7 @@ def _one(data: _Hits, rolled: bool, **extra: Any) -> str:
 def attack_odds(data: AttackInput) -> Odds:
     """Exact odds of a group against models: Bin(attacks, p) ⊕ Bin(auto_hits, p_auto)."""
     paths = 0
-    dist = [Fraction(1)]
+    dist: list[Weight] = [Fraction(1)]
     for rolled, count in ((True, data.attacks), (False, data.auto_hits)):
         if not count:
             continue
@@ -479,8 +501,10 @@ def attack_odds(data: AttackInput) -> Odds:
         paths += used
         p = sum((v for code, v in single.items() if code != "w40k4.chain.no_effect"), Fraction(0))
         dist = _convolve(dist, _binomial(count, p))
-    weights: dict[Outcome, Fraction] = {}
+    weights: dict[Outcome, Weight] = {}
     for unsaved, chance in enumerate(dist):
+        if not chance:
+            continue
         outcome = attack_outcome(data, unsaved)
         weights[outcome] = weights.get(outcome, Fraction(0)) + chance
     return Odds(_entries(weights), paths, exact=True)
@@ -522,8 +546,10 @@ def counted_odds(
         (Fraction(e.numerator, e.denominator) for e in one.entries if e.outcome.code != failure),
         Fraction(0),
     )
-    weights: dict[Outcome, Fraction] = {}
+    weights: dict[Outcome, Weight] = {}
     for k, chance in enumerate(_binomial(count, p)):
+        if not chance:
+            continue
         outcome = outcome_of(k)
         weights[outcome] = weights.get(outcome, Fraction(0)) + chance
     return Odds(_entries(weights), one.paths, exact=True)

@@ -8,7 +8,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from rules.core.yamlio import load_yaml
 
 RULESET_KEY = "w40k4"
 
@@ -106,7 +106,7 @@ class Damage(enum.StrEnum):
 def vocabulary() -> dict[str, dict[str, Any]]:
     """The cell vocabulary of ``data/vocabulary.yaml``."""
     text = (resources.files("rules.w40k4") / "data" / "vocabulary.yaml").read_text("utf-8")
-    data: dict[str, dict[str, Any]] = yaml.safe_load(text)
+    data: dict[str, dict[str, Any]] = load_yaml(text)
     return data
 
 
@@ -114,7 +114,7 @@ def vocabulary() -> dict[str, dict[str, Any]]:
 def unit_types() -> dict[str, dict[str, Any]]:
     """Movement and assault distances per unit type (``data/unit_types.yaml``, not in the seed)."""
     text = (resources.files("rules.w40k4") / "data" / "unit_types.yaml").read_text("utf-8")
-    types: dict[str, dict[str, Any]] = yaml.safe_load(text)["types"]
+    types: dict[str, dict[str, Any]] = load_yaml(text)["types"]
     return types
 
 

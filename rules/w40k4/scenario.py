@@ -12,7 +12,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.errors import UnknownName
-from rules.core.scenario import bundled_files, load_bundled_model, parse_yaml_model
+from rules.core.scenario import (
+    ScenarioReferenceError,
+    bundled_files,
+    load_bundled_model,
+    parse_yaml_model,
+)
 from rules.w40k4 import lookups
 from rules.w40k4.model import Template, WeaponType, unit_types
 
@@ -144,17 +149,22 @@ class Scenario(_Model):
     @model_validator(mode="after")
     def _check(self) -> Scenario:
         side_ids = [side.id for side in self.sides]
-        if len(set(side_ids)) != 2 or self.first_side not in side_ids:
-            raise ValueError("two distinct sides, and first_side must be one of them")
+        if len(set(side_ids)) != 2:
+            raise ScenarioReferenceError("two distinct sides", ("sides",))
+        if self.first_side not in side_ids:
+            raise ScenarioReferenceError("first_side must be one of the sides", ("first_side",))
         seen: set[str] = set()
-        for side in self.sides:
-            for unit in side.units:
+        for s, side in enumerate(self.sides):
+            for u, unit in enumerate(side.units):
+                where: tuple[str | int, ...] = ("sides", s, "units", u)
                 if unit.id in seen:
-                    raise ValueError(f"id {unit.id!r} is used twice")
+                    raise ScenarioReferenceError(f"id {unit.id!r} is used twice", where)
                 seen.add(unit.id)
-                for weapon in unit.weapons:
+                for w, weapon in enumerate(unit.weapons):
                     if weapon not in self.weapons:
-                        raise ValueError(f"unit {unit.id}: unknown weapon {weapon!r}")
+                        raise ScenarioReferenceError(
+                            f"unit {unit.id}: unknown weapon {weapon!r}", (*where, "weapons", w)
+                        )
         return self
 
 

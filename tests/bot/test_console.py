@@ -81,7 +81,10 @@ def test_strict_mode_fails_on_errors_and_data_survives(tmp_path):
         ("/game new scenario:x", ("game.new", {"scenario": "x"}, None, None)),
         ("/turn", ("turn.status", {}, None, None)),
         ("/manoeuvre pass", ("manoeuvre.pass", {}, None, None)),
-        ('/callarty target:"a b" dice:1,2', ("callarty", {"target": "a b"}, "1,2", None)),
+        (
+            '/callarty unit:u battery:b target:"a b" dice:1,2',
+            ("callarty", {"unit": "u", "battery": "b", "target": "a b"}, "1,2", None),
+        ),
         ("/game new file:s.yaml", ("game.new", {}, None, "s.yaml")),
     ],
 )

@@ -286,7 +286,7 @@ def test_scenario_errors_name_the_line():
     )
     with pytest.raises(RulesError) as caught:
         parse_scenario(bad, "upload.yaml")
-    assert "upload.yaml line" in caught.value.localized("en")
+    assert "upload.yaml, line" in caught.value.localized("en")
     with pytest.raises(RulesError):
         parse_scenario("id: [unclosed", "upload.yaml")
     assert text

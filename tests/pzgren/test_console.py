@@ -23,7 +23,7 @@ SCRIPT = """\
 /as bruno
 /fire unit:de_panther target:us_m10 dice:6,6
 /as anna
-/recover unit:us_rifle_1 dice:2,2
+/morale unit:us_rifle_1 action:recover dice:2,2
 /move unit:us_rifle_2 kind:hold
 /as bruno
 /move unit:de_hmg kind:hold
@@ -61,3 +61,50 @@ async def test_a_console_script(service):
     assert "Turn 1 — alternating activations, Allemands to act" in status
     assert "us_rifle_1       1st Rifle Platoon      1/2  4,3  [disrupted] ✓" in status
     assert "us_m10           M10 Tank Destroyer     0/2  4,2  [eliminated]" in status
+
+
+STEP_SCRIPT = """\
+/game new ruleset:pzgren scenario:exemple_ardennes language:en
+/as anna
+/game join side:us
+/as bruno
+/game join side:de
+/as anna
+/move unit:us_rifle_1 hex:4,3
+/as bruno
+/fire unit:de_pzgren_1 hex:4,3 opportunity:true dice:1,1
+/as anna
+/morale unit:us_rifle_1 action:test dice:3,3
+/as bruno
+/move unit:de_pzgren_2 kind:hold
+/as anna
+/fire unit:us_rifle_2,us_mortar hex:6,3 dice:1,1
+/as bruno
+/turn next
+/step unit:de_hmg
+/morale unit:de_pzgren_1 dice:4,2
+/as arbitro
+/turn next
+/as anna
+/turn next
+/morale unit:us_rifle_1 action:recover dice:2,2
+/turn
+"""
+
+
+async def test_a_console_script_assigns_a_step_loss_and_rallies(service):
+    """An X with a choice: the owner picks the step loss with /step, then the turn goes on;
+    /morale action:recover (Discord's option) rallies in turn 2."""
+    out = io.StringIO()
+    console = Console(service, out, channel_id=78)
+    errors = await console.run(STEP_SCRIPT.splitlines(), interactive=False)
+    text = out.getvalue()
+    assert "Traceback" not in text
+    assert errors == 1, text  # /turn next while the step loss is owed
+    assert "→ One step loss to MG 42 Zug (1 to assign in 6,3): /step unit:de_hmg" in text
+    assert "[bruno] /turn next\n! First Allemands must assign 1 step losses in 6,3." in text
+    assert "[bruno] /step unit:de_hmg\n» MG 42 Zug is eliminated" in text
+    assert "» Turn 2: Américains activates first" in text
+    rally = text.split("action:recover dice:2,2")[1]
+    assert "Outcome: Unit rallied: in good order" in rally
+    assert "us_rifle_1       1st Rifle Platoon      1/2  4,3" in rally

@@ -418,9 +418,8 @@ def test_scenario_errors_name_the_line():
         parse_scenario(
             "id: x\nruleset: pzgren\ntitle: t\nfirst_side: a\nmap: {columns: 0, rows: 2}\n"
         )
-    assert caught.value.key == "error.scenario.invalid" and "line 5" in str(
-        caught.value.params["where"]
-    )
+    assert caught.value.key == "error.scenario.invalid_line"
+    assert caught.value.params["line"] == 5
     bad_units = [
         ('{id: a1, name: A, type: tank, hex: "1,1"}', "unknown unit type"),
         ('{id: a1, name: A, type: afv, hex: "1,1"}', "armour"),
@@ -432,6 +431,8 @@ def test_scenario_errors_name_the_line():
         with pytest.raises(InvalidInput) as caught:
             small(line, '{id: b1, name: B, type: infantry, hex: "2,2"}')
         assert detail in str(caught.value.params["detail"]), detail
+        # The offending unit's line, not the document's first.
+        assert caught.value.params["line"] > 1, detail
     with pytest.raises(InvalidInput) as caught:
         small(
             ", ".join(f'{{id: a{i}, name: A, type: infantry, hex: "1,1"}}' for i in range(4)),

@@ -48,9 +48,10 @@ def test_a_good_scenario_parses():
     [
         (("type: fanteria", "type: drago"), 10, "unknown unit type"),
         (("armour: {front: 12, side: 11, rear: 10}", "armour: null"), 15, "needs armour"),
-        (("weapons: {fucile: 5}", "weapons: {laser: 1}"), 1, "unknown weapon"),
+        # Cross-references name the offending entry's line, not the document's first.
+        (("weapons: {fucile: 5}", "weapons: {laser: 1}"), 11, "unknown weapon"),
         (("ap: 5}", "ap: 9}"), 5, "ap"),
-        (("first_side: a", "first_side: c"), 1, "first_side"),
+        (("first_side: a", "first_side: c"), 3, "first_side"),
         (("sv: 4}", "sv: 4}, cover: lava"), 10, "unknown cover"),
     ],
 )
@@ -65,7 +66,8 @@ def test_errors_name_the_line(change, line, detail):
 def test_yaml_errors_and_unknown_bundles():
     with pytest.raises(InvalidInput) as caught:
         parse_scenario("id: [", "x.yaml")
-    assert "line" in caught.value.localized("it")
+    assert ", riga " in caught.value.localized("it")
+    assert ", line " in caught.value.localized("en")
     with pytest.raises(UnknownName):
         load_bundled("nope")
 

@@ -1,0 +1,218 @@
+"""Odds benchmark: every procedure's cold odds over searched inputs, and icepool side by side.
+
+Run: ``.venv/bin/python bench/bench_odds.py`` (``--inputs 60`` inputs drawn per procedure;
+``pip install icepool`` first for the comparison column — it is not a dependency).
+
+(1) For every procedure of every ruleset, inputs are drawn from the property tests'
+    strategies (valid inputs only) plus the known worst cases, and each input's odds are
+    computed COLD (every odds cache and composed part forgotten first). Printed: the median
+    and the worst per procedure, the worst input, and the targets (median ≤ 1 ms, worst ≤ 5 ms).
+(2) Shared cases computed by Arbitro (through its resolvers) and by icepool in the same run:
+    12 opposed duels, a 4d10 sum, a 300-attack hit/wound/save chain. Medians of repeated
+    runs; Arbitro cold and warm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules.core.errors import RulesError
+from rules.core.procedures import clear_odds_cache
+from rules.core.ruleset import all_rulesets
+
+WORST_CASES: dict[tuple[str, str], list[dict[str, Any]]] = {
+    ("manovra", "close_combat"): [
+        {"duels": [{"ad": i % 4, "opponent_ad": (i * 7) % 4} for i in range(12)]}
+    ],
+    ("manovra", "incendiary"): [
+        {"target": "fanteria", "models_touched": 20, "cover": "scoperto"}
+    ],
+    ("manovra", "panic_recovery"): [{"ad": 0, "commanders_cv": [0, 1, 2, 3, 0, 1]}],
+    ("w40k4", "shooting"): [
+        {"attacks": a, "auto_hits": h, "bs": 4, "strength": 4, "ap": 5, "toughness": 4,
+         "save": 4, "models": 1000, "wounds": 1}
+        for a, h in ((300, 300), (2000, 0), (1000, 1000), (2000, 2000))
+    ],
+}
+
+
+def _strategies(ruleset: str) -> dict[str, Any]:
+    module = {
+        "manovra": "tests.manovra.test_procedures_properties",
+        "linea_gotica": "tests.linea_gotica.test_properties",
+        "pzgren": "tests.pzgren.test_properties",
+        "w40k4": "tests.w40k4.test_properties",
+    }[ruleset]
+    imported = __import__(module, fromlist=["STRATEGIES"])
+    if ruleset == "pzgren":  # its property tests name one strategy per procedure
+        return {
+            "direct_fire": imported.direct_inputs,
+            "anti_tank": imported.at_inputs,
+            "morale": imported.morale_inputs,
+        }
+    strategies: dict[str, Any] = imported.STRATEGIES
+    return strategies
+
+
+def _draw(strategy: Any, count: int) -> list[dict[str, Any]]:
+    if not isinstance(strategy, st.SearchStrategy):
+        strategy = strategy(False)  # linea_gotica builds a strategy per "junk" flag
+    drawn: list[dict[str, Any]] = []
+
+    @settings(max_examples=count, database=None, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(value: dict[str, Any]) -> None:
+        drawn.append(value)
+
+    collect()
+    return drawn
+
+
+def _cold(procedure: Any, parsed: Any) -> float:
+    clear_odds_cache()
+    started = time.perf_counter()
+    procedure.odds(parsed)
+    return (time.perf_counter() - started) * 1000
+
+
+def search(inputs: int) -> int:
+    """Part (1): cold odds over searched inputs; returns how many procedures miss a target."""
+    print(f"{'procedure':34} {'inputs':>6} {'median ms':>10} {'worst ms':>9}  worst input")
+    misses = 0
+    everything: list[float] = []
+    for ruleset in all_rulesets():
+        strategies = _strategies(ruleset.key)
+        for name, procedure in ruleset.procedures.items():
+            raw_inputs = [*WORST_CASES.get((ruleset.key, name), [])]
+            raw_inputs += _draw(strategies[name], inputs)
+            timings: list[tuple[float, str]] = []
+            for raw in raw_inputs:
+                try:
+                    parsed = procedure.parse_input(raw)
+                    timings.append((_cold(procedure, parsed), parsed.model_dump_json()))
+                except RulesError:  # an input the rules refuse (no table row): no odds to time
+                    continue
+            if not timings:
+                continue
+            values = [t for t, _ in timings]
+            everything += values
+            worst, worst_input = max(timings)
+            median = statistics.median(values)
+            flag = "" if median <= 1.0 and worst <= 5.0 else "  <-- over target"
+            misses += bool(flag)
+            print(f"{ruleset.key + '.' + name:34} {len(values):6} {median:10.2f} {worst:9.2f}"
+                  f"  {worst_input[:70]}{flag}")
+    print(f"\nall inputs: median {statistics.median(everything):.2f} ms, "
+          f"worst {max(everything):.2f} ms (targets: median ≤ 1 ms, worst ≤ 5 ms); "
+          f"{misses} procedures over target")
+    return misses
+
+
+def _median_ms(run: Callable[[], object], repetitions: int, before: Callable[[], None]) -> float:
+    samples = []
+    for _ in range(repetitions):
+        before()
+        started = time.perf_counter()
+        run()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def shared_cases(repetitions: int) -> None:
+    """Part (2): the same distributions by Arbitro and by icepool, in one run."""
+    from rules.core.ruleset import get_ruleset
+
+    manovra = get_ruleset("manovra")
+    w40k4 = get_ruleset("w40k4")
+    gotica = get_ruleset("linea_gotica")
+    duels = manovra.procedure("close_combat")
+    duels_in = duels.parse_input({"duels": [{"ad": 1, "opponent_ad": 1}] * 12})
+    shooting = w40k4.procedure("shooting")
+    chain_in = shooting.parse_input(
+        {"attacks": 300, "bs": 4, "strength": 4, "ap": 5, "toughness": 4, "save": 4,
+         "models": 1000, "wounds": 1}
+    )
+    scatter = gotica.procedure("scatter_distance")
+    scatter_in = None
+    for candidate in _draw(_strategies("linea_gotica")["scatter_distance"], 40):
+        try:
+            parsed = scatter.parse_input(candidate)
+        except RulesError:
+            continue
+        scatter_in = parsed
+        break
+    cases: list[tuple[str, Callable[[], object], Callable[[], object] | None]] = [
+        ("12 opposed duels (D6+1 vs D6+1)", lambda: duels.odds(duels_in), _icepool_duels),
+        ("300 attacks: hit, wound, save", lambda: shooting.odds(chain_in), _icepool_chain),
+    ]
+    if scatter_in is not None:
+        cases.append(("linea_gotica scatter distance", lambda: scatter.odds(scatter_in),
+                      _icepool_4d10))
+    print(f"\n{'shared case':34} {'arbitro cold':>12} {'warm':>8} {'icepool':>9} {'ratio':>7}")
+    for label, ours, theirs in cases:
+        cold = _median_ms(ours, repetitions, clear_odds_cache)
+        warm = _median_ms(ours, repetitions, lambda: None)
+        other = _median_ms(theirs, repetitions, lambda: None) if theirs and _has_icepool() else None
+        ratio = f"{other / cold:6.1f}×" if other else "     -"
+        shown = f"{other:9.3f}" if other is not None else "        -"
+        print(f"{label:34} {cold:12.3f} {warm:8.3f} {shown} {ratio}")
+    print("(ratio = icepool time / Arbitro cold time: above 1, Arbitro is faster)")
+
+
+def _has_icepool() -> bool:
+    try:
+        import icepool  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _icepool_duels() -> object:
+    import icepool
+
+    duel = icepool.map(lambda a, b: 100 if a > b else (1 if b > a else 0),
+                       icepool.d6 + 1, icepool.d6 + 1)
+    return 12 @ duel
+
+
+def _icepool_4d10() -> object:
+    import icepool
+
+    return 4 @ icepool.d10
+
+
+def _icepool_chain() -> object:
+    import icepool
+
+    one = icepool.map(lambda h, w, s: int(h >= 4 and w >= 4 and s < 4),
+                      icepool.d6, icepool.d6, icepool.d6)
+    return 300 @ one
+
+
+def main() -> int:
+    """Run both parts."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--inputs", type=int, default=60, help="inputs drawn per procedure")
+    parser.add_argument("--repetitions", type=int, default=7)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    search(args.inputs)
+    shared_cases(args.repetitions)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""The start-up check: every game in progress must be readable by this version.
+
+Before the bot or the console serves anyone, each game that has not ended is loaded, its
+document migrated to the current format (in memory) and validated by its state model. If
+any cannot be, the program refuses to start with one line naming every such game and why
+— rather than failing later, game by game, in front of the players. The check writes
+nothing: documents reach the current format only through their games' next normal commits,
+so a database is never half migrated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from db.errors import StoreError
+from db.protocol import GameStore
+from rules.core.errors import RulesError
+from rules.core.ruleset import get_ruleset
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableGame:
+    """A game in progress this version cannot play, and why."""
+
+    channel_id: int
+    ruleset: str
+    reason: str
+
+    def describe(self) -> str:
+        """``channel 42 (manovra): why``."""
+        return f"channel {self.channel_id} ({self.ruleset}): {self.reason}"
+
+
+class UnreadableGames(StoreError):
+    """The database holds games in progress that this version cannot read."""
+
+    key = "store.unreadable_games"
+    template = (
+        "{path}: {count} game(s) in progress cannot be read by this version of Arbitro, "
+        "nothing was changed — {games}. Run the version that saved them, or restore a "
+        "backup (docs/storage.md, 'Upgrading')"
+    )
+
+    def __init__(self, path: str, games: list[UnreadableGame]) -> None:
+        super().__init__(
+            path=path, count=len(games), games="; ".join(game.describe() for game in games)
+        )
+        self.games = games
+
+
+async def unreadable_games(store: GameStore) -> list[UnreadableGame]:
+    """Every game not ended whose document does not migrate and validate, by channel."""
+    found: list[UnreadableGame] = []
+    for summary in await store.all_games():
+        if summary.status == "ended":
+            continue
+        try:
+            record = await store.load(summary.channel_id)
+            play = get_ruleset(record.ruleset).play
+            if play is None:
+                raise RulesError("error.service.not_playable", ruleset=record.ruleset)
+            play.load_document(record.document, validate=True)
+        except RulesError as error:
+            found.append(UnreadableGame(summary.channel_id, summary.ruleset, error.localized("en")))
+        except StoreError as error:
+            found.append(UnreadableGame(summary.channel_id, summary.ruleset, str(error)))
+    return found
+
+
+async def ensure_readable(store: GameStore, path: str) -> None:
+    """Raise :class:`UnreadableGames` unless every game in progress can be played."""
+    found = await unreadable_games(store)
+    if found:
+        raise UnreadableGames(path, found)
+
+
+__all__ = ["UnreadableGame", "UnreadableGames", "ensure_readable", "unreadable_games"]
