@@ -246,6 +246,8 @@ def _do_next(
             return
         state.step = TurnStep.MANOEUVRE
         state.declarations = {}
+        state.requests_done = []  # step-2 bookkeeping, kept only while it matters
+        state.requested = []
         _auto_declare(state, result)
     elif state.step is TurnStep.MANOEUVRE:
         state.queue = []
