@@ -49,6 +49,8 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert all(roll.by_hand for roll in reply.resolutions[1].rolls)
     await table.refused(ANNA, "dice.confirm", "error.service.own_dice", seq=reply.seq)
     await table(BRUNO, "dice.confirm", seq=reply.seq)
+    # Issue 11: at step 2, "to move: Alleati", the Axis may not end the Allies' requests.
+    await table.refused(BRUNO, "turn.next", "error.manovra.not_your_move")
     await table.refused(
         ANNA,
         "callarty",
