@@ -190,8 +190,14 @@ def apply(
     if state.ended:
         raise IllegalAction("error.linea_gotica.game_over")
     return run_command(
-        state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview, settle=_settle,
-        other_dice=other_dice
+        state,
+        command,
+        dice,
+        _HANDLERS,
+        actor_side=actor_side,
+        preview=preview,
+        settle=_settle,
+        other_dice=other_dice,
     )
 
 

@@ -195,9 +195,12 @@ class Fuzzer:
             if self.run.failures:
                 return
             if self.rng.random() < 0.15:
+                accepted = self.run.probes - self.run.probes_refused
                 await self._probe(record.version, record.document, actions)
                 if self.run.failures:
                     return
+                if self.run.probes - self.run.probes_refused > accepted:
+                    continue  # the probe was legal and changed the state: list again
             await self._act(self._pick(actions))
             if self.run.failures:
                 return

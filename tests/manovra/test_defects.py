@@ -272,3 +272,15 @@ def test_a_platoon_wiped_out_before_its_declaration_lets_its_side_pass(state):
     assert g.awaiting(after) == "asse"
     assert legal_actions(after)[0].verb == "manoeuvre.declare"
     assert legal_actions(after)[0].side == "asse"
+
+
+def test_turn_next_does_not_skip_a_declared_phase(state):
+    # Found by the whole-game fuzzer (seed 5000): the Allies declared their last platoon,
+    # the Axis (nothing left to declare, a token in hand) ended step 3 with /turn next.
+    state.step = g.TurnStep.MANOEUVRE
+    state.tokens = {"alleati": 0, "asse": 1}
+    state.manoeuvred = ["plotone_fucilieri", "sezione_mortai", "zug_1", "panzer"]
+    state = apply(state, g.Declare(platoon="plotone_carri"), "alleati").state
+    assert g.awaiting(state) == "asse"
+    refused(state, g.Next(), "asse", "error.manovra.manoeuvres_left")
+    assert [a.verb for a in legal_actions(state)] == ["manoeuvre.pass"]

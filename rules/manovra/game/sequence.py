@@ -204,8 +204,9 @@ def _check_next(state: ManovraState, actor_side: str | None) -> None:
     """Whether ``actor_side`` may move the turn on now (the referee always may, tests aside).
 
     Owed tests block the end of every step. At step 2 each side ends its own requests
-    (the turn moves on when both have); at step 3 a player moves on only when no unit is
-    left to act and nothing is left to declare; at step 4 only when every IF marker is fired.
+    (the turn moves on when both have); at step 3 a player moves on only when no phase is
+    under way (no declaration, no unit left to act) and nothing is left to declare; at
+    step 4 only when every IF marker is fired.
     """
     _no_test_owed(state)
     if actor_side is None:
@@ -219,7 +220,7 @@ def _check_next(state: ManovraState, actor_side: str | None) -> None:
     if actor_side != awaiting(state):
         raise IllegalAction("error.manovra.not_your_move")
     if state.step is TurnStep.MANOEUVRE and (
-        state.queue or any(_can_declare(state, s) for s in state.sides)
+        state.queue or state.declarations or any(_can_declare(state, s) for s in state.sides)
     ):
         raise IllegalAction("error.manovra.manoeuvres_left")
     if state.step is TurnStep.INDIRECT:
