@@ -25,9 +25,7 @@ async def _setup(table: ServiceTable) -> None:
     await table(BRUNO, "game.join", side="asse")
 
 
-async def test_a_retried_interaction_gets_its_original_result_before_any_rule_runs(
-    table, store
-):
+async def test_a_retried_interaction_gets_its_original_result_before_any_rule_runs(table, store):
     await _setup(table)
     await table(ANNA, "turn.next")
     options = {
