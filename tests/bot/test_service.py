@@ -173,7 +173,7 @@ async def test_undo_export_and_retries(table, store):
     exported = await table(BRUNO, "game.export")
     bundle = json.loads(exported.files["arbitro-log.json"])
     assert verify_export(bundle) == bundle["head_hash"]
-    assert b"turn.next" in exported.files["arbitro-report.md"]
+    assert b"/turn next" in exported.files["arbitro-report.md"]
 
     await table(REFEREE, "game.deadline", hours=12, side="asse")
     await table.refused(REFEREE, "game.deadline", "error.service.out_of_bounds", hours=-1)
