@@ -128,3 +128,17 @@ async def test_a_slow_resolution_does_not_hold_other_channels(service, store, mo
     assert status.status is not None and not slow.done()
     release.set()
     await slow
+
+
+def test_hints_name_commands_as_players_type_them():
+    from bot.service import commands_hint
+    from rules.core.legal import LegalAction
+
+    hint = commands_hint(
+        [
+            LegalAction("recover", "alleati", {"unit": "sherman_1"}),
+            LegalAction("manoeuvre.declare", "alleati", {"platoon": "carri"}),
+            LegalAction("turn.next", "alleati"),
+        ]
+    )
+    assert hint == "/morale action:recover (sherman_1), /manoeuvre declare, /turn next"
