@@ -319,12 +319,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         # The turn sequence rolls too (initiative, reserves): physical dice are welcome.
         (pick("order", "first", "second", description="order_turn"), dice_option()),
     ),
+    # Declaring (or passing) closes the declarations: the IT tests that order the units roll.
     CommandSpec(
         "manoeuvre.declare",
         "manoeuvre.declare",
-        (name("platoon", "platoon", required=True),),
+        (name("platoon", "platoon", required=True), dice_option()),
     ),
-    CommandSpec("manoeuvre.pass", "manoeuvre.pass"),
+    CommandSpec("manoeuvre.pass", "manoeuvre.pass", (dice_option(),)),
     # -- unit actions --------------------------------------------------------------------
     CommandSpec(
         "move",

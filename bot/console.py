@@ -13,7 +13,7 @@ Physical dice: a command given with ``dice:`` that needs one more die prints a p
 from __future__ import annotations
 
 import asyncio
-import io
+import contextlib
 import logging
 import re
 import shlex
@@ -394,23 +394,19 @@ def read_scenario_file(path: str) -> str:
     return data.decode("utf-8")
 
 
-def _tolerant(stream: TextIO, *, writing: bool) -> TextIO:
-    """The same stream decoding/encoding UTF-8 without ever failing on a byte.
+def _tolerant(stream: TextIO) -> TextIO:
+    """The same stream, reconfigured to decode/encode UTF-8 without ever failing on a byte.
 
-    A console must survive any bytes: undecodable input becomes U+FFFD, unencodable
-    output a replacement, instead of a traceback that leaves the table unusable.
+    A console must survive any bytes: undecodable input becomes U+FFFD, unencodable output
+    a replacement, instead of a traceback that leaves the table unusable. (Reconfigured in
+    place: a second wrapper would close the process's stream when it is collected.)
     """
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        return stream
-    wrapped = io.TextIOWrapper(
-        buffer,
-        encoding="utf-8",
-        errors="replace",
-        line_buffering=writing,
-        write_through=writing,
-    )
-    return wrapped
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        # A stream already read from keeps its settings.
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(encoding="utf-8", errors="replace")
+    return stream
 
 
 async def run_console(
@@ -422,8 +418,8 @@ async def run_console(
     stdout: TextIO | None = None,
 ) -> int:
     """Run the console on stdin/stdout; with ``strict``, status 1 if any command failed."""
-    source = stdin or _tolerant(sys.stdin, writing=False)
-    out = stdout or _tolerant(sys.stdout, writing=True)
+    source = stdin or _tolerant(sys.stdin)
+    out = stdout or _tolerant(sys.stdout)
     console = Console(service, out, channel_id=channel_id)
     interactive = source.isatty()
     if interactive:

@@ -160,8 +160,11 @@ class NotNow(IllegalAction):
 
 
 def command_name(verb: str) -> str:
-    """``turn.next`` → ``/turn next``: a service verb as the player types it."""
-    return "/" + verb.replace(".", " ")
+    """A service verb as the player types it: ``turn.next`` → ``/turn next``,
+    ``recover`` → ``/morale action:recover`` (read from the one command declaration)."""
+    from bot.commands import command_line
+
+    return command_line(verb, {})
 
 
 def commands_hint(actions: list[LegalAction], limit: int = 6) -> str:

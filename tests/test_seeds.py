@@ -12,8 +12,12 @@ def test_every_seed_is_in_the_repository_and_unedited() -> None:
     for line in (ROOT / "tests" / "seeds.sha256").read_text(encoding="utf-8").splitlines():
         digest, name = line.split()
         pinned[name] = digest
-    assert set(pinned) == {"000_manovra.txt", "001_w40k4.txt", "003_pzgren.txt",
-                           "004_linea_gotica.txt"}
+    assert set(pinned) == {
+        "000_manovra.txt",
+        "001_w40k4.txt",
+        "003_pzgren.txt",
+        "004_linea_gotica.txt",
+    }
     for name, digest in pinned.items():
         assert hashlib.sha256((SEEDS / name).read_bytes()).hexdigest() == digest, name
 
@@ -21,7 +25,11 @@ def test_every_seed_is_in_the_repository_and_unedited() -> None:
 def test_nothing_reads_outside_the_repository() -> None:
     outside = ("..", "shared")
     needles = ("/".join(outside), '"' + outside[1] + '" / "seeds"')
-    for path in [*ROOT.glob("tests/**/*.py"), *ROOT.glob("rules/**/*.py"),
-                 *ROOT.glob("bot/**/*.py"), *ROOT.glob("db/**/*.py")]:
+    for path in [
+        *ROOT.glob("tests/**/*.py"),
+        *ROOT.glob("rules/**/*.py"),
+        *ROOT.glob("bot/**/*.py"),
+        *ROOT.glob("db/**/*.py"),
+    ]:
         text = path.read_text(encoding="utf-8")
         assert not any(needle in text for needle in needles), path

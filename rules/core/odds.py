@@ -36,6 +36,8 @@ def odds_budget(seconds: float | None) -> Iterator[None]:
         yield
     finally:
         _BUDGET.reset(token)
+
+
 # Composed distributions stay exact fractions up to this many independent parts; beyond,
 # they are summed in floating point (relative error below 1e-12, far under what is shown).
 EXACT_PARTS_LIMIT = 40

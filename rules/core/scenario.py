@@ -41,9 +41,7 @@ class ScenarioReferenceError(ValueError):
         self.location = location
 
 
-def _refuse(
-    kind: str, source: str, line: int | None, /, **params: str | int
-) -> InvalidInput:
+def _refuse(kind: str, source: str, line: int | None, /, **params: str | int) -> InvalidInput:
     """A scenario refusal; ``yaml`` and ``invalid`` have a wording without a line too."""
     if line is None:
         return InvalidInput(f"error.scenario.{kind}", source=source, **params)
@@ -78,8 +76,11 @@ def _screen(text: str, source: str) -> None:
             if len(value) > MAX_SCALAR_CHARS:
                 raise _refuse("long_value", source, line, limit=MAX_SCALAR_CHARS)
             digits = value.replace("_", "").lstrip("+-")
-            if event.implicit[0] and not event.style and _INTEGER.fullmatch(value) and (
-                len(digits) > MAX_INTEGER_DIGITS
+            if (
+                event.implicit[0]
+                and not event.style
+                and _INTEGER.fullmatch(value)
+                and (len(digits) > MAX_INTEGER_DIGITS)
             ):
                 raise _refuse("number", source, line, limit=MAX_INTEGER_DIGITS)
 

@@ -6,9 +6,23 @@ format (a pure function of the document; docs/storage.md, "How to change a state
 
 from __future__ import annotations
 
+from typing import Any
+
 from rules.core.migrations import DocumentFormat, add_format_field
 
-FORMAT = DocumentFormat("linea_gotica", version=2)
+FORMAT = DocumentFormat("linea_gotica", version=3)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
+
+
+@FORMAT.migration(2)
+def _covering_soldiers(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 2 → 3 (issue 11): covering fire spends only the soldiers who fire it.
+
+    ``covered_by`` lists them per unit; a game saved before had none recorded, and a unit
+    that declared covering fire then had its whole squad spent (``activity``), as before.
+    """
+    for unit in document.get("units", {}).values():
+        unit.setdefault("covered_by", [])
+    return document

@@ -60,6 +60,13 @@ PROCEDURES: dict[str, Procedure[Any]] = {
             "D10 to hit (☼ column), D10 penetration (☼ row) if armoured, D10 effects",
         ),
         _procedure(
+            "thrown",
+            fire.ThrownInput,
+            fire.resolve_thrown,
+            "PT: D6 then D10 (D12 at a vehicle); on a miss the scatter D8; on the target the "
+            "fragments dice, or penetration then D10 effects on a vehicle",
+        ),
+        _procedure(
             "incendiary",
             fire.IncendiaryInput,
             fire.resolve_incendiary,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from contextlib import nullcontext
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -57,6 +58,9 @@ class TestInput(Frozen):
         False, description="IT of a vehicle, gun or mortar crew with 1+ dead (PERDITE EQUIPAGGI)"
     )
     opponent_crew_losses: bool = False
+    opponent_side: str | None = Field(
+        None, max_length=64, description="IT/CC: the side rolling the opponent's D6"
+    )
     modifier: int = Field(0, ge=-6, le=6, description="a modifier granted by the referee")
 
 
@@ -102,13 +106,16 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
 
     if rule.get("against") == "opposed":
         fixed_opp = data.opponent_crew_losses and data.kind is TestKind.IT
-        opp_rolls, opp_mods, opp_total = _test_side(
-            tray,
-            f"{data.kind.value} — D6 enemy",
-            adds,
-            {"AD": data.opponent_ad, "CV": data.opponent_cv},
-            fixed_opp,
-        )
+        # "Ogni giocatore lancia un D6": the opponent's die is rolled by its side.
+        owner = tray.rolled_by(data.opponent_side) if data.opponent_side else nullcontext()
+        with owner:
+            opp_rolls, opp_mods, opp_total = _test_side(
+                tray,
+                f"{data.kind.value} — D6 enemy",
+                adds,
+                {"AD": data.opponent_ad, "CV": data.opponent_cv},
+                fixed_opp,
+            )
         threshold = Threshold(comparison, opp_total, "manovra.threshold.opponent")
         if comparison.holds(own_total, opp_total):
             outcome = Outcome.of("manovra.test.won", test=data.kind.value)

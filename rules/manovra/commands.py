@@ -65,7 +65,16 @@ _VERBS: dict[str, tuple[str, dict[str, str]]] = {
     "test": ("test", {"unit": "unit", "kind": "kind", "opponent": "opponent"}),
     "morale": ("test", {"unit": "unit"}),
     "recover": ("recover", {"unit": "unit"}),
-    "assault": ("assault", {"unit": "unit", "target": "target", "weapon": "weapon"}),
+    "assault": (
+        "assault",
+        {
+            "unit": "unit",
+            "target": "target",
+            "weapon": "weapon",
+            "distance": "distance_cm",
+            "terrain": "terrain",
+        },
+    ),
     "execute": ("execute", {"marker": "marker"}),
     "fragments": ("fragments", {"target": "target", "marker": "marker"}),
 }

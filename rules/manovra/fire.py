@@ -310,6 +310,14 @@ def _resolve_location(location: str, data: HeavyFireInput) -> str:
     return location
 
 
+def _on_axis(table: Table, axis: str, gun_class: str) -> bool:
+    try:
+        table.row_for(axis, gun_class)
+    except UnknownName:
+        return False
+    return True
+
+
 def _penetration(
     builder: ResolutionBuilder,
     tray: DiceTray,
@@ -324,14 +332,15 @@ def _penetration(
     axis = "ap" if data.ammo is Ammo.AP else "he"
     if data.fragments:
         row = table.row_for("he", "☼")
-    elif data.gun_class:
-        try:
-            row = table.row_for(axis, data.gun_class)
-        except UnknownName:
-            raise InvalidInput(
-                "error.manovra.bad_gun_class", gun_class=data.gun_class, ammo=data.ammo.value
-            ) from None
+    elif data.gun_class and _on_axis(table, axis, data.gun_class):
+        row = table.row_for(axis, data.gun_class)
+    elif data.gun_class and not _on_axis(table, "he" if axis == "ap" else "ap", data.gun_class):
+        raise InvalidInput(
+            "error.manovra.bad_gun_class", gun_class=data.gun_class, ammo=data.ammo.value
+        )
     else:
+        # No class, or a class the table gives for the other ammunition only (a 75L firing
+        # HE): the round reads the row of its calibre.
         try:
             row = table.row_for(axis, data.calibre_mm)
         except UnknownName:
@@ -556,6 +565,70 @@ def resolve_he_fragments(data: HeFragmentsInput, tray: DiceTray) -> Resolution:
     return resolve_heavy_fire(data.as_heavy(), tray)
 
 
+# -- Bombe a mano: PT, then the blast ----------------------------------------------------------
+
+
+class ThrownInput(HitTarget):
+    """A hand grenade (Bm) thrown at a unit: a PT decides whether it lands where aimed."""
+
+    band: RangeBand = RangeBand.BREVE
+    vehicle: bool = Field(False, description="aimed at a vehicle's openings (PT against D12)")
+    gun_class: str = Field("Bm", max_length=10)
+
+
+def resolve_thrown(data: ThrownInput, tray: DiceTray) -> Resolution:
+    """PT (D6 + AD ≥ D10, or ≥ D12 at a vehicle); a miss lands D8 − AD cm away (scatter).
+
+    On the target: infantry and artillery take the fragments (☼); a vehicle takes the blast
+    in its open top, or on its top armour (PENETRAZIONE, Bm row) and then EFFETTI.
+    """
+    from rules.manovra.checks import (
+        ScatterInput,
+        TestInput,
+        TestKind,
+        resolve_scatter,
+        resolve_test,
+    )
+
+    tables = load_tables()
+    builder = ResolutionBuilder(RULESET_KEY, "thrown", tray)
+    precision = "D12" if data.vehicle else "D10"
+    test = resolve_test(TestInput(kind=TestKind.PT, ad=data.ad, precision_die=precision), tray)
+    builder.steps.extend(test.steps)
+    if test.outcome.key != "manovra.test.passed":
+        scatter = resolve_scatter(ScatterInput(kind=ScatterKind.LANCIO_ORDIGNI, ad=data.ad), tray)
+        builder.steps.extend(scatter.steps)
+        cm = scatter.outcome.param("cm")
+        return builder.finish(
+            Outcome.of("manovra.heavy.miss_scatter", cm=cm if cm is not None else 0)
+        )
+    fields = data.model_dump(exclude={"band", "vehicle", "gun_class"})
+    if not data.vehicle:
+        blast = resolve_heavy_fire(
+            HeavyFireInput(band=RangeBand.SCHEGGE, fragments=True, ammo=Ammo.HE, **fields), tray
+        )
+        builder.steps.extend(blast.steps)
+        builder.effects.extend(blast.effects)
+        return builder.finish(blast.outcome)
+    shot = HeavyFireInput(
+        band=data.band, ammo=Ammo.HE, gun_class=data.gun_class, impact="gt75", **fields
+    )
+    if data.target_id is not None and not data.target_has_manoeuvred:
+        builder.effect(EffectKind.TEST_OWED, "SF", target=data.target_id, reason="hit")
+    location = (
+        "apertura" if data.open_topped else "superiore" if "superiore" in data.armour else "scafo"
+    )
+    armour = data.armour.get(location)
+    if armour is not None and not _penetration(builder, tray, tables, shot, armour, None):
+        return builder.finish(Outcome.of("manovra.heavy.not_penetrated", location=location))
+    mapping = _locations().get(data.target.value, {})
+    if location not in mapping:
+        raise InvalidInput(
+            "error.manovra.bad_location", location=location, allowed=", ".join(sorted(mapping))
+        )
+    return _effects(builder, tray, tables, shot, mapping[location], location)
+
+
 # -- EFFETTI ARMI INCENDIARIE ------------------------------------------------------------------
 
 
@@ -650,9 +723,11 @@ __all__ = [
     "IncendiaryTarget",
     "SmallArmsInput",
     "SmallArmsTarget",
+    "ThrownInput",
     "parse_die",
     "resolve_he_fragments",
     "resolve_heavy_fire",
     "resolve_incendiary",
     "resolve_small_arms",
+    "resolve_thrown",
 ]

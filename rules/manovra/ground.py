@@ -64,6 +64,28 @@ def _divisor(rate: MoveRate, data: dict[str, object]) -> int:
     return int(str(data[key]))
 
 
+def leg_limit_cm(
+    unit_class: MovementClass, tactical_cm: float, kind: MoveRate, terrain: str
+) -> Fraction:
+    """The longest single-leg move (cm) of this kind through ``terrain``; 0 if impassable.
+
+    The same arithmetic as :func:`resolve_move`: a leg uses ``cm × divisor / tactical`` of
+    the move (``cm / (tactical × N / divisor)`` on roads) and may use all of it.
+    """
+    tables = load_tables()
+    table = tables["tipi_terreno"]
+    cell: TerrainMovement = tables.parsed(
+        table, table.row_by_id(terrain), table.column(unit_class.value)
+    )
+    tactical = Fraction(tactical_cm).limit_denominator(100)
+    if cell.road_cm_per_cm is not None:
+        return tactical * cell.road_cm_per_cm / _divisor(kind, table.data)
+    if cell.rate is None:
+        return Fraction(0)
+    slowest = max(cell.rate, kind, key=_RATE_ORDER.index)
+    return tactical / _divisor(slowest, table.data)
+
+
 def resolve_move(data: MoveInput, tray: DiceTray) -> Resolution:
     """Check a move against TIPI DI TERRENO (no dice).
 
@@ -244,6 +266,9 @@ class CloseCombatInput(Frozen):
     duels: tuple[Duel, ...] = Field(min_length=1, max_length=12)
     target_id: str | None = Field(None, max_length=64)
     attacker_id: str | None = Field(None, max_length=64)
+    defender_side: str | None = Field(
+        None, max_length=64, description="the side rolling the defending models' D6"
+    )
 
 
 def resolve_close_combat(data: CloseCombatInput, tray: DiceTray) -> Resolution:
@@ -255,7 +280,13 @@ def resolve_close_combat(data: CloseCombatInput, tray: DiceTray) -> Resolution:
 
     def duel(duel_tray: DiceTray, duel: Duel) -> str:
         test = resolve_test(
-            TestInput(kind=TestKind.CC, ad=duel.ad, opponent_ad=duel.opponent_ad), duel_tray
+            TestInput(
+                kind=TestKind.CC,
+                ad=duel.ad,
+                opponent_ad=duel.opponent_ad,
+                opponent_side=data.defender_side,
+            ),
+            duel_tray,
         )
         builder.steps.extend(test.steps)
         return test.outcome.key

@@ -6,9 +6,32 @@ format (a pure function of the document; docs/storage.md, "How to change a state
 
 from __future__ import annotations
 
+from typing import Any
+
 from rules.core.migrations import DocumentFormat, add_format_field
 
-FORMAT = DocumentFormat("manovra", version=2)
+FORMAT = DocumentFormat("manovra", version=3)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
+
+
+@FORMAT.migration(2)
+def _requests_and_bursts(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 2 → 3 (issue 11): step-2 bookkeeping, HE bursts, the blasts of IF markers.
+
+    ``requests_done`` and ``requested`` matter during step 2 only: a game saved then
+    counts the units that placed a marker as having requested (failed requests were not
+    recorded). An executed marker had fired at least one round; no burst was recorded.
+    """
+    in_requests = document.get("step") == 2
+    markers = document.get("markers", [])
+    document["requests_done"] = []
+    document["requested"] = (
+        list(dict.fromkeys(m["requested_by"] for m in markers)) if in_requests else []
+    )
+    document["bursts"] = []
+    for marker in markers:
+        marker["shots"] = 1 if marker.get("executed") else 0
+        marker["fragment_hits"] = []
+    return document

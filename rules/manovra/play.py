@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.manovra import commands as commands_module
 from rules.manovra import game as g
 from rules.manovra import scenario as scenario_module
+from rules.manovra.game import legal
 from rules.manovra.tables import load_tables
 
 MAX_CHOICES = 25
@@ -79,31 +81,22 @@ class ManovraPlay(DocumentPlay):
             ended=state.ended,
         )
 
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Everything any seat may do now (see :mod:`rules.manovra.game.legal`)."""
+        return legal.legal_actions(self._state(document))
+
     def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
-        """Owed tests (CT after losses, SF after a hit, ET) and the next IF marker at step 4."""
-        state = self._state(document)
+        """The owed actions as buttons: tests (CT, SF, ET) and the next IF marker at step 4."""
         owed = [
             FollowUp(
-                "test",
-                {"unit": p.unit, "kind": p.kind},
-                Outcome.of("manovra.follow.test", test=p.kind, unit=state.units[p.unit].name),
-                state.units[p.unit].side,
+                action.verb,
+                {name: str(value) for name, value in action.options.items()},
+                action.label or Outcome.of(f"manovra.follow.{action.verb}"),
+                action.side,
             )
-            for p in state.pending
+            for action in self.legal_actions(document)
+            if action.owed
         ]
-        if state.step is g.TurnStep.INDIRECT:
-            for marker_id in state.marker_order:
-                marker = next(m for m in state.markers if m.id == marker_id)
-                if not marker.executed:
-                    owed.append(
-                        FollowUp(
-                            "execute",
-                            {"marker": marker.id},
-                            Outcome.of("manovra.follow.execute", marker=marker.id),
-                            state.platoons[marker.battery].side,
-                        )
-                    )
-                    break
         return owed[:MAX_CHOICES]
 
     def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
@@ -127,7 +120,7 @@ class ManovraPlay(DocumentPlay):
         elif kind == "weapon":
             names = sorted({w for u in alive if side is None or u.side == side for w in u.weapons})
         elif kind == "marker":
-            names = [m.id for m in state.markers]
+            names = [m.id for m in state.markers] + [b.id for b in state.bursts]
         elif kind == "terrain":
             names = [row.id or "" for row in load_tables()["tipi_terreno"].rows]
         else:

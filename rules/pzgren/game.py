@@ -327,8 +327,15 @@ def apply(
     """
     if state.ended and not isinstance(command, Step | Morale):
         raise IllegalAction("error.pzgren.game_over")
-    return run_command(state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview,
-        other_dice=other_dice)
+    return run_command(
+        state,
+        command,
+        dice,
+        _HANDLERS,
+        actor_side=actor_side,
+        preview=preview,
+        other_dice=other_dice,
+    )
 
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:

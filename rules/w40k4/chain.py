@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from rules.core.dice import D6, DiceTray, Roll
 from rules.core.errors import InvalidInput
 from rules.core.odds import EXACT_PARTS_LIMIT, BoundedCache, Weight, enumerate_odds
-from rules.core.procedures import InputT, Procedure
+from rules.core.procedures import ODDS_CACHE_CLEARERS, InputT, Procedure
 from rules.core.resolution import (
     Comparison,
     EffectKind,
@@ -591,3 +591,6 @@ def clear_composed_cache() -> None:
     """Forget composed odds and single-attack enumerations (benchmarks, cold runs)."""
     _COMPOSED_CACHE.clear()
     _single_attack.cache_clear()
+
+
+ODDS_CACHE_CLEARERS.append(clear_composed_cache)

@@ -149,8 +149,15 @@ def apply(
     """
     if state.ended and not isinstance(command, Test):
         raise IllegalAction("error.w40k4.game_over")
-    return run_command(state, command, dice, _HANDLERS, actor_side=actor_side, preview=preview,
-        other_dice=other_dice)
+    return run_command(
+        state,
+        command,
+        dice,
+        _HANDLERS,
+        actor_side=actor_side,
+        preview=preview,
+        other_dice=other_dice,
+    )
 
 
 _HANDLERS: dict[type, Callable[..., None]] = {

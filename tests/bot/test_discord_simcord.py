@@ -361,7 +361,7 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     files = {a.filename: await a.read() for a in exported.attachments}
     assert sorted(files) == ["arbitro-log.json", "arbitro-report.md"]
     assert json.loads(files["arbitro-log.json"])["events"]
-    assert b"turn.next" in files["arbitro-report.md"]
+    assert b"/turn next" in files["arbitro-report.md"]
     assert_private_error(
         await anna.slash(channel, "game undo"), translate("error.service.referee_only", "it")
     )

@@ -49,6 +49,8 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert all(roll.by_hand for roll in reply.resolutions[1].rolls)
     await table.refused(ANNA, "dice.confirm", "error.service.own_dice", seq=reply.seq)
     await table(BRUNO, "dice.confirm", seq=reply.seq)
+    # Issue 11: at step 2, "to move: Alleati", the Axis may not end the Allies' requests.
+    await table.refused(BRUNO, "turn.next", "error.manovra.not_your_move")
     await table.refused(
         ANNA,
         "callarty",
@@ -131,7 +133,7 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert reply.acted_for == "asse"
     for unit in ("mg_team", "pak"):
         await table(BRUNO, "move", unit=unit, kind="hold")
-    reply = await table(ANNA, "move", [1], unit="mortai", kind="hold")  # step 4: IT of the 105s
+    reply = await table(ANNA, "move", unit="mortai", kind="hold")  # step 4: one battery, no IT
     assert [(f.verb, dict(f.options)) for f in reply.follow_ups] == [
         ("execute", {"marker": "if1-1"})
     ]
@@ -171,7 +173,7 @@ async def test_undo_export_and_retries(table, store):
     exported = await table(BRUNO, "game.export")
     bundle = json.loads(exported.files["arbitro-log.json"])
     assert verify_export(bundle) == bundle["head_hash"]
-    assert b"turn.next" in exported.files["arbitro-report.md"]
+    assert b"/turn next" in exported.files["arbitro-report.md"]
 
     await table(REFEREE, "game.deadline", hours=12, side="asse")
     await table.refused(REFEREE, "game.deadline", "error.service.out_of_bounds", hours=-1)

@@ -25,9 +25,7 @@ async def _setup(table: ServiceTable) -> None:
     await table(BRUNO, "game.join", side="asse")
 
 
-async def test_a_retried_interaction_gets_its_original_result_before_any_rule_runs(
-    table, store
-):
+async def test_a_retried_interaction_gets_its_original_result_before_any_rule_runs(table, store):
     await _setup(table)
     await table(ANNA, "turn.next")
     options = {
@@ -130,3 +128,17 @@ async def test_a_slow_resolution_does_not_hold_other_channels(service, store, mo
     assert status.status is not None and not slow.done()
     release.set()
     await slow
+
+
+def test_hints_name_commands_as_players_type_them():
+    from bot.service import commands_hint
+    from rules.core.legal import LegalAction
+
+    hint = commands_hint(
+        [
+            LegalAction("recover", "alleati", {"unit": "sherman_1"}),
+            LegalAction("manoeuvre.declare", "alleati", {"platoon": "carri"}),
+            LegalAction("turn.next", "alleati"),
+        ]
+    )
+    assert hint == "/morale action:recover (sherman_1), /manoeuvre declare, /turn next"

@@ -149,7 +149,12 @@ async def test_games_played_by_this_version_record_seats_and_every_roll(tmp_path
             assert plays and all(ACTOR_SIDE_ARG in e.args for e in plays)
             by_hand = [e for e in plays if e.args.get("by_hand")]
             for event in by_hand:
-                assert event.dice and all(roll["by_hand"] for roll in event.dice)
+                # Typed faces are the actor's; another side's rolls are the bot's.
+                assert event.dice and any(roll["by_hand"] for roll in event.dice)
+                assert all(
+                    roll["by_hand"] == (roll["side"] in (event.args[ACTOR_SIDE_ARG], None))
+                    for roll in event.dice
+                )
             report = await replay_game(store, channel)
             assert report.matches, report.describe()
         # Without the members table the seats still come from the events.

@@ -156,6 +156,23 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
         {"ad": 1, "target": "fanteria", "calibre_mm": 105, "cover": "leggero"},
         {"ad": 2, "target": "camion", "calibre_mm": 81, "models_present": 2},
     ],
+    "thrown": [
+        {"ad": 1, "target": "fanteria", "calibre_mm": 35, "cover": "medio", "models_present": 9},
+        {
+            "ad": 2,
+            "target": "carro",
+            "calibre_mm": 35,
+            "vehicle": True,
+            "armour": {"superiore": 1, "scafo": 4},
+        },
+        {
+            "ad": 0,
+            "target": "semicingolato",
+            "calibre_mm": 35,
+            "vehicle": True,
+            "open_topped": True,
+        },
+    ],
     "incendiary": [
         {"target": "fanteria", "models_touched": 2, "cover": "medio"},
         {"target": "fanteria", "models_touched": 1},

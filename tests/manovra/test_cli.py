@@ -166,7 +166,7 @@ def test_main_table_penetrazione(capsys: pytest.CaptureFixture[str]):
         "PENETRAZIONE CORAZZA (D8 utile, D10 gittata efficace e schegge, D12 breve)"
     )
     notes = lines[lines.index("Transcription notes:") + 1 :]
-    assert len(notes) == 5
+    assert len(notes) == 6
     assert all(line.startswith("- [") for line in notes)
 
 

@@ -187,8 +187,8 @@ def test_a_whole_turn(table):
     assert table["state"].queue == ["gruppe_1", "mg_team", "pak", "mortai"]
     for unit in ["gruppe_1", "mg_team", "pak"]:
         play(table, g.Hold(unit=unit), "asse")
-    # The last activation closes step 3; step 4 orders the IF markers by IT.
-    applied = play(table, g.Hold(unit="mortai"), "alleati", [1])
+    # The last activation closes step 3; one battery fired: no IT orders it (no die).
+    applied = play(table, g.Hold(unit="mortai"), "alleati")
     assert table["state"].step is g.TurnStep.INDIRECT
     assert table["state"].marker_order == ["if1-1"]
 

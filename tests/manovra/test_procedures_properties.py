@@ -270,6 +270,24 @@ def _he_fragments(j: bool) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+def _thrown(j: bool) -> st.SearchStrategy[dict[str, Any]]:
+    common = _heavy_common(False)
+    common["cover"] = pick(COVERS, j)
+    common["models_present"] = st.one_of(st.none(), around(0, 10, j))
+    common["vehicle"] = st.booleans()
+    common["band"] = pick(["breve", "efficace", "utile"], j)
+    return st.fixed_dictionaries(
+        {
+            "ad": around(0, 3, j),
+            "target": pick([t.value for t in HeavyTarget], j),
+            "calibre_mm": _calibre(j),
+            "wall": st.sampled_from(["L", "M", "C", "B"]),
+            "building": st.sampled_from(["legno", "casa", "palazzo", "bunker"]),
+        },
+        optional=common,
+    )
+
+
 def _incendiary(j: bool) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries(
         {"target": pick(["carro", "camion", "auto", "fanteria"], j)},
@@ -353,6 +371,7 @@ STRATEGIES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "small_arms": either(_small_arms),
     "heavy_fire": either(_heavy_fire),
     "he_fragments": either(_he_fragments),
+    "thrown": either(_thrown),
     "incendiary": either(_incendiary),
     "move": either(_move),
     "obstacle": either(_obstacle),

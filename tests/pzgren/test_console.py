@@ -106,7 +106,7 @@ async def test_a_console_script_assigns_a_step_loss_and_rallies(service):
     assert errors == 1, text  # /turn next while the step loss is owed
     assert "→ One step loss to MG 42 Zug (1 to assign in 6,3): /step unit:de_hmg" in text
     assert (
-        "[bruno] /turn next\n! Not now: Allemands must first assign 1 step losses in 6,3"
+        "[bruno] /turn next\n! Not now: Allemands must first assign 1 step loss in 6,3"
         " (/step)." in text
     )
     assert "[bruno] /step unit:de_hmg\n» MG 42 Zug is eliminated" in text

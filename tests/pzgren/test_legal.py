@@ -33,7 +33,7 @@ SHOOTER = (
 
 
 def test_an_x_with_a_choice_is_an_owed_step_of_the_owner():
-    """'Prima Allemands deve assegnare 1 passi di perdita': owed, listed, /turn next refused."""
+    """'Prima Allemands deve assegnare 1 passo di perdita': owed, listed, /turn next refused."""
     table = small(SHOOTER, TWO_PLATOONS)
     table(fire("a_inf", hex="3,0"), "a", [1, 1])  # X: one step, two platoons to choose from
     actions = legal.legal_actions(table.state)
@@ -42,7 +42,7 @@ def test_an_x_with_a_choice_is_an_owed_step_of_the_owner():
     assert for_seat(actions, "a") == []
     for side in ("a", "b", None):
         error = table.refused(g.Next(), side, "error.pzgren.steps_owed")
-        assert error.localized("en").startswith("Not now: B must first assign 1 step losses")
+        assert error.localized("en").startswith("Not now: B must first assign 1 step loss")
     # the owner answers, then both platoons owe their M2 (the X legend)
     table(g.Step(unit="b_two"), "b")
     actions = legal.legal_actions(table.state)

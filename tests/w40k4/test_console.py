@@ -54,8 +54,8 @@ async def test_a_console_script_plays_w40k4(service, dice):
         "! This action belongs to the shooting phase." in text
     )
     assert "» Turn 1, Legione Astrale: Shooting phase" in text
-    assert "Odds — Shooting: No casualties: 88.9% · 1 casualties: 11.1%" in text
-    assert "Rolls to hit (1 dice, BS): D6=4 >= 3 (for each die)" in text
+    assert "Odds — Shooting: No casualties: 88.9% · 1 casualty: 11.1%" in text
+    assert "Rolls to hit (1 die, BS): D6=4 >= 3 (for each die)" in text
     assert "(dice entered by hand)" in text
     assert "» Bikers lost 1 of 3 models: morale check" not in text  # names come from the scenario
     assert "» Motopredoni lost 1 of 3 models: morale check" in text

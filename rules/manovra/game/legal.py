@@ -1,0 +1,271 @@
+"""What each seat may do now in a manovra game (see :mod:`rules.core.legal` for the contract).
+
+Every action listed here passes the very checks its handler makes (the same functions are
+called), so a listed command is accepted whatever the dice then show. Numeric options carry
+the range in which the command is accepted: a move's cm within the terrain's rate, a shot's
+cm within both the weapon's range and the distance at which the target is seen, an approach
+within the assaulting unit's fastest allowed move, a request's cm within the COMUNICAZIONI
+limit of the link (farther is accepted too, but always fails; it is not listed).
+
+Owed actions: the tests a unit owes (CT, SF, ET), rolled by the unit's side, block everything
+but themselves and the fragments of bursts already fired; at step 4 the next IF marker is
+owed by its battery's side.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from functools import partial
+
+from rules.core.dice import DiceTray, SystemDice
+from rules.core.errors import RulesError
+from rules.core.legal import LegalAction, OptionSpec
+from rules.core.resolution import Outcome
+from rules.manovra import checks, ground
+from rules.manovra.game.assault import approach_terrain, check_assault, overruns
+from rules.manovra.game.common import _declaring_side
+from rules.manovra.game.indirect import (
+    _fragment_sources,
+    _may_take_fragments,
+    _next_marker,
+    _source_side,
+)
+from rules.manovra.game.movement import allowed_kinds
+from rules.manovra.game.sequence import (
+    _can_declare,
+    _check_next,
+    _free_batteries,
+    _requesting_units,
+    _requests_over,
+)
+from rules.manovra.game.shooting import _check_firer, _check_weapons, sight_limit, weapons_reach
+from rules.manovra.game.state import ManovraState, TurnStep, UnitState
+from rules.manovra.scenario import WeaponKind
+from rules.manovra.tables import load_tables
+
+
+def legal_actions(state: ManovraState) -> list[LegalAction]:
+    """Every action any seat may give now, each tagged with its side."""
+    if state.ended:
+        return []
+    actions: list[LegalAction] = []
+    if state.pending:
+        actions += _owed_tests(state)
+        actions += _fragments(state)
+        return actions
+    if state.step is TurnStep.REQUESTS:
+        for side in state.sides:
+            if not _requests_over(state, side):
+                actions += _requests(state, side)
+    elif state.step is TurnStep.MANOEUVRE:
+        if state.queue:
+            actions += _unit_actions(state, state.units[state.queue[0]])
+        else:
+            actions += _declarations(state)
+    elif state.step is TurnStep.INDIRECT:
+        marker = _next_marker(state)
+        if marker is not None:
+            actions.append(
+                LegalAction(
+                    "execute",
+                    state.platoons[marker.battery].side,
+                    {"marker": marker.id},
+                    owed=True,
+                    label=Outcome.of("manovra.follow.execute", marker=marker.id),
+                )
+            )
+    actions += _fragments(state)
+    actions += [
+        LegalAction("turn.next", side)
+        for side in state.sides
+        if _accepted(partial(_check_next, state, side))
+    ]
+    return actions
+
+
+def _accepted(check: Callable[[], object]) -> bool:
+    try:
+        check()
+    except RulesError:
+        return False
+    return True
+
+
+def _owed_tests(state: ManovraState) -> list[LegalAction]:
+    return [
+        LegalAction(
+            "test",
+            state.units[p.unit].side,
+            {"unit": p.unit, "kind": p.kind},
+            owed=True,
+            label=Outcome.of("manovra.follow.test", test=p.kind, unit=state.units[p.unit].name),
+        )
+        for p in state.pending
+    ]
+
+
+def _fragments(state: ManovraState) -> list[LegalAction]:
+    actions = []
+    for source in _fragment_sources(state):
+        targets = tuple(u.id for u in state.units.values() if _may_take_fragments(source, u))
+        if targets:
+            actions.append(
+                LegalAction(
+                    "fragments",
+                    _source_side(state, source),
+                    {"marker": source.id},
+                    (OptionSpec("target", choices=targets),),
+                    label=Outcome.of("manovra.follow.fragments", marker=source.id),
+                )
+            )
+    return actions
+
+
+def _comms_limit(link: checks.Link) -> int:
+    """How far a request travels over this link with a direct line of sight (cm)."""
+    outcome = checks.resolve_communication(
+        checks.CommunicationInput(link=link, distance_cm=0), DiceTray(SystemDice())
+    ).outcome
+    return int(float(str(outcome.param("limit") or 0)))
+
+
+def _requests(state: ManovraState, side: str) -> list[LegalAction]:
+    enemies = tuple(u.id for u in state.units.values() if u.side != side and u.alive) or ("-",)
+    actions = []
+    for unit in _requesting_units(state, side):
+        links = [checks.Link.STESSA_SQUADRA, checks.Link.STESSO_PLOTONE, checks.Link.ALTRO_PLOTONE]
+        if unit.radio:
+            links.append(checks.Link.STESSO_PLOTONE_RADIO)
+        for battery in _free_batteries(state, side):
+            for link in links:
+                actions.append(
+                    LegalAction(
+                        "callarty",
+                        side,
+                        {"unit": unit.id, "battery": battery.id, "link": link.value},
+                        (
+                            OptionSpec("target", choices=enemies),
+                            OptionSpec("distance", low=0, high=_comms_limit(link)),
+                        ),
+                    )
+                )
+    return actions
+
+
+def _declarations(state: ManovraState) -> list[LegalAction]:
+    side = _declaring_side(state)
+    if side is None:
+        return []
+    actions = []
+    platoons = tuple(p.id for p in _can_declare(state, side))
+    if platoons:
+        actions.append(
+            LegalAction("manoeuvre.declare", side, free=(OptionSpec("platoon", choices=platoons),))
+        )
+    if state.tokens.get(side, 0) > 0:
+        actions.append(LegalAction("manoeuvre.pass", side))
+    return actions
+
+
+def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
+    side = unit.side
+    actions = [LegalAction("move", side, {"unit": unit.id, "kind": "hold"})]
+    if unit.has("panic"):
+        actions.append(LegalAction("recover", side, {"unit": unit.id}))
+        return actions
+    actions += _moves(unit)
+    enemies = [u for u in state.units.values() if u.side != side and u.alive]
+    if _accepted(lambda: _check_firer(state, unit.id, side)):
+        for target in enemies:
+            actions += _shots(state, unit, target)
+    for target in enemies:
+        actions += _assaults(state, unit, target)
+    return actions
+
+
+def _terrains() -> list[str]:
+    return [row.id or "" for row in load_tables()["tipi_terreno"].rows]
+
+
+def _moves(unit: UnitState) -> list[LegalAction]:
+    """Per kind of move, the terrains grouped by how far the unit may go through them."""
+    actions = []
+    unit_class = ground.MovementClass(unit.kind["movement"])
+    for kind in allowed_kinds(unit):
+        by_limit: dict[int, list[str]] = defaultdict(list)
+        for terrain in _terrains():
+            limit = math.floor(ground.leg_limit_cm(unit_class, unit.tactical_cm, kind, terrain))
+            if limit >= 1:
+                by_limit[limit].append(terrain)
+        for limit, terrains in sorted(by_limit.items()):
+            actions.append(
+                LegalAction(
+                    "move",
+                    unit.side,
+                    {"unit": unit.id, "kind": kind.value},
+                    (
+                        OptionSpec("terrain", choices=tuple(terrains)),
+                        OptionSpec("distance", low=1, high=limit),
+                    ),
+                )
+            )
+    return actions
+
+
+def _shots(state: ManovraState, unit: UnitState, target: UnitState) -> list[LegalAction]:
+    """The volley of the light weapons, and each heavy or incendiary weapon on its own."""
+    seen = sight_limit(target)
+    choices: list[str | None] = [None] if target.kind["small_arms"] is not None else []
+    choices += [w for w in unit.weapons if state.weapons[w].kind is not WeaponKind.LIGHT]
+    actions = []
+    for weapon_id in choices:
+        try:
+            weapons = _check_weapons(state, unit, target, weapon_id, None, False)
+        except RulesError:
+            continue
+        if weapon_id is None and any(w.kind is not WeaponKind.LIGHT for _, w in weapons):
+            continue  # the default is the main gun: listed with the weapon named
+        high = math.floor(min(weapons_reach(unit, weapons, False), seen))
+        if high < 1:
+            continue
+        options: dict[str, str | int] = {"unit": unit.id, "target": target.id}
+        free = [OptionSpec("distance", low=1, high=high)]
+        if weapon_id is not None:
+            options["weapon"] = weapon_id
+            ammo = state.weapons[weapon_id].ammo
+            if len(ammo) > 1:
+                free.append(OptionSpec("ammo", choices=tuple(ammo), required=False))
+        actions.append(LegalAction("fire", unit.side, options, tuple(free)))
+    return actions
+
+
+def _assaults(state: ManovraState, unit: UnitState, target: UnitState) -> list[LegalAction]:
+    if not _accepted(lambda: check_assault(state, unit.id, target.id, None, unit.side)):
+        return []
+    kinds = allowed_kinds(unit)
+    terrain = approach_terrain(target, None)
+    reach = 0
+    if kinds:
+        reach = math.floor(
+            ground.leg_limit_cm(
+                ground.MovementClass(unit.kind["movement"]), unit.tactical_cm, kinds[0], terrain
+            )
+        )
+    low = 1 if overruns(unit) else 0
+    if reach < low:
+        return []
+    return [
+        LegalAction(
+            "assault",
+            unit.side,
+            {"unit": unit.id, "target": target.id},
+            (OptionSpec("distance", low=low, high=reach),),
+        )
+    ]
+
+
+def owed_follow_ups(actions: Iterable[LegalAction]) -> list[LegalAction]:
+    """The owed actions, in the order listed: the follow-up buttons."""
+    return [a for a in actions if a.owed]

@@ -1,0 +1,94 @@
+"""Muovere and Appostarsi: moves checked against TIPI DI TERRENO."""
+
+from __future__ import annotations
+
+from rules.core.dice import DiceTray
+from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.resolution import EffectKind, Outcome, Resolution
+from rules.manovra import ground
+from rules.manovra.game.common import _acting_unit, _owe, _resolve
+from rules.manovra.game.orders import Hold, Move
+from rules.manovra.game.sequence import _finish_action
+from rules.manovra.game.state import Applied, ManovraState, UnitState
+from rules.manovra.model import MoveRate
+from rules.manovra.tables import load_tables
+
+
+def allowed_kinds(unit: UnitState) -> list[MoveRate]:
+    """The kinds of move a unit may make now, fastest first (none when immobilised).
+
+    Hits slow a vehicle down ("movimento breve", "movimento cauto"); a unit just recovered
+    from panic may only move tactically.
+    """
+    if unit.has("immobilised") or unit.has("panic"):
+        return []
+    kinds = [MoveRate.TATTICO, MoveRate.BREVE, MoveRate.CAUTO]
+    if unit.has("short"):
+        kinds = [MoveRate.BREVE, MoveRate.CAUTO]
+    if unit.has("cautious"):
+        kinds = [MoveRate.CAUTO]
+    if unit.has("recovered"):
+        kinds = [k for k in kinds if k is MoveRate.TATTICO]
+    return kinds
+
+
+def _move_resolution(
+    unit: UnitState, kind: MoveRate, legs: tuple[ground.Leg, ...], conceal: bool, tray: DiceTray
+) -> Resolution:
+    if unit.has("immobilised"):
+        raise IllegalAction("error.manovra.immobilised", unit=unit.name)
+    if unit.has("short") and kind is MoveRate.TATTICO:
+        raise IllegalAction("error.manovra.short_only", unit=unit.name)
+    if unit.has("cautious") and kind is not MoveRate.CAUTO:
+        raise IllegalAction("error.manovra.cautious_only", unit=unit.name)
+    try:
+        data = ground.MoveInput(
+            unit_class=unit.kind["movement"],
+            tactical_cm=unit.tactical_cm,
+            kind=kind,
+            legs=legs,
+            conceal=conceal,
+        )
+    except ValueError as error:
+        raise InvalidInput("error.invalid_input.detail", detail=str(error)[:200]) from None
+    for leg in legs:
+        load_tables()["tipi_terreno"].row_by_id(leg.terrain)
+    resolution = _resolve("move", data, tray)
+    if resolution.outcome.key != "manovra.move.ok":
+        raise IllegalAction(resolution.outcome.key, **dict(resolution.outcome.params))
+    return resolution
+
+
+def _apply_move(state: ManovraState, unit: UnitState, resolution: Resolution, terrain: str) -> None:
+    unit.terrain = terrain
+    unit.moved = True
+    unit.statuses = [s for s in unit.statuses if s != "concealed"]
+    for effect in resolution.effects:
+        if effect.kind is EffectKind.STATUS and effect.key == "concealed":
+            unit.add("concealed")
+        if effect.kind is EffectKind.TEST_OWED and effect.key == "ET":
+            terrain_id = dict(effect.params).get("terrain", "")
+            _owe(state, unit, "ET", "mine" if terrain_id == "campi_minati" else "wire")
+
+
+def _do_move(
+    state: ManovraState, command: Move, tray: DiceTray, actor_side: str | None, result: Applied
+) -> None:
+    unit = _acting_unit(state, command.unit, actor_side)
+    if unit.has("panic"):
+        raise IllegalAction("error.manovra.panicked", unit=unit.name)
+    if unit.has("recovered") and command.kind is not MoveRate.TATTICO:
+        raise IllegalAction("error.manovra.recovered_tactical_only", unit=unit.name)
+    legs = (*command.via, ground.Leg(terrain=command.terrain, cm=command.distance_cm))
+    resolution = _move_resolution(unit, command.kind, legs, command.conceal, tray)
+    result.resolutions.append(resolution)
+    _apply_move(state, unit, resolution, command.terrain)
+    _finish_action(state, unit, result)
+
+
+def _do_hold(
+    state: ManovraState, command: Hold, tray: DiceTray, actor_side: str | None, result: Applied
+) -> None:
+    unit = _acting_unit(state, command.unit, actor_side)
+    result.notices.append(Outcome.of("manovra.action.hold", unit=unit.name))
+    _finish_action(state, unit, result)

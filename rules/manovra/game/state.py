@@ -1,0 +1,180 @@
+"""The manovra game state: units, platoons, owed tests, IF markers, the turn step."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rules.core.errors import UnknownName
+from rules.core.game import Applied as CoreApplied
+from rules.manovra.scenario import Weapon, unit_types
+
+MAX_TEXT = 80
+
+
+class TurnStep(enum.IntEnum):
+    """The five steps of TURNO DI GIOCO."""
+
+    TOKENS = 1
+    REQUESTS = 2
+    MANOEUVRE = 3
+    INDIRECT = 4
+    END = 5
+
+
+class _State(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+class UnitState(_State):
+    """A unit in play."""
+
+    id: str
+    name: str
+    side: str
+    platoon: str
+    type: str
+    ad: int
+    cv: int
+    models: int
+    initial_models: int
+    tactical_cm: float
+    weapons: dict[str, int]
+    armour: dict[str, dict[str, int]] = Field(default_factory=dict)
+    turret: bool = True
+    tracked: bool = True
+    open_topped: bool = False
+    radio: bool = False
+    terrain: str = "piano_scoperto"
+    statuses: list[str] = Field(default_factory=list)
+    acted: bool = False
+    moved: bool = False
+    fired: bool = False
+
+    @property
+    def kind(self) -> dict[str, Any]:
+        """The unit type's table columns."""
+        return unit_types()[self.type]
+
+    @property
+    def alive(self) -> bool:
+        """Whether the unit can still act or be targeted."""
+        return self.models > 0 and "destroyed" not in self.statuses
+
+    @property
+    def crew_losses(self) -> int:
+        """Dead crew members (only meaningful for crews)."""
+        return self.initial_models - self.models
+
+    def has(self, status: str) -> bool:
+        """Whether the unit carries a status."""
+        return status in self.statuses
+
+    def add(self, status: str) -> None:
+        """Add a status once."""
+        if status not in self.statuses:
+            self.statuses.append(status)
+
+
+class PlatoonState(_State):
+    """A platoon or battery."""
+
+    id: str
+    name: str
+    side: str
+    kind: Literal["platoon", "battery"]
+    off_table: bool
+    units: list[str]
+
+
+class PendingTest(_State):
+    """A roll owed by a unit after a resolution (CT after losses, SF after a hit, ET)."""
+
+    unit: str
+    kind: Literal["CT", "SF", "ET"]
+    reason: str = ""
+
+
+class FireMarker(_State):
+    """An IF marker: indirect fire requested at step 2, executed at step 4."""
+
+    id: str
+    battery: str
+    requested_by: str
+    target: str
+    executed: bool = False
+    shots: int = 0
+    fragment_hits: list[str] = Field(
+        default_factory=list, description="units already resolved in this marker's blasts"
+    )
+
+
+class Burst(_State):
+    """HE rounds of a direct fire (a miss, a mortar or a grenade) whose fragments are owed.
+
+    The firer's side resolves SCHEGGE MUNIZIONI HE for each unit the players find within a
+    blast (``/fragments marker:<id> target:…``), each unit at most once per round fired.
+    """
+
+    id: str
+    unit: str
+    side: str
+    calibre_mm: int
+    ad: int
+    shots: int = 1
+    fragment_hits: list[str] = Field(default_factory=list)
+
+
+class ManovraState(_State):
+    """The whole game document of a manovra game (stored as JSON by ``db/``)."""
+
+    ruleset: Literal["manovra"] = "manovra"
+    scenario_id: str
+    title: str
+    turn: int = 1
+    max_turns: int = 8
+    step: TurnStep = TurnStep.TOKENS
+    ended: bool = False
+    first_side: str
+    sides: dict[str, str]
+    tokens: dict[str, int] = Field(default_factory=dict)
+    declarations: dict[str, str] = Field(default_factory=dict)
+    manoeuvred: list[str] = Field(default_factory=list)
+    queue: list[str] = Field(default_factory=list)
+    pending: list[PendingTest] = Field(default_factory=list)
+    markers: list[FireMarker] = Field(default_factory=list)
+    marker_order: list[str] = Field(default_factory=list)
+    # Added with issue 11; the defaults keep older documents loading.
+    requests_done: list[str] = Field(
+        default_factory=list, description="sides that have finished their step-2 requests"
+    )
+    requested: list[str] = Field(
+        default_factory=list, description="units that have relayed a request this turn"
+    )
+    bursts: list[Burst] = Field(default_factory=list)
+    platoons: dict[str, PlatoonState]
+    units: dict[str, UnitState]
+    weapons: dict[str, Weapon]
+
+    def unit(self, unit_id: str) -> UnitState:
+        """A unit by id, or a clear error listing none of the internals."""
+        try:
+            return self.units[unit_id]
+        except KeyError:
+            raise UnknownName("error.manovra.unknown_unit", name=unit_id[:MAX_TEXT]) from None
+
+    def platoon(self, platoon_id: str) -> PlatoonState:
+        """A platoon or battery by id."""
+        try:
+            return self.platoons[platoon_id]
+        except KeyError:
+            raise UnknownName("error.manovra.unknown_platoon", name=platoon_id[:MAX_TEXT]) from None
+
+    def other_side(self, side: str) -> str:
+        """The opponent of ``side``."""
+        return next(s for s in self.sides if s != side)
+
+
+Applied = CoreApplied[ManovraState]
