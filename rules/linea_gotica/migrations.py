@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.core.migrations import DocumentFormat, add_format_field
 
-FORMAT = DocumentFormat("linea_gotica", version=3)
+FORMAT = DocumentFormat("linea_gotica", version=4)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
@@ -25,4 +25,13 @@ def _covering_soldiers(document: dict[str, Any]) -> dict[str, Any]:
     """
     for unit in document.get("units", {}).values():
         unit.setdefault("covered_by", [])
+    return document
+
+
+@FORMAT.migration(3)
+def _named_terrain(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 3 → 4 (issue 11): the table's named terrain elements (the scenario's ``terrain``,
+    which observation and covering fire name). A game saved before named none: its sides
+    name the places of the units they can see, as before."""
+    document.setdefault("places", [])
     return document
