@@ -576,6 +576,9 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
         builder.step(f"{K}.step.range", table=line, outcome=outcome)
         return builder.finish(outcome)
     mode = str(row.data["mode"])
+    # What a hit would do is settled before any die: a gun fired without its calibre is
+    # refused whatever the dice, never only when it hits.
+    damage = weapon_damage(data, row)
     builder.step(f"{K}.step.chance", modifiers=tuple(mods), total=chance, table=line)
     roll = tray.roll(D10, f"To hit ({row.id}) — d10")
     hit = roll.face <= chance
@@ -595,7 +598,7 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
             outcome = Outcome.of(f"{K}.fire.blast")
             builder.effect(EffectKind.MARKER, "blast", target=data.target.unit)
             return builder.finish(outcome)
-        return builder.finish(damage_chain(builder, tray, weapon_damage(data, row), data.target))
+        return builder.finish(damage_chain(builder, tray, damage, data.target))
     if not explosive:
         return builder.finish(Outcome.of(f"{K}.fire.miss", band=band))
     table = tables["deviazione_he"]

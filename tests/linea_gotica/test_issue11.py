@@ -210,3 +210,27 @@ def test_a_winner_who_owes_morale_gets_no_choice_button(esempio):
     legal = PLAY.legal_actions(document)
     assert [(a.verb, a.side, a.owed) for a in legal] == [("morale", "alleati", True)]
     esempio.refused("error.linea_gotica.morale_owed", "turn.next", "alleati", order="first")
+
+
+def test_a_gun_without_its_calibre_is_refused_whatever_the_dice() -> None:
+    """Found by the property tests: the refusal came only on a hit, so a miss resolved and
+    the odds' enumeration then failed; now it comes before any die is rolled."""
+    import pytest as _pytest
+
+    from rules.core.dice import ScriptedDice
+    from rules.core.errors import InvalidInput
+    from rules.linea_gotica import PROCEDURES
+
+    procedure = PROCEDURES["direct_fire"]
+    data = procedure.parse_input(
+        {
+            "quality": "regolari",
+            "weapon": "cannone_77",
+            "distance_cm": 20,
+            "target": {"kind": "carro_armato", "armour": "media"},
+        }
+    )
+    for faces in ([10], [1, 1, 1, 1, 1, 1]):
+        with _pytest.raises(InvalidInput) as caught:
+            procedure.resolve(data, ScriptedDice(faces), with_odds=False)
+        assert caught.value.key == "error.linea_gotica.calibre_needed"
