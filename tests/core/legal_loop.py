@@ -14,38 +14,11 @@ from typing import Any
 
 from rules.core.dice import Die
 from rules.core.errors import RulesError
-from rules.core.legal import LegalAction
 from rules.core.play import GamePlay
 
-
-class SeededDice:
-    """Dice from a seeded generator, so a failing game can be replayed."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self._rng = rng
-
-    def face(self, die: Die, label: str) -> int:
-        """A face of ``die``."""
-        return self._rng.randint(1, die.sides)
-
-    @property
-    def by_hand(self) -> bool:
-        """Never typed."""
-        return False
-
-
-def fill(action: LegalAction, rng: random.Random) -> dict[str, Any]:
-    """The action's fixed options plus a random allowed value of each free option."""
-    options: dict[str, Any] = dict(action.options)
-    for spec in action.free:
-        if not spec.required and rng.random() < 0.3:
-            continue
-        if spec.choices:
-            options[spec.name] = rng.choice(spec.choices)
-        else:
-            assert spec.low is not None and spec.high is not None
-            options[spec.name] = rng.randint(spec.low, spec.high)
-    return options
+# One seeded dice source and one option filler serve every random-play test.
+from tests.fuzz.harness import SeededDice
+from tests.fuzz.harness import fill_options as fill
 
 
 @dataclass

@@ -12,42 +12,13 @@ from typing import Any
 
 import pytest
 
-from rules.core.dice import Die
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.manovra.play import PLAY
+from tests.fuzz.harness import SeededDice as RandomDice
+from tests.fuzz.harness import fill_options as fill
 
 SCENARIO = "esempio_normandia"
-
-
-class RandomDice:
-    """Fair dice from a seeded generator (the tests' own, never the global one)."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self._rng = rng
-
-    def face(self, die: Die, label: str) -> int:
-        """A face of ``die``."""
-        return self._rng.randint(1, die.sides)
-
-    @property
-    def by_hand(self) -> bool:
-        """Never typed by a player."""
-        return False
-
-
-def fill(action: LegalAction, rng: random.Random) -> dict[str, Any]:
-    """The action's fixed options plus a random allowed value for each free one."""
-    options: dict[str, Any] = dict(action.options)
-    for spec in action.free:
-        if not spec.required and rng.random() < 0.3:
-            continue
-        if spec.choices:
-            options[spec.name] = rng.choice(spec.choices)
-        else:
-            assert spec.low is not None and spec.high is not None
-            options[spec.name] = rng.randint(spec.low, spec.high)
-    return options
 
 
 def check_owed_block(actions: list[LegalAction]) -> None:
