@@ -59,6 +59,9 @@ def owed_lines(reply: Reply) -> list[str]:
             what = "/" + action.verb.replace(".", " ")
             what += "".join(f" {key}:{value}" for key, value in action.options.items())
         side = sides.get(action.side or "", action.side or translate("bot.referee", reply.language))
+        players = reply.owed_by.get(action.side or "", [])
+        if players:  # who, by name: mentions (the console shows the seat's name)
+            side += " (" + ", ".join(f"<@{user}>" for user in players) + ")"
         lines.append(translate("bot.status.owed", reply.language, side=side, what=what))
     return lines
 

@@ -131,6 +131,8 @@ class Reply:
     duplicate: bool = False
     owed: list[LegalAction] = field(default_factory=list)
     roll: RollResult | None = None
+    #: The players of each side that owes something (status replies name them).
+    owed_by: dict[str, list[int]] = field(default_factory=dict)
     dice_prompt: DicePrompt | None = None
 
 
@@ -303,9 +305,13 @@ class GameService:
             return await self._join(request, play, document, seat, reply)
         if verb in ("game.status", "turn.status"):
             reply.status = play.status(document)
+            if record.status == "ended":  # ended by the referee: nobody is to move any more
+                reply.status = replace(reply.status, ended=True, awaiting=None)
+                return reply
             reply.follow_ups = play.follow_ups(document)
-            if record.status != "ended":
-                reply.owed = owed(play.legal_actions(document))
+            reply.owed = owed(play.legal_actions(document))
+            for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
+                reply.owed_by[side] = await self._players_of(request.channel_id, side)
             return reply
         if verb in ("game.undo", "game.end", "game.deadline"):
             if seat.role != "referee":

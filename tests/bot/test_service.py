@@ -180,6 +180,9 @@ async def test_undo_export_and_retries(table, store):
     await table.refused(ANNA, "game.end", "error.service.referee_only")
     await table(REFEREE, "game.end")
     await table.refused(ANNA, "turn.next", "error.service.game_ended")
+    # An ended game says so, and nobody is to move any more.
+    ended = await table(BRUNO, "game.status")
+    assert ended.status.ended and ended.status.awaiting is None and not ended.owed
 
 
 async def test_new_game_errors(table):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.render_text import owed_lines
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 4040
@@ -96,6 +97,11 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert [(f.verb, dict(f.options), f.side) for f in reply.follow_ups] == [
         ("morale", {"unit": "motopredoni"}, "predoni")
     ]
+    # The status names who owes what: the side and its player.
+    status = await table(ANNA, "game.status")
+    assert status.owed_by == {"predoni": [BRUNO]}
+    assert [(a.verb, a.side) for a in status.owed] == [("morale", "predoni")]
+    assert any(f"Predoni (<@{BRUNO}>)" in line for line in owed_lines(status))
     reply = await table(BRUNO, "morale", [3, 3], unit="motopredoni")
     assert outcomes(reply) == ["w40k4.test.passed(reason=losses)"]
     assert reply.notices[-1].code == "w40k4.turn.phase(turn=1,side=Legione Astrale,phase=assault)"
