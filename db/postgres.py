@@ -25,12 +25,14 @@ import operator
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from types import TracebackType
 from typing import Any, Self, TypeAlias, TypeVar
 
 import asyncpg
 
-from db import migrations_pg
+# The row encoding shared with the SQLite store: the same canonical texts go into the chain.
+from db import migrations_pg, rows
 from db.errors import (
     ChainBroken,
     CorruptRecord,
@@ -70,8 +72,6 @@ from db.models import (
     utc_now,
 )
 from db.protocol import Document
-
-# The row encoding shared with the SQLite store: the same canonical texts go into the chain.
 from db.sqlite import (
     MAX_EVENTS_PAGE,
     _check_status,
@@ -153,75 +153,17 @@ async def _keep_session(connection: Connection) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _event_from_row(row: asyncpg.Record) -> EventRecord:
-    channel_id, seq = int(row[0]), int(row[1])
-    try:
-        args = json.loads(row[5])
-        dice = json.loads(row[6])
-        if not isinstance(args, dict) or not isinstance(dice, list):
-            raise ValueError("args must be an object and dice a list")
-        return EventRecord(
-            channel_id=channel_id,
-            seq=seq,
-            interaction_id=row[2],
-            actor_id=row[3],
-            verb=row[4],
-            args=args,
-            dice=dice,
-            resolution=json.loads(row[7]),
-            state_version=int(row[8]),
-            state_hash=row[9],
-            undoes_seq=row[10],
-            created_at=_aware(row[11]),
-            prev_hash=row[12],
-            hash=row[13],
-        )
-    except (TypeError, ValueError) as error:
-        raise CorruptRecord(channel_id, f"event {seq} is unreadable ({error})") from error
-
-
 def _aware(moment: datetime) -> datetime:
     # asyncpg returns TIMESTAMPTZ in UTC; going through the stored text format keeps the
     # values identical to the SQLite store's (and to what was hashed).
     return parse_timestamp(format_timestamp(moment))
 
 
-def _summary_from_row(row: asyncpg.Record) -> GameSummary:
-    channel_id = int(row[0])
-    return GameSummary(
-        channel_id=channel_id,
-        guild_id=row[1],
-        ruleset=row[2],
-        language=row[3],
-        status=_check_status(row[4], channel_id),
-        version=int(row[5]),
-        created_at=_aware(row[6]),
-        updated_at=_aware(row[7]),
-    )
-
-
-def _member_from_row(row: asyncpg.Record) -> Member:
-    channel_id = int(row[0])
-    role = row[2]
-    if role not in MEMBER_ROLES:
-        raise CorruptRecord(channel_id, f"unknown member role {role!r}")
-    return Member(
-        channel_id=channel_id,
-        user_id=int(row[1]),
-        role=role,
-        side=row[3],
-        joined_at=_aware(row[4]),
-    )
-
-
-def _deadline_from_row(row: asyncpg.Record) -> Deadline:
-    return Deadline(
-        channel_id=int(row[0]),
-        side=row[1],
-        due_at=_aware(row[2]),
-        reminded=bool(row[3]),
-        set_at=_aware(row[4]),
-    )
+# The shared decoders (db/rows.py), reading asyncpg's TIMESTAMPTZ values.
+_summary_from_row = partial(rows.summary_from_row, when=_aware)
+_event_from_row = partial(rows.event_from_row, when=_aware)
+_member_from_row = partial(rows.member_from_row, when=_aware)
+_deadline_from_row = partial(rows.deadline_from_row, when=_aware)
 
 
 # --------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from db import migrations
 from db.errors import (
@@ -75,6 +75,11 @@ from db.models import (
     utc_now,
 )
 from db.protocol import Document
+from db.rows import check_status as _check_status
+from db.rows import deadline_from_row as _deadline_from_row
+from db.rows import event_from_row as _event_from_row
+from db.rows import member_from_row as _member_from_row
+from db.rows import summary_from_row as _summary_from_row
 from db.worker import DatabaseThread, WorkerClosed
 
 DEFAULT_DB_PATH = "arbitro.db"
@@ -164,12 +169,6 @@ def _system_event(
     )
 
 
-def _check_status(value: object, channel_id: int) -> GameStatus:
-    if value not in GAME_STATUSES:
-        raise CorruptRecord(channel_id, f"unknown game status {value!r}")
-    return value
-
-
 def _decode_document(text: object, channel_id: int, version: int) -> JsonObject:
     if not isinstance(text, str):
         raise CorruptRecord(channel_id, f"document of version {version} is not text")
@@ -182,81 +181,6 @@ def _decode_document(text: object, channel_id: int, version: int) -> JsonObject:
     if not isinstance(value, dict):
         raise CorruptRecord(channel_id, f"document of version {version} is not a JSON object")
     return value
-
-
-def _event_from_row(row: tuple[Any, ...]) -> EventRecord:
-    channel_id, seq = int(row[0]), int(row[1])
-    try:
-        args = json.loads(row[5])
-        dice = json.loads(row[6])
-        if not isinstance(args, dict) or not isinstance(dice, list):
-            raise ValueError("args must be an object and dice a list")
-        return EventRecord(
-            channel_id=channel_id,
-            seq=seq,
-            interaction_id=row[2],
-            actor_id=row[3],
-            verb=row[4],
-            args=args,
-            dice=dice,
-            resolution=json.loads(row[7]),
-            state_version=int(row[8]),
-            state_hash=row[9],
-            undoes_seq=row[10],
-            created_at=parse_timestamp(row[11]),
-            prev_hash=row[12],
-            hash=row[13],
-        )
-    except (TypeError, ValueError) as error:
-        raise CorruptRecord(channel_id, f"event {seq} is unreadable ({error})") from error
-
-
-def _summary_from_row(row: tuple[Any, ...]) -> GameSummary:
-    channel_id = int(row[0])
-    try:
-        return GameSummary(
-            channel_id=channel_id,
-            guild_id=row[1],
-            ruleset=row[2],
-            language=row[3],
-            status=_check_status(row[4], channel_id),
-            version=int(row[5]),
-            created_at=parse_timestamp(row[6]),
-            updated_at=parse_timestamp(row[7]),
-        )
-    except (TypeError, ValueError) as error:
-        raise CorruptRecord(channel_id, f"game row is unreadable ({error})") from error
-
-
-def _member_from_row(row: tuple[Any, ...]) -> Member:
-    channel_id = int(row[0])
-    role = row[2]
-    if role not in MEMBER_ROLES:
-        raise CorruptRecord(channel_id, f"unknown member role {role!r}")
-    try:
-        return Member(
-            channel_id=channel_id,
-            user_id=int(row[1]),
-            role=cast(MemberRole, role),
-            side=row[3],
-            joined_at=parse_timestamp(row[4]),
-        )
-    except (TypeError, ValueError) as error:
-        raise CorruptRecord(channel_id, f"member row is unreadable ({error})") from error
-
-
-def _deadline_from_row(row: tuple[Any, ...]) -> Deadline:
-    channel_id = int(row[0])
-    try:
-        return Deadline(
-            channel_id=channel_id,
-            side=row[1],
-            due_at=parse_timestamp(row[2]),
-            reminded=bool(row[3]),
-            set_at=parse_timestamp(row[4]),
-        )
-    except (TypeError, ValueError) as error:
-        raise CorruptRecord(channel_id, f"deadline is unreadable ({error})") from error
 
 
 # --------------------------------------------------------------------------------------

@@ -1,0 +1,115 @@
+"""Rows as the stores read them back: one decoder per table, shared by both backends.
+
+SQLite returns tuples with timestamps as text, PostgreSQL records with TIMESTAMPTZ values;
+``when`` turns a stored timestamp into an aware datetime, and every malformed row becomes a
+:class:`~db.errors.CorruptRecord` naming its channel.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from db.errors import CorruptRecord
+from db.models import (
+    GAME_STATUSES,
+    MEMBER_ROLES,
+    Deadline,
+    EventRecord,
+    GameStatus,
+    GameSummary,
+    Member,
+    MemberRole,
+    parse_timestamp,
+)
+
+#: Turns a stored timestamp (SQLite text, PostgreSQL TIMESTAMPTZ) into an aware datetime.
+Clock = Callable[[Any], datetime]
+
+
+def check_status(value: object, channel_id: int) -> GameStatus:
+    """A stored game status, or a CorruptRecord naming the channel."""
+    if value not in GAME_STATUSES:
+        raise CorruptRecord(channel_id, f"unknown game status {value!r}")
+    return value
+
+
+def summary_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> GameSummary:
+    """A ``games`` row (channel, guild, ruleset, language, status, version, times)."""
+    channel_id = int(row[0])
+    try:
+        return GameSummary(
+            channel_id=channel_id,
+            guild_id=row[1],
+            ruleset=row[2],
+            language=row[3],
+            status=check_status(row[4], channel_id),
+            version=int(row[5]),
+            created_at=when(row[6]),
+            updated_at=when(row[7]),
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(channel_id, f"game row is unreadable ({error})") from error
+
+
+def event_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> EventRecord:
+    """An ``events`` row in the stores' column order."""
+    channel_id, seq = int(row[0]), int(row[1])
+    try:
+        args = json.loads(row[5])
+        dice = json.loads(row[6])
+        if not isinstance(args, dict) or not isinstance(dice, list):
+            raise ValueError("args must be an object and dice a list")
+        return EventRecord(
+            channel_id=channel_id,
+            seq=seq,
+            interaction_id=row[2],
+            actor_id=row[3],
+            verb=row[4],
+            args=args,
+            dice=dice,
+            resolution=json.loads(row[7]),
+            state_version=int(row[8]),
+            state_hash=row[9],
+            undoes_seq=row[10],
+            created_at=when(row[11]),
+            prev_hash=row[12],
+            hash=row[13],
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(channel_id, f"event {seq} is unreadable ({error})") from error
+
+
+def member_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> Member:
+    """A ``members`` row (channel, user, role, side, joined)."""
+    channel_id = int(row[0])
+    role = row[2]
+    if role not in MEMBER_ROLES:
+        raise CorruptRecord(channel_id, f"unknown member role {role!r}")
+    try:
+        return Member(
+            channel_id=channel_id,
+            user_id=int(row[1]),
+            role=cast(MemberRole, role),
+            side=row[3],
+            joined_at=when(row[4]),
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(channel_id, f"member row is unreadable ({error})") from error
+
+
+def deadline_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> Deadline:
+    """A ``deadlines`` row (channel, side, due, reminded, set)."""
+    channel_id = int(row[0])
+    try:
+        return Deadline(
+            channel_id=channel_id,
+            side=row[1],
+            due_at=when(row[2]),
+            reminded=bool(row[3]),
+            set_at=when(row[4]),
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(channel_id, f"deadline is unreadable ({error})") from error
