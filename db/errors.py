@@ -136,6 +136,19 @@ class ChainBroken(CorruptRecord):
             self.args = (f"event log fails verification at event {seq} ({detail})",)
 
 
+class TamperedGame(CorruptRecord):
+    """A game's stored rows disagree with what its hash chain (or its checksum) vouches for.
+
+    Raised when a game is loaded: the current state does not hash to the head event's
+    ``state_hash``, or the rows the chain does not cover (members, roles, deadlines, language,
+    ruleset, creation time) do not match their checksum. The bot refuses to play such a game
+    and tells the referee; ``arbitro db check`` reports the same thing.
+    """
+
+    key = "store.tampered_game"
+    template = "channel {channel_id}: stored game was altered outside the bot ({detail})"
+
+
 class SchemaError(StoreError):
     """The file is not an Arbitro database this code can use (foreign, newer, not SQLite)."""
 
