@@ -57,6 +57,7 @@ from db.models import (
     VERB_CREATED,
     VERB_ENDED,
     VERB_UNDO,
+    CommandContext,
     CommitResult,
     Deadline,
     EventRecord,
@@ -537,6 +538,20 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
         created_at=summary.created_at,
         updated_at=summary.updated_at,
     )
+
+
+def _open_command_tx(
+    connection: sqlite3.Connection, channel_id: int, interaction_id: str | None
+) -> CommandContext:
+    with _read_transaction(connection):
+        earlier = (
+            None if interaction_id is None else _event_by_interaction(connection, interaction_id)
+        )
+        return CommandContext(
+            record=_load_tx(connection, channel_id),
+            earlier=earlier,
+            members=tuple(_members_tx(connection, channel_id)),
+        )
 
 
 def _require_game(connection: sqlite3.Connection, channel_id: int) -> None:
@@ -1191,6 +1206,20 @@ class SqliteStore:
         cannot be read back.
         """
         return await self._run(partial(_load_tx, channel_id=channel_id), channel_id)
+
+    async def open_command(
+        self, channel_id: int, interaction_id: str | None = None
+    ) -> CommandContext:
+        """The game, the event ``interaction_id`` already committed (if any) and the
+        members: one hop to the database thread, one read transaction."""
+        return await self._run(
+            partial(
+                _open_command_tx,
+                channel_id=operator.index(channel_id),
+                interaction_id=None if interaction_id is None else str(interaction_id),
+            ),
+            channel_id,
+        )
 
     async def list_games(
         self, guild_id: int | None, status: GameStatus | None = None
