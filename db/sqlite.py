@@ -81,7 +81,7 @@ from db.rows import deadline_from_row as _deadline_from_row
 from db.rows import event_from_row as _event_from_row
 from db.rows import member_from_row as _member_from_row
 from db.rows import summary_from_row as _summary_from_row
-from db.worker import DatabaseThread, WorkerClosed
+from db.worker import DatabaseThread, WorkerClosed, grouped
 
 DEFAULT_DB_PATH = "arbitro.db"
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
@@ -195,7 +195,14 @@ def _write_transaction(connection: sqlite3.Connection) -> Iterator[None]:
 
     IMMEDIATE takes the write lock up front, so the version read inside cannot be changed
     by another connection before our UPDATE: the check and the write are one step.
+
+    Inside a transaction already open (the worker's group commit: it opened BEGIN
+    IMMEDIATE and a savepoint for this job) it only runs the body; the worker commits,
+    or rolls back to the savepoint if the body raises.
     """
+    if grouped():
+        yield
+        return
     connection.execute("BEGIN IMMEDIATE")
     try:
         yield
@@ -1115,17 +1122,22 @@ class SqliteStore:
         await self.close()
 
     async def _run(
-        self, work: Callable[[sqlite3.Connection], _T], channel_id: int | None = None
+        self,
+        work: Callable[[sqlite3.Connection], _T],
+        channel_id: int | None = None,
+        *,
+        groupable: bool = False,
     ) -> _T:
         """Run ``work(connection)`` on the connection's thread: one hop for a whole command.
 
         The function runs to its end (COMMIT or ROLLBACK) even if the caller is cancelled
-        meanwhile; see `db.worker.DatabaseThread`.
+        meanwhile; see `db.worker.DatabaseThread`. ``groupable`` writes (commits of
+        commands) may share one COMMIT with others queued at the same moment.
         """
         if self._closed:
             raise StoreUnavailable("the store is closed", channel_id)
         try:
-            return await self._connection.run(work)
+            return await self._connection.run(work, groupable=groupable)
         except WorkerClosed:
             raise StoreUnavailable("the store is closed", channel_id) from None
         except sqlite3.Error as error:
@@ -1270,6 +1282,7 @@ class SqliteStore:
                 decide=decide,
             ),
             channel_id,
+            groupable=True,
         )
 
     async def end_game(
