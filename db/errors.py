@@ -82,6 +82,16 @@ class GameNotEnded(StoreError):
         super().__init__(channel_id=channel_id)
 
 
+class ArchiveNotFound(StoreError):
+    """No archived game has this id (in this guild)."""
+
+    key = "store.archive_not_found"
+    template = "no archived game {archive_id}"
+
+    def __init__(self, archive_id: int) -> None:
+        super().__init__(archive_id=archive_id)
+
+
 class NothingToUndo(StoreError):
     """Every event after the game's creation has already been undone."""
 

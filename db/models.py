@@ -240,6 +240,27 @@ class Member:
 
 
 @dataclass(frozen=True, slots=True)
+class ArchivedGame:
+    """An ended game moved out of its channel, so the channel can host a new one.
+
+    Its whole export bundle is kept (``GameStore.archived_export``); this is what a
+    listing shows.
+    """
+
+    id: int
+    channel_id: int
+    guild_id: int | None
+    ruleset: str
+    language: str
+    title: str
+    version: int
+    created_at: datetime
+    ended_at: datetime
+    archived_at: datetime
+    head_hash: str
+
+
+@dataclass(frozen=True, slots=True)
 class CommandContext:
     """What a command needs from storage before any rule runs, read in one round trip.
 

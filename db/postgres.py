@@ -34,6 +34,7 @@ import asyncpg
 # The row encoding shared with the SQLite store: the same canonical texts go into the chain.
 from db import migrations_pg, rows
 from db.errors import (
+    ArchiveNotFound,
     ChainBroken,
     CorruptRecord,
     GameEnded,
@@ -55,6 +56,7 @@ from db.models import (
     VERB_CREATED,
     VERB_ENDED,
     VERB_UNDO,
+    ArchivedGame,
     CommandContext,
     CommitResult,
     Deadline,
@@ -165,6 +167,7 @@ _summary_from_row = partial(rows.summary_from_row, when=_aware)
 _event_from_row = partial(rows.event_from_row, when=_aware)
 _member_from_row = partial(rows.member_from_row, when=_aware)
 _deadline_from_row = partial(rows.deadline_from_row, when=_aware)
+_archive_from_row = partial(rows.archive_from_row, when=_aware)
 
 
 # --------------------------------------------------------------------------------------
@@ -838,6 +841,77 @@ class PostgresStore:
         channel_id = operator.index(channel_id)
         pending = _system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
         return await self._append(channel_id, expected_version, pending, _decide_undo(channel_id))
+
+    async def archive_game(
+        self, channel_id: int, bundle: ExportBundle, *, title: str = ""
+    ) -> ArchivedGame:
+        """Move an ended game out of its channel into the archive, in one transaction."""
+        fields, blob = rows.archive_fields(bundle, title)
+        # The SQLite text timestamps, back to datetimes for TIMESTAMPTZ.
+        values = [*fields]
+        for index in (6, 7, 8):
+            values[index] = parse_timestamp(values[index])
+
+        async def work(connection: Connection) -> ArchivedGame:
+            async with connection.transaction():
+                row = await connection.fetchrow(
+                    "SELECT status, version FROM games WHERE channel_id = $1 FOR UPDATE",
+                    channel_id,
+                )
+                if row is None:
+                    raise GameNotFound(channel_id)
+                if row[0] != "ended":
+                    raise GameNotEnded(channel_id)
+                if int(row[1]) != bundle.game.version:
+                    raise VersionConflict(channel_id, bundle.game.version, int(row[1]))
+                archived = await connection.fetchrow(
+                    "INSERT INTO archived_games (channel_id, guild_id, ruleset, language, "
+                    "title, version, created_at, ended_at, archived_at, head_hash, bundle) "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+                    f"RETURNING {rows.ARCHIVE_COLUMNS}",
+                    *values,
+                    blob,
+                )
+                for table in (
+                    "pending_rolls",
+                    "deadlines",
+                    "members",
+                    "events",
+                    "states",
+                    "games",
+                ):
+                    await connection.execute(
+                        f"DELETE FROM {table} WHERE channel_id = $1", channel_id
+                    )
+            return _archive_from_row(archived)
+
+        return await self._run(work, channel_id)
+
+    async def archived_games(self, guild_id: int | None) -> list[ArchivedGame]:
+        """The archived games of a guild, newest first."""
+
+        async def work(connection: Connection) -> list[ArchivedGame]:
+            found = await connection.fetch(
+                f"SELECT {rows.ARCHIVE_COLUMNS} FROM archived_games "
+                "WHERE guild_id IS NOT DISTINCT FROM $1 ORDER BY id DESC",
+                guild_id,
+            )
+            return [_archive_from_row(row) for row in found]
+
+        return await self._run(work)
+
+    async def archived_export(self, archive_id: int) -> dict[str, Any]:
+        """An archived game's export bundle as JSON."""
+
+        async def work(connection: Connection) -> bytes:
+            blob = await connection.fetchval(
+                "SELECT bundle FROM archived_games WHERE id = $1", archive_id
+            )
+            if blob is None:
+                raise ArchiveNotFound(archive_id)
+            return bytes(blob)
+
+        return rows.decode_archive(await self._run(work))
 
     async def delete_game(self, channel_id: int) -> None:
         """Delete an ended game with its events, states, members and deadlines."""

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from db.models import (
+    ArchivedGame,
     CommandContext,
     CommitResult,
     Deadline,
@@ -117,6 +118,28 @@ class GameStore(Protocol):
 
     async def delete_game(self, channel_id: int) -> None:
         """Remove an ended game and everything about it, freeing the channel."""
+        ...
+
+    async def archive_game(
+        self, channel_id: int, bundle: ExportBundle, *, title: str = ""
+    ) -> ArchivedGame:
+        """Move an ended game out of its channel into the archive, in one transaction.
+
+        ``bundle`` is its export (``export``), taken by the caller; the game must still
+        be at the bundle's version. Raises `GameNotEnded` for a game in progress,
+        `VersionConflict` if it changed since the export, `GameNotFound`.
+        """
+        ...
+
+    async def archived_games(self, guild_id: int | None) -> list[ArchivedGame]:
+        """The archived games of a guild, newest first."""
+        ...
+
+    async def archived_export(self, archive_id: int) -> dict[str, Any]:
+        """An archived game's export bundle as JSON (``ExportBundle.to_json_dict``).
+
+        Raises `GameNotFound` (with ``channel_id`` None) for an unknown archive id.
+        """
         ...
 
     async def events(

@@ -8,20 +8,25 @@ SQLite returns tuples with timestamps as text, PostgreSQL records with TIMESTAMP
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
 from db.errors import CorruptRecord
+from db.hashing import canonical_json
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
+    ArchivedGame,
     Deadline,
     EventRecord,
+    ExportBundle,
     GameStatus,
     GameSummary,
     Member,
     MemberRole,
+    format_timestamp,
     parse_timestamp,
 )
 
@@ -113,3 +118,60 @@ def deadline_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> Dead
         )
     except (TypeError, ValueError) as error:
         raise CorruptRecord(channel_id, f"deadline is unreadable ({error})") from error
+
+
+def archive_fields(bundle: ExportBundle, title: str) -> tuple[tuple[Any, ...], bytes]:
+    """An ended game's archive row (without its id) and its compressed bundle.
+
+    Timestamps as the SQLite text columns hold them; PostgreSQL converts them back.
+    """
+    game = bundle.game
+    ended_at = bundle.events[-1].created_at if bundle.events else game.updated_at
+    fields = (
+        game.channel_id,
+        game.guild_id,
+        game.ruleset,
+        game.language,
+        title[:200],
+        game.version,
+        format_timestamp(game.created_at),
+        format_timestamp(ended_at),
+        format_timestamp(bundle.exported_at),
+        bundle.head_hash,
+    )
+    text = canonical_json(bundle.to_json_dict())
+    return fields, zlib.compress(text.encode("utf-8"), 6)
+
+
+def decode_archive(blob: bytes) -> dict[str, Any]:
+    """The export bundle (JSON) an archive row holds."""
+    value = json.loads(zlib.decompress(blob).decode("utf-8"))
+    if not isinstance(value, dict):
+        raise CorruptRecord(None, "an archived bundle is not a JSON object")
+    return value
+
+
+ARCHIVE_COLUMNS = (
+    "id, channel_id, guild_id, ruleset, language, title, version, created_at, ended_at, "
+    "archived_at, head_hash"
+)
+
+
+def archive_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> ArchivedGame:
+    """An ``archived_games`` row (``ARCHIVE_COLUMNS``), without its bundle."""
+    try:
+        return ArchivedGame(
+            id=int(row[0]),
+            channel_id=int(row[1]),
+            guild_id=None if row[2] is None else int(row[2]),
+            ruleset=str(row[3]),
+            language=str(row[4]),
+            title=str(row[5]),
+            version=int(row[6]),
+            created_at=when(row[7]),
+            ended_at=when(row[8]),
+            archived_at=when(row[9]),
+            head_hash=str(row[10]),
+        )
+    except (TypeError, ValueError) as error:
+        raise CorruptRecord(None, f"archived game row: {error}") from error

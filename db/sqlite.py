@@ -30,6 +30,7 @@ from typing import Any, Self, TypeVar
 
 from db import migrations
 from db.errors import (
+    ArchiveNotFound,
     ChainBroken,
     CorruptRecord,
     GameEnded,
@@ -57,6 +58,7 @@ from db.models import (
     VERB_CREATED,
     VERB_ENDED,
     VERB_UNDO,
+    ArchivedGame,
     CommandContext,
     CommitResult,
     Deadline,
@@ -76,6 +78,9 @@ from db.models import (
     utc_now,
 )
 from db.protocol import Document
+from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
+from db.rows import archive_fields, decode_archive
+from db.rows import archive_from_row as _archive_from_row
 from db.rows import check_status as _check_status
 from db.rows import deadline_from_row as _deadline_from_row
 from db.rows import event_from_row as _event_from_row
@@ -518,6 +523,57 @@ def _delete_tx(connection: sqlite3.Connection, channel_id: int) -> None:
         # Children first: foreign keys are enforced and have no cascade on purpose.
         for table in ("pending_rolls", "deadlines", "members", "events", "states", "games"):
             connection.execute(f"DELETE FROM {table} WHERE channel_id = ?", (channel_id,))
+
+
+def _archive_tx(
+    connection: sqlite3.Connection,
+    channel_id: int,
+    *,
+    version: int,
+    fields: tuple[Any, ...],
+    blob: bytes,
+) -> ArchivedGame:
+    with _write_transaction(connection):
+        row = connection.execute(
+            "SELECT status, version FROM games WHERE channel_id = ?", (channel_id,)
+        ).fetchone()
+        if row is None:
+            raise GameNotFound(channel_id)
+        if row[0] != "ended":
+            raise GameNotEnded(channel_id)
+        if int(row[1]) != version:
+            raise VersionConflict(channel_id, version, int(row[1]))
+        cursor = connection.execute(
+            "INSERT INTO archived_games (channel_id, guild_id, ruleset, language, title, "
+            "version, created_at, ended_at, archived_at, head_hash, bundle) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*fields, blob),
+        )
+        for table in ("pending_rolls", "deadlines", "members", "events", "states", "games"):
+            connection.execute(f"DELETE FROM {table} WHERE channel_id = ?", (channel_id,))
+        archived = connection.execute(
+            f"SELECT {_ARCHIVE_COLUMNS} FROM archived_games WHERE id = ?", (cursor.lastrowid,)
+        ).fetchone()
+    return _archive_from_row(archived)
+
+
+def _archived_games_tx(
+    connection: sqlite3.Connection, guild_id: int | None
+) -> list[ArchivedGame]:
+    rows = connection.execute(
+        f"SELECT {_ARCHIVE_COLUMNS} FROM archived_games WHERE guild_id IS ? ORDER BY id DESC",
+        (guild_id,),
+    ).fetchall()
+    return [_archive_from_row(row) for row in rows]
+
+
+def _archived_bundle_tx(connection: sqlite3.Connection, archive_id: int) -> bytes:
+    row = connection.execute(
+        "SELECT bundle FROM archived_games WHERE id = ?", (archive_id,)
+    ).fetchone()
+    if row is None:
+        raise ArchiveNotFound(archive_id)
+    return bytes(row[0])
 
 
 def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
@@ -1343,6 +1399,34 @@ class SqliteStore:
             ),
             channel_id,
         )
+
+    async def archive_game(
+        self, channel_id: int, bundle: ExportBundle, *, title: str = ""
+    ) -> ArchivedGame:
+        """Move an ended game out of its channel into the archive, in one transaction."""
+        channel_id = operator.index(channel_id)
+        fields, blob = archive_fields(bundle, title)
+        return await self._run(
+            partial(
+                _archive_tx,
+                channel_id=channel_id,
+                version=bundle.game.version,
+                fields=fields,
+                blob=blob,
+            ),
+            channel_id,
+        )
+
+    async def archived_games(self, guild_id: int | None) -> list[ArchivedGame]:
+        """The archived games of a guild, newest first."""
+        return await self._run(partial(_archived_games_tx, guild_id=guild_id))
+
+    async def archived_export(self, archive_id: int) -> dict[str, Any]:
+        """An archived game's export bundle as JSON."""
+        blob = await self._run(
+            partial(_archived_bundle_tx, archive_id=operator.index(archive_id))
+        )
+        return decode_archive(blob)
 
     async def delete_game(self, channel_id: int) -> None:
         """Delete an ended game with its events, states, members and deadlines.

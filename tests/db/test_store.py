@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from db.errors import (
+    ArchiveNotFound,
     GameEnded,
     GameExists,
     GameNotEnded,
@@ -372,3 +373,38 @@ async def test_open_command_reads_game_retry_and_seats_together(store: SqliteSto
     assert (await store.open_command(31)).earlier is None
     with pytest.raises(GameNotFound):
         await store.open_command(32, "i-31")
+
+
+async def test_an_ended_game_is_archived_and_its_channel_freed(store: SqliteStore) -> None:
+    await new_game(store, 41)
+    await store.add_member(41, 7, side="rossi")
+    await store.commit(41, 1, sample_document(turn=2), NewEvent(verb="advance"))
+    with pytest.raises(GameNotEnded):
+        await store.archive_game(41, await store.export(41))
+    await store.end_game(41)
+    bundle = await store.export(41)
+    archived = await store.archive_game(41, bundle, title="Normandia")
+    assert (archived.channel_id, archived.version, archived.title) == (41, 3, "Normandia")
+    assert archived.head_hash == bundle.head_hash and archived.guild_id == GUILD
+    with pytest.raises(GameNotFound):
+        await store.load(41)
+    assert await store.members(41) == []
+    await new_game(store, 41)  # the channel hosts a new game
+    assert (await store.load(41)).version == 1
+    listed = await store.archived_games(GUILD)
+    assert [a.id for a in listed] == [archived.id]
+    assert await store.archived_games(GUILD + 1) == []
+    saved = await store.archived_export(archived.id)
+    assert verify_export(saved) == bundle.head_hash
+    assert [e["verb"] for e in saved["events"]][-1] == "game.ended"
+    with pytest.raises(ArchiveNotFound):
+        await store.archived_export(archived.id + 100)
+
+
+async def test_archiving_refuses_a_stale_export(store: SqliteStore) -> None:
+    await new_game(store, 42)
+    stale = await store.export(42)
+    await store.end_game(42)
+    with pytest.raises(VersionConflict):
+        await store.archive_game(42, stale)
+    assert (await store.load(42)).status == "ended"
