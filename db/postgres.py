@@ -679,6 +679,7 @@ class PostgresStore:
             document=json.loads(document_json),
             created_at=created,
             updated_at=created,
+            head_hash=result.event.hash,
         )
 
     async def load(self, channel_id: int) -> GameRecord:
@@ -687,9 +688,10 @@ class PostgresStore:
         async def work(connection: Connection) -> GameRecord:
             row = await connection.fetchrow(
                 "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
-                "g.created_at, g.updated_at, s.document_text "
+                "g.created_at, g.updated_at, s.document_text, e.hash "
                 "FROM games AS g LEFT JOIN states AS s "
                 "ON s.channel_id = g.channel_id AND s.version = g.version "
+                "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
                 "WHERE g.channel_id = $1",
                 channel_id,
             )
@@ -709,6 +711,7 @@ class PostgresStore:
                 document=_decode_document(row[8], channel_id, summary.version),
                 created_at=summary.created_at,
                 updated_at=summary.updated_at,
+                head_hash=None if row[9] is None else str(row[9]),
             )
 
         return await self._run(work, channel_id)

@@ -575,9 +575,10 @@ def _delete_tx(connection: sqlite3.Connection, channel_id: int) -> None:
 def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
     row = connection.execute(
         "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
-        "g.created_at, g.updated_at, s.document "
+        "g.created_at, g.updated_at, s.document, e.hash "
         "FROM games AS g LEFT JOIN states AS s "
         "ON s.channel_id = g.channel_id AND s.version = g.version "
+        "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
         "WHERE g.channel_id = ?",
         (channel_id,),
     ).fetchone()
@@ -597,6 +598,7 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
         document=_decode_document(row[8], channel_id, summary.version),
         created_at=summary.created_at,
         updated_at=summary.updated_at,
+        head_hash=None if row[9] is None else str(row[9]),
     )
 
 
@@ -1267,6 +1269,7 @@ class SqliteStore:
             document=json.loads(document_json),
             created_at=created,
             updated_at=created,
+            head_hash=result.event.hash,
         )
 
     async def load(self, channel_id: int) -> GameRecord:
