@@ -3,6 +3,7 @@ reports exactly the games the bot refuses; every reply shows the chain head's sh
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 
@@ -114,3 +115,21 @@ async def test_outside_a_game_there_is_no_chain_head(service, dice):
     )
     assert reply.head_hash is None
     assert "#" not in reply_text(reply)
+
+
+async def test_db_check_against_the_file_game_export_attaches(service, store, dice, tmp_path):
+    """The anchor players keep is the very file `/game export` attaches."""
+    import argparse
+
+    from db import cli
+
+    table = await _seated(service, dice, TAMPERED)
+    saved = tmp_path / "arbitro-log.json"
+    saved.write_bytes((await table(REFEREE, "game.export")).files["arbitro-log.json"])
+    await table(ANNA, "turn.next")  # play goes on after the export
+    await store.close()
+    parser = argparse.ArgumentParser(prog="arbitro")
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["db", "check", "--db", store.path, "--against", str(saved)])
+    code = await asyncio.to_thread(args.handler, args)
+    assert code == cli.EXIT_OK
