@@ -128,7 +128,8 @@ def test_a_removed_game_is_reported(tmp_path: Path, capsys: pytest.CaptureFixtur
         b"[1, 2]",
         b'{"events": 3}',
         b'{"events": [{"seq": "1"}]}',
-        b'{"game": {"channel_id": 5}, "events": [{"seq": 1, "hash": "ab"}, {"seq": 1, "hash": "ab"}]}',
+        b'{"game": {"channel_id": 5}, "events": [{"seq": 1, "hash": "ab"}, '
+        b'{"seq": 1, "hash": "ab"}]}',
         b"[" * 100_000,
     ],
 )
