@@ -133,3 +133,16 @@ async def test_db_check_against_the_file_game_export_attaches(service, store, di
     args = parser.parse_args(["db", "check", "--db", store.path, "--against", str(saved)])
     code = await asyncio.to_thread(args.handler, args)
     assert code == cli.EXIT_OK
+
+
+async def test_a_tampered_game_does_not_stop_the_bot_from_starting(service, store, dice, caplog):
+    """The start-up check passes: the tampered game is refused per command, the others play."""
+    from bot.upgrade import ensure_readable
+
+    await _seated(service, dice, TAMPERED)
+    clean = await _seated(service, dice, CLEAN)
+    _edit(store.path, EDITS["member promoted to referee"])
+    caplog.set_level(logging.ERROR, logger="bot.upgrade")
+    await ensure_readable(store, store.path)
+    assert any(str(TAMPERED) in r.getMessage() for r in caplog.records)
+    await clean(ANNA, "turn.next")
