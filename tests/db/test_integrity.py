@@ -133,3 +133,15 @@ async def test_migration_6_seals_existing_games(tmp_path: Path) -> None:
         assert _covered_rows_problem(connection, 7) is not None
     finally:
         connection.close()
+
+
+async def test_load_gives_the_chain_head(backend: Backend) -> None:
+    """The anchor under every reply: the hash of the event at the game's version."""
+    async with await backend.open() as store:
+        created = await store.create_game(
+            7, guild_id=1, ruleset="manovra", language="it", document={"turn": 1}
+        )
+        events = await store.events(7)
+        assert created.head_hash == events[-1].hash == (await store.load(7)).head_hash
+        result = await store.end_game(7)
+        assert (await store.load(7)).head_hash == result.event.hash != created.head_hash
