@@ -145,3 +145,15 @@ async def test_load_gives_the_chain_head(backend: Backend) -> None:
         assert created.head_hash == events[-1].hash == (await store.load(7)).head_hash
         result = await store.end_game(7)
         assert (await store.load(7)).head_hash == result.event.hash != created.head_hash
+
+
+async def test_a_tampered_game_is_not_laundered_by_a_copy(backend: Backend, tmp_path: Path) -> None:
+    """`arbitro db copy` would seal the edited rows anew on arrival: it refuses instead."""
+    from db.copy import copy_games
+
+    await seated_game(backend)
+    await backend.tamper(EDITS["member promoted to referee"])
+    async with await backend.open() as source, await SqliteStore.open(tmp_path / "c.db") as copy:
+        with pytest.raises(TamperedGame):
+            await copy_games(source, copy)
+        assert [game.channel_id for game in await copy.all_games()] == []
