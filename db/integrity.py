@@ -24,7 +24,7 @@ from typing import Any
 
 from db.errors import TamperedGame
 from db.hashing import canonical_json
-from db.models import format_timestamp, parse_timestamp
+from db.models import format_timestamp
 
 #: Row kinds in the one query that reads a game's covered rows (see `covered_digests`).
 MEMBER_ROW = 0
@@ -33,18 +33,17 @@ GAME_ROW = 2
 
 
 def _stamp(value: Any) -> str | None:
-    """A stored timestamp in the one text the digest uses (SQLite text or a datetime).
+    """A stored timestamp in the one text the digest uses.
 
-    Text that does not parse is hashed as it is: it can only differ from what was sealed.
+    SQLite stores the fixed text of `format_timestamp` and it is hashed as stored (an
+    edited text differs even when it names the same instant); PostgreSQL returns a
+    datetime, rendered in that same text, so both backends agree on a copied game.
     """
-    if value is None:
-        return None
+    if value is None or isinstance(value, str):
+        return value
     if isinstance(value, datetime):
         return format_timestamp(value)
-    try:
-        return format_timestamp(parse_timestamp(str(value)))
-    except ValueError:
-        return str(value)
+    return str(value)
 
 
 def rows_digest(game: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
@@ -67,8 +66,9 @@ def rows_digest(game: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
             deadlines.append(
                 {"side": side, "due_at": _stamp(first_time), "set_at": _stamp(second_time)}
             )
-    members.sort(key=lambda member: (str(member["user_id"]), canonical_json(member)))
-    deadlines.sort(key=lambda deadline: (str(deadline["side"]), canonical_json(deadline)))
+    # (channel, user) and (channel, side) are primary keys: the sort keys are unique.
+    members.sort(key=lambda member: str(member["user_id"]))
+    deadlines.sort(key=lambda deadline: str(deadline["side"]))
     covered = {
         "game": {
             "channel_id": channel_id,
