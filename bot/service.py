@@ -241,7 +241,10 @@ class GameService:
                 raise ServiceError("error.service.no_game") from None
             except StoreError as error:
                 if isinstance(error, TamperedGame):
+                    from bot.integrity import tampered_refusal
+
                     log.error("refused %s: %s", request.verb, error)
+                    raise tampered_refusal(error) from None
                 key = f"error.{error.key}"
                 raise ServiceError(key, **{k: str(v) for k, v in error.params.items()}) from None
 

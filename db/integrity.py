@@ -110,12 +110,17 @@ def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
     return stored, rows_digest(game, others)
 
 
+#: The two reasons a game's rows fail their checksum (the bot shows them localized).
+ROWS_UNSEALED = "the checksum of its members, deadlines and settings is missing"
+ROWS_EDITED = "its members, deadlines or settings (language, ruleset, creation) were edited"
+
+
 def rows_problem(stored: object, computed: str) -> str | None:
     """Why a stored digest does not vouch for the rows, or None if it does."""
     if stored is None:
-        return "the checksum of its members, deadlines and settings is missing"
+        return ROWS_UNSEALED
     if stored != computed:
-        return "its members, deadlines or settings (language, ruleset, creation) were edited"
+        return ROWS_EDITED
     return None
 
 

@@ -78,6 +78,8 @@ async def test_a_tampered_game_is_refused_for_every_command_and_logged(
             for language in ("it", "en", "fr"):
                 text = caught.value.localized(language)
                 assert "arbitro db check" in text and "{" not in text
+                # The reason too is in the reader's language.
+                assert translate("bot.integrity.rows_edited", language) in text
             assert any(str(TAMPERED) in r.getMessage() for r in caplog.records), verb
     # db check reports that game and only it: what the bot refuses, and nothing else.
     problems = await store.check()
