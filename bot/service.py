@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
-from db.models import GameRecord, NewEvent, PendingRoll
+from db.models import EventRecord, GameRecord, Member, NewEvent, PendingRoll
 from db.protocol import GameStore
 from rules.core.dice import (
     DiceSource,
@@ -43,7 +43,7 @@ from rules.core.expression import RollResult, parse_expression
 from rules.core.i18n import LANGUAGES, has_key, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.odds import odds_budget
-from rules.core.play import FollowUp, GamePlay, StatusView
+from rules.core.play import FollowUp, GamePlay, Played, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.render import outcome_text, render_resolution_text
@@ -206,6 +206,9 @@ class GameService:
         # odds) never holds the other channels' commands, and the rules' caches are never
         # touched by two threads at once.
         self._rules = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-rules")
+        # Reads (status, legal actions) on a thread of their own: a status is answered while
+        # a long command resolves. Reads change nothing and compute no odds.
+        self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-reads")
 
     async def _off_loop(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         """Run rules work on the rules thread, its odds bounded by :data:`ODDS_BUDGET_S`."""
@@ -215,6 +218,10 @@ class GameService:
                 return work(*args, **kwargs)
 
         return await asyncio.get_running_loop().run_in_executor(self._rules, bounded)
+
+    async def _read_off_loop(self, work: Callable[[], _T]) -> _T:
+        """Run a read-only question to the rules on the reads thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._reads, work)
 
     def _lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -260,9 +267,6 @@ class GameService:
         """
         for attempt in range(1, CONFLICT_ATTEMPTS + 1):
             try:
-                earlier = await self._earlier_answer(request)
-                if earlier is not None:
-                    return earlier
                 return await self._dispatch(request)
             except VersionConflict:
                 if attempt == CONFLICT_ATTEMPTS:
@@ -281,9 +285,12 @@ class GameService:
         event = await self._store.event_by_interaction(request.interaction_id)
         if event is None:
             return None
+        return self._earlier_reply(request, event, await self._store.load(request.channel_id))
+
+    @staticmethod
+    def _earlier_reply(request: Request, event: EventRecord, record: GameRecord) -> Reply:
         if event.channel_id != request.channel_id:
             raise ServiceError("error.service.conflict")
-        record = await self._store.load(request.channel_id)
         reply = Reply(language=record.language, ruleset=record.ruleset, duplicate=True)
         reply.seq = event.seq
         reply.head_hash = record.head_hash
@@ -294,13 +301,24 @@ class GameService:
 
     async def _dispatch(self, request: Request) -> Reply:
         verb = request.verb
-        if verb == "game.new":
-            return await self._new_game(request)
-        if verb == "roll":
+        if verb in ("game.new", "roll"):
+            earlier = await self._earlier_answer(request)
+            if earlier is not None:
+                return earlier
+            if verb == "game.new":
+                return await self._new_game(request)
             return await self._free_roll(request)
-        record = await self._store.load(request.channel_id)
+        # One round trip before any rule runs: the game, whether this interaction was
+        # already answered (a retry gets its original result), and the seats.
+        context = await self._store.open_command(
+            request.channel_id,
+            None if verb in _READ_ONLY_VERBS else request.interaction_id,
+        )
+        record = context.record
+        if context.earlier is not None:
+            return self._earlier_reply(request, context.earlier, record)
         play = self._play(record.ruleset)
-        seat = await self._seat(request)
+        seat = self._seat_among(request, context.members)
         reply = Reply(language=record.language, ruleset=record.ruleset)
         reply.head_hash = record.head_hash
         if verb == "game.log":
@@ -313,14 +331,21 @@ class GameService:
         if verb == "game.join":
             return await self._join(request, play, document, seat, reply)
         if verb in ("game.status", "turn.status"):
-            reply.status = play.status(document)
-            if record.status == "ended":  # ended by the referee: nobody is to move any more
+            ended = record.status == "ended"
+
+            def look() -> tuple[StatusView, list[FollowUp], list[LegalAction]]:
+                # Off the loop, in one pass: listing legal actions can take milliseconds.
+                view = play.status(document)
+                if ended:
+                    return view, [], []
+                return view, play.follow_ups(document), owed(play.legal_actions(document))
+
+            reply.status, reply.follow_ups, reply.owed = await self._read_off_loop(look)
+            if ended:  # ended by the referee: nobody is to move any more
                 reply.status = replace(reply.status, ended=True, awaiting=None)
                 return reply
-            reply.follow_ups = play.follow_ups(document)
-            reply.owed = owed(play.legal_actions(document))
             for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
-                reply.owed_by[side] = await self._players_of(request.channel_id, side)
+                reply.owed_by[side] = _players_among(context.members, side)
             return reply
         if verb in ("game.undo", "game.end", "game.deadline"):
             if seat.role != "referee":
@@ -340,7 +365,9 @@ class GameService:
             raise ServiceError("error.service.game_ended")
         if seat.role == "none":
             raise ServiceError("error.service.join_first")
-        return await self._play_verb(request, play, seat, record.version, document, reply)
+        return await self._play_verb(
+            request, play, seat, record.version, document, reply, members=context.members
+        )
 
     @staticmethod
     def _play(ruleset: str) -> GamePlay:
@@ -389,7 +416,11 @@ class GameService:
         return reply
 
     async def _seat(self, request: Request) -> Seat:
-        for member in await self._store.members(request.channel_id):
+        return self._seat_among(request, await self._store.members(request.channel_id))
+
+    @staticmethod
+    def _seat_among(request: Request, members: Sequence[Member]) -> Seat:
+        for member in members:
             if member.user_id == request.user_id:
                 return Seat(member.role, member.side)
         return Seat("none", None)
@@ -581,11 +612,14 @@ class GameService:
         reply: Reply,
         typed: list[int] | None = None,
         bot_faces: Sequence[int] = (),
+        *,
+        members: Sequence[Member] | None = None,
     ) -> Reply:
         """Resolve a rules verb and commit it, or ask the roller for one more die.
 
         ``typed`` are the player's faces (parsed from ``request.dice`` when not given),
         ``bot_faces`` the bot's faces of an earlier run of the same command, replayed.
+        ``members`` are the seats as read with the game (else read again to ping).
         """
         actor_side = None if seat.role == "referee" else seat.side
         if seat.role == "player" and seat.side is None:
@@ -601,10 +635,13 @@ class GameService:
         if typed is not None:
             dice = ScriptedDice(typed, by_hand=True)
             bot_dice = ReplayingDice(bot_faces, self._dice)
-        before = play.awaiting(document)
-        try:
-            played = await self._off_loop(
-                play.apply,
+
+        def rules_pass() -> tuple[str | None, Played, list[FollowUp], str | None]:
+            # One hop to the rules thread for everything the rules say about this command:
+            # whose move it was, the command, then what the new state offers and awaits
+            # (asked of the state the command left, not validated again).
+            waiting = play.awaiting(document)
+            result = play.apply(
                 document,
                 request.verb,
                 request.options,
@@ -612,6 +649,12 @@ class GameService:
                 actor_side,
                 other_dice=bot_dice,
             )
+            if odds_only:
+                return waiting, result, [], None
+            return waiting, result, play.follow_ups(result.document), play.awaiting(result.document)
+
+        try:
+            before, played, follow_ups, after = await self._off_loop(rules_pass)
         except DiceNeeded as needed:
             if typed is None or bot_dice is None or needed.source is not dice:
                 raise  # not the player's typed faces (scripted bot dice): a plain refusal
@@ -670,10 +713,13 @@ class GameService:
                 if isinstance(item, dict)
             ]
             return reply
-        reply.follow_ups = play.follow_ups(played.document)
-        after = play.awaiting(played.document)
+        reply.follow_ups = follow_ups
         if after is not None and after != before:
-            reply.ping = await self._players_of(request.channel_id, after)
+            reply.ping = (
+                _players_among(members, after)
+                if members is not None
+                else await self._players_of(request.channel_id, after)
+            )
         return reply
 
     async def _ask_for_die(
@@ -801,11 +847,7 @@ class GameService:
         return NotNow(error, mine, waiting_for)
 
     async def _players_of(self, channel_id: int, side: str) -> list[int]:
-        return [
-            m.user_id
-            for m in await self._store.members(channel_id)
-            if m.side == side and m.role == "player"
-        ]
+        return _players_among(await self._store.members(channel_id), side)
 
     # -- autocomplete and reminders ---------------------------------------------------------
 
@@ -882,6 +924,11 @@ class GameService:
             reply.ping = await self._players_of(deadline.channel_id, deadline.side)
             replies.append((deadline.channel_id, reply))
         return replies
+
+
+def _players_among(members: Sequence[Member], side: str) -> list[int]:
+    """The players seated on ``side`` (not the referee)."""
+    return [m.user_id for m in members if m.side == side and m.role == "player"]
 
 
 def recorded_roll(roll: Roll) -> dict[str, Any]:

@@ -242,6 +242,19 @@ class Member:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandContext:
+    """What a command needs from storage before any rule runs, read in one round trip.
+
+    ``earlier`` is the event this interaction already committed (a retried interaction is
+    answered with it), ``members`` the game's seats (who the asker is, whom to ping).
+    """
+
+    record: GameRecord
+    earlier: EventRecord | None
+    members: tuple[Member, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Deadline:
     """A play-by-post deadline: ``side`` must act in ``channel_id`` by ``due_at``."""
 

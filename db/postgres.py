@@ -57,6 +57,7 @@ from db.models import (
     VERB_CREATED,
     VERB_ENDED,
     VERB_UNDO,
+    CommandContext,
     CommitResult,
     Deadline,
     EventRecord,
@@ -171,6 +172,36 @@ _deadline_from_row = partial(rows.deadline_from_row, when=_aware)
 # --------------------------------------------------------------------------------------
 # Transactions
 # --------------------------------------------------------------------------------------
+
+
+async def _load(connection: Connection, channel_id: int) -> GameRecord:
+    row = await connection.fetchrow(
+        "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
+        "g.created_at, g.updated_at, s.document_text, e.hash "
+        "FROM games AS g LEFT JOIN states AS s "
+        "ON s.channel_id = g.channel_id AND s.version = g.version "
+        "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+        "WHERE g.channel_id = $1",
+        channel_id,
+    )
+    if row is None:
+        raise GameNotFound(channel_id)
+    summary = _summary_from_row(row)
+    if row[8] is None:
+        raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
+    await _verify_covered_rows(connection, channel_id)
+    return GameRecord(
+        channel_id=summary.channel_id,
+        guild_id=summary.guild_id,
+        ruleset=summary.ruleset,
+        language=summary.language,
+        status=summary.status,
+        version=summary.version,
+        document=_decode_document(row[8], channel_id, summary.version),
+        created_at=summary.created_at,
+        updated_at=summary.updated_at,
+        head_hash=None if row[9] is None else str(row[9]),
+    )
 
 
 async def _event_by_interaction(connection: Connection, interaction_id: str) -> EventRecord | None:
@@ -685,34 +716,26 @@ class PostgresStore:
     async def load(self, channel_id: int) -> GameRecord:
         """The channel's game: metadata, current version and document."""
 
-        async def work(connection: Connection) -> GameRecord:
-            row = await connection.fetchrow(
-                "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
-                "g.created_at, g.updated_at, s.document_text, e.hash "
-                "FROM games AS g LEFT JOIN states AS s "
-                "ON s.channel_id = g.channel_id AND s.version = g.version "
-                "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
-                "WHERE g.channel_id = $1",
-                channel_id,
-            )
-            if row is None:
-                raise GameNotFound(channel_id)
-            summary = _summary_from_row(row)
-            if row[8] is None:
-                raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
-            await _verify_covered_rows(connection, channel_id)
-            return GameRecord(
-                channel_id=summary.channel_id,
-                guild_id=summary.guild_id,
-                ruleset=summary.ruleset,
-                language=summary.language,
-                status=summary.status,
-                version=summary.version,
-                document=_decode_document(row[8], channel_id, summary.version),
-                created_at=summary.created_at,
-                updated_at=summary.updated_at,
-                head_hash=None if row[9] is None else str(row[9]),
-            )
+        return await self._run(lambda connection: _load(connection, channel_id), channel_id)
+
+    async def open_command(
+        self, channel_id: int, interaction_id: str | None = None
+    ) -> CommandContext:
+        """The game, the event ``interaction_id`` already committed (if any) and the
+        members: one pooled connection, one read-only transaction (one snapshot)."""
+
+        async def work(connection: Connection) -> CommandContext:
+            async with connection.transaction(isolation="repeatable_read", readonly=True):
+                earlier = (
+                    None
+                    if interaction_id is None
+                    else await _event_by_interaction(connection, str(interaction_id))
+                )
+                return CommandContext(
+                    record=await _load(connection, channel_id),
+                    earlier=earlier,
+                    members=tuple(await _members(connection, channel_id)),
+                )
 
         return await self._run(work, channel_id)
 

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from db.models import (
+    CommandContext,
     CommitResult,
     Deadline,
     EventRecord,
@@ -55,6 +56,14 @@ class GameStore(Protocol):
     ) -> GameRecord:
         """Store a new game at version 1, logging a ``game.created`` event; ``referee_id``
         becomes its referee in the same transaction."""
+        ...
+
+    async def open_command(
+        self, channel_id: int, interaction_id: str | None = None
+    ) -> CommandContext:
+        """The game, the event ``interaction_id`` already committed (if any) and the
+        members, read together in one round trip (one consistent snapshot). Raises
+        `GameNotFound` like `load`."""
         ...
 
     async def load(self, channel_id: int) -> GameRecord:

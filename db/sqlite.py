@@ -59,6 +59,7 @@ from db.models import (
     VERB_CREATED,
     VERB_ENDED,
     VERB_UNDO,
+    CommandContext,
     CommitResult,
     Deadline,
     EventRecord,
@@ -82,7 +83,7 @@ from db.rows import deadline_from_row as _deadline_from_row
 from db.rows import event_from_row as _event_from_row
 from db.rows import member_from_row as _member_from_row
 from db.rows import summary_from_row as _summary_from_row
-from db.worker import DatabaseThread, WorkerClosed
+from db.worker import DatabaseThread, WorkerClosed, grouped
 
 DEFAULT_DB_PATH = "arbitro.db"
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
@@ -196,7 +197,14 @@ def _write_transaction(connection: sqlite3.Connection) -> Iterator[None]:
 
     IMMEDIATE takes the write lock up front, so the version read inside cannot be changed
     by another connection before our UPDATE: the check and the write are one step.
+
+    Inside a transaction already open (the worker's group commit: it opened BEGIN
+    IMMEDIATE and a savepoint for this job) it only runs the body; the worker commits,
+    or rolls back to the savepoint if the body raises.
     """
+    if grouped():
+        yield
+        return
     connection.execute("BEGIN IMMEDIATE")
     try:
         yield
@@ -600,6 +608,20 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
         updated_at=summary.updated_at,
         head_hash=None if row[9] is None else str(row[9]),
     )
+
+
+def _open_command_tx(
+    connection: sqlite3.Connection, channel_id: int, interaction_id: str | None
+) -> CommandContext:
+    with _read_transaction(connection):
+        earlier = (
+            None if interaction_id is None else _event_by_interaction(connection, interaction_id)
+        )
+        return CommandContext(
+            record=_load_tx(connection, channel_id),
+            earlier=earlier,
+            members=tuple(_members_tx(connection, channel_id)),
+        )
 
 
 def _require_game(connection: sqlite3.Connection, channel_id: int) -> None:
@@ -1187,17 +1209,22 @@ class SqliteStore:
         await self.close()
 
     async def _run(
-        self, work: Callable[[sqlite3.Connection], _T], channel_id: int | None = None
+        self,
+        work: Callable[[sqlite3.Connection], _T],
+        channel_id: int | None = None,
+        *,
+        groupable: bool = False,
     ) -> _T:
         """Run ``work(connection)`` on the connection's thread: one hop for a whole command.
 
         The function runs to its end (COMMIT or ROLLBACK) even if the caller is cancelled
-        meanwhile; see `db.worker.DatabaseThread`.
+        meanwhile; see `db.worker.DatabaseThread`. ``groupable`` writes (commits of
+        commands) may share one COMMIT with others queued at the same moment.
         """
         if self._closed:
             raise StoreUnavailable("the store is closed", channel_id)
         try:
-            return await self._connection.run(work)
+            return await self._connection.run(work, groupable=groupable)
         except WorkerClosed:
             raise StoreUnavailable("the store is closed", channel_id) from None
         except sqlite3.Error as error:
@@ -1280,6 +1307,20 @@ class SqliteStore:
         """
         return await self._run(partial(_load_tx, channel_id=channel_id), channel_id)
 
+    async def open_command(
+        self, channel_id: int, interaction_id: str | None = None
+    ) -> CommandContext:
+        """The game, the event ``interaction_id`` already committed (if any) and the
+        members: one hop to the database thread, one read transaction."""
+        return await self._run(
+            partial(
+                _open_command_tx,
+                channel_id=operator.index(channel_id),
+                interaction_id=None if interaction_id is None else str(interaction_id),
+            ),
+            channel_id,
+        )
+
     async def list_games(
         self, guild_id: int | None, status: GameStatus | None = None
     ) -> list[GameSummary]:
@@ -1329,6 +1370,7 @@ class SqliteStore:
                 decide=decide,
             ),
             channel_id,
+            groupable=True,
         )
 
     async def end_game(

@@ -34,10 +34,28 @@ from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 
-#: A job: the function, the loop of the coroutine waiting for it, and its future.
-_Job = tuple[Callable[[sqlite3.Connection], Any], asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
+#: A job: the function, the loop of the coroutine waiting for it, its future, and whether
+#: it may share a transaction with other such jobs (group commit).
+_Job = tuple[
+    Callable[[sqlite3.Connection], Any], asyncio.AbstractEventLoop, "asyncio.Future[Any]", bool
+]
+
+#: At most this many commits share one transaction (bounds what one failed COMMIT undoes
+#: and how long the first of them waits for the last).
+MAX_GROUP = 64
 
 _names = itertools.count(1)
+
+
+_group = threading.local()
+
+
+def grouped() -> bool:
+    """True while the calling thread runs a job inside a group commit's shared transaction.
+
+    A groupable job's own BEGIN/COMMIT are then left to the worker.
+    """
+    return bool(getattr(_group, "active", False))
 
 
 class WorkerClosed(RuntimeError):
@@ -81,9 +99,19 @@ class DatabaseThread:
         """True once :meth:`close` was called."""
         return self._closing
 
-    async def run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run ``work(connection)`` on the thread and return (or raise) its outcome."""
-        return await self._submit(work)
+    async def run(
+        self, work: Callable[[sqlite3.Connection], _T], *, groupable: bool = False
+    ) -> _T:
+        """Run ``work(connection)`` on the thread and return (or raise) its outcome.
+
+        ``groupable`` work is one write transaction that may share its COMMIT (its fsync)
+        with other groupable work queued at the same moment: the worker opens the
+        transaction, runs each inside a savepoint of its own, commits once, and only then
+        answers each of them. Such work must open its transaction with a BEGIN only when
+        ``connection.in_transaction`` is false (``db.sqlite._write_transaction`` does).
+        A failure of one rolls back to its savepoint and is that caller's alone.
+        """
+        return await self._submit(work, groupable)
 
     async def close(self) -> None:
         """Finish the jobs already queued, close the connection, end the thread; idempotent."""
@@ -97,38 +125,111 @@ class DatabaseThread:
 
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._jobs.put((close_connection, loop, future))
+        self._jobs.put((close_connection, loop, future, False))
         self._jobs.put(None)
         await future
         # The thread has nothing left to do but return from its loop.
         self._thread.join(timeout=1.0)
 
-    async def _submit(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+    async def _submit(
+        self, work: Callable[[sqlite3.Connection], _T], groupable: bool = False
+    ) -> _T:
         if self._closing:
             raise WorkerClosed("the database connection is closed")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[_T] = loop.create_future()
-        self._jobs.put((work, loop, future))
+        self._jobs.put((work, loop, future, groupable))
         return await future
 
     def _serve(self) -> None:
         """The thread's loop: run each job, hand its outcome to its loop, until told to stop."""
+        pending: list[_Job | None] = []  # taken from the queue while gathering a group
         while True:
-            job = self._jobs.get()
+            job = pending.pop(0) if pending else self._jobs.get()
             if job is None:
                 break
-            work, loop, future = job
-            result: Any = None
-            error: BaseException | None = None
-            try:
-                result = work(self._connection)  # type: ignore[arg-type]
-            except BaseException as raised:  # handed to the caller, who decides
-                error = raised
-            _deliver(loop, future, result, error)
-            del job, work, result, error  # hold nothing between jobs
+            if job[3]:
+                group = [job]
+                # Whatever else is ALREADY queued joins it; nothing waits for company.
+                while len(group) < MAX_GROUP and not pending:
+                    try:
+                        follower = self._jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    if follower is not None and follower[3]:
+                        group.append(follower)
+                    else:
+                        pending.append(follower)  # runs next, in its turn
+                if len(group) > 1:
+                    self._run_group(group)
+                    del group, job
+                    continue
+            self._run_one(job)
+            del job  # hold nothing between jobs
         if self._connection is not None:  # stopped without a close job (failed open)
             self._connection.close()
             self._connection = None
+
+    def _run_one(self, job: _Job) -> None:
+        work, loop, future, _ = job
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = work(self._connection)  # type: ignore[arg-type]
+        except BaseException as raised:  # handed to the caller, who decides
+            error = raised
+        _deliver(loop, future, result, error)
+
+    def _run_group(self, group: list[_Job]) -> None:
+        """Several write transactions as one: one BEGIN, a savepoint each, one COMMIT.
+
+        Nobody is answered before the COMMIT returned: an acknowledged command is durable
+        exactly as when it commits alone. If the transaction as a whole is lost (a failed
+        COMMIT, or an error after which SQLite rolled everything back), every job that had
+        succeeded in it gets that error instead, and the jobs not yet run run alone.
+        """
+        connection = self._connection
+        assert connection is not None
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+        except BaseException:  # cannot open the shared transaction: each on its own
+            for job in group:
+                self._run_one(job)
+            return
+        outcomes: list[tuple[Any, BaseException | None]] = []
+        lost: BaseException | None = None
+        _group.active = True
+        try:
+            for work, *_ in group:
+                connection.execute("SAVEPOINT grouped")
+                try:
+                    outcomes.append((work(connection), None))
+                    connection.execute("RELEASE grouped")
+                except BaseException as raised:
+                    if connection.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            connection.execute("ROLLBACK TO grouped")
+                            connection.execute("RELEASE grouped")
+                    outcomes.append((None, raised))
+                    if not connection.in_transaction:  # SQLite rolled the whole group back
+                        lost = raised
+                        break
+        finally:
+            _group.active = False
+        if lost is None:
+            try:
+                connection.execute("COMMIT")
+            except BaseException as raised:
+                with contextlib.suppress(sqlite3.Error):
+                    if connection.in_transaction:
+                        connection.execute("ROLLBACK")
+                lost = raised
+        if lost is not None:
+            outcomes = [(None, error or lost) for _, error in outcomes]
+        for (_, loop, future, _), (result, error) in zip(group, outcomes, strict=False):
+            _deliver(loop, future, result, error)
+        for job in group[len(outcomes) :]:
+            self._run_one(job)
 
 
 def _deliver(
@@ -152,4 +253,4 @@ def _deliver(
         loop.call_soon_threadsafe(settle)
 
 
-__all__ = ["DatabaseThread", "WorkerClosed"]
+__all__ = ["MAX_GROUP", "DatabaseThread", "WorkerClosed", "grouped"]

@@ -21,7 +21,13 @@ class RulesError(Exception):
     def __init__(self, key: str | None = None, /, **params: ParamValue) -> None:
         self.key = key or self.default_key
         self.params: Mapping[str, ParamValue] = dict(params)
-        super().__init__(self.localized(DEFAULT_LANGUAGE))
+        # The text is built when read (str(), a reply): legal-action listings raise and
+        # catch thousands of refusals per listing, and formatting each one cost more than
+        # the check that raised it.
+        super().__init__(self.key)
+
+    def __str__(self) -> str:
+        return self.localized(DEFAULT_LANGUAGE)
 
     def localized(self, language: str) -> str:
         """The message in ``language`` (it, en, fr), falling back to Italian."""

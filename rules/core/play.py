@@ -7,9 +7,10 @@ move it is, describe the state, and list the rolls still owed (buttons in Discor
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from pydantic import ValidationError
 
@@ -197,7 +198,17 @@ class DocumentPlay:
     # The last document validated, with its state: the service asks several questions of one
     # document per command (whose move, follow-ups, legal actions), each validation costing
     # about as much as the rules. Keyed by identity: documents are never changed in place.
-    _memo: tuple[Mapping[str, Any], Any] | None = None
+    # One per thread: a command may run on one thread while a status is read on another.
+    _memos: ClassVar[threading.local] = threading.local()
+
+    @property
+    def _memo(self) -> tuple[Mapping[str, Any], Any] | None:
+        memo: tuple[Mapping[str, Any], Any] | None = getattr(self._memos, self.ruleset, None)
+        return memo
+
+    @_memo.setter
+    def _memo(self, value: tuple[Mapping[str, Any], Any] | None) -> None:
+        setattr(self._memos, self.ruleset, value)
 
     def _state(self, document: Mapping[str, Any]) -> Any:
         """The state of a document (read-only: callers must not change it)."""
@@ -232,10 +243,14 @@ class DocumentPlay:
         command = self.commands.build_command(verb, options)
         memo = self._memo
         if memo is not None and memo[0] is document:
-            state, fresh = memo[1], False  # shared with readers: the command must copy it
+            # The state validated for an earlier question about this document (whose move it
+            # is): the command takes it over and the memo forgets it, so no reader can see
+            # it half-changed, and the command needs no deep copy.
+            self._memo = None
+            state = memo[1]
         else:
-            state, fresh = self._load_state(document), True  # ours alone: no copy needed
-        with disposable(state if fresh else None):
+            state = self._load_state(document)  # ours alone: no copy needed
+        with disposable(state):
             applied = self.game.apply(
                 state,
                 command,

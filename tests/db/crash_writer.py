@@ -16,6 +16,7 @@ import sys
 from db.errors import NothingToUndo
 from db.models import NewEvent
 from db.open import open_store
+from db.protocol import GameStore
 
 CHANNELS = (1, 2, 3)
 
@@ -44,28 +45,41 @@ async def run(path: str, run_number: int, rng: random.Random) -> None:
                 interaction_id=f"create-{channel_id}",
             )
         print("ready", flush=True)
-        for step in range(10**9):
-            channel_id = rng.choice(CHANNELS)
-            interaction_id = f"run{run_number}-step{step}"
-            if rng.random() < 0.1:
-                try:
-                    result = await store.undo(channel_id, interaction_id=interaction_id)
-                except NothingToUndo:
-                    continue
-            else:
-                game = await store.load(channel_id)
-                result = await store.commit(
-                    channel_id,
-                    game.version,
-                    document(rng, game.version),
-                    NewEvent(
-                        verb="advance",
-                        args={"step": step},
-                        dice=[rng.randint(1, 10)],
-                        interaction_id=interaction_id,
-                    ),
-                )
-            print(f"ack {channel_id} {result.version} {interaction_id}", flush=True)
+        # One writer per channel, all at once: commits of different channels arrive together
+        # and share transactions (group commit), which the kills must not break either.
+        await asyncio.gather(
+            *(
+                write_forever(store, channel_id, run_number, random.Random(rng.random()))
+                for channel_id in CHANNELS
+            )
+        )
+
+
+async def write_forever(
+    store: GameStore, channel_id: int, run_number: int, rng: random.Random
+) -> None:
+    """Commit (or now and then undo) in ``channel_id`` until killed; print each ack."""
+    for step in range(10**9):
+        interaction_id = f"run{run_number}-ch{channel_id}-step{step}"
+        if rng.random() < 0.1:
+            try:
+                result = await store.undo(channel_id, interaction_id=interaction_id)
+            except NothingToUndo:
+                continue
+        else:
+            game = await store.load(channel_id)
+            result = await store.commit(
+                channel_id,
+                game.version,
+                document(rng, game.version),
+                NewEvent(
+                    verb="advance",
+                    args={"step": step},
+                    dice=[rng.randint(1, 10)],
+                    interaction_id=interaction_id,
+                ),
+            )
+        print(f"ack {channel_id} {result.version} {interaction_id}", flush=True)
 
 
 def main() -> None:

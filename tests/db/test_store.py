@@ -355,3 +355,20 @@ async def test_create_with_referee_and_find_by_interaction(store: SqliteStore) -
     found = await store.event_by_interaction("create-130")
     assert found is not None and (found.channel_id, found.seq) == (130, 1)
     assert await store.event_by_interaction("never-sent") is None
+
+
+async def test_open_command_reads_game_retry_and_seats_together(store: SqliteStore) -> None:
+    await new_game(store, 31)
+    await store.add_member(31, 7, side="rossi")
+    context = await store.open_command(31, "never-seen")
+    assert context.record.version == 1 and context.earlier is None
+    assert [(m.user_id, m.side) for m in context.members] == [(7, "rossi")]
+    committed = await store.commit(
+        31, 1, sample_document(turn=2), NewEvent(verb="advance", interaction_id="i-31")
+    )
+    retried = await store.open_command(31, "i-31")
+    assert retried.earlier is not None and retried.earlier.seq == committed.event.seq
+    assert retried.record.version == 2 and retried.record.document["turn"] == 2
+    assert (await store.open_command(31)).earlier is None
+    with pytest.raises(GameNotFound):
+        await store.open_command(32, "i-31")
