@@ -148,3 +148,20 @@ async def test_a_tampered_game_does_not_stop_the_bot_from_starting(service, stor
     await ensure_readable(store, store.path)
     assert any(str(TAMPERED) in r.getMessage() for r in caplog.records)
     await clean(ANNA, "turn.next")
+
+
+async def test_the_db_check_command_names_the_refused_game_only(service, store, dice, capsys):
+    import argparse
+
+    from db import cli
+
+    await _seated(service, dice, TAMPERED)
+    await _seated(service, dice, CLEAN)
+    _edit(store.path, EDITS["side changed"])
+    await store.close()
+    parser = argparse.ArgumentParser(prog="arbitro")
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["db", "check", "--db", store.path])
+    assert await asyncio.to_thread(args.handler, args) == cli.EXIT_PROBLEMS
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith(f"channel {TAMPERED}:") for line in lines), lines
