@@ -66,6 +66,21 @@ def owed_lines(reply: Reply) -> list[str]:
     return lines
 
 
+def chain_head_text(reply: Reply) -> str:
+    """``chain 1a2b3c4d``: the first 8 hex digits of the game's chain head after the
+    command, or "" outside a game. Players who note it can tell history was not rewritten
+    (``arbitro db check --against`` compares a saved export the same way)."""
+    if not reply.head_hash or reply.dice_prompt is not None:
+        return ""  # outside a game, or a command still waiting for a die (nothing written)
+    return translate("bot.chain_head", reply.language, hash=reply.head_hash[:8])
+
+
+def chain_head_lines(reply: Reply) -> list[str]:
+    """The chain head line of a text reply (none outside a game)."""
+    text = chain_head_text(reply)
+    return [f"# {text}"] if text else []
+
+
 def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     """Everything a reply shows, as text."""
     language = reply.language
@@ -76,6 +91,7 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         for one in described:
             if not one.odds_folded:
                 parts.append(f"{one.odds_title} — {one.title}: " + " · ".join(one.odds))
+        parts += chain_head_lines(reply)
         return "\n".join(parts)
     if reply.duplicate:
         parts.append(translate("bot.duplicate", language))
@@ -95,6 +111,9 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
             f"→ {notice_text(reply.ruleset, follow.label, language)}: "
             + command_line(follow.verb, follow.options)
         )
+    # Before the lines that call on someone: the dice prompt must stay last (the console
+    # waits on it).
+    parts += chain_head_lines(reply)
     if reply.by_hand and reply.seq is not None:
         parts.append(translate("bot.dice.check", language, seq=reply.seq))
     if reply.dice_prompt is not None:

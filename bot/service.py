@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
-from db.errors import GameNotFound, StoreError, VersionConflict
+from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
 from db.models import EventRecord, GameRecord, Member, NewEvent, PendingRoll
 from db.protocol import GameStore
 from rules.core.dice import (
@@ -134,6 +134,8 @@ class Reply:
     #: The players of each side that owes something (status replies name them).
     owed_by: dict[str, list[int]] = field(default_factory=dict)
     dice_prompt: DicePrompt | None = None
+    #: The hash of the game's chain head after the command (shown short under the reply).
+    head_hash: str | None = None
 
 
 class ServiceError(RulesError):
@@ -245,6 +247,11 @@ class GameService:
             except GameNotFound:
                 raise ServiceError("error.service.no_game") from None
             except StoreError as error:
+                if isinstance(error, TamperedGame):
+                    from bot.integrity import tampered_refusal
+
+                    log.error("refused %s: %s", request.verb, error)
+                    raise tampered_refusal(error) from None
                 key = f"error.{error.key}"
                 raise ServiceError(key, **{k: str(v) for k, v in error.params.items()}) from None
 
@@ -286,6 +293,7 @@ class GameService:
             raise ServiceError("error.service.conflict")
         reply = Reply(language=record.language, ruleset=record.ruleset, duplicate=True)
         reply.seq = event.seq
+        reply.head_hash = record.head_hash
         reply.resolutions = [
             Resolution.from_json(item) for item in event.resolution or [] if isinstance(item, dict)
         ]
@@ -312,6 +320,7 @@ class GameService:
         play = self._play(record.ruleset)
         seat = self._seat_among(request, context.members)
         reply = Reply(language=record.language, ruleset=record.ruleset)
+        reply.head_hash = record.head_hash
         if verb == "game.log":
             return await self._log(request, reply)
         if verb == "game.export":
@@ -403,6 +412,7 @@ class GameService:
                 request.channel_id, record.version, record.document, event
             )
             reply.seq = committed.seq
+            reply.head_hash = committed.event.hash
         return reply
 
     async def _seat(self, request: Request) -> Seat:
@@ -440,7 +450,7 @@ class GameService:
         document = await asyncio.to_thread(
             play.new_game, str(scenario) if scenario else None, request.attachment
         )
-        await self._store.create_game(
+        created = await self._store.create_game(
             request.channel_id,
             guild_id=request.guild_id,
             ruleset=ruleset,
@@ -451,7 +461,7 @@ class GameService:
             interaction_id=request.interaction_id,
             referee_id=request.user_id,
         )
-        reply = Reply(language=language, ruleset=ruleset)
+        reply = Reply(language=language, ruleset=ruleset, head_hash=created.head_hash)
         reply.notices.append(
             Outcome.of(
                 "bot.game.created",
@@ -537,15 +547,17 @@ class GameService:
                 actor_id=request.user_id,
                 interaction_id=request.interaction_id,
             )
+            reply.head_hash = result.event.hash
             reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
             reply.status = play.status((await self._store.load(request.channel_id)).document)
         elif request.verb == "game.end":
-            await self._store.end_game(
+            ended = await self._store.end_game(
                 request.channel_id,
                 expected_version=version,
                 actor_id=request.user_id,
                 interaction_id=request.interaction_id,
             )
+            reply.head_hash = ended.event.hash
             reply.notices.append(Outcome.of("bot.game.ended"))
         else:
             hours = _int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
@@ -585,6 +597,7 @@ class GameService:
         key = "bot.dice.confirmed" if request.verb == "dice.confirm" else "bot.dice.disputed"
         reply.notices.append(Outcome.of(key, seq=seq))
         reply.seq = result.seq
+        reply.head_hash = result.event.hash
         return reply
 
     # -- playing ----------------------------------------------------------------------------
@@ -691,6 +704,7 @@ class GameService:
         )
         result = await self._store.commit(request.channel_id, version, played.document, event)
         reply.seq = result.seq
+        reply.head_hash = result.event.hash
         if result.duplicate:
             reply.duplicate = True
             reply.resolutions = [

@@ -10,12 +10,15 @@ so a database is never half migrated.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
-from db.errors import StoreError
+from db.errors import StoreError, TamperedGame
 from db.protocol import GameStore
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,10 @@ async def unreadable_games(store: GameStore) -> list[UnreadableGame]:
             play.load_document(record.document, validate=True)
         except RulesError as error:
             found.append(UnreadableGame(summary.channel_id, summary.ruleset, error.localized("en")))
+        except TamperedGame as error:
+            # Not a reason to stop serving every other game: the bot refuses this one, with
+            # a message, to whoever uses it (and `arbitro db check` reports it).
+            log.error("game refused until restored: %s", error)
         except StoreError as error:
             found.append(UnreadableGame(summary.channel_id, summary.ruleset, str(error)))
     return found

@@ -18,8 +18,9 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
+from db.anchor import compare_with_export, read_exported_chain
 from db.copy import CopiedGame, copy_games
-from db.errors import StoreError
+from db.errors import GameNotFound, StoreError
 from db.open import describe, is_postgres_url, open_store, sqlite_path
 from db.sqlite import DEFAULT_DB_PATH, backup_file
 
@@ -62,6 +63,12 @@ def register(
 
     check = actions.add_parser(
         "check", help="verify file integrity and every game's event hash chain"
+    )
+    check.add_argument(
+        "--against",
+        metavar="EXPORT",
+        help="also compare with a saved export (JSON of /game export or db export): "
+        "reports removed last events and rewritten history",
     )
     add_db_option(check)
     check.set_defaults(handler=run_check)
@@ -165,13 +172,25 @@ def run_backup(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """``arbitro db check``: integrity, foreign keys, versions and hash chains."""
+    """``arbitro db check [--against EXPORT]``: integrity, foreign keys, versions, hash
+    chains, the checksum of members/deadlines/settings, and optionally a saved export."""
     path = db_path(args)
+    against: str | None = getattr(args, "against", None)
 
     async def work() -> int:
+        exported = None
+        if against is not None:
+            try:
+                raw = await asyncio.to_thread(Path(against).read_bytes)
+                exported = read_exported_chain(json.loads(raw))
+            except (ValueError, RecursionError) as error:  # JSON errors are ValueErrors
+                return _fail(f"{against}: not an Arbitro export ({error})")
         async with await open_store(path, create=False, migrate=False) as store:
             problems = await store.check()
             games = await store.count_games()
+            if exported is not None:
+                stored = await _stored_chain(store, exported.channel_id)
+                problems += compare_with_export(exported, stored)
         for problem in problems:
             print(problem)
         if problems:
@@ -182,6 +201,19 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     return run_safely(work)
+
+
+async def _stored_chain(store: Any, channel_id: int) -> dict[int, str] | None:
+    """Every stored event's hash by sequence number (None: no such game), page by page."""
+    chain: dict[int, str] = {}
+    try:
+        while True:
+            page = await store.events(channel_id, after_seq=max(chain, default=0), limit=1000)
+            if not page:
+                return chain
+            chain.update((event.seq, event.hash) for event in page)
+    except GameNotFound:
+        return None
 
 
 def run_export(args: argparse.Namespace) -> int:

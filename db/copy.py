@@ -43,7 +43,8 @@ async def copy_games(
 
     Refuses up front (`GameExists`, nothing written) when the destination already holds a
     game in one of the source's channels. Raises `ChainBroken` if a game fails
-    verification before leaving or after arriving.
+    verification before leaving or after arriving, `TamperedGame` if a game's members,
+    deadlines or settings were edited behind the source store's back.
     """
     games = await source.all_games()
     taken = {game.channel_id for game in await destination.all_games()}
@@ -53,6 +54,9 @@ async def copy_games(
     copied: list[CopiedGame] = []
     for game in games:
         channel_id = game.channel_id
+        # Loading verifies what the chain does not cover (members, deadlines, settings):
+        # a tampered game raises TamperedGame here instead of being sealed anew on arrival.
+        await source.load(channel_id)
         bundle = await source.export(channel_id, verify=True)
         deadlines = await source.deadlines(channel_id)
         await destination.restore_game(bundle, deadlines)

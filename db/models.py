@@ -189,6 +189,8 @@ class GameRecord:
     document: JsonObject
     created_at: datetime
     updated_at: datetime
+    #: The hash of the event at the head of the chain (the anchor shown under every reply).
+    head_hash: str | None = None
 
     @property
     def summary(self) -> GameSummary:

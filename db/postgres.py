@@ -46,9 +46,11 @@ from db.errors import (
     SchemaError,
     StoreError,
     StoreUnavailable,
+    TamperedGame,
     VersionConflict,
 )
 from db.hashing import GENESIS_HASH, canonical_json, event_hash, state_hash, verify_chain
+from db.integrity import covered_digests, rows_problem
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -178,9 +180,10 @@ _archive_from_row = partial(rows.archive_from_row, when=_aware)
 async def _load(connection: Connection, channel_id: int) -> GameRecord:
     row = await connection.fetchrow(
         "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
-        "g.created_at, g.updated_at, s.document_text "
+        "g.created_at, g.updated_at, s.document_text, e.hash "
         "FROM games AS g LEFT JOIN states AS s "
         "ON s.channel_id = g.channel_id AND s.version = g.version "
+        "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
         "WHERE g.channel_id = $1",
         channel_id,
     )
@@ -189,6 +192,7 @@ async def _load(connection: Connection, channel_id: int) -> GameRecord:
     summary = _summary_from_row(row)
     if row[8] is None:
         raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
+    await _verify_covered_rows(connection, channel_id)
     return GameRecord(
         channel_id=summary.channel_id,
         guild_id=summary.guild_id,
@@ -199,6 +203,7 @@ async def _load(connection: Connection, channel_id: int) -> GameRecord:
         document=_decode_document(row[8], channel_id, summary.version),
         created_at=summary.created_at,
         updated_at=summary.updated_at,
+        head_hash=None if row[9] is None else str(row[9]),
     )
 
 
@@ -692,6 +697,7 @@ class PostgresStore:
                         referee,
                         created,
                     )
+                await _reseal(connection, channel_id)
             return CommitResult(event)
 
         result = await self._run(work, channel_id)
@@ -707,6 +713,7 @@ class PostgresStore:
             document=json.loads(document_json),
             created_at=created,
             updated_at=created,
+            head_hash=result.event.hash,
         )
 
     async def load(self, channel_id: int) -> GameRecord:
@@ -1064,6 +1071,7 @@ class PostgresStore:
                     side,
                     joined_at,
                 )
+                await _reseal(connection, channel_id)
             return _member_from_row(row)
 
         return await self._run(work, channel_id)
@@ -1075,12 +1083,25 @@ class PostgresStore:
     async def remove_member(self, channel_id: int, user_id: int) -> bool:
         """Remove a member; false if they were not one."""
         return await self._changed(
-            "DELETE FROM members WHERE channel_id = $1 AND user_id = $2", channel_id, user_id
+            "DELETE FROM members WHERE channel_id = $1 AND user_id = $2",
+            channel_id,
+            user_id,
+            reseal=True,
         )
 
-    async def _changed(self, sql: str, channel_id: int, *params: Any) -> bool:
+    async def _changed(
+        self, sql: str, channel_id: int, *params: Any, reseal: bool = False
+    ) -> bool:
+        """One statement; with ``reseal`` (members, deadlines) it refreshes the game's
+        checksum in the same transaction."""
+
         async def work(connection: Connection) -> bool:
-            return _rows_changed(await connection.execute(sql, channel_id, *params)) > 0
+            if not reseal:
+                return _rows_changed(await connection.execute(sql, channel_id, *params)) > 0
+            async with connection.transaction():
+                changed = _rows_changed(await connection.execute(sql, channel_id, *params))
+                await _reseal(connection, channel_id)
+            return changed > 0
 
         return await self._run(work, channel_id)
 
@@ -1104,6 +1125,7 @@ class PostgresStore:
                     due,
                     set_at,
                 )
+                await _reseal(connection, channel_id)
             return Deadline(
                 channel_id=channel_id, side=side, due_at=due, reminded=False, set_at=set_at
             )
@@ -1113,7 +1135,10 @@ class PostgresStore:
     async def clear_deadline(self, channel_id: int, side: str) -> bool:
         """Drop ``side``'s deadline (it acted); false if there was none."""
         return await self._changed(
-            "DELETE FROM deadlines WHERE channel_id = $1 AND side = $2", channel_id, side
+            "DELETE FROM deadlines WHERE channel_id = $1 AND side = $2",
+            channel_id,
+            side,
+            reseal=True,
         )
 
     async def deadlines(self, channel_id: int) -> list[Deadline]:
@@ -1350,8 +1375,64 @@ class PostgresStore:
                     "VALUES ($1, $2, $3, $4, $5)",
                     [(d.channel_id, d.side, d.due_at, d.reminded, d.set_at) for d in deadlines],
                 )
+                await _reseal(connection, game.channel_id)
 
         await self._run(work, game.channel_id)
+
+
+# ---- the checksum of members, deadlines and the game's settings (db/integrity.py) --------
+
+# One statement, so one consistent snapshot, through the three tables' primary keys.
+_COVERED_ROWS = (
+    "SELECT 2, channel_id, ruleset, language, created_at, NULL::timestamptz, guild_id, "
+    "rows_digest FROM games WHERE channel_id = $1 "
+    "UNION ALL SELECT 0, user_id, role, side, joined_at, NULL, NULL, NULL "
+    "FROM members WHERE channel_id = $1 "
+    "UNION ALL SELECT 1, NULL, NULL, side, due_at, set_at, NULL, NULL "
+    "FROM deadlines WHERE channel_id = $1"
+)
+
+
+async def _covered(connection: Connection, channel_id: int) -> tuple[object, str] | None:
+    return covered_digests(await connection.fetch(_COVERED_ROWS, channel_id))
+
+
+async def _reseal(connection: Connection, channel_id: int) -> None:
+    """Refresh the game's checksum of members, deadlines and settings, inside the caller's
+    transaction.
+
+    EVERY write of ``members``, ``deadlines`` or a covered ``games`` column (guild,
+    ruleset, language, created_at) must call it before committing, or the next load sees
+    the game as tampered. The writers: ``create_game``, ``add_member``,
+    ``remove_member``, ``set_deadline``, ``clear_deadline``, ``restore_game``.
+    """
+    digests = await _covered(connection, channel_id)
+    if digests is not None:
+        await connection.execute(
+            "UPDATE games SET rows_digest = $2 WHERE channel_id = $1", channel_id, digests[1]
+        )
+
+
+async def _covered_rows_problem(connection: Connection, channel_id: int) -> str | None:
+    """Why the game's covered rows do not match their checksum (None: they do)."""
+    digests = await _covered(connection, channel_id)
+    return None if digests is None else rows_problem(*digests)
+
+
+async def _verify_covered_rows(connection: Connection, channel_id: int) -> None:
+    """Raise `TamperedGame` if members, deadlines or settings were edited outside the store.
+
+    Called by ``load``; one indexed query.
+    """
+    problem = await _covered_rows_problem(connection, channel_id)
+    if problem is not None:
+        raise TamperedGame(channel_id, problem)
+
+
+async def seal_all_games(connection: Connection) -> None:
+    """Give every game its checksum; migration 6 runs it in its own transaction."""
+    for row in await connection.fetch("SELECT channel_id FROM games"):
+        await _reseal(connection, int(row[0]))
 
 
 async def _require_game(connection: Connection, channel_id: int) -> None:
@@ -1401,6 +1482,10 @@ async def _channel_problems(
             problems.append(f"{prefix} status {status!r} differs from its state's")
         else:
             _decode_document(current[0][2], channel_id, version)
+        # The same check, on the same rows, as ``load``: db check refuses what the bot does.
+        tampered = await _covered_rows_problem(connection, channel_id)
+        if tampered is not None:
+            problems.append(str(TamperedGame(channel_id, tampered)))
         return problems
     except (StoreError, ValueError) as error:
         return [f"{prefix} {error}" if f"channel {channel_id}" not in str(error) else str(error)]

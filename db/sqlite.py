@@ -42,6 +42,7 @@ from db.errors import (
     SchemaError,
     StoreError,
     StoreUnavailable,
+    TamperedGame,
     VersionConflict,
 )
 from db.hashing import (
@@ -51,6 +52,7 @@ from db.hashing import (
     state_hash,
     verify_chain,
 )
+from db.integrity import covered_digests, rows_problem
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -321,6 +323,63 @@ def _insert_event(
     )
 
 
+# ---- the checksum of members, deadlines and the game's settings (db/integrity.py) --------
+
+# One statement, so one consistent snapshot, reading every covered row of a game through
+# the primary keys (all three tables are keyed by channel first).
+_COVERED_ROWS = (
+    "SELECT 2, channel_id, ruleset, language, created_at, NULL, guild_id, rows_digest "
+    "FROM games WHERE channel_id = ? "
+    "UNION ALL SELECT 0, user_id, role, side, joined_at, NULL, NULL, NULL "
+    "FROM members WHERE channel_id = ? "
+    "UNION ALL SELECT 1, NULL, NULL, side, due_at, set_at, NULL, NULL "
+    "FROM deadlines WHERE channel_id = ?"
+)
+
+
+def _covered(connection: sqlite3.Connection, channel_id: int) -> tuple[object, str] | None:
+    rows = connection.execute(_COVERED_ROWS, (channel_id, channel_id, channel_id)).fetchall()
+    return covered_digests(rows)
+
+
+def _reseal(connection: sqlite3.Connection, channel_id: int) -> None:
+    """Refresh the game's checksum of members, deadlines and settings, inside the caller's
+    write transaction.
+
+    EVERY write of ``members``, ``deadlines`` or a covered ``games`` column (guild,
+    ruleset, language, created_at) must call it before committing, or the next load sees
+    the game as tampered. The writers: `_create_tx`, `_add_member_tx`,
+    `_remove_member_tx`, `_set_deadline_tx`, `_clear_deadline_tx`, `_restore_tx`.
+    """
+    digests = _covered(connection, channel_id)
+    if digests is not None:
+        connection.execute(
+            "UPDATE games SET rows_digest = ? WHERE channel_id = ?", (digests[1], channel_id)
+        )
+
+
+def _covered_rows_problem(connection: sqlite3.Connection, channel_id: int) -> str | None:
+    """Why the game's covered rows do not match their checksum (None: they do)."""
+    digests = _covered(connection, channel_id)
+    return None if digests is None else rows_problem(*digests)
+
+
+def _verify_covered_rows(connection: sqlite3.Connection, channel_id: int) -> None:
+    """Raise `TamperedGame` if members, deadlines or settings were edited outside the store.
+
+    Called by `_load_tx`; one indexed query.
+    """
+    problem = _covered_rows_problem(connection, channel_id)
+    if problem is not None:
+        raise TamperedGame(channel_id, problem)
+
+
+def seal_all_games(connection: sqlite3.Connection) -> None:
+    """Give every game its checksum; migration 6 runs it in its own transaction."""
+    for (channel_id,) in connection.execute("SELECT channel_id FROM games").fetchall():
+        _reseal(connection, int(channel_id))
+
+
 def _create_tx(
     connection: sqlite3.Connection,
     *,
@@ -372,6 +431,7 @@ def _create_tx(
                 "VALUES (?, ?, 'referee', NULL, ?)",
                 (channel_id, referee_id, pending.created_at),
             )
+        _reseal(connection, channel_id)
     return CommitResult(event)
 
 
@@ -579,9 +639,10 @@ def _archived_bundle_tx(connection: sqlite3.Connection, archive_id: int) -> byte
 def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
     row = connection.execute(
         "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
-        "g.created_at, g.updated_at, s.document "
+        "g.created_at, g.updated_at, s.document, e.hash "
         "FROM games AS g LEFT JOIN states AS s "
         "ON s.channel_id = g.channel_id AND s.version = g.version "
+        "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
         "WHERE g.channel_id = ?",
         (channel_id,),
     ).fetchone()
@@ -590,6 +651,7 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
     summary = _summary_from_row(row)
     if row[8] is None:
         raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
+    _verify_covered_rows(connection, channel_id)
     return GameRecord(
         channel_id=summary.channel_id,
         guild_id=summary.guild_id,
@@ -600,6 +662,7 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
         document=_decode_document(row[8], channel_id, summary.version),
         created_at=summary.created_at,
         updated_at=summary.updated_at,
+        head_hash=None if row[9] is None else str(row[9]),
     )
 
 
@@ -757,6 +820,7 @@ def _add_member_tx(
             "side = excluded.side",
             (channel_id, user_id, role, side, joined_at),
         )
+        _reseal(connection, channel_id)
         row = connection.execute(
             "SELECT channel_id, user_id, role, side, joined_at FROM members "
             "WHERE channel_id = ? AND user_id = ?",
@@ -772,6 +836,24 @@ def _members_tx(connection: sqlite3.Connection, channel_id: int) -> list[Member]
         (channel_id,),
     ).fetchall()
     return [_member_from_row(row) for row in rows]
+
+
+def _remove_member_tx(connection: sqlite3.Connection, channel_id: int, user_id: int) -> int:
+    with _write_transaction(connection):
+        changed = connection.execute(
+            "DELETE FROM members WHERE channel_id = ? AND user_id = ?", (channel_id, user_id)
+        ).rowcount
+        _reseal(connection, channel_id)
+    return int(changed)
+
+
+def _clear_deadline_tx(connection: sqlite3.Connection, channel_id: int, side: str) -> int:
+    with _write_transaction(connection):
+        changed = connection.execute(
+            "DELETE FROM deadlines WHERE channel_id = ? AND side = ?", (channel_id, side)
+        ).rowcount
+        _reseal(connection, channel_id)
+    return int(changed)
 
 
 def _simple_write(connection: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> int:
@@ -793,6 +875,7 @@ def _set_deadline_tx(
             "reminded = 0, set_at = excluded.set_at",
             (channel_id, side, due_at, set_at),
         )
+        _reseal(connection, channel_id)
     return Deadline(
         channel_id=channel_id,
         side=side,
@@ -952,6 +1035,10 @@ def _channel_problems(
             problems.append(f"{prefix} status {status!r} differs from its state's")
         else:
             _decode_document(current[0][2], channel_id, version)
+        # The same check, on the same rows, as `_load_tx`: db check refuses what the bot does.
+        tampered = _covered_rows_problem(connection, channel_id)
+        if tampered is not None:
+            problems.append(str(TamperedGame(channel_id, tampered)))
         return problems
     except StoreError as error:
         return [f"{prefix} {error}" if f"channel {channel_id}" not in str(error) else str(error)]
@@ -1265,6 +1352,7 @@ class SqliteStore:
             document=json.loads(document_json),
             created_at=created,
             updated_at=created,
+            head_hash=result.event.hash,
         )
 
     async def load(self, channel_id: int) -> GameRecord:
@@ -1500,12 +1588,7 @@ class SqliteStore:
     async def remove_member(self, channel_id: int, user_id: int) -> bool:
         """Remove a member; false if they were not one."""
         changed = await self._run(
-            partial(
-                _simple_write,
-                sql="DELETE FROM members WHERE channel_id = ? AND user_id = ?",
-                params=(channel_id, user_id),
-            ),
-            channel_id,
+            partial(_remove_member_tx, channel_id=channel_id, user_id=user_id), channel_id
         )
         return changed > 0
 
@@ -1527,12 +1610,7 @@ class SqliteStore:
     async def clear_deadline(self, channel_id: int, side: str) -> bool:
         """Drop ``side``'s deadline (it acted); false if there was none."""
         changed = await self._run(
-            partial(
-                _simple_write,
-                sql="DELETE FROM deadlines WHERE channel_id = ? AND side = ?",
-                params=(channel_id, side),
-            ),
-            channel_id,
+            partial(_clear_deadline_tx, channel_id=channel_id, side=side), channel_id
         )
         return changed > 0
 
@@ -1688,6 +1766,7 @@ def _restore_tx(
                 for d in deadlines
             ],
         )
+        _reseal(connection, game.channel_id)
 
 
 def _count_games_tx(connection: sqlite3.Connection, status: GameStatus | None) -> int:

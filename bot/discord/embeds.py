@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import discord
 
 from bot.discord.views import BUTTON_LIMIT, reply_buttons
-from bot.render_text import owed_lines
+from bot.render_text import chain_head_text, owed_lines
 from bot.rolls import dice_prompt_text
 from bot.service import Reply
 from rules.core.expression import render_roll
@@ -445,6 +445,10 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         )
     if not cards:
         cards.append(Card(title="", lines=[translate("discord.embed.done", language)]))
+    head = chain_head_text(reply)
+    if head:  # under the whole reply: the last card's footer
+        last = cards[-1]
+        last.footer = f"{last.footer} · {head}" if last.footer else head
     return cards
 
 

@@ -158,6 +158,18 @@ def check_tables(connection: sqlite3.Connection, path: str) -> None:
         raise SchemaError(path, f"damaged Arbitro database: missing tables {', '.join(missing)}")
 
 
+def _data_step(version: int, connection: sqlite3.Connection) -> None:
+    """Python work a migration needs beside its SQL, in the same transaction.
+
+    Migration 6 seals every existing game with the checksum of its members, deadlines and
+    settings (SHA-256 over canonical JSON, which plain SQLite cannot compute).
+    """
+    if version == 6:
+        from db.sqlite import seal_all_games
+
+        seal_all_games(connection)
+
+
 def apply_migrations(
     connection: sqlite3.Connection, path: str, *, target: int | None = None
 ) -> list[int]:
@@ -181,6 +193,7 @@ def apply_migrations(
                 continue
             for statement in migration.statements():
                 connection.execute(statement)
+            _data_step(migration.version, connection)
             # PRAGMA takes no parameters; the value is an int from our own file name.
             connection.execute(f"PRAGMA user_version = {migration.version:d}")
             connection.execute("COMMIT")

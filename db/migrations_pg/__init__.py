@@ -110,6 +110,18 @@ async def check_tables(connection: asyncpg.Connection, where: str) -> None:
         raise SchemaError(where, f"damaged Arbitro database: missing tables {', '.join(missing)}")
 
 
+async def _data_step(version: int, connection: asyncpg.Connection) -> None:
+    """Python work a migration needs beside its SQL, in the same transaction.
+
+    Migration 6 seals every existing game with the checksum of its members, deadlines and
+    settings (the recipe of db/integrity.py, shared with SQLite).
+    """
+    if version == 6:
+        from db.postgres import seal_all_games
+
+        await seal_all_games(connection)
+
+
 async def apply_migrations(
     connection: asyncpg.Connection, where: str, *, target: int | None = None
 ) -> list[int]:
@@ -135,6 +147,7 @@ async def apply_migrations(
                 # No arguments: asyncpg sends the script through the simple query protocol,
                 # which runs several statements (and $$-quoted function bodies).
                 await connection.execute(migration.sql)
+                await _data_step(migration.version, connection)
                 await connection.execute(
                     f"INSERT INTO {VERSION_TABLE} (version, name) VALUES ($1, $2)",
                     migration.version,

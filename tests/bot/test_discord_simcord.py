@@ -213,7 +213,11 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     request = assert_public(result)
     shown = texts(request)
     assert "`D6 → 6`" in shown and "IFR" in shown
-    assert translate("render.by_hand", "it") in [e.footer.text for e in request.embeds]
+    footers = [e.footer.text or "" for e in request.embeds]
+    assert any(translate("render.by_hand", "it") in footer for footer in footers)
+    # The reply's last footer carries the chain head's short hash (the anchor).
+    head = (await table.service._store.load(channel.id)).head_hash
+    assert footers[-1].endswith(translate("bot.chain_head", "it", hash=head[:8]))
     confirm = button(request, "dice.confirm")
     assert confirm["label"] == translate("discord.button.confirm", "it")
     # Confirming one's own dice is refused, ephemerally; the opponent disputes them.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -89,3 +91,98 @@ def test_mutated_bundled_scenarios_never_crash(data: st.DataObject) -> None:
             parse("\n".join(lines), "mutated.yaml")
         except InvalidInput as error:
             assert error.localized("fr")
+
+
+# ---- thousands of mutations of every ruleset's bundled scenario -------------------------
+
+BUNDLED = {
+    "manovra": (parse_manovra, "manovra/scenarios/esempio_normandia.yaml"),
+    "linea_gotica": (parse_gotica, "linea_gotica/scenarios/esempio_gotica.yaml"),
+    "pzgren": (parse_pzgren, "pzgren/scenarios/exemple_ardennes.yaml"),
+    "w40k4": (parse_w40k4, "w40k4/scenarios/avamposto.yaml"),
+}
+MUTATIONS_PER_RULESET = 1000
+JUNK_SCALARS = (
+    "-1",
+    "0",
+    "99999999999999999999",
+    "1e999",
+    ".nan",
+    "~",
+    "[]",
+    "{}",
+    "'",
+    '"',
+    "&a",
+    "*a",
+    "!!python/object:os.system",
+    "é" * 300,
+    "- x",
+    ": :",
+    "|",
+    ">",
+    "%YAML 9.9",
+    "\t",
+)
+
+
+def mutate(text: str, rng: random.Random) -> str:
+    """One to three random edits: of bytes, of lines, or of a scalar value."""
+    for _ in range(rng.randint(1, 3)):
+        how = rng.randrange(6)
+        if how == 0:  # bytes: flip, insert or drop a few, decoded as an upload would be
+            data = bytearray(text.encode("utf-8"))
+            for _ in range(rng.randint(1, 8)):
+                at = rng.randrange(max(1, len(data)))
+                choice = rng.randrange(3)
+                if choice == 0 and data:
+                    data[at % len(data)] = rng.randrange(256)
+                elif choice == 1:
+                    data.insert(at, rng.randrange(256))
+                elif data:
+                    del data[at % len(data)]
+            text = data.decode("utf-8", errors="replace")
+            continue
+        lines = text.split("\n")
+        at = rng.randrange(len(lines))
+        if how == 1:
+            lines[at] = "".join(chr(rng.randint(1, 0x2FF)) for _ in range(rng.randint(0, 30)))
+        elif how == 2:
+            del lines[at]
+        elif how == 3:
+            lines.insert(at, lines[rng.randrange(len(lines))])
+        elif how == 4:
+            lines[at] = rng.choice(("  ", "", "- ", "    ")) + lines[at].lstrip(
+                " " if rng.random() < 0.5 else ""
+            )
+        else:
+            key, colon, _ = lines[at].partition(":")
+            if colon:
+                lines[at] = f"{key}: {rng.choice(JUNK_SCALARS)}"
+            else:
+                lines = lines[: at + 1]  # truncated file
+        text = "\n".join(lines)
+    return text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", sorted(BUNDLED))
+def test_thousands_of_mutated_bundled_scenarios_are_a_game_or_a_clear_error(ruleset: str) -> None:
+    from pathlib import Path
+
+    parse, relative = BUNDLED[ruleset]
+    original = (Path(__file__).resolve().parents[2] / "rules" / relative).read_text("utf-8")
+    parse(original, "bundled.yaml")  # the unmutated file is valid
+    rng = random.Random(f"scenario-{ruleset}")  # the test's own generator
+    refused = 0
+    for _ in range(MUTATIONS_PER_RULESET):
+        mutated = mutate(original, rng)
+        try:
+            parse(mutated, "mutated.yaml")
+        except InvalidInput as error:
+            refused += 1
+            for language in ("it", "en", "fr"):
+                message = error.localized(language)
+                assert "mutated.yaml" in message and "error." not in message, message
+    # Most mutations break the file: the refusals, not the acceptances, were exercised.
+    assert refused > MUTATIONS_PER_RULESET // 3

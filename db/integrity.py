@@ -1,0 +1,131 @@
+"""The checksum of the rows the hash chain does not cover.
+
+The event log's hash chain vouches for every state and event of a game, but not for the
+rows beside it: the game's own row (guild, ruleset, language, creation time), its members
+(who is referee, who plays which side) and its deadlines. Those are brought under one
+digest kept in ``games.rows_digest``. Every store method that writes them refreshes the
+digest in the same transaction (each store has one private ``_reseal`` helper for that);
+loading a game recomputes it with one indexed query and raises `TamperedGame` on a
+mismatch, and ``arbitro db check`` runs the same comparison, so the two always agree.
+
+Recipe: ``sha256(canonical({"game": {...}, "members": [...], "deadlines": [...]}))`` with
+members sorted by user id, deadlines by side and every timestamp in the fixed text of
+`db.models.format_timestamp`. Not covered on purpose: ``status``/``version`` (the chain
+covers them), ``updated_at`` (every commit moves it) and a deadline's ``reminded`` flag
+(the reminder loop flips it; a forged flag only skips or repeats a reminder).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from db.errors import TamperedGame
+from db.hashing import canonical_json
+from db.models import format_timestamp
+
+#: Row kinds in the one query that reads a game's covered rows (see `covered_digests`).
+MEMBER_ROW = 0
+DEADLINE_ROW = 1
+GAME_ROW = 2
+
+
+def _stamp(value: Any) -> str | None:
+    """A stored timestamp in the one text the digest uses.
+
+    SQLite stores the fixed text of `format_timestamp` and it is hashed as stored (an
+    edited text differs even when it names the same instant); PostgreSQL returns a
+    datetime, rendered in that same text, so both backends agree on a copied game.
+    """
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, datetime):
+        return format_timestamp(value)
+    return str(value)
+
+
+def rows_digest(game: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
+    """The digest of a game's uncovered rows.
+
+    ``game`` is ``(channel_id, guild_id, ruleset, language, created_at)``; ``rows`` are the
+    members and deadlines as ``(kind, user_id, role, side, first_time, second_time)``: a
+    member is ``(MEMBER_ROW, user_id, role, side, joined_at, None)``, a deadline
+    ``(DEADLINE_ROW, None, None, side, due_at, set_at)``.
+    """
+    channel_id, guild_id, ruleset, language, created_at = game
+    members: list[dict[str, Any]] = []
+    deadlines: list[dict[str, Any]] = []
+    for kind, user_id, role, side, first_time, second_time in rows:
+        if int(kind) == MEMBER_ROW:
+            members.append(
+                {"user_id": user_id, "role": role, "side": side, "joined_at": _stamp(first_time)}
+            )
+        else:
+            deadlines.append(
+                {"side": side, "due_at": _stamp(first_time), "set_at": _stamp(second_time)}
+            )
+    # (channel, user) and (channel, side) are primary keys: the sort keys are unique.
+    members.sort(key=lambda member: str(member["user_id"]))
+    deadlines.sort(key=lambda deadline: str(deadline["side"]))
+    covered = {
+        "game": {
+            "channel_id": channel_id,
+            "guild_id": guild_id,
+            "ruleset": ruleset,
+            "language": language,
+            "created_at": _stamp(created_at),
+        },
+        "members": members,
+        "deadlines": deadlines,
+    }
+    return hashlib.sha256(canonical_json(covered).encode("utf-8")).hexdigest()
+
+
+def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
+    """``(stored digest, digest of the rows)`` from the one query each store runs.
+
+    The query (one statement, hence one consistent snapshot) returns rows of eight
+    columns ``(kind, id, text_a, text_b, time_a, time_b, guild_id, digest)``:
+
+    * the game: ``(GAME_ROW, channel_id, ruleset, language, created_at, NULL, guild_id,
+      rows_digest)``;
+    * a member: ``(MEMBER_ROW, user_id, role, side, joined_at, NULL, NULL, NULL)``;
+    * a deadline: ``(DEADLINE_ROW, NULL, NULL, side, due_at, set_at, NULL, NULL)``.
+
+    None when the game row is absent (no such game).
+    """
+    game: tuple[Any, ...] | None = None
+    stored: object = None
+    others: list[tuple[Any, ...]] = []
+    for kind, ident, text_a, text_b, time_a, time_b, guild_id, digest in rows:
+        if int(kind) == GAME_ROW:
+            game = (ident, guild_id, text_a, text_b, time_a)
+            stored = digest
+        else:
+            others.append((kind, ident, text_a, text_b, time_a, time_b))
+    if game is None:
+        return None
+    return stored, rows_digest(game, others)
+
+
+#: The two reasons a game's rows fail their checksum (the bot shows them localized).
+ROWS_UNSEALED = "the checksum of its members, deadlines and settings is missing"
+ROWS_EDITED = "its members, deadlines or settings (language, ruleset, creation) were edited"
+
+
+def rows_problem(stored: object, computed: str) -> str | None:
+    """Why a stored digest does not vouch for the rows, or None if it does."""
+    if stored is None:
+        return ROWS_UNSEALED
+    if stored != computed:
+        return ROWS_EDITED
+    return None
+
+
+def verify_rows_digest(channel_id: int, stored: object, computed: str) -> None:
+    """Raise `TamperedGame` if the stored digest does not match the rows' digest."""
+    problem = rows_problem(stored, computed)
+    if problem is not None:
+        raise TamperedGame(channel_id, problem)

@@ -1,0 +1,167 @@
+"""The bot refuses a tampered game for every command, says why and logs it; `db check`
+reports exactly the games the bot refuses; every reply shows the chain head's short hash."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+
+import pytest
+
+from bot.discord.embeds import reply_cards
+from bot.render_text import reply_text
+from bot.service import GAME_VERBS, GameService, Request
+from rules.core.errors import RulesError
+from rules.core.i18n import translate
+from rules.core.ruleset import get_ruleset
+from tests.bot.service_table import ServiceTable
+
+TAMPERED, CLEAN = 5252, 5353
+REFEREE, ANNA, BRUNO = 1, 2, 3
+
+# The edits of tests/db/test_integrity.py that the brief names, on the bot's own file.
+EDITS = {
+    "member promoted to referee": f"UPDATE members SET role = 'referee' WHERE user_id = {ANNA} "
+    f"AND channel_id = {TAMPERED}",
+    "side changed": f"UPDATE members SET side = 'asse' WHERE user_id = {ANNA} "
+    f"AND channel_id = {TAMPERED}",
+    "deadline moved": "UPDATE deadlines SET due_at = '2040-01-01T00:00:00.000000+00:00' "
+    f"WHERE channel_id = {TAMPERED}",
+    "language": f"UPDATE games SET language = 'fr' WHERE channel_id = {TAMPERED}",
+    "ruleset": f"UPDATE games SET ruleset = 'pzgren' WHERE channel_id = {TAMPERED}",
+    "created_at": "UPDATE games SET created_at = '2020-01-01T00:00:00.000000+00:00' "
+    f"WHERE channel_id = {TAMPERED}",
+}
+
+
+async def _seated(service: GameService, dice, channel: int) -> ServiceTable:
+    table = ServiceTable(service, dice, channel)
+    await table(REFEREE, "game.new", scenario="esempio_normandia", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="asse")
+    await table(REFEREE, "game.deadline", side="alleati", hours=12)
+    return table
+
+
+def _edit(path: str, statement: str) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute(statement)
+    finally:
+        connection.close()
+
+
+def _every_command() -> list[str]:
+    verbs = [verb for verb in GAME_VERBS if verb != "game.new"]
+    verbs += ["roll", "dice.confirm", "dice.dispute", "dice.roll"]
+    play = get_ruleset("manovra").play
+    assert play is not None
+    return [*dict.fromkeys([*verbs, *play.verbs()])]
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+async def test_a_tampered_game_is_refused_for_every_command_and_logged(
+    service, store, dice, edit, caplog
+):
+    tampered = await _seated(service, dice, TAMPERED)
+    clean = await _seated(service, dice, CLEAN)
+    version = (await store.load(TAMPERED)).version
+    _edit(store.path, EDITS[edit])
+    caplog.set_level(logging.ERROR, logger="bot.service")
+    for verb in _every_command():
+        for user in (REFEREE, ANNA):
+            caplog.clear()
+            with pytest.raises(RulesError) as caught:
+                await tampered(user, verb, expression="1d6", seq=1, side="alleati", count=3)
+            assert caught.value.key == "error.store.tampered_game", (verb, caught.value.key)
+            for language in ("it", "en", "fr"):
+                text = caught.value.localized(language)
+                assert "arbitro db check" in text and "{" not in text
+                # The reason too is in the reader's language.
+                assert translate("bot.integrity.rows_edited", language) in text
+            assert any(str(TAMPERED) in r.getMessage() for r in caplog.records), verb
+    # db check reports that game and only it: what the bot refuses, and nothing else.
+    problems = await store.check()
+    assert problems and all(p.startswith(f"channel {TAMPERED}:") for p in problems), problems
+    # The clean game plays on; the tampered one changed by no command.
+    assert not (await clean(REFEREE, "game.status")).duplicate
+    assert len(await store.events(TAMPERED, limit=1000)) == version
+
+
+async def test_every_reply_shows_the_chain_head_after_the_command(service, store, dice):
+    table = await _seated(service, dice, TAMPERED)
+    for verb, options in (
+        ("game.status", {}),
+        ("turn.next", {}),
+        ("game.log", {"count": 3}),
+        ("roll", {"expression": "2d6"}),
+    ):
+        faces = (3, 4) if verb == "roll" else ()
+        user = ANNA if verb == "turn.next" else REFEREE
+        reply = await table(user, verb, faces, **options)
+        head = (await store.load(TAMPERED)).head_hash
+        assert head is not None and reply.head_hash == head, verb
+        shown = translate("bot.chain_head", "en", hash=head[:8])
+        assert f"# {shown}" in reply_text(reply).splitlines()
+        assert reply_cards(reply)[-1].footer.endswith(shown)
+    # The head moved with the commands that wrote.
+    events = await store.events(TAMPERED, limit=1000)
+    assert reply.head_hash == events[-1].hash and reply.seq == events[-1].seq
+
+
+async def test_outside_a_game_there_is_no_chain_head(service, dice):
+    dice.push(4)
+    reply = await service.handle(
+        Request(channel_id=77, user_id=1, verb="roll", options={"expression": "1d6"})
+    )
+    assert reply.head_hash is None
+    assert "#" not in reply_text(reply)
+
+
+async def test_db_check_against_the_file_game_export_attaches(service, store, dice, tmp_path):
+    """The anchor players keep is the very file `/game export` attaches."""
+    import argparse
+
+    from db import cli
+
+    table = await _seated(service, dice, TAMPERED)
+    saved = tmp_path / "arbitro-log.json"
+    saved.write_bytes((await table(REFEREE, "game.export")).files["arbitro-log.json"])
+    await table(ANNA, "turn.next")  # play goes on after the export
+    await store.close()
+    parser = argparse.ArgumentParser(prog="arbitro")
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["db", "check", "--db", store.path, "--against", str(saved)])
+    code = await asyncio.to_thread(args.handler, args)
+    assert code == cli.EXIT_OK
+
+
+async def test_a_tampered_game_does_not_stop_the_bot_from_starting(service, store, dice, caplog):
+    """The start-up check passes: the tampered game is refused per command, the others play."""
+    from bot.upgrade import ensure_readable
+
+    await _seated(service, dice, TAMPERED)
+    clean = await _seated(service, dice, CLEAN)
+    _edit(store.path, EDITS["member promoted to referee"])
+    caplog.set_level(logging.ERROR, logger="bot.upgrade")
+    await ensure_readable(store, store.path)
+    assert any(str(TAMPERED) in r.getMessage() for r in caplog.records)
+    await clean(ANNA, "turn.next")
+
+
+async def test_the_db_check_command_names_the_refused_game_only(service, store, dice, capsys):
+    import argparse
+
+    from db import cli
+
+    await _seated(service, dice, TAMPERED)
+    await _seated(service, dice, CLEAN)
+    _edit(store.path, EDITS["side changed"])
+    await store.close()
+    parser = argparse.ArgumentParser(prog="arbitro")
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["db", "check", "--db", store.path])
+    assert await asyncio.to_thread(args.handler, args) == cli.EXIT_PROBLEMS
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith(f"channel {TAMPERED}:") for line in lines), lines
