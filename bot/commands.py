@@ -301,9 +301,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
         ),
     ),
     CommandSpec("game.join", "game.join", (name("side", "side", required=True),)),
+    CommandSpec("game.leave", "game.leave"),
     CommandSpec("game.status", "game.status"),
     CommandSpec("game.log", "game.log", (integer("count", 1, 50),)),
-    CommandSpec("game.export", "game.export"),
+    CommandSpec("game.export", "game.export", (integer("archive", 1, 2**53),)),
+    CommandSpec("game.list", "game.list"),
     CommandSpec("game.undo", "game.undo"),
     CommandSpec("game.end", "game.end"),
     CommandSpec(

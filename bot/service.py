@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
+from bot.games import archive_if_ended, list_lines
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
 from db.models import EventRecord, GameRecord, Member, NewEvent, PendingRoll
@@ -75,9 +76,11 @@ EVENT_ARGS = frozenset({ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG, ACTOR_NAME_A
 GAME_VERBS = (
     "game.new",
     "game.join",
+    "game.leave",
     "game.status",
     "game.log",
     "game.export",
+    "game.list",
     "game.undo",
     "game.end",
     "game.deadline",
@@ -90,7 +93,16 @@ GAME_VERBS = (
 
 # Verbs that never commit: nothing to find again when they are retried.
 _READ_ONLY_VERBS = frozenset(
-    {"game.status", "turn.status", "game.log", "game.export", "game.join", "odds"}
+    {
+        "game.status",
+        "turn.status",
+        "game.log",
+        "game.export",
+        "game.list",
+        "game.join",
+        "game.leave",
+        "odds",
+    }
 )
 
 
@@ -301,6 +313,10 @@ class GameService:
 
     async def _dispatch(self, request: Request) -> Reply:
         verb = request.verb
+        if verb == "game.list":
+            return await self._list(request)
+        if verb == "game.export" and request.options.get("archive") is not None:
+            return await self._export_archived(request)
         if verb in ("game.new", "roll"):
             earlier = await self._earlier_answer(request)
             if earlier is not None:
@@ -328,8 +344,12 @@ class GameService:
         # Documents saved by an older release are migrated here, in memory; the next commit
         # stores the current format. A document newer than the code is refused, clearly.
         document = play.load_document(record.document)
+        if verb in ("game.join", "game.leave") and record.status == "ended":
+            raise ServiceError("error.service.game_ended")
         if verb == "game.join":
             return await self._join(request, play, document, seat, reply)
+        if verb == "game.leave":
+            return await self._leave(request, play, document, seat, reply)
         if verb in ("game.status", "turn.status"):
             ended = record.status == "ended"
 
@@ -450,6 +470,9 @@ class GameService:
         document = await asyncio.to_thread(
             play.new_game, str(scenario) if scenario else None, request.attachment
         )
+        # The channel's ended game, if any, moves to the archive (still listed and
+        # exportable); a game still in play makes create_game refuse below.
+        archived = await archive_if_ended(self._store, request.channel_id)
         created = await self._store.create_game(
             request.channel_id,
             guild_id=request.guild_id,
@@ -462,6 +485,8 @@ class GameService:
             referee_id=request.user_id,
         )
         reply = Reply(language=language, ruleset=ruleset, head_hash=created.head_hash)
+        if archived is not None:
+            reply.notices.append(Outcome.of("bot.games.archived_previous", id=archived.id))
         reply.notices.append(
             Outcome.of(
                 "bot.game.created",
@@ -470,6 +495,17 @@ class GameService:
             )
         )
         reply.status = play.status(document)
+        return reply
+
+    async def _list(self, request: Request) -> Reply:
+        """``/game list``: the guild's games, in play and archived."""
+        language = await self.language(request.channel_id) or request.locale or "it"
+        if language not in LANGUAGES:
+            language = "it"
+        reply = Reply(language=language)
+        reply.lines = await list_lines(
+            self._store, request.guild_id, language, in_guild=request.guild_id is not None
+        )
         return reply
 
     async def _join(
@@ -487,9 +523,32 @@ class GameService:
             raise UnknownName(
                 "error.service.unknown_side", name=wanted[:40], known=", ".join(sides)
             )
+        if seat.role == "player" and seat.side is not None and seat.side != side:
+            # A side is kept once joined: changing sides mid-game is the referee's call.
+            raise ServiceError("error.service.side_kept", side=sides.get(seat.side, seat.side))
         role: Literal["referee", "player"] = "referee" if seat.role == "referee" else "player"
         await self._store.add_member(request.channel_id, request.user_id, side=side, role=role)
         reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
+        return reply
+
+    async def _leave(
+        self,
+        request: Request,
+        play: GamePlay,
+        document: Mapping[str, Any],
+        seat: Seat,
+        reply: Reply,
+    ) -> Reply:
+        """``/game leave``: a player gives up their seat (the referee cannot: a game needs one)."""
+        if seat.role == "referee":
+            raise ServiceError("error.service.referee_stays")
+        if seat.role == "none":
+            raise ServiceError("error.service.join_first")
+        await self._store.remove_member(request.channel_id, request.user_id)
+        sides = play.sides(document)
+        reply.notices.append(
+            Outcome.of("bot.game.left", side=sides.get(seat.side or "", seat.side or "—"))
+        )
         return reply
 
     async def _log(self, request: Request, reply: Reply) -> Reply:
@@ -502,22 +561,43 @@ class GameService:
         return reply
 
     async def _export(self, request: Request, reply: Reply) -> Reply:
-        import json
-
         bundle = await self._store.export(request.channel_id)
-        data = bundle.to_json_dict()
-        reply.files["arbitro-log.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
         sides = self._play(bundle.game.ruleset).sides(
             (await self._store.load(request.channel_id)).document
         )
+        return self._export_files(request, reply, bundle.to_json_dict(), sides)
+
+    async def _export_archived(self, request: Request) -> Reply:
+        """``/game export archive:N``: an archived game of this guild, as it was exported."""
+        archive_id = _int_option(request.options, "archive", 0, 1, 2**62)
+        data = await self._store.archived_export(archive_id)
+        game = data.get("game") or {}
+        if game.get("guild_id") != request.guild_id:
+            raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
+        reply = Reply(language=str(game.get("language", "it")), ruleset=str(game.get("ruleset")))
+        states = data.get("states") or [{}]
+        document = states[-1].get("document") or {}
+        sides = dict(document.get("sides") or {}) if isinstance(document, dict) else {}
+        return self._export_files(request, reply, data, sides)
+
+    @staticmethod
+    def _export_files(
+        request: Request, reply: Reply, data: dict[str, Any], sides: Mapping[str, str]
+    ) -> Reply:
+        """The export's two files: the verifiable JSON and the after-action report."""
+        import json
+
+        reply.files["arbitro-log.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
+        game = data.get("game") or {}
         title = translate(
             "bot.report.title",
             reply.language,
-            ruleset=bundle.game.ruleset,
-            channel=request.channel_id,
+            ruleset=str(game.get("ruleset", reply.ruleset)),
+            channel=game.get("channel_id", request.channel_id),
         )
+        events = [EventRecord.from_json_dict(item) for item in data.get("events") or []]
         lines = [f"# {title}", ""]
-        for event in bundle.events:
+        for event in events:
             lines.append("## " + event_line(event, reply.ruleset, reply.language, sides))
             for item in event.resolution or []:
                 if isinstance(item, dict) and "outcome" in item:
@@ -527,9 +607,9 @@ class GameService:
                         continue
                     lines += ["```", text, "```"]
             lines.append("")
-        lines.append(f"hash: `{bundle.head_hash}`")
+        lines.append(f"hash: `{data.get('head_hash', '')}`")
         reply.files["arbitro-report.md"] = "\n".join(lines).encode()
-        reply.notices.append(Outcome.of("bot.game.exported", events=len(bundle.events)))
+        reply.notices.append(Outcome.of("bot.game.exported", events=len(events)))
         return reply
 
     async def _referee(

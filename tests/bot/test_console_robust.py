@@ -191,7 +191,10 @@ async def test_thousands_of_random_lines_print_no_traceback(
                 else:
                     action = rng.choice(actions)
                     line = command_line(action.verb, fill_options(action, rng))
-                    chunk = [f"/as {action.side or DEFAULT_SEAT}", line]
+                    seat = action.side or DEFAULT_SEAT
+                    chunk = [f"/as {seat}", line]
+                    if action.side:  # a random /game leave may have freed the seat
+                        chunk.insert(1, f"/game join side:{action.side}")
                     listed += 1
             else:
                 chunk = [random_line(rng, vocabulary, seats)]

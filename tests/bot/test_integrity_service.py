@@ -53,7 +53,9 @@ def _edit(path: str, statement: str) -> None:
 
 
 def _every_command() -> list[str]:
-    verbs = [verb for verb in GAME_VERBS if verb != "game.new"]
+    # /game list is about the guild, not this channel's game: it lists the tampered game as
+    # unreadable (test_the_guild_list_marks_a_tampered_game) instead of refusing.
+    verbs = [verb for verb in GAME_VERBS if verb not in ("game.new", "game.list")]
     verbs += ["roll", "dice.confirm", "dice.dispute", "dice.roll"]
     play = get_ruleset("manovra").play
     assert play is not None
@@ -165,3 +167,13 @@ async def test_the_db_check_command_names_the_refused_game_only(service, store, 
     assert await asyncio.to_thread(args.handler, args) == cli.EXIT_PROBLEMS
     lines = capsys.readouterr().out.splitlines()
     assert lines and all(line.startswith(f"channel {TAMPERED}:") for line in lines), lines
+
+
+async def test_the_guild_list_marks_a_tampered_game(service, store, dice):
+    await _seated(service, dice, TAMPERED)
+    await _seated(service, dice, CLEAN)
+    _edit(store.path, EDITS["member promoted to referee"])
+    listing = await service.handle(Request(CLEAN, REFEREE, "game.list", {}, guild_id=7))
+    unreadable = [line for line in listing.lines if f"<#{TAMPERED}>" in line]
+    assert unreadable and "arbitro db check" in unreadable[0]
+    assert any(f"<#{CLEAN}>" in line and "db check" not in line for line in listing.lines)

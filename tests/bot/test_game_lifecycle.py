@@ -1,0 +1,118 @@
+"""A channel's games over time, and seats that stay put: through the service and the console."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from bot.console import Console
+from bot.service import GameService, Request, ServiceError
+from db.hashing import verify_export
+
+REFEREE, ANNA, BRUNO = 1, 2, 3
+GUILD = 77
+
+
+def request(user: int, verb: str, channel: int = 10, **options) -> Request:
+    return Request(channel, user, verb, options, guild_id=GUILD)
+
+
+async def new_game(service: GameService, channel: int = 10, language: str = "en") -> None:
+    await service.handle(
+        request(REFEREE, "game.new", channel, scenario="esempio_normandia", language=language)
+    )
+
+
+async def test_a_channel_hosts_a_new_game_after_the_last_one_ended(service, store) -> None:
+    await new_game(service)
+    await service.handle(request(ANNA, "game.join", side="alleati"))
+    with pytest.raises(ServiceError) as refused:
+        await new_game(service)
+    assert "/game end" in refused.value.localized("en")
+    await service.handle(request(REFEREE, "game.end"))
+    head = (await store.export(10)).head_hash
+
+    reply = await service.handle(
+        request(REFEREE, "game.new", scenario="esempio_normandia", language="fr")
+    )
+    archived = await store.archived_games(GUILD)
+    assert len(archived) == 1 and archived[0].head_hash == head
+    assert any(n.key == "bot.games.archived_previous" for n in reply.notices)
+    assert (await store.load(10)).version == 1 and (await store.load(10)).language == "fr"
+    assert await store.members(10) == [m for m in await store.members(10) if m.role == "referee"]
+
+    listing = await service.handle(request(ANNA, "game.list"))
+    assert listing.language == "fr"
+    text = "\n".join(listing.lines)
+    assert "<#10>" in text and f"n°{archived[0].id}" in text and "archivée" in text
+    assert "tour 1" in text
+
+    exported = await service.handle(request(BRUNO, "game.export", archive=archived[0].id))
+    data = json.loads(exported.files["arbitro-log.json"])
+    assert verify_export(data) == head
+    assert data["events"][-1]["verb"] == "game.ended"
+    report = exported.files["arbitro-report.md"].decode()
+    assert report.startswith("# After-action report")  # the archived game was English
+
+    elsewhere = Request(10, BRUNO, "game.export", {"archive": archived[0].id}, guild_id=GUILD + 1)
+    with pytest.raises(ServiceError):
+        await service.handle(elsewhere)
+    with pytest.raises(ServiceError):
+        await service.handle(request(BRUNO, "game.export", archive=archived[0].id + 50))
+
+
+async def test_the_list_names_each_games_turn_and_mover(service) -> None:
+    await new_game(service, 10, "en")
+    await new_game(service, 11, "en")
+    await service.handle(request(REFEREE, "game.end", 11))
+    listing = await service.handle(request(ANNA, "game.list", 10))
+    assert listing.language == "en"
+    assert any("<#10>" in line and "turn 1" in line for line in listing.lines)
+    assert any("<#11>" in line and "over" in line for line in listing.lines)
+    empty = await service.handle(Request(99, ANNA, "game.list", {}, guild_id=GUILD + 5))
+    assert empty.lines and "/game new" in empty.lines[0]
+
+
+async def test_a_side_is_kept_once_joined_and_joining_closes_at_the_end(service, store) -> None:
+    await new_game(service)
+    await service.handle(request(ANNA, "game.join", side="alleati"))
+    await service.handle(request(ANNA, "game.join", side="alleati"))  # again: harmless
+    with pytest.raises(ServiceError) as refused:
+        await service.handle(request(ANNA, "game.join", side="asse"))
+    assert refused.value.key == "error.service.side_kept"
+    assert "Alleati" in refused.value.localized("en") or "alleati" in refused.value.localized("en")
+    seats = {m.user_id: m.side for m in await store.members(10)}
+    assert seats[ANNA] == "alleati"
+
+    await service.handle(request(ANNA, "game.leave"))
+    assert ANNA not in {m.user_id for m in await store.members(10)}
+    await service.handle(request(ANNA, "game.join", side="asse"))  # a free seat again
+    with pytest.raises(ServiceError) as referee:
+        await service.handle(request(REFEREE, "game.leave"))
+    assert referee.value.key == "error.service.referee_stays"
+
+    await service.handle(request(REFEREE, "game.end"))
+    with pytest.raises(ServiceError) as late:
+        await service.handle(request(BRUNO, "game.join", side="alleati"))
+    assert late.value.key == "error.service.game_ended"
+
+
+async def test_the_console_starts_a_second_game_after_ending_the_first(service) -> None:
+    out = io.StringIO()
+    console = Console(service, out, channel_id=5)
+    await console.run(
+        [
+            "/game new scenario:esempio_normandia language:en",
+            "/game new scenario:esempio_normandia language:en",
+            "/game end",
+            "/game new scenario:esempio_normandia language:fr",
+            "/game list",
+        ],
+        interactive=False,
+    )
+    text = out.getvalue()
+    assert "There is already a game in this channel" in text
+    assert "archivée sous le n°" in text  # the second game speaks French
+    assert "#5 · manovra" in text  # the console names channels plainly
