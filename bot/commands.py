@@ -313,6 +313,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "game.deadline",
         (integer("hours", 0, 1440, required=True), name("side", "side")),
     ),
+    CommandSpec("game.pace", "game.pace", (integer("hours", 0, 1440, required=True),)),
     # -- /turn, /manoeuvre ---------------------------------------------------------------
     CommandSpec("turn.status", "turn.status", console_aliases=("turn",)),
     CommandSpec(

@@ -18,10 +18,17 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
+from bot.deadlines import (
+    WARNING_HORIZON,
+    follow_the_turn,
+    owing_sides,
+    warning_due,
+    when_text,
+)
 from bot.games import archive_if_ended, list_lines
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
-from db.models import EventRecord, GameRecord, Member, NewEvent, PendingRoll
+from db.models import CommandContext, EventRecord, GameRecord, Member, NewEvent, PendingRoll
 from db.protocol import GameStore
 from rules.core.dice import (
     DiceSource,
@@ -84,6 +91,7 @@ GAME_VERBS = (
     "game.undo",
     "game.end",
     "game.deadline",
+    "game.pace",
     "turn.status",
     "dice.confirm",
     "dice.dispute",
@@ -366,15 +374,26 @@ class GameService:
                 return reply
             for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
                 reply.owed_by[side] = _players_among(context.members, side)
+            sides = play.sides(document)
+            for deadline in context.deadlines:
+                reply.notices.append(
+                    Outcome.of(
+                        "bot.deadline.due",
+                        side=sides.get(deadline.side, deadline.side),
+                        when=when_text(deadline.due_at, discord=request.guild_id is not None),
+                    )
+                )
             return reply
-        if verb in ("game.undo", "game.end", "game.deadline"):
+        if verb in ("game.undo", "game.end", "game.deadline", "game.pace"):
             if seat.role != "referee":
                 raise ServiceError("error.service.referee_only")
             return await self._referee(request, play, record.version, document, reply)
         if verb in ("dice.confirm", "dice.dispute"):
             return await self._dice_check(request, seat, record.version, document, reply)
         if verb == "dice.roll":
-            return await self._answer_roll(request, play, seat, record, document, reply)
+            return await self._answer_roll(
+                request, play, seat, record, document, reply, context=context
+            )
         if verb not in play.verbs():
             raise UnknownName(
                 "error.unknown_command",
@@ -386,7 +405,7 @@ class GameService:
         if seat.role == "none":
             raise ServiceError("error.service.join_first")
         return await self._play_verb(
-            request, play, seat, record.version, document, reply, members=context.members
+            request, play, seat, record.version, document, reply, context=context
         )
 
     @staticmethod
@@ -639,6 +658,26 @@ class GameService:
             )
             reply.head_hash = ended.event.hash
             reply.notices.append(Outcome.of("bot.game.ended"))
+        elif request.verb == "game.pace":
+            hours = _int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
+            await self._store.set_pace(request.channel_id, hours or None)
+            if hours:
+                reply.notices.append(Outcome.of("bot.deadline.pace", hours=hours))
+                # The sides owing now get their time at once, not at their next command.
+                owing = owing_sides(play.follow_ups(document), play.awaiting(document))
+                due = datetime.now(UTC) + timedelta(hours=hours)
+                sides = play.sides(document)
+                for side in sorted(owing):
+                    await self._store.set_deadline(request.channel_id, side, due)
+                    reply.notices.append(
+                        Outcome.of(
+                            "bot.deadline.due",
+                            side=sides.get(side, side),
+                            when=when_text(due, discord=request.guild_id is not None),
+                        )
+                    )
+            else:
+                reply.notices.append(Outcome.of("bot.deadline.pace_off"))
         else:
             hours = _int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
             sides = play.sides(document)
@@ -653,7 +692,14 @@ class GameService:
             else:
                 due = datetime.now(UTC) + timedelta(hours=hours)
                 await self._store.set_deadline(request.channel_id, side, due)
-                reply.notices.append(Outcome.of("bot.deadline.set", side=sides[side], hours=hours))
+                reply.notices.append(
+                    Outcome.of(
+                        "bot.deadline.set",
+                        side=sides[side],
+                        hours=hours,
+                        when=when_text(due, discord=request.guild_id is not None),
+                    )
+                )
         return reply
 
     async def _dice_check(
@@ -693,13 +739,13 @@ class GameService:
         typed: list[int] | None = None,
         bot_faces: Sequence[int] = (),
         *,
-        members: Sequence[Member] | None = None,
+        context: CommandContext | None = None,
     ) -> Reply:
         """Resolve a rules verb and commit it, or ask the roller for one more die.
 
         ``typed`` are the player's faces (parsed from ``request.dice`` when not given),
         ``bot_faces`` the bot's faces of an earlier run of the same command, replayed.
-        ``members`` are the seats as read with the game (else read again to ping).
+        ``context`` is what was read with the game (seats to ping, deadlines to move on).
         """
         actor_side = None if seat.role == "referee" else seat.side
         if seat.role == "player" and seat.side is None:
@@ -796,11 +842,31 @@ class GameService:
         reply.follow_ups = follow_ups
         if after is not None and after != before:
             reply.ping = (
-                _players_among(members, after)
-                if members is not None
+                _players_among(context.members, after)
+                if context is not None
                 else await self._players_of(request.channel_id, after)
             )
+        if context is not None and (context.deadlines or context.pace_hours):
+            await self._follow_the_turn(
+                request.channel_id,
+                context,
+                owing_sides(follow_ups, after),
+                actor_side if actor_side is not None else before,
+            )
         return reply
+
+    async def _follow_the_turn(
+        self, channel_id: int, context: CommandContext, owing: set[str], actor: str | None
+    ) -> None:
+        """Deadlines follow what is owed: cleared when a side no longer owes; with a pace,
+        set for a side that comes to owe and re-armed for the side that acted."""
+        plan = follow_the_turn(
+            context.deadlines, owing, actor, context.pace_hours, datetime.now(UTC)
+        )
+        for side in plan.clear:
+            await self._store.clear_deadline(channel_id, side)
+        for side, due in plan.set.items():
+            await self._store.set_deadline(channel_id, side, due)
 
     async def _ask_for_die(
         self,
@@ -872,6 +938,8 @@ class GameService:
         record: GameRecord,
         document: Mapping[str, Any],
         reply: Reply,
+        *,
+        context: CommandContext | None = None,
     ) -> Reply:
         """The roller gives the next face: run the waiting command again, one die further."""
         prompt_id = _int_option(request.options, "prompt", 0, 1, 2**62)
@@ -907,6 +975,7 @@ class GameService:
             reply,
             typed=[*pending.faces, face],
             bot_faces=pending.bot_faces,
+            context=context,
         )
 
     @staticmethod
@@ -985,21 +1054,34 @@ class GameService:
         """
         moment = now or datetime.now(UTC)
         replies = []
-        for deadline in await self._store.due_deadlines(moment):
+        for deadline in await self._store.due_deadlines(moment + WARNING_HORIZON):
+            expired = deadline.due_at <= moment
+            if not expired and not warning_due(deadline, moment):
+                continue
             try:
                 record = await self._store.load(deadline.channel_id)
             except StoreError:
                 continue
             if owns_guild is not None and not owns_guild(record.guild_id):
                 continue
-            if not await self._store.mark_reminded(
-                deadline.channel_id, deadline.side, deadline.due_at
-            ):
+            if expired:
+                claimed = await self._store.mark_reminded(
+                    deadline.channel_id, deadline.side, deadline.due_at
+                )
+            else:
+                claimed = await self._store.claim_warning(
+                    deadline.channel_id, deadline.side, deadline.due_at
+                )
+            if not claimed:
                 continue  # Claimed by another process (or the deadline moved meanwhile).
             sides = self._play(record.ruleset).sides(record.document)
             reply = Reply(language=record.language, ruleset=record.ruleset)
             reply.notices.append(
-                Outcome.of("bot.deadline.passed", side=sides.get(deadline.side, deadline.side))
+                Outcome.of(
+                    "bot.deadline.passed" if expired else "bot.deadline.soon",
+                    side=sides.get(deadline.side, deadline.side),
+                    when=when_text(deadline.due_at, discord=record.guild_id is not None),
+                )
             )
             reply.ping = await self._players_of(deadline.channel_id, deadline.side)
             replies.append((deadline.channel_id, reply))

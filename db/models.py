@@ -273,6 +273,8 @@ class CommandContext:
     record: GameRecord
     earlier: EventRecord | None
     members: tuple[Member, ...]
+    deadlines: tuple[Deadline, ...] = ()
+    pace_hours: int | None = None  # each owed action's hours, when the game has a pace
 
 
 @dataclass(frozen=True, slots=True)

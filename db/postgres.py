@@ -734,10 +734,21 @@ class PostgresStore:
                     if interaction_id is None
                     else await _event_by_interaction(connection, str(interaction_id))
                 )
+                record = await _load(connection, channel_id)
+                pace = await connection.fetchval(
+                    "SELECT pace_hours FROM games WHERE channel_id = $1", channel_id
+                )
+                deadlines = await connection.fetch(
+                    "SELECT channel_id, side, due_at, reminded, set_at FROM deadlines "
+                    "WHERE channel_id = $1 ORDER BY due_at, side",
+                    channel_id,
+                )
                 return CommandContext(
-                    record=await _load(connection, channel_id),
+                    record=record,
                     earlier=earlier,
                     members=tuple(await _members(connection, channel_id)),
+                    deadlines=tuple(_deadline_from_row(row) for row in deadlines),
+                    pace_hours=None if pace is None else int(pace),
                 )
 
         return await self._run(work, channel_id)
@@ -1169,6 +1180,24 @@ class PostgresStore:
             return [_deadline_from_row(row) for row in rows]
 
         return await self._run(work)
+
+    async def set_pace(self, channel_id: int, hours: int | None) -> None:
+        """Set the game's pace (hours per owed action; None: no pace)."""
+        if not await self._changed(
+            "UPDATE games SET pace_hours = $2 WHERE channel_id = $1", channel_id, hours
+        ):
+            raise GameNotFound(channel_id)
+
+    async def claim_warning(self, channel_id: int, side: str, due_at: datetime) -> bool:
+        """Claim the reminder before this exact deadline (once across processes)."""
+        return await self._changed(
+            "INSERT INTO deadline_warnings (channel_id, side, due_at, sent_at) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT (channel_id, side, due_at) DO NOTHING",
+            channel_id,
+            side,
+            due_at,
+            parse_timestamp(format_timestamp(utc_now())),
+        )
 
     async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
         """Flag the reminder of this exact deadline as sent; true for the one caller that did.

@@ -191,6 +191,15 @@ class GameStore(Protocol):
         """The deadlines pending in a channel, earliest first."""
         ...
 
+    async def set_pace(self, channel_id: int, hours: int | None) -> None:
+        """Set the game's pace (hours per owed action; None: no pace)."""
+        ...
+
+    async def claim_warning(self, channel_id: int, side: str, due_at: datetime) -> bool:
+        """Claim the reminder before this exact deadline: true for the one caller that may
+        send it (once across processes), false once claimed."""
+        ...
+
     async def due_deadlines(self, now: datetime) -> list[Deadline]:
         """Deadlines at or before ``now`` not yet reminded, in games that have not ended."""
         ...

@@ -673,10 +673,16 @@ def _open_command_tx(
         earlier = (
             None if interaction_id is None else _event_by_interaction(connection, interaction_id)
         )
+        record = _load_tx(connection, channel_id)
+        pace = connection.execute(
+            "SELECT pace_hours FROM games WHERE channel_id = ?", (channel_id,)
+        ).fetchone()
         return CommandContext(
-            record=_load_tx(connection, channel_id),
+            record=record,
             earlier=earlier,
             members=tuple(_members_tx(connection, channel_id)),
+            deadlines=tuple(_deadlines_tx(connection, channel_id)),
+            pace_hours=None if pace is None or pace[0] is None else int(pace[0]),
         )
 
 
@@ -1621,6 +1627,32 @@ class SqliteStore:
     async def due_deadlines(self, now: datetime) -> list[Deadline]:
         """Deadlines due at ``now`` or earlier, not yet reminded, in games still running."""
         return await self._run(partial(_due_deadlines_tx, now=format_timestamp(now)))
+
+    async def set_pace(self, channel_id: int, hours: int | None) -> None:
+        """Set the game's pace (hours per owed action; None: no pace)."""
+        changed = await self._run(
+            partial(
+                _simple_write,
+                sql="UPDATE games SET pace_hours = ? WHERE channel_id = ?",
+                params=(hours, operator.index(channel_id)),
+            ),
+            channel_id,
+        )
+        if changed == 0:
+            raise GameNotFound(channel_id)
+
+    async def claim_warning(self, channel_id: int, side: str, due_at: datetime) -> bool:
+        """Claim the reminder before this exact deadline (once across processes)."""
+        changed = await self._run(
+            partial(
+                _simple_write,
+                sql="INSERT INTO deadline_warnings (channel_id, side, due_at, sent_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (channel_id, side, due_at) DO NOTHING",
+                params=(channel_id, side, format_timestamp(due_at), format_timestamp(utc_now())),
+            ),
+            channel_id,
+        )
+        return changed > 0
 
     async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
         """Flag the reminder of this exact deadline as sent.

@@ -35,7 +35,9 @@ LOCALE_KEYS = ("it", "fr", "en-US", "en-GB")
 SUBCOMMAND_TYPES = (1, 2)
 
 COMMANDS = {
-    "game": {"new", "join", "leave", "status", "log", "export", "list", "undo", "end", "deadline"},
+    "game": {
+        "new", "join", "leave", "status", "log", "export", "list", "undo", "end", "deadline", "pace"
+    },
     "turn": {"status", "next"},
     "manoeuvre": {"declare", "pass"},
     "move": None,

@@ -1,0 +1,106 @@
+"""Deadlines follow the turn: cleared when the side no longer owes, set and re-armed by a pace,
+a reminder before expiry and one at expiry, each once, pinging only the owing side."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from bot.deadlines import owing_sides
+from bot.service import GameService, Request
+from db.sqlite import SqliteStore
+from rules.core.ruleset import get_ruleset
+from tests.fuzz.harness import SeededDice, fill_options
+
+REFEREE, ANNA, BRUNO = 1, 2, 3
+SEATS = {"alleati": ANNA, "asse": BRUNO}
+CHANNEL = 21
+PLAY = get_ruleset("manovra").play
+
+
+async def _table(store: SqliteStore, language: str = "en", guild: int | None = 5):
+    service = GameService(store, dice=SeededDice(random.Random(3)))
+
+    async def send(user: int, verb: str, **options):
+        return await service.handle(Request(CHANNEL, user, verb, options, guild_id=guild))
+
+    await send(REFEREE, "game.new", scenario="esempio_normandia", language=language)
+    await send(ANNA, "game.join", side="alleati")
+    await send(BRUNO, "game.join", side="asse")
+    return service, send
+
+
+async def _owing(store: SqliteStore) -> set[str]:
+    document = (await store.load(CHANNEL)).document
+    return owing_sides(PLAY.follow_ups(document), PLAY.awaiting(document))
+
+
+async def _play_until_the_move_passes(store: SqliteStore, send) -> tuple[set[str], set[str]]:
+    """Legal actions, each by its own seat, until the owing sides change."""
+    rng = random.Random(8)
+    before = await _owing(store)
+    for _ in range(200):
+        document = (await store.load(CHANNEL)).document
+        actions = [a for a in PLAY.legal_actions(document) if a.verb != "odds" and a.side]
+        owed = [a for a in actions if a.owed] or actions
+        action = rng.choice(owed)
+        await send(SEATS[action.side], action.verb, **fill_options(action, rng))
+        now = await _owing(store)
+        if now != before:
+            return before, now
+    raise AssertionError("the move never passed")
+
+
+async def test_a_deadline_goes_when_its_side_no_longer_owes(store) -> None:
+    _, send = await _table(store)
+    owing = await _owing(store)
+    side = next(iter(owing))
+    await send(REFEREE, "game.deadline", side=side, hours=12)
+    assert [d.side for d in await store.deadlines(CHANNEL)] == [side]
+    before, after = await _play_until_the_move_passes(store, send)
+    remaining = {d.side for d in await store.deadlines(CHANNEL)}
+    assert remaining == ({side} & after), (before, after, remaining)
+
+
+async def test_a_pace_arms_the_owing_side_and_follows_the_move(store) -> None:
+    service, send = await _table(store, language="fr")
+    reply = await send(REFEREE, "game.pace", hours=10)
+    owing = await _owing(store)
+    armed = {d.side: d for d in await store.deadlines(CHANNEL)}
+    assert set(armed) == owing and owing
+    assert any(n.key == "bot.deadline.due" for n in reply.notices)
+    due = next(iter(armed.values())).due_at
+    assert timedelta(hours=9.9) < due - datetime.now(UTC) <= timedelta(hours=10)
+
+    _, after = await _play_until_the_move_passes(store, send)
+    now_armed = {d.side for d in await store.deadlines(CHANNEL)}
+    assert now_armed == after
+
+    status = await send(ANNA, "game.status")
+    due_lines = [n for n in status.notices if n.key == "bot.deadline.due"]
+    assert len(due_lines) == len(after)
+    assert "<t:" in dict(due_lines[0].params)["when"]  # Discord timestamps
+
+    # The reminders: a quarter of the time left, then at expiry; each once; owing players only.
+    deadline = (await store.deadlines(CHANNEL))[0]
+    early = deadline.due_at - timedelta(hours=2)
+    first = await service.due_reminders(early)
+    assert [(c, r.notices[0].key) for c, r in first] == [(CHANNEL, "bot.deadline.soon")]
+    owing_players = {SEATS[s] for s in after}
+    assert set(first[0][1].ping) <= owing_players and first[0][1].ping
+    assert await service.due_reminders(early + timedelta(minutes=5)) == []
+    racing = GameService(store)  # a second bot process on the same database
+    assert await racing.due_reminders(early + timedelta(minutes=6)) == []
+    late = await service.due_reminders(deadline.due_at + timedelta(seconds=1))
+    assert [r.notices[0].key for _, r in late] == ["bot.deadline.passed"]
+    assert await racing.due_reminders(deadline.due_at + timedelta(seconds=2)) == []
+
+    off = await send(REFEREE, "game.pace", hours=0)
+    assert off.notices[0].key == "bot.deadline.pace_off"
+
+
+async def test_the_console_shows_a_plain_utc_time(store) -> None:
+    _, send = await _table(store, guild=None)
+    reply = await send(REFEREE, "game.pace", hours=1)
+    when = dict(next(n for n in reply.notices if n.key == "bot.deadline.due").params)["when"]
+    assert when.endswith("UTC") and "<t:" not in when
