@@ -358,6 +358,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("odds", "odds", FIRE_OPTIONS, private=True),
     # Free dice, with or without a game in the channel (logged in its game when there is one).
     CommandSpec("roll", "roll", (text("expression", required=True), dice_option())),
+    # -- /help, /rules: answered to the asker only ------------------------------------------
+    CommandSpec(
+        "help", "help", (OptionSpec("command", autocomplete="command"),), private=True
+    ),
+    CommandSpec(
+        "rules.table",
+        "rules.table",
+        (OptionSpec("table", autocomplete="table"), OptionSpec("ruleset", autocomplete="ruleset")),
+        private=True,
+    ),
     CommandSpec(
         "callarty",
         "callarty",

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, TextIO
 
 from bot.commands import BUTTON_COMMANDS, COMMANDS, FILE, CommandSpec, OptionSpec, OptionType
 from bot.commands import invocation as invocation_of
+from bot.help import suggestion
 from bot.render_text import reply_text
 from bot.rolls import DicePrompt
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
@@ -164,6 +165,9 @@ def parse_line(line: str) -> Parsed:
     typed = " ".join(words)
     command = CONSOLE_COMMANDS.get(typed)
     if command is None:
+        close = suggestion(typed, CONSOLE_COMMANDS)
+        if close is not None:
+            raise ParseError("bot.console.unknown_command_close", name=typed[:40], close=close)
         raise ParseError("bot.console.unknown_command", name=typed[:40])
     values: dict[str, Any] = {}
     for token in rest:
@@ -283,7 +287,10 @@ class Console:
             return
         try:
             if line == "/help" or line.startswith("/help "):
-                self._print(help_text(self._language, line[5:].strip()))
+                # The channel's ruleset decides what help shows: ask the service, as Discord.
+                topic = line[5:].strip()
+                topic = topic.removeprefix("command:").strip()
+                await self._send("help", {"command": topic} if topic else {}, None, None)
                 return
             verb, options, dice, path = parse_line(line)
             attachment = None

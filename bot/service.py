@@ -26,10 +26,12 @@ from bot.deadlines import (
     when_text,
 )
 from bot.games import archive_if_ended, list_lines
+from bot.help import command_names, help_lines
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
 from db.models import CommandContext, EventRecord, GameRecord, Member, NewEvent, PendingRoll
 from db.protocol import GameStore
+from rules.cli import format_table
 from rules.core.dice import (
     DiceSource,
     DiceTray,
@@ -92,6 +94,8 @@ GAME_VERBS = (
     "game.end",
     "game.deadline",
     "game.pace",
+    "help",
+    "rules.table",
     "turn.status",
     "dice.confirm",
     "dice.dispute",
@@ -109,6 +113,8 @@ _READ_ONLY_VERBS = frozenset(
         "game.list",
         "game.join",
         "game.leave",
+        "help",
+        "rules.table",
         "odds",
     }
 )
@@ -143,6 +149,10 @@ class Reply:
     ping: list[int] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
+    #: The catalogue key naming ``lines`` (the log, the help, a table…) and whether they are
+    #: laid out in columns (a seed table: shown in a fixed-width block).
+    lines_title: str = "discord.embed.log"
+    preformatted: bool = False
     by_hand: bool = False
     odds_only: bool = False
     seq: int | None = None
@@ -323,6 +333,8 @@ class GameService:
         verb = request.verb
         if verb == "game.list":
             return await self._list(request)
+        if verb in ("help", "rules.table"):
+            return await self._help(request)
         if verb == "game.export" and request.options.get("archive") is not None:
             return await self._export_archived(request)
         if verb in ("game.new", "roll"):
@@ -514,6 +526,40 @@ class GameService:
             )
         )
         reply.status = play.status(document)
+        return reply
+
+    async def _help(self, request: Request) -> Reply:
+        """``/help [command]`` and ``/rules table:ID``, for the channel's ruleset if a game is
+        here (any game, ended too), else for every command / the ruleset named."""
+        try:
+            record: GameRecord | None = await self._store.load(request.channel_id)
+        except GameNotFound:
+            record = None
+        language = record.language if record is not None else (request.locale or "it")
+        if language not in LANGUAGES:
+            language = "it"
+        play = self._play(record.ruleset) if record is not None else None
+        reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
+        if request.verb == "help":
+            reply.lines_title = "discord.embed.help"
+            reply.lines = help_lines(language, str(request.options.get("command") or ""), play)
+            return reply
+        ruleset_key = str(request.options.get("ruleset") or reply.ruleset or KNOWN_RULESETS[0])
+        ruleset = get_ruleset(ruleset_key)
+        tables = ruleset.tables
+        wanted = str(request.options.get("table") or "")
+        reply.lines_title = "discord.embed.table"
+        if not wanted:
+            reply.lines = [f"{table.id} — {table.title}" for table in tables]
+            return reply
+        if wanted not in tables:
+            raise UnknownName(
+                "error.unknown_table",
+                name=wanted[:40],
+                known=", ".join(table.id for table in tables),
+            )
+        reply.preformatted = True
+        reply.lines = format_table(tables[wanted]).splitlines()
         return reply
 
     async def _list(self, request: Request) -> Reply:
@@ -1009,6 +1055,17 @@ class GameService:
 
     async def choices(self, channel_id: int, user_id: int, kind: str, typed: str) -> list[str]:
         """Autocomplete values from the channel's state (at most 25)."""
+        if kind in ("command", "table"):
+            try:
+                found: GameRecord | None = await self._store.load(channel_id)
+            except StoreError:
+                found = None
+            if kind == "command":
+                names = command_names(self._play(found.ruleset) if found is not None else None)
+            else:
+                key = found.ruleset if found is not None else KNOWN_RULESETS[0]
+                names = [table.id for table in get_ruleset(key).tables]
+            return [n for n in names if typed.lower() in n.lower()][:25]
         if kind == "ruleset":
             return [key for key in KNOWN_RULESETS if typed.lower() in key.lower()][:25]
         if kind == "scenario":

@@ -428,10 +428,13 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
             )
         )
     if reply.lines:
+        lines = list(reply.lines)
+        if reply.preformatted:  # columns stay aligned only in a fixed-width block
+            lines = [f"```\n{chunk}\n```" for chunk in pack_lines(lines, DESCRIPTION_LIMIT - 100)]
         cards.append(
             Card(
-                title=translate("discord.embed.log", language),
-                lines=list(reply.lines),
+                title=translate(reply.lines_title, language),
+                lines=lines,
                 colour=COLOUR_LOG,
             )
         )

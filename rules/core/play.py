@@ -273,3 +273,10 @@ class DocumentPlay:
     def verbs(self) -> tuple[str, ...]:
         """The verbs this ruleset accepts."""
         return tuple(self.commands.VERBS)
+
+    def options_of(self, verb: str) -> tuple[str, ...]:
+        """The option names this ruleset accepts for ``verb`` (none for a verb it lacks);
+        ``odds`` takes what ``fire`` takes."""
+        table: Mapping[str, tuple[str, Mapping[str, str]]] = self.commands.VERB_OPTIONS
+        entry = table.get("fire" if verb == "odds" else verb)
+        return tuple(entry[1]) if entry is not None else ()

@@ -133,3 +133,4 @@ def build_command(verb: str, options: Mapping[str, Any]) -> Any:
         return _COMMAND.validate_python(data)
     except ValidationError as error:
         raise option_error(error, {field: option for option, field in names.items()}) from None
+VERB_OPTIONS = _VERBS  # public: verb → (command verb, {option: field})

@@ -172,7 +172,8 @@ def test_morale_takes_the_discord_option_action():
         ("/move unit:u conceal:maybe", "bot.console.not_boolean"),
         ("/move unit:u unit:v", "bot.console.repeated_option"),
         ("/step unit:u dice:1", "bot.console.unknown_option"),
-        ("/game", "bot.console.unknown_command"),
+        ("/game", "bot.console.unknown_command_close"),  # did you mean /game new?
+        ("/qqqqqq", "bot.console.unknown_command"),
         ("/turn nxt", "bot.console.bad_token"),
         ("move unit:u", "bot.console.not_a_command"),
     ],

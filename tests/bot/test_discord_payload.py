@@ -44,6 +44,8 @@ COMMANDS = {
     "fire": None,
     "odds": None,
     "roll": None,
+    "help": None,
+    "rules": {"table"},
     "callarty": None,
     "morale": None,
     "test": None,

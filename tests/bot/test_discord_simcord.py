@@ -645,3 +645,27 @@ async def test_a_die_asked_for_is_answered_with_face_buttons(table: Table) -> No
     resolved = texts(clicked.followups[0])
     assert "«arma distrutta + 1 morto + CT»" in resolved
     assert button(clicked.followups[0], "dice.confirm")  # dice by hand: the opponent confirms
+
+
+# -- the table's life: help, tables, a second game, the list --------------------------------------
+
+
+async def test_help_tables_and_a_second_game_through_discord(table: Table) -> None:
+    await start_game(table)
+    help_reply = await table.anna.slash(table.channel, "help", command="fire")
+    assert help_reply.ephemeral and help_reply.response is not None
+    shown = texts(help_reply.response)
+    assert "/fire" in shown and "ammo" in shown and "cover" not in shown  # manovra's options
+    commands = await table.anna.autocomplete(table.channel, "help", "command", "manoeuvre")
+    assert {"name": "manoeuvre declare", "value": "manoeuvre declare"} in commands
+    table_reply = await table.anna.slash(table.channel, "rules table", table="penetrazione")
+    assert table_reply.ephemeral and "```" in all_texts(table_reply)
+    assert_public(await table.referee.slash(table.channel, "game end"))
+    second = await table.referee.slash(
+        table.channel, "game new", ruleset="w40k4", language="en"
+    )
+    assert "archived as #" in texts(assert_public(second))
+    listing = all_texts(await table.bruno.slash(table.channel, "game list"))
+    assert f"<#{table.channel.id}>" in listing and "archived" in listing
+    w40k_help = all_texts(await table.anna.slash(table.channel, "help"))
+    assert "/manoeuvre declare" not in w40k_help and "/fire" in w40k_help
