@@ -306,6 +306,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game.log", "game.log", (integer("count", 1, 50),)),
     CommandSpec("game.export", "game.export", (integer("archive", 1, 2**53),)),
     CommandSpec("game.list", "game.list"),
+    CommandSpec("game.rewind", "game.rewind", (integer("seq", 1, 10**9, required=True),)),
     CommandSpec("game.undo", "game.undo"),
     CommandSpec("game.end", "game.end"),
     CommandSpec(
@@ -358,6 +359,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("odds", "odds", FIRE_OPTIONS, private=True),
     # Free dice, with or without a game in the channel (logged in its game when there is one).
     CommandSpec("roll", "roll", (text("expression", required=True), dice_option())),
+    CommandSpec("takeback", "takeback"),
+    CommandSpec("reroll", "dice.reroll", (integer("seq", 1, 10**9, required=True),)),
     # -- /help, /rules: answered to the asker only ------------------------------------------
     CommandSpec(
         "help", "help", (OptionSpec("command", autocomplete="command"),), private=True

@@ -44,6 +44,8 @@ VERB_REPLAYED = "game.replayed"
 # Events that keep the document as it is.
 # Events that leave the document as it was: confirmations, free /roll dice, adoptions.
 SAME_DOCUMENT_VERBS = frozenset({"dice.confirm", "dice.dispute", "roll", VERB_REPLAYED})
+VERB_REWIND = "game.rewind"  # bot.rewind's: the state of an earlier event, restored
+VERB_REROLL = "dice.reroll"  # bot.rewind's: a disputed roll rolled again
 MAX_DIFFERENCES = 5
 MAX_VALUE_TEXT = 60
 
@@ -254,8 +256,15 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
                 replayed[event.seq] = (previous, "ended")
             elif event.verb in SAME_DOCUMENT_VERBS:
                 replayed[event.seq] = (previous, previous_status)
+            elif event.verb == VERB_REWIND:
+                replayed[event.seq] = (replayed[int(event.args["seq"])][0], previous_status)
+            elif event.verb == VERB_REROLL:
+                replayed[event.seq] = (
+                    _replay_reroll(play, replayed, bundle, event),
+                    previous_status,
+                )
             else:
-                document = _replay_command(play, previous, event, bundle.members)
+                document = replay_command(play, previous, event, bundle.members)
                 replayed[event.seq] = (document, previous_status)
         except (RulesError, ReplayMismatch, KeyError, ValueError, TypeError) as error:
             reason = error.localized("en") if isinstance(error, RulesError) else str(error)
@@ -274,7 +283,37 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
     return report(divergence, final, final_status)
 
 
-def _replay_command(
+def _replay_reroll(
+    play: GamePlay,
+    replayed: Mapping[int, tuple[dict[str, Any], GameStatus]],
+    bundle: ExportBundle,
+    event: EventRecord,
+) -> dict[str, Any]:
+    """A re-roll again: its command with the fresh dice it recorded, then the later
+    commands with theirs, stopping where the re-roll stopped."""
+    from bot.rewind import later_commands, rerun
+
+    target_seq = int(event.args["seq"])
+    target = next(e for e in bundle.events if e.seq == target_seq)
+    later = later_commands(bundle.events, target_seq, play, until=event.seq)
+    dice = RecordedDice(
+        [roll for roll in event.dice if isinstance(roll, Mapping)],
+        by_hand=False,
+    )
+    stop = event.args.get("stopped_at")
+    result = rerun(
+        play,
+        replayed[target_seq - 1][0],
+        target,
+        dice,
+        later,
+        bundle.members,
+        stop_at=None if stop is None else int(stop),
+    )
+    return result.document
+
+
+def replay_command(
     play: GamePlay, document: dict[str, Any], event: EventRecord, members: Sequence[Member]
 ) -> dict[str, Any]:
     """Re-run one play event; raises when the current rules refuse it or roll otherwise."""

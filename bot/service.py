@@ -100,6 +100,9 @@ GAME_VERBS = (
     "dice.confirm",
     "dice.dispute",
     "dice.roll",
+    "dice.reroll",
+    "takeback",
+    "game.rewind",
 )
 
 
@@ -400,6 +403,12 @@ class GameService:
             if seat.role != "referee":
                 raise ServiceError("error.service.referee_only")
             return await self._referee(request, play, record.version, document, reply)
+        if verb in ("takeback", "game.rewind", "dice.reroll"):
+            if record.status == "ended":
+                raise ServiceError("error.service.game_ended")
+            if verb != "takeback" and seat.role != "referee":
+                raise ServiceError("error.service.referee_only")
+            return await self._history(request, play, record.version, document, reply, context)
         if verb in ("dice.confirm", "dice.dispute"):
             return await self._dice_check(request, seat, record.version, document, reply)
         if verb == "dice.roll":
@@ -746,6 +755,90 @@ class GameService:
                         when=when_text(due, discord=request.guild_id is not None),
                     )
                 )
+        return reply
+
+    async def _history(
+        self,
+        request: Request,
+        play: GamePlay,
+        version: int,
+        document: Mapping[str, Any],
+        reply: Reply,
+        context: CommandContext,
+    ) -> Reply:
+        """``/takeback``, ``/game rewind seq:N`` and ``/dice reroll seq:N`` (bot.rewind)."""
+        from bot.rewind import (
+            VERB_REROLL,
+            VERB_REWIND,
+            later_commands,
+            rerun,
+            takeback_refusal,
+        )
+
+        channel = request.channel_id
+        if request.verb == "takeback":
+            latest = await self._store.events(channel, after_seq=version - 1, limit=1)
+            refusal = takeback_refusal(latest[0], request.user_id, play) if latest else "x"
+            if refusal is not None:
+                raise ServiceError(refusal if latest else "error.service.takeback.not_yours")
+            result = await self._store.undo(
+                channel,
+                expected_version=version,
+                actor_id=request.user_id,
+                interaction_id=request.interaction_id,
+            )
+            reply.notices.append(Outcome.of("bot.game.taken_back", seq=latest[0].seq))
+            reply.seq, reply.head_hash = result.seq, result.event.hash
+            reply.status = play.status((await self._store.load(channel)).document)
+            return reply
+        latest = version if request.verb == VERB_REROLL else max(1, version - 1)
+        seq = _int_option(request.options, "seq", 0, 1, latest)
+        if request.verb == VERB_REWIND:
+            earlier = await self._store.state_at(channel, seq)
+            event = NewEvent(
+                verb=VERB_REWIND,
+                args={"seq": seq},
+                actor_id=request.user_id,
+                interaction_id=request.interaction_id,
+            )
+            result = await self._store.commit(channel, version, earlier.document, event)
+            reply.notices.append(Outcome.of("bot.game.rewound", seq=seq, undone=version - seq))
+            reply.seq, reply.head_hash = result.seq, result.event.hash
+            reply.status = play.status(play.load_document(earlier.document))
+            return reply
+        bundle = await self._store.export(channel)
+        target = next((e for e in bundle.events if e.seq == seq), None)
+        disputed = any(
+            e.verb == "dice.dispute" and e.args.get("seq") == seq for e in bundle.events
+        )
+        if target is None or not target.dice or not disputed:
+            raise ServiceError("error.service.reroll.not_disputed", seq=seq)
+        try:
+            later = later_commands(bundle.events, seq, play)
+        except ValueError:
+            raise ServiceError("error.service.reroll.history", seq=seq) from None
+        before = play.load_document(
+            next(s.document for s in bundle.states if s.version == seq - 1)
+        )
+        members = list(context.members)
+        outcome = await self._off_loop(rerun, play, before, target, self._dice, later, members)
+        event = NewEvent(
+            verb=VERB_REROLL,
+            args={"seq": seq, "replayed": outcome.replayed, "stopped_at": outcome.stopped_at},
+            dice=[recorded_roll(roll) for roll in outcome.rolls],
+            resolution=[res.to_json() for res in outcome.resolutions],
+            actor_id=request.user_id,
+            interaction_id=request.interaction_id,
+        )
+        result = await self._store.commit(channel, version, outcome.document, event)
+        reply.resolutions = outcome.resolutions
+        reply.notices.append(Outcome.of("bot.dice.rerolled", seq=seq, replayed=outcome.replayed))
+        if outcome.stopped_at is not None:
+            reply.notices.append(
+                Outcome.of("bot.dice.reroll_stopped", seq=outcome.stopped_at, reason=outcome.reason)
+            )
+        reply.seq, reply.head_hash = result.seq, result.event.hash
+        reply.status = play.status(play.load_document(outcome.document))
         return reply
 
     async def _dice_check(

@@ -36,7 +36,8 @@ SUBCOMMAND_TYPES = (1, 2)
 
 COMMANDS = {
     "game": {
-        "new", "join", "leave", "status", "log", "export", "list", "undo", "end", "deadline", "pace"
+        "new", "join", "leave", "status", "log", "export", "list", "rewind", "undo", "end",
+        "deadline", "pace",
     },
     "turn": {"status", "next"},
     "manoeuvre": {"declare", "pass"},
@@ -44,6 +45,8 @@ COMMANDS = {
     "fire": None,
     "odds": None,
     "roll": None,
+    "takeback": None,
+    "reroll": None,
     "help": None,
     "rules": {"table"},
     "callarty": None,
