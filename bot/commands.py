@@ -35,6 +35,7 @@ class OptionType(enum.StrEnum):
     NUMBER = "number"
     BOOLEAN = "boolean"
     ATTACHMENT = "attachment"
+    USER = "user"  # a member of the server (a seat name at the console)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +195,11 @@ def number(option: str, low: float, high: float, **more: Any) -> OptionSpec:
     return OptionSpec(option, type=OptionType.NUMBER, low=low, high=high, **more)
 
 
+def member() -> OptionSpec:
+    """A member of the server, required (a seat name at the console)."""
+    return OptionSpec("user", type=OptionType.USER, required=True)
+
+
 def dice_option() -> OptionSpec:
     """Physical dice typed by the player (``4,6``)."""
     return OptionSpec(DICE, low=1, high=100)
@@ -302,6 +308,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("game.join", "game.join", (name("side", "side", required=True),)),
     CommandSpec("game.leave", "game.leave"),
+    CommandSpec("game.referee", "game.referee", (member(),)),
+    CommandSpec("game.takeover", "game.takeover"),
     CommandSpec("game.status", "game.status"),
     CommandSpec("game.log", "game.log", (integer("count", 1, 50),)),
     CommandSpec("game.export", "game.export", (integer("archive", 1, 2**53),)),
@@ -360,6 +368,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Free dice, with or without a game in the channel (logged in its game when there is one).
     CommandSpec("roll", "roll", (text("expression", required=True), dice_option())),
     CommandSpec("takeback", "takeback"),
+    # -- /seat: the referee seats the players -----------------------------------------------
+    CommandSpec("seat.assign", "seat.assign", (member(), name("side", "side", required=True))),
+    CommandSpec("seat.remove", "seat.remove", (member(),)),
     CommandSpec("reroll", "dice.reroll", (integer("seq", 1, 10**9, required=True),)),
     # -- /help, /rules: answered to the asker only ------------------------------------------
     CommandSpec(

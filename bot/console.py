@@ -63,6 +63,9 @@ def user_id_of(name: str) -> int:
     return zlib.crc32(name.strip().lower().encode("utf-8", "surrogatepass")) + 1
 
 
+_USER_TOKEN = re.compile(r"(?:^|\s)user:(\S+)")
+
+
 class ParseError(ValueError):
     """A line the console cannot read: a catalogue key and its parameters."""
 
@@ -96,6 +99,8 @@ def read_value(option: OptionSpec, raw: str) -> Any:
     """``raw`` as the value Discord would send for ``option``: checked like Discord does
     (type, bounds, fixed choices), so both front ends pass the rules the same values."""
     shown = raw[:40]
+    if option.type is OptionType.USER:  # a seat name, as /as names seats
+        return user_id_of(raw.strip().lstrip("@"))
     if option.type is OptionType.BOOLEAN:
         lowered = raw.strip().lower()
         if lowered in _TRUE or lowered in _FALSE:
@@ -293,6 +298,8 @@ class Console:
                 await self._send("help", {"command": topic} if topic else {}, None, None)
                 return
             verb, options, dice, path = parse_line(line)
+            for named in _USER_TOKEN.findall(line):  # a seat named in a command: show its name
+                self._names[user_id_of(named.lstrip("@"))] = named.lstrip("@")[:40]
             attachment = None
             if path:
                 attachment = await asyncio.to_thread(read_scenario_file, path)

@@ -254,7 +254,7 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
                 replayed[event.seq] = replayed[event.undoes_seq - 1]
             elif event.verb == VERB_ENDED:
                 replayed[event.seq] = (previous, "ended")
-            elif event.verb in SAME_DOCUMENT_VERBS:
+            elif event.verb in SAME_DOCUMENT_VERBS or event.verb.startswith("seat."):
                 replayed[event.seq] = (previous, previous_status)
             elif event.verb == VERB_REWIND:
                 replayed[event.seq] = (replayed[int(event.args["seq"])][0], previous_status)

@@ -28,6 +28,17 @@ from bot.deadlines import (
 from bot.games import archive_if_ended, list_lines
 from bot.help import command_names, help_lines
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
+from bot.seats import (
+    SEAT_ASSIGN,
+    SEAT_JOIN,
+    SEAT_LEAVE,
+    SEAT_REFEREE,
+    SEAT_REMOVE,
+    TAKEOVER_AFTER,
+    mention,
+    referee_gone,
+    roster_notices,
+)
 from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
 from db.models import CommandContext, EventRecord, GameRecord, Member, NewEvent, PendingRoll
 from db.protocol import GameStore
@@ -103,6 +114,10 @@ GAME_VERBS = (
     "dice.reroll",
     "takeback",
     "game.rewind",
+    "game.referee",
+    "game.takeover",
+    "seat.assign",
+    "seat.remove",
 )
 
 
@@ -114,8 +129,6 @@ _READ_ONLY_VERBS = frozenset(
         "game.log",
         "game.export",
         "game.list",
-        "game.join",
-        "game.leave",
         "help",
         "rules.table",
         "odds",
@@ -138,6 +151,9 @@ class Request:
     user_name: str = ""
     #: The asker's language (their Discord locale), for answers outside any game.
     locale: str | None = None
+    #: The asker may manage this channel (Discord's Manage Channels): may take over a game
+    #: whose referee is gone.
+    manages_channel: bool = False
 
 
 @dataclass
@@ -373,6 +389,10 @@ class GameService:
             return await self._join(request, play, document, seat, reply)
         if verb == "game.leave":
             return await self._leave(request, play, document, seat, reply)
+        if verb in ("seat.assign", "seat.remove", "game.referee", "game.takeover"):
+            if record.status == "ended":
+                raise ServiceError("error.service.game_ended")
+            return await self._seats(request, play, document, seat, reply, context)
         if verb in ("game.status", "turn.status"):
             ended = record.status == "ended"
 
@@ -390,6 +410,7 @@ class GameService:
             for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
                 reply.owed_by[side] = _players_among(context.members, side)
             sides = play.sides(document)
+            reply.notices += roster_notices(context.members, sides)
             for deadline in context.deadlines:
                 reply.notices.append(
                     Outcome.of(
@@ -601,8 +622,84 @@ class GameService:
             # A side is kept once joined: changing sides mid-game is the referee's call.
             raise ServiceError("error.service.side_kept", side=sides.get(seat.side, seat.side))
         role: Literal["referee", "player"] = "referee" if seat.role == "referee" else "player"
+        if seat.side == side and seat.role == role:  # already there: nothing to log
+            reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
+            return reply
         await self._store.add_member(request.channel_id, request.user_id, side=side, role=role)
+        await self._log_seat(request, document, SEAT_JOIN, user=request.user_id, side=side)
         reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
+        return reply
+
+    async def _log_seat(
+        self, request: Request, document: Mapping[str, Any], verb: str, **args: Any
+    ) -> None:
+        """Log a seat change in the game's chain (the document unchanged): the log and the
+        export tell who sat where, and when."""
+        record = await self._store.load(request.channel_id)
+        if request.user_name:
+            args[ACTOR_NAME_ARG] = request.user_name[:60]
+        event = NewEvent(
+            verb=verb, args=args, actor_id=request.user_id, interaction_id=request.interaction_id
+        )
+        await self._store.commit(request.channel_id, record.version, record.document, event)
+
+    async def _seats(
+        self,
+        request: Request,
+        play: GamePlay,
+        document: Mapping[str, Any],
+        seat: Seat,
+        reply: Reply,
+        context: CommandContext,
+    ) -> Reply:
+        """The referee seats, reseats or removes a player, or hands the game over; a member
+        who manages the channel takes over a game whose referee is gone."""
+        channel = request.channel_id
+        sides = play.sides(document)
+        if request.verb == "game.takeover":
+            if not request.manages_channel:
+                raise ServiceError("error.service.seats.not_manager")
+            referees = [m for m in context.members if m.role == "referee"]
+            recent = await self._store.events(
+                channel, after_seq=max(0, context.record.version - 200), limit=200
+            )
+            if seat.role == "referee" or not referee_gone(referees, recent, datetime.now(UTC)):
+                raise ServiceError(
+                    "error.service.seats.referee_here", hours=int(TAKEOVER_AFTER.total_seconds())
+                    // 3600
+                )
+            for member in referees:
+                await self._store.add_member(channel, member.user_id, side=None, role="player")
+            await self._store.add_member(channel, request.user_id, side=None, role="referee")
+            await self._log_seat(request, document, SEAT_REFEREE, user=request.user_id)
+            reply.notices.append(Outcome.of("bot.seats.took_over", user=mention(request.user_id)))
+            return reply
+        if seat.role != "referee":
+            raise ServiceError("error.service.referee_only")
+        user = _int_option(request.options, "user", 0, 1, 2**63 - 1)
+        if request.verb == "game.referee":
+            if user == request.user_id:
+                raise ServiceError("error.service.seats.same_referee")
+            await self._store.add_member(channel, user, side=None, role="referee")
+            await self._store.add_member(channel, request.user_id, side=None, role="player")
+            await self._log_seat(request, document, SEAT_REFEREE, user=user)
+            reply.notices.append(Outcome.of("bot.seats.handed_over", user=mention(user)))
+            return reply
+        if request.verb == "seat.remove":
+            if not await self._store.remove_member(channel, user):
+                raise ServiceError("error.service.seats.not_seated", user=mention(user))
+            await self._log_seat(request, document, SEAT_REMOVE, user=user)
+            reply.notices.append(Outcome.of("bot.seats.removed", user=mention(user)))
+            return reply
+        wanted = str(request.options.get("side", ""))
+        side = next((s for s, name in sides.items() if wanted in (s, name)), None)
+        if side is None:
+            raise UnknownName(
+                "error.service.unknown_side", name=wanted[:40], known=", ".join(sides)
+            )
+        await self._store.add_member(channel, user, side=side, role="player")
+        await self._log_seat(request, document, SEAT_ASSIGN, user=user, side=side)
+        reply.notices.append(Outcome.of("bot.seats.assigned", user=mention(user), side=sides[side]))
         return reply
 
     async def _leave(
@@ -619,6 +716,7 @@ class GameService:
         if seat.role == "none":
             raise ServiceError("error.service.join_first")
         await self._store.remove_member(request.channel_id, request.user_id)
+        await self._log_seat(request, document, SEAT_LEAVE, user=request.user_id)
         sides = play.sides(document)
         reply.notices.append(
             Outcome.of("bot.game.left", side=sides.get(seat.side or "", seat.side or "—"))

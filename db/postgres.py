@@ -458,7 +458,7 @@ def _decide_undo(channel_id: int) -> _Decide:
         # creation, nor already undone; its previous state becomes the new version.
         target = await connection.fetchrow(
             "SELECT e.seq, e.verb FROM events AS e "
-            "WHERE e.channel_id = $1 AND e.verb NOT IN ($2, $3) "
+            "WHERE e.channel_id = $1 AND e.verb NOT IN ($2, $3) AND e.verb NOT LIKE 'seat.%' "
             "AND NOT EXISTS (SELECT 1 FROM events AS u "
             "                WHERE u.channel_id = e.channel_id AND u.undoes_seq = e.seq) "
             "ORDER BY e.seq DESC LIMIT 1",

@@ -543,10 +543,11 @@ def _decide_undo(
     connection: sqlite3.Connection, version: int, status: GameStatus, *, channel_id: int
 ) -> _NextState:
     # The latest event that is neither an undo, nor the creation, nor already undone. Undo
-    # events are skipped so a second undo walks further back instead of redoing.
+    # events are skipped so a second undo walks further back instead of redoing; seat
+    # changes (seat.*) too: undo is for play, a seat is changed back by the referee.
     target = connection.execute(
         "SELECT e.seq, e.verb FROM events AS e "
-        "WHERE e.channel_id = ? AND e.verb NOT IN (?, ?) "
+        "WHERE e.channel_id = ? AND e.verb NOT IN (?, ?) AND e.verb NOT LIKE 'seat.%' "
         "AND NOT EXISTS (SELECT 1 FROM events AS u "
         "                WHERE u.channel_id = e.channel_id AND u.undoes_seq = e.seq) "
         "ORDER BY e.seq DESC LIMIT 1",

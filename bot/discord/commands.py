@@ -81,6 +81,8 @@ def annotation(option: OptionSpec) -> Any:
     """The type discord.py reads for ``option`` (its Discord option type and bounds)."""
     if option.type is OptionType.ATTACHMENT:
         return discord.Attachment
+    if option.type is OptionType.USER:
+        return discord.Member
     if option.type is OptionType.BOOLEAN:
         return bool
     base: type = {OptionType.INTEGER: int, OptionType.NUMBER: float}.get(option.type, str)
@@ -120,6 +122,12 @@ def callback(command: CommandSpec) -> Callback:
     """The generated callback: the declared options in, one service request out."""
 
     async def run(interaction: discord.Interaction[Any], **values: Any) -> None:
+        # A member option reaches the service as the member's id (the service knows no
+        # Discord objects); a mention of it is what the log and the replies show.
+        values = {
+            name: value.id if isinstance(value, discord.abc.User) else value
+            for name, value in values.items()
+        }
         call = invocation(command, values)
         await run_command(
             interaction,

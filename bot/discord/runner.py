@@ -65,6 +65,8 @@ def build_request(
         interaction_id=str(interaction.id),
         attachment=attachment,
         locale=LOCALES.get(interaction.locale),
+        # Resolved in this channel: may the asker take over a game whose referee is gone?
+        manages_channel=bool(interaction.permissions.manage_channels),
     )
 
 

@@ -24,7 +24,7 @@ from bot.commands import (
     command_line,
     invocation,
 )
-from bot.console import CONSOLE_COMMANDS, ParseError, help_text, parse_line
+from bot.console import CONSOLE_COMMANDS, ParseError, help_text, parse_line, user_id_of
 from bot.discord.client import sync_payload
 from rules.core.i18n import LANGUAGES, has_key, translate
 from rules.core.ruleset import get_ruleset
@@ -37,6 +37,7 @@ DISCORD_TYPES = {
     OptionType.BOOLEAN: 5,
     OptionType.NUMBER: 10,
     OptionType.ATTACHMENT: 11,
+    OptionType.USER: 6,
 }
 RULESETS = ("manovra", "pzgren", "w40k4", "linea_gotica")
 
@@ -130,7 +131,9 @@ def test_both_front_ends_send_the_same_request(command):
     values = {o.name: _sample(o) for o in command.options}
     typed = {
         o.name: (
-            True
+            user_id_of(values[o.name])  # Discord sends the member's id; the console the seat's
+            if o.type is OptionType.USER
+            else True
             if o.type is OptionType.BOOLEAN
             else int(values[o.name])
             if o.type in (OptionType.INTEGER, OptionType.NUMBER)

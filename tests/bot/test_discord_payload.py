@@ -36,8 +36,8 @@ SUBCOMMAND_TYPES = (1, 2)
 
 COMMANDS = {
     "game": {
-        "new", "join", "leave", "status", "log", "export", "list", "rewind", "undo", "end",
-        "deadline", "pace",
+        "new", "join", "leave", "referee", "takeover", "status", "log", "export", "list",
+        "rewind", "undo", "end", "deadline", "pace",
     },
     "turn": {"status", "next"},
     "manoeuvre": {"declare", "pass"},
@@ -46,6 +46,7 @@ COMMANDS = {
     "odds": None,
     "roll": None,
     "takeback": None,
+    "seat": {"assign", "remove"},
     "reroll": None,
     "help": None,
     "rules": {"table"},

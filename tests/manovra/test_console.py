@@ -25,7 +25,7 @@ SCRIPT = """\
 /manoeuvre declare platoon:plotone_fucilieri
 /morale unit:squadra_1 action:test dice:3,4
 /as bruno
-/confirm seq:6
+/confirm seq:8
 /as anna
 /test unit:squadra_1 kind:ct dice:3,4
 /morale unit:squadra_1 action:panic
@@ -51,7 +51,7 @@ async def test_a_console_script_uses_discords_options(service):
     morale = text.split("/morale unit:squadra_1 action:test dice:3,4")[1].split("[anna]")[0]
     assert "1. CT test: D6=3 +1 AD +1 CV = 5 >= 4 (D8)" in morale
     assert "Outcome: CT passed" in morale
-    assert "[bruno] /confirm seq:6\n» Dice of event #6 confirmed." in text
+    assert "[bruno] /confirm seq:8\n» Dice of event #8 confirmed." in text
     # Choices are read as Discord offers them (ct is the choice CT).
     assert text.count("Outcome: CT passed") == 2
     assert "! action: 'panic' is not one of test, recover." in text

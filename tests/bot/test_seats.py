@@ -1,0 +1,96 @@
+"""Seats: the referee seats, reseats and removes players and hands the game over; a channel
+manager takes over a game whose referee is gone; every change is logged; undo skips them."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.console import Console, user_id_of
+from bot.seats import TAKEOVER_AFTER, referee_gone
+from bot.service import Request, ServiceError
+from db.models import EventRecord, Member
+
+REFEREE, ANNA, BRUNO, CARLA = 1, 2, 3, 4
+
+
+def request(asker: int, verb: str, manages: bool = False, **options) -> Request:
+    return Request(12, asker, verb, options, guild_id=9, manages_channel=manages)
+
+
+async def test_the_referee_seats_players_and_hands_over(service, store) -> None:
+    await service.handle(
+        request(REFEREE, "game.new", scenario="esempio_normandia", language="en")
+    )
+    await service.handle(request(ANNA, "game.join", side="alleati"))
+    with pytest.raises(ServiceError) as not_referee:
+        await service.handle(request(ANNA, "seat.assign", user=BRUNO, side="asse"))
+    assert not_referee.value.key == "error.service.referee_only"
+    await service.handle(request(REFEREE, "seat.assign", user=BRUNO, side="asse"))
+    await service.handle(request(REFEREE, "seat.assign", user=ANNA, side="asse"))  # reseated
+    seats = {m.user_id: (m.role, m.side) for m in await store.members(12)}
+    assert seats[ANNA] == ("player", "asse") and seats[BRUNO] == ("player", "asse")
+    await service.handle(request(REFEREE, "seat.remove", user=BRUNO))
+    assert BRUNO not in {m.user_id for m in await store.members(12)}
+    with pytest.raises(ServiceError):
+        await service.handle(request(REFEREE, "seat.remove", user=BRUNO))
+
+    status = await service.handle(request(CARLA, "game.status"))
+    roster = [n for n in status.notices if n.key.startswith("bot.seats.")]
+    assert dict(roster[0].params)["players"] == f"<@{REFEREE}>"
+    assert any(f"<@{ANNA}>" in dict(n.params)["players"] for n in roster[1:])
+
+    undone_before = (await store.load(12)).version
+    with pytest.raises(ServiceError):  # only seat changes since the creation: nothing to undo
+        await service.handle(request(REFEREE, "game.undo"))
+    assert (await store.load(12)).version == undone_before
+
+    await service.handle(request(REFEREE, "game.referee", user=CARLA))
+    roles = {m.user_id: m.role for m in await store.members(12)}
+    assert roles[CARLA] == "referee" and roles[REFEREE] == "player"
+    log = await service.handle(request(CARLA, "game.log", count=10))
+    text = "\n".join(log.lines)
+    assert "joined alleati" in text and f"seated <@{BRUNO}> with asse" in text
+    assert f"removed <@{BRUNO}>" in text and f"<@{CARLA}> became the referee" in text
+
+
+async def test_a_channel_manager_takes_over_only_when_the_referee_is_gone(service, store):
+    await service.handle(
+        request(REFEREE, "game.new", scenario="esempio_normandia", language="fr")
+    )
+    with pytest.raises(ServiceError) as not_manager:
+        await service.handle(request(CARLA, "game.takeover"))
+    assert not_manager.value.key == "error.service.seats.not_manager"
+    with pytest.raises(ServiceError) as still_here:
+        await service.handle(request(CARLA, "game.takeover", manages=True))
+    assert "72" in still_here.value.localized("fr")
+
+    now = datetime.now(UTC)
+    referee = Member(12, REFEREE, "referee", None, now - TAKEOVER_AFTER * 2)
+    old = EventRecord(
+        12, 1, None, REFEREE, "game.created", {}, [], [], 1, "h", None,
+        now - TAKEOVER_AFTER - timedelta(minutes=1), "p", "h",
+    )
+    assert referee_gone([referee], [old], now)
+    fresh = EventRecord(12, 2, None, REFEREE, "turn.next", {}, [], [], 2, "h", None, now, "p", "h")
+    assert not referee_gone([referee], [old, fresh], now)
+    assert referee_gone([], [], now)  # no referee at all
+
+
+async def test_the_console_seats_by_name(service, store) -> None:
+    out = io.StringIO()
+    console = Console(service, out, channel_id=13)
+    await console.run(
+        [
+            "/game new scenario:esempio_normandia language:fr",
+            "/seat assign user:anna side:alleati",
+            "/game status",
+        ],
+        interactive=False,
+    )
+    text = out.getvalue()
+    assert "anna joue maintenant Alleati" in text  # the console names seats
+    seats = {m.user_id: m.side for m in await store.members(13)}
+    assert seats[user_id_of("anna")] == "alleati"
