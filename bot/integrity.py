@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from bot.service import ServiceError
 from db.errors import TamperedGame
-from db.integrity import ROWS_EDITED, ROWS_UNSEALED
+from db.integrity import HEAD_EDITED, HEAD_MISSING, ROWS_EDITED, ROWS_UNSEALED, STATE_EDITED
 from rules.core.i18n import translate
 
 _DETAIL_KEYS = {
     ROWS_EDITED: "bot.integrity.rows_edited",
     ROWS_UNSEALED: "bot.integrity.rows_unsealed",
+    STATE_EDITED: "bot.integrity.state_edited",
+    HEAD_EDITED: "bot.integrity.head_edited",
+    HEAD_MISSING: "bot.integrity.head_missing",
 }
 
 

@@ -23,8 +23,8 @@ from datetime import datetime
 from typing import Any
 
 from db.errors import TamperedGame
-from db.hashing import canonical_json
-from db.models import format_timestamp
+from db.hashing import canonical_json, compute_event_hash, state_hash
+from db.models import EventRecord, format_timestamp
 
 #: Row kinds in the one query that reads a game's covered rows (see `covered_digests`).
 MEMBER_ROW = 0
@@ -129,3 +129,25 @@ def verify_rows_digest(channel_id: int, stored: object, computed: str) -> None:
     problem = rows_problem(stored, computed)
     if problem is not None:
         raise TamperedGame(channel_id, problem)
+
+
+#: The reasons the head check gives (the bot shows them localized).
+HEAD_MISSING = "the event of the current version is missing"
+STATE_EDITED = "the current state does not match the chain head"
+HEAD_EDITED = "the latest event does not match its hash"
+
+
+def head_problem(document_text: str, state_status: str, head: EventRecord | None) -> str | None:
+    """Why the current state and the chain's head disagree (None: they agree).
+
+    Cheap enough for every load: the stored document text is the canonical JSON the chain
+    hashed, so the check is one SHA-256 of it plus the head event's own hash, recomputed from
+    its fields (a changed die face, an edited resolution of the latest command).
+    """
+    if head is None:
+        return HEAD_MISSING
+    if state_hash(document_text, state_status) != head.state_hash:
+        return STATE_EDITED
+    if compute_event_hash(head, head.prev_hash) != head.hash:
+        return HEAD_EDITED
+    return None

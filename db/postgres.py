@@ -50,7 +50,7 @@ from db.errors import (
     VersionConflict,
 )
 from db.hashing import GENESIS_HASH, canonical_json, event_hash, state_hash, verify_chain
-from db.integrity import covered_digests, rows_problem
+from db.integrity import covered_digests, head_problem, rows_problem
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -180,7 +180,7 @@ _archive_from_row = partial(rows.archive_from_row, when=_aware)
 async def _load(connection: Connection, channel_id: int) -> GameRecord:
     row = await connection.fetchrow(
         "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
-        "g.created_at, g.updated_at, s.document_text, e.hash "
+        "g.created_at, g.updated_at, s.document_text, e.hash, s.status "
         "FROM games AS g LEFT JOIN states AS s "
         "ON s.channel_id = g.channel_id AND s.version = g.version "
         "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
@@ -192,7 +192,20 @@ async def _load(connection: Connection, channel_id: int) -> GameRecord:
     summary = _summary_from_row(row)
     if row[8] is None:
         raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
+    document = _decode_document(row[8], channel_id, summary.version)
     await _verify_covered_rows(connection, channel_id)
+    head_row = await connection.fetchrow(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = $1 AND seq = $2",
+        channel_id,
+        summary.version,
+    )
+    try:
+        head = None if head_row is None else _event_from_row(head_row)
+    except CorruptRecord as error:
+        raise TamperedGame(channel_id, error.detail) from error
+    problem = head_problem(str(row[8]), str(row[10]), head)
+    if problem is not None:
+        raise TamperedGame(channel_id, problem)
     return GameRecord(
         channel_id=summary.channel_id,
         guild_id=summary.guild_id,
@@ -200,7 +213,7 @@ async def _load(connection: Connection, channel_id: int) -> GameRecord:
         language=summary.language,
         status=summary.status,
         version=summary.version,
-        document=_decode_document(row[8], channel_id, summary.version),
+        document=document,
         created_at=summary.created_at,
         updated_at=summary.updated_at,
         head_hash=None if row[9] is None else str(row[9]),

@@ -52,7 +52,7 @@ from db.hashing import (
     state_hash,
     verify_chain,
 )
-from db.integrity import covered_digests, rows_problem
+from db.integrity import covered_digests, head_problem, rows_problem
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -364,6 +364,24 @@ def _covered_rows_problem(connection: sqlite3.Connection, channel_id: int) -> st
     return None if digests is None else rows_problem(*digests)
 
 
+def _verify_head(
+    connection: sqlite3.Connection, channel_id: int, version: int, document: str, status: str
+) -> None:
+    """Raise `TamperedGame` if the current state or the latest event was edited outside
+    the store: the head of the chain checked against them (``db.integrity.head_problem``)."""
+    row = connection.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = ? AND seq = ?",
+        (channel_id, version),
+    ).fetchone()
+    try:
+        head = None if row is None else _event_from_row(row)
+    except CorruptRecord as error:
+        raise TamperedGame(channel_id, error.detail) from error
+    problem = head_problem(document, status, head)
+    if problem is not None:
+        raise TamperedGame(channel_id, problem)
+
+
 def _verify_covered_rows(connection: sqlite3.Connection, channel_id: int) -> None:
     """Raise `TamperedGame` if members, deadlines or settings were edited outside the store.
 
@@ -640,7 +658,7 @@ def _archived_bundle_tx(connection: sqlite3.Connection, archive_id: int) -> byte
 def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
     row = connection.execute(
         "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
-        "g.created_at, g.updated_at, s.document, e.hash "
+        "g.created_at, g.updated_at, s.document, e.hash, s.status "
         "FROM games AS g LEFT JOIN states AS s "
         "ON s.channel_id = g.channel_id AND s.version = g.version "
         "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
@@ -652,7 +670,9 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
     summary = _summary_from_row(row)
     if row[8] is None:
         raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
+    document = _decode_document(row[8], channel_id, summary.version)
     _verify_covered_rows(connection, channel_id)
+    _verify_head(connection, channel_id, summary.version, str(row[8]), str(row[10]))
     return GameRecord(
         channel_id=summary.channel_id,
         guild_id=summary.guild_id,
@@ -660,7 +680,7 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
         language=summary.language,
         status=summary.status,
         version=summary.version,
-        document=_decode_document(row[8], channel_id, summary.version),
+        document=document,
         created_at=summary.created_at,
         updated_at=summary.updated_at,
         head_hash=None if row[9] is None else str(row[9]),

@@ -177,3 +177,34 @@ async def test_the_guild_list_marks_a_tampered_game(service, store, dice):
     unreadable = [line for line in listing.lines if f"<#{TAMPERED}>" in line]
     assert unreadable and "arbitro db check" in unreadable[0]
     assert any(f"<#{CLEAN}>" in line and "db check" not in line for line in listing.lines)
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (
+            f"UPDATE states SET document = '{{\"turn\":99}}' WHERE channel_id = {TAMPERED} "
+            f"AND version = (SELECT version FROM games WHERE channel_id = {TAMPERED})",
+            "bot.integrity.state_edited",
+        ),
+        (
+            f"UPDATE events SET args = '{{\"order\":\"first\"}}' WHERE channel_id = {TAMPERED} "
+            f"AND seq = (SELECT version FROM games WHERE channel_id = {TAMPERED})",
+            "bot.integrity.head_edited",
+        ),
+    ],
+)
+async def test_an_edited_state_or_latest_event_is_refused_at_load(
+    service, store, dice, edit, reason
+):
+    table = await _seated(service, dice, TAMPERED)
+    await table(ANNA, "turn.next")
+    _edit(store.path, "DROP TRIGGER IF EXISTS events_no_update")
+    _edit(store.path, "DROP TRIGGER IF EXISTS states_no_update")
+    _edit(store.path, edit)
+    with pytest.raises(RulesError) as caught:
+        await table(ANNA, "game.status")
+    assert caught.value.key == "error.store.tampered_game"
+    for language in ("en", "fr"):
+        assert translate(reason, language) in caught.value.localized(language)
+    assert any(p.startswith(f"channel {TAMPERED}:") for p in await store.check())

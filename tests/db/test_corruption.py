@@ -227,3 +227,35 @@ async def test_application_id_is_set(sqlite_store: SqliteStore, db_path: Path) -
         assert connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     finally:
         connection.close()
+
+
+HEAD_EDITS = {
+    "current state": (
+        "UPDATE states SET {doc} = '{{\"turn\":99}}' WHERE channel_id = 7 AND version = 4"
+    ),
+    "die of the latest event": "UPDATE events SET dice = '[6,6]' WHERE channel_id = 7 AND seq = 4",
+    "resolution of the latest event": (
+        "UPDATE events SET resolution = '[{{\"outcome\":\"hit\"}}]' "
+        "WHERE channel_id = 7 AND seq = 4"
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(HEAD_EDITS))
+async def test_every_load_checks_the_head_of_the_chain(backend: Backend, edit: str) -> None:
+    """The bot refuses a game whose current state or latest event was edited, cheaply at
+    load (not only a full `db check`), and `db check` reports the same game."""
+    from db.errors import TamperedGame
+
+    await game_with_history(backend)
+    await game_with_history(backend, channel_id=8)
+    await tamper(backend, HEAD_EDITS[edit])
+    async with await backend.open() as store:
+        with pytest.raises(TamperedGame) as caught:
+            await store.load(7)
+        assert caught.value.channel_id == 7
+        with pytest.raises(TamperedGame):
+            await store.open_command(7)
+        assert (await store.load(8)).version == 4  # the other game plays on
+        problems = await store.check()
+        assert problems and all(p.startswith("channel 7:") for p in problems), problems
