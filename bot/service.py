@@ -25,6 +25,7 @@ from bot.deadlines import (
     warning_due,
     when_text,
 )
+from bot.export import fit, json_files
 from bot.games import archive_if_ended, list_lines
 from bot.help import command_names, help_lines
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
@@ -737,7 +738,10 @@ class GameService:
         sides = self._play(bundle.game.ruleset).sides(
             (await self._store.load(request.channel_id)).document
         )
-        return self._export_files(request, reply, bundle.to_json_dict(), sides)
+        # Serializing and rendering a long game takes a while: off the event loop.
+        return await asyncio.to_thread(
+            self._export_files, request, reply, bundle.to_json_dict(), sides
+        )
 
     async def _export_archived(self, request: Request) -> Reply:
         """``/game export archive:N``: an archived game of this guild, as it was exported."""
@@ -750,16 +754,14 @@ class GameService:
         states = data.get("states") or [{}]
         document = states[-1].get("document") or {}
         sides = dict(document.get("sides") or {}) if isinstance(document, dict) else {}
-        return self._export_files(request, reply, data, sides)
+        return await asyncio.to_thread(self._export_files, request, reply, data, sides)
 
     @staticmethod
     def _export_files(
         request: Request, reply: Reply, data: dict[str, Any], sides: Mapping[str, str]
     ) -> Reply:
         """The export's two files: the verifiable JSON and the after-action report."""
-        import json
-
-        reply.files["arbitro-log.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
+        reply.files.update(json_files(data))
         game = data.get("game") or {}
         title = translate(
             "bot.report.title",
@@ -780,7 +782,7 @@ class GameService:
                     lines += ["```", text, "```"]
             lines.append("")
         lines.append(f"hash: `{data.get('head_hash', '')}`")
-        reply.files["arbitro-report.md"] = "\n".join(lines).encode()
+        reply.files.update(fit("arbitro-report.md", "\n".join(lines).encode()))
         reply.notices.append(Outcome.of("bot.game.exported", events=len(events)))
         return reply
 
