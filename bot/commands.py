@@ -36,6 +36,7 @@ class OptionType(enum.StrEnum):
     BOOLEAN = "boolean"
     ATTACHMENT = "attachment"
     USER = "user"  # a member of the server (a seat name at the console)
+    ROLE = "role"  # a role of the server
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +311,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game.leave", "game.leave"),
     CommandSpec("game.referee", "game.referee", (member(),)),
     CommandSpec("game.takeover", "game.takeover"),
+    CommandSpec("game.creators", "game.creators", (OptionSpec("role", type=OptionType.ROLE),)),
     CommandSpec("game.status", "game.status"),
     CommandSpec("game.log", "game.log", (integer("count", 1, 50),)),
     CommandSpec("game.export", "game.export", (integer("archive", 1, 2**53),)),
@@ -371,6 +373,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # -- /seat: the referee seats the players -----------------------------------------------
     CommandSpec("seat.assign", "seat.assign", (member(), name("side", "side", required=True))),
     CommandSpec("seat.remove", "seat.remove", (member(),)),
+    CommandSpec(
+        "seat.bind",
+        "seat.bind",
+        (name("side", "side", required=True), OptionSpec("role", type=OptionType.ROLE)),
+    ),
     CommandSpec("reroll", "dice.reroll", (integer("seq", 1, 10**9, required=True),)),
     # -- /help, /rules: answered to the asker only ------------------------------------------
     CommandSpec(

@@ -101,6 +101,8 @@ def read_value(option: OptionSpec, raw: str) -> Any:
     shown = raw[:40]
     if option.type is OptionType.USER:  # a seat name, as /as names seats
         return user_id_of(raw.strip().lstrip("@"))
+    if option.type is OptionType.ROLE:  # console seats have no roles: a stable id all the same
+        return user_id_of("role:" + raw.strip().lstrip("@"))
     if option.type is OptionType.BOOLEAN:
         lowered = raw.strip().lower()
         if lowered in _TRUE or lowered in _FALSE:

@@ -23,6 +23,7 @@ SEAT_LEAVE = "seat.leave"
 SEAT_ASSIGN = "seat.assign"
 SEAT_REMOVE = "seat.remove"
 SEAT_REFEREE = "seat.referee"
+SEAT_BIND = "seat.bind"
 
 
 def mention(user_id: int) -> str:
@@ -30,14 +31,21 @@ def mention(user_id: int) -> str:
     return f"<@{user_id}>"
 
 
-def roster_notices(members: Sequence[Member], sides: Mapping[str, str]) -> list[Outcome]:
+def roster_notices(
+    members: Sequence[Member],
+    sides: Mapping[str, str],
+    side_roles: Sequence[tuple[str, int]] = (),
+) -> list[Outcome]:
     """The roster for ``/game status``: the referee(s), then each side and its players."""
     notices = []
     referees = [mention(m.user_id) for m in members if m.role == "referee"]
     if referees:
         notices.append(Outcome.of("bot.seats.referee", players=", ".join(referees)))
+    bound = dict(side_roles)
     for side, name in sides.items():
         players = [mention(m.user_id) for m in members if m.role == "player" and m.side == side]
+        if side in bound:
+            players.append(f"<@&{bound[side]}>")
         notices.append(
             Outcome.of(
                 "bot.seats.side",

@@ -31,6 +31,7 @@ from bot.help import command_names, help_lines
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.seats import (
     SEAT_ASSIGN,
+    SEAT_BIND,
     SEAT_JOIN,
     SEAT_LEAVE,
     SEAT_REFEREE,
@@ -119,6 +120,8 @@ GAME_VERBS = (
     "game.takeover",
     "seat.assign",
     "seat.remove",
+    "seat.bind",
+    "game.creators",
 )
 
 
@@ -155,6 +158,10 @@ class Request:
     #: The asker may manage this channel (Discord's Manage Channels): may take over a game
     #: whose referee is gone.
     manages_channel: bool = False
+    #: The asker may manage the server (Discord's Manage Server): sets who creates games.
+    manages_guild: bool = False
+    #: The asker's Discord roles (a side may be bound to one).
+    role_ids: tuple[int, ...] = ()
 
 
 @dataclass
@@ -353,6 +360,8 @@ class GameService:
         verb = request.verb
         if verb == "game.list":
             return await self._list(request)
+        if verb == "game.creators":
+            return await self._creators(request)
         if verb in ("help", "rules.table"):
             return await self._help(request)
         if verb == "game.export" and request.options.get("archive") is not None:
@@ -374,7 +383,7 @@ class GameService:
         if context.earlier is not None:
             return self._earlier_reply(request, context.earlier, record)
         play = self._play(record.ruleset)
-        seat = self._seat_among(request, context.members)
+        seat = self._seat_among(request, context.members, context.side_roles)
         reply = Reply(language=record.language, ruleset=record.ruleset)
         reply.head_hash = record.head_hash
         if verb == "game.log":
@@ -390,7 +399,7 @@ class GameService:
             return await self._join(request, play, document, seat, reply)
         if verb == "game.leave":
             return await self._leave(request, play, document, seat, reply)
-        if verb in ("seat.assign", "seat.remove", "game.referee", "game.takeover"):
+        if verb in ("seat.assign", "seat.remove", "seat.bind", "game.referee", "game.takeover"):
             if record.status == "ended":
                 raise ServiceError("error.service.game_ended")
             return await self._seats(request, play, document, seat, reply, context)
@@ -411,7 +420,7 @@ class GameService:
             for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
                 reply.owed_by[side] = _players_among(context.members, side)
             sides = play.sides(document)
-            reply.notices += roster_notices(context.members, sides)
+            reply.notices += roster_notices(context.members, sides, context.side_roles)
             for deadline in context.deadlines:
                 reply.notices.append(
                     Outcome.of(
@@ -501,10 +510,18 @@ class GameService:
         return self._seat_among(request, await self._store.members(request.channel_id))
 
     @staticmethod
-    def _seat_among(request: Request, members: Sequence[Member]) -> Seat:
+    def _seat_among(
+        request: Request,
+        members: Sequence[Member],
+        side_roles: Sequence[tuple[str, int]] = (),
+    ) -> Seat:
         for member in members:
             if member.user_id == request.user_id:
                 return Seat(member.role, member.side)
+        # Not seated by name: a side bound to one of the asker's roles seats them.
+        for side, role in side_roles:
+            if role in request.role_ids:
+                return Seat("player", side)
         return Seat("none", None)
 
     # -- game management ------------------------------------------------------------------
@@ -532,6 +549,10 @@ class GameService:
         document = await asyncio.to_thread(
             play.new_game, str(scenario) if scenario else None, request.attachment
         )
+        if request.guild_id is not None and not request.manages_guild:
+            needed = await self._store.creator_role(request.guild_id)
+            if needed is not None and needed not in request.role_ids:
+                raise ServiceError("error.service.creators.role_needed", role=f"<@&{needed}>")
         # The channel's ended game, if any, moves to the archive (still listed and
         # exportable); a game still in play makes create_game refuse below.
         archived = await archive_if_ended(self._store, request.channel_id)
@@ -557,6 +578,24 @@ class GameService:
             )
         )
         reply.status = play.status(document)
+        return reply
+
+    async def _creators(self, request: Request) -> Reply:
+        """``/game creators role:@R``: only members with the role may create games here
+        (without a role: anyone again). For the server's managers."""
+        if request.guild_id is None:
+            raise ServiceError("error.service.creators.no_server")
+        if not request.manages_guild:
+            raise ServiceError("error.service.creators.managers_only")
+        role_id = _role_option(request.options)
+        await self._store.set_creator_role(request.guild_id, role_id)
+        language = request.locale if request.locale in LANGUAGES else "it"
+        reply = Reply(language=language or "it")
+        reply.notices.append(
+            Outcome.of("bot.games.creators", role=f"<@&{role_id}>")
+            if role_id is not None
+            else Outcome.of("bot.games.creators_anyone")
+        )
         return reply
 
     async def _help(self, request: Request) -> Reply:
@@ -677,6 +716,22 @@ class GameService:
             return reply
         if seat.role != "referee":
             raise ServiceError("error.service.referee_only")
+        if request.verb == "seat.bind":
+            wanted = str(request.options.get("side", ""))
+            bound = next((s for s, name in sides.items() if wanted in (s, name)), None)
+            if bound is None:
+                raise UnknownName(
+                    "error.service.unknown_side", name=wanted[:40], known=", ".join(sides)
+                )
+            role_id = _role_option(request.options)
+            await self._store.bind_side(channel, bound, role_id)
+            await self._log_seat(request, document, SEAT_BIND, side=bound, role=role_id)
+            reply.notices.append(
+                Outcome.of("bot.seats.bound", side=sides[bound], role=f"<@&{role_id}>")
+                if role_id is not None
+                else Outcome.of("bot.seats.unbound", side=sides[bound])
+            )
+            return reply
         user = _int_option(request.options, "user", 0, 1, 2**63 - 1)
         if request.verb == "game.referee":
             if user == request.user_id:
@@ -1336,6 +1391,13 @@ class GameService:
             reply.ping = await self._players_of(deadline.channel_id, deadline.side)
             replies.append((deadline.channel_id, reply))
         return replies
+
+
+def _role_option(options: Mapping[str, Any]) -> int | None:
+    """A Discord role given as an option (None when not given)."""
+    if options.get("role") is None:
+        return None
+    return _int_option(options, "role", 0, 1, 2**63 - 1)
 
 
 def _players_among(members: Sequence[Member], side: str) -> list[int]:

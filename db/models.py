@@ -275,6 +275,7 @@ class CommandContext:
     members: tuple[Member, ...]
     deadlines: tuple[Deadline, ...] = ()
     pace_hours: int | None = None  # each owed action's hours, when the game has a pace
+    side_roles: tuple[tuple[str, int], ...] = ()  # (side, Discord role id) bindings
 
 
 @dataclass(frozen=True, slots=True)

@@ -762,6 +762,14 @@ class PostgresStore:
                     members=tuple(await _members(connection, channel_id)),
                     deadlines=tuple(_deadline_from_row(row) for row in deadlines),
                     pace_hours=None if pace is None else int(pace),
+                    side_roles=tuple(
+                        (str(row[0]), int(row[1]))
+                        for row in await connection.fetch(
+                            "SELECT side, role_id FROM side_roles WHERE channel_id = $1 "
+                            "ORDER BY side",
+                            channel_id,
+                        )
+                    ),
                 )
 
         return await self._run(work, channel_id)
@@ -906,6 +914,7 @@ class PostgresStore:
                 for table in (
                     "pending_rolls",
                     "deadlines",
+                    "side_roles",
                     "members",
                     "events",
                     "states",
@@ -959,6 +968,7 @@ class PostgresStore:
                 for table in (
                     "pending_rolls",
                     "deadlines",
+                    "side_roles",
                     "members",
                     "events",
                     "states",
@@ -1193,6 +1203,45 @@ class PostgresStore:
             return [_deadline_from_row(row) for row in rows]
 
         return await self._run(work)
+
+    async def bind_side(self, channel_id: int, side: str, role_id: int | None) -> None:
+        """Bind ``side`` to a Discord role (None: unbind it)."""
+
+        async def work(connection: Connection) -> None:
+            async with connection.transaction():
+                await _require_game(connection, channel_id)
+                await connection.execute(
+                    "DELETE FROM side_roles WHERE channel_id = $1 AND side = $2", channel_id, side
+                )
+                if role_id is not None:
+                    await connection.execute(
+                        "INSERT INTO side_roles (channel_id, side, role_id) VALUES ($1, $2, $3)",
+                        channel_id,
+                        side,
+                        role_id,
+                    )
+
+        await self._run(work, channel_id)
+
+    async def creator_role(self, guild_id: int) -> int | None:
+        """The role a member needs to create a game in this guild (None: anyone)."""
+        value = await self._run(
+            lambda connection: connection.fetchval(
+                "SELECT creator_role_id FROM guild_settings WHERE guild_id = $1", guild_id
+            )
+        )
+        return None if value is None else int(value)
+
+    async def set_creator_role(self, guild_id: int, role_id: int | None) -> None:
+        """Set (None: clear) the role a member needs to create a game in this guild."""
+        await self._run(
+            lambda connection: connection.execute(
+                "INSERT INTO guild_settings (guild_id, creator_role_id) VALUES ($1, $2) "
+                "ON CONFLICT (guild_id) DO UPDATE SET creator_role_id = excluded.creator_role_id",
+                guild_id,
+                role_id,
+            )
+        )
 
     async def set_pace(self, channel_id: int, hours: int | None) -> None:
         """Set the game's pace (hours per owed action; None: no pace)."""

@@ -191,6 +191,18 @@ class GameStore(Protocol):
         """The deadlines pending in a channel, earliest first."""
         ...
 
+    async def bind_side(self, channel_id: int, side: str, role_id: int | None) -> None:
+        """Bind ``side`` to a Discord role: its members play that side (None: unbind)."""
+        ...
+
+    async def creator_role(self, guild_id: int) -> int | None:
+        """The role a member needs to create a game in this guild (None: anyone)."""
+        ...
+
+    async def set_creator_role(self, guild_id: int, role_id: int | None) -> None:
+        """Set (None: clear) the role a member needs to create a game in this guild."""
+        ...
+
     async def set_pace(self, channel_id: int, hours: int | None) -> None:
         """Set the game's pace (hours per owed action; None: no pace)."""
         ...

@@ -91,6 +91,16 @@ from db.rows import summary_from_row as _summary_from_row
 from db.worker import DatabaseThread, WorkerClosed, grouped
 
 DEFAULT_DB_PATH = "arbitro.db"
+#: A game's rows, children first (foreign keys are enforced and have no cascade on purpose).
+_CHILD_TABLES = (
+    "pending_rolls",
+    "deadlines",
+    "side_roles",
+    "members",
+    "events",
+    "states",
+    "games",
+)
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
 MAX_EVENTS_PAGE = 1_000
 
@@ -600,7 +610,7 @@ def _delete_tx(connection: sqlite3.Connection, channel_id: int) -> None:
         if row[0] != "ended":
             raise GameNotEnded(channel_id)
         # Children first: foreign keys are enforced and have no cascade on purpose.
-        for table in ("pending_rolls", "deadlines", "members", "events", "states", "games"):
+        for table in _CHILD_TABLES:
             connection.execute(f"DELETE FROM {table} WHERE channel_id = ?", (channel_id,))
 
 
@@ -628,7 +638,7 @@ def _archive_tx(
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (*fields, blob),
         )
-        for table in ("pending_rolls", "deadlines", "members", "events", "states", "games"):
+        for table in _CHILD_TABLES:
             connection.execute(f"DELETE FROM {table} WHERE channel_id = ?", (channel_id,))
         archived = connection.execute(
             f"SELECT {_ARCHIVE_COLUMNS} FROM archived_games WHERE id = ?", (cursor.lastrowid,)
@@ -704,6 +714,13 @@ def _open_command_tx(
             members=tuple(_members_tx(connection, channel_id)),
             deadlines=tuple(_deadlines_tx(connection, channel_id)),
             pace_hours=None if pace is None or pace[0] is None else int(pace[0]),
+            side_roles=tuple(
+                (str(side), int(role))
+                for side, role in connection.execute(
+                    "SELECT side, role_id FROM side_roles WHERE channel_id = ? ORDER BY side",
+                    (channel_id,),
+                )
+            ),
         )
 
 
@@ -1648,6 +1665,43 @@ class SqliteStore:
     async def due_deadlines(self, now: datetime) -> list[Deadline]:
         """Deadlines due at ``now`` or earlier, not yet reminded, in games still running."""
         return await self._run(partial(_due_deadlines_tx, now=format_timestamp(now)))
+
+    async def bind_side(self, channel_id: int, side: str, role_id: int | None) -> None:
+        """Bind ``side`` to a Discord role (None: unbind it)."""
+
+        def work(connection: sqlite3.Connection) -> None:
+            with _write_transaction(connection):
+                _require_game(connection, channel_id)
+                connection.execute(
+                    "DELETE FROM side_roles WHERE channel_id = ? AND side = ?", (channel_id, side)
+                )
+                if role_id is not None:
+                    connection.execute(
+                        "INSERT INTO side_roles (channel_id, side, role_id) VALUES (?, ?, ?)",
+                        (channel_id, side, role_id),
+                    )
+
+        await self._run(work, channel_id)
+
+    async def creator_role(self, guild_id: int) -> int | None:
+        """The role a member needs to create a game in this guild (None: anyone)."""
+        row = await self._run(
+            lambda connection: connection.execute(
+                "SELECT creator_role_id FROM guild_settings WHERE guild_id = ?", (guild_id,)
+            ).fetchone()
+        )
+        return None if row is None or row[0] is None else int(row[0])
+
+    async def set_creator_role(self, guild_id: int, role_id: int | None) -> None:
+        """Set (None: clear) the role a member needs to create a game in this guild."""
+        await self._run(
+            partial(
+                _simple_write,
+                sql="INSERT INTO guild_settings (guild_id, creator_role_id) VALUES (?, ?) "
+                "ON CONFLICT (guild_id) DO UPDATE SET creator_role_id = excluded.creator_role_id",
+                params=(guild_id, role_id),
+            )
+        )
 
     async def set_pace(self, channel_id: int, hours: int | None) -> None:
         """Set the game's pace (hours per owed action; None: no pace)."""

@@ -67,6 +67,8 @@ def build_request(
         locale=LOCALES.get(interaction.locale),
         # Resolved in this channel: may the asker take over a game whose referee is gone?
         manages_channel=bool(interaction.permissions.manage_channels),
+        manages_guild=bool(interaction.permissions.manage_guild),
+        role_ids=tuple(role.id for role in getattr(interaction.user, "roles", ())),
     )
 
 

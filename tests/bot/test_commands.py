@@ -38,6 +38,7 @@ DISCORD_TYPES = {
     OptionType.NUMBER: 10,
     OptionType.ATTACHMENT: 11,
     OptionType.USER: 6,
+    OptionType.ROLE: 8,
 }
 RULESETS = ("manovra", "pzgren", "w40k4", "linea_gotica")
 
@@ -133,6 +134,8 @@ def test_both_front_ends_send_the_same_request(command):
         o.name: (
             user_id_of(values[o.name])  # Discord sends the member's id; the console the seat's
             if o.type is OptionType.USER
+            else user_id_of("role:" + values[o.name])
+            if o.type is OptionType.ROLE
             else True
             if o.type is OptionType.BOOLEAN
             else int(values[o.name])

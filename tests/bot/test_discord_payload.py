@@ -36,7 +36,8 @@ SUBCOMMAND_TYPES = (1, 2)
 
 COMMANDS = {
     "game": {
-        "new", "join", "leave", "referee", "takeover", "status", "log", "export", "list",
+        "new", "join", "leave", "referee", "takeover", "creators", "status", "log", "export",
+        "list",
         "rewind", "undo", "end", "deadline", "pace",
     },
     "turn": {"status", "next"},
@@ -46,7 +47,7 @@ COMMANDS = {
     "odds": None,
     "roll": None,
     "takeback": None,
-    "seat": {"assign", "remove"},
+    "seat": {"assign", "remove", "bind"},
     "reroll": None,
     "help": None,
     "rules": {"table"},

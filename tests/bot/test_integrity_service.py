@@ -53,9 +53,9 @@ def _edit(path: str, statement: str) -> None:
 
 
 def _every_command() -> list[str]:
-    # /game list is about the guild, not this channel's game: it lists the tampered game as
-    # unreadable (test_the_guild_list_marks_a_tampered_game) instead of refusing.
-    verbs = [verb for verb in GAME_VERBS if verb not in ("game.new", "game.list")]
+    # /game list and /game creators are about the guild, not this channel's game: the list
+    # shows the tampered game as unreadable (test_the_guild_list_marks_a_tampered_game).
+    verbs = [v for v in GAME_VERBS if v not in ("game.new", "game.list", "game.creators")]
     verbs += ["roll", "dice.confirm", "dice.dispute", "dice.roll"]
     play = get_ruleset("manovra").play
     assert play is not None

@@ -94,3 +94,42 @@ async def test_the_console_seats_by_name(service, store) -> None:
     assert "anna joue maintenant Alleati" in text  # the console names seats
     seats = {m.user_id: m.side for m in await store.members(13)}
     assert seats[user_id_of("anna")] == "alleati"
+
+
+async def test_a_side_bound_to_a_role_seats_its_members(service, store) -> None:
+    FANTI = 555  # a Discord role id
+    await service.handle(request(REFEREE, "game.new", scenario="esempio_normandia"))
+    with pytest.raises(ServiceError):
+        await service.handle(request(ANNA, "seat.bind", side="alleati", role=FANTI))
+    await service.handle(request(REFEREE, "seat.bind", side="alleati", role=FANTI))
+    with_role = Request(12, CARLA, "game.status", {}, guild_id=9, role_ids=(FANTI,))
+    status = await service.handle(with_role)
+    roster = [n for n in status.notices if n.key == "bot.seats.side"]
+    assert any(f"<@&{FANTI}>" in dict(n.params)["players"] for n in roster)
+    version = (await store.load(12)).version
+    await service.handle(Request(12, CARLA, "turn.next", {}, guild_id=9, role_ids=(FANTI,)))
+    assert (await store.load(12)).version == version + 1  # played for alleati by the role
+    with pytest.raises(ServiceError) as stranger:
+        await service.handle(Request(12, CARLA, "turn.next", {}, guild_id=9))
+    assert stranger.value.key == "error.service.join_first"
+    await service.handle(request(REFEREE, "seat.bind", side="alleati"))  # unbound
+    with pytest.raises(ServiceError):
+        await service.handle(Request(12, CARLA, "turn.next", {}, guild_id=9, role_ids=(FANTI,)))
+
+
+async def test_creating_games_can_be_limited_to_a_role(service) -> None:
+    GM = 777
+    with pytest.raises(ServiceError) as not_manager:
+        await service.handle(Request(40, ANNA, "game.creators", {"role": GM}, guild_id=9))
+    assert not_manager.value.key == "error.service.creators.managers_only"
+    await service.handle(
+        Request(40, ANNA, "game.creators", {"role": GM}, guild_id=9, manages_guild=True)
+    )
+    new = {"scenario": "esempio_normandia"}
+    with pytest.raises(ServiceError) as needs_role:
+        await service.handle(Request(41, BRUNO, "game.new", new, guild_id=9))
+    assert needs_role.value.key == "error.service.creators.role_needed"
+    await service.handle(Request(41, BRUNO, "game.new", new, guild_id=9, role_ids=(GM,)))
+    await service.handle(Request(42, CARLA, "game.new", new, guild_id=10))  # another server
+    await service.handle(Request(40, ANNA, "game.creators", {}, guild_id=9, manages_guild=True))
+    await service.handle(Request(43, BRUNO, "game.new", new, guild_id=9))  # anyone again
