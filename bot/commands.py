@@ -15,16 +15,25 @@ explains the declaration and how a per-ruleset option set would plug in.
 from __future__ import annotations
 
 import enum
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES
 
 #: The option that carries physical dice typed by the player (not a rules option).
 DICE = "dice"
 #: The option that carries an uploaded file (a scenario): a path at the console.
 FILE = "file"
+#: The one option that carries a ruleset's own modifiers (``extra:"ammo:AP facing:side"``).
+EXTRA = "extra"
+#: A command keeps at most this many options of its own in Discord; past it, every option
+#: not shared by the rulesets moves into ``extra`` (autocompleted for the channel's ruleset).
+#: Decided on the declaration alone: a new ruleset adds no option to a shared command.
+MAX_DIRECT_OPTIONS = 8
+SHARED_OPTIONS = frozenset({"unit", "target", "distance", "weapon", "terrain", "kind", DICE})
 
 
 class OptionType(enum.StrEnum):
@@ -101,9 +110,20 @@ class CommandSpec:
     console_aliases: tuple[str, ...] = ()
     #: The description's catalogue key, when not ``discord.cmd.<path>.description``.
     description: str = ""
+    #: Options taken through the one ``extra`` option (``extra:"ammo:AP facing:side"``),
+    #: filled in from ``options`` when a command has more than MAX_DIRECT_OPTIONS.
+    extras: tuple[OptionSpec, ...] = ()
 
     def __post_init__(self) -> None:
-        names = [option.name for option in self.options]
+        if len(self.options) > MAX_DIRECT_OPTIONS and not self.extras:
+            direct = [o for o in self.options if o.name in SHARED_OPTIONS or o.required]
+            extras = tuple(o for o in self.options if o not in direct)
+            extra = OptionSpec(EXTRA, autocomplete=f"extra:{self.verb}", low=1, high=200)
+            at = len(direct) - (1 if direct and direct[-1].name == DICE else 0)
+            direct.insert(at, extra)
+            object.__setattr__(self, "options", tuple(direct))
+            object.__setattr__(self, "extras", extras)
+        names = [option.name for option in (*self.options, *self.extras)]
         if len(set(names)) != len(names):
             raise ValueError(f"/{self.path}: an option is declared twice")
         if self.route is not None:
@@ -127,8 +147,10 @@ class CommandSpec:
         return self.description or f"discord.cmd.{self.path}.description"
 
     def option(self, name: str) -> OptionSpec | None:
-        """The option called ``name``, if declared."""
-        return next((option for option in self.options if option.name == name), None)
+        """The option called ``name``, if declared (directly or as an extra)."""
+        return next(
+            (option for option in (*self.options, *self.extras) if option.name == name), None
+        )
 
     def verbs(self) -> tuple[str, ...]:
         """Every service verb this command can send."""
@@ -154,6 +176,12 @@ def invocation(command: CommandSpec, values: Mapping[str, Any]) -> Invocation:
     routing option picks the verb. Both front ends call this, so they send the same thing.
     """
     given = {name: value for name, value in values.items() if value is not None}
+    extra = given.pop(EXTRA, None)
+    if extra:
+        for key, value in read_extras(command, str(extra)).items():
+            if key in given:
+                raise InvalidInput("bot.extra.twice", option=key)
+            given[key] = value
     dice = given.pop(DICE, None)
     file = given.pop(FILE, None)
     verb = command.verb
@@ -569,3 +597,62 @@ __all__ = [
     "command_line",
     "invocation",
 ]
+
+
+# -- the extra option ------------------------------------------------------------------------
+
+
+def read_extras(command: CommandSpec, text: str) -> dict[str, Any]:
+    """``ammo:AP facing:side`` → {"ammo": "AP", "facing": "side"}, each checked like the
+    option it names (type, bounds, choices); an error names the token as typed."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError:
+        raise InvalidInput("bot.extra.quotes", text=text[:60]) from None
+    values: dict[str, Any] = {}
+    known = ", ".join(o.name for o in command.extras) or "-"
+    for token in tokens:
+        key, sep, raw = token.partition(":")
+        option = next((o for o in command.extras if o.name == key), None)
+        if not sep or option is None:
+            raise InvalidInput(
+                "bot.extra.unknown", token=token[:40], command=command.name, known=known
+            )
+        if key in values:
+            raise InvalidInput("bot.extra.twice", option=key)
+        values[key] = _extra_value(option, raw, token)
+    return values
+
+
+def _extra_value(option: OptionSpec, raw: str, token: str) -> Any:
+    if option.type is OptionType.BOOLEAN:
+        lowered = raw.strip().lower()
+        if lowered in ("true", "yes", "si", "sì", "oui", "1", "vero", "vrai"):
+            return True
+        if lowered in ("false", "no", "non", "0", "falso", "faux"):
+            return False
+        raise InvalidInput("bot.extra.bad_value", token=token[:40])
+    if option.type in (OptionType.INTEGER, OptionType.NUMBER):
+        try:
+            value: float = float(raw.replace(",", "."))
+        except ValueError:
+            raise InvalidInput("bot.extra.bad_value", token=token[:40]) from None
+        if option.type is OptionType.INTEGER:
+            if not value.is_integer():
+                raise InvalidInput("bot.extra.bad_value", token=token[:40])
+            value = int(value)
+        if (option.low is not None and value < option.low) or (
+            option.high is not None and value > option.high
+        ):
+            raise InvalidInput("bot.extra.bad_value", token=token[:40])
+        return value
+    if option.choices:
+        for choice in option.choices:
+            if raw.lower() == choice.lower():
+                return choice
+        raise InvalidInput(
+            "bot.extra.bad_choice", token=token[:40], known=" | ".join(option.choices)
+        )
+    if not raw or len(raw) > (option.high or 200):
+        raise InvalidInput("bot.extra.bad_value", token=token[:40])
+    return raw

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple, TextIO
 
 from bot.commands import BUTTON_COMMANDS, COMMANDS, FILE, CommandSpec, OptionSpec, OptionType
 from bot.commands import invocation as invocation_of
-from bot.help import suggestion
+from bot.help import command_lines, suggestion
 from bot.render_text import reply_text
 from bot.rolls import DicePrompt
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
@@ -197,7 +197,10 @@ def parse_line(line: str) -> Parsed:
         raise ParseError(
             "bot.console.missing_option", command=command.name, options=", ".join(missing)
         )
-    call = invocation_of(command, values)
+    try:
+        call = invocation_of(command, values)
+    except RulesError as error:  # an extra:"…" token the command does not take
+        raise ParseError(error.key, **error.params) from None
     return Parsed(call.verb, call.options, call.dice, call.file)
 
 
@@ -221,22 +224,7 @@ def help_text(language: str, topic: str = "") -> str:
 
 
 def _command_help(command: CommandSpec, language: str) -> str:
-    lines = [f"/{command.name} — {translate(command.description_key, language)}"]
-    for option in command.options:
-        details = []
-        if option.required:
-            details.append(translate("bot.console.help.required", language))
-        if option.choices:
-            details.append(" | ".join(option.choices))
-        elif option.type in (OptionType.INTEGER, OptionType.NUMBER):
-            details.append(f"{_bound(option.low)}..{_bound(option.high)}")
-        elif option.type is OptionType.BOOLEAN:
-            details.append("true | false")
-        elif option.type is OptionType.ATTACHMENT:
-            details.append(translate("bot.console.help.path", language))
-        tail = f" [{'; '.join(details)}]" if details else ""
-        lines.append(f"  {option.name}{tail} — {translate(option.description_key, language)}")
-    return "\n".join(lines)
+    return "\n".join(command_lines(command, None, language))
 
 
 class Console:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from bot.commands import COMMANDS, DICE, CommandSpec, OptionSpec, OptionType
+from bot.commands import COMMANDS, DICE, EXTRA, CommandSpec, OptionSpec, OptionType
 from rules.core.errors import UnknownName
 from rules.core.i18n import translate
 from rules.core.play import GamePlay
@@ -40,11 +40,12 @@ def offered(command: CommandSpec, play: GamePlay | None) -> bool:
 
 def options_for(command: CommandSpec, play: GamePlay | None) -> list[OptionSpec]:
     """The options of ``command`` the ruleset takes (all of them outside a game)."""
+    every = [o for o in (*command.options, *command.extras) if o.name != EXTRA]
     if play is None or not any(verb in play.verbs() for verb in _verbs(command)):
-        return list(command.options)
+        return every
     taken = {name for verb in _verbs(command) for name in play.options_of(verb)}
     routed = {command.route.option} if command.route is not None else set()
-    return [o for o in command.options if o.name in taken or o.name in routed or o.name == DICE]
+    return [o for o in every if o.name in taken or o.name in routed or o.name == DICE]
 
 
 def command_names(play: GamePlay | None) -> list[str]:
@@ -81,7 +82,7 @@ def help_lines(language: str, topic: str, play: GamePlay | None) -> list[str]:
                     known=", ".join(f"/{n}" for n in command_names(play) if " " not in n),
                 )
             ]
-        return _command_lines(command, play, language)
+        return command_lines(command, play, language)
     lines = [translate("bot.console.help.header", language)]
     for command in COMMANDS:
         if not offered(command, play):
@@ -94,7 +95,8 @@ def help_lines(language: str, topic: str, play: GamePlay | None) -> list[str]:
     return lines
 
 
-def _command_lines(command: CommandSpec, play: GamePlay | None, language: str) -> list[str]:
+def command_lines(command: CommandSpec, play: GamePlay | None, language: str) -> list[str]:
+    """One command's options (those ``play`` takes), each with its values and description."""
     lines = [f"/{command.name} — {translate(command.description_key, language)}"]
     for option in options_for(command, play):
         details = []
@@ -109,7 +111,9 @@ def _command_lines(command: CommandSpec, play: GamePlay | None, language: str) -
         elif option.type is OptionType.ATTACHMENT:
             details.append(translate("bot.console.help.path", language))
         tail = f" [{'; '.join(details)}]" if details else ""
-        lines.append(f"  {option.name}{tail} — {translate(option.description_key, language)}")
+        # A ruleset's own option is typed inside extra: on Discord (or directly at the console).
+        name = f"extra:{option.name}" if option in command.extras else option.name
+        lines.append(f"  {name}{tail} — {translate(option.description_key, language)}")
     return lines
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
+from bot.commands import COMMANDS, OptionType
 from bot.deadlines import (
     WARNING_HORIZON,
     follow_the_turn,
@@ -447,10 +448,14 @@ class GameService:
                 request, play, seat, record, document, reply, context=context
             )
         if verb not in play.verbs():
+            # Answered with the commands this ruleset does have, as players type them.
             raise UnknownName(
-                "error.unknown_command",
-                name=verb[:40],
-                known=", ".join((*GAME_VERBS, *play.verbs())),
+                "error.service.not_in_ruleset",
+                name=command_name(verb)[:40],
+                ruleset=record.ruleset,
+                known=", ".join(
+                    f"/{name}" for name in command_names(play) if not name.startswith("game")
+                ),
             )
         if record.status == "ended":
             raise ServiceError("error.service.game_ended")
@@ -1303,6 +1308,8 @@ class GameService:
 
     async def choices(self, channel_id: int, user_id: int, kind: str, typed: str) -> list[str]:
         """Autocomplete values from the channel's state (at most 25)."""
+        if kind.startswith("extra:"):
+            return await self._extra_choices(channel_id, kind.partition(":")[2], typed)
         if kind in ("command", "table"):
             try:
                 found: GameRecord | None = await self._store.load(channel_id)
@@ -1342,6 +1349,33 @@ class GameService:
                 return []
             names = [*legal, *(n for n in names if n not in legal)]
         return [n for n in names if typed.lower() in n.lower()][:25]
+
+    async def _extra_choices(self, channel_id: int, verb: str, typed: str) -> list[str]:
+        """Autocomplete of ``extra``: the next ``name:value`` token among the options the
+        channel's ruleset takes for this command (every extra outside a game)."""
+        command = next((c for c in COMMANDS if c.verb == verb and c.extras), None)
+        if command is None:
+            return []
+        try:
+            record: GameRecord | None = await self._store.load(channel_id)
+        except StoreError:
+            record = None
+        play = self._play(record.ruleset) if record is not None else None
+        taken = set(play.options_of(verb)) if play is not None else None
+        done = typed.split()
+        current = "" if not typed or typed.endswith(" ") else done.pop()
+        used = {token.partition(":")[0] for token in done}
+        candidates = []
+        for option in command.extras:
+            if option.name in used or (taken is not None and option.name not in taken):
+                continue
+            boolean = option.type is OptionType.BOOLEAN
+            values = option.choices or (("true", "false") if boolean else ("",))
+            candidates += [f"{option.name}:{value}" for value in values]
+        prefix = " ".join(done)
+        found = [c for c in candidates if c.lower().startswith(current.lower())]
+        found += [c for c in candidates if current.lower() in c.lower() and c not in found]
+        return [f"{prefix} {c}".strip()[:100] for c in found][:25]
 
     async def due_reminders(
         self,

@@ -16,6 +16,7 @@ from bot.commands import (
     BUTTON_COMMANDS,
     COMMANDS,
     DICE,
+    EXTRA,
     FILE,
     CommandSpec,
     OptionSpec,
@@ -111,7 +112,10 @@ def test_each_command_has_the_same_options_on_both_sides(discord_commands, comma
     assert refused.value.key == "bot.console.unknown_option"
 
 
-def _sample(option: OptionSpec) -> str:
+def _sample(option: OptionSpec, command: CommandSpec | None = None) -> str:
+    if option.name == EXTRA and command is not None:
+        first = command.extras[0]
+        return f'"{first.name}:{_sample(first)}"'
     if option.choices:
         return option.choices[-1]
     if option.type is OptionType.BOOLEAN:
@@ -123,13 +127,13 @@ def _sample(option: OptionSpec) -> str:
 
 def _line(command: CommandSpec, extra: OptionSpec | None = None) -> str:
     options = [o for o in command.options if o.required or o is extra]
-    return " ".join([f"/{command.name}", *(f"{o.name}:{_sample(o)}" for o in options)])
+    return " ".join([f"/{command.name}", *(f"{o.name}:{_sample(o, command)}" for o in options)])
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name)
 def test_both_front_ends_send_the_same_request(command):
     """The console's parse and Discord's callback both go through ``invocation``."""
-    values = {o.name: _sample(o) for o in command.options}
+    values = {o.name: _sample(o, command) for o in command.options}
     typed = {
         o.name: (
             user_id_of(values[o.name])  # Discord sends the member's id; the console the seat's
@@ -220,7 +224,7 @@ def test_every_ruleset_verb_and_option_can_be_sent_from_both_front_ends(ruleset)
         found = command_for(verb)
         assert found is not None, (ruleset, verb)
         command, _ = found
-        declared = {o.name for o in command.options}
+        declared = {o.name for o in (*command.options, *command.extras)}
         missing = set(options.get(verb, ())) - declared
         assert not missing, (ruleset, verb, missing)
 
@@ -263,9 +267,9 @@ def test_help_lists_every_command_with_its_options_and_description(language):
     assert fire.startswith(f"/fire — {translate('discord.cmd.fire.description', language)}")
     required = translate("bot.console.help.required", language)
     assert f"  unit [{required}] — " in fire
-    assert "  ammo [AP | HE] — " in fire
+    assert "  extra:ammo [AP | HE] — " in fire
     assert "  distance [0..10000] — " in fire
-    assert "  opportunity [true | false] — " in fire
+    assert "  extra:opportunity [true | false] — " in fire
     assert translate("discord.opt.dice.description", language) in fire
     assert help_text(language, "/turn next").startswith("/turn next — ")
     with pytest.raises(ParseError):

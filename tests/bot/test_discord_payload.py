@@ -312,3 +312,22 @@ def test_the_payload_without_translations_has_no_localizations():
         for command in plain
         for node in nodes(command)
     )
+
+
+def test_no_command_crowds_the_player_and_rulesets_add_no_options():
+    from bot.commands import COMMANDS, MAX_DIRECT_OPTIONS
+
+    payload = sync_payload(locale_aware=False)
+    assert max(len(leaf.get("options", [])) for c in payload for leaf in leaves(c)) <= 10
+    assert all(len(c.options) <= MAX_DIRECT_OPTIONS for c in COMMANDS)
+    # The declaration reads no ruleset: a fifth one cannot add an option to a shared command.
+    import ast
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[2] / "bot" / "commands.py"
+    imported = {
+        node.module
+        for node in ast.walk(ast.parse(source.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert not any(m.startswith("rules.") and not m.startswith("rules.core") for m in imported)

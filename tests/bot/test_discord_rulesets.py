@@ -95,3 +95,21 @@ async def test_linea_gotica_initiative_choice_buttons(table: Table) -> None:
     assert chosen.followups and not chosen.followups[0].ephemeral
     # The same choice through the slash option is now out of turn for the Germans.
     assert_private_error(await bruno.slash(channel, "turn next", order="second"))
+
+
+async def test_each_channel_offers_its_rulesets_own_options_in_extra(table: Table) -> None:
+    """/fire carries a few shared options; a ruleset's own come in ``extra``, autocompleted
+    for the channel's ruleset; a token it does not take is refused by name."""
+    await _start(table, "w40k4", "avamposto", ("legione", "Predoni"))
+    channel, anna = table.channel, table.anna
+    offered = [c["value"] for c in await anna.autocomplete(channel, "fire", "extra", "")]
+    assert any(v.startswith("cover:") for v in offered)
+    assert not any(v.startswith(("ammo:", "hex:", "impact:")) for v in offered)  # manovra's
+    chained = await anna.autocomplete(channel, "fire", "extra", "cover:x fac")
+    assert all(c["value"].startswith("cover:x facing:") for c in chained) and chained
+    refused = assert_private_error(
+        await anna._actor.slash(channel, "fire", unit="squadra_tattica", extra="ammo:AP")
+    )
+    assert "ammo" in refused  # named as typed, with what this ruleset takes instead
+    lacking = assert_private_error(await anna.slash(channel, "manoeuvre declare", platoon="x"))
+    assert "/fire" in lacking and "manoeuvre" in lacking

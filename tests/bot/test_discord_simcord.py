@@ -21,6 +21,7 @@ import pytest
 import simcord
 from discord import app_commands
 
+from bot.commands import COMMANDS, EXTRA
 from bot.discord.client import build_bot
 from bot.service import GameService, Reply
 from db.sqlite import SqliteStore
@@ -98,10 +99,31 @@ def table(simcord_env, discord_service, discord_dice) -> Table:
     guild = simcord_env.create_guild(name="club")
     channel = guild.create_text_channel("normandia")
     members = [
-        guild.add_member(simcord_env.create_user(name))
+        PlayerTyping(guild.add_member(simcord_env.create_user(name)))
         for name in ("referee", "anna", "bruno", "stranger")
     ]
     return Table(simcord_env, discord_service, discord_dice, guild, channel, *members)
+
+
+class PlayerTyping:
+    """A member who types a ruleset's own options as Discord shows them: inside ``extra``
+    (``/fire unit:… extra:"ammo:AP facing:side"``); every other call passes through."""
+
+    def __init__(self, actor: Any) -> None:
+        self._actor = actor
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._actor, name)
+
+    async def slash(self, channel: Any, path: str, **values: Any) -> Any:
+        command = next((c for c in COMMANDS if c.name == path), None)
+        if command is not None and command.extras:
+            extras = {o.name for o in command.extras}
+            folded = [f"{k}:{v}" for k, v in values.items() if k in extras]
+            values = {k: v for k, v in values.items() if k not in extras}
+            if folded:
+                values[EXTRA] = " ".join(folded)
+        return await self._actor.slash(channel, path, **values)
 
 
 # -- helpers --------------------------------------------------------------------------------------

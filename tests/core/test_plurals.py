@@ -9,7 +9,9 @@ def test_plural_forms_agree_with_the_number() -> None:
     assert translate("bot.game.exported", "en", events=1) == "Exported 1 event."
     assert translate("bot.game.exported", "en", events=3) == "Exported 3 events."
     assert translate("bot.game.exported", "it", events=1) == "Esportato 1 evento."
-    assert translate("bot.deadline.set", "it", side="Asse", hours=1) == "Asse ha 1 ora per muovere."
+    assert translate("bot.deadline.set", "it", side="Asse", hours=1, when="x") == (
+        "Asse ha 1 ora per muovere: fino al x."
+    )
     # French reads zero as singular.
     assert translate("bot.game.exported", "fr", events=0) == "0 événement exporté."
     assert translate("bot.game.exported", "fr", events=2) == "2 événements exportés."

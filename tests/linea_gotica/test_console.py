@@ -49,4 +49,4 @@ async def test_a_console_script_uses_discords_options(service, dice):
     # Eight soldiers, the same odds: shown once.
     assert morale.count("Odds") == 1
     assert "Odds (each of these 8): Morale passed: 90.0% · Shocked: 6.0%" in morale
-    assert "! Unknown command 'recover'" in morale
+    assert "! /morale action:recover is not a command of linea_gotica" in morale

@@ -164,4 +164,4 @@ async def test_autocomplete_and_bad_options(table):
     await table.refused(
         ANNA, "move", "error.w40k4.unknown_cover", unit="squadra_tattica", distance=3, cover="lava"
     )
-    await table.refused(ANNA, "callarty", "error.unknown_command", unit="x")
+    await table.refused(ANNA, "callarty", "error.service.not_in_ruleset", unit="x")
