@@ -248,6 +248,9 @@ class Console:
 
     async def run(self, lines: Iterable[str], *, interactive: bool) -> int:
         """Read commands until the end of input or /quit; return the number of errors."""
+        # The table speaks the game's language from its first line (a game already in this
+        # channel), not only once a reply has come back.
+        self._language = await self._service.language(self._channel) or self._language
         if interactive:
             self._print(translate("bot.console.welcome", self._language, seat=self._seat))
         for raw in lines:

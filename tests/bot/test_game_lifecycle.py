@@ -116,3 +116,12 @@ async def test_the_console_starts_a_second_game_after_ending_the_first(service) 
     assert "There is already a game in this channel" in text
     assert "archivée sous le n°" in text  # the second game speaks French
     assert "#5 · manovra" in text  # the console names channels plainly
+
+
+async def test_the_console_speaks_the_games_language_from_its_first_line(service) -> None:
+    await service.handle(
+        Request(6, REFEREE, "game.new", {"scenario": "esempio_normandia", "language": "en"})
+    )
+    out = io.StringIO()
+    await Console(service, out, channel_id=6).run(["/as bruno"], interactive=False)
+    assert "You are now 'bruno'" in out.getvalue()
