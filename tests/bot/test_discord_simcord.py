@@ -691,3 +691,28 @@ async def test_help_tables_and_a_second_game_through_discord(table: Table) -> No
     assert f"<#{table.channel.id}>" in listing and "archived" in listing
     w40k_help = all_texts(await table.anna.slash(table.channel, "help"))
     assert "/manoeuvre declare" not in w40k_help and "/fire" in w40k_help
+
+
+async def test_seats_take_backs_and_a_pace_through_discord(table: Table) -> None:
+    result = await table.referee.slash(
+        table.channel, "game new", ruleset="manovra", scenario="esempio_normandia", language="fr"
+    )
+    assert_public(result)
+    assigned = await table.referee.slash(
+        table.channel, "seat assign", user=table.anna._actor, side="alleati"
+    )
+    assert "joue maintenant Alleati" in texts(assert_public(assigned))
+    refused = await table.anna.slash(table.channel, "seat assign", user=table.bruno._actor,
+                                     side="asse")
+    assert_private_error(refused)
+    assert_public(await table.bruno.slash(table.channel, "game join", side="asse"))
+    paced = await table.referee.slash(table.channel, "game pace", hours=12)
+    assert "<t:" in texts(assert_public(paced))  # Discord timestamps, each reader's own time
+    status = texts(assert_public(await table.stranger.slash(table.channel, "game status")))
+    assert table.anna.mention in status and "Arbitre" in status  # the roster
+    moved = await table.anna.slash(table.channel, "turn next")
+    assert_public(moved)
+    taken = await table.anna.slash(table.channel, "takeback")
+    assert "repris" in texts(assert_public(taken))
+    rewind = await table.anna.slash(table.channel, "game rewind", seq=1)
+    assert_private_error(rewind)  # the referee's
