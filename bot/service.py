@@ -657,12 +657,7 @@ class GameService:
         reply: Reply,
     ) -> Reply:
         sides = play.sides(document)
-        wanted = str(request.options.get("side", ""))
-        side = next((s for s, name in sides.items() if wanted in (s, name)), None)
-        if side is None:
-            raise UnknownName(
-                "error.service.unknown_side", name=wanted[:40], known=", ".join(sides)
-            )
+        side = _side_named(sides, request.options.get("side"))
         if seat.role == "player" and seat.side is not None and seat.side != side:
             # A side is kept once joined: changing sides mid-game is the referee's call.
             raise ServiceError("error.service.side_kept", side=sides.get(seat.side, seat.side))
@@ -722,12 +717,7 @@ class GameService:
         if seat.role != "referee":
             raise ServiceError("error.service.referee_only")
         if request.verb == "seat.bind":
-            wanted = str(request.options.get("side", ""))
-            bound = next((s for s, name in sides.items() if wanted in (s, name)), None)
-            if bound is None:
-                raise UnknownName(
-                    "error.service.unknown_side", name=wanted[:40], known=", ".join(sides)
-                )
+            bound = _side_named(sides, request.options.get("side"))
             role_id = _role_option(request.options)
             await self._store.bind_side(channel, bound, role_id)
             await self._log_seat(request, document, SEAT_BIND, side=bound, role=role_id)
@@ -752,12 +742,7 @@ class GameService:
             await self._log_seat(request, document, SEAT_REMOVE, user=user)
             reply.notices.append(Outcome.of("bot.seats.removed", user=mention(user)))
             return reply
-        wanted = str(request.options.get("side", ""))
-        side = next((s for s, name in sides.items() if wanted in (s, name)), None)
-        if side is None:
-            raise UnknownName(
-                "error.service.unknown_side", name=wanted[:40], known=", ".join(sides)
-            )
+        side = _side_named(sides, request.options.get("side"))
         await self._store.add_member(channel, user, side=side, role="player")
         await self._log_seat(request, document, SEAT_ASSIGN, user=user, side=side)
         reply.notices.append(Outcome.of("bot.seats.assigned", user=mention(user), side=sides[side]))
@@ -1425,6 +1410,15 @@ class GameService:
             reply.ping = await self._players_of(deadline.channel_id, deadline.side)
             replies.append((deadline.channel_id, reply))
         return replies
+
+
+def _side_named(sides: Mapping[str, str], wanted: object) -> str:
+    """The side a player named (its id or its name), or a clear error listing them."""
+    text = str(wanted or "")
+    side = next((s for s, name in sides.items() if text in (s, name)), None)
+    if side is None:
+        raise UnknownName("error.service.unknown_side", name=text[:40], known=", ".join(sides))
+    return side
 
 
 def _role_option(options: Mapping[str, Any]) -> int | None:

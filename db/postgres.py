@@ -911,15 +911,7 @@ class PostgresStore:
                     *values,
                     blob,
                 )
-                for table in (
-                    "pending_rolls",
-                    "deadlines",
-                    "side_roles",
-                    "members",
-                    "events",
-                    "states",
-                    "games",
-                ):
+                for table in rows.CHILD_TABLES:
                     await connection.execute(
                         f"DELETE FROM {table} WHERE channel_id = $1", channel_id
                     )
@@ -965,15 +957,7 @@ class PostgresStore:
                     raise GameNotFound(channel_id)
                 if status != "ended":
                     raise GameNotEnded(channel_id)
-                for table in (
-                    "pending_rolls",
-                    "deadlines",
-                    "side_roles",
-                    "members",
-                    "events",
-                    "states",
-                    "games",
-                ):
+                for table in rows.CHILD_TABLES:
                     await connection.execute(
                         f"DELETE FROM {table} WHERE channel_id = $1", channel_id
                     )

@@ -30,6 +30,18 @@ from db.models import (
     parse_timestamp,
 )
 
+#: A game's rows, children first (foreign keys are enforced and have no cascade on purpose):
+#: deleting or archiving a game deletes them in this order.
+CHILD_TABLES = (
+    "pending_rolls",
+    "deadlines",
+    "side_roles",
+    "members",
+    "events",
+    "states",
+    "games",
+)
+
 #: Turns a stored timestamp (SQLite text, PostgreSQL TIMESTAMPTZ) into an aware datetime.
 Clock = Callable[[Any], datetime]
 

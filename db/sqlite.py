@@ -81,6 +81,7 @@ from db.models import (
 )
 from db.protocol import Document
 from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
+from db.rows import CHILD_TABLES as _CHILD_TABLES
 from db.rows import archive_fields, decode_archive
 from db.rows import archive_from_row as _archive_from_row
 from db.rows import check_status as _check_status
@@ -91,16 +92,7 @@ from db.rows import summary_from_row as _summary_from_row
 from db.worker import DatabaseThread, WorkerClosed, grouped
 
 DEFAULT_DB_PATH = "arbitro.db"
-#: A game's rows, children first (foreign keys are enforced and have no cascade on purpose).
-_CHILD_TABLES = (
-    "pending_rolls",
-    "deadlines",
-    "side_roles",
-    "members",
-    "events",
-    "states",
-    "games",
-)
+
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
 MAX_EVENTS_PAGE = 1_000
 
