@@ -42,8 +42,11 @@ def value_text(ruleset: str, value: str | int, language: str) -> str:
         return str(value)
     parts = []
     for part in value.split("+"):
-        key = f"{ruleset}.values.{part}"
-        parts.append(translate(key, language) if has_key(key, "it") else part)
+        # "weapon_destroyed:mitragliatrice": a status word with what it is about.
+        word, colon, detail = part.partition(":")
+        key = f"{ruleset}.values.{word}"
+        text = translate(key, language) if has_key(key, "it") else word
+        parts.append(f"{text}: {detail}" if colon else text)
     return " + ".join(parts)
 
 
