@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from db.errors import ChainBroken, GameExists
+from db.hashing import verify_export
 from db.models import Deadline, ExportBundle
 
 
@@ -66,8 +67,29 @@ async def copy_games(
             raise ChainBroken(channel_id, len(arrived.events), "head hash changed in the copy")
         if _comparable(arrived, arrived_deadlines) != _comparable(bundle, deadlines):
             raise ChainBroken(channel_id, len(arrived.events), "the copy differs from its source")
+        # What is kept beside the chain: the game's pace and the sides bound to roles.
+        context = await source.open_command(channel_id)
+        if context.pace_hours:
+            await destination.set_pace(channel_id, context.pace_hours)
+        for side, role in context.side_roles:
+            await destination.bind_side(channel_id, side, role)
         done = CopiedGame(channel_id, len(arrived.events), arrived.head_hash)
         copied.append(done)
         if progress is not None:
             progress(done)
+    await _copy_guilds_and_archives(source, destination, {g.guild_id for g in games})
     return copied
+
+
+async def _copy_guilds_and_archives(source: Any, destination: Any, guilds: set[Any]) -> None:
+    """The archived games (same ids, bundles verified) and each guild's game creators."""
+    archives = await source.all_archives()
+    for entry in archives:
+        bundle = await source.archived_export(entry.id)
+        if verify_export(bundle) != entry.head_hash:
+            raise ChainBroken(entry.channel_id, entry.version, "an archived game fails to verify")
+        await destination.restore_archive(entry, bundle)
+    for guild in sorted(g for g in guilds | {a.guild_id for a in archives} if g is not None):
+        role = await source.creator_role(guild)
+        if role is not None:
+            await destination.set_creator_role(guild, role)

@@ -932,6 +932,49 @@ class PostgresStore:
 
         return await self._run(work)
 
+    async def all_archives(self) -> list[ArchivedGame]:
+        """Every archived game of every guild, by id (for ``arbitro db copy``)."""
+
+        async def work(connection: Connection) -> list[ArchivedGame]:
+            found = await connection.fetch(
+                f"SELECT {rows.ARCHIVE_COLUMNS} FROM archived_games ORDER BY id"
+            )
+            return [_archive_from_row(row) for row in found]
+
+        return await self._run(work)
+
+    async def restore_archive(self, entry: ArchivedGame, bundle: dict[str, Any]) -> None:
+        """Insert an archived game exactly as another store holds it (same id)."""
+        blob = rows.archive_blob(bundle)
+
+        async def work(connection: Connection) -> None:
+            async with connection.transaction():
+                await connection.execute(
+                    "INSERT INTO archived_games (id, channel_id, guild_id, ruleset, language, "
+                    "title, version, created_at, ended_at, archived_at, head_hash, bundle) "
+                    "OVERRIDING SYSTEM VALUE "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                    entry.id,
+                    entry.channel_id,
+                    entry.guild_id,
+                    entry.ruleset,
+                    entry.language,
+                    entry.title,
+                    entry.version,
+                    entry.created_at,
+                    entry.ended_at,
+                    entry.archived_at,
+                    entry.head_hash,
+                    blob,
+                )
+                # Later archives get ids after the copied ones.
+                await connection.execute(
+                    "SELECT setval(pg_get_serial_sequence('archived_games', 'id'), "
+                    "(SELECT max(id) FROM archived_games))"
+                )
+
+        await self._run(work)
+
     async def archived_export(self, archive_id: int) -> dict[str, Any]:
         """An archived game's export bundle as JSON."""
 

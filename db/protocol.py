@@ -135,6 +135,14 @@ class GameStore(Protocol):
         """The archived games of a guild, newest first."""
         ...
 
+    async def all_archives(self) -> list[ArchivedGame]:
+        """Every archived game of every guild, by id (for ``arbitro db copy``)."""
+        ...
+
+    async def restore_archive(self, entry: ArchivedGame, bundle: dict[str, Any]) -> None:
+        """Insert an archived game exactly as another store holds it (same id)."""
+        ...
+
     async def archived_export(self, archive_id: int) -> dict[str, Any]:
         """An archived game's export bundle as JSON (``ExportBundle.to_json_dict``).
 

@@ -151,8 +151,12 @@ def archive_fields(bundle: ExportBundle, title: str) -> tuple[tuple[Any, ...], b
         format_timestamp(bundle.exported_at),
         bundle.head_hash,
     )
-    text = canonical_json(bundle.to_json_dict())
-    return fields, zlib.compress(text.encode("utf-8"), 6)
+    return fields, archive_blob(bundle.to_json_dict())
+
+
+def archive_blob(bundle: dict[str, Any]) -> bytes:
+    """An export bundle (JSON) as an archive row stores it: canonical JSON, compressed."""
+    return zlib.compress(canonical_json(bundle).encode("utf-8"), 6)
 
 
 def decode_archive(blob: bytes) -> dict[str, Any]:

@@ -82,7 +82,7 @@ from db.models import (
 from db.protocol import Document
 from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
 from db.rows import CHILD_TABLES as _CHILD_TABLES
-from db.rows import archive_fields, decode_archive
+from db.rows import archive_blob, archive_fields, decode_archive
 from db.rows import archive_from_row as _archive_from_row
 from db.rows import check_status as _check_status
 from db.rows import deadline_from_row as _deadline_from_row
@@ -1544,6 +1544,44 @@ class SqliteStore:
     async def archived_games(self, guild_id: int | None) -> list[ArchivedGame]:
         """The archived games of a guild, newest first."""
         return await self._run(partial(_archived_games_tx, guild_id=guild_id))
+
+    async def all_archives(self) -> list[ArchivedGame]:
+        """Every archived game of every guild, by id (for ``arbitro db copy``)."""
+        rows = await self._run(
+            lambda connection: connection.execute(
+                f"SELECT {_ARCHIVE_COLUMNS} FROM archived_games ORDER BY id"
+            ).fetchall()
+        )
+        return [_archive_from_row(row) for row in rows]
+
+    async def restore_archive(self, entry: ArchivedGame, bundle: dict[str, Any]) -> None:
+        """Insert an archived game exactly as another store holds it (same id)."""
+        blob = archive_blob(bundle)
+        values = (
+            entry.id,
+            entry.channel_id,
+            entry.guild_id,
+            entry.ruleset,
+            entry.language,
+            entry.title,
+            entry.version,
+            format_timestamp(entry.created_at),
+            format_timestamp(entry.ended_at),
+            format_timestamp(entry.archived_at),
+            entry.head_hash,
+            blob,
+        )
+
+        def work(connection: sqlite3.Connection) -> None:
+            with _write_transaction(connection):
+                connection.execute(
+                    "INSERT INTO archived_games (id, channel_id, guild_id, ruleset, language, "
+                    "title, version, created_at, ended_at, archived_at, head_hash, bundle) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    values,
+                )
+
+        await self._run(work)
 
     async def archived_export(self, archive_id: int) -> dict[str, Any]:
         """An archived game's export bundle as JSON."""

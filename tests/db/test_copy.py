@@ -16,7 +16,7 @@ from db import cli
 from db.errors import GameExists
 from db.models import NewEvent
 from db.open import open_store
-from tests.db.helpers import new_game
+from tests.db.helpers import GUILD, new_game
 
 RELEASE_DB = Path(__file__).resolve().parents[1] / "fixtures" / "release-0.1.0.db"
 
@@ -48,7 +48,18 @@ async def snapshot(url: str) -> dict[int, dict[str, Any]]:
                 (d.side, d.due_at, d.reminded, d.set_at)
                 for d in await store.deadlines(game.channel_id)
             ]
+            context = await store.open_command(game.channel_id)
+            data["pace"] = context.pace_hours
+            data["side_roles"] = list(context.side_roles)
             games[game.channel_id] = data
+        # Beside the games: the archive (same ids, same bundles) and who may create games.
+        games[0] = {
+            "archives": [
+                (entry, await store.archived_export(entry.id))
+                for entry in await store.all_archives()
+            ],
+            "creators": await store.creator_role(GUILD),
+        }
         return games
 
 
@@ -75,6 +86,12 @@ async def populate(url: str) -> None:
         await store.undo(1, interaction_id="u-1")
         await new_game(store, 2, guild_id=None, document={"turn": 1})
         await store.end_game(2, reason="draw")
+        await store.set_pace(1, 12)
+        await store.bind_side(1, "rossi", 4242)
+        await store.set_creator_role(GUILD, 777)
+        await new_game(store, 3, document={"turn": 1})
+        await store.end_game(3)
+        await store.archive_game(3, await store.export(3), title="Archived")
 
 
 @pytest.mark.parametrize("direction", ["sqlite-postgres-sqlite", "postgres-sqlite-postgres"])
@@ -103,12 +120,13 @@ async def test_release_games_round_trip_sqlite_postgres_sqlite(
     # The fixture was saved by 0.1.0; bring its schema up to date as an upgrade would.
     assert await asyncio.to_thread(run, "db", "migrate", "--db", str(source)) == 0
     original = await snapshot(str(source))
-    assert len(original) >= 3
+    assert len(original) >= 4
     back = tmp_path / "back.db"
     assert await asyncio.to_thread(run, "db", "copy", str(source), pg_url) == 0
     assert await asyncio.to_thread(run, "db", "copy", pg_url, str(back)) == 0
     output = capsys.readouterr().out
-    assert f"{len(original)} game(s)" in output and "copied and verified" in output
+    games = len(original) - 1  # key 0 holds the archive and the guild settings
+    assert f"{games} game(s)" in output and "copied and verified" in output
     assert await snapshot(pg_url) == original
     assert await snapshot(str(back)) == original
 
