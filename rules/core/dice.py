@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Protocol
 
 from rules.core.errors import DiceError, DiceNeeded
@@ -251,5 +252,29 @@ class DiceTray:
         source = self._source_now()
         owner = self.owner if self.owner is not None else self.actor_side
         result = Roll(die, source.face(die, label), label, source.by_hand, owner)
+        self.rolls.append(result)
+        return result
+
+    def roll_against(self, die: Die, label: str, at_most: int) -> Roll:
+        """Roll ``die`` for a check that passes on ``at_most`` or less: a roll like any other
+        in play; for the odds, two weighted branches (pass, fail) instead of one per face.
+
+        Only for a roll whose face matters to the rules through the check alone (it is
+        shown, never used again): the odds then follow one representative face per side of
+        the threshold, weighted by how many faces fall there.
+        """
+        source = self._source_now()
+        choose = getattr(source, "choose", None)
+        if choose is None or not getattr(source, "odds_paths", False):
+            return self.roll(die, label)
+        passing = max(0, min(at_most, die.sides))
+        branches: list[tuple[int, Fraction]] = []
+        if passing:
+            branches.append((passing, Fraction(passing, die.sides)))
+        if passing < die.sides:
+            branches.append((die.sides, Fraction(die.sides - passing, die.sides)))
+        face = int(choose(tuple(branches)))
+        owner = self.owner if self.owner is not None else self.actor_side
+        result = Roll(die, face, label, False, owner)
         self.rolls.append(result)
         return result

@@ -60,6 +60,9 @@ class _PathSource:
         self.options = options
         self.position = 0
 
+    #: Marks the odds enumerator's source (DiceTray.roll_against branches on it).
+    odds_paths = True
+
     @property
     def by_hand(self) -> bool:
         return False

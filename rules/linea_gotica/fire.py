@@ -298,7 +298,7 @@ def _damage_armour(
         if mods:
             base_mod = Modifier(f"{K}.mod.penetration", chance - sum(m.value for m in mods))
             builder.step(f"{K}.step.chance", modifiers=(base_mod, *mods), total=chance, table=cell)
-        roll = tray.roll(D10, "Penetration — d10")
+        roll = tray.roll_against(D10, "Penetration — d10", chance)
         pierced = roll.face <= chance
         pen_outcome = Outcome.of(
             f"{K}.damage.penetrated" if pierced else f"{K}.damage.not_penetrated"
@@ -580,7 +580,7 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
     # refused whatever the dice, never only when it hits.
     damage = weapon_damage(data, row)
     builder.step(f"{K}.step.chance", modifiers=tuple(mods), total=chance, table=line)
-    roll = tray.roll(D10, f"To hit ({row.id}) — d10")
+    roll = tray.roll_against(D10, f"To hit ({row.id}) — d10", chance)
     hit = roll.face <= chance
     builder.step(
         f"{K}.step.to_hit",

@@ -265,7 +265,7 @@ def source_keys() -> set[str]:
 
 
 def test_the_sweep_is_broad():
-    assert len(resolutions()) > 2000
+    assert len(resolutions()) > 1000  # a check is two branches (pass, fail), not ten faces
     assert len(used_keys()) > 200
 
 
