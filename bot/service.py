@@ -594,8 +594,7 @@ class GameService:
             raise ServiceError("error.service.creators.managers_only")
         role_id = _role_option(request.options)
         await self._store.set_creator_role(request.guild_id, role_id)
-        language = request.locale if request.locale in LANGUAGES else "it"
-        reply = Reply(language=language or "it")
+        reply = Reply(language=_known_language(request.locale))
         reply.notices.append(
             Outcome.of("bot.games.creators", role=f"<@&{role_id}>")
             if role_id is not None
@@ -610,9 +609,7 @@ class GameService:
             record: GameRecord | None = await self._store.load(request.channel_id)
         except GameNotFound:
             record = None
-        language = record.language if record is not None else (request.locale or "it")
-        if language not in LANGUAGES:
-            language = "it"
+        language = _known_language(record.language if record else None, request.locale)
         play = self._play(record.ruleset) if record is not None else None
         reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
         if request.verb == "help":
@@ -639,9 +636,7 @@ class GameService:
 
     async def _list(self, request: Request) -> Reply:
         """``/game list``: the guild's games, in play and archived."""
-        language = await self.language(request.channel_id) or request.locale or "it"
-        if language not in LANGUAGES:
-            language = "it"
+        language = _known_language(await self.language(request.channel_id), request.locale)
         reply = Reply(language=language)
         reply.lines = await list_lines(
             self._store, request.guild_id, language, in_guild=request.guild_id is not None
@@ -1410,6 +1405,11 @@ class GameService:
             reply.ping = await self._players_of(deadline.channel_id, deadline.side)
             replies.append((deadline.channel_id, reply))
         return replies
+
+
+def _known_language(*candidates: str | None) -> str:
+    """The first of ``candidates`` that is a language of the catalogues, else Italian."""
+    return next((c for c in candidates if c in LANGUAGES), "it")
 
 
 def _side_named(sides: Mapping[str, str], wanted: object) -> str:
