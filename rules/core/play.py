@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import ValidationError
 
+from rules.core.battlefield import MapView
 from rules.core.dice import DiceSource, Roll
 from rules.core.errors import InvalidInput
 from rules.core.game import disposable
@@ -142,6 +143,17 @@ class GamePlay(Protocol):
 
     def verbs(self) -> tuple[str, ...]:
         """The verbs this ruleset accepts."""
+        ...
+
+    def map_view(
+        self, document: Mapping[str, Any], viewer_side: str | None, *, public: bool
+    ) -> MapView | None:
+        """What to draw of the table for a viewer; None where the game has no battlefield.
+
+        ``public``: the picture posted in the channel (units the ruleset hides from the
+        enemy are left out for everyone); otherwise the ephemeral view of ``viewer_side``
+        (None: the referee, who sees everything), which includes its own hidden units.
+        """
         ...
 
 
@@ -273,6 +285,12 @@ class DocumentPlay:
     def verbs(self) -> tuple[str, ...]:
         """The verbs this ruleset accepts."""
         return tuple(self.commands.VERBS)
+
+    def map_view(
+        self, document: Mapping[str, Any], viewer_side: str | None, *, public: bool
+    ) -> MapView | None:
+        """No battlefield unless the ruleset draws one (see :meth:`GamePlay.map_view`)."""
+        return None
 
     def options_of(self, verb: str) -> tuple[str, ...]:
         """The option names this ruleset accepts for ``verb`` (none for a verb it lacks);

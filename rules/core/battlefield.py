@@ -1,0 +1,178 @@
+"""The battlefield a scenario may carry, and the picture of it that front ends draw.
+
+Two contracts live here, both pure data:
+
+* :class:`Battlefield` — what a scenario's optional ``battlefield:`` section holds for the
+  measured rulesets (manovra, linea_gotica, w40k4): the table's size in cm, terrain areas
+  (polygons or circles, each named with one of the ruleset's own terrain classes), named
+  points, and where each unit starts. Geometry over it (distances, the terrain a point
+  stands in, what a line crosses) lives in :mod:`rules.core.geometry`.
+* :class:`MapView` — what a ruleset says should be drawn for one viewer: the table, its
+  areas (or a hex grid), the counters the viewer may see, and the last action's overlays
+  (line of fire, scatter arrow, template and blast circles). A renderer in ``bot/`` turns a
+  MapView into a PNG; it knows nothing of any ruleset.
+
+Coordinates are centimetres on the table, x to the right and y *up* from the bottom-left
+corner (the way players measure from their own table edge); a renderer flips y.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Cm = Annotated[float, Field(ge=0, le=10_000, allow_inf_nan=False)]
+
+
+class Point(BaseModel):
+    """A point on the table, in cm from the bottom-left corner."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    x: Cm
+    y: Cm
+
+
+class CircleShape(BaseModel):
+    """A round area: a wood, a crater, a blast."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["circle"] = "circle"
+    center: Point
+    radius: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)]
+
+
+class PolygonShape(BaseModel):
+    """A simple polygon (no self-intersection), its corners in order."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["polygon"] = "polygon"
+    points: tuple[Point, ...] = Field(min_length=3, max_length=200)
+
+
+Shape = Annotated[CircleShape | PolygonShape, Field(discriminator="kind")]
+
+
+class TerrainArea(BaseModel):
+    """One terrain feature: its shape and the ruleset's terrain class it counts as."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=40)
+    name: str = Field(min_length=1, max_length=80)
+    terrain: str = Field(min_length=1, max_length=40)  # a terrain class of the ruleset
+    shape: Shape
+    # Whether the area hides what is behind it (woods, buildings, hills); a line of sight
+    # that crosses it is blocked, one that only enters it (the target stands inside) is not.
+    blocks_sight: bool = False
+
+
+class Battlefield(BaseModel):
+    """The table of a measured game: its size, terrain areas, named points, deployment."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    width_cm: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)]
+    height_cm: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)]
+    # The terrain class of ground no area covers (the ruleset's open ground).
+    open_terrain: str = Field(min_length=1, max_length=40)
+    areas: tuple[TerrainArea, ...] = Field(default=(), max_length=200)
+    points: dict[str, Point] = Field(default_factory=dict, max_length=200)
+    deployment: dict[str, Point] = Field(default_factory=dict, max_length=500)
+
+    @model_validator(mode="after")
+    def _on_the_table(self) -> Battlefield:
+        def inside(point: Point) -> bool:
+            return point.x <= self.width_cm and point.y <= self.height_cm
+
+        ids = [area.id for area in self.areas]
+        if len(set(ids)) != len(ids):
+            raise ValueError("two terrain areas share an id")
+        for name, point in {**self.points, **self.deployment}.items():
+            if not inside(point):
+                raise ValueError(f"{name!r} is off the table")
+        return self
+
+
+# --- What a renderer draws -------------------------------------------------------------
+
+
+class MapArea(BaseModel):
+    """A terrain area as drawn: its shape, its class (the renderer picks a fill) and label."""
+
+    model_config = ConfigDict(frozen=True)
+
+    shape: Shape
+    terrain: str
+    label: str
+    blocks_sight: bool = False
+
+
+class MapHex(BaseModel):
+    """One hex of a hex map (pzgren): offset coordinates, its terrain class and label."""
+
+    model_config = ConfigDict(frozen=True)
+
+    col: int
+    row: int
+    terrain: str
+    label: str = ""
+
+
+class HexGrid(BaseModel):
+    """A hex map: flat-topped hexes in odd-q offset columns (as ``rules.pzgren.hexes``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cols: int = Field(ge=1, le=200)
+    rows: int = Field(ge=1, le=200)
+    hexes: tuple[MapHex, ...] = ()
+
+
+class Counter(BaseModel):
+    """A unit as drawn: where, whose, and the few words a player needs at a glance."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unit_id: str
+    label: str  # short text on the counter (the unit id or an abbreviation)
+    side: str  # side id: the renderer gives each side of the game its own colour
+    x: float  # cm on a measured table; on a hex map, the hex (col, row)
+    y: float
+    models: int = 0
+    initial_models: int = 0
+    statuses: tuple[str, ...] = ()  # localized status words (pinned, panic, destroyed…)
+    destroyed: bool = False
+    hidden: bool = False  # drawn only in a view for its owner (dashed outline)
+
+
+class Overlay(BaseModel):
+    """A mark of the last action: a line of fire, a deviation arrow, a blast or template."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["line_of_fire", "arrow", "circle", "point"]
+    points: tuple[Point, ...] = ()  # line/arrow: from, to; circle/point: the centre
+    radius: float = 0.0
+    label: str = ""
+    blocked: bool = False  # a line of fire drawn as blocked
+
+
+class MapView(BaseModel):
+    """Everything one viewer may see of the table now, ready to draw."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str
+    sides: dict[str, str]  # side id → name, in the order colours are assigned
+    width_cm: float = 0.0
+    height_cm: float = 0.0
+    open_terrain: str = ""
+    areas: tuple[MapArea, ...] = ()
+    grid: HexGrid | None = None  # a hex map instead of a measured table
+    counters: tuple[Counter, ...] = ()
+    overlays: tuple[Overlay, ...] = ()
+    caption: str = ""  # one line under the picture: the last action, in the game's language
