@@ -1,0 +1,323 @@
+"""Measuring on a :class:`~rules.core.battlefield.Battlefield`: distances, terrain, sight.
+
+Everything the bot measures for players lives here, shared by the measured rulesets, so a
+distance or a blocked line is computed one way in every game. Lengths are cm; bearings are
+degrees clockwise from north (the top of the table, +y).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rules.core.battlefield import Battlefield, CircleShape, Point, PolygonShape, Shape
+from rules.core.errors import InvalidInput
+
+# Lengths below this are measuring noise (a line grazing a corner, a point on an edge).
+EPSILON_CM = 1e-6
+
+COMPASS: Mapping[str, float] = {
+    "N": 0.0, "NE": 45.0, "E": 90.0, "SE": 135.0,
+    "S": 180.0, "SW": 225.0, "W": 270.0, "NW": 315.0,
+    # Italian and French initials players type: est/ovest, nord/sud; O (ovest, ouest) = W.
+    "O": 270.0, "NO": 315.0, "SO": 225.0,
+}
+
+
+def distance(a: Point, b: Point) -> float:
+    """The straight-line distance in cm."""
+    return math.hypot(b.x - a.x, b.y - a.y)
+
+
+def contains(shape: Shape, point: Point) -> bool:
+    """Whether ``point`` is inside ``shape`` (its edge counts as inside)."""
+    if isinstance(shape, CircleShape):
+        return distance(shape.center, point) <= shape.radius + EPSILON_CM
+    return _in_polygon(shape, point)
+
+
+def _in_polygon(shape: PolygonShape, point: Point) -> bool:
+    corners = shape.points
+    inside = False
+    count = len(corners)
+    for index in range(count):
+        a, b = corners[index], corners[(index + 1) % count]
+        if _on_segment(point, a, b):
+            return True
+        if (a.y > point.y) != (b.y > point.y):
+            crossing_x = a.x + (point.y - a.y) * (b.x - a.x) / (b.y - a.y)
+            if point.x < crossing_x:
+                inside = not inside
+    return inside
+
+
+def _on_segment(point: Point, a: Point, b: Point) -> bool:
+    cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
+    if abs(cross) > EPSILON_CM * max(1.0, distance(a, b)):
+        return False
+    return (
+        min(a.x, b.x) - EPSILON_CM <= point.x <= max(a.x, b.x) + EPSILON_CM
+        and min(a.y, b.y) - EPSILON_CM <= point.y <= max(a.y, b.y) + EPSILON_CM
+    )
+
+
+def centroid(shape: Shape) -> Point:
+    """A shape's centre (a polygon's area centroid; its mean corner if degenerate)."""
+    if isinstance(shape, CircleShape):
+        return shape.center
+    corners = shape.points
+    twice_area = cx = cy = 0.0
+    for index, a in enumerate(corners):
+        b = corners[(index + 1) % len(corners)]
+        cross = a.x * b.y - b.x * a.y
+        twice_area += cross
+        cx += (a.x + b.x) * cross
+        cy += (a.y + b.y) * cross
+    if abs(twice_area) < EPSILON_CM:
+        return Point(
+            x=sum(p.x for p in corners) / len(corners), y=sum(p.y for p in corners) / len(corners)
+        )
+    return Point(x=cx / (3 * twice_area), y=cy / (3 * twice_area))
+
+
+def terrain_at(field: Battlefield, point: Point) -> tuple[str, str | None]:
+    """The terrain class at ``point`` and the id of the area giving it (None: open ground).
+
+    Where areas overlap the one listed last wins, as it is drawn on top (a building in a
+    wood is a building).
+    """
+    for area in reversed(field.areas):
+        if contains(area.shape, point):
+            return area.terrain, area.id
+    return field.open_terrain, None
+
+
+def _crossings(shape: Shape, a: Point, b: Point) -> list[float]:
+    """Fractions t in (0, 1) of segment a→b where it crosses the shape's edge."""
+    dx, dy = b.x - a.x, b.y - a.y
+    found: list[float] = []
+    if isinstance(shape, CircleShape):
+        fx, fy = a.x - shape.center.x, a.y - shape.center.y
+        qa = dx * dx + dy * dy
+        if qa < EPSILON_CM:
+            return []
+        qb = 2 * (fx * dx + fy * dy)
+        qc = fx * fx + fy * fy - shape.radius * shape.radius
+        disc = qb * qb - 4 * qa * qc
+        if disc <= 0:
+            return []
+        root = math.sqrt(disc)
+        found = [(-qb - root) / (2 * qa), (-qb + root) / (2 * qa)]
+    else:
+        corners = shape.points
+        for index, c in enumerate(corners):
+            d = corners[(index + 1) % len(corners)]
+            ex, ey = d.x - c.x, d.y - c.y
+            denominator = dx * ey - dy * ex
+            if abs(denominator) < 1e-12:
+                continue  # parallel: touching along an edge adds no crossing
+            t = ((c.x - a.x) * ey - (c.y - a.y) * ex) / denominator
+            u = ((c.x - a.x) * dy - (c.y - a.y) * dx) / denominator
+            if -1e-12 <= u <= 1 + 1e-12:
+                found.append(t)
+    return sorted(t for t in found if 0.0 < t < 1.0)
+
+
+def _along(a: Point, b: Point, t: float) -> Point:
+    return Point(x=max(0.0, a.x + (b.x - a.x) * t), y=max(0.0, a.y + (b.y - a.y) * t))
+
+
+def length_inside(shape: Shape, a: Point, b: Point) -> float:
+    """How many cm of the segment a→b lie inside ``shape``."""
+    cuts = [0.0, *_crossings(shape, a, b), 1.0]
+    total = distance(a, b)
+    inside = 0.0
+    for start, end in itertools.pairwise(cuts):
+        if end - start <= 0:
+            continue
+        if contains(shape, _along(a, b, (start + end) / 2)):
+            inside += (end - start) * total
+    return inside
+
+
+@dataclass(frozen=True, slots=True)
+class Leg:
+    """A stretch of a path through one terrain."""
+
+    terrain: str
+    area: str | None  # the area's id; None for open ground
+    cm: float
+
+
+def path_legs(field: Battlefield, a: Point, b: Point) -> tuple[Leg, ...]:
+    """The straight path a→b cut where it enters or leaves an area, each stretch's terrain.
+
+    Consecutive stretches of the same area are merged; stretches shorter than
+    :data:`EPSILON_CM` are dropped.
+    """
+    cuts = {0.0, 1.0}
+    for area in field.areas:
+        cuts.update(_crossings(area.shape, a, b))
+    ordered = sorted(cuts)
+    total = distance(a, b)
+    legs: list[Leg] = []
+    for start, end in itertools.pairwise(ordered):
+        cm = (end - start) * total
+        if cm < EPSILON_CM:
+            continue
+        terrain, area_id = terrain_at(field, _along(a, b, (start + end) / 2))
+        if legs and legs[-1].area == area_id and legs[-1].terrain == terrain:
+            legs[-1] = Leg(terrain, area_id, legs[-1].cm + cm)
+        else:
+            legs.append(Leg(terrain, area_id, cm))
+    return tuple(legs)
+
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """What lies between an observer (or firer) and a target on the table."""
+
+    cm: float
+    target_terrain: str
+    target_area: str | None
+    blocked_by: tuple[str, ...]  # ids of sight-blocking areas the line passes through
+    crossed: tuple[str, ...]  # ids of other areas it passes through (cover on the way)
+
+    @property
+    def clear(self) -> bool:
+        """Whether nothing blocks the line."""
+        return not self.blocked_by
+
+
+def line_of_sight(field: Battlefield, origin: Point, target: Point) -> Sight:
+    """Measure the line origin→target.
+
+    An area the observer or the target stands in never blocks it: one sees out of the edge
+    of a wood, and into the wood where the target stands (each ruleset's own limits on
+    seeing into terrain, like manovra's OSSERVAZIONE, apply on top). Any other
+    sight-blocking area the line passes through for more than a graze blocks it.
+    """
+    target_terrain, target_area = terrain_at(field, target)
+    blocked: list[str] = []
+    crossed: list[str] = []
+    for area in field.areas:
+        if contains(area.shape, origin) or contains(area.shape, target):
+            continue
+        if length_inside(area.shape, origin, target) <= 0.01:
+            continue
+        (blocked if area.blocks_sight else crossed).append(area.id)
+    return Sight(
+        cm=distance(origin, target),
+        target_terrain=target_terrain,
+        target_area=target_area,
+        blocked_by=tuple(blocked),
+        crossed=tuple(crossed),
+    )
+
+
+def offset(origin: Point, bearing_degrees: float, cm: float) -> tuple[float, float]:
+    """The (x, y) ``cm`` away from ``origin`` on a bearing (not checked against the table)."""
+    radians = math.radians(bearing_degrees)
+    return origin.x + cm * math.sin(radians), origin.y + cm * math.cos(radians)
+
+
+def toward(origin: Point, target: Point, cm: float) -> tuple[float, float]:
+    """The (x, y) ``cm`` from ``origin`` toward ``target`` (stopping at the target)."""
+    whole = distance(origin, target)
+    if whole < EPSILON_CM:
+        return origin.x, origin.y
+    share = min(1.0, cm / whole)
+    return origin.x + (target.x - origin.x) * share, origin.y + (target.y - origin.y) * share
+
+
+def on_table(field: Battlefield, x: float, y: float, *, what: str) -> Point:
+    """The point (x, y), or ``error.field.off_table`` naming ``what`` if it is off the table."""
+    if not (
+        -EPSILON_CM <= x <= field.width_cm + EPSILON_CM
+        and -EPSILON_CM <= y <= field.height_cm + EPSILON_CM
+    ):
+        raise InvalidInput(
+            "error.field.off_table",
+            what=what,
+            x=round(x, 1),
+            y=round(y, 1),
+            width=_cm(field.width_cm),
+            height=_cm(field.height_cm),
+        )
+    return Point(
+        x=min(max(x, 0.0), field.width_cm), y=min(max(y, 0.0), field.height_cm)
+    )
+
+
+def _cm(value: float) -> str:
+    return f"{value:g}"
+
+
+_NUMBER = r"[-+]?\d+(?:[.,]\d+)?"
+_XY = re.compile(rf"^\s*({_NUMBER})\s*[;, ]\s*({_NUMBER})\s*$")
+# A numeric bearing carries its degree sign ("135° 10"): two bare numbers are x,y.
+_BEARING = re.compile(
+    rf"^\s*([A-Za-z]{{1,2}}|{_NUMBER}\s*(?:°|deg))\s+({_NUMBER})\s*(?:cm)?\s*$"
+)
+_TOWARD = re.compile(rf"^\s*(?:toward|towards|verso|vers)\s+(\S+)\s+({_NUMBER})\s*(?:cm)?\s*$",
+                     re.IGNORECASE)
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def parse_destination(
+    text: str,
+    field: Battlefield,
+    origin: Point,
+    places: Mapping[str, Point] | None = None,
+) -> Point:
+    """Where a ``to:`` option points, from ``origin``.
+
+    Accepted forms: ``x,y`` (cm from the bottom-left corner, e.g. ``45,30`` or ``45 30``);
+    a named point of the battlefield or the id of a terrain area (its centre); a bearing and
+    a distance (``NE 12``, ``90° 15`` — degrees clockwise from north, the top edge); ``toward
+    NAME 10`` (``verso``/``vers`` too), NAME a point, an area or one of ``places`` (units'
+    positions). A point off the table is refused, naming it.
+    """
+    raw = text.strip()
+    if not raw:
+        raise InvalidInput("error.field.destination", text=text)
+    known: dict[str, Point] = {
+        **{area.id: centroid(area.shape) for area in field.areas},
+        **field.points,
+        **(places or {}),
+    }
+    folded = {name.casefold(): point for name, point in known.items()}
+    if (match := _XY.match(raw)) is not None:
+        return on_table(field, _number(match[1]), _number(match[2]), what=raw)
+    if (match := _TOWARD.match(raw)) is not None:
+        goal = folded.get(match[1].casefold())
+        if goal is None:
+            raise InvalidInput("error.field.unknown_place", name=match[1], known=_names(known))
+        x, y = toward(origin, goal, _number(match[2]))
+        return on_table(field, x, y, what=raw)
+    if (match := _BEARING.match(raw)) is not None:
+        word = match[1].upper()
+        if word in COMPASS:
+            bearing = COMPASS[word]
+        elif (degrees := re.match(_NUMBER, match[1])) is not None:
+            bearing = _number(degrees[0]) % 360.0
+        else:
+            raise InvalidInput("error.field.destination", text=text)
+        x, y = offset(origin, bearing, _number(match[2]))
+        return on_table(field, x, y, what=raw)
+    point = folded.get(raw.casefold())
+    if point is None:
+        raise InvalidInput("error.field.unknown_place", name=raw, known=_names(known))
+    return point
+
+
+def _names(known: Mapping[str, Point]) -> str:
+    names = sorted(known)
+    shown = ", ".join(names[:12])
+    return shown + (", …" if len(names) > 12 else "")
