@@ -33,7 +33,10 @@ EXTRA = "extra"
 #: not shared by the rulesets moves into ``extra`` (autocompleted for the channel's ruleset).
 #: Decided on the declaration alone: a new ruleset adds no option to a shared command.
 MAX_DIRECT_OPTIONS = 8
-SHARED_OPTIONS = frozenset({"unit", "target", "distance", "weapon", "terrain", "kind", DICE})
+# ``to`` is where /move goes on a battlefield the bot keeps (coordinates, a named point…).
+SHARED_OPTIONS = frozenset(
+    {"unit", "target", "distance", "weapon", "terrain", "kind", "to", DICE}
+)
 
 
 class OptionType(enum.StrEnum):
@@ -374,6 +377,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "move",
         (
             name("unit", "unit", required=True),
+            name("to", "destination", description="to_move"),
             name("terrain", "terrain"),
             move_distance("distance", description="distance_move"),
             pick("kind", *MOVE_KINDS, description="kind_move"),
