@@ -12,7 +12,8 @@ Two contracts live here, both pure data:
   (line of fire, scatter arrow, template and blast circles). A renderer in ``bot/`` turns a
   MapView into a PNG; it knows nothing of any ruleset.
 
-Coordinates are centimetres on the table, x to the right and y *up* from the bottom-left
+Coordinates are in the ruleset's measuring unit (``unit``: centimetres for manovra and
+linea_gotica, inches for w40k4), on the table x to the right and y *up* from the bottom-left
 corner (the way players measure from their own table edge); a renderer flips y.
 """
 
@@ -77,6 +78,9 @@ class Battlefield(BaseModel):
 
     width_cm: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)]
     height_cm: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)]
+    # The measuring unit of every number here ("cm" despite the field names' suffix when
+    # the ruleset measures in inches: one geometry serves both).
+    unit: Literal["cm", "in"] = "cm"
     # The terrain class of ground no area covers (the ruleset's open ground).
     open_terrain: str = Field(min_length=1, max_length=40)
     areas: tuple[TerrainArea, ...] = Field(default=(), max_length=200)
@@ -170,6 +174,7 @@ class MapView(BaseModel):
     sides: dict[str, str]  # side id → name, in the order colours are assigned
     width_cm: float = 0.0
     height_cm: float = 0.0
+    unit: str = "cm"  # what the numbers are in, for the scale bar
     open_terrain: str = ""
     areas: tuple[MapArea, ...] = ()
     grid: HexGrid | None = None  # a hex map instead of a measured table
