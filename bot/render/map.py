@@ -15,6 +15,7 @@ fill by name (:data:`TERRAIN_STYLES`, then keywords, then a stable colour from t
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import unicodedata
 import zlib
@@ -369,11 +370,9 @@ def _dashed_line(
     at = 0.0
     while at < length:
         stop = min(length, at + dash)
-        draw.line(
-            [(start[0] + ux * at, start[1] + uy * at), (start[0] + ux * stop, start[1] + uy * stop)],
-            fill=fill,
-            width=width,
-        )
+        a = (start[0] + ux * at, start[1] + uy * at)
+        b = (start[0] + ux * stop, start[1] + uy * stop)
+        draw.line([a, b], fill=fill, width=width)
         at = stop + gap
 
 
@@ -382,7 +381,7 @@ def _dashed_outline(
 ) -> None:
     x0, y0, x1, y1 = box
     corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
-    for a, b in zip(corners, corners[1:], strict=False):
+    for a, b in itertools.pairwise(corners):
         _dashed_line(draw, a, b, fill, width, dash=6, gap=4)
 
 
@@ -583,7 +582,7 @@ def _nice_length(longest: float) -> float:
     """A round length (1, 2, 5 × 10ⁿ) no longer than ``longest``."""
     if longest <= 0:
         return 0.0
-    power = 10 ** math.floor(math.log10(longest))
+    power = 10.0 ** math.floor(math.log10(longest))
     for step in (5, 2, 1):
         if step * power <= longest:
             return step * power
