@@ -46,6 +46,7 @@ from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
 from db.models import CommandContext, EventRecord, GameRecord, Member, NewEvent, PendingRoll
 from db.protocol import GameStore
 from rules.cli import format_table
+from rules.core.battlefield import MapView
 from rules.core.dice import (
     DiceSource,
     DiceTray,
@@ -70,7 +71,7 @@ from rules.core.odds import odds_budget
 from rules.core.play import FollowUp, GamePlay, Played, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
-from rules.render import outcome_text, render_resolution_text
+from rules.render import outcome_text, render_resolution_text, value_text
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -123,7 +124,12 @@ GAME_VERBS = (
     "seat.remove",
     "seat.bind",
     "game.creators",
+    "game.map",
 )
+
+#: Commands whose replies carry the picture of the table, where the game has one: what
+#: moves a unit or fires (directly, or by indirect fire: requests and executions).
+MAP_VERBS = frozenset({"move", "fire", "callarty", "execute", "template"})
 
 
 # Verbs that never commit: nothing to find again when they are retried.
@@ -137,6 +143,7 @@ _READ_ONLY_VERBS = frozenset(
         "help",
         "rules.table",
         "odds",
+        "game.map",
     }
 )
 
@@ -194,6 +201,14 @@ class Reply:
     dice_prompt: DicePrompt | None = None
     #: The hash of the game's chain head after the command (shown short under the reply).
     head_hash: str | None = None
+    #: The table to draw under the reply (front ends render it off the event loop, and post
+    #: the reply without it if that fails); None where the game has no battlefield.
+    map_view: MapView | None = None
+    #: Whether ``map_view`` is the channel's picture (no hidden unit may show) or the
+    #: asker's own view (shown to the asker only: ``private``).
+    map_public: bool = True
+    #: The reply is shown to the asker only (``/map mine:true``).
+    private: bool = False
 
 
 class ServiceError(RulesError):
@@ -407,14 +422,18 @@ class GameService:
         if verb in ("game.status", "turn.status"):
             ended = record.status == "ended"
 
-            def look() -> tuple[StatusView, list[FollowUp], list[LegalAction]]:
+            def look() -> tuple[StatusView, list[FollowUp], list[LegalAction], MapView | None]:
                 # Off the loop, in one pass: listing legal actions can take milliseconds.
-                view = play.status(document)
+                view = public_status(play.status(document))
+                picture = channel_map(play, document, reply.ruleset, reply.language)
                 if ended:
-                    return view, [], []
-                return view, play.follow_ups(document), owed(play.legal_actions(document))
+                    return view, [], [], picture
+                follow = play.follow_ups(document)
+                return view, follow, owed(play.legal_actions(document)), picture
 
-            reply.status, reply.follow_ups, reply.owed = await self._read_off_loop(look)
+            reply.status, reply.follow_ups, reply.owed, reply.map_view = (
+                await self._read_off_loop(look)
+            )
             if ended:  # ended by the referee: nobody is to move any more
                 reply.status = replace(reply.status, ended=True, awaiting=None)
                 return reply
@@ -431,6 +450,8 @@ class GameService:
                     )
                 )
             return reply
+        if verb == "game.map":
+            return await self._map(request, play, document, seat, reply)
         if verb in ("game.undo", "game.end", "game.deadline", "game.pace"):
             if seat.role != "referee":
                 raise ServiceError("error.service.referee_only")
@@ -764,6 +785,34 @@ class GameService:
         )
         return reply
 
+    async def _map(
+        self,
+        request: Request,
+        play: GamePlay,
+        document: Mapping[str, Any],
+        seat: Seat,
+        reply: Reply,
+    ) -> Reply:
+        """``/map``: the table as the channel sees it; ``/map mine:true``: the asker's own
+        view (their side's hidden units too; the referee's shows everything), privately."""
+        mine = bool(request.options.get("mine"))
+        if mine and seat.role == "none":
+            raise ServiceError("error.service.join_first")
+        viewer = None if seat.role == "referee" else seat.side
+
+        def look() -> MapView | None:
+            if not mine:
+                return channel_map(play, document, reply.ruleset, reply.language)
+            view = play.map_view(document, viewer, public=False)
+            return localized_map(view, reply.ruleset, reply.language) if view else None
+
+        reply.map_view = await self._read_off_loop(look)
+        reply.map_public = not mine
+        reply.private = mine
+        if reply.map_view is None:
+            reply.notices.append(Outcome.of("bot.map.none"))
+        return reply
+
     async def _log(self, request: Request, reply: Reply) -> Reply:
         count = _int_option(request.options, "count", 10, 1, MAX_LOG)
         record = await self._store.load(request.channel_id)
@@ -1041,11 +1090,16 @@ class GameService:
             dice = ScriptedDice(typed, by_hand=True)
             bot_dice = ReplayingDice(bot_faces, self._dice)
 
+        drawn = request.verb in MAP_VERBS and not odds_only
+        pictures: list[MapView | None] = []
+
         def rules_pass() -> tuple[str | None, Played, list[FollowUp], str | None]:
             # One hop to the rules thread for everything the rules say about this command:
             # whose move it was, the command, then what the new state offers and awaits
-            # (asked of the state the command left, not validated again).
+            # (asked of the state the command left, not validated again), and the picture.
             waiting = play.awaiting(document)
+            # Read from the state the command is played on, before apply takes it over.
+            marks = play.action_overlays(document, request.verb, request.options) if drawn else ()
             result = play.apply(
                 document,
                 request.verb,
@@ -1056,6 +1110,11 @@ class GameService:
             )
             if odds_only:
                 return waiting, result, [], None
+            if drawn:
+                view = channel_map(play, result.document, reply.ruleset, reply.language)
+                if view is not None and marks:
+                    view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
+                pictures.append(view)
             return waiting, result, play.follow_ups(result.document), play.awaiting(result.document)
 
         try:
@@ -1119,6 +1178,7 @@ class GameService:
             ]
             return reply
         reply.follow_ups = follow_ups
+        reply.map_view = pictures[-1] if pictures else None
         if after is not None and after != before:
             reply.ping = (
                 _players_among(context.members, after)
@@ -1405,6 +1465,60 @@ class GameService:
             reply.ping = await self._players_of(deadline.channel_id, deadline.side)
             replies.append((deadline.channel_id, reply))
         return replies
+
+
+def public_status(view: StatusView) -> StatusView:
+    """The status as the channel may read it: units the ruleset hides are not listed."""
+    if not any(unit.hidden for unit in view.units):
+        return view
+    return replace(view, units=tuple(unit for unit in view.units if not unit.hidden))
+
+
+def localized_map(view: MapView, ruleset: str, language: str) -> MapView:
+    """Status words and hex labels in the game's language (a ruleset may give its value
+    words, ``eliminated``; words already localized are left as they are)."""
+    counters = tuple(
+        c.model_copy(update={"statuses": tuple(_word(ruleset, s, language) for s in c.statuses)})
+        if c.statuses
+        else c
+        for c in view.counters
+    )
+    grid = view.grid
+    if grid is not None:
+        hexes = tuple(
+            h.model_copy(update={"label": _word(ruleset, h.label, language)})
+            if h.label
+            else h
+            for h in grid.hexes
+        )
+        grid = grid.model_copy(update={"hexes": hexes})
+    return view.model_copy(update={"counters": counters, "grid": grid})
+
+
+def _word(ruleset: str, word: str, language: str) -> str:
+    # value_text reads "a+b" as two value words: a hex that is woods and entrenched.
+    return value_text(ruleset, word, language).replace(" + ", ", ")
+
+
+def channel_map(
+    play: GamePlay, document: Mapping[str, Any], ruleset: str, language: str
+) -> MapView | None:
+    """The picture for the channel (None without a battlefield, or if the ruleset fails
+    to draw it: the reply goes without it). Never a hidden unit, whatever the ruleset put
+    in its public view."""
+    try:
+        view = play.map_view(document, None, public=True)
+    except Exception:  # a picture must never cost the command its reply
+        log.exception("map_view failed (%s)", ruleset)
+        return None
+    if view is None:
+        return None
+    if any(c.hidden for c in view.counters):
+        log.error("%s put hidden units in its public map view: left out", ruleset)
+        view = view.model_copy(
+            update={"counters": tuple(c for c in view.counters if not c.hidden)}
+        )
+    return localized_map(view, ruleset, language)
 
 
 def _known_language(*candidates: str | None) -> str:
