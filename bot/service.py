@@ -603,7 +603,10 @@ class GameService:
                 sides=", ".join(play.sides(document).values()),
             )
         )
-        reply.status = play.status(document)
+        reply.status = public_status(play.status(document))
+        reply.map_view = await self._read_off_loop(
+            lambda: channel_map(play, document, ruleset, language)
+        )
         return reply
 
     async def _creators(self, request: Request) -> Reply:
@@ -892,7 +895,8 @@ class GameService:
             )
             reply.head_hash = result.event.hash
             reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
-            reply.status = play.status((await self._store.load(request.channel_id)).document)
+            undone = (await self._store.load(request.channel_id)).document
+            reply.status = public_status(play.status(undone))
         elif request.verb == "game.end":
             ended = await self._store.end_game(
                 request.channel_id,
@@ -978,7 +982,7 @@ class GameService:
             )
             reply.notices.append(Outcome.of("bot.game.taken_back", seq=latest[0].seq))
             reply.seq, reply.head_hash = result.seq, result.event.hash
-            reply.status = play.status((await self._store.load(channel)).document)
+            reply.status = public_status(play.status((await self._store.load(channel)).document))
             return reply
         latest = version if request.verb == VERB_REROLL else max(1, version - 1)
         seq = _int_option(request.options, "seq", 0, 1, latest)
@@ -993,7 +997,7 @@ class GameService:
             result = await self._store.commit(channel, version, earlier.document, event)
             reply.notices.append(Outcome.of("bot.game.rewound", seq=seq, undone=version - seq))
             reply.seq, reply.head_hash = result.seq, result.event.hash
-            reply.status = play.status(play.load_document(earlier.document))
+            reply.status = public_status(play.status(play.load_document(earlier.document)))
             return reply
         bundle = await self._store.export(channel)
         target = next((e for e in bundle.events if e.seq == seq), None)
@@ -1027,7 +1031,7 @@ class GameService:
                 Outcome.of("bot.dice.reroll_stopped", seq=outcome.stopped_at, reason=outcome.reason)
             )
         reply.seq, reply.head_hash = result.seq, result.event.hash
-        reply.status = play.status(play.load_document(outcome.document))
+        reply.status = public_status(play.status(play.load_document(outcome.document)))
         return reply
 
     async def _dice_check(
