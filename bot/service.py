@@ -46,7 +46,7 @@ from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
 from db.models import CommandContext, EventRecord, GameRecord, Member, NewEvent, PendingRoll
 from db.protocol import GameStore
 from rules.cli import format_table
-from rules.core.battlefield import MapView
+from rules.core.battlefield import MapView, Overlay
 from rules.core.dice import (
     DiceSource,
     DiceTray,
@@ -1103,7 +1103,7 @@ class GameService:
             # (asked of the state the command left, not validated again), and the picture.
             waiting = play.awaiting(document)
             # Read from the state the command is played on, before apply takes it over.
-            marks = play.action_overlays(document, request.verb, request.options) if drawn else ()
+            marks = command_marks(play, document, request) if drawn else ()
             result = play.apply(
                 document,
                 request.verb,
@@ -1502,6 +1502,18 @@ def localized_map(view: MapView, ruleset: str, language: str) -> MapView:
 def _word(ruleset: str, word: str, language: str) -> str:
     # value_text reads "a+b" as two value words: a hex that is woods and entrenched.
     return value_text(ruleset, word, language).replace(" + ", ", ")
+
+
+def command_marks(
+    play: GamePlay, document: Mapping[str, Any], request: Request
+) -> tuple[Overlay, ...]:
+    """The marks a command draws on its reply's picture (none if the ruleset fails: the
+    command itself must not)."""
+    try:
+        return play.action_overlays(document, request.verb, request.options)
+    except Exception:
+        log.exception("action_overlays failed (%s)", request.verb)
+        return ()
 
 
 def channel_map(

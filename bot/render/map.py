@@ -555,8 +555,13 @@ def _draw_footer(
     draw = ImageDraw.Draw(image)
     x = float(MARGIN)
     y = top + 14
+    # The scale bar keeps the right end of the band; sides that would run into it are
+    # left out of the legend (their colours still tell them apart on the table).
+    room = WIDTH - MARGIN - (scale_px + 90 if scale_px > 0 else 0)
     for side, colour in colours.items():
-        name = view.sides.get(side, side)
+        name = _fit(view.sides.get(side, side), LABEL_TEXT, 220)
+        if x + 32 + _font(LABEL_TEXT).getlength(name) > room:
+            break
         draw.rounded_rectangle([x, y - 9, x + 24, y + 9], radius=3, fill=colour, outline=INK)
         _text(image, (x + 32, y), name, LABEL_TEXT, INK, anchor="lm", halo=False)
         x += 32 + _font(LABEL_TEXT).getlength(name) + 24
@@ -633,7 +638,9 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
         _draw_areas(image, view, frame)
         ImageDraw.Draw(image).rectangle(box, outline=INK, width=2)
     to_pixel = _ToPixel(view, frame)
-    _draw_overlays(image, view.overlays, to_pixel, unit_scale or frame.scale * 1.5, language)
+    # On a hex map a radius counts hexes: from one hex centre to the next.
+    hex_step = frame.scale * math.sqrt(3)
+    _draw_overlays(image, view.overlays, to_pixel, unit_scale or hex_step, language)
     _draw_counters(image, counters, to_pixel, colours, counter_size, widest)
     if unit_scale:
         length = _nice_length(view.width_cm / 5)
