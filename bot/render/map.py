@@ -21,7 +21,7 @@ import unicodedata
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
@@ -219,6 +219,33 @@ def _grid_extent(grid: HexGrid) -> tuple[float, float, float, float]:
 # -- drawing ----------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)
+def _lettering(text: str, size: int, anchor: str) -> tuple[Image.Image, int, int]:
+    """``text`` rendered once as a coverage mask, with its offset from the anchor point.
+
+    The same words come back in picture after picture of a game (unit ids, hex
+    coordinates, area names, side names): each is rendered by FreeType once, then pasted.
+    """
+    font = _font(size)
+    box = font.getbbox(text, anchor=anchor)
+    left, top = math.floor(box[0]), math.floor(box[1])
+    right, bottom = math.ceil(box[2]), math.ceil(box[3])
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor)
+    return mask, left, top
+
+
+def _letter(
+    image: Image.Image, at: tuple[float, float], text: str, size: int, fill: RGB, anchor: str
+) -> tuple[int, int, int, int]:
+    """Paste ``text`` (already spelled for the font) at ``at``; returns its box."""
+    mask, left, top = _lettering(text, size, anchor)
+    x, y = round(at[0]) + left, round(at[1]) + top
+    box = (x, y, x + mask.width, y + mask.height)
+    image.paste(fill, box, mask)
+    return box
+
+
 def _text(
     image: Image.Image,
     at: tuple[float, float],
@@ -231,14 +258,15 @@ def _text(
     """Text, on a see-through white plate when ``halo``: readable over any fill. (A plate
     costs one rectangle; an outline stroke would render every glyph twice.)"""
     shown = plain(text)
-    font = _font(size)
-    draw = ImageDraw.Draw(image, "RGBA")
     if halo:
-        x0, y0, x1, y1 = draw.textbbox(at, shown, font=font, anchor=anchor)
-        draw.rounded_rectangle(
-            (x0 - 3, y0 - 2, x1 + 3, y1 + 2), radius=3, fill=HALO_PLATE
+        mask, left, top = _lettering(shown, size, anchor)
+        x0, y0 = round(at[0]) + left, round(at[1]) + top
+        ImageDraw.Draw(image, "RGBA").rounded_rectangle(
+            (x0 - 3, y0 - 2, x0 + mask.width + 3, y0 + mask.height + 2),
+            radius=3,
+            fill=HALO_PLATE,
         )
-    draw.text(at, shown, font=font, fill=fill, anchor=anchor)
+    _letter(image, at, shown, size, fill, anchor)
 
 
 def _fit(text: str, size: int, width: float) -> str:
@@ -529,11 +557,10 @@ def _draw_counters(
         big = max(10, min(LABEL_TEXT, int(h * 0.42)))
         small = max(9, min(SMALL_TEXT, int(h * 0.32)))
         label = _fit(counter.label, big, w - 4)
-        draw.text(((x0 + x1) / 2, y0 + h * 0.36), label, font=_font(big), fill=HALO, anchor="mm")
+        _letter(image, ((x0 + x1) / 2, y0 + h * 0.36), label, big, HALO, "mm")
         if counter.initial_models:
             losses = f"{counter.models}/{counter.initial_models}"
-            draw.text(((x0 + x1) / 2, y0 + h * 0.77), losses, font=_font(small), fill=HALO,
-                      anchor="mm")
+            _letter(image, ((x0 + x1) / 2, y0 + h * 0.77), losses, small, HALO, "mm")
         if counter.destroyed:
             draw.line([(x0 + 2, y0 + 2), (x1 - 2, y1 - 2)], fill=BLOCKED, width=3)
             draw.line([(x0 + 2, y1 - 2), (x1 - 2, y0 + 2)], fill=BLOCKED, width=3)
