@@ -425,7 +425,10 @@ class GameService:
             def look() -> tuple[StatusView, list[FollowUp], list[LegalAction], MapView | None]:
                 # Off the loop, in one pass: listing legal actions can take milliseconds.
                 view = public_status(play.status(document))
-                picture = channel_map(play, document, reply.ruleset, reply.language)
+                picture = with_caption(
+                    channel_map(play, document, reply.ruleset, reply.language),
+                    status_caption(view, reply.ruleset, reply.language),
+                )
                 if ended:
                     return view, [], [], picture
                 follow = play.follow_ups(document)
@@ -604,8 +607,9 @@ class GameService:
             )
         )
         reply.status = public_status(play.status(document))
+        caption = status_caption(reply.status, ruleset, language)
         reply.map_view = await self._read_off_loop(
-            lambda: channel_map(play, document, ruleset, language)
+            lambda: with_caption(channel_map(play, document, ruleset, language), caption)
         )
         return reply
 
@@ -804,10 +808,15 @@ class GameService:
         viewer = None if seat.role == "referee" else seat.side
 
         def look() -> MapView | None:
+            caption = status_caption(play.status(document), reply.ruleset, reply.language)
             if not mine:
-                return channel_map(play, document, reply.ruleset, reply.language)
+                return with_caption(
+                    channel_map(play, document, reply.ruleset, reply.language), caption
+                )
             view = play.map_view(document, viewer, public=False)
-            return localized_map(view, reply.ruleset, reply.language) if view else None
+            if view is None:
+                return None
+            return with_caption(localized_map(view, reply.ruleset, reply.language), caption)
 
         reply.map_view = await self._read_off_loop(look)
         reply.map_public = not mine
@@ -1182,7 +1191,10 @@ class GameService:
             ]
             return reply
         reply.follow_ups = follow_ups
-        reply.map_view = pictures[-1] if pictures else None
+        if pictures and pictures[-1] is not None:
+            # Under the picture, the command and its outcome as the log tells them.
+            line = event_line(result.event, reply.ruleset, reply.language, play.sides(document))
+            reply.map_view = with_caption(pictures[-1], line)
         if after is not None and after != before:
             reply.ping = (
                 _players_among(context.members, after)
@@ -1502,6 +1514,24 @@ def localized_map(view: MapView, ruleset: str, language: str) -> MapView:
 def _word(ruleset: str, word: str, language: str) -> str:
     # value_text reads "a+b" as two value words: a hex that is woods and entrenched.
     return value_text(ruleset, word, language).replace(" + ", ", ")
+
+
+def status_caption(view: StatusView, ruleset: str, language: str) -> str:
+    """``Turn 2 — activations — to move: …``: the line under a picture of the table."""
+    return translate(
+        "bot.status.header",
+        language,
+        turn=view.turn,
+        phase=outcome_text(ruleset, view.phase, language),
+        side=view.sides.get(view.awaiting or "", "—"),
+    )
+
+
+def with_caption(view: MapView | None, caption: str) -> MapView | None:
+    """The view with ``caption`` under it, unless the ruleset wrote its own."""
+    if view is None or view.caption:
+        return view
+    return view.model_copy(update={"caption": caption})
 
 
 def command_marks(
