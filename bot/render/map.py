@@ -641,6 +641,7 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
         counter_size = radius * 1.05
         widest = radius * 1.6
         unit_scale = 0.0
+        map_width_px = (max_x - min_x) * radius
     else:
         table_w = max(view.width_cm, 1.0)
         table_h = max(view.height_cm, 1.0)
@@ -651,6 +652,7 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
         counter_size = 36.0
         widest = 130.0
         unit_scale = scale
+        map_width_px = table_w * scale
     height = int(title_band + map_height + 12 + footer_band)
     image = Image.new("RGB", (WIDTH, height), BACKGROUND)
     draw = ImageDraw.Draw(image)
@@ -659,8 +661,7 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
     if grid is not None:
         _draw_grid(image, view, grid, frame)
     else:
-        box = [frame.left, frame.top, frame.left + view.width_cm * frame.scale,
-               frame.top + map_height]
+        box = [frame.left, frame.top, frame.left + map_width_px, frame.top + map_height]
         draw.rectangle(box, fill=terrain_style(view.open_terrain or "open").fill)
         _draw_areas(image, view, frame)
         ImageDraw.Draw(image).rectangle(box, outline=INK, width=2)
