@@ -518,43 +518,49 @@ def _draw_counters(
     widest: float,
 ) -> None:
     """Counters as boxes of their side's colour, wide enough for their label (up to
-    ``widest`` pixels); several at one spot share it in a grid of two columns."""
+    ``widest`` pixels); several at one spot are stacked, in two columns past three."""
     draw = ImageDraw.Draw(image)
     spots: dict[tuple[float, float], list[Counter]] = {}
     for counter in counters:
         spots.setdefault((counter.x, counter.y), []).append(counter)
-    placed: list[tuple[Counter, tuple[float, float, float, float]]] = []
+    placed: list[tuple[Counter, tuple[float, float, float, float], int]] = []
     for (x, y), here in spots.items():
         cx, cy = to_pixel(x, y)
-        columns = 1 if len(here) == 1 else 2
+        # Up to three in a column (a hex of pzgren holds three combat units), wide enough
+        # for their ids; more side by side.
+        columns = 1 if len(here) <= 3 else 2
         rows = math.ceil(len(here) / columns)
         height = size if len(here) == 1 else size * 0.62
-        text_size = max(10, min(LABEL_TEXT, int(height * 0.42)))
         room = widest / columns - 2
+        # The largest lettering (down to 11 px) at which every id here fits its counter.
+        text_size = max(10, min(LABEL_TEXT, int(height * 0.42)))
+        while text_size > 11 and any(
+            _font(text_size).getlength(plain(c.label)) + 6 > room for c in here
+        ):
+            text_size -= 1
         wanted = max(_font(text_size).getlength(plain(c.label)) + 10 for c in here)
         width = max(min(height * 1.3, room), min(wanted, room))
         for index, counter in enumerate(here):
             col, row = index % columns, index // columns
             left = cx - columns * width / 2 - (columns - 1) + col * (width + 2)
             top = cy - rows * height / 2 - (rows - 1) + row * (height + 2)
-            placed.append((counter, (left, top, left + width, top + height)))
-    ghosts = [(c, box) for c, box in placed if c.hidden]
+            placed.append((counter, (left, top, left + width, top + height), text_size))
+    ghosts = [(c, box) for c, box, _ in placed if c.hidden]
     if ghosts:
         # Shown to its owner only: see-through and dashed, so the owner knows the enemy
         # does not see it.
         ghost = ImageDraw.Draw(image, "RGBA")
         for counter, box in ghosts:
             ghost.rounded_rectangle(box, radius=4, fill=(*colours[counter.side], 110))
-    for counter, box in placed:
+    for counter, box, _ in placed:
         if not counter.hidden:
             colour = (150, 150, 150) if counter.destroyed else colours[counter.side]
             draw.rounded_rectangle(box, radius=4, fill=colour, outline=INK, width=1)
-    for counter, box in placed:
+    for counter, box, big in placed:
         x0, y0, x1, y1 = box
         w, h = x1 - x0, y1 - y0
         if counter.hidden:
             _dashed_outline(draw, box, INK, 2)
-        big = max(10, min(LABEL_TEXT, int(h * 0.42)))
         small = max(9, min(SMALL_TEXT, int(h * 0.32)))
         label = _fit(counter.label, big, w - 4)
         _letter(image, ((x0 + x1) / 2, y0 + h * 0.36), label, big, HALO, "mm")
@@ -639,7 +645,8 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
         left = MARGIN + (map_width - (max_x - min_x) * radius) / 2
         frame = _Frame(left, title_band, radius, map_height)
         counter_size = radius * 1.05
-        widest = radius * 1.6
+        # Just short of the next hex's centre distance (√3 r): neighbours never overlap.
+        widest = radius * 1.7
         unit_scale = 0.0
         map_width_px = (max_x - min_x) * radius
     else:
