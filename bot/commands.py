@@ -116,6 +116,8 @@ class CommandSpec:
     #: Options taken through the one ``extra`` option (``extra:"ammo:AP facing:side"``),
     #: filled in from ``options`` when a command has more than MAX_DIRECT_OPTIONS.
     extras: tuple[OptionSpec, ...] = ()
+    #: A yes/no option that makes the answer private when given true (``/map mine:true``).
+    private_when: str | None = None
 
     def __post_init__(self) -> None:
         if len(self.options) > MAX_DIRECT_OPTIONS and not self.extras:
@@ -129,6 +131,10 @@ class CommandSpec:
         names = [option.name for option in (*self.options, *self.extras)]
         if len(set(names)) != len(names):
             raise ValueError(f"/{self.path}: an option is declared twice")
+        if self.private_when is not None:
+            flagged = self.option(self.private_when)
+            if flagged is None or flagged.type is not OptionType.BOOLEAN:
+                raise ValueError(f"/{self.path}: private_when must name a yes/no option")
         if self.route is not None:
             option = self.option(self.route.option)
             if option is None or set(option.choices) != set(self.route.verbs):
@@ -399,6 +405,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("fire", "fire", (*FIRE_OPTIONS, dice_option())),
     CommandSpec("odds", "odds", FIRE_OPTIONS, private=True),
+    # The table as a picture: the channel's view, or (mine:true) the asker's own, privately.
+    CommandSpec("map", "game.map", (flag("mine"),), private_when="mine"),
     # Free dice, with or without a game in the channel (logged in its game when there is one).
     CommandSpec("roll", "roll", (text("expression", required=True), dice_option())),
     CommandSpec("takeback", "takeback"),

@@ -26,9 +26,10 @@ from typing import Any, NamedTuple, TextIO
 from bot.commands import BUTTON_COMMANDS, COMMANDS, FILE, CommandSpec, OptionSpec, OptionType
 from bot.commands import invocation as invocation_of
 from bot.help import command_lines, suggestion
+from bot.render.pictures import reply_picture
 from bot.render_text import reply_text
 from bot.rolls import DicePrompt
-from bot.service import MAX_SCENARIO_BYTES, GameService, Request
+from bot.service import MAX_SCENARIO_BYTES, GameService, Reply, Request
 from db.errors import StoreError
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
@@ -36,6 +37,7 @@ from rules.core.i18n import translate
 log = logging.getLogger(__name__)
 DEFAULT_SEAT = "arbitro"
 _MENTION = re.compile(r"<@(\d+)>")
+_SAFE = re.compile(r"[^A-Za-z0-9_-]")
 _FACE = re.compile(r"^\d{1,3}$")
 # Refusals after which the die asked for is no longer awaited.
 _PROMPT_OVER = frozenset({"error.service.roll_gone", "error.service.roll_expired"})
@@ -230,10 +232,19 @@ def _command_help(command: CommandSpec, language: str) -> str:
 class Console:
     """A hot-seat table over the application service."""
 
-    def __init__(self, service: GameService, out: TextIO, *, channel_id: int = 1) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        out: TextIO,
+        *,
+        channel_id: int = 1,
+        maps_dir: Path | None = None,
+    ) -> None:
         self._service = service
         self._out = out
         self._channel = channel_id
+        # Where the pictures of the table go (beside the database); None: not drawn.
+        self._maps_dir = maps_dir
         self._seat = DEFAULT_SEAT
         self._names: dict[int, str] = {user_id_of(DEFAULT_SEAT): DEFAULT_SEAT}
         self._counter = 0
@@ -352,6 +363,42 @@ class Console:
             self._prompt, self._prompt_noted = reply.dice_prompt, False
         text = reply_text(reply, self._name)
         self._print(_MENTION.sub(lambda match: "@" + self._name(int(match.group(1))), text))
+        saved = await self._save_picture(reply)
+        if saved is not None:
+            self._print(translate("bot.map.saved", reply.language, path=saved))
+
+    async def _save_picture(self, reply: Reply) -> Path | None:
+        """The reply's map as a PNG file beside the database: ``<channel>-<seq>.png`` for
+        a command (one picture per event), ``<channel>-<head>.png`` for a look at the
+        table (the same state, the same file), ``-<seat>`` for a seat's own view."""
+        if self._maps_dir is None or reply.map_view is None:
+            return None
+        picture = await reply_picture(reply)
+        if picture is None:
+            self._print(translate("bot.map.failed", reply.language))
+            return None
+        if reply.seq is not None and reply.map_public:
+            name = f"{self._channel}-{reply.seq:05d}.png"
+        else:
+            name = f"{self._channel}-{(reply.head_hash or 'map')[:8]}"
+            name += ".png" if reply.map_public else f"-{_SAFE.sub('_', self._seat)}.png"
+        path = self._maps_dir / name
+
+        def write() -> None:
+            self._maps_dir_ready()
+            path.write_bytes(picture)
+
+        try:
+            await asyncio.to_thread(write)
+        except OSError as error:
+            log.warning("could not save the map %s: %s", path, error)
+            self._print(translate("bot.map.failed", reply.language))
+            return None
+        return path
+
+    def _maps_dir_ready(self) -> None:
+        assert self._maps_dir is not None
+        self._maps_dir.mkdir(parents=True, exist_ok=True)
 
     async def answer_die(self, face: str) -> None:
         """Give the face a waiting command asked for (the next line after its prompt).
@@ -423,11 +470,13 @@ async def run_console(
     strict: bool = False,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
+    maps_dir: Path | None = None,
 ) -> int:
-    """Run the console on stdin/stdout; with ``strict``, status 1 if any command failed."""
+    """Run the console on stdin/stdout; with ``strict``, status 1 if any command failed.
+    ``maps_dir``: where the pictures of the table are saved (none drawn without it)."""
     source = stdin or _tolerant(sys.stdin)
     out = stdout or _tolerant(sys.stdout)
-    console = Console(service, out, channel_id=channel_id)
+    console = Console(service, out, channel_id=channel_id, maps_dir=maps_dir)
     interactive = source.isatty()
     if interactive:
         out.write(f"[{DEFAULT_SEAT}]> ")

@@ -114,6 +114,15 @@ async def _open_service(settings: Any) -> tuple[Any, Any]:
     return store, GameService(store)
 
 
+def maps_beside(database: str) -> Path:
+    """Where the console saves the pictures of the table: ``arbitro.maps/`` beside
+    ``arbitro.db`` (in the working directory for a PostgreSQL database)."""
+    if "://" in database:
+        return Path("arbitro.maps")
+    path = Path(database)
+    return path.with_name(path.stem + ".maps")
+
+
 def _console(args: argparse.Namespace) -> int:
     from bot.console import run_console
 
@@ -122,7 +131,12 @@ def _console(args: argparse.Namespace) -> int:
     async def go() -> int:
         store, service = await _open_service(settings)
         try:
-            return await run_console(service, channel_id=args.channel, strict=args.strict)
+            return await run_console(
+                service,
+                channel_id=args.channel,
+                strict=args.strict,
+                maps_dir=maps_beside(str(settings.db)),
+            )
         finally:
             await store.close()
 

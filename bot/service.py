@@ -46,6 +46,7 @@ from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
 from db.models import CommandContext, EventRecord, GameRecord, Member, NewEvent, PendingRoll
 from db.protocol import GameStore
 from rules.cli import format_table
+from rules.core.battlefield import MapView, Overlay
 from rules.core.dice import (
     DiceSource,
     DiceTray,
@@ -70,7 +71,7 @@ from rules.core.odds import odds_budget
 from rules.core.play import FollowUp, GamePlay, Played, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
-from rules.render import outcome_text, render_resolution_text
+from rules.render import outcome_text, render_resolution_text, value_text
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -123,7 +124,12 @@ GAME_VERBS = (
     "seat.remove",
     "seat.bind",
     "game.creators",
+    "game.map",
 )
+
+#: Commands whose replies carry the picture of the table, where the game has one: what
+#: moves a unit or fires (directly, or by indirect fire: requests and executions).
+MAP_VERBS = frozenset({"move", "fire", "callarty", "execute", "template"})
 
 
 # Verbs that never commit: nothing to find again when they are retried.
@@ -137,6 +143,7 @@ _READ_ONLY_VERBS = frozenset(
         "help",
         "rules.table",
         "odds",
+        "game.map",
     }
 )
 
@@ -194,6 +201,14 @@ class Reply:
     dice_prompt: DicePrompt | None = None
     #: The hash of the game's chain head after the command (shown short under the reply).
     head_hash: str | None = None
+    #: The table to draw under the reply (front ends render it off the event loop, and post
+    #: the reply without it if that fails); None where the game has no battlefield.
+    map_view: MapView | None = None
+    #: Whether ``map_view`` is the channel's picture (no hidden unit may show) or the
+    #: asker's own view (shown to the asker only: ``private``).
+    map_public: bool = True
+    #: The reply is shown to the asker only (``/map mine:true``).
+    private: bool = False
 
 
 class ServiceError(RulesError):
@@ -407,14 +422,21 @@ class GameService:
         if verb in ("game.status", "turn.status"):
             ended = record.status == "ended"
 
-            def look() -> tuple[StatusView, list[FollowUp], list[LegalAction]]:
+            def look() -> tuple[StatusView, list[FollowUp], list[LegalAction], MapView | None]:
                 # Off the loop, in one pass: listing legal actions can take milliseconds.
-                view = play.status(document)
+                view = public_status(play.status(document))
+                picture = with_caption(
+                    channel_map(play, document, reply.ruleset, reply.language),
+                    status_caption(view, reply.ruleset, reply.language),
+                )
                 if ended:
-                    return view, [], []
-                return view, play.follow_ups(document), owed(play.legal_actions(document))
+                    return view, [], [], picture
+                follow = play.follow_ups(document)
+                return view, follow, owed(play.legal_actions(document)), picture
 
-            reply.status, reply.follow_ups, reply.owed = await self._read_off_loop(look)
+            reply.status, reply.follow_ups, reply.owed, reply.map_view = (
+                await self._read_off_loop(look)
+            )
             if ended:  # ended by the referee: nobody is to move any more
                 reply.status = replace(reply.status, ended=True, awaiting=None)
                 return reply
@@ -431,6 +453,8 @@ class GameService:
                     )
                 )
             return reply
+        if verb == "game.map":
+            return await self._map(request, play, document, seat, reply)
         if verb in ("game.undo", "game.end", "game.deadline", "game.pace"):
             if seat.role != "referee":
                 raise ServiceError("error.service.referee_only")
@@ -582,7 +606,11 @@ class GameService:
                 sides=", ".join(play.sides(document).values()),
             )
         )
-        reply.status = play.status(document)
+        reply.status = public_status(play.status(document))
+        caption = status_caption(reply.status, ruleset, language)
+        reply.map_view = await self._read_off_loop(
+            lambda: with_caption(channel_map(play, document, ruleset, language), caption)
+        )
         return reply
 
     async def _creators(self, request: Request) -> Reply:
@@ -764,6 +792,39 @@ class GameService:
         )
         return reply
 
+    async def _map(
+        self,
+        request: Request,
+        play: GamePlay,
+        document: Mapping[str, Any],
+        seat: Seat,
+        reply: Reply,
+    ) -> Reply:
+        """``/map``: the table as the channel sees it; ``/map mine:true``: the asker's own
+        view (their side's hidden units too; the referee's shows everything), privately."""
+        mine = bool(request.options.get("mine"))
+        if mine and seat.role == "none":
+            raise ServiceError("error.service.join_first")
+        viewer = None if seat.role == "referee" else seat.side
+
+        def look() -> MapView | None:
+            caption = status_caption(play.status(document), reply.ruleset, reply.language)
+            if not mine:
+                return with_caption(
+                    channel_map(play, document, reply.ruleset, reply.language), caption
+                )
+            view = play.map_view(document, viewer, public=False)
+            if view is None:
+                return None
+            return with_caption(localized_map(view, reply.ruleset, reply.language), caption)
+
+        reply.map_view = await self._read_off_loop(look)
+        reply.map_public = not mine
+        reply.private = mine
+        if reply.map_view is None:
+            reply.notices.append(Outcome.of("bot.map.none"))
+        return reply
+
     async def _log(self, request: Request, reply: Reply) -> Reply:
         count = _int_option(request.options, "count", 10, 1, MAX_LOG)
         record = await self._store.load(request.channel_id)
@@ -843,7 +904,8 @@ class GameService:
             )
             reply.head_hash = result.event.hash
             reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
-            reply.status = play.status((await self._store.load(request.channel_id)).document)
+            undone = (await self._store.load(request.channel_id)).document
+            reply.status = public_status(play.status(undone))
         elif request.verb == "game.end":
             ended = await self._store.end_game(
                 request.channel_id,
@@ -929,7 +991,7 @@ class GameService:
             )
             reply.notices.append(Outcome.of("bot.game.taken_back", seq=latest[0].seq))
             reply.seq, reply.head_hash = result.seq, result.event.hash
-            reply.status = play.status((await self._store.load(channel)).document)
+            reply.status = public_status(play.status((await self._store.load(channel)).document))
             return reply
         latest = version if request.verb == VERB_REROLL else max(1, version - 1)
         seq = _int_option(request.options, "seq", 0, 1, latest)
@@ -944,7 +1006,7 @@ class GameService:
             result = await self._store.commit(channel, version, earlier.document, event)
             reply.notices.append(Outcome.of("bot.game.rewound", seq=seq, undone=version - seq))
             reply.seq, reply.head_hash = result.seq, result.event.hash
-            reply.status = play.status(play.load_document(earlier.document))
+            reply.status = public_status(play.status(play.load_document(earlier.document)))
             return reply
         bundle = await self._store.export(channel)
         target = next((e for e in bundle.events if e.seq == seq), None)
@@ -978,7 +1040,7 @@ class GameService:
                 Outcome.of("bot.dice.reroll_stopped", seq=outcome.stopped_at, reason=outcome.reason)
             )
         reply.seq, reply.head_hash = result.seq, result.event.hash
-        reply.status = play.status(play.load_document(outcome.document))
+        reply.status = public_status(play.status(play.load_document(outcome.document)))
         return reply
 
     async def _dice_check(
@@ -1041,11 +1103,16 @@ class GameService:
             dice = ScriptedDice(typed, by_hand=True)
             bot_dice = ReplayingDice(bot_faces, self._dice)
 
+        drawn = request.verb in MAP_VERBS and not odds_only
+        pictures: list[MapView | None] = []
+
         def rules_pass() -> tuple[str | None, Played, list[FollowUp], str | None]:
             # One hop to the rules thread for everything the rules say about this command:
             # whose move it was, the command, then what the new state offers and awaits
-            # (asked of the state the command left, not validated again).
+            # (asked of the state the command left, not validated again), and the picture.
             waiting = play.awaiting(document)
+            # Read from the state the command is played on, before apply takes it over.
+            marks = command_marks(play, document, request) if drawn else ()
             result = play.apply(
                 document,
                 request.verb,
@@ -1056,6 +1123,11 @@ class GameService:
             )
             if odds_only:
                 return waiting, result, [], None
+            if drawn:
+                view = channel_map(play, result.document, reply.ruleset, reply.language)
+                if view is not None and marks:
+                    view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
+                pictures.append(view)
             return waiting, result, play.follow_ups(result.document), play.awaiting(result.document)
 
         try:
@@ -1119,6 +1191,10 @@ class GameService:
             ]
             return reply
         reply.follow_ups = follow_ups
+        if pictures and pictures[-1] is not None:
+            # Under the picture, the command and its outcome as the log tells them.
+            line = event_line(result.event, reply.ruleset, reply.language, play.sides(document))
+            reply.map_view = with_caption(pictures[-1], line)
         if after is not None and after != before:
             reply.ping = (
                 _players_among(context.members, after)
@@ -1405,6 +1481,90 @@ class GameService:
             reply.ping = await self._players_of(deadline.channel_id, deadline.side)
             replies.append((deadline.channel_id, reply))
         return replies
+
+
+def public_status(view: StatusView) -> StatusView:
+    """The status as the channel may read it: units the ruleset hides are not listed."""
+    if not any(unit.hidden for unit in view.units):
+        return view
+    return replace(view, units=tuple(unit for unit in view.units if not unit.hidden))
+
+
+def localized_map(view: MapView, ruleset: str, language: str) -> MapView:
+    """Status words and hex labels in the game's language (a ruleset may give its value
+    words, ``eliminated``; words already localized are left as they are)."""
+    counters = tuple(
+        c.model_copy(update={"statuses": tuple(_word(ruleset, s, language) for s in c.statuses)})
+        if c.statuses
+        else c
+        for c in view.counters
+    )
+    grid = view.grid
+    if grid is not None:
+        hexes = tuple(
+            h.model_copy(update={"label": _word(ruleset, h.label, language)})
+            if h.label
+            else h
+            for h in grid.hexes
+        )
+        grid = grid.model_copy(update={"hexes": hexes})
+    return view.model_copy(update={"counters": counters, "grid": grid})
+
+
+def _word(ruleset: str, word: str, language: str) -> str:
+    # value_text reads "a+b" as two value words: a hex that is woods and entrenched.
+    return value_text(ruleset, word, language).replace(" + ", ", ")
+
+
+def status_caption(view: StatusView, ruleset: str, language: str) -> str:
+    """``Turn 2 — activations — to move: …``: the line under a picture of the table."""
+    return translate(
+        "bot.status.header",
+        language,
+        turn=view.turn,
+        phase=outcome_text(ruleset, view.phase, language),
+        side=view.sides.get(view.awaiting or "", "—"),
+    )
+
+
+def with_caption(view: MapView | None, caption: str) -> MapView | None:
+    """The view with ``caption`` under it, unless the ruleset wrote its own."""
+    if view is None or view.caption:
+        return view
+    return view.model_copy(update={"caption": caption})
+
+
+def command_marks(
+    play: GamePlay, document: Mapping[str, Any], request: Request
+) -> tuple[Overlay, ...]:
+    """The marks a command draws on its reply's picture (none if the ruleset fails: the
+    command itself must not)."""
+    try:
+        return play.action_overlays(document, request.verb, request.options)
+    except Exception:
+        log.exception("action_overlays failed (%s)", request.verb)
+        return ()
+
+
+def channel_map(
+    play: GamePlay, document: Mapping[str, Any], ruleset: str, language: str
+) -> MapView | None:
+    """The picture for the channel (None without a battlefield, or if the ruleset fails
+    to draw it: the reply goes without it). Never a hidden unit, whatever the ruleset put
+    in its public view."""
+    try:
+        view = play.map_view(document, None, public=True)
+    except Exception:  # a picture must never cost the command its reply
+        log.exception("map_view failed (%s)", ruleset)
+        return None
+    if view is None:
+        return None
+    if any(c.hidden for c in view.counters):
+        log.error("%s put hidden units in its public map view: left out", ruleset)
+        view = view.model_copy(
+            update={"counters": tuple(c for c in view.counters if not c.hidden)}
+        )
+    return localized_map(view, ruleset, language)
 
 
 def _known_language(*candidates: str | None) -> str:

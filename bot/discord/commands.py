@@ -137,7 +137,8 @@ def callback(command: CommandSpec) -> Callback:
             call.options,
             dice=call.dice,
             attachment=call.file,
-            private=command.private,
+            private=command.private
+            or (command.private_when is not None and bool(values.get(command.private_when))),
         )
 
     function_name = command.path.replace(".", "_")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import discord
 
 from bot.discord.views import BUTTON_LIMIT, reply_buttons
+from bot.render.pictures import MAP_FILE
 from bot.render_text import chain_head_text, owed_lines
 from bot.rolls import dice_prompt_text
 from bot.service import Reply
@@ -455,12 +456,15 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     return cards
 
 
-def reply_to_messages(reply: Reply, *, channel_id: int | None = None) -> list[MessagePayload]:
+def reply_to_messages(
+    reply: Reply, *, channel_id: int | None = None, picture: bytes | None = None
+) -> list[MessagePayload]:
     """The messages that show ``reply``, every Discord limit respected.
 
     The first message pings the players in ``reply.ping`` (and only them: the allowed
-    mentions name those users, never roles or everyone) and carries the files; the last
-    one carries the buttons when ``channel_id`` (the game the buttons act on) is given.
+    mentions name those users, never roles or everyone) and carries the files, and the
+    map ``picture`` (PNG) shown in its last embed; the last message carries the buttons
+    when ``channel_id`` (the game the buttons act on) is given.
     """
     buttons, leftovers = (
         reply_buttons(reply, channel_id)
@@ -492,6 +496,12 @@ def reply_to_messages(reply: Reply, *, channel_id: int | None = None) -> list[Me
         for index, group in enumerate(groups)
     ]
     payloads[0].files = dict(reply.files)
+    if picture is not None:
+        first = payloads[0]
+        if not first.embeds:
+            first.embeds.append(discord.Embed(colour=COLOUR_STATUS))
+        first.files[MAP_FILE] = picture
+        first.embeds[-1].set_image(url=f"attachment://{MAP_FILE}")
     if buttons:
         view = discord.ui.View(timeout=None)
         for button in buttons:

@@ -27,6 +27,7 @@ from bot.discord.embeds import MessagePayload, reply_to_messages
 from bot.discord.errors import PENDING, describe_interaction, report_error
 from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
+from bot.render.pictures import reply_picture
 from bot.service import MAX_SCENARIO_BYTES, Reply, Request
 from rules.core.errors import InvalidInput, RulesError
 
@@ -179,11 +180,12 @@ async def _run_command(
         await report_error(interaction, error, context=context)
         return
     _remember(interaction, request, reply)
+    picture = await reply_picture(reply)
     try:
         await send_payloads(
             interaction,
-            reply_to_messages(reply, channel_id=request.channel_id),
-            private=private or reply.odds_only,
+            reply_to_messages(reply, channel_id=request.channel_id, picture=picture),
+            private=private or reply.odds_only or reply.private,
         )
     except Exception as error:
         # The command is committed; only its display failed (Discord refused a message).
@@ -220,11 +222,12 @@ async def _run_button(
         await report_error(interaction, error, context=context)
         return
     _remember(interaction, request, reply)
+    picture = await reply_picture(reply)
     try:
         await send_payloads(
             interaction,
-            reply_to_messages(reply, channel_id=request.channel_id),
-            private=reply.odds_only,
+            reply_to_messages(reply, channel_id=request.channel_id, picture=picture),
+            private=reply.odds_only or reply.private,
         )
     except Exception as error:
         await report_error(interaction, error, context=context)

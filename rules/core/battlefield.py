@@ -127,13 +127,21 @@ class MapHex(BaseModel):
 
 
 class HexGrid(BaseModel):
-    """A hex map: flat-topped hexes in odd-q offset columns (as ``rules.pzgren.hexes``)."""
+    """A hex map: which hexes exist, their terrain, and how the coordinates are laid out.
+
+    ``layout`` says how ``col``/``row`` (of hexes and counters) map onto the picture:
+    ``odd-q`` — flat-topped hexes in offset columns, every odd column shifted half a hex
+    down, ``cols`` × ``rows`` of them; ``axial`` — pointy-topped hexes in axial coordinates
+    (``col`` = q, ``row`` = r, the hex to the east is q + 1; ``rules.pzgren.hexes``), the
+    hexes with 0 ≤ q < ``cols`` and 0 ≤ r < ``rows`` (a rhombus on the table).
+    """
 
     model_config = ConfigDict(frozen=True)
 
     cols: int = Field(ge=1, le=200)
     rows: int = Field(ge=1, le=200)
     hexes: tuple[MapHex, ...] = ()
+    layout: Literal["odd-q", "axial"] = "odd-q"
 
 
 class Counter(BaseModel):

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import ValidationError
 
-from rules.core.battlefield import MapView
+from rules.core.battlefield import MapView, Overlay
 from rules.core.dice import DiceSource, Roll
 from rules.core.errors import InvalidInput
 from rules.core.game import disposable
@@ -156,6 +156,15 @@ class GamePlay(Protocol):
         """
         ...
 
+    def action_overlays(
+        self, document: Mapping[str, Any], verb: str, options: Mapping[str, Any]
+    ) -> tuple[Overlay, ...]:
+        """Marks of a command on the picture of its own reply (a line of fire), read from
+        the state it was played on; none by default. For a ruleset whose state does not
+        keep its last action: the reply to the command still shows what it did, and the
+        stored state (and so the replay of old games) stays as it was."""
+        ...
+
 
 class DocumentPlay:
     """The document plumbing every ruleset's :class:`GamePlay` shares.
@@ -291,6 +300,12 @@ class DocumentPlay:
     ) -> MapView | None:
         """No battlefield unless the ruleset draws one (see :meth:`GamePlay.map_view`)."""
         return None
+
+    def action_overlays(
+        self, document: Mapping[str, Any], verb: str, options: Mapping[str, Any]
+    ) -> tuple[Overlay, ...]:
+        """No marks unless the ruleset draws some (see :meth:`GamePlay.action_overlays`)."""
+        return ()
 
     def options_of(self, verb: str) -> tuple[str, ...]:
         """The option names this ruleset accepts for ``verb`` (none for a verb it lacks);

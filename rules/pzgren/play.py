@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.battlefield import Counter, HexGrid, MapHex, MapView, Overlay, Point
+from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
@@ -12,6 +14,7 @@ from rules.pzgren import commands as commands_module
 from rules.pzgren import game as g
 from rules.pzgren import legal
 from rules.pzgren import scenario as scenario_module
+from rules.pzgren.hexes import parse_hex
 from rules.pzgren.model import MoraleState
 from rules.pzgren.tables import load_tables
 
@@ -98,6 +101,90 @@ class PzgrenPlay(DocumentPlay):
         if unit.dug_in:
             found.append("dug_in")
         return tuple(found)
+
+    def map_view(
+        self, document: Mapping[str, Any], viewer_side: str | None, *, public: bool
+    ) -> MapView | None:
+        """The hex map: terrain per hex, a counter per unit on the map (aircraft are never
+        in a hex). pzgren hides no unit, so every viewer sees the same map. Statuses and
+        hex labels are value words (``eliminated``, ``woods``): front ends localize them.
+        """
+        state = self._state(document)
+        hexes = []
+        for key, spot in sorted(state.hexes.items(), key=lambda item: parse_hex(item[0])):
+            where = parse_hex(key)
+            words = [] if spot.terrain == "clear" else [spot.terrain]
+            if spot.entrenchment:
+                words.append("entrenchment")
+            if spot.minefield is not None:
+                words.append("minefield")
+            hexes.append(MapHex(col=where.q, row=where.r, terrain=spot.terrain,
+                                label="+".join(words)))
+        counters = []
+        for unit in state.units.values():
+            if unit.air:
+                continue
+            where = parse_hex(unit.hex)
+            counters.append(
+                Counter(
+                    unit_id=unit.id,
+                    label=self._short(unit.id, unit.side),
+                    side=unit.side,
+                    x=where.q,
+                    y=where.r,
+                    models=unit.steps,
+                    initial_models=unit.initial_steps,
+                    statuses=tuple(s for s in self._statuses(unit) if s != "eliminated"),
+                    destroyed=not unit.alive,
+                )
+            )
+        return MapView(
+            title=state.title,
+            sides=dict(state.sides),
+            unit="hex",
+            open_terrain="clear",
+            grid=HexGrid(cols=state.columns, rows=state.rows, hexes=tuple(hexes), layout="axial"),
+            counters=tuple(counters),
+        )
+
+    @staticmethod
+    def _short(unit_id: str, side: str) -> str:
+        """A counter's label: the unit's id (what players type) without its side's prefix."""
+        prefix = f"{side}_"
+        if unit_id.startswith(prefix) and unit_id != prefix:
+            return unit_id[len(prefix) :]
+        return unit_id
+
+    def action_overlays(
+        self, document: Mapping[str, Any], verb: str, options: Mapping[str, Any]
+    ) -> tuple[Overlay, ...]:
+        """A fire's lines of fire, from each firing unit's hex to the hex fired at (the
+        state before the fire: where they stood). Anything else draws nothing."""
+        if verb != "fire":
+            return ()
+        state = self._state(document)
+        try:
+            command = self.commands.build_command(verb, options)
+            target = command.hex
+            if command.target is not None:
+                target = state.unit(command.target).hex
+            if target is None:
+                return ()
+            aim = parse_hex(target)
+            firers = [state.unit(unit_id) for unit_id in command.units]
+        except RulesError:
+            return ()
+        return tuple(
+            Overlay(
+                kind="line_of_fire",
+                points=(
+                    Point(x=unit.position.q, y=unit.position.r),
+                    Point(x=aim.q, y=aim.r),
+                ),
+            )
+            for unit in firers
+            if not unit.air and unit.position != aim
+        )
 
     def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
         """Owed step choices (one button per unit that may take the step), then morale checks."""

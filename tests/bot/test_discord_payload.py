@@ -45,6 +45,7 @@ COMMANDS = {
     "move": None,
     "fire": None,
     "odds": None,
+    "map": None,
     "roll": None,
     "takeback": None,
     "seat": {"assign", "remove", "bind"},

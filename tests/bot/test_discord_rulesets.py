@@ -113,3 +113,44 @@ async def test_each_channel_offers_its_rulesets_own_options_in_extra(table: Tabl
     assert "ammo" in refused  # named as typed, with what this ruleset takes instead
     lacking = assert_private_error(await anna.slash(channel, "manoeuvre declare", platoon="x"))
     assert "/fire" in lacking and "manoeuvre" in lacking
+
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+async def _picture(message) -> bytes:
+    """The map attached to a message, shown in its last embed."""
+    files = {a.filename: await a.read() for a in message.attachments}
+    assert list(files) == ["map.png"], list(files)
+    assert message.embeds[-1].image.url.endswith("map.png"), message.embeds[-1].image
+    assert files["map.png"].startswith(PNG)
+    return files["map.png"]
+
+
+async def test_pzgren_map_and_fire_replies_carry_the_picture(table: Table) -> None:
+    await _start(table, "pzgren", "exemple_ardennes", ("us", "Allemands"))
+    channel, anna, stranger = table.channel, table.anna, table.stranger
+    public = await _picture(assert_public(await stranger.slash(channel, "map")))
+    # The asker's own view: to the asker only.
+    mine = await anna.slash(channel, "map", mine=True)
+    assert mine.ephemeral and mine.response is not None
+    assert await _picture(mine.response) == public  # pzgren hides nothing
+    table.dice.push(4, 4)
+    fired = assert_public(
+        await anna.slash(channel, "fire", unit="us_rifle_2", target="de_pzgren_1")
+    )
+    assert await _picture(fired) != public  # the line of fire
+    assert "D6" in texts(fired)
+    status = assert_public(await anna.slash(channel, "game status"))
+    await _picture(status)
+
+
+async def test_a_game_without_a_battlefield_posts_no_attachment(table: Table, monkeypatch) -> None:
+    play = table.service._play("manovra")
+    # Whatever manovra's bundled scenario draws one day: a game with no battlefield.
+    monkeypatch.setattr(type(play), "map_view", lambda self, document, viewer, *, public: None)
+    await _start(table, "manovra", "esempio_normandia", ("alleati", "asse"))
+    status = assert_public(await table.anna.slash(table.channel, "game status"))
+    assert not status.attachments and all(not e.image for e in status.embeds)
+    shown = assert_public(await table.anna.slash(table.channel, "map"))
+    assert not shown.attachments and "battlefield" in texts(shown)

@@ -1,0 +1,1 @@
+"""Pictures of the game for the front ends (Pillow): :mod:`bot.render.map`."""

@@ -1,0 +1,251 @@
+"""The map pictures: reference images, determinism, hidden units, terrain fills, failures.
+
+Reference images live in ``tests/fixtures/maps/``. A render is compared with its
+reference with a tolerance (same size, mean absolute difference per channel under
+:data:`TOLERANCE` on 0–255), so a Pillow release that antialiases a glyph differently does
+not fail the suite — and under :data:`CHANGED_SHARE` of its pixels changed by more than
+:data:`CHANGED` in some channel, so a moved counter or a missing line does. After an intended
+change of the drawing, regenerate them and look at them before committing::
+
+    ARBITRO_UPDATE_MAPS=1 .venv/bin/python -m pytest tests/bot/test_map_render.py
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops, ImageStat
+
+from bot.render.map import WIDTH, plain, render_map, terrain_style, visible_counters
+from bot.render.pictures import reply_picture
+from bot.service import Reply, channel_map, localized_map, public_status
+from rules.core.battlefield import (
+    CircleShape,
+    Counter,
+    MapArea,
+    MapView,
+    Overlay,
+    Point,
+    PolygonShape,
+)
+from rules.core.play import StatusView, UnitLine
+from rules.core.resolution import Outcome
+from rules.pzgren.play import PLAY as PZGREN
+
+MAPS = Path(__file__).resolve().parents[1] / "fixtures" / "maps"
+UPDATE = os.environ.get("ARBITRO_UPDATE_MAPS") == "1"
+#: Mean absolute difference per channel (0–255) a render may have from its reference.
+TOLERANCE = 1.0
+#: A pixel differs visibly when a channel moved by more than this; at most this share of
+#: the picture may (a counter moved by 10 cm changes about 0.5 %, a line of fire 0.7 %).
+CHANGED = 48
+CHANGED_SHARE = 0.001
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def measured_view(*, hidden: bool = True) -> MapView:
+    """A measured table: terrain of several classes, two sides, every overlay kind."""
+    p = Point
+    counters = [
+        Counter(unit_id="squadra_1", label="squadra_1", side="alleati", x=30, y=40, models=8,
+                initial_models=10, statuses=("inchiodata",)),
+        Counter(unit_id="sherman_1", label="sherman_1", side="alleati", x=60, y=50, models=5,
+                initial_models=5),
+        Counter(unit_id="panzer_iv", label="panzer_iv", side="asse", x=120, y=80, models=4,
+                initial_models=5, statuses=("panico",)),
+        Counter(unit_id="mg42", label="mg42", side="asse", x=110, y=35, models=0,
+                initial_models=3, destroyed=True),
+    ]
+    if hidden:
+        counters.append(
+            Counter(unit_id="cecchino", label="cecchino", side="asse", x=150, y=30, models=1,
+                    initial_models=1, hidden=True)
+        )
+    return MapView(
+        title="Normandia — turno 3",
+        sides={"alleati": "Alleati", "asse": "Asse"},
+        width_cm=180,
+        height_cm=120,
+        open_terrain="aperto",
+        areas=(
+            MapArea(shape=CircleShape(center=p(x=40, y=80), radius=18), terrain="bosco",
+                    label="bosco nord", blocks_sight=True),
+            MapArea(shape=PolygonShape(points=(p(x=100, y=20), p(x=130, y=20), p(x=130, y=45),
+                                               p(x=100, y=45))),
+                    terrain="edificio", label="fattoria", blocks_sight=True),
+            MapArea(shape=PolygonShape(points=(p(x=0, y=58), p(x=180, y=62), p(x=180, y=68),
+                                               p(x=0, y=64))),
+                    terrain="strada", label="strada"),
+            MapArea(shape=CircleShape(center=p(x=140, y=95), radius=20), terrain="collina",
+                    label="quota 112"),
+        ),
+        counters=tuple(counters),
+        overlays=(
+            Overlay(kind="line_of_fire", points=(p(x=60, y=50), p(x=120, y=80)), label="75 mm"),
+            Overlay(kind="line_of_fire", points=(p(x=30, y=40), p(x=110, y=35)), blocked=True),
+            Overlay(kind="arrow", points=(p(x=100, y=100), p(x=112, y=92)), label="14 cm"),
+            Overlay(kind="circle", points=(p(x=112, y=92),), radius=7.5, label="HE 105"),
+            Overlay(kind="point", points=(p(x=20, y=100),), label="A"),
+        ),
+        caption="#12 anna — /fire sherman_1 → panzer_iv",
+    )
+
+
+def pzgren_view() -> MapView:
+    """pzgren's bundled scenario as the reply to a fire draws it (localized in French)."""
+    document = PZGREN.new_game("exemple_ardennes", None)
+    view = channel_map(PZGREN, document, "pzgren", "fr")
+    assert view is not None
+    marks = PZGREN.action_overlays(document, "fire", {"unit": "us_rifle_2,us_m10",
+                                                      "target": "de_pzgren_1"})
+    return view.model_copy(update={"overlays": view.overlays + marks})
+
+
+def _image(png: bytes) -> Image.Image:
+    assert png.startswith(PNG_SIGNATURE)
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    return image.convert("RGB")
+
+
+def assert_like_reference(png: bytes, name: str) -> None:
+    """Same size as the reference and within :data:`TOLERANCE` of it, pixel by pixel."""
+    path = MAPS / name
+    if UPDATE or not path.exists():
+        if not UPDATE:
+            pytest.fail(f"{path} is missing: ARBITRO_UPDATE_MAPS=1 writes it")
+        path.write_bytes(png)
+    reference, rendered = _image(path.read_bytes()), _image(png)
+    assert rendered.size == reference.size, (rendered.size, reference.size)
+    assert differs(rendered, reference) is None, f"{name}: {differs(rendered, reference)}"
+
+
+def differs(rendered: Image.Image, reference: Image.Image) -> str | None:
+    """Why ``rendered`` is not ``reference`` within the tolerance (None: it is)."""
+    difference = ImageChops.difference(rendered, reference)
+    mean = ImageStat.Stat(difference).mean
+    if max(mean) >= TOLERANCE:
+        return f"mean difference {mean}"
+    red, green, blue = difference.split()
+    worst = ImageChops.lighter(ImageChops.lighter(red, green), blue)
+    changed = worst.point(lambda value: 255 if value > CHANGED else 0).histogram()[255]
+    share = changed / (rendered.width * rendered.height)
+    return f"{share:.2%} of the pixels changed" if share > CHANGED_SHARE else None
+
+
+def test_the_tolerance_still_sees_a_moved_counter_and_a_missing_line() -> None:
+    view = measured_view()
+    reference = _image(render_map(view, "it"))
+    counters = list(view.counters)
+    counters[1] = counters[1].model_copy(update={"x": 70})
+    moved = view.model_copy(update={"counters": tuple(counters)})
+    assert differs(_image(render_map(moved, "it")), reference) is not None
+    no_line = view.model_copy(update={"overlays": view.overlays[1:]})
+    assert differs(_image(render_map(no_line, "it")), reference) is not None
+    assert differs(_image(render_map(view, "it")), reference) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "public"),
+    [
+        ("measured-public.png", measured_view, True),
+        ("measured-owner.png", measured_view, False),
+        ("pzgren-fire.png", pzgren_view, True),
+    ],
+)
+def test_renders_match_their_reference_images(name, make, public) -> None:
+    png = render_map(make(), "it", public=public)
+    assert _image(png).width == WIDTH
+    assert_like_reference(png, name)
+
+
+def test_the_same_view_gives_the_same_bytes_and_no_metadata() -> None:
+    view = measured_view()
+    first, second = render_map(view, "en"), render_map(view, "en")
+    assert first == second
+    # No text, time or other ancillary chunk that could vary: only the picture's.
+    chunks, at = [], len(PNG_SIGNATURE)
+    while at < len(first):
+        length = int.from_bytes(first[at : at + 4], "big")
+        chunks.append(first[at + 4 : at + 8].decode("ascii"))
+        at += 12 + length
+    assert set(chunks) <= {"IHDR", "PLTE", "IDAT", "IEND"}, chunks
+
+
+def test_a_public_picture_shows_no_trace_of_hidden_units() -> None:
+    with_hidden = render_map(measured_view(hidden=True), "it", public=True)
+    without = render_map(measured_view(hidden=False), "it", public=True)
+    # Byte for byte: no counter, no legend entry, nothing of the hidden unit.
+    assert with_hidden == without
+    owner = render_map(measured_view(hidden=True), "it", public=False)
+    assert owner != without
+    assert [c.unit_id for c in visible_counters(measured_view(), public=True)] == [
+        "squadra_1", "sherman_1", "panzer_iv", "mg42"
+    ]
+
+
+def test_the_channel_map_drops_hidden_units_a_ruleset_left_in_its_public_view(caplog) -> None:
+    class Leaky:
+        def map_view(self, document, viewer_side, *, public):
+            return measured_view(hidden=True)
+
+    caplog.set_level(logging.ERROR, logger="bot.service")
+    view = channel_map(Leaky(), {}, "manovra", "it")  # type: ignore[arg-type]
+    assert view is not None and not any(c.hidden for c in view.counters)
+    assert "hidden units" in caplog.text
+
+
+def test_the_channel_status_does_not_list_hidden_units() -> None:
+    line = UnitLine("a", "A", "x", "", 1, 1, (), "", False)
+    ghost = UnitLine("b", "B", "y", "", 1, 1, (), "", False, hidden=True)
+    view = StatusView("t", 1, Outcome.of("x"), None, {}, {}, (line, ghost))
+    assert [u.id for u in public_status(view).units] == ["a"]
+
+
+def test_terrain_fills_by_name_then_keyword_then_a_stable_colour() -> None:
+    assert terrain_style("woods") == terrain_style("Bosco fitto") == terrain_style("bois")
+    assert terrain_style("edificio in rovina").fill != terrain_style("aperto").fill
+    assert terrain_style("strada bianca") == terrain_style("road")
+    assert terrain_style("zzz-unknown") == terrain_style("zzz-unknown")
+    assert terrain_style("zzz-unknown") != terrain_style("qqq-other")
+
+
+def test_text_is_spelled_with_the_bundled_font_glyphs() -> None:
+    assert plain("Ardennes, décembre 1944 — città → x") == "Ardennes, decembre 1944 - citta -> x"
+    assert plain("plain ascii") == "plain ascii"
+
+
+def test_a_tall_table_and_a_tiny_one_fit_the_width() -> None:
+    tall = MapView(title="t", sides={"a": "A"}, width_cm=60, height_cm=600)
+    tiny = MapView(title="t", sides={"a": "A"}, width_cm=1, height_cm=1)
+    for view in (tall, tiny):
+        image = _image(render_map(view, "fr"))
+        assert image.width == WIDTH and image.height < 1400
+
+
+def test_pzgren_statuses_and_hex_labels_are_localized() -> None:
+    view = pzgren_view()
+    assert view.grid is not None and view.grid.layout == "axial"
+    labels = {(h.col, h.row): h.label for h in view.grid.hexes}
+    assert labels[(5, 1)] == "bois" and labels[(7, 3)] == "ville, retranchement"
+    dug_in = next(c for c in view.counters if c.unit_id == "us_rifle_2")
+    assert dug_in.statuses == ("enterrée",)
+    english = localized_map(PZGREN.map_view(PZGREN.new_game(None, None), None, public=True),
+                            "pzgren", "en")
+    assert next(c for c in english.counters if c.unit_id == "us_rifle_2").statuses == ("dug in",)
+
+
+async def test_a_failed_drawing_leaves_the_reply_without_a_picture(monkeypatch, caplog) -> None:
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("bot.render.pictures.render_map", broken)
+    reply = Reply(language="it", map_view=measured_view())
+    caplog.set_level(logging.ERROR, logger="bot.render.pictures")
+    assert await reply_picture(reply) is None
+    assert "could not draw the map" in caplog.text
+    assert await reply_picture(Reply(language="it")) is None
