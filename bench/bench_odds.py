@@ -88,14 +88,22 @@ def _cold(procedure: Any, parsed: Any) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def search(inputs: int) -> int:
-    """Part (1): cold odds over searched inputs; returns how many procedures miss a target."""
+def search(inputs: int, rulesets: list[str] | None = None,
+           procedures: list[str] | None = None) -> int:
+    """Part (1): cold odds over searched inputs; returns how many procedures miss a target.
+
+    ``rulesets`` and ``procedures`` (names, None for all) restrict the search.
+    """
     print(f"{'procedure':34} {'inputs':>6} {'median ms':>10} {'worst ms':>9}  worst input")
     misses = 0
     everything: list[float] = []
     for ruleset in all_rulesets():
+        if rulesets and ruleset.key not in rulesets:
+            continue
         strategies = _strategies(ruleset.key)
         for name, procedure in ruleset.procedures.items():
+            if procedures and name not in procedures:
+                continue
             raw_inputs = [*WORST_CASES.get((ruleset.key, name), [])]
             raw_inputs += _draw(strategies[name], inputs)
             timings: list[tuple[float, str]] = []
@@ -207,11 +215,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", type=int, default=60, help="inputs drawn per procedure")
     parser.add_argument("--repetitions", type=int, default=7)
+    parser.add_argument("--ruleset", action="append",
+                        help="only this ruleset (repeatable; default: all)")
+    parser.add_argument("--procedure", action="append",
+                        help="only this procedure (repeatable; default: all)")
+    parser.add_argument("--no-shared", action="store_true",
+                        help="skip part (2), the shared cases against icepool")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    search(args.inputs)
-    shared_cases(args.repetitions)
-    return 0
+    misses = search(args.inputs, args.ruleset, args.procedure)
+    if not args.no_shared:
+        shared_cases(args.repetitions)
+    return 1 if misses else 0
 
 
 if __name__ == "__main__":

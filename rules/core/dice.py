@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol
+from itertools import product
+from typing import Protocol, cast
 
 from rules.core.errors import DiceError, DiceNeeded
 
@@ -278,3 +279,80 @@ class DiceTray:
         result = Roll(die, face, label, False, owner)
         self.rolls.append(result)
         return result
+
+    def _odds_chooser(self) -> Callable[[tuple[tuple[object, Fraction], ...]], object] | None:
+        """The odds enumerator's ``choose`` when this tray serves it, else None (play)."""
+        source = self._source_now()
+        choose = getattr(source, "choose", None)
+        if choose is None or not getattr(source, "odds_paths", False):
+            return None
+        chooser: Callable[[tuple[tuple[object, Fraction], ...]], object] = choose
+        return chooser
+
+    def roll_grouped(self, die: Die, label: str, group: Callable[[int], Hashable]) -> Roll:
+        """Roll ``die`` whose face matters to the rules only through ``group(face)``.
+
+        In play, a roll like any other. For the odds, one branch per distinct group (its
+        lowest face stands for it) weighted by how many faces fall in it, instead of one
+        branch per face: a to-hit die read through a table row needs one branch per
+        distinct cell, a threshold two. ``group`` must be a pure function of the face, and
+        everything the resolver does after the roll must depend on the face through it
+        alone (a face merely shown in a step is fine; the odds never read steps).
+        """
+        return self.roll_all_grouped((die,), (label,), lambda faces: group(faces[0]))[0]
+
+    def roll_all_grouped(
+        self,
+        dice: Sequence[Die],
+        labels: Sequence[str],
+        group: Callable[[tuple[int, ...]], Hashable],
+        owners: Sequence[str | None] | None = None,
+    ) -> tuple[Roll, ...]:
+        """Roll ``dice`` in order, whose faces matter only through ``group(faces)``.
+
+        In play, each die is rolled in turn exactly as :meth:`roll` would (``owners``, when
+        given, makes die ``i`` a roll of ``owners[i]`` as in :meth:`rolled_by`; None there
+        keeps the current roller). For the odds, every combination of faces is counted once here,
+        outside the resolver, and the resolver branches once per distinct group: a scatter
+        of D8 + D6 − AD branches over its distinct distances, a test (D6 + AD ≥ D10) over
+        pass and fail. The same contract as :meth:`roll_grouped`.
+        """
+        if len(labels) != len(dice) or (owners is not None and len(owners) != len(dice)):
+            raise ValueError("one label (and owner) per die")
+        choose = self._odds_chooser()
+        if choose is None:
+            rolls: list[Roll] = []
+            for index, (die, label) in enumerate(zip(dice, labels, strict=True)):
+                side = owners[index] if owners is not None else None
+                if side is None:
+                    rolls.append(self.roll(die, label))
+                    continue
+                with self.rolled_by(side):
+                    rolls.append(self.roll(die, label))
+            return tuple(rolls)
+        counts: dict[Hashable, int] = {}
+        first: dict[Hashable, tuple[int, ...]] = {}
+        for faces in product(*(range(1, die.sides + 1) for die in dice)):
+            key = group(faces)
+            if key in counts:
+                counts[key] += 1
+            else:
+                counts[key] = 1
+                first[key] = faces
+        combinations = 1
+        for die in dice:
+            combinations *= die.sides
+        branches = tuple(
+            (first[key], Fraction(count, combinations)) for key, count in counts.items()
+        )
+        # One group needs no branch: the path goes on as if no die had been rolled.
+        shown = cast(tuple[int, ...], choose(branches) if len(branches) > 1 else branches[0][0])
+        result: list[Roll] = []
+        for index, (die, label, face) in enumerate(zip(dice, labels, shown, strict=True)):
+            side = owners[index] if owners is not None else None
+            owner = side if side is not None else self.owner
+            if owner is None:
+                owner = self.actor_side
+            result.append(Roll(die, face, label, False, owner))
+        self.rolls.extend(result)
+        return tuple(result)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import enum
-from contextlib import nullcontext
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rules.core.dice import D6, DiceTray, Roll, parse_die
+from rules.core.dice import D6, DiceTray, Die, Roll, parse_die
 from rules.core.errors import InvalidInput
 from rules.core.formula import parse_formula
 from rules.core.resolution import (
@@ -70,23 +69,26 @@ def _fixed_face() -> int:
 
 
 def _test_side(
-    tray: DiceTray, label: str, adds: list[str], values: dict[str, int], fixed: bool
-) -> tuple[tuple[Roll, ...], tuple[Modifier, ...], int]:
-    """Roll a D6 (or take the fixed face of a crew with losses) and add the named values."""
+    adds: list[str], values: dict[str, int], fixed: bool
+) -> tuple[tuple[Modifier, ...], int, int | None]:
+    """One side's named values: its modifiers, what they add, and the fixed face of a crew
+    with losses (None: the side rolls its D6)."""
     modifiers: list[Modifier] = []
+    base: int | None = None
     if fixed:
-        rolls: tuple[Roll, ...] = ()
         base = _fixed_face()
         modifiers.append(Modifier("manovra.mod.crew_fixed_die", base))
-    else:
-        roll = tray.roll(D6, label)
-        rolls, base = (roll,), roll.face
     extra = [Modifier(f"manovra.mod.{name.lower()}", values[name]) for name in adds]
-    return rolls, (*modifiers, *extra), base + sum(m.value for m in extra)
+    return (*modifiers, *extra), sum(m.value for m in extra), base
 
 
 def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
-    """Resolve one test: D6 + AD (+ CV) against a die (≥) or against the opponent (>)."""
+    """Resolve one test: D6 + AD (+ CV) against a die (≥) or against the opponent (>).
+
+    Both dice of a test are rolled together (the unit's D6 first): their faces matter only
+    through the test's result, so the odds branch on won / tie / lost (pass / fail), not on
+    every pair of faces.
+    """
     table = load_tables()["test"]
     row = table.row_by_id(data.kind.value)
     rule: dict[str, Any] = row.data
@@ -97,32 +99,48 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
     )
     builder = ResolutionBuilder(RULESET_KEY, "test", tray)
     fixed_own = data.crew_losses and data.kind is TestKind.IT
-    own_rolls, own_mods, own_total = _test_side(
-        tray, f"{data.kind.value} — D6", adds, {"AD": data.ad, "CV": data.cv}, fixed_own
-    )
+    own_mods, own_add, own_base = _test_side(adds, {"AD": data.ad, "CV": data.cv}, fixed_own)
     if data.modifier:
         own_mods = (*own_mods, Modifier("manovra.mod.referee", data.modifier))
-        own_total += data.modifier
+        own_add += data.modifier
+    dice: list[Die] = []
+    labels: list[str] = []
+    owners: list[str | None] = []
+    if own_base is None:
+        dice.append(D6)
+        labels.append(f"{data.kind.value} — D6")
+        owners.append(None)
 
     if rule.get("against") == "opposed":
         fixed_opp = data.opponent_crew_losses and data.kind is TestKind.IT
-        # "Ogni giocatore lancia un D6": the opponent's die is rolled by its side.
-        owner = tray.rolled_by(data.opponent_side) if data.opponent_side else nullcontext()
-        with owner:
-            opp_rolls, opp_mods, opp_total = _test_side(
-                tray,
-                f"{data.kind.value} — D6 enemy",
-                adds,
-                {"AD": data.opponent_ad, "CV": data.opponent_cv},
-                fixed_opp,
-            )
+        opp_mods, opp_add, opp_base = _test_side(
+            adds, {"AD": data.opponent_ad, "CV": data.opponent_cv}, fixed_opp
+        )
+        if opp_base is None:
+            # "Ogni giocatore lancia un D6": the opponent's die is rolled by its side.
+            dice.append(D6)
+            labels.append(f"{data.kind.value} — D6 enemy")
+            owners.append(data.opponent_side or None)
+
+        def totals(faces: tuple[int, ...]) -> tuple[int, int]:
+            rolled = iter(faces)
+            own = (own_base if own_base is not None else next(rolled)) + own_add
+            opp = (opp_base if opp_base is not None else next(rolled)) + opp_add
+            return own, opp
+
+        def result(faces: tuple[int, ...]) -> str:
+            own, opp = totals(faces)
+            if comparison.holds(own, opp):
+                return "manovra.test.won"
+            return "manovra.test.tie" if own == opp else "manovra.test.lost"
+
+        rolls = tray.roll_all_grouped(dice, labels, result, owners)
+        faces = tuple(roll.face for roll in rolls)
+        own_total, opp_total = totals(faces)
+        own_rolls = rolls[: 1 if own_base is None else 0]
+        opp_rolls = rolls[len(own_rolls) :]
         threshold = Threshold(comparison, opp_total, "manovra.threshold.opponent")
-        if comparison.holds(own_total, opp_total):
-            outcome = Outcome.of("manovra.test.won", test=data.kind.value)
-        elif own_total == opp_total:
-            outcome = Outcome.of("manovra.test.tie", test=data.kind.value)
-        else:
-            outcome = Outcome.of("manovra.test.lost", test=data.kind.value)
+        outcome = Outcome.of(result(faces), test=data.kind.value)
         builder.step(
             "manovra.step.test_roll",
             rolls=own_rolls,
@@ -144,17 +162,27 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
             raise InvalidInput("error.manovra.bad_precision_die", die=die.name)
     else:
         die = parse_die(str(rule["against"][0]))
-    target = tray.roll(die, f"{data.kind.value} — {die.name}")
+    dice.append(die)
+    labels.append(f"{data.kind.value} — {die.name}")
+
+    def own_of(faces: tuple[int, ...]) -> int:
+        return (own_base if own_base is not None else faces[0]) + own_add
+
+    def passes(faces: tuple[int, ...]) -> bool:
+        return comparison.holds(own_of(faces), faces[-1])
+
+    rolls = tray.roll_all_grouped(dice, labels, passes)
+    faces = tuple(roll.face for roll in rolls)
+    target = rolls[-1]
     threshold = Threshold(comparison, target.face, "manovra.threshold.die", (("die", die.name),))
-    passed = comparison.holds(own_total, target.face)
     outcome = Outcome.of(
-        "manovra.test.passed" if passed else "manovra.test.failed", test=data.kind.value
+        "manovra.test.passed" if passes(faces) else "manovra.test.failed", test=data.kind.value
     )
     builder.step(
         "manovra.step.test_roll",
-        rolls=own_rolls,
+        rolls=rolls[:-1],
         modifiers=own_mods,
-        total=own_total,
+        total=own_of(faces),
         threshold=threshold,
         table=read,
         outcome=outcome,
