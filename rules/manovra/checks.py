@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rules.core.dice import D6, DiceTray, Die, Roll, parse_die
+from rules.core.dice import D6, DiceTray, Die, parse_die
 from rules.core.errors import InvalidInput
 from rules.core.formula import parse_formula
 from rules.core.resolution import (
@@ -214,21 +214,27 @@ class ScatterInput(Frozen):
 
 
 def resolve_scatter(data: ScatterInput, tray: DiceTray) -> Resolution:
-    """Roll the scatter formula of the row; ≤ 0 on the point where the row says so."""
+    """Roll the scatter formula of the row; ≤ 0 on the point where the row says so.
+
+    The dice are rolled together, in the formula's order: the result reads only their
+    distance (the direction die is shown), so the odds branch on the distinct distances.
+    """
     table = load_tables()["dispersione"]
     row = table.row_by_id(data.kind.value)
     formula = str(row.data["distance"])
     values = {"AD": data.ad, "CV": data.cv}
-    rolls: list[Roll] = []
+    dice: list[Die] = []
+    labels: list[str] = []
+    signs: list[int] = []
     modifiers: list[Modifier] = []
-    total = 0
+    fixed = 0
     for term in parse_formula(formula):
         if term.die is not None:
             for index in range(term.count):
                 suffix = f" #{index + 1}" if term.count > 1 else ""
-                roll = tray.roll(term.die, f"{data.kind.value} — {term.die.name}{suffix}")
-                rolls.append(roll)
-                total += term.sign * roll.face
+                dice.append(term.die)
+                labels.append(f"{data.kind.value} — {term.die.name}{suffix}")
+                signs.append(term.sign)
         elif term.name is not None:
             modifiers.append(
                 Modifier(
@@ -236,9 +242,16 @@ def resolve_scatter(data: ScatterInput, tray: DiceTray) -> Resolution:
                     -values[term.name] if term.sign < 0 else values[term.name],
                 )
             )
-            total += term.sign * values[term.name]
+            fixed += term.sign * values[term.name]
         else:
-            total += term.sign * term.constant
+            fixed += term.sign * term.constant
+
+    def distance(faces: tuple[int, ...]) -> int:
+        return sum(sign * face for sign, face in zip(signs, faces, strict=True)) + fixed
+
+    # Every total ≤ 0 reads the same (on the point, or 0 cm): one group.
+    rolls = list(tray.roll_all_grouped(dice, labels, lambda faces: max(distance(faces), 0)))
+    total = distance(tuple(roll.face for roll in rolls))
     direction_die = parse_die(str(row.data["direction_die"]))
     direction = next(roll.face for roll in rolls if roll.die == direction_die)
     read = TableRead(table.id, table.title, row.label or row.id or "", "descrizione", formula)

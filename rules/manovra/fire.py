@@ -115,15 +115,20 @@ def resolve_small_arms(data: SmallArmsInput, tray: DiceTray) -> Resolution:
     vehicle = data.target_kind is SmallArmsTarget.VEICOLO
     table = tables["fuoco_leggere_veicoli" if vehicle else "fuoco_leggere_fanteria"]
     die = band_die(table, data.band)
-    roll = tray.roll(die, f"{die.name} {data.band.value} — small arms")
-    total = roll.face + data.ad
     axis = _row_axis(data.target_moving)
-    row = table.row_for(axis, total)
     if vehicle:
         column = table.column_for(data.shots)
     else:
         group = str(table.data["cover_groups"][data.cover.value])
         column = table.column_for(data.shots, group)
+    # The face is read through the cell alone: the odds branch once per distinct cell.
+    roll = tray.roll_grouped(
+        die,
+        f"{die.name} {data.band.value} — small arms",
+        lambda face: tables.parsed(table, table.row_for(axis, face + data.ad), column),
+    )
+    total = roll.face + data.ad
+    row = table.row_for(axis, total)
     builder = ResolutionBuilder(RULESET_KEY, "small_arms", tray)
     parsed = tables.parsed(table, row, column)
     if vehicle:
@@ -355,7 +360,9 @@ def _penetration(
     column = table.column_for(thickness, group)
     needed = tables.parsed(table, row, column)
     die = band_die(table, data.band)
-    roll = tray.roll(die, f"{die.name} — penetration")
+    roll = tray.roll_grouped(
+        die, f"{die.name} — penetration", lambda face: needed is not None and face >= needed
+    )
     pierced = needed is not None and roll.face >= needed
     outcome = Outcome.of("manovra.heavy.penetrated" if pierced else "manovra.heavy.not_penetrated")
     builder.step(
@@ -379,12 +386,18 @@ def resolve_heavy_fire(data: HeavyFireInput, tray: DiceTray) -> Resolution:
     )
     to_hit = tables["tiro_armi_pesanti"]
     die = band_die(to_hit, data.band)
-    roll = tray.roll(die, f"{die.name} {data.band.value} — to hit")
-    total = roll.face + data.ad
     # Fragments (☼) and artificial elements (π) read the stationary column.
     moving = data.target_moving and not data.fragments and data.target not in BUILDING_TARGETS
-    row = to_hit.row_for(_row_axis(moving), total)
+    axis = _row_axis(moving)
     column = to_hit.column(data.target.value)
+    # What follows reads the cell alone (miss, or where it hits): one branch per cell.
+    roll = tray.roll_grouped(
+        die,
+        f"{die.name} {data.band.value} — to hit",
+        lambda face: tables.parsed(to_hit, to_hit.row_for(axis, face + data.ad), column),
+    )
+    total = roll.face + data.ad
+    row = to_hit.row_for(axis, total)
     cell: tuple[CellEffect, ...] = tables.parsed(to_hit, row, column)
     read = _read(to_hit, row, column)
     mods = (Modifier("manovra.mod.ad", data.ad),)
@@ -462,10 +475,12 @@ def _effects(
     location: str,
 ) -> Resolution:
     table = tables["effetti_armi_pesanti"]
-    roll = tray.roll(D10, "D10 — effects")
     axis = "schegge" if data.fragments else "diretto"
-    row = table.row_for(axis, roll.face)
     column = table.column(column_key)
+    roll = tray.roll_grouped(
+        D10, "D10 — effects", lambda face: tables.parsed(table, table.row_for(axis, face), column)
+    )
+    row = table.row_for(axis, roll.face)
     effects: tuple[CellEffect, ...] = tables.parsed(table, row, column)
     casualties = _apply_cell(
         builder, effects, target=data.target_id, models_present=data.models_present
@@ -517,13 +532,20 @@ def _building_hit(
         outcome = Outcome.of("manovra.building.too_small", calibre=data.calibre_mm)
         builder.step("manovra.step.building", outcome=outcome)
         return builder.finish(outcome)
-    roll = tray.roll(D10, "D10 — building effects")
+    column = table.column(data.building or "casa")
+    band_axis = axis
+
+    def effect_of(face: int) -> object:
+        if not _has_band(table, band_axis, face):
+            return None
+        return tables.parsed(table, table.row_for(band_axis, face), column)
+
+    roll = tray.roll_grouped(D10, "D10 — building effects", effect_of)
     row = table.row_for(axis, roll.face) if _has_band(table, axis, roll.face) else None
     if row is None:
         outcome = Outcome.of("manovra.building.no_effect")
         builder.step("manovra.step.building", rolls=(roll,), total=roll.face, outcome=outcome)
         return builder.finish(outcome)
-    column = table.column(data.building or "casa")
     effects: tuple[CellEffect, ...] = tables.parsed(table, row, column)
     _apply_cell(builder, effects, target=data.target_id, models_present=None)
     keys = "+".join(e.key or "" for e in effects if e.kind == "building")
@@ -658,7 +680,11 @@ def resolve_incendiary(data: IncendiaryInput, tray: DiceTray) -> Resolution:
     per_model = bool(column.data.get("one_die_per_model"))
     builder = ResolutionBuilder(RULESET_KEY, "incendiary", tray)
     if not per_model:
-        roll = tray.roll(D10, "D10 — flames")
+        roll = tray.roll_grouped(
+            D10,
+            "D10 — flames",
+            lambda face: tables.parsed(table, table.row_for("d10", face), column),
+        )
         row = table.row_for("d10", roll.face)
         effects: tuple[CellEffect, ...] = tables.parsed(table, row, column)
         killed = _apply_cell(builder, effects, target=data.target_id, models_present=None)
@@ -675,16 +701,19 @@ def resolve_incendiary(data: IncendiaryInput, tray: DiceTray) -> Resolution:
         )
         return builder.finish(outcome)
 
-    def flames(model_tray: DiceTray, index: int) -> int:
-        roll = model_tray.roll(D10, f"D10 — flames #{index + 1}")
-        row = table.row_for("d10", roll.face)
-        step_killed = 0
-        for effect in tables.parsed(table, row, column):
+    def kills(face: int) -> int:
+        for effect in tables.parsed(table, table.row_for("d10", face), column):
             if effect.kind == "killed" or (
                 effect.kind == "killed_unless_cover"
                 and data.cover.rank < SAVED_BY[effect.saved_by or "light"].rank
             ):
-                step_killed = 1
+                return 1
+        return 0
+
+    def flames(model_tray: DiceTray, index: int) -> int:
+        roll = model_tray.roll_grouped(D10, f"D10 — flames #{index + 1}", kills)
+        row = table.row_for("d10", roll.face)
+        step_killed = kills(roll.face)
         builder.step(
             "manovra.step.flames",
             rolls=(roll,),
