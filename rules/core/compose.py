@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 from rules.core.dice import DiceTray
-from rules.core.odds import BoundedCache, Weight, _PathSource, convolve, distribution_of
+from rules.core.odds import BoundedCache, Weight, _PathSource, convolve_counts, distribution_of
 
 ItemT = TypeVar("ItemT", bound=Hashable)
 A = TypeVar("A", bound=Hashable)
@@ -53,7 +53,7 @@ def independent(
     distribution = _FOLDED.get(folded_key)
     if distribution is None:
         parts = [_part(key, item, one) for item in items]
-        distribution = convolve(parts, fold, initial, stop)
+        distribution = convolve_counts(parts, fold, initial, stop)
         _FOLDED.put(folded_key, distribution)
     result: A = choose(distribution)
     return result

@@ -280,14 +280,27 @@ class DiceTray:
         self.rolls.append(result)
         return result
 
-    def _odds_chooser(self) -> Callable[[tuple[tuple[object, Fraction], ...]], object] | None:
-        """The odds enumerator's ``choose`` when this tray serves it, else None (play)."""
+    def _odds_chooser(
+        self,
+    ) -> Callable[[Callable[[], tuple[tuple[object, Fraction], ...]]], object] | None:
+        """For the odds enumerator's source, a function choosing a branch among the
+        distribution a builder makes (built once per node where the source can reuse it);
+        None in play."""
         source = self._source_now()
         choose = getattr(source, "choose", None)
         if choose is None or not getattr(source, "odds_paths", False):
             return None
-        chooser: Callable[[tuple[tuple[object, Fraction], ...]], object] = choose
-        return chooser
+        lazy = getattr(source, "choose_from", None)
+        if lazy is not None:
+            chooser: Callable[[Callable[[], tuple[tuple[object, Fraction], ...]]], object] = lazy
+            return chooser
+
+        def eager(make: Callable[[], tuple[tuple[object, Fraction], ...]]) -> object:
+            branches = make()
+            # One group needs no branch: the path goes on as if no die had been rolled.
+            return choose(branches) if len(branches) > 1 else branches[0][0]
+
+        return eager
 
     def roll_grouped(self, die: Die, label: str, group: Callable[[int], Hashable]) -> Roll:
         """Roll ``die`` whose face matters to the rules only through ``group(face)``.
@@ -312,11 +325,80 @@ class DiceTray:
 
         In play, each die is rolled in turn exactly as :meth:`roll` would (``owners``, when
         given, makes die ``i`` a roll of ``owners[i]`` as in :meth:`rolled_by`; None there
-        keeps the current roller). For the odds, every combination of faces is counted once here,
-        outside the resolver, and the resolver branches once per distinct group: a scatter
-        of D8 + D6 − AD branches over its distinct distances, a test (D6 + AD ≥ D10) over
-        pass and fail. The same contract as :meth:`roll_grouped`.
+        keeps the current roller). For the odds, every combination of faces is counted once
+        here, outside the resolver, and the resolver branches once per distinct group: a
+        test (D6 + AD ≥ D10) over pass and fail. A group of the dice's sum alone is
+        cheaper with :meth:`roll_sum_grouped`. The same contract as :meth:`roll_grouped`.
         """
+
+        def branches() -> tuple[tuple[object, Fraction], ...]:
+            counts: dict[Hashable, int] = {}
+            first: dict[Hashable, tuple[int, ...]] = {}
+            for faces in product(*(range(1, die.sides + 1) for die in dice)):
+                key = group(faces)
+                if key in counts:
+                    counts[key] += 1
+                else:
+                    counts[key] = 1
+                    first[key] = faces
+            return _weighted(first, counts, dice)
+
+        return self._roll_branching(dice, labels, owners, branches)
+
+    def roll_sum_grouped(
+        self,
+        dice: Sequence[Die],
+        labels: Sequence[str],
+        group: Callable[[int], Hashable],
+        signs: Sequence[int] | None = None,
+        owners: Sequence[str | None] | None = None,
+    ) -> tuple[Roll, ...]:
+        """Roll ``dice`` in order, whose faces matter only through ``group`` of their sum.
+
+        The sum is signed by ``signs`` (+1 or −1 per die; all +1 by default). For the odds,
+        the distribution of the sum is convolved die by die (a D10 + 2D8 is 3 small steps,
+        not 640 combinations), then grouped; otherwise as :meth:`roll_all_grouped`: a
+        scatter of D8 + D6 − AD cm branches once per distinct distance.
+        """
+        chosen_signs = tuple(signs) if signs is not None else (1,) * len(dice)
+        if len(chosen_signs) != len(dice):
+            raise ValueError("one sign per die")
+
+        def branches() -> tuple[tuple[object, Fraction], ...]:
+            # sum -> (combinations reaching it, the first faces that do)
+            sums: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
+            for die, sign in zip(dice, chosen_signs, strict=True):
+                following: dict[int, tuple[int, tuple[int, ...]]] = {}
+                for total, (count, faces) in sums.items():
+                    for face in range(1, die.sides + 1):
+                        reached = total + sign * face
+                        known = following.get(reached)
+                        if known is None:
+                            following[reached] = (count, (*faces, face))
+                        else:
+                            following[reached] = (known[0] + count, known[1])
+                sums = following
+            counts: dict[Hashable, int] = {}
+            first: dict[Hashable, tuple[int, ...]] = {}
+            for total, (count, faces) in sorted(sums.items()):
+                key = group(total)
+                if key in counts:
+                    counts[key] += count
+                else:
+                    counts[key] = count
+                    first[key] = faces
+            return _weighted(first, counts, dice)
+
+        return self._roll_branching(dice, labels, owners, branches)
+
+    def _roll_branching(
+        self,
+        dice: Sequence[Die],
+        labels: Sequence[str],
+        owners: Sequence[str | None] | None,
+        branches: Callable[[], tuple[tuple[object, Fraction], ...]],
+    ) -> tuple[Roll, ...]:
+        """Roll ``dice`` one by one in play; for the odds, take the faces of one branch."""
         if len(labels) != len(dice) or (owners is not None and len(owners) != len(dice)):
             raise ValueError("one label (and owner) per die")
         choose = self._odds_chooser()
@@ -330,23 +412,7 @@ class DiceTray:
                 with self.rolled_by(side):
                     rolls.append(self.roll(die, label))
             return tuple(rolls)
-        counts: dict[Hashable, int] = {}
-        first: dict[Hashable, tuple[int, ...]] = {}
-        for faces in product(*(range(1, die.sides + 1) for die in dice)):
-            key = group(faces)
-            if key in counts:
-                counts[key] += 1
-            else:
-                counts[key] = 1
-                first[key] = faces
-        combinations = 1
-        for die in dice:
-            combinations *= die.sides
-        branches = tuple(
-            (first[key], Fraction(count, combinations)) for key, count in counts.items()
-        )
-        # One group needs no branch: the path goes on as if no die had been rolled.
-        shown = cast(tuple[int, ...], choose(branches) if len(branches) > 1 else branches[0][0])
+        shown = cast(tuple[int, ...], choose(branches))
         result: list[Roll] = []
         for index, (die, label, face) in enumerate(zip(dice, labels, shown, strict=True)):
             side = owners[index] if owners is not None else None
@@ -356,3 +422,13 @@ class DiceTray:
             result.append(Roll(die, face, label, False, owner))
         self.rolls.extend(result)
         return tuple(result)
+
+
+def _weighted(
+    first: dict[Hashable, tuple[int, ...]], counts: dict[Hashable, int], dice: Sequence[Die]
+) -> tuple[tuple[object, Fraction], ...]:
+    """Each group's first faces, weighted by the share of every combination in the group."""
+    combinations = 1
+    for die in dice:
+        combinations *= die.sides
+    return tuple((first[key], Fraction(count, combinations)) for key, count in counts.items())

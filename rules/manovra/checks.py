@@ -246,12 +246,11 @@ def resolve_scatter(data: ScatterInput, tray: DiceTray) -> Resolution:
         else:
             fixed += term.sign * term.constant
 
-    def distance(faces: tuple[int, ...]) -> int:
-        return sum(sign * face for sign, face in zip(signs, faces, strict=True)) + fixed
-
     # Every total ≤ 0 reads the same (on the point, or 0 cm): one group.
-    rolls = list(tray.roll_all_grouped(dice, labels, lambda faces: max(distance(faces), 0)))
-    total = distance(tuple(roll.face for roll in rolls))
+    rolls = list(
+        tray.roll_sum_grouped(dice, labels, lambda rolled: max(rolled + fixed, 0), signs)
+    )
+    total = sum(sign * roll.face for sign, roll in zip(signs, rolls, strict=True)) + fixed
     direction_die = parse_die(str(row.data["direction_die"]))
     direction = next(roll.face for roll in rolls if roll.die == direction_die)
     read = TableRead(table.id, table.title, row.label or row.id or "", "descrizione", formula)
