@@ -15,11 +15,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from rules.core.errors import DiceError, DiceNeeded
 
 MAX_SCRIPTED_FACES = 200
+
+#: A weighted distribution the odds engine branches on: (value, probability) pairs.
+Branches = tuple[tuple[Any, Fraction], ...]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -280,39 +283,45 @@ class DiceTray:
         self.rolls.append(result)
         return result
 
-    def _odds_chooser(
-        self,
-    ) -> Callable[[Callable[[], tuple[tuple[object, Fraction], ...]]], object] | None:
-        """For the odds enumerator's source, a function choosing a branch among the
-        distribution a builder makes (built once per node where the source can reuse it);
-        None in play."""
+    def _odds_branching(self) -> Callable[[Callable[[], Branches]], Any] | None:
+        """When the odds engine enumerates: a function branching on a weighted distribution
+        (given by a builder, called only when the roll is new); in play, None."""
         source = self._source_now()
-        choose = getattr(source, "choose", None)
-        if choose is None or not getattr(source, "odds_paths", False):
+        if not getattr(source, "odds_paths", False):
             return None
-        lazy = getattr(source, "choose_from", None)
-        if lazy is not None:
-            chooser: Callable[[Callable[[], tuple[tuple[object, Fraction], ...]]], object] = lazy
-            return chooser
+        built = getattr(source, "choose_built", None)
+        if built is not None:
+            return cast(Callable[[Callable[[], Branches]], Any], built)
+        choose = getattr(source, "choose", None)
+        if choose is None:
+            return None
+        return lambda build: choose(build())
 
-        def eager(make: Callable[[], tuple[tuple[object, Fraction], ...]]) -> object:
-            branches = make()
-            # One group needs no branch: the path goes on as if no die had been rolled.
-            return choose(branches) if len(branches) > 1 else branches[0][0]
-
-        return eager
+    def _record(self, die: Die, face: int, label: str) -> Roll:
+        owner = self.owner if self.owner is not None else self.actor_side
+        result = Roll(die, face, label, False, owner)
+        self.rolls.append(result)
+        return result
 
     def roll_grouped(self, die: Die, label: str, group: Callable[[int], Hashable]) -> Roll:
         """Roll ``die`` whose face matters to the rules only through ``group(face)``.
 
-        In play, a roll like any other. For the odds, one branch per distinct group (its
-        lowest face stands for it) weighted by how many faces fall in it, instead of one
-        branch per face: a to-hit die read through a table row needs one branch per
-        distinct cell, a threshold two. ``group`` must be a pure function of the face, and
-        everything the resolver does after the roll must depend on the face through it
-        alone (a face merely shown in a step is fine; the odds never read steps).
+        In play, a roll like any other. For the odds, one weighted branch per group (its
+        lowest face stands for it) instead of one per face: a scatter die read only as
+        "hit or arrow" is two branches. :meth:`roll_against` is the two-group case.
         """
-        return self.roll_all_grouped((die,), (label,), lambda faces: group(faces[0]))[0]
+        branching = self._odds_branching()
+        if branching is None:
+            return self.roll(die, label)
+
+        def build() -> Branches:
+            counts: dict[Hashable, list[int]] = {}
+            for face in range(1, die.sides + 1):
+                entry = counts.setdefault(group(face), [face, 0])
+                entry[1] += 1
+            return tuple((first, Fraction(count, die.sides)) for first, count in counts.values())
+
+        return self._record(die, int(branching(build)), label)
 
     def roll_all_grouped(
         self,
@@ -331,7 +340,7 @@ class DiceTray:
         cheaper with :meth:`roll_sum_grouped`. The same contract as :meth:`roll_grouped`.
         """
 
-        def branches() -> tuple[tuple[object, Fraction], ...]:
+        def branches() -> Branches:
             counts: dict[Hashable, int] = {}
             first: dict[Hashable, tuple[int, ...]] = {}
             for faces in product(*(range(1, die.sides + 1) for die in dice)):
@@ -364,7 +373,7 @@ class DiceTray:
         if len(chosen_signs) != len(dice):
             raise ValueError("one sign per die")
 
-        def branches() -> tuple[tuple[object, Fraction], ...]:
+        def branches() -> Branches:
             # sum -> (combinations reaching it, the first faces that do)
             sums: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
             for die, sign in zip(dice, chosen_signs, strict=True):
@@ -396,13 +405,13 @@ class DiceTray:
         dice: Sequence[Die],
         labels: Sequence[str],
         owners: Sequence[str | None] | None,
-        branches: Callable[[], tuple[tuple[object, Fraction], ...]],
+        branches: Callable[[], Branches],
     ) -> tuple[Roll, ...]:
         """Roll ``dice`` one by one in play; for the odds, take the faces of one branch."""
         if len(labels) != len(dice) or (owners is not None and len(owners) != len(dice)):
             raise ValueError("one label (and owner) per die")
-        choose = self._odds_chooser()
-        if choose is None:
+        branching = self._odds_branching()
+        if branching is None:
             rolls: list[Roll] = []
             for index, (die, label) in enumerate(zip(dice, labels, strict=True)):
                 side = owners[index] if owners is not None else None
@@ -412,7 +421,7 @@ class DiceTray:
                 with self.rolled_by(side):
                     rolls.append(self.roll(die, label))
             return tuple(rolls)
-        shown = cast(tuple[int, ...], choose(branches))
+        shown = cast(tuple[int, ...], branching(branches))
         result: list[Roll] = []
         for index, (die, label, face) in enumerate(zip(dice, labels, shown, strict=True)):
             side = owners[index] if owners is not None else None
@@ -426,7 +435,7 @@ class DiceTray:
 
 def _weighted(
     first: dict[Hashable, tuple[int, ...]], counts: dict[Hashable, int], dice: Sequence[Die]
-) -> tuple[tuple[object, Fraction], ...]:
+) -> Branches:
     """Each group's first faces, weighted by the share of every combination in the group."""
     combinations = 1
     for die in dice:

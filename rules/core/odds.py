@@ -91,11 +91,12 @@ class _PathSource:
         return distribution[0][0]
 
 
-    def choose_from(self, make: Callable[[], tuple[tuple[Any, Weight], ...]]) -> Any:
-        """Like :meth:`choose`, with the distribution built by ``make`` only when this roll
-        is first reached: a replayed roll takes the distribution recorded then, so a costly
-        one (grouping every face of several dice) is built once per node of the tree, not
-        once per path through it."""
+    def choose_built(self, build: Callable[[], tuple[tuple[Any, Weight], ...]]) -> Any:
+        """:meth:`choose`, the distribution built by ``build`` only when this roll is new.
+
+        Every path replays the rolls before its last new one: replays read the distribution
+        kept from the first time instead of building it again.
+        """
         index = self.position
         if index < len(self.choices):
             option = self.options[index]
@@ -103,7 +104,7 @@ class _PathSource:
                 raise RuntimeError(f"non-deterministic resolver at roll {index + 1}")
             self.position = index + 1
             return option[self.choices[index]][0]
-        return self.choose(make())
+        return self.choose(build())
 
 
 def _width(option: int | tuple[tuple[Any, Weight], ...]) -> int:
