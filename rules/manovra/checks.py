@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -82,72 +84,104 @@ def _test_side(
     return (*modifiers, *extra), sum(m.value for m in extra), base
 
 
+@dataclass(frozen=True, slots=True)
+class _TestRule:
+    """What the TEST table says of one test, read once."""
+
+    adds: tuple[str, ...]
+    comparison: Comparison
+    read: TableRead
+    opposed: bool
+    choice: bool  # the die to beat is chosen among ``dice`` (PT)
+    dice: tuple[str, ...]
+
+
+@cache
+def _test_rule(kind: TestKind) -> _TestRule:
+    table = load_tables()["test"]
+    row = table.row_by_id(kind.value)
+    rule: dict[str, Any] = row.data
+    read = TableRead(
+        table.id, table.title, row.label or kind.value, "esito", table.cell(row, "esito")
+    )
+    opposed = rule.get("against") == "opposed"
+    choice = "against_choice" in rule
+    dice = rule["against_choice"] if choice else () if opposed else rule["against"][:1]
+    return _TestRule(
+        tuple(str(name) for name in rule["add"]),
+        Comparison(str(rule["comparison"])),
+        read,
+        opposed,
+        choice,
+        tuple(str(die) for die in dice),
+    )
+
+
 def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
     """Resolve one test: D6 + AD (+ CV) against a die (≥) or against the opponent (>).
 
-    Both dice of a test are rolled together (the unit's D6 first): their faces matter only
-    through the test's result, so the odds branch on won / tie / lost (pass / fail), not on
-    every pair of faces.
+    Both dice of a test are rolled together (the unit's D6 first). Whether the test passes
+    (or is won, tied, lost) depends on the difference of the two faces alone, so the odds
+    branch on the distinct results, not on every pair of faces.
     """
-    table = load_tables()["test"]
-    row = table.row_by_id(data.kind.value)
-    rule: dict[str, Any] = row.data
-    adds = [str(name) for name in rule["add"]]
-    comparison = Comparison(str(rule["comparison"]))
-    read = TableRead(
-        table.id, table.title, row.label or data.kind.value, "esito", table.cell(row, "esito")
-    )
+    rule = _test_rule(data.kind)
+    comparison = rule.comparison
     builder = ResolutionBuilder(RULESET_KEY, "test", tray)
     fixed_own = data.crew_losses and data.kind is TestKind.IT
-    own_mods, own_add, own_base = _test_side(adds, {"AD": data.ad, "CV": data.cv}, fixed_own)
+    own_mods, own_add, own_base = _test_side(
+        list(rule.adds), {"AD": data.ad, "CV": data.cv}, fixed_own
+    )
     if data.modifier:
         own_mods = (*own_mods, Modifier("manovra.mod.referee", data.modifier))
         own_add += data.modifier
+    own_total = own_add if own_base is None else own_add + own_base
+    # The unit's die adds to its total, the other die to what it must beat: their signed
+    # sum, with the fixed parts, is all the comparison reads.
     dice: list[Die] = []
     labels: list[str] = []
+    signs: list[int] = []
     owners: list[str | None] = []
     if own_base is None:
         dice.append(D6)
         labels.append(f"{data.kind.value} — D6")
+        signs.append(1)
         owners.append(None)
 
-    if rule.get("against") == "opposed":
+    if rule.opposed:
         fixed_opp = data.opponent_crew_losses and data.kind is TestKind.IT
         opp_mods, opp_add, opp_base = _test_side(
-            adds, {"AD": data.opponent_ad, "CV": data.opponent_cv}, fixed_opp
+            list(rule.adds), {"AD": data.opponent_ad, "CV": data.opponent_cv}, fixed_opp
         )
+        opp_total = opp_add if opp_base is None else opp_add + opp_base
         if opp_base is None:
             # "Ogni giocatore lancia un D6": the opponent's die is rolled by its side.
             dice.append(D6)
             labels.append(f"{data.kind.value} — D6 enemy")
+            signs.append(-1)
             owners.append(data.opponent_side or None)
 
-        def totals(faces: tuple[int, ...]) -> tuple[int, int]:
-            rolled = iter(faces)
-            own = (own_base if own_base is not None else next(rolled)) + own_add
-            opp = (opp_base if opp_base is not None else next(rolled)) + opp_add
-            return own, opp
-
-        def result(faces: tuple[int, ...]) -> str:
-            own, opp = totals(faces)
-            if comparison.holds(own, opp):
+        def verdict(margin: int) -> str:
+            if comparison.holds(margin, 0):
                 return "manovra.test.won"
-            return "manovra.test.tie" if own == opp else "manovra.test.lost"
+            return "manovra.test.tie" if margin == 0 else "manovra.test.lost"
 
-        rolls = tray.roll_all_grouped(dice, labels, result, owners)
-        faces = tuple(roll.face for roll in rolls)
-        own_total, opp_total = totals(faces)
+        before = own_total - opp_total
+        rolls = tray.roll_sum_grouped(
+            dice, labels, lambda rolled: verdict(before + rolled), signs, owners
+        )
         own_rolls = rolls[: 1 if own_base is None else 0]
         opp_rolls = rolls[len(own_rolls) :]
+        own_total += sum(roll.face for roll in own_rolls)
+        opp_total += sum(roll.face for roll in opp_rolls)
         threshold = Threshold(comparison, opp_total, "manovra.threshold.opponent")
-        outcome = Outcome.of(result(faces), test=data.kind.value)
+        outcome = Outcome.of(verdict(own_total - opp_total), test=data.kind.value)
         builder.step(
             "manovra.step.test_roll",
             rolls=own_rolls,
             modifiers=own_mods,
             total=own_total,
             threshold=threshold,
-            table=read,
+            table=rule.read,
             outcome=outcome,
             test=data.kind.value,
         )
@@ -156,35 +190,34 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
         )
         return builder.finish(outcome)
 
-    if "against_choice" in rule:
+    if rule.choice:
         die = parse_die(data.precision_die)
-        if die.name not in [str(choice) for choice in rule["against_choice"]]:
+        if die.name not in rule.dice:
             raise InvalidInput("error.manovra.bad_precision_die", die=die.name)
     else:
-        die = parse_die(str(rule["against"][0]))
+        die = parse_die(rule.dice[0])
     dice.append(die)
     labels.append(f"{data.kind.value} — {die.name}")
+    signs.append(-1)
 
-    def own_of(faces: tuple[int, ...]) -> int:
-        return (own_base if own_base is not None else faces[0]) + own_add
-
-    def passes(faces: tuple[int, ...]) -> bool:
-        return comparison.holds(own_of(faces), faces[-1])
-
-    rolls = tray.roll_all_grouped(dice, labels, passes)
-    faces = tuple(roll.face for roll in rolls)
+    before = own_total
+    rolls = tray.roll_sum_grouped(
+        dice, labels, lambda rolled: comparison.holds(before + rolled, 0), signs
+    )
     target = rolls[-1]
+    own_total += sum(roll.face for roll in rolls[:-1])
     threshold = Threshold(comparison, target.face, "manovra.threshold.die", (("die", die.name),))
+    passed = comparison.holds(own_total, target.face)
     outcome = Outcome.of(
-        "manovra.test.passed" if passes(faces) else "manovra.test.failed", test=data.kind.value
+        "manovra.test.passed" if passed else "manovra.test.failed", test=data.kind.value
     )
     builder.step(
         "manovra.step.test_roll",
         rolls=rolls[:-1],
         modifiers=own_mods,
-        total=own_of(faces),
+        total=own_total,
         threshold=threshold,
-        table=read,
+        table=rule.read,
         outcome=outcome,
         test=data.kind.value,
     )
