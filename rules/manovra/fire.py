@@ -323,6 +323,11 @@ def _on_axis(table: Table, axis: str, gun_class: str) -> bool:
     return True
 
 
+@cache
+def _always_gt75(classes: tuple[object, ...]) -> frozenset[str]:
+    return frozenset(str(name) for name in classes)
+
+
 def _penetration(
     builder: ResolutionBuilder,
     tray: DiceTray,
@@ -333,7 +338,7 @@ def _penetration(
 ) -> bool:
     """Roll against PENETRAZIONE CORAZZA; True when the armour or wall is pierced."""
     table = tables["penetrazione"]
-    always_gt75 = {str(name) for name in table.data["always_gt75_classes"]}
+    always_gt75 = _always_gt75(tuple(table.data["always_gt75_classes"]))
     axis = "ap" if data.ammo is Ammo.AP else "he"
     if data.fragments:
         row = table.row_for("he", "☼")
