@@ -12,6 +12,8 @@ from pydantic import Field, model_validator
 from rules.core.compose import independent
 from rules.core.dice import D6, D10, DiceTray, parse_die
 from rules.core.errors import InvalidInput, UnknownName
+from rules.core.odds import BoundedCache
+from rules.core.procedures import ODDS_CACHE_CLEARERS
 from rules.core.resolution import (
     Comparison,
     EffectKind,
@@ -24,7 +26,7 @@ from rules.core.resolution import (
 )
 from rules.core.tables import Column, Row, Table, TableSet
 from rules.core.yamlio import load_yaml
-from rules.manovra.checks import Frozen, ScatterKind
+from rules.manovra.checks import Frozen, ScatterInput, ScatterKind, TestInput, TestKind
 from rules.manovra.effects import CellEffect
 from rules.manovra.model import RULESET_KEY, SAVED_BY, Cover, RangeBand, band_die
 from rules.manovra.tables import load_tables
@@ -603,43 +605,65 @@ class ThrownInput(HitTarget):
     gun_class: str = Field("Bm", max_length=10)
 
 
+@cache
+def _precision_test(ad: int, vehicle: bool) -> TestInput:
+    return TestInput(kind=TestKind.PT, ad=ad, precision_die="D12" if vehicle else "D10")
+
+
+@cache
+def _grenade_scatter(ad: int) -> ScatterInput:
+    return ScatterInput(kind=ScatterKind.LANCIO_ORDIGNI, ad=ad)
+
+
+# The round a grenade becomes once on target, per thrown input: an odds enumeration asks for
+# it on every path, and validating it costs as much as a short resolver step. Keyed by the
+# input's identity (inputs holding armour are not hashable); the entry keeps the input
+# alive, so its id cannot be reused while cached.
+_SHOTS: BoundedCache[int, tuple[ThrownInput, HeavyFireInput]] = BoundedCache(64)
+ODDS_CACHE_CLEARERS.append(_SHOTS.clear)  # a cold benchmark forgets them too
+
+
+def _grenade_shot(data: ThrownInput) -> HeavyFireInput:
+    """The blast on infantry and artillery (fragments), or the Bm round at a vehicle."""
+    cached = _SHOTS.get(id(data))
+    if cached is not None and cached[0] is data:
+        return cached[1]
+    fields = data.model_dump(exclude={"band", "vehicle", "gun_class"})
+    if data.vehicle:
+        shot = HeavyFireInput(
+            band=data.band, ammo=Ammo.HE, gun_class=data.gun_class, impact="gt75", **fields
+        )
+    else:
+        shot = HeavyFireInput(band=RangeBand.SCHEGGE, fragments=True, ammo=Ammo.HE, **fields)
+    _SHOTS.put(id(data), (data, shot))
+    return shot
+
+
 def resolve_thrown(data: ThrownInput, tray: DiceTray) -> Resolution:
     """PT (D6 + AD ≥ D10, or ≥ D12 at a vehicle); a miss lands D8 − AD cm away (scatter).
 
     On the target: infantry and artillery take the fragments (☼); a vehicle takes the blast
     in its open top, or on its top armour (PENETRAZIONE, Bm row) and then EFFETTI.
     """
-    from rules.manovra.checks import (
-        ScatterInput,
-        TestInput,
-        TestKind,
-        resolve_scatter,
-        resolve_test,
-    )
+    from rules.manovra.checks import resolve_scatter, resolve_test
 
     tables = load_tables()
     builder = ResolutionBuilder(RULESET_KEY, "thrown", tray)
-    precision = "D12" if data.vehicle else "D10"
-    test = resolve_test(TestInput(kind=TestKind.PT, ad=data.ad, precision_die=precision), tray)
+    test = resolve_test(_precision_test(data.ad, data.vehicle), tray)
     builder.steps.extend(test.steps)
     if test.outcome.key != "manovra.test.passed":
-        scatter = resolve_scatter(ScatterInput(kind=ScatterKind.LANCIO_ORDIGNI, ad=data.ad), tray)
+        scatter = resolve_scatter(_grenade_scatter(data.ad), tray)
         builder.steps.extend(scatter.steps)
         cm = scatter.outcome.param("cm")
         return builder.finish(
             Outcome.of("manovra.heavy.miss_scatter", cm=cm if cm is not None else 0)
         )
-    fields = data.model_dump(exclude={"band", "vehicle", "gun_class"})
+    shot = _grenade_shot(data)
     if not data.vehicle:
-        blast = resolve_heavy_fire(
-            HeavyFireInput(band=RangeBand.SCHEGGE, fragments=True, ammo=Ammo.HE, **fields), tray
-        )
+        blast = resolve_heavy_fire(shot, tray)
         builder.steps.extend(blast.steps)
         builder.effects.extend(blast.effects)
         return builder.finish(blast.outcome)
-    shot = HeavyFireInput(
-        band=data.band, ammo=Ammo.HE, gun_class=data.gun_class, impact="gt75", **fields
-    )
     if data.target_id is not None and not data.target_has_manoeuvred:
         builder.effect(EffectKind.TEST_OWED, "SF", target=data.target_id, reason="hit")
     location = (
