@@ -151,3 +151,57 @@ def test_grouped_odds_equal_every_face_on_deep_chains(name: str, data: dict[str,
     assert grouped.exact and every_face.exact
     assert _fractions(grouped) == _fractions(every_face)
     assert grouped.paths * 5 < every_face.paths
+
+
+# Far below the engine's limit (DEFAULT_PATH_LIMIT, 5,000 paths, past which no odds are
+# given): the most any manovra input was found to need is 91 (twelve kinds of duel).
+PATH_BOUND = 200
+
+WORST_INPUTS = [
+    ("close_combat", {"duels": [{"ad": i // 4, "opponent_ad": i % 4} for i in range(12)]}),
+    ("incendiary", {"target": "fanteria", "models_touched": 20, "cover": "scoperto"}),
+    ("panic_recovery", {"ad": 0, "commanders_cv": [0, 1, 2, 3, 0, 1]}),
+    ("scatter", {"kind": "indiretto_fuori_campo", "ad": 0, "cv": 0}),
+    (
+        "heavy_fire",
+        {
+            "ad": 1,
+            "target": "carro",
+            "calibre_mm": 75,
+            "band": "breve",
+            "target_moving": True,
+            "ammo": "HE",
+            "gun_class": "17-25p",
+            "impact": "gt75",
+            "delivery": "indirect",
+        },
+    ),
+    *DEEP_CASES,
+]
+
+
+@pytest.mark.parametrize("name", DICE_PROCEDURES)
+def test_no_valid_input_comes_near_the_path_limit(name: str) -> None:
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(data=STRATEGIES[name])
+    def run(data: dict[str, Any]) -> None:
+        procedure = PROCEDURES[name]
+        try:
+            parsed = procedure.parse_input(data)
+            clear_odds_cache()
+            odds = procedure.odds(parsed)
+        except RulesError:
+            return
+        assert odds.exact and odds.paths <= PATH_BOUND, (odds.paths, data)
+
+    run()
+
+
+@pytest.mark.parametrize(("name", "data"), WORST_INPUTS)
+def test_the_worst_inputs_found_stay_far_below_the_path_limit(
+    name: str, data: dict[str, Any]
+) -> None:
+    clear_odds_cache()
+    odds = PROCEDURES[name].odds(PROCEDURES[name].parse_input(data))
+    assert odds.exact and odds.paths <= PATH_BOUND
+    assert sum(_fractions(odds).values()) == 1
