@@ -246,48 +246,74 @@ class ScatterInput(Frozen):
     cv: int = Field(0, ge=0, le=3)
 
 
+@dataclass(frozen=True, slots=True)
+class _ScatterRule:
+    """A scatter row's formula, read once: its dice in order and its named terms."""
+
+    dice: tuple[Die, ...]
+    labels: tuple[str, ...]
+    signs: tuple[int, ...]
+    named: tuple[tuple[str, int], ...]  # (AD or CV, sign) in the formula's order
+    constant: int
+    direction_die: Die
+    read: TableRead
+    zero_hits_point: bool
+
+
+@cache
+def _scatter_rule(kind: ScatterKind) -> _ScatterRule:
+    table = load_tables()["dispersione"]
+    row = table.row_by_id(kind.value)
+    formula = str(row.data["distance"])
+    dice: list[Die] = []
+    labels: list[str] = []
+    signs: list[int] = []
+    named: list[tuple[str, int]] = []
+    constant = 0
+    for term in parse_formula(formula):
+        if term.die is not None:
+            for index in range(term.count):
+                suffix = f" #{index + 1}" if term.count > 1 else ""
+                dice.append(term.die)
+                labels.append(f"{kind.value} — {term.die.name}{suffix}")
+                signs.append(term.sign)
+        elif term.name is not None:
+            named.append((term.name, term.sign))
+        else:
+            constant += term.sign * term.constant
+    return _ScatterRule(
+        tuple(dice),
+        tuple(labels),
+        tuple(signs),
+        tuple(named),
+        constant,
+        parse_die(str(row.data["direction_die"])),
+        TableRead(table.id, table.title, row.label or row.id or "", "descrizione", formula),
+        bool(row.data.get("zero_hits_point")),
+    )
+
+
 def resolve_scatter(data: ScatterInput, tray: DiceTray) -> Resolution:
     """Roll the scatter formula of the row; ≤ 0 on the point where the row says so.
 
     The dice are rolled together, in the formula's order: the result reads only their
     distance (the direction die is shown), so the odds branch on the distinct distances.
     """
-    table = load_tables()["dispersione"]
-    row = table.row_by_id(data.kind.value)
-    formula = str(row.data["distance"])
+    rule = _scatter_rule(data.kind)
     values = {"AD": data.ad, "CV": data.cv}
-    dice: list[Die] = []
-    labels: list[str] = []
-    signs: list[int] = []
-    modifiers: list[Modifier] = []
-    fixed = 0
-    for term in parse_formula(formula):
-        if term.die is not None:
-            for index in range(term.count):
-                suffix = f" #{index + 1}" if term.count > 1 else ""
-                dice.append(term.die)
-                labels.append(f"{data.kind.value} — {term.die.name}{suffix}")
-                signs.append(term.sign)
-        elif term.name is not None:
-            modifiers.append(
-                Modifier(
-                    f"manovra.mod.{term.name.lower()}",
-                    -values[term.name] if term.sign < 0 else values[term.name],
-                )
-            )
-            fixed += term.sign * values[term.name]
-        else:
-            fixed += term.sign * term.constant
-
+    modifiers = tuple(
+        Modifier(f"manovra.mod.{name.lower()}", sign * values[name]) for name, sign in rule.named
+    )
+    fixed = rule.constant + sum(sign * values[name] for name, sign in rule.named)
+    signs = rule.signs
     # Every total ≤ 0 reads the same (on the point, or 0 cm): one group.
     rolls = list(
-        tray.roll_sum_grouped(dice, labels, lambda rolled: max(rolled + fixed, 0), signs)
+        tray.roll_sum_grouped(rule.dice, rule.labels, lambda rolled: max(rolled + fixed, 0), signs)
     )
     total = sum(sign * roll.face for sign, roll in zip(signs, rolls, strict=True)) + fixed
-    direction_die = parse_die(str(row.data["direction_die"]))
-    direction = next(roll.face for roll in rolls if roll.die == direction_die)
-    read = TableRead(table.id, table.title, row.label or row.id or "", "descrizione", formula)
-    if total <= 0 and row.data.get("zero_hits_point"):
+    direction = next(roll.face for roll in rolls if roll.die == rule.direction_die)
+    read = rule.read
+    if total <= 0 and rule.zero_hits_point:
         outcome = Outcome.of("manovra.scatter.on_point")
     else:
         outcome = Outcome.of("manovra.scatter.landed", cm=max(total, 0))

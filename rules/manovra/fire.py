@@ -571,18 +571,24 @@ def _has_band(table: Table, axis: str, value: int) -> bool:
     return any(band is not None and value in band for band, _, _ in table.axis_bands(axis))
 
 
-def _scatter_after_miss(
-    builder: ResolutionBuilder, tray: DiceTray, tables: TableSet, data: HeavyFireInput
-) -> Resolution:
-    from rules.manovra.checks import ScatterInput, resolve_scatter
-
+@cache
+def _miss_scatter(delivery: Delivery, ad: int) -> ScatterInput:
+    """Where a missed HE round of this delivery lands (built once, not on every odds path)."""
     kind = {
         Delivery.DIRECT: ScatterKind.DIRETTO_HE,
         Delivery.THROWN: ScatterKind.LANCIO_ORDIGNI,
         Delivery.MORTAR: ScatterKind.MORTAI_DIRETTO,
         Delivery.INDIRECT: ScatterKind.INDIRETTO_IN_CAMPO,
-    }[data.delivery]
-    scatter = resolve_scatter(ScatterInput(kind=kind, ad=data.ad), tray)
+    }[delivery]
+    return ScatterInput(kind=kind, ad=ad)
+
+
+def _scatter_after_miss(
+    builder: ResolutionBuilder, tray: DiceTray, tables: TableSet, data: HeavyFireInput
+) -> Resolution:
+    from rules.manovra.checks import resolve_scatter
+
+    scatter = resolve_scatter(_miss_scatter(data.delivery, data.ad), tray)
     builder.steps.extend(scatter.steps)
     cm = scatter.outcome.param("cm")
     outcome = Outcome.of("manovra.heavy.miss_scatter", cm=cm if cm is not None else 0)
