@@ -227,14 +227,21 @@ class Table(BaseModel):
 
     def row_for(self, axis: str, value: int | str) -> Row:
         """The row whose band on ``axis`` contains ``value`` (an int or an alias)."""
-        found = self._found_rows.get((axis, value))
+        memo: dict[tuple[str, int | str], Row] = self._private("_found_rows")
+        found = memo.get((axis, value))
         if found is not None:
             return found
         row = self._row_for(axis, value)
-        if len(self._found_rows) >= _FOUND_LIMIT:
-            self._found_rows.clear()
-        self._found_rows[(axis, value)] = row
+        if len(memo) >= _FOUND_LIMIT:
+            memo.clear()
+        memo[(axis, value)] = row
         return row
+
+    def _private(self, name: str) -> Any:
+        # Read straight from pydantic's store of private attributes: ``self._name`` goes
+        # through BaseModel.__getattr__, which costs more than the memoised lookup itself.
+        private = self.__pydantic_private__
+        return private[name] if private is not None else getattr(self, name)
 
     def _row_for(self, axis: str, value: int | str) -> Row:
         if axis not in {a.key for a in self.row_axes}:
@@ -274,13 +281,14 @@ class Table(BaseModel):
 
     def column_for(self, value: int, group: str | None = None) -> Column:
         """The column of ``group`` whose band contains ``value``."""
-        found = self._found_columns.get((value, group))
+        memo: dict[tuple[int, str | None], Column] = self._private("_found_columns")
+        found = memo.get((value, group))
         if found is not None:
             return found
         column = self._column_for(value, group)
-        if len(self._found_columns) >= _FOUND_LIMIT:
-            self._found_columns.clear()
-        self._found_columns[(value, group)] = column
+        if len(memo) >= _FOUND_LIMIT:
+            memo.clear()
+        memo[(value, group)] = column
         return column
 
     def _column_for(self, value: int, group: str | None) -> Column:
