@@ -34,10 +34,23 @@ from rules.manovra.tables import load_tables
 MAX_SHOTS = 10_000
 
 
+# Cells read, by the identity of their table, row and column (the loaded tables live as long
+# as the process): every odds path reads the same few cells again.
+_READS: dict[tuple[int, int, int], tuple[Table, Row, Column, TableRead]] = {}
+
+
 def _read(table: Table, row: Row, column: Column) -> TableRead:
-    return TableRead(
+    key = (id(table), id(row), id(column))
+    known = _READS.get(key)
+    if known is not None and known[0] is table and known[1] is row and known[2] is column:
+        return known[3]
+    read = TableRead(
         table.id, table.title, table.row_label(row), column.label, table.cell(row, column)
     )
+    if len(_READS) >= 4096:
+        _READS.clear()
+    _READS[key] = (table, row, column, read)
+    return read
 
 
 def _row_axis(moving: bool) -> str:
