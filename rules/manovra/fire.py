@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Hashable
 from functools import cache
 from importlib import resources
 from typing import Literal
@@ -410,12 +411,21 @@ def resolve_heavy_fire(data: HeavyFireInput, tray: DiceTray) -> Resolution:
     moving = data.target_moving and not data.fragments and data.target not in BUILDING_TARGETS
     axis = _row_axis(moving)
     column = to_hit.column(data.target.value)
-    # What follows reads the cell alone (miss, or where it hits): one branch per cell.
-    roll = tray.roll_grouped(
-        die,
-        f"{die.name} {data.band.value} — to hit",
-        lambda face: tables.parsed(to_hit, to_hit.row_for(axis, face + data.ad), column),
-    )
+
+    def what_follows(face: int) -> Hashable:
+        # All that the rest of the shot reads of the cell: a miss, a kill (and the cover
+        # that saves from it), or the location struck once resolved ("a scelta" and "scafo"
+        # may strike the same): one odds branch per distinct continuation.
+        cell: tuple[CellEffect, ...] = tables.parsed(
+            to_hit, to_hit.row_for(axis, face + data.ad), column
+        )
+        if not cell:
+            return None
+        if cell[0].kind in ("killed", "killed_unless_cover"):
+            return cell[0].kind, cell[0].saved_by
+        return "at", _resolve_location(cell[0].key or "", data)
+
+    roll = tray.roll_grouped(die, f"{die.name} {data.band.value} — to hit", what_follows)
     total = roll.face + data.ad
     row = to_hit.row_for(axis, total)
     cell: tuple[CellEffect, ...] = tables.parsed(to_hit, row, column)
