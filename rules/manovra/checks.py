@@ -117,6 +117,12 @@ def _test_rule(kind: TestKind) -> _TestRule:
     )
 
 
+@cache
+def _die(name: str) -> Die:
+    # A test's die is named on every odds path: parsed once per name.
+    return parse_die(name)
+
+
 def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
     """Resolve one test: D6 + AD (+ CV) against a die (≥) or against the opponent (>).
 
@@ -191,11 +197,11 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
         return builder.finish(outcome)
 
     if rule.choice:
-        die = parse_die(data.precision_die)
+        die = _die(data.precision_die)
         if die.name not in rule.dice:
             raise InvalidInput("error.manovra.bad_precision_die", die=die.name)
     else:
-        die = parse_die(rule.dice[0])
+        die = _die(rule.dice[0])
     dice.append(die)
     labels.append(f"{data.kind.value} — {die.name}")
     signs.append(-1)
