@@ -90,7 +90,6 @@ class _PathSource:
         self.options.append(distribution)
         return distribution[0][0]
 
-
     def choose_built(self, build: Callable[[], tuple[tuple[Any, Weight], ...]]) -> Any:
         """:meth:`choose`, the distribution built by ``build`` only when this roll is new.
 
