@@ -291,7 +291,7 @@ class DiceTray:
             return None
         built = getattr(source, "choose_built", None)
         if built is not None:
-            return cast(Callable[[Callable[[], Branches]], Any], built)
+            return cast("Callable[[Callable[[], Branches]], Any]", built)
         choose = getattr(source, "choose", None)
         if choose is None:
             return None
@@ -421,7 +421,7 @@ class DiceTray:
                 with self.rolled_by(side):
                     rolls.append(self.roll(die, label))
             return tuple(rolls)
-        shown = cast(tuple[int, ...], branching(branches))
+        shown = cast("tuple[int, ...]", branching(branches))
         result: list[Roll] = []
         for index, (die, label, face) in enumerate(zip(dice, labels, shown, strict=True)):
             side = owners[index] if owners is not None else None
