@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 from rules.core.dice import DiceTray
-from rules.core.odds import BoundedCache, Weight, _PathSource, convolve, distribution_of
+from rules.core.odds import BoundedCache, Weight, _PathSource, convolve_counts, distribution_of
 
 ItemT = TypeVar("ItemT", bound=Hashable)
 A = TypeVar("A", bound=Hashable)
@@ -49,13 +49,19 @@ def independent(
             if stop is not None and stop(accumulated):
                 break
         return accumulated
-    folded_key = (key, tuple(items), initial)
-    distribution = _FOLDED.get(folded_key)
-    if distribution is None:
-        parts = [_part(key, item, one) for item in items]
-        distribution = convolve(parts, fold, initial, stop)
-        _FOLDED.put(folded_key, distribution)
-    result: A = choose(distribution)
+
+    def folded() -> tuple[tuple[Any, Weight], ...]:
+        folded_key = (key, tuple(items), initial)
+        distribution = _FOLDED.get(folded_key)
+        if distribution is None:
+            parts = [_part(key, item, one) for item in items]
+            distribution = convolve_counts(parts, fold, initial, stop)
+            _FOLDED.put(folded_key, distribution)
+        return distribution
+
+    # A path replaying this roll reuses the distribution it branched on (no key to hash).
+    built = getattr(tray.source, "choose_built", None)
+    result: A = built(folded) if built is not None else choose(folded())
     return result
 
 

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol
+from itertools import product
+from typing import Any, Protocol, cast
 
 from rules.core.errors import DiceError, DiceNeeded
 
 MAX_SCRIPTED_FACES = 200
+
+#: A weighted distribution the odds engine branches on: (value, probability) pairs.
+Branches = tuple[tuple[Any, Fraction], ...]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -278,3 +282,162 @@ class DiceTray:
         result = Roll(die, face, label, False, owner)
         self.rolls.append(result)
         return result
+
+    def _odds_branching(self) -> Callable[[Callable[[], Branches]], Any] | None:
+        """When the odds engine enumerates: a function branching on a weighted distribution
+        (given by a builder, called only when the roll is new); in play, None."""
+        source = self._source_now()
+        if not getattr(source, "odds_paths", False):
+            return None
+        built = getattr(source, "choose_built", None)
+        if built is not None:
+            return cast("Callable[[Callable[[], Branches]], Any]", built)
+        choose = getattr(source, "choose", None)
+        if choose is None:
+            return None
+        return lambda build: choose(build())
+
+    def _record(self, die: Die, face: int, label: str) -> Roll:
+        owner = self.owner if self.owner is not None else self.actor_side
+        result = Roll(die, face, label, False, owner)
+        self.rolls.append(result)
+        return result
+
+    def roll_grouped(self, die: Die, label: str, group: Callable[[int], Hashable]) -> Roll:
+        """Roll ``die`` whose face matters to the rules only through ``group(face)``.
+
+        In play, a roll like any other. For the odds, one weighted branch per group (its
+        lowest face stands for it) instead of one per face: a scatter die read only as
+        "hit or arrow" is two branches. :meth:`roll_against` is the two-group case.
+        """
+        branching = self._odds_branching()
+        if branching is None:
+            return self.roll(die, label)
+
+        def build() -> Branches:
+            counts: dict[Hashable, list[int]] = {}
+            for face in range(1, die.sides + 1):
+                entry = counts.setdefault(group(face), [face, 0])
+                entry[1] += 1
+            return tuple((first, Fraction(count, die.sides)) for first, count in counts.values())
+
+        return self._record(die, int(branching(build)), label)
+
+    def roll_all_grouped(
+        self,
+        dice: Sequence[Die],
+        labels: Sequence[str],
+        group: Callable[[tuple[int, ...]], Hashable],
+        owners: Sequence[str | None] | None = None,
+    ) -> tuple[Roll, ...]:
+        """Roll ``dice`` in order, whose faces matter only through ``group(faces)``.
+
+        In play, each die is rolled in turn exactly as :meth:`roll` would (``owners``, when
+        given, makes die ``i`` a roll of ``owners[i]`` as in :meth:`rolled_by`; None there
+        keeps the current roller). For the odds, every combination of faces is counted once
+        here, outside the resolver, and the resolver branches once per distinct group: a
+        test (D6 + AD ≥ D10) over pass and fail. A group of the dice's sum alone is
+        cheaper with :meth:`roll_sum_grouped`. The same contract as :meth:`roll_grouped`.
+        """
+
+        def branches() -> Branches:
+            counts: dict[Hashable, int] = {}
+            first: dict[Hashable, tuple[int, ...]] = {}
+            for faces in product(*(range(1, die.sides + 1) for die in dice)):
+                key = group(faces)
+                if key in counts:
+                    counts[key] += 1
+                else:
+                    counts[key] = 1
+                    first[key] = faces
+            return _weighted(first, counts, dice)
+
+        return self._roll_branching(dice, labels, owners, branches)
+
+    def roll_sum_grouped(
+        self,
+        dice: Sequence[Die],
+        labels: Sequence[str],
+        group: Callable[[int], Hashable],
+        signs: Sequence[int] | None = None,
+        owners: Sequence[str | None] | None = None,
+    ) -> tuple[Roll, ...]:
+        """Roll ``dice`` in order, whose faces matter only through ``group`` of their sum.
+
+        The sum is signed by ``signs`` (+1 or −1 per die; all +1 by default). For the odds,
+        the distribution of the sum is convolved die by die (a D10 + 2D8 is 3 small steps,
+        not 640 combinations), then grouped; otherwise as :meth:`roll_all_grouped`: a
+        scatter of D8 + D6 − AD cm branches once per distinct distance.
+        """
+        chosen_signs = tuple(signs) if signs is not None else (1,) * len(dice)
+        if len(chosen_signs) != len(dice):
+            raise ValueError("one sign per die")
+
+        def branches() -> Branches:
+            # sum -> (combinations reaching it, the first faces that do)
+            sums: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
+            for die, sign in zip(dice, chosen_signs, strict=True):
+                following: dict[int, tuple[int, tuple[int, ...]]] = {}
+                for total, (count, faces) in sums.items():
+                    for face in range(1, die.sides + 1):
+                        reached = total + sign * face
+                        known = following.get(reached)
+                        if known is None:
+                            following[reached] = (count, (*faces, face))
+                        else:
+                            following[reached] = (known[0] + count, known[1])
+                sums = following
+            counts: dict[Hashable, int] = {}
+            first: dict[Hashable, tuple[int, ...]] = {}
+            for total, (count, faces) in sorted(sums.items()):
+                key = group(total)
+                if key in counts:
+                    counts[key] += count
+                else:
+                    counts[key] = count
+                    first[key] = faces
+            return _weighted(first, counts, dice)
+
+        return self._roll_branching(dice, labels, owners, branches)
+
+    def _roll_branching(
+        self,
+        dice: Sequence[Die],
+        labels: Sequence[str],
+        owners: Sequence[str | None] | None,
+        branches: Callable[[], Branches],
+    ) -> tuple[Roll, ...]:
+        """Roll ``dice`` one by one in play; for the odds, take the faces of one branch."""
+        if len(labels) != len(dice) or (owners is not None and len(owners) != len(dice)):
+            raise ValueError("one label (and owner) per die")
+        branching = self._odds_branching()
+        if branching is None:
+            rolls: list[Roll] = []
+            for index, (die, label) in enumerate(zip(dice, labels, strict=True)):
+                side = owners[index] if owners is not None else None
+                if side is None:
+                    rolls.append(self.roll(die, label))
+                    continue
+                with self.rolled_by(side):
+                    rolls.append(self.roll(die, label))
+            return tuple(rolls)
+        shown = cast("tuple[int, ...]", branching(branches))
+        result: list[Roll] = []
+        for index, (die, label, face) in enumerate(zip(dice, labels, shown, strict=True)):
+            side = owners[index] if owners is not None else None
+            owner = side if side is not None else self.owner
+            if owner is None:
+                owner = self.actor_side
+            result.append(Roll(die, face, label, False, owner))
+        self.rolls.extend(result)
+        return tuple(result)
+
+
+def _weighted(
+    first: dict[Hashable, tuple[int, ...]], counts: dict[Hashable, int], dice: Sequence[Die]
+) -> Branches:
+    """Each group's first faces, weighted by the share of every combination in the group."""
+    combinations = 1
+    for die in dice:
+        combinations *= die.sides
+    return tuple((first[key], Fraction(count, combinations)) for key, count in counts.items())

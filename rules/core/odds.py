@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
+from math import gcd
 from typing import Any, Generic, TypeVar
 
 from rules.core.dice import Die
@@ -88,6 +89,21 @@ class _PathSource:
         self.choices.append(0)
         self.options.append(distribution)
         return distribution[0][0]
+
+    def choose_built(self, build: Callable[[], tuple[tuple[Any, Weight], ...]]) -> Any:
+        """:meth:`choose`, the distribution built by ``build`` only when this roll is new.
+
+        Every path replays the rolls before its last new one: replays read the distribution
+        kept from the first time instead of building it again.
+        """
+        index = self.position
+        if index < len(self.choices):
+            option = self.options[index]
+            if isinstance(option, int):
+                raise RuntimeError(f"non-deterministic resolver at roll {index + 1}")
+            self.position = index + 1
+            return option[self.choices[index]][0]
+        return self.choose(build())
 
 
 def _width(option: int | tuple[tuple[Any, Weight], ...]) -> int:
@@ -210,6 +226,54 @@ def convolve(
                 following[folded] = following.get(folded, 0) + chance * weight
         current = following
     return tuple(sorted(current.items(), key=lambda item: -float(item[1])))
+
+
+def convolve_counts(
+    parts: Sequence[tuple[tuple[Any, Weight], ...]],
+    fold: Callable[[A, Any], A],
+    initial: A,
+    stop: Callable[[A], bool] | None = None,
+) -> tuple[tuple[A, Weight], ...]:
+    """:func:`convolve`, exact and faster: each part's weights are scaled to integers over
+    its common denominator, the folding multiplies and adds plain integers, and one
+    division per result ends it (Fraction arithmetic at every step costs ~20× more).
+
+    Beyond :data:`EXACT_PARTS_LIMIT` parts, or with a part already in floating point, the
+    same as :func:`convolve`.
+    """
+    if len(parts) > EXACT_PARTS_LIMIT or any(
+        not isinstance(weight, Fraction) for part in parts for _, weight in part
+    ):
+        return convolve(parts, fold, initial, stop)
+    current: dict[A, int] = {initial: 1}
+    scale = 1
+    for part in parts:
+        denominator = 1
+        for _, weight in part:
+            assert isinstance(weight, Fraction)
+            denominator = denominator * weight.denominator // gcd(denominator, weight.denominator)
+        counts = [
+            (value, weight.numerator * (denominator // weight.denominator))
+            for value, weight in part
+            if isinstance(weight, Fraction)
+        ]
+        following: dict[A, int] = {}
+        for accumulated, count in current.items():
+            if stop is not None and stop(accumulated):
+                # Absorbed: it stays as it is whatever this part shows.
+                following[accumulated] = following.get(accumulated, 0) + count * denominator
+                continue
+            for value, times in counts:
+                folded = fold(accumulated, value)
+                following[folded] = following.get(folded, 0) + count * times
+        current = following
+        scale *= denominator
+    return tuple(
+        sorted(
+            ((value, Fraction(count, scale)) for value, count in current.items()),
+            key=lambda item: -float(item[1]),
+        )
+    )
 
 
 K = TypeVar("K", bound=Hashable)

@@ -28,6 +28,7 @@ from rules.core.errors import TableDataError, UnknownName
 from rules.core.yamlio import load_yaml
 
 OPEN = 10**9  # the upper bound of an open-ended band
+_FOUND_LIMIT = 4096  # memoised lookups per table, then forgotten at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +147,10 @@ class Table(BaseModel):
     _bands: dict[str, list[tuple[Band | None, tuple[str, ...], Row]]] = PrivateAttr(
         default_factory=dict
     )
+    # Lookups already answered: an odds enumeration reads the same rows and columns on
+    # every path. Only found ones are kept, and the memo is bounded.
+    _found_rows: dict[tuple[str, int | str], Row] = PrivateAttr(default_factory=dict)
+    _found_columns: dict[tuple[int, str | None], Column] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _check_shape(self) -> Table:
@@ -222,6 +227,23 @@ class Table(BaseModel):
 
     def row_for(self, axis: str, value: int | str) -> Row:
         """The row whose band on ``axis`` contains ``value`` (an int or an alias)."""
+        memo: dict[tuple[str, int | str], Row] = self._private("_found_rows")
+        found = memo.get((axis, value))
+        if found is not None:
+            return found
+        row = self._row_for(axis, value)
+        if len(memo) >= _FOUND_LIMIT:
+            memo.clear()
+        memo[(axis, value)] = row
+        return row
+
+    def _private(self, name: str) -> Any:
+        # Read straight from pydantic's store of private attributes: ``self._name`` goes
+        # through BaseModel.__getattr__, which costs more than the memoised lookup itself.
+        private = self.__pydantic_private__
+        return private[name] if private is not None else getattr(self, name)
+
+    def _row_for(self, axis: str, value: int | str) -> Row:
         if axis not in {a.key for a in self.row_axes}:
             raise UnknownName("error.table.no_axis", table=self.id, axis=axis)
         for band, aliases, row in self.axis_bands(axis):
@@ -259,6 +281,17 @@ class Table(BaseModel):
 
     def column_for(self, value: int, group: str | None = None) -> Column:
         """The column of ``group`` whose band contains ``value``."""
+        memo: dict[tuple[int, str | None], Column] = self._private("_found_columns")
+        found = memo.get((value, group))
+        if found is not None:
+            return found
+        column = self._column_for(value, group)
+        if len(memo) >= _FOUND_LIMIT:
+            memo.clear()
+        memo[(value, group)] = column
+        return column
+
+    def _column_for(self, value: int, group: str | None) -> Column:
         previous: Band | None = None
         for column in self.columns:
             if column.group != group or column.range is None:

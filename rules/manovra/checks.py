@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import enum
-from contextlib import nullcontext
+from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rules.core.dice import D6, DiceTray, Roll, parse_die
+from rules.core.dice import D6, DiceTray, Die, parse_die
 from rules.core.errors import InvalidInput
 from rules.core.formula import parse_formula
 from rules.core.resolution import (
@@ -70,66 +71,123 @@ def _fixed_face() -> int:
 
 
 def _test_side(
-    tray: DiceTray, label: str, adds: list[str], values: dict[str, int], fixed: bool
-) -> tuple[tuple[Roll, ...], tuple[Modifier, ...], int]:
-    """Roll a D6 (or take the fixed face of a crew with losses) and add the named values."""
+    adds: list[str], values: dict[str, int], fixed: bool
+) -> tuple[tuple[Modifier, ...], int, int | None]:
+    """One side's named values: its modifiers, what they add, and the fixed face of a crew
+    with losses (None: the side rolls its D6)."""
     modifiers: list[Modifier] = []
+    base: int | None = None
     if fixed:
-        rolls: tuple[Roll, ...] = ()
         base = _fixed_face()
         modifiers.append(Modifier("manovra.mod.crew_fixed_die", base))
-    else:
-        roll = tray.roll(D6, label)
-        rolls, base = (roll,), roll.face
     extra = [Modifier(f"manovra.mod.{name.lower()}", values[name]) for name in adds]
-    return rolls, (*modifiers, *extra), base + sum(m.value for m in extra)
+    return (*modifiers, *extra), sum(m.value for m in extra), base
+
+
+@dataclass(frozen=True, slots=True)
+class _TestRule:
+    """What the TEST table says of one test, read once."""
+
+    adds: tuple[str, ...]
+    comparison: Comparison
+    read: TableRead
+    opposed: bool
+    choice: bool  # the die to beat is chosen among ``dice`` (PT)
+    dice: tuple[str, ...]
+
+
+@cache
+def _test_rule(kind: TestKind) -> _TestRule:
+    table = load_tables()["test"]
+    row = table.row_by_id(kind.value)
+    rule: dict[str, Any] = row.data
+    read = TableRead(
+        table.id, table.title, row.label or kind.value, "esito", table.cell(row, "esito")
+    )
+    opposed = rule.get("against") == "opposed"
+    choice = "against_choice" in rule
+    dice = rule["against_choice"] if choice else () if opposed else rule["against"][:1]
+    return _TestRule(
+        tuple(str(name) for name in rule["add"]),
+        Comparison(str(rule["comparison"])),
+        read,
+        opposed,
+        choice,
+        tuple(str(die) for die in dice),
+    )
+
+
+@cache
+def _die(name: str) -> Die:
+    # A test's die is named on every odds path: parsed once per name.
+    return parse_die(name)
 
 
 def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
-    """Resolve one test: D6 + AD (+ CV) against a die (≥) or against the opponent (>)."""
-    table = load_tables()["test"]
-    row = table.row_by_id(data.kind.value)
-    rule: dict[str, Any] = row.data
-    adds = [str(name) for name in rule["add"]]
-    comparison = Comparison(str(rule["comparison"]))
-    read = TableRead(
-        table.id, table.title, row.label or data.kind.value, "esito", table.cell(row, "esito")
-    )
+    """Resolve one test: D6 + AD (+ CV) against a die (≥) or against the opponent (>).
+
+    Both dice of a test are rolled together (the unit's D6 first). Whether the test passes
+    (or is won, tied, lost) depends on the difference of the two faces alone, so the odds
+    branch on the distinct results, not on every pair of faces.
+    """
+    rule = _test_rule(data.kind)
+    comparison = rule.comparison
     builder = ResolutionBuilder(RULESET_KEY, "test", tray)
     fixed_own = data.crew_losses and data.kind is TestKind.IT
-    own_rolls, own_mods, own_total = _test_side(
-        tray, f"{data.kind.value} — D6", adds, {"AD": data.ad, "CV": data.cv}, fixed_own
+    own_mods, own_add, own_base = _test_side(
+        list(rule.adds), {"AD": data.ad, "CV": data.cv}, fixed_own
     )
     if data.modifier:
         own_mods = (*own_mods, Modifier("manovra.mod.referee", data.modifier))
-        own_total += data.modifier
+        own_add += data.modifier
+    own_total = own_add if own_base is None else own_add + own_base
+    # The unit's die adds to its total, the other die to what it must beat: their signed
+    # sum, with the fixed parts, is all the comparison reads.
+    dice: list[Die] = []
+    labels: list[str] = []
+    signs: list[int] = []
+    owners: list[str | None] = []
+    if own_base is None:
+        dice.append(D6)
+        labels.append(f"{data.kind.value} — D6")
+        signs.append(1)
+        owners.append(None)
 
-    if rule.get("against") == "opposed":
+    if rule.opposed:
         fixed_opp = data.opponent_crew_losses and data.kind is TestKind.IT
-        # "Ogni giocatore lancia un D6": the opponent's die is rolled by its side.
-        owner = tray.rolled_by(data.opponent_side) if data.opponent_side else nullcontext()
-        with owner:
-            opp_rolls, opp_mods, opp_total = _test_side(
-                tray,
-                f"{data.kind.value} — D6 enemy",
-                adds,
-                {"AD": data.opponent_ad, "CV": data.opponent_cv},
-                fixed_opp,
-            )
+        opp_mods, opp_add, opp_base = _test_side(
+            list(rule.adds), {"AD": data.opponent_ad, "CV": data.opponent_cv}, fixed_opp
+        )
+        opp_total = opp_add if opp_base is None else opp_add + opp_base
+        if opp_base is None:
+            # "Ogni giocatore lancia un D6": the opponent's die is rolled by its side.
+            dice.append(D6)
+            labels.append(f"{data.kind.value} — D6 enemy")
+            signs.append(-1)
+            owners.append(data.opponent_side or None)
+
+        def verdict(margin: int) -> str:
+            if comparison.holds(margin, 0):
+                return "manovra.test.won"
+            return "manovra.test.tie" if margin == 0 else "manovra.test.lost"
+
+        before = own_total - opp_total
+        rolls = tray.roll_sum_grouped(
+            dice, labels, lambda rolled: verdict(before + rolled), signs, owners
+        )
+        own_rolls = rolls[: 1 if own_base is None else 0]
+        opp_rolls = rolls[len(own_rolls) :]
+        own_total += sum(roll.face for roll in own_rolls)
+        opp_total += sum(roll.face for roll in opp_rolls)
         threshold = Threshold(comparison, opp_total, "manovra.threshold.opponent")
-        if comparison.holds(own_total, opp_total):
-            outcome = Outcome.of("manovra.test.won", test=data.kind.value)
-        elif own_total == opp_total:
-            outcome = Outcome.of("manovra.test.tie", test=data.kind.value)
-        else:
-            outcome = Outcome.of("manovra.test.lost", test=data.kind.value)
+        outcome = Outcome.of(verdict(own_total - opp_total), test=data.kind.value)
         builder.step(
             "manovra.step.test_roll",
             rolls=own_rolls,
             modifiers=own_mods,
             total=own_total,
             threshold=threshold,
-            table=read,
+            table=rule.read,
             outcome=outcome,
             test=data.kind.value,
         )
@@ -138,13 +196,22 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
         )
         return builder.finish(outcome)
 
-    if "against_choice" in rule:
-        die = parse_die(data.precision_die)
-        if die.name not in [str(choice) for choice in rule["against_choice"]]:
+    if rule.choice:
+        die = _die(data.precision_die)
+        if die.name not in rule.dice:
             raise InvalidInput("error.manovra.bad_precision_die", die=die.name)
     else:
-        die = parse_die(str(rule["against"][0]))
-    target = tray.roll(die, f"{data.kind.value} — {die.name}")
+        die = _die(rule.dice[0])
+    dice.append(die)
+    labels.append(f"{data.kind.value} — {die.name}")
+    signs.append(-1)
+
+    before = own_total
+    rolls = tray.roll_sum_grouped(
+        dice, labels, lambda rolled: comparison.holds(before + rolled, 0), signs
+    )
+    target = rolls[-1]
+    own_total += sum(roll.face for roll in rolls[:-1])
     threshold = Threshold(comparison, target.face, "manovra.threshold.die", (("die", die.name),))
     passed = comparison.holds(own_total, target.face)
     outcome = Outcome.of(
@@ -152,11 +219,11 @@ def resolve_test(data: TestInput, tray: DiceTray) -> Resolution:
     )
     builder.step(
         "manovra.step.test_roll",
-        rolls=own_rolls,
+        rolls=rolls[:-1],
         modifiers=own_mods,
         total=own_total,
         threshold=threshold,
-        table=read,
+        table=rule.read,
         outcome=outcome,
         test=data.kind.value,
     )
@@ -185,36 +252,74 @@ class ScatterInput(Frozen):
     cv: int = Field(0, ge=0, le=3)
 
 
-def resolve_scatter(data: ScatterInput, tray: DiceTray) -> Resolution:
-    """Roll the scatter formula of the row; ≤ 0 on the point where the row says so."""
+@dataclass(frozen=True, slots=True)
+class _ScatterRule:
+    """A scatter row's formula, read once: its dice in order and its named terms."""
+
+    dice: tuple[Die, ...]
+    labels: tuple[str, ...]
+    signs: tuple[int, ...]
+    named: tuple[tuple[str, int], ...]  # (AD or CV, sign) in the formula's order
+    constant: int
+    direction_die: Die
+    read: TableRead
+    zero_hits_point: bool
+
+
+@cache
+def _scatter_rule(kind: ScatterKind) -> _ScatterRule:
     table = load_tables()["dispersione"]
-    row = table.row_by_id(data.kind.value)
+    row = table.row_by_id(kind.value)
     formula = str(row.data["distance"])
-    values = {"AD": data.ad, "CV": data.cv}
-    rolls: list[Roll] = []
-    modifiers: list[Modifier] = []
-    total = 0
+    dice: list[Die] = []
+    labels: list[str] = []
+    signs: list[int] = []
+    named: list[tuple[str, int]] = []
+    constant = 0
     for term in parse_formula(formula):
         if term.die is not None:
             for index in range(term.count):
                 suffix = f" #{index + 1}" if term.count > 1 else ""
-                roll = tray.roll(term.die, f"{data.kind.value} — {term.die.name}{suffix}")
-                rolls.append(roll)
-                total += term.sign * roll.face
+                dice.append(term.die)
+                labels.append(f"{kind.value} — {term.die.name}{suffix}")
+                signs.append(term.sign)
         elif term.name is not None:
-            modifiers.append(
-                Modifier(
-                    f"manovra.mod.{term.name.lower()}",
-                    -values[term.name] if term.sign < 0 else values[term.name],
-                )
-            )
-            total += term.sign * values[term.name]
+            named.append((term.name, term.sign))
         else:
-            total += term.sign * term.constant
-    direction_die = parse_die(str(row.data["direction_die"]))
-    direction = next(roll.face for roll in rolls if roll.die == direction_die)
-    read = TableRead(table.id, table.title, row.label or row.id or "", "descrizione", formula)
-    if total <= 0 and row.data.get("zero_hits_point"):
+            constant += term.sign * term.constant
+    return _ScatterRule(
+        tuple(dice),
+        tuple(labels),
+        tuple(signs),
+        tuple(named),
+        constant,
+        parse_die(str(row.data["direction_die"])),
+        TableRead(table.id, table.title, row.label or row.id or "", "descrizione", formula),
+        bool(row.data.get("zero_hits_point")),
+    )
+
+
+def resolve_scatter(data: ScatterInput, tray: DiceTray) -> Resolution:
+    """Roll the scatter formula of the row; ≤ 0 on the point where the row says so.
+
+    The dice are rolled together, in the formula's order: the result reads only their
+    distance (the direction die is shown), so the odds branch on the distinct distances.
+    """
+    rule = _scatter_rule(data.kind)
+    values = {"AD": data.ad, "CV": data.cv}
+    modifiers = tuple(
+        Modifier(f"manovra.mod.{name.lower()}", sign * values[name]) for name, sign in rule.named
+    )
+    fixed = rule.constant + sum(sign * values[name] for name, sign in rule.named)
+    signs = rule.signs
+    # Every total ≤ 0 reads the same (on the point, or 0 cm): one group.
+    rolls = list(
+        tray.roll_sum_grouped(rule.dice, rule.labels, lambda rolled: max(rolled + fixed, 0), signs)
+    )
+    total = sum(sign * roll.face for sign, roll in zip(signs, rolls, strict=True)) + fixed
+    direction = next(roll.face for roll in rolls if roll.die == rule.direction_die)
+    read = rule.read
+    if total <= 0 and rule.zero_hits_point:
         outcome = Outcome.of("manovra.scatter.on_point")
     else:
         outcome = Outcome.of("manovra.scatter.landed", cm=max(total, 0))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Hashable
 from functools import cache
 from importlib import resources
 from typing import Literal
@@ -12,6 +13,8 @@ from pydantic import Field, model_validator
 from rules.core.compose import independent
 from rules.core.dice import D6, D10, DiceTray, parse_die
 from rules.core.errors import InvalidInput, UnknownName
+from rules.core.odds import BoundedCache
+from rules.core.procedures import ODDS_CACHE_CLEARERS
 from rules.core.resolution import (
     Comparison,
     EffectKind,
@@ -24,7 +27,7 @@ from rules.core.resolution import (
 )
 from rules.core.tables import Column, Row, Table, TableSet
 from rules.core.yamlio import load_yaml
-from rules.manovra.checks import Frozen, ScatterKind
+from rules.manovra.checks import Frozen, ScatterInput, ScatterKind, TestInput, TestKind
 from rules.manovra.effects import CellEffect
 from rules.manovra.model import RULESET_KEY, SAVED_BY, Cover, RangeBand, band_die
 from rules.manovra.tables import load_tables
@@ -32,10 +35,23 @@ from rules.manovra.tables import load_tables
 MAX_SHOTS = 10_000
 
 
+# Cells read, by the identity of their table, row and column (the loaded tables live as long
+# as the process): every odds path reads the same few cells again.
+_READS: dict[tuple[int, int, int], tuple[Table, Row, Column, TableRead]] = {}
+
+
 def _read(table: Table, row: Row, column: Column) -> TableRead:
-    return TableRead(
+    key = (id(table), id(row), id(column))
+    known = _READS.get(key)
+    if known is not None and known[0] is table and known[1] is row and known[2] is column:
+        return known[3]
+    read = TableRead(
         table.id, table.title, table.row_label(row), column.label, table.cell(row, column)
     )
+    if len(_READS) >= 4096:
+        _READS.clear()
+    _READS[key] = (table, row, column, read)
+    return read
 
 
 def _row_axis(moving: bool) -> str:
@@ -115,15 +131,20 @@ def resolve_small_arms(data: SmallArmsInput, tray: DiceTray) -> Resolution:
     vehicle = data.target_kind is SmallArmsTarget.VEICOLO
     table = tables["fuoco_leggere_veicoli" if vehicle else "fuoco_leggere_fanteria"]
     die = band_die(table, data.band)
-    roll = tray.roll(die, f"{die.name} {data.band.value} — small arms")
-    total = roll.face + data.ad
     axis = _row_axis(data.target_moving)
-    row = table.row_for(axis, total)
     if vehicle:
         column = table.column_for(data.shots)
     else:
         group = str(table.data["cover_groups"][data.cover.value])
         column = table.column_for(data.shots, group)
+    # The face is read through the cell alone: the odds branch once per distinct cell.
+    roll = tray.roll_grouped(
+        die,
+        f"{die.name} {data.band.value} — small arms",
+        lambda face: tables.parsed(table, table.row_for(axis, face + data.ad), column),
+    )
+    total = roll.face + data.ad
+    row = table.row_for(axis, total)
     builder = ResolutionBuilder(RULESET_KEY, "small_arms", tray)
     parsed = tables.parsed(table, row, column)
     if vehicle:
@@ -318,6 +339,11 @@ def _on_axis(table: Table, axis: str, gun_class: str) -> bool:
     return True
 
 
+@cache
+def _always_gt75(classes: tuple[object, ...]) -> frozenset[str]:
+    return frozenset(str(name) for name in classes)
+
+
 def _penetration(
     builder: ResolutionBuilder,
     tray: DiceTray,
@@ -328,7 +354,7 @@ def _penetration(
 ) -> bool:
     """Roll against PENETRAZIONE CORAZZA; True when the armour or wall is pierced."""
     table = tables["penetrazione"]
-    always_gt75 = {str(name) for name in table.data["always_gt75_classes"]}
+    always_gt75 = _always_gt75(tuple(table.data["always_gt75_classes"]))
     axis = "ap" if data.ammo is Ammo.AP else "he"
     if data.fragments:
         row = table.row_for("he", "☼")
@@ -355,7 +381,9 @@ def _penetration(
     column = table.column_for(thickness, group)
     needed = tables.parsed(table, row, column)
     die = band_die(table, data.band)
-    roll = tray.roll(die, f"{die.name} — penetration")
+    roll = tray.roll_grouped(
+        die, f"{die.name} — penetration", lambda face: needed is not None and face >= needed
+    )
     pierced = needed is not None and roll.face >= needed
     outcome = Outcome.of("manovra.heavy.penetrated" if pierced else "manovra.heavy.not_penetrated")
     builder.step(
@@ -379,12 +407,27 @@ def resolve_heavy_fire(data: HeavyFireInput, tray: DiceTray) -> Resolution:
     )
     to_hit = tables["tiro_armi_pesanti"]
     die = band_die(to_hit, data.band)
-    roll = tray.roll(die, f"{die.name} {data.band.value} — to hit")
-    total = roll.face + data.ad
     # Fragments (☼) and artificial elements (π) read the stationary column.
     moving = data.target_moving and not data.fragments and data.target not in BUILDING_TARGETS
-    row = to_hit.row_for(_row_axis(moving), total)
+    axis = _row_axis(moving)
     column = to_hit.column(data.target.value)
+
+    def what_follows(face: int) -> Hashable:
+        # All that the rest of the shot reads of the cell: a miss, a kill (and the cover
+        # that saves from it), or the location struck once resolved ("a scelta" and "scafo"
+        # may strike the same): one odds branch per distinct continuation.
+        cell: tuple[CellEffect, ...] = tables.parsed(
+            to_hit, to_hit.row_for(axis, face + data.ad), column
+        )
+        if not cell:
+            return None
+        if cell[0].kind in ("killed", "killed_unless_cover"):
+            return cell[0].kind, cell[0].saved_by
+        return "at", _resolve_location(cell[0].key or "", data)
+
+    roll = tray.roll_grouped(die, f"{die.name} {data.band.value} — to hit", what_follows)
+    total = roll.face + data.ad
+    row = to_hit.row_for(axis, total)
     cell: tuple[CellEffect, ...] = tables.parsed(to_hit, row, column)
     read = _read(to_hit, row, column)
     mods = (Modifier("manovra.mod.ad", data.ad),)
@@ -462,10 +505,12 @@ def _effects(
     location: str,
 ) -> Resolution:
     table = tables["effetti_armi_pesanti"]
-    roll = tray.roll(D10, "D10 — effects")
     axis = "schegge" if data.fragments else "diretto"
-    row = table.row_for(axis, roll.face)
     column = table.column(column_key)
+    roll = tray.roll_grouped(
+        D10, "D10 — effects", lambda face: tables.parsed(table, table.row_for(axis, face), column)
+    )
+    row = table.row_for(axis, roll.face)
     effects: tuple[CellEffect, ...] = tables.parsed(table, row, column)
     casualties = _apply_cell(
         builder, effects, target=data.target_id, models_present=data.models_present
@@ -517,13 +562,20 @@ def _building_hit(
         outcome = Outcome.of("manovra.building.too_small", calibre=data.calibre_mm)
         builder.step("manovra.step.building", outcome=outcome)
         return builder.finish(outcome)
-    roll = tray.roll(D10, "D10 — building effects")
+    column = table.column(data.building or "casa")
+    band_axis = axis
+
+    def effect_of(face: int) -> object:
+        if not _has_band(table, band_axis, face):
+            return None
+        return tables.parsed(table, table.row_for(band_axis, face), column)
+
+    roll = tray.roll_grouped(D10, "D10 — building effects", effect_of)
     row = table.row_for(axis, roll.face) if _has_band(table, axis, roll.face) else None
     if row is None:
         outcome = Outcome.of("manovra.building.no_effect")
         builder.step("manovra.step.building", rolls=(roll,), total=roll.face, outcome=outcome)
         return builder.finish(outcome)
-    column = table.column(data.building or "casa")
     effects: tuple[CellEffect, ...] = tables.parsed(table, row, column)
     _apply_cell(builder, effects, target=data.target_id, models_present=None)
     keys = "+".join(e.key or "" for e in effects if e.kind == "building")
@@ -542,18 +594,24 @@ def _has_band(table: Table, axis: str, value: int) -> bool:
     return any(band is not None and value in band for band, _, _ in table.axis_bands(axis))
 
 
-def _scatter_after_miss(
-    builder: ResolutionBuilder, tray: DiceTray, tables: TableSet, data: HeavyFireInput
-) -> Resolution:
-    from rules.manovra.checks import ScatterInput, resolve_scatter
-
+@cache
+def _miss_scatter(delivery: Delivery, ad: int) -> ScatterInput:
+    """Where a missed HE round of this delivery lands (built once, not on every odds path)."""
     kind = {
         Delivery.DIRECT: ScatterKind.DIRETTO_HE,
         Delivery.THROWN: ScatterKind.LANCIO_ORDIGNI,
         Delivery.MORTAR: ScatterKind.MORTAI_DIRETTO,
         Delivery.INDIRECT: ScatterKind.INDIRETTO_IN_CAMPO,
-    }[data.delivery]
-    scatter = resolve_scatter(ScatterInput(kind=kind, ad=data.ad), tray)
+    }[delivery]
+    return ScatterInput(kind=kind, ad=ad)
+
+
+def _scatter_after_miss(
+    builder: ResolutionBuilder, tray: DiceTray, tables: TableSet, data: HeavyFireInput
+) -> Resolution:
+    from rules.manovra.checks import resolve_scatter
+
+    scatter = resolve_scatter(_miss_scatter(data.delivery, data.ad), tray)
     builder.steps.extend(scatter.steps)
     cm = scatter.outcome.param("cm")
     outcome = Outcome.of("manovra.heavy.miss_scatter", cm=cm if cm is not None else 0)
@@ -576,43 +634,65 @@ class ThrownInput(HitTarget):
     gun_class: str = Field("Bm", max_length=10)
 
 
+@cache
+def _precision_test(ad: int, vehicle: bool) -> TestInput:
+    return TestInput(kind=TestKind.PT, ad=ad, precision_die="D12" if vehicle else "D10")
+
+
+@cache
+def _grenade_scatter(ad: int) -> ScatterInput:
+    return ScatterInput(kind=ScatterKind.LANCIO_ORDIGNI, ad=ad)
+
+
+# The round a grenade becomes once on target, per thrown input: an odds enumeration asks for
+# it on every path, and validating it costs as much as a short resolver step. Keyed by the
+# input's identity (inputs holding armour are not hashable); the entry keeps the input
+# alive, so its id cannot be reused while cached.
+_SHOTS: BoundedCache[int, tuple[ThrownInput, HeavyFireInput]] = BoundedCache(64)
+ODDS_CACHE_CLEARERS.append(_SHOTS.clear)  # a cold benchmark forgets them too
+
+
+def _grenade_shot(data: ThrownInput) -> HeavyFireInput:
+    """The blast on infantry and artillery (fragments), or the Bm round at a vehicle."""
+    cached = _SHOTS.get(id(data))
+    if cached is not None and cached[0] is data:
+        return cached[1]
+    fields = data.model_dump(exclude={"band", "vehicle", "gun_class"})
+    if data.vehicle:
+        shot = HeavyFireInput(
+            band=data.band, ammo=Ammo.HE, gun_class=data.gun_class, impact="gt75", **fields
+        )
+    else:
+        shot = HeavyFireInput(band=RangeBand.SCHEGGE, fragments=True, ammo=Ammo.HE, **fields)
+    _SHOTS.put(id(data), (data, shot))
+    return shot
+
+
 def resolve_thrown(data: ThrownInput, tray: DiceTray) -> Resolution:
     """PT (D6 + AD ≥ D10, or ≥ D12 at a vehicle); a miss lands D8 − AD cm away (scatter).
 
     On the target: infantry and artillery take the fragments (☼); a vehicle takes the blast
     in its open top, or on its top armour (PENETRAZIONE, Bm row) and then EFFETTI.
     """
-    from rules.manovra.checks import (
-        ScatterInput,
-        TestInput,
-        TestKind,
-        resolve_scatter,
-        resolve_test,
-    )
+    from rules.manovra.checks import resolve_scatter, resolve_test
 
     tables = load_tables()
     builder = ResolutionBuilder(RULESET_KEY, "thrown", tray)
-    precision = "D12" if data.vehicle else "D10"
-    test = resolve_test(TestInput(kind=TestKind.PT, ad=data.ad, precision_die=precision), tray)
+    test = resolve_test(_precision_test(data.ad, data.vehicle), tray)
     builder.steps.extend(test.steps)
     if test.outcome.key != "manovra.test.passed":
-        scatter = resolve_scatter(ScatterInput(kind=ScatterKind.LANCIO_ORDIGNI, ad=data.ad), tray)
+        scatter = resolve_scatter(_grenade_scatter(data.ad), tray)
         builder.steps.extend(scatter.steps)
         cm = scatter.outcome.param("cm")
         return builder.finish(
             Outcome.of("manovra.heavy.miss_scatter", cm=cm if cm is not None else 0)
         )
-    fields = data.model_dump(exclude={"band", "vehicle", "gun_class"})
+    shot = _grenade_shot(data)
     if not data.vehicle:
-        blast = resolve_heavy_fire(
-            HeavyFireInput(band=RangeBand.SCHEGGE, fragments=True, ammo=Ammo.HE, **fields), tray
-        )
+        blast = resolve_heavy_fire(shot, tray)
         builder.steps.extend(blast.steps)
         builder.effects.extend(blast.effects)
         return builder.finish(blast.outcome)
-    shot = HeavyFireInput(
-        band=data.band, ammo=Ammo.HE, gun_class=data.gun_class, impact="gt75", **fields
-    )
     if data.target_id is not None and not data.target_has_manoeuvred:
         builder.effect(EffectKind.TEST_OWED, "SF", target=data.target_id, reason="hit")
     location = (
@@ -658,7 +738,11 @@ def resolve_incendiary(data: IncendiaryInput, tray: DiceTray) -> Resolution:
     per_model = bool(column.data.get("one_die_per_model"))
     builder = ResolutionBuilder(RULESET_KEY, "incendiary", tray)
     if not per_model:
-        roll = tray.roll(D10, "D10 — flames")
+        roll = tray.roll_grouped(
+            D10,
+            "D10 — flames",
+            lambda face: tables.parsed(table, table.row_for("d10", face), column),
+        )
         row = table.row_for("d10", roll.face)
         effects: tuple[CellEffect, ...] = tables.parsed(table, row, column)
         killed = _apply_cell(builder, effects, target=data.target_id, models_present=None)
@@ -675,16 +759,19 @@ def resolve_incendiary(data: IncendiaryInput, tray: DiceTray) -> Resolution:
         )
         return builder.finish(outcome)
 
-    def flames(model_tray: DiceTray, index: int) -> int:
-        roll = model_tray.roll(D10, f"D10 — flames #{index + 1}")
-        row = table.row_for("d10", roll.face)
-        step_killed = 0
-        for effect in tables.parsed(table, row, column):
+    def kills(face: int) -> int:
+        for effect in tables.parsed(table, table.row_for("d10", face), column):
             if effect.kind == "killed" or (
                 effect.kind == "killed_unless_cover"
                 and data.cover.rank < SAVED_BY[effect.saved_by or "light"].rank
             ):
-                step_killed = 1
+                return 1
+        return 0
+
+    def flames(model_tray: DiceTray, index: int) -> int:
+        roll = model_tray.roll_grouped(D10, f"D10 — flames #{index + 1}", kills)
+        row = table.row_for("d10", roll.face)
+        step_killed = kills(roll.face)
         builder.step(
             "manovra.step.flames",
             rolls=(roll,),

@@ -204,9 +204,11 @@ def resolve_obstacle(data: ObstacleInput, tray: DiceTray) -> Resolution:
         return builder.finish(Outcome.of("manovra.obstacle.wire_holds"))
     tables = load_tables()
     table = tables["campo_minato"]
-    roll = tray.roll(D6, "D6 — mine")
-    row = table.row_for("d6", roll.face)
     column = table.column(data.target.value)
+    roll = tray.roll_grouped(
+        D6, "D6 — mine", lambda face: tables.parsed(table, table.row_for("d6", face), column)
+    )
+    row = table.row_for("d6", roll.face)
     effects: tuple[CellEffect, ...] = tables.parsed(table, row, column)
     from rules.manovra.fire import _apply_cell  # shared cell-to-effects mapping
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from rules.core.dice import Die, parse_die
 from rules.core.tables import Column, Row, Table
@@ -23,7 +24,13 @@ class RangeBand(enum.StrEnum):
 
 def band_die(table: Table, band: RangeBand) -> Die:
     """The die a range band rolls, read from the table's heading data."""
-    return parse_die(str(table.data["range_dice"][band.value]))
+    # Read on every path of an odds enumeration: parsed once per table text and band.
+    return _die_of(str(table.data["range_dice"][band.value]))
+
+
+@cache
+def _die_of(text: str) -> Die:
+    return parse_die(text)
 
 
 class Cover(enum.StrEnum):

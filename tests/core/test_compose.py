@@ -109,12 +109,24 @@ def test_huge_w40k4_volleys_compose_in_floating_point_and_sum_to_one() -> None:
 
 
 def test_a_budget_stops_an_enumeration_instead_of_stalling() -> None:
-    from rules.core.odds import odds_budget
+    from pydantic import BaseModel
 
-    procedure = get_ruleset("manovra").procedure("heavy_fire")
-    data = procedure.parse_input(
-        {"band": "breve", "ad": 2, "target": "carro_alto", "calibre_mm": 88, "gun_class": "88"}
-    )
+    from rules.core.dice import D10
+    from rules.core.odds import odds_budget
+    from rules.core.procedures import Procedure
+    from rules.core.resolution import Outcome, Resolution
+
+    # A toy procedure of three D10 summed (1,000 paths): the manovra procedures now need
+    # too few paths for the budget, checked every 64 paths, to ever cut them.
+    class Nothing(BaseModel):
+        pass
+
+    def three_d10(_data: Nothing, tray: DiceTray) -> Resolution:
+        total = sum(tray.roll(D10, "d10").face for _ in range(3))
+        return Resolution("toy", "three_d10", (), Outcome.of("sum", n=total))
+
+    procedure = Procedure("toy", "three_d10", Nothing, three_d10, "3D10", "three D10")
+    data = Nothing()
     clear_odds_cache()
     with odds_budget(0.0):
         cut = procedure.odds(data)
