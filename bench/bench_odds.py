@@ -88,12 +88,17 @@ def _cold(procedure: Any, parsed: Any) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def search(inputs: int) -> int:
-    """Part (1): cold odds over searched inputs; returns how many procedures miss a target."""
+def search(inputs: int, only: set[str] | None = None) -> int:
+    """Part (1): cold odds over searched inputs; returns how many procedures miss a target.
+
+    ``only`` keeps these rulesets (by key); None measures them all.
+    """
     print(f"{'procedure':34} {'inputs':>6} {'median ms':>10} {'worst ms':>9}  worst input")
     misses = 0
     everything: list[float] = []
     for ruleset in all_rulesets():
+        if only is not None and ruleset.key not in only:
+            continue
         strategies = _strategies(ruleset.key)
         for name, procedure in ruleset.procedures.items():
             raw_inputs = [*WORST_CASES.get((ruleset.key, name), [])]
@@ -207,10 +212,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", type=int, default=60, help="inputs drawn per procedure")
     parser.add_argument("--repetitions", type=int, default=7)
+    parser.add_argument("--ruleset", action="append", metavar="KEY",
+                        help="measure only this ruleset (repeatable); default: all")
+    parser.add_argument("--no-shared", action="store_true",
+                        help="skip part (2), the icepool comparison")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    search(args.inputs)
-    shared_cases(args.repetitions)
+    search(args.inputs, set(args.ruleset) if args.ruleset else None)
+    if not args.no_shared:
+        shared_cases(args.repetitions)
     return 0
 
 

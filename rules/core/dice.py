@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 from rules.core.errors import DiceError, DiceNeeded
 
 MAX_SCRIPTED_FACES = 200
+
+#: A weighted distribution the odds engine branches on: (value, probability) pairs.
+Branches = tuple[tuple[Any, Fraction], ...]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -278,3 +281,112 @@ class DiceTray:
         result = Roll(die, face, label, False, owner)
         self.rolls.append(result)
         return result
+
+    def _odds_branching(self) -> Callable[[Callable[[], Branches]], Any] | None:
+        """When the odds engine enumerates: a function branching on a weighted distribution
+        (given by a builder, called only when the roll is new); in play, None."""
+        source = self._source_now()
+        if not getattr(source, "odds_paths", False):
+            return None
+        built = getattr(source, "choose_built", None)
+        if built is not None:
+            return cast(Callable[[Callable[[], Branches]], Any], built)
+        choose = getattr(source, "choose", None)
+        if choose is None:
+            return None
+        return lambda build: choose(build())
+
+    def _record(self, die: Die, face: int, label: str) -> Roll:
+        owner = self.owner if self.owner is not None else self.actor_side
+        result = Roll(die, face, label, False, owner)
+        self.rolls.append(result)
+        return result
+
+    def roll_grouped(self, die: Die, label: str, group: Callable[[int], Hashable]) -> Roll:
+        """Roll ``die`` whose face matters to the rules only through ``group(face)``.
+
+        In play, a roll like any other. For the odds, one weighted branch per group (its
+        lowest face stands for it) instead of one per face: a scatter die read only as
+        "hit or arrow" is two branches. :meth:`roll_against` is the two-group case.
+        """
+        branching = self._odds_branching()
+        if branching is None:
+            return self.roll(die, label)
+
+        def build() -> Branches:
+            counts: dict[Hashable, list[int]] = {}
+            for face in range(1, die.sides + 1):
+                entry = counts.setdefault(group(face), [face, 0])
+                entry[1] += 1
+            return tuple((first, Fraction(count, die.sides)) for first, count in counts.values())
+
+        return self._record(die, int(branching(build)), label)
+
+    def roll_unread(self, die: Die, label: str) -> Roll:
+        """Roll ``die`` whose face no outcome reads (a direction shown on the table).
+
+        In play, a roll like any other; for the odds, one branch of certainty.
+        """
+        return self.roll_grouped(die, label, _same_group)
+
+    def roll_sum(self, die: Die, labels: Sequence[str]) -> tuple[Roll, ...]:
+        """Roll one ``die`` per label, the rules reading only the dice's sum.
+
+        In play each die is rolled and recorded. For the odds, one weighted branch per
+        possible sum (its weight the number of face tuples giving it, by convolution)
+        instead of one per tuple of faces: 4d10 are 37 branches, not 10,000. The faces
+        recorded on a branch are one tuple with that sum.
+        """
+        branching = self._odds_branching()
+        if branching is None or len(labels) < 2:
+            return tuple(self.roll(die, label) for label in labels)
+
+        def build() -> Branches:
+            total = die.sides ** len(labels)
+            return tuple(
+                (len(labels) + index, Fraction(count, total))
+                for index, count in enumerate(sum_counts(die.sides, len(labels)))
+            )
+
+        chosen = int(branching(build))
+        return tuple(
+            self._record(die, face, label)
+            for face, label in zip(faces_summing_to(chosen, die.sides, len(labels)), labels,
+                                   strict=True)
+        )
+
+
+def _same_group(face: int) -> int:
+    return 0
+
+
+def sum_counts(sides: int, dice: int) -> list[int]:
+    """How many tuples of ``dice`` faces of a ``sides``-sided die give each sum, lowest first.
+
+    The sum of n dice runs from n to n·sides; a running window convolves one die at a time.
+    """
+    counts = [1]
+    for _ in range(dice):
+        following = [0] * (len(counts) + sides - 1)
+        window = 0
+        for index in range(len(following)):
+            if index < len(counts):
+                window += counts[index]
+            if index >= sides:
+                window -= counts[index - sides]
+            following[index] = window
+        counts = following
+    return counts
+
+
+def faces_summing_to(total: int, sides: int, dice: int) -> list[int]:
+    """One tuple of ``dice`` faces (1..sides) summing to ``total`` (highest faces first)."""
+    if not dice <= total <= dice * sides:
+        raise ValueError(f"{dice} dice of {sides} sides cannot sum to {total}")
+    faces = [1] * dice
+    rest = total - dice
+    for index in range(dice):
+        step = min(rest, sides - 1)
+        faces[index] += step
+        rest -= step
+    return faces

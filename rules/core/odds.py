@@ -89,6 +89,21 @@ class _PathSource:
         self.options.append(distribution)
         return distribution[0][0]
 
+    def choose_built(self, build: Callable[[], tuple[tuple[Any, Weight], ...]]) -> Any:
+        """:meth:`choose`, the distribution built by ``build`` only when this roll is new.
+
+        Every path replays the rolls before its last new one: replays read the distribution
+        kept from the first time instead of building it again.
+        """
+        index = self.position
+        if index < len(self.choices):
+            option = self.options[index]
+            if isinstance(option, int):
+                raise RuntimeError(f"non-deterministic resolver at roll {index + 1}")
+            self.position = index + 1
+            return option[self.choices[index]][0]
+        return self.choose(build())
+
 
 def _width(option: int | tuple[tuple[Any, Weight], ...]) -> int:
     return option if isinstance(option, int) else len(option)

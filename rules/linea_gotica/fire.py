@@ -742,9 +742,10 @@ class ScatterDistanceInput(Frozen):
 def resolve_scatter_distance(data: ScatterDistanceInput, tray: DiceTray) -> Resolution:
     """The cm of a deviation: the sum of its d10s."""
     builder = ResolutionBuilder(K, "scatter_distance", tray)
-    rolls = tuple(
-        tray.roll(D10, f"Deviation {data.direction.value} #{index + 1} — d10")
-        for index in range(data.dice)
+    # Only the sum is read: the odds branch on its distribution, play rolls every d10.
+    rolls = tray.roll_sum(
+        D10,
+        tuple(f"Deviation {data.direction.value} #{index + 1} — d10" for index in range(data.dice)),
     )
     total = sum(roll.face for roll in rolls)
     outcome = Outcome.of(f"{K}.ranging.distance", direction=data.direction.value, cm=total)

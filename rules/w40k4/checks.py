@@ -317,7 +317,11 @@ def _scatter(
 ) -> Outcome:
     """The scatter die; on an arrow a D12 direction and 2D6 minus ``subtract``."""
     table = load_tables()["dado_deviazione"]
-    die = tray.roll(D6, f"{label} scatter die")
+    # Only "hit or arrow" is read from the scatter die, and only the 2D6's sum: the odds
+    # branch on those (a direction is shown, never read), play rolls every die as before.
+    die = tray.roll_grouped(
+        D6, f"{label} scatter die", lambda face: bool(table.row_for("d6", face).data["hit"])
+    )
     row = table.row_for("d6", die.face)
     on_target = Outcome.of(f"{prefix}.on_target")
     if bool(row.data["hit"]):
@@ -334,8 +338,8 @@ def _scatter(
         table=lookups.read(table, row, "faccia"),
         outcome=Outcome.of("w40k4.scatter.arrow"),
     )
-    direction = tray.roll(D12, f"{label} direction")
-    rolls = (tray.roll(D6, f"{label} distance #1"), tray.roll(D6, f"{label} distance #2"))
+    direction = tray.roll_unread(D12, f"{label} direction")
+    rolls = tray.roll_sum(D6, (f"{label} distance #1", f"{label} distance #2"))
     total = max(sum(roll.face for roll in rolls) - subtract, 0)
     outcome = Outcome.of(f"{prefix}.scattered", inches=total) if total else on_target
     builder.step(
