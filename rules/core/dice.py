@@ -329,24 +329,30 @@ class DiceTray:
         """
         return self.roll_grouped(die, label, _same_group)
 
-    def roll_sum(self, die: Die, labels: Sequence[str]) -> tuple[Roll, ...]:
-        """Roll one ``die`` per label, the rules reading only the dice's sum.
+    def roll_sum(
+        self, die: Die, labels: Sequence[str], read: Callable[[int], Hashable] | None = None
+    ) -> tuple[Roll, ...]:
+        """Roll one ``die`` per label, the rules reading only the dice's sum (and, given
+        ``read``, the sum only through ``read(sum)``: a row of a table).
 
         In play each die is rolled and recorded. For the odds, one weighted branch per
-        possible sum (its weight the number of face tuples giving it, by convolution)
-        instead of one per tuple of faces: 4d10 are 37 branches, not 10,000. The faces
-        recorded on a branch are one tuple with that sum.
+        possible sum (its weight the number of face tuples giving it, by convolution) —
+        or per reading of the sum, its lowest sum standing for it — instead of one per
+        tuple of faces: 4d10 are 37 branches, not 10,000. The faces recorded on a branch
+        are one tuple with that sum.
         """
         branching = self._odds_branching()
-        if branching is None or len(labels) < 2:
+        if branching is None or (len(labels) < 2 and read is None):
             return tuple(self.roll(die, label) for label in labels)
 
         def build() -> Branches:
             total = die.sides ** len(labels)
-            return tuple(
-                (len(labels) + index, Fraction(count, total))
-                for index, count in enumerate(sum_counts(die.sides, len(labels)))
-            )
+            counts: dict[Hashable, list[int]] = {}
+            for index, count in enumerate(sum_counts(die.sides, len(labels))):
+                value = len(labels) + index
+                entry = counts.setdefault(value if read is None else read(value), [value, 0])
+                entry[1] += count
+            return tuple((first, Fraction(count, total)) for first, count in counts.values())
 
         chosen = int(branching(build))
         return tuple(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from functools import cache
 from typing import Literal
 
@@ -17,7 +17,7 @@ from rules.core.resolution import (
     ResolutionBuilder,
     TableRead,
 )
-from rules.core.tables import Table
+from rules.core.tables import Row, Table
 from rules.pzgren.cells import AntiTankResult, FireResult
 from rules.pzgren.model import ID_PATTERN, RULESET_KEY, Armour, Category, Frozen
 from rules.pzgren.tables import load_tables
@@ -26,9 +26,13 @@ MAX_FIRE_VALUE = 999
 MAX_TARGET_UNITS = 12
 
 
-def roll_2d6(tray: DiceTray, what: str) -> tuple[Roll, Roll]:
-    """Two D6, labelled for the dice prompts ("Tir direct — D6 n°1")."""
-    return tray.roll(D6, f"{what} — D6 n°1"), tray.roll(D6, f"{what} — D6 n°2")
+def roll_2d6(
+    tray: DiceTray, what: str, read: Callable[[int], Hashable] | None = None
+) -> tuple[Roll, Roll]:
+    """Two D6, labelled for the dice prompts ("Tir direct — D6 n°1"), read only as their
+    sum (through ``read``, a table's row, when given): the odds branch on that."""
+    first, second = tray.roll_sum(D6, (f"{what} — D6 n°1", f"{what} — D6 n°2"), read)
+    return first, second
 
 
 def _check_keys(table: Table, keys: Iterable[str], scopes: set[str] | None, where: str) -> None:
@@ -194,7 +198,9 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
     shifts = tables["modificateurs_colonne"]
     cap: dict[str, int] = shifts.data["cap"]
     builder = ResolutionBuilder(RULESET_KEY, "direct_fire", tray)
-    first, second = roll_2d6(tray, "Tir direct")
+    first, second = roll_2d6(
+        tray, "Tir direct", lambda total: table.rows.index(table.row_for("jet", total))
+    )
     roll = first.face + second.face
     row = table.row_for("jet", roll)
     base = table.column_for(data.fire_value)
@@ -275,7 +281,17 @@ def resolve_anti_tank(data: AntiTankInput, tray: DiceTray) -> Resolution:
     table = tables["tir_antichars"]
     mods_table = tables["modificateurs_antichars"]
     armour = int(table.data["truck_armour"]) if data.target_kind == "truck" else data.armour or 0
-    first, second = roll_2d6(tray, "Tir anti-chars")
+    lowest = table.axis_bands("resultat")[0][0]
+
+    def row_of(total: int) -> Row:
+        return table.row_for("resultat", max(total, lowest.low if lowest is not None else total))
+
+    shift = data.at_value - armour + sum(
+        modifier_value(mods_table, key) for key in _ordered(mods_table, data.modifiers)
+    )
+    first, second = roll_2d6(
+        tray, "Tir anti-chars", lambda dice: table.rows.index(row_of(dice + shift))
+    )
     modifiers = [
         Modifier("pzgren.mod.at_value", data.at_value),
         Modifier(
@@ -288,9 +304,7 @@ def resolve_anti_tank(data: AntiTankInput, tray: DiceTray) -> Resolution:
         for key in _ordered(mods_table, data.modifiers)
     ]
     total = first.face + second.face + sum(m.value for m in modifiers)
-    lowest = table.axis_bands("resultat")[0][0]
-    floor = lowest.low if lowest is not None else total
-    row = table.row_for("resultat", max(total, floor))
+    row = row_of(total)
     column = table.column("effet")
     result: AntiTankResult = tables.parsed(table, row, column)
     builder = ResolutionBuilder(RULESET_KEY, "anti_tank", tray)
