@@ -298,12 +298,13 @@ def which_weapon(weapons: int, tray: DiceTray) -> tuple[list[Roll], int]:
     usable = weapons * (10 // weapons)
     rolls: list[Roll] = []
     for attempt in range(WEAPON_REROLLS + 1):
-        # Read only as a weapon's number and whether it is rolled again.
-        pick = tray.roll_grouped(
-            D10,
-            f"Which weapon (1–{weapons}) — d10",
-            lambda face: ((face - 1) % weapons, face <= usable),
-        )
+        last = attempt == WEAPON_REROLLS
+
+        def reading(face: int, last: bool = last) -> int | None:
+            # A weapon's number, or None for "roll again": the odds branch on these.
+            return (face - 1) % weapons + 1 if face <= usable or last else None
+
+        pick = tray.roll_grouped(D10, f"Which weapon (1–{weapons}) — d10", reading)
         rolls.append(pick)
         if pick.face <= usable or attempt == WEAPON_REROLLS:
             break
