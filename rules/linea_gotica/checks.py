@@ -672,7 +672,7 @@ def resolve_aircraft_return(data: AircraftReturnInput, tray: DiceTray) -> Resolu
     back = table.data["return"]
     at_least = int(back["at_least"])
     builder = ResolutionBuilder(K, "aircraft_return", tray)
-    roll = tray.roll(D10, "Aircraft return — d10")
+    roll = tray.roll_grouped(D10, "Aircraft return — d10", lambda face: face >= at_least)
     returns = roll.face >= at_least
     last = data.attempt >= int(back["turns"])
     if returns:
