@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from rules.core.dice import D6, DiceTray, Roll
+from rules.core.odds import BoundedCache
+from rules.core.procedures import ODDS_CACHE_CLEARERS
 from rules.core.resolution import (
     EffectKind,
     Modifier,
@@ -129,6 +131,32 @@ def _groups(data: DirectFireInput) -> list[tuple[tuple[str, ...], tuple[TargetUn
     return [(keys, tuple(groups[keys])) for keys in ranked]
 
 
+_COLUMNS: BoundedCache[
+    DirectFireInput, list[tuple[tuple[TargetUnit, ...], tuple[Modifier, ...], int]]
+] = BoundedCache(256)
+
+
+def _columns(
+    data: DirectFireInput,
+) -> list[tuple[tuple[TargetUnit, ...], tuple[Modifier, ...], int]]:
+    """Each group of units with its column modifiers and capped shift: no die changes them,
+    so the odds' paths (one per row) share them, memoised by the input."""
+    found = _COLUMNS.get(data)
+    if found is None:
+        shifts = load_tables()["modificateurs_colonne"]
+        cap: dict[str, int] = shifts.data["cap"]
+        found = []
+        for unit_keys, units in _groups(data):
+            keys = _ordered(shifts, (*data.modifiers, *unit_keys))
+            modifiers, shift = _shift_modifiers(shifts, keys, cap)
+            found.append((units, modifiers, shift))
+        _COLUMNS.put(data, found)
+    return found
+
+
+ODDS_CACHE_CLEARERS.append(_COLUMNS.clear)
+
+
 def _shift_modifiers(
     table: Table, keys: Iterable[str], cap: dict[str, int]
 ) -> tuple[tuple[Modifier, ...], int]:
@@ -195,8 +223,6 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
     """2D6 on TABLE DE TIR DIRECT: fire value → column, shifted (capped −2/+3), per unit type."""
     tables = load_tables()
     table = tables["tir_direct"]
-    shifts = tables["modificateurs_colonne"]
-    cap: dict[str, int] = shifts.data["cap"]
     builder = ResolutionBuilder(RULESET_KEY, "direct_fire", tray)
     first, second = roll_2d6(
         tray, "Tir direct", lambda total: table.rows.index(table.row_for("jet", total))
@@ -213,10 +239,8 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
         column=base.label,
     )
     parts: list[str] = []
-    groups = _groups(data)
-    for unit_keys, units in groups:
-        keys = _ordered(shifts, (*data.modifiers, *unit_keys))
-        modifiers, shift = _shift_modifiers(shifts, keys, cap)
+    groups = _columns(data)
+    for units, modifiers, shift in groups:
         index = max(0, min(len(table.columns) - 1, base_index + shift))
         column = table.columns[index]
         result: FireResult = tables.parsed(table, row, column)
