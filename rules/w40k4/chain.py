@@ -193,9 +193,15 @@ class Allocation:
     inflicted: int
 
 
-def allocate(data: AttackInput, unsaved: int) -> Allocation:
-    """Casualties from unsaved wounds: instant death, wounds per model, capped by the models."""
-    if lookups.instant_death(data.strength, data.toughness) and data.wounds > 1:
+def allocate(data: AttackInput, unsaved: int, instant: bool | None = None) -> Allocation:
+    """Casualties from unsaved wounds: instant death, wounds per model, capped by the models.
+
+    ``instant`` is whether the attacks cause instant death, when the caller knows it (the
+    odds allocate hundreds of counts for one input).
+    """
+    if instant is None:
+        instant = lookups.instant_death(data.strength, data.toughness)
+    if instant and data.wounds > 1:
         killed = min(data.models, unsaved)
         taken = 0 if killed else data.wounds_taken
         return Allocation(killed, taken if killed < data.models else 0, killed)
@@ -206,9 +212,9 @@ def allocate(data: AttackInput, unsaved: int) -> Allocation:
     return Allocation(killed, taken, min(unsaved, remaining))
 
 
-def attack_outcome(data: AttackInput, unsaved: int) -> Outcome:
+def attack_outcome(data: AttackInput, unsaved: int, instant: bool | None = None) -> Outcome:
     """The outcome for a number of unsaved wounds (shared by the resolver and the odds)."""
-    result = allocate(data, unsaved)
+    result = allocate(data, unsaved, instant)
     multi = data.wounds > 1
     if result.killed and multi:
         return Outcome.of("w40k4.chain.casualties_wounds", n=result.killed, wounds=result.inflicted)
@@ -358,12 +364,15 @@ def damage_roll(
         total = face + sum(m.value for m in modifiers)
         return first if total <= 1 else last if total >= 6 else table.row_for("d6", total)
 
-    # Only the row is read: the odds branch per row, not per face.
-    roll = tray.roll_grouped(D6, f"{label} damage", lambda face: table.rows.index(row_of(face)))
+    def applied_of(face: int) -> Damage:
+        effect: Damage = tables.parsed(table, row_of(face), table.column("effetto"))
+        return Damage.WRECKED if squadron and effect is Damage.IMMOBILISED else effect
+
+    # Only the damage applied is read: the odds branch per damage, not per face.
+    roll = tray.roll_grouped(D6, f"{label} damage", applied_of)
     total = roll.face + sum(m.value for m in modifiers)
     row = row_of(roll.face)
-    effect: Damage = tables.parsed(table, row, table.column("effetto"))
-    applied = Damage.WRECKED if squadron and effect is Damage.IMMOBILISED else effect
+    applied = applied_of(roll.face)
     builder.step(
         "w40k4.step.damage",
         rolls=(roll,),
@@ -635,7 +644,9 @@ def attack_odds(data: AttackInput) -> Odds:
         part = _binomial(count, p, exact)
         dist = part if dist is None else _convolve(dist, part)
     assert dist is not None  # the input has an attack or an automatic hit
-    return Odds(_by_outcome(dist, lambda unsaved: attack_outcome(data, unsaved)), paths, exact=True)
+    instant = lookups.instant_death(data.strength, data.toughness)
+    entries = _by_outcome(dist, lambda unsaved: attack_outcome(data, unsaved, instant))
+    return Odds(entries, paths, exact=True)
 
 
 def vehicle_odds(data: VehicleAttackInput) -> Odds:
