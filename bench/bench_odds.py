@@ -6,7 +6,7 @@ Run: ``.venv/bin/python bench/bench_odds.py`` (``--inputs 60`` inputs drawn per 
 (1) For every procedure of every ruleset, inputs are drawn from the property tests'
     strategies (the first ``--inputs`` the schema accepts) plus the known worst cases, and
     each input's odds are computed COLD (every odds cache and composed part forgotten
-    first; best of 3 cold runs). Printed: the median
+    first; best of 3 cold runs, the garbage collector paused while timed). Printed: the median
     and the worst per procedure, the worst input, and the targets (median ≤ 1 ms, worst ≤ 5 ms).
 (2) Shared cases computed by Arbitro (through its resolvers) and by icepool in the same run:
     12 opposed duels, a 4d10 sum, a 300-attack hit/wound/save chain. Medians of repeated
@@ -154,17 +154,20 @@ COLD_RUNS = 3
 
 def _cold(procedure: Any, parsed: Any) -> tuple[float, bool]:
     """Milliseconds for this input's odds with every cache forgotten (the best of COLD_RUNS
-    cold runs, each after a garbage collection: the cores are shared with other jobs, whose
-    pauses are not this input's cost), and whether they came out (False: "odds not
-    computed", past the path limit)."""
+    cold runs with the garbage collector paused, as timeit does: the cores are shared with
+    other jobs, and their pauses and earlier inputs' garbage are not this input's cost),
+    and whether they came out (False: "odds not computed", past the path limit)."""
     best = float("inf")
     exact = True
     for _ in range(COLD_RUNS):
         clear_odds_cache()
-        gc.collect()
-        started = time.perf_counter()
-        odds = procedure.odds(parsed)
-        best = min(best, (time.perf_counter() - started) * 1000)
+        gc.disable()
+        try:
+            started = time.perf_counter()
+            odds = procedure.odds(parsed)
+            best = min(best, (time.perf_counter() - started) * 1000)
+        finally:
+            gc.enable()
         exact = exact and bool(odds.exact)
     return best, exact
 
@@ -187,6 +190,7 @@ def search(inputs: int, only: set[str] | None = None) -> int:
             raw_inputs += _valid(procedure, _draw(strategies[name], inputs * 8), inputs)
             timings: list[tuple[float, str]] = []
             _load_once(procedure, raw_inputs)
+            gc.collect()
             for raw in raw_inputs:
                 try:
                     parsed = procedure.parse_input(raw)

@@ -290,7 +290,7 @@ class DiceTray:
             return None
         built = getattr(source, "choose_built", None)
         if built is not None:
-            return cast(Callable[[Callable[[], Branches]], Any], built)
+            return cast("Callable[[Callable[[], Branches]], Any]", built)
         choose = getattr(source, "choose", None)
         if choose is None:
             return None
@@ -355,11 +355,13 @@ class DiceTray:
             return tuple((first, Fraction(count, total)) for first, count in counts.values())
 
         chosen = int(branching(build))
-        return tuple(
-            self._record(die, face, label)
-            for face, label in zip(faces_summing_to(chosen, die.sides, len(labels)), labels,
-                                   strict=True)
+        owner = self.owner if self.owner is not None else self.actor_side
+        faces = faces_summing_to(chosen, die.sides, len(labels))
+        made = tuple(
+            Roll(die, face, label, False, owner) for face, label in zip(faces, labels, strict=True)
         )
+        self.rolls.extend(made)
+        return made
 
 
 def _same_group(face: int) -> int:

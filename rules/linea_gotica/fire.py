@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import math
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import Field
@@ -781,22 +782,21 @@ class ScatterDistanceInput(Frozen):
     direction: Direction = Direction.LONG
 
 
+@cache
+def _deviation_labels(direction: str, dice: int) -> tuple[str, ...]:
+    return tuple(f"Deviation {direction} #{index + 1} — d10" for index in range(dice))
+
+
 def resolve_scatter_distance(data: ScatterDistanceInput, tray: DiceTray) -> Resolution:
     """The cm of a deviation: the sum of its d10s."""
     builder = ResolutionBuilder(K, "scatter_distance", tray)
+    direction = data.direction.value
     # Only the sum is read: the odds branch on its distribution, play rolls every d10.
-    rolls = tray.roll_sum(
-        D10,
-        tuple(f"Deviation {data.direction.value} #{index + 1} — d10" for index in range(data.dice)),
-    )
+    rolls = tray.roll_sum(D10, _deviation_labels(direction, data.dice))
     total = sum(roll.face for roll in rolls)
-    outcome = Outcome.of(f"{K}.ranging.distance", direction=data.direction.value, cm=total)
+    outcome = Outcome.of(f"{K}.ranging.distance", direction=direction, cm=total)
     builder.step(
-        f"{K}.step.scatter_distance",
-        rolls=rolls,
-        total=total,
-        outcome=outcome,
-        direction=data.direction.value,
+        f"{K}.step.scatter_distance", rolls=rolls, total=total, outcome=outcome, direction=direction
     )
     return builder.finish(outcome)
 
