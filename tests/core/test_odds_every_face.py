@@ -144,3 +144,56 @@ def test_small_w40k4_volleys_equal_every_face(name: str) -> None:
 
     check()
     assert compared >= 3
+
+
+WORST_CASES = [
+    ("w40k4", "shooting", {"attacks": 2000, "auto_hits": 2000, "bs": 4, "strength": 4, "ap": 5,
+                           "toughness": 4, "save": 4, "models": 1000, "wounds": 10}),
+    ("w40k4", "vehicle_hits", {"attacks": 2000, "auto_hits": 2000, "bs": 4, "strength": 8,
+                               "armour": 10, "ap": 1}),
+    ("w40k4", "dangerous_terrain", {"dice": 2000}),
+    ("w40k4", "blast_scatter", {"template": "artiglieria", "bs": 1}),
+    ("w40k4", "deep_strike", {}),
+    ("linea_gotica", "scatter_distance", {"dice": 4}),
+    ("linea_gotica", "damage", {"spec": {"penetration": "cannone_40"},
+                                "target": {"kind": "carro_armato", "weapons": 6}}),
+    ("linea_gotica", "he_effect", {"zone": "breve", "spec": {"penetration": "cannone_60"},
+                                   "target": {"kind": "carro_armato", "weapons": 6}}),
+    *[("linea_gotica", "direct_fire", {"quality": "elite", "weapon": weapon, "distance_cm": 5.0,
+                                       "calibre_mm": 120,
+                                       "target": {"kind": "carro_armato", "weapons": 6}})
+      for weapon in ("fucilone_controcarro", "mitragliatrice_area", "cannone_77")],
+]
+
+# Far below DEFAULT_PATH_LIMIT (5,000): no valid input of these rulesets comes near it.
+PATHS_AT_MOST = 60
+
+
+@pytest.mark.parametrize(("ruleset", "name", "data"), WORST_CASES)
+def test_worst_cases_stay_far_below_the_path_limit(ruleset: str, name: str, data: Any) -> None:
+    procedure = get_ruleset(ruleset).procedure(name)
+    clear_odds_cache()
+    odds = procedure.odds(procedure.parse_input(data))
+    assert odds.exact and odds.paths <= PATHS_AT_MOST
+    assert abs(sum(e.probability for e in odds.entries) - 1) < 1e-12
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "name", "strategy"), CASES, ids=[f"{r}.{n}" for r, n, _ in CASES]
+)
+def test_no_drawn_input_nears_the_path_limit(ruleset: str, name: str, strategy: Any) -> None:
+    procedure = get_ruleset(ruleset).procedure(name)
+
+    @settings(max_examples=40, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(data=strategy)
+    def check(data: dict[str, Any]) -> None:
+        try:
+            parsed = procedure.parse_input(data)
+            clear_odds_cache()
+            odds = procedure.odds(parsed)
+        except RulesError:
+            return
+        assert odds.exact and odds.paths <= PATHS_AT_MOST, (parsed, odds.paths)
+
+    check()
