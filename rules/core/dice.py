@@ -266,21 +266,20 @@ class DiceTray:
         shown, never used again): the odds then follow one representative face per side of
         the threshold, weighted by how many faces fall there.
         """
-        source = self._source_now()
-        choose = getattr(source, "choose", None)
-        if choose is None or not getattr(source, "odds_paths", False):
+        branching = self._odds_branching()
+        if branching is None:
             return self.roll(die, label)
-        passing = max(0, min(at_most, die.sides))
-        branches: list[tuple[int, Fraction]] = []
-        if passing:
-            branches.append((passing, Fraction(passing, die.sides)))
-        if passing < die.sides:
-            branches.append((die.sides, Fraction(die.sides - passing, die.sides)))
-        face = int(choose(tuple(branches)))
-        owner = self.owner if self.owner is not None else self.actor_side
-        result = Roll(die, face, label, False, owner)
-        self.rolls.append(result)
-        return result
+
+        def build() -> Branches:
+            passing = max(0, min(at_most, die.sides))
+            branches: list[tuple[int, Fraction]] = []
+            if passing:
+                branches.append((passing, Fraction(passing, die.sides)))
+            if passing < die.sides:
+                branches.append((die.sides, Fraction(die.sides - passing, die.sides)))
+            return tuple(branches)
+
+        return self._record(die, int(branching(build)), label)
 
     def _odds_branching(self) -> Callable[[Callable[[], Branches]], Any] | None:
         """When the odds engine enumerates: a function branching on a weighted distribution

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from rules.core.compose import independent
 from rules.core.dice import D6, D10, DiceTray, Roll
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.resolution import (
@@ -312,6 +313,14 @@ def which_weapon(weapons: int, tray: DiceTray) -> tuple[list[Roll], int]:
     return rolls, (rolls[-1].face - 1) % weapons + 1
 
 
+def _draw_weapon(tray: DiceTray, weapons: int) -> int:
+    return which_weapon(weapons, tray)[1]
+
+
+def _last(_: int, weapon: int) -> int:
+    return weapon
+
+
 def _damage_armour(
     builder: ResolutionBuilder, tray: DiceTray, spec: DamageSpec, target: TargetSpec
 ) -> Outcome:
@@ -384,8 +393,18 @@ def _damage_armour(
     if result == "weapon_destroyed" and target.weapons >= 1:
         weapon = 1
         if target.weapons >= 2:
-            picks, weapon = which_weapon(target.weapons, tray)
-            rolls += picks
+            # The draw with its rerolls is one part for the odds: enumerated alone (a few
+            # cheap paths), then one branch per weapon instead of every reroll's path.
+            start = len(tray.rolls)
+            weapon = independent(
+                tray,
+                (target.weapons,),
+                _draw_weapon,
+                _last,
+                0,
+                key=(K, "which_weapon"),
+            )
+            rolls += tray.rolls[start:]
         if weapon == 1:
             weapons_row = table.row_for("d10", 7)
             morale_modifier = int(weapons_row.data["main_weapon_morale_modifier"])

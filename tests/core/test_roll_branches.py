@@ -106,6 +106,13 @@ PROCEDURES = [
     *[("w40k4", "blast_scatter", {"template": t, "bs": bs, "barrage": b})
       for t in ("area", "artiglieria") for bs in (1, 4, 10) for b in (False, True)],
     *[("linea_gotica", "scatter_distance", {"dice": n}) for n in (1, 2, 3)],
+    # A weapon destroyed at random: the draw and its rerolls composed as one part.
+    *[("linea_gotica", "damage", {"spec": {"penetration": "cannone_40", "flank": True},
+                                  "target": {"kind": kind, "weapons": n, "turret": n % 2 == 0}})
+      for kind in ("carro_armato", "blindato") for n in (2, 3, 4, 6)],
+    ("linea_gotica", "direct_fire", {"quality": "elite", "weapon": "cannone_77", "distance_cm": 5.0,
+                                     "calibre_mm": 120,
+                                     "target": {"kind": "carro_armato", "weapons": 5}}),
 ]
 
 
