@@ -589,8 +589,25 @@ def _entries(
         numerator, lowest = _fraction(value, denominator)
         if numerator:
             entries.append(OddsEntry(outcome, numerator, lowest))
-    entries.sort(key=lambda entry: (-entry.numerator / entry.denominator, entry.outcome.code))
-    return tuple(entries)
+    return _most_likely_first(entries)
+
+
+def _most_likely_first(entries: list[OddsEntry]) -> tuple[OddsEntry, ...]:
+    """Most likely first, ties by outcome code: the core's order, the codes (slow strings)
+    formatted only where chances tie (a big volley has hundreds of entries, few ties)."""
+    keyed = sorted(((-e.numerator / e.denominator, index) for index, e in enumerate(entries)))
+    ordered: list[OddsEntry] = []
+    start = 0
+    while start < len(keyed):
+        end = start + 1
+        while end < len(keyed) and keyed[end][0] == keyed[start][0]:
+            end += 1
+        run = [entries[index] for _, index in keyed[start:end]]
+        if len(run) > 1:
+            run.sort(key=lambda entry: entry.outcome.code)
+        ordered += run
+        start = end
+    return tuple(ordered)
 
 
 def _by_outcome(
