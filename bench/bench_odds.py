@@ -71,7 +71,7 @@ WORST_CASES: dict[tuple[str, str], list[dict[str, Any]]] = {
     ("linea_gotica", "direct_fire"): [
         {"quality": "elite", "weapon": w, "distance_cm": 5.0, "calibre_mm": 120,
          "target": {"kind": "carro_armato", "weapons": 6}}
-        for w in ("fucilone_controcarro", "mitragliatrice_area", "cannone_77")
+        for w in ("fucilone_controcarro", "mitragliatrice_area", "cannone_77", "cannoncino_area")
     ],
     ("linea_gotica", "he_effect"): [
         {"zone": "breve", "spec": {"penetration": "cannone_60"},

@@ -162,7 +162,8 @@ WORST_CASES = [
     *[("linea_gotica", "direct_fire", {"quality": "elite", "weapon": weapon, "distance_cm": 5.0,
                                        "calibre_mm": 120,
                                        "target": {"kind": "carro_armato", "weapons": 6}})
-      for weapon in ("fucilone_controcarro", "mitragliatrice_area", "cannone_77")],
+      for weapon in ("fucilone_controcarro", "mitragliatrice_area", "cannone_77",
+                     "cannoncino_area")],
 ]
 
 # Far below DEFAULT_PATH_LIMIT (5,000): no valid input of these rulesets comes near it.
