@@ -267,21 +267,20 @@ class DiceTray:
         shown, never used again): the odds then follow one representative face per side of
         the threshold, weighted by how many faces fall there.
         """
-        source = self._source_now()
-        choose = getattr(source, "choose", None)
-        if choose is None or not getattr(source, "odds_paths", False):
+        branching = self._odds_branching()
+        if branching is None:
             return self.roll(die, label)
-        passing = max(0, min(at_most, die.sides))
-        branches: list[tuple[int, Fraction]] = []
-        if passing:
-            branches.append((passing, Fraction(passing, die.sides)))
-        if passing < die.sides:
-            branches.append((die.sides, Fraction(die.sides - passing, die.sides)))
-        face = int(choose(tuple(branches)))
-        owner = self.owner if self.owner is not None else self.actor_side
-        result = Roll(die, face, label, False, owner)
-        self.rolls.append(result)
-        return result
+
+        def build() -> Branches:
+            passing = max(0, min(at_most, die.sides))
+            branches: list[tuple[int, Fraction]] = []
+            if passing:
+                branches.append((passing, Fraction(passing, die.sides)))
+            if passing < die.sides:
+                branches.append((die.sides, Fraction(die.sides - passing, die.sides)))
+            return tuple(branches)
+
+        return self._record(die, int(branching(build)), label)
 
     def _odds_branching(self) -> Callable[[Callable[[], Branches]], Any] | None:
         """When the odds engine enumerates: a function branching on a weighted distribution
@@ -432,6 +431,47 @@ class DiceTray:
         self.rolls.extend(result)
         return tuple(result)
 
+    def roll_unread(self, die: Die, label: str) -> Roll:
+        """Roll ``die`` whose face no outcome reads (a direction shown on the table).
+
+        In play, a roll like any other; for the odds, one branch of certainty.
+        """
+        return self.roll_grouped(die, label, _same_group)
+
+    def roll_sum(
+        self, die: Die, labels: Sequence[str], read: Callable[[int], Hashable] | None = None
+    ) -> tuple[Roll, ...]:
+        """Roll one ``die`` per label, the rules reading only the dice's sum (and, given
+        ``read``, the sum only through ``read(sum)``: a row of a table).
+
+        In play each die is rolled and recorded. For the odds, one weighted branch per
+        possible sum (its weight the number of face tuples giving it, by convolution) —
+        or per reading of the sum, its lowest sum standing for it — instead of one per
+        tuple of faces: 4d10 are 37 branches, not 10,000. The faces recorded on a branch
+        are one tuple with that sum.
+        """
+        branching = self._odds_branching()
+        if branching is None or (len(labels) < 2 and read is None):
+            return tuple(self.roll(die, label) for label in labels)
+
+        def build() -> Branches:
+            total = die.sides ** len(labels)
+            counts: dict[Hashable, list[int]] = {}
+            for index, count in enumerate(sum_counts(die.sides, len(labels))):
+                value = len(labels) + index
+                entry = counts.setdefault(value if read is None else read(value), [value, 0])
+                entry[1] += count
+            return tuple((first, Fraction(count, total)) for first, count in counts.values())
+
+        chosen = int(branching(build))
+        owner = self.owner if self.owner is not None else self.actor_side
+        faces = faces_summing_to(chosen, die.sides, len(labels))
+        made = tuple(
+            Roll(die, face, label, False, owner) for face, label in zip(faces, labels, strict=True)
+        )
+        self.rolls.extend(made)
+        return made
+
 
 def _weighted(
     first: dict[Hashable, tuple[int, ...]], counts: dict[Hashable, int], dice: Sequence[Die]
@@ -441,3 +481,39 @@ def _weighted(
     for die in dice:
         combinations *= die.sides
     return tuple((first[key], Fraction(count, combinations)) for key, count in counts.items())
+
+
+def _same_group(face: int) -> int:
+    return 0
+
+
+def sum_counts(sides: int, dice: int) -> list[int]:
+    """How many tuples of ``dice`` faces of a ``sides``-sided die give each sum, lowest first.
+
+    The sum of n dice runs from n to n·sides; a running window convolves one die at a time.
+    """
+    counts = [1]
+    for _ in range(dice):
+        following = [0] * (len(counts) + sides - 1)
+        window = 0
+        for index in range(len(following)):
+            if index < len(counts):
+                window += counts[index]
+            if index >= sides:
+                window -= counts[index - sides]
+            following[index] = window
+        counts = following
+    return counts
+
+
+def faces_summing_to(total: int, sides: int, dice: int) -> list[int]:
+    """One tuple of ``dice`` faces (1..sides) summing to ``total`` (highest faces first)."""
+    if not dice <= total <= dice * sides:
+        raise ValueError(f"{dice} dice of {sides} sides cannot sum to {total}")
+    faces = [1] * dice
+    rest = total - dice
+    for index in range(dice):
+        step = min(rest, sides - 1)
+        faces[index] += step
+        rest -= step
+    return faces

@@ -142,7 +142,11 @@ def _walk(
             bucket = plain.setdefault(result, {})
             bucket[denominator] = bucket.get(denominator, 0) + 1
         else:
-            weighted[result] = weighted.get(result, 0) + weight / denominator
+            # Fractions are slow: skip dividing by 1 and adding to nothing.
+            if denominator != 1:
+                weight = weight / denominator
+            previous = weighted.get(result)
+            weighted[result] = weight if previous is None else previous + weight
         paths += 1
         while choices and choices[-1] == _width(options[-1]) - 1:
             choices.pop()

@@ -93,7 +93,6 @@ PROCEDURES: dict[str, Procedure[Any]] = {
             fire.ScatterDistanceInput,
             fire.resolve_scatter_distance,
             "1d10 or 4d10 cm",
-            limit=10_000,
         ),
         _procedure(
             "mine_vehicle",

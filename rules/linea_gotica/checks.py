@@ -80,7 +80,7 @@ def roll_under(
     if modifiers:
         builder.step(f"{K}.step.chance", modifiers=modifiers, total=chance, table=table)
         table = None
-    roll = tray.roll(D10, label)
+    roll = tray.roll_against(D10, label, chance)
     success = roll.face <= chance
     builder.step(
         step,
@@ -323,7 +323,10 @@ def resolve_initiative(data: InitiativeInput, tray: DiceTray) -> Resolution:
     with tray.rolled_by(data.first):
         a = tray.roll(D10, f"initiative — {data.first}")
     with tray.rolled_by(data.second):
-        b = tray.roll(D10, f"initiative — {data.second}")
+        # Only which die is higher is read: the odds branch on lower, equal, higher.
+        b = tray.roll_grouped(
+            D10, f"initiative — {data.second}", lambda face: (face > a.face) - (face < a.face)
+        )
     if a.face > b.face:
         outcome = Outcome.of(f"{K}.initiative.won", side=data.first)
     elif b.face > a.face:
@@ -497,8 +500,14 @@ def resolve_morale(data: MoraleInput, tray: DiceTray) -> Resolution:
         )
     if data.quality is Quality.ELITE:
         die_mods.append(Modifier(f"{K}.mod.elite", int(table.data["die_modifiers"]["elite"])))
-    roll = tray.roll(D10, "Morale effects — d10")
-    total = roll.face + sum(m.value for m in die_mods)
+    shift = sum(m.value for m in die_mods)
+    # Only the row is read: the odds branch per row, not per face.
+    roll = tray.roll_grouped(
+        D10,
+        "Morale effects — d10",
+        lambda face: table.rows.index(table.row_for("d10", face + shift)),
+    )
+    total = roll.face + shift
     row = table.row_for("d10", total)
     result = str(row.data["result"])
     reaction = result
@@ -639,7 +648,7 @@ def resolve_anti_aircraft(data: AntiAircraftInput, tray: DiceTray) -> Resolution
     if not hit:
         return builder.finish(Outcome.of(f"{K}.aa.miss"))
     limit = int(table.data["shot_down_at_most"])
-    fate = tray.roll(D10, "Aircraft hit — d10")
+    fate = tray.roll_against(D10, "Aircraft hit — d10", limit)
     outcome = Outcome.of(f"{K}.aa.shot_down" if fate.face <= limit else f"{K}.aa.damaged")
     builder.step(
         f"{K}.step.aircraft_fate",
@@ -663,7 +672,7 @@ def resolve_aircraft_return(data: AircraftReturnInput, tray: DiceTray) -> Resolu
     back = table.data["return"]
     at_least = int(back["at_least"])
     builder = ResolutionBuilder(K, "aircraft_return", tray)
-    roll = tray.roll(D10, "Aircraft return — d10")
+    roll = tray.roll_grouped(D10, "Aircraft return — d10", lambda face: face >= at_least)
     returns = roll.face >= at_least
     last = data.attempt >= int(back["turns"])
     if returns:

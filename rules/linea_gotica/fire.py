@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import enum
 import math
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import Field
 
+from rules.core.compose import independent
 from rules.core.dice import D6, D10, DiceTray, Roll
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.resolution import (
@@ -156,15 +158,26 @@ def _damage_infantry(
 ) -> Outcome:
     tables = load_tables()
     table = tables["danni_fanteria"]
-    roll = tray.roll(D10, "Damage (infantry) — d10")
-    mods: list[Modifier] = []
-    if roll.face not in table.data["never_modified"]:
+
+    def modifiers(face: int) -> list[Modifier]:
+        if face in table.data["never_modified"]:
+            return []
         if spec.sniper:
-            mods.append(Modifier(f"{K}.mod.sniper_damage", int(table.data["modifiers"]["sniper"])))
-        elif spec.flame:
-            mods.append(Modifier(f"{K}.mod.flame_damage", int(table.data["modifiers"]["flame"])))
+            return [Modifier(f"{K}.mod.sniper_damage", int(table.data["modifiers"]["sniper"]))]
+        if spec.flame:
+            return [Modifier(f"{K}.mod.flame_damage", int(table.data["modifiers"]["flame"]))]
+        return []
+
+    def row_of(face: int) -> Row:
+        return table.row_for("d10", min(face + sum(m.value for m in modifiers(face)), 10))
+
+    # Only the row is read: the odds branch per row, not per face.
+    roll = tray.roll_grouped(
+        D10, "Damage (infantry) — d10", lambda face: table.rows.index(row_of(face))
+    )
+    mods = modifiers(roll.face)
     total = roll.face + sum(m.value for m in mods)
-    row = table.row_for("d10", min(total, 10))
+    row = row_of(roll.face)
     result = str(row.data["result"])
     if result in ("wounded", "badly_wounded") and target.wounded:
         result = "dead"
@@ -194,15 +207,30 @@ def _damage_soft(
 ) -> Outcome:
     tables = load_tables()
     table = tables["danni_non_blindati"]
-    roll = tray.roll(D10, "Damage (unarmoured vehicle) — d10")
     soft = SoftClass.EXPLOSIVE if spec.flame else spec.soft_class
-    mods: list[Modifier] = []
-    if roll.face not in table.data["never_modified"] and soft is not SoftClass.NONE:
+
+    def modifiers(face: int) -> list[Modifier]:
+        if face in table.data["never_modified"] or soft is SoftClass.NONE:
+            return []
         bonus = int(table.data["modifiers"][soft.value])
-        mods.append(Modifier(f"{K}.mod.soft_{soft.value}", bonus))
+        return [Modifier(f"{K}.mod.soft_{soft.value}", bonus)]
+
+    def unharmed(face: int) -> bool:
+        return spec.flame and face in table.data["flame_no_damage_faces"]
+
+    def row_of(face: int) -> Row:
+        return table.row_for("d10", face + sum(m.value for m in modifiers(face)))
+
+    # Only the row (and a flame's harmless faces) is read: the odds branch on those.
+    roll = tray.roll_grouped(
+        D10,
+        "Damage (unarmoured vehicle) — d10",
+        lambda face: (table.rows.index(row_of(face)), unharmed(face)),
+    )
+    mods = modifiers(roll.face)
     total = roll.face + sum(m.value for m in mods)
-    row = table.row_for("d10", total)
-    if spec.flame and roll.face in table.data["flame_no_damage_faces"]:
+    row = row_of(roll.face)
+    if unharmed(roll.face):
         outcome = Outcome.of(f"{K}.damage.flame_no_damage")
         builder.step(
             f"{K}.step.damage",
@@ -272,11 +300,25 @@ def which_weapon(weapons: int, tray: DiceTray) -> tuple[list[Roll], int]:
     usable = weapons * (10 // weapons)
     rolls: list[Roll] = []
     for attempt in range(WEAPON_REROLLS + 1):
-        pick = tray.roll(D10, f"Which weapon (1–{weapons}) — d10")
+        last = attempt == WEAPON_REROLLS
+
+        def reading(face: int, last: bool = last) -> int | None:
+            # A weapon's number, or None for "roll again": the odds branch on these.
+            return (face - 1) % weapons + 1 if face <= usable or last else None
+
+        pick = tray.roll_grouped(D10, f"Which weapon (1–{weapons}) — d10", reading)
         rolls.append(pick)
         if pick.face <= usable or attempt == WEAPON_REROLLS:
             break
     return rolls, (rolls[-1].face - 1) % weapons + 1
+
+
+def _draw_weapon(tray: DiceTray, weapons: int) -> int:
+    return which_weapon(weapons, tray)[1]
+
+
+def _last(_: int, weapon: int) -> int:
+    return weapon
 
 
 def _damage_armour(
@@ -315,13 +357,19 @@ def _damage_armour(
             _owe_morale(builder, target)
             return pen_outcome
     table = tables["danni_blindati"]
-    roll = tray.roll(D10, "Damage (armoured vehicle) — d10")
     mods2: list[Modifier] = []
     if spec.indirect:
         mods2.append(Modifier(f"{K}.mod.armour_indirect", int(table.data["modifiers"]["indirect"])))
     if spec.flame:
         mods2.append(Modifier(f"{K}.mod.armour_flame", int(table.data["modifiers"]["flame"])))
-    total = roll.face + sum(m.value for m in mods2)
+    shift = sum(m.value for m in mods2)
+    # Only the row is read: the odds branch per row, not per face.
+    roll = tray.roll_grouped(
+        D10,
+        "Damage (armoured vehicle) — d10",
+        lambda face: table.rows.index(table.row_for("d10", face + shift)),
+    )
+    total = roll.face + shift
     row = table.row_for("d10", total)
     result = str(row.data["result"])
     column_key = "effetto" if table.cell(row, "effetto") else "danno"
@@ -345,8 +393,18 @@ def _damage_armour(
     if result == "weapon_destroyed" and target.weapons >= 1:
         weapon = 1
         if target.weapons >= 2:
-            picks, weapon = which_weapon(target.weapons, tray)
-            rolls += picks
+            # The draw with its rerolls is one part for the odds: enumerated alone (a few
+            # cheap paths), then one branch per weapon instead of every reroll's path.
+            start = len(tray.rolls)
+            weapon = independent(
+                tray,
+                (target.weapons,),
+                _draw_weapon,
+                _last,
+                0,
+                key=(K, "which_weapon"),
+            )
+            rolls += tray.rolls[start:]
         if weapon == 1:
             weapons_row = table.row_for("d10", 7)
             morale_modifier = int(weapons_row.data["main_weapon_morale_modifier"])
@@ -602,7 +660,9 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
     if not explosive:
         return builder.finish(Outcome.of(f"{K}.fire.miss", band=band))
     table = tables["deviazione_he"]
-    deviation_roll = tray.roll(D10, "HE deviation — d10")
+    deviation_roll = tray.roll_grouped(
+        D10, "HE deviation — d10", lambda face: table.rows.index(table.row_for("d10", face))
+    )
     dev_row = table.row_for("d10", deviation_roll.face)
     deviation: HeDeviation = tables.parsed(table, dev_row, table.column("effetto"))
     if deviation.dud:
@@ -662,7 +722,7 @@ def resolve_he_effect(data: HeEffectInput, tray: DiceTray) -> Resolution:
     cell = read(table, row, data.zone)
     if mods:
         builder.step(f"{K}.step.chance", modifiers=tuple(mods), total=chance, table=cell)
-    roll = tray.roll(D10, f"HE ({data.zone}) — d10")
+    roll = tray.roll_against(D10, f"HE ({data.zone}) — d10", chance)
     hit = roll.face <= chance
     builder.step(
         f"{K}.step.he_hit",
@@ -695,7 +755,7 @@ def resolve_ranging(data: RangingInput, tray: DiceTray) -> Resolution:
     builder = ResolutionBuilder(K, "ranging", tray)
     if len(mods) > 1:
         builder.step(f"{K}.step.chance", modifiers=mods, total=base)
-    roll = tray.roll(D10, "Ranging: precision — d10")
+    roll = tray.roll_against(D10, "Ranging: precision — d10", base)
     precise = roll.face <= base
     builder.step(
         f"{K}.step.precision",
@@ -705,7 +765,9 @@ def resolve_ranging(data: RangingInput, tray: DiceTray) -> Resolution:
         outcome=Outcome.of(f"{K}.ranging.precise" if precise else f"{K}.ranging.imprecise"),
     )
     table = tables["deviazione_preciso" if precise else "deviazione_impreciso"]
-    where = tray.roll(D10, "Ranging: deviation — d10")
+    where = tray.roll_grouped(
+        D10, "Ranging: deviation — d10", lambda face: table.rows.index(table.row_for("d10", face))
+    )
     row = table.row_for("d10", where.face)
     deviation: IndirectDeviation = tables.parsed(table, row, table.column("effetto"))
     kind = "precise" if precise else "imprecise"
@@ -739,21 +801,21 @@ class ScatterDistanceInput(Frozen):
     direction: Direction = Direction.LONG
 
 
+@cache
+def _deviation_labels(direction: str, dice: int) -> tuple[str, ...]:
+    return tuple(f"Deviation {direction} #{index + 1} — d10" for index in range(dice))
+
+
 def resolve_scatter_distance(data: ScatterDistanceInput, tray: DiceTray) -> Resolution:
     """The cm of a deviation: the sum of its d10s."""
     builder = ResolutionBuilder(K, "scatter_distance", tray)
-    rolls = tuple(
-        tray.roll(D10, f"Deviation {data.direction.value} #{index + 1} — d10")
-        for index in range(data.dice)
-    )
+    direction = data.direction.value
+    # Only the sum is read: the odds branch on its distribution, play rolls every d10.
+    rolls = tray.roll_sum(D10, _deviation_labels(direction, data.dice))
     total = sum(roll.face for roll in rolls)
-    outcome = Outcome.of(f"{K}.ranging.distance", direction=data.direction.value, cm=total)
+    outcome = Outcome.of(f"{K}.ranging.distance", direction=direction, cm=total)
     builder.step(
-        f"{K}.step.scatter_distance",
-        rolls=rolls,
-        total=total,
-        outcome=outcome,
-        direction=data.direction.value,
+        f"{K}.step.scatter_distance", rolls=rolls, total=total, outcome=outcome, direction=direction
     )
     return builder.finish(outcome)
 
@@ -773,7 +835,7 @@ def resolve_mine_vehicle(data: MineVehicleInput, tray: DiceTray) -> Resolution:
     row = table.row_by_id("anticarro")
     limit = int(row.data["unarmoured"]["destroyed_at_most"])
     builder = ResolutionBuilder(K, "mine_vehicle", tray)
-    roll = tray.roll(D10, "Anti-tank mine — d10")
+    roll = tray.roll_against(D10, "Anti-tank mine — d10", limit)
     destroyed = roll.face <= limit
     outcome = Outcome.of(f"{K}.damage.destroyed" if destroyed else f"{K}.damage.no_effect")
     builder.step(

@@ -177,7 +177,7 @@ def resolve_vehicle_move(data: VehicleMoveInput, tray: DiceTray) -> Resolution:
         return builder.finish(outcome)
     test = mods_table.data["mobility_test"]
     limit = int(test["pass_at_most"])
-    roll = tray.roll(D10, "Mobility after crushing — d10")
+    roll = tray.roll_against(D10, "Mobility after crushing — d10", limit)
     passed = roll.face <= limit
     check = Outcome.of(f"{K}.move.mobility_ok" if passed else f"{K}.move.mobility_damaged")
     builder.step(

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from functools import cache
 from typing import Literal
 
 from pydantic import Field, model_validator
 
 from rules.core.dice import D6, DiceTray, Roll
+from rules.core.odds import BoundedCache
+from rules.core.procedures import ODDS_CACHE_CLEARERS
 from rules.core.resolution import (
     EffectKind,
     Modifier,
@@ -17,7 +19,7 @@ from rules.core.resolution import (
     ResolutionBuilder,
     TableRead,
 )
-from rules.core.tables import Table
+from rules.core.tables import Row, Table
 from rules.pzgren.cells import AntiTankResult, FireResult
 from rules.pzgren.model import ID_PATTERN, RULESET_KEY, Armour, Category, Frozen
 from rules.pzgren.tables import load_tables
@@ -26,9 +28,13 @@ MAX_FIRE_VALUE = 999
 MAX_TARGET_UNITS = 12
 
 
-def roll_2d6(tray: DiceTray, what: str) -> tuple[Roll, Roll]:
-    """Two D6, labelled for the dice prompts ("Tir direct — D6 n°1")."""
-    return tray.roll(D6, f"{what} — D6 n°1"), tray.roll(D6, f"{what} — D6 n°2")
+def roll_2d6(
+    tray: DiceTray, what: str, read: Callable[[int], Hashable] | None = None
+) -> tuple[Roll, Roll]:
+    """Two D6, labelled for the dice prompts ("Tir direct — D6 n°1"), read only as their
+    sum (through ``read``, a table's row, when given): the odds branch on that."""
+    first, second = tray.roll_sum(D6, (f"{what} — D6 n°1", f"{what} — D6 n°2"), read)
+    return first, second
 
 
 def _check_keys(table: Table, keys: Iterable[str], scopes: set[str] | None, where: str) -> None:
@@ -125,6 +131,32 @@ def _groups(data: DirectFireInput) -> list[tuple[tuple[str, ...], tuple[TargetUn
     return [(keys, tuple(groups[keys])) for keys in ranked]
 
 
+_COLUMNS: BoundedCache[
+    DirectFireInput, list[tuple[tuple[TargetUnit, ...], tuple[Modifier, ...], int]]
+] = BoundedCache(256)
+
+
+def _columns(
+    data: DirectFireInput,
+) -> list[tuple[tuple[TargetUnit, ...], tuple[Modifier, ...], int]]:
+    """Each group of units with its column modifiers and capped shift: no die changes them,
+    so the odds' paths (one per row) share them, memoised by the input."""
+    found = _COLUMNS.get(data)
+    if found is None:
+        shifts = load_tables()["modificateurs_colonne"]
+        cap: dict[str, int] = shifts.data["cap"]
+        found = []
+        for unit_keys, units in _groups(data):
+            keys = _ordered(shifts, (*data.modifiers, *unit_keys))
+            modifiers, shift = _shift_modifiers(shifts, keys, cap)
+            found.append((units, modifiers, shift))
+        _COLUMNS.put(data, found)
+    return found
+
+
+ODDS_CACHE_CLEARERS.append(_COLUMNS.clear)
+
+
 def _shift_modifiers(
     table: Table, keys: Iterable[str], cap: dict[str, int]
 ) -> tuple[tuple[Modifier, ...], int]:
@@ -191,10 +223,10 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
     """2D6 on TABLE DE TIR DIRECT: fire value → column, shifted (capped −2/+3), per unit type."""
     tables = load_tables()
     table = tables["tir_direct"]
-    shifts = tables["modificateurs_colonne"]
-    cap: dict[str, int] = shifts.data["cap"]
     builder = ResolutionBuilder(RULESET_KEY, "direct_fire", tray)
-    first, second = roll_2d6(tray, "Tir direct")
+    first, second = roll_2d6(
+        tray, "Tir direct", lambda total: table.rows.index(table.row_for("jet", total))
+    )
     roll = first.face + second.face
     row = table.row_for("jet", roll)
     base = table.column_for(data.fire_value)
@@ -207,10 +239,8 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
         column=base.label,
     )
     parts: list[str] = []
-    groups = _groups(data)
-    for unit_keys, units in groups:
-        keys = _ordered(shifts, (*data.modifiers, *unit_keys))
-        modifiers, shift = _shift_modifiers(shifts, keys, cap)
+    groups = _columns(data)
+    for units, modifiers, shift in groups:
         index = max(0, min(len(table.columns) - 1, base_index + shift))
         column = table.columns[index]
         result: FireResult = tables.parsed(table, row, column)
@@ -275,7 +305,17 @@ def resolve_anti_tank(data: AntiTankInput, tray: DiceTray) -> Resolution:
     table = tables["tir_antichars"]
     mods_table = tables["modificateurs_antichars"]
     armour = int(table.data["truck_armour"]) if data.target_kind == "truck" else data.armour or 0
-    first, second = roll_2d6(tray, "Tir anti-chars")
+    lowest = table.axis_bands("resultat")[0][0]
+
+    def row_of(total: int) -> Row:
+        return table.row_for("resultat", max(total, lowest.low if lowest is not None else total))
+
+    shift = data.at_value - armour + sum(
+        modifier_value(mods_table, key) for key in _ordered(mods_table, data.modifiers)
+    )
+    first, second = roll_2d6(
+        tray, "Tir anti-chars", lambda dice: table.rows.index(row_of(dice + shift))
+    )
     modifiers = [
         Modifier("pzgren.mod.at_value", data.at_value),
         Modifier(
@@ -288,9 +328,7 @@ def resolve_anti_tank(data: AntiTankInput, tray: DiceTray) -> Resolution:
         for key in _ordered(mods_table, data.modifiers)
     ]
     total = first.face + second.face + sum(m.value for m in modifiers)
-    lowest = table.axis_bands("resultat")[0][0]
-    floor = lowest.low if lowest is not None else total
-    row = table.row_for("resultat", max(total, floor))
+    row = row_of(total)
     column = table.column("effet")
     result: AntiTankResult = tables.parsed(table, row, column)
     builder = ResolutionBuilder(RULESET_KEY, "anti_tank", tray)

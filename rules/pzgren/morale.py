@@ -8,6 +8,7 @@ roll: passing improves the unit one state, as the table's ``rally`` data says.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from pydantic import Field
@@ -23,6 +24,7 @@ from rules.core.resolution import (
     TableRead,
     Threshold,
 )
+from rules.core.tables import Row
 from rules.pzgren.cells import MoraleResult
 from rules.pzgren.fire import roll_2d6
 from rules.pzgren.model import ID_PATTERN, RULESET_KEY, Frozen, MoraleState
@@ -45,16 +47,29 @@ def resolve_morale(data: MoraleInput, tray: DiceTray) -> Resolution:
     tables = load_tables()
     table = tables["moral"]
     rule: dict[str, Any] = table.data
-    first, second = roll_2d6(tray, "Moral")
     modifiers: list[Modifier] = []
     n = int(rule["rally"]["modifier"]) if data.rally else data.n
     if n:
         modifiers.append(Modifier("pzgren.mod.morale_n", n))
     if data.modifier:
         modifiers.append(Modifier("pzgren.mod.referee", data.modifier))
-    total = first.face + second.face + sum(m.value for m in modifiers)
+    shift = sum(m.value for m in modifiers)
     comparison = Comparison(str(rule["comparison"]))
     threshold = Threshold(comparison, data.morale, "pzgren.threshold.morale")
+    lowest = table.axis_bands("marge")[0][0]
+
+    def margin_row(total: int) -> Row:
+        margin = total - data.morale
+        return table.row_for("marge", max(margin, lowest.low if lowest else margin))
+
+    def reading(dice: int) -> Hashable:
+        # What the rules read of the dice: passed or not, and (no rally) the margin's row.
+        total = dice + shift
+        row = None if data.rally else table.rows.index(margin_row(total))
+        return threshold.passed(total), row
+
+    first, second = roll_2d6(tray, "Moral", reading)
+    total = first.face + second.face + shift
     passed = threshold.passed(total)
     builder = ResolutionBuilder(RULESET_KEY, "morale", tray)
     read: TableRead | None = None
@@ -66,9 +81,7 @@ def resolve_morale(data: MoraleInput, tray: DiceTray) -> Resolution:
         )
         steps = 0
     else:
-        lowest = table.axis_bands("marge")[0][0]
-        margin = total - data.morale
-        row = table.row_for("marge", max(margin, lowest.low if lowest else margin))
+        row = margin_row(total)
         column = table.column(data.status.value)
         result: MoraleResult = tables.parsed(table, row, column)
         new = result.status or data.status

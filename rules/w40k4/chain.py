@@ -20,19 +20,19 @@ So each step stays exact and the bound is the number of attacks, not 6^dice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, exp, lgamma, log, log1p
-from typing import Any
+from math import comb, exp, gcd, lgamma, log, log1p
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.dice import D6, DiceTray, Roll
 from rules.core.errors import InvalidInput
-from rules.core.odds import EXACT_PARTS_LIMIT, BoundedCache, Weight, enumerate_odds
+from rules.core.odds import EXACT_PARTS_LIMIT, BoundedCache, enumerate_odds
 from rules.core.procedures import ODDS_CACHE_CLEARERS, InputT, Procedure
 from rules.core.resolution import (
     Comparison,
@@ -46,6 +46,7 @@ from rules.core.resolution import (
     TableRead,
     Threshold,
 )
+from rules.core.tables import Row
 from rules.w40k4 import lookups
 from rules.w40k4.model import RULESET_KEY, Damage, Facing
 from rules.w40k4.tables import load_tables
@@ -130,8 +131,16 @@ class VehicleAttackInput(_Hits):
 # -- to hit -------------------------------------------------------------------------------------
 
 
-def _roll_many(tray: DiceTray, count: int, label: str) -> tuple[Roll, ...]:
-    return tuple(tray.roll(D6, f"{label} #{index + 1}") for index in range(count))
+def _roll_many(
+    tray: DiceTray, count: int, label: str, read: Callable[[int], Hashable]
+) -> tuple[Roll, ...]:
+    """``count`` D6, each read by the rules only through ``read(face)`` (a pass against a
+    score, a row of a table): the odds then branch per reading, not per face."""
+    return tuple(tray.roll_grouped(D6, f"{label} #{index + 1}", read) for index in range(count))
+
+
+def _at_least(score: int) -> Callable[[int], Hashable]:
+    return lambda face: face >= score
 
 
 def _to_hit(data: _Hits, builder: ResolutionBuilder, tray: DiceTray, label: str) -> int:
@@ -147,7 +156,7 @@ def _to_hit(data: _Hits, builder: ResolutionBuilder, tray: DiceTray, label: str)
         else:
             score = data.hit_on or 6
             table = lookups.cite("meccaniche_standard", "sagoma_parziale")
-        rolls = _roll_many(tray, data.attacks, f"{label} to hit")
+        rolls = _roll_many(tray, data.attacks, f"{label} to hit", _at_least(score))
         scored = sum(1 for roll in rolls if roll.face >= score)
         builder.step(
             "w40k4.step.to_hit",
@@ -184,9 +193,15 @@ class Allocation:
     inflicted: int
 
 
-def allocate(data: AttackInput, unsaved: int) -> Allocation:
-    """Casualties from unsaved wounds: instant death, wounds per model, capped by the models."""
-    if lookups.instant_death(data.strength, data.toughness) and data.wounds > 1:
+def allocate(data: AttackInput, unsaved: int, instant: bool | None = None) -> Allocation:
+    """Casualties from unsaved wounds: instant death, wounds per model, capped by the models.
+
+    ``instant`` is whether the attacks cause instant death, when the caller knows it (the
+    odds allocate hundreds of counts for one input).
+    """
+    if instant is None:
+        instant = lookups.instant_death(data.strength, data.toughness)
+    if instant and data.wounds > 1:
         killed = min(data.models, unsaved)
         taken = 0 if killed else data.wounds_taken
         return Allocation(killed, taken if killed < data.models else 0, killed)
@@ -197,9 +212,9 @@ def allocate(data: AttackInput, unsaved: int) -> Allocation:
     return Allocation(killed, taken, min(unsaved, remaining))
 
 
-def attack_outcome(data: AttackInput, unsaved: int) -> Outcome:
+def attack_outcome(data: AttackInput, unsaved: int, instant: bool | None = None) -> Outcome:
     """The outcome for a number of unsaved wounds (shared by the resolver and the odds)."""
-    result = allocate(data, unsaved)
+    result = allocate(data, unsaved, instant)
     multi = data.wounds > 1
     if result.killed and multi:
         return Outcome.of("w40k4.chain.casualties_wounds", n=result.killed, wounds=result.inflicted)
@@ -247,7 +262,7 @@ def _wound_and_save(
             dice=0,
         )
         return 0
-    rolls = _roll_many(tray, hits, f"{label} to wound")
+    rolls = _roll_many(tray, hits, f"{label} to wound", _at_least(score))
     wounds = sum(1 for roll in rolls if roll.face >= score)
     builder.step(
         "w40k4.step.to_wound",
@@ -268,7 +283,7 @@ def _wound_and_save(
         )
         return wounds
     with tray.rolled_by(data.saved_by) if data.saved_by is not None else nullcontext():
-        saves = _roll_many(tray, wounds, f"{label} save")
+        saves = _roll_many(tray, wounds, f"{label} save", _at_least(save))
     saved = sum(1 for roll in saves if roll.face >= save)
     builder.step(
         "w40k4.step.saves",
@@ -343,13 +358,21 @@ def damage_roll(
         for row in table.rows
         if "modifier" in row.data and wanted[str(row.data["modifier"]["key"])]
     )
-    roll = tray.roll(D6, f"{label} damage")
-    total = roll.face + sum(m.value for m in modifiers)
     first, last = table.rows[0], table.rows[-1]
-    band = max(1, min(total, 6))
-    row = first if total <= 1 else last if total >= 6 else table.row_for("d6", band)
-    effect: Damage = tables.parsed(table, row, table.column("effetto"))
-    applied = Damage.WRECKED if squadron and effect is Damage.IMMOBILISED else effect
+
+    def row_of(face: int) -> Row:
+        total = face + sum(m.value for m in modifiers)
+        return first if total <= 1 else last if total >= 6 else table.row_for("d6", total)
+
+    def applied_of(face: int) -> Damage:
+        effect: Damage = tables.parsed(table, row_of(face), table.column("effetto"))
+        return Damage.WRECKED if squadron and effect is Damage.IMMOBILISED else effect
+
+    # Only the damage applied is read: the odds branch per damage, not per face.
+    roll = tray.roll_grouped(D6, f"{label} damage", applied_of)
+    total = roll.face + sum(m.value for m in modifiers)
+    row = row_of(roll.face)
+    applied = applied_of(roll.face)
     builder.step(
         "w40k4.step.damage",
         rolls=(roll,),
@@ -384,7 +407,12 @@ def resolve_vehicle_hits(data: VehicleAttackInput, tray: DiceTray) -> Resolution
     table = load_tables()["penetrazione_corazza"]
     damaging: list[bool] = []  # True for glancing
     if hits:
-        rolls = _roll_many(tray, hits, f"{label} penetration")
+        rolls = _roll_many(
+            tray,
+            hits,
+            f"{label} penetration",
+            lambda face: penetration_of(data.strength, data.armour, face),
+        )
         kinds = [penetration_of(data.strength, data.armour, roll.face) for roll in rolls]
         damaging = [kind == "glancing" for kind in kinds if kind != "none"]
         penetrating = kinds.count("penetrating")
@@ -426,50 +454,170 @@ def vehicle_outcome(worst: Damage | None) -> Outcome:
 # -- composed odds ----------------------------------------------------------------------------
 
 
-def _binomial(n: int, p: Fraction) -> list[Weight]:
-    """Bin(n, p): exact fractions for small volleys, floating point beyond.
+@dataclass(frozen=True, slots=True)
+class _Counts:
+    """A distribution over 0, 1, 2, … successes: ``terms[k] / denominator`` is P(offset + k).
 
-    Past EXACT_PARTS_LIMIT attacks the exact fractions grow huge (a 2,000-attack volley took
-    minutes); log-space floats keep every term accurate to ~1e-15, and terms below 1e-18 —
-    far under the 0.1 % shown — are dropped so that convolving two volleys stays cheap.
+    Exact (integer terms) up to EXACT_PARTS_LIMIT dice; beyond, floating-point terms with a
+    denominator of 1, the negligible tails (below 1e-18, far under the 0.1 % shown) cut off.
     """
-    if n <= EXACT_PARTS_LIMIT:
-        q = 1 - p
-        return [comb(n, k) * p**k * q ** (n - k) for k in range(n + 1)]
+
+    offset: int
+    terms: list[int] | list[float]
+    denominator: int = 1
+
+    def items(self) -> list[tuple[int, int | float]]:
+        """(successes, term) for every term that is not zero."""
+        return [(self.offset + k, term) for k, term in enumerate(self.terms) if term]
+
+
+_NEGLIGIBLE = 1e-18
+
+
+def _binomial(n: int, p: Fraction, exact: bool) -> _Counts:
+    """Bin(n, p), exact (integer terms over pᵈᵉⁿ to the n) or floating point.
+
+    Past EXACT_PARTS_LIMIT dice exact fractions grow huge (a 2,000-attack volley took
+    minutes); log-space floats keep every kept term accurate to ~1e-15.
+    """
+    if exact:
+        a, b = p.numerator, p.denominator
+        c = b - a
+        powers_c = [1] * (n + 1)
+        for k in range(1, n + 1):
+            powers_c[k] = powers_c[k - 1] * c
+        terms: list[int] = []
+        power_a = 1
+        for k in range(n + 1):
+            terms.append(comb(n, k) * power_a * powers_c[n - k])
+            power_a *= a
+        return _Counts(0, terms, b**n)
     chance = float(p)
     if chance <= 0.0 or chance >= 1.0:
-        certain: list[Weight] = [0.0] * (n + 1)
-        certain[n if chance >= 1.0 else 0] = 1.0
-        return certain
-    log_p, log_q = log(chance), log1p(-chance)
+        return _Counts(n if chance >= 1.0 else 0, [1.0])
+    odds_ratio = chance / (1.0 - chance)
+    # The mode's term in log space, then its neighbours by the ratio of consecutive terms,
+    # outwards while they matter: only those are computed.
+    mode = min(n, int((n + 1) * chance))
+    peak = exp(
+        lgamma(n + 1) - lgamma(mode + 1) - lgamma(n - mode + 1)
+        + mode * log(chance) + (n - mode) * log1p(-chance)
+    )
+    below: list[float] = []
+    term, k = peak, mode
+    while k > 0:
+        term *= k / (n - k + 1) / odds_ratio
+        if term <= _NEGLIGIBLE:
+            break
+        below.append(term)
+        k -= 1
+    above: list[float] = []
+    term, k = peak, mode
+    while k < n:
+        term *= (n - k) / (k + 1) * odds_ratio
+        if term <= _NEGLIGIBLE:
+            break
+        above.append(term)
+        k += 1
+    below.reverse()
+    kept = [*below, peak, *above]
+    # The peak's rounding in log space scales every term alike: the sum puts it right.
+    total = sum(kept)
+    return _Counts(mode - len(below), [term / total for term in kept])
+
+
+# Fixed-point bits for the floating-point convolution below: each term is rounded to 2⁻⁵⁶
+# (1.4e-17), so a result term is off by less than 3e-17 (each side's error weighs at most
+# the other side's total, 1) — under the 1e-15 kept in the odds.
+_FIXED_BITS = 56
+
+
+def _convolve(a: _Counts, b: _Counts) -> _Counts:
+    """The distribution of the sum of two independent counts.
+
+    Exact terms multiply as integers. Floating-point terms (hundreds by hundreds for big
+    volleys) go through one big-integer product: each list becomes the digits of an integer
+    in base 2^slot (Kronecker substitution), so the O(n·m) sums run inside the integer
+    multiplication instead of in Python loops.
+    """
+    offset = a.offset + b.offset
+    if isinstance(a.terms[0], int) and isinstance(b.terms[0], int):
+        exact_b = cast(list[int], b.terms)
+        out = [0] * (len(a.terms) + len(b.terms) - 1)
+        for i, x in enumerate(cast(list[int], a.terms)):
+            if x:
+                for j, y in enumerate(exact_b):
+                    out[i + j] += x * y
+        return _Counts(offset, out, a.denominator * b.denominator)
+    scale = 1 << _FIXED_BITS
+    left = [round(x / a.denominator * scale) for x in a.terms]
+    right = [round(y / b.denominator * scale) for y in b.terms]
+    shortest = min(len(left), len(right))
+    slot = (2 * _FIXED_BITS + shortest.bit_length() + 7) // 8  # bytes: no carry between
+    packed_left = int.from_bytes(b"".join(x.to_bytes(slot, "little") for x in left), "little")
+    packed_right = int.from_bytes(b"".join(y.to_bytes(slot, "little") for y in right), "little")
+    length = len(left) + len(right) - 1
+    raw = (packed_left * packed_right).to_bytes(length * slot, "little")
+    square = float(scale) * float(scale)
     terms = [
-        exp(lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k * log_p + (n - k) * log_q)
-        for k in range(n + 1)
+        int.from_bytes(raw[k * slot : (k + 1) * slot], "little") / square for k in range(length)
     ]
-    kept: list[Weight] = [term if term > 1e-18 else 0.0 for term in terms]
-    return kept
+    return _Counts(offset, [term if term > _NEGLIGIBLE else 0.0 for term in terms])
 
 
-def _convolve(a: list[Weight], b: list[Weight]) -> list[Weight]:
-    out: list[Weight] = [0] * (len(a) + len(b) - 1)
-    nonzero_b = [(j, y) for j, y in enumerate(b) if y]
-    for i, x in enumerate(a):
-        if x:
-            for j, y in nonzero_b:
-                out[i + j] += x * y
-    return out
+_DECIMALS = 10**15
 
 
-def _entries(weights: Mapping[Outcome, Weight]) -> tuple[OddsEntry, ...]:
+def _fraction(value: Fraction | int | float, denominator: int) -> tuple[int, int]:
+    """(numerator, denominator) in lowest terms."""
+    if isinstance(value, float):
+        # Floating point only past EXACT_PARTS_LIMIT: 15 decimals keep far more than is shown.
+        numerator = round(value / denominator * _DECIMALS)
+        common = gcd(numerator, _DECIMALS)
+        return numerator // common, _DECIMALS // common
+    exact = Fraction(value, denominator)
+    return exact.numerator, exact.denominator
+
+
+def _entries(
+    weights: Mapping[Outcome, Fraction | int | float], denominator: int = 1
+) -> tuple[OddsEntry, ...]:
     entries = []
     for outcome, value in weights.items():
         if not value:
             continue
-        exact = value if isinstance(value, Fraction) else Fraction(value).limit_denominator(10**15)
-        if exact:
-            entries.append(OddsEntry(outcome, exact.numerator, exact.denominator))
-    entries.sort(key=lambda entry: (-entry.numerator / entry.denominator, entry.outcome.code))
-    return tuple(entries)
+        numerator, lowest = _fraction(value, denominator)
+        if numerator:
+            entries.append(OddsEntry(outcome, numerator, lowest))
+    return _most_likely_first(entries)
+
+
+def _most_likely_first(entries: list[OddsEntry]) -> tuple[OddsEntry, ...]:
+    """Most likely first, ties by outcome code: the core's order, the codes (slow strings)
+    formatted only where chances tie (a big volley has hundreds of entries, few ties)."""
+    keyed = sorted(((-e.numerator / e.denominator, index) for index, e in enumerate(entries)))
+    ordered: list[OddsEntry] = []
+    start = 0
+    while start < len(keyed):
+        end = start + 1
+        while end < len(keyed) and keyed[end][0] == keyed[start][0]:
+            end += 1
+        run = [entries[index] for _, index in keyed[start:end]]
+        if len(run) > 1:
+            run.sort(key=lambda entry: entry.outcome.code)
+        ordered += run
+        start = end
+    return tuple(ordered)
+
+
+def _by_outcome(
+    counts: _Counts, outcome_of: Callable[[int], Outcome]
+) -> tuple[OddsEntry, ...]:
+    weights: dict[Outcome, int | float] = {}
+    for k, chance in counts.items():
+        outcome = outcome_of(k)
+        weights[outcome] = weights.get(outcome, 0) + chance
+    return _entries(weights, counts.denominator)
 
 
 @lru_cache(maxsize=4096)
@@ -499,7 +647,8 @@ def _one(data: _Hits, rolled: bool, **extra: Any) -> str:
 def attack_odds(data: AttackInput) -> Odds:
     """Exact odds of a group against models: Bin(attacks, p) ⊕ Bin(auto_hits, p_auto)."""
     paths = 0
-    dist: list[Weight] = [Fraction(1)]
+    exact = max(data.attacks, data.auto_hits) <= EXACT_PARTS_LIMIT
+    dist: _Counts | None = None
     for rolled, count in ((True, data.attacks), (False, data.auto_hits)):
         if not count:
             continue
@@ -509,21 +658,24 @@ def attack_odds(data: AttackInput) -> Odds:
         )
         paths += used
         p = sum((v for code, v in single.items() if code != "w40k4.chain.no_effect"), Fraction(0))
-        dist = _convolve(dist, _binomial(count, p))
-    weights: dict[Outcome, Weight] = {}
-    for unsaved, chance in enumerate(dist):
-        if not chance:
-            continue
-        outcome = attack_outcome(data, unsaved)
-        weights[outcome] = weights.get(outcome, Fraction(0)) + chance
-    return Odds(_entries(weights), paths, exact=True)
+        part = _binomial(count, p, exact)
+        dist = part if dist is None else _convolve(dist, part)
+    assert dist is not None  # the input has an attack or an automatic hit
+    instant = lookups.instant_death(data.strength, data.toughness)
+    entries = _by_outcome(dist, lambda unsaved: attack_outcome(data, unsaved, instant))
+    return Odds(entries, paths, exact=True)
 
 
 def vehicle_odds(data: VehicleAttackInput) -> Odds:
-    """Exact odds of the worst damage: P(worst ≤ k) = Π F_i(k)^n_i over the attack kinds."""
+    """Exact odds of the worst damage: P(worst ≤ k) = Π F_i(k)^n_i over the attack kinds.
+
+    Exact fractions up to EXACT_PARTS_LIMIT dice of a kind; beyond, floating point (the
+    powers of exact fractions grow to thousands of digits).
+    """
     paths = 0
+    exact = max(data.attacks, data.auto_hits) <= EXACT_PARTS_LIMIT
     order: list[Damage | None] = [None, *Damage]
-    cumulative = [Fraction(1)] * len(order)
+    cumulative: list[Fraction | float] = [Fraction(1) if exact else 1.0] * len(order)
     for rolled, count in ((True, data.attacks), (False, data.auto_hits)):
         if not count:
             continue
@@ -532,9 +684,9 @@ def vehicle_odds(data: VehicleAttackInput) -> Odds:
         running = Fraction(0)
         for index, level in enumerate(order):
             running += single.get(vehicle_outcome(level).code, Fraction(0))
-            cumulative[index] *= running**count
-    weights: dict[Outcome, Fraction] = {}
-    previous = Fraction(0)
+            cumulative[index] *= running**count if exact else float(running) ** count
+    weights: dict[Outcome, Fraction | float] = {}
+    previous: Fraction | float = 0
     for level, at_most in zip(order, cumulative, strict=True):
         weights[vehicle_outcome(level)] = at_most - previous
         previous = at_most
@@ -555,13 +707,8 @@ def counted_odds(
         (Fraction(e.numerator, e.denominator) for e in one.entries if e.outcome.code != failure),
         Fraction(0),
     )
-    weights: dict[Outcome, Weight] = {}
-    for k, chance in enumerate(_binomial(count, p)):
-        if not chance:
-            continue
-        outcome = outcome_of(k)
-        weights[outcome] = weights.get(outcome, Fraction(0)) + chance
-    return Odds(_entries(weights), one.paths, exact=True)
+    counts = _binomial(count, p, count <= EXACT_PARTS_LIMIT)
+    return Odds(_by_outcome(counts, outcome_of), one.paths, exact=True)
 
 
 # -- a procedure whose odds are composed ------------------------------------------------------

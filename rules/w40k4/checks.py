@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from contextlib import nullcontext
 from typing import Literal
 
@@ -41,10 +42,15 @@ def resolve_leadership(data: LeadershipInput, tray: DiceTray) -> Resolution:
     """2D6 equal to or under the modified Leadership passes; double 1 always passes."""
     rule = lookups.standard("disciplina")
     builder = ResolutionBuilder(RULESET_KEY, "leadership", tray)
-    first = tray.roll(D6, f"{data.reason} Ld #1")
-    second = tray.roll(D6, f"{data.reason} Ld #2")
-    total = first.face + second.face
     needed = data.leadership + data.modifier
+    # Read: the sum against Ld, and a double 1 — the only pair summing to 2 — so the odds
+    # branch on (passed, double 1) of the sum.
+    first, second = tray.roll_sum(
+        D6,
+        (f"{data.reason} Ld #1", f"{data.reason} Ld #2"),
+        lambda total: (total <= needed, total == 2),
+    )
+    total = first.face + second.face
     double_one = bool(rule["double_one_passes"]) and first.face == second.face == 1
     passed = total <= needed or double_one
     key = "w40k4.test.passed" if passed else "w40k4.test.failed"
@@ -75,14 +81,22 @@ class EscapeInput(Frozen):
     )
 
 
+def _caught(data: EscapeInput, own: int, theirs: int) -> bool:
+    mine, winners = own + data.initiative, theirs + data.winners_initiative
+    return winners >= mine if lookups.standard("fuga")["caught_if"] == ">=" else winners > mine
+
+
 def resolve_escape(data: EscapeInput, tray: DiceTray) -> Resolution:
     """D6 + I of the unit against D6 + I of the winners: caught if they score as much or more."""
     builder = ResolutionBuilder(RULESET_KEY, "escape", tray)
     own = tray.roll(D6, "escape D6")
     with tray.rolled_by(data.winners_side) if data.winners_side else nullcontext():
-        theirs = tray.roll(D6, "escape D6 winners")
+        # Only whether they catch the unit is read: the odds branch on caught or not.
+        theirs = tray.roll_grouped(
+            D6, "escape D6 winners", lambda face: _caught(data, own.face, face)
+        )
     mine, winners = own.face + data.initiative, theirs.face + data.winners_initiative
-    caught = winners >= mine if lookups.standard("fuga")["caught_if"] == ">=" else winners > mine
+    caught = _caught(data, own.face, theirs.face)
     outcome = Outcome.of("w40k4.escape.caught" if caught else "w40k4.escape.escaped")
     if caught:
         builder.effect(EffectKind.CASUALTIES, "caught", target=data.target)
@@ -116,7 +130,7 @@ class FallBackInput(Frozen):
 def resolve_fall_back(data: FallBackInput, tray: DiceTray) -> Resolution:
     """The unit falls back 2D6 inches towards its table edge."""
     builder = ResolutionBuilder(RULESET_KEY, "fall_back", tray)
-    rolls = (tray.roll(D6, "fall back #1"), tray.roll(D6, "fall back #2"))
+    rolls = tray.roll_sum(D6, ("fall back #1", "fall back #2"))
     inches = sum(roll.face for roll in rolls)
     outcome = Outcome.of("w40k4.fall_back.moved", inches=inches)
     builder.effect(EffectKind.STATUS, "falling_back", target=data.target)
@@ -151,9 +165,14 @@ def resolve_consolidate(data: ConsolidateInput, tray: DiceTray) -> Resolution:
     return builder.finish(outcome)
 
 
-def _highest_of_two(tray: DiceTray, label: str) -> tuple[tuple[Roll, Roll], int]:
-    rolls = (tray.roll(D6, f"{label} #1"), tray.roll(D6, f"{label} #2"))
-    return rolls, max(roll.face for roll in rolls)
+def _highest_of_two(
+    tray: DiceTray, label: str, read: Callable[[int], Hashable]
+) -> tuple[tuple[Roll, Roll], int]:
+    """2D6 keep the highest, read only through ``read(highest)``: the second die's odds
+    branch on that reading, given the first."""
+    first = tray.roll(D6, f"{label} #1")
+    second = tray.roll_grouped(D6, f"{label} #2", lambda face: read(max(first.face, face)))
+    return (first, second), max(first.face, second.face)
 
 
 class DifficultTerrainInput(Frozen):
@@ -166,7 +185,11 @@ class DifficultTerrainInput(Frozen):
 def resolve_difficult_terrain(data: DifficultTerrainInput, tray: DiceTray) -> Resolution:
     """2D6 keep the highest (at most the unit's move): does the unit get that far?"""
     builder = ResolutionBuilder(RULESET_KEY, "difficult_terrain", tray)
-    rolls, highest = _highest_of_two(tray, "difficult terrain")
+    rolls, highest = _highest_of_two(
+        tray,
+        "difficult terrain",
+        lambda high: (min(high, data.limit), data.distance <= min(high, data.limit)),
+    )
     allowed = min(highest, data.limit)
     reached = data.distance <= allowed
     outcome = (
@@ -205,7 +228,12 @@ def resolve_assault_move(data: AssaultMoveInput, tray: DiceTray) -> Resolution:
     rolls: tuple[Roll, ...] = ()
     allowed = data.assault_range
     if data.slowed:
-        rolls, highest = _highest_of_two(tray, "assault difficult terrain")
+        reach = data.assault_range
+        rolls, highest = _highest_of_two(
+            tray,
+            "assault difficult terrain",
+            lambda high: (min(high, reach), data.distance <= min(high, reach)),
+        )
         allowed = min(highest, data.assault_range)
     reached = data.distance <= allowed
     outcome = (
@@ -296,7 +324,7 @@ def resolve_reserves(data: ReservesInput, tray: DiceTray) -> Resolution:
         builder.step("w40k4.step.reserves", table=read, outcome=outcome)
         return builder.finish(outcome)
     score = int(row.data["score"])
-    roll = tray.roll(D6, "reserves")
+    roll = tray.roll_grouped(D6, "reserves", lambda face: face >= score)
     arrives = roll.face >= score
     outcome = Outcome.of("w40k4.reserves.arrives" if arrives else "w40k4.reserves.stays")
     if arrives:
@@ -317,7 +345,11 @@ def _scatter(
 ) -> Outcome:
     """The scatter die; on an arrow a D12 direction and 2D6 minus ``subtract``."""
     table = load_tables()["dado_deviazione"]
-    die = tray.roll(D6, f"{label} scatter die")
+    # Only "hit or arrow" is read from the scatter die, and only the 2D6's sum: the odds
+    # branch on those (a direction is shown, never read), play rolls every die as before.
+    die = tray.roll_grouped(
+        D6, f"{label} scatter die", lambda face: bool(table.row_for("d6", face).data["hit"])
+    )
     row = table.row_for("d6", die.face)
     on_target = Outcome.of(f"{prefix}.on_target")
     if bool(row.data["hit"]):
@@ -334,8 +366,8 @@ def _scatter(
         table=lookups.read(table, row, "faccia"),
         outcome=Outcome.of("w40k4.scatter.arrow"),
     )
-    direction = tray.roll(D12, f"{label} direction")
-    rolls = (tray.roll(D6, f"{label} distance #1"), tray.roll(D6, f"{label} distance #2"))
+    direction = tray.roll_unread(D12, f"{label} direction")
+    rolls = tray.roll_sum(D6, (f"{label} distance #1", f"{label} distance #2"))
     total = max(sum(roll.face for roll in rolls) - subtract, 0)
     outcome = Outcome.of(f"{prefix}.scattered", inches=total) if total else on_target
     builder.step(
@@ -398,7 +430,9 @@ def resolve_mishap(data: MishapInput, tray: DiceTray) -> Resolution:
     """INCIDENTI - ATTACCO IN PROFONDITÀ: destroyed, misplaced by the opponent, or delayed."""
     table = load_tables()["incidenti_attacco_profondita"]
     builder = ResolutionBuilder(RULESET_KEY, "mishap", tray)
-    roll = tray.roll(D6, "mishap")
+    roll = tray.roll_grouped(
+        D6, "mishap", lambda face: table.rows.index(table.row_for("d6", face))
+    )
     row = table.row_for("d6", roll.face)
     effect = str(row.data["effect"])
     outcome = Outcome.of(f"w40k4.mishap.{effect}")
@@ -427,7 +461,9 @@ def resolve_penetration(data: PenetrationInput, tray: DiceTray) -> Resolution:
     """D6 + S: above the armour penetrates, equal glances, below does nothing."""
     table = load_tables()["penetrazione_corazza"]
     builder = ResolutionBuilder(RULESET_KEY, "penetration", tray)
-    roll = tray.roll(D6, "penetration")
+    roll = tray.roll_grouped(
+        D6, "penetration", lambda face: penetration_of(data.strength, data.armour, face)
+    )
     kind = penetration_of(data.strength, data.armour, roll.face)
     row = table.row_by_id(kind)
     outcome = Outcome.of(f"w40k4.penetration.{kind}")

@@ -530,7 +530,7 @@ def test_scatter_distance():
     four = PROCEDURES["scatter_distance"].odds(
         PROCEDURES["scatter_distance"].parse_input({"dice": 4})
     )
-    assert four.exact and four.paths == 10_000
+    assert four.exact and four.paths == 37  # one branch per sum (4..40), not per face tuple
     assert four.probability("linea_gotica.ranging.distance(direction=lungo,cm=4)") == 1e-4
 
 

@@ -190,13 +190,28 @@ SMALL = [
 ]
 
 
+class EveryFace:
+    """A dice source hiding the odds engine's branching: every face is enumerated."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    @property
+    def by_hand(self) -> bool:
+        return False
+
+    def face(self, die: Die, label: str) -> int:
+        return int(self._inner.face(die, label))
+
+
 @pytest.mark.parametrize(("name", "data"), SMALL)
 def test_composed_odds_equal_the_brute_force_enumeration(name, data):
     procedure = PROCEDURES[name]
     parsed = procedure.parse_input(data)
 
     def run(source):  # type: ignore[no-untyped-def]
-        return procedure.resolver(parsed, DiceTray(source)).outcome
+        # Every face of every die: the odds engine's grouped branches hidden from the tray.
+        return procedure.resolver(parsed, DiceTray(EveryFace(source))).outcome
 
     brute = enumerate_odds(run, 100_000)
     assert brute.exact
@@ -649,3 +664,39 @@ def test_clear_composed_cache():
     procedure = PROCEDURES["shooting"]
     data = procedure.parse_input(EXAMPLES["shooting"][0])
     assert procedure.odds(data) == procedure.odds(data)
+
+
+# -- large volleys: floating point past EXACT_PARTS_LIMIT ----------------------------------------
+
+
+@pytest.mark.parametrize("p", [Fraction(1, 8), Fraction(1, 2), Fraction(35, 36), Fraction(1, 216)])
+def test_floating_point_volleys_agree_with_exact_fractions(p):
+    """The float binomials and their big-integer convolution stay within 1e-15 of exact."""
+    exact = chain._convolve(chain._binomial(40, p, True), chain._binomial(37, 1 - p, True))
+    approx = chain._convolve(chain._binomial(40, p, False), chain._binomial(37, 1 - p, False))
+    assert exact.offset == 0
+    floats = dict(approx.items())
+    for k, term in enumerate(exact.terms):
+        assert abs(Fraction(term, exact.denominator) - Fraction(floats.get(k, 0.0))) < 1e-15
+    assert abs(sum(floats.values()) - 1) < 1e-14
+
+
+def test_a_huge_volley_keeps_its_odds_within_rounding():
+    data = PROCEDURES["shooting"].parse_input(
+        {"attacks": 2000, "auto_hits": 2000, "bs": 4, "strength": 4, "ap": 5, "toughness": 4,
+         "save": 4, "models": 1000, "wounds": 10}
+    )
+    odds = PROCEDURES["shooting"].odds(data)
+    total = sum(Fraction(e.numerator, e.denominator) for e in odds.entries)
+    assert abs(total - 1) < Fraction(1, 10**12)
+    single = {
+        rolled: sum(
+            (v for code, v in chain._single_attack(
+                "attack", chain._one(data, rolled, models=1, wounds=1, wounds_taken=0)
+            )[0].items() if code != "w40k4.chain.no_effect"),
+            Fraction(0),
+        )
+        for rolled in (True, False)
+    }
+    mean = sum(int(e.outcome.param("wounds") or 0) * e.probability for e in odds.entries)
+    assert abs(mean - float(2000 * single[True] + 2000 * single[False])) < 1e-6
