@@ -239,10 +239,10 @@ class Scenario(_Model):
                             "battlefield.deployment (x, y in cm)",
                             where,
                         )
-                    terrain, area = terrain_at(field, field.deployment[unit.id])
+                    terrain, area_id = terrain_at(field, field.deployment[unit.id])
                     if "terrain" in unit.model_fields_set and unit.terrain != terrain:
                         raise ScenarioReferenceError(
-                            f"unit {unit.id} is deployed in {area or 'open ground'} "
+                            f"unit {unit.id} is deployed in {area_id or 'open ground'} "
                             f"({terrain}), not in {unit.terrain}",
                             (*where, "terrain"),
                         )
