@@ -219,7 +219,12 @@ class Scenario(_Model):
                     f"known: {', '.join(known)}",
                     (*here, "areas", index, "terrain"),
                 )
-        placed: dict[str, tuple[str | int, ...]] = {}
+        units = {u.id for side in self.sides for p in side.platoons for u in p.units}
+        for unit_id in field.deployment:
+            if unit_id not in units:
+                raise ScenarioReferenceError(
+                    f"deployment: unknown unit {unit_id!r}", (*here, "deployment", unit_id)
+                )
         for s, side in enumerate(self.sides):
             for p, platoon in enumerate(side.platoons):
                 for u, unit in enumerate(platoon.units):
@@ -232,7 +237,6 @@ class Scenario(_Model):
                                 (*here, "deployment", unit.id),
                             )
                         continue
-                    placed[unit.id] = where
                     if unit.id not in field.deployment:
                         raise ScenarioReferenceError(
                             f"unit {unit.id} has no position: add it to "
@@ -246,11 +250,6 @@ class Scenario(_Model):
                             f"({terrain}), not in {unit.terrain}",
                             (*where, "terrain"),
                         )
-        for unit_id in field.deployment:
-            if unit_id not in placed:
-                raise ScenarioReferenceError(
-                    f"deployment: unknown unit {unit_id!r}", (*here, "deployment", unit_id)
-                )
 
 
 def parse_scenario(text: str, source: str = "scenario") -> Scenario:

@@ -145,7 +145,7 @@ def _approach_on_field(
         raise IllegalAction("error.manovra.immobilised", unit=unit.name)
     x, y = toward(start, goal_of_target, distance.used)
     assert state.battlefield is not None
-    goal = on_table(state.battlefield, x, y, what=unit.name)
+    goal = field.rounded(on_table(state.battlefield, x, y, what=unit.name), start)
     walk_to(state, unit, kinds[0], start, goal, False, tray, result)
 
 

@@ -79,7 +79,18 @@ def destination(state: ManovraState, unit: UnitState, text: str) -> Point:
     """The point ``to:`` names from the unit's position (x,y; place; bearing; toward)."""
     field = state.battlefield
     assert field is not None
-    return parse_destination(text, field, position(state, unit), places(state))
+    start = position(state, unit)
+    return rounded(parse_destination(text, field, start, places(state)), start)
+
+
+def rounded(point: Point, start: Point) -> Point:
+    """A destination kept to the millimetre (what a player could measure), cut toward the
+    start so the rounding never lengthens a move past its allowance."""
+
+    def cut(value: float, origin: float) -> float:
+        return round(origin + math.trunc(round((value - origin) * 10, 6)) / 10, 1)
+
+    return Point(x=max(0.0, cut(point.x, start.x)), y=max(0.0, cut(point.y, start.y)))
 
 
 def legs(state: ManovraState, origin: Point, goal: Point) -> tuple[ground.Leg, ...]:

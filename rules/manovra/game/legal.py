@@ -332,7 +332,7 @@ def _field_assaults(state: ManovraState, unit: UnitState, target: UnitState) -> 
         if not kinds:
             return []
         x, y = toward(unit.position, target.position, needed)
-        goal = Point(x=max(0.0, x), y=max(0.0, y))
+        goal = field.rounded(Point(x=max(0.0, x), y=max(0.0, y)), unit.position)
         tray = DiceTray(SystemDice())
         if not _accepted(
             lambda: check_walk(state, unit, kinds[0], unit.position or goal, goal, False, tray)
