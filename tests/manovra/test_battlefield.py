@@ -412,3 +412,35 @@ def test_a_format_3_document_loads_without_a_battlefield() -> None:
         unit.pop("position")
     loaded = PLAY.load_document(old, validate=True)
     assert loaded["battlefield"] is None and loaded[FORMAT_KEY] == 4
+
+
+def test_an_he_miss_bursts_where_it_scatters_and_hits_friends_too(state) -> None:
+    state.units["sherman_1"].position = Point(x=100, y=70)
+    state.units["squadra_2"].position = Point(x=104, y=76)
+    # TIRO D12 = 1 misses; D8 − AD = 5 − 1 = 4 cm, 5 = south: the round bursts at (100, 76).
+    applied = act(
+        state,
+        "sherman_1",
+        g.Fire(unit="sherman_1", target="mg_team", weapon="cannone_75", ammo="HE"),
+        dice=ReplayingDice([1, 5], SystemDice()),
+    )
+    assert applied.resolutions[2].outcome.code == "manovra.heavy.miss_scatter(cm=4)"
+    notice = next(n for n in applied.notices if n.key == "manovra.field.burst")
+    assert (notice.param("x"), notice.param("y"), notice.param("radius")) == ("100", "76", "5")
+    # 75 mm: 5 cm + 3 cm of footprint; the firing Sherman, 6 cm away, is spared.
+    assert notice.param("units") == "Squadra MG 42, 2ª squadra"
+
+
+def test_a_grenade_that_misses_lands_d8_minus_ad_off(state) -> None:
+    state.units["squadra_1"].position = Point(x=100, y=75)
+    # PT: D6 1 + AD 1 = 2 against D10 10 fails; D8 3 (east) − 1 = 2 cm: the blast at (102, 80).
+    applied = act(
+        state,
+        "squadra_1",
+        g.Fire(unit="squadra_1", target="mg_team", weapon="granate"),
+        dice=ReplayingDice([1, 10, 3], SystemDice()),
+    )
+    circle = applied.state.last_action.overlays[-1]
+    assert circle.kind == "circle" and circle.points == (Point(x=102, y=80),) and circle.radius == 3
+    arrow = applied.state.last_action.overlays[-2]
+    assert arrow.kind == "arrow" and arrow.points == (Point(x=100, y=80), Point(x=102, y=80))
