@@ -444,3 +444,16 @@ def test_a_grenade_that_misses_lands_d8_minus_ad_off(state) -> None:
     assert circle.kind == "circle" and circle.points == (Point(x=102, y=80),) and circle.radius == 3
     arrow = applied.state.last_action.overlays[-2]
     assert arrow.kind == "arrow" and arrow.points == (Point(x=100, y=80), Point(x=102, y=80))
+
+
+def test_the_map_shows_the_last_fire_with_a_caption(state) -> None:
+    _near_the_mg(state)
+    applied = act(state, "squadra_1", g.Fire(unit="squadra_1", target="mg_team"), dice=SystemDice())
+    document = PLAY._document(applied.state)
+    view = PLAY.map_view(document, None, public=True, language="en")
+    assert view.caption == "1ª squadra fires at Squadra MG 42"
+    (line,) = view.overlays
+    assert line.kind == "line_of_fire" and line.points[0] == Point(x=97, y=68)
+    squad = next(c for c in view.counters if c.unit_id == "squadra_1")
+    assert (squad.x, squad.y, squad.side, squad.models) == (97, 68, "alleati", 10)
+    assert "crocevia" in PLAY.choices(document, "destination", "alleati")

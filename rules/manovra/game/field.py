@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from rules.core.battlefield import Battlefield, Overlay, Point
+from rules.core.battlefield import Overlay, Point
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.geometry import (
@@ -56,11 +56,6 @@ def bearing_of(face: int) -> float:
 def distance_between(a: Point, b: Point) -> float:
     """The straight-line cm between two points."""
     return distance(a, b)
-
-
-def battlefield(state: ManovraState) -> Battlefield | None:
-    """The game's battlefield (None: players state distances and terrain)."""
-    return state.battlefield
 
 
 def position(state: ManovraState, unit: UnitState) -> Point:

@@ -197,7 +197,8 @@ def _do_fire(
     if state.battlefield is not None and unit.position is not None and target.position:
         field.remember(
             state,
-            [field.line(unit.position, target.position, weapon.name)],
+            # The volley of the light weapons is the unit's fire; a heavy weapon is named.
+            [field.line(unit.position, target.position, _line_label(weapon))],
             "manovra.map.fired",
             unit=unit.name,
             target=target.name,
@@ -211,6 +212,10 @@ def _do_fire(
         _fire_light(state, unit, target, weapons, command, moving, tray, result)
     unit.fired = True
     _finish_action(state, unit, result)
+
+
+def _line_label(weapon: Weapon) -> str:
+    return "" if weapon.kind is WeaponKind.LIGHT else weapon.name
 
 
 def _move_before_fire(
