@@ -253,6 +253,7 @@ def _field_moves(
     tray = DiceTray(SystemDice())
     unit_class = ground.MovementClass(unit.kind["movement"])
     actions = []
+    paths: dict[str, tuple[Point, tuple[ground.Leg, ...]]] = {}
     for kind in allowed_kinds(unit):
         # The allowance through the ground the unit stands on (roads take it farther).
         reach = float(ground.leg_limit_cm(unit_class, unit.tactical_cm, kind, unit.terrain))
@@ -261,8 +262,11 @@ def _field_moves(
             if offered >= MAX_DESTINATIONS:
                 break
             try:
-                goal = field.destination(state, unit, text)
-                check_walk(state, unit, kind, unit.position, goal, False, tray)
+                if text not in paths:  # the path is the same whatever the kind of move
+                    goal = field.destination(state, unit, text)
+                    paths[text] = (goal, field.legs(state, unit.position, goal))
+                goal, legs = paths[text]
+                check_walk(state, unit, kind, unit.position, goal, False, tray, legs)
             except RulesError:
                 continue
             offered += 1

@@ -124,10 +124,11 @@ def check_walk(
     goal: Point,
     conceal: bool,
     tray: DiceTray,
+    legs: tuple[ground.Leg, ...] | None = None,
 ) -> tuple[Resolution, tuple[ground.Leg, ...]]:
     """The move procedure over the straight path's terrain legs (refused past the allowance,
-    through impassable terrain, or under 1 cm)."""
-    legs = field.legs(state, start, goal)
+    through impassable terrain, or under 1 cm); ``legs`` when already cut for this path."""
+    legs = field.legs(state, start, goal) if legs is None else legs
     if not legs:
         raise IllegalAction("manovra.move.too_short")
     return _move_resolution(unit, kind, legs, conceal, tray), legs
