@@ -225,7 +225,8 @@ def destinations(state: ManovraState, unit: UnitState, reach: float) -> list[str
     enemies = sorted(
         (distance(here, u.position), u.id)
         for u in state.units.values()
-        if u.side != unit.side and u.alive and u.position is not None
+        # A concealed enemy is not shown on the map: no destination names it.
+        if u.side != unit.side and u.alive and u.position is not None and not u.has("concealed")
     )
     found: list[str] = []
     step = max(1, math.floor(reach))
