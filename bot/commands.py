@@ -314,6 +314,7 @@ FIRE_OPTIONS: tuple[OptionSpec, ...] = (
     pick("impact", "lt75", "gt75"),
     name("move_terrain", "terrain"),
     move_distance("move_distance"),
+    name("move_to", "destination"),
     count("models"),
     name("location"),
     name("hex", "hex"),

@@ -44,6 +44,7 @@ _VERBS: dict[str, tuple[str, dict[str, str]]] = {
             "kind": "kind",
             "via": "via",
             "conceal": "conceal",
+            "to": "to",
         },
     ),
     "fire": (
@@ -58,6 +59,7 @@ _VERBS: dict[str, tuple[str, dict[str, str]]] = {
             "impact": "impact",
             "move_terrain": "move_terrain",
             "move_distance": "move_cm",
+            "move_to": "move_to",
             "models": "models_touched",
             "location": "chosen_location",
         },

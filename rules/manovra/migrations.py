@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.core.migrations import DocumentFormat, add_format_field
 
-FORMAT = DocumentFormat("manovra", version=3)
+FORMAT = DocumentFormat("manovra", version=4)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
@@ -34,4 +34,21 @@ def _requests_and_bursts(document: dict[str, Any]) -> dict[str, Any]:
     for marker in markers:
         marker["shots"] = 1 if marker.get("executed") else 0
         marker["fragment_hits"] = []
+    return document
+
+
+@FORMAT.migration(3)
+def _battlefield(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 3 → 4 (issue 16): the battlefield the bot measures on, unit positions, aimed
+    and landing points of IF markers, the last action drawn on the map.
+
+    Games saved before had no battlefield: players keep stating distances and terrain.
+    """
+    document["battlefield"] = None
+    document["last_action"] = None
+    for unit in document.get("units", {}).values():
+        unit["position"] = None
+    for marker in document.get("markers", []):
+        marker["aim"] = None
+        marker["landings"] = []
     return document

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.battlefield import Counter, MapArea, MapView, Overlay
+from rules.core.i18n import translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
@@ -13,6 +15,7 @@ from rules.manovra import game as g
 from rules.manovra import scenario as scenario_module
 from rules.manovra.game import legal
 from rules.manovra.tables import load_tables
+from rules.render import value_text
 
 MAX_CHOICES = 25
 
@@ -37,8 +40,11 @@ class ManovraPlay(DocumentPlay):
                 u.models,
                 u.initial_models,
                 tuple(u.statuses),
-                u.terrain,
+                u.terrain
+                if u.position is None
+                else f"{u.terrain} ({u.position.x:g}, {u.position.y:g})",
                 u.acted,
+                hidden=u.has("concealed") and u.position is not None,
             )
             for platoon in state.platoons.values()
             for u in (state.units[unit_id] for unit_id in platoon.units)
@@ -81,6 +87,81 @@ class ManovraPlay(DocumentPlay):
             ended=state.ended,
         )
 
+    def map_view(
+        self,
+        document: Mapping[str, Any],
+        viewer_side: str | None,
+        *,
+        public: bool,
+        language: str = "it",
+    ) -> MapView | None:
+        """The table for one viewer: areas, counters, the last fire's overlays, a caption.
+
+        A concealed unit (Occultarsi) is hidden from the enemy: left out of the public
+        picture and of the other side's view; its own side and the referee see it, marked
+        hidden. A destroyed unit stays where it fell, drawn as destroyed.
+        """
+        state = self._state(document)
+        field = state.battlefield
+        if field is None:
+            return None
+        hidden_ids: set[str] = set()
+        counters: list[Counter] = []
+        for unit in state.units.values():
+            if unit.position is None:
+                continue
+            hidden = unit.has("concealed") and unit.alive
+            if hidden:
+                hidden_ids.add(unit.id)
+                if public or (viewer_side is not None and viewer_side != unit.side):
+                    continue
+            counters.append(
+                Counter(
+                    unit_id=unit.id,
+                    label=unit.id,
+                    side=unit.side,
+                    x=unit.position.x,
+                    y=unit.position.y,
+                    models=unit.models,
+                    initial_models=unit.initial_models,
+                    statuses=tuple(value_text(self.ruleset, s, language) for s in unit.statuses),
+                    destroyed=not unit.alive,
+                    hidden=hidden,
+                )
+            )
+        shown_hidden = {c.unit_id for c in counters if c.hidden}
+        secret = hidden_ids - shown_hidden
+        overlays: tuple[Overlay, ...] = ()
+        caption = ""
+        last = state.last_action
+        secret_names = {state.units[u].name for u in secret}
+        if last is not None:
+            # A hidden unit's own move arrow (labelled with its id) would give it away.
+            overlays = tuple(o for o in last.overlays if o.label not in secret)
+            if last.caption and last.params.get("unit") not in secret_names:
+                caption = translate(last.caption, language, **last.params)
+        step = translate("manovra.turn.step", language, turn=state.turn, step=int(state.step))
+        return MapView(
+            title=f"{state.title} — {step}",
+            sides=dict(state.sides),
+            width_cm=field.width_cm,
+            height_cm=field.height_cm,
+            unit=field.unit,
+            open_terrain=field.open_terrain,
+            areas=tuple(
+                MapArea(
+                    shape=area.shape,
+                    terrain=area.terrain,
+                    label=area.name,
+                    blocks_sight=area.blocks_sight,
+                )
+                for area in field.areas
+            ),
+            counters=tuple(counters),
+            overlays=overlays,
+            caption=caption,
+        )
+
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
         """Everything any seat may do now (see :mod:`rules.manovra.game.legal`)."""
         return legal.legal_actions(self._state(document))
@@ -121,11 +202,32 @@ class ManovraPlay(DocumentPlay):
             names = sorted({w for u in alive if side is None or u.side == side for w in u.weapons})
         elif kind == "marker":
             names = [m.id for m in state.markers] + [b.id for b in state.bursts]
+        elif kind == "destination":
+            names = self._destinations(state, side)
         elif kind == "terrain":
             names = [row.id or "" for row in load_tables()["tipi_terreno"].rows]
         else:
             names = []
         return names[:MAX_CHOICES]
+
+    @staticmethod
+    def _destinations(state: g.ManovraState, side: str | None) -> list[str]:
+        """``to:`` values: for the unit due to act, what legal actions offer; then the
+        named points and areas of the battlefield."""
+        field = state.battlefield
+        if field is None:
+            return []
+        names: list[str] = []
+        if state.queue:
+            unit = state.units[state.queue[0]]
+            if side is None or unit.side == side:
+                names += [
+                    str(action.options["to"])
+                    for action in legal.legal_actions(state)
+                    if action.verb == "move" and "to" in action.options
+                ]
+        names += list(field.points) + [area.id for area in field.areas]
+        return list(dict.fromkeys(names))
 
 
 PLAY = ManovraPlay()

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rules.core.battlefield import Battlefield
+from rules.core.geometry import terrain_at
 from rules.core.scenario import (
     ScenarioReferenceError,
     bundled_files,
@@ -22,6 +24,7 @@ from rules.core.scenario import (
 )
 from rules.core.yamlio import load_yaml
 from rules.manovra.model import MoveRate, RangeBand
+from rules.manovra.tables import load_tables
 
 SCENARIOS_PACKAGE = "rules.manovra"
 _ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
@@ -126,6 +129,35 @@ class SideSpec(_Model):
     platoons: tuple[PlatoonSpec, ...] = Field(min_length=1, max_length=20)
 
 
+class ScenarioBattlefield(Battlefield):
+    """The ``battlefield:`` section: a :class:`Battlefield` whose errors name their line."""
+
+    @model_validator(mode="after")
+    def _on_the_table(self) -> ScenarioBattlefield:
+        # Replaces the base check so a point off the table names its own line.
+        seen: set[str] = set()
+        for index, area in enumerate(self.areas):
+            if area.id in seen:
+                raise ScenarioReferenceError(
+                    f"area id {area.id!r} is used twice", ("areas", index, "id")
+                )
+            seen.add(area.id)
+        for group in ("points", "deployment"):
+            for name, point in getattr(self, group).items():
+                if point.x > self.width_cm or point.y > self.height_cm:
+                    raise ScenarioReferenceError(
+                        f"{name!r} ({point.x:g}, {point.y:g}) is off the table "
+                        f"({self.width_cm:g} × {self.height_cm:g} cm)",
+                        (group, name),
+                    )
+        return self
+
+
+def terrain_classes() -> tuple[str, ...]:
+    """The terrain classes a battlefield may name: the rows of TIPI DI TERRENO."""
+    return tuple(row.id or "" for row in load_tables()["tipi_terreno"].rows)
+
+
 class Scenario(_Model):
     """A whole scenario."""
 
@@ -138,6 +170,9 @@ class Scenario(_Model):
     first_side: str
     weapons: dict[str, Weapon]
     sides: tuple[SideSpec, SideSpec]
+    battlefield: ScenarioBattlefield | None = Field(
+        None, description="the table, its terrain areas, named points and deployment (cm)"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -165,7 +200,56 @@ class Scenario(_Model):
                                 f"unit {unit.id}: unknown weapon {weapon!r}",
                                 (*where, "units", u, "weapons", weapon),
                             )
+        if self.battlefield is not None:
+            self._check_battlefield(self.battlefield)
         return self
+
+    def _check_battlefield(self, field: Battlefield) -> None:
+        """Terrain classes known; every unit on the table deployed, where its terrain is."""
+        known = terrain_classes()
+        here: tuple[str | int, ...] = ("battlefield",)
+        if field.open_terrain not in known:
+            raise ScenarioReferenceError(
+                f"unknown terrain class {field.open_terrain!r}", (*here, "open_terrain")
+            )
+        for index, area in enumerate(field.areas):
+            if area.terrain not in known:
+                raise ScenarioReferenceError(
+                    f"area {area.id}: unknown terrain class {area.terrain!r}; "
+                    f"known: {', '.join(known)}",
+                    (*here, "areas", index, "terrain"),
+                )
+        units = {u.id for side in self.sides for p in side.platoons for u in p.units}
+        for unit_id in field.deployment:
+            if unit_id not in units:
+                raise ScenarioReferenceError(
+                    f"deployment: unknown unit {unit_id!r}", (*here, "deployment", unit_id)
+                )
+        for s, side in enumerate(self.sides):
+            for p, platoon in enumerate(side.platoons):
+                for u, unit in enumerate(platoon.units):
+                    where = ("sides", s, "platoons", p, "units", u)
+                    if platoon.off_table:
+                        if unit.id in field.deployment:
+                            raise ScenarioReferenceError(
+                                f"unit {unit.id} is off the table (its battery is "
+                                "off_table): it has no position",
+                                (*here, "deployment", unit.id),
+                            )
+                        continue
+                    if unit.id not in field.deployment:
+                        raise ScenarioReferenceError(
+                            f"unit {unit.id} has no position: add it to "
+                            "battlefield.deployment (x, y in cm)",
+                            where,
+                        )
+                    terrain, area_id = terrain_at(field, field.deployment[unit.id])
+                    if "terrain" in unit.model_fields_set and unit.terrain != terrain:
+                        raise ScenarioReferenceError(
+                            f"unit {unit.id} is deployed in {area_id or 'open ground'} "
+                            f"({terrain}), not in {unit.terrain}",
+                            (*where, "terrain"),
+                        )
 
 
 def parse_scenario(text: str, source: str = "scenario") -> Scenario:

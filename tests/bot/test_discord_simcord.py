@@ -408,7 +408,10 @@ async def test_autocomplete_is_filtered_bounded_and_never_fails(table: Table) ->
     # Before any game: nothing, and no error.
     assert await table.anna.autocomplete(table.channel, "fire", "unit", "") == []
     scenarios = await table.anna.autocomplete(table.channel, "game new", "scenario", "norm")
-    assert scenarios == [{"name": "esempio_normandia", "value": "esempio_normandia"}]
+    assert scenarios == [
+        {"name": "esempio_normandia", "value": "esempio_normandia"},
+        {"name": "esempio_normandia_campo", "value": "esempio_normandia_campo"},
+    ]
     await start_game(table)
     units = await table.anna.autocomplete(table.channel, "fire", "unit", "squ")
     assert [c["value"] for c in units] == ["squadra_1", "squadra_2"]

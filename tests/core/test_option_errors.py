@@ -12,7 +12,8 @@ from rules.w40k4.commands import build_command as w40k4
 @pytest.mark.parametrize(
     ("build", "verb", "options", "key", "option"),
     [
-        (manovra, "fire", {"unit": "a", "target": "b"}, "error.option.missing", "distance"),
+        # distance may be left out (a battlefield measures it): a missing target is named
+        (manovra, "fire", {"unit": "a", "distance": 3}, "error.option.missing", "target"),
         (
             manovra,
             "fire",

@@ -8,10 +8,12 @@ terrain (the target's by default); 0 cm when already in contact.
 from __future__ import annotations
 
 from rules.core.dice import DiceTray
-from rules.core.errors import IllegalAction
+from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.geometry import on_table, toward
 from rules.manovra import ground
+from rules.manovra.game import field
 from rules.manovra.game.common import _acting_unit, _apply_effects, _resolve, _target_unit, _weapon
-from rules.manovra.game.movement import _apply_move, _move_resolution, allowed_kinds
+from rules.manovra.game.movement import _apply_move, _move_resolution, allowed_kinds, walk_to
 from rules.manovra.game.orders import Assault, Fire
 from rules.manovra.game.sequence import _finish_action
 from rules.manovra.game.shooting import GUN_OUT, _fire_heavy
@@ -80,8 +82,12 @@ def _approach(
     command: Assault,
     tray: DiceTray,
     result: Applied,
+    actor_side: str | None,
 ) -> None:
-    if command.distance_cm == 0:
+    if state.battlefield is not None:
+        _approach_on_field(state, unit, target, command, tray, result, actor_side)
+        return
+    if not command.distance_cm:
         if overruns(unit):
             raise IllegalAction("error.manovra.overrun_needs_move", unit=unit.name)
         return
@@ -96,11 +102,59 @@ def _approach(
     _apply_move(state, unit, move, terrain)
 
 
+def approach_cm(state: ManovraState, unit: UnitState, target: UnitState) -> float:
+    """On a battlefield: the cm from the unit to base contact with the target (0: in contact)."""
+    whole = field.distance_between(field.position(state, unit), field.position(state, target))
+    return max(0.0, whole - float(field.field_data()["contact_cm"]))
+
+
+def _approach_on_field(
+    state: ManovraState,
+    unit: UnitState,
+    target: UnitState,
+    command: Assault,
+    tray: DiceTray,
+    result: Applied,
+    actor_side: str | None,
+) -> None:
+    """The approach measured to the target: the straight path up to base contact."""
+    if command.terrain is not None:
+        raise InvalidInput("error.manovra.field_measures", option="terrain")
+    start = field.position(state, unit)
+    goal_of_target = field.position(state, target)
+    needed = approach_cm(state, unit, target)
+    distance = field.settle_distance(command.distance_cm, needed, actor_side)
+    result.resolutions.append(
+        field.measure_resolution(
+            state, tray, origin=unit, target_name=target.name, distance=distance
+        )
+    )
+    field.remember(
+        state,
+        [field.line(start, goal_of_target)],
+        "manovra.map.assault",
+        unit=unit.name,
+        target=target.name,
+    )
+    if distance.used < 0.01:
+        if overruns(unit):
+            raise IllegalAction("error.manovra.overrun_needs_move", unit=unit.name)
+        return
+    kinds = allowed_kinds(unit)
+    if not kinds:
+        raise IllegalAction("error.manovra.immobilised", unit=unit.name)
+    x, y = toward(start, goal_of_target, distance.used)
+    assert state.battlefield is not None
+    goal = field.rounded(on_table(state.battlefield, x, y, what=unit.name), start)
+    walk_to(state, unit, kinds[0], start, goal, False, tray, result)
+
+
 def _do_assault(
     state: ManovraState, command: Assault, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
     unit, target = check_assault(state, command.unit, command.target, command.weapon, actor_side)
-    _approach(state, unit, target, command, tray, result)
+    field.begin(state)
+    _approach(state, unit, target, command, tray, result, actor_side)
     if overruns(unit):
         # The target's ET to avoid being overrun is the target's roll.
         with tray.rolled_by(target.side):

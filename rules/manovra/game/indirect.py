@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from rules.core.battlefield import Overlay, Point
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.geometry import parse_destination
 from rules.core.resolution import Outcome
-from rules.manovra import checks, fire
+from rules.manovra import checks
+from rules.manovra.game import field
+from rules.manovra.game.blast import burst_at, fragments_input
 from rules.manovra.game.common import (
     _apply_effects,
     _marker,
@@ -13,7 +17,6 @@ from rules.manovra.game.common import (
     _own,
     _require_step,
     _resolve,
-    _target_cover,
 )
 from rules.manovra.game.orders import ExecuteFire, Fragments, RequestFire
 from rules.manovra.game.sequence import _free_batteries, _requesting_units
@@ -58,6 +61,7 @@ def _do_request(
     result: Applied,
 ) -> None:
     unit, battery = _check_request(state, command.unit, command.battery, command.link, actor_side)
+    aim = aimed_point(state, unit, command.target)
     state.requested.append(unit.id)
     comms = _resolve(
         "communication",
@@ -81,11 +85,24 @@ def _do_request(
             battery=battery.id,
             requested_by=unit.id,
             target=command.target,
+            aim=aim,
         )
         state.markers.append(marker)
         result.notices.append(
             Outcome.of("manovra.turn.marker_placed", marker=marker.id, target=marker.target)
         )
+
+
+def aimed_point(state: ManovraState, unit: UnitState, target: str) -> Point | None:
+    """Where an IF marker goes on a battlefield: a unit's position, a named point or area,
+    coordinates, a bearing and cm or ``toward NAME cm`` from the requesting unit."""
+    if state.battlefield is None:
+        return None
+    aimed = state.units.get(target)
+    if aimed is not None and aimed.alive and aimed.position is not None:
+        return aimed.position
+    origin = unit.position or Point(x=state.battlefield.width_cm / 2, y=0)
+    return parse_destination(target, state.battlefield, origin, field.places(state))
 
 
 def _next_marker(state: ManovraState) -> FireMarker | None:
@@ -143,11 +160,33 @@ def _do_execute(
             w.rof_stationary for wid in gunners.weapons for w in [state.weapons[wid]] if w.indirect
         ),
     )
+    if marker.aim is not None:
+        field.begin(state)
+        field.remember(
+            state,
+            [Overlay(kind="point", points=(marker.aim,), label=marker.id)],
+            "manovra.map.indirect",
+            marker=marker.id,
+            target=marker.target,
+        )
     for _ in range(shots):
         resolution = _resolve(
             "scatter", checks.ScatterInput(kind=kind, ad=gunners.ad, cv=gunners.cv), tray
         )
         result.resolutions.append(resolution)
+        if marker.aim is not None and state.battlefield is not None:
+            # The bot lands each round and resolves the fragments of the units within.
+            landed = burst_at(
+                state,
+                gunners,
+                _battery_calibre(state, gunners),
+                marker.aim,
+                resolution,
+                (),
+                tray,
+                result,
+            )
+            marker.landings.append(landed)
     marker.shots = shots
     result.notices.append(
         Outcome.of("manovra.turn.marker_executed", marker=marker.id, target=marker.target)
@@ -155,7 +194,12 @@ def _do_execute(
 
 
 def _fragment_sources(state: ManovraState) -> list[FireMarker | Burst]:
-    """Fired IF markers and direct-fire bursts whose fragments are still to be resolved."""
+    """Fired IF markers and direct-fire bursts whose fragments are still to be resolved.
+
+    None on a battlefield: the bot resolves each burst's fragments as the round lands.
+    """
+    if state.battlefield is not None:
+        return []
     sources: list[FireMarker | Burst] = [m for m in state.markers if m.executed and m.shots]
     sources += state.bursts
     return sources
@@ -179,6 +223,8 @@ def _check_fragments(
     target = state.unit(target_id)
     if not target.alive:
         raise IllegalAction("error.manovra.unit_out", unit=target.name)
+    if state.battlefield is not None:
+        raise IllegalAction("error.manovra.fragments_measured")
     source: FireMarker | Burst | None = next((b for b in state.bursts if b.id == source_id), None)
     if source is None:
         source = _marker(state, source_id)
@@ -194,11 +240,15 @@ def _check_fragments(
     gunners = (
         _gunners(state, source.battery) or state.units[state.platoons[source.battery].units[0]]
     )
-    calibre = max(
+    return source, gunners.ad, _battery_calibre(state, gunners)
+
+
+def _battery_calibre(state: ManovraState, gunners: UnitState) -> int:
+    """The calibre of a battery's indirect-fire weapon (its largest weapon otherwise)."""
+    return max(
         (state.weapons[w].calibre_mm or 0 for w in gunners.weapons if state.weapons[w].indirect),
         default=0,
-    ) or max((state.weapons[w].calibre_mm or 0) for w in gunners.weapons)
-    return source, gunners.ad, calibre
+    ) or max((state.weapons[w].calibre_mm or 0) for w in gunners.weapons) or 1
 
 
 def _do_fragments(
@@ -225,20 +275,3 @@ def _do_fragments(
         source.fragment_hits.append(target.id)
     result.resolutions.append(resolution)
     _apply_effects(state, resolution)
-
-
-def fragments_input(target: UnitState, ad: int, calibre_mm: int) -> fire.HeFragmentsInput:
-    """SCHEGGE MUNIZIONI HE on a unit in the blast (side armour: the blast is beside it)."""
-    return fire.HeFragmentsInput(
-        ad=ad,
-        target=fire.HeavyTarget(target.kind["heavy_target"]),
-        calibre_mm=calibre_mm,
-        armour=target.armour.get("side", {}),
-        turret=target.turret,
-        tracked=target.tracked,
-        open_topped=target.open_topped,
-        cover=_target_cover(target),
-        models_present=target.models,
-        target_has_manoeuvred=target.acted,
-        target_id=target.id,
-    )

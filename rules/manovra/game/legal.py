@@ -19,12 +19,15 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from functools import cache, partial
 
+from rules.core.battlefield import Point
 from rules.core.dice import DiceTray, SystemDice
 from rules.core.errors import RulesError
+from rules.core.geometry import centroid, distance, toward
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
 from rules.manovra import checks, ground
-from rules.manovra.game.assault import approach_terrain, check_assault, overruns
+from rules.manovra.game import field
+from rules.manovra.game.assault import approach_cm, approach_terrain, check_assault, overruns
 from rules.manovra.game.common import _declaring_side
 from rules.manovra.game.indirect import (
     _fragment_sources,
@@ -32,7 +35,7 @@ from rules.manovra.game.indirect import (
     _next_marker,
     _source_side,
 )
-from rules.manovra.game.movement import allowed_kinds
+from rules.manovra.game.movement import allowed_kinds, check_walk
 from rules.manovra.game.sequence import (
     _can_declare,
     _check_next,
@@ -40,9 +43,15 @@ from rules.manovra.game.sequence import (
     _requesting_units,
     _requests_over,
 )
-from rules.manovra.game.shooting import _check_firer, _check_weapons, sight_limit, weapons_reach
+from rules.manovra.game.shooting import (
+    _check_firer,
+    _check_weapons,
+    _same_area,
+    sight_limit,
+    weapons_reach,
+)
 from rules.manovra.game.state import ManovraState, TurnStep, UnitState
-from rules.manovra.scenario import WeaponKind
+from rules.manovra.scenario import Weapon, WeaponKind
 from rules.manovra.tables import load_tables
 
 
@@ -133,7 +142,14 @@ def _comms_limit(link: checks.Link) -> int:
 
 
 def _requests(state: ManovraState, side: str) -> list[LegalAction]:
-    enemies = tuple(u.id for u in state.units.values() if u.side != side and u.alive) or ("-",)
+    enemies = tuple(
+        u.id
+        for u in state.units.values()
+        if u.side != side and u.alive and (state.battlefield is None or u.position is not None)
+    )
+    if state.battlefield is not None:
+        enemies += tuple(state.battlefield.points)
+    enemies = enemies or ("-",)
     actions = []
     for unit in _requesting_units(state, side):
         links = [checks.Link.STESSA_SQUADRA, checks.Link.STESSO_PLOTONE, checks.Link.ALTRO_PLOTONE]
@@ -176,14 +192,158 @@ def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
     if unit.has("panic"):
         actions.append(LegalAction("recover", side, {"unit": unit.id}))
         return actions
-    actions += _moves(unit)
     enemies = [u for u in state.units.values() if u.side != side and u.alive]
+    if state.battlefield is not None:
+        actions += _field_moves(state, unit, enemies)
+        if _accepted(lambda: _check_firer(state, unit.id, side)):
+            for target in enemies:
+                actions += _field_shots(state, unit, target)
+        for target in enemies:
+            actions += _field_assaults(state, unit, target)
+        return actions
+    actions += _moves(unit)
     if _accepted(lambda: _check_firer(state, unit.id, side)):
         for target in enemies:
             actions += _shots(state, unit, target)
     for target in enemies:
         actions += _assaults(state, unit, target)
     return actions
+
+
+# -- On a battlefield: the bot measures, so actions carry destinations, not cm ----------------
+
+MAX_DESTINATIONS = 8
+
+
+def destinations(state: ManovraState, unit: UnitState, reach: float) -> list[str]:
+    """A handful of ``to:`` values worth offering: toward the nearest enemies, the named
+    points, the areas, and the four compass points, all within ``reach`` cm."""
+    field_ = state.battlefield
+    if field_ is None or unit.position is None:
+        return []
+    here = unit.position
+    enemies = sorted(
+        (distance(here, u.position), u.id)
+        for u in state.units.values()
+        # A concealed enemy is not shown on the map: no destination names it.
+        if u.side != unit.side and u.alive and u.position is not None and not u.has("concealed")
+    )
+    found: list[str] = []
+    step = max(1, math.floor(reach))
+    for cm, enemy in enemies[:2]:
+        for share in (step, max(1, step // 2)):
+            found.append(f"toward {enemy} {min(share, max(1, math.floor(cm) - 3))}")
+    for name, point in field_.points.items():
+        if distance(here, point) <= reach:
+            found.append(name)
+    for area in field_.areas:
+        if distance(here, centroid(area.shape)) <= reach:
+            found.append(area.id)
+    half = max(1, step // 2)
+    found += [f"{bearing} {half}" for bearing in ("N", "E", "S", "W")]
+    return list(dict.fromkeys(found))
+
+
+def _field_moves(
+    state: ManovraState, unit: UnitState, enemies: list[UnitState]
+) -> list[LegalAction]:
+    """Per kind of move, the destinations on offer the move procedure accepts."""
+    del enemies
+    if unit.position is None:
+        return []
+    tray = DiceTray(SystemDice())
+    unit_class = ground.MovementClass(unit.kind["movement"])
+    actions = []
+    paths: dict[str, tuple[Point, tuple[ground.Leg, ...]]] = {}
+    for kind in allowed_kinds(unit):
+        # The allowance through the ground the unit stands on (roads take it farther).
+        reach = float(ground.leg_limit_cm(unit_class, unit.tactical_cm, kind, unit.terrain))
+        offered = 0
+        for text in destinations(state, unit, reach):
+            if offered >= MAX_DESTINATIONS:
+                break
+            try:
+                if text not in paths:  # the path is the same whatever the kind of move
+                    goal = field.destination(state, unit, text)
+                    paths[text] = (goal, field.legs(state, unit.position, goal))
+                goal, legs = paths[text]
+                check_walk(state, unit, kind, unit.position, goal, False, tray, legs)
+            except RulesError:
+                continue
+            offered += 1
+            actions.append(
+                LegalAction("move", unit.side, {"unit": unit.id, "kind": kind.value, "to": text})
+            )
+    return actions
+
+
+def _field_shots(state: ManovraState, unit: UnitState, target: UnitState) -> list[LegalAction]:
+    """Fire at a target in sight (no blocking area) and within range and the sight limit."""
+    if unit.position is None or target.position is None:
+        return []
+    seen_line = field.sight(state, unit, target)
+    if seen_line.blocked_by:
+        return []
+    limit = sight_limit(target, from_inside=_same_area(state, unit, target))
+    if seen_line.cm > limit:
+        return []
+    choices: list[str | None] = [None] if target.kind["small_arms"] is not None else []
+    choices += [w for w in unit.weapons if state.weapons[w].kind is not WeaponKind.LIGHT]
+    actions = []
+    for weapon_id in choices:
+        try:
+            weapons = _check_weapons(state, unit, target, weapon_id, None, False)
+        except RulesError:
+            continue
+        if weapon_id is None and any(w.kind is not WeaponKind.LIGHT for _, w in weapons):
+            continue
+        if not _in_band(unit, weapons, seen_line.cm):
+            continue
+        options: dict[str, str | int] = {"unit": unit.id, "target": target.id}
+        free: list[OptionSpec] = []
+        if weapon_id is not None:
+            options["weapon"] = weapon_id
+            ammo = state.weapons[weapon_id].ammo
+            if len(ammo) > 1:
+                free.append(OptionSpec("ammo", choices=tuple(ammo), required=False))
+        actions.append(LegalAction("fire", unit.side, options, tuple(free)))
+    return actions
+
+
+def _in_band(unit: UnitState, weapons: list[tuple[str, Weapon]], cm: float) -> bool:
+    """Whether some weapon that fires a shot reaches ``cm`` (the handlers' own test)."""
+    for weapon_id, weapon in weapons:
+        if weapon.band_for(cm) is None:
+            continue
+        if weapon.kind is not WeaponKind.LIGHT:
+            return True
+        if (weapon.rof_stationary * min(unit.weapons[weapon_id], unit.models)) > 0:
+            return True
+    return False
+
+
+def _field_assaults(state: ManovraState, unit: UnitState, target: UnitState) -> list[LegalAction]:
+    """An assault whose measured approach the unit's fastest move covers."""
+    if unit.position is None or target.position is None:
+        return []
+    if not _accepted(lambda: check_assault(state, unit.id, target.id, None, unit.side)):
+        return []
+    needed = approach_cm(state, unit, target)
+    if needed < 0.01:
+        if overruns(unit):
+            return []
+    else:
+        kinds = allowed_kinds(unit)
+        if not kinds:
+            return []
+        x, y = toward(unit.position, target.position, needed)
+        goal = field.rounded(Point(x=max(0.0, x), y=max(0.0, y)), unit.position)
+        tray = DiceTray(SystemDice())
+        if not _accepted(
+            lambda: check_walk(state, unit, kinds[0], unit.position or goal, goal, False, tray)
+        ):
+            return []
+    return [LegalAction("assault", unit.side, {"unit": unit.id, "target": target.id})]
 
 
 def _terrains() -> list[str]:

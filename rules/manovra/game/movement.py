@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from rules.core.battlefield import Point
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.geometry import terrain_at
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.manovra import ground
+from rules.manovra.game import field
 from rules.manovra.game.common import _acting_unit, _owe, _resolve
 from rules.manovra.game.orders import Hold, Move
 from rules.manovra.game.sequence import _finish_action
@@ -79,11 +82,91 @@ def _do_move(
         raise IllegalAction("error.manovra.panicked", unit=unit.name)
     if unit.has("recovered") and command.kind is not MoveRate.TATTICO:
         raise IllegalAction("error.manovra.recovered_tactical_only", unit=unit.name)
+    if state.battlefield is not None:
+        field.begin(state)
+        _move_on_field(state, unit, command, tray, result)
+        _finish_action(state, unit, result)
+        return
+    if command.to is not None:
+        raise InvalidInput("error.manovra.no_battlefield", option="to")
+    if command.terrain is None:
+        raise InvalidInput("error.option.missing", option="terrain")
+    if command.distance_cm is None:
+        raise InvalidInput("error.option.missing", option="distance")
     legs = (*command.via, ground.Leg(terrain=command.terrain, cm=command.distance_cm))
     resolution = _move_resolution(unit, command.kind, legs, command.conceal, tray)
     result.resolutions.append(resolution)
     _apply_move(state, unit, resolution, command.terrain)
     _finish_action(state, unit, result)
+
+
+def _move_on_field(
+    state: ManovraState, unit: UnitState, command: Move, tray: DiceTray, result: Applied
+) -> None:
+    """A move to a destination: the straight path's terrain legs, measured by the bot."""
+    if command.to is None:
+        raise InvalidInput("error.manovra.move_needs_to", unit=unit.name)
+    for option, value in (("terrain", command.terrain), ("via", command.via)):
+        if value:
+            raise InvalidInput("error.manovra.field_measures", option=option)
+    start = field.position(state, unit)
+    goal = field.destination(state, unit, command.to)
+    # A distance typed beside to: must agree with the path (it is a check, not an input).
+    field.settle_distance(command.distance_cm, field.distance_between(start, goal), unit.side)
+    walk_to(state, unit, command.kind, start, goal, command.conceal, tray, result)
+
+
+def check_walk(
+    state: ManovraState,
+    unit: UnitState,
+    kind: MoveRate,
+    start: Point,
+    goal: Point,
+    conceal: bool,
+    tray: DiceTray,
+    legs: tuple[ground.Leg, ...] | None = None,
+) -> tuple[Resolution, tuple[ground.Leg, ...]]:
+    """The move procedure over the straight path's terrain legs (refused past the allowance,
+    through impassable terrain, or under 1 cm); ``legs`` when already cut for this path."""
+    legs = field.legs(state, start, goal) if legs is None else legs
+    if not legs:
+        raise IllegalAction("manovra.move.too_short")
+    return _move_resolution(unit, kind, legs, conceal, tray), legs
+
+
+def walk_to(
+    state: ManovraState,
+    unit: UnitState,
+    kind: MoveRate,
+    start: Point,
+    goal: Point,
+    conceal: bool,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    """Check the path start→goal as a move of ``kind`` and put the unit at ``goal``."""
+    resolution, legs = check_walk(state, unit, kind, start, goal, conceal, tray)
+    result.resolutions.append(resolution)
+    _apply_move(state, unit, resolution, legs[-1].terrain)
+    unit.position = goal
+    assert state.battlefield is not None
+    unit.terrain = terrain_at(state.battlefield, goal)[0]
+    result.notices.append(
+        Outcome.of(
+            "manovra.field.moved",
+            unit=unit.name,
+            x=f"{goal.x:g}",
+            y=f"{goal.y:g}",
+            terrain=unit.terrain,
+            cm=f"{round(field.distance_between(start, goal), 1):g}",
+        )
+    )
+    field.remember(
+        state,
+        [field.arrow(start, goal, unit.id)],
+        None if state.last_action is not None else "manovra.map.moved",
+        **({} if state.last_action is not None else {"unit": unit.name}),
+    )
 
 
 def _do_hold(

@@ -48,12 +48,17 @@ class RequestFire(_Command):
 
 
 class Move(_Command):
-    """Move a unit (/move): its last leg's terrain becomes the unit's terrain."""
+    """Move a unit (/move): its last leg's terrain becomes the unit's terrain.
+
+    On a battlefield ``to`` names the destination and the bot measures the legs; without
+    one the player gives ``terrain`` and ``distance_cm`` (and ``via``).
+    """
 
     verb: Literal["move"] = "move"
     unit: str
-    terrain: str
-    distance_cm: float = Field(gt=0, le=1000)
+    terrain: str | None = None
+    distance_cm: float | None = Field(None, gt=0, le=1000)
+    to: str | None = Field(None, min_length=1, description="the destination on the battlefield")
     kind: MoveRate = MoveRate.TATTICO
     via: tuple[ground.Leg, ...] = Field(default=(), max_length=10)
     conceal: bool = False
@@ -65,13 +70,16 @@ class Fire(_Command):
     verb: Literal["fire"] = "fire"
     unit: str
     target: str
-    distance_cm: float = Field(ge=0, le=10_000)
+    distance_cm: float | None = Field(
+        None, ge=0, le=10_000, description="measured by the bot on a battlefield"
+    )
     weapon: str | None = None
     ammo: Literal["AP", "HE"] | None = None
     facing: Literal["front", "side", "rear"] = "front"
     impact: Literal["lt75", "gt75"] = "lt75"
     move_terrain: str | None = None
     move_cm: float | None = Field(None, gt=0, le=1000)
+    move_to: str | None = Field(None, min_length=1, description="the short move's destination")
     models_touched: int = Field(1, ge=1, le=20)
     chosen_location: str | None = None
 
@@ -106,8 +114,12 @@ class Assault(_Command):
     unit: str
     target: str
     weapon: str | None = None
-    distance_cm: float = Field(
-        0, ge=0, le=1000, description="the approach into base contact (0: already in contact)"
+    distance_cm: float | None = Field(
+        None,
+        ge=0,
+        le=1000,
+        description="the approach into base contact (0: already in contact; measured on a "
+        "battlefield)",
     )
     terrain: str | None = Field(None, description="the approach's terrain (default: the target's)")
 

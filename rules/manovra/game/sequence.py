@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.core.battlefield import Battlefield, Point
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
+from rules.core.geometry import terrain_at
 from rules.core.resolution import Outcome
 from rules.manovra.game.common import (
     _declaring_side,
@@ -56,6 +58,7 @@ def new_game(scenario: Scenario) -> ManovraState:
                     open_topped=unit.open_topped,
                     radio=unit.radio,
                     terrain=unit.terrain,
+                    position=_deployed(scenario, unit.id),
                 )
     state = ManovraState(
         scenario_id=scenario.id,
@@ -66,9 +69,25 @@ def new_game(scenario: Scenario) -> ManovraState:
         platoons=platoons,
         units=units,
         weapons=dict(scenario.weapons),
+        battlefield=(
+            None
+            if scenario.battlefield is None
+            else Battlefield.model_validate(scenario.battlefield.model_dump())
+        ),
     )
+    for unit_state in state.units.values():
+        if state.battlefield is not None and unit_state.position is not None:
+            # The ground the unit is deployed on is its terrain (the scenario checked any
+            # terrain it names agrees).
+            unit_state.terrain = terrain_at(state.battlefield, unit_state.position)[0]
     _assign_tokens(state, [])
     return state
+
+
+def _deployed(scenario: Scenario, unit_id: str) -> Point | None:
+    if scenario.battlefield is None:
+        return None
+    return scenario.battlefield.deployment.get(unit_id)
 
 
 def load_state(document: dict[str, Any]) -> ManovraState:

@@ -11,8 +11,11 @@ import yaml
 
 from rules.core.dice import DiceTray, SystemDice
 from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.geometry import terrain_at
 from rules.core.resolution import Outcome, Resolution
 from rules.manovra import checks, fire, ground
+from rules.manovra.game import field
+from rules.manovra.game.blast import burst_at
 from rules.manovra.game.common import (
     _acting_unit,
     _apply_effects,
@@ -23,7 +26,7 @@ from rules.manovra.game.common import (
     _target_unit,
     _weapon,
 )
-from rules.manovra.game.movement import _apply_move, _move_resolution
+from rules.manovra.game.movement import _apply_move, _move_resolution, walk_to
 from rules.manovra.game.orders import Fire
 from rules.manovra.game.sequence import _finish_action
 from rules.manovra.game.state import Applied, Burst, ManovraState, UnitState
@@ -41,7 +44,9 @@ def _observation_terrain() -> dict[str, Any]:
     return data
 
 
-def _observe(target: UnitState, distance: float, tray: DiceTray) -> Resolution:
+def _observe(
+    target: UnitState, distance: float, tray: DiceTray, *, from_inside: bool = False
+) -> Resolution:
     """OSSERVAZIONE: can the firer see the target where it stands, doing what it did?"""
     mapping = _observation_terrain()
     observed = str(target.kind["observed"])
@@ -62,15 +67,16 @@ def _observe(target: UnitState, distance: float, tray: DiceTray) -> Resolution:
             terrain=checks.ObservedTerrain(group),
             state=checks.ObservedState(status),
             distance_cm=distance,
+            from_inside_area=from_inside,
             terrain_detail=mapping["details"].get(target.terrain),
         ),
         tray,
     )
 
 
-def sight_limit(target: UnitState) -> int:
+def sight_limit(target: UnitState, *, from_inside: bool = False) -> int:
     """How far an observer sees the target (cm), from where it stands and what it did."""
-    seen = _observe(target, 0, DiceTray(SystemDice()))
+    seen = _observe(target, 0, DiceTray(SystemDice()), from_inside=from_inside)
     return int(seen.outcome.param("limit") or 0)
 
 
@@ -170,29 +176,33 @@ def _do_fire(
 ) -> None:
     unit = _check_firer(state, command.unit, actor_side)
     target = _target_unit(state, unit, command.target)
-    moving = command.move_terrain is not None
+    moving = command.move_terrain is not None or command.move_to is not None
     if moving and _simple_only(unit):
         raise IllegalAction("error.manovra.simple_only", unit=unit.name)
     weapons = _check_weapons(state, unit, target, command.weapon, command.ammo, moving)
+    field.begin(state)
     if moving:
-        if command.move_cm is None:
-            raise InvalidInput("error.manovra.move_needs_distance")
-        move = _move_resolution(
-            unit,
-            MoveRate.BREVE,
-            (ground.Leg(terrain=command.move_terrain or "", cm=command.move_cm),),
-            False,
-            tray,
-        )
-        result.resolutions.append(move)
-        _apply_move(state, unit, move, command.move_terrain or unit.terrain)
-    seen = _observe(target, command.distance_cm, tray)
+        _move_before_fire(state, unit, command, tray, result)
+    cm = _fire_distance(state, unit, target, command, actor_side, tray, result)
+    command = command.model_copy(update={"distance_cm": cm})
+    seen = _observe(
+        target, command.distance_cm or 0, tray, from_inside=_same_area(state, unit, target)
+    )
     result.resolutions.append(seen)
     if seen.outcome.key != "manovra.observe.seen":
         raise IllegalAction(
             "error.manovra.not_spotted", target=target.name, limit=seen.outcome.param("limit") or 0
         )
     weapon_id, weapon = weapons[0]
+    if state.battlefield is not None and unit.position is not None and target.position:
+        field.remember(
+            state,
+            # The volley of the light weapons is the unit's fire; a heavy weapon is named.
+            [field.line(unit.position, target.position, _line_label(weapon))],
+            "manovra.map.fired",
+            unit=unit.name,
+            target=target.name,
+        )
     if weapon.kind is WeaponKind.HEAVY:
         shots = weapon.rof_moving if moving else weapon.rof_stationary
         _fire_heavy(state, unit, target, weapon_id, weapon, command, shots, tray, result)
@@ -202,6 +212,81 @@ def _do_fire(
         _fire_light(state, unit, target, weapons, command, moving, tray, result)
     unit.fired = True
     _finish_action(state, unit, result)
+
+
+def _line_label(weapon: Weapon) -> str:
+    return "" if weapon.kind is WeaponKind.LIGHT else weapon.name
+
+
+def _move_before_fire(
+    state: ManovraState, unit: UnitState, command: Fire, tray: DiceTray, result: Applied
+) -> None:
+    """The short move of a move-and-fire (a destination on a battlefield, else terrain+cm)."""
+    if state.battlefield is not None:
+        if command.move_terrain is not None or command.move_cm is not None:
+            raise InvalidInput("error.manovra.field_measures", option="move_terrain")
+        if command.move_to is None:
+            raise InvalidInput("error.manovra.move_needs_to", unit=unit.name)
+        start = field.position(state, unit)
+        goal = field.destination(state, unit, command.move_to)
+        walk_to(state, unit, MoveRate.BREVE, start, goal, False, tray, result)
+        return
+    if command.move_to is not None:
+        raise InvalidInput("error.manovra.no_battlefield", option="move_to")
+    if command.move_cm is None:
+        raise InvalidInput("error.manovra.move_needs_distance")
+    move = _move_resolution(
+        unit,
+        MoveRate.BREVE,
+        (ground.Leg(terrain=command.move_terrain or "", cm=command.move_cm),),
+        False,
+        tray,
+    )
+    result.resolutions.append(move)
+    _apply_move(state, unit, move, command.move_terrain or unit.terrain)
+
+
+def _same_area(state: ManovraState, unit: UnitState, target: UnitState) -> bool:
+    """OSSERVAZIONE 'da interno area': the observer stands in the target's terrain area."""
+    if state.battlefield is None or unit.position is None or target.position is None:
+        return False
+    here = terrain_at(state.battlefield, unit.position)[1]
+    return here is not None and here == terrain_at(state.battlefield, target.position)[1]
+
+
+def _fire_distance(
+    state: ManovraState,
+    unit: UnitState,
+    target: UnitState,
+    command: Fire,
+    actor_side: str | None,
+    tray: DiceTray,
+    result: Applied,
+) -> float:
+    """The distance of the fire: typed without a battlefield; measured on one, with sight.
+
+    On a battlefield a sight-blocking area between refuses the fire naming it; a typed
+    distance that differs from the measured one is refused for a player and used, shown
+    as an override, for the referee.
+    """
+    if state.battlefield is None:
+        if command.distance_cm is None:
+            raise InvalidInput("error.option.missing", option="distance")
+        return command.distance_cm
+    seen = field.sight(state, unit, target)
+    field.check_sight(state, seen, target)
+    distance = field.settle_distance(command.distance_cm, seen.cm, actor_side)
+    result.resolutions.append(
+        field.measure_resolution(
+            state, tray, origin=unit, target_name=target.name, distance=distance, seen=seen
+        )
+    )
+    return distance.used
+
+
+def _cm(command: Fire) -> float:
+    """The fire's distance, settled by :func:`_fire_distance` before any weapon fires."""
+    return command.distance_cm or 0.0
 
 
 def _default_weapons(
@@ -228,13 +313,13 @@ def _fire_light(
     tray: DiceTray,
     result: Applied,
 ) -> None:
-    in_range = [(wid, w, w.band_for(command.distance_cm)) for wid, w in weapons]
+    in_range = [(wid, w, w.band_for(_cm(command))) for wid, w in weapons]
     shots_by = [
         (_shots(unit, wid, w, moving), band) for wid, w, band in in_range if band is not None
     ]
     shots = sum(s for s, _ in shots_by)
     if shots <= 0:
-        raise IllegalAction("error.manovra.out_of_range", distance=round(command.distance_cm))
+        raise IllegalAction("error.manovra.out_of_range", distance=round(_cm(command)))
     # One die for the whole volley: the range band of the weapons firing the most shots.
     band = max(shots_by, key=lambda pair: pair[0])[1]
     resolution = _resolve(
@@ -267,9 +352,9 @@ def _fire_heavy(
     tray: DiceTray,
     result: Applied,
 ) -> None:
-    band = weapon.band_for(command.distance_cm)
+    band = weapon.band_for(_cm(command))
     if band is None:
-        raise IllegalAction("error.manovra.out_of_range", distance=round(command.distance_cm))
+        raise IllegalAction("error.manovra.out_of_range", distance=round(_cm(command)))
     ammo = fire.Ammo(command.ammo or weapon.ammo[0])
     how = delivery(unit, weapon)
     rounds = 0  # HE rounds that burst, for the fragments of units nearby
@@ -299,7 +384,18 @@ def _fire_heavy(
             )
             if on_target:
                 direct_hits.append(target.id)
-    if rounds:
+            if state.battlefield is not None and target.position is not None:
+                burst_at(
+                    state,
+                    unit,
+                    weapon.calibre_mm or 1,
+                    target.position,
+                    None if on_target else resolution,
+                    (unit.id, target.id) if on_target else (unit.id,),
+                    tray,
+                    result,
+                )
+    if rounds and state.battlefield is None:
         _open_burst(state, unit, weapon, rounds, direct_hits, result)
     del weapon_id
 
@@ -385,8 +481,8 @@ def _fire_incendiary(
     tray: DiceTray,
     result: Applied,
 ) -> None:
-    if weapon.band_for(command.distance_cm) is None:
-        raise IllegalAction("error.manovra.out_of_range", distance=round(command.distance_cm))
+    if weapon.band_for(_cm(command)) is None:
+        raise IllegalAction("error.manovra.out_of_range", distance=round(_cm(command)))
     resolution = _resolve(
         "incendiary",
         fire.IncendiaryInput(

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rules.core.battlefield import Battlefield, Overlay, Point
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.manovra.scenario import Weapon, unit_types
@@ -48,6 +49,9 @@ class UnitState(_State):
     open_topped: bool = False
     radio: bool = False
     terrain: str = "piano_scoperto"
+    # Where the unit stands when the scenario has a battlefield (None: off the table, or a
+    # game without one, where players state distances and terrain).
+    position: Point | None = None
     statuses: list[str] = Field(default_factory=list)
     acted: bool = False
     moved: bool = False
@@ -109,6 +113,8 @@ class FireMarker(_State):
     fragment_hits: list[str] = Field(
         default_factory=list, description="units already resolved in this marker's blasts"
     )
+    aim: Point | None = Field(None, description="the aimed point on a battlefield")
+    landings: list[Point] = Field(default_factory=list, description="where each round burst")
 
 
 class Burst(_State):
@@ -125,6 +131,14 @@ class Burst(_State):
     ad: int
     shots: int = 1
     fragment_hits: list[str] = Field(default_factory=list)
+
+
+class LastAction(_State):
+    """What the map shows of the latest fire: lines, arrows and blasts, and a caption."""
+
+    overlays: list[Overlay] = Field(default_factory=list)
+    caption: str = ""  # a catalogue key, localized when drawn
+    params: dict[str, str | int | float] = Field(default_factory=dict)
 
 
 class ManovraState(_State):
@@ -154,6 +168,9 @@ class ManovraState(_State):
         default_factory=list, description="units that have relayed a request this turn"
     )
     bursts: list[Burst] = Field(default_factory=list)
+    # Added with issue 16 (format 4): the table the bot measures on, and the last action drawn.
+    battlefield: Battlefield | None = None
+    last_action: LastAction | None = None
     platoons: dict[str, PlatoonState]
     units: dict[str, UnitState]
     weapons: dict[str, Weapon]
