@@ -813,7 +813,7 @@ class GameService:
                 return with_caption(
                     channel_map(play, document, reply.ruleset, reply.language), caption
                 )
-            view = play.map_view(document, viewer, public=False)
+            view = play.map_view(document, viewer, public=False, language=reply.language)
             if view is None:
                 return None
             return with_caption(localized_map(view, reply.ruleset, reply.language), caption)
@@ -1553,7 +1553,7 @@ def channel_map(
     to draw it: the reply goes without it). Never a hidden unit, whatever the ruleset put
     in its public view."""
     try:
-        view = play.map_view(document, None, public=True)
+        view = play.map_view(document, None, public=True, language=language)
     except Exception:  # a picture must never cost the command its reply
         log.exception("map_view failed (%s)", ruleset)
         return None

@@ -146,9 +146,17 @@ class GamePlay(Protocol):
         ...
 
     def map_view(
-        self, document: Mapping[str, Any], viewer_side: str | None, *, public: bool
+        self,
+        document: Mapping[str, Any],
+        viewer_side: str | None,
+        *,
+        public: bool,
+        language: str = "it",
     ) -> MapView | None:
         """What to draw of the table for a viewer; None where the game has no battlefield.
+
+        Texts the ruleset writes itself (labels, captions) are in ``language``; status words
+        may be value words, which the front ends localize.
 
         ``public``: the picture posted in the channel (units the ruleset hides from the
         enemy are left out for everyone); otherwise the ephemeral view of ``viewer_side``
@@ -296,7 +304,12 @@ class DocumentPlay:
         return tuple(self.commands.VERBS)
 
     def map_view(
-        self, document: Mapping[str, Any], viewer_side: str | None, *, public: bool
+        self,
+        document: Mapping[str, Any],
+        viewer_side: str | None,
+        *,
+        public: bool,
+        language: str = "it",
     ) -> MapView | None:
         """No battlefield unless the ruleset draws one (see :meth:`GamePlay.map_view`)."""
         return None

@@ -103,7 +103,12 @@ class PzgrenPlay(DocumentPlay):
         return tuple(found)
 
     def map_view(
-        self, document: Mapping[str, Any], viewer_side: str | None, *, public: bool
+        self,
+        document: Mapping[str, Any],
+        viewer_side: str | None,
+        *,
+        public: bool,
+        language: str = "it",
     ) -> MapView | None:
         """The hex map: terrain per hex, a counter per unit on the map (aircraft are never
         in a hex). pzgren hides no unit, so every viewer sees the same map. Statuses and
