@@ -36,7 +36,12 @@ MAX_LINES = 5000
 
 
 async def play(
-    ruleset: str, scenario: str, language: str, seed: int, out: io.StringIO
+    ruleset: str,
+    scenario: str,
+    language: str,
+    seed: int,
+    out: io.StringIO,
+    maps_dir: Path | None = None,
 ) -> tuple[int, int, int, bool]:
     """Play one game; return (lines typed, refusals, last turn, ended)."""
     rng = random.Random(seed)  # picks the actions only: the dice are the bot's own
@@ -44,7 +49,7 @@ async def play(
     with tempfile.TemporaryDirectory() as directory:
         store = await SqliteStore.open(Path(directory, "table.db"))
         try:
-            console = Console(GameService(store), out, channel_id=1)
+            console = Console(GameService(store), out, channel_id=1, maps_dir=maps_dir)
             typed = 0
 
             async def say(seat: str, line: str) -> None:
@@ -95,10 +100,11 @@ def main() -> int:
     parser.add_argument("language", choices=("it", "en", "fr"))
     parser.add_argument("seed", type=int, nargs="?", default=1)
     parser.add_argument("--transcript", type=Path, help="write the transcript here")
+    parser.add_argument("--maps", type=Path, help="save the pictures of the table here")
     args = parser.parse_args()
     out = io.StringIO()
     typed, refused, turn, ended = asyncio.run(
-        play(args.ruleset, args.scenario, args.language, args.seed, out)
+        play(args.ruleset, args.scenario, args.language, args.seed, out, args.maps)
     )
     if args.transcript:
         args.transcript.write_text(out.getvalue(), encoding="utf-8")
