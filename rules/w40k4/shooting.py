@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome, Resolution
-from rules.w40k4 import chain, checks, lookups
+from rules.w40k4 import chain, checks, field, lookups
 from rules.w40k4.effects import apply_hits
 from rules.w40k4.model import (
     Facing,
@@ -65,6 +66,9 @@ def weapon_groups(
     )
     if explicit and not names:
         raise InvalidInput("error.w40k4.no_weapon_named")
+    if command.distance is None:
+        raise InvalidInput("error.option.missing", option="distance")
+    distance = command.distance
     moved = unit.moved or unit.has("falling_back")  # falling back: fires as if it moved
     heavy_ok = unit.vehicle or bool(unit_types()[unit.type].get("moves_and_fires_heavy"))
     groups: list[WeaponGroup] = []
@@ -84,15 +88,15 @@ def weapon_groups(
             problem = "weapon_destroyed"
         elif "rapid_fire" in rules:
             rapid = rules["rapid_fire"]
-            if command.distance <= float(rapid["short_range"]):
+            if distance <= float(rapid["short_range"]):
                 shots = int(rapid["short_shots"])
-            elif weapon.range is not None and command.distance <= weapon.range:
+            elif weapon.range is not None and distance <= weapon.range:
                 shots = int(rapid["long_shots"])
                 if moved and rapid["long_needs_stationary"] and not unit.vehicle:
                     problem = "rapid_fire_moved"
             else:
                 problem = "out_of_range"
-        elif weapon.range is not None and command.distance > weapon.range:
+        elif weapon.range is not None and distance > weapon.range:
             problem = "out_of_range"
         if problem is None and moved and not rules["move_and_fire"] and not heavy_ok:
             problem = "heavy_moved"
@@ -104,7 +108,7 @@ def weapon_groups(
                 raise IllegalAction(
                     f"error.w40k4.{problem}",
                     weapon=weapon.name,
-                    distance=inches(command.distance),
+                    distance=inches(distance),
                 )
             result.notices.append(Outcome.of(f"w40k4.fire.skipped_{problem}", weapon=weapon.name))
             continue
@@ -121,16 +125,72 @@ def do_fire(
 ) -> None:
     """/fire: every weapon group of one unit at one target (blasts wait for /template)."""
     unit, target = check_fire(state, command, actor_side)
+    marks: list[Overlay] | None = None
+    if state.battlefield is not None:
+        command, measured_cover = _measured_fire(
+            state, unit, target, command, actor_side, tray, result
+        )
+        marks = (
+            [Overlay(kind="line_of_fire", points=(unit.at, target.at), label=unit.id)]
+            if unit.at is not None and target.at is not None
+            else []
+        )
+        cover = measured_cover
+    else:
+        cover = command.cover if command.cover is not None else target.cover
     groups = weapon_groups(state, unit, command, result)
-    cover = command.cover if command.cover is not None else target.cover
     for group in groups:
         if not target.alive:
             result.notices.append(Outcome.of("w40k4.fire.target_gone", weapon=group.weapon.name))
             continue
-        _fire_group(state, unit, target, group, command, cover, tray, result)
+        _fire_group(state, unit, target, group, command, cover, tray, result, marks)
+    if marks is not None and not is_preview():
+        field.remember(state, "w40k4.map.fired", marks, unit=unit.name, target=target.name)
     unit.fired = True
     unit.fired_at = target.id
     unit.fired_types = sorted({*unit.fired_types, *(g.weapon.type.value for g in groups)})
+
+
+def _measured_fire(
+    state: W40kState,
+    unit: UnitState,
+    target: UnitState,
+    command: Fire,
+    actor_side: str | None,
+    tray: DiceTray,
+    result: Applied,
+) -> tuple[Fire, str | None]:
+    """On a battlefield: the distance between the units, refused if sight is blocked, and
+    the cover the target takes (a player's differing distance or cover is refused; the
+    referee's stands and the resolution shows both)."""
+    measured = field.in_sight(state, unit, target)
+    distance = field.refuse_typed("distance", command.distance, measured.inches, actor_side)
+    cover = measured.cover
+    if command.cover is not None:
+        typed = lookups.cover_save(command.cover)[2]
+        if typed != measured.cover:
+            if actor_side is not None:
+                raise IllegalAction(
+                    "error.w40k4.measured_cover",
+                    typed=typed or "nessuna",
+                    measured=measured.cover or "nessuna",
+                )
+            cover = typed
+    result.resolutions.append(
+        resolve(
+            "measure",
+            checks.MeasureInput(
+                what="fire",
+                inches=measured.inches,
+                typed=distance if distance != measured.inches else None,
+                terrain=measured.terrain,
+                cover=cover,
+                crossed=", ".join(measured.crossed)[:400],
+            ),
+            tray,
+        )
+    )
+    return command.model_copy(update={"distance": distance}), cover
 
 
 def check_fire(
@@ -168,6 +228,7 @@ def _fire_group(
     cover: str | None,
     tray: DiceTray,
     result: Applied,
+    marks: list[Overlay] | None = None,
 ) -> None:
     weapon = group.weapon
     template = weapon.template
@@ -182,6 +243,9 @@ def _fire_group(
             )
             result.resolutions.append(scatter)
             if is_preview():
+                continue
+            if marks is not None:
+                _blast_lands(state, unit, target, group, scatter, command, tray, result, marks)
                 continue
             state.counter += 1
             state.templates.append(
@@ -312,3 +376,70 @@ def do_template(
     )
     result.resolutions.append(resolution)
     apply_hits(state, target, resolution, result)
+
+
+def _blast_lands(
+    state: W40kState,
+    unit: UnitState,
+    target: UnitState,
+    group: WeaponGroup,
+    scatter: Resolution,
+    command: Fire,
+    tray: DiceTray,
+    result: Applied,
+    marks: list[Overlay],
+) -> None:
+    """On a battlefield the template lands where the scatter takes it (the clock's 12 points
+    away from the firer) and every unit under it is hit, friend or foe."""
+    if unit.at is None or target.at is None:
+        return
+    battlefield = field.field_of(state)
+    template = group.weapon.template
+    assert template is not None
+    radius = float(lookups.template_rules(template.value)["inches"]) / 2
+    moved = float(scatter.outcome.param("inches", 0) or 0)
+    clock = next(
+        (
+            int(dict(s.params).get("clock", 12) or 12)
+            for s in scatter.steps
+            if s.key == "w40k4.step.scatter_distance"
+        ),
+        12,
+    )
+    x, y = field.scatter_point(target.at, clock, moved, field.bearing(unit.at, target.at))
+    landed = field.drawn(battlefield, x, y)
+    if moved:
+        marks.append(Overlay(kind="arrow", points=(target.at, landed)))
+    marks.append(Overlay(kind="circle", points=(landed,), radius=radius, label=group.weapon.name))
+    centre = field.spot(x, y) if (x >= 0 and y >= 0) else landed
+    under = field.under_template(state, centre, radius)
+    if not under:
+        result.notices.append(Outcome.of("w40k4.fire.template_empty", weapon=group.weapon.name))
+        return
+    hit_on = int(lookups.standard("sagoma_parziale")["score"])
+    for found in under:
+        hit = state.units[found.unit]
+        if not hit.alive:
+            continue
+        result.notices.append(
+            Outcome.of(
+                "w40k4.field.under_template",
+                weapon=group.weapon.name,
+                unit=hit.name,
+                full=found.full,
+                partial=found.partial,
+            )
+        )
+        resolution = attack(
+            state,
+            hit,
+            tray,
+            weapon=group.weapon,
+            attacks=found.partial,
+            auto_hits=found.full,
+            hit={"hit_on": hit_on if found.partial else None},
+            cover=field.measure(state, unit, hit).cover if hit.id != unit.id else hit.cover,
+            facing=command.facing,
+        )
+        result.resolutions.append(resolution)
+        apply_hits(state, hit, resolution, result)
