@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from rules.core.battlefield import Battlefield, Overlay, Point
-from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.errors import IllegalAction, InvalidInput, RulesError
 from rules.core.geometry import (
     Leg,
     line_of_sight,
@@ -334,3 +334,48 @@ def remember(
 ) -> None:
     """The last action the map shows: its caption and overlays."""
     state.last = LastAction(key=key, params=dict(params), overlays=overlays)
+
+
+# --- what players may choose --------------------------------------------------------------
+
+MAX_DESTINATIONS = 8
+
+
+def named_places(state: W40kState) -> list[str]:
+    """The battlefield's named points and area ids (where ``to:`` may point by name)."""
+    battlefield = field_of(state)
+    return [*battlefield.points, *(area.id for area in battlefield.areas)]
+
+
+def move_destinations(state: W40kState, unit: UnitState, enemies: list[UnitState]) -> list[str]:
+    """A handful of ``to:`` values the unit may move to now: named places within its
+    allowance, towards the nearest enemies, and straight ahead on the compass."""
+    from rules.w40k4.movement import move_limit  # movement imports this module
+
+    limit = float(move_limit(unit))
+    candidates = named_places(state)
+    origin = unit.at
+    if origin is not None:
+        nearest = sorted(
+            (e for e in enemies if e.at is not None),
+            key=lambda e: math.hypot(e.at.x - origin.x, e.at.y - origin.y),  # type: ignore[union-attr]
+        )
+        for enemy in nearest[:2]:
+            assert enemy.at is not None
+            gap = math.hypot(enemy.at.x - origin.x, enemy.at.y - origin.y) - 1
+            step = int(min(limit, gap))
+            if step >= 1:
+                candidates.append(f"toward {enemy.id} {step}")
+    step = int(limit // 2) or 1
+    candidates += [f"{word} {step}" for word in ("N", "S", "E", "W")]
+    accepted: list[str] = []
+    for text in candidates:
+        try:
+            path = route(state, unit, text)
+        except RulesError:
+            continue
+        if 0 < path.inches <= limit:
+            accepted.append(text)
+        if len(accepted) >= MAX_DESTINATIONS:
+            break
+    return accepted

@@ -16,6 +16,7 @@ from rules.w40k4.model import (
     Phase,
     Template,
     WeaponType,
+    field_data,
     unit_types,
 )
 from rules.w40k4.orders import Fire, PlaceTemplate
@@ -98,6 +99,12 @@ def weapon_groups(
                 problem = "out_of_range"
         elif weapon.range is not None and distance > weapon.range:
             problem = "out_of_range"
+        elif (
+            weapon.template is Template.SAGOMA
+            and state.battlefield is not None
+            and distance > float(field_data()["flamer_template_length"])
+        ):
+            problem = "out_of_range"  # the teardrop reaches as far as it is long
         if problem is None and moved and not rules["move_and_fire"] and not heavy_ok:
             problem = "heavy_moved"
         count = _weapon_count(unit, name, weapon)
