@@ -155,9 +155,10 @@ class Scenario(_Model):
     @classmethod
     def _in_inches(cls, value: Any) -> Any:
         # w40k4 measures in inches: a battlefield that names no unit is in inches.
-        if isinstance(value, dict) and "unit" not in value:
-            return {**value, "unit": "in"}
-        return value
+        if not isinstance(value, dict):
+            return value
+        _points_on_table(value)
+        return value if "unit" in value else {**value, "unit": "in"}
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -233,6 +234,28 @@ class Scenario(_Model):
                         f"{terrain!r} (cover {cover or 'none'})",
                         (*where, "cover"),
                     )
+
+
+def _points_on_table(raw: dict[str, Any]) -> None:
+    """Name the line of a point off the table (the battlefield model only names the section)."""
+    width, height = raw.get("width_cm"), raw.get("height_cm")
+    if not all(isinstance(v, int | float) for v in (width, height)):
+        return
+    for section in ("points", "deployment"):
+        entries = raw.get(section)
+        if not isinstance(entries, dict):
+            continue
+        for name, point in entries.items():
+            if not isinstance(point, dict):
+                continue
+            x, y = point.get("x"), point.get("y")
+            numbers = isinstance(x, int | float) and isinstance(y, int | float)
+            if numbers and (x > width or y > height):  # type: ignore[operator]
+                raise ScenarioReferenceError(
+                    f"{name!r} is off the table (x {x}, y {y}; the table is "
+                    f'{width}" x {height}")',
+                    (section, name),
+                )
 
 
 def parse_scenario(text: str, source: str = "scenario") -> Scenario:
