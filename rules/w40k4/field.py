@@ -208,15 +208,38 @@ def measure(state: W40kState, unit: UnitState, target: UnitState) -> Measured:
     covers = [lookups.terrain_cover(sight.target_terrain)]
     by_id = {area.id: area for area in field.areas}
     covers += [lookups.terrain_cover(by_id[a].terrain) for a in sight.crossed]
+    crossed = [by_id[a].name for a in sight.crossed]
+    # TIRI COPERTURA: "Tutte le unità" — a unit standing across the line gives cover too
+    radius = float(field_data()["unit_radius"])
+    for other in state.ordered():
+        if other.id in (unit.id, target.id) or not other.on_table or other.at is None:
+            continue
+        if _off_segment(other.at, unit.at, target.at) < radius:
+            covers.append(lookups.cover_save("unita")[2])
+            crossed.append(other.name)
     best = _best_cover([c for c in covers if c is not None])
     return Measured(
         inches=round(sight.cm, 1),
         terrain=sight.target_terrain,
         area=sight.target_area,
         cover=best,
-        crossed=tuple(by_id[a].name for a in sight.crossed),
+        crossed=tuple(crossed),
         blocked_by=tuple(by_id[a].name for a in sight.blocked_by),
     )
+
+
+def _off_segment(point: Point, a: Point, b: Point) -> float:
+    """How far ``point`` lies from the segment a→b."""
+    dx, dy = b.x - a.x, b.y - a.y
+    length = dx * dx + dy * dy
+    share = 0.0 if length == 0 else ((point.x - a.x) * dx + (point.y - a.y) * dy) / length
+    share = min(1.0, max(0.0, share))
+    return math.hypot(point.x - (a.x + share * dx), point.y - (a.y + share * dy))
+
+
+def passes_by(path: Route, point: Point) -> bool:
+    """Whether a move's path runs over a unit standing at ``point`` (within its footprint)."""
+    return _off_segment(point, path.start, path.end) <= float(field_data()["unit_radius"])
 
 
 def _best_cover(rows: list[str]) -> str | None:
@@ -379,3 +402,19 @@ def move_destinations(state: W40kState, unit: UnitState, enemies: list[UnitState
         if len(accepted) >= MAX_DESTINATIONS:
             break
     return accepted
+
+
+def tank_shock_destinations(state: W40kState, unit: UnitState, target: UnitState) -> list[str]:
+    """A tank shock drives at its target: as far towards it as the vehicle may go."""
+    from rules.w40k4.movement import move_limit  # movement imports this module
+
+    if target.at is None:
+        return []
+    text = f"toward {target.id} {move_limit(unit)}"
+    try:
+        path = route(state, unit, text)
+    except RulesError:
+        return []
+    if 0 < path.inches <= move_limit(unit) and passes_by(path, target.at):
+        return [text]
+    return []

@@ -182,9 +182,16 @@ def _field_moves(
             check_tank_shock(state, unit, target.id)
         except RulesError:
             continue
-        actions.append(
-            LegalAction("move", unit.side, {"unit": unit.id, "target": target.id}, (to,))
-        )
+        ahead = field.tank_shock_destinations(state, unit, target)
+        if ahead:
+            actions.append(
+                LegalAction(
+                    "move",
+                    unit.side,
+                    {"unit": unit.id, "target": target.id},
+                    (OptionSpec("to", tuple(ahead)),),
+                )
+            )
     return actions
 
 

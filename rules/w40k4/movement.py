@@ -119,6 +119,9 @@ def do_move(
         )
     )
     if command.target is not None:
+        target = state.unit(command.target)
+        if path is not None and target.at is not None and not field.passes_by(path, target.at):
+            raise IllegalAction("error.w40k4.tank_shock_path", unit=unit.name, target=target.name)
         _tank_shock(state, unit, command.target, tray, result)
 
 

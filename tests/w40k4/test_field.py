@@ -460,3 +460,58 @@ async def test_a_turn_on_the_battlefield_through_the_service(service, dice, stor
         weapon="pistola",
     )
     assert reply.resolutions[0].outcome.code.startswith("w40k4.measure.override(inches=12")
+
+
+def placed(document: dict[str, Any], **points: tuple[float, float]) -> dict[str, Any]:
+    """The document with some units moved by hand (as a referee would set up a test)."""
+    units = dict(document["units"])
+    for unit, (x, y) in points.items():
+        units[unit] = {**units[unit], "at": {"x": x, "y": y}}
+    return {**document, "units": units}
+
+
+def test_a_unit_across_the_line_of_fire_gives_cover():
+    state = PLAY._state(placed(new(), siepe=(30, 12)))
+    measured = field.measure(state, state.units["lanciatori"], state.units["gruppo"])
+    assert measured.cover == "muri" and measured.crossed == ("Dietro la siepe",)
+
+
+def test_a_tank_shock_drives_at_its_target_and_the_target_falls_back_to_its_edge():
+    document = placed(new(), gruppo=(35, 12))
+    with pytest.raises(IllegalAction) as error:
+        apply(document, "move", {"unit": "carro", "to": "W 10", "target": "gruppo"})
+    refused(error, "error.w40k4.tank_shock_path")
+    # through the minefield (a dangerous test), the group fails its test and falls back 6"
+    played = apply(
+        document,
+        "move",
+        {"unit": "carro", "to": "toward gruppo 12", "target": "gruppo"},
+        [4, 6, 6, 3, 3],
+    )
+    procedures = [r.procedure for r in played.resolutions]
+    assert procedures == ["measure", "movement", "dangerous_terrain", "leadership", "fall_back"]
+    assert unit_at(played.document, "carro") == (35, 12)
+    assert unit_at(played.document, "gruppo") == (35, 18)  # towards side b's edge, the top
+    assert played.document["last"]["key"] == "w40k4.map.fell_back"
+
+
+def test_an_assault_measures_its_reach_and_ends_in_contact():
+    document = placed(new(), nemici=(5, 9))
+    document = apply(apply(document, "turn.next", {}).document, "turn.next", {}).document
+    with pytest.raises(IllegalAction) as far:
+        apply(document, "assault", {"unit": "lanciatori", "target": "gruppo"})
+    refused(far, "error.w40k4.out_of_reach", inches="20", limit=6)
+    with pytest.raises(IllegalAction) as typed:
+        apply(document, "assault", {"unit": "fanti", "target": "nemici", "distance": 2})
+    refused(typed, "error.w40k4.measured", typed="2", measured="4")
+    played = apply(document, "assault", {"unit": "fanti", "target": "nemici"})
+    assert [r.outcome.code for r in played.resolutions] == [
+        "w40k4.measure.measured(inches=4)",
+        "w40k4.assault.charged(inches=6)",
+    ]
+    assert unit_at(played.document, "fanti") == (5, 8)  # 1" from the enemy: base contact
+    assert played.document["units"]["fanti"]["locked_with"] == ["nemici"]
+    listed = [a for a in PLAY.legal_actions(document) if a.verb == "assault"]
+    assert [(a.options["unit"], a.options["target"], a.free) for a in listed] == [
+        ("fanti", "nemici", ())
+    ]
