@@ -223,9 +223,8 @@ class W40kPlay(DocumentPlay):
             if u.at is not None and (u.alive or u.location == "table")
         )
         if state.last is not None:
-            params = {
-                k: value_text(self.ruleset, str(v), language) for k, v in state.last.params.items()
-            }
+            # unit names and inches: nothing to localize (a unit may be called "Assault")
+            params = {k: str(v) for k, v in state.last.params.items()}
             caption = translate(state.last.key, language, **params)
             overlays = tuple(state.last.overlays)
         else:

@@ -83,7 +83,7 @@ def _land(
     overlays = [Overlay(kind="point", points=(aimed,), label=unit.id)]
     if moved:
         overlays.append(Overlay(kind="arrow", points=(aimed, landed)))
-    field.remember(state, "w40k4.map.deep_strike", overlays, unit=unit.name, inches=moved)
+    field.remember(state, "w40k4.map.deep_strike", overlays, unit=unit.name, inches=f"{moved:g}")
     problem = field.landing_problem(state, unit, x, y)
     unit.mishap_rolled = True  # the bot sees the landing: no mishap is asked for later
     if problem is None:

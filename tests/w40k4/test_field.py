@@ -515,3 +515,15 @@ def test_an_assault_measures_its_reach_and_ends_in_contact():
     assert [(a.options["unit"], a.options["target"], a.free) for a in listed] == [
         ("fanti", "nemici", ())
     ]
+
+
+def test_the_caption_says_the_last_action_in_the_games_language():
+    document = arriving(new())
+    landed = apply(
+        document, "move", {"unit": "veterani", "kind": "deepstrike", "to": "centro"}, [1]
+    )
+    view = PLAY.map_view(landed.document, None, public=True, language="fr")
+    assert view is not None
+    assert view.caption == 'Tour 1 — Veterani frappe en profondeur (déviation 0")'
+    assert [o.kind for o in view.overlays] == ["point"]
+    assert "Veterani" in [c.unit_id.capitalize() for c in view.counters]
