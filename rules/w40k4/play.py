@@ -32,6 +32,17 @@ def _statuses(state: g.W40kState, unit: g.UnitState) -> tuple[str, ...]:
     return tuple(shown)
 
 
+def _place(state: g.W40kState, unit: g.UnitState) -> str:
+    """Where a unit is: off the table, else its cover; on a battlefield the terrain class it
+    stands in and its point (``rovine:18, 9``: front ends localize the word before the colon)."""
+    if unit.location != "table":
+        return unit.location
+    if unit.at is None or state.battlefield is None:
+        return unit.cover or "-"
+    terrain = field.terrain_of(state.battlefield, unit.at)[0]
+    return f"{terrain}:{unit.at.x:g}, {unit.at.y:g}"
+
+
 def _acted(state: g.W40kState, unit: g.UnitState) -> bool:
     if state.phase is Phase.MOVEMENT:
         return unit.moved or unit.entered
@@ -65,7 +76,7 @@ class W40kPlay(DocumentPlay):
                 u.models,
                 u.initial_models,
                 _statuses(state, u),
-                u.location if u.location != "table" else (u.cover or "-"),
+                _place(state, u),
                 _acted(state, u),
             )
             for u in state.ordered()

@@ -527,3 +527,10 @@ def test_the_caption_says_the_last_action_in_the_games_language():
     assert view.caption == 'Tour 1 — Veterani frappe en profondeur (déviation 0")'
     assert [o.kind for o in view.overlays] == ["point"]
     assert "Veterani" in [c.unit_id.capitalize() for c in view.counters]
+
+
+def test_the_status_says_where_each_unit_stands():
+    places = {u.id: u.place for u in PLAY.status(new()).units}
+    assert places["fanti"] == "aperto:5, 5" and places["veterani"] == "reserve"
+    moved = apply(new(), "move", {"unit": "fanti", "to": "N 6"}, [6, 6])
+    assert {u.id: u.place for u in PLAY.status(moved.document).units}["fanti"] == "rovine:5, 11"
