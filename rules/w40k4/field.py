@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from rules.core.battlefield import Battlefield, Overlay, Point
 from rules.core.errors import IllegalAction, InvalidInput, RulesError
 from rules.core.geometry import (
+    COMPASS,
     Leg,
+    centroid,
     line_of_sight,
     offset,
     parse_destination,
@@ -135,11 +137,13 @@ def start_of(state: W40kState, unit: UnitState, goal: Point | None = None) -> Po
 
 def route(state: W40kState, unit: UnitState, text: str) -> Route:
     """Measure a move to ``to:`` along a straight path (not checked against the allowance)."""
+    return route_to(state, unit, destination(state, start_of(state, unit), text))
+
+
+def route_to(state: W40kState, unit: UnitState, end: Point) -> Route:
+    """Measure a move to a point (see :func:`route`)."""
     field = field_of(state)
-    origin = start_of(state, unit)
-    end = destination(state, origin, text)
-    if unit.location == "arriving" or unit.at is None:
-        origin = start_of(state, unit, end)
+    origin = start_of(state, unit, end)
     legs = path_legs(field, origin, end)
     kinds = [lookups.terrain_move(leg.terrain) for leg in legs] or [Terrain.OPEN]
     roughest = max(kinds, key=lambda kind: _ROUGHNESS[kind])
@@ -370,13 +374,23 @@ def named_places(state: W40kState) -> list[str]:
     return [*battlefield.points, *(area.id for area in battlefield.areas)]
 
 
-def move_destinations(state: W40kState, unit: UnitState, enemies: list[UnitState]) -> list[str]:
+def move_destinations(
+    state: W40kState, unit: UnitState, enemies: list[UnitState]
+) -> list[str]:
     """A handful of ``to:`` values the unit may move to now: named places within its
     allowance, towards the nearest enemies, and straight ahead on the compass."""
     from rules.w40k4.movement import move_limit  # movement imports this module
 
     limit = float(move_limit(unit))
-    candidates = named_places(state)
+    battlefield = field_of(state)
+    start = start_of(state, unit)
+    # (text, where it points): the same points parse_destination would find, computed once
+    candidates: list[tuple[str, tuple[float, float]]] = [
+        (name, (point.x, point.y)) for name, point in battlefield.points.items()
+    ]
+    candidates += [
+        (area.id, (centroid(area.shape).x, centroid(area.shape).y)) for area in battlefield.areas
+    ]
     origin = unit.at
     if origin is not None:
         nearest = sorted(
@@ -388,15 +402,19 @@ def move_destinations(state: W40kState, unit: UnitState, enemies: list[UnitState
             gap = math.hypot(enemy.at.x - origin.x, enemy.at.y - origin.y) - 1
             step = int(min(limit, gap))
             if step >= 1:
-                candidates.append(f"toward {enemy.id} {step}")
+                candidates.append((f"toward {enemy.id} {step}", toward(origin, enemy.at, step)))
     step = int(limit // 2) or 1
-    candidates += [f"{word} {step}" for word in ("N", "S", "E", "W")]
+    for word in ("N", "S", "E", "W"):
+        candidates.append((f"{word} {step}", offset(start, COMPASS[word], step)))
     accepted: list[str] = []
-    for text in candidates:
-        try:
-            path = route(state, unit, text)
-        except RulesError:
+    for text, (x, y) in candidates:
+        if not (0 <= x <= battlefield.width_cm and 0 <= y <= battlefield.height_cm):
             continue
+        end = Point(x=x, y=y)
+        begin = start_of(state, unit, end)
+        if math.hypot(end.x - begin.x, end.y - begin.y) > limit + 1e-6:
+            continue  # out of reach: not worth cutting into legs
+        path = route_to(state, unit, end)
         if 0 < path.inches <= limit:
             accepted.append(text)
         if len(accepted) >= MAX_DESTINATIONS:
