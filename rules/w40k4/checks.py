@@ -594,6 +594,9 @@ class MeasureInput(Frozen):
     terrain: str | None = Field(None, max_length=40, description="terrain class at the target")
     cover: str | None = Field(None, max_length=40, description="TIRI COPERTURA row it gives")
     crossed: str = Field("", max_length=400, description="areas the line or path crosses")
+    blocked: str = Field(
+        "", max_length=400, description="sight-blocking areas the referee let the line cross"
+    )
 
 
 def resolve_measure(data: MeasureInput, tray: DiceTray) -> Resolution:
@@ -617,6 +620,11 @@ def resolve_measure(data: MeasureInput, tray: DiceTray) -> Resolution:
                 cover=data.cover or "nessuna",
                 crossed=data.crossed or "-",
             ),
+        )
+    if data.blocked:
+        builder.step(
+            "w40k4.step.sight",
+            outcome=Outcome.of("w40k4.measure.sight_override", area=data.blocked),
         )
     return builder.finish(outcome)
 

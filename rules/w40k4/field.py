@@ -252,10 +252,13 @@ def _best_cover(rows: list[str]) -> str | None:
     return min(rows, key=lambda row: lookups.cover_save(row)[0] or 7)
 
 
-def in_sight(state: W40kState, unit: UnitState, target: UnitState) -> Measured:
-    """The measure of a shot, refused when a sight-blocking area stands between."""
+def in_sight(
+    state: W40kState, unit: UnitState, target: UnitState, *, referee: bool = False
+) -> Measured:
+    """The measure of a shot, refused when a sight-blocking area stands between (the
+    referee may rule that the firer sees past it)."""
     found = measure(state, unit, target)
-    if found.blocked_by:
+    if found.blocked_by and not referee:
         raise IllegalAction(
             "error.w40k4.sight_blocked", target=target.name, area=", ".join(found.blocked_by)
         )

@@ -170,7 +170,7 @@ def _measured_fire(
     """On a battlefield: the distance between the units, refused if sight is blocked, and
     the cover the target takes (a player's differing distance or cover is refused; the
     referee's stands and the resolution shows both)."""
-    measured = field.in_sight(state, unit, target)
+    measured = field.in_sight(state, unit, target, referee=actor_side is None)
     distance = field.refuse_typed("distance", command.distance, measured.inches, actor_side)
     cover = measured.cover
     if command.cover is not None:
@@ -193,6 +193,7 @@ def _measured_fire(
                 terrain=measured.terrain,
                 cover=cover,
                 crossed=", ".join(measured.crossed)[:400],
+                blocked=", ".join(measured.blocked_by)[:400],
             ),
             tray,
         )

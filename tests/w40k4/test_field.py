@@ -273,6 +273,16 @@ def test_cover_behind_a_hedge_and_blocked_sight():
     with pytest.raises(IllegalAction) as fired:
         apply(document, "fire", {"unit": "lanciatori", "target": "dietro"})
     refused(fired, "error.w40k4.sight_blocked", area="Torre")
+    # the referee may rule the launchers see past the tower: the resolution says so
+    ruled = apply(
+        document,
+        "fire",
+        {"unit": "lanciatori", "target": "dietro", "distance": 20},
+        [1] * 10,
+        None,
+    )
+    sight = ruled.resolutions[0].steps[-1]
+    assert sight.outcome.code == "w40k4.measure.sight_override(area=Torre)"  # type: ignore[union-attr]
 
 
 def test_a_players_distance_is_refused_and_the_referee_overrides_it():
