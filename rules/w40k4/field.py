@@ -99,14 +99,6 @@ def terrain_of(field: Battlefield, point: Point) -> tuple[str, str | None]:
     return terrain_at(field, point)
 
 
-def area_name(field: Battlefield, area_id: str | None) -> str:
-    """An area's name, for messages (open ground: its terrain class)."""
-    for area in field.areas:
-        if area.id == area_id:
-            return area.name
-    return field.open_terrain
-
-
 # --- moves --------------------------------------------------------------------------------
 
 
