@@ -332,6 +332,66 @@ def under_template(state: W40kState, centre: Point, radius: float) -> list[Under
     return found
 
 
+# An area-weighted grid over a unit's circle: rings of equal area, points evenly round them.
+_RINGS, _SPOKES = 10, 24
+_SAMPLES = tuple(
+    (math.sqrt((ring + 0.5) / _RINGS), 2 * math.pi * (spoke + 0.5 * (ring % 2)) / _SPOKES)
+    for ring in range(_RINGS)
+    for spoke in range(_SPOKES)
+)
+
+
+def _in_teardrop(origin: Point, axis: tuple[float, float], x: float, y: float, grow: float) -> bool:
+    """Whether (x, y) lies under a flamer template on ``axis`` from ``origin``, grown by
+    ``grow`` (a model's base: partly under counts)."""
+    data = field_data()
+    length = float(data["flamer_template_length"])
+    narrow = float(data["flamer_template_narrow"]) / 2
+    broad = float(data["flamer_template_width"]) / 2
+    ux, uy = axis
+    along = (x - origin.x) * ux + (y - origin.y) * uy
+    across = abs((x - origin.x) * -uy + (y - origin.y) * ux)
+    neck = length - broad  # where the round end's centre lies
+    if along < -grow:
+        return False
+    if along <= neck:
+        share = max(along, 0.0) / neck if neck > 0 else 1.0
+        return across <= narrow + (broad - narrow) * share + grow
+    return math.hypot(along - neck, across) <= broad + grow
+
+
+def under_flamer(state: W40kState, firer: UnitState, aimed: Point) -> list[UnderTemplate]:
+    """The units a flamer template laid from ``firer`` towards ``aimed`` covers, and how many
+    of their models (every model wholly or partly under it is hit; a vehicle once)."""
+    if firer.at is None:
+        return []
+    data = field_data()
+    unit_r, base = float(data["unit_radius"]), float(data["base_radius"])
+    dx, dy = aimed.x - firer.at.x, aimed.y - firer.at.y
+    norm = math.hypot(dx, dy) or 1.0
+    axis = (dx / norm, dy / norm) if (dx or dy) else (0.0, 1.0)
+    found: list[UnderTemplate] = []
+    for unit in state.ordered():
+        if unit.id == firer.id or not unit.on_table or unit.at is None:
+            continue
+        inside = sum(
+            1
+            for radius, angle in _SAMPLES
+            if _in_teardrop(
+                firer.at,
+                axis,
+                unit.at.x + unit_r * radius * math.cos(angle),
+                unit.at.y + unit_r * radius * math.sin(angle),
+                base,
+            )
+        )
+        if not inside:
+            continue
+        hits = 1 if unit.vehicle else max(1, round(unit.models * inside / len(_SAMPLES)))
+        found.append(UnderTemplate(unit.id, min(hits, unit.models), 0))
+    return found
+
+
 def landing_problem(state: W40kState, unit: UnitState, x: float, y: float) -> str | None:
     """Why a deep strike landing at (x, y) is a mishap: off the table, or on another unit."""
     field = field_of(state)
@@ -369,9 +429,7 @@ def named_places(state: W40kState) -> list[str]:
     return [*battlefield.points, *(area.id for area in battlefield.areas)]
 
 
-def move_destinations(
-    state: W40kState, unit: UnitState, enemies: list[UnitState]
-) -> list[str]:
+def move_destinations(state: W40kState, unit: UnitState, enemies: list[UnitState]) -> list[str]:
     """A handful of ``to:`` values the unit may move to now: named places within its
     allowance, towards the nearest enemies, and straight ahead on the compass."""
     from rules.w40k4.movement import move_limit  # movement imports this module

@@ -271,15 +271,12 @@ def _field_fires(state: W40kState, unit: UnitState, targets: list[UnitState]) ->
             free: list[OptionSpec] = []
             if target.vehicle:
                 free.append(_FACING)
-            if state.weapons[weapon_id].template is Template.SAGOMA:
-                most = 1 if target.vehicle else min(MAX_TEMPLATE_MODELS, target.models)
-                free.append(OptionSpec("models", low=0, high=most))
             actions.append(
                 LegalAction(
                     "fire",
                     unit.side,
                     {"unit": unit.id, "target": target.id, "weapon": weapon_id},
-                    tuple(free),
+                    tuple(free),  # a flamer's models under its template are found, not given
                 )
             )
     return actions

@@ -8,6 +8,7 @@ from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import is_preview
+from rules.core.geometry import offset
 from rules.core.resolution import Outcome, Resolution
 from rules.w40k4 import chain, checks, field, lookups
 from rules.w40k4.effects import apply_hits
@@ -150,7 +151,9 @@ def do_fire(
         if not target.alive:
             result.notices.append(Outcome.of("w40k4.fire.target_gone", weapon=group.weapon.name))
             continue
-        _fire_group(state, unit, target, group, command, cover, tray, result, marks)
+        _fire_group(
+            state, unit, target, group, command, cover, tray, result, marks, actor_side is None
+        )
     if marks is not None and not is_preview():
         field.remember(state, "w40k4.map.fired", marks, unit=unit.name, target=target.name)
     unit.fired = True
@@ -237,6 +240,7 @@ def _fire_group(
     tray: DiceTray,
     result: Applied,
     marks: list[Overlay] | None = None,
+    referee: bool = False,
 ) -> None:
     weapon = group.weapon
     template = weapon.template
@@ -266,6 +270,9 @@ def _fire_group(
             )
         return
     attacks, auto_hits = group.count * group.shots, 0
+    if template is Template.SAGOMA and marks is not None:
+        _flamer_lands(state, unit, target, group, command, tray, result, marks, referee)
+        return
     if template is Template.SAGOMA:
         if command.models is None:
             raise InvalidInput("error.w40k4.models_needed", weapon=weapon.name)
@@ -447,6 +454,70 @@ def _blast_lands(
             auto_hits=found.full,
             hit={"hit_on": hit_on if found.partial else None},
             cover=field.measure(state, unit, hit).cover if hit.id != unit.id else hit.cover,
+            facing=command.facing,
+        )
+        result.resolutions.append(resolution)
+        apply_hits(state, hit, resolution, result)
+
+
+def _flamer_lands(
+    state: W40kState,
+    unit: UnitState,
+    target: UnitState,
+    group: WeaponGroup,
+    command: Fire,
+    tray: DiceTray,
+    result: Applied,
+    marks: list[Overlay],
+    referee: bool,
+) -> None:
+    """On a battlefield a flamer's template lies from the firer towards the target and hits
+    every model under it, friend or foe (each flamer of the group lays its own). A player's
+    ``models`` for the target that differ are refused; the referee's stand."""
+    if unit.at is None or target.at is None:
+        return
+    weapon = group.weapon
+    under = field.under_flamer(state, unit, target.at)
+    length = float(field_data()["flamer_template_length"])
+    reach = offset(unit.at, field.bearing(unit.at, target.at), length)
+    end = field.drawn(field.field_of(state), *reach)
+    marks.append(Overlay(kind="arrow", points=(unit.at, end), label=weapon.name))
+    on_target = next((u.full for u in under if u.unit == target.id), 0)
+    typed = field.refuse_typed(
+        "models",
+        None if command.models is None else float(command.models),
+        float(on_target),
+        None if referee else unit.side,
+    )
+    if command.models is not None and int(typed) != on_target:  # the referee's count
+        under = [u for u in under if u.unit != target.id]
+        under.append(field.UnderTemplate(target.id, int(typed), 0))
+    if not any(u.full for u in under):
+        result.notices.append(Outcome.of("w40k4.fire.template_empty", weapon=weapon.name))
+        return
+    for found in under:
+        hit = state.units[found.unit]
+        if not hit.alive or found.full <= 0:
+            continue
+        hits = found.full * (1 if hit.vehicle else group.count)
+        result.notices.append(
+            Outcome.of(
+                "w40k4.field.under_template",
+                weapon=weapon.name,
+                unit=hit.name,
+                full=min(hits, hit.models if not hit.vehicle else group.count),
+                partial=0,
+            )
+        )
+        resolution = attack(
+            state,
+            hit,
+            tray,
+            weapon=weapon,
+            attacks=0,
+            auto_hits=min(hits, group.count if hit.vehicle else hit.models),
+            hit={"bs": unit.bs},
+            cover=None,
             facing=command.facing,
         )
         result.resolutions.append(resolution)

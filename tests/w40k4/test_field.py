@@ -544,3 +544,24 @@ def test_the_status_says_where_each_unit_stands():
     assert places["fanti"] == "aperto:5, 5" and places["veterani"] == "reserve"
     moved = apply(new(), "move", {"unit": "fanti", "to": "N 6"}, [6, 6])
     assert {u.id: u.place for u in PLAY.status(moved.document).units}["fanti"] == "rovine:5, 11"
+
+
+def test_a_flamer_hits_the_models_under_its_template():
+    document = placed(PLAY.new_game("avamposto_campo", None), camminatore=(46, 16))
+    for _ in range(4):  # to the raiders' shooting phase
+        document = apply(document, "turn.next", {}, side=None).document
+    state = PLAY._state(document)
+    under = field.under_flamer(state, state.units["camminatore"], state.units["devastatori"].at)  # type: ignore[arg-type]
+    assert [(u.unit, u.full) for u in under] == [("devastatori", 5)]
+    fire = {"unit": "camminatore", "target": "devastatori", "weapon": "lanciafiamme"}
+    with pytest.raises(IllegalAction) as error:
+        apply(document, "fire", {**fire, "models": 2}, side="predoni")
+    refused(error, "error.w40k4.measured", typed="2", measured="5")
+    played = apply(document, "fire", fire, [6] * 10, side="predoni")
+    flames = played.resolutions[-1]
+    assert flames.steps[0].key == "w40k4.step.auto_hits"
+    assert [o["kind"] for o in played.document["last"]["overlays"]] == ["line_of_fire", "arrow"]
+    listed = [a for a in PLAY.legal_actions(document) if a.options.get("weapon") == "lanciafiamme"]
+    assert listed and all(spec.name != "models" for a in listed for spec in a.free)
+    ruled = apply(document, "fire", {**fire, "models": 2}, [6] * 10, side=None)
+    assert "2" in str(dict(ruled.notices[0].params)["full"])
