@@ -64,6 +64,9 @@ def do_move(
         return
     path: field.Route | None = None
     if state.battlefield is not None:
+        if command.to is not None or command.distance > 0:
+            # the unit's own refusals (locked, already moved, in reserve) come first
+            check_move(state, unit, 1 if unit.location == "arriving" else 0)
         command, path = _measured_move(state, unit, command, actor_side, tray, result)
     elif command.to is not None:
         raise InvalidInput("error.w40k4.no_battlefield")

@@ -565,3 +565,13 @@ def test_a_flamer_hits_the_models_under_its_template():
     assert listed and all(spec.name != "models" for a in listed for spec in a.free)
     ruled = apply(document, "fire", {**fire, "models": 2}, [6] * 10, side=None)
     assert "2" in str(dict(ruled.notices[0].params)["full"])
+
+
+def test_a_unit_that_may_not_move_says_why_before_asking_for_to():
+    moved = apply(new(), "move", {"unit": "fanti", "to": "N 2"}).document
+    with pytest.raises(IllegalAction) as again:
+        apply(moved, "move", {"unit": "fanti", "distance": 2})
+    refused(again, "error.w40k4.already_moved")
+    with pytest.raises(IllegalAction) as reserve:
+        apply(new(), "move", {"unit": "veterani", "to": "centro"})
+    refused(reserve, "error.w40k4.in_reserve")
