@@ -615,7 +615,7 @@ def resolve_measure(data: MeasureInput, tray: DiceTray) -> Resolution:
             "w40k4.step.field_terrain",
             table=lookups.cite("tiri_copertura", data.cover) if data.cover else None,
             outcome=Outcome.of(
-                "w40k4.measure.terrain",
+                "w40k4.measure.path" if data.what == "move" else "w40k4.measure.terrain",
                 terrain=data.terrain,
                 cover=data.cover or "nessuna",
                 crossed=data.crossed or "-",
