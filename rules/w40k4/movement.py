@@ -180,6 +180,15 @@ def _measured_move(
         raise IllegalAction(
             "error.w40k4.too_far_measured", unit=unit.name, inches=inches(distance), limit=limit
         )
+    end_cover = lookups.terrain_cover(field.terrain_of(field.field_of(state), path.end)[0])
+    if command.cover is not None and actor_side is not None:
+        typed = lookups.cover_save(command.cover)[2]
+        if typed != end_cover:
+            raise IllegalAction(
+                "error.w40k4.measured_cover",
+                typed=typed or "nessuna",
+                measured=end_cover or "nessuna",
+            )
     terrain = path.terrain
     if command.terrain is not None and command.terrain is not path.terrain:
         if actor_side is not None:
@@ -198,7 +207,7 @@ def _measured_move(
                 inches=path.inches,
                 typed=distance if distance != path.inches else None,
                 terrain=field.terrain_of(field.field_of(state), path.end)[0],
-                cover=lookups.terrain_cover(field.terrain_of(field.field_of(state), path.end)[0]),
+                cover=end_cover,
                 crossed=path.legs_text()[:400],
             ),
             tray,

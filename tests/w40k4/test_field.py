@@ -575,3 +575,11 @@ def test_a_unit_that_may_not_move_says_why_before_asking_for_to():
     with pytest.raises(IllegalAction) as reserve:
         apply(new(), "move", {"unit": "veterani", "to": "centro"})
     refused(reserve, "error.w40k4.in_reserve")
+
+
+def test_a_players_cover_on_a_move_must_be_the_terrains():
+    with pytest.raises(IllegalAction) as error:
+        apply(new(), "move", {"unit": "fanti", "to": "N 2", "cover": "rovine"})
+    refused(error, "error.w40k4.measured_cover", typed="muri", measured="nessuna")
+    ruled = apply(new(), "move", {"unit": "fanti", "to": "N 2", "cover": "rovine"}, side=None)
+    assert ruled.document["units"]["fanti"]["cover"] == "muri"  # the referee's ruling stands
