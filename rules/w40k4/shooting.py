@@ -139,7 +139,15 @@ def do_fire(
             state, unit, target, command, actor_side, tray, result
         )
         marks = (
-            [Overlay(kind="line_of_fire", points=(unit.at, target.at), label=unit.id)]
+            [
+                Overlay(
+                    kind="line_of_fire",
+                    points=(unit.at, target.at),
+                    label=unit.id,
+                    # drawn as blocked when the referee ruled the firer sees past an area
+                    blocked=bool(field.measure(state, unit, target).blocked_by),
+                )
+            ]
             if unit.at is not None and target.at is not None
             else []
         )

@@ -283,6 +283,7 @@ def test_cover_behind_a_hedge_and_blocked_sight():
     )
     sight = ruled.resolutions[0].steps[-1]
     assert sight.outcome.code == "w40k4.measure.sight_override(area=Torre)"  # type: ignore[union-attr]
+    assert ruled.document["last"]["overlays"][0]["blocked"] is True
 
 
 def test_a_players_distance_is_refused_and_the_referee_overrides_it():
