@@ -114,6 +114,7 @@ PROCEDURES: dict[str, Procedure[Any]] = {
             "vehicle_damage", checks.VehicleDamageInput, checks.resolve_vehicle_damage, "D6"
         ),
         _procedure("movement", checks.MovementInput, checks.resolve_movement, "no dice"),
+        _procedure("measure", checks.MeasureInput, checks.resolve_measure, "no dice"),
         _procedure(
             "combat_result", checks.CombatResultInput, checks.resolve_combat_result, "no dice"
         ),

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
-from rules.core.errors import IllegalAction
+from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.resolution import Outcome, Resolution
-from rules.w40k4 import checks, lookups
+from rules.w40k4 import checks, field, lookups
 from rules.w40k4.effects import apply_hits
 from rules.w40k4.model import (
     Facing,
@@ -21,6 +22,7 @@ from rules.w40k4.units import (
     acting_unit,
     chain_step,
     enemy_target,
+    inches,
     is_locked,
     require_phase,
     resolve,
@@ -32,14 +34,16 @@ def do_assault(
     state: W40kState, command: Assault, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
     """/assault: the assault move; a unit that reaches its target is locked with it."""
+    if state.battlefield is not None:
+        command = _measured_assault(state, command, actor_side, tray, result)
     unit, target = check_assault(state, command, actor_side)
     slowed, _, _ = lookups.terrain_rules(unit.type)
     resolution = resolve(
         "assault_move",
         checks.AssaultMoveInput(
-            distance=command.distance,
+            distance=command.distance or 0.0,
             assault_range=unit.assault,
-            slowed=slowed and command.terrain is not Terrain.OPEN,
+            slowed=slowed and command.terrain not in (None, Terrain.OPEN),
         ),
         tray,
     )
@@ -48,6 +52,17 @@ def do_assault(
     if resolution.outcome.key != "w40k4.assault.charged":
         return
     unit.charged = True
+    if state.battlefield is not None:
+        start = unit.at
+        field.charge(state, unit, target)
+        if start is not None and unit.at is not None:
+            field.remember(
+                state,
+                "w40k4.map.charged",
+                [Overlay(kind="arrow", points=(start, unit.at))],
+                unit=unit.name,
+                target=target.name,
+            )
     unit.locked_with.append(target.id)
     if unit.id not in target.locked_with:
         target.locked_with.append(unit.id)
@@ -83,9 +98,59 @@ def check_assault(
         raise IllegalAction(
             "error.w40k4.assault_fired_target", target=state.units[unit.fired_at].name
         )
+    if command.distance is None:
+        raise InvalidInput("error.option.missing", option="distance")
     if command.distance > unit.assault:
         raise IllegalAction("error.w40k4.too_far", unit=unit.name, limit=unit.assault)
     return unit, target
+
+
+def _measured_assault(
+    state: W40kState,
+    command: Assault,
+    actor_side: str | None,
+    tray: DiceTray | None,
+    result: Applied | None,
+) -> Assault:
+    """On a battlefield the distance to the assaulted unit and the roughest terrain on the way
+    are measured (a player's differing values are refused; the referee's stand)."""
+    unit = state.unit(command.unit)
+    target = state.unit(command.target)
+    if not (unit.on_table and target.on_table) or unit.at is None or target.at is None:
+        return command  # check_assault refuses it with its own words
+    measured = field.measure(state, unit, target)
+    distance = field.refuse_typed("distance", command.distance, measured.inches, actor_side)
+    terrain = field.assault_terrain(state, unit, target)
+    if command.terrain is not None and command.terrain is not terrain:
+        if actor_side is not None:
+            raise IllegalAction(
+                "error.w40k4.measured_terrain",
+                typed=command.terrain.value,
+                measured=terrain.value,
+                legs="-",
+            )
+        terrain = command.terrain
+    if distance > unit.assault:
+        raise IllegalAction(
+            "error.w40k4.out_of_reach",
+            unit=unit.name,
+            target=target.name,
+            inches=inches(distance),
+            limit=unit.assault,
+        )
+    if tray is not None and result is not None:
+        result.resolutions.append(
+            resolve(
+                "measure",
+                checks.MeasureInput(
+                    what="assault",
+                    inches=measured.inches,
+                    typed=distance if distance != measured.inches else None,
+                ),
+                tray,
+            )
+        )
+    return command.model_copy(update={"distance": distance, "terrain": terrain})
 
 
 def component(state: W40kState, unit: UnitState) -> list[str]:

@@ -614,3 +614,56 @@ def resolve_combat_result(data: CombatResultInput, tray: DiceTray) -> Resolution
         side=data.side_a,
     )
     return builder.finish(outcome)
+
+
+# -- the battlefield (no dice) ---------------------------------------------------------------
+
+
+class MeasureInput(Frozen):
+    """What the bot measured on the battlefield for a move, a shot or an assault."""
+
+    what: Literal["move", "fire", "assault", "deep_strike"] = "fire"
+    inches: float = Field(ge=0, le=1000, description="the distance measured")
+    typed: float | None = Field(
+        None, ge=0, le=1000, description="a different distance the referee gave instead"
+    )
+    terrain: str | None = Field(None, max_length=40, description="terrain class at the target")
+    cover: str | None = Field(None, max_length=40, description="TIRI COPERTURA row it gives")
+    crossed: str = Field("", max_length=400, description="areas the line or path crosses")
+    blocked: str = Field(
+        "", max_length=400, description="sight-blocking areas the referee let the line cross"
+    )
+
+
+def resolve_measure(data: MeasureInput, tray: DiceTray) -> Resolution:
+    """The distance measured between points on the battlefield (a referee may override it)."""
+    builder = ResolutionBuilder(RULESET_KEY, "measure", tray)
+    measured = _inches_text(data.inches)
+    if data.typed is not None:
+        outcome = Outcome.of(
+            "w40k4.measure.override", inches=_inches_text(data.typed), measured=measured
+        )
+    else:
+        outcome = Outcome.of("w40k4.measure.measured", inches=measured)
+    builder.step("w40k4.step.measured", outcome=outcome, what=data.what)
+    if data.terrain is not None:
+        builder.step(
+            "w40k4.step.field_terrain",
+            table=lookups.cite("tiri_copertura", data.cover) if data.cover else None,
+            outcome=Outcome.of(
+                "w40k4.measure.path" if data.what == "move" else "w40k4.measure.terrain",
+                terrain=data.terrain,
+                cover=data.cover or "nessuna",
+                crossed=data.crossed or "-",
+            ),
+        )
+    if data.blocked:
+        builder.step(
+            "w40k4.step.sight",
+            outcome=Outcome.of("w40k4.measure.sight_override", area=data.blocked),
+        )
+    return builder.finish(outcome)
+
+
+def _inches_text(value: float) -> str:
+    return f"{round(value, 1):g}"

@@ -40,6 +40,7 @@ VERB_OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
             "cover": "cover",
             "kind": "kind",
             "target": "target",
+            "to": "to",
         },
     ),
     "fire": ("fire", _FIRE),

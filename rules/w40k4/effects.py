@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
 from rules.core.resolution import EffectKind, Resolution
-from rules.w40k4 import checks
+from rules.w40k4 import checks, field
 from rules.w40k4.state import Applied, UnitState, W40kState
 from rules.w40k4.units import chain_step, lose_models, resolve, unlock
 from rules.w40k4.vehicles import apply_damage
@@ -42,6 +43,16 @@ def fall_back(state: W40kState, unit: UnitState, tray: DiceTray, result: Applied
         resolution = resolve("fall_back", checks.FallBackInput(target=unit.id), tray)
     result.resolutions.append(resolution)
     apply_effects(state, resolution, result)
+    if state.battlefield is not None and unit.at is not None:
+        start = unit.at
+        field.fall_back(state, unit, float(resolution.outcome.param("inches", 0) or 0))
+        assert unit.at is not None
+        field.remember(
+            state,
+            "w40k4.map.fell_back",
+            [Overlay(kind="arrow", points=(start, unit.at))],
+            unit=unit.name,
+        )
 
 
 def dangerous_tests(

@@ -26,6 +26,7 @@ from typing import Any
 from rules.core.dice import DiceSource
 from rules.core.errors import IllegalAction
 from rules.core.game import run_command
+from rules.core.geometry import terrain_at
 from rules.w40k4 import lookups
 from rules.w40k4.assault import do_assault, do_combat, open_combats
 from rules.w40k4.model import Phase, unit_types
@@ -76,11 +77,15 @@ __all__ = [
 def new_game(scenario: Scenario) -> W40kState:
     """The state at the start of turn 1: the first side's movement phase."""
     units: dict[str, UnitState] = {}
+    battlefield = scenario.battlefield
     for side in scenario.sides:
         for spec in side.units:
             kind = unit_types()[spec.type]
             p = spec.profile
             cover = lookups.cover_save(spec.cover)[2] if spec.cover is not None else None
+            at = battlefield.deployment.get(spec.id) if battlefield is not None else None
+            if battlefield is not None and at is not None:
+                cover = lookups.terrain_cover(terrain_at(battlefield, at)[0])
             units[spec.id] = UnitState(
                 id=spec.id,
                 name=spec.name,
@@ -114,6 +119,7 @@ def new_game(scenario: Scenario) -> W40kState:
                 location="reserve" if spec.reserve else "table",
                 cover=cover,
                 phase_start=spec.models,
+                at=at,
             )
     return W40kState(
         scenario_id=scenario.id,
@@ -125,6 +131,7 @@ def new_game(scenario: Scenario) -> W40kState:
         units=units,
         order=list(units),
         weapons=dict(scenario.weapons),
+        battlefield=battlefield,
     )
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
+from rules.w40k4 import field
 from rules.w40k4 import game as g
 from rules.w40k4.assault import check_assault, open_combats
 from rules.w40k4.model import Facing, Phase, Template, Terrain
@@ -32,6 +33,7 @@ from rules.w40k4.state import Applied, UnitState, W40kState
 
 MAX_SCAN = 72  # inches scanned for a weapon's firing band (a weapon without range: to here)
 MAX_TEMPLATE_MODELS = 20
+MAX_FIRE_DISTANCE = 240  # the longest distance /fire takes
 
 _TERRAIN = OptionSpec("terrain", tuple(t.value for t in Terrain), required=False)
 _FACING = OptionSpec("facing", tuple(f.value for f in Facing), required=False)
@@ -129,8 +131,13 @@ def _movement(state: W40kState, active: list[UnitState]) -> list[LegalAction]:
             continue
         arriving = unit.location == "arriving"
         if arriving and unit.deep_strike:
+            free: tuple[OptionSpec, ...] = ()
+            if state.battlefield is not None:
+                free = (OptionSpec("to", tuple(field.named_places(state))),)
             actions.append(
-                LegalAction("move", unit.side, {"unit": unit.id, "kind": "deepstrike"}, owed=True)
+                LegalAction(
+                    "move", unit.side, {"unit": unit.id, "kind": "deepstrike"}, free, owed=True
+                )
             )
         if unit.deep_struck and not unit.mishap_rolled:
             actions.append(
@@ -139,6 +146,9 @@ def _movement(state: W40kState, active: list[UnitState]) -> list[LegalAction]:
         try:
             check_move(state, unit, 1)
         except RulesError:
+            continue
+        if state.battlefield is not None:
+            actions += _field_moves(state, unit, enemies, arriving)
             continue
         limit = move_limit(unit)
         distance = OptionSpec("distance", low=1, high=limit)
@@ -153,6 +163,33 @@ def _movement(state: W40kState, active: list[UnitState]) -> list[LegalAction]:
             actions.append(
                 LegalAction(
                     "move", unit.side, {"unit": unit.id, "target": target.id}, (distance, _TERRAIN)
+                )
+            )
+    return actions
+
+
+def _field_moves(
+    state: W40kState, unit: UnitState, enemies: list[UnitState], arriving: bool
+) -> list[LegalAction]:
+    """On a battlefield: a move ``to`` a handful of places within the unit's allowance."""
+    places = field.move_destinations(state, unit, enemies)
+    if not places:
+        return []
+    to = OptionSpec("to", tuple(places))
+    actions = [LegalAction("move", unit.side, {"unit": unit.id}, (to,), owed=arriving)]
+    for target in enemies:
+        try:
+            check_tank_shock(state, unit, target.id)
+        except RulesError:
+            continue
+        ahead = field.tank_shock_destinations(state, unit, target)
+        if ahead:
+            actions.append(
+                LegalAction(
+                    "move",
+                    unit.side,
+                    {"unit": unit.id, "target": target.id},
+                    (OptionSpec("to", tuple(ahead)),),
                 )
             )
     return actions
@@ -185,6 +222,8 @@ def _fires(state: W40kState, unit: UnitState) -> list[LegalAction]:
         targets.append(target)
     if not targets:
         return []
+    if state.battlefield is not None:
+        return _field_fires(state, unit, targets)
     actions: list[LegalAction] = []
     for weapon_id in unit.weapon_order:
         band = firing_band(state, unit, weapon_id)
@@ -209,10 +248,60 @@ def _fires(state: W40kState, unit: UnitState) -> list[LegalAction]:
     return actions
 
 
+def _field_fires(state: W40kState, unit: UnitState, targets: list[UnitState]) -> list[LegalAction]:
+    """On a battlefield: each weapon at each target in sight and within its reach, as
+    measured (no distance to give)."""
+    actions: list[LegalAction] = []
+    scratch: Applied = Applied(state)
+    for target in targets:
+        try:
+            measured = field.in_sight(state, unit, target)
+        except RulesError:
+            continue
+        if measured.inches > MAX_FIRE_DISTANCE:
+            continue
+        for weapon_id in unit.weapon_order:
+            command = g.Fire(
+                unit=unit.id, target=target.id, distance=measured.inches, weapon=weapon_id
+            )
+            try:
+                weapon_groups(state, unit, command, scratch)
+            except RulesError:
+                continue
+            free: list[OptionSpec] = []
+            if target.vehicle:
+                free.append(_FACING)
+            actions.append(
+                LegalAction(
+                    "fire",
+                    unit.side,
+                    {"unit": unit.id, "target": target.id, "weapon": weapon_id},
+                    tuple(free),  # a flamer's models under its template are found, not given
+                )
+            )
+    return actions
+
+
 def _assaults(state: W40kState, unit: UnitState) -> list[LegalAction]:
     actions: list[LegalAction] = []
     for target in state.ordered():
         if target.side == unit.side or not target.on_table:
+            continue
+        if state.battlefield is not None:
+            if unit.at is None or target.at is None:
+                continue
+            reach = field.measure(state, unit, target).inches
+            if reach > unit.assault:
+                continue
+            try:
+                check_assault(
+                    state, g.Assault(unit=unit.id, target=target.id, distance=reach), unit.side
+                )
+            except RulesError:
+                continue
+            actions.append(
+                LegalAction("assault", unit.side, {"unit": unit.id, "target": target.id})
+            )
             continue
         command = g.Assault(unit=unit.id, target=target.id, distance=1)
         try:

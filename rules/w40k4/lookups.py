@@ -7,7 +7,7 @@ from typing import Any
 from rules.core.errors import UnknownName
 from rules.core.resolution import TableRead
 from rules.core.tables import Column, Row, Table
-from rules.w40k4.model import Allowance, DangerRule, Speed
+from rules.w40k4.model import Allowance, DangerRule, Speed, Terrain, terrain_class
 from rules.w40k4.tables import load_tables
 
 
@@ -162,3 +162,19 @@ def template_rules(template: str) -> dict[str, Any]:
     """The data of an ALTRI TIPI DI ARMI COMUNI row."""
     data: dict[str, Any] = load_tables()["altri_tipi_armi"].row_by_id(template).data
     return data
+
+
+def terrain_cover(terrain: str) -> str | None:
+    """The TIRI COPERTURA row a battlefield terrain class gives (None: no cover)."""
+    found = terrain_class(terrain)
+    if found is None:
+        raise UnknownName("error.w40k4.unknown_terrain", name=terrain[:40])
+    return cover_save(found["cover"])[2]
+
+
+def terrain_move(terrain: str) -> Terrain:
+    """How a move through a battlefield terrain class counts (open, difficult, dangerous)."""
+    found = terrain_class(terrain)
+    if found is None:
+        raise UnknownName("error.w40k4.unknown_terrain", name=terrain[:40])
+    return Terrain(found["move"])

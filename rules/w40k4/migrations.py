@@ -6,9 +6,23 @@ format (a pure function of the document; docs/storage.md, "How to change a state
 
 from __future__ import annotations
 
+from typing import Any
+
 from rules.core.migrations import DocumentFormat, add_format_field
 
-FORMAT = DocumentFormat("w40k4", version=2)
+FORMAT = DocumentFormat("w40k4", version=3)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
+
+
+@FORMAT.migration(2)
+def _battlefield(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 2 → 3 (issue 16): the battlefield the bot measures on, each unit's point on it
+    and the last action the map shows. A game saved before had no battlefield: players keep
+    typing distances, units have no point and there is nothing to draw."""
+    document.setdefault("battlefield", None)
+    document.setdefault("last", None)
+    for unit in document.get("units", {}).values():
+        unit.setdefault("at", None)
+    return document

@@ -130,3 +130,18 @@ def parse_score(text: str) -> int | None:
     if match is None:
         raise ValueError(f"not a D6 score: {text!r}")
     return int(match.group(1))
+
+
+@cache
+def field_data() -> dict[str, Any]:
+    """Terrain classes of a battlefield and the sizes the bot measures units with
+    (``data/terrain.yaml``, not in the seed)."""
+    text = (resources.files("rules.w40k4") / "data" / "terrain.yaml").read_text("utf-8")
+    data: dict[str, Any] = load_yaml(text)
+    return data
+
+
+def terrain_class(name: str) -> dict[str, Any] | None:
+    """A battlefield terrain class: ``{"move": open|difficult|dangerous, "cover": row|None}``."""
+    found: dict[str, Any] | None = field_data()["classes"].get(name)
+    return found

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
-from rules.core.errors import IllegalAction
+from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.resolution import Outcome
-from rules.w40k4 import checks, lookups
+from rules.w40k4 import checks, field, lookups
 from rules.w40k4.effects import dangerous_tests, fall_back
 from rules.w40k4.model import (
     Phase,
     Speed,
+    Terrain,
 )
 from rules.w40k4.orders import Move
 from rules.w40k4.reserves import deep_strike, mishap
@@ -60,13 +62,21 @@ def do_move(
     if command.kind == "mishap":
         mishap(state, unit, command, tray, result)
         return
+    path: field.Route | None = None
+    if state.battlefield is not None:
+        if command.to is not None or command.distance > 0:
+            # the unit's own refusals (locked, already moved, in reserve) come first
+            check_move(state, unit, 1 if unit.location == "arriving" else 0)
+        command, path = _measured_move(state, unit, command, actor_side, tray, result)
+    elif command.to is not None:
+        raise InvalidInput("error.w40k4.no_battlefield")
     limit = check_move(state, unit, command.distance)
     moving = command.distance > 0
     cover = lookups.cover_save(command.cover)[2] if command.cover is not None else None
     plan_input = checks.MovementInput(
         unit_type=unit.type,
         distance=command.distance,
-        terrain=command.terrain,
+        terrain=command.terrain or Terrain.OPEN,
         inside=command.inside,
         fast=unit.fast,
     )
@@ -94,12 +104,27 @@ def do_move(
         unit.entered = True
     if moving or command.cover is not None:
         unit.cover = cover
+    if path is not None:
+        if distance > 0:
+            field.walk(state, unit, path, distance)
+            field.remember(
+                state,
+                "w40k4.map.moved",
+                [Overlay(kind="arrow", points=(path.start, unit.at or path.end))],
+                unit=unit.name,
+                inches=inches(distance),
+            )
+        if command.cover is not None:
+            unit.cover = cover
     result.notices.append(
         Outcome.of(
             "w40k4.move.done", unit=unit.name, inches=inches(distance), cover=unit.cover or "-"
         )
     )
     if command.target is not None:
+        target = state.unit(command.target)
+        if path is not None and target.at is not None and not field.passes_by(path, target.at):
+            raise IllegalAction("error.w40k4.tank_shock_path", unit=unit.name, target=target.name)
         _tank_shock(state, unit, command.target, tray, result)
 
 
@@ -128,3 +153,67 @@ def _tank_shock(
     result.resolutions.append(test)
     if test.outcome.key == "w40k4.test.failed":
         fall_back(state, target, tray, result)
+
+
+def _measured_move(
+    state: W40kState,
+    unit: UnitState,
+    command: Move,
+    actor_side: str | None,
+    tray: DiceTray,
+    result: Applied,
+) -> tuple[Move, field.Route | None]:
+    """On a battlefield the move goes ``to:`` a place: its length, the roughest terrain on
+    the way and whether it starts or ends in it are measured (a player's differing
+    distance or terrain is refused; the referee's stands). Without ``to:`` only a move that
+    changes no position is taken (a vehicle staying put, a new cover)."""
+    if command.to is None:
+        if command.distance > 0 or unit.location == "arriving":
+            raise IllegalAction("error.w40k4.needs_to", unit=unit.name)
+        return command, None
+    if unit.location == "reserve":
+        raise IllegalAction("error.w40k4.in_reserve", unit=unit.name)
+    path = field.route(state, unit, command.to)
+    distance = field.refuse_typed("distance", command.distance or None, path.inches, actor_side)
+    limit = move_limit(unit)
+    if distance > limit:
+        raise IllegalAction(
+            "error.w40k4.too_far_measured", unit=unit.name, inches=inches(distance), limit=limit
+        )
+    end_cover = lookups.terrain_cover(field.terrain_of(field.field_of(state), path.end)[0])
+    if command.cover is not None and actor_side is not None:
+        typed = lookups.cover_save(command.cover)[2]
+        if typed != end_cover:
+            raise IllegalAction(
+                "error.w40k4.measured_cover",
+                typed=typed or "nessuna",
+                measured=end_cover or "nessuna",
+            )
+    terrain = path.terrain
+    if command.terrain is not None and command.terrain is not path.terrain:
+        if actor_side is not None:
+            raise IllegalAction(
+                "error.w40k4.measured_terrain",
+                typed=command.terrain.value,
+                measured=path.terrain.value,
+                legs=path.legs_text(),
+            )
+        terrain = command.terrain
+    result.resolutions.append(
+        resolve(
+            "measure",
+            checks.MeasureInput(
+                what="move",
+                inches=path.inches,
+                typed=distance if distance != path.inches else None,
+                terrain=field.terrain_of(field.field_of(state), path.end)[0],
+                cover=end_cover,
+                crossed=path.legs_text()[:400],
+            ),
+            tray,
+        )
+    )
+    moved = command.model_copy(
+        update={"distance": min(distance, 48.0), "terrain": terrain, "inside": path.inside}
+    )
+    return moved, path

@@ -29,11 +29,12 @@ class Move(_Command):
     verb: Literal["move"] = "move"
     unit: str
     distance: float = Field(0, ge=0, le=48)
-    terrain: Terrain = Terrain.OPEN
+    terrain: Terrain | None = None  # None: open ground (or, on a battlefield, measured)
     inside: bool = False
     cover: str | None = None
     kind: Literal["normal", "deepstrike", "mishap"] = "normal"
     target: str | None = None
+    to: str | None = Field(None, min_length=1, description="where on the battlefield")
 
 
 class Fire(_Command):
@@ -42,7 +43,7 @@ class Fire(_Command):
     verb: Literal["fire"] = "fire"
     unit: str
     target: str
-    distance: float = Field(ge=0, le=240)
+    distance: float | None = Field(None, ge=0, le=240)  # None: measured on the battlefield
     weapon: str | None = None
     facing: Facing = Facing.FRONT
     cover: str | None = None
@@ -66,8 +67,8 @@ class Assault(_Command):
     verb: Literal["assault"] = "assault"
     unit: str
     target: str
-    distance: float = Field(ge=0, le=48)
-    terrain: Terrain = Terrain.OPEN
+    distance: float | None = Field(None, ge=0, le=48)  # None: measured on the battlefield
+    terrain: Terrain | None = None
 
 
 class Combat(_Command):

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.battlefield import Counter, MapArea, MapView
+from rules.core.i18n import DEFAULT_LANGUAGE, translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
+from rules.render import value_text
 from rules.w40k4 import commands as commands_module
+from rules.w40k4 import field, legal, lookups
 from rules.w40k4 import game as g
-from rules.w40k4 import legal, lookups
 from rules.w40k4 import scenario as scenario_module
 from rules.w40k4.model import Facing, Phase, Terrain
 from rules.w40k4.tables import load_tables
@@ -27,6 +30,17 @@ def _statuses(state: g.W40kState, unit: g.UnitState) -> tuple[str, ...]:
     if unit.wounds_taken:
         shown.append(f"wounds_taken:{unit.wounds_taken}")
     return tuple(shown)
+
+
+def _place(state: g.W40kState, unit: g.UnitState) -> str:
+    """Where a unit is: off the table, else its cover; on a battlefield the terrain class it
+    stands in and its point (``rovine:18, 9``: front ends localize the word before the colon)."""
+    if unit.location != "table":
+        return unit.location
+    if unit.at is None or state.battlefield is None:
+        return unit.cover or "-"
+    terrain = field.terrain_of(state.battlefield, unit.at)[0]
+    return f"{terrain}:{unit.at.x:g}, {unit.at.y:g}"
 
 
 def _acted(state: g.W40kState, unit: g.UnitState) -> bool:
@@ -62,7 +76,7 @@ class W40kPlay(DocumentPlay):
                 u.models,
                 u.initial_models,
                 _statuses(state, u),
-                u.location if u.location != "table" else (u.cover or "-"),
+                _place(state, u),
                 _acted(state, u),
             )
             for u in state.ordered()
@@ -157,9 +171,101 @@ class W40kPlay(DocumentPlay):
             names = [f.value for f in Facing]
         elif kind == "kind":
             names = ["normal", "deepstrike", "mishap"]
+        elif kind == "destination":
+            names = self._destinations(state, side)
         else:
             names = []
         return names[:MAX_CHOICES]
+
+    @staticmethod
+    def _destinations(state: g.W40kState, side: str | None) -> list[str]:
+        """Named places of the battlefield, then a step towards the nearest enemies."""
+        if state.battlefield is None:
+            return []
+        names = field.named_places(state)
+        if side is not None:
+            own = [u for u in state.ordered() if u.side == side and u.on_table and u.at]
+            enemies = [u for u in state.ordered() if u.side != side and u.on_table and u.at]
+            for unit in own[:3]:
+                assert unit.at is not None
+                at = unit.at
+                near = min(
+                    enemies,
+                    key=lambda e: (e.at.x - at.x) ** 2 + (e.at.y - at.y) ** 2 if e.at else 0.0,
+                    default=None,
+                )
+                if near is not None and f"toward {near.id} {unit.move}" not in names:
+                    names.append(f"toward {near.id} {unit.move}")
+        return names
+
+    def map_view(
+        self,
+        document: Mapping[str, Any],
+        viewer_side: str | None,
+        *,
+        public: bool,
+        language: str = DEFAULT_LANGUAGE,
+    ) -> MapView | None:
+        """The table, every unit on it and the last action's marks; None without a battlefield.
+
+        w40k4 hides nothing from the enemy (the seed has no hidden units): every view shows
+        the same counters; units in reserve are off the table and have no counter. Status
+        words and the caption are in ``language`` (the game's; Italian by default).
+        """
+        state = self._state(document)
+        battlefield = state.battlefield
+        if battlefield is None:
+            return None
+        counters = tuple(
+            Counter(
+                unit_id=u.id,
+                label=u.id,
+                side=u.side,
+                x=u.at.x,
+                y=u.at.y,
+                models=u.models,
+                initial_models=u.initial_models,
+                statuses=tuple(
+                    value_text(self.ruleset, word, language) for word in _statuses(state, u)
+                ),
+                destroyed=not u.alive,
+            )
+            for u in state.ordered()
+            if u.at is not None and (u.alive or u.location == "table")
+        )
+        if state.last is not None:
+            # unit names and inches: nothing to localize (a unit may be called "Assault")
+            params = {k: str(v) for k, v in state.last.params.items()}
+            caption = translate(state.last.key, language, **params)
+            overlays = tuple(state.last.overlays)
+        else:
+            caption = translate(
+                "w40k4.phase.current",
+                language,
+                phase=value_text(self.ruleset, state.phase.value, language),
+                side=state.sides[state.active],
+            )
+            overlays = ()
+        return MapView(
+            title=state.title,
+            sides=dict(state.sides),
+            width_cm=battlefield.width_cm,
+            height_cm=battlefield.height_cm,
+            unit=battlefield.unit,
+            open_terrain=battlefield.open_terrain,
+            areas=tuple(
+                MapArea(
+                    shape=area.shape,
+                    terrain=area.terrain,
+                    label=area.name,
+                    blocks_sight=area.blocks_sight,
+                )
+                for area in battlefield.areas
+            ),
+            counters=counters,
+            overlays=overlays,
+            caption=f"{translate('w40k4.map.turn', language, turn=state.turn)} — {caption}",
+        )
 
 
 PLAY = W40kPlay()

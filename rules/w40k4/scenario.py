@@ -7,11 +7,13 @@ scenario says its values are examples.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rules.core.battlefield import Battlefield
 from rules.core.errors import UnknownName
+from rules.core.geometry import terrain_at
 from rules.core.scenario import (
     ScenarioReferenceError,
     bundled_files,
@@ -19,7 +21,7 @@ from rules.core.scenario import (
     parse_yaml_model,
 )
 from rules.w40k4 import lookups
-from rules.w40k4.model import Template, WeaponType, unit_types
+from rules.w40k4.model import Template, WeaponType, field_data, terrain_class, unit_types
 
 _ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
 
@@ -145,6 +147,18 @@ class Scenario(_Model):
     first_side: str
     weapons: dict[str, Weapon]
     sides: tuple[SideSpec, SideSpec]
+    battlefield: Battlefield | None = Field(
+        None, description="the table in inches; without it players type distances"
+    )
+
+    @field_validator("battlefield", mode="before")
+    @classmethod
+    def _in_inches(cls, value: Any) -> Any:
+        # w40k4 measures in inches: a battlefield that names no unit is in inches.
+        if not isinstance(value, dict):
+            return value
+        _points_on_table(value)
+        return value if "unit" in value else {**value, "unit": "in"}
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -165,7 +179,83 @@ class Scenario(_Model):
                         raise ScenarioReferenceError(
                             f"unit {unit.id}: unknown weapon {weapon!r}", (*where, "weapons", w)
                         )
+        if self.battlefield is not None:
+            self._check_field(self.battlefield)
         return self
+
+    def _check_field(self, field: Battlefield) -> None:
+        """Terrain classes known, every unit on the table placed, deployment of known units."""
+        known = sorted(field_data()["classes"])
+        if field.unit != "in":
+            raise ScenarioReferenceError(
+                'a w40k4 battlefield measures in inches (unit: in)', ("battlefield", "unit")
+            )
+        if terrain_class(field.open_terrain) is None:
+            raise ScenarioReferenceError(
+                f"unknown terrain class {field.open_terrain!r}; known: {', '.join(known)}",
+                ("battlefield", "open_terrain"),
+            )
+        for a, area in enumerate(field.areas):
+            if terrain_class(area.terrain) is None:
+                raise ScenarioReferenceError(
+                    f"area {area.id}: unknown terrain class {area.terrain!r}; "
+                    f"known: {', '.join(known)}",
+                    ("battlefield", "areas", a, "terrain"),
+                )
+        units = {unit.id: unit for side in self.sides for unit in side.units}
+        for unit_id in field.deployment:
+            if unit_id not in units:
+                raise ScenarioReferenceError(
+                    f"deployment: unknown unit {unit_id!r}", ("battlefield", "deployment", unit_id)
+                )
+        for s, side in enumerate(self.sides):
+            for u, unit in enumerate(side.units):
+                where: tuple[str | int, ...] = ("sides", s, "units", u)
+                point = field.deployment.get(unit.id)
+                if point is None:
+                    if not unit.reserve:
+                        raise ScenarioReferenceError(
+                            f"unit {unit.id} starts on the table: the battlefield's "
+                            "deployment must place it",
+                            where,
+                        )
+                    continue
+                if unit.reserve:
+                    raise ScenarioReferenceError(
+                        f"unit {unit.id} starts in reserve: it has no place in the deployment",
+                        ("battlefield", "deployment", unit.id),
+                    )
+                terrain, _ = terrain_at(field, point)
+                cover = lookups.terrain_cover(terrain)
+                given = lookups.cover_save(unit.cover)[2] if unit.cover is not None else None
+                if unit.cover is not None and given != cover:
+                    raise ScenarioReferenceError(
+                        f"unit {unit.id}: cover {unit.cover!r}, but it is deployed in "
+                        f"{terrain!r} (cover {cover or 'none'})",
+                        (*where, "cover"),
+                    )
+
+
+def _points_on_table(raw: dict[str, Any]) -> None:
+    """Name the line of a point off the table (the battlefield model only names the section)."""
+    width, height = raw.get("width_cm"), raw.get("height_cm")
+    if not all(isinstance(v, int | float) for v in (width, height)):
+        return
+    for section in ("points", "deployment"):
+        entries = raw.get(section)
+        if not isinstance(entries, dict):
+            continue
+        for name, point in entries.items():
+            if not isinstance(point, dict):
+                continue
+            x, y = point.get("x"), point.get("y")
+            numbers = isinstance(x, int | float) and isinstance(y, int | float)
+            if numbers and (x > width or y > height):  # type: ignore[operator]
+                raise ScenarioReferenceError(
+                    f"{name!r} is off the table (x {x}, y {y}; the table is "
+                    f'{width}" x {height}")',
+                    (section, name),
+                )
 
 
 def parse_scenario(text: str, source: str = "scenario") -> Scenario:

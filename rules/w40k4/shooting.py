@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import is_preview
+from rules.core.geometry import offset
 from rules.core.resolution import Outcome, Resolution
-from rules.w40k4 import chain, checks, lookups
+from rules.w40k4 import chain, checks, field, lookups
 from rules.w40k4.effects import apply_hits
 from rules.w40k4.model import (
     Facing,
     Phase,
     Template,
     WeaponType,
+    field_data,
     unit_types,
 )
 from rules.w40k4.orders import Fire, PlaceTemplate
@@ -65,6 +68,9 @@ def weapon_groups(
     )
     if explicit and not names:
         raise InvalidInput("error.w40k4.no_weapon_named")
+    if command.distance is None:
+        raise InvalidInput("error.option.missing", option="distance")
+    distance = command.distance
     moved = unit.moved or unit.has("falling_back")  # falling back: fires as if it moved
     heavy_ok = unit.vehicle or bool(unit_types()[unit.type].get("moves_and_fires_heavy"))
     groups: list[WeaponGroup] = []
@@ -84,16 +90,22 @@ def weapon_groups(
             problem = "weapon_destroyed"
         elif "rapid_fire" in rules:
             rapid = rules["rapid_fire"]
-            if command.distance <= float(rapid["short_range"]):
+            if distance <= float(rapid["short_range"]):
                 shots = int(rapid["short_shots"])
-            elif weapon.range is not None and command.distance <= weapon.range:
+            elif weapon.range is not None and distance <= weapon.range:
                 shots = int(rapid["long_shots"])
                 if moved and rapid["long_needs_stationary"] and not unit.vehicle:
                     problem = "rapid_fire_moved"
             else:
                 problem = "out_of_range"
-        elif weapon.range is not None and command.distance > weapon.range:
+        elif weapon.range is not None and distance > weapon.range:
             problem = "out_of_range"
+        elif (
+            weapon.template is Template.SAGOMA
+            and state.battlefield is not None
+            and distance > float(field_data()["flamer_template_length"])
+        ):
+            problem = "out_of_range"  # the teardrop reaches as far as it is long
         if problem is None and moved and not rules["move_and_fire"] and not heavy_ok:
             problem = "heavy_moved"
         count = _weapon_count(unit, name, weapon)
@@ -104,7 +116,7 @@ def weapon_groups(
                 raise IllegalAction(
                     f"error.w40k4.{problem}",
                     weapon=weapon.name,
-                    distance=inches(command.distance),
+                    distance=inches(distance),
                 )
             result.notices.append(Outcome.of(f"w40k4.fire.skipped_{problem}", weapon=weapon.name))
             continue
@@ -121,16 +133,83 @@ def do_fire(
 ) -> None:
     """/fire: every weapon group of one unit at one target (blasts wait for /template)."""
     unit, target = check_fire(state, command, actor_side)
+    marks: list[Overlay] | None = None
+    if state.battlefield is not None:
+        command, measured_cover = _measured_fire(
+            state, unit, target, command, actor_side, tray, result
+        )
+        marks = (
+            [
+                Overlay(
+                    kind="line_of_fire",
+                    points=(unit.at, target.at),
+                    label=unit.id,
+                    # drawn as blocked when the referee ruled the firer sees past an area
+                    blocked=bool(field.measure(state, unit, target).blocked_by),
+                )
+            ]
+            if unit.at is not None and target.at is not None
+            else []
+        )
+        cover = measured_cover
+    else:
+        cover = command.cover if command.cover is not None else target.cover
     groups = weapon_groups(state, unit, command, result)
-    cover = command.cover if command.cover is not None else target.cover
     for group in groups:
         if not target.alive:
             result.notices.append(Outcome.of("w40k4.fire.target_gone", weapon=group.weapon.name))
             continue
-        _fire_group(state, unit, target, group, command, cover, tray, result)
+        _fire_group(
+            state, unit, target, group, command, cover, tray, result, marks, actor_side is None
+        )
+    if marks is not None and not is_preview():
+        field.remember(state, "w40k4.map.fired", marks, unit=unit.name, target=target.name)
     unit.fired = True
     unit.fired_at = target.id
     unit.fired_types = sorted({*unit.fired_types, *(g.weapon.type.value for g in groups)})
+
+
+def _measured_fire(
+    state: W40kState,
+    unit: UnitState,
+    target: UnitState,
+    command: Fire,
+    actor_side: str | None,
+    tray: DiceTray,
+    result: Applied,
+) -> tuple[Fire, str | None]:
+    """On a battlefield: the distance between the units, refused if sight is blocked, and
+    the cover the target takes (a player's differing distance or cover is refused; the
+    referee's stands and the resolution shows both)."""
+    measured = field.in_sight(state, unit, target, referee=actor_side is None)
+    distance = field.refuse_typed("distance", command.distance, measured.inches, actor_side)
+    cover = measured.cover
+    if command.cover is not None:
+        typed = lookups.cover_save(command.cover)[2]
+        if typed != measured.cover:
+            if actor_side is not None:
+                raise IllegalAction(
+                    "error.w40k4.measured_cover",
+                    typed=typed or "nessuna",
+                    measured=measured.cover or "nessuna",
+                )
+            cover = typed
+    result.resolutions.append(
+        resolve(
+            "measure",
+            checks.MeasureInput(
+                what="fire",
+                inches=measured.inches,
+                typed=distance if distance != measured.inches else None,
+                terrain=measured.terrain,
+                cover=cover,
+                crossed=", ".join(measured.crossed)[:400],
+                blocked=", ".join(measured.blocked_by)[:400],
+            ),
+            tray,
+        )
+    )
+    return command.model_copy(update={"distance": distance}), cover
 
 
 def check_fire(
@@ -168,6 +247,8 @@ def _fire_group(
     cover: str | None,
     tray: DiceTray,
     result: Applied,
+    marks: list[Overlay] | None = None,
+    referee: bool = False,
 ) -> None:
     weapon = group.weapon
     template = weapon.template
@@ -183,6 +264,9 @@ def _fire_group(
             result.resolutions.append(scatter)
             if is_preview():
                 continue
+            if marks is not None:
+                _blast_lands(state, unit, target, group, scatter, command, tray, result, marks)
+                continue
             state.counter += 1
             state.templates.append(
                 PendingTemplate(
@@ -194,6 +278,9 @@ def _fire_group(
             )
         return
     attacks, auto_hits = group.count * group.shots, 0
+    if template is Template.SAGOMA and marks is not None:
+        _flamer_lands(state, unit, target, group, command, tray, result, marks, referee)
+        return
     if template is Template.SAGOMA:
         if command.models is None:
             raise InvalidInput("error.w40k4.models_needed", weapon=weapon.name)
@@ -312,3 +399,134 @@ def do_template(
     )
     result.resolutions.append(resolution)
     apply_hits(state, target, resolution, result)
+
+
+def _blast_lands(
+    state: W40kState,
+    unit: UnitState,
+    target: UnitState,
+    group: WeaponGroup,
+    scatter: Resolution,
+    command: Fire,
+    tray: DiceTray,
+    result: Applied,
+    marks: list[Overlay],
+) -> None:
+    """On a battlefield the template lands where the scatter takes it (the clock's 12 points
+    away from the firer) and every unit under it is hit, friend or foe."""
+    if unit.at is None or target.at is None:
+        return
+    battlefield = field.field_of(state)
+    template = group.weapon.template
+    assert template is not None
+    radius = float(lookups.template_rules(template.value)["inches"]) / 2
+    moved = float(scatter.outcome.param("inches", 0) or 0)
+    clock = next(
+        (
+            int(dict(s.params).get("clock", 12) or 12)
+            for s in scatter.steps
+            if s.key == "w40k4.step.scatter_distance"
+        ),
+        12,
+    )
+    x, y = field.scatter_point(target.at, clock, moved, field.bearing(unit.at, target.at))
+    landed = field.drawn(battlefield, x, y)
+    if moved:
+        marks.append(Overlay(kind="arrow", points=(target.at, landed)))
+    marks.append(Overlay(kind="circle", points=(landed,), radius=radius, label=group.weapon.name))
+    centre = field.spot(x, y) if (x >= 0 and y >= 0) else landed
+    under = field.under_template(state, centre, radius)
+    if not under:
+        result.notices.append(Outcome.of("w40k4.fire.template_empty", weapon=group.weapon.name))
+        return
+    hit_on = int(lookups.standard("sagoma_parziale")["score"])
+    for found in under:
+        hit = state.units[found.unit]
+        if not hit.alive:
+            continue
+        result.notices.append(
+            Outcome.of(
+                "w40k4.field.under_template",
+                weapon=group.weapon.name,
+                unit=hit.name,
+                full=found.full,
+                partial=found.partial,
+            )
+        )
+        resolution = attack(
+            state,
+            hit,
+            tray,
+            weapon=group.weapon,
+            attacks=found.partial,
+            auto_hits=found.full,
+            hit={"hit_on": hit_on if found.partial else None},
+            cover=field.measure(state, unit, hit).cover if hit.id != unit.id else hit.cover,
+            facing=command.facing,
+        )
+        result.resolutions.append(resolution)
+        apply_hits(state, hit, resolution, result)
+
+
+def _flamer_lands(
+    state: W40kState,
+    unit: UnitState,
+    target: UnitState,
+    group: WeaponGroup,
+    command: Fire,
+    tray: DiceTray,
+    result: Applied,
+    marks: list[Overlay],
+    referee: bool,
+) -> None:
+    """On a battlefield a flamer's template lies from the firer towards the target and hits
+    every model under it, friend or foe (each flamer of the group lays its own). A player's
+    ``models`` for the target that differ are refused; the referee's stand."""
+    if unit.at is None or target.at is None:
+        return
+    weapon = group.weapon
+    under = field.under_flamer(state, unit, target.at)
+    length = float(field_data()["flamer_template_length"])
+    reach = offset(unit.at, field.bearing(unit.at, target.at), length)
+    end = field.drawn(field.field_of(state), *reach)
+    marks.append(Overlay(kind="arrow", points=(unit.at, end), label=weapon.name))
+    on_target = next((u.full for u in under if u.unit == target.id), 0)
+    typed = field.refuse_typed(
+        "models",
+        None if command.models is None else float(command.models),
+        float(on_target),
+        None if referee else unit.side,
+    )
+    if command.models is not None and int(typed) != on_target:  # the referee's count
+        under = [u for u in under if u.unit != target.id]
+        under.append(field.UnderTemplate(target.id, int(typed), 0))
+    if not any(u.full for u in under):
+        result.notices.append(Outcome.of("w40k4.fire.template_empty", weapon=weapon.name))
+        return
+    for found in under:
+        hit = state.units[found.unit]
+        if not hit.alive or found.full <= 0:
+            continue
+        hits = found.full * (1 if hit.vehicle else group.count)
+        result.notices.append(
+            Outcome.of(
+                "w40k4.field.under_template",
+                weapon=weapon.name,
+                unit=hit.name,
+                full=min(hits, hit.models if not hit.vehicle else group.count),
+                partial=0,
+            )
+        )
+        resolution = attack(
+            state,
+            hit,
+            tray,
+            weapon=weapon,
+            attacks=0,
+            auto_hits=min(hits, group.count if hit.vehicle else hit.models),
+            hit={"bs": unit.bs},
+            cover=None,
+            facing=command.facing,
+        )
+        result.resolutions.append(resolution)
+        apply_hits(state, hit, resolution, result)

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rules.core.battlefield import Battlefield, Overlay, Point
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.w40k4.model import (
@@ -79,6 +80,8 @@ class UnitState(StateModel):
     phase_start: int = 0
     phase_losses: int = 0
     locked_with: list[str] = Field(default_factory=list)
+    # where the unit stands, in inches, when the game has a battlefield (None: off the table)
+    at: Point | None = None
 
     @property
     def alive(self) -> bool:
@@ -122,6 +125,14 @@ class PendingTemplate(StateModel):
     landed: str
 
 
+class LastAction(StateModel):
+    """The last action the map shows: a caption (catalogue key) and its overlays."""
+
+    key: str
+    params: dict[str, str | int | float] = Field(default_factory=dict)
+    overlays: list[Overlay] = Field(default_factory=list)
+
+
 class W40kState(StateModel):
     """The whole game document of a w40k4 game (stored as JSON by ``db/``)."""
 
@@ -143,6 +154,9 @@ class W40kState(StateModel):
     templates: list[PendingTemplate] = Field(default_factory=list)
     resolved_combats: list[str] = Field(default_factory=list)
     counter: int = 0
+    # the table the bot measures on (None: players type distances and terrain)
+    battlefield: Battlefield | None = None
+    last: LastAction | None = None
 
     def unit(self, unit_id: str) -> UnitState:
         """A unit by id."""

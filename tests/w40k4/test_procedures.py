@@ -94,6 +94,10 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "mishap": [{}],
     "penetration": [{"strength": 4, "armour": 10}, {"strength": 10, "armour": 14}],
     "vehicle_damage": [{}, {"glancing": True}, {"ap": 1, "open_topped": True}, {"squadron": True}],
+    "measure": [
+        {"what": "fire", "inches": 14.2, "terrain": "rovine", "cover": "muri", "crossed": "Bosco"},
+        {"what": "assault", "inches": 5.5, "typed": 6},
+    ],
     "movement": [
         {"unit_type": "fanteria", "distance": 6, "terrain": "difficult"},
         {"unit_type": "moto", "distance": 12, "terrain": "difficult"},

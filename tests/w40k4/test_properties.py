@@ -94,6 +94,15 @@ STRATEGIES: dict[str, Any] = {
             "squadron": st.booleans(),
         }
     ),
+    "measure": st.fixed_dictionaries(
+        {
+            "what": st.sampled_from(["move", "fire", "assault", "deep_strike"]),
+            "inches": st.floats(0, 100, allow_nan=False),
+            "typed": st.none() | st.floats(0, 100, allow_nan=False),
+            "terrain": st.none() | st.sampled_from(["aperto", "rovine"]),
+            "cover": st.none() | st.sampled_from(["muri", "siepi"]),
+        }
+    ),
     "movement": st.fixed_dictionaries(
         {
             "unit_type": st.sampled_from(

@@ -155,7 +155,10 @@ async def test_autocomplete_and_bad_options(table):
     assert "banda" in targets and "mortai" not in targets  # mortars are in reserve
     covers = await table.service.choices(CHANNEL, ANNA, "cover", "ro")
     assert covers == ["tronchi", "rovine", "rocce", "rottami"]
-    assert await table.service.choices(CHANNEL, ANNA, "scenario", "avam") == ["avamposto"]
+    assert await table.service.choices(CHANNEL, ANNA, "scenario", "avam") == [
+        "avamposto",
+        "avamposto_campo",
+    ]
     error = await table.refused(
         ANNA, "move", "error.option.not_a_number", unit="squadra_tattica", distance="sei"
     )
