@@ -37,6 +37,7 @@ CHILD_TABLES = (
     "deadlines",
     "side_roles",
     "members",
+    "patches",
     "events",
     "states",
     "games",
