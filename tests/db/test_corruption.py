@@ -130,10 +130,10 @@ async def test_jsonb_copy_that_drifted_from_the_hashed_text(pg_url: str) -> None
     """PostgreSQL keeps a JSONB copy of each document; the audit notices if it disagrees."""
     backend = Backend("postgres", pg_url)
     await game_with_history(backend)
-    await tamper(backend, "UPDATE states SET document = '{{\"turn\": 42}}' WHERE version = 2")
+    await tamper(backend, "UPDATE states SET document = '{{\"turn\": 42}}' WHERE version = 1")
     async with await backend.open() as store:
-        assert (await store.state_at(7, 2)).document == {"turn": 2}  # Reads use the text.
-        assert await store.check() == ["channel 7: the JSONB copy of state 2 differs from its text"]
+        assert (await store.state_at(7, 1)).document == {"turn": 1}  # Reads use the text.
+        assert await store.check() == ["channel 7: the JSONB copy of state 1 differs from its text"]
 
 
 async def test_tampered_export_fails_verification(store: SqliteStore) -> None:
