@@ -196,7 +196,9 @@ def compact_history(
     previous: str | None = None
     for version, status, text in documents:
         if previous is not None:
-            patches.append((version, status, make_patch(json.loads(previous), json.loads(text), text)))
+            patches.append(
+                (version, status, make_patch(json.loads(previous), json.loads(text), text))
+            )
         if is_snapshot(version) or version == head:
             full.append((version, status, text))
         previous = text
@@ -243,10 +245,7 @@ def walk_history(
         if step is not None and current is not None:
             rebuilt = apply_patch(current, patch_from_json(step[1]))
             candidates.append((step[0], canonical_json(rebuilt)))
-        if kept is not None:
-            current = json.loads(kept[1])
-        else:
-            current = rebuilt
+        current = json.loads(kept[1]) if kept is not None else rebuilt
         walked.append((version, candidates))
     return walked
 

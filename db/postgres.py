@@ -51,7 +51,6 @@ from db.errors import (
 )
 from db.hashing import GENESIS_HASH, canonical_json, event_hash, state_hash, verify_chain
 from db.integrity import covered_digests, head_problem, rows_problem
-from db.patch import compact_history, history_states, is_snapshot, rebuild_text
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -77,6 +76,7 @@ from db.models import (
     parse_timestamp,
     utc_now,
 )
+from db.patch import compact_history, history_states, is_snapshot, rebuild_text
 from db.protocol import Document
 from db.sqlite import (
     MAX_EVENTS_PAGE,

@@ -53,7 +53,6 @@ from db.hashing import (
     verify_chain,
 )
 from db.integrity import covered_digests, head_problem, rows_problem
-from db.patch import compact_history, history_states, is_snapshot, make_patch, rebuild_text
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -80,10 +79,11 @@ from db.models import (
     parse_timestamp,
     utc_now,
 )
+from db.patch import compact_history, history_states, is_snapshot, make_patch, rebuild_text
 from db.protocol import Document
 from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
 from db.rows import CHILD_TABLES as _CHILD_TABLES
-from db.rows import archive_blob, archive_fields, decode_archive
+from db.rows import archive_blob, archive_fields, decode_archive, pack_text
 from db.rows import archive_from_row as _archive_from_row
 from db.rows import check_status as _check_status
 from db.rows import deadline_from_row as _deadline_from_row
@@ -303,9 +303,9 @@ def _insert_event(
             pending.interaction_id,
             pending.actor_id,
             pending.verb,
-            args_json,
-            pending.dice_json,
-            pending.resolution_json,
+            pack_text(args_json),
+            pack_text(pending.dice_json),
+            pack_text(pending.resolution_json),
             version,
             resulting_state_hash,
             undoes_seq,
@@ -591,7 +591,8 @@ def _patch_between(channel_id: int, version: int, old_json: str, new_json: str) 
     """The patch from the stored document of ``version`` to the next one's."""
     if old_json == new_json:  # end_game, and undoing a command that changed nothing
         return "[]"
-    return make_patch(_decode_document(old_json, channel_id, version), json.loads(new_json), new_json)
+    old = _decode_document(old_json, channel_id, version)
+    return make_patch(old, json.loads(new_json), new_json)
 
 
 def _state_text_tx(
@@ -1962,7 +1963,10 @@ def _restore_tx(
             ),
         )
         full, patches = compact_history(
-            [(state.version, state.status, canonical_json(state.document)) for state in bundle.states]
+            [
+                (state.version, state.status, canonical_json(state.document))
+                for state in bundle.states
+            ]
         )
         connection.executemany(
             _INSERT_STATE, [(game.channel_id, *row) for row in full]
@@ -1976,9 +1980,9 @@ def _restore_tx(
                     event.interaction_id,
                     event.actor_id,
                     event.verb,
-                    canonical_json(event.args),
-                    canonical_json(event.dice),
-                    canonical_json(event.resolution),
+                    pack_text(canonical_json(event.args)),
+                    pack_text(canonical_json(event.dice)),
+                    pack_text(canonical_json(event.resolution)),
                     event.state_version,
                     event.state_hash,
                     event.undoes_seq,
