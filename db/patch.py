@@ -216,6 +216,10 @@ def rebuild_text(base_text: str, patch_texts: Iterable[str]) -> str:
     return canonical_json(document)
 
 
+# Marks a version that cannot be rebuilt (None is a JSON value).
+_UNKNOWN: Any = object()
+
+
 def walk_history(
     full: Sequence[tuple[int, str, str]],
     patches: Sequence[tuple[int, str, str]],
@@ -234,15 +238,15 @@ def walk_history(
     documents = {version: (status, text) for version, status, text in full}
     steps = {version: (status, text) for version, status, text in patches}
     walked: list[tuple[int, list[tuple[str, str]]]] = []
-    current: Any = None  # the previous version, parsed (None: unknown)
+    current: Any = _UNKNOWN  # the previous version, parsed
     for version in range(1, last + 1):
         candidates: list[tuple[str, str]] = []
         kept = documents.get(version)
         if kept is not None:
             candidates.append(kept)
         step = steps.get(version)
-        rebuilt: Any = None
-        if step is not None and current is not None:
+        rebuilt: Any = _UNKNOWN
+        if step is not None and current is not _UNKNOWN:
             rebuilt = apply_patch(current, patch_from_json(step[1]))
             candidates.append((step[0], canonical_json(rebuilt)))
         current = json.loads(kept[1]) if kept is not None else rebuilt
