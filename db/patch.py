@@ -23,6 +23,7 @@ state rebuilt from them is checked against its event's state hash by the stores.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -305,3 +306,33 @@ def history_states(
         if candidates:
             states.append((version, *candidates[0]))
     return states
+
+
+class ParsedDocuments:
+    """The current documents of the channels committed lately, parsed, keyed by their text.
+
+    A commit diffs the previous version against the new one; the previous version is the
+    document the channel's last commit wrote, so keeping it parsed saves parsing it again
+    (~1/3 of the patch's cost). An entry is used only if its text equals the stored text
+    exactly, so a rolled-back commit or another process's write can never feed a stale
+    document into a patch. Bounded (least recently used first out). Not thread-safe: each
+    store uses its own from one thread (SQLite's connection thread, PostgreSQL's loop).
+    """
+
+    def __init__(self, size: int = 128) -> None:
+        self._size = size
+        self._entries: OrderedDict[int, tuple[str, Any]] = OrderedDict()
+
+    def take(self, channel_id: int, text: str) -> Any:
+        """The parsed document of ``text`` (the caller owns it now), or None."""
+        entry = self._entries.pop(channel_id, None)
+        if entry is None or entry[0] != text:
+            return None
+        return entry[1]
+
+    def keep(self, channel_id: int, text: str, document: Any) -> None:
+        """Remember ``document`` (which nobody else may change) as the parse of ``text``."""
+        self._entries[channel_id] = (text, document)
+        self._entries.move_to_end(channel_id)
+        while len(self._entries) > self._size:
+            self._entries.popitem(last=False)

@@ -79,7 +79,14 @@ from db.models import (
     parse_timestamp,
     utc_now,
 )
-from db.patch import compact_history, history_states, is_snapshot, make_patch, rebuild_text
+from db.patch import (
+    ParsedDocuments,
+    compact_history,
+    history_states,
+    is_snapshot,
+    make_patch,
+    rebuild_text,
+)
 from db.protocol import Document
 from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
 from db.rows import CHILD_TABLES as _CHILD_TABLES
@@ -526,8 +533,10 @@ def _append_tx(
     expected_version: int | None,
     pending: _PendingEvent,
     decide: _Decide,
+    parsed: ParsedDocuments | None = None,
 ) -> CommitResult:
-    """The one write path after creation: duplicate check, version guard, state + event."""
+    """The one write path after creation: duplicate check, version guard, state, event and
+    patch, and the previous whole document dropped unless it is a snapshot."""
     with _write_transaction(connection):
         # Before the version check: a retry of a command that did commit must get its
         # result back, not a conflict with the version it produced itself.
@@ -554,7 +563,7 @@ def _append_tx(
         if previous[1] is None:
             raise CorruptRecord(channel_id, f"state of version {version} is missing")
         patch_json = _patch_between(
-            channel_id, version, str(previous[1]), upcoming.document_json
+            channel_id, version, str(previous[1]), upcoming.document_json, parsed
         )
         new_version = version + 1
         # The guard is redundant while BEGIN IMMEDIATE holds the lock, but it keeps the
@@ -587,12 +596,28 @@ def _append_tx(
     return CommitResult(event)
 
 
-def _patch_between(channel_id: int, version: int, old_json: str, new_json: str) -> str:
-    """The patch from the stored document of ``version`` to the next one's."""
+def _patch_between(
+    channel_id: int,
+    version: int,
+    old_json: str,
+    new_json: str,
+    parsed: ParsedDocuments | None = None,
+) -> str:
+    """The patch from the stored document of ``version`` to the next one's.
+
+    ``parsed`` holds the documents the last commits wrote, parsed: the previous version
+    is usually there, which saves parsing it again.
+    """
     if old_json == new_json:  # end_game, and undoing a command that changed nothing
         return "[]"
-    old = _decode_document(old_json, channel_id, version)
-    return make_patch(old, json.loads(new_json), new_json)
+    old = None if parsed is None else parsed.take(channel_id, old_json)
+    if old is None:
+        old = _decode_document(old_json, channel_id, version)
+    new = json.loads(new_json)  # private: the caller's object is not read on this thread
+    patch_json = make_patch(old, new, new_json)
+    if parsed is not None:
+        parsed.keep(channel_id, new_json, new)
+    return patch_json
 
 
 def _state_text_tx(
@@ -1332,6 +1357,8 @@ class SqliteStore:
         self._connection = connection
         self._closed = False
         self.path = path
+        # Only ever used on the connection's thread, inside `_append_tx`.
+        self._parsed = ParsedDocuments()
 
     @classmethod
     async def open(
@@ -1570,6 +1597,7 @@ class SqliteStore:
                 expected_version=expected_version,
                 pending=pending,
                 decide=decide,
+                parsed=self._parsed,
             ),
             channel_id,
             groupable=True,
