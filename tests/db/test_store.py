@@ -236,6 +236,34 @@ async def test_history_cannot_be_rewritten_through_sql(
     assert len(await store.events(71)) == 1
 
 
+async def test_only_a_rebuildable_past_document_may_be_dropped(
+    store: SqliteStore, backend: Backend
+) -> None:
+    """The append-only guards of schema 8: a whole document goes only when it is neither
+    version 1, a snapshot nor the head, and its patch is stored; patches never change."""
+    import sqlite3
+
+    import asyncpg
+
+    refused = (sqlite3.IntegrityError, asyncpg.RaiseError)
+    await new_game(store, 72, document={"turn": 1})
+    for version in range(1, 20):
+        await store.commit(72, version, {"turn": version + 1}, move(version))
+    kept = (1, 16, 20)
+    for version in kept:
+        with pytest.raises(refused, match="cannot be deleted"):
+            await backend.execute(
+                f"DELETE FROM states WHERE channel_id = 72 AND version = {version}"
+            )
+    with pytest.raises(refused, match="append-only"):
+        await backend.execute("UPDATE patches SET patch = '[]' WHERE channel_id = 72")
+    with pytest.raises(refused, match="cannot be deleted"):
+        await backend.execute("DELETE FROM patches WHERE channel_id = 72")
+    for version in range(1, 21):
+        assert (await store.state_at(72, version)).document == {"turn": version}
+    assert await store.check() == []
+
+
 async def test_state_at_every_version(store: SqliteStore) -> None:
     await new_game(store, 80)
     await store.commit(80, 1, sample_document(turn=2), move(1), status="active")
