@@ -158,12 +158,22 @@ def make_patch(old: Any, new: Any, new_json: str) -> str:
     ``canonical_json(new)``. Should the difference not rebuild the exact text (see `diff`),
     the patch replaces the whole document instead: larger, never wrong.
     """
+    return patch_and_result(old, new, new_json)[0]
+
+
+def patch_and_result(old: Any, new: Any, new_json: str) -> tuple[str, Any]:
+    """`make_patch`, and a private parse of ``new_json`` (``old`` with the patch applied).
+
+    ``new`` is only read (it may be the caller's own document: the patch is checked
+    against ``new_json``, so even a document changed meanwhile cannot yield a wrong
+    patch), and it is not part of the result.
+    """
     operations = diff(old, new)
     patch_json = canonical_json(operations)
     rebuilt = apply_patch(old, json.loads(patch_json))
     if canonical_json(rebuilt) == new_json:
-        return patch_json
-    return canonical_json([[[], json.loads(new_json)]])
+        return patch_json, rebuilt
+    return canonical_json([[[], json.loads(new_json)]]), json.loads(new_json)
 
 
 def patch_from_json(text: object) -> Patch:
@@ -309,26 +319,24 @@ def history_states(
 
 
 class ParsedDocuments:
-    """The current documents of the channels committed lately, parsed, keyed by their text.
+    """The current documents of the channels committed lately, parsed, with their text.
 
-    A commit diffs the previous version against the new one; the previous version is the
-    document the channel's last commit wrote, so keeping it parsed saves parsing it again
-    (~1/3 of the patch's cost). An entry is used only if its text equals the stored text
-    exactly, so a rolled-back commit or another process's write can never feed a stale
-    document into a patch. Bounded (least recently used first out). Not thread-safe: each
-    store uses its own from one thread (SQLite's connection thread, PostgreSQL's loop).
+    A commit diffs the previous version against the new one; the previous version is
+    usually the document the channel's last commit wrote, so keeping it parsed saves
+    parsing it again. Whoever uses an entry must check that its text equals the stored
+    current version exactly (the SQLite store does, in the commit's transaction): a commit
+    that was refused or rolled back, or another process's write, then simply misses.
+    Bounded (least recently used first out). Not thread-safe: one thread uses it.
     """
 
     def __init__(self, size: int = 128) -> None:
         self._size = size
         self._entries: OrderedDict[int, tuple[str, Any]] = OrderedDict()
 
-    def take(self, channel_id: int, text: str) -> Any:
-        """The parsed document of ``text`` (the caller owns it now), or None."""
-        entry = self._entries.pop(channel_id, None)
-        if entry is None or entry[0] != text:
-            return None
-        return entry[1]
+    def latest(self, channel_id: int) -> tuple[str, Any] | None:
+        """The last ``(text, document)`` kept for the channel, taken out (the caller owns
+        the document now), or None."""
+        return self._entries.pop(channel_id, None)
 
     def keep(self, channel_id: int, text: str, document: Any) -> None:
         """Remember ``document`` (which nobody else may change) as the parse of ``text``."""

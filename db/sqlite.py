@@ -21,6 +21,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
@@ -85,6 +86,7 @@ from db.patch import (
     history_states,
     is_snapshot,
     make_patch,
+    patch_and_result,
     rebuild_text,
 )
 from db.protocol import Document
@@ -533,7 +535,7 @@ def _append_tx(
     expected_version: int | None,
     pending: _PendingEvent,
     decide: _Decide,
-    parsed: ParsedDocuments | None = None,
+    prepared: _PreparedPatch | None = None,
 ) -> CommitResult:
     """The one write path after creation: duplicate check, version guard, state, event and
     patch, and the previous whole document dropped unless it is a snapshot."""
@@ -562,9 +564,15 @@ def _append_tx(
             raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
         if previous[1] is None:
             raise CorruptRecord(channel_id, f"state of version {version} is missing")
-        patch_json = _patch_between(
-            channel_id, version, str(previous[1]), upcoming.document_json, parsed
-        )
+        stored_json = str(previous[1])
+        if (
+            prepared is not None
+            and prepared.new_json == upcoming.document_json
+            and prepared.base_json == stored_json
+        ):
+            patch_json = prepared.patch_json  # made off this thread, from this very base
+        else:
+            patch_json = _patch_between(channel_id, version, stored_json, upcoming.document_json)
         new_version = version + 1
         # The guard is redundant while BEGIN IMMEDIATE holds the lock, but it keeps the
         # write itself conditional, which is what a backend without that lock relies on.
@@ -596,28 +604,42 @@ def _append_tx(
     return CommitResult(event)
 
 
-def _patch_between(
-    channel_id: int,
-    version: int,
-    old_json: str,
-    new_json: str,
-    parsed: ParsedDocuments | None = None,
-) -> str:
-    """The patch from the stored document of ``version`` to the next one's.
+@dataclass(frozen=True, slots=True)
+class _PreparedPatch:
+    """A commit's patch made before the hop, from the base its maker had parsed."""
 
-    ``parsed`` holds the documents the last commits wrote, parsed: the previous version
-    is usually there, which saves parsing it again.
-    """
+    base_json: str
+    new_json: str
+    patch_json: str
+
+
+def _patch_between(channel_id: int, version: int, old_json: str, new_json: str) -> str:
+    """The patch from the stored document of ``version`` to the next one's, made here
+    (when the commit's prepared patch does not apply: see `_prepare_commit`)."""
     if old_json == new_json:  # end_game, and undoing a command that changed nothing
         return "[]"
-    old = None if parsed is None else parsed.take(channel_id, old_json)
-    if old is None:
-        old = _decode_document(old_json, channel_id, version)
-    new = json.loads(new_json)  # private: the caller's object is not read on this thread
-    patch_json = make_patch(old, new, new_json)
-    if parsed is not None:
-        parsed.keep(channel_id, new_json, new)
-    return patch_json
+    old = _decode_document(old_json, channel_id, version)
+    return make_patch(old, json.loads(new_json), new_json)
+
+
+def _prepare_commit(
+    parsed: ParsedDocuments, channel_id: int, new_state: Document
+) -> tuple[str, _PreparedPatch | None]:
+    """On the encoder thread: canonical JSON of the new document, and its patch from the
+    previous version this thread saw for the channel (None if it saw none)."""
+    new_json = encode_document(new_state)
+    base = parsed.latest(channel_id)
+    if base is None:
+        parsed.keep(channel_id, new_json, json.loads(new_json))
+        return new_json, None
+    base_json, old = base
+    if base_json == new_json:
+        parsed.keep(channel_id, new_json, old)
+        return new_json, _PreparedPatch(base_json, new_json, "[]")
+    source = json.loads(new_state) if isinstance(new_state, str) else new_state
+    patch_json, rebuilt = patch_and_result(old, source, new_json)
+    parsed.keep(channel_id, new_json, rebuilt)
+    return new_json, _PreparedPatch(base_json, new_json, patch_json)
 
 
 def _state_text_tx(
@@ -1357,7 +1379,11 @@ class SqliteStore:
         self._connection = connection
         self._closed = False
         self.path = path
-        # Only ever used on the connection's thread, inside `_append_tx`.
+        # The canonical JSON of a commit's document and its patch are made on a thread of
+        # their own (`_prepare`): not on the event loop, and not on the connection's
+        # thread, whose every millisecond all grouped commits wait for. `_parsed` is only
+        # ever used on that thread.
+        self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-encode")
         self._parsed = ParsedDocuments()
 
     @classmethod
@@ -1415,6 +1441,30 @@ class SqliteStore:
             raise
         return store
 
+    async def _prepare(
+        self, channel_id: int, new_state: Document
+    ) -> tuple[str, _PreparedPatch | None]:
+        """The document's canonical JSON and, when this store wrote the channel's previous
+        version, the patch from it, both made on the encoder thread.
+
+        The caller is suspended on this call while its document is read. The text stored
+        and hashed comes from one ``json.dumps`` call, which holds the GIL throughout, so
+        it is one consistent reading of the document; the patch, made by walking the
+        document afterwards, is checked against that text (`db.patch.patch_and_result`),
+        and `_append_tx` uses it only if its base is exactly the stored current version.
+        """
+        if self._closed:
+            raise StoreUnavailable("the store is closed", channel_id)
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(
+                self._encoder, _prepare_commit, self._parsed, channel_id, new_state
+            )
+        except RuntimeError as error:  # the executor was shut down by a concurrent close
+            if not self._closed:
+                raise
+            raise StoreUnavailable("the store is closed", channel_id) from error
+
     async def close(self) -> None:
         """Let the commands already queued finish, close the connection, stop its thread.
 
@@ -1425,6 +1475,7 @@ class SqliteStore:
         if not self._closed:
             self._closed = True
             await self._connection.close()
+            self._encoder.shutdown(wait=False)
 
     async def __aenter__(self) -> Self:
         return self
@@ -1585,7 +1636,7 @@ class SqliteStore:
         if status is not None and status not in ("setup", "active"):
             raise ValueError(f"commit cannot set status {status!r}")
         channel_id = operator.index(channel_id)
-        document_json = encode_document(new_state)
+        document_json, prepared = await self._prepare(channel_id, new_state)
         pending = _pending_event(event)
         decide = partial(
             _decide_commit, channel_id=channel_id, document_json=document_json, new_status=status
@@ -1597,7 +1648,7 @@ class SqliteStore:
                 expected_version=expected_version,
                 pending=pending,
                 decide=decide,
-                parsed=self._parsed,
+                prepared=prepared,
             ),
             channel_id,
             groupable=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from datetime import UTC, datetime, timedelta, timezone
@@ -436,3 +437,42 @@ async def test_archiving_refuses_a_stale_export(store: SqliteStore) -> None:
     with pytest.raises(VersionConflict):
         await store.archive_game(42, stale)
     assert (await store.load(42)).status == "ended"
+
+
+async def test_patches_made_before_the_hop_never_use_a_stale_base(db_path: Path) -> None:
+    """SQLite makes a commit's patch on its encoder thread, from the document that store
+    wrote last; when the stored version is another (another process wrote, a conflict, an
+    undo), the commit's transaction makes the patch itself. Every version reads back."""
+    from db.sqlite import SqliteStore
+
+    written: dict[int, dict] = {}
+    async with await SqliteStore.open(db_path) as first, await SqliteStore.open(db_path) as other:
+        await new_game(first, 90, document={"turn": 1, "log": []})
+        written[1] = {"turn": 1, "log": []}
+
+        async def play(store: SqliteStore, version: int) -> int:
+            document = {"turn": version + 1, "log": [f"t{n}" for n in range(version)]}
+            result = await store.commit(90, version, document, move(version))
+            written[result.event.seq] = document
+            return result.event.seq
+
+        version = await play(first, 1)
+        version = await play(first, version)  # the prepared patch
+        version = await play(other, version)  # the other store's first: no base
+        version = await play(first, version)  # first's base is stale: made in the transaction
+        with pytest.raises(VersionConflict):
+            await first.commit(90, version - 1, {"turn": 0}, move(0))
+        version = await play(first, version)  # after a refused commit
+        version = (await first.undo(90)).event.seq
+        written[version] = written[version - 2]
+        version = await play(first, version)  # after an undo
+        racing = {"turn": 99, "log": []}
+        task = asyncio.ensure_future(first.commit(90, version, racing, move(version)))
+        await asyncio.sleep(0)
+        racing["turn"] = 100  # changed while the commit is under way
+        result = await task
+        version = result.event.seq
+        written[version] = (await first.load(90)).document  # whichever reading was stored
+        for seq, document in written.items():
+            assert (await first.state_at(90, seq)).document == document, seq
+        assert await first.check() == []
