@@ -319,28 +319,40 @@ def history_states(
 
 
 class ParsedDocuments:
-    """The current documents of the channels committed lately, parsed, with their text.
+    """The current documents of the channels committed lately, with their text.
 
     A commit diffs the previous version against the new one; the previous version is
-    usually the document the channel's last commit wrote, so keeping it parsed saves
-    parsing it again. Whoever uses an entry must check that its text equals the stored
-    current version exactly (the SQLite store does, in the commit's transaction): a commit
-    that was refused or rolled back, or another process's write, then simply misses.
-    Bounded (least recently used first out). Not thread-safe: one thread uses it.
+    usually the document the channel's last commit wrote, so keeping it saves reading it
+    back. Whoever uses an entry must check that its text equals the stored current version
+    exactly (the SQLite store does, in the commit's transaction): a commit that was refused
+    or rolled back, or another process's write, then simply misses.
+
+    The texts of the ``texts`` channels used last are kept (16 MB for 1,000 channels of
+    16 KB documents); the parsed documents, several times larger in memory, only for the
+    ``parsed`` used last (the others are parsed again from their text). Least recently
+    used first out. Not thread-safe: one thread uses it.
     """
 
-    def __init__(self, size: int = 128) -> None:
-        self._size = size
-        self._entries: OrderedDict[int, tuple[str, Any]] = OrderedDict()
+    def __init__(self, *, texts: int = 4096, parsed: int = 128) -> None:
+        self._texts_size = texts
+        self._parsed_size = parsed
+        self._texts: OrderedDict[int, str] = OrderedDict()
+        self._parsed: OrderedDict[int, Any] = OrderedDict()
 
     def latest(self, channel_id: int) -> tuple[str, Any] | None:
-        """The last ``(text, document)`` kept for the channel, taken out (the caller owns
-        the document now), or None."""
-        return self._entries.pop(channel_id, None)
+        """The last ``(text, document or None)`` kept for the channel, taken out (the caller
+        owns the document now), or None."""
+        text = self._texts.pop(channel_id, None)
+        document = self._parsed.pop(channel_id, None)
+        return None if text is None else (text, document)
 
     def keep(self, channel_id: int, text: str, document: Any) -> None:
         """Remember ``document`` (which nobody else may change) as the parse of ``text``."""
-        self._entries[channel_id] = (text, document)
-        self._entries.move_to_end(channel_id)
-        while len(self._entries) > self._size:
-            self._entries.popitem(last=False)
+        self._texts[channel_id] = text
+        self._texts.move_to_end(channel_id)
+        self._parsed[channel_id] = document
+        self._parsed.move_to_end(channel_id)
+        while len(self._texts) > self._texts_size:
+            self._texts.popitem(last=False)
+        while len(self._parsed) > self._parsed_size:
+            self._parsed.popitem(last=False)

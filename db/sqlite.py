@@ -633,6 +633,8 @@ def _prepare_commit(
         parsed.keep(channel_id, new_json, json.loads(new_json))
         return new_json, None
     base_json, old = base
+    if old is None:  # only its text was still kept
+        old = json.loads(base_json)
     if base_json == new_json:
         parsed.keep(channel_id, new_json, old)
         return new_json, _PreparedPatch(base_json, new_json, "[]")
