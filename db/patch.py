@@ -347,11 +347,13 @@ class ParsedDocuments:
         return None if text is None else (text, document)
 
     def keep(self, channel_id: int, text: str, document: Any) -> None:
-        """Remember ``document`` (which nobody else may change) as the parse of ``text``."""
+        """Remember ``text`` and ``document`` (None: not parsed; else a parse of ``text``
+        that nobody else may change) as the channel's current version."""
         self._texts[channel_id] = text
         self._texts.move_to_end(channel_id)
-        self._parsed[channel_id] = document
-        self._parsed.move_to_end(channel_id)
+        if document is not None:
+            self._parsed[channel_id] = document
+            self._parsed.move_to_end(channel_id)
         while len(self._texts) > self._texts_size:
             self._texts.popitem(last=False)
         while len(self._parsed) > self._parsed_size:

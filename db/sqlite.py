@@ -630,17 +630,18 @@ def _prepare_commit(
     new_json = encode_document(new_state)
     base = parsed.latest(channel_id)
     if base is None:
-        parsed.keep(channel_id, new_json, json.loads(new_json))
+        # Only the text: it is parsed if and when the channel's next commit needs it.
+        parsed.keep(channel_id, new_json, None)
         return new_json, None
     base_json, old = base
-    if old is None:  # only its text was still kept
-        old = json.loads(base_json)
     if base_json == new_json:
         parsed.keep(channel_id, new_json, old)
         return new_json, _PreparedPatch(base_json, new_json, "[]")
+    if old is None:
+        old = json.loads(base_json)
     source = json.loads(new_state) if isinstance(new_state, str) else new_state
     patch_json, rebuilt = patch_and_result(old, source, new_json)
-    parsed.keep(channel_id, new_json, rebuilt)
+    parsed.keep(channel_id, new_json, rebuilt)  # a private parse of new_json, for free
     return new_json, _PreparedPatch(base_json, new_json, patch_json)
 
 
