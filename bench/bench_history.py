@@ -9,7 +9,9 @@ players), and prints:
 * bytes stored per event (payload of events + states + patches and their indexes, from
   SQLite's dbstat) and the file's size per event;
 * `state_at` of random old versions (snapshot + patches) and a verified export;
-* the CPU a commit spends making its patch, and the patches' sizes.
+* the CPU a commit spends making its patch, and the patches' sizes;
+* with ``--group-channels N``: group commit at concurrency 50 over N channels, each
+  walking through the game's states.
 
 ``--root`` imports the store from another checkout (e.g. the main branch, before schema 8)
 to compare the same game on both layouts::
@@ -133,6 +135,48 @@ async def replay(bundle: dict[str, Any], directory: Path, pause_s: float) -> Non
           f"p99 {percentile(reads, 0.99) * 1e3:.2f} ms; verified export {exported * 1e3:.0f} ms")
 
 
+async def group_commits(
+    bundle: dict[str, Any], directory: Path, channels: int, commits: int, workers: int
+) -> None:
+    """Commits alone (no rules), ``workers`` at a time on distinct channels, each channel
+    walking through the game's successive states (documents that really change)."""
+    from db.models import NewEvent
+    from db.sqlite import SqliteStore
+
+    documents = [s["document"] for s in bundle["states"] if s["status"] != "ended"]
+    async with await SqliteStore.open(directory / "group.db") as store:
+        version: dict[int, int] = {}
+        for channel in range(1, channels + 1):
+            await store.create_game(
+                channel, guild_id=1, ruleset="bench", language="it", document=documents[0],
+                status="active",
+            )  # fmt: skip
+            version[channel] = 1
+        latencies: list[float] = []
+
+        async def worker(mine: list[int], rng: random.Random) -> None:
+            for n in range(commits // workers):
+                channel = rng.choice(mine)
+                # A fresh object, as the rules' model_dump gives one.
+                document = json.loads(json.dumps(documents[version[channel] % len(documents)]))
+                event = NewEvent(verb="bench", args={"n": n}, dice=[{"die": "D10", "face": 7}])
+                started = time.perf_counter()
+                result = await store.commit(channel, version[channel], document, event)
+                latencies.append(time.perf_counter() - started)
+                version[channel] = result.event.seq
+
+        owned = list(version)
+        started = time.perf_counter()
+        await asyncio.gather(
+            *(worker(owned[i::workers], random.Random(i)) for i in range(workers))
+        )
+        elapsed = time.perf_counter() - started
+    print(f"group commit, {channels} channels, concurrency {workers}, changing documents: "
+          f"{len(latencies) / elapsed:.0f} commits/s, p50 "
+          f"{statistics.median(latencies) * 1e3:.1f} ms, p99 "
+          f"{percentile(latencies, 0.99) * 1e3:.1f} ms")
+
+
 def patch_cost(bundle: dict[str, Any]) -> None:
     """CPU a commit spends on its patch, as the store does it (previous version parsed)."""
     try:
@@ -165,6 +209,9 @@ def main() -> None:
     parser.add_argument("--root", help="import the store from this checkout instead")
     parser.add_argument("--pause-ms", type=float, default=2.0)
     parser.add_argument("--dir", help="directory for the files (default: a temporary one)")
+    parser.add_argument("--group-channels", type=int, default=0,
+                        help="also measure group commit on this many channels (e.g. 1000)")
+    parser.add_argument("--group-commits", type=int, default=2000)
     arguments = parser.parse_args()
     sys.path.insert(0, str(Path(arguments.root).resolve() if arguments.root else ROOT))
     with tempfile.TemporaryDirectory() as temporary:
@@ -178,6 +225,12 @@ def main() -> None:
             Path(arguments.save).write_text(json.dumps(bundle), encoding="utf-8")
         asyncio.run(replay(bundle, directory, arguments.pause_ms / 1000))
         patch_cost(bundle)
+        if arguments.group_channels:
+            asyncio.run(
+                group_commits(
+                    bundle, directory, arguments.group_channels, arguments.group_commits, 50
+                )
+            )
 
 
 if __name__ == "__main__":
