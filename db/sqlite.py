@@ -1468,6 +1468,11 @@ class SqliteStore:
                 raise
             raise StoreUnavailable("the store is closed", channel_id) from error
 
+    def _remember(self, channel_id: int, document_json: str) -> None:
+        """Tell the encoder a channel's current document (its next commit's patch base)."""
+        with contextlib.suppress(RuntimeError):  # closed meanwhile: nothing to remember
+            self._encoder.submit(self._parsed.keep, channel_id, document_json, None)
+
     async def close(self) -> None:
         """Let the commands already queued finish, close the connection, stop its thread.
 
@@ -1568,6 +1573,7 @@ class SqliteStore:
         )
         if result.duplicate:
             return await self.load(channel_id)
+        self._remember(channel_id, document_json)
         created = parse_timestamp(pending.created_at)
         return GameRecord(
             channel_id=channel_id,
