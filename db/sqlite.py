@@ -640,7 +640,13 @@ def _prepare_commit(
     if old is None:
         old = json.loads(base_json)
     source = json.loads(new_state) if isinstance(new_state, str) else new_state
-    patch_json, rebuilt = patch_and_result(old, source, new_json)
+    try:
+        patch_json, rebuilt = patch_and_result(old, source, new_json)
+    except (ValueError, TypeError, RecursionError):
+        # A document JSON reads back differently (say, integer keys): the transaction
+        # makes the patch from the stored texts instead.
+        parsed.keep(channel_id, new_json, None)
+        return new_json, None
     parsed.keep(channel_id, new_json, rebuilt)  # a private parse of new_json, for free
     return new_json, _PreparedPatch(base_json, new_json, patch_json)
 

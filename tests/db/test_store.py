@@ -476,3 +476,13 @@ async def test_patches_made_before_the_hop_never_use_a_stale_base(db_path: Path)
         for seq, document in written.items():
             assert (await first.state_at(90, seq)).document == document, seq
         assert await first.check() == []
+
+
+async def test_a_document_with_integer_keys_still_commits(store: SqliteStore) -> None:
+    """Keys become text in JSON; the patch is then made from the stored texts."""
+    await new_game(store, 91, document={"units": {"1": {"models": 5}}})
+    result = await store.commit(91, 1, {"units": {1: {"models": 4}}}, move(1))
+    await store.commit(91, result.event.seq, {"units": {1: {"models": 3}, 2: {}}}, move(2))
+    assert (await store.state_at(91, 2)).document == {"units": {"1": {"models": 4}}}
+    assert (await store.load(91)).document == {"units": {"1": {"models": 3}, "2": {}}}
+    assert await store.check() == []
