@@ -76,11 +76,13 @@ from db.models import (
     parse_timestamp,
     utc_now,
 )
+from db.patch import compact_history, history_states, is_snapshot, rebuild_text
 from db.protocol import Document
 from db.sqlite import (
     MAX_EVENTS_PAGE,
     _check_status,
     _decode_document,
+    _patch_between,
     _pending_event,
     _PendingEvent,
     _stable_json,
@@ -121,6 +123,17 @@ _ADVANCE = (
     " SELECT channel_id, $2, $3, $4::text, $5::text::jsonb FROM advanced"
     f") INSERT INTO events ({_EVENT_COLUMNS}) "
     "SELECT channel_id, $2, $6, $7, $8, $9, $10, $11, $2, $13, $14, $12, $15, $16 FROM advanced"
+)
+# After `_ADVANCE`, in a statement of its own so the trigger sees the new version: the
+# patch of the new version, and the previous version's full document dropped unless it is
+# a snapshot ($6; db/patch.py).
+_PATCH_AND_DROP = (
+    "WITH new_patch AS ("
+    " INSERT INTO patches (channel_id, version, status, patch) VALUES ($1, $2, $3, $4)"
+    ") DELETE FROM states WHERE channel_id = $1 AND version = $5 AND $6::boolean"
+)
+_INSERT_PATCH = (
+    "INSERT INTO patches (channel_id, version, status, patch) VALUES ($1, $2, $3, $4)"
 )
 _INTERACTION_CONSTRAINT = "events_interaction_id_key"
 
@@ -404,8 +417,9 @@ async def _append_tx(
         # The row lock first: a concurrent write of this channel (any process) waits here
         # until it commits, so the duplicate check below sees its interaction id.
         head = await connection.fetchrow(
-            "SELECT g.version, g.status, e.hash FROM games AS g "
+            "SELECT g.version, g.status, e.hash, s.document_text FROM games AS g "
             "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+            "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
             "WHERE g.channel_id = $1 FOR UPDATE OF g",
             channel_id,
         )
@@ -420,6 +434,9 @@ async def _append_tx(
         upcoming = await decide(connection, version, _check_status(head[1], channel_id))
         if head[2] is None:
             raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
+        if head[3] is None:
+            raise CorruptRecord(channel_id, f"state of version {version} is missing")
+        patch_json = _patch_between(channel_id, version, str(head[3]), upcoming.document_json)
         new_version = version + 1
         event = await _insert_event(
             connection,
@@ -433,7 +450,110 @@ async def _append_tx(
             undoes_seq=upcoming.undoes_seq,
             advance=True,
         )
+        await connection.execute(
+            _PATCH_AND_DROP,
+            channel_id,
+            new_version,
+            upcoming.status,
+            patch_json,
+            version,
+            not is_snapshot(version),
+        )
     return CommitResult(event)
+
+
+async def _state_text(connection: Connection, channel_id: int, version: int) -> tuple[str, str]:
+    """``(status, canonical document JSON)`` of any stored version (see the SQLite
+    store's `_state_text_tx`): the full document if kept, else the snapshot below plus
+    patches, checked against the event's state hash."""
+    base = await connection.fetchrow(
+        "SELECT version, status, document_text FROM states "
+        "WHERE channel_id = $1 AND version <= $2 ORDER BY version DESC LIMIT 1",
+        channel_id,
+        version,
+    )
+    if base is None or version < 1:
+        await _require_game(connection, channel_id)
+        raise CorruptRecord(channel_id, f"no state of version {version}")
+    base_version = int(base[0])
+    if base_version == version:
+        return str(base[1]), str(base[2])
+    rows = await connection.fetch(
+        "SELECT p.version, p.status, p.patch, e.state_hash FROM patches AS p "
+        "JOIN events AS e ON e.channel_id = p.channel_id AND e.seq = p.version "
+        "WHERE p.channel_id = $1 AND p.version > $2 AND p.version <= $3 ORDER BY p.version",
+        channel_id,
+        base_version,
+        version,
+    )
+    if [int(row[0]) for row in rows] != list(range(base_version + 1, version + 1)):
+        raise CorruptRecord(channel_id, f"no state of version {version}")
+    try:
+        text = rebuild_text(str(base[2]), (str(row[2]) for row in rows))
+    except ValueError as error:
+        raise CorruptRecord(
+            channel_id, f"state of version {version} cannot be rebuilt ({error})"
+        ) from error
+    status = str(rows[-1][1])
+    if state_hash(text, status) != rows[-1][3]:
+        raise ChainBroken(channel_id, version, "its state does not match the state hash")
+    return status, text
+
+
+async def _history_rows(
+    connection: Connection, channel_id: int
+) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, str]]]:
+    """A game's stored full documents and patches, as ``(version, status, text)``."""
+    full = [
+        (int(row[0]), str(row[1]), str(row[2]))
+        for row in await connection.fetch(
+            "SELECT version, status, document_text FROM states "
+            "WHERE channel_id = $1 ORDER BY version",
+            channel_id,
+        )
+    ]
+    patches = [
+        (int(row[0]), str(row[1]), str(row[2]))
+        for row in await connection.fetch(
+            "SELECT version, status, patch FROM patches WHERE channel_id = $1 ORDER BY version",
+            channel_id,
+        )
+    ]
+    return full, patches
+
+
+async def compact_all_games(connection: Connection) -> None:
+    """Migration 8, in its transaction: every game's history as patches and snapshots
+    (as the SQLite store's `compact_all_games`; a damaged game is left as it was)."""
+    games = await connection.fetch("SELECT channel_id, version FROM games ORDER BY channel_id")
+    for channel_id, version in games:
+        rows = [
+            (int(row[0]), str(row[1]), str(row[2]))
+            for row in await connection.fetch(
+                "SELECT version, status, document_text FROM states "
+                "WHERE channel_id = $1 ORDER BY version",
+                channel_id,
+            )
+        ]
+        seqs = {
+            int(row[0])
+            for row in await connection.fetch(
+                "SELECT seq FROM events WHERE channel_id = $1", channel_id
+            )
+        }
+        complete = [row[0] for row in rows] == list(range(1, int(version) + 1))
+        try:
+            full, patches = compact_history(rows if complete else [])
+        except ValueError:
+            complete, full, patches = False, [], []
+        if not complete or {row[0] for row in patches} - seqs:
+            continue
+        await connection.executemany(_INSERT_PATCH, [(channel_id, *row) for row in patches])
+        kept = {row[0] for row in full}
+        await connection.executemany(
+            "DELETE FROM states WHERE channel_id = $1 AND version = $2",
+            [(channel_id, row[0]) for row in rows if row[0] not in kept],
+        )
 
 
 async def _current_document_json(connection: Connection, channel_id: int, version: int) -> str:
@@ -482,37 +602,15 @@ def _decide_undo(channel_id: int) -> _Decide:
         if target is None:
             raise NothingToUndo(channel_id)
         undone_seq, undone_verb = int(target[0]), str(target[1])
-        before = await connection.fetchrow(
-            "SELECT status, document_text FROM states WHERE channel_id = $1 AND version = $2",
-            channel_id,
-            undone_seq - 1,
-        )
-        if before is None:
-            raise CorruptRecord(channel_id, f"state of version {undone_seq - 1} is missing")
+        before = await _state_text(connection, channel_id, undone_seq - 1)
         return _NextState(
-            document_json=str(before[1]),
+            document_json=before[1],
             status=_check_status(before[0], channel_id),
             undoes_seq=undone_seq,
             args_json=canonical_json({"undone_seq": undone_seq, "undone_verb": undone_verb}),
         )
 
     return decide
-
-
-def _verify_states(
-    channel_id: int, events: list[EventRecord], state_rows: list[asyncpg.Record]
-) -> None:
-    """Each event's state exists and hashes to the event's state hash, and vice versa."""
-    by_version = {int(row[0]): row for row in state_rows}
-    if len(by_version) != len(events):
-        detail = f"{len(by_version)} states for {len(events)} events"
-        raise ChainBroken(channel_id, len(events), detail)
-    for event in events:
-        row = by_version.get(event.state_version)
-        if row is None:
-            raise ChainBroken(channel_id, event.seq, "its state is missing")
-        if state_hash(str(row[2]), str(row[1])) != event.state_hash:
-            raise ChainBroken(channel_id, event.seq, "its state does not match the state hash")
 
 
 def _translate(error: Exception, channel_id: int | None) -> StoreError:
@@ -1033,14 +1131,8 @@ class PostgresStore:
         """The stored state of one version of the game."""
 
         async def work(connection: Connection) -> StateRecord:
-            row = await connection.fetchrow(
-                "SELECT status, document_text FROM states WHERE channel_id = $1 AND version = $2",
-                channel_id,
-                version,
-            )
-            if row is None:
-                await _require_game(connection, channel_id)
-                raise CorruptRecord(channel_id, f"no state of version {version}")
+            async with connection.transaction(isolation="repeatable_read", readonly=True):
+                row = await _state_text(connection, channel_id, version)
             return StateRecord(
                 version=version,
                 status=_check_status(row[0], channel_id),
@@ -1064,26 +1156,24 @@ class PostgresStore:
                     f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = $1 ORDER BY seq",
                     channel_id,
                 )
-                state_rows = await connection.fetch(
-                    "SELECT version, status, document_text FROM states "
-                    "WHERE channel_id = $1 ORDER BY version",
-                    channel_id,
-                )
+                full, patches = await _history_rows(connection, channel_id)
             game = _summary_from_row(game_row)
             events = [_event_from_row(row) for row in event_rows]
             head = events[-1].hash if events else GENESIS_HASH
             if verify:
                 head = verify_chain(events)
-                _verify_states(channel_id, events, state_rows)
-                if game.version != len(events):
-                    raise ChainBroken(channel_id, len(events), f"game is at version {game.version}")
+            state_rows = history_states(
+                channel_id, [event.state_hash for event in events], full, patches, verify=verify
+            )
+            if verify and game.version != len(events):
+                raise ChainBroken(channel_id, len(events), f"game is at version {game.version}")
             states = [
                 StateRecord(
-                    version=int(row[0]),
-                    status=_check_status(row[1], channel_id),
-                    document=_decode_document(row[2], channel_id, int(row[0])),
+                    version=state_version,
+                    status=_check_status(state_status, channel_id),
+                    document=_decode_document(text, channel_id, state_version),
                 )
-                for row in state_rows
+                for state_version, state_status, text in state_rows
             ]
             return ExportBundle(
                 game=game,
@@ -1445,17 +1535,17 @@ class PostgresStore:
                 )
                 if _rows_changed(inserted) != 1:
                     raise GameExists(game.channel_id)
+                full, patches = compact_history(
+                    [
+                        (state.version, state.status, canonical_json(state.document))
+                        for state in bundle.states
+                    ]
+                )
                 await connection.executemany(
                     _INSERT_STATE,
                     [
-                        (
-                            game.channel_id,
-                            state.version,
-                            state.status,
-                            text := canonical_json(state.document),
-                            _jsonb_value(text),
-                        )
-                        for state in bundle.states
+                        (game.channel_id, version, status, text, _jsonb_value(text))
+                        for version, status, text in full
                     ],
                 )
                 await connection.executemany(
@@ -1479,6 +1569,10 @@ class PostgresStore:
                         )
                         for event in bundle.events
                     ],
+                )
+                # After the events, which the patches refer to.
+                await connection.executemany(
+                    _INSERT_PATCH, [(game.channel_id, *row) for row in patches]
                 )
                 await connection.executemany(
                     "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
@@ -1572,6 +1666,7 @@ async def _channel_problems(
     connection: Connection, channel_id: int, version: int, status: object
 ) -> list[str]:
     prefix = f"channel {channel_id}:"
+    problems: list[str] = []
     try:
         events = [
             _event_from_row(row)
@@ -1585,11 +1680,17 @@ async def _channel_problems(
             "WHERE channel_id = $1 ORDER BY version",
             channel_id,
         )
-        problems: list[str] = []
+        _, patches = await _history_rows(connection, channel_id)
         if len(events) != version:
             problems.append(f"{prefix} version {version} but {len(events)} events")
         verify_chain(events)
-        _verify_states(channel_id, events, state_rows)
+        history_states(
+            channel_id,
+            [event.state_hash for event in events],
+            [(int(row[0]), str(row[1]), str(row[2])) for row in state_rows],
+            patches,
+            verify=True,
+        )
         for row in state_rows:
             if row[3] is not None and json.loads(row[3]) != json.loads(row[2]):
                 problems.append(f"{prefix} the JSONB copy of state {row[0]} differs from its text")
@@ -1606,4 +1707,5 @@ async def _channel_problems(
             problems.append(str(TamperedGame(channel_id, tampered)))
         return problems
     except (StoreError, ValueError) as error:
-        return [f"{prefix} {error}" if f"channel {channel_id}" not in str(error) else str(error)]
+        detail = f"{prefix} {error}" if f"channel {channel_id}" not in str(error) else str(error)
+        return [*problems, detail]

@@ -21,6 +21,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
@@ -79,10 +80,19 @@ from db.models import (
     parse_timestamp,
     utc_now,
 )
+from db.patch import (
+    ParsedDocuments,
+    compact_history,
+    history_states,
+    is_snapshot,
+    make_patch,
+    patch_and_result,
+    rebuild_text,
+)
 from db.protocol import Document
 from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
 from db.rows import CHILD_TABLES as _CHILD_TABLES
-from db.rows import archive_blob, archive_fields, decode_archive
+from db.rows import archive_blob, archive_fields, decode_archive, pack_text
 from db.rows import archive_from_row as _archive_from_row
 from db.rows import check_status as _check_status
 from db.rows import deadline_from_row as _deadline_from_row
@@ -105,6 +115,7 @@ _EVENT_COLUMNS = (
 _GAME_COLUMNS = "channel_id, guild_id, ruleset, language, status, version, created_at, updated_at"
 _INSERT_STATE = "INSERT INTO states (channel_id, version, status, document) VALUES (?, ?, ?, ?)"
 _INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES ({', '.join('?' * 14)})"
+_INSERT_PATCH = "INSERT INTO patches (channel_id, version, status, patch) VALUES (?, ?, ?, ?)"
 
 
 # --------------------------------------------------------------------------------------
@@ -269,8 +280,13 @@ def _insert_event(
     document_json: str,
     status: GameStatus,
     undoes_seq: int | None,
+    patch_json: str | None = None,
 ) -> EventRecord:
-    """Insert state ``version`` and the event that produced it; return the stored event."""
+    """Insert state ``version``, the event that produced it and its patch from the
+    previous version (None for version 1); return the stored event.
+
+    The previous version's full document is the caller's to drop (`_append_tx`).
+    """
     resulting_state_hash = state_hash(document_json, status)
     encoded = {
         "actor_id": canonical_json(pending.actor_id),
@@ -296,9 +312,9 @@ def _insert_event(
             pending.interaction_id,
             pending.actor_id,
             pending.verb,
-            args_json,
-            pending.dice_json,
-            pending.resolution_json,
+            pack_text(args_json),
+            pack_text(pending.dice_json),
+            pack_text(pending.resolution_json),
             version,
             resulting_state_hash,
             undoes_seq,
@@ -307,6 +323,9 @@ def _insert_event(
             chained_hash,
         ),
     )
+    if patch_json is not None:
+        # After the event: the patch row refers to it.
+        connection.execute(_INSERT_PATCH, (channel_id, version, status, patch_json))
     return EventRecord(
         channel_id=channel_id,
         seq=version,
@@ -394,6 +413,47 @@ def _verify_covered_rows(connection: sqlite3.Connection, channel_id: int) -> Non
         raise TamperedGame(channel_id, problem)
 
 
+def compact_all_games(connection: sqlite3.Connection) -> None:
+    """Migration 8, in its transaction: every game's history as patches and snapshots.
+
+    Each version after the first gets its patch from the previous one; the full documents
+    that are neither version 1, a snapshot nor the head are dropped. A game whose stored
+    states are incomplete or unreadable (a damaged file) keeps its full documents and gets
+    the patches that can be computed, so nothing is lost and `db check` still reports it.
+    """
+    games = connection.execute(
+        "SELECT channel_id, version FROM games ORDER BY channel_id"
+    ).fetchall()
+    for channel_id, version in games:
+        rows = [
+            (int(row[0]), str(row[1]), str(row[2]))
+            for row in connection.execute(
+                "SELECT version, status, document FROM states WHERE channel_id = ? "
+                "ORDER BY version",
+                (channel_id,),
+            )
+        ]
+        seqs = {
+            int(row[0])
+            for row in connection.execute(
+                "SELECT seq FROM events WHERE channel_id = ?", (channel_id,)
+            )
+        }
+        complete = [row[0] for row in rows] == list(range(1, int(version) + 1))
+        try:
+            full, patches = compact_history(rows if complete else [])
+        except ValueError:
+            complete, full, patches = False, [], []
+        if not complete or {row[0] for row in patches} - seqs:
+            continue  # damaged: left as it was, for `db check` to report
+        connection.executemany(_INSERT_PATCH, [(channel_id, *row) for row in patches])
+        kept = {row[0] for row in full}
+        connection.executemany(
+            "DELETE FROM states WHERE channel_id = ? AND version = ?",
+            [(channel_id, row[0]) for row in rows if row[0] not in kept],
+        )
+
+
 def seal_all_games(connection: sqlite3.Connection) -> None:
     """Give every game its checksum; migration 6 runs it in its own transaction."""
     for (channel_id,) in connection.execute("SELECT channel_id FROM games").fetchall():
@@ -475,8 +535,10 @@ def _append_tx(
     expected_version: int | None,
     pending: _PendingEvent,
     decide: _Decide,
+    prepared: _PreparedPatch | None = None,
 ) -> CommitResult:
-    """The one write path after creation: duplicate check, version guard, state + event."""
+    """The one write path after creation: duplicate check, version guard, state, event and
+    patch, and the previous whole document dropped unless it is a snapshot."""
     with _write_transaction(connection):
         # Before the version check: a retry of a command that did commit must get its
         # result back, not a conflict with the version it produced itself.
@@ -493,10 +555,24 @@ def _append_tx(
             raise VersionConflict(channel_id, expected_version, version)
         upcoming = decide(connection, version, _check_status(head[1], channel_id))
         previous = connection.execute(
-            "SELECT hash FROM events WHERE channel_id = ? AND seq = ?", (channel_id, version)
+            "SELECT e.hash, s.document FROM events AS e LEFT JOIN states AS s "
+            "ON s.channel_id = e.channel_id AND s.version = e.seq "
+            "WHERE e.channel_id = ? AND e.seq = ?",
+            (channel_id, version),
         ).fetchone()
         if previous is None:
             raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
+        if previous[1] is None:
+            raise CorruptRecord(channel_id, f"state of version {version} is missing")
+        stored_json = str(previous[1])
+        if (
+            prepared is not None
+            and prepared.new_json == upcoming.document_json
+            and prepared.base_json == stored_json
+        ):
+            patch_json = prepared.patch_json  # made off this thread, from this very base
+        else:
+            patch_json = _patch_between(channel_id, version, stored_json, upcoming.document_json)
         new_version = version + 1
         # The guard is redundant while BEGIN IMMEDIATE holds the lock, but it keeps the
         # write itself conditional, which is what a backend without that lock relies on.
@@ -517,8 +593,103 @@ def _append_tx(
             document_json=upcoming.document_json,
             status=upcoming.status,
             undoes_seq=upcoming.undoes_seq,
+            patch_json=patch_json,
         )
+        if not is_snapshot(version):
+            # The previous version's whole document is no longer needed: its patch, just
+            # written, and the snapshot below it rebuild it (the trigger checks both).
+            connection.execute(
+                "DELETE FROM states WHERE channel_id = ? AND version = ?", (channel_id, version)
+            )
     return CommitResult(event)
+
+
+@dataclass(frozen=True, slots=True)
+class _PreparedPatch:
+    """A commit's patch made before the hop, from the base its maker had parsed."""
+
+    base_json: str
+    new_json: str
+    patch_json: str
+
+
+def _patch_between(channel_id: int, version: int, old_json: str, new_json: str) -> str:
+    """The patch from the stored document of ``version`` to the next one's, made here
+    (when the commit's prepared patch does not apply: see `_prepare_commit`)."""
+    if old_json == new_json:  # end_game, and undoing a command that changed nothing
+        return "[]"
+    old = _decode_document(old_json, channel_id, version)
+    return make_patch(old, json.loads(new_json), new_json)
+
+
+def _prepare_commit(
+    parsed: ParsedDocuments, channel_id: int, new_state: Document
+) -> tuple[str, _PreparedPatch | None]:
+    """On the encoder thread: canonical JSON of the new document, and its patch from the
+    previous version this thread saw for the channel (None if it saw none)."""
+    new_json = encode_document(new_state)
+    base = parsed.latest(channel_id)
+    if base is None:
+        # Only the text: it is parsed if and when the channel's next commit needs it.
+        parsed.keep(channel_id, new_json, None)
+        return new_json, None
+    base_json, old = base
+    if base_json == new_json:
+        parsed.keep(channel_id, new_json, old)
+        return new_json, _PreparedPatch(base_json, new_json, "[]")
+    if old is None:
+        old = json.loads(base_json)
+    source = json.loads(new_state) if isinstance(new_state, str) else new_state
+    try:
+        patch_json, rebuilt = patch_and_result(old, source, new_json)
+    except (ValueError, TypeError, RecursionError):
+        # A document JSON reads back differently (say, integer keys): the transaction
+        # makes the patch from the stored texts instead.
+        parsed.keep(channel_id, new_json, None)
+        return new_json, None
+    parsed.keep(channel_id, new_json, rebuilt)  # a private parse of new_json, for free
+    return new_json, _PreparedPatch(base_json, new_json, patch_json)
+
+
+def _state_text_tx(
+    connection: sqlite3.Connection, channel_id: int, version: int
+) -> tuple[str, str]:
+    """``(status, canonical document JSON)`` of any stored version of a game.
+
+    One read when the version keeps its full document (version 1, the snapshots, the
+    current version); otherwise the nearest snapshot below it plus at most
+    ``SNAPSHOT_EVERY - 1`` patches, and the result is checked against the event's state
+    hash (`ChainBroken` if it does not match).
+    """
+    base = connection.execute(
+        "SELECT version, status, document FROM states "
+        "WHERE channel_id = ? AND version <= ? ORDER BY version DESC LIMIT 1",
+        (channel_id, version),
+    ).fetchone()
+    if base is None or version < 1:
+        _require_game(connection, channel_id)
+        raise CorruptRecord(channel_id, f"no state of version {version}")
+    base_version = int(base[0])
+    if base_version == version:
+        return str(base[1]), str(base[2])
+    rows = connection.execute(
+        "SELECT p.version, p.status, p.patch, e.state_hash FROM patches AS p "
+        "JOIN events AS e ON e.channel_id = p.channel_id AND e.seq = p.version "
+        "WHERE p.channel_id = ? AND p.version > ? AND p.version <= ? ORDER BY p.version",
+        (channel_id, base_version, version),
+    ).fetchall()
+    if [int(row[0]) for row in rows] != list(range(base_version + 1, version + 1)):
+        raise CorruptRecord(channel_id, f"no state of version {version}")
+    try:
+        text = rebuild_text(str(base[2]), (str(row[2]) for row in rows))
+    except ValueError as error:
+        raise CorruptRecord(
+            channel_id, f"state of version {version} cannot be rebuilt ({error})"
+        ) from error
+    status = str(rows[-1][1])
+    if state_hash(text, status) != rows[-1][3]:
+        raise ChainBroken(channel_id, version, "its state does not match the state hash")
+    return status, text
 
 
 def _current_version(connection: sqlite3.Connection, channel_id: int) -> int:
@@ -578,14 +749,9 @@ def _decide_undo(
     undone_seq, undone_verb = int(target[0]), str(target[1])
     # Event n produced version n, so the state before it is version n - 1. Every event
     # after n is either undone or an undo, so that state is the right one to restore.
-    before = connection.execute(
-        "SELECT status, document FROM states WHERE channel_id = ? AND version = ?",
-        (channel_id, undone_seq - 1),
-    ).fetchone()
-    if before is None:
-        raise CorruptRecord(channel_id, f"state of version {undone_seq - 1} is missing")
+    before = _state_text_tx(connection, channel_id, undone_seq - 1)
     return _NextState(
-        document_json=str(before[1]),
+        document_json=before[1],
         status=_check_status(before[0], channel_id),
         undoes_seq=undone_seq,
         args_json=canonical_json({"undone_seq": undone_seq, "undone_verb": undone_verb}),
@@ -764,13 +930,8 @@ def _events_tx(
 
 
 def _state_tx(connection: sqlite3.Connection, channel_id: int, version: int) -> StateRecord:
-    row = connection.execute(
-        "SELECT status, document FROM states WHERE channel_id = ? AND version = ?",
-        (channel_id, version),
-    ).fetchone()
-    if row is None:
-        _require_game(connection, channel_id)
-        raise CorruptRecord(channel_id, f"no state of version {version}")
+    with _read_transaction(connection):
+        row = _state_text_tx(connection, channel_id, version)
     return StateRecord(
         version=version,
         status=_check_status(row[0], channel_id),
@@ -778,20 +939,25 @@ def _state_tx(connection: sqlite3.Connection, channel_id: int, version: int) -> 
     )
 
 
-def _verify_states(
-    channel_id: int, events: list[EventRecord], state_rows: list[tuple[Any, ...]]
-) -> None:
-    """Each event's state exists and hashes to the event's state hash, and vice versa."""
-    by_version = {int(row[0]): row for row in state_rows}
-    if len(by_version) != len(events):
-        detail = f"{len(by_version)} states for {len(events)} events"
-        raise ChainBroken(channel_id, len(events), detail)
-    for event in events:
-        row = by_version.get(event.state_version)
-        if row is None:
-            raise ChainBroken(channel_id, event.seq, "its state is missing")
-        if state_hash(str(row[2]), str(row[1])) != event.state_hash:
-            raise ChainBroken(channel_id, event.seq, "its state does not match the state hash")
+def _history_rows(
+    connection: sqlite3.Connection, channel_id: int
+) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, str]]]:
+    """A game's stored full documents and patches, as ``(version, status, text)``."""
+    full = [
+        (int(row[0]), str(row[1]), str(row[2]))
+        for row in connection.execute(
+            "SELECT version, status, document FROM states WHERE channel_id = ? ORDER BY version",
+            (channel_id,),
+        )
+    ]
+    patches = [
+        (int(row[0]), str(row[1]), str(row[2]))
+        for row in connection.execute(
+            "SELECT version, status, patch FROM patches WHERE channel_id = ? ORDER BY version",
+            (channel_id,),
+        )
+    ]
+    return full, patches
 
 
 def _export_tx(connection: sqlite3.Connection, channel_id: int, verify: bool) -> ExportBundle:
@@ -810,23 +976,23 @@ def _export_tx(connection: sqlite3.Connection, channel_id: int, verify: bool) ->
                 (channel_id,),
             )
         ]
-        state_rows = connection.execute(
-            "SELECT version, status, document FROM states WHERE channel_id = ? ORDER BY version",
-            (channel_id,),
-        ).fetchall()
+        full, patches = _history_rows(connection, channel_id)
     head = events[-1].hash if events else GENESIS_HASH
     if verify:
         head = verify_chain(events)
-        _verify_states(channel_id, events, state_rows)
-        if game.version != len(events):
-            raise ChainBroken(channel_id, len(events), f"game is at version {game.version}")
+    # Rebuilt outside the read transaction: the rows are in hand, the file is free again.
+    state_rows = history_states(
+        channel_id, [event.state_hash for event in events], full, patches, verify=verify
+    )
+    if verify and game.version != len(events):
+        raise ChainBroken(channel_id, len(events), f"game is at version {game.version}")
     states = [
         StateRecord(
-            version=int(row[0]),
-            status=_check_status(row[1], channel_id),
-            document=_decode_document(row[2], channel_id, int(row[0])),
+            version=version,
+            status=_check_status(state_status, channel_id),
+            document=_decode_document(text, channel_id, version),
         )
-        for row in state_rows
+        for version, state_status, text in state_rows
     ]
     return ExportBundle(
         game=game,
@@ -1047,6 +1213,7 @@ def _channel_problems(
     connection: sqlite3.Connection, channel_id: int, version: int, status: object
 ) -> list[str]:
     prefix = f"channel {channel_id}:"
+    problems: list[str] = []
     try:
         events = [
             _event_from_row(row)
@@ -1055,15 +1222,13 @@ def _channel_problems(
                 (channel_id,),
             )
         ]
-        state_rows = connection.execute(
-            "SELECT version, status, document FROM states WHERE channel_id = ? ORDER BY version",
-            (channel_id,),
-        ).fetchall()
-        problems: list[str] = []
+        state_rows, patches = _history_rows(connection, channel_id)
         if len(events) != version:
             problems.append(f"{prefix} version {version} but {len(events)} events")
         verify_chain(events)
-        _verify_states(channel_id, events, state_rows)
+        history_states(
+            channel_id, [event.state_hash for event in events], state_rows, patches, verify=True
+        )
         current = [row for row in state_rows if int(row[0]) == version]
         if not current:
             problems.append(f"{prefix} state of the current version {version} is missing")
@@ -1077,7 +1242,8 @@ def _channel_problems(
             problems.append(str(TamperedGame(channel_id, tampered)))
         return problems
     except StoreError as error:
-        return [f"{prefix} {error}" if f"channel {channel_id}" not in str(error) else str(error)]
+        detail = f"{prefix} {error}" if f"channel {channel_id}" not in str(error) else str(error)
+        return [*problems, detail]
 
 
 def backup_database(source: sqlite3.Connection, target_path: str | os.PathLike[str]) -> None:
@@ -1222,6 +1388,12 @@ class SqliteStore:
         self._connection = connection
         self._closed = False
         self.path = path
+        # The canonical JSON of a commit's document and its patch are made on a thread of
+        # their own (`_prepare`): not on the event loop, and not on the connection's
+        # thread, whose every millisecond all grouped commits wait for. `_parsed` is only
+        # ever used on that thread.
+        self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-encode")
+        self._parsed = ParsedDocuments()
 
     @classmethod
     async def open(
@@ -1278,6 +1450,35 @@ class SqliteStore:
             raise
         return store
 
+    async def _prepare(
+        self, channel_id: int, new_state: Document
+    ) -> tuple[str, _PreparedPatch | None]:
+        """The document's canonical JSON and, when this store wrote the channel's previous
+        version, the patch from it, both made on the encoder thread.
+
+        The caller is suspended on this call while its document is read. The text stored
+        and hashed comes from one ``json.dumps`` call, which holds the GIL throughout, so
+        it is one consistent reading of the document; the patch, made by walking the
+        document afterwards, is checked against that text (`db.patch.patch_and_result`),
+        and `_append_tx` uses it only if its base is exactly the stored current version.
+        """
+        if self._closed:
+            raise StoreUnavailable("the store is closed", channel_id)
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(
+                self._encoder, _prepare_commit, self._parsed, channel_id, new_state
+            )
+        except RuntimeError as error:  # the executor was shut down by a concurrent close
+            if not self._closed:
+                raise
+            raise StoreUnavailable("the store is closed", channel_id) from error
+
+    def _remember(self, channel_id: int, document_json: str) -> None:
+        """Tell the encoder a channel's current document (its next commit's patch base)."""
+        with contextlib.suppress(RuntimeError):  # closed meanwhile: nothing to remember
+            self._encoder.submit(self._parsed.keep, channel_id, document_json, None)
+
     async def close(self) -> None:
         """Let the commands already queued finish, close the connection, stop its thread.
 
@@ -1288,6 +1489,7 @@ class SqliteStore:
         if not self._closed:
             self._closed = True
             await self._connection.close()
+            self._encoder.shutdown(wait=False)
 
     async def __aenter__(self) -> Self:
         return self
@@ -1377,6 +1579,7 @@ class SqliteStore:
         )
         if result.duplicate:
             return await self.load(channel_id)
+        self._remember(channel_id, document_json)
         created = parse_timestamp(pending.created_at)
         return GameRecord(
             channel_id=channel_id,
@@ -1448,7 +1651,7 @@ class SqliteStore:
         if status is not None and status not in ("setup", "active"):
             raise ValueError(f"commit cannot set status {status!r}")
         channel_id = operator.index(channel_id)
-        document_json = encode_document(new_state)
+        document_json, prepared = await self._prepare(channel_id, new_state)
         pending = _pending_event(event)
         decide = partial(
             _decide_commit, channel_id=channel_id, document_json=document_json, new_status=status
@@ -1460,6 +1663,7 @@ class SqliteStore:
                 expected_version=expected_version,
                 pending=pending,
                 decide=decide,
+                prepared=prepared,
             ),
             channel_id,
             groupable=True,
@@ -1852,12 +2056,14 @@ def _restore_tx(
                 format_timestamp(game.updated_at),
             ),
         )
-        connection.executemany(
-            _INSERT_STATE,
+        full, patches = compact_history(
             [
-                (game.channel_id, state.version, state.status, canonical_json(state.document))
+                (state.version, state.status, canonical_json(state.document))
                 for state in bundle.states
-            ],
+            ]
+        )
+        connection.executemany(
+            _INSERT_STATE, [(game.channel_id, *row) for row in full]
         )
         connection.executemany(
             _INSERT_EVENT,
@@ -1868,9 +2074,9 @@ def _restore_tx(
                     event.interaction_id,
                     event.actor_id,
                     event.verb,
-                    canonical_json(event.args),
-                    canonical_json(event.dice),
-                    canonical_json(event.resolution),
+                    pack_text(canonical_json(event.args)),
+                    pack_text(canonical_json(event.dice)),
+                    pack_text(canonical_json(event.resolution)),
                     event.state_version,
                     event.state_hash,
                     event.undoes_seq,
@@ -1881,6 +2087,8 @@ def _restore_tx(
                 for event in bundle.events
             ],
         )
+        # After the events, which the patches refer to.
+        connection.executemany(_INSERT_PATCH, [(game.channel_id, *row) for row in patches])
         connection.executemany(
             "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
             "VALUES (?, ?, ?, ?, ?)",

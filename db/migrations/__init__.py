@@ -22,7 +22,9 @@ from db.errors import SchemaError
 APPLICATION_ID = 0x41524249
 
 # Tables the current schema must have; checked after migrating.
-EXPECTED_TABLES = frozenset({"games", "states", "events", "members", "deadlines", "pending_rolls"})
+EXPECTED_TABLES = frozenset(
+    {"games", "states", "events", "members", "deadlines", "pending_rolls", "patches"}
+)
 
 _FILE_NAME = re.compile(r"^(?P<version>\d{4})_(?P<name>[a-z0-9_]+)\.sql$")
 
@@ -162,12 +164,17 @@ def _data_step(version: int, connection: sqlite3.Connection) -> None:
     """Python work a migration needs beside its SQL, in the same transaction.
 
     Migration 6 seals every existing game with the checksum of its members, deadlines and
-    settings (SHA-256 over canonical JSON, which plain SQLite cannot compute).
+    settings (SHA-256 over canonical JSON, which plain SQLite cannot compute). Migration 8
+    turns every game's stored documents into patches and snapshots (db/patch.py).
     """
     if version == 6:
         from db.sqlite import seal_all_games
 
         seal_all_games(connection)
+    elif version == 8:
+        from db.sqlite import compact_all_games
+
+        compact_all_games(connection)
 
 
 def apply_migrations(

@@ -26,7 +26,7 @@ MIGRATION_LOCK = 0x41524249
 
 # Tables the current schema must have; checked after migrating.
 EXPECTED_TABLES = frozenset(
-    {"games", "states", "events", "members", "deadlines", "pending_rolls"}
+    {"games", "states", "events", "members", "deadlines", "pending_rolls", "patches"}
 )
 
 VERSION_TABLE = "arbitro_schema"
@@ -120,6 +120,10 @@ async def _data_step(version: int, connection: asyncpg.Connection) -> None:
         from db.postgres import seal_all_games
 
         await seal_all_games(connection)
+    elif version == 8:
+        from db.postgres import compact_all_games
+
+        await compact_all_games(connection)
 
 
 async def apply_migrations(

@@ -44,5 +44,12 @@ def raw_connection(path: Path) -> sqlite3.Connection:
 
 def drop_append_only_guards(connection: sqlite3.Connection) -> None:
     """Remove the triggers that forbid rewriting history, as a tamperer would."""
-    for trigger in ("events_no_update", "events_no_delete", "states_no_update", "states_no_delete"):
+    for trigger in (
+        "events_no_update",
+        "events_no_delete",
+        "states_no_update",
+        "states_no_delete",
+        "patches_no_update",
+        "patches_no_delete",
+    ):
         connection.execute(f"DROP TRIGGER IF EXISTS {trigger}")

@@ -83,8 +83,12 @@ def test_a_removed_last_event_is_reported(
     # The last command vanishes as a lost WAL frame would leave it: a shorter, valid chain.
     _edit(
         path,
+        f"DELETE FROM patches WHERE channel_id = {CHANNEL} AND version = 4",
         f"DELETE FROM events WHERE channel_id = {CHANNEL} AND seq = 4",
         f"DELETE FROM states WHERE channel_id = {CHANNEL} AND version = 4",
+        # Committing version 4 dropped version 3's full document (its patch rebuilds it);
+        # the file before that commit still held it.
+        f"INSERT INTO states VALUES ({CHANNEL}, 3, 'setup', '{{\"turn\":3}}')",
         f"UPDATE games SET version = 3 WHERE channel_id = {CHANNEL}",
     )
     assert run("db", "check", "--db", str(path)) == cli.EXIT_OK  # invisible without anchor
@@ -102,7 +106,7 @@ def test_rewritten_history_is_reported(
     asyncio.run(_play(path, [3, 4, 5]))
     export = _save(tmp_path, asyncio.run(_export(path)), with_states=with_states)
     # The whole game rebuilt through the store with other dice: every hash is consistent.
-    _edit(path, *(f"DELETE FROM {t}" for t in ("events", "states", "members", "games")))
+    _edit(path, *(f"DELETE FROM {t}" for t in ("patches", "events", "states", "members", "games")))
     asyncio.run(_play(path, [3, 6, 5]))
     assert run("db", "check", "--db", str(path)) == cli.EXIT_OK
     capsys.readouterr()
@@ -115,7 +119,7 @@ def test_a_removed_game_is_reported(tmp_path: Path, capsys: pytest.CaptureFixtur
     path = tmp_path / "games.db"
     asyncio.run(_play(path, [3]))
     export = _save(tmp_path, asyncio.run(_export(path)), with_states=True)
-    _edit(path, *(f"DELETE FROM {t}" for t in ("events", "states", "members", "games")))
+    _edit(path, *(f"DELETE FROM {t}" for t in ("patches", "events", "states", "members", "games")))
     assert run("db", "check", "--db", str(path), "--against", str(export)) == cli.EXIT_PROBLEMS
     assert "the exported game is not in the database" in capsys.readouterr().out
 

@@ -82,12 +82,36 @@ async def test_tampered_event_breaks_the_chain(backend: Backend) -> None:
 
 
 async def test_tampered_state_is_detected(backend: Backend) -> None:
+    """Version 2 is kept as a patch from version 1 (db/patch.py): an edited patch rebuilds
+    a state that does not match the chain, wherever it is read."""
     await game_with_history(backend)
-    await tamper(backend, "UPDATE states SET {doc} = '{{\"turn\":99}}' WHERE version = 2")
+    await tamper(backend, "UPDATE patches SET patch = '[[[\"turn\"],99]]' WHERE version = 2")
     async with await backend.open() as store:
         with pytest.raises(ChainBroken, match="state hash"):
             await store.export(7)
+        with pytest.raises(ChainBroken, match="state hash"):
+            await store.state_at(7, 2)
+        assert any("event 2" in problem for problem in await store.check())
         assert (await store.load(7)).document == {"turn": 4}  # Current version untouched.
+
+
+async def test_tampered_snapshot_is_detected(backend: Backend) -> None:
+    """A kept full document (version 1, every 16th, the head) is checked the same way."""
+    await game_with_history(backend)
+    await tamper(backend, "UPDATE states SET {doc} = '{{\"turn\":99}}' WHERE version = 1")
+    async with await backend.open() as store:
+        with pytest.raises(ChainBroken, match="event 1"):
+            await store.export(7)
+        assert any("event 1" in problem for problem in await store.check())
+
+
+async def test_missing_patch_is_detected(backend: Backend) -> None:
+    await game_with_history(backend)
+    await tamper(backend, "DELETE FROM patches WHERE channel_id = 7 AND version = 3")
+    async with await backend.open() as store:
+        with pytest.raises(CorruptRecord, match="no state of version 3"):
+            await store.state_at(7, 3)
+        assert any("event 3" in problem for problem in await store.check())
 
 
 async def test_truncated_log_is_detected(backend: Backend) -> None:
@@ -106,10 +130,10 @@ async def test_jsonb_copy_that_drifted_from_the_hashed_text(pg_url: str) -> None
     """PostgreSQL keeps a JSONB copy of each document; the audit notices if it disagrees."""
     backend = Backend("postgres", pg_url)
     await game_with_history(backend)
-    await tamper(backend, "UPDATE states SET document = '{{\"turn\": 42}}' WHERE version = 2")
+    await tamper(backend, "UPDATE states SET document = '{{\"turn\": 42}}' WHERE version = 1")
     async with await backend.open() as store:
-        assert (await store.state_at(7, 2)).document == {"turn": 2}  # Reads use the text.
-        assert await store.check() == ["channel 7: the JSONB copy of state 2 differs from its text"]
+        assert (await store.state_at(7, 1)).document == {"turn": 1}  # Reads use the text.
+        assert await store.check() == ["channel 7: the JSONB copy of state 1 differs from its text"]
 
 
 async def test_tampered_export_fails_verification(store: SqliteStore) -> None:

@@ -75,10 +75,13 @@ def check_file(path: Path, acks: dict[str, tuple[int, int]], context: str) -> No
             assert (tables, acks) == (0, {}), context
             return
         assert read_user_version(connection) == latest_version(), context
+        # Every event has its state: a whole document (version 1, snapshots, the head) or
+        # a patch from the previous version (docs/storage.md, "History").
         orphan_events = connection.execute(
             "SELECT count(*) FROM events AS e LEFT JOIN states AS s "
             "ON s.channel_id = e.channel_id AND s.version = e.state_version "
-            "WHERE s.version IS NULL"
+            "LEFT JOIN patches AS p ON p.channel_id = e.channel_id AND p.version = e.seq "
+            "WHERE s.version IS NULL AND p.version IS NULL"
         ).fetchone()[0]
         orphan_states = connection.execute(
             "SELECT count(*) FROM states AS s LEFT JOIN events AS e "

@@ -11,6 +11,7 @@ import pytest
 
 from db import migrations, migrations_pg
 from db.errors import SchemaError
+from db.hashing import canonical_json
 from db.migrations import (
     EXPECTED_TABLES,
     Migration,
@@ -222,3 +223,171 @@ async def test_postgres_failing_migration_leaves_the_previous_version(
         assert "half_done" not in {row[0] for row in tables}
     finally:
         await connection.close()
+
+
+# ---- migration 8: whole documents become snapshots and patches --------------------------
+
+HISTORY_CHANNEL = 31
+
+
+async def _long_game_bundle(tmp_path: Path) -> dict:
+    """The export of a game of 40 versions (commits, undos, an end), with every state."""
+    async with await SqliteStore.open(tmp_path / "source.db") as store:
+        await new_game(store, HISTORY_CHANNEL, document={"turn": 1, "log": [], "units": {}})
+        version = 1
+        for turn in range(2, 36):
+            document = {
+                "turn": turn,
+                "log": [f"turn {n}" for n in range(turn)],
+                "units": {f"u{n}": {"models": turn - n} for n in range(turn % 7)},
+            }
+            result = await store.commit(
+                HISTORY_CHANNEL, version, document, NewEvent(verb="advance", dice=[turn % 6])
+            )
+            version = result.event.seq
+            if turn % 9 == 0:
+                version = (await store.undo(HISTORY_CHANNEL)).event.seq
+        await store.end_game(HISTORY_CHANNEL)
+        return (await store.export(HISTORY_CHANNEL)).to_json_dict()
+
+
+def _version_7_rows(bundle: dict) -> tuple[tuple, list[tuple], list[tuple], list[tuple]]:
+    game = bundle["game"]
+    games = (
+        game["channel_id"],
+        game["guild_id"],
+        game["ruleset"],
+        game["language"],
+        game["status"],
+        game["version"],
+        game["created_at"],
+        game["updated_at"],
+    )
+    states = [
+        (game["channel_id"], s["version"], s["status"], canonical_json(s["document"]))
+        for s in bundle["states"]
+    ]
+    events = [
+        (
+            e["channel_id"],
+            e["seq"],
+            e["interaction_id"],
+            e["actor_id"],
+            e["verb"],
+            canonical_json(e["args"]),
+            canonical_json(e["dice"]),
+            canonical_json(e["resolution"]),
+            e["state_version"],
+            e["state_hash"],
+            e["undoes_seq"],
+            e["created_at"],
+            e["prev_hash"],
+            e["hash"],
+        )
+        for e in bundle["events"]
+    ]
+    members = [
+        (m["channel_id"], m["user_id"], m["role"], m["side"], m["joined_at"])
+        for m in bundle["members"]
+    ]
+    return games, states, events, members
+
+
+async def _assert_same_history(store: object, bundle: dict) -> None:
+    after = (await store.export(HISTORY_CHANNEL)).to_json_dict()  # type: ignore[attr-defined]
+    for key in ("game", "events", "states", "head_hash"):
+        assert after[key] == bundle[key], key
+    for state in bundle["states"]:
+        stored = await store.state_at(HISTORY_CHANNEL, state["version"])  # type: ignore[attr-defined]
+        assert stored.document == state["document"]
+    assert await store.check() == []  # type: ignore[attr-defined]
+
+
+async def test_migration_8_keeps_every_state_of_a_long_game(tmp_path: Path) -> None:
+    bundle = await _long_game_bundle(tmp_path)
+    assert bundle["game"]["version"] > 32
+    path = tmp_path / "at-7.db"
+    connection = raw_connection(path)
+    try:
+        apply_migrations(connection, str(path), target=7)
+        games, states, events, members = _version_7_rows(bundle)
+        connection.execute("PRAGMA foreign_keys = ON")
+        connection.execute("BEGIN")
+        connection.execute(
+            "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            games,
+        )
+        connection.executemany("INSERT INTO states VALUES (?, ?, ?, ?)", states)
+        connection.executemany(f"INSERT INTO events VALUES ({', '.join(['?'] * 14)})", events)
+        connection.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
+        from db.sqlite import seal_all_games
+
+        seal_all_games(connection)
+        connection.execute("COMMIT")
+        assert connection.execute("SELECT count(*) FROM states").fetchone()[0] == len(states)
+    finally:
+        connection.close()
+
+    async with await SqliteStore.open(path) as store:  # migrates to 8
+        assert await store.schema_version() == latest_version() >= 8
+        await _assert_same_history(store, bundle)
+    connection = raw_connection(path)
+    try:
+        kept = [row[0] for row in connection.execute("SELECT version FROM states ORDER BY 1")]
+        patches = connection.execute("SELECT count(*) FROM patches").fetchone()[0]
+    finally:
+        connection.close()
+    head = bundle["game"]["version"]
+    assert kept == [1, 16, 32, head]
+    assert patches == head - 1
+
+
+async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
+    tmp_path: Path, pg_url: str
+) -> None:
+    bundle = await _long_game_bundle(tmp_path)
+    games, states, events, members = _version_7_rows(bundle)
+    from db.models import parse_timestamp
+    from db.postgres import seal_all_games
+
+    connection = await asyncpg.connect(pg_url)
+    try:
+        await migrations_pg.apply_migrations(connection, "test", target=7)
+        async with connection.transaction():
+            await connection.execute(
+                "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
+                "created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                *games[:6],
+                parse_timestamp(games[6]),
+                parse_timestamp(games[7]),
+            )
+            await connection.executemany(
+                "INSERT INTO states (channel_id, version, status, document_text, document) "
+                "VALUES ($1, $2, $3, $4::text, $4::text::jsonb)",
+                states,
+            )
+            await connection.executemany(
+                f"INSERT INTO events VALUES ({', '.join(f'${n}' for n in range(1, 15))})",
+                [(*e[:11], parse_timestamp(e[11]), *e[12:]) for e in events],
+            )
+            await connection.executemany(
+                "INSERT INTO members VALUES ($1, $2, $3, $4, $5)",
+                [(*m[:4], parse_timestamp(m[4])) for m in members],
+            )
+            await seal_all_games(connection)
+    finally:
+        await connection.close()
+
+    async with await PostgresStore.open(pg_url) as store:  # migrates to 8
+        assert await store.schema_version() == migrations_pg.latest_version() >= 8
+        await _assert_same_history(store, bundle)
+    connection = await asyncpg.connect(pg_url)
+    try:
+        kept = [row[0] for row in await connection.fetch("SELECT version FROM states ORDER BY 1")]
+        patches = await connection.fetchval("SELECT count(*) FROM patches")
+    finally:
+        await connection.close()
+    head = bundle["game"]["version"]
+    assert kept == [1, 16, 32, head]
+    assert patches == head - 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from datetime import UTC, datetime, timedelta, timezone
@@ -236,6 +237,34 @@ async def test_history_cannot_be_rewritten_through_sql(
     assert len(await store.events(71)) == 1
 
 
+async def test_only_a_rebuildable_past_document_may_be_dropped(
+    store: SqliteStore, backend: Backend
+) -> None:
+    """The append-only guards of schema 8: a whole document goes only when it is neither
+    version 1, a snapshot nor the head, and its patch is stored; patches never change."""
+    import sqlite3
+
+    import asyncpg
+
+    refused = (sqlite3.IntegrityError, asyncpg.RaiseError)
+    await new_game(store, 72, document={"turn": 1})
+    for version in range(1, 20):
+        await store.commit(72, version, {"turn": version + 1}, move(version))
+    kept = (1, 16, 20)
+    for version in kept:
+        with pytest.raises(refused, match="cannot be deleted"):
+            await backend.execute(
+                f"DELETE FROM states WHERE channel_id = 72 AND version = {version}"
+            )
+    with pytest.raises(refused, match="append-only"):
+        await backend.execute("UPDATE patches SET patch = '[]' WHERE channel_id = 72")
+    with pytest.raises(refused, match="cannot be deleted"):
+        await backend.execute("DELETE FROM patches WHERE channel_id = 72")
+    for version in range(1, 21):
+        assert (await store.state_at(72, version)).document == {"turn": version}
+    assert await store.check() == []
+
+
 async def test_state_at_every_version(store: SqliteStore) -> None:
     await new_game(store, 80)
     await store.commit(80, 1, sample_document(turn=2), move(1), status="active")
@@ -408,3 +437,52 @@ async def test_archiving_refuses_a_stale_export(store: SqliteStore) -> None:
     with pytest.raises(VersionConflict):
         await store.archive_game(42, stale)
     assert (await store.load(42)).status == "ended"
+
+
+async def test_patches_made_before_the_hop_never_use_a_stale_base(db_path: Path) -> None:
+    """SQLite makes a commit's patch on its encoder thread, from the document that store
+    wrote last; when the stored version is another (another process wrote, a conflict, an
+    undo), the commit's transaction makes the patch itself. Every version reads back."""
+    from db.sqlite import SqliteStore
+
+    written: dict[int, dict] = {}
+    async with await SqliteStore.open(db_path) as first, await SqliteStore.open(db_path) as other:
+        await new_game(first, 90, document={"turn": 1, "log": []})
+        written[1] = {"turn": 1, "log": []}
+
+        async def play(store: SqliteStore, version: int) -> int:
+            document = {"turn": version + 1, "log": [f"t{n}" for n in range(version)]}
+            result = await store.commit(90, version, document, move(version))
+            written[result.event.seq] = document
+            return result.event.seq
+
+        version = await play(first, 1)
+        version = await play(first, version)  # the prepared patch
+        version = await play(other, version)  # the other store's first: no base
+        version = await play(first, version)  # first's base is stale: made in the transaction
+        with pytest.raises(VersionConflict):
+            await first.commit(90, version - 1, {"turn": 0}, move(0))
+        version = await play(first, version)  # after a refused commit
+        version = (await first.undo(90)).event.seq
+        written[version] = written[version - 2]
+        version = await play(first, version)  # after an undo
+        racing = {"turn": 99, "log": []}
+        task = asyncio.ensure_future(first.commit(90, version, racing, move(version)))
+        await asyncio.sleep(0)
+        racing["turn"] = 100  # changed while the commit is under way
+        result = await task
+        version = result.event.seq
+        written[version] = (await first.load(90)).document  # whichever reading was stored
+        for seq, document in written.items():
+            assert (await first.state_at(90, seq)).document == document, seq
+        assert await first.check() == []
+
+
+async def test_a_document_with_integer_keys_still_commits(store: SqliteStore) -> None:
+    """Keys become text in JSON; the patch is then made from the stored texts."""
+    await new_game(store, 91, document={"units": {"1": {"models": 5}}})
+    result = await store.commit(91, 1, {"units": {1: {"models": 4}}}, move(1))
+    await store.commit(91, result.event.seq, {"units": {1: {"models": 3}, 2: {}}}, move(2))
+    assert (await store.state_at(91, 2)).document == {"units": {"1": {"models": 4}}}
+    assert (await store.load(91)).document == {"units": {"1": {"models": 3}, "2": {}}}
+    assert await store.check() == []

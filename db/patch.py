@@ -1,0 +1,360 @@
+"""Compact patches between two JSON documents, and the history layout built on them.
+
+The store keeps every version of a game, but not every version whole (docs/storage.md,
+"History: snapshots and patches"): each version after the first has a patch from the
+previous version, full documents are kept at version 1, every `SNAPSHOT_EVERY` versions
+and at the head. Nothing here knows what a document means: a patch is a generic recursive
+difference of two JSON values.
+
+A patch is a JSON list of operations, applied in order; each is a list whose length says
+what it does (``path`` is a list of object keys and list indices from the root):
+
+* ``[path, value]``: set — the object member (added or replaced) or the list element at
+  ``path`` becomes ``value``; the empty path replaces the whole document;
+* ``[path]``: remove the object member at ``path``;
+* ``[path, start, stop, items]``: splice — the list at ``path`` has its elements
+  ``[start:stop]`` replaced by ``items`` (an append is ``[path, n, n, [new…]]``).
+
+Patches are verified when they are made (`make_patch` applies the patch and compares the
+canonical JSON with the new document's, falling back to a whole replacement), and every
+state rebuilt from them is checked against its event's state hash by the stores.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from db.errors import ChainBroken, CorruptRecord
+from db.hashing import canonical_json, state_hash
+
+#: A full document is kept at version 1 and at every multiple of this (besides the head),
+#: so rebuilding an old version applies at most ``SNAPSHOT_EVERY - 1`` patches. The
+#: append-only triggers of both schemas (migration 8) repeat the number: changing it needs
+#: a migration.
+SNAPSHOT_EVERY = 16
+
+Patch = list[list[Any]]
+
+
+def is_snapshot(version: int) -> bool:
+    """Whether version ``version`` of a game keeps its full document for good."""
+    return version == 1 or version % SNAPSHOT_EVERY == 0
+
+
+# --------------------------------------------------------------------------------------
+# Difference and application
+# --------------------------------------------------------------------------------------
+
+
+def diff(old: Any, new: Any) -> Patch:
+    """The operations that turn JSON value ``old`` into ``new`` (empty if they are equal).
+
+    Equal subtrees are skipped with Python's ``==``, which takes ``1``, ``1.0`` and
+    ``True`` for the same value; `make_patch` checks the result byte for byte, so such a
+    case costs a larger patch, never a wrong one.
+    """
+    operations: Patch = []
+    _diff(old, new, [], operations)
+    return operations
+
+
+def _diff(old: Any, new: Any, path: list[Any], operations: Patch) -> None:
+    if old is new:
+        return
+    if type(old) is dict and type(new) is dict:
+        for key in old:
+            if key not in new:
+                operations.append([[*path, key]])
+        for key, value in new.items():
+            if key not in old:
+                operations.append([[*path, key], value])
+                continue
+            before = old[key]
+            if before is value or (before == value and type(before) is type(value)):
+                continue
+            _diff(before, value, [*path, key], operations)
+        return
+    if type(old) is list and type(new) is list:
+        _diff_list(old, new, path, operations)
+        return
+    operations.append([path, new])
+
+
+def _diff_list(old: list[Any], new: list[Any], path: list[Any], operations: Patch) -> None:
+    # A common prefix and suffix stay; the middle is diffed element by element when it kept
+    # its length (a unit's models changed), else replaced in one splice (a log grew).
+    shortest = min(len(old), len(new))
+    start = 0
+    while start < shortest and _equal(old[start], new[start]):
+        start += 1
+    end = 0
+    while end < shortest - start and _equal(old[-1 - end], new[-1 - end]):
+        end += 1
+    old_stop, new_stop = len(old) - end, len(new) - end
+    if old_stop - start == new_stop - start:
+        for index in range(start, old_stop):
+            _diff(old[index], new[index], [*path, index], operations)
+        return
+    operations.append([path, start, old_stop, new[start:new_stop]])
+
+
+def _equal(left: Any, right: Any) -> bool:
+    return left is right or (type(left) is type(right) and left == right)
+
+
+def apply_patch(document: Any, patch: Iterable[Sequence[Any]]) -> Any:
+    """Apply ``patch`` to ``document`` IN PLACE and return the result.
+
+    The caller owns ``document`` (typically freshly parsed JSON) and the patch's values
+    (also freshly parsed): they become part of the result. Raises ``ValueError`` for an
+    operation that does not fit the document (a malformed or foreign patch).
+    """
+    for operation in patch:
+        try:
+            document = _apply_operation(document, operation)
+        except (KeyError, IndexError, TypeError) as error:
+            raise ValueError(f"patch operation does not fit the document ({error!r})") from error
+    return document
+
+
+def _apply_operation(document: Any, operation: Sequence[Any]) -> Any:
+    if not isinstance(operation, list) or not operation or not isinstance(operation[0], list):
+        raise ValueError(f"malformed patch operation {operation!r}")
+    path = operation[0]
+    if len(operation) == 2 and not path:
+        return operation[1]
+    parent = document
+    for step in path[:-1]:
+        parent = parent[step]
+    last = path[-1] if path else None
+    if len(operation) == 2:
+        if type(parent) is list and (type(last) is not int or not 0 <= last < len(parent)):
+            raise ValueError(f"no list element {last!r} to set")
+        parent[last] = operation[1]
+    elif len(operation) == 1 and path:
+        if type(parent) is not dict:
+            raise ValueError("only object members are removed")
+        del parent[last]
+    elif len(operation) == 4:
+        target = parent[last] if path else document
+        start, stop, items = operation[1], operation[2], operation[3]
+        if type(target) is not list or type(items) is not list:
+            raise ValueError("a splice needs a list")
+        if not (type(start) is int and type(stop) is int and 0 <= start <= stop <= len(target)):
+            raise ValueError(f"splice bounds {start!r}:{stop!r} out of range")
+        target[start:stop] = items
+    else:
+        raise ValueError(f"malformed patch operation {operation!r}")
+    return document
+
+
+def make_patch(old: Any, new: Any, new_json: str) -> str:
+    """The canonical JSON of a patch from ``old`` to ``new``, proven to rebuild ``new_json``.
+
+    ``old`` is consumed (the patch is applied to it to check the result); ``new_json`` is
+    ``canonical_json(new)``. Should the difference not rebuild the exact text (see `diff`),
+    the patch replaces the whole document instead: larger, never wrong.
+    """
+    return patch_and_result(old, new, new_json)[0]
+
+
+def patch_and_result(old: Any, new: Any, new_json: str) -> tuple[str, Any]:
+    """`make_patch`, and a private parse of ``new_json`` (``old`` with the patch applied).
+
+    ``new`` is only read (it may be the caller's own document: the patch is checked
+    against ``new_json``, so even a document changed meanwhile cannot yield a wrong
+    patch), and it is not part of the result.
+    """
+    operations = diff(old, new)
+    patch_json = canonical_json(operations)
+    rebuilt = apply_patch(old, json.loads(patch_json))
+    if canonical_json(rebuilt) == new_json:
+        return patch_json, rebuilt
+    return canonical_json([[[], json.loads(new_json)]]), json.loads(new_json)
+
+
+def patch_from_json(text: object) -> Patch:
+    """A stored patch's text, parsed; ``ValueError`` if it is not a JSON list."""
+    if not isinstance(text, str):
+        raise ValueError("patch is not text")
+    value = json.loads(text)
+    if not isinstance(value, list):
+        raise ValueError("patch is not a JSON list")
+    return value
+
+
+# --------------------------------------------------------------------------------------
+# The layout of a game's history
+# --------------------------------------------------------------------------------------
+
+
+def compact_history(
+    documents: Sequence[tuple[int, str, str]],
+) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, str]]]:
+    """Split a whole history into what the store keeps.
+
+    ``documents`` are every version ``(version, status, canonical document JSON)`` from 1
+    to the head, in order. Returns ``(full, patches)``: the full documents to keep (version
+    1, every snapshot version and the head) and ``(version, status, patch JSON)`` for every
+    version after the first. Used by migration 8 and by restoring a copied game.
+    """
+    full: list[tuple[int, str, str]] = []
+    patches: list[tuple[int, str, str]] = []
+    head = documents[-1][0] if documents else 0
+    previous: str | None = None
+    for version, status, text in documents:
+        if previous is not None:
+            patches.append(
+                (version, status, make_patch(json.loads(previous), json.loads(text), text))
+            )
+        if is_snapshot(version) or version == head:
+            full.append((version, status, text))
+        previous = text
+    return full, patches
+
+
+def rebuild_text(base_text: str, patch_texts: Iterable[str]) -> str:
+    """The canonical JSON of a document rebuilt from ``base_text`` and stored patches.
+
+    Raises ``ValueError`` if the base or a patch is not valid JSON or does not fit.
+    """
+    document = json.loads(base_text)
+    for text in patch_texts:
+        document = apply_patch(document, patch_from_json(text))
+    return canonical_json(document)
+
+
+# Marks a version that cannot be rebuilt (None is a JSON value).
+_UNKNOWN: Any = object()
+
+
+def walk_history(
+    full: Sequence[tuple[int, str, str]],
+    patches: Sequence[tuple[int, str, str]],
+    last: int,
+) -> list[tuple[int, list[tuple[str, str]]]]:
+    """Every version 1..``last`` of a game from its stored rows, for exports and audits.
+
+    ``full`` and ``patches`` are the stored ``(version, status, text)`` rows in any order.
+    Returns ``(version, candidates)`` per version: ``candidates`` are the ``(status,
+    document JSON)`` the rows give for it — the full document if one is kept (first), and
+    what the patch rebuilds from the previous version — each of which must hash to the
+    event's state hash. A version with no candidate (a row deleted behind the store's
+    back) has an empty list, and so do the versions that would need it. Raises
+    ``ValueError`` for a stored text that is not JSON or a patch that does not fit.
+    """
+    documents = {version: (status, text) for version, status, text in full}
+    steps = {version: (status, text) for version, status, text in patches}
+    walked: list[tuple[int, list[tuple[str, str]]]] = []
+    current: Any = _UNKNOWN  # the previous version, parsed
+    for version in range(1, last + 1):
+        candidates: list[tuple[str, str]] = []
+        kept = documents.get(version)
+        if kept is not None:
+            candidates.append(kept)
+        step = steps.get(version)
+        rebuilt: Any = _UNKNOWN
+        if step is not None and current is not _UNKNOWN:
+            rebuilt = apply_patch(current, patch_from_json(step[1]))
+            candidates.append((step[0], canonical_json(rebuilt)))
+        current = json.loads(kept[1]) if kept is not None else rebuilt
+        walked.append((version, candidates))
+    return walked
+
+
+def history_states(
+    channel_id: int,
+    state_hashes: Sequence[str],
+    full: Sequence[tuple[int, str, str]],
+    patches: Sequence[tuple[int, str, str]],
+    *,
+    verify: bool,
+) -> list[tuple[int, str, str]]:
+    """Every version ``(version, status, document JSON)`` of a game, from its stored rows.
+
+    ``state_hashes`` are its events' state hashes in order (event n produced version n).
+    With ``verify``, every stored row must agree with the chain: each full document and
+    each patch's result hashes to its event's state hash, version 1, every snapshot
+    version and the head keep their full document, every later version has its patch, and
+    no row lies beyond the last event — else `ChainBroken` names the first bad version.
+    Without it, whatever can be read is returned (a version that cannot be rebuilt is left
+    out).
+    """
+    last = len(state_hashes)
+    if not verify:
+        last = max([last, *(row[0] for row in full), *(row[0] for row in patches)])
+    elif any(row[0] > last or row[0] < 1 for row in full) or any(
+        row[0] > last or row[0] < 2 for row in patches
+    ):
+        raise ChainBroken(channel_id, last, "states without an event")
+    try:
+        walked = walk_history(full, patches, last)
+    except ValueError as error:
+        if verify:
+            raise ChainBroken(channel_id, 0, f"a stored state cannot be read ({error})") from error
+        raise CorruptRecord(channel_id, f"a stored state cannot be read ({error})") from error
+    kept = {row[0] for row in full}
+    stepped = {row[0] for row in patches}
+    states: list[tuple[int, str, str]] = []
+    for version, candidates in walked:
+        if verify:
+            if not candidates:
+                raise ChainBroken(channel_id, version, "its state is missing")
+            if (is_snapshot(version) or version == last) and version not in kept:
+                raise ChainBroken(channel_id, version, "its full document is missing")
+            if version > 1 and version not in stepped:
+                raise ChainBroken(channel_id, version, "its patch is missing")
+            expected = state_hashes[version - 1]
+            for status, text in candidates:
+                if state_hash(text, status) != expected:
+                    raise ChainBroken(
+                        channel_id, version, "its state does not match the state hash"
+                    )
+        if candidates:
+            states.append((version, *candidates[0]))
+    return states
+
+
+class ParsedDocuments:
+    """The current documents of the channels committed lately, with their text.
+
+    A commit diffs the previous version against the new one; the previous version is
+    usually the document the channel's last commit wrote, so keeping it saves reading it
+    back. Whoever uses an entry must check that its text equals the stored current version
+    exactly (the SQLite store does, in the commit's transaction): a commit that was refused
+    or rolled back, or another process's write, then simply misses.
+
+    The texts of the ``texts`` channels used last are kept (16 MB for 1,000 channels of
+    16 KB documents); the parsed documents, several times larger in memory, only for the
+    ``parsed`` used last (the others are parsed again from their text). Least recently
+    used first out. Not thread-safe: one thread uses it.
+    """
+
+    def __init__(self, *, texts: int = 4096, parsed: int = 128) -> None:
+        self._texts_size = texts
+        self._parsed_size = parsed
+        self._texts: OrderedDict[int, str] = OrderedDict()
+        self._parsed: OrderedDict[int, Any] = OrderedDict()
+
+    def latest(self, channel_id: int) -> tuple[str, Any] | None:
+        """The last ``(text, document or None)`` kept for the channel, taken out (the caller
+        owns the document now), or None."""
+        text = self._texts.pop(channel_id, None)
+        document = self._parsed.pop(channel_id, None)
+        return None if text is None else (text, document)
+
+    def keep(self, channel_id: int, text: str, document: Any) -> None:
+        """Remember ``text`` and ``document`` (None: not parsed; else a parse of ``text``
+        that nobody else may change) as the channel's current version."""
+        self._texts[channel_id] = text
+        self._texts.move_to_end(channel_id)
+        if document is not None:
+            self._parsed[channel_id] = document
+            self._parsed.move_to_end(channel_id)
+        while len(self._texts) > self._texts_size:
+            self._texts.popitem(last=False)
+        while len(self._parsed) > self._parsed_size:
+            self._parsed.popitem(last=False)
