@@ -190,7 +190,7 @@ def test_a_public_picture_shows_no_trace_of_hidden_units() -> None:
 
 def test_the_channel_map_drops_hidden_units_a_ruleset_left_in_its_public_view(caplog) -> None:
     class Leaky:
-        def map_view(self, document, viewer_side, *, public):
+        def map_view(self, document, viewer_side, *, public, language="it"):
             return measured_view(hidden=True)
 
     caplog.set_level(logging.ERROR, logger="bot.service")
