@@ -33,6 +33,7 @@ from rules.core.game import Applied as CoreApplied
 from rules.core.game import run_command
 from rules.linea_gotica import fire
 from rules.linea_gotica.checks import Cover
+from rules.linea_gotica.field import where
 from rules.linea_gotica.scenario import Scenario
 from rules.linea_gotica.state import (
     CallSupport,
@@ -98,6 +99,10 @@ def new_game(scenario: Scenario) -> GameState:
                     transport=v.transport,
                 )
             has_leader = any(f.role == "leader" for f in figures)
+            place = spec.place
+            if scenario.battlefield is not None and not place:
+                # The area a unit stands in is its place (observation names it).
+                place = where(scenario.battlefield, scenario.battlefield.deployment[spec.id])[1]
             units[spec.id] = UnitState(
                 id=spec.id,
                 name=spec.name,
@@ -116,7 +121,7 @@ def new_game(scenario: Scenario) -> GameState:
                 weapons=list(spec.weapons),
                 cover=Cover(spec.cover),
                 hidden=spec.hidden,
-                place=spec.place,
+                place=place,
                 emplaced=list(spec.emplaced),
             )
         for sup in side.supports:
@@ -148,7 +153,15 @@ def new_game(scenario: Scenario) -> GameState:
             for m in scenario.minefields
         },
         weapons=dict(scenario.weapons),
-        places=list(scenario.terrain),
+        places=list(
+            dict.fromkeys(
+                [*scenario.terrain, *(a.id for a in scenario.battlefield.areas)]
+                if scenario.battlefield is not None
+                else scenario.terrain
+            )
+        ),
+        field=scenario.battlefield,
+        positions=dict(scenario.battlefield.deployment) if scenario.battlefield else {},
     )
 
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rules.core.battlefield import Battlefield, Overlay, Point
 from rules.core.errors import UnknownName
 from rules.linea_gotica.checks import Cover
 from rules.linea_gotica.fire import Armour, Night, TargetFired, TargetKind, TargetMovement
@@ -225,6 +226,8 @@ class Mission(_State):
     point: str = ""
     attempts: int = 0
     fired_turn: int | None = None
+    aim: Point | None = Field(None, description="the aimed point on the battlefield")
+    landed: Point | None = Field(None, description="where the ranging shot came down")
 
 
 class Blast(_State):
@@ -239,6 +242,10 @@ class Blast(_State):
     bombs: str = "none"
     strafe_quality: Quality | None = None
     serial: int
+    center: Point | None = Field(None, description="where it burst, on the battlefield")
+    resolved: list[str] = Field(
+        default_factory=list, description="units the bot already resolved inside it"
+    )
 
 
 class Smoke(_State):
@@ -320,6 +327,11 @@ class GameState(_State):
     may observe without knowing what hides there."""
     weapons: dict[str, Weapon]
     counter: int = 0
+    field: Battlefield | None = None
+    """The table (issue 16): with one, the bot keeps every unit's position and measures."""
+    positions: dict[str, Point] = Field(default_factory=dict)
+    marks: list[Overlay] = Field(default_factory=list)
+    """The last action's marks for the picture: line of fire, deviation arrow, blasts."""
 
     @property
     def serial(self) -> int:
@@ -375,6 +387,7 @@ class Move(_Command):
     vehicle: str | None = None
     minefield: str | None = None
     models: int = Field(0, ge=0, le=30, description="other figures within 4 cm of a mine")
+    to: str | None = Field(None, max_length=MAX_TEXT, description="a destination on the table")
 
 
 class Fire(_Command):

@@ -10,7 +10,9 @@ import io
 import pytest
 
 from bot.console import Console
+from bot.service import Request
 from tests.bot.service_table import ServiceTable
+from tests.linea_gotica.conftest import gotica_text_without_field
 
 CHANNEL = 4004
 REFEREE, ANNA, BRUNO, STRANGER = 1, 2, 3, 99
@@ -26,7 +28,19 @@ def codes(reply) -> list[str]:
 
 
 async def setup(table: ServiceTable) -> None:
-    await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="esempio_gotica")
+    """The bundled scenario without its battlefield: typed distances, as before issue 16."""
+    reply = await table.service.handle(
+        Request(
+            channel_id=CHANNEL,
+            guild_id=7,
+            user_id=REFEREE,
+            verb="game.new",
+            options={"ruleset": "linea_gotica"},
+            interaction_id=f"{CHANNEL}-new",
+            attachment=gotica_text_without_field(),
+        )
+    )
+    assert reply.status is not None, reply
     await table(ANNA, "game.join", side="alleati")
     await table(BRUNO, "game.join", side="Tedeschi")
 
@@ -326,9 +340,9 @@ CONSOLE_SCRIPT = [
     "/as bruno",
     "/turn next",
     "/as anna",
-    "/move unit:squadra_1 kind:corsa distance:20 mods:alzarsi_sdraiarsi",
-    "/move unit:squadra_1 kind:corsa distance:18 mods:alzarsi_sdraiarsi",
-    "/move unit:sherman kind:strada distance:30",
+    '/move unit:squadra_1 kind:corsa to:"N 20" mods:alzarsi_sdraiarsi',
+    '/move unit:squadra_1 kind:corsa to:"N 18" mods:alzarsi_sdraiarsi',
+    '/move unit:sherman kind:strada to:"N 30"',
     "/turn status",
 ]
 
