@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the scenario's YAML areas read best one per line)
 """linea_gotica on the battlefield (issue 16): the scenario's table, moves to destinations
 through the terrain, measured fire and observation, HE landing at computed points, the map
 view with hidden units."""
@@ -119,7 +120,12 @@ def line_of(text: str, needle: str) -> int:
     [
         ("terrain: bosco, blocks", "terrain: giungla, blocks", "giungla", "unknown terrain class"),
         ("    stug: {x: 90, y: 110}", "    tigre: {x: 90, y: 110}", "tigre:", "unknown unit"),
-        ("    ponte_sud: {x: 90, y: 45}", "    ponte_sud: {x: 190, y: 45}", "ponte_sud", "off the table"),
+        (
+            "    ponte_sud: {x: 90, y: 45}",
+            "    ponte_sud: {x: 190, y: 45}",
+            "ponte_sud",
+            "off the table",
+        ),
         ("    stug: {x: 90, y: 110}\n", "", "- id: stug", "stug has no position"),
         ("    gruppe: {x: 55, y: 72}", "    gruppe: {x: 55, y: 60}", "gruppe: {x: 55", "cover"),
     ],
@@ -144,7 +150,9 @@ def test_the_bundled_scenario_places_each_unit_in_its_terrain():
     scenario = load_bundled("esempio_gotica")
     assert scenario.battlefield is not None
     state = g.new_game(scenario)
-    assert {u.id: (u.place, u.cover.value) for u in state.units.values() if u.side == "tedeschi"} == {
+    assert {
+        u.id: (u.place, u.cover.value) for u in state.units.values() if u.side == "tedeschi"
+    } == {
         "gruppe": ("siepe", "leggera"),
         "mg_casolare": ("casolare", "pesante"),
         "cecchino": ("campanile", "leggera"),
@@ -207,7 +215,12 @@ def test_a_move_needs_to_with_a_battlefield_and_typed_distance_must_match(game):
         distance=14,
     )
     game.refused(
-        "error.linea_gotica.field.from_map", "move", "blu", unit="squadra", to="S 5", cover="pesante"
+        "error.linea_gotica.field.from_map",
+        "move",
+        "blu",
+        unit="squadra",
+        to="S 5",
+        cover="pesante",
     )
     # Lying down goes nowhere: no to: needed.
     game("move", "blu", unit="squadra", mods="alzarsi_sdraiarsi")
@@ -240,7 +253,9 @@ def test_a_vehicle_on_the_road_and_off_it(game):
 
 def test_a_vehicle_kind_strada_off_the_road_is_refused_naming_the_ground(game):
     game.to_phase(Phase.MOVEMENT)
-    game.refused("error.linea_gotica.field.off_road", "move", "blu", unit="carro", kind="strada", to="N 10")
+    game.refused(
+        "error.linea_gotica.field.off_road", "move", "blu", unit="carro", kind="strada", to="N 10"
+    )
     applied = game("move", "blu", unit="carro", to="N 10")  # off road: 25 cm
     assert applied.resolutions[0].outcome.code == "linea_gotica.move.ok(allowance=25,cm=10)"
 
@@ -353,13 +368,21 @@ def test_hidden_units_are_absent_from_the_public_map_view(game):
     public = PLAY.map_view(document, None, public=True)
     assert public is not None and public.unit == "cm" and public.width_cm == 100
     assert "bunker" not in {c.unit_id for c in public.counters}
-    assert "bunker" not in {c.unit_id for c in PLAY.map_view(document, "blu", public=False).counters}
+    assert "bunker" not in {
+        c.unit_id for c in PLAY.map_view(document, "blu", public=False).counters
+    }
     own = {c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False).counters}
     assert own["bunker"].hidden
     referee = PLAY.map_view(document, None, public=False)
     assert {c.unit_id for c in referee.counters} == set(game.state.units)
     squad = next(c for c in referee.counters if c.unit_id == "squadra")
-    assert (squad.x, squad.y, squad.models, squad.initial_models, squad.side) == (18, 30, 4, 4, "blu")
+    assert (squad.x, squad.y, squad.models, squad.initial_models, squad.side) == (
+        18,
+        30,
+        4,
+        4,
+        "blu",
+    )
     assert [a.label for a in referee.areas] == ["Strada", "Siepe", "Bosco", "Casa"]
 
 
