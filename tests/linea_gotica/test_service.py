@@ -362,3 +362,56 @@ async def test_the_console_plays_linea_gotica(service, dice):
     assert "» Turn 1: Covering fire" in text
     assert "squadra_1" in text and "[prone]" in text
     assert "Turn 1" in text and "(dice entered by hand)" in text
+
+
+async def test_a_whole_turn_on_the_battlefield(table, store):
+    """The bundled scenario with its table: moves to destinations, measured fire, a hidden
+    unit kept off the public map, through the service."""
+    from rules.linea_gotica.play import PLAY
+
+    await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="esempio_gotica")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="Tedeschi")
+    await table(ANNA, "turn.next", [8, 3])
+    await table(ANNA, "turn.next", order="first")
+    await pass_steps(table, ANNA, BRUNO)  # no covering fire
+
+    # Movement: the bot keeps the positions; a move says where it goes.
+    await table.refused(
+        ANNA, "move", "error.linea_gotica.field.to_needed", unit="squadra_1", distance=14
+    )
+    await table.refused(
+        ANNA, "move", "linea_gotica.move.too_far", unit="squadra_1", to="N 17"
+    )
+    reply = await table(ANNA, "move", unit="squadra_1", to="N 14")
+    assert codes(reply) == ["linea_gotica.move.ok(allowance=16,cm=14)"]
+    assert reply.notices[0].code.startswith(
+        "linea_gotica.field.path(unit=1ª squadra fucilieri,x=60,y=34,cm=14"
+    )
+    reply = await table(ANNA, "move", unit="sherman", to="ponte_sud")
+    assert codes(reply) == ["linea_gotica.move.ok(allowance=60,cm=30)"]
+    # Opportunity fire at the squad: the distance is measured, a typed one must agree.
+    await table.refused(
+        BRUNO,
+        "fire",
+        "error.linea_gotica.field.distance_differs",
+        unit="gruppe",
+        target="squadra_1",
+        distance=30,
+        weapon="mg42",
+    )
+    reply = await table(BRUNO, "fire", [10, 10], unit="gruppe", target="squadra_1", weapon="mg42")
+    assert reply.notices[0].code == "linea_gotica.field.measured(cm=38.3)"
+    assert [r.outcome.key for r in reply.resolutions] == ["linea_gotica.fire.miss"] * 2
+    await table(ANNA, "turn.next")
+    reply = await table(BRUNO, "move", unit="stug", to="S 10")
+    assert codes(reply) == ["linea_gotica.move.ok(allowance=60,cm=10)"]
+
+    document = (await store.load(CHANNEL)).document
+    public = PLAY.map_view(document, None, public=True)
+    assert public is not None
+    shown = {c.unit_id: (c.x, c.y) for c in public.counters}
+    assert shown["squadra_1"] == (60, 34) and shown["stug"] == (90, 100)
+    assert "mg_casolare" not in shown and "cecchino" not in shown
+    own = PLAY.map_view(document, "tedeschi", public=False)
+    assert own is not None and {"mg_casolare", "cecchino"} <= {c.unit_id for c in own.counters}
