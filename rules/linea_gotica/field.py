@@ -18,12 +18,14 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from rules.core.battlefield import Battlefield, Overlay, Point
+from rules.core.battlefield import Battlefield, CircleShape, Overlay, Point, Shape
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.geometry import (
     Leg,
     Sight,
+    contains,
     distance,
+    length_inside,
     line_of_sight,
     offset,
     on_table,
@@ -185,6 +187,31 @@ def destination(
 ) -> Point:
     """Where a ``to:`` points from ``origin`` (rules.core.geometry's forms)."""
     return parse_destination(text, field, origin, places)
+
+
+def gap(shape: Shape, point: Point) -> float:
+    """How far ``point`` is from ``shape`` (0 inside it): a minefield's distance."""
+    if contains(shape, point):
+        return 0.0
+    if isinstance(shape, CircleShape):
+        return max(0.0, distance(shape.center, point) - shape.radius)
+    corners = shape.points
+    return min(
+        _to_segment(point, a, corners[(i + 1) % len(corners)]) for i, a in enumerate(corners)
+    )
+
+
+def _to_segment(point: Point, a: Point, b: Point) -> float:
+    dx, dy = b.x - a.x, b.y - a.y
+    length = dx * dx + dy * dy
+    share = 0.0 if length == 0 else ((point.x - a.x) * dx + (point.y - a.y) * dy) / length
+    share = min(1.0, max(0.0, share))
+    return math.hypot(point.x - (a.x + share * dx), point.y - (a.y + share * dy))
+
+
+def enters(shape: Shape, origin: Point, destination: Point) -> bool:
+    """Whether the path origin → destination goes into ``shape`` (a minefield crossed)."""
+    return contains(shape, destination) or length_inside(shape, origin, destination) > 0.01
 
 
 def no_battlefield() -> InvalidInput:

@@ -149,7 +149,9 @@ def new_game(scenario: Scenario) -> GameState:
         units=units,
         supports=supports,
         minefields={
-            m.id: Minefield(id=m.id, name=m.name, kind=m.kind, owner=m.owner, known_to=[m.owner])
+            m.id: Minefield(
+                id=m.id, name=m.name, kind=m.kind, owner=m.owner, known_to=[m.owner], shape=m.shape
+            )
             for m in scenario.minefields
         },
         weapons=dict(scenario.weapons),

@@ -217,6 +217,18 @@ class LineaGoticaPlay(DocumentPlay):
                     blocks_sight=area.blocks_sight,
                 )
                 for area in field.areas
+            )
+            + tuple(
+                # A minefield is drawn only for those who know it (its layer, the referee).
+                MapArea(shape=mines.shape, terrain="campo_minato", label=mines.name)
+                for mines in state.minefields.values()
+                if mines.shape is not None
+                and not mines.cleared
+                and (
+                    (viewer is None)
+                    or (viewer == PUBLIC and set(state.sides) <= set(mines.known_to))
+                    or viewer in mines.known_to
+                )
             ),
             counters=tuple(counters),
             overlays=tuple(self._visible_marks(state, viewer)),

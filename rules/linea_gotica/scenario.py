@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.core.battlefield import Battlefield
+from rules.core.battlefield import Battlefield, Shape
 from rules.core.scenario import (
     ScenarioReferenceError,
     bundled_files,
@@ -161,6 +161,9 @@ class MinefieldSpec(_Model):
     name: str = Field(max_length=60)
     kind: Literal["antiuomo", "anticarro"]
     owner: str = Field(description="the side that laid it (and knows it)")
+    shape: Shape | None = Field(
+        None, description="where it lies on the battlefield (drawn only for those who know it)"
+    )
 
 
 class SideSpec(_Model):
@@ -221,6 +224,10 @@ class Scenario(_Model):
                             f"unit {unit.id}: unknown weapon {weapon!r}", ("sides", s, "units", u)
                         )
         for m, field in enumerate(self.minefields):
+            if field.shape is not None and self.battlefield is None:
+                raise ScenarioReferenceError(
+                    f"minefield {field.id}: a shape needs a battlefield", ("minefields", m, "shape")
+                )
             if field.owner not in side_ids:
                 raise ScenarioReferenceError(
                     f"minefield {field.id}: unknown owner {field.owner!r}",

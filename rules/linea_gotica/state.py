@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rules.core.battlefield import Battlefield, Overlay, Point
+from rules.core.battlefield import Battlefield, Overlay, Point, Shape
 from rules.core.errors import UnknownName
 from rules.linea_gotica.checks import Cover
 from rules.linea_gotica.fire import Armour, Night, TargetFired, TargetKind, TargetMovement
@@ -270,6 +270,7 @@ class Minefield(_State):
     owner: str
     known_to: list[str] = Field(default_factory=list)
     cleared: bool = False
+    shape: Shape | None = None
 
 
 class Covering(_State):

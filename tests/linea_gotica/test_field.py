@@ -411,3 +411,31 @@ def test_fire_lists_only_targets_in_sight_and_range(game):
     fire = [a for a in legal_actions(game.state) if a.verb == "fire" and a.unit == "squadra"]
     assert {a.target for a in fire} == {"pattuglia"}  # the wood hides Nemici
     assert all("distance" not in {s.name for s in a.free} for a in fire)
+
+
+# -- mines -------------------------------------------------------------------------------------
+
+MINED = SCENARIO.replace(
+    "sides:\n",
+    "minefields:\n"
+    "  - {id: mine, name: Mine, kind: antiuomo, owner: rossi, shape: {kind: circle, center: {x: 18, y: 15}, radius: 3}}\n"
+    "sides:\n",
+    1,
+)
+
+
+def test_a_path_through_a_minefield_sets_it_off_and_spotting_measures_it():
+    game = Game(g.new_game(parse_scenario(MINED)))
+    document = game.state.model_dump(mode="json")
+    assert "Mine" not in {a.label for a in PLAY.map_view(document, "blu", public=False).areas}
+    assert "Mine" in {a.label for a in PLAY.map_view(document, "rossi", public=False).areas}
+    assert "Mine" not in {a.label for a in PLAY.map_view(document, None, public=True).areas}
+    game.to_phase(Phase.MOVEMENT)
+    # 12 cm from the squad (measured to its edge): mines are spotted within 5 cm.
+    game.refused(
+        "error.linea_gotica.mines_too_far", "test", "blu", unit="squadra", kind="mine", minefield="mine"
+    )
+    # The squad walks south through the mines: the first soldier sets one off (short zone).
+    applied = game("move", "blu", (9,), unit="squadra", to="S 16")
+    assert [r.procedure for r in applied.resolutions] == ["foot_move", "he_effect"]
+    assert "blu" in game.state.minefields["mine"].known_to

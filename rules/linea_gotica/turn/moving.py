@@ -135,6 +135,16 @@ def _on_the_table(
             legs=field.legs_text(state.field, plan.legs),
         )
     )
+    minefield = command.minefield or next(
+        (
+            mines.id
+            for mines in state.minefields.values()
+            if mines.shape is not None
+            and not mines.cleared
+            and field.enters(mines.shape, origin, destination)
+        ),
+        None,
+    )
     distance = command.distance_cm if command.distance_cm > 0 and actor is None else plan.cm
     kind = command.kind
     if unit.vehicle is not None:
@@ -155,7 +165,8 @@ def _on_the_table(
         if plan.step_across_foot:
             distance = 0.0
     mods = tuple(dict.fromkeys([*command.mods, *terrain_mods]))
-    return command.model_copy(update={"distance_cm": distance, "mods": mods, "kind": kind}), plan
+    update = {"distance_cm": distance, "mods": mods, "kind": kind, "minefield": minefield}
+    return command.model_copy(update=update), plan
 
 
 def automatic_mods(state: GameState, unit: UnitState) -> list[str]:
