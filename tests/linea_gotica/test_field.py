@@ -439,3 +439,16 @@ def test_a_path_through_a_minefield_sets_it_off_and_spotting_measures_it():
     applied = game("move", "blu", (9,), unit="squadra", to="S 16")
     assert [r.procedure for r in applied.resolutions] == ["foot_move", "he_effect"]
     assert "blu" in game.state.minefields["mine"].known_to
+
+
+def test_surrender_needs_visible_enemies_measured_within_30_cm(game):
+    from rules.linea_gotica.state import MoraleTest
+    from rules.linea_gotica.turn.morale import _enemy_near
+
+    squad = game.unit("squadra")
+    assert not _enemy_near(game.state, squad, MoraleTest(unit="squadra", enemy_near=True))
+    game.state.positions["pattuglia"] = Point(x=18, y=50)  # 20 cm away, nothing between
+    assert _enemy_near(game.state, squad, MoraleTest(unit="squadra"))
+    game.state.positions["bunker"] = Point(x=18, y=45)
+    game.state.positions["pattuglia"] = Point(x=90, y=58)
+    assert not _enemy_near(game.state, squad, MoraleTest(unit="squadra"))  # hidden: not seen

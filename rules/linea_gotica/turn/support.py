@@ -289,7 +289,7 @@ def _observer_order(
                 id=state.next_id("f"),
                 source="proiettili",
                 side=mission.side,
-                place=mission.point,
+                place=_smoke_place(state, mission),
                 effect_at="fire_phase_end",
                 turns=int(resolution.outcome.param("turns") or 0),
             )
@@ -311,6 +311,16 @@ def _observer_order(
         )
     mission.due_turn = state.turn + 1
     mission.fired_turn = state.turn
+
+
+def _smoke_place(state: GameState, mission: Mission) -> str:
+    """Where a smoke mission's screen stands: on the battlefield, the area its round came
+    down in (smoke blocks sight by area; in the open it marks the point only)."""
+    center = mission.landed or mission.aim
+    if state.field is None or center is None:
+        return mission.point
+    _, area = geometry.terrain_at(state.field, center)
+    return area or mission.point
 
 
 def _support_blast(state: GameState, mission: Mission, support: SupportState) -> Blast:
