@@ -300,6 +300,16 @@ def landing(field: Battlefield, point: Point) -> Point | None:
         return None
 
 
+def in_strip(center: Point, axis_bearing: float, length: float, width: float, point: Point) -> bool:
+    """Whether ``point`` lies in the length × width rectangle centred on ``center`` whose
+    long side runs along ``axis_bearing`` (an air attack's zones)."""
+    radians = math.radians(axis_bearing)
+    dx, dy = point.x - center.x, point.y - center.y
+    along = dx * math.sin(radians) + dy * math.cos(radians)
+    across = dx * math.cos(radians) - dy * math.sin(radians)
+    return abs(along) <= length / 2 + 1e-6 and abs(across) <= width / 2 + 1e-6
+
+
 def within(center: Point, radius: float, point: Point) -> bool:
     """Whether ``point`` lies within ``radius`` of ``center``."""
     return distance(center, point) <= radius + 1e-6

@@ -452,3 +452,25 @@ def test_surrender_needs_visible_enemies_measured_within_30_cm(game):
     game.state.positions["bunker"] = Point(x=18, y=45)
     game.state.positions["pattuglia"] = Point(x=90, y=58)
     assert not _enemy_near(game.state, squad, MoraleTest(unit="squadra"))  # hidden: not seen
+
+
+def test_an_air_attack_hits_the_units_in_its_zones():
+    text = SCENARIO.replace(
+        "      - {id: batteria,",
+        "      - {id: aereo, name: Aereo, kind: aereo, contact: dedicata, bombs: anti_fanteria, quality: elite}\n"
+        "      - {id: batteria,",
+    )
+    game = Game(g.new_game(parse_scenario(text)))
+    game.to_phase(Phase.FIRE)
+    game("callarty", "blu", (1,), unit="osservatore", battery="aereo", target="pattuglia")
+    mission = game.state.missions[0]
+    while game.state.turn == 1:
+        game("turn.next", None)
+    game.to_phase(Phase.FIRE)
+    # On target (precise, "Centro perfetto"): the Pattuglia is in the short 15 × 5 zone; its
+    # two soldiers roll for the bombs and both miss.
+    applied = game("execute", "blu", (1, 1, 9, 9), marker=mission.id)
+    found = next(n for n in applied.notices if n.key == "linea_gotica.field.blast_found")
+    assert found.param("units") == "Pattuglia (breve)"
+    assert [r.procedure for r in applied.resolutions] == ["ranging", "he_effect", "he_effect"]
+    assert game.state.marks[-1].kind == "point"

@@ -188,7 +188,7 @@ def do_fragments(
             "error.linea_gotica.field.blast_resolved", marker=blast.id, unit=target.name
         )
     if blast.strafe_quality is not None:
-        _strafe(state, blast, target, command, tray, result)
+        strafe_unit(state, blast, target, command.models, tray, result)
         return
     if target.vehicle is not None:
         he_on_blast(state, blast, target, None, command.ring, tray, result)
@@ -198,21 +198,22 @@ def do_fragments(
             he_on_blast(state, blast, target, figure, command.ring, tray, result)
 
 
-def _strafe(
+def strafe_unit(
     state: GameState,
     blast: Blast,
     target: UnitState,
-    command: Fragments,
+    models: int | None,
     tray: DiceTray,
     result: Applied,
 ) -> None:
+    """Strafing on one unit inside the strip: the autocannon's area line, each soldier."""
     aerei = load_tables()["aerei"]
     row_id = str(aerei.row_by_id("mitragliamento").data["weapon"])
     ranges = fire.weapon_ranges(row_id)
     distance = float((ranges[0] or 0) + 1)
     victims: list[Figure | None] = [None]
     if target.vehicle is None:
-        victims = list(alive_figures(target)[: command.models or 30])
+        victims = list(alive_figures(target)[: models or 30])
     assert blast.strafe_quality is not None
     for victim in victims:
         data = fire.DirectFireInput(

@@ -5,7 +5,7 @@ the observer's orders, air attacks, strafing and damaged aircraft returning.
 from __future__ import annotations
 
 from rules.core import geometry
-from rules.core.battlefield import Point
+from rules.core.battlefield import Overlay, Point
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
@@ -26,7 +26,7 @@ from rules.linea_gotica.state import (
     UnitState,
 )
 from rules.linea_gotica.tables import load_tables
-from rules.linea_gotica.turn.blasts import burst_at, radii_of
+from rules.linea_gotica.turn.blasts import burst_at, he_on_blast, radii_of, strafe_unit
 from rules.linea_gotica.turn.common import (
     acting_unit,
     actor_figure,
@@ -361,9 +361,12 @@ def _air_attack(
             raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
     elif command.order not in ("tiro",):
         raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
-    where, lost = _deviate(state, observer, tray, result, state.coordination.get(mission.side, 0))
+    where, lost, moves = _deviation(
+        state, observer, tray, result, state.coordination.get(mission.side, 0)
+    )
     if is_preview():
         return
+    landed = _landing(state, mission, observer, moves) if not lost else None
     point = mission.target if where in ("0", "") else f"{mission.target} ({where})"
     if lost:
         point = "-"
@@ -386,6 +389,8 @@ def _air_attack(
         )
         state.blasts = [b for b in state.blasts if b.id != blast.id] + [blast]
         result.notices.append(Outcome.of(f"{K}.mission.bombs", marker=mission.id, point=point))
+        if landed is not None:
+            _air_zones(state, mission, observer, blast, landed, tray, result)
         if bombs == "napalm" and not lost:
             state.smoke.append(
                 Smoke(
@@ -411,8 +416,73 @@ def _air_attack(
         )
         state.blasts = [b for b in state.blasts if b.id != strafe.id] + [strafe]
         result.notices.append(Outcome.of(f"{K}.mission.strafe", marker=mission.id, point=point))
+        if landed is not None:
+            _air_zones(state, mission, observer, strafe, landed, tray, result)
         mission.stage = "done"
     mission.fired_turn = state.turn
+
+
+def _air_zones(
+    state: GameState,
+    mission: Mission,
+    observer: UnitState,
+    blast: Blast,
+    landed: Point,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    """An air attack on the battlefield: the bot finds the units in AEREI's rectangles (the
+    bombs' long zone 30 × 10 cm with the short 15 × 5 at its centre; strafing's 5 × 30 strip)
+    and resolves them. The seed gives no direction: the long side runs along the observer's
+    line to the point (not in the seed)."""
+    assert state.field is not None
+    center = field.landing(state.field, landed)
+    if center is None or observer.id not in state.positions:
+        result.notices.append(Outcome.of(f"{K}.field.off_table", marker=blast.id))
+        return
+    blast.center = center
+    axis = field.bearing(state.positions[observer.id], mission.aim or center)
+    aerei = load_tables()["aerei"]
+    if blast.strafe_quality is not None:
+        width, length = (float(v) for v in aerei.row_by_id("mitragliamento").data["area_cm"])
+        zones = [("lunga", length, width)]
+    else:
+        zones = [
+            (str(row.data["zone"]), float(row.data["area_cm"][0]), float(row.data["area_cm"][1]))
+            for row in (aerei.row_by_id("area_breve"), aerei.row_by_id("area_lunga"))
+        ]
+    found: list[tuple[UnitState, str]] = []
+    for unit in state.units.values():
+        at = state.positions.get(unit.id)
+        if at is None or not unit.alive or unit.riding is not None:
+            continue
+        zone = next(
+            (z for z, length, width in zones if field.in_strip(center, axis, length, width, at)),
+            None,
+        )
+        if zone is not None:
+            found.append((unit, zone))
+    label = " / ".join(f"{length:g} × {width:g} cm" for _, length, width in zones)
+    state.marks.append(Overlay(kind="point", points=(center,), label=f"{blast.id} {label}"))
+    result.notices.append(
+        Outcome.of(
+            f"{K}.field.blast_found",
+            marker=blast.id,
+            x=field.cm(center.x),
+            y=field.cm(center.y),
+            units=", ".join(f"{u.name} ({zone})" for u, zone in found) or "-",
+        )
+    )
+    for unit, zone in found:
+        blast.resolved.append(unit.id)
+        if blast.strafe_quality is not None:
+            strafe_unit(state, blast, unit, None, tray, result)
+        elif unit.vehicle is not None:
+            he_on_blast(state, blast, unit, None, zone, tray, result)
+        else:
+            for figure in [f for f in unit.figures if f.alive]:
+                if unit.alive:
+                    he_on_blast(state, blast, unit, figure, zone, tray, result)
 
 
 def _aircraft_return(
