@@ -201,7 +201,8 @@ class LineaGoticaPlay(DocumentPlay):
                 )
             )
         field = state.field
-        caption = " · ".join(mark.label for mark in state.marks if mark.label)
+        marks = self._visible_marks(state, viewer)
+        caption = " · ".join(mark.label for mark in marks if mark.label)
         return MapView(
             title=state.title,
             sides=dict(state.sides),
@@ -231,14 +232,15 @@ class LineaGoticaPlay(DocumentPlay):
                 )
             ),
             counters=tuple(counters),
-            overlays=tuple(self._visible_marks(state, viewer)),
+            overlays=tuple(marks),
             caption=f"{state.turn}: {caption}" if caption else "",
         )
 
     @staticmethod
     def _visible_marks(state: GameState, viewer: str | None) -> list[Any]:
-        """The last action's marks, less a line of fire from a unit the viewer may not see
-        (a hidden sniper's shot gives away nothing but its effect)."""
+        """The last action's marks, less a line or arrow with an end where a unit the viewer
+        may not see stands (a hidden sniper's shot, a hidden unit's move give away nothing but
+        their effects)."""
         hidden_at = {
             (p.x, p.y)
             for unit_id, p in state.positions.items()
@@ -247,8 +249,8 @@ class LineaGoticaPlay(DocumentPlay):
         return [
             mark
             for mark in state.marks
-            if not (mark.kind in ("line_of_fire", "arrow") and mark.points
-                    and (mark.points[0].x, mark.points[0].y) in hidden_at)
+            if mark.kind not in ("line_of_fire", "arrow")
+            or not any((p.x, p.y) in hidden_at for p in mark.points)
         ]
 
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:

@@ -474,3 +474,14 @@ def test_an_air_attack_hits_the_units_in_its_zones():
     assert found.param("units") == "Pattuglia (breve)"
     assert [r.procedure for r in applied.resolutions] == ["ranging", "he_effect", "he_effect"]
     assert game.state.marks[-1].kind == "point"
+
+
+def test_a_hidden_units_move_and_shot_leave_no_mark_on_the_enemys_map(game):
+    game.to_phase(Phase.MOVEMENT, first="rossi")
+    game("move", "rossi", unit="bunker", to="W 5")
+    assert game.unit("bunker").hidden
+    document = game.state.model_dump(mode="json")
+    for view in (PLAY.map_view(document, None, public=True), PLAY.map_view(document, "blu", public=False)):
+        assert view.overlays == () and "bunker" not in view.caption
+    own = PLAY.map_view(document, "rossi", public=False)
+    assert own.overlays[0].kind == "arrow" and "bunker" in own.caption
