@@ -404,14 +404,39 @@ async def test_a_whole_turn_on_the_battlefield(table, store):
     assert reply.notices[0].code == "linea_gotica.field.measured(cm=38.3)"
     assert [r.outcome.key for r in reply.resolutions] == ["linea_gotica.fire.miss"] * 2
     await table(ANNA, "turn.next")
-    reply = await table(BRUNO, "move", unit="stug", to="S 10")
-    assert codes(reply) == ["linea_gotica.move.ok(allowance=60,cm=10)"]
+    await table.refused(BRUNO, "move", "linea_gotica.move.too_far", unit="stug", to="S 61")
 
     document = (await store.load(CHANNEL)).document
     public = PLAY.map_view(document, None, public=True)
     assert public is not None
     shown = {c.unit_id: (c.x, c.y) for c in public.counters}
-    assert shown["squadra_1"] == (60, 34) and shown["stug"] == (90, 100)
+    assert shown["squadra_1"] == (60, 34) and shown["stug"] == (90, 110)
     assert "mg_casolare" not in shown and "cecchino" not in shown
     own = PLAY.map_view(document, "tedeschi", public=False)
     assert own is not None and {"mg_casolare", "cecchino"} <= {c.unit_id for c in own.counters}
+
+    # Observation at the end of the movement: the squad sees the farmhouse (measured).
+    await pass_steps(table, BRUNO)
+    reply = await table(ANNA, "test", [1], unit="squadra_1", kind="osservare", place="casolare")
+    assert reply.notices[0].code == "linea_gotica.field.measured(cm=76.6)"
+    assert reply.resolutions[0].outcome.key == "linea_gotica.observe.seen"
+    await pass_steps(table, ANNA, BRUNO)
+    # Fire by class: Elite (the sniper keeps quiet; the referee ends it), then Veterani.
+    await table(REFEREE, "turn.next")
+    assert (await store.load(CHANNEL)).document["fire_class"] == 1
+    # The wood stands between the observers and the hedge.
+    error = await table.refused(
+        ANNA, "fire", "error.linea_gotica.field.blocked", unit="osservatori", target="gruppe"
+    )
+    assert error.params["area"] == "Bosco dei castagni"
+    # The StuG fires down the road at the Sherman on the bridge: a miss, a dud.
+    reply = await table(BRUNO, "fire", [10, 1], unit="stug", target="sherman", weapon="stuk40")
+    assert reply.notices[0].code == "linea_gotica.field.measured(cm=65)"
+    assert codes(reply) == ["linea_gotica.fire.dud"]
+    document = (await store.load(CHANNEL)).document
+    line = PLAY.map_view(document, None, public=True).overlays[0]
+    assert line.kind == "line_of_fire" and line.label == "stug → sherman 65 cm"
+    # The other classes and the last observation (the referee ends each step): the turn ends.
+    while (await store.load(CHANNEL)).document["turn"] == 1:
+        await table(REFEREE, "turn.next")
+    assert (await store.load(CHANNEL)).document["phase"] == "iniziativa"
