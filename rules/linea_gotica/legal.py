@@ -276,28 +276,37 @@ def _field_moves(
         if u.id in state.positions and (u.side == unit.side or not u.hidden)
     }
     nearest = _nearest_enemy(state, unit)
-    found: list[LegalAction] = []
     kinds: tuple[str, ...] = ("cauto", "normale", "corsa")
     if unit.vehicle is not None:
         kinds = ("strada", "fuori_strada")
+    reaches: dict[str, int] = {}
     for kind in kinds:
         base = _allowance_for(unit, kind, mods, ())
-        if base is None or base < 2:
-            continue
-        reach = base - 1
-        texts = [*destinations(state, unit.side), *(f"{c} {reach}" for c in ("N", "E", "S", "W"))]
+        if base is not None and base >= 2:
+            reaches[kind] = base - 1
+    if not reaches:
+        return []
+    texts = list(destinations(state, unit.side))
+    for reach in dict.fromkeys(reaches.values()):
+        texts += [f"{c} {reach}" for c in ("N", "E", "S", "W")]
         if nearest is not None:
             texts.append(f"toward {nearest} {reach}")
-        for text in texts:
-            try:
-                point = field.destination(state.field, text, origin, places)
-            except RulesError:
-                continue
-            plan = field.plan_path(state.field, origin, point)
-            if plan.cm < 1 or not _reachable(unit, kind, mods, plan):
-                continue
-            options: dict[str, str | int] = {"unit": unit.id, "kind": kind, "to": text}
-            found.append(LegalAction("move", unit.side, options))
+    farthest = max(reaches.values()) + 1
+    found: list[LegalAction] = []
+    # Each destination is measured once, then checked for each kind of move.
+    for text in dict.fromkeys(texts):
+        try:
+            point = field.destination(state.field, text, origin, places)
+        except RulesError:
+            continue
+        straight = geometry.distance(origin, point)
+        if straight < 1 or straight > farthest:
+            continue
+        plan = field.plan_path(state.field, origin, point)
+        for kind in reaches:
+            if _reachable(unit, kind, mods, plan):
+                options: dict[str, str | int] = {"unit": unit.id, "kind": kind, "to": text}
+                found.append(LegalAction("move", unit.side, options))
     return found
 
 
