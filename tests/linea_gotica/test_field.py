@@ -485,3 +485,14 @@ def test_a_hidden_units_move_and_shot_leave_no_mark_on_the_enemys_map(game):
         assert view.overlays == () and "bunker" not in view.caption
     own = PLAY.map_view(document, "rossi", public=False)
     assert own.overlays[0].kind == "arrow" and "bunker" in own.caption
+
+
+def test_odds_at_a_hidden_unit_do_not_measure_it(game):
+    from rules.core.dice import ScriptedDice
+    from rules.linea_gotica.commands import build_command
+
+    game.to_phase(Phase.FIRE)
+    command = build_command("odds", {"unit": "carro", "target": "bunker", "weapon": "cannone"})
+    with pytest.raises(RulesError) as caught:
+        g.apply(game.state, command, ScriptedDice([]), actor_side="blu", preview=True)
+    assert caught.value.key == "error.linea_gotica.not_spotted"

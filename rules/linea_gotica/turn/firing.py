@@ -312,6 +312,9 @@ def check_fire(state: GameState, command: Fire, actor: str | None) -> None:
         return
     _check_target(unit, target, command)
     if state.field is not None:
+        if target.hidden and actor is not None and actor != target.side:
+            # Even a preview: a measured distance or a blocked line would say where it is.
+            raise IllegalAction("error.linea_gotica.not_spotted", target=target.name)
         measure_fire(state, unit, target)
     for figure, weapon_id in _shooters(state, unit, command):
         row_id, _ = _fire_row(state, unit, figure, weapon_id, command.mode)
