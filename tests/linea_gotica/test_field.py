@@ -496,3 +496,15 @@ def test_odds_at_a_hidden_unit_do_not_measure_it(game):
     with pytest.raises(RulesError) as caught:
         g.apply(game.state, command, ScriptedDice([]), actor_side="blu", preview=True)
     assert caught.value.key == "error.linea_gotica.not_spotted"
+
+
+def test_smoke_on_an_area_blocks_sight_through_it(game):
+    game.to_phase(Phase.MOVEMENT)
+    game.refused("error.field.unknown_place", "test", "blu", unit="squadra", kind="fumo", place="nebbia")
+    game("test", "blu", (1,), unit="squadra", kind="fumo", place="siepe")
+    game.to_phase(Phase.FIRE)  # the smoke took effect at the end of the movement phase
+    assert game.state.smoke[0].effective
+    with pytest.raises(RulesError) as caught:
+        game("fire", "rossi", unit="pattuglia", target="squadra")
+    assert caught.value.key == "error.linea_gotica.field.blocked"
+    assert caught.value.params["area"] == "Siepe"

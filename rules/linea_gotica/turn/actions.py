@@ -311,6 +311,13 @@ def _throw_smoke(
     state: GameState, unit: UnitState, command: TakeTest, tray: DiceTray, result: Applied
 ) -> None:
     _smoke_source_check(state, unit, command)
+    if state.field is not None and command.place:
+        # Smoke blocks sight by area on the battlefield: it must name one.
+        areas = [area.id for area in state.field.areas]
+        if command.place not in areas:
+            raise InvalidInput(
+                "error.field.unknown_place", name=command.place[:40], known=", ".join(areas)
+            )
     resolution = resolve("smoke", checks.SmokeInput(source=command.source), tray)
     result.resolutions.append(resolution)
     if is_preview():
