@@ -454,7 +454,9 @@ def _call_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
     ):
         return []
     busy = {m.support for m in state.missions if m.stage != "done"}
-    targets = tuple(u.id for u in _visible_enemies(state, unit.side))
+    targets = tuple(
+        u.id for u in _visible_enemies(state, unit.side) if _observer_sees(state, unit, u)
+    )
     if not targets:
         return []
     found: list[LegalAction] = []
@@ -472,6 +474,17 @@ def _call_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
             )
         )
     return found
+
+
+def _observer_sees(state: GameState, observer: UnitState, target: UnitState) -> bool:
+    """On the battlefield an observer calls fire only where he sees (no battlefield: any)."""
+    if state.field is None:
+        return True
+    origin, aim = state.positions.get(observer.id), state.positions.get(target.id)
+    if origin is None or aim is None:
+        return False
+    smoke = tuple(s.place for s in state.smoke if s.effective and s.place)
+    return not field.sight(state.field, origin, aim, smoke)[1]
 
 
 def _mission_actions(state: GameState, side: str) -> list[LegalAction]:

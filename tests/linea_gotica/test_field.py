@@ -508,3 +508,15 @@ def test_smoke_on_an_area_blocks_sight_through_it(game):
         game("fire", "rossi", unit="pattuglia", target="squadra")
     assert caught.value.key == "error.linea_gotica.field.blocked"
     assert caught.value.params["area"] == "Siepe"
+
+
+def test_the_observer_must_see_the_aimed_point(game):
+    game.to_phase(Phase.FIRE)
+    # The squad cannot see past the wood: no mortar call on the point behind it.
+    game.state.units["squadra"].observer = True
+    with pytest.raises(RulesError) as caught:
+        game("callarty", "blu", unit="squadra", battery="batteria", target="70,30")
+    assert caught.value.key == "error.linea_gotica.field.blocked"
+    with pytest.raises(RulesError) as caught:
+        game("callarty", "blu", unit="squadra", battery="batteria", target="bunker")
+    assert caught.value.key == "error.field.unknown_place"  # hidden: no such place for blu

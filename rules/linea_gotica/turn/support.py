@@ -113,7 +113,12 @@ def _aim(state: GameState, unit: UnitState, target: str, actor: str | None) -> P
         and u.alive
         and (actor is None or u.side == actor or not u.hidden)
     }
-    return field.destination(state.field, target, state.positions[unit.id], places)
+    aim = field.destination(state.field, target, state.positions[unit.id], places)
+    # "L'osservatore deve essere in grado di vedere il bersaglio prescelto".
+    smoke = tuple(s.place for s in state.smoke if s.effective and s.place)
+    _, blocking = field.sight(state.field, state.positions[unit.id], aim, smoke)
+    field.refuse_blocked(state.field, blocking, target)
+    return aim
 
 
 def _mission(state: GameState, marker: str) -> Mission:
@@ -213,9 +218,17 @@ def _ranging_shot(
     if is_preview():
         return
     landed = _landing(state, mission, observer, moves) if not lost else None
+    visible = command.visible
+    if landed is not None and state.field is not None:
+        # The observer sees where the round fell, or not: measured, not declared.
+        seen = field.landing(state.field, landed)
+        smoke = tuple(s.place for s in state.smoke if s.effective and s.place)
+        visible = seen is not None and not field.sight(
+            state.field, state.positions[observer.id], seen, smoke
+        )[1]
     mission.due_turn = state.turn + 1
     mission.fired_turn = state.turn
-    if lost or not command.visible:
+    if lost or not visible:
         result.notices.append(Outcome.of(f"{K}.mission.lost", marker=mission.id))
         return
     mission.stage = "order"
