@@ -520,3 +520,18 @@ def test_the_observer_must_see_the_aimed_point(game):
     with pytest.raises(RulesError) as caught:
         game("callarty", "blu", unit="squadra", battery="batteria", target="bunker")
     assert caught.value.key == "error.field.unknown_place"  # hidden: no such place for blu
+
+
+def test_a_format_4_document_migrates_without_a_battlefield():
+    from rules.core.migrations import FORMAT_KEY
+    from tests.linea_gotica.conftest import gotica_text_without_field
+
+    document = PLAY.new_game(None, gotica_text_without_field())
+    old = {k: v for k, v in document.items() if k not in ("field", "positions", "marks")}
+    old[FORMAT_KEY] = 4
+    for mission in old.get("missions", []):
+        mission.pop("aim", None)
+    current = PLAY.load_document(old, validate=True)
+    assert current[FORMAT_KEY] == 5
+    assert current["field"] is None and current["positions"] == {} and current["marks"] == []
+    assert PLAY.map_view(current, None, public=True) is None
