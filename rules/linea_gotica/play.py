@@ -16,6 +16,7 @@ from rules.linea_gotica import scenario as scenario_module
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY
 from rules.linea_gotica.state import GameState, Phase, UnitState
 from rules.linea_gotica.tables import load_tables
+from rules.render import value_text
 
 K = RULESET_KEY
 MAX_CHOICES = 25
@@ -164,13 +165,18 @@ class LineaGoticaPlay(DocumentPlay):
         )
 
     def map_view(
-        self, document: Mapping[str, Any], viewer_side: str | None, *, public: bool
+        self,
+        document: Mapping[str, Any],
+        viewer_side: str | None,
+        *,
+        public: bool,
+        language: str = "it",
     ) -> MapView | None:
         """The table for one viewer: areas, the counters it may see, the last action's marks.
 
         Hidden units (OSSERVAZIONE: "sono invisibili") are left out of the public picture;
         a side's own view shows its hidden units (``hidden``), the referee's shows all.
-        Statuses are catalogue keys, as in :meth:`status` (the front end words them).
+        Status words are in ``language`` (the game's).
         """
         state = self._state(document)
         if state.field is None:
@@ -195,7 +201,10 @@ class LineaGoticaPlay(DocumentPlay):
                     y=at.y,
                     models=models,
                     initial_models=initial,
-                    statuses=unit_statuses(state, unit),
+                    statuses=tuple(
+                        value_text(self.ruleset, word, language)
+                        for word in unit_statuses(state, unit)
+                    ),
                     destroyed=not unit.alive,
                     hidden=unit.hidden,
                 )

@@ -535,3 +535,11 @@ def test_a_format_4_document_migrates_without_a_battlefield():
     assert current[FORMAT_KEY] == 5
     assert current["field"] is None and current["positions"] == {} and current["marks"] == []
     assert PLAY.map_view(current, None, public=True) is None
+
+
+def test_map_counters_carry_status_words_in_the_games_language(game):
+    document = game.state.model_dump(mode="json")
+    own = {c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False, language="en").counters}
+    assert own["bunker"].statuses == ("hidden",)
+    own = {c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False, language="it").counters}
+    assert own["bunker"].statuses != ("hidden",) and own["bunker"].statuses
