@@ -543,3 +543,16 @@ def test_map_counters_carry_status_words_in_the_games_language(game):
     assert own["bunker"].statuses == ("hidden",)
     own = {c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False, language="it").counters}
     assert own["bunker"].statuses != ("hidden",) and own["bunker"].statuses
+
+
+def test_covering_fire_at_an_area_needs_sight_of_it(game):
+    game.to_phase(Phase.COVERING)
+    with pytest.raises(RulesError) as caught:
+        game("fire", "blu", unit="carro", target="casa", kind="copertura", weapon="mg")
+    assert caught.value.key == "error.linea_gotica.field.blocked"
+    assert caught.value.params["area"] == "Bosco"
+    game.refused(
+        "error.field.unknown_place", "fire", "blu", unit="carro", target="guado", kind="copertura", weapon="mg"
+    )
+    applied = game("fire", "blu", unit="carro", target="siepe", kind="copertura", weapon="mg")
+    assert applied.notices[0].key == "linea_gotica.covering.declared"

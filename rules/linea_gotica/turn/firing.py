@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from rules.core import geometry
+from rules.core.battlefield import PolygonShape
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
@@ -309,6 +310,7 @@ def check_fire(state: GameState, command: Fire, actor: str | None) -> None:
     owes_morale(state, unit)
     if target is None:
         _covering_weapon(state, unit, command)
+        _covering_sight(state, unit, command.target)
         return
     _check_target(unit, target, command)
     if state.field is not None:
@@ -623,6 +625,7 @@ def _dismount_riders(state: GameState, vehicle: UnitState, result: Applied) -> N
 def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: Applied) -> None:
     """Covering fire at a terrain element: automatic weapons only, resolved later."""
     weapon_id, figure = _covering_weapon(state, unit, command)
+    _covering_sight(state, unit, command.target)
     if is_preview():
         return
     state.covering.append(
@@ -635,6 +638,28 @@ def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: 
     result.notices.append(
         Outcome.of(f"{K}.covering.declared", unit=unit.name, place=command.target)
     )
+
+
+def _covering_sight(state: GameState, unit: UnitState, place: str) -> None:
+    """On the battlefield covering fire at a terrain element needs sight of some of it (its
+    centre or a corner), and the element must be one of the table's areas."""
+    if state.field is None or unit.id not in state.positions:
+        return
+    area = next((a for a in state.field.areas if a.id == place), None)
+    if area is None:
+        raise UnknownName("error.field.unknown_place", name=place[:40], known=", ".join(
+            a.id for a in state.field.areas
+        ))
+    origin = state.positions[unit.id]
+    points = [geometry.centroid(area.shape)]
+    if isinstance(area.shape, PolygonShape):
+        points += list(area.shape.points)
+    blocked: tuple[str, ...] = ()
+    for point in points:
+        _, blocked = field.sight(state.field, origin, point, smoke_places(state))
+        if not blocked:
+            return
+    field.refuse_blocked(state.field, blocked, area.name)
 
 
 def _covering_weapon(
