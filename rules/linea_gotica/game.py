@@ -63,8 +63,19 @@ __all__ = ["Applied", "apply", "awaiting", "load_state", "new_game"]
 
 Applied = CoreApplied[GameState]
 
-# One handler per command: each verb has its own module under turn/.
-HANDLERS: dict[type, Callable[..., None]] = {
+def _fresh_marks(handler: Callable[..., None]) -> Callable[..., None]:
+    """The picture shows the last action's marks: every command starts with none (on the
+    working copy: a refused command changes nothing)."""
+
+    def run(state: GameState, *args: Any) -> None:
+        state.marks = []
+        handler(state, *args)
+
+    run.__doc__ = handler.__doc__
+    return run
+
+
+_VERB_HANDLERS: dict[type, Callable[..., None]] = {
     Next: do_next,
     Move: do_move,
     Fire: do_fire,
@@ -73,6 +84,10 @@ HANDLERS: dict[type, Callable[..., None]] = {
     CallSupport: do_call,
     Execute: do_execute,
     Fragments: do_fragments,
+}
+# One handler per command: each verb has its own module under turn/.
+HANDLERS: dict[type, Callable[..., None]] = {
+    command: _fresh_marks(handler) for command, handler in _VERB_HANDLERS.items()
 }
 
 
