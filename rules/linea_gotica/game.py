@@ -138,6 +138,7 @@ def new_game(scenario: Scenario) -> GameState:
                 hidden=spec.hidden,
                 place=place,
                 emplaced=list(spec.emplaced),
+                squad=spec.squad,
             )
         for sup in side.supports:
             supports[sup.id] = SupportState(

@@ -47,6 +47,8 @@ def _battlefield(document: dict[str, Any]) -> dict[str, Any]:
     for mission in document.get("missions", []):
         mission.setdefault("aim", None)
         mission.setdefault("landed", None)
+    for unit in document.get("units", {}).values():
+        unit.setdefault("squad", None)
     for minefield in document.get("minefields", {}).values():
         minefield.setdefault("shape", None)
     for blast in document.get("blasts", []):

@@ -112,6 +112,11 @@ class UnitSpec(_Model):
     hidden: bool = False
     place: str = Field("", max_length=60)
     emplaced: tuple[str, ...] = ()
+    squad: str | None = Field(
+        None,
+        description="an unarmed transport's own squad: on a battlefield it must stay within "
+        "that squad leader's command distance",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> UnitSpec:
@@ -217,6 +222,14 @@ class Scenario(_Model):
                     raise ScenarioReferenceError(f"id {name!r} is used twice", where)
                 seen.add(name)
             for u, unit in enumerate(side.units):
+                if unit.squad is not None:
+                    squad = next((x for x in side.units if x.id == unit.squad), None)
+                    if unit.vehicle is None or squad is None or squad.vehicle is not None:
+                        raise ScenarioReferenceError(
+                            f"unit {unit.id}: squad {unit.squad!r} must be an infantry unit of"
+                            " its side, and only a vehicle names one",
+                            ("sides", s, "units", u, "squad"),
+                        )
                 carried = [f.weapon for f in unit.figures if f.weapon] + list(unit.weapons)
                 for weapon in [*carried, *unit.emplaced]:
                     if weapon not in self.weapons:

@@ -140,6 +140,7 @@ class UnitState(_State):
     crew_shocked_until: int | None = None
     crew_panic: bool = False
     isolated_flag: bool = False
+    squad: str | None = Field(None, description="an unarmed transport's own squad")
     covered_by: list[int] = Field(
         default_factory=list,
         description="soldiers who fired covering fire this turn (the others may still fire or act)",

@@ -556,3 +556,32 @@ def test_covering_fire_at_an_area_needs_sight_of_it(game):
     )
     applied = game("fire", "blu", unit="carro", target="siepe", kind="copertura", weapon="mg")
     assert applied.notices[0].key == "linea_gotica.covering.declared"
+
+
+def test_an_unarmed_transport_out_of_its_squads_command_distance_rolls_first():
+    text = SCENARIO.replace(
+        "      - id: osservatore\n",
+        "      - id: camion\n"
+        "        name: Camion\n"
+        "        quality: reclute\n"
+        "        squad: squadra\n"
+        "        vehicle: {type: ruotati_4x4, armoured: false}\n"
+        "      - id: osservatore\n",
+    ).replace("    carro: {x: 10, y: 2}\n", "    carro: {x: 10, y: 2}\n    camion: {x: 18, y: 20}\n")
+    game = Game(g.new_game(parse_scenario(text)))
+    from rules.linea_gotica.turn.common import transport_isolated
+
+    assert not transport_isolated(game.state, game.unit("camion"))  # 10 cm of 16
+    game.to_phase(Phase.MOVEMENT)
+    game("move", "blu", unit="squadra", to="N 10")
+    assert transport_isolated(game.state, game.unit("camion"))  # 20 cm
+    applied = game("move", "blu", (10,), unit="camion", to="N 12")
+    assert [r.procedure for r in applied.resolutions] == ["action"]
+    assert at(game, "camion") == (18, 20) and game.unit("camion").activity == "moved"
+
+
+def test_only_a_vehicle_names_a_squad():
+    text = SCENARIO.replace("        quality: elite\n        observer: true", "        quality: elite\n        squad: squadra\n        observer: true")
+    with pytest.raises(InvalidInput) as caught:
+        parse_scenario(text)
+    assert "squad" in str(caught.value.params["detail"])

@@ -41,6 +41,7 @@ from rules.linea_gotica.turn.common import (
     require_fresh_soldiers,
     resolve,
     target_spec,
+    transport_may_act,
     weapon_of,
 )
 from rules.linea_gotica.turn.effects import apply_effects, owe_morale
@@ -439,6 +440,9 @@ def do_fire(
         if check.outcome.key != f"{K}.sniper.fires":
             unit.activity = "fired"
             return
+    if unit.vehicle is not None and not transport_may_act(state, unit, tray, result):
+        unit.activity = "fired"
+        return
     figures = [f for f, _ in shooters if f is not None]
     if figures and not is_preview():
         kept = isolation_rolls(state, unit, figures, tray, result)

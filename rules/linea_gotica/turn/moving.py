@@ -28,6 +28,7 @@ from rules.linea_gotica.turn.common import (
     require_fresh,
     resolve,
     target_spec,
+    transport_may_act,
 )
 from rules.linea_gotica.turn.effects import apply_effects, vehicle_damage
 
@@ -53,6 +54,9 @@ def do_move(
         command, plan = _on_the_table(state, unit, command, actor, result)
     elif command.to is not None:
         raise field.no_battlefield()
+    if unit.vehicle is not None and not transport_may_act(state, unit, tray, result):
+        unit.activity = "moved"  # out of its squad's command and the roll failed: it stays
+        return
     if unit.vehicle is not None:
         _move_vehicle(state, unit, command, tray, result)
     else:
