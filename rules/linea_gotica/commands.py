@@ -49,6 +49,7 @@ _VERBS: dict[str, tuple[str, dict[str, str]]] = {
             "vehicle": "vehicle",
             "minefield": "minefield",
             "models": "models",
+            "to": "to",
         },
     ),
     "fire": ("fire", FIRE_OPTIONS),

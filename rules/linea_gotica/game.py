@@ -33,6 +33,7 @@ from rules.core.game import Applied as CoreApplied
 from rules.core.game import run_command
 from rules.linea_gotica import fire
 from rules.linea_gotica.checks import Cover
+from rules.linea_gotica.field import where
 from rules.linea_gotica.scenario import Scenario
 from rules.linea_gotica.state import (
     CallSupport,
@@ -62,8 +63,19 @@ __all__ = ["Applied", "apply", "awaiting", "load_state", "new_game"]
 
 Applied = CoreApplied[GameState]
 
-# One handler per command: each verb has its own module under turn/.
-HANDLERS: dict[type, Callable[..., None]] = {
+def _fresh_marks(handler: Callable[..., None]) -> Callable[..., None]:
+    """The picture shows the last action's marks: every command starts with none (on the
+    working copy: a refused command changes nothing)."""
+
+    def run(state: GameState, *args: Any) -> None:
+        state.marks = []
+        handler(state, *args)
+
+    run.__doc__ = handler.__doc__
+    return run
+
+
+_VERB_HANDLERS: dict[type, Callable[..., None]] = {
     Next: do_next,
     Move: do_move,
     Fire: do_fire,
@@ -72,6 +84,10 @@ HANDLERS: dict[type, Callable[..., None]] = {
     CallSupport: do_call,
     Execute: do_execute,
     Fragments: do_fragments,
+}
+# One handler per command: each verb has its own module under turn/.
+HANDLERS: dict[type, Callable[..., None]] = {
+    command: _fresh_marks(handler) for command, handler in _VERB_HANDLERS.items()
 }
 
 
@@ -98,6 +114,10 @@ def new_game(scenario: Scenario) -> GameState:
                     transport=v.transport,
                 )
             has_leader = any(f.role == "leader" for f in figures)
+            place = spec.place
+            if scenario.battlefield is not None and not place:
+                # The area a unit stands in is its place (observation names it).
+                place = where(scenario.battlefield, scenario.battlefield.deployment[spec.id])[1]
             units[spec.id] = UnitState(
                 id=spec.id,
                 name=spec.name,
@@ -116,8 +136,9 @@ def new_game(scenario: Scenario) -> GameState:
                 weapons=list(spec.weapons),
                 cover=Cover(spec.cover),
                 hidden=spec.hidden,
-                place=spec.place,
+                place=place,
                 emplaced=list(spec.emplaced),
+                squad=spec.squad,
             )
         for sup in side.supports:
             supports[sup.id] = SupportState(
@@ -144,11 +165,21 @@ def new_game(scenario: Scenario) -> GameState:
         units=units,
         supports=supports,
         minefields={
-            m.id: Minefield(id=m.id, name=m.name, kind=m.kind, owner=m.owner, known_to=[m.owner])
+            m.id: Minefield(
+                id=m.id, name=m.name, kind=m.kind, owner=m.owner, known_to=[m.owner], shape=m.shape
+            )
             for m in scenario.minefields
         },
         weapons=dict(scenario.weapons),
-        places=list(scenario.terrain),
+        places=list(
+            dict.fromkeys(
+                [*scenario.terrain, *(a.id for a in scenario.battlefield.areas)]
+                if scenario.battlefield is not None
+                else scenario.terrain
+            )
+        ),
+        field=scenario.battlefield,
+        positions=dict(scenario.battlefield.deployment) if scenario.battlefield else {},
     )
 
 

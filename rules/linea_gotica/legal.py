@@ -9,16 +9,18 @@ mission is not offered ``/turn next``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 
+from rules.core import geometry
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
-from rules.linea_gotica import fire, movement
+from rules.linea_gotica import field, fire, movement
 from rules.linea_gotica.state import Fire, GameState, Phase, TakeTest, UnitState
 from rules.linea_gotica.turn.actions import check_action
 from rules.linea_gotica.turn.common import acting_unit, may_still_act
-from rules.linea_gotica.turn.firing import check_anti_aircraft, check_fire
+from rules.linea_gotica.turn.firing import check_anti_aircraft, check_fire, measure_fire
 from rules.linea_gotica.turn.moving import automatic_mods, check_move, vehicle_to_ride
 from rules.linea_gotica.turn.observation import check_observe_place
 
@@ -151,6 +153,12 @@ def _fire_actions(state: GameState, unit: UnitState, covering: bool = False) -> 
                 if not _fire_ok(state, command, unit.side):
                     continue
                 fired_row = str(row.data["area_row"]) if mode == "area" else row_id
+                if state.field is not None:
+                    # The bot measures: no distance to give; only targets within range.
+                    if measure_fire(state, unit, target) > _max_range(fired_row):
+                        continue
+                    found.append(LegalAction("fire", unit.side, options))
+                    continue
                 distance = OptionSpec("distance", low=1, high=_max_range(fired_row))
                 found.append(LegalAction("fire", unit.side, options, free=(distance,)))
         if covering:
@@ -222,6 +230,8 @@ def _move_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
             (k, movement.foot_allowance(movement.Pace(k), mods, unit.ran_last_turn))
             for k in ("cauto", "normale", "corsa")
         ]
+    if state.field is not None:
+        return found + _field_moves(state, unit, mods) + _boarding_actions(state, unit)
     for kind, limit in kinds:
         if limit is None or limit < 1:
             continue
@@ -230,6 +240,99 @@ def _move_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
             LegalAction("move", unit.side, {"unit": unit.id, "kind": kind}, free=(distance, hidden))
         )
     return found + _boarding_actions(state, unit)
+
+
+def destinations(state: GameState, side: str | None) -> list[str]:
+    """What ``to:`` may name that every seat knows: the battlefield's named points and
+    its areas (their centres)."""
+    if state.field is None:
+        return []
+    return [*state.field.points, *(area.id for area in state.field.areas)]
+
+
+def _nearest_enemy(state: GameState, unit: UnitState) -> str | None:
+    origin = state.positions.get(unit.id)
+    enemies = [
+        u for u in _visible_enemies(state, unit.side) if u.id in state.positions
+    ]
+    if origin is None or not enemies:
+        return None
+    return min(enemies, key=lambda u: geometry.distance(origin, state.positions[u.id])).id
+
+
+def _field_moves(
+    state: GameState, unit: UnitState, mods: tuple[str, ...]
+) -> list[LegalAction]:
+    """Moves on the battlefield: per kind a handful of destinations within the allowance
+    once the path's terrain is counted (the named points and areas, toward the nearest enemy
+    in sight, the four compass points)."""
+    assert state.field is not None
+    origin = state.positions.get(unit.id)
+    if origin is None:
+        return []
+    places = {
+        u.id: state.positions[u.id]
+        for u in state.units.values()
+        if u.id in state.positions and (u.side == unit.side or not u.hidden)
+    }
+    nearest = _nearest_enemy(state, unit)
+    kinds: tuple[str, ...] = ("cauto", "normale", "corsa")
+    if unit.vehicle is not None:
+        kinds = ("strada", "fuori_strada")
+    reaches: dict[str, int] = {}
+    for kind in kinds:
+        base = _allowance_for(unit, kind, mods, ())
+        if base is not None and base >= 2:
+            reaches[kind] = base - 1
+    if not reaches:
+        return []
+    texts = list(destinations(state, unit.side))
+    for reach in dict.fromkeys(reaches.values()):
+        texts += [f"{c} {reach}" for c in ("N", "E", "S", "W")]
+        if nearest is not None:
+            texts.append(f"toward {nearest} {reach}")
+    farthest = max(reaches.values()) + 1
+    found: list[LegalAction] = []
+    # Each destination is measured once, then checked for each kind of move.
+    for text in dict.fromkeys(texts):
+        try:
+            point = field.destination(state.field, text, origin, places)
+        except RulesError:
+            continue
+        straight = geometry.distance(origin, point)
+        if straight < 1 or straight > farthest:
+            continue
+        plan = field.plan_path(state.field, origin, point)
+        for kind in reaches:
+            if _reachable(unit, kind, mods, plan):
+                options: dict[str, str | int] = {"unit": unit.id, "kind": kind, "to": text}
+                found.append(LegalAction("move", unit.side, options))
+    return found
+
+
+def _allowance_for(
+    unit: UnitState, kind: str, mods: tuple[str, ...], terrain: tuple[str, ...]
+) -> int | None:
+    every = tuple(dict.fromkeys([*mods, *terrain]))
+    if unit.vehicle is not None:
+        return movement.vehicle_allowance(unit.vehicle.type, kind == "strada", every)  # type: ignore[arg-type]
+    return movement.foot_allowance(movement.Pace(kind), every, unit.ran_last_turn)
+
+
+def _reachable(unit: UnitState, kind: str, mods: tuple[str, ...], plan: field.PathPlan) -> bool:
+    """Whether the handler accepts this path for this kind (its allowance, its terrain)."""
+    if unit.vehicle is not None:
+        if kind == "strada" and not plan.on_road:
+            return False
+        terrain, across = plan.vehicle_mods, plan.step_across_vehicle
+    else:
+        terrain, across = plan.foot_mods, plan.step_across_foot
+    allowance = _allowance_for(unit, kind, mods, terrain)
+    if allowance is None:
+        return False
+    if across:
+        return True
+    return allowance >= 1 and math.ceil(plan.cm) <= allowance
 
 
 def _ride_actions(
@@ -351,7 +454,9 @@ def _call_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
     ):
         return []
     busy = {m.support for m in state.missions if m.stage != "done"}
-    targets = tuple(u.id for u in _visible_enemies(state, unit.side))
+    targets = tuple(
+        u.id for u in _visible_enemies(state, unit.side) if _observer_sees(state, unit, u)
+    )
     if not targets:
         return []
     found: list[LegalAction] = []
@@ -369,6 +474,17 @@ def _call_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
             )
         )
     return found
+
+
+def _observer_sees(state: GameState, observer: UnitState, target: UnitState) -> bool:
+    """On the battlefield an observer calls fire only where he sees (no battlefield: any)."""
+    if state.field is None:
+        return True
+    origin, aim = state.positions.get(observer.id), state.positions.get(target.id)
+    if origin is None or aim is None:
+        return False
+    smoke = tuple(s.place for s in state.smoke if s.effective and s.place)
+    return not field.sight(state.field, origin, aim, smoke)[1]
 
 
 def _mission_actions(state: GameState, side: str) -> list[LegalAction]:
@@ -409,6 +525,8 @@ def _fragment_actions(state: GameState) -> list[LegalAction]:
     for blast in state.blasts:
         for unit in state.units.values():
             if not unit.alive or (unit.hidden and unit.side != blast.side):
+                continue
+            if unit.id in blast.resolved:
                 continue
             found.append(
                 LegalAction(

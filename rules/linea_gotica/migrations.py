@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.core.migrations import DocumentFormat, add_format_field
 
-FORMAT = DocumentFormat("linea_gotica", version=4)
+FORMAT = DocumentFormat("linea_gotica", version=5)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
@@ -34,4 +34,24 @@ def _named_terrain(document: dict[str, Any]) -> dict[str, Any]:
     which observation and covering fire name). A game saved before named none: its sides
     name the places of the units they can see, as before."""
     document.setdefault("places", [])
+    return document
+
+
+@FORMAT.migration(4)
+def _battlefield(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 4 → 5 (issue 16): the battlefield, the units' positions and the last action's
+    marks. A game saved before has no battlefield: it plays on with typed distances."""
+    document.setdefault("field", None)
+    document.setdefault("positions", {})
+    document.setdefault("marks", [])
+    for mission in document.get("missions", []):
+        mission.setdefault("aim", None)
+        mission.setdefault("landed", None)
+    for unit in document.get("units", {}).values():
+        unit.setdefault("squad", None)
+    for minefield in document.get("minefields", {}).values():
+        minefield.setdefault("shape", None)
+    for blast in document.get("blasts", []):
+        blast.setdefault("center", None)
+        blast.setdefault("resolved", [])
     return document

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.core.battlefield import Counter, MapArea, MapView
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
@@ -15,6 +16,7 @@ from rules.linea_gotica import scenario as scenario_module
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY
 from rules.linea_gotica.state import GameState, Phase, UnitState
 from rules.linea_gotica.tables import load_tables
+from rules.render import value_text
 
 K = RULESET_KEY
 MAX_CHOICES = 25
@@ -162,6 +164,104 @@ class LineaGoticaPlay(DocumentPlay):
             ended=state.ended,
         )
 
+    def map_view(
+        self,
+        document: Mapping[str, Any],
+        viewer_side: str | None,
+        *,
+        public: bool,
+        language: str = "it",
+    ) -> MapView | None:
+        """The table for one viewer: areas, the counters it may see, the last action's marks.
+
+        Hidden units (OSSERVAZIONE: "sono invisibili") are left out of the public picture;
+        a side's own view shows its hidden units (``hidden``), the referee's shows all.
+        Status words are in ``language`` (the game's).
+        """
+        state = self._state(document)
+        if state.field is None:
+            return None
+        viewer = PUBLIC if public else viewer_side
+        counters = []
+        for unit in state.units.values():
+            at = state.positions.get(unit.id)
+            if at is None or not visible_to(unit, viewer):
+                continue
+            if unit.vehicle is not None:
+                models, initial = (1 if unit.alive else 0), 1
+            else:
+                models = sum(1 for f in unit.figures if f.alive)
+                initial = len(unit.figures)
+            counters.append(
+                Counter(
+                    unit_id=unit.id,
+                    label=unit.id,
+                    side=unit.side,
+                    x=at.x,
+                    y=at.y,
+                    models=models,
+                    initial_models=initial,
+                    statuses=tuple(
+                        value_text(self.ruleset, word, language)
+                        for word in unit_statuses(state, unit)
+                    ),
+                    destroyed=not unit.alive,
+                    hidden=unit.hidden,
+                )
+            )
+        field = state.field
+        marks = self._visible_marks(state, viewer)
+        caption = " · ".join(mark.label for mark in marks if mark.label)
+        return MapView(
+            title=state.title,
+            sides=dict(state.sides),
+            width_cm=field.width_cm,
+            height_cm=field.height_cm,
+            unit=field.unit,
+            open_terrain=field.open_terrain,
+            areas=tuple(
+                MapArea(
+                    shape=area.shape,
+                    terrain=area.terrain,
+                    label=area.name,
+                    blocks_sight=area.blocks_sight,
+                )
+                for area in field.areas
+            )
+            + tuple(
+                # A minefield is drawn only for those who know it (its layer, the referee).
+                MapArea(shape=mines.shape, terrain="campo_minato", label=mines.name)
+                for mines in state.minefields.values()
+                if mines.shape is not None
+                and not mines.cleared
+                and (
+                    (viewer is None)
+                    or (viewer == PUBLIC and set(state.sides) <= set(mines.known_to))
+                    or viewer in mines.known_to
+                )
+            ),
+            counters=tuple(counters),
+            overlays=tuple(marks),
+            caption=f"{state.turn}: {caption}" if caption else "",
+        )
+
+    @staticmethod
+    def _visible_marks(state: GameState, viewer: str | None) -> list[Any]:
+        """The last action's marks, less a line or arrow with an end where a unit the viewer
+        may not see stands (a hidden sniper's shot, a hidden unit's move give away nothing but
+        their effects)."""
+        hidden_at = {
+            (p.x, p.y)
+            for unit_id, p in state.positions.items()
+            if not visible_to(state.units[unit_id], viewer)
+        }
+        return [
+            mark
+            for mark in state.marks
+            if mark.kind not in ("line_of_fire", "arrow")
+            or not any((p.x, p.y) in hidden_at for p in mark.points)
+        ]
+
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
         """Everything any seat may do now (rules.core.legal's contract)."""
         return legal_module.legal_actions(self._state(document))
@@ -292,6 +392,8 @@ class LineaGoticaPlay(DocumentPlay):
             ]
         elif kind == "place":
             names = legal_module.known_places(state, side)
+        elif kind == "destination":
+            names = legal_module.destinations(state, side)
         elif kind in ("terrain", "cover"):
             names = ["nessuna", "leggera", "pesante", "trincerati"]
         else:

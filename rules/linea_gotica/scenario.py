@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rules.core.battlefield import Battlefield, Shape
 from rules.core.scenario import (
     ScenarioReferenceError,
     bundled_files,
@@ -111,6 +112,11 @@ class UnitSpec(_Model):
     hidden: bool = False
     place: str = Field("", max_length=60)
     emplaced: tuple[str, ...] = ()
+    squad: str | None = Field(
+        None,
+        description="an unarmed transport's own squad: on a battlefield it must stay within "
+        "that squad leader's command distance",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> UnitSpec:
@@ -160,6 +166,9 @@ class MinefieldSpec(_Model):
     name: str = Field(max_length=60)
     kind: Literal["antiuomo", "anticarro"]
     owner: str = Field(description="the side that laid it (and knows it)")
+    shape: Shape | None = Field(
+        None, description="where it lies on the battlefield (drawn only for those who know it)"
+    )
 
 
 class SideSpec(_Model):
@@ -191,9 +200,14 @@ class Scenario(_Model):
         description="the table's named terrain elements (public: every seat sees the table)",
     )
     sides: tuple[SideSpec, SideSpec]
+    battlefield: Battlefield | None = Field(
+        None, description="the table (issue 16): areas, named points, every unit's position"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
+        if self.battlefield is not None:
+            self._check_battlefield(self.battlefield)
         side_ids = [side.id for side in self.sides]
         if len(set(side_ids)) != 2:
             raise ScenarioReferenceError("two distinct sides", ("sides",))
@@ -208,6 +222,14 @@ class Scenario(_Model):
                     raise ScenarioReferenceError(f"id {name!r} is used twice", where)
                 seen.add(name)
             for u, unit in enumerate(side.units):
+                if unit.squad is not None:
+                    squad = next((x for x in side.units if x.id == unit.squad), None)
+                    if unit.vehicle is None or squad is None or squad.vehicle is not None:
+                        raise ScenarioReferenceError(
+                            f"unit {unit.id}: squad {unit.squad!r} must be an infantry unit of"
+                            " its side, and only a vehicle names one",
+                            ("sides", s, "units", u, "squad"),
+                        )
                 carried = [f.weapon for f in unit.figures if f.weapon] + list(unit.weapons)
                 for weapon in [*carried, *unit.emplaced]:
                     if weapon not in self.weapons:
@@ -215,6 +237,10 @@ class Scenario(_Model):
                             f"unit {unit.id}: unknown weapon {weapon!r}", ("sides", s, "units", u)
                         )
         for m, field in enumerate(self.minefields):
+            if field.shape is not None and self.battlefield is None:
+                raise ScenarioReferenceError(
+                    f"minefield {field.id}: a shape needs a battlefield", ("minefields", m, "shape")
+                )
             if field.owner not in side_ids:
                 raise ScenarioReferenceError(
                     f"minefield {field.id}: unknown owner {field.owner!r}",
@@ -224,6 +250,57 @@ class Scenario(_Model):
                 raise ScenarioReferenceError(f"id {field.id!r} is used twice", ("minefields", m))
             seen.add(field.id)
         return self
+
+
+    def _check_battlefield(self, field: Battlefield) -> None:
+        """Terrain classes known, deployment of known units, and every unit placed in
+        the terrain its cover and place say (no unit is off-table in linea_gotica)."""
+        from rules.core.geometry import terrain_at
+        from rules.linea_gotica.field import terrain_class, terrain_classes
+
+        known = terrain_classes()
+        where: tuple[str | int, ...] = ("battlefield",)
+        if field.open_terrain not in known:
+            raise ScenarioReferenceError(
+                f"unknown terrain class {field.open_terrain!r} (known: {', '.join(known)})",
+                (*where, "open_terrain"),
+            )
+        for a, area in enumerate(field.areas):
+            if area.terrain not in known:
+                raise ScenarioReferenceError(
+                    f"area {area.id}: unknown terrain class {area.terrain!r}"
+                    f" (known: {', '.join(known)})",
+                    (*where, "areas", a, "terrain"),
+                )
+        units = {
+            u.id: (s, i, u) for s, side in enumerate(self.sides) for i, u in enumerate(side.units)
+        }
+        for unit_id in field.deployment:
+            if unit_id not in units:
+                raise ScenarioReferenceError(
+                    f"deployment: unknown unit {unit_id!r}", (*where, "deployment", unit_id)
+                )
+        for unit_id, (s, i, unit) in units.items():
+            at = ("sides", s, "units", i)
+            point = field.deployment.get(unit_id)
+            if point is None:
+                raise ScenarioReferenceError(
+                    f"unit {unit_id} has no position in battlefield.deployment", at
+                )
+            terrain, area_id = terrain_at(field, point)
+            cover = terrain_class(terrain).cover.value
+            if unit.cover not in (cover, "trincerati"):
+                raise ScenarioReferenceError(
+                    f"unit {unit_id}: cover {unit.cover!r} but it stands in {terrain}"
+                    f" ({area_id or 'open ground'}, cover {cover!r})",
+                    (*where, "deployment", unit_id),
+                )
+            if unit.place and unit.place != (area_id or ""):
+                raise ScenarioReferenceError(
+                    f"unit {unit_id}: place {unit.place!r} but it stands in"
+                    f" {area_id or 'open ground'}",
+                    (*where, "deployment", unit_id),
+                )
 
 
 def parse_scenario(text: str, source: str = "scenario") -> Scenario:

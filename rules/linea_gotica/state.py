@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rules.core.battlefield import Battlefield, Overlay, Point, Shape
 from rules.core.errors import UnknownName
 from rules.linea_gotica.checks import Cover
 from rules.linea_gotica.fire import Armour, Night, TargetFired, TargetKind, TargetMovement
@@ -139,6 +140,7 @@ class UnitState(_State):
     crew_shocked_until: int | None = None
     crew_panic: bool = False
     isolated_flag: bool = False
+    squad: str | None = Field(None, description="an unarmed transport's own squad")
     covered_by: list[int] = Field(
         default_factory=list,
         description="soldiers who fired covering fire this turn (the others may still fire or act)",
@@ -225,6 +227,8 @@ class Mission(_State):
     point: str = ""
     attempts: int = 0
     fired_turn: int | None = None
+    aim: Point | None = Field(None, description="the aimed point on the battlefield")
+    landed: Point | None = Field(None, description="where the ranging shot came down")
 
 
 class Blast(_State):
@@ -239,6 +243,10 @@ class Blast(_State):
     bombs: str = "none"
     strafe_quality: Quality | None = None
     serial: int
+    center: Point | None = Field(None, description="where it burst, on the battlefield")
+    resolved: list[str] = Field(
+        default_factory=list, description="units the bot already resolved inside it"
+    )
 
 
 class Smoke(_State):
@@ -263,6 +271,7 @@ class Minefield(_State):
     owner: str
     known_to: list[str] = Field(default_factory=list)
     cleared: bool = False
+    shape: Shape | None = None
 
 
 class Covering(_State):
@@ -320,6 +329,11 @@ class GameState(_State):
     may observe without knowing what hides there."""
     weapons: dict[str, Weapon]
     counter: int = 0
+    field: Battlefield | None = None
+    """The table (issue 16): with one, the bot keeps every unit's position and measures."""
+    positions: dict[str, Point] = Field(default_factory=dict)
+    marks: list[Overlay] = Field(default_factory=list)
+    """The last action's marks for the picture: line of fire, deviation arrow, blasts."""
 
     @property
     def serial(self) -> int:
@@ -375,6 +389,7 @@ class Move(_Command):
     vehicle: str | None = None
     minefield: str | None = None
     models: int = Field(0, ge=0, le=30, description="other figures within 4 cm of a mine")
+    to: str | None = Field(None, max_length=MAX_TEXT, description="a destination on the table")
 
 
 class Fire(_Command):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -28,3 +29,21 @@ def lg_table():
 def seed(seed_text) -> str:
     """The linea_gotica seed (004)."""
     return seed_text("004")
+
+
+BUNDLED = Path(__file__).resolve().parents[2] / "rules" / "linea_gotica" / "scenarios"
+
+
+def gotica_text_without_field() -> str:
+    """The bundled scenario's YAML without its battlefield: the game as it was played before
+    issue 16 (typed distances and terrain), which most rules tests exercise."""
+    text = (BUNDLED / "esempio_gotica.yaml").read_text(encoding="utf-8")
+    text = re.sub(r",\n\s+shape: \{.*\}\}\n", "}\n", text)  # the minefield's outline
+    return text.split("\n# The table (issue 16)")[0].split("\nbattlefield:")[0] + "\n"
+
+
+def gotica_without_field():
+    """The bundled scenario, parsed, without its battlefield."""
+    from rules.linea_gotica.scenario import parse_scenario
+
+    return parse_scenario(gotica_text_without_field(), "esempio_gotica.yaml")

@@ -8,15 +8,16 @@ from rules.core.dice import D10, DiceTray, ScriptedDice
 from rules.linea_gotica import fire
 from rules.linea_gotica import game as g
 from rules.linea_gotica.commands import build_command
-from rules.linea_gotica.scenario import load_bundled
+from rules.linea_gotica.scenario import load_bundled  # noqa: F401
 from rules.linea_gotica.state import Phase
+from tests.linea_gotica.conftest import gotica_without_field
 from tests.linea_gotica.test_game import Game
 from tests.linea_gotica.test_procedures import run, tank_shot
 
 
 @pytest.fixture()
 def esempio() -> Game:
-    return Game(g.new_game(load_bundled("esempio_gotica")))
+    return Game(g.new_game(gotica_without_field()))
 
 
 def test_an_aimed_volley_goes_on_after_its_man_falls(esempio):

@@ -17,6 +17,7 @@ from rules.core.dice import Die
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.linea_gotica.play import PLAY
+from tests.linea_gotica.conftest import gotica_text_without_field, gotica_without_field
 
 MAX_COMMANDS = 3000
 
@@ -46,10 +47,13 @@ def fill(action: LegalAction, rng: random.Random) -> dict[str, Any]:
     return options
 
 
-def play_one_game(seed: int) -> tuple[dict[str, Any], int]:
+def play_one_game(seed: int, field: bool = True) -> tuple[dict[str, Any], int]:
     rng = random.Random(seed)
     dice = SeededDice(rng)
-    document = PLAY.new_game("esempio_gotica", None)
+    if field:
+        document = PLAY.new_game("esempio_gotica", None)
+    else:
+        document = PLAY.new_game(None, gotica_text_without_field())
     commands = 0
     while not PLAY.status(document, None).ended:
         actions = PLAY.legal_actions(document)
@@ -72,15 +76,16 @@ def play_one_game(seed: int) -> tuple[dict[str, Any], int]:
     return document, commands
 
 
+@pytest.mark.parametrize("field", [True, False], ids=["battlefield", "typed"])
 @pytest.mark.parametrize("seed", range(6))
-def test_random_legal_play_reaches_the_end(seed):
-    document, commands = play_one_game(seed)
+def test_random_legal_play_reaches_the_end(seed, field):
+    document, commands = play_one_game(seed, field)
     assert document["ended"] and document["turn"] == document["max_turns"]
     assert commands > 50
 
 
 def test_owed_things_are_tagged_and_block_turn_next():
-    document = PLAY.new_game("esempio_gotica", None)
+    document = PLAY.new_game(None, gotica_text_without_field())
     start = PLAY.legal_actions(document)
     assert {(a.verb, a.side, a.owed) for a in start} == {
         ("turn.next", "alleati", True),
@@ -96,7 +101,8 @@ def _esempio():  # type: ignore[no-untyped-def]
     from rules.linea_gotica.scenario import load_bundled
     from tests.linea_gotica.test_game import Game
 
-    return Game(g.new_game(load_bundled("esempio_gotica")))
+    del load_bundled
+    return Game(g.new_game(gotica_without_field()))
 
 
 def _extremes(action: LegalAction) -> list[dict[str, Any]]:
@@ -251,7 +257,7 @@ def test_observation_is_listed_by_terrain_element_never_by_hidden_unit():
 
 
 def test_place_autocomplete_gives_no_hidden_place_away():
-    document = PLAY.new_game("esempio_gotica", None)
+    document = PLAY.new_game(None, gotica_text_without_field())
     document["places"] = []  # a game without named terrain (an older document)
     assert PLAY.choices(document, "place", "alleati") == ["siepe"]
     assert set(PLAY.choices(document, "place", "tedeschi")) == {"siepe", "casolare", "campanile"}

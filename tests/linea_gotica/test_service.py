@@ -10,7 +10,9 @@ import io
 import pytest
 
 from bot.console import Console
+from bot.service import Request
 from tests.bot.service_table import ServiceTable
+from tests.linea_gotica.conftest import gotica_text_without_field
 
 CHANNEL = 4004
 REFEREE, ANNA, BRUNO, STRANGER = 1, 2, 3, 99
@@ -26,7 +28,19 @@ def codes(reply) -> list[str]:
 
 
 async def setup(table: ServiceTable) -> None:
-    await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="esempio_gotica")
+    """The bundled scenario without its battlefield: typed distances, as before issue 16."""
+    reply = await table.service.handle(
+        Request(
+            channel_id=CHANNEL,
+            guild_id=7,
+            user_id=REFEREE,
+            verb="game.new",
+            options={"ruleset": "linea_gotica"},
+            interaction_id=f"{CHANNEL}-new",
+            attachment=gotica_text_without_field(),
+        )
+    )
+    assert reply.status is not None, reply
     await table(ANNA, "game.join", side="alleati")
     await table(BRUNO, "game.join", side="Tedeschi")
 
@@ -326,9 +340,9 @@ CONSOLE_SCRIPT = [
     "/as bruno",
     "/turn next",
     "/as anna",
-    "/move unit:squadra_1 kind:corsa distance:20 mods:alzarsi_sdraiarsi",
-    "/move unit:squadra_1 kind:corsa distance:18 mods:alzarsi_sdraiarsi",
-    "/move unit:sherman kind:strada distance:30",
+    '/move unit:squadra_1 kind:corsa to:"N 20" mods:alzarsi_sdraiarsi',
+    '/move unit:squadra_1 kind:corsa to:"N 18" mods:alzarsi_sdraiarsi',
+    '/move unit:sherman kind:strada to:"N 30"',
     "/turn status",
 ]
 
@@ -348,3 +362,81 @@ async def test_the_console_plays_linea_gotica(service, dice):
     assert "» Turn 1: Covering fire" in text
     assert "squadra_1" in text and "[prone]" in text
     assert "Turn 1" in text and "(dice entered by hand)" in text
+
+
+async def test_a_whole_turn_on_the_battlefield(table, store):
+    """The bundled scenario with its table: moves to destinations, measured fire, a hidden
+    unit kept off the public map, through the service."""
+    from rules.linea_gotica.play import PLAY
+
+    await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="esempio_gotica")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="Tedeschi")
+    await table(ANNA, "turn.next", [8, 3])
+    await table(ANNA, "turn.next", order="first")
+    await pass_steps(table, ANNA, BRUNO)  # no covering fire
+
+    # Movement: the bot keeps the positions; a move says where it goes.
+    await table.refused(
+        ANNA, "move", "error.linea_gotica.field.to_needed", unit="squadra_1", distance=14
+    )
+    await table.refused(
+        ANNA, "move", "linea_gotica.move.too_far", unit="squadra_1", to="N 17"
+    )
+    reply = await table(ANNA, "move", unit="squadra_1", to="N 14")
+    assert codes(reply) == ["linea_gotica.move.ok(allowance=16,cm=14)"]
+    assert reply.notices[0].code.startswith(
+        "linea_gotica.field.path(unit=1ª squadra fucilieri,x=60,y=34,cm=14"
+    )
+    reply = await table(ANNA, "move", unit="sherman", to="ponte_sud")
+    assert codes(reply) == ["linea_gotica.move.ok(allowance=60,cm=30)"]
+    # Opportunity fire at the squad: the distance is measured, a typed one must agree.
+    await table.refused(
+        BRUNO,
+        "fire",
+        "error.linea_gotica.field.distance_differs",
+        unit="gruppe",
+        target="squadra_1",
+        distance=30,
+        weapon="mg42",
+    )
+    reply = await table(BRUNO, "fire", [10, 10], unit="gruppe", target="squadra_1", weapon="mg42")
+    assert reply.notices[0].code == "linea_gotica.field.measured(cm=38.3)"
+    assert [r.outcome.key for r in reply.resolutions] == ["linea_gotica.fire.miss"] * 2
+    await table(ANNA, "turn.next")
+    await table.refused(BRUNO, "move", "linea_gotica.move.too_far", unit="stug", to="S 61")
+
+    document = (await store.load(CHANNEL)).document
+    public = PLAY.map_view(document, None, public=True)
+    assert public is not None
+    shown = {c.unit_id: (c.x, c.y) for c in public.counters}
+    assert shown["squadra_1"] == (60, 34) and shown["stug"] == (90, 110)
+    assert "mg_casolare" not in shown and "cecchino" not in shown
+    own = PLAY.map_view(document, "tedeschi", public=False)
+    assert own is not None and {"mg_casolare", "cecchino"} <= {c.unit_id for c in own.counters}
+
+    # Observation at the end of the movement: the squad sees the farmhouse (measured).
+    await pass_steps(table, BRUNO)
+    reply = await table(ANNA, "test", [1], unit="squadra_1", kind="osservare", place="casolare")
+    assert reply.notices[0].code == "linea_gotica.field.measured(cm=76.6)"
+    assert reply.resolutions[0].outcome.key == "linea_gotica.observe.seen"
+    await pass_steps(table, ANNA, BRUNO)
+    # Fire by class: Elite (the sniper keeps quiet; the referee ends it), then Veterani.
+    await table(REFEREE, "turn.next")
+    assert (await store.load(CHANNEL)).document["fire_class"] == 1
+    # The wood stands between the observers and the hedge.
+    error = await table.refused(
+        ANNA, "fire", "error.linea_gotica.field.blocked", unit="osservatori", target="gruppe"
+    )
+    assert error.params["area"] == "Bosco dei castagni"
+    # The StuG fires down the road at the Sherman on the bridge: a miss, a dud.
+    reply = await table(BRUNO, "fire", [10, 1], unit="stug", target="sherman", weapon="stuk40")
+    assert reply.notices[0].code == "linea_gotica.field.measured(cm=65)"
+    assert codes(reply) == ["linea_gotica.fire.dud"]
+    document = (await store.load(CHANNEL)).document
+    line = PLAY.map_view(document, None, public=True).overlays[0]
+    assert line.kind == "line_of_fire" and line.label == "stug → sherman 65 cm"
+    # The other classes and the last observation (the referee ends each step): the turn ends.
+    while (await store.load(CHANNEL)).document["turn"] == 1:
+        await table(REFEREE, "turn.next")
+    assert (await store.load(CHANNEL)).document["phase"] == "iniziativa"

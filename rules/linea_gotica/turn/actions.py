@@ -9,7 +9,7 @@ from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import checks, fire
+from rules.linea_gotica import checks, field, fire
 from rules.linea_gotica.checks import Cover
 from rules.linea_gotica.fire import TargetMovement
 from rules.linea_gotica.model import RULESET_KEY, Level
@@ -85,7 +85,7 @@ def do_test(
         do_observe(state, unit, command, tray, actor, result)
         return
     if kind == "mine":
-        _spot_mines(state, unit, command, tray, result)
+        _spot_mines(state, unit, command, tray, actor, result)
         return
     if kind == "comando":
         _command_check(state, unit, command, tray, result)
@@ -231,7 +231,12 @@ def _action_succeeded(
 
 
 def _spot_mines(
-    state: GameState, unit: UnitState, command: TakeTest, tray: DiceTray, result: Applied
+    state: GameState,
+    unit: UnitState,
+    command: TakeTest,
+    tray: DiceTray,
+    actor: str | None,
+    result: Applied,
 ) -> None:
     field_id = command.minefield or ""
     if field_id not in state.minefields:
@@ -243,9 +248,18 @@ def _spot_mines(
     table = tables["individuazione_mine"]
     row = table.row_by_id("genieri" if unit.engineers else "fanteria")
     within: int = tables.parsed(table, row, table.column("entro"))
-    if command.distance_cm is None:
+    spotted_cm = command.distance_cm
+    at = state.positions.get(unit.id)
+    if state.field is not None and mines.shape is not None and at is not None:
+        # The bot measures from the squad to the minefield's nearest edge.
+        notices: list[Outcome] = []
+        spotted_cm = field.settle_distance(
+            command.distance_cm, field.gap(mines.shape, at), actor, notices
+        )
+        result.notices.extend(notices)
+    if spotted_cm is None:
         raise InvalidInput("error.linea_gotica.distance_needed")
-    if command.distance_cm > within:
+    if spotted_cm > within:
         raise IllegalAction("error.linea_gotica.mines_too_far", limit=within)
     level: Level = tables.parsed(table, row, table.column("difficolta"))
     figure = actor_figure(unit, command.man, state)
@@ -297,6 +311,13 @@ def _throw_smoke(
     state: GameState, unit: UnitState, command: TakeTest, tray: DiceTray, result: Applied
 ) -> None:
     _smoke_source_check(state, unit, command)
+    if state.field is not None and command.place:
+        # Smoke blocks sight by area on the battlefield: it must name one.
+        areas = [area.id for area in state.field.areas]
+        if command.place not in areas:
+            raise InvalidInput(
+                "error.field.unknown_place", name=command.place[:40], known=", ".join(areas)
+            )
     resolution = resolve("smoke", checks.SmokeInput(source=command.source), tray)
     result.resolutions.append(resolution)
     if is_preview():

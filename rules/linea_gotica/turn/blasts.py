@@ -4,12 +4,14 @@ strafing (``/fragments``).
 
 from __future__ import annotations
 
+from rules.core import geometry
+from rules.core.battlefield import Point
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import fire
+from rules.linea_gotica import field, fire
 from rules.linea_gotica.checks import Cover
 from rules.linea_gotica.fire import DamageSpec
 from rules.linea_gotica.model import RULESET_KEY
@@ -122,6 +124,55 @@ def he_on_blast(
     he_on(state, unit, figure, zone, spec, blast.bombs, blast.heavy_calibre, tray, result)
 
 
+def burst_at(
+    state: GameState,
+    blast: Blast,
+    center: Point | None,
+    tray: DiceTray,
+    result: Applied,
+    exclude: tuple[str, ...] = (),
+) -> None:
+    """HE on the battlefield: the bot finds every unit (either side) whose counter lies
+    within the blast's long radius of ``center`` and resolves it, short zone within the short
+    radius; a squad's living soldiers are all in its counter's zone (terrain.yaml
+    ``squad_in_zone``, not in the seed). ``center`` None: it came down off the table."""
+    assert state.field is not None
+    radii = radii_of(blast.blast_row)
+    blast.center = center
+    if center is None:
+        result.notices.append(Outcome.of(f"{K}.field.off_table", marker=blast.id))
+        return
+    for zone in ("lunga", "breve"):
+        if radii[zone]:
+            label = f"{blast.id} {radii[zone]} cm"
+            state.marks.append(field.circle_mark(center, radii[zone], label))
+    found = []
+    for unit in state.units.values():
+        at = state.positions.get(unit.id)
+        if unit.id in exclude or at is None or not unit.alive or unit.riding is not None:
+            continue
+        if field.within(center, radii["lunga"], at):
+            zone = "breve" if field.within(center, radii["breve"], at) else "lunga"
+            found.append((unit, zone, geometry.distance(center, at)))
+    result.notices.append(
+        Outcome.of(
+            f"{K}.field.blast_found",
+            marker=blast.id,
+            x=field.cm(center.x),
+            y=field.cm(center.y),
+            units=", ".join(f"{u.name} ({zone}, {field.cm(d)} cm)" for u, zone, d in found) or "-",
+        )
+    )
+    for unit, zone, _ in found:
+        blast.resolved.append(unit.id)
+        if unit.vehicle is not None:
+            he_on_blast(state, blast, unit, None, zone, tray, result)
+        else:
+            for figure in [f for f in unit.figures if f.alive]:
+                if unit.alive:
+                    he_on_blast(state, blast, unit, figure, zone, tray, result)
+
+
 def do_fragments(
     state: GameState, command: Fragments, tray: DiceTray, actor: str | None, result: Applied
 ) -> None:
@@ -132,8 +183,12 @@ def do_fragments(
         raise IllegalAction("error.linea_gotica.not_your_blast", marker=blast.id)
     target = state.unit(command.target)
     require_alive(target)
+    if target.id in blast.resolved:
+        raise IllegalAction(
+            "error.linea_gotica.field.blast_resolved", marker=blast.id, unit=target.name
+        )
     if blast.strafe_quality is not None:
-        _strafe(state, blast, target, command, tray, result)
+        strafe_unit(state, blast, target, command.models, tray, result)
         return
     if target.vehicle is not None:
         he_on_blast(state, blast, target, None, command.ring, tray, result)
@@ -143,21 +198,22 @@ def do_fragments(
             he_on_blast(state, blast, target, figure, command.ring, tray, result)
 
 
-def _strafe(
+def strafe_unit(
     state: GameState,
     blast: Blast,
     target: UnitState,
-    command: Fragments,
+    models: int | None,
     tray: DiceTray,
     result: Applied,
 ) -> None:
+    """Strafing on one unit inside the strip: the autocannon's area line, each soldier."""
     aerei = load_tables()["aerei"]
     row_id = str(aerei.row_by_id("mitragliamento").data["weapon"])
     ranges = fire.weapon_ranges(row_id)
     distance = float((ranges[0] or 0) + 1)
     victims: list[Figure | None] = [None]
     if target.vehicle is None:
-        victims = list(alive_figures(target)[: command.models or 30])
+        victims = list(alive_figures(target)[: models or 30])
     assert blast.strafe_quality is not None
     for victim in victims:
         data = fire.DirectFireInput(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.core import geometry
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
@@ -152,6 +153,42 @@ def isolation_rolls(
         if resolution.outcome.key == f"{K}.action.passed":
             kept.append(figure)
     return kept
+
+
+def transport_isolated(state: GameState, unit: UnitState) -> bool:
+    """An unarmed transport out of its squad leader's command distance, measured on the
+    battlefield ("I veicoli da trasporto disarmati … sono soggetti alle normali regole del
+    raggio di comando (riferito alla propria squadra/sezione di fanteria)"); a squad out of
+    play or leaderless leaves it isolated."""
+    if state.field is None or unit.squad is None or unit.vehicle is None:
+        return False
+    squad = state.units.get(unit.squad)
+    if squad is None or not squad.alive or squad.leader_ability is None or squad.leader() is None:
+        return True
+    here, there = state.positions.get(unit.id), state.positions.get(squad.id)
+    if here is None or there is None:
+        return False
+    limit, _ = checks.command_limit(squad.leader_ability, squad.section, False)
+    return geometry.distance(here, there) > limit
+
+
+def transport_may_act(state: GameState, unit: UnitState, tray: DiceTray, result: Applied) -> bool:
+    """An isolated transport rolls 1d10 ≤ its quality before moving or firing (as an
+    isolated soldier does); a failure spends its turn."""
+    if is_preview() or not transport_isolated(state, unit):
+        return True
+    resolution = resolve(
+        "action",
+        checks.ActionInput(
+            quality=unit.quality,
+            quality_modifier=quality_modifier_of(state, unit),
+            level=Level.NORMALE,
+            purpose=checks.Purpose.ISOLATO,
+        ),
+        tray,
+    )
+    result.resolutions.append(resolution)
+    return resolution.outcome.key == f"{K}.action.passed"
 
 
 def acting_unit(state: GameState, unit_id: str, actor: str | None) -> UnitState:

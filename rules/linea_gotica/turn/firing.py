@@ -4,15 +4,18 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from rules.core import geometry
+from rules.core.battlefield import PolygonShape
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import checks, fire
-from rules.linea_gotica.model import RULESET_KEY
+from rules.linea_gotica import checks, field, fire
+from rules.linea_gotica.model import RULESET_KEY, Direction
 from rules.linea_gotica.scenario import Weapon
 from rules.linea_gotica.state import (
     Covering,
@@ -24,7 +27,7 @@ from rules.linea_gotica.state import (
     UnitState,
 )
 from rules.linea_gotica.tables import load_tables
-from rules.linea_gotica.turn.blasts import blast_from_direct, he_on_blast, radii_of
+from rules.linea_gotica.turn.blasts import blast_from_direct, burst_at, he_on_blast, radii_of
 from rules.linea_gotica.turn.common import (
     able_figures,
     acting_unit,
@@ -38,6 +41,7 @@ from rules.linea_gotica.turn.common import (
     require_fresh_soldiers,
     resolve,
     target_spec,
+    transport_may_act,
     weapon_of,
 )
 from rules.linea_gotica.turn.effects import apply_effects, owe_morale
@@ -307,12 +311,69 @@ def check_fire(state: GameState, command: Fire, actor: str | None) -> None:
     owes_morale(state, unit)
     if target is None:
         _covering_weapon(state, unit, command)
+        _covering_sight(state, unit, command.target)
         return
     _check_target(unit, target, command)
+    if state.field is not None:
+        if target.hidden and actor is not None and actor != target.side:
+            # Even a preview: a measured distance or a blocked line would say where it is.
+            raise IllegalAction("error.linea_gotica.not_spotted", target=target.name)
+        measure_fire(state, unit, target)
     for figure, weapon_id in _shooters(state, unit, command):
         row_id, _ = _fire_row(state, unit, figure, weapon_id, command.mode)
         _check_uses(state, unit, figure, weapon_id)
         _check_pierces(state, weapon_id, row_id, target)
+
+
+def smoke_places(state: GameState) -> tuple[str, ...]:
+    """The places under a smoke screen now (they block sight on the battlefield)."""
+    return tuple(screen.place for screen in state.smoke if screen.effective and screen.place)
+
+
+def measure_fire(state: GameState, unit: UnitState, target: UnitState) -> float:
+    """The distance firer → target on the battlefield; refused when something blocks the
+    line (a sight-blocking area between, or smoke), naming it."""
+    assert state.field is not None
+    origin, aim = state.positions.get(unit.id), state.positions.get(target.id)
+    if origin is None or aim is None:
+        raise IllegalAction(
+            "error.linea_gotica.field.no_position",
+            unit=unit.name if origin is None else target.name,
+        )
+    measured, blocking = field.sight(state.field, origin, aim, smoke_places(state))
+    field.refuse_blocked(state.field, blocking, target.name)
+    return measured.cm
+
+
+def _measured_command(
+    state: GameState, unit: UnitState, target: UnitState, command: Fire, actor: str | None,
+    result: Applied,
+) -> Fire:
+    """The fire command with the measured distance (a player's differing one refused, the
+    referee's kept and logged), the target's terrain noted, the line of fire marked."""
+    assert state.field is not None
+    measured = measure_fire(state, unit, target)
+    notices: list[Outcome] = []
+    distance = field.settle_distance(command.distance_cm or None, measured, actor, notices)
+    terrain, area = geometry.terrain_at(state.field, state.positions[target.id])
+    notices.append(
+        Outcome.of(
+            f"{K}.field.target_terrain",
+            target=target.name,
+            terrain=terrain,
+            area=field.area_name(state.field, area),
+            cover=target.cover.value,
+        )
+    )
+    result.notices.extend(notices)
+    state.marks = [
+        field.line_mark(
+            state.positions[unit.id],
+            state.positions[target.id],
+            f"{unit.id} → {target.id} {field.cm(distance)} cm",
+        )
+    ]
+    return command.model_copy(update={"distance_cm": distance})
 
 
 def _check_target(unit: UnitState, target: UnitState, command: Fire) -> None:
@@ -364,6 +425,8 @@ def do_fire(
         _declare_covering(state, unit, command, result)
         return
     check_fire(state, command, actor)
+    if state.field is not None:
+        command = _measured_command(state, unit, target, command, actor, result)
     if not is_preview():
         _trigger_covering(state, unit, tray, result)
         if not unit.alive or not _has_shooters(state, unit, command):
@@ -377,6 +440,9 @@ def do_fire(
         if check.outcome.key != f"{K}.sniper.fires":
             unit.activity = "fired"
             return
+    if unit.vehicle is not None and not transport_may_act(state, unit, tray, result):
+        unit.activity = "fired"
+        return
     figures = [f for f, _ in shooters if f is not None]
     if figures and not is_preview():
         kept = isolation_rolls(state, unit, figures, tray, result)
@@ -515,6 +581,11 @@ def _shot(
     outcome = resolution.outcome
     if outcome.key == f"{K}.fire.blast":
         blast = blast_from_direct(state, data, firer.side)
+        if state.field is not None:
+            # The target's own soldiers are counted as before (models, models_long); the
+            # bot finds the other units under the blast.
+            blast.resolved.append(target.id)
+            burst_at(state, blast, state.positions.get(target.id), tray, result, (target.id,))
         others = [f for f in target.figures if f.alive and f is not aimed]
         others.sort(key=lambda f: f.role == "leader")
         short_count = (command.models or 1) - (1 if aimed is not None else 0)
@@ -526,6 +597,17 @@ def _shot(
             he_on_blast(state, blast, target, victim, "lunga", tray, result)
     elif outcome.key == f"{K}.fire.deviated":
         blast = blast_from_direct(state, data, firer.side)
+        if state.field is not None:
+            aim, origin = state.positions[target.id], state.positions[firer.id]
+            moved = field.deviate(
+                aim,
+                field.bearing(origin, aim),
+                [(Direction(str(outcome.param("direction"))), float(outcome.param("cm") or 0))],
+            )
+            landed = field.landing(state.field, moved)
+            state.marks.append(field.arrow_mark(aim, moved, f"{blast.id}"))
+            burst_at(state, blast, landed, tray, result)
+            return
         result.notices.append(
             Outcome.of(
                 f"{K}.fire.blast_marker",
@@ -547,6 +629,7 @@ def _dismount_riders(state: GameState, vehicle: UnitState, result: Applied) -> N
 def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: Applied) -> None:
     """Covering fire at a terrain element: automatic weapons only, resolved later."""
     weapon_id, figure = _covering_weapon(state, unit, command)
+    _covering_sight(state, unit, command.target)
     if is_preview():
         return
     state.covering.append(
@@ -559,6 +642,28 @@ def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: 
     result.notices.append(
         Outcome.of(f"{K}.covering.declared", unit=unit.name, place=command.target)
     )
+
+
+def _covering_sight(state: GameState, unit: UnitState, place: str) -> None:
+    """On the battlefield covering fire at a terrain element needs sight of some of it (its
+    centre or a corner), and the element must be one of the table's areas."""
+    if state.field is None or unit.id not in state.positions:
+        return
+    area = next((a for a in state.field.areas if a.id == place), None)
+    if area is None:
+        raise UnknownName("error.field.unknown_place", name=place[:40], known=", ".join(
+            a.id for a in state.field.areas
+        ))
+    origin = state.positions[unit.id]
+    points = [geometry.centroid(area.shape)]
+    if isinstance(area.shape, PolygonShape):
+        points += list(area.shape.points)
+    blocked: tuple[str, ...] = ()
+    for point in points:
+        _, blocked = field.sight(state.field, origin, point, smoke_places(state))
+        if not blocked:
+            return
+    field.refuse_blocked(state.field, blocked, area.name)
 
 
 def _covering_weapon(
@@ -608,10 +713,18 @@ def _trigger_covering(state: GameState, unit: UnitState, tray: DiceTray, result:
                 row_id, shots = _fire_row(state, shooter, figure, cover.weapon, "singolo")
             except IllegalAction:
                 continue
+        try:
+            _check_pierces(state, cover.weapon, row_id, unit)
+        except IllegalAction:
+            continue  # a machine gun's covering fire cannot harm a tank
         ranges = fire.weapon_ranges(row_id)
         distance = (
             ranges[1] if ranges[1] is not None else next((r for r in ranges if r is not None), 0)
         )
+        if state.field is not None and shooter.id in state.positions and unit.id in state.positions:
+            distance = math.ceil(
+                geometry.distance(state.positions[shooter.id], state.positions[unit.id])
+            )
         command = Fire(
             unit=shooter.id,
             target=unit.id,

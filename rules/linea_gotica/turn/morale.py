@@ -4,11 +4,12 @@ effects.
 
 from __future__ import annotations
 
+from rules.core import geometry
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
-from rules.linea_gotica import checks, fire
+from rules.linea_gotica import checks, field, fire
 from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.state import (
     Figure,
@@ -62,9 +63,32 @@ def _morale_input(
             if figure is not None
             else unit.crew_shocked_until is not None and unit.crew_shocked_until >= state.turn
         ),
-        enemy_near=command.enemy_near,
+        enemy_near=_enemy_near(state, unit, command),
         air_attack=(pending.air if pending else False) or command.air,
     )
+
+
+def _enemy_near(state: GameState, unit: UnitState, command: MoraleTest) -> bool:
+    """Visible enemies within the surrender distance (EFFETTI DEL MORALE, Resa). With a
+    battlefield the bot measures it (an enemy in play, not hidden, in sight); the
+    ``enemy_near`` option counts only in a game without one."""
+    at = state.positions.get(unit.id)
+    if state.field is None or at is None:
+        return command.enemy_near
+    row = next(
+        r for r in load_tables()["effetti_morale"].rows if r.data.get("result") == "surrender"
+    )
+    within = float(row.data["within_cm"])
+    smoke = tuple(s.place for s in state.smoke if s.effective and s.place)
+    for enemy in state.units.values():
+        there = state.positions.get(enemy.id)
+        if enemy.side == unit.side or enemy.hidden or not enemy.alive or there is None:
+            continue
+        if geometry.distance(at, there) <= within:
+            _, blocking = field.sight(state.field, there, at, smoke)
+            if not blocking:
+                return True
+    return False
 
 
 def _apply_morale(

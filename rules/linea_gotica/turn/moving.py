@@ -9,7 +9,7 @@ from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import fire, movement
+from rules.linea_gotica import field, fire, movement
 from rules.linea_gotica.fire import DamageSpec, SoftClass, TargetMovement
 from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.state import (
@@ -28,6 +28,7 @@ from rules.linea_gotica.turn.common import (
     require_fresh,
     resolve,
     target_spec,
+    transport_may_act,
 )
 from rules.linea_gotica.turn.effects import apply_effects, vehicle_damage
 
@@ -48,11 +49,28 @@ def do_move(
     owes_morale(state, unit)
     if unit.riding is not None and command.kind != "scendi":
         raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
+    plan = None
+    if state.field is not None:
+        command, plan = _on_the_table(state, unit, command, actor, result)
+    elif command.to is not None:
+        raise field.no_battlefield()
+    if unit.vehicle is not None and not transport_may_act(state, unit, tray, result):
+        unit.activity = "moved"  # out of its squad's command and the roll failed: it stays
+        return
     if unit.vehicle is not None:
         _move_vehicle(state, unit, command, tray, result)
     else:
         _move_foot(state, unit, command, tray, result)
     unit.activity = "moved"
+    if plan is not None and state.field is not None:
+        origin = state.positions[unit.id]
+        state.positions[unit.id] = plan.destination
+        unit.cover, unit.place = field.where(state.field, plan.destination)
+        for rider in state.units.values():
+            if rider.riding == unit.id:
+                state.positions[rider.id] = plan.destination
+                rider.cover, rider.place = unit.cover, unit.place
+        state.marks = [field.arrow_mark(origin, plan.destination, unit.id)]
     if command.cover is not None:
         unit.cover = command.cover
     if command.place is not None:
@@ -65,6 +83,94 @@ def do_move(
         # The mines are the owner's: their dice, not the mover's typed ones.
         with tray.rolled_by(mines.owner if mines is not None else None):
             _cross_minefield(state, unit, command, tray, result)
+
+
+def _on_the_table(
+    state: GameState, unit: UnitState, command: Move, actor: str | None, result: Applied
+) -> tuple[Move, field.PathPlan | None]:
+    """A move on the battlefield: ``to:`` parsed from the unit's position, its path walked
+    through the terrain (the movement rows its legs take), the kind of a vehicle's move
+    (on road only if the whole path is), the distance measured. Getting on or off a tank
+    and moves that go nowhere (lying down, a floor up) need no ``to:``."""
+    assert state.field is not None
+    if (command.cover is not None or command.place is not None) and actor is not None:
+        raise InvalidInput("error.linea_gotica.field.from_map", unit=unit.name)
+    origin = state.positions.get(unit.id)
+    if command.kind in ("sali", "scendi"):
+        if command.to is not None:
+            raise InvalidInput("error.linea_gotica.field.no_to_for_riding")
+        if command.kind == "sali" and command.vehicle in state.positions:
+            # Getting on: the squad is where its tank is (checked by the move itself).
+            state.positions[unit.id] = state.positions[command.vehicle]
+        return command, None
+    if command.to is None:
+        if command.distance_cm > 0:
+            raise InvalidInput("error.linea_gotica.field.to_needed", unit=unit.name)
+        return command, None
+    if origin is None:
+        raise IllegalAction("error.linea_gotica.field.no_position", unit=unit.name)
+    places = {
+        u.id: state.positions[u.id]
+        for u in state.units.values()
+        if u.id in state.positions and (actor is None or u.side == actor or not u.hidden)
+    }
+    destination = field.destination(state.field, command.to, origin, places)
+    plan = field.plan_path(state.field, origin, destination)
+    tolerance = field.terrain_data().tolerance_cm
+    if command.distance_cm > 0 and abs(command.distance_cm - plan.cm) > tolerance:
+        if actor is not None:
+            raise InvalidInput(
+                "error.linea_gotica.field.distance_differs",
+                typed=field.cm(command.distance_cm),
+                cm=field.cm(plan.cm),
+            )
+        result.notices.append(
+            Outcome.of(
+                f"{K}.field.override", typed=field.cm(command.distance_cm), cm=field.cm(plan.cm)
+            )
+        )
+    result.notices.append(
+        Outcome.of(
+            f"{K}.field.path",
+            unit=unit.name,
+            x=field.cm(destination.x),
+            y=field.cm(destination.y),
+            cm=field.cm(plan.cm),
+            legs=field.legs_text(state.field, plan.legs),
+        )
+    )
+    minefield = command.minefield or next(
+        (
+            mines.id
+            for mines in state.minefields.values()
+            if mines.shape is not None
+            and not mines.cleared
+            and field.enters(mines.shape, origin, destination)
+        ),
+        None,
+    )
+    distance = command.distance_cm if command.distance_cm > 0 and actor is None else plan.cm
+    kind = command.kind
+    if unit.vehicle is not None:
+        terrain_mods = plan.vehicle_mods
+        if plan.step_across_vehicle:
+            distance = 0.0
+        if kind == "strada" and not plan.on_road:
+            off = next(leg for leg in plan.legs if not field.terrain_class(leg.terrain).road)
+            raise IllegalAction(
+                "error.linea_gotica.field.off_road",
+                unit=unit.name,
+                area=field.area_name(state.field, off.area) if off.area else off.terrain,
+            )
+        if kind not in ("strada", "fuori_strada"):
+            kind = "strada" if plan.on_road else "fuori_strada"
+    else:
+        terrain_mods = plan.foot_mods
+        if plan.step_across_foot:
+            distance = 0.0
+    mods = tuple(dict.fromkeys([*command.mods, *terrain_mods]))
+    update = {"distance_cm": distance, "mods": mods, "kind": kind, "minefield": minefield}
+    return command.model_copy(update=update), plan
 
 
 def automatic_mods(state: GameState, unit: UnitState) -> list[str]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from rules.core import geometry
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import checks, fire
+from rules.linea_gotica import checks, field, fire
 from rules.linea_gotica.checks import Cover
 from rules.linea_gotica.fire import TargetMovement
 from rules.linea_gotica.model import RULESET_KEY
@@ -48,7 +49,10 @@ def do_observe(
         ]
         figure = actor_figure(unit, command.man, state)
         for target in hidden:
-            _observe(state, unit, target, figure, command, tray, result)
+            if state.field is not None and _out_of_sight(state, unit, target) is not None:
+                # Nothing to roll: the line to it is blocked (the roll would leak it).
+                continue
+            _observe(state, unit, target, figure, command, tray, result, actor)
         if not hidden:
             result.notices.append(Outcome.of(f"{K}.observe.nothing", place=element))
         if not is_preview():
@@ -77,10 +81,25 @@ def do_observe(
     if key in state.observed and not is_preview():
         raise IllegalAction("error.linea_gotica.observed_already", place=element)
     figure = actor_figure(unit, command.man, state)
-    _observe(state, unit, target, figure, command, tray, result)
+    if state.field is not None:
+        blocking = _out_of_sight(state, unit, target)
+        if blocking is not None:
+            field.refuse_blocked(state.field, blocking, target.name)
+    _observe(state, unit, target, figure, command, tray, result, actor)
     if not is_preview():
         state.observed.append(key)
     del actor
+
+
+def _out_of_sight(state: GameState, unit: UnitState, target: UnitState) -> tuple[str, ...] | None:
+    """What blocks the observer's line to the target on the battlefield (None: clear)."""
+    assert state.field is not None
+    origin, aim = state.positions.get(unit.id), state.positions.get(target.id)
+    if origin is None or aim is None:
+        return None
+    smoke = tuple(s.place for s in state.smoke if s.effective and s.place)
+    _, blocking = field.sight(state.field, origin, aim, smoke)
+    return blocking or None
 
 
 def _attempt(state: GameState, unit: UnitState, element: str) -> str:
@@ -104,6 +123,7 @@ def _observe(
     command: TakeTest,
     tray: DiceTray,
     result: Applied,
+    actor_side: str | None = None,
 ) -> None:
     """Roll the observation of one hidden unit; a success reveals it."""
     scout = any(
@@ -120,6 +140,12 @@ def _observe(
         and any(f.role == "sniper" and f.alive for f in target.figures)
         and all(f.role in ("sniper", "osservatore") for f in target.figures if f.alive)
     )
+    distance_cm = command.distance_cm
+    if state.field is not None and unit.id in state.positions and target.id in state.positions:
+        measured = geometry.distance(state.positions[unit.id], state.positions[target.id])
+        notices: list[Outcome] = []
+        distance_cm = field.settle_distance(distance_cm, measured, actor_side, notices)
+        result.notices.extend(notices)
     resolution = resolve(
         "observation",
         checks.ObservationInput(
@@ -135,7 +161,7 @@ def _observe(
             wounded=figure is not None and figure.wounded,
             hidden_sniper=sniper_unit,
             moonless=state.night is fire.Night.SENZA_LUNA,
-            distance_cm=command.distance_cm,
+            distance_cm=distance_cm,
         ),
         tray,
     )

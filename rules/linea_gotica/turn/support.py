@@ -4,12 +4,14 @@ the observer's orders, air attacks, strafing and damaged aircraft returning.
 
 from __future__ import annotations
 
+from rules.core import geometry
+from rules.core.battlefield import Overlay, Point
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import checks, fire
+from rules.linea_gotica import checks, field, fire
 from rules.linea_gotica.fire import DamageSpec, SoftClass
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, Direction, Level
 from rules.linea_gotica.state import (
@@ -24,7 +26,7 @@ from rules.linea_gotica.state import (
     UnitState,
 )
 from rules.linea_gotica.tables import load_tables
-from rules.linea_gotica.turn.blasts import radii_of
+from rules.linea_gotica.turn.blasts import burst_at, he_on_blast, radii_of, strafe_unit
 from rules.linea_gotica.turn.common import (
     acting_unit,
     actor_figure,
@@ -55,6 +57,7 @@ def do_call(
         )
     if any(m.support == support.id and m.stage != "done" for m in state.missions):
         raise IllegalAction("error.linea_gotica.support_busy", battery=support.name)
+    aim = _aim(state, unit, command.target, actor)
     table = load_tables()["supporto"]
     level = Level(str(table.row_by_id(support.contact).data["action"]))
     modifier = quality_modifier_of(state, unit) + state.coordination.get(unit.side, 0)
@@ -80,6 +83,7 @@ def do_call(
         return
     delay = int(table.data["ranging_delay_turns"])
     mission = Mission(
+        aim=aim,
         id=state.next_id("m"),
         support=support.id,
         side=unit.side,
@@ -97,6 +101,26 @@ def do_call(
     )
 
 
+def _aim(state: GameState, unit: UnitState, target: str, actor: str | None) -> Point | None:
+    """The aimed point on the battlefield: a unit the side can see, a named point or area,
+    coordinates, a bearing from the observer (rules.core.geometry's forms)."""
+    if state.field is None or unit.id not in state.positions:
+        return None
+    places = {
+        u.id: state.positions[u.id]
+        for u in state.units.values()
+        if u.id in state.positions
+        and u.alive
+        and (actor is None or u.side == actor or not u.hidden)
+    }
+    aim = field.destination(state.field, target, state.positions[unit.id], places)
+    # "L'osservatore deve essere in grado di vedere il bersaglio prescelto".
+    smoke = tuple(s.place for s in state.smoke if s.effective and s.place)
+    _, blocking = field.sight(state.field, state.positions[unit.id], aim, smoke)
+    field.refuse_blocked(state.field, blocking, target)
+    return aim
+
+
 def _mission(state: GameState, marker: str) -> Mission:
     for mission in state.missions:
         if mission.id == marker:
@@ -107,6 +131,13 @@ def _mission(state: GameState, marker: str) -> Mission:
 def _deviate(
     state: GameState, observer: UnitState, tray: DiceTray, result: Applied, modifier: int = 0
 ) -> tuple[str, bool]:
+    where, lost, _ = _deviation(state, observer, tray, result, modifier)
+    return where, lost
+
+
+def _deviation(
+    state: GameState, observer: UnitState, tray: DiceTray, result: Applied, modifier: int = 0
+) -> tuple[str, bool, list[tuple[Direction, float]]]:
     """A ranging shot (or an air attack's approach): where it lands, and whether it is lost."""
     resolution = resolve(
         "ranging",
@@ -119,10 +150,11 @@ def _deviate(
     result.resolutions.append(resolution)
     outcome = resolution.outcome
     if outcome.key == f"{K}.ranging.lost":
-        return "", True
+        return "", True, []
     if outcome.key == f"{K}.ranging.on_target":
-        return "0", False
+        return "0", False, []
     parts: list[str] = []
+    moves: list[tuple[Direction, float]] = []
     for direction_key, dice_key in (("along", "along_dice"), ("across", "across_dice")):
         direction = outcome.param(direction_key)
         dice = outcome.param(dice_key)
@@ -135,7 +167,8 @@ def _deviate(
         )
         result.resolutions.append(distance)
         parts.append(f"{distance.outcome.param('cm')} cm {direction}")
-    return " + ".join(parts), False
+        moves.append((Direction(str(direction)), float(distance.outcome.param("cm") or 0)))
+    return " + ".join(parts), False, moves
 
 
 def do_execute(
@@ -181,17 +214,43 @@ def _ranging_shot(
 ) -> None:
     if command.order not in ("tiro",):
         raise IllegalAction("error.linea_gotica.ranging_first", marker=mission.id)
-    where, lost = _deviate(state, observer, tray, result)
+    where, lost, moves = _deviation(state, observer, tray, result)
     if is_preview():
         return
+    landed = _landing(state, mission, observer, moves) if not lost else None
+    visible = command.visible
+    if landed is not None and state.field is not None:
+        # The observer sees where the round fell, or not: measured, not declared.
+        seen = field.landing(state.field, landed)
+        smoke = tuple(s.place for s in state.smoke if s.effective and s.place)
+        visible = seen is not None and not field.sight(
+            state.field, state.positions[observer.id], seen, smoke
+        )[1]
     mission.due_turn = state.turn + 1
     mission.fired_turn = state.turn
-    if lost or not command.visible:
+    if lost or not visible:
         result.notices.append(Outcome.of(f"{K}.mission.lost", marker=mission.id))
         return
     mission.stage = "order"
     mission.point = f"{mission.target} ({where})" if where != "0" else mission.target
+    if landed is not None:
+        mission.landed = landed
+        mission.point += f" [{field.cm(landed.x)}, {field.cm(landed.y)}]"
     result.notices.append(Outcome.of(f"{K}.mission.ranged", marker=mission.id, point=mission.point))
+
+
+def _landing(
+    state: GameState, mission: Mission, observer: UnitState, moves: list[tuple[Direction, float]]
+) -> Point | None:
+    """Where a ranging shot lands on the battlefield: long/short along the observer's line
+    to the aimed point, right/left across it (the battery is off the table, so its line of
+    fire is unknown: the observer's stands for it, a decision not in the seed)."""
+    if state.field is None or mission.aim is None or observer.id not in state.positions:
+        return None
+    origin = state.positions[observer.id]
+    moved = field.deviate(mission.aim, field.bearing(origin, mission.aim), moves)
+    state.marks = [field.arrow_mark(mission.aim, moved, mission.id)]
+    return moved
 
 
 def _observer_order(
@@ -214,6 +273,17 @@ def _observer_order(
         return
     if command.order == "aggiusta":
         adjust = int(load_tables()["supporto"].data["adjust_cm"])
+        if state.field is not None and mission.landed is not None and command.where:
+            moved = field.destination(state.field, command.where, mission.landed, {})
+            shift = geometry.distance(mission.landed, moved)
+            if shift > adjust + field.terrain_data().tolerance_cm:
+                raise IllegalAction(
+                    "error.linea_gotica.field.adjust_too_far",
+                    cm=field.cm(shift),
+                    limit=adjust,
+                )
+            state.marks = [field.arrow_mark(mission.landed, moved, mission.id)]
+            mission.landed = moved
         mission.point = command.where or mission.point
         mission.due_turn = state.turn + 1
         result.notices.append(
@@ -232,13 +302,18 @@ def _observer_order(
                 id=state.next_id("f"),
                 source="proiettili",
                 side=mission.side,
-                place=mission.point,
+                place=_smoke_place(state, mission),
                 effect_at="fire_phase_end",
                 turns=int(resolution.outcome.param("turns") or 0),
             )
         )
     else:
         blast = _support_blast(state, mission, support)
+        center = mission.landed or mission.aim
+        if state.field is not None and center is not None:
+            state.marks = []
+            with tray.rolled_by(mission.side):
+                burst_at(state, blast, field.landing(state.field, center), tray, result)
         result.notices.append(
             Outcome.of(
                 f"{K}.mission.effect",
@@ -249,6 +324,16 @@ def _observer_order(
         )
     mission.due_turn = state.turn + 1
     mission.fired_turn = state.turn
+
+
+def _smoke_place(state: GameState, mission: Mission) -> str:
+    """Where a smoke mission's screen stands: on the battlefield, the area its round came
+    down in (smoke blocks sight by area; in the open it marks the point only)."""
+    center = mission.landed or mission.aim
+    if state.field is None or center is None:
+        return mission.point
+    _, area = geometry.terrain_at(state.field, center)
+    return area or mission.point
 
 
 def _support_blast(state: GameState, mission: Mission, support: SupportState) -> Blast:
@@ -289,9 +374,12 @@ def _air_attack(
             raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
     elif command.order not in ("tiro",):
         raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
-    where, lost = _deviate(state, observer, tray, result, state.coordination.get(mission.side, 0))
+    where, lost, moves = _deviation(
+        state, observer, tray, result, state.coordination.get(mission.side, 0)
+    )
     if is_preview():
         return
+    landed = _landing(state, mission, observer, moves) if not lost else None
     point = mission.target if where in ("0", "") else f"{mission.target} ({where})"
     if lost:
         point = "-"
@@ -314,6 +402,8 @@ def _air_attack(
         )
         state.blasts = [b for b in state.blasts if b.id != blast.id] + [blast]
         result.notices.append(Outcome.of(f"{K}.mission.bombs", marker=mission.id, point=point))
+        if landed is not None:
+            _air_zones(state, mission, observer, blast, landed, tray, result)
         if bombs == "napalm" and not lost:
             state.smoke.append(
                 Smoke(
@@ -339,8 +429,73 @@ def _air_attack(
         )
         state.blasts = [b for b in state.blasts if b.id != strafe.id] + [strafe]
         result.notices.append(Outcome.of(f"{K}.mission.strafe", marker=mission.id, point=point))
+        if landed is not None:
+            _air_zones(state, mission, observer, strafe, landed, tray, result)
         mission.stage = "done"
     mission.fired_turn = state.turn
+
+
+def _air_zones(
+    state: GameState,
+    mission: Mission,
+    observer: UnitState,
+    blast: Blast,
+    landed: Point,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    """An air attack on the battlefield: the bot finds the units in AEREI's rectangles (the
+    bombs' long zone 30 × 10 cm with the short 15 × 5 at its centre; strafing's 5 × 30 strip)
+    and resolves them. The seed gives no direction: the long side runs along the observer's
+    line to the point (not in the seed)."""
+    assert state.field is not None
+    center = field.landing(state.field, landed)
+    if center is None or observer.id not in state.positions:
+        result.notices.append(Outcome.of(f"{K}.field.off_table", marker=blast.id))
+        return
+    blast.center = center
+    axis = field.bearing(state.positions[observer.id], mission.aim or center)
+    aerei = load_tables()["aerei"]
+    if blast.strafe_quality is not None:
+        width, length = (float(v) for v in aerei.row_by_id("mitragliamento").data["area_cm"])
+        zones = [("lunga", length, width)]
+    else:
+        zones = [
+            (str(row.data["zone"]), float(row.data["area_cm"][0]), float(row.data["area_cm"][1]))
+            for row in (aerei.row_by_id("area_breve"), aerei.row_by_id("area_lunga"))
+        ]
+    found: list[tuple[UnitState, str]] = []
+    for unit in state.units.values():
+        at = state.positions.get(unit.id)
+        if at is None or not unit.alive or unit.riding is not None:
+            continue
+        zone = next(
+            (z for z, length, width in zones if field.in_strip(center, axis, length, width, at)),
+            None,
+        )
+        if zone is not None:
+            found.append((unit, zone))
+    label = " / ".join(f"{length:g} × {width:g} cm" for _, length, width in zones)
+    state.marks.append(Overlay(kind="point", points=(center,), label=f"{blast.id} {label}"))
+    result.notices.append(
+        Outcome.of(
+            f"{K}.field.blast_found",
+            marker=blast.id,
+            x=field.cm(center.x),
+            y=field.cm(center.y),
+            units=", ".join(f"{u.name} ({zone})" for u, zone in found) or "-",
+        )
+    )
+    for unit, zone in found:
+        blast.resolved.append(unit.id)
+        if blast.strafe_quality is not None:
+            strafe_unit(state, blast, unit, None, tray, result)
+        elif unit.vehicle is not None:
+            he_on_blast(state, blast, unit, None, zone, tray, result)
+        else:
+            for figure in [f for f in unit.figures if f.alive]:
+                if unit.alive:
+                    he_on_blast(state, blast, unit, figure, zone, tray, result)
 
 
 def _aircraft_return(
