@@ -108,7 +108,7 @@ def at(game: Game, unit_id: str) -> tuple[float, float]:
 
 
 def bundled_text() -> str:
-    return (BUNDLED / "esempio_gotica.yaml").read_text(encoding="utf-8")
+    return (BUNDLED / "esempio_gotica_campo.yaml").read_text(encoding="utf-8")
 
 
 def line_of(text: str, needle: str) -> int:
@@ -135,7 +135,7 @@ def test_battlefield_errors_name_the_line(old, new, needle, words):
     assert old in text
     broken = text.replace(old, new)
     with pytest.raises(InvalidInput) as caught:
-        parse_scenario(broken, "esempio_gotica.yaml")
+        parse_scenario(broken, "esempio_gotica_campo.yaml")
     error = caught.value
     assert error.key == "error.scenario.invalid_line", error.params
     assert words in str(error.params["detail"])
@@ -147,7 +147,7 @@ def test_battlefield_errors_name_the_line(old, new, needle, words):
 
 
 def test_the_bundled_scenario_places_each_unit_in_its_terrain():
-    scenario = load_bundled("esempio_gotica")
+    scenario = load_bundled("esempio_gotica_campo")
     assert scenario.battlefield is not None
     state = g.new_game(scenario)
     assert {

@@ -324,7 +324,10 @@ async def test_autocomplete(table):
         "p47",
     ]
     assert "sotto_fuoco" not in await service.choices(CHANNEL, ANNA, "mods", "")
-    assert await service.choices(CHANNEL, ANNA, "scenario", "gotica") == ["esempio_gotica"]
+    assert await service.choices(CHANNEL, ANNA, "scenario", "gotica") == [
+        "esempio_gotica",
+        "esempio_gotica_campo",
+    ]
 
 
 CONSOLE_SCRIPT = [
@@ -340,9 +343,9 @@ CONSOLE_SCRIPT = [
     "/as bruno",
     "/turn next",
     "/as anna",
-    '/move unit:squadra_1 kind:corsa to:"N 20" mods:alzarsi_sdraiarsi',
-    '/move unit:squadra_1 kind:corsa to:"N 18" mods:alzarsi_sdraiarsi',
-    '/move unit:sherman kind:strada to:"N 30"',
+    "/move unit:squadra_1 kind:corsa distance:20 mods:alzarsi_sdraiarsi",
+    "/move unit:squadra_1 kind:corsa distance:18 mods:alzarsi_sdraiarsi",
+    "/move unit:sherman kind:strada distance:30",
     "/turn status",
 ]
 
@@ -369,7 +372,7 @@ async def test_a_whole_turn_on_the_battlefield(table, store):
     unit kept off the public map, through the service."""
     from rules.linea_gotica.play import PLAY
 
-    await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="esempio_gotica")
+    await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="esempio_gotica_campo")
     await table(ANNA, "game.join", side="alleati")
     await table(BRUNO, "game.join", side="Tedeschi")
     await table(ANNA, "turn.next", [8, 3])
