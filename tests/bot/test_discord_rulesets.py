@@ -148,7 +148,9 @@ async def test_pzgren_map_and_fire_replies_carry_the_picture(table: Table) -> No
 async def test_a_game_without_a_battlefield_posts_no_attachment(table: Table, monkeypatch) -> None:
     play = table.service._play("manovra")
     # Whatever manovra's bundled scenario draws one day: a game with no battlefield.
-    monkeypatch.setattr(type(play), "map_view", lambda self, document, viewer, *, public, language="it": None)
+    monkeypatch.setattr(
+        type(play), "map_view", lambda self, document, viewer, *, public, language="it": None
+    )
     await _start(table, "manovra", "esempio_normandia", ("alleati", "asse"))
     status = assert_public(await table.anna.slash(table.channel, "game status"))
     assert not status.attachments and all(not e.image for e in status.embeds)
