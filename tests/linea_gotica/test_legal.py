@@ -51,7 +51,7 @@ def play_one_game(seed: int, field: bool = True) -> tuple[dict[str, Any], int]:
     rng = random.Random(seed)
     dice = SeededDice(rng)
     if field:
-        document = PLAY.new_game("esempio_gotica", None)
+        document = PLAY.new_game("esempio_gotica_campo", None)
     else:
         document = PLAY.new_game(None, gotica_text_without_field())
     commands = 0
