@@ -12,7 +12,8 @@ picture):
     15 terrain areas — circles and polygons of every terrain kind —, 30 counters of two
     sides with losses and statuses, 5 overlays: two lines of fire, one blocked, a
     deviation arrow, a blast circle, a point), public;
-(c) the same table as its owner's view, three counters hidden (drawn dashed).
+(c) the same table as its owner's view, three counters hidden (drawn dashed);
+(d) each measured ruleset's bundled battlefield (``*_campo``) as a new game shows it.
 
 The target (issue 16): ≤ 50 ms per picture for the bundled scenarios.
 """
@@ -40,6 +41,7 @@ from rules.core.battlefield import (
     Point,
     PolygonShape,
 )
+from rules.core.ruleset import get_ruleset
 from rules.pzgren.play import PLAY
 
 TARGET_MS = 50.0
@@ -54,6 +56,21 @@ def pzgren_view() -> MapView:
     fire = {"unit": "us_rifle_2,us_m10", "target": "de_pzgren_1"}
     lines = PLAY.action_overlays(document, "fire", fire)
     return view.model_copy(update={"overlays": view.overlays + lines})
+
+
+BATTLEFIELDS = (
+    ("manovra", "esempio_normandia_campo"),
+    ("linea_gotica", "esempio_gotica_campo"),
+    ("w40k4", "avamposto_campo"),
+)
+
+
+def bundled_view(ruleset: str, scenario: str) -> MapView:
+    """A bundled battlefield as the channel sees it when the game starts."""
+    play = get_ruleset(ruleset).play
+    view = play.map_view(play.new_game(scenario, None), None, public=True)
+    assert view is not None, scenario
+    return view
 
 
 def synthetic_view(hidden: int = 0) -> MapView:
@@ -147,6 +164,7 @@ def main() -> None:
         ("pzgren exemple_ardennes (hex map, /fire reply)", pzgren_view(), True),
         ("synthetic 180x120 cm, 30 counters, 15 areas, 5 overlays", synthetic_view(), True),
         ("same, owner's view with 3 hidden counters", synthetic_view(hidden=3), False),
+        *((f"{r} {s} (bundled battlefield)", bundled_view(r, s), True) for r, s in BATTLEFIELDS),
     )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"render_map, {repetitions} renders each (ms); target <= {TARGET_MS:g} ms")
