@@ -19,6 +19,7 @@ corner (the way players measure from their own table edge); a renderer flips y.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -189,3 +190,36 @@ class MapView(BaseModel):
     counters: tuple[Counter, ...] = ()
     overlays: tuple[Overlay, ...] = ()
     caption: str = ""  # one line under the picture: the last action, in the game's language
+
+
+def table_view(
+    field: Battlefield,
+    *,
+    title: str,
+    sides: dict[str, str],
+    counters: Iterable[Counter] = (),
+    overlays: Iterable[Overlay] = (),
+    caption: str = "",
+    extra_areas: Iterable[MapArea] = (),
+) -> MapView:
+    """A MapView of a measured table: its size, unit, open ground and every terrain area,
+    with what the ruleset draws on it (``extra_areas`` go over the table's own: a minefield
+    its viewer knows)."""
+    areas = tuple(
+        MapArea(
+            shape=area.shape, terrain=area.terrain, label=area.name, blocks_sight=area.blocks_sight
+        )
+        for area in field.areas
+    )
+    return MapView(
+        title=title,
+        sides=sides,
+        width_cm=field.width_cm,
+        height_cm=field.height_cm,
+        unit=field.unit,
+        open_terrain=field.open_terrain,
+        areas=areas + tuple(extra_areas),
+        counters=tuple(counters),
+        overlays=tuple(overlays),
+        caption=caption,
+    )

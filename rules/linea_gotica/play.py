@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.core.battlefield import Counter, MapArea, MapView
+from rules.core.battlefield import Counter, MapArea, MapView, table_view
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
@@ -212,24 +212,12 @@ class LineaGoticaPlay(DocumentPlay):
         field = state.field
         marks = self._visible_marks(state, viewer)
         caption = " · ".join(mark.label for mark in marks if mark.label)
-        return MapView(
+        return table_view(
+            field,
             title=state.title,
             sides=dict(state.sides),
-            width_cm=field.width_cm,
-            height_cm=field.height_cm,
-            unit=field.unit,
-            open_terrain=field.open_terrain,
-            areas=tuple(
-                MapArea(
-                    shape=area.shape,
-                    terrain=area.terrain,
-                    label=area.name,
-                    blocks_sight=area.blocks_sight,
-                )
-                for area in field.areas
-            )
-            + tuple(
-                # A minefield is drawn only for those who know it (its layer, the referee).
+            # A minefield is drawn only for those who know it (its layer, the referee).
+            extra_areas=(
                 MapArea(shape=mines.shape, terrain="campo_minato", label=mines.name)
                 for mines in state.minefields.values()
                 if mines.shape is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.core.battlefield import Counter, MapArea, MapView, Overlay
+from rules.core.battlefield import Counter, MapView, Overlay, table_view
 from rules.core.i18n import translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
@@ -141,22 +141,10 @@ class ManovraPlay(DocumentPlay):
             if last.caption and last.params.get("unit") not in secret_names:
                 caption = translate(last.caption, language, **last.params)
         step = translate("manovra.turn.step", language, turn=state.turn, step=int(state.step))
-        return MapView(
+        return table_view(
+            field,
             title=f"{state.title} — {step}",
             sides=dict(state.sides),
-            width_cm=field.width_cm,
-            height_cm=field.height_cm,
-            unit=field.unit,
-            open_terrain=field.open_terrain,
-            areas=tuple(
-                MapArea(
-                    shape=area.shape,
-                    terrain=area.terrain,
-                    label=area.name,
-                    blocks_sight=area.blocks_sight,
-                )
-                for area in field.areas
-            ),
             counters=tuple(counters),
             overlays=overlays,
             caption=caption,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.core.battlefield import Counter, MapArea, MapView
+from rules.core.battlefield import Counter, MapView, table_view
 from rules.core.i18n import DEFAULT_LANGUAGE, translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
@@ -246,22 +246,10 @@ class W40kPlay(DocumentPlay):
                 side=state.sides[state.active],
             )
             overlays = ()
-        return MapView(
+        return table_view(
+            battlefield,
             title=state.title,
             sides=dict(state.sides),
-            width_cm=battlefield.width_cm,
-            height_cm=battlefield.height_cm,
-            unit=battlefield.unit,
-            open_terrain=battlefield.open_terrain,
-            areas=tuple(
-                MapArea(
-                    shape=area.shape,
-                    terrain=area.terrain,
-                    label=area.name,
-                    blocks_sight=area.blocks_sight,
-                )
-                for area in battlefield.areas
-            ),
             counters=counters,
             overlays=overlays,
             caption=f"{translate('w40k4.map.turn', language, turn=state.turn)} — {caption}",
