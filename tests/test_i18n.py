@@ -24,8 +24,8 @@ from rules.core.resolution import EffectKind, Resolution
 from rules.core.ruleset import get_ruleset
 from rules.manovra import PROCEDURES
 from rules.render import describe
+from tests.core.every_face import EveryFace
 from tests.core.examples import example_cases
-from tests.core.test_odds_every_face import EveryFace
 
 ROOT = Path(__file__).resolve().parent.parent
 ERROR_KEY = re.compile(r'"(error\.[a-z_.]+)"')

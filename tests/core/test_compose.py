@@ -8,29 +8,11 @@ from typing import Any
 
 import pytest
 
-from rules.core.dice import DiceTray, Die
+from rules.core.dice import DiceTray
 from rules.core.odds import enumerate_odds
 from rules.core.procedures import clear_odds_cache
 from rules.core.ruleset import get_ruleset
-
-
-class _Plain:
-    """A dice source that hides the odds engine's branching: every die is enumerated."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Die, label: str) -> int:
-        return int(self._inner.face(die, label))
-
-
-def _as_fractions(odds: Any) -> dict[str, Fraction]:
-    return {e.outcome.code: Fraction(e.numerator, e.denominator) for e in odds.entries}
-
+from tests.core.every_face import EveryFace, fractions
 
 CASES = [
     ("manovra", "close_combat", {"duels": [{"ad": 1, "opponent_ad": 2}]}),
@@ -57,11 +39,11 @@ def test_composed_odds_equal_brute_force(ruleset: str, name: str, data: dict[str
     clear_odds_cache()
     composed = procedure.odds(parsed)
     brute = enumerate_odds(
-        lambda source: procedure.resolver(parsed, DiceTray(_Plain(source))).outcome, 10**6
+        lambda source: procedure.resolver(parsed, DiceTray(EveryFace(source))).outcome, 10**6
     )
     assert composed.exact and brute.exact
-    assert _as_fractions(composed) == _as_fractions(brute)
-    assert sum(_as_fractions(composed).values()) == 1
+    assert fractions(composed) == fractions(brute)
+    assert sum(fractions(composed).values()) == 1
     assert composed.paths < brute.paths
 
 
@@ -79,7 +61,7 @@ def test_big_repetitions_are_cheap_and_sum_to_one() -> None:
         odds = procedure.odds(parsed)
         elapsed = time.perf_counter() - started
         assert odds.exact, name
-        assert sum(_as_fractions(odds).values()) == 1, name
+        assert sum(fractions(odds).values()) == 1, name
         # Not a timing test (bench/ measures): composition keeps the paths few.
         assert odds.paths <= 200, (name, odds.paths, elapsed)
 

@@ -4,35 +4,21 @@ the enumeration of every face of every die through the same resolver."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from rules.core.dice import DiceTray, Die
+from rules.core.dice import DiceTray
 from rules.core.errors import RulesError
 from rules.core.odds import enumerate_odds
 from rules.core.procedures import clear_odds_cache
 from rules.core.ruleset import get_ruleset
+from tests.core.every_face import EveryFace, fractions
 
 # Brute force beyond this many paths is skipped (a big volley): composition is checked on
 # the small inputs, where both run.
 BRUTE_LIMIT = 5_000
-
-
-class EveryFace:
-    """A dice source hiding the odds engine's branching: every face is enumerated."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Die, label: str) -> int:
-        return int(self._inner.face(die, label))
 
 
 def _strategies() -> list[tuple[str, str, Any]]:
@@ -49,10 +35,6 @@ def _strategies() -> list[tuple[str, str, Any]]:
         ("pzgren", "morale", pzgren.morale_inputs),
     ]
     return found
-
-
-def _fractions(odds: Any) -> dict[str, Fraction]:
-    return {e.outcome.code: Fraction(e.numerator, e.denominator) for e in odds.entries}
 
 
 CASES = _strategies()
@@ -84,7 +66,7 @@ def test_odds_equal_every_face(ruleset: str, name: str, strategy: Any) -> None:
         if not every.exact:
             return
         assert odds.exact
-        assert _fractions(odds) == _fractions(every), parsed
+        assert fractions(odds) == fractions(every), parsed
 
     check()
 
@@ -139,7 +121,7 @@ def test_small_w40k4_volleys_equal_every_face(name: str) -> None:
         except RulesError:
             return
         assert odds.exact and every.exact
-        assert _fractions(odds) == _fractions(every), parsed
+        assert fractions(odds) == fractions(every), parsed
         compared += 1
 
     check()

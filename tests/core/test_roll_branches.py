@@ -16,31 +16,14 @@ from rules.core.odds import enumerate_odds
 from rules.core.procedures import clear_odds_cache
 from rules.core.resolution import Outcome
 from rules.core.ruleset import get_ruleset
-
-
-class _Plain:
-    """A dice source that hides the odds engine's branching: every face is enumerated."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Die, label: str) -> int:
-        return int(self._inner.face(die, label))
-
-
-def _fractions(odds: Any) -> dict[str, Fraction]:
-    return {e.outcome.code: Fraction(e.numerator, e.denominator) for e in odds.entries}
+from tests.core.every_face import EveryFace, fractions
 
 
 def _both(run: Any) -> tuple[dict[str, Fraction], dict[str, Fraction], int, int]:
     branched = enumerate_odds(lambda source: run(DiceTray(source)), 10**6)
-    every = enumerate_odds(lambda source: run(DiceTray(_Plain(source))), 10**6)
+    every = enumerate_odds(lambda source: run(DiceTray(EveryFace(source))), 10**6)
     assert branched.exact and every.exact
-    return _fractions(branched), _fractions(every), branched.paths, every.paths
+    return fractions(branched), fractions(every), branched.paths, every.paths
 
 
 @settings(max_examples=60, deadline=None)
@@ -123,8 +106,8 @@ def test_procedures_odds_equal_every_face(ruleset: str, name: str, data: dict[st
     clear_odds_cache()
     branched = procedure.odds(parsed)
     every = enumerate_odds(
-        lambda source: procedure.resolver(parsed, DiceTray(_Plain(source))).outcome, 10**6
+        lambda source: procedure.resolver(parsed, DiceTray(EveryFace(source))).outcome, 10**6
     )
     assert branched.exact and every.exact
-    assert _fractions(branched) == _fractions(every)
+    assert fractions(branched) == fractions(every)
     assert branched.paths <= every.paths

@@ -16,32 +16,15 @@ from rules.core.errors import UnknownName
 from rules.core.odds import convolve, convolve_counts, enumerate_odds
 from rules.core.resolution import Odds, Outcome
 from rules.core.tables import Table
-
-
-class _EveryFace:
-    """Hides the odds engine's branching: every face of every die is a path."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Die, label: str) -> int:
-        return int(self._inner.face(die, label))
-
-
-def _fractions(odds: Odds) -> dict[str, Fraction]:
-    return {e.outcome.code: Fraction(e.numerator, e.denominator) for e in odds.entries}
+from tests.core.every_face import EveryFace, fractions
 
 
 def _same_odds(run: Callable[[DiceTray], Outcome]) -> tuple[Odds, Odds]:
     grouped = enumerate_odds(lambda source: run(DiceTray(source)), 10**6)
-    every = enumerate_odds(lambda source: run(DiceTray(_EveryFace(source))), 10**6)
+    every = enumerate_odds(lambda source: run(DiceTray(EveryFace(source))), 10**6)
     assert grouped.exact and every.exact
-    assert _fractions(grouped) == _fractions(every)
-    assert sum(_fractions(grouped).values()) == 1
+    assert fractions(grouped) == fractions(every)
+    assert sum(fractions(grouped).values()) == 1
     return grouped, every
 
 

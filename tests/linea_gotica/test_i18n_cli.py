@@ -19,6 +19,7 @@ from rules.core.odds import enumerate_odds
 from rules.core.resolution import EffectKind, Resolution
 from rules.linea_gotica import PROCEDURES
 from rules.render import describe
+from tests.core.every_face import EveryFace
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "rules" / "linea_gotica"
@@ -208,20 +209,6 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     + [{"vehicle": "moto", "distance_cm": 5, "modifiers": ["travolgere_piccolo"]}],
 }
 EXAMPLES["direct_fire"] = [e for e in EXAMPLES["direct_fire"] if e["weapon"] != "luna_50"]
-
-
-class EveryFace:
-    """A dice source hiding the odds engine's branching: every face is rolled."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Any, label: str) -> int:
-        return int(self._inner.face(die, label))
 
 
 @cache

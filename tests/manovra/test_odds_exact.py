@@ -4,18 +4,18 @@ of enumerating every face of every die through the same resolver."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from rules.core.dice import DiceTray, Die
+from rules.core.dice import DiceTray
 from rules.core.errors import RulesError
 from rules.core.odds import enumerate_odds
 from rules.core.procedures import clear_odds_cache
 from rules.core.resolution import Odds
 from rules.manovra import PROCEDURES
+from tests.core.every_face import EveryFace, fractions
 from tests.core.examples import EXAMPLES
 from tests.manovra.test_procedures_properties import STRATEGIES
 
@@ -26,31 +26,12 @@ BRUTE_LIMIT = 1_500
 DICE_PROCEDURES = sorted(set(PROCEDURES) - {"communication", "observation", "move"})
 
 
-class _EveryFace:
-    """A dice source hiding the odds engine's branching: every face of every die is a path
-    (grouped rolls and composed parts then run as in play)."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Die, label: str) -> int:
-        return int(self._inner.face(die, label))
-
-
-def _fractions(odds: Odds) -> dict[str, Fraction]:
-    return {e.outcome.code: Fraction(e.numerator, e.denominator) for e in odds.entries}
-
-
 def _both(name: str, parsed: Any, limit: int) -> tuple[Odds, Odds]:
     procedure = PROCEDURES[name]
     clear_odds_cache()
     grouped = procedure.odds(parsed)
     every_face = enumerate_odds(
-        lambda source: procedure.resolver(parsed, DiceTray(_EveryFace(source))).outcome, limit
+        lambda source: procedure.resolver(parsed, DiceTray(EveryFace(source))).outcome, limit
     )
     return grouped, every_face
 
@@ -73,7 +54,7 @@ def test_grouped_odds_equal_every_face_on_drawn_inputs(name: str) -> None:
             return
         assume(every_face.exact)
         assert grouped.exact
-        assert _fractions(grouped) == _fractions(every_face)
+        assert fractions(grouped) == fractions(every_face)
         assert grouped.paths <= every_face.paths
 
     run()
@@ -86,8 +67,8 @@ def test_grouped_odds_equal_every_face_on_the_examples(name: str, data: dict[str
     parsed = PROCEDURES[name].parse_input(data)
     grouped, every_face = _both(name, parsed, 50_000)
     assert grouped.exact and every_face.exact
-    assert _fractions(grouped) == _fractions(every_face)
-    assert sum(_fractions(grouped).values()) == 1
+    assert fractions(grouped) == fractions(every_face)
+    assert sum(fractions(grouped).values()) == 1
 
 
 # The former worst cases: every face of them takes thousands of paths (a second or two).
@@ -149,7 +130,7 @@ def test_grouped_odds_equal_every_face_on_deep_chains(name: str, data: dict[str,
     parsed = PROCEDURES[name].parse_input(data)
     grouped, every_face = _both(name, parsed, 100_000)
     assert grouped.exact and every_face.exact
-    assert _fractions(grouped) == _fractions(every_face)
+    assert fractions(grouped) == fractions(every_face)
     assert grouped.paths * 5 < every_face.paths
 
 
@@ -204,4 +185,4 @@ def test_the_worst_inputs_found_stay_far_below_the_path_limit(
     clear_odds_cache()
     odds = PROCEDURES[name].odds(PROCEDURES[name].parse_input(data))
     assert odds.exact and odds.paths <= PATH_BOUND
-    assert sum(_fractions(odds).values()) == 1
+    assert sum(fractions(odds).values()) == 1

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,6 +18,7 @@ from rules.core.odds import enumerate_odds
 from rules.core.resolution import EffectKind, Resolution
 from rules.pzgren import PROCEDURES
 from rules.render import describe
+from tests.core.every_face import EveryFace
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = {
@@ -88,20 +88,6 @@ EXAMPLES = {
         for rally in (False, True)
     ],
 }
-
-
-class EveryFace:
-    """A dice source hiding the odds engine's branching: every face is rolled."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Any, label: str) -> int:
-        return int(self._inner.face(die, label))
 
 
 @cache

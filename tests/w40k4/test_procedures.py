@@ -18,6 +18,7 @@ from rules.core.dice import DiceTray, Die, ScriptedDice
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.odds import enumerate_odds
 from rules.w40k4 import PROCEDURES, chain
+from tests.core.every_face import EveryFace
 
 EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "shooting": [
@@ -192,20 +193,6 @@ SMALL = [
     ),
     ("dangerous_terrain", {"dice": 3}),
 ]
-
-
-class EveryFace:
-    """A dice source hiding the odds engine's branching: every face is enumerated."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Die, label: str) -> int:
-        return int(self._inner.face(die, label))
 
 
 @pytest.mark.parametrize(("name", "data"), SMALL)
