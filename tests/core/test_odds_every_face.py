@@ -37,6 +37,17 @@ def _strategies() -> list[tuple[str, str, Any]]:
     return found
 
 
+def _cold_odds(procedure: Any, data: dict[str, Any]) -> tuple[Any, Any] | None:
+    """The parsed input and its odds with every cache forgotten; None for an input the
+    rules refuse (strategies also draw those)."""
+    try:
+        parsed = procedure.parse_input(data)
+        clear_odds_cache()
+        return parsed, procedure.odds(parsed)
+    except RulesError:
+        return None
+
+
 CASES = _strategies()
 
 
@@ -50,12 +61,10 @@ def test_odds_equal_every_face(ruleset: str, name: str, strategy: Any) -> None:
               suppress_health_check=list(HealthCheck))
     @given(data=strategy)
     def check(data: dict[str, Any]) -> None:
-        try:
-            parsed = procedure.parse_input(data)
-            clear_odds_cache()
-            odds = procedure.odds(parsed)
-        except RulesError:
+        cold = _cold_odds(procedure, data)
+        if cold is None:
             return
+        parsed, odds = cold
         try:
             every = enumerate_odds(
                 lambda source: procedure.resolver(parsed, DiceTray(EveryFace(source))).outcome,
@@ -171,12 +180,10 @@ def test_no_drawn_input_nears_the_path_limit(ruleset: str, name: str, strategy: 
               suppress_health_check=list(HealthCheck))
     @given(data=strategy)
     def check(data: dict[str, Any]) -> None:
-        try:
-            parsed = procedure.parse_input(data)
-            clear_odds_cache()
-            odds = procedure.odds(parsed)
-        except RulesError:
+        cold = _cold_odds(procedure, data)
+        if cold is None:
             return
+        parsed, odds = cold
         assert odds.exact and odds.paths <= PATHS_AT_MOST, (parsed, odds.paths)
 
     check()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache, partial
 
 from rules.core.battlefield import Point
@@ -287,16 +287,8 @@ def _field_shots(state: ManovraState, unit: UnitState, target: UnitState) -> lis
     limit = sight_limit(target, from_inside=_same_area(state, unit, target))
     if seen_line.cm > limit:
         return []
-    choices: list[str | None] = [None] if target.kind["small_arms"] is not None else []
-    choices += [w for w in unit.weapons if state.weapons[w].kind is not WeaponKind.LIGHT]
     actions = []
-    for weapon_id in choices:
-        try:
-            weapons = _check_weapons(state, unit, target, weapon_id, None, False)
-        except RulesError:
-            continue
-        if weapon_id is None and any(w.kind is not WeaponKind.LIGHT for _, w in weapons):
-            continue
+    for weapon_id, weapons in _fireable(state, unit, target):
         if not _in_band(unit, weapons, seen_line.cm):
             continue
         options: dict[str, str | int] = {"unit": unit.id, "target": target.id}
@@ -375,19 +367,29 @@ def _moves(unit: UnitState) -> list[LegalAction]:
     return actions
 
 
-def _shots(state: ManovraState, unit: UnitState, target: UnitState) -> list[LegalAction]:
-    """The volley of the light weapons, and each heavy or incendiary weapon on its own."""
-    seen = sight_limit(target)
+def _fireable(
+    state: ManovraState, unit: UnitState, target: UnitState
+) -> Iterator[tuple[str | None, list[tuple[str, Weapon]]]]:
+    """Each way ``unit`` may fire at ``target`` (None: the light volley; else a heavy or
+    incendiary weapon on its own) with the weapons it fires, as the fire handler checks
+    them. The default weapon being the main gun, it is listed with the weapon named."""
     choices: list[str | None] = [None] if target.kind["small_arms"] is not None else []
     choices += [w for w in unit.weapons if state.weapons[w].kind is not WeaponKind.LIGHT]
-    actions = []
     for weapon_id in choices:
         try:
             weapons = _check_weapons(state, unit, target, weapon_id, None, False)
         except RulesError:
             continue
         if weapon_id is None and any(w.kind is not WeaponKind.LIGHT for _, w in weapons):
-            continue  # the default is the main gun: listed with the weapon named
+            continue
+        yield weapon_id, weapons
+
+
+def _shots(state: ManovraState, unit: UnitState, target: UnitState) -> list[LegalAction]:
+    """The volley of the light weapons, and each heavy or incendiary weapon on its own."""
+    seen = sight_limit(target)
+    actions = []
+    for weapon_id, weapons in _fireable(state, unit, target):
         high = math.floor(min(weapons_reach(unit, weapons, False), seen))
         if high < 1:
             continue
