@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from db.errors import ChainBroken
-from db.models import EventRecord, format_timestamp
+from db.models import EventRecord, PreparedState, format_timestamp
 
 GENESIS_HASH = "0" * 64
 
@@ -40,11 +40,16 @@ CHAINED_FIELDS = (
 )
 
 
+# One encoder for every call: ``json.dumps`` with options builds a new one each time, which
+# costs more than encoding the scalars the event hash is mostly made of.
+_ENCODE = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+
+
 def canonical_json(value: Any) -> str:
     """Serialize ``value`` the one way the chain hashes it (sorted keys, no spaces, UTF-8)."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    return _ENCODE(value)
 
 
 def state_hash(document_json: str, status: str) -> str:
@@ -61,13 +66,36 @@ def state_hash(document_json: str, status: str) -> str:
     return digest.hexdigest()
 
 
+def encode_document(document: Mapping[str, Any] | str | PreparedState) -> str:
+    """Canonical JSON text of a game document given as a dict or as JSON text.
+
+    Raises ``ValueError`` / ``TypeError`` if it is not a JSON object (a caller's bug, not
+    a storage error). Object keys must be strings, as ``model_dump(mode="json")`` and JSON
+    text guarantee: the document is serialized once, on the hot path, without the round
+    trip that would normalize integer keys.
+    """
+    if isinstance(document, PreparedState):
+        return document.text
+    value: Any = json.loads(document) if isinstance(document, str) else document
+    if not isinstance(value, Mapping):
+        raise TypeError("a game document must be a JSON object")
+    return canonical_json(value)
+
+
+#: The chained field names as canonical JSON, made once.
+_KEY_JSON = {key: canonical_json(key) for key in CHAINED_FIELDS}
+
+
 def canonical_fields(encoded_fields: Mapping[str, str]) -> str:
     """Assemble canonical JSON of an object whose values are already canonical JSON texts.
 
     This lets the commit path reuse the texts it stores (args, dice, resolution) instead of
     serializing them a second time, while producing exactly ``canonical_json(object)``.
     """
-    members = (f"{canonical_json(key)}:{encoded_fields[key]}" for key in sorted(encoded_fields))
+    members = (
+        f"{_KEY_JSON.get(key) or canonical_json(key)}:{encoded_fields[key]}"
+        for key in sorted(encoded_fields)
+    )
     return "{" + ",".join(members) + "}"
 
 

@@ -23,8 +23,9 @@ from datetime import datetime
 from typing import Any
 
 from db.errors import TamperedGame
-from db.hashing import canonical_json, compute_event_hash, state_hash
+from db.hashing import canonical_json, compute_event_hash, event_hash, state_hash
 from db.models import EventRecord, format_timestamp
+from db.rows import unpack_text
 
 #: Row kinds in the one query that reads a game's covered rows (see `covered_digests`).
 MEMBER_ROW = 0
@@ -151,3 +152,36 @@ def head_problem(document_text: str, state_status: str, head: EventRecord | None
     if compute_event_hash(head, head.prev_hash) != head.hash:
         return HEAD_EDITED
     return None
+
+
+def head_row_agrees(
+    document_text: str, state_status: str, row: Sequence[Any], created_at_text: str
+) -> bool:
+    """True if the head event's row, as stored, hashes to its hash and its state hash to the
+    current state: `head_problem` without parsing the event back.
+
+    ``row`` is in the stores' event column order; ``created_at_text`` is its timestamp in
+    the fixed text. The stored args, dice and resolution are the canonical texts the chain
+    hashed, so hashing them as they are proves them unchanged; False sends the caller to
+    `head_problem`, which re-encodes the parsed fields and names what differs.
+    """
+    try:
+        if state_hash(document_text, state_status) != row[9]:
+            return False
+        fields = {
+            "actor_id": canonical_json(row[3]),
+            "args": unpack_text(row[5]),
+            "channel_id": canonical_json(row[0]),
+            "created_at": canonical_json(created_at_text),
+            "dice": unpack_text(row[6]),
+            "interaction_id": canonical_json(row[2]),
+            "resolution": unpack_text(row[7]),
+            "seq": canonical_json(row[1]),
+            "state_hash": canonical_json(row[9]),
+            "state_version": canonical_json(row[8]),
+            "undoes_seq": canonical_json(row[10]),
+            "verb": canonical_json(row[4]),
+        }
+        return bool(event_hash(str(row[12]), fields) == row[13])
+    except (TypeError, ValueError):
+        return False

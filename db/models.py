@@ -337,3 +337,25 @@ class ExportBundle:
             "events": [event.to_json_dict() for event in self.events],
             "states": [state.to_json_dict() for state in self.states],
         }
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedState:
+    """A new document ready to commit: its canonical JSON and, when its maker knew the
+    channel's previous version, the patch from that version.
+
+    A store uses the patch only if ``base_text`` is exactly the stored current version
+    (otherwise it makes the patch from the stored text in the transaction), so a prepared
+    state that went stale, or that a different store made, is never wrong, only slower.
+    """
+
+    channel_id: int
+    text: str
+    base_text: str | None = None
+    patch_json: str | None = None
+
+    def patch_from(self, stored_text: str) -> str | None:
+        """The patch to store when the current version's text is ``stored_text``, if known."""
+        if self.base_text is not None and self.base_text == stored_text:
+            return self.patch_json
+        return None

@@ -20,6 +20,7 @@ REPEATABLE READ read-only transaction, i.e. one snapshot.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import operator
 from collections.abc import Awaitable, Callable
@@ -49,8 +50,8 @@ from db.errors import (
     TamperedGame,
     VersionConflict,
 )
-from db.hashing import GENESIS_HASH, canonical_json, event_hash, state_hash, verify_chain
-from db.integrity import covered_digests, head_problem, rows_problem
+from db.hashing import GENESIS_HASH, canonical_json, state_hash, verify_chain
+from db.integrity import covered_digests, head_problem, head_row_agrees, rows_problem
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -71,12 +72,14 @@ from db.models import (
     MemberRole,
     NewEvent,
     PendingRoll,
+    PreparedState,
     StateRecord,
     format_timestamp,
     parse_timestamp,
     utc_now,
 )
 from db.patch import compact_history, history_states, is_snapshot, rebuild_text
+from db.prepare import CommitPreparer
 from db.protocol import Document
 from db.sqlite import (
     MAX_EVENTS_PAGE,
@@ -177,6 +180,12 @@ def _aware(moment: datetime) -> datetime:
     return parse_timestamp(format_timestamp(moment))
 
 
+def _timestamp_text(moment: object) -> str:
+    """A TIMESTAMPTZ value in the fixed text the chain hashed (`format_timestamp`); empty
+    for anything else (which then hashes differently)."""
+    return format_timestamp(moment) if isinstance(moment, datetime) else ""
+
+
 # The shared decoders (db/rows.py), reading asyncpg's TIMESTAMPTZ values.
 _summary_from_row = partial(rows.summary_from_row, when=_aware)
 _event_from_row = partial(rows.event_from_row, when=_aware)
@@ -212,13 +221,16 @@ async def _load(connection: Connection, channel_id: int) -> GameRecord:
         channel_id,
         summary.version,
     )
-    try:
-        head = None if head_row is None else _event_from_row(head_row)
-    except CorruptRecord as error:
-        raise TamperedGame(channel_id, error.detail) from error
-    problem = head_problem(str(row[8]), str(row[10]), head)
-    if problem is not None:
-        raise TamperedGame(channel_id, problem)
+    if head_row is None or not head_row_agrees(
+        str(row[8]), str(row[10]), head_row, _timestamp_text(head_row[11])
+    ):
+        try:
+            head = None if head_row is None else _event_from_row(head_row)
+        except CorruptRecord as error:
+            raise TamperedGame(channel_id, error.detail) from error
+        problem = head_problem(str(row[8]), str(row[10]), head)
+        if problem is not None:
+            raise TamperedGame(channel_id, problem)
     return GameRecord(
         channel_id=summary.channel_id,
         guild_id=summary.guild_id,
@@ -273,21 +285,14 @@ async def _insert_event(
     statement (`_ADVANCE`); `VersionConflict` if it was not at ``version - 1``.
     """
     resulting_state_hash = state_hash(document_json, status)
-    encoded = {
-        "actor_id": canonical_json(pending.actor_id),
-        "args": args_json,
-        "channel_id": canonical_json(channel_id),
-        "created_at": canonical_json(pending.created_at),
-        "dice": pending.dice_json,
-        "interaction_id": canonical_json(pending.interaction_id),
-        "resolution": pending.resolution_json,
-        "seq": canonical_json(version),
-        "state_hash": canonical_json(resulting_state_hash),
-        "state_version": canonical_json(version),
-        "undoes_seq": canonical_json(undoes_seq),
-        "verb": canonical_json(pending.verb),
-    }
-    chained_hash = event_hash(prev_hash, encoded)
+    chained_hash = pending.chained_hash(
+        prev_hash,
+        channel_id=channel_id,
+        version=version,
+        args_json=args_json,
+        resulting_state_hash=resulting_state_hash,
+        undoes_seq=undoes_seq,
+    )
     created_at = parse_timestamp(pending.created_at)
     if advance:
         written = await connection.execute(
@@ -329,21 +334,15 @@ async def _insert_event(
             prev_hash,
             chained_hash,
         )
-    return EventRecord(
+    return pending.record(
         channel_id=channel_id,
-        seq=version,
-        interaction_id=pending.interaction_id,
-        actor_id=pending.actor_id,
-        verb=pending.verb,
-        args=json.loads(args_json),
-        dice=json.loads(pending.dice_json),
-        resolution=json.loads(pending.resolution_json),
-        state_version=version,
-        state_hash=resulting_state_hash,
+        version=version,
+        args_json=args_json,
+        resulting_state_hash=resulting_state_hash,
         undoes_seq=undoes_seq,
         created_at=created_at,
         prev_hash=prev_hash,
-        hash=chained_hash,
+        chained_hash=chained_hash,
     )
 
 
@@ -411,6 +410,7 @@ async def _append_tx(
     expected_version: int | None,
     pending: _PendingEvent,
     decide: _Decide,
+    prepared: PreparedState | None = None,
 ) -> CommitResult:
     """The one write path after creation: row lock, duplicate check, version guard, write."""
     async with connection.transaction():
@@ -436,7 +436,12 @@ async def _append_tx(
             raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
         if head[3] is None:
             raise CorruptRecord(channel_id, f"state of version {version} is missing")
-        patch_json = _patch_between(channel_id, version, str(head[3]), upcoming.document_json)
+        patch_json = None if prepared is None else prepared.patch_from(str(head[3]))
+        if patch_json is None or prepared is None or prepared.text != upcoming.document_json:
+            # Off the loop: a diff of two whole documents is milliseconds of CPU.
+            patch_json = await asyncio.to_thread(
+                _patch_between, channel_id, version, str(head[3]), upcoming.document_json
+            )
         new_version = version + 1
         event = await _insert_event(
             connection,
@@ -636,6 +641,9 @@ class PostgresStore:
         self._closed = False
         self.url = url
         self.path = redact(url)
+        # A commit's canonical JSON and patch (`db.prepare`), made off the event loop: by
+        # the caller when it passes a `PreparedState`, else on a worker thread.
+        self.preparer = CommitPreparer()
 
     @classmethod
     async def open(
@@ -923,10 +931,17 @@ class PostgresStore:
         if status is not None and status not in ("setup", "active"):
             raise ValueError(f"commit cannot set status {status!r}")
         channel_id = operator.index(channel_id)
-        document_json = encode_document(new_state)
+        if isinstance(new_state, PreparedState):
+            prepared = new_state
+        else:
+            prepared = await asyncio.to_thread(self.preparer.prepare, channel_id, new_state)
         pending = _pending_event(event)
         return await self._append(
-            channel_id, expected_version, pending, _decide_commit(channel_id, document_json, status)
+            channel_id,
+            expected_version,
+            pending,
+            _decide_commit(channel_id, prepared.text, status),
+            prepared,
         )
 
     async def _append(
@@ -935,6 +950,7 @@ class PostgresStore:
         expected_version: int | None,
         pending: _PendingEvent,
         decide: _Decide,
+        prepared: PreparedState | None = None,
     ) -> CommitResult:
         async def work(connection: Connection) -> CommitResult:
             return await _append_tx(
@@ -943,6 +959,7 @@ class PostgresStore:
                 expected_version=expected_version,
                 pending=pending,
                 decide=decide,
+                prepared=prepared,
             )
 
         return await self._run(work, channel_id)

@@ -28,11 +28,13 @@ from db.models import (
     MemberRole,
     NewEvent,
     PendingRoll,
+    PreparedState,
     StateRecord,
 )
 
-# A game document: a JSON object, as a dict or as JSON text.
-Document = Mapping[str, Any] | str
+# A game document: a JSON object, as a dict or as JSON text, or already prepared for a
+# commit (`db.prepare.CommitPreparer`).
+Document = Mapping[str, Any] | str | PreparedState
 
 
 class GameStore(Protocol):

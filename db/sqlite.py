@@ -49,11 +49,12 @@ from db.errors import (
 from db.hashing import (
     GENESIS_HASH,
     canonical_json,
+    encode_document,
     event_hash,
     state_hash,
     verify_chain,
 )
-from db.integrity import covered_digests, head_problem, rows_problem
+from db.integrity import covered_digests, head_problem, head_row_agrees, rows_problem
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -75,20 +76,20 @@ from db.models import (
     MemberRole,
     NewEvent,
     PendingRoll,
+    PreparedState,
     StateRecord,
     format_timestamp,
     parse_timestamp,
     utc_now,
 )
 from db.patch import (
-    ParsedDocuments,
     compact_history,
     history_states,
     is_snapshot,
     make_patch,
-    patch_and_result,
     rebuild_text,
 )
+from db.prepare import CommitPreparer
 from db.protocol import Document
 from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
 from db.rows import CHILD_TABLES as _CHILD_TABLES
@@ -123,26 +124,14 @@ _INSERT_PATCH = "INSERT INTO patches (channel_id, version, status, patch) VALUES
 # --------------------------------------------------------------------------------------
 
 
-def encode_document(document: Document) -> str:
-    """Canonical JSON text of a game document given as a dict or as JSON text.
-
-    Raises ``ValueError`` / ``TypeError`` if it is not a JSON object (a caller's bug, not
-    a storage error). Object keys must be strings, as ``model_dump(mode="json")`` and JSON
-    text guarantee: the document is serialized once, on the hot path, without the round
-    trip that would normalize integer keys.
-    """
-    value: Any = json.loads(document) if isinstance(document, str) else document
-    if not isinstance(value, Mapping):
-        raise TypeError("a game document must be a JSON object")
-    return canonical_json(value)
-
-
 @dataclass(frozen=True, slots=True)
 class _PendingEvent:
     """An event serialized on the caller's side, before the hop to the database thread.
 
     Serializing there means the caller's objects are read while the caller is suspended on
     this very call, not later on another thread while other coroutines may mutate them.
+    ``args``, ``dice`` and ``resolution`` are private parses of the three texts (what the
+    stored event reads back as), so the committed `EventRecord` needs no second parse.
     """
 
     verb: str
@@ -152,6 +141,72 @@ class _PendingEvent:
     actor_id: int | None
     interaction_id: str | None
     created_at: str
+    args: Any = None
+    dice: Any = None
+    resolution: Any = None
+
+    def chained_hash(
+        self,
+        prev_hash: str,
+        *,
+        channel_id: int,
+        version: int,
+        args_json: str,
+        resulting_state_hash: str,
+        undoes_seq: int | None,
+    ) -> str:
+        """The hash chaining this event, stored as ``version`` with these fields, to
+        ``prev_hash`` (`db.hashing.event_hash`, from the texts that are stored)."""
+        return event_hash(
+            prev_hash,
+            {
+                "actor_id": canonical_json(self.actor_id),
+                "args": args_json,
+                "channel_id": canonical_json(channel_id),
+                "created_at": canonical_json(self.created_at),
+                "dice": self.dice_json,
+                "interaction_id": canonical_json(self.interaction_id),
+                "resolution": self.resolution_json,
+                "seq": canonical_json(version),
+                "state_hash": canonical_json(resulting_state_hash),
+                "state_version": canonical_json(version),
+                "undoes_seq": canonical_json(undoes_seq),
+                "verb": canonical_json(self.verb),
+            },
+        )
+
+    def record(
+        self,
+        *,
+        channel_id: int,
+        version: int,
+        args_json: str,
+        resulting_state_hash: str,
+        undoes_seq: int | None,
+        created_at: datetime,
+        prev_hash: str,
+        chained_hash: str,
+    ) -> EventRecord:
+        """The stored event, as a read of its row would give it."""
+        own_args = args_json == self.args_json and self.args is not None
+        return EventRecord(
+            channel_id=channel_id,
+            seq=version,
+            interaction_id=self.interaction_id,
+            actor_id=self.actor_id,
+            verb=self.verb,
+            args=self.args if own_args else json.loads(args_json),
+            dice=json.loads(self.dice_json) if self.dice is None else self.dice,
+            resolution=(
+                json.loads(self.resolution_json) if self.resolution is None else self.resolution
+            ),
+            state_version=version,
+            state_hash=resulting_state_hash,
+            undoes_seq=undoes_seq,
+            created_at=created_at,
+            prev_hash=prev_hash,
+            hash=chained_hash,
+        )
 
 
 def _stable_json(value: Any) -> str:
@@ -161,20 +216,32 @@ def _stable_json(value: Any) -> str:
     strings, which sort differently; one round trip first makes the stored text, the
     hashed text and what a verifier recomputes from the parsed value all agree.
     """
-    return canonical_json(json.loads(json.dumps(value, allow_nan=False)))
+    return _stable(value)[0]
+
+
+def _stable(value: Any) -> tuple[str, Any]:
+    """`_stable_json` and the value it reads back as (a private copy)."""
+    parsed = json.loads(json.dumps(value, allow_nan=False))
+    return canonical_json(parsed), parsed
 
 
 def _pending_event(event: NewEvent, *, verb: str | None = None) -> _PendingEvent:
     # Coerce ids to the column types: a value SQLite converted on the way in (an int
     # interaction id into TEXT) would read back differently from what was hashed.
+    args_json, args = _stable(dict(event.args))
+    dice_json, dice = _stable(list(event.dice))
+    resolution_json, resolution = _stable(event.resolution)
     return _PendingEvent(
         verb=str(event.verb if verb is None else verb),
-        args_json=_stable_json(dict(event.args)),
-        dice_json=_stable_json(list(event.dice)),
-        resolution_json=_stable_json(event.resolution),
+        args_json=args_json,
+        dice_json=dice_json,
+        resolution_json=resolution_json,
         actor_id=None if event.actor_id is None else operator.index(event.actor_id),
         interaction_id=None if event.interaction_id is None else str(event.interaction_id),
         created_at=format_timestamp(utc_now()),
+        args=args,
+        dice=dice,
+        resolution=resolution,
     )
 
 
@@ -288,21 +355,14 @@ def _insert_event(
     The previous version's full document is the caller's to drop (`_append_tx`).
     """
     resulting_state_hash = state_hash(document_json, status)
-    encoded = {
-        "actor_id": canonical_json(pending.actor_id),
-        "args": args_json,
-        "channel_id": canonical_json(channel_id),
-        "created_at": canonical_json(pending.created_at),
-        "dice": pending.dice_json,
-        "interaction_id": canonical_json(pending.interaction_id),
-        "resolution": pending.resolution_json,
-        "seq": canonical_json(version),
-        "state_hash": canonical_json(resulting_state_hash),
-        "state_version": canonical_json(version),
-        "undoes_seq": canonical_json(undoes_seq),
-        "verb": canonical_json(pending.verb),
-    }
-    chained_hash = event_hash(prev_hash, encoded)
+    chained_hash = pending.chained_hash(
+        prev_hash,
+        channel_id=channel_id,
+        version=version,
+        args_json=args_json,
+        resulting_state_hash=resulting_state_hash,
+        undoes_seq=undoes_seq,
+    )
     connection.execute(_INSERT_STATE, (channel_id, version, status, document_json))
     connection.execute(
         _INSERT_EVENT,
@@ -326,21 +386,15 @@ def _insert_event(
     if patch_json is not None:
         # After the event: the patch row refers to it.
         connection.execute(_INSERT_PATCH, (channel_id, version, status, patch_json))
-    return EventRecord(
+    return pending.record(
         channel_id=channel_id,
-        seq=version,
-        interaction_id=pending.interaction_id,
-        actor_id=pending.actor_id,
-        verb=pending.verb,
-        args=json.loads(args_json),
-        dice=json.loads(pending.dice_json),
-        resolution=json.loads(pending.resolution_json),
-        state_version=version,
-        state_hash=resulting_state_hash,
+        version=version,
+        args_json=args_json,
+        resulting_state_hash=resulting_state_hash,
         undoes_seq=undoes_seq,
         created_at=parse_timestamp(pending.created_at),
         prev_hash=prev_hash,
-        hash=chained_hash,
+        chained_hash=chained_hash,
     )
 
 
@@ -394,6 +448,8 @@ def _verify_head(
         f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = ? AND seq = ?",
         (channel_id, version),
     ).fetchone()
+    if row is not None and head_row_agrees(document, status, row, str(row[11])):
+        return
     try:
         head = None if row is None else _event_from_row(row)
     except CorruptRecord as error:
@@ -535,7 +591,7 @@ def _append_tx(
     expected_version: int | None,
     pending: _PendingEvent,
     decide: _Decide,
-    prepared: _PreparedPatch | None = None,
+    prepared: PreparedState | None = None,
 ) -> CommitResult:
     """The one write path after creation: duplicate check, version guard, state, event and
     patch, and the previous whole document dropped unless it is a snapshot."""
@@ -565,13 +621,10 @@ def _append_tx(
         if previous[1] is None:
             raise CorruptRecord(channel_id, f"state of version {version} is missing")
         stored_json = str(previous[1])
-        if (
-            prepared is not None
-            and prepared.new_json == upcoming.document_json
-            and prepared.base_json == stored_json
-        ):
-            patch_json = prepared.patch_json  # made off this thread, from this very base
-        else:
+        patch_json = None
+        if prepared is not None and prepared.text == upcoming.document_json:
+            patch_json = prepared.patch_from(stored_json)  # made off this thread, on this base
+        if patch_json is None:
             patch_json = _patch_between(channel_id, version, stored_json, upcoming.document_json)
         new_version = version + 1
         # The guard is redundant while BEGIN IMMEDIATE holds the lock, but it keeps the
@@ -604,51 +657,13 @@ def _append_tx(
     return CommitResult(event)
 
 
-@dataclass(frozen=True, slots=True)
-class _PreparedPatch:
-    """A commit's patch made before the hop, from the base its maker had parsed."""
-
-    base_json: str
-    new_json: str
-    patch_json: str
-
-
 def _patch_between(channel_id: int, version: int, old_json: str, new_json: str) -> str:
     """The patch from the stored document of ``version`` to the next one's, made here
-    (when the commit's prepared patch does not apply: see `_prepare_commit`)."""
+    (when the commit's prepared patch does not apply: see `db.prepare`)."""
     if old_json == new_json:  # end_game, and undoing a command that changed nothing
         return "[]"
     old = _decode_document(old_json, channel_id, version)
     return make_patch(old, json.loads(new_json), new_json)
-
-
-def _prepare_commit(
-    parsed: ParsedDocuments, channel_id: int, new_state: Document
-) -> tuple[str, _PreparedPatch | None]:
-    """On the encoder thread: canonical JSON of the new document, and its patch from the
-    previous version this thread saw for the channel (None if it saw none)."""
-    new_json = encode_document(new_state)
-    base = parsed.latest(channel_id)
-    if base is None:
-        # Only the text: it is parsed if and when the channel's next commit needs it.
-        parsed.keep(channel_id, new_json, None)
-        return new_json, None
-    base_json, old = base
-    if base_json == new_json:
-        parsed.keep(channel_id, new_json, old)
-        return new_json, _PreparedPatch(base_json, new_json, "[]")
-    if old is None:
-        old = json.loads(base_json)
-    source = json.loads(new_state) if isinstance(new_state, str) else new_state
-    try:
-        patch_json, rebuilt = patch_and_result(old, source, new_json)
-    except (ValueError, TypeError, RecursionError):
-        # A document JSON reads back differently (say, integer keys): the transaction
-        # makes the patch from the stored texts instead.
-        parsed.keep(channel_id, new_json, None)
-        return new_json, None
-    parsed.keep(channel_id, new_json, rebuilt)  # a private parse of new_json, for free
-    return new_json, _PreparedPatch(base_json, new_json, patch_json)
 
 
 def _state_text_tx(
@@ -1388,12 +1403,12 @@ class SqliteStore:
         self._connection = connection
         self._closed = False
         self.path = path
-        # The canonical JSON of a commit's document and its patch are made on a thread of
-        # their own (`_prepare`): not on the event loop, and not on the connection's
-        # thread, whose every millisecond all grouped commits wait for. `_parsed` is only
-        # ever used on that thread.
+        # A commit's canonical JSON and patch (`db.prepare`): made by the caller when it
+        # passes a `PreparedState` (the service does, on its rules thread), otherwise on a
+        # thread of this store's own: never on the event loop, nor on the connection's
+        # thread, whose every millisecond all grouped commits wait for.
+        self.preparer = CommitPreparer()
         self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-encode")
-        self._parsed = ParsedDocuments()
 
     @classmethod
     async def open(
@@ -1450,34 +1465,25 @@ class SqliteStore:
             raise
         return store
 
-    async def _prepare(
-        self, channel_id: int, new_state: Document
-    ) -> tuple[str, _PreparedPatch | None]:
-        """The document's canonical JSON and, when this store wrote the channel's previous
-        version, the patch from it, both made on the encoder thread.
+    async def _prepare(self, channel_id: int, new_state: Document) -> PreparedState:
+        """``new_state`` ready to commit (`db.prepare.CommitPreparer.prepare`): as given if
+        the caller prepared it, else made on the encoder thread.
 
-        The caller is suspended on this call while its document is read. The text stored
-        and hashed comes from one ``json.dumps`` call, which holds the GIL throughout, so
-        it is one consistent reading of the document; the patch, made by walking the
-        document afterwards, is checked against that text (`db.patch.patch_and_result`),
-        and `_append_tx` uses it only if its base is exactly the stored current version.
+        The caller is suspended on this call while its document is read.
         """
         if self._closed:
             raise StoreUnavailable("the store is closed", channel_id)
+        if isinstance(new_state, PreparedState):
+            return new_state
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(
-                self._encoder, _prepare_commit, self._parsed, channel_id, new_state
+                self._encoder, self.preparer.prepare, channel_id, new_state
             )
         except RuntimeError as error:  # the executor was shut down by a concurrent close
             if not self._closed:
                 raise
             raise StoreUnavailable("the store is closed", channel_id) from error
-
-    def _remember(self, channel_id: int, document_json: str) -> None:
-        """Tell the encoder a channel's current document (its next commit's patch base)."""
-        with contextlib.suppress(RuntimeError):  # closed meanwhile: nothing to remember
-            self._encoder.submit(self._parsed.keep, channel_id, document_json, None)
 
     async def close(self) -> None:
         """Let the commands already queued finish, close the connection, stop its thread.
@@ -1579,7 +1585,7 @@ class SqliteStore:
         )
         if result.duplicate:
             return await self.load(channel_id)
-        self._remember(channel_id, document_json)
+        self.preparer.remember(channel_id, document_json)
         created = parse_timestamp(pending.created_at)
         return GameRecord(
             channel_id=channel_id,
@@ -1651,7 +1657,8 @@ class SqliteStore:
         if status is not None and status not in ("setup", "active"):
             raise ValueError(f"commit cannot set status {status!r}")
         channel_id = operator.index(channel_id)
-        document_json, prepared = await self._prepare(channel_id, new_state)
+        prepared = await self._prepare(channel_id, new_state)
+        document_json = prepared.text
         pending = _pending_event(event)
         decide = partial(
             _decide_commit, channel_id=channel_id, document_json=document_json, new_status=status
