@@ -43,7 +43,16 @@ from bot.seats import (
     roster_notices,
 )
 from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
-from db.models import CommandContext, EventRecord, GameRecord, Member, NewEvent, PendingRoll
+from db.models import (
+    CommandContext,
+    EventRecord,
+    GameRecord,
+    Member,
+    NewEvent,
+    PendingRoll,
+    PreparedState,
+)
+from db.prepare import PreparedEvent, prepare_event
 from db.protocol import GameStore
 from rules.cli import format_table
 from rules.core.battlefield import MapView, Overlay
@@ -1106,10 +1115,15 @@ class GameService:
         drawn = request.verb in MAP_VERBS and not odds_only
         pictures: list[MapView | None] = []
 
+        preparer = getattr(self._store, "preparer", None)
+        prepared: list[PreparedState] = []
+        events: list[PreparedEvent] = []
+
         def rules_pass() -> tuple[str | None, Played, list[FollowUp], str | None]:
             # One hop to the rules thread for everything the rules say about this command:
             # whose move it was, the command, then what the new state offers and awaits
-            # (asked of the state the command left, not validated again), and the picture.
+            # (asked of the state the command left, not validated again), the picture, and
+            # the new document encoded for the store (its commit then needs no hop of its own).
             waiting = play.awaiting(document)
             # Read from the state the command is played on, before apply takes it over.
             marks = command_marks(play, document, request) if drawn else ()
@@ -1123,6 +1137,11 @@ class GameService:
             )
             if odds_only:
                 return waiting, result, [], None
+            if preparer is not None:
+                prepared.append(preparer.prepare(request.channel_id, result.document))
+                events.append(
+                    prepare_event(command_event(request, seat, waiting, typed, result))
+                )
             if drawn:
                 view = channel_map(play, result.document, reply.ruleset, reply.language)
                 if view is not None and marks:
@@ -1158,28 +1177,14 @@ class GameService:
             uncertain = [r for r in played.resolutions if r.odds and len(r.odds.entries) > 1]
             reply.resolutions = uncertain or played.resolutions[-1:]
             return reply
-        args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
-        if seat.role == "referee" and before is not None and before != seat.side:
-            args[ACTED_FOR_ARG] = before
+        event = events[0] if events else command_event(request, seat, before, typed, played)
+        if ACTED_FOR_ARG in event.args:
             reply.acted_for = before
         if typed is not None:
-            args[BY_HAND_ARG] = True
             reply.by_hand = True
-        # Enough to replay the command without the members table: the side it was played
-        # for, and every die the tray rolled in order (not only those a resolution shows),
-        # each marked typed by the player (by_hand) or the bot's, and the side it was for.
-        args[ACTOR_SIDE_ARG] = actor_side
-        if request.user_name:
-            args[ACTOR_NAME_ARG] = request.user_name[:60]  # the log names people, not ids
-        event = NewEvent(
-            verb=request.verb,
-            args=args,
-            dice=[recorded_roll(roll) for roll in played.rolls],
-            resolution=[res.to_json() for res in played.resolutions],
-            actor_id=request.user_id,
-            interaction_id=request.interaction_id,
+        result = await self._store.commit(
+            request.channel_id, version, prepared[0] if prepared else played.document, event
         )
-        result = await self._store.commit(request.channel_id, version, played.document, event)
         reply.seq = result.seq
         reply.head_hash = result.event.hash
         if result.duplicate:
@@ -1532,6 +1537,40 @@ def with_caption(view: MapView | None, caption: str) -> MapView | None:
     if view is None or view.caption:
         return view
     return view.model_copy(update={"caption": caption})
+
+
+def command_event(
+    request: Request,
+    seat: Seat,
+    acted_for: str | None,
+    typed: list[int] | None,
+    played: Played,
+) -> NewEvent:
+    """The event a played command is logged as.
+
+    ``acted_for`` is the side whose move it was (recorded when the referee played it for
+    that side); ``typed`` the player's own faces, if any.
+    """
+    actor_side = None if seat.role == "referee" else seat.side
+    args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
+    if seat.role == "referee" and acted_for is not None and acted_for != seat.side:
+        args[ACTED_FOR_ARG] = acted_for
+    if typed is not None:
+        args[BY_HAND_ARG] = True
+    # Enough to replay the command without the members table: the side it was played
+    # for, and every die the tray rolled in order (not only those a resolution shows),
+    # each marked typed by the player (by_hand) or the bot's, and the side it was for.
+    args[ACTOR_SIDE_ARG] = actor_side
+    if request.user_name:
+        args[ACTOR_NAME_ARG] = request.user_name[:60]  # the log names people, not ids
+    return NewEvent(
+        verb=request.verb,
+        args=args,
+        dice=[recorded_roll(roll) for roll in played.rolls],
+        resolution=[res.to_json() for res in played.resolutions],
+        actor_id=request.user_id,
+        interaction_id=request.interaction_id,
+    )
 
 
 def command_marks(

@@ -79,17 +79,13 @@ from db.models import (
     utc_now,
 )
 from db.patch import compact_history, history_states, is_snapshot, rebuild_text
-from db.prepare import CommitPreparer
+from db.prepare import CommitPreparer, PreparedEvent, prepare_event, stable_json, system_event
 from db.protocol import Document
 from db.sqlite import (
     MAX_EVENTS_PAGE,
     _check_status,
     _decode_document,
     _patch_between,
-    _pending_event,
-    _PendingEvent,
-    _stable_json,
-    _system_event,
     encode_document,
 )
 
@@ -272,7 +268,7 @@ async def _insert_event(
     channel_id: int,
     version: int,
     prev_hash: str,
-    pending: _PendingEvent,
+    pending: PreparedEvent,
     args_json: str,
     document_json: str,
     status: GameStatus,
@@ -352,7 +348,7 @@ async def _insert_state_and_event(
     version: int,
     status: GameStatus,
     document_json: str,
-    pending: _PendingEvent,
+    pending: PreparedEvent,
     args_json: str,
     resulting_state_hash: str,
     undoes_seq: int | None,
@@ -408,7 +404,7 @@ async def _append_tx(
     *,
     channel_id: int,
     expected_version: int | None,
-    pending: _PendingEvent,
+    pending: PreparedEvent,
     decide: _Decide,
     prepared: PreparedState | None = None,
 ) -> CommitResult:
@@ -764,7 +760,7 @@ class PostgresStore:
         channel_id = operator.index(channel_id)
         guild_id = None if guild_id is None else operator.index(guild_id)
         document_json = encode_document(document)
-        pending = _system_event(
+        pending = system_event(
             VERB_CREATED,
             args={"ruleset": ruleset, "language": language, "guild_id": guild_id},
             actor_id=actor_id,
@@ -921,7 +917,7 @@ class PostgresStore:
         channel_id: int,
         expected_version: int,
         new_state: Document,
-        event: NewEvent,
+        event: NewEvent | PreparedEvent,
         *,
         status: GameStatus | None = None,
     ) -> CommitResult:
@@ -935,7 +931,7 @@ class PostgresStore:
             prepared = new_state
         else:
             prepared = await asyncio.to_thread(self.preparer.prepare, channel_id, new_state)
-        pending = _pending_event(event)
+        pending = event if isinstance(event, PreparedEvent) else prepare_event(event)
         return await self._append(
             channel_id,
             expected_version,
@@ -948,7 +944,7 @@ class PostgresStore:
         self,
         channel_id: int,
         expected_version: int | None,
-        pending: _PendingEvent,
+        pending: PreparedEvent,
         decide: _Decide,
         prepared: PreparedState | None = None,
     ) -> CommitResult:
@@ -975,7 +971,7 @@ class PostgresStore:
     ) -> CommitResult:
         """End the game: a ``game.ended`` event whose state is the same document, ended."""
         channel_id = operator.index(channel_id)
-        pending = _system_event(
+        pending = system_event(
             VERB_ENDED,
             args={} if reason is None else {"reason": reason},
             actor_id=actor_id,
@@ -993,7 +989,7 @@ class PostgresStore:
     ) -> CommitResult:
         """Undo the latest event that is not an undo and not already undone."""
         channel_id = operator.index(channel_id)
-        pending = _system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
+        pending = system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
         return await self._append(channel_id, expected_version, pending, _decide_undo(channel_id))
 
     async def archive_game(
@@ -1434,9 +1430,9 @@ class PostgresStore:
                     roll.user_id,
                     roll.version,
                     roll.verb,
-                    _stable_json(roll.options),
-                    _stable_json(list(roll.faces)),
-                    _stable_json(list(roll.bot_faces)),
+                    stable_json(roll.options),
+                    stable_json(list(roll.faces)),
+                    stable_json(list(roll.bot_faces)),
                     roll.die_sides,
                     roll.label,
                     roll.side,

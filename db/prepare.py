@@ -1,7 +1,8 @@
 """A commit's CPU work, done before the commit and on whichever thread the caller likes.
 
-A commit stores the new document's canonical JSON and its patch from the previous version
-(db/patch.py). Both are pure computation on the document: the service makes them on its
+A commit stores its event's canonical JSON texts (`prepare_event`), the new document's
+canonical JSON and its patch from the previous version (db/patch.py). All of it is pure
+computation: the service makes them on its
 rules thread, in the same hop that played the command (`CommitPreparer.prepare`), and hands
 the result to ``commit``; a caller that passes a plain document has the store make them on
 a thread of its own. Either way the event loop never encodes a document, and the database
@@ -11,12 +12,152 @@ thread, whose every millisecond all grouped commits wait for, only compares two 
 from __future__ import annotations
 
 import json
+import operator
 import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from db.hashing import encode_document
-from db.models import PreparedState
+from db.hashing import canonical_json, encode_document, event_hash
+from db.models import EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
 from db.patch import ParsedDocuments, patch_and_result
-from db.protocol import Document
+
+if TYPE_CHECKING:  # db.protocol names these very types
+    from db.protocol import Document
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedEvent:
+    """An event serialized on the caller's side, before the hop to the database thread.
+
+    Serializing there means the caller's objects are read while the caller is suspended on
+    this very call, not later on another thread while other coroutines may mutate them.
+    ``args``, ``dice`` and ``resolution`` are private parses of the three texts (what the
+    stored event reads back as), so the committed `EventRecord` needs no second parse.
+    """
+
+    verb: str
+    args_json: str
+    dice_json: str
+    resolution_json: str
+    actor_id: int | None
+    interaction_id: str | None
+    created_at: str
+    args: Any = None
+    dice: Any = None
+    resolution: Any = None
+
+    def chained_hash(
+        self,
+        prev_hash: str,
+        *,
+        channel_id: int,
+        version: int,
+        args_json: str,
+        resulting_state_hash: str,
+        undoes_seq: int | None,
+    ) -> str:
+        """The hash chaining this event, stored as ``version`` with these fields, to
+        ``prev_hash`` (`db.hashing.event_hash`, from the texts that are stored)."""
+        return event_hash(
+            prev_hash,
+            {
+                "actor_id": canonical_json(self.actor_id),
+                "args": args_json,
+                "channel_id": canonical_json(channel_id),
+                "created_at": canonical_json(self.created_at),
+                "dice": self.dice_json,
+                "interaction_id": canonical_json(self.interaction_id),
+                "resolution": self.resolution_json,
+                "seq": canonical_json(version),
+                "state_hash": canonical_json(resulting_state_hash),
+                "state_version": canonical_json(version),
+                "undoes_seq": canonical_json(undoes_seq),
+                "verb": canonical_json(self.verb),
+            },
+        )
+
+    def record(
+        self,
+        *,
+        channel_id: int,
+        version: int,
+        args_json: str,
+        resulting_state_hash: str,
+        undoes_seq: int | None,
+        created_at: datetime,
+        prev_hash: str,
+        chained_hash: str,
+    ) -> EventRecord:
+        """The stored event, as a read of its row would give it."""
+        own_args = args_json == self.args_json and self.args is not None
+        return EventRecord(
+            channel_id=channel_id,
+            seq=version,
+            interaction_id=self.interaction_id,
+            actor_id=self.actor_id,
+            verb=self.verb,
+            args=self.args if own_args else json.loads(args_json),
+            dice=json.loads(self.dice_json) if self.dice is None else self.dice,
+            resolution=(
+                json.loads(self.resolution_json) if self.resolution is None else self.resolution
+            ),
+            state_version=version,
+            state_hash=resulting_state_hash,
+            undoes_seq=undoes_seq,
+            created_at=created_at,
+            prev_hash=prev_hash,
+            hash=chained_hash,
+        )
+
+
+def stable_json(value: Any) -> str:
+    """Canonical JSON that reads back to the same canonical JSON.
+
+    A dict with integer keys sorts numerically when dumped but its keys come back as
+    strings, which sort differently; one round trip first makes the stored text, the
+    hashed text and what a verifier recomputes from the parsed value all agree.
+    """
+    return stable_and_value(value)[0]
+
+
+def stable_and_value(value: Any) -> tuple[str, Any]:
+    """`stable_json` and the value it reads back as (a private copy)."""
+    parsed = json.loads(json.dumps(value, allow_nan=False))
+    return canonical_json(parsed), parsed
+
+
+def prepare_event(event: NewEvent, *, verb: str | None = None) -> PreparedEvent:
+    # Coerce ids to the column types: a value SQLite converted on the way in (an int
+    # interaction id into TEXT) would read back differently from what was hashed.
+    args_json, args = stable_and_value(dict(event.args))
+    dice_json, dice = stable_and_value(list(event.dice))
+    resolution_json, resolution = stable_and_value(event.resolution)
+    return PreparedEvent(
+        verb=str(event.verb if verb is None else verb),
+        args_json=args_json,
+        dice_json=dice_json,
+        resolution_json=resolution_json,
+        actor_id=None if event.actor_id is None else operator.index(event.actor_id),
+        interaction_id=None if event.interaction_id is None else str(event.interaction_id),
+        created_at=format_timestamp(utc_now()),
+        args=args,
+        dice=dice,
+        resolution=resolution,
+    )
+
+
+def system_event(
+    verb: str,
+    *,
+    args: Mapping[str, Any] | None = None,
+    actor_id: int | None,
+    interaction_id: str | None,
+) -> PreparedEvent:
+    return prepare_event(
+        NewEvent(verb=verb, args=dict(args or {}), actor_id=actor_id, interaction_id=interaction_id)
+    )
 
 
 class CommitPreparer:
@@ -76,4 +217,4 @@ class CommitPreparer:
             self._parsed.keep(channel_id, text, document)
 
 
-__all__ = ["CommitPreparer"]
+__all__ = ["CommitPreparer", "PreparedEvent", "prepare_event", "stable_json", "system_event"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from db.models import (
     ArchivedGame,
@@ -31,6 +31,9 @@ from db.models import (
     PreparedState,
     StateRecord,
 )
+
+if TYPE_CHECKING:  # db.prepare builds on the types named here
+    from db.prepare import PreparedEvent
 
 # A game document: a JSON object, as a dict or as JSON text, or already prepared for a
 # commit (`db.prepare.CommitPreparer`).
@@ -88,7 +91,7 @@ class GameStore(Protocol):
         channel_id: int,
         expected_version: int,
         new_state: Document,
-        event: NewEvent,
+        event: NewEvent | PreparedEvent,
         *,
         status: GameStatus | None = None,
     ) -> CommitResult:

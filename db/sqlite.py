@@ -20,7 +20,7 @@ import operator
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -50,7 +50,6 @@ from db.hashing import (
     GENESIS_HASH,
     canonical_json,
     encode_document,
-    event_hash,
     state_hash,
     verify_chain,
 )
@@ -89,7 +88,7 @@ from db.patch import (
     make_patch,
     rebuild_text,
 )
-from db.prepare import CommitPreparer
+from db.prepare import CommitPreparer, PreparedEvent, prepare_event, stable_json, system_event
 from db.protocol import Document
 from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
 from db.rows import CHILD_TABLES as _CHILD_TABLES
@@ -100,7 +99,7 @@ from db.rows import deadline_from_row as _deadline_from_row
 from db.rows import event_from_row as _event_from_row
 from db.rows import member_from_row as _member_from_row
 from db.rows import summary_from_row as _summary_from_row
-from db.worker import DatabaseThread, WorkerClosed, grouped
+from db.worker import DatabaseThread, WorkerClosed, deliver, grouped
 
 DEFAULT_DB_PATH = "arbitro.db"
 
@@ -122,139 +121,6 @@ _INSERT_PATCH = "INSERT INTO patches (channel_id, version, status, patch) VALUES
 # --------------------------------------------------------------------------------------
 # Encoding and decoding rows
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _PendingEvent:
-    """An event serialized on the caller's side, before the hop to the database thread.
-
-    Serializing there means the caller's objects are read while the caller is suspended on
-    this very call, not later on another thread while other coroutines may mutate them.
-    ``args``, ``dice`` and ``resolution`` are private parses of the three texts (what the
-    stored event reads back as), so the committed `EventRecord` needs no second parse.
-    """
-
-    verb: str
-    args_json: str
-    dice_json: str
-    resolution_json: str
-    actor_id: int | None
-    interaction_id: str | None
-    created_at: str
-    args: Any = None
-    dice: Any = None
-    resolution: Any = None
-
-    def chained_hash(
-        self,
-        prev_hash: str,
-        *,
-        channel_id: int,
-        version: int,
-        args_json: str,
-        resulting_state_hash: str,
-        undoes_seq: int | None,
-    ) -> str:
-        """The hash chaining this event, stored as ``version`` with these fields, to
-        ``prev_hash`` (`db.hashing.event_hash`, from the texts that are stored)."""
-        return event_hash(
-            prev_hash,
-            {
-                "actor_id": canonical_json(self.actor_id),
-                "args": args_json,
-                "channel_id": canonical_json(channel_id),
-                "created_at": canonical_json(self.created_at),
-                "dice": self.dice_json,
-                "interaction_id": canonical_json(self.interaction_id),
-                "resolution": self.resolution_json,
-                "seq": canonical_json(version),
-                "state_hash": canonical_json(resulting_state_hash),
-                "state_version": canonical_json(version),
-                "undoes_seq": canonical_json(undoes_seq),
-                "verb": canonical_json(self.verb),
-            },
-        )
-
-    def record(
-        self,
-        *,
-        channel_id: int,
-        version: int,
-        args_json: str,
-        resulting_state_hash: str,
-        undoes_seq: int | None,
-        created_at: datetime,
-        prev_hash: str,
-        chained_hash: str,
-    ) -> EventRecord:
-        """The stored event, as a read of its row would give it."""
-        own_args = args_json == self.args_json and self.args is not None
-        return EventRecord(
-            channel_id=channel_id,
-            seq=version,
-            interaction_id=self.interaction_id,
-            actor_id=self.actor_id,
-            verb=self.verb,
-            args=self.args if own_args else json.loads(args_json),
-            dice=json.loads(self.dice_json) if self.dice is None else self.dice,
-            resolution=(
-                json.loads(self.resolution_json) if self.resolution is None else self.resolution
-            ),
-            state_version=version,
-            state_hash=resulting_state_hash,
-            undoes_seq=undoes_seq,
-            created_at=created_at,
-            prev_hash=prev_hash,
-            hash=chained_hash,
-        )
-
-
-def _stable_json(value: Any) -> str:
-    """Canonical JSON that reads back to the same canonical JSON.
-
-    A dict with integer keys sorts numerically when dumped but its keys come back as
-    strings, which sort differently; one round trip first makes the stored text, the
-    hashed text and what a verifier recomputes from the parsed value all agree.
-    """
-    return _stable(value)[0]
-
-
-def _stable(value: Any) -> tuple[str, Any]:
-    """`_stable_json` and the value it reads back as (a private copy)."""
-    parsed = json.loads(json.dumps(value, allow_nan=False))
-    return canonical_json(parsed), parsed
-
-
-def _pending_event(event: NewEvent, *, verb: str | None = None) -> _PendingEvent:
-    # Coerce ids to the column types: a value SQLite converted on the way in (an int
-    # interaction id into TEXT) would read back differently from what was hashed.
-    args_json, args = _stable(dict(event.args))
-    dice_json, dice = _stable(list(event.dice))
-    resolution_json, resolution = _stable(event.resolution)
-    return _PendingEvent(
-        verb=str(event.verb if verb is None else verb),
-        args_json=args_json,
-        dice_json=dice_json,
-        resolution_json=resolution_json,
-        actor_id=None if event.actor_id is None else operator.index(event.actor_id),
-        interaction_id=None if event.interaction_id is None else str(event.interaction_id),
-        created_at=format_timestamp(utc_now()),
-        args=args,
-        dice=dice,
-        resolution=resolution,
-    )
-
-
-def _system_event(
-    verb: str,
-    *,
-    args: Mapping[str, Any] | None = None,
-    actor_id: int | None,
-    interaction_id: str | None,
-) -> _PendingEvent:
-    return _pending_event(
-        NewEvent(verb=verb, args=dict(args or {}), actor_id=actor_id, interaction_id=interaction_id)
-    )
 
 
 def _decode_document(text: object, channel_id: int, version: int) -> JsonObject:
@@ -342,7 +208,7 @@ def _insert_event(
     channel_id: int,
     version: int,
     prev_hash: str,
-    pending: _PendingEvent,
+    pending: PreparedEvent,
     args_json: str,
     document_json: str,
     status: GameStatus,
@@ -525,7 +391,7 @@ def _create_tx(
     language: str,
     status: GameStatus,
     document_json: str,
-    pending: _PendingEvent,
+    pending: PreparedEvent,
     referee_id: int | None = None,
 ) -> CommitResult:
     with _write_transaction(connection):
@@ -589,7 +455,7 @@ def _append_tx(
     *,
     channel_id: int,
     expected_version: int | None,
-    pending: _PendingEvent,
+    pending: PreparedEvent,
     decide: _Decide,
     prepared: PreparedState | None = None,
 ) -> CommitResult:
@@ -655,6 +521,27 @@ def _append_tx(
                 "DELETE FROM states WHERE channel_id = ? AND version = ?", (channel_id, version)
             )
     return CommitResult(event)
+
+
+def _append_job(
+    channel_id: int,
+    expected_version: int,
+    prepared: PreparedState,
+    pending: PreparedEvent,
+    status: GameStatus | None,
+) -> Callable[[sqlite3.Connection], CommitResult]:
+    """A command's commit as one job for the database thread."""
+    decide = partial(
+        _decide_commit, channel_id=channel_id, document_json=prepared.text, new_status=status
+    )
+    return partial(
+        _append_tx,
+        channel_id=channel_id,
+        expected_version=expected_version,
+        pending=pending,
+        decide=decide,
+        prepared=prepared,
+    )
 
 
 def _patch_between(channel_id: int, version: int, old_json: str, new_json: str) -> str:
@@ -1121,9 +1008,9 @@ def _save_pending_roll_tx(
                 roll.user_id,
                 roll.version,
                 roll.verb,
-                _stable_json(roll.options),
-                _stable_json(list(roll.faces)),
-                _stable_json(list(roll.bot_faces)),
+                stable_json(roll.options),
+                stable_json(list(roll.faces)),
+                stable_json(list(roll.bot_faces)),
                 roll.die_sides,
                 roll.label,
                 roll.side,
@@ -1465,26 +1352,6 @@ class SqliteStore:
             raise
         return store
 
-    async def _prepare(self, channel_id: int, new_state: Document) -> PreparedState:
-        """``new_state`` ready to commit (`db.prepare.CommitPreparer.prepare`): as given if
-        the caller prepared it, else made on the encoder thread.
-
-        The caller is suspended on this call while its document is read.
-        """
-        if self._closed:
-            raise StoreUnavailable("the store is closed", channel_id)
-        if isinstance(new_state, PreparedState):
-            return new_state
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(
-                self._encoder, self.preparer.prepare, channel_id, new_state
-            )
-        except RuntimeError as error:  # the executor was shut down by a concurrent close
-            if not self._closed:
-                raise
-            raise StoreUnavailable("the store is closed", channel_id) from error
-
     async def close(self) -> None:
         """Let the commands already queued finish, close the connection, stop its thread.
 
@@ -1563,7 +1430,7 @@ class SqliteStore:
         channel_id = operator.index(channel_id)
         guild_id = None if guild_id is None else operator.index(guild_id)
         document_json = encode_document(document)
-        pending = _system_event(
+        pending = system_event(
             VERB_CREATED,
             args={"ruleset": ruleset, "language": language, "guild_id": guild_id},
             actor_id=actor_id,
@@ -1640,7 +1507,7 @@ class SqliteStore:
         channel_id: int,
         expected_version: int,
         new_state: Document,
-        event: NewEvent,
+        event: NewEvent | PreparedEvent,
         *,
         status: GameStatus | None = None,
     ) -> CommitResult:
@@ -1657,24 +1524,47 @@ class SqliteStore:
         if status is not None and status not in ("setup", "active"):
             raise ValueError(f"commit cannot set status {status!r}")
         channel_id = operator.index(channel_id)
-        prepared = await self._prepare(channel_id, new_state)
-        document_json = prepared.text
-        pending = _pending_event(event)
-        decide = partial(
-            _decide_commit, channel_id=channel_id, document_json=document_json, new_status=status
-        )
-        return await self._run(
-            partial(
-                _append_tx,
-                channel_id=channel_id,
-                expected_version=expected_version,
-                pending=pending,
-                decide=decide,
-                prepared=prepared,
-            ),
-            channel_id,
-            groupable=True,
-        )
+        if isinstance(new_state, PreparedState):
+            # Prepared by the caller (the service, on its rules thread): straight to the
+            # database thread, one hop.
+            pending = event if isinstance(event, PreparedEvent) else prepare_event(event)
+            return await self._run(
+                _append_job(channel_id, expected_version, new_state, pending, status),
+                channel_id,
+                groupable=True,
+            )
+        # Otherwise the encoder thread prepares the commit and hands it to the database
+        # thread itself: still one hop for the caller, and no document encoded on the loop.
+        if self._closed:
+            raise StoreUnavailable("the store is closed", channel_id)
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[CommitResult] = loop.create_future()
+        preparer, connection = self.preparer, self._connection
+
+        def prepare_and_queue() -> None:
+            try:
+                prepared = preparer.prepare(channel_id, new_state)
+                pending = event if isinstance(event, PreparedEvent) else prepare_event(event)
+            except BaseException as error:  # the caller's to see, as if raised here
+                deliver(loop, answer, None, error)
+                return
+            connection.submit_threadsafe(
+                _append_job(channel_id, expected_version, prepared, pending, status),
+                loop,
+                answer,
+                groupable=True,
+            )
+
+        try:
+            self._encoder.submit(prepare_and_queue)
+        except RuntimeError as error:  # shut down by a concurrent close
+            raise StoreUnavailable("the store is closed", channel_id) from error
+        try:
+            return await answer
+        except WorkerClosed:
+            raise StoreUnavailable("the store is closed", channel_id) from None
+        except sqlite3.Error as error:
+            raise _translate(error, channel_id) from error
 
     async def end_game(
         self,
@@ -1690,7 +1580,7 @@ class SqliteStore:
         Afterwards commits raise `GameEnded`; `undo` can still reopen the game.
         """
         channel_id = operator.index(channel_id)
-        pending = _system_event(
+        pending = system_event(
             VERB_ENDED,
             args={} if reason is None else {"reason": reason},
             actor_id=actor_id,
@@ -1723,7 +1613,7 @@ class SqliteStore:
         `NothingToUndo`.
         """
         channel_id = operator.index(channel_id)
-        pending = _system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
+        pending = system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
         return await self._run(
             partial(
                 _append_tx,

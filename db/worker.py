@@ -70,6 +70,9 @@ class DatabaseThread:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._connection: sqlite3.Connection | None = None
         self._closing = False
+        # Jobs may be queued from other threads (`submit_threadsafe`): closing and queueing
+        # are one step each, so no job lands behind the stop mark, never to be answered.
+        self._queueing = threading.Lock()
         self._thread = threading.Thread(
             target=self._serve, name=f"arbitro-db-{next(_names)}", daemon=True
         )
@@ -115,18 +118,18 @@ class DatabaseThread:
 
     async def close(self) -> None:
         """Finish the jobs already queued, close the connection, end the thread; idempotent."""
-        if self._closing:
-            return
-        self._closing = True
-
         def close_connection(connection: sqlite3.Connection) -> None:
             self._connection = None
             connection.close()
 
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._jobs.put((close_connection, loop, future, False))
-        self._jobs.put(None)
+        with self._queueing:
+            if self._closing:
+                return
+            self._closing = True
+            self._jobs.put((close_connection, loop, future, False))
+            self._jobs.put(None)
         await future
         # The thread has nothing left to do but return from its loop.
         self._thread.join(timeout=1.0)
@@ -134,12 +137,33 @@ class DatabaseThread:
     async def _submit(
         self, work: Callable[[sqlite3.Connection], _T], groupable: bool = False
     ) -> _T:
-        if self._closing:
-            raise WorkerClosed("the database connection is closed")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[_T] = loop.create_future()
-        self._jobs.put((work, loop, future, groupable))
+        with self._queueing:
+            if self._closing:
+                raise WorkerClosed("the database connection is closed")
+            self._jobs.put((work, loop, future, groupable))
         return await future
+
+    def submit_threadsafe(
+        self,
+        work: Callable[[sqlite3.Connection], Any],
+        loop: asyncio.AbstractEventLoop,
+        future: asyncio.Future[Any],
+        *,
+        groupable: bool = False,
+    ) -> None:
+        """Queue ``work`` from any thread; its outcome (or `WorkerClosed`) settles
+        ``future`` on ``loop``, exactly as for `run`.
+
+        Lets a thread that prepared a job hand it on directly, without a trip through the
+        event loop in between.
+        """
+        with self._queueing:
+            if not self._closing:
+                self._jobs.put((work, loop, future, groupable))
+                return
+        deliver(loop, future, None, WorkerClosed("the database connection is closed"))
 
     def _serve(self) -> None:
         """The thread's loop: run each job, hand its outcome to its loop, until told to stop."""
@@ -178,7 +202,7 @@ class DatabaseThread:
             result = work(self._connection)  # type: ignore[arg-type]
         except BaseException as raised:  # handed to the caller, who decides
             error = raised
-        _deliver(loop, future, result, error)
+        deliver(loop, future, result, error)
 
     def _run_group(self, group: list[_Job]) -> None:
         """Several write transactions as one: one BEGIN, a savepoint each, one COMMIT.
@@ -227,12 +251,12 @@ class DatabaseThread:
         if lost is not None:
             outcomes = [(None, error or lost) for _, error in outcomes]
         for (_, loop, future, _), (result, error) in zip(group, outcomes, strict=False):
-            _deliver(loop, future, result, error)
+            deliver(loop, future, result, error)
         for job in group[len(outcomes) :]:
             self._run_one(job)
 
 
-def _deliver(
+def deliver(
     loop: asyncio.AbstractEventLoop,
     future: asyncio.Future[Any],
     result: Any,
@@ -253,4 +277,4 @@ def _deliver(
         loop.call_soon_threadsafe(settle)
 
 
-__all__ = ["MAX_GROUP", "DatabaseThread", "WorkerClosed", "grouped"]
+__all__ = ["MAX_GROUP", "DatabaseThread", "WorkerClosed", "deliver", "grouped"]
