@@ -122,9 +122,13 @@ def stable_json(value: Any) -> str:
     return stable_and_value(value)[0]
 
 
+# Made once: ``json.dumps`` with an option builds a new encoder on every call.
+_PLAIN_JSON = json.JSONEncoder(allow_nan=False).encode
+
+
 def stable_and_value(value: Any) -> tuple[str, Any]:
     """`stable_json` and the value it reads back as (a private copy)."""
-    parsed = json.loads(json.dumps(value, allow_nan=False))
+    parsed = json.loads(_PLAIN_JSON(value))
     return canonical_json(parsed), parsed
 
 

@@ -250,10 +250,30 @@ class DatabaseThread:
                 lost = raised
         if lost is not None:
             outcomes = [(None, error or lost) for _, error in outcomes]
+        # One wake-up per event loop for the whole group, not one per commit.
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
         for (_, loop, future, _), (result, error) in zip(group, outcomes, strict=False):
-            deliver(loop, future, result, error)
+            by_loop.setdefault(loop, []).append((future, result, error))
+        for loop, settled in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # that loop is closed: nobody to tell
+                loop.call_soon_threadsafe(_settle_all, settled)
         for job in group[len(outcomes) :]:
             self._run_one(job)
+
+
+#: A job's future and what settles it: its result, or the error it raised.
+_Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
+
+
+def _settle_all(outcomes: list[_Outcome]) -> None:
+    """On the futures' loop: settle each, unless its caller stopped waiting."""
+    for future, result, error in outcomes:
+        if future.done():  # cancelled: the work is done all the same, nobody reads it
+            continue
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
 
 
 def deliver(
@@ -263,18 +283,9 @@ def deliver(
     error: BaseException | None,
 ) -> None:
     """Settle ``future`` on its own loop, unless its caller stopped waiting."""
-
-    def settle() -> None:
-        if future.done():  # cancelled: the work is done all the same, nobody reads it
-            return
-        if error is None:
-            future.set_result(result)
-        else:
-            future.set_exception(error)
-
     # RuntimeError: the caller's loop is closed, nobody is left to tell.
     with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(settle)
+        loop.call_soon_threadsafe(_settle_all, [(future, result, error)])
 
 
 __all__ = ["MAX_GROUP", "DatabaseThread", "WorkerClosed", "deliver", "grouped"]
