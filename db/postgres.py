@@ -818,6 +818,7 @@ class PostgresStore:
         result = await self._run(work, channel_id)
         if result.duplicate:
             return await self.load(channel_id)
+        self.preparer.remember(channel_id, document_json)
         return GameRecord(
             channel_id=channel_id,
             guild_id=guild_id,

@@ -1,0 +1,129 @@
+"""Commits prepared before the hop (`db.prepare`): the service encodes the document, its
+patch and the event texts on its rules thread and hands them to ``commit``.
+
+What must hold on both backends: a prepared commit stores exactly what a plain one would;
+a prepared state whose base is no longer the stored version (another write came between)
+is still stored right, its patch made from the stored text instead; the history it leaves
+rebuilds and checks. On SQLite, a plain commit's encoder hands its job straight to the
+database thread, so closing the store meanwhile must answer, never hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from db.errors import StoreUnavailable
+from db.models import NewEvent, PreparedState
+from db.prepare import CommitPreparer, PreparedEvent, prepare_event
+from db.sqlite import SqliteStore
+from tests.db.helpers import new_game, sample_document
+
+CHANNEL = 31
+
+
+def _event(n: int, **args: Any) -> NewEvent:
+    return NewEvent(
+        verb="fire",
+        args={"n": n, **args},
+        dice=[{"die": "D10", "face": n % 10 + 1}],
+        resolution=[{"outcome": "hit", "n": n}],
+        actor_id=7,
+        interaction_id=f"prepared-{n}",
+    )
+
+
+async def test_a_prepared_commit_stores_what_a_plain_one_does(store: Any) -> None:
+    await new_game(store, CHANNEL)
+    await new_game(store, CHANNEL + 1)
+    preparer: CommitPreparer = store.preparer
+    for n in range(1, 6):
+        document = sample_document(turn=n + 1, log=list(range(n)))
+        prepared = preparer.prepare(CHANNEL, document)
+        event = prepare_event(_event(n))
+        assert isinstance(prepared, PreparedState) and isinstance(event, PreparedEvent)
+        ours = await store.commit(CHANNEL, n, prepared, event)
+        plain_event = replace(_event(n), interaction_id=f"plain-{n}")
+        theirs = await store.commit(CHANNEL + 1, n, document, plain_event)
+        assert ours.version == theirs.version == n + 1
+        assert ours.event.state_hash == theirs.event.state_hash
+        assert ours.event.args == theirs.event.args == {"n": n}
+        assert ours.event.resolution == [{"outcome": "hit", "n": n}]
+    assert (await store.load(CHANNEL)).document == (await store.load(CHANNEL + 1)).document
+    for version in range(1, 7):
+        assert (await store.state_at(CHANNEL, version)).document == (
+            await store.state_at(CHANNEL + 1, version)
+        ).document
+    assert await store.check() == []
+
+
+async def test_a_stale_prepared_state_is_stored_right(store: Any) -> None:
+    await new_game(store, CHANNEL)
+    preparer: CommitPreparer = store.preparer
+    # Prepared against version 1, but another write lands first: its base is stale.
+    stale = preparer.prepare(CHANNEL, sample_document(turn=3))
+    await store.commit(CHANNEL, 1, sample_document(turn=2, note="between"), _event(1))
+    assert stale.base_text is not None
+    result = await store.commit(CHANNEL, 2, stale, prepare_event(_event(2)))
+    assert result.version == 3
+    assert (await store.load(CHANNEL)).document == sample_document(turn=3)
+    assert (await store.state_at(CHANNEL, 2)).document == sample_document(turn=2, note="between")
+    # The stored patches rebuild every version (an export verifies each against the chain).
+    exported = await store.export(CHANNEL)
+    assert [state.version for state in exported.states] == [1, 2, 3]
+    assert await store.check() == []
+
+
+async def test_a_prepared_state_of_another_channel_is_not_trusted(store: Any) -> None:
+    await new_game(store, CHANNEL)
+    await new_game(store, CHANNEL + 1)
+    foreign = PreparedState(
+        CHANNEL + 1,
+        '{"turn":9}',
+        base_text="{}",  # not the stored version: its patch must not be used
+        patch_json='[[["turn"],9]]',
+    )
+    await store.commit(CHANNEL, 1, foreign, _event(1))
+    assert (await store.load(CHANNEL)).document == {"turn": 9}
+    assert (await store.state_at(CHANNEL, 1)).document == sample_document()
+    assert await store.check() == []
+
+
+async def test_commit_after_close_is_refused_not_left_hanging(db_path: Path) -> None:
+    store = await SqliteStore.open(db_path)
+    await new_game(store, CHANNEL)
+    await store.close()
+    with pytest.raises(StoreUnavailable):
+        await asyncio.wait_for(store.commit(CHANNEL, 1, sample_document(2), _event(1)), 5)
+
+
+async def test_closing_while_commits_are_being_prepared_answers_each(db_path: Path) -> None:
+    store = await SqliteStore.open(db_path)
+    for channel in range(1, 21):
+        await new_game(store, channel)
+
+    async def commit(channel: int) -> str:
+        try:
+            document = sample_document(2, big=list(range(500)))
+            await store.commit(channel, 1, document, _event(channel))
+        except StoreUnavailable:
+            return "refused"
+        return "stored"
+
+    pending = [asyncio.create_task(commit(channel)) for channel in range(1, 21)]
+    await asyncio.sleep(0)
+    await store.close()
+    outcomes = await asyncio.wait_for(asyncio.gather(*pending), 10)
+    assert set(outcomes) <= {"stored", "refused"}
+    reopened = await SqliteStore.open(db_path)
+    try:
+        versions = [(await reopened.load(channel)).version for channel in range(1, 21)]
+        # Whatever was acknowledged is there; whatever was refused is not.
+        assert [2 if outcome == "stored" else 1 for outcome in outcomes] == versions
+        assert await reopened.check() == []
+    finally:
+        await reopened.close()
