@@ -26,12 +26,24 @@ if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
 from bench.bench_command_path import fill, pick  # noqa: E402
-from rules.core.dice import SystemDice  # noqa: E402
+from rules.core.dice import Die  # noqa: E402
 from rules.core.errors import RulesError  # noqa: E402
 from rules.core.ruleset import get_ruleset  # noqa: E402
 
 DRAWN = {"move", "fire", "callarty", "execute", "template"}
 RULESETS = ("manovra", "linea_gotica", "pzgren", "w40k4")
+
+
+class SeededDice:
+    """Fair dice from a seeded generator: the same games before and after a change."""
+
+    by_hand = False
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+
+    def face(self, die: Die, label: str) -> int:
+        return self._rng.randint(1, die.sides)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -45,6 +57,7 @@ def run(ruleset: str, games: int, commands: int, seed: int) -> dict[str, list[fl
     assert play is not None
     times: dict[str, list[float]] = defaultdict(list)
     rng = random.Random(seed)
+    dice = SeededDice(random.Random(seed + 1))
     for scenario in play.scenarios():
         for _ in range(games):
             document: Any = play.new_game(scenario, None)
@@ -58,7 +71,7 @@ def run(ruleset: str, games: int, commands: int, seed: int) -> dict[str, list[fl
                 play.awaiting(document)
                 t1 = time.perf_counter()
                 try:
-                    result = play.apply(document, action.verb, options, SystemDice(), None)
+                    result = play.apply(document, action.verb, options, dice, None)
                 except RulesError:
                     continue
                 t2 = time.perf_counter()
