@@ -54,6 +54,11 @@ def legal_of_verbs(state: GameState, verbs: Collection[str]) -> list[LegalAction
 def _listing(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction]:
     """The legal actions; with ``wanted``, a producer that lists none of those verbs is
     skipped (its other verbs may still be listed: the caller filters)."""
+    with field.remembered_sight():  # the checks only read the state
+        return _listed(state, wanted)
+
+
+def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction]:
 
     def want(*verbs: str) -> bool:
         return wanted is None or not wanted.isdisjoint(verbs)
@@ -154,11 +159,12 @@ def _fire_actions(state: GameState, unit: UnitState, covering: bool = False) -> 
     """Fire per weapon (and mode) at each enemy in sight; covering fire at terrain too."""
     found: list[LegalAction] = []
     kind = "copertura" if covering else "normale"
+    enemies = _visible_enemies(state, unit.side)
     for weapon_id in _weapons_of(state, unit):
         row_id = str(state.weapons[weapon_id].row)
         row = fire.weapon_row(row_id)
         modes = ["singolo"] + (["area"] if "area_row" in row.data else [])
-        for target in _visible_enemies(state, unit.side):
+        for target in enemies:
             for mode in modes:
                 options: dict[str, str | int] = {
                     "unit": unit.id,

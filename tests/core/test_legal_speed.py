@@ -113,3 +113,19 @@ def test_follow_ups_are_owed_legal_actions(ruleset: str) -> None:
                 ).document
             except RulesError:
                 continue
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_linea_gotica_remembered_sight_changes_no_listing(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listing remembers each line of sight it measured; without, the same list."""
+    import contextlib
+
+    from rules.linea_gotica import field, legal
+
+    states = [s for s in random_states("linea_gotica", seed) if s.field is not None]
+    assert states, "no battlefield scenario: the test proves nothing"
+    remembered = [legal.legal_actions(s) for s in states]
+    monkeypatch.setattr(field, "remembered_sight", contextlib.nullcontext)
+    assert [legal.legal_actions(s) for s in states] == remembered
