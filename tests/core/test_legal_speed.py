@@ -40,7 +40,7 @@ def random_states(ruleset: str, seed: int, commands: int = COMMANDS) -> Iterator
         dice = SeededDice(rng)
         document: Any = play.new_game(scenario, None)
         for _ in range(commands):
-            yield play._state(document)  # type: ignore[attr-defined]
+            yield play._load_state(document)  # type: ignore[attr-defined]  # a copy of its own
             actions = play.legal_actions(document)
             if not actions:
                 break
@@ -129,3 +129,44 @@ def test_linea_gotica_remembered_sight_changes_no_listing(
     remembered = [legal.legal_actions(s) for s in states]
     monkeypatch.setattr(field, "remembered_sight", contextlib.nullcontext)
     assert [legal.legal_actions(s) for s in states] == remembered
+
+
+def _reference_move_destinations(state: Any, unit: Any) -> list[str]:
+    """pzgren's move destinations as first written: check_move of every hex in reach, each
+    asking the state for the units in that hex."""
+    from rules.pzgren import game as g
+    from rules.pzgren.hexes import Hex, distance
+
+    if unit.air:
+        return []
+    found: list[str] = []
+    here, reach = unit.position, unit.movement
+    for q in range(max(0, here.q - reach), min(state.columns, here.q + reach + 1)):
+        for r in range(max(0, here.r - reach), min(state.rows, here.r + reach + 1)):
+            where = Hex(q, r)
+            if distance(here, where) > reach:
+                continue
+            try:
+                g.check_move(state, unit, where)
+            except RulesError:
+                continue
+            found.append(str(where))
+    return found
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_pzgren_move_destinations_match_the_reference(seed: int) -> None:
+    from rules.pzgren import legal
+
+    compared = 0
+    for state in random_states("pzgren", seed, commands=400):
+        occupancy = state.occupancy()
+        for unit in state.units.values():
+            if not unit.alive:
+                continue
+            assert occupancy.get(unit.hex, []) == state.units_in(unit.hex) or unit.air
+            expected = _reference_move_destinations(state, unit)
+            assert legal.move_destinations(state, unit) == expected
+            assert legal.move_destinations(state, unit, occupancy) == expected
+            compared += bool(expected)
+    assert compared > 100
