@@ -26,7 +26,7 @@ COMMANDS = 250
 
 
 def _play(ruleset: str) -> GamePlay:
-    play = get_ruleset(ruleset).play
+    play: GamePlay | None = get_ruleset(ruleset).play
     assert play is not None
     return play
 
