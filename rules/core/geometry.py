@@ -32,8 +32,48 @@ def distance(a: Point, b: Point) -> float:
     return math.hypot(b.x - a.x, b.y - a.y)
 
 
+# A shape's bounding box, widened by this much: a point outside it is surely outside the
+# shape (edges and measuring noise included), whatever the rounding of the exact tests.
+BOX_MARGIN_CM = 1.0
+
+_boxes: dict[int, tuple[Shape, tuple[float, float, float, float]]] = {}
+_MAX_BOXES = 4096
+
+
+def _box(shape: Shape) -> tuple[float, float, float, float]:
+    """(min x, min y, max x, max y) of the shape, widened by :data:`BOX_MARGIN_CM`; kept per
+    shape object (shapes are frozen) so the many tests of a line of sight share it."""
+    kept = _boxes.get(id(shape))
+    if kept is not None and kept[0] is shape:
+        return kept[1]
+    if isinstance(shape, CircleShape):
+        reach = shape.radius + BOX_MARGIN_CM
+        box = (
+            shape.center.x - reach,
+            shape.center.y - reach,
+            shape.center.x + reach,
+            shape.center.y + reach,
+        )
+    else:
+        xs = [p.x for p in shape.points]
+        ys = [p.y for p in shape.points]
+        box = (
+            min(xs) - BOX_MARGIN_CM,
+            min(ys) - BOX_MARGIN_CM,
+            max(xs) + BOX_MARGIN_CM,
+            max(ys) + BOX_MARGIN_CM,
+        )
+    if len(_boxes) >= _MAX_BOXES:
+        _boxes.clear()  # shapes of games no longer asked about
+    _boxes[id(shape)] = (shape, box)  # the shape is kept: its id is not reused meanwhile
+    return box
+
+
 def contains(shape: Shape, point: Point) -> bool:
     """Whether ``point`` is inside ``shape`` (its edge counts as inside)."""
+    low_x, low_y, high_x, high_y = _box(shape)
+    if not (low_x <= point.x <= high_x and low_y <= point.y <= high_y):
+        return False
     if isinstance(shape, CircleShape):
         return distance(shape.center, point) <= shape.radius + EPSILON_CM
     return _in_polygon(shape, point)
@@ -132,6 +172,16 @@ def _along(a: Point, b: Point, t: float) -> Point:
 
 def length_inside(shape: Shape, a: Point, b: Point) -> float:
     """How many cm of the segment a→b lie inside ``shape``."""
+    low_x, low_y, high_x, high_y = _box(shape)
+    # Every point tested below lies in this box (its midpoints are clamped at 0, see _along):
+    # clear of the shape's box, none of it is inside.
+    if (
+        max(a.x, b.x, 0.0) < low_x
+        or min(a.x, b.x) > high_x
+        or max(a.y, b.y, 0.0) < low_y
+        or min(a.y, b.y) > high_y
+    ):
+        return 0.0
     cuts = [0.0, *_crossings(shape, a, b), 1.0]
     total = distance(a, b)
     inside = 0.0

@@ -10,6 +10,9 @@ seed's own rows (cover, obstacles, roads, difficult ground) it stands for.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -222,6 +225,27 @@ def no_battlefield() -> InvalidInput:
 # -- measuring ---------------------------------------------------------------------------------
 
 
+_SightKey = tuple[int, float, float, float, float, tuple[str, ...]]
+_sight_memo: ContextVar[dict[_SightKey, tuple[Sight, tuple[str, ...]]] | None] = ContextVar(
+    "linea_gotica_sight_memo", default=None
+)
+
+
+@contextmanager
+def remembered_sight() -> Iterator[None]:
+    """Within: :func:`sight` answers each line once (the legal listing asks the same firer →
+    target line for every weapon and mode, and again to measure it). The answer depends only
+    on its arguments (a frozen battlefield, two points, the smoke), which are its key."""
+    if _sight_memo.get() is not None:
+        yield
+        return
+    token = _sight_memo.set({})
+    try:
+        yield
+    finally:
+        _sight_memo.reset(token)
+
+
 def sight(
     field: Battlefield,
     origin: Point,
@@ -231,6 +255,22 @@ def sight(
     """The line origin → target, and the ids of what blocks it: sight-blocking areas between
     and areas under effective smoke that it crosses or that either end stands in (smoke
     hides a unit inside it too)."""
+    memo = _sight_memo.get()
+    if memo is None:
+        return _sight(field, origin, target, smoke_places)
+    key = (id(field), origin.x, origin.y, target.x, target.y, smoke_places)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _sight(field, origin, target, smoke_places)
+    return found
+
+
+def _sight(
+    field: Battlefield,
+    origin: Point,
+    target: Point,
+    smoke_places: tuple[str, ...],
+) -> tuple[Sight, tuple[str, ...]]:
     measured = line_of_sight(field, origin, target)
     blocking = list(measured.blocked_by)
     _, origin_area = terrain_at(field, origin)

@@ -10,7 +10,7 @@ mission is not offered ``/turn next``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import partial
 
 from rules.core import geometry
@@ -39,6 +39,30 @@ def _passes(*checks: Callable[[], object]) -> bool:
 
 def legal_actions(state: GameState) -> list[LegalAction]:
     """Everything any seat may do now (see :mod:`rules.core.legal`)."""
+    return _listing(state, None)
+
+
+def legal_of_verbs(state: GameState, verbs: Collection[str]) -> list[LegalAction]:
+    """The legal actions of these verbs only, in the order :func:`legal_actions` lists them
+    (the same list, filtered), without checking the candidates of the other verbs: what the
+    follow-up buttons ask (the owed morale, turn and execute), not every fire at every
+    target."""
+    wanted = frozenset(verbs)
+    return [a for a in _listing(state, wanted) if a.verb in wanted]
+
+
+def _listing(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction]:
+    """The legal actions; with ``wanted``, a producer that lists none of those verbs is
+    skipped (its other verbs may still be listed: the caller filters)."""
+    with field.remembered_sight():  # the checks only read the state
+        return _listed(state, wanted)
+
+
+def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction]:
+
+    def want(*verbs: str) -> bool:
+        return wanted is None or not wanted.isdisjoint(verbs)
+
     if state.ended:
         return []
     actions: list[LegalAction] = []
@@ -60,19 +84,22 @@ def legal_actions(state: GameState) -> list[LegalAction]:
         return actions
     if phase is Phase.COVERING:
         mover = state.order[state.mover]
-        for unit in _units_of(state, mover):
-            actions += _fire_actions(state, unit, covering=True)
+        if want("fire"):
+            for unit in _units_of(state, mover):
+                actions += _fire_actions(state, unit, covering=True)
         if mover not in owing:
             actions.append(LegalAction("turn.next", mover))
         return actions
     if phase is Phase.MOVEMENT:
         mover = state.order[state.mover]
-        for unit in _units_of(state, mover):
-            actions += _move_actions(state, unit)
-            actions += _smoke_actions(state, unit)
-        for unit in _units_of(state, state.other_side(mover)):
-            actions += _fire_actions(state, unit)
-            actions += _anti_aircraft_actions(state, unit)
+        if want("move", "test"):
+            for unit in _units_of(state, mover):
+                actions += _move_actions(state, unit)
+                actions += _smoke_actions(state, unit)
+        if want("fire"):
+            for unit in _units_of(state, state.other_side(mover)):
+                actions += _fire_actions(state, unit)
+                actions += _anti_aircraft_actions(state, unit)
         if mover not in owing:
             actions.append(LegalAction("turn.next", mover))
         return actions
@@ -80,15 +107,17 @@ def legal_actions(state: GameState) -> list[LegalAction]:
         for side in state.sides:
             if side in state.done:
                 continue
-            actions += _observe_actions(state, side)
+            if want("test"):
+                actions += _observe_actions(state, side)
             if side not in owing:
                 actions.append(LegalAction("turn.next", side))
         return actions
     # Phase.FIRE: the current quality class, both sides at once.
+    per_unit = want("fire", "test", "callarty")
     for side in state.sides:
         if side in state.done:
             continue
-        for unit in _units_of(state, side):
+        for unit in _units_of(state, side) if per_unit else ():
             if unit.class_index != state.fire_class or not may_still_act(state, unit):
                 continue
             actions += _fire_actions(state, unit)
@@ -100,7 +129,8 @@ def legal_actions(state: GameState) -> list[LegalAction]:
         actions += due
         if side not in owing and not any(a.owed for a in due):
             actions.append(LegalAction("turn.next", side))
-    actions += _fragment_actions(state)
+    if want("fragments"):
+        actions += _fragment_actions(state)
     return actions
 
 
@@ -129,11 +159,12 @@ def _fire_actions(state: GameState, unit: UnitState, covering: bool = False) -> 
     """Fire per weapon (and mode) at each enemy in sight; covering fire at terrain too."""
     found: list[LegalAction] = []
     kind = "copertura" if covering else "normale"
+    enemies = _visible_enemies(state, unit.side)
     for weapon_id in _weapons_of(state, unit):
         row_id = str(state.weapons[weapon_id].row)
         row = fire.weapon_row(row_id)
         modes = ["singolo"] + (["area"] if "area_row" in row.data else [])
-        for target in _visible_enemies(state, unit.side):
+        for target in enemies:
             for mode in modes:
                 options: dict[str, str | int] = {
                     "unit": unit.id,
@@ -570,4 +601,4 @@ def _observe_actions(state: GameState, side: str) -> list[LegalAction]:
     return found
 
 
-__all__ = ["known_places", "legal_actions"]
+__all__ = ["known_places", "legal_actions", "legal_of_verbs"]

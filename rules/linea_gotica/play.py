@@ -311,7 +311,9 @@ class LineaGoticaPlay(DocumentPlay):
                     )
         # A button is offered only for what the rules accept now (a winner who owes a morale
         # test rolls it before choosing; an observer who acted gives no order).
-        legal = legal_module.legal_actions(state)
+        if not owed:
+            return owed
+        legal = legal_module.legal_of_verbs(state, {follow.verb for follow in owed})
         owed = [
             follow
             for follow in owed

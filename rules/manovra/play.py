@@ -163,8 +163,7 @@ class ManovraPlay(DocumentPlay):
                 action.label or Outcome.of(f"manovra.follow.{action.verb}"),
                 action.side,
             )
-            for action in self.legal_actions(document)
-            if action.owed
+            for action in legal.owed_actions(self._state(document))
         ]
         return owed[:MAX_CHOICES]
 

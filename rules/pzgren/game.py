@@ -17,7 +17,7 @@ the owner's choice, and the morale checks it owes, are answered before play cont
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -172,6 +172,15 @@ class PzgrenState(_State):
     def units_in(self, where: str) -> list[UnitState]:
         """The units alive in a hex (aircraft are never in a hex)."""
         return [u for u in self.units.values() if u.alive and not u.air and u.hex == where]
+
+    def occupancy(self) -> dict[str, list[UnitState]]:
+        """:meth:`units_in` of every occupied hex at once (the same units in the same order),
+        for a caller that asks of many hexes while nothing moves."""
+        found: dict[str, list[UnitState]] = {}
+        for unit in self.units.values():
+            if unit.alive and not unit.air:
+                found.setdefault(unit.hex, []).append(unit)
+        return found
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -458,10 +467,16 @@ def _stacking_limit() -> int:
     return int(terrain_data()["stacking"]["combat_units"])
 
 
-def check_move(state: PzgrenState, unit: UnitState, destination: Hex) -> int:
+def check_move(
+    state: PzgrenState,
+    unit: UnitState,
+    destination: Hex,
+    occupancy: Mapping[str, list[UnitState]] | None = None,
+) -> int:
     """Refuse a move the rules forbid (off the map, too far, into enemies, overstacked).
 
-    Returns the distance moved. The handler and the legal-action listing both call it.
+    Returns the distance moved. The handler and the legal-action listing both call it (the
+    listing, asking of every hex in reach, passes the state's :meth:`~PzgrenState.occupancy`).
     """
     where = str(destination)
     if not state.on_map(destination):
@@ -473,7 +488,7 @@ def check_move(state: PzgrenState, unit: UnitState, destination: Hex) -> int:
         raise IllegalAction(
             "error.pzgren.too_far", unit=unit.name, distance=steps, movement=unit.movement
         )
-    occupants = state.units_in(where)
+    occupants = state.units_in(where) if occupancy is None else occupancy.get(where, [])
     if any(u.side != unit.side for u in occupants):
         raise IllegalAction("error.pzgren.enemy_hex", hex=where)
     if unit.category is Category.COMBAT:

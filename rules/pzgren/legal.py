@@ -19,6 +19,8 @@ offers each unit's own fire, which is enough to play a whole game.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
@@ -36,9 +38,10 @@ def legal_actions(state: g.PzgrenState) -> list[LegalAction]:
     if state.ended:
         return []
     actions = [LegalAction("turn.next", state.active_side)]
+    occupancy = state.occupancy()  # nothing moves while the listing asks of every hex
     for unit in state.units.values():
         if unit.side == state.active_side and unit.alive and not unit.acted:
-            actions += _activations(state, unit)
+            actions += _activations(state, unit, occupancy)
     actions += _opportunity_fire(state)
     return actions
 
@@ -74,30 +77,39 @@ def _owed_morale(state: g.PzgrenState, owed: g.PendingMorale) -> LegalAction:
     )
 
 
-def move_destinations(state: g.PzgrenState, unit: g.UnitState) -> list[str]:
-    """The hexes the unit may move to now (``check_move`` accepts them)."""
+def move_destinations(
+    state: g.PzgrenState,
+    unit: g.UnitState,
+    occupancy: Mapping[str, list[g.UnitState]] | None = None,
+) -> list[str]:
+    """The hexes the unit may move to now (``check_move`` accepts them); ``occupancy``: the
+    state's :meth:`~rules.pzgren.game.PzgrenState.occupancy`, if the caller has it."""
     if unit.air:
         return []
     found: list[str] = []
     here = unit.position
     reach = unit.movement
+    if occupancy is None:
+        occupancy = state.occupancy()
     for q in range(max(0, here.q - reach), min(state.columns, here.q + reach + 1)):
         for r in range(max(0, here.r - reach), min(state.rows, here.r + reach + 1)):
             where = Hex(q, r)
             if distance(here, where) > reach:
                 continue
             try:
-                g.check_move(state, unit, where)
+                g.check_move(state, unit, where, occupancy)
             except RulesError:
                 continue
             found.append(str(where))
     return found
 
 
-def _activations(state: g.PzgrenState, unit: g.UnitState) -> list[LegalAction]:
+def _activations(
+    state: g.PzgrenState, unit: g.UnitState, occupancy: Mapping[str, list[g.UnitState]]
+) -> list[LegalAction]:
     side = unit.side
     actions = [LegalAction("move", side, {"unit": unit.id, "kind": "hold"})]
-    destinations = move_destinations(state, unit)
+    destinations = move_destinations(state, unit, occupancy)
     if destinations:
         actions.append(
             LegalAction("move", side, {"unit": unit.id}, (OptionSpec("hex", tuple(destinations)),))

@@ -138,3 +138,35 @@ def test_a_battlefield_refuses_a_point_off_the_table() -> None:
     with pytest.raises(ValueError, match="off the table"):
         Battlefield(width_cm=50, height_cm=50, open_terrain="open",
                     deployment={"squad": Point(x=60, y=10)})
+
+
+# Points around and on the areas' edges (where the exact tests and the boxes meet).
+near = st.floats(min_value=0, max_value=123, allow_nan=False)
+edge_points = st.one_of(
+    points,
+    st.builds(Point, x=near, y=near),
+    st.sampled_from([p for a in (HOUSE, RIDGE) for p in a.shape.points]),  # type: ignore[union-attr]
+    st.builds(Point, x=st.sampled_from([9.0, 10.0, 20.0, 21.0, 49.0, 50.0, 70.0, 71.0]),
+              y=st.sampled_from([9.0, 10.0, 20.0, 30.0, 50.0, 60.0, 75.0, 76.0])),
+)
+
+
+@given(edge_points, edge_points)
+def test_the_bounding_boxes_change_no_answer(a: Point, b: Point) -> None:
+    """contains and length_inside skip a shape whose widened box the point or segment
+    misses: the same answers as the exact tests alone (an endless box)."""
+    from rules.core import geometry
+
+    fast = [
+        (contains(area.shape, a), length_inside(area.shape, a, b)) for area in FIELD.areas
+    ]
+    endless = (-math.inf, -math.inf, math.inf, math.inf)
+    original = geometry._box
+    geometry._box = lambda shape: endless
+    try:
+        exact = [
+            (contains(area.shape, a), length_inside(area.shape, a, b)) for area in FIELD.areas
+        ]
+    finally:
+        geometry._box = original
+    assert fast == exact

@@ -74,17 +74,7 @@ def legal_actions(state: ManovraState) -> list[LegalAction]:
         else:
             actions += _declarations(state)
     elif state.step is TurnStep.INDIRECT:
-        marker = _next_marker(state)
-        if marker is not None:
-            actions.append(
-                LegalAction(
-                    "execute",
-                    state.platoons[marker.battery].side,
-                    {"marker": marker.id},
-                    owed=True,
-                    label=Outcome.of("manovra.follow.execute", marker=marker.id),
-                )
-            )
+        actions += _next_execute(state)
     actions += _fragments(state)
     actions += [
         LegalAction("turn.next", side)
@@ -92,6 +82,37 @@ def legal_actions(state: ManovraState) -> list[LegalAction]:
         if _accepted(partial(_check_next, state, side))
     ]
     return actions
+
+
+def owed_actions(state: ManovraState) -> list[LegalAction]:
+    """The owed actions, in the order :func:`legal_actions` lists them (that list, filtered
+    to ``owed``), without checking everything else a seat may do: the follow-up buttons.
+
+    Only two things are ever owed: the tests of the units that owe one (which block all but
+    the fragments) and, at step 4, the next IF marker."""
+    if state.ended:
+        return []
+    if state.pending:
+        return _owed_tests(state)
+    if state.step is TurnStep.INDIRECT:
+        return _next_execute(state)
+    return []
+
+
+def _next_execute(state: ManovraState) -> list[LegalAction]:
+    """Step 4: the next IF marker to execute, owed by its battery's side (none when all are)."""
+    marker = _next_marker(state)
+    if marker is None:
+        return []
+    return [
+        LegalAction(
+            "execute",
+            state.platoons[marker.battery].side,
+            {"marker": marker.id},
+            owed=True,
+            label=Outcome.of("manovra.follow.execute", marker=marker.id),
+        )
+    ]
 
 
 def _accepted(check: Callable[[], object]) -> bool:
