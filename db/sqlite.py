@@ -30,6 +30,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from db import migrations
+from db.checkpoint import BACKSTOP_PAGES, Checkpointer
 from db.errors import (
     ArchiveNotFound,
     ChainBroken,
@@ -1241,6 +1242,12 @@ def configure_connection(
     return migrations.read_user_version(connection)
 
 
+def _hand_checkpoints_over(connection: sqlite3.Connection) -> None:
+    """Leave WAL checkpoints to the store's checkpoint thread, keeping the writer's own
+    only as a backstop (`db.checkpoint`)."""
+    connection.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES:d}").fetchall()
+
+
 def _enable_wal(connection: sqlite3.Connection, busy_timeout_ms: int) -> None:
     """Switch the file to WAL, retrying while another connection holds it.
 
@@ -1296,6 +1303,9 @@ class SqliteStore:
         # thread, whose every millisecond all grouped commits wait for.
         self.preparer = CommitPreparer()
         self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-encode")
+        # WAL checkpoints run off the commit path (`db.checkpoint`); none for a database in
+        # memory.
+        self._checkpointer: Checkpointer | None = None
 
     @classmethod
     async def open(
@@ -1350,6 +1360,9 @@ class SqliteStore:
         except BaseException:
             await connection.close()
             raise
+        if path_text != ":memory:" and not path_text.startswith("file:"):
+            await store._run(_hand_checkpoints_over)
+            store._checkpointer = Checkpointer(path_text, busy_timeout_ms=busy_timeout_ms)
         return store
 
     async def close(self) -> None:
@@ -1361,6 +1374,9 @@ class SqliteStore:
         """
         if not self._closed:
             self._closed = True
+            if self._checkpointer is not None:
+                # First: the writer, closing last, checkpoints fully and removes the WAL.
+                await asyncio.to_thread(self._checkpointer.close)
             await self._connection.close()
             self._encoder.shutdown(wait=False)
 
@@ -1391,7 +1407,10 @@ class SqliteStore:
         if self._closed:
             raise StoreUnavailable("the store is closed", channel_id)
         try:
-            return await self._connection.run(work, groupable=groupable)
+            result = await self._connection.run(work, groupable=groupable)
+            if self._checkpointer is not None:
+                self._checkpointer.wrote()
+            return result
         except WorkerClosed:
             raise StoreUnavailable("the store is closed", channel_id) from None
         except sqlite3.Error as error:
@@ -1560,11 +1579,14 @@ class SqliteStore:
         except RuntimeError as error:  # shut down by a concurrent close
             raise StoreUnavailable("the store is closed", channel_id) from error
         try:
-            return await answer
+            committed = await answer
         except WorkerClosed:
             raise StoreUnavailable("the store is closed", channel_id) from None
         except sqlite3.Error as error:
             raise _translate(error, channel_id) from error
+        if self._checkpointer is not None:
+            self._checkpointer.wrote()
+        return committed
 
     async def end_game(
         self,
