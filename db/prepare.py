@@ -2,11 +2,10 @@
 
 A commit stores its event's canonical JSON texts (`prepare_event`), the new document's
 canonical JSON and its patch from the previous version (db/patch.py). All of it is pure
-computation: the service makes them on its
-rules thread, in the same hop that played the command (`CommitPreparer.prepare`), and hands
-the result to ``commit``; a caller that passes a plain document has the store make them on
-a thread of its own. Either way the event loop never encodes a document, and the database
-thread, whose every millisecond all grouped commits wait for, only compares two texts.
+computation: the service makes them on its rules thread, in the same hop that played the
+command (`CommitPreparer.prepare`, `prepare_event`), and hands the result to ``commit``; a
+plain document is prepared by the store (SQLite: by the commit's job, on the database
+thread; PostgreSQL: on a worker thread). Either way the event loop never encodes a document.
 """
 
 from __future__ import annotations

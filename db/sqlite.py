@@ -21,7 +21,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
@@ -100,7 +99,7 @@ from db.rows import deadline_from_row as _deadline_from_row
 from db.rows import event_from_row as _event_from_row
 from db.rows import member_from_row as _member_from_row
 from db.rows import summary_from_row as _summary_from_row
-from db.worker import DatabaseThread, WorkerClosed, deliver, grouped
+from db.worker import DatabaseThread, WorkerClosed, grouped
 
 DEFAULT_DB_PATH = "arbitro.db"
 
@@ -1297,12 +1296,10 @@ class SqliteStore:
         self._connection = connection
         self._closed = False
         self.path = path
-        # A commit's canonical JSON and patch (`db.prepare`): made by the caller when it
-        # passes a `PreparedState` (the service does, on its rules thread), otherwise on a
-        # thread of this store's own: never on the event loop, nor on the connection's
-        # thread, whose every millisecond all grouped commits wait for.
+        # A commit's canonical JSON, patch and event texts (`db.prepare`): made by the
+        # caller when it passes a `PreparedState` (the service does, on its rules thread),
+        # otherwise by the commit's job on the connection's thread; never on the event loop.
         self.preparer = CommitPreparer()
-        self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-encode")
         # WAL checkpoints run off the commit path (`db.checkpoint`); none for a database in
         # memory.
         self._checkpointer: Checkpointer | None = None
@@ -1378,7 +1375,6 @@ class SqliteStore:
                 # First: the writer, closing last, checkpoints fully and removes the WAL.
                 await asyncio.to_thread(self._checkpointer.close)
             await self._connection.close()
-            self._encoder.shutdown(wait=False)
 
     async def __aenter__(self) -> Self:
         return self
@@ -1552,41 +1548,18 @@ class SqliteStore:
                 channel_id,
                 groupable=True,
             )
-        # Otherwise the encoder thread prepares the commit and hands it to the database
-        # thread itself: still one hop for the caller, and no document encoded on the loop.
-        if self._closed:
-            raise StoreUnavailable("the store is closed", channel_id)
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[CommitResult] = loop.create_future()
-        preparer, connection = self.preparer, self._connection
+        # A plain document is prepared on the database thread, as the first step of its
+        # job: with one GIL, preparing it on another thread would not spare that thread any
+        # time, only make each of its statements wait for the GIL back (docs/storage.md).
+        preparer = self.preparer
 
-        def prepare_and_queue() -> None:
-            try:
-                prepared = preparer.prepare(channel_id, new_state)
-                pending = event if isinstance(event, PreparedEvent) else prepare_event(event)
-            except BaseException as error:  # the caller's to see, as if raised here
-                deliver(loop, answer, None, error)
-                return
-            connection.submit_threadsafe(
-                _append_job(channel_id, expected_version, prepared, pending, status),
-                loop,
-                answer,
-                groupable=True,
-            )
+        def prepare_and_append(connection: sqlite3.Connection) -> CommitResult:
+            prepared = preparer.prepare(channel_id, new_state)
+            pending = event if isinstance(event, PreparedEvent) else prepare_event(event)
+            append = _append_job(channel_id, expected_version, prepared, pending, status)
+            return append(connection)
 
-        try:
-            self._encoder.submit(prepare_and_queue)
-        except RuntimeError as error:  # shut down by a concurrent close
-            raise StoreUnavailable("the store is closed", channel_id) from error
-        try:
-            committed = await answer
-        except WorkerClosed:
-            raise StoreUnavailable("the store is closed", channel_id) from None
-        except sqlite3.Error as error:
-            raise _translate(error, channel_id) from error
-        if self._checkpointer is not None:
-            self._checkpointer.wrote()
-        return committed
+        return await self._run(prepare_and_append, channel_id, groupable=True)
 
     async def end_game(
         self,

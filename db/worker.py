@@ -70,8 +70,8 @@ class DatabaseThread:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._connection: sqlite3.Connection | None = None
         self._closing = False
-        # Jobs may be queued from other threads (`submit_threadsafe`): closing and queueing
-        # are one step each, so no job lands behind the stop mark, never to be answered.
+        # Closing and queueing are one step each, so no job lands behind the stop mark,
+        # never to be answered (whichever thread queues it).
         self._queueing = threading.Lock()
         self._thread = threading.Thread(
             target=self._serve, name=f"arbitro-db-{next(_names)}", daemon=True
@@ -144,26 +144,6 @@ class DatabaseThread:
                 raise WorkerClosed("the database connection is closed")
             self._jobs.put((work, loop, future, groupable))
         return await future
-
-    def submit_threadsafe(
-        self,
-        work: Callable[[sqlite3.Connection], Any],
-        loop: asyncio.AbstractEventLoop,
-        future: asyncio.Future[Any],
-        *,
-        groupable: bool = False,
-    ) -> None:
-        """Queue ``work`` from any thread; its outcome (or `WorkerClosed`) settles
-        ``future`` on ``loop``, exactly as for `run`.
-
-        Lets a thread that prepared a job hand it on directly, without a trip through the
-        event loop in between.
-        """
-        with self._queueing:
-            if not self._closing:
-                self._jobs.put((work, loop, future, groupable))
-                return
-        deliver(loop, future, None, WorkerClosed("the database connection is closed"))
 
     def _serve(self) -> None:
         """The thread's loop: run each job, hand its outcome to its loop, until told to stop."""
