@@ -40,6 +40,11 @@ def test_bench_store_runs_to_the_end(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "(target <= 3x:" in out
     assert "load+commit p50 with 300 games / with 200" in out
     assert "(target flat, <= 1.5x:" in out
-    for label in ("SqliteStore.commit", "one await/statement", "raw sqlite3 transaction"):
+    for label in (
+        "SqliteStore.commit (plain doc)",
+        "SqliteStore.commit (prepared)",
+        "one await/statement",
+        "raw sqlite3 transaction",
+    ):
         assert out.count(label) == 2  # at FULL and at NORMAL
     assert elapsed < 30, f"the smoke run took {elapsed:.1f} s"
