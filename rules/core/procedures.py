@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from rules.core.dice import DiceSource, DiceTray, ScriptedDice
 from rules.core.errors import InvalidInput
 from rules.core.odds import DEFAULT_PATH_LIMIT, BoundedCache, enumerate_odds
-from rules.core.resolution import Odds, Resolution
+from rules.core.resolution import Odds, ParamValue, Resolution
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
@@ -74,6 +74,26 @@ def describe_validation_error(error: ValidationError) -> str:
     return "; ".join(parts) + (f" (+{more})" if more > 0 else "")
 
 
+@dataclass(frozen=True, slots=True)
+class OddsLabel:
+    """An outcome parameter that only labels the outcome (a figure's number): the odds are
+    enumerated with ``placeholder`` in it and given back with ``actual`` (None: no such
+    parameter)."""
+
+    name: str
+    placeholder: ParamValue
+    actual: ParamValue | None
+
+
+@dataclass(frozen=True, slots=True)
+class SharedOdds(Generic[InputT]):
+    """How an input's odds are shared with the inputs the dice cannot tell from it."""
+
+    key: str
+    enumerate: InputT
+    labels: tuple[OddsLabel, ...] = ()
+
+
 @dataclass(frozen=True)
 class Procedure(Generic[InputT]):
     """A resolver of one ruleset, with its input model and documented dice order."""
@@ -86,6 +106,10 @@ class Procedure(Generic[InputT]):
     dice_order: str
     path_limit: int = DEFAULT_PATH_LIMIT
     examples: tuple[Mapping[str, Any], ...] = field(default=())
+    #: Inputs that differ only where the dice cannot tell them apart share one enumeration:
+    #: given an input, the key its odds are cached under, the input to enumerate, and the
+    #: outcome labels to put back (`OddsLabel`). None: the input itself is the key.
+    odds_input: Callable[[InputT], SharedOdds[InputT]] | None = None
 
     def parse_input(self, data: Mapping[str, Any] | str) -> InputT:
         """Validate raw input (a mapping or JSON text) into the input model."""
@@ -104,7 +128,16 @@ class Procedure(Generic[InputT]):
 
     def odds(self, data: InputT) -> Odds:
         """The exact odds of this input's outcomes (bounded, cached)."""
-        key = (self.ruleset, self.name, data.model_dump_json())
+        if self.odds_input is None:
+            return self._enumerated(data.model_dump_json(), data)
+        shared = self.odds_input(data)
+        odds = self._enumerated(shared.key, shared.enumerate)
+        for label in shared.labels:
+            odds = odds.relabelled(label.name, label.placeholder, label.actual)
+        return odds
+
+    def _enumerated(self, key_text: str, data: InputT) -> Odds:
+        key = (self.ruleset, self.name, key_text)
         cached = _ODDS_CACHE.get(key)
         if cached is not None:
             return cached

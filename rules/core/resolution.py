@@ -179,6 +179,31 @@ class Odds:
                 return entry.probability
         return 0.0
 
+    def relabelled(self, name: str, placeholder: ParamValue, actual: ParamValue | None) -> Odds:
+        """The same odds with outcome parameter ``name`` set to ``actual`` (None: dropped)
+        wherever it is ``placeholder``: the odds of an input that differs only in a label."""
+        if placeholder == actual:
+            return self
+
+        def relabel(params: Params) -> Params:
+            kept: list[tuple[str, ParamValue]] = []
+            for key, value in params:
+                if key != name or value != placeholder:
+                    kept.append((key, value))
+                elif actual is not None:
+                    kept.append((key, actual))
+            return tuple(kept)
+
+        entries = tuple(
+            OddsEntry(
+                Outcome(entry.outcome.key, relabel(entry.outcome.params)),
+                entry.numerator,
+                entry.denominator,
+            )
+            for entry in self.entries
+        )
+        return Odds(entries, self.paths, self.exact)
+
 
 @dataclass(frozen=True, slots=True)
 class Resolution:

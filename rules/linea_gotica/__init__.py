@@ -14,10 +14,17 @@ from rules.linea_gotica.tables import load_tables
 
 
 def _procedure(
-    name: str, model: Any, resolver: Any, dice: str, limit: int = 5_000
+    name: str,
+    model: Any,
+    resolver: Any,
+    dice: str,
+    limit: int = 5_000,
+    odds_input: Any = None,
 ) -> Procedure[Any]:
     summary = (resolver.__doc__ or "").strip().splitlines()[0]
-    return Procedure(RULESET_KEY, name, model, resolver, summary, dice, limit)
+    return Procedure(
+        RULESET_KEY, name, model, resolver, summary, dice, limit, odds_input=odds_input
+    )
 
 
 PROCEDURES: dict[str, Procedure[Any]] = {
@@ -69,6 +76,7 @@ PROCEDURES: dict[str, Procedure[Any]] = {
             "d10 to hit; on a hit the damage dice of the target (infantry: d10, d6 for a "
             "grave wound; unarmoured: d10; armour: d10 penetration, d10 damage, a die for "
             "the weapon destroyed); on an HE miss d10 deviation",
+            odds_input=fire.direct_fire_odds,
         ),
         _procedure(
             "he_effect",

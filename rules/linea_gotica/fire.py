@@ -18,6 +18,7 @@ from pydantic import Field
 from rules.core.compose import independent
 from rules.core.dice import D6, D10, DiceTray, Roll
 from rules.core.errors import InvalidInput, UnknownName
+from rules.core.procedures import OddsLabel, SharedOdds
 from rules.core.resolution import (
     Comparison,
     EffectKind,
@@ -618,6 +619,31 @@ def to_hit_chance(data: DirectFireInput) -> tuple[int, list[Modifier], str | Non
             mods.append(Modifier(f"{K}.mod.{row_id}", halved - chance))
             chance = halved
     return chance, mods, band
+
+
+#: The figure number a shared enumeration is made with (`direct_fire_odds`).
+_ANY_FIGURE = 100
+
+
+def direct_fire_odds(data: DirectFireInput) -> SharedOdds[DirectFireInput]:
+    """The shots whose odds are the same: an area template's rolls at the figures of one
+    squad, or one shot at several distances of the same band.
+
+    The target's figure and unit only label what happens (the figure number is put back
+    into the outcomes); a shot in range that cannot deviate depends on its distance only
+    through the chance and the band it gives (`to_hit_chance`), so those replace it in the
+    key. An HE or flame miss deviates by a share of the distance, and a shot out of range
+    names it: those keep their distance.
+    """
+    target = data.target.model_copy(update={"figure": _ANY_FIGURE, "unit": None})
+    enumerate_on = data.model_copy(update={"target": target})
+    key = enumerate_on.model_dump_json()
+    chance, _, band = to_hit_chance(data)
+    if band is not None and str(weapon_row(data.weapon).data["mode"]) not in ("he", "flame"):
+        anywhere = enumerate_on.model_copy(update={"distance_cm": 0.0})
+        key = f"{chance}|{band}|{anywhere.model_dump_json()}"
+    label = OddsLabel("figure", _ANY_FIGURE, data.target.figure)
+    return SharedOdds(key, enumerate_on, (label,))
 
 
 def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
