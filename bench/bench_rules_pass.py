@@ -26,24 +26,12 @@ if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
 from bench.bench_command_path import fill, pick  # noqa: E402
-from rules.core.dice import Die  # noqa: E402
 from rules.core.errors import RulesError  # noqa: E402
 from rules.core.ruleset import get_ruleset  # noqa: E402
+from tests.fuzz.harness import SeededDice  # noqa: E402
 
 DRAWN = {"move", "fire", "callarty", "execute", "template"}
 RULESETS = ("manovra", "linea_gotica", "pzgren", "w40k4")
-
-
-class SeededDice:
-    """Fair dice from a seeded generator: the same games before and after a change."""
-
-    by_hand = False
-
-    def __init__(self, rng: random.Random) -> None:
-        self._rng = rng
-
-    def face(self, die: Die, label: str) -> int:
-        return self._rng.randint(1, die.sides)
 
 
 def pct(values: list[float], q: float) -> float:

@@ -280,13 +280,13 @@ async def _insert_event(
     With ``advance`` the game row moves from ``version - 1`` to ``version`` in the same
     statement (`_ADVANCE`); `VersionConflict` if it was not at ``version - 1``.
     """
-    resulting_state_hash = state_hash(document_json, status)
-    chained_hash = pending.chained_hash(
+    resulting_state_hash, chained_hash = pending.hashes(
         prev_hash,
         channel_id=channel_id,
         version=version,
         args_json=args_json,
-        resulting_state_hash=resulting_state_hash,
+        document_json=document_json,
+        status=status,
         undoes_seq=undoes_seq,
     )
     created_at = parse_timestamp(pending.created_at)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from db.hashing import canonical_json, encode_document, event_hash
+from db.hashing import canonical_json, encode_document, event_hash, state_hash
 from db.models import EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
 from db.patch import ParsedDocuments, patch_and_result
 
@@ -75,6 +75,29 @@ class PreparedEvent:
                 "undoes_seq": canonical_json(undoes_seq),
                 "verb": canonical_json(self.verb),
             },
+        )
+
+    def hashes(
+        self,
+        prev_hash: str,
+        *,
+        channel_id: int,
+        version: int,
+        args_json: str,
+        document_json: str,
+        status: str,
+        undoes_seq: int | None,
+    ) -> tuple[str, str]:
+        """``(state hash, event hash)`` of this event stored as ``version`` with the state
+        ``document_json`` / ``status``, chained to ``prev_hash``."""
+        resulting_state_hash = state_hash(document_json, status)
+        return resulting_state_hash, self.chained_hash(
+            prev_hash,
+            channel_id=channel_id,
+            version=version,
+            args_json=args_json,
+            resulting_state_hash=resulting_state_hash,
+            undoes_seq=undoes_seq,
         )
 
     def record(

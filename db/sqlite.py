@@ -220,13 +220,13 @@ def _insert_event(
 
     The previous version's full document is the caller's to drop (`_append_tx`).
     """
-    resulting_state_hash = state_hash(document_json, status)
-    chained_hash = pending.chained_hash(
+    resulting_state_hash, chained_hash = pending.hashes(
         prev_hash,
         channel_id=channel_id,
         version=version,
         args_json=args_json,
-        resulting_state_hash=resulting_state_hash,
+        document_json=document_json,
+        status=status,
         undoes_seq=undoes_seq,
     )
     connection.execute(_INSERT_STATE, (channel_id, version, status, document_json))

@@ -13,25 +13,13 @@ from typing import Any
 
 import pytest
 
-from rules.core.dice import Die
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.linea_gotica.play import PLAY
+from tests.fuzz.harness import SeededDice
 from tests.linea_gotica.conftest import gotica_text_without_field, gotica_without_field
 
 MAX_COMMANDS = 3000
-
-
-class SeededDice:
-    """Dice from a seeded generator (never the global ``random``)."""
-
-    by_hand = False
-
-    def __init__(self, rng: random.Random) -> None:
-        self._rng = rng
-
-    def face(self, die: Die, label: str) -> int:
-        return self._rng.randint(1, die.sides)
 
 
 def fill(action: LegalAction, rng: random.Random) -> dict[str, Any]:

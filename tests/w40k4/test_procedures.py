@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from rules.core.dice import DiceTray, Die, ScriptedDice
+from rules.core.dice import DiceTray, ScriptedDice
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.odds import enumerate_odds
 from rules.w40k4 import PROCEDURES, chain
 from tests.core.every_face import EveryFace
+from tests.fuzz.harness import SeededDice
 
 EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "shooting": [
@@ -213,18 +214,6 @@ def test_composed_odds_equal_the_brute_force_enumeration(name, data):
     assert as_fractions(composed) == as_fractions(brute)
 
 
-class SeededDice:
-    def __init__(self, seed: int) -> None:
-        self._rng = random.Random(seed)
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Die, label: str) -> int:
-        return self._rng.randint(1, die.sides)
-
-
 @pytest.mark.parametrize(
     ("name", "data"),
     [
@@ -250,7 +239,7 @@ def test_ten_shots_agree_with_a_monte_carlo_estimate(name, data):
     odds = procedure.odds(parsed)
     assert odds.exact and odds.paths < 500  # one attack enumerated, not 6^30 paths
     runs = 20_000
-    source = SeededDice(4040)
+    source = SeededDice(random.Random(4040))
     counts = Counter(procedure.resolver(parsed, DiceTray(source)).outcome.code for _ in range(runs))
     for entry in odds.entries:
         p = entry.probability
