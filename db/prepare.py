@@ -189,10 +189,10 @@ def system_event(
 class CommitPreparer:
     """Makes `PreparedState` values, remembering each channel's last prepared document.
 
-    Thread-safe: the store's own encoder thread and the service's rules thread may both use
-    it. A channel's commits are serialized by their caller, so two preparations of the same
-    channel do not overlap in practice; if they did, the second finds no base and leaves the
-    patch to the transaction.
+    Thread-safe: the service's rules thread and the store (SQLite's database thread,
+    PostgreSQL's worker threads) may all use it. A channel's commits are serialized by their
+    caller, so two preparations of the same channel do not overlap in practice; if they did,
+    the second finds no base and leaves the patch to the transaction.
     """
 
     def __init__(self) -> None:
