@@ -31,6 +31,25 @@ def _play(ruleset: str) -> GamePlay:
     return play
 
 
+def _next(
+    play: GamePlay,
+    document: Any,
+    actions: list[LegalAction],
+    rng: random.Random,
+    dice: SeededDice,
+    *,
+    owed_first: float,
+) -> Any:
+    """The document after one random legal action (an owed one with ``owed_first``
+    probability when any is owed); the same document if the rules refuse it."""
+    owed = [a for a in actions if a.owed]
+    action = rng.choice(owed if owed and rng.random() < owed_first else actions)
+    try:
+        return play.apply(document, action.verb, fill(action, rng), dice, action.side).document
+    except RulesError:
+        return document
+
+
 def random_states(ruleset: str, seed: int, commands: int = COMMANDS) -> Iterator[Any]:
     """The state after each command of seeded random legal games of every bundled scenario
     (owed actions first, as the follow-up buttons would have them played)."""
@@ -44,14 +63,7 @@ def random_states(ruleset: str, seed: int, commands: int = COMMANDS) -> Iterator
             actions = play.legal_actions(document)
             if not actions:
                 break
-            owed = [a for a in actions if a.owed]
-            action = rng.choice(owed if owed and rng.random() < 0.8 else actions)
-            try:
-                document = play.apply(
-                    document, action.verb, fill(action, rng), dice, action.side
-                ).document
-            except RulesError:
-                continue
+            document = _next(play, document, actions, rng, dice, owed_first=0.8)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -105,14 +117,7 @@ def test_follow_ups_are_owed_legal_actions(ruleset: str) -> None:
                 ), (follow, [_key(a) for a in actions])
             if not actions:
                 break
-            owed = [a for a in actions if a.owed]
-            action = rng.choice(owed or actions)
-            try:
-                document = play.apply(
-                    document, action.verb, fill(action, rng), dice, action.side
-                ).document
-            except RulesError:
-                continue
+            document = _next(play, document, actions, rng, dice, owed_first=1.0)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
