@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from db.errors import ChainBroken, CorruptRecord
-from db.hashing import canonical_json, state_hash
+from db.hashing import canonical_json, canonical_json_of_parsed, state_hash
 
 #: A full document is kept at version 1 and at every multiple of this (besides the head),
 #: so rebuilding an old version applies at most ``SNAPSHOT_EVERY - 1`` patches. The
@@ -171,7 +171,7 @@ def patch_and_result(old: Any, new: Any, new_json: str) -> tuple[str, Any]:
     operations = diff(old, new)
     patch_json = canonical_json(operations)
     rebuilt = apply_patch(old, json.loads(patch_json))
-    if canonical_json(rebuilt) == new_json:
+    if canonical_json_of_parsed(rebuilt) == new_json:
         return patch_json, rebuilt
     return canonical_json([[[], json.loads(new_json)]]), json.loads(new_json)
 

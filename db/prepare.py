@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from db.hashing import canonical_json, encode_document, event_hash, state_hash
+from db.hashing import (
+    canonical_json,
+    canonical_json_of_parsed,
+    encode_document,
+    event_hash,
+    state_hash,
+)
 from db.models import EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
 from db.patch import ParsedDocuments, patch_and_result
 
@@ -151,7 +157,7 @@ _PLAIN_JSON = json.JSONEncoder(allow_nan=False).encode
 def stable_and_value(value: Any) -> tuple[str, Any]:
     """`stable_json` and the value it reads back as (a private copy)."""
     parsed = json.loads(_PLAIN_JSON(value))
-    return canonical_json(parsed), parsed
+    return canonical_json_of_parsed(parsed), parsed
 
 
 def prepare_event(event: NewEvent, *, verb: str | None = None) -> PreparedEvent:

@@ -450,6 +450,15 @@ class _NextState:
 _Decide = Callable[[sqlite3.Connection, int, GameStatus], _NextState]
 
 
+_COMMIT_HEAD = (
+    "SELECT EXISTS (SELECT 1 FROM events WHERE interaction_id = ?), g.version, g.status, "
+    "e.hash, s.document FROM games AS g "
+    "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+    "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
+    "WHERE g.channel_id = ?"
+)
+
+
 def _append_tx(
     connection: sqlite3.Connection,
     *,
@@ -462,31 +471,26 @@ def _append_tx(
     """The one write path after creation: duplicate check, version guard, state, event and
     patch, and the previous whole document dropped unless it is a snapshot."""
     with _write_transaction(connection):
+        # One statement reads all a commit needs: whether the interaction was committed,
+        # the game's head, and the current version's event hash and document.
+        head = connection.execute(_COMMIT_HEAD, (pending.interaction_id, channel_id)).fetchone()
         # Before the version check: a retry of a command that did commit must get its
         # result back, not a conflict with the version it produced itself.
-        duplicate = _duplicate_of(connection, channel_id, pending.interaction_id)
-        if duplicate is not None:
-            return duplicate
-        head = connection.execute(
-            "SELECT version, status FROM games WHERE channel_id = ?", (channel_id,)
-        ).fetchone()
+        if head is None or head[0]:
+            duplicate = _duplicate_of(connection, channel_id, pending.interaction_id)
+            if duplicate is not None:
+                return duplicate
         if head is None:
             raise GameNotFound(channel_id)
-        version = int(head[0])
+        version = int(head[1])
         if expected_version is not None and version != expected_version:
             raise VersionConflict(channel_id, expected_version, version)
-        upcoming = decide(connection, version, _check_status(head[1], channel_id))
-        previous = connection.execute(
-            "SELECT e.hash, s.document FROM events AS e LEFT JOIN states AS s "
-            "ON s.channel_id = e.channel_id AND s.version = e.seq "
-            "WHERE e.channel_id = ? AND e.seq = ?",
-            (channel_id, version),
-        ).fetchone()
-        if previous is None:
+        upcoming = decide(connection, version, _check_status(head[2], channel_id))
+        if head[3] is None:
             raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
-        if previous[1] is None:
+        if head[4] is None:
             raise CorruptRecord(channel_id, f"state of version {version} is missing")
-        stored_json = str(previous[1])
+        head_hash, stored_json = str(head[3]), str(head[4])
         patch_json = None
         if prepared is not None and prepared.text == upcoming.document_json:
             patch_json = prepared.patch_from(stored_json)  # made off this thread, on this base
@@ -506,7 +510,7 @@ def _append_tx(
             connection,
             channel_id=channel_id,
             version=new_version,
-            prev_hash=str(previous[0]),
+            prev_hash=head_hash,
             pending=pending,
             args_json=upcoming.args_json or pending.args_json,
             document_json=upcoming.document_json,

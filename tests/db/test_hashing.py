@@ -8,6 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from db.errors import ChainBroken
 from db.hashing import GENESIS_HASH, canonical_json, state_hash, verify_chain, verify_export
@@ -29,6 +31,61 @@ def test_canonical_json() -> None:
     )
     with pytest.raises(ValueError):
         canonical_json({"x": float("inf")})
+
+
+def documented_text(value: Any) -> str:
+    """The recipe as a plain call, non-finite floats refused."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+# Every JSON value, with the corners where a fast writer and the recipe part ways: floats of
+# every magnitude (exponents, tiny, subnormal, -0.0), integers beyond 64 bits, control and
+# non-ASCII characters in keys and strings, and texts that look like numbers.
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([1e-05, 1e-06, 1.5e-7, 0.0001, 1e16, 1e-300, 5e-324, -0.0, 1e22]),
+    st.text(),
+    st.sampled_from(["0.00001", "1e-5", "line-of-sight", "NaN", "Infinity", "null"]),
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_JSON)
+def test_canonical_json_is_the_recipe_text(value: Any) -> None:
+    # Lone surrogates make text the recipe writes but UTF-8 cannot carry: both must agree
+    # on that too, so only the comparison of the two texts is asked for.
+    assert canonical_json(value) == documented_text(value)
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("-inf"), float("nan")])
+def test_non_finite_floats_are_refused_wherever_they_are(bad: float) -> None:
+    for value in (bad, [bad], {"a": {"b": [None, bad]}}, {"k": None, "x": [1, bad, "NaN"]}):
+        with pytest.raises(ValueError):
+            canonical_json(value)
+
+
+def test_what_the_fast_writer_refuses_is_written_by_the_recipe() -> None:
+    class Count(int):
+        pass
+
+    deep: Any = []
+    for _ in range(400):
+        deep = [deep]
+    for value in ({"a": 2**80}, {"x": Count(3)}, deep, {"s": "\ud800"}, [1e-05, {"k": 1e-7}]):
+        assert canonical_json(value) == documented_text(value)
+    with pytest.raises(TypeError):
+        canonical_json({1: "a", "b": 2})  # keys that cannot be sorted, refused as ever
 
 
 def test_state_hash_matches_the_documented_formula() -> None:
