@@ -49,7 +49,9 @@ async def play(
     with tempfile.TemporaryDirectory() as directory:
         store = await SqliteStore.open(Path(directory, "table.db"))
         try:
-            console = Console(GameService(store), out, channel_id=1, maps_dir=maps_dir)
+            console = Console(
+                GameService(store), out, channel_id=1, maps_dir=maps_dir, language=language
+            )
             typed = 0
 
             async def say(seat: str, line: str) -> None:

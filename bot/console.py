@@ -239,7 +239,10 @@ class Console:
         *,
         channel_id: int = 1,
         maps_dir: Path | None = None,
+        language: str = "it",
     ) -> None:
+        """``language``: the table's own, until a game in the channel sets its own; sent as
+        the asker's language, so a game created without one is made in it."""
         self._service = service
         self._out = out
         self._channel = channel_id
@@ -248,7 +251,8 @@ class Console:
         self._seat = DEFAULT_SEAT
         self._names: dict[int, str] = {user_id_of(DEFAULT_SEAT): DEFAULT_SEAT}
         self._counter = 0
-        self._language = "it"  # the game's language, learnt from its replies
+        self._locale = language
+        self._language = language  # the game's language once there is one, from its replies
         self._prompt: DicePrompt | None = None  # a die the last command still waits for
         self._prompt_noted = False
         self.errors = 0
@@ -331,6 +335,8 @@ class Console:
     ) -> None:
         """One request through the service as the current seat; print its reply."""
         self._counter += 1
+        if verb == "game.new" and "language" not in options:
+            options = {**options, "language": self._locale}
         request = Request(
             channel_id=self._channel,
             user_id=user_id_of(self._seat),
@@ -340,6 +346,7 @@ class Console:
             user_name=self._seat,
             interaction_id=f"console-{self._channel}-{self._counter}-{id(self)}",
             attachment=attachment,
+            locale=self._locale,
         )
         try:
             reply = await self._service.handle(request)
@@ -471,12 +478,14 @@ async def run_console(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     maps_dir: Path | None = None,
+    language: str = "it",
 ) -> int:
     """Run the console on stdin/stdout; with ``strict``, status 1 if any command failed.
-    ``maps_dir``: where the pictures of the table are saved (none drawn without it)."""
+    ``maps_dir``: where the pictures of the table are saved (none drawn without it);
+    ``language``: the table's own (see `Console`)."""
     source = stdin or _tolerant(sys.stdin)
     out = stdout or _tolerant(sys.stdout)
-    console = Console(service, out, channel_id=channel_id, maps_dir=maps_dir)
+    console = Console(service, out, channel_id=channel_id, maps_dir=maps_dir, language=language)
     interactive = source.isatty()
     if interactive:
         out.write(f"[{DEFAULT_SEAT}]> ")

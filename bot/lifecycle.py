@@ -136,7 +136,7 @@ async def serve(settings: Settings, connect: Connector) -> int:
         store = await open_store(str(settings.db))
         try:
             bot = build_bot(
-                GameService(store),
+                GameService(store, language=settings.language),
                 guild_id=settings.guild,
                 sync_state=settings.sync_state_path,
                 shard_count=settings.shard_count,

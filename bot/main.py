@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.replay_cli import register as register_replay
     from db.cli import register as register_db
     from rules.cli import register as register_rules
+    from rules.core.i18n import LANGUAGES
 
     parser = argparse.ArgumentParser(prog="arbitro", description="Arbitro, the wargame umpire.")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -44,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     console.add_argument("--db", help="SQLite file (default: ARBITRO_DB or arbitro.db)")
     console.add_argument("--strict", action="store_true", help="exit 1 if a command failed")
+    console.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        help="the table's language, and a new game's (default: ARBITRO_LANGUAGE, else it)",
+    )
     console.set_defaults(handler=_console)
     run = subcommands.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
     run.add_argument("--db", help="SQLite file (default: ARBITRO_DB or arbitro.db)")
@@ -88,6 +94,8 @@ def _settings(args: argparse.Namespace) -> Any:
         overrides["db"] = Path(args.db)
     if getattr(args, "heartbeat", None):
         overrides["heartbeat"] = Path(args.heartbeat)
+    if getattr(args, "language", None):
+        overrides["language"] = args.language
     return load_settings(**overrides)
 
 
@@ -111,7 +119,7 @@ async def _open_service(settings: Any) -> tuple[Any, Any]:
     except BaseException:
         await store.close()
         raise
-    return store, GameService(store)
+    return store, GameService(store, language=settings.language)
 
 
 def maps_beside(database: str) -> Path:
@@ -136,6 +144,7 @@ def _console(args: argparse.Namespace) -> int:
                 channel_id=args.channel,
                 strict=args.strict,
                 maps_dir=maps_beside(str(settings.db)),
+                language=settings.language,
             )
         finally:
             await store.close()

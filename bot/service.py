@@ -278,9 +278,16 @@ class Seat:
 class GameService:
     """Runs commands for every channel against a store."""
 
-    def __init__(self, store: GameStore, dice: DiceSource | None = None) -> None:
+    def __init__(
+        self, store: GameStore, dice: DiceSource | None = None, *, language: str = "it"
+    ) -> None:
+        """``language``: the language of a game created without one, and of answers outside
+        any game to an asker whose own language is unknown (``ARBITRO_LANGUAGE``)."""
+        if language not in LANGUAGES:
+            raise ValueError(f"unknown language {language!r}: one of {', '.join(LANGUAGES)}")
         self._store = store
         self._dice = dice or SystemDice()
+        self._language = language
         self._locks: dict[int, asyncio.Lock] = {}
         # Timing only (retry jitter), never dice: a private generator, seeded by the OS.
         self._jitter = random.Random()
@@ -304,6 +311,11 @@ class GameService:
     async def _read_off_loop(self, work: Callable[[], _T]) -> _T:
         """Run a read-only question to the rules on the reads thread."""
         return await asyncio.get_running_loop().run_in_executor(self._reads, work)
+
+    def _known(self, *candidates: str | None) -> str:
+        """The first of ``candidates`` that is a language of the catalogues, else the
+        service's own."""
+        return next((c for c in candidates if c in LANGUAGES), self._language)
 
     def _lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -512,7 +524,7 @@ class GameService:
             record = await self._store.load(request.channel_id)
         except GameNotFound:
             record = None
-        language = record.language if record is not None else (request.locale or "it")
+        language = record.language if record is not None else self._known(request.locale)
         dice: DiceSource = self._dice
         if request.dice:
             dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
@@ -567,7 +579,7 @@ class GameService:
     async def _new_game(self, request: Request) -> Reply:
         options = request.options
         ruleset = str(options.get("ruleset") or KNOWN_RULESETS[0])
-        language = str(options.get("language") or "it")
+        language = str(options.get("language") or self._language)
         if language not in LANGUAGES:
             raise InvalidInput(
                 "error.service.bad_language", language=language[:10], known=", ".join(LANGUAGES)
@@ -631,7 +643,7 @@ class GameService:
             raise ServiceError("error.service.creators.managers_only")
         role_id = _role_option(request.options)
         await self._store.set_creator_role(request.guild_id, role_id)
-        reply = Reply(language=_known_language(request.locale))
+        reply = Reply(language=self._known(request.locale))
         reply.notices.append(
             Outcome.of("bot.games.creators", role=f"<@&{role_id}>")
             if role_id is not None
@@ -646,7 +658,7 @@ class GameService:
             record: GameRecord | None = await self._store.load(request.channel_id)
         except GameNotFound:
             record = None
-        language = _known_language(record.language if record else None, request.locale)
+        language = self._known(record.language if record else None, request.locale)
         play = self._play(record.ruleset) if record is not None else None
         reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
         if request.verb == "help":
@@ -673,7 +685,7 @@ class GameService:
 
     async def _list(self, request: Request) -> Reply:
         """``/game list``: the guild's games, in play and archived."""
-        language = _known_language(await self.language(request.channel_id), request.locale)
+        language = self._known(await self.language(request.channel_id), request.locale)
         reply = Reply(language=language)
         reply.lines = await list_lines(
             self._store, request.guild_id, language, in_guild=request.guild_id is not None
@@ -1606,9 +1618,6 @@ def channel_map(
     return localized_map(view, ruleset, language)
 
 
-def _known_language(*candidates: str | None) -> str:
-    """The first of ``candidates`` that is a language of the catalogues, else Italian."""
-    return next((c for c in candidates if c in LANGUAGES), "it")
 
 
 def _side_named(sides: Mapping[str, str], wanted: object) -> str:

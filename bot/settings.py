@@ -14,6 +14,8 @@ from typing import Any, Literal
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from rules.core.i18n import LANGUAGES
+
 #: The levels ``ARBITRO_LOG_LEVEL`` accepts (any case).
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -27,6 +29,7 @@ ENVIRONMENT_NAMES = {
     "shard_count": "ARBITRO_SHARD_COUNT",
     "shard_ids": "ARBITRO_SHARD_IDS",
     "sync_commands": "ARBITRO_SYNC_COMMANDS",
+    "language": "ARBITRO_LANGUAGE",
 }
 
 #: Discord ids (snowflakes) are positive 64-bit integers.
@@ -39,8 +42,8 @@ class SettingsError(ValueError):
 
 class Settings(BaseSettings):
     """Arbitro's settings: ``DISCORD_TOKEN``, ``ARBITRO_DB``, ``ARBITRO_GUILD``,
-    ``ARBITRO_LOG_LEVEL``, ``ARBITRO_HEARTBEAT``, and for several bot processes
-    ``ARBITRO_SHARD_COUNT``, ``ARBITRO_SHARD_IDS``, ``ARBITRO_SYNC_COMMANDS``."""
+    ``ARBITRO_LOG_LEVEL``, ``ARBITRO_HEARTBEAT``, ``ARBITRO_LANGUAGE``, and for several bot
+    processes ``ARBITRO_SHARD_COUNT``, ``ARBITRO_SHARD_IDS``, ``ARBITRO_SYNC_COMMANDS``."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
@@ -76,6 +79,20 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ARBITRO_SYNC_COMMANDS", "sync_commands"),
         description="auto: the process running shard 0 (or every shard) syncs the commands",
     )
+
+    language: str = Field(
+        "it",
+        validation_alias=AliasChoices("ARBITRO_LANGUAGE", "language"),
+        description="the language of a game created without one, and of the console table",
+    )
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _known_language(cls, value: Any) -> str:
+        text = str(value).strip().lower() or "it"  # ARBITRO_LANGUAGE= means the default
+        if text not in LANGUAGES:
+            raise ValueError(f"{value!r} is not one of {', '.join(LANGUAGES)}")
+        return text
 
     @field_validator("discord_token", "heartbeat", "shard_count", "shard_ids", mode="before")
     @classmethod

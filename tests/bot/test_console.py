@@ -34,7 +34,9 @@ SCRIPT = """\
 """
 
 
-def run_cli(tmp_path: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    tmp_path: Path, script: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bot.main", "console", "--db", str(tmp_path / "t.db"), *args],
         input=script,
@@ -42,7 +44,11 @@ def run_cli(tmp_path: Path, script: str, *args: str) -> subprocess.CompletedProc
         text=True,
         timeout=120,
         cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            **(env or {}),
+        },
     )
 
 
@@ -185,3 +191,19 @@ async def test_at_the_terminal_the_prompt_names_the_die_and_a_face_answers_it(se
     assert "! Die #3 shows 13, but a D10 cannot roll 13" in text
     assert "«arma distrutta + 1 morto + CT»" in text and errors == 1
     assert text.endswith("[anna]> ")  # resolved: the ordinary prompt again
+
+
+def test_the_table_speaks_the_language_it_is_given(tmp_path):
+    # --language: the table's own words before any game, and the game it creates.
+    result = run_cli(tmp_path, "/as anna\n/turn next\n/game new\n/game status\n", "--language", "fr")
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
+    assert "Ora sei" not in out and "Nessuna partita" not in out
+    assert "Partie créée" in out and "Tour 1" in out
+    # ARBITRO_LANGUAGE sets the same for every console and bot process; the flag wins.
+    english = run_cli(tmp_path, "/game status\n", env={"ARBITRO_LANGUAGE": "en"})
+    assert "Tour 1" in english.stdout  # the game keeps the language it was made in
+    other = run_cli(tmp_path, "/game new\n", "--channel", "2", env={"ARBITRO_LANGUAGE": "en"})
+    assert "Game created" in other.stdout
+    bad = run_cli(tmp_path, "/game status\n", env={"ARBITRO_LANGUAGE": "de"})
+    assert bad.returncode == 2 and "ARBITRO_LANGUAGE" in bad.stderr

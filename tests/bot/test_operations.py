@@ -260,6 +260,7 @@ def test_sync_dry_run_still_prints_the_payload(capsys):
         ("ARBITRO_GUILD", "0", "ARBITRO_GUILD: '0' is not a Discord server id"),
         ("ARBITRO_DB", " ", "ARBITRO_DB: is empty"),
         ("DISCORD_TOKEN", "two words", "DISCORD_TOKEN: a bot token has no spaces"),
+        ("ARBITRO_LANGUAGE", "de", "ARBITRO_LANGUAGE: 'de' is not one of it, en, fr"),
     ],
 )
 @pytest.mark.parametrize("command", [["run"], ["console"], ["health"], ["sync"], []])
@@ -281,7 +282,9 @@ def test_good_settings_are_read_in_any_case(monkeypatch):
     monkeypatch.setenv("ARBITRO_LOG_LEVEL", "debug")
     monkeypatch.setenv("ARBITRO_GUILD", " 1234 ")
     monkeypatch.setenv("DISCORD_TOKEN", "")
+    monkeypatch.setenv("ARBITRO_LANGUAGE", " EN ")
     settings = load_settings()
+    assert settings.language == "en"
     assert settings.log_level == "DEBUG" and settings.log_level_number == 10
     assert settings.guild == 1234 and settings.discord_token is None
     assert settings.heartbeat_path == Path("arbitro.db.heartbeat")

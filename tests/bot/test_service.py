@@ -223,3 +223,20 @@ async def test_autocomplete_is_filtered_and_bounded(table):
         "esempio_normandia_campo",
     ]
     assert await table.service.choices(555, ANNA, "unit", "") == []
+
+
+async def test_the_service_language_is_the_default_of_a_new_game(store):
+    from bot.service import GameService
+
+    service = GameService(store, language="fr")
+    reply = await service.handle(Request(channel_id=7, user_id=REFEREE, verb="game.new"))
+    assert reply.language == "fr" and (await store.load(7)).language == "fr"
+    # The asker's own language answers outside any game; the service's when it is unknown.
+    assert (await service.handle(Request(channel_id=8, user_id=1, verb="help"))).language == "fr"
+    asked = Request(channel_id=8, user_id=1, verb="help", locale="en")
+    assert (await service.handle(asked)).language == "en"
+    # A language given with the command wins.
+    made = Request(channel_id=9, user_id=REFEREE, verb="game.new", options={"language": "it"})
+    assert (await service.handle(made)).language == "it"
+    with pytest.raises(ValueError):
+        GameService(store, language="de")
