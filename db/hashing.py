@@ -63,7 +63,7 @@ def canonical_json(value: Any) -> str:
 
     The text is the recipe's (module docstring) byte for byte, refusals included. orjson
     writes it about ten times faster; what it would write otherwise goes to the recipe's
-    own encoder (`_written_otherwise`). tests/db/test_hashing.py checks the equality on
+    own encoder (`fast_canonical`). tests/db/test_hashing.py checks the equality on
     generated values.
     """
     kind = type(value)
@@ -73,29 +73,58 @@ def canonical_json(value: Any) -> str:
         return int.__repr__(value)
     if value is None:
         return "null"
+    fast = fast_canonical(value)
+    return _REFERENCE(value) if fast is None else fast[0]
+
+
+def fast_canonical(value: Any) -> tuple[str, Any] | None:
+    """``(canonical_json(value), the value it reads back as)`` when orjson writes the
+    recipe's text; None when only the recipe's own encoder may write (or refuse) it.
+
+    orjson refuses some values the recipe writes (integers beyond 64 bits, keys that are
+    not strings, subclasses, deep nesting), writes small floats its own way
+    (`_written_otherwise`), and writes a few values the recipe refuses: a non-finite float
+    as ``null``, an enum or a UUID as its value. The read-back catches the last kind: such a
+    value does not read back as itself.
+    """
     try:
         data = orjson.dumps(value, option=_ORJSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError included
-        return _REFERENCE(value)
-    if _written_otherwise(data) or orjson.loads(data) != value:
-        # The round trip catches what orjson writes as another value: a non-finite float
-        # (null, where the recipe refuses it), an enum or a UUID (the recipe refuses them).
-        return _REFERENCE(value)
-    return data.decode("utf-8")
+        return None
+    if _written_otherwise(data):
+        return None
+    parsed = orjson.loads(data)  # exact: every integer in it fits 64 bits, or dumps refused
+    if parsed != value:
+        return None
+    return data.decode("utf-8"), parsed
 
 
 def canonical_json_of_parsed(value: Any) -> str:
     """`canonical_json` of a value read from canonical JSON text by ``json.loads`` and
     changed only by other such values (a patch applied to a parsed document).
 
-    Such a value holds nothing but JSON's own types and finite floats, so the round trip
-    `canonical_json` makes to rule out anything else is skipped.
+    Such a value holds nothing but JSON's own types and finite floats, so the read-back
+    `fast_canonical` makes to rule out anything else is skipped.
     """
     try:
         data = orjson.dumps(value, option=_ORJSON_OPTIONS)
     except TypeError:
         return _REFERENCE(value)
     return _REFERENCE(value) if _written_otherwise(data) else data.decode("utf-8")
+
+
+def parse_canonical(text: str) -> Any:
+    """``json.loads(text)``, faster for a canonical text (a stored document).
+
+    orjson parses it when its parse writes back to the very text, which proves the parse
+    exact (an integer beyond 64 bits, which orjson would read as a float, does not write
+    back the same); any other text goes to ``json.loads``, with its errors.
+    """
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+    return value if canonical_json_of_parsed(value) == text else json.loads(text)
 
 
 def _written_otherwise(data: bytes) -> bool:

@@ -23,6 +23,8 @@ from db.hashing import (
     canonical_json_of_parsed,
     encode_document,
     event_hash,
+    fast_canonical,
+    parse_canonical,
     state_hash,
 )
 from db.models import EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
@@ -156,6 +158,9 @@ _PLAIN_JSON = json.JSONEncoder(allow_nan=False).encode
 
 def stable_and_value(value: Any) -> tuple[str, Any]:
     """`stable_json` and the value it reads back as (a private copy)."""
+    fast = fast_canonical(value)  # a value that reads back as itself is stable already
+    if fast is not None:
+        return fast
     parsed = json.loads(_PLAIN_JSON(value))
     return canonical_json_of_parsed(parsed), parsed
 
@@ -228,7 +233,7 @@ class CommitPreparer:
             self._keep(channel_id, new_json, old)
             return PreparedState(channel_id, new_json, base_json, "[]")
         if old is None:
-            old = json.loads(base_json)
+            old = parse_canonical(base_json)
         source = json.loads(new_state) if isinstance(new_state, str) else new_state
         try:
             patch_json, rebuilt = patch_and_result(old, source, new_json)

@@ -50,6 +50,7 @@ from db.hashing import (
     GENESIS_HASH,
     canonical_json,
     encode_document,
+    parse_canonical,
     state_hash,
     verify_chain,
 )
@@ -127,7 +128,7 @@ def _decode_document(text: object, channel_id: int, version: int) -> JsonObject:
     if not isinstance(text, str):
         raise CorruptRecord(channel_id, f"document of version {version} is not text")
     try:
-        value = json.loads(text)
+        value = parse_canonical(text)
     except ValueError as error:
         raise CorruptRecord(
             channel_id, f"document of version {version} is not valid JSON ({error})"

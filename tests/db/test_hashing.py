@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from db.errors import ChainBroken
-from db.hashing import GENESIS_HASH, canonical_json, state_hash, verify_chain, verify_export
+from db.hashing import (
+    GENESIS_HASH,
+    canonical_json,
+    parse_canonical,
+    state_hash,
+    verify_chain,
+    verify_export,
+)
 from db.models import NewEvent, format_timestamp
 from db.sqlite import SqliteStore
 from tests.db.helpers import new_game
@@ -214,3 +221,37 @@ async def test_jsonb_documents_keep_their_hash(pg_url: str) -> None:
         assert await connection.fetchval("SELECT document->'bbb'->>'é' FROM states") == "Å"
     finally:
         await connection.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON)
+def test_a_canonical_text_parses_as_the_standard_library_parses_it(value: Any) -> None:
+    try:
+        text = documented_text(value)
+    except ValueError:
+        return
+    parsed = parse_canonical(text)
+    assert parsed == json.loads(text) and documented_text(parsed) == text
+    # Types too (1 and 1.0 and True are equal in Python, not in the chain).
+    assert repr(parsed) == repr(json.loads(text))
+
+
+def test_parse_canonical_keeps_big_integers_and_refuses_what_json_refuses() -> None:
+    assert parse_canonical('{"n":123456789012345678901234567890}') == {
+        "n": 123456789012345678901234567890
+    }
+    assert parse_canonical('{"n":-9223372036854775809}') == {"n": -9223372036854775809}
+    assert parse_canonical('{"b": 1}') == {"b": 1}  # not canonical: the stdlib parses it
+    with pytest.raises(ValueError):
+        parse_canonical('{"a":')
+
+
+@pytest.mark.parametrize(
+    "value", [{"a": [1, 2.5, None, "x"]}, [{"k": True}], {"t": (1, 2)}, {3: "int key"}]
+)
+def test_stable_json_reads_back_as_itself(value: Any) -> None:
+    from db.prepare import stable_and_value
+
+    text, parsed = stable_and_value(value)
+    assert text == documented_text(json.loads(json.dumps(value)))
+    assert parsed == json.loads(text) and repr(parsed) == repr(json.loads(text))
