@@ -133,15 +133,20 @@ def _written_otherwise(data: bytes) -> bool:
     orjson writes floats below 1e-4 as ``0.00001`` and ``1e-6`` where the recipe writes
     ``1e-05`` and ``1e-06``; everything else it accepts is written as the recipe does. A
     string that merely looks like such a float costs the recipe's encoder, never a wrong
-    text.
+    text. The scan looks for the rare bytes ``-`` and ``.`` (memchr) and checks around
+    them: a two-byte search for ``e-`` stops at every ``e`` of the text.
     """
-    if b"0.0000" in data:
-        return True
-    at = data.find(b"e-")
-    while at > 0:
-        if 48 <= data[at - 1] <= 57:  # a digit, then "e-": an exponent
+    find = data.find
+    at = find(b"-")
+    while at != -1:
+        if at > 1 and data[at - 1] == 101 and 48 <= data[at - 2] <= 57:  # digit, e, -
             return True
-        at = data.find(b"e-", at + 2)
+        at = find(b"-", at + 1)
+    at = find(b".")
+    while at != -1:
+        if at > 0 and data[at - 1] == 48 and data[at + 1 : at + 5] == b"0000":  # 0.0000
+            return True
+        at = find(b".", at + 1)
     return False
 
 

@@ -255,3 +255,11 @@ def test_stable_json_reads_back_as_itself(value: Any) -> None:
     text, parsed = stable_and_value(value)
     assert text == documented_text(json.loads(json.dumps(value)))
     assert parsed == json.loads(text) and repr(parsed) == repr(json.loads(text))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [1e-05, -1.5e-05, 9.99e-05, 1e-06, -2.5e-07, 1e-09, 1e-10, 3e-300, [0.00001], {"k": 1e-6}],
+)
+def test_small_floats_are_written_as_the_recipe_writes_them(value: Any) -> None:
+    assert canonical_json(value) == documented_text(value)
