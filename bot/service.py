@@ -312,6 +312,12 @@ class GameService:
         """Run a read-only question to the rules on the reads thread."""
         return await asyncio.get_running_loop().run_in_executor(self._reads, work)
 
+    @property
+    def default_language(self) -> str:
+        """The language of a game created without one, and of answers to an asker whose
+        own language is unknown."""
+        return self._language
+
     def _known(self, *candidates: str | None) -> str:
         """The first of ``candidates`` that is a language of the catalogues, else the
         service's own."""
@@ -1616,8 +1622,6 @@ def channel_map(
             update={"counters": tuple(c for c in view.counters if not c.hidden)}
         )
     return localized_map(view, ruleset, language)
-
-
 
 
 def _side_named(sides: Mapping[str, str], wanted: object) -> str:

@@ -27,11 +27,14 @@ PENDING = "arbitro_pending"
 
 
 def interaction_language(interaction: discord.Interaction[Any]) -> str:
-    """The game's language when this bot has seen the channel's game, else the user's."""
+    """The game's language when this bot has seen the channel's game, else the user's, else
+    the bot's own (``ARBITRO_LANGUAGE``)."""
     known: Mapping[int, str] = getattr(interaction.client, "languages", {})
     if interaction.channel_id is not None and interaction.channel_id in known:
         return known[interaction.channel_id]
-    return LOCALES.get(interaction.locale, DEFAULT_LANGUAGE)
+    service = getattr(interaction.client, "service", None)
+    fallback = getattr(service, "default_language", DEFAULT_LANGUAGE)
+    return LOCALES.get(interaction.locale) or fallback
 
 
 def unwrap(error: BaseException) -> BaseException:

@@ -425,3 +425,10 @@ def test_error_texts_and_languages():
     assert interaction_language(fake(discord.Locale.british_english, 1, {})) == "en"
     assert interaction_language(fake(discord.Locale.german, 1, {})) == "it"
     assert interaction_language(fake(discord.Locale.french, 1, {1: "en"})) == "en"
+    # A locale without a catalogue reads the bot's own language (ARBITRO_LANGUAGE).
+    french_bot = SimpleNamespace(
+        client=SimpleNamespace(languages={}, service=SimpleNamespace(default_language="fr")),
+        channel_id=1,
+        locale=discord.Locale.german,
+    )
+    assert interaction_language(french_bot) == "fr"
