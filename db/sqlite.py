@@ -151,8 +151,8 @@ def _write_transaction(connection: sqlite3.Connection) -> Iterator[None]:
     by another connection before our UPDATE: the check and the write are one step.
 
     Inside a transaction already open (the worker's group commit: it opened BEGIN
-    IMMEDIATE and a savepoint for this job) it only runs the body; the worker commits,
-    or rolls back to the savepoint if the body raises.
+    IMMEDIATE for several jobs) it only runs the body; the worker commits, or, if the body
+    raised after writing, rolls the group back and runs each of its jobs again alone.
     """
     if grouped():
         yield

@@ -109,10 +109,11 @@ class DatabaseThread:
 
         ``groupable`` work is one write transaction that may share its COMMIT (its fsync)
         with other groupable work queued at the same moment: the worker opens the
-        transaction, runs each inside a savepoint of its own, commits once, and only then
-        answers each of them. Such work must open its transaction with a BEGIN only when
-        ``connection.in_transaction`` is false (``db.sqlite._write_transaction`` does).
-        A failure of one rolls back to its savepoint and is that caller's alone.
+        transaction, runs each in turn, commits once, and only then answers each of them.
+        Such work must open its transaction with a BEGIN only when ``grouped()`` is false
+        (``db.sqlite._write_transaction`` does), and must be safe to run again: if one of
+        the group fails after writing, the group is rolled back and each runs again alone.
+        A failure of one is that caller's alone.
         """
         return await self._submit(work, groupable)
 
@@ -185,12 +186,17 @@ class DatabaseThread:
         deliver(loop, future, result, error)
 
     def _run_group(self, group: list[_Job]) -> None:
-        """Several write transactions as one: one BEGIN, a savepoint each, one COMMIT.
+        """Several write transactions as one: one BEGIN, each job in turn, one COMMIT.
 
         Nobody is answered before the COMMIT returned: an acknowledged command is durable
-        exactly as when it commits alone. If the transaction as a whole is lost (a failed
-        COMMIT, or an error after which SQLite rolled everything back), every job that had
-        succeeded in it gets that error instead, and the jobs not yet run run alone.
+        exactly as when it commits alone. A job that fails before writing anything (a
+        version conflict, a duplicate: the store checks before it writes) fails alone and
+        the group goes on. A job that fails after writing would leave part of itself in the
+        shared transaction: the whole group is rolled back and every job of it runs again
+        alone, in its own transaction, in order (nobody was answered yet, so nothing is
+        lost). No savepoint per job, then: each statement releases the GIL and waits to
+        get it back, and two more per commit cost a fifth of the group's throughput. If
+        the COMMIT itself fails, every job that had succeeded gets that error.
         """
         connection = self._connection
         assert connection is not None
@@ -201,44 +207,41 @@ class DatabaseThread:
                 self._run_one(job)
             return
         outcomes: list[tuple[Any, BaseException | None]] = []
-        lost: BaseException | None = None
+        tainted = False
         _group.active = True
         try:
             for work, *_ in group:
-                connection.execute("SAVEPOINT grouped")
+                written = connection.total_changes
                 try:
                     outcomes.append((work(connection), None))
-                    connection.execute("RELEASE grouped")
                 except BaseException as raised:
-                    if connection.in_transaction:
-                        with contextlib.suppress(sqlite3.Error):
-                            connection.execute("ROLLBACK TO grouped")
-                            connection.execute("RELEASE grouped")
                     outcomes.append((None, raised))
-                    if not connection.in_transaction:  # SQLite rolled the whole group back
-                        lost = raised
+                    if connection.total_changes != written or not connection.in_transaction:
+                        tainted = True
                         break
         finally:
             _group.active = False
-        if lost is None:
-            try:
-                connection.execute("COMMIT")
-            except BaseException as raised:
-                with contextlib.suppress(sqlite3.Error):
-                    if connection.in_transaction:
-                        connection.execute("ROLLBACK")
-                lost = raised
-        if lost is not None:
-            outcomes = [(None, error or lost) for _, error in outcomes]
+        if tainted:
+            with contextlib.suppress(sqlite3.Error):
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+            for job in group:
+                self._run_one(job)
+            return
+        try:
+            connection.execute("COMMIT")
+        except BaseException as raised:
+            with contextlib.suppress(sqlite3.Error):
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+            outcomes = [(None, error or raised) for _, error in outcomes]
         # One wake-up per event loop for the whole group, not one per commit.
         by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
-        for (_, loop, future, _), (result, error) in zip(group, outcomes, strict=False):
+        for (_, loop, future, _), (result, error) in zip(group, outcomes, strict=True):
             by_loop.setdefault(loop, []).append((future, result, error))
         for loop, settled in by_loop.items():
             with contextlib.suppress(RuntimeError):  # that loop is closed: nobody to tell
                 loop.call_soon_threadsafe(_settle_all, settled)
-        for job in group[len(outcomes) :]:
-            self._run_one(job)
 
 
 #: A job's future and what settles it: its result, or the error it raised.

@@ -1,8 +1,9 @@
 """Group commit: commits of different channels queued together share one transaction.
 
 What must hold: each caller is answered only after the shared COMMIT (so an acknowledged
-command is as durable as one committed alone), one caller's failure is its own (rolled back
-to its savepoint, the others commit), and a lost transaction fails every caller in it.
+command is as durable as one committed alone), one caller's failure is its own (a failure
+before writing leaves the group going on; one after writing has the group rolled back and
+every job run again alone), and a lost COMMIT fails every caller in it.
 """
 
 from __future__ import annotations
@@ -170,4 +171,75 @@ async def test_groups_keep_order_with_other_jobs(tmp_path: Path, count: int) -> 
     results = await asyncio.gather(*jobs)
     assert order == [f"{kind}{n}" for n in range(count) for kind in "wr"]
     assert results[1::2] == list(range(1, count + 1))
+    await worker.close()
+
+
+async def _piled_up(worker: DatabaseThread, jobs: list, groupable: bool = True) -> list:
+    """Run ``jobs`` queued behind a blocker, so the worker takes them as one group."""
+    gate = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def blocker(connection: sqlite3.Connection) -> None:
+        asyncio.run_coroutine_threadsafe(gate.wait(), loop).result(timeout=5)
+
+    blocking = asyncio.ensure_future(worker.run(blocker))
+    futures = [asyncio.ensure_future(worker.run(job, groupable=groupable)) for job in jobs]
+    await asyncio.sleep(0.05)
+    gate.set()
+    await blocking
+    return await asyncio.gather(*futures, return_exceptions=True)
+
+
+def _inserting(n: int, runs: list[tuple[int, bool]], fail: str | None = None):
+    def work(connection: sqlite3.Connection) -> int:
+        runs.append((n, grouped()))
+        if not grouped():
+            connection.execute("BEGIN IMMEDIATE")
+        try:
+            if fail == "before":
+                raise VersionConflict(n, 1, 2)
+            connection.execute("INSERT INTO t VALUES (?)", (n,))
+            if fail == "after":
+                raise ValueError(f"job {n} failed after writing")
+            if not grouped():
+                connection.execute("COMMIT")
+        except BaseException:
+            if not grouped() and connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        return n
+
+    return work
+
+
+async def test_a_failure_before_writing_leaves_the_group_going(tmp_path: Path) -> None:
+    worker = await DatabaseThread.connect(str(tmp_path / "b.db"), isolation_level=None)
+    await worker.run(lambda c: c.execute("CREATE TABLE t (n INTEGER)"))
+    statements: list[str] = []
+    await worker.run(lambda c: c.set_trace_callback(statements.append))
+    runs: list[tuple[int, bool]] = []
+    jobs = [_inserting(n, runs, "before" if n == 3 else None) for n in range(6)]
+    outcomes = await _piled_up(worker, jobs)
+    assert isinstance(outcomes[3], VersionConflict)
+    assert [o for i, o in enumerate(outcomes) if i != 3] == [0, 1, 2, 4, 5]
+    # One transaction for all six, each job run once, inside it.
+    assert [s for s in statements if s.strip().upper() == "COMMIT"] == ["COMMIT"]
+    assert runs == [(n, True) for n in range(6)]
+    rows = await worker.run(lambda c: [r[0] for r in c.execute("SELECT n FROM t ORDER BY n")])
+    assert rows == [0, 1, 2, 4, 5]
+    await worker.close()
+
+
+async def test_a_failure_after_writing_reruns_the_group_alone(tmp_path: Path) -> None:
+    worker = await DatabaseThread.connect(str(tmp_path / "a.db"), isolation_level=None)
+    await worker.run(lambda c: c.execute("CREATE TABLE t (n INTEGER)"))
+    runs: list[tuple[int, bool]] = []
+    jobs = [_inserting(n, runs, "after" if n == 2 else None) for n in range(5)]
+    outcomes = await _piled_up(worker, jobs)
+    assert isinstance(outcomes[2], ValueError)
+    assert [o for i, o in enumerate(outcomes) if i != 2] == [0, 1, 3, 4]
+    # Grouped until job 2 wrote and failed; then all five again, each alone, in order.
+    assert runs == [(0, True), (1, True), (2, True)] + [(n, False) for n in range(5)]
+    rows = await worker.run(lambda c: [r[0] for r in c.execute("SELECT n FROM t ORDER BY n")])
+    assert rows == [0, 1, 3, 4]  # job 2's row is gone, nothing of it half-kept
     await worker.close()
