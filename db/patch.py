@@ -354,6 +354,10 @@ class ParsedDocuments:
         if document is not None:
             self._parsed[channel_id] = document
             self._parsed.move_to_end(channel_id)
+        else:
+            # A parse kept from before belongs to another text (the channel's previous
+            # game, say): left here it would become the next patch's base.
+            self._parsed.pop(channel_id, None)
         while len(self._texts) > self._texts_size:
             self._texts.popitem(last=False)
         while len(self._parsed) > self._parsed_size:

@@ -127,3 +127,33 @@ async def test_closing_while_commits_are_being_prepared_answers_each(db_path: Pa
         assert await reopened.check() == []
     finally:
         await reopened.close()
+
+
+async def test_a_channels_second_game_is_patched_against_its_own_first_version(
+    store: Any,
+) -> None:
+    """The preparer keeps the channel's last parsed document; a new game in the same channel
+    must not be diffed against the previous game's (issue: corrupt second game)."""
+    preparer: CommitPreparer = store.preparer
+    await new_game(store, CHANNEL, document=sample_document(turn=1, game="first"))
+    first_next = sample_document(turn=2, game="first")
+    await store.commit(CHANNEL, 1, preparer.prepare(CHANNEL, first_next), prepare_event(_event(1)))
+    await store.end_game(CHANNEL, interaction_id="end-first")
+    await store.archive_game(CHANNEL, await store.export(CHANNEL))
+    await new_game(store, CHANNEL, document=sample_document(turn=1, game="second"))
+    second_next = sample_document(turn=2, game="second", more=[1, 2])
+    prepared = preparer.prepare(CHANNEL, second_next)
+    await store.commit(CHANNEL, 1, prepared, prepare_event(_event(2)))
+    assert (await store.load(CHANNEL)).document == second_next
+    assert (await store.state_at(CHANNEL, 2)).document == second_next
+    assert await store.check() == []
+    await store.export(CHANNEL)  # verifies the chain
+
+
+def test_parsed_documents_forget_a_parse_when_given_a_new_text_alone() -> None:
+    from db.patch import ParsedDocuments
+
+    memory = ParsedDocuments()
+    memory.keep(1, '{"a":1}', {"a": 1})
+    memory.keep(1, '{"b":2}', None)
+    assert memory.latest(1) == ('{"b":2}', None)
