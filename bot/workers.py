@@ -22,6 +22,7 @@ of :class:`rules.core.play.DocumentPlay` is per thread; the odds caches
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -33,6 +34,11 @@ _T = TypeVar("_T")
 #: budget) leave threads for the others; the rules are Python, so more would only add
 #: contention for the interpreter.
 DEFAULT_WORKERS = 4
+#: How long a thread holds the interpreter before another may take it (Python's default
+#: is 5 ms). A slow job on a worker would otherwise make the event loop and every other
+#: job wait up to that long at each hand-over (a command makes a dozen: loop, store thread,
+#: worker, loop…); at 1 ms a healthy channel's command stays fast beside a slow one.
+SWITCH_INTERVAL_S = 0.001
 
 
 @dataclass
@@ -48,6 +54,8 @@ class ChannelWorkers:
 
     def __init__(self, workers: int = DEFAULT_WORKERS, name: str = "arbitro-rules") -> None:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
+            sys.setswitchinterval(SWITCH_INTERVAL_S)  # the process's: see SWITCH_INTERVAL_S
         self._turns: dict[Hashable, _Turn] = {}
         self.workers = workers
 
