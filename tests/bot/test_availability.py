@@ -232,9 +232,20 @@ async def test_one_job_per_channel_at_a_time_even_when_its_caller_gives_up():
     )
     assert results == ["a", "b", "a", "b"]
     assert most == {"a": 1, "b": 1}
-    # Two channels ran side by side: four jobs of 50 ms took well under 200 ms.
-    started = time.perf_counter()
-    await asyncio.gather(workers.run("a", lambda: job("a")), workers.run("b", lambda: job("b")))
-    assert time.perf_counter() - started < 0.095
+    # Two channels run side by side: channel a's job waits for channel b's to start.
+    b_started = threading.Event()
+
+    def wait_for_b() -> str:
+        assert b_started.wait(5), "channel b waited behind channel a"
+        return "a"
+
+    def start_b() -> str:
+        b_started.set()
+        return "b"
+
+    assert await asyncio.gather(workers.run("a", wait_for_b), workers.run("b", start_b)) == [
+        "a",
+        "b",
+    ]
     assert workers.channels == 0
     workers.shutdown()
