@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
@@ -42,6 +42,7 @@ from bot.seats import (
     referee_gone,
     roster_notices,
 )
+from bot.workers import DEFAULT_WORKERS, ChannelWorkers
 from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
 from db.models import (
     CommandContext,
@@ -56,6 +57,7 @@ from db.prepare import PreparedEvent, prepare_event
 from db.protocol import GameStore
 from rules.cli import format_table
 from rules.core.battlefield import MapView, Overlay
+from rules.core.budget import WorkBudgetExceeded, work_budget
 from rules.core.dice import (
     DiceSource,
     DiceTray,
@@ -87,6 +89,17 @@ _T = TypeVar("_T")
 
 #: A resolution whose odds take longer than this posts without them rather than wait.
 ODDS_BUDGET_S = 1.0
+#: The rules work one question of a command may take (measuring, listing legal actions,
+#: resolving): past it the command is refused (error.budget.exceeded) rather than hold
+#: its channel. Odds give up first (the command posts without them). Well under a second,
+#: so every answer comes within one with its store round trips.
+WORK_BUDGET_S = 0.5
+#: A re-roll replays the commands after the re-rolled one: its budget covers a long game.
+REPLAY_BUDGET_S = 4 * WORK_BUDGET_S
+
+# The channel of the request being handled: rules work asked for while handling it takes
+# that channel's turn on the workers (bot.workers).
+_REQUEST_CHANNEL: ContextVar[int | None] = ContextVar("request_channel", default=None)
 
 MAX_OPTION_TEXT = 200
 MAX_SCENARIO_BYTES = 256 * 1024  # bytes, as rules.core.scenario counts them
@@ -279,10 +292,16 @@ class GameService:
     """Runs commands for every channel against a store."""
 
     def __init__(
-        self, store: GameStore, dice: DiceSource | None = None, *, language: str = "it"
+        self,
+        store: GameStore,
+        dice: DiceSource | None = None,
+        *,
+        language: str = "it",
+        workers: int = DEFAULT_WORKERS,
     ) -> None:
         """``language``: the language of a game created without one, and of answers outside
-        any game to an asker whose own language is unknown (``ARBITRO_LANGUAGE``)."""
+        any game to an asker whose own language is unknown (``ARBITRO_LANGUAGE``);
+        ``workers``: the threads rules work runs on (bot.workers)."""
         if language not in LANGUAGES:
             raise ValueError(f"unknown language {language!r}: one of {', '.join(LANGUAGES)}")
         self._store = store
@@ -291,26 +310,34 @@ class GameService:
         self._locks: dict[int, asyncio.Lock] = {}
         # Timing only (retry jitter), never dice: a private generator, seeded by the OS.
         self._jitter = random.Random()
-        # The rules run off the event loop, one command at a time: a long resolution (cold
-        # odds) never holds the other channels' commands, and the rules' caches are never
-        # touched by two threads at once.
-        self._rules = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-rules")
-        # Reads (status, legal actions) on a thread of their own: a status is answered while
-        # a long command resolves. Reads change nothing and compute no odds.
-        self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbitro-reads")
+        # Every question to the rules runs off the event loop, on a few threads, one job
+        # per channel at a time (bot.workers): a slow channel holds neither the loop nor
+        # another channel's commands and reads.
+        self._workers = ChannelWorkers(workers)
 
-    async def _off_loop(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
-        """Run rules work on the rules thread, its odds bounded by :data:`ODDS_BUDGET_S`."""
+    async def _on_workers(
+        self,
+        channel: Hashable | None,
+        work: Callable[[], _T],
+        *,
+        budget_s: float = WORK_BUDGET_S,
+    ) -> _T:
+        """Run rules work on the workers in ``channel``'s turn (None: a turn of its own),
+        bounded by the work budget and its odds by :data:`ODDS_BUDGET_S`."""
 
         def bounded() -> _T:
-            with odds_budget(ODDS_BUDGET_S):
-                return work(*args, **kwargs)
+            with work_budget(budget_s), odds_budget(ODDS_BUDGET_S):
+                return work()
 
-        return await asyncio.get_running_loop().run_in_executor(self._rules, bounded)
+        return await self._workers.run(object() if channel is None else channel, bounded)
+
+    async def _off_loop(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Run rules work for the request being handled, in its channel's turn."""
+        return await self._on_workers(_REQUEST_CHANNEL.get(), lambda: work(*args, **kwargs))
 
     async def _read_off_loop(self, work: Callable[[], _T]) -> _T:
-        """Run a read-only question to the rules on the reads thread."""
-        return await asyncio.get_running_loop().run_in_executor(self._reads, work)
+        """Run a read-only question to the rules (the same workers and budget)."""
+        return await self._off_loop(work)
 
     @property
     def default_language(self) -> str:
@@ -340,6 +367,7 @@ class GameService:
         if len(given) != len(request.options):
             request = replace(request, options=given)
         async with self._lock(request.channel_id):
+            channel = _REQUEST_CHANNEL.set(request.channel_id)
             try:
                 return await self._answer(request)
             except VersionConflict:
@@ -354,6 +382,8 @@ class GameService:
                     raise tampered_refusal(error) from None
                 key = f"error.{error.key}"
                 raise ServiceError(key, **{k: str(v) for k, v in error.params.items()}) from None
+            finally:
+                _REQUEST_CHANNEL.reset(channel)
 
     async def _answer(self, request: Request) -> Reply:
         """Dispatch, re-checking the command on the new state when another process won.
@@ -449,6 +479,8 @@ class GameService:
         if verb in ("game.status", "turn.status"):
             ended = record.status == "ended"
 
+            listed = [True]
+
             def look() -> tuple[StatusView, list[FollowUp], list[LegalAction], MapView | None]:
                 # Off the loop, in one pass: listing legal actions can take milliseconds.
                 view = public_status(play.status(document))
@@ -458,12 +490,19 @@ class GameService:
                 )
                 if ended:
                     return view, [], [], picture
-                follow = play.follow_ups(document)
-                return view, follow, owed(play.legal_actions(document)), picture
+                try:
+                    follow = play.follow_ups(document)
+                    return view, follow, owed(play.legal_actions(document)), picture
+                except WorkBudgetExceeded:
+                    # The state is still shown: only what is owed could not be listed.
+                    listed[0] = False
+                    return view, [], [], picture
 
             reply.status, reply.follow_ups, reply.owed, reply.map_view = (
                 await self._read_off_loop(look)
             )
+            if not listed[0]:
+                reply.notices.append(Outcome.of("bot.status.over_budget"))
             if ended:  # ended by the referee: nobody is to move any more
                 reply.status = replace(reply.status, ended=True, awaiting=None)
                 return reply
@@ -601,8 +640,9 @@ class GameService:
             raise UnknownName(
                 "error.unknown_scenario", name=str(scenario)[:40], known=", ".join(play.scenarios())
             )
-        # Parsing an uploaded file is bounded but not instant: keep it off the event loop.
-        document = await asyncio.to_thread(
+        # Parsing an uploaded file is bounded (rules.core.scenario's limits) but not instant:
+        # off the event loop, within the work budget.
+        document = await self._off_loop(
             play.new_game, str(scenario) if scenario else None, request.attachment
         )
         if request.guild_id is not None and not request.manages_guild:
@@ -633,11 +673,13 @@ class GameService:
                 sides=", ".join(play.sides(document).values()),
             )
         )
-        reply.status = public_status(play.status(document))
-        caption = status_caption(reply.status, ruleset, language)
-        reply.map_view = await self._read_off_loop(
-            lambda: with_caption(channel_map(play, document, ruleset, language), caption)
-        )
+
+        def look() -> tuple[StatusView, MapView | None]:
+            view = public_status(play.status(document))
+            caption = status_caption(view, ruleset, language)
+            return view, with_caption(channel_map(play, document, ruleset, language), caption)
+
+        reply.status, reply.map_view = await self._read_off_loop(look)
         return reply
 
     async def _creators(self, request: Request) -> Reply:
@@ -932,7 +974,7 @@ class GameService:
             reply.head_hash = result.event.hash
             reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
             undone = (await self._store.load(request.channel_id)).document
-            reply.status = public_status(play.status(undone))
+            reply.status = await self._off_loop(lambda: public_status(play.status(undone)))
         elif request.verb == "game.end":
             ended = await self._store.end_game(
                 request.channel_id,
@@ -948,7 +990,9 @@ class GameService:
             if hours:
                 reply.notices.append(Outcome.of("bot.deadline.pace", hours=hours))
                 # The sides owing now get their time at once, not at their next command.
-                owing = owing_sides(play.follow_ups(document), play.awaiting(document))
+                owing = await self._off_loop(
+                    lambda: owing_sides(play.follow_ups(document), play.awaiting(document))
+                )
                 due = datetime.now(UTC) + timedelta(hours=hours)
                 sides = play.sides(document)
                 for side in sorted(owing):
@@ -1018,7 +1062,8 @@ class GameService:
             )
             reply.notices.append(Outcome.of("bot.game.taken_back", seq=latest[0].seq))
             reply.seq, reply.head_hash = result.seq, result.event.hash
-            reply.status = public_status(play.status((await self._store.load(channel)).document))
+            taken_back = (await self._store.load(channel)).document
+            reply.status = await self._off_loop(lambda: public_status(play.status(taken_back)))
             return reply
         latest = version if request.verb == VERB_REROLL else max(1, version - 1)
         seq = _int_option(request.options, "seq", 0, 1, latest)
@@ -1033,7 +1078,9 @@ class GameService:
             result = await self._store.commit(channel, version, earlier.document, event)
             reply.notices.append(Outcome.of("bot.game.rewound", seq=seq, undone=version - seq))
             reply.seq, reply.head_hash = result.seq, result.event.hash
-            reply.status = public_status(play.status(play.load_document(earlier.document)))
+            reply.status = await self._off_loop(
+                lambda: public_status(play.status(play.load_document(earlier.document)))
+            )
             return reply
         bundle = await self._store.export(channel)
         target = next((e for e in bundle.events if e.seq == seq), None)
@@ -1050,7 +1097,11 @@ class GameService:
             next(s.document for s in bundle.states if s.version == seq - 1)
         )
         members = list(context.members)
-        outcome = await self._off_loop(rerun, play, before, target, self._dice, later, members)
+        outcome = await self._on_workers(
+            channel,
+            lambda: rerun(play, before, target, self._dice, later, members),
+            budget_s=REPLAY_BUDGET_S,
+        )
         event = NewEvent(
             verb=VERB_REROLL,
             args={"seq": seq, "replayed": outcome.replayed, "stopped_at": outcome.stopped_at},
@@ -1067,7 +1118,9 @@ class GameService:
                 Outcome.of("bot.dice.reroll_stopped", seq=outcome.stopped_at, reason=outcome.reason)
             )
         reply.seq, reply.head_hash = result.seq, result.event.hash
-        reply.status = public_status(play.status(play.load_document(outcome.document)))
+        reply.status = await self._off_loop(
+            lambda: public_status(play.status(play.load_document(outcome.document)))
+        )
         return reply
 
     async def _dice_check(
@@ -1145,14 +1198,18 @@ class GameService:
             waiting = play.awaiting(document)
             # Read from the state the command is played on, before apply takes it over.
             marks = command_marks(play, document, request) if drawn else ()
-            result = play.apply(
-                document,
-                request.verb,
-                request.options,
-                SystemDice() if odds_only else dice,
-                actor_side,
-                other_dice=bot_dice,
-            )
+            try:
+                result = play.apply(
+                    document,
+                    request.verb,
+                    request.options,
+                    SystemDice() if odds_only else dice,
+                    actor_side,
+                    other_dice=bot_dice,
+                )
+            except IllegalAction as error:
+                # What the seat may do instead is listed here, in the same job and budget.
+                raise self._not_now(play, document, error, actor_side) from None
             if odds_only:
                 return waiting, result, [], None
             if preparer is not None:
@@ -1175,14 +1232,14 @@ class GameService:
             return await self._ask_for_die(
                 request, play, seat, version, document, reply, needed, typed, bot_dice.faces
             )
-        except IllegalAction as error:
-            raise self._not_now(play, document, error, actor_side) from None
         except DiceError as error:
             if typed is None or error.key != "error.dice.impossible_face":
                 raise
             # A face that does not fit may only mean the rules refuse the command anyway
             # (the dice were meant for a path it never takes): then say the rules' reason.
-            self._raise_rules_refusal(play, document, request, actor_side, typed, bot_faces)
+            await self._off_loop(
+                self._raise_rules_refusal, play, document, request, actor_side, typed, bot_faces
+            )
             raise
         if isinstance(dice, ScriptedDice) and not odds_only:
             dice.ensure_consumed()
@@ -1264,7 +1321,9 @@ class GameService:
         with the rules' reason, rather than after the player has rolled for it.
         """
         actor_side = None if seat.role == "referee" else seat.side
-        self._raise_rules_refusal(play, document, request, actor_side, typed, bot_faces)
+        await self._off_loop(
+            self._raise_rules_refusal, play, document, request, actor_side, typed, bot_faces
+        )
         pending = await self._store.save_pending_roll(
             PendingRoll(
                 channel_id=request.channel_id,
@@ -1420,13 +1479,21 @@ class GameService:
         else:
             seat = await self._seat(Request(channel_id, user_id, "choices"))
             side = None if seat.role == "referee" else seat.side
+            document = record.document
+
+            def lookup() -> list[str]:
+                names = play.choices(document, kind, side)
+                try:
+                    # What the seat may use now comes first: the same answer the rules give.
+                    legal = values_of(for_seat(play.legal_actions(document), side), kind)
+                except WorkBudgetExceeded:
+                    return names  # past the budget: the names, unordered
+                return [*legal, *(n for n in names if n not in legal)]
+
             try:
-                names = play.choices(record.document, kind, side)
-                # What the seat may use now comes first: the same answer the rules give.
-                legal = values_of(for_seat(play.legal_actions(record.document), side), kind)
+                names = await self._on_workers(channel_id, lookup)
             except RulesError:  # a document this version cannot read: the command will say so
                 return []
-            names = [*legal, *(n for n in names if n not in legal)]
         return [n for n in names if typed.lower() in n.lower()][:25]
 
     async def _extra_choices(self, channel_id: int, verb: str, typed: str) -> list[str]:
@@ -1611,6 +1678,9 @@ def channel_map(
     in its public view."""
     try:
         view = play.map_view(document, None, public=True, language=language)
+    except WorkBudgetExceeded:
+        log.warning("map_view past the work budget (%s): no picture", ruleset)
+        return None
     except Exception:  # a picture must never cost the command its reply
         log.exception("map_view failed (%s)", ruleset)
         return None

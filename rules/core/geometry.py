@@ -13,7 +13,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rules.core.battlefield import Battlefield, CircleShape, Point, PolygonShape, Shape
+from rules.core.battlefield import (
+    Battlefield,
+    CircleShape,
+    Point,
+    PolygonShape,
+    Shape,
+    TerrainArea,
+)
+from rules.core.budget import charge
 from rules.core.errors import InvalidInput
 
 # Lengths below this are measuring noise (a line grazing a corner, a point on an edge).
@@ -36,16 +44,21 @@ def distance(a: Point, b: Point) -> float:
 # shape (edges and measuring noise included), whatever the rounding of the exact tests.
 BOX_MARGIN_CM = 1.0
 
-_boxes: dict[int, tuple[Shape, tuple[float, float, float, float]]] = {}
-_MAX_BOXES = 4096
+# An edge of a polygon as plain numbers: a, b, and the box of the edge widened by EPSILON_CM.
+_Edge = tuple[float, float, float, float, float, float, float, float]
+_Box = tuple[float, float, float, float]
+
+_shapes: dict[int, tuple[Shape, _Box, tuple[_Edge, ...]]] = {}
+_MAX_SHAPES = 4096
 
 
-def _box(shape: Shape) -> tuple[float, float, float, float]:
-    """(min x, min y, max x, max y) of the shape, widened by :data:`BOX_MARGIN_CM`; kept per
-    shape object (shapes are frozen) so the many tests of a line of sight share it."""
-    kept = _boxes.get(id(shape))
+def _prepared(shape: Shape) -> tuple[Shape, _Box, tuple[_Edge, ...]]:
+    """The shape's widened box and (a polygon's) edges as plain numbers, kept per shape
+    object (shapes are frozen) so the many tests of a line of sight share them."""
+    kept = _shapes.get(id(shape))
     if kept is not None and kept[0] is shape:
-        return kept[1]
+        return kept
+    edges: tuple[_Edge, ...] = ()
     if isinstance(shape, CircleShape):
         reach = shape.radius + BOX_MARGIN_CM
         box = (
@@ -63,10 +76,27 @@ def _box(shape: Shape) -> tuple[float, float, float, float]:
             max(xs) + BOX_MARGIN_CM,
             max(ys) + BOX_MARGIN_CM,
         )
-    if len(_boxes) >= _MAX_BOXES:
-        _boxes.clear()  # shapes of games no longer asked about
-    _boxes[id(shape)] = (shape, box)  # the shape is kept: its id is not reused meanwhile
-    return box
+        count = len(xs)
+        edges = tuple(
+            (
+                xs[i], ys[i], xs[(i + 1) % count], ys[(i + 1) % count],
+                min(xs[i], xs[(i + 1) % count]) - EPSILON_CM,
+                max(xs[i], xs[(i + 1) % count]) + EPSILON_CM,
+                min(ys[i], ys[(i + 1) % count]) - EPSILON_CM,
+                max(ys[i], ys[(i + 1) % count]) + EPSILON_CM,
+            )
+            for i in range(count)
+        )
+    if len(_shapes) >= _MAX_SHAPES:
+        _shapes.clear()  # shapes of games no longer asked about
+    kept = (shape, box, edges)
+    _shapes[id(shape)] = kept  # the shape is kept: its id is not reused meanwhile
+    return kept
+
+
+def _box(shape: Shape) -> _Box:
+    """(min x, min y, max x, max y) of the shape, widened by :data:`BOX_MARGIN_CM`."""
+    return _prepared(shape)[1]
 
 
 def contains(shape: Shape, point: Point) -> bool:
@@ -80,34 +110,50 @@ def contains(shape: Shape, point: Point) -> bool:
 
 
 def _in_polygon(shape: PolygonShape, point: Point) -> bool:
-    corners = shape.points
+    edges = _prepared(shape)[2]
+    charge(len(edges))
+    px, py = point.x, point.y
     inside = False
-    count = len(corners)
-    for index in range(count):
-        a, b = corners[index], corners[(index + 1) % count]
-        if _on_segment(point, a, b):
+    for ax, ay, bx, by, low_x, high_x, low_y, high_y in edges:
+        # On the edge (counts as inside): only an edge whose box holds the point can be it,
+        # so the exact test (a square root) runs for a few edges, not all of them.
+        if (
+            low_x <= px <= high_x
+            and low_y <= py <= high_y
+            and _on_edge(px, py, ax, ay, bx, by)
+        ):
             return True
-        if (a.y > point.y) != (b.y > point.y):
-            crossing_x = a.x + (point.y - a.y) * (b.x - a.x) / (b.y - a.y)
-            if point.x < crossing_x:
+        if (ay > py) != (by > py):
+            crossing_x = ax + (py - ay) * (bx - ax) / (by - ay)
+            if px < crossing_x:
                 inside = not inside
     return inside
 
 
-def _on_segment(point: Point, a: Point, b: Point) -> bool:
-    cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
-    if abs(cross) > EPSILON_CM * max(1.0, distance(a, b)):
-        return False
-    return (
-        min(a.x, b.x) - EPSILON_CM <= point.x <= max(a.x, b.x) + EPSILON_CM
-        and min(a.y, b.y) - EPSILON_CM <= point.y <= max(a.y, b.y) + EPSILON_CM
-    )
+def _on_edge(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> bool:
+    """Whether (px, py), inside the edge's widened box, lies on the edge a→b."""
+    cross = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
+    return abs(cross) <= EPSILON_CM * max(1.0, math.hypot(bx - ax, by - ay))
+
+
+_centroids: dict[int, tuple[Shape, Point]] = {}
 
 
 def centroid(shape: Shape) -> Point:
     """A shape's centre (a polygon's area centroid; its mean corner if degenerate)."""
     if isinstance(shape, CircleShape):
         return shape.center
+    kept = _centroids.get(id(shape))
+    if kept is not None and kept[0] is shape:
+        return kept[1]
+    if len(_centroids) >= _MAX_SHAPES:
+        _centroids.clear()
+    found = _polygon_centroid(shape)
+    _centroids[id(shape)] = (shape, found)  # the shape is kept: its id is not reused
+    return found
+
+
+def _polygon_centroid(shape: PolygonShape) -> Point:
     corners = shape.points
     twice_area = cx = cy = 0.0
     for index, a in enumerate(corners):
@@ -123,13 +169,123 @@ def centroid(shape: Shape) -> Point:
     return Point(x=cx / (3 * twice_area), y=cy / (3 * twice_area))
 
 
+# -- Which areas a point or a segment may touch -------------------------------------------
+
+# The table is cut into at most this many cells a side; each cell lists the areas whose box
+# overlaps it. A point asks the few areas of its cell instead of every area of the table.
+_GRID_CELLS = 16
+_MAX_INDEXES = 256
+
+
+@dataclass(frozen=True, slots=True)
+class _AreaIndex:
+    """The areas of one battlefield bucketed by cell, and each area's box."""
+
+    field: Battlefield  # kept so its id is not reused while the index is
+    boxes: tuple[tuple[float, float, float, float], ...]
+    cell_w: float
+    cell_h: float
+    cells: tuple[tuple[int, ...], ...]  # row-major, area positions ascending
+
+    def cell_of(self, x: float, y: float) -> tuple[int, ...]:
+        column = min(_GRID_CELLS - 1, max(0, int(x / self.cell_w)))
+        row = min(_GRID_CELLS - 1, max(0, int(y / self.cell_h)))
+        return self.cells[row * _GRID_CELLS + column]
+
+
+_indexes: dict[int, _AreaIndex] = {}
+
+
+def _index(field: Battlefield) -> _AreaIndex:
+    """The area index of ``field`` (built once per battlefield object: fields are frozen)."""
+    kept = _indexes.get(id(field))
+    if kept is not None and kept.field is field:
+        return kept
+    boxes = tuple(_box(area.shape) for area in field.areas)
+    cell_w = max(field.width_cm, EPSILON_CM) / _GRID_CELLS
+    cell_h = max(field.height_cm, EPSILON_CM) / _GRID_CELLS
+    buckets: list[list[int]] = [[] for _ in range(_GRID_CELLS * _GRID_CELLS)]
+    for position, (low_x, low_y, high_x, high_y) in enumerate(boxes):
+        first_col = min(_GRID_CELLS - 1, max(0, int(low_x / cell_w)))
+        last_col = min(_GRID_CELLS - 1, max(0, int(high_x / cell_w)))
+        first_row = min(_GRID_CELLS - 1, max(0, int(low_y / cell_h)))
+        last_row = min(_GRID_CELLS - 1, max(0, int(high_y / cell_h)))
+        for row in range(first_row, last_row + 1):
+            for column in range(first_col, last_col + 1):
+                buckets[row * _GRID_CELLS + column].append(position)
+    built = _AreaIndex(field, boxes, cell_w, cell_h, tuple(tuple(b) for b in buckets))
+    if len(_indexes) >= _MAX_INDEXES:
+        _indexes.clear()  # battlefields of states no longer asked about
+    _indexes[id(field)] = built
+    return built
+
+
+def _segment_meets_box(
+    a: Point, b: Point, box: tuple[float, float, float, float]
+) -> bool:
+    """Whether segment a→b touches the box (or the part of it that :func:`_along` clamps
+    to the table: midpoints never go below 0)."""
+    low_x, low_y, high_x, high_y = box
+    ax, ay, bx, by = a.x, a.y, b.x, b.y
+    if max(ax, bx, 0.0) < low_x or min(ax, bx) > high_x:
+        return False
+    if max(ay, by, 0.0) < low_y or min(ay, by) > high_y:
+        return False
+    # Clip the segment against the box, one axis at a time (Liang–Barsky).
+    start, end = 0.0, 1.0
+    for origin, delta, low, high in ((ax, bx - ax, low_x, high_x), (ay, by - ay, low_y, high_y)):
+        if abs(delta) < 1e-12:
+            if origin < low or origin > high:
+                return False
+            continue
+        t1, t2 = (low - origin) / delta, (high - origin) / delta
+        if t1 > t2:
+            t1, t2 = t2, t1
+        start, end = max(start, t1), min(end, t2)
+        if start > end:
+            return False
+    return True
+
+
+def areas_at(field: Battlefield, point: Point) -> list[TerrainArea]:
+    """The areas whose box holds ``point``, in the battlefield's order (a superset of the
+    areas containing it: each still needs :func:`contains`)."""
+    index = _index(field)
+    x, y = point.x, point.y
+    found = []
+    for position in index.cell_of(x, y):
+        low_x, low_y, high_x, high_y = index.boxes[position]
+        if low_x <= x <= high_x and low_y <= y <= high_y:
+            found.append(field.areas[position])
+    return found
+
+
+def areas_along(field: Battlefield, a: Point, b: Point) -> list[TerrainArea]:
+    """The areas whose box segment a→b touches, in the battlefield's order (a superset of
+    the areas it enters, crosses or ends in)."""
+    index = _index(field)
+    charge(len(index.boxes) // 8 + 1)
+    return [
+        field.areas[position]
+        for position, box in enumerate(index.boxes)
+        if _segment_meets_box(a, b, box)
+    ]
+
+
 def terrain_at(field: Battlefield, point: Point) -> tuple[str, str | None]:
     """The terrain class at ``point`` and the id of the area giving it (None: open ground).
 
     Where areas overlap the one listed last wins, as it is drawn on top (a building in a
     wood is a building).
     """
-    for area in reversed(field.areas):
+    return _terrain_among(field, areas_at(field, point), point)
+
+
+def _terrain_among(
+    field: Battlefield, candidates: list[TerrainArea], point: Point
+) -> tuple[str, str | None]:
+    """:func:`terrain_at` asked of ``candidates`` only (every area that may hold the point)."""
+    for area in reversed(candidates):
         if contains(area.shape, point):
             return area.terrain, area.id
     return field.open_terrain, None
@@ -152,15 +308,15 @@ def _crossings(shape: Shape, a: Point, b: Point) -> list[float]:
         root = math.sqrt(disc)
         found = [(-qb - root) / (2 * qa), (-qb + root) / (2 * qa)]
     else:
-        corners = shape.points
-        for index, c in enumerate(corners):
-            d = corners[(index + 1) % len(corners)]
-            ex, ey = d.x - c.x, d.y - c.y
+        edges = _prepared(shape)[2]
+        charge(len(edges))
+        for cx, cy, ex_, ey_, _, _, _, _ in edges:
+            ex, ey = ex_ - cx, ey_ - cy
             denominator = dx * ey - dy * ex
             if abs(denominator) < 1e-12:
                 continue  # parallel: touching along an edge adds no crossing
-            t = ((c.x - a.x) * ey - (c.y - a.y) * ex) / denominator
-            u = ((c.x - a.x) * dy - (c.y - a.y) * dx) / denominator
+            t = ((cx - a.x) * ey - (cy - a.y) * ex) / denominator
+            u = ((cx - a.x) * dy - (cy - a.y) * dx) / denominator
             if -1e-12 <= u <= 1 + 1e-12:
                 found.append(t)
     return sorted(t for t in found if 0.0 < t < 1.0)
@@ -208,8 +364,10 @@ def path_legs(field: Battlefield, a: Point, b: Point) -> tuple[Leg, ...]:
     Consecutive stretches of the same area are merged; stretches shorter than
     :data:`EPSILON_CM` are dropped.
     """
+    # Only the areas whose box the path touches can cut it or hold a stretch of it.
+    candidates = areas_along(field, a, b)
     cuts = {0.0, 1.0}
-    for area in field.areas:
+    for area in candidates:
         cuts.update(_crossings(area.shape, a, b))
     ordered = sorted(cuts)
     total = distance(a, b)
@@ -218,7 +376,8 @@ def path_legs(field: Battlefield, a: Point, b: Point) -> tuple[Leg, ...]:
         cm = (end - start) * total
         if cm < EPSILON_CM:
             continue
-        terrain, area_id = terrain_at(field, _along(a, b, (start + end) / 2))
+        middle = _along(a, b, (start + end) / 2)
+        terrain, area_id = _terrain_among(field, candidates, middle)
         if legs and legs[-1].area == area_id and legs[-1].terrain == terrain:
             legs[-1] = Leg(terrain, area_id, legs[-1].cm + cm)
         else:
@@ -253,7 +412,8 @@ def line_of_sight(field: Battlefield, origin: Point, target: Point) -> Sight:
     target_terrain, target_area = terrain_at(field, target)
     blocked: list[str] = []
     crossed: list[str] = []
-    for area in field.areas:
+    # An area the line misses the box of neither holds an end nor lies across the line.
+    for area in areas_along(field, origin, target):
         if contains(area.shape, origin) or contains(area.shape, target):
             continue
         if length_inside(area.shape, origin, target) <= 0.01:

@@ -8,6 +8,7 @@ The work is bounded by ``limit`` runs, and results are cached by the caller.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -17,6 +18,7 @@ from fractions import Fraction
 from math import gcd
 from typing import Any, Generic, TypeVar
 
+from rules.core.budget import remaining
 from rules.core.dice import Die
 from rules.core.resolution import Odds, OddsEntry, Outcome
 
@@ -175,7 +177,12 @@ def enumerate_odds(
     ``run`` receives a dice source and returns the outcome. If more than ``limit`` paths
     or ``budget_s`` seconds would be needed, returns inexact (empty) odds instead of stalling.
     """
-    totals, paths = _walk(run, limit, budget_s if budget_s is not None else _BUDGET.get())
+    seconds = budget_s if budget_s is not None else _BUDGET.get()
+    # Within a command's work budget, odds give up (none shown) before the command would.
+    left = remaining()
+    if left is not None:
+        seconds = left if seconds is None else min(seconds, left)
+    totals, paths = _walk(run, limit, seconds)
     if not totals:
         return Odds((), paths, exact=False)
     entries = []
@@ -285,29 +292,37 @@ V = TypeVar("V")
 
 
 class BoundedCache(Generic[K, V]):
-    """A small least-recently-used cache (bounded memory for any stream of inputs)."""
+    """A small least-recently-used cache (bounded memory for any stream of inputs).
+
+    Safe to share between threads (the bot runs rules on several): each access holds a
+    lock, since a read that refreshes a key and a write that evicts it must not interleave.
+    """
 
     def __init__(self, capacity: int) -> None:
         self._capacity = capacity
         self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, key: K) -> V | None:
         """The cached value, refreshed as most recently used, or ``None``."""
-        value = self._items.get(key)
-        if value is not None:
-            self._items.move_to_end(key)
-        return value
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
 
     def put(self, key: K, value: V) -> None:
         """Store a value, evicting the least recently used beyond capacity."""
-        self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self._capacity:
-            self._items.popitem(last=False)
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._capacity:
+                self._items.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._items)
 
     def clear(self) -> None:
         """Forget everything."""
-        self._items.clear()
+        with self._lock:
+            self._items.clear()

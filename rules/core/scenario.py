@@ -4,6 +4,7 @@ with errors that name the line, and the bundled example scenarios of a ruleset."
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from rules.core.battlefield import Battlefield, PolygonShape
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.yamlio import SafeLoader
 
@@ -41,12 +43,97 @@ class ScenarioReferenceError(ValueError):
         self.location = location
 
 
+# Limits on what makes every command of a game cost time: the units each listing and each
+# measure walks over, the models, the terrain areas and corners every line of sight and
+# path is tested against, the named points every destination is looked up among. The
+# bundled scenarios use a tenth of each (7 units a side, 9 areas of 4 corners, 5 points); a
+# club's biggest table stays well within them. Checked when a scenario is loaded (bundled
+# or uploaded), each refusal naming the line of the first entry past its limit.
+MAX_UNITS_PER_SIDE = 60
+MAX_UNITS = 100
+MAX_MODELS = 2_000
+MAX_AREAS = 60
+MAX_CORNERS_PER_AREA = 64
+MAX_CORNERS = 1_000
+MAX_POINTS = 60
+
+Location = tuple[str | int, ...]
+
+
+class ScenarioLimitError(ScenarioReferenceError):
+    """A scenario past one of the limits above: refused with ``error.scenario.limit.KIND``
+    (localized), naming the line of ``location``."""
+
+    def __init__(self, kind: str, location: Location, /, **params: str | int) -> None:
+        super().__init__(f"{kind}: over the limit {params.get('limit')}", location)
+        self.kind = kind
+        self.params = params
+
+
+def check_forces(sides: Sequence[tuple[str, Sequence[tuple[Location, int]]]]) -> None:
+    """Refuse forces past the limits: ``sides`` gives each side's id and, for each of its
+    units, where the unit is in the file and how many models it has (0: not counted)."""
+    units = models = 0
+    for side, entries in sides:
+        for count, (where, unit_models) in enumerate(entries, start=1):
+            if count > MAX_UNITS_PER_SIDE:
+                raise ScenarioLimitError(
+                    "units_per_side",
+                    where,
+                    side=side,
+                    found=len(entries),
+                    limit=MAX_UNITS_PER_SIDE,
+                )
+            units += 1
+            if units > MAX_UNITS:
+                total = sum(len(e) for _, e in sides)
+                raise ScenarioLimitError("units", where, found=total, limit=MAX_UNITS)
+            models += unit_models
+            if models > MAX_MODELS:
+                total = sum(m for _, e in sides for _, m in e)
+                raise ScenarioLimitError("models", where, found=total, limit=MAX_MODELS)
+
+
+def check_battlefield(
+    field: Battlefield,
+    at: Location = ("battlefield",),
+    extra_areas: Sequence[tuple[Location, Any]] = (),
+) -> None:
+    """Refuse a battlefield past the limits on areas, corners and named points; ``at`` is
+    where the battlefield is in the file. ``extra_areas`` are other shapes the geometry
+    tests the same way (a ruleset's minefields), each with its own location."""
+    areas: list[tuple[Location, Any, str]] = [
+        ((*at, "areas", index), area.shape, area.id) for index, area in enumerate(field.areas)
+    ]
+    areas += [(where, shape, str(where[-1])) for where, shape in extra_areas]
+    if len(areas) > MAX_AREAS:
+        raise ScenarioLimitError("areas", areas[MAX_AREAS][0], found=len(areas), limit=MAX_AREAS)
+    corners = 0
+    for where, shape, name in areas:
+        count = len(shape.points) if isinstance(shape, PolygonShape) else 0
+        if count > MAX_CORNERS_PER_AREA:
+            raise ScenarioLimitError(
+                "corners_per_area", where, area=name, found=count, limit=MAX_CORNERS_PER_AREA
+            )
+        corners += count
+        if corners > MAX_CORNERS:
+            total = sum(
+                len(s.points) for _, s, _ in areas if isinstance(s, PolygonShape)
+            )
+            raise ScenarioLimitError("corners", where, found=total, limit=MAX_CORNERS)
+    if len(field.points) > MAX_POINTS:
+        name = list(field.points)[MAX_POINTS]
+        raise ScenarioLimitError(
+            "points", (*at, "points", name), found=len(field.points), limit=MAX_POINTS
+        )
+
+
 def _refuse(kind: str, source: str, line: int | None, /, **params: str | int) -> InvalidInput:
     """A scenario refusal; ``yaml`` and ``invalid`` have a wording without a line too."""
     if line is None:
         return InvalidInput(f"error.scenario.{kind}", source=source, **params)
     if kind in ("yaml", "invalid"):
-        kind += "_line"
+        kind += "_line"  # the limit.* keys always name their line
     return InvalidInput(f"error.scenario.{kind}", source=source, line=line, **params)
 
 
@@ -131,6 +218,10 @@ def parse_yaml_model(text: str, model: type[ModelT], source: str = "scenario") -
         if isinstance(cause, ScenarioReferenceError):
             location += cause.location
         line_number = line_of(raw, location)
+        if isinstance(cause, ScenarioLimitError):
+            raise _refuse(
+                f"limit.{cause.kind}", source, line_number or 1, **cause.params
+            ) from None
         where = ".".join(str(part) for part in location)
         message = str(cause) if isinstance(cause, ScenarioReferenceError) else first["msg"]
         raise _refuse(

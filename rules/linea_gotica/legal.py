@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection
 from functools import partial
 
 from rules.core import geometry
+from rules.core.budget import charge
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
 from rules.linea_gotica import field, fire, movement
@@ -165,6 +166,7 @@ def _fire_actions(state: GameState, unit: UnitState, covering: bool = False) -> 
         row = fire.weapon_row(row_id)
         modes = ["singolo"] + (["area"] if "area_row" in row.data else [])
         for target in enemies:
+            charge(16)  # a target's checks and its line of sight (rules.core.budget)
             for mode in modes:
                 options: dict[str, str | int] = {
                     "unit": unit.id,

@@ -18,6 +18,8 @@ from rules.core.battlefield import Battlefield, Shape
 from rules.core.scenario import (
     ScenarioReferenceError,
     bundled_files,
+    check_battlefield,
+    check_forces,
     load_bundled_model,
     parse_yaml_model,
 )
@@ -206,7 +208,28 @@ class Scenario(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
+        # The limits first: nothing below measures a scenario past them.
+        check_forces(
+            [
+                (
+                    side.id,
+                    [
+                        (("sides", s, "units", u), sum(f.count for f in unit.figures))
+                        for u, unit in enumerate(side.units)
+                    ],
+                )
+                for s, side in enumerate(self.sides)
+            ]
+        )
         if self.battlefield is not None:
+            check_battlefield(
+                self.battlefield,
+                extra_areas=[
+                    (("minefields", m), mine.shape)
+                    for m, mine in enumerate(self.minefields)
+                    if mine.shape is not None
+                ],
+            )
             self._check_battlefield(self.battlefield)
         side_ids = [side.id for side in self.sides]
         if len(set(side_ids)) != 2:

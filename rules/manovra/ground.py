@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from fractions import Fraction
+from functools import cache
 
 from pydantic import Field
 
@@ -84,6 +85,18 @@ def leg_limit_cm(
         return Fraction(0)
     slowest = max(cell.rate, kind, key=_RATE_ORDER.index)
     return tactical / _divisor(slowest, table.data)
+
+
+@cache  # a handful of (class, allowance, kind) per game; asked for every path checked
+def longest_move_cm(unit_class: MovementClass, tactical_cm: float, kind: MoveRate) -> Fraction:
+    """The longest move of this kind through any terrain (roads take it farthest): no path
+    longer than this is within the allowance, whatever ground it crosses, since each leg
+    uses at least ``cm / longest`` of the move."""
+    rows = load_tables()["tipi_terreno"].rows
+    return max(
+        (leg_limit_cm(unit_class, tactical_cm, kind, row.id or "") for row in rows),
+        default=Fraction(0),
+    )
 
 
 def resolve_move(data: MoveInput, tray: DiceTray) -> Resolution:

@@ -19,6 +19,8 @@ from rules.core.geometry import terrain_at
 from rules.core.scenario import (
     ScenarioReferenceError,
     bundled_files,
+    check_battlefield,
+    check_forces,
     load_bundled_model,
     parse_yaml_model,
 )
@@ -176,6 +178,22 @@ class Scenario(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
+        # The limits first: nothing below measures a scenario past them.
+        check_forces(
+            [
+                (
+                    side.id,
+                    [
+                        (("sides", s, "platoons", p, "units", u), unit.models)
+                        for p, platoon in enumerate(side.platoons)
+                        for u, unit in enumerate(platoon.units)
+                    ],
+                )
+                for s, side in enumerate(self.sides)
+            ]
+        )
+        if self.battlefield is not None:
+            check_battlefield(self.battlefield)
         side_ids = [side.id for side in self.sides]
         if len(set(side_ids)) != 2:
             raise ScenarioReferenceError("two distinct sides", ("sides",))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rules.core.budget import charge
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
@@ -96,6 +97,7 @@ def move_destinations(
             where = Hex(q, r)
             if distance(here, where) > reach:
                 continue
+            charge(4)  # a hex checked (rules.core.budget)
             try:
                 g.check_move(state, unit, where, occupancy)
             except RulesError:
@@ -132,6 +134,7 @@ def _fires(state: g.PzgrenState, unit: g.UnitState, *, opportunity: bool) -> lis
             candidates.append({"unit": unit.id, "target": target.id, "mode": "at", **extra})
     actions: list[LegalAction] = []
     for options in candidates:
+        charge(16)  # a target checked (rules.core.budget)
         command = g.Fire(
             units=(unit.id,),
             hex=_text(options.get("hex")),

@@ -17,6 +17,7 @@ from rules.core.errors import RulesError
 from rules.core.scenario import (
     ScenarioReferenceError,
     bundled_files,
+    check_forces,
     load_bundled_model,
     parse_yaml_model,
 )
@@ -154,6 +155,12 @@ class Scenario(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
+        check_forces(
+            [
+                (side.id, [(("sides", s, "units", u), 0) for u in range(len(side.units))])
+                for s, side in enumerate(self.sides)
+            ]
+        )
         side_ids = [side.id for side in self.sides]
         if len(set(side_ids)) != 2:
             raise ScenarioReferenceError("two distinct sides", ("sides",))

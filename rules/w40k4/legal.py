@@ -20,6 +20,7 @@ also takes ``models``); assault — each legal assault with distance 1…the ass
 
 from __future__ import annotations
 
+from rules.core.budget import charge
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
@@ -213,6 +214,7 @@ def _fires(state: W40kState, unit: UnitState) -> list[LegalAction]:
     """Each weapon of the unit at each target the checks accept, in its firing band."""
     targets: list[UnitState] = []
     for target in state.ordered():
+        charge(16)  # a target's checks and measure (rules.core.budget)
         if target.side == unit.side or not target.on_table:
             continue
         try:
@@ -285,6 +287,7 @@ def _field_fires(state: W40kState, unit: UnitState, targets: list[UnitState]) ->
 def _assaults(state: W40kState, unit: UnitState) -> list[LegalAction]:
     actions: list[LegalAction] = []
     for target in state.ordered():
+        charge(16)  # a target's checks and measure (rules.core.budget)
         if target.side == unit.side or not target.on_table:
             continue
         if state.battlefield is not None:

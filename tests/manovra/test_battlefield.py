@@ -132,8 +132,13 @@ def test_named_points_and_areas_are_destinations(state) -> None:
 
 
 def test_the_allowance_is_checked_along_the_path(state) -> None:
+    # Far past any allowance: refused from the straight distance, before its legs are cut.
     error = refused(
-        state, "squadra_1", g.Move(unit="squadra_1", to="crocevia"), "manovra.move.too_far"
+        state, "squadra_1", g.Move(unit="squadra_1", to="crocevia"), "error.manovra.beyond_reach"
+    )
+    assert error.params == {"unit": "1ª squadra", "cm": "97", "kind": "tattico", "reach": "12"}
+    error = refused(
+        state, "squadra_1", g.Move(unit="squadra_1", to="E 12.5"), "manovra.move.too_far"
     )
     assert error.params["percent"] > 100
     refused(state, "squadra_1", g.Move(unit="squadra_1", to="30,200"), "error.field.off_table")

@@ -54,7 +54,7 @@ async def test_a_turn_on_the_battlefield(table, store) -> None:
     await table(ANNA, "manoeuvre.declare", platoon="plotone_carri")
     await table(BRUNO, "manoeuvre.declare", (6, 5, 1), platoon="panzer")
     await table.refused(ANNA, "move", "error.manovra.move_needs_to", unit="sherman_1")
-    await table.refused(ANNA, "move", "manovra.move.too_far", unit="sherman_1", to="crocevia")
+    await table.refused(ANNA, "move", "error.manovra.beyond_reach", unit="sherman_1", to="crocevia")
     reply = await table(ANNA, "move", unit="sherman_1", to="W 20")
     assert reply.notices[0].key == "manovra.field.moved"
     units = await _units(store)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache, partial
 
 from rules.core.battlefield import Point
+from rules.core.budget import charge
 from rules.core.dice import DiceTray, SystemDice
 from rules.core.errors import RulesError
 from rules.core.geometry import centroid, distance, toward
@@ -217,10 +218,8 @@ def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
     if state.battlefield is not None:
         actions += _field_moves(state, unit, enemies)
         if _accepted(lambda: _check_firer(state, unit.id, side)):
-            for target in enemies:
-                actions += _field_shots(state, unit, target)
-        for target in enemies:
-            actions += _field_assaults(state, unit, target)
+            actions += _capped(_nearest(unit, enemies), partial(_field_shots, state, unit))
+        actions += _capped(_nearest(unit, enemies), partial(_field_assaults, state, unit))
         return actions
     actions += _moves(unit)
     if _accepted(lambda: _check_firer(state, unit.id, side)):
@@ -234,6 +233,39 @@ def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
 # -- On a battlefield: the bot measures, so actions carry destinations, not cm ----------------
 
 MAX_DESTINATIONS = 8
+# The targets one unit's fire (and its assaults) are listed at: the nearest that qualify. A
+# scenario rarely puts this many enemies before one unit; past it, the listing (autocomplete
+# shows 25 names) stays short and its work bounded.
+MAX_TARGETS = 24
+
+
+def _nearest(unit: UnitState, enemies: list[UnitState]) -> list[UnitState]:
+    """The enemies in the state's order; past :data:`MAX_TARGETS` of them, nearest first
+    (those off the table last), so a capped listing keeps the ones that matter."""
+    if len(enemies) <= MAX_TARGETS or unit.position is None:
+        return enemies
+    here = unit.position
+    return sorted(
+        enemies,
+        key=lambda u: math.inf if u.position is None else distance(here, u.position),
+    )
+
+
+def _capped(
+    targets: Iterable[UnitState], actions_at: Callable[[UnitState], list[LegalAction]]
+) -> list[LegalAction]:
+    """The actions at each target in turn, until :data:`MAX_TARGETS` targets gave some."""
+    found: list[LegalAction] = []
+    listed = 0
+    for target in targets:
+        charge(16)
+        at_target = actions_at(target)
+        if at_target:
+            found += at_target
+            listed += 1
+            if listed >= MAX_TARGETS:
+                break
+    return found
 
 
 def destinations(state: ManovraState, unit: UnitState, reach: float) -> list[str]:
@@ -302,6 +334,9 @@ def _field_shots(state: ManovraState, unit: UnitState, target: UnitState) -> lis
     """Fire at a target in sight (no blocking area) and within range and the sight limit."""
     if unit.position is None or target.position is None:
         return []
+    # Beyond the reach of every weapon the unit carries no weapon fires: no sight to take.
+    if distance(unit.position, target.position) > _farthest_band(state, unit):
+        return []
     seen_line = field.sight(state, unit, target)
     if seen_line.blocked_by:
         return []
@@ -321,6 +356,18 @@ def _field_shots(state: ManovraState, unit: UnitState, target: UnitState) -> lis
                 free.append(OptionSpec("ammo", choices=tuple(ammo), required=False))
         actions.append(LegalAction("fire", unit.side, options, tuple(free)))
     return actions
+
+
+def _farthest_band(state: ManovraState, unit: UnitState) -> float:
+    """The far edge of the longest range band among the unit's weapons (cm)."""
+    return max(
+        (
+            float(limit)
+            for weapon_id in unit.weapons
+            for limit in state.weapons[weapon_id].ranges_cm.values()
+        ),
+        default=0.0,
+    )
 
 
 def _in_band(unit: UnitState, weapons: list[tuple[str, Weapon]], cm: float) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rules.core.battlefield import Point
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
-from rules.core.geometry import terrain_at
+from rules.core.geometry import distance, terrain_at
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.manovra import ground
 from rules.manovra.game import field
@@ -35,15 +35,42 @@ def allowed_kinds(unit: UnitState) -> list[MoveRate]:
     return kinds
 
 
-def _move_resolution(
-    unit: UnitState, kind: MoveRate, legs: tuple[ground.Leg, ...], conceal: bool, tray: DiceTray
-) -> Resolution:
+# Legs are kept to 0.01 cm and stretches under it dropped: a path measured that way may
+# come out this much shorter than the straight line (far less, in practice).
+_ROUNDING_CM = 1.0
+
+
+def _check_kind(unit: UnitState, kind: MoveRate) -> None:
+    """The unit may make a move of this kind at all (hits slow a vehicle down)."""
     if unit.has("immobilised"):
         raise IllegalAction("error.manovra.immobilised", unit=unit.name)
     if unit.has("short") and kind is MoveRate.TATTICO:
         raise IllegalAction("error.manovra.short_only", unit=unit.name)
     if unit.has("cautious") and kind is not MoveRate.CAUTO:
         raise IllegalAction("error.manovra.cautious_only", unit=unit.name)
+
+
+def check_reach(unit: UnitState, kind: MoveRate, start: Point, goal: Point) -> None:
+    """Refuse, from the straight distance alone, a move no ground could make short enough:
+    cheaper than cutting its path into terrain legs, and the same verdict (refused)."""
+    longest = ground.longest_move_cm(
+        ground.MovementClass(unit.kind["movement"]), unit.tactical_cm, kind
+    )
+    straight = distance(start, goal)
+    if straight > float(longest) + _ROUNDING_CM:
+        raise IllegalAction(
+            "error.manovra.beyond_reach",
+            unit=unit.name,
+            cm=f"{round(straight, 1):g}",
+            kind=kind.value,
+            reach=f"{round(float(longest), 1):g}",
+        )
+
+
+def _move_resolution(
+    unit: UnitState, kind: MoveRate, legs: tuple[ground.Leg, ...], conceal: bool, tray: DiceTray
+) -> Resolution:
+    _check_kind(unit, kind)
     try:
         data = ground.MoveInput(
             unit_class=unit.kind["movement"],
@@ -128,7 +155,10 @@ def check_walk(
 ) -> tuple[Resolution, tuple[ground.Leg, ...]]:
     """The move procedure over the straight path's terrain legs (refused past the allowance,
     through impassable terrain, or under 1 cm); ``legs`` when already cut for this path."""
-    legs = field.legs(state, start, goal) if legs is None else legs
+    if legs is None:
+        _check_kind(unit, kind)
+        check_reach(unit, kind, start, goal)
+        legs = field.legs(state, start, goal)
     if not legs:
         raise IllegalAction("manovra.move.too_short")
     return _move_resolution(unit, kind, legs, conceal, tray), legs
