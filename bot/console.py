@@ -30,6 +30,7 @@ from bot.render.pictures import reply_picture
 from bot.render_text import reply_text
 from bot.rolls import DicePrompt
 from bot.service import MAX_SCENARIO_BYTES, GameService, Reply, Request
+from bot.warmup import settle_heap
 from db.errors import StoreError
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
@@ -486,6 +487,7 @@ async def run_console(
     source = stdin or _tolerant(sys.stdin)
     out = stdout or _tolerant(sys.stdout)
     console = Console(service, out, channel_id=channel_id, maps_dir=maps_dir, language=language)
+    settle_heap()
     interactive = source.isatty()
     if interactive:
         out.write(f"[{DEFAULT_SEAT}]> ")

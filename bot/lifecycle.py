@@ -36,6 +36,7 @@ from bot.discord.client import ArbitroBot, build_bot
 from bot.heartbeat import remove_beat, stamp_while_connected
 from bot.service import GameService
 from bot.settings import Settings
+from bot.warmup import settle_heap
 from db.open import open_store
 
 log = logging.getLogger("bot.lifecycle")
@@ -143,6 +144,7 @@ async def serve(settings: Settings, connect: Connector) -> int:
                 shard_ids=settings.shard_id_list(),
                 sync_commands=settings.sync_choice(),
             )
+            settle_heap()
             gateway: asyncio.Task[None] = asyncio.create_task(
                 connect(bot), name="arbitro-gateway"
             )
