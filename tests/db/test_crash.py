@@ -74,7 +74,11 @@ def check_file(path: Path, acks: dict[str, tuple[int, int]], context: str) -> No
             # Killed before the first migration committed: it must have left nothing.
             assert (tables, acks) == (0, {}), context
             return
-        assert read_user_version(connection) == latest_version(), context
+        if read_user_version(connection) < latest_version():
+            # Killed between two migrations of the first open (each commits on its own):
+            # nothing was acknowledged yet, and the next open goes on from this version.
+            assert acks == {}, context
+            return
         # Every event has its state: a whole document (version 1, snapshots, the head) or
         # a patch from the previous version (docs/storage.md, "History").
         orphan_events = connection.execute(
