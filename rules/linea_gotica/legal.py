@@ -16,7 +16,9 @@ from functools import partial
 from rules.core import geometry
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
+from rules.core.resolution import Outcome
 from rules.linea_gotica import field, fire, movement
+from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.state import Fire, GameState, Phase, TakeTest, UnitState
 from rules.linea_gotica.turn.actions import check_action
 from rules.linea_gotica.turn.common import acting_unit, may_still_act
@@ -72,7 +74,8 @@ def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction
         if unit is None or not unit.alive:
             continue
         owing.add(unit.side)
-        actions.append(LegalAction("morale", unit.side, {"unit": unit_id}, owed=True))
+        label = Outcome.of(f"{RULESET_KEY}.follow.morale", unit=unit.name)
+        actions.append(LegalAction("morale", unit.side, {"unit": unit_id}, owed=True, label=label))
     phase = state.phase
     if phase is Phase.INITIATIVE:
         actions += [LegalAction("turn.next", side, owed=True) for side in state.sides]

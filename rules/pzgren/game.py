@@ -27,6 +27,7 @@ from rules.core.dice import DiceSource, DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview, run_command
+from rules.core.legal import NotOwed
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.core.tables import Table
 from rules.pzgren import fire, morale
@@ -974,7 +975,7 @@ def _do_morale(
     _own(unit, actor_side)
     owed = next((p for p in state.pending_morale if p.unit == unit.id), None)
     if owed is None:
-        raise IllegalAction("error.pzgren.no_morale_owed", unit=unit.name)
+        raise NotOwed("error.pzgren.no_morale_owed", unit=unit.name)
     if state.pending_steps:
         entry = state.pending_steps[0]
         raise IllegalAction(

@@ -1,0 +1,44 @@
+"""Issue 26 for linea_gotica: rolls nobody owes, a repeated /turn next, and two rules of the
+seed (004) the bot did not keep — each test quotes the line it follows."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.core.dice import ScriptedDice
+from rules.core.errors import RulesError
+from rules.linea_gotica import game as g
+from rules.linea_gotica.play import PLAY
+from rules.linea_gotica.state import PendingMorale, Phase
+from tests.linea_gotica.conftest import gotica_without_field
+from tests.linea_gotica.test_game import Game
+
+
+@pytest.fixture()
+def esempio() -> Game:
+    return Game(g.new_game(gotica_without_field()))
+
+
+def _fire_phase(esempio: Game) -> None:
+    """The fire phase of turn 1, the Allies first (the referee moves the steps on)."""
+    esempio.to_phase(Phase.FIRE, first="alleati")
+
+
+# -- 3. A morale test nobody owes --------------------------------------------------------------
+
+
+def test_a_morale_test_nobody_owes_is_refused_naming_what_is_owed_and_by_whom(esempio):
+    _fire_phase(esempio)
+    esempio.refused("error.linea_gotica.no_morale_owed", "morale", "alleati", unit="squadra_1")
+    # Through the play interface the refusal names what is owed now and by whom.
+    esempio.state.pending = [PendingMorale(unit="gruppe", figure=2, reasons=["soldato_ucciso"])]
+    document = PLAY._document(esempio.state)
+    with pytest.raises(RulesError) as caught:
+        PLAY.apply(document, "morale", {"unit": "squadra_1"}, ScriptedDice([]), "alleati")
+    assert caught.value.key == "error.linea_gotica.no_morale_owed"
+    text = caught.value.localized("en")
+    assert text.startswith("1ª squadra fucilieri owes no morale test")
+    assert "Owed now: Morale of Gruppe Müller (Tedeschi)." in text
+    # A test a trigger calls for (reason:) is owed by that trigger: it is rolled.
+    applied = esempio("morale", "alleati", [1] * 8, unit="squadra_1", reason="soldato_ucciso")
+    assert applied.resolutions
