@@ -7,6 +7,8 @@ import pytest
 
 from rules.core.i18n import translate
 from tests.bot.service_table import ServiceTable
+from tests.linea_gotica.test_service import CHANNEL as GOTICA_CHANNEL
+from tests.linea_gotica.test_service import setup as gotica_setup
 
 CHANNEL = 4026
 REFEREE, ANNA, BRUNO = 1, 2, 3
@@ -31,3 +33,20 @@ async def test_a_test_nobody_owes_is_refused_and_nothing_is_stored(table, store)
     refusal = await table.refused(REFEREE, "morale", "error.manovra.test_not_owed", unit="pak")
     assert refusal.localized("en").startswith("PaK 40 owes no CT test. Nothing is owed now.")
     assert (await store.load(CHANNEL)).version == version
+
+
+async def test_a_repeated_turn_next_is_refused_and_nothing_is_stored(service, dice, store):
+    table = ServiceTable(service, dice, GOTICA_CHANNEL)
+    await gotica_setup(table)
+    await table(ANNA, "turn.next", [8, 3])  # initiative: the Allies win
+    await table(ANNA, "turn.next", order="first")
+    for user in (ANNA, BRUNO, ANNA, BRUNO):  # covering fire, then movement
+        await table(user, "turn.next")
+    await table(ANNA, "turn.next")  # the Allies end their observation
+    version = (await store.load(GOTICA_CHANNEL)).version
+    for _ in range(3):
+        refusal = await table.refused(ANNA, "turn.next", "error.linea_gotica.step_done")
+    assert "Tedeschi" in refusal.localized("en")
+    assert (await store.load(GOTICA_CHANNEL)).version == version
+    await table(BRUNO, "turn.next")  # the Germans end theirs: the fire phase begins
+    assert (await store.load(GOTICA_CHANNEL)).version == version + 1

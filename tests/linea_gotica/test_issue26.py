@@ -42,3 +42,33 @@ def test_a_morale_test_nobody_owes_is_refused_naming_what_is_owed_and_by_whom(es
     # A test a trigger calls for (reason:) is owed by that trigger: it is rolled.
     applied = esempio("morale", "alleati", [1] * 8, unit="squadra_1", reason="soldato_ucciso")
     assert applied.resolutions
+
+
+# -- 4. /turn next again by a side that has ended its step ----------------------------------
+
+
+@pytest.mark.parametrize("phase", [Phase.OBSERVE_MOVE, Phase.FIRE, Phase.OBSERVE_FIRE])
+def test_a_side_that_ended_its_step_cannot_end_it_again(esempio, phase):
+    """The report: the side that had finished its class sent /turn next again and again, each
+    accepted silently and stored (400 events in one test)."""
+    esempio.to_phase(phase, first="alleati")
+    if phase is Phase.FIRE:
+        while "alleati" in esempio.state.done:  # a class where the Allies have someone to act
+            esempio("turn.next", "tedeschi")
+    esempio("turn.next", "alleati")
+    if esempio.state.phase is not phase:
+        pytest.skip("the step closed at once")  # both sides were done
+    before = esempio.state.model_dump(mode="json")
+    esempio.refused("error.linea_gotica.step_done", "turn.next", "alleati")
+    assert esempio.state.model_dump(mode="json") == before
+    assert not any(
+        a.verb == "turn.next" and a.side == "alleati"
+        for a in PLAY.legal_actions(PLAY._document(esempio.state))
+    )
+    with pytest.raises(RulesError) as caught:
+        esempio("turn.next", "alleati")
+    assert caught.value.localized("en") == (
+        "Alleati has already ended this step: waiting for Tedeschi."
+    )
+    # The other side still ends its own.
+    esempio("turn.next", "tedeschi")

@@ -288,6 +288,18 @@ def do_next(
         if due:
             raise IllegalAction("error.linea_gotica.mission_due", marker=due[0].id)
     sides = list(state.sides) if actor is None else [actor]
+    waives = actor is None and state.phase is Phase.FIRE and bool(state.pending)
+    if all(side in state.done for side in sides) and not waives:
+        # The side has already ended this step (class): a repeat would change nothing and be
+        # logged all the same (issue 26).
+        others = [s for s in state.sides if s not in state.done] or list(
+            dict.fromkeys(state.units[p.unit].side for p in state.pending)
+        )
+        raise IllegalAction(
+            "error.linea_gotica.step_done",
+            side=", ".join(state.sides[s] for s in sides),
+            waiting=", ".join(state.sides[s] for s in others) or "-",
+        )
     for side in sides:
         if side not in state.done:
             state.done.append(side)
