@@ -266,6 +266,7 @@ def test_legal_fire_lists_targets_in_sight_and_range_without_a_distance(state) -
 def test_a_mortar_round_lands_by_its_scatter_and_the_bot_finds_the_units_within(state) -> None:
     state.units["mortai"].position = Point(x=97, y=66)  # 14.3 cm from the MG team
     state.units["gruppe_1"].position = Point(x=103, y=86)  # 5 cm from where the round lands
+    state.units["mortai"].weapons["mortaio_60"] = 1  # one piece: one round (seed line 9)
     # Mortar direct fire: D8 + D6 − AD; the D8 (1: north) gives the direction: 1 + 1 − 1 = 1 cm.
     dice = ReplayingDice([1, 1], SystemDice())
     applied = act(

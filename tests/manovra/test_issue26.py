@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from rules.core.dice import ScriptedDice
-from rules.core.errors import RulesError
+from rules.core.dice import ReplayingDice, ScriptedDice, SystemDice
+from rules.core.errors import InvalidInput, RulesError
 from rules.manovra import game as g
 from rules.manovra.play import PLAY
-from rules.manovra.scenario import load_bundled
+from rules.manovra.scenario import MAX_HEAVY_ROUNDS, bundled_scenarios, load_bundled, parse_scenario
 
 
 @pytest.fixture()
@@ -84,3 +84,65 @@ def test_morale_on_a_panicked_unit_that_owes_nothing_is_refused(state):
     assert caught.value.localized("en") == "Panzer IV owes no CT test. Nothing is owed now."
     # The owed test is the only one: a free SF of the Panzer is refused the same way.
     refused(state, g.TakeTest(unit="panzer_iv", kind="SF"), "asse", "error.manovra.test_not_owed")
+
+
+# -- 5. Every piece of a heavy weapon fires -------------------------------------------------------
+
+
+def test_two_mortars_fire_two_rounds(state):
+    """Seed 000 line 9: "Sparare - con tutte le armi dell'unità, il numero di colpi indicato
+    nella colonna 'Appostata'" — `weapons: {mortaio_60: 2}` fires two HE rounds, not one."""
+    state.queue = ["mortai"]
+    fire = g.Fire(unit="mortai", target="gruppe_1", distance_cm=10, weapon="mortaio_60")
+    applied = play(state, fire, "alleati", [5, 3, 2, 2])
+    assert [r.procedure for r in applied.resolutions] == ["observation", "scatter", "scatter"]
+    assert [(b.id, b.shots) for b in applied.state.bursts] == [("he1-1", 2)]
+    # One mortar: one round.
+    state.units["mortai"].weapons["mortaio_60"] = 1
+    applied = play(state, fire, "alleati", [5, 3])
+    assert [r.procedure for r in applied.resolutions] == ["observation", "scatter"]
+
+
+def test_a_two_gun_battery_fires_two_rounds_per_marker(state):
+    """Seed 000 line 9 again: a battery of two howitzers fires both at its IF marker."""
+    state.units["obici"].weapons["obice_105"] = 2
+    state.step = g.TurnStep.INDIRECT
+    state.queue = []
+    state.markers = [
+        g.FireMarker(
+            id="if1-1", battery="batteria_105", requested_by="comando_plotone", target="bosco"
+        )
+    ]
+    state.marker_order = ["if1-1"]
+    applied = g.apply(
+        state, g.ExecuteFire(marker="if1-1"), ReplayingDice([], SystemDice()), actor_side="alleati"
+    )
+    assert [r.procedure for r in applied.resolutions] == ["scatter", "scatter"]
+    assert applied.state.markers[0].shots == 2
+
+
+def test_one_gun_fires_one_round(state):
+    """One piece, one round: the Sherman's single gun fires its rate once."""
+    state.queue = ["sherman_1"]
+    fire = g.Fire(unit="sherman_1", target="gruppe_1", distance_cm=12, weapon="cannone_75")
+    applied = g.apply(state, fire, ReplayingDice([], SystemDice()), actor_side="alleati")
+    assert [r.procedure for r in applied.resolutions][:2] == ["observation", "heavy_fire"]
+    assert [r.procedure for r in applied.resolutions].count("heavy_fire") == 1
+
+
+def test_a_scenario_whose_heavy_weapons_fire_too_many_rounds_is_refused_on_its_line():
+    text = bundled_scenarios()["esempio_normandia"].read_text("utf-8")
+    unit = "models: 4, weapons: {mortaio_60: 2}"
+    rate = "rof_stationary: 1, rof_moving: 0, calibre_mm: 60"
+    assert unit in text and rate in text
+    # 51 mortars firing 2 rounds each: 102 rolls in one command.
+    changed = text.replace(unit, "models: 60, weapons: {mortaio_60: 51}").replace(
+        rate, rate.replace("rof_stationary: 1", "rof_stationary: 2")
+    )
+    with pytest.raises(InvalidInput) as caught:
+        parse_scenario(changed, "mortai.yaml")
+    error = caught.value
+    line = next(i for i, text in enumerate(changed.splitlines(), 1) if "id: mortai," in text)
+    assert error.key == "error.scenario.invalid_line", error.params
+    assert error.params["line"] == line
+    assert f"more than {MAX_HEAVY_ROUNDS} rounds" in str(error.params["detail"])

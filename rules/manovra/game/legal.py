@@ -28,7 +28,7 @@ from rules.core.resolution import Outcome
 from rules.manovra import checks, ground
 from rules.manovra.game import field
 from rules.manovra.game.assault import approach_cm, approach_terrain, check_assault, overruns
-from rules.manovra.game.common import _declaring_side
+from rules.manovra.game.common import _declaring_side, weapon_rounds
 from rules.manovra.game.indirect import (
     _fragment_sources,
     _may_take_fragments,
@@ -330,7 +330,7 @@ def _in_band(unit: UnitState, weapons: list[tuple[str, Weapon]], cm: float) -> b
             continue
         if weapon.kind is not WeaponKind.LIGHT:
             return True
-        if (weapon.rof_stationary * min(unit.weapons[weapon_id], unit.models)) > 0:
+        if weapon_rounds(unit, weapon_id, weapon, False) > 0:
             return True
     return False
 
