@@ -72,3 +72,22 @@ def test_a_side_that_ended_its_step_cannot_end_it_again(esempio, phase):
     )
     # The other side still ends its own.
     esempio("turn.next", "tedeschi")
+
+
+# -- 6. A leaderless squad whose survivors are all shocked --------------------------------------
+
+
+def test_shocked_survivors_take_over_a_dead_leaders_squad(esempio):
+    """Seed 004 line 80: "lanciare 1d10 all'inizio di ogni turno: se uguale o inferiore alla
+    Qualità della squadra/sezione uno dei superstiti assume il ruolo di caposquadra" — shocked
+    soldiers are survivors: the squad rolls."""
+    squad = esempio.unit("squadra_1")
+    squad.figures[0].dead = True  # the leader
+    for figure in squad.figures[1:]:
+        figure.shocked_until = esempio.state.turn  # every survivor shocked this turn
+    assert squad.leaderless
+    # The squad's d10 (1: passed), then both initiative dice.
+    applied = esempio("turn.next", None, [1, 9, 1])
+    assert [r.procedure for r in applied.resolutions] == ["action", "initiative"]
+    assert not esempio.unit("squadra_1").leaderless
+    assert esempio.unit("squadra_1").figure(2).role == "leader"

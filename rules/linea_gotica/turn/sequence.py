@@ -206,8 +206,11 @@ def _replacements(state: GameState, tray: DiceTray, result: Applied) -> None:
     for unit in state.units.values():
         if not unit.alive or not unit.leaderless or unit.leader_ability is None:
             continue
-        candidates = [f for f in unit.figures if f.able(state.turn)]
-        if not candidates:
+        # Seed 004 line 80: "uno dei superstiti assume il ruolo di caposquadra": every soldier
+        # still in play is a survivor, shocked, wounded or panicked (issue 26). One able to
+        # act takes over if there is one (the seed does not say who: not in the seed).
+        survivors = [f for f in unit.figures if f.alive]
+        if not survivors:
             continue
         with tray.rolled_by(unit.side):  # the squad's own side rolls for its new leader
             resolution = resolve(
@@ -221,7 +224,7 @@ def _replacements(state: GameState, tray: DiceTray, result: Applied) -> None:
             )
         result.resolutions.append(resolution)
         if resolution.outcome.key == f"{K}.action.passed":
-            chosen = candidates[0]
+            chosen = next((f for f in survivors if f.able(state.turn)), survivors[0])
             chosen.role = "leader"
             chosen.isolated = False
             unit.leader_ability = lower_quality(unit.leader_ability)
