@@ -483,7 +483,7 @@ def _call_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
         return []
     if not _passes(
         lambda: may_act_in_fire_phase(state, unit),
-        lambda: require_fresh_soldiers(unit),
+        lambda: require_fresh_soldiers(state, unit),
         lambda: owes_morale(state, unit),
     ):
         return []

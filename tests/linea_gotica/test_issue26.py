@@ -91,3 +91,44 @@ def test_shocked_survivors_take_over_a_dead_leaders_squad(esempio):
     assert [r.procedure for r in applied.resolutions] == ["action", "initiative"]
     assert not esempio.unit("squadra_1").leaderless
     assert esempio.unit("squadra_1").figure(2).role == "leader"
+
+
+# -- 7. Covering fire is the unit's activity for the turn ---------------------------------------
+
+
+def test_a_unit_that_gave_covering_fire_does_not_fire_in_the_next_fire_phase(esempio):
+    """Seed 004 line 154: "ogni unità può svolgere una sola attività durante un turno (quindi
+    le unità che abbiano già sparato con un tiro di copertura durante la fase di movimento
+    dell'avversario **non** potranno sparare nuovamente durante la successiva fase di tiro, e
+    non potranno muovere)"."""
+    esempio.to_phase(Phase.COVERING, first="alleati")
+    esempio("fire", "alleati", unit="squadra_1", target="siepe", kind="copertura", weapon="bar")
+    # While the covering step lasts, the squad's other automatic weapon may join it.
+    esempio(
+        "fire", "alleati", unit="squadra_1", target="casolare", kind="copertura", weapon="thompson"
+    )
+    esempio("turn.next", "alleati")
+    esempio("turn.next", "tedeschi")
+    esempio.refused(
+        "error.linea_gotica.already_acted", "move", "alleati", unit="squadra_1", distance=5
+    )
+    esempio.to_phase(Phase.FIRE, first="alleati")
+    while esempio.state.fire_class != 1:  # Veterani: the squad's class
+        for side in list(esempio.state.sides):
+            if side not in esempio.state.done:
+                esempio("turn.next", side)
+    for weapon in ("garand", "bar"):
+        esempio.refused(
+            "error.linea_gotica.already_acted",
+            "fire",
+            "alleati",
+            unit="squadra_1",
+            target="gruppe",
+            distance=30,
+            weapon=weapon,
+        )
+    esempio.refused(
+        "error.linea_gotica.already_acted", "test", "alleati", unit="squadra_1", kind="scavare"
+    )
+    listed = PLAY.legal_actions(PLAY._document(esempio.state))
+    assert not [a for a in listed if a.unit == "squadra_1" and a.verb in ("fire", "test")]
