@@ -3,11 +3,15 @@ panicked unit that "deve ritirarsi" — each rule test quotes the seed (000) lin
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from rules.core.dice import ReplayingDice, ScriptedDice, SystemDice
 from rules.core.errors import InvalidInput, RulesError
+from rules.core.geometry import distance
 from rules.manovra import game as g
+from rules.manovra.game.legal import legal_actions
 from rules.manovra.play import PLAY
 from rules.manovra.scenario import MAX_HEAVY_ROUNDS, bundled_scenarios, load_bundled, parse_scenario
 
@@ -146,3 +150,68 @@ def test_a_scenario_whose_heavy_weapons_fire_too_many_rounds_is_refused_on_its_l
     assert error.key == "error.scenario.invalid_line", error.params
     assert error.params["line"] == line
     assert f"more than {MAX_HEAVY_ROUNDS} rounds" in str(error.params["detail"])
+
+
+# -- 8. A panicked unit "è in panico e deve ritirarsi" -------------------------------------------
+
+
+def test_a_panicked_unit_retreats_or_recovers_it_does_not_hold(state):
+    """Seed 000 lines 190 and 251: "Se il test coraggio (CT) fallisce l'unità è in panico e
+    deve ritirarsi"; line 9 gives it "Recupero panico". Holding is not retreating."""
+    state.units["squadra_1"].add("panic")
+    state.queue = ["squadra_1"]
+    listed = [a for a in legal_actions(state) if a.unit == "squadra_1"]
+    assert {a.verb for a in listed} == {"recover", "move"}
+    assert all(a.options.get("kind") == "tattico" for a in listed if a.verb == "move")
+    refused(state, g.Hold(unit="squadra_1"), "alleati", "error.manovra.must_retreat")
+    refused(state, g.Hold(unit="squadra_1"), None, "error.manovra.must_retreat")
+    refused(
+        state,
+        g.Move(unit="squadra_1", terrain="piano_scoperto", distance_cm=3, kind="breve"),
+        "alleati",
+        "error.manovra.retreat_kind",
+    )
+    applied = play(
+        state, g.Move(unit="squadra_1", terrain="piano_scoperto", distance_cm=12), "alleati"
+    )
+    assert applied.state.units["squadra_1"].moved and applied.state.queue == []
+
+
+def test_a_panicked_unit_that_cannot_move_holds(state):
+    state.units["sherman_1"].add("panic")
+    state.units["sherman_1"].add("immobilised")
+    state.queue = ["sherman_1"]
+    listed = [(a.verb, dict(a.options)) for a in legal_actions(state) if a.unit == "sherman_1"]
+    assert listed == [
+        ("recover", {"unit": "sherman_1"}),
+        ("move", {"unit": "sherman_1", "kind": "hold"}),
+    ]
+    play(state, g.Hold(unit="sherman_1"), "alleati")
+
+
+def test_on_a_battlefield_a_retreat_ends_farther_from_the_nearest_enemy(campo):
+    squad = campo.units["squadra_1"]
+    squad.add("panic")
+    campo.queue = ["squadra_1"]
+    enemies = [u.position for u in campo.units.values() if u.side == "asse" and u.position]
+    gap = min(distance(squad.position, there) for there in enemies)
+    refused(
+        campo,
+        g.Move(unit="squadra_1", to="toward gruppe_1 5"),
+        "alleati",
+        "error.manovra.retreat_away",
+    )
+    listed = [a for a in legal_actions(campo) if a.unit == "squadra_1"]
+    moves = [a for a in listed if a.verb == "move"]
+    assert moves and not [a for a in moves if a.options["kind"] == "hold"]
+    for action in moves:
+        applied = g.apply(
+            campo,
+            g.Move(unit="squadra_1", kind=action.options["kind"], to=action.options["to"]),
+            ScriptedDice([]),
+            actor_side="alleati",
+        )
+        moved = applied.state.units["squadra_1"].position
+        assert min(distance(moved, there) for there in enemies) > gap + 1e-9, action
+    away = moves[0].options["to"]
+    assert str(away).endswith(f"° {math.floor(squad.tactical_cm)}")  # straight away, all of it

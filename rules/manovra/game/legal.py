@@ -35,7 +35,12 @@ from rules.manovra.game.indirect import (
     _next_marker,
     _source_side,
 )
-from rules.manovra.game.movement import allowed_kinds, check_walk
+from rules.manovra.game.movement import (
+    allowed_kinds,
+    check_walk,
+    retreat_destinations,
+    terrain_ids,
+)
 from rules.manovra.game.sequence import (
     _can_declare,
     _check_next,
@@ -52,7 +57,6 @@ from rules.manovra.game.shooting import (
 )
 from rules.manovra.game.state import ManovraState, TurnStep, UnitState
 from rules.manovra.scenario import Weapon, WeaponKind
-from rules.manovra.tables import load_tables
 
 
 def legal_actions(state: ManovraState) -> list[LegalAction]:
@@ -209,10 +213,9 @@ def _declarations(state: ManovraState) -> list[LegalAction]:
 
 def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
     side = unit.side
-    actions = [LegalAction("move", side, {"unit": unit.id, "kind": "hold"})]
     if unit.has("panic"):
-        actions.append(LegalAction("recover", side, {"unit": unit.id}))
-        return actions
+        return _panicked_actions(state, unit)
+    actions = [LegalAction("move", side, {"unit": unit.id, "kind": "hold"})]
     enemies = [u for u in state.units.values() if u.side != side and u.alive]
     if state.battlefield is not None:
         actions += _field_moves(state, unit, enemies)
@@ -228,6 +231,23 @@ def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
             actions += _shots(state, unit, target)
     for target in enemies:
         actions += _assaults(state, unit, target)
+    return actions
+
+
+def _panicked_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
+    """A panicked unit tries to recover or retreats ("deve ritirarsi"); it holds only when it
+    has no retreat (:func:`rules.manovra.game.movement.may_retreat`, the handler's check)."""
+    actions = [LegalAction("recover", unit.side, {"unit": unit.id})]
+    if state.battlefield is not None:
+        kinds = allowed_kinds(unit)
+        actions += [
+            LegalAction("move", unit.side, {"unit": unit.id, "kind": kinds[0].value, "to": text})
+            for text in retreat_destinations(state, unit, MAX_DESTINATIONS)
+        ]
+    else:
+        actions += _moves(unit)
+    if len(actions) == 1:
+        actions.append(LegalAction("move", unit.side, {"unit": unit.id, "kind": "hold"}))
     return actions
 
 
@@ -359,17 +379,13 @@ def _field_assaults(state: ManovraState, unit: UnitState, target: UnitState) -> 
     return [LegalAction("assault", unit.side, {"unit": unit.id, "target": target.id})]
 
 
-def _terrains() -> list[str]:
-    return [row.id or "" for row in load_tables()["tipi_terreno"].rows]
-
-
 def _moves(unit: UnitState) -> list[LegalAction]:
     """Per kind of move, the terrains grouped by how far the unit may go through them."""
     actions = []
     unit_class = ground.MovementClass(unit.kind["movement"])
     for kind in allowed_kinds(unit):
         by_limit: dict[int, list[str]] = defaultdict(list)
-        for terrain in _terrains():
+        for terrain in terrain_ids():
             limit = math.floor(ground.leg_limit_cm(unit_class, unit.tactical_cm, kind, terrain))
             if limit >= 1:
                 by_limit[limit].append(terrain)
