@@ -811,8 +811,13 @@ def at_modifiers(
     if target.dug_in or _terrain(state, target.hex).get("town_woods"):
         keys.append("dug_in_or_town_woods")
     target_spot = state.hex_at(target.hex)
-    firer_elevation = 0 if firer.air else state.hex_at(firer.hex).elevation
-    if _terrain(state, target.hex).get("hill") and target_spot.elevation > firer_elevation:
+    # Seed 003 line 169: "la cible est dans un hexagone de colline à une élévation plus haute
+    # que l'unité qui fait feu" — an aircraft flies above every hill: never for it (issue 26).
+    if (
+        not firer.air
+        and _terrain(state, target.hex).get("hill")
+        and target_spot.elevation > state.hex_at(firer.hex).elevation
+    ):
         keys.append("higher_hill")
     if not firer.air and steps > int(table.row_by_id("range_over_5").data["above_range"]):
         keys.append("range_over_5")

@@ -10,7 +10,7 @@ from rules.core.errors import RulesError
 from rules.pzgren import game as g
 from rules.pzgren.play import PLAY
 from rules.pzgren.scenario import load_bundled
-from tests.pzgren.test_game import Table
+from tests.pzgren.test_game import Table, fire, small
 
 
 def test_a_morale_check_nobody_owes_is_refused_naming_what_is_owed_and_by_whom():
@@ -25,3 +25,23 @@ def test_a_morale_check_nobody_owes_is_refused_naming_what_is_owed_and_by_whom()
         "1st Rifle Platoon owes no morale check. "
         "Owed now: Morale check M2 for 1. Zug Panzergrenadiere (Allemands)."
     )
+
+
+def test_an_aircraft_is_never_below_a_hill():
+    """Seed 003 line 169: "-1 : la cible est dans un hexagone de colline à une élévation plus
+    haute que l'unité qui fait feu" — an aircraft flies above every hill; a gun below it does
+    get the modifier."""
+    table = small(
+        '{id: p47, name: P-47, type: aircraft, hex: "0,0", fire: 8, at: 4}, '
+        '{id: gun, name: Gun, type: at, hex: "3,5", at: 6, range: 8}',
+        '{id: tank, name: Tank, type: afv, hex: "3,3", armour: 2, steps: 4}',
+        '{"3,3": {terrain: hill, elevation: 2}}',
+    )
+    tank = table.unit("tank")
+    keys, _ = g.at_modifiers(table.state, table.unit("p47"), tank, False)
+    assert "higher_hill" not in keys
+    keys, _ = g.at_modifiers(table.state, table.unit("gun"), tank, False)
+    assert "higher_hill" in keys
+    applied = table(fire("p47", target="tank"), "a", [1, 1])
+    modifiers = [m.key for m in applied.resolutions[0].steps[0].modifiers]
+    assert "pzgren.atmod.higher_hill" not in modifiers
