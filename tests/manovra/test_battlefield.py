@@ -102,6 +102,15 @@ def test_battlefield_errors_name_their_line(old, new, needle, words) -> None:
     assert words in str(error.params["detail"]), error.params
 
 
+def test_a_degenerate_table_is_refused_at_load_naming_its_line() -> None:
+    """Issue 26: a table of 1e-300 cm can neither be measured on nor drawn."""
+    bad = campo_text().replace("width_cm: 180", "width_cm: 1e-300")
+    with pytest.raises(InvalidInput) as caught:
+        parse_scenario(bad, "campo.yaml")
+    assert caught.value.params["line"] == _line_of(bad, "width_cm")
+    assert "width_cm" in str(caught.value.params["detail"])
+
+
 # -- Moves ---------------------------------------------------------------------------------
 
 
