@@ -184,7 +184,7 @@ class MapView(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     title: str
-    sides: dict[str, str]  # side id → name, in the order colours are assigned
+    sides: dict[str, str]  # side id → name (colours go by the ids' order, not this dict's)
     width_cm: float = 0.0
     height_cm: float = 0.0
     unit: str = "cm"  # what the numbers are in, for the scale bar
@@ -193,7 +193,9 @@ class MapView(BaseModel):
     grid: HexGrid | None = None  # a hex map instead of a measured table
     counters: tuple[Counter, ...] = ()
     overlays: tuple[Overlay, ...] = ()
-    caption: str = ""  # one line under the picture: the last action, in the game's language
+    # Under the picture, in the game's language: a ruleset writes its last action (a sentence,
+    # or nothing); the front ends put the state of the game on a line above it.
+    caption: str = ""
 
 
 def table_view(
