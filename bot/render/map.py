@@ -408,11 +408,11 @@ def _draw_grid(
     grid: HexGrid,
     frame: _Frame,
     counters: Sequence[Counter],
-    colours: dict[str, RGB],
-) -> list[str]:
+) -> tuple[list[str], list[tuple[list[Counter], Box, str]]]:
     """The hexes (fill, hatch, the coordinates players type on top, terrain words at the
-    foot) and each hex's counters in the band between: a stack never leaves its hex.
-    Returns the notes for the band under the map: what did not fit in its hex."""
+    foot). Returns the notes for the band under the map (what did not fit in its hex) and,
+    per hex with counters, the band between its coordinates and its words where they go:
+    a stack never leaves its hex."""
     draw = ImageDraw.Draw(image)
     by_cell = {(h.col, h.row): h for h in grid.hexes}
     radius = frame.scale
@@ -430,6 +430,7 @@ def _draw_grid(
     for counter in counters:
         stacks.setdefault((counter.x, counter.y), []).append(counter)
     notes: list[str] = []
+    stacked: list[tuple[list[Counter], Box, str]] = []
     for col, row in _grid_cells(grid):
         cx, cy = _centre(grid, col, row, frame, min_x, min_y)
         top = cy - radius * 0.72
@@ -451,8 +452,8 @@ def _draw_grid(
         if here:
             half = radius * 0.82
             band = (cx - half, band_top, cx + half, max(band_top + 10, band_bottom))
-            notes += _draw_stack(image, here, band, colours, f"{col},{row}")
-    return notes
+            stacked.append((here, band, f"{col},{row}"))
+    return notes, stacked
 
 
 def _draw_stack(
@@ -604,9 +605,11 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
           TITLE_TEXT, INK, anchor="lm", halo=False)
     to_pixel = _ToPixel(view, frame)
     if grid is not None:
-        notes = _draw_grid(image, view, grid, frame, counters, colours)
+        notes, stacked = _draw_grid(image, view, grid, frame, counters)
         # On a hex map a radius counts hexes: from one hex centre to the next.
         draw_overlays(image, view.overlays, to_pixel, frame.scale * math.sqrt(3), language)
+        for here, band, hex_ in stacked:  # counters last: no mark covers one
+            notes += _draw_stack(image, here, band, colours, hex_)
         scale_px, scale_units = 0.0, 0.0
     else:
         draw.rectangle(frame.bounds, fill=terrain_style(view.open_terrain or "open").fill)
