@@ -31,7 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.render.map import _lettering, render_map
+from bot.render.lettering import lettering as _lettering
+from bot.render.map import render_map
 from rules.core.battlefield import (
     CircleShape,
     Counter,

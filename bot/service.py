@@ -486,6 +486,7 @@ class GameService:
                 view = public_status(play.status(document))
                 picture = with_caption(
                     channel_map(play, document, reply.ruleset, reply.language),
+                    "",
                     status_caption(view, reply.ruleset, reply.language),
                 )
                 if ended:
@@ -677,7 +678,7 @@ class GameService:
         def look() -> tuple[StatusView, MapView | None]:
             view = public_status(play.status(document))
             caption = status_caption(view, ruleset, language)
-            return view, with_caption(channel_map(play, document, ruleset, language), caption)
+            return view, with_caption(channel_map(play, document, ruleset, language), "", caption)
 
         reply.status, reply.map_view = await self._read_off_loop(look)
         return reply
@@ -880,12 +881,12 @@ class GameService:
             caption = status_caption(play.status(document), reply.ruleset, reply.language)
             if not mine:
                 return with_caption(
-                    channel_map(play, document, reply.ruleset, reply.language), caption
+                    channel_map(play, document, reply.ruleset, reply.language), "", caption
                 )
             view = play.map_view(document, viewer, public=False, language=reply.language)
             if view is None:
                 return None
-            return with_caption(localized_map(view, reply.ruleset, reply.language), caption)
+            return with_caption(localized_map(view, reply.ruleset, reply.language), "", caption)
 
         reply.map_view = await self._read_off_loop(look)
         reply.map_public = not mine
@@ -1185,6 +1186,7 @@ class GameService:
 
         drawn = request.verb in MAP_VERBS and not odds_only
         pictures: list[MapView | None] = []
+        states: list[str] = []  # the caption's first line under each picture
 
         preparer = getattr(self._store, "preparer", None)
         prepared: list[PreparedState] = []
@@ -1222,6 +1224,9 @@ class GameService:
                 if view is not None and marks:
                     view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
                 pictures.append(view)
+                states.append(
+                    status_caption(play.status(result.document), reply.ruleset, reply.language)
+                )
             return waiting, result, play.follow_ups(result.document), play.awaiting(result.document)
 
         try:
@@ -1274,7 +1279,7 @@ class GameService:
         if pictures and pictures[-1] is not None:
             # Under the picture, the command and its outcome as the log tells them.
             line = event_line(result.event, reply.ruleset, reply.language, play.sides(document))
-            reply.map_view = with_caption(pictures[-1], line)
+            reply.map_view = with_caption(pictures[-1], line, states[-1])
         if after is not None and after != before:
             reply.ping = (
                 _players_among(context.members, after)
@@ -1617,11 +1622,15 @@ def status_caption(view: StatusView, ruleset: str, language: str) -> str:
     )
 
 
-def with_caption(view: MapView | None, caption: str) -> MapView | None:
-    """The view with ``caption`` under it, unless the ruleset wrote its own."""
-    if view is None or view.caption:
+def with_caption(view: MapView | None, action: str, state: str = "") -> MapView | None:
+    """The view with the caption every ruleset's picture carries, in one style: the state of
+    the game (``Turn 2 — activations — to move: …``), then the last action — the ruleset's
+    own sentence for it when it writes one, else ``action`` (the log's line for the command
+    just played) — each on a line of its own."""
+    if view is None:
         return view
-    return view.model_copy(update={"caption": caption})
+    lines = [line for line in (state, view.caption or action) if line]
+    return view.model_copy(update={"caption": "\n".join(lines)})
 
 
 def command_event(

@@ -25,6 +25,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Cm = Annotated[float, Field(ge=0, le=10_000, allow_inf_nan=False)]
+#: The smallest side a table may have (cm, or inches): a degenerate table (``1e-300``)
+#: cannot be measured on nor drawn, so a scenario naming one is refused on its line.
+MIN_TABLE_SIDE = 10.0
+TableSide = Annotated[float, Field(ge=MIN_TABLE_SIDE, le=10_000, allow_inf_nan=False)]
 
 
 class Point(BaseModel):
@@ -77,8 +81,8 @@ class Battlefield(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    width_cm: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)]
-    height_cm: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)]
+    width_cm: TableSide
+    height_cm: TableSide
     # The measuring unit of every number here ("cm" despite the field names' suffix when
     # the ruleset measures in inches: one geometry serves both).
     unit: Literal["cm", "in"] = "cm"
@@ -180,7 +184,7 @@ class MapView(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     title: str
-    sides: dict[str, str]  # side id → name, in the order colours are assigned
+    sides: dict[str, str]  # side id → name (colours go by the ids' order, not this dict's)
     width_cm: float = 0.0
     height_cm: float = 0.0
     unit: str = "cm"  # what the numbers are in, for the scale bar
@@ -189,7 +193,9 @@ class MapView(BaseModel):
     grid: HexGrid | None = None  # a hex map instead of a measured table
     counters: tuple[Counter, ...] = ()
     overlays: tuple[Overlay, ...] = ()
-    caption: str = ""  # one line under the picture: the last action, in the game's language
+    # Under the picture, in the game's language: a ruleset writes its last action (a sentence,
+    # or nothing); the front ends put the state of the game on a line above it.
+    caption: str = ""
 
 
 def table_view(

@@ -21,7 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from rules.core.errors import IllegalAction, ParamValue
+from rules.core.i18n import translate
 from rules.core.resolution import Outcome
+
+# How many owed actions a refusal names before "…" (a volley's losses may owe many tests).
+MAX_OWED_NAMED = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,3 +103,55 @@ def values_of(actions: Iterable[LegalAction], option: str) -> list[str]:
                 for choice in spec.choices:
                     seen.setdefault(choice, None)
     return list(seen)
+
+
+def owed_text(actions: Iterable[LegalAction], side_names: Mapping[str, str], language: str) -> str:
+    """What is owed now and by whom, as one sentence (``Owed now: CT test for Sherman 2
+    (Allies).``), or that nothing is owed: read from the owed legal actions, the list the
+    follow-up buttons show."""
+    listed = [a for a in actions if a.owed]
+    if not listed:
+        return translate("error.owed.nothing", language)
+    items = []
+    for action in listed[:MAX_OWED_NAMED]:
+        if action.label is not None:
+            what = translate(action.label.key, language, **dict(action.label.params))
+        else:  # the command to type: /morale unit:squadra_1
+            what = "/" + action.verb.replace(".", " ")
+            what += "".join(f" {name}:{value}" for name, value in action.options.items())
+        side = side_names.get(action.side or "", action.side or "—")
+        items.append(translate("error.owed.item", language, what=what, side=side))
+    if len(listed) > MAX_OWED_NAMED:
+        items.append("…")
+    return translate("error.owed.now", language, owed="; ".join(items))
+
+
+class NotOwed(IllegalAction):
+    """A test, morale check or rally that nobody owes now: refused before any die is rolled.
+
+    The key and its parameters say what was asked for; the message goes on with what is owed
+    now and by whom. The handler that refuses does not list that itself: the ruleset's play
+    (:class:`rules.core.play.DocumentPlay`) names it from its own owed legal actions, so the
+    refusal, the follow-up buttons and the fuzzer read one source.
+    """
+
+    def __init__(
+        self,
+        key: str,
+        /,
+        owed_now: Iterable[LegalAction] = (),
+        side_names: Mapping[str, str] | None = None,
+        **params: ParamValue,
+    ) -> None:
+        super().__init__(key, **params)
+        self.owed_now = tuple(a for a in owed_now if a.owed)
+        self.side_names: Mapping[str, str] = dict(side_names or {})
+
+    def naming(self, owed_now: Iterable[LegalAction], side_names: Mapping[str, str]) -> NotOwed:
+        """The same refusal, naming what is owed now and by whom."""
+        return NotOwed(self.key, owed_now, side_names, **self.params)
+
+    def localized(self, language: str) -> str:
+        """What was asked for, then what is owed now and by whom (or that nothing is)."""
+        reason = super().localized(language)
+        return f"{reason} {owed_text(self.owed_now, self.side_names, language)}"

@@ -18,7 +18,7 @@ from rules.core.battlefield import MapView, Overlay
 from rules.core.dice import DiceSource, Roll
 from rules.core.errors import InvalidInput
 from rules.core.game import disposable
-from rules.core.legal import LegalAction
+from rules.core.legal import LegalAction, NotOwed, owed
 from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
 
@@ -279,15 +279,21 @@ class DocumentPlay:
             state = memo[1]
         else:
             state = self._load_state(document)  # ours alone: no copy needed
-        with disposable(state):
-            applied = self.game.apply(
-                state,
-                command,
-                dice,
-                actor_side=actor_side,
-                preview=verb == "odds",
-                other_dice=other_dice,
-            )
+        try:
+            with disposable(state):
+                applied = self.game.apply(
+                    state,
+                    command,
+                    dice,
+                    actor_side=actor_side,
+                    preview=verb == "odds",
+                    other_dice=other_dice,
+                )
+        except NotOwed as refusal:
+            # A roll nobody owes: say what is owed now and by whom, from the owed legal
+            # actions (the document is untouched: the refusal came before any change).
+            named = refusal.naming(owed(self.legal_actions(document)), self.sides(document))
+            raise named from None
         rolls = list(applied.tray.rolls) if applied.tray is not None else []
         played = Played(self._document(applied.state), applied.resolutions, applied.notices, rolls)
         if verb != "odds":
@@ -298,6 +304,10 @@ class DocumentPlay:
         """The side whose move it is."""
         side: str | None = self.game.awaiting(self._state(document))
         return side
+
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Everything any seat may do now: every ruleset writes its own (its ``legal`` module)."""
+        raise NotImplementedError
 
     def verbs(self) -> tuple[str, ...]:
         """The verbs this ruleset accepts."""

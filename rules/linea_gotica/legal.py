@@ -17,7 +17,9 @@ from rules.core import geometry
 from rules.core.budget import charge
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
+from rules.core.resolution import Outcome
 from rules.linea_gotica import field, fire, movement
+from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.state import Fire, GameState, Phase, TakeTest, UnitState
 from rules.linea_gotica.turn.actions import check_action
 from rules.linea_gotica.turn.common import acting_unit, may_still_act
@@ -73,7 +75,8 @@ def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction
         if unit is None or not unit.alive:
             continue
         owing.add(unit.side)
-        actions.append(LegalAction("morale", unit.side, {"unit": unit_id}, owed=True))
+        label = Outcome.of(f"{RULESET_KEY}.follow.morale", unit=unit.name)
+        actions.append(LegalAction("morale", unit.side, {"unit": unit_id}, owed=True, label=label))
     phase = state.phase
     if phase is Phase.INITIATIVE:
         actions += [LegalAction("turn.next", side, owed=True) for side in state.sides]
@@ -482,7 +485,7 @@ def _call_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
         return []
     if not _passes(
         lambda: may_act_in_fire_phase(state, unit),
-        lambda: require_fresh_soldiers(unit),
+        lambda: require_fresh_soldiers(state, unit),
         lambda: owes_morale(state, unit),
     ):
         return []

@@ -230,7 +230,9 @@ class LineaGoticaPlay(DocumentPlay):
             ),
             counters=tuple(counters),
             overlays=tuple(marks),
-            caption=f"{state.turn}: {caption}" if caption else "",
+            # The last action's marks only: the front ends put the state of the game (turn,
+            # phase, whose move) above it, in the same style for every ruleset.
+            caption=caption,
         )
 
     @staticmethod

@@ -140,10 +140,11 @@ class ManovraPlay(DocumentPlay):
             overlays = tuple(o for o in last.overlays if o.label not in secret)
             if last.caption and last.params.get("unit") not in secret_names:
                 caption = translate(last.caption, language, **last.params)
-        step = translate("manovra.turn.step", language, turn=state.turn, step=int(state.step))
+        # The turn and step are the caption's first line, written by the front ends in the
+        # same style for every ruleset: the title is the scenario's.
         return table_view(
             field,
-            title=f"{state.title} — {step}",
+            title=state.title,
             sides=dict(state.sides),
             counters=tuple(counters),
             overlays=overlays,

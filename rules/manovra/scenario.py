@@ -30,6 +30,9 @@ from rules.manovra.tables import load_tables
 
 SCENARIOS_PACKAGE = "rules.manovra"
 _ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
+# The most rounds of heavy weapons one command fires (each is a roll with its odds): the
+# rate × pieces of one weapon, or of a unit's indirect weapons firing an IF marker.
+MAX_HEAVY_ROUNDS = 100
 
 
 class _Model(BaseModel):
@@ -218,9 +221,28 @@ class Scenario(_Model):
                                 f"unit {unit.id}: unknown weapon {weapon!r}",
                                 (*where, "units", u, "weapons", weapon),
                             )
+                    self._check_rounds(unit, (*where, "units", u, "weapons"))
         if self.battlefield is not None:
             self._check_battlefield(self.battlefield)
         return self
+
+    def _check_rounds(self, unit: UnitSpec, where: tuple[str | int, ...]) -> None:
+        """Every round of a heavy weapon is a roll of its own (seed line 9: a unit fires "con
+        tutte le armi dell'unità", so N pieces fire N × the rate): at most
+        ``MAX_HEAVY_ROUNDS`` rounds in one fire, and in one IF marker of its indirect ones."""
+        indirect = 0
+        for weapon_id, count in unit.weapons.items():
+            weapon = self.weapons[weapon_id]
+            if weapon.kind is not WeaponKind.HEAVY:
+                continue
+            rounds = weapon.rof_stationary * min(count, unit.models)
+            indirect += rounds if weapon.indirect else 0
+            if max(rounds, indirect) > MAX_HEAVY_ROUNDS:
+                raise ScenarioReferenceError(
+                    f"unit {unit.id}: its heavy weapons fire more than {MAX_HEAVY_ROUNDS} "
+                    "rounds at once (rate × pieces)",
+                    (*where, weapon_id),
+                )
 
     def _check_battlefield(self, field: Battlefield) -> None:
         """Terrain classes known; every unit on the table deployed, where its terrain is."""

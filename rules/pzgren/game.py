@@ -27,6 +27,7 @@ from rules.core.dice import DiceSource, DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview, run_command
+from rules.core.legal import NotOwed
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.core.tables import Table
 from rules.pzgren import fire, morale
@@ -810,8 +811,13 @@ def at_modifiers(
     if target.dug_in or _terrain(state, target.hex).get("town_woods"):
         keys.append("dug_in_or_town_woods")
     target_spot = state.hex_at(target.hex)
-    firer_elevation = 0 if firer.air else state.hex_at(firer.hex).elevation
-    if _terrain(state, target.hex).get("hill") and target_spot.elevation > firer_elevation:
+    # Seed 003 line 169: "la cible est dans un hexagone de colline à une élévation plus haute
+    # que l'unité qui fait feu" — an aircraft flies above every hill: never for it (issue 26).
+    if (
+        not firer.air
+        and _terrain(state, target.hex).get("hill")
+        and target_spot.elevation > state.hex_at(firer.hex).elevation
+    ):
         keys.append("higher_hill")
     if not firer.air and steps > int(table.row_by_id("range_over_5").data["above_range"]):
         keys.append("range_over_5")
@@ -974,7 +980,7 @@ def _do_morale(
     _own(unit, actor_side)
     owed = next((p for p in state.pending_morale if p.unit == unit.id), None)
     if owed is None:
-        raise IllegalAction("error.pzgren.no_morale_owed", unit=unit.name)
+        raise NotOwed("error.pzgren.no_morale_owed", unit=unit.name)
     if state.pending_steps:
         entry = state.pending_steps[0]
         raise IllegalAction(

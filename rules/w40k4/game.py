@@ -154,7 +154,7 @@ def apply(
     Returns a new state; raises :class:`RulesError` (and changes nothing) if the command
     is not allowed now or its arguments are wrong.
     """
-    if state.ended and not isinstance(command, Test):
+    if state.ended:
         raise IllegalAction("error.w40k4.game_over")
     return run_command(
         state,

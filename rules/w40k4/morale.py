@@ -1,9 +1,10 @@
-"""Owed morale checks and regroup tests, the escape test, free Leadership tests."""
+"""Owed morale checks and regroup tests (``/morale``, ``/test``), the escape test."""
 
 from __future__ import annotations
 
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
+from rules.core.legal import NotOwed
 from rules.core.resolution import Outcome
 from rules.w40k4 import checks, lookups
 from rules.w40k4.assault import after_combat, component
@@ -20,9 +21,26 @@ def do_morale(
     """/morale: take an owed morale check or regroup test."""
     unit = state.unit(command.unit)
     require_own(unit, actor_side)
+    _take_owed(state, unit, _owed_by(state, unit), 0, tray, result)
+
+
+def _owed_by(state: W40kState, unit: UnitState) -> PendingTest:
+    """The test ``unit`` owes; a test nobody owes is refused (issue 26)."""
     owed = next((p for p in state.pending if p.unit == unit.id), None)
     if owed is None:
-        raise IllegalAction("error.w40k4.no_test_owed", unit=unit.name)
+        raise NotOwed("error.w40k4.no_test_owed", unit=unit.name)
+    return owed
+
+
+def _take_owed(
+    state: W40kState,
+    unit: UnitState,
+    owed: PendingTest,
+    modifier: int,
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    """Roll the owed test (``modifier``: the referee's, on top of the rules' own)."""
     state.pending.remove(owed)
     if owed.reason == "regroup":
         minimum = float(lookups.standard("raggruppamento")["min_fraction"])
@@ -32,7 +50,9 @@ def do_morale(
         else:
             test = resolve(
                 "leadership",
-                checks.LeadershipInput(leadership=unit.ld or 1, reason="regroup", target=unit.id),
+                checks.LeadershipInput(
+                    leadership=unit.ld or 1, modifier=modifier, reason="regroup", target=unit.id
+                ),
                 tray,
             )
             result.resolutions.append(test)
@@ -45,7 +65,7 @@ def do_morale(
             "leadership",
             checks.LeadershipInput(
                 leadership=unit.ld or 1,
-                modifier=owed.modifier,
+                modifier=max(-10, min(10, owed.modifier + modifier)),
                 reason=owed.reason,
                 target=unit.id,
             ),
@@ -89,17 +109,14 @@ def escape(
 def do_test(
     state: W40kState, command: Test, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
-    """/test: a free Leadership test."""
+    """/test: the Leadership test the unit owes, as /morale, with the referee's ``modifier``
+    (a special rule or a ruling). A test nobody owes is refused (issue 26): it would be
+    rolled, logged, and change nothing."""
     unit = state.unit(command.unit)
     require_own(unit, actor_side)
     if unit.ld is None:
         raise IllegalAction("error.w40k4.no_leadership", unit=unit.name)
-    result.resolutions.append(
-        resolve(
-            "leadership",
-            checks.LeadershipInput(
-                leadership=unit.ld, modifier=command.modifier, reason="test", target=unit.id
-            ),
-            tray,
-        )
-    )
+    owed = _owed_by(state, unit)
+    if command.modifier and actor_side is not None:
+        raise IllegalAction("error.w40k4.referee_modifier")
+    _take_owed(state, unit, owed, command.modifier, tray, result)

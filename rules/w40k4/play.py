@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.core.battlefield import Counter, MapView, table_view
+from rules.core.battlefield import Counter, MapView, Overlay, table_view
 from rules.core.i18n import DEFAULT_LANGUAGE, translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
@@ -233,26 +233,22 @@ class W40kPlay(DocumentPlay):
             for u in state.ordered()
             if u.at is not None and (u.alive or u.location == "table")
         )
+        caption = ""
+        overlays: tuple[Overlay, ...] = ()
         if state.last is not None:
             # unit names and inches: nothing to localize (a unit may be called "Assault")
             params = {k: str(v) for k, v in state.last.params.items()}
             caption = translate(state.last.key, language, **params)
             overlays = tuple(state.last.overlays)
-        else:
-            caption = translate(
-                "w40k4.phase.current",
-                language,
-                phase=value_text(self.ruleset, state.phase.value, language),
-                side=state.sides[state.active],
-            )
-            overlays = ()
         return table_view(
             battlefield,
             title=state.title,
             sides=dict(state.sides),
             counters=counters,
             overlays=overlays,
-            caption=f"{translate('w40k4.map.turn', language, turn=state.turn)} — {caption}",
+            # The last action only: the front ends put the state of the game (turn, phase,
+            # whose move) above it, in the same style for every ruleset.
+            caption=caption,
         )
 
 

@@ -369,9 +369,14 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     result = await anna.slash(channel, "fragments", target="gruppe_1", marker="if1-1", dice="9")
     assert "«morto -P»" in texts(assert_public(result))
 
-    # Free tests, morale and recovery, at any time for one's own units.
-    assert_public(await anna.slash(channel, "test", unit="squadra_2", kind="PT", dice="5,7"))
-    assert_public(await anna.slash(channel, "morale", unit="squadra_2", action="test"))
+    # Tests nobody owes are refused, privately, before their dice (issue 26); so is a
+    # recovery out of the unit's turn.
+    assert_private_error(
+        await anna.slash(channel, "test", unit="squadra_2", kind="PT", dice="5,7"),
+        "2ª squadra non deve alcun test PT. Ora non si deve nulla."
+        " Ora puoi: /fragments, /turn next.",
+    )
+    assert_private_error(await anna.slash(channel, "morale", unit="squadra_2", action="test"))
     assert_private_error(
         await anna.slash(channel, "morale", unit="squadra_2", action="recover")
     )  # wrong step

@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from bot.render.map import WIDTH, plain, render_map, terrain_style, visible_counters
+from bot.render import layout
+from bot.render.lettering import FONT_RANGES, font, plain
+from bot.render.map import WIDTH, render_map, side_colours, terrain_style, visible_counters
 from bot.render.pictures import reply_picture
 from bot.service import Reply, channel_map, localized_map, public_status
 from rules.core.battlefield import (
@@ -35,6 +37,7 @@ from rules.core.battlefield import (
 from rules.core.play import StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.pzgren.play import PLAY as PZGREN
+from tests.bot import crowded_maps
 
 MAPS = Path(__file__).resolve().parents[1] / "fixtures" / "maps"
 UPDATE = os.environ.get("ARBITRO_UPDATE_MAPS") == "1"
@@ -155,6 +158,10 @@ def test_the_tolerance_still_sees_a_moved_counter_and_a_missing_line() -> None:
         ("measured-public.png", measured_view, True),
         ("measured-owner.png", measured_view, False),
         ("pzgren-fire.png", pzgren_view, True),
+        ("crowded-manovra.png", crowded_maps.manovra, True),
+        ("crowded-linea_gotica.png", crowded_maps.linea_gotica, True),
+        ("crowded-w40k4.png", crowded_maps.w40k4, True),
+        ("crowded-pzgren.png", crowded_maps.pzgren, True),
     ],
 )
 def test_renders_match_their_reference_images(name, make, public) -> None:
@@ -214,9 +221,42 @@ def test_terrain_fills_by_name_then_keyword_then_a_stable_colour() -> None:
     assert terrain_style("zzz-unknown") != terrain_style("qqq-other")
 
 
-def test_text_is_spelled_with_the_bundled_font_glyphs() -> None:
-    assert plain("Ardennes, décembre 1944 — città → x") == "Ardennes, decembre 1944 - citta -> x"
+def _ink(text: str, size: int = 20) -> bytes:
+    return bytes(font(size).getmask(text))
+
+
+def test_accents_are_drawn_as_glyphs_not_boxes() -> None:
+    """The bundled font covers Latin-1 and Latin Extended-A: every letter draws ink, unlike
+    the font's empty glyph (U+E000 has none), and "é" is not drawn as "e"."""
+    missing = _ink("\ue000")
+    for word in ("décembre", "Américains", "Żółć", "Épine", "città", "Œuvre"):
+        assert plain(word) == word
+        for char in word:
+            assert _ink(char) != missing and any(_ink(char)), (word, char)
+    assert _ink("é") != _ink("e") and _ink("Ż") != _ink("Z") and _ink("ł") != _ink("l")
+    for low, high in FONT_RANGES:
+        for code in range(low, high + 1):
+            char = chr(code)
+            if char.isprintable() and not char.isspace():
+                assert _ink(char) != missing, hex(code)
+
+
+def test_what_the_font_lacks_is_spelled_not_boxed() -> None:
+    assert plain("Ardennes, décembre 1944 — città → x ≤ 3") == (
+        "Ardennes, décembre 1944 — città -> x <= 3"
+    )
+    assert plain("ạ") == "a" and plain("漢") == "?"
     assert plain("plain ascii") == "plain ascii"
+
+
+def test_the_font_ships_with_the_package() -> None:
+    """The Docker image and `pip install` bring the font: it is package data of bot.render."""
+    from importlib import resources
+
+    assert (resources.files("bot.render") / "fonts" / "NotoSans-Regular.ttf").is_file()
+    assert (resources.files("bot.render") / "fonts" / "OFL.txt").is_file()
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    assert '"bot.render" = ["fonts/*.ttf", "fonts/*.txt"' in pyproject
 
 
 def test_a_tall_table_and_a_tiny_one_fit_the_width() -> None:
@@ -249,3 +289,105 @@ async def test_a_failed_drawing_leaves_the_reply_without_a_picture(monkeypatch, 
     assert await reply_picture(reply) is None
     assert "could not draw the map" in caplog.text
     assert await reply_picture(Reply(language="it")) is None
+
+
+# -- issue 26, item 14: crowded tables, colours, captions -----------------------------
+
+
+def _counter_boxes(view: MapView) -> list[layout.Box]:
+    """Where the renderer puts the counters and the terrain names of a measured table."""
+    from bot.render import map as drawing
+
+    frame = drawing._Frame(46, 46, 5.0, 900, 600)
+    outlines = [drawing._area_outline(a, frame, view.height_cm) for a in view.areas]
+    placed, names = drawing._layout_table(
+        view, view.counters, outlines, frame, drawing._ToPixel(view, frame)
+    )
+    return [box for _, box, _, _ in placed] + [box for box, _ in names]
+
+
+@pytest.mark.parametrize("ruleset", ["manovra", "linea_gotica", "w40k4"])
+def test_counters_and_terrain_names_never_cover_each_other(ruleset) -> None:
+    """The report: counters piled on one another and on terrain names. Each crowded table
+    has several units on one spot and on an area's name: no two boxes overlap."""
+    boxes = _counter_boxes(crowded_maps.CROWDED[ruleset]())
+    for i, first in enumerate(boxes):
+        for second in boxes[i + 1 :]:
+            assert not layout.overlaps(first, second), (first, second)
+
+
+def test_a_counter_moved_off_its_point_is_tied_to_it() -> None:
+    occupied = layout.Occupied()
+    spots = [((100.0, 100.0), 60.0, 36.0, 0.0)] * 3 + [((400.0, 100.0), 60.0, 36.0, 0.0)]
+    placed = layout.place_counters(spots, (0, 0, 800, 600), occupied)
+    assert [p.moved for p in placed] == [False, True, True, False]
+    for spot in placed[1:3]:
+        assert spot.anchor == (100.0, 100.0)
+        end = layout.leader_end(spot.anchor, spot.box)
+        assert spot.box[0] <= end[0] <= spot.box[2] and spot.box[1] <= end[1] <= spot.box[3]
+
+
+def test_a_stack_stays_inside_its_hex() -> None:
+    band = (10.0, 20.0, 76.0, 70.0)
+    for count in range(1, 7):
+        cells = layout.stack_cells(count, band)
+        assert len(cells) == count
+        for i, cell in enumerate(cells):
+            assert layout.inside(cell, band)
+            assert not any(layout.overlaps(cell, other) for other in cells[i + 1 :])
+
+
+def test_long_names_are_wrapped_never_cut() -> None:
+    view = crowded_maps.w40k4()
+    (tower,) = [a for a in view.areas if a.label == "Torre di comunicazione"]
+    boxes_and_lines = _names(view)
+    lines = next(lines for lines in boxes_and_lines if "comunicazione" in " ".join(lines))
+    assert " ".join(lines) == tower.label and not any("…" in line for line in lines)
+
+
+def _names(view: MapView) -> list[list[str]]:
+    from bot.render import map as drawing
+
+    frame = drawing._Frame(46, 46, 12.0, 900, 600)
+    outlines = [drawing._area_outline(a, frame, view.height_cm) for a in view.areas]
+    _, names = drawing._layout_table(view, view.counters, outlines, frame,
+                                     drawing._ToPixel(view, frame))
+    return [lines for _, lines in names]
+
+
+def test_side_colours_never_change_during_a_game() -> None:
+    """The report: pzgren swapped its sides' colours after the first command (the stored
+    document keeps its sides in another order). Colours follow the side ids."""
+    first = pzgren_view()
+    stored = first.model_copy(update={"sides": dict(reversed(list(first.sides.items())))})
+    assert list(stored.sides) != list(first.sides)
+    assert side_colours(stored) == side_colours(first)
+    assert render_map(stored, "fr") == render_map(first, "fr")
+
+
+async def test_a_stored_pzgren_game_keeps_its_colours(service, dice) -> None:
+    from bot.service import Request
+
+    async def play(verb: str, n: int, **options: object):
+        return await service.handle(
+            Request(channel_id=26, guild_id=1, user_id=1, verb=verb, options=options,
+                    interaction_id=f"colours-{n}")
+        )
+
+    created = await play("game.new", 1, ruleset="pzgren")
+    moved = await play("move", 2, unit="us_rifle_1", hex="3,3")
+    looked = await play("game.map", 3)
+    views = [reply.map_view for reply in (created, moved, looked) if reply.map_view]
+    assert len(views) == 3
+    assert len({tuple(side_colours(view).items()) for view in views}) == 1
+    # The stored document keeps its sides in another order than the new game's.
+    assert list(views[0].sides) != list(views[2].sides)
+
+
+def test_every_ruleset_writes_its_caption_in_one_style() -> None:
+    """The state of the game on the first line, then the last action (none yet)."""
+    for make in crowded_maps.CROWDED.values():
+        view = make()
+        state, *rest = view.caption.split("\n")
+        assert state.startswith(("Turno 1", "Tour 1")), view.caption
+        assert not rest

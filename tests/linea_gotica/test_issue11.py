@@ -129,57 +129,6 @@ def test_a_covering_fire_triggered_by_the_target_is_rolled_by_the_coverer(esempi
     assert sides[0] == "alleati" and set(sides[1:]) == {"tedeschi"}
 
 
-def test_one_bars_covering_fire_spends_one_soldier_not_the_squad(esempio):
-    """Seed line 158: "In ogni turno un soldato o un veicolo potranno compiere una singola
-    azione oppure sparare" — the BAR man is spent; the squad cannot move (line 154) but its
-    other soldiers fire in the fire phase."""
-    esempio.to_phase(Phase.COVERING, first="alleati")
-    esempio("fire", "alleati", unit="squadra_1", target="siepe", kind="copertura", weapon="bar")
-    squad = esempio.unit("squadra_1")
-    bar_man = next(f.n for f in squad.figures if f.weapon == "bar")
-    assert squad.covered_by == [bar_man]
-    esempio("turn.next", "alleati")
-    esempio("turn.next", "tedeschi")
-    esempio.refused(
-        "error.linea_gotica.already_acted", "move", "alleati", unit="squadra_1", distance=5
-    )
-    esempio.to_phase(Phase.FIRE, first="alleati")
-    while esempio.state.fire_class != 1:
-        for side in list(esempio.state.sides):
-            if side not in esempio.state.done:
-                esempio("turn.next", side)
-    assert "alleati" not in esempio.state.done  # the squad still has soldiers to act
-    esempio.refused(
-        "error.linea_gotica.no_shooters",
-        "fire",
-        "alleati",
-        unit="squadra_1",
-        target="gruppe",
-        distance=30,
-        weapon="bar",
-    )
-    applied = esempio(
-        "fire",
-        "alleati",
-        [10, 10],
-        unit="squadra_1",
-        target="gruppe",
-        distance=30,
-        weapon="thompson",
-    )
-    assert len([r for r in applied.resolutions if r.procedure == "direct_fire"]) == 2
-    assert esempio.unit("squadra_1").activity == "fired"
-    esempio.refused(
-        "error.linea_gotica.already_acted",
-        "fire",
-        "alleati",
-        unit="squadra_1",
-        target="gruppe",
-        distance=30,
-        weapon="garand",
-    )
-
-
 def test_hidden_units_are_not_shown_to_the_opponent():
     from rules.linea_gotica.play import PLAY
 

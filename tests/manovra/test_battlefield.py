@@ -102,6 +102,15 @@ def test_battlefield_errors_name_their_line(old, new, needle, words) -> None:
     assert words in str(error.params["detail"]), error.params
 
 
+def test_a_degenerate_table_is_refused_at_load_naming_its_line() -> None:
+    """Issue 26: a table of 1e-300 cm can neither be measured on nor drawn."""
+    bad = campo_text().replace("width_cm: 180", "width_cm: 1e-300")
+    with pytest.raises(InvalidInput) as caught:
+        parse_scenario(bad, "campo.yaml")
+    assert caught.value.params["line"] == _line_of(bad, "width_cm")
+    assert "width_cm" in str(caught.value.params["detail"])
+
+
 # -- Moves ---------------------------------------------------------------------------------
 
 
@@ -271,6 +280,7 @@ def test_legal_fire_lists_targets_in_sight_and_range_without_a_distance(state) -
 def test_a_mortar_round_lands_by_its_scatter_and_the_bot_finds_the_units_within(state) -> None:
     state.units["mortai"].position = Point(x=97, y=66)  # 14.3 cm from the MG team
     state.units["gruppe_1"].position = Point(x=103, y=86)  # 5 cm from where the round lands
+    state.units["mortai"].weapons["mortaio_60"] = 1  # one piece: one round (seed line 9)
     # Mortar direct fire: D8 + D6 − AD; the D8 (1: north) gives the direction: 1 + 1 − 1 = 1 cm.
     dice = ReplayingDice([1, 1], SystemDice())
     applied = act(

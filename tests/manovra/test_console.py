@@ -25,7 +25,7 @@ SCRIPT = """\
 /manoeuvre declare platoon:plotone_fucilieri
 /morale unit:squadra_1 action:test dice:3,4
 /as bruno
-/confirm seq:8
+/confirm seq:5
 /as anna
 /test unit:squadra_1 kind:ct dice:3,4
 /morale unit:squadra_1 action:panic
@@ -47,12 +47,13 @@ async def test_a_console_script_uses_discords_options(service):
     errors = await console.run(SCRIPT.splitlines(), interactive=False)
     text = out.getvalue()
     assert "Traceback" not in text
-    assert errors == 2, text  # Asse at step 1, where Alleati move; action:panic
-    morale = text.split("/morale unit:squadra_1 action:test dice:3,4")[1].split("[anna]")[0]
-    assert "1. CT test: D6=3 +1 AD +1 CV = 5 >= 4 (D8)" in morale
-    assert "Outcome: CT passed" in morale
-    assert "[bruno] /confirm seq:8\n» Dice of event #8 confirmed." in text
-    # Choices are read as Discord offers them (ct is the choice CT).
-    assert text.count("Outcome: CT passed") == 2
+    # Asse at step 1, where Alleati move; the two tests nobody owes (issue 26); action:panic.
+    assert errors == 4, text
+    request = text.split("link:stesso_plotone_radio dice:6,3")[1].split("[anna]")[0]
+    assert "1. IFR test: D6=6 +2 AD +2 CV = 10 >= 3 (D12)" in request
+    assert "[bruno] /confirm seq:5\n» Dice of event #5 confirmed." in text
+    # Choices are read as Discord offers them (action:test is the CT, ct is the choice CT),
+    # and a test nobody owes is refused before its dice are read.
+    assert text.count("! 1ª squadra owes no CT test. Nothing is owed now.") == 2
     assert "! action: 'panic' is not one of test, recover." in text
     assert "/morale — " in text and "  action [test | recover] — " in text

@@ -85,13 +85,14 @@ def test_1_a_unit_relays_one_request_a_turn(state):
 def test_2_mortar_direct_fire_scatters_d8_plus_d6_minus_ad(state):
     acting(state, "mortai")
     fire = g.Fire(unit="mortai", target="gruppe_1", distance_cm=10, weapon="mortaio_60")
-    applied = apply(state, fire, "alleati", [5, 3])
-    shot = applied.resolutions[-1]
-    assert shot.procedure == "scatter"
+    # Two mortars, one round each (seed line 9: every piece fires; issue 26).
+    applied = apply(state, fire, "alleati", [5, 3, 1, 1])
+    shot, second = [r for r in applied.resolutions if r.procedure == "scatter"]
     assert shot.steps[0].table.row == "Dispersione fuoco diretto mortai"
     assert [r.die.name for r in shot.rolls] == ["D8", "D6"]
     assert shot.outcome.code == "manovra.scatter.landed(cm=7)"  # 5 + 3 − AD 1
-    assert [b.id for b in applied.state.bursts] == ["he1-1"]
+    assert second.outcome.code == "manovra.scatter.landed(cm=1)"  # 1 + 1 − AD 1
+    assert [(b.id, b.shots) for b in applied.state.bursts] == [("he1-1", 2)]
     # The blast's fragments are resolved by the mortars' side on the units within it.
     hit = apply(applied.state, g.Fragments(target="gruppe_1", marker="he1-1"), "alleati", [9])
     assert hit.resolutions[0].procedure == "he_fragments"

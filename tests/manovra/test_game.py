@@ -220,9 +220,11 @@ def test_panicked_unit_must_recover_then_may_only_move_tactically(table):
     _to_manoeuvre(table)
     play(table, g.Declare(platoon="plotone_fucilieri"), "alleati")
     play(table, g.PassToken(), "asse", [6, 1, 1])
+    # Panicked, it must retreat or recover (issue 26): no hold, no fire.
+    refused(table, g.Hold(unit="squadra_1"), "alleati", "error.manovra.must_retreat")
     refused(
         table,
-        g.Move(unit="squadra_1", terrain="piano_scoperto", distance_cm=3),
+        g.Fire(unit="squadra_1", target="gruppe_1", distance_cm=12),
         "alleati",
         "error.manovra.panicked",
     )

@@ -42,7 +42,7 @@ async def test_a_console_script_plays_w40k4(service, dice):
     errors = await console.run(SCRIPT.splitlines(), interactive=False)
     text = out.getvalue()
     assert "Traceback" not in text
-    assert errors == 1, text  # the fire in the movement phase
+    assert errors == 2, text  # the fire in the movement phase; a test nobody owes
     assert "» Game created: Assalto all'avamposto (esempio) (Legione Astrale, Predoni)." in text
     assert "== Difficult terrain ==" in text
     assert "Difficult terrain (2D6, highest): D6=3 D6=5 = 5 >= 6 (inches needed)" in text
@@ -62,7 +62,11 @@ async def test_a_console_script_plays_w40k4(service, dice):
     assert "→ Morale of Motopredoni: /morale unit:motopredoni" in text
     assert "Outcome: Test passed (25% casualties)" in text
     assert "» Turn 1, Legione Astrale: Assault phase" in text
-    assert "Outcome: Test passed (free test)" in text
+    # A Leadership test nobody owes is refused before its dice (issue 26).
+    assert (
+        "[anna] /test unit:devastatori modifier:-1 dice:6,1\n"
+        "! Devastatori owes no test. Nothing is owed now." in text
+    )
     assert "  veterani         Veterani in armatura pesante 5/5  reserve" in text
     assert "  banda            Banda di predoni       20/20  -  [falling back]" in text
     assert "Turn 1 — Assault phase of Legione Astrale — to move: Legione Astrale" in text

@@ -471,7 +471,7 @@ def test_the_game_ends_and_reserves_are_lost(small):
     ]
     assert not small.unit("riserva").alive
     small.refused(g.Next(), "a", "error.w40k4.game_over")
-    small(g.Test(unit="fanti"), "a", [1, 1])  # a free test is still allowed
+    small.refused(g.Test(unit="fanti"), "a", "error.w40k4.game_over")  # no test after the end
 
 
 def test_combat_draw_keeps_units_locked(small):

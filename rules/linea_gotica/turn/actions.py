@@ -45,7 +45,7 @@ def check_action(state: GameState, unit: UnitState, command: TakeTest) -> None:
     does not need dice: the handler and the legal-action listing both call it."""
     kind = command.kind
     _action_phase_check(state, unit, kind)
-    require_fresh_soldiers(unit)
+    require_fresh_soldiers(state, unit)
     owes_morale(state, unit)
     if kind == "fumo":
         _smoke_source_check(state, unit, command)
@@ -94,7 +94,7 @@ def do_test(
     continuing = (
         kind == "azione" and unit.task is not None and command.task in (None, unit.task.name)
     )
-    require_fresh_soldiers(unit)
+    require_fresh_soldiers(state, unit)
     owes_morale(state, unit)
     if kind == "fumo":
         _throw_smoke(state, unit, command, tray, result)

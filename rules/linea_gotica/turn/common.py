@@ -53,24 +53,36 @@ def require_fresh(unit: UnitState) -> None:
         )
 
 
-def require_fresh_soldiers(unit: UnitState) -> None:
-    """Firing or acting: the unit has done nothing this turn, or only some of its soldiers
-    fired covering fire (one soldier, one activity: the others may still fire or act)."""
-    if is_preview() or unit.activity is None or partly_covering(unit):
+def require_fresh_soldiers(state: GameState, unit: UnitState) -> None:
+    """Firing or acting: the unit has done nothing this turn, or, while the covering fire
+    step lasts, only some of its automatic weapons fired covering fire (others may join it)."""
+    if is_preview() or unit.activity is None or partly_covering(state, unit):
         return
     raise IllegalAction("error.linea_gotica.already_acted", unit=unit.name, activity=unit.activity)
 
 
-def partly_covering(unit: UnitState) -> bool:
-    """Some soldiers of a squad fired covering fire; the others have done nothing yet."""
-    return unit.activity == "covering" and unit.vehicle is None and bool(unit.covered_by)
+def partly_covering(state: GameState, unit: UnitState) -> bool:
+    """Some soldiers of a squad are firing covering fire, in the covering fire step.
+
+    Seed 004 line 154: "ogni unità può svolgere una sola attività durante un turno (quindi le
+    unità che abbiano già sparato con un tiro di copertura […] **non** potranno sparare
+    nuovamente durante la successiva fase di tiro, e non potranno muovere)". Covering fire is
+    the unit's activity for the turn: once the step is over the unit neither moves, nor fires
+    (opportunity fire or the fire phase), nor acts (issue 26).
+    """
+    return (
+        state.phase is Phase.COVERING
+        and unit.activity == "covering"
+        and unit.vehicle is None
+        and bool(unit.covered_by)
+    )
 
 
 def may_still_act(state: GameState, unit: UnitState) -> bool:
     """Whether the unit has someone who may still fire or act this turn."""
     if unit.activity is None:
         return True
-    return partly_covering(unit) and any(
+    return partly_covering(state, unit) and any(
         f.able(state.turn) and f.n not in unit.covered_by for f in unit.figures
     )
 

@@ -307,7 +307,7 @@ def check_fire(state: GameState, command: Fire, actor: str | None) -> None:
     if target is None and command.kind != "copertura":
         raise UnknownName("error.linea_gotica.unknown_unit", name=command.target[:40])
     _fire_context(state, unit, command, target, None)
-    require_fresh_soldiers(unit)
+    require_fresh_soldiers(state, unit)
     owes_morale(state, unit)
     if target is None:
         _covering_weapon(state, unit, command)
@@ -416,7 +416,7 @@ def do_fire(
     if target is None and aircraft is None and command.kind != "copertura":
         raise UnknownName("error.linea_gotica.unknown_unit", name=command.target[:40])
     context = _fire_context(state, unit, command, target, aircraft)
-    require_fresh_soldiers(unit)
+    require_fresh_soldiers(state, unit)
     owes_morale(state, unit)
     if aircraft is not None:
         _fire_anti_aircraft(state, unit, aircraft, command, context, tray, result)
@@ -763,7 +763,7 @@ def check_anti_aircraft(state: GameState, command: Fire, actor: str | None) -> N
     if aircraft is None:
         raise UnknownName("error.linea_gotica.unknown_unit", name=command.target[:40])
     _fire_context(state, unit, command, None, aircraft)
-    require_fresh_soldiers(unit)
+    require_fresh_soldiers(state, unit)
     owes_morale(state, unit)
     _anti_aircraft_weapon(state, unit, aircraft, command)
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from rules.core import geometry
 from rules.core.dice import DiceTray
-from rules.core.errors import IllegalAction, UnknownName
+from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
+from rules.core.legal import NotOwed
 from rules.linea_gotica import checks, field, fire
 from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.state import (
@@ -130,7 +131,8 @@ def do_morale(
     owed = [p for p in state.pending if p.unit == unit.id]
     if not owed:
         if command.reason is None:
-            raise IllegalAction("error.linea_gotica.no_morale_owed", unit=unit.name)
+            # A test nobody owes is refused; one a trigger calls for names it (``reason``).
+            raise NotOwed("error.linea_gotica.no_morale_owed", unit=unit.name)
         table = load_tables()["cause_morale"]
         known = [str(r.id) for r in table.rows]
         if command.reason not in known:

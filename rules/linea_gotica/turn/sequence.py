@@ -206,8 +206,11 @@ def _replacements(state: GameState, tray: DiceTray, result: Applied) -> None:
     for unit in state.units.values():
         if not unit.alive or not unit.leaderless or unit.leader_ability is None:
             continue
-        candidates = [f for f in unit.figures if f.able(state.turn)]
-        if not candidates:
+        # Seed 004 line 80: "uno dei superstiti assume il ruolo di caposquadra": every soldier
+        # still in play is a survivor, shocked, wounded or panicked (issue 26). One able to
+        # act takes over if there is one (the seed does not say who: not in the seed).
+        survivors = [f for f in unit.figures if f.alive]
+        if not survivors:
             continue
         with tray.rolled_by(unit.side):  # the squad's own side rolls for its new leader
             resolution = resolve(
@@ -221,7 +224,7 @@ def _replacements(state: GameState, tray: DiceTray, result: Applied) -> None:
             )
         result.resolutions.append(resolution)
         if resolution.outcome.key == f"{K}.action.passed":
-            chosen = candidates[0]
+            chosen = next((f for f in survivors if f.able(state.turn)), survivors[0])
             chosen.role = "leader"
             chosen.isolated = False
             unit.leader_ability = lower_quality(unit.leader_ability)
@@ -288,6 +291,18 @@ def do_next(
         if due:
             raise IllegalAction("error.linea_gotica.mission_due", marker=due[0].id)
     sides = list(state.sides) if actor is None else [actor]
+    waives = actor is None and state.phase is Phase.FIRE and bool(state.pending)
+    if all(side in state.done for side in sides) and not waives:
+        # The side has already ended this step (class): a repeat would change nothing and be
+        # logged all the same (issue 26).
+        others = [s for s in state.sides if s not in state.done] or list(
+            dict.fromkeys(state.units[p.unit].side for p in state.pending)
+        )
+        raise IllegalAction(
+            "error.linea_gotica.step_done",
+            side=", ".join(state.sides[s] for s in sides),
+            waiting=", ".join(state.sides[s] for s in others) or "-",
+        )
     for side in sides:
         if side not in state.done:
             state.done.append(side)

@@ -46,7 +46,7 @@ def do_call(
 ) -> None:
     unit = acting_unit(state, command.unit, actor)
     may_act_in_fire_phase(state, unit)
-    require_fresh_soldiers(unit)
+    require_fresh_soldiers(state, unit)
     owes_morale(state, unit)
     support = state.supports.get(command.battery)
     if support is None or support.side != unit.side:
@@ -265,7 +265,7 @@ def _observer_order(
     if command.order == "tiro":
         raise IllegalAction("error.linea_gotica.order_needed", marker=mission.id)
     if not is_preview():
-        require_fresh_soldiers(observer)
+        require_fresh_soldiers(state, observer)
         observer.activity = "action"
     if command.order == "fine":
         mission.stage = "done"

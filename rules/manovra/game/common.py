@@ -18,7 +18,7 @@ from rules.manovra.game.state import (
     UnitState,
 )
 from rules.manovra.model import RULESET_KEY, Cover
-from rules.manovra.scenario import Weapon
+from rules.manovra.scenario import MAX_HEAVY_ROUNDS, Weapon, WeaponKind
 from rules.manovra.tables import load_tables
 
 
@@ -114,6 +114,19 @@ def _target_cover(target: UnitState) -> Cover:
     table = tables["tipi_terreno"]
     cover: Cover = tables.parsed(table, table.row_by_id(target.terrain), table.column("riparo"))
     return cover
+
+
+def weapon_rounds(unit: UnitState, weapon_id: str, weapon: Weapon, moving: bool) -> int:
+    """The shots a unit fires with one kind of weapon: the rate × the pieces it carries.
+
+    Seed 000 line 9: a unit fires "con tutte le armi dell'unità, il numero di colpi indicato
+    nella colonna 'Appostata'" — every piece fires, light and heavy alike. Each piece needs
+    a man to serve it, so no more pieces fire than models are left (not in the seed). A
+    heavy weapon fires at most ``MAX_HEAVY_ROUNDS`` (the scenario refuses more).
+    """
+    rate = weapon.rof_moving if moving else weapon.rof_stationary
+    rounds = rate * min(unit.weapons.get(weapon_id, 0), unit.models)
+    return rounds if weapon.kind is WeaponKind.LIGHT else min(rounds, MAX_HEAVY_ROUNDS)
 
 
 def _weapon(state: ManovraState, unit: UnitState, weapon_id: str) -> Weapon:

@@ -17,6 +17,7 @@ from rules.manovra.game.common import (
     _own,
     _require_step,
     _resolve,
+    weapon_rounds,
 )
 from rules.manovra.game.orders import ExecuteFire, Fragments, RequestFire
 from rules.manovra.game.sequence import _free_batteries, _requesting_units
@@ -29,6 +30,7 @@ from rules.manovra.game.state import (
     TurnStep,
     UnitState,
 )
+from rules.manovra.scenario import MAX_HEAVY_ROUNDS
 
 
 def _check_request(
@@ -154,10 +156,16 @@ def _do_execute(
         if battery.off_table
         else checks.ScatterKind.INDIRETTO_IN_CAMPO
     )
+    # Every piece fires (seed 000 line 9): the rate × the pieces of each indirect weapon.
     shots = max(
         1,
-        sum(
-            w.rof_stationary for wid in gunners.weapons for w in [state.weapons[wid]] if w.indirect
+        min(
+            MAX_HEAVY_ROUNDS,
+            sum(
+                weapon_rounds(gunners, wid, state.weapons[wid], False)
+                for wid in gunners.weapons
+                if state.weapons[wid].indirect
+            ),
         ),
     )
     if marker.aim is not None:

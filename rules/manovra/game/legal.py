@@ -29,14 +29,19 @@ from rules.core.resolution import Outcome
 from rules.manovra import checks, ground
 from rules.manovra.game import field
 from rules.manovra.game.assault import approach_cm, approach_terrain, check_assault, overruns
-from rules.manovra.game.common import _declaring_side
+from rules.manovra.game.common import _declaring_side, weapon_rounds
 from rules.manovra.game.indirect import (
     _fragment_sources,
     _may_take_fragments,
     _next_marker,
     _source_side,
 )
-from rules.manovra.game.movement import allowed_kinds, check_walk
+from rules.manovra.game.movement import (
+    allowed_kinds,
+    check_walk,
+    retreat_destinations,
+    terrain_ids,
+)
 from rules.manovra.game.sequence import (
     _can_declare,
     _check_next,
@@ -53,7 +58,6 @@ from rules.manovra.game.shooting import (
 )
 from rules.manovra.game.state import ManovraState, TurnStep, UnitState
 from rules.manovra.scenario import Weapon, WeaponKind
-from rules.manovra.tables import load_tables
 
 
 def legal_actions(state: ManovraState) -> list[LegalAction]:
@@ -210,10 +214,9 @@ def _declarations(state: ManovraState) -> list[LegalAction]:
 
 def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
     side = unit.side
-    actions = [LegalAction("move", side, {"unit": unit.id, "kind": "hold"})]
     if unit.has("panic"):
-        actions.append(LegalAction("recover", side, {"unit": unit.id}))
-        return actions
+        return _panicked_actions(state, unit)
+    actions = [LegalAction("move", side, {"unit": unit.id, "kind": "hold"})]
     enemies = [u for u in state.units.values() if u.side != side and u.alive]
     if state.battlefield is not None:
         actions += _field_moves(state, unit, enemies)
@@ -227,6 +230,23 @@ def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
             actions += _shots(state, unit, target)
     for target in enemies:
         actions += _assaults(state, unit, target)
+    return actions
+
+
+def _panicked_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
+    """A panicked unit tries to recover or retreats ("deve ritirarsi"); it holds only when it
+    has no retreat (:func:`rules.manovra.game.movement.may_retreat`, the handler's check)."""
+    actions = [LegalAction("recover", unit.side, {"unit": unit.id})]
+    if state.battlefield is not None:
+        kinds = allowed_kinds(unit)
+        actions += [
+            LegalAction("move", unit.side, {"unit": unit.id, "kind": kinds[0].value, "to": text})
+            for text in retreat_destinations(state, unit, MAX_DESTINATIONS)
+        ]
+    else:
+        actions += _moves(unit)
+    if len(actions) == 1:
+        actions.append(LegalAction("move", unit.side, {"unit": unit.id, "kind": "hold"}))
     return actions
 
 
@@ -377,7 +397,7 @@ def _in_band(unit: UnitState, weapons: list[tuple[str, Weapon]], cm: float) -> b
             continue
         if weapon.kind is not WeaponKind.LIGHT:
             return True
-        if (weapon.rof_stationary * min(unit.weapons[weapon_id], unit.models)) > 0:
+        if weapon_rounds(unit, weapon_id, weapon, False) > 0:
             return True
     return False
 
@@ -406,17 +426,13 @@ def _field_assaults(state: ManovraState, unit: UnitState, target: UnitState) -> 
     return [LegalAction("assault", unit.side, {"unit": unit.id, "target": target.id})]
 
 
-def _terrains() -> list[str]:
-    return [row.id or "" for row in load_tables()["tipi_terreno"].rows]
-
-
 def _moves(unit: UnitState) -> list[LegalAction]:
     """Per kind of move, the terrains grouped by how far the unit may go through them."""
     actions = []
     unit_class = ground.MovementClass(unit.kind["movement"])
     for kind in allowed_kinds(unit):
         by_limit: dict[int, list[str]] = defaultdict(list)
-        for terrain in _terrains():
+        for terrain in terrain_ids():
             limit = math.floor(ground.leg_limit_cm(unit_class, unit.tactical_cm, kind, terrain))
             if limit >= 1:
                 by_limit[limit].append(terrain)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 from rules.core.battlefield import Point
-from rules.core.dice import DiceTray
-from rules.core.errors import IllegalAction, InvalidInput
-from rules.core.geometry import distance, terrain_at
+from rules.core.dice import DiceTray, SystemDice
+from rules.core.errors import IllegalAction, InvalidInput, RulesError
+from rules.core.geometry import EPSILON_CM, distance, terrain_at
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.manovra import ground
 from rules.manovra.game import field
@@ -21,9 +23,10 @@ def allowed_kinds(unit: UnitState) -> list[MoveRate]:
     """The kinds of move a unit may make now, fastest first (none when immobilised).
 
     Hits slow a vehicle down ("movimento breve", "movimento cauto"); a unit just recovered
-    from panic may only move tactically.
+    from panic may only move tactically; a panicked unit only retreats, at the fastest kind
+    it may make (see :func:`check_retreat`).
     """
-    if unit.has("immobilised") or unit.has("panic"):
+    if unit.has("immobilised"):
         return []
     kinds = [MoveRate.TATTICO, MoveRate.BREVE, MoveRate.CAUTO]
     if unit.has("short"):
@@ -32,7 +35,107 @@ def allowed_kinds(unit: UnitState) -> list[MoveRate]:
         kinds = [MoveRate.CAUTO]
     if unit.has("recovered"):
         kinds = [k for k in kinds if k is MoveRate.TATTICO]
+    if unit.has("panic"):
+        kinds = kinds[:1]
     return kinds
+
+
+def terrain_ids() -> list[str]:
+    """The rows of TIPI DI TERRENO: the terrains a typed move names."""
+    return [row.id or "" for row in load_tables()["tipi_terreno"].rows]
+
+
+# -- Panic: "è in panico e deve ritirarsi" (seed 000 lines 190 and 251) ----------------------
+#
+# A panicked unit, when its turn to act comes, tries to recover (Recupero panico, line 9) or
+# retreats; it may not hold (Appostarsi), fire or assault. A retreat is a move of the fastest
+# kind the unit may make; on a battlefield it must end farther from the nearest enemy in view
+# than it started (the bot measures; without a battlefield the direction is the players').
+# A unit with no retreat (immobilised, cornered, no ground it can cross) holds.
+
+RETREAT_BEARINGS = (0, 45, 90, 135, 180, 225, 270, 315)  # the compass, after "away"
+
+
+def _enemy_gap(state: ManovraState, unit: UnitState, point: Point) -> float | None:
+    """How far ``point`` is from the nearest enemy on the table that is not concealed."""
+    gaps = [
+        distance(point, enemy.position)
+        for enemy in state.units.values()
+        if enemy.side != unit.side
+        and enemy.alive
+        and enemy.position is not None
+        and not enemy.has("concealed")
+    ]
+    return min(gaps, default=None)
+
+
+def check_retreat(state: ManovraState, unit: UnitState, start: Point, goal: Point) -> None:
+    """A panicked unit's move on a battlefield must take it farther from the nearest enemy."""
+    before = _enemy_gap(state, unit, start)
+    after = _enemy_gap(state, unit, goal)
+    if before is not None and after is not None and after <= before + EPSILON_CM:
+        raise IllegalAction(
+            "error.manovra.retreat_away", unit=unit.name, cm=f"{round(before, 1):g}"
+        )
+
+
+def _away_bearing(state: ManovraState, unit: UnitState, here: Point) -> int | None:
+    """The bearing (degrees clockwise from north) straight away from the nearest enemy."""
+    enemies = [
+        e.position
+        for e in state.units.values()
+        if e.side != unit.side and e.alive and e.position is not None and not e.has("concealed")
+    ]
+    if not enemies:
+        return None
+    nearest = min(enemies, key=lambda there: distance(here, there))
+    return round(math.degrees(math.atan2(here.x - nearest.x, here.y - nearest.y))) % 360
+
+
+def retreat_destinations(state: ManovraState, unit: UnitState, limit: int) -> list[str]:
+    """Up to ``limit`` ``to:`` values a panicked unit may retreat to on a battlefield:
+    straight away from the nearest enemy, then the compass points, each at the allowance
+    through the ground it stands on, else at half of it."""
+    kinds = allowed_kinds(unit)
+    here = unit.position
+    if not kinds or state.battlefield is None or here is None:
+        return []
+    unit_class = ground.MovementClass(unit.kind["movement"])
+    reach = math.floor(ground.leg_limit_cm(unit_class, unit.tactical_cm, kinds[0], unit.terrain))
+    if reach < 1:
+        return []
+    away = _away_bearing(state, unit, here)
+    bearings = [b for b in (away, *RETREAT_BEARINGS) if b is not None]
+    tray = DiceTray(SystemDice())  # the move procedure rolls no dice
+    found: list[str] = []
+    for bearing in dict.fromkeys(bearings):
+        for cm in dict.fromkeys((reach, max(1, reach // 2))):
+            text = f"{bearing}° {cm}"
+            try:
+                goal = field.destination(state, unit, text)
+                check_retreat(state, unit, here, goal)
+                check_walk(state, unit, kinds[0], here, goal, False, tray)
+            except RulesError:
+                continue
+            found.append(text)
+            break
+        if len(found) >= limit:
+            break
+    return found
+
+
+def may_retreat(state: ManovraState, unit: UnitState) -> bool:
+    """Whether a panicked unit has a retreat (else it holds)."""
+    kinds = allowed_kinds(unit)
+    if not kinds:
+        return False
+    if state.battlefield is not None:
+        return bool(retreat_destinations(state, unit, 1))
+    unit_class = ground.MovementClass(unit.kind["movement"])
+    return any(
+        ground.leg_limit_cm(unit_class, unit.tactical_cm, kinds[0], terrain) >= 1
+        for terrain in terrain_ids()
+    )
 
 
 # Legs are kept to 0.01 cm and stretches under it dropped: a path measured that way may
@@ -106,7 +209,13 @@ def _do_move(
 ) -> None:
     unit = _acting_unit(state, command.unit, actor_side)
     if unit.has("panic"):
-        raise IllegalAction("error.manovra.panicked", unit=unit.name)
+        kinds = allowed_kinds(unit)
+        if command.kind not in kinds:
+            raise IllegalAction(
+                "error.manovra.retreat_kind",
+                unit=unit.name,
+                kind=kinds[0].value if kinds else "-",
+            )
     if unit.has("recovered") and command.kind is not MoveRate.TATTICO:
         raise IllegalAction("error.manovra.recovered_tactical_only", unit=unit.name)
     if state.battlefield is not None:
@@ -140,6 +249,8 @@ def _move_on_field(
     goal = field.destination(state, unit, command.to)
     # A distance typed beside to: must agree with the path (it is a check, not an input).
     field.settle_distance(command.distance_cm, field.distance_between(start, goal), unit.side)
+    if unit.has("panic"):
+        check_retreat(state, unit, start, goal)
     walk_to(state, unit, command.kind, start, goal, command.conceal, tray, result)
 
 
@@ -203,5 +314,8 @@ def _do_hold(
     state: ManovraState, command: Hold, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
     unit = _acting_unit(state, command.unit, actor_side)
+    if unit.has("panic") and may_retreat(state, unit):
+        # "è in panico e deve ritirarsi": a panicked unit with a retreat does not hold.
+        raise IllegalAction("error.manovra.must_retreat", unit=unit.name)
     result.notices.append(Outcome.of("manovra.action.hold", unit=unit.name))
     _finish_action(state, unit, result)

@@ -1,9 +1,10 @@
-"""Tests (owed CT/SF/ET or free ones) and panic recovery."""
+"""Owed tests (CT, SF, ET) and panic recovery; a test nobody owes is refused."""
 
 from __future__ import annotations
 
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
+from rules.core.legal import NotOwed
 from rules.manovra import checks, ground
 from rules.manovra.game.common import _acting_unit, _apply_effects, _own, _resolve
 from rules.manovra.game.orders import RecoverPanic, TakeTest
@@ -19,7 +20,11 @@ def _do_test(
     owed = next(
         (p for p in state.pending if p.unit == unit.id and p.kind == command.kind.value), None
     )
-    if owed is not None and owed.kind == "ET":
+    if owed is None:
+        # Only an owed test (CT after losses, SF after a hit, ET on mines and wire) is rolled:
+        # one nobody owes would be logged and change nothing (issue 26).
+        raise NotOwed("error.manovra.test_not_owed", unit=unit.name, test=command.kind.value)
+    if owed.kind == "ET":
         data = ground.ObstacleInput(
             obstacle=ground.Obstacle.MINE if owed.reason == "mine" else ground.Obstacle.WIRE,
             target=ground.MineTarget(unit.kind["mines"]),
@@ -50,8 +55,6 @@ def _do_test(
         tray,
     )
     result.resolutions.append(resolution)
-    if owed is None:
-        return
     state.pending.remove(owed)
     if resolution.outcome.key == "manovra.test.failed":
         if owed.kind == "CT":

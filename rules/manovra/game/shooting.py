@@ -25,6 +25,7 @@ from rules.manovra.game.common import (
     _target_cover,
     _target_unit,
     _weapon,
+    weapon_rounds,
 )
 from rules.manovra.game.movement import _apply_move, _move_resolution, walk_to
 from rules.manovra.game.orders import Fire
@@ -114,11 +115,6 @@ def delivery(unit: UnitState, weapon: Weapon) -> Delivery:
     return Delivery.AIMED
 
 
-def _shots(unit: UnitState, weapon_id: str, weapon: Weapon, moving: bool) -> int:
-    rof = weapon.rof_moving if moving else weapon.rof_stationary
-    return rof * min(unit.weapons[weapon_id], unit.models)
-
-
 def _check_weapons(
     state: ManovraState,
     unit: UnitState,
@@ -142,7 +138,7 @@ def _check_weapons(
             raise IllegalAction("error.manovra.light_only", unit=unit.name)
         if any(unit.has(s) for s in GUN_OUT):
             raise IllegalAction("error.manovra.gun_out", unit=unit.name)
-        if (first.rof_moving if moving else first.rof_stationary) <= 0:
+        if weapon_rounds(unit, first_id, first, moving) <= 0:
             raise IllegalAction("error.manovra.no_shots", unit=unit.name)
         chosen = ammo or first.ammo[0]
         if chosen not in first.ammo:
@@ -152,7 +148,7 @@ def _check_weapons(
         return weapons[:1]
     if target.kind["small_arms"] is None:
         raise IllegalAction("error.manovra.light_vs_armour", target=target.name)
-    if sum(_shots(unit, wid, w, moving) for wid, w in weapons) <= 0:
+    if sum(weapon_rounds(unit, wid, w, moving) for wid, w in weapons) <= 0:
         raise IllegalAction("error.manovra.no_shots", unit=unit.name)
     del first_id
     return weapons
@@ -166,7 +162,7 @@ def weapons_reach(unit: UnitState, weapons: list[tuple[str, Weapon]], moving: bo
     reach = [
         max(w.ranges_cm.values())
         for wid, w in weapons
-        if w.kind is not WeaponKind.LIGHT or _shots(unit, wid, w, moving) > 0
+        if w.kind is not WeaponKind.LIGHT or weapon_rounds(unit, wid, w, moving) > 0
     ]
     return max(reach, default=0)
 
@@ -204,7 +200,7 @@ def _do_fire(
             target=target.name,
         )
     if weapon.kind is WeaponKind.HEAVY:
-        shots = weapon.rof_moving if moving else weapon.rof_stationary
+        shots = weapon_rounds(unit, weapon_id, weapon, moving)
         _fire_heavy(state, unit, target, weapon_id, weapon, command, shots, tray, result)
     elif weapon.kind is WeaponKind.INCENDIARY:
         _fire_incendiary(state, unit, target, weapon, command, tray, result)
@@ -315,7 +311,7 @@ def _fire_light(
 ) -> None:
     in_range = [(wid, w, w.band_for(_cm(command))) for wid, w in weapons]
     shots_by = [
-        (_shots(unit, wid, w, moving), band) for wid, w, band in in_range if band is not None
+        (weapon_rounds(unit, wid, w, moving), band) for wid, w, band in in_range if band is not None
     ]
     shots = sum(s for s, _ in shots_by)
     if shots <= 0:

@@ -1,0 +1,129 @@
+"""The marks of the last action on a map picture: lines of fire, deviation arrows, blast
+and template circles, aimed points — and the dashed lines they and hidden counters use."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable
+
+from PIL import Image, ImageDraw
+
+from bot.render.lettering import fit, write
+from rules.core.battlefield import Overlay
+from rules.core.i18n import translate
+
+RGB = tuple[int, int, int]
+RGBA = tuple[int, int, int, int]
+SMALL_TEXT = 14
+
+
+def dashed_line(
+    draw: ImageDraw.ImageDraw,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    fill: RGB | RGBA,
+    width: int,
+    dash: float = 12,
+    gap: float = 8,
+) -> None:
+    length = math.dist(start, end)
+    if length == 0:
+        return
+    ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
+    at = 0.0
+    while at < length:
+        stop = min(length, at + dash)
+        a = (start[0] + ux * at, start[1] + uy * at)
+        b = (start[0] + ux * stop, start[1] + uy * stop)
+        draw.line([a, b], fill=fill, width=width)
+        at = stop + gap
+
+
+def dashed_outline(
+    draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], fill: RGB, width: int
+) -> None:
+    x0, y0, x1, y1 = box
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+    for a, b in itertools.pairwise(corners):
+        dashed_line(draw, a, b, fill, width, dash=6, gap=4)
+
+
+def arrow_head(
+    draw: ImageDraw.ImageDraw,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    fill: RGB | RGBA,
+    size: float = 16,
+) -> None:
+    angle = math.atan2(end[1] - start[1], end[0] - start[0])
+    left = (end[0] - size * math.cos(angle - 0.45), end[1] - size * math.sin(angle - 0.45))
+    right = (end[0] - size * math.cos(angle + 0.45), end[1] - size * math.sin(angle + 0.45))
+    draw.polygon([end, left, right], fill=fill)
+
+
+LINE_OF_FIRE: RGB = (20, 20, 20)
+BLOCKED: RGB = (210, 20, 20)
+DEVIATION: RGB = (120, 30, 160)
+BLAST_FILL: RGBA = (240, 120, 20, 80)
+BLAST_EDGE: RGB = (200, 80, 0)
+
+
+def draw_overlays(
+    image: Image.Image,
+    overlays: Iterable[Overlay],
+    to_pixel: Callable[[float, float], tuple[float, float]],
+    scale: float,
+    language: str,
+) -> None:
+    """Blasts under the lines, lines under the labels; blasts see-through."""
+    # An RGBA pen on the RGB picture blends see-through colours in place: no layer.
+    draw = ImageDraw.Draw(image, "RGBA")
+    labels: list[tuple[tuple[float, float], str, RGB]] = []
+    ordered = sorted(overlays, key=lambda o: o.kind != "circle")  # stable: blasts first
+    for overlay in ordered:
+        points = [to_pixel(p.x, p.y) for p in overlay.points]
+        if not points:
+            continue
+        if overlay.kind == "circle":
+            cx, cy = points[0]
+            r = max(4.0, overlay.radius * scale)
+            draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=BLAST_FILL, outline=BLAST_EDGE,
+                         width=2)
+            if overlay.label:
+                labels.append(((cx, cy - r - 10), overlay.label, BLAST_EDGE))
+        elif overlay.kind == "point" or len(points) < 2:
+            cx, cy = points[0]
+            draw.line([(cx - 9, cy), (cx + 9, cy)], fill=DEVIATION, width=3)
+            draw.line([(cx, cy - 9), (cx, cy + 9)], fill=DEVIATION, width=3)
+            if overlay.label:
+                labels.append(((cx, cy - 18), overlay.label, DEVIATION))
+        elif overlay.kind == "line_of_fire":
+            start, end = points[0], points[-1]
+            if overlay.blocked:
+                dashed_line(draw, start, end, BLOCKED, 4)
+                text = overlay.label or translate("bot.map.blocked", language)
+                labels.append((_middle(start, end), text, BLOCKED))
+            else:
+                draw.line([start, end], fill=(255, 255, 255, 220), width=8)
+                draw.line([start, end], fill=LINE_OF_FIRE, width=4)
+                arrow_head(draw, start, end, LINE_OF_FIRE, 18)
+                if overlay.label:
+                    labels.append((_middle(start, end), overlay.label, LINE_OF_FIRE))
+        else:  # arrow: a deviation from the aimed point to where the shot landed
+            start, end = points[0], points[-1]
+            draw.ellipse([start[0] - 6, start[1] - 6, start[0] + 6, start[1] + 6],
+                         outline=DEVIATION, width=2)
+            dashed_line(draw, start, end, DEVIATION, 3, dash=8, gap=5)
+            arrow_head(draw, start, end, DEVIATION)
+            if overlay.label:
+                labels.append((_middle(start, end), overlay.label, DEVIATION))
+    for at, text, colour in labels:
+        write(image, at, fit(text, SMALL_TEXT, 260), SMALL_TEXT, colour)
+
+
+def _middle(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    return (a[0] + b[0]) / 2, (a[1] + b[1]) / 2 - 12
+
+
+__all__ = ["BLOCKED", "arrow_head", "dashed_line", "dashed_outline", "draw_overlays"]
