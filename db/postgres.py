@@ -95,6 +95,7 @@ from db.models import (
     parse_timestamp,
     utc_now,
 )
+from db.outage import watch_pool
 from db.patch import compact_history, history_states, is_snapshot
 from db.prepare import CommitPreparer, PreparedEvent, prepare_event, stable_json, system_event
 from db.protocol import Document
@@ -152,6 +153,13 @@ _INSERT_PATCH = (
     "INSERT INTO patches (channel_id, version, status, patch) VALUES ($1, $2, $3, $4)"
 )
 _INTERACTION_CONSTRAINT = "events_interaction_id_key"
+# What a server that is down (or going down) raises: the connection, not the statement.
+_UNREACHABLE = (
+    OSError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.OperatorInterventionError,
+)
 
 Connection: TypeAlias = asyncpg.Connection
 
@@ -795,6 +803,9 @@ class PostgresStore:
         # The chain head this process verified per channel (db/chain.py): a game's history
         # is verified once, then every commit extends the verified head.
         self.verified_chains = VerifiedChains()
+        # While the server is down: one log line per outage, not asyncpg's traceback per
+        # reconnection attempt (db/outage.py).
+        self._outages = watch_pool(self.path)
 
     @classmethod
     async def open(
@@ -876,12 +887,17 @@ class PostgresStore:
         for attempt in range(2):
             try:
                 async with self._pool.acquire() as connection:
-                    return await work(connection)
+                    result = await work(connection)
+                self._outages.answered()
+                return result
             except asyncpg.UniqueViolationError as error:
                 if error.constraint_name == _INTERACTION_CONSTRAINT and attempt == 0:
                     continue
                 raise _translate(error, channel_id) from error
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as error:
+            except _UNREACHABLE as error:
+                self._outages.failed(error)
+                raise _translate(error, channel_id) from error
+            except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
                 raise _translate(error, channel_id) from error
         raise AssertionError("unreachable")
 
