@@ -405,6 +405,21 @@ def _check_state(
 # ---- archives ---------------------------------------------------------------------------
 
 
+def verify_bundle(bundle: dict[str, Any]) -> str:
+    """`db.hashing.verify_export` of an archived (or exported) bundle, whatever was done to
+    it: the head hash, or `ChainBroken` naming the first bad event (event 0: the bundle
+    is not an export at all)."""
+    try:
+        return verify_export(bundle)
+    except ChainBroken:
+        raise
+    except (KeyError, AttributeError, TypeError, ValueError, RecursionError) as error:
+        game = bundle.get("game") if isinstance(bundle, dict) else None
+        channel_id = game.get("channel_id") if isinstance(game, dict) else None
+        detail = f"the bundle cannot be read ({error!r})"
+        raise ChainBroken(channel_id if isinstance(channel_id, int) else None, 0, detail) from error
+
+
 def archive_problem(
     archive_id: int, channel_id: object, head_hash: object, blob: object
 ) -> str | None:
@@ -417,11 +432,9 @@ def archive_problem(
     except (TypeError, ValueError, RecursionError, CorruptRecord, zlib.error) as error:
         return f"{where} its bundle cannot be read ({error})"
     try:
-        head = verify_export(bundle)
+        head = verify_bundle(bundle)
     except ChainBroken as error:
         return f"{where} event {error.seq} fails verification ({error.detail})"
-    except (KeyError, AttributeError, TypeError, ValueError, RecursionError) as error:
-        return f"{where} its bundle cannot be read ({error!r})"
     if head != head_hash:
         return f"{where} its head hash differs from the archived bundle's"
     return None
@@ -437,5 +450,6 @@ __all__ = [
     "first_to_verify",
     "snapshot_floor",
     "stamp_text",
+    "verify_bundle",
     "verify_span",
 ]

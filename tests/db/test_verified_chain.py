@@ -23,6 +23,7 @@ from db.chain import VerifiedChains, VerifiedHead
 from db.errors import ChainBroken
 from db.hashing import canonical_json, compute_event_hash, state_hash
 from db.models import NewEvent
+from db.rows import archive_blob
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game
 
@@ -360,3 +361,36 @@ def test_which_versions_a_verification_reads() -> None:
         chain.first_to_verify(1, known, VerifiedHead("t", 40, "forged"))
     with pytest.raises(ChainBroken, match="event 40 "):
         chain.first_to_verify(1, known, VerifiedHead("t", 39, "h39"))
+
+
+async def test_db_check_audits_every_archived_game(backend: Backend) -> None:
+    async with await backend.open() as store:
+        for channel_id in (TAMPERED, CLEAN):
+            await long_game(store, channel_id, last=20)
+            await store.end_game(channel_id)
+            await store.archive_game(channel_id, await store.export(channel_id))
+        archives = {entry.channel_id: entry.id for entry in await store.all_archives()}
+        assert await store.check() == []
+        bundle = await store.archived_export(archives[TAMPERED])
+        bundle["events"][11]["dice"] = [1]  # a die of event 12 (a 6), in the archived bundle
+        await backend.tamper(
+            f"UPDATE archived_games SET bundle = {blob_literal(backend, archive_blob(bundle))} "
+            f"WHERE id = {archives[TAMPERED]}"
+        )
+        assert await store.check() == [
+            f"archive {archives[TAMPERED]} (channel {TAMPERED}): event 12 fails verification "
+            f"({chain.EVENT_EDITED})"
+        ]
+        await backend.tamper(
+            f"UPDATE archived_games SET bundle = {blob_literal(backend, b'not zlib')} "
+            f"WHERE id = {archives[CLEAN]}"
+        )
+        problems = await store.check()
+        assert len(problems) == 2
+        assert problems[1].startswith(
+            f"archive {archives[CLEAN]} (channel {CLEAN}): its bundle cannot be read"
+        )
+
+
+def blob_literal(backend: Backend, blob: bytes) -> str:
+    return f"'\\x{blob.hex()}'::bytea" if backend.name == "postgres" else f"X'{blob.hex()}'"
