@@ -61,13 +61,15 @@ def summary_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> GameS
     """A ``games`` row (channel, guild, ruleset, language, status, version, times)."""
     channel_id = int(row[0])
     try:
+        if type(row[5]) is not int:  # int() would take 2.5 for 2, or "3" for 3
+            raise ValueError(f"version {row[5]!r} is not a whole number")
         return GameSummary(
             channel_id=channel_id,
             guild_id=row[1],
             ruleset=row[2],
             language=row[3],
             status=check_status(row[4], channel_id),
-            version=int(row[5]),
+            version=row[5],
             created_at=when(row[6]),
             updated_at=when(row[7]),
         )

@@ -609,7 +609,9 @@ def _append_tx(
                 return duplicate
         if head is None:
             raise GameNotFound(channel_id)
-        version = int(head[1])
+        version = head[1]
+        if type(version) is not int:
+            raise CorruptRecord(channel_id, f"game row is unreadable (version {version!r})")
         if expected_version is not None and version != expected_version:
             raise VersionConflict(channel_id, expected_version, version)
         if head[3] is None:
@@ -1250,6 +1252,10 @@ def _due_deadlines_tx(connection: sqlite3.Connection, now: str) -> list[Deadline
     return [_deadline_from_row(row) for row in rows]
 
 
+#: `PRAGMA integrity_check` lines about a row's values, not the file's structure.
+_ROW_CONSTRAINTS = ("CHECK constraint failed", "NULL value in")
+
+
 def find_problems(connection: sqlite3.Connection, path: str = "") -> list[str]:
     """Audit a whole database; every problem is one line naming the channel. Synchronous.
 
@@ -1267,10 +1273,15 @@ def find_problems(connection: sqlite3.Connection, path: str = "") -> list[str]:
     except sqlite3.DatabaseError as error:
         # Damage bad enough that SQLite cannot even walk the file.
         raise DamagedFile(path, str(error)) from error
-    if damage:  # Nothing below can be trusted on a damaged file.
-        more = f" and {len(damage) - 1} more" if len(damage) > 1 else ""
-        raise DamagedFile(path, f"{damage[0]}{more}")
-    problems = [
+    # A row that breaks a CHECK or NOT NULL constraint was written with the constraints
+    # switched off (a tamperer): that row's game is named below. Anything else is the
+    # file's own structure, and nothing below can be trusted on a damaged file.
+    broken = [line for line in damage if not line.startswith(_ROW_CONSTRAINTS)]
+    if broken:
+        more = f" and {len(broken) - 1} more" if len(broken) > 1 else ""
+        raise DamagedFile(path, f"{broken[0]}{more}")
+    problems = [f"integrity: {line}" for line in damage]
+    problems += [
         f"foreign key: {row[0]} row {row[1]} points to a missing {row[2]}"
         for row in connection.execute("PRAGMA foreign_key_check")
     ]
