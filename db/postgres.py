@@ -475,8 +475,9 @@ async def _append_tx(
             raise CorruptRecord(channel_id, f"state of version {version} is missing")
         # Nothing is written on top of a chain this process has not verified (the row
         # lock keeps every other writer of this game out while it is read).
-        stored = VerifiedHead(stamp_text(head[4]), version, str(head[2]))
-        if not chains.matches(channel_id, stored.game, version, stored.hash):
+        game = stamp_text(head[4])
+        if not chains.matches(channel_id, game, version, head[2]):
+            stored = VerifiedHead(game, version, str(head[2]))
             await _verified_up_to(connection, channel_id, chains, stored)
         upcoming = await decide(connection, version, _check_status(head[1], channel_id))
         patch_json = None if prepared is None else prepared.patch_from(str(head[3]))

@@ -621,9 +621,9 @@ def _append_tx(
         head_hash, stored_json = str(head[3]), str(head[4])
         # Nothing is written on top of a chain this process has not verified (a dictionary
         # lookup while the head is the one it verified or wrote itself).
-        stored = VerifiedHead(stamp_text(head[5]), version, head_hash)
-        if not chains.matches(channel_id, stored.game, version, head_hash):
-            _verified_up_to(connection, channel_id, chains, stored)
+        game = stamp_text(head[5])
+        if not chains.matches(channel_id, game, version, head_hash):
+            _verified_up_to(connection, channel_id, chains, VerifiedHead(game, version, head_hash))
         upcoming = decide(connection, version, _check_status(head[2], channel_id))
         patch_json = None
         if prepared is not None and prepared.text == upcoming.document_json:
@@ -894,8 +894,9 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int, chains: VerifiedCh
     document = _decode_document(row[8], channel_id, summary.version)
     _verify_covered_rows(connection, channel_id)
     _verify_head(connection, channel_id, summary.version, str(row[8]), str(row[10]))
-    stored = VerifiedHead(stamp_text(row[6]), summary.version, str(row[9]))
-    if not chains.matches(channel_id, stored.game, stored.seq, stored.hash):
+    game, head_hash = stamp_text(row[6]), str(row[9])
+    if not chains.matches(channel_id, game, summary.version, head_hash):
+        stored = VerifiedHead(game, summary.version, head_hash)
         _verified_up_to(connection, channel_id, chains, stored)
     return GameRecord(
         channel_id=summary.channel_id,
