@@ -133,13 +133,24 @@ class VerifiedChains:
     time it is used. A game that failed is remembered as refused, with its error, for
     ``refusal_seconds`` while its head stays the same, so a player insisting on a tampered
     channel does not re-run a whole verification per command.
+
+    Beside each head, the hashes of the snapshot events (every `SNAPSHOT_EVERY`) this
+    process verified or wrote, 32 bytes each, at most ``anchor_bytes`` in all (the least
+    recently used channels' go first): an old version is then checked up to the next
+    snapshot event after it instead of all the way to the head (`anchor_for`).
     """
 
-    def __init__(self, size: int = 16_384, refusal_seconds: float = 60.0) -> None:
+    def __init__(
+        self, size: int = 16_384, refusal_seconds: float = 60.0, anchor_bytes: int = 8 << 20
+    ) -> None:
         self._size = size
         self._refusal_seconds = refusal_seconds
         self._heads: OrderedDict[int, VerifiedHead] = OrderedDict()
         self._refused: OrderedDict[int, tuple[VerifiedHead, ChainBroken, float]] = OrderedDict()
+        # channel -> (game, the snapshot events' digests: the k-th is version 16 (k + 1)'s)
+        self._anchors: OrderedDict[int, tuple[str, bytearray]] = OrderedDict()
+        self._anchor_budget = anchor_bytes
+        self._anchor_total = 0
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -162,14 +173,20 @@ class VerifiedChains:
             self._heads.move_to_end(channel_id)
             return True
 
-    def remember(self, channel_id: int, head: VerifiedHead) -> None:
-        """Note ``head`` as verified (it supersedes a refusal)."""
+    def remember(
+        self, channel_id: int, head: VerifiedHead, snapshots: dict[int, str] | None = None
+    ) -> None:
+        """Note ``head`` as verified (it supersedes a refusal), with the hashes of the
+        snapshot events verified on the way (``snapshots``, by version)."""
         with self._lock:
             self._refused.pop(channel_id, None)
             self._heads[channel_id] = head
             self._heads.move_to_end(channel_id)
+            if snapshots:
+                self._add_anchors(channel_id, head.game, snapshots)
             while len(self._heads) > self._size:
-                self._heads.popitem(last=False)
+                evicted, _ = self._heads.popitem(last=False)
+                self._drop_anchors(evicted)
 
     def advance(self, channel_id: int, event: EventRecord) -> None:
         """After this process committed ``event`` durably: its head is verified if the
@@ -180,12 +197,30 @@ class VerifiedChains:
                 return
             self._heads[channel_id] = VerifiedHead(known.game, event.seq, event.hash)
             self._heads.move_to_end(channel_id)
+            if event.seq % SNAPSHOT_EVERY == 0:
+                self._add_anchors(channel_id, known.game, {event.seq: event.hash})
+
+    def anchor_for(self, channel_id: int, head: VerifiedHead, version: int) -> VerifiedHead:
+        """The verified event to check version ``version`` up to: the first snapshot event
+        at or after it whose hash this process verified, else ``head`` itself."""
+        wanted = max(SNAPSHOT_EVERY, -(-version // SNAPSHOT_EVERY) * SNAPSHOT_EVERY)
+        if wanted >= head.seq:
+            return head
+        with self._lock:
+            if self._heads.get(channel_id) != head:
+                return head
+            found = self._anchors.get(channel_id)
+            start = (wanted // SNAPSHOT_EVERY - 1) * 32
+            if found is None or found[0] != head.game or start + 32 > len(found[1]):
+                return head
+            return VerifiedHead(head.game, wanted, found[1][start : start + 32].hex())
 
     def forget(self, channel_id: int) -> None:
         """The channel's game is gone (deleted, archived) or replaced."""
         with self._lock:
             self._heads.pop(channel_id, None)
             self._refused.pop(channel_id, None)
+            self._drop_anchors(channel_id)
 
     def refusal(self, channel_id: int, head: VerifiedHead) -> ChainBroken | None:
         """The error this game's head failed with lately, if it is still that head."""
@@ -203,11 +238,41 @@ class VerifiedChains:
         """Remember that the game with this head failed verification with ``error``."""
         with self._lock:
             self._heads.pop(channel_id, None)
+            self._drop_anchors(channel_id)
             until = time.monotonic() + self._refusal_seconds
             self._refused[channel_id] = (head, error, until)
             self._refused.move_to_end(channel_id)
             while len(self._refused) > self._size:
                 self._refused.popitem(last=False)
+
+    def _add_anchors(self, channel_id: int, game: str, snapshots: dict[int, str]) -> None:
+        """Append the snapshot events' digests that follow the channel's last one (the
+        lock is held)."""
+        found = self._anchors.get(channel_id)
+        if found is None or found[0] != game:
+            self._drop_anchors(channel_id)
+            found = (game, bytearray())
+        digests = found[1]
+        before = len(digests)
+        for version in sorted(snapshots):
+            if version % SNAPSHOT_EVERY or version < SNAPSHOT_EVERY:
+                continue
+            index = version // SNAPSHOT_EVERY - 1
+            if index * 32 < len(digests):
+                continue  # known already (the same hash: the chain was verified)
+            if index * 32 > len(digests):
+                break  # a gap: the anchors stay contiguous
+            digests += bytes.fromhex(snapshots[version])
+        self._anchors[channel_id] = found
+        self._anchors.move_to_end(channel_id)
+        self._anchor_total += len(digests) - before
+        while self._anchor_total > self._anchor_budget and len(self._anchors) > 1:
+            self._drop_anchors(next(iter(self._anchors)))  # never this channel's: moved last
+
+    def _drop_anchors(self, channel_id: int) -> None:
+        found = self._anchors.pop(channel_id, None)
+        if found is not None:
+            self._anchor_total -= len(found[1])
 
 
 def first_to_verify(
@@ -290,6 +355,7 @@ def verify_span(
     anchor: VerifiedHead | None = None,
     states_upto: int | None = None,
     whole: bool = False,
+    snapshots: dict[int, str] | None = None,
 ) -> tuple[str, str, str]:
     """Check versions ``first``..``last`` of a game against its chain, in version order.
 
@@ -306,7 +372,8 @@ def verify_span(
     zeros) or at ``anchor``, a head verified before, which must lie in the span with its
     very hash: then every event before it is the one verified, and every event after it a
     valid extension. ``whole``: the rows are all the game has, so any row beyond ``last``
-    is a problem too (a state without an event).
+    is a problem too (a state without an event). ``snapshots``, if given, receives the hash
+    of each snapshot version's event verified (`VerifiedChains.anchor_for`).
 
     Returns ``(hash of event last, status, text of version states_upto)``. Raises
     `ChainBroken` at the first bad version.
@@ -334,6 +401,8 @@ def verify_span(
         previous = check_event_row(channel_id, row, previous, timestamp)
         if anchor is not None and version == anchor.seq and previous != anchor.hash:
             raise ChainBroken(channel_id, version, NOT_AS_VERIFIED)
+        if snapshots is not None and version % SNAPSHOT_EVERY == 0:
+            snapshots[version] = previous
         if version <= upto:
             current, result = _check_state(
                 channel_id,

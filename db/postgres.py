@@ -528,20 +528,21 @@ async def _state_text(
     )
     if base is None or not 1 <= version <= head.seq:
         raise CorruptRecord(channel_id, f"no state of version {version}")
+    anchor = chains.anchor_for(channel_id, head, version)
     events, _, patches = await _span_rows(
-        connection, channel_id, int(base[0]), head.seq, version, every=False, documents=False
+        connection, channel_id, int(base[0]), anchor.seq, version, every=False, documents=False
     )
     _, status, text = await asyncio.to_thread(
         partial(
             verify_span,
             channel_id,
             first=int(base[0]),
-            last=head.seq,
+            last=anchor.seq,
             events=events,
             full=[(int(base[0]), str(base[1]), str(base[2]))],
             patches=patches,
             timestamp=stamp_text,
-            anchor=head,
+            anchor=anchor,
             states_upto=version,
         )
     )
@@ -616,6 +617,7 @@ async def _verified_up_to(
     events, full, patches = await _span_rows(
         connection, channel_id, first, stored.seq, stored.seq, every=anchor is None
     )
+    snapshots: dict[int, str] = {}
     try:
         await asyncio.to_thread(
             partial(
@@ -629,12 +631,13 @@ async def _verified_up_to(
                 timestamp=stamp_text,
                 anchor=anchor,
                 whole=anchor is None,
+                snapshots=snapshots,
             )
         )
     except ChainBroken as error:
         chains.refuse(channel_id, stored, error)
         raise
-    chains.remember(channel_id, stored)
+    chains.remember(channel_id, stored, snapshots)
 
 
 async def _verified_head(

@@ -425,6 +425,7 @@ def _verified_up_to(
     events, full, patches = _span_rows(
         connection, channel_id, first, stored.seq, stored.seq, every=anchor is None
     )
+    snapshots: dict[int, str] = {}
     try:
         verify_span(
             channel_id,
@@ -436,11 +437,12 @@ def _verified_up_to(
             timestamp=stamp_text,
             anchor=anchor,
             whole=anchor is None,
+            snapshots=snapshots,
         )
     except ChainBroken as error:
         chains.refuse(channel_id, stored, error)
         raise
-    chains.remember(channel_id, stored)
+    chains.remember(channel_id, stored, snapshots)
 
 
 def _verified_head(
@@ -706,8 +708,8 @@ def _state_text_tx(
     The nearest whole document at or below ``version`` (version 1, a snapshot, the head)
     plus at most ``SNAPSHOT_EVERY - 1`` patches; that document and every patch's result
     must hash to their events' state hashes, and those events must hash and link up to the
-    head this process verified (`db.chain.verify_span`): `ChainBroken` names the first one
-    that does not.
+    head this process verified, or to the first snapshot event after it that this process
+    verified (`db.chain.verify_span`): `ChainBroken` names the first one that does not.
     """
     head = _verified_head(connection, channel_id, chains)
     base = connection.execute(
@@ -717,18 +719,20 @@ def _state_text_tx(
     ).fetchone()
     if base is None or not 1 <= version <= head.seq or type(base[0]) is not int:
         raise CorruptRecord(channel_id, f"no state of version {version}")
+    # Up to the first snapshot event after it this process verified (else the head).
+    anchor = chains.anchor_for(channel_id, head, version)
     events, _, patches = _span_rows(
-        connection, channel_id, base[0], head.seq, version, every=False, documents=False
+        connection, channel_id, base[0], anchor.seq, version, every=False, documents=False
     )
     _, status, text = verify_span(
         channel_id,
         first=base[0],
-        last=head.seq,
+        last=anchor.seq,
         events=events,
         full=[(base[0], str(base[1]), str(base[2]))],
         patches=patches,
         timestamp=stamp_text,
-        anchor=head,
+        anchor=anchor,
         states_upto=version,
     )
     return status, text

@@ -295,9 +295,14 @@ async def test_commits_extend_the_verified_head_without_reading_the_chain_again(
             ).version
         assert calls == [(1, HEAD)]
         assert store.verified_chains.head(TAMPERED).seq == version
-        # An old version is checked on its own span (snapshot..head), never the whole.
+        # An old version is checked on its own span: from the whole document below it up
+        # to the first snapshot event after it this process verified, else the head.
         await store.state_at(TAMPERED, version - 3)
-        assert calls[1][0] == chain.snapshot_floor(version - 3) and calls[1][1] == version
+        assert calls[1] == (chain.snapshot_floor(version - 3), version)
+        await store.state_at(TAMPERED, 5)
+        await store.state_at(TAMPERED, 20)
+        await store.state_at(TAMPERED, 48)  # a snapshot written by this process's commits
+        assert calls[2:] == [(1, 16), (16, 32), (48, 48)]
 
 
 async def test_another_writer_s_commits_are_verified_from_the_last_verified_head(
@@ -394,3 +399,21 @@ async def test_db_check_audits_every_archived_game(backend: Backend) -> None:
 
 def blob_literal(backend: Backend, blob: bytes) -> str:
     return f"'\\x{blob.hex()}'::bytea" if backend.name == "postgres" else f"X'{blob.hex()}'"
+
+
+def test_the_snapshot_anchors_are_contiguous_per_game_and_bounded() -> None:
+    chains = VerifiedChains(anchor_bytes=32 * 5)
+    head = VerifiedHead("t", 70, "aa" * 32)
+    chains.remember(1, head, {16: "01" * 32, 32: "02" * 32, 64: "04" * 32})  # 48 missing
+    assert chains.anchor_for(1, head, 3) == VerifiedHead("t", 16, "01" * 32)
+    assert chains.anchor_for(1, head, 17) == VerifiedHead("t", 32, "02" * 32)
+    assert chains.anchor_for(1, head, 40) == head  # no anchor kept past a gap
+    assert chains.anchor_for(1, head, 69) == head  # past the last snapshot: the head
+    assert chains.anchor_for(1, replace(head, hash="bb" * 32), 3).hash == "bb" * 32
+    chains.remember(2, VerifiedHead("u", 70, "cc" * 32), {16: "05" * 32, 32: "06" * 32})
+    chains.remember(3, VerifiedHead("v", 70, "dd" * 32), {16: "07" * 32, 32: "08" * 32})
+    # Over the budget (5 digests): the least recently used channel's anchors went.
+    assert chains.anchor_for(1, head, 3) == head
+    assert chains.anchor_for(3, VerifiedHead("v", 70, "dd" * 32), 3).seq == 16
+    chains.forget(3)
+    assert chains.anchor_for(3, VerifiedHead("v", 70, "dd" * 32), 3).seq == 70
