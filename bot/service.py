@@ -29,6 +29,7 @@ from bot.deadlines import (
 from bot.export import fit, json_files
 from bot.games import archive_if_ended, list_lines
 from bot.help import command_names, help_lines
+from bot.integrity import refusal_of
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.seats import (
     SEAT_ASSIGN,
@@ -43,7 +44,8 @@ from bot.seats import (
     roster_notices,
 )
 from bot.workers import DEFAULT_WORKERS, ChannelWorkers
-from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
+from db.chain import verify_bundle
+from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import (
     CommandContext,
     EventRecord,
@@ -375,11 +377,13 @@ class GameService:
             except GameNotFound:
                 raise ServiceError("error.service.no_game") from None
             except StoreError as error:
-                if isinstance(error, TamperedGame):
-                    from bot.integrity import tampered_refusal
-
-                    log.error("refused %s: %s", request.verb, error)
-                    raise tampered_refusal(error) from None
+                refusal = refusal_of(error)
+                if refusal is not None:
+                    # A tampered or damaged game is set apart: refused, the others play on.
+                    log.error(
+                        "refused %s in channel %s: %s", request.verb, request.channel_id, error
+                    )
+                    raise refusal from None
                 key = f"error.{error.key}"
                 raise ServiceError(key, **{k: str(v) for k, v in error.params.items()}) from None
             finally:
@@ -921,6 +925,8 @@ class GameService:
         game = data.get("game") or {}
         if game.get("guild_id") != request.guild_id:
             raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
+        # Checked like any export before it is shipped (ChainBroken: refused as tampered).
+        await asyncio.to_thread(verify_bundle, data)
         reply = Reply(language=str(game.get("language", "it")), ruleset=str(game.get("ruleset")))
         states = data.get("states") or [{}]
         document = states[-1].get("document") or {}

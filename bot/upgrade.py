@@ -1,11 +1,16 @@
 """The start-up check: every game in progress must be readable by this version.
 
-Before the bot or the console serves anyone, each game that has not ended is loaded, its
-document migrated to the current format (in memory) and validated by its state model. If
-any cannot be, the program refuses to start with one line naming every such game and why
-— rather than failing later, game by game, in front of the players. The check writes
-nothing: documents reach the current format only through their games' next normal commits,
-so a database is never half migrated.
+Before the console serves anyone, each game that has not ended is loaded (its history
+verified against its hash chain, once: db/chain.py), its document migrated to the current
+format (in memory) and validated by its state model. If one cannot be read by this version
+(a newer format, a document the model rejects, a ruleset that no longer exists), the
+program refuses to start with one line naming every such game and why — rather than
+failing later, game by game, in front of the players. A game that was tampered with or
+whose rows are damaged is set apart instead: logged, refused to whoever uses its channel,
+named by ``arbitro db check``; the other games play on. A database file SQLite cannot read
+stops the start (`DamagedFile`). The check writes nothing: documents reach the current
+format only through their games' next normal commits, so a database is never half
+migrated.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from db.errors import StoreError, TamperedGame
+from db.errors import CorruptRecord, DamagedFile, StoreError
 from db.protocol import GameStore
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
@@ -65,10 +70,13 @@ async def unreadable_games(store: GameStore) -> list[UnreadableGame]:
             play.load_document(record.document, validate=True)
         except RulesError as error:
             found.append(UnreadableGame(summary.channel_id, summary.ruleset, error.localized("en")))
-        except TamperedGame as error:
-            # Not a reason to stop serving every other game: the bot refuses this one, with
-            # a message, to whoever uses it (and `arbitro db check` reports it).
-            log.error("game refused until restored: %s", error)
+        except DamagedFile:
+            raise  # the file itself: nothing in it can be served (one line, exit status 2)
+        except CorruptRecord as error:
+            # Tampered (TamperedGame, ChainBroken) or damaged (its version or its state
+            # unreadable): not a reason to stop serving every other game. The bot refuses
+            # this one, with a message, to whoever uses it, and `arbitro db check` names it.
+            log.error("game set apart until restored: %s", error)
         except StoreError as error:
             found.append(UnreadableGame(summary.channel_id, summary.ruleset, str(error)))
     return found

@@ -170,6 +170,19 @@ class SchemaError(StoreError):
         self.detail = detail
 
 
+class DamagedFile(SchemaError):
+    """SQLite cannot read the database file itself: its header, its schema or a page is
+    damaged (a disk fault, a bad copy, a byte flipped by hand).
+
+    Nothing in such a file can be trusted, so it is one line and no traceback wherever it
+    shows: ``arbitro db check`` and starting the bot or the console exit with status 2, a
+    command answers that the database must be restored from a backup.
+    """
+
+    key = "store.damaged_file"
+    template = "{path}: the database file is damaged ({detail}); restore a backup"
+
+
 class StoreUnavailable(StoreError):
     """The database could not be reached or stayed locked past the busy timeout."""
 

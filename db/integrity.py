@@ -154,6 +154,33 @@ def head_problem(document_text: str, state_status: str, head: EventRecord | None
     return None
 
 
+def stored_event_hash(row: Sequence[Any], created_at_text: str) -> str:
+    """The chain hash of an event row as stored, hashing its JSON texts as they are.
+
+    ``row`` is in the stores' event column order; ``created_at_text`` is its timestamp in
+    the fixed text. The stored args, dice and resolution are the canonical texts the chain
+    hashed, so this equals the row's ``hash`` exactly when nothing in it was edited (an
+    event written with other texts, by an older release, is checked by re-encoding its
+    parsed fields instead: `db.hashing.compute_event_hash`). Raises ``TypeError`` /
+    ``ValueError`` for a row that cannot be hashed at all.
+    """
+    fields = {
+        "actor_id": canonical_json(row[3]),
+        "args": unpack_text(row[5]),
+        "channel_id": canonical_json(row[0]),
+        "created_at": canonical_json(created_at_text),
+        "dice": unpack_text(row[6]),
+        "interaction_id": canonical_json(row[2]),
+        "resolution": unpack_text(row[7]),
+        "seq": canonical_json(row[1]),
+        "state_hash": canonical_json(row[9]),
+        "state_version": canonical_json(row[8]),
+        "undoes_seq": canonical_json(row[10]),
+        "verb": canonical_json(row[4]),
+    }
+    return event_hash(str(row[12]), fields)
+
+
 def head_row_agrees(
     document_text: str, state_status: str, row: Sequence[Any], created_at_text: str
 ) -> bool:
@@ -161,27 +188,12 @@ def head_row_agrees(
     current state: `head_problem` without parsing the event back.
 
     ``row`` is in the stores' event column order; ``created_at_text`` is its timestamp in
-    the fixed text. The stored args, dice and resolution are the canonical texts the chain
-    hashed, so hashing them as they are proves them unchanged; False sends the caller to
-    `head_problem`, which re-encodes the parsed fields and names what differs.
+    the fixed text (`stored_event_hash`); False sends the caller to `head_problem`, which
+    re-encodes the parsed fields and names what differs.
     """
     try:
         if state_hash(document_text, state_status) != row[9]:
             return False
-        fields = {
-            "actor_id": canonical_json(row[3]),
-            "args": unpack_text(row[5]),
-            "channel_id": canonical_json(row[0]),
-            "created_at": canonical_json(created_at_text),
-            "dice": unpack_text(row[6]),
-            "interaction_id": canonical_json(row[2]),
-            "resolution": unpack_text(row[7]),
-            "seq": canonical_json(row[1]),
-            "state_hash": canonical_json(row[9]),
-            "state_version": canonical_json(row[8]),
-            "undoes_seq": canonical_json(row[10]),
-            "verb": canonical_json(row[4]),
-        }
-        return bool(event_hash(str(row[12]), fields) == row[13])
+        return bool(stored_event_hash(row, created_at_text) == row[13])
     except (TypeError, ValueError):
         return False

@@ -227,6 +227,14 @@ def rebuild_text(base_text: str, patch_texts: Iterable[str]) -> str:
     return canonical_json(document)
 
 
+class UnfitPatch(ValueError):
+    """A stored patch that does not fit the version before it: names its version."""
+
+    def __init__(self, version: int, error: ValueError) -> None:
+        super().__init__(f"the patch of version {version} does not fit ({error})")
+        self.version = version
+
+
 # Marks a version that cannot be rebuilt (None is a JSON value).
 _UNKNOWN: Any = object()
 
@@ -258,7 +266,10 @@ def walk_history(
         step = steps.get(version)
         rebuilt: Any = _UNKNOWN
         if step is not None and current is not _UNKNOWN:
-            rebuilt = apply_patch(current, patch_from_json(step[1]))
+            try:
+                rebuilt = apply_patch(current, patch_from_json(step[1]))
+            except ValueError as error:
+                raise UnfitPatch(version, error) from error
             candidates.append((step[0], canonical_json(rebuilt)))
         current = json.loads(kept[1]) if kept is not None else rebuilt
         walked.append((version, candidates))
@@ -290,12 +301,19 @@ def history_states(
         row[0] > last or row[0] < 2 for row in patches
     ):
         raise ChainBroken(channel_id, last, "states without an event")
+    unfit: ChainBroken | None = None
     try:
         walked = walk_history(full, patches, last)
     except ValueError as error:
-        if verify:
-            raise ChainBroken(channel_id, 0, f"a stored state cannot be read ({error})") from error
-        raise CorruptRecord(channel_id, f"a stored state cannot be read ({error})") from error
+        if not verify:
+            raise CorruptRecord(channel_id, f"a stored state cannot be read ({error})") from error
+        seq = error.version if isinstance(error, UnfitPatch) else 0
+        unfit = ChainBroken(channel_id, seq, f"a stored state cannot be read ({error})")
+        if seq < 2:
+            raise unfit from error
+        # An edited version before it may be why the patch does not fit: that one is
+        # the first bad version, so the versions before are checked first.
+        walked = walk_history(full, patches, seq - 1)
     kept = {row[0] for row in full}
     stepped = {row[0] for row in patches}
     states: list[tuple[int, str, str]] = []
@@ -315,6 +333,8 @@ def history_states(
                     )
         if candidates:
             states.append((version, *candidates[0]))
+    if unfit is not None:
+        raise unfit
     return states
 
 

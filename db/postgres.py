@@ -34,6 +34,17 @@ import asyncpg
 
 # The row encoding shared with the SQLite store: the same canonical texts go into the chain.
 from db import migrations_pg, rows
+from db.chain import (
+    EVENT_MISSING,
+    VerifiedChains,
+    VerifiedHead,
+    archive_problem,
+    check_event_page,
+    check_event_row,
+    first_to_verify,
+    stamp_text,
+    verify_span,
+)
 from db.errors import (
     ArchiveNotFound,
     ChainBroken,
@@ -51,7 +62,13 @@ from db.errors import (
     VersionConflict,
 )
 from db.hashing import GENESIS_HASH, canonical_json, state_hash, verify_chain
-from db.integrity import covered_digests, head_problem, head_row_agrees, rows_problem
+from db.integrity import (
+    STATE_EDITED,
+    covered_digests,
+    head_problem,
+    head_row_agrees,
+    rows_problem,
+)
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -78,7 +95,8 @@ from db.models import (
     parse_timestamp,
     utc_now,
 )
-from db.patch import compact_history, history_states, is_snapshot, rebuild_text
+from db.outage import watch_pool
+from db.patch import compact_history, history_states, is_snapshot
 from db.prepare import CommitPreparer, PreparedEvent, prepare_event, stable_json, system_event
 from db.protocol import Document
 from db.sqlite import (
@@ -135,6 +153,13 @@ _INSERT_PATCH = (
     "INSERT INTO patches (channel_id, version, status, patch) VALUES ($1, $2, $3, $4)"
 )
 _INTERACTION_CONSTRAINT = "events_interaction_id_key"
+# What a server that is down (or going down) raises: the connection, not the statement.
+_UNREACHABLE = (
+    OSError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.OperatorInterventionError,
+)
 
 Connection: TypeAlias = asyncpg.Connection
 
@@ -195,7 +220,7 @@ _archive_from_row = partial(rows.archive_from_row, when=_aware)
 # --------------------------------------------------------------------------------------
 
 
-async def _load(connection: Connection, channel_id: int) -> GameRecord:
+async def _load(connection: Connection, channel_id: int, chains: VerifiedChains) -> GameRecord:
     row = await connection.fetchrow(
         "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
         "g.created_at, g.updated_at, s.document_text, e.hash, s.status "
@@ -227,6 +252,17 @@ async def _load(connection: Connection, channel_id: int) -> GameRecord:
         problem = head_problem(str(row[8]), str(row[10]), head)
         if problem is not None:
             raise TamperedGame(channel_id, problem)
+    if not chains.matches(channel_id, stamp_text(row[6]), summary.version, row[9]):
+        if connection.is_in_transaction():
+            await _verified_up_to(
+                connection,
+                channel_id,
+                chains,
+                VerifiedHead(stamp_text(row[6]), summary.version, str(row[9])),
+            )
+        else:  # the rows of a verification are read in one snapshot
+            async with connection.transaction(isolation="repeatable_read", readonly=True):
+                await _verified_head(connection, channel_id, chains)
     return GameRecord(
         channel_id=summary.channel_id,
         guild_id=summary.guild_id,
@@ -245,7 +281,10 @@ async def _event_by_interaction(connection: Connection, interaction_id: str) -> 
     row = await connection.fetchrow(
         f"SELECT {_EVENT_COLUMNS} FROM events WHERE interaction_id = $1", interaction_id
     )
-    return None if row is None else _event_from_row(row)
+    if row is None:
+        return None
+    check_event_row(int(row[0]), row, None, stamp_text)  # shown again: not edited since
+    return _event_from_row(row)
 
 
 async def _duplicate_of(
@@ -406,14 +445,17 @@ async def _append_tx(
     expected_version: int | None,
     pending: PreparedEvent,
     decide: _Decide,
+    chains: VerifiedChains,
     prepared: PreparedState | None = None,
 ) -> CommitResult:
-    """The one write path after creation: row lock, duplicate check, version guard, write."""
+    """The one write path after creation: row lock, duplicate check, version guard, the
+    chain it extends verified, write."""
     async with connection.transaction():
         # The row lock first: a concurrent write of this channel (any process) waits here
         # until it commits, so the duplicate check below sees its interaction id.
         head = await connection.fetchrow(
-            "SELECT g.version, g.status, e.hash, s.document_text FROM games AS g "
+            "SELECT g.version, g.status, e.hash, s.document_text, g.created_at, e.state_hash, "
+            "s.status FROM games AS g "
             "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
             "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
             "WHERE g.channel_id = $1 FOR UPDATE OF g",
@@ -427,13 +469,22 @@ async def _append_tx(
         version = int(head[0])
         if expected_version is not None and version != expected_version:
             raise VersionConflict(channel_id, expected_version, version)
-        upcoming = await decide(connection, version, _check_status(head[1], channel_id))
         if head[2] is None:
             raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
         if head[3] is None:
             raise CorruptRecord(channel_id, f"state of version {version} is missing")
+        # Nothing is written on top of a chain this process has not verified (the row
+        # lock keeps every other writer of this game out while it is read).
+        game = stamp_text(head[4])
+        if not chains.matches(channel_id, game, version, head[2]):
+            stored = VerifiedHead(game, version, str(head[2]))
+            await _verified_up_to(connection, channel_id, chains, stored)
+        upcoming = await decide(connection, version, _check_status(head[1], channel_id))
         patch_json = None if prepared is None else prepared.patch_from(str(head[3]))
         if patch_json is None or prepared is None or prepared.text != upcoming.document_json:
+            # The base of the patch is the stored head: it must be the state the chain says.
+            if state_hash(str(head[3]), str(head[6])) != head[5]:
+                raise TamperedGame(channel_id, STATE_EDITED)
             # Off the loop: a diff of two whole documents is milliseconds of CPU.
             patch_json = await asyncio.to_thread(
                 _patch_between, channel_id, version, str(head[3]), upcoming.document_json
@@ -463,42 +514,150 @@ async def _append_tx(
     return CommitResult(event)
 
 
-async def _state_text(connection: Connection, channel_id: int, version: int) -> tuple[str, str]:
-    """``(status, canonical document JSON)`` of any stored version (see the SQLite
-    store's `_state_text_tx`): the full document if kept, else the snapshot below plus
-    patches, checked against the event's state hash."""
+async def _state_text(
+    connection: Connection, channel_id: int, version: int, chains: VerifiedChains
+) -> tuple[str, str]:
+    """``(status, canonical document JSON)`` of any stored version, checked against the
+    chain up to the head this process verified (see the SQLite store's `_state_text_tx`)."""
+    head = await _verified_head(connection, channel_id, chains)
     base = await connection.fetchrow(
         "SELECT version, status, document_text FROM states "
         "WHERE channel_id = $1 AND version <= $2 ORDER BY version DESC LIMIT 1",
         channel_id,
         version,
     )
-    if base is None or version < 1:
-        await _require_game(connection, channel_id)
+    if base is None or not 1 <= version <= head.seq:
         raise CorruptRecord(channel_id, f"no state of version {version}")
-    base_version = int(base[0])
-    if base_version == version:
-        return str(base[1]), str(base[2])
-    rows = await connection.fetch(
-        "SELECT p.version, p.status, p.patch, e.state_hash FROM patches AS p "
-        "JOIN events AS e ON e.channel_id = p.channel_id AND e.seq = p.version "
-        "WHERE p.channel_id = $1 AND p.version > $2 AND p.version <= $3 ORDER BY p.version",
-        channel_id,
-        base_version,
-        version,
+    anchor = chains.anchor_for(channel_id, head, version)
+    events, _, patches = await _span_rows(
+        connection, channel_id, int(base[0]), anchor.seq, version, every=False, documents=False
     )
-    if [int(row[0]) for row in rows] != list(range(base_version + 1, version + 1)):
-        raise CorruptRecord(channel_id, f"no state of version {version}")
-    try:
-        text = rebuild_text(str(base[2]), (str(row[2]) for row in rows))
-    except ValueError as error:
-        raise CorruptRecord(
-            channel_id, f"state of version {version} cannot be rebuilt ({error})"
-        ) from error
-    status = str(rows[-1][1])
-    if state_hash(text, status) != rows[-1][3]:
-        raise ChainBroken(channel_id, version, "its state does not match the state hash")
+    _, status, text = await asyncio.to_thread(
+        partial(
+            verify_span,
+            channel_id,
+            first=int(base[0]),
+            last=anchor.seq,
+            events=events,
+            full=[(int(base[0]), str(base[1]), str(base[2]))],
+            patches=patches,
+            timestamp=stamp_text,
+            anchor=anchor,
+            states_upto=version,
+        )
+    )
     return status, text
+
+
+# ---- the chain of each game, verified once per process then incrementally (db/chain.py) ---
+
+
+def _text_rows(found: list[asyncpg.Record]) -> list[tuple[int, str, str]]:
+    return [(int(row[0]), str(row[1]), str(row[2])) for row in found]
+
+
+async def _span_rows(
+    connection: Connection,
+    channel_id: int,
+    first: int,
+    last: int,
+    upto: int,
+    *,
+    every: bool,
+    documents: bool = True,
+) -> tuple[list[asyncpg.Record], list[tuple[int, str, str]], list[tuple[int, str, str]]]:
+    """The event rows ``first``..``last``, the whole documents (unless ``documents`` is
+    false) and the patches of versions ``first``..``upto`` (``every``: all the game's)."""
+    events = await connection.fetch(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = $1 AND seq BETWEEN $2 AND $3 "
+        "ORDER BY seq",
+        channel_id,
+        first,
+        last,
+    )
+    if every:
+        full, patches = await _history_rows(connection, channel_id)
+        return list(events), full, patches
+    full = []
+    if documents:
+        full = _text_rows(
+            await connection.fetch(
+                "SELECT version, status, document_text FROM states "
+                "WHERE channel_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version",
+                channel_id,
+                first,
+                upto,
+            )
+        )
+    patches = _text_rows(
+        await connection.fetch(
+            "SELECT version, status, patch FROM patches "
+            "WHERE channel_id = $1 AND version > $2 AND version <= $3 ORDER BY version",
+            channel_id,
+            first,
+            upto,
+        )
+    )
+    return list(events), full, patches
+
+
+async def _verified_up_to(
+    connection: Connection, channel_id: int, chains: VerifiedChains, stored: VerifiedHead
+) -> None:
+    """Make ``stored`` a head this process verified (see the SQLite store's
+    `_verified_up_to`); the hashing runs on a worker thread, off the event loop."""
+    known = chains.head(channel_id)
+    first = first_to_verify(channel_id, known, stored)
+    if first is None:
+        return
+    refused = chains.refusal(channel_id, stored)
+    if refused is not None:
+        raise refused
+    anchor = known if known is not None and known.game == stored.game else None
+    events, full, patches = await _span_rows(
+        connection, channel_id, first, stored.seq, stored.seq, every=anchor is None
+    )
+    snapshots: dict[int, str] = {}
+    try:
+        await asyncio.to_thread(
+            partial(
+                verify_span,
+                channel_id,
+                first=first,
+                last=stored.seq,
+                events=events,
+                full=full,
+                patches=patches,
+                timestamp=stamp_text,
+                anchor=anchor,
+                whole=anchor is None,
+                snapshots=snapshots,
+            )
+        )
+    except ChainBroken as error:
+        chains.refuse(channel_id, stored, error)
+        raise
+    chains.remember(channel_id, stored, snapshots)
+
+
+async def _verified_head(
+    connection: Connection, channel_id: int, chains: VerifiedChains
+) -> VerifiedHead:
+    """The game's head, verified (inside the caller's transaction)."""
+    row = await connection.fetchrow(
+        "SELECT g.created_at, g.version, e.hash FROM games AS g "
+        "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+        "WHERE g.channel_id = $1",
+        channel_id,
+    )
+    if row is None:
+        raise GameNotFound(channel_id)
+    if row[2] is None:
+        raise ChainBroken(channel_id, int(row[1]), EVENT_MISSING)
+    stored = VerifiedHead(stamp_text(row[0]), int(row[1]), str(row[2]))
+    if not chains.matches(channel_id, stored.game, stored.seq, stored.hash):
+        await _verified_up_to(connection, channel_id, chains, stored)
+    return stored
 
 
 async def _history_rows(
@@ -558,14 +717,19 @@ async def compact_all_games(connection: Connection) -> None:
 
 
 async def _current_document_json(connection: Connection, channel_id: int, version: int) -> str:
-    text = await connection.fetchval(
-        "SELECT document_text FROM states WHERE channel_id = $1 AND version = $2",
+    """The head's document, which must be the state its event's hash says."""
+    row = await connection.fetchrow(
+        "SELECT s.document_text, s.status, e.state_hash FROM states AS s "
+        "JOIN events AS e ON e.channel_id = s.channel_id AND e.seq = s.version "
+        "WHERE s.channel_id = $1 AND s.version = $2",
         channel_id,
         version,
     )
-    if text is None:
+    if row is None:
         raise CorruptRecord(channel_id, f"state of version {version} is missing")
-    return str(text)
+    if state_hash(str(row[0]), str(row[1])) != row[2]:
+        raise TamperedGame(channel_id, STATE_EDITED)
+    return str(row[0])
 
 
 def _decide_commit(channel_id: int, document_json: str, new_status: GameStatus | None) -> _Decide:
@@ -586,7 +750,7 @@ def _decide_end(channel_id: int) -> _Decide:
     return decide
 
 
-def _decide_undo(channel_id: int) -> _Decide:
+def _decide_undo(channel_id: int, chains: VerifiedChains) -> _Decide:
     async def decide(connection: Connection, version: int, status: GameStatus) -> _NextState:
         # As in the SQLite store: the latest event that is neither an undo, nor the
         # creation, nor already undone; its previous state becomes the new version.
@@ -603,7 +767,7 @@ def _decide_undo(channel_id: int) -> _Decide:
         if target is None:
             raise NothingToUndo(channel_id)
         undone_seq, undone_verb = int(target[0]), str(target[1])
-        before = await _state_text(connection, channel_id, undone_seq - 1)
+        before = await _state_text(connection, channel_id, undone_seq - 1, chains)
         return _NextState(
             document_json=before[1],
             status=_check_status(before[0], channel_id),
@@ -640,6 +804,12 @@ class PostgresStore:
         # A commit's canonical JSON and patch (`db.prepare`), made off the event loop: by
         # the caller when it passes a `PreparedState`, else on a worker thread.
         self.preparer = CommitPreparer()
+        # The chain head this process verified per channel (db/chain.py): a game's history
+        # is verified once, then every commit extends the verified head.
+        self.verified_chains = VerifiedChains()
+        # While the server is down: one log line per outage, not asyncpg's traceback per
+        # reconnection attempt (db/outage.py).
+        self._outages = watch_pool(self.path)
 
     @classmethod
     async def open(
@@ -721,12 +891,17 @@ class PostgresStore:
         for attempt in range(2):
             try:
                 async with self._pool.acquire() as connection:
-                    return await work(connection)
+                    result = await work(connection)
+                self._outages.answered()
+                return result
             except asyncpg.UniqueViolationError as error:
                 if error.constraint_name == _INTERACTION_CONSTRAINT and attempt == 0:
                     continue
                 raise _translate(error, channel_id) from error
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as error:
+            except _UNREACHABLE as error:
+                self._outages.failed(error)
+                raise _translate(error, channel_id) from error
+            except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
                 raise _translate(error, channel_id) from error
         raise AssertionError("unreachable")
 
@@ -819,6 +994,10 @@ class PostgresStore:
         if result.duplicate:
             return await self.load(channel_id)
         self.preparer.remember(channel_id, document_json)
+        # Written here, in one transaction: its one-event chain is verified by construction.
+        self.verified_chains.remember(
+            channel_id, VerifiedHead(pending.created_at, 1, result.event.hash)
+        )
         return GameRecord(
             channel_id=channel_id,
             guild_id=guild_id,
@@ -835,7 +1014,10 @@ class PostgresStore:
     async def load(self, channel_id: int) -> GameRecord:
         """The channel's game: metadata, current version and document."""
 
-        return await self._run(lambda connection: _load(connection, channel_id), channel_id)
+        chains = self.verified_chains
+        return await self._run(
+            lambda connection: _load(connection, channel_id, chains), channel_id
+        )
 
     async def open_command(
         self, channel_id: int, interaction_id: str | None = None
@@ -850,7 +1032,7 @@ class PostgresStore:
                     if interaction_id is None
                     else await _event_by_interaction(connection, str(interaction_id))
                 )
-                record = await _load(connection, channel_id)
+                record = await _load(connection, channel_id, self.verified_chains)
                 pace = await connection.fetchval(
                     "SELECT pace_hours FROM games WHERE channel_id = $1", channel_id
                 )
@@ -892,7 +1074,7 @@ class PostgresStore:
         )
 
         async def work(connection: Connection) -> list[GameSummary]:
-            return [_summary_from_row(row) for row in await connection.fetch(sql, *params)]
+            return rows.summaries_from_rows(await connection.fetch(sql, *params), when=_aware)
 
         return await self._run(work)
 
@@ -901,15 +1083,15 @@ class PostgresStore:
 
         async def work(connection: Connection) -> list[GameSummary]:
             if status is None:
-                rows = await connection.fetch(
+                found = await connection.fetch(
                     f"SELECT {_GAME_COLUMNS} FROM games ORDER BY channel_id"
                 )
             else:
-                rows = await connection.fetch(
+                found = await connection.fetch(
                     f"SELECT {_GAME_COLUMNS} FROM games WHERE status = $1 ORDER BY channel_id",
                     status,
                 )
-            return [_summary_from_row(row) for row in rows]
+            return rows.summaries_from_rows(found, when=_aware)
 
         return await self._run(work)
 
@@ -949,6 +1131,8 @@ class PostgresStore:
         decide: _Decide,
         prepared: PreparedState | None = None,
     ) -> CommitResult:
+        chains = self.verified_chains
+
         async def work(connection: Connection) -> CommitResult:
             return await _append_tx(
                 connection,
@@ -956,10 +1140,14 @@ class PostgresStore:
                 expected_version=expected_version,
                 pending=pending,
                 decide=decide,
+                chains=chains,
                 prepared=prepared,
             )
 
-        return await self._run(work, channel_id)
+        result = await self._run(work, channel_id)
+        if not result.duplicate:  # committed: its event extends the head verified
+            chains.advance(channel_id, result.event)
+        return result
 
     async def end_game(
         self,
@@ -991,7 +1179,9 @@ class PostgresStore:
         """Undo the latest event that is not an undo and not already undone."""
         channel_id = operator.index(channel_id)
         pending = system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
-        return await self._append(channel_id, expected_version, pending, _decide_undo(channel_id))
+        return await self._append(
+            channel_id, expected_version, pending, _decide_undo(channel_id, self.verified_chains)
+        )
 
     async def archive_game(
         self, channel_id: int, bundle: ExportBundle, *, title: str = ""
@@ -1029,7 +1219,9 @@ class PostgresStore:
                     )
             return _archive_from_row(archived)
 
-        return await self._run(work, channel_id)
+        entry = await self._run(work, channel_id)
+        self.verified_chains.forget(channel_id)
+        return entry
 
     async def archived_games(self, guild_id: int | None) -> list[ArchivedGame]:
         """The archived games of a guild, newest first."""
@@ -1118,6 +1310,7 @@ class PostgresStore:
                     )
 
         await self._run(work, channel_id)
+        self.verified_chains.forget(channel_id)
 
     # ---- history -----------------------------------------------------------------------
 
@@ -1137,6 +1330,11 @@ class PostgresStore:
             )
             if not rows:
                 await _require_game(connection, channel_id)
+            # Each hashes, each links to the last: a long page is hashed off the event loop.
+            if len(rows) > 32:
+                await asyncio.to_thread(check_event_page, channel_id, rows, stamp_text)
+            else:
+                check_event_page(channel_id, rows, stamp_text)
             return [_event_from_row(row) for row in rows]
 
         return await self._run(work, channel_id)
@@ -1146,7 +1344,7 @@ class PostgresStore:
 
         async def work(connection: Connection) -> StateRecord:
             async with connection.transaction(isolation="repeatable_read", readonly=True):
-                row = await _state_text(connection, channel_id, version)
+                row = await _state_text(connection, channel_id, version, self.verified_chains)
             return StateRecord(
                 version=version,
                 status=_check_status(row[0], channel_id),
@@ -1165,6 +1363,8 @@ class PostgresStore:
                 )
                 if game_row is None:
                     raise GameNotFound(channel_id)
+                if verify:  # against the head this process verified, first bad event named
+                    await _verified_head(connection, channel_id, self.verified_chains)
                 members = await _members(connection, channel_id)
                 event_rows = await connection.fetch(
                     f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = $1 ORDER BY seq",
@@ -1504,10 +1704,12 @@ class PostgresStore:
     async def check(self) -> list[str]:
         """Audit the database; an empty list means all is well.
 
-        Per game: version == event count, the hash chain, every event's state and every
-        state's event, the game's status is its current state's, and the JSONB copy of each
-        document holds the same value as the hashed text. (Referential integrity is the
-        server's: foreign keys cannot be switched off per connection as in SQLite.)
+        Per game: version == event count, every event and every stored version against the
+        chain (`db.chain.verify_span`, as a first load), the game's status is its current
+        state's, and the JSONB copy of each document holds the same value as the hashed
+        text; then every archived game's bundle, verified like an export. (Referential
+        integrity is the server's: foreign keys cannot be switched off per connection as in
+        SQLite.)
         """
 
         async def work(connection: Connection) -> list[str]:
@@ -1520,6 +1722,17 @@ class PostgresStore:
                     problems += await _channel_problems(
                         connection, int(channel_id), int(version), status
                     )
+                # Every archived game, verified like an export, one bundle at a time.
+                for archive_id in await connection.fetch(
+                    "SELECT id FROM archived_games ORDER BY id"
+                ):
+                    row = await connection.fetchrow(
+                        "SELECT channel_id, head_hash, bundle FROM archived_games WHERE id = $1",
+                        archive_id[0],
+                    )
+                    problem = await asyncio.to_thread(archive_problem, archive_id[0], *row)
+                    if problem is not None:
+                        problems.append(problem)
             return problems
 
         return await self._run(work)
@@ -1604,6 +1817,7 @@ class PostgresStore:
                 await _reseal(connection, game.channel_id)
 
         await self._run(work, game.channel_id)
+        self.verified_chains.forget(game.channel_id)
 
 
 # ---- the checksum of members, deadlines and the game's settings (db/integrity.py) --------
@@ -1682,13 +1896,9 @@ async def _channel_problems(
     prefix = f"channel {channel_id}:"
     problems: list[str] = []
     try:
-        events = [
-            _event_from_row(row)
-            for row in await connection.fetch(
-                f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = $1 ORDER BY seq",
-                channel_id,
-            )
-        ]
+        events = await connection.fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = $1 ORDER BY seq", channel_id
+        )
         state_rows = await connection.fetch(
             "SELECT version, status, document_text, document::text FROM states "
             "WHERE channel_id = $1 ORDER BY version",
@@ -1697,14 +1907,23 @@ async def _channel_problems(
         _, patches = await _history_rows(connection, channel_id)
         if len(events) != version:
             problems.append(f"{prefix} version {version} but {len(events)} events")
-        verify_chain(events)
-        history_states(
-            channel_id,
-            [event.state_hash for event in events],
-            [(int(row[0]), str(row[1]), str(row[2])) for row in state_rows],
-            patches,
-            verify=True,
-        )
+        # The very check a first load runs (db/chain.py): both name the same first bad event.
+        try:
+            await asyncio.to_thread(
+                partial(
+                    verify_span,
+                    channel_id,
+                    first=1,
+                    last=len(events),
+                    events=events,
+                    full=_text_rows(state_rows),
+                    patches=patches,
+                    timestamp=stamp_text,
+                    whole=True,
+                )
+            )
+        except ChainBroken as error:  # reported; the rows beside the chain are checked still
+            problems.append(str(error))
         for row in state_rows:
             if row[3] is not None and json.loads(row[3]) != json.loads(row[2]):
                 problems.append(f"{prefix} the JSONB copy of state {row[0]} differs from its text")

@@ -8,6 +8,7 @@ SQLite returns tuples with timestamps as text, PostgreSQL records with TIMESTAMP
 from __future__ import annotations
 
 import json
+import logging
 import zlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -43,6 +44,8 @@ CHILD_TABLES = (
     "games",
 )
 
+log = logging.getLogger(__name__)
+
 #: Turns a stored timestamp (SQLite text, PostgreSQL TIMESTAMPTZ) into an aware datetime.
 Clock = Callable[[Any], datetime]
 
@@ -58,18 +61,39 @@ def summary_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> GameS
     """A ``games`` row (channel, guild, ruleset, language, status, version, times)."""
     channel_id = int(row[0])
     try:
+        if type(row[5]) is not int:  # int() would take 2.5 for 2, or "3" for 3
+            raise ValueError(f"version {row[5]!r} is not a whole number")
         return GameSummary(
             channel_id=channel_id,
             guild_id=row[1],
             ruleset=row[2],
             language=row[3],
             status=check_status(row[4], channel_id),
-            version=int(row[5]),
+            version=row[5],
             created_at=when(row[6]),
             updated_at=when(row[7]),
         )
     except (TypeError, ValueError) as error:
         raise CorruptRecord(channel_id, f"game row is unreadable ({error})") from error
+
+
+def summaries_from_rows(
+    rows: Sequence[Sequence[Any]], when: Clock = parse_timestamp
+) -> list[GameSummary]:
+    """The ``games`` rows of a listing; a row that cannot be read is left out and logged.
+
+    One damaged game row (its version, status or a timestamp edited into something else)
+    must not hide every other game: the listings feed ``/game list`` and the console's
+    start-up check. Loading that game names the damage to whoever uses its channel, and
+    ``arbitro db check`` reports it.
+    """
+    summaries: list[GameSummary] = []
+    for row in rows:
+        try:
+            summaries.append(summary_from_row(row, when))
+        except (CorruptRecord, TypeError, ValueError) as error:
+            log.error("channel %s: game row left out of the list: %s", row[0], error)
+    return summaries
 
 
 #: SQLite stores an event's args, dice or resolution of at least this many bytes compressed

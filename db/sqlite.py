@@ -29,11 +29,23 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from db import migrations
+from db.chain import (
+    EVENT_MISSING,
+    VerifiedChains,
+    VerifiedHead,
+    archive_problem,
+    check_event_page,
+    check_event_row,
+    first_to_verify,
+    stamp_text,
+    verify_span,
+)
 from db.checkpoint import BACKSTOP_PAGES, Checkpointer
 from db.errors import (
     ArchiveNotFound,
     ChainBroken,
     CorruptRecord,
+    DamagedFile,
     GameEnded,
     GameExists,
     GameNotEnded,
@@ -54,7 +66,13 @@ from db.hashing import (
     state_hash,
     verify_chain,
 )
-from db.integrity import covered_digests, head_problem, head_row_agrees, rows_problem
+from db.integrity import (
+    STATE_EDITED,
+    covered_digests,
+    head_problem,
+    head_row_agrees,
+    rows_problem,
+)
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -87,13 +105,12 @@ from db.patch import (
     history_states,
     is_snapshot,
     make_patch,
-    rebuild_text,
 )
 from db.prepare import CommitPreparer, PreparedEvent, prepare_event, stable_json, system_event
 from db.protocol import Document
 from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
 from db.rows import CHILD_TABLES as _CHILD_TABLES
-from db.rows import archive_blob, archive_fields, decode_archive, pack_text
+from db.rows import archive_blob, archive_fields, decode_archive, pack_text, summaries_from_rows
 from db.rows import archive_from_row as _archive_from_row
 from db.rows import check_status as _check_status
 from db.rows import deadline_from_row as _deadline_from_row
@@ -186,7 +203,10 @@ def _event_by_interaction(
     row = connection.execute(
         f"SELECT {_EVENT_COLUMNS} FROM events WHERE interaction_id = ?", (interaction_id,)
     ).fetchone()
-    return None if row is None else _event_from_row(row)
+    if row is None:
+        return None
+    check_event_row(int(row[0]), row, None, stamp_text)  # shown again: not edited since
+    return _event_from_row(row)
 
 
 def _duplicate_of(
@@ -336,6 +356,112 @@ def _verify_covered_rows(connection: sqlite3.Connection, channel_id: int) -> Non
         raise TamperedGame(channel_id, problem)
 
 
+# ---- the chain of each game, verified once per process then incrementally (db/chain.py) ---
+
+_CHAIN_HEAD = (
+    "SELECT g.created_at, g.version, e.hash FROM games AS g "
+    "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+    "WHERE g.channel_id = ?"
+)
+
+
+def _text_rows(cursor: sqlite3.Cursor) -> list[tuple[int, str, str]]:
+    """``(version, status, text)`` rows; one whose version is not a number is left out
+    (its version then counts as missing)."""
+    return [(row[0], str(row[1]), str(row[2])) for row in cursor if type(row[0]) is int]
+
+
+def _span_rows(
+    connection: sqlite3.Connection,
+    channel_id: int,
+    first: int,
+    last: int,
+    upto: int,
+    *,
+    every: bool,
+    documents: bool = True,
+) -> tuple[list[Any], list[tuple[int, str, str]], list[tuple[int, str, str]]]:
+    """The event rows ``first``..``last``, the whole documents (unless ``documents`` is
+    false) and the patches of versions ``first``..``upto`` (``every``: all the game's)."""
+    events = connection.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = ? AND seq BETWEEN ? AND ? "
+        "ORDER BY seq",
+        (channel_id, first, last),
+    ).fetchall()
+    low, high = (-(2**62), 2**62) if every else (first, upto)
+    full: list[tuple[int, str, str]] = []
+    if documents:
+        full = _text_rows(
+            connection.execute(
+                "SELECT version, status, document FROM states "
+                "WHERE channel_id = ? AND version BETWEEN ? AND ? ORDER BY version",
+                (channel_id, low, high),
+            )
+        )
+    patches = _text_rows(
+        connection.execute(
+            "SELECT version, status, patch FROM patches "
+            "WHERE channel_id = ? AND version BETWEEN ? AND ? ORDER BY version",
+            (channel_id, low if every else first + 1, high),
+        )
+    )
+    return events, full, patches
+
+
+def _verified_up_to(
+    connection: sqlite3.Connection, channel_id: int, chains: VerifiedChains, stored: VerifiedHead
+) -> None:
+    """Make ``stored`` (the game's head as read in this transaction) a head this process
+    verified: the whole history the first time, else from the snapshot below the head
+    verified before (`db.chain.first_to_verify`); `ChainBroken` at the first bad event."""
+    known = chains.head(channel_id)
+    first = first_to_verify(channel_id, known, stored)
+    if first is None:
+        return
+    refused = chains.refusal(channel_id, stored)
+    if refused is not None:
+        raise refused
+    anchor = known if known is not None and known.game == stored.game else None
+    events, full, patches = _span_rows(
+        connection, channel_id, first, stored.seq, stored.seq, every=anchor is None
+    )
+    snapshots: dict[int, str] = {}
+    try:
+        verify_span(
+            channel_id,
+            first=first,
+            last=stored.seq,
+            events=events,
+            full=full,
+            patches=patches,
+            timestamp=stamp_text,
+            anchor=anchor,
+            whole=anchor is None,
+            snapshots=snapshots,
+        )
+    except ChainBroken as error:
+        chains.refuse(channel_id, stored, error)
+        raise
+    chains.remember(channel_id, stored, snapshots)
+
+
+def _verified_head(
+    connection: sqlite3.Connection, channel_id: int, chains: VerifiedChains
+) -> VerifiedHead:
+    """The game's head, verified (inside the caller's transaction)."""
+    row = connection.execute(_CHAIN_HEAD, (channel_id,)).fetchone()
+    if row is None:
+        raise GameNotFound(channel_id)
+    if type(row[1]) is not int:
+        raise CorruptRecord(channel_id, f"game row is unreadable (version {row[1]!r})")
+    if row[2] is None:
+        raise ChainBroken(channel_id, row[1], EVENT_MISSING)
+    stored = VerifiedHead(stamp_text(row[0]), row[1], str(row[2]))
+    if not chains.matches(channel_id, stored.game, stored.seq, stored.hash):
+        _verified_up_to(connection, channel_id, chains, stored)
+    return stored
+
+
 def compact_all_games(connection: sqlite3.Connection) -> None:
     """Migration 8, in its transaction: every game's history as patches and snapshots.
 
@@ -453,7 +579,7 @@ _Decide = Callable[[sqlite3.Connection, int, GameStatus], _NextState]
 
 _COMMIT_HEAD = (
     "SELECT EXISTS (SELECT 1 FROM events WHERE interaction_id = ?), g.version, g.status, "
-    "e.hash, s.document FROM games AS g "
+    "e.hash, s.document, g.created_at, e.state_hash, s.status FROM games AS g "
     "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
     "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
     "WHERE g.channel_id = ?"
@@ -467,10 +593,12 @@ def _append_tx(
     expected_version: int | None,
     pending: PreparedEvent,
     decide: _Decide,
+    chains: VerifiedChains,
     prepared: PreparedState | None = None,
 ) -> CommitResult:
-    """The one write path after creation: duplicate check, version guard, state, event and
-    patch, and the previous whole document dropped unless it is a snapshot."""
+    """The one write path after creation: duplicate check, version guard, the chain it
+    extends verified, state, event and patch, and the previous whole document dropped
+    unless it is a snapshot."""
     with _write_transaction(connection):
         # One statement reads all a commit needs: whether the interaction was committed,
         # the game's head, and the current version's event hash and document.
@@ -483,19 +611,30 @@ def _append_tx(
                 return duplicate
         if head is None:
             raise GameNotFound(channel_id)
-        version = int(head[1])
+        version = head[1]
+        if type(version) is not int:
+            raise CorruptRecord(channel_id, f"game row is unreadable (version {version!r})")
         if expected_version is not None and version != expected_version:
             raise VersionConflict(channel_id, expected_version, version)
-        upcoming = decide(connection, version, _check_status(head[2], channel_id))
         if head[3] is None:
             raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
         if head[4] is None:
             raise CorruptRecord(channel_id, f"state of version {version} is missing")
         head_hash, stored_json = str(head[3]), str(head[4])
+        # Nothing is written on top of a chain this process has not verified (a dictionary
+        # lookup while the head is the one it verified or wrote itself).
+        game = stamp_text(head[5])
+        if not chains.matches(channel_id, game, version, head_hash):
+            _verified_up_to(connection, channel_id, chains, VerifiedHead(game, version, head_hash))
+        upcoming = decide(connection, version, _check_status(head[2], channel_id))
         patch_json = None
         if prepared is not None and prepared.text == upcoming.document_json:
-            patch_json = prepared.patch_from(stored_json)  # made off this thread, on this base
+            # Made off this thread on the text this process wrote: the stored head is it.
+            patch_json = prepared.patch_from(stored_json)
         if patch_json is None:
+            # The base of the patch is the stored head: it must be the state the chain says.
+            if state_hash(stored_json, str(head[7])) != head[6]:
+                raise TamperedGame(channel_id, STATE_EDITED)
             patch_json = _patch_between(channel_id, version, stored_json, upcoming.document_json)
         new_version = version + 1
         # The guard is redundant while BEGIN IMMEDIATE holds the lock, but it keeps the
@@ -534,6 +673,7 @@ def _append_job(
     prepared: PreparedState,
     pending: PreparedEvent,
     status: GameStatus | None,
+    chains: VerifiedChains,
 ) -> Callable[[sqlite3.Connection], CommitResult]:
     """A command's commit as one job for the database thread."""
     decide = partial(
@@ -545,6 +685,7 @@ def _append_job(
         expected_version=expected_version,
         pending=pending,
         decide=decide,
+        chains=chains,
         prepared=prepared,
     )
 
@@ -559,43 +700,41 @@ def _patch_between(channel_id: int, version: int, old_json: str, new_json: str) 
 
 
 def _state_text_tx(
-    connection: sqlite3.Connection, channel_id: int, version: int
+    connection: sqlite3.Connection, channel_id: int, version: int, chains: VerifiedChains
 ) -> tuple[str, str]:
-    """``(status, canonical document JSON)`` of any stored version of a game.
+    """``(status, canonical document JSON)`` of any stored version of a game, checked
+    against the chain before it is returned.
 
-    One read when the version keeps its full document (version 1, the snapshots, the
-    current version); otherwise the nearest snapshot below it plus at most
-    ``SNAPSHOT_EVERY - 1`` patches, and the result is checked against the event's state
-    hash (`ChainBroken` if it does not match).
+    The nearest whole document at or below ``version`` (version 1, a snapshot, the head)
+    plus at most ``SNAPSHOT_EVERY - 1`` patches; that document and every patch's result
+    must hash to their events' state hashes, and those events must hash and link up to the
+    head this process verified, or to the first snapshot event after it that this process
+    verified (`db.chain.verify_span`): `ChainBroken` names the first one that does not.
     """
+    head = _verified_head(connection, channel_id, chains)
     base = connection.execute(
         "SELECT version, status, document FROM states "
         "WHERE channel_id = ? AND version <= ? ORDER BY version DESC LIMIT 1",
         (channel_id, version),
     ).fetchone()
-    if base is None or version < 1:
-        _require_game(connection, channel_id)
+    if base is None or not 1 <= version <= head.seq or type(base[0]) is not int:
         raise CorruptRecord(channel_id, f"no state of version {version}")
-    base_version = int(base[0])
-    if base_version == version:
-        return str(base[1]), str(base[2])
-    rows = connection.execute(
-        "SELECT p.version, p.status, p.patch, e.state_hash FROM patches AS p "
-        "JOIN events AS e ON e.channel_id = p.channel_id AND e.seq = p.version "
-        "WHERE p.channel_id = ? AND p.version > ? AND p.version <= ? ORDER BY p.version",
-        (channel_id, base_version, version),
-    ).fetchall()
-    if [int(row[0]) for row in rows] != list(range(base_version + 1, version + 1)):
-        raise CorruptRecord(channel_id, f"no state of version {version}")
-    try:
-        text = rebuild_text(str(base[2]), (str(row[2]) for row in rows))
-    except ValueError as error:
-        raise CorruptRecord(
-            channel_id, f"state of version {version} cannot be rebuilt ({error})"
-        ) from error
-    status = str(rows[-1][1])
-    if state_hash(text, status) != rows[-1][3]:
-        raise ChainBroken(channel_id, version, "its state does not match the state hash")
+    # Up to the first snapshot event after it this process verified (else the head).
+    anchor = chains.anchor_for(channel_id, head, version)
+    events, _, patches = _span_rows(
+        connection, channel_id, base[0], anchor.seq, version, every=False, documents=False
+    )
+    _, status, text = verify_span(
+        channel_id,
+        first=base[0],
+        last=anchor.seq,
+        events=events,
+        full=[(base[0], str(base[1]), str(base[2]))],
+        patches=patches,
+        timestamp=stamp_text,
+        anchor=anchor,
+        states_upto=version,
+    )
     return status, text
 
 
@@ -621,11 +760,17 @@ def _decide_commit(
 
 
 def _current_document_json(connection: sqlite3.Connection, channel_id: int, version: int) -> str:
+    """The head's document, which must be the state its event's hash says."""
     row = connection.execute(
-        "SELECT document FROM states WHERE channel_id = ? AND version = ?", (channel_id, version)
+        "SELECT s.document, s.status, e.state_hash FROM states AS s "
+        "JOIN events AS e ON e.channel_id = s.channel_id AND e.seq = s.version "
+        "WHERE s.channel_id = ? AND s.version = ?",
+        (channel_id, version),
     ).fetchone()
     if row is None:
         raise CorruptRecord(channel_id, f"state of version {version} is missing")
+    if state_hash(str(row[0]), str(row[1])) != row[2]:
+        raise TamperedGame(channel_id, STATE_EDITED)
     return str(row[0])
 
 
@@ -638,7 +783,12 @@ def _decide_end(
 
 
 def _decide_undo(
-    connection: sqlite3.Connection, version: int, status: GameStatus, *, channel_id: int
+    connection: sqlite3.Connection,
+    version: int,
+    status: GameStatus,
+    *,
+    channel_id: int,
+    chains: VerifiedChains,
 ) -> _NextState:
     # The latest event that is neither an undo, nor the creation, nor already undone. Undo
     # events are skipped so a second undo walks further back instead of redoing; seat
@@ -656,7 +806,7 @@ def _decide_undo(
     undone_seq, undone_verb = int(target[0]), str(target[1])
     # Event n produced version n, so the state before it is version n - 1. Every event
     # after n is either undone or an undo, so that state is the right one to restore.
-    before = _state_text_tx(connection, channel_id, undone_seq - 1)
+    before = _state_text_tx(connection, channel_id, undone_seq - 1, chains)
     return _NextState(
         document_json=before[1],
         status=_check_status(before[0], channel_id),
@@ -730,7 +880,7 @@ def _archived_bundle_tx(connection: sqlite3.Connection, archive_id: int) -> byte
     return bytes(row[0])
 
 
-def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
+def _load_tx(connection: sqlite3.Connection, channel_id: int, chains: VerifiedChains) -> GameRecord:
     row = connection.execute(
         "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
         "g.created_at, g.updated_at, s.document, e.hash, s.status "
@@ -748,6 +898,10 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
     document = _decode_document(row[8], channel_id, summary.version)
     _verify_covered_rows(connection, channel_id)
     _verify_head(connection, channel_id, summary.version, str(row[8]), str(row[10]))
+    game, head_hash = stamp_text(row[6]), str(row[9])
+    if not chains.matches(channel_id, game, summary.version, head_hash):
+        stored = VerifiedHead(game, summary.version, head_hash)
+        _verified_up_to(connection, channel_id, chains, stored)
     return GameRecord(
         channel_id=summary.channel_id,
         guild_id=summary.guild_id,
@@ -762,14 +916,25 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
     )
 
 
+def _load_job(
+    connection: sqlite3.Connection, channel_id: int, chains: VerifiedChains
+) -> GameRecord:
+    """`_load_tx` in one read snapshot (a first verification reads several tables)."""
+    with _read_transaction(connection):
+        return _load_tx(connection, channel_id, chains)
+
+
 def _open_command_tx(
-    connection: sqlite3.Connection, channel_id: int, interaction_id: str | None
+    connection: sqlite3.Connection,
+    channel_id: int,
+    interaction_id: str | None,
+    chains: VerifiedChains,
 ) -> CommandContext:
     with _read_transaction(connection):
         earlier = (
             None if interaction_id is None else _event_by_interaction(connection, interaction_id)
         )
-        record = _load_tx(connection, channel_id)
+        record = _load_tx(connection, channel_id, chains)
         pace = connection.execute(
             "SELECT pace_hours FROM games WHERE channel_id = ?", (channel_id,)
         ).fetchone()
@@ -808,7 +973,7 @@ def _list_games_tx(
         "ORDER BY created_at, channel_id",
         params,
     ).fetchall()
-    return [_summary_from_row(row) for row in rows]
+    return summaries_from_rows(rows)
 
 
 def _all_games_tx(connection: sqlite3.Connection, status: GameStatus | None) -> list[GameSummary]:
@@ -820,7 +985,7 @@ def _all_games_tx(connection: sqlite3.Connection, status: GameStatus | None) -> 
         rows = connection.execute(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE status = ? ORDER BY channel_id", (status,)
         ).fetchall()
-    return [_summary_from_row(row) for row in rows]
+    return summaries_from_rows(rows)
 
 
 def _events_tx(
@@ -833,12 +998,15 @@ def _events_tx(
     ).fetchall()
     if not rows:
         _require_game(connection, channel_id)
+    check_event_page(channel_id, rows, stamp_text)  # each hashes, each links to the last
     return [_event_from_row(row) for row in rows]
 
 
-def _state_tx(connection: sqlite3.Connection, channel_id: int, version: int) -> StateRecord:
+def _state_tx(
+    connection: sqlite3.Connection, channel_id: int, version: int, chains: VerifiedChains
+) -> StateRecord:
     with _read_transaction(connection):
-        row = _state_text_tx(connection, channel_id, version)
+        row = _state_text_tx(connection, channel_id, version, chains)
     return StateRecord(
         version=version,
         status=_check_status(row[0], channel_id),
@@ -867,13 +1035,17 @@ def _history_rows(
     return full, patches
 
 
-def _export_tx(connection: sqlite3.Connection, channel_id: int, verify: bool) -> ExportBundle:
+def _export_tx(
+    connection: sqlite3.Connection, channel_id: int, verify: bool, chains: VerifiedChains
+) -> ExportBundle:
     with _read_transaction(connection):
         game_row = connection.execute(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ?", (channel_id,)
         ).fetchone()
         if game_row is None:
             raise GameNotFound(channel_id)
+        if verify:  # against the head this process verified, first bad event named
+            _verified_head(connection, channel_id, chains)
         game = _summary_from_row(game_row)
         members = _members_tx(connection, channel_id)
         events = [
@@ -1085,24 +1257,35 @@ def _due_deadlines_tx(connection: sqlite3.Connection, now: str) -> list[Deadline
     return [_deadline_from_row(row) for row in rows]
 
 
-def find_problems(connection: sqlite3.Connection) -> list[str]:
+#: `PRAGMA integrity_check` lines about a row's values, not the file's structure.
+_ROW_CONSTRAINTS = ("CHECK constraint failed", "NULL value in")
+
+
+def find_problems(connection: sqlite3.Connection, path: str = "") -> list[str]:
     """Audit a whole database; every problem is one line naming the channel. Synchronous.
 
-    Checks SQLite's own integrity and foreign keys, then per game: version == event count,
-    the hash chain, every event's state and every state's event, and that the game's
-    status is the status of its current state.
+    Checks SQLite's own integrity (a damaged file is `DamagedFile`, one line: nothing in
+    it can be trusted) and foreign keys, then per game: version == event count, every
+    event and every stored version against the chain (`db.chain.verify_span`, the very
+    check a first load runs, so both name the same first bad event), that the game's
+    status is the status of its current state, and the checksum of its other rows; then
+    every archived game's bundle, verified like an export.
     """
     try:
-        problems = [
-            f"integrity: {row[0]}"
-            for row in connection.execute("PRAGMA integrity_check")
-            if row[0] != "ok"
+        damage = [
+            str(row[0]) for row in connection.execute("PRAGMA integrity_check") if row[0] != "ok"
         ]
     except sqlite3.DatabaseError as error:
         # Damage bad enough that SQLite cannot even walk the file.
-        return [f"integrity: the database file is damaged ({error})"]
-    if problems:
-        return problems  # Nothing below can be trusted on a damaged file.
+        raise DamagedFile(path, str(error)) from error
+    # A row that breaks a CHECK or NOT NULL constraint was written with the constraints
+    # switched off (a tamperer): that row's game is named below. Anything else is the
+    # file's own structure, and nothing below can be trusted on a damaged file.
+    broken = [line for line in damage if not line.startswith(_ROW_CONSTRAINTS)]
+    if broken:
+        more = f" and {len(broken) - 1} more" if len(broken) > 1 else ""
+        raise DamagedFile(path, f"{broken[0]}{more}")
+    problems = [f"integrity: {line}" for line in damage]
     problems += [
         f"foreign key: {row[0]} row {row[1]} points to a missing {row[2]}"
         for row in connection.execute("PRAGMA foreign_key_check")
@@ -1112,7 +1295,18 @@ def find_problems(connection: sqlite3.Connection) -> list[str]:
             "SELECT channel_id, version, status FROM games ORDER BY channel_id"
         ).fetchall()
         for channel_id, version, status in games:
-            problems += _channel_problems(connection, int(channel_id), int(version), status)
+            if type(version) is not int:
+                problems.append(f"channel {channel_id}: game row is unreadable ({version=!r})")
+                continue
+            problems += _channel_problems(connection, int(channel_id), version, status)
+        for (archive_id,) in connection.execute("SELECT id FROM archived_games ORDER BY id"):
+            row = connection.execute(
+                "SELECT channel_id, head_hash, bundle FROM archived_games WHERE id = ?",
+                (archive_id,),
+            ).fetchone()
+            problem = archive_problem(archive_id, *row)
+            if problem is not None:
+                problems.append(problem)
     return problems
 
 
@@ -1122,20 +1316,24 @@ def _channel_problems(
     prefix = f"channel {channel_id}:"
     problems: list[str] = []
     try:
-        events = [
-            _event_from_row(row)
-            for row in connection.execute(
-                f"SELECT {_EVENT_COLUMNS} FROM events WHERE channel_id = ? ORDER BY seq",
-                (channel_id,),
-            )
-        ]
-        state_rows, patches = _history_rows(connection, channel_id)
+        events, state_rows, patches = _span_rows(
+            connection, channel_id, 1, 2**62, 2**62, every=True
+        )
         if len(events) != version:
             problems.append(f"{prefix} version {version} but {len(events)} events")
-        verify_chain(events)
-        history_states(
-            channel_id, [event.state_hash for event in events], state_rows, patches, verify=True
-        )
+        try:
+            verify_span(
+                channel_id,
+                first=1,
+                last=len(events),
+                events=events,
+                full=state_rows,
+                patches=patches,
+                timestamp=stamp_text,
+                whole=True,
+            )
+        except ChainBroken as error:  # reported; the rows beside the chain are checked still
+            problems.append(str(error))
         current = [row for row in state_rows if int(row[0]) == version]
         if not current:
             problems.append(f"{prefix} state of the current version {version} is missing")
@@ -1275,13 +1473,24 @@ def _existing_file_uri(path: str) -> str:
     return Path(path).absolute().as_uri() + "?mode=rw"
 
 
-def _translate(error: sqlite3.Error, channel_id: int | None) -> StoreError:
-    """Turn an SQLite exception into a storage error that names the channel."""
+def _translate(
+    error: sqlite3.Error | UnicodeDecodeError, channel_id: int | None, path: str
+) -> StoreError:
+    """Turn an SQLite exception into a storage error that names the channel (or the file,
+    when SQLite cannot read the file itself)."""
     message = str(error)
     lowered = message.lower()
-    if isinstance(error, sqlite3.IntegrityError) or any(
-        word in lowered for word in ("malformed", "not a database", "corrupt", "decode")
-    ):
+    if isinstance(error, UnicodeDecodeError):
+        # A text column that is not UTF-8: a damaged row of this game, or of the file's
+        # own tables when no game was being read.
+        if channel_id is None:
+            return DamagedFile(path, f"unreadable text: {message}")
+        return CorruptRecord(channel_id, f"unreadable text ({message})")
+    if isinstance(error, sqlite3.IntegrityError):
+        return CorruptRecord(channel_id, message)
+    if any(word in lowered for word in ("malformed", "not a database", "corrupt")):
+        return DamagedFile(path, message)
+    if "decode" in lowered:
         return CorruptRecord(channel_id, message)
     if "locked" in lowered or "busy" in lowered:
         return StoreUnavailable(f"the database stayed locked ({message})", channel_id)
@@ -1305,6 +1514,9 @@ class SqliteStore:
         # caller when it passes a `PreparedState` (the service does, on its rules thread),
         # otherwise by the commit's job on the connection's thread; never on the event loop.
         self.preparer = CommitPreparer()
+        # The chain head this process verified per channel (db/chain.py): a game's history
+        # is verified once, then every commit extends the verified head.
+        self.verified_chains = VerifiedChains()
         # WAL checkpoints run off the commit path (`db.checkpoint`); none for a database in
         # memory.
         self._checkpointer: Checkpointer | None = None
@@ -1353,9 +1565,7 @@ class SqliteStore:
         except CorruptRecord as error:
             # Nothing names a channel yet: say which file is damaged instead.
             await connection.close()
-            raise SchemaError(
-                path_text, f"the database file is damaged ({error.detail}); restore a backup"
-            ) from error
+            raise DamagedFile(path_text, error.detail) from error
         except StoreUnavailable as error:
             await connection.close()
             raise StoreUnavailable(f"{path_text}: {error.params['detail']}") from error
@@ -1414,8 +1624,8 @@ class SqliteStore:
             return result
         except WorkerClosed:
             raise StoreUnavailable("the store is closed", channel_id) from None
-        except sqlite3.Error as error:
-            raise _translate(error, channel_id) from error
+        except (sqlite3.Error, UnicodeDecodeError) as error:
+            raise _translate(error, channel_id, self.path) from error
 
     # ---- schema ------------------------------------------------------------------------
 
@@ -1473,6 +1683,10 @@ class SqliteStore:
         if result.duplicate:
             return await self.load(channel_id)
         self.preparer.remember(channel_id, document_json)
+        # Written here, in one transaction: its one-event chain is verified by construction.
+        self.verified_chains.remember(
+            channel_id, VerifiedHead(pending.created_at, 1, result.event.hash)
+        )
         created = parse_timestamp(pending.created_at)
         return GameRecord(
             channel_id=channel_id,
@@ -1493,7 +1707,9 @@ class SqliteStore:
         Raises `GameNotFound`, or `CorruptRecord` naming the channel if the stored row
         cannot be read back.
         """
-        return await self._run(partial(_load_tx, channel_id=channel_id), channel_id)
+        return await self._run(
+            partial(_load_job, channel_id=channel_id, chains=self.verified_chains), channel_id
+        )
 
     async def open_command(
         self, channel_id: int, interaction_id: str | None = None
@@ -1505,6 +1721,7 @@ class SqliteStore:
                 _open_command_tx,
                 channel_id=operator.index(channel_id),
                 interaction_id=None if interaction_id is None else str(interaction_id),
+                chains=self.verified_chains,
             ),
             channel_id,
         )
@@ -1544,14 +1761,18 @@ class SqliteStore:
         if status is not None and status not in ("setup", "active"):
             raise ValueError(f"commit cannot set status {status!r}")
         channel_id = operator.index(channel_id)
+        chains = self.verified_chains
         if isinstance(new_state, PreparedState):
             # Prepared by the caller (the service, on its rules thread): straight to the
             # database thread, one hop.
             pending = event if isinstance(event, PreparedEvent) else prepare_event(event)
-            return await self._run(
-                _append_job(channel_id, expected_version, new_state, pending, status),
+            return self._advanced(
                 channel_id,
-                groupable=True,
+                await self._run(
+                    _append_job(channel_id, expected_version, new_state, pending, status, chains),
+                    channel_id,
+                    groupable=True,
+                ),
             )
         # A plain document is prepared on the database thread, as the first step of its
         # job: with one GIL, preparing it on another thread would not spare that thread any
@@ -1561,10 +1782,18 @@ class SqliteStore:
         def prepare_and_append(connection: sqlite3.Connection) -> CommitResult:
             prepared = preparer.prepare(channel_id, new_state)
             pending = event if isinstance(event, PreparedEvent) else prepare_event(event)
-            append = _append_job(channel_id, expected_version, prepared, pending, status)
+            append = _append_job(channel_id, expected_version, prepared, pending, status, chains)
             return append(connection)
 
-        return await self._run(prepare_and_append, channel_id, groupable=True)
+        return self._advanced(
+            channel_id, await self._run(prepare_and_append, channel_id, groupable=True)
+        )
+
+    def _advanced(self, channel_id: int, result: CommitResult) -> CommitResult:
+        """After a write is durable: its event extends the head this process verified."""
+        if not result.duplicate:
+            self.verified_chains.advance(channel_id, result.event)
+        return result
 
     async def end_game(
         self,
@@ -1586,16 +1815,18 @@ class SqliteStore:
             actor_id=actor_id,
             interaction_id=interaction_id,
         )
-        return await self._run(
+        result = await self._run(
             partial(
                 _append_tx,
                 channel_id=channel_id,
                 expected_version=expected_version,
                 pending=pending,
                 decide=partial(_decide_end, channel_id=channel_id),
+                chains=self.verified_chains,
             ),
             channel_id,
         )
+        return self._advanced(channel_id, result)
 
     async def undo(
         self,
@@ -1614,16 +1845,19 @@ class SqliteStore:
         """
         channel_id = operator.index(channel_id)
         pending = system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
-        return await self._run(
+        chains = self.verified_chains
+        result = await self._run(
             partial(
                 _append_tx,
                 channel_id=channel_id,
                 expected_version=expected_version,
                 pending=pending,
-                decide=partial(_decide_undo, channel_id=channel_id),
+                decide=partial(_decide_undo, channel_id=channel_id, chains=chains),
+                chains=chains,
             ),
             channel_id,
         )
+        return self._advanced(channel_id, result)
 
     async def archive_game(
         self, channel_id: int, bundle: ExportBundle, *, title: str = ""
@@ -1631,7 +1865,7 @@ class SqliteStore:
         """Move an ended game out of its channel into the archive, in one transaction."""
         channel_id = operator.index(channel_id)
         fields, blob = archive_fields(bundle, title)
-        return await self._run(
+        archived = await self._run(
             partial(
                 _archive_tx,
                 channel_id=channel_id,
@@ -1641,6 +1875,8 @@ class SqliteStore:
             ),
             channel_id,
         )
+        self.verified_chains.forget(channel_id)
+        return archived
 
     async def archived_games(self, guild_id: int | None) -> list[ArchivedGame]:
         """The archived games of a guild, newest first."""
@@ -1697,6 +1933,7 @@ class SqliteStore:
         Export it first if it should be kept. Raises `GameNotEnded` for a game in progress.
         """
         await self._run(partial(_delete_tx, channel_id=channel_id), channel_id)
+        self.verified_chains.forget(channel_id)
 
     # ---- history -----------------------------------------------------------------------
 
@@ -1713,7 +1950,8 @@ class SqliteStore:
     async def state_at(self, channel_id: int, version: int) -> StateRecord:
         """The stored state of one version of the game."""
         return await self._run(
-            partial(_state_tx, channel_id=channel_id, version=version), channel_id
+            partial(_state_tx, channel_id=channel_id, version=version, chains=self.verified_chains),
+            channel_id,
         )
 
     async def export(self, channel_id: int, *, verify: bool = True) -> ExportBundle:
@@ -1723,7 +1961,8 @@ class SqliteStore:
         first: `ChainBroken` names the first event that fails.
         """
         return await self._run(
-            partial(_export_tx, channel_id=channel_id, verify=verify), channel_id
+            partial(_export_tx, channel_id=channel_id, verify=verify, chains=self.verified_chains),
+            channel_id,
         )
 
     # ---- members -----------------------------------------------------------------------
@@ -1914,7 +2153,7 @@ class SqliteStore:
 
     async def check(self) -> list[str]:
         """Audit the file (see `find_problems`); an empty list means all is well."""
-        return await self._run(find_problems)
+        return await self._run(partial(find_problems, path=self.path))
 
     async def backup(self, target_path: str | os.PathLike[str]) -> None:
         """Write a consistent copy of the live database to a new file."""
@@ -1929,6 +2168,7 @@ class SqliteStore:
         await self._run(
             partial(_restore_tx, bundle=bundle, deadlines=deadlines), bundle.game.channel_id
         )
+        self.verified_chains.forget(bundle.game.channel_id)
 
 
 def _restore_tx(

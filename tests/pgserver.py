@@ -81,6 +81,7 @@ class PgServer:
     user: pwd.struct_passwd | None
     durable: bool = False
     _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _options: str = ""
 
     @property
     def data_dir(self) -> Path:
@@ -165,9 +166,25 @@ class PgServer:
         ]
         if not self.durable:
             settings += ["-c fsync=off", "-c full_page_writes=off"]
-        options = " ".join(settings)
+        self._options = " ".join(settings)
+        self.resume()
+
+    def halt(self) -> None:
+        """Stop the server at once (as a crash or an outage would), keeping its data."""
+        self._run("pg_ctl", "-D", str(self.data_dir), "-m", "immediate", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server on its data directory (after `start`, or again after `halt`)."""
         self._run(
-            "pg_ctl", "-D", str(self.data_dir), "-o", options, "-l", "server.log", "-w", "start"
+            "pg_ctl",
+            "-D",
+            str(self.data_dir),
+            "-o",
+            self._options,
+            "-l",
+            "server.log",
+            "-w",
+            "start",
         )
 
     def stop(self) -> None:

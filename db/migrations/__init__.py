@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from db.errors import SchemaError
+from db.errors import DamagedFile, SchemaError
 
 # PRAGMA application_id of an Arbitro file ("ARBI"): tells our files from foreign ones.
 APPLICATION_ID = 0x41524249
@@ -125,10 +125,14 @@ def inspect_schema(connection: sqlite3.Connection, path: str) -> int:
         finally:
             if connection.in_transaction:
                 connection.execute("COMMIT")
-    except sqlite3.DatabaseError as error:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
+        # A foreign file and an Arbitro file whose header was damaged look the same to
+        # SQLite ("file is not a database"): the message names both.
         if "not a database" in str(error):
-            raise SchemaError(path, f"not an SQLite database ({error})") from error
-        raise SchemaError(path, f"the database file is damaged ({error})") from error
+            raise SchemaError(
+                path, f"not an SQLite database, or the database file is damaged ({error})"
+            ) from error
+        raise DamagedFile(path, str(error)) from error
     if version == 0:
         if tables or application_id not in (0, APPLICATION_ID):
             raise SchemaError(

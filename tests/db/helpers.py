@@ -51,5 +51,6 @@ def drop_append_only_guards(connection: sqlite3.Connection) -> None:
         "states_no_delete",
         "patches_no_update",
         "patches_no_delete",
+        "archived_games_no_update",
     ):
         connection.execute(f"DROP TRIGGER IF EXISTS {trigger}")

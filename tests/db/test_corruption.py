@@ -83,7 +83,8 @@ async def test_tampered_event_breaks_the_chain(backend: Backend) -> None:
 
 async def test_tampered_state_is_detected(backend: Backend) -> None:
     """Version 2 is kept as a patch from version 1 (db/patch.py): an edited patch rebuilds
-    a state that does not match the chain, wherever it is read."""
+    a state that does not match the chain, wherever it is read — and the game is refused
+    even where only its current version is read (docs/integrity.md)."""
     await game_with_history(backend)
     await tamper(backend, "UPDATE patches SET patch = '[[[\"turn\"],99]]' WHERE version = 2")
     async with await backend.open() as store:
@@ -92,7 +93,8 @@ async def test_tampered_state_is_detected(backend: Backend) -> None:
         with pytest.raises(ChainBroken, match="state hash"):
             await store.state_at(7, 2)
         assert any("event 2" in problem for problem in await store.check())
-        assert (await store.load(7)).document == {"turn": 4}  # Current version untouched.
+        with pytest.raises(ChainBroken, match="event 2"):
+            await store.load(7)
 
 
 async def test_tampered_snapshot_is_detected(backend: Backend) -> None:
@@ -109,7 +111,7 @@ async def test_missing_patch_is_detected(backend: Backend) -> None:
     await game_with_history(backend)
     await tamper(backend, "DELETE FROM patches WHERE channel_id = 7 AND version = 3")
     async with await backend.open() as store:
-        with pytest.raises(CorruptRecord, match="no state of version 3"):
+        with pytest.raises(ChainBroken, match=r"event 3 \(its patch is missing\)"):
             await store.state_at(7, 3)
         assert any("event 3" in problem for problem in await store.check())
 
