@@ -49,6 +49,8 @@ GUILD = 9
 OUTSIDER = 999
 #: More dice asked for one command typed by hand than any command of the rulesets rolls.
 MAX_TYPED_DICE = 400
+#: Lines of the trail a failure shows.
+TRAIL_SHOWN = 16
 # Without progress for this many commands in one turn, the game is stuck.
 MAX_COMMANDS_PER_TURN = 600
 JUNK_VALUES: tuple[Any, ...] = ("", "nessuno", "x" * 40, -1, 0, 10**6, "1.5", "🎲", None)
@@ -84,12 +86,15 @@ class GameRun:
     ended: bool = False
     failures: list[str] = field(default_factory=list)
     trail: list[str] = field(default_factory=list)
+    #: Where the game was played, to reproduce it (a sequence: its seed, channel and game).
+    context: str = ""
 
     def fail(self, message: str) -> None:
         """Record a failure with the last commands that led to it."""
-        tail = "\n    ".join(self.trail[-12:])
+        tail = "\n    ".join(self.trail[-TRAIL_SHOWN:])
+        where = self.context or f"seed {self.seed}"
         self.failures.append(
-            f"{self.ruleset}/{self.scenario} seed {self.seed}: {message}\n  after:\n    {tail}"
+            f"{self.ruleset}/{self.scenario} {where}: {message}\n  after:\n    {tail}"
         )
 
 
