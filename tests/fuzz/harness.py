@@ -186,7 +186,7 @@ class Fuzzer:
     (tests/fuzz/sequence.py) makes it with :meth:`at_table` and drives :meth:`step`.
     """
 
-    def __init__(self, ruleset: str, scenario: str, seed: int, db_path: Path) -> None:
+    def __init__(self, ruleset: str, scenario: str, seed: int, db_path: Path | None = None) -> None:
         self.ruleset = ruleset
         self.scenario = scenario
         self.rng = random.Random(seed)
@@ -221,7 +221,7 @@ class Fuzzer:
         referee: int,
     ) -> Fuzzer:
         """A fuzzer for one game of a sequence: its table, channel, generator and referee."""
-        fuzzer = cls(ruleset, scenario, run.seed, Path())
+        fuzzer = cls(ruleset, scenario, run.seed)
         fuzzer.table, fuzzer.rng, fuzzer.run = table, rng, run
         fuzzer.channel, fuzzer.referee = channel, referee
         return fuzzer
@@ -241,7 +241,9 @@ class Fuzzer:
         self.run.trail.append(self.prefix + line)
 
     async def play_game(self, *, max_turns: int, max_commands: int) -> GameRun:
-        """Play to the scenario's end, ``max_turns`` or ``max_commands``, checking as it goes."""
+        """Play to the scenario's end, ``max_turns`` or ``max_commands``, checking as it goes,
+        in a game of its own on its SQLite file."""
+        assert self.db_path is not None, "a fuzzer at a table is driven by its sequence"
         store = await SqliteStore.open(self.db_path)
         self.table = Table(store, self.rng, str(self.run.seed))
         try:

@@ -8,8 +8,9 @@ Each function reads the log as a player or the docs describe it, not the service
   change, nor already undone; the state (document and status) is the one before it.
 * ``/game rewind seq:N``: N is an earlier event (1 to the version before the latest); the
   document is then the one event N left.
-* ``/reroll seq:N``: event N rolled dice, someone disputed them, and history has not been
-  changed since (no undo, rewind, re-roll or adoption after N).
+* ``/reroll seq:N``: event N is a command of the rules that rolled dice (a free ``/roll`` is
+  rolled again with ``/roll``), someone disputed them, and history has not been changed since
+  (no undo, rewind, re-roll or adoption after N).
 
 A prediction is the catalogue key of the refusal expected, or None when the command must
 be accepted.
@@ -26,6 +27,7 @@ TAKEBACK_DICE_ROLLED = "error.service.takeback.dice_rolled"
 NOTHING_TO_UNDO = "error.store.nothing_to_undo"
 OUT_OF_BOUNDS = "error.service.out_of_bounds"
 NOT_DISPUTED = "error.service.reroll.not_disputed"
+FREE_ROLL = "error.service.reroll.free_roll"
 HISTORY_CHANGED = "error.service.reroll.history"
 GAME_ENDED = "error.service.game_ended"
 STORE_GAME_ENDED = "error.store.game_ended"
@@ -65,7 +67,9 @@ def rewind_refusal(version: int, seq: int) -> str | None:
     return None if 1 <= seq <= max(1, version - 1) else OUT_OF_BOUNDS
 
 
-def reroll_refusal(events: Sequence[EventRecord], seq: int) -> str | None:
+def reroll_refusal(
+    events: Sequence[EventRecord], seq: int, play_verbs: Collection[str]
+) -> str | None:
     """Why ``/reroll seq:N`` is refused now (None: it is accepted)."""
     if not 1 <= seq <= len(events):
         return OUT_OF_BOUNDS
@@ -73,6 +77,8 @@ def reroll_refusal(events: Sequence[EventRecord], seq: int) -> str | None:
     disputed = any(e.verb == VERB_DISPUTE and e.args.get("seq") == seq for e in events)
     if not target.dice or not disputed:
         return NOT_DISPUTED
+    if target.verb not in play_verbs:
+        return FREE_ROLL
     if any(e.seq > seq and e.verb in CHANGES_HISTORY for e in events):
         return HISTORY_CHANGED
     return None

@@ -14,7 +14,8 @@ nothing):
   event N left; now and then a seq out of range);
 * commands with dice typed by hand (answered die by die), disputed or confirmed by the other
   seat, and ``/reroll`` of a recent roll (the new event replays);
-* ``/roll`` free rolls by seated players (logged while the game is on, not after);
+* ``/roll`` free rolls by seated players (logged while the game is on, not after), now and
+  then typed by hand and disputed (a re-roll of one is refused);
 * around the end: ``/game new`` refused while the game is in play, history commands
   refused once it has ended, ``/game undo`` reopening it now and then.
 
@@ -63,8 +64,18 @@ USERS = tuple(range(1, 8))
 #: Keep this many lines of a run's trail (a failure shows the last few).
 TRAIL_KEPT = 400
 MAX_TURNS = 50
-#: Share of seat commands whose dice are typed by hand.
-HAND_DICE = 0.08
+# How often, at random:
+#: a channel's step is a history command (undo, rewind, re-roll, roll, late take-back);
+HISTORY = 0.08
+#: the sender of a command accepted takes it back at once;
+TAKEBACK = 0.12
+#: a seat types its command's dice by hand (answering each die asked);
+HAND_DICE = 0.12
+#: dice typed by hand are then confirmed or disputed (mostly disputed);
+CHECK_DICE = 0.7
+DISPUTE = 0.75
+#: a disputed roll is re-rolled by the referee at once.
+REROLL_AT_ONCE = 0.6
 
 
 @dataclass(frozen=True)
@@ -149,7 +160,7 @@ class ChannelSequence:
         if self.over:
             await self._finish()
             return not self.failed
-        if self.rng.random() < 0.08:
+        if self.rng.random() < HISTORY:
             await self._history_command()
             return not self.failed
         fuzzer = self.fuzzer
@@ -162,9 +173,9 @@ class ChannelSequence:
         acted = fuzzer.last_act
         if acted is not None and acted.seq != self._acted_seq:
             self._acted_seq = acted.seq
-            if self.rng.random() < 0.12:
+            if self.rng.random() < TAKEBACK:
                 await self._takeback(wrong_user=self.rng.random() < 0.2)
-            elif acted.seq in fuzzer.hand_rolls and self.rng.random() < 0.6:
+            elif acted.seq in fuzzer.hand_rolls and self.rng.random() < CHECK_DICE:
                 await self._check_dice(acted.seq, acted.user)
         if not going:
             self.over = True
@@ -455,7 +466,7 @@ class ChannelSequence:
             rolls = [n for n in self.fuzzer.hand_rolls if n <= len(events)]
             recent = self.rng.random() < 0.2 or not rolls
             seq = self._seq(len(events)) if recent else self.rng.choice(rolls)
-        expected = history.reroll_refusal(events, seq)
+        expected = history.reroll_refusal(events, seq, self.fuzzer.play.verbs())
         reply = await self._expect(
             self.fuzzer.referee, "dice.reroll", {"seq": seq}, expected, "reroll"
         )
@@ -478,7 +489,7 @@ class ChannelSequence:
         """The other seat disputes (or confirms) dice typed by hand; the roller may not."""
         assert self.fuzzer is not None
         others = [u for u in self.fuzzer.players.values() if u != roller] or [self.fuzzer.referee]
-        verb = "dice.dispute" if self.rng.random() < 0.75 else "dice.confirm"
+        verb = "dice.dispute" if self.rng.random() < DISPUTE else "dice.confirm"
         if self.rng.random() < 0.15 and roller != self.fuzzer.referee:
             await self._expect(roller, verb, {"seq": seq}, history.OWN_DICE, verb)
             return
@@ -490,7 +501,7 @@ class ChannelSequence:
         now = await self.store.load(self.channel)
         if latest.verb != verb or latest.args.get("seq") != seq or _text(now.document) != document:
             self._fail(f"{verb} of {seq}: the latest event is {latest.verb} {latest.args}")
-        if verb == "dice.dispute" and self.rng.random() < 0.5:
+        if verb == "dice.dispute" and self.rng.random() < REROLL_AT_ONCE:
             await self._reroll(await self._events(), seq)  # the referee settles it at once
 
     async def _free_roll(self, user: int, *, logged: bool) -> None:
@@ -541,6 +552,8 @@ class ChannelSequence:
             or recorded != faces
         ):
             self._fail(f"/roll {expression}: logged as {latest.verb} {latest.args} {recorded}")
+        elif typed is not None and self.rng.random() < CHECK_DICE:
+            await self._check_dice(latest.seq, user)  # typed by hand: it may be disputed too
 
     # -- sending and reading --------------------------------------------------------------
 
