@@ -23,7 +23,8 @@ After each game the full audit: the store's ``check()`` (``arbitro db check``) f
 nothing, ``/game export`` verifies (``db.hashing.verify_export``) up to the stored head, and
 the log replays through the rules to every stored state; when the next game archives it,
 its archive verifies to that same head (through the store and ``/game export archive:N``).
-At the end of the run, ``check()`` again and every archive of the store.
+At the end of the run, ``check()`` again, each channel's last game replayed, and every
+archive of the store.
 
 Everything comes from ``random.Random`` instances seeded by the run's seed, and commands run
 one at a time, so a failure is reproduced by its seed and sizes.
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.replay import replay_game
 from bot.service import Reply
 from db.errors import ChainBroken
 from db.hashing import canonical_json, verify_export
@@ -648,12 +650,16 @@ async def play_sequence(
 
 
 async def _final_audit(store: GameStore, run: SequenceRun) -> None:
-    """The whole store once more: ``check()``, and every archived game's export (one per
-    game but the last of each channel, which stays in its channel)."""
+    """The whole store once more: ``check()``, the replay of each channel's last game, and
+    every archived game's export (one per game but the last of each channel)."""
     where = f"sequence seed {run.seed} ({run.sizes.describe()}, {run.backend})"
     problems = await store.check()
     if problems:
         run.failures.append(f"{where}: db check at the end: {problems[:5]}")
+    for game in await store.all_games():
+        report = await replay_game(store, game.channel_id)
+        if not report.matches:
+            run.failures.append(f"{where}: at the end, {report}")
     archives = await store.all_archives()
     if len(archives) != run.games - run.sizes.channels:
         run.failures.append(f"{where}: {len(archives)} archives after {run.games} games")
