@@ -2,24 +2,39 @@
 
     .venv/bin/python bench/fuzz.py --games 1000          # games per bundled scenario
     .venv/bin/python bench/fuzz.py --games 50 --ruleset manovra --seed 7
+    .venv/bin/python bench/fuzz.py --sequence --runs 20 --channels 3 --games 10
+    .venv/bin/python bench/fuzz.py --sequence --runs 5 --backend postgres
 
 Each game is played by random legal actions through the service on a fresh SQLite file
 (tests/fuzz/harness.py). Prints games × turns × commands per scenario, the failures (with the
 seed that reproduces each: `pytest tests/fuzz` style, `--seed N --games 1`), and exits 1 if any.
+
+``--sequence``: each run is one process-long store and service where ``--channels`` channels
+play ``--games`` games each, one after another, interleaved, with take-backs, undos, rewinds,
+re-rolls and free rolls mixed in and a full audit after each game (tests/fuzz/sequence.py).
+Runs take the seeds from ``--seed`` on; a failure names its seed and sizes, and
+``--sequence --runs 1 --seed N`` with the same sizes reproduces it. ``--backend postgres``
+starts a throwaway PostgreSQL server (tests/pgserver.py), one fresh schema per run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import itertools
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.fuzz.harness import bundled_games, fuzz
+from tests.fuzz.sequence import SequenceRun, Sizes, play_sequence, sqlite_url
+from tests.pgserver import start_server
 
 
 def _discard(path: Path) -> None:
@@ -30,15 +45,31 @@ def _discard(path: Path) -> None:
 async def main() -> int:
     """Run the fuzz campaign and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=100, help="games per bundled scenario")
-    parser.add_argument("--seed", type=int, default=1000, help="the first game's seed")
+    parser.add_argument(
+        "--games",
+        type=int,
+        help="games per bundled scenario (100); with --sequence, per channel (5)",
+    )
+    parser.add_argument("--seed", type=int, default=1000, help="the first game's (run's) seed")
     parser.add_argument("--ruleset", help="only this ruleset")
     parser.add_argument("--max-turns", type=int, default=50)
     parser.add_argument("--show", type=int, default=5, help="failures printed per scenario")
+    parser.add_argument("--sequence", action="store_true", help="games one after another")
+    parser.add_argument("--runs", type=int, default=10, help="--sequence: runs (seeds)")
+    parser.add_argument("--channels", type=int, default=2, help="--sequence: channels per run")
+    parser.add_argument(
+        "--full", type=float, default=0.4, help="--sequence: share of games played to their end"
+    )
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     args = parser.parse_args()
+    if args.sequence:
+        return await sequences(args)
+    games_per_scenario = args.games or 100
     failed = 0
-    print(f"{'scenario':32} {'games':>6} {'ended':>6} {'turns':>7} {'commands':>9} "
-          f"{'probes':>7} {'fail':>5} {'s':>7}")
+    print(
+        f"{'scenario':32} {'games':>6} {'ended':>6} {'turns':>7} {'commands':>9} "
+        f"{'probes':>7} {'fail':>5} {'s':>7}"
+    )
     with tempfile.TemporaryDirectory() as directory:
         for ruleset, scenario in bundled_games():
             if args.ruleset and ruleset != args.ruleset:
@@ -46,9 +77,8 @@ async def main() -> int:
             started = time.perf_counter()
             games = ended = turns = commands = probes = failures = 0
             shown = 0
-            for seed in range(args.seed, args.seed + args.games):
-                run = await fuzz(ruleset, scenario, seed, Path(directory),
-                                 max_turns=args.max_turns)
+            for seed in range(args.seed, args.seed + games_per_scenario):
+                run = await fuzz(ruleset, scenario, seed, Path(directory), max_turns=args.max_turns)
                 _discard(Path(directory, f"fuzz-{ruleset}-{scenario}-{seed}.db"))
                 games += 1
                 ended += run.ended
@@ -62,8 +92,70 @@ async def main() -> int:
                         print(run.failures[0], file=sys.stderr)
             failed += failures
             elapsed = time.perf_counter() - started
-            print(f"{ruleset + '/' + scenario:32} {games:6} {ended:6} {turns:7} {commands:9} "
-                  f"{probes:7} {failures:5} {elapsed:7.1f}")
+            print(
+                f"{ruleset + '/' + scenario:32} {games:6} {ended:6} {turns:7} {commands:9} "
+                f"{probes:7} {failures:5} {elapsed:7.1f}"
+            )
+    return 1 if failed else 0
+
+
+@contextlib.contextmanager
+def _databases(backend: str) -> Iterator[Iterator[str]]:
+    """Fresh, empty databases for the runs, one after another, on ``backend``."""
+    if backend == "postgres":
+        server = start_server()
+        try:
+            yield (server.new_schema_url() for _ in itertools.count())
+        finally:
+            server.stop()
+        return
+    with tempfile.TemporaryDirectory() as directory:
+        yield (sqlite_url(Path(directory), number) for number in itertools.count())
+
+
+async def sequences(args: argparse.Namespace) -> int:
+    """``--sequence``: runs of game after game per channel; one line per run, then totals."""
+    sizes = Sizes(channels=args.channels, games=args.games or 5, full_games=args.full)
+    print(f"{args.runs} runs × {sizes.describe()} on {args.backend}, seeds {args.seed}…")
+    print(
+        f"{'seed':>6} {'games':>6} {'to end':>7} {'early':>6} {'commands':>9} {'history':>8} "
+        f"{'probes':>7} {'fail':>5} {'s':>7}"
+    )
+    totals: Counter[str] = Counter()
+    runs: list[SequenceRun] = []
+    started = time.perf_counter()
+    with _databases(args.backend) as databases:
+        for seed, url in zip(range(args.seed, args.seed + args.runs), databases, strict=False):
+            run = await play_sequence(url, seed, sizes, backend=args.backend)
+            if args.backend == "sqlite":
+                _discard(Path(url))
+            runs.append(run)
+            history = sum(
+                n
+                for kind, n in run.history.items()
+                if kind not in ("reopened",) and not kind.endswith("refused")
+            )
+            totals.update(run.history)
+            print(
+                f"{seed:6} {run.games:6} {run.ended_by_rules:7} {run.ended_early:6} "
+                f"{run.commands:9} {history:8} {run.probes:7} {len(run.failures):5} "
+                f"{run.seconds:7.1f}",
+                flush=True,
+            )
+            for failure in run.failures[:1]:
+                print(failure, file=sys.stderr)
+    failed = [run.seed for run in runs if run.failures]
+    print(
+        f"{len(runs)} runs, {sum(r.games for r in runs)} games "
+        f"({sum(r.ended_by_rules for r in runs)} to their end, "
+        f"{sum(r.ended_early for r in runs)} ended early), "
+        f"{sum(r.commands for r in runs)} commands, {sum(r.probes for r in runs)} probes, "
+        f"{sum(r.audits for r in runs)} audits, "
+        f"{sum(r.archives_verified for r in runs)} archives verified, "
+        f"{len(failed)} failed runs{f' (seeds {failed})' if failed else ''}, "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+    print("history: " + ", ".join(f"{kind} {n}" for kind, n in sorted(totals.items())))
     return 1 if failed else 0
 
 

@@ -1050,6 +1050,7 @@ class GameService:
         from bot.rewind import (
             VERB_REROLL,
             VERB_REWIND,
+            is_play_event,
             later_commands,
             rerun,
             takeback_refusal,
@@ -1096,6 +1097,10 @@ class GameService:
         )
         if target is None or not target.dice or not disputed:
             raise ServiceError("error.service.reroll.not_disputed", seq=seq)
+        if not is_play_event(target, play):
+            # A free /roll typed by hand may be disputed, but it is no command of the rules
+            # to run again: the rules would answer "unknown command 'roll'".
+            raise ServiceError("error.service.reroll.free_roll", seq=seq)
         try:
             later = later_commands(bundle.events, seq, play)
         except ValueError:

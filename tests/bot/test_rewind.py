@@ -123,3 +123,18 @@ async def test_rewind_and_reroll_of_a_disputed_roll(store) -> None:
     assert after_rewind.value.key == "error.service.reroll.history"
     log = await send(ANNA, "game.log", count=3)
     assert any("rewound to event" in line for line in log.lines)
+
+
+async def test_a_disputed_free_roll_is_not_rerolled_and_says_why(store) -> None:
+    """A free /roll typed by hand can be disputed, but it is no command of the rules: the
+    re-roll is refused with that reason (it was refused as "unknown command 'roll'")."""
+    _, send = await _manovra(store, language="fr")
+    rolled = await send(ANNA, "roll", dice="3,4", expression="2d6")
+    await send(BRUNO, "dice.dispute", seq=rolled.seq)
+    version = (await store.load(CHANNEL)).version
+    with pytest.raises(ServiceError) as refused:
+        await send(REFEREE, "dice.reroll", seq=rolled.seq)
+    assert refused.value.key == "error.service.reroll.free_roll"
+    assert refused.value.localized("fr").startswith(f"L'événement n°{rolled.seq} est un jet libre")
+    assert (await store.load(CHANNEL)).version == version
+    await _replays_clean(store)

@@ -14,18 +14,26 @@ event log that does not replay to the stored state.
 
 Everything is drawn from one ``random.Random(seed)`` (never the global generator), so a
 failure is reproduced by its seed.
+
+A game is played at a :class:`Table` (one service on one store) in one channel, step by
+step (:meth:`Fuzzer.step`): tests/fuzz/sequence.py seats several channels at one table and
+plays game after game in each, interleaved, with history commands mixed in.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.service import GameService, Request
+from bot.replay import replay_game
+from bot.rolls import DicePrompt
+from bot.service import GameService, Reply, Request
+from db.protocol import GameStore
 from db.sqlite import SqliteStore
 from rules.core.dice import Die
 from rules.core.errors import RulesError
@@ -36,6 +44,13 @@ from rules.core.ruleset import get_ruleset
 REFEREE = 1
 FIRST_PLAYER = 100
 CHANNEL = 4242
+GUILD = 9
+#: Someone with no seat in any game.
+OUTSIDER = 999
+#: More dice asked for one command typed by hand than any command of the rulesets rolls.
+MAX_TYPED_DICE = 400
+#: Lines of the trail a failure shows.
+TRAIL_SHOWN = 16
 # Without progress for this many commands in one turn, the game is stuck.
 MAX_COMMANDS_PER_TURN = 600
 JUNK_VALUES: tuple[Any, ...] = ("", "nessuno", "x" * 40, -1, 0, 10**6, "1.5", "🎲", None)
@@ -71,12 +86,15 @@ class GameRun:
     ended: bool = False
     failures: list[str] = field(default_factory=list)
     trail: list[str] = field(default_factory=list)
+    #: Where the game was played, to reproduce it (a sequence: its seed, channel and game).
+    context: str = ""
 
     def fail(self, message: str) -> None:
         """Record a failure with the last commands that led to it."""
-        tail = "\n    ".join(self.trail[-12:])
+        tail = "\n    ".join(self.trail[-TRAIL_SHOWN:])
+        where = self.context or f"seed {self.seed}"
         self.failures.append(
-            f"{self.ruleset}/{self.scenario} seed {self.seed}: {message}\n  after:\n    {tail}"
+            f"{self.ruleset}/{self.scenario} {where}: {message}\n  after:\n    {tail}"
         )
 
 
@@ -112,10 +130,63 @@ def _choose(actions: Sequence[LegalAction], rng: random.Random) -> LegalAction:
     return rng.choice(acting or list(actions))
 
 
-class Fuzzer:
-    """Plays one game of a bundled scenario through a service on an SQLite file."""
+class Table:
+    """One service on one store: where a run's channels play, in one process.
 
-    def __init__(self, ruleset: str, scenario: str, seed: int, db_path: Path) -> None:
+    Interaction ids are unique across the store (a retried one gets its first answer), so
+    every request of a run takes the next number after the table's label.
+    """
+
+    def __init__(self, store: GameStore, dice: random.Random, label: str) -> None:
+        self.store = store
+        self.service = GameService(store, dice=SeededDice(dice))
+        self.label = label
+        self.sent = 0
+
+    async def send(
+        self,
+        channel: int,
+        user: int,
+        verb: str,
+        options: Mapping[str, Any],
+        *,
+        dice: str | None = None,
+    ) -> Reply:
+        """Run one command as ``user`` in ``channel`` (a refusal raises `RulesError`)."""
+        self.sent += 1
+        return await self.service.handle(
+            Request(
+                channel_id=channel,
+                guild_id=GUILD,
+                user_id=user,
+                verb=verb,
+                options=dict(options),
+                dice=dice,
+                interaction_id=f"fuzz-{self.label}-{self.sent}",
+                user_name=f"u{user}",
+            )
+        )
+
+
+@dataclass(frozen=True)
+class Acted:
+    """The last command a game's fuzzer had accepted: who sent it and what it became."""
+
+    user: int
+    seat: str
+    seq: int
+    version_before: int
+    verb: str
+
+
+class Fuzzer:
+    """Plays one game of a bundled scenario in one channel of a table, step by step.
+
+    Alone (:meth:`play_game`) it opens its own SQLite file; a sequence
+    (tests/fuzz/sequence.py) makes it with :meth:`at_table` and drives :meth:`step`.
+    """
+
+    def __init__(self, ruleset: str, scenario: str, seed: int, db_path: Path | None = None) -> None:
         self.ruleset = ruleset
         self.scenario = scenario
         self.rng = random.Random(seed)
@@ -123,32 +194,64 @@ class Fuzzer:
         self.run = GameRun(ruleset, scenario, seed)
         self.play: GamePlay = _play(ruleset)
         self.players: dict[str, int] = {}
-        self.counter = 0
+        self.channel = CHANNEL
+        self.referee = REFEREE
+        #: Put before each line of the trail (a sequence names the channel and the game).
+        self.prefix = ""
+        #: Share of seat commands sent with dice typed by hand, ``?``: the service asks
+        #: for each die and the seat answers (a sequence's re-rolls need such rolls).
+        self.hand_dice = 0.0
+        #: The last command accepted (for a take-back by its sender).
+        self.last_act: Acted | None = None
+        #: Events of commands whose dice a seat typed (for disputes and re-rolls).
+        self.hand_rolls: list[int] = []
+        self._last_turn = 0
+        self._turn_started_at = 0
 
-    async def _send(self, user: int, verb: str, options: Mapping[str, Any]) -> Any:
-        self.counter += 1
-        return await self.service.handle(
-            Request(
-                channel_id=CHANNEL,
-                guild_id=9,
-                user_id=user,
-                verb=verb,
-                options=dict(options),
-                interaction_id=f"fuzz-{self.run.seed}-{self.counter}",
-                user_name=f"u{user}",
-            )
-        )
+    @classmethod
+    def at_table(
+        cls,
+        table: Table,
+        channel: int,
+        ruleset: str,
+        scenario: str,
+        rng: random.Random,
+        run: GameRun,
+        *,
+        referee: int,
+    ) -> Fuzzer:
+        """A fuzzer for one game of a sequence: its table, channel, generator and referee."""
+        fuzzer = cls(ruleset, scenario, run.seed)
+        fuzzer.table, fuzzer.rng, fuzzer.run = table, rng, run
+        fuzzer.channel, fuzzer.referee = channel, referee
+        return fuzzer
+
+    @property
+    def store(self) -> GameStore:
+        """The table's store."""
+        return self.table.store
+
+    async def _send(
+        self, user: int, verb: str, options: Mapping[str, Any], *, dice: str | None = None
+    ) -> Reply:
+        return await self.table.send(self.channel, user, verb, options, dice=dice)
+
+    def note(self, line: str) -> None:
+        """Add a line to the trail."""
+        self.run.trail.append(self.prefix + line)
 
     async def play_game(self, *, max_turns: int, max_commands: int) -> GameRun:
-        """Play to the scenario's end, ``max_turns`` or ``max_commands``, checking as it goes."""
+        """Play to the scenario's end, ``max_turns`` or ``max_commands``, checking as it goes,
+        in a game of its own on its SQLite file."""
+        assert self.db_path is not None, "a fuzzer at a table is driven by its sequence"
         store = await SqliteStore.open(self.db_path)
-        self.store = store
-        self.service = GameService(store, dice=SeededDice(self.rng))
+        self.table = Table(store, self.rng, str(self.run.seed))
         try:
             await self._setup()
-            await self._loop(max_turns=max_turns, max_commands=max_commands)
+            while await self.step(max_turns=max_turns, max_commands=max_commands):
+                pass
             if not self.run.failures:
-                await self._check_replay()
+                await self.check_replay()
         except Exception as error:  # the fuzzer reports every crash with its trail
             self.run.fail(f"crash: {type(error).__name__}: {error}")
         finally:
@@ -157,52 +260,56 @@ class Fuzzer:
 
     async def _setup(self) -> None:
         language = self.rng.choice(("it", "en", "fr"))
-        await self._send(
-            REFEREE,
-            "game.new",
-            {"ruleset": self.ruleset, "scenario": self.scenario, "language": language},
-        )
-        document = (await self.store.load(CHANNEL)).document
-        for index, side in enumerate(self.play.sides(document)):
-            user = FIRST_PLAYER + index
+        await self.create(language)
+        await self.join(itertools.count(FIRST_PLAYER))
+
+    async def create(self, language: str) -> Reply:
+        """The referee's ``/game new`` of this fuzzer's scenario."""
+        options = {"ruleset": self.ruleset, "scenario": self.scenario, "language": language}
+        self.note(describe("referee", "game.new", options))
+        return await self._send(self.referee, "game.new", options)
+
+    async def join(self, users: Iterable[int]) -> None:
+        """One of ``users`` joins each side, in order."""
+        document = (await self.store.load(self.channel)).document
+        for side, user in zip(self.play.sides(document), users, strict=False):
             self.players[side] = user
+            self.note(describe(f"u{user}", "game.join", {"side": side}))
             await self._send(user, "game.join", {"side": side})
 
-    async def _loop(self, *, max_turns: int, max_commands: int) -> None:
-        turn_started_at = 0
-        last_turn = 0
-        while self.run.commands < max_commands:
-            record = await self.store.load(CHANNEL)
-            status = self.play.status(record.document)
-            if status.turn != last_turn:
-                last_turn, turn_started_at = status.turn, self.run.commands
-            self.run.turns = status.turn
-            if status.ended or record.status == "ended":
-                self.run.ended = True
-                return
-            if status.turn > max_turns:
-                return
-            if self.run.commands - turn_started_at > MAX_COMMANDS_PER_TURN:
-                self.run.fail(
-                    f"no progress: {MAX_COMMANDS_PER_TURN} commands in turn {status.turn}"
-                )
-                return
-            actions = self.play.legal_actions(record.document)
-            if not actions:
-                self.run.fail(f"dead end: no seat has an action (turn {status.turn})")
-                return
-            self._check_follow_ups(record.document, actions)
+    async def step(self, *, max_turns: int, max_commands: int) -> bool:
+        """One listed action (perhaps after a probe); False once the game has ended, a cap
+        is reached or a check failed."""
+        if self.run.commands >= max_commands:
+            return False
+        record = await self.store.load(self.channel)
+        status = self.play.status(record.document)
+        if status.turn != self._last_turn:
+            self._last_turn, self._turn_started_at = status.turn, self.run.commands
+        self.run.turns = status.turn
+        if status.ended or record.status == "ended":
+            self.run.ended = True
+            return False
+        if status.turn > max_turns:
+            return False
+        if self.run.commands - self._turn_started_at > MAX_COMMANDS_PER_TURN:
+            self.run.fail(f"no progress: {MAX_COMMANDS_PER_TURN} commands in turn {status.turn}")
+            return False
+        actions = self.play.legal_actions(record.document)
+        if not actions:
+            self.run.fail(f"dead end: no seat has an action (turn {status.turn})")
+            return False
+        self._check_follow_ups(record.document, actions)
+        if self.run.failures:
+            return False
+        if self.rng.random() < 0.15:
+            accepted = await self._probe(record.version, record.document, actions)
             if self.run.failures:
-                return
-            if self.rng.random() < 0.15:
-                accepted = await self._probe(record.version, record.document, actions)
-                if self.run.failures:
-                    return
-                if accepted:  # the state moved on: these actions may no longer be legal
-                    continue
-            await self._act(self._pick(actions))
-            if self.run.failures:
-                return
+                return False
+            if accepted:  # the state moved on: these actions may no longer be legal
+                return True
+        await self._act(self._pick(actions))
+        return not self.run.failures
 
     def _pick(self, actions: Sequence[LegalAction]) -> LegalAction:
         return _choose(actions, self.rng)
@@ -228,19 +335,59 @@ class Fuzzer:
     async def _act(self, action: LegalAction) -> None:
         options = fill_options(action, self.rng)
         if action.side is None or self.rng.random() < 0.1:
-            user, seat = REFEREE, "referee"
+            user, seat = self.referee, "referee"
         else:
             user, seat = self.players[action.side], action.side
-        line = describe(seat, action.verb, options)
-        self.run.trail.append(line)
-        before = await self.store.load(CHANNEL)
+        by_hand = (
+            self.hand_dice > 0 and action.verb != "odds" and self.rng.random() < self.hand_dice
+        )
+        line = describe(seat, action.verb, options) + ("  dice:?" if by_hand else "")
+        self.note(line)
+        before = await self.store.load(self.channel)
+        typed: list[int] = []
         try:
-            await self._send(user, action.verb, options)
+            reply = await self._send(user, action.verb, options, dice="?" if by_hand else None)
+            while reply.dice_prompt is not None:  # the seat rolls each die it is asked for
+                answered = await self._answer_prompt(user, seat, reply.dice_prompt, typed)
+                if answered is None:
+                    return
+                reply = answered
         except RulesError as error:
             self.run.fail(f"listed action refused: {line}: {error.localized('en')}")
             await self._unchanged(before.version, before.document, line)
             return
         self.run.commands += 1
+        if reply.seq is None:  # a preview (odds): nothing was logged
+            return
+        self.last_act = Acted(user, seat, reply.seq, before.version, action.verb)
+        if by_hand:
+            await self._check_typed(reply.seq, typed, line)
+
+    async def _answer_prompt(
+        self, user: int, seat: str, prompt: DicePrompt, typed: list[int]
+    ) -> Reply | None:
+        """Give the die a prompt asks for (a face of that die) as the roller; None (a
+        failure) for a prompt that is not the one expected."""
+        if prompt.user_id != user or list(prompt.faces) != typed:
+            self.run.fail(f"dice prompt for u{prompt.user_id} after {prompt.faces}, typed {typed}")
+            return None
+        if len(typed) >= MAX_TYPED_DICE:
+            self.run.fail(f"more than {MAX_TYPED_DICE} dice asked for one command")
+            return None
+        face = self.rng.randint(1, prompt.sides)
+        typed.append(face)
+        options = {"prompt": prompt.prompt_id, "n": prompt.position, "face": face}
+        self.note(describe(seat, "dice.roll", options))
+        return await self._send(user, "dice.roll", options)
+
+    async def _check_typed(self, seq: int, typed: Sequence[int], line: str) -> None:
+        """The command's event records the faces typed, in order, as typed by hand."""
+        event = (await self.store.events(self.channel, after_seq=seq - 1, limit=1))[0]
+        recorded = [int(roll["face"]) for roll in event.dice if roll.get("by_hand")]
+        if event.seq != seq or not event.args.get("by_hand") or recorded != list(typed):
+            self.run.fail(f"typed dice {list(typed)} logged as {recorded}: {line}")
+        elif event.dice:
+            self.hand_rolls.append(seq)
 
     async def _probe(
         self, version: int, document: Mapping[str, Any], actions: Sequence[LegalAction]
@@ -259,31 +406,31 @@ class Fuzzer:
             pool = [*units, *JUNK_VALUES] if units else list(JUNK_VALUES)
             options[name] = self.rng.choice(pool)
         options = {k: v for k, v in options.items() if v is not None}
-        user = self.rng.choice([*self.players.values(), 999])
+        user = self.rng.choice([*self.players.values(), OUTSIDER])
         line = describe(f"probe u{user}", verb, options)
         self.run.probes += 1
         try:
-            await self._send(user, verb, options)
+            reply = await self._send(user, verb, options)
         except RulesError:
             self.run.probes_refused += 1
             await self._unchanged(version, document, line)
             return False
         # Accepted: it was legal after all (a player's legal move the listing also has).
-        self.run.trail.append(line + "  (probe accepted)")
+        self.note(line + "  (probe accepted)")
         self.run.commands += 1
+        if reply.seq is not None:
+            side = next((s for s, u in self.players.items() if u == user), "?")
+            self.last_act = Acted(user, side, reply.seq, version, verb)
         return True
 
     async def _unchanged(self, version: int, document: Mapping[str, Any], line: str) -> None:
-        after = await self.store.load(CHANNEL)
+        after = await self.store.load(self.channel)
         if after.version != version or _canonical(after.document) != _canonical(document):
             self.run.fail(f"a refused command changed the state: {line}")
 
-    async def _check_replay(self) -> None:
-        try:
-            from bot.replay import replay_game
-        except ImportError:  # replay lands with issue 10; until then the log is not replayed
-            return
-        report = await replay_game(self.store, CHANNEL)
+    async def check_replay(self) -> None:
+        """The event log, replayed through the rules, gives every stored state."""
+        report = await replay_game(self.store, self.channel)
         if not report.matches:
             self.run.fail(f"the event log does not replay to the stored state: {report}")
 

@@ -1,0 +1,84 @@
+"""What a history command promises, told from the event log alone (the sequence fuzzer's oracle).
+
+Each function reads the log as a player or the docs describe it, not the service's code:
+
+* ``/takeback``: a player takes back their own last command, while it is the game's latest
+  event and rolled no die; the state is then the one before it.
+* ``/game undo``: undoes the latest event that is not an undo, nor the creation, nor a seat
+  change, nor already undone; the state (document and status) is the one before it.
+* ``/game rewind seq:N``: N is an earlier event (1 to the version before the latest); the
+  document is then the one event N left.
+* ``/reroll seq:N``: event N is a command of the rules that rolled dice (a free ``/roll`` is
+  rolled again with ``/roll``), someone disputed them, and history has not been changed since
+  (no undo, rewind, re-roll or adoption after N).
+
+A prediction is the catalogue key of the refusal expected, or None when the command must
+be accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from db.models import VERB_CREATED, VERB_UNDO, EventRecord
+
+TAKEBACK_NOT_YOURS = "error.service.takeback.not_yours"
+TAKEBACK_DICE_ROLLED = "error.service.takeback.dice_rolled"
+NOTHING_TO_UNDO = "error.store.nothing_to_undo"
+OUT_OF_BOUNDS = "error.service.out_of_bounds"
+NOT_DISPUTED = "error.service.reroll.not_disputed"
+FREE_ROLL = "error.service.reroll.free_roll"
+HISTORY_CHANGED = "error.service.reroll.history"
+GAME_ENDED = "error.service.game_ended"
+STORE_GAME_ENDED = "error.store.game_ended"
+GAME_EXISTS = "error.store.game_exists"
+OWN_DICE = "error.service.own_dice"
+
+VERB_REWIND = "game.rewind"
+VERB_REROLL = "dice.reroll"
+VERB_DISPUTE = "dice.dispute"
+#: Events after which a re-roll of an earlier event cannot re-run the later commands.
+CHANGES_HISTORY = frozenset({VERB_UNDO, VERB_REWIND, VERB_REROLL, "game.replayed"})
+
+
+def takeback_refusal(latest: EventRecord, user: int, play_verbs: Collection[str]) -> str | None:
+    """Why ``user``'s ``/takeback`` is refused when ``latest`` is the game's latest event
+    (None: it takes that event back)."""
+    if latest.verb not in play_verbs or latest.verb == "odds" or latest.actor_id != user:
+        return TAKEBACK_NOT_YOURS
+    if latest.dice:
+        return TAKEBACK_DICE_ROLLED
+    return None
+
+
+def undo_target(events: Sequence[EventRecord]) -> int | None:
+    """The event ``/game undo`` undoes now, or None when there is nothing to undo."""
+    undone = {event.undoes_seq for event in events if event.undoes_seq is not None}
+    for event in reversed(events):
+        if event.verb in (VERB_UNDO, VERB_CREATED) or event.verb.startswith("seat."):
+            continue
+        if event.seq not in undone:
+            return event.seq
+    return None
+
+
+def rewind_refusal(version: int, seq: int) -> str | None:
+    """Why ``/game rewind seq:N`` is refused at ``version`` (None: it is accepted)."""
+    return None if 1 <= seq <= max(1, version - 1) else OUT_OF_BOUNDS
+
+
+def reroll_refusal(
+    events: Sequence[EventRecord], seq: int, play_verbs: Collection[str]
+) -> str | None:
+    """Why ``/reroll seq:N`` is refused now (None: it is accepted)."""
+    if not 1 <= seq <= len(events):
+        return OUT_OF_BOUNDS
+    target = events[seq - 1]
+    disputed = any(e.verb == VERB_DISPUTE and e.args.get("seq") == seq for e in events)
+    if not target.dice or not disputed:
+        return NOT_DISPUTED
+    if target.verb not in play_verbs:
+        return FREE_ROLL
+    if any(e.seq > seq and e.verb in CHANGES_HISTORY for e in events):
+        return HISTORY_CHANGED
+    return None
