@@ -107,6 +107,7 @@ def _configure_logging(settings: Any) -> None:
 
 
 async def _open_service(settings: Any) -> tuple[Any, Any]:
+    from bot.limits import LogLimits
     from bot.service import GameService
     from bot.upgrade import ensure_readable
     from db.open import open_store
@@ -119,7 +120,9 @@ async def _open_service(settings: Any) -> tuple[Any, Any]:
     except BaseException:
         await store.close()
         raise
-    return store, GameService(store, language=settings.language)
+    return store, GameService(
+        store, language=settings.language, limits=LogLimits.from_settings(settings)
+    )
 
 
 def maps_beside(database: str) -> Path:

@@ -29,6 +29,7 @@ from bot.deadlines import (
 from bot.export import fit, json_files
 from bot.games import archive_if_ended, list_lines
 from bot.help import command_names, help_lines
+from bot.limits import LogLimiter, LogLimits
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.seats import (
     SEAT_ASSIGN,
@@ -73,7 +74,7 @@ from rules.core.errors import (
     RulesError,
     UnknownName,
 )
-from rules.core.expression import RollResult, parse_expression
+from rules.core.expression import RollResult, roll_with_odds
 from rules.core.i18n import LANGUAGES, has_key, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.odds import odds_budget
@@ -279,13 +280,22 @@ class GameService:
     """Runs commands for every channel against a store."""
 
     def __init__(
-        self, store: GameStore, dice: DiceSource | None = None, *, language: str = "it"
+        self,
+        store: GameStore,
+        dice: DiceSource | None = None,
+        *,
+        language: str = "it",
+        limits: LogLimits | LogLimiter | None = None,
     ) -> None:
         """``language``: the language of a game created without one, and of answers outside
-        any game to an asker whose own language is unknown (``ARBITRO_LANGUAGE``)."""
+        any game to an asker whose own language is unknown (``ARBITRO_LANGUAGE``);
+        ``limits``: how often anyone may add to a channel's log (`bot.limits`; a limiter is
+        used as it is, with its own clock)."""
         if language not in LANGUAGES:
             raise ValueError(f"unknown language {language!r}: one of {', '.join(LANGUAGES)}")
         self._store = store
+        # Free rolls and joins, per user and channel: shared by every front end.
+        self._limiter = limits if isinstance(limits, LogLimiter) else LogLimiter(limits)
         self._dice = dice or SystemDice()
         self._language = language
         self._locks: dict[int, asyncio.Lock] = {}
@@ -439,6 +449,8 @@ class GameService:
         if verb in ("game.join", "game.leave") and record.status == "ended":
             raise ServiceError("error.service.game_ended")
         if verb == "game.join":
+            if seat.role == "none":  # anyone may join: the log's rate limit applies
+                self._limiter.admit(request.channel_id, request.user_id, seated=False)
             return await self._join(request, play, document, seat, reply)
         if verb == "game.leave":
             return await self._leave(request, play, document, seat, reply)
@@ -524,19 +536,36 @@ class GameService:
         return play
 
     async def _free_roll(self, request: Request) -> Reply:
-        """``/roll 2d6+1``: free dice, logged in the channel's game when there is one."""
-        expression = parse_expression(str(request.options.get("expression", "")))
+        """``/roll 2d6+1``: free dice, logged in the channel's game when there is one.
+
+        Counted by the log's rate limit (`bot.limits`: tighter without a seat). Parsing,
+        rolling and the odds run on the rules thread, the odds once for every renderer
+        (an expression whose odds would cost too much rolls without them, at once).
+        """
         try:
-            record = await self._store.load(request.channel_id)
+            context: CommandContext | None = await self._store.open_command(request.channel_id)
         except GameNotFound:
-            record = None
+            context = None
+        record = context.record if context is not None else None
+        seat = (
+            self._seat_among(request, context.members, context.side_roles)
+            if context is not None
+            else Seat("none", None)
+        )
+        self._limiter.admit(request.channel_id, request.user_id, seated=seat.role != "none")
         language = record.language if record is not None else self._known(request.locale)
         dice: DiceSource = self._dice
         if request.dice:
             dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
-        result = expression.roll(DiceTray(dice))
-        if isinstance(dice, ScriptedDice):
-            dice.ensure_consumed()
+        text = str(request.options.get("expression", ""))
+
+        def roll() -> RollResult:
+            result = roll_with_odds(text, DiceTray(dice))
+            if isinstance(dice, ScriptedDice):
+                dice.ensure_consumed()
+            return result
+
+        result = await self._off_loop(roll)
         reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
         reply.roll = result
         reply.by_hand = bool(request.dice)
@@ -544,7 +573,7 @@ class GameService:
             event = NewEvent(
                 verb="roll",
                 args={
-                    "expression": expression.notation,
+                    "expression": result.expression.notation,
                     "total": result.total,
                     "by_hand": bool(request.dice),
                 },

@@ -29,6 +29,11 @@ DEFAULT_PATH_LIMIT = 5_000
 _BUDGET: ContextVar[float | None] = ContextVar("odds_budget", default=None)
 
 
+def current_odds_budget() -> float | None:
+    """The seconds an enumeration may take in this context (None: no budget)."""
+    return _BUDGET.get()
+
+
 @contextmanager
 def odds_budget(seconds: float | None) -> Iterator[None]:
     """Within this block an enumeration past ``seconds`` gives up (no odds, never a stall)."""
