@@ -134,6 +134,15 @@ def maps_beside(database: str) -> Path:
     return path.with_name(path.stem + ".maps")
 
 
+def files_beside(database: str) -> Path:
+    """Where the console saves a reply's files (exports): ``arbitro.files/`` beside
+    ``arbitro.db`` (in the working directory for a PostgreSQL database)."""
+    if "://" in database:
+        return Path("arbitro.files")
+    path = Path(database)
+    return path.with_name(path.stem + ".files")
+
+
 def _console(args: argparse.Namespace) -> int:
     from bot.console import run_console
 
@@ -148,6 +157,7 @@ def _console(args: argparse.Namespace) -> int:
                 strict=args.strict,
                 maps_dir=maps_beside(str(settings.db)),
                 language=settings.language,
+                files_dir=files_beside(str(settings.db)),
             )
         finally:
             await store.close()

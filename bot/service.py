@@ -10,12 +10,14 @@ ruleset, commit state and event in one transaction with the interaction id, and 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from bot.commands import COMMANDS, OptionType
@@ -26,7 +28,7 @@ from bot.deadlines import (
     warning_due,
     when_text,
 )
-from bot.export import fit, json_files
+from bot.export import FileContent, export_files
 from bot.games import archive_if_ended, list_lines
 from bot.help import command_names, help_lines
 from bot.limits import LogLimiter, LogLimits
@@ -43,7 +45,10 @@ from bot.seats import (
     referee_gone,
     roster_notices,
 )
+from db.archive import read_archive
 from db.errors import GameNotFound, StoreError, TamperedGame, VersionConflict
+from db.export import history_pages
+from db.history import ExportHead, StoredVersion
 from db.models import (
     CommandContext,
     EventRecord,
@@ -81,7 +86,7 @@ from rules.core.odds import odds_budget
 from rules.core.play import FollowUp, GamePlay, Played, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
-from rules.render import outcome_text, render_resolution_text, value_text
+from rules.render import outcome_text, value_text
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -192,7 +197,11 @@ class Reply:
     status: StatusView | None = None
     follow_ups: list[FollowUp] = field(default_factory=list)
     ping: list[int] = field(default_factory=list)
-    files: dict[str, bytes] = field(default_factory=dict)
+    #: Files to attach (or save, at the console): bytes, or a spooled file's path.
+    files: dict[str, FileContent] = field(default_factory=dict)
+    #: The directory holding the spooled files: the front end removes it once they are
+    #: sent or saved (`bot.export.discard`).
+    spool: Path | None = None
     lines: list[str] = field(default_factory=list)
     #: The catalogue key naming ``lines`` (the log, the help, a table…) and whether they are
     #: laid out in columns (a seed table: shown in a fixed-width block).
@@ -442,7 +451,7 @@ class GameService:
         if verb == "game.log":
             return await self._log(request, reply)
         if verb == "game.export":
-            return await self._export(request, reply)
+            return await self._export(request, reply, record)
         # Documents saved by an older release are migrated here, in memory; the next commit
         # stores the current format. A document newer than the code is refused, clearly.
         document = play.load_document(record.document)
@@ -890,57 +899,53 @@ class GameService:
             reply.lines.append(event_line(event, reply.ruleset, reply.language, sides))
         return reply
 
-    async def _export(self, request: Request, reply: Reply) -> Reply:
-        bundle = await self._store.export(request.channel_id)
-        sides = self._play(bundle.game.ruleset).sides(
-            (await self._store.load(request.channel_id)).document
-        )
-        # Serializing and rendering a long game takes a while: off the event loop.
-        return await asyncio.to_thread(
-            self._export_files, request, reply, bundle.to_json_dict(), sides
-        )
+    async def _export(self, request: Request, reply: Reply, record: GameRecord) -> Reply:
+        """``/game export``: the verifiable JSON and the after-action report, written page
+        by page on worker threads (bounded memory; other channels' commands run between
+        the pages: `bot.export`)."""
+        sides = self._play(record.ruleset).sides(record.document)
+        head = await self._store.export_head(request.channel_id)
+        pages = history_pages(self._store, request.channel_id, head.version)
+        return await self._export_reply(request, reply, head, pages, sides)
 
     async def _export_archived(self, request: Request) -> Reply:
-        """``/game export archive:N``: an archived game of this guild, as it was exported."""
+        """``/game export archive:N``: an archived game of this guild, as it was exported,
+        read from the archive in chunks."""
         archive_id = _int_option(request.options, "archive", 0, 1, 2**62)
-        data = await self._store.archived_export(archive_id)
-        game = data.get("game") or {}
+        head, pages = await read_archive(self._store, archive_id)
+        game = head.game
         if game.get("guild_id") != request.guild_id:
             raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
         reply = Reply(language=str(game.get("language", "it")), ruleset=str(game.get("ruleset")))
-        states = data.get("states") or [{}]
-        document = states[-1].get("document") or {}
+        document = await asyncio.to_thread(json.loads, head.current[1])
         sides = dict(document.get("sides") or {}) if isinstance(document, dict) else {}
-        return await asyncio.to_thread(self._export_files, request, reply, data, sides)
+        return await self._export_reply(request, reply, head, pages, sides)
 
-    @staticmethod
-    def _export_files(
-        request: Request, reply: Reply, data: dict[str, Any], sides: Mapping[str, str]
+    async def _export_reply(
+        self,
+        request: Request,
+        reply: Reply,
+        head: ExportHead,
+        pages: AsyncIterator[list[StoredVersion]],
+        sides: Mapping[str, str],
     ) -> Reply:
-        """The export's two files: the verifiable JSON and the after-action report."""
-        reply.files.update(json_files(data))
-        game = data.get("game") or {}
         title = translate(
             "bot.report.title",
             reply.language,
-            ruleset=str(game.get("ruleset", reply.ruleset)),
-            channel=game.get("channel_id", request.channel_id),
+            ruleset=str(head.game.get("ruleset", reply.ruleset)),
+            channel=head.game.get("channel_id", request.channel_id),
         )
-        events = [EventRecord.from_json_dict(item) for item in data.get("events") or []]
-        lines = [f"# {title}", ""]
-        for event in events:
-            lines.append("## " + event_line(event, reply.ruleset, reply.language, sides))
-            for item in event.resolution or []:
-                if isinstance(item, dict) and "outcome" in item:
-                    try:
-                        text = render_resolution_text(Resolution.from_json(item), reply.language)
-                    except (ValueError, TypeError, KeyError):
-                        continue
-                    lines += ["```", text, "```"]
-            lines.append("")
-        lines.append(f"hash: `{data.get('head_hash', '')}`")
-        reply.files.update(fit("arbitro-report.md", "\n".join(lines).encode()))
-        reply.notices.append(Outcome.of("bot.game.exported", events=len(events)))
+        ruleset, language = reply.ruleset, reply.language
+        exported = await export_files(
+            head,
+            pages,
+            title=title,
+            language=language,
+            line_of=lambda event: event_line(event, ruleset, language, sides),
+        )
+        reply.files.update(exported.files)
+        reply.spool = exported.spool
+        reply.notices.append(Outcome.of("bot.game.exported", events=exported.events))
         return reply
 
     async def _referee(
@@ -1064,20 +1069,25 @@ class GameService:
             reply.seq, reply.head_hash = result.seq, result.event.hash
             reply.status = public_status(play.status(play.load_document(earlier.document)))
             return reply
-        bundle = await self._store.export(channel)
-        target = next((e for e in bundle.events if e.seq == seq), None)
-        disputed = any(
-            e.verb == "dice.dispute" and e.args.get("seq") == seq for e in bundle.events
-        )
+        # The events from the disputed one on, page by page, and the one state before it:
+        # never the whole log with every state.
+        events: list[EventRecord] = []
+        while True:
+            page = await self._store.events(
+                channel, after_seq=events[-1].seq if events else seq - 1, limit=1000
+            )
+            events += page
+            if len(page) < 1000:
+                break
+        target = next((e for e in events if e.seq == seq), None)
+        disputed = any(e.verb == "dice.dispute" and e.args.get("seq") == seq for e in events)
         if target is None or not target.dice or not disputed:
             raise ServiceError("error.service.reroll.not_disputed", seq=seq)
         try:
-            later = later_commands(bundle.events, seq, play)
+            later = later_commands(events, seq, play)
         except ValueError:
             raise ServiceError("error.service.reroll.history", seq=seq) from None
-        before = play.load_document(
-            next(s.document for s in bundle.states if s.version == seq - 1)
-        )
+        before = play.load_document((await self._store.state_at(channel, seq - 1)).document)
         members = list(context.members)
         outcome = await self._off_loop(rerun, play, before, target, self._dice, later, members)
         event = NewEvent(
