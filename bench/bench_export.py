@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CHANNEL, OTHER = 5, 6
@@ -82,7 +83,7 @@ print(json.dumps({"status": status, "seconds": seconds,
 """
 
 
-def run_probe(root: Path, probe: str, *args: str) -> dict[str, object]:
+def run_probe(root: Path, probe: str, *args: str) -> dict[str, Any]:
     result = subprocess.run(
         [sys.executable, "-c", probe, *args],
         capture_output=True,
@@ -98,19 +99,16 @@ def run_probe(root: Path, probe: str, *args: str) -> dict[str, object]:
     return dict(json.loads(lines[-1]))
 
 
-def report(label: str, service: dict[str, object], cli: dict[str, object]) -> None:
-    waits = [float(w) for w in service["waits"]]  # type: ignore[union-attr]
+def report(label: str, service: dict[str, Any], cli: dict[str, Any]) -> None:
+    waits = [float(wait) for wait in service["waits"]]
+    median = statistics.median(waits) * 1000 if waits else 0.0
+    worst = max(waits) * 1000 if waits else 0.0
     print(
-        f"{label:10s} /game export {float(service['seconds']):6.2f} s, "  # type: ignore[arg-type]
-        f"peak {float(service['peak_mb']):7.0f} MB (before it {float(service['before_mb']):.0f} MB); "  # type: ignore[arg-type]
-        f"other channel's status: {len(waits)} asked, median "
-        f"{statistics.median(waits) * 1000 if waits else 0:.0f} ms, worst "
-        f"{max(waits) * 1000 if waits else 0:.0f} ms"
+        f"{label:10s} /game export {service['seconds']:6.2f} s, peak {service['peak_mb']:7.0f} "
+        f"MB (before it {service['before_mb']:.0f} MB); other channel's status: {len(waits)} "
+        f"asked, median {median:.0f} ms, worst {worst:.0f} ms"
     )
-    print(
-        f"{'':10s} arbitro db export {float(cli['seconds']):6.2f} s, "  # type: ignore[arg-type]
-        f"peak {float(cli['peak_mb']):7.0f} MB"  # type: ignore[arg-type]
-    )
+    print(f"{'':10s} arbitro db export {cli['seconds']:6.2f} s, peak {cli['peak_mb']:7.0f} MB")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.render.map import _lettering, render_map
+from bot.render.map import _LETTERING, render_map
 from rules.core.battlefield import (
     CircleShape,
     Counter,
@@ -177,7 +177,7 @@ def main() -> None:
 
         wall, cpu = timed(render, repetitions)
         # Cold: no lettering rendered yet (a game's first picture; later ones reuse its words).
-        _, cold = timed(render, repetitions, before=_lettering.cache_clear)
+        _, cold = timed(render, repetitions, before=_LETTERING.clear)
         size = len(render()) / 1024
         median = statistics.median(wall)
         met = "met" if median <= TARGET_MS else "NOT met"

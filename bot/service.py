@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from bot.channel_locks import ChannelLocks
 from bot.commands import COMMANDS, OptionType
 from bot.deadlines import (
     WARNING_HORIZON,
@@ -307,7 +308,8 @@ class GameService:
         self._limiter = limits if isinstance(limits, LogLimiter) else LogLimiter(limits)
         self._dice = dice or SystemDice()
         self._language = language
-        self._locks: dict[int, asyncio.Lock] = {}
+        # A channel's commands one at a time; a lock lives while commands hold or await it.
+        self._locks = ChannelLocks()
         # Timing only (retry jitter), never dice: a private generator, seeded by the OS.
         self._jitter = random.Random()
         # The rules run off the event loop, one command at a time: a long resolution (cold
@@ -342,12 +344,6 @@ class GameService:
         service's own."""
         return next((c for c in candidates if c in LANGUAGES), self._language)
 
-    def _lock(self, channel_id: int) -> asyncio.Lock:
-        lock = self._locks.get(channel_id)
-        if lock is None:
-            lock = self._locks[channel_id] = asyncio.Lock()
-        return lock
-
     async def handle(self, request: Request) -> Reply:
         """Run one request; raise :class:`RulesError` (user-safe) to refuse it."""
         if len(request.options) > 30 or any(
@@ -358,7 +354,7 @@ class GameService:
         given = {k: v for k, v in request.options.items() if v is not None and v != ""}
         if len(given) != len(request.options):
             request = replace(request, options=given)
-        async with self._lock(request.channel_id):
+        async with self._locks.hold(request.channel_id):
             try:
                 return await self._answer(request)
             except VersionConflict:
@@ -1195,7 +1191,12 @@ class GameService:
             if odds_only:
                 return waiting, result, [], None
             if preparer is not None:
-                prepared.append(preparer.prepare(request.channel_id, result.document))
+                # Diffed against the very text this command read: no memory of documents
+                # is needed for it (db.prepare keeps only the few channels used last).
+                base = context.record.document_text if context is not None else None
+                prepared.append(
+                    preparer.prepare(request.channel_id, result.document, base_text=base)
+                )
                 events.append(
                     prepare_event(command_event(request, seat, waiting, typed, result))
                 )

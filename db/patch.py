@@ -370,43 +370,63 @@ class ParsedDocuments:
     """The current documents of the channels committed lately, with their text.
 
     A commit diffs the previous version against the new one; the previous version is
-    usually the document the channel's last commit wrote, so keeping it saves reading it
-    back. Whoever uses an entry must check that its text equals the stored current version
-    exactly (the SQLite store does, in the commit's transaction): a commit that was refused
+    usually the document the channel's last commit wrote, so keeping it saves reading and
+    parsing it again when the same channel plays on. Whoever uses an entry must check that
+    its text equals the stored current version exactly (the SQLite store does, in the
+    commit's transaction; the service passes the text it read): a commit that was refused
     or rolled back, or another process's write, then simply misses.
 
-    The texts of the ``texts`` channels used last are kept (16 MB for 1,000 channels of
-    16 KB documents); the parsed documents, several times larger in memory, only for the
-    ``parsed`` used last (the others are parsed again from their text). Least recently
-    used first out. Not thread-safe: one thread uses it.
+    Bounded for any number of channels, least recently used first out: the texts of at
+    most ``texts`` channels and ``text_bytes`` characters (1,000 channels of 12 KB
+    documents would take 24 MB once SQLite has held each as UTF-8 too), the parses —
+    several times larger than their text — of at most ``parsed`` of them (the others are
+    parsed again from their text). Not thread-safe: one thread uses it
+    (`db.prepare.CommitPreparer` locks around it).
     """
 
-    def __init__(self, *, texts: int = 4096, parsed: int = 128) -> None:
+    def __init__(
+        self, *, texts: int = 64, parsed: int = 8, text_bytes: int = 1024 * 1024
+    ) -> None:
         self._texts_size = texts
         self._parsed_size = parsed
+        self._text_bytes = text_bytes
         self._texts: OrderedDict[int, str] = OrderedDict()
         self._parsed: OrderedDict[int, Any] = OrderedDict()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    @property
+    def size(self) -> tuple[int, int, int]:
+        """(texts kept, their characters, parses kept)."""
+        return len(self._texts), self._bytes, len(self._parsed)
 
     def latest(self, channel_id: int) -> tuple[str, Any] | None:
         """The last ``(text, document or None)`` kept for the channel, taken out (the caller
         owns the document now), or None."""
         text = self._texts.pop(channel_id, None)
         document = self._parsed.pop(channel_id, None)
-        return None if text is None else (text, document)
+        if text is None:
+            return None
+        self._bytes -= len(text)
+        return text, document
 
     def keep(self, channel_id: int, text: str, document: Any) -> None:
         """Remember ``text`` and ``document`` (None: not parsed; else a parse of ``text``
         that nobody else may change) as the channel's current version."""
+        self.latest(channel_id)
+        if len(text) > self._text_bytes:
+            return
         self._texts[channel_id] = text
-        self._texts.move_to_end(channel_id)
+        self._bytes += len(text)
         if document is not None:
+            # (Without one, a parse kept from before is gone with latest(): it belongs to
+            # another text — the channel's previous game, say — and would be a wrong base.)
             self._parsed[channel_id] = document
-            self._parsed.move_to_end(channel_id)
-        else:
-            # A parse kept from before belongs to another text (the channel's previous
-            # game, say): left here it would become the next patch's base.
-            self._parsed.pop(channel_id, None)
-        while len(self._texts) > self._texts_size:
-            self._texts.popitem(last=False)
+        while len(self._texts) > self._texts_size or self._bytes > self._text_bytes:
+            dropped, text_dropped = self._texts.popitem(last=False)
+            self._bytes -= len(text_dropped)
+            self._parsed.pop(dropped, None)
         while len(self._parsed) > self._parsed_size:
             self._parsed.popitem(last=False)

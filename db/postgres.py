@@ -252,6 +252,7 @@ async def _load(connection: Connection, channel_id: int) -> GameRecord:
         created_at=summary.created_at,
         updated_at=summary.updated_at,
         head_hash=None if row[9] is None else str(row[9]),
+        document_text=str(row[8]),
     )
 
 

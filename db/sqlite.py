@@ -113,6 +113,8 @@ from db.worker import DatabaseThread, WorkerClosed, grouped
 DEFAULT_DB_PATH = "arbitro.db"
 
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
+#: KB of SQLite's page cache for the store's connection (`configure_connection`).
+PAGE_CACHE_KB = 1024
 MAX_EVENTS_PAGE = 1_000
 
 _T = TypeVar("_T")
@@ -767,6 +769,7 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int) -> GameRecord:
         created_at=summary.created_at,
         updated_at=summary.updated_at,
         head_hash=None if row[9] is None else str(row[9]),
+        document_text=str(row[8]),
     )
 
 
@@ -1320,6 +1323,9 @@ def configure_connection(
     _enable_wal(connection, busy_timeout_ms)
     # FULL syncs the WAL on every commit: an acknowledged action survives power loss too.
     connection.execute("PRAGMA synchronous = FULL")
+    # A command reads a few pages (its game's rows): SQLite's own cache of 1 MB (not the
+    # default 2 MB) keeps the hot ones; the operating system caches the file anyway.
+    connection.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KB:d}")
     connection.execute("PRAGMA foreign_keys = ON")
     if version < latest:
         migrations.apply_migrations(connection, path)

@@ -21,7 +21,7 @@ import unicodedata
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
@@ -34,6 +34,7 @@ from rules.core.battlefield import (
     Overlay,
     PolygonShape,
 )
+from rules.core.caches import BoundedCache
 from rules.core.i18n import translate
 
 #: The picture's width in pixels: about what Discord shows of an image on a phone at full
@@ -138,7 +139,7 @@ _SPELLED = str.maketrans(
 )
 
 
-@cache
+@lru_cache(maxsize=4096)
 def plain(text: str) -> str:
     """``text`` in the characters the bundled font draws (accents dropped, signs spelled)."""
     if all(char in _FONT_HAS for char in text):
@@ -148,7 +149,7 @@ def plain(text: str) -> str:
     return "".join(char if char in _FONT_HAS else "?" for char in kept)
 
 
-@cache
+@lru_cache(maxsize=32)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """Pillow's bundled font at ``size`` pixels (never the machine's fonts)."""
     return ImageFont.load_default(size=size)
@@ -219,13 +220,34 @@ def _grid_extent(grid: HexGrid) -> tuple[float, float, float, float]:
 # -- drawing ----------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=4096)
-def _lettering(text: str, size: int, anchor: str) -> tuple[Image.Image, int, int]:
+Lettering = tuple[Image.Image, int, int]
+
+#: Words rendered, by (text, size, anchor): at most 4,096 and about 4 MB of masks (a caption
+#: changes with every event; the words of a game's units and areas come back).
+_LETTERING: BoundedCache[tuple[str, int, str], Lettering] = BoundedCache(
+    4096,
+    name="map lettering",
+    max_weight=4 * 1024 * 1024,
+    weigh=lambda key, value: 200 + len(key[0]) + value[0].width * value[0].height,
+)
+
+
+def _lettering(text: str, size: int, anchor: str) -> Lettering:
     """``text`` rendered once as a coverage mask, with its offset from the anchor point.
 
     The same words come back in picture after picture of a game (unit ids, hex
     coordinates, area names, side names): each is rendered by FreeType once, then pasted.
     """
+    key = (text, size, anchor)
+    kept = _LETTERING.get(key)
+    if kept is not None:
+        return kept
+    lettering = _render_lettering(text, size, anchor)
+    _LETTERING.put(key, lettering)
+    return lettering
+
+
+def _render_lettering(text: str, size: int, anchor: str) -> Lettering:
     font = _font(size)
     box = font.getbbox(text, anchor=anchor)
     left, top = math.floor(box[0]), math.floor(box[1])

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rules.core.battlefield import Battlefield, CircleShape, Point, PolygonShape, Shape
+from rules.core.caches import BoundedCache
 from rules.core.errors import InvalidInput
 
 # Lengths below this are measuring noise (a line grazing a corner, a point on an edge).
@@ -36,8 +37,12 @@ def distance(a: Point, b: Point) -> float:
 # shape (edges and measuring noise included), whatever the rounding of the exact tests.
 BOX_MARGIN_CM = 1.0
 
-_boxes: dict[int, tuple[Shape, tuple[float, float, float, float]]] = {}
-_MAX_BOXES = 4096
+# By shape object, the shape kept with its box (its id is not reused meanwhile). A command
+# tests a battlefield's few areas many times; the shapes of documents no longer asked about
+# go first (each command reads its document anew, with new shapes).
+_boxes: BoundedCache[int, tuple[Shape, tuple[float, float, float, float]]] = BoundedCache(
+    128, name="shape boxes"
+)
 
 
 def _box(shape: Shape) -> tuple[float, float, float, float]:
@@ -63,9 +68,7 @@ def _box(shape: Shape) -> tuple[float, float, float, float]:
             max(xs) + BOX_MARGIN_CM,
             max(ys) + BOX_MARGIN_CM,
         )
-    if len(_boxes) >= _MAX_BOXES:
-        _boxes.clear()  # shapes of games no longer asked about
-    _boxes[id(shape)] = (shape, box)  # the shape is kept: its id is not reused meanwhile
+    _boxes.put(id(shape), (shape, box))
     return box
 
 

@@ -9,13 +9,12 @@ The work is bounded by ``limit`` runs, and results are cached by the caller.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from rules.core.dice import Die
 from rules.core.resolution import Odds, OddsEntry, Outcome
@@ -283,36 +282,3 @@ def convolve_counts(
             key=lambda item: -float(item[1]),
         )
     )
-
-
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-
-class BoundedCache(Generic[K, V]):
-    """A small least-recently-used cache (bounded memory for any stream of inputs)."""
-
-    def __init__(self, capacity: int) -> None:
-        self._capacity = capacity
-        self._items: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K) -> V | None:
-        """The cached value, refreshed as most recently used, or ``None``."""
-        value = self._items.get(key)
-        if value is not None:
-            self._items.move_to_end(key)
-        return value
-
-    def put(self, key: K, value: V) -> None:
-        """Store a value, evicting the least recently used beyond capacity."""
-        self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self._capacity:
-            self._items.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def clear(self) -> None:
-        """Forget everything."""
-        self._items.clear()

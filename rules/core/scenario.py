@@ -4,7 +4,7 @@ with errors that name the line, and the bundled example scenarios of a ruleset."
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -172,6 +172,6 @@ def load_bundled_model(package: str, model: type[ModelT], scenario_id: str) -> M
     return parsed
 
 
-@cache
+@lru_cache(maxsize=64)  # the bundled scenarios: a handful
 def _parsed_bundle(package: str, model: type[ModelT], scenario_id: str, path: Path) -> ModelT:
     return parse_yaml_model(path.read_text("utf-8"), model, scenario_id)
