@@ -210,6 +210,9 @@ async def write_bundle(
             await asyncio.to_thread(add, page)
         return await asyncio.to_thread(complete)
     except BaseException:
+        close = getattr(pages, "aclose", None)  # stop the store's reading at once
+        if close is not None:
+            await close()
         await asyncio.to_thread(_discard, writer, handle, partial)
         raise
 
