@@ -304,7 +304,9 @@ async def store_commits(
             )
             started = time.perf_counter()
             if prepared:
-                document: Any = store.preparer.prepare(channel, record.document)
+                document: Any = store.preparer.prepare(
+                    channel, record.document, base_text=record.document_text
+                )
                 pending: Any = prepare_event(event)
             else:
                 document, pending = record.document, event

@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.render.lettering import lettering as _lettering
+from bot.render.lettering import LETTERING
 from bot.render.map import render_map
 from rules.core.battlefield import (
     CircleShape,
@@ -178,7 +178,7 @@ def main() -> None:
 
         wall, cpu = timed(render, repetitions)
         # Cold: no lettering rendered yet (a game's first picture; later ones reuse its words).
-        _, cold = timed(render, repetitions, before=_lettering.cache_clear)
+        _, cold = timed(render, repetitions, before=LETTERING.clear)
         size = len(render()) / 1024
         median = statistics.median(wall)
         met = "met" if median <= TARGET_MS else "NOT met"

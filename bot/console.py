@@ -17,6 +17,7 @@ import contextlib
 import logging
 import re
 import shlex
+import shutil
 import sys
 import zlib
 from collections.abc import Iterable
@@ -25,6 +26,7 @@ from typing import Any, NamedTuple, TextIO
 
 from bot.commands import BUTTON_COMMANDS, COMMANDS, FILE, CommandSpec, OptionSpec, OptionType
 from bot.commands import invocation as invocation_of
+from bot.export import FileContent, discard
 from bot.help import command_lines, suggestion
 from bot.render.pictures import reply_picture
 from bot.render_text import reply_text
@@ -39,6 +41,7 @@ log = logging.getLogger(__name__)
 DEFAULT_SEAT = "arbitro"
 _MENTION = re.compile(r"<@(\d+)>")
 _SAFE = re.compile(r"[^A-Za-z0-9_-]")
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 _FACE = re.compile(r"^\d{1,3}$")
 # Refusals after which the die asked for is no longer awaited.
 _PROMPT_OVER = frozenset({"error.service.roll_gone", "error.service.roll_expired"})
@@ -241,14 +244,17 @@ class Console:
         channel_id: int = 1,
         maps_dir: Path | None = None,
         language: str = "it",
+        files_dir: Path | None = None,
     ) -> None:
         """``language``: the table's own, until a game in the channel sets its own; sent as
-        the asker's language, so a game created without one is made in it."""
+        the asker's language, so a game created without one is made in it. ``files_dir``:
+        where a reply's files (``/game export``) are saved; none saved without it."""
         self._service = service
         self._out = out
         self._channel = channel_id
         # Where the pictures of the table go (beside the database); None: not drawn.
         self._maps_dir = maps_dir
+        self._files_dir = files_dir
         self._seat = DEFAULT_SEAT
         self._names: dict[int, str] = {user_id_of(DEFAULT_SEAT): DEFAULT_SEAT}
         self._counter = 0
@@ -374,6 +380,38 @@ class Console:
         saved = await self._save_picture(reply)
         if saved is not None:
             self._print(translate("bot.map.saved", reply.language, path=saved))
+        try:
+            for path in await self._save_files(reply):
+                self._print(translate("bot.file.saved", reply.language, path=path))
+        finally:
+            await asyncio.to_thread(discard, reply.spool)
+
+    async def _save_files(self, reply: Reply) -> list[Path]:
+        """The reply's files (an export) beside the database: ``<channel>-<head>-<name>``,
+        a spooled file moved there, never read into memory."""
+        if self._files_dir is None or not reply.files:
+            return []
+        prefix = f"{self._channel}-{(reply.head_hash or 'game')[:8]}-"
+        directory = self._files_dir
+        saved: list[Path] = []
+        for name, content in reply.files.items():
+            target = directory / (prefix + _SAFE_NAME.sub("_", name))
+
+            def save(content: FileContent = content, target: Path = target) -> None:
+                directory.mkdir(parents=True, exist_ok=True)
+                if isinstance(content, bytes):
+                    target.write_bytes(content)
+                else:
+                    shutil.move(content, target)
+
+            try:
+                await asyncio.to_thread(save)
+            except OSError as error:
+                log.warning("could not save %s: %s", target, error)
+                self._print(translate("bot.file.failed", reply.language, name=name))
+                continue
+            saved.append(target)
+        return saved
 
     async def _save_picture(self, reply: Reply) -> Path | None:
         """The reply's map as a PNG file beside the database: ``<channel>-<seq>.png`` for
@@ -480,13 +518,21 @@ async def run_console(
     stdout: TextIO | None = None,
     maps_dir: Path | None = None,
     language: str = "it",
+    files_dir: Path | None = None,
 ) -> int:
     """Run the console on stdin/stdout; with ``strict``, status 1 if any command failed.
     ``maps_dir``: where the pictures of the table are saved (none drawn without it);
-    ``language``: the table's own (see `Console`)."""
+    ``language``: the table's own (see `Console`); ``files_dir``: where exports are saved."""
     source = stdin or _tolerant(sys.stdin)
     out = stdout or _tolerant(sys.stdout)
-    console = Console(service, out, channel_id=channel_id, maps_dir=maps_dir, language=language)
+    console = Console(
+        service,
+        out,
+        channel_id=channel_id,
+        maps_dir=maps_dir,
+        language=language,
+        files_dir=files_dir,
+    )
     settle_heap()
     interactive = source.isatty()
     if interactive:

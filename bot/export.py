@@ -1,25 +1,62 @@
-"""``/game export``: the game's log as files that fit in a Discord message.
+"""``/game export``: the game's log as files that fit in a Discord message, written as the
+history is read.
 
 The JSON keeps what proves and replays the game: the game, its members, every event with its
 dice and resolutions (the hash chain), and the first and current states — not every state in
 between (each is the previous one after its event; ``arbitro db replay`` rebuilds them, and
 the archive keeps them all). ``db.hashing.verify_export`` checks the chain and the states kept.
-A file over Discord's attachment limit is gzip-compressed; one still over it is split into
-numbered parts, each a valid JSON file whose events continue the previous part's chain.
+Beside it, the after-action report (Markdown): a line per event, each resolution spelt out.
+
+Both files are written page by page (`db.export`: a page of events and one document in
+memory, whatever the game's length) into a spool directory, on worker threads. A file over
+Discord's attachment limit is gzip-compressed; one still over it is split into numbered
+parts, each a piece of the one ``.gz`` stream (join them, then decompress). Small files come
+back as bytes; larger ones stay on disk (`ExportedFiles.files` maps a name to its bytes or
+its path) until the front end has sent or saved them and calls `discard`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gzip
-import json
-from typing import Any
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from db.export import write_bundle
+from db.history import ExportHead, StoredVersion
+from db.models import EventRecord
+from rules.core.resolution import Resolution
+from rules.render import render_resolution_text
 
 #: Discord's attachment limit for a bot without boosts is 10 MiB; keep a margin.
 ATTACHMENT_LIMIT = 10 * 1024 * 1024 - 256 * 1024
+#: A file up to this size is handed over in memory; a larger one as a file on disk.
+IN_MEMORY_BYTES = 1024 * 1024
+JSON_NAME = "arbitro-log.json"
+REPORT_NAME = "arbitro-report.md"
+_COPY_CHUNK = 1024 * 1024
+
+#: A file of a reply: its bytes, or the path of a spooled file.
+FileContent = bytes | Path
+
+
+@dataclass
+class ExportedFiles:
+    """An export's files by name, the spool directory holding the large ones (None when
+    every file is in memory), and how many events it holds."""
+
+    files: dict[str, FileContent]
+    spool: Path | None
+    events: int
 
 
 def slim(data: dict[str, Any]) -> dict[str, Any]:
-    """The export without the states between the first and the current one."""
+    """An in-memory export without the states between the first and the current one."""
     states = data.get("states") or []
     kept = [states[0], states[-1]] if len(states) > 1 else list(states)
     return {**data, "states": kept, "states_kept": "first_and_current"}
@@ -34,13 +71,168 @@ def fit(name: str, content: bytes, limit: int | None = None) -> dict[str, bytes]
     if len(packed) <= limit:
         return {f"{name}.gz": packed}
     parts: dict[str, bytes] = {}
-    stem, dot, extension = name.rpartition(".")
     for index, start in enumerate(range(0, len(packed), limit), start=1):
-        parts[f"{stem}.part{index:02d}{dot}{extension}.gz"] = packed[start : start + limit]
+        parts[_part_name(name, index)] = packed[start : start + limit]
     return parts
 
 
-def json_files(data: dict[str, Any], limit: int | None = None) -> dict[str, bytes]:
-    """The export's JSON file(s)."""
-    text = json.dumps(slim(data), ensure_ascii=False, indent=1).encode("utf-8")
-    return fit("arbitro-log.json", text, limit)
+def _part_name(name: str, index: int) -> str:
+    stem, dot, extension = name.rpartition(".")
+    return f"{stem}.part{index:02d}{dot}{extension}.gz"
+
+
+def fit_file(path: Path, limit: int | None = None) -> dict[str, Path]:
+    """The file at ``path`` as it can be attached (the same as `fit`, on disk, in
+    chunks): itself, a ``.gz`` beside it, or numbered parts of that ``.gz``."""
+    limit = ATTACHMENT_LIMIT if limit is None else limit
+    if path.stat().st_size <= limit:
+        return {path.name: path}
+    packed = path.with_name(path.name + ".gz")
+    with (
+        path.open("rb") as source,
+        packed.open("wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0, filename="") as out,
+    ):
+        shutil.copyfileobj(source, out, _COPY_CHUNK)
+    path.unlink()
+    if packed.stat().st_size <= limit:
+        return {packed.name: packed}
+    parts: dict[str, Path] = {}
+    with packed.open("rb") as source:
+        index = 1
+        while True:
+            part = path.with_name(_part_name(path.name, index))
+            if not _copy_part(source, part, limit):
+                break
+            parts[part.name] = part
+            index += 1
+    packed.unlink()
+    return parts
+
+
+def _copy_part(source: IO[bytes], target: Path, limit: int) -> bool:
+    """Copy up to ``limit`` bytes of ``source`` into a new file ``target``; false (and no
+    file) at the end of ``source``."""
+    chunk = source.read(min(limit, _COPY_CHUNK))
+    if not chunk:
+        return False
+    with target.open("wb") as out:
+        written = 0
+        while chunk:
+            out.write(chunk)
+            written += len(chunk)
+            chunk = source.read(min(limit - written, _COPY_CHUNK)) if written < limit else b""
+    return True
+
+
+class ReportWriter:
+    """The after-action report (Markdown), written from the export's pages as they pass.
+
+    ``line_of`` tells an event as the log does (the service's ``event_line``, with the
+    game's ruleset, language and sides); each resolution is spelt out below its event.
+    """
+
+    def __init__(
+        self, out: IO[bytes], title: str, language: str, line_of: Callable[[EventRecord], str]
+    ) -> None:
+        self._out = out
+        self._language = language
+        self._line_of = line_of
+        self.events = 0
+        self._out.write(f"# {title}\n\n".encode())
+
+    def add(self, page: Sequence[StoredVersion]) -> None:
+        """The page's events, told."""
+        for version in page:
+            event = version.event()
+            lines = ["## " + self._line_of(event)]
+            for item in event.resolution or []:
+                if isinstance(item, dict) and "outcome" in item:
+                    try:
+                        text = render_resolution_text(Resolution.from_json(item), self._language)
+                    except (ValueError, TypeError, KeyError):
+                        continue
+                    lines += ["```", text, "```"]
+            lines.append("")
+            self._out.write(("\n".join(lines) + "\n").encode())
+            self.events += 1
+
+    def finish(self, head_hash: str) -> None:
+        """The closing line: the hash of the chain's head."""
+        self._out.write(f"hash: `{head_hash}`".encode())
+
+
+async def export_files(
+    head: ExportHead,
+    pages: AsyncIterator[Sequence[StoredVersion]],
+    *,
+    title: str,
+    language: str,
+    line_of: Callable[[EventRecord], str],
+    limit: int | None = None,
+    spool_root: Path | None = None,
+) -> ExportedFiles:
+    """The verifiable JSON and the report of the game whose ``head`` and ``pages`` are
+    given (`db.export.history_pages`, `db.archive.read_archive`), fitted to ``limit``."""
+    spool = Path(
+        await asyncio.to_thread(tempfile.mkdtemp, prefix="arbitro-export-", dir=spool_root)
+    )
+    try:
+        report_path = spool / REPORT_NAME
+        handle = await asyncio.to_thread(report_path.open, "wb")
+        try:
+            report = ReportWriter(handle, title, language, line_of)
+            summary = await write_bundle(
+                head, pages, spool / JSON_NAME, keep="first_and_current", on_page=report.add
+            )
+            await asyncio.to_thread(report.finish, summary.head_hash)
+        finally:
+            await asyncio.to_thread(handle.close)
+        files = await asyncio.to_thread(_fitted, spool, limit)
+    except BaseException:
+        await asyncio.to_thread(shutil.rmtree, spool, True)
+        raise
+    exported = ExportedFiles(files=files, spool=spool, events=summary.events)
+    if all(isinstance(content, bytes) for content in files.values()):
+        await asyncio.to_thread(shutil.rmtree, spool, True)
+        exported.spool = None
+    return exported
+
+
+def _fitted(spool: Path, limit: int | None) -> dict[str, FileContent]:
+    files: dict[str, FileContent] = {}
+    for name in (JSON_NAME, REPORT_NAME):
+        for fitted, path in fit_file(spool / name, limit).items():
+            if path.stat().st_size <= IN_MEMORY_BYTES:
+                files[fitted] = path.read_bytes()
+                path.unlink()
+            else:
+                files[fitted] = path
+    return files
+
+
+def read_file(content: FileContent) -> bytes:
+    """A reply file's bytes (reading a spooled one: for tests and small files only)."""
+    return content if isinstance(content, bytes) else content.read_bytes()
+
+
+def discard(spool: Path | None) -> None:
+    """Remove an export's spool directory once its files were sent or saved."""
+    if spool is not None:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(spool)
+
+
+__all__ = [
+    "ATTACHMENT_LIMIT",
+    "IN_MEMORY_BYTES",
+    "ExportedFiles",
+    "FileContent",
+    "ReportWriter",
+    "discard",
+    "export_files",
+    "fit",
+    "fit_file",
+    "read_file",
+    "slim",
+]

@@ -1,7 +1,8 @@
 """A channel's games over time: archiving the ended one, listing a guild's games.
 
 A channel holds one game at a time. When its game has ended, ``/game new`` archives it (its
-whole export bundle moves to the store's archive, in one transaction) and starts the new one;
+history moves to the store's archive, compact — events, snapshots and patches — in one
+transaction) and starts the new one;
 ``/game list`` shows the guild's games, in play and archived; ``/game export archive:N``
 exports an archived one as it was.
 """
@@ -37,8 +38,8 @@ async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | 
         return None
     if record.status != "ended":
         return None
-    bundle = await store.export(channel_id)
-    return await store.archive_game(channel_id, bundle, title=_title(record))
+    # The store reads the history page by page and keeps it compact (db.archive).
+    return await store.archive_game(channel_id, title=_title(record))
 
 
 def _title(record: GameRecord) -> str:

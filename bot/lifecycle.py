@@ -34,6 +34,7 @@ import discord
 
 from bot.discord.client import ArbitroBot, build_bot
 from bot.heartbeat import remove_beat, stamp_while_connected
+from bot.limits import LogLimits
 from bot.service import GameService
 from bot.settings import Settings
 from bot.warmup import settle_heap
@@ -137,7 +138,11 @@ async def serve(settings: Settings, connect: Connector) -> int:
         store = await open_store(str(settings.db))
         try:
             bot = build_bot(
-                GameService(store, language=settings.language),
+                GameService(
+                    store,
+                    language=settings.language,
+                    limits=LogLimits.from_settings(settings),
+                ),
                 guild_id=settings.guild,
                 sync_state=settings.sync_state_path,
                 shard_count=settings.shard_count,

@@ -107,6 +107,7 @@ def _configure_logging(settings: Any) -> None:
 
 
 async def _open_service(settings: Any) -> tuple[Any, Any]:
+    from bot.limits import LogLimits
     from bot.service import GameService
     from bot.upgrade import ensure_readable
     from db.open import open_store
@@ -119,7 +120,9 @@ async def _open_service(settings: Any) -> tuple[Any, Any]:
     except BaseException:
         await store.close()
         raise
-    return store, GameService(store, language=settings.language)
+    return store, GameService(
+        store, language=settings.language, limits=LogLimits.from_settings(settings)
+    )
 
 
 def maps_beside(database: str) -> Path:
@@ -129,6 +132,15 @@ def maps_beside(database: str) -> Path:
         return Path("arbitro.maps")
     path = Path(database)
     return path.with_name(path.stem + ".maps")
+
+
+def files_beside(database: str) -> Path:
+    """Where the console saves a reply's files (exports): ``arbitro.files/`` beside
+    ``arbitro.db`` (in the working directory for a PostgreSQL database)."""
+    if "://" in database:
+        return Path("arbitro.files")
+    path = Path(database)
+    return path.with_name(path.stem + ".files")
 
 
 def _console(args: argparse.Namespace) -> int:
@@ -145,6 +157,7 @@ def _console(args: argparse.Namespace) -> int:
                 strict=args.strict,
                 maps_dir=maps_beside(str(settings.db)),
                 language=settings.language,
+                files_dir=files_beside(str(settings.db)),
             )
         finally:
             await store.close()

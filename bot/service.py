@@ -10,14 +10,17 @@ ruleset, commit state and event in one transaction with the interaction id, and 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from bot.channel_locks import ChannelLocks
 from bot.commands import COMMANDS, OptionType
 from bot.deadlines import (
     WARNING_HORIZON,
@@ -26,10 +29,11 @@ from bot.deadlines import (
     warning_due,
     when_text,
 )
-from bot.export import fit, json_files
+from bot.export import FileContent, export_files
 from bot.games import archive_if_ended, list_lines
 from bot.help import command_names, help_lines
 from bot.integrity import refusal_of
+from bot.limits import LogLimiter, LogLimits
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.seats import (
     SEAT_ASSIGN,
@@ -44,8 +48,10 @@ from bot.seats import (
     roster_notices,
 )
 from bot.workers import DEFAULT_WORKERS, ChannelWorkers
-from db.chain import verify_bundle
+from db.archive import read_archive
 from db.errors import GameNotFound, StoreError, VersionConflict
+from db.export import history_pages
+from db.history import ExportHead, StoredVersion
 from db.models import (
     CommandContext,
     EventRecord,
@@ -77,14 +83,14 @@ from rules.core.errors import (
     RulesError,
     UnknownName,
 )
-from rules.core.expression import RollResult, parse_expression
+from rules.core.expression import RollResult, roll_with_odds
 from rules.core.i18n import LANGUAGES, has_key, translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.odds import odds_budget
 from rules.core.play import FollowUp, GamePlay, Played, StatusView
 from rules.core.resolution import Outcome, Resolution
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
-from rules.render import outcome_text, render_resolution_text, value_text
+from rules.render import outcome_text, value_text
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -206,7 +212,11 @@ class Reply:
     status: StatusView | None = None
     follow_ups: list[FollowUp] = field(default_factory=list)
     ping: list[int] = field(default_factory=list)
-    files: dict[str, bytes] = field(default_factory=dict)
+    #: Files to attach (or save, at the console): bytes, or a spooled file's path.
+    files: dict[str, FileContent] = field(default_factory=dict)
+    #: The directory holding the spooled files: the front end removes it once they are
+    #: sent or saved (`bot.export.discard`).
+    spool: Path | None = None
     lines: list[str] = field(default_factory=list)
     #: The catalogue key naming ``lines`` (the log, the help, a table…) and whether they are
     #: laid out in columns (a seed table: shown in a fixed-width block).
@@ -300,16 +310,22 @@ class GameService:
         *,
         language: str = "it",
         workers: int = DEFAULT_WORKERS,
+        limits: LogLimits | LogLimiter | None = None,
     ) -> None:
         """``language``: the language of a game created without one, and of answers outside
         any game to an asker whose own language is unknown (``ARBITRO_LANGUAGE``);
-        ``workers``: the threads rules work runs on (bot.workers)."""
+        ``workers``: the threads rules work runs on (bot.workers); ``limits``: how often
+        anyone may add to a channel's log (`bot.limits`; a limiter is used as it is, with
+        its own clock)."""
         if language not in LANGUAGES:
             raise ValueError(f"unknown language {language!r}: one of {', '.join(LANGUAGES)}")
         self._store = store
+        # Free rolls and joins, per user and channel: shared by every front end.
+        self._limiter = limits if isinstance(limits, LogLimiter) else LogLimiter(limits)
         self._dice = dice or SystemDice()
         self._language = language
-        self._locks: dict[int, asyncio.Lock] = {}
+        # A channel's commands one at a time; a lock lives while commands hold or await it.
+        self._locks = ChannelLocks()
         # Timing only (retry jitter), never dice: a private generator, seeded by the OS.
         self._jitter = random.Random()
         # Every question to the rules runs off the event loop, on a few threads, one job
@@ -352,12 +368,6 @@ class GameService:
         service's own."""
         return next((c for c in candidates if c in LANGUAGES), self._language)
 
-    def _lock(self, channel_id: int) -> asyncio.Lock:
-        lock = self._locks.get(channel_id)
-        if lock is None:
-            lock = self._locks[channel_id] = asyncio.Lock()
-        return lock
-
     async def handle(self, request: Request) -> Reply:
         """Run one request; raise :class:`RulesError` (user-safe) to refuse it."""
         if len(request.options) > 30 or any(
@@ -368,7 +378,7 @@ class GameService:
         given = {k: v for k, v in request.options.items() if v is not None and v != ""}
         if len(given) != len(request.options):
             request = replace(request, options=given)
-        async with self._lock(request.channel_id):
+        async with self._locks.hold(request.channel_id):
             channel = _REQUEST_CHANNEL.set(request.channel_id)
             try:
                 return await self._answer(request)
@@ -466,13 +476,15 @@ class GameService:
         if verb == "game.log":
             return await self._log(request, reply)
         if verb == "game.export":
-            return await self._export(request, reply)
+            return await self._export(request, reply, record)
         # Documents saved by an older release are migrated here, in memory; the next commit
         # stores the current format. A document newer than the code is refused, clearly.
         document = play.load_document(record.document)
         if verb in ("game.join", "game.leave") and record.status == "ended":
             raise ServiceError("error.service.game_ended")
         if verb == "game.join":
+            if seat.role == "none":  # anyone may join: the log's rate limit applies
+                self._limiter.admit(request.channel_id, request.user_id, seated=False)
             return await self._join(request, play, document, seat, reply)
         if verb == "game.leave":
             return await self._leave(request, play, document, seat, reply)
@@ -568,19 +580,36 @@ class GameService:
         return play
 
     async def _free_roll(self, request: Request) -> Reply:
-        """``/roll 2d6+1``: free dice, logged in the channel's game when there is one."""
-        expression = parse_expression(str(request.options.get("expression", "")))
+        """``/roll 2d6+1``: free dice, logged in the channel's game when there is one.
+
+        Counted by the log's rate limit (`bot.limits`: tighter without a seat). Parsing,
+        rolling and the odds run on the rules thread, the odds once for every renderer
+        (an expression whose odds would cost too much rolls without them, at once).
+        """
         try:
-            record = await self._store.load(request.channel_id)
+            context: CommandContext | None = await self._store.open_command(request.channel_id)
         except GameNotFound:
-            record = None
+            context = None
+        record = context.record if context is not None else None
+        seat = (
+            self._seat_among(request, context.members, context.side_roles)
+            if context is not None
+            else Seat("none", None)
+        )
+        self._limiter.admit(request.channel_id, request.user_id, seated=seat.role != "none")
         language = record.language if record is not None else self._known(request.locale)
         dice: DiceSource = self._dice
         if request.dice:
             dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
-        result = expression.roll(DiceTray(dice))
-        if isinstance(dice, ScriptedDice):
-            dice.ensure_consumed()
+        text = str(request.options.get("expression", ""))
+
+        def roll() -> RollResult:
+            result = roll_with_odds(text, DiceTray(dice))
+            if isinstance(dice, ScriptedDice):
+                dice.ensure_consumed()
+            return result
+
+        result = await self._off_loop(roll)
         reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
         reply.roll = result
         reply.by_hand = bool(request.dice)
@@ -588,7 +617,7 @@ class GameService:
             event = NewEvent(
                 verb="roll",
                 args={
-                    "expression": expression.notation,
+                    "expression": result.expression.notation,
                     "total": result.total,
                     "by_hand": bool(request.dice),
                 },
@@ -908,59 +937,53 @@ class GameService:
             reply.lines.append(event_line(event, reply.ruleset, reply.language, sides))
         return reply
 
-    async def _export(self, request: Request, reply: Reply) -> Reply:
-        bundle = await self._store.export(request.channel_id)
-        sides = self._play(bundle.game.ruleset).sides(
-            (await self._store.load(request.channel_id)).document
-        )
-        # Serializing and rendering a long game takes a while: off the event loop.
-        return await asyncio.to_thread(
-            self._export_files, request, reply, bundle.to_json_dict(), sides
-        )
+    async def _export(self, request: Request, reply: Reply, record: GameRecord) -> Reply:
+        """``/game export``: the verifiable JSON and the after-action report, written page
+        by page on worker threads (bounded memory; other channels' commands run between
+        the pages: `bot.export`)."""
+        sides = self._play(record.ruleset).sides(record.document)
+        head = await self._store.export_head(request.channel_id)
+        pages = history_pages(self._store, request.channel_id, head.version)
+        return await self._export_reply(request, reply, head, pages, sides)
 
     async def _export_archived(self, request: Request) -> Reply:
-        """``/game export archive:N``: an archived game of this guild, as it was exported."""
+        """``/game export archive:N``: an archived game of this guild, as it was exported,
+        read from the archive in chunks."""
         archive_id = _int_option(request.options, "archive", 0, 1, 2**62)
-        data = await self._store.archived_export(archive_id)
-        game = data.get("game") or {}
+        head, pages = await read_archive(self._store, archive_id)
+        game = head.game
         if game.get("guild_id") != request.guild_id:
             raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
-        # Checked like any export before it is shipped (ChainBroken: refused as tampered).
-        await asyncio.to_thread(verify_bundle, data)
         reply = Reply(language=str(game.get("language", "it")), ruleset=str(game.get("ruleset")))
-        states = data.get("states") or [{}]
-        document = states[-1].get("document") or {}
+        document = await asyncio.to_thread(json.loads, head.current[1])
         sides = dict(document.get("sides") or {}) if isinstance(document, dict) else {}
-        return await asyncio.to_thread(self._export_files, request, reply, data, sides)
+        return await self._export_reply(request, reply, head, pages, sides)
 
-    @staticmethod
-    def _export_files(
-        request: Request, reply: Reply, data: dict[str, Any], sides: Mapping[str, str]
+    async def _export_reply(
+        self,
+        request: Request,
+        reply: Reply,
+        head: ExportHead,
+        pages: AsyncIterator[list[StoredVersion]],
+        sides: Mapping[str, str],
     ) -> Reply:
-        """The export's two files: the verifiable JSON and the after-action report."""
-        reply.files.update(json_files(data))
-        game = data.get("game") or {}
         title = translate(
             "bot.report.title",
             reply.language,
-            ruleset=str(game.get("ruleset", reply.ruleset)),
-            channel=game.get("channel_id", request.channel_id),
+            ruleset=str(head.game.get("ruleset", reply.ruleset)),
+            channel=head.game.get("channel_id", request.channel_id),
         )
-        events = [EventRecord.from_json_dict(item) for item in data.get("events") or []]
-        lines = [f"# {title}", ""]
-        for event in events:
-            lines.append("## " + event_line(event, reply.ruleset, reply.language, sides))
-            for item in event.resolution or []:
-                if isinstance(item, dict) and "outcome" in item:
-                    try:
-                        text = render_resolution_text(Resolution.from_json(item), reply.language)
-                    except (ValueError, TypeError, KeyError):
-                        continue
-                    lines += ["```", text, "```"]
-            lines.append("")
-        lines.append(f"hash: `{data.get('head_hash', '')}`")
-        reply.files.update(fit("arbitro-report.md", "\n".join(lines).encode()))
-        reply.notices.append(Outcome.of("bot.game.exported", events=len(events)))
+        ruleset, language = reply.ruleset, reply.language
+        exported = await export_files(
+            head,
+            pages,
+            title=title,
+            language=language,
+            line_of=lambda event: event_line(event, ruleset, language, sides),
+        )
+        reply.files.update(exported.files)
+        reply.spool = exported.spool
+        reply.notices.append(Outcome.of("bot.game.exported", events=exported.events))
         return reply
 
     async def _referee(
@@ -1090,11 +1113,18 @@ class GameService:
                 lambda: public_status(play.status(play.load_document(earlier.document)))
             )
             return reply
-        bundle = await self._store.export(channel)
-        target = next((e for e in bundle.events if e.seq == seq), None)
-        disputed = any(
-            e.verb == "dice.dispute" and e.args.get("seq") == seq for e in bundle.events
-        )
+        # The events from the disputed one on, page by page, and the one state before it:
+        # never the whole log with every state.
+        events: list[EventRecord] = []
+        while True:
+            page = await self._store.events(
+                channel, after_seq=events[-1].seq if events else seq - 1, limit=1000
+            )
+            events += page
+            if len(page) < 1000:
+                break
+        target = next((e for e in events if e.seq == seq), None)
+        disputed = any(e.verb == "dice.dispute" and e.args.get("seq") == seq for e in events)
         if target is None or not target.dice or not disputed:
             raise ServiceError("error.service.reroll.not_disputed", seq=seq)
         if not is_play_event(target, play):
@@ -1102,12 +1132,10 @@ class GameService:
             # to run again: the rules would answer "unknown command 'roll'".
             raise ServiceError("error.service.reroll.free_roll", seq=seq)
         try:
-            later = later_commands(bundle.events, seq, play)
+            later = later_commands(events, seq, play)
         except ValueError:
             raise ServiceError("error.service.reroll.history", seq=seq) from None
-        before = play.load_document(
-            next(s.document for s in bundle.states if s.version == seq - 1)
-        )
+        before = play.load_document((await self._store.state_at(channel, seq - 1)).document)
         members = list(context.members)
         outcome = await self._on_workers(
             channel,
@@ -1226,7 +1254,12 @@ class GameService:
             if odds_only:
                 return waiting, result, [], None
             if preparer is not None:
-                prepared.append(preparer.prepare(request.channel_id, result.document))
+                # Diffed against the very text this command read: no memory of documents
+                # is needed for it (db.prepare keeps only the few channels used last).
+                base = context.record.document_text if context is not None else None
+                prepared.append(
+                    preparer.prepare(request.channel_id, result.document, base_text=base)
+                )
                 events.append(
                     prepare_event(command_event(request, seat, waiting, typed, result))
                 )

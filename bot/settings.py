@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_core import PydanticUseDefault
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from rules.core.i18n import LANGUAGES
@@ -30,6 +31,10 @@ ENVIRONMENT_NAMES = {
     "shard_ids": "ARBITRO_SHARD_IDS",
     "sync_commands": "ARBITRO_SYNC_COMMANDS",
     "language": "ARBITRO_LANGUAGE",
+    "roll_window": "ARBITRO_ROLL_WINDOW",
+    "roll_limit": "ARBITRO_ROLL_LIMIT",
+    "roll_limit_channel": "ARBITRO_ROLL_LIMIT_CHANNEL",
+    "roll_limit_seated": "ARBITRO_ROLL_LIMIT_SEATED",
 }
 
 #: Discord ids (snowflakes) are positive 64-bit integers.
@@ -42,8 +47,11 @@ class SettingsError(ValueError):
 
 class Settings(BaseSettings):
     """Arbitro's settings: ``DISCORD_TOKEN``, ``ARBITRO_DB``, ``ARBITRO_GUILD``,
-    ``ARBITRO_LOG_LEVEL``, ``ARBITRO_HEARTBEAT``, ``ARBITRO_LANGUAGE``, and for several bot
-    processes ``ARBITRO_SHARD_COUNT``, ``ARBITRO_SHARD_IDS``, ``ARBITRO_SYNC_COMMANDS``."""
+    ``ARBITRO_LOG_LEVEL``, ``ARBITRO_HEARTBEAT``, ``ARBITRO_LANGUAGE``, the rate limits on
+    what may be logged (``ARBITRO_ROLL_WINDOW``, ``ARBITRO_ROLL_LIMIT``,
+    ``ARBITRO_ROLL_LIMIT_CHANNEL``, ``ARBITRO_ROLL_LIMIT_SEATED``; `bot.limits`), and for
+    several bot processes ``ARBITRO_SHARD_COUNT``, ``ARBITRO_SHARD_IDS``,
+    ``ARBITRO_SYNC_COMMANDS``."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
@@ -86,6 +94,36 @@ class Settings(BaseSettings):
         description="the language of a game created without one, and of the console table",
     )
 
+    # Rate limits on what anyone may add to a channel's log (bot.limits); 0 turns one off.
+    roll_window: int = Field(
+        60,
+        ge=1,
+        le=86_400,
+        validation_alias=AliasChoices("ARBITRO_ROLL_WINDOW", "roll_window"),
+        description="the window of the rate limits, in seconds",
+    )
+    roll_limit: int = Field(
+        10,
+        ge=0,
+        le=100_000,
+        validation_alias=AliasChoices("ARBITRO_ROLL_LIMIT", "roll_limit"),
+        description="/roll and /game join per window by one person without a seat, per channel",
+    )
+    roll_limit_channel: int = Field(
+        30,
+        ge=0,
+        le=100_000,
+        validation_alias=AliasChoices("ARBITRO_ROLL_LIMIT_CHANNEL", "roll_limit_channel"),
+        description="the same, by everyone without a seat in one channel together",
+    )
+    roll_limit_seated: int = Field(
+        120,
+        ge=0,
+        le=100_000,
+        validation_alias=AliasChoices("ARBITRO_ROLL_LIMIT_SEATED", "roll_limit_seated"),
+        description="/roll per window by one seated player (or the referee), per channel",
+    )
+
     @field_validator("language", mode="before")
     @classmethod
     def _known_language(cls, value: Any) -> str:
@@ -100,6 +138,16 @@ class Settings(BaseSettings):
         """``VAR=`` in a compose or env file means "not set", not an empty value."""
         if isinstance(value, str) and not value.strip():
             return None
+        return value
+
+    @field_validator(
+        "roll_window", "roll_limit", "roll_limit_channel", "roll_limit_seated", mode="before"
+    )
+    @classmethod
+    def _blank_is_default(cls, value: Any) -> Any:
+        """``ARBITRO_ROLL_LIMIT=`` means the default limit, not an error."""
+        if isinstance(value, str) and not value.strip():
+            raise PydanticUseDefault()
         return value
 
     @field_validator("discord_token")

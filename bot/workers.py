@@ -15,7 +15,7 @@ long either.
 
 What the rules' caches need (see the report in ``docs/availability.md``): the state memo
 of :class:`rules.core.play.DocumentPlay` is per thread; the odds caches
-(:class:`rules.core.odds.BoundedCache`) lock around each access; the other caches are
+(:class:`rules.core.caches.BoundedCache`) lock around each access; the other caches are
 ``functools.cache`` or dicts read and written one operation at a time.
 """
 

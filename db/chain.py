@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from db.archive import bundle_of
 from db.errors import ChainBroken, CorruptRecord
 from db.hashing import (
     GENESIS_HASH,
@@ -53,7 +54,7 @@ from db.hashing import (
 from db.integrity import stored_event_hash
 from db.models import EventRecord, format_timestamp, parse_timestamp
 from db.patch import SNAPSHOT_EVERY, apply_patch, is_snapshot, patch_from_json
-from db.rows import decode_archive, event_from_row
+from db.rows import event_from_row
 
 # ---- the reasons a version fails (bot/integrity.py translates them) ------------------------
 
@@ -497,7 +498,7 @@ def archive_problem(
     every state kept, the head, the count) and against the head hash its row lists."""
     where = f"archive {archive_id} (channel {channel_id}):"
     try:
-        bundle = decode_archive(bytes(blob))  # type: ignore[arg-type]
+        bundle = bundle_of(bytes(blob))  # type: ignore[arg-type]
     except (TypeError, ValueError, RecursionError, CorruptRecord, zlib.error) as error:
         return f"{where} its bundle cannot be read ({error})"
     try:

@@ -14,6 +14,7 @@ import json
 import os
 import sqlite3
 import sys
+import tempfile
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
@@ -21,6 +22,7 @@ from typing import Any, TextIO
 from db.anchor import compare_with_export, read_exported_chain
 from db.copy import CopiedGame, copy_games
 from db.errors import GameNotFound, StoreError
+from db.export import copy_file, export_game
 from db.open import describe, is_postgres_url, open_store, sqlite_path
 from db.sqlite import DEFAULT_DB_PATH, backup_file
 
@@ -217,20 +219,27 @@ async def _stored_chain(store: Any, channel_id: int) -> dict[int, str] | None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """``arbitro db export CHANNEL_ID``: the verified game history as JSON."""
+    """``arbitro db export CHANNEL_ID``: the verified game history as JSON, every state.
+
+    Written as it is read (`db.export`: a page of events and one document in memory), to
+    ``FILE.partial`` renamed at the end; for standard output, to a temporary file first, so
+    a game that fails verification prints nothing but the error.
+    """
     path = db_path(args)
     channel_id: int = args.channel_id
     out: str | None = args.out
 
     async def work() -> int:
         async with await open_store(path, create=False, migrate=False) as store:
-            bundle = await store.export(channel_id)
-        text = json.dumps(bundle.to_json_dict(), ensure_ascii=False, indent=2) + "\n"
-        if out is None:
-            sys.stdout.write(text)
-        else:
-            _write_new_file(Path(out), text)
-            print(f"channel {channel_id}: {len(bundle.events)} events written to {out}")
+            if out is not None:
+                summary = await export_game(store, channel_id, Path(out), keep="all")
+                print(f"channel {channel_id}: {summary.events} events written to {out}")
+                return EXIT_OK
+            with tempfile.TemporaryDirectory(prefix="arbitro-export-") as spool:
+                written = Path(spool) / "export.json"
+                await export_game(store, channel_id, written, keep="all")
+                await asyncio.to_thread(copy_file, written, sys.stdout.buffer)
+                await asyncio.to_thread(sys.stdout.buffer.flush)
         return EXIT_OK
 
     return run_safely(work)
@@ -268,13 +277,6 @@ def _latest(path: str) -> int:
     from db import migrations
 
     return migrations.latest_version()
-
-
-def _write_new_file(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a failed export leaves no half file."""
-    partial_path = path.with_name(path.name + ".partial")
-    partial_path.write_text(text, encoding="utf-8")
-    os.replace(partial_path, path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -191,6 +191,9 @@ class GameRecord:
     updated_at: datetime
     #: The hash of the event at the head of the chain (the anchor shown under every reply).
     head_hash: str | None = None
+    #: The document's canonical JSON as stored, when the record was read from the store: the
+    #: base a command's next commit is diffed against (`db.prepare.CommitPreparer`).
+    document_text: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def summary(self) -> GameSummary:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from db.errors import ChainBroken, CorruptRecord
-from db.hashing import canonical_json, canonical_json_of_parsed, state_hash
+from db.hashing import canonical_json, canonical_json_of_parsed, parse_canonical, state_hash
 
 #: A full document is kept at version 1 and at every multiple of this (besides the head),
 #: so rebuilding an old version applies at most ``SNAPSHOT_EVERY - 1`` patches. The
@@ -180,7 +180,7 @@ def patch_from_json(text: object) -> Patch:
     """A stored patch's text, parsed; ``ValueError`` if it is not a JSON list."""
     if not isinstance(text, str):
         raise ValueError("patch is not text")
-    value = json.loads(text)
+    value = parse_canonical(text)
     if not isinstance(value, list):
         raise ValueError("patch is not a JSON list")
     return value
@@ -227,53 +227,108 @@ def rebuild_text(base_text: str, patch_texts: Iterable[str]) -> str:
     return canonical_json(document)
 
 
-class UnfitPatch(ValueError):
-    """A stored patch that does not fit the version before it: names its version."""
-
-    def __init__(self, version: int, error: ValueError) -> None:
-        super().__init__(f"the patch of version {version} does not fit ({error})")
-        self.version = version
-
-
 # Marks a version that cannot be rebuilt (None is a JSON value).
 _UNKNOWN: Any = object()
 
 
-def walk_history(
-    full: Sequence[tuple[int, str, str]],
-    patches: Sequence[tuple[int, str, str]],
-    last: int,
-) -> list[tuple[int, list[tuple[str, str]]]]:
-    """Every version 1..``last`` of a game from its stored rows, for exports and audits.
+class HistoryWalker:
+    """A game's versions 1..``last`` rebuilt one at a time from its stored rows.
 
-    ``full`` and ``patches`` are the stored ``(version, status, text)`` rows in any order.
-    Returns ``(version, candidates)`` per version: ``candidates`` are the ``(status,
-    document JSON)`` the rows give for it — the full document if one is kept (first), and
-    what the patch rebuilds from the previous version — each of which must hash to the
-    event's state hash. A version with no candidate (a row deleted behind the store's
-    back) has an empty list, and so do the versions that would need it. Raises
-    ``ValueError`` for a stored text that is not JSON or a patch that does not fit.
+    Feed it every version in order (`step`): the full document the store keeps for it, if
+    any, and its patch from the previous version (none for version 1). It holds one parsed
+    document, the previous version's, so a history of any length is walked in the memory
+    of one state. With ``verify``, every stored row must agree with the chain: each full
+    document and each patch's result hashes to its event's state hash, version 1, every
+    snapshot version and the head keep their full document, and every later version has
+    its patch — else `ChainBroken` names the version. Without it, whatever can be read is
+    returned (a version that cannot be rebuilt gives None, and so do the ones after it
+    until a full document).
     """
-    documents = {version: (status, text) for version, status, text in full}
-    steps = {version: (status, text) for version, status, text in patches}
-    walked: list[tuple[int, list[tuple[str, str]]]] = []
-    current: Any = _UNKNOWN  # the previous version, parsed
-    for version in range(1, last + 1):
+
+    def __init__(self, channel_id: int, last: int, *, verify: bool) -> None:
+        self.channel_id = channel_id
+        self.last = last
+        self.verify = verify
+        self._current: Any = _UNKNOWN  # the previous version, parsed
+        self._text: str | None = None  # ... and its canonical JSON
+        self._hashed: tuple[str, str, str] | None = None  # (text, status, state hash) last
+
+    def step(
+        self,
+        version: int,
+        state_hash_: str | None,
+        full: tuple[str, str] | None,
+        patch: tuple[str, str] | None,
+    ) -> tuple[str, str] | None:
+        """``(status, document JSON)`` of ``version``, given its stored ``(status, full
+        document)`` and ``(status, patch)`` (None where the store keeps none) and, to
+        verify, its event's state hash."""
+        try:
+            candidates = self._candidates(full, patch)
+        except ValueError as error:
+            if self.verify:
+                raise ChainBroken(
+                    self.channel_id, version, f"a stored state cannot be read ({error})"
+                ) from error
+            raise CorruptRecord(
+                self.channel_id, f"a stored state cannot be read ({error})"
+            ) from error
+        if self.verify:
+            self._check(version, state_hash_, candidates, full is not None, patch is not None)
+        return candidates[0] if candidates else None
+
+    def _candidates(
+        self, full: tuple[str, str] | None, patch: tuple[str, str] | None
+    ) -> list[tuple[str, str]]:
         candidates: list[tuple[str, str]] = []
-        kept = documents.get(version)
-        if kept is not None:
-            candidates.append(kept)
-        step = steps.get(version)
+        if full is not None:
+            candidates.append(full)
         rebuilt: Any = _UNKNOWN
-        if step is not None and current is not _UNKNOWN:
-            try:
-                rebuilt = apply_patch(current, patch_from_json(step[1]))
-            except ValueError as error:
-                raise UnfitPatch(version, error) from error
-            candidates.append((step[0], canonical_json(rebuilt)))
-        current = json.loads(kept[1]) if kept is not None else rebuilt
-        walked.append((version, candidates))
-    return walked
+        text: str | None = None
+        if patch is not None and self._current is not _UNKNOWN:
+            operations = patch_from_json(patch[1])
+            if operations:
+                rebuilt = apply_patch(self._current, operations)
+                # A parse of canonical text changed by parsed values: no read-back needed.
+                text = canonical_json_of_parsed(rebuilt)
+            else:  # the event left the document as it was (a roll, a confirmation)
+                rebuilt, text = self._current, self._text
+            assert text is not None
+            candidates.append((patch[0], text))
+        if full is not None:
+            self._current, self._text = parse_canonical(full[1]), full[1]
+        else:
+            self._current, self._text = rebuilt, text
+        return candidates
+
+    def _check(
+        self,
+        version: int,
+        expected: str | None,
+        candidates: list[tuple[str, str]],
+        kept: bool,
+        stepped: bool,
+    ) -> None:
+        channel_id = self.channel_id
+        if not candidates:
+            raise ChainBroken(channel_id, version, "its state is missing")
+        if (is_snapshot(version) or version == self.last) and not kept:
+            raise ChainBroken(channel_id, version, "its full document is missing")
+        if version > 1 and not stepped:
+            raise ChainBroken(channel_id, version, "its patch is missing")
+        for status, text in candidates:
+            if self._hash(text, status) != expected:
+                raise ChainBroken(channel_id, version, "its state does not match the state hash")
+
+    def _hash(self, text: str, status: str) -> str:
+        """`state_hash`, remembered for the last state (a run of events that change
+        nothing hashes the same text again)."""
+        hashed = self._hashed
+        if hashed is not None and hashed[0] is text and hashed[1] == status:
+            return hashed[2]
+        value = state_hash(text, status)
+        self._hashed = (text, status, value)
+        return value
 
 
 def history_states(
@@ -286,13 +341,11 @@ def history_states(
 ) -> list[tuple[int, str, str]]:
     """Every version ``(version, status, document JSON)`` of a game, from its stored rows.
 
-    ``state_hashes`` are its events' state hashes in order (event n produced version n).
-    With ``verify``, every stored row must agree with the chain: each full document and
-    each patch's result hashes to its event's state hash, version 1, every snapshot
-    version and the head keep their full document, every later version has its patch, and
-    no row lies beyond the last event — else `ChainBroken` names the first bad version.
-    Without it, whatever can be read is returned (a version that cannot be rebuilt is left
-    out).
+    ``state_hashes`` are its events' state hashes in order (event n produced version n);
+    ``full`` and ``patches`` the stored ``(version, status, text)`` rows in any order. The
+    versions are walked by `HistoryWalker` (see there for what ``verify`` checks); with
+    ``verify``, a row beyond the last event is refused too. Without it, a version that
+    cannot be rebuilt is left out.
     """
     last = len(state_hashes)
     if not verify:
@@ -301,40 +354,15 @@ def history_states(
         row[0] > last or row[0] < 2 for row in patches
     ):
         raise ChainBroken(channel_id, last, "states without an event")
-    unfit: ChainBroken | None = None
-    try:
-        walked = walk_history(full, patches, last)
-    except ValueError as error:
-        if not verify:
-            raise CorruptRecord(channel_id, f"a stored state cannot be read ({error})") from error
-        seq = error.version if isinstance(error, UnfitPatch) else 0
-        unfit = ChainBroken(channel_id, seq, f"a stored state cannot be read ({error})")
-        if seq < 2:
-            raise unfit from error
-        # An edited version before it may be why the patch does not fit: that one is
-        # the first bad version, so the versions before are checked first.
-        walked = walk_history(full, patches, seq - 1)
-    kept = {row[0] for row in full}
-    stepped = {row[0] for row in patches}
+    documents = {version: (status, text) for version, status, text in full}
+    steps = {version: (status, text) for version, status, text in patches}
+    walker = HistoryWalker(channel_id, last, verify=verify)
     states: list[tuple[int, str, str]] = []
-    for version, candidates in walked:
-        if verify:
-            if not candidates:
-                raise ChainBroken(channel_id, version, "its state is missing")
-            if (is_snapshot(version) or version == last) and version not in kept:
-                raise ChainBroken(channel_id, version, "its full document is missing")
-            if version > 1 and version not in stepped:
-                raise ChainBroken(channel_id, version, "its patch is missing")
-            expected = state_hashes[version - 1]
-            for status, text in candidates:
-                if state_hash(text, status) != expected:
-                    raise ChainBroken(
-                        channel_id, version, "its state does not match the state hash"
-                    )
-        if candidates:
-            states.append((version, *candidates[0]))
-    if unfit is not None:
-        raise unfit
+    for version in range(1, last + 1):
+        expected = state_hashes[version - 1] if version <= len(state_hashes) else None
+        found = walker.step(version, expected, documents.get(version), steps.get(version))
+        if found is not None:
+            states.append((version, *found))
     return states
 
 
@@ -342,43 +370,63 @@ class ParsedDocuments:
     """The current documents of the channels committed lately, with their text.
 
     A commit diffs the previous version against the new one; the previous version is
-    usually the document the channel's last commit wrote, so keeping it saves reading it
-    back. Whoever uses an entry must check that its text equals the stored current version
-    exactly (the SQLite store does, in the commit's transaction): a commit that was refused
+    usually the document the channel's last commit wrote, so keeping it saves reading and
+    parsing it again when the same channel plays on. Whoever uses an entry must check that
+    its text equals the stored current version exactly (the SQLite store does, in the
+    commit's transaction; the service passes the text it read): a commit that was refused
     or rolled back, or another process's write, then simply misses.
 
-    The texts of the ``texts`` channels used last are kept (16 MB for 1,000 channels of
-    16 KB documents); the parsed documents, several times larger in memory, only for the
-    ``parsed`` used last (the others are parsed again from their text). Least recently
-    used first out. Not thread-safe: one thread uses it.
+    Bounded for any number of channels, least recently used first out: the texts of at
+    most ``texts`` channels and ``text_bytes`` characters (1,000 channels of 12 KB
+    documents would take 24 MB once SQLite has held each as UTF-8 too), the parses —
+    several times larger than their text — of at most ``parsed`` of them (the others are
+    parsed again from their text). Not thread-safe: one thread uses it
+    (`db.prepare.CommitPreparer` locks around it).
     """
 
-    def __init__(self, *, texts: int = 4096, parsed: int = 128) -> None:
+    def __init__(
+        self, *, texts: int = 64, parsed: int = 8, text_bytes: int = 1024 * 1024
+    ) -> None:
         self._texts_size = texts
         self._parsed_size = parsed
+        self._text_bytes = text_bytes
         self._texts: OrderedDict[int, str] = OrderedDict()
         self._parsed: OrderedDict[int, Any] = OrderedDict()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    @property
+    def size(self) -> tuple[int, int, int]:
+        """(texts kept, their characters, parses kept)."""
+        return len(self._texts), self._bytes, len(self._parsed)
 
     def latest(self, channel_id: int) -> tuple[str, Any] | None:
         """The last ``(text, document or None)`` kept for the channel, taken out (the caller
         owns the document now), or None."""
         text = self._texts.pop(channel_id, None)
         document = self._parsed.pop(channel_id, None)
-        return None if text is None else (text, document)
+        if text is None:
+            return None
+        self._bytes -= len(text)
+        return text, document
 
     def keep(self, channel_id: int, text: str, document: Any) -> None:
         """Remember ``text`` and ``document`` (None: not parsed; else a parse of ``text``
         that nobody else may change) as the channel's current version."""
+        self.latest(channel_id)
+        if len(text) > self._text_bytes:
+            return
         self._texts[channel_id] = text
-        self._texts.move_to_end(channel_id)
+        self._bytes += len(text)
         if document is not None:
+            # (Without one, a parse kept from before is gone with latest(): it belongs to
+            # another text — the channel's previous game, say — and would be a wrong base.)
             self._parsed[channel_id] = document
-            self._parsed.move_to_end(channel_id)
-        else:
-            # A parse kept from before belongs to another text (the channel's previous
-            # game, say): left here it would become the next patch's base.
-            self._parsed.pop(channel_id, None)
-        while len(self._texts) > self._texts_size:
-            self._texts.popitem(last=False)
+        while len(self._texts) > self._texts_size or self._bytes > self._text_bytes:
+            dropped, text_dropped = self._texts.popitem(last=False)
+            self._bytes -= len(text_dropped)
+            self._parsed.pop(dropped, None)
         while len(self._parsed) > self._parsed_size:
             self._parsed.popitem(last=False)

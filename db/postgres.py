@@ -34,6 +34,7 @@ import asyncpg
 
 # The row encoding shared with the SQLite store: the same canonical texts go into the chain.
 from db import migrations_pg, rows
+from db.archive import archive_row, bundle_of, encode_bundle
 from db.chain import (
     EVENT_MISSING,
     VerifiedChains,
@@ -62,6 +63,13 @@ from db.errors import (
     VersionConflict,
 )
 from db.hashing import GENESIS_HASH, canonical_json, state_hash, verify_chain
+from db.history import (
+    PAGE_VERSIONS,
+    VERSION_COLUMNS,
+    ExportHead,
+    StoredVersion,
+    stored_version_from_row,
+)
 from db.integrity import (
     STATE_EDITED,
     covered_digests,
@@ -116,6 +124,12 @@ _EVENT_COLUMNS = (
     "state_version, state_hash, undoes_seq, created_at, prev_hash, hash"
 )
 _GAME_COLUMNS = "channel_id, guild_id, ruleset, language, status, version, created_at, updated_at"
+_HISTORY_PAGE = (
+    f"SELECT {VERSION_COLUMNS.format(document='document_text')} FROM events AS e "
+    "LEFT JOIN patches AS p ON p.channel_id = e.channel_id AND p.version = e.seq "
+    "LEFT JOIN states AS s ON s.channel_id = e.channel_id AND s.version = e.seq "
+    "WHERE e.channel_id = $1 AND e.seq > $2 AND e.seq <= $3 ORDER BY e.seq LIMIT $4"
+)
 _INSERT_STATE = (
     "INSERT INTO states (channel_id, version, status, document_text, document) "
     "VALUES ($1, $2, $3, $4, $5::text::jsonb)"
@@ -274,6 +288,7 @@ async def _load(connection: Connection, channel_id: int, chains: VerifiedChains)
         created_at=summary.created_at,
         updated_at=summary.updated_at,
         head_hash=None if row[9] is None else str(row[9]),
+        document_text=str(row[8]),
     )
 
 
@@ -1184,10 +1199,11 @@ class PostgresStore:
         )
 
     async def archive_game(
-        self, channel_id: int, bundle: ExportBundle, *, title: str = ""
+        self, channel_id: int, bundle: ExportBundle | None = None, *, title: str = ""
     ) -> ArchivedGame:
-        """Move an ended game out of its channel into the archive, in one transaction."""
-        fields, blob = rows.archive_fields(bundle, title)
+        """Move an ended game out of its channel into the archive, in one transaction (its
+        history read page by page and stored compact: `db.archive`)."""
+        version, fields, blob = await archive_row(self, channel_id, bundle, title)
         # The SQLite text timestamps, back to datetimes for TIMESTAMPTZ.
         values = [*fields]
         for index in (6, 7, 8):
@@ -1203,8 +1219,8 @@ class PostgresStore:
                     raise GameNotFound(channel_id)
                 if row[0] != "ended":
                     raise GameNotEnded(channel_id)
-                if int(row[1]) != bundle.game.version:
-                    raise VersionConflict(channel_id, bundle.game.version, int(row[1]))
+                if int(row[1]) != version:
+                    raise VersionConflict(channel_id, version, int(row[1]))
                 archived = await connection.fetchrow(
                     "INSERT INTO archived_games (channel_id, guild_id, ruleset, language, "
                     "title, version, created_at, ended_at, archived_at, head_hash, bundle) "
@@ -1249,7 +1265,7 @@ class PostgresStore:
 
     async def restore_archive(self, entry: ArchivedGame, bundle: dict[str, Any]) -> None:
         """Insert an archived game exactly as another store holds it (same id)."""
-        blob = rows.archive_blob(bundle)
+        blob = await asyncio.to_thread(encode_bundle, bundle)
 
         async def work(connection: Connection) -> None:
             async with connection.transaction():
@@ -1290,7 +1306,7 @@ class PostgresStore:
                 raise ArchiveNotFound(archive_id)
             return bytes(blob)
 
-        return rows.decode_archive(await self._run(work))
+        return await asyncio.to_thread(bundle_of, await self._run(work))
 
     async def delete_game(self, channel_id: int) -> None:
         """Delete an ended game with its events, states, members and deadlines."""
@@ -1399,6 +1415,76 @@ class PostgresStore:
             )
 
         return await self._run(work, channel_id)
+
+    async def export_head(self, channel_id: int) -> ExportHead:
+        """What an export writes before the events (`db.history.ExportHead`)."""
+
+        async def work(connection: Connection) -> ExportHead:
+            async with connection.transaction(isolation="repeatable_read", readonly=True):
+                game_row = await connection.fetchrow(
+                    f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1", channel_id
+                )
+                if game_row is None:
+                    raise GameNotFound(channel_id)
+                members = await _members(connection, channel_id)
+                head = await connection.fetchrow(
+                    "SELECT e.hash, s.status, s.document_text FROM games AS g "
+                    "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+                    "LEFT JOIN states AS s "
+                    "ON s.channel_id = g.channel_id AND s.version = g.version "
+                    "WHERE g.channel_id = $1",
+                    channel_id,
+                )
+                beyond = await connection.fetchval(
+                    "SELECT max(version) FROM (SELECT version FROM states WHERE channel_id = $1 "
+                    "UNION ALL SELECT version FROM patches WHERE channel_id = $1) AS kept",
+                    channel_id,
+                )
+            game = _summary_from_row(game_row)
+            if head[2] is None:
+                raise CorruptRecord(channel_id, f"state of version {game.version} is missing")
+            if beyond is not None and int(beyond) > game.version:
+                raise ChainBroken(channel_id, game.version, "states without an event")
+            return ExportHead(
+                game=game.to_json_dict(),
+                members=[member.to_json_dict() for member in members],
+                head_hash=GENESIS_HASH if head[0] is None else str(head[0]),
+                exported_at=format_timestamp(utc_now()),
+                current=(str(head[1]), str(head[2])),
+            )
+
+        return await self._run(work, channel_id)
+
+    async def history_page(
+        self, channel_id: int, after_seq: int, upto_seq: int, limit: int = PAGE_VERSIONS
+    ) -> list[StoredVersion]:
+        """Versions ``after_seq + 1`` to at most ``upto_seq`` (``limit``, at most 1000):
+        each event's stored texts with its state's patch and full document, if any."""
+        page = max(1, min(limit, MAX_EVENTS_PAGE))
+
+        async def work(connection: Connection) -> list[StoredVersion]:
+            found = await connection.fetch(_HISTORY_PAGE, channel_id, after_seq, upto_seq, page)
+            if not found:
+                await _require_game(connection, channel_id)
+            return [stored_version_from_row(row, when=_aware) for row in found]
+
+        return await self._run(work, channel_id)
+
+    async def archive_chunk(self, archive_id: int, offset: int, size: int) -> bytes:
+        """Part of an archive's stored bundle (empty past its end)."""
+
+        async def work(connection: Connection) -> bytes:
+            row = await connection.fetchrow(
+                "SELECT substring(bundle FROM $2 FOR $3) FROM archived_games WHERE id = $1",
+                archive_id,
+                max(0, offset) + 1,
+                max(1, size),
+            )
+            if row is None:
+                raise ArchiveNotFound(archive_id)
+            return bytes(row[0])
+
+        return await self._run(work)
 
     async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:
         """The event an interaction committed, if any."""

@@ -211,31 +211,39 @@ class CommitPreparer:
         self._parsed = ParsedDocuments()
         self._lock = threading.Lock()
 
-    def prepare(self, channel_id: int, new_state: Document) -> PreparedState:
+    def prepare(
+        self, channel_id: int, new_state: Document, *, base_text: str | None = None
+    ) -> PreparedState:
         """Encode ``new_state`` and diff it against the channel's previous document.
 
-        Raises ``ValueError`` / ``TypeError`` for a document that is not a JSON object.
-        The text stored and hashed comes from one ``json.dumps`` call, one consistent
-        reading of the document; the patch, made by walking the document afterwards, is
-        checked against that text (`db.patch.patch_and_result`).
+        ``base_text`` is that document's canonical JSON as the caller read it (the service
+        passes the text its command loaded); without it, the parse kept from the channel's
+        last commit is the base, if any. Raises ``ValueError`` / ``TypeError`` for a document
+        that is not a JSON object. The text stored and hashed comes from one ``json.dumps``
+        call, one consistent reading of the document; the patch, made by walking the
+        document afterwards, is checked against that text (`db.patch.patch_and_result`).
         """
         if isinstance(new_state, PreparedState):
             return new_state
         new_json = encode_document(new_state)
         with self._lock:
-            base = self._parsed.latest(channel_id)
-        if base is None:
-            # Only the text: it is parsed if and when the channel's next commit needs it.
+            kept = self._parsed.latest(channel_id)
+        if kept is not None and (base_text is None or kept[0] == base_text):
+            base_json, old = kept
+        elif base_text is not None:
+            base_json, old = base_text, None
+        else:
+            # No base known: the transaction makes the patch from the stored text. Only the
+            # text is kept: it is parsed if and when the channel's next commit needs it.
             self._keep(channel_id, new_json, None)
             return PreparedState(channel_id, new_json)
-        base_json, old = base
         if base_json == new_json:
             self._keep(channel_id, new_json, old)
             return PreparedState(channel_id, new_json, base_json, "[]")
-        if old is None:
-            old = parse_canonical(base_json)
-        source = json.loads(new_state) if isinstance(new_state, str) else new_state
         try:
+            if old is None:
+                old = parse_canonical(base_json)
+            source = json.loads(new_state) if isinstance(new_state, str) else new_state
             patch_json, rebuilt = patch_and_result(old, source, new_json)
         except (ValueError, TypeError, RecursionError):
             # A document JSON reads back differently (say, integer keys): the transaction

@@ -32,7 +32,8 @@ from db.models import (
     StateRecord,
 )
 
-if TYPE_CHECKING:  # db.prepare builds on the types named here
+if TYPE_CHECKING:  # db.prepare and db.history build on the types named here
+    from db.history import ExportHead, StoredVersion
     from db.prepare import PreparedEvent
 
 # A game document: a JSON object, as a dict or as JSON text, or already prepared for a
@@ -126,13 +127,15 @@ class GameStore(Protocol):
         ...
 
     async def archive_game(
-        self, channel_id: int, bundle: ExportBundle, *, title: str = ""
+        self, channel_id: int, bundle: ExportBundle | None = None, *, title: str = ""
     ) -> ArchivedGame:
         """Move an ended game out of its channel into the archive, in one transaction.
 
-        ``bundle`` is its export (``export``), taken by the caller; the game must still
-        be at the bundle's version. Raises `GameNotEnded` for a game in progress,
-        `VersionConflict` if it changed since the export, `GameNotFound`.
+        The store reads the game's history page by page, checks it and keeps it compact
+        (`db.archive`: events, version 1, snapshots and patches); ``bundle``, the game's
+        export if the caller took one, is encoded instead. The game must still be at the
+        version read. Raises `GameNotEnded` for a game in progress, `VersionConflict` if it
+        changed meanwhile, `GameNotFound`.
         """
         ...
 
@@ -167,6 +170,25 @@ class GameStore(Protocol):
 
     async def export(self, channel_id: int, *, verify: bool = True) -> ExportBundle:
         """Everything about the game, its hash chain verified unless ``verify`` is false."""
+        ...
+
+    async def export_head(self, channel_id: int) -> ExportHead:
+        """What an export writes before the events, read in one snapshot: the game, its
+        members, the head event's hash and the head version's document (`db.export`).
+        Raises `GameNotFound`; `ChainBroken` for a stored state beyond the last event."""
+        ...
+
+    async def history_page(
+        self, channel_id: int, after_seq: int, upto_seq: int, limit: int = 256
+    ) -> list[StoredVersion]:
+        """The versions after ``after_seq`` up to ``upto_seq`` (at most ``limit``), in
+        order: each event's stored texts, its state's patch and full document if kept. A
+        short read: a long history is read page by page, never whole (`db.history`)."""
+        ...
+
+    async def archive_chunk(self, archive_id: int, offset: int, size: int) -> bytes:
+        """Up to ``size`` bytes of an archive's stored bundle from ``offset`` (empty past
+        its end; `db.archive` reads them). Raises `ArchiveNotFound`."""
         ...
 
     async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:

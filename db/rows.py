@@ -10,24 +10,21 @@ from __future__ import annotations
 import json
 import logging
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
 from db.errors import CorruptRecord
-from db.hashing import canonical_json
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
     ArchivedGame,
     Deadline,
     EventRecord,
-    ExportBundle,
     GameStatus,
     GameSummary,
     Member,
     MemberRole,
-    format_timestamp,
     parse_timestamp,
 )
 
@@ -189,39 +186,24 @@ def deadline_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> Dead
         raise CorruptRecord(channel_id, f"deadline is unreadable ({error})") from error
 
 
-def archive_fields(bundle: ExportBundle, title: str) -> tuple[tuple[Any, ...], bytes]:
-    """An ended game's archive row (without its id) and its compressed bundle.
-
-    Timestamps as the SQLite text columns hold them; PostgreSQL converts them back.
-    """
-    game = bundle.game
-    ended_at = bundle.events[-1].created_at if bundle.events else game.updated_at
-    fields = (
-        game.channel_id,
-        game.guild_id,
-        game.ruleset,
-        game.language,
+def archive_fields(
+    game: Mapping[str, Any], title: str, *, ended_at: str, archived_at: str, head_hash: str
+) -> tuple[Any, ...]:
+    """An ended game's archive row without its id and bundle, from its game in the export
+    format (`GameSummary.to_json_dict`). Timestamps as the SQLite text columns hold them;
+    PostgreSQL converts them back."""
+    return (
+        int(game["channel_id"]),
+        game["guild_id"],
+        str(game["ruleset"]),
+        str(game["language"]),
         title[:200],
-        game.version,
-        format_timestamp(game.created_at),
-        format_timestamp(ended_at),
-        format_timestamp(bundle.exported_at),
-        bundle.head_hash,
+        int(game["version"]),
+        str(game["created_at"]),
+        ended_at,
+        archived_at,
+        head_hash,
     )
-    return fields, archive_blob(bundle.to_json_dict())
-
-
-def archive_blob(bundle: dict[str, Any]) -> bytes:
-    """An export bundle (JSON) as an archive row stores it: canonical JSON, compressed."""
-    return zlib.compress(canonical_json(bundle).encode("utf-8"), 6)
-
-
-def decode_archive(blob: bytes) -> dict[str, Any]:
-    """The export bundle (JSON) an archive row holds."""
-    value = json.loads(zlib.decompress(blob).decode("utf-8"))
-    if not isinstance(value, dict):
-        raise CorruptRecord(None, "an archived bundle is not a JSON object")
-    return value
 
 
 ARCHIVE_COLUMNS = (

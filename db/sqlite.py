@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from db import migrations
+from db.archive import archive_row, bundle_of, encode_bundle
 from db.chain import (
     EVENT_MISSING,
     VerifiedChains,
@@ -65,6 +66,13 @@ from db.hashing import (
     parse_canonical,
     state_hash,
     verify_chain,
+)
+from db.history import (
+    PAGE_VERSIONS,
+    VERSION_COLUMNS,
+    ExportHead,
+    StoredVersion,
+    stored_version_from_row,
 )
 from db.integrity import (
     STATE_EDITED,
@@ -110,18 +118,20 @@ from db.prepare import CommitPreparer, PreparedEvent, prepare_event, stable_json
 from db.protocol import Document
 from db.rows import ARCHIVE_COLUMNS as _ARCHIVE_COLUMNS
 from db.rows import CHILD_TABLES as _CHILD_TABLES
-from db.rows import archive_blob, archive_fields, decode_archive, pack_text, summaries_from_rows
 from db.rows import archive_from_row as _archive_from_row
 from db.rows import check_status as _check_status
 from db.rows import deadline_from_row as _deadline_from_row
 from db.rows import event_from_row as _event_from_row
 from db.rows import member_from_row as _member_from_row
+from db.rows import pack_text, summaries_from_rows
 from db.rows import summary_from_row as _summary_from_row
 from db.worker import DatabaseThread, WorkerClosed, grouped
 
 DEFAULT_DB_PATH = "arbitro.db"
 
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
+#: KB of SQLite's page cache for the store's connection (`configure_connection`).
+PAGE_CACHE_KB = 1024
 MAX_EVENTS_PAGE = 1_000
 
 _T = TypeVar("_T")
@@ -913,6 +923,7 @@ def _load_tx(connection: sqlite3.Connection, channel_id: int, chains: VerifiedCh
         created_at=summary.created_at,
         updated_at=summary.updated_at,
         head_hash=None if row[9] is None else str(row[9]),
+        document_text=str(row[8]),
     )
 
 
@@ -1081,6 +1092,79 @@ def _export_tx(
         head_hash=head,
         exported_at=utc_now(),
     )
+
+
+def _export_head_tx(connection: sqlite3.Connection, channel_id: int) -> ExportHead:
+    """The game, its members, its head event's hash and its head document, in one read;
+    `ChainBroken` if a stored state or patch lies beyond the last event."""
+    with _read_transaction(connection):
+        game_row = connection.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ?", (channel_id,)
+        ).fetchone()
+        if game_row is None:
+            raise GameNotFound(channel_id)
+        game = _summary_from_row(game_row)
+        members = _members_tx(connection, channel_id)
+        head = connection.execute(
+            "SELECT e.hash, s.status, s.document FROM games AS g "
+            "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+            "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
+            "WHERE g.channel_id = ?",
+            (channel_id,),
+        ).fetchone()
+        beyond = connection.execute(
+            "SELECT max(version) FROM (SELECT version FROM states WHERE channel_id = ? "
+            "UNION ALL SELECT version FROM patches WHERE channel_id = ?)",
+            (channel_id, channel_id),
+        ).fetchone()
+    if head[2] is None:
+        raise CorruptRecord(channel_id, f"state of version {game.version} is missing")
+    if beyond[0] is not None and int(beyond[0]) > game.version:
+        raise ChainBroken(channel_id, game.version, "states without an event")
+    return ExportHead(
+        game=game.to_json_dict(),
+        members=[member.to_json_dict() for member in members],
+        head_hash=GENESIS_HASH if head[0] is None else str(head[0]),
+        exported_at=format_timestamp(utc_now()),
+        current=(str(head[1]), str(head[2])),
+    )
+
+
+_HISTORY_PAGE = (
+    f"SELECT {VERSION_COLUMNS.format(document='document')} FROM events AS e "
+    "LEFT JOIN patches AS p ON p.channel_id = e.channel_id AND p.version = e.seq "
+    "LEFT JOIN states AS s ON s.channel_id = e.channel_id AND s.version = e.seq "
+    "WHERE e.channel_id = ? AND e.seq > ? AND e.seq <= ? ORDER BY e.seq LIMIT ?"
+)
+
+
+def _history_page_tx(
+    connection: sqlite3.Connection, channel_id: int, after_seq: int, upto_seq: int, limit: int
+) -> list[StoredVersion]:
+    rows = connection.execute(
+        _HISTORY_PAGE, (channel_id, after_seq, upto_seq, limit)
+    ).fetchall()
+    if not rows:
+        _require_game(connection, channel_id)
+    return [stored_version_from_row(row) for row in rows]
+
+
+def _archive_chunk_tx(
+    connection: sqlite3.Connection, archive_id: int, offset: int, size: int
+) -> bytes:
+    """Bytes ``offset`` to ``offset + size`` of an archive's bundle (incremental blob
+    reading: the rest of the blob is not loaded)."""
+    exists = connection.execute(
+        "SELECT length(bundle) FROM archived_games WHERE id = ?", (archive_id,)
+    ).fetchone()
+    if exists is None:
+        raise ArchiveNotFound(archive_id)
+    length = int(exists[0])
+    if offset >= length:
+        return b""
+    with connection.blobopen("archived_games", "bundle", archive_id, readonly=True) as blob:
+        blob.seek(offset)
+        return blob.read(min(size, length - offset))
 
 
 def _add_member_tx(
@@ -1437,6 +1521,9 @@ def configure_connection(
     _enable_wal(connection, busy_timeout_ms)
     # FULL syncs the WAL on every commit: an acknowledged action survives power loss too.
     connection.execute("PRAGMA synchronous = FULL")
+    # A command reads a few pages (its game's rows): SQLite's own cache of 1 MB (not the
+    # default 2 MB) keeps the hot ones; the operating system caches the file anyway.
+    connection.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KB:d}")
     connection.execute("PRAGMA foreign_keys = ON")
     if version < latest:
         migrations.apply_migrations(connection, path)
@@ -1860,19 +1947,16 @@ class SqliteStore:
         return self._advanced(channel_id, result)
 
     async def archive_game(
-        self, channel_id: int, bundle: ExportBundle, *, title: str = ""
+        self, channel_id: int, bundle: ExportBundle | None = None, *, title: str = ""
     ) -> ArchivedGame:
-        """Move an ended game out of its channel into the archive, in one transaction."""
+        """Move an ended game out of its channel into the archive, in one transaction.
+
+        Its history is read page by page and stored compact (`db.archive`); the move
+        itself is one short job, refused if the game changed meanwhile."""
         channel_id = operator.index(channel_id)
-        fields, blob = archive_fields(bundle, title)
+        version, fields, blob = await archive_row(self, channel_id, bundle, title)
         archived = await self._run(
-            partial(
-                _archive_tx,
-                channel_id=channel_id,
-                version=bundle.game.version,
-                fields=fields,
-                blob=blob,
-            ),
+            partial(_archive_tx, channel_id=channel_id, version=version, fields=fields, blob=blob),
             channel_id,
         )
         self.verified_chains.forget(channel_id)
@@ -1893,7 +1977,7 @@ class SqliteStore:
 
     async def restore_archive(self, entry: ArchivedGame, bundle: dict[str, Any]) -> None:
         """Insert an archived game exactly as another store holds it (same id)."""
-        blob = archive_blob(bundle)
+        blob = await asyncio.to_thread(encode_bundle, bundle)
         values = (
             entry.id,
             entry.channel_id,
@@ -1921,11 +2005,12 @@ class SqliteStore:
         await self._run(work)
 
     async def archived_export(self, archive_id: int) -> dict[str, Any]:
-        """An archived game's export bundle as JSON."""
+        """An archived game's whole export bundle as JSON, every state rebuilt (for copies;
+        `db.archive.read_archive` reads it page by page)."""
         blob = await self._run(
             partial(_archived_bundle_tx, archive_id=operator.index(archive_id))
         )
-        return decode_archive(blob)
+        return await asyncio.to_thread(bundle_of, blob)
 
     async def delete_game(self, channel_id: int) -> None:
         """Delete an ended game with its events, states, members and deadlines.
@@ -1963,6 +2048,39 @@ class SqliteStore:
         return await self._run(
             partial(_export_tx, channel_id=channel_id, verify=verify, chains=self.verified_chains),
             channel_id,
+        )
+
+    async def export_head(self, channel_id: int) -> ExportHead:
+        """What an export writes before the events (`db.history.ExportHead`)."""
+        return await self._run(partial(_export_head_tx, channel_id=channel_id), channel_id)
+
+    async def history_page(
+        self, channel_id: int, after_seq: int, upto_seq: int, limit: int = PAGE_VERSIONS
+    ) -> list[StoredVersion]:
+        """Versions ``after_seq + 1`` to at most ``upto_seq`` (``limit`` of them, at most
+        1000): each event's stored texts with its state's patch and full document, if any.
+        One short job on the connection's thread: other commands run between pages."""
+        page = max(1, min(limit, MAX_EVENTS_PAGE))
+        return await self._run(
+            partial(
+                _history_page_tx,
+                channel_id=channel_id,
+                after_seq=after_seq,
+                upto_seq=upto_seq,
+                limit=page,
+            ),
+            channel_id,
+        )
+
+    async def archive_chunk(self, archive_id: int, offset: int, size: int) -> bytes:
+        """Part of an archive's stored bundle (empty past its end)."""
+        return await self._run(
+            partial(
+                _archive_chunk_tx,
+                archive_id=operator.index(archive_id),
+                offset=max(0, offset),
+                size=max(1, size),
+            )
         )
 
     # ---- members -----------------------------------------------------------------------

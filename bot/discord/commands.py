@@ -14,7 +14,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Coroutine
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 import discord
@@ -43,7 +43,7 @@ Suggester = Callable[
 Callback = Callable[..., Coroutine[Any, Any, None]]
 
 
-@cache
+@lru_cache(maxsize=64)  # by kind of value: a handful
 def suggest(kind: str) -> Suggester:
     """The autocomplete callback for values of ``kind`` (unit, target, weapon, side…).
 

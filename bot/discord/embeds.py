@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import discord
 
@@ -138,11 +139,15 @@ class MessagePayload:
     content: str = ""
     allowed_mentions: discord.AllowedMentions = field(default_factory=discord.AllowedMentions.none)
     view: discord.ui.View | None = None
-    files: dict[str, bytes] = field(default_factory=dict)
+    #: Attachments: bytes, or a spooled file's path (a large export, sent from disk).
+    files: dict[str, bytes | Path] = field(default_factory=dict)
 
     def discord_files(self) -> list[discord.File]:
         """Fresh :class:`discord.File` objects (a File is a stream: usable once)."""
-        return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files.items()]
+        return [
+            discord.File(io.BytesIO(data) if isinstance(data, bytes) else data, filename=name)
+            for name, data in self.files.items()
+        ]
 
 
 # -- cards -> embeds -> messages ----------------------------------------------------------------

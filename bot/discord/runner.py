@@ -27,6 +27,7 @@ from bot.discord.embeds import MessagePayload, reply_to_messages
 from bot.discord.errors import PENDING, describe_interaction, report_error
 from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
+from bot.export import discard
 from bot.render.pictures import reply_picture
 from bot.service import MAX_SCENARIO_BYTES, Reply, Request
 from rules.core.errors import InvalidInput, RulesError
@@ -180,8 +181,8 @@ async def _run_command(
         await report_error(interaction, error, context=context)
         return
     _remember(interaction, request, reply)
-    picture = await reply_picture(reply)
     try:
+        picture = await reply_picture(reply)
         await send_payloads(
             interaction,
             reply_to_messages(reply, channel_id=request.channel_id, picture=picture),
@@ -190,6 +191,9 @@ async def _run_command(
     except Exception as error:
         # The command is committed; only its display failed (Discord refused a message).
         await report_error(interaction, error, context=context)
+    finally:
+        # A large export's files were sent from disk: the spool goes once they are.
+        await asyncio.to_thread(discard, reply.spool)
 
 
 async def run_button(

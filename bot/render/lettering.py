@@ -20,6 +20,8 @@ from importlib import resources
 
 from PIL import Image, ImageDraw, ImageFont
 
+from rules.core.caches import BoundedCache
+
 RGB = tuple[int, int, int]
 
 HALO_PLATE = (255, 255, 255, 185)
@@ -51,7 +53,7 @@ _SPELLED = str.maketrans(
 )
 
 
-@cache
+@lru_cache(maxsize=4096)
 def plain(text: str) -> str:
     """``text`` in the characters the bundled font draws."""
     if all(char in FONT_HAS for char in text):
@@ -73,7 +75,7 @@ def _font_bytes() -> bytes:
     return (resources.files("bot.render") / FONT_FILE).read_bytes()
 
 
-@cache
+@lru_cache(maxsize=32)
 def font(size: int) -> ImageFont.FreeTypeFont:
     """The bundled font at ``size`` pixels (never the machine's fonts)."""
     return ImageFont.truetype(io.BytesIO(_font_bytes()), size)
@@ -84,20 +86,37 @@ def width_of(text: str, size: int) -> float:
     return float(font(size).getlength(text))
 
 
-@lru_cache(maxsize=4096)
-def lettering(text: str, size: int, anchor: str) -> tuple[Image.Image, int, int]:
+Lettering = tuple[Image.Image, int, int]
+
+#: Words rendered, by (text, size, anchor): at most 4,096 and about 4 MB of masks (a caption
+#: changes with every event; the words of a game's units and areas come back).
+LETTERING: BoundedCache[tuple[str, int, str], Lettering] = BoundedCache(
+    4096,
+    name="map lettering",
+    max_weight=4 * 1024 * 1024,
+    weigh=lambda key, value: 200 + len(key[0]) + value[0].width * value[0].height,
+)
+
+
+def lettering(text: str, size: int, anchor: str) -> Lettering:
     """``text`` rendered once as a coverage mask, with its offset from the anchor point.
 
     The same words come back in picture after picture of a game (unit ids, hex
     coordinates, area names, side names): each is rendered by FreeType once, then pasted.
     """
+    key = (text, size, anchor)
+    kept = LETTERING.get(key)
+    if kept is not None:
+        return kept
     face = font(size)
     box = face.getbbox(text, anchor=anchor)
     left, top = math.floor(box[0]), math.floor(box[1])
     right, bottom = math.ceil(box[2]), math.ceil(box[3])
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(mask).text((-left, -top), text, font=face, fill=255, anchor=anchor)
-    return mask, left, top
+    rendered = (mask, left, top)
+    LETTERING.put(key, rendered)
+    return rendered
 
 
 def text_box(

@@ -14,14 +14,29 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
+from rules.core.caches import BoundedCache
 from rules.core.dice import DiceTray
-from rules.core.odds import BoundedCache, Weight, _PathSource, convolve_counts, distribution_of
+from rules.core.odds import Weight, _PathSource, convolve_counts, distribution_of
 
 ItemT = TypeVar("ItemT", bound=Hashable)
 A = TypeVar("A", bound=Hashable)
 
-_PARTS: BoundedCache[tuple[Hashable, Hashable], tuple[tuple[Any, Weight], ...]] = BoundedCache(4096)
-_FOLDED: BoundedCache[tuple[Hashable, ...], tuple[tuple[Any, Weight], ...]] = BoundedCache(1024)
+
+
+def _distribution_weight(key: tuple[Hashable, ...], value: tuple[tuple[Any, Weight], ...]) -> int:
+    """About the bytes an entry takes: each value with its weight (~250 B), and the key's
+    items (a fold is keyed by every part it folds)."""
+    items = key[1] if len(key) > 1 and isinstance(key[1], tuple) else ()
+    return 500 + 250 * len(value) + 100 * len(items)
+
+
+# One part's distribution by its input, and folds of several parts; about 1 MB each.
+_PARTS: BoundedCache[tuple[Hashable, Hashable], tuple[tuple[Any, Weight], ...]] = BoundedCache(
+    4096, name="composed parts", max_weight=1024 * 1024, weigh=_distribution_weight
+)
+_FOLDED: BoundedCache[tuple[Hashable, ...], tuple[tuple[Any, Weight], ...]] = BoundedCache(
+    1024, name="composed folds", max_weight=1024 * 1024, weigh=_distribution_weight
+)
 
 
 def independent(

@@ -4,7 +4,11 @@ The grammar is small and every input is bounded, so no expression can make the b
 long: at most :data:`MAX_TERMS` terms, :data:`MAX_DICE` dice in all, dice of 2 to 100 sides,
 modifiers up to ±10,000. A parsed :class:`DiceExpression` rolls through the same
 :class:`~rules.core.dice.DiceTray` as the rules (so typed physical dice work too) into a
-:class:`RollResult` that front ends render; the distribution of the total is exact.
+:class:`RollResult`; :func:`roll_with_odds` adds the exact chance of rolling at least as much,
+computed once (the bot does it on its rules thread) and only read by the renderers. The odds
+of an expression whose exact distribution would cost more than :data:`MAX_ODDS_WORK` steps
+(:func:`odds_work`: every convolution, within and between terms, and the kept-dice walk
+with its sorting) are not computed at all: the roll says so instead.
 
     expression := term (("+" | "-") term)*
     term       := integer | [count] "d" (sides | "%") [("kh" | "kl" | "k") keep]
@@ -13,19 +17,24 @@ modifiers up to ±10,000. A parsed :class:`DiceExpression` rolls through the sam
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from math import comb
 
 from rules.core.dice import DiceTray, Die, Roll
 from rules.core.errors import InvalidInput
+from rules.core.i18n import translate
+from rules.core.odds import current_odds_budget
 
 MAX_LENGTH = 80
 MAX_TERMS = 10
 MAX_DICE = 100
 MAX_MODIFIER = 10_000
-# Steps the exact odds of one /roll may take (about 0.1 s): beyond, the roll shows no odds.
-MAX_ODDS_WORK = 400_000
+# Steps the exact odds of one /roll may take (under 0.1 s; `odds_work`): beyond, the roll
+# shows no odds. A step is one dictionary update of a convolution or of the kept-dice walk
+# (measured: 40-100 ns each).
+MAX_ODDS_WORK = 1_000_000
 
 _TOKEN = re.compile(r"\s*([+-])?\s*(?:(\d{0,3})d(\d{1,3}|%)(?:(kh|kl|k)(\d{1,3}))?|(\d{1,5}))\s*")
 
@@ -84,18 +93,44 @@ class DiceExpression:
         """The exact distribution of the total, or None when it would cost too much.
 
         Sums are integer convolutions; keep-highest/lowest walks the kept faces. The work is
-        estimated first and capped (:data:`MAX_ODDS_WORK`), so ``/roll 100d100`` answers at
-        once, without odds.
+        estimated first (:func:`odds_work`) and capped (:data:`MAX_ODDS_WORK`), so ``/roll
+        100d100`` or ``99d3kh50`` answers at once, without odds.
         """
-        if sum(_work(term) for term in self.terms) > MAX_ODDS_WORK:
+        counts = self._counts()
+        if counts is None:
             return None
-        counts: dict[int, int] = {self.modifier: 1}
-        denominator = 1
-        for term in self.terms:
-            term_counts = _term_counts(term)
-            counts = _convolve(counts, term_counts)
-            denominator *= term.sides**term.count
+        denominator = self.outcomes()
         return {value: Fraction(count, denominator) for value, count in counts.items()}
+
+    def outcomes(self) -> int:
+        """How many equally likely rolls there are: the product of every die's sides."""
+        total = 1
+        for term in self.terms:
+            total *= term.sides**term.count
+        return total
+
+    def chance_at_least(self, total: int) -> Fraction | None:
+        """P(total ≥ ``total``), exact, or None when the odds would cost too much."""
+        counts = self._counts()
+        if counts is None:
+            return None
+        favourable = sum(count for value, count in counts.items() if value >= total)
+        return Fraction(favourable, self.outcomes())
+
+    def _counts(self) -> dict[int, int] | None:
+        """Total → how many of the equally likely rolls give it (None: too costly)."""
+        if odds_work(self) > MAX_ODDS_WORK:
+            return None
+        # A safety net behind the estimate: past the caller's odds budget, give up.
+        budget = current_odds_budget()
+        deadline = None if budget is None else time.perf_counter() + budget
+        counts: dict[int, int] = {self.modifier: 1}
+        for term in self.terms:
+            term_counts = _term_counts(term, deadline)
+            if term_counts is None:
+                return None
+            counts = _convolve(counts, term_counts)
+        return counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +145,18 @@ class RolledTerm:
 
 @dataclass(frozen=True, slots=True)
 class RollResult:
-    """A rolled expression: every die, the total, and the chance of doing at least as well."""
+    """A rolled expression: every die, the total, and the chance of doing at least as well.
+
+    ``chance`` is P(total ≥ this total) once computed (:func:`roll_with_odds`);
+    ``odds_skipped`` says the odds were not computed because they would cost too much.
+    Renderers read both and compute nothing.
+    """
 
     expression: DiceExpression
     terms: tuple[RolledTerm, ...]
     total: int
+    chance: Fraction | None = None
+    odds_skipped: bool = False
 
     @property
     def rolls(self) -> tuple[Roll, ...]:
@@ -122,11 +164,21 @@ class RollResult:
         return tuple(roll for term in self.terms for roll in term.rolls)
 
     def at_least(self) -> Fraction | None:
-        """P(total ≥ this total): how lucky the roll was (None when not computed)."""
-        distribution = self.expression.distribution()
-        if distribution is None:
-            return None
-        return sum((p for value, p in distribution.items() if value >= self.total), Fraction(0))
+        """P(total ≥ this total): how lucky the roll was (None when too costly).
+
+        Computes it (use :func:`roll_with_odds` to compute it once and keep it)."""
+        return self.expression.chance_at_least(self.total)
+
+    def with_odds(self) -> RollResult:
+        """The same roll carrying its chance (or the mark that it was too costly)."""
+        chance = self.at_least()
+        return replace(self, chance=chance, odds_skipped=chance is None)
+
+
+def roll_with_odds(text: str, tray: DiceTray) -> RollResult:
+    """Parse ``text``, roll it through ``tray`` and compute its odds: the whole of a
+    ``/roll``, in one call (for the bot's rules thread)."""
+    return parse_expression(text).roll(tray).with_odds()
 
 
 def parse_expression(text: str) -> DiceExpression:
@@ -185,50 +237,104 @@ def _convolve(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
     return out
 
 
-def _work(term: DiceTerm) -> int:
-    """About how many steps the exact distribution of a term costs."""
-    if term.keep is None or term.keep == term.count:
-        return term.count * term.count * term.sides * term.sides // 2
-    states = comb(term.sides + term.keep - 1, term.keep)
-    return term.count * states * term.sides
+def _span(term: DiceTerm) -> int:
+    """How many distinct totals a term can give."""
+    kept = term.count if term.keep is None else term.keep
+    return kept * (term.sides - 1) + 1
 
 
-def _term_counts(term: DiceTerm) -> dict[int, int]:
-    """Outcome → number of the ``sides ** count`` equally likely rolls giving it."""
+#: What one step of the kept-dice walk costs, in steps of a plain convolution.
+_KEPT_STEP = 4
+
+
+def _term_work(term: DiceTerm) -> int:
+    """The steps of a term's own distribution, as `_term_counts` computes it."""
+    count, sides = term.count, term.sides
+    if term.keep is None or term.keep == count:
+        # One die at a time: the running sum of i dice has i·(sides-1)+1 values.
+        return sum((i * (sides - 1) + 1) * sides for i in range(count))
+    # The kept walk (`_kept_counts`), face by face: after j faces, the states with u dice
+    # placed have min(u, keep) kept faces out of j values (at most min(u, keep)·(j-1)+1
+    # sums); each state tries every number of the remaining dice on the next face.
+    keep = term.keep
+    work = count + 1  # the first face, from the empty state
+    for placed in range(1, sides - 1):
+        work += sum(
+            (min(used, keep) * (placed - 1) + 1) * (count - used + 1) for used in range(count + 1)
+        )
+    # The last face takes every die left: one step per state, then the totals. A step of
+    # this walk (a tuple key, a big-integer product) costs about four of a plain sum's.
+    last = sum(min(used, keep) * (sides - 2) + 1 for used in range(count + 1))
+    return _KEPT_STEP * (work + 2 * last)
+
+
+def odds_work(expression: DiceExpression) -> int:
+    """About how many steps the exact distribution of ``expression`` costs.
+
+    Each term's own distribution (`_term_work`), plus the convolution of the running total
+    with each term (the product of their numbers of values), plus the counting of the
+    totals: an upper estimate of the work `DiceExpression.distribution` does.
+    """
+    work = 0
+    span = 1
+    for term in expression.terms:
+        work += _term_work(term)
+        work += span * _span(term)
+        span += _span(term) - 1
+    return work + span
+
+
+def _term_counts(term: DiceTerm, deadline: float | None = None) -> dict[int, int] | None:
+    """Outcome → number of the ``sides ** count`` equally likely rolls giving it (None if
+    ``deadline``, a `time.perf_counter` instant, passes first)."""
     one = dict.fromkeys(range(1, term.sides + 1), 1)
+    total: dict[int, int] | None
     if term.keep is None or term.keep == term.count:
-        total: dict[int, int] = {0: 1}
+        total = {0: 1}
         for _ in range(term.count):
+            if deadline is not None and time.perf_counter() > deadline:
+                return None
             total = _convolve(total, one)
     else:
-        total = _kept_counts(term)
+        total = _kept_counts(term, deadline)
+        if total is None:
+            return None
     return {term.sign * value: count for value, count in total.items()}
 
 
-def _kept_counts(term: DiceTerm) -> dict[int, int]:
-    """Keep-highest/lowest: a walk over the sorted kept faces (state: the kept multiset).
+def _kept_counts(term: DiceTerm, deadline: float | None = None) -> dict[int, int] | None:
+    """Keep-highest/lowest, by order statistics: the faces from the best one down.
 
-    Each die in turn updates the best ``keep`` faces so far; only the kept faces matter,
-    so the states stay few for the usual rolls (4d6kh3: 56 states).
+    How many dice show each face is chosen face by face (``comb(left, m)`` ways to pick
+    which of the dice left show it); the first ``keep`` dice met, best faces first, are the
+    kept ones. A state is (dice placed, sum kept) whatever the faces behind it, so
+    ``99d3kh50`` walks a few thousand states, not every multiset of 50 kept faces.
     """
-    states: dict[tuple[int, ...], int] = {(): 1}
-    for _ in range(term.count):
-        following: dict[tuple[int, ...], int] = {}
-        for kept, count in states.items():
-            for face in range(1, term.sides + 1):
-                key = tuple(sorted((*kept, face), reverse=not term.keep_lowest)[: term.keep])
-                following[key] = following.get(key, 0) + count
+    count, keep = term.count, term.keep or term.count
+    faces = list(range(1, term.sides + 1)) if term.keep_lowest else list(range(term.sides, 0, -1))
+    ways_to_pick = [[comb(left, m) for m in range(left + 1)] for left in range(count + 1)]
+    states: dict[tuple[int, int], int] = {(0, 0): 1}
+    for index, face in enumerate(faces):
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
+        last = index == len(faces) - 1
+        following: dict[tuple[int, int], int] = {}
+        for (placed, kept_sum), ways in states.items():
+            left = count - placed
+            room = max(0, keep - placed)
+            for shown in (left,) if last else range(left + 1):
+                key = (placed + shown, kept_sum + min(shown, room) * face)
+                following[key] = following.get(key, 0) + ways * ways_to_pick[left][shown]
         states = following
     totals: dict[int, int] = {}
-    for kept, count in states.items():
-        totals[sum(kept)] = totals.get(sum(kept), 0) + count
+    for (_, kept_sum), ways in states.items():
+        totals[kept_sum] = totals.get(kept_sum, 0) + ways
     return totals
 
 
 def render_roll(result: RollResult, language: str) -> str:
-    """``2d6+1 → 9`` with each die (dropped ones struck through) and the chance of as much."""
-    from rules.core.i18n import translate
-
+    """``2d6+1 → 9`` with each die (dropped ones struck through) and the chance of as much
+    (as computed by :func:`roll_with_odds`: nothing is computed here)."""
     parts = []
     for rolled in result.terms:
         faces = ", ".join(
@@ -242,8 +348,9 @@ def render_roll(result: RollResult, language: str) -> str:
         "render.roll", language, notation=result.expression.notation, total=result.total
     )
     lines = [head, " · ".join(parts)]
-    chance = result.at_least()
-    if chance is not None:
-        percent = f"{float(chance) * 100:.1f} %"
+    if result.chance is not None:
+        percent = f"{float(result.chance) * 100:.1f} %"
         lines.append(translate("render.roll_odds", language, total=result.total, chance=percent))
+    elif result.odds_skipped:
+        lines.append(translate("render.roll_no_odds", language))
     return "\n".join(lines)

@@ -22,6 +22,7 @@ from rules.core.battlefield import (
     TerrainArea,
 )
 from rules.core.budget import charge
+from rules.core.caches import BoundedCache
 from rules.core.errors import InvalidInput
 
 # Lengths below this are measuring noise (a line grazing a corner, a point on an edge).
@@ -48,8 +49,12 @@ BOX_MARGIN_CM = 1.0
 _Edge = tuple[float, float, float, float, float, float, float, float]
 _Box = tuple[float, float, float, float]
 
-_shapes: dict[int, tuple[Shape, _Box, tuple[_Edge, ...]]] = {}
-_MAX_SHAPES = 4096
+# By shape object, the shape kept with its box and edges (its id is not reused meanwhile). A
+# command tests a battlefield's few areas many times; the shapes of documents no longer asked
+# about go first (each command reads its document anew, with new shapes).
+_shapes: BoundedCache[int, tuple[Shape, _Box, tuple[_Edge, ...]]] = BoundedCache(
+    128, name="shape boxes"
+)
 
 
 def _prepared(shape: Shape) -> tuple[Shape, _Box, tuple[_Edge, ...]]:
@@ -87,10 +92,8 @@ def _prepared(shape: Shape) -> tuple[Shape, _Box, tuple[_Edge, ...]]:
             )
             for i in range(count)
         )
-    if len(_shapes) >= _MAX_SHAPES:
-        _shapes.clear()  # shapes of games no longer asked about
     kept = (shape, box, edges)
-    _shapes[id(shape)] = kept  # the shape is kept: its id is not reused meanwhile
+    _shapes.put(id(shape), kept)  # the shape is kept: its id is not reused meanwhile
     return kept
 
 
@@ -136,7 +139,7 @@ def _on_edge(px: float, py: float, ax: float, ay: float, bx: float, by: float) -
     return abs(cross) <= EPSILON_CM * max(1.0, math.hypot(bx - ax, by - ay))
 
 
-_centroids: dict[int, tuple[Shape, Point]] = {}
+_centroids: BoundedCache[int, tuple[Shape, Point]] = BoundedCache(128, name="centroids")
 
 
 def centroid(shape: Shape) -> Point:
@@ -146,10 +149,8 @@ def centroid(shape: Shape) -> Point:
     kept = _centroids.get(id(shape))
     if kept is not None and kept[0] is shape:
         return kept[1]
-    if len(_centroids) >= _MAX_SHAPES:
-        _centroids.clear()
     found = _polygon_centroid(shape)
-    _centroids[id(shape)] = (shape, found)  # the shape is kept: its id is not reused
+    _centroids.put(id(shape), (shape, found))  # the shape is kept: its id is not reused
     return found
 
 
@@ -174,7 +175,6 @@ def _polygon_centroid(shape: PolygonShape) -> Point:
 # The table is cut into at most this many cells a side; each cell lists the areas whose box
 # overlaps it. A point asks the few areas of its cell instead of every area of the table.
 _GRID_CELLS = 16
-_MAX_INDEXES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +193,8 @@ class _AreaIndex:
         return self.cells[row * _GRID_CELLS + column]
 
 
-_indexes: dict[int, _AreaIndex] = {}
+# By battlefield object (kept with it, so its id is not reused meanwhile).
+_indexes: BoundedCache[int, _AreaIndex] = BoundedCache(16, name="area indexes")
 
 
 def _index(field: Battlefield) -> _AreaIndex:
@@ -214,9 +215,7 @@ def _index(field: Battlefield) -> _AreaIndex:
             for column in range(first_col, last_col + 1):
                 buckets[row * _GRID_CELLS + column].append(position)
     built = _AreaIndex(field, boxes, cell_w, cell_h, tuple(tuple(b) for b in buckets))
-    if len(_indexes) >= _MAX_INDEXES:
-        _indexes.clear()  # battlefields of states no longer asked about
-    _indexes[id(field)] = built
+    _indexes.put(id(field), built)
     return built
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterator, Mapping
-from functools import cache
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -46,7 +46,7 @@ def _locale_files(language: str) -> Iterator[str]:
             yield candidate.read_text(encoding="utf-8")
 
 
-@cache
+@lru_cache(maxsize=8)  # a few languages (an unknown one is an empty catalogue)
 def catalogue(language: str) -> Mapping[str, str]:
     """The flattened catalogue of one language (an empty one for an unknown language)."""
     entries: dict[str, str] = {}

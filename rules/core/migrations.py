@@ -32,7 +32,7 @@ import importlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from rules.core.errors import InvalidInput, RulesError
@@ -141,7 +141,7 @@ def _copy_json(document: Mapping[str, Any]) -> dict[str, Any]:
     return copied
 
 
-@cache
+@lru_cache(maxsize=16)  # one per ruleset
 def document_format(ruleset: str) -> DocumentFormat:
     """The format of ``ruleset``'s documents, from ``rules.<ruleset>.migrations.FORMAT``."""
     module = importlib.import_module(f"rules.{ruleset}.migrations")

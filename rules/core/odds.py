@@ -8,15 +8,13 @@ The work is bounded by ``limit`` runs, and results are cached by the caller.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from rules.core.budget import remaining
 from rules.core.dice import Die
@@ -29,6 +27,11 @@ DEFAULT_PATH_LIMIT = 5_000
 # A wall-clock safety net for one enumeration, set by a caller that serves many users (the
 # bot's service); None (the default) keeps odds deterministic for tests and the CLI.
 _BUDGET: ContextVar[float | None] = ContextVar("odds_budget", default=None)
+
+
+def current_odds_budget() -> float | None:
+    """The seconds an enumeration may take in this context (None: no budget)."""
+    return _BUDGET.get()
 
 
 @contextmanager
@@ -285,44 +288,3 @@ def convolve_counts(
             key=lambda item: -float(item[1]),
         )
     )
-
-
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-
-class BoundedCache(Generic[K, V]):
-    """A small least-recently-used cache (bounded memory for any stream of inputs).
-
-    Safe to share between threads (the bot runs rules on several): each access holds a
-    lock, since a read that refreshes a key and a write that evicts it must not interleave.
-    """
-
-    def __init__(self, capacity: int) -> None:
-        self._capacity = capacity
-        self._items: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        """The cached value, refreshed as most recently used, or ``None``."""
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: K, value: V) -> None:
-        """Store a value, evicting the least recently used beyond capacity."""
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._capacity:
-                self._items.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def clear(self) -> None:
-        """Forget everything."""
-        with self._lock:
-            self._items.clear()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ class Ruleset:
             ) from None
 
 
-@cache
+@lru_cache(maxsize=16)  # the known rulesets (an unknown key raises: nothing kept)
 def get_ruleset(key: str) -> Ruleset:
     """The ruleset registered under ``key``."""
     if key not in KNOWN_RULESETS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -263,6 +263,6 @@ def load_bundled_model(package: str, model: type[ModelT], scenario_id: str) -> M
     return parsed
 
 
-@cache
+@lru_cache(maxsize=64)  # the bundled scenarios: a handful
 def _parsed_bundle(package: str, model: type[ModelT], scenario_id: str, path: Path) -> ModelT:
     return parse_yaml_model(path.read_text("utf-8"), model, scenario_id)

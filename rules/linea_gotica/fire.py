@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import math
-from functools import cache
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import Field
@@ -827,7 +827,7 @@ class ScatterDistanceInput(Frozen):
     direction: Direction = Direction.LONG
 
 
-@cache
+@lru_cache(maxsize=256)
 def _deviation_labels(direction: str, dice: int) -> tuple[str, ...]:
     return tuple(f"Deviation {direction} #{index + 1} — d10" for index in range(dice))
 

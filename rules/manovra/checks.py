@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -96,7 +96,7 @@ class _TestRule:
     dice: tuple[str, ...]
 
 
-@cache
+@lru_cache(maxsize=32)
 def _test_rule(kind: TestKind) -> _TestRule:
     table = load_tables()["test"]
     row = table.row_by_id(kind.value)
@@ -117,7 +117,7 @@ def _test_rule(kind: TestKind) -> _TestRule:
     )
 
 
-@cache
+@lru_cache(maxsize=64)
 def _die(name: str) -> Die:
     # A test's die is named on every odds path: parsed once per name.
     return parse_die(name)
@@ -266,7 +266,7 @@ class _ScatterRule:
     zero_hits_point: bool
 
 
-@cache
+@lru_cache(maxsize=32)
 def _scatter_rule(kind: ScatterKind) -> _ScatterRule:
     table = load_tables()["dispersione"]
     row = table.row_by_id(kind.value)

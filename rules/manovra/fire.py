@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Hashable
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Literal
 
 from pydantic import Field, model_validator
 
+from rules.core.caches import BoundedCache
 from rules.core.compose import independent
 from rules.core.dice import D6, D10, DiceTray, parse_die
 from rules.core.errors import InvalidInput, UnknownName
-from rules.core.odds import BoundedCache
 from rules.core.procedures import ODDS_CACHE_CLEARERS
 from rules.core.resolution import (
     Comparison,
@@ -37,7 +37,9 @@ MAX_SHOTS = 10_000
 
 # Cells read, by the identity of their table, row and column (the loaded tables live as long
 # as the process): every odds path reads the same few cells again.
-_READS: dict[tuple[int, int, int], tuple[Table, Row, Column, TableRead]] = {}
+_READS: BoundedCache[tuple[int, int, int], tuple[Table, Row, Column, TableRead]] = (
+    BoundedCache(2048, name="manovra cells read")
+)
 
 
 def _read(table: Table, row: Row, column: Column) -> TableRead:
@@ -48,9 +50,7 @@ def _read(table: Table, row: Row, column: Column) -> TableRead:
     read = TableRead(
         table.id, table.title, table.row_label(row), column.label, table.cell(row, column)
     )
-    if len(_READS) >= 4096:
-        _READS.clear()
-    _READS[key] = (table, row, column, read)
+    _READS.put(key, (table, row, column, read))
     return read
 
 
@@ -339,7 +339,7 @@ def _on_axis(table: Table, axis: str, gun_class: str) -> bool:
     return True
 
 
-@cache
+@lru_cache(maxsize=64)
 def _always_gt75(classes: tuple[object, ...]) -> frozenset[str]:
     return frozenset(str(name) for name in classes)
 
@@ -594,7 +594,7 @@ def _has_band(table: Table, axis: str, value: int) -> bool:
     return any(band is not None and value in band for band, _, _ in table.axis_bands(axis))
 
 
-@cache
+@lru_cache(maxsize=256)
 def _miss_scatter(delivery: Delivery, ad: int) -> ScatterInput:
     """Where a missed HE round of this delivery lands (built once, not on every odds path)."""
     kind = {
@@ -634,12 +634,12 @@ class ThrownInput(HitTarget):
     gun_class: str = Field("Bm", max_length=10)
 
 
-@cache
+@lru_cache(maxsize=256)
 def _precision_test(ad: int, vehicle: bool) -> TestInput:
     return TestInput(kind=TestKind.PT, ad=ad, precision_die="D12" if vehicle else "D10")
 
 
-@cache
+@lru_cache(maxsize=128)
 def _grenade_scatter(ad: int) -> ScatterInput:
     return ScatterInput(kind=ScatterKind.LANCIO_ORDIGNI, ad=ad)
 
@@ -648,7 +648,9 @@ def _grenade_scatter(ad: int) -> ScatterInput:
 # it on every path, and validating it costs as much as a short resolver step. Keyed by the
 # input's identity (inputs holding armour are not hashable); the entry keeps the input
 # alive, so its id cannot be reused while cached.
-_SHOTS: BoundedCache[int, tuple[ThrownInput, HeavyFireInput]] = BoundedCache(64)
+_SHOTS: BoundedCache[int, tuple[ThrownInput, HeavyFireInput]] = BoundedCache(
+    64, name="manovra grenade shots"
+)
 ODDS_CACHE_CLEARERS.append(_SHOTS.clear)  # a cold benchmark forgets them too
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from fractions import Fraction
-from functools import cache
+from functools import lru_cache
 
 from pydantic import Field
 
@@ -87,7 +87,7 @@ def leg_limit_cm(
     return tactical / _divisor(slowest, table.data)
 
 
-@cache  # a handful of (class, allowance, kind) per game; asked for every path checked
+@lru_cache(maxsize=256)  # a few (class, allowance, kind) per game; asked for every path
 def longest_move_cm(unit_class: MovementClass, tactical_cm: float, kind: MoveRate) -> Fraction:
     """The longest move of this kind through any terrain (roads take it farthest): no path
     longer than this is within the allowance, whatever ground it crosses, since each leg

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from rules.core.dice import Die, parse_die
 from rules.core.tables import Column, Row, Table
@@ -28,7 +28,7 @@ def band_die(table: Table, band: RangeBand) -> Die:
     return _die_of(str(table.data["range_dice"][band.value]))
 
 
-@cache
+@lru_cache(maxsize=64)  # by die name: a handful
 def _die_of(text: str) -> Die:
     return parse_die(text)
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from functools import cache
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import Field, model_validator
 
+from rules.core.caches import BoundedCache
 from rules.core.dice import D6, DiceTray, Roll
-from rules.core.odds import BoundedCache
 from rules.core.procedures import ODDS_CACHE_CLEARERS
 from rules.core.resolution import (
     EffectKind,
@@ -56,7 +56,7 @@ def _check_keys(table: Table, keys: Iterable[str], scopes: set[str] | None, wher
                 raise ValueError(f"{where}: {key!r} replaces {excluded!r}; give one of them")
 
 
-@cache
+@lru_cache(maxsize=64)  # by table id: a handful
 def _modifier_rows(table_id: str) -> tuple[dict[str, int], dict[str, int]]:
     """A modifier table's values (read from its 'valeur' cells) and its row order."""
     tables = load_tables()
@@ -133,7 +133,7 @@ def _groups(data: DirectFireInput) -> list[tuple[tuple[str, ...], tuple[TargetUn
 
 _COLUMNS: BoundedCache[
     DirectFireInput, list[tuple[tuple[TargetUnit, ...], tuple[Modifier, ...], int]]
-] = BoundedCache(256)
+] = BoundedCache(256, name="pzgren fire columns")
 
 
 def _columns(

@@ -30,9 +30,10 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rules.core.caches import BoundedCache
 from rules.core.dice import D6, DiceTray, Roll
 from rules.core.errors import InvalidInput
-from rules.core.odds import EXACT_PARTS_LIMIT, BoundedCache, enumerate_odds
+from rules.core.odds import EXACT_PARTS_LIMIT, enumerate_odds
 from rules.core.procedures import ODDS_CACHE_CLEARERS, InputT, Procedure
 from rules.core.resolution import (
     Comparison,
@@ -620,7 +621,7 @@ def _by_outcome(
     return _entries(weights, counts.denominator)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)  # one attack's chain by its input: ~1 KB each
 def _single_attack(kind: str, payload: str) -> tuple[dict[str, Fraction], int]:
     """Outcome code → exact probability for ONE attack, by the core enumerator."""
     model: type[AttackInput] | type[VehicleAttackInput] = (
@@ -713,7 +714,12 @@ def counted_odds(
 
 # -- a procedure whose odds are composed ------------------------------------------------------
 
-_COMPOSED_CACHE: BoundedCache[tuple[str, str], Odds] = BoundedCache(4096)
+_COMPOSED_CACHE: BoundedCache[tuple[str, str], Odds] = BoundedCache(
+    4096,
+    name="w40k4 composed odds",
+    max_weight=1024 * 1024,
+    weigh=lambda key, odds: 300 + len(key[0]) + len(key[1]) + 450 * len(odds.entries),
+)
 
 
 @dataclass(frozen=True)

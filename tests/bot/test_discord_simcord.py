@@ -724,3 +724,29 @@ async def test_seats_take_backs_and_a_pace_through_discord(table: Table) -> None
     assert "repris" in texts(assert_public(taken))
     rewind = await table.anna.slash(table.channel, "game rewind", seq=1)
     assert_private_error(rewind)  # the referee's
+
+
+async def test_a_large_export_is_attached_from_disk_and_its_spool_removed(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bot.export
+    from db.hashing import verify_export
+
+    monkeypatch.setattr(bot.export, "IN_MEMORY_BYTES", 0)  # every file spooled on disk
+    spools: list[Path] = []
+    export_files = bot.export.export_files
+
+    async def spooling(*args: Any, **kwargs: Any) -> Any:
+        exported = await export_files(*args, **kwargs)
+        spools.append(exported.spool)
+        return exported
+
+    monkeypatch.setattr("bot.service.export_files", spooling)
+    await start_game(table)
+    result = await table.bruno.slash(table.channel, "game export")
+    exported = assert_public(result)
+    files = {a.filename: await a.read() for a in exported.attachments}
+    assert sorted(files) == ["arbitro-log.json", "arbitro-report.md"]
+    data = json.loads(files["arbitro-log.json"])
+    assert verify_export(data) == data["head_hash"]
+    assert spools and spools[0] is not None and not spools[0].exists()

@@ -47,3 +47,60 @@ async def test_bad_rolls_are_clear_errors(service, expression, dice_text, key):
             Request(CHANNEL, 5, "roll", {"expression": expression}, dice=dice_text)
         )
     assert caught.value.key.startswith(key)
+
+
+async def test_a_big_roll_keeps_the_event_loop_free_and_its_odds_are_computed_once(
+    service, dice, monkeypatch
+):
+    import asyncio
+    import threading
+    import time
+
+    from bot.discord.embeds import reply_to_messages
+    from rules.core.expression import DiceExpression
+
+    computed: list[str] = []
+    counts = DiceExpression._counts
+
+    def counted(self):  # type: ignore[no-untyped-def]
+        computed.append(threading.current_thread().name)
+        return counts(self)
+
+    monkeypatch.setattr(DiceExpression, "_counts", counted)
+    gaps: list[float] = []
+    done = asyncio.Event()
+
+    async def tick() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    dice.push(*[2] * 99)
+    ticking = asyncio.create_task(tick())
+    await asyncio.sleep(0.02)
+    reply = await service.handle(Request(CHANNEL, 5, "roll", {"expression": "99d3kh50"},
+                                         locale="en"))
+    text = reply_text(reply)
+    embeds = [e.to_dict() for m in reply_to_messages(reply) for e in m.embeds]
+    done.set()
+    await ticking
+    assert computed and all(name.startswith("arbitro-rules") for name in computed)
+    assert len(computed) == 1  # once, for the text and the embeds alike
+    assert reply.roll is not None and reply.roll.chance is not None
+    assert "at least" in text and "at least" in str(embeds)
+    assert max(gaps) < 0.1, max(gaps)
+
+
+async def test_a_roll_whose_odds_cost_too_much_posts_without_them_at_once(service, dice):
+    import time
+
+    dice.push(*[7] * 100)
+    started = time.perf_counter()
+    reply = await service.handle(Request(CHANNEL, 5, "roll", {"expression": "100d100"},
+                                         locale="en"))
+    assert time.perf_counter() - started < 0.5
+    assert reply.roll is not None and reply.roll.odds_skipped and reply.roll.chance is None
+    assert "no odds: too many dice" in reply_text(reply)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 from fractions import Fraction
 
 import pytest
@@ -56,7 +57,7 @@ def test_bad_expressions_are_clear_errors(text: str, key: str) -> None:
 
 
 def test_rolling_keeps_the_highest_and_shows_the_dropped_die() -> None:
-    result = parse_expression("4d6kh3+1").roll(DiceTray(ScriptedDice([2, 6, 1, 5])))
+    result = parse_expression("4d6kh3+1").roll(DiceTray(ScriptedDice([2, 6, 1, 5]))).with_odds()
     assert result.total == 6 + 5 + 2 + 1
     assert result.terms[0].kept == (True, True, False, True)
     text = render_roll(result, "en")
@@ -80,6 +81,7 @@ def test_huge_rolls_answer_without_odds_rather_than_stall() -> None:
     assert expression.distribution() is None
     result = expression.roll(DiceTray(SystemDice()))
     assert 100 <= result.total <= 10_000 and result.at_least() is None
+    assert result.with_odds().odds_skipped
     assert "≥" not in render_roll(result, "it")
 
 
@@ -93,3 +95,62 @@ def test_any_text_is_an_expression_or_a_clear_error(text: str) -> None:
         return
     result = expression.roll(DiceTray(SystemDice()))
     assert isinstance(result.total, int)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    count=st.integers(1, 5),
+    sides=st.integers(2, 6),
+    data=st.data(),
+)
+def test_keeping_dice_is_exact_against_brute_force(count: int, sides: int, data) -> None:
+    keep = data.draw(st.integers(1, count))
+    lowest = data.draw(st.booleans())
+    expression = parse_expression(f"{count}d{sides}{'kl' if lowest else 'kh'}{keep}")
+    exact = expression.distribution()
+    assert exact is not None
+    brute: dict[int, Fraction] = {}
+    for faces in itertools.product(range(1, sides + 1), repeat=count):
+        value = sum(sorted(faces, reverse=not lowest)[:keep])
+        brute[value] = brute.get(value, Fraction(0)) + Fraction(1, sides**count)
+    assert exact == brute
+
+
+def test_the_work_bound_counts_kept_dice_and_the_convolution_between_terms() -> None:
+    from rules.core.expression import MAX_ODDS_WORK, odds_work
+
+    # Ten terms, each cheap alone: what costs is convolving the growing total with each.
+    many = parse_expression("+".join(["10d10"] * 10))
+    alone = odds_work(parse_expression("10d10"))
+    assert odds_work(many) > 10 * alone
+    # Keeping dice costs more per step than a plain sum of the same dice.
+    assert odds_work(parse_expression("20d6kh10")) > odds_work(parse_expression("10d6"))
+    # Past the bound: no odds, at once, and the roll says so.
+    for text in ("100d100", "60d100kh50", "50d100+50d100"):
+        expression = parse_expression(text)
+        assert odds_work(expression) > MAX_ODDS_WORK
+        started = time.process_time()
+        result = expression.roll(DiceTray(SystemDice())).with_odds()
+        assert time.process_time() - started < 0.05
+        assert result.chance is None and result.odds_skipped
+        assert "too many dice" in render_roll(result, "en")
+
+
+@pytest.mark.parametrize(
+    "text", ["99d3kh50", "6d100kh3", "9d100", "3d100kh2", "10d10+10d10+10d10+10d10+10d10"]
+)
+def test_the_costliest_odds_within_the_bound_stay_quick(text: str) -> None:
+    """The estimate holds: what it lets through is computed in well under a second (about
+    0.1 s at most on the development machine; the margin is for a loaded one)."""
+    expression = parse_expression(text)
+    started = time.process_time()
+    chance = expression.chance_at_least(1)
+    assert time.process_time() - started < 0.6
+    assert chance == 1
+
+
+def test_renderers_only_read_the_chance() -> None:
+    result = parse_expression("2d6").roll(DiceTray(ScriptedDice([6, 6])))
+    assert result.chance is None and not result.odds_skipped
+    assert "at least" not in render_roll(result, "en")  # not computed: nothing shown
+    assert "at least 12: 2.8 %" in render_roll(result.with_odds(), "en")

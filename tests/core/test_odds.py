@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from rules.core.caches import BoundedCache
 from rules.core.dice import D6, D8, D10, DiceTray, Die, SystemDice
-from rules.core.odds import BoundedCache, enumerate_odds
+from rules.core.odds import enumerate_odds
 from rules.core.procedures import clear_odds_cache
 from rules.core.resolution import Odds, Outcome
 from rules.manovra import PROCEDURES

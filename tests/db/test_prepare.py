@@ -157,3 +157,26 @@ def test_parsed_documents_forget_a_parse_when_given_a_new_text_alone() -> None:
     memory.keep(1, '{"a":1}', {"a": 1})
     memory.keep(1, '{"b":2}', None)
     assert memory.latest(1) == ('{"b":2}', None)
+
+
+async def test_the_text_a_command_read_is_its_patch_base_whatever_the_preparer_forgot(
+    store: Any,
+) -> None:
+    """The service passes the text its command loaded: the patch is made off the database
+    thread though the preparer keeps only the few channels used last."""
+    await new_game(store, CHANNEL, document=sample_document(turn=1))
+    record = await store.load(CHANNEL)
+    assert record.document_text is not None
+    forgetful = CommitPreparer()  # knows no channel at all
+    prepared = forgetful.prepare(
+        CHANNEL, sample_document(turn=2), base_text=record.document_text
+    )
+    assert prepared.base_text == record.document_text and prepared.patch_json not in (None, "[]")
+    await store.commit(CHANNEL, 1, prepared, prepare_event(_event(1)))
+    assert (await store.load(CHANNEL)).document == sample_document(turn=2)
+    # A base that is not the stored text any more is not trusted: the store makes the patch.
+    stale = forgetful.prepare(CHANNEL, sample_document(turn=3), base_text=record.document_text)
+    await store.commit(CHANNEL, 2, stale, prepare_event(_event(2)))
+    assert (await store.state_at(CHANNEL, 2)).document == sample_document(turn=2)
+    assert (await store.load(CHANNEL)).document == sample_document(turn=3)
+    assert await store.check() == []

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 
 from db import chain
+from db.archive import encode_bundle
 from db.chain import VerifiedChains, VerifiedHead
 from db.errors import ChainBroken
 from db.hashing import canonical_json, compute_event_hash, state_hash
 from db.models import NewEvent
-from db.rows import archive_blob
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game
 
@@ -379,7 +379,7 @@ async def test_db_check_audits_every_archived_game(backend: Backend) -> None:
         bundle = await store.archived_export(archives[TAMPERED])
         bundle["events"][11]["dice"] = [1]  # a die of event 12 (a 6), in the archived bundle
         await backend.tamper(
-            f"UPDATE archived_games SET bundle = {blob_literal(backend, archive_blob(bundle))} "
+            f"UPDATE archived_games SET bundle = {blob_literal(backend, encode_bundle(bundle))} "
             f"WHERE id = {archives[TAMPERED]}"
         )
         assert await store.check() == [

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache, partial
+from functools import lru_cache, partial
 
 from rules.core.battlefield import Point
 from rules.core.budget import charge
@@ -158,7 +158,7 @@ def _fragments(state: ManovraState) -> list[LegalAction]:
     return actions
 
 
-@cache  # the table's limit for a link never changes; asked ~40 times a listing
+@lru_cache(maxsize=32)  # a link's limit never changes; asked ~40 times a listing
 def _comms_limit(link: checks.Link) -> int:
     """How far a request travels over this link with a direct line of sight (cm)."""
     outcome = checks.resolve_communication(
