@@ -14,8 +14,8 @@ never runs beside it. Each job runs inside :func:`rules.core.budget.work_budget`
 long either.
 
 What the rules' caches need (see the report in ``docs/availability.md``): the state memo
-of :class:`rules.core.play.DocumentPlay` is per thread; the odds caches
-(:class:`rules.core.caches.BoundedCache`) lock around each access; the other caches are
+of :class:`rules.core.play.DocumentPlay` is per thread, and forgotten after each job; the
+odds caches (:class:`rules.core.caches.BoundedCache`) lock around each access; the other caches are
 ``functools.cache`` or dicts read and written one operation at a time.
 """
 
@@ -28,6 +28,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from rules.core.play import forget_states
+
 _T = TypeVar("_T")
 
 #: Threads for rules work: enough that a few slow channels (each bounded by the work
@@ -39,6 +41,14 @@ DEFAULT_WORKERS = 4
 #: job wait up to that long at each hand-over (a command makes a dozen: loop, store thread,
 #: worker, loop…); at 1 ms a healthy channel's command stays fast beside a slow one.
 SWITCH_INTERVAL_S = 0.001
+
+
+def _forgetting(job: Callable[[], _T]) -> _T:
+    """Run ``job``, then drop the state memo it left on this thread (`forget_states`)."""
+    try:
+        return job()
+    finally:
+        forget_states()
 
 
 @dataclass
@@ -71,7 +81,7 @@ class ChannelWorkers:
             self._leave(key, turn)
             raise
         try:
-            future: Future[_T] = self._pool.submit(job)
+            future: Future[_T] = self._pool.submit(_forgetting, job)
         except BaseException:
             turn.lock.release()
             self._leave(key, turn)

@@ -53,7 +53,7 @@ _Box = tuple[float, float, float, float]
 # command tests a battlefield's few areas many times; the shapes of documents no longer asked
 # about go first (each command reads its document anew, with new shapes).
 _shapes: BoundedCache[int, tuple[Shape, _Box, tuple[_Edge, ...]]] = BoundedCache(
-    128, name="shape boxes"
+    64, name="shape boxes"  # a battlefield has at most 60 areas (rules.core.scenario)
 )
 
 
@@ -139,7 +139,7 @@ def _on_edge(px: float, py: float, ax: float, ay: float, bx: float, by: float) -
     return abs(cross) <= EPSILON_CM * max(1.0, math.hypot(bx - ax, by - ay))
 
 
-_centroids: BoundedCache[int, tuple[Shape, Point]] = BoundedCache(128, name="centroids")
+_centroids: BoundedCache[int, tuple[Shape, Point]] = BoundedCache(64, name="centroids")
 
 
 def centroid(shape: Shape) -> Point:
@@ -194,7 +194,7 @@ class _AreaIndex:
 
 
 # By battlefield object (kept with it, so its id is not reused meanwhile).
-_indexes: BoundedCache[int, _AreaIndex] = BoundedCache(16, name="area indexes")
+_indexes: BoundedCache[int, _AreaIndex] = BoundedCache(4, name="area indexes")
 
 
 def _index(field: Battlefield) -> _AreaIndex:

@@ -174,6 +174,16 @@ class GamePlay(Protocol):
         ...
 
 
+def forget_states() -> None:
+    """Drop the calling thread's memo of validated states (`DocumentPlay`).
+
+    A memo serves the questions one pass asks of one document; the bot's workers call this
+    after each job, or every worker thread would keep a state (and its document) of each
+    ruleset alive until its next job: tens of validated states, a few MB, for nothing.
+    """
+    DocumentPlay._memos.__dict__.clear()
+
+
 class DocumentPlay:
     """The document plumbing every ruleset's :class:`GamePlay` shares.
 
