@@ -352,8 +352,10 @@ class DocumentPlay:
         raise NotImplementedError
 
     def verbs(self) -> tuple[str, ...]:
-        """The verbs this ruleset accepts (its own, then the two that end any game)."""
-        return (*self.commands.VERBS, *ending.VERBS)
+        """The verbs this ruleset's commands take. ``apply`` also takes the two that end any
+        game (``rules.core.ending.VERBS``: ``game.concede``, ``game.decide``), listed here
+        once the front ends send them."""
+        return tuple(self.commands.VERBS)
 
     def map_view(
         self,

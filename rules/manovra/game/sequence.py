@@ -316,8 +316,8 @@ def _end_turn(state: ManovraState, result: Applied) -> None:
     if victory.turn_over(state, result):
         return
     if ending.last_turn(state, result):
-        result.notices.append(Outcome.of("manovra.turn.game_over", turn=state.turn))
         victory.finish(state, result)
+        result.notices.append(Outcome.of("manovra.turn.game_over", turn=state.turn))
         return
     state.turn += 1
     state.step = TurnStep.TOKENS
