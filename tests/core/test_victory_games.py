@@ -14,8 +14,8 @@ import pytest
 
 from rules.core.dice import Die, ScriptedDice
 from rules.core.play import DocumentPlay
-from rules.core.score import GameResult, compute_score
 from rules.core.ruleset import get_ruleset
+from rules.core.score import GameResult, compute_score
 from tests.fuzz.harness import fill_options
 
 RULESETS = ("manovra", "linea_gotica", "w40k4", "pzgren")
