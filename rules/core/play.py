@@ -15,14 +15,14 @@ from typing import Any, ClassVar, Protocol
 from pydantic import ValidationError
 
 from rules.core import ending
-from rules.core.battlefield import MapView, Overlay
+from rules.core.battlefield import MapView, ObjectiveMark, Overlay
 from rules.core.dice import DiceSource, Roll
 from rules.core.errors import InvalidInput
 from rules.core.game import Applied, disposable
 from rules.core.legal import LegalAction, NotOwed, owed
 from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
-from rules.core.score import GameResult, Score
+from rules.core.score import GameResult, Score, objective_marks
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,6 +336,15 @@ class DocumentPlay:
         """The score if the game ended now (see :meth:`GamePlay.score`)."""
         state = self._state(document)
         return ending.score_of(state, self.victory.battle(state))
+
+    def _objective_marks(
+        self, state: Any, language: str, viewer_side: str | None, *, public: bool
+    ) -> tuple[ObjectiveMark, ...]:
+        """The scenario's objectives for a ruleset's map view, with their holders now as
+        that viewer sees them (units hidden from it do not count)."""
+        battle = self.victory.battle(state)
+        conditions = state.victory.conditions
+        return objective_marks(conditions, battle, language, viewer_side, public=public)
 
     def result(self, document: Mapping[str, Any]) -> GameResult | None:
         """The result of an ended game, None while it goes on."""

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import TypeAdapter
 
-from rules.core.battlefield import Battlefield, Point
+from rules.core.battlefield import Battlefield, CircleShape, ObjectiveMark, Point
 from rules.core.geometry import contains, distance
+from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.victory import (
     Dialect,
@@ -81,6 +82,7 @@ class Piece:
     hex: str | None = None
     fighting: bool = True
     broken: bool = False
+    hidden: bool = False  # hidden from the enemy: a map for others does not count it
 
     @property
     def on_table(self) -> bool:
@@ -419,3 +421,57 @@ def _objective_name(ending: Ending, objectives: Mapping[str, str] | None) -> str
         return None
     objective = ending.condition.partition(":")[2]
     return (objectives or {}).get(objective, objective)
+
+
+def objective_marks(
+    conditions: VictoryConditions | None,
+    battle: Battle,
+    language: str,
+    viewer: str | None = None,
+    *,
+    public: bool = False,
+) -> tuple[ObjectiveMark, ...]:
+    """The objectives as a map draws them, with who holds each now (labels in
+    ``language``), as far as the viewer sees: units hidden from the enemy count only in
+    their own side's view (``viewer``) and the referee's (None, not ``public``)."""
+    if conditions is None:
+        return ()
+    if public or viewer is not None:
+        seen = tuple(p for p in battle.pieces if not p.hidden or (not public and p.side == viewer))
+        battle = replace(battle, pieces=seen)
+    marks = []
+    for objective in conditions.objectives:
+        side, contested = holder(objective, battle)
+        if side is not None:
+            label = translate(
+                "victory.map.held", language, objective=objective.name, side=battle.sides[side]
+            )
+        elif contested:
+            label = translate("victory.map.contested", language, objective=objective.name)
+        else:
+            label = objective.name
+        marks.append(
+            ObjectiveMark(
+                label=label,
+                shape=_objective_shape(objective, battle),
+                hexes=tuple(_hex_cell(text) for text in objective.hexes),
+                holder=side,
+                contested=contested,
+            )
+        )
+    return tuple(marks)
+
+
+def _objective_shape(objective: ObjectiveSpec, battle: Battle) -> Any:
+    field = battle.battlefield
+    if field is None or objective.hexes:
+        return None
+    if objective.point is not None:
+        radius = objective.radius or battle.dialect.radius
+        return CircleShape(center=field.points[objective.point], radius=radius)
+    return next(a.shape for a in field.areas if a.id == objective.area)
+
+
+def _hex_cell(text: str) -> tuple[int, int]:
+    q, _, r = text.partition(",")
+    return int(q), int(r)

@@ -151,6 +151,7 @@ class ManovraPlay(DocumentPlay):
             counters=tuple(counters),
             overlays=overlays,
             caption=caption,
+            objectives=self._objective_marks(state, language, viewer_side, public=public),
         )
 
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:

@@ -152,6 +152,7 @@ class PzgrenPlay(DocumentPlay):
             open_terrain="clear",
             grid=HexGrid(cols=state.columns, rows=state.rows, hexes=tuple(hexes), layout="axial"),
             counters=tuple(counters),
+            objectives=self._objective_marks(state, language, viewer_side, public=public),
         )
 
     @staticmethod

@@ -50,6 +50,7 @@ def battle(state: GameState) -> Battle:
                 initial=initial,
                 at=state.positions.get(unit.id),
                 broken=broken,
+                hidden=unit.hidden,
             )
         )
     return Battle(DIALECT, dict(state.sides), state.turn, tuple(pieces), state.field)

@@ -39,6 +39,7 @@ def battle(state: ManovraState) -> Battle:
                 at=None if off_table else unit.position,
                 fighting=not off_table,
                 broken=unit.has("panic"),
+                hidden=unit.has("concealed"),
             )
         )
     return Battle(DIALECT, dict(state.sides), state.turn, tuple(pieces), state.battlefield)
