@@ -111,3 +111,35 @@ def test_every_bundled_scenario_ends_with_one_result_that_replays(ruleset: str, 
     replayed = _replay(play, scenario, game)
     assert play.result(replayed) == result
     assert replayed == game.document
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_game_saved_before_victory_conditions_loads_and_ends_in_a_draw(ruleset: str):
+    play = _play(ruleset)
+    scenario = play.scenarios()[0]
+    document = play.new_game(scenario, None)
+    old = {key: value for key, value in document.items() if key != "victory"}
+    old["format"] = play.document_format.version - 1
+    loaded = play.load_document(old, validate=True)
+    assert loaded["victory"]["conditions"] is None
+    assert play.score(loaded).empty and play.result(loaded) is None
+    state = play._state(loaded)
+    state.turn = state.max_turns  # the last turn: ending it ends the game
+    game = _random_game_from(play, play._document(state), seed=3)
+    result = play.result(game)
+    assert result is not None and result.winner is None and result.score.empty
+
+
+def _random_game_from(play: DocumentPlay, document: dict[str, Any], seed: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    for _ in range(MAX_COMMANDS):
+        if play.status(document).ended:
+            return document
+        actions = play.legal_actions(document)
+        owed = [a for a in actions if a.owed]
+        choice = rng.choice(owed or actions)
+        options = fill_options(choice, rng)
+        document = play.apply(
+            document, choice.verb, options, RecordingDice(rng), choice.side
+        ).document
+    raise AssertionError("did not end")
