@@ -61,6 +61,6 @@ def _victory(document: dict[str, Any]) -> dict[str, Any]:
     Games saved before had none: their score is empty, and a game that reaches its turn
     limit ends in a draw (a game already over keeps no result).
     """
-    empty = {"conditions": None, "held": {}, "extra_turns": 0, "result": None}
+    empty: dict[str, Any] = {"conditions": None, "held": {}, "extra_turns": 0, "result": None}
     document.setdefault("victory", empty)  # an older document has none
     return document

@@ -24,6 +24,6 @@ def _victory(document: dict[str, Any]) -> dict[str, Any]:
     limit ends in a draw (one that ended with a side destroyed, or already over, keeps no
     result).
     """
-    empty = {"conditions": None, "held": {}, "extra_turns": 0, "result": None}
+    empty: dict[str, Any] = {"conditions": None, "held": {}, "extra_turns": 0, "result": None}
     document.setdefault("victory", empty)  # an older document has none
     return document
