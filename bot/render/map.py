@@ -38,9 +38,17 @@ from bot.render.layout import (
     stack_cells,
 )
 from bot.render.lettering import fit, letter, plain, width_of, wrap, write
-from bot.render.marks import BLOCKED, dashed_outline, draw_overlays
+from bot.render.marks import BLOCKED, OBJECTIVE, dashed_outline, draw_objectives, draw_overlays
 from bot.render.terrain import TERRAIN_KEYWORDS, TERRAIN_STYLES, TerrainStyle, hatch, terrain_style
-from rules.core.battlefield import CircleShape, Counter, HexGrid, MapArea, MapView, PolygonShape
+from rules.core.battlefield import (
+    CircleShape,
+    Counter,
+    HexGrid,
+    MapArea,
+    MapView,
+    PolygonShape,
+    Shape,
+)
 from rules.core.i18n import translate
 
 #: The picture's width in pixels: about what Discord shows of an image on a phone at full
@@ -192,7 +200,28 @@ def _circle_outline(cx: float, cy: float, r: float) -> list[tuple[float, float]]
 
 
 def _area_outline(area: MapArea, frame: _Frame, table_h: float) -> list[tuple[float, float]]:
-    shape = area.shape
+    return _shape_outline(area.shape, frame, table_h)
+
+
+def _objective_outlines(
+    view: MapView, frame: _Frame, to_pixel: _ToPixel, colours: dict[str, RGB]
+) -> list[tuple[list[tuple[float, float]], str, RGB]]:
+    """Each objective's outline in pixels (a hex map: every hex of it), label and colour."""
+    found: list[tuple[list[tuple[float, float]], str, RGB]] = []
+    for mark in view.objectives:
+        colour = colours.get(mark.holder or "", OBJECTIVE)
+        if view.grid is not None:
+            layout = view.grid.layout
+            for col, row in mark.hexes:
+                cx, cy = to_pixel(col, row)
+                corners = _hex_corners(cx, cy, frame.scale * 0.86, layout)
+                found.append((corners, "", colour))  # labels go under the map: see render_map
+        elif mark.shape is not None:
+            found.append((_shape_outline(mark.shape, frame, view.height_cm), mark.label, colour))
+    return found
+
+
+def _shape_outline(shape: Shape, frame: _Frame, table_h: float) -> list[tuple[float, float]]:
     if isinstance(shape, CircleShape):
         cx, cy = frame.table(shape.center.x, shape.center.y, table_h)
         return _circle_outline(cx, cy, shape.radius * frame.scale)
@@ -606,6 +635,13 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
     to_pixel = _ToPixel(view, frame)
     if grid is not None:
         notes, stacked = _draw_grid(image, view, grid, frame, counters)
+        draw_objectives(image, _objective_outlines(view, frame, to_pixel, colours))
+        # Hexes are too small for a label beside the counters: the objectives are named under
+        # the map, before the notes of the hexes.
+        notes = [
+            f"{' '.join(f'{c},{r}' for c, r in mark.hexes)} \u2013 {mark.label}"
+            for mark in view.objectives
+        ] + notes
         # On a hex map a radius counts hexes: from one hex centre to the next.
         draw_overlays(image, view.overlays, to_pixel, frame.scale * math.sqrt(3), language)
         for here, band, hex_ in stacked:  # counters last: no mark covers one
@@ -618,6 +654,7 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
         ImageDraw.Draw(image).rectangle(frame.bounds, outline=INK, width=2)
         placed, names = _layout_table(view, counters, outlines, frame, to_pixel)
         _draw_names(image, names)
+        draw_objectives(image, _objective_outlines(view, frame, to_pixel, colours))
         draw_overlays(image, view.overlays, to_pixel, frame.scale, language)
         _draw_table_counters(image, placed, colours)
         length = _nice_length(view.width_cm / 5)

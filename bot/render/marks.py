@@ -122,8 +122,56 @@ def draw_overlays(
         write(image, at, fit(text, SMALL_TEXT, 260), SMALL_TEXT, colour)
 
 
+#: An objective nobody holds; one a side holds takes that side's colour.
+OBJECTIVE: RGB = (200, 150, 0)
+
+
+def draw_objectives(
+    image: Image.Image,
+    objectives: Iterable[tuple[list[tuple[float, float]], str, RGB]],
+) -> None:
+    """Victory objectives: a thick dashed outline of each place in its holder's colour
+    (gold when nobody holds it), a star on its top edge and its label (if any) above."""
+    draw = ImageDraw.Draw(image, "RGBA")
+    labels: list[tuple[tuple[float, float], str, RGB]] = []
+    for outline, label, colour in objectives:
+        if len(outline) < 2:
+            continue
+        for a, b in itertools.pairwise([*outline, outline[0]]):
+            dashed_line(draw, a, b, (255, 255, 255, 200), 7, dash=10, gap=6)
+            dashed_line(draw, a, b, colour, 4, dash=10, gap=6)
+        top = min(y for _, y in outline)
+        middle = (min(x for x, _ in outline) + max(x for x, _ in outline)) / 2
+        star(draw, (middle, top), 9, colour)
+        if label:
+            labels.append(((middle, top - 19), label, colour))
+    for at, text, colour in labels:
+        write(image, at, fit(text, SMALL_TEXT, 260), SMALL_TEXT, colour)
+
+
+def star(draw: ImageDraw.ImageDraw, centre: tuple[float, float], radius: float, fill: RGB) -> None:
+    """A five-pointed star (the lettering's font has no star glyph), outlined in white."""
+    corners = [
+        (
+            centre[0] + (radius if k % 2 == 0 else radius * 0.45) * math.sin(math.pi * k / 5),
+            centre[1] - (radius if k % 2 == 0 else radius * 0.45) * math.cos(math.pi * k / 5),
+        )
+        for k in range(10)
+    ]
+    draw.polygon(corners, fill=fill, outline=(255, 255, 255), width=1)
+
+
 def _middle(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
     return (a[0] + b[0]) / 2, (a[1] + b[1]) / 2 - 12
 
 
-__all__ = ["BLOCKED", "arrow_head", "dashed_line", "dashed_outline", "draw_overlays"]
+__all__ = [
+    "BLOCKED",
+    "OBJECTIVE",
+    "arrow_head",
+    "dashed_line",
+    "dashed_outline",
+    "draw_objectives",
+    "draw_overlays",
+    "star",
+]

@@ -178,6 +178,20 @@ class Overlay(BaseModel):
     blocked: bool = False  # a line of fire drawn as blocked
 
 
+class ObjectiveMark(BaseModel):
+    """A victory objective as drawn: its place (a point's circle or an area on a measured
+    table, hexes ``(col, row)`` on a hex map), its label in the game's language, and who
+    holds it now (a side id: its colour; None: nobody), or whether it is contested."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    shape: Shape | None = None
+    hexes: tuple[tuple[int, int], ...] = ()
+    holder: str | None = None
+    contested: bool = False
+
+
 class MapView(BaseModel):
     """Everything one viewer may see of the table now, ready to draw."""
 
@@ -193,6 +207,7 @@ class MapView(BaseModel):
     grid: HexGrid | None = None  # a hex map instead of a measured table
     counters: tuple[Counter, ...] = ()
     overlays: tuple[Overlay, ...] = ()
+    objectives: tuple[ObjectiveMark, ...] = ()  # the scenario's victory objectives
     # Under the picture, in the game's language: a ruleset writes its last action (a sentence,
     # or nothing); the front ends put the state of the game on a line above it.
     caption: str = ""
@@ -207,6 +222,7 @@ def table_view(
     overlays: Iterable[Overlay] = (),
     caption: str = "",
     extra_areas: Iterable[MapArea] = (),
+    objectives: Iterable[ObjectiveMark] = (),
 ) -> MapView:
     """A MapView of a measured table: its size, unit, open ground and every terrain area,
     with what the ruleset draws on it (``extra_areas`` go over the table's own: a minefield
@@ -227,5 +243,6 @@ def table_view(
         areas=areas + tuple(extra_areas),
         counters=tuple(counters),
         overlays=tuple(overlays),
+        objectives=tuple(objectives),
         caption=caption,
     )

@@ -14,13 +14,15 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import ValidationError
 
-from rules.core.battlefield import MapView, Overlay
+from rules.core import ending
+from rules.core.battlefield import MapView, ObjectiveMark, Overlay
 from rules.core.dice import DiceSource, Roll
 from rules.core.errors import InvalidInput
-from rules.core.game import disposable
+from rules.core.game import Applied, disposable
 from rules.core.legal import LegalAction, NotOwed, owed
 from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
+from rules.core.score import GameResult, Score, objective_marks
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +175,15 @@ class GamePlay(Protocol):
         stored state (and so the replay of old games) stays as it was."""
         ...
 
+    def score(self, document: Mapping[str, Any]) -> Score:
+        """The score if the game ended now (the result's, once it has ended); empty for a
+        scenario without victory conditions."""
+        ...
+
+    def result(self, document: Mapping[str, Any]) -> GameResult | None:
+        """The result of a game that has ended; None while it goes on."""
+        ...
+
 
 def forget_states() -> None:
     """Drop the calling thread's memo of validated states (`DocumentPlay`).
@@ -197,6 +208,7 @@ class DocumentPlay:
     game: Any  # the ruleset's game module
     commands: Any  # its commands module
     scenario: Any  # its scenario module
+    victory: Any  # its victory module: ``battle(state)`` describes a state for scoring
 
     def scenarios(self) -> list[str]:
         """Ids of the bundled scenarios."""
@@ -278,7 +290,12 @@ class DocumentPlay:
         actor_side: str | None,
         other_dice: DiceSource | None = None,
     ) -> Played:
-        """Apply a verb; ``odds`` previews (turn-order checks skipped) and is not committed."""
+        """Apply a verb; ``odds`` previews (turn-order checks skipped) and is not committed.
+
+        ``game.concede`` and ``game.decide`` (:mod:`rules.core.ending`) end any ruleset's
+        game the same way."""
+        if verb in ending.VERBS:
+            return self._end_game(document, verb, options, actor_side)
         command = self.commands.build_command(verb, options)
         memo = self._memo
         if memo is not None and memo[0] is document:
@@ -310,6 +327,40 @@ class DocumentPlay:
             self._memo = (played.document, applied.state)
         return played
 
+    def _end_game(
+        self,
+        document: Mapping[str, Any],
+        verb: str,
+        options: Mapping[str, Any],
+        actor_side: str | None,
+    ) -> Played:
+        """A concession or the referee's decision: the game ends with its result."""
+        state = self._load_state(document)  # a fresh state: ours to change
+        applied: Applied[Any] = Applied(state)
+        ending.apply_verb(state, self.victory.battle, verb, options, actor_side, applied)
+        played = Played(self._document(state), [], applied.notices, [])
+        self._memo = (played.document, state)
+        return played
+
+    def score(self, document: Mapping[str, Any]) -> Score:
+        """The score if the game ended now (see :meth:`GamePlay.score`)."""
+        state = self._state(document)
+        return ending.score_of(state, self.victory.battle(state))
+
+    def _objective_marks(
+        self, state: Any, language: str, viewer_side: str | None, *, public: bool
+    ) -> tuple[ObjectiveMark, ...]:
+        """The scenario's objectives for a ruleset's map view, with their holders now as
+        that viewer sees them (units hidden from it do not count)."""
+        battle = self.victory.battle(state)
+        conditions = state.victory.conditions
+        return objective_marks(conditions, battle, language, viewer_side, public=public)
+
+    def result(self, document: Mapping[str, Any]) -> GameResult | None:
+        """The result of an ended game, None while it goes on."""
+        found: GameResult | None = self._state(document).victory.result
+        return found
+
     def awaiting(self, document: Mapping[str, Any]) -> str | None:
         """The side whose move it is."""
         side: str | None = self.game.awaiting(self._state(document))
@@ -320,7 +371,9 @@ class DocumentPlay:
         raise NotImplementedError
 
     def verbs(self) -> tuple[str, ...]:
-        """The verbs this ruleset accepts."""
+        """The verbs this ruleset's commands take. ``apply`` also takes the two that end any
+        game (``rules.core.ending.VERBS``: ``game.concede``, ``game.decide``), listed here
+        once the front ends send them."""
         return tuple(self.commands.VERBS)
 
     def map_view(
@@ -343,6 +396,8 @@ class DocumentPlay:
     def options_of(self, verb: str) -> tuple[str, ...]:
         """The option names this ruleset accepts for ``verb`` (none for a verb it lacks);
         ``odds`` takes what ``fire`` takes."""
+        if verb in ending.VERB_OPTIONS:
+            return ending.VERB_OPTIONS[verb]
         table: Mapping[str, tuple[str, Mapping[str, str]]] = self.commands.VERB_OPTIONS
         entry = table.get("fire" if verb == "odds" else verb)
         return tuple(entry[1]) if entry is not None else ()

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rules.core.dice import DiceSource
+from rules.core.ending import VictoryRecord
 from rules.core.errors import IllegalAction
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import run_command
@@ -158,6 +159,7 @@ def new_game(scenario: Scenario) -> GameState:
         scenario_id=scenario.id,
         title=scenario.title,
         max_turns=scenario.turns,
+        victory=VictoryRecord(conditions=scenario.victory),
         night=fire.Night(scenario.night),
         passengers_on_tanks=scenario.passengers_on_tanks,
         sides={s.id: s.name for s in scenario.sides},

@@ -16,6 +16,7 @@ from rules.linea_gotica import scenario as scenario_module
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY
 from rules.linea_gotica.state import GameState, Phase, UnitState
 from rules.linea_gotica.tables import load_tables
+from rules.linea_gotica.turn import victory as victory_module
 from rules.render import value_text
 
 K = RULESET_KEY
@@ -86,6 +87,7 @@ class LineaGoticaPlay(DocumentPlay):
     game = g
     commands = commands_module
     scenario = scenario_module
+    victory = victory_module
 
     def status(self, document: Mapping[str, Any], viewer: str | None = PUBLIC) -> StatusView:
         """Turn, phase, whose move, units with their soldiers' state, owed rolls, missions.
@@ -216,6 +218,7 @@ class LineaGoticaPlay(DocumentPlay):
             field,
             title=state.title,
             sides=dict(state.sides),
+            objectives=self._objective_marks(state, language, viewer_side, public=public),
             # A minefield is drawn only for those who know it (its layer, the referee).
             extra_areas=(
                 MapArea(shape=mines.shape, terrain="campo_minato", label=mines.name)

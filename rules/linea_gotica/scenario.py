@@ -23,6 +23,7 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.linea_gotica.fire import Armour, PenetrationRow
 from rules.linea_gotica.model import Quality
 from rules.linea_gotica.tables import load_tables
@@ -32,6 +33,12 @@ _ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
 Role = Literal[
     "leader", "soldato", "sniper", "esploratore", "servente", "portamunizioni", "osservatore"
 ]
+
+
+#: What linea_gotica means by victory's shared words (rules/linea_gotica/turn/victory.py):
+#: losses in figures (one figure is one man); a point objective is held within 10 cm of it,
+#: an edge reached within 10 cm. Squads have no platoons: "broken" reads squad by squad.
+VICTORY_DIALECT = Dialect("linea_gotica", strength="figures", radius=10.0, depth=10.0)
 
 
 class _Model(BaseModel):
@@ -205,6 +212,9 @@ class Scenario(_Model):
     battlefield: Battlefield | None = Field(
         None, description="the table (issue 16): areas, named points, every unit's position"
     )
+    victory: VictoryConditions | None = Field(
+        None, description="objectives, losses, exits, sudden death, the end and levels"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -272,6 +282,9 @@ class Scenario(_Model):
             if field.id in seen:
                 raise ScenarioReferenceError(f"id {field.id!r} is used twice", ("minefields", m))
             seen.add(field.id)
+        if self.victory is not None:
+            units = {side.id: [unit.id for unit in side.units] for side in self.sides}
+            check_victory(self.victory, VictoryContext(VICTORY_DIALECT, units, self.battlefield))
         return self
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rules.core.battlefield import Battlefield, Overlay, Point, Shape
+from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.linea_gotica.checks import Cover
 from rules.linea_gotica.fire import Armour, Night, TargetFired, TargetKind, TargetMovement
@@ -334,6 +335,8 @@ class GameState(_State):
     positions: dict[str, Point] = Field(default_factory=dict)
     marks: list[Overlay] = Field(default_factory=list)
     """The last action's marks for the picture: line of fire, deviation arrow, blasts."""
+    victory: VictoryRecord = Field(default_factory=VictoryRecord)
+    """Added with issue 25 (format 6): the victory conditions, and the result once over."""
 
     @property
     def serial(self) -> int:

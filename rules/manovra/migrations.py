@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.core.migrations import DocumentFormat, add_format_field
 
-FORMAT = DocumentFormat("manovra", version=4)
+FORMAT = DocumentFormat("manovra", version=5)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
@@ -51,4 +51,16 @@ def _battlefield(document: dict[str, Any]) -> dict[str, Any]:
     for marker in document.get("markers", []):
         marker["aim"] = None
         marker["landings"] = []
+    return document
+
+
+@FORMAT.migration(4)
+def _victory(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 4 → 5 (issue 25): victory conditions and the result.
+
+    Games saved before had none: their score is empty, and a game that reaches its turn
+    limit ends in a draw (a game already over keeps no result).
+    """
+    empty: dict[str, Any] = {"conditions": None, "held": {}, "extra_turns": 0, "result": None}
+    document.setdefault("victory", empty)  # an older document has none
     return document

@@ -14,6 +14,7 @@ from rules.manovra import commands as commands_module
 from rules.manovra import game as g
 from rules.manovra import scenario as scenario_module
 from rules.manovra.game import legal
+from rules.manovra.game import victory as victory_module
 from rules.manovra.tables import load_tables
 from rules.render import value_text
 
@@ -27,6 +28,7 @@ class ManovraPlay(DocumentPlay):
     game = g
     commands = commands_module
     scenario = scenario_module
+    victory = victory_module
 
     def status(self, document: Mapping[str, Any]) -> StatusView:
         """Turn, step, whose move, tokens, units with their state, owed rolls and markers."""
@@ -149,6 +151,7 @@ class ManovraPlay(DocumentPlay):
             counters=tuple(counters),
             overlays=overlays,
             caption=caption,
+            objectives=self._objective_marks(state, language, viewer_side, public=public),
         )
 
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:

@@ -24,12 +24,16 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.core.yamlio import load_yaml
 from rules.manovra.model import MoveRate, RangeBand
 from rules.manovra.tables import load_tables
 
 SCENARIOS_PACKAGE = "rules.manovra"
 _ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
+#: What manovra means by victory's shared words (rules/manovra/game/victory.py): losses in
+#: models; a point objective is held within 10 cm of it, an edge reached within 10 cm.
+VICTORY_DIALECT = Dialect("manovra", strength="models", radius=10.0, depth=10.0)
 # The most rounds of heavy weapons one command fires (each is a roll with its odds): the
 # rate × pieces of one weapon, or of a unit's indirect weapons firing an IF marker.
 MAX_HEAVY_ROUNDS = 100
@@ -178,6 +182,9 @@ class Scenario(_Model):
     battlefield: ScenarioBattlefield | None = Field(
         None, description="the table, its terrain areas, named points and deployment (cm)"
     )
+    victory: VictoryConditions | None = Field(
+        None, description="objectives, losses, exits, sudden death, the end and levels"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -224,7 +231,13 @@ class Scenario(_Model):
                     self._check_rounds(unit, (*where, "units", u, "weapons"))
         if self.battlefield is not None:
             self._check_battlefield(self.battlefield)
+        if self.victory is not None:
+            check_victory(self.victory, self._victory_context())
         return self
+
+    def _victory_context(self) -> VictoryContext:
+        units = {s.id: [u.id for p in s.platoons for u in p.units] for s in self.sides}
+        return VictoryContext(VICTORY_DIALECT, units, self.battlefield)
 
     def _check_rounds(self, unit: UnitSpec, where: tuple[str | int, ...]) -> None:
         """Every round of a heavy weapon is a roll of its own (seed line 9: a unit fires "con

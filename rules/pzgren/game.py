@@ -23,166 +23,30 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rules.core import ending
 from rules.core.dice import DiceSource, DiceTray
+from rules.core.ending import VictoryRecord
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
-from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview, run_command
 from rules.core.legal import NotOwed
 from rules.core.resolution import EffectKind, Outcome, Resolution
 from rules.core.tables import Table
-from rules.pzgren import fire, morale
+from rules.pzgren import fire, morale, victory
 from rules.pzgren.hexes import Hex, directions_adjacent, distance, entry_direction, parse_hex
-from rules.pzgren.model import Armour, Category, MoraleState
-from rules.pzgren.scenario import Scenario, terrain_data, unit_types
+from rules.pzgren.model import Category, MoraleState
+from rules.pzgren.scenario import Scenario, terrain_data
+from rules.pzgren.state import (
+    MAX_FIRERS,
+    MAX_TEXT,
+    MORALE_STATES,
+    Applied,
+    HexState,
+    PendingMorale,
+    PendingSteps,
+    PzgrenState,
+    UnitState,
+)
 from rules.pzgren.tables import load_tables
-
-MAX_TEXT = 80
-MAX_FIRERS = 6
-_MORALE_STATES = frozenset(state.value for state in MoraleState)
-
-
-class _State(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
-
-
-class HexState(_State):
-    """A map hex with something on it besides units."""
-
-    terrain: str = "clear"
-    elevation: int = 0
-    entrenchment: bool = False
-    minefield: str | None = None
-
-
-class UnitState(_State):
-    """A unit in play."""
-
-    id: str
-    name: str
-    side: str
-    type: str
-    hex: str
-    fire: int
-    at: int | None = None
-    armour: int | None = None
-    top: Literal["closed", "open"] | None = None
-    range: int
-    movement: int
-    steps: int
-    initial_steps: int
-    morale: int
-    status: MoraleState = MoraleState.GOOD_ORDER
-    dug_in: bool = False
-    acted: bool = False
-    moved: bool = False
-
-    @property
-    def kind(self) -> dict[str, Any]:
-        """The unit type's data."""
-        return unit_types()[self.type]
-
-    @property
-    def alive(self) -> bool:
-        """Whether the unit has steps left."""
-        return self.steps > 0
-
-    @property
-    def air(self) -> bool:
-        """Whether the unit is an attacking aircraft."""
-        return bool(self.kind.get("air"))
-
-    @property
-    def category(self) -> Category:
-        """Combat unit or transport (wagon, truck, sledge)."""
-        return Category(self.kind["category"])
-
-    @property
-    def armour_kind(self) -> Armour:
-        """Closed- or open-top AFV, or no armour value."""
-        if self.armour is None:
-            return Armour.NONE
-        return Armour.OPEN if self.top == "open" else Armour.CLOSED
-
-    @property
-    def position(self) -> Hex:
-        """The unit's hex."""
-        return parse_hex(self.hex)
-
-
-class PendingSteps(_State):
-    """Step losses of an X result that the owner distributes (the bot asks, one at a time)."""
-
-    hex: str
-    category: Category
-    owed: int
-    units: list[str]
-    open_top: list[str] = Field(default_factory=list)
-    open_top_done: bool = False
-    side: str
-
-
-class PendingMorale(_State):
-    """A morale check owed by a unit (M, M1, M2 …)."""
-
-    unit: str
-    n: int
-
-
-class PzgrenState(_State):
-    """The whole game document of a pzgren game (stored as JSON by ``db/``)."""
-
-    ruleset: Literal["pzgren"] = "pzgren"
-    scenario_id: str
-    title: str
-    turn: int = 1
-    max_turns: int = 6
-    night_turns: list[int] = Field(default_factory=list)
-    ended: bool = False
-    first_side: str
-    active_side: str
-    passes: int = 0
-    sides: dict[str, str]
-    columns: int
-    rows: int
-    hexes: dict[str, HexState] = Field(default_factory=dict)
-    units: dict[str, UnitState]
-    pending_steps: list[PendingSteps] = Field(default_factory=list)
-    pending_morale: list[PendingMorale] = Field(default_factory=list)
-    moved_last: list[str] = Field(default_factory=list)
-    at_entries: dict[str, list[int]] = Field(default_factory=dict)
-
-    def unit(self, unit_id: str) -> UnitState:
-        """A unit by id."""
-        try:
-            return self.units[unit_id]
-        except KeyError:
-            raise UnknownName("error.pzgren.unknown_unit", name=unit_id[:MAX_TEXT]) from None
-
-    def other_side(self, side: str) -> str:
-        """The opponent of ``side``."""
-        return next(s for s in self.sides if s != side)
-
-    def hex_at(self, where: str) -> HexState:
-        """The hex's terrain and features (clear when the scenario says nothing of it)."""
-        return self.hexes.get(where) or HexState()
-
-    def on_map(self, where: Hex) -> bool:
-        """Whether the hex is on the map."""
-        return 0 <= where.q < self.columns and 0 <= where.r < self.rows
-
-    def units_in(self, where: str) -> list[UnitState]:
-        """The units alive in a hex (aircraft are never in a hex)."""
-        return [u for u in self.units.values() if u.alive and not u.air and u.hex == where]
-
-    def occupancy(self) -> dict[str, list[UnitState]]:
-        """:meth:`units_in` of every occupied hex at once (the same units in the same order),
-        for a caller that asks of many hexes while nothing moves."""
-        found: dict[str, list[UnitState]] = {}
-        for unit in self.units.values():
-            if unit.alive and not unit.air:
-                found.setdefault(unit.hex, []).append(unit)
-        return found
-
 
 # -- commands --------------------------------------------------------------------------------
 
@@ -250,7 +114,6 @@ Command = Annotated[
 ]
 
 
-Applied = CoreApplied[PzgrenState]
 
 
 # -- setting up --------------------------------------------------------------------------------
@@ -282,6 +145,7 @@ def new_game(scenario: Scenario) -> PzgrenState:
         scenario_id=scenario.id,
         title=scenario.title,
         max_turns=scenario.turns,
+        victory=VictoryRecord(conditions=scenario.victory),
         night_turns=list(scenario.night_turns),
         first_side=scenario.first_side,
         active_side=scenario.first_side,
@@ -403,8 +267,9 @@ def _end_activation(state: PzgrenState, side: str, result: Applied) -> None:
 
 
 def _settle(state: PzgrenState, result: Applied) -> None:
-    """After opportunity fire: the active side must still have a unit to act."""
-    if _side_destroyed(state, result):
+    """After opportunity fire: the active side must still have a unit to act (unless a side
+    wiped out or broken has ended the game)."""
+    if _side_destroyed(state, result) or victory.settle(state, result):
         return
     side = state.active_side
     if can_act(state, side):
@@ -421,16 +286,17 @@ def _side_destroyed(state: PzgrenState, result: Applied) -> bool:
     for side, name in state.sides.items():
         if not any(u.side == side and u.alive for u in state.units.values()):
             state.ended = True
+            victory.wiped_out(state, side, result)
             result.notices.append(Outcome.of("pzgren.turn.side_destroyed", side=name))
             return True
     return False
 
 
 def _end_turn(state: PzgrenState, result: Applied) -> None:
-    if _side_destroyed(state, result):
+    if _side_destroyed(state, result) or victory.turn_over(state, result):
         return
-    if state.turn >= state.max_turns:
-        state.ended = True
+    if ending.last_turn(state, result):
+        victory.finish(state, result)
         result.notices.append(Outcome.of("pzgren.turn.game_over", turn=state.turn))
         return
     state.turn += 1
@@ -907,7 +773,7 @@ def _apply_effects(state: PzgrenState, resolution: Resolution, result: Applied) 
             _lose_steps(state, unit, effect.amount or 1, result)
         elif effect.kind is EffectKind.STATUS and effect.key == "eliminated":
             _eliminated(state, unit, result)
-        elif effect.kind is EffectKind.STATUS and effect.key in _MORALE_STATES:
+        elif effect.kind is EffectKind.STATUS and effect.key in MORALE_STATES:
             unit.status = MoraleState(effect.key)
         elif effect.kind is EffectKind.TEST_OWED and unit.alive:
             n = int(params.get("n", 0))
@@ -1005,3 +871,35 @@ _HANDLERS: dict[type, Callable[..., None]] = {
     Recover: _do_recover,
     Step: _do_step,
 }
+
+
+# The state lives in rules.pzgren.state; its names are this module's too.
+__all__ = [
+    "MAX_TEXT",
+    "Applied",
+    "Command",
+    "Fire",
+    "FirePlan",
+    "HexState",
+    "Hold",
+    "Morale",
+    "Move",
+    "Next",
+    "PendingMorale",
+    "PendingSteps",
+    "PzgrenState",
+    "Recover",
+    "Step",
+    "UnitState",
+    "apply",
+    "at_modifiers",
+    "awaiting",
+    "can_act",
+    "check_move",
+    "direct_modifiers",
+    "load_state",
+    "new_game",
+    "plan_fire",
+    "step_choices",
+    "unit_modifiers",
+]

@@ -14,6 +14,7 @@ from rules.pzgren import commands as commands_module
 from rules.pzgren import game as g
 from rules.pzgren import legal
 from rules.pzgren import scenario as scenario_module
+from rules.pzgren import victory as victory_module
 from rules.pzgren.hexes import parse_hex
 from rules.pzgren.model import MoraleState
 from rules.pzgren.tables import load_tables
@@ -28,6 +29,7 @@ class PzgrenPlay(DocumentPlay):
     game = g
     commands = commands_module
     scenario = scenario_module
+    victory = victory_module
 
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
         """Owed step choices and morale checks first; else the activation's moves and fires."""
@@ -150,6 +152,7 @@ class PzgrenPlay(DocumentPlay):
             open_terrain="clear",
             grid=HexGrid(cols=state.columns, rows=state.rows, hexes=tuple(hexes), layout="axial"),
             counters=tuple(counters),
+            objectives=self._objective_marks(state, language, viewer_side, public=public),
         )
 
     @staticmethod

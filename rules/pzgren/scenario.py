@@ -6,6 +6,7 @@ armour, range, movement, steps and morale; the bundled example says its values a
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -21,9 +22,16 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.core.yamlio import load_yaml
 from rules.pzgren.hexes import Hex, parse_hex
 from rules.pzgren.model import ID_PATTERN, Armour
+
+#: What pzgren means by victory's shared words (rules/pzgren/victory.py): losses in steps;
+#: objectives are hexes, an edge is its row or column of hexes. Units have no platoons:
+#: "broken" reads unit by unit (demoralized).
+VICTORY_DIALECT = Dialect("pzgren", strength="steps", hexes=True)
+_CANONICAL_HEX = re.compile(r"[0-9]{1,3},[0-9]{1,3}")
 
 
 class _Model(BaseModel):
@@ -152,6 +160,9 @@ class Scenario(_Model):
     first_side: str
     map: MapSpec
     sides: tuple[SideSpec, SideSpec]
+    victory: VictoryConditions | None = Field(
+        None, description="objective hexes, step losses, exits, sudden death, end, levels"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -198,7 +209,24 @@ class Scenario(_Model):
                         raise ScenarioReferenceError(
                             f"hex {unit.hex}: more than {limit} combat units", at
                         )
+        if self.victory is not None:
+            self._check_victory(self.victory)
         return self
+
+    def _check_victory(self, victory: VictoryConditions) -> None:
+        for o, objective in enumerate(victory.objectives):
+            for h, text in enumerate(objective.hexes):
+                if _CANONICAL_HEX.fullmatch(text) is None:
+                    raise ScenarioReferenceError(
+                        f"objective {objective.id}: write the hex {text!r} as q,r",
+                        ("victory", "objectives", o, "hexes", h),
+                    )
+        units = {side.id: [unit.id for unit in side.units] for side in self.sides}
+
+        def on_map(text: str) -> bool:
+            return self.map.contains(parse_hex(text))
+
+        check_victory(victory, VictoryContext(VICTORY_DIALECT, units, on_map=on_map))
 
 
 def parse_scenario(text: str, source: str = "scenario") -> Scenario:

@@ -24,10 +24,11 @@ from collections.abc import Callable
 from typing import Any
 
 from rules.core.dice import DiceSource
+from rules.core.ending import VictoryRecord
 from rules.core.errors import IllegalAction
 from rules.core.game import run_command
 from rules.core.geometry import terrain_at
-from rules.w40k4 import lookups
+from rules.w40k4 import lookups, victory
 from rules.w40k4.assault import do_assault, do_combat, open_combats
 from rules.w40k4.model import Phase, unit_types
 from rules.w40k4.morale import do_morale, do_test
@@ -132,6 +133,7 @@ def new_game(scenario: Scenario) -> W40kState:
         order=list(units),
         weapons=dict(scenario.weapons),
         battlefield=battlefield,
+        victory=VictoryRecord(conditions=scenario.victory),
     )
 
 
@@ -163,6 +165,7 @@ def apply(
         _HANDLERS,
         actor_side=actor_side,
         preview=preview,
+        settle=victory.settle,
         other_dice=other_dice,
     )
 

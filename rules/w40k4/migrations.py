@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.core.migrations import DocumentFormat, add_format_field
 
-FORMAT = DocumentFormat("w40k4", version=3)
+FORMAT = DocumentFormat("w40k4", version=4)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
@@ -25,4 +25,16 @@ def _battlefield(document: dict[str, Any]) -> dict[str, Any]:
     document.setdefault("last", None)
     for unit in document.get("units", {}).values():
         unit.setdefault("at", None)
+    return document
+
+
+@FORMAT.migration(3)
+def _victory(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 3 → 4 (issue 25): victory conditions and the result.
+
+    Games saved before had none: their score is empty, and a game that reaches its turn
+    limit ends in a draw (a game already over keeps no result).
+    """
+    empty: dict[str, Any] = {"conditions": None, "held": {}, "extra_turns": 0, "result": None}
+    document.setdefault("victory", empty)  # an older document has none
     return document

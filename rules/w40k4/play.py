@@ -15,6 +15,7 @@ from rules.w40k4 import commands as commands_module
 from rules.w40k4 import field, legal, lookups
 from rules.w40k4 import game as g
 from rules.w40k4 import scenario as scenario_module
+from rules.w40k4 import victory as victory_module
 from rules.w40k4.model import Facing, Phase, Terrain
 from rules.w40k4.tables import load_tables
 
@@ -58,6 +59,7 @@ class W40kPlay(DocumentPlay):
     game = g
     commands = commands_module
     scenario = scenario_module
+    victory = victory_module
 
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
         """Owed tests, templates, arrivals and combats; the active player's phase actions."""
@@ -244,6 +246,7 @@ class W40kPlay(DocumentPlay):
             battlefield,
             title=state.title,
             sides=dict(state.sides),
+            objectives=self._objective_marks(state, language, viewer_side, public=public),
             counters=counters,
             overlays=overlays,
             # The last action only: the front ends put the state of the game (turn, phase,

@@ -22,10 +22,17 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.w40k4 import lookups
 from rules.w40k4.model import Template, WeaponType, field_data, terrain_class, unit_types
 
 _ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
+
+
+#: What w40k4 means by victory's shared words (rules/w40k4/victory.py): losses in models;
+#: a point objective is held within 3" of it (the 4th edition's distance), an edge reached
+#: within 3". Units have no platoons: "broken" reads unit by unit (falling back).
+VICTORY_DIALECT = Dialect("w40k4", strength="models", radius=3.0, depth=3.0)
 
 
 class _Model(BaseModel):
@@ -152,6 +159,9 @@ class Scenario(_Model):
     battlefield: Battlefield | None = Field(
         None, description="the table in inches; without it players type distances"
     )
+    victory: VictoryConditions | None = Field(
+        None, description="objectives, losses, exits, sudden death, the end and levels"
+    )
 
     @field_validator("battlefield", mode="before")
     @classmethod
@@ -195,6 +205,9 @@ class Scenario(_Model):
                         )
         if self.battlefield is not None:
             self._check_field(self.battlefield)
+        if self.victory is not None:
+            units = {side.id: [unit.id for unit in side.units] for side in self.sides}
+            check_victory(self.victory, VictoryContext(VICTORY_DIALECT, units, self.battlefield))
         return self
 
     def _check_field(self, field: Battlefield) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from rules.core import ending
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.resolution import Outcome
-from rules.w40k4 import lookups
+from rules.w40k4 import lookups, victory
 from rules.w40k4.assault import open_combats
 from rules.w40k4.model import (
     Phase,
@@ -133,14 +134,16 @@ def enter_phase(state: W40kState, phase: Phase, result: Applied, tray: DiceTray 
 
 def end_player_turn(state: W40kState, result: Applied, tray: DiceTray | None) -> None:
     """Hand over to the other player, or start the next game turn, or end the game."""
-    ending = state.player_turn
+    closing = state.player_turn
     for unit in state.ordered():
-        unit.timed = {k: v for k, v in unit.timed.items() if v > ending}
+        unit.timed = {k: v for k, v in unit.timed.items() if v > closing}
         unit.charged = False
     if state.active == state.first_side:
         state.active = state.other_side(state.first_side)
     else:
-        if state.turn >= state.max_turns:
+        if victory.turn_over(state, result):
+            return
+        if ending.last_turn(state, result):
             end_game(state, result)
             return
         state.turn += 1
@@ -164,4 +167,5 @@ def end_game(state: W40kState, result: Applied) -> None:
             if unit.alive and unit.location != "table":
                 unit.add("destroyed")
                 result.notices.append(Outcome.of("w40k4.turn.lost_in_reserve", unit=unit.name))
+    victory.finish(state, result)
     result.notices.append(Outcome.of("w40k4.turn.game_over", turn=state.turn))

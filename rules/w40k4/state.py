@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rules.core.battlefield import Battlefield, Overlay, Point
+from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.w40k4.model import (
@@ -157,6 +158,8 @@ class W40kState(StateModel):
     # the table the bot measures on (None: players type distances and terrain)
     battlefield: Battlefield | None = None
     last: LastAction | None = None
+    # Added with issue 25 (format 4): the victory conditions, and the result once over.
+    victory: VictoryRecord = Field(default_factory=VictoryRecord)
 
     def unit(self, unit_id: str) -> UnitState:
         """A unit by id."""

@@ -412,7 +412,7 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
 async def test_autocomplete_is_filtered_bounded_and_never_fails(table: Table) -> None:
     # Before any game: nothing, and no error.
     assert await table.anna.autocomplete(table.channel, "fire", "unit", "") == []
-    scenarios = await table.anna.autocomplete(table.channel, "game new", "scenario", "norm")
+    scenarios = await table.anna.autocomplete(table.channel, "game new", "scenario", "esempio_norm")
     assert scenarios == [
         {"name": "esempio_normandia", "value": "esempio_normandia"},
         {"name": "esempio_normandia_campo", "value": "esempio_normandia_campo"},

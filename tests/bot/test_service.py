@@ -218,7 +218,7 @@ async def test_autocomplete_is_filtered_and_bounded(table):
     targets = await table.service.choices(CHANNEL, ANNA, "target", "")
     assert "squadra_1" not in targets and "gruppe_1" in targets
     assert len(await table.service.choices(CHANNEL, ANNA, "terrain", "")) <= 25
-    assert await table.service.choices(CHANNEL, ANNA, "scenario", "norm") == [
+    assert await table.service.choices(CHANNEL, ANNA, "scenario", "esempio_norm") == [
         "esempio_normandia",
         "esempio_normandia_campo",
     ]

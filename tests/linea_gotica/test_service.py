@@ -324,7 +324,7 @@ async def test_autocomplete(table):
         "p47",
     ]
     assert "sotto_fuoco" not in await service.choices(CHANNEL, ANNA, "mods", "")
-    assert await service.choices(CHANNEL, ANNA, "scenario", "gotica") == [
+    assert await service.choices(CHANNEL, ANNA, "scenario", "esempio_gotica") == [
         "esempio_gotica",
         "esempio_gotica_campo",
     ]

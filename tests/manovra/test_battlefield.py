@@ -426,7 +426,7 @@ def test_a_format_3_document_loads_without_a_battlefield() -> None:
     for unit in old["units"].values():
         unit.pop("position")
     loaded = PLAY.load_document(old, validate=True)
-    assert loaded["battlefield"] is None and loaded[FORMAT_KEY] == 4
+    assert loaded["battlefield"] is None and loaded[FORMAT_KEY] == PLAY.document_format.version
 
 
 def test_an_he_miss_bursts_where_it_scatters_and_hits_friends_too(state) -> None:

@@ -467,6 +467,7 @@ def test_the_game_ends_and_reserves_are_lost(small):
     assert small.state.ended
     assert [n.key for n in applied.notices] == [
         "w40k4.turn.lost_in_reserve",
+        "victory.result.draw.turn_limit",
         "w40k4.turn.game_over",
     ]
     assert not small.unit("riserva").alive

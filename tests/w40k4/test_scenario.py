@@ -28,7 +28,7 @@ sides:
 
 
 def test_the_bundled_example_says_its_values_are_examples():
-    assert list(bundled_scenarios()) == ["avamposto", "avamposto_campo"]
+    assert list(bundled_scenarios()) == ["avamposto", "avamposto_campo", "fuga", "relitto"]
     scenario = load_bundled("avamposto")
     assert scenario.values_are_examples and "esempi" in scenario.description
     text = bundled_scenarios()["avamposto"].read_text("utf-8")

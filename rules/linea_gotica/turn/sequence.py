@@ -5,6 +5,7 @@ observation steps, and the end of the turn (``/turn next`` and what settles afte
 
 from __future__ import annotations
 
+from rules.core import ending
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.game import Applied as CoreApplied
@@ -17,6 +18,7 @@ from rules.linea_gotica.state import (
     Next,
     Phase,
 )
+from rules.linea_gotica.turn import victory
 from rules.linea_gotica.turn.common import may_still_act, quality_modifier_of, resolve, roster_for
 from rules.linea_gotica.turn.effects import on_killed
 
@@ -122,7 +124,10 @@ def _smoke_takes_effect(state: GameState, moment: str, result: Applied) -> None:
 
 
 def settle(state: GameState, result: Applied) -> None:
-    """Move the turn on as far as the state allows (a class with both sides done)."""
+    """Move the turn on as far as the state allows (a class with both sides done), unless
+    a side wiped out or broken ends the game first (the scenario's sudden death)."""
+    if victory.settle(state, result):
+        return
     # A soldier out of play (dead, captured) or a unit gone owes no morale test any more.
     state.pending = [
         p
@@ -175,8 +180,10 @@ def _end_turn(state: GameState, result: Applied) -> None:
     state.smoke = [
         s for s in state.smoke if s.expires_after is None or s.expires_after > state.turn
     ]
-    if state.turn >= state.max_turns:
-        state.ended = True
+    if victory.turn_over(state, result):
+        return
+    if ending.last_turn(state, result):
+        victory.finish(state, result)
         result.notices.append(Outcome.of(f"{K}.turn.game_over", turn=state.turn))
         return
     state.turn += 1

@@ -22,6 +22,7 @@ from typing import Any
 from rules.core.dice import DiceSource
 from rules.core.errors import IllegalAction
 from rules.core.game import run_command
+from rules.manovra.game import victory
 from rules.manovra.game.assault import _do_assault
 from rules.manovra.game.indirect import _do_execute, _do_fragments, _do_request
 from rules.manovra.game.movement import _do_hold, _do_move
@@ -98,8 +99,11 @@ def _settle(state: ManovraState, result: Applied) -> None:
     """After any command, step 3 catches up with losses taken out of turn (fragments, mines).
 
     A unit due to act that was killed gives its place to the next; a platoon wiped out
-    before it was declared leaves its side nothing to declare, which passes.
+    before it was declared leaves its side nothing to declare, which passes. First of all,
+    a side wiped out or broken may end the game (the scenario's sudden death).
     """
+    if victory.settle(state, result):
+        return
     if state.step is not TurnStep.MANOEUVRE:
         return
     if state.queue and not state.units[state.queue[0]].alive:

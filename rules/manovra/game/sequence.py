@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.core import ending
 from rules.core.battlefield import Battlefield, Point
 from rules.core.dice import DiceTray
+from rules.core.ending import VictoryRecord
 from rules.core.errors import IllegalAction
 from rules.core.geometry import terrain_at
 from rules.core.resolution import Outcome
+from rules.manovra.game import victory
 from rules.manovra.game.common import (
     _declaring_side,
     _field_platoons,
@@ -64,6 +67,7 @@ def new_game(scenario: Scenario) -> ManovraState:
         scenario_id=scenario.id,
         title=scenario.title,
         max_turns=scenario.turns,
+        victory=VictoryRecord(conditions=scenario.victory),
         first_side=scenario.first_side,
         sides={s.id: s.name for s in scenario.sides},
         platoons=platoons,
@@ -309,8 +313,10 @@ def _enter_indirect(state: ManovraState, result: Applied, tray: DiceTray | None 
 
 
 def _end_turn(state: ManovraState, result: Applied) -> None:
-    if state.turn >= state.max_turns:
-        state.ended = True
+    if victory.turn_over(state, result):
+        return
+    if ending.last_turn(state, result):
+        victory.finish(state, result)
         result.notices.append(Outcome.of("manovra.turn.game_over", turn=state.turn))
         return
     state.turn += 1

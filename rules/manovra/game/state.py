@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rules.core.battlefield import Battlefield, Overlay, Point
+from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.manovra.scenario import Weapon, unit_types
@@ -171,6 +172,8 @@ class ManovraState(_State):
     # Added with issue 16 (format 4): the table the bot measures on, and the last action drawn.
     battlefield: Battlefield | None = None
     last_action: LastAction | None = None
+    # Added with issue 25 (format 5): the victory conditions, and the result once over.
+    victory: VictoryRecord = Field(default_factory=VictoryRecord)
     platoons: dict[str, PlatoonState]
     units: dict[str, UnitState]
     weapons: dict[str, Weapon]
