@@ -12,7 +12,7 @@ command. Nothing here knows a ruleset.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import cache
+from functools import lru_cache
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -221,7 +221,7 @@ def _resolve_extension(ruleset: str) -> Callable[[ExtensionInput, Any], Resoluti
     return resolve
 
 
-@cache
+@lru_cache(maxsize=16)  # one per ruleset
 def extension_procedure(ruleset: str) -> Procedure[ExtensionInput]:
     """The roll that may add a turn to a game of ``ruleset`` (its odds exact, cached)."""
     return Procedure(
