@@ -24,7 +24,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
-from bot.commands import BUTTON_COMMANDS, COMMANDS, FILE, CommandSpec, OptionSpec, OptionType
+from bot.commands import (
+    BUTTON_COMMANDS,
+    COMMANDS,
+    DIE_ANSWER,
+    FILE,
+    CommandSpec,
+    OptionSpec,
+    OptionType,
+)
 from bot.commands import invocation as invocation_of
 from bot.export import FileContent, discard
 from bot.help import command_lines, suggestion
@@ -372,7 +380,7 @@ class Console:
             self._refuse("discord.error.unexpected")
             return
         self._language = reply.language
-        if reply.dice_prompt is not None or verb == "dice.roll":
+        if reply.dice_prompt is not None or verb == DIE_ANSWER:
             # A new die asked for, or (after an answer that resolved it) none any more.
             self._prompt, self._prompt_noted = reply.dice_prompt, False
         text = reply_text(reply, self._name)
@@ -455,7 +463,7 @@ class Console:
         if prompt is None:
             return
         await self._send(
-            "dice.roll",
+            DIE_ANSWER,
             {"prompt": prompt.prompt_id, "n": prompt.position, "face": face},
             None,
             None,

@@ -18,11 +18,12 @@ gets an ephemeral refusal before the service is asked.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, cast
 from urllib.parse import quote, unquote
 
 import discord
 
+from bot.commands import DIE_ANSWER
 from bot.discord.errors import report_error
 from bot.rolls import DicePrompt
 from bot.service import Reply, ServiceError
@@ -38,6 +39,21 @@ DIE_TEMPLATE = (
     r"arbitro-die:(?P<channel>\d+):(?P<prompt>\d+):(?P<n>\d+):(?P<face>\d+):(?P<user>\d+)"
 )
 DICE_VERBS = ("dice.confirm", "dice.dispute")
+
+
+class ButtonHost(Protocol):
+    """The bot a button was clicked on: it runs the button's verb the way it runs a slash
+    command (`bot.discord.runner.run_button`, which renders replies with these buttons and
+    so cannot be imported from here)."""
+
+    async def run_button(
+        self, interaction: discord.Interaction[Any], button: ActionButton | DieFaceButton
+    ) -> None:
+        """Run ``button``'s verb for whoever clicked it."""
+
+
+def _host(interaction: discord.Interaction[Any]) -> ButtonHost:
+    return cast(ButtonHost, interaction.client)
 
 
 def encode_options(options: Mapping[str, Any]) -> str:
@@ -114,16 +130,13 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run the verb through the same path as a slash command."""
-        # Imported here: the runner renders replies, whose buttons are defined here.
-        from bot.discord.runner import run_button
-
-        await run_button(interaction, self)
+        await _host(interaction).run_button(interaction, self)
 
 
 class DieFaceButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=DIE_TEMPLATE):
     """One face of a die a waiting command asked for; only its roller may press it."""
 
-    verb = "dice.roll"
+    verb = DIE_ANSWER
 
     def __init__(
         self,
@@ -178,9 +191,7 @@ class DieFaceButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=DIE
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Give this face: the waiting command runs again, one die further."""
-        from bot.discord.runner import run_button
-
-        await run_button(interaction, self)
+        await _host(interaction).run_button(interaction, self)
 
 
 def faces_per_row(sides: int) -> int:
@@ -318,6 +329,7 @@ __all__ = [
     "DIE_TEMPLATE",
     "TEMPLATE",
     "ActionButton",
+    "ButtonHost",
     "DieFaceButton",
     "custom_id",
     "decode_options",
