@@ -30,7 +30,8 @@ from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
 from bot.export import discard
 from bot.render.pictures import reply_picture
-from bot.service import MAX_SCENARIO_BYTES, GameService, Reply, Request
+from bot.service import MAX_SCENARIO_BYTES, GameService, Request
+from bot.service.replies import Reply, spool_of
 from rules.core.errors import InvalidInput, RulesError
 
 log = logging.getLogger("bot.discord")
@@ -202,14 +203,14 @@ async def _run_command(
         await send_payloads(
             interaction,
             reply_to_messages(reply, channel_id=request.channel_id, picture=picture),
-            private=private or reply.odds_only or reply.private,
+            private=private or reply.private,
         )
     except Exception as error:
         # The command is committed; only its display failed (Discord refused a message).
         await report_error(interaction, error, context=context)
     finally:
         # A large export's files were sent from disk: the spool goes once they are.
-        await asyncio.to_thread(discard, reply.spool)
+        await asyncio.to_thread(discard, spool_of(reply))
 
 
 async def run_button(
@@ -247,7 +248,7 @@ async def _run_button(
         await send_payloads(
             interaction,
             reply_to_messages(reply, channel_id=request.channel_id, picture=picture),
-            private=reply.odds_only or reply.private,
+            private=reply.private,
         )
     except Exception as error:
         await report_error(interaction, error, context=context)

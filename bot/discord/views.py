@@ -26,7 +26,8 @@ import discord
 from bot.commands import DIE_ANSWER
 from bot.discord.errors import report_error
 from bot.rolls import DicePrompt
-from bot.service import Reply, ServiceError
+from bot.service.errors import ServiceError
+from bot.service.replies import PlayReply, Reply, RollReply, StatusReply
 from rules.core.i18n import translate
 from rules.render import outcome_text
 
@@ -230,11 +231,12 @@ def reply_buttons(
     follow-up whose id would exceed 100 characters, or beyond Discord's 25 buttons, is
     returned as a label so the reply still lists it.
     """
-    if reply.dice_prompt is not None:
+    if isinstance(reply, PlayReply) and reply.dice_prompt is not None:
         return list(die_buttons(reply.dice_prompt, channel_id)), []
     buttons: list[ActionButton | DieFaceButton] = []
     leftovers: list[str] = []
-    if reply.by_hand and reply.seq is not None:
+    by_hand = isinstance(reply, PlayReply | RollReply) and reply.by_hand
+    if by_hand and reply.seq is not None:
         seq = {"seq": reply.seq}
         buttons.append(
             ActionButton(
@@ -254,7 +256,8 @@ def reply_buttons(
                 style=discord.ButtonStyle.danger,
             )
         )
-    for follow_up in reply.follow_ups:
+    follow_ups = reply.follow_ups if isinstance(reply, PlayReply | StatusReply) else []
+    for follow_up in follow_ups:
         label = outcome_text(reply.ruleset, follow_up.label, reply.language)
         if (
             len(buttons) >= BUTTON_LIMIT

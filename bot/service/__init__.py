@@ -11,7 +11,14 @@ from bot.service.errors import NotNow, ServiceError, commands_hint
 from bot.service.events import ACTOR_SIDE_ARG, EVENT_ARGS, recorded_roll
 from bot.service.lifecycle import MAX_SCENARIO_BYTES
 from bot.service.maps import channel_map, localized_map, public_status, status_caption, with_caption
-from bot.service.replies import Reply
+from bot.service.replies import (
+    FilesReply,
+    PlayReply,
+    Reply,
+    RollReply,
+    StatusReply,
+    TextReply,
+)
 from bot.service.requests import Request
 
 __all__ = [
@@ -20,11 +27,16 @@ __all__ = [
     "GAME_VERBS",
     "MAX_SCENARIO_BYTES",
     "TABLE",
+    "FilesReply",
     "GameService",
     "NotNow",
+    "PlayReply",
     "Reply",
     "Request",
+    "RollReply",
     "ServiceError",
+    "StatusReply",
+    "TextReply",
     "channel_map",
     "commands_hint",
     "localized_map",

@@ -34,7 +34,7 @@ from bot.service.handlers import (
     Services,
     Who,
 )
-from bot.service.replies import Reply
+from bot.service.replies import PlayReply, Reply
 from bot.service.requests import Request, Seat, seat_among
 from bot.workers import DEFAULT_WORKERS, ChannelWorkers
 from db.errors import GameNotFound, StoreError, VersionConflict
@@ -249,11 +249,11 @@ def _check_seat(who: Who, seat: Seat) -> None:
         raise ServiceError("error.service.referee_only")
 
 
-def _earlier_reply(request: Request, event: EventRecord, record: GameRecord) -> Reply:
+def _earlier_reply(request: Request, event: EventRecord, record: GameRecord) -> PlayReply:
     """The answer a retried interaction gets: what its event recorded."""
     if event.channel_id != request.channel_id:
         raise ServiceError("error.service.conflict")
-    reply = Reply(language=record.language, ruleset=record.ruleset, duplicate=True)
+    reply = PlayReply(language=record.language, ruleset=record.ruleset, duplicate=True)
     reply.seq = event.seq
     reply.head_hash = record.head_hash
     reply.resolutions = resolutions_of(event)

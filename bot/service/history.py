@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.service.errors import ServiceError
 from bot.service.events import (
@@ -30,7 +30,7 @@ from bot.service.events import (
 from bot.service.handlers import REPLAY_BUDGET_S, GameCall, GameHandler, Who
 from bot.service.maps import public_status
 from bot.service.replay import is_play_event, later_commands, rerun
-from bot.service.replies import Reply
+from bot.service.replies import PlayReply, Reply, StatusReply
 from bot.service.requests import int_option
 from db.models import EventRecord, NewEvent
 from rules.core.play import GamePlay, StatusView
@@ -38,6 +38,7 @@ from rules.core.resolution import Outcome
 
 VERB_TAKEBACK = "takeback"
 VERB_UNDO_COMMAND = "game.undo"
+_R = TypeVar("_R", bound=Reply)
 #: Events read at once while looking for a re-roll's later commands.
 PAGE = 1000
 
@@ -51,9 +52,9 @@ def takeback_refusal(latest: EventRecord, user_id: int, play: GamePlay) -> str |
     return None
 
 
-def _reply(call: GameCall) -> Reply:
+def _reply(call: GameCall, kind: type[_R]) -> _R:
     record = call.record
-    return Reply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
+    return kind(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
 
 
 async def _status_of(call: GameCall, document: Mapping[str, Any]) -> StatusView:
@@ -64,7 +65,7 @@ async def _status_of(call: GameCall, document: Mapping[str, Any]) -> StatusView:
 async def undo(call: GameCall) -> Reply:
     """``/game undo``: the referee undoes the game's latest event."""
     request = call.request
-    reply = _reply(call)
+    reply = _reply(call, StatusReply)
     result = await call.store.undo(
         request.channel_id,
         expected_version=call.record.version,
@@ -82,7 +83,7 @@ async def take_back(call: GameCall) -> Reply:
     """``/takeback``: the asker's own last command, if nothing has followed it."""
     request, store, version = call.request, call.store, call.record.version
     channel = request.channel_id
-    reply = _reply(call)
+    reply = _reply(call, StatusReply)
     latest = await store.events(channel, after_seq=version - 1, limit=1)
     refusal = takeback_refusal(latest[0], request.user_id, call.play) if latest else "x"
     if refusal is not None:
@@ -104,7 +105,7 @@ async def rewind(call: GameCall) -> Reply:
     """``/game rewind seq:N``: the state event N left, restored as one new event."""
     request, store, version = call.request, call.store, call.record.version
     channel = request.channel_id
-    reply = _reply(call)
+    reply = _reply(call, StatusReply)
     seq = int_option(request.options, "seq", 0, 1, max(1, version - 1))
     earlier = await store.state_at(channel, seq)
     event = plain_event(request, VERB_REWIND, seq=seq)
@@ -119,7 +120,7 @@ async def reroll(call: GameCall) -> Reply:
     """``/dice reroll seq:N``: a disputed roll rolled again, the later commands re-run."""
     request, store, play, version = call.request, call.store, call.play, call.record.version
     channel = request.channel_id
-    reply = _reply(call)
+    reply = _reply(call, PlayReply)
     seq = int_option(request.options, "seq", 0, 1, version)
     # The events from the disputed one on, page by page, and the one state before it:
     # never the whole log with every state.
@@ -175,7 +176,7 @@ async def check_dice(call: GameCall) -> Reply:
     """``/dice confirm|dispute seq:N``: dice typed by hand, confirmed or disputed by
     anyone seated but their roller (the referee may check their own)."""
     request, seat = call.request, call.seat
-    reply = _reply(call)
+    reply = _reply(call, Reply)
     seq = int_option(request.options, "seq", 0, 1, 10**9)
     events = await call.store.events(request.channel_id, after_seq=seq - 1, limit=1)
     if not events or events[0].seq != seq or not events[0].args.get("by_hand"):

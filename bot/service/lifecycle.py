@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services, Who
 from bot.service.maps import status_and_map
-from bot.service.replies import Reply
+from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import role_option
 from db.errors import GameNotFound, StoreError
 from db.models import ArchivedGame, GameRecord, GameSummary
@@ -170,7 +170,7 @@ async def new_game(call: Call) -> Reply:
         interaction_id=request.interaction_id,
         referee_id=request.user_id,
     )
-    reply = Reply(language=language, ruleset=ruleset, head_hash=created.head_hash)
+    reply = StatusReply(language=language, ruleset=ruleset, head_hash=created.head_hash)
     if archived is not None:
         reply.notices.append(Outcome.of("bot.games.archived_previous", id=archived.id))
     reply.notices.append(
@@ -206,7 +206,7 @@ async def list_games(call: Call) -> Reply:
     """``/game list``: the guild's games, in play and archived."""
     request, services = call.request, call.services
     language = services.known(await services.game_language(request.channel_id), request.locale)
-    reply = Reply(language=language)
+    reply = TextReply(language=language)
     reply.lines = await list_lines(
         services, request.guild_id, language, in_guild=request.guild_id is not None
     )

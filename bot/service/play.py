@@ -22,7 +22,7 @@ from bot.service.errors import ServiceError, command_name, not_now
 from bot.service.events import ACTED_FOR_ARG, command_event, event_line, resolutions_of, roll_event
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
-from bot.service.replies import Reply
+from bot.service.replies import PlayReply, Reply, RollReply
 from bot.service.requests import NO_SEAT, Request, int_option, players_among, seat_among
 from db.errors import GameNotFound
 from db.models import CommandContext, PendingRoll, PreparedState
@@ -95,9 +95,12 @@ async def free_roll(call: Call) -> Reply:
         return result
 
     result = await services.off_loop(roll)
-    reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
-    reply.roll = result
-    reply.by_hand = bool(request.dice)
+    reply = RollReply(
+        language=language,
+        ruleset=record.ruleset if record is not None else "",
+        roll=result,
+        by_hand=bool(request.dice),
+    )
     if record is not None and record.status != "ended":
         committed = await call.store.commit(
             request.channel_id, record.version, record.document, roll_event(request, result)
@@ -117,7 +120,7 @@ async def play_verb(
     request: Request,
     typed: list[int] | None = None,
     bot_faces: Sequence[int] = (),
-) -> Reply:
+) -> PlayReply:
     """Resolve a rules verb and commit it, or ask the roller for one more die.
 
     ``typed`` are the player's faces (parsed from ``request.dice`` when not given),
@@ -126,7 +129,9 @@ async def play_verb(
     play, seat, document, context = call.play, call.seat, call.document, call.context
     store, services = call.store, call.services
     record = context.record
-    reply = Reply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
+    reply = PlayReply(
+        language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
+    )
     actor_side = None if seat.role == "referee" else seat.side
     if seat.role == "player" and seat.side is None:
         raise ServiceError("error.service.join_first")
@@ -211,7 +216,7 @@ async def play_verb(
     reply.resolutions = played.resolutions
     reply.notices = played.notices
     if odds_only:
-        reply.odds_only = True
+        reply.odds_only = reply.private = True  # shown to the asker only
         # A preview shows what is uncertain: checks that cannot fail (a target in sight)
         # are left out, and the main roll is always kept.
         uncertain = [r for r in played.resolutions if r.odds and len(r.odds.entries) > 1]
@@ -247,11 +252,11 @@ async def play_verb(
 async def _ask_for_die(
     call: GameCall,
     request: Request,
-    reply: Reply,
+    reply: PlayReply,
     needed: DiceNeeded,
     typed: list[int],
     bot_faces: Sequence[int],
-) -> Reply:
+) -> PlayReply:
     """Typed faces ran out: keep the command and ask its roller for the next die.
 
     Nothing is committed. A command the rules refuse whatever the dice is refused now,

@@ -26,7 +26,7 @@ from bot.service.maps import (
     status_caption,
     with_caption,
 )
-from bot.service.replies import Reply
+from bot.service.replies import FilesReply, Reply, StatusReply, TextReply
 from bot.service.requests import Request, int_option, players_among, seat_among
 from bot.service.seats import roster_notices
 from db.archive import read_archive
@@ -50,9 +50,11 @@ MAX_LOG = 50
 MAX_CHOICES = 25
 
 
-def _reply(call: GameCall) -> Reply:
+def _reply(call: GameCall) -> StatusReply:
     record = call.record
-    return Reply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
+    return StatusReply(
+        language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
+    )
 
 
 async def status(call: GameCall) -> Reply:
@@ -138,7 +140,9 @@ async def show_log(call: Call) -> Reply:
     """``/game log [count:N]``: the last events, one line each."""
     request, store = call.request, call.store
     opened = await _opened(call)
-    reply = Reply(language=opened.language, ruleset=opened.ruleset, head_hash=opened.head_hash)
+    reply = TextReply(
+        language=opened.language, ruleset=opened.ruleset, head_hash=opened.head_hash
+    )
     count = int_option(request.options, "count", 10, 1, MAX_LOG)
     record = await store.load(request.channel_id)
     sides = call.services.play(record.ruleset).sides(record.document)
@@ -156,7 +160,9 @@ async def export(call: Call) -> Reply:
     if request.options.get("archive") is not None:
         return await _export_archived(call)
     record = await _opened(call)
-    reply = Reply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
+    reply = FilesReply(
+        language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
+    )
     sides = call.services.play(record.ruleset).sides(record.document)
     head = await store.export_head(request.channel_id)
     pages = history_pages(store, request.channel_id, head.version)
@@ -172,7 +178,9 @@ async def _export_archived(call: Call) -> Reply:
     game = head.game
     if game.get("guild_id") != request.guild_id:
         raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
-    reply = Reply(language=str(game.get("language", "it")), ruleset=str(game.get("ruleset")))
+    reply = FilesReply(
+        language=str(game.get("language", "it")), ruleset=str(game.get("ruleset"))
+    )
     document = await asyncio.to_thread(json.loads, head.current[1])
     sides = dict(document.get("sides") or {}) if isinstance(document, dict) else {}
     return await _export_reply(request, reply, head, pages, sides)
@@ -180,7 +188,7 @@ async def _export_archived(call: Call) -> Reply:
 
 async def _export_reply(
     request: Request,
-    reply: Reply,
+    reply: FilesReply,
     head: ExportHead,
     pages: AsyncIterator[list[StoredVersion]],
     sides: Mapping[str, str],
@@ -220,7 +228,7 @@ async def show_help(call: Call) -> Reply:
     record = await _game_here(call)
     language = services.known(record.language if record else None, request.locale)
     play = services.play(record.ruleset) if record is not None else None
-    reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
+    reply = TextReply(language=language, ruleset=record.ruleset if record is not None else "")
     reply.lines_title = "discord.embed.help"
     reply.lines = help_lines(language, str(request.options.get("command") or ""), play)
     return reply
@@ -234,7 +242,7 @@ async def rules_table(call: Call) -> Reply:
     language = services.known(record.language if record else None, request.locale)
     if record is not None:
         services.play(record.ruleset)
-    reply = Reply(language=language, ruleset=record.ruleset if record is not None else "")
+    reply = TextReply(language=language, ruleset=record.ruleset if record is not None else "")
     ruleset_key = str(request.options.get("ruleset") or reply.ruleset or KNOWN_RULESETS[0])
     tables = services.ruleset(ruleset_key).tables
     wanted = str(request.options.get("table") or "")
