@@ -28,7 +28,6 @@ from bot.service.handlers import (
     REQUEST_CHANNEL,
     Call,
     GameCall,
-    GameHandler,
     Handler,
     HandlerTable,
     Services,
@@ -181,7 +180,6 @@ class GameService:
         handler = self._table.handler(request.verb)
         if isinstance(handler, Handler):
             return await self._without_game(handler, request)
-        assert isinstance(handler, GameHandler) and handler.run is not None
         # One round trip before any rule runs: the game, whether this interaction was
         # already answered (a retry gets its original result), and the seats.
         context = await self._store.open_command(
@@ -205,7 +203,6 @@ class GameService:
         return await handler.run(call)
 
     async def _without_game(self, handler: Handler, request: Request) -> Reply:
-        assert handler.run is not None
         if handler.who is Who.MANAGERS:
             if request.guild_id is None:
                 raise ServiceError("error.service.creators.no_server")

@@ -14,7 +14,7 @@ the handlers read and write the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -120,7 +120,7 @@ async def follow_the_turn(
         await call.store.set_deadline(channel_id, side, due)
 
 
-def due_notices(call: GameCall, sides: dict[str, str]) -> list[Outcome]:
+def due_notices(call: GameCall, sides: Mapping[str, str]) -> list[Outcome]:
     """``/game status``: each side's deadline, when it has one."""
     discord = call.request.guild_id is not None
     return [

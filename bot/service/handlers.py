@@ -179,18 +179,18 @@ class Declaration:
     ruleset_verb: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Handler(Declaration):
     """A handler that runs without the channel's game."""
 
-    run: Callable[[Call], Awaitable[Reply]] | None = None
+    run: Callable[[Call], Awaitable[Reply]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameHandler(Declaration):
     """A handler that runs on the channel's game, read with the command."""
 
-    run: Callable[[GameCall], Awaitable[Reply]] | None = None
+    run: Callable[[GameCall], Awaitable[Reply]]
 
 
 AnyHandler = Handler | GameHandler
@@ -203,8 +203,6 @@ class HandlerTable:
     def __init__(self, *handlers: AnyHandler, fallback: GameHandler) -> None:
         by_verb: dict[str, AnyHandler] = {}
         for handler in handlers:
-            if handler.run is None:
-                raise ValueError(f"handler of {handler.verbs} has nothing to run")
             for verb in handler.verbs:
                 if verb in by_verb:
                     raise ValueError(f"verb {verb!r} has two handlers")

@@ -84,13 +84,12 @@ async def status(call: GameCall) -> Reply:
             listed[0] = False
             return view, [], [], picture
 
-    reply.status, reply.follow_ups, reply.owed, reply.map_view = await call.services.off_loop(
-        look
-    )
+    shown, reply.follow_ups, reply.owed, reply.map_view = await call.services.off_loop(look)
+    reply.status = shown
     if not listed[0]:
         reply.notices.append(Outcome.of("bot.status.over_budget"))
     if ended:  # ended by the referee: nobody is to move any more
-        reply.status = replace(reply.status, ended=True, awaiting=None)
+        reply.status = replace(shown, ended=True, awaiting=None)
         return reply
     for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
         reply.owed_by[side] = players_among(context.members, side)
