@@ -1,7 +1,7 @@
 """Benchmark: the rules pass of one command, per ruleset and verb, without the service.
 
 Every bundled scenario is played by random legal actions (seeded); for each command the
-pieces of the service's rules pass (``bot.service`` ``_play_verb``) are timed separately, in
+pieces of the service's rules pass (``bot.service.play`` ``play_verb``) are timed separately, in
 the order the service runs them: ``awaiting`` (before), ``apply``, ``map_view`` (for the
 drawn verbs), ``follow_ups``, ``awaiting`` (after), plus a ``legal_actions`` listing of the
 state the command left (what the fuzzer and the autocomplete ask). Printed: p50/p99 in ms

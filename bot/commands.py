@@ -562,6 +562,10 @@ BUTTON_COMMANDS: tuple[CommandSpec, ...] = (
     ),
 )
 
+#: The verb no command sends: the answer to a die a waiting command asked for (Discord's
+#: face buttons under the prompt; the console's next line after it).
+DIE_ANSWER = "dice.roll"
+
 #: The top-level groups and their order (``game``, ``turn``, ``manoeuvre``).
 GROUPS: tuple[str, ...] = tuple(dict.fromkeys(c.words[0] for c in COMMANDS if len(c.words) > 1))
 
@@ -599,6 +603,7 @@ __all__ = [
     "BUTTON_COMMANDS",
     "COMMANDS",
     "DICE",
+    "DIE_ANSWER",
     "FILE",
     "GROUPS",
     "CommandSpec",

@@ -24,14 +24,23 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
-from bot.commands import BUTTON_COMMANDS, COMMANDS, FILE, CommandSpec, OptionSpec, OptionType
+from bot.commands import (
+    BUTTON_COMMANDS,
+    COMMANDS,
+    DIE_ANSWER,
+    FILE,
+    CommandSpec,
+    OptionSpec,
+    OptionType,
+)
 from bot.commands import invocation as invocation_of
 from bot.export import FileContent, discard
 from bot.help import command_lines, suggestion
 from bot.render.pictures import reply_picture
 from bot.render_text import reply_text
 from bot.rolls import DicePrompt
-from bot.service import MAX_SCENARIO_BYTES, GameService, Reply, Request
+from bot.service import MAX_SCENARIO_BYTES, GameService, Request
+from bot.service.replies import FilesReply, Reply, picture_of, prompt_of, spool_of
 from bot.warmup import settle_heap
 from db.errors import StoreError
 from rules.core.errors import RulesError
@@ -372,9 +381,10 @@ class Console:
             self._refuse("discord.error.unexpected")
             return
         self._language = reply.language
-        if reply.dice_prompt is not None or verb == "dice.roll":
+        prompt = prompt_of(reply)
+        if prompt is not None or verb == DIE_ANSWER:
             # A new die asked for, or (after an answer that resolved it) none any more.
-            self._prompt, self._prompt_noted = reply.dice_prompt, False
+            self._prompt, self._prompt_noted = prompt, False
         text = reply_text(reply, self._name)
         self._print(_MENTION.sub(lambda match: "@" + self._name(int(match.group(1))), text))
         saved = await self._save_picture(reply)
@@ -384,12 +394,12 @@ class Console:
             for path in await self._save_files(reply):
                 self._print(translate("bot.file.saved", reply.language, path=path))
         finally:
-            await asyncio.to_thread(discard, reply.spool)
+            await asyncio.to_thread(discard, spool_of(reply))
 
     async def _save_files(self, reply: Reply) -> list[Path]:
         """The reply's files (an export) beside the database: ``<channel>-<head>-<name>``,
         a spooled file moved there, never read into memory."""
-        if self._files_dir is None or not reply.files:
+        if self._files_dir is None or not isinstance(reply, FilesReply) or not reply.files:
             return []
         prefix = f"{self._channel}-{(reply.head_hash or 'game')[:8]}-"
         directory = self._files_dir
@@ -417,17 +427,18 @@ class Console:
         """The reply's map as a PNG file beside the database: ``<channel>-<seq>.png`` for
         a command (one picture per event), ``<channel>-<head>.png`` for a look at the
         table (the same state, the same file), ``-<seat>`` for a seat's own view."""
-        if self._maps_dir is None or reply.map_view is None:
+        view, public = picture_of(reply)
+        if self._maps_dir is None or view is None:
             return None
         picture = await reply_picture(reply)
         if picture is None:
             self._print(translate("bot.map.failed", reply.language))
             return None
-        if reply.seq is not None and reply.map_public:
+        if reply.seq is not None and public:
             name = f"{self._channel}-{reply.seq:05d}.png"
         else:
             name = f"{self._channel}-{(reply.head_hash or 'map')[:8]}"
-            name += ".png" if reply.map_public else f"-{_SAFE.sub('_', self._seat)}.png"
+            name += ".png" if public else f"-{_SAFE.sub('_', self._seat)}.png"
         path = self._maps_dir / name
 
         def write() -> None:
@@ -455,7 +466,7 @@ class Console:
         if prompt is None:
             return
         await self._send(
-            "dice.roll",
+            DIE_ANSWER,
             {"prompt": prompt.prompt_id, "n": prompt.position, "face": face},
             None,
             None,

@@ -1,7 +1,9 @@
 """The `arbitro` command: one entry point for every front end.
 
 ``arbitro`` alone runs the Discord bot when ``DISCORD_TOKEN`` is set, the console table
-otherwise. Settings are built here, never at import time.
+otherwise. Settings are built here, never at import time. Every front end is imported at
+the top (the import graph stays readable: tests/test_structure.py); that costs each command
+a few tenths of a second at start, the healthcheck included.
 """
 
 from __future__ import annotations
@@ -15,6 +17,24 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from bot.console import run_console
+from bot.discord.client import build_bot, dry_run_payload, dummy_service
+from bot.discord.offline import run_offline
+from bot.health import check_health
+from bot.heartbeat import DEFAULT_MAX_AGE_SECONDS
+from bot.lifecycle import Connector, StartError, connect_to_discord, explain_gateway_failure, serve
+from bot.limits import LogLimits
+from bot.replay_cli import register as register_replay
+from bot.service import GameService
+from bot.settings import SettingsError, load_settings
+from bot.upgrade import ensure_readable
+from db.cli import register as register_db
+from db.errors import StoreError
+from db.open import open_store
+from rules.cli import register as register_rules
+from rules.cli import run as run_rules
+from rules.core.i18n import LANGUAGES
 
 EXIT_USAGE = 2
 
@@ -32,10 +52,6 @@ def _channel_id(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level argument parser with every subcommand registered."""
-    from bot.replay_cli import register as register_replay
-    from db.cli import register as register_db
-    from rules.cli import register as register_rules
-    from rules.core.i18n import LANGUAGES
 
     parser = argparse.ArgumentParser(prog="arbitro", description="Arbitro, the wargame umpire.")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -87,7 +103,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Any:
-    from bot.settings import load_settings
 
     overrides: dict[str, Any] = {}
     if getattr(args, "db", None):
@@ -107,10 +122,6 @@ def _configure_logging(settings: Any) -> None:
 
 
 async def _open_service(settings: Any) -> tuple[Any, Any]:
-    from bot.limits import LogLimits
-    from bot.service import GameService
-    from bot.upgrade import ensure_readable
-    from db.open import open_store
 
     store = await open_store(str(settings.db))
     try:
@@ -144,7 +155,6 @@ def files_beside(database: str) -> Path:
 
 
 def _console(args: argparse.Namespace) -> int:
-    from bot.console import run_console
 
     settings = _settings(args)
 
@@ -171,11 +181,9 @@ def _run(args: argparse.Namespace) -> int:
         sys.stderr.write("arbitro run: set DISCORD_TOKEN (or use `arbitro console`)\n")
         return EXIT_USAGE
     _configure_logging(settings)
-    from bot.lifecycle import Connector, StartError, connect_to_discord, serve
 
     connect: Connector
     if args.offline:
-        from bot.discord.offline import run_offline
 
         connect = run_offline
     else:
@@ -193,7 +201,6 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _sync(args: argparse.Namespace) -> int:
-    from bot.discord.client import dry_run_payload
 
     if args.dry_run:
         payload = asyncio.run(dry_run_payload())
@@ -204,8 +211,6 @@ def _sync(args: argparse.Namespace) -> int:
         sys.stderr.write("arbitro sync: set DISCORD_TOKEN (or use --dry-run)\n")
         return EXIT_USAGE
     _configure_logging(settings)
-    from bot.discord.client import build_bot, dummy_service
-    from bot.lifecycle import explain_gateway_failure
 
     async def go() -> Any:
         bot = build_bot(
@@ -237,8 +242,6 @@ def _sync(args: argparse.Namespace) -> int:
 
 
 def _health(args: argparse.Namespace) -> int:
-    from bot.health import check_health
-    from bot.heartbeat import DEFAULT_MAX_AGE_SECONDS
 
     settings = _settings(args)
     max_age = DEFAULT_MAX_AGE_SECONDS if args.max_age is None else args.max_age
@@ -251,7 +254,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the `arbitro` command line; return the process exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from bot.settings import SettingsError
 
     if args.command is None:
         try:
@@ -261,10 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         args = parser.parse_args(["run" if token else "console"])
     if args.command == "rules":
-        from rules.cli import run as run_rules
 
         return run_rules(args)
-    from db.errors import StoreError
 
     try:
         return int(args.handler(args))

@@ -6,7 +6,14 @@ from collections.abc import Callable
 
 from bot.commands import command_line
 from bot.rolls import dice_prompt_text
-from bot.service import Reply
+from bot.service.replies import (
+    PlayReply,
+    Reply,
+    RollReply,
+    StatusReply,
+    TextReply,
+    prompt_of,
+)
 from rules.core.expression import render_roll
 from rules.core.i18n import translate
 from rules.core.play import StatusView
@@ -50,6 +57,8 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
 
 def owed_lines(reply: Reply) -> list[str]:
     """What is owed now and by whom (status replies), one line each, in the game's language."""
+    if not isinstance(reply, StatusReply):
+        return []
     sides = dict(reply.status.sides) if reply.status is not None else {}
     lines = []
     for action in reply.owed[:10]:
@@ -70,7 +79,7 @@ def chain_head_text(reply: Reply) -> str:
     """``chain 1a2b3c4d``: the first 8 hex digits of the game's chain head after the
     command, or "" outside a game. Players who note it can tell history was not rewritten
     (``arbitro db check --against`` compares a saved export the same way)."""
-    if not reply.head_hash or reply.dice_prompt is not None:
+    if not reply.head_hash or prompt_of(reply) is not None:
         return ""  # outside a game, or a command still waiting for a die (nothing written)
     return translate("bot.chain_head", reply.language, hash=reply.head_hash[:8])
 
@@ -85,9 +94,10 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     """Everything a reply shows, as text."""
     language = reply.language
     parts: list[str] = []
+    played = reply if isinstance(reply, PlayReply) else None
     # One odds summary per kind of roll: a volley's shots share one (rules.render).
-    described = describe_reply(reply.resolutions, language)
-    if reply.odds_only:
+    described = describe_reply(played.resolutions if played is not None else [], language)
+    if played is not None and played.odds_only:
         for one in described:
             if not one.odds_folded:
                 parts.append(f"{one.odds_title} — {one.title}: " + " · ".join(one.odds))
@@ -95,17 +105,20 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         return "\n".join(parts)
     if reply.duplicate:
         parts.append(translate("bot.duplicate", language))
-    if reply.roll is not None:
+    if isinstance(reply, RollReply):
         parts.append(render_roll(reply.roll, language))
     parts += [render_described_text(one, language) for one in described]
     parts += [f"» {notice_text(reply.ruleset, n, language)}" for n in reply.notices]
-    if reply.acted_for:
-        parts.append(translate("bot.acted_for", language, side=reply.acted_for))
-    if reply.status is not None:
-        parts.append(status_text(reply.status, reply.ruleset, language))
+    if played is not None and played.acted_for:
+        parts.append(translate("bot.acted_for", language, side=played.acted_for))
+    status = reply.status if isinstance(reply, PlayReply | StatusReply) else None
+    if status is not None:
+        parts.append(status_text(status, reply.ruleset, language))
     parts += [f"! {line}" for line in owed_lines(reply)]
-    parts += reply.lines
-    for follow in reply.follow_ups:
+    if isinstance(reply, TextReply):
+        parts += reply.lines
+    follow_ups = reply.follow_ups if isinstance(reply, PlayReply | StatusReply) else []
+    for follow in follow_ups:
         # The command to type for it, as declared for both front ends (/turn next, /morale …).
         parts.append(
             f"→ {notice_text(reply.ruleset, follow.label, language)}: "
@@ -114,10 +127,11 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     # Before the lines that call on someone: the dice prompt must stay last (the console
     # waits on it).
     parts += chain_head_lines(reply)
-    if reply.by_hand and reply.seq is not None:
+    by_hand = isinstance(reply, PlayReply | RollReply) and reply.by_hand
+    if by_hand and reply.seq is not None:
         parts.append(translate("bot.dice.check", language, seq=reply.seq))
-    if reply.dice_prompt is not None:
-        prompt = reply.dice_prompt
+    prompt = prompt_of(reply)
+    if prompt is not None:
         parts.append(dice_prompt_text(prompt, language, "@" + name_of(prompt.user_id)))
     if reply.ping:
         parts.append(

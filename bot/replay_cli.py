@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from bot.replay import ReplayReport, adopt_replayed, replay_game
+from bot.service.replay import ReplayReport, adopt_replayed, replay_game
 from db.cli import EXIT_OK, EXIT_PROBLEMS, add_db_option, db_path, run_safely
 from db.errors import StoreError
 from db.open import describe, open_store

@@ -15,6 +15,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_core import PydanticUseDefault
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from db.open import is_postgres_url, sqlite_path
 from rules.core.i18n import LANGUAGES
 
 #: The levels ``ARBITRO_LOG_LEVEL`` accepts (any case).
@@ -225,7 +226,6 @@ def beside_database(db: str | Path, suffix: str) -> Path:
     """``arbitro.db`` + ``suffix`` in the database's directory (the working directory for
     an in-memory database or a PostgreSQL URL: set ``ARBITRO_HEARTBEAT`` per process when
     several share one directory)."""
-    from db.open import is_postgres_url, sqlite_path
 
     text = str(db)
     if text == ":memory:" or is_postgres_url(text):

@@ -32,6 +32,7 @@ from discord.ext import commands, tasks
 from bot.discord.commands import build_app_commands
 from bot.discord.embeds import reply_to_messages
 from bot.discord.errors import report_error
+from bot.discord.runner import run_button
 from bot.discord.translator import CatalogueTranslator
 from bot.discord.views import ActionButton, DieFaceButton
 from bot.service import GameService
@@ -268,6 +269,12 @@ class ArbitroBot(commands.AutoShardedBot):
             return None
         latency = self.latency
         return GatewayStatus(latency_ms=latency * 1000 if math.isfinite(latency) else None)
+
+    async def run_button(
+        self, interaction: discord.Interaction[Any], button: ActionButton | DieFaceButton
+    ) -> None:
+        """Run a clicked button's verb (`bot.discord.views.ButtonHost`)."""
+        await run_button(interaction, button)
 
     def remember_language(self, channel_id: int, language: str) -> None:
         """Keep the language of a channel's game for error messages (bounded LRU)."""

@@ -26,7 +26,15 @@ from bot.discord.views import BUTTON_LIMIT, reply_buttons
 from bot.render.pictures import MAP_FILE
 from bot.render_text import chain_head_text, owed_lines
 from bot.rolls import dice_prompt_text
-from bot.service import Reply
+from bot.service.replies import (
+    FilesReply,
+    PlayReply,
+    Reply,
+    RollReply,
+    StatusReply,
+    TextReply,
+    prompt_of,
+)
 from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
@@ -380,7 +388,7 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
 
 def dice_prompt_card(reply: Reply, language: str) -> Card:
     """The die a command waits for: who rolls what, and that only the roller may press."""
-    prompt = reply.dice_prompt
+    prompt = prompt_of(reply)
     assert prompt is not None
     roller = f"<@{prompt.user_id}>"
     how = (
@@ -399,30 +407,34 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     """Every card of a reply, in reading order."""
     language = reply.language
     cards: list[Card] = []
+    played = reply if isinstance(reply, PlayReply) else None
+    odds_only = played is not None and played.odds_only
     notices = [outcome_text(reply.ruleset, notice, language) for notice in reply.notices]
-    if reply.acted_for:
-        notices.append(translate("discord.embed.acted_for", language, side=reply.acted_for))
+    if played is not None and played.acted_for:
+        notices.append(translate("discord.embed.acted_for", language, side=played.acted_for))
     if reply.duplicate:
         notices.append(translate("discord.embed.duplicate", language))
-    if reply.files:
+    if isinstance(reply, FilesReply) and reply.files:
         notices.append(translate("discord.embed.files", language, files=", ".join(reply.files)))
-    if notices and not reply.odds_only:
+    if notices and not odds_only:
         cards.append(Card(title="", lines=notices, colour=COLOUR_NOTICE))
-    if reply.roll is not None:
+    if isinstance(reply, RollReply):
         head, *rest = render_roll(reply.roll, language).splitlines()
         cards.append(Card(title=f"🎲 {head}", lines=rest, colour=COLOUR_NOTICE))
+    resolutions = played.resolutions if played is not None else []
     # One odds summary per kind of roll: a volley's shots share one (rules.render).
     for resolution, described in zip(
-        reply.resolutions, describe_reply(reply.resolutions, language), strict=True
+        resolutions, describe_reply(resolutions, language), strict=True
     ):
-        if reply.odds_only and described.odds_folded:
+        if odds_only and described.odds_folded:
             continue
         cards.append(
-            resolution_card(resolution, language, odds_only=reply.odds_only, described=described)
+            resolution_card(resolution, language, odds_only=odds_only, described=described)
         )
-    if reply.status is not None:
-        cards.append(status_card(reply.status, reply.ruleset, language))
-    if reply.dice_prompt is not None:
+    status = reply.status if isinstance(reply, PlayReply | StatusReply) else None
+    if status is not None:
+        cards.append(status_card(status, reply.ruleset, language))
+    if prompt_of(reply) is not None:
         cards.append(dice_prompt_card(reply, language))
     owed = owed_lines(reply)
     if owed:
@@ -433,7 +445,7 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
                 colour=COLOUR_NOTICE,
             )
         )
-    if reply.lines:
+    if isinstance(reply, TextReply) and reply.lines:
         lines = list(reply.lines)
         if reply.preformatted:  # columns stay aligned only in a fixed-width block
             lines = [f"```\n{chunk}\n```" for chunk in pack_lines(lines, DESCRIPTION_LIMIT - 100)]
@@ -471,10 +483,9 @@ def reply_to_messages(
     map ``picture`` (PNG) shown in its last embed; the last message carries the buttons
     when ``channel_id`` (the game the buttons act on) is given.
     """
+    previewed = isinstance(reply, PlayReply) and reply.odds_only
     buttons, leftovers = (
-        reply_buttons(reply, channel_id)
-        if channel_id is not None and not reply.odds_only
-        else ([], [])
+        reply_buttons(reply, channel_id) if channel_id is not None and not previewed else ([], [])
     )
     embeds = [
         embed
@@ -500,7 +511,7 @@ def reply_to_messages(
         )
         for index, group in enumerate(groups)
     ]
-    payloads[0].files = dict(reply.files)
+    payloads[0].files = dict(reply.files) if isinstance(reply, FilesReply) else {}
     if picture is not None:
         first = payloads[0]
         if not first.embeds:

@@ -17,9 +17,10 @@ invisible "update" of their message (no thinking message to leak through).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import discord
 
@@ -29,18 +30,34 @@ from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
 from bot.export import discard
 from bot.render.pictures import reply_picture
-from bot.service import MAX_SCENARIO_BYTES, Reply, Request
+from bot.service import MAX_SCENARIO_BYTES, GameService, Request
+from bot.service.replies import Reply, spool_of
 from rules.core.errors import InvalidInput, RulesError
-
-if TYPE_CHECKING:
-    from bot.discord.client import ArbitroBot
 
 log = logging.getLogger("bot.discord")
 
 
-def bot_of(interaction: discord.Interaction[Any]) -> ArbitroBot:
+class CommandHost(Protocol):
+    """What the runner needs of the bot that received an interaction (the Arbitro bot,
+    `bot.discord.client.ArbitroBot`, which imports this module: it is named here by what
+    it does, not imported)."""
+
+    service: GameService
+    defer_after: float
+
+    def check_accepting(self) -> None:
+        """Refuse a new command once shutdown began."""
+
+    def command_in_flight(self) -> contextlib.AbstractContextManager[None]:
+        """Count a running command, so shutdown can wait for it."""
+
+    def remember_language(self, channel_id: int, language: str) -> None:
+        """Keep the language of a channel's game for error messages."""
+
+
+def bot_of(interaction: discord.Interaction[Any]) -> CommandHost:
     """The Arbitro bot that received ``interaction``."""
-    return cast("ArbitroBot", interaction.client)
+    return cast(CommandHost, interaction.client)
 
 
 def build_request(
@@ -186,14 +203,14 @@ async def _run_command(
         await send_payloads(
             interaction,
             reply_to_messages(reply, channel_id=request.channel_id, picture=picture),
-            private=private or reply.odds_only or reply.private,
+            private=private or reply.private,
         )
     except Exception as error:
         # The command is committed; only its display failed (Discord refused a message).
         await report_error(interaction, error, context=context)
     finally:
         # A large export's files were sent from disk: the spool goes once they are.
-        await asyncio.to_thread(discard, reply.spool)
+        await asyncio.to_thread(discard, spool_of(reply))
 
 
 async def run_button(
@@ -231,7 +248,7 @@ async def _run_button(
         await send_payloads(
             interaction,
             reply_to_messages(reply, channel_id=request.channel_id, picture=picture),
-            private=reply.odds_only or reply.private,
+            private=reply.private,
         )
     except Exception as error:
         await report_error(interaction, error, context=context)
@@ -249,6 +266,7 @@ async def _run_button(
 
 
 __all__ = [
+    "CommandHost",
     "bot_of",
     "build_request",
     "read_attachment",

@@ -18,14 +18,16 @@ gets an ephemeral refusal before the service is asked.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, cast
 from urllib.parse import quote, unquote
 
 import discord
 
+from bot.commands import DIE_ANSWER
 from bot.discord.errors import report_error
 from bot.rolls import DicePrompt
-from bot.service import Reply, ServiceError
+from bot.service.errors import ServiceError
+from bot.service.replies import PlayReply, Reply, RollReply, StatusReply
 from rules.core.i18n import translate
 from rules.render import outcome_text
 
@@ -38,6 +40,21 @@ DIE_TEMPLATE = (
     r"arbitro-die:(?P<channel>\d+):(?P<prompt>\d+):(?P<n>\d+):(?P<face>\d+):(?P<user>\d+)"
 )
 DICE_VERBS = ("dice.confirm", "dice.dispute")
+
+
+class ButtonHost(Protocol):
+    """The bot a button was clicked on: it runs the button's verb the way it runs a slash
+    command (`bot.discord.runner.run_button`, which renders replies with these buttons and
+    so cannot be imported from here)."""
+
+    async def run_button(
+        self, interaction: discord.Interaction[Any], button: ActionButton | DieFaceButton
+    ) -> None:
+        """Run ``button``'s verb for whoever clicked it."""
+
+
+def _host(interaction: discord.Interaction[Any]) -> ButtonHost:
+    return cast(ButtonHost, interaction.client)
 
 
 def encode_options(options: Mapping[str, Any]) -> str:
@@ -114,16 +131,13 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run the verb through the same path as a slash command."""
-        # Imported here: the runner renders replies, whose buttons are defined here.
-        from bot.discord.runner import run_button
-
-        await run_button(interaction, self)
+        await _host(interaction).run_button(interaction, self)
 
 
 class DieFaceButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=DIE_TEMPLATE):
     """One face of a die a waiting command asked for; only its roller may press it."""
 
-    verb = "dice.roll"
+    verb = DIE_ANSWER
 
     def __init__(
         self,
@@ -178,9 +192,7 @@ class DieFaceButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=DIE
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Give this face: the waiting command runs again, one die further."""
-        from bot.discord.runner import run_button
-
-        await run_button(interaction, self)
+        await _host(interaction).run_button(interaction, self)
 
 
 def faces_per_row(sides: int) -> int:
@@ -219,11 +231,12 @@ def reply_buttons(
     follow-up whose id would exceed 100 characters, or beyond Discord's 25 buttons, is
     returned as a label so the reply still lists it.
     """
-    if reply.dice_prompt is not None:
+    if isinstance(reply, PlayReply) and reply.dice_prompt is not None:
         return list(die_buttons(reply.dice_prompt, channel_id)), []
     buttons: list[ActionButton | DieFaceButton] = []
     leftovers: list[str] = []
-    if reply.by_hand and reply.seq is not None:
+    by_hand = isinstance(reply, PlayReply | RollReply) and reply.by_hand
+    if by_hand and reply.seq is not None:
         seq = {"seq": reply.seq}
         buttons.append(
             ActionButton(
@@ -243,7 +256,8 @@ def reply_buttons(
                 style=discord.ButtonStyle.danger,
             )
         )
-    for follow_up in reply.follow_ups:
+    follow_ups = reply.follow_ups if isinstance(reply, PlayReply | StatusReply) else []
+    for follow_up in follow_ups:
         label = outcome_text(reply.ruleset, follow_up.label, reply.language)
         if (
             len(buttons) >= BUTTON_LIMIT
@@ -318,6 +332,7 @@ __all__ = [
     "DIE_TEMPLATE",
     "TEMPLATE",
     "ActionButton",
+    "ButtonHost",
     "DieFaceButton",
     "custom_id",
     "decode_options",

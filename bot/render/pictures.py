@@ -6,7 +6,7 @@ import asyncio
 import logging
 
 from bot.render.map import render_map
-from bot.service import Reply
+from bot.service.replies import Reply, picture_of
 
 log = logging.getLogger(__name__)
 
@@ -21,11 +21,11 @@ async def reply_picture(reply: Reply) -> bytes | None:
     loop keeps serving other channels. A failure is logged and the reply goes without
     its picture (the command itself is done).
     """
-    view = reply.map_view
+    view, public = picture_of(reply)
     if view is None:
         return None
     try:
-        return await asyncio.to_thread(render_map, view, reply.language, public=reply.map_public)
+        return await asyncio.to_thread(render_map, view, reply.language, public=public)
     except Exception:
         log.exception("could not draw the map of %r", view.title)
         return None

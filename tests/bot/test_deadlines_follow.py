@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from bot.deadlines import owing_sides
 from bot.service import GameService, Request
+from bot.service.deadlines import owing_sides
 from db.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import SeededDice, fill_options

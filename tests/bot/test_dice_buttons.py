@@ -7,7 +7,7 @@ import pytest
 from bot.discord.embeds import reply_to_messages
 from bot.discord.views import DieFaceButton, die_buttons, faces_per_row
 from bot.rolls import DicePrompt
-from bot.service import Reply
+from bot.service import PlayReply
 
 BIG = 2**62  # ids far larger than Discord's snowflakes
 
@@ -55,13 +55,13 @@ def test_a_button_id_round_trips_and_a_huge_die_gets_no_buttons():
 
 @pytest.mark.parametrize("language", ["it", "en", "fr"])
 def test_the_prompt_card_names_die_roll_faces_and_roller(language):
-    reply = Reply(language=language, ruleset="manovra", dice_prompt=prompt(12, (7,)))
+    reply = PlayReply(language=language, ruleset="manovra", dice_prompt=prompt(12, (7,)))
     (message,) = reply_to_messages(reply, channel_id=5)
     text = message.embeds[0].description or ""
     assert "D12 — penetration" in text and "7" in text and f"<@{BIG}>" in text
     assert message.view is not None and len(message.view.children) == 12
     assert not message.allowed_mentions.users  # the roller just typed: no ping
-    huge = Reply(language=language, ruleset="manovra", dice_prompt=prompt(100))
+    huge = PlayReply(language=language, ruleset="manovra", dice_prompt=prompt(100))
     (message,) = reply_to_messages(huge, channel_id=5)
     assert message.view is None and "D100" in (message.embeds[0].description or "")
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-import bot.service as service_module
-from bot.replay import replay_bundle, replay_game
+import bot.service.handlers as service_module
 from bot.service import GameService, Reply
+from bot.service.replay import replay_bundle, replay_game
 from rules.core.dice import D6, DiceSource, DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied, run_command

@@ -39,7 +39,7 @@ from bot.discord.views import (
     decode_options,
     encode_options,
 )
-from bot.service import Reply
+from bot.service import FilesReply, PlayReply, Reply, StatusReply
 from rules.core.dice import Die, Roll, ScriptedDice
 from rules.core.errors import IllegalAction
 from rules.core.i18n import translate
@@ -212,7 +212,7 @@ def test_clip_and_pack_never_lose_lines_that_fit():
 
 def test_the_largest_bundled_scenario_status():
     status = scenario_status()
-    payloads = reply_to_messages(Reply(language="it", ruleset="manovra", status=status))
+    payloads = reply_to_messages(StatusReply(language="it", ruleset="manovra", status=status))
     check_limits(payloads)
     text = everything(payloads)
     for unit in status.units:
@@ -225,7 +225,7 @@ def test_the_largest_bundled_scenario_status():
 @pytest.mark.parametrize("language", ["it", "en", "fr"])
 def test_a_giant_status_is_split_without_losing_a_unit(language):
     status = giant_status()
-    payloads = reply_to_messages(Reply(language=language, ruleset="manovra", status=status))
+    payloads = reply_to_messages(StatusReply(language=language, ruleset="manovra", status=status))
     check_limits(payloads)
     assert len(payloads) > 1
     text = everything(payloads)
@@ -239,7 +239,9 @@ def test_a_giant_status_is_split_without_losing_a_unit(language):
 
 def test_a_resolution_with_many_steps_continues_in_more_embeds():
     resolution = long_resolution()
-    payloads = reply_to_messages(Reply(language="it", ruleset="manovra", resolutions=[resolution]))
+    payloads = reply_to_messages(
+        PlayReply(language="it", ruleset="manovra", resolutions=[resolution])
+    )
     check_limits(payloads)
     embeds = [e for p in payloads for e in p.embeds]
     assert len(embeds) > 2
@@ -256,7 +258,7 @@ def test_a_resolution_with_many_steps_continues_in_more_embeds():
 
 
 def test_thirty_resolutions_in_one_reply():
-    reply = Reply(
+    reply = PlayReply(
         language="en",
         ruleset="manovra",
         resolutions=[long_resolution(12, tag=f"r{n}") for n in range(30)],
@@ -272,7 +274,7 @@ def test_thirty_resolutions_in_one_reply():
 
 def test_a_real_fire_shows_dice_cells_odds_and_hand_dice():
     fire = real_fire()
-    reply = Reply(language="it", ruleset="manovra", resolutions=[fire], by_hand=True, seq=7)
+    reply = PlayReply(language="it", ruleset="manovra", resolutions=[fire], by_hand=True, seq=7)
     payloads = reply_to_messages(reply, channel_id=CHANNEL)
     check_limits(payloads)
     [embed] = payloads[0].embeds
@@ -291,7 +293,7 @@ def test_a_real_fire_shows_dice_cells_odds_and_hand_dice():
 
 
 def test_odds_only_shows_no_dice_and_no_buttons():
-    reply = Reply(
+    reply = PlayReply(
         language="en",
         ruleset="manovra",
         resolutions=[real_fire()],
@@ -357,7 +359,7 @@ def test_follow_ups_become_buttons_and_overflow_is_listed():
             "asse",
         ),
     )
-    reply = Reply(language="it", ruleset="manovra", follow_ups=follow_ups, by_hand=True, seq=3)
+    reply = PlayReply(language="it", ruleset="manovra", follow_ups=follow_ups, by_hand=True, seq=3)
     payloads = reply_to_messages(reply, channel_id=CHANNEL)
     check_limits(payloads)
     view = payloads[-1].view
@@ -370,7 +372,7 @@ def test_follow_ups_become_buttons_and_overflow_is_listed():
 
 
 def test_files_go_with_the_first_message_and_are_fresh_each_time():
-    reply = Reply(
+    reply = FilesReply(
         language="it",
         ruleset="manovra",
         files={"arbitro-log.json": b"{}", "arbitro-report.md": b"# r"},

@@ -741,7 +741,7 @@ async def test_a_large_export_is_attached_from_disk_and_its_spool_removed(
         spools.append(exported.spool)
         return exported
 
-    monkeypatch.setattr("bot.service.export_files", spooling)
+    monkeypatch.setattr("bot.service.views.export_files", spooling)
     await start_game(table)
     result = await table.bruno.slash(table.channel, "game export")
     exported = assert_public(result)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.render_text import reply_text
-from bot.replay import replay_game
 from bot.service import Request
+from bot.service.replay import replay_game
 from rules.core.errors import RulesError
 
 CHANNEL = 777

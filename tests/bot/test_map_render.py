@@ -24,7 +24,7 @@ from bot.render import layout
 from bot.render.lettering import FONT_RANGES, font, plain
 from bot.render.map import WIDTH, render_map, side_colours, terrain_style, visible_counters
 from bot.render.pictures import reply_picture
-from bot.service import Reply, channel_map, localized_map, public_status
+from bot.service import Reply, StatusReply, channel_map, localized_map, public_status
 from rules.core.battlefield import (
     CircleShape,
     Counter,
@@ -284,7 +284,7 @@ async def test_a_failed_drawing_leaves_the_reply_without_a_picture(monkeypatch, 
         raise RuntimeError("boom")
 
     monkeypatch.setattr("bot.render.pictures.render_map", broken)
-    reply = Reply(language="it", map_view=measured_view())
+    reply = StatusReply(language="it", map_view=measured_view())
     caplog.set_level(logging.ERROR, logger="bot.render.pictures")
     assert await reply_picture(reply) is None
     assert "could not draw the map" in caplog.text

@@ -13,7 +13,7 @@ import pytest
 
 from bot.discord.embeds import reply_cards
 from bot.render_text import reply_text
-from bot.service import Reply
+from bot.service import PlayReply
 from rules.core.resolution import Odds, OddsEntry, Outcome, Resolution, Step
 from rules.render import MAX_ODDS_LINES, describe_reply, odds_lines
 
@@ -136,7 +136,7 @@ def test_both_renderers_show_a_volley_once(language, title, volley):
         (on_target(2), Fraction(1, 4)),
         *((scattered(n), Fraction(1, 20)) for n in range(1, 11)),
     )
-    reply = Reply(language=language, ruleset=RULESET, resolutions=[resolution(shot)] * 8)
+    reply = PlayReply(language=language, ruleset=RULESET, resolutions=[resolution(shot)] * 8)
     label = odds_lines(RULESET, (shot,), language)[0].split(":")[0]
 
     text = reply_text(reply)
@@ -156,7 +156,7 @@ def test_both_renderers_show_a_volley_once(language, title, volley):
 @pytest.mark.parametrize(("language", "certain"), [("en", "certain"), ("fr", "certain")])
 def test_odds_only_replies_show_the_volley_once(language, certain):
     sure = odds((on_target(1), Fraction(1)))
-    reply = Reply(
+    reply = PlayReply(
         language=language, ruleset=RULESET, resolutions=[resolution(sure)] * 3, odds_only=True
     )
     assert reply_text(reply).count(f"{certain}") == 1

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from bot.replay import replay_bundle
 from bot.service import GameService, Request, ServiceError
+from bot.service.replay import replay_bundle
 from db.hashing import canonical_json
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import SeededDice, fill_options

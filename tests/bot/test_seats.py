@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.console import Console, user_id_of
-from bot.seats import TAKEOVER_AFTER, referee_gone
 from bot.service import Request, ServiceError
+from bot.service.seats import TAKEOVER_AFTER, referee_gone
 from db.models import EventRecord, Member
 
 REFEREE, ANNA, BRUNO, CARLA = 1, 2, 3, 4

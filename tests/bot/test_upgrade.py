@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from bot.main import main
-from bot.replay import (
+from bot.service import ACTOR_SIDE_ARG, GameService, Request
+from bot.service.replay import (
     VERB_REPLAYED,
     RecordedDice,
     ReplayMismatch,
     adopt_replayed,
     replay_game,
 )
-from bot.service import ACTOR_SIDE_ARG, GameService, Request
 from bot.upgrade import UnreadableGames, ensure_readable, unreadable_games
 from db.hashing import canonical_json
 from db.models import NewEvent

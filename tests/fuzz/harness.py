@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.replay import replay_game
 from bot.rolls import DicePrompt
 from bot.service import GameService, Reply, Request
+from bot.service.replay import replay_game
 from db.protocol import GameStore
 from db.sqlite import SqliteStore
 from rules.core.dice import Die

@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.replay import replay_game
 from bot.service import Reply
+from bot.service.replay import replay_game
 from db.errors import ChainBroken
 from db.hashing import canonical_json, verify_export
 from db.models import VERB_UNDO, EventRecord

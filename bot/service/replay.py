@@ -12,15 +12,28 @@ event (``game.replayed``): history stays append-only and the hash chain covers i
 
 The whole-game fuzzer calls :func:`replay_game` to check a finished game; the
 ``arbitro db replay`` command (:mod:`bot.replay_cli`) calls it for stored games.
+
+A re-roll (``/dice reroll seq:N``, :mod:`bot.service.history`) runs a disputed command again
+with fresh dice, then the commands given after it with their recorded dice
+(:func:`rerun`); a replay re-does it the same way, so both live here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from bot.service import ACTOR_SIDE_ARG, BY_HAND_ARG, EVENT_ARGS
+from bot.service.events import (
+    ACTOR_SIDE_ARG,
+    BY_HAND_ARG,
+    EVENT_ARGS,
+    HISTORY_VERBS,
+    SAME_DOCUMENT_VERBS,
+    VERB_REPLAYED,
+    VERB_REROLL,
+    VERB_REWIND,
+)
 from db.hashing import canonical_json
 from db.models import (
     VERB_CREATED,
@@ -34,18 +47,12 @@ from db.models import (
     NewEvent,
 )
 from db.protocol import GameStore
-from rules.core.dice import Die, ScriptedDice, parse_die
+from rules.core.dice import DiceSource, Die, Roll, ScriptedDice, parse_die
 from rules.core.errors import DiceError, RulesError
 from rules.core.play import GamePlay
+from rules.core.resolution import Resolution
 from rules.core.ruleset import get_ruleset
 
-# The event written when a replayed state is adopted (after a rules fix).
-VERB_REPLAYED = "game.replayed"
-# Events that keep the document as it is.
-# Events that leave the document as it was: confirmations, free /roll dice, adoptions.
-SAME_DOCUMENT_VERBS = frozenset({"dice.confirm", "dice.dispute", "roll", VERB_REPLAYED})
-VERB_REWIND = "game.rewind"  # bot.rewind's: the state of an earlier event, restored
-VERB_REROLL = "dice.reroll"  # bot.rewind's: a disputed roll rolled again
 MAX_DIFFERENCES = 5
 MAX_VALUE_TEXT = 60
 
@@ -291,8 +298,6 @@ def _replay_reroll(
 ) -> dict[str, Any]:
     """A re-roll again: its command with the fresh dice it recorded, then the later
     commands with theirs, stopping where the re-roll stopped."""
-    from bot.rewind import later_commands, rerun
-
     target_seq = int(event.args["seq"])
     target = next(e for e in bundle.events if e.seq == target_seq)
     later = later_commands(bundle.events, target_seq, play, until=event.seq)
@@ -391,13 +396,83 @@ async def adopt_replayed(
     return await store.commit(report.channel_id, report.version, report.final_document, event)
 
 
+# -- re-rolls ---------------------------------------------------------------------------------
+
+
+def is_play_event(event: EventRecord, play: GamePlay) -> bool:
+    """Whether ``event`` is a command of the game's rules (not a game, dice or seat event)."""
+    return event.verb in play.verbs() and event.verb != "odds"
+
+
+@dataclass
+class Rerun:
+    """What a re-roll made of the log: the new state and how far it got."""
+
+    document: dict[str, Any]
+    resolutions: list[Resolution] = field(default_factory=list)
+    rolls: list[Roll] = field(default_factory=list)
+    replayed: int = 0
+    stopped_at: int | None = None
+    reason: str = ""
+
+
+def later_commands(
+    events: Sequence[EventRecord], seq: int, play: GamePlay, until: int | None = None
+) -> list[EventRecord]:
+    """The play events after ``seq`` (and before ``until``), to run again after a re-roll.
+
+    Raises ValueError when history was changed after ``seq`` (an undo, a rewind, another
+    re-roll): the referee rewinds first.
+    """
+    later = [e for e in events if e.seq > seq and (until is None or e.seq < until)]
+    if any(event.verb in HISTORY_VERBS for event in later):
+        raise ValueError("history changed after this event")
+    return [event for event in later if is_play_event(event, play)]
+
+
+def rerun(
+    play: GamePlay,
+    before: dict[str, Any],
+    target: EventRecord,
+    dice: DiceSource,
+    later: Sequence[EventRecord],
+    members: Sequence[Member],
+    *,
+    stop_at: int | None = None,
+) -> Rerun:
+    """Run ``target``'s command again on ``before`` with ``dice``, then ``later`` with their
+    recorded dice, stopping at the first that no longer applies (or at ``stop_at``, when a
+    replay re-does a re-roll the log recorded)."""
+    args = target.args
+    options = {key: value for key, value in args.items() if key not in EVENT_ARGS}
+    played = play.apply(before, target.verb, options, dice, args.get(ACTOR_SIDE_ARG))
+    result = Rerun(played.document, played.resolutions, played.rolls)
+    for event in later:
+        if stop_at is not None and event.seq >= stop_at:
+            result.stopped_at = event.seq
+            break
+        try:
+            result.document = replay_command(play, result.document, event, members)
+        except (RulesError, ReplayMismatch, KeyError, ValueError, TypeError) as error:
+            result.stopped_at = event.seq
+            result.reason = error.localized("en") if isinstance(error, RulesError) else str(error)
+            break
+        result.replayed += 1
+    return result
+
+
 __all__ = [
     "VERB_REPLAYED",
     "Divergence",
     "RecordedDice",
     "ReplayReport",
+    "Rerun",
     "adopt_replayed",
     "differences",
+    "is_play_event",
+    "later_commands",
     "replay_bundle",
+    "replay_command",
     "replay_game",
+    "rerun",
 ]

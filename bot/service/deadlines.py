@@ -1,0 +1,250 @@
+"""Deadlines that follow the turn (play by post).
+
+A deadline belongs to a side that owes something: when that side no longer owes (it acted and
+the move passed on), its deadline goes; with a game pace, a side that comes to owe gets
+``pace`` hours, re-armed each time it acts and still owes. A reminder goes out when a quarter
+of the time is left, and another at expiry, each pinging only the owing side's players and
+each claimed once across bot processes.
+
+``/game deadline`` sets (or clears) one side's deadline, ``/game pace`` the hours each owed
+action gets; after every command :func:`follow_the_turn` moves the deadlines on;
+:func:`due_reminders` builds the reminders the front ends post. The pure functions decide,
+the handlers read and write the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from bot.service.handlers import GameCall, GameHandler, Services, Who
+from bot.service.replies import Reply
+from bot.service.requests import int_option, players_among
+from db.errors import StoreError
+from db.models import Deadline
+from rules.core.errors import UnknownName
+from rules.core.play import FollowUp
+from rules.core.resolution import Outcome
+
+#: The reminder before expiry goes out when this share of the deadline's time is left.
+WARNING_SHARE = 0.25
+#: Deadlines further away than this are not looked at for their early reminder yet.
+WARNING_HORIZON = timedelta(days=61)
+#: The longest deadline or pace, in hours (60 days).
+MAX_DEADLINE_HOURS = 24 * 60
+
+
+def owing_sides(follow_ups: Iterable[FollowUp], awaiting: str | None) -> set[str]:
+    """The sides that owe something now: those with a roll or action owed, else the mover."""
+    owing = {f.side for f in follow_ups if f.side is not None}
+    if not owing and awaiting is not None:
+        owing = {awaiting}
+    return owing
+
+
+@dataclass
+class DeadlinePlan:
+    """What changes after a command: deadlines to set (side → due) and sides to clear."""
+
+    set: dict[str, datetime] = field(default_factory=dict)
+    clear: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.set or self.clear)
+
+
+def plan_for(
+    deadlines: Sequence[Deadline],
+    owing: set[str],
+    actor_side: str | None,
+    pace_hours: int | None,
+    now: datetime,
+) -> DeadlinePlan:
+    """The deadline changes once a command has moved the game on.
+
+    A side that no longer owes loses its deadline. With a pace, a side that owes and has no
+    deadline gets one, and the side that just acted and still owes gets a fresh one (each
+    owed action has the pace's hours).
+    """
+    plan = DeadlinePlan()
+    current = {d.side: d for d in deadlines}
+    for side in current:
+        if side not in owing:
+            plan.clear.append(side)
+    if pace_hours:
+        due = now + timedelta(hours=pace_hours)
+        for side in sorted(owing):
+            if side not in current or side == actor_side:
+                plan.set[side] = due
+    return plan
+
+
+def warning_due(deadline: Deadline, now: datetime) -> bool:
+    """Whether the early reminder of ``deadline`` should go out at ``now``."""
+    if deadline.reminded or now >= deadline.due_at:
+        return False
+    span = deadline.due_at - deadline.set_at
+    return now >= deadline.due_at - span * WARNING_SHARE
+
+
+def when_text(due: datetime, *, discord: bool) -> str:
+    """A moment as players read it: Discord timestamps (each reader's own time zone, and
+    a relative "in 3 hours") in Discord, plain UTC at the console."""
+    if discord:
+        stamp = int(due.timestamp())
+        return f"<t:{stamp}:f> (<t:{stamp}:R>)"
+    return due.strftime("%Y-%m-%d %H:%M UTC")
+
+
+async def follow_the_turn(
+    call: GameCall, follow_ups: Iterable[FollowUp], awaiting: str | None, actor: str | None
+) -> None:
+    """Deadlines follow what is owed after a command (nothing to do without deadlines or a
+    pace): cleared when a side no longer owes; with a pace, set for a side that comes to
+    owe and re-armed for the side that acted."""
+    context = call.context
+    if not (context.deadlines or context.pace_hours):
+        return
+    plan = plan_for(
+        context.deadlines,
+        owing_sides(follow_ups, awaiting),
+        actor,
+        context.pace_hours,
+        datetime.now(UTC),
+    )
+    channel_id = call.request.channel_id
+    for side in plan.clear:
+        await call.store.clear_deadline(channel_id, side)
+    for side, due in plan.set.items():
+        await call.store.set_deadline(channel_id, side, due)
+
+
+def due_notices(call: GameCall, sides: Mapping[str, str]) -> list[Outcome]:
+    """``/game status``: each side's deadline, when it has one."""
+    discord = call.request.guild_id is not None
+    return [
+        Outcome.of(
+            "bot.deadline.due",
+            side=sides.get(deadline.side, deadline.side),
+            when=when_text(deadline.due_at, discord=discord),
+        )
+        for deadline in call.context.deadlines
+    ]
+
+
+async def set_deadline(call: GameCall) -> Reply:
+    """``/game deadline hours:N [side:S]``: the side (the one to move by default) must act
+    within N hours; 0 clears its deadline."""
+    request, play, document = call.request, call.play, call.document
+    reply = _reply(call)
+    hours = int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
+    sides = play.sides(document)
+    side = str(request.options.get("side") or play.awaiting(document) or "")
+    if side not in sides:
+        raise UnknownName("error.service.unknown_side", name=side[:40], known=", ".join(sides))
+    if hours == 0:
+        await call.store.clear_deadline(request.channel_id, side)
+        reply.notices.append(Outcome.of("bot.deadline.cleared", side=sides[side]))
+        return reply
+    due = datetime.now(UTC) + timedelta(hours=hours)
+    await call.store.set_deadline(request.channel_id, side, due)
+    reply.notices.append(
+        Outcome.of(
+            "bot.deadline.set",
+            side=sides[side],
+            hours=hours,
+            when=when_text(due, discord=request.guild_id is not None),
+        )
+    )
+    return reply
+
+
+async def set_pace(call: GameCall) -> Reply:
+    """``/game pace hours:N``: every owed action gets N hours (0: no pace)."""
+    request, play, document = call.request, call.play, call.document
+    reply = _reply(call)
+    hours = int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
+    await call.store.set_pace(request.channel_id, hours or None)
+    if not hours:
+        reply.notices.append(Outcome.of("bot.deadline.pace_off"))
+        return reply
+    reply.notices.append(Outcome.of("bot.deadline.pace", hours=hours))
+    # The sides owing now get their time at once, not at their next command.
+    owing = await call.services.off_loop(
+        lambda: owing_sides(play.follow_ups(document), play.awaiting(document))
+    )
+    due = datetime.now(UTC) + timedelta(hours=hours)
+    sides = play.sides(document)
+    for side in sorted(owing):
+        await call.store.set_deadline(request.channel_id, side, due)
+        reply.notices.append(
+            Outcome.of(
+                "bot.deadline.due",
+                side=sides.get(side, side),
+                when=when_text(due, discord=request.guild_id is not None),
+            )
+        )
+    return reply
+
+
+def _reply(call: GameCall) -> Reply:
+    record = call.record
+    return Reply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
+
+
+async def due_reminders(
+    services: Services,
+    now: datetime | None = None,
+    *,
+    owns_guild: Callable[[int | None], bool] | None = None,
+) -> list[tuple[int, Reply]]:
+    """Deadlines that passed: a reply pinging the late side's players, once each.
+
+    With several bot processes, ``owns_guild`` keeps each to its own guilds (its
+    shards), and each reminder is claimed with the store's compare-and-set
+    (``mark_reminded``) before it is built: of processes racing for one deadline, one
+    gets it. Claiming first means a process that dies between claim and post loses
+    that reminder rather than anyone posting it twice.
+    """
+    store = services.store
+    moment = now or datetime.now(UTC)
+    replies = []
+    for deadline in await store.due_deadlines(moment + WARNING_HORIZON):
+        expired = deadline.due_at <= moment
+        if not expired and not warning_due(deadline, moment):
+            continue
+        try:
+            record = await store.load(deadline.channel_id)
+        except StoreError:
+            continue
+        if owns_guild is not None and not owns_guild(record.guild_id):
+            continue
+        if expired:
+            claimed = await store.mark_reminded(
+                deadline.channel_id, deadline.side, deadline.due_at
+            )
+        else:
+            claimed = await store.claim_warning(
+                deadline.channel_id, deadline.side, deadline.due_at
+            )
+        if not claimed:
+            continue  # Claimed by another process (or the deadline moved meanwhile).
+        sides = services.play(record.ruleset).sides(record.document)
+        reply = Reply(language=record.language, ruleset=record.ruleset)
+        reply.notices.append(
+            Outcome.of(
+                "bot.deadline.passed" if expired else "bot.deadline.soon",
+                side=sides.get(deadline.side, deadline.side),
+                when=when_text(deadline.due_at, discord=record.guild_id is not None),
+            )
+        )
+        reply.ping = players_among(await store.members(deadline.channel_id), deadline.side)
+        replies.append((deadline.channel_id, reply))
+    return replies
+
+
+HANDLERS = (
+    GameHandler(("game.deadline",), who=Who.REFEREE, run=set_deadline),
+    GameHandler(("game.pace",), who=Who.REFEREE, run=set_pace),
+)

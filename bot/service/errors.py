@@ -1,0 +1,82 @@
+"""The service's refusals: :class:`ServiceError` (permissions, no game, storage conflicts)
+and :class:`NotNow` (a rules refusal followed by what the seat may do instead).
+
+Both are :class:`rules.core.errors.RulesError`: a catalogue key and its parameters, shown to
+players in their language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.commands import command_line
+from rules.core.errors import IllegalAction, RulesError
+from rules.core.i18n import translate
+from rules.core.legal import LegalAction, for_seat, owed
+from rules.core.play import GamePlay
+
+
+class ServiceError(RulesError):
+    """A request the service refuses (permissions, no game, storage conflicts)."""
+
+    default_key = "error.service"
+
+
+class NotNow(IllegalAction):
+    """A rules refusal, followed by what the seat may do now (from the legal actions)."""
+
+    def __init__(self, cause: RulesError, may: list[LegalAction], waiting_for: str) -> None:
+        self.cause = cause
+        self.may = may
+        self.waiting_for = waiting_for
+        super().__init__(cause.key, **cause.params)
+
+    def localized(self, language: str) -> str:
+        """The rules' reason, then the seat's legal commands (or whom the game waits for)."""
+        reason = self.cause.localized(language)
+        if self.may:
+            hint = translate("error.service.you_may", language, actions=commands_hint(self.may))
+        else:
+            hint = translate("error.service.waiting_for", language, side=self.waiting_for)
+        return f"{reason} {hint}"
+
+
+def command_name(verb: str) -> str:
+    """A service verb as the player types it: ``turn.next`` → ``/turn next``,
+    ``recover`` → ``/morale action:recover`` (read from the one command declaration)."""
+    return command_line(verb, {})
+
+
+def commands_hint(actions: list[LegalAction], limit: int = 6) -> str:
+    """``/move (a, b), /fire (a), /turn next``: verbs with their units, short."""
+    by_verb: dict[str, list[str]] = {}
+    for action in actions:
+        units = by_verb.setdefault(action.verb, [])
+        if action.unit is not None and action.unit not in units:
+            units.append(action.unit)
+    parts = []
+    for verb, units in list(by_verb.items())[:limit]:
+        shown = ", ".join(units[:4]) + (", …" if len(units) > 4 else "")
+        parts.append(f"{command_name(verb)} ({shown})" if units else command_name(verb))
+    return ", ".join(parts)
+
+
+def not_now(
+    play: GamePlay, document: Mapping[str, Any], error: IllegalAction, side: str | None
+) -> IllegalAction:
+    """The refusal with what the seat may do instead, read from the legal actions."""
+    try:
+        actions = play.legal_actions(document)
+    except RulesError:
+        return error
+    mine = [a for a in for_seat(actions, side) if a.verb != "odds"]
+    awaiting = play.awaiting(document)
+    sides = play.sides(document)
+    waiting_for = ", ".join(
+        dict.fromkeys(sides.get(a.side, a.side) for a in owed(actions) if a.side)
+    ) or sides.get(awaiting or "", awaiting or "—")
+    return NotNow(error, mine, waiting_for)
+
+
+__all__ = ["NotNow", "ServiceError", "command_name", "commands_hint", "not_now"]

@@ -1,0 +1,210 @@
+"""The event schema: what the service writes in a game's chain, and how it is read back.
+
+Every command that changes a game is one event (``db.models.NewEvent``): its verb, its args
+(the command's options plus the keys below), every die rolled, and the resolutions shown.
+Replay (:mod:`bot.service.replay`), the log and the export read events with the names here,
+so a key or a verb is spelled in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.service.errors import command_name
+from bot.service.requests import Request, Seat
+from db.models import VERB_UNDO, EventRecord, NewEvent
+from rules.core.dice import Roll
+from rules.core.expression import RollResult
+from rules.core.i18n import has_key, translate
+from rules.core.play import Played
+from rules.core.resolution import Resolution
+from rules.render import outcome_text
+
+# Keys the service adds to a play event's args beside the command's options: the referee
+# acting for a side, dice typed by hand, and the seat the command was applied for (absent
+# from events of 0.1.0, which replay reads from the members table instead).
+ACTED_FOR_ARG = "acted_for"
+BY_HAND_ARG = "by_hand"
+ACTOR_SIDE_ARG = "actor_side"
+ACTOR_NAME_ARG = "actor_name"
+EVENT_ARGS = frozenset({ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG, ACTOR_NAME_ARG})
+
+#: A free ``/roll``, logged in the channel's game (the document unchanged).
+VERB_ROLL = "roll"
+#: Dice typed by hand, confirmed or disputed by another player (the document unchanged).
+VERB_CONFIRM = "dice.confirm"
+VERB_DISPUTE = "dice.dispute"
+#: The state of an earlier event, restored (``/game rewind``).
+VERB_REWIND = "game.rewind"
+#: A disputed roll rolled again, the later commands re-run (``/dice reroll``).
+VERB_REROLL = "dice.reroll"
+#: A replayed state adopted after a rules fix (``arbitro db replay --adopt``).
+VERB_REPLAYED = "game.replayed"
+
+# Seat changes (the document unchanged): who joined, left, was seated or became referee.
+SEAT_JOIN = "seat.join"
+SEAT_LEAVE = "seat.leave"
+SEAT_ASSIGN = "seat.assign"
+SEAT_REMOVE = "seat.remove"
+SEAT_REFEREE = "seat.referee"
+SEAT_BIND = "seat.bind"
+
+#: Events that leave the document as it was: confirmations, free /roll dice, adoptions
+#: (and every ``seat.*`` event).
+SAME_DOCUMENT_VERBS = frozenset({VERB_CONFIRM, VERB_DISPUTE, VERB_ROLL, VERB_REPLAYED})
+#: Events that change history rather than play: a re-roll cannot reach across them.
+HISTORY_VERBS = frozenset({VERB_UNDO, VERB_REWIND, VERB_REROLL, VERB_REPLAYED})
+
+
+def recorded_roll(roll: Roll) -> dict[str, Any]:
+    """A die as a play event records it: what replay needs to roll it again."""
+    return {
+        "die": roll.die.name,
+        "face": roll.face,
+        "label": roll.label,
+        "by_hand": roll.by_hand,
+        "side": roll.side,
+    }
+
+
+def command_event(
+    request: Request,
+    seat: Seat,
+    acted_for: str | None,
+    typed: list[int] | None,
+    played: Played,
+) -> NewEvent:
+    """The event a played command is logged as.
+
+    ``acted_for`` is the side whose move it was (recorded when the referee played it for
+    that side); ``typed`` the player's own faces, if any.
+    """
+    actor_side = None if seat.role == "referee" else seat.side
+    args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
+    if seat.role == "referee" and acted_for is not None and acted_for != seat.side:
+        args[ACTED_FOR_ARG] = acted_for
+    if typed is not None:
+        args[BY_HAND_ARG] = True
+    # Enough to replay the command without the members table: the side it was played
+    # for, and every die the tray rolled in order (not only those a resolution shows),
+    # each marked typed by the player (by_hand) or the bot's, and the side it was for.
+    args[ACTOR_SIDE_ARG] = actor_side
+    if request.user_name:
+        args[ACTOR_NAME_ARG] = request.user_name[:60]  # the log names people, not ids
+    return NewEvent(
+        verb=request.verb,
+        args=args,
+        dice=[recorded_roll(roll) for roll in played.rolls],
+        resolution=[res.to_json() for res in played.resolutions],
+        actor_id=request.user_id,
+        interaction_id=request.interaction_id,
+    )
+
+
+def roll_event(request: Request, result: RollResult) -> NewEvent:
+    """The event a free ``/roll`` is logged as in the channel's game."""
+    return NewEvent(
+        verb=VERB_ROLL,
+        args={
+            "expression": result.expression.notation,
+            "total": result.total,
+            "by_hand": bool(request.dice),
+        },
+        dice=[
+            {"die": r.die.name, "face": r.face, "label": r.label, "by_hand": r.by_hand}
+            for r in result.rolls
+        ],
+        actor_id=request.user_id,
+        interaction_id=request.interaction_id,
+    )
+
+
+def plain_event(request: Request, verb: str, **args: Any) -> NewEvent:
+    """An event with no dice and no resolution (a dice check, a rewind, a seat change)."""
+    return NewEvent(
+        verb=verb, args=args, actor_id=request.user_id, interaction_id=request.interaction_id
+    )
+
+
+def seat_event(request: Request, verb: str, **args: Any) -> NewEvent:
+    """A seat change as the chain logs it: the log and the export tell who sat where."""
+    if request.user_name:
+        args[ACTOR_NAME_ARG] = request.user_name[:60]
+    return plain_event(request, verb, **args)
+
+
+def resolutions_of(event: EventRecord) -> list[Resolution]:
+    """The resolutions an event recorded (what a retried interaction is shown again)."""
+    return [Resolution.from_json(item) for item in event.resolution or [] if isinstance(item, dict)]
+
+
+def event_line(event: Any, ruleset: str, language: str, sides: Mapping[str, str]) -> str:
+    """One line of the story: ``#7 anna — /fire unit:squadra_1 … → 2 casualties``.
+
+    Who (the display name the event recorded, else a mention), what (the command as typed,
+    or the game event in words), and the outcome in the game's language.
+    """
+    args = event.args if isinstance(event.args, dict) else {}
+    who = str(args.get(ACTOR_NAME_ARG) or (f"<@{event.actor_id}>" if event.actor_id else "—"))
+    key = f"bot.log.verb.{event.verb}"
+    if has_key(key, language) or has_key(key):
+        params = _text_args(args)
+        if event.undoes_seq:
+            params["seq"] = str(event.undoes_seq)
+        what = translate(key, language, **params)
+    else:
+        shown = {k: v for k, v in args.items() if k not in EVENT_ARGS}
+        what = command_name(event.verb) + "".join(f" {k}:{v}" for k, v in shown.items())
+    outcomes = []
+    for item in event.resolution or []:
+        if isinstance(item, dict) and "outcome" in item:
+            try:
+                resolution = Resolution.from_json(item)
+            except (ValueError, TypeError, KeyError):
+                continue
+            outcomes.append(
+                outcome_text(resolution.ruleset or ruleset, resolution.outcome, language)
+            )
+    line = f"#{event.seq} {who} — {what}"
+    acted_for = args.get(ACTED_FOR_ARG)
+    if acted_for:
+        side = sides.get(str(acted_for), str(acted_for))
+        line += " " + translate("bot.acted_for", language, side=side)
+    if outcomes:
+        line += " → " + "; ".join(dict.fromkeys(outcomes))
+    return line
+
+
+def _text_args(args: Mapping[str, Any]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in args.items() if isinstance(v, str | int | float)}
+
+
+__all__ = [
+    "ACTED_FOR_ARG",
+    "ACTOR_NAME_ARG",
+    "ACTOR_SIDE_ARG",
+    "BY_HAND_ARG",
+    "EVENT_ARGS",
+    "HISTORY_VERBS",
+    "SAME_DOCUMENT_VERBS",
+    "SEAT_ASSIGN",
+    "SEAT_BIND",
+    "SEAT_JOIN",
+    "SEAT_LEAVE",
+    "SEAT_REFEREE",
+    "SEAT_REMOVE",
+    "VERB_CONFIRM",
+    "VERB_DISPUTE",
+    "VERB_REPLAYED",
+    "VERB_REROLL",
+    "VERB_REWIND",
+    "VERB_ROLL",
+    "command_event",
+    "event_line",
+    "plain_event",
+    "recorded_roll",
+    "resolutions_of",
+    "roll_event",
+    "seat_event",
+]

@@ -1,0 +1,243 @@
+"""The handler table: each verb's handler and what it declares.
+
+A feature module (``bot/service/play.py``, ``seats.py``…) declares its handlers in a tuple
+``HANDLERS``; :mod:`bot.service.core` joins them in one :class:`HandlerTable` and its
+dispatcher reads the declarations instead of branching on verbs:
+
+* ``read_only`` — never commits: no lookup of an earlier answer to a retried interaction;
+* ``draws_map`` — the reply carries the picture of the table (what moves or fires);
+* ``who`` — who may call it: anyone, a seated member, the referee, the server's managers;
+* ``after_end`` — whether it runs once the game has ended;
+* ``ruleset_verb`` — a command of the channel's ruleset (refused if the ruleset lacks it).
+
+A :class:`Handler` runs without the channel's game (help, listing, a new game, a free
+roll); a :class:`GameHandler` gets the game read with the command, in one round trip
+(:class:`GameCall`). Both reach the shared facilities through :class:`Services`: the store,
+the dice, the log's rate limits, and the rules workers bounded by the work budget.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable, Hashable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from bot.limits import LogLimiter
+from bot.service.errors import ServiceError
+from bot.service.replies import Reply
+from bot.service.requests import Request, Seat
+from bot.workers import ChannelWorkers
+from db.errors import StoreError
+from db.models import CommandContext, GameRecord
+from db.protocol import GameStore
+from rules.core.budget import work_budget
+from rules.core.dice import DiceSource
+from rules.core.i18n import LANGUAGES
+from rules.core.odds import odds_budget
+from rules.core.play import GamePlay
+from rules.core.ruleset import Ruleset, get_ruleset
+
+_T = TypeVar("_T")
+
+#: A resolution whose odds take longer than this posts without them rather than wait.
+ODDS_BUDGET_S = 1.0
+#: The rules work one question of a command may take (measuring, listing legal actions,
+#: resolving): past it the command is refused (error.budget.exceeded) rather than hold
+#: its channel. Odds give up first (the command posts without them). Well under a second,
+#: so every answer comes within one with its store round trips.
+WORK_BUDGET_S = 0.5
+#: A re-roll replays the commands after the re-rolled one: its budget covers a long game.
+REPLAY_BUDGET_S = 4 * WORK_BUDGET_S
+
+# The channel of the request being handled: rules work asked for while handling it takes
+# that channel's turn on the workers (bot.workers).
+REQUEST_CHANNEL: ContextVar[int | None] = ContextVar("request_channel", default=None)
+
+
+class Who(enum.Enum):
+    """Who may call a handler (checked before it runs, after the game's end)."""
+
+    ANYONE = "anyone"
+    #: A member with a seat (a player or the referee): else ``error.service.join_first``.
+    SEATED = "seated"
+    #: The game's referee: else ``error.service.referee_only``.
+    REFEREE = "referee"
+    #: A manager of the server (Discord's Manage Server), in a server.
+    MANAGERS = "managers"
+
+
+class Services:
+    """What every handler may use: the store, the dice, the log's rate limits, the default
+    language, and the rules workers (each question bounded by the work budget)."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        dice: DiceSource,
+        language: str,
+        limiter: LogLimiter,
+        workers: ChannelWorkers,
+    ) -> None:
+        self.store = store
+        self.dice = dice
+        self.language = language
+        self.limiter = limiter
+        self._workers = workers
+
+    def known(self, *candidates: str | None) -> str:
+        """The first of ``candidates`` that is a language of the catalogues, else the
+        service's own."""
+        return next((c for c in candidates if c in LANGUAGES), self.language)
+
+    @staticmethod
+    def ruleset(key: str) -> Ruleset:
+        """The ruleset called ``key`` (every lookup of the service goes through here)."""
+        return get_ruleset(key)
+
+    def play(self, ruleset: str) -> GamePlay:
+        """The playable rules of ``ruleset``, or a refusal when it has none."""
+        play: GamePlay | None = self.ruleset(ruleset).play
+        if play is None:
+            raise ServiceError("error.service.not_playable", ruleset=ruleset)
+        return play
+
+    async def on_workers(
+        self,
+        channel: Hashable | None,
+        work: Callable[[], _T],
+        *,
+        budget_s: float = WORK_BUDGET_S,
+    ) -> _T:
+        """Run rules work on the workers in ``channel``'s turn (None: a turn of its own),
+        bounded by the work budget and its odds by :data:`ODDS_BUDGET_S`."""
+
+        def bounded() -> _T:
+            with work_budget(budget_s), odds_budget(ODDS_BUDGET_S):
+                return work()
+
+        return await self._workers.run(object() if channel is None else channel, bounded)
+
+    async def off_loop(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Run rules work for the request being handled, in its channel's turn."""
+        return await self.on_workers(REQUEST_CHANNEL.get(), lambda: work(*args, **kwargs))
+
+    async def game_language(self, channel_id: int) -> str | None:
+        """The language of the channel's game (None when there is none or it cannot be
+        read)."""
+        try:
+            return (await self.store.load(channel_id)).language
+        except StoreError:
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A request on its way through a handler, with the service's facilities."""
+
+    request: Request
+    services: Services
+    table: HandlerTable
+
+    @property
+    def store(self) -> GameStore:
+        """The store (a shortcut)."""
+        return self.services.store
+
+    async def open(self) -> CommandContext:
+        """The channel's game and seats, read as a read-only command reads them (for the
+        handlers that run without the game but may need it: the log, an export)."""
+        return await self.services.store.open_command(self.request.channel_id, None)
+
+
+@dataclass(frozen=True, slots=True)
+class GameCall(Call):
+    """A request on the channel's game: what was read with it, the rules, the document
+    (migrated to the current format, in memory) and the asker's seat."""
+
+    context: CommandContext
+    play: GamePlay
+    document: Mapping[str, Any]
+    seat: Seat
+
+    @property
+    def record(self) -> GameRecord:
+        """The game as read with the command."""
+        return self.context.record
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """What a handler declares, read by the dispatcher."""
+
+    verbs: tuple[str, ...]
+    read_only: bool = False
+    draws_map: bool = False
+    who: Who = Who.ANYONE
+    after_end: bool = True
+    ruleset_verb: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Handler(Declaration):
+    """A handler that runs without the channel's game."""
+
+    run: Callable[[Call], Awaitable[Reply]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameHandler(Declaration):
+    """A handler that runs on the channel's game, read with the command."""
+
+    run: Callable[[GameCall], Awaitable[Reply]]
+
+
+AnyHandler = Handler | GameHandler
+
+
+class HandlerTable:
+    """Every verb's handler, each verb exactly once; ``fallback`` takes the verbs no
+    feature declares (a ruleset's own verb, or a mistyped one it will refuse)."""
+
+    def __init__(self, *handlers: AnyHandler, fallback: GameHandler) -> None:
+        by_verb: dict[str, AnyHandler] = {}
+        for handler in handlers:
+            for verb in handler.verbs:
+                if verb in by_verb:
+                    raise ValueError(f"verb {verb!r} has two handlers")
+                by_verb[verb] = handler
+        self._by_verb: Mapping[str, AnyHandler] = by_verb
+        self.fallback = fallback
+
+    def __iter__(self) -> Iterator[AnyHandler]:
+        return iter(dict.fromkeys(self._by_verb.values()))
+
+    def handler(self, verb: str) -> AnyHandler:
+        """The handler of ``verb`` (the fallback for a verb no feature declares)."""
+        return self._by_verb.get(verb, self.fallback)
+
+    def verbs(self) -> tuple[str, ...]:
+        """Every declared verb, in declaration order."""
+        return tuple(self._by_verb)
+
+    def draws_map(self, verb: str) -> bool:
+        """Whether ``verb``'s reply carries the picture of the table."""
+        return self.handler(verb).draws_map
+
+
+__all__ = [
+    "ODDS_BUDGET_S",
+    "REPLAY_BUDGET_S",
+    "REQUEST_CHANNEL",
+    "WORK_BUDGET_S",
+    "AnyHandler",
+    "Call",
+    "Declaration",
+    "GameCall",
+    "GameHandler",
+    "Handler",
+    "HandlerTable",
+    "Services",
+    "Who",
+]

@@ -1,0 +1,208 @@
+"""History: undo, take-back, rewind, dice checks and re-rolls. Never rewritten, only added to.
+
+* ``/game undo`` (referee): the store's undo of the latest event.
+* ``/takeback``: a player takes back their own last command, while it is the game's latest
+  event and rolled no die (once a die is rolled or someone else has acted, it stands).
+* ``/game rewind seq:N`` (referee): one new event that restores the state event N left;
+  everything after it is undone at once, and stays in the log.
+* ``/dice confirm|dispute seq:N``: another player confirms or disputes dice typed by hand.
+* ``/dice reroll seq:N`` (referee, for a roll a player disputed): from the state before
+  event N, its command runs again with fresh dice, then the commands given after it run
+  again with their recorded dice; where one no longer applies the re-run stops and says
+  so. The result is one new event carrying the fresh dice, which a replay re-runs the same
+  way (:func:`bot.service.replay.rerun`), so ``arbitro db replay`` still verifies the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from bot.service.errors import ServiceError
+from bot.service.events import (
+    VERB_CONFIRM,
+    VERB_DISPUTE,
+    VERB_REROLL,
+    VERB_REWIND,
+    plain_event,
+    recorded_roll,
+)
+from bot.service.handlers import REPLAY_BUDGET_S, GameCall, GameHandler, Who
+from bot.service.maps import public_status
+from bot.service.replay import is_play_event, later_commands, rerun
+from bot.service.replies import PlayReply, Reply, StatusReply
+from bot.service.requests import int_option
+from db.models import EventRecord, NewEvent
+from rules.core.play import GamePlay, StatusView
+from rules.core.resolution import Outcome
+
+VERB_TAKEBACK = "takeback"
+VERB_UNDO_COMMAND = "game.undo"
+_R = TypeVar("_R", bound=Reply)
+#: Events read at once while looking for a re-roll's later commands.
+PAGE = 1000
+
+
+def takeback_refusal(latest: EventRecord, user_id: int, play: GamePlay) -> str | None:
+    """Why the asker may not take back the game's latest event (None: they may)."""
+    if not is_play_event(latest, play) or latest.actor_id != user_id:
+        return "error.service.takeback.not_yours"
+    if latest.dice:
+        return "error.service.takeback.dice_rolled"
+    return None
+
+
+def _reply(call: GameCall, kind: type[_R]) -> _R:
+    record = call.record
+    return kind(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
+
+
+async def _status_of(call: GameCall, document: Mapping[str, Any]) -> StatusView:
+    play = call.play
+    return await call.services.off_loop(lambda: public_status(play.status(document)))
+
+
+async def undo(call: GameCall) -> Reply:
+    """``/game undo``: the referee undoes the game's latest event."""
+    request = call.request
+    reply = _reply(call, StatusReply)
+    result = await call.store.undo(
+        request.channel_id,
+        expected_version=call.record.version,
+        actor_id=request.user_id,
+        interaction_id=request.interaction_id,
+    )
+    reply.head_hash = result.event.hash
+    reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
+    undone = (await call.store.load(request.channel_id)).document
+    reply.status = await _status_of(call, undone)
+    return reply
+
+
+async def take_back(call: GameCall) -> Reply:
+    """``/takeback``: the asker's own last command, if nothing has followed it."""
+    request, store, version = call.request, call.store, call.record.version
+    channel = request.channel_id
+    reply = _reply(call, StatusReply)
+    latest = await store.events(channel, after_seq=version - 1, limit=1)
+    refusal = takeback_refusal(latest[0], request.user_id, call.play) if latest else "x"
+    if refusal is not None:
+        raise ServiceError(refusal if latest else "error.service.takeback.not_yours")
+    result = await store.undo(
+        channel,
+        expected_version=version,
+        actor_id=request.user_id,
+        interaction_id=request.interaction_id,
+    )
+    reply.notices.append(Outcome.of("bot.game.taken_back", seq=latest[0].seq))
+    reply.seq, reply.head_hash = result.seq, result.event.hash
+    taken_back = (await store.load(channel)).document
+    reply.status = await _status_of(call, taken_back)
+    return reply
+
+
+async def rewind(call: GameCall) -> Reply:
+    """``/game rewind seq:N``: the state event N left, restored as one new event."""
+    request, store, version = call.request, call.store, call.record.version
+    channel = request.channel_id
+    reply = _reply(call, StatusReply)
+    seq = int_option(request.options, "seq", 0, 1, max(1, version - 1))
+    earlier = await store.state_at(channel, seq)
+    event = plain_event(request, VERB_REWIND, seq=seq)
+    result = await store.commit(channel, version, earlier.document, event)
+    reply.notices.append(Outcome.of("bot.game.rewound", seq=seq, undone=version - seq))
+    reply.seq, reply.head_hash = result.seq, result.event.hash
+    reply.status = await _status_of(call, call.play.load_document(earlier.document))
+    return reply
+
+
+async def reroll(call: GameCall) -> Reply:
+    """``/dice reroll seq:N``: a disputed roll rolled again, the later commands re-run."""
+    request, store, play, version = call.request, call.store, call.play, call.record.version
+    channel = request.channel_id
+    reply = _reply(call, PlayReply)
+    seq = int_option(request.options, "seq", 0, 1, version)
+    # The events from the disputed one on, page by page, and the one state before it:
+    # never the whole log with every state.
+    events: list[EventRecord] = []
+    while True:
+        page = await store.events(
+            channel, after_seq=events[-1].seq if events else seq - 1, limit=PAGE
+        )
+        events += page
+        if len(page) < PAGE:
+            break
+    target = next((e for e in events if e.seq == seq), None)
+    disputed = any(e.verb == VERB_DISPUTE and e.args.get("seq") == seq for e in events)
+    if target is None or not target.dice or not disputed:
+        raise ServiceError("error.service.reroll.not_disputed", seq=seq)
+    if not is_play_event(target, play):
+        # A free /roll typed by hand may be disputed, but it is no command of the rules
+        # to run again: the rules would answer "unknown command 'roll'".
+        raise ServiceError("error.service.reroll.free_roll", seq=seq)
+    try:
+        later = later_commands(events, seq, play)
+    except ValueError:
+        raise ServiceError("error.service.reroll.history", seq=seq) from None
+    before = play.load_document((await store.state_at(channel, seq - 1)).document)
+    members = list(call.context.members)
+    dice = call.services.dice
+    outcome = await call.services.on_workers(
+        channel,
+        lambda: rerun(play, before, target, dice, later, members),
+        budget_s=REPLAY_BUDGET_S,
+    )
+    event = NewEvent(
+        verb=VERB_REROLL,
+        args={"seq": seq, "replayed": outcome.replayed, "stopped_at": outcome.stopped_at},
+        dice=[recorded_roll(roll) for roll in outcome.rolls],
+        resolution=[res.to_json() for res in outcome.resolutions],
+        actor_id=request.user_id,
+        interaction_id=request.interaction_id,
+    )
+    result = await store.commit(channel, version, outcome.document, event)
+    reply.resolutions = outcome.resolutions
+    reply.notices.append(Outcome.of("bot.dice.rerolled", seq=seq, replayed=outcome.replayed))
+    if outcome.stopped_at is not None:
+        reply.notices.append(
+            Outcome.of("bot.dice.reroll_stopped", seq=outcome.stopped_at, reason=outcome.reason)
+        )
+    reply.seq, reply.head_hash = result.seq, result.event.hash
+    reply.status = await _status_of(call, play.load_document(outcome.document))
+    return reply
+
+
+async def check_dice(call: GameCall) -> Reply:
+    """``/dice confirm|dispute seq:N``: dice typed by hand, confirmed or disputed by
+    anyone seated but their roller (the referee may check their own)."""
+    request, seat = call.request, call.seat
+    reply = _reply(call, Reply)
+    seq = int_option(request.options, "seq", 0, 1, 10**9)
+    events = await call.store.events(request.channel_id, after_seq=seq - 1, limit=1)
+    if not events or events[0].seq != seq or not events[0].args.get("by_hand"):
+        raise ServiceError("error.service.no_hand_dice", seq=seq)
+    if seat.role == "none":
+        raise ServiceError("error.service.join_first")
+    if seat.role != "referee" and events[0].actor_id == request.user_id:
+        raise ServiceError("error.service.own_dice")
+    event = plain_event(request, request.verb, seq=seq)
+    result = await call.store.commit(
+        request.channel_id, call.record.version, dict(call.document), event
+    )
+    key = "bot.dice.confirmed" if request.verb == VERB_CONFIRM else "bot.dice.disputed"
+    reply.notices.append(Outcome.of(key, seq=seq))
+    reply.seq = result.seq
+    reply.head_hash = result.event.hash
+    return reply
+
+
+HANDLERS = (
+    GameHandler((VERB_UNDO_COMMAND,), who=Who.REFEREE, run=undo),
+    GameHandler((VERB_TAKEBACK,), after_end=False, run=take_back),
+    GameHandler((VERB_REWIND,), who=Who.REFEREE, after_end=False, run=rewind),
+    GameHandler((VERB_REROLL,), who=Who.REFEREE, after_end=False, run=reroll),
+    # Who may check is decided inside: an unknown roll is refused before the seat is.
+    GameHandler((VERB_CONFIRM, VERB_DISPUTE), run=check_dice),
+)
+
+__all__ = ["HANDLERS", "takeback_refusal"]

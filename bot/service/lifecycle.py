@@ -1,0 +1,237 @@
+"""A channel's games over time: a new game, its end, the archive, a guild's games, and who
+may create games.
+
+A channel holds one game at a time. When its game has ended, ``/game new`` archives it (its
+history moves to the store's archive, compact — events, snapshots and patches — in one
+transaction) and starts the new one;
+``/game list`` shows the guild's games, in play and archived; ``/game export archive:N``
+exports an archived one as it was. ``/game creators role:@R`` (the server's managers)
+keeps game creation to a role.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from bot.service.errors import ServiceError
+from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services, Who
+from bot.service.maps import status_and_map
+from bot.service.replies import Reply, StatusReply, TextReply
+from bot.service.requests import role_option
+from db.errors import GameNotFound, StoreError
+from db.models import ArchivedGame, GameRecord, GameSummary
+from db.protocol import GameStore
+from rules.core.battlefield import MapView
+from rules.core.errors import InvalidInput, RulesError, UnknownName
+from rules.core.i18n import LANGUAGES, translate
+from rules.core.play import StatusView
+from rules.core.resolution import Outcome
+from rules.core.ruleset import KNOWN_RULESETS
+
+log = logging.getLogger(__name__)
+
+#: A listing shows at most this many games of each kind (Discord's message limits).
+MAX_LISTED = 20
+#: An uploaded scenario's size limit, in bytes as rules.core.scenario counts them.
+MAX_SCENARIO_BYTES = 256 * 1024
+
+
+async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | None:
+    """Archive the channel's game if it has ended; None when there was no game.
+
+    A game still in play is left alone (creating a new one will be refused for it).
+    """
+    try:
+        record = await store.load(channel_id)
+    except GameNotFound:
+        return None
+    if record.status != "ended":
+        return None
+    # The store reads the history page by page and keeps it compact (db.archive).
+    return await store.archive_game(channel_id, title=_title(record))
+
+
+def _title(record: GameRecord) -> str:
+    return str(record.document.get("title", ""))[:200]
+
+
+def channel_label(channel_id: int, in_guild: bool) -> str:
+    """A channel as Discord shows a mention, or as the console names it."""
+    return f"<#{channel_id}>" if in_guild else f"#{channel_id}"
+
+
+async def list_lines(
+    services: Services, guild_id: int | None, language: str, in_guild: bool
+) -> list[str]:
+    """The guild's games in play (channel, ruleset, title, turn, whose move) and archived."""
+    store = services.store
+    lines: list[str] = []
+    playing = [g for g in await store.list_games(guild_id) if g.status != "ended"]
+    ended = [g for g in await store.list_games(guild_id) if g.status == "ended"]
+    for game in playing[:MAX_LISTED]:
+        lines.append(await _playing_line(services, game, language, in_guild))
+    for game in ended[:MAX_LISTED]:
+        lines.append(
+            translate(
+                "bot.games.ended_here",
+                language,
+                channel=channel_label(game.channel_id, in_guild),
+                ruleset=game.ruleset,
+            )
+        )
+    archived: Sequence[ArchivedGame] = await store.archived_games(guild_id)
+    for entry in archived[:MAX_LISTED]:
+        lines.append(
+            translate(
+                "bot.games.archived",
+                language,
+                id=entry.id,
+                channel=channel_label(entry.channel_id, in_guild),
+                ruleset=entry.ruleset,
+                title=entry.title or "—",
+                ended=entry.ended_at.strftime("%Y-%m-%d"),
+                events=entry.version,
+            )
+        )
+    if not lines:
+        lines.append(translate("bot.games.none", language))
+    return lines
+
+
+async def _playing_line(
+    services: Services, game: GameSummary, language: str, in_guild: bool
+) -> str:
+    channel = channel_label(game.channel_id, in_guild)
+    try:
+        record = await services.store.load(game.channel_id)
+        play = services.ruleset(record.ruleset).play
+        if play is None:
+            raise GameNotFound(game.channel_id)
+        document = play.load_document(record.document)
+        view = play.status(document)
+        side = view.sides.get(view.awaiting or "", view.awaiting or "—")
+        return translate(
+            "bot.games.playing",
+            language,
+            channel=channel,
+            ruleset=game.ruleset,
+            title=view.title or "—",
+            turn=view.turn,
+            side=side,
+        )
+    except (RulesError, StoreError):  # a listing names what it cannot read, and goes on
+        log.warning("game list: channel %s cannot be read", game.channel_id, exc_info=True)
+        return translate("bot.games.unreadable", language, channel=channel, ruleset=game.ruleset)
+
+
+async def new_game(call: Call) -> Reply:
+    """``/game new [ruleset] [scenario|file] [language]``: a game in the channel, its
+    creator the referee (the channel's ended game moves to the archive first)."""
+    request, services, store = call.request, call.services, call.store
+    options = request.options
+    ruleset = str(options.get("ruleset") or KNOWN_RULESETS[0])
+    language = str(options.get("language") or services.language)
+    if language not in LANGUAGES:
+        raise InvalidInput(
+            "error.service.bad_language", language=language[:10], known=", ".join(LANGUAGES)
+        )
+    play = services.play(services.ruleset(ruleset).key)
+    if (
+        request.attachment is not None
+        and len(request.attachment.encode("utf-8", "surrogatepass")) > MAX_SCENARIO_BYTES
+    ):
+        raise InvalidInput("error.service.scenario_too_big", limit=MAX_SCENARIO_BYTES)
+    scenario = options.get("scenario")
+    if request.attachment is None and scenario and str(scenario) not in play.scenarios():
+        raise UnknownName(
+            "error.unknown_scenario", name=str(scenario)[:40], known=", ".join(play.scenarios())
+        )
+    # Parsing an uploaded file is bounded (rules.core.scenario's limits) but not instant:
+    # off the event loop, within the work budget.
+    document = await services.off_loop(
+        play.new_game, str(scenario) if scenario else None, request.attachment
+    )
+    if request.guild_id is not None and not request.manages_guild:
+        needed = await store.creator_role(request.guild_id)
+        if needed is not None and needed not in request.role_ids:
+            raise ServiceError("error.service.creators.role_needed", role=f"<@&{needed}>")
+    # The channel's ended game, if any, moves to the archive (still listed and
+    # exportable); a game still in play makes create_game refuse below.
+    archived = await archive_if_ended(store, request.channel_id)
+    created = await store.create_game(
+        request.channel_id,
+        guild_id=request.guild_id,
+        ruleset=ruleset,
+        language=language,
+        document=document,
+        status="active",
+        actor_id=request.user_id,
+        interaction_id=request.interaction_id,
+        referee_id=request.user_id,
+    )
+    reply = StatusReply(language=language, ruleset=ruleset, head_hash=created.head_hash)
+    if archived is not None:
+        reply.notices.append(Outcome.of("bot.games.archived_previous", id=archived.id))
+    reply.notices.append(
+        Outcome.of(
+            "bot.game.created",
+            title=str(document.get("title", "")),
+            sides=", ".join(play.sides(document).values()),
+        )
+    )
+
+    def look() -> tuple[StatusView, MapView | None]:
+        return status_and_map(play, document, ruleset, language)
+
+    reply.status, reply.map_view = await services.off_loop(look)
+    return reply
+
+
+async def end_game(call: GameCall) -> Reply:
+    """``/game end``: the referee ends the game (it stays, readable, until the next one)."""
+    request, record = call.request, call.record
+    ended = await call.store.end_game(
+        request.channel_id,
+        expected_version=record.version,
+        actor_id=request.user_id,
+        interaction_id=request.interaction_id,
+    )
+    reply = Reply(language=record.language, ruleset=record.ruleset, head_hash=ended.event.hash)
+    reply.notices.append(Outcome.of("bot.game.ended"))
+    return reply
+
+
+async def list_games(call: Call) -> Reply:
+    """``/game list``: the guild's games, in play and archived."""
+    request, services = call.request, call.services
+    language = services.known(await services.game_language(request.channel_id), request.locale)
+    reply = TextReply(language=language)
+    reply.lines = await list_lines(
+        services, request.guild_id, language, in_guild=request.guild_id is not None
+    )
+    return reply
+
+
+async def creators(call: Call) -> Reply:
+    """``/game creators role:@R``: only members with the role may create games here
+    (without a role: anyone again). For the server's managers."""
+    request = call.request
+    assert request.guild_id is not None  # Who.MANAGERS: in a server
+    role_id = role_option(request.options)
+    await call.store.set_creator_role(request.guild_id, role_id)
+    reply = Reply(language=call.services.known(request.locale))
+    reply.notices.append(
+        Outcome.of("bot.games.creators", role=f"<@&{role_id}>")
+        if role_id is not None
+        else Outcome.of("bot.games.creators_anyone")
+    )
+    return reply
+
+
+HANDLERS = (
+    Handler(("game.new",), run=new_game),
+    GameHandler(("game.end",), who=Who.REFEREE, run=end_game),
+    Handler(("game.list",), read_only=True, run=list_games),
+    Handler(("game.creators",), who=Who.MANAGERS, run=creators),
+)

@@ -1,0 +1,401 @@
+"""Playing: the rulesets' commands, typed dice and dice prompts, odds, free rolls.
+
+A ruleset verb (``/move``, ``/fire``…) is resolved in one hop to the rules workers — whose
+move it was, the command, what the new state offers and awaits, the picture, and the new
+document prepared for the store — then committed with its event in one transaction.
+Physical dice typed by the player serve only the acting side's rolls; when they run out the
+command is kept (a pending roll) and the roller is asked for the next die (``dice.roll``
+answers it and runs the command again, one die further: :mod:`bot.rolls`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from bot.commands import DIE_ANSWER
+from bot.help import command_names
+from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
+from bot.service.deadlines import follow_the_turn
+from bot.service.errors import ServiceError, command_name, not_now
+from bot.service.events import ACTED_FOR_ARG, command_event, event_line, resolutions_of, roll_event
+from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
+from bot.service.maps import channel_map, command_marks, status_caption, with_caption
+from bot.service.replies import PlayReply, Reply, RollReply
+from bot.service.requests import NO_SEAT, Request, int_option, players_among, seat_among
+from db.errors import GameNotFound
+from db.models import CommandContext, PendingRoll, PreparedState
+from db.prepare import PreparedEvent, prepare_event
+from rules.core.battlefield import MapView
+from rules.core.dice import (
+    DiceSource,
+    DiceTray,
+    ReplayingDice,
+    ScriptedDice,
+    SystemDice,
+    parse_faces,
+)
+from rules.core.errors import DiceError, DiceNeeded, IllegalAction, InvalidInput, UnknownName
+from rules.core.expression import RollResult, roll_with_odds
+from rules.core.play import FollowUp, GamePlay, Played
+
+#: A preview: the command resolved with odds, nothing rolled for real, nothing logged.
+ODDS = "odds"
+#: The free roll, with or without a game in the channel.
+FREE_ROLL = "roll"
+
+#: The rulesets' commands whose replies carry the picture of the table: what moves a unit
+#: or fires (directly, or by indirect fire: requests and executions).
+MAP_VERBS = ("move", "fire", "callarty", "execute", "template")
+#: The rulesets' other commands (each ruleset takes some of them: ``GamePlay.verbs``).
+RULESET_VERBS = (
+    "turn.next",
+    "manoeuvre.declare",
+    "manoeuvre.pass",
+    "morale",
+    "recover",
+    "test",
+    "assault",
+    "fragments",
+    "step",
+    "combat",
+)
+
+
+async def free_roll(call: Call) -> Reply:
+    """``/roll 2d6+1``: free dice, logged in the channel's game when there is one.
+
+    Counted by the log's rate limit (`bot.limits`: tighter without a seat). Parsing,
+    rolling and the odds run on the rules thread, the odds once for every renderer
+    (an expression whose odds would cost too much rolls without them, at once).
+    """
+    request, services = call.request, call.services
+    try:
+        context: CommandContext | None = await call.store.open_command(request.channel_id)
+    except GameNotFound:
+        context = None
+    record = context.record if context is not None else None
+    seat = (
+        seat_among(request, context.members, context.side_roles)
+        if context is not None
+        else NO_SEAT
+    )
+    services.limiter.admit(request.channel_id, request.user_id, seated=seat.role != "none")
+    language = record.language if record is not None else services.known(request.locale)
+    dice: DiceSource = services.dice
+    if request.dice:
+        dice = ScriptedDice(parse_faces(request.dice), by_hand=True)
+    text = str(request.options.get("expression", ""))
+
+    def roll() -> RollResult:
+        result = roll_with_odds(text, DiceTray(dice))
+        if isinstance(dice, ScriptedDice):
+            dice.ensure_consumed()
+        return result
+
+    result = await services.off_loop(roll)
+    reply = RollReply(
+        language=language,
+        ruleset=record.ruleset if record is not None else "",
+        roll=result,
+        by_hand=bool(request.dice),
+    )
+    if record is not None and record.status != "ended":
+        committed = await call.store.commit(
+            request.channel_id, record.version, record.document, roll_event(request, result)
+        )
+        reply.seq = committed.seq
+        reply.head_hash = committed.event.hash
+    return reply
+
+
+async def ruleset_verb(call: GameCall) -> Reply:
+    """A command of the channel's ruleset, for the asker's seat."""
+    return await play_verb(call, call.request)
+
+
+async def play_verb(
+    call: GameCall,
+    request: Request,
+    typed: list[int] | None = None,
+    bot_faces: Sequence[int] = (),
+) -> PlayReply:
+    """Resolve a rules verb and commit it, or ask the roller for one more die.
+
+    ``typed`` are the player's faces (parsed from ``request.dice`` when not given),
+    ``bot_faces`` the bot's faces of an earlier run of the same command, replayed.
+    """
+    play, seat, document, context = call.play, call.seat, call.document, call.context
+    store, services = call.store, call.services
+    record = context.record
+    reply = PlayReply(
+        language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
+    )
+    actor_side = None if seat.role == "referee" else seat.side
+    if seat.role == "player" and seat.side is None:
+        raise ServiceError("error.service.join_first")
+    odds_only = request.verb == ODDS
+    if typed is None and request.dice and not odds_only:
+        zero_is_ten = services.ruleset(reply.ruleset).zero_reads_as_ten
+        typed = typed_faces(request.dice, zero_reads_as_ten=zero_is_ten)
+    dice: DiceSource = services.dice
+    # Dice belong to their roller: typed faces serve only the acting side's rolls; the
+    # rolls made for another side come from the bot (recorded, for a re-run).
+    bot_dice: ReplayingDice | None = None
+    if typed is not None:
+        dice = ScriptedDice(typed, by_hand=True)
+        bot_dice = ReplayingDice(bot_faces, services.dice)
+
+    drawn = call.table.draws_map(request.verb) and not odds_only
+    pictures: list[MapView | None] = []
+    states: list[str] = []  # the caption's first line under each picture
+
+    preparer = getattr(store, "preparer", None)
+    prepared: list[PreparedState] = []
+    events: list[PreparedEvent] = []
+
+    def rules_pass() -> tuple[str | None, Played, list[FollowUp], str | None]:
+        # One hop to the rules thread for everything the rules say about this command:
+        # whose move it was, the command, then what the new state offers and awaits
+        # (asked of the state the command left, not validated again), the picture, and
+        # the new document encoded for the store (its commit then needs no hop of its own).
+        waiting = play.awaiting(document)
+        # Read from the state the command is played on, before apply takes it over.
+        marks = command_marks(play, document, request) if drawn else ()
+        try:
+            result = play.apply(
+                document,
+                request.verb,
+                request.options,
+                SystemDice() if odds_only else dice,
+                actor_side,
+                other_dice=bot_dice,
+            )
+        except IllegalAction as error:
+            # What the seat may do instead is listed here, in the same job and budget.
+            raise not_now(play, document, error, actor_side) from None
+        if odds_only:
+            return waiting, result, [], None
+        if preparer is not None:
+            # Diffed against the very text this command read: no memory of documents
+            # is needed for it (db.prepare keeps only the few channels used last).
+            prepared.append(
+                preparer.prepare(
+                    request.channel_id, result.document, base_text=record.document_text
+                )
+            )
+            events.append(prepare_event(command_event(request, seat, waiting, typed, result)))
+        if drawn:
+            view = channel_map(play, result.document, reply.ruleset, reply.language)
+            if view is not None and marks:
+                view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
+            pictures.append(view)
+            states.append(
+                status_caption(play.status(result.document), reply.ruleset, reply.language)
+            )
+        return waiting, result, play.follow_ups(result.document), play.awaiting(result.document)
+
+    try:
+        before, played, follow_ups, after = await services.off_loop(rules_pass)
+    except DiceNeeded as needed:
+        if typed is None or bot_dice is None or needed.source is not dice:
+            raise  # not the player's typed faces (scripted bot dice): a plain refusal
+        return await _ask_for_die(call, request, reply, needed, typed, bot_dice.faces)
+    except DiceError as error:
+        if typed is None or error.key != "error.dice.impossible_face":
+            raise
+        # A face that does not fit may only mean the rules refuse the command anyway
+        # (the dice were meant for a path it never takes): then say the rules' reason.
+        await services.off_loop(
+            _raise_rules_refusal, play, document, request, actor_side, typed, bot_faces
+        )
+        raise
+    if isinstance(dice, ScriptedDice) and not odds_only:
+        dice.ensure_consumed()
+    reply.resolutions = played.resolutions
+    reply.notices = played.notices
+    if odds_only:
+        reply.odds_only = reply.private = True  # shown to the asker only
+        # A preview shows what is uncertain: checks that cannot fail (a target in sight)
+        # are left out, and the main roll is always kept.
+        uncertain = [r for r in played.resolutions if r.odds and len(r.odds.entries) > 1]
+        reply.resolutions = uncertain or played.resolutions[-1:]
+        return reply
+    event = events[0] if events else command_event(request, seat, before, typed, played)
+    if ACTED_FOR_ARG in event.args:
+        reply.acted_for = before
+    if typed is not None:
+        reply.by_hand = True
+    result = await store.commit(
+        request.channel_id, record.version, prepared[0] if prepared else played.document, event
+    )
+    reply.seq = result.seq
+    reply.head_hash = result.event.hash
+    if result.duplicate:
+        reply.duplicate = True
+        reply.resolutions = resolutions_of(result.event)
+        return reply
+    reply.follow_ups = follow_ups
+    if pictures and pictures[-1] is not None:
+        # Under the picture, the command and its outcome as the log tells them.
+        line = event_line(result.event, reply.ruleset, reply.language, play.sides(document))
+        reply.map_view = with_caption(pictures[-1], line, states[-1])
+    if after is not None and after != before:
+        reply.ping = players_among(context.members, after)
+    await follow_the_turn(
+        call, follow_ups, after, actor_side if actor_side is not None else before
+    )
+    return reply
+
+
+async def _ask_for_die(
+    call: GameCall,
+    request: Request,
+    reply: PlayReply,
+    needed: DiceNeeded,
+    typed: list[int],
+    bot_faces: Sequence[int],
+) -> PlayReply:
+    """Typed faces ran out: keep the command and ask its roller for the next die.
+
+    Nothing is committed. A command the rules refuse whatever the dice is refused now,
+    with the rules' reason, rather than after the player has rolled for it.
+    """
+    seat = call.seat
+    actor_side = None if seat.role == "referee" else seat.side
+    await call.services.off_loop(
+        _raise_rules_refusal, call.play, call.document, request, actor_side, typed, bot_faces
+    )
+    pending = await call.store.save_pending_roll(
+        PendingRoll(
+            channel_id=request.channel_id,
+            user_id=request.user_id,
+            version=call.record.version,
+            verb=request.verb,
+            options=dict(request.options),
+            faces=list(typed),
+            bot_faces=list(bot_faces),
+            die_sides=needed.sides,
+            label=needed.label,
+            side=actor_side,
+        )
+    )
+    reply.dice_prompt = DicePrompt(
+        prompt_id=pending.id,
+        user_id=request.user_id,
+        side=actor_side,
+        verb=request.verb,
+        sides=needed.sides,
+        label=needed.label,
+        faces=tuple(typed),
+    )
+    return reply
+
+
+def _raise_rules_refusal(
+    play: GamePlay,
+    document: Mapping[str, Any],
+    request: Request,
+    actor_side: str | None,
+    typed: Sequence[int],
+    bot_faces: Sequence[int],
+) -> None:
+    """Raise the rules' refusal of the command if no dice can avoid it (else nothing)."""
+    refusal = refusal_whatever_the_dice(
+        play, document, request.verb, request.options, actor_side, typed, bot_faces
+    )
+    if isinstance(refusal, IllegalAction):
+        raise not_now(play, document, refusal, actor_side)
+    if refusal is not None:
+        raise refusal
+
+
+async def answer_die(call: GameCall) -> Reply:
+    """The roller gives the next face: run the waiting command again, one die further."""
+    request, store, record = call.request, call.store, call.record
+    prompt_id = int_option(request.options, "prompt", 0, 1, 2**62)
+    pending = await store.pending_roll(request.channel_id, prompt_id)
+    position = request.options.get("n")
+    if pending is None or (
+        position is not None and str(position) != str(len(pending.faces) + 1)
+    ):
+        raise ServiceError("error.service.roll_gone")
+    if pending.user_id != request.user_id:
+        raise ServiceError("error.service.not_your_roll")
+    if record.version != pending.version or record.status == "ended":
+        await store.drop_pending_roll(request.channel_id, prompt_id)
+        raise ServiceError("error.service.roll_expired", command=command_name(pending.verb))
+    if "face" not in request.options:
+        raise InvalidInput("error.service.one_face", die=f"D{pending.die_sides}")
+    face = answered_face(
+        str(request.options["face"]),
+        pending.die_sides,
+        pending.label,
+        len(pending.faces) + 1,
+        zero_reads_as_ten=call.services.ruleset(record.ruleset).zero_reads_as_ten,
+    )
+    # The prompt is answered: the re-run either commits or asks for the next die anew.
+    await store.drop_pending_roll(request.channel_id, prompt_id)
+    command = replace(request, verb=pending.verb, options=pending.options, dice=None)
+    return await play_verb(
+        call, command, typed=[*pending.faces, face], bot_faces=pending.bot_faces
+    )
+
+
+def not_in_ruleset(play: GamePlay, verb: str, ruleset: str) -> UnknownName:
+    """The refusal of a verb the channel's ruleset lacks, with the commands it has, as
+    players type them (``/game …`` left out)."""
+    return UnknownName(
+        "error.service.not_in_ruleset",
+        name=command_name(verb)[:40],
+        ruleset=ruleset,
+        known=", ".join(
+            f"/{name}" for name in command_names(play) if not name.startswith("game")
+        ),
+    )
+
+
+HANDLERS = (
+    Handler((FREE_ROLL,), run=free_roll),
+    GameHandler(
+        MAP_VERBS,
+        draws_map=True,
+        who=Who.SEATED,
+        after_end=False,
+        ruleset_verb=True,
+        run=ruleset_verb,
+    ),
+    GameHandler(
+        RULESET_VERBS, who=Who.SEATED, after_end=False, ruleset_verb=True, run=ruleset_verb
+    ),
+    GameHandler(
+        (ODDS,),
+        read_only=True,
+        who=Who.SEATED,
+        after_end=False,
+        ruleset_verb=True,
+        run=ruleset_verb,
+    ),
+    GameHandler((DIE_ANSWER,), run=answer_die),
+)
+
+#: Verbs no feature declares go here: the channel's ruleset plays them (a verb of its
+#: own) or they are refused with the commands it has.
+FALLBACK = GameHandler(
+    (), who=Who.SEATED, after_end=False, ruleset_verb=True, run=ruleset_verb
+)
+
+__all__ = [
+    "DIE_ANSWER",
+    "FALLBACK",
+    "FREE_ROLL",
+    "HANDLERS",
+    "MAP_VERBS",
+    "ODDS",
+    "RULESET_VERBS",
+    "answer_die",
+    "free_roll",
+    "not_in_ruleset",
+    "play_verb",
+]

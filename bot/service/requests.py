@@ -1,0 +1,110 @@
+"""What a front end asks: one :class:`Request`, who the asker is in the game (:class:`Seat`),
+and the option readers every feature shares (numbers in bounds, a side, a role)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from db.models import Member
+from rules.core.errors import InvalidInput, UnknownName
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One command from a front end."""
+
+    channel_id: int
+    user_id: int
+    verb: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    guild_id: int | None = None
+    dice: str | None = None
+    interaction_id: str | None = None
+    attachment: str | None = None
+    user_name: str = ""
+    #: The asker's language (their Discord locale), for answers outside any game.
+    locale: str | None = None
+    #: The asker may manage this channel (Discord's Manage Channels): may take over a game
+    #: whose referee is gone.
+    manages_channel: bool = False
+    #: The asker may manage the server (Discord's Manage Server): sets who creates games.
+    manages_guild: bool = False
+    #: The asker's Discord roles (a side may be bound to one).
+    role_ids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who the requester is in this game."""
+
+    role: Literal["referee", "player", "none"]
+    side: str | None
+
+
+NO_SEAT = Seat("none", None)
+
+
+def seat_among(
+    request: Request,
+    members: Sequence[Member],
+    side_roles: Sequence[tuple[str, int]] = (),
+) -> Seat:
+    """The asker's seat: named among the members, else through a side bound to one of
+    their roles, else none."""
+    for member in members:
+        if member.user_id == request.user_id:
+            return Seat(member.role, member.side)
+    # Not seated by name: a side bound to one of the asker's roles seats them.
+    for side, role in side_roles:
+        if role in request.role_ids:
+            return Seat("player", side)
+    return NO_SEAT
+
+
+def players_among(members: Sequence[Member], side: str) -> list[int]:
+    """The players seated on ``side`` (not the referee)."""
+    return [m.user_id for m in members if m.side == side and m.role == "player"]
+
+
+def int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
+    """A whole-number option within [low, high], or a clear refusal naming it."""
+    value = options.get(name, default)
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidInput(
+            "error.service.not_a_number", option=name, value=str(value)[:20]
+        ) from None
+    if not low <= number <= high:
+        raise InvalidInput("error.service.out_of_bounds", option=name, low=low, high=high)
+    return number
+
+
+def role_option(options: Mapping[str, Any]) -> int | None:
+    """A Discord role given as an option (None when not given)."""
+    if options.get("role") is None:
+        return None
+    return int_option(options, "role", 0, 1, 2**63 - 1)
+
+
+def side_named(sides: Mapping[str, str], wanted: object) -> str:
+    """The side a player named (its id or its name), or a clear error listing them."""
+    text = str(wanted or "")
+    side = next((s for s, name in sides.items() if text in (s, name)), None)
+    if side is None:
+        raise UnknownName("error.service.unknown_side", name=text[:40], known=", ".join(sides))
+    return side
+
+
+__all__ = [
+    "NO_SEAT",
+    "Request",
+    "Seat",
+    "int_option",
+    "players_among",
+    "role_option",
+    "seat_among",
+    "side_named",
+]

@@ -1,0 +1,225 @@
+"""Who sits where: seat changes, the referee's hand-over and take-over, the roster.
+
+Every seat change is written to the members table and logged in the game's chain as a
+``seat.*`` event (the document unchanged), so ``/game log`` and the export tell who joined,
+left, was reseated or became referee, and when. ``/game undo`` and ``/takeback`` never
+undo a seat change: the referee changes a seat back with another seat command.
+
+``/game join`` and ``/game leave`` are the players'; ``/seat assign|remove|bind`` and
+``/game referee`` the referee's; ``/game takeover`` a channel manager's, once the referee is
+gone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from bot.service.errors import ServiceError
+from bot.service.events import (
+    SEAT_ASSIGN,
+    SEAT_BIND,
+    SEAT_JOIN,
+    SEAT_LEAVE,
+    SEAT_REFEREE,
+    SEAT_REMOVE,
+    seat_event,
+)
+from bot.service.handlers import GameCall, GameHandler, Who
+from bot.service.replies import Reply
+from bot.service.requests import int_option, role_option, side_named
+from db.models import EventRecord, Member
+from rules.core.resolution import Outcome
+
+#: A referee who has given no command for this long is gone: a member who may manage the
+#: channel (Discord's Manage Channels) may take the game over.
+TAKEOVER_AFTER = timedelta(hours=72)
+
+
+def mention(user_id: int) -> str:
+    """A member as Discord shows a mention (the console puts the seat's name instead)."""
+    return f"<@{user_id}>"
+
+
+def roster_notices(
+    members: Sequence[Member],
+    sides: Mapping[str, str],
+    side_roles: Sequence[tuple[str, int]] = (),
+) -> list[Outcome]:
+    """The roster for ``/game status``: the referee(s), then each side and its players."""
+    notices = []
+    referees = [mention(m.user_id) for m in members if m.role == "referee"]
+    if referees:
+        notices.append(Outcome.of("bot.seats.referee", players=", ".join(referees)))
+    bound = dict(side_roles)
+    for side, name in sides.items():
+        players = [mention(m.user_id) for m in members if m.role == "player" and m.side == side]
+        if side in bound:
+            players.append(f"<@&{bound[side]}>")
+        notices.append(
+            Outcome.of(
+                "bot.seats.side",
+                side=name,
+                players=", ".join(players) if players else "—",
+            )
+        )
+    return notices
+
+
+def referee_gone(
+    referees: Sequence[Member], events: Sequence[EventRecord], now: datetime
+) -> bool:
+    """Whether no referee has acted for :data:`TAKEOVER_AFTER` (or the game has none)."""
+    ids = {m.user_id for m in referees}
+    if not ids:
+        return True
+    last = max(
+        (e.created_at for e in events if e.actor_id in ids),
+        default=min((m.joined_at for m in referees), default=now),
+    )
+    return now - last >= TAKEOVER_AFTER
+
+
+def _reply(call: GameCall) -> Reply:
+    record = call.record
+    return Reply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
+
+
+async def _log_seat(call: GameCall, verb: str, **args: Any) -> None:
+    """Log a seat change in the game's chain (the document unchanged): the log and the
+    export tell who sat where, and when."""
+    request = call.request
+    record = await call.store.load(request.channel_id)
+    event = seat_event(request, verb, **args)
+    await call.store.commit(request.channel_id, record.version, record.document, event)
+
+
+async def join(call: GameCall) -> Reply:
+    """``/game join side:S``: a seat on a side (the referee keeps refereeing)."""
+    request, seat = call.request, call.seat
+    if seat.role == "none":  # anyone may join: the log's rate limit applies
+        call.services.limiter.admit(request.channel_id, request.user_id, seated=False)
+    reply = _reply(call)
+    sides = call.play.sides(call.document)
+    side = side_named(sides, request.options.get("side"))
+    if seat.role == "player" and seat.side is not None and seat.side != side:
+        # A side is kept once joined: changing sides mid-game is the referee's call.
+        raise ServiceError("error.service.side_kept", side=sides.get(seat.side, seat.side))
+    role: Literal["referee", "player"] = "referee" if seat.role == "referee" else "player"
+    if seat.side == side and seat.role == role:  # already there: nothing to log
+        reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
+        return reply
+    await call.store.add_member(request.channel_id, request.user_id, side=side, role=role)
+    await _log_seat(call, SEAT_JOIN, user=request.user_id, side=side)
+    reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
+    return reply
+
+
+async def leave(call: GameCall) -> Reply:
+    """``/game leave``: a player gives up their seat (the referee cannot: a game needs one)."""
+    request, seat = call.request, call.seat
+    if seat.role == "referee":
+        raise ServiceError("error.service.referee_stays")
+    if seat.role == "none":
+        raise ServiceError("error.service.join_first")
+    await call.store.remove_member(request.channel_id, request.user_id)
+    await _log_seat(call, SEAT_LEAVE, user=request.user_id)
+    sides = call.play.sides(call.document)
+    reply = _reply(call)
+    reply.notices.append(
+        Outcome.of("bot.game.left", side=sides.get(seat.side or "", seat.side or "—"))
+    )
+    return reply
+
+
+async def take_over(call: GameCall) -> Reply:
+    """``/game takeover``: a member who manages the channel becomes the referee of a game
+    whose referee is gone (no command for :data:`TAKEOVER_AFTER`)."""
+    request, store = call.request, call.store
+    channel = request.channel_id
+    if not request.manages_channel:
+        raise ServiceError("error.service.seats.not_manager")
+    referees = [m for m in call.context.members if m.role == "referee"]
+    recent = await store.events(channel, after_seq=max(0, call.record.version - 200), limit=200)
+    if call.seat.role == "referee" or not referee_gone(referees, recent, datetime.now(UTC)):
+        raise ServiceError(
+            "error.service.seats.referee_here", hours=int(TAKEOVER_AFTER.total_seconds()) // 3600
+        )
+    for member in referees:
+        await store.add_member(channel, member.user_id, side=None, role="player")
+    await store.add_member(channel, request.user_id, side=None, role="referee")
+    await _log_seat(call, SEAT_REFEREE, user=request.user_id)
+    reply = _reply(call)
+    reply.notices.append(Outcome.of("bot.seats.took_over", user=mention(request.user_id)))
+    return reply
+
+
+async def bind(call: GameCall) -> Reply:
+    """``/seat bind side:S role:@R``: whoever has the role plays the side (no role: unbound)."""
+    request = call.request
+    sides = call.play.sides(call.document)
+    bound = side_named(sides, request.options.get("side"))
+    role_id = role_option(request.options)
+    await call.store.bind_side(request.channel_id, bound, role_id)
+    await _log_seat(call, SEAT_BIND, side=bound, role=role_id)
+    reply = _reply(call)
+    reply.notices.append(
+        Outcome.of("bot.seats.bound", side=sides[bound], role=f"<@&{role_id}>")
+        if role_id is not None
+        else Outcome.of("bot.seats.unbound", side=sides[bound])
+    )
+    return reply
+
+
+def _user(call: GameCall) -> int:
+    return int_option(call.request.options, "user", 0, 1, 2**63 - 1)
+
+
+async def hand_over(call: GameCall) -> Reply:
+    """``/game referee user:@U``: the referee hands the game over (and becomes a player)."""
+    request, store = call.request, call.store
+    user = _user(call)
+    if user == request.user_id:
+        raise ServiceError("error.service.seats.same_referee")
+    await store.add_member(request.channel_id, user, side=None, role="referee")
+    await store.add_member(request.channel_id, request.user_id, side=None, role="player")
+    await _log_seat(call, SEAT_REFEREE, user=user)
+    reply = _reply(call)
+    reply.notices.append(Outcome.of("bot.seats.handed_over", user=mention(user)))
+    return reply
+
+
+async def remove(call: GameCall) -> Reply:
+    """``/seat remove user:@U``: the referee takes a player's seat away."""
+    user = _user(call)
+    if not await call.store.remove_member(call.request.channel_id, user):
+        raise ServiceError("error.service.seats.not_seated", user=mention(user))
+    await _log_seat(call, SEAT_REMOVE, user=user)
+    reply = _reply(call)
+    reply.notices.append(Outcome.of("bot.seats.removed", user=mention(user)))
+    return reply
+
+
+async def assign(call: GameCall) -> Reply:
+    """``/seat assign user:@U side:S``: the referee seats (or reseats) a player."""
+    request = call.request
+    sides = call.play.sides(call.document)
+    user = _user(call)
+    side = side_named(sides, request.options.get("side"))
+    await call.store.add_member(request.channel_id, user, side=side, role="player")
+    await _log_seat(call, SEAT_ASSIGN, user=user, side=side)
+    reply = _reply(call)
+    reply.notices.append(Outcome.of("bot.seats.assigned", user=mention(user), side=sides[side]))
+    return reply
+
+
+HANDLERS = (
+    GameHandler(("game.join",), after_end=False, run=join),
+    GameHandler(("game.leave",), after_end=False, run=leave),
+    GameHandler(("game.referee",), who=Who.REFEREE, after_end=False, run=hand_over),
+    GameHandler(("game.takeover",), after_end=False, run=take_over),
+    GameHandler(("seat.assign",), who=Who.REFEREE, after_end=False, run=assign),
+    GameHandler(("seat.remove",), who=Who.REFEREE, after_end=False, run=remove),
+    GameHandler(("seat.bind",), who=Who.REFEREE, after_end=False, run=bind),
+)

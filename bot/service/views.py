@@ -1,0 +1,361 @@
+"""Looking at the game: status, map, log, export, help, rules tables, autocomplete.
+
+Nothing here commits: every handler is read-only (a retried interaction simply looks
+again). Questions to the rules run on the workers within the work budget; a status past
+the budget still shows the state, without what is owed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
+
+from bot.commands import COMMANDS, OptionType
+from bot.export import export_files
+from bot.help import command_names, help_lines
+from bot.service.deadlines import due_notices
+from bot.service.errors import ServiceError
+from bot.service.events import event_line
+from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
+from bot.service.maps import (
+    channel_map,
+    localized_map,
+    public_status,
+    status_caption,
+    with_caption,
+)
+from bot.service.replies import FilesReply, Reply, StatusReply, TextReply
+from bot.service.requests import Request, int_option, players_among, seat_among
+from bot.service.seats import roster_notices
+from db.archive import read_archive
+from db.errors import GameNotFound, StoreError
+from db.export import history_pages
+from db.history import ExportHead, StoredVersion
+from db.models import GameRecord
+from rules.cli import format_table
+from rules.core.battlefield import MapView
+from rules.core.budget import WorkBudgetExceeded
+from rules.core.errors import RulesError, UnknownName
+from rules.core.i18n import translate
+from rules.core.legal import LegalAction, for_seat, owed, values_of
+from rules.core.play import FollowUp, StatusView
+from rules.core.resolution import Outcome
+from rules.core.ruleset import KNOWN_RULESETS
+
+#: The most events ``/game log`` shows.
+MAX_LOG = 50
+#: The most suggestions an autocomplete answers (Discord's limit).
+MAX_CHOICES = 25
+
+
+def _reply(call: GameCall) -> StatusReply:
+    record = call.record
+    return StatusReply(
+        language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
+    )
+
+
+async def status(call: GameCall) -> Reply:
+    """``/game status``, ``/turn status``: the state, the picture, what is owed and by
+    whom, the roster and the deadlines."""
+    play, document, context = call.play, call.document, call.context
+    reply = _reply(call)
+    ended = call.record.status == "ended"
+    listed = [True]
+    ruleset, language = reply.ruleset, reply.language
+
+    def look() -> tuple[StatusView, list[FollowUp], list[LegalAction], MapView | None]:
+        # Off the loop, in one pass: listing legal actions can take milliseconds.
+        view = public_status(play.status(document))
+        picture = with_caption(
+            channel_map(play, document, ruleset, language),
+            "",
+            status_caption(view, ruleset, language),
+        )
+        if ended:
+            return view, [], [], picture
+        try:
+            follow = play.follow_ups(document)
+            return view, follow, owed(play.legal_actions(document)), picture
+        except WorkBudgetExceeded:
+            # The state is still shown: only what is owed could not be listed.
+            listed[0] = False
+            return view, [], [], picture
+
+    shown, reply.follow_ups, reply.owed, reply.map_view = await call.services.off_loop(look)
+    reply.status = shown
+    if not listed[0]:
+        reply.notices.append(Outcome.of("bot.status.over_budget"))
+    if ended:  # ended by the referee: nobody is to move any more
+        reply.status = replace(shown, ended=True, awaiting=None)
+        return reply
+    for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
+        reply.owed_by[side] = players_among(context.members, side)
+    sides = play.sides(document)
+    reply.notices += roster_notices(context.members, sides, context.side_roles)
+    reply.notices += due_notices(call, sides)
+    return reply
+
+
+async def show_map(call: GameCall) -> Reply:
+    """``/map``: the table as the channel sees it; ``/map mine:true``: the asker's own
+    view (their side's hidden units too; the referee's shows everything), privately."""
+    request, seat, play, document = call.request, call.seat, call.play, call.document
+    reply = _reply(call)
+    mine = bool(request.options.get("mine"))
+    if mine and seat.role == "none":
+        raise ServiceError("error.service.join_first")
+    viewer = None if seat.role == "referee" else seat.side
+    ruleset, language = reply.ruleset, reply.language
+
+    def look() -> MapView | None:
+        caption = status_caption(play.status(document), ruleset, language)
+        if not mine:
+            return with_caption(channel_map(play, document, ruleset, language), "", caption)
+        view = play.map_view(document, viewer, public=False, language=language)
+        if view is None:
+            return None
+        return with_caption(localized_map(view, ruleset, language), "", caption)
+
+    reply.map_view = await call.services.off_loop(look)
+    reply.map_public = not mine
+    reply.private = mine
+    if reply.map_view is None:
+        reply.notices.append(Outcome.of("bot.map.none"))
+    return reply
+
+
+async def _opened(call: Call) -> GameRecord:
+    """The channel's game, read as a read-only command reads it; refused when its ruleset
+    cannot be played."""
+    record = (await call.open()).record
+    call.services.play(record.ruleset)
+    return record
+
+
+async def show_log(call: Call) -> Reply:
+    """``/game log [count:N]``: the last events, one line each."""
+    request, store = call.request, call.store
+    opened = await _opened(call)
+    reply = TextReply(
+        language=opened.language, ruleset=opened.ruleset, head_hash=opened.head_hash
+    )
+    count = int_option(request.options, "count", 10, 1, MAX_LOG)
+    record = await store.load(request.channel_id)
+    sides = call.services.play(record.ruleset).sides(record.document)
+    first = max(0, record.version - count)
+    for event in await store.events(request.channel_id, after_seq=first, limit=count):
+        reply.lines.append(event_line(event, reply.ruleset, reply.language, sides))
+    return reply
+
+
+async def export(call: Call) -> Reply:
+    """``/game export``: the verifiable JSON and the after-action report, written page
+    by page on worker threads (bounded memory; other channels' commands run between
+    the pages: `bot.export`). ``archive:N``: an archived game of this guild."""
+    request, store = call.request, call.store
+    if request.options.get("archive") is not None:
+        return await _export_archived(call)
+    record = await _opened(call)
+    reply = FilesReply(
+        language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
+    )
+    sides = call.services.play(record.ruleset).sides(record.document)
+    head = await store.export_head(request.channel_id)
+    pages = history_pages(store, request.channel_id, head.version)
+    return await _export_reply(request, reply, head, pages, sides)
+
+
+async def _export_archived(call: Call) -> Reply:
+    """``/game export archive:N``: an archived game of this guild, as it was exported,
+    read from the archive in chunks."""
+    request = call.request
+    archive_id = int_option(request.options, "archive", 0, 1, 2**62)
+    head, pages = await read_archive(call.store, archive_id)
+    game = head.game
+    if game.get("guild_id") != request.guild_id:
+        raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
+    reply = FilesReply(
+        language=str(game.get("language", "it")), ruleset=str(game.get("ruleset"))
+    )
+    document = await asyncio.to_thread(json.loads, head.current[1])
+    sides = dict(document.get("sides") or {}) if isinstance(document, dict) else {}
+    return await _export_reply(request, reply, head, pages, sides)
+
+
+async def _export_reply(
+    request: Request,
+    reply: FilesReply,
+    head: ExportHead,
+    pages: AsyncIterator[list[StoredVersion]],
+    sides: Mapping[str, str],
+) -> Reply:
+    title = translate(
+        "bot.report.title",
+        reply.language,
+        ruleset=str(head.game.get("ruleset", reply.ruleset)),
+        channel=head.game.get("channel_id", request.channel_id),
+    )
+    ruleset, language = reply.ruleset, reply.language
+    exported = await export_files(
+        head,
+        pages,
+        title=title,
+        language=language,
+        line_of=lambda event: event_line(event, ruleset, language, sides),
+    )
+    reply.files.update(exported.files)
+    reply.spool = exported.spool
+    reply.notices.append(Outcome.of("bot.game.exported", events=exported.events))
+    return reply
+
+
+async def _game_here(call: Call) -> GameRecord | None:
+    """The channel's game (any, ended too), or None."""
+    try:
+        return await call.store.load(call.request.channel_id)
+    except GameNotFound:
+        return None
+
+
+async def show_help(call: Call) -> Reply:
+    """``/help [command]``, for the channel's ruleset if a game is here (any game, ended
+    too), else for every command."""
+    request, services = call.request, call.services
+    record = await _game_here(call)
+    language = services.known(record.language if record else None, request.locale)
+    play = services.play(record.ruleset) if record is not None else None
+    reply = TextReply(language=language, ruleset=record.ruleset if record is not None else "")
+    reply.lines_title = "discord.embed.help"
+    reply.lines = help_lines(language, str(request.options.get("command") or ""), play)
+    return reply
+
+
+async def rules_table(call: Call) -> Reply:
+    """``/rules table:ID [ruleset]``: a table of the channel's ruleset (or the one named),
+    laid out as the seed lays it out; without a table, the list of them."""
+    request, services = call.request, call.services
+    record = await _game_here(call)
+    language = services.known(record.language if record else None, request.locale)
+    if record is not None:
+        services.play(record.ruleset)
+    reply = TextReply(language=language, ruleset=record.ruleset if record is not None else "")
+    ruleset_key = str(request.options.get("ruleset") or reply.ruleset or KNOWN_RULESETS[0])
+    tables = services.ruleset(ruleset_key).tables
+    wanted = str(request.options.get("table") or "")
+    reply.lines_title = "discord.embed.table"
+    if not wanted:
+        reply.lines = [f"{table.id} — {table.title}" for table in tables]
+        return reply
+    if wanted not in tables:
+        raise UnknownName(
+            "error.unknown_table",
+            name=wanted[:40],
+            known=", ".join(table.id for table in tables),
+        )
+    reply.preformatted = True
+    reply.lines = format_table(tables[wanted]).splitlines()
+    return reply
+
+
+# -- autocomplete ---------------------------------------------------------------------------
+
+
+def _matching(names: list[str], typed: str) -> list[str]:
+    return [n for n in names if typed.lower() in n.lower()][:MAX_CHOICES]
+
+
+async def choices(
+    services: Services, channel_id: int, user_id: int, kind: str, typed: str
+) -> list[str]:
+    """Autocomplete values from the channel's state (at most 25)."""
+    store = services.store
+    if kind.startswith("extra:"):
+        return await _extra_choices(services, channel_id, kind.partition(":")[2], typed)
+    if kind in ("command", "table"):
+        try:
+            found: GameRecord | None = await store.load(channel_id)
+        except StoreError:
+            found = None
+        if kind == "command":
+            names = command_names(services.play(found.ruleset) if found is not None else None)
+        else:
+            key = found.ruleset if found is not None else KNOWN_RULESETS[0]
+            names = [table.id for table in services.ruleset(key).tables]
+        return _matching(names, typed)
+    if kind == "ruleset":
+        return _matching(list(KNOWN_RULESETS), typed)
+    if kind == "scenario":
+        names = []
+        for key in KNOWN_RULESETS:
+            play = services.ruleset(key).play
+            if play is not None:
+                names += play.scenarios()
+        return _matching(names, typed)
+    try:
+        record = await store.load(channel_id)
+    except (GameNotFound, StoreError):
+        return []
+    play = services.play(record.ruleset)
+    if kind == "side":
+        return _matching(list(play.sides(record.document)), typed)
+    seat = seat_among(Request(channel_id, user_id, "choices"), await store.members(channel_id))
+    side = None if seat.role == "referee" else seat.side
+    document = record.document
+
+    def lookup() -> list[str]:
+        names = play.choices(document, kind, side)
+        try:
+            # What the seat may use now comes first: the same answer the rules give.
+            legal = values_of(for_seat(play.legal_actions(document), side), kind)
+        except WorkBudgetExceeded:
+            return names  # past the budget: the names, unordered
+        return [*legal, *(n for n in names if n not in legal)]
+
+    try:
+        names = await services.on_workers(channel_id, lookup)
+    except RulesError:  # a document this version cannot read: the command will say so
+        return []
+    return _matching(names, typed)
+
+
+async def _extra_choices(services: Services, channel_id: int, verb: str, typed: str) -> list[str]:
+    """Autocomplete of ``extra``: the next ``name:value`` token among the options the
+    channel's ruleset takes for this command (every extra outside a game)."""
+    command = next((c for c in COMMANDS if c.verb == verb and c.extras), None)
+    if command is None:
+        return []
+    try:
+        record: GameRecord | None = await services.store.load(channel_id)
+    except StoreError:
+        record = None
+    play = services.play(record.ruleset) if record is not None else None
+    taken = set(play.options_of(verb)) if play is not None else None
+    done = typed.split()
+    current = "" if not typed or typed.endswith(" ") else done.pop()
+    used = {token.partition(":")[0] for token in done}
+    candidates = []
+    for option in command.extras:
+        if option.name in used or (taken is not None and option.name not in taken):
+            continue
+        boolean = option.type is OptionType.BOOLEAN
+        values = option.choices or (("true", "false") if boolean else ("",))
+        candidates += [f"{option.name}:{value}" for value in values]
+    prefix = " ".join(done)
+    found = [c for c in candidates if c.lower().startswith(current.lower())]
+    found += [c for c in candidates if current.lower() in c.lower() and c not in found]
+    return [f"{prefix} {c}".strip()[:100] for c in found][:MAX_CHOICES]
+
+
+HANDLERS = (
+    GameHandler(("game.status", "turn.status"), read_only=True, run=status),
+    GameHandler(("game.map",), read_only=True, run=show_map),
+    Handler(("game.log",), read_only=True, run=show_log),
+    Handler(("game.export",), read_only=True, run=export),
+    Handler(("help",), read_only=True, run=show_help),
+    Handler(("rules.table",), read_only=True, run=rules_table),
+)
+
+__all__ = ["HANDLERS", "MAX_LOG", "choices"]
