@@ -34,7 +34,7 @@ STOPSIGNAL SIGTERM
 # connected) and a database that opens and answers. The full audit of every game's hash
 # chain is a command to run on demand or on a schedule: `arbitro db check`.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
-    CMD ["arbitro", "health"]
+    CMD ["arbitro-health"]
 
 ENTRYPOINT ["arbitro"]
 CMD ["run"]

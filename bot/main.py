@@ -21,8 +21,8 @@ from typing import Any
 from bot.console import run_console
 from bot.discord.client import build_bot, dry_run_payload, dummy_service
 from bot.discord.offline import run_offline
-from bot.health import check_health
-from bot.heartbeat import DEFAULT_MAX_AGE_SECONDS
+from bot.health import add_arguments as add_health_arguments
+from bot.health import run as run_health
 from bot.lifecycle import Connector, StartError, connect_to_discord, explain_gateway_failure, serve
 from bot.limits import LogLimits
 from bot.replay_cli import register as register_replay
@@ -86,17 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     health = subcommands.add_parser(
         "health", help="is the running bot connected and its database answering? (exit 0/1)"
     )
-    health.add_argument("--db", help="SQLite file (default: ARBITRO_DB or arbitro.db)")
-    health.add_argument(
-        "--heartbeat", help="heartbeat file (default: ARBITRO_HEARTBEAT or DB.heartbeat)"
-    )
-    health.add_argument(
-        "--max-age",
-        type=float,
-        default=None,
-        help="seconds after which the heartbeat is stale (default: 90)",
-    )
-    health.set_defaults(handler=_health)
+    add_health_arguments(health)
+    health.set_defaults(handler=run_health)
     register_rules(subcommands)
     register_replay(register_db(subcommands))
     return parser
@@ -239,15 +230,6 @@ def _sync(args: argparse.Namespace) -> int:
             f"({outcome.digest[:12]}); --force syncs anyway"
         )
     return 0
-
-
-def _health(args: argparse.Namespace) -> int:
-
-    settings = _settings(args)
-    max_age = DEFAULT_MAX_AGE_SECONDS if args.max_age is None else args.max_age
-    verdict = check_health(settings.db, settings.heartbeat_path, max_age=max_age)
-    print(verdict.line)
-    return verdict.exit_status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -305,3 +307,22 @@ def test_the_readme_invite_url_is_the_one_the_code_needs():
     assert not REQUIRED_PERMISSIONS.read_message_history
     assert not REQUIRED_PERMISSIONS.mention_everyone
     assert not REQUIRED_PERMISSIONS.administrator
+
+
+def test_the_healthcheck_has_a_small_entry_point_of_its_own(tmp_path: Path) -> None:
+    """The container runs `arbitro-health` every 30 s: it answers like `arbitro health` and
+    imports neither discord.py nor the service."""
+    probe = (
+        "import sys; from bot.health import main; status = main(sys.argv[1:]); "
+        "assert 'discord' not in sys.modules and 'bot.service' not in sys.modules, "
+        "sorted(m for m in sys.modules if m.startswith(('discord', 'bot.service'))); "
+        "sys.exit(status)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "--db", str(tmp_path / "none.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("unhealthy: no heartbeat file")
