@@ -39,7 +39,14 @@ from bot.render.layout import (
 )
 from bot.render.lettering import fit, letter, plain, width_of, wrap, write
 from bot.render.marks import BLOCKED, OBJECTIVE, dashed_outline, draw_objectives, draw_overlays
-from bot.render.terrain import TERRAIN_KEYWORDS, TERRAIN_STYLES, TerrainStyle, hatch, terrain_style
+from bot.render.terrain import (
+    TERRAIN_KEYWORDS,
+    TERRAIN_STYLES,
+    TerrainStyle,
+    hatch,
+    hatch_all,
+    terrain_style,
+)
 from rules.core.battlefield import (
     CircleShape,
     Counter,
@@ -447,13 +454,21 @@ def _draw_grid(
     radius = frame.scale
     base = terrain_style(view.open_terrain or "open")
     min_x, min_y, _, _ = _grid_extent(grid)
+    # Fills, then each terrain's hatch over all its hexes at once, then the hex outlines on top.
+    hexes: list[list[tuple[float, float]]] = []
+    by_style: dict[TerrainStyle, list[list[tuple[float, float]]]] = {}
     for col, row in _grid_cells(grid):
         cx, cy = _centre(grid, col, row, frame, min_x, min_y)
         corners = _hex_corners(cx, cy, radius, grid.layout)
         cell = by_cell.get((col, row))
         style = terrain_style(cell.terrain) if cell is not None else base
-        draw.polygon(corners, fill=style.fill, outline=(120, 120, 110), width=1)
-        hatch(image, corners, style)
+        draw.polygon(corners, fill=style.fill)
+        hexes.append(corners)
+        by_style.setdefault(style, []).append(corners)
+    for style, outlines in by_style.items():
+        hatch_all(image, outlines, style)
+    for corners in hexes:
+        draw.polygon(corners, outline=(120, 120, 110), width=1)
     coordinate_size = max(HEX_TEXT, min(SMALL_TEXT, int(radius * 0.28)))
     stacks: dict[tuple[float, float], list[Counter]] = {}
     for counter in counters:

@@ -101,16 +101,26 @@ def terrain_style(terrain: str) -> TerrainStyle:
 
 def hatch(layer: Image.Image, outline: Sequence[tuple[float, float]], style: TerrainStyle) -> None:
     """Draw the style's hatch inside ``outline`` (a mask keeps it inside the shape)."""
-    if not style.hatch:
+    hatch_all(layer, [outline], style)
+
+
+def hatch_all(
+    layer: Image.Image, outlines: Sequence[Sequence[tuple[float, float]]], style: TerrainStyle
+) -> None:
+    """Draw the style's hatch inside every one of ``outlines`` at once: one pattern over
+    their union (a hex map's thousands of woods hexes cost one pattern, not one each)."""
+    if not style.hatch or not outlines:
         return
-    xs = [p[0] for p in outline]
-    ys = [p[1] for p in outline]
+    xs = [p[0] for outline in outlines for p in outline]
+    ys = [p[1] for outline in outlines for p in outline]
     box = (int(min(xs)), int(min(ys)), int(max(xs)) + 1, int(max(ys)) + 1)
     w, h = box[2] - box[0], box[3] - box[1]
     if w <= 1 or h <= 1:
         return
     mask = Image.new("L", (w, h), 0)
-    ImageDraw.Draw(mask).polygon([(x - box[0], y - box[1]) for x, y in outline], fill=255)
+    shaper = ImageDraw.Draw(mask)
+    for outline in outlines:
+        shaper.polygon([(x - box[0], y - box[1]) for x, y in outline], fill=255)
     pattern = Image.new("RGBA", (w, h), (0, 0, 0, 0))
     pen = ImageDraw.Draw(pattern)
     ink = (*(max(0, c - 60) for c in style.fill), 150)
@@ -131,7 +141,7 @@ def hatch(layer: Image.Image, outline: Sequence[tuple[float, float]], style: Ter
             offset = (y // step) % 2 * step // 2
             for x in range(offset, w, step):
                 pen.ellipse([x - 1.5, y - 1.5, x + 1.5, y + 1.5], fill=ink)
-    # The pattern's own alpha, kept inside the shape.
+    # The pattern's own alpha, kept inside the shapes.
     alpha = ImageChops.multiply(pattern.getchannel("A"), mask)
     layer.paste(pattern.convert("RGB"), (box[0], box[1]), alpha)
 
@@ -142,5 +152,6 @@ __all__ = [
     "TERRAIN_STYLES",
     "TerrainStyle",
     "hatch",
+    "hatch_all",
     "terrain_style",
 ]
