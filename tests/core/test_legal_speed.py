@@ -68,7 +68,7 @@ def random_states(ruleset: str, seed: int, commands: int = COMMANDS) -> Iterator
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_manovra_owed_actions_are_the_owed_legal_actions(seed: int) -> None:
-    from rules.manovra.game import legal
+    from rules.manovra import legal
 
     seen = 0
     for state in random_states("manovra", seed):

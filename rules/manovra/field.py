@@ -26,9 +26,9 @@ from rules.core.geometry import (
 )
 from rules.core.resolution import Outcome, Resolution, ResolutionBuilder
 from rules.core.yamlio import load_yaml
-from rules.manovra import ground
-from rules.manovra.game.state import LastAction, ManovraState, UnitState
 from rules.manovra.model import RULESET_KEY
+from rules.manovra.procedures import ground
+from rules.manovra.state import LastAction, ManovraState, UnitState
 
 
 @cache

@@ -11,8 +11,12 @@ from rules.core.ending import VictoryRecord
 from rules.core.errors import IllegalAction
 from rules.core.geometry import terrain_at
 from rules.core.resolution import Outcome
-from rules.manovra.game import victory
-from rules.manovra.game.common import (
+from rules.manovra import victory
+from rules.manovra.orders import Declare, Next, PassToken
+from rules.manovra.scenario import Scenario
+from rules.manovra.state import Applied, ManovraState, PlatoonState, TurnStep, UnitState
+from rules.manovra.tables import load_tables
+from rules.manovra.turn.common import (
     _declaring_side,
     _field_platoons,
     _initiative,
@@ -20,10 +24,6 @@ from rules.manovra.game.common import (
     _no_test_owed,
     _require_step,
 )
-from rules.manovra.game.orders import Declare, Next, PassToken
-from rules.manovra.game.state import Applied, ManovraState, PlatoonState, TurnStep, UnitState
-from rules.manovra.scenario import Scenario
-from rules.manovra.tables import load_tables
 
 
 def new_game(scenario: Scenario) -> ManovraState:

@@ -27,9 +27,17 @@ from rules.core.resolution import (
 )
 from rules.core.tables import Column, Row, Table, TableSet
 from rules.core.yamlio import load_yaml
-from rules.manovra.checks import Frozen, ScatterInput, ScatterKind, TestInput, TestKind
-from rules.manovra.effects import CellEffect
+from rules.manovra.cells import CellEffect
 from rules.manovra.model import RULESET_KEY, SAVED_BY, Cover, RangeBand, band_die
+from rules.manovra.procedures.checks import (
+    Frozen,
+    ScatterInput,
+    ScatterKind,
+    TestInput,
+    TestKind,
+    resolve_scatter,
+    resolve_test,
+)
 from rules.manovra.tables import load_tables
 
 MAX_SHOTS = 10_000
@@ -609,8 +617,6 @@ def _miss_scatter(delivery: Delivery, ad: int) -> ScatterInput:
 def _scatter_after_miss(
     builder: ResolutionBuilder, tray: DiceTray, tables: TableSet, data: HeavyFireInput
 ) -> Resolution:
-    from rules.manovra.checks import resolve_scatter
-
     scatter = resolve_scatter(_miss_scatter(data.delivery, data.ad), tray)
     builder.steps.extend(scatter.steps)
     cm = scatter.outcome.param("cm")
@@ -676,8 +682,6 @@ def resolve_thrown(data: ThrownInput, tray: DiceTray) -> Resolution:
     On the target: infantry and artillery take the fragments (☼); a vehicle takes the blast
     in its open top, or on its top armour (PENETRAZIONE, Bm row) and then EFFETTI.
     """
-    from rules.manovra.checks import resolve_scatter, resolve_test
-
     tables = load_tables()
     builder = ResolutionBuilder(RULESET_KEY, "thrown", tray)
     test = resolve_test(_precision_test(data.ad, data.vehicle), tray)

@@ -6,9 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rules.manovra import checks, ground
-from rules.manovra.game.state import MAX_TEXT
 from rules.manovra.model import MoveRate
+from rules.manovra.procedures import checks, ground
+from rules.manovra.state import MAX_TEXT
 
 
 class _Command(BaseModel):

@@ -7,21 +7,11 @@ from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.geometry import parse_destination
 from rules.core.resolution import Outcome
-from rules.manovra import checks
-from rules.manovra.game import field
-from rules.manovra.game.blast import burst_at, fragments_input
-from rules.manovra.game.common import (
-    _apply_effects,
-    _marker,
-    _no_test_owed,
-    _own,
-    _require_step,
-    _resolve,
-    weapon_rounds,
-)
-from rules.manovra.game.orders import ExecuteFire, Fragments, RequestFire
-from rules.manovra.game.sequence import _free_batteries, _requesting_units
-from rules.manovra.game.state import (
+from rules.manovra import field
+from rules.manovra.orders import ExecuteFire, Fragments, RequestFire
+from rules.manovra.procedures import checks
+from rules.manovra.scenario import MAX_HEAVY_ROUNDS
+from rules.manovra.state import (
     Applied,
     Burst,
     FireMarker,
@@ -30,7 +20,17 @@ from rules.manovra.game.state import (
     TurnStep,
     UnitState,
 )
-from rules.manovra.scenario import MAX_HEAVY_ROUNDS
+from rules.manovra.turn.blast import burst_at, fragments_input
+from rules.manovra.turn.common import (
+    _apply_effects,
+    _marker,
+    _no_test_owed,
+    _own,
+    _require_step,
+    _resolve,
+    weapon_rounds,
+)
+from rules.manovra.turn.sequence import _free_batteries, _requesting_units
 
 
 def _check_request(

@@ -19,9 +19,10 @@ from rules.core.resolution import (
     TableRead,
     Threshold,
 )
-from rules.manovra.checks import Frozen, TestInput, TestKind, resolve_test
-from rules.manovra.effects import CellEffect
+from rules.manovra.cells import CellEffect
 from rules.manovra.model import RULESET_KEY, MoveRate, TerrainMovement
+from rules.manovra.procedures.checks import Frozen, TestInput, TestKind, resolve_test
+from rules.manovra.procedures.fire import _apply_cell  # shared cell-to-effects mapping
 from rules.manovra.tables import load_tables
 
 
@@ -223,8 +224,6 @@ def resolve_obstacle(data: ObstacleInput, tray: DiceTray) -> Resolution:
     )
     row = table.row_for("d6", roll.face)
     effects: tuple[CellEffect, ...] = tables.parsed(table, row, column)
-    from rules.manovra.fire import _apply_cell  # shared cell-to-effects mapping
-
     casualties = _apply_cell(
         builder, effects, target=data.target_id, models_present=data.models_present
     )

@@ -26,38 +26,38 @@ from rules.core.errors import RulesError
 from rules.core.geometry import centroid, distance, toward
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
-from rules.manovra import checks, ground
-from rules.manovra.game import field
-from rules.manovra.game.assault import approach_cm, approach_terrain, check_assault, overruns
-from rules.manovra.game.common import _declaring_side, weapon_rounds
-from rules.manovra.game.indirect import (
+from rules.manovra import field
+from rules.manovra.procedures import checks, ground
+from rules.manovra.scenario import Weapon, WeaponKind
+from rules.manovra.state import ManovraState, TurnStep, UnitState
+from rules.manovra.turn.assault import approach_cm, approach_terrain, check_assault, overruns
+from rules.manovra.turn.common import _declaring_side, weapon_rounds
+from rules.manovra.turn.indirect import (
     _fragment_sources,
     _may_take_fragments,
     _next_marker,
     _source_side,
 )
-from rules.manovra.game.movement import (
+from rules.manovra.turn.movement import (
     allowed_kinds,
     check_walk,
     retreat_destinations,
     terrain_ids,
 )
-from rules.manovra.game.sequence import (
+from rules.manovra.turn.sequence import (
     _can_declare,
     _check_next,
     _free_batteries,
     _requesting_units,
     _requests_over,
 )
-from rules.manovra.game.shooting import (
+from rules.manovra.turn.shooting import (
     _check_firer,
     _check_weapons,
     _same_area,
     sight_limit,
     weapons_reach,
 )
-from rules.manovra.game.state import ManovraState, TurnStep, UnitState
-from rules.manovra.scenario import Weapon, WeaponKind
 
 
 def legal_actions(state: ManovraState) -> list[LegalAction]:
@@ -235,7 +235,7 @@ def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
 
 def _panicked_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
     """A panicked unit tries to recover or retreats ("deve ritirarsi"); it holds only when it
-    has no retreat (:func:`rules.manovra.game.movement.may_retreat`, the handler's check)."""
+    has no retreat (:func:`rules.manovra.turn.movement.may_retreat`, the handler's check)."""
     actions = [LegalAction("recover", unit.side, {"unit": unit.id})]
     if state.battlefield is not None:
         kinds = allowed_kinds(unit)

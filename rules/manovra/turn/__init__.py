@@ -8,10 +8,10 @@ mutates its input: a refused command leaves the state exactly as it was.
 Turn sequence (TURNO DI GIOCO): 1 manoeuvre tokens, 2 indirect-fire requests, 3 manoeuvre
 phases, 4 indirect-fire execution, 5 end of turn.
 
-The package reads in the seed's order: ``state`` (the document), ``orders`` (the commands),
-``sequence`` (the turn), then one module per verb family: ``indirect`` (requests, IF
-markers, fragments), ``movement``, ``shooting``, ``assault`` and ``owed`` (tests and panic
-recovery); ``common`` holds the checks they share.
+The package reads in the seed's order over the ruleset's ``state`` (the document) and
+``orders`` (the commands): ``sequence`` (the turn), then one module per verb family:
+``indirect`` (requests, IF markers, fragments), ``movement``, ``shooting``, ``assault`` and
+``owed`` (tests and panic recovery); ``common`` holds the checks they share.
 """
 
 from __future__ import annotations
@@ -22,11 +22,9 @@ from typing import Any
 from rules.core.dice import DiceSource
 from rules.core.errors import IllegalAction
 from rules.core.game import run_command
-from rules.manovra.game import victory
-from rules.manovra.game.assault import _do_assault
-from rules.manovra.game.indirect import _do_execute, _do_fragments, _do_request
-from rules.manovra.game.movement import _do_hold, _do_move
-from rules.manovra.game.orders import (
+from rules.manovra import victory
+from rules.manovra.model import RangeBand
+from rules.manovra.orders import (
     Assault,
     Command,
     Declare,
@@ -41,19 +39,7 @@ from rules.manovra.game.orders import (
     RequestFire,
     TakeTest,
 )
-from rules.manovra.game.owed import _do_recover, _do_test
-from rules.manovra.game.sequence import (
-    _after_activation,
-    _auto_declare,
-    _do_declare,
-    _do_next,
-    _do_pass,
-    awaiting,
-    load_state,
-    new_game,
-)
-from rules.manovra.game.shooting import _do_fire
-from rules.manovra.game.state import (
+from rules.manovra.state import (
     MAX_TEXT,
     Applied,
     Burst,
@@ -64,7 +50,21 @@ from rules.manovra.game.state import (
     TurnStep,
     UnitState,
 )
-from rules.manovra.model import RangeBand
+from rules.manovra.turn.assault import _do_assault
+from rules.manovra.turn.indirect import _do_execute, _do_fragments, _do_request
+from rules.manovra.turn.movement import _do_hold, _do_move
+from rules.manovra.turn.owed import _do_recover, _do_test
+from rules.manovra.turn.sequence import (
+    _after_activation,
+    _auto_declare,
+    _do_declare,
+    _do_next,
+    _do_pass,
+    awaiting,
+    load_state,
+    new_game,
+)
+from rules.manovra.turn.shooting import _do_fire
 
 
 def apply(

@@ -10,15 +10,15 @@ from __future__ import annotations
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.geometry import on_table, toward
-from rules.manovra import ground
-from rules.manovra.game import field
-from rules.manovra.game.common import _acting_unit, _apply_effects, _resolve, _target_unit, _weapon
-from rules.manovra.game.movement import _apply_move, _move_resolution, allowed_kinds, walk_to
-from rules.manovra.game.orders import Assault, Fire
-from rules.manovra.game.sequence import _finish_action
-from rules.manovra.game.shooting import GUN_OUT, _fire_heavy
-from rules.manovra.game.state import Applied, ManovraState, UnitState
+from rules.manovra import field
+from rules.manovra.orders import Assault, Fire
+from rules.manovra.procedures import ground
 from rules.manovra.scenario import Weapon, WeaponKind
+from rules.manovra.state import Applied, ManovraState, UnitState
+from rules.manovra.turn.common import _acting_unit, _apply_effects, _resolve, _target_unit, _weapon
+from rules.manovra.turn.movement import _apply_move, _move_resolution, allowed_kinds, walk_to
+from rules.manovra.turn.sequence import _finish_action
+from rules.manovra.turn.shooting import GUN_OUT, _fire_heavy
 
 
 def overruns(unit: UnitState) -> bool:

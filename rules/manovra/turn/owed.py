@@ -5,11 +5,11 @@ from __future__ import annotations
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.legal import NotOwed
-from rules.manovra import checks, ground
-from rules.manovra.game.common import _acting_unit, _apply_effects, _own, _resolve
-from rules.manovra.game.orders import RecoverPanic, TakeTest
-from rules.manovra.game.sequence import _finish_action
-from rules.manovra.game.state import Applied, ManovraState, UnitState
+from rules.manovra.orders import RecoverPanic, TakeTest
+from rules.manovra.procedures import checks, ground
+from rules.manovra.state import Applied, ManovraState, UnitState
+from rules.manovra.turn.common import _acting_unit, _apply_effects, _own, _resolve
+from rules.manovra.turn.sequence import _finish_action
 
 
 def _do_test(

@@ -9,10 +9,10 @@ from __future__ import annotations
 from rules.core.battlefield import Point
 from rules.core.dice import DiceTray
 from rules.core.resolution import Outcome, Resolution
-from rules.manovra import fire
-from rules.manovra.game import field
-from rules.manovra.game.common import _apply_effects, _resolve, _target_cover
-from rules.manovra.game.state import Applied, ManovraState, UnitState
+from rules.manovra import field
+from rules.manovra.procedures import fire
+from rules.manovra.state import Applied, ManovraState, UnitState
+from rules.manovra.turn.common import _apply_effects, _resolve, _target_cover
 
 
 def burst_at(

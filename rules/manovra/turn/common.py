@@ -8,7 +8,10 @@ from rules.core.dice import D6, DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import is_preview
 from rules.core.resolution import EffectKind, Modifier, Outcome, Resolution, ResolutionBuilder
-from rules.manovra.game.state import (
+from rules.manovra.model import RULESET_KEY, Cover
+from rules.manovra.procedures import PROCEDURES
+from rules.manovra.scenario import MAX_HEAVY_ROUNDS, Weapon, WeaponKind
+from rules.manovra.state import (
     MAX_TEXT,
     FireMarker,
     ManovraState,
@@ -17,15 +20,11 @@ from rules.manovra.game.state import (
     TurnStep,
     UnitState,
 )
-from rules.manovra.model import RULESET_KEY, Cover
-from rules.manovra.scenario import MAX_HEAVY_ROUNDS, Weapon, WeaponKind
 from rules.manovra.tables import load_tables
 
 
 def _resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
     """Resolve through the ruleset's procedure, with its exact odds (bounded, cached)."""
-    from rules.manovra import PROCEDURES  # the registry imports this module
-
     return PROCEDURES[procedure].resolve_on(data, tray)
 
 

@@ -9,14 +9,14 @@ from rules.core.dice import DiceTray, SystemDice
 from rules.core.errors import IllegalAction, InvalidInput, RulesError
 from rules.core.geometry import EPSILON_CM, distance, terrain_at
 from rules.core.resolution import EffectKind, Outcome, Resolution
-from rules.manovra import ground
-from rules.manovra.game import field
-from rules.manovra.game.common import _acting_unit, _owe, _resolve
-from rules.manovra.game.orders import Hold, Move
-from rules.manovra.game.sequence import _finish_action
-from rules.manovra.game.state import Applied, ManovraState, UnitState
+from rules.manovra import field
 from rules.manovra.model import MoveRate
+from rules.manovra.orders import Hold, Move
+from rules.manovra.procedures import ground
+from rules.manovra.state import Applied, ManovraState, UnitState
 from rules.manovra.tables import load_tables
+from rules.manovra.turn.common import _acting_unit, _owe, _resolve
+from rules.manovra.turn.sequence import _finish_action
 
 
 def allowed_kinds(unit: UnitState) -> list[MoveRate]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from rules.core import ending
 from rules.core.game import Applied
 from rules.core.score import Battle, Piece
-from rules.manovra.game.state import ManovraState, UnitState
 from rules.manovra.scenario import VICTORY_DIALECT as DIALECT
+from rules.manovra.state import ManovraState, UnitState
 
 
 def _in_play(unit: UnitState) -> bool:

@@ -13,10 +13,15 @@ from rules.core.dice import DiceTray, SystemDice
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.geometry import terrain_at
 from rules.core.resolution import Outcome, Resolution
-from rules.manovra import checks, fire, ground
-from rules.manovra.game import field
-from rules.manovra.game.blast import burst_at
-from rules.manovra.game.common import (
+from rules.manovra import field
+from rules.manovra.model import MoveRate, RangeBand
+from rules.manovra.orders import Fire
+from rules.manovra.procedures import checks, fire, ground
+from rules.manovra.scenario import Weapon, WeaponKind
+from rules.manovra.state import Applied, Burst, ManovraState, UnitState
+from rules.manovra.tables import load_tables
+from rules.manovra.turn.blast import burst_at
+from rules.manovra.turn.common import (
     _acting_unit,
     _apply_effects,
     _light_only,
@@ -27,13 +32,8 @@ from rules.manovra.game.common import (
     _weapon,
     weapon_rounds,
 )
-from rules.manovra.game.movement import _apply_move, _move_resolution, walk_to
-from rules.manovra.game.orders import Fire
-from rules.manovra.game.sequence import _finish_action
-from rules.manovra.game.state import Applied, Burst, ManovraState, UnitState
-from rules.manovra.model import MoveRate, RangeBand
-from rules.manovra.scenario import Weapon, WeaponKind
-from rules.manovra.tables import load_tables
+from rules.manovra.turn.movement import _apply_move, _move_resolution, walk_to
+from rules.manovra.turn.sequence import _finish_action
 
 
 @cache

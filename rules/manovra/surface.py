@@ -11,10 +11,10 @@ from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.manovra import commands as commands_module
-from rules.manovra import game as g
+from rules.manovra import legal
 from rules.manovra import scenario as scenario_module
-from rules.manovra.game import legal
-from rules.manovra.game import victory as victory_module
+from rules.manovra import turn as g
+from rules.manovra import victory as victory_module
 from rules.manovra.tables import load_tables
 from rules.render import value_text
 
@@ -155,7 +155,7 @@ class ManovraPlay(DocumentPlay):
         )
 
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
-        """Everything any seat may do now (see :mod:`rules.manovra.game.legal`)."""
+        """Everything any seat may do now (see :mod:`rules.manovra.legal`)."""
         return legal.legal_actions(self._state(document))
 
     def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
