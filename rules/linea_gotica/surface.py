@@ -10,13 +10,13 @@ from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.linea_gotica import commands as commands_module
-from rules.linea_gotica import game as g
 from rules.linea_gotica import legal as legal_module
 from rules.linea_gotica import scenario as scenario_module
+from rules.linea_gotica import turn as g
+from rules.linea_gotica import victory as victory_module
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY
 from rules.linea_gotica.state import GameState, Phase, UnitState
 from rules.linea_gotica.tables import load_tables
-from rules.linea_gotica.turn import victory as victory_module
 from rules.render import value_text
 
 K = RULESET_KEY

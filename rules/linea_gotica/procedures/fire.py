@@ -29,7 +29,6 @@ from rules.core.resolution import (
     Threshold,
 )
 from rules.core.tables import Row
-from rules.linea_gotica.checks import Cover, Frozen, QualityModifier, quality_chance, read
 from rules.linea_gotica.model import (
     RULESET_KEY,
     ChanceModifier,
@@ -38,6 +37,13 @@ from rules.linea_gotica.model import (
     IndirectDeviation,
     Quality,
     half_up,
+)
+from rules.linea_gotica.procedures.checks import (
+    Cover,
+    Frozen,
+    QualityModifier,
+    quality_chance,
+    read,
 )
 from rules.linea_gotica.tables import load_tables
 

@@ -22,8 +22,8 @@ from rules.core.resolution import (
     Threshold,
 )
 from rules.core.tables import Table
-from rules.linea_gotica.checks import Frozen, read
 from rules.linea_gotica.model import RULESET_KEY, MoveModifier
+from rules.linea_gotica.procedures.checks import Frozen, read
 from rules.linea_gotica.tables import load_tables
 
 K = RULESET_KEY
