@@ -26,8 +26,8 @@ from rules.core.resolution import (
 )
 from rules.core.tables import Row
 from rules.pzgren.cells import MoraleResult
-from rules.pzgren.fire import roll_2d6
 from rules.pzgren.model import ID_PATTERN, RULESET_KEY, Frozen, MoraleState
+from rules.pzgren.procedures.fire import roll_2d6
 from rules.pzgren.tables import load_tables
 
 

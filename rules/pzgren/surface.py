@@ -11,11 +11,11 @@ from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.pzgren import commands as commands_module
-from rules.pzgren import game as g
 from rules.pzgren import legal
 from rules.pzgren import scenario as scenario_module
+from rules.pzgren import turn as g
 from rules.pzgren import victory as victory_module
-from rules.pzgren.hexes import parse_hex
+from rules.pzgren.field import parse_hex
 from rules.pzgren.model import MoraleState
 from rules.pzgren.tables import load_tables
 
