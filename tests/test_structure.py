@@ -153,23 +153,6 @@ CIRCLES_ALLOWED: list[list[str]] = [
         "db.prepare",
         "db.protocol",
     ],
-    [
-        "rules.w40k4",
-        "rules.w40k4.assault",
-        "rules.w40k4.commands",
-        "rules.w40k4.effects",
-        "rules.w40k4.field",
-        "rules.w40k4.game",
-        "rules.w40k4.legal",
-        "rules.w40k4.morale",
-        "rules.w40k4.movement",
-        "rules.w40k4.play",
-        "rules.w40k4.reserves",
-        "rules.w40k4.sequence",
-        "rules.w40k4.shooting",
-        "rules.w40k4.units",
-        "rules.w40k4.vehicles",
-    ],
 ]
 
 #: First-party imports inside functions today ("path -> module"); only removals.
@@ -181,10 +164,6 @@ IN_FUNCTIONS_ALLOWED: frozenset[str] = frozenset(
         "db/migrations_pg/__init__.py -> db.postgres",
         "db/open.py -> db.postgres",
         "db/open.py -> db.sqlite",
-        "rules/core/procedures.py -> rules.core.compose",
-        "rules/w40k4/__init__.py -> rules.w40k4.play",
-        "rules/w40k4/field.py -> rules.w40k4.movement",
-        "rules/w40k4/units.py -> rules.w40k4",
     }
 )
 

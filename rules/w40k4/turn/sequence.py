@@ -7,15 +7,15 @@ from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.resolution import Outcome
 from rules.w40k4 import lookups, victory
-from rules.w40k4.assault import open_combats
 from rules.w40k4.model import (
     Phase,
 )
 from rules.w40k4.orders import Next
-from rules.w40k4.reserves import roll_reserves
 from rules.w40k4.state import PHASES, Applied, PendingTest, W40kState
 from rules.w40k4.tables import load_tables
-from rules.w40k4.units import is_locked
+from rules.w40k4.turn.assault import open_combats
+from rules.w40k4.turn.common import is_locked
+from rules.w40k4.turn.reserves import roll_reserves
 
 
 def awaiting(state: W40kState) -> str | None:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import is_preview
 from rules.core.geometry import offset
 from rules.core.resolution import Outcome, Resolution
-from rules.w40k4 import chain, checks, field, lookups
-from rules.w40k4.effects import apply_hits
+from rules.w40k4 import field, lookups
 from rules.w40k4.model import (
     Facing,
     Phase,
@@ -21,9 +18,10 @@ from rules.w40k4.model import (
     unit_types,
 )
 from rules.w40k4.orders import Fire, PlaceTemplate
+from rules.w40k4.procedures import chain, checks
 from rules.w40k4.scenario import Weapon
 from rules.w40k4.state import Applied, PendingTemplate, UnitState, W40kState
-from rules.w40k4.units import (
+from rules.w40k4.turn.common import (
     acting_unit,
     enemy_target,
     inches,
@@ -33,17 +31,8 @@ from rules.w40k4.units import (
     resolve,
     timed_active,
 )
-from rules.w40k4.vehicles import vehicle_allowance
-
-
-@dataclass
-class WeaponGroup:
-    """The weapons of one kind a unit fires together, and their shots each."""
-
-    weapon_id: str
-    weapon: Weapon
-    count: int
-    shots: int
+from rules.w40k4.turn.effects import apply_hits
+from rules.w40k4.turn.vehicles import WeaponGroup, vehicle_allowance
 
 
 def _weapon_count(unit: UnitState, weapon_id: str, weapon: Weapon) -> int:

@@ -6,13 +6,14 @@ from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.legal import NotOwed
 from rules.core.resolution import Outcome
-from rules.w40k4 import checks, lookups
-from rules.w40k4.assault import after_combat, component
-from rules.w40k4.effects import apply_effects, fall_back
+from rules.w40k4 import lookups
 from rules.w40k4.orders import Morale, Test
-from rules.w40k4.sequence import advance
+from rules.w40k4.procedures import checks
 from rules.w40k4.state import Applied, PendingTest, UnitState, W40kState
-from rules.w40k4.units import require_own, resolve
+from rules.w40k4.turn.assault import after_combat, component
+from rules.w40k4.turn.common import require_own, resolve
+from rules.w40k4.turn.effects import apply_effects, fall_back
+from rules.w40k4.turn.sequence import advance
 
 
 def do_morale(

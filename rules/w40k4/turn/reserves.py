@@ -6,14 +6,15 @@ from rules.core.battlefield import Overlay, Point
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.resolution import Outcome, Resolution
-from rules.w40k4 import checks, field, lookups
-from rules.w40k4.effects import dangerous_tests
+from rules.w40k4 import field, lookups
 from rules.w40k4.model import (
     Terrain,
 )
 from rules.w40k4.orders import Move
+from rules.w40k4.procedures import checks
 from rules.w40k4.state import Applied, UnitState, W40kState
-from rules.w40k4.units import lose_models, resolve
+from rules.w40k4.turn.common import lose_models, resolve
+from rules.w40k4.turn.effects import dangerous_tests
 
 
 def roll_reserves(state: W40kState, result: Applied, tray: DiceTray) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
 from rules.core.resolution import EffectKind, Resolution
-from rules.w40k4 import checks, field
+from rules.w40k4 import field
+from rules.w40k4.procedures import checks
 from rules.w40k4.state import Applied, UnitState, W40kState
-from rules.w40k4.units import chain_step, lose_models, resolve, unlock
-from rules.w40k4.vehicles import apply_damage
+from rules.w40k4.turn.common import chain_step, lose_models, resolve, unlock
+from rules.w40k4.turn.vehicles import apply_damage
 
 
 def apply_effects(state: W40kState, resolution: Resolution, result: Applied) -> int:

@@ -14,13 +14,12 @@ from rules.core.resolution import Resolution
 from rules.w40k4.model import (
     Phase,
 )
+from rules.w40k4.procedures import PROCEDURES
 from rules.w40k4.state import UnitState, W40kState
 
 
 def resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
     """Resolve through the ruleset's procedure, with its exact odds (bounded, cached)."""
-    from rules.w40k4 import PROCEDURES  # the registry imports this module
-
     return PROCEDURES[procedure].resolve_on(data, tray)
 
 

@@ -13,8 +13,8 @@ from rules.core.resolution import Outcome
 from rules.render import value_text
 from rules.w40k4 import commands as commands_module
 from rules.w40k4 import field, legal, lookups
-from rules.w40k4 import game as g
 from rules.w40k4 import scenario as scenario_module
+from rules.w40k4 import turn as g
 from rules.w40k4 import victory as victory_module
 from rules.w40k4.model import Facing, Phase, Terrain
 from rules.w40k4.tables import load_tables

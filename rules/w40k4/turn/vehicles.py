@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from rules.core.errors import IllegalAction
 from rules.core.resolution import Outcome
@@ -14,10 +14,17 @@ from rules.w40k4.model import (
 )
 from rules.w40k4.scenario import Weapon
 from rules.w40k4.state import Applied, UnitState, W40kState
-from rules.w40k4.units import lose_models, wound_models
+from rules.w40k4.turn.common import lose_models, wound_models
 
-if TYPE_CHECKING:  # shooting imports this module
-    from rules.w40k4.shooting import WeaponGroup
+
+@dataclass
+class WeaponGroup:
+    """The weapons of one kind a unit fires together, and their shots each."""
+
+    weapon_id: str
+    weapon: Weapon
+    count: int
+    shots: int
 
 
 def apply_damage(state: W40kState, unit: UnitState, key: str, amount: int, result: Applied) -> int:

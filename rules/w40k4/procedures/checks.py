@@ -19,8 +19,8 @@ from rules.core.resolution import (
     Threshold,
 )
 from rules.w40k4 import lookups
-from rules.w40k4.chain import MAX_DICE, Frozen, damage_roll, penetration_of
 from rules.w40k4.model import RULESET_KEY, DangerRule, Speed, Terrain, unit_types
+from rules.w40k4.procedures.chain import MAX_DICE, Frozen, damage_roll, penetration_of
 from rules.w40k4.tables import load_tables
 
 TestReason = Literal["losses", "tank_shock", "combat", "regroup", "test"]

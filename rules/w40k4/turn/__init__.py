@@ -6,11 +6,11 @@ it is locked in combat, falling back, in reserve, shaken or stunned), resolves i
 the ruleset's procedures, and returns a new state with the resolutions. It never mutates
 its input: a refused command leaves the state exactly as it was.
 
-The rules live in one module per part of the game: ``state`` (the document), ``orders``
-(the commands), ``sequence`` (phases and player turns), ``reserves`` (reserves, deep
-strike), ``movement``, ``shooting`` (with blast templates), ``assault`` (assaults and
-combats), ``morale`` (owed tests), ``vehicles`` (damage and fire allowances), ``effects``
-and ``units`` (what the phases share). This module is their entry point.
+Over the ruleset's ``state`` (the document) and ``orders`` (the commands), the turn lives in
+one module per part of the game: ``sequence`` (phases and player turns), ``reserves``
+(reserves, deep strike), ``movement``, ``shooting`` (with blast templates), ``assault``
+(assaults and combats), ``morale`` (owed tests), ``vehicles`` (damage and fire allowances),
+``effects`` and ``common`` (what the phases share). This module is their entry point.
 
 Turn sequence (SEQUENZA DEL TURNO), per player turn: movement (reserves rolled as it
 begins, regroup tests owed), shooting, assault (assault moves, then every combat resolved).
@@ -29,10 +29,7 @@ from rules.core.errors import IllegalAction
 from rules.core.game import run_command
 from rules.core.geometry import terrain_at
 from rules.w40k4 import lookups, victory
-from rules.w40k4.assault import do_assault, do_combat, open_combats
 from rules.w40k4.model import Phase, unit_types
-from rules.w40k4.morale import do_morale, do_test
-from rules.w40k4.movement import do_move
 from rules.w40k4.orders import (
     Assault,
     Combat,
@@ -45,10 +42,13 @@ from rules.w40k4.orders import (
     Test,
 )
 from rules.w40k4.scenario import Scenario
-from rules.w40k4.sequence import awaiting, do_next
-from rules.w40k4.shooting import do_fire, do_template
 from rules.w40k4.state import Applied, PendingTemplate, PendingTest, UnitState, W40kState
-from rules.w40k4.units import timed_active
+from rules.w40k4.turn.assault import do_assault, do_combat, open_combats
+from rules.w40k4.turn.common import timed_active
+from rules.w40k4.turn.morale import do_morale, do_test
+from rules.w40k4.turn.movement import do_move
+from rules.w40k4.turn.sequence import awaiting, do_next
+from rules.w40k4.turn.shooting import do_fire, do_template
 
 __all__ = [
     "Applied",

@@ -6,8 +6,7 @@ from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.resolution import Outcome, Resolution
-from rules.w40k4 import checks, field, lookups
-from rules.w40k4.effects import apply_hits
+from rules.w40k4 import field, lookups
 from rules.w40k4.model import (
     Facing,
     Phase,
@@ -15,10 +14,10 @@ from rules.w40k4.model import (
     Terrain,
 )
 from rules.w40k4.orders import Assault, Combat
-from rules.w40k4.shooting import attack
+from rules.w40k4.procedures import checks
 from rules.w40k4.state import Applied, PendingTest, UnitState, W40kState
 from rules.w40k4.tables import load_tables
-from rules.w40k4.units import (
+from rules.w40k4.turn.common import (
     acting_unit,
     chain_step,
     enemy_target,
@@ -28,6 +27,8 @@ from rules.w40k4.units import (
     resolve,
     unlock,
 )
+from rules.w40k4.turn.effects import apply_hits
+from rules.w40k4.turn.shooting import attack
 
 
 def do_assault(

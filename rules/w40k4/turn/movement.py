@@ -6,24 +6,26 @@ from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.resolution import Outcome
-from rules.w40k4 import checks, field, lookups
-from rules.w40k4.effects import dangerous_tests, fall_back
+from rules.w40k4 import field, lookups
+from rules.w40k4.field import move_limit
 from rules.w40k4.model import (
     Phase,
     Speed,
     Terrain,
 )
 from rules.w40k4.orders import Move
-from rules.w40k4.reserves import deep_strike, mishap
+from rules.w40k4.procedures import checks
 from rules.w40k4.state import Applied, UnitState, W40kState
-from rules.w40k4.units import acting_unit, enemy_target, inches, is_locked, resolve, timed_active
-
-
-def move_limit(unit: UnitState) -> int:
-    """How far the unit may move, in inches (vehicles by the fastest speed open to them)."""
-    if unit.vehicle and not unit.walker:
-        return int(lookups.standard("velocita_veicoli")["tavoletta" if unit.fast else "manovra"])
-    return unit.move
+from rules.w40k4.turn.common import (
+    acting_unit,
+    enemy_target,
+    inches,
+    is_locked,
+    resolve,
+    timed_active,
+)
+from rules.w40k4.turn.effects import dangerous_tests, fall_back
+from rules.w40k4.turn.reserves import deep_strike, mishap
 
 
 def check_move(state: W40kState, unit: UnitState, distance: float) -> int:
