@@ -43,7 +43,7 @@ from rules.core.battlefield import (
     PolygonShape,
 )
 from rules.core.ruleset import get_ruleset
-from rules.pzgren.play import PLAY
+from rules.pzgren.surface import PLAY
 
 TARGET_MS = 50.0
 TERRAINS = ("bosco", "edificio", "strada", "collina", "palude", "campo", "rovine", "fiume")

@@ -31,7 +31,7 @@ from timing import measure, p90
 from rules.core.dice import ScriptedDice, SystemDice
 from rules.core.procedures import clear_odds_cache
 from rules.pzgren import PROCEDURES
-from rules.pzgren import game as g
+from rules.pzgren import turn as g
 from rules.pzgren.scenario import load_bundled
 
 DIRECT = {

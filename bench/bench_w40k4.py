@@ -5,7 +5,7 @@ Run: ``.venv/bin/python bench/bench_w40k4.py`` (``--quick`` for fewer repetition
 For each procedure, median and p90 in µs of ``procedure.resolve(parsed, SystemDice())``:
 warm (odds cached), cold (every odds cache cleared before each run, outside the timed
 region), and resolve only (no odds). The attack chains' odds are composed from one attack
-enumerated through the resolver (see rules/w40k4/chain.py), so ten shots cost about as
+enumerated through the resolver (see rules/w40k4/procedures/chain.py), so ten shots cost about as
 much as one; the last line times a whole /fire command through the game logic.
 """
 
@@ -22,8 +22,9 @@ from timing import measure, p90
 
 from rules.core.dice import SystemDice
 from rules.core.procedures import clear_odds_cache
-from rules.w40k4 import PROCEDURES, chain
-from rules.w40k4 import game as g
+from rules.w40k4 import PROCEDURES
+from rules.w40k4 import turn as g
+from rules.w40k4.procedures import chain
 from rules.w40k4.scenario import load_bundled
 
 CASES: list[tuple[str, str, dict[str, object]]] = [

@@ -137,7 +137,7 @@ class HexGrid(BaseModel):
     ``layout`` says how ``col``/``row`` (of hexes and counters) map onto the picture:
     ``odd-q`` — flat-topped hexes in offset columns, every odd column shifted half a hex
     down, ``cols`` × ``rows`` of them; ``axial`` — pointy-topped hexes in axial coordinates
-    (``col`` = q, ``row`` = r, the hex to the east is q + 1; ``rules.pzgren.hexes``), the
+    (``col`` = q, ``row`` = r, the hex to the east is q + 1; ``rules.pzgren.field``), the
     hexes with 0 ≤ q < ``cols`` and 0 ≤ r < ``rows`` (a rhombus on the table).
     """
 

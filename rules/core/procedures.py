@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from rules.core.caches import BoundedCache
+from rules.core.compose import clear_composed_parts
 from rules.core.dice import DiceSource, DiceTray, ScriptedDice
 from rules.core.errors import InvalidInput
 from rules.core.odds import DEFAULT_PATH_LIMIT, enumerate_odds
@@ -182,8 +183,6 @@ ODDS_CACHE_CLEARERS: list[Callable[[], None]] = []
 
 def clear_odds_cache() -> None:
     """Forget every cached odds and composed part (benchmarks measure cold odds with it)."""
-    from rules.core.compose import clear_composed_parts
-
     _ODDS_CACHE.clear()
     clear_composed_parts()
     for clear in ODDS_CACHE_CLEARERS:

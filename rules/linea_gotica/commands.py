@@ -13,7 +13,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.procedures import option_error
-from rules.linea_gotica.state import Command
+from rules.linea_gotica.orders import Command
 
 _COMMAND: TypeAdapter[Any] = TypeAdapter(Command)
 

@@ -3,7 +3,7 @@
 With a battlefield the bot keeps where every unit stands; a move walks its path through the
 terrain (the movement modifiers of the seed's tables), fire and observation measure the
 distance and the line of sight, and HE lands at a computed point. The terrain classes are
-data (``terrain.yaml``): the seed has no terrain table, so each class only says which of the
+data (``data/terrain.yaml``): the seed has no terrain table, so each class only says which of the
 seed's own rows (cover, obstacles, roads, difficult ground) it stands for.
 """
 
@@ -37,12 +37,12 @@ from rules.core.geometry import (
     terrain_at,
 )
 from rules.core.resolution import Outcome
-from rules.linea_gotica.checks import Cover
 from rules.linea_gotica.model import RULESET_KEY, Direction
+from rules.linea_gotica.procedures.checks import Cover
 from rules.linea_gotica.tables import load_tables
 
 K = RULESET_KEY
-TERRAIN_FILE = Path(__file__).resolve().parent / "terrain.yaml"
+TERRAIN_FILE = Path(__file__).resolve().parent / "data" / "terrain.yaml"
 
 
 class TerrainClass(BaseModel):

@@ -18,11 +18,19 @@ from rules.core.budget import charge
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
-from rules.linea_gotica import field, fire, movement
+from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY
-from rules.linea_gotica.state import Fire, GameState, Phase, TakeTest, UnitState
+from rules.linea_gotica.orders import Fire, TakeTest
+from rules.linea_gotica.procedures import fire, movement
+from rules.linea_gotica.state import GameState, Phase, UnitState
 from rules.linea_gotica.turn.actions import check_action
-from rules.linea_gotica.turn.common import acting_unit, may_still_act
+from rules.linea_gotica.turn.common import (
+    acting_unit,
+    may_act_in_fire_phase,
+    may_still_act,
+    owes_morale,
+    require_fresh_soldiers,
+)
 from rules.linea_gotica.turn.firing import check_anti_aircraft, check_fire, measure_fire
 from rules.linea_gotica.turn.moving import automatic_mods, check_move, vehicle_to_ride
 from rules.linea_gotica.turn.observation import check_observe_place
@@ -475,12 +483,6 @@ def _smoke_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
 
 
 def _call_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
-    from rules.linea_gotica.turn.common import (
-        may_act_in_fire_phase,
-        owes_morale,
-        require_fresh_soldiers,
-    )
-
     if not unit.observer and not unit.commander:
         return []
     if not _passes(

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.battlefield import Battlefield, Shape
+from rules.core.geometry import terrain_at
 from rules.core.scenario import (
     ScenarioReferenceError,
     bundled_files,
@@ -24,8 +25,9 @@ from rules.core.scenario import (
     parse_yaml_model,
 )
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
-from rules.linea_gotica.fire import Armour, PenetrationRow
+from rules.linea_gotica.field import terrain_class, terrain_classes
 from rules.linea_gotica.model import Quality
+from rules.linea_gotica.procedures.fire import Armour, PenetrationRow
 from rules.linea_gotica.tables import load_tables
 
 _ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
@@ -35,7 +37,7 @@ Role = Literal[
 ]
 
 
-#: What linea_gotica means by victory's shared words (rules/linea_gotica/turn/victory.py):
+#: What linea_gotica means by victory's shared words (rules/linea_gotica/victory.py):
 #: losses in figures (one figure is one man); a point objective is held within 10 cm of it,
 #: an edge reached within 10 cm. Squads have no platoons: "broken" reads squad by squad.
 VICTORY_DIALECT = Dialect("linea_gotica", strength="figures", radius=10.0, depth=10.0)
@@ -291,9 +293,6 @@ class Scenario(_Model):
     def _check_battlefield(self, field: Battlefield) -> None:
         """Terrain classes known, deployment of known units, and every unit placed in
         the terrain its cover and place say (no unit is off-table in linea_gotica)."""
-        from rules.core.geometry import terrain_at
-        from rules.linea_gotica.field import terrain_class, terrain_classes
-
         known = terrain_classes()
         where: tuple[str | int, ...] = ("battlefield",)
         if field.open_terrain not in known:

@@ -13,8 +13,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.procedures import option_error
-from rules.manovra import game as g
-from rules.manovra.ground import Leg
+from rules.manovra import turn as g
+from rules.manovra.procedures.ground import Leg
 
 _COMMAND: TypeAdapter[Any] = TypeAdapter(g.Command)
 

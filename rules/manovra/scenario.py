@@ -31,7 +31,7 @@ from rules.manovra.tables import load_tables
 
 SCENARIOS_PACKAGE = "rules.manovra"
 _ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
-#: What manovra means by victory's shared words (rules/manovra/game/victory.py): losses in
+#: What manovra means by victory's shared words (rules/manovra/victory.py): losses in
 #: models; a point objective is held within 10 cm of it, an edge reached within 10 cm.
 VICTORY_DIALECT = Dialect("manovra", strength="models", radius=10.0, depth=10.0)
 # The most rounds of heavy weapons one command fires (each is a roll with its odds): the

@@ -6,7 +6,7 @@ from functools import cache
 from pathlib import Path
 
 from rules.core.tables import CellParser, TableSet
-from rules.manovra.effects import parse_effect_cell
+from rules.manovra.cells import parse_effect_cell
 from rules.manovra.model import parse_distance_cell, parse_int_cell, parse_movement_cell
 
 TABLES_DIR = Path(__file__).resolve().parent / "tables"

@@ -2,50 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from rules.core.procedures import Procedure
 from rules.core.ruleset import Ruleset
-from rules.pzgren import fire, morale
 from rules.pzgren.model import RULESET_KEY
+from rules.pzgren.procedures import PROCEDURES
+from rules.pzgren.surface import PLAY
 from rules.pzgren.tables import load_tables
-
-
-def _procedure(name: str, model: Any, resolver: Any, dice: str) -> Procedure[Any]:
-    summary = (resolver.__doc__ or "").strip().splitlines()[0]
-    return Procedure(RULESET_KEY, name, model, resolver, summary, dice)
-
-
-PROCEDURES: dict[str, Procedure[Any]] = {
-    p.name: p
-    for p in (
-        _procedure(
-            "direct_fire",
-            fire.DirectFireInput,
-            fire.resolve_direct_fire,
-            "two D6 (the row of TABLE DE TIR DIRECT), read on every column the units need",
-        ),
-        _procedure(
-            "anti_tank",
-            fire.AntiTankInput,
-            fire.resolve_anti_tank,
-            "two D6, plus the AT value, minus the armour, plus the modifiers",
-        ),
-        _procedure(
-            "morale",
-            morale.MoraleInput,
-            morale.resolve_morale,
-            "two D6, plus the # of M# (not in the seed: rule 14.1)",
-        ),
-    )
-}
-
-
-def _play() -> Any:
-    from rules.pzgren.play import PLAY
-
-    return PLAY
-
 
 RULESET = Ruleset(
     key=RULESET_KEY,
@@ -54,5 +15,7 @@ RULESET = Ruleset(
     dice="2D6",
     load_tables=load_tables,
     procedures=PROCEDURES,
-    play=_play(),
+    play=PLAY,
 )
+
+__all__ = ["PROCEDURES", "RULESET"]

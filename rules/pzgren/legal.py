@@ -25,8 +25,8 @@ from rules.core.budget import charge
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
-from rules.pzgren import game as g
-from rules.pzgren.hexes import Hex, distance
+from rules.pzgren import turn as g
+from rules.pzgren.field import Hex, distance
 from rules.pzgren.model import MoraleState
 
 
@@ -84,7 +84,7 @@ def move_destinations(
     occupancy: Mapping[str, list[g.UnitState]] | None = None,
 ) -> list[str]:
     """The hexes the unit may move to now (``check_move`` accepts them); ``occupancy``: the
-    state's :meth:`~rules.pzgren.game.PzgrenState.occupancy`, if the caller has it."""
+    state's :meth:`~rules.pzgren.turn.PzgrenState.occupancy`, if the caller has it."""
     if unit.air:
         return []
     found: list[str] = []

@@ -24,7 +24,7 @@ from rules.core.scenario import (
 )
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.core.yamlio import load_yaml
-from rules.pzgren.hexes import Hex, parse_hex
+from rules.pzgren.field import Hex, parse_hex
 from rules.pzgren.model import ID_PATTERN, Armour
 
 #: What pzgren means by victory's shared words (rules/pzgren/victory.py): losses in steps;

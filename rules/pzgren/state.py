@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
-from rules.pzgren.hexes import Hex, parse_hex
+from rules.pzgren.field import Hex, parse_hex
 from rules.pzgren.model import Armour, Category, MoraleState
 from rules.pzgren.scenario import unit_types
 

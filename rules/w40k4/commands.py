@@ -13,7 +13,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.procedures import option_error
-from rules.w40k4 import game as g
+from rules.w40k4 import turn as g
 
 _COMMAND: TypeAdapter[Any] = TypeAdapter(g.Command)
 

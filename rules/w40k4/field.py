@@ -429,11 +429,16 @@ def named_places(state: W40kState) -> list[str]:
     return [*battlefield.points, *(area.id for area in battlefield.areas)]
 
 
+def move_limit(unit: UnitState) -> int:
+    """How far the unit may move, in inches (vehicles by the fastest speed open to them)."""
+    if unit.vehicle and not unit.walker:
+        return int(lookups.standard("velocita_veicoli")["tavoletta" if unit.fast else "manovra"])
+    return unit.move
+
+
 def move_destinations(state: W40kState, unit: UnitState, enemies: list[UnitState]) -> list[str]:
     """A handful of ``to:`` values the unit may move to now: named places within its
     allowance, towards the nearest enemies, and straight ahead on the compass."""
-    from rules.w40k4.movement import move_limit  # movement imports this module
-
     limit = float(move_limit(unit))
     battlefield = field_of(state)
     start = start_of(state, unit)
@@ -477,8 +482,6 @@ def move_destinations(state: W40kState, unit: UnitState, enemies: list[UnitState
 
 def tank_shock_destinations(state: W40kState, unit: UnitState, target: UnitState) -> list[str]:
     """A tank shock drives at its target: as far towards it as the vehicle may go."""
-    from rules.w40k4.movement import move_limit  # movement imports this module
-
     if target.at is None:
         return []
     text = f"toward {target.id} {move_limit(unit)}"

@@ -25,12 +25,13 @@ from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
 from rules.w40k4 import field
-from rules.w40k4 import game as g
-from rules.w40k4.assault import check_assault, open_combats
+from rules.w40k4 import turn as g
+from rules.w40k4.field import move_limit
 from rules.w40k4.model import Facing, Phase, Template, Terrain
-from rules.w40k4.movement import check_move, check_tank_shock, move_limit
-from rules.w40k4.shooting import check_fire, weapon_groups
 from rules.w40k4.state import Applied, UnitState, W40kState
+from rules.w40k4.turn.assault import check_assault, open_combats
+from rules.w40k4.turn.movement import check_move, check_tank_shock
+from rules.w40k4.turn.shooting import check_fire, weapon_groups
 
 MAX_SCAN = 72  # inches scanned for a weapon's firing band (a weapon without range: to here)
 MAX_TEMPLATE_MODELS = 20

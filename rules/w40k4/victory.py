@@ -3,7 +3,7 @@
 The quick reference says nothing of victory but one line: a unit delayed in reserve "Se è
 così sfortunata da terminare la partita in riserva, è considerata distrutta" (seed line 98,
 INCIDENTI - ATTACCO IN PROFONDITÀ, 5-6 Ritardo), which the end of the game applies before
-the result is computed (:func:`rules.w40k4.sequence.end_game`). The rest follows the 4th
+the result is computed (:func:`rules.w40k4.turn.sequence.end_game`). The rest follows the 4th
 edition's scoring units, as clubs playing it expect (docs/w40k4.md, "Victory"): a unit on
 the table may score unless it is a vehicle, is falling back, or is below half its starting
 strength; a unit falling back counts as broken. Losses are counted in models.

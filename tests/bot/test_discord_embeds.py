@@ -57,9 +57,9 @@ from rules.core.resolution import (
     TableRead,
     Threshold,
 )
-from rules.manovra import game as g
-from rules.manovra.play import PLAY
+from rules.manovra import turn as g
 from rules.manovra.scenario import load_bundled
+from rules.manovra.surface import PLAY
 
 CHANNEL = 987654321098765432
 

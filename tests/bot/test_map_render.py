@@ -36,7 +36,7 @@ from rules.core.battlefield import (
 )
 from rules.core.play import StatusView, UnitLine
 from rules.core.resolution import Outcome
-from rules.pzgren.play import PLAY as PZGREN
+from rules.pzgren.surface import PLAY as PZGREN
 from tests.bot import crowded_maps
 
 MAPS = Path(__file__).resolve().parents[1] / "fixtures" / "maps"

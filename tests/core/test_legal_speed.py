@@ -68,7 +68,7 @@ def random_states(ruleset: str, seed: int, commands: int = COMMANDS) -> Iterator
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_manovra_owed_actions_are_the_owed_legal_actions(seed: int) -> None:
-    from rules.manovra.game import legal
+    from rules.manovra import legal
 
     seen = 0
     for state in random_states("manovra", seed):
@@ -139,8 +139,8 @@ def test_linea_gotica_remembered_sight_changes_no_listing(
 def _reference_move_destinations(state: Any, unit: Any) -> list[str]:
     """pzgren's move destinations as first written: check_move of every hex in reach, each
     asking the state for the units in that hex."""
-    from rules.pzgren import game as g
-    from rules.pzgren.hexes import Hex, distance
+    from rules.pzgren import turn as g
+    from rules.pzgren.field import Hex, distance
 
     if unit.air:
         return []

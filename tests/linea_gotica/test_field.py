@@ -10,10 +10,10 @@ import pytest
 from rules.core.battlefield import Point
 from rules.core.errors import InvalidInput, RulesError
 from rules.linea_gotica import field
-from rules.linea_gotica import game as g
-from rules.linea_gotica.play import PLAY
+from rules.linea_gotica import turn as g
 from rules.linea_gotica.scenario import load_bundled, parse_scenario
 from rules.linea_gotica.state import Phase
+from rules.linea_gotica.surface import PLAY
 from tests.linea_gotica.conftest import BUNDLED
 from tests.linea_gotica.test_game import Game
 
@@ -442,7 +442,7 @@ def test_a_path_through_a_minefield_sets_it_off_and_spotting_measures_it():
 
 
 def test_surrender_needs_visible_enemies_measured_within_30_cm(game):
-    from rules.linea_gotica.state import MoraleTest
+    from rules.linea_gotica.orders import MoraleTest
     from rules.linea_gotica.turn.morale import _enemy_near
 
     squad = game.unit("squadra")

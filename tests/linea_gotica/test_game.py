@@ -9,7 +9,7 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
-from rules.linea_gotica import game as g
+from rules.linea_gotica import turn as g
 from rules.linea_gotica.commands import build_command
 from rules.linea_gotica.scenario import load_bundled, parse_scenario
 from rules.linea_gotica.state import GameState, Phase

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from rules.core.dice import DiceSource, Die
 from rules.core.errors import RulesError
-from rules.linea_gotica import game as g
+from rules.linea_gotica import turn as g
 from rules.linea_gotica.commands import build_command
 from rules.linea_gotica.scenario import load_bundled
 

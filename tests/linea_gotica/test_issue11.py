@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from rules.core.dice import D10, DiceTray, ScriptedDice
-from rules.linea_gotica import fire
-from rules.linea_gotica import game as g
+from rules.linea_gotica import turn as g
 from rules.linea_gotica.commands import build_command
+from rules.linea_gotica.procedures import fire
 from rules.linea_gotica.scenario import load_bundled  # noqa: F401
 from rules.linea_gotica.state import Phase
 from tests.linea_gotica.conftest import gotica_without_field
@@ -130,7 +130,7 @@ def test_a_covering_fire_triggered_by_the_target_is_rolled_by_the_coverer(esempi
 
 
 def test_hidden_units_are_not_shown_to_the_opponent():
-    from rules.linea_gotica.play import PLAY
+    from rules.linea_gotica.surface import PLAY
 
     document = PLAY.new_game("esempio_gotica", None)
     shared = {line.id for line in PLAY.status(document).units}
@@ -150,8 +150,8 @@ def test_hidden_units_are_not_shown_to_the_opponent():
 def test_a_winner_who_owes_morale_gets_no_choice_button(esempio):
     """Found by tests/fuzz: a soldier bled to death at the end of the turn, so his squad owes
     morale when its side wins the initiative; /turn next is refused until it is rolled."""
-    from rules.linea_gotica.play import PLAY
     from rules.linea_gotica.state import PendingMorale
+    from rules.linea_gotica.surface import PLAY
 
     esempio.to_phase(Phase.CHOICE, first="alleati")
     esempio.state.pending.append(PendingMorale(unit="squadra_1", figure=2, reasons=["x"]))

@@ -7,9 +7,9 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
-from rules.linea_gotica import game as g
-from rules.linea_gotica.play import PLAY
+from rules.linea_gotica import turn as g
 from rules.linea_gotica.state import PendingMorale, Phase
+from rules.linea_gotica.surface import PLAY
 from tests.linea_gotica.conftest import gotica_without_field
 from tests.linea_gotica.test_game import Game
 

@@ -15,7 +15,7 @@ import pytest
 
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
-from rules.linea_gotica.play import PLAY
+from rules.linea_gotica.surface import PLAY
 from tests.fuzz.harness import SeededDice
 from tests.linea_gotica.conftest import gotica_text_without_field, gotica_without_field
 
@@ -85,7 +85,7 @@ def test_owed_things_are_tagged_and_block_turn_next():
 
 
 def _esempio():  # type: ignore[no-untyped-def]
-    from rules.linea_gotica import game as g
+    from rules.linea_gotica import turn as g
     from rules.linea_gotica.scenario import load_bundled
     from tests.linea_gotica.test_game import Game
 
@@ -106,7 +106,7 @@ def _extremes(action: LegalAction) -> list[dict[str, Any]]:
 
 
 def _every_listed_action_is_accepted(state) -> None:  # type: ignore[no-untyped-def]
-    from rules.linea_gotica import game as g
+    from rules.linea_gotica import turn as g
     from rules.linea_gotica.commands import build_command
     from rules.linea_gotica.legal import legal_actions
 
@@ -253,7 +253,7 @@ def test_place_autocomplete_gives_no_hidden_place_away():
 
 
 def _test_scenario_game():  # type: ignore[no-untyped-def]
-    from rules.linea_gotica import game as g
+    from rules.linea_gotica import turn as g
     from rules.linea_gotica.scenario import parse_scenario
     from tests.linea_gotica.test_game import SCENARIO, Game
 
@@ -278,7 +278,7 @@ def test_anti_aircraft_fire_is_listed_at_an_enemy_aircraft():
 @pytest.mark.parametrize("seed", range(4))
 def test_random_legal_play_of_the_test_scenario_reaches_its_end(seed):
     """The tests' scenario has an aircraft, a battery, mines, AA and vehicles."""
-    from rules.linea_gotica import game as g
+    from rules.linea_gotica import turn as g
     from rules.linea_gotica.commands import build_command
     from rules.linea_gotica.legal import legal_actions
 

@@ -91,7 +91,7 @@ def observe(**fields):  # type: ignore[no-untyped-def]
 
 
 def test_observation_shifts():
-    from rules.linea_gotica.checks import observation_level
+    from rules.linea_gotica.procedures.checks import observation_level
 
     assert observation_level(observe(target_in_cover=True))[0].value == "difficile"
     assert observation_level(observe(target_in_cover=True, target_fired=True))[0].value == "normale"

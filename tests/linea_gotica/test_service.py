@@ -370,7 +370,7 @@ async def test_the_console_plays_linea_gotica(service, dice):
 async def test_a_whole_turn_on_the_battlefield(table, store):
     """The bundled scenario with its table: moves to destinations, measured fire, a hidden
     unit kept off the public map, through the service."""
-    from rules.linea_gotica.play import PLAY
+    from rules.linea_gotica.surface import PLAY
 
     await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="esempio_gotica_campo")
     await table(ANNA, "game.join", side="alleati")

@@ -14,14 +14,14 @@ from rules.core.dice import DiceTray
 from rules.core.odds import enumerate_odds
 from rules.core.procedures import clear_odds_cache
 from rules.linea_gotica import PROCEDURES
-from rules.linea_gotica.fire import (
+from rules.linea_gotica.model import Quality
+from rules.linea_gotica.procedures.fire import (
     DirectFireInput,
     Night,
     TargetKind,
     TargetSpec,
     resolve_direct_fire,
 )
-from rules.linea_gotica.model import Quality
 from rules.linea_gotica.tables import load_tables
 
 WEAPONS = sorted(

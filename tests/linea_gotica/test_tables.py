@@ -227,7 +227,7 @@ def test_weapon_cells_are_read():
 
 
 def test_blank_area_ranges_inherit_the_weapon_line():
-    from rules.linea_gotica.fire import weapon_ranges
+    from rules.linea_gotica.procedures.fire import weapon_ranges
 
     assert weapon_ranges("mitragliatrice_leggera_area") == (20, 40, 120)
     assert weapon_ranges("mitragliatrice_area") == (30, 70, 200)
@@ -386,7 +386,10 @@ def test_area_he_whole_table(lg_table, seed):
 
 
 def test_calibre_bands_have_no_gap():
-    from rules.linea_gotica.fire import blast_row_for_calibre, penetration_row_for_calibre
+    from rules.linea_gotica.procedures.fire import (
+        blast_row_for_calibre,
+        penetration_row_for_calibre,
+    )
 
     assert [blast_row_for_calibre(mm) for mm in (20, 59, 60, 76, 77, 105, 106, 150, 151, 380)] == [
         "cal_60",

@@ -11,10 +11,10 @@ from rules.core.dice import ReplayingDice, ScriptedDice, SystemDice
 from rules.core.errors import InvalidInput, RulesError
 from rules.core.geometry import offset
 from rules.core.migrations import FORMAT_KEY
-from rules.manovra import game as g
-from rules.manovra.game.legal import legal_actions
-from rules.manovra.play import PLAY
+from rules.manovra import turn as g
+from rules.manovra.legal import legal_actions
 from rules.manovra.scenario import bundled_scenarios, load_bundled, parse_scenario
+from rules.manovra.surface import PLAY
 
 CAMPO = "esempio_normandia_campo"
 

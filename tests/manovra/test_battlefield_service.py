@@ -6,7 +6,7 @@ import pytest
 
 from bot.service import GameService
 from db.sqlite import SqliteStore
-from rules.manovra.play import PLAY
+from rules.manovra.surface import PLAY
 from tests.bot.conftest import QueuedDice
 from tests.bot.service_table import ServiceTable
 

@@ -19,9 +19,9 @@ from rules.core.battlefield import Point
 from rules.core.dice import SystemDice
 from rules.core.errors import RulesError
 from rules.core.geometry import distance
-from rules.manovra import game as g
+from rules.manovra import field, legal
+from rules.manovra import turn as g
 from rules.manovra.commands import build_command
-from rules.manovra.game import field, legal
 from rules.manovra.scenario import load_bundled, parse_scenario
 
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "bench_availability.py"

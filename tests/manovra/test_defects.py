@@ -6,8 +6,8 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
-from rules.manovra import game as g
-from rules.manovra.game.legal import legal_actions
+from rules.manovra import turn as g
+from rules.manovra.legal import legal_actions
 from rules.manovra.scenario import load_bundled
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction, RulesError, UnknownName
-from rules.manovra import game as g
+from rules.manovra import turn as g
 from rules.manovra.scenario import load_bundled, parse_scenario
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
-from rules.manovra.play import PLAY
+from rules.manovra.surface import PLAY
 from tests.fuzz.harness import SeededDice as RandomDice
 from tests.fuzz.harness import fill_options as fill
 

@@ -19,7 +19,7 @@ from rules.core.dice import DiceTray, SystemDice
 from rules.core.errors import RulesError
 from rules.core.odds import enumerate_odds
 from rules.manovra import PROCEDURES
-from rules.manovra.fire import BUILDING_TARGETS, HeavyTarget
+from rules.manovra.procedures.fire import BUILDING_TARGETS, HeavyTarget
 from rules.manovra.tables import load_tables
 
 # The odds of some valid inputs need tens of thousands of dice paths (a dozen close-combat

@@ -11,7 +11,7 @@ import io
 
 from bot.console import Console
 from bot.service import GameService
-from rules.pzgren.play import PLAY
+from rules.pzgren.surface import PLAY
 from tests.core.legal_loop import QueuedThenSeeded
 
 CHANNEL = 3032

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rules.core.resolution import EffectKind
-from rules.pzgren import game as g
+from rules.pzgren import turn as g
 from rules.render import render_resolution_text
 from tests.pzgren.test_game import fire, small
 

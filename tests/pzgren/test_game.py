@@ -8,7 +8,7 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction, InvalidInput, RulesError
-from rules.pzgren import game as g
+from rules.pzgren import turn as g
 from rules.pzgren.model import MoraleState
 from rules.pzgren.scenario import load_bundled, parse_scenario
 

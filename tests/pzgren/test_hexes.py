@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules.core.errors import InvalidInput
-from rules.pzgren.hexes import (
+from rules.pzgren.field import (
     DIRECTIONS,
     Hex,
     adjacent,

@@ -7,9 +7,9 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
-from rules.pzgren import game as g
-from rules.pzgren.play import PLAY
+from rules.pzgren import turn as g
 from rules.pzgren.scenario import load_bundled
+from rules.pzgren.surface import PLAY
 from tests.pzgren.test_game import Table, fire, small
 
 

@@ -7,9 +7,9 @@ import pytest
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
 from rules.core.legal import for_seat, owed
-from rules.pzgren import game as g
 from rules.pzgren import legal
-from rules.pzgren.play import PLAY
+from rules.pzgren import turn as g
+from rules.pzgren.surface import PLAY
 from tests.core.legal_loop import play_random_game
 from tests.pzgren.test_game import fire, small
 

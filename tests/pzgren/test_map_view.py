@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from rules.core.ruleset import get_ruleset
-from rules.pzgren.hexes import adjacent, parse_hex
-from rules.pzgren.play import PLAY
+from rules.pzgren.field import adjacent, parse_hex
+from rules.pzgren.surface import PLAY
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 3016

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from rules.core.dice import SystemDice
 from rules.core.errors import RulesError
-from rules.pzgren.play import PLAY
+from rules.pzgren.surface import PLAY
 
 START = PLAY.new_game("exemple_ardennes", None)
 

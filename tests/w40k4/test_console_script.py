@@ -12,7 +12,7 @@ import io
 
 from bot.console import Console
 from bot.service import GameService
-from rules.w40k4.play import PLAY
+from rules.w40k4.surface import PLAY
 from tests.core.legal_loop import QueuedThenSeeded
 
 CHANNEL = 4042

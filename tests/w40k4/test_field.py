@@ -12,8 +12,8 @@ import pytest
 from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction, InvalidInput, RulesError
 from rules.w40k4 import field
-from rules.w40k4.play import PLAY
 from rules.w40k4.scenario import parse_scenario
+from rules.w40k4.surface import PLAY
 from tests.bot.service_table import ServiceTable
 
 SCENARIO = """\

@@ -7,7 +7,7 @@ import pytest
 
 from rules.core.dice import ScriptedDice, SystemDice
 from rules.core.errors import RulesError
-from rules.w40k4 import game as g
+from rules.w40k4 import turn as g
 from rules.w40k4.scenario import load_bundled, parse_scenario
 
 LEGIONE, PREDONI = "legione", "predoni"

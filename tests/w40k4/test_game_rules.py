@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from rules.core.dice import SystemDice
 from rules.core.errors import RulesError
-from rules.w40k4 import game as g
-from rules.w40k4.play import PLAY
+from rules.w40k4 import turn as g
 from rules.w40k4.scenario import parse_scenario
+from rules.w40k4.surface import PLAY
 from tests.w40k4.test_game import Table, codes
 
 SCENARIO = """

@@ -7,9 +7,9 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
-from rules.w40k4 import game as g
-from rules.w40k4.play import PLAY
+from rules.w40k4 import turn as g
 from rules.w40k4.scenario import load_bundled
+from rules.w40k4.surface import PLAY
 from tests.w40k4.test_game import Table
 
 

@@ -7,10 +7,10 @@ import pytest
 from rules.core.dice import ScriptedDice, SystemDice
 from rules.core.errors import RulesError
 from rules.core.legal import OptionSpec, for_seat, owed, values_of, verbs_of
-from rules.w40k4 import game as g
 from rules.w40k4 import legal
-from rules.w40k4.play import PLAY
+from rules.w40k4 import turn as g
 from rules.w40k4.scenario import load_bundled
+from rules.w40k4.surface import PLAY
 from tests.core.legal_loop import play_random_game
 
 LEGIONE, PREDONI = "legione", "predoni"

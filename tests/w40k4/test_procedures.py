@@ -17,7 +17,8 @@ import pytest
 from rules.core.dice import DiceTray, ScriptedDice
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.odds import enumerate_odds
-from rules.w40k4 import PROCEDURES, chain
+from rules.w40k4 import PROCEDURES
+from rules.w40k4.procedures import chain
 from tests.core.every_face import EveryFace
 from tests.fuzz.harness import SeededDice
 

@@ -11,7 +11,7 @@ import pytest
 
 from bot.service import GameService
 from rules.core.errors import RulesError
-from rules.w40k4.play import PLAY
+from rules.w40k4.surface import PLAY
 from tests.bot.service_table import ServiceTable
 from tests.core.legal_loop import QueuedThenSeeded, play_owed_then_pass
 

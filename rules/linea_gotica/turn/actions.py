@@ -9,18 +9,13 @@ from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import checks, field, fire
-from rules.linea_gotica.checks import Cover
-from rules.linea_gotica.fire import TargetMovement
+from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY, Level
-from rules.linea_gotica.state import (
-    GameState,
-    Phase,
-    Smoke,
-    TakeTest,
-    Task,
-    UnitState,
-)
+from rules.linea_gotica.orders import TakeTest
+from rules.linea_gotica.procedures import checks, fire
+from rules.linea_gotica.procedures.checks import Cover
+from rules.linea_gotica.procedures.fire import TargetMovement
+from rules.linea_gotica.state import GameState, Phase, Smoke, Task, UnitState
 from rules.linea_gotica.tables import load_tables
 from rules.linea_gotica.turn.common import (
     acting_unit,

@@ -11,17 +11,13 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import field, fire
-from rules.linea_gotica.checks import Cover
-from rules.linea_gotica.fire import DamageSpec
+from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY
-from rules.linea_gotica.state import (
-    Blast,
-    Figure,
-    Fragments,
-    GameState,
-    UnitState,
-)
+from rules.linea_gotica.orders import Fragments
+from rules.linea_gotica.procedures import fire
+from rules.linea_gotica.procedures.checks import Cover
+from rules.linea_gotica.procedures.fire import DamageSpec
+from rules.linea_gotica.state import Blast, Figure, GameState, UnitState
 from rules.linea_gotica.tables import load_tables
 from rules.linea_gotica.turn.common import alive_figures, require_alive, resolve, target_spec
 from rules.linea_gotica.turn.effects import apply_effects

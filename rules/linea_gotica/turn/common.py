@@ -12,9 +12,9 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Resolution
-from rules.linea_gotica import checks, fire
-from rules.linea_gotica.fire import TargetSpec
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, Level
+from rules.linea_gotica.procedures import PROCEDURES, checks, fire
+from rules.linea_gotica.procedures.fire import TargetSpec
 from rules.linea_gotica.scenario import Weapon
 from rules.linea_gotica.state import (
     Figure,
@@ -30,8 +30,6 @@ Applied = CoreApplied[GameState]
 
 def resolve(procedure: str, data: Any, tray: DiceTray) -> Resolution:
     """Resolve through the ruleset's procedure, with its exact odds (bounded, cached)."""
-    from rules.linea_gotica import PROCEDURES  # the registry imports this module
-
     return PROCEDURES[procedure].resolve_on(data, tray)
 
 

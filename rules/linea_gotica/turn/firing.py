@@ -14,18 +14,12 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import checks, field, fire
+from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY, Direction
+from rules.linea_gotica.orders import Fire
+from rules.linea_gotica.procedures import checks, fire
 from rules.linea_gotica.scenario import Weapon
-from rules.linea_gotica.state import (
-    Covering,
-    Figure,
-    Fire,
-    GameState,
-    Mission,
-    Phase,
-    UnitState,
-)
+from rules.linea_gotica.state import Covering, Figure, GameState, Mission, Phase, UnitState
 from rules.linea_gotica.tables import load_tables
 from rules.linea_gotica.turn.blasts import blast_from_direct, burst_at, he_on_blast, radii_of
 from rules.linea_gotica.turn.common import (

@@ -10,15 +10,11 @@ from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.legal import NotOwed
-from rules.linea_gotica import checks, field, fire
+from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY
-from rules.linea_gotica.state import (
-    Figure,
-    GameState,
-    MoraleTest,
-    PendingMorale,
-    UnitState,
-)
+from rules.linea_gotica.orders import MoraleTest
+from rules.linea_gotica.procedures import checks, fire
+from rules.linea_gotica.state import Figure, GameState, PendingMorale, UnitState
 from rules.linea_gotica.tables import load_tables
 from rules.linea_gotica.turn.common import (
     is_isolated,

@@ -9,15 +9,12 @@ from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import field, fire, movement
-from rules.linea_gotica.fire import DamageSpec, SoftClass, TargetMovement
+from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY
-from rules.linea_gotica.state import (
-    GameState,
-    Move,
-    Phase,
-    UnitState,
-)
+from rules.linea_gotica.orders import Move
+from rules.linea_gotica.procedures import fire, movement
+from rules.linea_gotica.procedures.fire import DamageSpec, SoftClass, TargetMovement
+from rules.linea_gotica.state import GameState, Phase, UnitState
 from rules.linea_gotica.tables import load_tables
 from rules.linea_gotica.turn.blasts import he_on
 from rules.linea_gotica.turn.common import (

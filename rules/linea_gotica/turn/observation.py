@@ -8,17 +8,13 @@ from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import checks, field, fire
-from rules.linea_gotica.checks import Cover
-from rules.linea_gotica.fire import TargetMovement
+from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY
-from rules.linea_gotica.state import (
-    Figure,
-    GameState,
-    Phase,
-    TakeTest,
-    UnitState,
-)
+from rules.linea_gotica.orders import TakeTest
+from rules.linea_gotica.procedures import checks, fire
+from rules.linea_gotica.procedures.checks import Cover
+from rules.linea_gotica.procedures.fire import TargetMovement
+from rules.linea_gotica.state import Figure, GameState, Phase, UnitState
 from rules.linea_gotica.turn.common import actor_figure, move_side, quality_modifier_of, resolve
 
 K = RULESET_KEY

@@ -10,15 +10,12 @@ from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.game import Applied as CoreApplied
 from rules.core.resolution import Outcome
-from rules.linea_gotica import checks, fire
-from rules.linea_gotica.fire import TargetMovement
+from rules.linea_gotica import victory
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, lower_quality
-from rules.linea_gotica.state import (
-    GameState,
-    Next,
-    Phase,
-)
-from rules.linea_gotica.turn import victory
+from rules.linea_gotica.orders import Next
+from rules.linea_gotica.procedures import checks, fire
+from rules.linea_gotica.procedures.fire import TargetMovement
+from rules.linea_gotica.state import GameState, Phase
 from rules.linea_gotica.turn.common import may_still_act, quality_modifier_of, resolve, roster_for
 from rules.linea_gotica.turn.effects import on_killed
 

@@ -11,13 +11,13 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.linea_gotica import checks, field, fire
-from rules.linea_gotica.fire import DamageSpec, SoftClass
+from rules.linea_gotica import field
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, Direction, Level
+from rules.linea_gotica.orders import CallSupport, Execute
+from rules.linea_gotica.procedures import checks, fire
+from rules.linea_gotica.procedures.fire import DamageSpec, SoftClass
 from rules.linea_gotica.state import (
     Blast,
-    CallSupport,
-    Execute,
     GameState,
     Mission,
     Phase,

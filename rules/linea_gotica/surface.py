@@ -1,0 +1,399 @@
+"""The linea_gotica implementation of :class:`rules.core.play.GamePlay`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.core.battlefield import Counter, MapArea, MapView, table_view
+from rules.core.legal import LegalAction
+from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
+from rules.core.resolution import Outcome
+from rules.linea_gotica import commands as commands_module
+from rules.linea_gotica import legal as legal_module
+from rules.linea_gotica import scenario as scenario_module
+from rules.linea_gotica import turn as g
+from rules.linea_gotica import victory as victory_module
+from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY
+from rules.linea_gotica.state import GameState, Phase, UnitState
+from rules.linea_gotica.tables import load_tables
+from rules.render import value_text
+
+K = RULESET_KEY
+MAX_CHOICES = 25
+PUBLIC = "*public*"
+"""The viewer of a status shown to every seat: hidden units appear to nobody."""
+
+
+def visible_to(unit: UnitState, viewer: str | None) -> bool:
+    """Whether ``viewer`` (a side, None for the referee, PUBLIC) may know of ``unit``.
+
+    A hidden unit is invisible to the enemy (OSSERVAZIONE: "sono invisibili"): neither its
+    place nor its existence is shown to the other side, nor in a view every seat shares.
+    """
+    return not unit.hidden or viewer is None or viewer == unit.side
+
+
+def unit_statuses(state: GameState, unit: UnitState) -> tuple[str, ...]:
+    """The catalogue keys of what is notable about a unit now."""
+    found: list[str] = []
+    turn = state.turn
+    if unit.hidden:
+        found.append("hidden")
+    if unit.prone:
+        found.append("prone")
+    if unit.leaderless:
+        found.append("leaderless")
+    if unit.riding:
+        found.append("riding")
+    if unit.task is not None:
+        found.append("task")
+    for figure in unit.figures:
+        for flag, key in (
+            (figure.dead, "dead"),
+            (figure.surrendered, "surrendered"),
+            (figure.alive and figure.badly_wounded, "badly_wounded"),
+            (figure.alive and figure.wounded, "wounded"),
+            (figure.alive and figure.shocked(turn), "shocked"),
+            (figure.alive and figure.panic, "panic"),
+            (figure.alive and figure.isolated, "isolated"),
+        ):
+            if flag and key not in found:
+                found.append(key)
+    vehicle = unit.vehicle
+    if vehicle is not None:
+        for flag, key in (
+            (vehicle.destroyed, "destroyed"),
+            (vehicle.abandoned, "abandoned"),
+            (vehicle.immobilised, "immobilised"),
+            (vehicle.mobility_damaged and not vehicle.immobilised, "mobility_damaged"),
+            (vehicle.radio_destroyed, "radio_destroyed"),
+            (vehicle.turret_jammed, "turret_jammed"),
+            (bool(unit.weapons_destroyed), "weapon_destroyed"),
+            (unit.crew_panic, "panic"),
+            (unit.crew_shocked_until is not None and unit.crew_shocked_until >= turn, "shocked"),
+        ):
+            if flag:
+                found.append(key)
+    if unit.needs_reload:
+        found.append("reload")
+    return tuple(found)
+
+
+class LineaGoticaPlay(DocumentPlay):
+    """Play linea_gotica through documents (plain JSON dicts) for the application service."""
+
+    ruleset = RULESET_KEY
+    game = g
+    commands = commands_module
+    scenario = scenario_module
+    victory = victory_module
+
+    def status(self, document: Mapping[str, Any], viewer: str | None = PUBLIC) -> StatusView:
+        """Turn, phase, whose move, units with their soldiers' state, owed rolls, missions.
+
+        ``viewer`` is the side the view is for (None: the referee). The default is the view
+        every seat may share: hidden units are left out of it; a side also sees its own
+        hidden units (marked ``hidden``), the referee sees all.
+        """
+        state = self._state(document)
+        units = tuple(
+            UnitLine(
+                u.id,
+                u.name,
+                u.side,
+                u.quality.value,
+                (1 if u.alive else 0)
+                if u.vehicle is not None
+                else sum(1 for f in u.figures if f.alive),
+                1 if u.vehicle is not None else len(u.figures),
+                unit_statuses(state, u),
+                " ".join(part for part in (u.place, u.cover.value) if part and part != "nessuna"),
+                u.activity is not None,
+                u.hidden,
+            )
+            for u in state.units.values()
+            if visible_to(u, viewer)
+        )
+        notes: list[Outcome] = []
+        if state.order:
+            notes.append(Outcome.of(f"{K}.status.order", side=state.sides[state.order[0]]))
+        for pending in state.pending:
+            unit = state.units[pending.unit]
+            if not visible_to(unit, viewer):
+                continue
+            notes.append(
+                Outcome.of(
+                    f"{K}.status.morale",
+                    unit=unit.name,
+                    figure=pending.figure if pending.figure is not None else "-",
+                )
+            )
+        for mission in state.missions:
+            if mission.stage != "done" and (viewer is None or viewer == mission.side):
+                notes.append(
+                    Outcome.of(
+                        f"{K}.status.mission",
+                        marker=mission.id,
+                        battery=state.supports[mission.support].name,
+                        stage=mission.stage,
+                        turn=mission.due_turn,
+                        point=mission.point,
+                    )
+                )
+        for blast in state.blasts:
+            notes.append(Outcome.of(f"{K}.status.blast", marker=blast.id, label=blast.label))
+        for screen in state.smoke:
+            notes.append(
+                Outcome.of(
+                    f"{K}.status.smoke",
+                    place=screen.place or "-",
+                    turn=screen.expires_after if screen.expires_after is not None else "-",
+                )
+            )
+        phase = Outcome.of(f"{K}.phase.{state.phase.value}")
+        if state.phase is Phase.FIRE:
+            phase = Outcome.of(f"{K}.phase.tiro", quality=QUALITY_ORDER[state.fire_class].value)
+        return StatusView(
+            title=state.title,
+            turn=state.turn,
+            phase=phase,
+            awaiting=g.awaiting(state),
+            sides=dict(state.sides),
+            tokens={},
+            units=units,
+            notes=tuple(notes),
+            ended=state.ended,
+        )
+
+    def map_view(
+        self,
+        document: Mapping[str, Any],
+        viewer_side: str | None,
+        *,
+        public: bool,
+        language: str = "it",
+    ) -> MapView | None:
+        """The table for one viewer: areas, the counters it may see, the last action's marks.
+
+        Hidden units (OSSERVAZIONE: "sono invisibili") are left out of the public picture;
+        a side's own view shows its hidden units (``hidden``), the referee's shows all.
+        Status words are in ``language`` (the game's).
+        """
+        state = self._state(document)
+        if state.field is None:
+            return None
+        viewer = PUBLIC if public else viewer_side
+        counters = []
+        for unit in state.units.values():
+            at = state.positions.get(unit.id)
+            if at is None or not visible_to(unit, viewer):
+                continue
+            if unit.vehicle is not None:
+                models, initial = (1 if unit.alive else 0), 1
+            else:
+                models = sum(1 for f in unit.figures if f.alive)
+                initial = len(unit.figures)
+            counters.append(
+                Counter(
+                    unit_id=unit.id,
+                    label=unit.id,
+                    side=unit.side,
+                    x=at.x,
+                    y=at.y,
+                    models=models,
+                    initial_models=initial,
+                    statuses=tuple(
+                        value_text(self.ruleset, word, language)
+                        for word in unit_statuses(state, unit)
+                    ),
+                    destroyed=not unit.alive,
+                    hidden=unit.hidden,
+                )
+            )
+        field = state.field
+        marks = self._visible_marks(state, viewer)
+        caption = " · ".join(mark.label for mark in marks if mark.label)
+        return table_view(
+            field,
+            title=state.title,
+            sides=dict(state.sides),
+            objectives=self._objective_marks(state, language, viewer_side, public=public),
+            # A minefield is drawn only for those who know it (its layer, the referee).
+            extra_areas=(
+                MapArea(shape=mines.shape, terrain="campo_minato", label=mines.name)
+                for mines in state.minefields.values()
+                if mines.shape is not None
+                and not mines.cleared
+                and (
+                    (viewer is None)
+                    or (viewer == PUBLIC and set(state.sides) <= set(mines.known_to))
+                    or viewer in mines.known_to
+                )
+            ),
+            counters=tuple(counters),
+            overlays=tuple(marks),
+            # The last action's marks only: the front ends put the state of the game (turn,
+            # phase, whose move) above it, in the same style for every ruleset.
+            caption=caption,
+        )
+
+    @staticmethod
+    def _visible_marks(state: GameState, viewer: str | None) -> list[Any]:
+        """The last action's marks, less a line or arrow with an end where a unit the viewer
+        may not see stands (a hidden sniper's shot, a hidden unit's move give away nothing but
+        their effects)."""
+        hidden_at = {
+            (p.x, p.y)
+            for unit_id, p in state.positions.items()
+            if not visible_to(state.units[unit_id], viewer)
+        }
+        return [
+            mark
+            for mark in state.marks
+            if mark.kind not in ("line_of_fire", "arrow")
+            or not any((p.x, p.y) in hidden_at for p in mark.points)
+        ]
+
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Everything any seat may do now (rules.core.legal's contract)."""
+        return legal_module.legal_actions(self._state(document))
+
+    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
+        """Owed morale tests, due missions, the initiative roll and the winner's choice."""
+        state = self._state(document)
+        owed: list[FollowUp] = []
+        if state.ended:
+            return owed
+        units_owing = list(dict.fromkeys(p.unit for p in state.pending))
+        for unit_id in units_owing:
+            unit = state.units[unit_id]
+            owed.append(
+                FollowUp(
+                    "morale",
+                    {"unit": unit_id},
+                    Outcome.of(f"{K}.follow.morale", unit=unit.name),
+                    unit.side,
+                )
+            )
+        if state.phase is Phase.INITIATIVE:
+            owed.append(FollowUp("turn.next", {}, Outcome.of(f"{K}.follow.initiative"), None))
+        if state.phase is Phase.CHOICE and state.winner is not None:
+            for order in ("first", "second"):
+                owed.append(
+                    FollowUp(
+                        "turn.next",
+                        {"order": order},
+                        Outcome.of(f"{K}.follow.order_{order}"),
+                        state.winner,
+                    )
+                )
+        if state.phase is Phase.FIRE:
+            for mission in state.missions:
+                observer = state.units.get(mission.observer)
+                if (
+                    mission.stage == "done"
+                    or mission.due_turn > state.turn
+                    or observer is None
+                    or observer.class_index != state.fire_class
+                ):
+                    continue
+                orders = {
+                    "ranging": ["tiro"],
+                    "aircraft": ["tiro"],
+                    "returning": ["tiro"],
+                    "order": ["effetto", "fine"],
+                    "strafe": ["mitraglia", "fine"],
+                }[mission.stage]
+                for order in orders:
+                    owed.append(
+                        FollowUp(
+                            "execute",
+                            {"marker": mission.id, "order": order},
+                            Outcome.of(f"{K}.follow.execute_{order}", marker=mission.id),
+                            mission.side,
+                        )
+                    )
+        # A button is offered only for what the rules accept now (a winner who owes a morale
+        # test rolls it before choosing; an observer who acted gives no order).
+        if not owed:
+            return owed
+        legal = legal_module.legal_of_verbs(state, {follow.verb for follow in owed})
+        owed = [
+            follow
+            for follow in owed
+            if any(
+                action.verb == follow.verb
+                and all(
+                    str(action.options.get(name, value)) == str(value)
+                    for name, value in follow.options.items()
+                )
+                for action in legal
+            )
+        ]
+        return owed[:MAX_CHOICES]
+
+    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
+        """Names for autocomplete: own units first for 'unit', enemies for 'target'."""
+        state = self._state(document)
+        alive = [u for u in state.units.values() if u.alive]
+        names: list[str]
+        if kind == "unit":
+            names = [u.id for u in alive if side is None or u.side == side]
+        elif kind == "target":
+            names = [
+                u.id
+                for u in alive
+                if (side is None or u.side != side) and (side is None or visible_to(u, side))
+            ]
+            names += [
+                m.id
+                for m in state.missions
+                if m.stage == "aircraft" and (side is None or m.side != side)
+            ]
+        elif kind == "weapon":
+            names = sorted(
+                {
+                    w
+                    for u in alive
+                    if side is None or u.side == side
+                    for w in [*(f.weapon for f in u.figures if f.weapon), *u.weapons]
+                    if w
+                }
+            )
+        elif kind == "battery":
+            names = [s.id for s in state.supports.values() if side is None or s.side == side]
+        elif kind == "marker":
+            names = [m.id for m in state.missions if m.stage != "done"]
+            names += [b.id for b in state.blasts if b.id not in names]
+        elif kind == "minefield":
+            names = [
+                m.id
+                for m in state.minefields.values()
+                if not m.cleared and (side is None or side in m.known_to)
+            ]
+        elif kind == "reason":
+            names = [str(row.id) for row in load_tables()["cause_morale"].rows]
+        elif kind == "mods":
+            tables = load_tables()
+            names = [
+                str(row.id)
+                for table_id in (
+                    "modificatori_movimento_fanteria",
+                    "modificatori_movimento_veicoli",
+                )
+                for row in tables[table_id].rows
+                if not row.data.get("automatic")
+            ]
+        elif kind == "place":
+            names = legal_module.known_places(state, side)
+        elif kind == "destination":
+            names = legal_module.destinations(state, side)
+        elif kind in ("terrain", "cover"):
+            names = ["nessuna", "leggera", "pesante", "trincerati"]
+        else:
+            names = []
+        return list(dict.fromkeys(names))[:MAX_CHOICES]
+
+
+PLAY = LineaGoticaPlay()

@@ -1,0 +1,82 @@
+"""HE rounds bursting: SCHEGGE MUNIZIONI HE on the units within the blast.
+
+Without a battlefield the players name the units within a blast (``/fragments``); on a
+battlefield the bot finds them (:func:`burst_at`).
+"""
+
+from __future__ import annotations
+
+from rules.core.battlefield import Point
+from rules.core.dice import DiceTray
+from rules.core.resolution import Outcome, Resolution
+from rules.manovra import field
+from rules.manovra.procedures import fire
+from rules.manovra.state import Applied, ManovraState, UnitState
+from rules.manovra.turn.common import _apply_effects, _resolve, _target_cover
+
+
+def burst_at(
+    state: ManovraState,
+    firer: UnitState,
+    calibre_mm: int,
+    aim: Point,
+    scatter: Resolution | None,
+    spared: tuple[str, ...],
+    tray: DiceTray,
+    result: Applied,
+    *,
+    ad: int | None = None,
+) -> Point:
+    """An HE round bursts on a battlefield: where it lands, and fragments on every unit within.
+
+    ``scatter`` (a resolution with a scatter step) moves the burst from ``aim`` by the rolled
+    cm in the D8's direction; ``spared`` units are not hit by this round's fragments (the
+    firer, and a unit hit directly by it). The bot finds the units within the blast
+    radius (data, not in the seed) and resolves SCHEGGE MUNIZIONI HE on each.
+    """
+    point, off = field.land(state, aim, scatter) if scatter is not None else (aim, False)
+    radius = field.blast_radius(calibre_mm)
+    overlays = [field.arrow(aim, point)] if point != aim else []
+    overlays.append(field.circle(point, radius, f"{calibre_mm} mm"))
+    field.remember(
+        state, overlays, None if state.last_action is not None else "manovra.map.burst"
+    )
+    hit = [] if off else [u for u in field.in_blast(state, point, radius) if u.id not in spared]
+    where = {"x": f"{round(point.x, 1):g}", "y": f"{round(point.y, 1):g}"}
+    if off:
+        result.notices.append(Outcome.of("manovra.field.burst_off", **where))
+    else:
+        result.notices.append(
+            Outcome.of(
+                "manovra.field.burst",
+                radius=f"{radius:g}",
+                units=", ".join(u.name for u in hit) or "-",
+                **where,
+            )
+        )
+    for unit in hit:
+        resolution = _resolve(
+            "he_fragments",
+            fragments_input(unit, firer.ad if ad is None else ad, calibre_mm),
+            tray,
+        )
+        result.resolutions.append(resolution)
+        _apply_effects(state, resolution)
+    return point
+
+
+def fragments_input(target: UnitState, ad: int, calibre_mm: int) -> fire.HeFragmentsInput:
+    """SCHEGGE MUNIZIONI HE on a unit in the blast (side armour: the blast is beside it)."""
+    return fire.HeFragmentsInput(
+        ad=ad,
+        target=fire.HeavyTarget(target.kind["heavy_target"]),
+        calibre_mm=calibre_mm,
+        armour=target.armour.get("side", {}),
+        turret=target.turret,
+        tracked=target.tracked,
+        open_topped=target.open_topped,
+        cover=_target_cover(target),
+        models_present=target.models,
+        target_has_manoeuvred=target.acted,
+        target_id=target.id,
+    )
