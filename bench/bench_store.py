@@ -52,10 +52,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
+from db.aiosqlite_driver import connect  # noqa: E402
+from db.core.steps import Query, read  # noqa: E402
 from db.hashing import GENESIS_HASH, canonical_json, encode_document, state_hash  # noqa: E402
 from db.integrity import rows_digest  # noqa: E402
 from db.models import VERB_CREATED, NewEvent  # noqa: E402
@@ -63,7 +67,6 @@ from db.patch import is_snapshot, make_patch  # noqa: E402
 from db.prepare import PreparedEvent, prepare_event, system_event  # noqa: E402
 from db.rows import pack_text  # noqa: E402
 from db.sqlite import SqliteStore, configure_connection  # noqa: E402
-from db.worker import DatabaseThread  # noqa: E402
 
 WEAPONS = [
     {"name": "Fucile Carcano M91", "range_cm": [30, 60, 90], "dice": ["D12", "D10", "D8"]},
@@ -287,14 +290,17 @@ def twin(event: NewEvent, kind: str) -> NewEvent:
 
 
 async def naive_statement(
-    connection: DatabaseThread, sql: str, params: tuple[Any, ...] = ()
+    connection: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()
 ) -> list[Any]:
-    """One statement, one thread hop: how a per-statement async driver works."""
-    return await connection.run(lambda raw: raw.execute(sql, params).fetchall())
+    """One statement, one thread hop: aiosqlite used the plain way."""
+    return list(await connection.execute_fetchall(sql, params))
 
 
 async def naive_commit(
-    connection: DatabaseThread, game: RawGame, statements: list[Statement], interaction_id: str
+    connection: aiosqlite.Connection,
+    game: RawGame,
+    statements: list[Statement],
+    interaction_id: str,
 ) -> None:
     """What the store would cost with one await (one thread hop) per statement: its guard
     SELECTs (duplicate, version, previous head) and the raw commit's statements."""
@@ -346,7 +352,7 @@ async def bench_commit(
     async with await SqliteStore.open(path) as store:
         if synchronous != "FULL":
             # Bench only: the store always runs FULL; NORMAL exposes its software overhead.
-            await store._run(lambda connection: connection.execute("PRAGMA synchronous = NORMAL"))
+            await store._execute(read(Query("PRAGMA synchronous = NORMAL")))
         for channel_id in (1, 2, 3, 4):  # valid games, made by the store itself
             await store.create_game(
                 channel_id,
@@ -357,7 +363,7 @@ async def bench_commit(
                 status="active",
             )
         raw = raw_connection(path, synchronous)
-        naive = await DatabaseThread.connect(str(path), isolation_level=None)
+        naive = await connect(str(path), isolation_level=None)
         for pragma in (f"synchronous = {synchronous}", "foreign_keys = ON"):
             await naive_statement(naive, f"PRAGMA {pragma}")
         games = {"naive": RawGame(raw, 2), "raw": RawGame(raw, 3)}

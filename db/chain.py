@@ -181,7 +181,11 @@ class VerifiedChains:
         snapshot events verified on the way (``snapshots``, by version)."""
         with self._lock:
             self._refused.pop(channel_id, None)
-            self._heads[channel_id] = head
+            current = self._heads.get(channel_id)
+            # A head read in a snapshot taken before this process's own later commit (an
+            # operation verifying while another committed): the later head stays.
+            if current is None or current.game != head.game or current.seq <= head.seq:
+                self._heads[channel_id] = head
             self._heads.move_to_end(channel_id)
             if snapshots:
                 self._add_anchors(channel_id, head.game, snapshots)

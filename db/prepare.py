@@ -16,7 +16,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from db.hashing import (
     canonical_json,
@@ -27,11 +27,8 @@ from db.hashing import (
     parse_canonical,
     state_hash,
 )
-from db.models import EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
+from db.models import Document, EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
 from db.patch import ParsedDocuments, patch_and_result
-
-if TYPE_CHECKING:  # db.protocol names these very types
-    from db.protocol import Document
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ MAX_LINES = 900
 
 #: Modules over MAX_LINES today (being split: the store core, the service core, pzgren's game).
 LONG_MODULES_ALLOWED = frozenset(
-    {"bot/service.py", "db/postgres.py", "db/sqlite.py", "rules/pzgren/game.py"}
+    {"bot/service.py", "rules/pzgren/game.py"}
 )
 
 
@@ -156,18 +156,6 @@ CIRCLES_ALLOWED: list[list[str]] = [
         "bot.service",
     ],
     [
-        "db.migrations",
-        "db.sqlite",
-    ],
-    [
-        "db.migrations_pg",
-        "db.postgres",
-    ],
-    [
-        "db.prepare",
-        "db.protocol",
-    ],
-    [
         "rules.linea_gotica",
         "rules.linea_gotica.game",
         "rules.linea_gotica.legal",
@@ -250,12 +238,6 @@ IN_FUNCTIONS_ALLOWED: frozenset[str] = frozenset(
         "bot/service.py -> bot.commands",
         "bot/service.py -> bot.rewind",
         "bot/settings.py -> db.open",
-        "db/cli.py -> db.migrations",
-        "db/cli.py -> db.migrations_pg",
-        "db/migrations/__init__.py -> db.sqlite",
-        "db/migrations_pg/__init__.py -> db.postgres",
-        "db/open.py -> db.postgres",
-        "db/open.py -> db.sqlite",
         "rules/core/procedures.py -> rules.core.compose",
         "rules/linea_gotica/__init__.py -> rules.linea_gotica.play",
         "rules/linea_gotica/legal.py -> rules.linea_gotica.turn.common",
