@@ -6,7 +6,7 @@ Measured in one run (schema 8: states, events, patches, rows digest):
    game document (~12 KB of canonical JSON: two sides, a dozen units with weapons and
    state; each commit changes a few fields of it, as a command does, so the patch stored
    is a command's) plus its event, against a raw ``sqlite3`` transaction writing exactly the rows
-   the store writes for a commit (`db.sqlite._append_tx`): UPDATE games (version, status,
+   the store writes for a commit (`db.core.games.append`): UPDATE games (version, status,
    updated_at), INSERT the new state, INSERT the event, INSERT the new version's patch,
    DELETE the previous version's full document unless it is a snapshot (`db.patch.
    is_snapshot`). The raw rows are valid: their canonical JSON, patch, state hash, event
@@ -215,7 +215,7 @@ class RawGame:
         ).fetchone()
 
     def commit_statements(self, document: Any, pending: PreparedEvent) -> list[Statement]:
-        """The rows the store writes for this commit (`db.sqlite._append_tx` and
+        """The rows the store writes for this commit (`db.core.games.append` and
         `_insert_event`), their values made by the store's helpers; advances the head."""
         document_json = encode_document(document)
         if document_json == self.document_json:
