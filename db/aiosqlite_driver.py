@@ -185,7 +185,7 @@ class SqliteDriver:
         return result
 
     async def _run_group(self, group: list[_Item]) -> None:
-        """Several commits as one transaction: one BEGIN, each in turn, one COMMIT."""
+        """Several commits as one transaction: one BEGIN, the commits, one COMMIT."""
         connection = self._connection
         try:
             await connection.execute("BEGIN IMMEDIATE")
@@ -193,17 +193,12 @@ class SqliteDriver:
             for item in group:
                 await self._run_one(*item)
             return
-        outcomes: list[tuple[Any, Exception | None]] = []
-        tainted = False
-        for operation, _ in group:
-            written = connection.total_changes
-            try:
-                outcomes.append((await self._drive(operation.start()), None))
-            except Exception as raised:
-                outcomes.append((None, raised))
-                if connection.total_changes != written or not connection.in_transaction:
-                    tainted = True
-                    break
+        operations = [operation for operation, _ in group]
+        channels = {operation.channel_id for operation in operations}
+        if None not in channels and len(channels) == len(operations):
+            outcomes, tainted = await self._lockstep(operations)
+        else:  # two commits of one channel: the second must see the first's writes
+            outcomes, tainted = await self._one_by_one(operations)
         if tainted:
             await self._rollback()
             for item in group:
@@ -218,6 +213,140 @@ class SqliteDriver:
             if error is None and operation.after is not None:
                 operation.after(result)
             _settle(future, result, error)
+
+    async def _one_by_one(
+        self, operations: list[Operation[Any]]
+    ) -> tuple[list[tuple[Any, Exception | None]], bool]:
+        """The group's commits in turn; tainted when one failed after writing."""
+        connection = self._connection
+        outcomes: list[tuple[Any, Exception | None]] = []
+        for operation in operations:
+            written = connection.total_changes
+            try:
+                outcomes.append((await self._drive(operation.start()), None))
+            except Exception as raised:
+                outcomes.append((None, raised))
+                if connection.total_changes != written or not connection.in_transaction:
+                    return outcomes, True
+        return outcomes, False
+
+    async def _lockstep(
+        self, operations: list[Operation[Any]]
+    ) -> tuple[list[tuple[Any, Exception | None]], bool]:
+        """The group's commits (of distinct channels) advanced together, round by round.
+
+        Each round answers every commit's next request at once: the reads of all of them
+        in one hop, and their writes merged by statement (one ``executemany`` for the 50
+        games rows, one for the 50 states…), so a group of 50 costs a handful of hops
+        instead of two per commit. Commits of distinct channels read and write distinct
+        rows; the one thing they share, an interaction id reused across channels, shows as
+        the unique index failing a merged write, which taints the group like any failure
+        after writing: rolled back, each commit run again alone. A commit refused before it
+        wrote (a conflict, a duplicate, an ended game) fails alone.
+        """
+        steps = [operation.start() for operation in operations]
+        outcomes: list[tuple[Any, Exception | None] | None] = [None] * len(steps)
+        wrote = [False] * len(steps)
+        answers: list[Any] = [None] * len(steps)
+        errors: list[Exception | None] = [None] * len(steps)
+        while True:
+            requests: dict[int, Request] = {}
+            for index, step in enumerate(steps):
+                if outcomes[index] is not None:
+                    continue
+                try:
+                    error = errors[index]
+                    requests[index] = (
+                        step.send(answers[index]) if error is None else step.throw(error)
+                    )
+                except StopIteration as stop:
+                    outcomes[index] = (stop.value, None)
+                except Exception as raised:
+                    outcomes[index] = (None, raised)
+                    if wrote[index]:
+                        return [o or (None, raised) for o in outcomes], True
+            if not requests:
+                return [o for o in outcomes if o is not None], False
+            answers = [None] * len(steps)
+            errors = [None] * len(steps)
+            writing = {i: r for i, r in requests.items() if not _reads_only(r)}
+            await self._answer_all(
+                {i: r for i, r in requests.items() if i not in writing}, answers, errors
+            )
+            if writing:
+                if any(isinstance(r, Compute | Control) for r in writing.values()):
+                    await self._answer_all(writing, answers, errors)
+                elif not await self._merged_writes(writing, answers):
+                    return [o or (None, None) for o in outcomes], True
+                for index in writing:
+                    wrote[index] = True
+
+    async def _answer_all(
+        self, requests: dict[int, Request], answers: list[Any], errors: list[Exception | None]
+    ) -> None:
+        """Answer several commits' requests together (their queries queued at once)."""
+        if not requests:
+            return
+        if len(requests) == 1:
+            ((index, request),) = requests.items()
+            try:
+                answers[index] = await self._answer(request)
+            except Exception as raised:
+                errors[index] = raised
+            return
+        sent = {i: asyncio.ensure_future(self._answer(r)) for i, r in requests.items()}
+        await asyncio.wait(sent.values())
+        for index, task in sent.items():
+            error = task.exception()
+            if error is None:
+                answers[index] = task.result()
+            elif isinstance(error, Exception):
+                errors[index] = error
+            else:
+                raise error
+
+    async def _merged_writes(self, writing: dict[int, Request], answers: list[Any]) -> bool:
+        """The write batches of several commits, one ``executemany`` per statement, in the
+        order the statements come in each batch; False if that order is not one for all of
+        them, or anything failed (the caller then rolls the group back)."""
+        order: dict[str, int] = {}
+        merged: list[tuple[Query, list[tuple[int, int, Any]]]] = []
+        shapes: dict[int, tuple[bool, int]] = {}
+        for index, request in writing.items():
+            queries = request.queries if isinstance(request, Batch) else (request,)
+            shapes[index] = (isinstance(request, Batch), len(queries))
+            last = -1
+            for position, query in enumerate(queries):
+                if query.many or query.fetch not in ("none", "count"):
+                    return False
+                slot = order.get(query.sql)
+                if slot is None:
+                    slot = order[query.sql] = len(merged)
+                    merged.append((query, []))
+                if slot <= last:
+                    return False  # this batch's order differs from another's
+                last = slot
+                merged[slot][1].append((index, position, query.params))
+        sent = [
+            asyncio.ensure_future(
+                self._connection.executemany(SQLITE.text(query), [p for _, _, p in rows])
+            )
+            for query, rows in merged
+        ]
+        await asyncio.wait(sent)
+        if any(task.exception() is not None for task in sent):
+            return False
+        results: dict[int, list[Any]] = {i: [None] * n for i, (_, n) in shapes.items()}
+        for (query, rows), task in zip(merged, sent, strict=True):
+            if query.fetch == "count":
+                # A summed count: each statement changed one row, or none is told it did
+                # (its commit then reports a conflict after writing: the group runs again).
+                each = 1 if task.result().rowcount == len(rows) else 0
+                for index, position, _ in rows:
+                    results[index][position] = each
+        for index, (is_batch, _) in shapes.items():
+            answers[index] = results[index] if is_batch else results[index][0]
+        return True
 
     async def _rollback(self) -> None:
         if self._connection.in_transaction:

@@ -23,7 +23,7 @@ import db.aiosqlite_driver
 import db.sqlite
 from db.aiosqlite_driver import MAX_GROUP, DriverClosed, SqliteDriver, connect
 from db.core.steps import Compute, Operation, Query, Step
-from db.errors import StoreUnavailable, VersionConflict
+from db.errors import InteractionReused, StoreUnavailable, VersionConflict
 from db.models import NewEvent
 from db.sqlite import SqliteStore
 from tests.db.helpers import new_game, raw_connection, sample_document
@@ -56,7 +56,14 @@ def _op(steps: Callable[[], Step[Any]], **options: Any) -> Operation[Any]:
     return Operation(steps, **options)
 
 
-def _inserting(n: int, runs: list[int], fail: str | None = None) -> Operation[int]:
+#: How the group runs its commits: of distinct channels, advanced together round by round
+#: with their writes merged ("lockstep"); of one channel, one after the other.
+PATHS = ("lockstep", "one_by_one")
+
+
+def _inserting(
+    n: int, runs: list[int], fail: str | None = None, path: str = "lockstep"
+) -> Operation[int]:
     def steps() -> Step[int]:
         runs.append(n)
         if fail == "before":
@@ -66,7 +73,8 @@ def _inserting(n: int, runs: list[int], fail: str | None = None) -> Operation[in
             raise ValueError(f"operation {n} failed after writing")
         return n
 
-    return _op(steps, transaction="write", groupable=True)
+    channel = n if path == "lockstep" else 1
+    return _op(steps, transaction="write", groupable=True, channel_id=channel)
 
 
 def _count() -> Operation[int]:
@@ -144,13 +152,71 @@ async def test_one_callers_failure_is_its_own(db_path: Path) -> None:
     assert versions[stale] == 2 and all(v == 2 for c, v in versions.items() if c != stale)
 
 
-async def test_a_lost_group_fails_every_caller_and_writes_nothing(tmp_path: Path) -> None:
+async def test_merged_writes_go_out_once_per_statement(db_path: Path) -> None:
+    """Forty commits of forty channels: their games rows in one ``executemany``, their
+    events in one, and so on; each caller still gets its own event back."""
+    store = await SqliteStore.open(str(db_path))
+    for channel in CHANNELS:
+        await new_game(store, channel)
+    statements = await _traced(store._driver)
+    results = await _piled_up_commits(store, [(c, 1, _event(c, 1)) for c in CHANNELS])
+    await store.close()
+    assert [r.event.channel_id for r in results] == list(CHANNELS)
+    assert [r.event.interaction_id for r in results] == [f"g{c}-1" for c in CHANNELS]
+    inserts = [s for s in statements if s.startswith("INSERT INTO events")]
+    assert len(inserts) == len(CHANNELS)  # executemany traces each row, in one hop
+    assert len([s for s in statements if s.strip().upper() == "COMMIT"]) == 1
+
+
+async def test_an_interaction_reused_across_a_group_is_caught_and_the_group_rerun(
+    db_path: Path,
+) -> None:
+    """The one thing commits of distinct channels share, an interaction id, fails the merged
+    write; the group is rolled back and each commit runs alone: the second is refused."""
+    store = await SqliteStore.open(str(db_path))
+    for channel in (1, 2, 3):
+        await new_game(store, channel)
+    same = NewEvent(verb="advance", interaction_id="shared")
+    outcomes = await _piled_up_commits(
+        store, [(1, 1, _event(1, 1)), (2, 1, same), (3, 1, same)], errors=True
+    )
+    assert outcomes[0].version == 2 and outcomes[1].version == 2
+    assert isinstance(outcomes[2], InteractionReused)
+    assert await store.check() == []
+    await store.close()
+
+
+async def _piled_up_commits(
+    store: SqliteStore, commits: list[tuple[int, int, NewEvent]], errors: bool = False
+) -> list[Any]:
+    """Commit behind an operation that holds the writer, so they form one group."""
+    gate = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def held() -> Step[None]:
+        yield Compute(lambda: asyncio.run_coroutine_threadsafe(gate.wait(), loop).result(5))
+
+    blocking = asyncio.ensure_future(store._driver.submit(_op(held)))
+    futures = [
+        asyncio.ensure_future(store.commit(channel, version, sample_document(turn=2), event))
+        for channel, version, event in commits
+    ]
+    await asyncio.sleep(0.05)
+    gate.set()
+    await blocking
+    return await asyncio.gather(*futures, return_exceptions=errors)
+
+
+@pytest.mark.parametrize("path", PATHS)
+async def test_a_lost_group_fails_every_caller_and_writes_nothing(
+    tmp_path: Path, path: str
+) -> None:
     driver = await _driver(tmp_path / "w.db", factory=_FailingCommit)
     statements = await _traced(driver)
     runs: list[int] = []
     _FailingCommit.fail = True
     try:
-        outcomes = await _piled_up(driver, [_inserting(n, runs) for n in range(10)])
+        outcomes = await _piled_up(driver, [_inserting(n, runs, path=path) for n in range(10)])
     finally:
         _FailingCommit.fail = False
     assert runs == list(range(10)), "the inserts were not run once each, in one group"
@@ -174,12 +240,13 @@ async def test_groups_keep_order_with_other_operations(tmp_path: Path, count: in
     await driver.close()
 
 
-async def test_a_failure_before_writing_leaves_the_group_going(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", PATHS)
+async def test_a_failure_before_writing_leaves_the_group_going(tmp_path: Path, path: str) -> None:
     driver = await _driver(tmp_path / "b.db")
     statements = await _traced(driver)
     runs: list[int] = []
     outcomes = await _piled_up(
-        driver, [_inserting(n, runs, "before" if n == 3 else None) for n in range(6)]
+        driver, [_inserting(n, runs, "before" if n == 3 else None, path) for n in range(6)]
     )
     assert isinstance(outcomes[3], VersionConflict)
     assert [o for i, o in enumerate(outcomes) if i != 3] == [0, 1, 2, 4, 5]
@@ -190,17 +257,20 @@ async def test_a_failure_before_writing_leaves_the_group_going(tmp_path: Path) -
     await driver.close()
 
 
-async def test_a_failure_after_writing_reruns_the_group_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", PATHS)
+async def test_a_failure_after_writing_reruns_the_group_alone(tmp_path: Path, path: str) -> None:
     driver = await _driver(tmp_path / "a.db")
     statements = await _traced(driver)
     runs: list[int] = []
     outcomes = await _piled_up(
-        driver, [_inserting(n, runs, "after" if n == 2 else None) for n in range(5)]
+        driver, [_inserting(n, runs, "after" if n == 2 else None, path) for n in range(5)]
     )
     assert isinstance(outcomes[2], ValueError)
     assert [o for i, o in enumerate(outcomes) if i != 2] == [0, 1, 3, 4]
-    # Grouped until operation 2 wrote and failed; then all five again, each alone, in order.
-    assert runs == [0, 1, 2, 0, 1, 2, 3, 4]
+    # Grouped until operation 2 wrote and failed (one by one: after 0 and 1; in lockstep:
+    # all five had started and written); then all five again, each alone, in order.
+    grouped = [0, 1, 2] if path == "one_by_one" else [0, 1, 2, 3, 4]
+    assert runs == [*grouped, 0, 1, 2, 3, 4]
     assert [s for s in statements if s.strip().upper() == "ROLLBACK"]
     rows = await driver.submit(_op(lambda: (yield Query("SELECT n FROM t ORDER BY n", (), "rows"))))
     assert [row[0] for row in rows] == [0, 1, 3, 4]  # operation 2's row is gone whole
