@@ -163,26 +163,30 @@ class SqliteDriver:
         return left
 
     async def _run_one(self, operation: Operation[Any], future: asyncio.Future[Any]) -> None:
-        try:
-            result = await self._transaction(operation)
-        except Exception as error:  # handed to the caller, who decides
-            _settle(future, None, error)
-        else:
-            _settle(future, result, None)
-
-    async def _transaction(self, operation: Operation[_T]) -> _T:
-        """One operation in its own transaction."""
+        """One operation in its own transaction, its caller answered after a write's
+        COMMIT, or as soon as a read has its answer (its snapshot is ended just behind)."""
         connection = self._connection
         try:
             result = await self._drive(operation.start(), _BEGIN.get(operation.transaction))
-            if operation.transaction != "none" and connection.in_transaction:
+            if operation.transaction == "write" and connection.in_transaction:
                 await connection.execute("COMMIT")
+        except Exception as error:  # handed to the caller, who decides
+            await self._rollback()
+            _settle(future, None, error)
+            return
         except BaseException:
             await self._rollback()
             raise
         if operation.after is not None:
             operation.after(result)
-        return result
+        _settle(future, result, None)
+        if connection.in_transaction:
+            # A read's snapshot: nothing to make durable, so its caller did not wait for
+            # this hop; the next operation does (it is queued behind it all the same).
+            try:
+                await connection.execute("COMMIT")
+            except Exception:
+                await self._rollback()
 
     async def _run_group(self, group: list[_Item]) -> None:
         """Several commits as one transaction: one BEGIN, the commits, one COMMIT."""

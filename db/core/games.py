@@ -17,11 +17,9 @@ from typing import Any
 
 from db.chain import VerifiedChains, VerifiedHead, stamp_text
 from db.core.common import (
-    DEADLINES,
     EVENT_BY_INTERACTION,
     EVENT_COLUMNS,
     GAME_COLUMNS,
-    MEMBERS,
     covered_rows,
     decode_document,
     duplicate_of,
@@ -42,7 +40,15 @@ from db.errors import (
     VersionConflict,
 )
 from db.hashing import GENESIS_HASH, canonical_json, state_hash
-from db.integrity import STATE_EDITED, covered_digests, head_problem, head_row_agrees, rows_problem
+from db.integrity import (
+    DEADLINE_ROW,
+    MEMBER_ROW,
+    STATE_EDITED,
+    covered_digests,
+    head_problem,
+    head_row_agrees,
+    rows_problem,
+)
 from db.models import (
     VERB_CREATED,
     VERB_UNDO,
@@ -284,32 +290,57 @@ def load(dialect: Dialect, channel_id: int, chains: VerifiedChains) -> Step[Game
     return (yield from _record_of(dialect, channel_id, head, covered, chains, known))
 
 
+# A command's rows beside the game, in one statement: the covered rows (the game's settings
+# and checksum, members, deadlines: `db.integrity.covered_digests`), each deadline's
+# reminded flag (last column) and the sides bound to roles (kind 3, the role in the
+# guild_id column), ordered as each kind is listed: members by joining time then user,
+# deadlines by due time then side, bound sides by side.
+_CONTEXT_ROWS = (
+    "SELECT 2, channel_id, ruleset, language, created_at, CAST(NULL AS TIMESTAMPTZ), "
+    "guild_id, rows_digest, CAST(NULL AS BOOLEAN) FROM games WHERE channel_id = ? "
+    "UNION ALL SELECT 0, user_id, role, side, joined_at, NULL, NULL, NULL, NULL "
+    "FROM members WHERE channel_id = ? "
+    "UNION ALL SELECT 1, NULL, NULL, side, due_at, set_at, NULL, NULL, reminded "
+    "FROM deadlines WHERE channel_id = ? "
+    "UNION ALL SELECT 3, NULL, NULL, side, NULL, NULL, role_id, NULL, NULL "
+    "FROM side_roles WHERE channel_id = ? "
+    "ORDER BY 1, 5, 2, 4"
+)
+_ROLE_ROW = 3
+
+
 def open_command(
     dialect: Dialect, channel_id: int, interaction_id: str | None, chains: VerifiedChains
 ) -> Step[CommandContext]:
     """The game, the event ``interaction_id`` already committed (if any), the members, the
-    deadlines, the pace and the sides bound to roles: one batch of reads, one snapshot."""
+    deadlines, the pace and the sides bound to roles: three reads in one batch, one
+    snapshot."""
     known = chains.head(channel_id)
-    answers = yield Batch(
+    head, rows, earlier = yield Batch(
         (
             Query(_LOAD_HEAD, (channel_id,), "row"),
-            covered_rows(channel_id),
-            Query(MEMBERS, (channel_id,), "rows"),
-            Query(DEADLINES, (channel_id,), "rows"),
-            Query(_SIDE_ROLES, (channel_id,), "rows"),
+            Query(_CONTEXT_ROWS, (channel_id,) * 4, "rows"),
             Query(EVENT_BY_INTERACTION, (interaction_id,), "row"),
         )
     )
-    head, covered, members, deadlines, side_roles, earlier = answers
     earlier_event = None if interaction_id is None else event_of_row(earlier, dialect)
+    covered = [tuple(row[:8]) for row in rows if row[0] != _ROLE_ROW]
     record = yield from _record_of(dialect, channel_id, head, covered, chains, known)
     return CommandContext(
         record=record,
         earlier=earlier_event,
-        members=tuple(member_from_row(row, dialect.when) for row in members),
-        deadlines=tuple(deadline_from_row(row, dialect.when) for row in deadlines),
+        members=tuple(
+            member_from_row((channel_id, *row[1:5]), dialect.when)
+            for row in rows
+            if row[0] == MEMBER_ROW
+        ),
+        deadlines=tuple(
+            deadline_from_row((channel_id, row[3], row[4], row[8], row[5]), dialect.when)
+            for row in rows
+            if row[0] == DEADLINE_ROW
+        ),
         pace_hours=None if head[10] is None else int(head[10]),
-        side_roles=tuple((str(side), int(role)) for side, role in side_roles),
+        side_roles=tuple((str(row[3]), int(row[6])) for row in rows if row[0] == _ROLE_ROW),
     )
 
 
