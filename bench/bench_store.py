@@ -13,16 +13,18 @@ Measured in one run (schema 8: states, events, patches, rows digest):
    hash come from the store's own helpers (`db.hashing`, `db.patch.make_patch`,
    `db.prepare`), made before its clock starts, so "raw" is SQLite alone while the store's
    figure includes everything a commit costs (encoding, patch, hashes, guard SELECTs,
-   thread hops). A second store kind, "prepared", is handed the commit as the service hands
-   it (`db.prepare`: document, patch and event texts made on the caller's thread, off the
-   clock as for raw): the store's own cost of a command's commit (hop, hashes, guard
-   SELECTs, statements), which the target is about. A third kind, the naive design, runs
-   the raw statements plus the store's three guard SELECTs with one await (one thread hop)
-   per statement: it shows what the single hop per commit saves. All four write to the
-   same file (same WAL, same settings as the store: WAL, foreign keys, synchronous=FULL or
-   NORMAL), taking turns in a shuffled order, each commit preceded by a short pause
-   (``--pause-ms``, as between players' commands): back to back, an fsync's cost depends on
-   how soon it follows the previous writer's, which would measure the file system's journal
+   hops to aiosqlite's thread). A second store kind, "prepared", is handed the commit as
+   the service hands it (`db.prepare`: document, patch and event texts made on the
+   caller's thread, off the clock as for raw): the store's own cost of a command's commit
+   (hops, hashes, the head SELECT, statements), which the target is about. A third kind,
+   the naive design, runs the raw statements plus three guard SELECTs on aiosqlite with
+   one await (one thread hop) per statement: it shows what the store's head read in one
+   SELECT and its writes queued as one batch save. All four write to the same file (same
+   WAL, same settings as the store: WAL, foreign keys, synchronous=FULL or NORMAL),
+   taking turns in a shuffled order, each commit preceded by a short pause
+   (``--pause-ms``, as between players' commands): back to back, an fsync's cost depends
+   on how soon it follows the previous writer's, which would measure the file system's
+   journal
    rather than the code.
    NORMAL (no fsync per commit) shows the pure software overhead. At the end the raw and
    naive games are loaded and exported (verified) by the store: the baseline wrote valid
@@ -539,7 +541,7 @@ def report(
         extra = (full["store_p50"] - full["prepared_p50"]) / 1e3
         print(
             f"a plain document costs {extra:.2f} ms more: its canonical JSON, patch and "
-            "event texts, made in the commit's job instead"
+            "event texts, made by the store on a worker thread instead"
         )
     print()
     print("load + commit of one command on random games (synchronous=FULL)")
