@@ -23,7 +23,7 @@ import db.aiosqlite_driver
 import db.sqlite
 from db.aiosqlite_driver import MAX_GROUP, DriverClosed, SqliteDriver, connect
 from db.core.steps import Compute, Operation, Query, Step
-from db.errors import InteractionReused, StoreUnavailable, VersionConflict
+from db.errors import InteractionReused, StoreUnavailable, TamperedGame, VersionConflict
 from db.models import NewEvent
 from db.sqlite import SqliteStore
 from tests.db.helpers import new_game, raw_connection, sample_document
@@ -184,6 +184,36 @@ async def test_an_interaction_reused_across_a_group_is_caught_and_the_group_reru
     assert isinstance(outcomes[2], InteractionReused)
     assert await store.check() == []
     await store.close()
+
+
+async def test_reads_queued_together_share_one_snapshot(db_path: Path) -> None:
+    """Commands' reads queued at one moment run in one snapshot, advanced together; a game
+    that fails its checks is refused alone, the others answered."""
+    store = await SqliteStore.open(str(db_path))
+    for channel in CHANNELS:
+        await new_game(store, channel)
+    await store.add_member(3, 77, side="rossi")
+    with raw_connection(db_path) as raw:  # behind the store's back: game 3's seats edited
+        raw.execute("UPDATE members SET role = 'referee' WHERE channel_id = 3")
+    statements = await _traced(store._driver)
+    gate = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def held() -> Step[None]:
+        yield Compute(lambda: asyncio.run_coroutine_threadsafe(gate.wait(), loop).result(5))
+
+    blocking = asyncio.ensure_future(store._driver.submit(_op(held)))
+    reads = [asyncio.ensure_future(store.open_command(c, f"r{c}")) for c in CHANNELS]
+    await asyncio.sleep(0.05)
+    gate.set()
+    await blocking
+    contexts = await asyncio.gather(*reads, return_exceptions=True)
+    await store.close()
+    assert isinstance(contexts[2], TamperedGame)
+    assert all(c.record.version == 1 for i, c in enumerate(contexts) if i != 2)
+    assert [s for s in statements if s.strip().upper().startswith("BEGIN")] == ["BEGIN"]
+    heads = [s for s in statements if "LEFT JOIN states" in s]
+    assert len(heads) == len(CHANNELS)
 
 
 async def _piled_up_commits(
