@@ -324,7 +324,8 @@ class SqliteDriver:
     async def _answer_all(
         self, requests: dict[int, Request], answers: list[Any], errors: list[Exception | None]
     ) -> None:
-        """Answer several commits' requests together (their queries queued at once)."""
+        """Answer several commits' requests together: every statement of every one queued at
+        once (one task per statement, in order), then each request's answer assembled."""
         if not requests:
             return
         if len(requests) == 1:
@@ -334,16 +335,26 @@ class SqliteDriver:
             except Exception as raised:
                 errors[index] = raised
             return
-        sent = {i: asyncio.ensure_future(self._answer(r)) for i, r in requests.items()}
-        await asyncio.wait(sent.values())
-        for index, task in sent.items():
-            error = task.exception()
-            if error is None:
-                answers[index] = task.result()
-            elif isinstance(error, Exception):
-                errors[index] = error
+        sent: dict[int, list[asyncio.Future[Any]]] = {}
+        for index, request in requests.items():
+            if isinstance(request, Query):
+                sent[index] = [asyncio.ensure_future(self._query(request))]
+            elif isinstance(request, Batch):
+                sent[index] = [asyncio.ensure_future(self._query(q)) for q in request.queries]
             else:
-                raise error
+                sent[index] = [asyncio.ensure_future(self._answer(request))]
+        await asyncio.wait([task for tasks in sent.values() for task in tasks])
+        for index, tasks in sent.items():
+            failures = [task.exception() for task in tasks if task.exception() is not None]
+            if failures:
+                error = failures[0]
+                if not isinstance(error, Exception):
+                    raise error
+                errors[index] = error
+            elif isinstance(requests[index], Batch):
+                answers[index] = [task.result() for task in tasks]
+            else:
+                answers[index] = tasks[0].result()
 
     async def _merged_writes(self, writing: dict[int, Request], answers: list[Any]) -> bool:
         """The write batches of several commits, one ``executemany`` per statement, in the
