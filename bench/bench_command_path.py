@@ -16,7 +16,7 @@ Printed, measured in one run:
   its own channels; the players' choices made on a thread of their own), for information;
 * the store's commits alone at concurrency 1 and 50 (group commit), prepared by the caller as
   the service prepares them (target: throughput at 50 ≥ 2× at 1 with p99 ≤ 25 ms), then as
-  plain documents prepared in the commit's own job, for information.
+  plain documents prepared by the store on a worker thread, for information.
 
 Run: ``.venv/bin/python bench/bench_command_path.py [--channels N] [--commands N]``.
 """
@@ -283,7 +283,7 @@ async def store_commits(
 
     ``prepared``: each commit's document and event are prepared by the caller before the
     commit, as the service prepares them on its rules thread (`db.prepare`); else plain,
-    prepared in the commit's own job on the database thread. Timed either way.
+    prepared by the store on a worker thread first. Timed either way.
     """
     # A tag of its own per round: the same seeds again must not repeat interaction ids (a
     # repeated one is answered as a duplicate, nothing written).
@@ -368,7 +368,7 @@ async def main(channels: int, commands: int, folder: Path) -> None:
         print(
             "prepared by the caller, as the service commits (the target):"
             if prepared
-            else "plain documents, prepared in the commit's job on the database thread:"
+            else "plain documents, prepared by the store on a worker thread:"
         )
         rates = {}
         for workers in (1, 50):

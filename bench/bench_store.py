@@ -6,23 +6,25 @@ Measured in one run (schema 8: states, events, patches, rows digest):
    game document (~12 KB of canonical JSON: two sides, a dozen units with weapons and
    state; each commit changes a few fields of it, as a command does, so the patch stored
    is a command's) plus its event, against a raw ``sqlite3`` transaction writing exactly the rows
-   the store writes for a commit (`db.sqlite._append_tx`): UPDATE games (version, status,
+   the store writes for a commit (`db.core.games.append`): UPDATE games (version, status,
    updated_at), INSERT the new state, INSERT the event, INSERT the new version's patch,
    DELETE the previous version's full document unless it is a snapshot (`db.patch.
    is_snapshot`). The raw rows are valid: their canonical JSON, patch, state hash, event
    hash come from the store's own helpers (`db.hashing`, `db.patch.make_patch`,
    `db.prepare`), made before its clock starts, so "raw" is SQLite alone while the store's
    figure includes everything a commit costs (encoding, patch, hashes, guard SELECTs,
-   thread hops). A second store kind, "prepared", is handed the commit as the service hands
-   it (`db.prepare`: document, patch and event texts made on the caller's thread, off the
-   clock as for raw): the store's own cost of a command's commit (hop, hashes, guard
-   SELECTs, statements), which the target is about. A third kind, the naive design, runs
-   the raw statements plus the store's three guard SELECTs with one await (one thread hop)
-   per statement: it shows what the single hop per commit saves. All four write to the
-   same file (same WAL, same settings as the store: WAL, foreign keys, synchronous=FULL or
-   NORMAL), taking turns in a shuffled order, each commit preceded by a short pause
-   (``--pause-ms``, as between players' commands): back to back, an fsync's cost depends on
-   how soon it follows the previous writer's, which would measure the file system's journal
+   hops to aiosqlite's thread). A second store kind, "prepared", is handed the commit as
+   the service hands it (`db.prepare`: document, patch and event texts made on the
+   caller's thread, off the clock as for raw): the store's own cost of a command's commit
+   (hops, hashes, the head SELECT, statements), which the target is about. A third kind,
+   the naive design, runs the raw statements plus three guard SELECTs on aiosqlite with
+   one await (one thread hop) per statement: it shows what the store's head read in one
+   SELECT and its writes queued as one batch save. All four write to the same file (same
+   WAL, same settings as the store: WAL, foreign keys, synchronous=FULL or NORMAL),
+   taking turns in a shuffled order, each commit preceded by a short pause
+   (``--pause-ms``, as between players' commands): back to back, an fsync's cost depends
+   on how soon it follows the previous writer's, which would measure the file system's
+   journal
    rather than the code.
    NORMAL (no fsync per commit) shows the pure software overhead. At the end the raw and
    naive games are loaded and exported (verified) by the store: the baseline wrote valid
@@ -52,10 +54,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
+from db.aiosqlite_driver import connect  # noqa: E402
+from db.core.steps import Query, read  # noqa: E402
 from db.hashing import GENESIS_HASH, canonical_json, encode_document, state_hash  # noqa: E402
 from db.integrity import rows_digest  # noqa: E402
 from db.models import VERB_CREATED, NewEvent  # noqa: E402
@@ -63,7 +69,6 @@ from db.patch import is_snapshot, make_patch  # noqa: E402
 from db.prepare import PreparedEvent, prepare_event, system_event  # noqa: E402
 from db.rows import pack_text  # noqa: E402
 from db.sqlite import SqliteStore, configure_connection  # noqa: E402
-from db.worker import DatabaseThread  # noqa: E402
 
 WEAPONS = [
     {"name": "Fucile Carcano M91", "range_cm": [30, 60, 90], "dice": ["D12", "D10", "D8"]},
@@ -212,7 +217,7 @@ class RawGame:
         ).fetchone()
 
     def commit_statements(self, document: Any, pending: PreparedEvent) -> list[Statement]:
-        """The rows the store writes for this commit (`db.sqlite._append_tx` and
+        """The rows the store writes for this commit (`db.core.games.append` and
         `_insert_event`), their values made by the store's helpers; advances the head."""
         document_json = encode_document(document)
         if document_json == self.document_json:
@@ -287,14 +292,17 @@ def twin(event: NewEvent, kind: str) -> NewEvent:
 
 
 async def naive_statement(
-    connection: DatabaseThread, sql: str, params: tuple[Any, ...] = ()
+    connection: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()
 ) -> list[Any]:
-    """One statement, one thread hop: how a per-statement async driver works."""
-    return await connection.run(lambda raw: raw.execute(sql, params).fetchall())
+    """One statement, one thread hop: aiosqlite used the plain way."""
+    return list(await connection.execute_fetchall(sql, params))
 
 
 async def naive_commit(
-    connection: DatabaseThread, game: RawGame, statements: list[Statement], interaction_id: str
+    connection: aiosqlite.Connection,
+    game: RawGame,
+    statements: list[Statement],
+    interaction_id: str,
 ) -> None:
     """What the store would cost with one await (one thread hop) per statement: its guard
     SELECTs (duplicate, version, previous head) and the raw commit's statements."""
@@ -346,7 +354,7 @@ async def bench_commit(
     async with await SqliteStore.open(path) as store:
         if synchronous != "FULL":
             # Bench only: the store always runs FULL; NORMAL exposes its software overhead.
-            await store._run(lambda connection: connection.execute("PRAGMA synchronous = NORMAL"))
+            await store._execute(read(Query("PRAGMA synchronous = NORMAL")))
         for channel_id in (1, 2, 3, 4):  # valid games, made by the store itself
             await store.create_game(
                 channel_id,
@@ -357,7 +365,7 @@ async def bench_commit(
                 status="active",
             )
         raw = raw_connection(path, synchronous)
-        naive = await DatabaseThread.connect(str(path), isolation_level=None)
+        naive = await connect(str(path), isolation_level=None)
         for pragma in (f"synchronous = {synchronous}", "foreign_keys = ON"):
             await naive_statement(naive, f"PRAGMA {pragma}")
         games = {"naive": RawGame(raw, 2), "raw": RawGame(raw, 3)}
@@ -533,7 +541,7 @@ def report(
         extra = (full["store_p50"] - full["prepared_p50"]) / 1e3
         print(
             f"a plain document costs {extra:.2f} ms more: its canonical JSON, patch and "
-            "event texts, made in the commit's job instead"
+            "event texts, made by the store on a worker thread instead"
         )
     print()
     print("load + commit of one command on random games (synchronous=FULL)")

@@ -28,6 +28,7 @@ async def build(
     seed: int = 23,
 ) -> None:
     """Create ``channel``'s game in the SQLite file ``path`` and log ``events`` rolls."""
+    from db.core.steps import Query, read
     from db.models import NewEvent
     from db.sqlite import SqliteStore
     from rules.core.ruleset import get_ruleset
@@ -38,7 +39,7 @@ async def build(
     rng = random.Random(seed)  # a private generator: the global random is never seeded
     store = await SqliteStore.open(str(path))
     try:
-        await store._run(lambda connection: connection.execute("PRAGMA synchronous = OFF"))
+        await store._execute(read(Query("PRAGMA synchronous = OFF")))
         record = await store.create_game(
             channel,
             guild_id=guild,
@@ -65,7 +66,7 @@ async def build(
                 interaction_id=f"flood-{channel}-{n}",
             )
             version = (await store.commit(channel, version, document, event)).version
-        await store._run(lambda connection: connection.execute("PRAGMA synchronous = FULL"))
+        await store._execute(read(Query("PRAGMA synchronous = FULL")))
     finally:
         await store.close()
 

@@ -128,9 +128,9 @@ class VerifiedHead:
 class VerifiedChains:
     """The chain head this process verified, per channel; bounded, thread-safe.
 
-    The SQLite store reads it on its database thread and advances it on the event loop
-    after a commit, hence the lock. ``size`` channels are kept (about 300 bytes each),
-    least recently used first out: a game pushed out is verified whole again the next
+    The stores read and advance it on the event loop; the lock keeps it safe for any
+    thread all the same. ``size`` channels are kept (about 300 bytes each), least
+    recently used first out: a game pushed out is verified whole again the next
     time it is used. A game that failed is remembered as refused, with its error, for
     ``refusal_seconds`` while its head stays the same, so a player insisting on a tampered
     channel does not re-run a whole verification per command.
@@ -181,7 +181,11 @@ class VerifiedChains:
         snapshot events verified on the way (``snapshots``, by version)."""
         with self._lock:
             self._refused.pop(channel_id, None)
-            self._heads[channel_id] = head
+            current = self._heads.get(channel_id)
+            # A head read in a snapshot taken before this process's own later commit (an
+            # operation verifying while another committed): the later head stays.
+            if current is None or current.game != head.game or current.seq <= head.seq:
+                self._heads[channel_id] = head
             self._heads.move_to_end(channel_id)
             if snapshots:
                 self._add_anchors(channel_id, head.game, snapshots)

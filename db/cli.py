@@ -19,6 +19,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
+from db import migrations, migrations_pg
 from db.anchor import compare_with_export, read_exported_chain
 from db.copy import CopiedGame, copy_games
 from db.errors import GameNotFound, StoreError
@@ -271,11 +272,7 @@ def run_copy(args: argparse.Namespace) -> int:
 
 def _latest(path: str) -> int:
     if is_postgres_url(path):
-        from db import migrations_pg
-
         return migrations_pg.latest_version()
-    from db import migrations
-
     return migrations.latest_version()
 
 

@@ -193,7 +193,7 @@ class StoredVersion:
 
 
 #: The columns a history page reads, in `stored_version_from_row`'s order: the event's
-#: (`db.sqlite._EVENT_COLUMNS`), then its patch and its full document, if any.
+#: (`db.core.common.EVENT_COLUMNS`), then its patch and its full document, if any.
 VERSION_COLUMNS = (
     "e.channel_id, e.seq, e.interaction_id, e.actor_id, e.verb, e.args, e.dice, "
     "e.resolution, e.state_version, e.state_hash, e.undoes_seq, e.created_at, e.prev_hash, "

@@ -4,7 +4,7 @@ The event log's hash chain vouches for every state and event of a game, but not 
 rows beside it: the game's own row (guild, ruleset, language, creation time), its members
 (who is referee, who plays which side) and its deadlines. Those are brought under one
 digest kept in ``games.rows_digest``. Every store method that writes them refreshes the
-digest in the same transaction (each store has one private ``_reseal`` helper for that);
+digest in the same transaction (`db.core.common.reseal`, shared by both backends);
 loading a game recomputes it with one indexed query and raises `TamperedGame` on a
 mismatch, and ``arbitro db check`` runs the same comparison, so the two always agree.
 

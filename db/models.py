@@ -362,3 +362,8 @@ class PreparedState:
         if self.base_text is not None and self.base_text == stored_text:
             return self.patch_json
         return None
+
+
+# A game document: a JSON object, as a dict or as JSON text, or already prepared for a
+# commit (`db.prepare.CommitPreparer`).
+Document = Mapping[str, Any] | str | PreparedState

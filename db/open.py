@@ -7,11 +7,8 @@ processes or hosts). Everything above `db/` opens its store through `open_store`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from db.postgres import PostgresStore
-    from db.sqlite import SqliteStore
+from db.postgres import PostgresStore, redact
+from db.sqlite import SqliteStore
 
 SQLITE_PREFIX = "sqlite:///"
 
@@ -33,8 +30,6 @@ def sqlite_path(url: str) -> str:
 def describe(url: str) -> str:
     """The database for messages: the path, or the URL without its password."""
     if is_postgres_url(url):
-        from db.postgres import redact
-
         return redact(url)
     return sqlite_path(url)
 
@@ -45,13 +40,8 @@ async def open_store(
     """Open the store ``url`` names, creating and migrating by default.
 
     ``create=False`` refuses a missing SQLite file or a PostgreSQL database without an
-    Arbitro schema; ``migrate=False`` refuses an out-of-date schema. The PostgreSQL driver
-    is imported only when a PostgreSQL URL is given.
+    Arbitro schema; ``migrate=False`` refuses an out-of-date schema.
     """
     if is_postgres_url(url):
-        from db.postgres import PostgresStore
-
         return await PostgresStore.open(url, create=create, migrate=migrate)
-    from db.sqlite import SqliteStore
-
     return await SqliteStore.open(sqlite_path(url), create=create, migrate=migrate)

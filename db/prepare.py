@@ -4,8 +4,8 @@ A commit stores its event's canonical JSON texts (`prepare_event`), the new docu
 canonical JSON and its patch from the previous version (db/patch.py). All of it is pure
 computation: the service makes them on its rules thread, in the same hop that played the
 command (`CommitPreparer.prepare`, `prepare_event`), and hands the result to ``commit``; a
-plain document is prepared by the store (SQLite: by the commit's job, on the database
-thread; PostgreSQL: on a worker thread). Either way the event loop never encodes a document.
+plain document is prepared by the store on a worker thread (`db.store.CoreStore.commit`).
+Either way the event loop never encodes a document.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from db.hashing import (
     canonical_json,
@@ -27,16 +27,13 @@ from db.hashing import (
     parse_canonical,
     state_hash,
 )
-from db.models import EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
+from db.models import Document, EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
 from db.patch import ParsedDocuments, patch_and_result
-
-if TYPE_CHECKING:  # db.protocol names these very types
-    from db.protocol import Document
 
 
 @dataclass(frozen=True, slots=True)
 class PreparedEvent:
-    """An event serialized on the caller's side, before the hop to the database thread.
+    """An event serialized on the caller's side, before the store's transaction.
 
     Serializing there means the caller's objects are read while the caller is suspended on
     this very call, not later on another thread while other coroutines may mutate them.
@@ -200,10 +197,10 @@ def system_event(
 class CommitPreparer:
     """Makes `PreparedState` values, remembering each channel's last prepared document.
 
-    Thread-safe: the service's rules thread and the store (SQLite's database thread,
-    PostgreSQL's worker threads) may all use it. A channel's commits are serialized by their
-    caller, so two preparations of the same channel do not overlap in practice; if they did,
-    the second finds no base and leaves the patch to the transaction.
+    Thread-safe: the service's rules thread and the store's worker threads may all use it.
+    A channel's commits are serialized by their caller, so two preparations of the same
+    channel do not overlap in practice; if they did, the second finds no base and leaves
+    the patch to the transaction.
     """
 
     def __init__(self) -> None:

@@ -1,7 +1,8 @@
 """The storage interface the application core depends on.
 
 `db.sqlite.SqliteStore` is the embedded implementation and `db.postgres.PostgresStore` the
-server one (several bot processes or hosts); `db.open.open_store` picks one from a URL.
+server one (several bot processes or hosts), both `db.store.CoreStore` over the operations
+of `db.core`; `db.open.open_store` picks one from a URL.
 Every backend keeps the same invariants (docs/storage.md): a game's version equals its
 number of events, a write is the new state plus its event in one transaction guarded by
 the version the caller read, an interaction id takes effect once, and the event log is
@@ -10,7 +11,6 @@ hash-chained.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -19,6 +19,7 @@ from db.models import (
     CommandContext,
     CommitResult,
     Deadline,
+    Document,
     EventRecord,
     ExportBundle,
     GameRecord,
@@ -28,17 +29,12 @@ from db.models import (
     MemberRole,
     NewEvent,
     PendingRoll,
-    PreparedState,
     StateRecord,
 )
 
 if TYPE_CHECKING:  # db.prepare and db.history build on the types named here
     from db.history import ExportHead, StoredVersion
     from db.prepare import PreparedEvent
-
-# A game document: a JSON object, as a dict or as JSON text, or already prepared for a
-# commit (`db.prepare.CommitPreparer`).
-Document = Mapping[str, Any] | str | PreparedState
 
 
 class GameStore(Protocol):

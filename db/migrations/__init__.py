@@ -1,22 +1,25 @@
-"""Numbered SQL migrations, tracked with ``PRAGMA user_version``.
+"""SQLite's numbered SQL migrations, tracked with ``PRAGMA user_version``.
 
 Each ``NNNN_name.sql`` file in this package brings the schema from version NNNN-1 to NNNN.
-A migration runs in one ``BEGIN IMMEDIATE`` transaction together with the ``user_version``
-bump, so a crash leaves the file at the old or the new version, never in between, and two
-processes starting at once apply it once. The functions here are synchronous and take a
-plain ``sqlite3.Connection``: the store runs them on its connection thread, tests and tools
-call them directly.
+The runner is the core's (`db.core.migrate`, shared with PostgreSQL): each migration in one
+``BEGIN IMMEDIATE`` transaction together with the ``user_version`` bump, so a crash leaves
+the file at the old or the new version, never in between, and two processes starting at
+once apply it once. What is SQLite's own is here: how the version is kept, how a file is
+recognised as ours (``PRAGMA application_id``) and how a script is split. The functions are
+synchronous on a plain ``sqlite3`` connection: the store runs them on a worker thread with
+a connection of its own when it opens a file; tests and tools call them directly.
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
+from db.core.migrate import Migration, Schema, read_migrations
+from db.core.migrate import apply_migrations as _runner
+from db.core.steps import Query, Step
 from db.errors import DamagedFile, SchemaError
+from db.sqlite_sync import run
 
 # PRAGMA application_id of an Arbitro file ("ARBI"): tells our files from foreign ones.
 APPLICATION_ID = 0x41524249
@@ -25,21 +28,6 @@ APPLICATION_ID = 0x41524249
 EXPECTED_TABLES = frozenset(
     {"games", "states", "events", "members", "deadlines", "pending_rolls", "patches"}
 )
-
-_FILE_NAME = re.compile(r"^(?P<version>\d{4})_(?P<name>[a-z0-9_]+)\.sql$")
-
-
-@dataclass(frozen=True, slots=True)
-class Migration:
-    """One schema step: the SQL that takes ``version - 1`` to ``version``."""
-
-    version: int
-    name: str
-    sql: str
-
-    def statements(self) -> list[str]:
-        """The script split into single statements (``sqlite3`` executes one at a time)."""
-        return split_statements(self.sql)
 
 
 def split_statements(script: str) -> list[str]:
@@ -68,26 +56,15 @@ def _has_code(sql: str) -> bool:
     return any(line.strip().strip(";").strip() for line in code)
 
 
+def _statements(migration: Migration) -> list[str]:
+    """A migration's statements (``sqlite3`` executes one at a time)."""
+    return split_statements(migration.sql)
+
+
 @cache
 def load_migrations() -> tuple[Migration, ...]:
     """Every migration shipped with the package, in order; checks they are numbered 1..N."""
-    found: list[Migration] = []
-    for entry in resources.files(__name__).iterdir():
-        match = _FILE_NAME.match(entry.name)
-        if match is None:
-            continue
-        found.append(
-            Migration(
-                version=int(match["version"]),
-                name=entry.name,
-                sql=entry.read_text(encoding="utf-8"),
-            )
-        )
-    found.sort(key=lambda migration: migration.version)
-    numbers = [migration.version for migration in found]
-    if numbers != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 1..N without gaps, found {numbers}")
-    return tuple(found)
+    return read_migrations(__name__)
 
 
 def latest_version() -> int:
@@ -99,6 +76,18 @@ def read_user_version(connection: sqlite3.Connection) -> int:
     """The schema version recorded in the file."""
     row = connection.execute("PRAGMA user_version").fetchone()
     return int(row[0])
+
+
+def _version_steps() -> Step[int]:
+    return int((yield Query("PRAGMA user_version", (), "value")))
+
+
+def _record(migration: Migration) -> tuple[Query, ...]:
+    # PRAGMA takes no parameters; the value is an int from our own file name.
+    return (Query(f"PRAGMA user_version = {migration.version:d}"),)
+
+
+SCHEMA = Schema(statements=_statements, read_version=_version_steps, record=_record)
 
 
 def inspect_schema(connection: sqlite3.Connection, path: str) -> int:
@@ -164,23 +153,6 @@ def check_tables(connection: sqlite3.Connection, path: str) -> None:
         raise SchemaError(path, f"damaged Arbitro database: missing tables {', '.join(missing)}")
 
 
-def _data_step(version: int, connection: sqlite3.Connection) -> None:
-    """Python work a migration needs beside its SQL, in the same transaction.
-
-    Migration 6 seals every existing game with the checksum of its members, deadlines and
-    settings (SHA-256 over canonical JSON, which plain SQLite cannot compute). Migration 8
-    turns every game's stored documents into patches and snapshots (db/patch.py).
-    """
-    if version == 6:
-        from db.sqlite import seal_all_games
-
-        seal_all_games(connection)
-    elif version == 8:
-        from db.sqlite import compact_all_games
-
-        compact_all_games(connection)
-
-
 def apply_migrations(
     connection: sqlite3.Connection, path: str, *, target: int | None = None
 ) -> list[int]:
@@ -191,30 +163,21 @@ def apply_migrations(
     concurrent migrator's work is not repeated.
     """
     inspect_schema(connection, path)
-    goal = latest_version() if target is None else target
-    applied: list[int] = []
-    for migration in load_migrations():
-        if migration.version > goal:
-            break
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            current = read_user_version(connection)
-            if current >= migration.version:
-                connection.execute("COMMIT")
-                continue
-            for statement in migration.statements():
-                connection.execute(statement)
-            _data_step(migration.version, connection)
-            # PRAGMA takes no parameters; the value is an int from our own file name.
-            connection.execute(f"PRAGMA user_version = {migration.version:d}")
-            connection.execute("COMMIT")
-        except sqlite3.Error as error:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise SchemaError(path, f"migration {migration.name} failed: {error}") from error
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
-        applied.append(migration.version)
-    return applied
+    shipped = load_migrations()
+    goal = len(shipped) if target is None else target
+    return run(connection, _runner(SCHEMA, shipped, path, goal))
+
+
+__all__ = [
+    "APPLICATION_ID",
+    "EXPECTED_TABLES",
+    "SCHEMA",
+    "Migration",
+    "apply_migrations",
+    "check_tables",
+    "inspect_schema",
+    "latest_version",
+    "load_migrations",
+    "read_user_version",
+    "split_statements",
+]

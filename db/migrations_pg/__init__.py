@@ -1,25 +1,25 @@
-"""Numbered SQL migrations of the PostgreSQL schema, tracked in the ``arbitro_schema`` table.
+"""PostgreSQL's numbered SQL migrations, tracked in the ``arbitro_schema`` table.
 
-The PostgreSQL counterpart of `db.migrations` (which tracks SQLite files with ``PRAGMA
-user_version``). Each ``NNNN_name.sql`` file brings the schema from version NNNN-1 to NNNN
-and runs in one transaction together with its row in ``arbitro_schema``: PostgreSQL has
-transactional DDL, so a failed or interrupted migration leaves the previous version. A
-transaction-scoped advisory lock makes concurrent openers (several bot processes starting
-at once) apply each migration once.
+Each ``NNNN_name.sql`` file brings the schema from version NNNN-1 to NNNN. The runner is
+the core's (`db.core.migrate`, shared with SQLite): each migration in one transaction
+together with its row in ``arbitro_schema`` (PostgreSQL has transactional DDL, so a failed
+or interrupted migration leaves the previous version), under a transaction-scoped advisory
+lock so that concurrent openers (several bot processes starting at once) apply each
+migration once. A script is sent whole (the simple query protocol runs several statements
+and ``$$``-quoted function bodies).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from functools import cache
-from importlib import resources
-from typing import TYPE_CHECKING
 
+import asyncpg
+
+from db.core.migrate import Migration, Schema, read_migrations
+from db.core.migrate import apply_migrations as _runner
+from db.core.steps import Query, Step
 from db.errors import SchemaError
-
-if TYPE_CHECKING:
-    import asyncpg
+from db.pg_driver import run
 
 # Advisory lock key held while migrating ("ARBI", as the SQLite application id).
 MIGRATION_LOCK = 0x41524249
@@ -31,31 +31,16 @@ EXPECTED_TABLES = frozenset(
 
 VERSION_TABLE = "arbitro_schema"
 
-_FILE_NAME = re.compile(r"^(?P<version>\d{4})_(?P<name>[a-z0-9_]+)\.sql$")
-
-
-@dataclass(frozen=True, slots=True)
-class Migration:
-    """One schema step: the SQL script that takes ``version - 1`` to ``version``."""
-
-    version: int
-    name: str
-    sql: str
+_TABLES = (
+    "SELECT table_name FROM information_schema.tables "
+    "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+)
 
 
 @cache
 def load_migrations() -> tuple[Migration, ...]:
     """Every PostgreSQL migration shipped with the package, checked to be numbered 1..N."""
-    found = [
-        Migration(int(match["version"]), entry.name, entry.read_text(encoding="utf-8"))
-        for entry in resources.files(__name__).iterdir()
-        if (match := _FILE_NAME.match(entry.name)) is not None
-    ]
-    found.sort(key=lambda migration: migration.version)
-    numbers = [migration.version for migration in found]
-    if numbers != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 1..N without gaps, found {numbers}")
-    return tuple(found)
+    return read_migrations(__name__)
 
 
 def latest_version() -> int:
@@ -63,36 +48,54 @@ def latest_version() -> int:
     return len(load_migrations())
 
 
-async def _tables(connection: asyncpg.Connection) -> set[str]:
-    rows = await connection.fetch(
-        "SELECT table_name FROM information_schema.tables "
-        "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+def _tables() -> Step[set[str]]:
+    return {str(row[0]) for row in (yield Query(_TABLES, (), "rows"))}
+
+
+def _version_steps() -> Step[int]:
+    if VERSION_TABLE not in (yield from _tables()):
+        return 0
+    value = yield Query(f"SELECT max(version) FROM {VERSION_TABLE}", (), "value")
+    return 0 if value is None else int(value)
+
+
+def _record(migration: Migration) -> tuple[Query, ...]:
+    return (
+        Query(
+            f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} ("
+            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        ),
+        Query(
+            f"INSERT INTO {VERSION_TABLE} (version, name) VALUES (?, ?)",
+            (migration.version, migration.name),
+        ),
     )
-    return {str(row[0]) for row in rows}
+
+
+SCHEMA = Schema(
+    # No parameters: asyncpg sends the script through the simple query protocol.
+    statements=lambda migration: [migration.sql],
+    read_version=_version_steps,
+    record=_record,
+    lock=(Query("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,), "value"),),
+)
 
 
 async def read_version(connection: asyncpg.Connection) -> int:
     """The schema version recorded in the database (0: no Arbitro schema yet)."""
-    if VERSION_TABLE not in await _tables(connection):
-        return 0
-    value = await connection.fetchval(f"SELECT max(version) FROM {VERSION_TABLE}")
-    return 0 if value is None else int(value)
+    return await run(connection, _version_steps())
 
 
-async def inspect_schema(connection: asyncpg.Connection, where: str) -> int:
-    """The database's schema version, or `SchemaError` if Arbitro must not touch it.
-
-    Refused: a database holding other tables and no Arbitro schema, and a schema newer
-    than this code. Nothing is written.
-    """
-    tables = await _tables(connection)
+def _inspect(where: str) -> Step[int]:
+    tables = yield from _tables()
     if VERSION_TABLE not in tables:
         if tables:
             raise SchemaError(
                 where, "not an Arbitro database: it holds other tables and no Arbitro schema"
             )
         return 0
-    version = await read_version(connection)
+    version = yield from _version_steps()
     latest = latest_version()
     if version > latest:
         raise SchemaError(
@@ -103,61 +106,42 @@ async def inspect_schema(connection: asyncpg.Connection, where: str) -> int:
     return version
 
 
+async def inspect_schema(connection: asyncpg.Connection, where: str) -> int:
+    """The database's schema version, or `SchemaError` if Arbitro must not touch it.
+
+    Refused: a database holding other tables and no Arbitro schema, and a schema newer
+    than this code. Nothing is written.
+    """
+    return await run(connection, _inspect(where))
+
+
 async def check_tables(connection: asyncpg.Connection, where: str) -> None:
     """Raise `SchemaError` if a table of the current schema is missing."""
-    missing = sorted(EXPECTED_TABLES - await _tables(connection))
+    missing = sorted(EXPECTED_TABLES - await run(connection, _tables()))
     if missing:
         raise SchemaError(where, f"damaged Arbitro database: missing tables {', '.join(missing)}")
-
-
-async def _data_step(version: int, connection: asyncpg.Connection) -> None:
-    """Python work a migration needs beside its SQL, in the same transaction.
-
-    Migration 6 seals every existing game with the checksum of its members, deadlines and
-    settings (the recipe of db/integrity.py, shared with SQLite).
-    """
-    if version == 6:
-        from db.postgres import seal_all_games
-
-        await seal_all_games(connection)
-    elif version == 8:
-        from db.postgres import compact_all_games
-
-        await compact_all_games(connection)
 
 
 async def apply_migrations(
     connection: asyncpg.Connection, where: str, *, target: int | None = None
 ) -> list[int]:
     """Bring the database up to ``target`` (default: latest); return the versions applied."""
-    import asyncpg
-
     await inspect_schema(connection, where)
-    goal = latest_version() if target is None else target
-    applied: list[int] = []
-    for migration in load_migrations():
-        if migration.version > goal:
-            break
-        try:
-            async with connection.transaction():
-                await connection.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
-                if await read_version(connection) >= migration.version:
-                    continue
-                await connection.execute(
-                    f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} ("
-                    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-                    "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-                )
-                # No arguments: asyncpg sends the script through the simple query protocol,
-                # which runs several statements (and $$-quoted function bodies).
-                await connection.execute(migration.sql)
-                await _data_step(migration.version, connection)
-                await connection.execute(
-                    f"INSERT INTO {VERSION_TABLE} (version, name) VALUES ($1, $2)",
-                    migration.version,
-                    migration.name,
-                )
-        except asyncpg.PostgresError as error:
-            raise SchemaError(where, f"migration {migration.name} failed: {error}") from error
-        applied.append(migration.version)
-    return applied
+    shipped = load_migrations()
+    goal = len(shipped) if target is None else target
+    return await run(connection, _runner(SCHEMA, shipped, where, goal))
+
+
+__all__ = [
+    "EXPECTED_TABLES",
+    "MIGRATION_LOCK",
+    "SCHEMA",
+    "VERSION_TABLE",
+    "Migration",
+    "apply_migrations",
+    "check_tables",
+    "inspect_schema",
+    "latest_version",
+    "load_migrations",
+    "read_version",
+]

@@ -18,6 +18,7 @@ from discord import app_commands
 from bot.discord.client import build_bot, dry_run_payload, dummy_service, payload_hash
 from bot.heartbeat import Beat, read_beat, stamp_while_connected, write_beat
 from bot.main import main
+from db.aiosqlite_driver import SqliteDriver
 from db.migrations import latest_version
 from db.sqlite import SqliteStore
 
@@ -108,20 +109,14 @@ def test_health_does_not_read_the_games(database, capsys):
     """Constant cost: a check that never touches the games table cannot grow with it."""
     stamp(Path(f"{database}.heartbeat"), age=1)
     statements: list[str] = []
-    original = SqliteStore._run
+    original = SqliteDriver._query
 
-    async def spy(self: SqliteStore, work: Any, channel_id: int | None = None) -> Any:
-        def traced(connection: Any) -> Any:
-            connection.set_trace_callback(statements.append)
-            try:
-                return work(connection)
-            finally:
-                connection.set_trace_callback(None)
-
-        return await original(self, traced, channel_id)
+    async def spy(self: SqliteDriver, query: Any) -> Any:
+        statements.append(query.sql)
+        return await original(self, query)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(SqliteStore, "_run", spy)
+        patch.setattr(SqliteDriver, "_query", spy)
         status, _ = health(capsys, "--db", str(database))
     assert status == 0 and statements
     tables = ("FROM games", "FROM events", "FROM states", "FROM members")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.service import Request
-from db import sqlite as sqlite_module
+from db.core import games as games_module
 from rules.core.errors import RulesError
 from tests.bot.service_table import ServiceTable
 
@@ -55,18 +55,18 @@ async def test_a_retried_game_new_answers_without_a_second_game(table, store):
 
 
 async def test_game_new_is_one_transaction_with_its_referee(service, store, monkeypatch):
-    original = sqlite_module._insert_event
+    original = games_module.reseal
 
-    def crash_after_the_event(*args, **kwargs):
-        original(*args, **kwargs)
-        raise RuntimeError("power cut between the game and its referee")
+    def crash_after_the_writes(channel_id):
+        yield from original(channel_id)
+        raise RuntimeError("power cut after the game, its event and its referee were written")
 
-    monkeypatch.setattr(sqlite_module, "_insert_event", crash_after_the_event)
+    monkeypatch.setattr(games_module, "reseal", crash_after_the_writes)
     with pytest.raises(RuntimeError):
         await service.handle(
             Request(CHANNEL, REFEREE, "game.new", {"scenario": "esempio_normandia"})
         )
-    monkeypatch.setattr(sqlite_module, "_insert_event", original)
+    monkeypatch.setattr(games_module, "reseal", original)
     # Nothing half-made: the channel is free, and a new game gets its referee.
     await service.handle(Request(CHANNEL, REFEREE, "game.new", {"scenario": "esempio_normandia"}))
     members = await store.members(CHANNEL)

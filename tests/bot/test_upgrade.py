@@ -30,6 +30,7 @@ from rules.core.errors import RulesError
 from rules.core.migrations import FORMAT_KEY, document_format
 from rules.core.ruleset import get_ruleset
 from tests.bot.conftest import QueuedDice
+from tests.db.helpers import on_store
 from tests.fixtures import make_release_fixture as release
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "release-0.1.0.db"
@@ -158,7 +159,7 @@ async def test_games_played_by_this_version_record_seats_and_every_roll(tmp_path
             report = await replay_game(store, channel)
             assert report.matches, report.describe()
         # Without the members table the seats still come from the events.
-        await store._run(lambda connection: connection.execute("DELETE FROM members"))
+        await on_store(store, "DELETE FROM members", "none")
         for channel in release.CHANNELS:
             assert (await replay_game(store, channel)).matches
 

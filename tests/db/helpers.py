@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from db.core.steps import Fetch, Query, read
 from db.sqlite import SqliteStore
 
 GUILD = 900
@@ -54,3 +55,9 @@ def drop_append_only_guards(connection: sqlite3.Connection) -> None:
         "archived_games_no_update",
     ):
         connection.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+
+
+async def on_store(store: Any, sql: str, fetch: Fetch = "value") -> Any:
+    """One statement on the store's own connection (an aiosqlite or pooled one), in the
+    store's queue like any operation."""
+    return await store._execute(read(Query(sql, (), fetch)))

@@ -13,7 +13,7 @@ from pathlib import Path
 from db.checkpoint import BACKSTOP_PAGES
 from db.models import NewEvent
 from db.sqlite import SqliteStore
-from tests.db.helpers import new_game, raw_connection, sample_document
+from tests.db.helpers import new_game, on_store, raw_connection, sample_document
 
 
 def _size(path: Path) -> int:
@@ -23,9 +23,7 @@ def _size(path: Path) -> int:
 async def test_the_wal_is_copied_in_the_background(db_path: Path) -> None:
     store = await SqliteStore.open(db_path)
     try:
-        pages = await store._connection.run(
-            lambda connection: connection.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
-        )
+        pages = await on_store(store, "PRAGMA wal_autocheckpoint")
         assert pages == BACKSTOP_PAGES
         await new_game(store, 1)
         await asyncio.sleep(0.3)  # the creation's own checkpoint

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from db import migrations
+from db.core.common import covered_rows_problem
 from db.errors import TamperedGame
-from db.sqlite import SqliteStore, _covered_rows_problem
+from db.sqlite import SqliteStore
+from db.sqlite_sync import run
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game, raw_connection
 
@@ -128,9 +130,9 @@ async def test_migration_6_seals_existing_games(tmp_path: Path) -> None:
         )
         digest = connection.execute("SELECT rows_digest FROM games").fetchone()[0]
         assert isinstance(digest, str) and len(digest) == 64
-        assert _covered_rows_problem(connection, 7) is None
+        assert run(connection, covered_rows_problem(7)) is None
         connection.execute("UPDATE members SET role = 'player'")
-        assert _covered_rows_problem(connection, 7) is not None
+        assert run(connection, covered_rows_problem(7)) is not None
     finally:
         connection.close()
 

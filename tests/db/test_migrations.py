@@ -10,6 +10,7 @@ import asyncpg
 import pytest
 
 from db import migrations, migrations_pg
+from db.core.audit import seal_all_games
 from db.errors import SchemaError
 from db.hashing import canonical_json
 from db.migrations import (
@@ -21,8 +22,10 @@ from db.migrations import (
     split_statements,
 )
 from db.models import NewEvent
+from db.pg_driver import run as pg_run
 from db.postgres import PostgresStore
 from db.sqlite import SqliteStore
+from db.sqlite_sync import run
 from tests.db.helpers import new_game, raw_connection
 
 
@@ -49,7 +52,7 @@ def test_migrations_are_numbered_from_one() -> None:
     assert [m.version for m in found] == list(range(1, len(found) + 1))
     assert latest_version() == len(found) >= 1
     for migration in found:
-        assert migration.statements(), migration.name
+        assert split_statements(migration.sql), migration.name
 
 
 async def test_from_a_missing_file(tmp_path: Path) -> None:
@@ -321,9 +324,7 @@ async def test_migration_8_keeps_every_state_of_a_long_game(tmp_path: Path) -> N
         connection.executemany("INSERT INTO states VALUES (?, ?, ?, ?)", states)
         connection.executemany(f"INSERT INTO events VALUES ({', '.join(['?'] * 14)})", events)
         connection.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
-        from db.sqlite import seal_all_games
-
-        seal_all_games(connection)
+        run(connection, seal_all_games())
         connection.execute("COMMIT")
         assert connection.execute("SELECT count(*) FROM states").fetchone()[0] == len(states)
     finally:
@@ -349,7 +350,6 @@ async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
     bundle = await _long_game_bundle(tmp_path)
     games, states, events, members = _version_7_rows(bundle)
     from db.models import parse_timestamp
-    from db.postgres import seal_all_games
 
     connection = await asyncpg.connect(pg_url)
     try:
@@ -375,7 +375,7 @@ async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
                 "INSERT INTO members VALUES ($1, $2, $3, $4, $5)",
                 [(*m[:4], parse_timestamp(m[4])) for m in members],
             )
-            await seal_all_games(connection)
+            await pg_run(connection, seal_all_games())
     finally:
         await connection.close()
 

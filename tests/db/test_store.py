@@ -25,7 +25,7 @@ from db.postgres import PostgresStore
 from db.protocol import GameStore
 from db.sqlite import SqliteStore
 from tests.db.conftest import Backend
-from tests.db.helpers import GUILD, new_game, sample_document
+from tests.db.helpers import GUILD, new_game, on_store, sample_document
 
 
 def move(n: int) -> NewEvent:
@@ -53,16 +53,10 @@ def test_stores_implement_the_protocol(implementation: type) -> None:
 
 
 async def test_pragmas_are_set(sqlite_store: SqliteStore) -> None:
-    def pragmas(connection: object) -> tuple[object, ...]:
-        import sqlite3
-
-        assert isinstance(connection, sqlite3.Connection)
-        return tuple(
-            connection.execute(f"PRAGMA {name}").fetchone()[0]
-            for name in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout")
-        )
-
-    journal, synchronous, foreign_keys, busy_timeout = await sqlite_store._run(pragmas)
+    journal, synchronous, foreign_keys, busy_timeout = [
+        await on_store(sqlite_store, f"PRAGMA {name}")
+        for name in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout")
+    ]
     assert journal == "wal"
     assert synchronous == 2  # FULL
     assert foreign_keys == 1

@@ -1,0 +1,150 @@
+"""Statements and steps every part of the core uses: columns, the event of an interaction,
+a game's existence, its members, and the checksum of the rows the chain does not cover.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from db.chain import check_event_row, stamp_text
+from db.core.dialect import Dialect
+from db.core.steps import Query, Step
+from db.errors import CorruptRecord, GameNotFound, InteractionReused
+from db.hashing import parse_canonical
+from db.integrity import covered_digests, rows_problem
+from db.models import CommitResult, EventRecord, JsonObject, Member
+from db.rows import event_from_row, member_from_row
+
+EVENT_COLUMNS = (
+    "channel_id, seq, interaction_id, actor_id, verb, args, dice, resolution, "
+    "state_version, state_hash, undoes_seq, created_at, prev_hash, hash"
+)
+GAME_COLUMNS = "channel_id, guild_id, ruleset, language, status, version, created_at, updated_at"
+MEMBER_COLUMNS = "channel_id, user_id, role, side, joined_at"
+DEADLINE_COLUMNS = "d.channel_id, d.side, d.due_at, d.reminded, d.set_at"
+
+#: Events and patches are read at most this many at a time.
+MAX_EVENTS_PAGE = 1_000
+
+EVENT_BY_INTERACTION = f"SELECT {EVENT_COLUMNS} FROM events WHERE interaction_id = ?"
+MEMBERS = f"SELECT {MEMBER_COLUMNS} FROM members WHERE channel_id = ? ORDER BY joined_at, user_id"
+DEADLINES = (
+    f"SELECT {DEADLINE_COLUMNS} FROM deadlines AS d WHERE d.channel_id = ? "
+    "ORDER BY d.due_at, d.side"
+)
+# One statement, so one consistent snapshot, reading every covered row of a game through
+# the primary keys (all three tables are keyed by channel first): db/integrity.py.
+# (The cast types the NULL for PostgreSQL's UNION; SQLite reads it as a plain NULL.)
+COVERED_ROWS = (
+    "SELECT 2, channel_id, ruleset, language, created_at, CAST(NULL AS TIMESTAMPTZ), "
+    "guild_id, rows_digest "
+    "FROM games WHERE channel_id = ? "
+    "UNION ALL SELECT 0, user_id, role, side, joined_at, NULL, NULL, NULL "
+    "FROM members WHERE channel_id = ? "
+    "UNION ALL SELECT 1, NULL, NULL, side, due_at, set_at, NULL, NULL "
+    "FROM deadlines WHERE channel_id = ?"
+)
+
+
+def covered_rows(channel_id: int) -> Query:
+    """The game's covered rows (`db.integrity.covered_digests` reads them)."""
+    return Query(COVERED_ROWS, (channel_id, channel_id, channel_id), "rows")
+
+
+def decode_document(text: object, channel_id: int, version: int) -> JsonObject:
+    """A stored document text as a JSON object, or `CorruptRecord` naming the version."""
+    if not isinstance(text, str):
+        raise CorruptRecord(channel_id, f"document of version {version} is not text")
+    try:
+        value = parse_canonical(text)
+    except ValueError as error:
+        raise CorruptRecord(
+            channel_id, f"document of version {version} is not valid JSON ({error})"
+        ) from error
+    if not isinstance(value, dict):
+        raise CorruptRecord(channel_id, f"document of version {version} is not a JSON object")
+    return value
+
+
+def event_of_row(row: Any, dialect: Dialect) -> EventRecord | None:
+    """The event of an interaction, checked against its own hash (None: no row)."""
+    if row is None:
+        return None
+    check_event_row(int(row[0]), row, None, stamp_text)  # shown again: not edited since
+    return event_from_row(row, dialect.when)
+
+
+def event_by_interaction(dialect: Dialect, interaction_id: str) -> Step[EventRecord | None]:
+    """The event an interaction committed, if any."""
+    row = yield Query(EVENT_BY_INTERACTION, (interaction_id,), "row")
+    return event_of_row(row, dialect)
+
+
+def duplicate_of(
+    dialect: Dialect, channel_id: int, interaction_id: str | None
+) -> Step[CommitResult | None]:
+    """The earlier result of this interaction, if it was already committed;
+    `InteractionReused` if it was committed in another channel."""
+    if interaction_id is None:
+        return None
+    existing = yield from event_by_interaction(dialect, interaction_id)
+    if existing is None:
+        return None
+    if existing.channel_id != channel_id:
+        raise InteractionReused(channel_id, interaction_id, existing.channel_id)
+    return CommitResult(existing, duplicate=True)
+
+
+def require_game(channel_id: int) -> Step[None]:
+    """`GameNotFound` unless the channel holds a game."""
+    found = yield Query("SELECT 1 FROM games WHERE channel_id = ?", (channel_id,), "value")
+    if found is None:
+        raise GameNotFound(channel_id)
+
+
+def members_of(dialect: Dialect, channel_id: int) -> Step[list[Member]]:
+    """The game's members in joining order."""
+    rows = yield Query(MEMBERS, (channel_id,), "rows")
+    return [member_from_row(row, dialect.when) for row in rows]
+
+
+def reseal(channel_id: int) -> Step[None]:
+    """Refresh the game's checksum of members, deadlines and settings, inside the caller's
+    write transaction.
+
+    EVERY write of ``members``, ``deadlines`` or a covered ``games`` column (guild,
+    ruleset, language, created_at) must run it before committing, or the next load sees
+    the game as tampered. The writers: create, add/remove a member, set/clear a deadline,
+    restore a copied game (`db.core.games`, `db.core.features`).
+    """
+    digests = covered_digests((yield covered_rows(channel_id)))
+    if digests is not None:
+        yield Query(
+            "UPDATE games SET rows_digest = ? WHERE channel_id = ?", (digests[1], channel_id)
+        )
+
+
+def covered_rows_problem(channel_id: int) -> Step[str | None]:
+    """Why the game's covered rows do not match their checksum (None: they do)."""
+    digests = covered_digests((yield covered_rows(channel_id)))
+    return None if digests is None else rows_problem(*digests)
+
+
+__all__ = [
+    "COVERED_ROWS",
+    "DEADLINES",
+    "EVENT_BY_INTERACTION",
+    "EVENT_COLUMNS",
+    "GAME_COLUMNS",
+    "MAX_EVENTS_PAGE",
+    "MEMBERS",
+    "covered_rows",
+    "covered_rows_problem",
+    "decode_document",
+    "duplicate_of",
+    "event_by_interaction",
+    "event_of_row",
+    "members_of",
+    "require_game",
+    "reseal",
+]

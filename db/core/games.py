@@ -1,0 +1,616 @@
+"""The game log's operations: create, open a command, commit, end, undo, delete, archive.
+
+Each is a step function (db/core/steps.py), written once for both backends. The invariants
+are docs/storage.md's: a game's version is its number of events, a write is the new state,
+its event and its patch in one transaction guarded by the version the caller read, an
+interaction id takes effect once, and nothing is written on top of a chain this process
+has not verified.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from db.chain import VerifiedChains, VerifiedHead, stamp_text
+from db.core.common import (
+    EVENT_BY_INTERACTION,
+    EVENT_COLUMNS,
+    GAME_COLUMNS,
+    covered_rows,
+    decode_document,
+    duplicate_of,
+    event_of_row,
+    reseal,
+)
+from db.core.dialect import Dialect
+from db.core.steps import Batch, Compute, Query, Step
+from db.core.verify import check_head, state_text
+from db.errors import (
+    CorruptRecord,
+    GameEnded,
+    GameExists,
+    GameNotEnded,
+    GameNotFound,
+    NothingToUndo,
+    TamperedGame,
+    VersionConflict,
+)
+from db.hashing import GENESIS_HASH, canonical_json, state_hash
+from db.integrity import (
+    DEADLINE_ROW,
+    MEMBER_ROW,
+    STATE_EDITED,
+    covered_digests,
+    head_problem,
+    head_row_agrees,
+    rows_problem,
+)
+from db.models import (
+    VERB_CREATED,
+    VERB_UNDO,
+    ArchivedGame,
+    CommandContext,
+    CommitResult,
+    EventRecord,
+    GameRecord,
+    GameStatus,
+    PreparedState,
+)
+from db.patch import is_snapshot, make_patch
+from db.prepare import PreparedEvent
+from db.rows import (
+    ARCHIVE_COLUMNS,
+    CHILD_TABLES,
+    archive_from_row,
+    check_status,
+    deadline_from_row,
+    event_from_row,
+    member_from_row,
+    summary_from_row,
+)
+
+_INSERT_GAME = (
+    f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (channel_id) DO NOTHING"
+)
+INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 14)})"
+INSERT_PATCH = "INSERT INTO patches (channel_id, version, status, patch) VALUES (?, ?, ?, ?)"
+
+# A game's head as loading it needs it, in one statement: the game row, the current
+# document, the pace and the head event (all of its columns: the head check hashes it).
+_LOAD_HEAD = (
+    "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
+    "g.created_at, g.updated_at, s.{document}, s.status, g.pace_hours, "
+    + ", ".join(f"e.{column.strip()}" for column in EVENT_COLUMNS.split(","))
+    + " FROM games AS g "
+    "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
+    "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+    "WHERE g.channel_id = ?"
+)
+_HEAD_EVENT = 11  # where the head event's columns start in a `_LOAD_HEAD` row
+
+# One statement reads all a commit needs: whether the interaction was committed, the game's
+# head, and the current version's event hash and document (PostgreSQL locks the game row).
+_COMMIT_HEAD = (
+    "SELECT EXISTS (SELECT 1 FROM events WHERE interaction_id = ?), g.version, g.status, "
+    "e.hash, s.{document}, g.created_at, e.state_hash, s.status FROM games AS g "
+    "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+    "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
+    "WHERE g.channel_id = ?{lock}"
+)
+_ADVANCE_GAME = (
+    "UPDATE games SET version = ?, status = ?, updated_at = ? WHERE channel_id = ? AND version = ?"
+)
+_DROP_STATE = "DELETE FROM states WHERE channel_id = ? AND version = ?"
+_SIDE_ROLES = "SELECT side, role_id FROM side_roles WHERE channel_id = ? ORDER BY side"
+
+
+# ---- writing an event -------------------------------------------------------------------
+
+
+def event_writes(
+    dialect: Dialect,
+    *,
+    channel_id: int,
+    version: int,
+    prev_hash: str,
+    pending: PreparedEvent,
+    args_json: str,
+    document_json: str,
+    status: GameStatus,
+    undoes_seq: int | None,
+    patch_json: str | None = None,
+) -> tuple[list[Query], EventRecord]:
+    """The statements storing state ``version``, the event that produced it and its patch
+    from the previous version (None for version 1), and the stored event."""
+    resulting_state_hash, chained_hash = pending.hashes(
+        prev_hash,
+        channel_id=channel_id,
+        version=version,
+        args_json=args_json,
+        document_json=document_json,
+        status=status,
+        undoes_seq=undoes_seq,
+    )
+    queries = [
+        dialect.insert_state(channel_id, version, status, document_json),
+        Query(
+            INSERT_EVENT,
+            (
+                channel_id,
+                version,
+                pending.interaction_id,
+                pending.actor_id,
+                pending.verb,
+                dialect.pack(args_json),
+                dialect.pack(pending.dice_json),
+                dialect.pack(pending.resolution_json),
+                version,
+                resulting_state_hash,
+                undoes_seq,
+                dialect.stamp(pending.created_at),
+                prev_hash,
+                chained_hash,
+            ),
+        ),
+    ]
+    if patch_json is not None:
+        # After the event: the patch row refers to it.
+        queries.append(Query(INSERT_PATCH, (channel_id, version, status, patch_json)))
+    event = pending.record(
+        channel_id=channel_id,
+        version=version,
+        args_json=args_json,
+        resulting_state_hash=resulting_state_hash,
+        undoes_seq=undoes_seq,
+        created_at=dialect.when(dialect.stamp(pending.created_at)),
+        prev_hash=prev_hash,
+        chained_hash=chained_hash,
+    )
+    return queries, event
+
+
+def create_game(
+    dialect: Dialect,
+    *,
+    channel_id: int,
+    guild_id: int | None,
+    ruleset: str,
+    language: str,
+    status: GameStatus,
+    document_json: str,
+    pending: PreparedEvent,
+    referee_id: int | None = None,
+) -> Step[CommitResult]:
+    """Version 1 and its ``game.created`` event (and the referee), or the earlier result of
+    the same interaction; `GameExists` for a channel that holds a game."""
+    duplicate = yield from duplicate_of(dialect, channel_id, pending.interaction_id)
+    if duplicate is not None:
+        return duplicate
+    created = dialect.stamp(pending.created_at)
+    inserted = yield Query(
+        _INSERT_GAME,
+        (channel_id, guild_id, ruleset, language, status, 1, created, created),
+        "count",
+    )
+    if inserted != 1:
+        # A concurrent create of this channel won (PostgreSQL waited for it to commit); if
+        # it was this very interaction, this is its retry.
+        duplicate = yield from duplicate_of(dialect, channel_id, pending.interaction_id)
+        if duplicate is not None:
+            return duplicate
+        raise GameExists(channel_id)
+    writes, event = event_writes(
+        dialect,
+        channel_id=channel_id,
+        version=1,
+        prev_hash=GENESIS_HASH,
+        pending=pending,
+        args_json=pending.args_json,
+        document_json=document_json,
+        status=status,
+        undoes_seq=None,
+    )
+    if referee_id is not None:
+        # In the same transaction: a game never exists without its referee.
+        writes.append(
+            Query(
+                "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
+                "VALUES (?, ?, 'referee', NULL, ?)",
+                (channel_id, referee_id, created),
+            )
+        )
+    yield Batch(tuple(writes))
+    yield from reseal(channel_id)
+    return CommitResult(event)
+
+
+# ---- reading a game ---------------------------------------------------------------------
+
+
+def _record_of(
+    dialect: Dialect,
+    channel_id: int,
+    head: Any,
+    covered: Any,
+    chains: VerifiedChains,
+    known: VerifiedHead | None,
+) -> Step[GameRecord]:
+    """The game of a `_LOAD_HEAD` row, checked: its document readable, its covered rows
+    matching their checksum, its state and head event matching the chain, its chain
+    verified by this process."""
+    if head is None:
+        raise GameNotFound(channel_id)
+    summary = summary_from_row(head, dialect.when)
+    if head[8] is None:
+        raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
+    document = decode_document(head[8], channel_id, summary.version)
+    digests = covered_digests(covered)
+    problem = None if digests is None else rows_problem(*digests)
+    if problem is not None:
+        raise TamperedGame(channel_id, problem)
+    event_row = tuple(head[_HEAD_EVENT:])
+    text, state_status = str(head[8]), str(head[9])
+    if event_row[1] is None or not head_row_agrees(
+        text, state_status, event_row, stamp_text(event_row[11])
+    ):
+        try:
+            event = None if event_row[1] is None else event_from_row(event_row, dialect.when)
+        except CorruptRecord as error:
+            raise TamperedGame(channel_id, error.detail) from error
+        problem = head_problem(text, state_status, event)
+        if problem is not None:
+            raise TamperedGame(channel_id, problem)
+    head_hash = event_row[13]
+    game = stamp_text(head[6])
+    yield from check_head(channel_id, chains, known, game, summary.version, head_hash)
+    return GameRecord(
+        channel_id=summary.channel_id,
+        guild_id=summary.guild_id,
+        ruleset=summary.ruleset,
+        language=summary.language,
+        status=summary.status,
+        version=summary.version,
+        document=document,
+        created_at=summary.created_at,
+        updated_at=summary.updated_at,
+        head_hash=None if head_hash is None else str(head_hash),
+        document_text=text,
+    )
+
+
+def load(dialect: Dialect, channel_id: int, chains: VerifiedChains) -> Step[GameRecord]:
+    """The channel's game with its current document (read in one snapshot)."""
+    known = chains.head(channel_id)  # before the snapshot (`db.core.verify.verified_up_to`)
+    head, covered = yield Batch((Query(_LOAD_HEAD, (channel_id,), "row"), covered_rows(channel_id)))
+    return (yield from _record_of(dialect, channel_id, head, covered, chains, known))
+
+
+# A command's rows beside the game, in one statement: the covered rows (the game's settings
+# and checksum, members, deadlines: `db.integrity.covered_digests`), each deadline's
+# reminded flag (last column) and the sides bound to roles (kind 3, the role in the
+# guild_id column), ordered as each kind is listed: members by joining time then user,
+# deadlines by due time then side, bound sides by side.
+_CONTEXT_ROWS = (
+    "SELECT 2, channel_id, ruleset, language, created_at, CAST(NULL AS TIMESTAMPTZ), "
+    "guild_id, rows_digest, CAST(NULL AS BOOLEAN) FROM games WHERE channel_id = ? "
+    "UNION ALL SELECT 0, user_id, role, side, joined_at, NULL, NULL, NULL, NULL "
+    "FROM members WHERE channel_id = ? "
+    "UNION ALL SELECT 1, NULL, NULL, side, due_at, set_at, NULL, NULL, reminded "
+    "FROM deadlines WHERE channel_id = ? "
+    "UNION ALL SELECT 3, NULL, NULL, side, NULL, NULL, role_id, NULL, NULL "
+    "FROM side_roles WHERE channel_id = ? "
+    "ORDER BY 1, 5, 2, 4"
+)
+_ROLE_ROW = 3
+
+
+def open_command(
+    dialect: Dialect, channel_id: int, interaction_id: str | None, chains: VerifiedChains
+) -> Step[CommandContext]:
+    """The game, the event ``interaction_id`` already committed (if any), the members, the
+    deadlines, the pace and the sides bound to roles: three reads in one batch, one
+    snapshot."""
+    known = chains.head(channel_id)
+    head, rows, earlier = yield Batch(
+        (
+            Query(_LOAD_HEAD, (channel_id,), "row"),
+            Query(_CONTEXT_ROWS, (channel_id,) * 4, "rows"),
+            Query(EVENT_BY_INTERACTION, (interaction_id,), "row"),
+        )
+    )
+    earlier_event = None if interaction_id is None else event_of_row(earlier, dialect)
+    covered = [tuple(row[:8]) for row in rows if row[0] != _ROLE_ROW]
+    record = yield from _record_of(dialect, channel_id, head, covered, chains, known)
+    return CommandContext(
+        record=record,
+        earlier=earlier_event,
+        members=tuple(
+            member_from_row((channel_id, *row[1:5]), dialect.when)
+            for row in rows
+            if row[0] == MEMBER_ROW
+        ),
+        deadlines=tuple(
+            deadline_from_row((channel_id, row[3], row[4], row[8], row[5]), dialect.when)
+            for row in rows
+            if row[0] == DEADLINE_ROW
+        ),
+        pace_hours=None if head[10] is None else int(head[10]),
+        side_roles=tuple((str(row[3]), int(row[6])) for row in rows if row[0] == _ROLE_ROW),
+    )
+
+
+# ---- every write after the creation -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NextState:
+    """What a write turns the game into, decided inside the transaction."""
+
+    document_json: str
+    status: GameStatus
+    undoes_seq: int | None = None
+    args_json: str | None = None
+
+
+#: Decides the next state from the version and status read (may read more), given the
+#: head verified when the operation started.
+Decide = Callable[[int, GameStatus, VerifiedHead | None], Step[NextState]]
+
+
+def patch_between(channel_id: int, version: int, old_json: str, new_json: str) -> str:
+    """The patch from the stored document of ``version`` to the next one's, made here
+    (when the commit's prepared patch does not apply: see `db.prepare`)."""
+    if old_json == new_json:  # end_game, and undoing a command that changed nothing
+        return "[]"
+    old = decode_document(old_json, channel_id, version)
+    return make_patch(old, json.loads(new_json), new_json)
+
+
+def _checked_patch(
+    channel_id: int, version: int, stored: tuple[str, str, object], new_json: str
+) -> str:
+    """The patch from the stored head, which must be the state the chain says."""
+    stored_json, stored_status, expected_hash = stored
+    if state_hash(stored_json, stored_status) != expected_hash:
+        raise TamperedGame(channel_id, STATE_EDITED)
+    return patch_between(channel_id, version, stored_json, new_json)
+
+
+def append(
+    dialect: Dialect,
+    *,
+    channel_id: int,
+    expected_version: int | None,
+    pending: PreparedEvent,
+    decide: Decide,
+    chains: VerifiedChains,
+    prepared: PreparedState | None = None,
+) -> Step[CommitResult]:
+    """The one write path after creation: duplicate check, version guard, the chain it
+    extends verified, state, event and patch, and the previous whole document dropped
+    unless it is a snapshot. Everything is checked before anything is written (group
+    commit relies on it: a refused commit leaves the shared transaction untouched)."""
+    known = chains.head(channel_id)
+    query = Query(_COMMIT_HEAD, (pending.interaction_id, channel_id), "row")
+    head = yield query
+    if head is None:
+        # PostgreSQL: a concurrent write of this row was waited for and the statement's
+        # snapshot no longer matches it; a fresh statement reads (and locks) it.
+        head = yield query
+    # Before the version check: a retry of a command that did commit must get its result
+    # back, not a conflict with the version it produced itself.
+    if head is None or head[0]:
+        duplicate = yield from duplicate_of(dialect, channel_id, pending.interaction_id)
+        if duplicate is not None:
+            return duplicate
+    if head is None:
+        raise GameNotFound(channel_id)
+    version = head[1]
+    if type(version) is not int:
+        raise CorruptRecord(channel_id, f"game row is unreadable (version {version!r})")
+    if expected_version is not None and version != expected_version:
+        # A retry whose original committed while this one waited for the row (PostgreSQL,
+        # another process) is a duplicate, not a conflict.
+        duplicate = yield from duplicate_of(dialect, channel_id, pending.interaction_id)
+        if duplicate is not None:
+            return duplicate
+        raise VersionConflict(channel_id, expected_version, version)
+    if head[3] is None:
+        raise CorruptRecord(channel_id, f"event {version} of the current version is missing")
+    if head[4] is None:
+        raise CorruptRecord(channel_id, f"state of version {version} is missing")
+    head_hash, stored_json = str(head[3]), str(head[4])
+    yield from check_head(channel_id, chains, known, stamp_text(head[5]), version, head_hash)
+    upcoming = yield from decide(version, check_status(head[2], channel_id), known)
+    patch_json = None
+    if prepared is not None and prepared.text == upcoming.document_json:
+        # Made before the transaction on the text this process wrote: the stored head is it.
+        patch_json = prepared.patch_from(stored_json)
+    if patch_json is None:
+        # A diff of two whole documents is milliseconds of CPU: off the event loop.
+        patch_json = yield Compute(
+            partial(
+                _checked_patch,
+                channel_id,
+                version,
+                (stored_json, str(head[7]), head[6]),
+                upcoming.document_json,
+            )
+        )
+    new_version = version + 1
+    writes, event = event_writes(
+        dialect,
+        channel_id=channel_id,
+        version=new_version,
+        prev_hash=head_hash,
+        pending=pending,
+        args_json=upcoming.args_json or pending.args_json,
+        document_json=upcoming.document_json,
+        status=upcoming.status,
+        undoes_seq=upcoming.undoes_seq,
+        patch_json=patch_json,
+    )
+    # The guard is redundant while the lock is held (SQLite's BEGIN IMMEDIATE, PostgreSQL's
+    # row lock), but it keeps the write itself conditional.
+    guard = Query(
+        _ADVANCE_GAME,
+        (new_version, upcoming.status, dialect.stamp(pending.created_at), channel_id, version),
+        "count",
+    )
+    writes.insert(0, guard)
+    if not is_snapshot(version):
+        # The previous version's whole document is no longer needed: its patch, written
+        # just before, and the snapshot below it rebuild it (the trigger checks both).
+        writes.append(Query(_DROP_STATE, (channel_id, version)))
+    answers = yield Batch(tuple(writes))
+    if answers[0] != 1:
+        actual = yield Query(
+            "SELECT version FROM games WHERE channel_id = ?", (channel_id,), "value"
+        )
+        raise VersionConflict(channel_id, version, -1 if actual is None else int(actual))
+    return CommitResult(event)
+
+
+def decide_commit(
+    version: int,
+    status: GameStatus,
+    known: VerifiedHead | None,
+    *,
+    channel_id: int,
+    document_json: str,
+    new_status: GameStatus | None,
+) -> Step[NextState]:
+    """A command's next state: the document it made (an ended game takes no command)."""
+    if status == "ended":
+        raise GameEnded(channel_id)
+    return NextState(document_json, new_status or status)
+    yield  # a step function, although it reads nothing
+
+
+_CURRENT_DOCUMENT = (
+    "SELECT s.{document}, s.status, e.state_hash FROM states AS s "
+    "JOIN events AS e ON e.channel_id = s.channel_id AND e.seq = s.version "
+    "WHERE s.channel_id = ? AND s.version = ?"
+)
+
+
+def decide_end(
+    version: int, status: GameStatus, known: VerifiedHead | None, *, channel_id: int
+) -> Step[NextState]:
+    """The same document, ended; the head's document must be the state its event says."""
+    if status == "ended":
+        raise GameEnded(channel_id)
+    row = yield Query(_CURRENT_DOCUMENT, (channel_id, version), "row")
+    if row is None:
+        raise CorruptRecord(channel_id, f"state of version {version} is missing")
+    if state_hash(str(row[0]), str(row[1])) != row[2]:
+        raise TamperedGame(channel_id, STATE_EDITED)
+    return NextState(str(row[0]), "ended")
+
+
+_UNDO_TARGET = (
+    "SELECT e.seq, e.verb FROM events AS e "
+    "WHERE e.channel_id = ? AND e.verb NOT IN (?, ?) AND e.verb NOT LIKE 'seat.%' "
+    "AND NOT EXISTS (SELECT 1 FROM events AS u "
+    "                WHERE u.channel_id = e.channel_id AND u.undoes_seq = e.seq) "
+    "ORDER BY e.seq DESC LIMIT 1"
+)
+
+
+def decide_undo(
+    version: int,
+    status: GameStatus,
+    known: VerifiedHead | None,
+    *,
+    channel_id: int,
+    chains: VerifiedChains,
+) -> Step[NextState]:
+    """The state before the latest event that is neither an undo, nor the creation, nor
+    already undone (seat changes are left to the referee)."""
+    target = yield Query(_UNDO_TARGET, (channel_id, VERB_UNDO, VERB_CREATED), "row")
+    if target is None:
+        raise NothingToUndo(channel_id)
+    undone_seq, undone_verb = int(target[0]), str(target[1])
+    # Event n produced version n, so the state before it is version n - 1. Every event
+    # after n is either undone or an undo, so that state is the right one to restore.
+    before_status, before_text = yield from state_text(channel_id, undone_seq - 1, chains, known)
+    return NextState(
+        document_json=before_text,
+        status=check_status(before_status, channel_id),
+        undoes_seq=undone_seq,
+        args_json=canonical_json({"undone_seq": undone_seq, "undone_verb": undone_verb}),
+    )
+
+
+# ---- leaving the channel ----------------------------------------------------------------
+
+_ENDED_GAME = "SELECT g.status, g.version FROM games AS g WHERE g.channel_id = ?{lock}"
+
+
+def _drop_rows(channel_id: int) -> Batch:
+    # Children first: foreign keys are enforced and have no cascade on purpose.
+    return Batch(
+        tuple(
+            Query(f"DELETE FROM {table} WHERE channel_id = ?", (channel_id,))
+            for table in CHILD_TABLES
+        )
+    )
+
+
+def delete_game(channel_id: int) -> Step[None]:
+    """Remove an ended game and everything about it."""
+    row = yield Query(_ENDED_GAME, (channel_id,), "row")
+    if row is None:
+        raise GameNotFound(channel_id)
+    if row[0] != "ended":
+        raise GameNotEnded(channel_id)
+    yield _drop_rows(channel_id)
+
+
+def archive_game(
+    dialect: Dialect, channel_id: int, *, version: int, fields: tuple[Any, ...], blob: bytes
+) -> Step[ArchivedGame]:
+    """Move an ended game, still at ``version``, into ``archived_games``."""
+    row = yield Query(_ENDED_GAME, (channel_id,), "row")
+    if row is None:
+        raise GameNotFound(channel_id)
+    if row[0] != "ended":
+        raise GameNotEnded(channel_id)
+    if int(row[1]) != version:
+        raise VersionConflict(channel_id, version, int(row[1]))
+    values = list(fields)
+    for index in (6, 7, 8):  # created, ended, archived: the fixed-width texts
+        values[index] = dialect.stamp(values[index])
+    archived = yield Query(
+        "INSERT INTO archived_games (channel_id, guild_id, ruleset, language, title, "
+        "version, created_at, ended_at, archived_at, head_hash, bundle) "
+        f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {ARCHIVE_COLUMNS}",
+        (*values, blob),
+        "row",
+    )
+    yield _drop_rows(channel_id)
+    return archive_from_row(archived, dialect.when)
+
+
+__all__ = [
+    "INSERT_EVENT",
+    "INSERT_PATCH",
+    "Decide",
+    "NextState",
+    "append",
+    "archive_game",
+    "create_game",
+    "decide_commit",
+    "decide_end",
+    "decide_undo",
+    "delete_game",
+    "event_writes",
+    "load",
+    "open_command",
+    "patch_between",
+]

@@ -1,0 +1,199 @@
+"""The chain of each game, verified once per process then incrementally (db/chain.py),
+as step functions: the rows are read by the driver, the hashing runs off the event loop.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from db.chain import (
+    EVENT_MISSING,
+    VerifiedChains,
+    VerifiedHead,
+    first_to_verify,
+    stamp_text,
+    verify_span,
+)
+from db.core.common import EVENT_COLUMNS
+from db.core.steps import Batch, Compute, Query, Step
+from db.errors import ChainBroken, CorruptRecord, GameNotFound
+
+_CHAIN_HEAD = (
+    "SELECT g.created_at, g.version, e.hash FROM games AS g "
+    "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
+    "WHERE g.channel_id = ?"
+)
+_SPAN_EVENTS = (
+    f"SELECT {EVENT_COLUMNS} FROM events WHERE channel_id = ? AND seq BETWEEN ? AND ? ORDER BY seq"
+)
+_SPAN_STATES = (
+    "SELECT version, status, {document} FROM states "
+    "WHERE channel_id = ? AND version BETWEEN ? AND ? ORDER BY version"
+)
+_SPAN_PATCHES = (
+    "SELECT version, status, patch FROM patches "
+    "WHERE channel_id = ? AND version BETWEEN ? AND ? ORDER BY version"
+)
+_STATE_BELOW = (
+    "SELECT version, status, {document} FROM states "
+    "WHERE channel_id = ? AND version <= ? ORDER BY version DESC LIMIT 1"
+)
+#: Beyond any version (BETWEEN bounds for "every row of the game"; an INTEGER column).
+_ALL = 2**31 - 1
+
+Row = tuple[int, str, str]
+
+
+def text_rows(rows: Any) -> list[Row]:
+    """``(version, status, text)`` rows; one whose version is not a number is left out
+    (its version then counts as missing)."""
+    return [(row[0], str(row[1]), str(row[2])) for row in rows if type(row[0]) is int]
+
+
+def span_rows(
+    channel_id: int,
+    first: int,
+    last: int,
+    upto: int,
+    *,
+    every: bool,
+    documents: bool = True,
+) -> Step[tuple[list[Any], list[Row], list[Row]]]:
+    """The event rows ``first``..``last``, the whole documents (unless ``documents`` is
+    false) and the patches of versions ``first``..``upto`` (``every``: all the game's)."""
+    low, high = (-_ALL, _ALL) if every else (first, upto)
+    queries = [Query(_SPAN_EVENTS, (channel_id, first, last), "rows")]
+    if documents:
+        queries.append(Query(_SPAN_STATES, (channel_id, low, high), "rows"))
+    patch_low = low if every else first + 1
+    queries.append(Query(_SPAN_PATCHES, (channel_id, patch_low, high), "rows"))
+    answers = yield Batch(tuple(queries))
+    events = list(answers[0])
+    full = text_rows(answers[1]) if documents else []
+    return events, full, text_rows(answers[-1])
+
+
+def verified_up_to(
+    channel_id: int, chains: VerifiedChains, stored: VerifiedHead, known: VerifiedHead | None
+) -> Step[None]:
+    """Make ``stored`` (the game's head as read in this transaction) a head this process
+    verified: the whole history the first time, else from the snapshot below ``known``, the
+    head verified when the operation started (`db.chain.first_to_verify`); `ChainBroken` at
+    the first bad event.
+
+    ``known`` is taken before the operation's first read: a head this process committed
+    after that (another coroutine's commit, on PostgreSQL's pool) may be ahead of what this
+    operation's snapshot shows, and is no sign of a shortened log.
+    """
+    first = first_to_verify(channel_id, known, stored)
+    if first is None:
+        return
+    refused = chains.refusal(channel_id, stored)
+    if refused is not None:
+        raise refused
+    anchor = known if known is not None and known.game == stored.game else None
+    events, full, patches = yield from span_rows(
+        channel_id, first, stored.seq, stored.seq, every=anchor is None
+    )
+    snapshots: dict[int, str] = {}
+    try:
+        yield Compute(
+            partial(
+                verify_span,
+                channel_id,
+                first=first,
+                last=stored.seq,
+                events=events,
+                full=full,
+                patches=patches,
+                timestamp=stamp_text,
+                anchor=anchor,
+                whole=anchor is None,
+                snapshots=snapshots,
+            )
+        )
+    except ChainBroken as error:
+        chains.refuse(channel_id, stored, error)
+        raise
+    chains.remember(channel_id, stored, snapshots)
+
+
+def check_head(
+    channel_id: int,
+    chains: VerifiedChains,
+    known: VerifiedHead | None,
+    game: str,
+    version: int,
+    head_hash: str,
+) -> Step[None]:
+    """Nothing is used on top of a chain this process has not verified: a dictionary
+    lookup while the head is the one it verified or wrote itself."""
+    if not chains.matches(channel_id, game, version, head_hash):
+        stored = VerifiedHead(game, version, head_hash)
+        yield from verified_up_to(channel_id, chains, stored, known)
+
+
+def verified_head(
+    channel_id: int, chains: VerifiedChains, known: VerifiedHead | None
+) -> Step[VerifiedHead]:
+    """The game's head, verified (inside the caller's transaction)."""
+    row = yield Query(_CHAIN_HEAD, (channel_id,), "row")
+    if row is None:
+        raise GameNotFound(channel_id)
+    if type(row[1]) is not int:
+        raise CorruptRecord(channel_id, f"game row is unreadable (version {row[1]!r})")
+    if row[2] is None:
+        raise ChainBroken(channel_id, row[1], EVENT_MISSING)
+    stored = VerifiedHead(stamp_text(row[0]), row[1], str(row[2]))
+    if not chains.matches(channel_id, stored.game, stored.seq, stored.hash):
+        yield from verified_up_to(channel_id, chains, stored, known)
+    return stored
+
+
+def state_text(
+    channel_id: int, version: int, chains: VerifiedChains, known: VerifiedHead | None
+) -> Step[tuple[str, str]]:
+    """``(status, canonical document JSON)`` of any stored version of a game, checked
+    against the chain before it is returned.
+
+    The nearest whole document at or below ``version`` (version 1, a snapshot, the head)
+    plus at most ``SNAPSHOT_EVERY - 1`` patches; that document and every patch's result
+    must hash to their events' state hashes, and those events must hash and link up to the
+    head this process verified, or to the first snapshot event after it that this process
+    verified (`db.chain.verify_span`): `ChainBroken` names the first one that does not.
+    """
+    head = yield from verified_head(channel_id, chains, known)
+    base = yield Query(_STATE_BELOW, (channel_id, version), "row")
+    if base is None or not 1 <= version <= head.seq or type(base[0]) is not int:
+        raise CorruptRecord(channel_id, f"no state of version {version}")
+    # Up to the first snapshot event after it this process verified (else the head).
+    anchor = chains.anchor_for(channel_id, head, version)
+    events, _, patches = yield from span_rows(
+        channel_id, base[0], anchor.seq, version, every=False, documents=False
+    )
+    _, status, text = yield Compute(
+        partial(
+            verify_span,
+            channel_id,
+            first=base[0],
+            last=anchor.seq,
+            events=events,
+            full=[(base[0], str(base[1]), str(base[2]))],
+            patches=patches,
+            timestamp=stamp_text,
+            anchor=anchor,
+            states_upto=version,
+        )
+    )
+    return status, text
+
+
+__all__ = [
+    "check_head",
+    "span_rows",
+    "state_text",
+    "text_rows",
+    "verified_head",
+    "verified_up_to",
+]

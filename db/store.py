@@ -1,0 +1,585 @@
+"""`GameStore` written once, over a driver that runs the core's operations.
+
+`CoreStore` turns each method of the interface into one operation of the core (`db.core`)
+and hands it to its driver's `_execute`: `db.sqlite.SqliteStore` (aiosqlite, group commit)
+and `db.postgres.PostgresStore` (asyncpg, a pool). What is per process rather than per
+backend lives here: the memory of the chain heads this process verified
+(`db.chain.VerifiedChains`) and the commit preparer's memory of each channel's last document
+(`db.prepare.CommitPreparer`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import operator
+from datetime import datetime
+from functools import partial
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+from db.archive import archive_row, bundle_of, encode_bundle
+from db.chain import VerifiedChains, VerifiedHead
+from db.core import features, games, logs
+from db.core.common import MAX_EVENTS_PAGE, event_by_interaction, members_of
+from db.core.dialect import Dialect
+from db.core.steps import Operation, Transaction
+from db.hashing import encode_document
+from db.history import PAGE_VERSIONS, ExportHead, StoredVersion
+from db.models import (
+    GAME_STATUSES,
+    MEMBER_ROLES,
+    RESERVED_VERBS,
+    VERB_CREATED,
+    VERB_ENDED,
+    VERB_UNDO,
+    ArchivedGame,
+    CommandContext,
+    CommitResult,
+    Deadline,
+    Document,
+    EventRecord,
+    ExportBundle,
+    GameRecord,
+    GameStatus,
+    GameSummary,
+    Member,
+    MemberRole,
+    NewEvent,
+    PendingRoll,
+    PreparedState,
+    StateRecord,
+    format_timestamp,
+    parse_timestamp,
+    utc_now,
+)
+from db.prepare import CommitPreparer, PreparedEvent, prepare_event, system_event
+
+_T = TypeVar("_T")
+
+
+class CoreStore:
+    """The `GameStore` methods, each one operation of the core run by `_execute`."""
+
+    #: The backend's words and codecs (set by each driver).
+    dialect: Dialect
+
+    def __init__(self) -> None:
+        # A commit's canonical JSON, patch and event texts (`db.prepare`): made by the
+        # caller when it passes a `PreparedState` (the service does, on its rules thread),
+        # otherwise on a worker thread; never on the event loop.
+        self.preparer = CommitPreparer()
+        # The chain head this process verified per channel (db/chain.py): a game's history
+        # is verified once, then every commit extends the verified head.
+        self.verified_chains = VerifiedChains()
+
+    async def _execute(self, operation: Operation[_T]) -> _T:
+        """Run one operation on the backend (the driver's part)."""
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        """Release the backend's connections (the driver's part)."""
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _run(
+        self,
+        steps: Any,
+        transaction: Transaction = "none",
+        channel_id: int | None = None,
+        **options: Any,
+    ) -> Any:
+        """Wrap a step function (a callable making a fresh generator) and run it."""
+        return self._execute(
+            Operation(steps, transaction=transaction, channel_id=channel_id, **options)
+        )
+
+    # ---- games ---------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        channel_id: int,
+        *,
+        guild_id: int | None,
+        ruleset: str,
+        language: str,
+        document: Document,
+        status: GameStatus = "setup",
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+        referee_id: int | None = None,
+    ) -> GameRecord:
+        """Store a new game at version 1, with a ``game.created`` event holding its setup.
+
+        ``referee_id`` joins the game as its referee in the same transaction. Raises
+        `GameExists` if the channel holds a game (even an ended one: delete it first).
+        Retrying the same interaction returns the game as it is now.
+        """
+        if status not in GAME_STATUSES:
+            raise ValueError(f"unknown game status {status!r}")
+        # Ids go into the hash chain: they must be the ints the columns will return.
+        channel_id = operator.index(channel_id)
+        guild_id = None if guild_id is None else operator.index(guild_id)
+        document_json = encode_document(document)
+        pending = system_event(
+            VERB_CREATED,
+            args={"ruleset": ruleset, "language": language, "guild_id": guild_id},
+            actor_id=actor_id,
+            interaction_id=interaction_id,
+        )
+        result: CommitResult = await self._run(
+            partial(
+                games.create_game,
+                self.dialect,
+                channel_id=channel_id,
+                guild_id=guild_id,
+                ruleset=ruleset,
+                language=language,
+                status=status,
+                document_json=document_json,
+                pending=pending,
+                referee_id=None if referee_id is None else operator.index(referee_id),
+            ),
+            "write",
+            channel_id,
+        )
+        if result.duplicate:
+            return await self.load(channel_id)
+        self.preparer.remember(channel_id, document_json)
+        # Written here, in one transaction: its one-event chain is verified by construction.
+        self.verified_chains.remember(
+            channel_id, VerifiedHead(pending.created_at, 1, result.event.hash)
+        )
+        created = parse_timestamp(pending.created_at)
+        return GameRecord(
+            channel_id=channel_id,
+            guild_id=guild_id,
+            ruleset=ruleset,
+            language=language,
+            status=status,
+            version=1,
+            document=json.loads(document_json),
+            created_at=created,
+            updated_at=created,
+            head_hash=result.event.hash,
+        )
+
+    async def load(self, channel_id: int) -> GameRecord:
+        """The channel's game: metadata, current version and document, checked.
+
+        Raises `GameNotFound`, `CorruptRecord`/`TamperedGame`/`ChainBroken` naming the
+        channel if the stored rows cannot be read back or fail their checks.
+        """
+        channel_id = operator.index(channel_id)
+        return await self._run(
+            partial(games.load, self.dialect, channel_id, self.verified_chains), "read", channel_id
+        )
+
+    async def open_command(
+        self, channel_id: int, interaction_id: str | None = None
+    ) -> CommandContext:
+        """The game, the event ``interaction_id`` already committed (if any), members,
+        deadlines, pace and side roles: one batch of reads in one snapshot."""
+        channel_id = operator.index(channel_id)
+        return await self._run(
+            partial(
+                games.open_command,
+                self.dialect,
+                channel_id,
+                None if interaction_id is None else str(interaction_id),
+                self.verified_chains,
+            ),
+            "read",
+            channel_id,
+        )
+
+    async def list_games(
+        self, guild_id: int | None, status: GameStatus | None = None
+    ) -> list[GameSummary]:
+        """The games of a guild (``None``: outside any guild), optionally by status."""
+        return await self._run(partial(logs.list_games, self.dialect, guild_id, status))
+
+    async def all_games(self, status: GameStatus | None = None) -> list[GameSummary]:
+        """Every game of every guild, optionally only those with ``status``, by channel.
+
+        For maintenance (start-up document checks, ``arbitro db replay``), not per command.
+        """
+        return await self._run(partial(logs.all_games, self.dialect, status))
+
+    async def count_games(self, status: GameStatus | None = None) -> int:
+        """How many games are stored, optionally only those with ``status``."""
+        return await self._run(partial(logs.count_games, status))
+
+    async def commit(
+        self,
+        channel_id: int,
+        expected_version: int,
+        new_state: Document,
+        event: NewEvent | PreparedEvent,
+        *,
+        status: GameStatus | None = None,
+    ) -> CommitResult:
+        """Store ``new_state`` as version ``expected_version + 1`` and log ``event``.
+
+        One transaction. Raises `VersionConflict` if the game is no longer at
+        ``expected_version``, `GameEnded` once it has ended, `GameNotFound`. If the event's
+        interaction id was already committed, nothing is written and the earlier result
+        comes back with ``duplicate=True``. ``status`` changes the game's status (e.g.
+        ``"active"`` when setup is over); to end a game use `end_game`.
+        """
+        if event.verb in RESERVED_VERBS:
+            raise ValueError(f"verb {event.verb!r} is reserved for the store")
+        if status is not None and status not in ("setup", "active"):
+            raise ValueError(f"commit cannot set status {status!r}")
+        channel_id = operator.index(channel_id)
+        if isinstance(new_state, PreparedState):
+            prepared = new_state
+        else:  # encoding and diffing a document is CPU work: off the event loop
+            prepared = await asyncio.to_thread(self.preparer.prepare, channel_id, new_state)
+        pending = event if isinstance(event, PreparedEvent) else prepare_event(event)
+        decide = partial(
+            games.decide_commit,
+            channel_id=channel_id,
+            document_json=prepared.text,
+            new_status=status,
+        )
+        return await self._append(channel_id, expected_version, pending, decide, prepared)
+
+    async def _append(
+        self,
+        channel_id: int,
+        expected_version: int | None,
+        pending: PreparedEvent,
+        decide: games.Decide,
+        prepared: PreparedState | None = None,
+    ) -> CommitResult:
+        chains = self.verified_chains
+
+        def advanced(result: CommitResult) -> None:
+            # After the COMMIT: its event extends the head this process verified.
+            if not result.duplicate:
+                chains.advance(channel_id, result.event)
+
+        return await self._run(
+            partial(
+                games.append,
+                self.dialect,
+                channel_id=channel_id,
+                expected_version=expected_version,
+                pending=pending,
+                decide=decide,
+                chains=chains,
+                prepared=prepared,
+            ),
+            "write",
+            channel_id,
+            groupable=prepared is not None,
+            after=advanced,
+        )
+
+    async def end_game(
+        self,
+        channel_id: int,
+        *,
+        expected_version: int | None = None,
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+        reason: str | None = None,
+    ) -> CommitResult:
+        """End the game: a ``game.ended`` event whose state is the same document, ended.
+
+        Afterwards commits raise `GameEnded`; `undo` can still reopen the game.
+        """
+        channel_id = operator.index(channel_id)
+        pending = system_event(
+            VERB_ENDED,
+            args={} if reason is None else {"reason": reason},
+            actor_id=actor_id,
+            interaction_id=interaction_id,
+        )
+        decide = partial(games.decide_end, channel_id=channel_id)
+        return await self._append(channel_id, expected_version, pending, decide)
+
+    async def undo(
+        self,
+        channel_id: int,
+        *,
+        expected_version: int | None = None,
+        actor_id: int | None = None,
+        interaction_id: str | None = None,
+    ) -> CommitResult:
+        """Undo the latest event that is not an undo and not already undone.
+
+        The restored state (document and status from before that event) becomes a new
+        version, logged as an ``undo`` event whose ``undoes_seq`` names the undone event;
+        a second undo walks one event further back. The creation cannot be undone:
+        `NothingToUndo`.
+        """
+        channel_id = operator.index(channel_id)
+        pending = system_event(VERB_UNDO, actor_id=actor_id, interaction_id=interaction_id)
+        decide = partial(games.decide_undo, channel_id=channel_id, chains=self.verified_chains)
+        return await self._append(channel_id, expected_version, pending, decide)
+
+    async def delete_game(self, channel_id: int) -> None:
+        """Delete an ended game with its events, states, members and deadlines.
+
+        Export it first if it should be kept. Raises `GameNotEnded` for a game in progress.
+        """
+        channel_id = operator.index(channel_id)
+        await self._run(partial(games.delete_game, channel_id), "write", channel_id)
+        self.verified_chains.forget(channel_id)
+
+    async def archive_game(
+        self, channel_id: int, bundle: ExportBundle | None = None, *, title: str = ""
+    ) -> ArchivedGame:
+        """Move an ended game out of its channel into the archive, in one transaction.
+
+        Its history is read page by page and stored compact (`db.archive`); the move
+        itself is one short write, refused if the game changed meanwhile."""
+        channel_id = operator.index(channel_id)
+        version, fields, blob = await archive_row(self, channel_id, bundle, title)
+        archived: ArchivedGame = await self._run(
+            partial(
+                games.archive_game,
+                self.dialect,
+                channel_id,
+                version=version,
+                fields=fields,
+                blob=blob,
+            ),
+            "write",
+            channel_id,
+        )
+        self.verified_chains.forget(channel_id)
+        return archived
+
+    async def archived_games(self, guild_id: int | None) -> list[ArchivedGame]:
+        """The archived games of a guild, newest first."""
+        return await self._run(partial(logs.archived_games, self.dialect, guild_id))
+
+    async def all_archives(self) -> list[ArchivedGame]:
+        """Every archived game of every guild, by id (for ``arbitro db copy``)."""
+        return await self._run(partial(logs.all_archives, self.dialect))
+
+    async def restore_archive(self, entry: ArchivedGame, bundle: dict[str, Any]) -> None:
+        """Insert an archived game exactly as another store holds it (same id)."""
+        blob = await asyncio.to_thread(encode_bundle, bundle)
+        await self._run(partial(logs.restore_archive, self.dialect, entry, blob), "write")
+
+    async def archived_export(self, archive_id: int) -> dict[str, Any]:
+        """An archived game's whole export bundle as JSON, every state rebuilt (for copies;
+        `db.archive.read_archive` reads it page by page)."""
+        blob = await self._run(partial(logs.archived_bundle, operator.index(archive_id)))
+        return await asyncio.to_thread(bundle_of, blob)
+
+    async def archive_chunk(self, archive_id: int, offset: int, size: int) -> bytes:
+        """Part of an archive's stored bundle (empty past its end)."""
+        return await self._run(
+            partial(logs.archive_chunk, operator.index(archive_id), max(0, offset), max(1, size))
+        )
+
+    # ---- history ---------------------------------------------------------------------------
+
+    async def events(
+        self, channel_id: int, after_seq: int = 0, limit: int = 50
+    ) -> list[EventRecord]:
+        """Up to ``limit`` (at most 1000) events after ``after_seq``, oldest first."""
+        page = max(1, min(limit, MAX_EVENTS_PAGE))
+        return await self._run(
+            partial(logs.events, self.dialect, channel_id, after_seq, page), "none", channel_id
+        )
+
+    async def state_at(self, channel_id: int, version: int) -> StateRecord:
+        """The stored state of one version of the game, checked against the chain."""
+        return await self._run(
+            partial(logs.state_at, channel_id, version, self.verified_chains), "read", channel_id
+        )
+
+    async def export(self, channel_id: int, *, verify: bool = True) -> ExportBundle:
+        """Game, members, every event and every state, read in one snapshot.
+
+        With ``verify`` (the default) the hash chain and every state's hash are checked
+        first: `ChainBroken` names the first event that fails.
+        """
+        return await self._run(
+            partial(logs.export, self.dialect, channel_id, verify, self.verified_chains),
+            "read",
+            channel_id,
+        )
+
+    async def export_head(self, channel_id: int) -> ExportHead:
+        """What an export writes before the events (`db.history.ExportHead`)."""
+        return await self._run(
+            partial(logs.export_head, self.dialect, channel_id), "read", channel_id
+        )
+
+    async def history_page(
+        self, channel_id: int, after_seq: int, upto_seq: int, limit: int = PAGE_VERSIONS
+    ) -> list[StoredVersion]:
+        """Versions ``after_seq + 1`` to at most ``upto_seq`` (``limit`` of them, at most
+        1000): each event's stored texts with its state's patch and full document, if any.
+        One short read: other commands run between pages."""
+        page = max(1, min(limit, MAX_EVENTS_PAGE))
+        return await self._run(
+            partial(logs.history_page, self.dialect, channel_id, after_seq, upto_seq, page),
+            "none",
+            channel_id,
+        )
+
+    async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:
+        """The event an interaction committed, if any (a retried interaction's answer)."""
+        return await self._run(partial(event_by_interaction, self.dialect, str(interaction_id)))
+
+    async def restore_game(self, bundle: ExportBundle, deadlines: list[Deadline]) -> None:
+        """Insert a game exactly as exported elsewhere (same events, hashes and times).
+
+        For ``arbitro db copy``. Refuses (`GameExists`) a channel that already has a game.
+        The bundle should have been verified; the caller verifies the copy afterwards.
+        """
+        channel_id = bundle.game.channel_id
+        await self._run(
+            partial(logs.restore_game, self.dialect, bundle, deadlines), "write", channel_id
+        )
+        self.verified_chains.forget(channel_id)
+
+    # ---- members, deadlines and the other feature rows -------------------------------------
+
+    async def add_member(
+        self,
+        channel_id: int,
+        user_id: int,
+        *,
+        side: str | None = None,
+        role: MemberRole = "player",
+    ) -> Member:
+        """Add a member, or change the side/role of an existing one."""
+        if role not in MEMBER_ROLES:
+            raise ValueError(f"unknown member role {role!r}")
+        joined_at = format_timestamp(utc_now())
+        return await self._write(
+            features.add_member,
+            self.dialect,
+            channel_id,
+            user_id,
+            side,
+            role,
+            joined_at,
+            channel_id=channel_id,
+        )
+
+    async def members(self, channel_id: int) -> list[Member]:
+        """The game's members in joining order (empty if none)."""
+        return await self._read(members_of, self.dialect, channel_id, channel_id=channel_id)
+
+    async def remove_member(self, channel_id: int, user_id: int) -> bool:
+        """Remove a member; false if they were not one."""
+        return await self._write(features.remove_member, channel_id, user_id, channel_id=channel_id)
+
+    async def set_deadline(self, channel_id: int, side: str, due_at: datetime) -> Deadline:
+        """Set or move ``side``'s deadline (timezone-aware); resets its reminder."""
+        return await self._write(
+            features.set_deadline,
+            self.dialect,
+            channel_id,
+            side,
+            format_timestamp(due_at),
+            format_timestamp(utc_now()),
+            channel_id=channel_id,
+        )
+
+    async def clear_deadline(self, channel_id: int, side: str) -> bool:
+        """Drop ``side``'s deadline (it acted); false if there was none."""
+        return await self._write(features.clear_deadline, channel_id, side, channel_id=channel_id)
+
+    async def deadlines(self, channel_id: int) -> list[Deadline]:
+        """The channel's deadlines, earliest first."""
+        return await self._read(features.deadlines, self.dialect, channel_id, channel_id=channel_id)
+
+    async def due_deadlines(self, now: datetime) -> list[Deadline]:
+        """Deadlines due at ``now`` or earlier, not yet reminded, in games still running."""
+        return await self._read(features.due_deadlines, self.dialect, format_timestamp(now))
+
+    async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
+        """Flag the reminder of this exact deadline as sent; true for the one caller that
+        did (a compare-and-set, across processes too)."""
+        return await self._write(
+            features.mark_reminded,
+            self.dialect,
+            channel_id,
+            side,
+            format_timestamp(due_at),
+            channel_id=channel_id,
+        )
+
+    async def claim_warning(self, channel_id: int, side: str, due_at: datetime) -> bool:
+        """Claim the reminder before this exact deadline (once across processes)."""
+        return await self._write(
+            features.claim_warning,
+            self.dialect,
+            channel_id,
+            side,
+            format_timestamp(due_at),
+            format_timestamp(utc_now()),
+            channel_id=channel_id,
+        )
+
+    async def set_pace(self, channel_id: int, hours: int | None) -> None:
+        """Set the game's pace (hours per owed action; None: no pace)."""
+        channel_id = operator.index(channel_id)
+        await self._write(features.set_pace, channel_id, hours, channel_id=channel_id)
+
+    async def bind_side(self, channel_id: int, side: str, role_id: int | None) -> None:
+        """Bind ``side`` to a Discord role (None: unbind it)."""
+        await self._write(features.bind_side, channel_id, side, role_id, channel_id=channel_id)
+
+    async def creator_role(self, guild_id: int) -> int | None:
+        """The role a member needs to create a game in this guild (None: anyone)."""
+        return await self._read(features.creator_role, guild_id)
+
+    async def set_creator_role(self, guild_id: int, role_id: int | None) -> None:
+        """Set (None: clear) the role a member needs to create a game in this guild."""
+        await self._write(features.set_creator_role, guild_id, role_id)
+
+    async def save_pending_roll(self, roll: PendingRoll) -> PendingRoll:
+        """Keep a command that waits for its roller's next die; returns it with its id.
+
+        It replaces any earlier prompt of the same player in the same channel.
+        """
+        return await self._write(
+            features.save_pending_roll,
+            self.dialect,
+            roll,
+            format_timestamp(utc_now()),
+            channel_id=roll.channel_id,
+        )
+
+    async def pending_roll(self, channel_id: int, roll_id: int) -> PendingRoll | None:
+        """The prompt ``roll_id`` of the channel, or None if it was answered or replaced."""
+        return await self._read(
+            features.pending_roll, self.dialect, channel_id, roll_id, channel_id=channel_id
+        )
+
+    async def drop_pending_roll(self, channel_id: int, roll_id: int) -> bool:
+        """Forget a prompt (answered or void); false if it was already gone."""
+        return await self._write(
+            features.drop_pending_roll, channel_id, roll_id, channel_id=channel_id
+        )
+
+    def _write(self, step: Any, *args: Any, channel_id: int | None = None) -> Any:
+        return self._run(partial(step, *args), "write", channel_id)
+
+    def _read(self, step: Any, *args: Any, channel_id: int | None = None) -> Any:
+        return self._run(partial(step, *args), "none", channel_id)
+
+
+__all__ = ["CoreStore"]
