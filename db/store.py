@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import operator
+from abc import ABC, abstractmethod
 from datetime import datetime
 from functools import partial
 from types import TracebackType
@@ -58,7 +59,7 @@ from db.prepare import CommitPreparer, PreparedEvent, prepare_event, system_even
 _T = TypeVar("_T")
 
 
-class CoreStore:
+class CoreStore(ABC):
     """The `GameStore` methods, each one operation of the core run by `_execute`."""
 
     #: The backend's words and codecs (set by each driver).
@@ -73,13 +74,13 @@ class CoreStore:
         # is verified once, then every commit extends the verified head.
         self.verified_chains = VerifiedChains()
 
+    @abstractmethod
     async def _execute(self, operation: Operation[_T]) -> _T:
         """Run one operation on the backend (the driver's part)."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def close(self) -> None:
         """Release the backend's connections (the driver's part)."""
-        raise NotImplementedError
 
     async def __aenter__(self) -> Self:
         return self
