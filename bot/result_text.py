@@ -10,6 +10,7 @@ or a player (sides, objectives, a reason) go through ``escape`` (Discord escapes
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -19,6 +20,8 @@ from rules.core.score import EndingKind, GameResult, Level, LineKind, Score
 from rules.render import value_text
 
 Escape = Callable[[str], str]
+
+_SPACES = re.compile(r"[ \t\n]+")
 
 #: The sections of a breakdown, in order: what each kind of line counts.
 _SECTIONS = (
@@ -37,6 +40,7 @@ class ResultText:
     """A result or a score as text: a heading, lines, and named sections of lines."""
 
     heading: str
+    language: str
     lines: list[str] = field(default_factory=list)
     sections: list[tuple[str, list[str]]] = field(default_factory=list)
 
@@ -44,7 +48,7 @@ class ResultText:
         """Everything as lines of plain text (the console, the report)."""
         out = [self.heading, *self.lines]
         for name, lines in self.sections:
-            out.append(f"{name}:")
+            out.append(translate("bot.result.section", self.language, name=name))
             out += [f"  {bullet} {line}" for line in lines]
         return out
 
@@ -56,7 +60,9 @@ def outcome_line(ruleset: str, outcome: Outcome, language: str, escape: Escape =
         name: escape(value_text(ruleset, value, language)) if isinstance(value, str) else value
         for name, value in outcome.params
     }
-    return " ".join(translate(outcome.key, language, **params).split())
+    # Runs of plain spaces (left by an empty parameter) collapse; French's narrow no-break
+    # spaces stay (str.split would take them for spaces).
+    return _SPACES.sub(" ", translate(outcome.key, language, **params)).strip()
 
 
 def result_text(
@@ -68,7 +74,7 @@ def result_text(
 ) -> ResultText:
     """The result of an ended game: its summary, the winner and the level, the referee's
     reason, the breakdown of its final score and the points."""
-    text = ResultText(f"🏁 {outcome_line(ruleset, result.summary, language, escape)}")
+    text = ResultText(f"🏁 {outcome_line(ruleset, result.summary, language, escape)}", language)
     if result.winner is None:
         text.lines.append(translate("bot.result.draw", language))
     else:
@@ -99,7 +105,7 @@ def score_text(
     """The score "if the game ended now": who is ahead and by how much, and the breakdown;
     without ``score`` (a unit hidden from the enemy), only the objectives' ``holders`` as
     the channel's picture marks them."""
-    text = ResultText(translate("bot.result.score_title", language))
+    text = ResultText(translate("bot.result.score_title", language), language)
     if score is None:
         text.lines.append(translate("bot.result.hidden", language))
         if holders:
