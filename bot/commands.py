@@ -101,6 +101,16 @@ class Route:
 
 
 @dataclass(frozen=True, slots=True)
+class Switch:
+    """An option whose presence changes the service verb (``/game end result:…`` sends the
+    referee's decision, ``game.decide``, instead of ``game.end``); unlike a route's, the
+    option itself is still sent."""
+
+    option: str
+    verb: str
+
+
+@dataclass(frozen=True, slots=True)
 class CommandSpec:
     """One command: ``path`` is its name, group commands joined by a dot (``game.new``)."""
 
@@ -118,6 +128,8 @@ class CommandSpec:
     extras: tuple[OptionSpec, ...] = ()
     #: A yes/no option that makes the answer private when given true (``/map mine:true``).
     private_when: str | None = None
+    #: An option that, given, makes the command send another verb (see :class:`Switch`).
+    switch: Switch | None = None
 
     def __post_init__(self) -> None:
         if len(self.options) > MAX_DIRECT_OPTIONS and not self.extras:
@@ -139,6 +151,8 @@ class CommandSpec:
             option = self.option(self.route.option)
             if option is None or set(option.choices) != set(self.route.verbs):
                 raise ValueError(f"/{self.path}: the route's option must list its verbs")
+        if self.switch is not None and self.option(self.switch.option) is None:
+            raise ValueError(f"/{self.path}: the switch must name one of its options")
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -163,6 +177,8 @@ class CommandSpec:
 
     def verbs(self) -> tuple[str, ...]:
         """Every service verb this command can send."""
+        if self.switch is not None:
+            return (self.verb, self.switch.verb)
         if self.route is None:
             return (self.verb,)
         return tuple(dict.fromkeys(self.route.verbs.values()))
@@ -194,6 +210,8 @@ def invocation(command: CommandSpec, values: Mapping[str, Any]) -> Invocation:
     dice = given.pop(DICE, None)
     file = given.pop(FILE, None)
     verb = command.verb
+    if command.switch is not None and command.switch.option in given:
+        verb = command.switch.verb
     if command.route is not None:
         choice = given.pop(command.route.option, None)
         verb = command.route.verbs.get(str(choice), command.verb) if choice else command.verb
@@ -356,7 +374,29 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game.list", "game.list"),
     CommandSpec("game.rewind", "game.rewind", (integer("seq", 1, 10**9, required=True),)),
     CommandSpec("game.undo", "game.undo"),
-    CommandSpec("game.end", "game.end"),
+    # Plain, the game ends with the result the rules compute then (the score as it stands);
+    # with a result, it is the referee's decision (its reason required).
+    CommandSpec(
+        "game.end",
+        "game.end",
+        (
+            name("result", "result"),
+            pick("level", "decisive", "marginal"),
+            text("reason", description="reason_end"),
+        ),
+        switch=Switch("result", "game.decide"),
+    ),
+    # A seated player concedes for their side (the referee names the side); the bot asks
+    # to confirm first: confirm carries the code it gave, cancel withdraws.
+    CommandSpec(
+        "game.concede",
+        "game.concede",
+        (
+            name("side", "side", description="side_concede"),
+            integer("confirm", 1, 2**53),
+            flag("cancel"),
+        ),
+    ),
     CommandSpec(
         "game.deadline",
         "game.deadline",
@@ -577,7 +617,7 @@ def command_for(verb: str) -> tuple[CommandSpec, dict[str, str]] | None:
             choice = next(k for k, v in command.route.verbs.items() if v == verb)
             extra = {} if verb == command.verb else {command.route.option: choice}
             return command, extra
-        if command.verb == verb:
+        if command.verb == verb or (command.switch is not None and command.switch.verb == verb):
             return command, {}
     return None
 
@@ -611,6 +651,7 @@ __all__ = [
     "OptionSpec",
     "OptionType",
     "Route",
+    "Switch",
     "command_for",
     "command_line",
     "invocation",

@@ -129,15 +129,22 @@ class ReportWriter:
     """The after-action report (Markdown), written from the export's pages as they pass.
 
     ``line_of`` tells an event as the log does (the service's ``event_line``, with the
-    game's ruleset, language and sides); each resolution is spelt out below its event.
+    game's ruleset, language and sides); each resolution is spelt out below its event, then
+    what ``details_of`` adds (the game's result, below the event that ended it).
     """
 
     def __init__(
-        self, out: IO[bytes], title: str, language: str, line_of: Callable[[EventRecord], str]
+        self,
+        out: IO[bytes],
+        title: str,
+        language: str,
+        line_of: Callable[[EventRecord], str],
+        details_of: Callable[[EventRecord], list[str]] | None = None,
     ) -> None:
         self._out = out
         self._language = language
         self._line_of = line_of
+        self._details_of = details_of
         self.events = 0
         self._out.write(f"# {title}\n\n".encode())
 
@@ -153,6 +160,9 @@ class ReportWriter:
                     except (ValueError, TypeError, KeyError):
                         continue
                     lines += ["```", text, "```"]
+            details = self._details_of(event) if self._details_of is not None else []
+            if details:
+                lines += ["", *details]
             lines.append("")
             self._out.write(("\n".join(lines) + "\n").encode())
             self.events += 1
@@ -169,11 +179,13 @@ async def export_files(
     title: str,
     language: str,
     line_of: Callable[[EventRecord], str],
+    details_of: Callable[[EventRecord], list[str]] | None = None,
     limit: int | None = None,
     spool_root: Path | None = None,
 ) -> ExportedFiles:
     """The verifiable JSON and the report of the game whose ``head`` and ``pages`` are
-    given (`db.export.history_pages`, `db.archive.read_archive`), fitted to ``limit``."""
+    given (`db.export.history_pages`, `db.archive.read_archive`), fitted to ``limit``;
+    ``line_of`` and ``details_of`` tell each event in the report (`ReportWriter`)."""
     spool = Path(
         await asyncio.to_thread(tempfile.mkdtemp, prefix="arbitro-export-", dir=spool_root)
     )
@@ -181,7 +193,7 @@ async def export_files(
         report_path = spool / REPORT_NAME
         handle = await asyncio.to_thread(report_path.open, "wb")
         try:
-            report = ReportWriter(handle, title, language, line_of)
+            report = ReportWriter(handle, title, language, line_of, details_of)
             summary = await write_bundle(
                 head, pages, spool / JSON_NAME, keep="first_and_current", on_page=report.add
             )

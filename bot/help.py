@@ -30,18 +30,25 @@ def _verbs(command: CommandSpec) -> tuple[str, ...]:
     return (command.verb,)
 
 
+def _service_command(command: CommandSpec) -> bool:
+    return command.verb.startswith(_ALWAYS) or command.path.startswith(_ALWAYS)
+
+
 def offered(command: CommandSpec, play: GamePlay | None) -> bool:
     """Whether the channel's ruleset has this command (every command outside a game)."""
-    if play is None or command.verb.startswith(_ALWAYS) or command.path.startswith(_ALWAYS):
+    if play is None or _service_command(command):
         return True
     verbs = play.verbs()
     return any(verb in verbs for verb in _verbs(command))
 
 
 def options_for(command: CommandSpec, play: GamePlay | None) -> list[OptionSpec]:
-    """The options of ``command`` the ruleset takes (all of them outside a game)."""
+    """The options of ``command`` the ruleset takes (all of them outside a game, and for the
+    service's own commands, whose options the service reads: ``/game concede confirm:``)."""
     every = [o for o in (*command.options, *command.extras) if o.name != EXTRA]
-    if play is None or not any(verb in play.verbs() for verb in _verbs(command)):
+    if play is None or _service_command(command):
+        return every
+    if not any(verb in play.verbs() for verb in _verbs(command)):
         return every
     taken = {name for verb in _verbs(command) for name in play.options_of(verb)}
     routed = {command.route.option} if command.route is not None else set()

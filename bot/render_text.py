@@ -5,14 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.commands import command_line
+from bot.result_text import result_text, score_text
 from bot.rolls import dice_prompt_text
 from bot.service.replies import (
+    ConfirmReply,
     PlayReply,
     Reply,
     RollReply,
     StatusReply,
     TextReply,
     prompt_of,
+    result_view_of,
 )
 from rules.core.expression import render_roll
 from rules.core.i18n import translate
@@ -108,12 +111,24 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     if isinstance(reply, RollReply):
         parts.append(render_roll(reply.roll, language))
     parts += [render_described_text(one, language) for one in described]
+    if isinstance(reply, ConfirmReply):
+        parts.append("? " + notice_text(reply.ruleset, reply.question, language))
     parts += [f"» {notice_text(reply.ruleset, n, language)}" for n in reply.notices]
+    if isinstance(reply, ConfirmReply) and reply.typed is not None:
+        parts.append("→ " + notice_text(reply.ruleset, reply.typed, language))
     if played is not None and played.acted_for:
         parts.append(translate("bot.acted_for", language, side=played.acted_for))
     status = reply.status if isinstance(reply, PlayReply | StatusReply) else None
     if status is not None:
         parts.append(status_text(status, reply.ruleset, language))
+    ended = result_view_of(reply)
+    if ended is not None:
+        parts += result_text(ended.result, ended.sides, reply.ruleset, language).plain()
+    if isinstance(reply, StatusReply) and reply.score is not None:
+        score = reply.score
+        parts += score_text(
+            score.score, score.sides, reply.ruleset, language, score.holders
+        ).plain()
     parts += [f"! {line}" for line in owed_lines(reply)]
     if isinstance(reply, TextReply):
         parts += reply.lines
@@ -134,7 +149,9 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     if prompt is not None:
         parts.append(dice_prompt_text(prompt, language, "@" + name_of(prompt.user_id)))
     if reply.ping:
+        # At the game's end everyone is told it is over; else whose move it is.
+        key = "bot.result.ping" if ended is not None else "bot.ping"
         parts.append(
-            translate("bot.ping", language, players=", ".join("@" + name_of(u) for u in reply.ping))
+            translate(key, language, players=", ".join("@" + name_of(u) for u in reply.ping))
         )
     return "\n".join(parts)

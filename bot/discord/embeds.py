@@ -25,15 +25,20 @@ import discord
 from bot.discord.views import BUTTON_LIMIT, reply_buttons
 from bot.render.pictures import MAP_FILE
 from bot.render_text import chain_head_text, owed_lines
+from bot.result_text import ResultText, result_text, score_text
 from bot.rolls import dice_prompt_text
 from bot.service.replies import (
+    ConfirmReply,
     FilesReply,
     PlayReply,
     Reply,
+    ResultView,
     RollReply,
+    ScoreView,
     StatusReply,
     TextReply,
     prompt_of,
+    result_view_of,
 )
 from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
@@ -60,6 +65,8 @@ COLOUR_ODDS = 0x6A1B9A
 COLOUR_STATUS = 0x1565C0
 COLOUR_NOTICE = 0x546E7A
 COLOUR_LOG = 0x6D4C41
+COLOUR_RESULT = 0xC62828
+COLOUR_SCORE = 0xF9A825
 
 _COMPARISON_SIGNS = {
     Comparison.AT_LEAST: "≥",
@@ -386,6 +393,31 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
     )
 
 
+def _text_card(text: ResultText, colour: int) -> Card:
+    return Card(
+        title=text.heading,
+        lines=[f"**{line}**" for line in text.lines],
+        sections=[Section(name, lines) for name, lines in text.sections],
+        colour=colour,
+    )
+
+
+def result_card(view: ResultView, ruleset: str, language: str) -> Card:
+    """The game's result: the summary as its title, the winner and the level, the
+    referee's reason, a field per part of the breakdown (objectives and their holders,
+    losses, exits) and the points; names from the scenario or a player escaped."""
+    text = result_text(view.result, view.sides, ruleset, language, discord.utils.escape_markdown)
+    return _text_card(text, COLOUR_RESULT)
+
+
+def score_card(view: ScoreView, ruleset: str, language: str) -> Card:
+    """The score if the game ended now (``/game status``), as the channel may see it."""
+    text = score_text(
+        view.score, view.sides, ruleset, language, view.holders, discord.utils.escape_markdown
+    )
+    return _text_card(text, COLOUR_SCORE)
+
+
 def dice_prompt_card(reply: Reply, language: str) -> Card:
     """The die a command waits for: who rolls what, and that only the roller may press."""
     prompt = prompt_of(reply)
@@ -416,7 +448,10 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         notices.append(translate("discord.embed.duplicate", language))
     if isinstance(reply, FilesReply) and reply.files:
         notices.append(translate("discord.embed.files", language, files=", ".join(reply.files)))
-    if notices and not odds_only:
+    if isinstance(reply, ConfirmReply):  # the question, then what it would do
+        question = outcome_text(reply.ruleset, reply.question, language)
+        cards.append(Card(title=f"⚠️ {question}", lines=notices, colour=COLOUR_RESULT))
+    elif notices and not odds_only:
         cards.append(Card(title="", lines=notices, colour=COLOUR_NOTICE))
     if isinstance(reply, RollReply):
         head, *rest = render_roll(reply.roll, language).splitlines()
@@ -434,6 +469,11 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     status = reply.status if isinstance(reply, PlayReply | StatusReply) else None
     if status is not None:
         cards.append(status_card(status, reply.ruleset, language))
+    ended = result_view_of(reply)
+    if ended is not None:
+        cards.append(result_card(ended, reply.ruleset, language))
+    if isinstance(reply, StatusReply) and reply.score is not None:
+        cards.append(score_card(reply.score, reply.ruleset, language))
     if prompt_of(reply) is not None:
         cards.append(dice_prompt_card(reply, language))
     owed = owed_lines(reply)
@@ -539,6 +579,8 @@ __all__ = [
     "reply_cards",
     "reply_to_messages",
     "resolution_card",
+    "result_card",
+    "score_card",
     "size",
     "status_card",
 ]

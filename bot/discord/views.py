@@ -27,7 +27,7 @@ from bot.commands import DIE_ANSWER
 from bot.discord.errors import report_error
 from bot.rolls import DicePrompt
 from bot.service.errors import ServiceError
-from bot.service.replies import PlayReply, Reply, RollReply, StatusReply
+from bot.service.replies import ConfirmReply, PlayReply, Reply, RollReply, StatusReply
 from rules.core.i18n import translate
 from rules.render import outcome_text
 
@@ -40,6 +40,8 @@ DIE_TEMPLATE = (
     r"arbitro-die:(?P<channel>\d+):(?P<prompt>\d+):(?P<n>\d+):(?P<face>\d+):(?P<user>\d+)"
 )
 DICE_VERBS = ("dice.confirm", "dice.dispute")
+#: Verbs whose buttons come as a question's answers: once one is pressed, both are done.
+QUESTION_VERBS = ("game.concede",)
 
 
 class ButtonHost(Protocol):
@@ -233,6 +235,24 @@ def reply_buttons(
     """
     if isinstance(reply, PlayReply) and reply.dice_prompt is not None:
         return list(die_buttons(reply.dice_prompt, channel_id)), []
+    if isinstance(reply, ConfirmReply):
+        # The question's two answers: carry it out (the danger), or withdraw.
+        return [
+            ActionButton(
+                reply.verb,
+                channel_id,
+                reply.confirm,
+                label=translate(reply.confirm_label, reply.language),
+                style=discord.ButtonStyle.danger,
+            ),
+            ActionButton(
+                reply.verb,
+                channel_id,
+                reply.cancel,
+                label=translate(reply.cancel_label, reply.language),
+                style=discord.ButtonStyle.secondary,
+            ),
+        ], []
     buttons: list[ActionButton | DieFaceButton] = []
     leftovers: list[str] = []
     by_hand = isinstance(reply, PlayReply | RollReply) and reply.by_hand
@@ -309,10 +329,14 @@ def view_after_click(
             if match is None:
                 continue
             verb = match["verb"]
-            used = identifier == clicked.item.custom_id or (
-                clicked.verb in DICE_VERBS
-                and verb in DICE_VERBS
-                and match["args"] == encode_options(clicked.options)
+            used = (
+                identifier == clicked.item.custom_id
+                or (
+                    clicked.verb in DICE_VERBS
+                    and verb in DICE_VERBS
+                    and match["args"] == encode_options(clicked.options)
+                )
+                or (clicked.verb in QUESTION_VERBS and verb == clicked.verb)
             )
             view.add_item(
                 ActionButton(

@@ -21,9 +21,9 @@ from datetime import datetime
 from bot.channel_locks import ChannelLocks
 from bot.integrity import refusal_of
 from bot.limits import LogLimiter, LogLimits
-from bot.service import deadlines, history, lifecycle, play, seats, views
+from bot.service import deadlines, history, lifecycle, play, results, seats, views
 from bot.service.errors import ServiceError
-from bot.service.events import resolutions_of
+from bot.service.events import resolutions_of, result_of
 from bot.service.handlers import (
     REQUEST_CHANNEL,
     Call,
@@ -33,7 +33,7 @@ from bot.service.handlers import (
     Services,
     Who,
 )
-from bot.service.replies import PlayReply, Reply
+from bot.service.replies import PlayReply, Reply, ResultView
 from bot.service.requests import Request, Seat, seat_among
 from bot.workers import DEFAULT_WORKERS, ChannelWorkers
 from db.errors import GameNotFound, StoreError, VersionConflict
@@ -49,6 +49,7 @@ log = logging.getLogger("bot.service")
 #: Every handler of every feature. A new feature adds its module's ``HANDLERS`` here.
 TABLE = HandlerTable(
     *lifecycle.HANDLERS,
+    *results.HANDLERS,
     *seats.HANDLERS,
     *views.HANDLERS,
     *history.HANDLERS,
@@ -254,6 +255,10 @@ def _earlier_reply(request: Request, event: EventRecord, record: GameRecord) -> 
     reply.seq = event.seq
     reply.head_hash = record.head_hash
     reply.resolutions = resolutions_of(event)
+    ended = result_of(event)
+    if ended is not None:  # the command that ended the game: its result again
+        play = Services.ruleset(record.ruleset).play
+        reply.result = ResultView(ended, play.sides(record.document) if play else {})
     return reply
 
 

@@ -9,6 +9,7 @@ so a key or a verb is spelled in one place.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from bot.service.errors import command_name
@@ -19,6 +20,7 @@ from rules.core.expression import RollResult
 from rules.core.i18n import has_key, translate
 from rules.core.play import Played
 from rules.core.resolution import Resolution
+from rules.core.score import GameResult
 from rules.render import outcome_text
 
 # Keys the service adds to a play event's args beside the command's options: the referee
@@ -28,7 +30,14 @@ ACTED_FOR_ARG = "acted_for"
 BY_HAND_ARG = "by_hand"
 ACTOR_SIDE_ARG = "actor_side"
 ACTOR_NAME_ARG = "actor_name"
-EVENT_ARGS = frozenset({ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG, ACTOR_NAME_ARG})
+#: The result of the game (``GameResult.to_json``), on the event of the command that ended
+#: it: the result event. Committed with the state it ended, in one transaction, as the
+#: game's status turns to ended: a game has a result event exactly when it has ended
+#: (an undo of that event undoes the end with it; see docs/architecture.md, "The result").
+RESULT_ARG = "game_result"
+EVENT_ARGS = frozenset(
+    {ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG, ACTOR_NAME_ARG, RESULT_ARG}
+)
 
 #: A free ``/roll``, logged in the channel's game (the document unchanged).
 VERB_ROLL = "roll"
@@ -74,11 +83,13 @@ def command_event(
     acted_for: str | None,
     typed: list[int] | None,
     played: Played,
+    result: GameResult | None = None,
 ) -> NewEvent:
     """The event a played command is logged as.
 
     ``acted_for`` is the side whose move it was (recorded when the referee played it for
-    that side); ``typed`` the player's own faces, if any.
+    that side); ``typed`` the player's own faces, if any; ``result`` the game's result
+    when this command ended it.
     """
     actor_side = None if seat.role == "referee" else seat.side
     args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
@@ -92,6 +103,8 @@ def command_event(
     args[ACTOR_SIDE_ARG] = actor_side
     if request.user_name:
         args[ACTOR_NAME_ARG] = request.user_name[:60]  # the log names people, not ids
+    if result is not None:
+        args[RESULT_ARG] = result.to_json()
     return NewEvent(
         verb=request.verb,
         args=args,
@@ -134,6 +147,27 @@ def seat_event(request: Request, verb: str, **args: Any) -> NewEvent:
     return plain_event(request, verb, **args)
 
 
+def with_result(event: NewEvent, result: GameResult | None) -> NewEvent:
+    """``event`` carrying the game's result (unchanged without one): the event of a
+    history command (a rewind, a re-roll) whose state ends the game."""
+    if result is None:
+        return event
+    return replace(event, args={**event.args, RESULT_ARG: result.to_json()})
+
+
+def result_of(event: Any) -> GameResult | None:
+    """The result an event recorded (None: it did not end the game, or its record cannot
+    be read)."""
+    args = event.args if isinstance(event.args, dict) else {}
+    data = args.get(RESULT_ARG)
+    if not isinstance(data, dict):
+        return None
+    try:
+        return GameResult.from_json(data)
+    except ValueError:  # pydantic's ValidationError: a record this release cannot read
+        return None
+
+
 def resolutions_of(event: EventRecord) -> list[Resolution]:
     """The resolutions an event recorded (what a retried interaction is shown again)."""
     return [Resolution.from_json(item) for item in event.resolution or [] if isinstance(item, dict)]
@@ -166,6 +200,9 @@ def event_line(event: Any, ruleset: str, language: str, sides: Mapping[str, str]
             outcomes.append(
                 outcome_text(resolution.ruleset or ruleset, resolution.outcome, language)
             )
+    result = result_of(event)
+    if result is not None:  # the command that ended the game: its result closes the line
+        outcomes.append(outcome_text(ruleset, result.summary, language))
     line = f"#{event.seq} {who} — {what}"
     acted_for = args.get(ACTED_FOR_ARG)
     if acted_for:
@@ -187,6 +224,7 @@ __all__ = [
     "BY_HAND_ARG",
     "EVENT_ARGS",
     "HISTORY_VERBS",
+    "RESULT_ARG",
     "SAME_DOCUMENT_VERBS",
     "SEAT_ASSIGN",
     "SEAT_BIND",
@@ -205,6 +243,8 @@ __all__ = [
     "plain_event",
     "recorded_roll",
     "resolutions_of",
+    "result_of",
     "roll_event",
     "seat_event",
+    "with_result",
 ]

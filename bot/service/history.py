@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from bot.service.errors import ServiceError
@@ -26,15 +27,18 @@ from bot.service.events import (
     VERB_REWIND,
     plain_event,
     recorded_roll,
+    with_result,
 )
 from bot.service.handlers import REPLAY_BUDGET_S, GameCall, GameHandler, Who
 from bot.service.maps import public_status
-from bot.service.replay import is_play_event, later_commands, rerun
-from bot.service.replies import PlayReply, Reply, StatusReply
+from bot.service.play import close_game
+from bot.service.replay import Rerun, is_play_event, later_commands, rerun
+from bot.service.replies import PlayReply, Reply, ResultView, StatusReply
 from bot.service.requests import int_option
-from db.models import EventRecord, NewEvent
+from db.models import VERB_ENDED, EventRecord, NewEvent
 from rules.core.play import GamePlay, StatusView
 from rules.core.resolution import Outcome
+from rules.core.score import GameResult
 
 VERB_TAKEBACK = "takeback"
 VERB_UNDO_COMMAND = "game.undo"
@@ -63,19 +67,35 @@ async def _status_of(call: GameCall, document: Mapping[str, Any]) -> StatusView:
 
 
 async def undo(call: GameCall) -> Reply:
-    """``/game undo``: the referee undoes the game's latest event."""
-    request = call.request
+    """``/game undo``: the referee undoes the game's latest event.
+
+    Undoing the end of a game undoes the command that ended it too (its result event):
+    the store's end (``game.ended``) follows that event, and a state with a result is
+    over whatever the store says. The game is then in play again, without a result.
+    """
+    request, store, play = call.request, call.store, call.play
+    channel = request.channel_id
     reply = _reply(call, StatusReply)
-    result = await call.store.undo(
-        request.channel_id,
+    result = await store.undo(
+        channel,
         expected_version=call.record.version,
         actor_id=request.user_id,
         interaction_id=request.interaction_id,
     )
+    undone = await store.load(channel)
+    document = play.load_document(undone.document)
+    if result.event.args.get("undone_verb") == VERB_ENDED and await call.services.off_loop(
+        lambda: play.result(document) is not None
+    ):
+        reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
+        result = await store.undo(
+            channel, expected_version=undone.version, actor_id=request.user_id
+        )
+        undone = await store.load(channel)
+        document = play.load_document(undone.document)
     reply.head_hash = result.event.hash
     reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
-    undone = (await call.store.load(request.channel_id)).document
-    reply.status = await _status_of(call, undone)
+    reply.status = await _status_of(call, document)
     return reply
 
 
@@ -108,12 +128,34 @@ async def rewind(call: GameCall) -> Reply:
     reply = _reply(call, StatusReply)
     seq = int_option(request.options, "seq", 0, 1, max(1, version - 1))
     earlier = await store.state_at(channel, seq)
-    event = plain_event(request, VERB_REWIND, seq=seq)
+    play, now = call.play, call.document
+    document = play.load_document(earlier.document)
+    over, ended = await call.services.off_loop(
+        lambda: (play.result(now) is not None, play.result(document))
+    )
+    if over:
+        await _refuse_over(call)
+    # Back to the state of a game that had ended (its end undone since): it ends again,
+    # and this event carries its result (docs/architecture.md, "The result").
+    event = with_result(plain_event(request, VERB_REWIND, seq=seq), ended)
     result = await store.commit(channel, version, earlier.document, event)
     reply.notices.append(Outcome.of("bot.game.rewound", seq=seq, undone=version - seq))
     reply.seq, reply.head_hash = result.seq, result.event.hash
-    reply.status = await _status_of(call, call.play.load_document(earlier.document))
+    reply.status = await _status_of(call, document)
+    if ended is not None:
+        closed = await close_game(call, result.version)
+        if closed is not None:
+            reply.head_hash = closed.event.hash
+        reply.status = replace(reply.status, ended=True, awaiting=None)
+        reply.result = ResultView(ended, play.sides(document))
     return reply
+
+
+async def _refuse_over(call: GameCall) -> None:
+    """Refuse a history command on a game whose state has its result though the store was
+    not told: the end is written first (:func:`bot.service.play.close_game`)."""
+    await close_game(call, call.record.version)
+    raise ServiceError("error.service.game_ended")
 
 
 async def reroll(call: GameCall) -> Reply:
@@ -147,11 +189,22 @@ async def reroll(call: GameCall) -> Reply:
     before = play.load_document((await store.state_at(channel, seq - 1)).document)
     members = list(call.context.members)
     dice = call.services.dice
-    outcome = await call.services.on_workers(
-        channel,
-        lambda: rerun(play, before, target, dice, later, members),
-        budget_s=REPLAY_BUDGET_S,
-    )
+
+    now = call.document
+
+    def run_again() -> tuple[Rerun, GameResult | None] | None:
+        if play.result(now) is not None:
+            return None  # over already: refused below
+        again = rerun(play, before, target, dice, later, members)
+        return again, play.result(again.document)
+
+    # The re-run may end the game (a roll now wipes a side out): its event is then the
+    # result event, and the game's end follows it.
+    ran = await call.services.on_workers(channel, run_again, budget_s=REPLAY_BUDGET_S)
+    if ran is None:
+        await _refuse_over(call)
+        raise AssertionError("unreachable")
+    outcome, ended = ran
     event = NewEvent(
         verb=VERB_REROLL,
         args={"seq": seq, "replayed": outcome.replayed, "stopped_at": outcome.stopped_at},
@@ -160,7 +213,7 @@ async def reroll(call: GameCall) -> Reply:
         actor_id=request.user_id,
         interaction_id=request.interaction_id,
     )
-    result = await store.commit(channel, version, outcome.document, event)
+    result = await store.commit(channel, version, outcome.document, with_result(event, ended))
     reply.resolutions = outcome.resolutions
     reply.notices.append(Outcome.of("bot.dice.rerolled", seq=seq, replayed=outcome.replayed))
     if outcome.stopped_at is not None:
@@ -169,6 +222,13 @@ async def reroll(call: GameCall) -> Reply:
         )
     reply.seq, reply.head_hash = result.seq, result.event.hash
     reply.status = await _status_of(call, play.load_document(outcome.document))
+    if ended is not None:
+        closed = await close_game(call, result.version)
+        if closed is not None:
+            reply.head_hash = closed.event.hash
+        reply.status = replace(reply.status, ended=True, awaiting=None)
+        reply.result = ResultView(ended, play.sides(outcome.document))
+        reply.notices = [n for n in reply.notices if n != ended.summary]
     return reply
 
 

@@ -11,14 +11,17 @@ keeps game creation to a role.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 from collections.abc import Sequence
 
 from bot.service.errors import ServiceError
-from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services, Who
+from bot.service.handlers import Call, Handler, Services, Who
 from bot.service.maps import status_and_map
 from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import role_option
+from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.models import ArchivedGame, GameRecord, GameSummary
 from db.protocol import GameStore
@@ -28,6 +31,7 @@ from rules.core.i18n import LANGUAGES, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
+from rules.render import outcome_text
 
 log = logging.getLogger(__name__)
 
@@ -72,31 +76,58 @@ async def list_lines(
     for game in playing[:MAX_LISTED]:
         lines.append(await _playing_line(services, game, language, in_guild))
     for game in ended[:MAX_LISTED]:
-        lines.append(
-            translate(
-                "bot.games.ended_here",
-                language,
-                channel=channel_label(game.channel_id, in_guild),
-                ruleset=game.ruleset,
-            )
+        line = translate(
+            "bot.games.ended_here",
+            language,
+            channel=channel_label(game.channel_id, in_guild),
+            ruleset=game.ruleset,
         )
+        lines.append(line + await _result_text(services, game.ruleset, language, game))
     archived: Sequence[ArchivedGame] = await store.archived_games(guild_id)
     for entry in archived[:MAX_LISTED]:
-        lines.append(
-            translate(
-                "bot.games.archived",
-                language,
-                id=entry.id,
-                channel=channel_label(entry.channel_id, in_guild),
-                ruleset=entry.ruleset,
-                title=entry.title or "—",
-                ended=entry.ended_at.strftime("%Y-%m-%d"),
-                events=entry.version,
-            )
+        line = translate(
+            "bot.games.archived",
+            language,
+            id=entry.id,
+            channel=channel_label(entry.channel_id, in_guild),
+            ruleset=entry.ruleset,
+            title=entry.title or "—",
+            ended=entry.ended_at.strftime("%Y-%m-%d"),
+            events=entry.version,
         )
+        lines.append(line + await _result_text(services, entry.ruleset, language, entry))
     if not lines:
         lines.append(translate("bot.games.none", language))
     return lines
+
+
+async def _result_text(
+    services: Services, ruleset: str, language: str, game: GameSummary | ArchivedGame
+) -> str:
+    """`` — <the result's summary>`` of an ended or archived game, read from its last
+    state (the store keeps no result of its own); "" when it has none (a game ended
+    before results existed) or cannot be read (the listing goes on)."""
+    try:
+        play = services.ruleset(ruleset).play
+        if play is None:
+            return ""
+        if isinstance(game, ArchivedGame):
+            # The archive's head holds the last state; its history is not read.
+            head, _ = await read_archive(services.store, game.id)
+            text = head.current[1]
+            document = await asyncio.to_thread(json.loads, text)
+        else:
+            document = (await services.store.load(game.channel_id)).document
+
+        def summary() -> str:
+            result = play.result(play.load_document(document))
+            return "" if result is None else outcome_text(ruleset, result.summary, language)
+
+        found = await services.off_loop(summary)
+    except (RulesError, StoreError, ValueError):
+        log.warning("game list: the result of %s cannot be read", game, exc_info=True)
+        return ""
+    return f" — {found}" if found else ""
 
 
 async def _playing_line(
@@ -188,20 +219,6 @@ async def new_game(call: Call) -> Reply:
     return reply
 
 
-async def end_game(call: GameCall) -> Reply:
-    """``/game end``: the referee ends the game (it stays, readable, until the next one)."""
-    request, record = call.request, call.record
-    ended = await call.store.end_game(
-        request.channel_id,
-        expected_version=record.version,
-        actor_id=request.user_id,
-        interaction_id=request.interaction_id,
-    )
-    reply = Reply(language=record.language, ruleset=record.ruleset, head_hash=ended.event.hash)
-    reply.notices.append(Outcome.of("bot.game.ended"))
-    return reply
-
-
 async def list_games(call: Call) -> Reply:
     """``/game list``: the guild's games, in play and archived."""
     request, services = call.request, call.services
@@ -231,7 +248,6 @@ async def creators(call: Call) -> Reply:
 
 HANDLERS = (
     Handler(("game.new",), run=new_game),
-    GameHandler(("game.end",), who=Who.REFEREE, run=end_game),
     Handler(("game.list",), read_only=True, run=list_games),
     Handler(("game.creators",), who=Who.MANAGERS, run=creators),
 )

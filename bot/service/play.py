@@ -10,6 +10,7 @@ answers it and runs the command again, one die further: :mod:`bot.rolls`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -19,13 +20,20 @@ from bot.help import command_names
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.service.deadlines import follow_the_turn
 from bot.service.errors import ServiceError, command_name, not_now
-from bot.service.events import ACTED_FOR_ARG, command_event, event_line, resolutions_of, roll_event
+from bot.service.events import (
+    ACTED_FOR_ARG,
+    command_event,
+    event_line,
+    resolutions_of,
+    result_of,
+    roll_event,
+)
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
-from bot.service.replies import PlayReply, Reply, RollReply
+from bot.service.replies import PlayReply, Reply, ResultView, RollReply
 from bot.service.requests import NO_SEAT, Request, int_option, players_among, seat_among
-from db.errors import GameNotFound
-from db.models import CommandContext, PendingRoll, PreparedState
+from db.errors import GameEnded, GameNotFound, VersionConflict
+from db.models import CommandContext, CommitResult, PendingRoll, PreparedState
 from db.prepare import PreparedEvent, prepare_event
 from rules.core.battlefield import MapView
 from rules.core.dice import (
@@ -39,6 +47,9 @@ from rules.core.dice import (
 from rules.core.errors import DiceError, DiceNeeded, IllegalAction, InvalidInput, UnknownName
 from rules.core.expression import RollResult, roll_with_odds
 from rules.core.play import FollowUp, GamePlay, Played
+from rules.core.score import GameResult
+
+log = logging.getLogger(__name__)
 
 #: A preview: the command resolved with odds, nothing rolled for real, nothing logged.
 ODDS = "odds"
@@ -155,12 +166,17 @@ async def play_verb(
     prepared: list[PreparedState] = []
     events: list[PreparedEvent] = []
 
+    ending: list[GameResult] = []  # the result, when this command ends the game
+
     def rules_pass() -> tuple[str | None, Played, list[FollowUp], str | None]:
         # One hop to the rules thread for everything the rules say about this command:
         # whose move it was, the command, then what the new state offers and awaits
-        # (asked of the state the command left, not validated again), the picture, and
-        # the new document encoded for the store (its commit then needs no hop of its own).
+        # (asked of the state the command left, not validated again), whether it ended
+        # the game, the picture, and the new document encoded for the store (its commit
+        # then needs no hop of its own).
         waiting = play.awaiting(document)
+        if not odds_only and play.result(document) is not None:
+            raise _AlreadyOver  # its end is not in the store yet: see close_game
         # Read from the state the command is played on, before apply takes it over.
         marks = command_marks(play, document, request) if drawn else ()
         try:
@@ -177,6 +193,11 @@ async def play_verb(
             raise not_now(play, document, error, actor_side) from None
         if odds_only:
             return waiting, result, [], None
+        # A command that ends the game (the last turn, a sudden death, a concession, the
+        # referee's decision): its event carries the result, committed as the end.
+        ended = play.result(result.document)
+        if ended is not None:
+            ending.append(ended)
         if preparer is not None:
             # Diffed against the very text this command read: no memory of documents
             # is needed for it (db.prepare keeps only the few channels used last).
@@ -185,8 +206,10 @@ async def play_verb(
                     request.channel_id, result.document, base_text=record.document_text
                 )
             )
-            events.append(prepare_event(command_event(request, seat, waiting, typed, result)))
-        if drawn:
+            events.append(
+                prepare_event(command_event(request, seat, waiting, typed, result, ended))
+            )
+        if drawn or ended is not None:  # the end shows the table, its objectives marked
             view = channel_map(play, result.document, reply.ruleset, reply.language)
             if view is not None and marks:
                 view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
@@ -198,6 +221,9 @@ async def play_verb(
 
     try:
         before, played, follow_ups, after = await services.off_loop(rules_pass)
+    except _AlreadyOver:
+        await close_game(call, record.version)
+        raise ServiceError("error.service.game_ended") from None
     except DiceNeeded as needed:
         if typed is None or bot_dice is None or needed.source is not dice:
             raise  # not the player's typed faces (scripted bot dice): a plain refusal
@@ -222,7 +248,8 @@ async def play_verb(
         uncertain = [r for r in played.resolutions if r.odds and len(r.odds.entries) > 1]
         reply.resolutions = uncertain or played.resolutions[-1:]
         return reply
-    event = events[0] if events else command_event(request, seat, before, typed, played)
+    ended = ending[0] if ending else None
+    event = events[0] if events else command_event(request, seat, before, typed, played, ended)
     if ACTED_FOR_ARG in event.args:
         reply.acted_for = before
     if typed is not None:
@@ -235,18 +262,58 @@ async def play_verb(
     if result.duplicate:
         reply.duplicate = True
         reply.resolutions = resolutions_of(result.event)
+        earlier = result_of(result.event)
+        if earlier is not None:
+            reply.result = ResultView(earlier, play.sides(document))
         return reply
     reply.follow_ups = follow_ups
     if pictures and pictures[-1] is not None:
         # Under the picture, the command and its outcome as the log tells them.
         line = event_line(result.event, reply.ruleset, reply.language, play.sides(document))
         reply.map_view = with_caption(pictures[-1], line, states[-1])
+    if ended is not None:
+        closed = await close_game(call, result.version)
+        if closed is not None:
+            reply.head_hash = closed.event.hash
+        # The result is shown once, as the result (the rules also give it as a notice);
+        # everyone at the table is told, the opponent of a concession first of all.
+        reply.result = ResultView(ended, play.sides(document))
+        reply.notices = [n for n in reply.notices if n != ended.summary]
+        reply.follow_ups = []
+        reply.ping = [m.user_id for m in context.members if m.user_id != request.user_id]
+        await follow_the_turn(call, (), None, None)  # no deadline outlives the game
+        return reply
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
     await follow_the_turn(
         call, follow_ups, after, actor_side if actor_side is not None else before
     )
     return reply
+
+
+class _AlreadyOver(Exception):
+    """The game's state has its result but the store has not marked it ended."""
+
+
+async def close_game(call: GameCall, version: int) -> CommitResult | None:
+    """Mark the game ended in the store, right after the event that ended it (its result
+    event, at ``version``): the store ends a game with an event of its own (``game.ended``,
+    the state unchanged), the one write that turns its status to ended.
+
+    Two writes, not one: the store's ``commit`` cannot end a game. Should the second never
+    happen (the process stopped between them, another process wrote first), the game's
+    state still holds its result and its result event is logged once; the next command on
+    it, or ``/game end``, writes the end then (see docs/architecture.md, "The result").
+    """
+    request = call.request
+    try:
+        return await call.store.end_game(
+            request.channel_id, expected_version=version, actor_id=request.user_id
+        )
+    except (VersionConflict, GameEnded):
+        log.warning("channel %s: the end after event %s is left to the next command",
+                    request.channel_id, version)
+        return None
 
 
 async def _ask_for_die(
@@ -395,6 +462,7 @@ __all__ = [
     "ODDS",
     "RULESET_VERBS",
     "answer_die",
+    "close_game",
     "free_roll",
     "not_in_ruleset",
     "play_verb",

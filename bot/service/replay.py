@@ -29,10 +29,13 @@ from bot.service.events import (
     BY_HAND_ARG,
     EVENT_ARGS,
     HISTORY_VERBS,
+    RESULT_ARG,
     SAME_DOCUMENT_VERBS,
     VERB_REPLAYED,
     VERB_REROLL,
     VERB_REWIND,
+    result_of,
+    with_result,
 )
 from db.hashing import canonical_json
 from db.models import (
@@ -52,6 +55,8 @@ from rules.core.errors import DiceError, RulesError
 from rules.core.play import GamePlay
 from rules.core.resolution import Resolution
 from rules.core.ruleset import get_ruleset
+from rules.core.score import GameResult
+from rules.render import outcome_text
 
 MAX_DIFFERENCES = 5
 MAX_VALUE_TEXT = 60
@@ -80,7 +85,8 @@ class ReplayReport:
 
     ``final_document``/``final_status`` are the replayed state after the last event (the
     state to adopt); None when the replay could not get there (a command the current rules
-    refuse, a game whose first document cannot be read). ``adopted`` lists the divergences
+    refuse, a game whose first document cannot be read). ``final_result`` is the result
+    that state gives (None while the game goes on). ``adopted`` lists the divergences
     settled by a later ``game.replayed`` event, as (diverging seq, adopting seq): the log
     then replays to the adopted state, so the game matches again from there.
     """
@@ -93,6 +99,7 @@ class ReplayReport:
     final_document: dict[str, Any] | None
     final_status: GameStatus | None
     adopted: tuple[tuple[int, int], ...] = ()
+    final_result: GameResult | None = None
 
     @property
     def matches(self) -> bool:
@@ -117,7 +124,10 @@ class ReplayReport:
         head = f"channel {self.channel_id} ({self.ruleset}, {self.version} events)"
         if self.divergence is None:
             settled = ", ".join(f"event {seq} adopted at {by}" for seq, by in self.adopted)
-            return f"{head}: ok" + (f" (diverged at {settled})" if settled else "")
+            text = f"{head}: ok" + (f" (diverged at {settled})" if settled else "")
+            if self.final_result is not None:
+                text += f" — {_summary(self.ruleset, self.final_result)}"
+            return text
         return f"{head}: diverges at {self.divergence.describe()}"
 
 
@@ -237,6 +247,7 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
             final,
             final_status,
             tuple(adopted),
+            _final_result(play, final),
         )
 
     try:
@@ -280,7 +291,7 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
         if divergence is None or event.verb == VERB_REPLAYED:
             found = _compare(
                 play, event.seq, event.verb, states.get(event.seq), *replayed[event.seq]
-            )
+            ) or _compare_result(play, event, replayed[event.seq][0])
             if divergence is not None and found is None:
                 # The state adopted then is what the current rules make of the log: the
                 # earlier divergence was settled by that adoption.
@@ -363,6 +374,47 @@ def _compare(
     return Divergence(seq, verb, "state differs", tuple(differences(normalized, document)))
 
 
+def _compare_result(
+    play: GamePlay, event: EventRecord, document: dict[str, Any]
+) -> Divergence | None:
+    """None unless ``event`` recorded a result the replayed state does not give (the log's
+    result and the rules' result of the same game must be one)."""
+    if RESULT_ARG not in event.args:
+        return None
+    recorded = result_of(event)
+    try:
+        replayed = play.result(document)
+    except RulesError as error:
+        return Divergence(event.seq, event.verb, f"result unreadable: {error.localized('en')}")
+    if recorded is not None and recorded == replayed:
+        return None
+    ruleset = play.ruleset
+    return Divergence(
+        event.seq,
+        event.verb,
+        "result differs",
+        (
+            "stored " + (_summary(ruleset, recorded) if recorded else "(unreadable)"),
+            "replayed " + (_summary(ruleset, replayed) if replayed else "(none)"),
+        ),
+    )
+
+
+def _summary(ruleset: str, result: GameResult) -> str:
+    """A result's one-line summary, in English (the command line's language)."""
+    return outcome_text(ruleset, result.summary, "en")
+
+
+def _final_result(play: GamePlay | None, document: dict[str, Any] | None) -> GameResult | None:
+    """The result of the replayed final state (None while the game goes on)."""
+    if play is None or document is None:
+        return None
+    try:
+        return play.result(document)
+    except RulesError:
+        return None
+
+
 async def replay_game(store: GameStore, channel_id: int, *, verify: bool = True) -> ReplayReport:
     """Replay the channel's game through the current rules (see :func:`replay_bundle`).
 
@@ -393,7 +445,17 @@ async def adopt_replayed(
         },
         actor_id=actor_id,
     )
-    return await store.commit(report.channel_id, report.version, report.final_document, event)
+    # A replayed state that ends the game (the fixed rules end it): the adoption is its
+    # result event, and the game's end follows it.
+    result = report.final_result
+    adopted = await store.commit(
+        report.channel_id, report.version, report.final_document, with_result(event, result)
+    )
+    if result is not None:
+        await store.end_game(
+            report.channel_id, expected_version=adopted.version, actor_id=actor_id
+        )
+    return adopted
 
 
 # -- re-rolls ---------------------------------------------------------------------------------

@@ -11,13 +11,21 @@ game ended). The others add what their kind shows:
   picture (a new game, ``/game status``, ``/map``, an undo or a rewind);
 * :class:`TextReply` — a page of lines (the log, the help, a table, the guild's games);
 * :class:`FilesReply` — files to attach or save (an export);
-* :class:`RollReply` — a free roll.
+* :class:`RollReply` — a free roll;
+* :class:`ResultReply` — the game's end by a concession or the referee: its result;
+* :class:`ConfirmReply` — a question before an irreversible command (a concession).
+
+A command of the rules that ends the game (the last ``/turn next``, a sudden death) is a
+:class:`PlayReply` carrying the result too (``result``); ``/game status`` carries the score
+as it stands (:class:`ScoreView`), or the result once the game has ended.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bot.export import FileContent
 from bot.rolls import DicePrompt
@@ -26,6 +34,30 @@ from rules.core.expression import RollResult
 from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome, Resolution
+from rules.core.score import GameResult, Score
+
+
+@dataclass(frozen=True, slots=True)
+class ResultView:
+    """A finished game's result as the front ends show it, with the sides' names."""
+
+    result: GameResult
+    sides: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreView:
+    """The score "if the game ended now" as the channel may read it.
+
+    ``score`` is the whole score, or None while a unit is hidden from the enemy (the
+    lines could tell where it is: who holds or contests an objective, who reached an
+    edge, how many figures a side fielded); then ``holders`` are the objectives as the
+    channel's picture marks them ("Bridge: Allies"), nothing more.
+    """
+
+    sides: Mapping[str, str]
+    score: Score | None
+    holders: tuple[str, ...] = ()
 
 
 @dataclass(kw_only=True)
@@ -66,6 +98,8 @@ class PlayReply(Reply):
     map_view: MapView | None = None
     #: The state after a re-roll (which re-ran later commands).
     status: StatusView | None = None
+    #: The game's result, when this command ended it.
+    result: ResultView | None = None
 
 
 @dataclass(kw_only=True)
@@ -81,6 +115,10 @@ class StatusReply(Reply):
     #: Whether ``map_view`` is the channel's picture (no hidden unit may show) or the
     #: asker's own view (then the reply is ``private``).
     map_public: bool = True
+    #: The score if the game ended now (``/game status`` of a game in play).
+    score: ScoreView | None = None
+    #: The game's result (a game that has ended; the state after a rewind that ends it).
+    result: ResultView | None = None
 
 
 @dataclass(kw_only=True)
@@ -113,13 +151,45 @@ class RollReply(Reply):
     by_hand: bool = False
 
 
+@dataclass(kw_only=True)
+class ResultReply(Reply):
+    """The game ended by a concession or the referee's decision: its result, and the
+    table as it ends, the objectives marked (None where the game has no battlefield)."""
+
+    result: ResultView
+    map_view: MapView | None = None
+
+
+@dataclass(kw_only=True)
+class ConfirmReply(Reply):
+    """A question before an irreversible command, for the asker only: ``question`` says
+    what would happen; ``verb`` with ``confirm`` carries it out, with ``cancel`` withdraws
+    it (two buttons in Discord); ``typed`` says how to answer by typing (the console)."""
+
+    question: Outcome
+    verb: str
+    confirm: dict[str, Any] = field(default_factory=dict)
+    cancel: dict[str, Any] = field(default_factory=dict)
+    typed: Outcome | None = None
+    #: The buttons' labels (catalogue keys).
+    confirm_label: str = "discord.button.confirm"
+    cancel_label: str = "discord.button.keep_playing"
+
+
 def picture_of(reply: Reply) -> tuple[MapView | None, bool]:
     """The picture a reply carries and whether it is the channel's (public) one."""
     if isinstance(reply, StatusReply):
         return reply.map_view, reply.map_public
-    if isinstance(reply, PlayReply):
+    if isinstance(reply, PlayReply | ResultReply):
         return reply.map_view, True
     return None, True
+
+
+def result_view_of(reply: Reply) -> ResultView | None:
+    """The game's result a reply shows, if any."""
+    if isinstance(reply, PlayReply | StatusReply | ResultReply):
+        return reply.result
+    return None
 
 
 def prompt_of(reply: Reply) -> DicePrompt | None:
@@ -133,13 +203,18 @@ def spool_of(reply: Reply) -> Path | None:
 
 
 __all__ = [
+    "ConfirmReply",
     "FilesReply",
     "PlayReply",
     "Reply",
+    "ResultReply",
+    "ResultView",
     "RollReply",
+    "ScoreView",
     "StatusReply",
     "TextReply",
     "picture_of",
     "prompt_of",
+    "result_view_of",
     "spool_of",
 ]

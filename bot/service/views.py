@@ -15,28 +15,31 @@ from dataclasses import replace
 from bot.commands import COMMANDS, OptionType
 from bot.export import export_files
 from bot.help import command_names, help_lines
+from bot.result_text import result_text
 from bot.service.deadlines import due_notices
 from bot.service.errors import ServiceError
-from bot.service.events import event_line
+from bot.service.events import event_line, result_of
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
 from bot.service.maps import (
     channel_map,
     localized_map,
+    public_score,
     public_status,
     status_caption,
     with_caption,
 )
-from bot.service.replies import FilesReply, Reply, StatusReply, TextReply
+from bot.service.replies import FilesReply, Reply, ResultView, StatusReply, TextReply
 from bot.service.requests import Request, int_option, players_among, seat_among
 from bot.service.seats import roster_notices
 from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.export import history_pages
 from db.history import ExportHead, StoredVersion
-from db.models import GameRecord
+from db.models import EventRecord, GameRecord
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
+from rules.core.ending import NO_WINNER
 from rules.core.errors import RulesError, UnknownName
 from rules.core.i18n import translate
 from rules.core.legal import LegalAction, for_seat, owed, values_of
@@ -68,14 +71,19 @@ async def status(call: GameCall) -> Reply:
 
     def look() -> tuple[StatusView, list[FollowUp], list[LegalAction], MapView | None]:
         # Off the loop, in one pass: listing legal actions can take milliseconds.
-        view = public_status(play.status(document))
+        whole = play.status(document)
+        view = public_status(whole)
         picture = with_caption(
             channel_map(play, document, ruleset, language),
             "",
             status_caption(view, ruleset, language),
         )
         if ended:
+            result = play.result(document)
+            reply.result = None if result is None else ResultView(result, dict(view.sides))
             return view, [], [], picture
+        # The score "if the game ended now", leaking no hidden unit.
+        reply.score = public_score(play, document, whole, picture)
         try:
             follow = play.follow_ups(document)
             return view, follow, owed(play.legal_actions(document)), picture
@@ -88,7 +96,7 @@ async def status(call: GameCall) -> Reply:
     reply.status = shown
     if not listed[0]:
         reply.notices.append(Outcome.of("bot.status.over_budget"))
-    if ended:  # ended by the referee: nobody is to move any more
+    if ended:  # nobody is to move any more: the result is shown instead
         reply.status = replace(shown, ended=True, awaiting=None)
         return reply
     for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
@@ -199,12 +207,23 @@ async def _export_reply(
         channel=head.game.get("channel_id", request.channel_id),
     )
     ruleset, language = reply.ruleset, reply.language
+
+    def details(event: EventRecord) -> list[str]:
+        """Below the event that ended the game: its result, in full."""
+        result = result_of(event)
+        if result is None:
+            return []
+        return [f"### {line}" if index == 0 else line for index, line in enumerate(
+            result_text(result, sides, ruleset, language).plain("-")
+        )]
+
     exported = await export_files(
         head,
         pages,
         title=title,
         language=language,
         line_of=lambda event: event_line(event, ruleset, language, sides),
+        details_of=details,
     )
     reply.files.update(exported.files)
     reply.spool = exported.spool
@@ -301,6 +320,8 @@ async def choices(
     play = services.play(record.ruleset)
     if kind == "side":
         return _matching(list(play.sides(record.document)), typed)
+    if kind == "result":  # /game end result: a side, or none (a draw)
+        return _matching([*play.sides(record.document), NO_WINNER], typed)
     seat = seat_among(Request(channel_id, user_id, "choices"), await store.members(channel_id))
     side = None if seat.role == "referee" else seat.side
     document = record.document

@@ -371,10 +371,9 @@ class DocumentPlay:
         raise NotImplementedError
 
     def verbs(self) -> tuple[str, ...]:
-        """The verbs this ruleset's commands take. ``apply`` also takes the two that end any
-        game (``rules.core.ending.VERBS``: ``game.concede``, ``game.decide``), listed here
-        once the front ends send them."""
-        return tuple(self.commands.VERBS)
+        """The verbs this ruleset's commands take, and the two that end any game
+        (``rules.core.ending.VERBS``: ``game.concede``, ``game.decide``)."""
+        return (*self.commands.VERBS, *ending.VERBS)
 
     def map_view(
         self,

@@ -207,3 +207,38 @@ def test_the_table_speaks_the_language_it_is_given(tmp_path):
     assert "Game created" in other.stdout
     bad = run_cli(tmp_path, "/game status\n", env={"ARBITRO_LANGUAGE": "de"})
     assert bad.returncode == 2 and "ARBITRO_LANGUAGE" in bad.stderr
+
+
+def test_a_concession_typed_at_the_console_then_the_referees_result(tmp_path):
+    script = "\n".join(
+        [
+            "/game new ruleset:w40k4 scenario:avamposto language:fr",
+            "/as anna",
+            "/game join side:legione",
+            "/as bruno",
+            "/game join side:predoni",
+            "/as anna",
+            "/game concede",
+            "/game concede cancel:true",
+            "/game concede confirm:3",
+            "/game status",
+            "/as arbitro",
+            "/game undo",
+            '/game end result:predoni level:marginal reason:"la pluie"',
+            "/game list",
+            "/quit",
+        ]
+    )
+    result = run_cli(tmp_path, script + "\n")
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in out + result.stderr
+    assert "? Abandonner la partie pour Legione Astrale ?" in out.replace("\u202f", " ")
+    assert "/game concede confirm:3" in out
+    assert "» Abandon retiré : la partie continue." in out.replace("\u202f", " ")
+    assert "🏁 Victoire décisive de Predoni\u202f: Legione Astrale a concédé (tour 1)." in out
+    assert "Points\u202f:" in out
+    assert "Partie terminée\u202f: @arbitro, @bruno" in out
+    assert "» Événement n° 5 annulé.\n» Événement n° 4 annulé." in out  # the end, the concession
+    assert "🏁 Victoire de justesse de Predoni" in out and "la pluie" in out
+    assert out.count("🏁") >= 3  # the concession, the status once over, the decision

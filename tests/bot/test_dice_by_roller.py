@@ -26,6 +26,7 @@ from rules.core.game import Applied, run_command
 from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, Played, StatusView
 from rules.core.resolution import Outcome
+from rules.core.score import GameResult, Score
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 77
@@ -261,6 +262,12 @@ class DuelPlay:
 
     def verbs(self) -> tuple[str, ...]:
         return ("shoot",)
+
+    def score(self, document: Mapping[str, Any]) -> Score:
+        return Score(tuple(self.sides(document)))
+
+    def result(self, document: Mapping[str, Any]) -> GameResult | None:
+        return None  # a duel never ends by itself
 
 
 @pytest.fixture()

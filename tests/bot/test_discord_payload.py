@@ -38,7 +38,7 @@ COMMANDS = {
     "game": {
         "new", "join", "leave", "referee", "takeover", "creators", "status", "log", "export",
         "list",
-        "rewind", "undo", "end", "deadline", "pace",
+        "rewind", "undo", "end", "concede", "deadline", "pace",
     },
     "turn": {"status", "next"},
     "manoeuvre": {"declare", "pass"},

@@ -750,3 +750,60 @@ async def test_a_large_export_is_attached_from_disk_and_its_spool_removed(
     data = json.loads(files["arbitro-log.json"])
     assert verify_export(data) == data["head_hash"]
     assert spools and spools[0] is not None and not spools[0].exists()
+
+
+# -- the end of a game -----------------------------------------------------------------------------
+
+
+async def test_a_scenario_played_to_its_end_posts_the_result(table: Table) -> None:
+    channel, referee = table.channel, table.referee
+    await referee.slash(
+        channel, "game new", ruleset="w40k4", scenario="avamposto_campo", language="en"
+    )
+    assert_public(await table.anna.slash(channel, "game join", side="legione"))
+    assert_public(await table.bruno.slash(channel, "game join", side="predoni"))
+    # The score if the game ended now, in /game status.
+    status = texts(assert_public(await table.anna.slash(channel, "game status")))
+    assert translate("bot.result.score_title", "en") in status
+    # The referee passes every phase to the last turn (the extension's D6 shows 1: none).
+    for _ in range(120):
+        result = await referee.slash(channel, "turn next")
+        message = assert_public(result)
+        if any((e.title or "").startswith("🏁") for e in message.embeds):
+            break
+    else:
+        pytest.fail("the game did not end")
+    embed = next(e for e in message.embeds if (e.title or "").startswith("🏁"))
+    assert "turn 6" in (embed.title or "")
+    fields = {field.name: field.value for field in embed.fields}
+    assert translate("bot.result.points", "en") in fields
+    assert "Legione Astrale" in fields[translate("bot.result.points", "en")]
+    assert "Winner: " in texts(message) or translate("bot.result.draw", "en") in texts(message)
+    assert message.attachments, "the final map, its objectives marked"
+    # Everyone at the table is told, and the game is over.
+    assert table.anna.id and str(table.anna.id) in (message.content or "")
+    assert_private_error(
+        await referee.slash(channel, "turn next"), translate("error.service.game_ended", "en")
+    )
+
+
+async def test_a_concession_is_confirmed_with_a_button(table: Table) -> None:
+    channel = table.channel
+    await start_game(table)
+    asked = await table.anna.slash(channel, "game concede")
+    assert asked.ephemeral, asked
+    question = asked.response
+    assert translate("bot.concede.ask", "it", side="Alleati") in texts(question)
+    cancel = button(question, "game.concede", cancel="true")
+    kept = await table.anna.click(question, custom_id=cancel["custom_id"])
+    assert translate("bot.concede.cancelled", "it") in all_texts(kept)
+    asked = await table.anna.slash(channel, "game concede")
+    question = asked.response
+    confirm = next(b for b in buttons(question) if "confirm=" in b["custom_id"])
+    ended = await table.anna.click(question, custom_id=confirm["custom_id"])
+    shown = all_texts(ended)
+    assert "🏁" in shown and "Asse" in shown, shown
+    assert_private_error(
+        await table.referee.slash(channel, "turn next"),
+        translate("error.service.game_ended", "it"),
+    )

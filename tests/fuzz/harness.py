@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.rolls import DicePrompt
-from bot.service import GameService, Reply, Request
+from bot.service import ConfirmReply, GameService, Reply, Request, ResultReply
 from bot.service.replay import replay_game
 from db.protocol import GameStore
 from db.sqlite import SqliteStore
@@ -40,6 +40,8 @@ from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.core.play import GamePlay
 from rules.core.ruleset import get_ruleset
+from rules.core.score import EndingKind
+from tests.fuzz import history
 
 REFEREE = 1
 FIRST_PLAYER = 100
@@ -53,6 +55,8 @@ MAX_TYPED_DICE = 400
 TRAIL_SHOWN = 16
 # Without progress for this many commands in one turn, the game is stuck.
 MAX_COMMANDS_PER_TURN = 600
+#: The chance, at each step, that the game ends there by a concession or the referee.
+EARLY_END = 0.002
 JUNK_VALUES: tuple[Any, ...] = ("", "nessuno", "x" * 40, -1, 0, 10**6, "1.5", "🎲", None)
 
 
@@ -84,6 +88,8 @@ class GameRun:
     probes: int = 0
     probes_refused: int = 0
     ended: bool = False
+    #: How it ended, when not by its rules: "concede" or "decide".
+    ended_by: str = ""
     failures: list[str] = field(default_factory=list)
     trail: list[str] = field(default_factory=list)
     #: Where the game was played, to reproduce it (a sequence: its seed, channel and game).
@@ -201,6 +207,9 @@ class Fuzzer:
         #: Share of seat commands sent with dice typed by hand, ``?``: the service asks
         #: for each die and the seat answers (a sequence's re-rolls need such rolls).
         self.hand_dice = 0.0
+        #: The chance at each step of an end by a concession or a decision (a sequence
+        #: ends its games early itself).
+        self.early_end = EARLY_END
         #: The last command accepted (for a take-back by its sender).
         self.last_act: Acted | None = None
         #: Events of commands whose dice a seat typed (for disputes and re-rolls).
@@ -224,6 +233,7 @@ class Fuzzer:
         fuzzer = cls(ruleset, scenario, run.seed)
         fuzzer.table, fuzzer.rng, fuzzer.run = table, rng, run
         fuzzer.channel, fuzzer.referee = channel, referee
+        fuzzer.early_end = 0.0
         return fuzzer
 
     @property
@@ -252,6 +262,8 @@ class Fuzzer:
                 pass
             if not self.run.failures:
                 await self.check_replay()
+            if not self.run.failures:
+                await self.check_result()
         except Exception as error:  # the fuzzer reports every crash with its trail
             self.run.fail(f"crash: {type(error).__name__}: {error}")
         finally:
@@ -301,6 +313,9 @@ class Fuzzer:
             return False
         self._check_follow_ups(record.document, actions)
         if self.run.failures:
+            return False
+        if self.early_end and self.rng.random() < self.early_end:
+            await self.end_early(self.rng.choice(("concede", "decide")))
             return False
         if self.rng.random() < 0.15:
             accepted = await self._probe(record.version, record.document, actions)
@@ -427,6 +442,70 @@ class Fuzzer:
         after = await self.store.load(self.channel)
         if after.version != version or _canonical(after.document) != _canonical(document):
             self.run.fail(f"a refused command changed the state: {line}")
+
+    async def end_early(self, how: str) -> None:
+        """End the game by a seat's concession (asked, now and then withdrawn once, then
+        confirmed) or by the referee's decision, and check the result it gives."""
+        document = (await self.store.load(self.channel)).document
+        sides = list(self.play.sides(document))
+        try:
+            if how == "concede":
+                side = self.rng.choice(sides)
+                user = self.players[side]
+                self.note(describe(side, "game.concede", {}))
+                asked = await self._send(user, "game.concede", {})
+                if self.rng.random() < 0.3:
+                    self.note(describe(side, "game.concede", {"cancel": True}))
+                    await self._send(user, "game.concede", {"cancel": True})
+                if not isinstance(asked, ConfirmReply) or asked.seq is not None:
+                    self.run.fail(f"a concession not asked first: {asked}")
+                    return
+                self.note(describe(side, "game.concede", asked.confirm))
+                reply = await self._send(user, "game.concede", dict(asked.confirm))
+                expected = (EndingKind.CONCESSION, side)
+            else:
+                winner = self.rng.choice([*sides, "none"])
+                options = {"result": winner, "reason": "fuzz"}
+                if winner != "none":  # a draw has no level
+                    options["level"] = self.rng.choice(("decisive", "marginal"))
+                self.note(describe("referee", "game.decide", options))
+                reply = await self._send(self.referee, "game.decide", options)
+                expected = (EndingKind.DECISION, None)
+        except RulesError as error:
+            self.run.fail(f"/{how} refused: {error.localized('en')}")
+            return
+        if not isinstance(reply, ResultReply):
+            self.run.fail(f"/{how} answered without a result: {reply}")
+            return
+        ending = reply.result.result.ending
+        if ending.kind is not expected[0] or (expected[1] and ending.side != expected[1]):
+            self.run.fail(f"/{how} ended as {ending}")
+        self.run.commands += 1
+        self.run.ended, self.run.ended_by = True, how
+
+    async def check_result(self) -> None:
+        """Exactly one result event for a game that has ended (none for one in play), the
+        final state's result, and the log's replay gives the same result."""
+        record = await self.store.load(self.channel)
+        events = [event async for event in self._all_events()]
+        final = self.play.result(self.play.load_document(record.document))
+        problem = history.result_problem(events, record.status == "ended", final)
+        if problem is not None:
+            self.run.fail(problem)
+            return
+        report = await replay_game(self.store, self.channel)
+        if report.final_result != final:
+            self.run.fail(f"the replay ends with {report.final_result}, the game with {final}")
+
+    async def _all_events(self) -> Any:
+        after = 0
+        while True:
+            page = await self.store.events(self.channel, after_seq=after, limit=200)
+            for event in page:
+                yield event
+            if len(page) < 200:
+                return
+            after = page[-1].seq
 
     async def check_replay(self) -> None:
         """The event log, replayed through the rules, gives every stored state."""

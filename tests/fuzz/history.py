@@ -5,9 +5,14 @@ Each function reads the log as a player or the docs describe it, not the service
 * ``/takeback``: a player takes back their own last command, while it is the game's latest
   event and rolled no die; the state is then the one before it.
 * ``/game undo``: undoes the latest event that is not an undo, nor the creation, nor a seat
-  change, nor already undone; the state (document and status) is the one before it.
+  change, nor already undone; the state (document and status) is the one before it. When
+  that event is the store's end (``game.ended``) of a game whose result the event before
+  it recorded (``game_result``), that event is undone too: the game is in play again.
 * ``/game rewind seq:N``: N is an earlier event (1 to the version before the latest); the
   document is then the one event N left.
+* the result: a game that has ended has exactly one result event (``game_result``) not
+  undone, the last event before the store's end, and its result is the one the rules give
+  of the final state; a game in play has none.
 * ``/reroll seq:N``: event N is a command of the rules that rolled dice (a free ``/roll`` is
   rolled again with ``/roll``), someone disputed them, and history has not been changed since
   (no undo, rewind, re-roll or adoption after N).
@@ -20,7 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from db.models import VERB_CREATED, VERB_UNDO, EventRecord
+from bot.service.events import RESULT_ARG
+from db.models import VERB_CREATED, VERB_ENDED, VERB_UNDO, EventRecord
+from rules.core.score import GameResult
 
 TAKEBACK_NOT_YOURS = "error.service.takeback.not_yours"
 TAKEBACK_DICE_ROLLED = "error.service.takeback.dice_rolled"
@@ -30,7 +37,6 @@ NOT_DISPUTED = "error.service.reroll.not_disputed"
 FREE_ROLL = "error.service.reroll.free_roll"
 HISTORY_CHANGED = "error.service.reroll.history"
 GAME_ENDED = "error.service.game_ended"
-STORE_GAME_ENDED = "error.store.game_ended"
 GAME_EXISTS = "error.store.game_exists"
 OWN_DICE = "error.service.own_dice"
 
@@ -59,6 +65,49 @@ def undo_target(events: Sequence[EventRecord]) -> int | None:
             continue
         if event.seq not in undone:
             return event.seq
+    return None
+
+
+def undo_targets(events: Sequence[EventRecord]) -> tuple[int, ...]:
+    """The events ``/game undo`` undoes now, in order (empty: nothing to undo): the target,
+    and after the end of a game that has its result, the event that recorded it."""
+    target = undo_target(events)
+    if target is None:
+        return ()
+    before = events[target - 2] if target >= 2 else None
+    if (
+        events[target - 1].verb == VERB_ENDED
+        and before is not None
+        and RESULT_ARG in before.args
+        and undo_target(events[: target - 1]) == before.seq
+    ):
+        return (target, before.seq)
+    return (target,)
+
+
+def live_results(events: Sequence[EventRecord]) -> list[EventRecord]:
+    """The events that recorded the game's result and were not undone since."""
+    undone = {event.undoes_seq for event in events if event.undoes_seq is not None}
+    return [e for e in events if RESULT_ARG in e.args and e.seq not in undone]
+
+
+def result_problem(
+    events: Sequence[EventRecord], ended: bool, final: GameResult | None
+) -> str | None:
+    """What is wrong with the log's result events (None: nothing) for a game that has
+    ``ended`` (its store status) and whose final state gives the result ``final``."""
+    live = live_results(events)
+    seqs = [event.seq for event in live]
+    if not ended:
+        return f"a game in play has result events {seqs}" if live else None
+    if len(live) != 1:
+        return f"an ended game has {len(live)} result events {seqs}, not one"
+    after = [event.verb for event in events if event.seq > live[0].seq]
+    if after != [VERB_ENDED]:
+        return f"the result event {live[0].seq} is followed by {after}, not the end alone"
+    recorded = GameResult.from_json(live[0].args[RESULT_ARG])
+    if recorded != final:
+        return f"the result event {live[0].seq} says {recorded}, the final state {final}"
     return None
 
 

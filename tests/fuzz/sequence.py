@@ -17,12 +17,15 @@ nothing):
 * ``/roll`` free rolls by seated players (logged while the game is on, not after), now and
   then typed by hand and disputed (a re-roll of one is refused);
 * around the end: ``/game new`` refused while the game is in play, history commands
-  refused once it has ended, ``/game undo`` reopening it now and then.
+  refused once it has ended, ``/game undo`` reopening it now and then; an early end by
+  ``/game end``, a seat's confirmed ``/game concede`` or the referee's ``/game end result:``.
 
 After each game the full audit: the store's ``check()`` (``arbitro db check``) finds
-nothing, ``/game export`` verifies (``db.hashing.verify_export``) up to the stored head, and
-the log replays through the rules to every stored state; when the next game archives it,
-its archive verifies to that same head (through the store and ``/game export archive:N``).
+nothing, ``/game export`` verifies (``db.hashing.verify_export``) up to the stored head,
+the log replays through the rules to every stored state, and it has exactly one result
+event, the final state's, whose replay gives the same result (tests/fuzz/history.py);
+when the next game archives it, its archive verifies to that same head (through the store
+and ``/game export archive:N``).
 At the end of the run, ``check()`` again, each channel's last game replayed, and every
 archive of the store.
 
@@ -42,11 +45,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.service import Reply
+from bot.service import RESULT_ARG, Reply
 from bot.service.replay import replay_game
 from db.errors import ChainBroken
 from db.hashing import canonical_json, verify_export
-from db.models import VERB_UNDO, EventRecord
+from db.models import VERB_ENDED, VERB_UNDO, EventRecord
 from db.open import open_store
 from db.protocol import GameStore
 from rules.core.errors import RulesError
@@ -159,6 +162,10 @@ class ChannelSequence:
                 return False
             await self._new_game()
             return not self.failed
+        if not self.over and (await self.store.load(self.channel)).status == "ended":
+            # The last command (a re-roll, a rewind) ended the game: its end is written.
+            self.over = True
+            self.fuzzer.run.ended = True
         if self.over:
             await self._finish()
             return not self.failed
@@ -293,15 +300,24 @@ class ChannelSequence:
                 history.GAME_EXISTS,
                 "new game",
             )
-            await self._expect(fuzzer.referee, "game.end", {}, None, "end")
+            # Ended early: by the referee's plain /game end (the score as it stands), a
+            # seat's concession or the referee's decision.
+            # In turn, so that every run tries each of them.
+            ends = EARLY_ENDS
+            how = ends[sum(self.run.history[kind] for kind in ends) % len(ends)]
+            if how == "end":
+                await self._expect(fuzzer.referee, "game.end", {}, None, "end")
+            else:
+                await fuzzer.end_early(how)
+                self.run.history[how] += 1
             if self.failed:
                 return
-            if not self.counted:  # a game reopened by an undo and ended again counts once
-                self.counted = True
-                if fuzzer.run.ended:
-                    self.run.ended_by_rules += 1
-                else:
-                    self.run.ended_early += 1
+        if not self.counted:  # a game reopened by an undo and ended again counts once
+            self.counted = True
+            if fuzzer.run.ended and not fuzzer.run.ended_by:
+                self.run.ended_by_rules += 1
+            else:
+                self.run.ended_early += 1
         await self._after_the_end()
         if self.failed or (await self.store.load(self.channel)).status != "ended":
             return  # reopened by an undo: play goes on
@@ -336,7 +352,7 @@ class ChannelSequence:
                     kind,
                 )
             elif kind == "end":
-                await self._expect(fuzzer.referee, "game.end", {}, history.STORE_GAME_ENDED, kind)
+                await self._expect(fuzzer.referee, "game.end", {}, history.GAME_ENDED, kind)
             else:
                 await self._free_roll(seated, logged=False)
             if self.failed:
@@ -346,7 +362,7 @@ class ChannelSequence:
             if await self._undo(events) is not None:
                 self.run.history["reopened"] += 1
                 self.over = False
-                fuzzer.run.ended = False
+                fuzzer.run.ended, fuzzer.run.ended_by = False, ""
                 self.budget = fuzzer.run.commands + self.rng.randint(*self.run.sizes.early_end)
 
     async def _audit(self) -> None:
@@ -369,6 +385,11 @@ class ChannelSequence:
         if self.failed:
             return
         await self.fuzzer.check_replay()
+        if self.failed:
+            return
+        await self.fuzzer.check_result()
+        if self.failed:
+            return
         self.previous = (str(record.head_hash), record.version)
         self.run.audits += 1
 
@@ -399,6 +420,8 @@ class ChannelSequence:
         user = self.rng.choice(users) if wrong_user or acted is None else acted.user
         latest = await self._latest()
         expected = history.takeback_refusal(latest, user, self.fuzzer.play.verbs())
+        if (await self.store.load(self.channel)).status == "ended":
+            expected = history.GAME_ENDED  # the command just taken back ended the game
         reply = await self._expect(user, "takeback", {}, expected, "takeback")
         if reply is not None:
             await self._check_undone(latest.seq, latest.seq, "takeback")
@@ -406,11 +429,12 @@ class ChannelSequence:
     async def _undo(self, events: list[EventRecord]) -> Reply | None:
         """The referee's ``/game undo``: the state before the event it undoes."""
         assert self.fuzzer is not None
-        target = history.undo_target(events)
-        expected = None if target is not None else history.NOTHING_TO_UNDO
+        targets = history.undo_targets(events)
+        expected = None if targets else history.NOTHING_TO_UNDO
         reply = await self._expect(self.fuzzer.referee, "game.undo", {}, expected, "undo")
-        if reply is not None and target is not None:
-            await self._check_undone(target, len(events), "undo")
+        if reply is not None and targets:
+            # Undoing the end of a game with a result undoes its result event as well.
+            await self._check_undone(targets[-1], len(events) + len(targets) - 1, "undo")
         return reply
 
     async def _check_undone(self, target: int, version: int, what: str) -> None:
@@ -441,7 +465,9 @@ class ChannelSequence:
         )
         if reply is None:
             return
-        latest = await self._latest()
+        latest, ended = await self._history_event(version + 1)
+        if ended:
+            status = "ended"  # back to a state whose game had ended: it ends again
         if (
             latest.seq != version + 1
             or latest.verb != history.VERB_REWIND
@@ -474,7 +500,7 @@ class ChannelSequence:
         )
         if reply is None:
             return
-        latest = await self._latest()
+        latest, _ = await self._history_event(len(events) + 1)
         if (
             latest.seq != len(events) + 1
             or latest.verb != history.VERB_REROLL
@@ -594,9 +620,24 @@ class ChannelSequence:
             if len(page) < 200:
                 return events
 
+    async def _history_event(self, seq: int) -> tuple[EventRecord, bool]:
+        """The event of a history command expected at ``seq``, and whether it ended the
+        game (then the store's end follows it and it carries the result)."""
+        latest = await self._latest()
+        if latest.seq == seq + 1 and latest.verb == VERB_ENDED:
+            event = (await self.store.events(self.channel, after_seq=seq - 1, limit=1))[0]
+            if RESULT_ARG not in event.args:
+                self._fail(f"event {seq} {event.verb} ended the game without its result")
+            return event, True
+        return latest, False
+
     async def _latest(self) -> EventRecord:
         version = (await self.store.load(self.channel)).version
         return (await self.store.events(self.channel, after_seq=version - 1, limit=1))[0]
+
+
+#: The ways a game is ended early, taken in turn.
+EARLY_ENDS = ("end", "concede", "decide")
 
 
 def exported_log(files: Mapping[str, bytes]) -> dict[str, Any]:

@@ -195,6 +195,8 @@ def test_status_and_follow_ups_through_play(rules):
         "combat",
         "morale",
         "test",
+        "game.concede",
+        "game.decide",
     )
 
 
