@@ -19,7 +19,14 @@ from bot.help import command_names
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.service.deadlines import follow_the_turn
 from bot.service.errors import ServiceError, command_name, not_now
-from bot.service.events import ACTED_FOR_ARG, command_event, event_line, resolutions_of, roll_event
+from bot.service.events import (
+    ACTED_FOR_ARG,
+    command_event,
+    event_line,
+    resolutions_of,
+    roll_event,
+    secret_of,
+)
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
 from bot.service.replies import PlayReply, Reply, RollReply
@@ -39,6 +46,7 @@ from rules.core.dice import (
 from rules.core.errors import DiceError, DiceNeeded, IllegalAction, InvalidInput, UnknownName
 from rules.core.expression import RollResult, roll_with_odds
 from rules.core.play import FollowUp, GamePlay, Played
+from rules.core.resolution import Outcome
 
 #: A preview: the command resolved with odds, nothing rolled for real, nothing logged.
 ODDS = "odds"
@@ -235,10 +243,10 @@ async def play_verb(
     if result.duplicate:
         reply.duplicate = True
         reply.resolutions = resolutions_of(result.event)
-        return reply
+        return _kept_secret(reply, result.event, request.verb, play.sides(document))
     reply.follow_ups = follow_ups
     if pictures and pictures[-1] is not None:
-        # Under the picture, the command and its outcome as the log tells them.
+        # Under the picture, the command and its outcome as the channel may read them.
         line = event_line(result.event, reply.ruleset, reply.language, play.sides(document))
         reply.map_view = with_caption(pictures[-1], line, states[-1])
     if after is not None and after != before:
@@ -246,6 +254,38 @@ async def play_verb(
     await follow_the_turn(
         call, follow_ups, after, actor_side if actor_side is not None else before
     )
+    return _kept_secret(reply, result.event, request.verb, play.sides(document))
+
+
+def _kept_secret(
+    reply: PlayReply, event: Any, verb: str, sides: Mapping[str, str]
+) -> PlayReply:
+    """A command that tells where a hidden unit is: the reply goes to its asker only, and
+    the channel is shown that a hidden unit acted — with the buttons, the pings and the
+    public picture, and nothing of its options, dice or outcome."""
+    secret = secret_of(event.args)
+    if secret is None:
+        return reply
+    public = PlayReply(
+        language=reply.language,
+        ruleset=reply.ruleset,
+        seq=reply.seq,
+        head_hash=reply.head_hash,
+        duplicate=reply.duplicate,
+        acted_for=reply.acted_for,
+        follow_ups=reply.follow_ups,
+        map_view=reply.map_view,
+        ping=reply.ping,
+        notices=[
+            Outcome.of(
+                "bot.log.hidden_played",
+                command=command_name(verb),
+                side=sides.get(secret, secret),
+            )
+        ],
+    )
+    reply.notices = [*reply.notices, Outcome.of("bot.log.hidden_private")]
+    reply.map_view, reply.ping, reply.private, reply.public = None, [], True, public
     return reply
 
 

@@ -13,11 +13,11 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 
 from bot.commands import COMMANDS, OptionType
-from bot.export import export_files
+from bot.export import Redaction, export_files
 from bot.help import command_names, help_lines
 from bot.service.deadlines import due_notices
 from bot.service.errors import ServiceError
-from bot.service.events import event_line
+from bot.service.events import PUBLIC_ARGS, REFEREE_READER, Reader, event_line
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
 from bot.service.maps import (
     channel_map,
@@ -33,7 +33,7 @@ from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.export import history_pages
 from db.history import ExportHead, StoredVersion
-from db.models import GameRecord
+from db.models import CommandContext, GameRecord
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
@@ -130,9 +130,22 @@ async def show_map(call: GameCall) -> Reply:
 async def _opened(call: Call) -> GameRecord:
     """The channel's game, read as a read-only command reads it; refused when its ruleset
     cannot be played."""
-    record = (await call.open()).record
-    call.services.play(record.ruleset)
-    return record
+    return (await _opened_context(call)).record
+
+
+async def _opened_context(call: Call) -> CommandContext:
+    context = await call.open()
+    call.services.play(context.record.ruleset)
+    return context
+
+
+def _reader(call: Call, context: CommandContext) -> Reader:
+    """Who an export is for: the referee and, once the game has ended, everyone read
+    everything; a side reads its own hidden moves, a spectator none."""
+    seat = seat_among(call.request, context.members, context.side_roles)
+    if seat.role == "referee" or context.record.status == "ended":
+        return REFEREE_READER
+    return Reader(side=seat.side if seat.role == "player" else None)
 
 
 async def show_log(call: Call) -> Reply:
@@ -158,14 +171,24 @@ async def export(call: Call) -> Reply:
     request, store = call.request, call.store
     if request.options.get("archive") is not None:
         return await _export_archived(call)
-    record = await _opened(call)
+    context = await _opened_context(call)
+    record = context.record
     reply = FilesReply(
         language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
     )
     sides = call.services.play(record.ruleset).sides(record.document)
     head = await store.export_head(request.channel_id)
     pages = history_pages(store, request.channel_id, head.version)
-    return await _export_reply(request, reply, head, pages, sides)
+    reader = _reader(call, context)
+    hidden_now = False
+    if not reader.referee:
+        play = call.services.play(record.ruleset)
+        document = record.document
+        units = (
+            await call.services.off_loop(lambda: play.status(play.load_document(document)))
+        ).units
+        hidden_now = any(unit.hidden and unit.side != reader.side for unit in units)
+    return await _export_reply(request, reply, head, pages, sides, reader, hidden_now)
 
 
 async def _export_archived(call: Call) -> Reply:
@@ -191,6 +214,8 @@ async def _export_reply(
     head: ExportHead,
     pages: AsyncIterator[list[StoredVersion]],
     sides: Mapping[str, str],
+    reader: Reader = REFEREE_READER,
+    hidden_now: bool = False,
 ) -> Reply:
     title = translate(
         "bot.report.title",
@@ -204,12 +229,25 @@ async def _export_reply(
         pages,
         title=title,
         language=language,
-        line_of=lambda event: event_line(event, ruleset, language, sides),
+        line_of=lambda event: event_line(event, ruleset, language, sides, reader),
+        redaction=None if reader.referee else _redaction(reader, sides, hidden_now),
     )
     reply.files.update(exported.files)
     reply.spool = exported.spool
     reply.notices.append(Outcome.of("bot.game.exported", events=exported.events))
+    if exported.redacted:
+        reply.notices.append(Outcome.of("bot.game.export_redacted"))
     return reply
+
+
+def _redaction(reader: Reader, sides: Mapping[str, str], hidden_now: bool) -> Redaction:
+    """An export for a side or a spectator: what the enemy's hidden units did, withheld."""
+    return Redaction(
+        reader=sides.get(reader.side, reader.side) if reader.side else "spectator",
+        withheld=lambda args: not reader.may_read(args),
+        kept_args=PUBLIC_ARGS,
+        hidden_now=hidden_now,
+    )
 
 
 async def _game_here(call: Call) -> GameRecord | None:
