@@ -26,6 +26,7 @@ import discord
 
 from bot.discord.embeds import MessagePayload, reply_to_messages
 from bot.discord.errors import PENDING, describe_interaction, report_error
+from bot.discord.outgoing import with_mentions
 from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
 from bot.export import discard
@@ -133,6 +134,7 @@ async def send_payloads(
             kwargs["files"] = payload.discord_files()
         if payload.view is not None:
             kwargs["view"] = payload.view
+        kwargs = with_mentions(kwargs)
         if not interaction.response.is_done():
             await interaction.response.send_message(**kwargs)
         else:
