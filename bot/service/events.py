@@ -66,6 +66,9 @@ def secret_of(args: Any) -> str | None:
 
 #: A free ``/roll``, logged in the channel's game (the document unchanged).
 VERB_ROLL = "roll"
+#: Dice typed for a command that then waited for one more die: on the record from the
+#: moment they were given (the document unchanged; the command is logged once it runs).
+VERB_TYPED = "dice.typed"
 #: Dice typed by hand, confirmed or disputed by another player (the document unchanged).
 VERB_CONFIRM = "dice.confirm"
 VERB_DISPUTE = "dice.dispute"
@@ -86,7 +89,9 @@ SEAT_BIND = "seat.bind"
 
 #: Events that leave the document as it was: confirmations, free /roll dice, adoptions
 #: (and every ``seat.*`` event).
-SAME_DOCUMENT_VERBS = frozenset({VERB_CONFIRM, VERB_DISPUTE, VERB_ROLL, VERB_REPLAYED})
+SAME_DOCUMENT_VERBS = frozenset(
+    {VERB_CONFIRM, VERB_DISPUTE, VERB_ROLL, VERB_REPLAYED, VERB_TYPED}
+)
 #: Events that change history rather than play: a re-roll cannot reach across them.
 HISTORY_VERBS = frozenset({VERB_UNDO, VERB_REWIND, VERB_REROLL, VERB_REPLAYED})
 
@@ -252,6 +257,7 @@ __all__ = [
     "VERB_REROLL",
     "VERB_REWIND",
     "VERB_ROLL",
+    "VERB_TYPED",
     "Reader",
     "command_event",
     "event_line",

@@ -21,6 +21,8 @@ from bot.service.deadlines import follow_the_turn
 from bot.service.errors import ServiceError, command_name, not_now
 from bot.service.events import (
     ACTED_FOR_ARG,
+    ACTOR_NAME_ARG,
+    VERB_TYPED,
     command_event,
     event_line,
     resolutions_of,
@@ -32,7 +34,7 @@ from bot.service.maps import channel_map, command_marks, status_caption, with_ca
 from bot.service.replies import PlayReply, Reply, RollReply
 from bot.service.requests import NO_SEAT, Request, int_option, players_among, seat_among
 from db.errors import GameNotFound
-from db.models import CommandContext, PendingRoll, PreparedState
+from db.models import CommandContext, NewEvent, PendingRoll, PreparedState
 from db.prepare import PreparedEvent, prepare_event
 from rules.core.battlefield import MapView
 from rules.core.dice import (
@@ -120,7 +122,29 @@ async def free_roll(call: Call) -> Reply:
 
 async def ruleset_verb(call: GameCall) -> Reply:
     """A command of the channel's ruleset, for the asker's seat."""
+    if call.request.verb != ODDS:
+        await _refuse_a_replaced_roll(call)
     return await play_verb(call, call.request)
+
+
+async def _refuse_a_replaced_roll(call: GameCall) -> None:
+    """A command waiting for a die (the last event: its typed dice) is not given again in
+    place of the die: the dice typed for it stand, and the die it waits for is owed."""
+    request, record = call.request, call.record
+    if record.version < 1:
+        return
+    last = await call.store.events(request.channel_id, after_seq=record.version - 1, limit=1)
+    if not last or last[0].verb != VERB_TYPED:
+        return
+    args = last[0].args if isinstance(last[0].args, dict) else {}
+    same_unit = args.get("unit") in (None, request.options.get("unit"))
+    if args.get("verb") == request.verb and same_unit:
+        raise ServiceError(
+            "error.service.die_owed",
+            command=command_name(request.verb),
+            faces=str(args.get("faces", "")),
+            die=str(args.get("die", "")),
+        )
 
 
 async def play_verb(
@@ -307,11 +331,16 @@ async def _ask_for_die(
     await call.services.off_loop(
         _raise_rules_refusal, call.play, call.document, request, actor_side, typed, bot_faces
     )
+    version = call.record.version
+    if request.dice and typed:
+        # The faces the player typed are on the record from now on, for every seat to
+        # read: the command cannot be given again with other dice (`ruleset_verb`).
+        version = await _record_typed(call, request, typed, needed)
     pending = await call.store.save_pending_roll(
         PendingRoll(
             channel_id=request.channel_id,
             user_id=request.user_id,
-            version=call.record.version,
+            version=version,
             verb=request.verb,
             options=dict(request.options),
             faces=list(typed),
@@ -331,6 +360,27 @@ async def _ask_for_die(
         faces=tuple(typed),
     )
     return reply
+
+
+async def _record_typed(
+    call: GameCall, request: Request, typed: Sequence[int], needed: DiceNeeded
+) -> int:
+    """Log the dice typed for a command that waits for one more die; the new version."""
+    args: dict[str, Any] = {
+        "verb": request.verb,
+        "command": command_name(request.verb),
+        "faces": ", ".join(str(face) for face in typed),
+        "die": f"D{needed.sides}",
+    }
+    if request.options.get("unit") is not None:
+        args["unit"] = str(request.options["unit"])
+    if request.user_name:
+        args[ACTOR_NAME_ARG] = request.user_name[:60]
+    # No interaction id: the command's own event, once it runs, carries it.
+    event = NewEvent(verb=VERB_TYPED, args=args, actor_id=request.user_id)
+    record = call.record
+    committed = await call.store.commit(request.channel_id, record.version, record.document, event)
+    return committed.version
 
 
 def _raise_rules_refusal(
