@@ -122,7 +122,9 @@ async def free_roll(call: Call) -> Reply:
 
 async def ruleset_verb(call: GameCall) -> Reply:
     """A command of the channel's ruleset, for the asker's seat."""
-    if call.request.verb != ODDS:
+    if call.request.dice and call.request.verb != ODDS:
+        # Only dice typed again can replace a roll the player typed (one more read: a
+        # command without typed dice keeps its two round trips).
         await _refuse_a_replaced_roll(call)
     return await play_verb(call, call.request)
 

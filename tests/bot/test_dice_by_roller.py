@@ -157,7 +157,6 @@ async def test_a_waiting_command_is_not_given_again_with_other_dice(table, store
         assert refusal.localized("en").startswith(
             "/fire waits for your D12: the dice typed for it (7) stand."
         )
-    await table.refused(ANNA, "fire", "error.service.die_owed", **SHOT)  # nor the bot's dice
     log = await table(BRUNO, "game.log", count=3)
     assert "typed 7 for /fire, which waits for one more D12" in log.lines[-1]
     reply = await _answer(table, ANNA, first, 12)
