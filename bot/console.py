@@ -387,7 +387,9 @@ class Console:
             self._prompt, self._prompt_noted = prompt, False
         text = reply_text(reply, self._name)
         self._print(_MENTION.sub(lambda match: "@" + self._name(int(match.group(1))), text))
-        saved = await self._save_picture(reply)
+        # The seat's own view is printed; a hidden unit's move keeps the channel's picture
+        # in its public part (`Reply.public`).
+        saved = await self._save_picture(reply.public or reply)
         if saved is not None:
             self._print(translate("bot.map.saved", reply.language, path=saved))
         try:

@@ -20,9 +20,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gzip
+import json
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -45,14 +46,40 @@ _COPY_CHUNK = 1024 * 1024
 FileContent = bytes | Path
 
 
+@dataclass(frozen=True)
+class Redaction:
+    """An export for a reader who may not see everything (a side, or a spectator, while
+    the enemy has hidden units): the events ``withheld`` (given an event's args) keep only
+    the ``kept_args`` — who played which command — without options, dice or outcome, and
+    no state is kept (a state says where every hidden unit is). The hash chain cannot be
+    checked on such a file; the referee's export keeps everything."""
+
+    reader: str
+    withheld: Callable[[Mapping[str, Any]], bool]
+    kept_args: frozenset[str]
+    #: Units are hidden from the reader now: the states (which place them) are left out
+    #: even if no event is withheld.
+    hidden_now: bool = False
+
+    def event(self, event: dict[str, Any]) -> dict[str, Any]:
+        """An event of the bundle as this reader may see it."""
+        args = event.get("args")
+        if not isinstance(args, dict) or not self.withheld(args):
+            return event
+        kept = {k: v for k, v in args.items() if k in self.kept_args}
+        return {**event, "args": kept, "dice": [], "resolution": [], "redacted": True}
+
+
 @dataclass
 class ExportedFiles:
     """An export's files by name, the spool directory holding the large ones (None when
-    every file is in memory), and how many events it holds."""
+    every file is in memory), how many events it holds, and whether it was redacted."""
 
     files: dict[str, FileContent]
     spool: Path | None
     events: int
+    #: Written for a reader who may not see everything, with something left out.
+    redacted: bool = False
 
 
 def slim(data: dict[str, Any]) -> dict[str, Any]:
@@ -140,11 +167,13 @@ class ReportWriter:
         language: str,
         line_of: Callable[[EventRecord], str],
         details_of: Callable[[EventRecord], list[str]] | None = None,
+        redaction: Redaction | None = None,
     ) -> None:
         self._out = out
         self._language = language
         self._line_of = line_of
         self._details_of = details_of
+        self._redaction = redaction
         self.events = 0
         self._out.write(f"# {title}\n\n".encode())
 
@@ -153,7 +182,9 @@ class ReportWriter:
         for version in page:
             event = version.event()
             lines = ["## " + self._line_of(event)]
-            for item in event.resolution or []:
+            redaction = self._redaction
+            withheld = redaction is not None and redaction.withheld(event.args or {})
+            for item in [] if withheld else event.resolution or []:
                 if isinstance(item, dict) and "outcome" in item:
                     try:
                         text = render_resolution_text(Resolution.from_json(item), self._language)
@@ -182,10 +213,13 @@ async def export_files(
     details_of: Callable[[EventRecord], list[str]] | None = None,
     limit: int | None = None,
     spool_root: Path | None = None,
+    redaction: Redaction | None = None,
 ) -> ExportedFiles:
     """The verifiable JSON and the report of the game whose ``head`` and ``pages`` are
     given (`db.export.history_pages`, `db.archive.read_archive`), fitted to ``limit``;
-    ``line_of`` and ``details_of`` tell each event in the report (`ReportWriter`)."""
+    ``line_of`` and ``details_of`` tell each event in the report (`ReportWriter`);
+    with a ``redaction``, both as its reader may see them (the JSON is written and checked
+    whole, then rewritten without what the reader may not see)."""
     spool = Path(
         await asyncio.to_thread(tempfile.mkdtemp, prefix="arbitro-export-", dir=spool_root)
     )
@@ -193,9 +227,12 @@ async def export_files(
         report_path = spool / REPORT_NAME
         handle = await asyncio.to_thread(report_path.open, "wb")
         try:
-            report = ReportWriter(handle, title, language, line_of, details_of)
+            report = ReportWriter(handle, title, language, line_of, details_of, redaction)
             summary = await write_bundle(
                 head, pages, spool / JSON_NAME, keep="first_and_current", on_page=report.add
+            )
+            redacted = redaction is not None and await asyncio.to_thread(
+                redact_bundle, spool / JSON_NAME, redaction
             )
             await asyncio.to_thread(report.finish, summary.head_hash)
         finally:
@@ -204,11 +241,44 @@ async def export_files(
     except BaseException:
         await asyncio.to_thread(shutil.rmtree, spool, True)
         raise
-    exported = ExportedFiles(files=files, spool=spool, events=summary.events)
+    exported = ExportedFiles(files=files, spool=spool, events=summary.events, redacted=redacted)
     if all(isinstance(content, bytes) for content in files.values()):
         await asyncio.to_thread(shutil.rmtree, spool, True)
         exported.spool = None
     return exported
+
+
+def redact_bundle(path: Path, redaction: Redaction) -> bool:
+    """Rewrite the bundle at ``path`` for ``redaction``'s reader, line by line (the bundle
+    has one event a line, `db.export`): the withheld events stripped, no state kept.
+    Whether anything was withheld (if not, and ``hidden_now`` is false, the bundle stays
+    as it was: whole, and verifiable)."""
+    redacted = path.with_name(path.name + ".redacted")
+    withheld = redaction.hidden_now
+    with path.open("rb") as source, redacted.open("wb") as out:
+        for raw in source:
+            out.write(raw)
+            if raw.rstrip().endswith(b'"events": ['):
+                break
+        first = True
+        for raw in source:
+            line = raw.strip()
+            if line.startswith(b"]"):
+                break
+            event = json.loads(line.removesuffix(b","))
+            shown = redaction.event(event)
+            withheld = withheld or shown is not event
+            text = json.dumps(shown, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+            out.write((("\n  " if first else ",\n  ") + text).encode())
+            first = False
+        closing = {"states": [], "states_kept": "none", "redacted_for": redaction.reader}
+        tail = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in closing.items())
+        out.write(("\n ],\n" + tail + "\n}\n").encode())
+    if withheld:
+        redacted.replace(path)
+    else:
+        redacted.unlink()
+    return withheld
 
 
 def _fitted(spool: Path, limit: int | None) -> dict[str, FileContent]:
@@ -240,11 +310,13 @@ __all__ = [
     "IN_MEMORY_BYTES",
     "ExportedFiles",
     "FileContent",
+    "Redaction",
     "ReportWriter",
     "discard",
     "export_files",
     "fit",
     "fit_file",
     "read_file",
+    "redact_bundle",
     "slim",
 ]

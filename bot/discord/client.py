@@ -32,6 +32,7 @@ from discord.ext import commands, tasks
 from bot.discord.commands import build_app_commands
 from bot.discord.embeds import reply_to_messages
 from bot.discord.errors import report_error
+from bot.discord.outgoing import NO_MENTIONS
 from bot.discord.runner import run_button
 from bot.discord.translator import CatalogueTranslator
 from bot.discord.views import ActionButton, DieFaceButton
@@ -188,6 +189,8 @@ class ArbitroBot(commands.AutoShardedBot):
             intents=intents(),
             help_command=None,
             tree_cls=ArbitroTree,
+            # No ping unless a message names its users (`bot.discord.outgoing`).
+            allowed_mentions=NO_MENTIONS,
             allowed_contexts=app_commands.AppCommandContext(guild=True),
             allowed_installs=app_commands.AppInstallationType(guild=True),
         )

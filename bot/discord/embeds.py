@@ -22,6 +22,15 @@ from pathlib import Path
 
 import discord
 
+from bot.discord.outgoing import (
+    CONTENT_LIMIT,
+    NO_MENTIONS,
+    clip,
+    safe_outcome,
+    safe_status,
+    size,
+    unlinked,
+)
 from bot.discord.views import BUTTON_LIMIT, reply_buttons
 from bot.render.pictures import MAP_FILE
 from bot.render_text import chain_head_text, owed_lines
@@ -55,9 +64,6 @@ FIELDS_PER_EMBED = 25
 EMBED_TOTAL_LIMIT = 6000
 EMBEDS_PER_MESSAGE = 10
 MESSAGE_TOTAL_LIMIT = 6000
-CONTENT_LIMIT = 2000
-
-ELLIPSIS = "…"
 EMPTY_VALUE = "—"
 
 COLOUR_RESOLUTION = 0x2E7D32
@@ -74,26 +80,6 @@ _COMPARISON_SIGNS = {
     Comparison.AT_MOST: "≤",
     Comparison.LESS: "<",
 }
-
-
-def size(text: str) -> int:
-    """Length of ``text`` in UTF-16 code units (an upper bound of its code points)."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` (UTF-16 units) with a final "…"; unchanged if it fits."""
-    if size(text) <= limit:
-        return text
-    kept: list[str] = []
-    used = size(ELLIPSIS)
-    for char in text:
-        width = size(char)
-        if used + width > limit:
-            break
-        kept.append(char)
-        used += width
-    return "".join(kept) + ELLIPSIS
 
 
 def pack_lines(lines: Iterable[str], limit: int, separator: str = "\n") -> list[str]:
@@ -152,7 +138,7 @@ class MessagePayload:
 
     embeds: list[discord.Embed]
     content: str = ""
-    allowed_mentions: discord.AllowedMentions = field(default_factory=discord.AllowedMentions.none)
+    allowed_mentions: discord.AllowedMentions = NO_MENTIONS
     view: discord.ui.View | None = None
     #: Attachments: bytes, or a spooled file's path (a large export, sent from disk).
     files: dict[str, bytes | Path] = field(default_factory=dict)
@@ -441,7 +427,10 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     cards: list[Card] = []
     played = reply if isinstance(reply, PlayReply) else None
     odds_only = played is not None and played.odds_only
-    notices = [outcome_text(reply.ruleset, notice, language) for notice in reply.notices]
+    # Names someone wrote (a scenario's title, a unit's, a side's) are shown as typed.
+    notices = [
+        outcome_text(reply.ruleset, safe_outcome(notice), language) for notice in reply.notices
+    ]
     if played is not None and played.acted_for:
         notices.append(translate("discord.embed.acted_for", language, side=played.acted_for))
     if reply.duplicate:
@@ -468,7 +457,7 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
         )
     status = reply.status if isinstance(reply, PlayReply | StatusReply) else None
     if status is not None:
-        cards.append(status_card(status, reply.ruleset, language))
+        cards.append(status_card(safe_status(status), reply.ruleset, language))
     ended = result_view_of(reply)
     if ended is not None:
         cards.append(result_card(ended, reply.ruleset, language))
@@ -486,7 +475,7 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
             )
         )
     if isinstance(reply, TextReply) and reply.lines:
-        lines = list(reply.lines)
+        lines = [unlinked(line) for line in reply.lines]
         if reply.preformatted:  # columns stay aligned only in a fixed-width block
             lines = [f"```\n{chunk}\n```" for chunk in pack_lines(lines, DESCRIPTION_LIMIT - 100)]
         cards.append(
@@ -547,7 +536,7 @@ def reply_to_messages(
         MessagePayload(
             embeds=group,
             content=contents[index] if index < len(contents) else "",
-            allowed_mentions=mentions if index < len(contents) else discord.AllowedMentions.none(),
+            allowed_mentions=mentions if index < len(contents) else NO_MENTIONS,
         )
         for index, group in enumerate(groups)
     ]

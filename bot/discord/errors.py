@@ -15,6 +15,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.discord.outgoing import NO_MENTIONS, content
 from bot.discord.translator import LOCALES
 from rules.core.errors import RulesError
 from rules.core.i18n import DEFAULT_LANGUAGE, translate
@@ -76,16 +77,22 @@ async def send_private(interaction: discord.Interaction[Any], text: str) -> None
     first message Discord would show to everyone: that message becomes a one-line public
     notice and the details follow ephemerally. Otherwise: an ephemeral follow-up.
     """
+    # Within Discord's 2,000 characters (an error may repeat long names a player typed),
+    # and no ping: the refusal is the asker's alone.
+    text = content(text)
     try:
         if not interaction.response.is_done():
-            await interaction.response.send_message(text, ephemeral=True)
+            await interaction.response.send_message(
+                text, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
             return
         if interaction.extras.pop(PENDING, None) == "public":
             language = interaction_language(interaction)
             await interaction.edit_original_response(
-                content=translate("discord.error.see_private", language)
+                content=translate("discord.error.see_private", language),
+                allowed_mentions=NO_MENTIONS,
             )
-        await interaction.followup.send(text, ephemeral=True)
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
     except discord.HTTPException:
         # The interaction expired or Discord refused: nothing more can reach the user.
         log.warning(

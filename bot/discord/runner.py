@@ -26,6 +26,7 @@ import discord
 
 from bot.discord.embeds import MessagePayload, reply_to_messages
 from bot.discord.errors import PENDING, describe_interaction, report_error
+from bot.discord.outgoing import with_mentions
 from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
 from bot.export import discard
@@ -133,12 +134,43 @@ async def send_payloads(
             kwargs["files"] = payload.discord_files()
         if payload.view is not None:
             kwargs["view"] = payload.view
+        kwargs = with_mentions(kwargs)
         if not interaction.response.is_done():
             await interaction.response.send_message(**kwargs)
         else:
             # The first follow-up after a "thinking…" defer completes that message.
             interaction.extras.pop(PENDING, None)
             await interaction.followup.send(**kwargs)
+
+
+async def send_reply(
+    interaction: discord.Interaction[Any],
+    reply: Reply,
+    channel_id: int,
+    *,
+    private: bool = False,
+) -> None:
+    """Send a reply: its messages, with its picture and its buttons.
+
+    A reply that tells what the enemy may not see (``reply.public`` set: a hidden unit's
+    move) goes in two parts: first what the channel may see, publicly (the picture, the
+    buttons, the pings), then the whole reply to its asker alone, without buttons (the
+    seats that owe a roll press the public ones).
+    """
+    public = reply.public
+    if public is not None and not private:
+        picture = await reply_picture(public)
+        await send_payloads(
+            interaction, reply_to_messages(public, channel_id=channel_id, picture=picture)
+        )
+        await send_payloads(interaction, reply_to_messages(reply), private=True)
+        return
+    picture = await reply_picture(reply)
+    await send_payloads(
+        interaction,
+        reply_to_messages(reply, channel_id=channel_id, picture=picture),
+        private=private or reply.private,
+    )
 
 
 def _remember(interaction: discord.Interaction[Any], request: Request, reply: Reply) -> None:
@@ -199,12 +231,7 @@ async def _run_command(
         return
     _remember(interaction, request, reply)
     try:
-        picture = await reply_picture(reply)
-        await send_payloads(
-            interaction,
-            reply_to_messages(reply, channel_id=request.channel_id, picture=picture),
-            private=private or reply.private,
-        )
+        await send_reply(interaction, reply, request.channel_id, private=private)
     except Exception as error:
         # The command is committed; only its display failed (Discord refused a message).
         await report_error(interaction, error, context=context)
@@ -243,13 +270,8 @@ async def _run_button(
         await report_error(interaction, error, context=context)
         return
     _remember(interaction, request, reply)
-    picture = await reply_picture(reply)
     try:
-        await send_payloads(
-            interaction,
-            reply_to_messages(reply, channel_id=request.channel_id, picture=picture),
-            private=reply.private,
-        )
+        await send_reply(interaction, reply, request.channel_id)
     except Exception as error:
         await report_error(interaction, error, context=context)
         return
@@ -273,4 +295,5 @@ __all__ = [
     "run_button",
     "run_command",
     "send_payloads",
+    "send_reply",
 ]

@@ -9,7 +9,7 @@ so a key or a verb is spelled in one place.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.service.errors import command_name
@@ -35,12 +35,49 @@ ACTOR_NAME_ARG = "actor_name"
 #: game's status turns to ended: a game has a result event exactly when it has ended
 #: (an undo of that event undoes the end with it; see docs/architecture.md, "The result").
 RESULT_ARG = "game_result"
+#: The side that alone (with the referee) may read the command: it says where a unit hidden
+#: from the enemy went (`rules.core.play.Played.secret_for`).
+SECRET_ARG = "secret_for"
 EVENT_ARGS = frozenset(
-    {ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG, ACTOR_NAME_ARG, RESULT_ARG}
+    {ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG, ACTOR_NAME_ARG, RESULT_ARG, SECRET_ARG}
 )
+#: The args a reader who may not see a secret command still reads: who played it, for
+#: which side, and that it is secret.
+PUBLIC_ARGS = EVENT_ARGS
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """Who reads a story of the game: the channel (and so every seat), a side, or the
+    referee, who reads everything."""
+
+    side: str | None = None
+    referee: bool = False
+
+    def may_read(self, args: Any) -> bool:
+        """Whether this reader may see the options, dice and outcome of the event with
+        these ``args``."""
+        secret = secret_of(args)
+        return secret is None or self.referee or secret == self.side
+
+
+#: The channel: what is posted for everyone (a reply, a caption, a log page).
+CHANNEL = Reader()
+#: The referee: everything.
+REFEREE_READER = Reader(referee=True)
+
+
+def secret_of(args: Any) -> str | None:
+    """The side that alone may read the event with these ``args`` (None: everyone)."""
+    secret = args.get(SECRET_ARG) if isinstance(args, Mapping) else None
+    return str(secret) if secret else None
+
 
 #: A free ``/roll``, logged in the channel's game (the document unchanged).
 VERB_ROLL = "roll"
+#: Dice typed for a command that then waited for one more die: on the record from the
+#: moment they were given (the document unchanged; the command is logged once it runs).
+VERB_TYPED = "dice.typed"
 #: Dice typed by hand, confirmed or disputed by another player (the document unchanged).
 VERB_CONFIRM = "dice.confirm"
 VERB_DISPUTE = "dice.dispute"
@@ -61,7 +98,7 @@ SEAT_BIND = "seat.bind"
 
 #: Events that leave the document as it was: confirmations, free /roll dice, adoptions
 #: (and every ``seat.*`` event).
-SAME_DOCUMENT_VERBS = frozenset({VERB_CONFIRM, VERB_DISPUTE, VERB_ROLL, VERB_REPLAYED})
+SAME_DOCUMENT_VERBS = frozenset({VERB_CONFIRM, VERB_DISPUTE, VERB_ROLL, VERB_REPLAYED, VERB_TYPED})
 #: Events that change history rather than play: a re-roll cannot reach across them.
 HISTORY_VERBS = frozenset({VERB_UNDO, VERB_REWIND, VERB_REROLL, VERB_REPLAYED})
 
@@ -101,6 +138,8 @@ def command_event(
     # for, and every die the tray rolled in order (not only those a resolution shows),
     # each marked typed by the player (by_hand) or the bot's, and the side it was for.
     args[ACTOR_SIDE_ARG] = actor_side
+    if played.secret_for is not None:
+        args[SECRET_ARG] = played.secret_for
     if request.user_name:
         args[ACTOR_NAME_ARG] = request.user_name[:60]  # the log names people, not ids
     if result is not None:
@@ -173,14 +212,26 @@ def resolutions_of(event: EventRecord) -> list[Resolution]:
     return [Resolution.from_json(item) for item in event.resolution or [] if isinstance(item, dict)]
 
 
-def event_line(event: Any, ruleset: str, language: str, sides: Mapping[str, str]) -> str:
+def event_line(
+    event: Any,
+    ruleset: str,
+    language: str,
+    sides: Mapping[str, str],
+    reader: Reader = CHANNEL,
+) -> str:
     """One line of the story: ``#7 anna — /fire unit:squadra_1 … → 2 casualties``.
 
     Who (the display name the event recorded, else a mention), what (the command as typed,
-    or the game event in words), and the outcome in the game's language.
+    or the game event in words), and the outcome in the game's language. A command the
+    ``reader`` may not read (a hidden unit's move, for anyone but its side and the
+    referee) is told without its options or outcome: only who played which command.
     """
     args = event.args if isinstance(event.args, dict) else {}
     who = str(args.get(ACTOR_NAME_ARG) or (f"<@{event.actor_id}>" if event.actor_id else "—"))
+    secret = secret_of(args)
+    if secret is not None and not reader.may_read(args):
+        hidden = translate("bot.log.hidden", language, side=sides.get(secret, secret))
+        return f"#{event.seq} {who} — {command_name(event.verb)} {hidden}"
     key = f"bot.log.verb.{event.verb}"
     if has_key(key, language) or has_key(key):
         params = _text_args(args)
@@ -222,8 +273,11 @@ __all__ = [
     "ACTOR_NAME_ARG",
     "ACTOR_SIDE_ARG",
     "BY_HAND_ARG",
+    "CHANNEL",
     "EVENT_ARGS",
     "HISTORY_VERBS",
+    "PUBLIC_ARGS",
+    "REFEREE_READER",
     "RESULT_ARG",
     "SAME_DOCUMENT_VERBS",
     "SEAT_ASSIGN",
@@ -232,12 +286,15 @@ __all__ = [
     "SEAT_LEAVE",
     "SEAT_REFEREE",
     "SEAT_REMOVE",
+    "SECRET_ARG",
     "VERB_CONFIRM",
     "VERB_DISPUTE",
     "VERB_REPLAYED",
     "VERB_REROLL",
     "VERB_REWIND",
     "VERB_ROLL",
+    "VERB_TYPED",
+    "Reader",
     "command_event",
     "event_line",
     "plain_event",
@@ -246,5 +303,6 @@ __all__ = [
     "result_of",
     "roll_event",
     "seat_event",
+    "secret_of",
     "with_result",
 ]

@@ -22,18 +22,21 @@ from bot.service.deadlines import follow_the_turn
 from bot.service.errors import ServiceError, command_name, not_now
 from bot.service.events import (
     ACTED_FOR_ARG,
+    ACTOR_NAME_ARG,
+    VERB_TYPED,
     command_event,
     event_line,
     resolutions_of,
     result_of,
     roll_event,
+    secret_of,
 )
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
 from bot.service.replies import PlayReply, Reply, ResultView, RollReply
 from bot.service.requests import NO_SEAT, Request, int_option, players_among, seat_among
 from db.errors import GameEnded, GameNotFound, VersionConflict
-from db.models import CommandContext, CommitResult, PendingRoll, PreparedState
+from db.models import CommandContext, CommitResult, NewEvent, PendingRoll, PreparedState
 from db.prepare import PreparedEvent, prepare_event
 from rules.core.battlefield import MapView
 from rules.core.dice import (
@@ -47,6 +50,7 @@ from rules.core.dice import (
 from rules.core.errors import DiceError, DiceNeeded, IllegalAction, InvalidInput, UnknownName
 from rules.core.expression import RollResult, roll_with_odds
 from rules.core.play import FollowUp, GamePlay, Played
+from rules.core.resolution import Outcome
 from rules.core.score import GameResult
 
 log = logging.getLogger(__name__)
@@ -88,9 +92,7 @@ async def free_roll(call: Call) -> Reply:
         context = None
     record = context.record if context is not None else None
     seat = (
-        seat_among(request, context.members, context.side_roles)
-        if context is not None
-        else NO_SEAT
+        seat_among(request, context.members, context.side_roles) if context is not None else NO_SEAT
     )
     services.limiter.admit(request.channel_id, request.user_id, seated=seat.role != "none")
     language = record.language if record is not None else services.known(request.locale)
@@ -123,7 +125,31 @@ async def free_roll(call: Call) -> Reply:
 
 async def ruleset_verb(call: GameCall) -> Reply:
     """A command of the channel's ruleset, for the asker's seat."""
+    if call.request.dice and call.request.verb != ODDS:
+        # Only dice typed again can replace a roll the player typed (one more read: a
+        # command without typed dice keeps its two round trips).
+        await _refuse_a_replaced_roll(call)
     return await play_verb(call, call.request)
+
+
+async def _refuse_a_replaced_roll(call: GameCall) -> None:
+    """A command waiting for a die (the last event: its typed dice) is not given again in
+    place of the die: the dice typed for it stand, and the die it waits for is owed."""
+    request, record = call.request, call.record
+    if record.version < 1:
+        return
+    last = await call.store.events(request.channel_id, after_seq=record.version - 1, limit=1)
+    if not last or last[0].verb != VERB_TYPED:
+        return
+    args = last[0].args if isinstance(last[0].args, dict) else {}
+    same_unit = args.get("unit") in (None, request.options.get("unit"))
+    if args.get("verb") == request.verb and same_unit:
+        raise ServiceError(
+            "error.service.die_owed",
+            command=command_name(request.verb),
+            faces=str(args.get("faces", "")),
+            die=str(args.get("die", "")),
+        )
 
 
 async def play_verb(
@@ -140,9 +166,7 @@ async def play_verb(
     play, seat, document, context = call.play, call.seat, call.document, call.context
     store, services = call.store, call.services
     record = context.record
-    reply = PlayReply(
-        language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
-    )
+    reply = PlayReply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
     actor_side = None if seat.role == "referee" else seat.side
     if seat.role == "player" and seat.side is None:
         raise ServiceError("error.service.join_first")
@@ -265,10 +289,10 @@ async def play_verb(
         earlier = result_of(result.event)
         if earlier is not None:
             reply.result = ResultView(earlier, play.sides(document))
-        return reply
+        return _kept_secret(reply, result.event, request.verb, play.sides(document))
     reply.follow_ups = follow_ups
     if pictures and pictures[-1] is not None:
-        # Under the picture, the command and its outcome as the log tells them.
+        # Under the picture, the command and its outcome as the channel may read them.
         line = event_line(result.event, reply.ruleset, reply.language, play.sides(document))
         reply.map_view = with_caption(pictures[-1], line, states[-1])
     if ended is not None:
@@ -285,9 +309,37 @@ async def play_verb(
         return reply
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
-    await follow_the_turn(
-        call, follow_ups, after, actor_side if actor_side is not None else before
+    await follow_the_turn(call, follow_ups, after, actor_side if actor_side is not None else before)
+    return _kept_secret(reply, result.event, request.verb, play.sides(document))
+
+
+def _kept_secret(reply: PlayReply, event: Any, verb: str, sides: Mapping[str, str]) -> PlayReply:
+    """A command that tells where a hidden unit is: the reply goes to its asker only, and
+    the channel is shown that a hidden unit acted — with the buttons, the pings and the
+    public picture, and nothing of its options, dice or outcome."""
+    secret = secret_of(event.args)
+    if secret is None:
+        return reply
+    public = PlayReply(
+        language=reply.language,
+        ruleset=reply.ruleset,
+        seq=reply.seq,
+        head_hash=reply.head_hash,
+        duplicate=reply.duplicate,
+        acted_for=reply.acted_for,
+        follow_ups=reply.follow_ups,
+        map_view=reply.map_view,
+        ping=reply.ping,
+        notices=[
+            Outcome.of(
+                "bot.log.hidden_played",
+                command=command_name(verb),
+                side=sides.get(secret, secret),
+            )
+        ],
     )
+    reply.notices = [*reply.notices, Outcome.of("bot.log.hidden_private")]
+    reply.map_view, reply.ping, reply.private, reply.public = None, [], True, public
     return reply
 
 
@@ -311,8 +363,11 @@ async def close_game(call: GameCall, version: int) -> CommitResult | None:
             request.channel_id, expected_version=version, actor_id=request.user_id
         )
     except (VersionConflict, GameEnded):
-        log.warning("channel %s: the end after event %s is left to the next command",
-                    request.channel_id, version)
+        log.warning(
+            "channel %s: the end after event %s is left to the next command",
+            request.channel_id,
+            version,
+        )
         return None
 
 
@@ -334,11 +389,16 @@ async def _ask_for_die(
     await call.services.off_loop(
         _raise_rules_refusal, call.play, call.document, request, actor_side, typed, bot_faces
     )
+    version = call.record.version
+    if request.dice and typed:
+        # The faces the player typed are on the record from now on, for every seat to
+        # read: the command cannot be given again with other dice (`ruleset_verb`).
+        version = await _record_typed(call, request, typed, needed)
     pending = await call.store.save_pending_roll(
         PendingRoll(
             channel_id=request.channel_id,
             user_id=request.user_id,
-            version=call.record.version,
+            version=version,
             verb=request.verb,
             options=dict(request.options),
             faces=list(typed),
@@ -358,6 +418,27 @@ async def _ask_for_die(
         faces=tuple(typed),
     )
     return reply
+
+
+async def _record_typed(
+    call: GameCall, request: Request, typed: Sequence[int], needed: DiceNeeded
+) -> int:
+    """Log the dice typed for a command that waits for one more die; the new version."""
+    args: dict[str, Any] = {
+        "verb": request.verb,
+        "command": command_name(request.verb),
+        "faces": ", ".join(str(face) for face in typed),
+        "die": f"D{needed.sides}",
+    }
+    if request.options.get("unit") is not None:
+        args["unit"] = str(request.options["unit"])
+    if request.user_name:
+        args[ACTOR_NAME_ARG] = request.user_name[:60]
+    # No interaction id: the command's own event, once it runs, carries it.
+    event = NewEvent(verb=VERB_TYPED, args=args, actor_id=request.user_id)
+    record = call.record
+    committed = await call.store.commit(request.channel_id, record.version, record.document, event)
+    return committed.version
 
 
 def _raise_rules_refusal(
@@ -384,9 +465,7 @@ async def answer_die(call: GameCall) -> Reply:
     prompt_id = int_option(request.options, "prompt", 0, 1, 2**62)
     pending = await store.pending_roll(request.channel_id, prompt_id)
     position = request.options.get("n")
-    if pending is None or (
-        position is not None and str(position) != str(len(pending.faces) + 1)
-    ):
+    if pending is None or (position is not None and str(position) != str(len(pending.faces) + 1)):
         raise ServiceError("error.service.roll_gone")
     if pending.user_id != request.user_id:
         raise ServiceError("error.service.not_your_roll")
@@ -405,9 +484,7 @@ async def answer_die(call: GameCall) -> Reply:
     # The prompt is answered: the re-run either commits or asks for the next die anew.
     await store.drop_pending_roll(request.channel_id, prompt_id)
     command = replace(request, verb=pending.verb, options=pending.options, dice=None)
-    return await play_verb(
-        call, command, typed=[*pending.faces, face], bot_faces=pending.bot_faces
-    )
+    return await play_verb(call, command, typed=[*pending.faces, face], bot_faces=pending.bot_faces)
 
 
 def not_in_ruleset(play: GamePlay, verb: str, ruleset: str) -> UnknownName:
@@ -417,9 +494,7 @@ def not_in_ruleset(play: GamePlay, verb: str, ruleset: str) -> UnknownName:
         "error.service.not_in_ruleset",
         name=command_name(verb)[:40],
         ruleset=ruleset,
-        known=", ".join(
-            f"/{name}" for name in command_names(play) if not name.startswith("game")
-        ),
+        known=", ".join(f"/{name}" for name in command_names(play) if not name.startswith("game")),
     )
 
 
@@ -449,9 +524,7 @@ HANDLERS = (
 
 #: Verbs no feature declares go here: the channel's ruleset plays them (a verb of its
 #: own) or they are refused with the commands it has.
-FALLBACK = GameHandler(
-    (), who=Who.SEATED, after_end=False, ruleset_verb=True, run=ruleset_verb
-)
+FALLBACK = GameHandler((), who=Who.SEATED, after_end=False, ruleset_verb=True, run=ruleset_verb)
 
 __all__ = [
     "DIE_ANSWER",

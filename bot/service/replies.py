@@ -77,6 +77,10 @@ class Reply:
     private: bool = False
     #: A retried interaction, answered with what it did the first time.
     duplicate: bool = False
+    #: What the channel is shown when this reply is for its asker only because it tells
+    #: what the enemy may not see (a hidden unit's move): the front ends post this one
+    #: publicly — with the buttons, the pings and the picture — and the reply privately.
+    public: Reply | None = None
 
 
 @dataclass(kw_only=True)

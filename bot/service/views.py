@@ -13,12 +13,12 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 
 from bot.commands import COMMANDS, OptionType
-from bot.export import export_files
+from bot.export import Redaction, export_files
 from bot.help import command_names, help_lines
 from bot.result_text import result_text
 from bot.service.deadlines import due_notices
 from bot.service.errors import ServiceError
-from bot.service.events import event_line, result_of
+from bot.service.events import PUBLIC_ARGS, REFEREE_READER, Reader, event_line, result_of
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
 from bot.service.maps import (
     channel_map,
@@ -35,7 +35,7 @@ from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.export import history_pages
 from db.history import ExportHead, StoredVersion
-from db.models import EventRecord, GameRecord
+from db.models import CommandContext, EventRecord, GameRecord
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
@@ -55,9 +55,7 @@ MAX_CHOICES = 25
 
 def _reply(call: GameCall) -> StatusReply:
     record = call.record
-    return StatusReply(
-        language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
-    )
+    return StatusReply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
 
 
 async def status(call: GameCall) -> Reply:
@@ -138,18 +136,29 @@ async def show_map(call: GameCall) -> Reply:
 async def _opened(call: Call) -> GameRecord:
     """The channel's game, read as a read-only command reads it; refused when its ruleset
     cannot be played."""
-    record = (await call.open()).record
-    call.services.play(record.ruleset)
-    return record
+    return (await _opened_context(call)).record
+
+
+async def _opened_context(call: Call) -> CommandContext:
+    context = await call.open()
+    call.services.play(context.record.ruleset)
+    return context
+
+
+def _reader(call: Call, context: CommandContext) -> Reader:
+    """Who an export is for: the referee and, once the game has ended, everyone read
+    everything; a side reads its own hidden moves, a spectator none."""
+    seat = seat_among(call.request, context.members, context.side_roles)
+    if seat.role == "referee" or context.record.status == "ended":
+        return REFEREE_READER
+    return Reader(side=seat.side if seat.role == "player" else None)
 
 
 async def show_log(call: Call) -> Reply:
     """``/game log [count:N]``: the last events, one line each."""
     request, store = call.request, call.store
     opened = await _opened(call)
-    reply = TextReply(
-        language=opened.language, ruleset=opened.ruleset, head_hash=opened.head_hash
-    )
+    reply = TextReply(language=opened.language, ruleset=opened.ruleset, head_hash=opened.head_hash)
     count = int_option(request.options, "count", 10, 1, MAX_LOG)
     record = await store.load(request.channel_id)
     sides = call.services.play(record.ruleset).sides(record.document)
@@ -166,14 +175,22 @@ async def export(call: Call) -> Reply:
     request, store = call.request, call.store
     if request.options.get("archive") is not None:
         return await _export_archived(call)
-    record = await _opened(call)
-    reply = FilesReply(
-        language=record.language, ruleset=record.ruleset, head_hash=record.head_hash
-    )
+    context = await _opened_context(call)
+    record = context.record
+    reply = FilesReply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
     sides = call.services.play(record.ruleset).sides(record.document)
     head = await store.export_head(request.channel_id)
     pages = history_pages(store, request.channel_id, head.version)
-    return await _export_reply(request, reply, head, pages, sides)
+    reader = _reader(call, context)
+    hidden_now = False
+    if not reader.referee:
+        play = call.services.play(record.ruleset)
+        document = record.document
+        units = (
+            await call.services.off_loop(lambda: play.status(play.load_document(document)))
+        ).units
+        hidden_now = any(unit.hidden and unit.side != reader.side for unit in units)
+    return await _export_reply(request, reply, head, pages, sides, reader, hidden_now)
 
 
 async def _export_archived(call: Call) -> Reply:
@@ -185,9 +202,7 @@ async def _export_archived(call: Call) -> Reply:
     game = head.game
     if game.get("guild_id") != request.guild_id:
         raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
-    reply = FilesReply(
-        language=str(game.get("language", "it")), ruleset=str(game.get("ruleset"))
-    )
+    reply = FilesReply(language=str(game.get("language", "it")), ruleset=str(game.get("ruleset")))
     document = await asyncio.to_thread(json.loads, head.current[1])
     sides = dict(document.get("sides") or {}) if isinstance(document, dict) else {}
     return await _export_reply(request, reply, head, pages, sides)
@@ -199,6 +214,8 @@ async def _export_reply(
     head: ExportHead,
     pages: AsyncIterator[list[StoredVersion]],
     sides: Mapping[str, str],
+    reader: Reader = REFEREE_READER,
+    hidden_now: bool = False,
 ) -> Reply:
     title = translate(
         "bot.report.title",
@@ -213,22 +230,36 @@ async def _export_reply(
         result = result_of(event)
         if result is None:
             return []
-        return [f"### {line}" if index == 0 else line for index, line in enumerate(
-            result_text(result, sides, ruleset, language).plain("-")
-        )]
+        return [
+            f"### {line}" if index == 0 else line
+            for index, line in enumerate(result_text(result, sides, ruleset, language).plain("-"))
+        ]
 
     exported = await export_files(
         head,
         pages,
         title=title,
         language=language,
-        line_of=lambda event: event_line(event, ruleset, language, sides),
+        line_of=lambda event: event_line(event, ruleset, language, sides, reader),
         details_of=details,
+        redaction=None if reader.referee else _redaction(reader, sides, hidden_now),
     )
     reply.files.update(exported.files)
     reply.spool = exported.spool
     reply.notices.append(Outcome.of("bot.game.exported", events=exported.events))
+    if exported.redacted:
+        reply.notices.append(Outcome.of("bot.game.export_redacted"))
     return reply
+
+
+def _redaction(reader: Reader, sides: Mapping[str, str], hidden_now: bool) -> Redaction:
+    """An export for a side or a spectator: what the enemy's hidden units did, withheld."""
+    return Redaction(
+        reader=sides.get(reader.side, reader.side) if reader.side else "spectator",
+        withheld=lambda args: not reader.may_read(args),
+        kept_args=PUBLIC_ARGS,
+        hidden_now=hidden_now,
+    )
 
 
 async def _game_here(call: Call) -> GameRecord | None:

@@ -74,6 +74,10 @@ class Played:
     resolutions: list[Resolution] = field(default_factory=list)
     notices: list[Outcome] = field(default_factory=list)
     rolls: list[Roll] = field(default_factory=list)
+    #: The side that alone (with the referee) may see this command: its options, rolls and
+    #: outcome say where a unit hidden from the enemy is (a concealed unit's move). None:
+    #: every seat and the channel may see it.
+    secret_for: str | None = None
 
 
 class GamePlay(Protocol):
@@ -323,9 +327,15 @@ class DocumentPlay:
             raise named from None
         rolls = list(applied.tray.rolls) if applied.tray is not None else []
         played = Played(self._document(applied.state), applied.resolutions, applied.notices, rolls)
+        played.secret_for = self.secret_side(applied.state, command)
         if verb != "odds":
             self._memo = (played.document, applied.state)
         return played
+
+    def secret_side(self, state: Any, command: Any) -> str | None:
+        """The side that alone may see ``command`` played on ``state`` (now the state after
+        it), or None when it gives away nothing hidden; rulesets with hidden units say."""
+        return None
 
     def _end_game(
         self,

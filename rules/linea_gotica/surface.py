@@ -89,6 +89,15 @@ class LineaGoticaPlay(DocumentPlay):
     scenario = scenario_module
     victory = victory_module
 
+    def secret_side(self, state: Any, command: Any) -> str | None:
+        """A move that leaves its unit hidden (OSSERVAZIONE: "sono invisibili"): where it
+        went, and how, is its side's alone; the status and the map leave it out too."""
+        unit = state.units.get(getattr(command, "unit", None) or "")
+        if command.verb != "move" or unit is None or not unit.hidden or not unit.alive:
+            return None
+        side: str = unit.side
+        return side
+
     def status(self, document: Mapping[str, Any], viewer: str | None = PUBLIC) -> StatusView:
         """Turn, phase, whose move, units with their soldiers' state, owed rolls, missions.
 

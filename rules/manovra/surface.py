@@ -30,6 +30,15 @@ class ManovraPlay(DocumentPlay):
     scenario = scenario_module
     victory = victory_module
 
+    def secret_side(self, state: Any, command: Any) -> str | None:
+        """A move that leaves its unit concealed on the table (Occultarsi): where it went,
+        and how, is its side's alone (the status and the map hide the unit too)."""
+        unit = state.units.get(getattr(command, "unit", None) or "")
+        if command.verb != "move" or unit is None or not _concealed(unit):
+            return None
+        side: str = unit.side
+        return side
+
     def status(self, document: Mapping[str, Any]) -> StatusView:
         """Turn, step, whose move, tokens, units with their state, owed rolls and markers."""
         state = self._state(document)
@@ -222,3 +231,8 @@ class ManovraPlay(DocumentPlay):
 
 
 PLAY = ManovraPlay()
+
+
+def _concealed(unit: Any) -> bool:
+    """A unit hidden from the enemy: concealed (Occultarsi) where the table shows units."""
+    return bool(unit.alive and unit.has("concealed") and unit.position is not None)

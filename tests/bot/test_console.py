@@ -242,3 +242,19 @@ def test_a_concession_typed_at_the_console_then_the_referees_result(tmp_path):
     assert "» Événement n° 5 annulé.\n» Événement n° 4 annulé." in out  # the end, the concession
     assert "🏁 Victoire de justesse de Predoni" in out and "la pluie" in out
     assert out.count("🏁") >= 3  # the concession, the status once over, the decision
+
+
+async def test_at_the_console_a_waiting_command_cannot_be_typed_again(service, dice):
+    """Issue 26 item 2: the faces typed stand; /fire again with better dice is refused,
+    naming the die owed, and the log shows the faces from the moment they were typed."""
+    dice.push(6, 1)  # the Shermans' IT, rolled by the bot for the Allies
+    out = io.StringIO()
+    lines = ROLL_BY_ROLL.splitlines()
+    fire = lines.index("/fire unit:sherman_1 target:panzer_iv distance:40 ammo:AP dice:7")
+    again = "/fire unit:sherman_1 target:panzer_iv distance:40 ammo:AP dice:12"
+    script = [*lines[: fire + 1], again, "/as bruno", "/game log count:2"]
+    await Console(service, out).run(script, interactive=False)
+    text = out.getvalue()
+    assert "! /fire waits for your D12: the dice typed for it (7) stand." in text
+    assert "typed 7 for /fire, which waits for one more D12" in text
+    assert "Heavy-weapon fire" not in text  # nothing was rolled in its place

@@ -73,7 +73,11 @@ async def test_a_hit_at_a_tank_asks_for_the_penetration_die_then_commits_once(ta
         "alleati",
     )
     assert "penetration" in prompt.label
-    assert (await store.load(CHANNEL)).version == version  # nothing committed
+    # The command is not committed yet; the faces typed for it are on the record.
+    record = await store.load(CHANNEL)
+    assert record.version == version + 1
+    typed = (await store.events(CHANNEL, after_seq=version, limit=1))[0]
+    assert (typed.verb, typed.args["faces"], typed.args["die"]) == ("dice.typed", "7", "D12")
 
     # Only the roller answers; a face the die cannot show is refused and the prompt stays.
     await table.refused(
@@ -104,8 +108,9 @@ async def test_a_hit_at_a_tank_asks_for_the_penetration_die_then_commits_once(ta
         "10",
         "arma distrutta + 1 morto + CT",
     ]
-    assert (await store.load(CHANNEL)).version == version + 1  # committed once
-    (event,) = await store.events(CHANNEL, after_seq=version)
+    # Committed once, after the record of the faces typed first.
+    assert (await store.load(CHANNEL)).version == version + 2
+    (event,) = await store.events(CHANNEL, after_seq=version + 1)
     assert event.verb == "fire" and event.args["by_hand"] and event.actor_id == ANNA
     assert [(d["face"], d["by_hand"], d["side"]) for d in event.dice] == [
         (7, True, "alleati"),
@@ -141,15 +146,22 @@ async def test_a_prompt_expires_when_the_game_moves_on(table, store):
     )
 
 
-async def test_a_newer_prompt_replaces_the_older_one(table):
+async def test_a_waiting_command_is_not_given_again_with_other_dice(table, store):
+    """Issue 26 item 2: typed dice stand from the moment they are given — the log and the
+    other seats read them — and the command waiting for a die cannot be typed again with
+    better dice; the die it waits for is owed, and answering it still works."""
     await _tank_phase(table)
     first = await table(ANNA, "fire", dice="7", **SHOT)
-    second = await table(ANNA, "fire", dice="7", **SHOT)
-    assert first.dice_prompt and second.dice_prompt
-    assert second.dice_prompt.prompt_id != first.dice_prompt.prompt_id
-    await table.refused(
-        ANNA, "dice.roll", "error.service.roll_gone", prompt=first.dice_prompt.prompt_id, face=12
-    )
+    assert first.dice_prompt is not None
+    for dice in ("12", "7"):
+        refusal = await table.refused(ANNA, "fire", "error.service.die_owed", dice=dice, **SHOT)
+        assert refusal.localized("en").startswith(
+            "/fire waits for your D12: the dice typed for it (7) stand."
+        )
+    log = await table(BRUNO, "game.log", count=3)
+    assert "typed 7 for /fire, which waits for one more D12" in log.lines[-1]
+    reply = await _answer(table, ANNA, first, 12)
+    assert reply.dice_prompt is not None and reply.dice_prompt.faces == (7, 12)
 
 
 async def test_too_many_typed_dice_are_still_refused_with_their_count(table, store):

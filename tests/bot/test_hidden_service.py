@@ -1,0 +1,115 @@
+"""Issue 26 item 1 through the application service: what a side may not see — where its
+enemy's concealed (manovra) or hidden (linea_gotica) unit went — is absent from the public
+reply, the picture's caption, every ``/game log`` line and the export made for the enemy or
+a spectator; the unit's side reads it privately and the referee's export keeps everything."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.export import read_file
+from bot.render_text import reply_text
+from bot.service import GameService, PlayReply
+from bot.service.events import SECRET_ARG
+from db.sqlite import SqliteStore
+from tests.bot.conftest import QueuedDice
+from tests.bot.service_table import ServiceTable
+
+CHANNEL = 2601
+REFEREE, ANNA, BRUNO, CARLA = 1, 2, 3, 4
+#: What would say where squadra_2 went (its destination, typed or measured).
+PLACE_WORDS = ("61,27", "61, 27", "(61", "concealed", "occultat", "2.2 cm", "2,2 cm")
+
+
+@pytest.fixture()
+async def store(tmp_path):
+    opened = await SqliteStore.open(str(tmp_path / "arbitro.db"))
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture()
+def table(store) -> ServiceTable:
+    dice = QueuedDice()
+    return ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+
+
+def names_place(text: str) -> bool:
+    return any(word in text for word in PLACE_WORDS)
+
+
+def seen(reply, language: str = "en") -> str:
+    return reply_text(reply, str)
+
+
+async def concealed_move(table: ServiceTable) -> PlayReply:
+    await table(REFEREE, "game.new", scenario="esempio_normandia_campo", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="asse")
+    await table(ANNA, "turn.next")
+    await table(ANNA, "turn.next")
+    await table(ANNA, "manoeuvre.declare", platoon="plotone_fucilieri")
+    # The squad rolls the best initiative: it moves first.
+    await table(BRUNO, "manoeuvre.declare", (1, 6, 1, 1), platoon="panzer")
+    reply = await table(ANNA, "move", unit="squadra_2", kind="cauto", to="61,27", conceal=True)
+    assert isinstance(reply, PlayReply)
+    return reply
+
+
+async def export_of(table: ServiceTable, user: int) -> tuple[str, dict, str]:
+    reply = await table(user, "game.export")
+    files = {name: read_file(content) for name, content in reply.files.items()}
+    bundle = json.loads(files["arbitro-log.json"])
+    report = files["arbitro-report.md"].decode()
+    notices = " ".join(n.key for n in reply.notices)
+    return report, bundle, notices
+
+
+async def test_a_concealed_move_is_told_to_its_side_alone(table, store) -> None:
+    reply = await concealed_move(table)
+    # The asker reads the whole move, privately …
+    assert reply.private and names_place(seen(reply))
+    # … and the channel reads that a hidden unit moved, nothing of where.
+    public = reply.public
+    assert public is not None and not public.private
+    assert "2ª squadra" not in seen(public) and not names_place(seen(public))
+    assert [n.key for n in public.notices] == ["bot.log.hidden_played"]
+    assert public.map_view is not None
+    assert not names_place(public.map_view.caption or "")
+    assert "squadra_2" not in {c.unit_id for c in public.map_view.counters}
+    event = (await store.events(CHANNEL, after_seq=0, limit=100))[-1]
+    assert event.args[SECRET_ARG] == "alleati"
+
+
+async def test_the_log_and_the_enemy_export_say_nothing_of_it(table, store) -> None:
+    await concealed_move(table)
+    await table(CARLA, "game.join", side="asse")  # the enemy's second player
+    log = await table(BRUNO, "game.log", count=50)
+    lines = "\n".join(log.lines)
+    assert "/move" in lines and not names_place(lines) and "squadra_2" not in lines
+    for user in (BRUNO, 99):  # the enemy, a spectator
+        report, bundle, notices = await export_of(table, user)
+        text = json.dumps(bundle, ensure_ascii=False)
+        assert not names_place(report) and not names_place(text), user
+        assert "squadra_2" not in report and '"to"' not in text
+        assert bundle["states"] == [] and bundle["redacted_for"]
+        assert "bot.game.export_redacted" in notices
+    # The unit's own side reads its move; the referee's export keeps everything.
+    report, bundle, _ = await export_of(table, ANNA)
+    assert "61,27" in report and "to:61,27" in report
+    assert len(bundle["states"]) == 2  # nothing of the enemy's is hidden: whole
+    report, bundle, notices = await export_of(table, REFEREE)
+    assert "to:61,27" in report and "concealed" in json.dumps(bundle)
+    assert len(bundle["states"]) == 2 and "redacted_for" not in bundle
+    assert "bot.game.export_redacted" not in notices
+
+
+async def test_a_game_without_hidden_units_exports_whole_for_everyone(table) -> None:
+    await table(REFEREE, "game.new", scenario="esempio_normandia_campo", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(ANNA, "turn.next")
+    _, bundle, notices = await export_of(table, ANNA)
+    assert len(bundle["states"]) == 2 and "redacted_for" not in bundle
+    assert "bot.game.export_redacted" not in notices
