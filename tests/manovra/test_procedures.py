@@ -501,7 +501,10 @@ def test_ap_hull_hit_penetrated_then_effects(seed: str):
 def test_ap_not_penetrated_owes_sf_only_before_the_target_manoeuvred(manoeuvred: bool, sf: bool):
     result = resolve("heavy_fire", {**TANK, "target_has_manoeuvred": manoeuvred}, [4, 6])
     assert result.outcome.code == "manovra.heavy.not_penetrated(location=scafo)"
-    assert step(result, "penetration").outcome.code == "manovra.heavy.not_penetrated"
+    # The step names the part struck as the command's outcome does ("Armour not pierced
+    # (hull)", not "Armour not pierced ()" as a played game showed).
+    penetration = step(result, "penetration")
+    assert penetration.outcome.code == "manovra.heavy.not_penetrated(location=scafo)"
     assert len(result.steps) == 2  # no effects roll
     assert ("SF" in owed(result)) is sf
     assert casualties(result) == 0

@@ -359,8 +359,13 @@ def _penetration(
     data: HeavyFireInput,
     armour_cm: int | None,
     wall: str | None,
+    location: str,
 ) -> bool:
-    """Roll against PENETRAZIONE CORAZZA; True when the armour or wall is pierced."""
+    """Roll against PENETRAZIONE CORAZZA; True when the armour or wall is pierced.
+
+    ``location`` (the part struck, or ``muro``) is named by the step's outcome as by the
+    command's: "Armour not pierced (turret)".
+    """
     table = tables["penetrazione"]
     always_gt75 = _always_gt75(tuple(table.data["always_gt75_classes"]))
     axis = "ap" if data.ammo is Ammo.AP else "he"
@@ -393,7 +398,11 @@ def _penetration(
         die, f"{die.name} — penetration", lambda face: needed is not None and face >= needed
     )
     pierced = needed is not None and roll.face >= needed
-    outcome = Outcome.of("manovra.heavy.penetrated" if pierced else "manovra.heavy.not_penetrated")
+    outcome = (
+        Outcome.of("manovra.heavy.penetrated")
+        if pierced
+        else Outcome.of("manovra.heavy.not_penetrated", location=location)
+    )
     builder.step(
         "manovra.step.penetration",
         rolls=(roll,),
@@ -498,7 +507,7 @@ def resolve_heavy_fire(data: HeavyFireInput, tray: DiceTray) -> Resolution:
             "error.manovra.bad_location", location=location, allowed=", ".join(sorted(mapping))
         )
     armour = data.armour.get(location)
-    if armour is not None and not _penetration(builder, tray, tables, data, armour, None):
+    if armour is not None and not _penetration(builder, tray, tables, data, armour, None, location):
         outcome = Outcome.of("manovra.heavy.not_penetrated", location=location)
         return builder.finish(outcome)
     return _effects(builder, tray, tables, data, mapping[location], location)
@@ -558,7 +567,7 @@ def _building_hit(
             builder.step("manovra.step.opening", outcome=outcome)
         return builder.finish(outcome)
     wall = data.wall or "B"
-    if not _penetration(builder, tray, tables, data, None, wall):
+    if not _penetration(builder, tray, tables, data, None, wall, "muro"):
         return builder.finish(Outcome.of("manovra.heavy.not_penetrated", location="muro"))
     table = tables["effetti_edifici"]
     axis = None
@@ -705,7 +714,7 @@ def resolve_thrown(data: ThrownInput, tray: DiceTray) -> Resolution:
         "apertura" if data.open_topped else "superiore" if "superiore" in data.armour else "scafo"
     )
     armour = data.armour.get(location)
-    if armour is not None and not _penetration(builder, tray, tables, shot, armour, None):
+    if armour is not None and not _penetration(builder, tray, tables, shot, armour, None, location):
         return builder.finish(Outcome.of("manovra.heavy.not_penetrated", location=location))
     mapping = _locations().get(data.target.value, {})
     if location not in mapping:
