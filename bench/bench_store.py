@@ -190,7 +190,7 @@ INSERT_EVENT = (
 INSERT_PATCH = "INSERT INTO patches (channel_id, version, status, patch) VALUES (?, ?, ?, ?)"
 INSERT_GAME = (
     "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
-    "created_at, updated_at, pace_hours, rows_digest) VALUES (?, ?, ?, ?, ?, 1, ?, ?, NULL, ?)"
+    "created_at, updated_at, rows_digest) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)"
 )
 
 

@@ -2,7 +2,7 @@
 
 A player who rolls real dice cannot know in advance how many a command needs (a
 penetration roll only follows a hit). When the faces typed with a command run out, the
-service does not refuse: it keeps the command (``pending_rolls`` in the store, so the
+service does not refuse: it keeps the command (a ``dice_prompt`` record of the game, so the
 prompt survives a restart), answers with a :class:`DicePrompt`, and once the roller gives
 the next face it runs the command again from the start with the faces so far plus the new
 one. Procedures are deterministic given their dice, and the bot's own rolls of the first

@@ -2,9 +2,11 @@
 
 Moving a club from SQLite to PostgreSQL (or back, or to a fresh file) must not change a
 single byte of history: each game is exported from the source with its hash chain verified,
-inserted verbatim (same events, hashes, timestamps, states, members, deadlines) in one
+inserted verbatim (same events, hashes, timestamps, states, members) in one
 transaction on the destination, exported again from there, verified, and compared with
-what left. Any difference stops the copy naming the channel.
+what left. Then every feature's records (deadlines, pace, bound sides, game creators,
+dice prompts: the store's generic records, same ids) are copied and compared the same way.
+Any difference stops the copy naming the channel.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from db.errors import ChainBroken, GameExists
-from db.hashing import verify_export
-from db.models import Deadline, ExportBundle
+from db.hashing import canonical_json, verify_export
+from db.models import ExportBundle, FeatureRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,13 +29,9 @@ class CopiedGame:
     head_hash: str
 
 
-def _comparable(bundle: ExportBundle, deadlines: list[Deadline]) -> dict[str, Any]:
+def _comparable(bundle: ExportBundle) -> dict[str, Any]:
     data = bundle.to_json_dict()
     del data["exported_at"]
-    data["deadlines"] = [
-        (d.channel_id, d.side, d.due_at.isoformat(), d.reminded, d.set_at.isoformat())
-        for d in deadlines
-    ]
     return data
 
 
@@ -59,37 +57,59 @@ async def copy_games(
         # a tampered game raises TamperedGame here instead of being sealed anew on arrival.
         await source.load(channel_id)
         bundle = await source.export(channel_id, verify=True)
-        deadlines = await source.deadlines(channel_id)
-        await destination.restore_game(bundle, deadlines)
+        await destination.restore_game(bundle)
         arrived = await destination.export(channel_id, verify=True)
-        arrived_deadlines = await destination.deadlines(channel_id)
         if arrived.head_hash != bundle.head_hash:
             raise ChainBroken(channel_id, len(arrived.events), "head hash changed in the copy")
-        if _comparable(arrived, arrived_deadlines) != _comparable(bundle, deadlines):
+        if _comparable(arrived) != _comparable(bundle):
             raise ChainBroken(channel_id, len(arrived.events), "the copy differs from its source")
-        # What is kept beside the chain: the game's pace and the sides bound to roles.
-        context = await source.open_command(channel_id)
-        if context.pace_hours:
-            await destination.set_pace(channel_id, context.pace_hours)
-        for side, role in context.side_roles:
-            await destination.bind_side(channel_id, side, role)
         done = CopiedGame(channel_id, len(arrived.events), arrived.head_hash)
         copied.append(done)
         if progress is not None:
             progress(done)
-    await _copy_guilds_and_archives(source, destination, {g.guild_id for g in games})
+    await _copy_records(source, destination, {game.channel_id for game in games})
+    await _copy_archives(source, destination)
     return copied
 
 
-async def _copy_guilds_and_archives(source: Any, destination: Any, guilds: set[Any]) -> None:
-    """The archived games (same ids, bundles verified) and each guild's game creators."""
+async def _copy_records(source: Any, destination: Any, channels: set[int]) -> None:
+    """Every feature's records (deadlines, pace, bound sides, game creators, prompts…)
+    with their ids, page by page; the games whose sealed records arrive are sealed anew,
+    and each game is loaded there, its checksum checked over what arrived."""
+    after = 0
+    while page := await source.all_records(after):
+        await destination.restore_records(page)
+        arrived = await destination.all_records(after, len(page))
+        if [_record_fields(r) for r in arrived] != [_record_fields(r) for r in page]:
+            raise ChainBroken(
+                page[0].scope.id if page[0].scope.game else None,
+                0,
+                "the copied feature records differ from their source",
+            )
+        after = page[-1].id
+    for channel_id in sorted(channels):
+        await destination.load(channel_id)
+
+
+def _record_fields(record: FeatureRecord) -> tuple[Any, ...]:
+    return (
+        record.id,
+        record.feature,
+        record.scope,
+        record.key,
+        canonical_json(record.value),
+        record.revision,
+        record.created_at,
+        record.due_at,
+        record.sealed,
+    )
+
+
+async def _copy_archives(source: Any, destination: Any) -> None:
+    """The archived games (same ids, bundles verified)."""
     archives = await source.all_archives()
     for entry in archives:
         bundle = await source.archived_export(entry.id)
         if verify_export(bundle) != entry.head_hash:
             raise ChainBroken(entry.channel_id, entry.version, "an archived game fails to verify")
         await destination.restore_archive(entry, bundle)
-    for guild in sorted(g for g in guilds | {a.guild_id for a in archives} if g is not None):
-        role = await source.creator_role(guild)
-        if role is not None:
-            await destination.set_creator_role(guild, role)

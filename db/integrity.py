@@ -2,17 +2,19 @@
 
 The event log's hash chain vouches for every state and event of a game, but not for the
 rows beside it: the game's own row (guild, ruleset, language, creation time), its members
-(who is referee, who plays which side) and its deadlines. Those are brought under one
+(who is referee, who plays which side) and its sealed feature records (deadlines, pace,
+sides bound to roles: `db.models.FeatureRecord`). Those are brought under one
 digest kept in ``games.rows_digest``. Every store method that writes them refreshes the
 digest in the same transaction (`db.core.common.reseal`, shared by both backends);
 loading a game recomputes it with one indexed query and raises `TamperedGame` on a
 mismatch, and ``arbitro db check`` runs the same comparison, so the two always agree.
 
-Recipe: ``sha256(canonical({"game": {...}, "members": [...], "deadlines": [...]}))`` with
-members sorted by user id, deadlines by side and every timestamp in the fixed text of
+Recipe (schema 9): ``sha256(canonical({"game": {...}, "members": [...], "records":
+[...]}))`` with members sorted by user id, records by feature then key (each its feature,
+key, stored JSON text, creation and due times) and every timestamp in the fixed text of
 `db.models.format_timestamp`. Not covered on purpose: ``status``/``version`` (the chain
-covers them), ``updated_at`` (every commit moves it) and a deadline's ``reminded`` flag
-(the reminder loop flips it; a forged flag only skips or repeats a reminder).
+covers them), ``updated_at`` (every commit moves it), a record's id and revision, and the
+records a feature does not seal (a reminder's claim, a dice prompt).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from db.rows import unpack_text
 
 #: Row kinds in the one query that reads a game's covered rows (see `covered_digests`).
 MEMBER_ROW = 0
-DEADLINE_ROW = 1
+RECORD_ROW = 1
 GAME_ROW = 2
 
 
@@ -47,29 +49,35 @@ def _stamp(value: Any) -> str | None:
     return str(value)
 
 
-def rows_digest(game: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
+def rows_digest(
+    game: Sequence[Any],
+    members: Iterable[Sequence[Any]],
+    records: Iterable[Sequence[Any]] = (),
+) -> str:
     """The digest of a game's uncovered rows.
 
-    ``game`` is ``(channel_id, guild_id, ruleset, language, created_at)``; ``rows`` are the
-    members and deadlines as ``(kind, user_id, role, side, first_time, second_time)``: a
-    member is ``(MEMBER_ROW, user_id, role, side, joined_at, None)``, a deadline
-    ``(DEADLINE_ROW, None, None, side, due_at, set_at)``.
+    ``game`` is ``(channel_id, guild_id, ruleset, language, created_at)``; ``members``
+    ``(user_id, role, side, joined_at)``; ``records``, the game's sealed feature records,
+    ``(feature, key, value, created_at, due_at)`` with the value's stored JSON text.
     """
     channel_id, guild_id, ruleset, language, created_at = game
-    members: list[dict[str, Any]] = []
-    deadlines: list[dict[str, Any]] = []
-    for kind, user_id, role, side, first_time, second_time in rows:
-        if int(kind) == MEMBER_ROW:
-            members.append(
-                {"user_id": user_id, "role": role, "side": side, "joined_at": _stamp(first_time)}
-            )
-        else:
-            deadlines.append(
-                {"side": side, "due_at": _stamp(first_time), "set_at": _stamp(second_time)}
-            )
-    # (channel, user) and (channel, side) are primary keys: the sort keys are unique.
-    members.sort(key=lambda member: str(member["user_id"]))
-    deadlines.sort(key=lambda deadline: str(deadline["side"]))
+    covered_members = [
+        {"user_id": user_id, "role": role, "side": side, "joined_at": _stamp(joined_at)}
+        for user_id, role, side, joined_at in members
+    ]
+    covered_records = [
+        {
+            "feature": feature,
+            "key": key,
+            "value": value,
+            "created_at": _stamp(created),
+            "due_at": _stamp(due),
+        }
+        for feature, key, value, created, due in records
+    ]
+    # (channel, user) and (feature, scope, key) are unique: the sort keys are unique.
+    covered_members.sort(key=lambda member: str(member["user_id"]))
+    covered_records.sort(key=lambda record: (str(record["feature"]), str(record["key"])))
     covered = {
         "game": {
             "channel_id": channel_id,
@@ -78,8 +86,8 @@ def rows_digest(game: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
             "language": language,
             "created_at": _stamp(created_at),
         },
-        "members": members,
-        "deadlines": deadlines,
+        "members": covered_members,
+        "records": covered_records,
     }
     return hashlib.sha256(canonical_json(covered).encode("utf-8")).hexdigest()
 
@@ -87,28 +95,32 @@ def rows_digest(game: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
 def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
     """``(stored digest, digest of the rows)`` from the one query each store runs.
 
-    The query (one statement, hence one consistent snapshot) returns rows of eight
-    columns ``(kind, id, text_a, text_b, time_a, time_b, guild_id, digest)``:
+    The query (one statement, hence one consistent snapshot) returns rows of nine
+    columns ``(kind, id, text_a, text_b, text_c, time_a, time_b, number, digest)``:
 
-    * the game: ``(GAME_ROW, channel_id, ruleset, language, created_at, NULL, guild_id,
-      rows_digest)``;
-    * a member: ``(MEMBER_ROW, user_id, role, side, joined_at, NULL, NULL, NULL)``;
-    * a deadline: ``(DEADLINE_ROW, NULL, NULL, side, due_at, set_at, NULL, NULL)``.
+    * the game: ``(GAME_ROW, channel_id, ruleset, language, NULL, created_at, NULL,
+      guild_id, rows_digest)``;
+    * a member: ``(MEMBER_ROW, user_id, role, side, NULL, joined_at, NULL, NULL, NULL)``;
+    * a sealed feature record: ``(RECORD_ROW, id, feature, key, value, created_at, due_at,
+      revision, NULL)``.
 
     None when the game row is absent (no such game).
     """
     game: tuple[Any, ...] | None = None
     stored: object = None
-    others: list[tuple[Any, ...]] = []
-    for kind, ident, text_a, text_b, time_a, time_b, guild_id, digest in rows:
+    members: list[tuple[Any, ...]] = []
+    records: list[tuple[Any, ...]] = []
+    for kind, ident, text_a, text_b, text_c, time_a, time_b, number, digest in rows:
         if int(kind) == GAME_ROW:
-            game = (ident, guild_id, text_a, text_b, time_a)
+            game = (ident, number, text_a, text_b, time_a)
             stored = digest
+        elif int(kind) == MEMBER_ROW:
+            members.append((ident, text_a, text_b, time_a))
         else:
-            others.append((kind, ident, text_a, text_b, time_a, time_b))
+            records.append((text_a, text_b, text_c, time_a, time_b))
     if game is None:
         return None
-    return stored, rows_digest(game, others)
+    return stored, rows_digest(game, members, records)
 
 
 #: The two reasons a game's rows fail their checksum (the bot shows them localized).

@@ -266,53 +266,64 @@ class ArchivedGame:
 
 
 @dataclass(frozen=True, slots=True)
+class Scope:
+    """Whose a feature record is: a game's (by its channel) or a guild's.
+
+    A game's records go with the game (deleted and archived with it; writing one needs
+    the game); a guild's stay. A feature keeps all its records in one kind of scope.
+    """
+
+    id: int
+    game: bool
+
+    @classmethod
+    def of_game(cls, channel_id: int) -> Scope:
+        """The records of the game in ``channel_id``."""
+        return cls(int(channel_id), True)
+
+    @classmethod
+    def of_guild(cls, guild_id: int) -> Scope:
+        """The records of a guild (a Discord server)."""
+        return cls(int(guild_id), False)
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureRecord:
+    """One record an application feature keeps in the store (``GameStore.feature_*``).
+
+    The store knows no feature: ``value`` is the feature's own JSON (its typed record,
+    dumped), ``key`` its name within the scope. ``id`` is given when the record is first
+    stored (or renewed) and never reused, so records list in the order they were made;
+    ``revision`` counts the puts (a compare-and-set names it). ``due_at`` places the record
+    on the store's time index (`GameStore.feature_due`); ``sealed`` records of a game are
+    covered by the game's checksum and read with every command (`open_command`).
+    """
+
+    feature: str
+    scope: Scope
+    key: str
+    value: Any
+    id: int
+    revision: int
+    created_at: datetime
+    due_at: datetime | None = None
+    sealed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class CommandContext:
     """What a command needs from storage before any rule runs, read in one round trip.
 
     ``earlier`` is the event this interaction already committed (a retried interaction is
-    answered with it), ``members`` the game's seats (who the asker is, whom to ping).
+    answered with it), ``members`` the game's seats (who the asker is, whom to ping),
+    ``records`` the game's sealed feature records (deadlines, pace, bound sides: the
+    features decode their own), in the order they were made.
     """
 
     record: GameRecord
     earlier: EventRecord | None
     members: tuple[Member, ...]
-    deadlines: tuple[Deadline, ...] = ()
-    pace_hours: int | None = None  # each owed action's hours, when the game has a pace
-    side_roles: tuple[tuple[str, int], ...] = ()  # (side, Discord role id) bindings
-
-
-@dataclass(frozen=True, slots=True)
-class Deadline:
-    """A play-by-post deadline: ``side`` must act in ``channel_id`` by ``due_at``."""
-
-    channel_id: int
-    side: str
-    due_at: datetime
-    reminded: bool
-    set_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class PendingRoll:
-    """A command waiting for its roller's next die (nothing of it is committed yet).
-
-    ``faces`` are the faces the player gave so far, ``bot_faces`` the bot's own faces of
-    the run that stopped (replayed when the command runs again), ``version`` the game's
-    version when the die was asked: the prompt is void once the game has moved on.
-    """
-
-    channel_id: int
-    user_id: int
-    version: int
-    verb: str
-    options: JsonObject
-    faces: list[int]
-    bot_faces: list[int]
-    die_sides: int
-    label: str
-    side: str | None
-    id: int = 0
-    created_at: datetime | None = None
+    records: tuple[FeatureRecord, ...] = ()
 
 
 EXPORT_FORMAT = "arbitro.export/1"

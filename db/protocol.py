@@ -18,17 +18,17 @@ from db.models import (
     ArchivedGame,
     CommandContext,
     CommitResult,
-    Deadline,
     Document,
     EventRecord,
     ExportBundle,
+    FeatureRecord,
     GameRecord,
     GameStatus,
     GameSummary,
     Member,
     MemberRole,
     NewEvent,
-    PendingRoll,
+    Scope,
     StateRecord,
 )
 
@@ -38,7 +38,9 @@ if TYPE_CHECKING:  # db.prepare and db.history build on the types named here
 
 
 class GameStore(Protocol):
-    """Async storage of one game per channel: documents, versions, event log, members."""
+    """Async storage of one game per channel (documents, versions, event log, members)
+    and of the features' records beside it, through generic operations (``feature_*``:
+    the store knows no feature)."""
 
     async def close(self) -> None:
         """Release the backend's connections; the store is unusable afterwards."""
@@ -64,9 +66,9 @@ class GameStore(Protocol):
     async def open_command(
         self, channel_id: int, interaction_id: str | None = None
     ) -> CommandContext:
-        """The game, the event ``interaction_id`` already committed (if any) and the
-        members, read together in one round trip (one consistent snapshot). Raises
-        `GameNotFound` like `load`."""
+        """The game, the event ``interaction_id`` already committed (if any), the members
+        and the game's sealed feature records, read together in one round trip (one
+        consistent snapshot). Raises `GameNotFound` like `load`."""
         ...
 
     async def load(self, channel_id: int) -> GameRecord:
@@ -210,58 +212,46 @@ class GameStore(Protocol):
         """Remove a member; false if they were not one."""
         ...
 
-    async def set_deadline(self, channel_id: int, side: str, due_at: datetime) -> Deadline:
-        """Set (or move) the time by which ``side`` must act; clears its reminded flag."""
+    async def feature_get(self, feature: str, scope: Scope, key: str) -> FeatureRecord | None:
+        """A feature's record in ``scope`` under ``key``, or None."""
         ...
 
-    async def clear_deadline(self, channel_id: int, side: str) -> bool:
-        """Drop a side's deadline; false if there was none."""
+    async def feature_put(
+        self,
+        feature: str,
+        scope: Scope,
+        key: str,
+        value: Any,
+        *,
+        due_at: datetime | None = None,
+        sealed: bool = False,
+        if_absent: bool = False,
+        expected_revision: int | None = None,
+        renew: bool = False,
+    ) -> FeatureRecord | None:
+        """Store a feature's record (JSON ``value``); None if ``if_absent`` (the key
+        exists) or ``expected_revision`` (it moved on) refused it. ``renew``: a new record
+        (new id) replaces the key's. ``due_at``: on the time index. ``sealed``: a game's
+        record in its checksum and in `open_command`'s context."""
         ...
 
-    async def deadlines(self, channel_id: int) -> list[Deadline]:
-        """The deadlines pending in a channel, earliest first."""
+    async def feature_delete(
+        self, feature: str, scope: Scope, key: str, *, expected_revision: int | None = None
+    ) -> bool:
+        """Delete a feature's record; false if there was none (or it moved on)."""
         ...
 
-    async def bind_side(self, channel_id: int, side: str, role_id: int | None) -> None:
-        """Bind ``side`` to a Discord role: its members play that side (None: unbind)."""
+    async def feature_list(
+        self, feature: str, scope: Scope, *, prefix: str = "", limit: int = 1000
+    ) -> list[FeatureRecord]:
+        """A feature's records in ``scope`` whose key starts with ``prefix``, oldest first."""
         ...
 
-    async def creator_role(self, guild_id: int) -> int | None:
-        """The role a member needs to create a game in this guild (None: anyone)."""
-        ...
-
-    async def set_creator_role(self, guild_id: int, role_id: int | None) -> None:
-        """Set (None: clear) the role a member needs to create a game in this guild."""
-        ...
-
-    async def set_pace(self, channel_id: int, hours: int | None) -> None:
-        """Set the game's pace (hours per owed action; None: no pace)."""
-        ...
-
-    async def claim_warning(self, channel_id: int, side: str, due_at: datetime) -> bool:
-        """Claim the reminder before this exact deadline: true for the one caller that may
-        send it (once across processes), false once claimed."""
-        ...
-
-    async def due_deadlines(self, now: datetime) -> list[Deadline]:
-        """Deadlines at or before ``now`` not yet reminded, in games that have not ended."""
-        ...
-
-    async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
-        """Record that the reminder for this exact deadline went out."""
-        ...
-
-    async def save_pending_roll(self, roll: PendingRoll) -> PendingRoll:
-        """Keep a command waiting for its roller's next die (replacing that player's
-        earlier prompt in the channel); returns it with its id."""
-        ...
-
-    async def pending_roll(self, channel_id: int, roll_id: int) -> PendingRoll | None:
-        """A waiting command by id, or None once answered, replaced or dropped."""
-        ...
-
-    async def drop_pending_roll(self, channel_id: int, roll_id: int) -> bool:
-        """Forget a waiting command; false if it was already gone."""
+    async def feature_due(
+        self, feature: str, before: datetime, *, limit: int = 1000
+    ) -> list[FeatureRecord]:
+        """A feature's records due at ``before`` or earlier (not of ended games), earliest
+        first."""
         ...
 
     async def check(self) -> list[str]:

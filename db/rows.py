@@ -19,7 +19,6 @@ from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
     ArchivedGame,
-    Deadline,
     EventRecord,
     GameStatus,
     GameSummary,
@@ -28,12 +27,11 @@ from db.models import (
     parse_timestamp,
 )
 
-#: A game's rows, children first (foreign keys are enforced and have no cascade on purpose):
-#: deleting or archiving a game deletes them in this order.
+#: A game's rows, children first (foreign keys are enforced and have no cascade on purpose;
+#: ``records`` by its channel: a guild's records have none): deleting or archiving a game
+#: deletes them in this order.
 CHILD_TABLES = (
-    "pending_rolls",
-    "deadlines",
-    "side_roles",
+    "records",
     "members",
     "patches",
     "events",
@@ -169,21 +167,6 @@ def member_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> Member
         )
     except (TypeError, ValueError) as error:
         raise CorruptRecord(channel_id, f"member row is unreadable ({error})") from error
-
-
-def deadline_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> Deadline:
-    """A ``deadlines`` row (channel, side, due, reminded, set)."""
-    channel_id = int(row[0])
-    try:
-        return Deadline(
-            channel_id=channel_id,
-            side=row[1],
-            due_at=when(row[2]),
-            reminded=bool(row[3]),
-            set_at=when(row[4]),
-        )
-    except (TypeError, ValueError) as error:
-        raise CorruptRecord(channel_id, f"deadline is unreadable ({error})") from error
 
 
 def archive_fields(

@@ -21,11 +21,13 @@ from typing import Any, Self, TypeVar
 
 from db.archive import archive_row, bundle_of, encode_bundle
 from db.chain import VerifiedChains, VerifiedHead
-from db.core import features, games, logs
+from db.core import games, logs, records
+from db.core import members as roster
 from db.core.common import MAX_EVENTS_PAGE, event_by_interaction, members_of
 from db.core.dialect import Dialect
+from db.core.records import MAX_RECORDS_PAGE
 from db.core.steps import Operation, Transaction
-from db.hashing import encode_document
+from db.hashing import canonical_json, encode_document
 from db.history import PAGE_VERSIONS, ExportHead, StoredVersion
 from db.models import (
     GAME_STATUSES,
@@ -37,18 +39,18 @@ from db.models import (
     ArchivedGame,
     CommandContext,
     CommitResult,
-    Deadline,
     Document,
     EventRecord,
     ExportBundle,
+    FeatureRecord,
     GameRecord,
     GameStatus,
     GameSummary,
     Member,
     MemberRole,
     NewEvent,
-    PendingRoll,
     PreparedState,
+    Scope,
     StateRecord,
     format_timestamp,
     parse_timestamp,
@@ -57,6 +59,13 @@ from db.models import (
 from db.prepare import CommitPreparer, PreparedEvent, prepare_event, system_event
 
 _T = TypeVar("_T")
+
+#: A feature's record is small (a deadline, a prompt's options): its JSON text at most.
+MAX_RECORD_CHARS = 64 * 1024
+
+
+def _channel_of(scope: Scope) -> int | None:
+    return scope.id if scope.game else None
 
 
 class CoreStore(ABC):
@@ -189,8 +198,8 @@ class CoreStore(ABC):
     async def open_command(
         self, channel_id: int, interaction_id: str | None = None
     ) -> CommandContext:
-        """The game, the event ``interaction_id`` already committed (if any), members,
-        deadlines, pace and side roles: one batch of reads in one snapshot."""
+        """The game, the event ``interaction_id`` already committed (if any), members and
+        the game's sealed feature records: one batch of reads in one snapshot."""
         channel_id = operator.index(channel_id)
         return await self._run(
             partial(
@@ -441,19 +450,17 @@ class CoreStore(ABC):
         """The event an interaction committed, if any (a retried interaction's answer)."""
         return await self._run(partial(event_by_interaction, self.dialect, str(interaction_id)))
 
-    async def restore_game(self, bundle: ExportBundle, deadlines: list[Deadline]) -> None:
+    async def restore_game(self, bundle: ExportBundle) -> None:
         """Insert a game exactly as exported elsewhere (same events, hashes and times).
 
         For ``arbitro db copy``. Refuses (`GameExists`) a channel that already has a game.
         The bundle should have been verified; the caller verifies the copy afterwards.
         """
         channel_id = bundle.game.channel_id
-        await self._run(
-            partial(logs.restore_game, self.dialect, bundle, deadlines), "write", channel_id
-        )
+        await self._run(partial(logs.restore_game, self.dialect, bundle), "write", channel_id)
         self.verified_chains.forget(channel_id)
 
-    # ---- members, deadlines and the other feature rows -------------------------------------
+    # ---- the game's members ---------------------------------------------------------------
 
     async def add_member(
         self,
@@ -468,7 +475,7 @@ class CoreStore(ABC):
             raise ValueError(f"unknown member role {role!r}")
         joined_at = format_timestamp(utc_now())
         return await self._write(
-            features.add_member,
+            roster.add_member,
             self.dialect,
             channel_id,
             user_id,
@@ -484,97 +491,110 @@ class CoreStore(ABC):
 
     async def remove_member(self, channel_id: int, user_id: int) -> bool:
         """Remove a member; false if they were not one."""
-        return await self._write(features.remove_member, channel_id, user_id, channel_id=channel_id)
+        return await self._write(roster.remove_member, channel_id, user_id, channel_id=channel_id)
 
-    async def set_deadline(self, channel_id: int, side: str, due_at: datetime) -> Deadline:
-        """Set or move ``side``'s deadline (timezone-aware); resets its reminder."""
-        return await self._write(
-            features.set_deadline,
-            self.dialect,
-            channel_id,
-            side,
-            format_timestamp(due_at),
-            format_timestamp(utc_now()),
-            channel_id=channel_id,
-        )
+    # ---- the features' records (db/core/records.py) ---------------------------------------
 
-    async def clear_deadline(self, channel_id: int, side: str) -> bool:
-        """Drop ``side``'s deadline (it acted); false if there was none."""
-        return await self._write(features.clear_deadline, channel_id, side, channel_id=channel_id)
-
-    async def deadlines(self, channel_id: int) -> list[Deadline]:
-        """The channel's deadlines, earliest first."""
-        return await self._read(features.deadlines, self.dialect, channel_id, channel_id=channel_id)
-
-    async def due_deadlines(self, now: datetime) -> list[Deadline]:
-        """Deadlines due at ``now`` or earlier, not yet reminded, in games still running."""
-        return await self._read(features.due_deadlines, self.dialect, format_timestamp(now))
-
-    async def mark_reminded(self, channel_id: int, side: str, due_at: datetime) -> bool:
-        """Flag the reminder of this exact deadline as sent; true for the one caller that
-        did (a compare-and-set, across processes too)."""
-        return await self._write(
-            features.mark_reminded,
-            self.dialect,
-            channel_id,
-            side,
-            format_timestamp(due_at),
-            channel_id=channel_id,
-        )
-
-    async def claim_warning(self, channel_id: int, side: str, due_at: datetime) -> bool:
-        """Claim the reminder before this exact deadline (once across processes)."""
-        return await self._write(
-            features.claim_warning,
-            self.dialect,
-            channel_id,
-            side,
-            format_timestamp(due_at),
-            format_timestamp(utc_now()),
-            channel_id=channel_id,
-        )
-
-    async def set_pace(self, channel_id: int, hours: int | None) -> None:
-        """Set the game's pace (hours per owed action; None: no pace)."""
-        channel_id = operator.index(channel_id)
-        await self._write(features.set_pace, channel_id, hours, channel_id=channel_id)
-
-    async def bind_side(self, channel_id: int, side: str, role_id: int | None) -> None:
-        """Bind ``side`` to a Discord role (None: unbind it)."""
-        await self._write(features.bind_side, channel_id, side, role_id, channel_id=channel_id)
-
-    async def creator_role(self, guild_id: int) -> int | None:
-        """The role a member needs to create a game in this guild (None: anyone)."""
-        return await self._read(features.creator_role, guild_id)
-
-    async def set_creator_role(self, guild_id: int, role_id: int | None) -> None:
-        """Set (None: clear) the role a member needs to create a game in this guild."""
-        await self._write(features.set_creator_role, guild_id, role_id)
-
-    async def save_pending_roll(self, roll: PendingRoll) -> PendingRoll:
-        """Keep a command that waits for its roller's next die; returns it with its id.
-
-        It replaces any earlier prompt of the same player in the same channel.
-        """
-        return await self._write(
-            features.save_pending_roll,
-            self.dialect,
-            roll,
-            format_timestamp(utc_now()),
-            channel_id=roll.channel_id,
-        )
-
-    async def pending_roll(self, channel_id: int, roll_id: int) -> PendingRoll | None:
-        """The prompt ``roll_id`` of the channel, or None if it was answered or replaced."""
+    async def feature_get(self, feature: str, scope: Scope, key: str) -> FeatureRecord | None:
+        """A feature's record in ``scope`` under ``key``, or None."""
         return await self._read(
-            features.pending_roll, self.dialect, channel_id, roll_id, channel_id=channel_id
+            records.get, self.dialect, feature, scope, key, channel_id=_channel_of(scope)
         )
 
-    async def drop_pending_roll(self, channel_id: int, roll_id: int) -> bool:
-        """Forget a prompt (answered or void); false if it was already gone."""
+    async def feature_put(
+        self,
+        feature: str,
+        scope: Scope,
+        key: str,
+        value: Any,
+        *,
+        due_at: datetime | None = None,
+        sealed: bool = False,
+        if_absent: bool = False,
+        expected_revision: int | None = None,
+        renew: bool = False,
+    ) -> FeatureRecord | None:
+        """Store a feature's record (``value``: JSON, kept as canonical JSON text); None
+        when ``if_absent`` or ``expected_revision`` refused it and nothing was written.
+
+        A game's record needs its game (`GameNotFound`) and goes with it. ``due_at``
+        (timezone-aware) puts it on the time index, ``sealed`` in the game's checksum and
+        in every command's context (a feature seals all its records or none). ``renew``
+        makes a new record of that key (a new id) instead of updating the old one.
+        """
+        if if_absent + (expected_revision is not None) + renew > 1:
+            raise ValueError("if_absent, expected_revision and renew exclude each other")
+        if sealed and not scope.game:
+            raise ValueError("only a game's records are sealed")
+        value_json = canonical_json(value)
+        if len(value_json) > MAX_RECORD_CHARS:
+            raise ValueError(f"a record's value is at most {MAX_RECORD_CHARS} characters")
         return await self._write(
-            features.drop_pending_roll, channel_id, roll_id, channel_id=channel_id
+            partial(
+                records.put,
+                due_at=None if due_at is None else format_timestamp(due_at),
+                sealed=sealed,
+                if_absent=if_absent,
+                expected_revision=expected_revision,
+                renew=renew,
+                now=format_timestamp(utc_now()),
+            ),
+            self.dialect,
+            str(feature),
+            scope,
+            str(key),
+            value_json,
+            channel_id=_channel_of(scope),
         )
+
+    async def feature_delete(
+        self, feature: str, scope: Scope, key: str, *, expected_revision: int | None = None
+    ) -> bool:
+        """Delete a feature's record (only at ``expected_revision``, if given); false if
+        there was none (or it had moved on)."""
+        return await self._write(
+            records.delete,
+            str(feature),
+            scope,
+            str(key),
+            expected_revision,
+            channel_id=_channel_of(scope),
+        )
+
+    async def feature_list(
+        self, feature: str, scope: Scope, *, prefix: str = "", limit: int = MAX_RECORDS_PAGE
+    ) -> list[FeatureRecord]:
+        """A feature's records in ``scope`` (keys starting with ``prefix``), in the order
+        they were made; at most ``limit`` (1000)."""
+        return await self._read(
+            records.listing,
+            self.dialect,
+            str(feature),
+            scope,
+            prefix,
+            limit,
+            channel_id=_channel_of(scope),
+        )
+
+    async def feature_due(
+        self, feature: str, before: datetime, *, limit: int = MAX_RECORDS_PAGE
+    ) -> list[FeatureRecord]:
+        """A feature's records due at ``before`` or earlier, earliest first, except those
+        of ended games; at most ``limit`` (1000)."""
+        return await self._read(
+            records.due, self.dialect, str(feature), format_timestamp(before), limit
+        )
+
+    async def all_records(
+        self, after_id: int = 0, limit: int = MAX_RECORDS_PAGE
+    ) -> list[FeatureRecord]:
+        """Every feature's records with an id above ``after_id``, by id (``db copy``)."""
+        return await self._read(records.page, self.dialect, operator.index(after_id), limit)
+
+    async def restore_records(self, copied: list[FeatureRecord]) -> None:
+        """Insert records exactly as another store holds them (same ids; ``db copy``)."""
+        if copied:
+            await self._write(records.restore, self.dialect, list(copied))
 
     def _write(self, step: Any, *args: Any, channel_id: int | None = None) -> Any:
         return self._run(partial(step, *args), "write", channel_id)

@@ -35,6 +35,7 @@ from bot.service.handlers import (
 )
 from bot.service.replies import PlayReply, Reply, ResultView
 from bot.service.requests import Request, Seat, seat_among
+from bot.service.stored.table import open_table
 from bot.workers import DEFAULT_WORKERS, ChannelWorkers
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import EventRecord, GameRecord
@@ -183,8 +184,8 @@ class GameService:
             return await self._without_game(handler, request)
         # One round trip before any rule runs: the game, whether this interaction was
         # already answered (a retry gets its original result), and the seats.
-        context = await self._store.open_command(
-            request.channel_id, None if handler.read_only else request.interaction_id
+        context = await open_table(
+            self._store, request.channel_id, None if handler.read_only else request.interaction_id
         )
         record = context.record
         if context.earlier is not None:

@@ -21,8 +21,9 @@ from datetime import UTC, datetime, timedelta
 from bot.service.handlers import GameCall, GameHandler, Services, Who
 from bot.service.replies import Reply
 from bot.service.requests import int_option, players_among
+from bot.service.stored import deadlines as stored
+from bot.service.stored.deadlines import Deadline
 from db.errors import StoreError
-from db.models import Deadline
 from rules.core.errors import UnknownName
 from rules.core.play import FollowUp
 from rules.core.resolution import Outcome
@@ -115,9 +116,9 @@ async def follow_the_turn(
     )
     channel_id = call.request.channel_id
     for side in plan.clear:
-        await call.store.clear_deadline(channel_id, side)
+        await stored.clear_deadline(call.store, channel_id, side)
     for side, due in plan.set.items():
-        await call.store.set_deadline(channel_id, side, due)
+        await stored.set_deadline(call.store, channel_id, side, due)
 
 
 def due_notices(call: GameCall, sides: Mapping[str, str]) -> list[Outcome]:
@@ -144,11 +145,11 @@ async def set_deadline(call: GameCall) -> Reply:
     if side not in sides:
         raise UnknownName("error.service.unknown_side", name=side[:40], known=", ".join(sides))
     if hours == 0:
-        await call.store.clear_deadline(request.channel_id, side)
+        await stored.clear_deadline(call.store, request.channel_id, side)
         reply.notices.append(Outcome.of("bot.deadline.cleared", side=sides[side]))
         return reply
     due = datetime.now(UTC) + timedelta(hours=hours)
-    await call.store.set_deadline(request.channel_id, side, due)
+    await stored.set_deadline(call.store, request.channel_id, side, due)
     reply.notices.append(
         Outcome.of(
             "bot.deadline.set",
@@ -165,7 +166,7 @@ async def set_pace(call: GameCall) -> Reply:
     request, play, document = call.request, call.play, call.document
     reply = _reply(call)
     hours = int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
-    await call.store.set_pace(request.channel_id, hours or None)
+    await stored.set_pace(call.store, request.channel_id, hours or None)
     if not hours:
         reply.notices.append(Outcome.of("bot.deadline.pace_off"))
         return reply
@@ -177,7 +178,7 @@ async def set_pace(call: GameCall) -> Reply:
     due = datetime.now(UTC) + timedelta(hours=hours)
     sides = play.sides(document)
     for side in sorted(owing):
-        await call.store.set_deadline(request.channel_id, side, due)
+        await stored.set_deadline(call.store, request.channel_id, side, due)
         reply.notices.append(
             Outcome.of(
                 "bot.deadline.due",
@@ -210,7 +211,7 @@ async def due_reminders(
     store = services.store
     moment = now or datetime.now(UTC)
     replies = []
-    for deadline in await store.due_deadlines(moment + WARNING_HORIZON):
+    for deadline in await stored.due_deadlines(store, moment + WARNING_HORIZON):
         expired = deadline.due_at <= moment
         if not expired and not warning_due(deadline, moment):
             continue
@@ -221,12 +222,10 @@ async def due_reminders(
         if owns_guild is not None and not owns_guild(record.guild_id):
             continue
         if expired:
-            claimed = await store.mark_reminded(
-                deadline.channel_id, deadline.side, deadline.due_at
-            )
+            claimed = await stored.mark_reminded(store, deadline)
         else:
-            claimed = await store.claim_warning(
-                deadline.channel_id, deadline.side, deadline.due_at
+            claimed = await stored.claim_warning(
+                store, deadline.channel_id, deadline.side, deadline.due_at
             )
         if not claimed:
             continue  # Claimed by another process (or the deadline moved meanwhile).

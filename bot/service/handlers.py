@@ -28,9 +28,10 @@ from bot.limits import LogLimiter
 from bot.service.errors import ServiceError
 from bot.service.replies import Reply
 from bot.service.requests import Request, Seat
+from bot.service.stored.table import TableContext, open_table
 from bot.workers import ChannelWorkers
 from db.errors import StoreError
-from db.models import CommandContext, GameRecord
+from db.models import GameRecord
 from db.protocol import GameStore
 from rules.core.budget import work_budget
 from rules.core.dice import DiceSource
@@ -145,10 +146,10 @@ class Call:
         """The store (a shortcut)."""
         return self.services.store
 
-    async def open(self) -> CommandContext:
+    async def open(self) -> TableContext:
         """The channel's game and seats, read as a read-only command reads them (for the
         handlers that run without the game but may need it: the log, an export)."""
-        return await self.services.store.open_command(self.request.channel_id, None)
+        return await open_table(self.services.store, self.request.channel_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +157,7 @@ class GameCall(Call):
     """A request on the channel's game: what was read with it, the rules, the document
     (migrated to the current format, in memory) and the asker's seat."""
 
-    context: CommandContext
+    context: TableContext
     play: GamePlay
     document: Mapping[str, Any]
     seat: Seat

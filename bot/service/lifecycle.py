@@ -21,6 +21,7 @@ from bot.service.handlers import Call, Handler, Services, Who
 from bot.service.maps import status_and_map
 from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import role_option
+from bot.service.stored.roles import creator_role, set_creator_role
 from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.models import ArchivedGame, GameRecord, GameSummary
@@ -184,7 +185,7 @@ async def new_game(call: Call) -> Reply:
         play.new_game, str(scenario) if scenario else None, request.attachment
     )
     if request.guild_id is not None and not request.manages_guild:
-        needed = await store.creator_role(request.guild_id)
+        needed = await creator_role(store, request.guild_id)
         if needed is not None and needed not in request.role_ids:
             raise ServiceError("error.service.creators.role_needed", role=f"<@&{needed}>")
     # The channel's ended game, if any, moves to the archive (still listed and
@@ -236,7 +237,7 @@ async def creators(call: Call) -> Reply:
     request = call.request
     assert request.guild_id is not None  # Who.MANAGERS: in a server
     role_id = role_option(request.options)
-    await call.store.set_creator_role(request.guild_id, role_id)
+    await set_creator_role(call.store, request.guild_id, role_id)
     reply = Reply(language=call.services.known(request.locale))
     reply.notices.append(
         Outcome.of("bot.games.creators", role=f"<@&{role_id}>")

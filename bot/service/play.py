@@ -35,8 +35,15 @@ from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
 from bot.service.replies import PlayReply, Reply, ResultView, RollReply
 from bot.service.requests import NO_SEAT, Request, int_option, players_among, seat_among
+from bot.service.stored.dice import (
+    PendingRoll,
+    drop_pending_roll,
+    pending_roll,
+    save_pending_roll,
+)
+from bot.service.stored.table import TableContext, open_table
 from db.errors import GameEnded, GameNotFound, VersionConflict
-from db.models import CommandContext, CommitResult, NewEvent, PendingRoll, PreparedState
+from db.models import CommitResult, NewEvent, PreparedState
 from db.prepare import PreparedEvent, prepare_event
 from rules.core.battlefield import MapView
 from rules.core.dice import (
@@ -87,7 +94,7 @@ async def free_roll(call: Call) -> Reply:
     """
     request, services = call.request, call.services
     try:
-        context: CommandContext | None = await call.store.open_command(request.channel_id)
+        context: TableContext | None = await open_table(call.store, request.channel_id)
     except GameNotFound:
         context = None
     record = context.record if context is not None else None
@@ -394,7 +401,8 @@ async def _ask_for_die(
         # The faces the player typed are on the record from now on, for every seat to
         # read: the command cannot be given again with other dice (`ruleset_verb`).
         version = await _record_typed(call, request, typed, needed)
-    pending = await call.store.save_pending_roll(
+    pending = await save_pending_roll(
+        call.store,
         PendingRoll(
             channel_id=request.channel_id,
             user_id=request.user_id,
@@ -406,7 +414,7 @@ async def _ask_for_die(
             die_sides=needed.sides,
             label=needed.label,
             side=actor_side,
-        )
+        ),
     )
     reply.dice_prompt = DicePrompt(
         prompt_id=pending.id,
@@ -463,14 +471,14 @@ async def answer_die(call: GameCall) -> Reply:
     """The roller gives the next face: run the waiting command again, one die further."""
     request, store, record = call.request, call.store, call.record
     prompt_id = int_option(request.options, "prompt", 0, 1, 2**62)
-    pending = await store.pending_roll(request.channel_id, prompt_id)
+    pending = await pending_roll(store, request.channel_id, prompt_id)
     position = request.options.get("n")
     if pending is None or (position is not None and str(position) != str(len(pending.faces) + 1)):
         raise ServiceError("error.service.roll_gone")
     if pending.user_id != request.user_id:
         raise ServiceError("error.service.not_your_roll")
     if record.version != pending.version or record.status == "ended":
-        await store.drop_pending_roll(request.channel_id, prompt_id)
+        await drop_pending_roll(store, request.channel_id, prompt_id)
         raise ServiceError("error.service.roll_expired", command=command_name(pending.verb))
     if "face" not in request.options:
         raise InvalidInput("error.service.one_face", die=f"D{pending.die_sides}")
@@ -482,7 +490,7 @@ async def answer_die(call: GameCall) -> Reply:
         zero_reads_as_ten=call.services.ruleset(record.ruleset).zero_reads_as_ten,
     )
     # The prompt is answered: the re-run either commits or asks for the next die anew.
-    await store.drop_pending_roll(request.channel_id, prompt_id)
+    await drop_pending_roll(store, request.channel_id, prompt_id)
     command = replace(request, verb=pending.verb, options=pending.options, dice=None)
     return await play_verb(call, command, typed=[*pending.faces, face], bot_faces=pending.bot_faces)
 

@@ -29,6 +29,7 @@ from bot.service.events import (
 from bot.service.handlers import GameCall, GameHandler, Who
 from bot.service.replies import Reply
 from bot.service.requests import int_option, role_option, side_named
+from bot.service.stored.seats import bind_side
 from db.models import EventRecord, Member
 from rules.core.resolution import Outcome
 
@@ -161,7 +162,7 @@ async def bind(call: GameCall) -> Reply:
     sides = call.play.sides(call.document)
     bound = side_named(sides, request.options.get("side"))
     role_id = role_option(request.options)
-    await call.store.bind_side(request.channel_id, bound, role_id)
+    await bind_side(call.store, request.channel_id, bound, role_id)
     await _log_seat(call, SEAT_BIND, side=bound, role=role_id)
     reply = _reply(call)
     reply.notices.append(

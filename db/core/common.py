@@ -21,28 +21,25 @@ EVENT_COLUMNS = (
 )
 GAME_COLUMNS = "channel_id, guild_id, ruleset, language, status, version, created_at, updated_at"
 MEMBER_COLUMNS = "channel_id, user_id, role, side, joined_at"
-DEADLINE_COLUMNS = "d.channel_id, d.side, d.due_at, d.reminded, d.set_at"
+RECORD_COLUMNS = "id, feature, scope, channel_id, key, value, revision, due_at, created_at, sealed"
 
 #: Events and patches are read at most this many at a time.
 MAX_EVENTS_PAGE = 1_000
 
 EVENT_BY_INTERACTION = f"SELECT {EVENT_COLUMNS} FROM events WHERE interaction_id = ?"
 MEMBERS = f"SELECT {MEMBER_COLUMNS} FROM members WHERE channel_id = ? ORDER BY joined_at, user_id"
-DEADLINES = (
-    f"SELECT {DEADLINE_COLUMNS} FROM deadlines AS d WHERE d.channel_id = ? "
-    "ORDER BY d.due_at, d.side"
-)
 # One statement, so one consistent snapshot, reading every covered row of a game through
-# the primary keys (all three tables are keyed by channel first): db/integrity.py.
-# (The cast types the NULL for PostgreSQL's UNION; SQLite reads it as a plain NULL.)
+# the primary keys and the index of a game's records: db/integrity.py. `open_command` reads
+# the members and sealed records it hands the command from the same rows.
+# (The casts type the NULLs for PostgreSQL's UNION; SQLite reads them as plain NULLs.)
 COVERED_ROWS = (
-    "SELECT 2, channel_id, ruleset, language, created_at, CAST(NULL AS TIMESTAMPTZ), "
-    "guild_id, rows_digest "
+    "SELECT 2, channel_id, ruleset, language, CAST(NULL AS TEXT), created_at, "
+    "CAST(NULL AS TIMESTAMPTZ), guild_id, rows_digest "
     "FROM games WHERE channel_id = ? "
-    "UNION ALL SELECT 0, user_id, role, side, joined_at, NULL, NULL, NULL "
+    "UNION ALL SELECT 0, user_id, role, side, NULL, joined_at, NULL, NULL, NULL "
     "FROM members WHERE channel_id = ? "
-    "UNION ALL SELECT 1, NULL, NULL, side, due_at, set_at, NULL, NULL "
-    "FROM deadlines WHERE channel_id = ?"
+    "UNION ALL SELECT 1, id, feature, key, value, created_at, due_at, revision, NULL "
+    "FROM records WHERE channel_id = ? AND sealed"
 )
 
 
@@ -109,13 +106,14 @@ def members_of(dialect: Dialect, channel_id: int) -> Step[list[Member]]:
 
 
 def reseal(channel_id: int) -> Step[None]:
-    """Refresh the game's checksum of members, deadlines and settings, inside the caller's
-    write transaction.
+    """Refresh the game's checksum of members, sealed records and settings, inside the
+    caller's write transaction.
 
-    EVERY write of ``members``, ``deadlines`` or a covered ``games`` column (guild,
-    ruleset, language, created_at) must run it before committing, or the next load sees
-    the game as tampered. The writers: create, add/remove a member, set/clear a deadline,
-    restore a copied game (`db.core.games`, `db.core.features`).
+    EVERY write of ``members``, of a game's sealed ``records`` or of a covered ``games``
+    column (guild, ruleset, language, created_at) must run it before committing, or the
+    next load sees the game as tampered. The writers: create, add/remove a member, a
+    sealed record put or deleted, restore a copied game (`db.core.games`,
+    `db.core.records`, `db.core.logs`).
     """
     digests = covered_digests((yield covered_rows(channel_id)))
     if digests is not None:
@@ -132,12 +130,12 @@ def covered_rows_problem(channel_id: int) -> Step[str | None]:
 
 __all__ = [
     "COVERED_ROWS",
-    "DEADLINES",
     "EVENT_BY_INTERACTION",
     "EVENT_COLUMNS",
     "GAME_COLUMNS",
     "MAX_EVENTS_PAGE",
     "MEMBERS",
+    "RECORD_COLUMNS",
     "covered_rows",
     "covered_rows_problem",
     "decode_document",

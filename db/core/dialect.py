@@ -82,6 +82,8 @@ class Dialect:
     #: After inserting rows with their own ids: the statement moving the id sequence past
     #: them (PostgreSQL's identity column; SQLite's AUTOINCREMENT follows by itself).
     identity_reset: str = ""
+    #: The same for the feature records' ids (`db.core.records.restore`).
+    records_identity_reset: str = ""
     _cache: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
@@ -147,6 +149,8 @@ POSTGRES = Dialect(
     jsonb_copy=True,
     identity_reset="SELECT setval(pg_get_serial_sequence('archived_games', 'id'), "
     "(SELECT max(id) FROM archived_games))",
+    records_identity_reset="SELECT setval(pg_get_serial_sequence('records', 'id'), "
+    "(SELECT max(id) FROM records))",
 )
 
 __all__ = ["POSTGRES", "SQLITE", "Dialect"]

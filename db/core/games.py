@@ -27,6 +27,7 @@ from db.core.common import (
     reseal,
 )
 from db.core.dialect import Dialect
+from db.core.records import record_of
 from db.core.steps import Batch, Compute, Query, Step
 from db.core.verify import check_head, state_text
 from db.errors import (
@@ -41,8 +42,8 @@ from db.errors import (
 )
 from db.hashing import GENESIS_HASH, canonical_json, state_hash
 from db.integrity import (
-    DEADLINE_ROW,
     MEMBER_ROW,
+    RECORD_ROW,
     STATE_EDITED,
     covered_digests,
     head_problem,
@@ -67,7 +68,6 @@ from db.rows import (
     CHILD_TABLES,
     archive_from_row,
     check_status,
-    deadline_from_row,
     event_from_row,
     member_from_row,
     summary_from_row,
@@ -81,17 +81,17 @@ INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 1
 INSERT_PATCH = "INSERT INTO patches (channel_id, version, status, patch) VALUES (?, ?, ?, ?)"
 
 # A game's head as loading it needs it, in one statement: the game row, the current
-# document, the pace and the head event (all of its columns: the head check hashes it).
+# document and the head event (all of its columns: the head check hashes it).
 _LOAD_HEAD = (
     "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
-    "g.created_at, g.updated_at, s.{document}, s.status, g.pace_hours, "
+    "g.created_at, g.updated_at, s.{document}, s.status, "
     + ", ".join(f"e.{column.strip()}" for column in EVENT_COLUMNS.split(","))
     + " FROM games AS g "
     "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
     "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
     "WHERE g.channel_id = ?"
 )
-_HEAD_EVENT = 11  # where the head event's columns start in a `_LOAD_HEAD` row
+_HEAD_EVENT = 10  # where the head event's columns start in a `_LOAD_HEAD` row
 
 # One statement reads all a commit needs: whether the interaction was committed, the game's
 # head, and the current version's event hash and document (PostgreSQL locks the game row).
@@ -106,7 +106,6 @@ _ADVANCE_GAME = (
     "UPDATE games SET version = ?, status = ?, updated_at = ? WHERE channel_id = ? AND version = ?"
 )
 _DROP_STATE = "DELETE FROM states WHERE channel_id = ? AND version = ?"
-_SIDE_ROLES = "SELECT side, role_id FROM side_roles WHERE channel_id = ? ORDER BY side"
 
 
 # ---- writing an event -------------------------------------------------------------------
@@ -290,57 +289,51 @@ def load(dialect: Dialect, channel_id: int, chains: VerifiedChains) -> Step[Game
     return (yield from _record_of(dialect, channel_id, head, covered, chains, known))
 
 
-# A command's rows beside the game, in one statement: the covered rows (the game's settings
-# and checksum, members, deadlines: `db.integrity.covered_digests`), each deadline's
-# reminded flag (last column) and the sides bound to roles (kind 3, the role in the
-# guild_id column), ordered as each kind is listed: members by joining time then user,
-# deadlines by due time then side, bound sides by side.
-_CONTEXT_ROWS = (
-    "SELECT 2, channel_id, ruleset, language, created_at, CAST(NULL AS TIMESTAMPTZ), "
-    "guild_id, rows_digest, CAST(NULL AS BOOLEAN) FROM games WHERE channel_id = ? "
-    "UNION ALL SELECT 0, user_id, role, side, joined_at, NULL, NULL, NULL, NULL "
-    "FROM members WHERE channel_id = ? "
-    "UNION ALL SELECT 1, NULL, NULL, side, due_at, set_at, NULL, NULL, reminded "
-    "FROM deadlines WHERE channel_id = ? "
-    "UNION ALL SELECT 3, NULL, NULL, side, NULL, NULL, role_id, NULL, NULL "
-    "FROM side_roles WHERE channel_id = ? "
-    "ORDER BY 1, 5, 2, 4"
-)
-_ROLE_ROW = 3
-
-
 def open_command(
     dialect: Dialect, channel_id: int, interaction_id: str | None, chains: VerifiedChains
 ) -> Step[CommandContext]:
-    """The game, the event ``interaction_id`` already committed (if any), the members, the
-    deadlines, the pace and the sides bound to roles: three reads in one batch, one
-    snapshot."""
+    """The game, the event ``interaction_id`` already committed (if any), the members and
+    the game's sealed feature records: three reads in one batch, one snapshot. The
+    members and records are the very rows the game's checksum is checked on."""
     known = chains.head(channel_id)
-    head, rows, earlier = yield Batch(
+    head, covered, earlier = yield Batch(
         (
             Query(_LOAD_HEAD, (channel_id,), "row"),
-            Query(_CONTEXT_ROWS, (channel_id,) * 4, "rows"),
+            covered_rows(channel_id),
             Query(EVENT_BY_INTERACTION, (interaction_id,), "row"),
         )
     )
     earlier_event = None if interaction_id is None else event_of_row(earlier, dialect)
-    covered = [tuple(row[:8]) for row in rows if row[0] != _ROLE_ROW]
     record = yield from _record_of(dialect, channel_id, head, covered, chains, known)
+    members = sorted(
+        (row for row in covered if row[0] == MEMBER_ROW), key=lambda row: (row[5], row[1])
+    )
+    records = sorted((row for row in covered if row[0] == RECORD_ROW), key=lambda row: row[1])
     return CommandContext(
         record=record,
         earlier=earlier_event,
         members=tuple(
-            member_from_row((channel_id, *row[1:5]), dialect.when)
-            for row in rows
-            if row[0] == MEMBER_ROW
+            member_from_row((channel_id, row[1], row[2], row[3], row[5]), dialect.when)
+            for row in members
         ),
-        deadlines=tuple(
-            deadline_from_row((channel_id, row[3], row[4], row[8], row[5]), dialect.when)
-            for row in rows
-            if row[0] == DEADLINE_ROW
+        records=tuple(
+            record_of(
+                (
+                    row[1],
+                    row[2],
+                    channel_id,
+                    channel_id,
+                    row[3],
+                    row[4],
+                    row[7],
+                    row[6],
+                    row[5],
+                    True,
+                ),
+                dialect,
+            )
+            for row in records
         ),
-        pace_hours=None if head[10] is None else int(head[10]),
-        side_roles=tuple((str(row[3]), int(row[6])) for row in rows if row[0] == _ROLE_ROW),
     )
 
 

@@ -24,7 +24,6 @@ from db.hashing import GENESIS_HASH, canonical_json, verify_chain
 from db.history import VERSION_COLUMNS, ExportHead, StoredVersion, stored_version_from_row
 from db.models import (
     ArchivedGame,
-    Deadline,
     EventRecord,
     ExportBundle,
     GameStatus,
@@ -325,7 +324,7 @@ def restore_archive(dialect: Dialect, entry: ArchivedGame, blob: bytes) -> Step[
         yield Query(dialect.identity_reset, (), "value")
 
 
-def restore_game(dialect: Dialect, bundle: ExportBundle, deadlines: list[Deadline]) -> Step[None]:
+def restore_game(dialect: Dialect, bundle: ExportBundle) -> Step[None]:
     """A game inserted exactly as exported elsewhere (same events, hashes and times);
     `GameExists` for a channel that holds a game."""
     game = bundle.game
@@ -390,21 +389,6 @@ def restore_game(dialect: Dialect, bundle: ExportBundle, deadlines: list[Deadlin
                 [
                     (m.channel_id, m.user_id, m.role, m.side, stamp(format_timestamp(m.joined_at)))
                     for m in bundle.members
-                ],
-                many=True,
-            ),
-            Query(
-                "INSERT INTO deadlines (channel_id, side, due_at, reminded, set_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [
-                    (
-                        d.channel_id,
-                        d.side,
-                        stamp(format_timestamp(d.due_at)),
-                        bool(d.reminded),
-                        stamp(format_timestamp(d.set_at)),
-                    )
-                    for d in deadlines
                 ],
                 many=True,
             ),

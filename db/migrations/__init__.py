@@ -15,6 +15,7 @@ from __future__ import annotations
 import sqlite3
 from functools import cache
 
+from db.core.dialect import SQLITE
 from db.core.migrate import Migration, Schema, read_migrations
 from db.core.migrate import apply_migrations as _runner
 from db.core.steps import Query, Step
@@ -25,9 +26,7 @@ from db.sqlite_sync import run
 APPLICATION_ID = 0x41524249
 
 # Tables the current schema must have; checked after migrating.
-EXPECTED_TABLES = frozenset(
-    {"games", "states", "events", "members", "deadlines", "pending_rolls", "patches"}
-)
+EXPECTED_TABLES = frozenset({"games", "states", "events", "members", "records", "patches"})
 
 
 def split_statements(script: str) -> list[str]:
@@ -87,7 +86,7 @@ def _record(migration: Migration) -> tuple[Query, ...]:
     return (Query(f"PRAGMA user_version = {migration.version:d}"),)
 
 
-SCHEMA = Schema(statements=_statements, read_version=_version_steps, record=_record)
+SCHEMA = Schema(statements=_statements, read_version=_version_steps, record=_record, dialect=SQLITE)
 
 
 def inspect_schema(connection: sqlite3.Connection, path: str) -> int:

@@ -15,6 +15,7 @@ from functools import cache
 
 import asyncpg
 
+from db.core.dialect import POSTGRES
 from db.core.migrate import Migration, Schema, read_migrations
 from db.core.migrate import apply_migrations as _runner
 from db.core.steps import Query, Step
@@ -25,9 +26,7 @@ from db.pg_driver import run
 MIGRATION_LOCK = 0x41524249
 
 # Tables the current schema must have; checked after migrating.
-EXPECTED_TABLES = frozenset(
-    {"games", "states", "events", "members", "deadlines", "pending_rolls", "patches"}
-)
+EXPECTED_TABLES = frozenset({"games", "states", "events", "members", "records", "patches"})
 
 VERSION_TABLE = "arbitro_schema"
 
@@ -78,6 +77,7 @@ SCHEMA = Schema(
     statements=lambda migration: [migration.sql],
     read_version=_version_steps,
     record=_record,
+    dialect=POSTGRES,
     lock=(Query("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,), "value"),),
 )
 

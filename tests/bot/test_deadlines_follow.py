@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot.service import GameService, Request
 from bot.service.deadlines import owing_sides
+from bot.service.stored import deadlines as stored_deadlines
 from db.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import SeededDice, fill_options
@@ -56,9 +57,9 @@ async def test_a_deadline_goes_when_its_side_no_longer_owes(store) -> None:
     owing = await _owing(store)
     side = next(iter(owing))
     await send(REFEREE, "game.deadline", side=side, hours=12)
-    assert [d.side for d in await store.deadlines(CHANNEL)] == [side]
+    assert [d.side for d in await stored_deadlines.deadlines(store, CHANNEL)] == [side]
     before, after = await _play_until_the_move_passes(store, send)
-    remaining = {d.side for d in await store.deadlines(CHANNEL)}
+    remaining = {d.side for d in await stored_deadlines.deadlines(store, CHANNEL)}
     assert remaining == ({side} & after), (before, after, remaining)
 
 
@@ -66,14 +67,14 @@ async def test_a_pace_arms_the_owing_side_and_follows_the_move(store) -> None:
     service, send = await _table(store, language="fr")
     reply = await send(REFEREE, "game.pace", hours=10)
     owing = await _owing(store)
-    armed = {d.side: d for d in await store.deadlines(CHANNEL)}
+    armed = {d.side: d for d in await stored_deadlines.deadlines(store, CHANNEL)}
     assert set(armed) == owing and owing
     assert any(n.key == "bot.deadline.due" for n in reply.notices)
     due = next(iter(armed.values())).due_at
     assert timedelta(hours=9.9) < due - datetime.now(UTC) <= timedelta(hours=10)
 
     _, after = await _play_until_the_move_passes(store, send)
-    now_armed = {d.side for d in await store.deadlines(CHANNEL)}
+    now_armed = {d.side for d in await stored_deadlines.deadlines(store, CHANNEL)}
     assert now_armed == after
 
     status = await send(ANNA, "game.status")
@@ -82,7 +83,7 @@ async def test_a_pace_arms_the_owing_side_and_follows_the_move(store) -> None:
     assert "<t:" in dict(due_lines[0].params)["when"]  # Discord timestamps
 
     # The reminders: a quarter of the time left, then at expiry; each once; owing players only.
-    deadline = (await store.deadlines(CHANNEL))[0]
+    deadline = (await stored_deadlines.deadlines(store, CHANNEL))[0]
     early = deadline.due_at - timedelta(hours=2)
     first = await service.due_reminders(early)
     assert [(c, r.notices[0].key) for c, r in first] == [(CHANNEL, "bot.deadline.soon")]

@@ -26,7 +26,7 @@ EDITS = {
     f"AND channel_id = {TAMPERED}",
     "side changed": f"UPDATE members SET side = 'asse' WHERE user_id = {ANNA} "
     f"AND channel_id = {TAMPERED}",
-    "deadline moved": "UPDATE deadlines SET due_at = '2040-01-01T00:00:00.000000+00:00' "
+    "deadline moved": "UPDATE records SET due_at = '2040-01-01T00:00:00.000000+00:00' "
     f"WHERE channel_id = {TAMPERED}",
     "language": f"UPDATE games SET language = 'fr' WHERE channel_id = {TAMPERED}",
     "ruleset": f"UPDATE games SET ruleset = 'pzgren' WHERE channel_id = {TAMPERED}",

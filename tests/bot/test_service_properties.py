@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.service import GAME_VERBS, GameService, Request
+from bot.service.stored import deadlines as stored_deadlines
 from db.errors import GameNotFound
 from db.sqlite import SqliteStore
 from rules.core.errors import RulesError
@@ -100,7 +101,7 @@ async def snapshot(store: Any, channel: int) -> tuple[Any, ...]:
     """Everything a refused command must leave as it was."""
     record = await store.load(channel)
     members = [(m.user_id, m.role, m.side) for m in await store.members(channel)]
-    deadlines = [(d.side, d.due_at) for d in await store.deadlines(channel)]
+    deadlines = [(d.side, d.due_at) for d in await stored_deadlines.deadlines(store, channel)]
     return record.version, record.status, record.document, members, deadlines
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from bot.discord.client import build_bot, dummy_service, shard_of
 from bot.service import GameService, Request
+from bot.service.stored import deadlines as stored_deadlines
 from db.models import NewEvent
 from db.open import open_store
 
@@ -80,7 +81,9 @@ async def _game_with_deadlines(service: GameService, store: Any) -> None:
             Request(channel, REFEREE, "game.new", {"scenario": "esempio_normandia"}, guild_id=guild)
         )
         await service.handle(Request(channel, BRUNO, "game.join", {"side": "asse"}, guild_id=guild))
-        await store.set_deadline(channel, "asse", datetime.now(UTC) - timedelta(minutes=1))
+        await stored_deadlines.set_deadline(
+            store, channel, "asse", datetime.now(UTC) - timedelta(minutes=1)
+        )
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])

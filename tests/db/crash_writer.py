@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import random
 import sys
+from datetime import UTC, datetime, timedelta
 
 from db.errors import NothingToUndo
-from db.models import NewEvent
+from db.models import NewEvent, Scope
 from db.open import open_store
 from db.protocol import GameStore
 
@@ -80,6 +81,14 @@ async def write_forever(
                 ),
             )
         print(f"ack {channel_id} {result.version} {interaction_id}", flush=True)
+        # A feature's records beside the log: a sealed one (its put and the game's checksum
+        # in one transaction: a kill leaves both or neither, which `check` sees) and a claim.
+        scope = Scope.of_game(channel_id)
+        due = datetime(2031, 1, 1, tzinfo=UTC) + timedelta(minutes=step)
+        await store.feature_put(
+            "crash", scope, f"k{step % 7}", {"step": step}, due_at=due, sealed=True
+        )
+        await store.feature_put("claim", scope, f"c{step}", {}, if_absent=True)
 
 
 def main() -> None:

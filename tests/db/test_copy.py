@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from bot.service.stored import deadlines, dice, roles, seats
+from bot.service.stored.table import open_table
 from db import cli
 from db.errors import GameExists
-from db.models import NewEvent
+from db.models import NewEvent, Scope
 from db.open import open_store
 from tests.db.helpers import GUILD, new_game
 
@@ -46,11 +48,16 @@ async def snapshot(url: str) -> dict[int, dict[str, Any]]:
             del data["exported_at"]
             data["deadlines"] = [
                 (d.side, d.due_at, d.reminded, d.set_at)
-                for d in await store.deadlines(game.channel_id)
+                for d in await deadlines.deadlines(store, game.channel_id)
             ]
-            context = await store.open_command(game.channel_id)
+            context = await open_table(store, game.channel_id)
             data["pace"] = context.pace_hours
             data["side_roles"] = list(context.side_roles)
+            data["records"] = [
+                (r.id, r.feature, r.key, r.value, r.revision, r.created_at, r.due_at, r.sealed)
+                for r in await store.all_records()
+                if r.scope == Scope.of_game(game.channel_id)
+            ]
             games[game.channel_id] = data
         # Beside the games: the archive (same ids, same bundles) and who may create games.
         games[0] = {
@@ -58,7 +65,7 @@ async def snapshot(url: str) -> dict[int, dict[str, Any]]:
                 (entry, await store.archived_export(entry.id))
                 for entry in await store.all_archives()
             ],
-            "creators": await store.creator_role(GUILD),
+            "creators": await roles.creator_role(store, GUILD),
         }
         return games
 
@@ -68,7 +75,7 @@ async def populate(url: str) -> None:
         await new_game(store, 1, document=AWKWARD)
         await store.add_member(1, 10, role="referee")
         await store.add_member(1, 11, side="rossi")
-        await store.set_deadline(1, "rossi", datetime(2026, 3, 1, 12, 0, tzinfo=UTC))
+        await deadlines.set_deadline(store, 1, "rossi", datetime(2026, 3, 1, 12, 0, tzinfo=UTC))
         await store.commit(
             1,
             1,
@@ -86,9 +93,13 @@ async def populate(url: str) -> None:
         await store.undo(1, interaction_id="u-1")
         await new_game(store, 2, guild_id=None, document={"turn": 1})
         await store.end_game(2, reason="draw")
-        await store.set_pace(1, 12)
-        await store.bind_side(1, "rossi", 4242)
-        await store.set_creator_role(GUILD, 777)
+        await deadlines.set_pace(store, 1, 12)
+        await seats.bind_side(store, 1, "rossi", 4242)
+        await roles.set_creator_role(store, GUILD, 777)
+        await deadlines.claim_warning(store, 1, "rossi", datetime(2026, 3, 1, 12, 0, tzinfo=UTC))
+        await dice.save_pending_roll(
+            store, dice.PendingRoll(1, 11, 3, "fire", {"w": "Bren"}, [4], [2], 6, "hit", "rossi")
+        )
         await new_game(store, 3, document={"turn": 1})
         await store.end_game(3)
         await store.archive_game(3, await store.export(3), title="Archived")

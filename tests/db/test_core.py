@@ -8,18 +8,17 @@ only the dialect differs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from db.chain import VerifiedChains, VerifiedHead
-from db.core import features, games
+from db.core import games, records
 from db.core.dialect import POSTGRES, SQLITE
 from db.core.steps import Batch, Compute, Query, Step, drive_sync
 from db.errors import GameEnded, GameNotFound, VersionConflict
 from db.hashing import state_hash
-from db.models import NewEvent, PreparedState
+from db.models import NewEvent, PreparedState, Scope
 from db.prepare import prepare_event
 
 CHANNEL = 42
@@ -195,31 +194,51 @@ def test_a_patch_that_must_be_made_goes_off_the_event_loop() -> None:
     assert isinstance(request, Batch) and len(request.queries) == 5
 
 
-@pytest.mark.parametrize(
-    ("operation", "answer", "expected"),
-    [
-        (lambda: features.set_pace(CHANNEL, 24), 1, None),
-        (lambda: features.mark_reminded(SQLITE, CHANNEL, "rossi", CREATED), 1, True),
-        (lambda: features.mark_reminded(SQLITE, CHANNEL, "rossi", CREATED), 0, False),
-        (lambda: features.drop_pending_roll(CHANNEL, 3), 0, False),
-    ],
-)
-def test_feature_verbs_are_one_statement(
-    operation: Callable[[], Step[Any]], answer: Any, expected: Any
-) -> None:
-    driver = ScriptedDriver([("", answer)])
-    assert driver.run(operation()) == expected
-    assert len(driver.seen) == 1 and driver.seen[0].fetch == "count"
+RECORD_ROW = (7, "deadline", CHANNEL, CHANNEL, "rossi", '{"a":1}', 2, None, CREATED, True)
 
 
-def test_pace_of_a_missing_game() -> None:
+def test_a_refused_claim_writes_nothing_and_reseals_nothing() -> None:
+    driver = ScriptedDriver([("SELECT 1 FROM games", 1), ("INSERT", None)])
+    claim = records.put(
+        SQLITE, "warning", Scope.of_game(CHANNEL), "k", "{}", now=CREATED, if_absent=True
+    )
+    assert driver.run(claim) is None
+    assert [q.sql.split()[0] for q in driver.seen] == ["SELECT", "INSERT"]
+    assert "DO NOTHING" in driver.seen[1].sql
+
+
+def test_a_sealed_record_reseals_its_game() -> None:
+    driver = ScriptedDriver(
+        [("SELECT 1 FROM games", 1), ("INSERT", RECORD_ROW), ("UNION ALL", []), ("UPDATE", 1)]
+    )
+    put = records.put(
+        SQLITE, "deadline", Scope.of_game(CHANNEL), "rossi", '{"a":1}', now=CREATED, sealed=True
+    )
+    record = driver.run(put)
+    assert record is not None and record.value == {"a": 1} and record.revision == 2
+    assert any("UNION ALL" in q.sql for q in driver.seen)
+
+
+def test_a_record_of_a_missing_game() -> None:
     with pytest.raises(GameNotFound):
-        ScriptedDriver([("UPDATE", 0)]).run(features.set_pace(CHANNEL, 24))
+        ScriptedDriver([("SELECT 1 FROM games", None)]).run(
+            records.put(SQLITE, "pace", Scope.of_game(CHANNEL), "pace", "{}", now=CREATED)
+        )
+
+
+def test_a_guild_record_takes_no_game() -> None:
+    row = (8, "creator_role", 5, None, "creator", "{}", 1, None, CREATED, False)
+    driver = ScriptedDriver([("INSERT", row)])
+    record = driver.run(
+        records.put(SQLITE, "creator_role", Scope.of_guild(5), "creator", "{}", now=CREATED)
+    )
+    assert record is not None and record.scope == Scope.of_guild(5)
+    assert len(driver.seen) == 1
 
 
 def test_timestamps_go_out_in_each_backends_type() -> None:
     for dialect, kind in ((SQLITE, str), (POSTGRES, object)):
-        driver = ScriptedDriver([("", 1)])
-        driver.run(features.mark_reminded(dialect, CHANNEL, "rossi", CREATED))
-        due = driver.seen[0].params[2]
+        driver = ScriptedDriver([("", [])])
+        driver.run(records.due(dialect, "deadline", CREATED))
+        due = driver.seen[0].params[1]
         assert isinstance(due, kind) and (kind is object) == (not isinstance(due, str))

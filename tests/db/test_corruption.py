@@ -203,8 +203,8 @@ async def test_foreign_application_id(tmp_path: Path) -> None:
 
 async def test_missing_table(backend: Backend) -> None:
     await game_with_history(backend)
-    await tamper(backend, "DROP TABLE deadlines")
-    with pytest.raises(SchemaError, match="missing tables deadlines"):
+    await tamper(backend, "DROP TABLE records")
+    with pytest.raises(SchemaError, match="missing tables records"):
         await backend.open()
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from db import migrations
 from db.core.common import covered_rows_problem
 from db.errors import TamperedGame
+from db.models import Scope
 from db.sqlite import SqliteStore
 from db.sqlite_sync import run
 from tests.db.conftest import Backend
@@ -31,8 +33,12 @@ EDITS = {
     "member removed": "DELETE FROM members WHERE user_id = 200",
     "member added": "INSERT INTO members (channel_id, user_id, role, side, joined_at) "
     "VALUES (7, 300, 'referee', NULL, '2030-01-01T00:00:00.000000+00:00')",
-    "deadline moved": "UPDATE deadlines SET due_at = '2040-01-01T00:00:00.000000+00:00'",
-    "deadline removed": "DELETE FROM deadlines",
+    "record moved": "UPDATE records SET due_at = '2040-01-01T00:00:00.000000+00:00'",
+    "record edited": 'UPDATE records SET value = \'{"side":"blu"}\'',
+    "record removed": "DELETE FROM records",
+    "record added": "INSERT INTO records (feature, scope, channel_id, key, value, revision, "
+    "created_at, sealed) VALUES ('side_role', 7, 7, 'blu', '{}', 1, "
+    "'2030-01-01T00:00:00.000000+00:00', TRUE)",
     "language": "UPDATE games SET language = 'fr' WHERE channel_id = 7",
     "ruleset": "UPDATE games SET ruleset = 'pzgren' WHERE channel_id = 7",
     "created_at": "UPDATE games SET created_at = '2020-01-01T00:00:00.000000+00:00' "
@@ -47,8 +53,20 @@ async def seated_game(backend: Backend) -> None:
     async with await backend.open() as store:
         await new_game(store, 7, referee_id=REFEREE)
         await store.add_member(7, PLAYER, side="rossi")
-        await store.set_deadline(7, "rossi", DUE)
+        await put_deadline(store, 7, "rossi", DUE)
         await new_game(store, 8, referee_id=REFEREE)
+
+
+async def put_deadline(store: Any, channel_id: int, side: str, due: datetime) -> Any:
+    """A sealed record on the time index, as the deadlines feature keeps one."""
+    return await store.feature_put(
+        "deadline",
+        Scope.of_game(channel_id),
+        side,
+        {"due": due.isoformat()},
+        due_at=due,
+        sealed=True,
+    )
 
 
 @pytest.mark.parametrize("edit", sorted(EDITS))
@@ -75,28 +93,40 @@ async def test_every_store_write_keeps_the_game_loadable(backend: Backend) -> No
         await store.add_member(7, 300, role="referee")  # promotion through the store
         assert await store.remove_member(7, 300)
         assert not await store.remove_member(7, 301)
-        await store.set_deadline(7, "blu", DUE + timedelta(hours=1))
-        await store.set_deadline(7, "rossi", DUE + timedelta(hours=2))  # moved
-        assert await store.clear_deadline(7, "blu")
-        assert not await store.clear_deadline(7, "verdi")
-        # The reminder flag is not covered: the reminder loop flips it freely.
-        assert await store.mark_reminded(7, "rossi", DUE + timedelta(hours=2))
+        await put_deadline(store, 7, "blu", DUE + timedelta(hours=1))
+        moved = await put_deadline(store, 7, "rossi", DUE + timedelta(hours=2))
+        assert await store.feature_delete("deadline", Scope.of_game(7), "blu")
+        assert not await store.feature_delete("deadline", Scope.of_game(7), "verdi")
+        assert await store.feature_put(
+            "deadline", Scope.of_game(7), "rossi", {}, sealed=True, expected_revision=moved.revision
+        )
+        # Records a feature does not seal are not covered (a claim, a prompt).
+        assert await store.feature_put("claim", Scope.of_game(7), "x", {}, if_absent=True)
+        assert await store.feature_put("prompt", Scope.of_game(7), "1", {"n": 1}, renew=True)
         await store.load(7)
         assert await store.check() == []
 
 
 async def test_a_copied_game_is_sealed(backend: Backend, tmp_path: Path) -> None:
-    """`restore_game` (``arbitro db copy``) writes members and deadlines: it reseals."""
+    """`restore_game` and `restore_records` (``arbitro db copy``) write members and
+    sealed records: they reseal."""
     await seated_game(backend)
     async with await backend.open() as source:
         bundle = await source.export(7)
-        deadlines = await source.deadlines(7)
+        copied = await source.all_records()
     async with await SqliteStore.open(tmp_path / "copy.db") as target:
-        await target.restore_game(bundle, deadlines)
+        await target.restore_game(bundle)
+        await target.restore_game(await _export_of(backend, 8))
+        await target.restore_records(copied)
         record = await target.load(7)
         assert record.ruleset == "manovra"
-        assert [d.side for d in await target.deadlines(7)] == ["rossi"]
+        assert [r.key for r in await target.feature_list("deadline", Scope.of_game(7))] == ["rossi"]
         assert await target.check() == []
+
+
+async def _export_of(backend: Backend, channel_id: int) -> Any:
+    async with await backend.open() as source:
+        return await source.export(channel_id)
 
 
 def _at_version(path: Path, version: int) -> sqlite3.Connection:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
 
 from db import migrations, migrations_pg
-from db.core.audit import seal_all_games
 from db.errors import SchemaError
 from db.hashing import canonical_json
 from db.migrations import (
@@ -22,10 +23,8 @@ from db.migrations import (
     split_statements,
 )
 from db.models import NewEvent
-from db.pg_driver import run as pg_run
 from db.postgres import PostgresStore
 from db.sqlite import SqliteStore
-from db.sqlite_sync import run
 from tests.db.helpers import new_game, raw_connection
 
 
@@ -324,7 +323,6 @@ async def test_migration_8_keeps_every_state_of_a_long_game(tmp_path: Path) -> N
         connection.executemany("INSERT INTO states VALUES (?, ?, ?, ?)", states)
         connection.executemany(f"INSERT INTO events VALUES ({', '.join(['?'] * 14)})", events)
         connection.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
-        run(connection, seal_all_games())
         connection.execute("COMMIT")
         assert connection.execute("SELECT count(*) FROM states").fetchone()[0] == len(states)
     finally:
@@ -375,7 +373,6 @@ async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
                 "INSERT INTO members VALUES ($1, $2, $3, $4, $5)",
                 [(*m[:4], parse_timestamp(m[4])) for m in members],
             )
-            await pg_run(connection, seal_all_games())
     finally:
         await connection.close()
 
@@ -391,3 +388,173 @@ async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
     head = bundle["game"]["version"]
     assert kept == [1, 16, 32, head]
     assert patches == head - 1
+
+
+# ---- migration 9: the feature tables' rows become records ---------------------------------
+
+FEATURE_CHANNEL = 4242
+SET_AT = "2031-05-01T08:00:00.000000+00:00"
+DUE_AT = "2031-05-04T12:00:00.000000+00:00"
+LATER = "2031-05-05T12:00:00.000000+00:00"
+
+
+async def _running_game_bundle(tmp_path: Path) -> dict:
+    """The export of a short game still running, with a referee and a player."""
+    async with await SqliteStore.open(tmp_path / "running.db") as store:
+        await new_game(store, FEATURE_CHANNEL, referee_id=1)
+        await store.add_member(FEATURE_CHANNEL, 2, side="rossi")
+        for version in (1, 2, 3):
+            await store.commit(FEATURE_CHANNEL, version, {"turn": version + 1}, NewEvent("go"))
+        return (await store.export(FEATURE_CHANNEL)).to_json_dict()
+
+
+#: Rows of every feature table of schema 8, as a schema-8 release wrote them (timestamps
+#: as SQLite's text; PostgreSQL gets datetimes).
+FEATURE_ROWS = {
+    "deadlines (channel_id, side, due_at, reminded, set_at)": [
+        (FEATURE_CHANNEL, "rossi", DUE_AT, False, SET_AT),
+        (FEATURE_CHANNEL, "blu", LATER, True, SET_AT),
+    ],
+    "deadline_warnings (channel_id, side, due_at, sent_at)": [
+        (FEATURE_CHANNEL, "rossi", DUE_AT, SET_AT),
+        (999, "gone", DUE_AT, SET_AT),  # a game long gone: harmless, dropped
+    ],
+    "side_roles (channel_id, side, role_id)": [(FEATURE_CHANNEL, "blu", 4242)],
+    "guild_settings (guild_id, creator_role_id)": [(900, 777), (901, None)],
+    "pending_rolls (id, channel_id, user_id, version, verb, options, faces, bot_faces, "
+    "die_sides, label, side, created_at)": [
+        (
+            57,
+            FEATURE_CHANNEL,
+            2,
+            4,
+            "fire",
+            '{"unit":"sherman_1","distance":40}',
+            "[7]",
+            "[2,5]",
+            12,
+            "D12 — penetration",
+            "rossi",
+            SET_AT,
+        )
+    ],
+}
+
+
+def _insert_feature_rows_sqlite(connection: sqlite3.Connection) -> None:
+    for table, rows in FEATURE_ROWS.items():
+        width = len(rows[0])
+        connection.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * width)})", rows)
+    connection.execute("UPDATE games SET pace_hours = 12 WHERE channel_id = ?", (FEATURE_CHANNEL,))
+
+
+async def _assert_features_moved(store: Any, tmp_path: Path) -> None:
+    from bot.service.stored import deadlines, dice, roles, seats
+    from bot.service.stored.table import open_table
+
+    table = await open_table(store, FEATURE_CHANNEL)
+    assert table.pace_hours == 12
+    assert table.side_roles == (("blu", 4242),)
+    assert [(d.side, d.due_at.isoformat(), d.reminded) for d in table.deadlines] == [
+        ("rossi", "2031-05-04T12:00:00+00:00", False),
+        ("blu", "2031-05-05T12:00:00+00:00", True),
+    ]
+    # The reminder owed is on the time index, the one sent is not; the warning was claimed.
+    due = await deadlines.due_deadlines(store, table.deadlines[-1].due_at)
+    assert [(d.channel_id, d.side) for d in due] == [(FEATURE_CHANNEL, "rossi")]
+    warned = table.deadlines[0]
+    assert not await deadlines.claim_warning(store, FEATURE_CHANNEL, "rossi", warned.due_at)
+    assert await roles.creator_role(store, 900) == 777
+    assert await roles.creator_role(store, 901) is None
+    # The prompt keeps its id (its buttons still answer it); a new one gets a higher id.
+    kept = await dice.pending_roll(store, FEATURE_CHANNEL, 57)
+    assert kept is not None and kept.options == {"unit": "sherman_1", "distance": 40}
+    assert (kept.faces, kept.bot_faces, kept.side, kept.version) == ([7], [2, 5], "rossi", 4)
+    newer = await dice.save_pending_roll(store, replace(kept, faces=[7, 3]))
+    assert newer.id > 57 and await dice.pending_roll(store, FEATURE_CHANNEL, 57) is None
+    await seats.bind_side(store, FEATURE_CHANNEL, "rossi", 11)
+    assert await store.check() == []
+
+
+async def test_migration_9_moves_every_feature_row(tmp_path: Path) -> None:
+    bundle = await _running_game_bundle(tmp_path)
+    path = tmp_path / "at-8.db"
+    connection = raw_connection(path)
+    try:
+        apply_migrations(connection, str(path), target=7)
+        games, states, events, members = _version_7_rows(bundle)
+        connection.execute("BEGIN")
+        connection.execute(
+            "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            games,
+        )
+        connection.executemany("INSERT INTO states VALUES (?, ?, ?, ?)", states)
+        connection.executemany(f"INSERT INTO events VALUES ({', '.join(['?'] * 14)})", events)
+        connection.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
+        connection.execute("COMMIT")
+        apply_migrations(connection, str(path), target=8)  # the schema of the last release
+        connection.execute("BEGIN")
+        _insert_feature_rows_sqlite(connection)
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+    async with await SqliteStore.open(path) as store:  # migrates to 9
+        assert await store.schema_version() == latest_version() >= 9
+        assert (await store.export(FEATURE_CHANNEL)).to_json_dict()["events"] == bundle["events"]
+        await _assert_features_moved(store, tmp_path)
+    assert not tables_of(path) & {"deadlines", "deadline_warnings", "pending_rolls", "side_roles"}
+
+
+async def test_postgres_migration_9_moves_every_feature_row(tmp_path: Path, pg_url: str) -> None:
+    from db.models import parse_timestamp
+
+    bundle = await _running_game_bundle(tmp_path)
+    games, states, events, members = _version_7_rows(bundle)
+
+    def stamped(row: tuple) -> tuple:
+        return tuple(
+            parse_timestamp(v) if isinstance(v, str) and v.startswith("2031-") else v for v in row
+        )
+
+    connection = await asyncpg.connect(pg_url)
+    try:
+        await migrations_pg.apply_migrations(connection, "test", target=7)
+        async with connection.transaction():
+            await connection.execute(
+                "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
+                "created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                *games[:6],
+                parse_timestamp(games[6]),
+                parse_timestamp(games[7]),
+            )
+            await connection.executemany(
+                "INSERT INTO states (channel_id, version, status, document_text, document) "
+                "VALUES ($1, $2, $3, $4::text, $4::text::jsonb)",
+                states,
+            )
+            await connection.executemany(
+                f"INSERT INTO events VALUES ({', '.join(f'${n}' for n in range(1, 15))})",
+                [(*e[:11], parse_timestamp(e[11]), *e[12:]) for e in events],
+            )
+            await connection.executemany(
+                "INSERT INTO members VALUES ($1, $2, $3, $4, $5)",
+                [(*m[:4], parse_timestamp(m[4])) for m in members],
+            )
+        await migrations_pg.apply_migrations(connection, "test", target=8)
+        async with connection.transaction():
+            for table, rows in FEATURE_ROWS.items():
+                marks = ", ".join(f"${n}" for n in range(1, len(rows[0]) + 1))
+                sql = f"INSERT INTO {table} VALUES ({marks})"
+                if table.startswith("pending_rolls"):
+                    sql = sql.replace("VALUES", "OVERRIDING SYSTEM VALUE VALUES")
+                await connection.executemany(sql, [stamped(row) for row in rows])
+            await connection.execute(
+                "UPDATE games SET pace_hours = 12 WHERE channel_id = $1", FEATURE_CHANNEL
+            )
+    finally:
+        await connection.close()
+    async with await PostgresStore.open(pg_url) as store:  # migrates to 9
+        assert await store.schema_version() == migrations_pg.latest_version() >= 9
+        assert (await store.export(FEATURE_CHANNEL)).to_json_dict()["events"] == bundle["events"]
+        await _assert_features_moved(store, tmp_path)

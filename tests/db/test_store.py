@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.service.stored import deadlines
 from db.errors import (
     ArchiveNotFound,
     GameEnded,
@@ -203,7 +204,7 @@ async def test_end_game_freezes_it(store: SqliteStore) -> None:
 async def test_delete_only_ended_games(store: SqliteStore) -> None:
     await new_game(store, 70)
     await store.add_member(70, 5, side="rossi")
-    await store.set_deadline(70, "rossi", datetime.now(UTC))
+    await deadlines.set_deadline(store, 70, "rossi", datetime.now(UTC))
     with pytest.raises(GameNotEnded):
         await store.delete_game(70)
     await store.end_game(70)
@@ -212,6 +213,7 @@ async def test_delete_only_ended_games(store: SqliteStore) -> None:
         await store.load(70)
     assert await store.members(70) == []
     await new_game(store, 70)  # The channel is free for a new game.
+    assert await deadlines.deadlines(store, 70) == []  # its records went with the old one
     assert (await store.load(70)).version == 1
 
 
@@ -314,30 +316,32 @@ async def test_deadlines_survive_reopening(backend: Backend) -> None:
     async with await backend.open() as store:
         await new_game(store, 110)
         await new_game(store, 111)
-        await store.set_deadline(110, "rossi", now - timedelta(hours=1))
-        await store.set_deadline(110, "blu", now + timedelta(days=2))
-        await store.set_deadline(111, "rossi", datetime(2026, 3, 1, 12, 30, tzinfo=rome))
+        await deadlines.set_deadline(store, 110, "rossi", now - timedelta(hours=1))
+        await deadlines.set_deadline(store, 110, "blu", now + timedelta(days=2))
+        await deadlines.set_deadline(store, 111, "rossi", datetime(2026, 3, 1, 12, 30, tzinfo=rome))
     async with await backend.open() as store:
-        due = await store.due_deadlines(now)
+        due = await deadlines.due_deadlines(store, now)
         # 12:30 in Rome (UTC+1) is 11:30 UTC: due, after the 11:00 UTC one.
         assert [(d.channel_id, d.side) for d in due] == [(110, "rossi"), (111, "rossi")]
         assert due[1].due_at == datetime(2026, 3, 1, 11, 30, tzinfo=UTC)
-        assert await store.mark_reminded(110, "rossi", due[0].due_at) is True
-        assert await store.mark_reminded(110, "rossi", due[0].due_at) is False
+        assert await deadlines.mark_reminded(store, due[0]) is True
+        assert await deadlines.mark_reminded(store, due[0]) is False
     async with await backend.open() as store:
-        assert [(d.channel_id, d.side) for d in await store.due_deadlines(now)] == [(111, "rossi")]
-        pending = await store.deadlines(110)
+        still_due = await deadlines.due_deadlines(store, now)
+        assert [(d.channel_id, d.side) for d in still_due] == [(111, "rossi")]
+        pending = await deadlines.deadlines(store, 110)
         assert [(d.side, d.reminded) for d in pending] == [("rossi", True), ("blu", False)]
         # Moving a deadline re-arms its reminder; a stale mark does not touch the new one.
-        await store.set_deadline(110, "rossi", now - timedelta(minutes=5))
-        assert await store.mark_reminded(110, "rossi", now - timedelta(hours=1)) is False
-        assert (110, "rossi") in [(d.channel_id, d.side) for d in await store.due_deadlines(now)]
-        assert await store.clear_deadline(110, "rossi") is True
-        assert await store.clear_deadline(110, "rossi") is False
+        await deadlines.set_deadline(store, 110, "rossi", now - timedelta(minutes=5))
+        assert await deadlines.mark_reminded(store, due[0]) is False
+        due_now = await deadlines.due_deadlines(store, now)
+        assert (110, "rossi") in [(d.channel_id, d.side) for d in due_now]
+        assert await deadlines.clear_deadline(store, 110, "rossi") is True
+        assert await deadlines.clear_deadline(store, 110, "rossi") is False
         await store.end_game(111)
-        assert await store.due_deadlines(now) == []
+        assert await deadlines.due_deadlines(store, now) == []
         with pytest.raises(ValueError):
-            await store.set_deadline(110, "blu", datetime(2026, 1, 1))  # naive
+            await deadlines.set_deadline(store, 110, "blu", datetime(2026, 1, 1))  # naive
 
 
 async def test_closed_store_refuses_work(backend: Backend) -> None:

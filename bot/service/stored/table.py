@@ -1,0 +1,48 @@
+"""What a command reads before any rule runs, in the store's one snapshot
+(`GameStore.open_command`), with the features' records decoded: the deadlines, the pace
+and the sides bound to roles (the game's sealed records)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.service.stored.deadlines import Deadline, deadlines_of, pace_of
+from bot.service.stored.seats import side_roles_of
+from db.models import CommandContext, EventRecord, GameRecord, Member
+from db.protocol import GameStore
+
+
+@dataclass(frozen=True, slots=True)
+class TableContext:
+    """The game, the event this interaction already committed (a retried interaction is
+    answered with it), the members (who the asker is, whom to ping), the deadlines, the
+    pace (hours per owed action) and the (side, Discord role id) bindings."""
+
+    record: GameRecord
+    earlier: EventRecord | None
+    members: tuple[Member, ...]
+    deadlines: tuple[Deadline, ...] = ()
+    pace_hours: int | None = None
+    side_roles: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def of(cls, context: CommandContext) -> TableContext:
+        """The store's context with the features' records decoded."""
+        return cls(
+            record=context.record,
+            earlier=context.earlier,
+            members=context.members,
+            deadlines=deadlines_of(context.records),
+            pace_hours=pace_of(context.records),
+            side_roles=side_roles_of(context.records),
+        )
+
+
+async def open_table(
+    store: GameStore, channel_id: int, interaction_id: str | None = None
+) -> TableContext:
+    """The command's context, read in one round trip (`GameStore.open_command`)."""
+    return TableContext.of(await store.open_command(channel_id, interaction_id))
+
+
+__all__ = ["TableContext", "open_table"]
