@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from rules.core.battlefield import MapView
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult, Score
+
+_T = TypeVar("_T")
 
 #: The most follow-up buttons a state offers (Discord's limit of components per message).
 MAX_FOLLOW_UPS = 25
@@ -229,11 +230,25 @@ class SeatView:
         self._source = source
         self._owed_first = owed_first
         self._maps: dict[str, MapView | None] = {}
+        self._parts: dict[str, Any] = {}
 
-    @cached_property
+    def _part(self, name: str, compute: Callable[[], _T]) -> _T:
+        """A part computed once, when first read. (Not ``functools.cached_property``: on
+        Python 3.11 it holds one lock for every instance, so a slow view on one thread
+        would hold every other thread's views.)"""
+        try:
+            found: _T = self._parts[name]
+        except KeyError:
+            found = self._parts[name] = compute()
+        return found
+
+    @property
     def status(self) -> StatusView:
         """The status as this seat may see it: no unit hidden from it, whatever the ruleset
         listed, and whose move it is as the core derives it."""
+        return self._part("status", self._status)
+
+    def _status(self) -> StatusView:
         status = self._source.status(self.seat)
         units = tuple(u for u in status.units if self.seat.may_see(u))
         if len(units) != len(status.units):
@@ -255,54 +270,81 @@ class SeatView:
             self._maps[language] = view
         return self._maps[language]
 
-    @cached_property
+    @property
     def every_legal(self) -> list[LegalAction]:
         """Everything any seat may do now (the referee's list)."""
+        return self._part("every_legal", self._every_legal)
+
+    def _every_legal(self) -> list[LegalAction]:
         return self._source.legal()
 
-    @cached_property
+    @property
     def legal(self) -> list[LegalAction]:
         """What this seat may do now (the referee: anything; a spectator: nothing)."""
+        return self._part("legal", self._legal)
+
+    def _legal(self) -> list[LegalAction]:
         if self.seat.public:
             return []
         return for_seat(self.every_legal, self.seat.side)
 
-    @cached_property
+    @property
     def prompts(self) -> list[LegalAction]:
         """The owed actions and the ones offered as buttons (any seat's)."""
+        return self._part("prompts", self._prompts)
+
+    def _prompts(self) -> list[LegalAction]:
         return self._source.prompts()
 
-    @cached_property
+    @property
     def owed(self) -> list[LegalAction]:
         """What must happen before the game moves on, and by whom (any seat's), from the
         whole legal list (an owed move needs a listing of moves)."""
+        return self._part("owed", self._owed)
+
+    def _owed(self) -> list[LegalAction]:
         return owed(self.every_legal)
 
-    @cached_property
+    @property
     def awaiting(self) -> str | None:
         """Whose move it is (:func:`awaiting_of`)."""
+        return self._part("awaiting", self._awaiting)
+
+    def _awaiting(self) -> str | None:
         if not self._owed_first:
             return self._source.turn()
         return awaiting_of(self.prompts, self._source.turn)
 
-    @cached_property
+    @property
     def follow_ups(self) -> list[FollowUp]:
         """The buttons of what is owed now (:func:`follow_ups_of`)."""
+        return self._part("follow_ups", self._follow_ups)
+
+    def _follow_ups(self) -> list[FollowUp]:
         return follow_ups_of(self.prompts, self.ruleset)
 
-    @cached_property
+    @property
     def score(self) -> Score:
         """The score if the game ended now (the result's once it has ended)."""
+        return self._part("score", self._score)
+
+    def _score(self) -> Score:
         return self._source.score()
 
-    @cached_property
+    @property
     def result(self) -> GameResult | None:
         """The result of an ended game; None while it goes on."""
+        return self._part("result", self._result)
+
+    def _result(self) -> GameResult | None:
         return self._source.result()
 
-    @cached_property
+    @property
     def hidden_names(self) -> frozenset[str]:
         """Ids of the units this seat may not know of."""
+        return self._part("hidden_names", self._hidden_names)
+
+    def _hidden_names(self) -> frozenset[str]:
         if self.seat.referee:
             return frozenset()
         every = self._source.status(REFEREE).units
