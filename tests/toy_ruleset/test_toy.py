@@ -7,12 +7,15 @@ service (a SQLite store, the replay check) with no line of ``bot/`` or ``db/`` n
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot.service import StatusReply
+from db.sqlite import SqliteStore
 from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.ruleset import (
@@ -26,7 +29,7 @@ from rules.core.ruleset import (
 from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.core.surface import SurfacePlay
 from tests.core.legal_loop import play_random_game
-from tests.fuzz.harness import fuzz
+from tests.fuzz.harness import CHANNEL, Table, fuzz
 from tests.toy_ruleset import RULESET, TOY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,3 +151,30 @@ async def test_the_service_plays_it_to_its_end(toy: Ruleset, tmp_path: Path) -> 
         run = await fuzz("toy", "duel", seed, tmp_path)
         assert not run.failures, "\n".join(run.failures)
         assert run.ended and run.commands > 0
+
+
+async def test_the_service_shows_each_seat_its_own_view(toy: Ruleset, tmp_path: Path) -> None:
+    """Autocomplete and ``/map mine`` read the asker's seat view, ``/game status`` the public
+    one: blue's hidden scout reaches no one but blue and the referee."""
+    store = await SqliteStore.open(tmp_path / "toy.db")
+    table = Table(store, random.Random(1), "views")
+    referee, red, blue, outsider = 1, 100, 101, 999
+    try:
+        await table.send(CHANNEL, referee, "game.new", {"ruleset": "toy", "scenario": "duel"})
+        await table.send(CHANNEL, red, "game.join", {"side": "red"})
+        await table.send(CHANNEL, blue, "game.join", {"side": "blue"})
+        service = table.service
+        assert "blue_scout" not in await service.choices(CHANNEL, red, "target", "")
+        assert "blue_scout" not in await service.choices(CHANNEL, outsider, "target", "")
+        assert "blue_scout" not in await service.choices(CHANNEL, outsider, "unit", "")
+        assert "blue_scout" in await service.choices(CHANNEL, blue, "unit", "")
+        assert "blue_scout" in await service.choices(CHANNEL, referee, "target", "")
+        # Red's own units come first for red: what it may use now.
+        first = (await service.choices(CHANNEL, red, "unit", ""))[:2]
+        assert sorted(first) == ["red_gun", "red_squad"]
+        status = await table.send(CHANNEL, blue, "game.status", {})
+        assert isinstance(status, StatusReply) and status.status is not None
+        assert "blue_scout" not in {unit.id for unit in status.status.units}
+        assert status.status.awaiting == "red"
+    finally:
+        await store.close()
