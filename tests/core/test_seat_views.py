@@ -10,9 +10,11 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction
+from rules.core.legal import LegalAction, OptionSpec
 from rules.core.play import DocumentPlay
+from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
-from rules.core.seatview import REFEREE, SPECTATOR, Seat
+from rules.core.seatview import REFEREE, SPECTATOR, FollowUp, Seat, awaiting_of, follow_ups_of
 from tests.core.legal_loop import play_random_game
 from tests.fuzz.harness import SeededDice, fill_options
 
@@ -60,3 +62,57 @@ def test_a_spectator_gives_no_command(ruleset: str):
     with pytest.raises(IllegalAction) as refused:
         play.act(document, SPECTATOR, "turn.next", {}, ScriptedDice([]))
     assert refused.value.key == "error.seat.spectator"
+
+
+def test_an_initiative_either_side_may_roll_is_one_button_for_anyone():
+    play = _play("linea_gotica")
+    view = play.view(play.setup("esempio_gotica"), REFEREE)
+    owed_by = sorted(str(a.side) for a in view.owed)
+    assert owed_by == sorted(view.status.sides) and view.awaiting is None
+    assert view.follow_ups == [
+        FollowUp("turn.next", {}, Outcome.of("linea_gotica.follow.initiative"), None)
+    ]
+
+
+LABEL = Outcome.of("t.follow.roll")
+
+
+def test_the_buttons_are_the_labelled_owed_actions_a_press_can_give():
+    actions = [
+        LegalAction("roll", "a", {"unit": "u1"}, owed=True, label=LABEL),
+        LegalAction("roll", "a", {"unit": "u2"}, owed=True),  # no label: typed
+        LegalAction(
+            "place", "a", {}, (OptionSpec("x", low=0, high=9),), owed=True, label=LABEL
+        ),  # a number to give: typed
+        LegalAction(
+            "fire", "a", {"unit": "u1"}, (OptionSpec("ammo", ("he",), required=False),),
+            owed=True, label=LABEL,
+        ),  # an optional option left out
+        LegalAction(
+            "pick", "b", {},
+            (OptionSpec("unit", ("u3", "u4"), labels=(LABEL, Outcome.of("t.other"))),),
+            owed=True,
+        ),  # a button per choice
+        LegalAction("order", "b", {"marker": "m"}, button=True, label=LABEL),  # offered
+        LegalAction("move", "b", {"unit": "u3"}, label=LABEL),  # neither owed nor offered
+    ]
+    buttons = [(f.verb, dict(f.options), f.side) for f in follow_ups_of(actions, "t")]
+    assert buttons == [
+        ("roll", {"unit": "u1"}, "a"),
+        ("fire", {"unit": "u1"}, "a"),
+        ("pick", {"unit": "u3"}, "b"),
+        ("pick", {"unit": "u4"}, "b"),
+        ("order", {"marker": "m"}, "b"),
+    ]
+
+
+def test_whose_move_is_the_first_owing_side_else_the_sequences():
+    def turn() -> str:
+        return "seq"
+
+    roll = LegalAction("roll", "b", {"unit": "u"}, owed=True, label=LABEL)
+    assert awaiting_of([], turn) == "seq"
+    assert awaiting_of([LegalAction("order", "a", button=True, label=LABEL)], turn) == "seq"
+    assert awaiting_of([roll, LegalAction("roll", "a", owed=True)], turn) == "b"
+    either = [LegalAction("turn.next", side, owed=True) for side in ("a", "b")]
+    assert awaiting_of(either, turn) is None
