@@ -178,10 +178,10 @@ def follow_ups_of(actions: Iterable[LegalAction], ruleset: str) -> list[FollowUp
             for choice, label in zip(spec.choices, spec.labels, strict=True):
                 options = {**fixed, spec.name: choice}
                 buttons.append(FollowUp(action.verb, options, label, action.side))
-    return _shared(buttons, len({a.side for a in listed}))[:MAX_FOLLOW_UPS]
+    return _shared(buttons)[:MAX_FOLLOW_UPS]
 
 
-def _shared(buttons: list[FollowUp], sides: int) -> list[FollowUp]:
+def _shared(buttons: list[FollowUp]) -> list[FollowUp]:
     """Buttons listed alike for several sides, as one button anyone may press."""
     merged: dict[tuple[str, tuple[tuple[str, str], ...], Outcome], list[FollowUp]] = {}
     for button in buttons:
@@ -189,7 +189,7 @@ def _shared(buttons: list[FollowUp], sides: int) -> list[FollowUp]:
         merged.setdefault(key, []).append(button)
     result = []
     for same in merged.values():
-        if len(same) > 1 and sides > 1:
+        if len({button.side for button in same}) > 1:
             result.append(replace(same[0], side=None))
         else:
             result += same
@@ -198,8 +198,8 @@ def _shared(buttons: list[FollowUp], sides: int) -> list[FollowUp]:
 
 def awaiting_of(prompts: Iterable[LegalAction], turn: Callable[[], str | None]) -> str | None:
     """Whose move it is: the side owing the first owed action (nobody's in particular when
-    every side owes it alike, as an initiative roll either may make), else the side the turn
-    sequence names."""
+    several sides owe it alike, as an initiative roll either may make), else the side the
+    turn sequence names."""
     listed = owed(prompts)
     if not listed:
         return turn()
