@@ -46,7 +46,7 @@ from rules.core.i18n import translate
 from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
-from rules.core.ruleset import KNOWN_RULESETS
+from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
 from rules.core.seatview import REFEREE, SPECTATOR
 from rules.core.seatview import Seat as RulesSeat
 from rules.core.surface import Rules
@@ -306,10 +306,10 @@ async def choices(
             names = [table.id for table in services.ruleset(key).tables]
         return _matching(names, typed)
     if kind == "ruleset":
-        return _matching(list(KNOWN_RULESETS), typed)
+        return _matching(list(known_rulesets()), typed)
     if kind == "scenario":
         names = []
-        for key in KNOWN_RULESETS:
+        for key in known_rulesets():
             play = services.ruleset(key).play
             if play is not None:
                 names += play.scenarios()

@@ -176,5 +176,8 @@ async def test_the_service_shows_each_seat_its_own_view(toy: Ruleset, tmp_path: 
         assert isinstance(status, StatusReply) and status.status is not None
         assert "blue_scout" not in {unit.id for unit in status.status.units}
         assert status.status.awaiting == "red"
+        # A registered ruleset is offered like a bundled one.
+        assert await service.choices(CHANNEL, outsider, "ruleset", "to") == ["toy"]
+        assert await service.choices(CHANNEL, outsider, "scenario", "duel") == ["duel"]
     finally:
         await store.close()
