@@ -3,6 +3,11 @@
 Nothing here commits: every handler is read-only (a retried interaction simply looks
 again). Questions to the rules run on the workers within the work budget; a status past
 the budget still shows the state, without what is owed.
+
+What the rules show is read from the seat view of the one who looks
+(:class:`rules.core.seatview.SeatView`): the status posted in the channel and the channel's
+picture are the spectator's (what every seat may see), ``/map mine`` and autocomplete are
+the asker's own (their side's hidden units too, never the other side's).
 """
 
 from __future__ import annotations
@@ -24,12 +29,11 @@ from bot.service.maps import (
     channel_map,
     localized_map,
     public_score,
-    public_status,
     status_caption,
     with_caption,
 )
 from bot.service.replies import FilesReply, Reply, ResultView, StatusReply, TextReply
-from bot.service.requests import Request, int_option, players_among, seat_among
+from bot.service.requests import Request, Seat, int_option, players_among, seat_among
 from bot.service.seats import roster_notices
 from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
@@ -42,15 +46,31 @@ from rules.core.budget import WorkBudgetExceeded
 from rules.core.ending import NO_WINNER
 from rules.core.errors import RulesError, UnknownName
 from rules.core.i18n import translate
-from rules.core.legal import LegalAction, for_seat, owed, values_of
+from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
-from rules.core.ruleset import KNOWN_RULESETS
+from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
+from rules.core.seatview import REFEREE, SPECTATOR
+from rules.core.seatview import Seat as RulesSeat
+from rules.core.surface import Rules
 
 #: The most events ``/game log`` shows.
 MAX_LOG = 50
 #: The most suggestions an autocomplete answers (Discord's limit).
 MAX_CHOICES = 25
+
+
+def rules_seat(seat: Seat) -> RulesSeat:
+    """The seat the rules show a view to: the referee, a side, else a spectator."""
+    if seat.role == "referee":
+        return REFEREE
+    return SPECTATOR if seat.side is None else RulesSeat(seat.side)
+
+
+def _rules(call: GameCall) -> Rules:
+    """The channel's ruleset's three calls."""
+    rules: Rules = call.services.ruleset(call.record.ruleset).rules
+    return rules
 
 
 def _reply(call: GameCall) -> StatusReply:
@@ -69,8 +89,10 @@ async def status(call: GameCall) -> Reply:
 
     def look() -> tuple[StatusView, list[FollowUp], list[LegalAction], MapView | None]:
         # Off the loop, in one pass: listing legal actions can take milliseconds.
+        seen = _rules(call).view(document, SPECTATOR)  # posted in the channel: the public view
+        view = seen.status
+        # The rules' whole status (hidden units included): the public score must know them.
         whole = play.status(document)
-        view = public_status(whole)
         picture = with_caption(
             channel_map(play, document, ruleset, language),
             "",
@@ -83,8 +105,7 @@ async def status(call: GameCall) -> Reply:
         # The score "if the game ended now", leaking no hidden unit.
         reply.score = public_score(play, document, whole, picture)
         try:
-            follow = play.follow_ups(document)
-            return view, follow, owed(play.legal_actions(document)), picture
+            return view, seen.follow_ups, seen.owed, picture
         except WorkBudgetExceeded:
             # The state is still shown: only what is owed could not be listed.
             listed[0] = False
@@ -113,14 +134,14 @@ async def show_map(call: GameCall) -> Reply:
     mine = bool(request.options.get("mine"))
     if mine and seat.role == "none":
         raise ServiceError("error.service.join_first")
-    viewer = None if seat.role == "referee" else seat.side
+    rules = _rules(call)
     ruleset, language = reply.ruleset, reply.language
 
     def look() -> MapView | None:
         caption = status_caption(play.status(document), ruleset, language)
         if not mine:
             return with_caption(channel_map(play, document, ruleset, language), "", caption)
-        view = play.map_view(document, viewer, public=False, language=language)
+        view = rules.view(document, rules_seat(seat)).map(language)
         if view is None:
             return None
         return with_caption(localized_map(view, ruleset, language), "", caption)
@@ -336,10 +357,10 @@ async def choices(
             names = [table.id for table in services.ruleset(key).tables]
         return _matching(names, typed)
     if kind == "ruleset":
-        return _matching(list(KNOWN_RULESETS), typed)
+        return _matching(list(known_rulesets()), typed)
     if kind == "scenario":
         names = []
-        for key in KNOWN_RULESETS:
+        for key in known_rulesets():
             play = services.ruleset(key).play
             if play is not None:
                 names += play.scenarios()
@@ -354,17 +375,17 @@ async def choices(
     if kind == "result":  # /game end result: a side, or none (a draw)
         return _matching([*play.sides(record.document), NO_WINNER], typed)
     seat = seat_among(Request(channel_id, user_id, "choices"), await store.members(channel_id))
-    side = None if seat.role == "referee" else seat.side
     document = record.document
+    rules = services.ruleset(record.ruleset).rules
 
     def lookup() -> list[str]:
-        names = play.choices(document, kind, side)
+        # The asker's own view: never a unit hidden from their side (a spectator's: the
+        # public one). What the seat may use now comes first: the same answer the rules give.
+        view = rules.view(document, rules_seat(seat))
         try:
-            # What the seat may use now comes first: the same answer the rules give.
-            legal = values_of(for_seat(play.legal_actions(document), side), kind)
+            return view.names(kind)
         except WorkBudgetExceeded:
-            return names  # past the budget: the names, unordered
-        return [*legal, *(n for n in names if n not in legal)]
+            return view.names(kind, legal_first=False)  # past the budget: the names, unordered
 
     try:
         names = await services.on_workers(channel_id, lookup)

@@ -14,6 +14,9 @@ The contract a ruleset keeps (the fuzzer checks it):
 * While the game has not ended, some seat has an action (no dead end).
 * Owed actions (a roll, a choice, a placement that must happen before the game moves on) are
   marked ``owed``; while one is owed, the actions it blocks are not listed.
+
+The follow-up buttons and whose move it is are derived from the owed actions by the core
+(:mod:`rules.core.seatview`), the same way for every ruleset.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ class OptionSpec:
     low: int | None = None
     high: int | None = None
     required: bool = True
+    # A button's label for each choice, in order, where each choice is a follow-up button
+    # of its own (the unit that takes a step loss, who moves first): rules.core.seatview.
+    labels: tuple[Outcome, ...] = ()
 
     def __post_init__(self) -> None:
         numeric = self.low is not None or self.high is not None
@@ -50,6 +56,8 @@ class OptionSpec:
             raise ValueError(f"option {self.name}: a numeric range needs low <= high")
         if numeric == bool(self.choices):
             raise ValueError(f"option {self.name}: give either choices or a numeric range")
+        if self.labels and len(self.labels) != len(self.choices):
+            raise ValueError(f"option {self.name}: one label per choice")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +70,8 @@ class LegalAction:
     free: tuple[OptionSpec, ...] = ()
     owed: bool = False
     label: Outcome | None = None
+    # Offered as a follow-up button though not owed (an observer's next order to a battery).
+    button: bool = False
 
     @property
     def unit(self) -> str | None:

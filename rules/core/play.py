@@ -1,8 +1,15 @@
 """What a ruleset offers for play, independent of the front end.
 
-The application service drives any ruleset through :class:`GamePlay`: create a game from
-a scenario, turn a verb and its options into a command, apply it for a side, say whose
-move it is, describe the state, and list the rolls still owed (buttons in Discord).
+A ruleset is played through three calls (:mod:`rules.core.surface`): ``setup`` a game from a
+scenario, ``view`` it as one seat sees it (:class:`rules.core.seatview.SeatView`), ``act`` a
+verb for a seat. :class:`DocumentPlay` implements them for the four bundled rulesets over
+their pydantic states.
+
+:class:`GamePlay` is the older, wider interface the application service still calls (create
+a game, apply a command, whose move, the status, the follow-up buttons, autocomplete names,
+the map…): every method of it is answered from the same state as the seat views, and for a
+ruleset that implements only the three calls, :class:`rules.core.surface.SurfacePlay` answers
+it from them.
 """
 
 from __future__ import annotations
@@ -17,53 +24,13 @@ from pydantic import ValidationError
 from rules.core import ending
 from rules.core.battlefield import MapView, ObjectiveMark, Overlay
 from rules.core.dice import DiceSource, Roll
-from rules.core.errors import InvalidInput
+from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.game import Applied, disposable
 from rules.core.legal import LegalAction, NotOwed, owed
 from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
 from rules.core.score import GameResult, Score, objective_marks
-
-
-@dataclass(frozen=True, slots=True)
-class UnitLine:
-    """One unit in a status view."""
-
-    id: str
-    name: str
-    side: str
-    group: str
-    models: int
-    initial_models: int
-    statuses: tuple[str, ...]
-    place: str
-    acted: bool
-    hidden: bool = False  # hidden from the enemy: front ends show it to its owner only
-
-
-@dataclass(frozen=True, slots=True)
-class FollowUp:
-    """A roll or action owed now: the front ends show it as a button."""
-
-    verb: str
-    options: Mapping[str, str]
-    label: Outcome
-    side: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class StatusView:
-    """The state of a game as the front ends show it."""
-
-    title: str
-    turn: int
-    phase: Outcome
-    awaiting: str | None
-    sides: Mapping[str, str]
-    tokens: Mapping[str, int]
-    units: tuple[UnitLine, ...]
-    notes: tuple[Outcome, ...] = ()
-    ended: bool = False
+from rules.core.seatview import REFEREE, FollowUp, Seat, SeatView, StatusView, UnitLine
 
 
 @dataclass
@@ -371,13 +338,84 @@ class DocumentPlay:
         found: GameResult | None = self._state(document).victory.result
         return found
 
-    def awaiting(self, document: Mapping[str, Any]) -> str | None:
-        """The side whose move it is."""
+    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Everything any seat may do now: every ruleset writes its own (its ``legal`` module)."""
+        raise NotImplementedError
+
+    def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """The owed actions and those offered as buttons, in the legal list's order (see
+        :class:`rules.core.seatview.ViewSource`); a ruleset lists them without listing
+        every move and fire where that costs."""
+        return [a for a in self.legal_actions(document) if a.owed or a.button]
+
+    def turn(self, document: Mapping[str, Any]) -> str | None:
+        """Whose move it is by the turn sequence, when nothing owed decides it."""
         side: str | None = self.game.awaiting(self._state(document))
         return side
 
-    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
-        """Everything any seat may do now: every ruleset writes its own (its ``legal`` module)."""
+    #: Whether whatever is owed decides whose move it is (:func:`rules.core.seatview.
+    #: awaiting_of`); linea_gotica's sequence keeps the move with the mover meanwhile.
+    owed_first: ClassVar[bool] = True
+
+    # -- the three calls (rules.core.surface.Rules) ------------------------------------------
+
+    def setup(
+        self, scenario_id: str | None = None, scenario_text: str | None = None
+    ) -> dict[str, Any]:
+        """A new game document from a bundled scenario (the first one by default) or an
+        uploaded YAML text."""
+        return self.new_game(scenario_id, scenario_text)
+
+    def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
+        """What ``seat`` sees of the game (each part computed when first read).
+
+        The last view is kept (per thread, like the state): the service asks whose move it
+        is and what buttons follow of one document, and each part is then computed once."""
+        slot = f"{self.ruleset}:view"
+        kept: tuple[Mapping[str, Any], Seat, SeatView] | None = getattr(self._memos, slot, None)
+        if kept is not None and kept[0] is document and kept[1] == seat:
+            return kept[2]
+        view = SeatView(
+            self.ruleset, seat, DocumentSource(self, document), owed_first=self.owed_first
+        )
+        setattr(self._memos, slot, (document, seat, view))
+        return view
+
+    def act(
+        self,
+        document: Mapping[str, Any],
+        seat: Seat,
+        verb: str,
+        options: Mapping[str, Any],
+        dice: DiceSource,
+        other_dice: DiceSource | None = None,
+    ) -> Played:
+        """A verb given by ``seat`` (a side, or the referee); a spectator gives none."""
+        if seat.public:
+            raise IllegalAction("error.seat.spectator")
+        return self.apply(document, verb, options, dice, seat.side, other_dice)
+
+    # -- the views every ruleset shares, derived by the core -----------------------------
+
+    def awaiting(self, document: Mapping[str, Any]) -> str | None:
+        """The side whose move it is (:func:`rules.core.seatview.awaiting_of`)."""
+        return self.view(document, REFEREE).awaiting
+
+    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
+        """The buttons of what is owed now (:func:`rules.core.seatview.follow_ups_of`)."""
+        return self.view(document, REFEREE).follow_ups
+
+    def status(self, document: Mapping[str, Any]) -> StatusView:
+        """The state with every unit, hidden ones marked (the referee's status)."""
+        raise NotImplementedError
+
+    def seat_status(self, document: Mapping[str, Any], seat: Seat) -> StatusView:
+        """The status a seat may see; by default the whole one, from which the seat view
+        leaves out the units hidden from the seat."""
+        return self.status(document)
+
+    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
+        """Names for autocomplete of one kind for a side (None: every side's)."""
         raise NotImplementedError
 
     def verbs(self) -> tuple[str, ...]:
@@ -410,3 +448,57 @@ class DocumentPlay:
         table: Mapping[str, tuple[str, Mapping[str, str]]] = self.commands.VERB_OPTIONS
         entry = table.get("fire" if verb == "odds" else verb)
         return tuple(entry[1]) if entry is not None else ()
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentSource:
+    """A :class:`DocumentPlay`'s answers about one document, for its seat views."""
+
+    play: DocumentPlay
+    document: Mapping[str, Any]
+
+    def status(self, seat: Seat) -> StatusView:
+        """The state as the seat may see it."""
+        return self.play.seat_status(self.document, seat)
+
+    def map(self, seat: Seat, language: str) -> MapView | None:
+        """The ruleset's picture for the seat."""
+        return self.play.map_view(
+            self.document, seat.side, public=seat.public, language=language
+        )
+
+    def legal(self) -> list[LegalAction]:
+        """Every seat's legal actions."""
+        return self.play.legal_actions(self.document)
+
+    def prompts(self) -> list[LegalAction]:
+        """The owed actions and the buttons."""
+        return self.play.prompts(self.document)
+
+    def turn(self) -> str | None:
+        """Whose move by the sequence."""
+        return self.play.turn(self.document)
+
+    def names(self, kind: str, side: str | None) -> list[str]:
+        """The ruleset's names for autocomplete."""
+        return self.play.choices(self.document, kind, side)
+
+    def score(self) -> Score:
+        """The score now."""
+        return self.play.score(self.document)
+
+    def result(self) -> GameResult | None:
+        """The result, once ended."""
+        return self.play.result(self.document)
+
+
+__all__ = [
+    "DocumentPlay",
+    "DocumentSource",
+    "FollowUp",
+    "GamePlay",
+    "Played",
+    "StatusView",
+    "UnitLine",
+    "forget_states",
+]

@@ -1,7 +1,11 @@
 """The registry of rulesets.
 
-Each ruleset is a subpackage ``rules.<key>`` exposing ``RULESET``, a :class:`Ruleset`.
-Rulesets are imported lazily, so loading one never pays for the others.
+A ruleset plugs in with :func:`register`: its :class:`Ruleset` (key, title, seed, dice,
+tables, procedures) and its play, the three calls of :class:`rules.core.surface.Rules`.
+The bundled rulesets are the subpackages ``rules.<key>`` with a ``tables`` folder; each
+registers its ``RULESET`` when imported, and they are imported lazily (on the first
+:func:`get_ruleset` of their key), so loading one never pays for the others. A ruleset
+outside ``rules/`` (the toy one in ``tests/``) registers itself the same way.
 """
 
 from __future__ import annotations
@@ -9,12 +13,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from rules.core.errors import UnknownName
 from rules.core.procedures import Procedure
+from rules.core.surface import SurfacePlay
 from rules.core.tables import TableSet
 
 
@@ -29,6 +33,7 @@ def _discover() -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda name: (name != "manovra", name)))
 
 
+#: The bundled rulesets' keys, manovra first.
 KNOWN_RULESETS: tuple[str, ...] = _discover()
 
 
@@ -42,8 +47,17 @@ class Ruleset:
     dice: str
     load_tables: Callable[[], TableSet]
     procedures: Mapping[str, Procedure[Any]]
-    play: Any = field(default=None)  # a rules.core.play.GamePlay
+    play: Any = field(default=None)  # a rules.core.play.GamePlay (made from ``rules`` if unset)
     zero_reads_as_ten: bool = False  # a typed 0 on a d10 means 10 (linea_gotica)
+    rules: Any = field(default=None)  # a rules.core.surface.Rules (``play`` if unset)
+
+    def __post_init__(self) -> None:
+        # One of the two is enough: the bundled rulesets' play implements both interfaces;
+        # a ruleset with only the three calls is asked the older one through an adapter.
+        if self.rules is None and self.play is not None:
+            object.__setattr__(self, "rules", self.play)
+        if self.play is None and self.rules is not None:
+            object.__setattr__(self, "play", SurfacePlay(self.rules))
 
     @property
     def tables(self) -> TableSet:
@@ -63,16 +77,58 @@ class Ruleset:
             ) from None
 
 
-@lru_cache(maxsize=16)  # the known rulesets (an unknown key raises: nothing kept)
-def get_ruleset(key: str) -> Ruleset:
-    """The ruleset registered under ``key``."""
-    if key not in KNOWN_RULESETS:
-        raise UnknownName("error.unknown_ruleset", name=key[:40], known=", ".join(KNOWN_RULESETS))
-    module = importlib.import_module(f"rules.{key}")
-    ruleset: Ruleset = module.RULESET
+_REGISTERED: dict[str, Ruleset] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    """Make ``ruleset`` playable under its key; returns it (``RULESET = register(...)``).
+
+    Registering the same ruleset again changes nothing; another ruleset under a key already
+    taken is refused (a bundled key is taken even before its package is imported).
+    """
+    taken = _REGISTERED.get(ruleset.key)
+    if taken is ruleset:
+        return ruleset
+    if taken is not None or (ruleset.key in KNOWN_RULESETS and not _is_bundled(ruleset)):
+        raise ValueError(f"a ruleset is already registered as {ruleset.key!r}")
+    if ruleset.rules is not None and ruleset.rules.ruleset != ruleset.key:
+        raise ValueError(f"{ruleset.key!r} plays as {ruleset.rules.ruleset!r}")
+    _REGISTERED[ruleset.key] = ruleset
     return ruleset
 
 
+def unregister(key: str) -> None:
+    """Forget a ruleset registered from outside ``rules/`` (tests do, after a toy game)."""
+    if key in KNOWN_RULESETS:
+        raise ValueError(f"{key!r} is bundled: it stays registered")
+    _REGISTERED.pop(key, None)
+
+
+def _is_bundled(ruleset: Ruleset) -> bool:
+    """Whether a ruleset is the one its bundled package defines (being imported now)."""
+    module = type(ruleset.rules).__module__ if ruleset.rules is not None else ""
+    return module.startswith(f"rules.{ruleset.key}.")
+
+
+def known_rulesets() -> tuple[str, ...]:
+    """Every playable key: the bundled ones, then those registered from outside ``rules/``."""
+    extra = tuple(key for key in _REGISTERED if key not in KNOWN_RULESETS)
+    return KNOWN_RULESETS + extra
+
+
+def get_ruleset(key: str) -> Ruleset:
+    """The ruleset registered under ``key`` (a bundled one is imported, and so registered,
+    on first use)."""
+    found = _REGISTERED.get(key)
+    if found is not None:
+        return found
+    if key not in KNOWN_RULESETS:
+        known = ", ".join(known_rulesets())
+        raise UnknownName("error.unknown_ruleset", name=key[:40], known=known)
+    importlib.import_module(f"rules.{key}")
+    return _REGISTERED[key]
+
+
 def all_rulesets() -> list[Ruleset]:
-    """Every registered ruleset."""
-    return [get_ruleset(key) for key in KNOWN_RULESETS]
+    """Every registered ruleset (the bundled ones imported)."""
+    return [get_ruleset(key) for key in known_rulesets()]

@@ -4,21 +4,23 @@ fire, direct and indirect fire, damage, morale, observation, aircraft, snipers a
 
 from __future__ import annotations
 
-from rules.core.ruleset import Ruleset
+from rules.core.ruleset import Ruleset, register
 from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.procedures import PROCEDURES
 from rules.linea_gotica.surface import PLAY
 from rules.linea_gotica.tables import load_tables
 
-RULESET = Ruleset(
-    key=RULESET_KEY,
-    title="Linea Gotica — WWII skirmish on d10",
-    seed="004_c23c797ff42c0b66.txt",
-    dice="d10 (0 = 10); d6 for grave wounds",
-    load_tables=load_tables,
-    procedures=PROCEDURES,
-    play=PLAY,
-    zero_reads_as_ten=True,
+RULESET = register(
+    Ruleset(
+        key=RULESET_KEY,
+        title="Linea Gotica — WWII skirmish on d10",
+        seed="004_c23c797ff42c0b66.txt",
+        dice="d10 (0 = 10); d6 for grave wounds",
+        load_tables=load_tables,
+        procedures=PROCEDURES,
+        play=PLAY,
+        zero_reads_as_ten=True,
+    )
 )
 
 __all__ = ["PROCEDURES", "RULESET"]

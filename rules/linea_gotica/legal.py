@@ -87,11 +87,14 @@ def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction
         actions.append(LegalAction("morale", unit.side, {"unit": unit_id}, owed=True, label=label))
     phase = state.phase
     if phase is Phase.INITIATIVE:
-        actions += [LegalAction("turn.next", side, owed=True) for side in state.sides]
+        roll = Outcome.of(f"{RULESET_KEY}.follow.initiative")
+        actions += [LegalAction("turn.next", side, owed=True, label=roll) for side in state.sides]
         return actions
     if phase is Phase.CHOICE:
         if state.winner is not None and state.winner not in owing:
-            order = OptionSpec("order", choices=("first", "second"))
+            orders = ("first", "second")
+            labels = tuple(Outcome.of(f"{RULESET_KEY}.follow.order_{o}") for o in orders)
+            order = OptionSpec("order", choices=orders, labels=labels)
             actions.append(LegalAction("turn.next", state.winner, free=(order,), owed=True))
         return actions
     if phase is Phase.COVERING:
@@ -547,15 +550,37 @@ def _mission_actions(state: GameState, side: str) -> list[LegalAction]:
                     {**options, "order": "tiro"},
                     free=(visible,),
                     owed=observer.alive,
+                    label=_execute_label("tiro", mission.id),
+                    button=True,
                 )
             )
         elif mission.stage == "order" and observer.activity is None:
             for order in ("effetto", "aggiusta", "fine"):
-                found.append(LegalAction("execute", side, {**options, "order": order}))
+                # Adjusting is typed (it had no button before either).
+                pressed = order != "aggiusta"
+                label = _execute_label(order, mission.id) if pressed else None
+                found.append(
+                    LegalAction(
+                        "execute", side, {**options, "order": order}, label=label, button=pressed
+                    )
+                )
         elif mission.stage == "strafe":
             for order in ("mitraglia", "fine"):
-                found.append(LegalAction("execute", side, {**options, "order": order}))
+                found.append(
+                    LegalAction(
+                        "execute",
+                        side,
+                        {**options, "order": order},
+                        label=_execute_label(order, mission.id),
+                        button=True,
+                    )
+                )
     return found
+
+
+def _execute_label(order: str, marker: str) -> Outcome:
+    """The button of an observer's order to a mission."""
+    return Outcome.of(f"{RULESET_KEY}.follow.execute_{order}", marker=marker)
 
 
 def _fragment_actions(state: GameState) -> list[LegalAction]:

@@ -7,8 +7,9 @@ from typing import Any
 
 from rules.core.battlefield import Counter, MapArea, MapView, table_view
 from rules.core.legal import LegalAction
-from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
+from rules.core.play import DocumentPlay, StatusView, UnitLine
 from rules.core.resolution import Outcome
+from rules.core.seatview import Seat
 from rules.linea_gotica import commands as commands_module
 from rules.linea_gotica import legal as legal_module
 from rules.linea_gotica import scenario as scenario_module
@@ -84,6 +85,9 @@ class LineaGoticaPlay(DocumentPlay):
     """Play linea_gotica through documents (plain JSON dicts) for the application service."""
 
     ruleset = RULESET_KEY
+    # The mover keeps the move while the other side owes a morale test (and the initiative
+    # winner while choosing): the turn sequence says whose move it is.
+    owed_first = False
     game = g
     commands = commands_module
     scenario = scenario_module
@@ -268,79 +272,17 @@ class LineaGoticaPlay(DocumentPlay):
         """Everything any seat may do now (rules.core.legal's contract)."""
         return legal_module.legal_actions(self._state(document))
 
-    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
-        """Owed morale tests, due missions, the initiative roll and the winner's choice."""
+    def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Owed morale tests, the initiative roll and the winner's choice, the missions due
+        (their observer's next orders are buttons), from the legal list of those verbs."""
         state = self._state(document)
-        owed: list[FollowUp] = []
-        if state.ended:
-            return owed
-        units_owing = list(dict.fromkeys(p.unit for p in state.pending))
-        for unit_id in units_owing:
-            unit = state.units[unit_id]
-            owed.append(
-                FollowUp(
-                    "morale",
-                    {"unit": unit_id},
-                    Outcome.of(f"{K}.follow.morale", unit=unit.name),
-                    unit.side,
-                )
-            )
-        if state.phase is Phase.INITIATIVE:
-            owed.append(FollowUp("turn.next", {}, Outcome.of(f"{K}.follow.initiative"), None))
-        if state.phase is Phase.CHOICE and state.winner is not None:
-            for order in ("first", "second"):
-                owed.append(
-                    FollowUp(
-                        "turn.next",
-                        {"order": order},
-                        Outcome.of(f"{K}.follow.order_{order}"),
-                        state.winner,
-                    )
-                )
-        if state.phase is Phase.FIRE:
-            for mission in state.missions:
-                observer = state.units.get(mission.observer)
-                if (
-                    mission.stage == "done"
-                    or mission.due_turn > state.turn
-                    or observer is None
-                    or observer.class_index != state.fire_class
-                ):
-                    continue
-                orders = {
-                    "ranging": ["tiro"],
-                    "aircraft": ["tiro"],
-                    "returning": ["tiro"],
-                    "order": ["effetto", "fine"],
-                    "strafe": ["mitraglia", "fine"],
-                }[mission.stage]
-                for order in orders:
-                    owed.append(
-                        FollowUp(
-                            "execute",
-                            {"marker": mission.id, "order": order},
-                            Outcome.of(f"{K}.follow.execute_{order}", marker=mission.id),
-                            mission.side,
-                        )
-                    )
-        # A button is offered only for what the rules accept now (a winner who owes a morale
-        # test rolls it before choosing; an observer who acted gives no order).
-        if not owed:
-            return owed
-        legal = legal_module.legal_of_verbs(state, {follow.verb for follow in owed})
-        owed = [
-            follow
-            for follow in owed
-            if any(
-                action.verb == follow.verb
-                and all(
-                    str(action.options.get(name, value)) == str(value)
-                    for name, value in follow.options.items()
-                )
-                for action in legal
-            )
-        ]
-        return owed[:MAX_CHOICES]
+        listed = legal_module.legal_of_verbs(state, ("morale", "turn.next", "execute"))
+        return [action for action in listed if action.owed or action.button]
+
+    def seat_status(self, document: Mapping[str, Any], seat: Seat) -> StatusView:
+        """The status ``seat`` may see: its notes too leave out what is hidden from it."""
+        viewer = PUBLIC if seat.public else seat.side
+        return self.status(document, viewer)
 
     def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
         """Names for autocomplete: own units first for 'unit', enemies for 'target'."""

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from rules.core.ruleset import Ruleset
+from rules.core.ruleset import Ruleset, register
 from rules.manovra.model import RULESET_KEY
 from rules.manovra.procedures import PROCEDURES
 from rules.manovra.surface import PLAY
 from rules.manovra.tables import load_tables
 
-RULESET = Ruleset(
-    key=RULESET_KEY,
-    title="Manovra — WWII platoon rules",
-    seed="000_28771903b3591280.txt",
-    dice="D6 D8 D10 D12",
-    load_tables=load_tables,
-    procedures=PROCEDURES,
-    play=PLAY,
+RULESET = register(
+    Ruleset(
+        key=RULESET_KEY,
+        title="Manovra — WWII platoon rules",
+        seed="000_28771903b3591280.txt",
+        dice="D6 D8 D10 D12",
+        load_tables=load_tables,
+        procedures=PROCEDURES,
+        play=PLAY,
+    )
 )
 
 __all__ = ["PROCEDURES", "RULESET"]

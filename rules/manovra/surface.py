@@ -8,7 +8,7 @@ from typing import Any
 from rules.core.battlefield import Counter, MapView, Overlay, table_view
 from rules.core.i18n import translate
 from rules.core.legal import LegalAction
-from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
+from rules.core.play import DocumentPlay, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.manovra import commands as commands_module
 from rules.manovra import legal
@@ -167,18 +167,9 @@ class ManovraPlay(DocumentPlay):
         """Everything any seat may do now (see :mod:`rules.manovra.legal`)."""
         return legal.legal_actions(self._state(document))
 
-    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
-        """The owed actions as buttons: tests (CT, SF, ET) and the next IF marker at step 4."""
-        owed = [
-            FollowUp(
-                action.verb,
-                {name: str(value) for name, value in action.options.items()},
-                action.label or Outcome.of(f"manovra.follow.{action.verb}"),
-                action.side,
-            )
-            for action in legal.owed_actions(self._state(document))
-        ]
-        return owed[:MAX_CHOICES]
+    def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """The owed actions: tests (CT, SF, ET) and the next IF marker at step 4."""
+        return legal.owed_actions(self._state(document))
 
     def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
         """Names for autocomplete, own units first for 'unit', enemies for 'target'."""

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from rules.core.ruleset import Ruleset
+from rules.core.ruleset import Ruleset, register
 from rules.pzgren.model import RULESET_KEY
 from rules.pzgren.procedures import PROCEDURES
 from rules.pzgren.surface import PLAY
 from rules.pzgren.tables import load_tables
 
-RULESET = Ruleset(
-    key=RULESET_KEY,
-    title="Panzer Grenadier hex fire tables (French seed)",
-    seed="003_ddebe590e42383a5.txt",
-    dice="2D6",
-    load_tables=load_tables,
-    procedures=PROCEDURES,
-    play=PLAY,
+RULESET = register(
+    Ruleset(
+        key=RULESET_KEY,
+        title="Panzer Grenadier hex fire tables (French seed)",
+        seed="003_ddebe590e42383a5.txt",
+        dice="2D6",
+        load_tables=load_tables,
+        procedures=PROCEDURES,
+        play=PLAY,
+    )
 )
 
 __all__ = ["PROCEDURES", "RULESET"]

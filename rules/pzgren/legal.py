@@ -50,10 +50,14 @@ def legal_actions(state: g.PzgrenState) -> list[LegalAction]:
 
 def _owed_step(state: g.PzgrenState, entry: g.PendingSteps) -> LegalAction:
     choices = tuple(g.step_choices(state, entry))
+    buttons = tuple(
+        Outcome.of("pzgren.follow.step", unit=state.units[u].name, n=entry.owed, hex=entry.hex)
+        for u in choices
+    )
     return LegalAction(
         "step",
         entry.side,
-        free=(OptionSpec("unit", choices=choices),),
+        free=(OptionSpec("unit", choices=choices, labels=buttons),),
         owed=True,
         label=Outcome.of(
             "pzgren.status.steps",

@@ -8,7 +8,7 @@ from typing import Any
 from rules.core.battlefield import Counter, HexGrid, MapHex, MapView, Overlay, Point
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
-from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
+from rules.core.play import DocumentPlay, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.pzgren import commands as commands_module
 from rules.pzgren import legal
@@ -194,38 +194,13 @@ class PzgrenPlay(DocumentPlay):
             if not unit.air and unit.position != aim
         )
 
-    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
-        """Owed step choices (one button per unit that may take the step), then morale checks."""
+    def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Owed step choices (a button per unit that may take the step), then morale checks:
+        while one is owed, the legal list holds nothing else."""
         state = self._state(document)
-        if state.pending_steps:
-            entry = state.pending_steps[0]
-            return [
-                FollowUp(
-                    "step",
-                    {"unit": unit_id},
-                    Outcome.of(
-                        "pzgren.follow.step",
-                        unit=state.units[unit_id].name,
-                        n=entry.owed,
-                        hex=entry.hex,
-                    ),
-                    entry.side,
-                )
-                for unit_id in g.step_choices(state, entry)
-            ][:MAX_CHOICES]
-        return [
-            FollowUp(
-                "morale",
-                {"unit": p.unit},
-                Outcome.of(
-                    "pzgren.follow.morale",
-                    unit=state.units[p.unit].name,
-                    check="M" if p.n == 0 else f"M{p.n}",
-                ),
-                state.units[p.unit].side,
-            )
-            for p in state.pending_morale
-        ][:MAX_CHOICES]
+        if state.pending_steps or state.pending_morale:
+            return legal.legal_actions(state)
+        return []
 
     def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
         """Names for autocomplete: own units (unacted first), targets, hexes, modifiers."""

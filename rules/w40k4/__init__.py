@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from rules.core.ruleset import Ruleset
+from rules.core.ruleset import Ruleset, register
 from rules.w40k4.model import RULESET_KEY
 from rules.w40k4.procedures import PROCEDURES
 from rules.w40k4.surface import PLAY
 from rules.w40k4.tables import load_tables
 
-RULESET = Ruleset(
-    key=RULESET_KEY,
-    title="W40K4 — quick reference di fantascienza (D6)",
-    seed="001_772b98ed090d40a6.txt",
-    dice="D6 (D12 for scatter directions)",
-    load_tables=load_tables,
-    procedures=PROCEDURES,
-    play=PLAY,
+RULESET = register(
+    Ruleset(
+        key=RULESET_KEY,
+        title="W40K4 — quick reference di fantascienza (D6)",
+        seed="001_772b98ed090d40a6.txt",
+        dice="D6 (D12 for scatter directions)",
+        load_tables=load_tables,
+        procedures=PROCEDURES,
+        play=PLAY,
+    )
 )
 
 __all__ = ["PROCEDURES", "RULESET"]

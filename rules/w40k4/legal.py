@@ -64,6 +64,20 @@ def legal_actions(state: W40kState) -> list[LegalAction]:
     return actions
 
 
+def prompted_actions(state: W40kState) -> list[LegalAction]:
+    """The owed actions of :func:`legal_actions` that are buttons or come first (tests,
+    templates, combats), in its order, without listing moves, fires and assaults."""
+    if state.ended:
+        return []
+    actions = [_owed_test(state, p.unit) for p in state.pending]
+    if state.closing:
+        return actions
+    actions += _owed_templates(state)
+    if state.phase not in (Phase.MOVEMENT, Phase.SHOOTING):
+        actions += _owed_combats(state)
+    return actions
+
+
 def _owed_test(state: W40kState, unit_id: str) -> LegalAction:
     unit = state.units[unit_id]
     owed = next(p for p in state.pending if p.unit == unit_id)

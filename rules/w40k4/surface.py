@@ -8,7 +8,7 @@ from typing import Any
 from rules.core.battlefield import Counter, MapView, Overlay, table_view
 from rules.core.i18n import DEFAULT_LANGUAGE, translate
 from rules.core.legal import LegalAction
-from rules.core.play import DocumentPlay, FollowUp, StatusView, UnitLine
+from rules.core.play import DocumentPlay, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.render import value_text
 from rules.w40k4 import commands as commands_module
@@ -128,32 +128,11 @@ class W40kPlay(DocumentPlay):
             ended=state.ended,
         )
 
-    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
-        """Owed morale checks and regroup tests; in the assault phase, combats to resolve."""
-        state = self._state(document)
-        owed = [
-            FollowUp(
-                "morale",
-                {"unit": p.unit},
-                Outcome.of(f"w40k4.follow.{p.reason}", unit=state.units[p.unit].name),
-                state.units[p.unit].side,
-            )
-            for p in state.pending
-        ]
-        if state.phase is Phase.ASSAULT and not state.ended:
-            for members in g.open_combats(state):
-                first = next(
-                    (m for m in members if state.units[m].side == state.active), members[0]
-                )
-                owed.append(
-                    FollowUp(
-                        "combat",
-                        {"unit": first},
-                        Outcome.of("w40k4.follow.resolve_combat", unit=state.units[first].name),
-                        state.active,
-                    )
-                )
-        return owed[:MAX_CHOICES]
+    def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
+        """Owed morale checks and regroup tests, templates; in the assault phase, the
+        combats to resolve (an arriving unit's owed move is typed: never first, never a
+        button)."""
+        return legal.prompted_actions(self._state(document))
 
     def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
         """Names for autocomplete: own units first for 'unit', enemies for 'target'."""
