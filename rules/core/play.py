@@ -15,6 +15,7 @@ it from them.
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -166,7 +167,7 @@ def forget_states() -> None:
     DocumentPlay._memos.__dict__.clear()
 
 
-class DocumentPlay:
+class DocumentPlay(ABC):
     """The document plumbing every ruleset's :class:`GamePlay` shares.
 
     A subclass names its game module (``new_game``, ``load_state``, ``apply``,
@@ -338,9 +339,9 @@ class DocumentPlay:
         found: GameResult | None = self._state(document).victory.result
         return found
 
+    @abstractmethod
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
         """Everything any seat may do now: every ruleset writes its own (its ``legal`` module)."""
-        raise NotImplementedError
 
     def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
         """The owed actions and those offered as buttons, in the legal list's order (see
@@ -405,18 +406,18 @@ class DocumentPlay:
         """The buttons of what is owed now (:func:`rules.core.seatview.follow_ups_of`)."""
         return self.view(document, REFEREE).follow_ups
 
+    @abstractmethod
     def status(self, document: Mapping[str, Any]) -> StatusView:
         """The state with every unit, hidden ones marked (the referee's status)."""
-        raise NotImplementedError
 
     def seat_status(self, document: Mapping[str, Any], seat: Seat) -> StatusView:
         """The status a seat may see; by default the whole one, from which the seat view
         leaves out the units hidden from the seat."""
         return self.status(document)
 
+    @abstractmethod
     def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
         """Names for autocomplete of one kind for a side (None: every side's)."""
-        raise NotImplementedError
 
     def verbs(self) -> tuple[str, ...]:
         """The verbs this ruleset's commands take, and the two that end any game
