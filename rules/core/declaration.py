@@ -168,12 +168,14 @@ class OptionDeclaration(_Strict):
 
 
 class Example(_Strict):
-    """A line a player types, as shown in help; it runs on the ruleset's first bundled
-    scenario (or the one named), or is refused there for the stated reason (a catalogue
-    key: the opening state does not allow it yet)."""
+    """A line a player types, as shown in help. It runs on the ruleset's first bundled
+    scenario (or the one named) after the lines of ``after`` (each typed by the side whose
+    move it is), or is refused there for the stated reason (``refused``: a catalogue key,
+    a reason of the game's state, never of the line itself)."""
 
     line: str = Field(pattern=r"^/\S", max_length=200)
     scenario: str | None = None
+    after: tuple[str, ...] = Field((), max_length=10)
     refused: str | None = None
 
 

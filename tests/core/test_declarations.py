@@ -67,11 +67,15 @@ def _values(annotation: Any) -> set[str]:
     return found
 
 
-def _bounds(metadata: list[Any]) -> tuple[float | None, float | None]:
+def _bounds(metadata: list[Any], declared_low: float | None) -> tuple[Any, Any]:
     low = high = None
     for item in metadata:
-        if isinstance(item, annotated_types.Ge | annotated_types.Gt):
-            low = getattr(item, "ge", getattr(item, "gt", None))
+        if isinstance(item, annotated_types.Gt):
+            # An exclusive bound (``gt=0``): the declaration's low is just above it.
+            assert declared_low is not None and declared_low > item.gt
+            low = declared_low
+        if isinstance(item, annotated_types.Ge):
+            low = item.ge
         if isinstance(item, annotated_types.Le | annotated_types.Lt):
             high = getattr(item, "le", getattr(item, "lt", None))
     return low, high
@@ -130,7 +134,7 @@ def test_declared_bounds_choices_and_requiredness_are_the_models(key, verb):
         info = model.model_fields[option.field_name]
         if (key, verb, option.name) not in REQUIRED_WHEN_ROUTED:
             assert option.required == info.is_required(), (key, verb, option.name)
-        low, high = _bounds(info.metadata)
+        low, high = _bounds(info.metadata, option.low)
         if option.type in (ValueType.INTEGER, ValueType.NUMBER):
             assert (low, high) == (option.low, option.high) or low is high is None, (
                 key,
@@ -169,9 +173,8 @@ def test_a_choice_the_ruleset_lacks_is_refused_with_its_own_choices():
     assert refused.value.params["known"] == "front, side, rear"
     # linea_gotica reads the English words of older logs as its own.
     gotica = importlib.import_module("rules.linea_gotica.commands")
-    assert gotica.build_command("fire", {"unit": "a", "target": "b", "facing": "side"}).facing == (
-        "fianco"
-    )
+    command = gotica.build_command("fire", {"unit": "a", "target": "b", "facing": "side"})
+    assert command.facing == "fianco"
 
 
 def test_a_number_outside_the_declared_bounds_is_refused_with_the_bound():
@@ -181,16 +184,19 @@ def test_a_number_outside_the_declared_bounds_is_refused_with_the_bound():
     assert (refused.value.key, refused.value.params["limit"]) == ("error.option.too_big", "48")
 
 
+HEAD = "ruleset: x\nmeasure: cm\nscenarios: [a]\n"
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
         ("verbs: {}", "measure"),
-        ("ruleset: x\nmeasure: cm\nscenarios: [a]\nverbs: {move: {options: [{name: a}, {name: a}]}}", "twice"),
-        ("ruleset: x\nmeasure: cm\nscenarios: [a]\nverbs: {move: {options: [{name: a, type: integer}]}}", "low and high"),
-        ("ruleset: x\nmeasure: cm\nscenarios: [a]\nverbs: {move: {options: [{name: a, choices: [b, B]}]}}", "spelt twice"),
-        ("ruleset: x\nmeasure: yards\nscenarios: [a]\nverbs: {move: {}}", "measure"),
-        ("ruleset: x\nmeasure: cm\nscenarios: [a]\nverbs: {odds: {}}", "not a verb"),
-        ("ruleset: x\nmeasure: cm\nscenarios: [a]\nverbs: {move: {options: [{name: Bad}]}}", "name"),
+        (HEAD + "verbs: {move: {options: [{name: a}, {name: a}]}}", "twice"),
+        (HEAD + "verbs: {move: {options: [{name: a, type: integer}]}}", "low and high"),
+        (HEAD + "verbs: {move: {options: [{name: a, choices: [b, B]}]}}", "spelt twice"),
+        (HEAD.replace("cm", "yards") + "verbs: {move: {}}", "measure"),
+        (HEAD + "verbs: {odds: {}}", "not a verb"),
+        (HEAD + "verbs: {move: {options: [{name: Bad}]}}", "name"),
     ],
 )
 def test_a_wrong_declaration_is_refused_when_loaded(text, problem):
