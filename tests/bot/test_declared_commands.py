@@ -258,3 +258,38 @@ async def test_a_toy_rulesets_choices_are_suggested_in_its_channel(toy, monkeypa
 
     found = await views._declared_choices(_Services(), 1, 1, f"{CHOICE_KIND}:fire:arc", "")
     assert found == ["front", "flank", "rear"]
+
+
+async def test_game_new_suggests_the_scenarios_of_the_ruleset_chosen_beside_it():
+    from types import SimpleNamespace
+
+    from bot.discord.commands import suggest
+
+    asked: list[str] = []
+
+    async def choices(channel_id: int, user_id: int, kind: str, typed: str) -> list[str]:
+        asked.append(kind)
+        return list(declaration(kind.partition(":")[2] or "manovra").scenarios)
+
+    service = SimpleNamespace(choices=choices)
+    interaction = SimpleNamespace(
+        client=SimpleNamespace(service=service),
+        channel_id=5,
+        user=SimpleNamespace(id=7),
+        namespace=SimpleNamespace(ruleset="w40k4"),
+    )
+    found = await suggest("scenario")(interaction, "")  # type: ignore[arg-type]
+    assert asked == ["scenario:w40k4"]
+    assert [c.value for c in found] == list(declaration("w40k4").scenarios)
+
+
+async def test_the_service_lists_one_rulesets_scenarios():
+    from bot.service import views
+
+    class _Services:
+        store = None
+
+    found = await views.choices(_Services(), 1, 1, "scenario:pzgren", "")  # type: ignore[arg-type]
+    assert found == list(declaration("pzgren").scenarios)
+    every = await views.choices(_Services(), 1, 1, "scenario", "")  # type: ignore[arg-type]
+    assert set(found) < set(every)
