@@ -237,8 +237,10 @@ class Declaration(_Strict):
     @property
     def accepted_verbs(self) -> tuple[str, ...]:
         """Every verb the ruleset takes: the declared ones and ``odds`` (fire's preview)."""
-        verbs = tuple(self.verbs)
-        return (*verbs, ODDS) if FIRE in self.verbs else verbs
+        verbs: list[str] = []
+        for verb in self.verbs:
+            verbs += [verb, ODDS] if verb == FIRE else [verb]
+        return tuple(verbs)
 
     def verb(self, verb: str) -> VerbDeclaration | None:
         """A verb's declaration (``odds`` reads fire's); None for a verb the ruleset lacks."""
