@@ -7,19 +7,24 @@ verb it sends and its options (:class:`OptionSpec`): name, type, description key
 choices or autocomplete kind, whether required, bounds. :func:`invocation` turns the values
 a front end received into the service request's parts, the same way for both.
 
-One slash command serves every ruleset, so each offers the union of the options the
-rulesets accept; the ruleset in play refuses the options it does not know. docs/commands.md
-explains the declaration and how a per-ruleset option set would plug in.
+The service's own commands are declared here; the rulesets' commands (``/move``,
+``/fire``, ``/turn next``…) are computed from the rulesets' declarations
+(``rules/<key>/commands.yaml``, :mod:`rules.core.declaration`). Discord registers one
+command tree for every channel, so each such command offers the union of what the rulesets
+declare; :func:`ruleset_view` is one ruleset's own view of a command (its options, choices,
+bounds, descriptions), which help, autocomplete and the console's help show per channel.
+docs/commands.md and docs/architecture.md ("Rulesets") explain both.
 """
 
 from __future__ import annotations
 
 import enum
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.core.declaration import Declaration, OptionDeclaration, ValueType, declarations
 from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES
 
@@ -29,14 +34,13 @@ DICE = "dice"
 FILE = "file"
 #: The one option that carries a ruleset's own modifiers (``extra:"ammo:AP facing:side"``).
 EXTRA = "extra"
-#: A command keeps at most this many options of its own in Discord; past it, every option
-#: not shared by the rulesets moves into ``extra`` (autocompleted for the channel's ruleset).
-#: Decided on the declaration alone: a new ruleset adds no option to a shared command.
-MAX_DIRECT_OPTIONS = 8
-# ``to`` is where /move goes on a battlefield the bot keeps (coordinates, a named point…).
-SHARED_OPTIONS = frozenset(
-    {"unit", "target", "distance", "weapon", "terrain", "kind", "to", DICE}
-)
+#: A command keeps at most this many options of its own in Discord (the player scrolls
+#: past them all); the rulesets declare the rest ``extra``, typed in the one ``extra``
+#: option (autocompleted for the channel's ruleset). Checked when the commands are built.
+MAX_DIRECT_OPTIONS = 10
+#: The autocomplete kind of an option whose fixed choices differ between rulesets: the
+#: channel's ruleset's choices (``choice:move:kind``).
+CHOICE_KIND = "choice"
 
 
 class OptionType(enum.StrEnum):
@@ -71,10 +75,15 @@ class OptionSpec:
     autocomplete: str | None = None
     low: float | None = None
     high: float | None = None
+    #: The catalogue keys of the choices' names (``discord.choice.<value>`` by default).
+    labels: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.description:
             object.__setattr__(self, "description", self.name)
+        if self.choices and not self.labels:
+            labels = tuple(f"discord.choice.{value}" for value in self.choices)
+            object.__setattr__(self, "labels", labels)
         if self.choices and self.autocomplete:
             raise ValueError(f"option {self.name}: choices or autocomplete, not both")
         if self.choices and self.type is not OptionType.TEXT:
@@ -130,16 +139,12 @@ class CommandSpec:
     private_when: str | None = None
     #: An option that, given, makes the command send another verb (see :class:`Switch`).
     switch: Switch | None = None
+    #: The option a console line may give without its name (``/roll 2d6+1``).
+    positional: str | None = None
 
     def __post_init__(self) -> None:
-        if len(self.options) > MAX_DIRECT_OPTIONS and not self.extras:
-            direct = [o for o in self.options if o.name in SHARED_OPTIONS or o.required]
-            extras = tuple(o for o in self.options if o not in direct)
-            extra = OptionSpec(EXTRA, autocomplete=f"extra:{self.verb}", low=1, high=200)
-            at = len(direct) - (1 if direct and direct[-1].name == DICE else 0)
-            direct.insert(at, extra)
-            object.__setattr__(self, "options", tuple(direct))
-            object.__setattr__(self, "extras", extras)
+        if len(self.options) > MAX_DIRECT_OPTIONS:
+            raise ValueError(f"/{self.path}: more than {MAX_DIRECT_OPTIONS} options")
         names = [option.name for option in (*self.options, *self.extras)]
         if len(set(names)) != len(names):
             raise ValueError(f"/{self.path}: an option is declared twice")
@@ -174,6 +179,11 @@ class CommandSpec:
         return next(
             (option for option in (*self.options, *self.extras) if option.name == name), None
         )
+
+    @property
+    def every_option(self) -> tuple[OptionSpec, ...]:
+        """Its options, those typed in ``extra`` included (``extra`` itself left out)."""
+        return tuple(o for o in (*self.options, *self.extras) if o.name != EXTRA)
 
     def verbs(self) -> tuple[str, ...]:
         """Every service verb this command can send."""
@@ -281,74 +291,123 @@ def modifier(option: str = "modifier", **more: Any) -> OptionSpec:
     return integer(option, -10, 10, **more)
 
 
-# The values each ruleset accepts, together (the ruleset in play refuses the others).
-MOVE_KINDS = (
-    "tattico",
-    "breve",
-    "cauto",
-    "hold",
-    "move",
-    "normal",
-    "deepstrike",
-    "mishap",
-    "normale",
-    "corsa",
-    "strada",
-    "fuori_strada",
-    "sali",
-    "scendi",
-)
-FACINGS = ("front", "side", "rear", "fronte", "fianco", "retro")
-TEST_KINDS = (
-    "IT",
-    "DFR",
-    "IFR",
-    "SF",
-    "CT",
-    "PT",
-    "ET",
-    "CC",
-    "azione",
-    "mirare",
-    "piazzare",
-    "ricaricare",
-    "medicare",
-    "scavare",
-    "disinnescare",
-    "osservare",
-    "mine",
-    "comando",
-    "fumo",
-)
+# -- the rulesets' commands, computed from their declarations -------------------------------
 
-# /fire and /odds take the same options (/odds rolls nothing, so it takes no dice).
-FIRE_OPTIONS: tuple[OptionSpec, ...] = (
-    name("unit", "unit", required=True),
-    name("target", "target"),
-    distance(),
-    name("weapon", "weapon"),
-    pick("ammo", "AP", "HE"),
-    pick("facing", *FACINGS),
-    pick("impact", "lt75", "gt75"),
-    name("move_terrain", "terrain"),
-    move_distance("move_distance"),
-    name("move_to", "destination"),
-    count("models"),
-    name("location"),
-    name("hex", "hex"),
-    pick("mode", "direct", "at", "singolo", "area"),
-    flag("opportunity"),
-    text("modifiers", autocomplete="modifiers"),
-    name("cover", "cover"),
-    pick("kind", "normale", "copertura", description="kind_fire"),
-    count("models_long"),
-    count("man"),
-    count("shooters"),
-    modifier(),
-)
+#: Verbs sent by one command through a routing option: ``/morale action:recover``.
+ROUTES: Mapping[str, Route] = {
+    "morale": Route("action", {"test": "morale", "recover": "recover"}),
+}
+#: /odds resolves /fire with its odds, rolling nothing: fire's options, without dice.
+ODDS, FIRE = "odds", "fire"
 
-#: Every command, in the order Discord lists them and ``/help`` shows them.
-COMMANDS: tuple[CommandSpec, ...] = (
+
+def _path_of(verb: str) -> str:
+    """The command that sends a declared verb (``recover`` → ``morale``)."""
+    for path, route in ROUTES.items():
+        if verb in route.verbs.values():
+            return path
+    return verb
+
+
+def _option_spec(
+    path: str, name: str, declared: list[OptionDeclaration], required: bool
+) -> OptionSpec:
+    """One option as a command offers it: what its declarations allow together."""
+    first = declared[0]
+    if len({option.type for option in declared}) > 1:
+        raise ValueError(f"/{path} {name}: declared with two types")
+    kind = OptionType(first.type.value)
+    # One description for all: theirs if they agree, else the shared one (``discord.opt.*``)
+    # a ruleset's own description refines.
+    stems = {option.description_stem for option in declared}
+    shared = sorted(stem for stem in stems if "." not in stem)
+    description = stems.pop() if len(stems) == 1 else (shared[0] if shared else name)
+    autocomplete = next((o.autocomplete for o in declared if o.autocomplete), None)
+    if any(option.choices for option in declared):
+        if len({option.values for option in declared}) == 1:
+            labels = tuple(choice.label_key for choice in first.choices)
+            return OptionSpec(
+                name, description=description, required=required, choices=first.values,
+                labels=labels,
+            )  # fmt: skip
+        # Each ruleset its own words: the channel's ruleset's choices, suggested.
+        autocomplete = f"{CHOICE_KIND}:{path}:{name}"
+    if first.type is ValueType.BOOLEAN:
+        low = high = None
+    elif first.type is ValueType.TEXT:
+        low, high = 1, max(option.length for option in declared)
+    else:
+        low = min(option.low for option in declared if option.low is not None)
+        high = max(option.high for option in declared if option.high is not None)
+    return OptionSpec(name, kind, description, required, (), autocomplete, low, high)
+
+
+def _command_spec(path: str, entries: list[tuple[Declaration, str]]) -> CommandSpec:
+    """The command ``path`` offering what every (declaration, verb) in ``entries`` takes."""
+    verbs = [declared.verbs[verb] for declared, verb in entries]
+    by_name: dict[str, list[OptionDeclaration]] = {}
+    for verb in verbs:
+        for option in verb.options:
+            by_name.setdefault(option.name, []).append(option)
+    direct: list[OptionSpec] = []
+    extras: list[OptionSpec] = []
+    route = ROUTES.get(path)
+    for option_name, declared in by_name.items():
+        required = all((v.option(option_name) or declared[0]).required for v in verbs) and len(
+            declared
+        ) == len(verbs)
+        spec = _option_spec(path, option_name, declared, required)
+        into_extra = all(option.extra for option in declared) and not required
+        (extras if into_extra else direct).append(spec)
+        if route is not None and required:
+            # The routing option right after the required ones (``/morale unit:… action:…``).
+            direct.append(pick(route.option, *route.verbs))
+    if route is not None and not any(option.name == route.option for option in direct):
+        direct.append(pick(route.option, *route.verbs))
+    verb = next(iter(route.verbs.values())) if route is not None else path
+    if extras:
+        direct.append(OptionSpec(EXTRA, autocomplete=f"extra:{verb}", low=1, high=200))
+    if any(declared.dice for declared in verbs):
+        direct.append(dice_option())
+    # A description of its own only where every ruleset says the same (manovra's /test
+    # lists its kinds; the shared command must not).
+    described = {declared.description for declared in verbs}
+    description = described.pop() if len(described) == 1 else ""
+    return CommandSpec(
+        path, verb, tuple(direct), route=route, description=description, extras=tuple(extras)
+    )
+
+
+def ruleset_commands(rulesets: Iterable[Declaration]) -> tuple[CommandSpec, ...]:
+    """The commands the rulesets' verbs need, each offering what they declare together
+    (one ruleset: that ruleset's own view); /odds right after /fire."""
+    paths: dict[str, list[tuple[Declaration, str]]] = {}
+    for declared in rulesets:
+        for verb in declared.verbs:
+            paths.setdefault(_path_of(verb), []).append((declared, verb))
+    commands: list[CommandSpec] = []
+    for path, entries in paths.items():
+        command = _command_spec(path, entries)
+        commands.append(command)
+        if path == FIRE:
+            options = tuple(option for option in command.options if option.name != DICE)
+            commands.append(
+                CommandSpec(ODDS, ODDS, options, private=True, extras=command.extras)
+            )
+    return tuple(commands)
+
+
+def build_commands(rulesets: Iterable[Declaration]) -> tuple[CommandSpec, ...]:
+    """Every command: the service's own and the rulesets' (computed from ``rulesets``)."""
+    return (*_SERVICE_HEAD, *ruleset_commands(rulesets), *_SERVICE_TAIL)
+
+
+def ruleset_view(declared: Declaration) -> dict[str, CommandSpec]:
+    """One ruleset's own commands by path: its options, choices, bounds and descriptions."""
+    return {command.path: command for command in ruleset_commands((declared,))}
+
+#: The service's own commands listed before the rulesets' (a game, its seats, its turn).
+_SERVICE_HEAD: tuple[CommandSpec, ...] = (
     # -- /game ---------------------------------------------------------------------------
     CommandSpec(
         "game.new",
@@ -403,53 +462,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
         (integer("hours", 0, 1440, required=True), name("side", "side")),
     ),
     CommandSpec("game.pace", "game.pace", (integer("hours", 0, 1440, required=True),)),
-    # -- /turn, /manoeuvre ---------------------------------------------------------------
     CommandSpec("turn.status", "turn.status", console_aliases=("turn",)),
-    CommandSpec(
-        "turn.next",
-        "turn.next",
-        # The turn sequence rolls too (initiative, reserves): physical dice are welcome.
-        (pick("order", "first", "second", description="order_turn"), dice_option()),
-    ),
-    # Declaring (or passing) closes the declarations: the IT tests that order the units roll.
-    CommandSpec(
-        "manoeuvre.declare",
-        "manoeuvre.declare",
-        (name("platoon", "platoon", required=True), dice_option()),
-    ),
-    CommandSpec("manoeuvre.pass", "manoeuvre.pass", (dice_option(),)),
-    # -- unit actions --------------------------------------------------------------------
-    CommandSpec(
-        "move",
-        "move",
-        (
-            name("unit", "unit", required=True),
-            name("to", "destination", description="to_move"),
-            name("terrain", "terrain"),
-            move_distance("distance", description="distance_move"),
-            pick("kind", *MOVE_KINDS, description="kind_move"),
-            text("via"),
-            flag("conceal"),
-            name("hex", "hex", description="hex_move"),
-            flag("inside"),
-            name("cover", "cover", description="cover_move"),
-            name("target", "target", description="target_move"),
-            text("mods", autocomplete="mods"),
-            text("place"),
-            flag("hidden"),
-            flag("behind"),
-            name("vehicle", "unit"),
-            name("minefield", "minefield"),
-            count("models", description="models_mine"),
-            dice_option(),
-        ),
-    ),
-    CommandSpec("fire", "fire", (*FIRE_OPTIONS, dice_option())),
-    CommandSpec("odds", "odds", FIRE_OPTIONS, private=True),
+)
+#: The service's own commands listed after the rulesets'.
+_SERVICE_TAIL: tuple[CommandSpec, ...] = (
     # The table as a picture: the channel's view, or (mine:true) the asker's own, privately.
     CommandSpec("map", "game.map", (flag("mine"),), private_when="mine"),
     # Free dice, with or without a game in the channel (logged in its game when there is one).
-    CommandSpec("roll", "roll", (text("expression", required=True), dice_option())),
+    # ``/roll 2d6+1`` at the console: the expression may be typed without its name.
+    CommandSpec(
+        "roll",
+        "roll",
+        (text("expression", required=True), dice_option()),
+        positional="expression",
+    ),
     CommandSpec("takeback", "takeback"),
     # -- /seat: the referee seats the players -----------------------------------------------
     CommandSpec("seat.assign", "seat.assign", (member(), name("side", "side", required=True))),
@@ -470,120 +496,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
         (OptionSpec("table", autocomplete="table"), OptionSpec("ruleset", autocomplete="ruleset")),
         private=True,
     ),
-    CommandSpec(
-        "callarty",
-        "callarty",
-        (
-            name("unit", "unit", required=True),
-            name("battery", "battery", required=True),
-            text("target", required=True, description="target_point"),
-            distance(description="link_distance"),
-            pick(
-                "link", "stessa_squadra", "stesso_plotone", "stesso_plotone_radio", "altro_plotone"
-            ),
-            pick("sight", "diretta", "interrotta"),
-            flag("entrenched"),
-            dice_option(),
-        ),
-    ),
-    CommandSpec(
-        "morale",
-        "morale",
-        (
-            name("unit", "unit", required=True),
-            pick("action", "test", "recover"),
-            name("reason", "reason"),
-            flag("enemy_near"),
-            flag("air"),
-            flag("isolated"),
-            dice_option(),
-        ),
-        # A morale test (the default) or the recovery from panic.
-        route=Route("action", {"test": "morale", "recover": "recover"}),
-    ),
-    CommandSpec(
-        "test",
-        "test",
-        (
-            name("unit", "unit", required=True),
-            pick("kind", *TEST_KINDS, description="kind_test"),
-            name("opponent", "target"),
-            modifier(),
-            pick("difficulty", "molto_facile", "facile", "normale", "difficile"),
-            text("target", description="target_test"),
-            count("man"),
-            distance(),
-            name("minefield", "minefield"),
-            name("weapon", "weapon"),
-            text("task"),
-            integer("turns", 1, 10),
-            pick("source", "bomba_mano", "lanciafumogeni_veicolo"),
-            text("place"),
-            dice_option(),
-        ),
-    ),
-    CommandSpec(
-        "assault",
-        "assault",
-        (
-            name("unit", "unit", required=True),
-            name("target", "target", required=True),
-            name("weapon", "weapon"),
-            distance(),
-            name("terrain", "terrain", description="terrain_assault"),
-            dice_option(),
-        ),
-    ),
-    CommandSpec(
-        "execute",
-        "execute",
-        (
-            name("marker", "marker", required=True),
-            pick(
-                "order",
-                "tiro",
-                "effetto",
-                "aggiusta",
-                "fine",
-                "mitraglia",
-                description="order_fire",
-            ),
-            flag("visible"),
-            pick("ammo", "he", "fumo", description="ammo_support"),
-            text("where"),
-            dice_option(),
-        ),
-    ),
-    CommandSpec(
-        "fragments",
-        "fragments",
-        (
-            name("target", "target", required=True),
-            name("marker", "marker"),
-            pick("ring", "breve", "lunga"),
-            count("models", description="models_blast"),
-            dice_option(),
-        ),
-    ),
-    CommandSpec("step", "step", (name("unit", "unit", required=True, description="unit_step"),)),
-    CommandSpec(
-        "template",
-        "template",
-        (
-            name("unit", "unit", required=True),
-            name("target", "target", required=True),
-            count("models", required=True, description="models_template"),
-            count("partial"),
-            pick("facing", *FACINGS),
-            dice_option(),
-        ),
-    ),
-    CommandSpec(
-        "combat",
-        "combat",
-        (name("unit", "unit", required=True, description="unit_combat"), dice_option()),
-    ),
 )
+
+#: Every command, in the order Discord lists them and ``/help`` shows them: the service's
+#: own and, between them, the rulesets' computed from their declarations.
+COMMANDS: tuple[CommandSpec, ...] = build_commands(declarations())
 
 #: What Discord shows as buttons under a reply (dice typed by hand: confirm or dispute);
 #: the console, which has no buttons, types them as commands.

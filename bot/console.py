@@ -28,6 +28,7 @@ from bot.commands import (
     BUTTON_COMMANDS,
     COMMANDS,
     DIE_ANSWER,
+    EXTRA,
     FILE,
     CommandSpec,
     OptionSpec,
@@ -194,8 +195,18 @@ def parse_line(line: str) -> Parsed:
     values: dict[str, Any] = {}
     for token in rest:
         key, sep, raw = token.partition(":")
+        if not sep and command.positional is not None and command.positional not in values:
+            # ``/roll 2d6+1``: the one option a command takes without its name.
+            positional = command.option(command.positional)
+            assert positional is not None
+            values[positional.name] = read_value(positional, token)
+            continue
         if not sep or not key:
             raise ParseError("bot.console.bad_token", token=token[:40])
+        if key == EXTRA and key in values and raw:
+            # ``extra:ammo:AP extra:facing:side``, as /help shows each one.
+            values[key] = f"{values[key]} {raw}"
+            continue
         option = command.option(key)
         if option is None:
             raise ParseError(

@@ -1,9 +1,12 @@
 """Help that fits the channel's ruleset, seed tables as the seed lays them out, suggestions.
 
-``/help`` lists the commands the channel's ruleset has (a command whose verbs the ruleset
-lacks is left out); ``/help fire`` lists the options of /fire that this ruleset takes, with
-their descriptions; outside a game every command is listed. Both front ends show the same
-text: the console asks the service as Discord does.
+``/help`` lists the commands the channel's ruleset has, each with the options that ruleset
+declares (``rules/<key>/commands.yaml``); ``/help fire`` lists those options with the
+ruleset's own choices, bounds, descriptions in its unit of measure, and its examples.
+Outside a game every command is listed with every ruleset's options. Both front ends show
+the same text: the console asks the service as Discord does. What help shows, the console
+accepts: an option Discord takes inside ``extra`` is shown ``extra:name``, and both
+``extra:name:value`` and ``name:value`` are typed at the console.
 """
 
 from __future__ import annotations
@@ -11,53 +14,70 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from bot.commands import COMMANDS, DICE, EXTRA, CommandSpec, OptionSpec, OptionType
+from bot.commands import (
+    COMMANDS,
+    EXTRA,
+    CommandSpec,
+    OptionSpec,
+    OptionType,
+    ruleset_commands,
+    ruleset_view,
+)
+from rules.core.declaration import Declaration, declaration, declarations
 from rules.core.errors import UnknownName
 from rules.core.i18n import translate
 from rules.core.play import GamePlay
 
-#: Commands of the service itself, offered whatever the ruleset.
-_ALWAYS = ("game.", "turn.status", "roll", "help", "rules.", "dice.")
+#: The commands the rulesets' declarations make (the others are the service's own).
+RULESET_PATHS = frozenset(command.path for command in ruleset_commands(declarations()))
 
 
-def _by_name() -> dict[str, CommandSpec]:
-    return {command.name: command for command in COMMANDS}
+def _declaration(play: GamePlay | None) -> Declaration | None:
+    return declaration(play.ruleset) if play is not None else None
 
 
-def _verbs(command: CommandSpec) -> tuple[str, ...]:
-    if command.route is not None:
-        return tuple(command.route.verbs.values())
-    return (command.verb,)
-
-
-def _service_command(command: CommandSpec) -> bool:
-    return command.verb.startswith(_ALWAYS) or command.path.startswith(_ALWAYS)
+def channel_commands(play: GamePlay | None) -> list[CommandSpec]:
+    """The commands of a channel: the service's own and its ruleset's (its own view of
+    each: options, choices, bounds); every command outside a game."""
+    declared = _declaration(play)
+    if declared is None:
+        return list(COMMANDS)
+    own = ruleset_view(declared)
+    found: list[CommandSpec] = []
+    for command in COMMANDS:
+        if command.path in own:
+            found.append(own.pop(command.path))
+        elif command.path not in RULESET_PATHS:
+            found.append(command)
+    # Verbs no shared command had (a ruleset added since the commands were synced).
+    return [*found, *own.values()]
 
 
 def offered(command: CommandSpec, play: GamePlay | None) -> bool:
     """Whether the channel's ruleset has this command (every command outside a game)."""
-    if play is None or _service_command(command):
-        return True
-    verbs = play.verbs()
-    return any(verb in verbs for verb in _verbs(command))
+    return any(c.path == command.path for c in channel_commands(play))
 
 
 def options_for(command: CommandSpec, play: GamePlay | None) -> list[OptionSpec]:
-    """The options of ``command`` the ruleset takes (all of them outside a game, and for the
-    service's own commands, whose options the service reads: ``/game concede confirm:``)."""
-    every = [o for o in (*command.options, *command.extras) if o.name != EXTRA]
-    if play is None or _service_command(command):
-        return every
-    if not any(verb in play.verbs() for verb in _verbs(command)):
-        return every
-    taken = {name for verb in _verbs(command) for name in play.options_of(verb)}
-    routed = {command.route.option} if command.route is not None else set()
-    return [o for o in every if o.name in taken or o.name in routed or o.name == DICE]
+    """The options of ``command`` the channel's ruleset takes, in its own words (every
+    ruleset's outside a game)."""
+    own = next((c for c in channel_commands(play) if c.path == command.path), command)
+    options = list(own.every_option)
+    if own.route is not None:
+        # The routing option offers only the verbs the ruleset has (none if just one).
+        routed = own.option(own.route.option)
+        taken = set(play.verbs()) if play is not None else set(own.route.verbs.values())
+        choices = tuple(k for k, verb in own.route.verbs.items() if verb in taken)
+        options = [o for o in options if o is not routed]
+        if routed is not None and len(choices) > 1:
+            at = sum(1 for o in options if o.required)
+            options.insert(at, OptionSpec(routed.name, choices=choices))
+    return options
 
 
 def command_names(play: GamePlay | None) -> list[str]:
     """The commands offered in a channel, as typed (autocomplete of /help)."""
-    return [command.name for command in COMMANDS if offered(command, play)]
+    return [command.name for command in channel_commands(play)]
 
 
 def suggestion(typed: str, names: Iterable[str]) -> str | None:
@@ -66,11 +86,19 @@ def suggestion(typed: str, names: Iterable[str]) -> str | None:
     return found[0] if found else None
 
 
+def _unit(play: GamePlay | None, language: str) -> str:
+    declared = _declaration(play)
+    measure = declared.measure.value if declared is not None else "any"
+    return translate(f"bot.measure.{measure}", language)
+
+
 def help_lines(language: str, topic: str, play: GamePlay | None) -> list[str]:
     """``/help`` (the commands of the channel's ruleset) or ``/help COMMAND`` (its options)."""
     if topic:
         wanted = " ".join(topic.lstrip("/").split())
-        command = _by_name().get(wanted)
+        command = next((c for c in COMMANDS if c.name == wanted), None)
+        if command is None:
+            command = next((c for c in channel_commands(play) if c.name == wanted), None)
         if command is None:
             close = suggestion(wanted, command_names(play))
             raise UnknownName(
@@ -91,9 +119,9 @@ def help_lines(language: str, topic: str, play: GamePlay | None) -> list[str]:
             ]
         return command_lines(command, play, language)
     lines = [translate("bot.console.help.header", language)]
-    for command in COMMANDS:
-        if not offered(command, play):
-            continue
+    if play is not None:
+        lines.append(translate("bot.help.measure", language, unit=_unit(play, language)))
+    for command in channel_commands(play):
         lines.append(f"/{command.name} — {translate(command.description_key, language)}")
         options = options_for(command, play)
         if options:
@@ -102,9 +130,20 @@ def help_lines(language: str, topic: str, play: GamePlay | None) -> list[str]:
     return lines
 
 
+def shown_name(command: CommandSpec, option: OptionSpec) -> str:
+    """An option as help shows it: ``extra:ammo`` where Discord takes it inside ``extra``."""
+    shared = next((c for c in COMMANDS if c.path == command.path), command)
+    inside = any(o.name == option.name for o in shared.extras) or (
+        shared is command and option in command.extras
+    )
+    return f"{EXTRA}:{option.name}" if inside else option.name
+
+
 def command_lines(command: CommandSpec, play: GamePlay | None, language: str) -> list[str]:
-    """One command's options (those ``play`` takes), each with its values and description."""
+    """One command's options (those ``play`` takes), each with its values and description,
+    then the ruleset's examples."""
     lines = [f"/{command.name} — {translate(command.description_key, language)}"]
+    unit = _unit(play, language)
     for option in options_for(command, play):
         details = []
         if option.required:
@@ -118,9 +157,17 @@ def command_lines(command: CommandSpec, play: GamePlay | None, language: str) ->
         elif option.type is OptionType.ATTACHMENT:
             details.append(translate("bot.console.help.path", language))
         tail = f" [{'; '.join(details)}]" if details else ""
-        # A ruleset's own option is typed inside extra: on Discord (or directly at the console).
-        name = f"extra:{option.name}" if option in command.extras else option.name
-        lines.append(f"  {name}{tail} — {translate(option.description_key, language)}")
+        description = translate(option.description_key, language, unit=unit)
+        lines.append(f"  {shown_name(command, option)}{tail} — {description}")
+    declared = _declaration(play)
+    examples = [
+        line
+        for verb in command.verbs()
+        for line in (declared.example_lines(verb) if declared is not None else ())
+    ]
+    if examples:
+        lines.append(translate("bot.help.examples", language))
+        lines += [f"  {line}" for line in dict.fromkeys(examples)]
     return lines
 
 

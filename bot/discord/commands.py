@@ -35,6 +35,8 @@ log = logging.getLogger("bot.discord")
 #: Discord drops an autocomplete answer after 3 s; give up well before.
 AUTOCOMPLETE_TIMEOUT = 2.0
 CHOICE_LIMIT = 25
+#: The autocomplete kind of /game new's scenario (narrowed to the ruleset chosen beside it).
+SCENARIO = "scenario"
 CHOICE_TEXT_LIMIT = 100
 
 Suggester = Callable[
@@ -58,9 +60,14 @@ def suggest(kind: str) -> Suggester:
         service = getattr(interaction.client, "service", None)
         if service is None or interaction.channel_id is None:
             return []
+        wanted = kind
+        if kind == SCENARIO:
+            # The scenarios of the ruleset already chosen in the same command.
+            chosen = getattr(interaction.namespace, "ruleset", None)
+            wanted = f"{SCENARIO}:{chosen}" if isinstance(chosen, str) and chosen else kind
         try:
             values = await asyncio.wait_for(
-                service.choices(interaction.channel_id, interaction.user.id, kind, current or ""),
+                service.choices(interaction.channel_id, interaction.user.id, wanted, current or ""),
                 timeout=AUTOCOMPLETE_TIMEOUT,
             )
         except Exception:
@@ -150,7 +157,11 @@ def callback(command: CommandSpec) -> Callback:
     described = app_commands.rename(**{o.name: option_name(o.name) for o in command.options})(
         described
     )
-    fixed = {o.name: [choice(value) for value in o.choices] for o in command.options if o.choices}
+    fixed = {
+        o.name: [choice(value, label) for value, label in zip(o.choices, o.labels, strict=True)]
+        for o in command.options
+        if o.choices
+    }
     if fixed:
         described = app_commands.choices(**fixed)(described)
     completed = {

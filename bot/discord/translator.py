@@ -31,9 +31,15 @@ def name(base: str, key: str) -> locale_str:
     return locale_str(base, key=key)
 
 
+def _filled(key: str, language: str) -> str:
+    """A catalogue text as one command tree for every channel shows it: a distance's
+    ``{unit}`` reads the generic unit (each ruleset's own is shown by /help)."""
+    return translate(key, language, unit=translate("bot.measure.any", language))
+
+
 def text(key: str) -> locale_str:
     """A description or choice name whose base text is the English catalogue entry."""
-    return locale_str(translate(key, BASE_LANGUAGE), key=key)
+    return locale_str(_filled(key, BASE_LANGUAGE), key=key)
 
 
 def command_name(path: str) -> locale_str:
@@ -57,9 +63,10 @@ def option_description(stem: str) -> locale_str:
     return text(f"discord.opt.{stem}.description")
 
 
-def choice(value: str) -> app_commands.Choice[str]:
-    """A fixed choice whose displayed name is localized and whose value is ``value``."""
-    return app_commands.Choice(name=text(f"discord.choice.{value}"), value=value)
+def choice(value: str, key: str = "") -> app_commands.Choice[str]:
+    """A fixed choice whose displayed name is localized (catalogue ``key``, by default
+    ``discord.choice.<value>``) and whose value is ``value``."""
+    return app_commands.Choice(name=text(key or f"discord.choice.{value}"), value=value)
 
 
 def is_valid_name(candidate: str) -> bool:
@@ -92,9 +99,9 @@ class CatalogueTranslator(app_commands.Translator):
         """
         key = string.extras.get("key")
         language = LOCALES.get(locale)
-        if not key or language is None:
+        if not key or language is None or key not in catalogue(language):
             return None
-        return catalogue(language).get(key)
+        return _filled(key, language)
 
 
 __all__ = [

@@ -46,6 +46,7 @@ from db.errors import GameEnded, GameNotFound, VersionConflict
 from db.models import CommitResult, NewEvent, PreparedState
 from db.prepare import PreparedEvent, prepare_event
 from rules.core.battlefield import MapView
+from rules.core.declaration import declarations
 from rules.core.dice import (
     DiceSource,
     DiceTray,
@@ -68,20 +69,13 @@ ODDS = "odds"
 FREE_ROLL = "roll"
 
 #: The rulesets' commands whose replies carry the picture of the table: what moves a unit
-#: or fires (directly, or by indirect fire: requests and executions).
-MAP_VERBS = ("move", "fire", "callarty", "execute", "template")
+#: or fires (directly, or by indirect fire: requests and executions), as each declares.
+MAP_VERBS: tuple[str, ...] = tuple(
+    dict.fromkeys(v for d in declarations() for v, declared in d.verbs.items() if declared.map)
+)
 #: The rulesets' other commands (each ruleset takes some of them: ``GamePlay.verbs``).
-RULESET_VERBS = (
-    "turn.next",
-    "manoeuvre.declare",
-    "manoeuvre.pass",
-    "morale",
-    "recover",
-    "test",
-    "assault",
-    "fragments",
-    "step",
-    "combat",
+RULESET_VERBS: tuple[str, ...] = tuple(
+    dict.fromkeys(v for d in declarations() for v in d.verbs if v not in MAP_VERBS)
 )
 
 

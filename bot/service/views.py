@@ -17,7 +17,7 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 
-from bot.commands import COMMANDS, OptionType
+from bot.commands import CHOICE_KIND, COMMANDS, OptionSpec, OptionType, ruleset_view
 from bot.export import Redaction, export_files
 from bot.help import command_names, help_lines
 from bot.result_text import result_text
@@ -43,6 +43,7 @@ from db.models import CommandContext, EventRecord, GameRecord
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
+from rules.core.declaration import declaration
 from rules.core.ending import NO_WINNER
 from rules.core.errors import RulesError, UnknownName
 from rules.core.i18n import translate
@@ -345,6 +346,8 @@ async def choices(
     store = services.store
     if kind.startswith("extra:"):
         return await _extra_choices(services, channel_id, kind.partition(":")[2], typed)
+    if kind.startswith(CHOICE_KIND + ":"):
+        return await _declared_choices(services, channel_id, user_id, kind, typed)
     if kind in ("command", "table"):
         try:
             found: GameRecord | None = await store.load(channel_id)
@@ -358,12 +361,19 @@ async def choices(
         return _matching(names, typed)
     if kind == "ruleset":
         return _matching(list(known_rulesets()), typed)
-    if kind == "scenario":
+    if kind == "scenario" or kind.startswith("scenario:"):
+        # The scenarios of the ruleset chosen in the same command, else of every registered
+        # ruleset (a ruleset registered from outside rules/ has no command declaration to
+        # list them: its play does).
+        chosen = kind.partition(":")[2]
+        known = list(known_rulesets())
         names = []
-        for key in known_rulesets():
-            play = services.ruleset(key).play
-            if play is not None:
-                names += play.scenarios()
+        for key in [chosen] if chosen in known else known:
+            try:
+                names += declaration(key).scenarios
+            except UnknownName:  # registered without a command declaration
+                play = services.ruleset(key).play
+                names += play.scenarios() if play is not None else []
         return _matching(names, typed)
     try:
         record = await store.load(channel_id)
@@ -394,24 +404,54 @@ async def choices(
     return _matching(names, typed)
 
 
+async def _record_here(services: Services, channel_id: int) -> GameRecord | None:
+    try:
+        return await services.store.load(channel_id)
+    except StoreError:
+        return None
+
+
+async def _declared_choices(
+    services: Services, channel_id: int, user_id: int, kind: str, typed: str
+) -> list[str]:
+    """Autocomplete of an option whose choices are each ruleset's own (``choice:move:kind``):
+    the channel's ruleset's choices, or the names it suggests for that option; every
+    ruleset's choices outside a game."""
+    _, path, name = kind.split(":", 2)
+    record = await _record_here(services, channel_id)
+    keys = [record.ruleset] if record is not None else list(KNOWN_RULESETS)
+    values: list[str] = []
+    for key in keys:
+        command = ruleset_view(declaration(key)).get(path)
+        option = command.option(name) if command is not None else None
+        if option is None:
+            continue
+        if option.choices:
+            values += option.choices
+        elif option.autocomplete is not None and record is not None:
+            return await choices(services, channel_id, user_id, option.autocomplete, typed)
+    return _matching(list(dict.fromkeys(values)), typed)
+
+
 async def _extra_choices(services: Services, channel_id: int, verb: str, typed: str) -> list[str]:
     """Autocomplete of ``extra``: the next ``name:value`` token among the options the
-    channel's ruleset takes for this command (every extra outside a game)."""
+    channel's ruleset takes for this command, in its own words (every extra outside a
+    game)."""
     command = next((c for c in COMMANDS if c.verb == verb and c.extras), None)
     if command is None:
         return []
-    try:
-        record: GameRecord | None = await services.store.load(channel_id)
-    except StoreError:
-        record = None
-    play = services.play(record.ruleset) if record is not None else None
-    taken = set(play.options_of(verb)) if play is not None else None
+    record = await _record_here(services, channel_id)
+    extras: tuple[OptionSpec, ...] = command.extras
+    if record is not None:
+        own = ruleset_view(declaration(record.ruleset)).get(command.path)
+        names = {option.name for option in command.extras}
+        extras = tuple(o for o in own.every_option if o.name in names) if own else ()
     done = typed.split()
     current = "" if not typed or typed.endswith(" ") else done.pop()
     used = {token.partition(":")[0] for token in done}
     candidates = []
-    for option in command.extras:
-        if option.name in used or (taken is not None and option.name not in taken):
+    for option in extras:
+        if option.name in used:
             continue
         boolean = option.type is OptionType.BOOLEAN
         values = option.choices or (("true", "false") if boolean else ("",))

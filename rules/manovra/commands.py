@@ -1,86 +1,34 @@
 """From a verb and its options (as slash commands and the console give them) to a command.
 
-The option names are the slash-command option names: ``/fire unit:… target:… distance:…``.
-Values may be strings (console) or typed (Discord); validation is the command models'.
+What a player may type is declared in ``commands.yaml`` beside this module (verbs, options,
+choices, examples: :mod:`rules.core.declaration`); this module reads the options through it
+and builds the command model, which validates the rest. ``/move kind:hold`` holds;
+``/morale`` is the CT test.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from rules.core.errors import InvalidInput, UnknownName
+from rules.core.declaration import FILE_NAME, load_declaration
+from rules.core.errors import InvalidInput
 from rules.core.procedures import option_error
 from rules.manovra import turn as g
 from rules.manovra.procedures.ground import Leg
 
 _COMMAND: TypeAdapter[Any] = TypeAdapter(g.Command)
 
-# verb → (command verb, {option name: field name})
-_VERBS: dict[str, tuple[str, dict[str, str]]] = {
-    "turn.next": ("next", {}),
-    "manoeuvre.declare": ("declare", {"platoon": "platoon"}),
-    "manoeuvre.pass": ("pass", {}),
-    "callarty": (
-        "callarty",
-        {
-            "unit": "unit",
-            "battery": "battery",
-            "target": "target",
-            "distance": "distance_cm",
-            "link": "link",
-            "sight": "line_of_sight",
-            "entrenched": "both_entrenched",
-        },
-    ),
-    "move": (
-        "move",
-        {
-            "unit": "unit",
-            "terrain": "terrain",
-            "distance": "distance_cm",
-            "kind": "kind",
-            "via": "via",
-            "conceal": "conceal",
-            "to": "to",
-        },
-    ),
-    "fire": (
-        "fire",
-        {
-            "unit": "unit",
-            "target": "target",
-            "distance": "distance_cm",
-            "weapon": "weapon",
-            "ammo": "ammo",
-            "facing": "facing",
-            "impact": "impact",
-            "move_terrain": "move_terrain",
-            "move_distance": "move_cm",
-            "move_to": "move_to",
-            "models": "models_touched",
-            "location": "chosen_location",
-        },
-    ),
-    "test": ("test", {"unit": "unit", "kind": "kind", "opponent": "opponent"}),
-    "morale": ("test", {"unit": "unit"}),
-    "recover": ("recover", {"unit": "unit"}),
-    "assault": (
-        "assault",
-        {
-            "unit": "unit",
-            "target": "target",
-            "weapon": "weapon",
-            "distance": "distance_cm",
-            "terrain": "terrain",
-        },
-    ),
-    "execute": ("execute", {"marker": "marker"}),
-    "fragments": ("fragments", {"target": "target", "marker": "marker"}),
-}
-VERBS = (*_VERBS, "odds")
+#: The ruleset's commands as declared (``commands.yaml``).
+DECLARATION = load_declaration(Path(__file__).with_name(FILE_NAME))
+#: verb → (command verb, {option name: field name}), computed from the declaration.
+VERB_OPTIONS: dict[str, tuple[str, dict[str, str]]] = DECLARATION.verb_options()
+VERBS: tuple[str, ...] = DECLARATION.accepted_verbs
+#: The /move kind that holds instead of moving.
+HOLD = "hold"
 
 
 def parse_via(text: str) -> tuple[Leg, ...]:
@@ -99,30 +47,16 @@ def parse_via(text: str) -> tuple[Leg, ...]:
 
 def build_command(verb: str, options: Mapping[str, Any]) -> Any:
     """The game command for a verb and its options; a clear error for anything else."""
-    if verb == "odds":
-        verb = "fire"
-    if verb not in _VERBS:
-        raise UnknownName("error.unknown_command", name=verb[:40], known=", ".join(VERBS))
-    command_verb, names = _VERBS[verb]
-    unknown = sorted(set(options) - set(names))
-    if unknown:
-        raise InvalidInput(
-            "error.unknown_option", option=unknown[0][:40], known=", ".join(names) or "-"
-        )
-    data: dict[str, Any] = {"verb": command_verb}
-    for option, value in options.items():
-        if value is None or value == "":
-            continue
-        field = names[option]
-        if field == "via" and isinstance(value, str):
-            value = parse_via(value)
-        data[field] = value
+    command_verb, fields = DECLARATION.read(verb, options)
+    data: dict[str, Any] = {"verb": command_verb, **fields}
+    if isinstance(data.get("via"), str):
+        data["via"] = parse_via(data["via"])
     if verb == "morale":
         data["kind"] = "CT"
-    if verb == "move" and str(data.get("kind", "")).lower() in ("hold", "appostarsi"):
+    if command_verb == "move" and data.get("kind") == HOLD:
         data = {"verb": "hold", "unit": data.get("unit", "")}
     try:
         return _COMMAND.validate_python(data)
     except ValidationError as error:
-        raise option_error(error, {field: option for option, field in names.items()}) from None
-VERB_OPTIONS = _VERBS  # public: verb → (command verb, {option: field})
+        options_by_field = {field: option for option, field in VERB_OPTIONS[verb][1].items()}
+        raise option_error(error, options_by_field) from None

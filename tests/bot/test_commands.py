@@ -198,7 +198,9 @@ def test_the_console_refuses_what_discord_would_refuse(line, key):
 
 def test_console_values_are_typed_as_discord_sends_them():
     options = parse_line("/fire unit:a distance:12 opportunity:sì facing:SIDE").options
-    assert options == {"unit": "a", "distance": 12, "opportunity": True, "facing": "side"}
+    # facing's words are each ruleset's own: the channel's ruleset matches them (any case).
+    assert options == {"unit": "a", "distance": 12, "opportunity": True, "facing": "SIDE"}
+    assert parse_line("/turn next order:FIRST").options == {"order": "first"}
     assert parse_line("/move unit:a distance:7,5")[1]["distance"] == 7.5
     assert parse_line("/turn next order:first dice:8,3") == (
         "turn.next",

@@ -45,13 +45,6 @@ COMMANDS = {
     "move": None,
     "fire": None,
     "odds": None,
-    "map": None,
-    "roll": None,
-    "takeback": None,
-    "seat": {"assign", "remove", "bind"},
-    "reroll": None,
-    "help": None,
-    "rules": {"table"},
     "callarty": None,
     "morale": None,
     "test": None,
@@ -61,6 +54,13 @@ COMMANDS = {
     "step": None,
     "template": None,
     "combat": None,
+    "map": None,
+    "roll": None,
+    "takeback": None,
+    "seat": {"assign", "remove", "bind"},
+    "reroll": None,
+    "help": None,
+    "rules": {"table"},
 }
 
 

@@ -82,7 +82,7 @@ def test_unset_options_are_ignored_and_unknown_ones_refused():
     assert build_command("move", {"unit": "a", "kind": "hold", "hex": None}).verb == "hold"
     for verb, opts, key in [
         ("fire", {"unit": "a", "distance": 3}, "error.unknown_option"),
-        ("move", {"unit": "a", "hex": "1,1", "kind": "crawl"}, "error.pzgren.bad_move_kind"),
+        ("move", {"unit": "a", "hex": "1,1", "kind": "crawl"}, "error.option.not_a_choice"),
         ("nope", {}, "error.unknown_command"),
         ("fire", {"hex": "1,1"}, "error.option.missing"),
     ]:
