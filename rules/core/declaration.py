@@ -34,7 +34,7 @@ from pydantic import (
 
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.procedures import describe_validation_error
-from rules.core.ruleset import KNOWN_RULESETS
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset, known_rulesets
 from rules.core.yamlio import load_yaml
 
 #: The file each ruleset declares its commands in (``rules/<key>/commands.yaml``).
@@ -369,13 +369,19 @@ def _bundled(key: str) -> Declaration:
 
 
 def declaration(key: str) -> Declaration:
-    """The declaration of ruleset ``key`` (a registered one first, then ``rules/<key>/``)."""
+    """The declaration of ruleset ``key``: one registered with :func:`register_declaration`,
+    a bundled ruleset's ``rules/<key>/commands.yaml``, or the one a ruleset registered from
+    outside ``rules/`` carries (``Ruleset.declaration``)."""
     registered = _REGISTERED.get(key)
     if registered is not None:
         return registered
-    if key not in KNOWN_RULESETS:
-        raise UnknownName("error.unknown_ruleset", name=key[:40], known=", ".join(KNOWN_RULESETS))
-    return _bundled(key)
+    if key in KNOWN_RULESETS:
+        return _bundled(key)
+    if key in known_rulesets():  # registered from outside rules/, with its declaration
+        carried: Declaration | None = get_ruleset(key).declaration
+        if carried is not None:
+            return carried
+    raise UnknownName("error.unknown_ruleset", name=key[:40], known=", ".join(known_rulesets()))
 
 
 def declarations(keys: Iterable[str] | None = None) -> tuple[Declaration, ...]:

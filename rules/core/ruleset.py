@@ -50,6 +50,9 @@ class Ruleset:
     play: Any = field(default=None)  # a rules.core.play.GamePlay (made from ``rules`` if unset)
     zero_reads_as_ten: bool = False  # a typed 0 on a d10 means 10 (linea_gotica)
     rules: Any = field(default=None)  # a rules.core.surface.Rules (``play`` if unset)
+    # Its commands as data (a rules.core.declaration.Declaration): a ruleset from outside
+    # rules/ carries it; a bundled one keeps it in rules/<key>/commands.yaml.
+    declaration: Any = field(default=None)
 
     def __post_init__(self) -> None:
         # One of the two is enough: the bundled rulesets' play implements both interfaces;

@@ -9,8 +9,9 @@ view for red shows it, and red cannot fire at it, until it moves or fires.
 It uses nothing of ``rules/`` but the core (:mod:`rules.core.surface`,
 :mod:`rules.core.seatview`, the dice, tables and errors) and registers itself with
 :func:`rules.core.ruleset.register` (tests register it for a test and forget it after).
-Its command declaration is the smallest stand-in: the verbs and option names ``Rules``
-asks for.
+Its commands are declared as data (``commands.yaml``, the format of
+:mod:`rules.core.declaration`) and carried by its ``Ruleset``: help, choices, autocomplete and
+the console read them as they read a bundled ruleset's.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 import yaml
 
 from rules.core.battlefield import MapView
+from rules.core.declaration import load_declaration
 from rules.core.dice import DiceSource, DiceTray, Die
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.legal import LegalAction, OptionSpec
@@ -40,11 +42,9 @@ HERE = Path(__file__).resolve().parent
 REACH = 3
 LAST_PLACE = 10
 D6 = Die(6)
+DECLARATION = load_declaration(HERE / "commands.yaml")
 VERB_OPTIONS: dict[str, tuple[str, ...]] = {
-    "move": ("unit", "to"),
-    "fire": ("unit", "target"),
-    "rally": ("unit",),
-    "turn.next": (),
+    verb: DECLARATION.options_of(verb) for verb in DECLARATION.verbs
 }
 
 
@@ -307,6 +307,7 @@ RULESET = Ruleset(
     load_tables=load_tables,
     procedures={},
     rules=TOY,
+    declaration=DECLARATION,
 )
 
-__all__ = ["RULESET", "TOY"]
+__all__ = ["DECLARATION", "RULESET", "TOY"]

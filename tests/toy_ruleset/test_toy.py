@@ -7,14 +7,17 @@ service (a SQLite store, the replay check) with no line of ``bot/`` or ``db/`` n
 
 from __future__ import annotations
 
+import io
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.service import StatusReply
+from bot.console import Console
+from bot.service import GameService, StatusReply
 from db.sqlite import SqliteStore
 from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction, UnknownName
@@ -181,3 +184,42 @@ async def test_the_service_shows_each_seat_its_own_view(toy: Ruleset, tmp_path: 
         assert await service.choices(CHANNEL, outsider, "scenario", "duel") == ["duel"]
     finally:
         await store.close()
+
+
+async def test_at_the_console_its_commands_come_from_its_declaration(
+    toy: Ruleset, tmp_path: Path
+) -> None:
+    """Its commands.yaml alone makes its commands: /help lists them (its own /rally, which no
+    bundled ruleset has, included), the console parses and plays them, and a bad option is
+    refused with the declaration's words — with no line of bot/ naming it."""
+    store = await SqliteStore.open(tmp_path / "toy.db")
+    out = io.StringIO()
+    try:
+        console = Console(GameService(store, dice=ScriptedDice([])), out, language="en")
+        await console.run(
+            [
+                "/game new ruleset:toy scenario:duel language:en",
+                "/as rosa",
+                "/game join side:red",
+                "/as bruno",
+                "/game join side:blue",
+                "/help",
+                "/help move",
+                "/as rosa",
+                "/move unit:red_squad to:2 colour:green",
+                "/move unit:red_squad to:2",
+                "/game status",
+            ],
+            interactive=False,
+        )
+    finally:
+        await store.close()
+    text = out.getvalue()
+    assert "Traceback" not in text
+    assert "/rally" in text  # its own verb, a command of its own in its help
+    assert "/move" in text and "to:" in text
+    assert "colour" in text  # the unknown option is named in the refusal
+    moved = text.split("[rosa] /move unit:red_squad to:2\n", 1)[1]
+    assert not moved.startswith("!")  # played, not refused
+    status = moved.split("[rosa] /game status", 1)[1]
+    assert re.search(r"red_squad +Red squad +3/3 +2 ", status)  # at place 2 now, acted
