@@ -189,3 +189,60 @@ def test_what_is_owed_follows_the_refusal_as_a_sentence(language: str):
     text = error.localized(language)
     assert text.startswith(translate("manovra.move.too_far", language, percent=117) + ". ")
     assert not list(typography_faults(text, language))
+
+
+# -- (b) a count that reaches a noun agrees with it ----------------------------------------------
+
+#: Parameters that carry a number of things (the text names the things after it).
+COUNT_PARAMS = frozenset(
+    "n limit lost won turns needed done shots wounds unsaved pen glance range movement keep "
+    "hours size distance left below_half found count start destroyed events undone points "
+    "window allowance models steps".split()
+)
+#: Words a count may be followed by without agreeing: units of measure, prepositions,
+#: invariable nouns and participles.
+NO_AGREEMENT = {
+    "it": frozenset("cm mm ms byte di a da su per ogni sotto in unità".split()),
+    "en": frozenset("cm mm ms of to at in every each below per left allowed killed".split()),
+    "fr": frozenset("cm mm ms au sur à de pour en sous toutes obus pas permis".split()),
+}
+_COUNT_THEN_WORD = re.compile(r"\{(\w+)\}[ \u00a0\u202f]+([^\W\d_][\w'’-]*)")
+
+
+def plural_faults(template: str, language: str) -> Iterator[str]:
+    """``{n} word`` where ``n`` is a count and the template has no ``{n|one|many}``."""
+    for match in _COUNT_THEN_WORD.finditer(template):
+        param, word = match.groups()
+        if param not in COUNT_PARAMS or "{" + param + "|" in template:
+            continue
+        if word not in NO_AGREEMENT[language]:
+            yield f"{{{param}}} {word}"
+
+
+def test_the_plural_check_finds_the_fixed_examples():
+    """The five examples of the issue, as they read before their fix."""
+    assert list(plural_faults("Burst {marker}: {n} HE rounds", "en"))
+    assert list(plural_faults("Close combat: {won} enemies eliminated, {lost} losses", "en"))
+    assert list(plural_faults("muore entro {turns} turni se non medicato", "it"))
+    assert list(plural_faults("{unit} moves to {hex} ({distance} hexes)", "en"))
+    assert not list(plural_faults("({distance} {distance|hex|hexes}), {cm} cm", "en"))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_count_agrees_with_its_noun(language: str):
+    faults = [
+        f"{key}: {fault}"
+        for key, template in catalogue(language).items()
+        for fault in plural_faults(template, language)
+    ]
+    assert faults == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_counts_of_one_read_singular(language: str):
+    """Rendered at 1, the fixed texts read singular (at 2, plural)."""
+    one = translate("w40k4.chain.wounded", language, wounds=1)
+    two = translate("w40k4.chain.wounded", language, wounds=2)
+    assert one != two
+    assert {"it": "1 ferita", "en": "1 wound", "fr": "1 blessure"}[language] in one
+
