@@ -246,3 +246,21 @@ def test_counts_of_one_read_singular(language: str):
     assert one != two
     assert {"it": "1 ferita", "en": "1 wound", "fr": "1 blessure"}[language] in one
 
+
+
+# -- (c) Italian: no bare preposition before a side's name ---------------------------------------
+
+#: Parameters that are a side's name ("Alleati", "Tedeschi"): "di Alleati", "a Alleati"
+#: read wrong without the article the name would need; the texts say "dello schieramento".
+SIDE_PARAMS = "side|winner|loser|scorer"
+_BARE_PREPOSITION = re.compile(rf"\b(?:di|a|da|in|su) \{{(?:{SIDE_PARAMS})\}}")
+
+
+def test_the_article_check_finds_the_fixed_example():
+    assert _BARE_PREPOSITION.search("Ti sei unito a {side}.")
+    assert not _BARE_PREPOSITION.search("Ti sei unito allo schieramento {side}.")
+
+
+def test_italian_puts_no_bare_preposition_before_a_side():
+    faults = [key for key, text in catalogue("it").items() if _BARE_PREPOSITION.search(text)]
+    assert faults == []
