@@ -195,16 +195,82 @@ def test_what_is_owed_follows_the_refusal_as_a_sentence(language: str):
 
 #: Parameters that carry a number of things (the text names the things after it).
 COUNT_PARAMS = frozenset(
-    "n limit lost won turns needed done shots wounds unsaved pen glance range movement keep "
-    "hours size distance left below_half found count start destroyed events undone points "
-    "window allowance models steps".split()
+    [
+        "n",
+        "limit",
+        "lost",
+        "won",
+        "turns",
+        "needed",
+        "done",
+        "shots",
+        "wounds",
+        "unsaved",
+        "pen",
+        "glance",
+        "range",
+        "movement",
+        "keep",
+        "hours",
+        "size",
+        "distance",
+        "left",
+        "below_half",
+        "found",
+        "count",
+        "start",
+        "destroyed",
+        "events",
+        "undone",
+        "points",
+        "window",
+        "allowance",
+        "models",
+        "steps",
+    ]
 )
 #: Words a count may be followed by without agreeing: units of measure, prepositions,
 #: invariable nouns and participles.
 NO_AGREEMENT = {
-    "it": frozenset("cm mm ms byte di a da su per ogni sotto in unità".split()),
-    "en": frozenset("cm mm ms of to at in every each below per left allowed killed".split()),
-    "fr": frozenset("cm mm ms au sur à de pour en sous toutes obus pas permis".split()),
+    "it": frozenset(
+        ["cm", "mm", "ms", "byte", "di", "a", "da", "su", "per", "ogni", "sotto", "in", "unità"]
+    ),
+    "en": frozenset(
+        [
+            "cm",
+            "mm",
+            "ms",
+            "of",
+            "to",
+            "at",
+            "in",
+            "every",
+            "each",
+            "below",
+            "per",
+            "left",
+            "allowed",
+            "killed",
+        ]
+    ),
+    "fr": frozenset(
+        [
+            "cm",
+            "mm",
+            "ms",
+            "au",
+            "sur",
+            "à",
+            "de",
+            "pour",
+            "en",
+            "sous",
+            "toutes",
+            "obus",
+            "pas",
+            "permis",
+        ]
+    ),
 }
 _COUNT_THEN_WORD = re.compile(r"\{(\w+)\}[ \u00a0\u202f]+([^\W\d_][\w'’-]*)")
 
@@ -247,7 +313,6 @@ def test_counts_of_one_read_singular(language: str):
     assert {"it": "1 ferita", "en": "1 wound", "fr": "1 blessure"}[language] in one
 
 
-
 # -- (c) Italian: no bare preposition before a side's name ---------------------------------------
 
 #: Parameters that are a side's name ("Alleati", "Tedeschi"): "di Alleati", "a Alleati"
@@ -264,3 +329,10 @@ def test_the_article_check_finds_the_fixed_example():
 def test_italian_puts_no_bare_preposition_before_a_side():
     faults = [key for key, text in catalogue("it").items() if _BARE_PREPOSITION.search(text)]
     assert faults == []
+
+
+def test_french_elides_no_de_before_a_side():
+    """'Pertes de Alleati' (a game played at the console in French): "de" would elide before
+    a vowel; the texts say "du camp"."""
+    bare = re.compile(rf"\bde \{{(?:{SIDE_PARAMS})\}}")
+    assert [key for key, text in catalogue("fr").items() if bare.search(text)] == []
