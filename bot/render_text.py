@@ -18,7 +18,7 @@ from bot.service.replies import (
     result_view_of,
 )
 from rules.core.expression import render_roll
-from rules.core.i18n import translate
+from rules.core.i18n import colon, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.render import describe_reply, outcome_text, render_described_text, value_text
@@ -103,7 +103,9 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     if played is not None and played.odds_only:
         for one in described:
             if not one.odds_folded:
-                parts.append(f"{one.odds_title} — {one.title}: " + " · ".join(one.odds))
+                parts.append(
+                    f"{one.odds_title} — {one.title}{colon(language)} " + " · ".join(one.odds)
+                )
         parts += chain_head_lines(reply)
         return "\n".join(parts)
     if reply.duplicate:
@@ -136,7 +138,7 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     for follow in follow_ups:
         # The command to type for it, as declared for both front ends (/turn next, /morale …).
         parts.append(
-            f"→ {notice_text(reply.ruleset, follow.label, language)}: "
+            f"→ {notice_text(reply.ruleset, follow.label, language)}{colon(language)} "
             + command_line(follow.verb, follow.options)
         )
     # Before the lines that call on someone: the dice prompt must stay last (the console

@@ -10,18 +10,15 @@ or a player (sides, objectives, a reason) go through ``escape`` (Discord escapes
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from rules.core.i18n import translate
+from rules.core.i18n import collapse_spaces, translate
 from rules.core.resolution import Outcome
 from rules.core.score import EndingKind, GameResult, Level, LineKind, Score
 from rules.render import value_text
 
 Escape = Callable[[str], str]
-
-_SPACES = re.compile(r"[ \t\n]+")
 
 #: The sections of a breakdown, in order: what each kind of line counts.
 _SECTIONS = (
@@ -61,8 +58,8 @@ def outcome_line(ruleset: str, outcome: Outcome, language: str, escape: Escape =
         for name, value in outcome.params
     }
     # Runs of plain spaces (left by an empty parameter) collapse; French's narrow no-break
-    # spaces stay (str.split would take them for spaces).
-    return _SPACES.sub(" ", translate(outcome.key, language, **params)).strip()
+    # spaces stay.
+    return collapse_spaces(translate(outcome.key, language, **params))
 
 
 def result_text(

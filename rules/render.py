@@ -12,8 +12,23 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from rules.core.dice import Roll
-from rules.core.i18n import has_key, translate
-from rules.core.resolution import Effect, EffectKind, Odds, Outcome, Resolution, Step
+from rules.core.i18n import (
+    collapse_spaces,
+    colon,
+    has_key,
+    quoted,
+    semicolon,
+    translate,
+)
+from rules.core.resolution import (
+    Effect,
+    EffectKind,
+    Odds,
+    Outcome,
+    Resolution,
+    Step,
+    TableRead,
+)
 
 #: Odds lines at most, the "other" line included: the likeliest outcomes are named, the
 #: rest is summed up in one remainder line.
@@ -37,17 +52,24 @@ class Described:
 
 
 def value_text(ruleset: str, value: str | int, language: str) -> str:
-    """A parameter value localized through `<ruleset>.values.*` where the catalogue has it."""
+    """A parameter value localized through `<ruleset>.values.*` where the catalogue has it.
+
+    Statuses are words of the catalogue, joined by ``+`` ("pinned+suppressed"), each with
+    what it is about after a colon ("weapon_destroyed:mitragliatrice"). Any other text (a
+    name, a time "16:18 UTC", a Discord timestamp "<t:1700000000:f>") is shown as it is:
+    taking its colons and pluses for a status's would break it ("16: 18 UTC").
+    """
     if isinstance(value, int):
         return str(value)
-    parts = []
-    for part in value.split("+"):
-        # "weapon_destroyed:mitragliatrice": a status word with what it is about.
-        word, colon, detail = part.partition(":")
+    parts = [part.partition(":") for part in value.split("+")]
+    if not any(has_key(f"{ruleset}.values.{word}", "it") for word, _, _ in parts):
+        return value
+    texts = []
+    for word, separator, detail in parts:
         key = f"{ruleset}.values.{word}"
         text = translate(key, language) if has_key(key, "it") else word
-        parts.append(f"{text}: {detail}" if colon else text)
-    return " + ".join(parts)
+        texts.append(f"{text}{colon(language)} {detail}" if separator else text)
+    return " + ".join(texts)
 
 
 def outcome_text(ruleset: str, outcome: Outcome, language: str) -> str:
@@ -55,8 +77,7 @@ def outcome_text(ruleset: str, outcome: Outcome, language: str) -> str:
     params = {name: value_text(ruleset, value, language) for name, value in outcome.params}
     for name in ("status", "n", "location", "cm", "cover"):
         params.setdefault(name, "")
-    text = translate(outcome.key, language, **params)
-    return " ".join(text.split())
+    return collapse_spaces(translate(outcome.key, language, **params))
 
 
 def roll_mark(roll: Roll, mixed: bool, language: str) -> str:
@@ -78,7 +99,7 @@ def mixed_dice(resolution: Resolution) -> bool:
 
 def _step_line(ruleset: str, step: Step, language: str, mixed: bool = False) -> str:
     params = {name: value_text(ruleset, value, language) for name, value in step.params}
-    name = " ".join(translate(step.key, language, **params).split())
+    name = collapse_spaces(translate(step.key, language, **params))
     pieces: list[str] = []
     if step.rolls:
         pieces.append(
@@ -102,17 +123,22 @@ def _step_line(ruleset: str, step: Step, language: str, mixed: bool = False) -> 
             else ""
         )
         pieces.append(f"{step.threshold.comparison.value} {step.threshold.value} ({label})")
-    line = f"{name}: {' '.join(pieces)}" if pieces else name
+    line = f"{name}{colon(language)} {' '.join(pieces)}" if pieces else name
     if step.table is not None:
-        table = step.table
-        line += (
-            f" — {translate('render.table', language)} «{table.title}», "
-            f"{translate('render.row', language)} {table.row}, "
-            f"{translate('render.column', language)} {table.column}: «{table.cell}»"
-        )
+        line += f" — {table_reading(step.table, language)}"
     if step.outcome is not None:
         line += f" → {outcome_text(ruleset, step.outcome, language)}"
     return line
+
+
+def table_reading(table: TableRead, language: str) -> str:
+    """``Table «Fire», row 7, column rifle: «2»``: the table cell a step read."""
+    return (
+        f"{translate('render.table', language)} {quoted(table.title, language)}, "
+        f"{translate('render.row', language)} {table.row}, "
+        f"{translate('render.column', language)} {table.column}{colon(language)} "
+        f"{quoted(table.cell, language)}"
+    )
 
 
 def effect_text(ruleset: str, effect: Effect, language: str) -> str:
@@ -197,7 +223,7 @@ def odds_lines(ruleset: str, odds: Sequence[Odds], language: str) -> tuple[str, 
         return (translate("render.odds_certain", language, outcome=ranked[0][0]),)
     visible = [(label, chance) for label, chance in ranked if _percent(chance) != "0.0%"]
     shown = visible if len(visible) <= MAX_ODDS_LINES else visible[: MAX_ODDS_LINES - 1]
-    lines = [f"{label}: {_percent(chance)}" for label, chance in shown]
+    lines = [f"{label}{colon(language)} {_percent(chance)}" for label, chance in shown]
     rest = 1 - sum((chance for _, chance in shown), Fraction(0))
     if rest > 0:
         remainder = _percent(rest)
@@ -246,12 +272,15 @@ def render_described_text(described: Described, language: str) -> str:
     lines = [
         f"== {described.title} ==",
         *described.steps,
-        f"{translate('render.outcome', language)}: {described.outcome}",
+        f"{translate('render.outcome', language)}{colon(language)} {described.outcome}",
     ]
     if described.by_hand:
         lines.append(f"({translate('render.by_hand', language)})")
     if described.effects:
-        lines.append(f"{translate('render.effects', language)}: " + "; ".join(described.effects))
+        lines.append(
+            f"{translate('render.effects', language)}{colon(language)} "
+            + f"{semicolon(language)} ".join(described.effects)
+        )
     if described.odds:
-        lines.append(f"{described.odds_title}: " + " · ".join(described.odds))
+        lines.append(f"{described.odds_title}{colon(language)} " + " · ".join(described.odds))
     return "\n".join(lines)

@@ -235,7 +235,7 @@ def test_placeholders_helper():
 def test_translate_substitutes_parameters():
     assert translate("manovra.test.passed", "it", test="CT") == "CT superato"
     assert translate("manovra.test.passed", "en", test="CT") == "CT passed"
-    assert translate("error.dice.too_many", "fr", limit=200) == "Trop de dés : 200 au plus."
+    assert translate("error.dice.too_many", "fr", limit=200) == "Trop de dés\u202f: 200 au plus."
 
 
 def test_translate_falls_back_to_italian_then_the_key(monkeypatch: pytest.MonkeyPatch):

@@ -53,7 +53,15 @@ from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Comparison, Outcome, Resolution, Step
-from rules.render import Described, describe, describe_reply, mixed_dice, outcome_text, roll_mark
+from rules.render import (
+    Described,
+    describe,
+    describe_reply,
+    mixed_dice,
+    outcome_text,
+    roll_mark,
+    table_reading,
+)
 
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
@@ -263,12 +271,7 @@ def step_lines(ruleset: str, step: Step, language: str, mixed: bool = False) -> 
             + (f" ({label})" if label else "")
         )
     if step.table is not None:
-        table = step.table
-        lines.append(
-            f"*{translate('render.table', language)} «{table.title}», "
-            f"{translate('render.row', language)} {table.row}, "
-            f"{translate('render.column', language)} {table.column}: «{table.cell}»*"
-        )
+        lines.append(f"*{table_reading(step.table, language)}*")
     if step.outcome is not None:
         lines.append(f"→ {outcome_text(ruleset, step.outcome, language)}")
     return lines

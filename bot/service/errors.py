@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.commands import command_line
 from rules.core.errors import IllegalAction, RulesError
-from rules.core.i18n import translate
+from rules.core.i18n import sentences, translate
 from rules.core.legal import LegalAction, for_seat, owed
 from rules.core.play import GamePlay
 
@@ -39,7 +39,9 @@ class NotNow(IllegalAction):
             hint = translate("error.service.you_may", language, actions=commands_hint(self.may))
         else:
             hint = translate("error.service.waiting_for", language, side=self.waiting_for)
-        return f"{reason} {hint}"
+        # "Too far: 117% of the allowed move. You may now: …": the reason is a sentence of
+        # its own even where the catalogue's text has no closing full stop.
+        return sentences(reason, hint)
 
 
 def command_name(verb: str) -> str:

@@ -20,6 +20,13 @@ from rules.core.yamlio import load_yaml
 LANGUAGES: tuple[str, ...] = ("it", "en", "fr")
 DEFAULT_LANGUAGE = "it"
 
+#: French typography: a narrow no-break space before ``:`` ``;`` ``!`` ``?`` and inside
+#: « guillemets » (the catalogue's French texts use it; so must every text added outside).
+NARROW_SPACE = "\u202f"
+
+# Ordinary whitespace only: the no-break spaces of French typography are not for collapsing.
+_ORDINARY_SPACES = re.compile(r"[ \t\r\n]+")
+
 
 def _flatten(prefix: str, node: Any, out: dict[str, str]) -> None:
     if isinstance(node, Mapping):
@@ -112,3 +119,42 @@ def placeholders(template: str) -> set[str]:
     """The named placeholders of a template (used by the catalogue consistency test)."""
     template = _PLURAL.sub(lambda match: "{" + match.group(1) + "}", template)
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def collapse_spaces(text: str) -> str:
+    """Runs of ordinary whitespace (left by an empty parameter) as one space, trimmed.
+
+    ``str.split`` would also take French's narrow no-break spaces for spaces and so undo
+    the typography; these stay.
+    """
+    return _ORDINARY_SPACES.sub(" ", text).strip(" \t\r\n")
+
+
+def colon(language: str) -> str:
+    """The colon after a label: ``Result:``, ``Risultato:``, ``Résultat\u202f:``."""
+    return NARROW_SPACE + ":" if language == "fr" else ":"
+
+
+def semicolon(language: str) -> str:
+    """The semicolon between items: ``a; b``, in French ``a\u202f; b``."""
+    return NARROW_SPACE + ";" if language == "fr" else ";"
+
+
+def quoted(text: str, language: str) -> str:
+    """A quoted name or value: «text», and in French «\u202ftext\u202f»."""
+    space = NARROW_SPACE if language == "fr" else ""
+    return f"«{space}{text}{space}»"
+
+
+def sentence(text: str) -> str:
+    """``text`` ending as a sentence: a full stop added where it has no closing mark, so
+    another sentence can follow it."""
+    stripped = text.rstrip()
+    if not stripped or stripped[-1] in ".!?…:":
+        return stripped
+    return stripped + "."
+
+
+def sentences(*texts: str) -> str:
+    """Several sentences as one text, each closed by its mark, one space between."""
+    return " ".join(sentence(text) for text in texts if text.strip())

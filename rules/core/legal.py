@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from rules.core.errors import IllegalAction, ParamValue
-from rules.core.i18n import translate
+from rules.core.i18n import semicolon, sentences, translate
 from rules.core.resolution import Outcome
 
 # How many owed actions a refusal names before "…" (a volley's losses may owe many tests).
@@ -133,7 +133,7 @@ def owed_text(actions: Iterable[LegalAction], side_names: Mapping[str, str], lan
         items.append(translate("error.owed.item", language, what=what, side=side))
     if len(listed) > MAX_OWED_NAMED:
         items.append("…")
-    return translate("error.owed.now", language, owed="; ".join(items))
+    return translate("error.owed.now", language, owed=f"{semicolon(language)} ".join(items))
 
 
 class NotOwed(IllegalAction):
@@ -164,4 +164,4 @@ class NotOwed(IllegalAction):
     def localized(self, language: str) -> str:
         """What was asked for, then what is owed now and by whom (or that nothing is)."""
         reason = super().localized(language)
-        return f"{reason} {owed_text(self.owed_now, self.side_names, language)}"
+        return sentences(reason, owed_text(self.owed_now, self.side_names, language))

@@ -63,7 +63,7 @@ def test_a_piped_script_plays_and_exits_at_quit(tmp_path):
     assert "== Test ==" in out and "IFR test: D6=6 +2 AD +2 CV = 10 >= 3 (D12)" in out
     assert "(dice entered by hand)" in out
     assert (
-        "[anna] /fire unit:squadra_1 target:gruppe_1 distance:12\n! That is a step 3 action" in out
+        "[anna] /fire unit:squadra_1 target:gruppe_1 distance:12\n! That action belongs to step 3" in out
     )
     assert "» Alleati declares 1° plotone fucilieri" in out
     assert "Your move: @bruno" in out
@@ -236,11 +236,11 @@ def test_a_concession_typed_at_the_console_then_the_referees_result(tmp_path):
     assert "? Abandonner la partie pour Legione Astrale ?" in out.replace("\u202f", " ")
     assert "/game concede confirm:3" in out
     assert "» Abandon retiré : la partie continue." in out.replace("\u202f", " ")
-    assert "🏁 Victoire décisive de Predoni\u202f: Legione Astrale a concédé (tour 1)." in out
+    assert "🏁 Victoire décisive du camp Predoni\u202f: Legione Astrale a concédé (tour 1)." in out
     assert "Points\u202f:" in out
     assert "Partie terminée\u202f: @arbitro, @bruno" in out
     assert "» Événement n° 5 annulé.\n» Événement n° 4 annulé." in out  # the end, the concession
-    assert "🏁 Victoire de justesse de Predoni" in out and "la pluie" in out
+    assert "🏁 Victoire de justesse du camp Predoni" in out and "la pluie" in out
     assert out.count("🏁") >= 3  # the concession, the status once over, the decision
 
 

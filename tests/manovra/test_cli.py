@@ -179,7 +179,8 @@ def test_main_resolve_text(capsys: pytest.CaptureFixture[str], language: str):
     lines = out.splitlines()
     assert lines[0].startswith("== ")
     assert "D6=4" in lines[1] and "D8=7" in lines[2]
-    assert "«D6 + AD + CV >= D8»" in lines[1]
+    quoted = "«\u202fD6 + AD + CV >= D8\u202f»" if language == "fr" else "«D6 + AD + CV >= D8»"
+    assert quoted in lines[1]
     outcome = {"it": "CT superato", "en": "CT passed", "fr": "CT réussi"}[language]
     assert outcome in out
 

@@ -53,7 +53,7 @@ def test_resolve_a_shooting_with_dice_and_odds(capsys):
     status, out, _ = run(
         capsys, "resolve", "w40k4", "shooting", "--input", data, "--dice", faces, "--lang", "fr"
     )
-    assert "== Tir ==" in out and "Résultat: 10 pertes" in out
+    assert "== Tir ==" in out and "Résultat\u202f: 10 pertes" in out  # French typography
 
 
 def test_bad_input_is_one_line(capsys):

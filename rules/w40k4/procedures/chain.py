@@ -313,7 +313,10 @@ def resolve_attacks(data: AttackInput, tray: DiceTray, procedure: str) -> Resolu
     builder.step(
         "w40k4.step.casualties",
         total=result.killed,
-        table=lookups.cite("sequenza_tiro", "casualties") if procedure == "shooting" else None,
+        # The step of the sequence that removes the casualties: shooting's or close combat's.
+        table=lookups.cite("sequenza_tiro", "casualties")
+        if procedure == "shooting"
+        else lookups.cite("fase_combattimento", "resolve"),
         outcome=outcome,
         unsaved=unsaved,
         inflicted=result.inflicted,

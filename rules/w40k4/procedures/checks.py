@@ -64,7 +64,10 @@ def resolve_leadership(data: LeadershipInput, tray: DiceTray) -> Resolution:
         total=total,
         threshold=Threshold(Comparison.AT_MOST, needed, "w40k4.threshold.leadership"),
         modifiers=(Modifier("w40k4.mod.leadership", data.modifier),) if data.modifier else (),
-        table=lookups.cite("controlli_morale", trigger) if trigger else None,
+        # A test with no row of its own in CONTROLLI DI MORALE reads the standard rule.
+        table=lookups.cite("controlli_morale", trigger)
+        if trigger
+        else lookups.cite("meccaniche_standard", "disciplina"),
         outcome=outcome,
     )
     return builder.finish(outcome)
@@ -114,6 +117,7 @@ def resolve_escape(data: EscapeInput, tray: DiceTray) -> Resolution:
         rolls=(theirs,),
         modifiers=(Modifier("w40k4.mod.initiative", data.winners_initiative),),
         total=winners,
+        table=lookups.cite("meccaniche_standard", "fuga"),
     )
     return builder.finish(outcome)
 
