@@ -27,6 +27,7 @@ from bot.discord.outgoing import (
     NO_MENTIONS,
     clip,
     safe_outcome,
+    safe_resolution,
     safe_status,
     size,
     unlinked,
@@ -448,7 +449,8 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     if isinstance(reply, RollReply):
         head, *rest = render_roll(reply.roll, language).splitlines()
         cards.append(Card(title=f"🎲 {head}", lines=rest, colour=COLOUR_NOTICE))
-    resolutions = played.resolutions if played is not None else []
+    # Names in the breakdowns are shown as typed, like those of the notices and the status.
+    resolutions = [safe_resolution(r) for r in played.resolutions] if played is not None else []
     # One odds summary per kind of roll: a volley's shots share one (rules.render).
     for resolution, described in zip(
         resolutions, describe_reply(resolutions, language), strict=True

@@ -25,7 +25,7 @@ from typing import Any
 import discord
 
 from rules.core.play import StatusView
-from rules.core.resolution import Outcome
+from rules.core.resolution import Outcome, Resolution
 
 CONTENT_LIMIT = 2000
 ELLIPSIS = "…"
@@ -89,15 +89,34 @@ def content(text: str) -> str:
     return clip(unlinked(text), CONTENT_LIMIT)
 
 
+def _safe_params(params: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
+    return tuple(
+        (name, safe_name(value) if name in NAME_PARAMS and isinstance(value, str) else value)
+        for name, value in params
+    )
+
+
 def safe_outcome(outcome: Outcome) -> Outcome:
     """An outcome whose name parameters are shown as typed (`safe_name`)."""
     if not any(name in NAME_PARAMS and isinstance(v, str) for name, v in outcome.params):
         return outcome
-    params = tuple(
-        (name, safe_name(value) if name in NAME_PARAMS and isinstance(value, str) else value)
-        for name, value in outcome.params
+    return replace(outcome, params=_safe_params(outcome.params))
+
+
+def safe_resolution(resolution: Resolution) -> Resolution:
+    """A resolution whose outcome, steps and effects show the names in their parameters as
+    typed: a breakdown names units ("Result M1 for <unit>"), and a scenario writes them."""
+    steps = tuple(
+        replace(
+            step,
+            outcome=None if step.outcome is None else safe_outcome(step.outcome),
+            params=_safe_params(step.params),
+        )
+        for step in resolution.steps
     )
-    return replace(outcome, params=params)
+    effects = tuple(replace(e, params=_safe_params(e.params)) for e in resolution.effects)
+    outcome = safe_outcome(resolution.outcome)
+    return replace(resolution, outcome=outcome, steps=steps, effects=effects)
 
 
 def safe_status(status: StatusView) -> StatusView:
@@ -134,6 +153,7 @@ __all__ = [
     "content",
     "safe_name",
     "safe_outcome",
+    "safe_resolution",
     "safe_status",
     "size",
     "unlinked",

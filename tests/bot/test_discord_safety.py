@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.discord.outgoing import safe_name, unlinked
+from bot.discord.outgoing import safe_name, safe_resolution, unlinked
 from bot.service import GameService
 from rules.core.errors import UnknownName
+from rules.core.resolution import Effect, EffectKind, Outcome, Resolution, Step
 from tests.bot.test_discord_simcord import (  # noqa: F401  (fixtures are used by name)
     SCENARIO,
     Table,
@@ -58,8 +59,10 @@ async def test_an_eleven_thousand_character_error_is_clipped(table: Table, monke
     result = await table.anna.slash(table.channel, "game status")
     text = assert_private_error(result)
     assert len(text.encode("utf-16-le")) // 2 <= 2000 and text.endswith("…")
-    assert len(UnknownName("error.unknown_scenario", name="x", known="point_" * 1_850)
-               .localized("it")) > 11_000
+    assert (
+        len(UnknownName("error.unknown_scenario", name="x", known="point_" * 1_850).localized("it"))
+        > 11_000
+    )
     assert_no_mass_mention(table)
 
 
@@ -84,3 +87,31 @@ def test_names_lose_their_markdown_links_and_mentions() -> None:
     assert safe_name("<@&123456789012345678>").startswith("<\u200b@&")
     # Texts the bot wrote keep their mentions of users (a ping it means).
     assert unlinked("<@123456789012345678> @here") == "<@123456789012345678> @\u200bhere"
+
+
+def test_names_in_a_breakdown_show_as_typed() -> None:
+    """A breakdown names units from the scenario ("Result M1 for <unit>"): its outcome, its
+    steps' outcomes and parameters and its effects are escaped like the notices are."""
+    evil_unit = ("unit", EVIL)
+    resolution = Resolution(
+        ruleset="pzgren",
+        procedure="direct_fire",
+        steps=(
+            Step(
+                "pzgren.step.fire",
+                outcome=Outcome("pzgren.fire.result", (evil_unit,)),
+                params=(evil_unit,),
+            ),
+        ),
+        outcome=Outcome("pzgren.fire.result", (evil_unit, ("n", 1))),
+        effects=(Effect(EffectKind.TEST_OWED, "M1", target="x", params=(evil_unit,)),),
+    )
+    safe = safe_resolution(resolution)
+    shown = [
+        safe.outcome.param("unit"),
+        safe.steps[0].outcome.param("unit") if safe.steps[0].outcome else None,
+        dict(safe.steps[0].params)["unit"],
+        dict(safe.effects[0].params)["unit"],
+    ]
+    assert shown == [safe_name(EVIL)] * 4
+    assert safe.outcome.param("n") == 1  # numbers untouched
