@@ -70,6 +70,7 @@ class Linked(_Frozen):
     order games are linked (a channel may play several games of a campaign in turn)."""
 
     type: Literal["campaign.game"] = "campaign.game"
+    number: int
     channel: int
     scenario: str
 
@@ -229,7 +230,9 @@ def _linked(state: CampaignState, event: Linked) -> CampaignState:
         raise IllegalAction("error.campaign.game_in_play", channel=event.channel)
     if len(state.games) >= MAX_GAMES:
         raise IllegalAction("error.campaign.too_many_games", limit=MAX_GAMES)
-    entry = GameEntry(number=len(state.games) + 1, channel=event.channel, scenario=event.scenario)
+    if event.number != len(state.games) + 1:
+        raise IllegalAction("error.campaign.not_linked", number=event.number)
+    entry = GameEntry(number=event.number, channel=event.channel, scenario=event.scenario)
     games = [*state.games, entry]
     return state.model_copy(update={"games": games})
 

@@ -49,11 +49,11 @@ def _campaign() -> list:
         _created(),
         Joined(side="alleati", user=2),
         Joined(side="asse", user=3),
-        Linked(channel=100, scenario="a"),
+        Linked(number=1, channel=100, scenario="a"),
         _result(1, "alleati", 5, 1),
-        Linked(channel=101, scenario="b"),
+        Linked(number=2, channel=101, scenario="b"),
         _result(2, None, 2, 2),
-        Linked(channel=102, scenario="c"),
+        Linked(number=3, channel=102, scenario="c"),
         _result(3, "asse", 0, 3),
     ]
 
@@ -69,10 +69,18 @@ def test_standings_recount_the_results() -> None:
 
 
 def test_points_difference_breaks_a_tie_and_points_come_first() -> None:
-    events = [*_campaign()[:5], Linked(channel=101, scenario="b"), _result(2, "asse", 0, 1)]
+    events = [
+        *_campaign()[:5],
+        Linked(number=2, channel=101, scenario="b"),
+        _result(2, "asse", 0, 1),
+    ]
     table = standings(replay(events))
     assert [s.side for s in table] == ["alleati", "asse"]  # 3 points each, +3 against -3
-    events = [*_campaign()[:3], Linked(channel=100, scenario="a"), _result(1, "asse", 9, 10)]
+    events = [
+        *_campaign()[:3],
+        Linked(number=1, channel=100, scenario="a"),
+        _result(1, "asse", 9, 10),
+    ]
     assert [s.side for s in standings(replay(events))] == ["asse", "alleati"]
 
 
@@ -90,7 +98,7 @@ def test_a_reversal_takes_a_result_out_and_it_may_enter_again() -> None:
     [
         (Joined(side="nessuno", user=4), "error.campaign.unknown_side"),
         (Joined(side="asse", user=2), "error.campaign.already_joined"),
-        (Linked(channel=101, scenario="x"), "error.campaign.game_in_play"),
+        (Linked(number=3, channel=101, scenario="x"), "error.campaign.game_in_play"),
         (_result(1, "alleati", 1, 0), "error.campaign.result_held"),
         (_result(9, "alleati", 1, 0), "error.campaign.not_linked"),
         (ResultReversed(number=1, final_hash="other"), "error.campaign.no_result"),
@@ -107,13 +115,13 @@ def test_illegal_events_are_refused_and_change_nothing(event: object, key: str) 
 
 
 def test_an_ended_campaign_takes_nothing_more_and_unsettled_games_hold_the_end() -> None:
-    state = replay([*_campaign()[:3], Linked(channel=100, scenario="a")])
+    state = replay([*_campaign()[:3], Linked(number=1, channel=100, scenario="a")])
     with pytest.raises(RulesError) as refused:
         apply(state, Ended())
     assert refused.value.key == "error.campaign.games_unsettled"
     state = apply(apply(state, _result(1, None, 0, 0)), Ended())
     with pytest.raises(RulesError) as refused:
-        apply(state, Linked(channel=101, scenario="b"))
+        apply(state, Linked(number=2, channel=101, scenario="b"))
     assert refused.value.key == "error.campaign.ended"
 
 
