@@ -132,6 +132,17 @@ async def new_campaign(call: Call) -> Reply:
     scenarios, its language its games' too."""
     request, services = call.request, call.services
     options = request.options
+    # The channel first: one holding a game or a campaign is refused as taken (a damaged
+    # one as damaged, by the store), before anything else is checked.
+    try:
+        await services.store.load(request.channel_id)
+    except GameNotFound:
+        pass
+    else:
+        raise ServiceError(
+            "error.campaign.channel_taken",
+            channel=channel_label(request.channel_id, request.guild_id is not None),
+        )
     ruleset = services.ruleset(str(options.get("ruleset") or KNOWN_RULESETS[0])).key
     name = str(options.get("name") or "").strip()
     if not 0 < len(name) <= MAX_NAME:
