@@ -53,6 +53,7 @@ class OptionType(enum.StrEnum):
     ATTACHMENT = "attachment"
     USER = "user"  # a member of the server (a seat name at the console)
     ROLE = "role"  # a role of the server
+    CHANNEL = "channel"  # a text channel of the server (a channel's number at the console)
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,6 +478,31 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
         positional="expression",
     ),
     CommandSpec("takeback", "takeback"),
+    # -- /campaign: linked games, in a channel of its own (bot/service/campaigns.py) ----------
+    CommandSpec(
+        "campaign.new",
+        "campaign.new",
+        (
+            OptionSpec("ruleset", autocomplete="ruleset", required=True),
+            text("name", required=True, description="campaign_name"),
+            integer("win", -100, 100),
+            integer("draw", -100, 100),
+            integer("loss", -100, 100),
+            pick("language", *LANGUAGES),
+        ),
+    ),
+    CommandSpec("campaign.join", "campaign.join", (name("side", "side", required=True),)),
+    CommandSpec("campaign.status", "campaign.status"),
+    CommandSpec("campaign.log", "campaign.log", (integer("count", 1, 50),)),
+    CommandSpec(
+        "campaign.game",
+        "campaign.game",
+        (
+            name("scenario", "scenario", required=True, description="campaign_scenario"),
+            OptionSpec("channel", type=OptionType.CHANNEL, required=True),
+        ),
+    ),
+    CommandSpec("campaign.end", "campaign.end"),
     # -- /seat: the referee seats the players -----------------------------------------------
     CommandSpec("seat.assign", "seat.assign", (member(), name("side", "side", required=True))),
     CommandSpec("seat.remove", "seat.remove", (member(),)),

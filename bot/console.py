@@ -117,6 +117,11 @@ def read_value(option: OptionSpec, raw: str) -> Any:
     shown = raw[:40]
     if option.type is OptionType.USER:  # a seat name, as /as names seats
         return user_id_of(raw.strip().lstrip("@"))
+    if option.type is OptionType.CHANNEL:  # a console channel is its number (#2 or 2)
+        typed = raw.strip().lstrip("#")
+        if not _INTEGER.fullmatch(typed) or int(typed) <= 0:
+            raise ParseError("bot.console.not_channel", option=option.name, value=shown)
+        return int(typed)
     if option.type is OptionType.ROLE:  # console seats have no roles: a stable id all the same
         return user_id_of("role:" + raw.strip().lstrip("@"))
     if option.type is OptionType.BOOLEAN:
@@ -325,6 +330,9 @@ class Console:
             self._names[user_id_of(self._seat)] = self._seat
             self._print(translate("bot.console.seat", self._language, seat=self._seat))
             return
+        if line == "/channel" or line.startswith("/channel "):
+            await self._switch_channel(line[8:].strip().lstrip("#"))
+            return
         try:
             if line == "/help" or line.startswith("/help "):
                 # The channel's ruleset decides what help shows: ask the service, as Discord.
@@ -353,6 +361,17 @@ class Console:
             return
         await self._send(verb, options, dice, attachment)
 
+    async def _switch_channel(self, typed: str) -> None:
+        """``/channel N``: the table moves to channel N (a campaign's games are played in
+        channels of their own); the seat stays, the language is the channel's game's."""
+        if not _INTEGER.fullmatch(typed) or int(typed) <= 0:
+            self._refuse("bot.console.channel_usage")
+            return
+        self._channel = int(typed)
+        self._prompt = None
+        self._language = await self._service.language(self._channel) or self._locale
+        self._print(translate("bot.console.channel", self._language, channel=self._channel))
+
     def _refuse(self, key: str, **params: Any) -> None:
         self.errors += 1
         self._print("! " + translate(key, self._language, **params))
@@ -362,7 +381,7 @@ class Console:
     ) -> None:
         """One request through the service as the current seat; print its reply."""
         self._counter += 1
-        if verb == "game.new" and "language" not in options:
+        if verb in ("game.new", "campaign.new") and "language" not in options:
             options = {**options, "language": self._locale}
         request = Request(
             channel_id=self._channel,

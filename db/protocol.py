@@ -11,6 +11,7 @@ hash-chained.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -58,9 +59,11 @@ class GameStore(Protocol):
         actor_id: int | None = None,
         interaction_id: str | None = None,
         referee_id: int | None = None,
+        origin: Mapping[str, Any] | None = None,
     ) -> GameRecord:
         """Store a new game at version 1, logging a ``game.created`` event; ``referee_id``
-        becomes its referee in the same transaction."""
+        becomes its referee in the same transaction; ``origin`` (JSON) is added to the
+        event's arguments: what the game was made from (a campaign)."""
         ...
 
     async def open_command(

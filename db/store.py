@@ -14,6 +14,7 @@ import asyncio
 import json
 import operator
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from datetime import datetime
 from functools import partial
 from types import TracebackType
@@ -128,10 +129,13 @@ class CoreStore(ABC):
         actor_id: int | None = None,
         interaction_id: str | None = None,
         referee_id: int | None = None,
+        origin: Mapping[str, Any] | None = None,
     ) -> GameRecord:
         """Store a new game at version 1, with a ``game.created`` event holding its setup.
 
-        ``referee_id`` joins the game as its referee in the same transaction. Raises
+        ``referee_id`` joins the game as its referee in the same transaction;
+        ``origin`` (JSON) joins the event's arguments: what the game was made from (the
+        campaign that linked it). Raises
         `GameExists` if the channel holds a game (even an ended one: delete it first).
         Retrying the same interaction returns the game as it is now.
         """
@@ -143,7 +147,12 @@ class CoreStore(ABC):
         document_json = encode_document(document)
         pending = system_event(
             VERB_CREATED,
-            args={"ruleset": ruleset, "language": language, "guild_id": guild_id},
+            args={
+                **(origin or {}),
+                "ruleset": ruleset,
+                "language": language,
+                "guild_id": guild_id,
+            },
             actor_id=actor_id,
             interaction_id=interaction_id,
         )

@@ -92,6 +92,8 @@ def annotation(option: OptionSpec) -> Any:
         return discord.Member
     if option.type is OptionType.ROLE:
         return discord.Role
+    if option.type is OptionType.CHANNEL:
+        return discord.TextChannel
     if option.type is OptionType.BOOLEAN:
         return bool
     base: type = {OptionType.INTEGER: int, OptionType.NUMBER: float}.get(option.type, str)
@@ -134,7 +136,9 @@ def callback(command: CommandSpec) -> Callback:
         # A member option reaches the service as the member's id (the service knows no
         # Discord objects); a mention of it is what the log and the replies show.
         values = {
-            name: value.id if isinstance(value, discord.abc.User | discord.Role) else value
+            name: value.id
+            if isinstance(value, discord.abc.User | discord.Role | discord.abc.GuildChannel)
+            else value
             for name, value in values.items()
         }
         call = invocation(command, values)

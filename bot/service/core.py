@@ -21,7 +21,16 @@ from datetime import datetime
 from bot.channel_locks import ChannelLocks
 from bot.integrity import refusal_of
 from bot.limits import LogLimiter, LogLimits
-from bot.service import deadlines, history, lifecycle, play, results, seats, views
+from bot.service import (
+    campaigns,
+    deadlines,
+    history,
+    lifecycle,
+    play,
+    results,
+    seats,
+    views,
+)
 from bot.service.errors import ServiceError
 from bot.service.events import resolutions_of, result_of
 from bot.service.handlers import (
@@ -40,6 +49,7 @@ from bot.workers import DEFAULT_WORKERS, ChannelWorkers
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import EventRecord, GameRecord
 from db.protocol import GameStore
+from rules.core.campaign import CAMPAIGN_KIND
 from rules.core.dice import DiceSource, SystemDice
 from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES
@@ -55,6 +65,7 @@ TABLE = HandlerTable(
     *views.HANDLERS,
     *history.HANDLERS,
     *deadlines.HANDLERS,
+    *campaigns.HANDLERS,
     *play.HANDLERS,
     fallback=play.FALLBACK,
 )
@@ -190,6 +201,9 @@ class GameService:
         record = context.record
         if context.earlier is not None:
             return _earlier_reply(request, context.earlier, record)
+        if record.ruleset == CAMPAIGN_KIND:
+            # A campaign's channel holds its log, not a game: its games have their own.
+            raise ServiceError("error.campaign.here", name=str(record.document.get("name", "")))
         rules = self._services.play(record.ruleset)
         seat = seat_among(request, context.members, context.side_roles)
         # Documents saved by an older release are migrated here, in memory; the next commit
@@ -202,7 +216,15 @@ class GameService:
             raise ServiceError("error.service.game_ended")
         _check_seat(handler.who, seat)
         call = GameCall(request, self._services, self._table, context, rules, document, seat)
-        return await handler.run(call)
+        reply = await handler.run(call)
+        if context.campaign is not None and not handler.read_only:
+            # The command may have ended the game or undone its end: its campaign follows,
+            # with a logged event of its own (a result entered, or reversed).
+            followed = await campaigns.follow(
+                self._services, context.campaign, request.channel_id
+            )
+            reply.notices.extend(followed)
+        return reply
 
     async def _without_game(self, handler: Handler, request: Request) -> Reply:
         if handler.who is Who.MANAGERS:

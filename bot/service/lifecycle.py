@@ -27,6 +27,7 @@ from db.errors import GameNotFound, StoreError
 from db.models import ArchivedGame, GameRecord, GameSummary
 from db.protocol import GameStore
 from rules.core.battlefield import MapView
+from rules.core.campaign import CAMPAIGN_KIND
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.play import StatusView
@@ -51,7 +52,8 @@ async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | 
         record = await store.load(channel_id)
     except GameNotFound:
         return None
-    if record.status != "ended":
+    if record.status != "ended" or record.ruleset == CAMPAIGN_KIND:
+        # A campaign's log stays in its channel, ended or not (/campaign status lists it).
         return None
     # The store reads the history page by page and keeps it compact (db.archive).
     return await store.archive_game(channel_id, title=_title(record))
@@ -72,8 +74,10 @@ async def list_lines(
     """The guild's games in play (channel, ruleset, title, turn, whose move) and archived."""
     store = services.store
     lines: list[str] = []
-    playing = [g for g in await store.list_games(guild_id) if g.status != "ended"]
-    ended = [g for g in await store.list_games(guild_id) if g.status == "ended"]
+    # Campaigns are listed by /campaign status, not here.
+    games = [g for g in await store.list_games(guild_id) if g.ruleset != CAMPAIGN_KIND]
+    playing = [g for g in games if g.status != "ended"]
+    ended = [g for g in games if g.status == "ended"]
     for game in playing[:MAX_LISTED]:
         lines.append(await _playing_line(services, game, language, in_guild))
     for game in ended[:MAX_LISTED]:

@@ -40,6 +40,7 @@ DISCORD_TYPES = {
     OptionType.ATTACHMENT: 11,
     OptionType.USER: 6,
     OptionType.ROLE: 8,
+    OptionType.CHANNEL: 7,
 }
 RULESETS = ("manovra", "pzgren", "w40k4", "linea_gotica")
 
@@ -122,6 +123,8 @@ def _sample(option: OptionSpec, command: CommandSpec | None = None) -> str:
         return "true"
     if option.type in (OptionType.INTEGER, OptionType.NUMBER):
         return str(int(option.high if option.high is not None else 1))
+    if option.type is OptionType.CHANNEL:
+        return "5"
     return "x"
 
 
@@ -143,7 +146,7 @@ def test_both_front_ends_send_the_same_request(command):
             else True
             if o.type is OptionType.BOOLEAN
             else int(values[o.name])
-            if o.type in (OptionType.INTEGER, OptionType.NUMBER)
+            if o.type in (OptionType.INTEGER, OptionType.NUMBER, OptionType.CHANNEL)
             else values[o.name]
         )
         for o in command.options

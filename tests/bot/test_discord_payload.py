@@ -57,6 +57,7 @@ COMMANDS = {
     "map": None,
     "roll": None,
     "takeback": None,
+    "campaign": {"new", "join", "status", "log", "game", "end"},
     "seat": {"assign", "remove", "bind"},
     "reroll": None,
     "help": None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.service.stored.campaign import CampaignLink, campaign_link_of
 from bot.service.stored.deadlines import Deadline, deadlines_of, pace_of
 from bot.service.stored.seats import side_roles_of
 from db.models import CommandContext, EventRecord, GameRecord, Member
@@ -16,7 +17,8 @@ from db.protocol import GameStore
 class TableContext:
     """The game, the event this interaction already committed (a retried interaction is
     answered with it), the members (who the asker is, whom to ping), the deadlines, the
-    pace (hours per owed action) and the (side, Discord role id) bindings."""
+    pace (hours per owed action), the (side, Discord role id) bindings and the game's
+    campaign."""
 
     record: GameRecord
     earlier: EventRecord | None
@@ -24,6 +26,8 @@ class TableContext:
     deadlines: tuple[Deadline, ...] = ()
     pace_hours: int | None = None
     side_roles: tuple[tuple[str, int], ...] = ()
+    #: The campaign the game belongs to, if any.
+    campaign: CampaignLink | None = None
 
     @classmethod
     def of(cls, context: CommandContext) -> TableContext:
@@ -35,6 +39,7 @@ class TableContext:
             deadlines=deadlines_of(context.records),
             pace_hours=pace_of(context.records),
             side_roles=side_roles_of(context.records),
+            campaign=campaign_link_of(context.records),
         )
 
 

@@ -62,6 +62,7 @@ def test_the_declarations_say_what_the_verb_lists_said():
         "rules.table",
         "odds",
         "game.map",
+        "campaign.log",
     }
     assert "roll" not in GAME_VERBS and "dice.roll" in GAME_VERBS and "move" not in GAME_VERBS
     assert TABLE.handler("game.creators").who is Who.MANAGERS

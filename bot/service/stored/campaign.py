@@ -1,0 +1,39 @@
+"""A game's link to its campaign, as a record of the game (``campaign``, sealed: the game's
+checksum covers it and every command reads it, so a command that ends or reopens a linked
+game knows, with no extra read, that its campaign must follow)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from db.models import FeatureRecord, Scope
+from db.protocol import GameStore
+
+CAMPAIGN_LINK = "campaign"
+LINK_KEY = "link"
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignLink:
+    """The campaign a game belongs to (its channel) and the game's number in it."""
+
+    campaign: int
+    number: int
+
+
+def campaign_link_of(records: Iterable[FeatureRecord]) -> CampaignLink | None:
+    """The link among a game's records, if the game belongs to a campaign."""
+    for record in records:
+        if record.feature == CAMPAIGN_LINK:
+            return CampaignLink(int(record.value["campaign"]), int(record.value["number"]))
+    return None
+
+
+async def link_game(store: GameStore, channel_id: int, link: CampaignLink) -> None:
+    """Record that the channel's game is game ``link.number`` of ``link.campaign``."""
+    value = {"campaign": link.campaign, "number": link.number}
+    await store.feature_put(CAMPAIGN_LINK, Scope.of_game(channel_id), LINK_KEY, value, sealed=True)
+
+
+__all__ = ["CAMPAIGN_LINK", "LINK_KEY", "CampaignLink", "campaign_link_of", "link_game"]

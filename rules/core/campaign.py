@@ -1,0 +1,355 @@
+"""A campaign as a pure fold over its log: the events, the state they build, the standings.
+
+A campaign is a log of typed events (created, a side joined, a game linked, a game's
+result entered, a result reversed, the campaign ended). :func:`apply` checks one event
+against the state so far and returns the next state; :func:`replay` folds a whole log. The
+service stores each event in the campaign's own hash-chained log and the state beside it;
+the state is never edited by hand, so it always equals the replay of the log (a test says
+so). Standings are computed from the state's results, never kept: :func:`standings` is the
+recount.
+
+No I/O here: the service reads and writes the log (``bot/service/campaigns.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from rules.core.errors import IllegalAction, InvalidInput
+
+#: The store's kind of a campaign's record (its ``ruleset`` column): not a ruleset, so no
+#: game command ever runs on it.
+CAMPAIGN_KIND = "campaign"
+#: The campaign state's format, stamped in its document.
+CAMPAIGN_FORMAT = 1
+#: The most games, sides' players and campaigns' name length one campaign holds: what a
+#: player can make large is bounded.
+MAX_GAMES = 200
+MAX_PLAYERS = 50
+MAX_NAME = 80
+MAX_POINTS = 100
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Points(_Frozen):
+    """What a game earns a side in the standings."""
+
+    win: int = Field(3, ge=-MAX_POINTS, le=MAX_POINTS)
+    draw: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS)
+    loss: int = Field(0, ge=-MAX_POINTS, le=MAX_POINTS)
+
+
+class Created(_Frozen):
+    """The campaign begins: its ruleset, name, points, sides (id -> name), referee."""
+
+    type: Literal["campaign.created"] = "campaign.created"
+    ruleset: str
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    points: Points = Points()
+    sides: dict[str, str]
+    referee: int
+
+
+class Joined(_Frozen):
+    """A player joins a side."""
+
+    type: Literal["campaign.joined"] = "campaign.joined"
+    side: str
+    user: int
+
+
+class Linked(_Frozen):
+    """A game of the campaign starts in a channel, from a scenario; it is numbered in the
+    order games are linked (a channel may play several games of a campaign in turn)."""
+
+    type: Literal["campaign.game"] = "campaign.game"
+    number: int
+    channel: int
+    scenario: str
+
+
+class ResultEntered(_Frozen):
+    """A linked game's result enters the campaign: its winner (None: a draw), each side's
+    score, how it ended, and the hash of the game's final event (its log's head)."""
+
+    type: Literal["campaign.result"] = "campaign.result"
+    number: int
+    winner: str | None
+    scores: dict[str, int]
+    ending: str
+    final_hash: str
+
+
+class ResultReversed(_Frozen):
+    """A result entered earlier no longer holds (its game's end was undone): reversed by a
+    new event, never edited away."""
+
+    type: Literal["campaign.reversal"] = "campaign.reversal"
+    number: int
+    final_hash: str
+    reason: str = "undone"
+
+
+class Ended(_Frozen):
+    """The campaign is over: nothing more is linked or entered."""
+
+    type: Literal["campaign.ended"] = "campaign.ended"
+
+
+CampaignEvent = Annotated[
+    Created | Joined | Linked | ResultEntered | ResultReversed | Ended,
+    Field(discriminator="type"),
+]
+_EVENT: TypeAdapter[CampaignEvent] = TypeAdapter(CampaignEvent)
+#: The verbs of the campaign's log, one per kind of event.
+CAMPAIGN_VERBS = (
+    "campaign.created",
+    "campaign.joined",
+    "campaign.game",
+    "campaign.result",
+    "campaign.reversal",
+    "campaign.ended",
+)
+
+
+def event_of(data: Mapping[str, Any]) -> CampaignEvent:
+    """An event read back from the log (its JSON, as :func:`event_json` wrote it)."""
+    return _EVENT.validate_python(dict(data))
+
+
+def event_json(event: CampaignEvent) -> dict[str, Any]:
+    """An event as JSON for the log."""
+    data: dict[str, Any] = event.model_dump(mode="json")
+    return data
+
+
+class GameEntry(_Frozen):
+    """A linked game: its number, where and from what, and its result while one holds."""
+
+    number: int
+    channel: int
+    scenario: str
+    result: ResultEntered | None = None
+
+
+class CampaignState(_Frozen):
+    """Everything the log says so far."""
+
+    format: int = CAMPAIGN_FORMAT
+    ruleset: str
+    name: str
+    points: Points
+    sides: dict[str, str]
+    referee: int
+    players: dict[str, list[int]]
+    games: list[GameEntry] = []
+    ended: bool = False
+
+    def side_of(self, user: int) -> str | None:
+        """The side ``user`` plays, if any."""
+        return next((side for side, users in self.players.items() if user in users), None)
+
+    def game(self, number: int) -> GameEntry | None:
+        """The linked game numbered ``number``, if any."""
+        return self.games[number - 1] if 0 < number <= len(self.games) else None
+
+    def playing_in(self, channel: int) -> GameEntry | None:
+        """The linked game in ``channel`` still without a result, if any."""
+        return next((e for e in self.games if e.channel == channel and e.result is None), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The state as the campaign's stored document."""
+        data: dict[str, Any] = self.model_dump(mode="json")
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CampaignState:
+        """A state stored with :meth:`to_json`."""
+        return cls.model_validate(dict(data))
+
+
+def start(event: Created) -> CampaignState:
+    """The state a campaign begins with."""
+    if len(event.sides) < 2:
+        raise InvalidInput("error.campaign.no_sides", ruleset=event.ruleset)
+    return CampaignState(
+        ruleset=event.ruleset,
+        name=event.name,
+        points=event.points,
+        sides=dict(event.sides),
+        referee=event.referee,
+        players={side: [] for side in event.sides},
+    )
+
+
+def apply(state: CampaignState, event: CampaignEvent) -> CampaignState:
+    """The state after ``event``; a `RulesError` (the state unchanged) when it may not
+    happen now."""
+    if isinstance(event, Created):
+        raise IllegalAction("error.campaign.exists", name=state.name)
+    if state.ended:
+        raise IllegalAction("error.campaign.ended", name=state.name)
+    if isinstance(event, Joined):
+        return _joined(state, event)
+    if isinstance(event, Linked):
+        return _linked(state, event)
+    if isinstance(event, ResultEntered):
+        return _entered(state, event)
+    if isinstance(event, ResultReversed):
+        return _reversed(state, event)
+    unsettled = [entry.number for entry in state.games if entry.result is None]
+    if unsettled:
+        raise IllegalAction("error.campaign.games_unsettled", games=len(unsettled))
+    return state.model_copy(update={"ended": True})
+
+
+def _joined(state: CampaignState, event: Joined) -> CampaignState:
+    if event.side not in state.sides:
+        raise InvalidInput(
+            "error.campaign.unknown_side", side=event.side[:40], known=", ".join(state.sides)
+        )
+    current = state.side_of(event.user)
+    if current is not None:
+        raise IllegalAction("error.campaign.already_joined", side=state.sides[current])
+    if sum(len(users) for users in state.players.values()) >= MAX_PLAYERS:
+        raise IllegalAction("error.campaign.too_many_players", limit=MAX_PLAYERS)
+    players = {side: list(users) for side, users in state.players.items()}
+    players[event.side].append(event.user)
+    return state.model_copy(update={"players": players})
+
+
+def _linked(state: CampaignState, event: Linked) -> CampaignState:
+    if state.playing_in(event.channel) is not None:
+        raise IllegalAction("error.campaign.game_in_play", channel=event.channel)
+    if len(state.games) >= MAX_GAMES:
+        raise IllegalAction("error.campaign.too_many_games", limit=MAX_GAMES)
+    if event.number != len(state.games) + 1:
+        raise IllegalAction("error.campaign.not_linked", number=event.number)
+    entry = GameEntry(number=event.number, channel=event.channel, scenario=event.scenario)
+    games = [*state.games, entry]
+    return state.model_copy(update={"games": games})
+
+
+def _replace(state: CampaignState, entry: GameEntry) -> CampaignState:
+    games = [entry if old.number == entry.number else old for old in state.games]
+    return state.model_copy(update={"games": games})
+
+
+def _entered(state: CampaignState, event: ResultEntered) -> CampaignState:
+    entry = state.game(event.number)
+    if entry is None:
+        raise IllegalAction("error.campaign.not_linked", number=event.number)
+    if entry.result is not None:
+        raise IllegalAction("error.campaign.result_held", number=event.number)
+    if event.winner is not None and event.winner not in state.sides:
+        raise InvalidInput("error.campaign.unknown_side", side=event.winner, known="")
+    return _replace(state, entry.model_copy(update={"result": event}))
+
+
+def _reversed(state: CampaignState, event: ResultReversed) -> CampaignState:
+    entry = state.game(event.number)
+    if entry is None or entry.result is None or entry.result.final_hash != event.final_hash:
+        raise IllegalAction("error.campaign.no_result", number=event.number)
+    return _replace(state, entry.model_copy(update={"result": None}))
+
+
+def replay(events: Iterable[CampaignEvent]) -> CampaignState:
+    """The state a whole log builds (the first event creates the campaign)."""
+    state: CampaignState | None = None
+    for event in events:
+        if state is None:
+            if not isinstance(event, Created):
+                raise IllegalAction("error.campaign.not_created")
+            state = start(event)
+        else:
+            state = apply(state, event)
+    if state is None:
+        raise IllegalAction("error.campaign.not_created")
+    return state
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One side's line of the standings."""
+
+    side: str
+    played: int
+    wins: int
+    draws: int
+    losses: int
+    points: int
+    #: The tiebreaker: the game points it scored less those scored against it.
+    difference: int
+
+
+def standings(state: CampaignState) -> tuple[Standing, ...]:
+    """The standings recounted from the results that hold: by points, then points
+    difference, then wins; sides still level keep their order of declaration."""
+    counts = {side: [0, 0, 0, 0, 0] for side in state.sides}  # played w d l difference
+    for entry in state.games:
+        result = entry.result
+        if result is None:
+            continue
+        for side in state.sides:
+            line = counts[side]
+            line[0] += 1
+            if result.winner is None:
+                line[2] += 1
+            elif result.winner == side:
+                line[1] += 1
+            else:
+                line[3] += 1
+            own = result.scores.get(side, 0)
+            against = sum(v for s, v in result.scores.items() if s != side)
+            line[4] += own - against
+    points = state.points
+    table = [
+        Standing(
+            side=side,
+            played=played,
+            wins=wins,
+            draws=draws,
+            losses=losses,
+            points=wins * points.win + draws * points.draw + losses * points.loss,
+            difference=difference,
+        )
+        for side, (played, wins, draws, losses, difference) in counts.items()
+    ]
+    order = list(state.sides)
+    table.sort(key=lambda s: (-s.points, -s.difference, -s.wins, order.index(s.side)))
+    return tuple(table)
+
+
+__all__ = [
+    "CAMPAIGN_FORMAT",
+    "CAMPAIGN_KIND",
+    "CAMPAIGN_VERBS",
+    "MAX_GAMES",
+    "MAX_NAME",
+    "MAX_PLAYERS",
+    "MAX_POINTS",
+    "CampaignEvent",
+    "CampaignState",
+    "Created",
+    "Ended",
+    "GameEntry",
+    "Joined",
+    "Linked",
+    "Points",
+    "ResultEntered",
+    "ResultReversed",
+    "Standing",
+    "apply",
+    "event_json",
+    "event_of",
+    "replay",
+    "standings",
+    "start",
+]

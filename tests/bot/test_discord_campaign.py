@@ -1,0 +1,40 @@
+"""A campaign over Discord (SimCord, the real bot): created in its channel, joined, a game
+linked in another channel (a channel option), its end entering the campaign's standings."""
+
+from __future__ import annotations
+
+from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
+    Table,
+    assert_private_error,
+    assert_public,
+    discord_dice,
+    discord_service,
+    discord_store,
+    simcord_bot,
+    table,
+    texts,
+)
+
+
+async def test_a_campaign_game_through_discord(table: Table) -> None:  # noqa: F811
+    home = table.channel
+    front = table.guild.create_text_channel("fronte")
+    created = await table.referee.slash(
+        home, "campaign new", ruleset="manovra", name="Normandia", language="en"
+    )
+    assert "Campaign «Normandia» created" in texts(assert_public(created))
+    await table.anna.slash(home, "campaign join", side="alleati")
+    await table.bruno.slash(home, "campaign join", side="asse")
+    # PlayerTyping's own ``channel`` parameter would take the option: the member itself.
+    refused = await table.anna._actor.slash(
+        home, "campaign game", scenario="normandia_incontro", channel=front
+    )
+    assert_private_error(refused, "Only the campaign's referee can do that.")
+    linked = await table.referee._actor.slash(
+        home, "campaign game", scenario="normandia_incontro", channel=front
+    )
+    assert "Game 1 of «Normandia» starts in" in texts(assert_public(linked))
+    ended = await table.referee.slash(front, "game end", result="alleati", reason="held")
+    assert "The result enters the campaign «Normandia» (game 1)." in texts(assert_public(ended))
+    status = texts(assert_public(await table.anna.slash(home, "campaign status")))
+    assert "Alleati won" in status and "1. Alleati: 1 game, 1-0-0, 3 points" in status

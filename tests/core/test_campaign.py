@@ -1,0 +1,132 @@
+"""The campaign's pure fold: events checked, the standings recounted from the results."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.core.campaign import (
+    CampaignState,
+    Created,
+    Ended,
+    Joined,
+    Linked,
+    Points,
+    ResultEntered,
+    ResultReversed,
+    apply,
+    event_json,
+    event_of,
+    replay,
+    standings,
+)
+from rules.core.errors import RulesError
+
+SIDES = {"alleati": "Alleati", "asse": "Asse"}
+
+
+def _created() -> Created:
+    return Created(
+        ruleset="manovra",
+        name="Normandia",
+        points=Points(win=3, draw=1, loss=0),
+        sides=SIDES,
+        referee=1,
+    )
+
+
+def _result(game: int, winner: str | None, allies: int, axis: int) -> ResultEntered:
+    return ResultEntered(
+        number=game,
+        winner=winner,
+        scores={"alleati": allies, "asse": axis},
+        ending="turn_limit",
+        final_hash=f"h{game}",
+    )
+
+
+def _campaign() -> list:
+    return [
+        _created(),
+        Joined(side="alleati", user=2),
+        Joined(side="asse", user=3),
+        Linked(number=1, channel=100, scenario="a"),
+        _result(1, "alleati", 5, 1),
+        Linked(number=2, channel=101, scenario="b"),
+        _result(2, None, 2, 2),
+        Linked(number=3, channel=102, scenario="c"),
+        _result(3, "asse", 0, 3),
+    ]
+
+
+def test_standings_recount_the_results() -> None:
+    table = standings(replay(_campaign()))
+    assert [
+        (s.side, s.played, s.wins, s.draws, s.losses, s.points, s.difference) for s in table
+    ] == [
+        ("alleati", 3, 1, 1, 1, 4, 1),
+        ("asse", 3, 1, 1, 1, 4, -1),
+    ]
+
+
+def test_points_difference_breaks_a_tie_and_points_come_first() -> None:
+    events = [
+        *_campaign()[:5],
+        Linked(number=2, channel=101, scenario="b"),
+        _result(2, "asse", 0, 1),
+    ]
+    table = standings(replay(events))
+    assert [s.side for s in table] == ["alleati", "asse"]  # 3 points each, +3 against -3
+    events = [
+        *_campaign()[:3],
+        Linked(number=1, channel=100, scenario="a"),
+        _result(1, "asse", 9, 10),
+    ]
+    assert [s.side for s in standings(replay(events))] == ["asse", "alleati"]
+
+
+def test_a_reversal_takes_a_result_out_and_it_may_enter_again() -> None:
+    events = [*_campaign()[:5], ResultReversed(number=1, final_hash="h1")]
+    state = replay(events)
+    assert state.game(1).result is None
+    assert all(s.played == 0 for s in standings(state))
+    state = apply(state, _result(1, "asse", 0, 2))
+    assert standings(state)[0].side == "asse"
+
+
+@pytest.mark.parametrize(
+    ("event", "key"),
+    [
+        (Joined(side="nessuno", user=4), "error.campaign.unknown_side"),
+        (Joined(side="asse", user=2), "error.campaign.already_joined"),
+        (Linked(number=3, channel=101, scenario="x"), "error.campaign.game_in_play"),
+        (_result(1, "alleati", 1, 0), "error.campaign.result_held"),
+        (_result(9, "alleati", 1, 0), "error.campaign.not_linked"),
+        (ResultReversed(number=1, final_hash="other"), "error.campaign.no_result"),
+        (_created(), "error.campaign.exists"),
+    ],
+)
+def test_illegal_events_are_refused_and_change_nothing(event: object, key: str) -> None:
+    state = replay(_campaign()[:6])  # game 1 has its result, game 2 is in play
+    before = state.to_json()
+    with pytest.raises(RulesError) as refused:
+        apply(state, event)  # type: ignore[arg-type]
+    assert refused.value.key == key
+    assert state.to_json() == before
+
+
+def test_an_ended_campaign_takes_nothing_more_and_unsettled_games_hold_the_end() -> None:
+    state = replay([*_campaign()[:3], Linked(number=1, channel=100, scenario="a")])
+    with pytest.raises(RulesError) as refused:
+        apply(state, Ended())
+    assert refused.value.key == "error.campaign.games_unsettled"
+    state = apply(apply(state, _result(1, None, 0, 0)), Ended())
+    with pytest.raises(RulesError) as refused:
+        apply(state, Linked(number=2, channel=101, scenario="b"))
+    assert refused.value.key == "error.campaign.ended"
+
+
+def test_events_and_state_round_trip_through_json() -> None:
+    events = _campaign()
+    assert [event_of(event_json(e)) for e in events] == events
+    state = replay(events)
+    assert CampaignState.from_json(state.to_json()) == state
