@@ -85,9 +85,15 @@ def command_names(play: GamePlay | None) -> list[str]:
     return [command.name for command in channel_commands(play)]
 
 
+def closest(typed: str, names: Iterable[str], n: int = 3) -> list[str]:
+    """The names closest to a mistyped one, best first (``devastaori`` → ``devastatori``):
+    the same measure for commands, units, targets, weapons and markers."""
+    return difflib.get_close_matches(typed.strip().lstrip("/"), list(names), n=n, cutoff=0.6)
+
+
 def suggestion(typed: str, names: Iterable[str]) -> str | None:
     """The command closest to a mistyped one (``fier`` → ``fire``), if any is close."""
-    found = difflib.get_close_matches(typed.strip().lstrip("/"), list(names), n=1, cutoff=0.6)
+    found = closest(typed, names, n=1)
     return found[0] if found else None
 
 

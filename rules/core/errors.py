@@ -72,9 +72,37 @@ class TableDataError(RulesError):
 
 
 class UnknownName(RulesError):
-    """A ruleset, procedure, table, unit, weapon or scenario name that does not exist."""
+    """A ruleset, procedure, table, unit, weapon or scenario name that does not exist.
+
+    ``suggested``: the known names nearest to the one typed (set by whoever knows which
+    names the asker may see), offered after the reason: "did you mean …?".
+    """
 
     default_key = "error.unknown_name"
+
+    def __init__(
+        self,
+        key: str | None = None,
+        /,
+        *,
+        suggested: tuple[str, ...] = (),
+        **params: ParamValue,
+    ) -> None:
+        super().__init__(key, **params)
+        self.suggested = suggested
+
+    def suggesting(self, names: tuple[str, ...]) -> UnknownName:
+        """The same refusal, offering ``names`` as what was meant."""
+        return UnknownName(self.key, suggested=names, **self.params)
+
+    def localized(self, language: str) -> str:
+        """The reason, then the closest names when there are some."""
+        reason = super().localized(language)
+        if not self.suggested:
+            return reason
+        names = ", ".join(self.suggested)
+        hint = translate("error.did_you_mean", language, names=names, n=len(self.suggested))
+        return f"{reason} {hint}"
 
 
 class IllegalAction(RulesError):
