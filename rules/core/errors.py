@@ -6,7 +6,7 @@ front ends can show it in the game's language; ``str(error)`` is the Italian tex
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from rules.core.i18n import DEFAULT_LANGUAGE, translate
 
@@ -109,3 +109,27 @@ class IllegalAction(RulesError):
     """The action is valid in itself but not allowed now (turn, phase, status, owner)."""
 
     default_key = "error.illegal_action"
+
+
+class NoneCan(IllegalAction):
+    """No candidate can do what was asked (no weapon can fire): the refusal names each
+    candidate's own reason, nearest first, not only that none can.
+
+    ``reasons``: a catalogue key and its parameters per candidate, joined into the
+    ``{reasons}`` parameter of ``key`` (``{n}``: how many) in the reader's language.
+    """
+
+    def __init__(
+        self,
+        key: str,
+        reasons: Sequence[tuple[str, Mapping[str, ParamValue]]],
+        /,
+        **params: ParamValue,
+    ) -> None:
+        super().__init__(key, **params)
+        self.reasons = tuple((reason, dict(values)) for reason, values in reasons)
+
+    def localized(self, language: str) -> str:
+        """The refusal with every candidate's reason."""
+        why = "; ".join(translate(reason, language, **values) for reason, values in self.reasons)
+        return translate(self.key, language, **self.params, reasons=why, n=len(self.reasons))
