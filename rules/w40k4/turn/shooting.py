@@ -165,12 +165,20 @@ def do_fire(
     else:
         cover = command.cover if command.cover is not None else target.cover
     groups = weapon_groups(state, unit, command, result)
+    waiting = len(state.templates)
     for group in groups:
         if not target.alive:
             result.notices.append(Outcome.of("w40k4.fire.target_gone", weapon=group.weapon.name))
             continue
         _fire_group(
             state, unit, target, group, command, cover, tray, result, marks, actor_side is None
+        )
+    placed = len(state.templates) - waiting
+    if placed > 0:
+        # The fire is not over: each scattered template is resolved by /template, which
+        # the reply spells out for the player to type next.
+        result.notices.append(
+            Outcome.of("w40k4.fire.template_next", n=placed, unit=unit.id, target=target.id)
         )
     if marks is not None and not is_preview():
         field.remember(state, "w40k4.map.fired", marks, unit=unit.name, target=target.name)
