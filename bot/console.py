@@ -341,6 +341,11 @@ class Console:
                 await self._send("help", {"command": topic} if topic else {}, None, None)
                 return
             verb, options, dice, path = parse_line(line)
+            if verb == "game.new" and not options and not path:
+                # Nothing chosen yet: what could be started (every ruleset, its scenarios),
+                # rather than a game of a ruleset the player never asked for.
+                await self._send("help", {"command": "game new"}, None, None)
+                return
             for named in _USER_TOKEN.findall(line):  # a seat named in a command: show its name
                 self._names[user_id_of(named.lstrip("@"))] = named.lstrip("@")[:40]
             attachment = None

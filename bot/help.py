@@ -27,6 +27,11 @@ from rules.core.declaration import Declaration, declaration, declarations
 from rules.core.errors import UnknownName
 from rules.core.i18n import translate
 from rules.core.play import GamePlay
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset, known_rulesets
+from rules.core.scenario import bundled_titles
+
+#: ``/game new``: its help lists every ruleset with its scenarios.
+GAME_NEW = "game.new"
 
 #: The commands the rulesets' declarations make (the others are the service's own).
 RULESET_PATHS = frozenset(command.path for command in ruleset_commands(declarations()))
@@ -80,9 +85,15 @@ def command_names(play: GamePlay | None) -> list[str]:
     return [command.name for command in channel_commands(play)]
 
 
+def closest(typed: str, names: Iterable[str], n: int = 3) -> list[str]:
+    """The names closest to a mistyped one, best first (``devastaori`` → ``devastatori``):
+    the same measure for commands, units, targets, weapons and markers."""
+    return difflib.get_close_matches(typed.strip().lstrip("/"), list(names), n=n, cutoff=0.6)
+
+
 def suggestion(typed: str, names: Iterable[str]) -> str | None:
     """The command closest to a mistyped one (``fier`` → ``fire``), if any is close."""
-    found = difflib.get_close_matches(typed.strip().lstrip("/"), list(names), n=1, cutoff=0.6)
+    found = closest(typed, names, n=1)
     return found[0] if found else None
 
 
@@ -168,7 +179,35 @@ def command_lines(command: CommandSpec, play: GamePlay | None, language: str) ->
     if examples:
         lines.append(translate("bot.help.examples", language))
         lines += [f"  {line}" for line in dict.fromkeys(examples)]
+    if command.path == GAME_NEW:
+        lines += scenario_lines(language)
     return lines
+
+
+def scenario_lines(language: str) -> list[str]:
+    """What ``/game new`` can start: every ruleset, each with its scenarios and their
+    titles, and the line that starts the first one."""
+    lines = [translate("bot.help.scenarios", language)]
+    first = ""
+    for key in known_rulesets():
+        ruleset = get_ruleset(key)
+        lines.append(f"  ruleset:{key} — {ruleset.title}")
+        titles = _scenario_titles(key)
+        for scenario_id, title in titles.items():
+            lines.append(f"    scenario:{scenario_id}" + (f" — {title}" if title else ""))
+            first = first or f"/game new ruleset:{key} scenario:{scenario_id}"
+    if first:
+        lines.append(translate("bot.help.start_with", language, line=first))
+    return lines
+
+
+def _scenario_titles(key: str) -> dict[str, str]:
+    """A ruleset's scenarios, id → title (a ruleset registered from outside ``rules/``
+    lists its play's ids, untitled)."""
+    if key in KNOWN_RULESETS:
+        return bundled_titles(f"rules.{key}")
+    play = get_ruleset(key).play
+    return dict.fromkeys(play.scenarios() if play is not None else [], "")
 
 
 def _bound(value: float | None) -> str:

@@ -25,6 +25,7 @@ from bot.service.events import (
     VERB_DISPUTE,
     VERB_REROLL,
     VERB_REWIND,
+    VERB_ROLL,
     plain_event,
     recorded_roll,
     with_result,
@@ -48,11 +49,15 @@ PAGE = 1000
 
 
 def takeback_refusal(latest: EventRecord, user_id: int, play: GamePlay) -> str | None:
-    """Why the asker may not take back the game's latest event (None: they may)."""
-    if not is_play_event(latest, play) or latest.actor_id != user_id:
+    """Why the asker may not take back the game's latest event (None: they may).
+
+    The asker's own roll (a free ``/roll`` or a command whose dice were rolled) is refused
+    for what it is: rolls stand, only the referee's ``/game undo`` removes them."""
+    own = latest.actor_id == user_id
+    if own and (latest.verb == VERB_ROLL or (latest.dice and is_play_event(latest, play))):
+        return "error.service.takeback.rolls_stand"
+    if not is_play_event(latest, play) or not own:
         return "error.service.takeback.not_yours"
-    if latest.dice:
-        return "error.service.takeback.dice_rolled"
     return None
 
 

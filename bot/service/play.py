@@ -42,6 +42,7 @@ from bot.service.stored.dice import (
     save_pending_roll,
 )
 from bot.service.stored.table import TableContext, open_table
+from bot.service.suggest import with_suggestions
 from db.errors import GameEnded, GameNotFound, VersionConflict
 from db.models import CommitResult, NewEvent, PreparedState
 from db.prepare import PreparedEvent, prepare_event
@@ -216,6 +217,12 @@ async def play_verb(
         except IllegalAction as error:
             # What the seat may do instead is listed here, in the same job and budget.
             raise not_now(play, document, error, actor_side) from None
+        except UnknownName as error:
+            # A mistyped name: the closest ones this seat may see, in the same job.
+            rules = services.ruleset(record.ruleset).rules
+            raise with_suggestions(
+                error, rules, record.ruleset, document, seat, request.verb, request.options
+            ) from None
         if odds_only:
             return waiting, result, [], None
         # A command that ends the game (the last turn, a sudden death, a concession, the

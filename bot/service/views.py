@@ -301,7 +301,9 @@ async def show_help(call: Call) -> Reply:
     play = services.play(record.ruleset) if record is not None else None
     reply = TextReply(language=language, ruleset=record.ruleset if record is not None else "")
     reply.lines_title = "discord.embed.help"
-    reply.lines = help_lines(language, str(request.options.get("command") or ""), play)
+    topic = str(request.options.get("command") or "")
+    # Off the event loop: /help game new reads every ruleset's scenarios (once, cached).
+    reply.lines = await services.off_loop(help_lines, language, topic, play)
     return reply
 
 

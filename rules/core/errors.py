@@ -6,7 +6,7 @@ front ends can show it in the game's language; ``str(error)`` is the Italian tex
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from rules.core.i18n import DEFAULT_LANGUAGE, translate
 
@@ -72,12 +72,64 @@ class TableDataError(RulesError):
 
 
 class UnknownName(RulesError):
-    """A ruleset, procedure, table, unit, weapon or scenario name that does not exist."""
+    """A ruleset, procedure, table, unit, weapon or scenario name that does not exist.
+
+    ``suggested``: the known names nearest to the one typed (set by whoever knows which
+    names the asker may see), offered after the reason: "did you mean …?".
+    """
 
     default_key = "error.unknown_name"
+
+    def __init__(
+        self,
+        key: str | None = None,
+        /,
+        *,
+        suggested: tuple[str, ...] = (),
+        **params: ParamValue,
+    ) -> None:
+        super().__init__(key, **params)
+        self.suggested = suggested
+
+    def suggesting(self, names: tuple[str, ...]) -> UnknownName:
+        """The same refusal, offering ``names`` as what was meant."""
+        return UnknownName(self.key, suggested=names, **self.params)
+
+    def localized(self, language: str) -> str:
+        """The reason, then the closest names when there are some."""
+        reason = super().localized(language)
+        if not self.suggested:
+            return reason
+        names = ", ".join(self.suggested)
+        hint = translate("error.did_you_mean", language, names=names, n=len(self.suggested))
+        return f"{reason} {hint}"
 
 
 class IllegalAction(RulesError):
     """The action is valid in itself but not allowed now (turn, phase, status, owner)."""
 
     default_key = "error.illegal_action"
+
+
+class NoneCan(IllegalAction):
+    """No candidate can do what was asked (no weapon can fire): the refusal names each
+    candidate's own reason, nearest first, not only that none can.
+
+    ``reasons``: a catalogue key and its parameters per candidate, joined into the
+    ``{reasons}`` parameter of ``key`` (``{n}``: how many) in the reader's language.
+    """
+
+    def __init__(
+        self,
+        key: str,
+        reasons: Sequence[tuple[str, Mapping[str, ParamValue]]],
+        /,
+        **params: ParamValue,
+    ) -> None:
+        super().__init__(key, **params)
+        self.reasons = tuple((reason, dict(values)) for reason, values in reasons)
+
+    def localized(self, language: str) -> str:
+        """The refusal with every candidate's reason."""
+        why = "; ".join(translate(reason, language, **values) for reason, values in self.reasons)
+        return translate(self.key, language, **self.params, reasons=why, n=len(self.reasons))

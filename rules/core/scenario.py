@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from rules.core.battlefield import Battlefield, PolygonShape
 from rules.core.errors import InvalidInput, UnknownName
-from rules.core.yamlio import SafeLoader
+from rules.core.yamlio import SafeLoader, load_yaml
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -252,6 +252,20 @@ def bundled_files(package: str) -> dict[str, Path]:
     """The bundled scenarios of a ruleset package, by id (file stem)."""
     folder = Path(str(resources.files(package) / "scenarios"))
     return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+
+
+@lru_cache(maxsize=16)  # one per ruleset package
+def bundled_titles(package: str) -> dict[str, str]:
+    """The bundled scenarios of a ruleset package, id → title (``/game new``'s listing).
+
+    The files are the package's own (trusted YAML): read once, not validated again here.
+    """
+    titles: dict[str, str] = {}
+    for scenario_id, path in bundled_files(package).items():
+        data = load_yaml(path.read_text("utf-8"))
+        title = data.get("title") if isinstance(data, dict) else None
+        titles[scenario_id] = str(title) if title else ""
+    return titles
 
 
 def load_bundled_model(package: str, model: type[ModelT], scenario_id: str) -> ModelT:

@@ -75,7 +75,7 @@ def test_a_piped_script_plays_and_exits_at_quit(tmp_path):
 
 
 def test_strict_mode_fails_on_errors_and_data_survives(tmp_path):
-    assert run_cli(tmp_path, "/game new\n/turn next\n", "--strict").returncode == 0
+    assert run_cli(tmp_path, "/game new ruleset:manovra\n/turn next\n", "--strict").returncode == 0
     again = run_cli(tmp_path, "/game status\n/turn nxt\n", "--strict")
     assert again.returncode == 1
     assert "Turn 1 — 2" in again.stdout or "Turno 1 — 2" in again.stdout
@@ -104,11 +104,27 @@ def test_parse_errors(line):
         parse_line(line)
 
 
+async def test_game_new_without_options_lists_rulesets_and_scenarios(service):
+    out = io.StringIO()
+    console = Console(service, out, language="en")
+    errors = await console.run(["/game new", "/help game new", "/game status"], interactive=False)
+    text = out.getvalue()
+    # Nothing was started: a listing, not a game of a ruleset nobody chose, and no error.
+    assert errors == 1 and "Game created" not in text  # /game status: no game yet
+    assert text.count("Rulesets and scenarios:") == 2  # the bare command and its help
+    assert "  ruleset:w40k4 — " in text and "    scenario:fuga — La fuga verso la valle" in text
+    assert "    scenario:rencontre_hosingen — Ardennes, décembre 1944" in text
+    assert "To start: /game new ruleset:manovra scenario:esempio_normandia" in text
+    french = io.StringIO()
+    await Console(service, french, language="fr").run(["/game new"], interactive=False)
+    assert "Règles et scénarios\u202f:" in french.getvalue()
+
+
 async def test_console_reports_errors_without_stopping(service):
     out = io.StringIO()
     console = Console(service, out)
     errors = await console.run(
-        ["/turn next", "/as", "/as anna", "/help", "/game new", "/assault unit:squadra_1"],
+        ["/turn next", "/as", "/as anna", "/help", "/game new ruleset:manovra", "/assault unit:squadra_1"],
         interactive=False,
     )
     text = out.getvalue()
@@ -195,7 +211,7 @@ async def test_at_the_terminal_the_prompt_names_the_die_and_a_face_answers_it(se
 
 def test_the_table_speaks_the_language_it_is_given(tmp_path):
     # --language: the table's own words before any game, and the game it creates.
-    result = run_cli(tmp_path, "/as anna\n/turn next\n/game new\n/game status\n", "--language", "fr")
+    result = run_cli(tmp_path, "/as anna\n/turn next\n/game new ruleset:manovra\n/game status\n", "--language", "fr")
     out = result.stdout
     assert result.returncode == 0, result.stderr
     assert "Ora sei" not in out and "Nessuna partita" not in out
@@ -203,7 +219,7 @@ def test_the_table_speaks_the_language_it_is_given(tmp_path):
     # ARBITRO_LANGUAGE sets the same for every console and bot process; the flag wins.
     english = run_cli(tmp_path, "/game status\n", env={"ARBITRO_LANGUAGE": "en"})
     assert "Tour 1" in english.stdout  # the game keeps the language it was made in
-    other = run_cli(tmp_path, "/game new\n", "--channel", "2", env={"ARBITRO_LANGUAGE": "en"})
+    other = run_cli(tmp_path, "/game new ruleset:manovra\n", "--channel", "2", env={"ARBITRO_LANGUAGE": "en"})
     assert "Game created" in other.stdout
     bad = run_cli(tmp_path, "/game status\n", env={"ARBITRO_LANGUAGE": "de"})
     assert bad.returncode == 2 and "ARBITRO_LANGUAGE" in bad.stderr

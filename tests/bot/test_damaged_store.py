@@ -54,7 +54,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
             str(path),
             "--channel",
             str(channel),
-            script="/game new\n/turn next\n/turn next\n",
+            script="/game new ruleset:manovra\n/turn next\n/turn next\n",
             cwd=directory,
         )
         assert result.returncode == 0, result.stderr

@@ -77,6 +77,21 @@ async def test_a_player_takes_back_a_command_that_rolled_nothing(store) -> None:
     await _replays_clean(store)
 
 
+async def test_a_free_roll_cannot_be_taken_back_and_says_so(store) -> None:
+    _, send = await _manovra(store)
+    await send(ANNA, "roll", expression="2d6")
+    with pytest.raises(ServiceError) as rolled:
+        await send(ANNA, "takeback")
+    # Not "only your own command": the roll is hers, and rolls stand.
+    assert rolled.value.key == "error.service.takeback.rolls_stand"
+    texts = {language: rolled.value.localized(language) for language in ("it", "en", "fr")}
+    assert texts["en"].startswith("Rolls cannot be taken back") and "/game undo" in texts["en"]
+    assert "/game undo" in texts["it"] and "\u202f:" in texts["fr"]
+    with pytest.raises(ServiceError) as other:  # another player's roll is not theirs
+        await send(BRUNO, "takeback")
+    assert other.value.key == "error.service.takeback.not_yours"
+
+
 async def test_rewind_and_reroll_of_a_disputed_roll(store) -> None:
     _, send = await _manovra(store)
     await send(ANNA, "turn.next")
@@ -93,7 +108,8 @@ async def test_rewind_and_reroll_of_a_disputed_roll(store) -> None:
     called = call.seq
     with pytest.raises(ServiceError) as rolled:
         await send(ANNA, "takeback")
-    assert rolled.value.key == "error.service.takeback.dice_rolled"
+    assert rolled.value.key == "error.service.takeback.rolls_stand"
+    assert "/game undo" in rolled.value.localized("en")
     with pytest.raises(ServiceError) as undisputed:
         await send(REFEREE, "dice.reroll", seq=called)
     assert undisputed.value.key == "error.service.reroll.not_disputed"

@@ -30,7 +30,7 @@ from db.models import VERB_CREATED, VERB_ENDED, VERB_UNDO, EventRecord
 from rules.core.score import GameResult
 
 TAKEBACK_NOT_YOURS = "error.service.takeback.not_yours"
-TAKEBACK_DICE_ROLLED = "error.service.takeback.dice_rolled"
+TAKEBACK_ROLLS_STAND = "error.service.takeback.rolls_stand"
 NOTHING_TO_UNDO = "error.store.nothing_to_undo"
 OUT_OF_BOUNDS = "error.service.out_of_bounds"
 NOT_DISPUTED = "error.service.reroll.not_disputed"
@@ -50,10 +50,12 @@ CHANGES_HISTORY = frozenset({VERB_UNDO, VERB_REWIND, VERB_REROLL, "game.replayed
 def takeback_refusal(latest: EventRecord, user: int, play_verbs: Collection[str]) -> str | None:
     """Why ``user``'s ``/takeback`` is refused when ``latest`` is the game's latest event
     (None: it takes that event back)."""
-    if latest.verb not in play_verbs or latest.verb == "odds" or latest.actor_id != user:
+    is_command = latest.verb in play_verbs and latest.verb != "odds"
+    own = latest.actor_id == user
+    if own and (latest.verb == "roll" or (is_command and latest.dice)):
+        return TAKEBACK_ROLLS_STAND  # a free roll or a command that rolled: rolls stand
+    if not is_command or not own:
         return TAKEBACK_NOT_YOURS
-    if latest.dice:
-        return TAKEBACK_DICE_ROLLED
     return None
 
 

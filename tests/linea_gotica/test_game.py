@@ -114,10 +114,11 @@ class Game:
         self.state = applied.state
         return applied
 
-    def refused(self, key: str, verb: str, side: str | None, faces=(), **options):  # type: ignore[no-untyped-def]
+    def refused(self, key: str, verb: str, side: str | None, faces=(), **options) -> RulesError:  # type: ignore[no-untyped-def]
         with pytest.raises(RulesError) as caught:
             self(verb, side, faces, **options)
         assert caught.value.key == key, caught.value.key
+        return caught.value
 
     def unit(self, unit_id: str):  # type: ignore[no-untyped-def]
         return self.state.units[unit_id]
@@ -316,7 +317,8 @@ def test_machine_guns_emplacement_and_reloading(game):
     game.to_phase(Phase.FIRE)
     game("turn.next", "blu")
     game("turn.next", "blu")
-    game("test", "blu", unit="squadra", kind="piazzare", weapon="lmg")
+    # Its one weapon that must be emplaced needs no naming (weapon:lmg is implied).
+    game("test", "blu", unit="squadra", kind="piazzare")
     assert game.unit("squadra").emplaced == ["lmg"]
     game.to_phase(Phase.INITIATIVE)
     game.to_phase(Phase.FIRE)
@@ -339,7 +341,11 @@ def test_machine_guns_emplacement_and_reloading(game):
 def test_actions_emplace_reload_medic_dig(game):
     game.to_phase(Phase.FIRE)
     game("turn.next", "blu")
-    game.refused("error.linea_gotica.weapon_needed", "test", "blu", unit="genieri", kind="piazzare")
+    # The engineers carry nothing to emplace: said so, rather than "give the weapon".
+    nothing = game.refused(
+        "error.linea_gotica.nothing_to_piazzare", "test", "blu", unit="genieri", kind="piazzare"
+    )
+    assert nothing.localized("en").endswith("has no weapon to emplace.")
     applied = game("test", "blu", unit="genieri", kind="mirare")
     assert codes(applied) == ["linea_gotica.action.automatic(purpose=azione)"]
     assert game.unit("genieri").aimed_turn == 1

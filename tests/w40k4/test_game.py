@@ -348,11 +348,27 @@ def test_rapid_fire_two_shots_close_one_far_only_stationary(small):
         g.Fire(unit="fanti", target="nemici", distance=20, weapon="fucile"), "a", preview=True
     )
     assert far.resolutions[0].steps[0].params[0] == ("dice", 4)
-    small.refused(
+    beyond = small.refused(
         g.Fire(unit="fanti", target="nemici", distance=25, weapon="fucile"),
         "a",
-        "error.w40k4.out_of_range",
+        "error.w40k4.beyond_range",
     )
+    # The refusal names the distance and the range it exceeds.
+    assert beyond.localized("en") == 'Fucile: target out of range at 25" > 24".'
+
+
+def test_no_weapon_fires_names_each_weapons_reason_nearest_first(small):
+    to_shooting(small)
+    none = small.refused(
+        g.Fire(unit="fanti", target="nemici", distance=40.5), "a", "error.w40k4.no_weapon_fires"
+    )
+    # Not "no weapon can fire like this": why each one cannot, the nearest to firing first.
+    assert none.localized("en") == (
+        'Fanti cannot fire (weapon by weapon: Pesante: out of range at 40.5" > 36"; '
+        'Fucile: out of range at 40.5" > 24").'
+    )
+    assert "Pesante: fuori gittata a 40.5\" > 36\"" in none.localized("it")
+    assert none.localized("fr").startswith("Fanti ne peut pas tirer (arme par arme\u202f: ")
 
 
 def test_moving_forbids_heavy_weapons_and_rapid_fire_beyond_12(small):
@@ -372,9 +388,11 @@ def test_moving_forbids_heavy_weapons_and_rapid_fire_beyond_12(small):
     applied = small(g.Fire(unit="fanti", target="nemici", distance=10), "a", preview=True)
     assert [n.key for n in applied.notices] == ["w40k4.fire.skipped_heavy_moved"]
     assert len(applied.resolutions) == 1
-    small.refused(
-        g.Fire(unit="fanti", target="nemici", distance=20), "a", "error.w40k4.nothing_fires"
+    moved = small.refused(
+        g.Fire(unit="fanti", target="nemici", distance=20), "a", "error.w40k4.no_weapon_fires"
     )
+    assert "beyond 12\" only when stationary" in moved.localized("en")
+    assert "heavy weapon, the unit moved" in moved.localized("en")
     # A monstrous creature moves and fires its heavy weapon (standard rule, not in the seed).
     applied = small(g.Fire(unit="mostro", target="nemici", distance=20), "a", preview=True)
     assert applied.resolutions[0].steps[0].params[0] == ("dice", 3)

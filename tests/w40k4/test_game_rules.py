@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from rules.core.dice import SystemDice
 from rules.core.errors import RulesError
+from rules.core.i18n import translate
 from rules.w40k4 import turn as g
 from rules.w40k4.scenario import parse_scenario
 from rules.w40k4.surface import PLAY
@@ -113,6 +114,16 @@ def test_barrage_scatters_without_the_bs_and_counts_the_template(rules):
     assert codes(applied) == ["w40k4.scatter.scattered(inches=2)", "w40k4.scatter.on_target"]
     assert applied.resolutions[0].steps[0].key == "w40k4.step.template_barrage"
     assert len(rules.state.templates) == 2
+    # The reply gives the line to type next, for both templates.
+    next_line = next(n for n in applied.notices if n.key == "w40k4.fire.template_next")
+    assert dict(next_line.params) == {"n": 2, "unit": "cannoni", "target": "carro"}
+    assert translate(next_line.key, "en", **dict(next_line.params)) == (
+        "Templates to place, one at a time: count the models under it and type "
+        "/template unit:cannoni target:carro models:N (partial: those partly under)."
+    )
+    assert translate(next_line.key, "fr", **dict(next_line.params)).startswith(
+        "Des gabarits à placer, un à la fois\u202f: "
+    )
     # The first lands on nothing; the second on the tank: one hit, S5 + 5 = 10 < 12.
     applied = rules(g.PlaceTemplate(unit="cannoni", target="carro", models=0), "a")
     assert applied.notices[0].key == "w40k4.fire.template_empty"

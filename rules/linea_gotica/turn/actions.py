@@ -38,6 +38,7 @@ Applied = CoreApplied[GameState]
 def check_action(state: GameState, unit: UnitState, command: TakeTest) -> None:
     """Every check of an action (``/test`` but observation, mines, command distance) that
     does not need dice: the handler and the legal-action listing both call it."""
+    command = with_the_only_weapon(state, unit, command)
     kind = command.kind
     _action_phase_check(state, unit, kind)
     require_fresh_soldiers(state, unit)
@@ -75,6 +76,7 @@ def do_test(
     state: GameState, command: TakeTest, tray: DiceTray, actor: str | None, result: Applied
 ) -> None:
     unit = acting_unit(state, command.unit, actor)
+    command = with_the_only_weapon(state, unit, command)
     kind = command.kind
     if kind == "osservare":
         do_observe(state, unit, command, tray, actor, result)
@@ -170,11 +172,46 @@ def _purpose(kind: str) -> checks.Purpose:
     }.get(kind, checks.Purpose.AZIONE)
 
 
+def _weapon_candidates(state: GameState, unit: UnitState, kind: str) -> list[str]:
+    """The weapons ``/test kind:ricaricare`` (those waiting for a reload) or ``piazzare``
+    (those that must be emplaced and are not yet) may be about: the listing's choice."""
+    if unit.vehicle is not None:
+        carried = unit.working_weapons()
+    else:
+        carried = [f.weapon for f in unit.figures if f.alive and f.weapon]
+    rows = [w for w in dict.fromkeys(carried) if w in state.weapons and state.weapons[w].row]
+    if kind == "ricaricare":
+        return [w for w in rows if w in unit.needs_reload]
+    return [
+        w
+        for w in rows
+        if w not in unit.emplaced
+        and (
+            (row := fire.weapon_row(str(state.weapons[w].row)).data).get("must_emplace")
+            or "unemplaced_as" in row
+        )
+    ]
+
+
+def with_the_only_weapon(state: GameState, unit: UnitState, command: TakeTest) -> TakeTest:
+    """An emplacing or a reload without ``weapon:`` is about the unit's one weapon it can
+    be about, when there is exactly one."""
+    if command.kind not in ("piazzare", "ricaricare") or command.weapon is not None:
+        return command
+    candidates = _weapon_candidates(state, unit, command.kind)
+    if len(candidates) != 1:
+        return command
+    return command.model_copy(update={"weapon": candidates[0]})
+
+
 def _check_action_target(state: GameState, unit: UnitState, command: TakeTest) -> None:
     kind = command.kind
     if kind in ("piazzare", "ricaricare"):
         if command.weapon is None:
-            raise InvalidInput("error.linea_gotica.weapon_needed")
+            candidates = _weapon_candidates(state, unit, kind)
+            if not candidates:
+                raise IllegalAction(f"error.linea_gotica.nothing_to_{kind}", unit=unit.name)
+            raise InvalidInput("error.linea_gotica.weapon_among", weapons=", ".join(candidates))
         carried = [f.weapon for f in unit.figures if f.alive] + unit.working_weapons()
         if command.weapon not in carried:
             raise IllegalAction(

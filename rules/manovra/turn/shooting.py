@@ -129,6 +129,8 @@ def _check_weapons(
     armour, heavy weapons a crew can no longer serve, a weapon with no shots, a wrong ammo.
     """
     weapon_ids = [weapon_id] if weapon_id else _default_weapons(state, unit, target, ammo)
+    if not weapon_ids and len(unit.weapons) == 1:
+        weapon_ids = list(unit.weapons)  # its one weapon needs no naming
     if not weapon_ids:
         raise IllegalAction("error.manovra.choose_weapon", weapons=", ".join(unit.weapons))
     weapons = [(w, _weapon(state, unit, w)) for w in weapon_ids]
@@ -155,6 +157,11 @@ def _check_weapons(
 
 
 GUN_OUT = ("weapon_destroyed", "gun_destroyed", "gun_jammed", "piece_jammed")
+
+
+def _beyond(command: Fire, reach: int) -> IllegalAction:
+    """Out of range, naming the distance and how far the weapons reach."""
+    return IllegalAction("error.manovra.out_of_reach", distance=round(_cm(command)), reach=reach)
 
 
 def weapons_reach(unit: UnitState, weapons: list[tuple[str, Weapon]], moving: bool) -> int:
@@ -315,7 +322,7 @@ def _fire_light(
     ]
     shots = sum(s for s, _ in shots_by)
     if shots <= 0:
-        raise IllegalAction("error.manovra.out_of_range", distance=round(_cm(command)))
+        raise _beyond(command, weapons_reach(unit, weapons, moving))
     # One die for the whole volley: the range band of the weapons firing the most shots.
     band = max(shots_by, key=lambda pair: pair[0])[1]
     resolution = _resolve(
@@ -350,7 +357,7 @@ def _fire_heavy(
 ) -> None:
     band = weapon.band_for(_cm(command))
     if band is None:
-        raise IllegalAction("error.manovra.out_of_range", distance=round(_cm(command)))
+        raise _beyond(command, max(weapon.ranges_cm.values()))
     ammo = fire.Ammo(command.ammo or weapon.ammo[0])
     how = delivery(unit, weapon)
     rounds = 0  # HE rounds that burst, for the fragments of units nearby
@@ -478,7 +485,7 @@ def _fire_incendiary(
     result: Applied,
 ) -> None:
     if weapon.band_for(_cm(command)) is None:
-        raise IllegalAction("error.manovra.out_of_range", distance=round(_cm(command)))
+        raise _beyond(command, max(weapon.ranges_cm.values()))
     resolution = _resolve(
         "incendiary",
         fire.IncendiaryInput(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
-from rules.core.errors import IllegalAction, InvalidInput, UnknownName
+from rules.core.errors import IllegalAction, InvalidInput, NoneCan, ParamValue, UnknownName
 from rules.core.game import is_preview
 from rules.core.geometry import offset
 from rules.core.resolution import Outcome, Resolution
@@ -63,6 +63,8 @@ def weapon_groups(
     moved = unit.moved or unit.has("falling_back")  # falling back: fires as if it moved
     heavy_ok = unit.vehicle or bool(unit_types()[unit.type].get("moves_and_fires_heavy"))
     groups: list[WeaponGroup] = []
+    # Why each weapon does not fire, with how far short it falls (0: no distance to it).
+    skipped: list[tuple[float, str, dict[str, ParamValue]]] = []
     for name in dict.fromkeys(names):
         if name not in unit.weapons:
             raise UnknownName(
@@ -95,26 +97,45 @@ def weapon_groups(
             and distance > float(field_data()["flamer_template_length"])
         ):
             problem = "out_of_range"  # the teardrop reaches as far as it is long
+        reach = _reach(state, weapon)
         if problem is None and moved and not rules["move_and_fire"] and not heavy_ok:
             problem = "heavy_moved"
         count = _weapon_count(unit, name, weapon)
         if problem is None and count <= 0:
             problem = "no_crew"
         if problem is not None:
+            beyond = problem == "out_of_range" and reach is not None
+            params: dict[str, ParamValue] = {"weapon": weapon.name, "distance": inches(distance)}
+            if beyond:
+                assert reach is not None
+                params["range"] = inches(reach)
             if explicit:
-                raise IllegalAction(
-                    f"error.w40k4.{problem}",
-                    weapon=weapon.name,
-                    distance=inches(distance),
-                )
+                key = "error.w40k4.beyond_range" if beyond else f"error.w40k4.{problem}"
+                raise IllegalAction(key, **params)
             result.notices.append(Outcome.of(f"w40k4.fire.skipped_{problem}", weapon=weapon.name))
+            why = "w40k4.fire.why_out_of_range" if beyond else f"w40k4.fire.skipped_{problem}"
+            short = distance - reach if beyond and reach is not None else 0.0
+            skipped.append((short, why, params))
             continue
         groups.append(WeaponGroup(name, weapon, count, shots))
     if not groups:
-        raise IllegalAction("error.w40k4.nothing_fires", unit=unit.name)
+        # Each weapon's own reason, the nearest to firing first (the least out of range).
+        reasons = [(why, params) for _, why, params in sorted(skipped, key=lambda s: s[0])]
+        if not reasons:
+            raise IllegalAction("error.w40k4.nothing_fires", unit=unit.name)
+        raise NoneCan("error.w40k4.no_weapon_fires", reasons, unit=unit.name)
     if unit.vehicle:
         vehicle_allowance(state, unit, groups, explicit, result)
     return groups
+
+
+def _reach(state: W40kState, weapon: Weapon) -> float | None:
+    """How far ``weapon`` fires (a teardrop template: as far as it is long on a
+    battlefield), None when no range limits it."""
+    limits = [float(weapon.range)] if weapon.range is not None else []
+    if weapon.template is Template.SAGOMA and state.battlefield is not None:
+        limits.append(float(field_data()["flamer_template_length"]))
+    return min(limits, default=None)
 
 
 def do_fire(
@@ -144,12 +165,20 @@ def do_fire(
     else:
         cover = command.cover if command.cover is not None else target.cover
     groups = weapon_groups(state, unit, command, result)
+    waiting = len(state.templates)
     for group in groups:
         if not target.alive:
             result.notices.append(Outcome.of("w40k4.fire.target_gone", weapon=group.weapon.name))
             continue
         _fire_group(
             state, unit, target, group, command, cover, tray, result, marks, actor_side is None
+        )
+    placed = len(state.templates) - waiting
+    if placed > 0:
+        # The fire is not over: each scattered template is resolved by /template, which
+        # the reply spells out for the player to type next.
+        result.notices.append(
+            Outcome.of("w40k4.fire.template_next", n=placed, unit=unit.id, target=target.id)
         )
     if marks is not None and not is_preview():
         field.remember(state, "w40k4.map.fired", marks, unit=unit.name, target=target.name)

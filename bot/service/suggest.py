@@ -1,0 +1,82 @@
+""" "Did you mean …?" for a name the rules do not know (a unit, target, weapon, marker…).
+
+The rules refuse an unknown name (:class:`rules.core.errors.UnknownName`) without knowing
+who asked; the service knows the seat, so it finds the option the name was typed in, asks
+the seat's own view for the names of that option's autocomplete kind (never a unit hidden
+from that seat) and offers the closest ones, as an unknown command already does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.help import closest
+from bot.service.requests import Seat
+from bot.service.views import rules_seat
+from rules.core.budget import WorkBudgetExceeded
+from rules.core.declaration import Declaration, declaration
+from rules.core.errors import RulesError, UnknownName
+from rules.core.surface import Rules
+
+#: The most names a refusal offers.
+MAX_SUGGESTED = 3
+
+
+def typed_option(error: UnknownName, options: Mapping[str, Any]) -> str | None:
+    """The option whose value is the name the rules refused (its text may be cut short in
+    the refusal; a comma-separated list of names counts each name)."""
+    refused = {value for value in error.params.values() if isinstance(value, str) and value}
+    for option, value in options.items():
+        if not isinstance(value, str):
+            continue
+        for part in (value, *(p.strip() for p in value.split(","))):
+            if any(part == name or (len(name) >= 40 and part.startswith(name)) for name in refused):
+                return option
+    return None
+
+
+def autocomplete_kind(declared: Declaration, verb: str, option: str) -> str | None:
+    """The autocomplete kind of ``option`` for ``verb`` (another verb's declaration of the
+    same option for a verb not declared itself: ``odds`` reads fire's options)."""
+    verbs = [declared.verbs[verb]] if verb in declared.verbs else list(declared.verbs.values())
+    for declared_verb in verbs:
+        found = declared_verb.option(option)
+        if found is not None and found.autocomplete:
+            return found.autocomplete
+    return None
+
+
+def with_suggestions(
+    error: UnknownName,
+    rules: Rules,
+    ruleset: str,
+    document: Mapping[str, Any],
+    seat: Seat,
+    verb: str,
+    options: Mapping[str, Any],
+) -> UnknownName:
+    """``error`` offering the names closest to the one typed, from what ``seat`` may see
+    (``error`` as it was when nothing is close or the option has no names to offer)."""
+    option = typed_option(error, options)
+    if option is None:
+        return error
+    try:
+        kind = autocomplete_kind(declaration(ruleset), verb, option)
+    except UnknownName:  # a ruleset registered without a command declaration
+        return error
+    if kind is None:
+        return error
+    typed = str(options[option])
+    try:
+        # Cheap: the names, not the legal actions that would put the usable ones first.
+        names = rules.view(dict(document), rules_seat(seat)).names(kind, legal_first=False)
+    except (RulesError, WorkBudgetExceeded):
+        return error
+    refused = {value for value in error.params.values() if isinstance(value, str)}
+    wanted = next((p.strip() for p in typed.split(",") if p.strip() in refused), typed)
+    close = closest(wanted, names, n=MAX_SUGGESTED)
+    return error.suggesting(tuple(close)) if close else error
+
+
+__all__ = ["MAX_SUGGESTED", "autocomplete_kind", "typed_option", "with_suggestions"]
