@@ -8,7 +8,7 @@ so a key or a verb is spelled in one place.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -38,6 +38,10 @@ RESULT_ARG = "game_result"
 #: The side that alone (with the referee) may read the command: it says where a unit hidden
 #: from the enemy went (`rules.core.play.Played.secret_for`).
 SECRET_ARG = "secret_for"
+#: The value of ``SECRET_ARG`` for what only the referee may read: an event telling secrets
+#: of both sides (a re-roll that re-ran hidden units' commands of each). No side id can take
+#: it (ids start with a letter or a digit), so no side reads it.
+REFEREE_ONLY = "@referee"
 EVENT_ARGS = frozenset(
     {ACTED_FOR_ARG, BY_HAND_ARG, ACTOR_SIDE_ARG, ACTOR_NAME_ARG, RESULT_ARG, SECRET_ARG}
 )
@@ -58,7 +62,18 @@ class Reader:
         """Whether this reader may see the options, dice and outcome of the event with
         these ``args``."""
         secret = secret_of(args)
-        return secret is None or self.referee or secret == self.side
+        if secret is None or self.referee:
+            return True
+        return secret != REFEREE_ONLY and secret == self.side
+
+
+def secret_among(sides: Iterable[str | None]) -> str | None:
+    """The ``SECRET_ARG`` of an event telling the secrets of these sides (None among them:
+    nothing secret): None, the one side, or ``REFEREE_ONLY`` when they are several."""
+    secret = {side for side in sides if side}
+    if not secret:
+        return None
+    return secret.pop() if len(secret) == 1 else REFEREE_ONLY
 
 
 #: The channel: what is posted for everyone (a reply, a caption, a log page).
@@ -230,7 +245,10 @@ def event_line(
     who = str(args.get(ACTOR_NAME_ARG) or (f"<@{event.actor_id}>" if event.actor_id else "—"))
     secret = secret_of(args)
     if secret is not None and not reader.may_read(args):
-        hidden = translate("bot.log.hidden", language, side=sides.get(secret, secret))
+        if secret == REFEREE_ONLY:
+            hidden = translate("bot.log.hidden_referee", language)
+        else:
+            hidden = translate("bot.log.hidden", language, side=sides.get(secret, secret))
         return f"#{event.seq} {who} — {command_name(event.verb)} {hidden}"
     key = f"bot.log.verb.{event.verb}"
     if has_key(key, language) or has_key(key):
@@ -277,6 +295,7 @@ __all__ = [
     "EVENT_ARGS",
     "HISTORY_VERBS",
     "PUBLIC_ARGS",
+    "REFEREE_ONLY",
     "REFEREE_READER",
     "RESULT_ARG",
     "SAME_DOCUMENT_VERBS",
@@ -303,6 +322,7 @@ __all__ = [
     "result_of",
     "roll_event",
     "seat_event",
+    "secret_among",
     "secret_of",
     "with_result",
 ]

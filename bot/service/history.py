@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 from bot.service.errors import ServiceError
 from bot.service.events import (
+    REFEREE_ONLY,
+    SECRET_ARG,
     VERB_CONFIRM,
     VERB_DISPUTE,
     VERB_REROLL,
@@ -28,6 +30,7 @@ from bot.service.events import (
     VERB_ROLL,
     plain_event,
     recorded_roll,
+    secret_among,
     with_result,
 )
 from bot.service.handlers import REPLAY_BUDGET_S, GameCall, GameHandler, Who
@@ -210,9 +213,19 @@ async def reroll(call: GameCall) -> Reply:
         await _refuse_over(call)
         raise AssertionError("unreachable")
     outcome, ended = ran
+    args: dict[str, Any] = {
+        "seq": seq,
+        "replayed": outcome.replayed,
+        "stopped_at": outcome.stopped_at,
+    }
+    # It ran a hidden unit's command again: the log and the exports read it as they read
+    # that command (its side and the referee; both sides' secrets: the referee alone).
+    secret = secret_among(outcome.secret_sides)
+    if secret is not None:
+        args[SECRET_ARG] = secret
     event = NewEvent(
         verb=VERB_REROLL,
-        args={"seq": seq, "replayed": outcome.replayed, "stopped_at": outcome.stopped_at},
+        args=args,
         dice=[recorded_roll(roll) for roll in outcome.rolls],
         resolution=[res.to_json() for res in outcome.resolutions],
         actor_id=request.user_id,
@@ -234,7 +247,31 @@ async def reroll(call: GameCall) -> Reply:
         reply.status = replace(reply.status, ended=True, awaiting=None)
         reply.result = ResultView(ended, play.sides(outcome.document))
         reply.notices = [n for n in reply.notices if n != ended.summary]
+    if secret is not None:
+        _rerolled_in_secret(reply, seq, secret, play.sides(outcome.document))
     return reply
+
+
+def _rerolled_in_secret(reply: PlayReply, seq: int, secret: str, sides: Mapping[str, str]) -> None:
+    """A re-roll that ran a hidden unit's command again: the whole reply goes to the referee
+    alone, and the channel is told that a hidden unit's command was rolled again, with the
+    state as it may read it (the status lists no hidden unit) and the result, if any."""
+    public_notice = (
+        Outcome.of("bot.dice.rerolled_hidden_referee", seq=seq)
+        if secret == REFEREE_ONLY
+        else Outcome.of("bot.dice.rerolled_hidden", seq=seq, side=sides.get(secret, secret))
+    )
+    reply.public = PlayReply(
+        language=reply.language,
+        ruleset=reply.ruleset,
+        seq=reply.seq,
+        head_hash=reply.head_hash,
+        status=reply.status,
+        result=reply.result,
+        notices=[public_notice],
+    )
+    reply.notices = [*reply.notices, Outcome.of("bot.dice.rerolled_private")]
+    reply.private = True
 
 
 async def check_dice(call: GameCall) -> Reply:

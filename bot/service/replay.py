@@ -35,6 +35,7 @@ from bot.service.events import (
     VERB_REROLL,
     VERB_REWIND,
     result_of,
+    secret_of,
     with_result,
 )
 from db.hashing import canonical_json
@@ -52,7 +53,7 @@ from db.models import (
 from db.protocol import GameStore
 from rules.core.dice import DiceSource, Die, Roll, ScriptedDice, parse_die
 from rules.core.errors import DiceError, RulesError
-from rules.core.play import GamePlay
+from rules.core.play import GamePlay, Played
 from rules.core.resolution import Resolution
 from rules.core.ruleset import get_ruleset
 from rules.core.score import GameResult
@@ -333,6 +334,14 @@ def replay_command(
     play: GamePlay, document: dict[str, Any], event: EventRecord, members: Sequence[Member]
 ) -> dict[str, Any]:
     """Re-run one play event; raises when the current rules refuse it or roll otherwise."""
+    return replay_played(play, document, event, members).document
+
+
+def replay_played(
+    play: GamePlay, document: dict[str, Any], event: EventRecord, members: Sequence[Member]
+) -> Played:
+    """:func:`replay_command`, with all the rules made of it (a re-roll needs to know
+    whether the command, run again, is still a hidden unit's secret)."""
     args = event.args
     options = {key: value for key, value in args.items() if key not in EVENT_ARGS}
     # Events written since formats exist carry the seat; 0.1.0's are read from the members.
@@ -345,7 +354,7 @@ def replay_command(
     played = play.apply(document, event.verb, options, dice, actor_side)
     if dice.unused:
         raise ReplayMismatch(f"{dice.unused} recorded dice were not rolled")
-    return played.document
+    return played
 
 
 def _compare(
@@ -476,6 +485,9 @@ class Rerun:
     replayed: int = 0
     stopped_at: int | None = None
     reason: str = ""
+    #: The sides whose hidden units' commands it ran again (as logged, or as run now): what
+    #: it tells of them is theirs and the referee's alone.
+    secret_sides: set[str] = field(default_factory=set)
 
 
 def later_commands(
@@ -509,18 +521,30 @@ def rerun(
     options = {key: value for key, value in args.items() if key not in EVENT_ARGS}
     played = play.apply(before, target.verb, options, dice, args.get(ACTOR_SIDE_ARG))
     result = Rerun(played.document, played.resolutions, played.rolls)
+    result.secret_sides.update(_secrets(target, played))
     for event in later:
         if stop_at is not None and event.seq >= stop_at:
             result.stopped_at = event.seq
             break
+        # A secret command is the secret of its side even where it no longer applies: the
+        # reason it stopped may name the hidden unit or where it went.
+        result.secret_sides.update(_secrets(event, None))
         try:
-            result.document = replay_command(play, result.document, event, members)
+            replayed = replay_played(play, result.document, event, members)
         except (RulesError, ReplayMismatch, KeyError, ValueError, TypeError) as error:
             result.stopped_at = event.seq
             result.reason = error.localized("en") if isinstance(error, RulesError) else str(error)
             break
+        result.document = replayed.document
+        result.secret_sides.update(_secrets(event, replayed))
         result.replayed += 1
     return result
+
+
+def _secrets(event: EventRecord, played: Played | None) -> set[str]:
+    """The sides a command is secret for: as it was logged, and as it ran again."""
+    sides = {secret_of(event.args), played.secret_for if played is not None else None}
+    return {side for side in sides if side}
 
 
 __all__ = [
@@ -536,5 +560,6 @@ __all__ = [
     "replay_bundle",
     "replay_command",
     "replay_game",
+    "replay_played",
     "rerun",
 ]
