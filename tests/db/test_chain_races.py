@@ -15,6 +15,10 @@ its snapshot, refused a healthy game as "gone from a log this process verified u
 later event". Here the same interleaving is made deterministic: the read is held right
 after its first statement (its snapshot taken) while the commits run.
 
+A write that waits for another process's write of the game row (READ COMMITTED) gets the
+row re-checked alone, with its joined event and state from its older snapshot gone: it
+reads the head again rather than calling the game corrupt (last test).
+
 SQLite has no such interleaving (one connection runs a process's operations one after
 the other, so no commit of the process lands inside a read's snapshot), hence PostgreSQL
 only.
@@ -27,6 +31,7 @@ from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import asyncpg
 import pytest
 
 import db.pg_driver as pg_driver
@@ -60,11 +65,12 @@ class Gate:
 
 
 @asynccontextmanager
-async def held_read(
+async def held_operation(
     monkeypatch: pytest.MonkeyPatch, read: Awaitable[Any]
 ) -> AsyncIterator[asyncio.Task[Any]]:
-    """Start ``read`` and hold it just after its snapshot's first statement; on exit of
-    the block it is let go (the caller awaits the task)."""
+    """Start ``read`` (any store operation) and hold it just after its first statement (a
+    read's snapshot taken, a write's row lock held); on exit of the block it is let go
+    (the caller awaits the task)."""
     gate = Gate()
     original = pg_driver.query
 
@@ -95,7 +101,7 @@ async def test_a_read_older_than_this_process_s_own_commit_is_no_shortened_log(
 ) -> None:
     async with await backend.open() as store:
         await new_game(store, CHANNEL, document={"counter": 0})
-        async with held_read(monkeypatch, store.load(CHANNEL)) as load:
+        async with held_operation(monkeypatch, store.load(CHANNEL)) as load:
             # The load's snapshot shows version 1; this commit lands after it.
             second = await tick(store, 1, "same process")
         game = await load  # refused as "gone from a log ... verified up to event 2" before
@@ -113,7 +119,7 @@ async def test_two_stores_a_read_held_while_both_commit_keeps_the_later_head(
     async with await backend.open() as first, await backend.open() as second:
         await new_game(first, CHANNEL, document={"counter": 0})
         await second.load(CHANNEL)  # the second store verified version 1
-        async with held_read(monkeypatch, second.open_command(CHANNEL, "held")) as read:
+        async with held_operation(monkeypatch, second.open_command(CHANNEL, "held")) as read:
             await tick(second, 1, "second")
             third = await tick(first, 2, "first")
         context = await read
@@ -134,9 +140,37 @@ async def test_a_verification_finished_late_does_not_move_the_head_back(
         await new_game(first, CHANNEL, document={"counter": 0})
         await second.load(CHANNEL)
         await tick(first, 1, "first")  # the second store has not verified version 2
-        async with held_read(monkeypatch, second.state_at(CHANNEL, 2)) as read:
+        async with held_operation(monkeypatch, second.state_at(CHANNEL, 2)) as read:
             third = await tick(second, 2, "second")  # verifies 2 itself, then advances
         assert (await read).version == 2
         head = second.verified_chains.head(CHANNEL)
         created = head.game if head is not None else ""
         assert head == VerifiedHead(created, 3, third)
+
+
+async def test_a_write_that_waited_for_the_row_lock_reads_the_head_again(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first store's commit holds the game row; the second store's end_game (no
+    expected version) waits for it, then must end the game at version 3, not find
+    "event 2 of the current version is missing"."""
+    async with await backend.open() as first, await backend.open() as second:
+        await new_game(first, CHANNEL, document={"counter": 0})
+        await second.load(CHANNEL)
+        async with held_operation(monkeypatch, tick(first, 1, "first")) as commit:
+            ending = asyncio.ensure_future(second.end_game(CHANNEL))
+            watcher = await asyncpg.connect(backend.url)
+            try:
+                for _ in range(500):  # until the end's statement waits for the row lock
+                    if await watcher.fetchval("SELECT count(*) FROM pg_locks WHERE NOT granted"):
+                        break
+                    await asyncio.sleep(0.01)
+                else:
+                    raise AssertionError("the end never waited for the row lock")
+            finally:
+                await watcher.close()
+        await commit
+        ended = await ending  # CorruptRecord before: the joined event read as missing
+        assert (ended.event.seq, ended.event.verb) == (3, "game.ended")
+        assert (await second.load(CHANNEL)).status == "ended"
+        assert await first.check() == []
