@@ -391,9 +391,12 @@ def append(
     known = chains.head(channel_id)
     query = Query(_COMMIT_HEAD, (pending.interaction_id, channel_id), "row")
     head = yield query
-    if head is None:
-        # PostgreSQL: a concurrent write of this row was waited for and the statement's
-        # snapshot no longer matches it; a fresh statement reads (and locks) it.
+    if head is None or head[3] is None or head[4] is None:
+        # PostgreSQL (READ COMMITTED): the statement waited for another transaction's write
+        # of this game row, then re-checked only the row it locks: its version is the new
+        # one, but the event and state joined to it come from the statement's older
+        # snapshot, so they are missing (or the row is). With the lock now held, a fresh
+        # statement reads them as committed; a head truly missing is still missing.
         head = yield query
     # Before the version check: a retry of a command that did commit must get its result
     # back, not a conflict with the version it produced itself.
