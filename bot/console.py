@@ -60,10 +60,10 @@ _TRUE = frozenset({"true", "yes", "y", "1", "si", "sì", "vero", "oui", "vrai", 
 _FALSE = frozenset({"false", "no", "n", "0", "falso", "non", "faux", "off"})
 
 
-def _console_commands() -> dict[str, CommandSpec]:
+def _console_commands(commands: Iterable[CommandSpec] = COMMANDS) -> dict[str, CommandSpec]:
     """Every command as typed (``game new``), with the console's short aliases."""
     table: dict[str, CommandSpec] = {}
-    for command in (*COMMANDS, *BUTTON_COMMANDS):
+    for command in (*commands, *BUTTON_COMMANDS):
         table[command.name] = command
         for alias in command.console_aliases:
             table[alias] = command
@@ -173,13 +173,16 @@ def _bound(value: float | None) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def parse_line(line: str) -> Parsed:
+def parse_line(line: str, commands: dict[str, CommandSpec] | None = None) -> Parsed:
     """``/fire unit:a distance:12 dice:4,6`` → (verb, options, dice, attachment path).
 
     The command and its options are the declared ones (:mod:`bot.commands`), the same as
     Discord's: an unknown option, a missing required one, a value of the wrong type or
-    outside the choices is refused here, as Discord would refuse it.
+    outside the choices is refused here, as Discord would refuse it. ``commands``: the
+    channel's (its ruleset's view of each, as its help shows them, `GameService.commands`);
+    every ruleset's by default.
     """
+    table = CONSOLE_COMMANDS if commands is None else commands
     try:
         tokens = shlex.split(line.strip())
     except ValueError as error:
@@ -188,12 +191,12 @@ def parse_line(line: str) -> Parsed:
         raise ParseError("bot.console.not_a_command")
     words = [tokens[0][1:]]
     rest = tokens[1:]
-    while rest and ":" not in rest[0] and " ".join([*words, rest[0]]) in CONSOLE_COMMANDS:
+    while rest and ":" not in rest[0] and " ".join([*words, rest[0]]) in table:
         words.append(rest.pop(0))
     typed = " ".join(words)
-    command = CONSOLE_COMMANDS.get(typed)
+    command = table.get(typed)
     if command is None:
-        close = suggestion(typed, CONSOLE_COMMANDS)
+        close = suggestion(typed, table)
         if close is not None:
             raise ParseError("bot.console.unknown_command_close", name=typed[:40], close=close)
         raise ParseError("bot.console.unknown_command", name=typed[:40])
@@ -340,7 +343,9 @@ class Console:
                 topic = topic.removeprefix("command:").strip()
                 await self._send("help", {"command": topic} if topic else {}, None, None)
                 return
-            verb, options, dice, path = parse_line(line)
+            # The channel's commands as its ruleset declares them: what its help shows.
+            commands = _console_commands(await self._service.commands(self._channel))
+            verb, options, dice, path = parse_line(line, commands)
             if verb == "game.new" and not options and not path:
                 # Nothing chosen yet: what could be started (every ruleset, its scenarios),
                 # rather than a game of a ruleset the player never asked for.

@@ -19,6 +19,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from bot.channel_locks import ChannelLocks
+from bot.commands import CommandSpec
 from bot.integrity import refusal_of
 from bot.limits import LogLimiter, LogLimits
 from bot.service import (
@@ -246,6 +247,10 @@ class GameService:
     async def language(self, channel_id: int) -> str | None:
         """The language of the channel's game (None when there is none or it cannot be read)."""
         return await self._services.game_language(channel_id)
+
+    async def commands(self, channel_id: int) -> list[CommandSpec]:
+        """The channel's commands as its ruleset declares them (`views.commands_of`)."""
+        return await views.commands_of(self._services, channel_id)
 
     async def choices(self, channel_id: int, user_id: int, kind: str, typed: str) -> list[str]:
         """Autocomplete values from the channel's state (at most 25)."""

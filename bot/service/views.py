@@ -17,9 +17,16 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 
-from bot.commands import CHOICE_KIND, COMMANDS, OptionSpec, OptionType, ruleset_view
+from bot.commands import (
+    CHOICE_KIND,
+    COMMANDS,
+    CommandSpec,
+    OptionSpec,
+    OptionType,
+    ruleset_view,
+)
 from bot.export import Redaction, export_files
-from bot.help import command_names, help_lines
+from bot.help import channel_commands, command_names, help_lines
 from bot.result_text import result_text
 from bot.service.deadlines import due_notices
 from bot.service.errors import ServiceError
@@ -305,6 +312,20 @@ async def show_help(call: Call) -> Reply:
     # Off the event loop: /help game new reads every ruleset's scenarios (once, cached).
     reply.lines = await services.off_loop(help_lines, language, topic, play)
     return reply
+
+
+async def commands_of(services: Services, channel_id: int) -> list[CommandSpec]:
+    """The commands of the channel as its ruleset declares them (every command when no game
+    is here or it cannot be read): what the console parses, as help shows them."""
+    try:
+        record: GameRecord | None = await services.store.load(channel_id)
+    except StoreError:
+        record = None
+    try:
+        play = services.play(record.ruleset) if record is not None else None
+    except UnknownName:  # a campaign's channel holds no game of a ruleset
+        play = None
+    return channel_commands(play)
 
 
 async def rules_table(call: Call) -> Reply:

@@ -209,6 +209,7 @@ async def test_at_the_console_its_commands_come_from_its_declaration(
                 "/move unit:red_squad to:2 colour:green",
                 "/move unit:red_squad to:2",
                 "/game status",
+                "/rally unit:red_squad",
             ],
             interactive=False,
         )
@@ -218,8 +219,13 @@ async def test_at_the_console_its_commands_come_from_its_declaration(
     assert "Traceback" not in text
     assert "/rally" in text  # its own verb, a command of its own in its help
     assert "/move" in text and "to:" in text
-    assert "colour" in text  # the unknown option is named in the refusal
+    # The console parses the channel's commands as its ruleset declares them: the unknown
+    # option is refused with the toy's own options, and its own /rally is a command (the
+    # rules then refuse it: nobody owes a rally).
+    assert "/move has no option 'colour'. Options: unit, to, dice." in text
+    rally = text.split("[rosa] /rally unit:red_squad\n", 1)[1]
+    assert "Unknown command" not in rally and rally.startswith("! ")
     moved = text.split("[rosa] /move unit:red_squad to:2\n", 1)[1]
     assert not moved.startswith("!")  # played, not refused
-    status = moved.split("[rosa] /game status", 1)[1]
+    status = moved.split("[rosa] /game status", 1)[1].split("[rosa] /rally", 1)[0]
     assert re.search(r"red_squad +Red squad +3/3 +2 ", status)  # at place 2 now, acted
