@@ -56,6 +56,17 @@ _FACE = re.compile(r"^\d{1,3}$")
 # Refusals after which the die asked for is no longer awaited.
 _PROMPT_OVER = frozenset({"error.service.roll_gone", "error.service.roll_expired"})
 _INTEGER = re.compile(r"[+-]?\d+")
+#: A channel is a Discord snowflake: a positive 64-bit signed integer (what the store keeps).
+MAX_CHANNEL = 2**63 - 1
+
+
+def _channel_number(typed: str) -> int | None:
+    """``typed`` as a channel number (``2``, ``#2``), or None when it is not one."""
+    typed = typed.strip().lstrip("#")
+    if len(typed) > 19 or not _INTEGER.fullmatch(typed):
+        return None
+    number = int(typed)
+    return number if 0 < number <= MAX_CHANNEL else None
 _TRUE = frozenset({"true", "yes", "y", "1", "si", "sì", "vero", "oui", "vrai", "on"})
 _FALSE = frozenset({"false", "no", "n", "0", "falso", "non", "faux", "off"})
 
@@ -118,10 +129,10 @@ def read_value(option: OptionSpec, raw: str) -> Any:
     if option.type is OptionType.USER:  # a seat name, as /as names seats
         return user_id_of(raw.strip().lstrip("@"))
     if option.type is OptionType.CHANNEL:  # a console channel is its number (#2 or 2)
-        typed = raw.strip().lstrip("#")
-        if not _INTEGER.fullmatch(typed) or int(typed) <= 0:
+        channel = _channel_number(raw)
+        if channel is None:
             raise ParseError("bot.console.not_channel", option=option.name, value=shown)
-        return int(typed)
+        return channel
     if option.type is OptionType.ROLE:  # console seats have no roles: a stable id all the same
         return user_id_of("role:" + raw.strip().lstrip("@"))
     if option.type is OptionType.BOOLEAN:
@@ -374,10 +385,11 @@ class Console:
     async def _switch_channel(self, typed: str) -> None:
         """``/channel N``: the table moves to channel N (a campaign's games are played in
         channels of their own); the seat stays, the language is the channel's game's."""
-        if not _INTEGER.fullmatch(typed) or int(typed) <= 0:
+        channel = _channel_number(typed)
+        if channel is None:
             self._refuse("bot.console.channel_usage")
             return
-        self._channel = int(typed)
+        self._channel = channel
         self._prompt = None
         self._language = await self._service.language(self._channel) or self._locale
         self._print(translate("bot.console.channel", self._language, channel=self._channel))

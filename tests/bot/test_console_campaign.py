@@ -51,3 +51,25 @@ async def test_a_short_campaign_at_the_console(store) -> None:
     assert [s.points for s in standings(state)] == [3, 1]
     # The second game's players were seated from the campaign: anna plays Alleati there.
     assert {(m.side, m.role) for m in await store.members(3)} >= {("alleati", "player")}
+
+
+async def test_a_channel_number_past_discords_is_refused_not_a_crash(store) -> None:
+    """A channel is a Discord snowflake (a positive 64-bit integer): a longer number typed at
+    /channel or in a channel option is refused in one line, not a traceback from the store."""
+    out = io.StringIO()
+    huge = "99999999999999999999999"
+    console = Console(GameService(store), out, language="en")
+    errors = await console.run(
+        [
+            f"/channel {huge}",
+            "/campaign new ruleset:w40k4 name:Camp",
+            f"/campaign game scenario:avamposto channel:#{huge}",
+            f"/channel {2**63 - 1}",
+            "/game status",
+        ],
+        interactive=False,
+    )
+    text = out.getvalue()
+    assert "Traceback" not in text and "OverflowError" not in text
+    assert errors >= 2
+    assert f"Now in channel #{2**63 - 1}." in text  # the largest one is a channel
