@@ -478,7 +478,7 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
         positional="expression",
     ),
     CommandSpec("takeback", "takeback"),
-    # -- /campaign: linked games, in a channel of its own (bot/service/campaigns.py) ----------
+    # -- /campaign: linked games, in a channel of its own (bot/service/campaign/) ----------
     CommandSpec(
         "campaign.new",
         "campaign.new",

@@ -62,7 +62,7 @@ async def unreadable_games(store: GameStore) -> list[UnreadableGame]:
     found: list[UnreadableGame] = []
     for summary in await store.all_games():
         if summary.status == "ended" or summary.ruleset == CAMPAIGN_KIND:
-            continue  # a campaign's state is no ruleset's document (bot/service/campaigns.py)
+            continue  # a campaign's state is no ruleset's document (bot/service/campaign/)
         try:
             record = await store.load(summary.channel_id)
             play = get_ruleset(record.ruleset).play

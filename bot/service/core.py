@@ -23,7 +23,7 @@ from bot.commands import CommandSpec
 from bot.integrity import refusal_of
 from bot.limits import LogLimiter, LogLimits
 from bot.service import (
-    campaigns,
+    campaign,
     deadlines,
     history,
     lifecycle,
@@ -66,7 +66,7 @@ TABLE = HandlerTable(
     *views.HANDLERS,
     *history.HANDLERS,
     *deadlines.HANDLERS,
-    *campaigns.HANDLERS,
+    *campaign.HANDLERS,
     *play.HANDLERS,
     fallback=play.FALLBACK,
 )
@@ -221,7 +221,7 @@ class GameService:
         if context.campaign is not None and not handler.read_only:
             # The command may have ended the game or undone its end: its campaign follows,
             # with a logged event of its own (a result entered, or reversed).
-            followed = await campaigns.follow(
+            followed = await campaign.follow(
                 self._services, context.campaign, request.channel_id
             )
             reply.notices.extend(followed)

@@ -14,7 +14,7 @@ import pytest
 
 from bot.render_text import reply_text
 from bot.service import GameService, Request
-from bot.service.campaigns import CAMPAIGN_ARG, follow
+from bot.service.campaign import CAMPAIGN_ARG, follow
 from bot.service.stored.campaign import CampaignLink
 from rules.core.campaign import CAMPAIGN_KIND, CampaignState, event_of, replay, standings
 from rules.core.dice import Die

@@ -1,0 +1,25 @@
+"""Campaigns: games linked in a campaign whose results make its standings.
+
+One module per part: ``ledger`` (the campaign's log in the store), ``commands`` (the
+commands that write it), ``views`` (status and log), ``follow`` (a linked game's result
+entering the campaign, or reversed).
+"""
+
+from __future__ import annotations
+
+from bot.service.campaign.commands import end_campaign, join_campaign, link_new_game, new_campaign
+from bot.service.campaign.follow import follow
+from bot.service.campaign.ledger import CAMPAIGN_ARG, load_campaign
+from bot.service.campaign.views import campaign_log, campaign_status, status_lines
+from bot.service.handlers import Handler
+
+HANDLERS = (
+    Handler(("campaign.new",), run=new_campaign),
+    Handler(("campaign.join",), run=join_campaign),
+    Handler(("campaign.status",), run=campaign_status),
+    Handler(("campaign.log",), read_only=True, run=campaign_log),
+    Handler(("campaign.game",), run=link_new_game),
+    Handler(("campaign.end",), run=end_campaign),
+)
+
+__all__ = ["CAMPAIGN_ARG", "HANDLERS", "follow", "load_campaign", "status_lines"]

@@ -1,0 +1,250 @@
+"""The campaign commands that write its log: ``/campaign new``, ``join``, ``game``, ``end``.
+
+``/campaign game`` starts a game in another channel: its first event carries the campaign
+(``origin``), a sealed record of the game links it (`bot.service.stored.campaign`), the
+campaign's players are seated and the campaign's referee referees it.
+"""
+
+from __future__ import annotations
+
+from bot.service.campaign.follow import catch_up
+from bot.service.campaign.ledger import (
+    CAMPAIGN_ARG,
+    ORIGIN_ARG,
+    language_of,
+    load_campaign,
+    log_event,
+    referee_only,
+)
+from bot.service.errors import ServiceError
+from bot.service.handlers import Call
+from bot.service.lifecycle import archive_if_ended, channel_label
+from bot.service.replies import Reply
+from bot.service.stored.campaign import (
+    CampaignLink,
+    link_game,
+)
+from db.errors import GameExists, GameNotFound
+from rules.core.campaign import (
+    CAMPAIGN_KIND,
+    MAX_NAME,
+    CampaignState,
+    Created,
+    Ended,
+    Joined,
+    Linked,
+    Points,
+    apply,
+    event_json,
+    start,
+)
+from rules.core.errors import InvalidInput, UnknownName
+from rules.core.i18n import LANGUAGES
+from rules.core.resolution import Outcome
+from rules.core.ruleset import KNOWN_RULESETS
+
+# -- the commands ---------------------------------------------------------------------------
+
+
+async def new_campaign(call: Call) -> Reply:
+    """``/campaign new ruleset: name: [win: draw: loss: language:]``: a campaign in this
+    channel, its creator the referee; its sides are those of the ruleset's bundled
+    scenarios, its language its games' too."""
+    request, services = call.request, call.services
+    options = request.options
+    # The channel first: one holding a game or a campaign is refused as taken (a damaged
+    # one as damaged, by the store), before anything else is checked.
+    try:
+        await services.store.load(request.channel_id)
+    except GameNotFound:
+        pass
+    else:
+        raise ServiceError(
+            "error.campaign.channel_taken",
+            channel=channel_label(request.channel_id, request.guild_id is not None),
+        )
+    ruleset = services.ruleset(str(options.get("ruleset") or KNOWN_RULESETS[0])).key
+    name = str(options.get("name") or "").strip()
+    if not 0 < len(name) <= MAX_NAME:
+        raise InvalidInput("error.campaign.bad_name", limit=MAX_NAME)
+    points = Points(
+        win=int(options.get("win", 3)),
+        draw=int(options.get("draw", 1)),
+        loss=int(options.get("loss", 0)),
+    )
+    play = services.play(ruleset)
+    scenarios = play.scenarios()
+    document = await services.off_loop(play.new_game, scenarios[0] if scenarios else None, None)
+    sides = dict(play.sides(document))
+    created = Created(
+        ruleset=ruleset, name=name, points=points, sides=sides, referee=request.user_id
+    )
+    state = start(created)
+    language = str(options.get("language") or services.known(request.locale))
+    if language not in LANGUAGES:
+        raise InvalidInput(
+            "error.service.bad_language", language=language[:10], known=", ".join(LANGUAGES)
+        )
+    try:
+        record = await services.store.create_game(
+            request.channel_id,
+            guild_id=request.guild_id,
+            ruleset=CAMPAIGN_KIND,
+            language=language,
+            document=state.to_json(),
+            status="active",
+            actor_id=request.user_id,
+            interaction_id=request.interaction_id,
+            referee_id=request.user_id,
+            origin={CAMPAIGN_ARG: event_json(created)},
+        )
+    except GameExists:
+        raise ServiceError(
+            "error.campaign.channel_taken",
+            channel=channel_label(request.channel_id, request.guild_id is not None),
+        ) from None
+    reply = Reply(language=record.language, ruleset=ruleset, head_hash=record.head_hash)
+    reply.notices.append(
+        Outcome.of(
+            "bot.campaign.created", name=name, ruleset=ruleset, sides=", ".join(sides.values())
+        )
+    )
+    return reply
+
+
+async def join_campaign(call: Call) -> Reply:
+    """``/campaign join side:``: play a side of this channel's campaign."""
+    request, services = call.request, call.services
+    record, state = await load_campaign(services, request.channel_id)
+    wanted = str(request.options.get("side") or "").strip()
+    side = _side_named(state, wanted)
+    _, seq = await log_event(
+        services,
+        record,
+        state,
+        Joined(side=side, user=request.user_id),
+        actor_id=request.user_id,
+        actor_name=request.user_name,
+        interaction_id=request.interaction_id,
+    )
+    reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
+    reply.notices.append(Outcome.of("bot.campaign.joined", side=state.sides[side], name=state.name))
+    return reply
+
+
+def _side_named(state: CampaignState, wanted: str) -> str:
+    """A side by its id or its name (any case)."""
+    for side, label in state.sides.items():
+        if wanted.casefold() in (side.casefold(), label.casefold()):
+            return side
+    raise UnknownName(
+        "error.campaign.unknown_side", side=wanted[:40], known=", ".join(state.sides.values())
+    )
+
+
+async def link_new_game(call: Call) -> Reply:
+    """``/campaign game scenario: channel:`` (the referee): a game of the campaign in
+    ``channel``, from a scenario of its ruleset, its players seated, its referee the
+    campaign's; its first event names the campaign."""
+    request, services, store = call.request, call.services, call.store
+    record, state = await load_campaign(services, request.channel_id)
+    referee_only(call, state)
+    in_guild = request.guild_id is not None
+    target = request.options.get("channel")
+    if not isinstance(target, int) or isinstance(target, bool) or target <= 0:
+        raise InvalidInput("error.campaign.bad_channel")
+    if target == request.channel_id:
+        raise ServiceError("error.campaign.same_channel")
+    play = services.play(state.ruleset)
+    scenario = str(request.options.get("scenario") or "")
+    if scenario not in play.scenarios():
+        raise UnknownName(
+            "error.unknown_scenario", name=scenario[:40], known=", ".join(play.scenarios())
+        )
+    document = await services.off_loop(play.new_game, scenario, None)
+    sides = dict(play.sides(document))
+    if set(sides) != set(state.sides):
+        raise InvalidInput(
+            "error.campaign.sides_differ",
+            scenario=scenario,
+            sides=", ".join(sides.values()),
+            known=", ".join(state.sides.values()),
+        )
+    number = len(state.games) + 1
+    linked = Linked(number=number, channel=target, scenario=scenario)
+    apply(state, linked)  # refused here, before anything is written
+    try:
+        existing = await store.load(target)
+    except GameNotFound:
+        existing = None
+    if existing is not None and (existing.ruleset == CAMPAIGN_KIND or existing.status != "ended"):
+        raise ServiceError("error.campaign.channel_taken", channel=channel_label(target, in_guild))
+    # The game first (the store refuses a channel taken meanwhile), then its link and its
+    # players, then the campaign's event: a game the campaign lists always exists.
+    await archive_if_ended(store, target)
+    origin = {ORIGIN_ARG: {"channel": record.channel_id, "number": number}}
+    try:
+        game = await store.create_game(
+            target,
+            guild_id=request.guild_id,
+            ruleset=state.ruleset,
+            language=record.language,
+            document=document,
+            status="active",
+            actor_id=request.user_id,
+            interaction_id=None
+            if request.interaction_id is None
+            else f"{request.interaction_id}/game",
+            referee_id=state.referee,
+            origin=origin,
+        )
+    except GameExists:
+        raise ServiceError(
+            "error.campaign.channel_taken", channel=channel_label(target, in_guild)
+        ) from None
+    await link_game(store, target, CampaignLink(record.channel_id, number))
+    for side, users in state.players.items():
+        for user in users:
+            if user != state.referee:
+                await store.add_member(target, user, role="player", side=side)
+    _, seq = await log_event(
+        services,
+        record,
+        state,
+        linked,
+        actor_id=request.user_id,
+        actor_name=request.user_name,
+        interaction_id=request.interaction_id,
+    )
+    reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
+    reply.head_hash = game.head_hash
+    reply.notices.append(
+        Outcome.of(
+            "bot.campaign.linked",
+            number=number,
+            name=state.name,
+            channel=channel_label(target, in_guild),
+            scenario=scenario,
+        )
+    )
+    return reply
+
+
+async def end_campaign(call: Call) -> Reply:
+    """``/campaign end`` (the referee): the campaign is over, every game settled."""
+    request, services = call.request, call.services
+    record, state = await load_campaign(services, request.channel_id)
+    referee_only(call, state)
+    record, state = await catch_up(services, record, state)
+    _, seq = await log_event(
+        services,
+        record,
+        state,
+        Ended(),
+        actor_id=request.user_id,
+        actor_name=request.user_name,
+        interaction_id=request.interaction_id,
+    )
+    reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
+    reply.notices.append(Outcome.of("bot.campaign.ended", name=state.name))
+    return reply

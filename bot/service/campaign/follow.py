@@ -1,0 +1,149 @@
+"""A linked game's result entering its campaign, and leaving it when the game's end is undone.
+
+After any command that writes to a linked game, :func:`follow` brings the campaign in line
+with the game: an ended game whose result the campaign lacks enters it (``campaign.result``:
+the result, the hash of the game's final event); a game no longer ended (``/game undo`` of
+its end) has its result reversed (``campaign.reversal``). Each of those events carries an id
+made from the campaign, the game and the final hash, so it is committed once however many
+processes try; ``/campaign status`` catches up a game a stopped process left behind.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.service.campaign.ledger import load_campaign, log_event
+from bot.service.handlers import Services
+from bot.service.stored.campaign import (
+    CAMPAIGN_LINK,
+    LINK_KEY,
+    CampaignLink,
+    campaign_link_of,
+)
+from db.errors import GameNotFound, VersionConflict
+from db.models import GameRecord, Scope
+from rules.core.campaign import (
+    CampaignEvent,
+    CampaignState,
+    ResultEntered,
+    ResultReversed,
+)
+from rules.core.resolution import Outcome
+from rules.core.score import GameResult
+
+log = logging.getLogger(__name__)
+
+#: Runs of a campaign's catching up that lost a race with another writer.
+FOLLOW_ATTEMPTS = 5
+#: A campaign's log shows at most this many events at once.
+
+
+async def follow(services: Services, link: CampaignLink, game_channel: int) -> list[Outcome]:
+    """Bring the campaign in line with its game ``link`` after a command wrote to it: the
+    notices to show in the game's channel (the result entered, or reversed). Never
+    raises for the campaign's sake: the game's command stands; a failure is logged and the
+    next command or ``/campaign status`` catches up."""
+    try:
+        for attempt in range(1, FOLLOW_ATTEMPTS + 1):
+            try:
+                record, state = await load_campaign(services, link.campaign)
+                _, _, notices = await _settle(services, record, state, link.number, game_channel)
+                return notices
+            except VersionConflict:
+                if attempt == FOLLOW_ATTEMPTS:
+                    raise
+    except Exception:  # the campaign follows later; the game's command is answered
+        log.exception("campaign %s: game %s not followed", link.campaign, game_channel)
+    return []
+
+
+async def catch_up(
+    services: Services, record: GameRecord, state: CampaignState
+) -> tuple[GameRecord, CampaignState]:
+    """Settle every linked game whose result the campaign lacks (a process that stopped
+    between a game's end and its campaign's event)."""
+    for entry in state.games:
+        if entry.result is None:
+            record, state, _ = await _settle(services, record, state, entry.number, entry.channel)
+    return record, state
+
+
+async def _settle(
+    services: Services,
+    record: GameRecord,
+    state: CampaignState,
+    number: int,
+    channel: int,
+    *,
+    linked: bool = False,
+) -> tuple[GameRecord, CampaignState, list[Outcome]]:
+    """Compare game ``number`` with what the campaign holds of it and log the difference:
+    the reversal of a result that no longer holds, the entry of one that does. ``linked``:
+    the caller read the game's link already (else it is read, the channel may hold
+    another game by now)."""
+    entry = state.game(number)
+    if entry is None or entry.channel != channel or state.ended:
+        return record, state, []
+    try:
+        game = await services.store.load(channel)
+    except GameNotFound:  # archived: what the campaign holds of it stands
+        return record, state, []
+    if not linked and await linked_to(services, channel) != CampaignLink(record.channel_id, number):
+        return record, state, []
+    notices: list[Outcome] = []
+    ended = game.status == "ended"
+    held = entry.result
+    if held is not None and (not ended or held.final_hash != game.head_hash):
+        reversal = ResultReversed(number=number, final_hash=held.final_hash)
+        record, state = await _append(
+            services, record, state, reversal, f"{number}:reversal:{held.final_hash}"
+        )
+        notices.append(Outcome.of("bot.campaign.reversed", name=state.name, number=number))
+        held = None
+    if held is None and ended and game.head_hash is not None:
+        result = await _result_of(services, game)
+        if result is not None:
+            entered = ResultEntered(
+                number=number,
+                winner=result.winner,
+                scores=dict(result.score.totals),
+                ending=str(result.ending.kind),
+                final_hash=game.head_hash,
+            )
+            record, state = await _append(
+                services, record, state, entered, f"{number}:result:{game.head_hash}"
+            )
+            notices.append(Outcome.of("bot.campaign.entered", name=state.name, number=number))
+    return record, state, notices
+
+
+async def linked_to(services: Services, channel: int) -> CampaignLink | None:
+    """The campaign the channel's game belongs to, read from its link record."""
+    found = await services.store.feature_get(CAMPAIGN_LINK, Scope.of_game(channel), LINK_KEY)
+    return None if found is None else campaign_link_of((found,))
+
+
+async def _append(
+    services: Services, record: GameRecord, state: CampaignState, event: CampaignEvent, what: str
+) -> tuple[GameRecord, CampaignState]:
+    """Log an event the campaign writes itself, under an id made of the campaign and
+    ``what``: committed once, however many processes try."""
+    state, _ = await log_event(
+        services,
+        record,
+        state,
+        event,
+        actor_id=None,
+        interaction_id=f"campaign:{record.channel_id}:{what}",
+    )
+    return await services.store.load(record.channel_id), state
+
+
+async def _result_of(services: Services, game: GameRecord) -> GameResult | None:
+    """The ended game's result, as its state holds it (the one its result event logged)."""
+    play = services.play(game.ruleset)
+
+    def computed() -> GameResult | None:
+        return play.result(play.load_document(game.document))
+
+    return await services.on_workers(game.channel_id, computed)

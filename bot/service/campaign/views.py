@@ -1,0 +1,223 @@
+"""What a campaign shows: ``/campaign status`` (or the server's campaigns), ``/campaign log``."""
+
+from __future__ import annotations
+
+import logging
+
+from bot.service.campaign.follow import catch_up
+from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
+from bot.service.errors import ServiceError
+from bot.service.handlers import Call
+from bot.service.lifecycle import channel_label
+from bot.service.replies import Reply, TextReply
+from db.errors import StoreError
+from rules.core.campaign import (
+    CAMPAIGN_KIND,
+    CampaignEvent,
+    CampaignState,
+    Created,
+    GameEntry,
+    Joined,
+    Linked,
+    ResultEntered,
+    ResultReversed,
+    event_of,
+    standings,
+)
+from rules.core.i18n import translate
+
+log = logging.getLogger(__name__)
+
+#: A campaign's log shows at most this many events at once.
+MAX_LOG_LINES = 50
+#: ``/campaign status`` elsewhere lists at most this many of the server's campaigns.
+MAX_LISTED = 20
+
+
+async def campaign_status(call: Call) -> Reply:
+    """``/campaign status``: the campaign's sides, games, results and standings (in
+    another channel: the server's campaigns)."""
+    request, services = call.request, call.services
+    in_guild = request.guild_id is not None
+    try:
+        record, state = await load_campaign(services, request.channel_id)
+    except ServiceError:
+        return await _listing(call)
+    record, state = await catch_up(services, record, state)
+    language = language_of(record)
+    reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
+    reply.lines_title = "discord.embed.campaign"
+    reply.lines = status_lines(state, language, in_guild)
+    return reply
+
+
+def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[str]:
+    """The campaign as lines: its title, sides and players, games, standings."""
+    points = state.points
+    lines = [
+        translate(
+            "bot.campaign.title",
+            language,
+            name=state.name,
+            ruleset=state.ruleset,
+            win=points.win,
+            draw=points.draw,
+            loss=points.loss,
+        )
+    ]
+    if state.ended:
+        lines.append(translate("bot.campaign.over", language))
+    nobody = translate("bot.campaign.nobody", language)
+    for side, label in state.sides.items():
+        players = ", ".join(f"<@{user}>" for user in state.players.get(side, ())) or nobody
+        lines.append(translate("bot.campaign.side", language, side=label, players=players))
+    lines.append(translate("bot.campaign.games", language))
+    if not state.games:
+        lines.append(translate("bot.campaign.no_games", language))
+    lines.extend(game_line(state, entry, language, in_guild) for entry in state.games)
+    lines.append(translate("bot.campaign.standings", language))
+    for rank, line in enumerate(standings(state), start=1):
+        lines.append(
+            translate(
+                "bot.campaign.standing",
+                language,
+                rank=rank,
+                side=state.sides[line.side],
+                played=line.played,
+                wins=line.wins,
+                draws=line.draws,
+                losses=line.losses,
+                points=line.points,
+                difference=f"{line.difference:+d}",
+            )
+        )
+    return lines
+
+
+def _outcome(state: CampaignState, result: ResultEntered, language: str) -> str:
+    if result.winner is None:
+        return translate("bot.campaign.draw", language)
+    return translate("bot.campaign.won_by", language, side=state.sides[result.winner])
+
+
+def game_line(state: CampaignState, entry: GameEntry, language: str, in_guild: bool) -> str:
+    """One linked game: where, from what, and its result (its final hash) if it has one."""
+    channel = channel_label(entry.channel, in_guild)
+    result = entry.result
+    if result is None:
+        return translate(
+            "bot.campaign.game_playing",
+            language,
+            number=entry.number,
+            channel=channel,
+            scenario=entry.scenario,
+        )
+    scores = " – ".join(
+        f"{state.sides.get(side, side)} {value}" for side, value in result.scores.items()
+    )
+    return translate(
+        "bot.campaign.game_result",
+        language,
+        number=entry.number,
+        channel=channel,
+        scenario=entry.scenario,
+        outcome=_outcome(state, result, language),
+        scores=scores,
+        hash=result.final_hash[:12],
+    )
+
+
+async def _listing(call: Call) -> Reply:
+    """The server's campaigns (``/campaign status`` outside a campaign's channel)."""
+    request, services = call.request, call.services
+    in_guild = request.guild_id is not None
+    language = services.known(await services.game_language(request.channel_id), request.locale)
+    reply = TextReply(language=language)
+    reply.lines_title = "discord.embed.campaign"
+    found = [
+        g for g in await services.store.list_games(request.guild_id) if g.ruleset == CAMPAIGN_KIND
+    ]
+    if not found:
+        reply.lines.append(translate("bot.campaign.none", language))
+        return reply
+    reply.lines.append(translate("bot.campaign.here", language))
+    for summary in found[:MAX_LISTED]:
+        try:
+            _, state = await load_campaign(services, summary.channel_id)
+        except (ServiceError, StoreError, ValueError):
+            log.warning("campaign list: %s cannot be read", summary.channel_id, exc_info=True)
+            continue
+        over = translate("bot.campaign.listed_over", language) if state.ended else ""
+        reply.lines.append(
+            translate(
+                "bot.campaign.listed",
+                language,
+                channel=channel_label(summary.channel_id, in_guild),
+                name=state.name,
+                ruleset=state.ruleset,
+                games=len(state.games),
+                over=over,
+            )
+        )
+    return reply
+
+
+async def campaign_log(call: Call) -> Reply:
+    """``/campaign log [count]``: the campaign's latest events, each with who and what."""
+    request, services = call.request, call.services
+    record, state = await load_campaign(services, request.channel_id)
+    count = min(int(request.options.get("count", 20)), MAX_LOG_LINES)
+    events = await services.store.events(
+        record.channel_id, after_seq=max(0, record.version - count), limit=count
+    )
+    language = language_of(record)
+    reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
+    reply.lines_title = "discord.embed.campaign"
+    in_guild = request.guild_id is not None
+    for event in events:
+        data = event.args.get(CAMPAIGN_ARG) if isinstance(event.args, dict) else None
+        if not isinstance(data, dict):
+            continue
+        reply.lines.append(f"#{event.seq} " + log_text(state, event_of(data), language, in_guild))
+    return reply
+
+
+def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild: bool) -> str:
+    """One campaign event in words."""
+    if isinstance(event, Created):
+        return translate(
+            "bot.campaign.log.created", language, name=event.name, ruleset=event.ruleset
+        )
+    if isinstance(event, Joined):
+        side = state.sides.get(event.side, event.side)
+        return translate("bot.campaign.log.joined", language, user=f"<@{event.user}>", side=side)
+    if isinstance(event, Linked):
+        number = next(
+            (
+                e.number
+                for e in state.games
+                if e.channel == event.channel and e.scenario == event.scenario
+            ),
+            "?",
+        )
+        channel = channel_label(event.channel, in_guild)
+        return translate(
+            "bot.campaign.log.game",
+            language,
+            number=number,
+            channel=channel,
+            scenario=event.scenario,
+        )
+    if isinstance(event, ResultEntered):
+        return translate(
+            "bot.campaign.log.result",
+            language,
+            number=event.number,
+            outcome=_outcome(state, event, language),
+            hash=event.final_hash[:12],
+        )
+    if isinstance(event, ResultReversed):
+        return translate(
+            "bot.campaign.log.reversal", language, number=event.number, reason=event.reason
+        )
+    return translate("bot.campaign.log.ended", language)
