@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.roster import Roster
 
 #: The store's kind of a campaign's record (its ``ruleset`` column): not a ruleset, so no
 #: game command ever runs on it.
@@ -150,6 +151,8 @@ class CampaignState(_Frozen):
     referee: int
     players: dict[str, list[int]]
     games: list[GameEntry] = []
+    #: Each side's roster (`rules.core.roster`), once the campaign's log has given it one.
+    rosters: dict[str, Roster] = {}
     ended: bool = False
 
     def side_of(self, user: int) -> str | None:
