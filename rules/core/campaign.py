@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from rules.core.errors import IllegalAction, InvalidInput
-from rules.core.roster import Roster
+from rules.core.roster import MAX_STRENGTH, HistoryLine, Roster
 
 #: The store's kind of a campaign's record (its ``ruleset`` column): not a ruleset, so no
 #: game command ever runs on it.
@@ -86,6 +86,20 @@ class ResultEntered(_Frozen):
     scores: dict[str, int]
     ending: str
     final_hash: str
+    #: Strength each side lost, by unit id (as the game's final state counts it): the
+    #: entries of the rosters lose it and hold it as casualties until the post-battle
+    #: sequence settles their fate.
+    losses: dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_STRENGTH)]]] = {}
+
+
+class RosterSet(_Frozen):
+    """A side's roster is set (from a scenario's side or a roster file; ``source`` says
+    which): allowed while no game of the campaign is in play."""
+
+    type: Literal["campaign.roster"] = "campaign.roster"
+    side: str
+    roster: Roster
+    source: str = Field("scenario", max_length=80)
 
 
 class ResultReversed(_Frozen):
@@ -105,7 +119,7 @@ class Ended(_Frozen):
 
 
 CampaignEvent = Annotated[
-    Created | Joined | Linked | ResultEntered | ResultReversed | Ended,
+    Created | Joined | RosterSet | Linked | ResultEntered | ResultReversed | Ended,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[CampaignEvent] = TypeAdapter(CampaignEvent)
@@ -113,6 +127,7 @@ _EVENT: TypeAdapter[CampaignEvent] = TypeAdapter(CampaignEvent)
 CAMPAIGN_VERBS = (
     "campaign.created",
     "campaign.joined",
+    "campaign.roster",
     "campaign.game",
     "campaign.result",
     "campaign.reversal",
@@ -201,6 +216,8 @@ def apply(state: CampaignState, event: CampaignEvent) -> CampaignState:
         raise IllegalAction("error.campaign.ended", name=state.name)
     if isinstance(event, Joined):
         return _joined(state, event)
+    if isinstance(event, RosterSet):
+        return _roster_set(state, event)
     if isinstance(event, Linked):
         return _linked(state, event)
     if isinstance(event, ResultEntered):
@@ -228,6 +245,56 @@ def _joined(state: CampaignState, event: Joined) -> CampaignState:
     return state.model_copy(update={"players": players})
 
 
+def _roster_set(state: CampaignState, event: RosterSet) -> CampaignState:
+    if event.side not in state.sides or event.roster.side != event.side:
+        raise InvalidInput(
+            "error.campaign.unknown_side", side=event.side[:40], known=", ".join(state.sides)
+        )
+    playing = [entry.number for entry in state.games if entry.result is None]
+    if playing:
+        raise IllegalAction("error.campaign.roster_in_play", number=playing[0])
+    return state.model_copy(update={"rosters": {**state.rosters, event.side: event.roster}})
+
+
+def _carried(
+    state: CampaignState, event: ResultEntered, sign: int
+) -> tuple[dict[str, Roster], dict[str, dict[str, int]]]:
+    """The rosters with a result's losses carried (``sign`` 1) or taken back (-1), and the
+    losses as carried (by the rosters' units, none more than the strength there was):
+    strength lost becomes casualties awaiting their fate; taking back needs them unsettled."""
+    rosters = dict(state.rosters)
+    carried: dict[str, dict[str, int]] = {}
+    for side, lost in event.losses.items():
+        roster = rosters.get(side)
+        if roster is None:
+            continue
+        for unit, amount in lost.items():
+            entry = roster.entry(unit)
+            if entry is None or amount == 0:
+                continue
+            if sign > 0:
+                amount = min(amount, entry.strength)
+                what = "bot.campaign.history.lost"
+            elif entry.casualties < amount:
+                raise IllegalAction("error.campaign.casualties_settled", number=event.number)
+            else:
+                what = "bot.campaign.history.lost_reversed"
+            changed = entry.model_copy(
+                update={
+                    "strength": entry.strength - sign * amount,
+                    "casualties": entry.casualties + sign * amount,
+                }
+            ).noted(
+                HistoryLine(
+                    game=event.number, what=what, params={"lost": amount, "game": event.number}
+                )
+            )
+            roster = roster.replaced(changed)
+            carried.setdefault(side, {})[unit] = amount
+        rosters[side] = roster
+    return rosters, carried
+
+
 def _linked(state: CampaignState, event: Linked) -> CampaignState:
     if state.playing_in(event.channel) is not None:
         raise IllegalAction("error.campaign.game_in_play", channel=event.channel)
@@ -253,14 +320,20 @@ def _entered(state: CampaignState, event: ResultEntered) -> CampaignState:
         raise IllegalAction("error.campaign.result_held", number=event.number)
     if event.winner is not None and event.winner not in state.sides:
         raise InvalidInput("error.campaign.unknown_side", side=event.winner, known="")
-    return _replace(state, entry.model_copy(update={"result": event}))
+    rosters, carried = _carried(state, event, 1)
+    # The entry keeps the losses as carried, so a reversal takes back exactly those.
+    held = event.model_copy(update={"losses": carried})
+    entered = _replace(state, entry.model_copy(update={"result": held}))
+    return entered.model_copy(update={"rosters": rosters})
 
 
 def _reversed(state: CampaignState, event: ResultReversed) -> CampaignState:
     entry = state.game(event.number)
     if entry is None or entry.result is None or entry.result.final_hash != event.final_hash:
         raise IllegalAction("error.campaign.no_result", number=event.number)
-    return _replace(state, entry.model_copy(update={"result": None}))
+    rosters, _ = _carried(state, entry.result, -1)
+    reversed_ = _replace(state, entry.model_copy(update={"result": None}))
+    return reversed_.model_copy(update={"rosters": rosters})
 
 
 def replay(events: Iterable[CampaignEvent]) -> CampaignState:
@@ -348,6 +421,7 @@ __all__ = [
     "Points",
     "ResultEntered",
     "ResultReversed",
+    "RosterSet",
     "Standing",
     "apply",
     "event_json",

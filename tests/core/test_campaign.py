@@ -13,6 +13,7 @@ from rules.core.campaign import (
     Points,
     ResultEntered,
     ResultReversed,
+    RosterSet,
     apply,
     event_json,
     event_of,
@@ -20,6 +21,7 @@ from rules.core.campaign import (
     standings,
 )
 from rules.core.errors import RulesError
+from rules.core.roster import Roster, RosterEntry
 
 SIDES = {"alleati": "Alleati", "asse": "Asse"}
 
@@ -130,3 +132,41 @@ def test_events_and_state_round_trip_through_json() -> None:
     assert [event_of(event_json(e)) for e in events] == events
     state = replay(events)
     assert CampaignState.from_json(state.to_json()) == state
+
+
+def _roster_state() -> CampaignState:
+    roster = Roster(
+        side="alleati",
+        entries=(
+            RosterEntry(id="squadra_1", name="1ª squadra", strength=10, full=10),
+            RosterEntry(id="sherman_1", name="Sherman 1", strength=5, full=5),
+        ),
+    )
+    state = replay([_created(), RosterSet(side="alleati", roster=roster)])
+    return apply(state, Linked(number=1, channel=20, scenario="esempio_normandia"))
+
+
+def test_a_results_losses_become_casualties_and_a_reversal_takes_them_back() -> None:
+    state = _roster_state()
+    result = _result(1, "asse", 0, 4).model_copy(
+        update={"losses": {"alleati": {"squadra_1": 3, "sherman_1": 9, "ghost": 2}}}
+    )
+    after = apply(state, result)
+    roster = after.rosters["alleati"]
+    squad, tank = roster.entry("squadra_1"), roster.entry("sherman_1")
+    assert squad is not None and (squad.strength, squad.casualties) == (7, 3)
+    assert tank is not None and (tank.strength, tank.casualties) == (0, 5)  # never below 0
+    assert squad.history[-1].params == {"lost": 3, "game": 1}
+    back = apply(after, ResultReversed(number=1, final_hash=result.final_hash))
+    for before in state.rosters["alleati"].entries:
+        now = back.rosters["alleati"].entry(before.id)
+        assert now is not None and (now.strength, now.casualties) == (before.strength, 0)
+    assert back.rosters["alleati"].entry("squadra_1").history[-1].what.endswith("lost_reversed")  # type: ignore[union-attr]
+
+
+def test_a_roster_is_set_between_games_only() -> None:
+    state = _roster_state()
+    with pytest.raises(RulesError):
+        apply(state, RosterSet(side="alleati", roster=Roster(side="alleati")))
+    with pytest.raises(RulesError):
+        apply(state, RosterSet(side="nobody", roster=Roster(side="nobody")))
