@@ -97,6 +97,12 @@ def mixed_dice(resolution: Resolution) -> bool:
     return hands == {True, False}
 
 
+def signed_text(value: int) -> str:
+    """A number as players read it in print: a negative one with the minus sign (U+2212),
+    as the modifiers before it are written, not a hyphen."""
+    return f"−{abs(value)}" if value < 0 else str(value)
+
+
 def _step_line(ruleset: str, step: Step, language: str, mixed: bool = False) -> str:
     params = {name: value_text(ruleset, value, language) for name, value in step.params}
     name = collapse_spaces(translate(step.key, language, **params))
@@ -112,9 +118,9 @@ def _step_line(ruleset: str, step: Step, language: str, mixed: bool = False) -> 
         label = translate(modifier.key, language)
         pieces.append(f"{'+' if modifier.value >= 0 else '−'}{abs(modifier.value)} {label}")
     if step.total is not None and (step.rolls or step.modifiers):
-        pieces.append(f"= {step.total}")
+        pieces.append(f"= {signed_text(step.total)}")
     elif step.total is not None:
-        pieces.append(str(step.total))
+        pieces.append(signed_text(step.total))
     if step.threshold is not None:
         threshold_params = {k: v for k, v in step.threshold.params}
         label = (
@@ -122,7 +128,9 @@ def _step_line(ruleset: str, step: Step, language: str, mixed: bool = False) -> 
             if step.threshold.key
             else ""
         )
-        pieces.append(f"{step.threshold.comparison.value} {step.threshold.value} ({label})")
+        pieces.append(
+            f"{step.threshold.comparison.value} {signed_text(step.threshold.value)} ({label})"
+        )
     line = f"{name}{colon(language)} {' '.join(pieces)}" if pieces else name
     if step.table is not None:
         line += f" — {table_reading(step.table, language)}"

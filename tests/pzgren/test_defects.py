@@ -58,3 +58,13 @@ def test_an_x_result_still_owes_the_open_top_afv_its_step_and_m2():
     assert table.state.units["b_251"].steps == 1  # the only unit of category a)
     assert [(p.unit, p.n) for p in table.state.pending_morale] == [("b_251", 2)]
     assert g.awaiting(table.state) == "b"
+
+
+def test_a_negative_column_shift_is_written_with_a_minus_sign():
+    """'3 hexes or more away = -1': the total after '−1 …' modifiers was a hyphen."""
+    far = RIFLES.replace("'3,0'", "'4,0'")
+    table = small(SHOOTER, far)
+    applied = table(fire("a_inf", hex="4,0"), "a", [3, 3])
+    text = render_resolution_text(applied.resolutions[0], "en")
+    assert "= −1" in text
+    assert "= -1" not in text
