@@ -22,8 +22,12 @@ from rules.core.aftermath import Aftermath, EntryAftermath, FateRoll, Snapshot, 
 from rules.core.campaign import CampaignState
 from rules.core.campaign_rules import CampaignRules, FateTable
 from rules.core.dice import DiceSource
-from rules.core.errors import IllegalAction
+from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.roster import RosterEntry, Status
+
+#: The most dice one aftermath rolls (a die per strength point lost, one per unit
+#: destroyed): what a roster file can make large is bounded.
+MAX_AFTERMATH_DICE = 2000
 
 
 def roll_aftermath(
@@ -43,6 +47,16 @@ def roll_aftermath(
     if number in state.aftermaths:
         raise IllegalAction("error.campaign.aftermath_done", number=number)
     result = entry.result
+    dice_needed = sum(
+        unit.casualties + (unit.strength == 0 and unit.casualties > 0)
+        for roster in state.rosters.values()
+        for unit in roster.entries
+        if unit.status is not Status.DEAD
+    )
+    if dice_needed > MAX_AFTERMATH_DICE:
+        raise InvalidInput(
+            "error.campaign.aftermath_too_large", dice=dice_needed, limit=MAX_AFTERMATH_DICE
+        )
     sides: dict[str, tuple[EntryAftermath, ...]] = {}
     for side, roster in state.rosters.items():
         ids = None if fielded is None else set(fielded.get(side, ()))
@@ -126,4 +140,4 @@ def _checked(unit: RosterEntry, number: int, change: EntryAftermath) -> EntryAft
     return change.model_copy(update={"after": after})
 
 
-__all__ = ["roll_aftermath"]
+__all__ = ["MAX_AFTERMATH_DICE", "roll_aftermath"]

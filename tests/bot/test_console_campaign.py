@@ -114,7 +114,8 @@ async def test_after_the_battle_at_the_console(store) -> None:
             "/campaign confirm game:1",
             "/as arbitro",
             "/campaign game scenario:normandia_sfondamento channel:3",
-            '/campaign adjust side:alleati unit:squadra_1 field:rank value:veterani reason:"field promotion"',
+            "/campaign adjust side:alleati unit:squadra_1 field:rank value:veterani"
+            ' reason:"field promotion"',
             "/campaign confirm game:1",
             "/campaign game scenario:normandia_sfondamento channel:3",
             "/campaign log count:5",

@@ -311,3 +311,20 @@ def test_properties_of_the_sequence(
             apply(again, Aftermath(number=2, sides={"alleati": (sneaky,)}))
         rolled = roll_aftermath(again, 2, rules, ScriptedDice([]))
         assert dead.id not in {c.unit for c in rolled.sides["alleati"]}
+
+
+def test_an_aftermath_past_its_dice_budget_is_refused_in_one_line() -> None:
+    huge = Roster(
+        side="asse",
+        entries=tuple(
+            RosterEntry(id=f"u{i}", name="U", strength=0, full=1000, casualties=1000)
+            for i in range(3)
+        ),
+    )
+    log = _log({})
+    log.insert(3, RosterSet(side="asse", roster=huge))
+    state = replay(log)
+    with pytest.raises(RulesError) as caught:
+        roll_aftermath(state, 1, RULES, ScriptedDice([]))
+    assert caught.value.key == "error.campaign.aftermath_too_large"
+    assert "3003 dice" in caught.value.localized("en")

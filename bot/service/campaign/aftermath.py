@@ -32,7 +32,7 @@ from rules.core.campaign import MAX_GAMES, CampaignState
 from rules.core.campaign_aftermath import AftermathEvent
 from rules.core.campaign_rules import CampaignRules, campaign_rules
 from rules.core.dice import DiceSource, ScriptedDice, parse_faces
-from rules.core.errors import InvalidInput, UnknownName
+from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import translate
 from rules.core.play import GamePlay
 from rules.core.postbattle import roll_aftermath
@@ -97,7 +97,7 @@ def _fielded(play: GamePlay, state: CampaignState, number: int) -> dict[str, set
     try:
         scenario = play.scenario.load_bundled(entry.scenario)
         pieces = play.victory.battle(play.game.new_game(scenario)).pieces
-    except Exception:  # an uploaded or renamed scenario: every available entry fought
+    except RulesError:  # a scenario no longer bundled: every entry that could, fought
         return {
             side: {e.id for e in roster.entries if e.status is not Status.DEAD}
             for side, roster in state.rosters.items()
