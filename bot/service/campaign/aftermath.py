@@ -69,24 +69,40 @@ def _rules_of(state: CampaignState) -> CampaignRules:
     return rules
 
 
-def refuse_while_owed(state: CampaignState) -> None:
-    """Refuse a new game while an earlier one's aftermath is not rolled and confirmed
-    (campaigns with rosters, in rulesets with campaign rules), saying what is owed."""
+def _owed(state: CampaignState) -> list[tuple[str, int, str]]:
+    """What the games whose result is in still owe after the battle (campaigns with
+    rosters, in rulesets with campaign rules): ``("owed", number, "")`` for an aftermath
+    not rolled, ``("unconfirmed", number, sides)`` for one awaiting those sides."""
     if not state.rosters or campaign_rules(state.ruleset) is None:
-        return
+        return []
+    owed: list[tuple[str, int, str]] = []
     for entry in state.games:
         if entry.result is None:
             continue
         record = state.aftermaths.get(entry.number)
         if record is None:
-            raise ServiceError("error.campaign.aftermath_owed", number=entry.number)
-        if not record.settled(list(state.sides)):
+            owed.append(("owed", entry.number, ""))
+        elif not record.settled(list(state.sides)):
             waiting = [label for s, label in state.sides.items() if s not in record.confirmed]
-            raise ServiceError(
-                "error.campaign.aftermath_unconfirmed",
-                number=entry.number,
-                sides=", ".join(waiting),
-            )
+            owed.append(("unconfirmed", entry.number, ", ".join(waiting)))
+    return owed
+
+
+def refuse_while_owed(state: CampaignState) -> None:
+    """Refuse a new game while an earlier one's aftermath is not rolled and confirmed,
+    saying what is owed."""
+    for kind, number, sides in _owed(state)[:1]:
+        if kind == "owed":
+            raise ServiceError("error.campaign.aftermath_owed", number=number)
+        raise ServiceError("error.campaign.aftermath_unconfirmed", number=number, sides=sides)
+
+
+def owed_lines(state: CampaignState, language: str) -> list[str]:
+    """``/campaign status``'s lines for what the games owe after the battle."""
+    return [
+        translate(f"bot.campaign.aftermath.status_{kind}", language, number=number, sides=sides)
+        for kind, number, sides in _owed(state)
+    ]
 
 
 def _fielded(play: GamePlay, state: CampaignState, number: int) -> dict[str, set[str]]:

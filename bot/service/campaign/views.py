@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from bot.service.campaign.aftermath import aftermath_log_text
+from bot.service.campaign.aftermath import aftermath_log_text, owed_lines
 from bot.service.campaign.follow import catch_up
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.errors import ServiceError
@@ -77,6 +77,7 @@ def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[st
     if not state.games:
         lines.append(translate("bot.campaign.no_games", language))
     lines.extend(game_line(state, entry, language, in_guild) for entry in state.games)
+    lines.extend(owed_lines(state, language))
     lines.append(translate("bot.campaign.standings", language))
     for rank, line in enumerate(standings(state), start=1):
         lines.append(

@@ -88,6 +88,8 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     await _game_one_won_by_the_legion(table)
     await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.aftermath_owed",
                         scenario="fuga", channel=SECOND)
+    status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
+    assert "Game 1: aftermath to roll (/campaign aftermath game:1)." in status
     await table.refused(CAMPAIGN, OUTSIDER, "campaign.aftermath", "error.campaign.players_only",
                         game=1)
     await table.refused(CAMPAIGN, ANNA, "campaign.aftermath", "error.campaign.not_linked",
@@ -128,7 +130,11 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
                         game=1)
     await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.aftermath_unconfirmed",
                         scenario="fuga", channel=SECOND)
+    status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
+    assert "Game 1: aftermath awaiting the confirmation of Predoni." in status
     settled = await table(CAMPAIGN, BRUNO, "campaign.confirm", game=1)
+    status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
+    assert "aftermath" not in status
     assert "bot.campaign.aftermath_settled" in [n.key for n in settled.notices]
     # The referee's correction: refused past full strength, logged with its reason.
     await table.refused(CAMPAIGN, ANNA, "campaign.adjust", "error.campaign.referee_only",
