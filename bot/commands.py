@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.core.aftermath import ADJUSTABLE_FIELDS
 from rules.core.declaration import Declaration, OptionDeclaration, ValueType, declarations
 from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES
@@ -503,6 +504,33 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
         ),
     ),
     CommandSpec("campaign.end", "campaign.end"),
+    # After a battle: the post-battle sequence (bot/service/campaign/aftermath.py).
+    CommandSpec(
+        "campaign.aftermath",
+        "campaign.aftermath",
+        (integer("game", 1, 200, required=True, description="campaign_game"), dice_option()),
+    ),
+    CommandSpec(
+        "campaign.confirm",
+        "campaign.confirm",
+        (integer("game", 1, 200, required=True, description="campaign_game"),),
+    ),
+    CommandSpec(
+        "campaign.adjust",
+        "campaign.adjust",
+        (
+            name("side", "side", required=True),
+            name("unit", required=True, description="campaign_unit"),
+            pick(
+                "field",
+                *ADJUSTABLE_FIELDS,
+                required=True,
+                labels=tuple(f"discord.choice.adjust.{f}" for f in ADJUSTABLE_FIELDS),
+            ),
+            OptionSpec("value", low=1, high=40, required=True),
+            text("reason", required=True, description="adjust_reason"),
+        ),
+    ),
     # -- /seat: the referee seats the players -----------------------------------------------
     CommandSpec("seat.assign", "seat.assign", (member(), name("side", "side", required=True))),
     CommandSpec("seat.remove", "seat.remove", (member(),)),

@@ -19,6 +19,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from rules.core.aftermath import (
+    Adjusted,
+    Aftermath,
+    AftermathConfirmed,
+    AftermathRecord,
+    AftermathReversed,
+)
+from rules.core.campaign_aftermath import AFTERMATH_EVENTS, fold_aftermath
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.roster import MAX_STRENGTH, HistoryLine, Roster
 
@@ -119,7 +127,17 @@ class Ended(_Frozen):
 
 
 CampaignEvent = Annotated[
-    Created | Joined | RosterSet | Linked | ResultEntered | ResultReversed | Ended,
+    Created
+    | Joined
+    | RosterSet
+    | Linked
+    | ResultEntered
+    | ResultReversed
+    | Ended
+    | Aftermath
+    | AftermathConfirmed
+    | AftermathReversed
+    | Adjusted,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[CampaignEvent] = TypeAdapter(CampaignEvent)
@@ -132,6 +150,10 @@ CAMPAIGN_VERBS = (
     "campaign.result",
     "campaign.reversal",
     "campaign.ended",
+    "campaign.aftermath",
+    "campaign.confirm",
+    "campaign.aftermath_reversal",
+    "campaign.adjust",
 )
 
 
@@ -168,6 +190,8 @@ class CampaignState(_Frozen):
     games: list[GameEntry] = []
     #: Each side's roster (`rules.core.roster`), once the campaign's log has given it one.
     rosters: dict[str, Roster] = {}
+    #: Each game's post-battle sequence, by game number, once rolled (`rules.core.aftermath`).
+    aftermaths: dict[int, AftermathRecord] = {}
     ended: bool = False
 
     def side_of(self, user: int) -> str | None:
@@ -223,11 +247,28 @@ def apply(state: CampaignState, event: CampaignEvent) -> CampaignState:
     if isinstance(event, ResultEntered):
         return _entered(state, event)
     if isinstance(event, ResultReversed):
+        if event.number in state.aftermaths:  # unwound first, by its own logged event
+            raise IllegalAction("error.campaign.aftermath_first", number=event.number)
         return _reversed(state, event)
+    if isinstance(event, AFTERMATH_EVENTS):
+        return state.model_copy(update=_aftermath_update(state, event))
     unsettled = [entry.number for entry in state.games if entry.result is None]
     if unsettled:
         raise IllegalAction("error.campaign.games_unsettled", games=len(unsettled))
     return state.model_copy(update={"ended": True})
+
+
+def _aftermath_update(
+    state: CampaignState, event: Aftermath | AftermathConfirmed | AftermathReversed | Adjusted
+) -> dict[str, Any]:
+    return fold_aftermath(
+        event,
+        sides=tuple(state.sides),
+        results=[entry.number for entry in state.games if entry.result is not None],
+        last_game=len(state.games),
+        rosters=state.rosters,
+        aftermaths=state.aftermaths,
+    )
 
 
 def _joined(state: CampaignState, event: Joined) -> CampaignState:

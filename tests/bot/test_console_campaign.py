@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import io
+from types import SimpleNamespace
 
 from bot.console import Console
 from bot.service import GameService
-from rules.core.campaign import CampaignState, standings
+from bot.service.campaign.ledger import log_event
+from rules.core.campaign import CampaignState, RosterSet, standings
+from rules.core.roster import Roster, RosterEntry
 
 SCRIPT = """\
 /campaign new ruleset:manovra name:Normandia win:2 draw:1 loss:0 language:en
@@ -73,3 +76,67 @@ async def test_a_channel_number_past_discords_is_refused_not_a_crash(store) -> N
     assert "Traceback" not in text and "OverflowError" not in text
     assert errors >= 2
     assert f"Now in channel #{2**63 - 1}." in text  # the largest one is a channel
+
+
+async def test_after_the_battle_at_the_console(store) -> None:
+    """The post-battle sequence at the console: rolled with typed dice, confirmed by each
+    side, corrected by the referee, the next game waiting until it is settled."""
+    out = io.StringIO()
+    console = Console(GameService(store), out, language="en")
+    opening = [
+        "/campaign new ruleset:manovra name:Normandia language:en",
+        "/as anna",
+        "/campaign join side:alleati",
+        "/as bruno",
+        "/campaign join side:asse",
+    ]
+    assert await console.run(opening, interactive=False) == 0, out.getvalue()
+    # The rosters, as the rosters part sets them between games (squadra_1 carries 2 casualties).
+    allies = Roster(
+        side="alleati",
+        entries=(RosterEntry(id="squadra_1", name="1ª squadra", strength=8, full=10,
+                             casualties=2, rank="reclute"),),
+    )
+    record = await store.load(1)
+    state = CampaignState.from_json(record.document)
+    await log_event(SimpleNamespace(store=store), record, state,  # type: ignore[arg-type]
+                    RosterSet(side="alleati", roster=allies), actor_id=None, interaction_id=None)
+    errors = await console.run(
+        [
+            "/as arbitro",
+            "/campaign game scenario:normandia_incontro channel:2",
+            "/channel 2",
+            '/game end result:alleati reason:"the bridge held"',
+            "/channel 1",
+            "/campaign game scenario:normandia_sfondamento channel:3",
+            "/as anna",
+            "/campaign aftermath game:1 dice:2,5",
+            "/campaign confirm game:1",
+            "/as arbitro",
+            "/campaign game scenario:normandia_sfondamento channel:3",
+            "/campaign adjust side:alleati unit:squadra_1 field:rank value:veterani"
+            ' reason:"field promotion"',
+            "/campaign confirm game:1",
+            "/campaign game scenario:normandia_sfondamento channel:3",
+            "/campaign log count:5",
+        ],
+        interactive=False,
+    )
+    text = out.getvalue()
+    assert errors == 2, text
+    assert "Game 1 still owes its aftermath: /campaign aftermath game:1" in text
+    assert "After game 1 of «Normandia» (dice typed by the player):" in text
+    # D6 2: back, 5: lost; 9 + 1 + 1 replacements (winner) = 10 of 10; 3 experience
+    assert (
+        "Alleati, 1ª squadra: strength 8 → 10 of 10 (2 casualties, D6 2 5: 1 back, 1 lost; "
+        "+3 experience (3); +1 replacement)" in text
+    )
+    assert "Alleati confirms the aftermath of game 1." in text
+    assert "awaits the confirmation of Asse" in text
+    assert "Alleati, 1ª squadra: rank reclute → veterani (field promotion)" in text
+    assert "The referee validates the aftermath of game 1 for every side." in text
+    assert "Game 2 of «Normandia» starts in #3" in text
+    assert "adjustment: Alleati, squadra_1: rank = veterani (field promotion)" in text
+    state = CampaignState.from_json((await store.load(1)).document)
+    squad = state.rosters["alleati"].entry("squadra_1")
+    assert squad is not None and (squad.strength, squad.rank) == (10, "veterani")

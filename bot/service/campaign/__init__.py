@@ -2,11 +2,13 @@
 
 One module per part: ``ledger`` (the campaign's log in the store), ``commands`` (the
 commands that write it), ``views`` (status and log), ``follow`` (a linked game's result
-entering the campaign, or reversed).
+entering the campaign, or reversed), ``aftermath`` (the post-battle sequence: rolled,
+confirmed, adjusted).
 """
 
 from __future__ import annotations
 
+from bot.service.campaign.aftermath import adjust_entry, confirm_aftermath, run_aftermath
 from bot.service.campaign.commands import end_campaign, join_campaign, link_new_game, new_campaign
 from bot.service.campaign.follow import follow
 from bot.service.campaign.ledger import CAMPAIGN_ARG, load_campaign
@@ -20,6 +22,9 @@ HANDLERS = (
     Handler(("campaign.log",), read_only=True, run=campaign_log),
     Handler(("campaign.game",), run=link_new_game),
     Handler(("campaign.end",), run=end_campaign),
+    Handler(("campaign.aftermath",), run=run_aftermath),
+    Handler(("campaign.confirm",), run=confirm_aftermath),
+    Handler(("campaign.adjust",), run=adjust_entry),
 )
 
 __all__ = ["CAMPAIGN_ARG", "HANDLERS", "follow", "load_campaign", "status_lines"]

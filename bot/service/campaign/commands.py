@@ -7,6 +7,7 @@ campaign's players are seated and the campaign's referee referees it.
 
 from __future__ import annotations
 
+from bot.service.campaign.aftermath import refuse_while_owed
 from bot.service.campaign.follow import catch_up
 from bot.service.campaign.ledger import (
     CAMPAIGN_ARG,
@@ -149,6 +150,7 @@ async def link_new_game(call: Call) -> Reply:
     request, services, store = call.request, call.services, call.store
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
+    refuse_while_owed(state)
     in_guild = request.guild_id is not None
     target = request.options.get("channel")
     if not isinstance(target, int) or isinstance(target, bool) or target <= 0:

@@ -22,12 +22,15 @@ from bot.service.stored.campaign import (
 )
 from db.errors import GameNotFound, VersionConflict
 from db.models import GameRecord, Scope
+from rules.core.aftermath import AftermathReversed
 from rules.core.campaign import (
     CampaignEvent,
     CampaignState,
     ResultEntered,
     ResultReversed,
+    apply,
 )
+from rules.core.errors import RulesError
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
 
@@ -94,6 +97,21 @@ async def _settle(
     ended = game.status == "ended"
     held = entry.result
     if held is not None and (not ended or held.final_hash != game.head_hash):
+        if number in state.aftermaths:
+            # The carry-over was applied: unwound by its own logged event while nothing
+            # changed the entries since, else the result stays and the game is told why.
+            unwind = AftermathReversed(number=number)
+            try:
+                apply(state, unwind)
+            except RulesError:
+                notices.append(
+                    Outcome.of("bot.campaign.reversal_refused", name=state.name, number=number)
+                )
+                return record, state, notices
+            record, state = await _append(
+                services, record, state, unwind, f"{number}:unwind:{held.final_hash}"
+            )
+            notices.append(Outcome.of("bot.campaign.unwound", name=state.name, number=number))
         reversal = ResultReversed(number=number, final_hash=held.final_hash)
         record, state = await _append(
             services, record, state, reversal, f"{number}:reversal:{held.final_hash}"

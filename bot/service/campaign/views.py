@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from bot.service.campaign.aftermath import aftermath_log_text, owed_lines
 from bot.service.campaign.follow import catch_up
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.errors import ServiceError
@@ -24,6 +25,7 @@ from rules.core.campaign import (
     event_of,
     standings,
 )
+from rules.core.campaign_aftermath import AFTERMATH_EVENTS
 from rules.core.i18n import translate
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,7 @@ def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[st
     if not state.games:
         lines.append(translate("bot.campaign.no_games", language))
     lines.extend(game_line(state, entry, language, in_guild) for entry in state.games)
+    lines.extend(owed_lines(state, language))
     lines.append(translate("bot.campaign.standings", language))
     for rank, line in enumerate(standings(state), start=1):
         lines.append(
@@ -184,6 +187,8 @@ async def campaign_log(call: Call) -> Reply:
 
 def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild: bool) -> str:
     """One campaign event in words."""
+    if isinstance(event, AFTERMATH_EVENTS):
+        return aftermath_log_text(state, event, language)
     if isinstance(event, Created):
         return translate(
             "bot.campaign.log.created", language, name=event.name, ruleset=event.ruleset

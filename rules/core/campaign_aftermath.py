@@ -1,0 +1,188 @@
+"""The fold of the post-battle events into a campaign's rosters and aftermaths.
+
+`rules.core.campaign.apply` hands each post-battle event (`rules.core.aftermath`) here
+with the parts of the state it reads; what comes back replaces those parts. Each event is
+checked whole before anything changes: a refusal is a `RulesError` and the state stays as
+it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from rules.core.aftermath import (
+    Adjusted,
+    Aftermath,
+    AftermathConfirmed,
+    AftermathRecord,
+    AftermathReversed,
+    Snapshot,
+    settled_entry,
+)
+from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.roster import HistoryLine, Roster, RosterEntry, Status
+
+AftermathEvent = Aftermath | AftermathConfirmed | AftermathReversed | Adjusted
+#: The post-battle events' types, for ``isinstance``.
+AFTERMATH_EVENTS = (Aftermath, AftermathConfirmed, AftermathReversed, Adjusted)
+
+
+def fold_aftermath(
+    event: AftermathEvent,
+    *,
+    sides: Collection[str],
+    results: Collection[int],
+    last_game: int,
+    rosters: Mapping[str, Roster],
+    aftermaths: Mapping[int, AftermathRecord],
+) -> dict[str, Any]:
+    """The state's ``rosters`` and ``aftermaths`` after ``event`` (as a ``model_copy``
+    update). ``results``: the numbers of the games whose result holds; ``last_game``: the
+    number of the last game linked."""
+    if isinstance(event, Aftermath):
+        return _rolled(event, results, rosters, aftermaths)
+    if isinstance(event, AftermathConfirmed):
+        return {"aftermaths": _confirmed(event, sides, aftermaths)}
+    if isinstance(event, AftermathReversed):
+        return _unwound(event, last_game, rosters, aftermaths)
+    return {"rosters": _adjusted(event, rosters)}
+
+
+def _rolled(
+    event: Aftermath,
+    results: Collection[int],
+    rosters: Mapping[str, Roster],
+    aftermaths: Mapping[int, AftermathRecord],
+) -> dict[str, Any]:
+    if event.number not in results:
+        raise IllegalAction("error.campaign.no_result", number=event.number)
+    if event.number in aftermaths:
+        raise IllegalAction("error.campaign.aftermath_done", number=event.number)
+    changed = dict(rosters)
+    for side, roster in rosters.items():
+        covered = {change.unit for change in event.sides.get(side, ())}
+        owed = [e.id for e in roster.entries if e.casualties and e.id not in covered]
+        if owed:  # every casualty gets its fate
+            raise IllegalAction("error.campaign.aftermath_incomplete", unit=owed[0])
+    for side, entries in event.sides.items():
+        held = changed.get(side)
+        if held is None:
+            raise InvalidInput("error.campaign.unknown_side", side=side[:40], known="")
+        roster = held
+        for change in entries:
+            entry = roster.entry(change.unit)
+            if entry is None or Snapshot.of(entry) != change.before:
+                raise IllegalAction("error.campaign.aftermath_stale", unit=change.unit)
+            after = settled_entry(change.before, entry.full, event.number, change)
+            if after is None or after != change.after:
+                raise IllegalAction("error.campaign.aftermath_unruly", unit=change.unit)
+            line = HistoryLine(
+                game=event.number,
+                what="bot.campaign.history.aftermath",
+                params={
+                    "game": event.number,
+                    "before": change.before.strength,
+                    "after": after.strength,
+                    "experience": change.experience,
+                },
+            )
+            roster = roster.replaced(after.onto(entry).noted(line))
+        changed[side] = roster
+    return {
+        "rosters": changed,
+        "aftermaths": {**aftermaths, event.number: AftermathRecord(event=event)},
+    }
+
+
+def _confirmed(
+    event: AftermathConfirmed, sides: Collection[str], aftermaths: Mapping[int, AftermathRecord]
+) -> dict[int, AftermathRecord]:
+    record = aftermaths.get(event.number)
+    if record is None:
+        raise IllegalAction("error.campaign.no_aftermath", number=event.number)
+    if record.settled(list(sides)):
+        raise IllegalAction("error.campaign.aftermath_settled", number=event.number)
+    if event.side is None:
+        record = record.model_copy(update={"validated": True})
+    elif event.side not in sides:
+        raise InvalidInput("error.campaign.unknown_side", side=event.side[:40], known="")
+    elif event.side in record.confirmed:
+        raise IllegalAction("error.campaign.already_confirmed", number=event.number)
+    else:
+        record = record.model_copy(update={"confirmed": (*record.confirmed, event.side)})
+    return {**aftermaths, event.number: record}
+
+
+def _unwound(
+    event: AftermathReversed,
+    last_game: int,
+    rosters: Mapping[str, Roster],
+    aftermaths: Mapping[int, AftermathRecord],
+) -> dict[str, Any]:
+    """Back to the values before the aftermath, when every entry still holds the values
+    it left and no later game was linked (else the referee adjusts by hand)."""
+    record = aftermaths.get(event.number)
+    if record is None:
+        raise IllegalAction("error.campaign.no_aftermath", number=event.number)
+    if last_game != event.number:
+        raise IllegalAction("error.campaign.aftermath_changed", number=event.number)
+    changed = dict(rosters)
+    for side, entries in record.event.sides.items():
+        roster = changed[side]
+        for change in entries:
+            entry = roster.entry(change.unit)
+            if entry is None or Snapshot.of(entry) != change.after:
+                raise IllegalAction("error.campaign.aftermath_changed", number=event.number)
+            line = HistoryLine(
+                game=event.number,
+                what="bot.campaign.history.aftermath_reversed",
+                params={"game": event.number},
+            )
+            roster = roster.replaced(change.before.onto(entry).noted(line))
+        changed[side] = roster
+    left = {number: held for number, held in aftermaths.items() if number != event.number}
+    return {"rosters": changed, "aftermaths": left}
+
+
+def _adjusted(event: Adjusted, rosters: Mapping[str, Roster]) -> dict[str, Roster]:
+    roster = rosters.get(event.side)
+    entry = None if roster is None else roster.entry(event.unit)
+    if roster is None or entry is None:
+        raise IllegalAction("error.campaign.no_entry", unit=event.unit, side=event.side[:40])
+    before = getattr(entry, event.field)
+    data = entry.model_dump()
+    value: object = event.value
+    if event.field == "rank":
+        value = None if event.value == "-" else event.value
+    elif event.field == "status":
+        if event.value not in (Status.FIT, Status.DEAD):
+            raise InvalidInput("error.campaign.bad_adjust", field=event.field, value=event.value)
+        data["until"] = None
+    elif event.field == "until":
+        data["status"] = Status.RECOVERING
+    elif not event.value.isdigit():
+        raise InvalidInput("error.campaign.bad_adjust", field=event.field, value=event.value)
+    data[event.field] = value
+    try:
+        adjusted = RosterEntry.model_validate(data)
+    except ValidationError:
+        raise InvalidInput(
+            "error.campaign.bad_adjust", field=event.field, value=event.value
+        ) from None
+    after = getattr(adjusted, event.field)
+    line = HistoryLine(
+        what="bot.campaign.history.adjusted",
+        params={
+            "field": event.field,
+            "before": str(before if before is not None else "-"),
+            "after": str(after if after is not None else "-"),
+            "reason": event.reason[:60],
+        },
+    )
+    return {**rosters, event.side: roster.replaced(adjusted.noted(line))}
+
+
+__all__ = ["AFTERMATH_EVENTS", "AftermathEvent", "fold_aftermath"]

@@ -1,0 +1,181 @@
+"""A ruleset's campaign rules, as data: ``rules/<key>/campaign.yaml``.
+
+What the post-battle sequence (`rules.core.postbattle`) does between two games of a
+campaign: the fate of each strength point lost (a die and its bands: back to the unit, or
+lost for good), the fate of a unit destroyed outright (back, recovering for some games,
+dead), the experience a game earns, the ladder of ranks experience climbs, and the
+replacements a unit gets back (more for the winner). Each file is validated by
+:class:`CampaignRules` when it is first read (refused line by line, naming the file, as
+scenarios are) and kept for the process: the rules of a campaign never change under it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from rules.core.dice import Die
+from rules.core.roster import MAX_STRENGTH
+from rules.core.scenario import parse_yaml_model
+
+#: What becomes of a strength point lost, or of a unit destroyed.
+Fate = Literal["returns", "recovering", "dead"]
+#: The most games a unit may spend recovering.
+MAX_RECOVERY = 10
+#: The most rungs a promotion ladder holds.
+MAX_RUNGS = 12
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Band(_Strict):
+    """Faces ``low``..``high`` of the die give ``fate`` (``games``: how long recovering)."""
+
+    low: int = Field(ge=1, le=100)
+    high: int = Field(ge=1, le=100)
+    fate: Fate
+    games: int = Field(0, ge=0, le=MAX_RECOVERY)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Band:
+        if self.low > self.high:
+            raise ValueError(f"low {self.low} is above high {self.high}")
+        if (self.fate == "recovering") != (self.games > 0):
+            raise ValueError("'games' (1 or more) is given exactly when the fate is 'recovering'")
+        return self
+
+
+class FateTable(_Strict):
+    """A die and its bands, which cover every face once, in order."""
+
+    die: int = Field(ge=2, le=100, description="the die's faces: 6 for a D6, 10 for a D10")
+    bands: tuple[Band, ...] = Field(min_length=1, max_length=20)
+
+    @model_validator(mode="after")
+    def _covers(self) -> FateTable:
+        expected = 1
+        for band in self.bands:
+            if band.low != expected:
+                raise ValueError(f"the bands must cover faces 1 to {self.die} in order")
+            expected = band.high + 1
+        if expected != self.die + 1:
+            raise ValueError(f"the bands must cover faces 1 to {self.die} in order")
+        return self
+
+    @property
+    def dice(self) -> Die:
+        """The die rolled on this table."""
+        return Die(self.die)
+
+    def band(self, face: int) -> Band:
+        """The band ``face`` falls in."""
+        return next(band for band in self.bands if band.low <= face <= band.high)
+
+
+class Experience(_Strict):
+    """Experience a unit earns in a game it was fielded in."""
+
+    fought: int = Field(ge=0, le=100)
+    won: int = Field(ge=0, le=100)
+    #: For a unit still standing at the end of the game (strength above 0).
+    survived: int = Field(ge=0, le=100)
+
+
+class Rung(_Strict):
+    """A rank on the ladder and the experience that reaches it."""
+
+    rank: str = Field(min_length=1, max_length=40)
+    experience: int = Field(ge=0, le=100_000)
+
+
+class Replacements(_Strict):
+    """Strength points a surviving unit gets back between games, up to its full strength."""
+
+    per_game: int = Field(ge=0, le=MAX_STRENGTH)
+    won: int = Field(0, ge=0, le=MAX_STRENGTH)
+    drawn: int = Field(0, ge=0, le=MAX_STRENGTH)
+
+
+class CampaignRules(_Strict):
+    """One ruleset's campaign rules (``rules/<key>/campaign.yaml``)."""
+
+    ruleset: str = Field(min_length=1, max_length=40)
+    strength: Literal["models", "figures", "steps"]
+    #: Rolled once for each strength point lost: back to the unit, or dead (lost for good).
+    casualties: FateTable
+    #: Rolled once for a unit that ended the game destroyed (strength 0), before its points.
+    destroyed: FateTable
+    experience: Experience
+    #: Ranks from the lowest; an entry without a rank stands on the first rung.
+    promotion: tuple[Rung, ...] = Field((), max_length=MAX_RUNGS)
+    replacements: Replacements
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CampaignRules:
+        recovering = [band for band in self.casualties.bands if band.fate == "recovering"]
+        if recovering:
+            raise ValueError(
+                "casualties: a strength point returns or is dead; "
+                "'recovering' is a fate of a destroyed unit"
+            )
+        names = [rung.rank for rung in self.promotion]
+        if len(set(names)) != len(names):
+            raise ValueError("promotion: a rank is listed twice")
+        thresholds = [rung.experience for rung in self.promotion]
+        if thresholds and (thresholds[0] != 0 or thresholds != sorted(set(thresholds))):
+            raise ValueError(
+                "promotion: the first rung needs 0 experience, each next one more than the last"
+            )
+        return self
+
+    def next_rank(self, rank: str | None, experience: int) -> str | None:
+        """The rank one rung up that ``experience`` reaches from ``rank`` (None: no
+        promotion — the top rung, a rank off the ladder, or not enough experience)."""
+        names = [rung.rank for rung in self.promotion]
+        if not names:
+            return None
+        at = 0 if rank is None else (names.index(rank) if rank in names else -1)
+        if at < 0 or at + 1 >= len(names):
+            return None
+        rung = self.promotion[at + 1]
+        return rung.rank if experience >= rung.experience else None
+
+
+def parse_campaign_rules(text: str, source: str) -> CampaignRules:
+    """Campaign rules from YAML text; every refusal an ``InvalidInput`` naming ``source``
+    and the line."""
+    return parse_yaml_model(text, CampaignRules, source)
+
+
+@lru_cache(maxsize=16)  # one per ruleset
+def campaign_rules(ruleset: str) -> CampaignRules | None:
+    """The campaign rules of a bundled ruleset (None when it ships none), read once."""
+    try:
+        path = resources.files(f"rules.{ruleset}") / "campaign.yaml"
+    except ModuleNotFoundError:
+        return None
+    if not path.is_file():
+        return None
+    rules = parse_campaign_rules(path.read_text("utf-8"), f"{ruleset}/campaign.yaml")
+    if rules.ruleset != ruleset:
+        raise ValueError(f"{ruleset}/campaign.yaml declares ruleset {rules.ruleset!r}")
+    return rules
+
+
+__all__ = [
+    "MAX_RECOVERY",
+    "Band",
+    "CampaignRules",
+    "Experience",
+    "Fate",
+    "FateTable",
+    "Replacements",
+    "Rung",
+    "campaign_rules",
+    "parse_campaign_rules",
+]

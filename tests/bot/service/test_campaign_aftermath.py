@@ -1,0 +1,213 @@
+"""After a campaign's battle, through the service on both store backends: the post-battle
+sequence rolled with a player's typed dice and shown die by die, each side confirming, the
+next game refused until then, the referee's adjustments logged, a result undone after its
+aftermath unwound by a logged event (or kept, with a clear line, once built on), and the
+state always the replay of the log."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from bot.render_text import reply_text
+from bot.service import Request
+from bot.service.campaign.ledger import load_campaign, log_event
+from rules.core.campaign import RosterSet
+from rules.core.errors import RulesError
+from rules.core.roster import Roster, RosterEntry, Status
+from tests.bot.service.test_campaigns import (
+    ANNA,
+    BRUNO,
+    CAMPAIGN,
+    FIRST,
+    GUILD,
+    OUTSIDER,
+    REFEREE,
+    SECOND,
+    Table,
+    _assert_log_is_the_state,
+    _campaign,
+)
+from tests.bot.service.test_campaigns import any_store as _any_store
+
+#: The store fixture of the campaign tests: both backends.
+any_store = _any_store
+
+
+async def _typed(table: Table, user: int, dice: str, /, **options: Any) -> Any:
+    """``/campaign aftermath`` with the player's physical dice typed in ``dice:``."""
+    table.count += 1
+    return await table.service.handle(
+        Request(
+            CAMPAIGN, user, "campaign.aftermath", options, guild_id=GUILD,
+            interaction_id=f"i{table.count}", user_name=f"user{user}", locale="en", dice=dice,
+        )
+    )
+
+
+async def _rosters(table: Table) -> None:
+    """Rosters as the rosters part leaves them; the Legion's squad holds 3 casualties
+    from an earlier fight (a roster file may carry them)."""
+    legion = Roster(
+        side="legione",
+        entries=(
+            RosterEntry(
+                id="squadra_tattica", name="Squadra tattica", strength=7, full=10, casualties=3
+            ),
+            RosterEntry(id="devastatori", name="Devastatori", strength=5, full=5),
+            RosterEntry(id="riserva", name="Riserva", strength=5, full=5),  # not in the scenario
+        ),
+    )
+    raiders = Roster(
+        side="predoni",
+        entries=(RosterEntry(id="banda", name="Banda", strength=20, full=20),),
+    )
+    services: Any = SimpleNamespace(store=table.store)  # the ledger needs only the store
+    for roster in (legion, raiders):
+        record, state = await load_campaign(services, CAMPAIGN)
+        await log_event(
+            services,
+            record,
+            state,
+            RosterSet(side=roster.side, roster=roster, source="file"),
+            actor_id=REFEREE,
+            interaction_id=None,
+        )
+
+
+async def _game_one_won_by_the_legion(table: Table) -> None:
+    await _rosters(table)
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    await table(FIRST, REFEREE, "game.decide", result="legione", reason="held the outpost")
+
+
+async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: Any) -> None:
+    table = await _campaign(any_store)
+    await _game_one_won_by_the_legion(table)
+    await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.aftermath_owed",
+                        scenario="fuga", channel=SECOND)
+    status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
+    assert "Game 1: aftermath to roll (/campaign aftermath game:1)." in status
+    await table.refused(CAMPAIGN, OUTSIDER, "campaign.aftermath", "error.campaign.players_only",
+                        game=1)
+    await table.refused(CAMPAIGN, ANNA, "campaign.aftermath", "error.campaign.not_linked",
+                        game=2)
+    # Anna types her dice: the squad's three casualties on a D6 (1-3 dead, 4-6 returns).
+    versions = await table._versions()
+    for faces, key in (("4,1,6,6", "error.dice.unused"), ("4,1", "error.dice.exhausted"),
+                       ("4,1,7", "error.dice.impossible_face")):
+        with pytest.raises(RulesError) as caught:
+            await _typed(table, ANNA, faces, game=1)
+        assert caught.value.key == key
+    assert await table._versions() == versions
+    rolled = await _typed(table, ANNA, "4,1,6", game=1)
+    text = reply_text(rolled)
+    assert "After game 1 of «Orbita» (dice typed by the player):" in text
+    # 7 + 2 back + 1 replacement (of the 2 a winner gets: full at 10); fought, won, standing
+    assert (
+        "Legione Astrale, Squadra tattica: strength 7 → 10 of 10 (3 casualties, D6 4 1 6: 2 back, "
+        "1 lost; +3 experience (3); promoted to provati; +1 replacement)" in text
+    )
+    assert "Riserva" not in text  # not in the scenario: it stayed behind, earned nothing
+    state = await table.campaign()
+    squad = state.rosters["legione"].entry("squadra_tattica")
+    assert squad is not None and (squad.strength, squad.casualties, squad.rank) == (
+        10, 0, "provati"
+    )
+    banda = state.rosters["predoni"].entry("banda")
+    assert banda is not None and banda.experience == 2  # fought, still standing; lost
+    event = (await table.campaign_events())[-1]
+    assert event.verb == "campaign.aftermath"
+    assert event.args["campaign"]["by_hand"] is True
+    await table.refused(CAMPAIGN, BRUNO, "campaign.aftermath", "error.campaign.aftermath_done",
+                        game=1)
+    # Each side confirms; the next game waits for both.
+    confirmed = await table(CAMPAIGN, ANNA, "campaign.confirm", game=1)
+    assert [n.key for n in confirmed.notices] == ["bot.campaign.confirmed"]
+    await table.refused(CAMPAIGN, ANNA, "campaign.confirm", "error.campaign.already_confirmed",
+                        game=1)
+    await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.aftermath_unconfirmed",
+                        scenario="fuga", channel=SECOND)
+    status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
+    assert "Game 1: aftermath awaiting the confirmation of Predoni." in status
+    settled = await table(CAMPAIGN, BRUNO, "campaign.confirm", game=1)
+    status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
+    assert "aftermath" not in status
+    assert "bot.campaign.aftermath_settled" in [n.key for n in settled.notices]
+    # The referee's correction: refused past full strength, logged with its reason.
+    await table.refused(CAMPAIGN, ANNA, "campaign.adjust", "error.campaign.referee_only",
+                        side="legione", unit="banda", field="strength", value="1", reason="x")
+    await table.refused(CAMPAIGN, REFEREE, "campaign.adjust", "error.campaign.bad_adjust",
+                        side="legione", unit="devastatori", field="strength", value="6",
+                        reason="x")
+    await table.refused(CAMPAIGN, REFEREE, "campaign.adjust", "error.campaign.no_entry",
+                        side="predoni", unit="devastatori", field="strength", value="1",
+                        reason="x")
+    adjusted = await table(CAMPAIGN, REFEREE, "campaign.adjust", side="Predoni", unit="banda",
+                           field="experience", value="9", reason="forgot a bonus")
+    assert "Predoni, Banda: experience 2 → 9 (forgot a bonus)" in reply_text(adjusted)
+    banda = (await table.campaign()).rosters["predoni"].entry("banda")
+    assert banda is not None and banda.experience == 9
+    assert banda.history[-1].params["reason"] == "forgot a bonus"
+    log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=6))
+    assert "aftermath of game 1: 3 entries changed, 3 dice rolled (dice typed by the player)" in log
+    assert "Legione Astrale confirmed the aftermath of game 1" in log
+    assert "adjustment: Predoni, banda: experience = 9 (forgot a bonus)" in log
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="fuga", channel=SECOND)
+    _assert_log_is_the_state(
+        await table.campaign_events(), (await any_store.load(CAMPAIGN)).document
+    )
+
+
+async def test_an_undone_end_unwinds_its_aftermath_then_reverses_the_result(
+    any_store: Any,
+) -> None:
+    table = await _campaign(any_store)
+    await _game_one_won_by_the_legion(table)
+    before = (await table.campaign()).rosters
+    await table(CAMPAIGN, REFEREE, "campaign.aftermath", game=1)  # the bot's dice
+    validated = await table(CAMPAIGN, REFEREE, "campaign.confirm", game=1)
+    assert [n.key for n in validated.notices] == [
+        "bot.campaign.validated",
+        "bot.campaign.aftermath_settled",
+    ]
+    undone = await table(FIRST, REFEREE, "game.undo")
+    keys = [n.key for n in undone.notices]
+    assert keys[-2:] == ["bot.campaign.unwound", "bot.campaign.reversed"]
+    state = await table.campaign()
+    assert state.game(1).result is None and state.aftermaths == {}  # type: ignore[union-attr]
+    for side, roster in before.items():
+        for entry in roster.entries:
+            now = state.rosters[side].entry(entry.id)
+            assert now is not None
+            assert (now.strength, now.casualties, now.experience) == (
+                entry.strength, entry.casualties, entry.experience
+            )
+    verbs = [e.verb for e in await table.campaign_events()]
+    assert verbs[-2:] == ["campaign.aftermath_reversal", "campaign.reversal"]
+    # The game ends again: its result enters, its aftermath rolls again.
+    await table(FIRST, REFEREE, "game.decide", result="predoni", reason="second thoughts")
+    await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
+    _assert_log_is_the_state(
+        await table.campaign_events(), (await any_store.load(CAMPAIGN)).document
+    )
+
+
+async def test_an_aftermath_built_on_keeps_its_result_with_a_clear_line(any_store: Any) -> None:
+    table = await _campaign(any_store)
+    await _game_one_won_by_the_legion(table)
+    await _typed(table, ANNA, "1,1,1", game=1)
+    await table(CAMPAIGN, REFEREE, "campaign.adjust", side="legione", unit="squadra_tattica",
+                field="until", value="3", reason="wounded sergeant")
+    undone = await table(FIRST, REFEREE, "game.undo")
+    assert "bot.campaign.reversal_refused" in [n.key for n in undone.notices]
+    assert "keeps the result of game 1" in reply_text(undone)
+    state = await table.campaign()
+    assert state.game(1).result is not None and 1 in state.aftermaths  # type: ignore[union-attr]
+    squad = state.rosters["legione"].entry("squadra_tattica")
+    assert squad is not None and squad.status is Status.RECOVERING and squad.until == 3
+    _assert_log_is_the_state(
+        await table.campaign_events(), (await any_store.load(CAMPAIGN)).document
+    )

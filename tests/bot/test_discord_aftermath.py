@@ -1,0 +1,65 @@
+"""After a campaign's battle over Discord (SimCord, the real bot): the aftermath rolled with
+a player's typed dice and shown in the campaign's channel, each side confirming, the next
+game linked only then."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from bot.service.campaign.ledger import load_campaign, log_event
+from rules.core.campaign import RosterSet
+from rules.core.roster import Roster, RosterEntry
+from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
+    Table,
+    assert_private_error,
+    assert_public,
+    discord_dice,
+    discord_service,
+    discord_store,
+    simcord_bot,
+    table,
+    texts,
+)
+
+
+async def test_an_aftermath_through_discord(table: Table, discord_store: Any) -> None:  # noqa: F811
+    home = table.channel
+    front = table.guild.create_text_channel("fronte")
+    rear = table.guild.create_text_channel("retrovie")
+    await table.referee.slash(home, "campaign new", ruleset="manovra", name="Normandia",
+                              language="en")
+    await table.anna.slash(home, "campaign join", side="alleati")
+    await table.bruno.slash(home, "campaign join", side="asse")
+    allies = Roster(
+        side="alleati",
+        entries=(RosterEntry(id="squadra_1", name="1ª squadra", strength=8, full=10,
+                             casualties=2),),
+    )
+    services: Any = SimpleNamespace(store=discord_store)
+    record, state = await load_campaign(services, home.id)
+    await log_event(services, record, state, RosterSet(side="alleati", roster=allies),
+                    actor_id=None, interaction_id=None)
+    await table.referee._actor.slash(
+        home, "campaign game", scenario="normandia_incontro", channel=front
+    )
+    await table.referee.slash(front, "game end", result="alleati", reason="held")
+    refused = await table.referee._actor.slash(
+        home, "campaign game", scenario="normandia_sfondamento", channel=rear
+    )
+    assert_private_error(
+        refused,
+        "Game 1 still owes its aftermath: /campaign aftermath game:1, then each side confirms.",
+    )
+    rolled = texts(assert_public(
+        await table.anna.slash(home, "campaign aftermath", game=1, dice="2,5")
+    ))
+    assert "After game 1 of «Normandia» (dice typed by the player):" in rolled
+    assert "strength 8 → 10 of 10 (2 casualties, D6 2 5: 1 back, 1 lost;" in rolled
+    await table.anna.slash(home, "campaign confirm", game=1)
+    settled = texts(assert_public(await table.bruno.slash(home, "campaign confirm", game=1)))
+    assert "The aftermath of game 1 is settled: the next game may start." in settled
+    linked = await table.referee._actor.slash(
+        home, "campaign game", scenario="normandia_sfondamento", channel=rear
+    )
+    assert "Game 2 of «Normandia» starts in" in texts(assert_public(linked))
