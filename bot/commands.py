@@ -489,6 +489,7 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
             integer("draw", -100, 100),
             integer("loss", -100, 100),
             pick("language", *LANGUAGES),
+            name("book", "book", description="campaign_book"),
         ),
     ),
     CommandSpec("campaign.join", "campaign.join", (name("side", "side", required=True),)),
@@ -498,11 +499,21 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
         "campaign.game",
         "campaign.game",
         (
-            name("scenario", "scenario", required=True, description="campaign_scenario"),
             OptionSpec("channel", type=OptionType.CHANNEL, required=True),
+            name("scenario", "scenario", description="campaign_scenario"),
+            text("by", description="campaign_by"),
         ),
     ),
     CommandSpec("campaign.end", "campaign.end"),
+    CommandSpec("campaign.export", "campaign.export"),
+    CommandSpec(
+        "campaign.overdue",
+        "campaign.overdue",
+        (
+            integer("game", 1, 200, required=True),
+            text("decision", required=True, description="campaign_decision"),
+        ),
+    ),
     # -- /seat: the referee seats the players -----------------------------------------------
     CommandSpec("seat.assign", "seat.assign", (member(), name("side", "side", required=True))),
     CommandSpec("seat.remove", "seat.remove", (member(),)),

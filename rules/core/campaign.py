@@ -19,6 +19,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from rules.core.campaign_book import (
+    BookOpened,
+    Calendar,
+    GameDue,
+    OverdueDecided,
+    book_opened,
+    calendar_after,
+)
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.roster import MAX_STRENGTH, HistoryLine, Roster
 
@@ -119,7 +127,16 @@ class Ended(_Frozen):
 
 
 CampaignEvent = Annotated[
-    Created | Joined | RosterSet | Linked | ResultEntered | ResultReversed | Ended,
+    Created
+    | Joined
+    | RosterSet
+    | Linked
+    | ResultEntered
+    | ResultReversed
+    | Ended
+    | BookOpened
+    | GameDue
+    | OverdueDecided,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[CampaignEvent] = TypeAdapter(CampaignEvent)
@@ -132,6 +149,9 @@ CAMPAIGN_VERBS = (
     "campaign.result",
     "campaign.reversal",
     "campaign.ended",
+    "campaign.book",
+    "campaign.due",
+    "campaign.overdue",
 )
 
 
@@ -169,6 +189,10 @@ class CampaignState(_Frozen):
     #: Each side's roster (`rules.core.roster`), once the campaign's log has given it one.
     rosters: dict[str, Roster] = {}
     ended: bool = False
+    #: The bundled campaign it follows (`rules.core.campaign_book`), if any.
+    book: BookOpened | None = None
+    #: The dates its games are due by, and the referee's decisions on overdue ones.
+    calendar: Calendar = Calendar()
 
     def side_of(self, user: int) -> str | None:
         """The side ``user`` plays, if any."""
@@ -224,6 +248,15 @@ def apply(state: CampaignState, event: CampaignEvent) -> CampaignState:
         return _entered(state, event)
     if isinstance(event, ResultReversed):
         return _reversed(state, event)
+    if isinstance(event, BookOpened):
+        return state.model_copy(
+            update={"book": book_opened(state.book, event, state.sides, len(state.games))}
+        )
+    if isinstance(event, GameDue | OverdueDecided):
+        entry = state.game(event.number)
+        playing = entry is not None and entry.result is None
+        calendar = calendar_after(state.calendar, event, playing=playing, sides=state.sides)
+        return state.model_copy(update={"calendar": calendar})
     unsettled = [entry.number for entry in state.games if entry.result is None]
     if unsettled:
         raise IllegalAction("error.campaign.games_unsettled", games=len(unsettled))

@@ -57,7 +57,7 @@ COMMANDS = {
     "map": None,
     "roll": None,
     "takeback": None,
-    "campaign": {"new", "join", "status", "log", "game", "end"},
+    "campaign": {"new", "join", "status", "log", "game", "end", "export", "overdue"},
     "seat": {"assign", "remove", "bind"},
     "reroll": None,
     "help": None,

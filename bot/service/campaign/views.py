@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from bot.service.campaign.book import book_lines, book_log_text, due_lines
 from bot.service.campaign.follow import catch_up
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.errors import ServiceError
@@ -24,6 +25,7 @@ from rules.core.campaign import (
     event_of,
     standings,
 )
+from rules.core.campaign_book import BookOpened, GameDue, OverdueDecided
 from rules.core.i18n import translate
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,8 @@ def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[st
     if not state.games:
         lines.append(translate("bot.campaign.no_games", language))
     lines.extend(game_line(state, entry, language, in_guild) for entry in state.games)
+    lines.extend(due_lines(state, language))
+    lines.extend(book_lines(state, language))
     lines.append(translate("bot.campaign.standings", language))
     for rank, line in enumerate(standings(state), start=1):
         lines.append(
@@ -220,4 +224,6 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
         return translate(
             "bot.campaign.log.reversal", language, number=event.number, reason=event.reason
         )
+    if isinstance(event, BookOpened | GameDue | OverdueDecided):
+        return book_log_text(state, event, language)
     return translate("bot.campaign.log.ended", language)
