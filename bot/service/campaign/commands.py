@@ -7,6 +7,7 @@ campaign's players are seated and the campaign's referee referees it.
 
 from __future__ import annotations
 
+from bot.service.campaign.adopt import adopt_orphan, drop_pending, note_pending
 from bot.service.campaign.book import book_option, check_book, open_book, scenario_wanted
 from bot.service.campaign.calendar import due_wanted, set_due
 from bot.service.campaign.follow import catch_up
@@ -163,6 +164,8 @@ async def link_new_game(call: Call) -> Reply:
     request, services, store = call.request, call.services, call.store
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
+    # A game a stopped process created but did not log is listed first (it took a number).
+    record, state, adopted = await adopt_orphan(services, record, state)
     in_guild = request.guild_id is not None
     target = request.options.get("channel")
     if not isinstance(target, int) or isinstance(target, bool) or target <= 0:
@@ -197,6 +200,7 @@ async def link_new_game(call: Call) -> Reply:
     # The game first (the store refuses a channel taken meanwhile), then its link and its
     # players, then the campaign's event: a game the campaign lists always exists.
     await archive_if_ended(store, target)
+    await note_pending(services, record.channel_id, number, target, scenario)
     origin = {ORIGIN_ARG: {"channel": record.channel_id, "number": number}}
     try:
         game = await store.create_game(
@@ -231,8 +235,10 @@ async def link_new_game(call: Call) -> Reply:
         actor_name=request.user_name,
         interaction_id=request.interaction_id,
     )
+    await drop_pending(services, record.channel_id)
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.head_hash = game.head_hash
+    reply.notices.extend(adopted)
     # The date it should be played by (``by:``, else the book's spacing), logged after it.
     due = await set_due(call, await store.load(record.channel_id), state, number, by)
     if due is not None:

@@ -122,7 +122,13 @@ def report_text(
         lines += ["", f"## {translate('bot.campaign.report.map', language)}", ""]
         held = holders(state)
         lines += [
-            f"- {area_name(state, area, language)}: {state.sides.get(side, side)}"
+            "- "
+            + translate(
+                "bot.campaign.book.area",
+                language,
+                area=area_name(state, area, language),
+                side=state.sides.get(side, side),
+            )
             for area, side in held.items()
         ]
     lines += ["", f"## {translate('bot.campaign.report.log', language)}", ""]

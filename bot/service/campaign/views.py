@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from bot.service.campaign.adopt import adopt_orphan
 from bot.service.campaign.book import book_lines, book_log_text, due_lines
 from bot.service.campaign.follow import catch_up
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
@@ -45,11 +46,15 @@ async def campaign_status(call: Call) -> Reply:
         record, state = await load_campaign(services, request.channel_id)
     except ServiceError:
         return await _listing(call)
+    # Not read-only: it catches up what a stopped process left behind (a game created but
+    # not logged is adopted, a result not entered enters), each a logged event.
+    record, state, adopted = await adopt_orphan(services, record, state)
     record, state = await catch_up(services, record, state)
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.lines_title = "discord.embed.campaign"
     reply.lines = status_lines(state, language, in_guild)
+    reply.notices.extend(adopted)
     return reply
 
 

@@ -120,7 +120,7 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
         final = (await any_store.load(channel)).head_hash
         assert f"final hash of its log {final}" in report, number
     assert "1. avamposto_campo — fought for: The outpost" in report
-    assert "- The wreck's hills: Legione Astrale" in report
+    assert "- The wreck's hills: held by Legione Astrale" in report
     assert "the campaign follows «The crusade of the valley»" in report
 
 
@@ -152,8 +152,20 @@ async def test_a_games_date_reminds_once_then_the_referee_decides(
     early = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
     assert await table.service.due_reminders(early) == []
     eve = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    stale = await any_store.feature_due(calendar.DUE, eve)  # what a racing process read
     reminders = await table.service.due_reminders(eve)
     assert await other.due_reminders(eve) == []  # claimed once, across processes
+    # A process that read the record before the claim loses the compare-and-set.
+    real_due = any_store.feature_due
+
+    async def as_read_before(feature: str, before: Any, **kwargs: Any) -> Any:
+        return stale if feature == calendar.DUE else await real_due(feature, before, **kwargs)
+
+    any_store.feature_due = as_read_before
+    try:
+        assert await other.due_reminders(eve) == []
+    finally:
+        del any_store.feature_due
     assert [(channel, sorted(reply.ping)) for channel, reply in reminders] == [
         (FIRST, [ANNA, BRUNO])
     ]
@@ -196,3 +208,41 @@ async def test_a_games_date_reminds_once_then_the_referee_decides(
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
     # Settled: nothing more is reminded.
     assert await table.service.due_reminders(dt.datetime(2027, 1, 1, tzinfo=dt.UTC)) == []
+
+
+async def test_a_game_created_but_not_logged_is_adopted(
+    any_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process stopped between a linked game's creation and its ``campaign.game`` event:
+    the game names the campaign, the campaign does not list it; ``/campaign status`` adopts
+    it with a logged event, and the next game takes the next number."""
+    from bot.service.campaign import commands
+
+    table = await _book_campaign(any_store)
+    real = commands.log_event
+
+    async def stopped(*args: Any, **kwargs: Any) -> Any:
+        if args[3].type == "campaign.game":
+            raise SystemExit("the process stops here")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(commands, "log_event", stopped)
+    with pytest.raises(SystemExit):
+        await table(CAMPAIGN, REFEREE, "campaign.game", channel=FIRST)
+    monkeypatch.setattr(commands, "log_event", real)
+    assert (await table.campaign()).games == []  # the orphan: a game, not listed
+    assert (await any_store.load(FIRST)).status == "active"
+    status = await table(CAMPAIGN, ANNA, "campaign.status")
+    assert "bot.campaign.adopted" in [n.key for n in status.notices]
+    state = await table.campaign()
+    assert [(g.number, g.channel, g.scenario) for g in state.games] == [
+        (1, FIRST, "avamposto_campo")
+    ]
+    again = await table(CAMPAIGN, ANNA, "campaign.status")
+    assert "bot.campaign.adopted" not in [n.key for n in again.notices]  # once
+    await table(CAMPAIGN, REFEREE, "campaign.game", channel=SECOND)
+    assert [g.number for g in (await table.campaign()).games] == [1, 2]
+    # The adopted game's result enters the campaign as any linked game's does.
+    await table(FIRST, REFEREE, "game.decide", result="legione", reason="ok")
+    assert (await table.campaign()).game(1).result is not None  # type: ignore[union-attr]
+    _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
