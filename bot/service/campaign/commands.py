@@ -239,10 +239,6 @@ async def link_new_game(call: Call) -> Reply:
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.head_hash = game.head_hash
     reply.notices.extend(adopted)
-    # The date it should be played by (``by:``, else the book's spacing), logged after it.
-    due = await set_due(call, await store.load(record.channel_id), state, number, by)
-    if due is not None:
-        reply.notices.append(due)
     reply.notices.append(
         Outcome.of(
             "bot.campaign.linked",
@@ -252,6 +248,10 @@ async def link_new_game(call: Call) -> Reply:
             scenario=scenario,
         )
     )
+    # The date it should be played by (``by:``, else the book's spacing), logged after it.
+    due = await set_due(call, await store.load(record.channel_id), state, number, by)
+    if due is not None:
+        reply.notices.append(due)
     return reply
 
 

@@ -246,3 +246,11 @@ async def test_a_game_created_but_not_logged_is_adopted(
     await table(FIRST, REFEREE, "game.decide", result="legione", reason="ok")
     assert (await table.campaign()).game(1).result is not None  # type: ignore[union-attr]
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
+
+
+async def test_the_book_option_suggests_the_chosen_rulesets_books(any_store: Any) -> None:
+    service = GameService(any_store)
+    assert await service.choices(CAMPAIGN, REFEREE, "book:pzgren", "") == ["ardennes_1944"]
+    every = await service.choices(CAMPAIGN, REFEREE, "book", "")
+    assert set(every) == {"ardennes_1944", "crociata_valle", "passo_giogo", "strada_saint_lo"}
+    assert await service.choices(CAMPAIGN, REFEREE, "book", "valle") == ["crociata_valle"]
