@@ -8,7 +8,8 @@ hash. The JSON holds every event as stored (`db.models.EventRecord.to_json_dict`
 state it folds to. A campaign's log is bounded (:data:`rules.core.campaign.MAX_GAMES`
 games, a handful of events each); it is read in pages and refused past
 :data:`MAX_EXPORT_EVENTS`, and the files are built off the event loop and fitted to
-Discord's attachment limit (`bot.export.fit`).
+Discord's attachment limit (`bot.export.fit`). A campaign following a book with a map gets
+its picture too (``campaign-map.png``, `bot.render.campaign_map`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 from typing import Any
 
 from bot.export import fit
+from bot.render.campaign_map import AreaBox, campaign_map_png
 from bot.service.campaign.book import area_name
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.views import log_text, status_lines
@@ -63,12 +65,39 @@ async def campaign_export(call: Call) -> Reply:
         }
         files = fit("campaign-report.md", report.encode("utf-8"))
         files.update(fit("campaign-log.json", json.dumps(data, ensure_ascii=False).encode()))
+        if state.book is not None and state.book.areas:
+            files["campaign-map.png"] = map_picture(state, language)
         return files
 
     reply = FilesReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.files.update(await services.off_loop(build))
     reply.notices.append(Outcome.of("bot.campaign.exported", events=len(events)))
     return reply
+
+
+def map_picture(state: CampaignState, language: str) -> bytes:
+    """The book's map as a picture: each area coloured by its holder, the area a game in
+    play is fought for marked (`bot.render.campaign_map`)."""
+    book = state.book
+    if book is None:
+        raise ValueError("a campaign without a book has no map")
+    held = holders(state)
+    contested = {
+        step.area
+        for entry in state.games
+        if entry.result is None and (step := step_of(state, entry)) is not None
+    }
+    boxes = [
+        AreaBox(
+            name=area_name(state, area.id, language),
+            holder=held.get(area.id, area.holder),
+            holder_name=state.sides.get(held.get(area.id, area.holder), area.holder),
+            contested=area.id in contested,
+        )
+        for area in book.areas
+    ]
+    title = book.title.get(language) or book.title.get("it") or book.book
+    return campaign_map_png(f"{state.name} — {title}", boxes, state.sides)
 
 
 def report_text(
@@ -141,4 +170,4 @@ def report_text(
     return "\n".join(lines)
 
 
-__all__ = ["MAX_EXPORT_EVENTS", "campaign_export", "report_text"]
+__all__ = ["MAX_EXPORT_EVENTS", "campaign_export", "map_picture", "report_text"]

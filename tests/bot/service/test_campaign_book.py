@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
+from bot.render import campaign_map as drawn
 from bot.render_text import reply_text
 from bot.service import GameService
 from bot.service.campaign import calendar
@@ -254,3 +257,40 @@ async def test_the_book_option_suggests_the_chosen_rulesets_books(any_store: Any
     every = await service.choices(CAMPAIGN, REFEREE, "book", "")
     assert set(every) == {"ardennes_1944", "crociata_valle", "passo_giogo", "strada_saint_lo"}
     assert await service.choices(CAMPAIGN, REFEREE, "book", "valle") == ["crociata_valle"]
+
+
+async def test_the_export_draws_the_map_coloured_by_holder(any_store: Any) -> None:
+    """The map's picture: one box per area filled with its holder's colour; the area a game
+    in play is fought for outlined; it follows a result (the area changed hands)."""
+    table = await _book_campaign(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.game", channel=FIRST)
+    before = await table(CAMPAIGN, ANNA, "campaign.export")
+    await table(FIRST, REFEREE, "game.decide", result="predoni", reason="ok")
+    after = await table(CAMPAIGN, ANNA, "campaign.export")
+    first, second = (_box_colours(r.files["campaign-map.png"]) for r in (before, after))
+    # Three areas: the outpost (Legione's at the start, then the raiders'), the hills and
+    # the valley (the raiders' throughout).
+    assert len(first) == 3 and first[1] == first[2] == second[1] == second[2]
+    assert first[0] != second[0] and second[0] == second[1]
+    assert _outlined(before.files["campaign-map.png"], 0)  # fought for while in play
+    assert not _outlined(after.files["campaign-map.png"], 0)
+
+
+_BOX_WIDTH = (drawn.WIDTH - 2 * drawn.MARGIN - (drawn.COLUMNS - 1) * drawn.GAP) / drawn.COLUMNS
+_TOP = drawn.MARGIN + drawn.TITLE_SIZE + drawn.GAP
+
+
+def _box_colours(png: bytes) -> list[Any]:
+    image = Image.open(BytesIO(png)).convert("RGB")
+    width, top = _BOX_WIDTH, _TOP
+    return [
+        image.getpixel((int(drawn.MARGIN + i * (width + drawn.GAP) + 8), int(top + 60)))
+        for i in range(3)
+    ]
+
+
+def _outlined(png: bytes, index: int) -> bool:
+    image = Image.open(BytesIO(png)).convert("RGB")
+    width, top = _BOX_WIDTH, _TOP
+    x = int(drawn.MARGIN + index * (width + drawn.GAP) + width / 2)
+    return image.getpixel((x, int(top - 3))) == drawn.CONTESTED

@@ -63,6 +63,7 @@ def test_the_declarations_say_what_the_verb_lists_said():
         "odds",
         "game.map",
         "campaign.log",
+        "campaign.export",
     }
     assert "roll" not in GAME_VERBS and "dice.roll" in GAME_VERBS and "move" not in GAME_VERBS
     assert TABLE.handler("game.creators").who is Who.MANAGERS
