@@ -151,7 +151,8 @@ class Calendar(_Frozen):
     """The dates games are due by and the decisions taken on overdue ones."""
 
     due: dict[int, dt.date] = {}
-    decisions: dict[int, str] = {}
+    #: The last decision on each game (a forfeit's side with it).
+    decisions: dict[int, OverdueDecided] = {}
 
 
 def book_opened(
@@ -193,7 +194,7 @@ def calendar_after(
                 "error.campaign.unknown_side", side=str(event.side)[:40], known=", ".join(sides)
             )
         del due[event.number]
-    decisions = {**calendar.decisions, event.number: event.decision}
+    decisions = {**calendar.decisions, event.number: event}
     return Calendar(due=due, decisions=decisions)
 
 

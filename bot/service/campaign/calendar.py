@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from bot.service.campaign.follow import catch_up
@@ -122,6 +121,11 @@ async def overdue_decision(call: Call) -> Reply:
     entry = state.game(number)
     if entry is None or entry.result is not None:
         raise ServiceError("error.campaign.not_playing", number=number)
+    decided = state.calendar.decisions.get(number)
+    if decided is not None and decided.decision != "extend":
+        # Decided, but the game's end did not follow (a process stopped, a conflict): the
+        # decision logged stands, the game ends by it now.
+        return await _settle_decision(call, record, state, decided, seq=None)
     by = state.calendar.due.get(number)
     if by is None:
         raise ServiceError("error.campaign.no_date", number=number)
@@ -154,11 +158,24 @@ async def overdue_decision(call: Call) -> Reply:
             Outcome.of("bot.campaign.due.extended", number=number, by=event.until.isoformat())
         )
         return reply
+    return await _settle_decision(call, record, state, event, seq=seq)
+
+
+async def _settle_decision(
+    call: Call, record: GameRecord, state: CampaignState, event: OverdueDecided, seq: int | None
+) -> Reply:
+    """A forfeit or a draw: the game ends by the referee's decision in its own log, and its
+    result enters the campaign as any end's does."""
+    services, number = call.services, event.number
+    entry = state.game(number)
+    if entry is None:
+        raise ServiceError("error.campaign.not_playing", number=number)
     await services.store.feature_delete(DUE, Scope.of_game(record.channel_id), str(number))
     winner = None if event.side is None else next(s for s in state.sides if s != event.side)
     await _end_game(call, entry.channel, state.referee, winner, event.decision)
     record = await services.store.load(record.channel_id)
     await catch_up(services, record, state)
+    reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(
         Outcome.of(
             "bot.campaign.due.forfeit" if event.side else "bot.campaign.due.draw",
@@ -203,7 +220,7 @@ async def _end_game(
     seat = seat_among(request, context.members, context.side_roles)
     document = play.load_document(record.document)
     game_call = GameCall(request, services, call.table, context, play, document, seat)
-    await decide(replace(game_call))
+    await decide(game_call)
 
 
 # -- reminders ------------------------------------------------------------------------------------

@@ -207,7 +207,7 @@ async def test_a_games_date_reminds_once_then_the_referee_decides(
     assert result.final_hash == (await any_store.load(FIRST)).head_hash
     assert (await any_store.load(FIRST)).status == "ended"  # the game's own log says so
     assert standings(state)[0].side == "predoni"
-    assert state.calendar.decisions == {1: "forfeit"} and state.calendar.due == {}
+    assert state.calendar.decisions[1].decision == "forfeit" and state.calendar.due == {}
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
     # Settled: nothing more is reminded.
     assert await table.service.due_reminders(dt.datetime(2027, 1, 1, tzinfo=dt.UTC)) == []
@@ -294,3 +294,29 @@ def _outlined(png: bytes, index: int) -> bool:
     width, top = _BOX_WIDTH, _TOP
     x = int(drawn.MARGIN + index * (width + drawn.GAP) + width / 2)
     return image.getpixel((x, int(top - 3))) == drawn.CONTESTED
+
+
+async def test_a_decision_whose_game_did_not_end_ends_it_when_asked_again(
+    any_store: Any, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await _book_campaign(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.game", channel=FIRST, by="2026-12-01")
+    clock.date = dt.date(2026, 12, 5)
+    real = calendar._end_game
+
+    async def stopped(*args: Any, **kwargs: Any) -> None:
+        raise SystemExit("the process stops here")
+
+    monkeypatch.setattr(calendar, "_end_game", stopped)
+    with pytest.raises(SystemExit):
+        await table(CAMPAIGN, REFEREE, "campaign.overdue", game=1, decision="draw")
+    monkeypatch.setattr(calendar, "_end_game", real)
+    state = await table.campaign()
+    assert state.calendar.decisions[1].decision == "draw" and state.game(1).result is None  # type: ignore[union-attr]
+    again = await table(CAMPAIGN, REFEREE, "campaign.overdue", game=1, decision="draw")
+    assert "declared a draw" in reply_text(again)
+    state = await table.campaign()
+    result = state.game(1).result  # type: ignore[union-attr]
+    assert result is not None and result.winner is None
+    assert len([e for e in await table.campaign_events() if e.verb == "campaign.overdue"]) == 1
+    _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
