@@ -393,9 +393,7 @@ def ruleset_commands(rulesets: Iterable[Declaration]) -> tuple[CommandSpec, ...]
         commands.append(command)
         if path == FIRE:
             options = tuple(option for option in command.options if option.name != DICE)
-            commands.append(
-                CommandSpec(ODDS, ODDS, options, private=True, extras=command.extras)
-            )
+            commands.append(CommandSpec(ODDS, ODDS, options, private=True, extras=command.extras))
     return tuple(commands)
 
 
@@ -407,6 +405,7 @@ def build_commands(rulesets: Iterable[Declaration]) -> tuple[CommandSpec, ...]:
 def ruleset_view(declared: Declaration) -> dict[str, CommandSpec]:
     """One ruleset's own commands by path: its options, choices, bounds and descriptions."""
     return {command.path: command for command in ruleset_commands((declared,))}
+
 
 #: The service's own commands listed before the rulesets' (a game, its seats, its turn).
 _SERVICE_HEAD: tuple[CommandSpec, ...] = (
@@ -490,6 +489,7 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
             integer("draw", -100, 100),
             integer("loss", -100, 100),
             pick("language", *LANGUAGES),
+            name("book", "book", description="campaign_book"),
         ),
     ),
     CommandSpec("campaign.join", "campaign.join", (name("side", "side", required=True),)),
@@ -499,8 +499,9 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
         "campaign.game",
         "campaign.game",
         (
-            name("scenario", "scenario", required=True, description="campaign_scenario"),
             OptionSpec("channel", type=OptionType.CHANNEL, required=True),
+            name("scenario", "scenario", description="campaign_scenario"),
+            text("by", description="campaign_by"),
         ),
     ),
     CommandSpec("campaign.end", "campaign.end"),
@@ -531,6 +532,15 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
             text("reason", required=True, description="adjust_reason"),
         ),
     ),
+    CommandSpec("campaign.export", "campaign.export"),
+    CommandSpec(
+        "campaign.overdue",
+        "campaign.overdue",
+        (
+            integer("game", 1, 200, required=True),
+            text("decision", required=True, description="campaign_decision"),
+        ),
+    ),
     # -- /seat: the referee seats the players -----------------------------------------------
     CommandSpec("seat.assign", "seat.assign", (member(), name("side", "side", required=True))),
     CommandSpec("seat.remove", "seat.remove", (member(),)),
@@ -541,9 +551,7 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("reroll", "dice.reroll", (integer("seq", 1, 10**9, required=True),)),
     # -- /help, /rules: answered to the asker only ------------------------------------------
-    CommandSpec(
-        "help", "help", (OptionSpec("command", autocomplete="command"),), private=True
-    ),
+    CommandSpec("help", "help", (OptionSpec("command", autocomplete="command"),), private=True),
     CommandSpec(
         "rules.table",
         "rules.table",

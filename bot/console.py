@@ -67,6 +67,8 @@ def _channel_number(typed: str) -> int | None:
         return None
     number = int(typed)
     return number if 0 < number <= MAX_CHANNEL else None
+
+
 _TRUE = frozenset({"true", "yes", "y", "1", "si", "sì", "vero", "oui", "vrai", "on"})
 _FALSE = frozenset({"false", "no", "n", "0", "falso", "non", "faux", "off"})
 

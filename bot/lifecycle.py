@@ -150,9 +150,7 @@ async def serve(settings: Settings, connect: Connector) -> int:
                 sync_commands=settings.sync_choice(),
             )
             settle_heap()
-            gateway: asyncio.Task[None] = asyncio.create_task(
-                connect(bot), name="arbitro-gateway"
-            )
+            gateway: asyncio.Task[None] = asyncio.create_task(connect(bot), name="arbitro-gateway")
             heartbeat = asyncio.create_task(
                 stamp_while_connected(heartbeat_path, bot.gateway_status), name="arbitro-heartbeat"
             )

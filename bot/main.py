@@ -175,7 +175,6 @@ def _run(args: argparse.Namespace) -> int:
 
     connect: Connector
     if args.offline:
-
         connect = run_offline
     else:
         connect = connect_to_discord(settings.discord_token.get_secret_value())
@@ -245,7 +244,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         args = parser.parse_args(["run" if token else "console"])
     if args.command == "rules":
-
         return run_rules(args)
 
     try:

@@ -44,9 +44,7 @@ def _modules() -> list[Any]:
 MODULES = _modules()
 
 #: Keys and values shaped as each weighed cache's own (the weight is read from them).
-_ODDS = Odds(
-    tuple(OddsEntry(Outcome.of(f"outcome.{n}", n=n), 1, 64) for n in range(64)), paths=64
-)
+_ODDS = Odds(tuple(OddsEntry(Outcome.of(f"outcome.{n}", n=n), 1, 64) for n in range(64)), paths=64)
 SAMPLES: dict[str, Callable[[int], tuple[Hashable, object]]] = {
     "odds": lambda n: (("manovra", "test", "x" * 500 + str(n)), _ODDS),
     "w40k4 composed odds": lambda n: (("shooting", "y" * 200 + str(n)), _ODDS),
@@ -93,9 +91,10 @@ def test_functools_caches_of_functions_with_arguments_have_a_size() -> None:
         for name, value in vars(module).items():
             if not hasattr(value, "cache_parameters") or value.__module__ != module.__name__:
                 continue
-            if value.cache_parameters()["maxsize"] is None and inspect.signature(
-                value.__wrapped__
-            ).parameters:
+            if (
+                value.cache_parameters()["maxsize"] is None
+                and inspect.signature(value.__wrapped__).parameters
+            ):
                 unbounded.append(f"{module.__name__}.{name}")
     assert unbounded == []
 

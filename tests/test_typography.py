@@ -27,9 +27,7 @@ from rules.render import describe, outcome_text, render_described_text, value_te
 from tests.test_i18n import resolutions
 
 #: Options as typed ("avec to: (x,y)", "donnez distance: au lieu de to:"): syntax, no space.
-OPTION_NAMES = frozenset(
-    {option.name for command in COMMANDS for option in command.every_option}
-)
+OPTION_NAMES = frozenset({option.name for command in COMMANDS for option in command.every_option})
 _MARK = re.compile(r"[:;!?]")
 _WORD_BEFORE = re.compile(r"([A-Za-z_]+)$")
 

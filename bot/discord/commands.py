@@ -37,6 +37,7 @@ AUTOCOMPLETE_TIMEOUT = 2.0
 CHOICE_LIMIT = 25
 #: The autocomplete kind of /game new's scenario (narrowed to the ruleset chosen beside it).
 SCENARIO = "scenario"
+BOOK = "book"
 CHOICE_TEXT_LIMIT = 100
 
 Suggester = Callable[
@@ -61,10 +62,10 @@ def suggest(kind: str) -> Suggester:
         if service is None or interaction.channel_id is None:
             return []
         wanted = kind
-        if kind == SCENARIO:
-            # The scenarios of the ruleset already chosen in the same command.
+        if kind in (SCENARIO, BOOK):
+            # The scenarios (campaign books) of the ruleset already chosen in the same command.
             chosen = getattr(interaction.namespace, "ruleset", None)
-            wanted = f"{SCENARIO}:{chosen}" if isinstance(chosen, str) and chosen else kind
+            wanted = f"{kind}:{chosen}" if isinstance(chosen, str) and chosen else kind
         try:
             values = await asyncio.wait_for(
                 service.choices(interaction.channel_id, interaction.user.id, wanted, current or ""),

@@ -32,14 +32,27 @@ ELLIPSIS = "…"
 _ZERO_WIDTH = "\u200b"
 
 #: No ping at all: the default of the client and of every message that names no user.
-NO_MENTIONS = discord.AllowedMentions(
-    everyone=False, users=False, roles=False, replied_user=False
-)
+NO_MENTIONS = discord.AllowedMentions(everyone=False, users=False, roles=False, replied_user=False)
 
 #: The parameters of a catalogue text that carry a name someone wrote.
 NAME_PARAMS = frozenset(
-    {"title", "name", "side", "sides", "unit", "units", "target", "reason", "scenario",
-     "winner", "loser", "group", "platoon", "vehicle", "player"}
+    {
+        "title",
+        "name",
+        "side",
+        "sides",
+        "unit",
+        "units",
+        "target",
+        "reason",
+        "scenario",
+        "winner",
+        "loser",
+        "group",
+        "platoon",
+        "vehicle",
+        "player",
+    }
 )
 
 _MASS_MENTION = re.compile(r"@(everyone|here)", re.IGNORECASE)

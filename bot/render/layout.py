@@ -40,8 +40,11 @@ def overlaps(a: Box, b: Box, pad: float = 0.0) -> bool:
 
 def inside(box: Box, bounds: Box) -> bool:
     """Whether ``box`` lies within ``bounds``."""
-    return box[0] >= bounds[0] and box[1] >= bounds[1] and box[2] <= bounds[2] and (
-        box[3] <= bounds[3]
+    return (
+        box[0] >= bounds[0]
+        and box[1] >= bounds[1]
+        and box[2] <= bounds[2]
+        and (box[3] <= bounds[3])
     )
 
 

@@ -400,8 +400,14 @@ def _draw_table_counters(
             draw.rounded_rectangle(box, radius=4, fill=fill, outline=INK, width=1)
         x0, y0, x1, y1 = box
         h = y1 - y0
-        letter(image, ((x0 + x1) / 2, y0 + h * 0.36), plain(counter.label), piece.label_size,
-               HALO, "mm")
+        letter(
+            image,
+            ((x0 + x1) / 2, y0 + h * 0.36),
+            plain(counter.label),
+            piece.label_size,
+            HALO,
+            "mm",
+        )
         if counter.initial_models:
             losses = f"{counter.models}/{counter.initial_models}"
             letter(image, ((x0 + x1) / 2, y0 + h * 0.77), losses, 12, HALO, "mm")
@@ -409,8 +415,13 @@ def _draw_table_counters(
             draw.line([(x0 + 2, y0 + 2), (x1 - 2, y1 - 2)], fill=BLOCKED, width=3)
             draw.line([(x0 + 2, y1 - 2), (x1 - 2, y0 + 2)], fill=BLOCKED, width=3)
         if piece.status:
-            write(image, ((x0 + x1) / 2, y1 + piece.status_size * 0.8), piece.status,
-                  piece.status_size, INK)
+            write(
+                image,
+                ((x0 + x1) / 2, y1 + piece.status_size * 0.8),
+                piece.status,
+                piece.status_size,
+                INK,
+            )
 
 
 # -- a hex map --------------------------------------------------------------------------------
@@ -590,8 +601,15 @@ def _draw_footer(
         x += 32 + width_of(name, LABEL_TEXT) + 24
     if hidden_shown:
         dashed_outline(draw, (x, y - 9, x + 24, y + 9), INK, 2)
-        write(image, (x + 32, y), translate("bot.map.hidden", language), LABEL_TEXT, INK,
-              anchor="lm", halo=False)
+        write(
+            image,
+            (x + 32, y),
+            translate("bot.map.hidden", language),
+            LABEL_TEXT,
+            INK,
+            anchor="lm",
+            halo=False,
+        )
     if scale_px > 0:
         right = WIDTH - MARGIN
         left = right - scale_px
@@ -645,8 +663,15 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
     # Drawn on a tall canvas, cut to its height once the band's lines are known.
     image = Image.new("RGB", (WIDTH, int(picture_height + 12 + 42 + 24 * 8)), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    write(image, (MARGIN, title_band / 2), fit(view.title, TITLE_TEXT, WIDTH - 2 * MARGIN),
-          TITLE_TEXT, INK, anchor="lm", halo=False)
+    write(
+        image,
+        (MARGIN, title_band / 2),
+        fit(view.title, TITLE_TEXT, WIDTH - 2 * MARGIN),
+        TITLE_TEXT,
+        INK,
+        anchor="lm",
+        halo=False,
+    )
     to_pixel = _ToPixel(view, frame)
     if grid is not None:
         notes, stacked = _draw_grid(image, view, grid, frame, counters)

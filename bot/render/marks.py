@@ -88,8 +88,9 @@ def draw_overlays(
         if overlay.kind == "circle":
             cx, cy = points[0]
             r = max(4.0, overlay.radius * scale)
-            draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=BLAST_FILL, outline=BLAST_EDGE,
-                         width=2)
+            draw.ellipse(
+                [cx - r, cy - r, cx + r, cy + r], fill=BLAST_FILL, outline=BLAST_EDGE, width=2
+            )
             if overlay.label:
                 labels.append(((cx, cy - r - 10), overlay.label, BLAST_EDGE))
         elif overlay.kind == "point" or len(points) < 2:
@@ -112,8 +113,9 @@ def draw_overlays(
                     labels.append((_middle(start, end), overlay.label, LINE_OF_FIRE))
         else:  # arrow: a deviation from the aimed point to where the shot landed
             start, end = points[0], points[-1]
-            draw.ellipse([start[0] - 6, start[1] - 6, start[0] + 6, start[1] + 6],
-                         outline=DEVIATION, width=2)
+            draw.ellipse(
+                [start[0] - 6, start[1] - 6, start[0] + 6, start[1] + 6], outline=DEVIATION, width=2
+            )
             dashed_line(draw, start, end, DEVIATION, 3, dash=8, gap=5)
             arrow_head(draw, start, end, DEVIATION)
             if overlay.label:

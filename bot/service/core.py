@@ -16,7 +16,7 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 from bot.channel_locks import ChannelLocks
 from bot.commands import CommandSpec
@@ -221,9 +221,7 @@ class GameService:
         if context.campaign is not None and not handler.read_only:
             # The command may have ended the game or undone its end: its campaign follows,
             # with a logged event of its own (a result entered, or reversed).
-            followed = await campaign.follow(
-                self._services, context.campaign, request.channel_id
-            )
+            followed = await campaign.follow(self._services, context.campaign, request.channel_id)
             reply.notices.extend(followed)
         return reply
 
@@ -264,7 +262,11 @@ class GameService:
     ) -> list[tuple[int, Reply]]:
         """Deadlines that passed or soon will: a reply pinging the late side's players,
         each claimed once across bot processes (`bot.service.deadlines.due_reminders`)."""
-        return await deadlines.due_reminders(self._services, now, owns_guild=owns_guild)
+        replies = await deadlines.due_reminders(self._services, now, owns_guild=owns_guild)
+        # The dates of campaigns' games (`bot.service.campaign.calendar`), claimed the same way.
+        moment = now or datetime.now(UTC)
+        replies += await campaign.campaign_reminders(self._services, moment, owns_guild=owns_guild)
+        return replies
 
 
 def _check_seat(who: Who, seat: Seat) -> None:

@@ -59,9 +59,7 @@ def localized_map(view: MapView, ruleset: str, language: str) -> MapView:
     grid = view.grid
     if grid is not None:
         hexes = tuple(
-            h.model_copy(update={"label": _word(ruleset, h.label, language)})
-            if h.label
-            else h
+            h.model_copy(update={"label": _word(ruleset, h.label, language)}) if h.label else h
             for h in grid.hexes
         )
         grid = grid.model_copy(update={"hexes": hexes})
@@ -125,9 +123,7 @@ def channel_map(
         return None
     if any(c.hidden for c in view.counters):
         log.error("%s put hidden units in its public map view: left out", ruleset)
-        view = view.model_copy(
-            update={"counters": tuple(c for c in view.counters if not c.hidden)}
-        )
+        view = view.model_copy(update={"counters": tuple(c for c in view.counters if not c.hidden)})
     return localized_map(view, ruleset, language)
 
 

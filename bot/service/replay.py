@@ -461,9 +461,7 @@ async def adopt_replayed(
         report.channel_id, report.version, report.final_document, with_result(event, result)
     )
     if result is not None:
-        await store.end_game(
-            report.channel_id, expected_version=adopted.version, actor_id=actor_id
-        )
+        await store.end_game(report.channel_id, expected_version=adopted.version, actor_id=actor_id)
     return adopted
 
 

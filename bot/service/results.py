@@ -169,9 +169,7 @@ def _result_reply(played: PlayReply) -> Reply:
 
 
 HANDLERS = (
-    GameHandler(
-        (CONCEDE,), who=Who.SEATED, after_end=False, ruleset_verb=True, run=concede
-    ),
+    GameHandler((CONCEDE,), who=Who.SEATED, after_end=False, ruleset_verb=True, run=concede),
     GameHandler((DECIDE,), who=Who.REFEREE, after_end=False, ruleset_verb=True, run=decide),
     GameHandler((END,), who=Who.REFEREE, after_end=False, run=end_game),
 )

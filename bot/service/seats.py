@@ -68,9 +68,7 @@ def roster_notices(
     return notices
 
 
-def referee_gone(
-    referees: Sequence[Member], events: Sequence[EventRecord], now: datetime
-) -> bool:
+def referee_gone(referees: Sequence[Member], events: Sequence[EventRecord], now: datetime) -> bool:
     """Whether no referee has acted for :data:`TAKEOVER_AFTER` (or the game has none)."""
     ids = {m.user_id for m in referees}
     if not ids:

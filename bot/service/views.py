@@ -50,6 +50,7 @@ from db.models import CommandContext, EventRecord, GameRecord
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
+from rules.core.campaign_book import book_files
 from rules.core.declaration import declaration
 from rules.core.ending import NO_WINNER
 from rules.core.errors import RulesError, UnknownName
@@ -384,6 +385,11 @@ async def choices(
         return _matching(names, typed)
     if kind == "ruleset":
         return _matching(list(known_rulesets()), typed)
+    if kind == "book" or kind.startswith("book:"):  # /campaign new book: (bundled campaigns)
+        chosen = kind.partition(":")[2]
+        known = list(known_rulesets())
+        keys = [chosen] if chosen in known else known
+        return _matching([book for key in keys for book in book_files(key)], typed)
     if kind == "scenario" or kind.startswith("scenario:"):
         # The scenarios of the ruleset chosen in the same command, else of every registered
         # ruleset (a ruleset registered from outside rules/ has no command declaration to

@@ -27,6 +27,14 @@ from rules.core.aftermath import (
     AftermathReversed,
 )
 from rules.core.campaign_aftermath import AFTERMATH_EVENTS, fold_aftermath
+from rules.core.campaign_book import (
+    BookOpened,
+    Calendar,
+    GameDue,
+    OverdueDecided,
+    book_opened,
+    calendar_after,
+)
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.roster import MAX_STRENGTH, HistoryLine, Roster
 
@@ -137,7 +145,10 @@ CampaignEvent = Annotated[
     | Aftermath
     | AftermathConfirmed
     | AftermathReversed
-    | Adjusted,
+    | Adjusted
+    | BookOpened
+    | GameDue
+    | OverdueDecided,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[CampaignEvent] = TypeAdapter(CampaignEvent)
@@ -154,6 +165,9 @@ CAMPAIGN_VERBS = (
     "campaign.confirm",
     "campaign.aftermath_reversal",
     "campaign.adjust",
+    "campaign.book",
+    "campaign.due",
+    "campaign.overdue",
 )
 
 
@@ -193,6 +207,10 @@ class CampaignState(_Frozen):
     #: Each game's post-battle sequence, by game number, once rolled (`rules.core.aftermath`).
     aftermaths: dict[int, AftermathRecord] = {}
     ended: bool = False
+    #: The bundled campaign it follows (`rules.core.campaign_book`), if any.
+    book: BookOpened | None = None
+    #: The dates its games are due by, and the referee's decisions on overdue ones.
+    calendar: Calendar = Calendar()
 
     def side_of(self, user: int) -> str | None:
         """The side ``user`` plays, if any."""
@@ -252,6 +270,15 @@ def apply(state: CampaignState, event: CampaignEvent) -> CampaignState:
         return _reversed(state, event)
     if isinstance(event, AFTERMATH_EVENTS):
         return state.model_copy(update=_aftermath_update(state, event))
+    if isinstance(event, BookOpened):
+        return state.model_copy(
+            update={"book": book_opened(state.book, event, state.sides, len(state.games))}
+        )
+    if isinstance(event, GameDue | OverdueDecided):
+        entry = state.game(event.number)
+        playing = entry is not None and entry.result is None
+        calendar = calendar_after(state.calendar, event, playing=playing, sides=state.sides)
+        return state.model_copy(update={"calendar": calendar})
     unsettled = [entry.number for entry in state.games if entry.result is None]
     if unsettled:
         raise IllegalAction("error.campaign.games_unsettled", games=len(unsettled))

@@ -148,9 +148,7 @@ async def test_a_slow_command_does_not_hold_another_channels_command(service, fi
     entered, release = first_call_blocks("apply")
     slow = asyncio.create_task(service.handle(Request(1, REFEREE, "turn.next", {})))
     assert await asyncio.to_thread(entered.wait, 10)
-    other = await asyncio.wait_for(
-        service.handle(Request(2, REFEREE, "turn.next", {})), timeout=5
-    )
+    other = await asyncio.wait_for(service.handle(Request(2, REFEREE, "turn.next", {})), timeout=5)
     assert other.seq is not None and not slow.done()
     release.set()
     assert (await slow).seq is not None

@@ -63,7 +63,8 @@ def test_a_piped_script_plays_and_exits_at_quit(tmp_path):
     assert "== Test ==" in out and "IFR test: D6=6 +2 AD +2 CV = 10 >= 3 (D12)" in out
     assert "(dice entered by hand)" in out
     assert (
-        "[anna] /fire unit:squadra_1 target:gruppe_1 distance:12\n! That action belongs to step 3" in out
+        "[anna] /fire unit:squadra_1 target:gruppe_1 distance:12\n! That action belongs to step 3"
+        in out
     )
     assert "» Alleati declares 1° plotone fucilieri" in out
     assert "Your move: @bruno" in out
@@ -124,7 +125,14 @@ async def test_console_reports_errors_without_stopping(service):
     out = io.StringIO()
     console = Console(service, out)
     errors = await console.run(
-        ["/turn next", "/as", "/as anna", "/help", "/game new ruleset:manovra", "/assault unit:squadra_1"],
+        [
+            "/turn next",
+            "/as",
+            "/as anna",
+            "/help",
+            "/game new ruleset:manovra",
+            "/assault unit:squadra_1",
+        ],
         interactive=False,
     )
     text = out.getvalue()
@@ -211,7 +219,12 @@ async def test_at_the_terminal_the_prompt_names_the_die_and_a_face_answers_it(se
 
 def test_the_table_speaks_the_language_it_is_given(tmp_path):
     # --language: the table's own words before any game, and the game it creates.
-    result = run_cli(tmp_path, "/as anna\n/turn next\n/game new ruleset:manovra\n/game status\n", "--language", "fr")
+    result = run_cli(
+        tmp_path,
+        "/as anna\n/turn next\n/game new ruleset:manovra\n/game status\n",
+        "--language",
+        "fr",
+    )
     out = result.stdout
     assert result.returncode == 0, result.stderr
     assert "Ora sei" not in out and "Nessuna partita" not in out
@@ -219,7 +232,9 @@ def test_the_table_speaks_the_language_it_is_given(tmp_path):
     # ARBITRO_LANGUAGE sets the same for every console and bot process; the flag wins.
     english = run_cli(tmp_path, "/game status\n", env={"ARBITRO_LANGUAGE": "en"})
     assert "Tour 1" in english.stdout  # the game keeps the language it was made in
-    other = run_cli(tmp_path, "/game new ruleset:manovra\n", "--channel", "2", env={"ARBITRO_LANGUAGE": "en"})
+    other = run_cli(
+        tmp_path, "/game new ruleset:manovra\n", "--channel", "2", env={"ARBITRO_LANGUAGE": "en"}
+    )
     assert "Game created" in other.stdout
     bad = run_cli(tmp_path, "/game status\n", env={"ARBITRO_LANGUAGE": "de"})
     assert bad.returncode == 2 and "ARBITRO_LANGUAGE" in bad.stderr

@@ -94,13 +94,22 @@ async def test_after_the_battle_at_the_console(store) -> None:
     # The rosters, as the rosters part sets them between games (squadra_1 carries 2 casualties).
     allies = Roster(
         side="alleati",
-        entries=(RosterEntry(id="squadra_1", name="1ª squadra", strength=8, full=10,
-                             casualties=2, rank="reclute"),),
+        entries=(
+            RosterEntry(
+                id="squadra_1", name="1ª squadra", strength=8, full=10, casualties=2, rank="reclute"
+            ),
+        ),
     )
     record = await store.load(1)
     state = CampaignState.from_json(record.document)
-    await log_event(SimpleNamespace(store=store), record, state,  # type: ignore[arg-type]
-                    RosterSet(side="alleati", roster=allies), actor_id=None, interaction_id=None)
+    await log_event(
+        SimpleNamespace(store=store),
+        record,
+        state,  # type: ignore[arg-type]
+        RosterSet(side="alleati", roster=allies),
+        actor_id=None,
+        interaction_id=None,
+    )
     errors = await console.run(
         [
             "/as arbitro",

@@ -27,19 +27,27 @@ async def test_an_aftermath_through_discord(table: Table, discord_store: Any) ->
     home = table.channel
     front = table.guild.create_text_channel("fronte")
     rear = table.guild.create_text_channel("retrovie")
-    await table.referee.slash(home, "campaign new", ruleset="manovra", name="Normandia",
-                              language="en")
+    await table.referee.slash(
+        home, "campaign new", ruleset="manovra", name="Normandia", language="en"
+    )
     await table.anna.slash(home, "campaign join", side="alleati")
     await table.bruno.slash(home, "campaign join", side="asse")
     allies = Roster(
         side="alleati",
-        entries=(RosterEntry(id="squadra_1", name="1ª squadra", strength=8, full=10,
-                             casualties=2),),
+        entries=(
+            RosterEntry(id="squadra_1", name="1ª squadra", strength=8, full=10, casualties=2),
+        ),
     )
     services: Any = SimpleNamespace(store=discord_store)
     record, state = await load_campaign(services, home.id)
-    await log_event(services, record, state, RosterSet(side="alleati", roster=allies),
-                    actor_id=None, interaction_id=None)
+    await log_event(
+        services,
+        record,
+        state,
+        RosterSet(side="alleati", roster=allies),
+        actor_id=None,
+        interaction_id=None,
+    )
     await table.referee._actor.slash(
         home, "campaign game", scenario="normandia_incontro", channel=front
     )
@@ -51,9 +59,9 @@ async def test_an_aftermath_through_discord(table: Table, discord_store: Any) ->
         refused,
         "Game 1 still owes its aftermath: /campaign aftermath game:1, then each side confirms.",
     )
-    rolled = texts(assert_public(
-        await table.anna.slash(home, "campaign aftermath", game=1, dice="2,5")
-    ))
+    rolled = texts(
+        assert_public(await table.anna.slash(home, "campaign aftermath", game=1, dice="2,5"))
+    )
     assert "After game 1 of «Normandia» (dice typed by the player):" in rolled
     assert "strength 8 → 10 of 10 (2 casualties, D6 2 5: 1 back, 1 lost;" in rolled
     await table.anna.slash(home, "campaign confirm", game=1)

@@ -110,9 +110,7 @@ async def test_a_whole_turn_over_discord_on_the_battlefield(
         options = dict(action.options)
         for spec in action.free:
             if spec.required:
-                options[spec.name] = (
-                    rng.choice(spec.choices) if spec.choices else spec.low
-                )
+                options[spec.name] = rng.choice(spec.choices) if spec.choices else spec.low
         path, values = _slash_values(action.verb, options)
         member = table.referee if action.side is None else seats[action.side]
         reply = assert_public(await member.slash(channel, path, **values))

@@ -38,3 +38,31 @@ async def test_a_campaign_game_through_discord(table: Table) -> None:  # noqa: F
     assert "The result enters the campaign «Normandia» (game 1)." in texts(assert_public(ended))
     status = texts(assert_public(await table.anna.slash(home, "campaign status")))
     assert "Alleati won" in status and "1. Alleati: 1 game, 1-0-0, 3 points" in status
+
+
+async def test_a_bundled_campaign_through_discord(table: Table) -> None:  # noqa: F811
+    """``/campaign new book:``, a game without ``scenario:`` (the book's next), its end
+    changing the map's holder, ``/campaign export`` attaching the report, the log and the
+    map's picture."""
+    home = table.channel
+    front = table.guild.create_text_channel("fronte")
+    await table.referee.slash(
+        home,
+        "campaign new",
+        ruleset="manovra",
+        name="Saint-Lô",
+        language="en",
+        book="strada_saint_lo",
+    )
+    await table.anna.slash(home, "campaign join", side="alleati")
+    await table.bruno.slash(home, "campaign join", side="asse")
+    linked = await table.referee._actor.slash(home, "campaign game", channel=front)
+    assert "(esempio\\_normandia\\_campo)" in texts(assert_public(linked))  # Markdown-escaped
+    await table.referee.slash(front, "game end", result="alleati", reason="held")
+    status = texts(assert_public(await table.anna.slash(home, "campaign status")))
+    assert "The farm: held by Alleati" in status
+    exported = assert_public(await table.bruno.slash(home, "campaign export"))
+    files = {a.filename: await a.read() for a in exported.attachments}
+    assert set(files) == {"campaign-report.md", "campaign-log.json", "campaign-map.png"}
+    assert b"final hash of its log" in files["campaign-report.md"]
+    assert files["campaign-map.png"].startswith(b"\x89PNG")

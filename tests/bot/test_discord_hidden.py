@@ -48,7 +48,10 @@ async def test_a_hidden_sniper_moves_unseen_by_the_allies(table: Table) -> None:
     channel, anna, bruno = table.channel, table.anna, table.bruno
     assert_public(
         await table.referee.slash(
-            channel, "game new", ruleset="linea_gotica", scenario="esempio_gotica_campo",
+            channel,
+            "game new",
+            ruleset="linea_gotica",
+            scenario="esempio_gotica_campo",
             language="en",
         )
     )
@@ -76,7 +79,10 @@ async def test_a_concealed_squad_moves_unseen_by_the_axis(table: Table) -> None:
     channel, anna, bruno = table.channel, table.anna, table.bruno
     assert_public(
         await table.referee.slash(
-            channel, "game new", ruleset="manovra", scenario="esempio_normandia_campo",
+            channel,
+            "game new",
+            ruleset="manovra",
+            scenario="esempio_normandia_campo",
             language="en",
         )
     )

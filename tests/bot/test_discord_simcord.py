@@ -691,9 +691,7 @@ async def test_help_tables_and_a_second_game_through_discord(table: Table) -> No
     table_reply = await table.anna.slash(table.channel, "rules table", table="penetrazione")
     assert table_reply.ephemeral and "```" in all_texts(table_reply)
     assert_public(await table.referee.slash(table.channel, "game end"))
-    second = await table.referee.slash(
-        table.channel, "game new", ruleset="w40k4", language="en"
-    )
+    second = await table.referee.slash(table.channel, "game new", ruleset="w40k4", language="en")
     assert "archived as #" in texts(assert_public(second))
     listing = all_texts(await table.bruno.slash(table.channel, "game list"))
     assert f"<#{table.channel.id}>" in listing and "archived" in listing
@@ -710,8 +708,9 @@ async def test_seats_take_backs_and_a_pace_through_discord(table: Table) -> None
         table.channel, "seat assign", user=table.anna._actor, side="alleati"
     )
     assert "joue maintenant Alleati" in texts(assert_public(assigned))
-    refused = await table.anna.slash(table.channel, "seat assign", user=table.bruno._actor,
-                                     side="asse")
+    refused = await table.anna.slash(
+        table.channel, "seat assign", user=table.bruno._actor, side="asse"
+    )
     assert_private_error(refused)
     assert_public(await table.bruno.slash(table.channel, "game join", side="asse"))
     paced = await table.referee.slash(table.channel, "game pace", hours=12)

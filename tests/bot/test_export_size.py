@@ -32,8 +32,9 @@ async def test_a_2000_event_game_exports_under_the_limit_and_verifies(store) -> 
             5,
             version,
             turn,
-            NewEvent(verb="fire", args={"unit": "sherman_1", "n": n}, dice=[3, 7],
-                     resolution=resolution),
+            NewEvent(
+                verb="fire", args={"unit": "sherman_1", "n": n}, dice=[3, 7], resolution=resolution
+            ),
         )
         version = committed.version
     reply = await service.handle(Request(5, REFEREE, "game.export", {}))
@@ -70,5 +71,12 @@ def test_a_slim_export_is_refused_if_a_kept_state_was_edited() -> None:
 
     assert slim({"states": [], "events": []})["states_kept"] == "first_and_current"
     with pytest.raises(ChainBroken):
-        verify_export({"game": {"version": 1}, "events": [], "states": [{"version": 1}],
-                       "states_kept": "first_and_current", "head_hash": ""})
+        verify_export(
+            {
+                "game": {"version": 1},
+                "events": [],
+                "states": [{"version": 1}],
+                "states_kept": "first_and_current",
+                "head_hash": "",
+            }
+        )

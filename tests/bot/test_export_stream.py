@@ -115,8 +115,9 @@ async def test_an_exports_memory_does_not_grow_with_the_log(long_store):
 
 async def test_an_export_never_holds_another_channels_commands(long_store):
     service = GameService(long_store)
-    await service.handle(Request(OTHER, REFEREE, "game.new", {"scenario": "esempio_normandia"},
-                                 guild_id=1))
+    await service.handle(
+        Request(OTHER, REFEREE, "game.new", {"scenario": "esempio_normandia"}, guild_id=1)
+    )
     await service.handle(Request(OTHER, REFEREE, "game.status", {}, guild_id=1))
     gaps: list[float] = []
     waits: list[float] = []

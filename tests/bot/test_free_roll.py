@@ -14,9 +14,7 @@ CHANNEL = 777
 
 async def test_a_free_roll_without_a_game_answers_in_the_askers_language(service, dice):
     dice.push(3, 4)
-    reply = await service.handle(
-        Request(CHANNEL, 5, "roll", {"expression": "2d6+1"}, locale="en")
-    )
+    reply = await service.handle(Request(CHANNEL, 5, "roll", {"expression": "2d6+1"}, locale="en"))
     assert reply.roll is not None and reply.roll.total == 8 and reply.seq is None
     text = reply_text(reply)
     assert "2d6+1 → 8" in text and "at least 8" in text
@@ -81,8 +79,9 @@ async def test_a_big_roll_keeps_the_event_loop_free_and_its_odds_are_computed_on
     dice.push(*[2] * 99)
     ticking = asyncio.create_task(tick())
     await asyncio.sleep(0.02)
-    reply = await service.handle(Request(CHANNEL, 5, "roll", {"expression": "99d3kh50"},
-                                         locale="en"))
+    reply = await service.handle(
+        Request(CHANNEL, 5, "roll", {"expression": "99d3kh50"}, locale="en")
+    )
     text = reply_text(reply)
     embeds = [e.to_dict() for m in reply_to_messages(reply) for e in m.embeds]
     done.set()
@@ -99,8 +98,9 @@ async def test_a_roll_whose_odds_cost_too_much_posts_without_them_at_once(servic
 
     dice.push(*[7] * 100)
     started = time.perf_counter()
-    reply = await service.handle(Request(CHANNEL, 5, "roll", {"expression": "100d100"},
-                                         locale="en"))
+    reply = await service.handle(
+        Request(CHANNEL, 5, "roll", {"expression": "100d100"}, locale="en")
+    )
     assert time.perf_counter() - started < 0.5
     assert reply.roll is not None and reply.roll.odds_skipped and reply.roll.chance is None
     assert "no odds: too many dice" in reply_text(reply)

@@ -86,9 +86,11 @@ async def test_the_console_help_is_the_channels(service) -> None:
 def test_the_console_takes_a_rulesets_options_directly_or_in_extra() -> None:
     direct = parse_line("/fire unit:a target:b ammo:AP facing:side")
     extra = parse_line('/fire unit:a target:b extra:"ammo:AP facing:side"')
-    assert direct.options == extra.options == {
-        "unit": "a", "target": "b", "ammo": "AP", "facing": "side"
-    }
+    assert (
+        direct.options
+        == extra.options
+        == {"unit": "a", "target": "b", "ammo": "AP", "facing": "side"}
+    )
     with pytest.raises(ParseError) as wrong:
         parse_line('/fire unit:a extra:"ammo:XX"')
     assert "ammo:XX" in wrong.value.localized("en")

@@ -188,7 +188,7 @@ async def test_the_guild_list_marks_a_tampered_game(service, store, dice):
             "bot.integrity.state_edited",
         ),
         (
-            f"UPDATE events SET args = '{{\"order\":\"first\"}}' WHERE channel_id = {TAMPERED} "
+            f'UPDATE events SET args = \'{{"order":"first"}}\' WHERE channel_id = {TAMPERED} '
             f"AND seq = (SELECT version FROM games WHERE channel_id = {TAMPERED})",
             "bot.integrity.head_edited",
         ),

@@ -40,21 +40,24 @@ def limited(store, clock) -> GameService:
 
 def roll(user: int, n: int, channel: int = CHANNEL, **extra: object) -> Request:
     return Request(
-        channel, user, "roll", {"expression": "2d6"}, interaction_id=f"r-{channel}-{user}-{n}",
+        channel,
+        user,
+        "roll",
+        {"expression": "2d6"},
+        interaction_id=f"r-{channel}-{user}-{n}",
         **extra,  # type: ignore[arg-type]
     )
 
 
 async def new_game(service: GameService, language: str = "en", channel: int = CHANNEL) -> None:
     await service.handle(
-        Request(channel, REFEREE, "game.new", {"scenario": "esempio_normandia",
-                                               "language": language})
+        Request(
+            channel, REFEREE, "game.new", {"scenario": "esempio_normandia", "language": language}
+        )
     )
 
 
-async def test_a_strangers_eleventh_roll_in_a_window_is_refused_in_their_language(
-    limited, clock
-):
+async def test_a_strangers_eleventh_roll_in_a_window_is_refused_in_their_language(limited, clock):
     for n in range(10):  # one a second
         await limited.handle(roll(STRANGER, n, locale="fr"))
         clock.now += 1
@@ -113,9 +116,7 @@ async def test_the_limit_is_per_user_and_per_channel(limited, clock):
     await limited.handle(roll(OTHER + 2, 0, channel=CHANNEL + 1))
 
 
-async def test_new_interaction_ids_do_not_bypass_it_and_a_retry_is_not_counted(
-    limited, store
-):
+async def test_new_interaction_ids_do_not_bypass_it_and_a_retry_is_not_counted(limited, store):
     await new_game(limited)
     first = await limited.handle(roll(STRANGER, 0))
     for _ in range(5):  # the same interaction retried: its first answer, not a new roll
@@ -131,14 +132,16 @@ async def test_new_interaction_ids_do_not_bypass_it_and_a_retry_is_not_counted(
 async def test_joining_is_counted_for_someone_without_a_seat(limited, store):
     await new_game(limited)
     for n in range(5):
-        await limited.handle(Request(CHANNEL, STRANGER, "game.join", {"side": "alleati"},
-                                     interaction_id=f"j{n}"))
+        await limited.handle(
+            Request(CHANNEL, STRANGER, "game.join", {"side": "alleati"}, interaction_id=f"j{n}")
+        )
         await limited.handle(Request(CHANNEL, STRANGER, "game.leave", {}, interaction_id=f"l{n}"))
     for n in range(5):
         await limited.handle(roll(STRANGER, n))
     with pytest.raises(TooMany):
-        await limited.handle(Request(CHANNEL, STRANGER, "game.join", {"side": "alleati"},
-                                     interaction_id="j-last"))
+        await limited.handle(
+            Request(CHANNEL, STRANGER, "game.join", {"side": "alleati"}, interaction_id="j-last")
+        )
 
 
 async def test_the_console_shares_the_limit(limited):
@@ -155,8 +158,9 @@ async def test_the_settings_set_the_limits(store, monkeypatch):
     monkeypatch.setenv("ARBITRO_ROLL_WINDOW", "5")
     monkeypatch.setenv("ARBITRO_ROLL_LIMIT_SEATED", "0")
     limits = LogLimits.from_settings(load_settings())
-    assert limits == LogLimits(window_s=5, seatless_per_user=2, seatless_per_channel=30,
-                               seated_per_user=0)
+    assert limits == LogLimits(
+        window_s=5, seatless_per_user=2, seatless_per_channel=30, seated_per_user=0
+    )
     service = GameService(store, limits=limits)
     await service.handle(roll(STRANGER, 0))
     await service.handle(roll(STRANGER, 1))

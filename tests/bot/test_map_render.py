@@ -54,19 +54,58 @@ def measured_view(*, hidden: bool = True) -> MapView:
     """A measured table: terrain of several classes, two sides, every overlay kind."""
     p = Point
     counters = [
-        Counter(unit_id="squadra_1", label="squadra_1", side="alleati", x=30, y=40, models=8,
-                initial_models=10, statuses=("inchiodata",)),
-        Counter(unit_id="sherman_1", label="sherman_1", side="alleati", x=60, y=50, models=5,
-                initial_models=5),
-        Counter(unit_id="panzer_iv", label="panzer_iv", side="asse", x=120, y=80, models=4,
-                initial_models=5, statuses=("panico",)),
-        Counter(unit_id="mg42", label="mg42", side="asse", x=110, y=35, models=0,
-                initial_models=3, destroyed=True),
+        Counter(
+            unit_id="squadra_1",
+            label="squadra_1",
+            side="alleati",
+            x=30,
+            y=40,
+            models=8,
+            initial_models=10,
+            statuses=("inchiodata",),
+        ),
+        Counter(
+            unit_id="sherman_1",
+            label="sherman_1",
+            side="alleati",
+            x=60,
+            y=50,
+            models=5,
+            initial_models=5,
+        ),
+        Counter(
+            unit_id="panzer_iv",
+            label="panzer_iv",
+            side="asse",
+            x=120,
+            y=80,
+            models=4,
+            initial_models=5,
+            statuses=("panico",),
+        ),
+        Counter(
+            unit_id="mg42",
+            label="mg42",
+            side="asse",
+            x=110,
+            y=35,
+            models=0,
+            initial_models=3,
+            destroyed=True,
+        ),
     ]
     if hidden:
         counters.append(
-            Counter(unit_id="cecchino", label="cecchino", side="asse", x=150, y=30, models=1,
-                    initial_models=1, hidden=True)
+            Counter(
+                unit_id="cecchino",
+                label="cecchino",
+                side="asse",
+                x=150,
+                y=30,
+                models=1,
+                initial_models=1,
+                hidden=True,
+            )
         )
     return MapView(
         title="Normandia — turno 3",
@@ -75,16 +114,32 @@ def measured_view(*, hidden: bool = True) -> MapView:
         height_cm=120,
         open_terrain="aperto",
         areas=(
-            MapArea(shape=CircleShape(center=p(x=40, y=80), radius=18), terrain="bosco",
-                    label="bosco nord", blocks_sight=True),
-            MapArea(shape=PolygonShape(points=(p(x=100, y=20), p(x=130, y=20), p(x=130, y=45),
-                                               p(x=100, y=45))),
-                    terrain="edificio", label="fattoria", blocks_sight=True),
-            MapArea(shape=PolygonShape(points=(p(x=0, y=58), p(x=180, y=62), p(x=180, y=68),
-                                               p(x=0, y=64))),
-                    terrain="strada", label="strada"),
-            MapArea(shape=CircleShape(center=p(x=140, y=95), radius=20), terrain="collina",
-                    label="quota 112"),
+            MapArea(
+                shape=CircleShape(center=p(x=40, y=80), radius=18),
+                terrain="bosco",
+                label="bosco nord",
+                blocks_sight=True,
+            ),
+            MapArea(
+                shape=PolygonShape(
+                    points=(p(x=100, y=20), p(x=130, y=20), p(x=130, y=45), p(x=100, y=45))
+                ),
+                terrain="edificio",
+                label="fattoria",
+                blocks_sight=True,
+            ),
+            MapArea(
+                shape=PolygonShape(
+                    points=(p(x=0, y=58), p(x=180, y=62), p(x=180, y=68), p(x=0, y=64))
+                ),
+                terrain="strada",
+                label="strada",
+            ),
+            MapArea(
+                shape=CircleShape(center=p(x=140, y=95), radius=20),
+                terrain="collina",
+                label="quota 112",
+            ),
         ),
         counters=tuple(counters),
         overlays=(
@@ -103,8 +158,9 @@ def pzgren_view() -> MapView:
     document = PZGREN.new_game("exemple_ardennes", None)
     view = channel_map(PZGREN, document, "pzgren", "fr")
     assert view is not None
-    marks = PZGREN.action_overlays(document, "fire", {"unit": "us_rifle_2,us_m10",
-                                                      "target": "de_pzgren_1"})
+    marks = PZGREN.action_overlays(
+        document, "fire", {"unit": "us_rifle_2,us_m10", "target": "de_pzgren_1"}
+    )
     return view.model_copy(update={"overlays": view.overlays + marks})
 
 
@@ -191,7 +247,10 @@ def test_a_public_picture_shows_no_trace_of_hidden_units() -> None:
     owner = render_map(measured_view(hidden=True), "it", public=False)
     assert owner != without
     assert [c.unit_id for c in visible_counters(measured_view(), public=True)] == [
-        "squadra_1", "sherman_1", "panzer_iv", "mg42"
+        "squadra_1",
+        "sherman_1",
+        "panzer_iv",
+        "mg42",
     ]
 
 
@@ -274,8 +333,9 @@ def test_pzgren_statuses_and_hex_labels_are_localized() -> None:
     assert labels[(5, 1)] == "bois" and labels[(7, 3)] == "ville, retranchement"
     dug_in = next(c for c in view.counters if c.unit_id == "us_rifle_2")
     assert dug_in.statuses == ("enterrée",)
-    english = localized_map(PZGREN.map_view(PZGREN.new_game(None, None), None, public=True),
-                            "pzgren", "en")
+    english = localized_map(
+        PZGREN.map_view(PZGREN.new_game(None, None), None, public=True), "pzgren", "en"
+    )
     assert next(c for c in english.counters if c.unit_id == "us_rifle_2").statuses == ("dug in",)
 
 
@@ -350,8 +410,9 @@ def _names(view: MapView) -> list[list[str]]:
 
     frame = drawing._Frame(46, 46, 12.0, 900, 600)
     outlines = [drawing._area_outline(a, frame, view.height_cm) for a in view.areas]
-    _, names = drawing._layout_table(view, view.counters, outlines, frame,
-                                     drawing._ToPixel(view, frame))
+    _, names = drawing._layout_table(
+        view, view.counters, outlines, frame, drawing._ToPixel(view, frame)
+    )
     return [lines for _, lines in names]
 
 
@@ -370,8 +431,14 @@ async def test_a_stored_pzgren_game_keeps_its_colours(service, dice) -> None:
 
     async def play(verb: str, n: int, **options: object):
         return await service.handle(
-            Request(channel_id=26, guild_id=1, user_id=1, verb=verb, options=options,
-                    interaction_id=f"colours-{n}")
+            Request(
+                channel_id=26,
+                guild_id=1,
+                user_id=1,
+                verb=verb,
+                options=options,
+                interaction_id=f"colours-{n}",
+            )
         )
 
     created = await play("game.new", 1, ruleset="pzgren")

@@ -21,9 +21,7 @@ def request(asker: int, verb: str, manages: bool = False, **options) -> Request:
 
 
 async def test_the_referee_seats_players_and_hands_over(service, store) -> None:
-    await service.handle(
-        request(REFEREE, "game.new", scenario="esempio_normandia", language="en")
-    )
+    await service.handle(request(REFEREE, "game.new", scenario="esempio_normandia", language="en"))
     await service.handle(request(ANNA, "game.join", side="alleati"))
     with pytest.raises(ServiceError) as not_referee:
         await service.handle(request(ANNA, "seat.assign", user=BRUNO, side="asse"))
@@ -57,9 +55,7 @@ async def test_the_referee_seats_players_and_hands_over(service, store) -> None:
 
 
 async def test_a_channel_manager_takes_over_only_when_the_referee_is_gone(service, store):
-    await service.handle(
-        request(REFEREE, "game.new", scenario="esempio_normandia", language="fr")
-    )
+    await service.handle(request(REFEREE, "game.new", scenario="esempio_normandia", language="fr"))
     with pytest.raises(ServiceError) as not_manager:
         await service.handle(request(CARLA, "game.takeover"))
     assert not_manager.value.key == "error.service.seats.not_manager"
@@ -70,8 +66,20 @@ async def test_a_channel_manager_takes_over_only_when_the_referee_is_gone(servic
     now = datetime.now(UTC)
     referee = Member(12, REFEREE, "referee", None, now - TAKEOVER_AFTER * 2)
     old = EventRecord(
-        12, 1, None, REFEREE, "game.created", {}, [], [], 1, "h", None,
-        now - TAKEOVER_AFTER - timedelta(minutes=1), "p", "h",
+        12,
+        1,
+        None,
+        REFEREE,
+        "game.created",
+        {},
+        [],
+        [],
+        1,
+        "h",
+        None,
+        now - TAKEOVER_AFTER - timedelta(minutes=1),
+        "p",
+        "h",
     )
     assert referee_gone([referee], [old], now)
     fresh = EventRecord(12, 2, None, REFEREE, "turn.next", {}, [], [], 2, "h", None, now, "p", "h")

@@ -100,9 +100,7 @@ def _required_options(declared: Any) -> dict[str, Any]:
     return {o.name: _sample(o) for o in declared.options if o.required or o.name == "hex"}
 
 
-CASES = [
-    (key, verb) for key in KNOWN_RULESETS for verb in declaration(key).verbs
-]
+CASES = [(key, verb) for key in KNOWN_RULESETS for verb in declaration(key).verbs]
 
 
 def test_every_ruleset_declares_its_commands_and_its_scenarios():

@@ -21,22 +21,42 @@ from rules.core.geometry import (
 )
 
 WOOD = TerrainArea(
-    id="wood", name="Wood", terrain="woods", blocks_sight=True,
+    id="wood",
+    name="Wood",
+    terrain="woods",
+    blocks_sight=True,
     shape=CircleShape(center=Point(x=60, y=40), radius=10),
 )
 HOUSE = TerrainArea(
-    id="house", name="House", terrain="building",
-    shape=PolygonShape(points=(Point(x=10, y=10), Point(x=20, y=10), Point(x=20, y=20),
-                               Point(x=10, y=20))),
+    id="house",
+    name="House",
+    terrain="building",
+    shape=PolygonShape(
+        points=(Point(x=10, y=10), Point(x=20, y=10), Point(x=20, y=20), Point(x=10, y=20))
+    ),
 )
 # An L-shaped (concave) ridge: a line can leave and re-enter it.
 RIDGE = TerrainArea(
-    id="ridge", name="Ridge", terrain="hill", blocks_sight=True,
-    shape=PolygonShape(points=(Point(x=80, y=50), Point(x=110, y=50), Point(x=110, y=75),
-                               Point(x=100, y=75), Point(x=100, y=60), Point(x=80, y=60))),
+    id="ridge",
+    name="Ridge",
+    terrain="hill",
+    blocks_sight=True,
+    shape=PolygonShape(
+        points=(
+            Point(x=80, y=50),
+            Point(x=110, y=50),
+            Point(x=110, y=75),
+            Point(x=100, y=75),
+            Point(x=100, y=60),
+            Point(x=80, y=60),
+        )
+    ),
 )
 FIELD = Battlefield(
-    width_cm=120, height_cm=80, open_terrain="open", areas=(WOOD, HOUSE, RIDGE),
+    width_cm=120,
+    height_cm=80,
+    open_terrain="open",
+    areas=(WOOD, HOUSE, RIDGE),
     points={"bridge": Point(x=100, y=5)},
 )
 
@@ -48,8 +68,7 @@ points = st.builds(Point, x=coordinate_x, y=coordinate_y)
 @given(points, points)
 def test_path_legs_add_up_to_the_distance(a: Point, b: Point) -> None:
     legs = path_legs(FIELD, a, b)
-    assert sum(leg.cm for leg in legs) == pytest.approx(math.dist((a.x, a.y), (b.x, b.y)),
-                                                       abs=1e-6)
+    assert sum(leg.cm for leg in legs) == pytest.approx(math.dist((a.x, a.y), (b.x, b.y)), abs=1e-6)
     for leg in legs:
         assert leg.terrain in {"open", "woods", "building", "hill"}
 
@@ -85,7 +104,9 @@ def test_a_concave_area_is_measured_piece_by_piece() -> None:
     assert length_inside(RIDGE.shape, Point(x=70, y=70), Point(x=120, y=70)) == pytest.approx(10)
     legs = path_legs(FIELD, Point(x=70, y=55), Point(x=120, y=55))
     assert [(leg.area, round(leg.cm, 6)) for leg in legs] == [
-        (None, 10.0), ("ridge", 30.0), (None, 10.0)
+        (None, 10.0),
+        ("ridge", 30.0),
+        (None, 10.0),
     ]
 
 
@@ -136,8 +157,9 @@ def test_bad_destinations_say_why(text: str, key: str) -> None:
 
 def test_a_battlefield_refuses_a_point_off_the_table() -> None:
     with pytest.raises(ValueError, match="off the table"):
-        Battlefield(width_cm=50, height_cm=50, open_terrain="open",
-                    deployment={"squad": Point(x=60, y=10)})
+        Battlefield(
+            width_cm=50, height_cm=50, open_terrain="open", deployment={"squad": Point(x=60, y=10)}
+        )
 
 
 # Points around and on the areas' edges (where the exact tests and the boxes meet).
@@ -146,8 +168,11 @@ edge_points = st.one_of(
     points,
     st.builds(Point, x=near, y=near),
     st.sampled_from([p for a in (HOUSE, RIDGE) for p in a.shape.points]),  # type: ignore[union-attr]
-    st.builds(Point, x=st.sampled_from([9.0, 10.0, 20.0, 21.0, 49.0, 50.0, 70.0, 71.0]),
-              y=st.sampled_from([9.0, 10.0, 20.0, 30.0, 50.0, 60.0, 75.0, 76.0])),
+    st.builds(
+        Point,
+        x=st.sampled_from([9.0, 10.0, 20.0, 21.0, 49.0, 50.0, 70.0, 71.0]),
+        y=st.sampled_from([9.0, 10.0, 20.0, 30.0, 50.0, 60.0, 75.0, 76.0]),
+    ),
 )
 
 
@@ -157,16 +182,12 @@ def test_the_bounding_boxes_change_no_answer(a: Point, b: Point) -> None:
     misses: the same answers as the exact tests alone (an endless box)."""
     from rules.core import geometry
 
-    fast = [
-        (contains(area.shape, a), length_inside(area.shape, a, b)) for area in FIELD.areas
-    ]
+    fast = [(contains(area.shape, a), length_inside(area.shape, a, b)) for area in FIELD.areas]
     endless = (-math.inf, -math.inf, math.inf, math.inf)
     original = geometry._box
     geometry._box = lambda shape: endless
     try:
-        exact = [
-            (contains(area.shape, a), length_inside(area.shape, a, b)) for area in FIELD.areas
-        ]
+        exact = [(contains(area.shape, a), length_inside(area.shape, a, b)) for area in FIELD.areas]
     finally:
         geometry._box = original
     assert fast == exact

@@ -57,8 +57,13 @@ CASES = _strategies()
 def test_odds_equal_every_face(ruleset: str, name: str, strategy: Any) -> None:
     procedure = get_ruleset(ruleset).procedure(name)
 
-    @settings(max_examples=15, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=15,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(data=strategy)
     def check(data: dict[str, Any]) -> None:
         cold = _cold_odds(procedure, data)
@@ -111,10 +116,18 @@ def test_small_w40k4_volleys_equal_every_face(name: str) -> None:
     procedure = get_ruleset("w40k4").procedure(name)
     compared = 0
 
-    @settings(max_examples=80, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
-    @given(data=STRATEGIES[name].map(_small_volley).map(_by_weapon_skill if name == "close_combat"
-                                                          else lambda data: data))
+    @settings(
+        max_examples=80,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        data=STRATEGIES[name]
+        .map(_small_volley)
+        .map(_by_weapon_skill if name == "close_combat" else lambda data: data)
+    )
     def check(data: dict[str, Any]) -> None:
         nonlocal compared
         if isinstance(data.get("dice"), int):
@@ -138,23 +151,63 @@ def test_small_w40k4_volleys_equal_every_face(name: str) -> None:
 
 
 WORST_CASES = [
-    ("w40k4", "shooting", {"attacks": 2000, "auto_hits": 2000, "bs": 4, "strength": 4, "ap": 5,
-                           "toughness": 4, "save": 4, "models": 1000, "wounds": 10}),
-    ("w40k4", "vehicle_hits", {"attacks": 2000, "auto_hits": 2000, "bs": 4, "strength": 8,
-                               "armour": 10, "ap": 1}),
+    (
+        "w40k4",
+        "shooting",
+        {
+            "attacks": 2000,
+            "auto_hits": 2000,
+            "bs": 4,
+            "strength": 4,
+            "ap": 5,
+            "toughness": 4,
+            "save": 4,
+            "models": 1000,
+            "wounds": 10,
+        },
+    ),
+    (
+        "w40k4",
+        "vehicle_hits",
+        {"attacks": 2000, "auto_hits": 2000, "bs": 4, "strength": 8, "armour": 10, "ap": 1},
+    ),
     ("w40k4", "dangerous_terrain", {"dice": 2000}),
     ("w40k4", "blast_scatter", {"template": "artiglieria", "bs": 1}),
     ("w40k4", "deep_strike", {}),
     ("linea_gotica", "scatter_distance", {"dice": 4}),
-    ("linea_gotica", "damage", {"spec": {"penetration": "cannone_40"},
-                                "target": {"kind": "carro_armato", "weapons": 6}}),
-    ("linea_gotica", "he_effect", {"zone": "breve", "spec": {"penetration": "cannone_60"},
-                                   "target": {"kind": "carro_armato", "weapons": 6}}),
-    *[("linea_gotica", "direct_fire", {"quality": "elite", "weapon": weapon, "distance_cm": 5.0,
-                                       "calibre_mm": 120,
-                                       "target": {"kind": "carro_armato", "weapons": 6}})
-      for weapon in ("fucilone_controcarro", "mitragliatrice_area", "cannone_77",
-                     "cannoncino_area")],
+    (
+        "linea_gotica",
+        "damage",
+        {"spec": {"penetration": "cannone_40"}, "target": {"kind": "carro_armato", "weapons": 6}},
+    ),
+    (
+        "linea_gotica",
+        "he_effect",
+        {
+            "zone": "breve",
+            "spec": {"penetration": "cannone_60"},
+            "target": {"kind": "carro_armato", "weapons": 6},
+        },
+    ),
+    *[
+        (
+            "linea_gotica",
+            "direct_fire",
+            {
+                "quality": "elite",
+                "weapon": weapon,
+                "distance_cm": 5.0,
+                "calibre_mm": 120,
+                "target": {"kind": "carro_armato", "weapons": 6},
+            },
+        )
+        for weapon in (
+            "fucilone_controcarro",
+            "mitragliatrice_area",
+            "cannone_77",
+            "cannoncino_area",
+        )
+    ],
 ]
 
 # Far below DEFAULT_PATH_LIMIT (5,000): no valid input of these rulesets comes near it.
@@ -176,8 +229,13 @@ def test_worst_cases_stay_far_below_the_path_limit(ruleset: str, name: str, data
 def test_no_drawn_input_nears_the_path_limit(ruleset: str, name: str, strategy: Any) -> None:
     procedure = get_ruleset(ruleset).procedure(name)
 
-    @settings(max_examples=40, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=40,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(data=strategy)
     def check(data: dict[str, Any]) -> None:
         cold = _cold_odds(procedure, data)

@@ -27,8 +27,12 @@ def _both(run: Any) -> tuple[dict[str, Fraction], dict[str, Fraction], int, int]
 
 
 @settings(max_examples=60, deadline=None)
-@given(sides=st.integers(2, 12), dice=st.integers(1, 4), modulus=st.integers(1, 7),
-       cut=st.integers(0, 30))
+@given(
+    sides=st.integers(2, 12),
+    dice=st.integers(1, 4),
+    modulus=st.integers(1, 7),
+    cut=st.integers(0, 30),
+)
 def test_a_sums_branches_give_the_odds_of_every_face(
     sides: int, dice: int, modulus: int, cut: int
 ) -> None:
@@ -86,16 +90,37 @@ def test_play_rolls_and_records_every_die() -> None:
 
 PROCEDURES = [
     ("w40k4", "deep_strike", {}),
-    *[("w40k4", "blast_scatter", {"template": t, "bs": bs, "barrage": b})
-      for t in ("area", "artiglieria") for bs in (1, 4, 10) for b in (False, True)],
+    *[
+        ("w40k4", "blast_scatter", {"template": t, "bs": bs, "barrage": b})
+        for t in ("area", "artiglieria")
+        for bs in (1, 4, 10)
+        for b in (False, True)
+    ],
     *[("linea_gotica", "scatter_distance", {"dice": n}) for n in (1, 2, 3)],
     # A weapon destroyed at random: the draw and its rerolls composed as one part.
-    *[("linea_gotica", "damage", {"spec": {"penetration": "cannone_40", "flank": True},
-                                  "target": {"kind": kind, "weapons": n, "turret": n % 2 == 0}})
-      for kind in ("carro_armato", "blindato") for n in (2, 3, 4, 6)],
-    ("linea_gotica", "direct_fire", {"quality": "elite", "weapon": "cannone_77", "distance_cm": 5.0,
-                                     "calibre_mm": 120,
-                                     "target": {"kind": "carro_armato", "weapons": 5}}),
+    *[
+        (
+            "linea_gotica",
+            "damage",
+            {
+                "spec": {"penetration": "cannone_40", "flank": True},
+                "target": {"kind": kind, "weapons": n, "turret": n % 2 == 0},
+            },
+        )
+        for kind in ("carro_armato", "blindato")
+        for n in (2, 3, 4, 6)
+    ],
+    (
+        "linea_gotica",
+        "direct_fire",
+        {
+            "quality": "elite",
+            "weapon": "cannone_77",
+            "distance_cm": 5.0,
+            "calibre_mm": 120,
+            "target": {"kind": "carro_armato", "weapons": 5},
+        },
+    ),
 ]
 
 

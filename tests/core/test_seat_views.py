@@ -85,11 +85,17 @@ def test_the_buttons_are_the_labelled_owed_actions_a_press_can_give():
             "place", "a", {}, (OptionSpec("x", low=0, high=9),), owed=True, label=LABEL
         ),  # a number to give: typed
         LegalAction(
-            "fire", "a", {"unit": "u1"}, (OptionSpec("ammo", ("he",), required=False),),
-            owed=True, label=LABEL,
+            "fire",
+            "a",
+            {"unit": "u1"},
+            (OptionSpec("ammo", ("he",), required=False),),
+            owed=True,
+            label=LABEL,
         ),  # an optional option left out
         LegalAction(
-            "pick", "b", {},
+            "pick",
+            "b",
+            {},
             (OptionSpec("unit", ("u3", "u4"), labels=(LABEL, Outcome.of("t.other"))),),
             owed=True,
         ),  # a button per choice

@@ -142,8 +142,7 @@ def test_an_objective_needs_a_battlefield():
 
 def test_an_objective_hex_off_the_map_is_refused():
     victory = (
-        "victory:\n  objectives:\n    - name: Loin\n      id: loin\n"
-        "      hexes: ['7,3', '12,3']\n"
+        "victory:\n  objectives:\n    - name: Loin\n      id: loin\n      hexes: ['7,3', '12,3']\n"
     )
     _check(parse_pzgren, ARDENNES, victory, 5, "hex '12,3' is not on the map")
     badly = "victory:\n  objectives:\n    - {id: v, name: V, hexes: ['7 3']}\n"

@@ -261,8 +261,7 @@ HEAD_EDITS = {
     ),
     "die of the latest event": "UPDATE events SET dice = '[6,6]' WHERE channel_id = 7 AND seq = 4",
     "resolution of the latest event": (
-        "UPDATE events SET resolution = '[{{\"outcome\":\"hit\"}}]' "
-        "WHERE channel_id = 7 AND seq = 4"
+        'UPDATE events SET resolution = \'[{{"outcome":"hit"}}]\' WHERE channel_id = 7 AND seq = 4'
     ),
 }
 

@@ -76,10 +76,14 @@ async def test_the_streamed_export_is_the_bundle_the_store_describes(store, tmp_
 @pytest.mark.parametrize(
     ("table", "change"),
     [
-        ("events", "UPDATE events SET args = '{\"unit\":\"other\"}' "
-                   "WHERE channel_id = 31 AND seq = 20"),
-        ("patches", "UPDATE patches SET patch = '[[[\"turn\"],99]]' "
-                    "WHERE channel_id = 31 AND version = 21"),
+        (
+            "events",
+            'UPDATE events SET args = \'{"unit":"other"}\' WHERE channel_id = 31 AND seq = 20',
+        ),
+        (
+            "patches",
+            "UPDATE patches SET patch = '[[[\"turn\"],99]]' WHERE channel_id = 31 AND version = 21",
+        ),
     ],
 )
 async def test_a_tampered_history_fails_the_export_and_leaves_no_file(
@@ -100,9 +104,7 @@ async def test_the_export_reads_the_history_as_it_was_when_it_began(store, tmp_p
     await play(store, CHANNEL, 20)
     head = await store.export_head(CHANNEL)
     record = await store.load(CHANNEL)
-    await store.commit(
-        CHANNEL, record.version, sample_document(turn=99), NewEvent(verb="advance")
-    )
+    await store.commit(CHANNEL, record.version, sample_document(turn=99), NewEvent(verb="advance"))
     target = tmp_path / "then.json"
     await write_bundle(
         head, history_pages(store, CHANNEL, head.version), target, keep="first_and_current"

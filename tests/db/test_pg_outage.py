@@ -41,8 +41,13 @@ def test_the_outage_log_reports_each_change_once(caplog: pytest.LogCaptureFixtur
     outages.where = "PostgreSQL at db"
     caplog.set_level(logging.INFO, logger="db.postgres")
     pool_record = logging.LogRecord(
-        "asyncpg.pool", logging.WARNING, __file__, 1, POOL_RETRY_MESSAGE + "; retrying",
-        None, (OSError("gone"), OSError("gone"), None),
+        "asyncpg.pool",
+        logging.WARNING,
+        __file__,
+        1,
+        POOL_RETRY_MESSAGE + "; retrying",
+        None,
+        (OSError("gone"), OSError("gone"), None),
     )
     assert outages.filter(pool_record) is False  # asyncpg's record is dropped
     outages.failed(ConnectionRefusedError("refused"))

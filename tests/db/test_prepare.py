@@ -168,9 +168,7 @@ async def test_the_text_a_command_read_is_its_patch_base_whatever_the_preparer_f
     record = await store.load(CHANNEL)
     assert record.document_text is not None
     forgetful = CommitPreparer()  # knows no channel at all
-    prepared = forgetful.prepare(
-        CHANNEL, sample_document(turn=2), base_text=record.document_text
-    )
+    prepared = forgetful.prepare(CHANNEL, sample_document(turn=2), base_text=record.document_text)
     assert prepared.base_text == record.document_text and prepared.patch_json not in (None, "[]")
     await store.commit(CHANNEL, 1, prepared, prepare_event(_event(1)))
     assert (await store.load(CHANNEL)).document == sample_document(turn=2)

@@ -377,9 +377,7 @@ async def test_create_with_referee_and_find_by_interaction(store: SqliteStore) -
         interaction_id="create-130",
         referee_id=5,
     )
-    assert [(m.user_id, m.role, m.side) for m in await store.members(130)] == [
-        (5, "referee", None)
-    ]
+    assert [(m.user_id, m.role, m.side) for m in await store.members(130)] == [(5, "referee", None)]
     found = await store.event_by_interaction("create-130")
     assert found is not None and (found.channel_id, found.seq) == (130, 1)
     assert await store.event_by_interaction("never-sent") is None

@@ -53,13 +53,12 @@ def doc_column(backend: Backend) -> str:
 # Each edit as an attacker with write access types it, and the first bad event it makes.
 EDITS: dict[str, tuple[str, int]] = {
     "a snapshot's document": (
-        "UPDATE states SET {doc} = '{{\"log\":[],\"turn\":99}}' "
+        'UPDATE states SET {doc} = \'{{"log":[],"turn":99}}\' '
         "WHERE channel_id = 7 AND version = 16",
         16,
     ),
     "version 1's document": (
-        "UPDATE states SET {doc} = '{{\"log\":[],\"turn\":0}}' "
-        "WHERE channel_id = 7 AND version = 1",
+        'UPDATE states SET {doc} = \'{{"log":[],"turn":0}}\' WHERE channel_id = 7 AND version = 1',
         1,
     ),
     "a patch in the middle": (
@@ -162,7 +161,7 @@ async def test_undo_onto_an_edited_snapshot_is_refused(backend: Backend) -> None
         await long_game(store, TAMPERED, last=17)  # undoing event 17 restores snapshot 16
         await store.load(TAMPERED)
         await backend.tamper(
-            f"UPDATE states SET {doc_column(backend)} = '{{\"log\":[],\"turn\":99}}' "
+            f'UPDATE states SET {doc_column(backend)} = \'{{"log":[],"turn":99}}\' '
             "WHERE channel_id = 7 AND version = 16"
         )
         with pytest.raises(ChainBroken) as caught:

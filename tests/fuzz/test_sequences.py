@@ -14,7 +14,15 @@ from tests.fuzz.sequence import SequenceRun, Sizes, play_sequence, sqlite_url
 
 #: What every run must have done at least once (accepted), else it tested less than it says.
 EXERCISED = (
-    "takeback", "undo", "rewind", "reroll", "roll", "dice.dispute", "end", "concede", "decide"
+    "takeback",
+    "undo",
+    "rewind",
+    "reroll",
+    "roll",
+    "dice.dispute",
+    "end",
+    "concede",
+    "decide",
 )
 
 

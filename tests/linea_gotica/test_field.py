@@ -433,7 +433,12 @@ def test_a_path_through_a_minefield_sets_it_off_and_spotting_measures_it():
     game.to_phase(Phase.MOVEMENT)
     # 12 cm from the squad (measured to its edge): mines are spotted within 5 cm.
     game.refused(
-        "error.linea_gotica.mines_too_far", "test", "blu", unit="squadra", kind="mine", minefield="mine"
+        "error.linea_gotica.mines_too_far",
+        "test",
+        "blu",
+        unit="squadra",
+        kind="mine",
+        minefield="mine",
     )
     # The squad walks south through the mines: the first soldier sets one off (short zone).
     applied = game("move", "blu", (9,), unit="squadra", to="S 16")
@@ -481,7 +486,10 @@ def test_a_hidden_units_move_and_shot_leave_no_mark_on_the_enemys_map(game):
     game("move", "rossi", unit="bunker", to="W 5")
     assert game.unit("bunker").hidden
     document = game.state.model_dump(mode="json")
-    for view in (PLAY.map_view(document, None, public=True), PLAY.map_view(document, "blu", public=False)):
+    for view in (
+        PLAY.map_view(document, None, public=True),
+        PLAY.map_view(document, "blu", public=False),
+    ):
         assert view.overlays == () and "bunker" not in view.caption
     own = PLAY.map_view(document, "rossi", public=False)
     assert own.overlays[0].kind == "arrow" and "bunker" in own.caption
@@ -500,7 +508,9 @@ def test_odds_at_a_hidden_unit_do_not_measure_it(game):
 
 def test_smoke_on_an_area_blocks_sight_through_it(game):
     game.to_phase(Phase.MOVEMENT)
-    game.refused("error.field.unknown_place", "test", "blu", unit="squadra", kind="fumo", place="nebbia")
+    game.refused(
+        "error.field.unknown_place", "test", "blu", unit="squadra", kind="fumo", place="nebbia"
+    )
     game("test", "blu", (1,), unit="squadra", kind="fumo", place="siepe")
     game.to_phase(Phase.FIRE)  # the smoke took effect at the end of the movement phase
     assert game.state.smoke[0].effective
@@ -539,9 +549,13 @@ def test_a_format_4_document_migrates_without_a_battlefield():
 
 def test_map_counters_carry_status_words_in_the_games_language(game):
     document = game.state.model_dump(mode="json")
-    own = {c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False, language="en").counters}
+    own = {
+        c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False, language="en").counters
+    }
     assert own["bunker"].statuses == ("hidden",)
-    own = {c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False, language="it").counters}
+    own = {
+        c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False, language="it").counters
+    }
     assert own["bunker"].statuses != ("hidden",) and own["bunker"].statuses
 
 
@@ -552,7 +566,13 @@ def test_covering_fire_at_an_area_needs_sight_of_it(game):
     assert caught.value.key == "error.linea_gotica.field.blocked"
     assert caught.value.params["area"] == "Bosco"
     game.refused(
-        "error.field.unknown_place", "fire", "blu", unit="carro", target="guado", kind="copertura", weapon="mg"
+        "error.field.unknown_place",
+        "fire",
+        "blu",
+        unit="carro",
+        target="guado",
+        kind="copertura",
+        weapon="mg",
     )
     applied = game("fire", "blu", unit="carro", target="siepe", kind="copertura", weapon="mg")
     assert applied.notices[0].key == "linea_gotica.covering.declared"
@@ -567,7 +587,9 @@ def test_an_unarmed_transport_out_of_its_squads_command_distance_rolls_first():
         "        squad: squadra\n"
         "        vehicle: {type: ruotati_4x4, armoured: false}\n"
         "      - id: osservatore\n",
-    ).replace("    carro: {x: 10, y: 2}\n", "    carro: {x: 10, y: 2}\n    camion: {x: 18, y: 20}\n")
+    ).replace(
+        "    carro: {x: 10, y: 2}\n", "    carro: {x: 10, y: 2}\n    camion: {x: 18, y: 20}\n"
+    )
     game = Game(g.new_game(parse_scenario(text)))
     from rules.linea_gotica.turn.common import transport_isolated
 
@@ -581,7 +603,10 @@ def test_an_unarmed_transport_out_of_its_squads_command_distance_rolls_first():
 
 
 def test_only_a_vehicle_names_a_squad():
-    text = SCENARIO.replace("        quality: elite\n        observer: true", "        quality: elite\n        squad: squadra\n        observer: true")
+    text = SCENARIO.replace(
+        "        quality: elite\n        observer: true",
+        "        quality: elite\n        squad: squadra\n        observer: true",
+    )
     with pytest.raises(InvalidInput) as caught:
         parse_scenario(text)
     assert "squad" in str(caught.value.params["detail"])

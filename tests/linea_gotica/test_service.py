@@ -383,9 +383,7 @@ async def test_a_whole_turn_on_the_battlefield(table, store):
     await table.refused(
         ANNA, "move", "error.linea_gotica.field.to_needed", unit="squadra_1", distance=14
     )
-    await table.refused(
-        ANNA, "move", "linea_gotica.move.too_far", unit="squadra_1", to="N 17"
-    )
+    await table.refused(ANNA, "move", "linea_gotica.move.too_far", unit="squadra_1", to="N 17")
     reply = await table(ANNA, "move", unit="squadra_1", to="N 14")
     assert codes(reply) == ["linea_gotica.move.ok(allowance=16,cm=14)"]
     assert reply.notices[0].code.startswith(

@@ -51,8 +51,7 @@ async def test_a_console_script(service):
     ) in text
     assert "→ Morale check M2 for 1st Rifle Platoon: /morale unit:us_rifle_1" in text
     assert (
-        "! Not now: Américains must first check the morale of 1st Rifle Platoon (/morale)."
-        in text
+        "! Not now: Américains must first check the morale of 1st Rifle Platoon (/morale)." in text
     )
     assert "1. Morale check M2: D6=3 D6=3 +2 M# = 8 <= 7 (morale)" in text
     assert "Outcome: Morale failed: disrupted" in text

@@ -38,6 +38,7 @@ SCRIPT = """\
 /turn
 """
 
+
 async def play_script(store, script: str, dice: QueuedThenSeeded) -> tuple[str, int]:
     """Run a console script at a table whose dice are seeded; returns its text and errors."""
     out = io.StringIO()

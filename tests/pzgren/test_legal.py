@@ -20,6 +20,7 @@ def test_random_legal_games_reach_the_scenarios_end(seed: int) -> None:
     assert log.ended
     assert log.verbs.get("fire", 0) > 0 and log.verbs.get("move", 0) > 0
 
+
 TWO_PLATOONS = (
     "{id: b_one, name: One, type: infantry, hex: '3,0', fire: 7, range: 3, movement: 2,"
     " steps: 2, morale: 8},"

@@ -57,6 +57,7 @@ SCRIPT = """\
 /turn
 """
 
+
 async def play_script(store, script: str, dice: QueuedThenSeeded) -> tuple[str, int]:
     """Run a console script at a table whose dice are seeded; returns its text and errors."""
     out = io.StringIO()
@@ -70,8 +71,7 @@ async def test_a_blast_and_a_combat_to_turn_3_at_the_console(store):
     # /turn next refused three times, each naming what is owed and by whom
     assert errors == 3, text
     assert (
-        "! Not now: Predoni must first place the template of Banda di predoni (/template)."
-        in text
+        "! Not now: Predoni must first place the template of Banda di predoni (/template)." in text
     )
     assert (
         "! Not now: Predoni must first resolve the combats: Devastatori, Camminatore predone"

@@ -367,7 +367,7 @@ def test_no_weapon_fires_names_each_weapons_reason_nearest_first(small):
         'Fanti cannot fire (weapon by weapon: Pesante: out of range at 40.5" > 36"; '
         'Fucile: out of range at 40.5" > 24").'
     )
-    assert "Pesante: fuori gittata a 40.5\" > 36\"" in none.localized("it")
+    assert 'Pesante: fuori gittata a 40.5" > 36"' in none.localized("it")
     assert none.localized("fr").startswith("Fanti ne peut pas tirer (arme par arme\u202f: ")
 
 
@@ -391,7 +391,7 @@ def test_moving_forbids_heavy_weapons_and_rapid_fire_beyond_12(small):
     moved = small.refused(
         g.Fire(unit="fanti", target="nemici", distance=20), "a", "error.w40k4.no_weapon_fires"
     )
-    assert "beyond 12\" only when stationary" in moved.localized("en")
+    assert 'beyond 12" only when stationary' in moved.localized("en")
     assert "heavy weapon, the unit moved" in moved.localized("en")
     # A monstrous creature moves and fires its heavy weapon (standard rule, not in the seed).
     applied = small(g.Fire(unit="mostro", target="nemici", distance=20), "a", preview=True)

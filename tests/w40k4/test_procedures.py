@@ -664,17 +664,30 @@ def test_floating_point_volleys_agree_with_exact_fractions(p):
 
 def test_a_huge_volley_keeps_its_odds_within_rounding():
     data = PROCEDURES["shooting"].parse_input(
-        {"attacks": 2000, "auto_hits": 2000, "bs": 4, "strength": 4, "ap": 5, "toughness": 4,
-         "save": 4, "models": 1000, "wounds": 10}
+        {
+            "attacks": 2000,
+            "auto_hits": 2000,
+            "bs": 4,
+            "strength": 4,
+            "ap": 5,
+            "toughness": 4,
+            "save": 4,
+            "models": 1000,
+            "wounds": 10,
+        }
     )
     odds = PROCEDURES["shooting"].odds(data)
     total = sum(Fraction(e.numerator, e.denominator) for e in odds.entries)
     assert abs(total - 1) < Fraction(1, 10**12)
     single = {
         rolled: sum(
-            (v for code, v in chain._single_attack(
-                "attack", chain._one(data, rolled, models=1, wounds=1, wounds_taken=0)
-            )[0].items() if code != "w40k4.chain.no_effect"),
+            (
+                v
+                for code, v in chain._single_attack(
+                    "attack", chain._one(data, rolled, models=1, wounds=1, wounds_taken=0)
+                )[0].items()
+                if code != "w40k4.chain.no_effect"
+            ),
             Fraction(0),
         )
         for rolled in (True, False)

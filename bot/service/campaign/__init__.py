@@ -4,12 +4,17 @@ One module per part: ``ledger`` (the campaign's log in the store), ``commands`` 
 commands that write it), ``views`` (status and log), ``follow`` (a linked game's result
 entering the campaign, or reversed), ``aftermath`` (the post-battle sequence: rolled,
 confirmed, adjusted).
+entering the campaign, or reversed), ``book`` (bundled campaigns and their map),
+``calendar`` (the dates games are due by, reminders, overdue decisions), ``export``
+(the after-action report).
 """
 
 from __future__ import annotations
 
 from bot.service.campaign.aftermath import adjust_entry, confirm_aftermath, run_aftermath
+from bot.service.campaign.calendar import campaign_reminders, overdue_decision
 from bot.service.campaign.commands import end_campaign, join_campaign, link_new_game, new_campaign
+from bot.service.campaign.export import campaign_export
 from bot.service.campaign.follow import follow
 from bot.service.campaign.ledger import CAMPAIGN_ARG, load_campaign
 from bot.service.campaign.views import campaign_log, campaign_status, status_lines
@@ -25,6 +30,15 @@ HANDLERS = (
     Handler(("campaign.aftermath",), run=run_aftermath),
     Handler(("campaign.confirm",), run=confirm_aftermath),
     Handler(("campaign.adjust",), run=adjust_entry),
+    Handler(("campaign.export",), read_only=True, run=campaign_export),
+    Handler(("campaign.overdue",), run=overdue_decision),
 )
 
-__all__ = ["CAMPAIGN_ARG", "HANDLERS", "follow", "load_campaign", "status_lines"]
+__all__ = [
+    "CAMPAIGN_ARG",
+    "HANDLERS",
+    "campaign_reminders",
+    "follow",
+    "load_campaign",
+    "status_lines",
+]

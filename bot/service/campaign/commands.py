@@ -7,7 +7,10 @@ campaign's players are seated and the campaign's referee referees it.
 
 from __future__ import annotations
 
+from bot.service.campaign.adopt import adopt_orphan, drop_pending, note_pending
 from bot.service.campaign.aftermath import refuse_while_owed
+from bot.service.campaign.book import book_option, check_book, open_book, scenario_wanted
+from bot.service.campaign.calendar import due_wanted, set_due
 from bot.service.campaign.follow import catch_up
 from bot.service.campaign.ledger import (
     CAMPAIGN_ARG,
@@ -74,9 +77,12 @@ async def new_campaign(call: Call) -> Reply:
         loss=int(options.get("loss", 0)),
     )
     play = services.play(ruleset)
-    scenarios = play.scenarios()
+    book = book_option(ruleset, options)
+    scenarios = [step.scenario for step in book.scenarios] if book else play.scenarios()
     document = await services.off_loop(play.new_game, scenarios[0] if scenarios else None, None)
     sides = dict(play.sides(document))
+    if book is not None:
+        await check_book(call, book, sides)
     created = Created(
         ruleset=ruleset, name=name, points=points, sides=sides, referee=request.user_id
     )
@@ -110,6 +116,15 @@ async def new_campaign(call: Call) -> Reply:
             "bot.campaign.created", name=name, ruleset=ruleset, sides=", ".join(sides.values())
         )
     )
+    if book is not None:
+        await open_book(call, record, state, book)
+        reply.notices.append(
+            Outcome.of(
+                "bot.campaign.book.opened",
+                title=book.text(book.title, record.language),
+                games=len(book.scenarios),
+            )
+        )
     return reply
 
 
@@ -150,6 +165,8 @@ async def link_new_game(call: Call) -> Reply:
     request, services, store = call.request, call.services, call.store
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
+    # A game a stopped process created but did not log is listed first (it took a number).
+    record, state, adopted = await adopt_orphan(services, record, state)
     refuse_while_owed(state)
     in_guild = request.guild_id is not None
     target = request.options.get("channel")
@@ -158,7 +175,7 @@ async def link_new_game(call: Call) -> Reply:
     if target == request.channel_id:
         raise ServiceError("error.campaign.same_channel")
     play = services.play(state.ruleset)
-    scenario = str(request.options.get("scenario") or "")
+    scenario = scenario_wanted(state, request.options)
     if scenario not in play.scenarios():
         raise UnknownName(
             "error.unknown_scenario", name=scenario[:40], known=", ".join(play.scenarios())
@@ -175,6 +192,7 @@ async def link_new_game(call: Call) -> Reply:
     number = len(state.games) + 1
     linked = Linked(number=number, channel=target, scenario=scenario)
     apply(state, linked)  # refused here, before anything is written
+    by = due_wanted(state, request.options)
     try:
         existing = await store.load(target)
     except GameNotFound:
@@ -184,6 +202,7 @@ async def link_new_game(call: Call) -> Reply:
     # The game first (the store refuses a channel taken meanwhile), then its link and its
     # players, then the campaign's event: a game the campaign lists always exists.
     await archive_if_ended(store, target)
+    await note_pending(services, record.channel_id, number, target, scenario)
     origin = {ORIGIN_ARG: {"channel": record.channel_id, "number": number}}
     try:
         game = await store.create_game(
@@ -209,7 +228,7 @@ async def link_new_game(call: Call) -> Reply:
         for user in users:
             if user != state.referee:
                 await store.add_member(target, user, role="player", side=side)
-    _, seq = await log_event(
+    state, seq = await log_event(
         services,
         record,
         state,
@@ -218,8 +237,10 @@ async def link_new_game(call: Call) -> Reply:
         actor_name=request.user_name,
         interaction_id=request.interaction_id,
     )
+    await drop_pending(services, record.channel_id)
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.head_hash = game.head_hash
+    reply.notices.extend(adopted)
     reply.notices.append(
         Outcome.of(
             "bot.campaign.linked",
@@ -229,6 +250,10 @@ async def link_new_game(call: Call) -> Reply:
             scenario=scenario,
         )
     )
+    # The date it should be played by (``by:``, else the book's spacing), logged after it.
+    due = await set_due(call, await store.load(record.channel_id), state, number, by)
+    if due is not None:
+        reply.notices.append(due)
     return reply
 
 

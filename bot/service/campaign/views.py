@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 
+from bot.service.campaign.adopt import adopt_orphan
 from bot.service.campaign.aftermath import aftermath_log_text, owed_lines
+from bot.service.campaign.book import book_lines, book_log_text, due_lines
 from bot.service.campaign.follow import catch_up
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.errors import ServiceError
@@ -26,6 +28,7 @@ from rules.core.campaign import (
     standings,
 )
 from rules.core.campaign_aftermath import AFTERMATH_EVENTS
+from rules.core.campaign_book import BookOpened, GameDue, OverdueDecided
 from rules.core.i18n import translate
 
 log = logging.getLogger(__name__)
@@ -45,11 +48,15 @@ async def campaign_status(call: Call) -> Reply:
         record, state = await load_campaign(services, request.channel_id)
     except ServiceError:
         return await _listing(call)
+    # Not read-only: it catches up what a stopped process left behind (a game created but
+    # not logged is adopted, a result not entered enters), each a logged event.
+    record, state, adopted = await adopt_orphan(services, record, state)
     record, state = await catch_up(services, record, state)
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.lines_title = "discord.embed.campaign"
     reply.lines = status_lines(state, language, in_guild)
+    reply.notices.extend(adopted)
     return reply
 
 
@@ -78,6 +85,8 @@ def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[st
         lines.append(translate("bot.campaign.no_games", language))
     lines.extend(game_line(state, entry, language, in_guild) for entry in state.games)
     lines.extend(owed_lines(state, language))
+    lines.extend(due_lines(state, language))
+    lines.extend(book_lines(state, language))
     lines.append(translate("bot.campaign.standings", language))
     for rank, line in enumerate(standings(state), start=1):
         lines.append(
@@ -225,4 +234,6 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
         return translate(
             "bot.campaign.log.reversal", language, number=event.number, reason=event.reason
         )
+    if isinstance(event, BookOpened | GameDue | OverdueDecided):
+        return book_log_text(state, event, language)
     return translate("bot.campaign.log.ended", language)

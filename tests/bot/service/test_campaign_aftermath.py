@@ -41,8 +41,15 @@ async def _typed(table: Table, user: int, dice: str, /, **options: Any) -> Any:
     table.count += 1
     return await table.service.handle(
         Request(
-            CAMPAIGN, user, "campaign.aftermath", options, guild_id=GUILD,
-            interaction_id=f"i{table.count}", user_name=f"user{user}", locale="en", dice=dice,
+            CAMPAIGN,
+            user,
+            "campaign.aftermath",
+            options,
+            guild_id=GUILD,
+            interaction_id=f"i{table.count}",
+            user_name=f"user{user}",
+            locale="en",
+            dice=dice,
         )
     )
 
@@ -86,18 +93,27 @@ async def _game_one_won_by_the_legion(table: Table) -> None:
 async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: Any) -> None:
     table = await _campaign(any_store)
     await _game_one_won_by_the_legion(table)
-    await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.aftermath_owed",
-                        scenario="fuga", channel=SECOND)
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.game",
+        "error.campaign.aftermath_owed",
+        scenario="fuga",
+        channel=SECOND,
+    )
     status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
     assert "Game 1: aftermath to roll (/campaign aftermath game:1)." in status
-    await table.refused(CAMPAIGN, OUTSIDER, "campaign.aftermath", "error.campaign.players_only",
-                        game=1)
-    await table.refused(CAMPAIGN, ANNA, "campaign.aftermath", "error.campaign.not_linked",
-                        game=2)
+    await table.refused(
+        CAMPAIGN, OUTSIDER, "campaign.aftermath", "error.campaign.players_only", game=1
+    )
+    await table.refused(CAMPAIGN, ANNA, "campaign.aftermath", "error.campaign.not_linked", game=2)
     # Anna types her dice: the squad's three casualties on a D6 (1-3 dead, 4-6 returns).
     versions = await table._versions()
-    for faces, key in (("4,1,6,6", "error.dice.unused"), ("4,1", "error.dice.exhausted"),
-                       ("4,1,7", "error.dice.impossible_face")):
+    for faces, key in (
+        ("4,1,6,6", "error.dice.unused"),
+        ("4,1", "error.dice.exhausted"),
+        ("4,1,7", "error.dice.impossible_face"),
+    ):
         with pytest.raises(RulesError) as caught:
             await _typed(table, ANNA, faces, game=1)
         assert caught.value.key == key
@@ -114,22 +130,32 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     state = await table.campaign()
     squad = state.rosters["legione"].entry("squadra_tattica")
     assert squad is not None and (squad.strength, squad.casualties, squad.rank) == (
-        10, 0, "provati"
+        10,
+        0,
+        "provati",
     )
     banda = state.rosters["predoni"].entry("banda")
     assert banda is not None and banda.experience == 2  # fought, still standing; lost
     event = (await table.campaign_events())[-1]
     assert event.verb == "campaign.aftermath"
     assert event.args["campaign"]["by_hand"] is True
-    await table.refused(CAMPAIGN, BRUNO, "campaign.aftermath", "error.campaign.aftermath_done",
-                        game=1)
+    await table.refused(
+        CAMPAIGN, BRUNO, "campaign.aftermath", "error.campaign.aftermath_done", game=1
+    )
     # Each side confirms; the next game waits for both.
     confirmed = await table(CAMPAIGN, ANNA, "campaign.confirm", game=1)
     assert [n.key for n in confirmed.notices] == ["bot.campaign.confirmed"]
-    await table.refused(CAMPAIGN, ANNA, "campaign.confirm", "error.campaign.already_confirmed",
-                        game=1)
-    await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.aftermath_unconfirmed",
-                        scenario="fuga", channel=SECOND)
+    await table.refused(
+        CAMPAIGN, ANNA, "campaign.confirm", "error.campaign.already_confirmed", game=1
+    )
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.game",
+        "error.campaign.aftermath_unconfirmed",
+        scenario="fuga",
+        channel=SECOND,
+    )
     status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
     assert "Game 1: aftermath awaiting the confirmation of Predoni." in status
     settled = await table(CAMPAIGN, BRUNO, "campaign.confirm", game=1)
@@ -137,16 +163,49 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     assert "aftermath" not in status
     assert "bot.campaign.aftermath_settled" in [n.key for n in settled.notices]
     # The referee's correction: refused past full strength, logged with its reason.
-    await table.refused(CAMPAIGN, ANNA, "campaign.adjust", "error.campaign.referee_only",
-                        side="legione", unit="banda", field="strength", value="1", reason="x")
-    await table.refused(CAMPAIGN, REFEREE, "campaign.adjust", "error.campaign.bad_adjust",
-                        side="legione", unit="devastatori", field="strength", value="6",
-                        reason="x")
-    await table.refused(CAMPAIGN, REFEREE, "campaign.adjust", "error.campaign.no_entry",
-                        side="predoni", unit="devastatori", field="strength", value="1",
-                        reason="x")
-    adjusted = await table(CAMPAIGN, REFEREE, "campaign.adjust", side="Predoni", unit="banda",
-                           field="experience", value="9", reason="forgot a bonus")
+    await table.refused(
+        CAMPAIGN,
+        ANNA,
+        "campaign.adjust",
+        "error.campaign.referee_only",
+        side="legione",
+        unit="banda",
+        field="strength",
+        value="1",
+        reason="x",
+    )
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.adjust",
+        "error.campaign.bad_adjust",
+        side="legione",
+        unit="devastatori",
+        field="strength",
+        value="6",
+        reason="x",
+    )
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.adjust",
+        "error.campaign.no_entry",
+        side="predoni",
+        unit="devastatori",
+        field="strength",
+        value="1",
+        reason="x",
+    )
+    adjusted = await table(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.adjust",
+        side="Predoni",
+        unit="banda",
+        field="experience",
+        value="9",
+        reason="forgot a bonus",
+    )
     assert "Predoni, Banda: experience 2 → 9 (forgot a bonus)" in reply_text(adjusted)
     banda = (await table.campaign()).rosters["predoni"].entry("banda")
     assert banda is not None and banda.experience == 9
@@ -183,7 +242,9 @@ async def test_an_undone_end_unwinds_its_aftermath_then_reverses_the_result(
             now = state.rosters[side].entry(entry.id)
             assert now is not None
             assert (now.strength, now.casualties, now.experience) == (
-                entry.strength, entry.casualties, entry.experience
+                entry.strength,
+                entry.casualties,
+                entry.experience,
             )
     verbs = [e.verb for e in await table.campaign_events()]
     assert verbs[-2:] == ["campaign.aftermath_reversal", "campaign.reversal"]
@@ -199,8 +260,16 @@ async def test_an_aftermath_built_on_keeps_its_result_with_a_clear_line(any_stor
     table = await _campaign(any_store)
     await _game_one_won_by_the_legion(table)
     await _typed(table, ANNA, "1,1,1", game=1)
-    await table(CAMPAIGN, REFEREE, "campaign.adjust", side="legione", unit="squadra_tattica",
-                field="until", value="3", reason="wounded sergeant")
+    await table(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.adjust",
+        side="legione",
+        unit="squadra_tattica",
+        field="until",
+        value="3",
+        reason="wounded sergeant",
+    )
     undone = await table(FIRST, REFEREE, "game.undo")
     assert "bot.campaign.reversal_refused" in [n.key for n in undone.notices]
     assert "keeps the result of game 1" in reply_text(undone)

@@ -66,14 +66,18 @@ class Table:
         self.count += 1
         return await self.service.handle(
             Request(
-                where, user, verb, options, guild_id=GUILD, interaction_id=f"i{self.count}",
-                user_name=f"user{user}", locale="en",
+                where,
+                user,
+                verb,
+                options,
+                guild_id=GUILD,
+                interaction_id=f"i{self.count}",
+                user_name=f"user{user}",
+                locale="en",
             )
         )
 
-    async def refused(
-        self, where: int, user: int, verb: str, key: str, /, **options: Any
-    ) -> None:
+    async def refused(self, where: int, user: int, verb: str, key: str, /, **options: Any) -> None:
         before = await self._versions()
         with pytest.raises(RulesError) as caught:
             await self(where, user, verb, **options)
@@ -121,8 +125,11 @@ async def test_three_linked_games_to_their_ends_make_the_standings(any_store: An
     first = (await store.events(FIRST, after_seq=0, limit=1))[0]
     assert first.args["campaign"] == {"channel": CAMPAIGN, "number": 1}
     seats = {(m.user_id, m.role, m.side) for m in await store.members(FIRST)}
-    assert seats == {(REFEREE, "referee", None), (ANNA, "player", "legione"),
-                     (BRUNO, "player", "predoni")}
+    assert seats == {
+        (REFEREE, "referee", None),
+        (ANNA, "player", "legione"),
+        (BRUNO, "player", "predoni"),
+    }
     # Game 1: played to the last turn with scripted dice (no extension: a 3 on the D6).
     await _last_turn(table, FIRST)
     state = await table.campaign()
@@ -151,13 +158,20 @@ async def test_three_linked_games_to_their_ends_make_the_standings(any_store: An
     assert len(await table.campaign_events()) == len(events)
     # The standings: a draw, a win each; the recount of the results agrees.
     lines = {s.side: s for s in standings(state)}
-    assert (lines["legione"].played, lines["legione"].wins, lines["legione"].draws,
-            lines["legione"].losses, lines["legione"].points) == (3, 1, 1, 1, 4)
+    assert (
+        lines["legione"].played,
+        lines["legione"].wins,
+        lines["legione"].draws,
+        lines["legione"].losses,
+        lines["legione"].points,
+    ) == (3, 1, 1, 1, 4)
     assert (lines["predoni"].wins, lines["predoni"].losses, lines["predoni"].points) == (1, 1, 4)
     assert lines["legione"].difference == -lines["predoni"].difference
-    recount = {side: sum(3 for e in state.games if e.result and e.result.winner == side)
-               + sum(1 for e in state.games if e.result and e.result.winner is None)
-               for side in state.sides}
+    recount = {
+        side: sum(3 for e in state.games if e.result and e.result.winner == side)
+        + sum(1 for e in state.games if e.result and e.result.winner is None)
+        for side in state.sides
+    }
     assert {s.side: s.points for s in standings(state)} == recount
     status = await table(CAMPAIGN, ANNA, "campaign.status")
     text = reply_text(status)
@@ -199,30 +213,69 @@ async def test_an_undone_end_is_reversed_by_a_logged_event(any_store: Any) -> No
 
 async def test_bad_campaign_commands_are_refused_and_change_nothing(any_store: Any) -> None:
     table = await _campaign(any_store)
-    await table.refused(CAMPAIGN, OUTSIDER, "campaign.join", "error.campaign.unknown_side",
-                        side="orks")
-    await table.refused(CAMPAIGN, ANNA, "campaign.join", "error.campaign.already_joined",
-                        side="predoni")
-    await table.refused(CAMPAIGN, ANNA, "campaign.game", "error.campaign.referee_only",
-                        scenario="avamposto", channel=FIRST)
-    await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.unknown_scenario",
-                        scenario="normandia", channel=FIRST)
-    await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.same_channel",
-                        scenario="avamposto", channel=CAMPAIGN)
-    await table.refused(CAMPAIGN, REFEREE, "campaign.new", "error.campaign.channel_taken",
-                        ruleset="w40k4", name="Again")
-    await table.refused(600, REFEREE, "campaign.new", "error.campaign.bad_name",
-                        ruleset="w40k4", name="x" * 81)
+    await table.refused(
+        CAMPAIGN, OUTSIDER, "campaign.join", "error.campaign.unknown_side", side="orks"
+    )
+    await table.refused(
+        CAMPAIGN, ANNA, "campaign.join", "error.campaign.already_joined", side="predoni"
+    )
+    await table.refused(
+        CAMPAIGN,
+        ANNA,
+        "campaign.game",
+        "error.campaign.referee_only",
+        scenario="avamposto",
+        channel=FIRST,
+    )
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.game",
+        "error.unknown_scenario",
+        scenario="normandia",
+        channel=FIRST,
+    )
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.game",
+        "error.campaign.same_channel",
+        scenario="avamposto",
+        channel=CAMPAIGN,
+    )
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.new",
+        "error.campaign.channel_taken",
+        ruleset="w40k4",
+        name="Again",
+    )
+    await table.refused(
+        600, REFEREE, "campaign.new", "error.campaign.bad_name", ruleset="w40k4", name="x" * 81
+    )
     await table.refused(600, REFEREE, "campaign.join", "error.campaign.none", side="legione")
     # A game's command in the campaign's channel: its games have channels of their own.
     await table.refused(CAMPAIGN, REFEREE, "turn.next", "error.campaign.here")
     # A channel playing a game already; a game of the campaign still in play.
     await table(FIRST, OUTSIDER, "game.new", ruleset="w40k4", scenario="avamposto")
-    await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.channel_taken",
-                        scenario="avamposto", channel=FIRST)
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.game",
+        "error.campaign.channel_taken",
+        scenario="avamposto",
+        channel=FIRST,
+    )
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=SECOND)
-    await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.game_in_play",
-                        scenario="fuga", channel=SECOND)
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.game",
+        "error.campaign.game_in_play",
+        scenario="fuga",
+        channel=SECOND,
+    )
     await table.refused(CAMPAIGN, REFEREE, "campaign.end", "error.campaign.games_unsettled")
     # Refusals speak the players' languages.
     with pytest.raises(RulesError) as caught:

@@ -44,13 +44,17 @@ def test_every_verb_of_every_ruleset_is_a_declared_ruleset_verb():
 
 
 def test_the_declarations_say_what_the_verb_lists_said():
-    assert {v for v in TABLE.verbs() if TABLE.draws_map(v)} == set(MAP_VERBS) == {
-        "move",
-        "fire",
-        "callarty",
-        "execute",
-        "template",
-    }
+    assert (
+        {v for v in TABLE.verbs() if TABLE.draws_map(v)}
+        == set(MAP_VERBS)
+        == {
+            "move",
+            "fire",
+            "callarty",
+            "execute",
+            "template",
+        }
+    )
     read_only = {v for v in TABLE.verbs() if TABLE.handler(v).read_only}
     assert read_only == {
         "game.status",
@@ -63,6 +67,7 @@ def test_the_declarations_say_what_the_verb_lists_said():
         "odds",
         "game.map",
         "campaign.log",
+        "campaign.export",
     }
     assert "roll" not in GAME_VERBS and "dice.roll" in GAME_VERBS and "move" not in GAME_VERBS
     assert TABLE.handler("game.creators").who is Who.MANAGERS

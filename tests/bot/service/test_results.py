@@ -120,7 +120,9 @@ async def test_the_last_turn_ends_the_game_with_one_result_event(store) -> None:
     result = await _one_result(game)
     assert reply.result is not None and reply.result.result == result
     assert (result.ending.kind, result.ending.turn, result.winner) == (
-        EndingKind.TURN_LIMIT, 6, None
+        EndingKind.TURN_LIMIT,
+        6,
+        None,
     )
     assert set(reply.ping) == {ANNA, BRUNO}  # the referee ended it: the players are told
     text = reply_text(reply)
@@ -189,15 +191,24 @@ async def test_a_concession_is_asked_then_confirmed_or_withdrawn(store) -> None:
     result = await _one_result(game)
     assert ended.result.result == result
     assert (result.ending.kind, result.ending.side, result.winner, result.level) == (
-        EndingKind.CONCESSION, "legione", "predoni", Level.DECISIVE
+        EndingKind.CONCESSION,
+        "legione",
+        "predoni",
+        Level.DECISIVE,
     )
     assert set(ended.ping) == {REFEREE, BRUNO}  # the opponent and the referee are told
     text = reply_text(ended)
     assert "Predoni" in text and "Points\u202f:" in text  # French typography kept
     # The same interaction again (a retried click) gets its answer, not a second end.
     again = await game.service.handle(
-        Request(CHANNEL, ANNA, "game.concede", {"confirm": code}, guild_id=7,
-                interaction_id=f"r{game.count}")
+        Request(
+            CHANNEL,
+            ANNA,
+            "game.concede",
+            {"confirm": code},
+            guild_id=7,
+            interaction_id=f"r{game.count}",
+        )
     )
     assert again.duplicate
     assert len(live_results(await game.events())) == 1
@@ -215,19 +226,31 @@ async def test_the_referee_concedes_for_a_side(store) -> None:
 
 async def test_the_referees_decision_with_its_reason(store) -> None:
     game = await _game(store, "it")
-    await game.refused(ANNA, "game.decide", "error.service.referee_only",
-                       result="legione", reason="x")
+    await game.refused(
+        ANNA, "game.decide", "error.service.referee_only", result="legione", reason="x"
+    )
     await game.refused(REFEREE, "game.decide", "error.option.missing", result="legione")
-    await game.refused(REFEREE, "game.decide", "error.victory.draw_has_no_level",
-                       result="none", level="marginal", reason="pioggia")
-    await game.refused(REFEREE, "game.end", "error.service.end.level_without_result",
-                       level="marginal")
-    ended = await game(REFEREE, "game.decide", result="Legione Astrale", level="marginal",
-                       reason="la pioggia")
+    await game.refused(
+        REFEREE,
+        "game.decide",
+        "error.victory.draw_has_no_level",
+        result="none",
+        level="marginal",
+        reason="pioggia",
+    )
+    await game.refused(
+        REFEREE, "game.end", "error.service.end.level_without_result", level="marginal"
+    )
+    ended = await game(
+        REFEREE, "game.decide", result="Legione Astrale", level="marginal", reason="la pioggia"
+    )
     assert isinstance(ended, ResultReply)
     result = await _one_result(game)
     assert (result.ending.kind, result.winner, result.level, result.ending.reason) == (
-        EndingKind.DECISION, "legione", Level.MARGINAL, "la pioggia"
+        EndingKind.DECISION,
+        "legione",
+        Level.MARGINAL,
+        "la pioggia",
     )
     assert "la pioggia" in reply_text(ended)
 
@@ -314,9 +337,7 @@ def test_the_public_score_tells_no_hidden_unit() -> None:
     hidden = replace(whole, units=(replace(whole.units[0], hidden=True), *whole.units[1:]))
     view = public_score(PLAY, document, hidden, None)
     assert view.score is None
-    shown = reply_text(
-        StatusReply(language="en", ruleset="w40k4", score=view)
-    )
+    shown = reply_text(StatusReply(language="en", ruleset="w40k4", score=view))
     assert whole.units[0].name not in shown
     assert "hidden" in shown
     assert public_score(PLAY, document, whole, None).score == PLAY.score(document)

@@ -1,0 +1,163 @@
+"""Bundled campaigns at the service: ``/campaign new book:``, the book's next scenario for
+``/campaign game``, and the map's holders in ``/campaign status``.
+
+The book's content is logged (``campaign.book``) right after the campaign is created, so
+the log alone rebuilds it; the holders of its map are recounted from the results
+(`rules.core.campaign_story.holders`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.service.campaign.ledger import log_event
+from bot.service.errors import ServiceError
+from bot.service.handlers import Call
+from db.models import GameRecord
+from rules.core.campaign import CampaignState
+from rules.core.campaign_book import (
+    Book,
+    BookOpened,
+    GameDue,
+    OverdueDecided,
+    load_book,
+)
+from rules.core.campaign_story import holders, next_step, step_of
+from rules.core.errors import InvalidInput
+from rules.core.i18n import translate
+
+
+def book_option(ruleset: str, options: Mapping[str, Any]) -> Book | None:
+    """The book ``/campaign new book:`` names (None when it names none)."""
+    wanted = str(options.get("book") or "").strip()
+    return load_book(ruleset, wanted) if wanted else None
+
+
+async def check_book(call: Call, book: Book, sides: Mapping[str, str]) -> None:
+    """Refuse a book whose scenarios do not all have the campaign's sides."""
+    play = call.services.play(book.ruleset)
+    for step in book.scenarios:
+        document = await call.services.off_loop(play.new_game, step.scenario, None)
+        found = play.sides(document)
+        if set(found) != set(sides):
+            raise InvalidInput(
+                "error.campaign.sides_differ",
+                scenario=step.scenario,
+                sides=", ".join(found.values()),
+                known=", ".join(sides.values()),
+            )
+
+
+async def open_book(
+    call: Call, record: GameRecord, state: CampaignState, book: Book
+) -> CampaignState:
+    """Log the book a new campaign follows (checked by :func:`check_book` first)."""
+    request = call.request
+    after, _ = await log_event(
+        call.services,
+        record,
+        state,
+        BookOpened.of(book),
+        actor_id=request.user_id,
+        actor_name=request.user_name,
+        interaction_id=None if request.interaction_id is None else f"{request.interaction_id}/book",
+    )
+    return after
+
+
+def scenario_wanted(state: CampaignState, options: Mapping[str, Any]) -> str:
+    """The scenario ``/campaign game`` plays: the one typed, else the book's next."""
+    typed = str(options.get("scenario") or "").strip()
+    if typed:
+        return typed
+    if state.book is None:
+        raise ServiceError("error.campaign.scenario_needed")
+    step = next_step(state)
+    if step is None:
+        raise ServiceError("error.campaign.book_done", book=state.book.book)
+    return step.scenario
+
+
+def book_lines(state: CampaignState, language: str) -> list[str]:
+    """The book and its map in ``/campaign status``: each area, its holder, the area each
+    game in play is fought for."""
+    book = state.book
+    if book is None:
+        return []
+    lines = [
+        translate(
+            "bot.campaign.book.title",
+            language,
+            title=_text(book.title, language),
+            games=len(book.scenarios),
+        )
+    ]
+    held = holders(state)
+    contested = {
+        step.area
+        for entry in state.games
+        if entry.result is None
+        if (step := step_of(state, entry)) is not None and step.area is not None
+    }
+    for area in book.areas:
+        holder = held.get(area.id, area.holder)
+        key = "bot.campaign.book.contested" if area.id in contested else "bot.campaign.book.area"
+        lines.append(
+            translate(
+                key, language, area=_text(area.name, language), side=state.sides.get(holder, holder)
+            )
+        )
+    step = next_step(state)
+    if step is not None and not state.ended:
+        lines.append(translate("bot.campaign.book.next", language, scenario=step.scenario))
+    return lines
+
+
+def book_log_text(
+    state: CampaignState, event: BookOpened | GameDue | OverdueDecided, language: str
+) -> str:
+    """A book or calendar event of the campaign's log in words."""
+    if isinstance(event, BookOpened):
+        return translate("bot.campaign.log.book", language, title=_text(event.title, language))
+    if isinstance(event, GameDue):
+        return translate("bot.campaign.log.due", language, number=event.number, by=str(event.by))
+    return translate(
+        "bot.campaign.log.overdue",
+        language,
+        number=event.number,
+        decision=event.decision,
+        detail=str(event.until) if event.until else state.sides.get(event.side or "", ""),
+    )
+
+
+def due_lines(state: CampaignState, language: str) -> list[str]:
+    """The dates the games in play are due by."""
+    return [
+        translate("bot.campaign.due.line", language, number=number, by=str(by))
+        for number, by in sorted(state.calendar.due.items())
+        if (entry := state.game(number)) is not None and entry.result is None
+    ]
+
+
+def area_name(state: CampaignState, area_id: str, language: str) -> str:
+    """An area's name in ``language`` (its id when the book lacks it)."""
+    book = state.book
+    found = next((a for a in book.areas if a.id == area_id), None) if book else None
+    return _text(found.name, language) if found is not None else area_id
+
+
+def _text(texts: Mapping[str, str], language: str) -> str:
+    return texts.get(language) or texts.get("it") or next(iter(texts.values()), "")
+
+
+__all__ = [
+    "area_name",
+    "book_lines",
+    "book_log_text",
+    "book_option",
+    "check_book",
+    "due_lines",
+    "open_book",
+    "scenario_wanted",
+]
