@@ -516,6 +516,7 @@ async def _play(fuzzer: CampaignFuzzer) -> None:
     if fuzzer.failed:
         return
     if (await fuzzer.store.load(lane.channel)).status == "ended":
+        fuzzer.run.actions["ended by the rules"] += 1
         await _game_ended(fuzzer, lane)
     elif not going:
         await _end_early(fuzzer, lane)

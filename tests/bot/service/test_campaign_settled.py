@@ -18,7 +18,9 @@ from tests.bot.service.test_campaigns import (  # noqa: F401 - any_store is a fi
 )
 
 
-async def test_the_end_of_a_game_of_an_ended_campaign_cannot_be_undone(any_store: Any) -> None:
+async def test_the_end_of_a_game_of_an_ended_campaign_cannot_be_undone(
+    any_store: Any,  # noqa: F811
+) -> None:
     table = await _campaign(any_store)
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
     await table(FIRST, REFEREE, "game.decide", result="predoni", reason="held")
