@@ -7,7 +7,10 @@ other channels (several at once, and one after another in a channel); each linke
 played by the whole-game fuzzer (tests/fuzz/harness.py: random legal actions, probes that
 must change nothing) to its end, or ended early by the referee's ``/game end``, a seat's
 concession or the referee's decision; now and then the referee undoes a game's end (the
-campaign must reverse its result with a logged event) and play goes on; bad commands are
+campaign must reverse its result with a logged event) and play goes on, or rewinds the
+reopened game to the event that ended it (the result enters again, with the new head);
+someone starts a game of their own (``/game new``) where a linked game has ended (the linked
+game is archived, nothing of the new one reaches the campaign); bad commands are
 mixed in (each must be refused with the key expected and change nothing anywhere: every
 channel's version and head, the campaign's state); ``/campaign status`` and ``log`` are
 read; at last the referee ends the campaign and a few commands after its end must be refused.
@@ -87,9 +90,11 @@ from tests.fuzz.campaign_checks import (
     standings_problems,
 )
 from tests.fuzz.campaign_refusals import BAD_COMMANDS, ELSEWHERE, PLAYERS, REFEREE, BadCommand
-from tests.fuzz.harness import OUTSIDER, Fuzzer, GameRun, Table, describe
+from tests.fuzz.harness import OUTSIDER, Fuzzer, GameRun, Table, bundled_games, describe
 
 CAMPAIGN_CHANNEL = 7000
+#: Who starts games of their own in the campaign's game channels.
+STRANGER = 50
 MAX_TURNS = 50
 TRAIL_KEPT = 400
 #: Commands tried after the campaign's end (each must be refused) before the run stops.
@@ -165,6 +170,9 @@ class Lane:
     budget: int
     #: The game has ended (by its rules, a concession, a decision or the referee's end).
     over: bool = False
+    #: The event that gave the game its result, before the referee undid its end (a
+    #: ``/game rewind`` to it ends the game again).
+    result_seq: int | None = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +210,8 @@ class CampaignFuzzer:
         self.where: dict[int, tuple[int, bool]] = {}
         self.ends = 0
         self.after_end = 0
+        #: channel -> whether the game there, one no campaign links, has ended.
+        self.strangers: dict[int, bool] = {}
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -365,6 +375,10 @@ class CampaignFuzzer:
         problems: list[str] = []
         if [entry.number for entry in state.games] != sorted(self.where):
             return [f"the campaign links games {[e.number for e in state.games]}"]
+        for channel in self.strangers:
+            found = await self.store.feature_get(CAMPAIGN_LINK, Scope.of_game(channel), LINK_KEY)
+            if found is not None:
+                problems.append(f"channel {channel}'s unlinked game is linked: {found.value}")
         for entry in state.games:
             channel, replaced = self.where[entry.number]
             held = entry.result
@@ -427,9 +441,11 @@ class CampaignFuzzer:
 
 
 def _free_channels(fuzzer: CampaignFuzzer) -> list[int]:
-    """Game channels with no linked game in play (empty, or holding an ended one)."""
+    """Game channels with no game in play (empty, or holding an ended one)."""
     return [
-        c for c in fuzzer.game_channels if c not in fuzzer.lanes or fuzzer.lanes[c].over
+        c
+        for c in fuzzer.game_channels
+        if (c not in fuzzer.lanes or fuzzer.lanes[c].over) and fuzzer.strangers.get(c, True)
     ]
 
 
@@ -472,6 +488,7 @@ async def _link(fuzzer: CampaignFuzzer) -> None:
     if previous is not None:
         fuzzer.where[previous.number] = (channel, True)
     fuzzer.where[number] = (channel, False)
+    fuzzer.strangers.pop(channel, None)
     fuzzer.expected[number] = None
     game = GameRun(
         fuzzer.ruleset,
@@ -568,9 +585,11 @@ async def _undo_end(fuzzer: CampaignFuzzer) -> None:
     """The referee undoes an ended game's end: the game is in play again and the campaign
     reverses its result (a logged event, announced in the game's channel)."""
     lane = fuzzer.rng.choice([lane for lane in fuzzer.lanes.values() if lane.over])
+    ended_at = (await fuzzer.store.load(lane.channel)).version
     reply = await fuzzer.send(lane.channel, REFEREE, "game.undo", {})
     if reply is None:
         return
+    lane.result_seq = ended_at - 1  # the store's end follows the result's event
     if (await fuzzer.store.load(lane.channel)).status == "ended":
         fuzzer.fail(f"/game undo of game {lane.number}'s end left it ended")
         return
@@ -582,6 +601,24 @@ async def _undo_end(fuzzer: CampaignFuzzer) -> None:
     player = lane.fuzzer
     player.run.ended, player.run.ended_by = False, ""
     lane.budget = player.run.commands + fuzzer.rng.randint(*fuzzer.run.sizes.early_end)
+
+
+def _can_rewind_to_end(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and any(lane.result_seq for lane in fuzzer.in_play())
+
+
+async def _rewind_to_end(fuzzer: CampaignFuzzer) -> None:
+    """The referee rewinds a reopened game to the event that had ended it: the game ends
+    again (a new head), and the campaign enters its result anew."""
+    lane = fuzzer.rng.choice([lane for lane in fuzzer.in_play() if lane.result_seq])
+    options = {"seq": lane.result_seq}
+    lane.result_seq = None
+    if await fuzzer.send(lane.channel, REFEREE, "game.rewind", options) is None:
+        return
+    if (await fuzzer.store.load(lane.channel)).status != "ended":
+        fuzzer.fail(f"/game rewind to game {lane.number}'s result left it in play")
+        return
+    await _game_ended(fuzzer, lane)
 
 
 async def _view(fuzzer: CampaignFuzzer) -> None:
@@ -639,6 +676,38 @@ async def _bad(fuzzer: CampaignFuzzer) -> None:
     await fuzzer.expect_refused(channel, user, verb, options, key)
 
 
+def _can_start_unlinked(fuzzer: CampaignFuzzer) -> bool:
+    return any(lane.over for lane in fuzzer.lanes.values())
+
+
+async def _start_unlinked(fuzzer: CampaignFuzzer) -> None:
+    """Someone starts a game of their own (``/game new``, any ruleset) where a linked game
+    has ended: the linked game is archived with the result the campaign holds, and nothing
+    the new game does reaches the campaign (ended at once, now and then)."""
+    lane = fuzzer.rng.choice([lane for lane in fuzzer.lanes.values() if lane.over])
+    ruleset, scenario = fuzzer.rng.choice(bundled_games())
+    options = {"ruleset": ruleset, "scenario": scenario, "language": "en"}
+    if await fuzzer.send(lane.channel, STRANGER, "game.new", options) is None:
+        return
+    fuzzer.where[lane.number] = (lane.channel, True)
+    del fuzzer.lanes[lane.channel]
+    fuzzer.strangers[lane.channel] = False
+    if fuzzer.rng.random() < 0.5:
+        await _end_unlinked(fuzzer, lane.channel)
+
+
+def _can_end_unlinked(fuzzer: CampaignFuzzer) -> bool:
+    return not all(fuzzer.strangers.values())
+
+
+async def _end_unlinked(fuzzer: CampaignFuzzer, channel: int | None = None) -> None:
+    """The unlinked game's referee (its creator) ends it."""
+    if channel is None:
+        channel = fuzzer.rng.choice([c for c, over in fuzzer.strangers.items() if not over])
+    if await fuzzer.send(channel, STRANGER, "game.end", {}) is not None:
+        fuzzer.strangers[channel] = True
+
+
 #: The table of campaign actions: what the fuzzer may do, when, and how often.
 ACTIONS: tuple[CampaignAction, ...] = (
     CampaignAction("join", _can_join, _join, 2.0),
@@ -646,9 +715,12 @@ ACTIONS: tuple[CampaignAction, ...] = (
     CampaignAction("play", _can_play, _play, 8.0),
     CampaignAction("end a game", _can_play, _end_game, 0.5),
     CampaignAction("undo a game's end", _can_undo_end, _undo_end, 0.6),
+    CampaignAction("rewind to a game's end", _can_rewind_to_end, _rewind_to_end, 3.0),
     CampaignAction("view", lambda f: True, _view, 0.8),
     CampaignAction("bad command", lambda f: bool(_ready_bad(f)), _bad, 1.5),
     CampaignAction("end the campaign", _can_end, _end_campaign, 1.0),
+    CampaignAction("an unlinked game", _can_start_unlinked, _start_unlinked, 0.3),
+    CampaignAction("an unlinked game ended", _can_end_unlinked, _end_unlinked, 0.5),
 )
 
 

@@ -139,6 +139,20 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
         ),
     ),
     BadCommand(
+        "a game where an unlinked one is in play",
+        lambda f: not f.ended and not all(f.strangers.values()),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.game",
+            {
+                "scenario": _scenario(f),
+                "channel": f.rng.choice([c for c, over in f.strangers.items() if not over]),
+            },
+            ERROR + "channel_taken",
+        ),
+    ),
+    BadCommand(
         "the end with a game in play",
         _playing,
         lambda f: (f.channel, REFEREE, "campaign.end", {}, ERROR + "games_unsettled"),
