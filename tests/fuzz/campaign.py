@@ -99,6 +99,8 @@ MAX_TURNS = 50
 TRAIL_KEPT = 400
 #: Commands tried after the campaign's end (each must be refused) before the run stops.
 AFTER_END = 5
+#: Share of a seat's commands whose dice it types by hand.
+HAND_DICE = 0.15
 #: The ways a game is ended early, taken in turn.
 EARLY_ENDS = ("end", "concede", "decide")
 
@@ -503,6 +505,7 @@ async def _link(fuzzer: CampaignFuzzer) -> None:
     )
     player.prefix = f"#{channel} g{number} "
     player.players = {side: user for side in fuzzer.sides if (user := fuzzer.seat_of(side))}
+    player.hand_dice = HAND_DICE  # rolls typed by hand (checked after the end: refused)
     full = rng.random() < sizes.full_games
     budget = sizes.max_commands if full else rng.randint(*sizes.early_end)
     fuzzer.lanes[channel] = Lane(number, channel, scenario, player, budget)

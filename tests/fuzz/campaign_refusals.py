@@ -59,6 +59,11 @@ def _joined(fuzzer: CampaignFuzzer) -> bool:
     return not fuzzer.ended and bool(fuzzer.players)
 
 
+def _checkable(fuzzer: CampaignFuzzer) -> list[Lane]:
+    """Ended linked games with dice typed by hand."""
+    return [lane for lane in fuzzer.lanes.values() if lane.over and lane.fuzzer.hand_rolls]
+
+
 def _over(fuzzer: CampaignFuzzer) -> bool:
     return fuzzer.ended
 
@@ -242,6 +247,17 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
             "game.undo",
             {},
             ERROR + "ended_reopen",
+        ),
+    ),
+    BadCommand(
+        "dice checked after a game's end",
+        lambda f: bool(_checkable(f)),
+        lambda f: (
+            (lane := f.rng.choice(_checkable(f))).channel,
+            REFEREE,
+            f.rng.choice(("dice.confirm", "dice.dispute")),
+            {"seq": f.rng.choice(lane.fuzzer.hand_rolls)},
+            "error.store.game_ended",
         ),
     ),
     BadCommand(

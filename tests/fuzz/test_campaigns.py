@@ -22,7 +22,7 @@ from tests.fuzz.campaign_checks import log_problems, roster_problems
 RULESETS = ("manovra", "linea_gotica", "pzgren", "w40k4")
 #: Seeds per ruleset on SQLite, chosen so that between them they take every action of
 #: EXERCISED (`bench/fuzz.py --campaign` runs any number); one on PostgreSQL.
-SQLITE_SEEDS = {"manovra": (5, 4), "linea_gotica": (11, 8), "pzgren": (5, 1), "w40k4": (6, 12)}
+SQLITE_SEEDS = {"manovra": (2, 16), "linea_gotica": (4, 2), "pzgren": (7, 3), "w40k4": (1, 4)}
 PG_SEED = 2
 #: Actions every ruleset's runs must have taken, else they tested less than they say.
 EXERCISED = (
@@ -86,7 +86,7 @@ async def test_a_result_not_reversed_is_caught(
         return await real(services, record, state, number, *a, **k)
 
     monkeypatch.setattr(follow_module, "_settle", never_reverse)
-    run = await play_campaign(str(tmp_path / "blind.db"), "pzgren", 1, CampaignSizes())
+    run = await play_campaign(str(tmp_path / "blind.db"), "pzgren", 7, CampaignSizes())
     assert run.failures, run.describe()
     first = run.failures[0].split("\n")[0]
     assert "no reversal announced" in first or "its result still held" in first, first
