@@ -27,7 +27,7 @@ from rules.core.campaign import CampaignState
 from rules.core.i18n import translate
 from rules.core.play import GamePlay
 from rules.core.ruleset import get_ruleset
-from tests.fuzz.campaign_checks import SeenResult, recount
+from tests.fuzz.campaign_checks import SeenResult, standing_lines
 from tests.fuzz.harness import SeededDice, fill_options
 
 #: Lines a game played to its end may take at most.
@@ -131,19 +131,7 @@ async def _check_standings(
     text = await table.type("/as anna", "/campaign status")
     state = CampaignState.from_json((await table.store.load(CAMPAIGN)).document)
     assert heading in text, text
-    for rank, line in enumerate(recount(state, seen), start=1):
-        shown = translate(
-            "bot.campaign.standing",
-            language,
-            rank=rank,
-            side=state.sides[line.side],
-            played=line.played,
-            wins=line.wins,
-            draws=line.draws,
-            losses=line.losses,
-            points=line.points,
-            difference=f"{line.difference:+d}",
-        )
+    for shown in standing_lines(state, seen, language):
         assert shown in text, f"{shown!r} not in:\n{text}"
 
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from db.protocol import GameStore
 from rules.core.campaign import CampaignState
-from rules.core.i18n import translate
 from rules.core.ruleset import get_ruleset
 from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
     Table,
@@ -26,7 +25,7 @@ from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the te
     table,
     texts,
 )
-from tests.fuzz.campaign_checks import SeenResult, recount
+from tests.fuzz.campaign_checks import SeenResult, standing_lines
 
 NAME = "Orbita"
 
@@ -45,20 +44,8 @@ async def _standings_shown(
 ) -> None:
     status = texts(assert_public(await at.anna.slash(home, "campaign status")))
     state = CampaignState.from_json((await store.load(home.id)).document)
-    for rank, line in enumerate(recount(state, seen), start=1):
-        shown = translate(
-            "bot.campaign.standing",
-            "en",
-            rank=rank,
-            side=state.sides[line.side],
-            played=line.played,
-            wins=line.wins,
-            draws=line.draws,
-            losses=line.losses,
-            points=line.points,
-            difference=f"{line.difference:+d}",
-        )
-        assert shown in status, f"{shown!r} not in {status}"
+    for shown in standing_lines(state, seen, "en"):
+        assert shown in status, f"{shown!r} not in:\n{status}"
 
 
 async def test_a_three_game_campaign_through_discord(

@@ -87,6 +87,7 @@ from tests.fuzz.campaign_checks import (
     SeenResult,
     log_problems,
     roster_problems,
+    standing_lines,
     standings_problems,
 )
 from tests.fuzz.campaign_refusals import BAD_COMMANDS, ELSEWHERE, PLAYERS, REFEREE, BadCommand
@@ -640,6 +641,11 @@ async def _view(fuzzer: CampaignFuzzer) -> None:
         # a line per side
         sides = len(state.sides)
         expected = 1 + int(state.ended) + sides + 1 + max(1, len(state.games)) + 1 + sides
+        if isinstance(reply, TextReply):
+            language = (await fuzzer.store.load(fuzzer.channel)).language
+            shown = reply.lines[-sides:]
+            if shown != standing_lines(state, fuzzer.expected, language):
+                fuzzer.fail(f"/campaign status shows {shown}, recounted {fuzzer.expected}")
     else:  # elsewhere: the server's campaigns, this one among them
         reply = await fuzzer.send(ELSEWHERE, user, "campaign.status", {})
         expected = 2

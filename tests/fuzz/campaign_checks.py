@@ -21,6 +21,7 @@ from rules.core.campaign import (
     replay,
     standings,
 )
+from rules.core.i18n import translate
 from rules.core.roster import Roster
 
 #: Kinds of campaign event that may raise a roster entry's strength (a roster set anew
@@ -146,3 +147,24 @@ def standings_problems(
         for s in standings(state)
     ]
     return [] if actual == expected else [f"standings {actual}, recounted {expected}"]
+
+
+def standing_lines(
+    state: CampaignState, seen: Mapping[int, SeenResult | None], language: str
+) -> list[str]:
+    """The standings of :func:`recount` as ``/campaign status`` words them."""
+    return [
+        translate(
+            "bot.campaign.standing",
+            language,
+            rank=rank,
+            side=state.sides[line.side],
+            played=line.played,
+            wins=line.wins,
+            draws=line.draws,
+            losses=line.losses,
+            points=line.points,
+            difference=f"{line.difference:+d}",
+        )
+        for rank, line in enumerate(recount(state, seen), start=1)
+    ]
