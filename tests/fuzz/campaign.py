@@ -10,7 +10,9 @@ concession or the referee's decision; now and then the referee undoes a game's e
 campaign must reverse its result with a logged event) and play goes on, or rewinds the
 reopened game to the event that ended it (the result enters again, with the new head);
 someone starts a game of their own (``/game new``) where a linked game has ended (the linked
-game is archived, nothing of the new one reaches the campaign); bad commands are
+game is archived, nothing of the new one reaches the campaign); the last command accepted
+arrives again with its interaction id (a retry: answered as a duplicate, nothing changes);
+bad commands are
 mixed in (each must be refused with the key expected and change nothing anywhere: every
 channel's version and head, the campaign's state); ``/campaign status`` and ``log`` are
 read; at last the referee ends the campaign and a few commands after its end must be refused.
@@ -67,7 +69,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.service import Reply, TextReply
+from bot.service import Reply, Request, TextReply
 from bot.service.campaign import CAMPAIGN_ARG
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
@@ -91,7 +93,15 @@ from tests.fuzz.campaign_checks import (
     standings_problems,
 )
 from tests.fuzz.campaign_refusals import BAD_COMMANDS, ELSEWHERE, PLAYERS, REFEREE, BadCommand
-from tests.fuzz.harness import OUTSIDER, Fuzzer, GameRun, Table, bundled_games, describe
+from tests.fuzz.harness import (
+    GUILD,
+    OUTSIDER,
+    Fuzzer,
+    GameRun,
+    Table,
+    bundled_games,
+    describe,
+)
 
 CAMPAIGN_CHANNEL = 7000
 #: Who starts games of their own in the campaign's game channels.
@@ -100,6 +110,8 @@ MAX_TURNS = 50
 TRAIL_KEPT = 400
 #: Commands tried after the campaign's end (each must be refused) before the run stops.
 AFTER_END = 5
+#: Commands that log nothing (a retry of one is simply answered again).
+READ_ONLY = frozenset({"campaign.status", "campaign.log"})
 #: Share of a seat's commands whose dice it types by hand.
 HAND_DICE = 0.15
 #: The ways a game is ended early, taken in turn.
@@ -213,6 +225,8 @@ class CampaignFuzzer:
         self.where: dict[int, tuple[int, bool]] = {}
         self.ends = 0
         self.after_end = 0
+        #: The last command accepted, as sent (a retry sends it again).
+        self.last_sent: Request | None = None
         #: channel -> whether the game there, one no campaign links, has ended.
         self.strangers: dict[int, bool] = {}
 
@@ -264,10 +278,23 @@ class CampaignFuzzer:
         """A command that must be accepted: its reply (None, and a failure, if refused)."""
         self.note(f"#{channel} " + describe(f"u{user}", verb, options))
         try:
-            return await self.table.send(channel, user, verb, options)
+            reply = await self.table.send(channel, user, verb, options)
         except RulesError as error:
             self.fail(f"/{verb} {dict(options)} refused: {error.key}: {error.localized('en')}")
             return None
+        if verb in READ_ONLY:  # answered again, not logged: nothing to retry
+            return reply
+        # What Discord would send again if the answer were late: the same interaction.
+        self.last_sent = Request(
+            channel_id=channel,
+            guild_id=GUILD,
+            user_id=user,
+            verb=verb,
+            options=dict(options),
+            interaction_id=f"fuzz-{self.table.label}-{self.table.sent}",
+            user_name=f"u{user}",
+        )
+        return reply
 
     async def expect_refused(
         self, channel: int, user: int, verb: str, options: Mapping[str, Any], key: str
@@ -654,6 +681,25 @@ async def _view(fuzzer: CampaignFuzzer) -> None:
         fuzzer.fail(f"a view of {expected} lines expected: {lines}")
 
 
+async def _retry(fuzzer: CampaignFuzzer) -> None:
+    """The last command accepted arrives again with its interaction id (a retry): it is
+    answered as a duplicate and changes nothing anywhere."""
+    request = fuzzer.last_sent
+    assert request is not None
+    fuzzer.last_sent = None
+    fuzzer.note(f"#{request.channel_id} " + describe("retry", request.verb, request.options))
+    before = await fuzzer._fingerprint()
+    try:
+        reply = await fuzzer.table.service.handle(request)
+    except RulesError as error:
+        fuzzer.fail(f"a retried /{request.verb} refused: {error.key}")
+        return
+    if not reply.duplicate:
+        fuzzer.fail(f"a retried /{request.verb} not answered as a duplicate")
+    elif await fuzzer._fingerprint() != before:
+        fuzzer.fail(f"a retried /{request.verb} changed the store")
+
+
 def _can_end(fuzzer: CampaignFuzzer) -> bool:
     return (
         not fuzzer.ended
@@ -725,6 +771,7 @@ ACTIONS: tuple[CampaignAction, ...] = (
     CampaignAction("end a game", _can_play, _end_game, 0.5),
     CampaignAction("undo a game's end", _can_undo_end, _undo_end, 0.6),
     CampaignAction("rewind to a game's end", _can_rewind_to_end, _rewind_to_end, 3.0),
+    CampaignAction("retry", lambda f: f.last_sent is not None, _retry, 0.5),
     CampaignAction("view", lambda f: True, _view, 0.8),
     CampaignAction("bad command", lambda f: bool(_ready_bad(f)), _bad, 1.5),
     CampaignAction("end the campaign", _can_end, _end_campaign, 1.0),
