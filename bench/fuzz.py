@@ -4,6 +4,8 @@
     .venv/bin/python bench/fuzz.py --games 50 --ruleset manovra --seed 7
     .venv/bin/python bench/fuzz.py --sequence --runs 20 --channels 3 --games 10
     .venv/bin/python bench/fuzz.py --sequence --runs 5 --backend postgres
+    .venv/bin/python bench/fuzz.py --campaign --seeds 20            # every ruleset
+    .venv/bin/python bench/fuzz.py --campaign --seeds 5 --ruleset pzgren --games 6 --channels 3
 
 Each game is played by random legal actions through the service on a fresh SQLite file
 (tests/fuzz/harness.py). Prints games × turns × commands per scenario, the failures (with the
@@ -15,6 +17,12 @@ re-rolls and free rolls mixed in and a full audit after each game (tests/fuzz/se
 Runs take the seeds from ``--seed`` on; a failure names its seed and sizes, and
 ``--sequence --runs 1 --seed N`` with the same sizes reproduces it. ``--backend postgres``
 starts a throwaway PostgreSQL server (tests/pgserver.py), one fresh schema per run.
+
+``--campaign``: whole campaigns (tests/fuzz/campaign.py), ``--seeds`` per ruleset (from
+``--seed`` on): created, joined, ``--games`` linked games in ``--channels`` channels played
+by the game fuzzer, ends undone, bad commands mixed in, ended; every invariant checked after
+every step. One line per campaign, then totals; ``--campaign --seeds 1 --seed N --ruleset R``
+with the same sizes reproduces a failure.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests.fuzz.campaign import CampaignRun, CampaignSizes, play_campaign
 from tests.fuzz.harness import bundled_games, fuzz
 from tests.fuzz.sequence import SequenceRun, Sizes, play_sequence, sqlite_url
 from tests.pgserver import start_server
@@ -61,9 +70,13 @@ async def main() -> int:
         "--full", type=float, default=0.4, help="--sequence: share of games played to their end"
     )
     parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--campaign", action="store_true", help="whole campaigns")
+    parser.add_argument("--seeds", type=int, default=10, help="--campaign: seeds per ruleset")
     args = parser.parse_args()
     if args.sequence:
         return await sequences(args)
+    if args.campaign:
+        return await campaigns(args)
     games_per_scenario = args.games or 100
     failed = 0
     print(
@@ -156,6 +169,54 @@ async def sequences(args: argparse.Namespace) -> int:
         f"{time.perf_counter() - started:.0f} s"
     )
     print("history: " + ", ".join(f"{kind} {n}" for kind, n in sorted(totals.items())))
+    return 1 if failed else 0
+
+
+async def campaigns(args: argparse.Namespace) -> int:
+    """``--campaign``: whole campaigns in every ruleset (or ``--ruleset``); one line each."""
+    sizes = CampaignSizes(
+        games=args.games or 3, channels=args.channels, full_games=min(args.full, 0.25)
+    )
+    rulesets = [args.ruleset] if args.ruleset else sorted({r for r, _ in bundled_games()})
+    print(
+        f"{args.seeds} campaigns × {len(rulesets)} rulesets × {sizes.describe()} on "
+        f"{args.backend}, seeds {args.seed}…"
+    )
+    print(
+        f"{'ruleset':14} {'seed':>6} {'steps':>6} {'commands':>9} {'results':>8} "
+        f"{'reversed':>9} {'refused':>8} {'fail':>5} {'s':>6}"
+    )
+    runs: list[CampaignRun] = []
+    totals: Counter[str] = Counter()
+    started = time.perf_counter()
+    with _databases(args.backend) as databases:
+        for ruleset in rulesets:
+            for seed in range(args.seed, args.seed + args.seeds):
+                url = next(databases)
+                run = await play_campaign(url, ruleset, seed, sizes, backend=args.backend)
+                if args.backend == "sqlite":
+                    _discard(Path(url))
+                runs.append(run)
+                totals.update(run.actions)
+                refused = sum(n for a, n in run.actions.items() if a.startswith("refused: "))
+                print(
+                    f"{ruleset:14} {seed:6} {run.steps:6} {run.game_commands:9} "
+                    f"{run.results:8} {run.reversals:9} {refused:8} {len(run.failures):5} "
+                    f"{run.seconds:6.1f}",
+                    flush=True,
+                )
+                for failure in run.failures[:1]:
+                    print(failure, file=sys.stderr)
+    failed = [(run.ruleset, run.seed) for run in runs if run.failures]
+    print(
+        f"{len(runs)} campaigns ({sum(r.ended for r in runs)} ended), "
+        f"{sum(r.steps for r in runs)} steps, {sum(r.game_commands for r in runs)} game "
+        f"commands, {sum(r.results for r in runs)} results, "
+        f"{sum(r.reversals for r in runs)} reversals, {sum(r.checks for r in runs)} checks, "
+        f"{len(failed)} failed{f' {failed}' if failed else ''}, "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+    print("actions: " + ", ".join(f"{name} {n}" for name, n in sorted(totals.items())))
     return 1 if failed else 0
 
 

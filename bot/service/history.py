@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from bot.service.campaign.settled import refuse_reopening
 from bot.service.errors import ServiceError
 from bot.service.events import (
     REFEREE_ONLY,
@@ -83,6 +84,9 @@ async def undo(call: GameCall) -> Reply:
     """
     request, store, play = call.request, call.store, call.play
     channel = request.channel_id
+    if call.record.status == "ended" and call.context.campaign is not None:
+        # Reopening a linked game: its campaign must still be able to reverse its result.
+        await refuse_reopening(call.services, call.context.campaign)
     reply = _reply(call, StatusReply)
     result = await store.undo(
         channel,

@@ -56,13 +56,14 @@ async def new_campaign(call: Call) -> Reply:
     scenarios, its language its games' too."""
     request, services = call.request, call.services
     options = request.options
-    # The channel first: one holding a game or a campaign is refused as taken (a damaged
-    # one as damaged, by the store), before anything else is checked.
+    # The channel first: one holding a game in play or a campaign is refused as taken (a
+    # damaged one as damaged, by the store), before anything else is checked; an ended game
+    # there is archived once everything is, as /game new does.
     try:
-        await services.store.load(request.channel_id)
+        existing = await services.store.load(request.channel_id)
     except GameNotFound:
-        pass
-    else:
+        existing = None
+    if existing is not None and (existing.ruleset == CAMPAIGN_KIND or existing.status != "ended"):
         raise ServiceError(
             "error.campaign.channel_taken",
             channel=channel_label(request.channel_id, request.guild_id is not None),
@@ -92,6 +93,7 @@ async def new_campaign(call: Call) -> Reply:
         raise InvalidInput(
             "error.service.bad_language", language=language[:10], known=", ".join(LANGUAGES)
         )
+    archived = await archive_if_ended(services.store, request.channel_id)
     try:
         record = await services.store.create_game(
             request.channel_id,
@@ -111,6 +113,8 @@ async def new_campaign(call: Call) -> Reply:
             channel=channel_label(request.channel_id, request.guild_id is not None),
         ) from None
     reply = Reply(language=record.language, ruleset=ruleset, head_hash=record.head_hash)
+    if archived is not None:
+        reply.notices.append(Outcome.of("bot.games.archived_previous", id=archived.id))
     reply.notices.append(
         Outcome.of(
             "bot.campaign.created", name=name, ruleset=ruleset, sides=", ".join(sides.values())

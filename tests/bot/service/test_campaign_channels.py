@@ -1,0 +1,37 @@
+"""``/campaign new`` in a channel whose game has ended archives that game, as ``/game new``
+does (it was refused as "a game in play"); refused for any other reason, it archives
+nothing; a game in play still keeps its channel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.bot.service.test_campaigns import (  # noqa: F401 - any_store is a fixture
+    REFEREE,
+    Table,
+    any_store,
+)
+
+HERE = 600
+
+
+async def test_a_campaign_takes_a_channel_whose_game_has_ended(
+    any_store: Any,  # noqa: F811
+) -> None:
+    table = Table(any_store)
+    await table(HERE, REFEREE, "game.new", ruleset="w40k4", scenario="avamposto")
+    await table.refused(HERE, REFEREE, "campaign.new", "error.campaign.channel_taken",
+                        ruleset="w40k4", name="Orbita")
+    await table(HERE, REFEREE, "game.end")
+    ended = await any_store.load(HERE)
+    # Refused for its name: the ended game stays where it is, not archived.
+    await table.refused(HERE, REFEREE, "campaign.new", "error.campaign.bad_name",
+                        ruleset="w40k4", name="x" * 81)
+    assert await any_store.all_archives() == []
+    created = await table(HERE, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita")
+    keys = [n.key for n in created.notices]
+    assert keys == ["bot.games.archived_previous", "bot.campaign.created"], keys
+    [archive] = await any_store.all_archives()
+    assert archive.channel_id == HERE and archive.head_hash == ended.head_hash
+    assert (await any_store.load(HERE)).ruleset == "campaign"
+    assert await any_store.check() == []

@@ -1,0 +1,37 @@
+"""A linked game's end stands once its campaign is over (found by the campaign fuzzer):
+``/game undo`` of it is refused, in the players' languages, and changes nothing; while the
+campaign runs the same undo reopens the game and its result is reversed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rules.core.errors import RulesError
+from tests.bot.service.test_campaigns import (  # noqa: F401 - any_store is a fixture
+    CAMPAIGN,
+    FIRST,
+    REFEREE,
+    _campaign,
+    any_store,
+)
+
+
+async def test_the_end_of_a_game_of_an_ended_campaign_cannot_be_undone(
+    any_store: Any,  # noqa: F811
+) -> None:
+    table = await _campaign(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    await table(FIRST, REFEREE, "game.decide", result="predoni", reason="held")
+    await table(CAMPAIGN, REFEREE, "campaign.end")
+    held = (await table.campaign()).game(1)
+    assert held is not None and held.result is not None
+    await table.refused(FIRST, REFEREE, "game.undo", "error.campaign.ended_reopen")
+    game = await any_store.load(FIRST)
+    assert game.status == "ended" and game.head_hash == held.result.final_hash
+    with pytest.raises(RulesError) as caught:
+        await table(FIRST, REFEREE, "game.undo")
+    assert "«Orbita» is over: the end of its games stands" in caught.value.localized("en")
+    assert "est terminée\u202f: la fin de ses parties demeure" in caught.value.localized("fr")
+    assert "è conclusa: la fine delle sue partite resta" in caught.value.localized("it")

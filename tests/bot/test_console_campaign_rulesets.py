@@ -1,0 +1,226 @@
+"""A campaign of three linked games at the console table in every ruleset, as people type it.
+
+For each ruleset, in a language of its own (English, French, Italian): ``/campaign new``,
+two players join its sides, and three games are linked in channels of their own (``/channel
+N``; the third reuses the first game's channel, which archives it): the first is played to
+its end by lines the rules list (owed rolls first, typed by the seat whose action it is, the
+dice the service's seeded source), the second ended by the referee's decision (``/game end
+result:``), the third by a concession confirmed by the conceding player. After each game
+``/campaign status`` must show the standings of this test's own recount of the games'
+results (read from the games themselves); ``/campaign log`` must name every result with its
+game's final hash; a bad line is refused in one line; ``/campaign end`` closes it.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+
+import pytest
+
+from bot.commands import command_line
+from bot.console import Console, user_id_of
+from bot.service import GameService
+from db.protocol import GameStore
+from rules.core.campaign import CampaignState
+from rules.core.i18n import translate
+from rules.core.play import GamePlay
+from rules.core.ruleset import get_ruleset
+from tests.fuzz.campaign_checks import SeenResult, standing_lines
+from tests.fuzz.harness import SeededDice, fill_options
+
+#: Lines a game played to its end may take at most.
+MAX_LINES = 3_000
+CAMPAIGN = 1
+
+# ruleset, language, the three scenarios, the side that wins the decision, the side that
+# concedes (the other one wins), a literal of the language's standings
+CAMPAIGNS = [
+    (
+        "manovra",
+        "en",
+        ("normandia_incontro", "normandia_sfondamento", "esempio_normandia"),
+        "asse",
+        "alleati",
+        "Standings (played, won-drawn-lost, points, points difference):",
+    ),
+    (
+        "linea_gotica",
+        "fr",
+        ("gotica_incontro", "gotica_retroguardia", "esempio_gotica"),
+        "alleati",
+        "tedeschi",
+        "Classement (jouées, gagnées-nulles-perdues, points, différence de points)\u202f:",
+    ),
+    (
+        "pzgren",
+        "fr",
+        ("rencontre_hosingen", "percee_clervaux", "exemple_ardennes"),
+        "us",
+        "us",
+        "Classement (jouées, gagnées-nulles-perdues, points, différence de points)\u202f:",
+    ),
+    (
+        "w40k4",
+        "it",
+        ("avamposto", "fuga", "relitto"),
+        "predoni",
+        "predoni",
+        "Classifica (giocate, vinte-pareggiate-perse, punti, differenza punti):",
+    ),
+]
+
+
+class Table:
+    """The console, what it printed since the last look, and who plays which side."""
+
+    def __init__(self, store: GameStore, language: str, seed: int) -> None:
+        self.store = store
+        self.out = io.StringIO()
+        dice = SeededDice(random.Random(f"console-campaign-{seed}"))
+        self.console = Console(GameService(store, dice=dice), self.out, language=language)
+        self.seen = 0
+
+    async def type(self, *lines: str) -> str:
+        """Type lines; what the console printed for them."""
+        for line in lines:
+            await self.console.execute(line)
+        text = self.out.getvalue()
+        printed, self.seen = text[self.seen :], len(text)
+        return printed
+
+
+async def _play_to_the_end(table: Table, play: GamePlay, channel: int, seats: dict[str, str],
+                           rng: random.Random) -> int:
+    """Type the lines the rules list until the game ends; the lines typed."""
+    for typed in range(MAX_LINES):
+        record = await table.store.load(channel)
+        if record.status == "ended":
+            return typed
+        actions = play.legal_actions(record.document)
+        assert actions, f"dead end in channel {channel}"
+        owed = [a for a in actions if a.owed]
+        acting = [a for a in actions if not a.verb.startswith("turn.")]
+        if owed:
+            action = rng.choice(owed)
+        elif acting and rng.random() < 0.6:
+            action = rng.choice(acting)
+        else:
+            action = rng.choice(actions)
+        seat = "arbitro" if action.side is None else seats[action.side]
+        errors = table.console.errors
+        await table.type(f"/as {seat}", command_line(action.verb, fill_options(action, rng)))
+        assert table.console.errors == errors, table.out.getvalue()[-2000:]
+    raise AssertionError(f"the game in channel {channel} did not end in {MAX_LINES} lines")
+
+
+async def _seen(table: Table, play: GamePlay, channel: int) -> SeenResult:
+    """The result the game in ``channel`` ended with, read from the game itself."""
+    record = await table.store.load(channel)
+    assert record.status == "ended" and record.head_hash is not None
+    result = play.result(play.load_document(record.document))
+    assert result is not None
+    return SeenResult(record.head_hash, result.winner, tuple(result.score.totals))
+
+
+async def _check_standings(
+    table: Table, language: str, seen: dict[int, SeenResult | None], heading: str
+) -> None:
+    """``/campaign status`` shows the recount of the results seen, line by line."""
+    text = await table.type("/as anna", "/campaign status")
+    state = CampaignState.from_json((await table.store.load(CAMPAIGN)).document)
+    assert heading in text, text
+    for shown in standing_lines(state, seen, language):
+        assert shown in text, f"{shown!r} not in:\n{text}"
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "language", "scenarios", "decided", "conceding", "heading"),
+    CAMPAIGNS,
+    ids=[campaign[0] for campaign in CAMPAIGNS],
+)
+async def test_a_three_game_campaign_at_the_console(
+    store: GameStore,
+    ruleset: str,
+    language: str,
+    scenarios: tuple[str, str, str],
+    decided: str,
+    conceding: str,
+    heading: str,
+) -> None:
+    play = get_ruleset(ruleset).play
+    assert play is not None
+    table = Table(store, language, len(ruleset))
+    rng = random.Random(f"lines-{ruleset}")
+    text = await table.type(
+        f"/campaign new ruleset:{ruleset} name:Fronte win:3 draw:1 loss:0 language:{language}"
+    )
+    state = CampaignState.from_json((await store.load(CAMPAIGN)).document)
+    first, second = list(state.sides)
+    seats = {first: "anna", second: "bruno"}
+    await table.type(
+        "/as anna", f"/campaign join side:{first}", "/as bruno", f"/campaign join side:{second}"
+    )
+    # A player may not link a game; a channel that is no number is refused in one line.
+    errors = table.console.errors
+    text = await table.type(f"/campaign game scenario:{scenarios[0]} channel:#2")
+    text += await table.type("/as arbitro", f"/campaign game scenario:{scenarios[0]} channel:x")
+    assert table.console.errors == errors + 2, text
+    assert text.count("\n! ") + text.startswith("! ") == 2, text
+    seen: dict[int, SeenResult | None] = {}
+
+    # Game 1, channel 2: played to its end by the lines the rules list.
+    text = await table.type(f"/campaign game scenario:{scenarios[0]} channel:#2")
+    assert translate(
+        "bot.campaign.linked", language, number=1, name="Fronte", channel="#2",
+        scenario=scenarios[0],
+    ) in text, text
+    await table.type("/channel 2")
+    lines = await _play_to_the_end(table, play, 2, seats, rng)
+    assert lines > 5
+    assert translate("bot.campaign.entered", language, name="Fronte", number=1) in (
+        table.out.getvalue()
+    )
+    seen[1] = await _seen(table, play, 2)
+    await table.type("/channel 1")
+    await _check_standings(table, language, seen, heading)
+
+    # Game 2, channel 3: the referee's decision.
+    await table.type("/as arbitro", f"/campaign game scenario:{scenarios[1]} channel:#3")
+    text = await table.type("/channel 3", f'/game end result:{decided} reason:"the river rose"')
+    assert translate("bot.campaign.entered", language, name="Fronte", number=2) in text, text
+    seen[2] = await _seen(table, play, 3)
+    assert seen[2].winner == decided
+    await table.type("/channel 1")
+    await _check_standings(table, language, seen, heading)
+
+    # Game 3, channel 2 again (game 1 is archived): a concession, confirmed.
+    await table.type("/as arbitro", f"/campaign game scenario:{scenarios[2]} channel:#2")
+    asked = await table.type("/channel 2", f"/as {seats[conceding]}", "/game concede")
+    confirm = re.search(r"/game concede confirm:(\d+)", asked)
+    assert confirm is not None, asked
+    text = await table.type(f"/game concede confirm:{confirm.group(1)}")
+    assert translate("bot.campaign.entered", language, name="Fronte", number=3) in text, text
+    seen[3] = await _seen(table, play, 2)
+    assert seen[3].winner == (second if conceding == first else first)
+    await table.type("/channel 1")
+    await _check_standings(table, language, seen, heading)
+
+    # The log names each result with its game's final hash; the campaign ends.
+    log = await table.type("/campaign log count:20")
+    for result in seen.values():
+        assert result is not None and result.final_hash[:12] in log, log
+    state = CampaignState.from_json((await store.load(CAMPAIGN)).document)
+    assert [g.result.final_hash for g in state.games if g.result] == [
+        r.final_hash for r in seen.values() if r
+    ]
+    archived = [a.head_hash for a in await store.all_archives()]
+    assert archived == [seen[1].final_hash]  # game 1 left channel 2 as it ended
+    errors = table.console.errors
+    text = await table.type("/as anna", "/campaign end")
+    assert table.console.errors == errors + 1, text  # the referee's alone
+    text = await table.type("/as arbitro", "/campaign end")
+    assert translate("bot.campaign.ended", language, name="Fronte") in text, text
+    assert {m.user_id for m in await store.members(2)} >= {user_id_of("anna"), user_id_of("bruno")}
+    assert await store.check() == []

@@ -1,0 +1,107 @@
+"""A campaign of three games over Discord (SimCord, the real bot): created and joined in its
+channel; game 1 played to its last turn in a channel of its own, game 2 ended by the
+referee's decision in another, game 3 conceded with the confirmation button in the first
+game's channel (which archives game 1). After each game the campaign's status shows the
+standings of this test's recount of the games' own results; the log names every final
+hash; only the referee ends the campaign."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from db.protocol import GameStore
+from rules.core.campaign import CampaignState
+from rules.core.ruleset import get_ruleset
+from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
+    Table,
+    all_texts,
+    assert_private_error,
+    assert_public,
+    buttons,
+    discord_dice,
+    discord_service,
+    discord_store,
+    simcord_bot,
+    table,
+    texts,
+)
+from tests.fuzz.campaign_checks import SeenResult, standing_lines
+
+NAME = "Orbita"
+
+
+async def _seen(store: GameStore, channel_id: int) -> SeenResult:
+    record = await store.load(channel_id)
+    play = get_ruleset(record.ruleset).play
+    assert play is not None
+    result = play.result(play.load_document(record.document))
+    assert record.status == "ended" and result is not None and record.head_hash is not None
+    return SeenResult(record.head_hash, result.winner, tuple(result.score.totals))
+
+
+async def _standings_shown(
+    at: Table, store: GameStore, home: Any, seen: dict[int, SeenResult | None]
+) -> None:
+    status = texts(assert_public(await at.anna.slash(home, "campaign status")))
+    state = CampaignState.from_json((await store.load(home.id)).document)
+    for shown in standing_lines(state, seen, "en"):
+        assert shown in status, f"{shown!r} not in:\n{status}"
+
+
+async def test_a_three_game_campaign_through_discord(
+    table: Table,  # noqa: F811
+    discord_store: GameStore,  # noqa: F811
+) -> None:
+    home, referee = table.channel, table.referee
+    first = table.guild.create_text_channel("avamposto")
+    second = table.guild.create_text_channel("fuga")
+    entered = "The result enters the campaign «Orbita» (game {})."
+    await referee.slash(home, "campaign new", ruleset="w40k4", name=NAME, language="en")
+    await table.anna.slash(home, "campaign join", side="legione")
+    await table.bruno.slash(home, "campaign join", side="predoni")
+    seen: dict[int, SeenResult | None] = {}
+
+    # Game 1: the referee passes every phase to the last turn (the D6 of the extension 1).
+    linked = await referee._actor.slash(
+        home, "campaign game", scenario="avamposto_campo", channel=first
+    )
+    assert "Game 1 of «Orbita» starts in" in texts(assert_public(linked))
+    for _ in range(120):
+        message = assert_public(await referee.slash(first, "turn next"))
+        if any((e.title or "").startswith("🏁") for e in message.embeds):
+            break
+    else:
+        raise AssertionError("game 1 did not end")
+    assert entered.format(1) in texts(message)
+    seen[1] = await _seen(discord_store, first.id)
+    await _standings_shown(table, discord_store, home, seen)
+
+    # Game 2: the referee's decision for the Legion.
+    await referee._actor.slash(home, "campaign game", scenario="fuga", channel=second)
+    ended = await referee.slash(second, "game end", result="legione", reason="the gate fell")
+    assert entered.format(2) in texts(assert_public(ended))
+    seen[2] = await _seen(discord_store, second.id)
+    assert seen[2].winner == "legione"
+    await _standings_shown(table, discord_store, home, seen)
+
+    # Game 3, in game 1's channel (archived): the Predoni concede with the button.
+    linked = await referee._actor.slash(home, "campaign game", scenario="relitto", channel=first)
+    assert "Game 3 of «Orbita» starts in" in texts(assert_public(linked))
+    asked = await table.bruno.slash(first, "game concede")
+    confirm = next(b for b in buttons(asked.response) if "confirm=" in b["custom_id"])
+    conceded = await table.bruno.click(asked.response, custom_id=confirm["custom_id"])
+    assert entered.format(3) in all_texts(conceded)
+    seen[3] = await _seen(discord_store, first.id)
+    assert seen[3].winner == "legione"
+    await _standings_shown(table, discord_store, home, seen)
+
+    log = texts(assert_public(await table.anna.slash(home, "campaign log", count=20)))
+    for result in seen.values():
+        assert result is not None and result.final_hash[:12] in log, log
+    assert [a.head_hash for a in await discord_store.all_archives()] == [seen[1].final_hash]
+    assert_private_error(
+        await table.anna.slash(home, "campaign end"), "Only the campaign's referee can do that."
+    )
+    over = await referee.slash(home, "campaign end")
+    assert "The campaign «Orbita» is over." in texts(assert_public(over))
+    assert await discord_store.check() == []

@@ -1,0 +1,806 @@
+"""Whole campaigns by random legal campaign actions: the campaign fuzzer.
+
+One store and one service per run (a SQLite file, or a PostgreSQL database). A referee
+creates a campaign of one ruleset (random points per win, draw and loss, a random
+language) in a channel of its own; players join its sides; the referee links games in
+other channels (several at once, and one after another in a channel); each linked game is
+played by the whole-game fuzzer (tests/fuzz/harness.py: random legal actions, probes that
+must change nothing) to its end, or ended early by the referee's ``/game end``, a seat's
+concession or the referee's decision; now and then the referee undoes a game's end (the
+campaign must reverse its result with a logged event) and play goes on, or rewinds the
+reopened game to the event that ended it (the result enters again, with the new head);
+someone starts a game of their own (``/game new``) where a linked game has ended (the linked
+game is archived, nothing of the new one reaches the campaign); the last command accepted
+arrives again with its interaction id (a retry: answered as a duplicate, nothing changes);
+bad commands are
+mixed in (each must be refused with the key expected and change nothing anywhere: every
+channel's version and head, the campaign's state); ``/campaign status`` and ``log`` are
+read; at last the referee ends the campaign and a few commands after its end must be refused.
+
+After every step (:meth:`CampaignFuzzer.check`):
+
+* the campaign's stored state equals :func:`rules.core.campaign.replay` of its log, read back
+  from the store;
+* each result is entered once: no two ``campaign.result`` events for one game's final hash,
+  and a ``campaign.reversal`` for each result that no longer holds (results and reversals
+  of a game alternate, each reversal naming the result before it);
+* every linked game the campaign lists agrees with its game: while the game is in its
+  channel, an ended game's result is held with the game's log head as its ``final_hash``
+  and its winner and scores, a game in play has none; an archived game's result is the one
+  held when it was archived, with its archive's head;
+* the standings (:func:`rules.core.campaign.standings`) equal this module's own recount of
+  the results the fuzzer saw the games end with (:func:`recount`);
+* rosters (:func:`roster_problems`, folding the log event by event): no entry's strength
+  rises except by an event in :data:`RAISES_STRENGTH`, none is ever above its ``full``,
+  a ``dead`` entry never returns; the rosters equal the replay (the first point).
+
+At the end: the store's audit (``arbitro db check``) is clean and every archived game's
+export verifies to its head.
+
+Everything comes from ``random.Random`` instances seeded by the run's seed (the service's
+dice too: an injected `SeededDice`), and commands run one at a time, so a failure is
+reproduced by its seed, ruleset and sizes (``bench/fuzz.py --campaign --seed N --runs 1``).
+
+**Adding a campaign action** (rosters, the post-battle sequence, export, deadlines…): one
+row of :data:`ACTIONS`, ``CampaignAction(name, ready, run, weight)``:
+
+* ``ready(fuzzer) -> bool``: whether the action may be taken now, read from the fuzzer's
+  model (``fuzzer.state`` is the campaign's state as last read, ``fuzzer.lanes`` the games
+  in play or ended in their channels, ``fuzzer.players`` who plays which side);
+* ``run(fuzzer) -> Awaitable[None]``: send the command(s) with :meth:`CampaignFuzzer.send`
+  (accepted ones) or :meth:`CampaignFuzzer.expect_refused`, check what the reply promises,
+  and record in the model what the invariants need (a result the fuzzer expects to hold);
+  call :meth:`CampaignFuzzer.fail` on anything wrong;
+* the invariants run after it; an event kind that may raise a roster entry's strength
+  (a replacement, a recovery) is added to :data:`RAISES_STRENGTH`, one that may bring a
+  dead entry back (none should) to :data:`REVIVES`.
+
+A command that must be refused is a row of :data:`BAD_COMMANDS`:
+``BadCommand(name, ready, make)`` where ``make(fuzzer)`` gives the channel, user, verb,
+options and the catalogue key of the refusal expected.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.service import Reply, Request, TextReply
+from bot.service.campaign import CAMPAIGN_ARG
+from bot.service.stored.campaign import (
+    CAMPAIGN_LINK,
+    LINK_KEY,
+    CampaignLink,
+    campaign_link_of,
+)
+from db.errors import ChainBroken
+from db.hashing import canonical_json, verify_export
+from db.models import Scope
+from db.open import open_store
+from db.protocol import GameStore
+from rules.core.campaign import CampaignEvent, CampaignState, event_of, replay
+from rules.core.errors import RulesError
+from rules.core.ruleset import get_ruleset
+from tests.fuzz.campaign_checks import (
+    SeenResult,
+    log_problems,
+    roster_problems,
+    standing_lines,
+    standings_problems,
+)
+from tests.fuzz.campaign_refusals import BAD_COMMANDS, ELSEWHERE, PLAYERS, REFEREE, BadCommand
+from tests.fuzz.harness import (
+    GUILD,
+    OUTSIDER,
+    Fuzzer,
+    GameRun,
+    Table,
+    bundled_games,
+    describe,
+)
+
+CAMPAIGN_CHANNEL = 7000
+#: Who starts games of their own in the campaign's game channels.
+STRANGER = 50
+MAX_TURNS = 50
+TRAIL_KEPT = 400
+#: Commands tried after the campaign's end (each must be refused) before the run stops.
+AFTER_END = 5
+#: Commands that log nothing (a retry of one is simply answered again).
+READ_ONLY = frozenset({"campaign.status", "campaign.log"})
+#: Share of a seat's commands whose dice it types by hand.
+HAND_DICE = 0.15
+#: The ways a game is ended early, taken in turn.
+EARLY_ENDS = ("end", "concede", "decide")
+
+
+@dataclass(frozen=True)
+class CampaignSizes:
+    """How much a campaign run plays."""
+
+    #: Games the campaign links before it ends.
+    games: int = 3
+    #: Channels its games are played in (several at once, one after another in each).
+    channels: int = 2
+    #: Share of games played on to the scenario's end (the others end early).
+    full_games: float = 0.25
+    #: An early end comes after this many game commands, at random.
+    early_end: tuple[int, int] = (4, 60)
+    #: A game played on to its end stops here at the latest (then ended early).
+    max_commands: int = 1_500
+    #: The chance that the referee undoes an ended game's end (its result reversed).
+    undo_end: float = 0.3
+    #: A run fails when its campaign has not ended after this many steps.
+    max_steps: int = 2_000
+
+    def describe(self) -> str:
+        """``3 games in 2 channels``."""
+        return f"{self.games} games in {self.channels} channels"
+
+
+@dataclass
+class CampaignRun:
+    """What one campaign run did."""
+
+    seed: int
+    ruleset: str
+    sizes: CampaignSizes
+    backend: str = "sqlite"
+    steps: int = 0
+    game_commands: int = 0
+    results: int = 0
+    reversals: int = 0
+    checks: int = 0
+    #: Actions taken, and bad commands refused, by name.
+    actions: Counter[str] = field(default_factory=Counter)
+    ended: bool = False
+    seconds: float = 0.0
+    failures: list[str] = field(default_factory=list)
+    trail: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """One line of figures."""
+        done = ", ".join(f"{name} {n}" for name, n in sorted(self.actions.items()))
+        return (
+            f"campaign seed {self.seed} {self.ruleset} ({self.sizes.describe()}, "
+            f"{self.backend}): {self.steps} steps, {self.game_commands} game commands, "
+            f"{self.results} results, {self.reversals} reversals, {self.checks} checks; "
+            f"{done}; {'ended' if self.ended else 'NOT ended'}, "
+            f"{len(self.failures)} failures, {self.seconds:.1f} s"
+        )
+
+
+@dataclass
+class Lane:
+    """A linked game in its channel: played by the whole-game fuzzer."""
+
+    number: int
+    channel: int
+    scenario: str
+    fuzzer: Fuzzer
+    budget: int
+    #: The game has ended (by its rules, a concession, a decision or the referee's end).
+    over: bool = False
+    #: The event that gave the game its result, before the referee undid its end (a
+    #: ``/game rewind`` to it ends the game again).
+    result_seq: int | None = None
+
+
+@dataclass(frozen=True)
+class CampaignAction:
+    """A row of the table: an action, when it may be taken, how, how often."""
+
+    name: str
+    ready: Callable[[CampaignFuzzer], bool]
+    run: Callable[[CampaignFuzzer], Awaitable[None]]
+    weight: float = 1.0
+
+
+class CampaignFuzzer:
+    """One campaign, played by random legal actions from :data:`ACTIONS`, checked after
+    every step."""
+
+    def __init__(self, table: Table, ruleset: str, rng: random.Random, run: CampaignRun) -> None:
+        self.table = table
+        self.store: GameStore = table.store
+        self.ruleset = ruleset
+        self.play = get_ruleset(ruleset).play
+        assert self.play is not None, ruleset
+        self.rng = rng
+        self.run = run
+        self.channel = CAMPAIGN_CHANNEL
+        self.game_channels = [CAMPAIGN_CHANNEL + 1 + n for n in range(run.sizes.channels)]
+        self.state: CampaignState | None = None
+        #: user -> side id, as the fuzzer joined them.
+        self.players: dict[int, str] = {}
+        #: channel -> the linked game there (in play, or ended and not yet replaced).
+        self.lanes: dict[int, Lane] = {}
+        #: game number -> the result it must hold (None: none must).
+        self.expected: dict[int, SeenResult | None] = {}
+        #: game number -> (channel, whether another game replaced it there).
+        self.where: dict[int, tuple[int, bool]] = {}
+        self.ends = 0
+        self.after_end = 0
+        #: The last command accepted, as sent (a retry sends it again).
+        self.last_sent: Request | None = None
+        #: channel -> whether the game there, one no campaign links, has ended.
+        self.strangers: dict[int, bool] = {}
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def play_campaign(self) -> None:
+        """Create the campaign, then random ready actions until it has ended."""
+        await self.create()
+        await self.check()
+        while not self.failed and self.after_end < AFTER_END:
+            if self.run.steps >= self.run.sizes.max_steps:
+                self.fail(f"the campaign has not ended after {self.run.steps} steps")
+                return
+            ready = [a for a in ACTIONS if a.ready(self)]
+            if not ready:
+                self.fail("no campaign action is ready")
+                return
+            action = self.rng.choices(ready, weights=[a.weight for a in ready])[0]
+            self.run.steps += 1
+            self.run.actions[action.name] += 1
+            await action.run(self)
+            if not self.failed:
+                await self.check()
+            if len(self.run.trail) > 2 * TRAIL_KEPT:
+                del self.run.trail[:-TRAIL_KEPT]
+        if not self.failed:
+            await self.final_audit()
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.run.failures)
+
+    def fail(self, message: str) -> None:
+        """Record a failure with the commands that led to it."""
+        tail = "\n    ".join(self.run.trail[-16:])
+        self.run.failures.append(
+            f"campaign seed {self.run.seed} {self.ruleset} ({self.run.sizes.describe()}, "
+            f"{self.run.backend}): {message}\n  after:\n    {tail}"
+        )
+
+    def note(self, line: str) -> None:
+        self.run.trail.append(line)
+
+    # -- sending --------------------------------------------------------------------------
+
+    async def send(
+        self, channel: int, user: int, verb: str, options: Mapping[str, Any]
+    ) -> Reply | None:
+        """A command that must be accepted: its reply (None, and a failure, if refused)."""
+        self.note(f"#{channel} " + describe(f"u{user}", verb, options))
+        try:
+            reply = await self.table.send(channel, user, verb, options)
+        except RulesError as error:
+            self.fail(f"/{verb} {dict(options)} refused: {error.key}: {error.localized('en')}")
+            return None
+        if verb in READ_ONLY:  # answered again, not logged: nothing to retry
+            return reply
+        # What Discord would send again if the answer were late: the same interaction.
+        self.last_sent = Request(
+            channel_id=channel,
+            guild_id=GUILD,
+            user_id=user,
+            verb=verb,
+            options=dict(options),
+            interaction_id=f"fuzz-{self.table.label}-{self.table.sent}",
+            user_name=f"u{user}",
+        )
+        return reply
+
+    async def expect_refused(
+        self, channel: int, user: int, verb: str, options: Mapping[str, Any], key: str
+    ) -> None:
+        """A command that must be refused with ``key`` and change nothing anywhere."""
+        line = f"#{channel} " + describe(f"u{user}", verb, options) + f"  (expected: {key})"
+        self.note(line)
+        before = await self._fingerprint()
+        try:
+            await self.table.send(channel, user, verb, options)
+        except RulesError as error:
+            if error.key != key:
+                self.fail(f"{line}: refused with {error.key}: {error.localized('en')}")
+            elif await self._fingerprint() != before:
+                self.fail(f"a refused command changed the store: {line}")
+            return
+        self.fail(f"{line}: accepted")
+
+    async def _fingerprint(self) -> list[tuple[int, int, str | None, str, str]]:
+        """Every channel's version, head, status and document, and the archives."""
+        found = []
+        for game in await self.store.all_games():
+            record = await self.store.load(game.channel_id)
+            found.append(
+                (
+                    record.channel_id,
+                    record.version,
+                    record.head_hash,
+                    record.status,
+                    canonical_json(record.document),
+                )
+            )
+        found.append((0, len(await self.store.all_archives()), None, "", ""))
+        return found
+
+    # -- the campaign's beginning ---------------------------------------------------------
+
+    async def create(self) -> None:
+        """The referee's ``/campaign new`` with random points and language."""
+        points = {
+            "win": self.rng.randint(1, 5),
+            "draw": self.rng.randint(-1, 2),
+            "loss": self.rng.randint(-2, 0),
+        }
+        options = {
+            "ruleset": self.ruleset,
+            "name": f"Fuzz {self.run.seed}",
+            "language": self.rng.choice(("it", "en", "fr")),
+            **points,
+        }
+        reply = await self.send(self.channel, REFEREE, "campaign.new", options)
+        if reply is None:
+            return
+        self.state = await self.read_state()
+        if self.state.points.model_dump() != points:
+            self.fail(f"points {self.state.points} for {points}")
+
+    async def read_state(self) -> CampaignState:
+        return CampaignState.from_json((await self.store.load(self.channel)).document)
+
+    @property
+    def sides(self) -> dict[str, str]:
+        assert self.state is not None
+        return self.state.sides
+
+    @property
+    def ended(self) -> bool:
+        return self.state is not None and self.state.ended
+
+    def in_play(self) -> list[Lane]:
+        return [lane for lane in self.lanes.values() if not lane.over]
+
+    def seat_of(self, side: str) -> int | None:
+        """The first player who joined ``side``."""
+        return next((u for u, s in self.players.items() if s == side), None)
+
+    # -- the invariants -------------------------------------------------------------------
+
+    async def campaign_events(self) -> list[CampaignEvent]:
+        record = await self.store.load(self.channel)
+        stored = await self.store.events(self.channel, after_seq=0, limit=record.version + 1)
+        if len(stored) != record.version:
+            self.fail(f"the campaign's log has {len(stored)} events, its version {record.version}")
+        return [event_of(e.args[CAMPAIGN_ARG]) for e in stored]
+
+    async def check(self) -> None:
+        """Every invariant, on what the store holds now."""
+        self.run.checks += 1
+        record = await self.store.load(self.channel)
+        events = await self.campaign_events()
+        replayed = replay(events)
+        if replayed.to_json() != record.document:
+            self.fail("the campaign's state is not the replay of its log")
+            return
+        self.state = replayed
+        for problem in (
+            *log_problems(events),
+            *roster_problems(events),
+            *await self._games_problems(replayed),
+            *standings_problems(replayed, self.expected),
+        ):
+            self.fail(problem)
+            return
+
+    async def _games_problems(self, state: CampaignState) -> list[str]:
+        """Each linked game's result in the campaign against its game (or what the fuzzer
+        saw of it before it was archived)."""
+        problems: list[str] = []
+        if [entry.number for entry in state.games] != sorted(self.where):
+            return [f"the campaign links games {[e.number for e in state.games]}"]
+        for channel in self.strangers:
+            found = await self.store.feature_get(CAMPAIGN_LINK, Scope.of_game(channel), LINK_KEY)
+            if found is not None:
+                problems.append(f"channel {channel}'s unlinked game is linked: {found.value}")
+        for entry in state.games:
+            channel, replaced = self.where[entry.number]
+            held = entry.result
+            if entry.channel != channel:
+                problems.append(f"game {entry.number} linked in {entry.channel}, not {channel}")
+                continue
+            if not replaced:
+                found = await self.store.feature_get(
+                    CAMPAIGN_LINK, Scope.of_game(channel), LINK_KEY
+                )
+                link = None if found is None else campaign_link_of((found,))
+                if link != CampaignLink(self.channel, entry.number):
+                    problems.append(f"channel {channel}'s game links to {link}")
+                    continue
+                game = await self.store.load(channel)
+                if game.status == "ended" and (held is None or held.final_hash != game.head_hash):
+                    problems.append(
+                        f"game {entry.number} ended at {str(game.head_hash)[:12]}, the campaign "
+                        f"holds {held.final_hash[:12] if held else None}"
+                    )
+                if game.status != "ended" and held is not None:
+                    problems.append(f"game {entry.number} in play, its result still held")
+            seen = self.expected.get(entry.number)
+            if (held is None) != (seen is None) or (held is not None and seen is not None and (
+                held.final_hash != seen.final_hash
+                or held.winner != seen.winner
+                or tuple(held.scores.items()) != seen.scores
+            )):
+                problems.append(f"game {entry.number}: the campaign holds {held}, seen {seen}")
+        return problems
+
+    # -- the end --------------------------------------------------------------------------
+
+    async def final_audit(self) -> None:
+        """The store's audit, and every archive verified to its head."""
+        problems = await self.store.check()
+        if problems:
+            self.fail(f"db check at the end: {problems[:5]}")
+            return
+        heads = set()
+        for entry in await self.store.all_archives():
+            try:
+                head = verify_export(await self.store.archived_export(entry.id))
+            except ChainBroken as error:
+                self.fail(f"archive {entry.id}: {error}")
+                return
+            if head != entry.head_hash:
+                self.fail(f"archive {entry.id}: its export's head is not its own")
+                return
+            heads.add(head)
+        assert self.state is not None
+        for entry in self.state.games:
+            _, replaced = self.where[entry.number]
+            if replaced and (entry.result is None or entry.result.final_hash not in heads):
+                self.fail(f"game {entry.number}'s final hash is in no archive")
+                return
+
+
+# -- the actions ------------------------------------------------------------------------------
+
+
+def _free_channels(fuzzer: CampaignFuzzer) -> list[int]:
+    """Game channels with no game in play (empty, or holding an ended one)."""
+    return [
+        c
+        for c in fuzzer.game_channels
+        if (c not in fuzzer.lanes or fuzzer.lanes[c].over) and fuzzer.strangers.get(c, True)
+    ]
+
+
+def _can_join(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and any(user not in fuzzer.players for user in PLAYERS)
+
+
+async def _join(fuzzer: CampaignFuzzer) -> None:
+    """A player joins a side (one without players first), by its id or its name."""
+    user = fuzzer.rng.choice([u for u in PLAYERS if u not in fuzzer.players])
+    empty = [side for side in fuzzer.sides if fuzzer.seat_of(side) is None]
+    side = fuzzer.rng.choice(empty or list(fuzzer.sides))
+    typed = side if fuzzer.rng.random() < 0.5 else fuzzer.sides[side].upper()
+    if await fuzzer.send(fuzzer.channel, user, "campaign.join", {"side": typed}) is not None:
+        fuzzer.players[user] = side
+
+
+def _can_link(fuzzer: CampaignFuzzer) -> bool:
+    return (
+        not fuzzer.ended
+        and len(fuzzer.where) < fuzzer.run.sizes.games
+        and all(fuzzer.seat_of(side) is not None for side in fuzzer.sides)
+        and bool(_free_channels(fuzzer))
+    )
+
+
+async def _link(fuzzer: CampaignFuzzer) -> None:
+    """The referee's ``/campaign game`` in a free channel (an ended game there is archived);
+    the whole-game fuzzer is to play it with the campaign's seated players."""
+    rng, sizes = fuzzer.rng, fuzzer.run.sizes
+    channel = rng.choice(_free_channels(fuzzer))
+    assert fuzzer.play is not None
+    scenario = rng.choice(fuzzer.play.scenarios())
+    number = len(fuzzer.where) + 1
+    options = {"scenario": scenario, "channel": channel}
+    reply = await fuzzer.send(fuzzer.channel, REFEREE, "campaign.game", options)
+    if reply is None:
+        return
+    previous = fuzzer.lanes.get(channel)
+    if previous is not None:
+        fuzzer.where[previous.number] = (channel, True)
+    fuzzer.where[number] = (channel, False)
+    fuzzer.strangers.pop(channel, None)
+    fuzzer.expected[number] = None
+    game = GameRun(
+        fuzzer.ruleset,
+        scenario,
+        fuzzer.run.seed,
+        failures=fuzzer.run.failures,
+        trail=fuzzer.run.trail,
+        context=f"campaign seed {fuzzer.run.seed} ({fuzzer.run.backend}), game {number}",
+    )
+    player = Fuzzer.at_table(
+        fuzzer.table, channel, fuzzer.ruleset, scenario, rng, game, referee=REFEREE
+    )
+    player.prefix = f"#{channel} g{number} "
+    player.players = {side: user for side in fuzzer.sides if (user := fuzzer.seat_of(side))}
+    player.hand_dice = HAND_DICE  # rolls typed by hand (checked after the end: refused)
+    full = rng.random() < sizes.full_games
+    budget = sizes.max_commands if full else rng.randint(*sizes.early_end)
+    fuzzer.lanes[channel] = Lane(number, channel, scenario, player, budget)
+    # Every player of the campaign is seated at their side, the referee referees.
+    members = await fuzzer.store.members(channel)
+    seated = {(m.user_id, m.side) for m in members if m.role == "player"}
+    referees = [m.user_id for m in members if m.role == "referee"]
+    if seated != set(fuzzer.players.items()) or referees != [REFEREE]:
+        fuzzer.fail(f"game {number}'s members are {members}, the campaign's {fuzzer.players}")
+
+
+def _can_play(fuzzer: CampaignFuzzer) -> bool:
+    return bool(fuzzer.in_play())
+
+
+async def _play(fuzzer: CampaignFuzzer) -> None:
+    """A few commands of a game in play, by the whole-game fuzzer; the game ended early
+    once its budget of commands is spent."""
+    lane = fuzzer.rng.choice(fuzzer.in_play())
+    player = lane.fuzzer
+    going = True
+    for _ in range(fuzzer.rng.randint(1, 25)):
+        before = player.run.commands
+        going = await player.step(max_turns=MAX_TURNS, max_commands=lane.budget)
+        fuzzer.run.game_commands += player.run.commands - before
+        if fuzzer.failed or not going:
+            break
+    if fuzzer.failed:
+        return
+    if (await fuzzer.store.load(lane.channel)).status == "ended":
+        fuzzer.run.actions["ended by the rules"] += 1
+        await _game_ended(fuzzer, lane)
+    elif not going:
+        await _end_early(fuzzer, lane)
+
+
+async def _end_game(fuzzer: CampaignFuzzer) -> None:
+    """A game in play ended at once: the referee's end, a concession or a decision."""
+    await _end_early(fuzzer, fuzzer.rng.choice(fuzzer.in_play()))
+
+
+async def _end_early(fuzzer: CampaignFuzzer, lane: Lane) -> None:
+    how = EARLY_ENDS[fuzzer.ends % len(EARLY_ENDS)]
+    fuzzer.ends += 1
+    fuzzer.run.actions[f"ended by {how}"] += 1
+    if how == "end":
+        if await fuzzer.send(lane.channel, REFEREE, "game.end", {}) is None:
+            return
+    else:
+        await lane.fuzzer.end_early(how)
+    if not fuzzer.failed:
+        await _game_ended(fuzzer, lane)
+
+
+async def _game_ended(fuzzer: CampaignFuzzer, lane: Lane) -> None:
+    """A linked game has ended: its log replays, it has one result, and that result (its
+    final hash, winner and scores) is what the campaign must hold."""
+    lane.over = True
+    await lane.fuzzer.check_replay()
+    await lane.fuzzer.check_result()
+    if fuzzer.failed:
+        return
+    record = await fuzzer.store.load(lane.channel)
+    assert fuzzer.play is not None
+    result = fuzzer.play.result(fuzzer.play.load_document(record.document))
+    if record.status != "ended" or result is None or record.head_hash is None:
+        fuzzer.fail(f"game {lane.number} ended as {record.status} with result {result}")
+        return
+    fuzzer.expected[lane.number] = SeenResult(
+        record.head_hash, result.winner, tuple(result.score.totals)
+    )
+    fuzzer.run.results += 1
+
+
+def _can_undo_end(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and any(lane.over for lane in fuzzer.lanes.values())
+
+
+async def _undo_end(fuzzer: CampaignFuzzer) -> None:
+    """The referee undoes an ended game's end: the game is in play again and the campaign
+    reverses its result (a logged event, announced in the game's channel)."""
+    lane = fuzzer.rng.choice([lane for lane in fuzzer.lanes.values() if lane.over])
+    ended_at = (await fuzzer.store.load(lane.channel)).version
+    reply = await fuzzer.send(lane.channel, REFEREE, "game.undo", {})
+    if reply is None:
+        return
+    lane.result_seq = ended_at - 1  # the store's end follows the result's event
+    if (await fuzzer.store.load(lane.channel)).status == "ended":
+        fuzzer.fail(f"/game undo of game {lane.number}'s end left it ended")
+        return
+    if "bot.campaign.reversed" not in [notice.key for notice in reply.notices]:
+        fuzzer.fail(f"/game undo of game {lane.number}'s end: no reversal announced")
+    lane.over = False
+    fuzzer.expected[lane.number] = None
+    fuzzer.run.reversals += 1
+    player = lane.fuzzer
+    player.run.ended, player.run.ended_by = False, ""
+    lane.budget = player.run.commands + fuzzer.rng.randint(*fuzzer.run.sizes.early_end)
+
+
+def _can_rewind_to_end(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and any(lane.result_seq for lane in fuzzer.in_play())
+
+
+async def _rewind_to_end(fuzzer: CampaignFuzzer) -> None:
+    """The referee rewinds a reopened game to the event that had ended it: the game ends
+    again (a new head), and the campaign enters its result anew."""
+    lane = fuzzer.rng.choice([lane for lane in fuzzer.in_play() if lane.result_seq])
+    options = {"seq": lane.result_seq}
+    lane.result_seq = None
+    if await fuzzer.send(lane.channel, REFEREE, "game.rewind", options) is None:
+        return
+    if (await fuzzer.store.load(lane.channel)).status != "ended":
+        fuzzer.fail(f"/game rewind to game {lane.number}'s result left it in play")
+        return
+    await _game_ended(fuzzer, lane)
+
+
+async def _view(fuzzer: CampaignFuzzer) -> None:
+    """``/campaign status`` or ``/campaign log`` by anyone: lines as the state has them."""
+    rng, state = fuzzer.rng, fuzzer.state
+    assert state is not None
+    user = rng.choice([REFEREE, *fuzzer.players, OUTSIDER])
+    if rng.random() < 0.5:
+        count = rng.randint(1, 50)
+        reply = await fuzzer.send(fuzzer.channel, user, "campaign.log", {"count": count})
+        version = (await fuzzer.store.load(fuzzer.channel)).version
+        expected = min(count, version)
+    elif rng.random() < 0.8:
+        reply = await fuzzer.send(fuzzer.channel, user, "campaign.status", {})
+        # title, over?, a line per side, games, a line per game (or none yet), standings,
+        # a line per side
+        sides = len(state.sides)
+        expected = 1 + int(state.ended) + sides + 1 + max(1, len(state.games)) + 1 + sides
+        if isinstance(reply, TextReply):
+            language = (await fuzzer.store.load(fuzzer.channel)).language
+            shown = reply.lines[-sides:]
+            if shown != standing_lines(state, fuzzer.expected, language):
+                fuzzer.fail(f"/campaign status shows {shown}, recounted {fuzzer.expected}")
+    else:  # elsewhere: the server's campaigns, this one among them
+        reply = await fuzzer.send(ELSEWHERE, user, "campaign.status", {})
+        expected = 2
+    if not isinstance(reply, TextReply) or len(reply.lines) != expected:
+        lines = reply.lines if isinstance(reply, TextReply) else reply
+        fuzzer.fail(f"a view of {expected} lines expected: {lines}")
+
+
+async def _retry(fuzzer: CampaignFuzzer) -> None:
+    """The last command accepted arrives again with its interaction id (a retry): it is
+    answered as a duplicate and changes nothing anywhere."""
+    request = fuzzer.last_sent
+    assert request is not None
+    fuzzer.last_sent = None
+    fuzzer.note(f"#{request.channel_id} " + describe("retry", request.verb, request.options))
+    before = await fuzzer._fingerprint()
+    try:
+        reply = await fuzzer.table.service.handle(request)
+    except RulesError as error:
+        fuzzer.fail(f"a retried /{request.verb} refused: {error.key}")
+        return
+    if not reply.duplicate:
+        fuzzer.fail(f"a retried /{request.verb} not answered as a duplicate")
+    elif await fuzzer._fingerprint() != before:
+        fuzzer.fail(f"a retried /{request.verb} changed the store")
+
+
+def _can_end(fuzzer: CampaignFuzzer) -> bool:
+    return (
+        not fuzzer.ended
+        and len(fuzzer.where) == fuzzer.run.sizes.games
+        and not fuzzer.in_play()
+    )
+
+
+async def _end_campaign(fuzzer: CampaignFuzzer) -> None:
+    """The referee's ``/campaign end``: every game settled, the campaign is over."""
+    if await fuzzer.send(fuzzer.channel, REFEREE, "campaign.end", {}) is not None:
+        fuzzer.state = await fuzzer.read_state()
+        fuzzer.run.ended = fuzzer.state.ended
+        if not fuzzer.ended:
+            fuzzer.fail("/campaign end accepted, the campaign not over")
+
+
+def _ready_bad(fuzzer: CampaignFuzzer) -> list[BadCommand]:
+    return [bad for bad in BAD_COMMANDS if bad.ready(fuzzer)]
+
+
+async def _bad(fuzzer: CampaignFuzzer) -> None:
+    """A command that must be refused with the key expected and change nothing."""
+    bad = fuzzer.rng.choice(_ready_bad(fuzzer))
+    fuzzer.run.actions[f"refused: {bad.name}"] += 1
+    if fuzzer.ended:
+        fuzzer.after_end += 1
+    channel, user, verb, options, key = bad.make(fuzzer)
+    await fuzzer.expect_refused(channel, user, verb, options, key)
+
+
+def _can_start_unlinked(fuzzer: CampaignFuzzer) -> bool:
+    return any(lane.over for lane in fuzzer.lanes.values())
+
+
+async def _start_unlinked(fuzzer: CampaignFuzzer) -> None:
+    """Someone starts a game of their own (``/game new``, any ruleset) where a linked game
+    has ended: the linked game is archived with the result the campaign holds, and nothing
+    the new game does reaches the campaign (ended at once, now and then)."""
+    lane = fuzzer.rng.choice([lane for lane in fuzzer.lanes.values() if lane.over])
+    ruleset, scenario = fuzzer.rng.choice(bundled_games())
+    options = {"ruleset": ruleset, "scenario": scenario, "language": "en"}
+    if await fuzzer.send(lane.channel, STRANGER, "game.new", options) is None:
+        return
+    fuzzer.where[lane.number] = (lane.channel, True)
+    del fuzzer.lanes[lane.channel]
+    fuzzer.strangers[lane.channel] = False
+    if fuzzer.rng.random() < 0.5:
+        await _end_unlinked(fuzzer, lane.channel)
+
+
+def _can_end_unlinked(fuzzer: CampaignFuzzer) -> bool:
+    return not all(fuzzer.strangers.values())
+
+
+async def _end_unlinked(fuzzer: CampaignFuzzer, channel: int | None = None) -> None:
+    """The unlinked game's referee (its creator) ends it."""
+    if channel is None:
+        channel = fuzzer.rng.choice([c for c, over in fuzzer.strangers.items() if not over])
+    if await fuzzer.send(channel, STRANGER, "game.end", {}) is not None:
+        fuzzer.strangers[channel] = True
+
+
+#: The table of campaign actions: what the fuzzer may do, when, and how often.
+ACTIONS: tuple[CampaignAction, ...] = (
+    CampaignAction("join", _can_join, _join, 2.0),
+    CampaignAction("link a game", _can_link, _link, 3.0),
+    CampaignAction("play", _can_play, _play, 8.0),
+    CampaignAction("end a game", _can_play, _end_game, 0.5),
+    CampaignAction("undo a game's end", _can_undo_end, _undo_end, 0.6),
+    CampaignAction("rewind to a game's end", _can_rewind_to_end, _rewind_to_end, 3.0),
+    CampaignAction("retry", lambda f: f.last_sent is not None, _retry, 0.5),
+    CampaignAction("view", lambda f: True, _view, 0.8),
+    CampaignAction("bad command", lambda f: bool(_ready_bad(f)), _bad, 1.5),
+    CampaignAction("end the campaign", _can_end, _end_campaign, 1.0),
+    CampaignAction("an unlinked game", _can_start_unlinked, _start_unlinked, 0.3),
+    CampaignAction("an unlinked game ended", _can_end_unlinked, _end_unlinked, 0.5),
+)
+
+
+async def play_campaign(
+    url: str,
+    ruleset: str,
+    seed: int,
+    sizes: CampaignSizes = CampaignSizes(),
+    *,
+    backend: str = "sqlite",
+) -> CampaignRun:
+    """Play one whole campaign of ``ruleset`` on the (empty) store at ``url``, checking the
+    invariants after every step and auditing the store at the end."""
+    run = CampaignRun(seed, ruleset, sizes, backend)
+    started = time.perf_counter()
+    store = await open_store(url)
+    try:
+        table = Table(store, random.Random(f"campaign-dice-{seed}"), f"campaign{seed}")
+        fuzzer = CampaignFuzzer(table, ruleset, random.Random(f"campaign-{ruleset}-{seed}"), run)
+        try:
+            await fuzzer.play_campaign()
+        except Exception as error:  # every crash is reported with its trail
+            fuzzer.fail(f"crash: {type(error).__name__}: {error}")
+    finally:
+        await store.close()
+        run.seconds = time.perf_counter() - started
+    return run

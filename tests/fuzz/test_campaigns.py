@@ -1,0 +1,153 @@
+"""Seeded whole campaigns in the default test command, in every ruleset, on both store
+backends: random legal campaign actions to the campaign's end, the invariants checked after
+every step (tests/fuzz/campaign.py; ``bench/fuzz.py --campaign`` runs more seeds). Then the
+fuzzer's own checks: with a bug put back it fails, and its oracles catch a bad log."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bot.service.campaign.follow  # noqa: F401 - the module the check patches
+from rules.core.campaign import Created, Joined, Linked, ResultEntered, ResultReversed, RosterSet
+from rules.core.roster import Roster, RosterEntry
+from tests.fuzz import campaign_checks
+from tests.fuzz.campaign import CampaignRun, CampaignSizes, play_campaign
+from tests.fuzz.campaign_checks import log_problems, roster_problems
+
+RULESETS = ("manovra", "linea_gotica", "pzgren", "w40k4")
+#: Seeds per ruleset on SQLite, chosen so that between them they take every action of
+#: EXERCISED (`bench/fuzz.py --campaign` runs any number); one on PostgreSQL.
+SQLITE_SEEDS = {"manovra": (2, 16), "linea_gotica": (5, 7), "pzgren": (1, 5), "w40k4": (1, 4)}
+PG_SEED = 2
+#: Actions every ruleset's runs must have taken, else they tested less than they say.
+EXERCISED = (
+    "join",
+    "link a game",
+    "play",
+    "view",
+    "undo a game's end",
+    "rewind to a game's end",
+    "an unlinked game",
+    "retry",
+    "end the campaign",
+    "ended by end",
+    "ended by concede",
+    "ended by decide",
+    "refused: a game's end undone after the end",
+)
+
+
+def assert_clean(run: CampaignRun) -> None:
+    """No failure; the campaign linked its games, entered their results and ended."""
+    assert not run.failures, "\n".join(run.failures)
+    assert run.ended, run.describe()
+    assert run.results >= run.sizes.games, run.describe()
+    assert run.results == run.sizes.games + run.reversals, run.describe()
+    assert run.actions["link a game"] == run.sizes.games, run.describe()
+    assert sum(n for a, n in run.actions.items() if a.startswith("refused: ")), run.describe()
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+async def test_whole_campaigns_hold_their_invariants(ruleset: str, tmp_path: Path) -> None:
+    done: Counter[str] = Counter()
+    for seed in SQLITE_SEEDS[ruleset]:
+        run = await play_campaign(str(tmp_path / f"campaign-{seed}.db"), ruleset, seed)
+        assert_clean(run)
+        done.update(run.actions)
+    missing = [action for action in EXERCISED if not done[action]]
+    # A change of the rules changes what a seed plays: then pick seeds that do it all.
+    assert not missing, f"{ruleset}: never done: {missing}"
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+async def test_whole_campaigns_on_postgresql(ruleset: str, pg_url: str) -> None:
+    run = await play_campaign(pg_url, ruleset, PG_SEED, backend="postgres")
+    assert_clean(run)
+
+
+async def test_a_result_not_reversed_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fuzzer's own check: with the campaign blind to an undone end (it never reverses
+    a result), the run fails on the undo that announced none, or on the game in play whose
+    result the campaign still holds."""
+    follow_module = sys.modules["bot.service.campaign.follow"]
+    real = follow_module._settle
+
+    async def never_reverse(services: Any, record: Any, state: Any, number: int, *a: Any,
+                            **k: Any) -> Any:
+        game = await services.store.load(a[0])
+        if game.status != "ended":
+            return record, state, []
+        return await real(services, record, state, number, *a, **k)
+
+    monkeypatch.setattr(follow_module, "_settle", never_reverse)
+    run = await play_campaign(str(tmp_path / "blind.db"), "pzgren", 7, CampaignSizes())
+    assert run.failures, run.describe()
+    first = run.failures[0].split("\n")[0]
+    assert "no reversal announced" in first or "its result still held" in first, first
+
+
+def _roster(side: str, strength: int, status: str = "fit") -> Roster:
+    entry = RosterEntry(id="a", name="A", strength=strength, full=4, status=status)
+    return Roster(side=side, entries=(entry,))
+
+
+CREATED = Created(ruleset="w40k4", name="C", sides={"x": "X", "y": "Y"}, referee=1)
+
+
+def _entered(final_hash: str) -> ResultEntered:
+    return ResultEntered(
+        number=1, winner="x", scores={}, ending="decision", final_hash=final_hash,
+        losses={"x": {"a": 2}},
+    )
+
+
+def test_the_roster_oracle_catches_strength_that_returns_and_the_dead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Losses carried by a result, taken back by its reversal, carried again: clean. With
+    the reversal no longer allowed to raise strength, it is caught; a dead entry set back
+    to fit is caught."""
+    carried = [
+        CREATED,
+        RosterSet(side="x", roster=_roster("x", 4)),
+        Linked(number=1, channel=5, scenario="s"),
+        _entered("h"),
+        ResultReversed(number=1, final_hash="h"),
+        _entered("h2"),
+    ]
+    assert roster_problems(carried) == []
+    monkeypatch.setattr(campaign_checks, "RAISES_STRENGTH", frozenset({"campaign.roster"}))
+    problems = roster_problems(carried)
+    assert problems and "event 5 (campaign.reversal): x/a: strength 2 -> 4" in problems[0]
+    monkeypatch.undo()
+    dead_again = [
+        CREATED,
+        RosterSet(side="x", roster=_roster("x", 0, "dead")),
+        RosterSet(side="x", roster=_roster("x", 4)),
+    ]
+    problems = roster_problems(dead_again)
+    assert problems and "dead, then fit" in problems[0], problems
+
+
+def test_the_log_oracle_catches_a_result_entered_twice_and_a_stray_reversal() -> None:
+    def result(final_hash: str) -> ResultEntered:
+        return ResultEntered(
+            number=1, winner=None, scores={}, ending="decision", final_hash=final_hash
+        )
+
+    joined = Joined(side="x", user=2)
+    linked = Linked(number=1, channel=5, scenario="s")
+    twice = [CREATED, joined, linked, result("h"), ResultReversed(number=1, final_hash="h"),
+             result("h")]
+    assert "twice" in log_problems(twice)[0]
+    stray = [CREATED, linked, result("h"), ResultReversed(number=1, final_hash="other")]
+    assert "not held" in log_problems(stray)[0]
+    assert log_problems([CREATED, linked, result("h"), ResultReversed(number=1,
+                         final_hash="h"), result("h2")]) == []
