@@ -502,6 +502,7 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
             OptionSpec("channel", type=OptionType.CHANNEL, required=True),
             name("scenario", "scenario", description="campaign_scenario"),
             text("by", description="campaign_by"),
+            text("leave", description="campaign_leave"),
         ),
     ),
     CommandSpec("campaign.end", "campaign.end"),
@@ -540,6 +541,11 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
             integer("game", 1, 200, required=True),
             text("decision", required=True, description="campaign_decision"),
         ),
+    ),
+    CommandSpec(
+        "campaign.roster",
+        "campaign.roster",
+        (name("side", "side"), OptionSpec(FILE, type=OptionType.ATTACHMENT)),
     ),
     # -- /seat: the referee seats the players -----------------------------------------------
     CommandSpec("seat.assign", "seat.assign", (member(), name("side", "side", required=True))),

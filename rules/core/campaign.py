@@ -36,7 +36,7 @@ from rules.core.campaign_book import (
     calendar_after,
 )
 from rules.core.errors import IllegalAction, InvalidInput
-from rules.core.roster import MAX_STRENGTH, HistoryLine, Roster
+from rules.core.roster import MAX_ENTRIES, MAX_STRENGTH, HistoryLine, Roster
 
 #: The store's kind of a campaign's record (its ``ruleset`` column): not a ruleset, so no
 #: game command ever runs on it.
@@ -90,6 +90,11 @@ class Linked(_Frozen):
     number: int
     channel: int
     scenario: str
+    #: The hash of the rosters the game was mustered from (`rules.core.roster.rosters_hash`),
+    #: as the game's first event carries it too; None for a ruleset without rosters.
+    rosters_hash: str | None = Field(None, max_length=64)
+    #: Units of the rosters the game leaves behind by choice (``/campaign game leave:``).
+    left: tuple[str, ...] = Field((), max_length=MAX_ENTRIES)
 
 
 class ResultEntered(_Frozen):

@@ -22,7 +22,6 @@ ItemT = TypeVar("ItemT", bound=Hashable)
 A = TypeVar("A", bound=Hashable)
 
 
-
 def _distribution_weight(key: tuple[Hashable, ...], value: tuple[tuple[Any, Weight], ...]) -> int:
     """About the bytes an entry takes: each value with its weight (~250 B), and the key's
     items (a fold is keyed by every part it folds)."""

@@ -92,9 +92,7 @@ def conclude(
     record = state.victory
     score = compute_score(record.conditions, battle, record.held)
     names = {o.id: o.name for o in (record.conditions.objectives if record.conditions else ())}
-    outcome = result_of(
-        ending, score, battle.sides, winner=winner, level=level, objectives=names
-    )
+    outcome = result_of(ending, score, battle.sides, winner=winner, level=level, objectives=names)
     state.ended = True
     record.result = outcome
     if result is not None:
@@ -151,9 +149,7 @@ def turn_over(state: VictoryState, battle_of: BattleOf, result: Applied[Any]) ->
             continue
         taken = conditions.objective(rule.objective)
         if taken is not None and holder(taken, battle)[0] == rule.side:
-            ending = Ending(
-                EndingKind.SUDDEN_DEATH, state.turn, rule.side, f"objective:{taken.id}"
-            )
+            ending = Ending(EndingKind.SUDDEN_DEATH, state.turn, rule.side, f"objective:{taken.id}")
             conclude(state, battle, ending, result, winner=rule.side, level=Level(rule.level))
             return True
     return False
@@ -200,9 +196,7 @@ class ExtensionInput(BaseModel):
 def _resolve_extension(ruleset: str) -> Callable[[ExtensionInput, Any], Resolution]:
     def resolve(data: ExtensionInput, tray: Any) -> Resolution:
         builder = ResolutionBuilder(ruleset, "extension", tray)
-        roll = tray.roll_grouped(
-            Die(data.sides), "extension", lambda face: face >= data.at_least
-        )
+        roll = tray.roll_grouped(Die(data.sides), "extension", lambda face: face >= data.at_least)
         goes_on = roll.face >= data.at_least
         outcome = Outcome.of(
             "victory.extension.continues" if goes_on else "victory.extension.ends",
@@ -279,9 +273,7 @@ def apply_verb(
         raise IllegalAction("error.victory.referee_only")
     winner_text = str(options.get("winner") or "").strip()
     winner = (
-        None
-        if winner_text.lower() == NO_WINNER
-        else _side_option(state, options, "winner", None)
+        None if winner_text.lower() == NO_WINNER else _side_option(state, options, "winner", None)
     )
     level = _level_option(options, winner)
     reason = str(options.get("reason") or "").strip()
@@ -302,9 +294,7 @@ def _side_option(
     for side, side_name in state.sides.items():
         if value.lower() in (side.lower(), side_name.lower()):
             return side
-    raise InvalidInput(
-        "error.victory.unknown_side", name=value[:40], known=", ".join(state.sides)
-    )
+    raise InvalidInput("error.victory.unknown_side", name=value[:40], known=", ".join(state.sides))
 
 
 def _level_option(options: Mapping[str, Any], winner: str | None) -> Level:
@@ -316,7 +306,5 @@ def _level_option(options: Mapping[str, Any], winner: str | None) -> Level:
     if not text:
         return Level.MARGINAL
     if text not in (Level.DECISIVE.value, Level.MARGINAL.value):
-        raise InvalidInput(
-            "error.option.not_a_choice", option="level", known="decisive, marginal"
-        )
+        raise InvalidInput("error.option.not_a_choice", option="level", known="decisive, marginal")
     return Level(text)

@@ -29,10 +29,18 @@ from rules.core.errors import InvalidInput
 EPSILON_CM = 1e-6
 
 COMPASS: Mapping[str, float] = {
-    "N": 0.0, "NE": 45.0, "E": 90.0, "SE": 135.0,
-    "S": 180.0, "SW": 225.0, "W": 270.0, "NW": 315.0,
+    "N": 0.0,
+    "NE": 45.0,
+    "E": 90.0,
+    "SE": 135.0,
+    "S": 180.0,
+    "SW": 225.0,
+    "W": 270.0,
+    "NW": 315.0,
     # Italian and French initials players type: est/ovest, nord/sud; O (ovest, ouest) = W.
-    "O": 270.0, "NO": 315.0, "SO": 225.0,
+    "O": 270.0,
+    "NO": 315.0,
+    "SO": 225.0,
 }
 
 
@@ -53,7 +61,8 @@ _Box = tuple[float, float, float, float]
 # command tests a battlefield's few areas many times; the shapes of documents no longer asked
 # about go first (each command reads its document anew, with new shapes).
 _shapes: BoundedCache[int, tuple[Shape, _Box, tuple[_Edge, ...]]] = BoundedCache(
-    64, name="shape boxes"  # a battlefield has at most 60 areas (rules.core.scenario)
+    64,
+    name="shape boxes",  # a battlefield has at most 60 areas (rules.core.scenario)
 )
 
 
@@ -84,7 +93,10 @@ def _prepared(shape: Shape) -> tuple[Shape, _Box, tuple[_Edge, ...]]:
         count = len(xs)
         edges = tuple(
             (
-                xs[i], ys[i], xs[(i + 1) % count], ys[(i + 1) % count],
+                xs[i],
+                ys[i],
+                xs[(i + 1) % count],
+                ys[(i + 1) % count],
                 min(xs[i], xs[(i + 1) % count]) - EPSILON_CM,
                 max(xs[i], xs[(i + 1) % count]) + EPSILON_CM,
                 min(ys[i], ys[(i + 1) % count]) - EPSILON_CM,
@@ -120,11 +132,7 @@ def _in_polygon(shape: PolygonShape, point: Point) -> bool:
     for ax, ay, bx, by, low_x, high_x, low_y, high_y in edges:
         # On the edge (counts as inside): only an edge whose box holds the point can be it,
         # so the exact test (a square root) runs for a few edges, not all of them.
-        if (
-            low_x <= px <= high_x
-            and low_y <= py <= high_y
-            and _on_edge(px, py, ax, ay, bx, by)
-        ):
+        if low_x <= px <= high_x and low_y <= py <= high_y and _on_edge(px, py, ax, ay, bx, by):
             return True
         if (ay > py) != (by > py):
             crossing_x = ax + (py - ay) * (bx - ax) / (by - ay)
@@ -219,9 +227,7 @@ def _index(field: Battlefield) -> _AreaIndex:
     return built
 
 
-def _segment_meets_box(
-    a: Point, b: Point, box: tuple[float, float, float, float]
-) -> bool:
+def _segment_meets_box(a: Point, b: Point, box: tuple[float, float, float, float]) -> bool:
     """Whether segment a→b touches the box (or the part of it that :func:`_along` clamps
     to the table: midpoints never go below 0)."""
     low_x, low_y, high_x, high_y = box
@@ -456,9 +462,7 @@ def on_table(field: Battlefield, x: float, y: float, *, what: str) -> Point:
             width=_cm(field.width_cm),
             height=_cm(field.height_cm),
         )
-    return Point(
-        x=min(max(x, 0.0), field.width_cm), y=min(max(y, 0.0), field.height_cm)
-    )
+    return Point(x=min(max(x, 0.0), field.width_cm), y=min(max(y, 0.0), field.height_cm))
 
 
 def _cm(value: float) -> str:
@@ -468,11 +472,10 @@ def _cm(value: float) -> str:
 _NUMBER = r"[-+]?\d+(?:[.,]\d+)?"
 _XY = re.compile(rf"^\s*({_NUMBER})\s*[;, ]\s*({_NUMBER})\s*$")
 # A numeric bearing carries its degree sign ("135° 10"): two bare numbers are x,y.
-_BEARING = re.compile(
-    rf"^\s*([A-Za-z]{{1,2}}|{_NUMBER}\s*(?:°|deg))\s+({_NUMBER})\s*(?:cm)?\s*$"
+_BEARING = re.compile(rf"^\s*([A-Za-z]{{1,2}}|{_NUMBER}\s*(?:°|deg))\s+({_NUMBER})\s*(?:cm)?\s*$")
+_TOWARD = re.compile(
+    rf"^\s*(?:toward|towards|verso|vers)\s+(\S+)\s+({_NUMBER})\s*(?:cm)?\s*$", re.IGNORECASE
 )
-_TOWARD = re.compile(rf"^\s*(?:toward|towards|verso|vers)\s+(\S+)\s+({_NUMBER})\s*(?:cm)?\s*$",
-                     re.IGNORECASE)
 
 
 def _number(text: str) -> float:

@@ -464,9 +464,7 @@ class DocumentSource:
 
     def map(self, seat: Seat, language: str) -> MapView | None:
         """The ruleset's picture for the seat."""
-        return self.play.map_view(
-            self.document, seat.side, public=seat.public, language=language
-        )
+        return self.play.map_view(self.document, seat.side, public=seat.public, language=language)
 
     def legal(self) -> list[LegalAction]:
         """Every seat's legal actions."""

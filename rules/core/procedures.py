@@ -23,6 +23,7 @@ from rules.core.resolution import Odds, ParamValue, Resolution
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
+
 def _odds_weight(key: tuple[str, str, str], odds: Odds) -> int:
     """About the bytes an entry takes: its key's input text, and each outcome with its
     parameters and exact fraction (~450 B, measured over played games)."""

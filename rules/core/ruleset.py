@@ -53,6 +53,9 @@ class Ruleset:
     # Its commands as data (a rules.core.declaration.Declaration): a ruleset from outside
     # rules/ carries it; a bundled one keeps it in rules/<key>/commands.yaml.
     declaration: Any = field(default=None)
+    # How a campaign musters its games from the sides' rosters (a rules.core.muster.
+    # ScenarioMuster); None: the ruleset plays campaigns without rosters.
+    muster: Any = field(default=None)
 
     def __post_init__(self) -> None:
         # One of the two is enough: the bundled rulesets' play implements both interfaces;

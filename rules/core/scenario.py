@@ -117,9 +117,7 @@ def check_battlefield(
             )
         corners += count
         if corners > MAX_CORNERS:
-            total = sum(
-                len(s.points) for _, s, _ in areas if isinstance(s, PolygonShape)
-            )
+            total = sum(len(s.points) for _, s, _ in areas if isinstance(s, PolygonShape))
             raise ScenarioLimitError("corners", where, found=total, limit=MAX_CORNERS)
     if len(field.points) > MAX_POINTS:
         name = list(field.points)[MAX_POINTS]
@@ -219,9 +217,7 @@ def parse_yaml_model(text: str, model: type[ModelT], source: str = "scenario") -
             location += cause.location
         line_number = line_of(raw, location)
         if isinstance(cause, ScenarioLimitError):
-            raise _refuse(
-                f"limit.{cause.kind}", source, line_number or 1, **cause.params
-            ) from None
+            raise _refuse(f"limit.{cause.kind}", source, line_number or 1, **cause.params) from None
         where = ".".join(str(part) for part in location)
         message = str(cause) if isinstance(cause, ScenarioReferenceError) else first["msg"]
         raise _refuse(

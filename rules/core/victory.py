@@ -284,9 +284,7 @@ def _known_side(side: str, sides: set[str], where: Location) -> None:
         )
 
 
-def _check_objectives(
-    conditions: VictoryConditions, context: VictoryContext, at: Location
-) -> None:
+def _check_objectives(conditions: VictoryConditions, context: VictoryContext, at: Location) -> None:
     seen: set[str] = set()
     field = context.battlefield
     for index, objective in enumerate(conditions.objectives):

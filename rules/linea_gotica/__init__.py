@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rules.core.ruleset import Ruleset, register
 from rules.linea_gotica.model import RULESET_KEY
+from rules.linea_gotica.muster import MUSTER
 from rules.linea_gotica.procedures import PROCEDURES
 from rules.linea_gotica.surface import PLAY
 from rules.linea_gotica.tables import load_tables
@@ -19,6 +20,7 @@ RULESET = register(
         load_tables=load_tables,
         procedures=PROCEDURES,
         play=PLAY,
+        muster=MUSTER,
         zero_reads_as_ten=True,
     )
 )

@@ -185,9 +185,7 @@ def legs_text(field: Battlefield, legs: tuple[Leg, ...]) -> str:
     return ", ".join(parts) or "0 cm"
 
 
-def destination(
-    field: Battlefield, text: str, origin: Point, places: dict[str, Point]
-) -> Point:
+def destination(field: Battlefield, text: str, origin: Point, places: dict[str, Point]) -> Point:
     """Where a ``to:`` points from ``origin`` (rules.core.geometry's forms)."""
     return parse_destination(text, field, origin, places)
 
@@ -303,9 +301,7 @@ def settle_distance(
         notices.append(Outcome.of(f"{K}.field.measured", cm=shown))
         return measured
     if actor is not None:
-        raise InvalidInput(
-            "error.linea_gotica.field.distance_differs", typed=cm(typed), cm=shown
-        )
+        raise InvalidInput("error.linea_gotica.field.distance_differs", typed=cm(typed), cm=shown)
     notices.append(Outcome.of(f"{K}.field.override", typed=cm(typed), cm=shown))
     return typed
 

@@ -299,17 +299,13 @@ def destinations(state: GameState, side: str | None) -> list[str]:
 
 def _nearest_enemy(state: GameState, unit: UnitState) -> str | None:
     origin = state.positions.get(unit.id)
-    enemies = [
-        u for u in _visible_enemies(state, unit.side) if u.id in state.positions
-    ]
+    enemies = [u for u in _visible_enemies(state, unit.side) if u.id in state.positions]
     if origin is None or not enemies:
         return None
     return min(enemies, key=lambda u: geometry.distance(origin, state.positions[u.id])).id
 
 
-def _field_moves(
-    state: GameState, unit: UnitState, mods: tuple[str, ...]
-) -> list[LegalAction]:
+def _field_moves(state: GameState, unit: UnitState, mods: tuple[str, ...]) -> list[LegalAction]:
     """Moves on the battlefield: per kind a handful of destinations within the allowance
     once the path's terrain is counted (the named points and areas, toward the nearest enemy
     in sight, the four compass points)."""
@@ -397,9 +393,7 @@ def _ride_actions(
         return []
     distance = OptionSpec("distance", low=1, high=min(limit, MAX_DISTANCE_CM))
     return [
-        LegalAction(
-            "move", unit.side, {"unit": unit.id, "kind": kind, **options}, free=(distance,)
-        )
+        LegalAction("move", unit.side, {"unit": unit.id, "kind": kind, **options}, free=(distance,))
     ]
 
 
@@ -449,9 +443,7 @@ def _test_actions(state: GameState, unit: UnitState) -> list[LegalAction]:
             # An action of one turn, or a task of several (turns) started now.
             turns = OptionSpec("turns", low=1, high=3, required=False)
             found.append(
-                LegalAction(
-                    "test", side, {"unit": unit.id, "kind": "azione"}, free=(level, turns)
-                )
+                LegalAction("test", side, {"unit": unit.id, "kind": "azione"}, free=(level, turns))
             )
     for weapon_id in _weapons_of(state, unit):
         kinds = ["ricaricare"] if weapon_id in unit.needs_reload else []

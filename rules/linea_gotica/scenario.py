@@ -289,7 +289,6 @@ class Scenario(_Model):
             check_victory(self.victory, VictoryContext(VICTORY_DIALECT, units, self.battlefield))
         return self
 
-
     def _check_battlefield(self, field: Battlefield) -> None:
         """Terrain classes known, deployment of known units, and every unit placed in
         the terrain its cover and place say (no unit is off-table in linea_gotica)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rules.core.ruleset import Ruleset, register
 from rules.manovra.model import RULESET_KEY
+from rules.manovra.muster import MUSTER
 from rules.manovra.procedures import PROCEDURES
 from rules.manovra.surface import PLAY
 from rules.manovra.tables import load_tables
@@ -17,6 +18,7 @@ RULESET = register(
         load_tables=load_tables,
         procedures=PROCEDURES,
         play=PLAY,
+        muster=MUSTER,
     )
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rules.core.ruleset import Ruleset, register
 from rules.pzgren.model import RULESET_KEY
+from rules.pzgren.muster import MUSTER
 from rules.pzgren.procedures import PROCEDURES
 from rules.pzgren.surface import PLAY
 from rules.pzgren.tables import load_tables
@@ -17,6 +18,7 @@ RULESET = register(
         load_tables=load_tables,
         procedures=PROCEDURES,
         play=PLAY,
+        muster=MUSTER,
     )
 )
 

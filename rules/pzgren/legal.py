@@ -47,7 +47,6 @@ def legal_actions(state: g.PzgrenState) -> list[LegalAction]:
     return actions
 
 
-
 def _owed_step(state: g.PzgrenState, entry: g.PendingSteps) -> LegalAction:
     choices = tuple(g.step_choices(state, entry))
     buttons = tuple(

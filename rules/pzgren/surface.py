@@ -125,8 +125,9 @@ class PzgrenPlay(DocumentPlay):
                 words.append("entrenchment")
             if spot.minefield is not None:
                 words.append("minefield")
-            hexes.append(MapHex(col=where.q, row=where.r, terrain=spot.terrain,
-                                label="+".join(words)))
+            hexes.append(
+                MapHex(col=where.q, row=where.r, terrain=spot.terrain, label="+".join(words))
+            )
         counters = []
         for unit in state.units.values():
             if unit.air:

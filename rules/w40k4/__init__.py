@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rules.core.ruleset import Ruleset, register
 from rules.w40k4.model import RULESET_KEY
+from rules.w40k4.muster import MUSTER
 from rules.w40k4.procedures import PROCEDURES
 from rules.w40k4.surface import PLAY
 from rules.w40k4.tables import load_tables
@@ -17,6 +18,7 @@ RULESET = register(
         load_tables=load_tables,
         procedures=PROCEDURES,
         play=PLAY,
+        muster=MUSTER,
     )
 )
 

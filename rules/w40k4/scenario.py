@@ -215,7 +215,7 @@ class Scenario(_Model):
         known = sorted(field_data()["classes"])
         if field.unit != "in":
             raise ScenarioReferenceError(
-                'a w40k4 battlefield measures in inches (unit: in)', ("battlefield", "unit")
+                "a w40k4 battlefield measures in inches (unit: in)", ("battlefield", "unit")
             )
         if terrain_class(field.open_terrain) is None:
             raise ScenarioReferenceError(
@@ -279,8 +279,7 @@ def _points_on_table(raw: dict[str, Any]) -> None:
             numbers = isinstance(x, int | float) and isinstance(y, int | float)
             if numbers and (x > width or y > height):  # type: ignore[operator]
                 raise ScenarioReferenceError(
-                    f"{name!r} is off the table (x {x}, y {y}; the table is "
-                    f'{width}" x {height}")',
+                    f'{name!r} is off the table (x {x}, y {y}; the table is {width}" x {height}")',
                     (section, name),
                 )
 

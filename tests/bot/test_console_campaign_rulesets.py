@@ -91,8 +91,9 @@ class Table:
         return printed
 
 
-async def _play_to_the_end(table: Table, play: GamePlay, channel: int, seats: dict[str, str],
-                           rng: random.Random) -> int:
+async def _play_to_the_end(
+    table: Table, play: GamePlay, channel: int, seats: dict[str, str], rng: random.Random
+) -> int:
     """Type the lines the rules list until the game ends; the lines typed."""
     for typed in range(MAX_LINES):
         record = await table.store.load(channel)
@@ -172,10 +173,17 @@ async def test_a_three_game_campaign_at_the_console(
 
     # Game 1, channel 2: played to its end by the lines the rules list.
     text = await table.type(f"/campaign game scenario:{scenarios[0]} channel:#2")
-    assert translate(
-        "bot.campaign.linked", language, number=1, name="Fronte", channel="#2",
-        scenario=scenarios[0],
-    ) in text, text
+    assert (
+        translate(
+            "bot.campaign.linked",
+            language,
+            number=1,
+            name="Fronte",
+            channel="#2",
+            scenario=scenarios[0],
+        )
+        in text
+    ), text
     await table.type("/channel 2")
     lines = await _play_to_the_end(table, play, 2, seats, rng)
     assert lines > 5

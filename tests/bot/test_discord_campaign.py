@@ -66,3 +66,26 @@ async def test_a_bundled_campaign_through_discord(table: Table) -> None:  # noqa
     assert set(files) == {"campaign-report.md", "campaign-log.json", "campaign-map.png"}
     assert b"final hash of its log" in files["campaign-report.md"]
     assert files["campaign-map.png"].startswith(b"\x89PNG")
+
+
+ROSTER = b"""\
+side: alleati
+entries:
+  - {id: squadra_1, name: 1a squadra, strength: 6, full: 10}
+"""
+
+
+async def test_a_roster_file_uploaded_and_shown_through_discord(table: Table) -> None:  # noqa: F811
+    home = table.channel
+    await table.referee.slash(home, "campaign new", ruleset="manovra", name="N", language="en")
+    await table.anna.slash(home, "campaign join", side="alleati")
+    bad = await table.anna.slash(
+        home, "campaign roster", file=("roster.yaml", ROSTER.replace(b"full: 10", b"full: 1"))
+    )
+    assert_private_error(
+        bad, "roster.yaml, line 3: entries.0: Value error, strength 6 is more than full 1"
+    )
+    loaded = await table.anna.slash(home, "campaign roster", file=("roster.yaml", ROSTER))
+    assert "Roster of Alleati set from the file: 1 unit." in texts(assert_public(loaded))
+    shown = texts(assert_public(await table.bruno.slash(home, "campaign roster", side="alleati")))
+    assert "1a squadra (squadra_1): 6/10, casualties 0" in shown

@@ -82,6 +82,7 @@ COMMANDS = {
         "adjust",
         "export",
         "overdue",
+        "roster",
     },
     "seat": {"assign", "remove", "bind"},
     "reroll": None,

@@ -432,11 +432,15 @@ class CampaignFuzzer:
                 if game.status != "ended" and held is not None:
                     problems.append(f"game {entry.number} in play, its result still held")
             seen = self.expected.get(entry.number)
-            if (held is None) != (seen is None) or (held is not None and seen is not None and (
-                held.final_hash != seen.final_hash
-                or held.winner != seen.winner
-                or tuple(held.scores.items()) != seen.scores
-            )):
+            if (held is None) != (seen is None) or (
+                held is not None
+                and seen is not None
+                and (
+                    held.final_hash != seen.final_hash
+                    or held.winner != seen.winner
+                    or tuple(held.scores.items()) != seen.scores
+                )
+            ):
                 problems.append(f"game {entry.number}: the campaign holds {held}, seen {seen}")
         return problems
 
@@ -701,11 +705,7 @@ async def _retry(fuzzer: CampaignFuzzer) -> None:
 
 
 def _can_end(fuzzer: CampaignFuzzer) -> bool:
-    return (
-        not fuzzer.ended
-        and len(fuzzer.where) == fuzzer.run.sizes.games
-        and not fuzzer.in_play()
-    )
+    return not fuzzer.ended and len(fuzzer.where) == fuzzer.run.sizes.games and not fuzzer.in_play()
 
 
 async def _end_campaign(fuzzer: CampaignFuzzer) -> None:

@@ -57,10 +57,7 @@ def log_problems(events: Sequence[CampaignEvent]) -> list[str]:
                 problems.append(f"game {event.number}: a result entered over one held")
             entered.add(key)
             held[event.number] = event.final_hash
-        elif (
-            isinstance(event, ResultReversed)
-            and held.pop(event.number, None) != event.final_hash
-        ):
+        elif isinstance(event, ResultReversed) and held.pop(event.number, None) != event.final_hash:
             problems.append(f"game {event.number}: a reversal of a result not held")
     return problems
 
@@ -126,20 +123,15 @@ def recount(state: CampaignState, seen: Mapping[int, SeenResult | None]) -> list
         draws = sum(1 for r in results if r.winner is None)
         losses = len(results) - wins - draws
         difference = sum(
-            dict(r.scores).get(side, 0) - sum(v for s, v in r.scores if s != side)
-            for r in results
+            dict(r.scores).get(side, 0) - sum(v for s, v in r.scores if s != side) for r in results
         )
-        points = (
-            wins * state.points.win + draws * state.points.draw + losses * state.points.loss
-        )
+        points = wins * state.points.win + draws * state.points.draw + losses * state.points.loss
         lines.append(Line(side, len(results), wins, draws, losses, points, difference))
     lines.sort(key=lambda x: (-x.points, -x.difference, -x.wins, order.index(x.side)))
     return lines
 
 
-def standings_problems(
-    state: CampaignState, seen: Mapping[int, SeenResult | None]
-) -> list[str]:
+def standings_problems(state: CampaignState, seen: Mapping[int, SeenResult | None]) -> list[str]:
     """The campaign's standings against :func:`recount`."""
     expected = recount(state, seen)
     actual = [

@@ -74,7 +74,11 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
         "join an unknown side",
         _open,
         lambda f: (
-            f.channel, OUTSIDER, "campaign.join", {"side": "nessuno"}, ERROR + "unknown_side"
+            f.channel,
+            OUTSIDER,
+            "campaign.join",
+            {"side": "nessuno"},
+            ERROR + "unknown_side",
         ),
     ),
     BadCommand(

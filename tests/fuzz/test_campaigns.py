@@ -79,8 +79,9 @@ async def test_a_result_not_reversed_is_caught(
     follow_module = sys.modules["bot.service.campaign.follow"]
     real = follow_module._settle
 
-    async def never_reverse(services: Any, record: Any, state: Any, number: int, *a: Any,
-                            **k: Any) -> Any:
+    async def never_reverse(
+        services: Any, record: Any, state: Any, number: int, *a: Any, **k: Any
+    ) -> Any:
         game = await services.store.load(a[0])
         if game.status != "ended":
             return record, state, []
@@ -103,7 +104,11 @@ CREATED = Created(ruleset="w40k4", name="C", sides={"x": "X", "y": "Y"}, referee
 
 def _entered(final_hash: str) -> ResultEntered:
     return ResultEntered(
-        number=1, winner="x", scores={}, ending="decision", final_hash=final_hash,
+        number=1,
+        winner="x",
+        scores={},
+        ending="decision",
+        final_hash=final_hash,
         losses={"x": {"a": 2}},
     )
 
@@ -144,10 +149,20 @@ def test_the_log_oracle_catches_a_result_entered_twice_and_a_stray_reversal() ->
 
     joined = Joined(side="x", user=2)
     linked = Linked(number=1, channel=5, scenario="s")
-    twice = [CREATED, joined, linked, result("h"), ResultReversed(number=1, final_hash="h"),
-             result("h")]
+    twice = [
+        CREATED,
+        joined,
+        linked,
+        result("h"),
+        ResultReversed(number=1, final_hash="h"),
+        result("h"),
+    ]
     assert "twice" in log_problems(twice)[0]
     stray = [CREATED, linked, result("h"), ResultReversed(number=1, final_hash="other")]
     assert "not held" in log_problems(stray)[0]
-    assert log_problems([CREATED, linked, result("h"), ResultReversed(number=1,
-                         final_hash="h"), result("h2")]) == []
+    assert (
+        log_problems(
+            [CREATED, linked, result("h"), ResultReversed(number=1, final_hash="h"), result("h2")]
+        )
+        == []
+    )

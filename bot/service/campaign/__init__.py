@@ -6,7 +6,8 @@ entering the campaign, or reversed), ``aftermath`` (the post-battle sequence: ro
 confirmed, adjusted).
 entering the campaign, or reversed), ``book`` (bundled campaigns and their map),
 ``calendar`` (the dates games are due by, reminders, overdue decisions), ``export``
-(the after-action report).
+(the after-action report), ``rosters`` (``/campaign roster`` and the mustering of a linked
+game from the rosters).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from bot.service.campaign.commands import end_campaign, join_campaign, link_new_
 from bot.service.campaign.export import campaign_export
 from bot.service.campaign.follow import follow
 from bot.service.campaign.ledger import CAMPAIGN_ARG, load_campaign
+from bot.service.campaign.rosters import campaign_roster
 from bot.service.campaign.views import campaign_log, campaign_status, status_lines
 from bot.service.handlers import Handler
 
@@ -32,6 +34,7 @@ HANDLERS = (
     Handler(("campaign.adjust",), run=adjust_entry),
     Handler(("campaign.export",), read_only=True, run=campaign_export),
     Handler(("campaign.overdue",), run=overdue_decision),
+    Handler(("campaign.roster",), run=campaign_roster),
 )
 
 __all__ = [

@@ -7,6 +7,8 @@ campaign's players are seated and the campaign's referee referees it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.service.campaign.adopt import adopt_orphan, drop_pending, note_pending
 from bot.service.campaign.aftermath import refuse_while_owed
 from bot.service.campaign.book import book_option, check_book, open_book, scenario_wanted
@@ -19,7 +21,9 @@ from bot.service.campaign.ledger import (
     load_campaign,
     log_event,
     referee_only,
+    side_named,
 )
+from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.lifecycle import archive_if_ended, channel_label
@@ -32,7 +36,6 @@ from db.errors import GameExists, GameNotFound
 from rules.core.campaign import (
     CAMPAIGN_KIND,
     MAX_NAME,
-    CampaignState,
     Created,
     Ended,
     Joined,
@@ -137,7 +140,7 @@ async def join_campaign(call: Call) -> Reply:
     request, services = call.request, call.services
     record, state = await load_campaign(services, request.channel_id)
     wanted = str(request.options.get("side") or "").strip()
-    side = _side_named(state, wanted)
+    side = side_named(state, wanted)
     _, seq = await log_event(
         services,
         record,
@@ -152,20 +155,12 @@ async def join_campaign(call: Call) -> Reply:
     return reply
 
 
-def _side_named(state: CampaignState, wanted: str) -> str:
-    """A side by its id or its name (any case)."""
-    for side, label in state.sides.items():
-        if wanted.casefold() in (side.casefold(), label.casefold()):
-            return side
-    raise UnknownName(
-        "error.campaign.unknown_side", side=wanted[:40], known=", ".join(state.sides.values())
-    )
-
-
 async def link_new_game(call: Call) -> Reply:
-    """``/campaign game scenario: channel:`` (the referee): a game of the campaign in
-    ``channel``, from a scenario of its ruleset, its players seated, its referee the
-    campaign's; its first event names the campaign."""
+    """``/campaign game scenario: channel: [leave:]`` (the referee): a game of the campaign
+    in ``channel``, from a scenario of its ruleset mustered from the sides' rosters (a side
+    without one gets the scenario's side as its roster first; ``leave`` keeps units
+    behind), its players seated, its referee the campaign's; its first event names the
+    campaign and the hash of the rosters it was mustered from."""
     request, services, store = call.request, call.services, call.store
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
@@ -184,7 +179,17 @@ async def link_new_game(call: Call) -> Reply:
         raise UnknownName(
             "error.unknown_scenario", name=scenario[:40], known=", ".join(play.scenarios())
         )
-    document = await services.off_loop(play.new_game, scenario, None)
+    number = len(state.games) + 1
+    mustered = await services.off_loop(
+        mustering,
+        muster_of(services, state),
+        play,
+        state,
+        scenario,
+        number,
+        str(request.options.get("leave") or ""),
+    )
+    document = mustered.document
     sides = dict(play.sides(document))
     if set(sides) != set(state.sides):
         raise InvalidInput(
@@ -193,9 +198,17 @@ async def link_new_game(call: Call) -> Reply:
             sides=", ".join(sides.values()),
             known=", ".join(state.sides.values()),
         )
-    number = len(state.games) + 1
-    linked = Linked(number=number, channel=target, scenario=scenario)
-    apply(state, linked)  # refused here, before anything is written
+    linked = Linked(
+        number=number,
+        channel=target,
+        scenario=scenario,
+        rosters_hash=mustered.rosters_hash,
+        left=mustered.left,
+    )
+    planned = state
+    for roster_set in mustered.rosters_set:
+        planned = apply(planned, roster_set)
+    apply(planned, linked)  # refused here, before anything is written
     by = due_wanted(state, request.options)
     try:
         existing = await store.load(target)
@@ -205,9 +218,13 @@ async def link_new_game(call: Call) -> Reply:
         raise ServiceError("error.campaign.channel_taken", channel=channel_label(target, in_guild))
     # The game first (the store refuses a channel taken meanwhile), then its link and its
     # players, then the campaign's event: a game the campaign lists always exists.
+    # The rosters a side fights its first game with (from the scenario) are set first.
+    record, state = await log_rosters_set(call, record, state, mustered.rosters_set)
     await archive_if_ended(store, target)
     await note_pending(services, record.channel_id, number, target, scenario)
-    origin = {ORIGIN_ARG: {"channel": record.channel_id, "number": number}}
+    origin: dict[str, Any] = {ORIGIN_ARG: {"channel": record.channel_id, "number": number}}
+    if mustered.rosters_hash is not None:
+        origin[ORIGIN_ARG]["rosters_hash"] = mustered.rosters_hash
     try:
         game = await store.create_game(
             target,
@@ -254,6 +271,9 @@ async def link_new_game(call: Call) -> Reply:
             scenario=scenario,
         )
     )
+    mustered_notice = mustered.notice(state)
+    if mustered_notice is not None:
+        reply.notices.append(mustered_notice)
     # The date it should be played by (``by:``, else the book's spacing), logged after it.
     due = await set_due(call, await store.load(record.channel_id), state, number, by)
     if due is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 
 from bot.service.campaign.ledger import load_campaign, log_event
+from bot.service.campaign.rosters import losses_of, muster_of
 from bot.service.handlers import Services
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
@@ -121,12 +122,18 @@ async def _settle(
     if held is None and ended and game.head_hash is not None:
         result = await _result_of(services, game)
         if result is not None:
+            muster = muster_of(services, state)
+            rosters = state.rosters
+            losses = await services.on_workers(
+                game.channel_id, lambda: losses_of(muster, game.document, rosters)
+            )
             entered = ResultEntered(
                 number=number,
                 winner=result.winner,
                 scores=dict(result.score.totals),
                 ending=str(result.ending.kind),
                 final_hash=game.head_hash,
+                losses=losses,
             )
             record, state = await _append(
                 services, record, state, entered, f"{number}:result:{game.head_hash}"

@@ -24,6 +24,7 @@ from rules.core.campaign import (
     apply,
     event_json,
 )
+from rules.core.errors import UnknownName
 
 log = logging.getLogger(__name__)
 
@@ -77,3 +78,13 @@ def language_of(record: GameRecord) -> str:
 def referee_only(call: Call, state: CampaignState) -> None:
     if call.request.user_id != state.referee:
         raise ServiceError("error.campaign.referee_only")
+
+
+def side_named(state: CampaignState, wanted: str) -> str:
+    """A side of the campaign by its id or its name (any case)."""
+    for side, label in state.sides.items():
+        if wanted.casefold() in (side.casefold(), label.casefold()):
+            return side
+    raise UnknownName(
+        "error.campaign.unknown_side", side=wanted[:40], known=", ".join(state.sides.values())
+    )

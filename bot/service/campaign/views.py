@@ -24,6 +24,7 @@ from rules.core.campaign import (
     Linked,
     ResultEntered,
     ResultReversed,
+    RosterSet,
     event_of,
     standings,
 )
@@ -229,6 +230,14 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             number=event.number,
             outcome=_outcome(state, event, language),
             hash=event.final_hash[:12],
+        )
+    if isinstance(event, RosterSet):
+        return translate(
+            "bot.campaign.log.roster",
+            language,
+            side=state.sides.get(event.side, event.side),
+            source=event.source,
+            n=len(event.roster.entries),
         )
     if isinstance(event, ResultReversed):
         return translate(

@@ -206,9 +206,7 @@ def foot_allowance(pace: Pace, modifiers: tuple[str, ...], ran_last_turn: bool) 
     return allowance
 
 
-def vehicle_allowance(
-    vehicle: VehicleRow, road: bool, modifiers: tuple[str, ...]
-) -> int | None:
+def vehicle_allowance(vehicle: VehicleRow, road: bool, modifiers: tuple[str, ...]) -> int | None:
     """The farthest a vehicle move may go (cm) with automatic modifiers only (no crushing);
     None when impassable — the legal-action listing's range."""
     tables = load_tables()

@@ -66,6 +66,7 @@ __all__ = ["Applied", "apply", "awaiting", "load_state", "new_game"]
 
 Applied = CoreApplied[GameState]
 
+
 def _fresh_marks(handler: Callable[..., None]) -> Callable[..., None]:
     """The picture shows the last action's marks: every command starts with none (on the
     working copy: a refused command changes nothing)."""

@@ -340,7 +340,11 @@ def measure_fire(state: GameState, unit: UnitState, target: UnitState) -> float:
 
 
 def _measured_command(
-    state: GameState, unit: UnitState, target: UnitState, command: Fire, actor: str | None,
+    state: GameState,
+    unit: UnitState,
+    target: UnitState,
+    command: Fire,
+    actor: str | None,
     result: Applied,
 ) -> Fire:
     """The fire command with the measured distance (a player's differing one refused, the
@@ -645,9 +649,11 @@ def _covering_sight(state: GameState, unit: UnitState, place: str) -> None:
         return
     area = next((a for a in state.field.areas if a.id == place), None)
     if area is None:
-        raise UnknownName("error.field.unknown_place", name=place[:40], known=", ".join(
-            a.id for a in state.field.areas
-        ))
+        raise UnknownName(
+            "error.field.unknown_place",
+            name=place[:40],
+            known=", ".join(a.id for a in state.field.areas),
+        )
     origin = state.positions[unit.id]
     points = [geometry.centroid(area.shape)]
     if isinstance(area.shape, PolygonShape):
@@ -660,9 +666,7 @@ def _covering_sight(state: GameState, unit: UnitState, place: str) -> None:
     field.refuse_blocked(state.field, blocked, area.name)
 
 
-def _covering_weapon(
-    state: GameState, unit: UnitState, command: Fire
-) -> tuple[str, Figure | None]:
+def _covering_weapon(state: GameState, unit: UnitState, command: Fire) -> tuple[str, Figure | None]:
     """The automatic weapon that fires covering fire at a terrain element, and its soldier."""
     if unit.vehicle is not None:
         carried = unit.working_weapons()

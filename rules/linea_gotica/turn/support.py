@@ -223,9 +223,10 @@ def _ranging_shot(
         # The observer sees where the round fell, or not: measured, not declared.
         seen = field.landing(state.field, landed)
         smoke = tuple(s.place for s in state.smoke if s.effective and s.place)
-        visible = seen is not None and not field.sight(
-            state.field, state.positions[observer.id], seen, smoke
-        )[1]
+        visible = (
+            seen is not None
+            and not field.sight(state.field, state.positions[observer.id], seen, smoke)[1]
+        )
     mission.due_turn = state.turn + 1
     mission.fired_turn = state.turn
     if lost or not visible:

@@ -45,8 +45,8 @@ MAX_SHOTS = 10_000
 
 # Cells read, by the identity of their table, row and column (the loaded tables live as long
 # as the process): every odds path reads the same few cells again.
-_READS: BoundedCache[tuple[int, int, int], tuple[Table, Row, Column, TableRead]] = (
-    BoundedCache(2048, name="manovra cells read")
+_READS: BoundedCache[tuple[int, int, int], tuple[Table, Row, Column, TableRead]] = BoundedCache(
+    2048, name="manovra cells read"
 )
 
 

@@ -38,9 +38,7 @@ def burst_at(
     radius = field.blast_radius(calibre_mm)
     overlays = [field.arrow(aim, point)] if point != aim else []
     overlays.append(field.circle(point, radius, f"{calibre_mm} mm"))
-    field.remember(
-        state, overlays, None if state.last_action is not None else "manovra.map.burst"
-    )
+    field.remember(state, overlays, None if state.last_action is not None else "manovra.map.burst")
     hit = [] if off else [u for u in field.in_blast(state, point, radius) if u.id not in spared]
     where = {"x": f"{round(point.x, 1):g}", "y": f"{round(point.y, 1):g}"}
     if off:

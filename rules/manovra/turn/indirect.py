@@ -253,10 +253,18 @@ def _check_fragments(
 
 def _battery_calibre(state: ManovraState, gunners: UnitState) -> int:
     """The calibre of a battery's indirect-fire weapon (its largest weapon otherwise)."""
-    return max(
-        (state.weapons[w].calibre_mm or 0 for w in gunners.weapons if state.weapons[w].indirect),
-        default=0,
-    ) or max((state.weapons[w].calibre_mm or 0) for w in gunners.weapons) or 1
+    return (
+        max(
+            (
+                state.weapons[w].calibre_mm or 0
+                for w in gunners.weapons
+                if state.weapons[w].indirect
+            ),
+            default=0,
+        )
+        or max((state.weapons[w].calibre_mm or 0) for w in gunners.weapons)
+        or 1
+    )
 
 
 def _do_fragments(

@@ -310,8 +310,10 @@ def resolve_anti_tank(data: AntiTankInput, tray: DiceTray) -> Resolution:
     def row_of(total: int) -> Row:
         return table.row_for("resultat", max(total, lowest.low if lowest is not None else total))
 
-    shift = data.at_value - armour + sum(
-        modifier_value(mods_table, key) for key in _ordered(mods_table, data.modifiers)
+    shift = (
+        data.at_value
+        - armour
+        + sum(modifier_value(mods_table, key) for key in _ordered(mods_table, data.modifiers))
     )
     first, second = roll_2d6(
         tray, "Tir anti-chars", lambda dice: table.rows.index(row_of(dice + shift))

@@ -504,8 +504,11 @@ def _binomial(n: int, p: Fraction, exact: bool) -> _Counts:
     # outwards while they matter: only those are computed.
     mode = min(n, int((n + 1) * chance))
     peak = exp(
-        lgamma(n + 1) - lgamma(mode + 1) - lgamma(n - mode + 1)
-        + mode * log(chance) + (n - mode) * log1p(-chance)
+        lgamma(n + 1)
+        - lgamma(mode + 1)
+        - lgamma(n - mode + 1)
+        + mode * log(chance)
+        + (n - mode) * log1p(-chance)
     )
     below: list[float] = []
     term, k = peak, mode
@@ -614,9 +617,7 @@ def _most_likely_first(entries: list[OddsEntry]) -> tuple[OddsEntry, ...]:
     return tuple(ordered)
 
 
-def _by_outcome(
-    counts: _Counts, outcome_of: Callable[[int], Outcome]
-) -> tuple[OddsEntry, ...]:
+def _by_outcome(counts: _Counts, outcome_of: Callable[[int], Outcome]) -> tuple[OddsEntry, ...]:
     weights: dict[Outcome, int | float] = {}
     for k, chance in counts.items():
         outcome = outcome_of(k)

@@ -434,9 +434,7 @@ def resolve_mishap(data: MishapInput, tray: DiceTray) -> Resolution:
     """INCIDENTI - ATTACCO IN PROFONDITÀ: destroyed, misplaced by the opponent, or delayed."""
     table = load_tables()["incidenti_attacco_profondita"]
     builder = ResolutionBuilder(RULESET_KEY, "mishap", tray)
-    roll = tray.roll_grouped(
-        D6, "mishap", lambda face: table.rows.index(table.row_for("d6", face))
-    )
+    roll = tray.roll_grouped(D6, "mishap", lambda face: table.rows.index(table.row_for("d6", face)))
     row = table.row_for("d6", roll.face)
     effect = str(row.data["effect"])
     outcome = Outcome.of(f"w40k4.mishap.{effect}")

@@ -35,9 +35,7 @@ def do_next(
         raise IllegalAction("error.w40k4.not_your_turn", side=state.sides[state.active])
     if state.pending:
         first = state.units[state.pending[0].unit]
-        raise IllegalAction(
-            "error.w40k4.tests_owed", side=state.sides[first.side], unit=first.name
-        )
+        raise IllegalAction("error.w40k4.tests_owed", side=state.sides[first.side], unit=first.name)
     if state.templates:
         firer = state.units[state.templates[0].unit]
         raise IllegalAction(

@@ -20,13 +20,20 @@ async def test_a_campaign_takes_a_channel_whose_game_has_ended(
 ) -> None:
     table = Table(any_store)
     await table(HERE, REFEREE, "game.new", ruleset="w40k4", scenario="avamposto")
-    await table.refused(HERE, REFEREE, "campaign.new", "error.campaign.channel_taken",
-                        ruleset="w40k4", name="Orbita")
+    await table.refused(
+        HERE,
+        REFEREE,
+        "campaign.new",
+        "error.campaign.channel_taken",
+        ruleset="w40k4",
+        name="Orbita",
+    )
     await table(HERE, REFEREE, "game.end")
     ended = await any_store.load(HERE)
     # Refused for its name: the ended game stays where it is, not archived.
-    await table.refused(HERE, REFEREE, "campaign.new", "error.campaign.bad_name",
-                        ruleset="w40k4", name="x" * 81)
+    await table.refused(
+        HERE, REFEREE, "campaign.new", "error.campaign.bad_name", ruleset="w40k4", name="x" * 81
+    )
     assert await any_store.all_archives() == []
     created = await table(HERE, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita")
     keys = [n.key for n in created.notices]

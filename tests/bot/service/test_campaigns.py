@@ -123,7 +123,15 @@ async def test_three_linked_games_to_their_ends_make_the_standings(any_store: An
     assert linked.notices[0].key == "bot.campaign.linked"
     # The game's first event names its campaign; its players are seated, the referee too.
     first = (await store.events(FIRST, after_seq=0, limit=1))[0]
-    assert first.args["campaign"] == {"channel": CAMPAIGN, "number": 1}
+    origin = first.args["campaign"]
+    assert {k: v for k, v in origin.items() if k != "rosters_hash"} == {
+        "channel": CAMPAIGN,
+        "number": 1,
+    }
+    # ... and the hash of the rosters it was mustered from, as the campaign's event does.
+    logged = [event_of(e.args[CAMPAIGN_ARG]) for e in await store.events(CAMPAIGN, after_seq=0)]
+    link_events = [e for e in logged if e.type == "campaign.game"]
+    assert origin["rosters_hash"] == link_events[0].rosters_hash  # type: ignore[union-attr]
     seats = {(m.user_id, m.role, m.side) for m in await store.members(FIRST)}
     assert seats == {
         (REFEREE, "referee", None),

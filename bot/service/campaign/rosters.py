@@ -1,0 +1,293 @@
+"""A campaign's rosters: ``/campaign roster`` (shown, or set from a file), and the mustering
+of a linked game from them (``/campaign game``, through `bot.service.campaign.commands`).
+
+A roster is set by a ``campaign.roster`` event: from a roster file (the referee, or a
+player of that side, while no game is in play: the fold refuses one then), or from a
+scenario's side when ``/campaign game`` links the first game a side fights without one.
+The game is then mustered from the rosters by the ruleset (``Ruleset.muster``, pure:
+`rules.core.muster`); a ruleset without one plays campaigns without rosters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.service.campaign.ledger import (
+    language_of,
+    load_campaign,
+    log_event,
+    side_named,
+)
+from bot.service.errors import ServiceError
+from bot.service.handlers import Call, Services
+from bot.service.replies import Reply, TextReply
+from db.models import GameRecord
+from rules.core.campaign import CampaignState, RosterSet
+from rules.core.errors import InvalidInput, UnknownName
+from rules.core.i18n import translate
+from rules.core.muster import ScenarioMuster, fielding
+from rules.core.resolution import Outcome
+from rules.core.roster import MAX_ENTRIES, Roster, RosterEntry, Status, rosters_hash
+from rules.core.roster_file import parse_roster
+
+#: ``/campaign roster`` shows at most this many of an entry's last history lines.
+SHOWN_HISTORY = 3
+#: The longest ``leave:`` option read (60 ids of 40 characters and their commas).
+MAX_LEAVE_CHARS = MAX_ENTRIES * 41
+
+
+def muster_of(services: Services, state: CampaignState) -> ScenarioMuster | None:
+    """The campaign's ruleset's mustering (None: it plays without rosters)."""
+    found: ScenarioMuster | None = services.ruleset(state.ruleset).muster
+    return found
+
+
+# -- /campaign game: the game mustered from the rosters ----------------------------------
+
+
+@dataclass(frozen=True)
+class Mustering:
+    """What ``/campaign game`` writes for the rosters: the rosters set from the scenario
+    (sides that had none), the game's document, the hash of the rosters it was mustered
+    from, and the units left behind by choice."""
+
+    document: dict[str, Any]
+    rosters_set: tuple[RosterSet, ...] = ()
+    rosters_hash: str | None = None
+    left: tuple[str, ...] = field(default=())
+    #: How many units each side fields.
+    fielded: dict[str, int] = field(default_factory=dict)
+
+    def notice(self, state: CampaignState) -> Outcome | None:
+        """What the game's link says of its mustering (None without rosters)."""
+        if self.rosters_hash is None:
+            return None
+        counts = ", ".join(
+            f"{state.sides.get(side, side)} {count}" for side, count in self.fielded.items()
+        )
+        return Outcome.of(
+            "bot.campaign.roster.mustered",
+            fielded=counts,
+            left=", ".join(self.left) or "—",
+            hash=self.rosters_hash[:12],
+        )
+
+
+def _leave_ids(text: str) -> tuple[str, ...]:
+    """``leave:`` as unit ids (bounded; each checked against the scenario by the caller)."""
+    if len(text) > MAX_LEAVE_CHARS:
+        raise InvalidInput("error.campaign.leave_too_long", limit=MAX_ENTRIES)
+    ids = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    if len(ids) > MAX_ENTRIES:
+        raise InvalidInput("error.campaign.leave_too_long", limit=MAX_ENTRIES)
+    return ids
+
+
+def mustering(
+    muster: ScenarioMuster | None,
+    play: Any,
+    state: CampaignState,
+    scenario: str,
+    number: int,
+    leave_text: str,
+) -> Mustering:
+    """Game ``number``'s document from ``scenario`` and the campaign's rosters (pure, run
+    on the workers): refused, nothing written, when a side would field no unit or
+    ``leave`` names a unit the scenario lacks."""
+    if muster is None:
+        if leave_text.strip():
+            raise InvalidInput("error.campaign.no_rosters", ruleset=state.ruleset)
+        document: dict[str, Any] = play.new_game(scenario, None)
+        return Mustering(document=document)
+    units = muster.units(scenario)
+    left = _leave_ids(leave_text)
+    known = {unit for side_units in units.values() for unit in side_units}
+    for unit in left:
+        if unit not in known:
+            raise UnknownName("error.campaign.leave_unknown", unit=unit[:40], scenario=scenario)
+    new = tuple(
+        RosterSet(side=side, roster=muster.roster_of(scenario, side), source=f"scenario:{scenario}")
+        for side in state.sides
+        if side not in state.rosters and side in units
+    )
+    rosters = {**state.rosters, **{event.side: event.roster for event in new}}
+    document = muster.muster(scenario, rosters, number, frozenset(left))
+    fielded = fielding(units, rosters, number, frozenset(left))
+    return Mustering(
+        document=document,
+        rosters_set=new,
+        rosters_hash=rosters_hash(rosters),
+        left=left,
+        fielded={side: len(chosen) for side, chosen in fielded.items()},
+    )
+
+
+async def log_rosters_set(
+    call: Call, record: GameRecord, state: CampaignState, events: tuple[RosterSet, ...]
+) -> tuple[GameRecord, CampaignState]:
+    """Log the rosters ``/campaign game`` sets from its scenario, one event each."""
+    request, services = call.request, call.services
+    for index, event in enumerate(events):
+        state, _ = await log_event(
+            services,
+            record,
+            state,
+            event,
+            actor_id=request.user_id,
+            actor_name=request.user_name,
+            interaction_id=None
+            if request.interaction_id is None
+            else f"{request.interaction_id}/roster/{index}",
+        )
+        record = await services.store.load(record.channel_id)
+    return record, state
+
+
+# -- /campaign roster -------------------------------------------------------------------
+
+
+async def campaign_roster(call: Call) -> Reply:
+    """``/campaign roster [side:] [file:]``: a side's roster shown (anyone), or set from a
+    roster file (the referee, or a player of that side, between games)."""
+    request, services = call.request, call.services
+    record, state = await load_campaign(services, request.channel_id)
+    wanted = str(request.options.get("side") or "").strip()
+    side = side_named(state, wanted) if wanted else None
+    if request.attachment is not None:
+        return await _set_roster(call, record, state, side, request.attachment)
+    if side is None:
+        side = state.side_of(request.user_id) or next(iter(state.sides))
+    return await _shown(services, record, state, side, request.guild_id is not None)
+
+
+async def _set_roster(
+    call: Call, record: GameRecord, state: CampaignState, side: str | None, text: str
+) -> Reply:
+    request, services = call.request, call.services
+    roster = await services.off_loop(parse_roster, text)
+    if roster.side not in state.sides:
+        raise InvalidInput(
+            "error.campaign.unknown_side", side=roster.side[:40], known=", ".join(state.sides)
+        )
+    if side is not None and side != roster.side:
+        raise InvalidInput(
+            "error.campaign.roster_other_side",
+            side=state.sides[side],
+            named=state.sides[roster.side],
+        )
+    if request.user_id != state.referee and state.side_of(request.user_id) != roster.side:
+        raise ServiceError("error.campaign.roster_not_yours", side=state.sides[roster.side])
+    _, seq = await log_event(
+        services,
+        record,
+        state,
+        RosterSet(side=roster.side, roster=roster, source="file"),
+        actor_id=request.user_id,
+        actor_name=request.user_name,
+        interaction_id=request.interaction_id,
+    )
+    reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
+    reply.notices.append(
+        Outcome.of("bot.campaign.roster.set", side=state.sides[roster.side], n=len(roster.entries))
+    )
+    return reply
+
+
+async def _shown(
+    services: Services, record: GameRecord, state: CampaignState, side: str, in_guild: bool
+) -> Reply:
+    language = language_of(record)
+    reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
+    reply.lines_title = "discord.embed.campaign"
+    roster = state.rosters.get(side)
+    if roster is None:
+        reply.lines.append(translate("bot.campaign.roster.none", language, side=state.sides[side]))
+        return reply
+    muster = muster_of(services, state)
+    play = services.play(state.ruleset)
+    known = (
+        await services.off_loop(_scenario_units, muster, play.scenarios(), side)
+        if muster is not None
+        else None
+    )
+    reply.lines = roster_lines(state, roster, language, known)
+    return reply
+
+
+def _scenario_units(muster: ScenarioMuster, scenarios: list[str], side: str) -> set[str]:
+    """The units side ``side`` has in any of the ruleset's scenarios."""
+    return {unit for scenario in scenarios for unit in muster.units(scenario).get(side, {})}
+
+
+def roster_lines(
+    state: CampaignState, roster: Roster, language: str, known: set[str] | None
+) -> list[str]:
+    """A side's roster as lines: a title, then each entry and its last history lines;
+    an entry no scenario has is said never to muster."""
+    lines = [
+        translate(
+            "bot.campaign.roster.title",
+            language,
+            side=state.sides.get(roster.side, roster.side),
+            n=len(roster.entries),
+        )
+    ]
+    for entry in roster.entries:
+        lines.append(_entry_line(entry, language, known))
+        for line in entry.history[-SHOWN_HISTORY:]:
+            lines.append("  · " + translate(line.what, language, **line.params))
+    return lines
+
+
+def _entry_line(entry: RosterEntry, language: str, known: set[str] | None) -> str:
+    if entry.status is Status.RECOVERING:
+        status = translate("bot.campaign.roster.recovering", language, until=entry.until or 0)
+    else:
+        status = translate(f"bot.campaign.roster.{entry.status.value}", language)
+    text = translate(
+        "bot.campaign.roster.entry",
+        language,
+        name=entry.name,
+        id=entry.id,
+        strength=entry.strength,
+        full=entry.full,
+        casualties=entry.casualties,
+        experience=entry.experience,
+        rank=entry.rank or "—",
+        status=status,
+    )
+    if known is not None and entry.id not in known:
+        text += translate("bot.campaign.roster.never_musters", language)
+    return text
+
+
+def losses_of(
+    muster: ScenarioMuster | None, document: Mapping[str, Any], rosters: Mapping[str, Roster]
+) -> dict[str, dict[str, int]]:
+    """Each side's losses in a game's final document, by unit of its roster (pure, run on
+    the workers): what the ``campaign.result`` event carries."""
+    if muster is None:
+        return {}
+    lost = muster.losses(document)
+    carried: dict[str, dict[str, int]] = {}
+    for side, units in lost.items():
+        roster = rosters.get(side)
+        if roster is None:
+            continue
+        held = {unit: n for unit, n in units.items() if roster.entry(unit) is not None}
+        if held:
+            carried[side] = held
+    return carried
+
+
+__all__ = [
+    "Mustering",
+    "campaign_roster",
+    "log_rosters_set",
+    "losses_of",
+    "muster_of",
+    "mustering",
+    "roster_lines",
+]

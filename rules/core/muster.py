@@ -1,0 +1,119 @@
+"""Mustering a campaign game: a scenario's sides fielded from the campaign's rosters.
+
+A ruleset that plays campaigns with rosters gives its :class:`rules.core.ruleset.Ruleset`
+a ``muster``: a :class:`ScenarioMuster` built from two pure functions of its own
+(``rules/<key>/muster.py``):
+
+* ``roster_of(scenario, side)``: the side's roster at full strength, one entry per unit
+  (strength in the ruleset's unit — models, figures, steps — its weapons where the ruleset
+  counts them, its quality or rank where it has one);
+* ``muster(scenario, fielded)``: the scenario with each unit at the strength ``fielded``
+  gives it (units missing from ``fielded`` left out), the weapons following the strength
+  as the ruleset decides.
+
+What is shared lives here: which units muster and at what strength (:func:`fielding`: an
+entry musters as the scenario unit with its id; a unit without an entry is fielded as the
+scenario gives it; entries dead, recovering, left behind or at 0 stay behind; nobody
+musters above the scenario's own strength), the refusal of a side left with no unit, and
+each side's losses read from a game's final state (``initial - strength`` of each piece
+the victory module describes). A ruleset without a ``muster`` plays campaigns without
+rosters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rules.core.errors import IllegalAction
+from rules.core.roster import Roster
+from rules.core.score import Battle
+
+#: Units a side's roster strength is read for, and the strength each musters at.
+Fielded = Mapping[str, int]
+
+
+def fielding(
+    units: Mapping[str, Mapping[str, int]],
+    rosters: Mapping[str, Roster],
+    game: int,
+    leave: frozenset[str] = frozenset(),
+) -> dict[str, dict[str, int]]:
+    """Each side's units that muster for campaign game number ``game``, with their
+    strength: ``units`` is each side's scenario units and their strength there."""
+    fielded: dict[str, dict[str, int]] = {}
+    for side, strengths in units.items():
+        roster = rosters.get(side)
+        chosen: dict[str, int] = {}
+        for unit, given in strengths.items():
+            if unit in leave:
+                continue
+            entry = None if roster is None else roster.entry(unit)
+            if entry is None:
+                chosen[unit] = given
+            elif entry.available(game):
+                chosen[unit] = min(entry.strength, given)
+        fielded[side] = {unit: strength for unit, strength in chosen.items() if strength > 0}
+    return fielded
+
+
+@dataclass(frozen=True)
+class ScenarioMuster:
+    """A ruleset's mustering, reached through its ``Ruleset.muster``: scenarios by id."""
+
+    #: The ruleset's play (a `rules.core.play.DocumentPlay`): its scenario, game and
+    #: victory modules and its document format.
+    play: Any
+    #: ``roster_of(scenario, side)`` → the side's roster at full strength.
+    roster_of_scenario: Callable[[Any, str], Roster]
+    #: ``muster(scenario, fielded)`` → the scenario with those units at those strengths.
+    muster_scenario: Callable[[Any, Mapping[str, int]], Any]
+    #: ``units(scenario)`` → each side's units and their strength in the scenario.
+    units_of_scenario: Callable[[Any], dict[str, dict[str, int]]]
+
+    def _scenario(self, scenario_id: str) -> Any:
+        return self.play.scenario.load_bundled(scenario_id)
+
+    def roster_of(self, scenario_id: str, side: str) -> Roster:
+        """Side ``side`` of a bundled scenario as a roster at full strength."""
+        return self.roster_of_scenario(self._scenario(scenario_id), side)
+
+    def units(self, scenario_id: str) -> dict[str, dict[str, int]]:
+        """Each side's units in a bundled scenario, with their strength."""
+        return self.units_of_scenario(self._scenario(scenario_id))
+
+    def muster(
+        self,
+        scenario_id: str,
+        rosters: Mapping[str, Roster],
+        game: int,
+        leave: frozenset[str] = frozenset(),
+    ) -> dict[str, Any]:
+        """The new game's document: the scenario with each side mustered from its roster
+        (an `IllegalAction` when a side would field no unit)."""
+        scenario = self._scenario(scenario_id)
+        fielded = fielding(self.units_of_scenario(scenario), rosters, game, leave)
+        for side, chosen in fielded.items():
+            if not chosen:
+                raise IllegalAction("error.campaign.side_empty", side=side, number=game)
+        merged = {unit: n for chosen in fielded.values() for unit, n in chosen.items()}
+        state = self.play.game.new_game(self.muster_scenario(scenario, merged))
+        document: dict[str, Any] = self.play.document_format.stamp(state.model_dump(mode="json"))
+        return document
+
+    def losses(self, document: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+        """Each side's losses by unit in a game's (final) document: strength at the start
+        less strength now, units that lost nothing left out."""
+        form = self.play.document_format
+        state = self.play.game.load_state(form.state_fields(form.upgrade(document)))
+        battle: Battle = self.play.victory.battle(state)
+        lost: dict[str, dict[str, int]] = {}
+        for piece in battle.pieces:
+            amount = max(0, piece.initial - piece.strength)
+            if amount:
+                lost.setdefault(piece.side, {})[piece.id] = amount
+        return lost
+
+
+__all__ = ["Fielded", "ScenarioMuster", "fielding"]

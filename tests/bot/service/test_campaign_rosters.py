@@ -1,0 +1,295 @@
+"""Campaign rosters through the service, on both store backends: a w40k4 and a linea_gotica
+campaign whose first game is played with scripted dice until real losses were inflicted
+(a unit destroyed, others reduced), then ended by the referee; the second game is mustered
+from the rosters the losses were carried into (reduced units at their strength, the dead
+one missing); the rosters' hash in the game's first event and the campaign's; roster files
+loaded or refused by line with nothing changed; who may set a roster; ``leave:``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.render_text import reply_text
+from bot.service import GameService, Request
+from bot.service.campaign import CAMPAIGN_ARG
+from rules.core.campaign import Linked, RosterSet, event_of, replay
+from rules.core.dice import ScriptedDice as FacesDice
+from rules.core.roster import rosters_hash
+from rules.core.ruleset import get_ruleset
+from rules.core.seatview import Seat
+from tests.bot.service.test_campaigns import (
+    ANNA,
+    BRUNO,
+    CAMPAIGN,
+    FIRST,
+    GUILD,
+    OUTSIDER,
+    REFEREE,
+    SECOND,
+    ScriptedDice,
+    Table,
+    any_store,
+)
+from tests.core.test_victory_games import _random_game
+
+__all__ = ["any_store"]  # the fixture, on both backends
+
+CASES = {
+    "w40k4": ("avamposto", ("legione", "predoni")),
+    "linea_gotica": ("esempio_gotica", ("alleati", "tedeschi")),
+}
+
+
+def _losing_prefix(key: str, scenario: str) -> tuple[list[Any], list[int]]:
+    """Commands of a random legal game (and their faces) up to the first point where a
+    unit is destroyed, another reduced, and both sides still field a unit."""
+    play = get_ruleset(key).play
+    sides = set(play.sides(play.setup(scenario)))
+    for seed in range(40):
+        game = _random_game(play, scenario, seed)
+        document, used_total = play.setup(scenario), 0
+        for count, (verb, options, side, used) in enumerate(game.commands, start=1):
+            faces = game.faces[used_total : used_total + used]
+            document = play.act(document, Seat.of(side), verb, options, FacesDice(faces)).document
+            used_total += used
+            if play.status(document).ended:
+                break
+            battle = play.victory.battle(play._state(document))
+            dead = [p for p in battle.pieces if p.strength == 0]
+            reduced = [p for p in battle.pieces if 0 < p.strength < p.initial]
+            if dead and reduced and {p.side for p in battle.pieces if p.strength} == sides:
+                return game.commands[:count], game.faces[:used_total]
+    raise AssertionError("no game with losses on both counts")
+
+
+class RosterTable(Table):
+    """The campaigns' table, with its dice at hand and files attached (``attachment=``)."""
+
+    def __init__(self, store: Any) -> None:
+        super().__init__(store)
+        self.dice = ScriptedDice(extension=3)
+        self.service = GameService(store, dice=self.dice)
+
+    async def __call__(self, where: int, user: int, verb: str, /, **options: Any) -> Any:
+        self.count += 1
+        attachment = options.pop("attachment", None)
+        return await self.service.handle(
+            Request(
+                where,
+                user,
+                verb,
+                options,
+                guild_id=GUILD,
+                interaction_id=f"i{self.count}",
+                user_name=f"user{user}",
+                locale="en",
+                attachment=attachment,
+            )
+        )
+
+
+async def _campaign(store: Any, key: str) -> RosterTable:
+    table = RosterTable(store)
+    await table(CAMPAIGN, REFEREE, "campaign.new", ruleset=key, name="Linea", language="en")
+    first, second = CASES[key][1]
+    await table(CAMPAIGN, ANNA, "campaign.join", side=first)
+    await table(CAMPAIGN, BRUNO, "campaign.join", side=second)
+    return table
+
+
+async def _logged(table: RosterTable) -> list[Any]:
+    return [event_of(e.args[CAMPAIGN_ARG]) for e in await table.campaign_events()]
+
+
+async def _origin_hash(table: RosterTable, channel: int) -> str:
+    first = (await table.store.events(channel, after_seq=0, limit=1))[0]
+    found: str = first.args["campaign"]["rosters_hash"]
+    return found
+
+
+@pytest.mark.parametrize("key", sorted(CASES))
+async def test_the_second_game_fields_the_first_games_survivors(any_store: Any, key: str) -> None:
+    scenario, (side_a, side_b) = CASES[key]
+    table = await _campaign(any_store, key)
+    play = get_ruleset(key).play
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario=scenario, channel=FIRST)
+    # Each side fights its first game without a roster: the scenario's sides become theirs.
+    state = await table.campaign()
+    assert set(state.rosters) == {side_a, side_b}
+    sets = [e for e in await _logged(table) if isinstance(e, RosterSet)]
+    assert [(e.side, e.source) for e in sets] == [
+        (side_a, f"scenario:{scenario}"),
+        (side_b, f"scenario:{scenario}"),
+    ]
+    # The game's first event and the campaign's carry the hash of the rosters fielded.
+    links = [e for e in await _logged(table) if isinstance(e, Linked)]
+    assert links[0].rosters_hash == await _origin_hash(table, FIRST)
+    assert links[0].rosters_hash == rosters_hash(state.rosters)
+    # Game 1: real losses by commands with scripted dice, then the referee ends it.
+    commands, faces = _losing_prefix(key, scenario)
+    seats = {side_a: ANNA, side_b: BRUNO, None: REFEREE}
+    table.dice.queue.extend(faces)
+    for verb, options, side, _ in commands:
+        await table(FIRST, seats[side], verb, **options)
+    assert not table.dice.queue
+    final = (await table.store.load(FIRST)).document
+    battle = play.victory.battle(play._state(final))
+    lost = {p.id: p.initial - p.strength for p in battle.pieces if p.strength < p.initial}
+    dead = {p.id for p in battle.pieces if p.strength == 0}
+    ended = await table(FIRST, REFEREE, "game.decide", result=side_a, reason="ok")
+    assert "bot.campaign.entered" in [n.key for n in ended.notices]
+    # The losses are carried: strength down, casualties up, a history line.
+    state = await table.campaign()
+    result = state.game(1).result  # type: ignore[union-attr]
+    assert result is not None
+    assert {u: n for side in result.losses.values() for u, n in side.items()} == lost
+    for roster in state.rosters.values():
+        for entry in roster.entries:
+            assert entry.strength == entry.full - lost.get(entry.id, 0)
+            assert entry.casualties == lost.get(entry.id, 0)
+    # Game 2 is mustered from the rosters: reduced units at their strength, the dead absent.
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario=scenario, channel=SECOND)
+    second = play.victory.battle(play._state((await table.store.load(SECOND)).document))
+    fielded = {p.id: p.strength for p in second.pieces}
+    for roster in state.rosters.values():
+        for entry in roster.entries:
+            if entry.id in dead:
+                assert entry.id not in fielded
+            else:
+                assert fielded[entry.id] == entry.strength
+    assert dead and any(n for u, n in lost.items() if u not in dead)
+    links = [e for e in await _logged(table) if isinstance(e, Linked)]
+    assert links[1].rosters_hash == await _origin_hash(table, SECOND)
+    assert links[1].rosters_hash == rosters_hash(state.rosters) != links[0].rosters_hash
+    # The roster shows it; the state is the replay of the log.
+    hurt = next(
+        side
+        for side, roster in state.rosters.items()
+        if any(entry.id in lost for entry in roster.entries)
+    )
+    shown = reply_text(await table(CAMPAIGN, OUTSIDER, "campaign.roster", side=hurt))
+    assert "casualties" in shown and "game 1: lost" in shown
+    events = await table.campaign_events()
+    assert replay(event_of(e.args[CAMPAIGN_ARG]) for e in events) == await table.campaign()
+
+
+ROSTER = """\
+side: legione
+entries:
+  - id: squadra_tattica
+    name: Squadra tattica
+    strength: 4
+    full: 10
+  - {id: devastatori, name: Devastatori, strength: 5, full: 5, status: dead}
+  - {id: fantasma, name: Not in any scenario, strength: 3, full: 3}
+"""
+
+
+async def test_a_roster_file_is_loaded_shown_and_mustered(any_store: Any) -> None:
+    table = await _campaign(any_store, "w40k4")
+    # A player of the other side may not; the player of the side may.
+    await table.refused(
+        CAMPAIGN, BRUNO, "campaign.roster", "error.campaign.roster_not_yours", attachment=ROSTER
+    )
+    set_ = await table(CAMPAIGN, ANNA, "campaign.roster", attachment=ROSTER)
+    assert set_.notices[0].key == "bot.campaign.roster.set"
+    shown = reply_text(await table(CAMPAIGN, OUTSIDER, "campaign.roster", side="legione"))
+    assert "Squadra tattica (squadra_tattica): 4/10" in shown
+    assert "dead" in shown
+    assert "fantasma" in shown and "never musters" in shown
+    assert "never musters" not in shown.split("fantasma")[0]
+    # The predoni have no roster yet.
+    assert "no roster yet" in reply_text(
+        await table(CAMPAIGN, ANNA, "campaign.roster", side="predoni")
+    )
+    # Game 1 musters the squad at 4, the dead unit not at all, the raiders from the scenario;
+    # the veterans are left behind by choice.
+    await table(
+        CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST, leave="veterani"
+    )
+    units = (await table.store.load(FIRST)).document["units"]
+    assert units["squadra_tattica"]["models"] == 4
+    assert units["squadra_tattica"]["weapons"] == {"fucile": 4, "lanciamissili": 1, "pistola": 1}
+    assert "devastatori" not in units and "veterani" not in units
+    assert units["banda"]["models"] == 20
+    links = [e for e in await _logged(table) if isinstance(e, Linked)]
+    assert links[0].left == ("veterani",)
+    # While the game is in play, no roster changes.
+    await table.refused(
+        CAMPAIGN, REFEREE, "campaign.roster", "error.campaign.roster_in_play", attachment=ROSTER
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "line"),
+    [
+        (ROSTER.replace("strength: 4", "strength: 12"), "error.scenario.invalid_line", 3),
+        (ROSTER.replace("id: fantasma", "id: devastatori"), "error.scenario.invalid_line", 8),
+        (ROSTER.replace("full: 10", "full: 10\n    colour: red"), "error.scenario.invalid_line", 7),
+        (ROSTER.replace("status: dead", "status: lost"), "error.scenario.invalid_line", 7),
+        (ROSTER.replace("name: Squadra tattica", "name: [Squadra"), "error.scenario.yaml_line", 5),
+        (ROSTER.replace("side: legione", "side: orchi"), "error.campaign.unknown_side", None),
+        (ROSTER + "#" * 70_000, "error.scenario.too_big", None),
+    ],
+)
+async def test_a_bad_roster_file_is_refused_by_line_and_changes_nothing(
+    any_store: Any, text: str, key: str, line: int | None
+) -> None:
+    table = await _campaign(any_store, "w40k4")
+    before = await table.campaign_events()
+    from rules.core.errors import RulesError
+
+    with pytest.raises(RulesError) as caught:
+        await table(CAMPAIGN, REFEREE, "campaign.roster", attachment=text)
+    assert caught.value.key == key
+    assert caught.value.params.get("line") == line
+    assert len(await table.campaign_events()) == len(before)
+    assert (await table.campaign()).rosters == {}
+
+
+async def test_leave_and_an_empty_side_are_refused_before_anything_is_written(
+    any_store: Any,
+) -> None:
+    table = await _campaign(any_store, "w40k4")
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.game",
+        "error.campaign.leave_unknown",
+        scenario="avamposto",
+        channel=FIRST,
+        leave="veterani, nessuno",
+    )
+    everyone = "squadra_tattica,devastatori,mezzo_corazzato,veterani"
+    await table.refused(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.game",
+        "error.campaign.side_empty",
+        scenario="avamposto",
+        channel=FIRST,
+        leave=everyone,
+    )
+    assert (await table.campaign()).rosters == {}
+
+
+async def test_undoing_the_end_takes_the_losses_back(any_store: Any) -> None:
+    table = await _campaign(any_store, "w40k4")
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    full = (await table.campaign()).rosters
+    commands, faces = _losing_prefix("w40k4", "avamposto")
+    seats = {"legione": ANNA, "predoni": BRUNO, None: REFEREE}
+    table.dice.queue.extend(faces)
+    for verb, options, side, _ in commands:
+        await table(FIRST, seats[side], verb, **options)
+    await table(FIRST, REFEREE, "game.decide", result="predoni", reason="ok")
+    carried = (await table.campaign()).rosters
+    assert carried != full
+    undone = await table(FIRST, REFEREE, "game.undo")
+    assert "bot.campaign.reversed" in [n.key for n in undone.notices]
+    back = (await table.campaign()).rosters
+    for side, roster in back.items():
+        for entry, before in zip(roster.entries, full[side].entries, strict=True):
+            assert (entry.strength, entry.casualties) == (before.strength, before.casualties)

@@ -1,0 +1,48 @@
+"""Campaign rosters at the console table: a roster file loaded by its path, the roster
+shown, a bad file refused with its line, and the next game mustered from the roster."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from bot.console import Console
+from bot.service import GameService
+
+ROSTER = """\
+side: alleati
+entries:
+  - {id: squadra_1, name: 1a squadra, strength: 6, full: 10, experience: 2, rank: sergente}
+  - {id: fantasma, name: Nowhere, strength: 1, full: 1}
+"""
+
+
+async def test_a_roster_file_at_the_console(store, tmp_path: Path) -> None:
+    good = tmp_path / "roster.yaml"
+    good.write_text(ROSTER, encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(ROSTER.replace("strength: 6", "strength: 16"), encoding="utf-8")
+    script = f"""\
+/campaign new ruleset:manovra name:Normandia language:en
+/as anna
+/campaign join side:alleati
+/campaign roster file:{bad}
+/campaign roster file:{good}
+/campaign roster
+/as arbitro
+/campaign game scenario:normandia_incontro channel:#2
+/campaign roster side:asse
+"""
+    out = io.StringIO()
+    console = Console(GameService(store), out)
+    errors = await console.run(script.splitlines(), interactive=False)
+    text = out.getvalue()
+    assert errors == 1, text
+    assert "roster.yaml, line 3: entries.0: Value error, strength 16 is more than full 10" in text
+    assert "Roster of Alleati set from the file: 2 units." in text
+    assert "1a squadra (squadra_1): 6/10, casualties 0, experience 2, rank sergente, fit" in text
+    assert "Nowhere (fantasma): 1/1" in text and "never musters" in text
+    # The game musters the squad at 6; the Axis got the scenario's side as its roster.
+    assert (await store.load(2)).document["units"]["squadra_1"]["models"] == 6
+    assert "Mustered from the rosters (units per side): Alleati 5, Asse 3; left behind: —;" in text
+    assert "Roster of Asse (" in text
