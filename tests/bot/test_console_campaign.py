@@ -1,5 +1,6 @@
 """A short campaign at the console table: two linked games in channels of their own
-(``/channel N``), their results in the campaign's standings, a bad command refused."""
+(``/channel N``), the first's aftermath rolled and confirmed by both players in between,
+their results in the campaign's standings, a bad command refused."""
 
 from __future__ import annotations
 
@@ -25,6 +26,12 @@ SCRIPT = """\
 /channel 2
 /game end result:alleati reason:"the bridge held"
 /channel 1
+/as anna
+/campaign aftermath game:1
+/campaign confirm game:1
+/as bruno
+/campaign confirm game:1
+/as arbitro
 /campaign game scenario:normandia_sfondamento channel:3
 /channel 3
 /game end result:draw reason:nightfall
@@ -46,6 +53,8 @@ async def test_a_short_campaign_at_the_console(store) -> None:
     assert "Now in channel #2." in text
     assert "Game 1 of «Normandia» starts in #2 (normandia_incontro)" in text
     assert "The result enters the campaign «Normandia» (game 1)." in text
+    assert "After game 1 of «Normandia»:" in text
+    assert "The aftermath of game 1 is settled" in text
     assert "1. #2 (normandia_incontro): Alleati won" in text
     assert "2. #3 (normandia_sfondamento): draw" in text
     assert "1. Alleati: 2 games, 1-1-0, 3 points" in text

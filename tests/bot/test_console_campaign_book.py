@@ -1,5 +1,6 @@
 """A bundled campaign at the console table, for every ruleset: ``/campaign new book:``, three
 games each taking the book's next scenario (no ``scenario:`` typed), ended by the referee,
+each one's aftermath rolled and validated by the referee before the next is linked,
 the map's holders and the standings in ``/campaign status``, and ``/campaign export``
 saved beside the database (the report and the log)."""
 
@@ -35,10 +36,15 @@ async def test_a_bundled_campaign_of_three_games_at_the_console(
         "/channel 2",
         f"/game end result:{first} reason:held",
         "/channel 1",
+        "/campaign game channel:3",  # game 1 owes its aftermath: refused
+        "/campaign aftermath game:1",
+        "/campaign confirm game:1",  # the referee validates it for both sides
         "/campaign game channel:3",
         "/channel 3",
         "/game end result:draw reason:night",
         "/channel 1",
+        "/campaign aftermath game:2",
+        "/campaign confirm game:2",
         "/campaign game channel:4",
         "/channel 4",
         f"/game end result:{second} reason:held",
@@ -48,7 +54,8 @@ async def test_a_bundled_campaign_of_three_games_at_the_console(
     ]
     errors = await console.run(script, interactive=False)
     text = out.getvalue()
-    assert errors == 1, text
+    assert errors == 2, text
+    assert "Game 1 still owes its aftermath: /campaign aftermath game:1" in text
     assert "Traceback" not in text
     state = CampaignState.from_json((await store.load(1)).document)
     assert [g.scenario for g in state.games] == [s.scenario for s in book.scenarios[:3]]

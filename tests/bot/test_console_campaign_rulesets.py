@@ -27,6 +27,7 @@ from rules.core.campaign import CampaignState
 from rules.core.i18n import translate
 from rules.core.play import GamePlay
 from rules.core.ruleset import get_ruleset
+from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.fuzz.campaign_checks import SeenResult, standing_lines
 from tests.fuzz.harness import SeededDice, fill_options
 
@@ -70,6 +71,18 @@ CAMPAIGNS = [
         "Classifica (giocate, vinte-pareggiate-perse, punti, differenza punti):",
     ),
 ]
+
+
+#: What each ruleset's game 1 (its seeded lines, the dice lose every casualty) carries into
+#: the next games: units fielded reduced in game 2, and the dead its scenarios (games 2 and
+#: 3) have but leave out. These seeds leave no unit reduced in manovra and pzgren (their
+#: game 1 only destroys) and none dead in linea_gotica.
+CARRIED: dict[str, tuple[list[str], list[str]]] = {
+    "manovra": ([], ["panzer_iv"]),
+    "linea_gotica": (["squadra_1"], []),
+    "pzgren": ([], ["de_sdkfz251", "us_m10", "us_truck"]),
+    "w40k4": (["squadra_tattica"], ["banda", "motopredoni"]),
+}
 
 
 class Table:
@@ -136,6 +149,28 @@ async def _check_standings(
         assert shown in text, f"{shown!r} not in:\n{text}"
 
 
+async def _settle(
+    table: Table, number: int, faces: list[int] | None, seats: dict[str, str]
+) -> None:
+    """Roll game ``number``'s aftermath at the campaign's channel, with ``faces`` typed (the
+    answer shows each of them) or the bot's dice; confirmed by each side's player when typed,
+    validated by the referee otherwise."""
+    errors = table.console.errors
+    dice = f" dice:{as_typed(faces)}" if faces else ""
+    text = await table.type("/as anna", f"/campaign aftermath game:{number}{dice}")
+    assert table.console.errors == errors, text
+    if faces:
+        for face in set(faces):
+            assert re.search(rf"\b{face}\b", text), text
+        for seat in seats.values():
+            text = await table.type(f"/as {seat}", f"/campaign confirm game:{number}")
+    else:
+        text = await table.type("/as arbitro", f"/campaign confirm game:{number}")
+    assert table.console.errors == errors, text
+    state = CampaignState.from_json((await table.store.load(CAMPAIGN)).document)
+    assert state.aftermaths[number].settled(list(state.sides))
+
+
 @pytest.mark.parametrize(
     ("ruleset", "language", "scenarios", "decided", "conceding", "heading"),
     CAMPAIGNS,
@@ -193,9 +228,20 @@ async def test_a_three_game_campaign_at_the_console(
     seen[1] = await _seen(table, play, 2)
     await table.type("/channel 1")
     await _check_standings(table, language, seen, heading)
+    # Its aftermath, with typed dice that lose every casualty and every destroyed unit for
+    # good; the answer shows the dice; each side's player confirms.
+    hurt = CampaignState.from_json((await store.load(CAMPAIGN)).document)
+    faces = deadly_faces(hurt)
+    assert faces, "game 1 inflicted no loss"
+    await _settle(table, 1, faces, seats)
 
-    # Game 2, channel 3: the referee's decision.
+    # Game 2, channel 3, mustered from the rosters the aftermath left: each unit that is
+    # fielded at the strength it kept, the dead left out.
     await table.type("/as arbitro", f"/campaign game scenario:{scenarios[1]} channel:#3")
+    state = CampaignState.from_json((await store.load(CAMPAIGN)).document)
+    second_game = check_fielded(play, state, scenarios[1], (await store.load(3)).document)
+    status = await table.type("/channel 3", "/game status", "/channel 1")
+    assert status.strip(), status
     text = await table.type("/channel 3", f'/game end result:{decided} reason:"the river rose"')
     assert translate("bot.campaign.entered", language, name="Fronte", number=2) in text, text
     seen[2] = await _seen(table, play, 3)
@@ -203,8 +249,17 @@ async def test_a_three_game_campaign_at_the_console(
     await table.type("/channel 1")
     await _check_standings(table, language, seen, heading)
 
+    # Game 2's aftermath (the bot's dice), validated by the referee for both sides.
+    await _settle(table, 2, None, seats)
+
     # Game 3, channel 2 again (game 1 is archived): a concession, confirmed.
     await table.type("/as arbitro", f"/campaign game scenario:{scenarios[2]} channel:#2")
+    state = CampaignState.from_json((await store.load(CAMPAIGN)).document)
+    third_game = check_fielded(play, state, scenarios[2], (await store.load(2)).document)
+    # Game 1's losses were seen in the games after it: a unit fielded reduced, or a unit
+    # dead in game 1 left out of a scenario that has it.
+    dead = sorted(set(second_game.dead_absent + third_game.dead_absent))
+    assert (second_game.reduced, dead) == CARRIED[ruleset], (second_game, third_game)
     asked = await table.type("/channel 2", f"/as {seats[conceding]}", "/game concede")
     confirm = re.search(r"/game concede confirm:(\d+)", asked)
     assert confirm is not None, asked

@@ -1,9 +1,12 @@
 """A campaign of three games over Discord (SimCord, the real bot): created and joined in its
-channel; game 1 played to its last turn in a channel of its own, game 2 ended by the
-referee's decision in another, game 3 conceded with the confirmation button in the first
-game's channel (which archives game 1). After each game the campaign's status shows the
-standings of this test's recount of the games' own results; the log names every final
-hash; only the referee ends the campaign."""
+channel; game 1 fought by the players (a unit destroyed, another badly reduced) and played
+to its last turn in a channel of its own; its aftermath rolled with the dice a player types
+and confirmed by both; game 2, mustered from the rosters with the losses carried (the reduced
+unit at its strength, the dead one absent), ended by the referee's decision in another;
+game 3 conceded with the confirmation button in the first game's channel (which archives
+game 1). After each game the campaign's status shows the standings of this test's recount
+of the games' own results; the log names every final hash; only the referee ends the
+campaign."""
 
 from __future__ import annotations
 
@@ -12,7 +15,10 @@ from typing import Any
 from db.protocol import GameStore
 from rules.core.campaign import CampaignState
 from rules.core.ruleset import get_ruleset
+from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
+from tests.bot.service.test_campaign_rosters import losing_prefix
 from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
+    LenientDice,
     Table,
     all_texts,
     assert_private_error,
@@ -28,6 +34,7 @@ from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the te
 from tests.fuzz.campaign_checks import SeenResult, standing_lines
 
 NAME = "Orbita"
+SCENARIO = "avamposto_campo"
 
 
 async def _seen(store: GameStore, channel_id: int) -> SeenResult:
@@ -51,6 +58,7 @@ async def _standings_shown(
 async def test_a_three_game_campaign_through_discord(
     table: Table,  # noqa: F811
     discord_store: GameStore,  # noqa: F811
+    discord_dice: LenientDice,  # noqa: F811
 ) -> None:
     home, referee = table.channel, table.referee
     first = table.guild.create_text_channel("avamposto")
@@ -61,11 +69,19 @@ async def test_a_three_game_campaign_through_discord(
     await table.bruno.slash(home, "campaign join", side="predoni")
     seen: dict[int, SeenResult | None] = {}
 
-    # Game 1: the referee passes every phase to the last turn (the D6 of the extension 1).
+    # Game 1: the players fight with the dice queued until a unit is destroyed and another
+    # badly reduced; then the referee passes every phase to the last turn (the D6 of the
+    # extension 1).
     linked = await referee._actor.slash(
-        home, "campaign game", scenario="avamposto_campo", channel=first
+        home, "campaign game", scenario=SCENARIO, channel=first
     )
     assert "Game 1 of «Orbita» starts in" in texts(assert_public(linked))
+    commands, faces = losing_prefix("w40k4", SCENARIO)
+    discord_dice.push(*faces)
+    seats = {"legione": table.anna, "predoni": table.bruno, None: referee}
+    for verb, options, side, _ in commands:
+        assert_public(await seats[side].slash(first, verb.replace(".", " "), **options))
+    assert not discord_dice.faces
     for _ in range(120):
         message = assert_public(await referee.slash(first, "turn next"))
         if any((e.title or "").startswith("🏁") for e in message.embeds):
@@ -76,13 +92,46 @@ async def test_a_three_game_campaign_through_discord(
     seen[1] = await _seen(discord_store, first.id)
     await _standings_shown(table, discord_store, home, seen)
 
-    # Game 2: the referee's decision for the Legion.
+    # The next game waits for game 1's aftermath: rolled with the dice Anna types (every
+    # casualty and every destroyed unit lost for good), shown die by die, confirmed by both.
+    refused = await referee._actor.slash(home, "campaign game", scenario="fuga", channel=second)
+    assert_private_error(
+        refused,
+        "Game 1 still owes its aftermath: /campaign aftermath game:1, then each side confirms.",
+    )
+    state = CampaignState.from_json((await discord_store.load(home.id)).document)
+    hurt = deadly_faces(state)
+    rolled = texts(
+        assert_public(
+            await table.anna.slash(home, "campaign aftermath", game=1, dice=as_typed(hurt))
+        )
+    )
+    assert "After game 1 of «Orbita» (dice typed by the player):" in rolled
+    assert f"D6 {' '.join(['1'] * 3)}" in rolled, rolled  # the dice, as typed
+    await table.anna.slash(home, "campaign confirm", game=1)
+    settled = texts(assert_public(await table.bruno.slash(home, "campaign confirm", game=1)))
+    assert "settled" in settled, settled
+
+    # Game 2: mustered from the rosters the aftermath left (a unit fielded at the strength
+    # it kept, the dead left out); the referee's decision for the Legion.
     await referee._actor.slash(home, "campaign game", scenario="fuga", channel=second)
+    state = CampaignState.from_json((await discord_store.load(home.id)).document)
+    play = get_ruleset("w40k4").play
+    fielded = check_fielded(play, state, "fuga", (await discord_store.load(second.id)).document)
+    assert fielded.reduced and fielded.dead_absent, fielded
+    shown = texts(assert_public(await referee.slash(second, "game status")))
+    for unit in fielded.reduced:
+        entry = next(e for r in state.rosters.values() for e in r.entries if e.id == unit)
+        assert entry.name in shown, shown
     ended = await referee.slash(second, "game end", result="legione", reason="the gate fell")
     assert entered.format(2) in texts(assert_public(ended))
     seen[2] = await _seen(discord_store, second.id)
     assert seen[2].winner == "legione"
     await _standings_shown(table, discord_store, home, seen)
+
+    # Game 2's aftermath: the bot's dice, validated by the referee for both sides.
+    assert_public(await table.anna.slash(home, "campaign aftermath", game=2))
+    assert_public(await referee.slash(home, "campaign confirm", game=2))
 
     # Game 3, in game 1's channel (archived): the Predoni concede with the button.
     linked = await referee._actor.slash(home, "campaign game", scenario="relitto", channel=first)

@@ -33,6 +33,7 @@ from tests.bot.service.test_campaigns import (
     THIRD,
     ScriptedDice,
     Table,
+    settle,
 )
 from tests.db.conftest import BACKENDS, Backend
 
@@ -99,6 +100,7 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     await table(FIRST, REFEREE, "game.decide", result="predoni", reason="ok")
     state = await table.campaign()
     assert holders(state)["avamposto"] == "predoni"  # the outpost changed hands
+    await settle(table, 1, by_players=True)  # its aftermath, before the next game
     second = await table(CAMPAIGN, REFEREE, "campaign.game", channel=SECOND, by="2026-12-20")
     assert "(relitto)" in reply_text(second)
     assert "by 2026-12-20" in reply_text(second)
@@ -108,12 +110,14 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     assert "Game 2 is due by 2026-12-20." in status
     assert "Next scenario: fuga" in status
     await table(SECOND, REFEREE, "game.decide", result="legione", reason="ok")
+    await settle(table, 2, by_players=False)
     await table(CAMPAIGN, REFEREE, "campaign.game", channel=THIRD)
     await table(THIRD, REFEREE, "game.decide", result="none", reason="night")
     state = await table.campaign()
     assert [g.scenario for g in state.games] == ["avamposto_campo", "relitto", "fuga"]
     assert holders(state) == {"avamposto": "predoni", "colline": "legione", "valle": "predoni"}
-    # Every scenario played: the next game needs one named.
+    # Every scenario played (and game 3's aftermath settled): the next game needs one named.
+    await settle(table, 3, by_players=False)
     await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.book_done", channel=9)
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
 

@@ -1,8 +1,9 @@
 """Campaign rosters through the service, on both store backends: a w40k4 and a linea_gotica
 campaign whose first game is played with scripted dice until real losses were inflicted
-(a unit destroyed, others reduced), then ended by the referee; the second game is mustered
-from the rosters the losses were carried into (reduced units at their strength, the dead
-one missing); the rosters' hash in the game's first event and the campaign's; roster files
+(a unit destroyed, others reduced), then ended by the referee; its aftermath rolled with
+typed dice that lose every casualty for good, confirmed by both players; the second game is
+mustered from the rosters the losses were carried into (reduced units at their strength, the
+dead one missing); the rosters' hash in the game's first event and the campaign's; roster files
 loaded or refused by line with nothing changed; who may set a roster; ``leave:``."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rules.core.dice import ScriptedDice as FacesDice
 from rules.core.roster import rosters_hash
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import Seat
+from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.bot.service.test_campaigns import (
     ANNA,
     BRUNO,
@@ -42,9 +44,14 @@ CASES = {
 }
 
 
-def _losing_prefix(key: str, scenario: str) -> tuple[list[Any], list[int]]:
+#: The most replacements an entry gets after one game (the winner's, in both rulesets).
+MOST_REPLACED = 2
+
+
+def losing_prefix(key: str, scenario: str) -> tuple[list[Any], list[int]]:
     """Commands of a random legal game (and their faces) up to the first point where a
-    unit is destroyed, another reduced, and both sides still field a unit."""
+    unit is destroyed, another reduced by more than one game's replacements can fill
+    (:data:`MOST_REPLACED`), and both sides still field a unit."""
     play = get_ruleset(key).play
     sides = set(play.sides(play.setup(scenario)))
     for seed in range(40):
@@ -58,7 +65,7 @@ def _losing_prefix(key: str, scenario: str) -> tuple[list[Any], list[int]]:
                 break
             battle = play.victory.battle(play._state(document))
             dead = [p for p in battle.pieces if p.strength == 0]
-            reduced = [p for p in battle.pieces if 0 < p.strength < p.initial]
+            reduced = [p for p in battle.pieces if 0 < p.strength < p.initial - MOST_REPLACED]
             if dead and reduced and {p.side for p in battle.pieces if p.strength} == sides:
                 return game.commands[:count], game.faces[:used_total]
     raise AssertionError("no game with losses on both counts")
@@ -128,7 +135,7 @@ async def test_the_second_game_fields_the_first_games_survivors(any_store: Any, 
     assert links[0].rosters_hash == await _origin_hash(table, FIRST)
     assert links[0].rosters_hash == rosters_hash(state.rosters)
     # Game 1: real losses by commands with scripted dice, then the referee ends it.
-    commands, faces = _losing_prefix(key, scenario)
+    commands, faces = losing_prefix(key, scenario)
     seats = {side_a: ANNA, side_b: BRUNO, None: REFEREE}
     table.dice.queue.extend(faces)
     for verb, options, side, _ in commands:
@@ -149,17 +156,30 @@ async def test_the_second_game_fields_the_first_games_survivors(any_store: Any, 
         for entry in roster.entries:
             assert entry.strength == entry.full - lost.get(entry.id, 0)
             assert entry.casualties == lost.get(entry.id, 0)
+    # The aftermath, with the dice a player types: every casualty and every destroyed unit
+    # lost for good (the replacements do not fill the reduced units); both players confirm.
+    table.count += 1
+    await table.service.handle(
+        Request(
+            CAMPAIGN,
+            ANNA,
+            "campaign.aftermath",
+            {"game": 1},
+            guild_id=GUILD,
+            interaction_id=f"i{table.count}",
+            user_name="anna",
+            locale="en",
+            dice=as_typed(deadly_faces(state)),
+        )
+    )
+    await table(CAMPAIGN, ANNA, "campaign.confirm", game=1)
+    await table(CAMPAIGN, BRUNO, "campaign.confirm", game=1)
+    state = await table.campaign()
     # Game 2 is mustered from the rosters: reduced units at their strength, the dead absent.
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario=scenario, channel=SECOND)
-    second = play.victory.battle(play._state((await table.store.load(SECOND)).document))
-    fielded = {p.id: p.strength for p in second.pieces}
-    for roster in state.rosters.values():
-        for entry in roster.entries:
-            if entry.id in dead:
-                assert entry.id not in fielded
-            else:
-                assert fielded[entry.id] == entry.strength
-    assert dead and any(n for u, n in lost.items() if u not in dead)
+    fielded = check_fielded(play, state, scenario, (await table.store.load(SECOND)).document)
+    assert set(fielded.dead_absent) == dead
+    assert fielded.reduced and set(fielded.reduced) <= set(lost) - dead
     links = [e for e in await _logged(table) if isinstance(e, Linked)]
     assert links[1].rosters_hash == await _origin_hash(table, SECOND)
     assert links[1].rosters_hash == rosters_hash(state.rosters) != links[0].rosters_hash
@@ -279,7 +299,7 @@ async def test_undoing_the_end_takes_the_losses_back(any_store: Any) -> None:
     table = await _campaign(any_store, "w40k4")
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
     full = (await table.campaign()).rosters
-    commands, faces = _losing_prefix("w40k4", "avamposto")
+    commands, faces = losing_prefix("w40k4", "avamposto")
     seats = {"legione": ANNA, "predoni": BRUNO, None: REFEREE}
     table.dice.queue.extend(faces)
     for verb, options, side, _ in commands:

@@ -110,6 +110,18 @@ async def _last_turn(table: Table, channel: int) -> None:
     raise AssertionError("the game did not end")
 
 
+async def settle(table: Table, number: int, *, by_players: bool) -> None:
+    """Roll game ``number``'s aftermath (the bot's dice) and confirm it, as the players (each
+    side's) or the referee (for all) would, so the next game can be linked."""
+    await table(CAMPAIGN, REFEREE, "campaign.aftermath", game=number)
+    if by_players:
+        await table(CAMPAIGN, ANNA, "campaign.confirm", game=number)
+        settled = await table(CAMPAIGN, BRUNO, "campaign.confirm", game=number)
+    else:
+        settled = await table(CAMPAIGN, REFEREE, "campaign.confirm", game=number)
+    assert "bot.campaign.aftermath_settled" in [n.key for n in settled.notices]
+
+
 def _assert_log_is_the_state(events: list[Any], document: dict[str, Any]) -> None:
     """The campaign's state is the replay of its log, event by event."""
     replayed = replay(event_of(e.args[CAMPAIGN_ARG]) for e in events)
@@ -144,10 +156,14 @@ async def test_three_linked_games_to_their_ends_make_the_standings(any_store: An
     game_one = state.game(1)
     assert game_one is not None and game_one.result is not None
     assert game_one.result.final_hash == (await store.load(FIRST)).head_hash
+    # Its aftermath is rolled and each side's player confirms it before game 2 is linked.
+    await settle(table, 1, by_players=True)
     # Game 2: the referee decides for the Legion.
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="fuga", channel=SECOND)
     ended = await table(SECOND, REFEREE, "game.decide", result="legione", reason="ok")
     assert "bot.campaign.entered" in [n.key for n in ended.notices]
+    # The referee rolls game 2's aftermath and validates it for both sides.
+    await settle(table, 2, by_players=False)
     # Game 3: the Legion concedes.
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="relitto", channel=THIRD)
     asked = await table(THIRD, ANNA, "game.concede")

@@ -1,0 +1,77 @@
+"""Helpers for tests that play a campaign's whole flow: the typed dice of an aftermath in
+which every lost point and every destroyed unit is lost for good (so the losses carried to
+the next game are known in advance), and the check that a linked game's forces are the
+campaign's rosters (a reduced entry at its strength, a dead one absent)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rules.core.campaign import CampaignState
+from rules.core.campaign_rules import FateTable, campaign_rules
+from rules.core.play import GamePlay
+from rules.core.roster import Status
+
+
+def _dead_face(table: FateTable) -> int:
+    return next(band.low for band in table.bands if band.fate == "dead")
+
+
+def deadly_faces(state: CampaignState) -> list[int]:
+    """The faces to type in ``/campaign aftermath dice:`` so that every destroyed unit dies
+    and every casualty is lost for good, in the order the post-battle sequence rolls them
+    (sides and entries in roster order: a destroyed unit's die, then one per casualty; a
+    unit that dies on the first rolls no more)."""
+    rules = campaign_rules(state.ruleset)
+    assert rules is not None, state.ruleset
+    faces: list[int] = []
+    for roster in state.rosters.values():
+        for entry in roster.entries:
+            if entry.status is Status.DEAD:
+                continue
+            if entry.strength == 0 and entry.casualties > 0:
+                faces.append(_dead_face(rules.destroyed))
+                continue
+            faces.extend([_dead_face(rules.casualties)] * entry.casualties)
+    return faces
+
+
+def as_typed(faces: list[int]) -> str:
+    """Faces as a player types them in ``dice:``."""
+    return ",".join(str(face) for face in faces)
+
+
+@dataclass(frozen=True)
+class Fielded:
+    """What a linked game fielded against its campaign's rosters."""
+
+    reduced: list[str]  # entries fielded below their full strength
+    dead_absent: list[str]  # dead entries the game does not field
+
+
+def check_fielded(
+    play: GamePlay, state: CampaignState, scenario: str, document: Mapping[str, Any]
+) -> Fielded:
+    """Assert that the game in ``document`` fields each fit roster entry of its scenario at
+    the entry's strength and no dead entry; what it fielded reduced, and the dead entries
+    the bundled scenario has but the game left out."""
+    bundled = play.victory.battle(play.game.new_game(play.scenario.load_bundled(scenario)))
+    in_scenario = {(piece.side, piece.id) for piece in bundled.pieces}
+    pieces = play.victory.battle(play._state(document)).pieces
+    strengths = {(piece.side, piece.id): piece.strength for piece in pieces}
+    reduced: list[str] = []
+    dead_absent: list[str] = []
+    for side, roster in state.rosters.items():
+        for entry in roster.entries:
+            key = (side, entry.id)
+            if entry.status is Status.DEAD:
+                assert key not in strengths, f"dead {entry.id} fielded"
+                if key in in_scenario:
+                    dead_absent.append(entry.id)
+            elif key in strengths and entry.status is Status.FIT:
+                assert strengths[key] == entry.strength, (entry.id, strengths[key], entry)
+                if entry.strength < entry.full:
+                    reduced.append(entry.id)
+    return Fielded(reduced, dead_absent)
