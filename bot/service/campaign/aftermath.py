@@ -72,8 +72,9 @@ def _rules_of(state: CampaignState) -> CampaignRules:
 def _owed(state: CampaignState) -> list[tuple[str, int, str]]:
     """What the games whose result is in still owe after the battle (campaigns with
     rosters, in rulesets with campaign rules): ``("owed", number, "")`` for an aftermath
-    not rolled, ``("unconfirmed", number, sides)`` for one awaiting those sides."""
-    if not state.rosters or campaign_rules(state.ruleset) is None:
+    not rolled, ``("unconfirmed", number, sides)`` for one awaiting those sides. Nothing
+    once the campaign is over: nothing more can be logged, a command is told so."""
+    if state.ended or not state.rosters or campaign_rules(state.ruleset) is None:
         return []
     owed: list[tuple[str, int, str]] = []
     for entry in state.games:

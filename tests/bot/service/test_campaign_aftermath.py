@@ -280,3 +280,17 @@ async def test_an_aftermath_built_on_keeps_its_result_with_a_clear_line(any_stor
     _assert_log_is_the_state(
         await table.campaign_events(), (await any_store.load(CAMPAIGN)).document
     )
+
+
+async def test_an_ended_campaign_owes_nothing_and_says_it_is_over(any_store: Any) -> None:
+    """A campaign ended while a game's aftermath was owed: nothing more can be logged, so
+    a new game is refused because the campaign is over (not for the aftermath it can no
+    longer roll), and its status lists no aftermath owed."""
+    table = await _campaign(any_store)
+    await _game_one_won_by_the_legion(table)
+    await table(CAMPAIGN, REFEREE, "campaign.end")
+    await table.refused(
+        CAMPAIGN, REFEREE, "campaign.game", "error.campaign.ended", scenario="fuga", channel=SECOND
+    )
+    status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
+    assert "aftermath to roll" not in status
