@@ -98,22 +98,26 @@ async def _settle(
     ended = game.status == "ended"
     held = entry.result
     if held is not None and (not ended or held.final_hash != game.head_hash):
-        if number in state.aftermaths:
-            # The carry-over was applied: unwound by its own logged event while nothing
-            # changed the entries since, else the result stays and the game is told why.
-            unwind = AftermathReversed(number=number)
-            try:
-                apply(state, unwind)
-            except RulesError:
-                notices.append(
-                    Outcome.of("bot.campaign.reversal_refused", name=state.name, number=number)
-                )
-                return record, state, notices
+        reversal = ResultReversed(number=number, final_hash=held.final_hash)
+        unwind = AftermathReversed(number=number) if number in state.aftermaths else None
+        # The carry-over, if applied, is unwound by its own logged event, then the result
+        # reversed; each only while nothing changed the entries since (else the result
+        # stays and the game is told why: nothing is written).
+        try:
+            apply(state if unwind is None else apply(state, unwind), reversal)
+        except RulesError:
+            key = (
+                "bot.campaign.reversal_refused"
+                if unwind is not None
+                else "bot.campaign.reversal_kept"
+            )
+            notices.append(Outcome.of(key, name=state.name, number=number))
+            return record, state, notices
+        if unwind is not None:
             record, state = await _append(
                 services, record, state, unwind, f"{number}:unwind:{held.final_hash}"
             )
             notices.append(Outcome.of("bot.campaign.unwound", name=state.name, number=number))
-        reversal = ResultReversed(number=number, final_hash=held.final_hash)
         record, state = await _append(
             services, record, state, reversal, f"{number}:reversal:{held.final_hash}"
         )

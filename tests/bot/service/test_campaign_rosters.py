@@ -313,3 +313,38 @@ async def test_undoing_the_end_takes_the_losses_back(any_store: Any) -> None:
     for side, roster in back.items():
         for entry, before in zip(roster.entries, full[side].entries, strict=True):
             assert (entry.strength, entry.casualties) == (before.strength, before.casualties)
+
+
+async def test_undoing_the_end_after_a_roster_was_set_keeps_the_result(any_store: Any) -> None:
+    """A roster set from a file after a result (its casualties gone): undoing the game's
+    end cannot take the losses back, so the campaign keeps the result and says so in the
+    game's channel; nothing is written to the campaign (before, the reversal was refused
+    by the fold deep in the follow-up: logged as a failure, the channel told nothing)."""
+    table = await _campaign(any_store, "w40k4")
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    commands, faces = losing_prefix("w40k4", "avamposto")
+    seats = {"legione": ANNA, "predoni": BRUNO, None: REFEREE}
+    table.dice.queue.extend(faces)
+    for verb, options, side, _ in commands:
+        await table(FIRST, seats[side], verb, **options)
+    await table(FIRST, REFEREE, "game.decide", result="predoni", reason="ok")
+    state = await table.campaign()
+    hurt = next(
+        side
+        for side, roster in state.rosters.items()
+        if any(entry.casualties for entry in roster.entries)
+    )
+    written = "\n".join(
+        [f"side: {hurt}", "entries:"]
+        + [
+            f"  - {{id: {e.id}, name: {e.id}, strength: {e.full}, full: {e.full}}}"
+            for e in state.rosters[hurt].entries
+        ]
+    )
+    await table(CAMPAIGN, REFEREE, "campaign.roster", attachment=written)
+    logged = len(await table.campaign_events())
+    undone = await table(FIRST, REFEREE, "game.undo")
+    assert "bot.campaign.reversal_kept" in [n.key for n in undone.notices]
+    assert "keeps the result of game 1" in reply_text(undone)
+    assert len(await table.campaign_events()) == logged
+    assert (await table.campaign()).game(1).result is not None  # type: ignore[union-attr]
