@@ -35,6 +35,7 @@ from rules.core.campaign_book import (
     book_opened,
     calendar_after,
 )
+from rules.core.campaign_rules import campaign_rules
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.roster import MAX_ENTRIES, MAX_STRENGTH, HistoryLine, Roster
 
@@ -300,6 +301,7 @@ def _aftermath_update(
         last_game=len(state.games),
         rosters=state.rosters,
         aftermaths=state.aftermaths,
+        rules=campaign_rules(state.ruleset),
     )
 
 

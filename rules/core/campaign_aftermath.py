@@ -19,9 +19,12 @@ from rules.core.aftermath import (
     AftermathConfirmed,
     AftermathRecord,
     AftermathReversed,
+    EntryAftermath,
+    FateRoll,
     Snapshot,
     settled_entry,
 )
+from rules.core.campaign_rules import CampaignRules, FateTable
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.roster import HistoryLine, Roster, RosterEntry, Status
 
@@ -38,12 +41,14 @@ def fold_aftermath(
     last_game: int,
     rosters: Mapping[str, Roster],
     aftermaths: Mapping[int, AftermathRecord],
+    rules: CampaignRules | None = None,
 ) -> dict[str, Any]:
     """The state's ``rosters`` and ``aftermaths`` after ``event`` (as a ``model_copy``
     update). ``results``: the numbers of the games whose result holds; ``last_game``: the
-    number of the last game linked."""
+    number of the last game linked; ``rules``: the ruleset's campaign rules, whose bands
+    each die's fate must be."""
     if isinstance(event, Aftermath):
-        return _rolled(event, results, rosters, aftermaths)
+        return _rolled(event, results, rosters, aftermaths, rules)
     if isinstance(event, AftermathConfirmed):
         return {"aftermaths": _confirmed(event, sides, aftermaths)}
     if isinstance(event, AftermathReversed):
@@ -56,6 +61,7 @@ def _rolled(
     results: Collection[int],
     rosters: Mapping[str, Roster],
     aftermaths: Mapping[int, AftermathRecord],
+    rules: CampaignRules | None,
 ) -> dict[str, Any]:
     if event.number not in results:
         raise IllegalAction("error.campaign.no_result", number=event.number)
@@ -77,7 +83,7 @@ def _rolled(
             if entry is None or Snapshot.of(entry) != change.before:
                 raise IllegalAction("error.campaign.aftermath_stale", unit=change.unit)
             after = settled_entry(change.before, entry.full, event.number, change)
-            if after is None or after != change.after:
+            if after is None or after != change.after or not _true_to_the_bands(change, rules):
                 raise IllegalAction("error.campaign.aftermath_unruly", unit=change.unit)
             line = HistoryLine(
                 game=event.number,
@@ -95,6 +101,22 @@ def _rolled(
         "rosters": changed,
         "aftermaths": {**aftermaths, event.number: AftermathRecord(event=event)},
     }
+
+
+def _true_to_the_bands(change: EntryAftermath, rules: CampaignRules | None) -> bool:
+    """Whether each die's fate (and games of recovery) is the one its face falls in on the
+    rules' table: a log cannot make a point the dice killed return."""
+    if rules is None:
+        return True
+
+    def banded(roll: FateRoll, table: FateTable) -> bool:
+        if not 1 <= roll.face <= table.die:
+            return False
+        band = table.band(roll.face)
+        return (band.fate, band.games) == (roll.fate, roll.games)
+
+    destroyed = change.destroyed is None or banded(change.destroyed, rules.destroyed)
+    return destroyed and all(banded(roll, rules.casualties) for roll in change.fates)
 
 
 def _confirmed(

@@ -13,6 +13,7 @@ from rules.core.aftermath import (
     AftermathReversed,
     EntryAftermath,
     FateRoll,
+    settled_entry,
 )
 from rules.core.campaign import (
     CampaignEvent,
@@ -146,6 +147,20 @@ def test_a_log_that_says_more_than_the_rules_give_is_refused() -> None:
     ):
         with pytest.raises(RulesError):
             apply(state, bad)
+
+
+def test_a_die_whose_fate_is_not_its_band_is_refused_even_when_the_rest_agrees() -> None:
+    """A log whose die says "returns" on a face the rules' table makes dead, with the
+    strength after it worked out to match, is refused: the fold reads each face's band."""
+    state = replay(_log({"alleati": {"squadra_1": 3}}, winner="asse"))
+    event = roll_aftermath(state, 1, RULES, ScriptedDice([6, 6, 6]))  # 4-6: dead
+    first = event.sides["alleati"][0]
+    lie = first.model_copy(update={"fates": (FateRoll(face=6, fate="returns"), *first.fates[1:])})
+    after = settled_entry(first.before, 10, 1, lie)
+    assert after is not None and after.strength == first.after.strength + 1
+    with pytest.raises(RulesError):
+        apply(state, _tampered(event, fates=lie.fates, after=after))
+    apply(state, event)  # the true one holds
 
 
 def test_both_sides_confirm_or_the_referee_validates() -> None:
