@@ -45,7 +45,7 @@ from rules.core.campaign import (
     event_json,
     start,
 )
-from rules.core.errors import InvalidInput, UnknownName
+from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
@@ -164,6 +164,8 @@ async def link_new_game(call: Call) -> Reply:
     request, services, store = call.request, call.services, call.store
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
+    if state.ended:  # nothing more can be logged: said before any game is mustered for it
+        raise IllegalAction("error.campaign.ended", name=state.name)
     # A game a stopped process created but did not log is listed first (it took a number).
     record, state, adopted = await adopt_orphan(services, record, state)
     refuse_while_owed(state)

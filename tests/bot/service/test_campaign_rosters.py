@@ -348,3 +348,24 @@ async def test_undoing_the_end_after_a_roster_was_set_keeps_the_result(any_store
     assert "keeps the result of game 1" in reply_text(undone)
     assert len(await table.campaign_events()) == logged
     assert (await table.campaign()).game(1).result is not None  # type: ignore[union-attr]
+
+
+async def test_a_game_after_the_end_is_refused_for_the_end_not_the_rosters(
+    any_store: Any,
+) -> None:
+    """An ended campaign whose side has no unit left to field: a new game is refused
+    because the campaign is over (before, the muster answered that the side would field
+    no unit)."""
+    table = await _campaign(any_store, "w40k4")
+    play = get_ruleset("w40k4").play
+    pieces = play.victory.battle(play.game.new_game(play.scenario.load_bundled("avamposto")))
+    fallen = "side: predoni\nentries:\n" + "".join(
+        f"  - {{id: {p.id}, name: {p.id}, strength: 0, full: {p.initial}, status: dead}}\n"
+        for p in pieces.pieces
+        if p.side == "predoni"
+    )
+    await table(CAMPAIGN, REFEREE, "campaign.roster", attachment=fallen)
+    await table(CAMPAIGN, REFEREE, "campaign.end")
+    await table.refused(
+        CAMPAIGN, REFEREE, "campaign.game", "error.campaign.ended", scenario="avamposto", channel=9
+    )
