@@ -12,7 +12,14 @@ reopened game to the event that ended it (the result enters again, with the new 
 someone starts a game of their own (``/game new``) where a linked game has ended (the linked
 game is archived, nothing of the new one reaches the campaign); the last command accepted
 arrives again with its interaction id (a retry: answered as a duplicate, nothing changes);
-bad commands are
+between games (tests/fuzz/campaign_between.py) each ended game's aftermath is rolled (the
+bot's dice, or every die typed by a player: logged as typed, each in its band) and confirmed
+(each side's player, or the referee for all) before the next game may be linked, the referee
+adjusts roster entries, rosters are shown and set from roster files the fuzzer writes, the
+campaign is exported, days pass on the fuzzer's clock (``calendar.today`` is swapped for it
+during a run) and the referee decides games past their date (``/campaign overdue``: extend,
+forfeit, draw); campaigns start from one of the ruleset's books half the time, games are
+linked with a date and now and then leave a unit behind (``leave:``); bad commands are
 mixed in (each must be refused with the key expected and change nothing anywhere: every
 channel's version and head, the campaign's state); ``/campaign status`` and ``log`` are
 read; at last the referee ends the campaign and a few commands after its end must be refused.
@@ -31,8 +38,14 @@ After every step (:meth:`CampaignFuzzer.check`):
 * the standings (:func:`rules.core.campaign.standings`) equal this module's own recount of
   the results the fuzzer saw the games end with (:func:`recount`);
 * rosters (:func:`roster_problems`, folding the log event by event): no entry's strength
-  rises except by an event in :data:`RAISES_STRENGTH`, none is ever above its ``full``,
-  a ``dead`` entry never returns; the rosters equal the replay (the first point).
+  rises except by an event in :data:`RAISES_STRENGTH` and by no more than it allows (an
+  aftermath: the dice whose face falls in a band that returns, by the rules file, and the
+  replacements the rules give the side; a result's reversal: that result's losses; an
+  adjustment: its entry), none is ever above its ``full``, a ``dead`` entry never returns
+  but by an aftermath unwound; the rosters equal the replay (the first point);
+* each ``campaign.game`` carries the hash of the rosters as the log stood when it was
+  linked (:func:`link_problems`), and the game's first event carries the same (checked as
+  it is linked, with a unit left behind not fielded).
 
 At the end: the store's audit (``arbitro db check``) is clean and every archived game's
 export verifies to its head.
@@ -62,6 +75,7 @@ options and the catalogue key of the refusal expected.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import time
 from collections import Counter
@@ -69,8 +83,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.service import Reply, Request, TextReply
-from bot.service.campaign import CAMPAIGN_ARG
+from bot.service import Reply, Request
+from bot.service.campaign import CAMPAIGN_ARG, calendar
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
     LINK_KEY,
@@ -83,37 +97,43 @@ from db.models import Scope
 from db.open import open_store
 from db.protocol import GameStore
 from rules.core.campaign import CampaignEvent, CampaignState, event_of, replay
+from rules.core.campaign_book import book_files
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
+from tests.fuzz import campaign_between as between
+from tests.fuzz.campaign_between import PLAYERS, REFEREE
 from tests.fuzz.campaign_checks import (
     SeenResult,
+    link_problems,
     log_problems,
     roster_problems,
-    standing_lines,
     standings_problems,
 )
-from tests.fuzz.campaign_refusals import BAD_COMMANDS, ELSEWHERE, PLAYERS, REFEREE, BadCommand
+from tests.fuzz.campaign_refusals import BAD_COMMANDS, BadCommand
 from tests.fuzz.harness import (
     GUILD,
-    OUTSIDER,
     Fuzzer,
     GameRun,
     Table,
-    bundled_games,
     describe,
 )
 
 CAMPAIGN_CHANNEL = 7000
-#: Who starts games of their own in the campaign's game channels.
-STRANGER = 50
 MAX_TURNS = 50
 TRAIL_KEPT = 400
 #: Commands tried after the campaign's end (each must be refused) before the run stops.
 AFTER_END = 5
-#: Commands that log nothing (a retry of one is simply answered again).
-READ_ONLY = frozenset({"campaign.status", "campaign.log"})
+#: Commands that log nothing (a retry of one is simply answered again); ``/campaign
+#: roster`` too when it only shows a roster.
+READ_ONLY = frozenset({"campaign.status", "campaign.log", "campaign.export"})
 #: Share of a seat's commands whose dice it types by hand.
 HAND_DICE = 0.15
+#: The fuzzer's first day (the calendar reads the fuzzer's clock during a run).
+FIRST_DAY = dt.date(2026, 11, 26)
+#: Share of campaigns started from one of the ruleset's books (``/campaign new book:``).
+FROM_A_BOOK = 0.5
+#: Share of linked games given a date (``by:``, a few days ahead).
+DATED = 0.8
 #: The ways a game is ended early, taken in turn.
 EARLY_ENDS = ("end", "concede", "decide")
 
@@ -229,6 +249,10 @@ class CampaignFuzzer:
         self.last_sent: Request | None = None
         #: channel -> whether the game there, one no campaign links, has ended.
         self.strangers: dict[int, bool] = {}
+        #: The date on the fuzzer's clock (days pass by an action).
+        self.today = FIRST_DAY
+        #: Overdue decisions taken (their kinds taken in turn, from one the seed picks).
+        self.overdues = run.seed
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -255,6 +279,10 @@ class CampaignFuzzer:
         if not self.failed:
             await self.final_audit()
 
+    async def game_ended(self, lane: Lane) -> None:
+        """A linked game has ended (by an action of another module)."""
+        await _game_ended(self, lane)
+
     @property
     def failed(self) -> bool:
         return bool(self.run.failures)
@@ -273,17 +301,29 @@ class CampaignFuzzer:
     # -- sending --------------------------------------------------------------------------
 
     async def send(
-        self, channel: int, user: int, verb: str, options: Mapping[str, Any]
+        self,
+        channel: int,
+        user: int,
+        verb: str,
+        options: Mapping[str, Any],
+        dice: str | None = None,
+        *,
+        attachment: str | None = None,
     ) -> Reply | None:
-        """A command that must be accepted: its reply (None, and a failure, if refused)."""
-        self.note(f"#{channel} " + describe(f"u{user}", verb, options))
+        """A command that must be accepted (with ``dice`` typed, a file attached): its reply
+        (None, and a failure, if refused)."""
+        typed = f" dice:{dice}" if dice else ""
+        attached = f" file:<{len(attachment)} characters>" if attachment is not None else ""
+        self.note(f"#{channel} " + describe(f"u{user}", verb, options) + typed + attached)
         try:
-            reply = await self.table.send(channel, user, verb, options)
+            reply = await self.table.send(
+                channel, user, verb, options, dice=dice, attachment=attachment
+            )
         except RulesError as error:
             self.fail(f"/{verb} {dict(options)} refused: {error.key}: {error.localized('en')}")
             return None
-        if verb in READ_ONLY:  # answered again, not logged: nothing to retry
-            return reply
+        if verb in READ_ONLY or (verb == "campaign.roster" and attachment is None):
+            return reply  # answered again, not logged: nothing to retry
         # What Discord would send again if the answer were late: the same interaction.
         self.last_sent = Request(
             channel_id=channel,
@@ -291,6 +331,8 @@ class CampaignFuzzer:
             user_id=user,
             verb=verb,
             options=dict(options),
+            dice=dice,
+            attachment=attachment,
             interaction_id=f"fuzz-{self.table.label}-{self.table.sent}",
             user_name=f"u{user}",
         )
@@ -299,12 +341,16 @@ class CampaignFuzzer:
     async def expect_refused(
         self, channel: int, user: int, verb: str, options: Mapping[str, Any], key: str
     ) -> None:
-        """A command that must be refused with ``key`` and change nothing anywhere."""
-        line = f"#{channel} " + describe(f"u{user}", verb, options) + f"  (expected: {key})"
+        """A command that must be refused with ``key`` and change nothing anywhere
+        (``@dice`` and ``@file`` in ``options``: the dice typed and the file attached)."""
+        options = dict(options)
+        dice, attachment = options.pop("@dice", None), options.pop("@file", None)
+        typed = f" dice:{dice}" if dice else ""
+        line = f"#{channel} " + describe(f"u{user}", verb, options) + typed + f"  (expected: {key})"
         self.note(line)
         before = await self._fingerprint()
         try:
-            await self.table.send(channel, user, verb, options)
+            await self.table.send(channel, user, verb, options, dice=dice, attachment=attachment)
         except RulesError as error:
             if error.key != key:
                 self.fail(f"{line}: refused with {error.key}: {error.localized('en')}")
@@ -345,6 +391,10 @@ class CampaignFuzzer:
             "language": self.rng.choice(("it", "en", "fr")),
             **points,
         }
+        books = sorted(book_files(self.ruleset))
+        if books and self.rng.random() < FROM_A_BOOK:
+            options["book"] = self.rng.choice(books)
+            self.run.actions["a campaign from a book"] += 1
         reply = await self.send(self.channel, REFEREE, "campaign.new", options)
         if reply is None:
             return
@@ -393,6 +443,7 @@ class CampaignFuzzer:
         for problem in (
             *log_problems(events),
             *roster_problems(events),
+            *link_problems(events),
             *await self._games_problems(replayed),
             *standings_problems(replayed, self.expected),
         ):
@@ -503,6 +554,8 @@ def _can_link(fuzzer: CampaignFuzzer) -> bool:
         and len(fuzzer.where) < fuzzer.run.sizes.games
         and all(fuzzer.seat_of(side) is not None for side in fuzzer.sides)
         and bool(_free_channels(fuzzer))
+        and fuzzer.state is not None
+        and not between.owes(fuzzer.state)
     )
 
 
@@ -514,10 +567,17 @@ async def _link(fuzzer: CampaignFuzzer) -> None:
     assert fuzzer.play is not None
     scenario = rng.choice(fuzzer.play.scenarios())
     number = len(fuzzer.where) + 1
-    options = {"scenario": scenario, "channel": channel}
+    options: dict[str, Any] = {"scenario": scenario, "channel": channel}
+    if rng.random() < DATED:
+        options["by"] = (fuzzer.today + dt.timedelta(days=rng.randint(0, 5))).isoformat()
+    left = between.leavable(fuzzer, scenario, number)
+    if left is not None:
+        options["leave"] = left
+        fuzzer.run.actions["link leaving a unit"] += 1
     reply = await fuzzer.send(fuzzer.channel, REFEREE, "campaign.game", options)
     if reply is None:
         return
+    await between.check_mustered(fuzzer, channel, number, left)
     previous = fuzzer.lanes.get(channel)
     if previous is not None:
         fuzzer.where[previous.number] = (channel, True)
@@ -612,14 +672,28 @@ async def _game_ended(fuzzer: CampaignFuzzer, lane: Lane) -> None:
     fuzzer.run.results += 1
 
 
+def _undoable(fuzzer: CampaignFuzzer) -> list[Lane]:
+    """Ended games whose result an undone end reverses (their aftermath, if rolled, can
+    still be unwound)."""
+    state = fuzzer.state
+    if fuzzer.ended or state is None:
+        return []
+    return [
+        lane for lane in fuzzer.lanes.values() if lane.over and between.unwinds(state, lane.number)
+    ]
+
+
 def _can_undo_end(fuzzer: CampaignFuzzer) -> bool:
-    return not fuzzer.ended and any(lane.over for lane in fuzzer.lanes.values())
+    return bool(_undoable(fuzzer))
 
 
 async def _undo_end(fuzzer: CampaignFuzzer) -> None:
     """The referee undoes an ended game's end: the game is in play again and the campaign
-    reverses its result (a logged event, announced in the game's channel)."""
-    lane = fuzzer.rng.choice([lane for lane in fuzzer.lanes.values() if lane.over])
+    reverses its result (a logged event, announced in the game's channel), after unwinding
+    its aftermath when one was rolled."""
+    lane = fuzzer.rng.choice(_undoable(fuzzer))
+    assert fuzzer.state is not None
+    rolled = lane.number in fuzzer.state.aftermaths
     ended_at = (await fuzzer.store.load(lane.channel)).version
     reply = await fuzzer.send(lane.channel, REFEREE, "game.undo", {})
     if reply is None:
@@ -630,6 +704,10 @@ async def _undo_end(fuzzer: CampaignFuzzer) -> None:
         return
     if "bot.campaign.reversed" not in [notice.key for notice in reply.notices]:
         fuzzer.fail(f"/game undo of game {lane.number}'s end: no reversal announced")
+    if rolled:
+        fuzzer.run.actions["an aftermath unwound"] += 1
+        if "bot.campaign.unwound" not in [notice.key for notice in reply.notices]:
+            fuzzer.fail(f"/game undo of game {lane.number}'s end: its aftermath not unwound")
     lane.over = False
     fuzzer.expected[lane.number] = None
     fuzzer.run.reversals += 1
@@ -654,35 +732,6 @@ async def _rewind_to_end(fuzzer: CampaignFuzzer) -> None:
         fuzzer.fail(f"/game rewind to game {lane.number}'s result left it in play")
         return
     await _game_ended(fuzzer, lane)
-
-
-async def _view(fuzzer: CampaignFuzzer) -> None:
-    """``/campaign status`` or ``/campaign log`` by anyone: lines as the state has them."""
-    rng, state = fuzzer.rng, fuzzer.state
-    assert state is not None
-    user = rng.choice([REFEREE, *fuzzer.players, OUTSIDER])
-    if rng.random() < 0.5:
-        count = rng.randint(1, 50)
-        reply = await fuzzer.send(fuzzer.channel, user, "campaign.log", {"count": count})
-        version = (await fuzzer.store.load(fuzzer.channel)).version
-        expected = min(count, version)
-    elif rng.random() < 0.8:
-        reply = await fuzzer.send(fuzzer.channel, user, "campaign.status", {})
-        # title, over?, a line per side, games, a line per game (or none yet), standings,
-        # a line per side
-        sides = len(state.sides)
-        expected = 1 + int(state.ended) + sides + 1 + max(1, len(state.games)) + 1 + sides
-        if isinstance(reply, TextReply):
-            language = (await fuzzer.store.load(fuzzer.channel)).language
-            shown = reply.lines[-sides:]
-            if shown != standing_lines(state, fuzzer.expected, language):
-                fuzzer.fail(f"/campaign status shows {shown}, recounted {fuzzer.expected}")
-    else:  # elsewhere: the server's campaigns, this one among them
-        reply = await fuzzer.send(ELSEWHERE, user, "campaign.status", {})
-        expected = 2
-    if not isinstance(reply, TextReply) or len(reply.lines) != expected:
-        lines = reply.lines if isinstance(reply, TextReply) else reply
-        fuzzer.fail(f"a view of {expected} lines expected: {lines}")
 
 
 async def _retry(fuzzer: CampaignFuzzer) -> None:
@@ -731,38 +780,6 @@ async def _bad(fuzzer: CampaignFuzzer) -> None:
     await fuzzer.expect_refused(channel, user, verb, options, key)
 
 
-def _can_start_unlinked(fuzzer: CampaignFuzzer) -> bool:
-    return any(lane.over for lane in fuzzer.lanes.values())
-
-
-async def _start_unlinked(fuzzer: CampaignFuzzer) -> None:
-    """Someone starts a game of their own (``/game new``, any ruleset) where a linked game
-    has ended: the linked game is archived with the result the campaign holds, and nothing
-    the new game does reaches the campaign (ended at once, now and then)."""
-    lane = fuzzer.rng.choice([lane for lane in fuzzer.lanes.values() if lane.over])
-    ruleset, scenario = fuzzer.rng.choice(bundled_games())
-    options = {"ruleset": ruleset, "scenario": scenario, "language": "en"}
-    if await fuzzer.send(lane.channel, STRANGER, "game.new", options) is None:
-        return
-    fuzzer.where[lane.number] = (lane.channel, True)
-    del fuzzer.lanes[lane.channel]
-    fuzzer.strangers[lane.channel] = False
-    if fuzzer.rng.random() < 0.5:
-        await _end_unlinked(fuzzer, lane.channel)
-
-
-def _can_end_unlinked(fuzzer: CampaignFuzzer) -> bool:
-    return not all(fuzzer.strangers.values())
-
-
-async def _end_unlinked(fuzzer: CampaignFuzzer, channel: int | None = None) -> None:
-    """The unlinked game's referee (its creator) ends it."""
-    if channel is None:
-        channel = fuzzer.rng.choice([c for c, over in fuzzer.strangers.items() if not over])
-    if await fuzzer.send(channel, STRANGER, "game.end", {}) is not None:
-        fuzzer.strangers[channel] = True
-
-
 #: The table of campaign actions: what the fuzzer may do, when, and how often.
 ACTIONS: tuple[CampaignAction, ...] = (
     CampaignAction("join", _can_join, _join, 2.0),
@@ -772,11 +789,24 @@ ACTIONS: tuple[CampaignAction, ...] = (
     CampaignAction("undo a game's end", _can_undo_end, _undo_end, 0.6),
     CampaignAction("rewind to a game's end", _can_rewind_to_end, _rewind_to_end, 3.0),
     CampaignAction("retry", lambda f: f.last_sent is not None, _retry, 0.5),
-    CampaignAction("view", lambda f: True, _view, 0.8),
+    CampaignAction("view", lambda f: True, between.view, 0.8),
     CampaignAction("bad command", lambda f: bool(_ready_bad(f)), _bad, 1.5),
     CampaignAction("end the campaign", _can_end, _end_campaign, 1.0),
-    CampaignAction("an unlinked game", _can_start_unlinked, _start_unlinked, 0.3),
-    CampaignAction("an unlinked game ended", _can_end_unlinked, _end_unlinked, 0.5),
+    CampaignAction("an unlinked game", between.can_start_unlinked, between.start_unlinked, 0.3),
+    CampaignAction("an unlinked game ended", between.can_end_unlinked, between.end_unlinked, 0.5),
+    CampaignAction("aftermath", between.can_roll, between.roll_aftermath, 3.0),
+    CampaignAction(
+        "confirm by a player", between.can_confirm_as_player, between.confirm_as_player, 3.0
+    ),
+    CampaignAction(
+        "confirm by the referee", between.can_confirm_as_referee, between.confirm_as_referee, 1.0
+    ),
+    CampaignAction("adjust", between.can_adjust, between.adjust, 0.6),
+    CampaignAction("show a roster", lambda f: True, between.show_roster, 0.3),
+    CampaignAction("set a roster from a file", between.can_set_roster, between.set_roster, 0.4),
+    CampaignAction("export", lambda f: True, between.export, 0.2),
+    CampaignAction("days pass", between.can_pass_time, between.pass_time, 1.5),
+    CampaignAction("overdue", between.can_decide_overdue, between.decide_overdue, 4.0),
 )
 
 
@@ -796,10 +826,16 @@ async def play_campaign(
     try:
         table = Table(store, random.Random(f"campaign-dice-{seed}"), f"campaign{seed}")
         fuzzer = CampaignFuzzer(table, ruleset, random.Random(f"campaign-{ruleset}-{seed}"), run)
+        # The calendar reads the date through calendar.today(): the run's clock is the
+        # fuzzer's, which days pass on by an action.
+        real_today = calendar.today
+        calendar.today = lambda: fuzzer.today
         try:
             await fuzzer.play_campaign()
         except Exception as error:  # every crash is reported with its trail
             fuzzer.fail(f"crash: {type(error).__name__}: {error}")
+        finally:
+            calendar.today = real_today
     finally:
         await store.close()
         run.seconds = time.perf_counter() - started

@@ -12,23 +12,32 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from rules.core.aftermath import Adjusted, Aftermath
 from rules.core.campaign import (
     CampaignEvent,
     CampaignState,
+    Linked,
     ResultEntered,
     ResultReversed,
     apply,
     replay,
     standings,
 )
+from rules.core.campaign_rules import FateTable, campaign_rules
 from rules.core.i18n import translate
-from rules.core.roster import Roster
+from rules.core.roster import Roster, rosters_hash
 
-#: Kinds of campaign event that may raise a roster entry's strength (a roster set anew
-#: between games, a result's losses taken back by its reversal).
-RAISES_STRENGTH = frozenset({"campaign.roster", "campaign.reversal"})
-#: Kinds of campaign event that may bring a dead entry back: none.
-REVIVES: frozenset[str] = frozenset()
+#: Kinds of campaign event that may raise a roster entry's strength, and by how much
+#: (:func:`_allowed_rise`): a roster set anew between games (a file, or a side's first
+#: game), a result's losses taken back by its reversal, the post-battle sequence (a
+#: casualty whose die fell in a band that returns it, replacements), the referee's
+#: adjustment of that entry.
+RAISES_STRENGTH = frozenset(
+    {"campaign.roster", "campaign.reversal", "campaign.aftermath", "campaign.adjust"}
+)
+#: Kinds of campaign event that may bring a dead entry back: an aftermath unwound (its
+#: entries back to their values before it) and nothing else.
+REVIVES: frozenset[str] = frozenset({"campaign.aftermath_reversal"})
 
 
 @dataclass(frozen=True)
@@ -63,19 +72,82 @@ def log_problems(events: Sequence[CampaignEvent]) -> list[str]:
 
 
 def roster_problems(events: Sequence[CampaignEvent]) -> list[str]:
-    """Fold the log event by event: no strength rises but by :data:`RAISES_STRENGTH`, none
-    above its full establishment, no dead entry returns but by :data:`REVIVES`."""
+    """Fold the log event by event: no strength rises but by :data:`RAISES_STRENGTH` and
+    as far as the event allows (:func:`_allowed_rise`), none above its full establishment,
+    no dead entry returns but by :data:`REVIVES`."""
     problems: list[str] = []
     state: CampaignState | None = None
     for number, event in enumerate(events, start=1):
+        previous = state
         before = {} if state is None else state.rosters
         state = replay([event]) if state is None else apply(state, event)
         for side, roster in state.rosters.items():
-            problems += _roster_changes(before.get(side), roster, event.type, number)
+            problems += _roster_changes(
+                before.get(side), roster, event, number, _allowed_rise(previous, event, side)
+            )
     return problems
 
 
-def _roster_changes(old: Roster | None, new: Roster, kind: str, number: int) -> list[str]:
+def _band(table: FateTable, face: int) -> str:
+    return next(band.fate for band in table.bands if band.low <= face <= band.high)
+
+
+def _allowed_rise(
+    state: CampaignState | None, event: CampaignEvent, side: str
+) -> dict[str, int] | None:
+    """How far ``event`` may raise each entry of ``side`` (None: as far as it likes, a
+    roster set anew): read from the event and the ruleset's campaign rules, not from the
+    fold's arithmetic."""
+    if event.type == "campaign.roster":
+        return None
+    if state is None:
+        return {}
+    if isinstance(event, ResultReversed):
+        entry = state.game(event.number)
+        held = entry.result if entry is not None else None
+        return dict(held.losses.get(side, {})) if held is not None else {}
+    if isinstance(event, Adjusted):
+        return (
+            {event.unit: 10**6}
+            if event.side == side
+            and event.field
+            in (
+                "strength",
+                "full",
+            )
+            else {}
+        )
+    if isinstance(event, Aftermath):
+        rules = campaign_rules(state.ruleset)
+        game = state.game(event.number)
+        if rules is None or game is None or game.result is None:
+            return {}
+        winner = game.result.winner
+        most = rules.replacements.per_game + (
+            rules.replacements.drawn
+            if winner is None
+            else rules.replacements.won
+            if winner == side
+            else 0
+        )
+        allowed: dict[str, int] = {}
+        for change in event.sides.get(side, ()):
+            returned = sum(
+                1 for roll in change.fates if _band(rules.casualties, roll.face) == "returns"
+            )
+            allowed[change.unit] = returned + min(change.replaced, most)
+        return allowed
+    return {}
+
+
+def _roster_changes(
+    old: Roster | None,
+    new: Roster,
+    event: CampaignEvent,
+    number: int,
+    allowed: dict[str, int] | None,
+) -> list[str]:
+    kind = event.type
     problems: list[str] = []
     previous = {} if old is None else {e.id: e for e in old.entries}
     for entry in new.entries:
@@ -85,8 +157,14 @@ def _roster_changes(old: Roster | None, new: Roster, kind: str, number: int) -> 
         was = previous.get(entry.id)
         if was is None:
             continue
-        if entry.strength > was.strength and kind not in RAISES_STRENGTH:
+        rise = entry.strength - was.strength
+        if rise > 0 and kind not in RAISES_STRENGTH:
             problems.append(f"{where}: strength {was.strength} -> {entry.strength}")
+        elif rise > 0 and allowed is not None and rise > allowed.get(entry.id, 0):
+            problems.append(
+                f"{where}: strength {was.strength} -> {entry.strength}, the event allows "
+                f"+{allowed.get(entry.id, 0)}"
+            )
         if was.status == "dead" and entry.status != "dead" and kind not in REVIVES:
             problems.append(f"{where}: dead, then {entry.status}")
     if old is not None and kind not in REVIVES:
@@ -96,6 +174,23 @@ def _roster_changes(old: Roster | None, new: Roster, kind: str, number: int) -> 
             for e in old.entries
             if e.status == "dead" and e.id not in kept and kind != "campaign.roster"
         ]
+    return problems
+
+
+def link_problems(events: Sequence[CampaignEvent]) -> list[str]:
+    """Each ``campaign.game`` carries the hash of the rosters as the log stood when it was
+    linked (recomputed from the replay up to it)."""
+    problems: list[str] = []
+    state: CampaignState | None = None
+    for event in events:
+        if isinstance(event, Linked) and state is not None and event.rosters_hash is not None:
+            expected = rosters_hash(state.rosters)
+            if event.rosters_hash != expected:
+                problems.append(
+                    f"game {event.number} linked with rosters hash {event.rosters_hash}, "
+                    f"the rosters then {expected}"
+                )
+        state = replay([event]) if state is None else apply(state, event)
     return problems
 
 

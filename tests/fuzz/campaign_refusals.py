@@ -10,15 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tests.fuzz import campaign_between as between
+from tests.fuzz.campaign_between import ELSEWHERE, PLAYERS, REFEREE
 from tests.fuzz.harness import OUTSIDER
 
 if TYPE_CHECKING:
     from tests.fuzz.campaign import CampaignFuzzer, Lane
-
-#: The campaign's referee and the channel where no campaign is (tests/fuzz/campaign.py).
-REFEREE = 1
-ELSEWHERE = 6999
-PLAYERS = tuple(range(10, 16))
 
 
 @dataclass(frozen=True)
@@ -29,6 +26,7 @@ class BadCommand:
     ready: Callable[[CampaignFuzzer], bool]
     #: (channel, user, verb, options, key of the refusal expected)
     make: Callable[[CampaignFuzzer], tuple[int, int, str, dict[str, Any], str]]
+    # (``@dice`` and ``@file`` in the options: the dice typed and the file attached)
 
 
 # -- the commands that must be refused --------------------------------------------------------
@@ -68,6 +66,98 @@ def _over(fuzzer: CampaignFuzzer) -> bool:
     return fuzzer.ended
 
 
+def _linkable(fuzzer: CampaignFuzzer) -> bool:
+    """Open, and no game owes its aftermath (else a new game is refused for that first)."""
+    return not fuzzer.ended and fuzzer.state is not None and not between.owes(fuzzer.state)
+
+
+def _owing(fuzzer: CampaignFuzzer) -> bool:
+    """A linked game owes its aftermath and a free channel could take the next game."""
+    return (
+        not fuzzer.ended
+        and fuzzer.state is not None
+        and between.owes(fuzzer.state)
+        and len(fuzzer.where) < fuzzer.run.sizes.games
+    )
+
+
+def _rolled(fuzzer: CampaignFuzzer) -> list[int]:
+    """Games whose aftermath was rolled (and whose result still holds)."""
+    if fuzzer.ended or fuzzer.state is None:
+        return []
+    return sorted(fuzzer.state.aftermaths)
+
+
+def _confirmed_sides(fuzzer: CampaignFuzzer) -> list[tuple[int, int]]:
+    """(game, player) for a side that confirmed a game's aftermath not settled yet."""
+    state = fuzzer.state
+    if fuzzer.ended or state is None:
+        return []
+    return [
+        (number, seat)
+        for number, record in sorted(state.aftermaths.items())
+        if not record.settled(list(state.sides))
+        for side in record.confirmed
+        if (seat := fuzzer.seat_of(side)) is not None
+    ]
+
+
+def _settled(fuzzer: CampaignFuzzer) -> list[int]:
+    state = fuzzer.state
+    if fuzzer.ended or state is None:
+        return []
+    return [n for n, r in sorted(state.aftermaths.items()) if r.settled(list(state.sides))]
+
+
+def _rosters(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and fuzzer.state is not None and bool(fuzzer.state.rosters)
+
+
+def _entry(fuzzer: CampaignFuzzer) -> tuple[str, str, int]:
+    """A side, one of its entries and its full strength."""
+    assert fuzzer.state is not None
+    side = fuzzer.rng.choice(list(fuzzer.state.rosters))
+    entry = fuzzer.rng.choice(fuzzer.state.rosters[side].entries)
+    return side, entry.id, entry.full
+
+
+def _adjust(fuzzer: CampaignFuzzer, **changed: Any) -> dict[str, Any]:
+    side, unit, _ = _entry(fuzzer)
+    return {
+        "side": side,
+        "unit": unit,
+        "field": "experience",
+        "value": "1",
+        "reason": "fuzz",
+        **changed,
+    }
+
+
+def _too_few_dice(fuzzer: CampaignFuzzer) -> list[int]:
+    """Games to roll whose sequence needs at least two dice (then all but the last typed
+    is too few; none typed would be the bot's dice)."""
+    state = fuzzer.state
+    if fuzzer.ended or state is None or not between.to_roll(state):
+        return []
+    # At least two dice whatever falls: a destroyed unit's die, each casualty of the others.
+    dice = sum(
+        (1 if entry.strength == 0 else entry.casualties)
+        for roster in state.rosters.values()
+        for entry in roster.entries
+        if entry.status.value != "dead" and entry.casualties > 0
+    )
+    return between.to_roll(state) if dice >= 2 else []
+
+
+def _not_overdue(fuzzer: CampaignFuzzer) -> list[int]:
+    """Games in play with a date not passed yet on the fuzzer's clock."""
+    state = fuzzer.state
+    if fuzzer.ended or state is None:
+        return []
+    playing = {lane.number for lane in fuzzer.in_play()}
+    return [n for n, by in state.calendar.due.items() if n in playing and by >= fuzzer.today]
+
+
 ERROR = "error.campaign."
 BAD_COMMANDS: tuple[BadCommand, ...] = (
     BadCommand(
@@ -105,7 +195,7 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
     ),
     BadCommand(
         "a game in the campaign's channel",
-        _open,
+        _linkable,
         lambda f: (
             f.channel,
             REFEREE,
@@ -116,7 +206,7 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
     ),
     BadCommand(
         "a game in no channel",
-        _open,
+        _linkable,
         lambda f: (
             f.channel,
             REFEREE,
@@ -127,7 +217,7 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
     ),
     BadCommand(
         "a game of an unknown scenario",
-        _open,
+        _linkable,
         lambda f: (
             f.channel,
             REFEREE,
@@ -138,7 +228,7 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
     ),
     BadCommand(
         "a game where one is in play",
-        _playing,
+        lambda f: _playing(f) and _linkable(f),
         lambda f: (
             f.channel,
             REFEREE,
@@ -149,7 +239,7 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
     ),
     BadCommand(
         "a game where an unlinked one is in play",
-        lambda f: not f.ended and not all(f.strangers.values()),
+        lambda f: _linkable(f) and not all(f.strangers.values()),
         lambda f: (
             f.channel,
             REFEREE,
@@ -262,6 +352,255 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
             f.rng.choice(("dice.confirm", "dice.dispute")),
             {"seq": f.rng.choice(lane.fuzzer.hand_rolls)},
             "error.store.game_ended",
+        ),
+    ),
+    BadCommand(
+        "a game while one owes its aftermath",
+        _owing,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.game",
+            {"scenario": _scenario(f), "channel": f.game_channels[-1]},
+            ERROR
+            + (
+                "aftermath_owed"
+                if f.state is not None
+                and between.to_roll(f.state)
+                and min(between.to_roll(f.state)) < min(between.unsettled(f.state) or [10**6])
+                else "aftermath_unconfirmed"
+            ),
+        ),
+    ),
+    BadCommand(
+        "an aftermath by an outsider",
+        lambda f: bool(f.state and between.to_roll(f.state)) and not f.ended,
+        lambda f: (
+            f.channel,
+            OUTSIDER,
+            "campaign.aftermath",
+            {"game": between.to_roll(f.state)[0]},  # type: ignore[arg-type]
+            ERROR + "players_only",
+        ),
+    ),
+    BadCommand(
+        "an aftermath of a game not linked",
+        _rosters,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.aftermath",
+            {"game": len(f.where) + 1},
+            ERROR + "not_linked",
+        ),
+    ),
+    BadCommand(
+        "an aftermath of a game in play",
+        lambda f: _rosters(f) and bool(f.in_play()),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.aftermath",
+            {"game": _lane_in_play(f).number},
+            ERROR + "no_result",
+        ),
+    ),
+    BadCommand(
+        "an aftermath rolled twice",
+        lambda f: bool(_rolled(f)),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.aftermath",
+            {"game": f.rng.choice(_rolled(f))},
+            ERROR + "aftermath_done",
+        ),
+    ),
+    BadCommand(
+        "an aftermath with one die too many typed",
+        lambda f: bool(f.state and between.to_roll(f.state)) and not f.ended,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.aftermath",
+            {
+                "game": between.to_roll(f.state)[0],  # type: ignore[arg-type]
+                "@dice": ",".join(map(str, [*between.typed_faces(f, f.state), 1])),  # type: ignore[arg-type]
+            },
+            "error.dice.unused",
+        ),
+    ),
+    BadCommand(
+        "an aftermath with too few dice typed",
+        lambda f: bool(_too_few_dice(f)),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.aftermath",
+            {
+                "game": _too_few_dice(f)[0],
+                "@dice": ",".join(map(str, between.typed_faces(f, f.state)[:-1])),  # type: ignore[arg-type]
+            },
+            "error.dice.exhausted",
+        ),
+    ),
+    BadCommand(
+        "a confirmation by an outsider",
+        lambda f: bool(_rolled(f)),
+        lambda f: (
+            f.channel,
+            OUTSIDER,
+            "campaign.confirm",
+            {"game": f.rng.choice(_rolled(f))},
+            ERROR + "players_only",
+        ),
+    ),
+    BadCommand(
+        "a confirmation twice",
+        lambda f: bool(_confirmed_sides(f)),
+        lambda f: (
+            f.channel,
+            (chosen := f.rng.choice(_confirmed_sides(f)))[1],
+            "campaign.confirm",
+            {"game": chosen[0]},
+            ERROR + "already_confirmed",
+        ),
+    ),
+    BadCommand(
+        "a confirmation of a settled aftermath",
+        lambda f: bool(f.state and _settled(f)),
+        lambda f: (
+            f.channel,
+            f.rng.choice([REFEREE, *f.players]),
+            "campaign.confirm",
+            {"game": f.rng.choice(_settled(f))},
+            ERROR + "aftermath_settled",
+        ),
+    ),
+    BadCommand(
+        "a confirmation with no aftermath",
+        lambda f: _rosters(f) and bool(f.in_play()),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.confirm",
+            {"game": _lane_in_play(f).number},
+            ERROR + "no_aftermath",
+        ),
+    ),
+    BadCommand(
+        "an adjustment by a player",
+        lambda f: _rosters(f) and bool(f.players),
+        lambda f: (f.channel, _player(f), "campaign.adjust", _adjust(f), ERROR + "referee_only"),
+    ),
+    BadCommand(
+        "an adjustment of an unknown unit",
+        _rosters,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.adjust",
+            _adjust(f, unit="nessuno"),
+            ERROR + "no_entry",
+        ),
+    ),
+    BadCommand(
+        "an adjustment of an unknown field",
+        _rosters,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.adjust",
+            _adjust(f, field="morale"),
+            ERROR + "bad_field",
+        ),
+    ),
+    BadCommand(
+        "an adjustment past full strength",
+        _rosters,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.adjust",
+            _adjust(f, field="strength", value=str(_entry(f)[2] + 1000)),
+            ERROR + "bad_adjust",
+        ),
+    ),
+    BadCommand(
+        "a roster file that is no roster",
+        _rosters,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.roster",
+            {"@file": "entries: 3\n" if f.rng.random() < 0.5 else "side: x\nentries: []\n"},
+            "error.scenario.invalid_line",
+        ),
+    ),
+    BadCommand(
+        "a roster file while a game is in play",
+        lambda f: _rosters(f) and bool(f.in_play()),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.roster",
+            {"@file": between.roster_file(f, f.rng.choice(list(f.state.rosters)))},  # type: ignore[union-attr]
+            ERROR + "roster_in_play",
+        ),
+    ),
+    BadCommand(
+        "an overdue decision before the date",
+        lambda f: bool(_not_overdue(f)),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.overdue",
+            {"game": f.rng.choice(_not_overdue(f)), "decision": "draw"},
+            ERROR + "not_overdue",
+        ),
+    ),
+    BadCommand(
+        "an overdue decision that is none",
+        lambda f: bool(_not_overdue(f)),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.overdue",
+            {"game": f.rng.choice(_not_overdue(f)), "decision": "surrender"},
+            ERROR + "bad_decision",
+        ),
+    ),
+    BadCommand(
+        "an overdue decision by a player",
+        lambda f: bool(_not_overdue(f)) and bool(f.players),
+        lambda f: (
+            f.channel,
+            _player(f),
+            "campaign.overdue",
+            {"game": f.rng.choice(_not_overdue(f)), "decision": "draw"},
+            ERROR + "referee_only",
+        ),
+    ),
+    BadCommand(
+        "a game leaving a unit its scenario lacks",
+        _linkable,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.game",
+            {"scenario": _scenario(f), "channel": f.game_channels[0], "leave": "nessuno"},
+            ERROR + "leave_unknown",
+        ),
+    ),
+    BadCommand(
+        "a campaign from an unknown book",
+        _open,
+        lambda f: (
+            ELSEWHERE,
+            REFEREE,
+            "campaign.new",
+            {"ruleset": f.ruleset, "name": "Altro", "book": "nessuno"},
+            ERROR + "unknown_book",
         ),
     ),
     BadCommand(

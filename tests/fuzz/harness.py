@@ -157,6 +157,7 @@ class Table:
         options: Mapping[str, Any],
         *,
         dice: str | None = None,
+        attachment: str | None = None,
     ) -> Reply:
         """Run one command as ``user`` in ``channel`` (a refusal raises `RulesError`)."""
         self.sent += 1
@@ -168,6 +169,7 @@ class Table:
                 verb=verb,
                 options=dict(options),
                 dice=dice,
+                attachment=attachment,
                 interaction_id=f"fuzz-{self.label}-{self.sent}",
                 user_name=f"u{user}",
             )

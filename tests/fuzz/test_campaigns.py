@@ -9,20 +9,32 @@ import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 
 import bot.service.campaign.follow  # noqa: F401 - the module the check patches
-from rules.core.campaign import Created, Joined, Linked, ResultEntered, ResultReversed, RosterSet
-from rules.core.roster import Roster, RosterEntry
+from rules.core.aftermath import Aftermath, EntryAftermath, FateRoll, Snapshot
+from rules.core.campaign import (
+    Created,
+    Joined,
+    Linked,
+    ResultEntered,
+    ResultReversed,
+    RosterSet,
+    replay,
+)
+from rules.core.campaign_rules import Replacements, campaign_rules
+from rules.core.roster import Roster, RosterEntry, rosters_hash
 from tests.fuzz import campaign_checks
 from tests.fuzz.campaign import CampaignRun, CampaignSizes, play_campaign
-from tests.fuzz.campaign_checks import log_problems, roster_problems
+from tests.fuzz.campaign_checks import link_problems, log_problems, roster_problems
+from tests.fuzz.campaign_refusals import BAD_COMMANDS
 
 RULESETS = ("manovra", "linea_gotica", "pzgren", "w40k4")
 #: Seeds per ruleset on SQLite, chosen so that between them they take every action of
 #: EXERCISED (`bench/fuzz.py --campaign` runs any number); one on PostgreSQL.
-SQLITE_SEEDS = {"manovra": (2, 16), "linea_gotica": (5, 7), "pzgren": (1, 5), "w40k4": (1, 4)}
+SQLITE_SEEDS = {"manovra": (4, 6), "linea_gotica": (5, 11), "pzgren": (3, 6), "w40k4": (4, 7)}
 PG_SEED = 2
 #: Actions every ruleset's runs must have taken, else they tested less than they say.
 EXERCISED = (
@@ -40,6 +52,26 @@ EXERCISED = (
     "ended by decide",
     "refused: a game's end undone after the end",
 )
+#: Actions between games (tests/fuzz/campaign_between.py) some ruleset's runs must take.
+EXERCISED_SOMEWHERE = (
+    "aftermath bot dice",
+    "aftermath typed",
+    "confirm by a player",
+    "confirm by the referee",
+    "an aftermath unwound",
+    "adjust",
+    "show a roster",
+    "set a roster from a file",
+    "export",
+    "days pass",
+    "overdue extend",
+    "overdue forfeit",
+    "overdue draw",
+    "a campaign from a book",
+    "link leaving a unit",
+)
+#: Every row of the table of bad commands (``bench/fuzz.py --campaign`` reaches them all).
+ALL_REFUSED = frozenset(f"refused: {bad.name}" for bad in BAD_COMMANDS)
 
 
 def assert_clean(run: CampaignRun) -> None:
@@ -52,6 +84,10 @@ def assert_clean(run: CampaignRun) -> None:
     assert sum(n for a, n in run.actions.items() if a.startswith("refused: ")), run.describe()
 
 
+#: What each ruleset's runs did (once every ruleset ran, the union is checked).
+DONE: dict[str, set[str]] = {}
+
+
 @pytest.mark.parametrize("ruleset", RULESETS)
 async def test_whole_campaigns_hold_their_invariants(ruleset: str, tmp_path: Path) -> None:
     done: Counter[str] = Counter()
@@ -62,6 +98,13 @@ async def test_whole_campaigns_hold_their_invariants(ruleset: str, tmp_path: Pat
     missing = [action for action in EXERCISED if not done[action]]
     # A change of the rules changes what a seed plays: then pick seeds that do it all.
     assert not missing, f"{ruleset}: never done: {missing}"
+    DONE[ruleset] = set(done)
+    if set(DONE) == set(RULESETS):  # every ruleset ran (not a -k selection of one)
+        everywhere = set().union(*DONE.values())
+        never = [action for action in EXERCISED_SOMEWHERE if action not in everywhere]
+        assert not never, f"never done in any ruleset: {never}"
+        refused = len(ALL_REFUSED & everywhere)
+        assert refused >= len(ALL_REFUSED) * 2 // 3, f"only {refused} bad commands tried"
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -88,7 +131,7 @@ async def test_a_result_not_reversed_is_caught(
         return await real(services, record, state, number, *a, **k)
 
     monkeypatch.setattr(follow_module, "_settle", never_reverse)
-    run = await play_campaign(str(tmp_path / "blind.db"), "pzgren", 7, CampaignSizes())
+    run = await play_campaign(str(tmp_path / "blind.db"), "pzgren", 2, CampaignSizes())
     assert run.failures, run.describe()
     first = run.failures[0].split("\n")[0]
     assert "no reversal announced" in first or "its result still held" in first, first
@@ -166,3 +209,54 @@ def test_the_log_oracle_catches_a_result_entered_twice_and_a_stray_reversal() ->
         )
         == []
     )
+
+
+def test_the_roster_oracle_holds_an_aftermath_to_its_dice_and_replacements() -> None:
+    """An aftermath raises an entry by the dice that fell in a band that returns (read
+    from the rules file) and the replacements the rules give the side: an honest one is
+    clean; one replacing more than the rules give (still within full strength, which the
+    fold allows) is caught."""
+    losses = [
+        CREATED,
+        RosterSet(side="x", roster=_roster("x", 4)),
+        Linked(number=1, channel=5, scenario="s"),
+        _entered("h"),  # x won; a lost 2: strength 2, casualties 2
+    ]
+
+    def aftermath(faces: tuple[int, ...], replaced: int) -> Aftermath:
+        fates = tuple(
+            FateRoll(face=face, fate="returns" if face >= 4 else "dead") for face in faces
+        )
+        before = Snapshot(strength=2, casualties=2, experience=0, status="fit")
+        back = sum(1 for face in faces if face >= 4)
+        after = before.model_copy(update={"strength": 2 + back + replaced, "casualties": 0})
+        entry = EntryAftermath(unit="a", fates=fates, replaced=replaced, before=before, after=after)
+        return Aftermath(number=1, sides={"x": (entry,)})
+
+    # w40k4: 1-3 dead, 4-6 returns; the winner gets 1 + 1 replacements
+    assert roster_problems([*losses, aftermath((1, 5), 1)]) == []
+    assert roster_problems([*losses, aftermath((1, 2), 2)]) == []
+    problems = roster_problems([*losses, aftermath((1, 1), 2)])
+    assert problems == [], problems  # 2 replaced: what the winner gets
+    rules = campaign_rules("w40k4")
+    assert rules is not None
+    stingy = rules.model_copy(update={"replacements": Replacements(per_game=0, won=0)})
+    with patch.object(campaign_checks, "campaign_rules", lambda _: stingy):
+        problems = roster_problems([*losses, aftermath((1, 5), 1)])
+    assert problems and "the event allows +1" in problems[0], problems
+
+
+def test_the_link_oracle_catches_a_game_mustered_from_other_rosters() -> None:
+    """Each campaign.game carries the hash of the rosters as the log stood when it was
+    linked: the true hash is clean, another is caught."""
+    rosters = [CREATED, RosterSet(side="x", roster=_roster("x", 4))]
+    true_hash = rosters_hash(replay(rosters).rosters)
+    assert (
+        link_problems([*rosters, Linked(number=1, channel=5, scenario="s", rosters_hash=true_hash)])
+        == []
+    )
+    stale = rosters_hash(replay([CREATED, RosterSet(side="x", roster=_roster("x", 3))]).rosters)
+    problems = link_problems(
+        [*rosters, Linked(number=1, channel=5, scenario="s", rosters_hash=stale)]
+    )
+    assert problems and "game 1 linked with rosters hash" in problems[0]

@@ -1,0 +1,498 @@
+"""The campaign fuzzer's actions between games: rows of its table of actions
+(tests/fuzz/campaign.py :data:`ACTIONS`) for the post-battle sequence (``/campaign
+aftermath`` with the bot's dice or dice typed by a player, ``/campaign confirm`` by a side's
+player or the referee), the referee's ``/campaign adjust``, ``/campaign roster`` (shown; set
+from a roster file the fuzzer writes, between games), ``/campaign export`` and the calendar
+(``/campaign overdue`` once a game's date has passed on the fuzzer's clock).
+
+Each checks what its reply promises against the fuzzer's own reading of the rules (the
+typed dice are the ones the aftermath logs, in roster order, each die's band as the rules
+file has it); the invariants after every step do the rest.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from bot.service import TextReply
+from bot.service.campaign.book import book_lines, due_lines
+from rules.core.aftermath import Aftermath, AftermathReversed
+from rules.core.campaign import CampaignState, Linked, ResultReversed, apply, replay
+from rules.core.campaign_rules import CampaignRules, FateTable, campaign_rules
+from rules.core.errors import RulesError
+from rules.core.roster import Status, rosters_hash
+from tests.fuzz.campaign_checks import standing_lines
+from tests.fuzz.harness import OUTSIDER, bundled_games
+
+if TYPE_CHECKING:
+    from tests.fuzz.campaign import CampaignFuzzer
+
+#: The campaign's referee, the channel where no campaign is, the players who may join.
+REFEREE = 1
+ELSEWHERE = 6999
+PLAYERS = tuple(range(10, 16))
+#: Who starts games of their own in the campaign's game channels.
+STRANGER = 50
+#: Share of aftermaths whose dice a player types by hand.
+TYPED_AFTERMATH = 0.4
+#: The referee's decisions on a game past its date, taken in turn.
+OVERDUE_DECISIONS = ("forfeit", "extend", "draw")
+
+
+# -- what the campaign owes between games ----------------------------------------------------
+
+
+def rules_of(fuzzer: CampaignFuzzer) -> CampaignRules:
+    rules = campaign_rules(fuzzer.ruleset)
+    assert rules is not None, fuzzer.ruleset
+    return rules
+
+
+def to_roll(state: CampaignState) -> list[int]:
+    """Games whose result is in and whose post-battle sequence is not rolled (none once
+    the campaign is over: nothing more is logged)."""
+    if not state.rosters or state.ended:
+        return []
+    return [
+        entry.number
+        for entry in state.games
+        if entry.result is not None and entry.number not in state.aftermaths
+    ]
+
+
+def unsettled(state: CampaignState) -> list[int]:
+    """Games whose aftermath is rolled and not confirmed by every side nor validated."""
+    if state.ended:
+        return []
+    return [
+        number
+        for number, record in sorted(state.aftermaths.items())
+        if not record.settled(list(state.sides))
+    ]
+
+
+def owes(state: CampaignState) -> bool:
+    """Whether a game's aftermath is still owed (the next game must wait)."""
+    return bool(to_roll(state) or unsettled(state))
+
+
+def unwinds(state: CampaignState, number: int) -> bool:
+    """Whether undoing game ``number``'s end may reverse its result: its aftermath, if
+    rolled, can still be unwound (nothing changed its entries since, no later game linked)
+    and its losses taken back (no roster set or corrected over them)."""
+    entry = state.game(number)
+    if entry is None or entry.result is None:
+        return False
+    try:
+        if number in state.aftermaths:
+            state = apply(state, AftermathReversed(number=number))
+        apply(state, ResultReversed(number=number, final_hash=entry.result.final_hash))
+    except RulesError:
+        return False
+    return True
+
+
+# -- linking a game, and the views -------------------------------------------------------------
+
+
+def leavable(fuzzer: CampaignFuzzer, scenario: str, number: int) -> str | None:
+    """Now and then a unit to leave behind (``leave:``): one of a side that would still
+    field another unit of the scenario."""
+    if fuzzer.rng.random() < 0.7:
+        return None
+    assert fuzzer.play is not None and fuzzer.state is not None
+    play = fuzzer.play
+    pieces = play.victory.battle(play.game.new_game(play.scenario.load_bundled(scenario))).pieces
+    candidates: list[str] = []
+    for side in fuzzer.sides:
+        ids = [piece.id for piece in pieces if piece.side == side]
+        roster = fuzzer.state.rosters.get(side)
+        if roster is not None:
+            ids = [e.id for e in roster.entries if e.id in ids and e.available(number)]
+        if len(ids) >= 2:
+            candidates += ids
+    return fuzzer.rng.choice(candidates) if candidates else None
+
+
+async def check_mustered(
+    fuzzer: CampaignFuzzer, channel: int, number: int, left: str | None
+) -> None:
+    """The linked game's first event and the campaign's ``campaign.game`` carry the hash
+    of the rosters as they stood when it was linked; a unit left behind is not fielded."""
+    events = await fuzzer.campaign_events()
+    at = max(i for i, e in enumerate(events) if isinstance(e, Linked) and e.number == number)
+    linked = events[at]
+    assert isinstance(linked, Linked)
+    first = (await fuzzer.store.events(channel, after_seq=0, limit=1))[0]
+    origin = first.args.get("campaign", {})
+    expected = rosters_hash(replay(events[:at]).rosters)
+    if not (origin.get("rosters_hash") == linked.rosters_hash == expected):
+        fuzzer.fail(
+            f"game {number}'s rosters hash: its first event {origin.get('rosters_hash')}, "
+            f"the campaign's event {linked.rosters_hash}, the rosters then {expected}"
+        )
+    if left is not None:
+        assert fuzzer.play is not None
+        document = (await fuzzer.store.load(channel)).document
+        fielded = {p.id for p in fuzzer.play.victory.battle(fuzzer.play._state(document)).pieces}
+        if left in fielded or linked.left != (left,):
+            fuzzer.fail(f"game {number} left {linked.left}, fields {sorted(fielded)}: {left}?")
+
+
+async def view(fuzzer: CampaignFuzzer) -> None:
+    """``/campaign status`` or ``/campaign log`` by anyone: lines as the state has them."""
+    rng, state = fuzzer.rng, fuzzer.state
+    assert state is not None
+    user = rng.choice([REFEREE, *fuzzer.players, OUTSIDER])
+    if rng.random() < 0.5:
+        count = rng.randint(1, 50)
+        reply = await fuzzer.send(fuzzer.channel, user, "campaign.log", {"count": count})
+        version = (await fuzzer.store.load(fuzzer.channel)).version
+        expected = min(count, version)
+    elif rng.random() < 0.8:
+        reply = await fuzzer.send(fuzzer.channel, user, "campaign.status", {})
+        # title, over?, a line per side, games, a line per game (or none yet), standings,
+        # a line per side
+        sides = len(state.sides)
+        expected = 1 + int(state.ended) + sides + 1 + max(1, len(state.games)) + 1 + sides
+        # a line per game that owes its aftermath; the dates and the book's map as the
+        # service words them
+        owed = set(to_roll(state)) | set(unsettled(state))
+        language = (await fuzzer.store.load(fuzzer.channel)).language
+        expected += len(owed) + len(due_lines(state, language))
+        expected += len(book_lines(state, language))
+        if isinstance(reply, TextReply):
+            shown = reply.lines[-sides:]
+            if shown != standing_lines(state, fuzzer.expected, language):
+                fuzzer.fail(f"/campaign status shows {shown}, recounted {fuzzer.expected}")
+    else:  # elsewhere: the server's campaigns, this one among them
+        reply = await fuzzer.send(ELSEWHERE, user, "campaign.status", {})
+        expected = 2
+    if not isinstance(reply, TextReply) or len(reply.lines) != expected:
+        lines = reply.lines if isinstance(reply, TextReply) else reply
+        fuzzer.fail(f"a view of {expected} lines expected: {lines}")
+
+
+# -- games of people's own where a linked game ended -------------------------------------------
+
+
+def can_start_unlinked(fuzzer: CampaignFuzzer) -> bool:
+    return any(lane.over for lane in fuzzer.lanes.values())
+
+
+async def start_unlinked(fuzzer: CampaignFuzzer) -> None:
+    """Someone starts a game of their own (``/game new``, any ruleset) where a linked game
+    has ended: the linked game is archived with the result the campaign holds, and nothing
+    the new game does reaches the campaign (ended at once, now and then)."""
+    lane = fuzzer.rng.choice([lane for lane in fuzzer.lanes.values() if lane.over])
+    ruleset, scenario = fuzzer.rng.choice(bundled_games())
+    options = {"ruleset": ruleset, "scenario": scenario, "language": "en"}
+    if await fuzzer.send(lane.channel, STRANGER, "game.new", options) is None:
+        return
+    fuzzer.where[lane.number] = (lane.channel, True)
+    del fuzzer.lanes[lane.channel]
+    fuzzer.strangers[lane.channel] = False
+    if fuzzer.rng.random() < 0.5:
+        await end_unlinked(fuzzer, lane.channel)
+
+
+def can_end_unlinked(fuzzer: CampaignFuzzer) -> bool:
+    return not all(fuzzer.strangers.values())
+
+
+async def end_unlinked(fuzzer: CampaignFuzzer, channel: int | None = None) -> None:
+    """The unlinked game's referee (its creator) ends it."""
+    if channel is None:
+        channel = fuzzer.rng.choice([c for c, over in fuzzer.strangers.items() if not over])
+    if await fuzzer.send(channel, STRANGER, "game.end", {}) is not None:
+        fuzzer.strangers[channel] = True
+
+
+# -- the post-battle sequence ----------------------------------------------------------------
+
+
+def _band(table: FateTable, face: int) -> str:
+    """The fate of ``face`` on ``table``, read from the rules file's bands."""
+    return next(band.fate for band in table.bands if band.low <= face <= band.high)
+
+
+def typed_faces(fuzzer: CampaignFuzzer, state: CampaignState) -> list[int]:
+    """Random faces for every die the sequence rolls, in its order: per side and entry in
+    roster order (the dead skip it), a destroyed unit's die first (dead: no more), then a
+    die per casualty."""
+    rules, rng = rules_of(fuzzer), fuzzer.rng
+    faces: list[int] = []
+    for roster in state.rosters.values():
+        for entry in roster.entries:
+            if entry.status is Status.DEAD:
+                continue
+            if entry.strength == 0 and entry.casualties > 0:
+                face = rng.randint(1, rules.destroyed.die)
+                faces.append(face)
+                if _band(rules.destroyed, face) == "dead":
+                    continue
+            faces += [rng.randint(1, rules.casualties.die) for _ in range(entry.casualties)]
+    return faces
+
+
+def can_roll(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and bool(fuzzer.state and to_roll(fuzzer.state))
+
+
+async def roll_aftermath(fuzzer: CampaignFuzzer) -> None:
+    """``/campaign aftermath game:`` by the referee or a player: the bot's dice, or every
+    die typed by hand; the event logged holds the faces typed, in order, each in the band
+    the rules give it, and the reply shows the sequence."""
+    state = fuzzer.state
+    assert state is not None
+    number = fuzzer.rng.choice(to_roll(state))
+    user = fuzzer.rng.choice([REFEREE, *fuzzer.players])
+    faces = typed_faces(fuzzer, state) if fuzzer.rng.random() < TYPED_AFTERMATH else None
+    fuzzer.run.actions["aftermath typed" if faces is not None else "aftermath bot dice"] += 1
+    dice = None if faces is None else ",".join(map(str, faces))
+    if faces == []:  # nothing to roll: typed dice are refused, the bot's roll none
+        dice = None
+    reply = await fuzzer.send(fuzzer.channel, user, "campaign.aftermath", {"game": number}, dice)
+    if reply is None:
+        return
+    event = (await fuzzer.campaign_events())[-1]
+    if not isinstance(event, Aftermath) or event.number != number:
+        fuzzer.fail(f"/campaign aftermath game:{number} logged {event.type}")
+        return
+    rules = rules_of(fuzzer)
+    rolled: list[int] = []
+    for changes in event.sides.values():
+        for change in changes:
+            if change.destroyed is not None:
+                rolled.append(change.destroyed.face)
+                if change.destroyed.fate != _band(rules.destroyed, change.destroyed.face):
+                    fuzzer.fail(f"{change.unit}: destroyed die in the wrong band: {change}")
+            for roll in change.fates:
+                rolled.append(roll.face)
+                if roll.fate != _band(rules.casualties, roll.face):
+                    fuzzer.fail(f"{change.unit}: casualty die in the wrong band: {change}")
+    # Every entry that rolls changes (its casualties settle to 0): the event holds every die.
+    if dice is not None and (rolled != faces or not event.by_hand):
+        fuzzer.fail(f"typed {faces}, the aftermath logs {rolled} (by hand {event.by_hand})")
+    if not isinstance(reply, TextReply) or not reply.lines:
+        fuzzer.fail(f"/campaign aftermath answered {reply}")
+
+
+def _can_confirm(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and bool(fuzzer.state and unsettled(fuzzer.state))
+
+
+def can_confirm_as_player(fuzzer: CampaignFuzzer) -> bool:
+    if not _can_confirm(fuzzer):
+        return False
+    state = fuzzer.state
+    assert state is not None
+    return any(
+        side not in state.aftermaths[number].confirmed and fuzzer.seat_of(side) is not None
+        for number in unsettled(state)
+        for side in state.sides
+    )
+
+
+async def confirm_as_player(fuzzer: CampaignFuzzer) -> None:
+    """A side's player confirms a rolled aftermath for their side."""
+    state = fuzzer.state
+    assert state is not None
+    waiting = [
+        (number, seat)
+        for number in unsettled(state)
+        for side in state.sides
+        if side not in state.aftermaths[number].confirmed
+        and (seat := fuzzer.seat_of(side)) is not None
+    ]
+    number, seat = fuzzer.rng.choice(waiting)
+    await fuzzer.send(fuzzer.channel, seat, "campaign.confirm", {"game": number})
+
+
+async def confirm_as_referee(fuzzer: CampaignFuzzer) -> None:
+    """The referee validates a rolled aftermath for every side: it is settled."""
+    state = fuzzer.state
+    assert state is not None
+    number = fuzzer.rng.choice(unsettled(state))
+    if await fuzzer.send(fuzzer.channel, REFEREE, "campaign.confirm", {"game": number}):
+        after = await fuzzer.read_state()
+        if not after.aftermaths[number].settled(list(after.sides)):
+            fuzzer.fail(f"the referee validated game {number}'s aftermath: not settled")
+
+
+can_confirm_as_referee = _can_confirm
+
+
+# -- the referee's corrections and the rosters -----------------------------------------------
+
+
+def can_adjust(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and bool(fuzzer.state and fuzzer.state.rosters)
+
+
+async def adjust(fuzzer: CampaignFuzzer) -> None:
+    """``/campaign adjust``: one field of one entry, a value the roster allows."""
+    state, rng = fuzzer.state, fuzzer.rng
+    assert state is not None
+    side = rng.choice(list(state.rosters))
+    entry = rng.choice(state.rosters[side].entries)
+    ranks = [rung.rank for rung in rules_of(fuzzer).promotion] or ["-"]
+    choices: list[tuple[str, str]] = [
+        ("experience", str(rng.randint(0, 20))),
+        ("rank", rng.choice([*ranks, "-"])),
+        ("full", str(rng.randint(max(1, entry.strength), entry.strength + 3))),
+    ]
+    if entry.status is not Status.DEAD:
+        choices.append(("strength", str(rng.randint(0, entry.full))))
+    field, value = rng.choice(choices)
+    options = {
+        "side": side if rng.random() < 0.5 else state.sides[side],
+        "unit": entry.id,
+        "field": field,
+        "value": value,
+        "reason": "fuzz correction",
+    }
+    await fuzzer.send(fuzzer.channel, REFEREE, "campaign.adjust", options)
+
+
+async def show_roster(fuzzer: CampaignFuzzer) -> None:
+    """``/campaign roster side:`` by anyone: a title, then a line per entry at least."""
+    state = fuzzer.state
+    assert state is not None
+    side = fuzzer.rng.choice(list(state.sides))
+    user = fuzzer.rng.choice([REFEREE, *fuzzer.players, OUTSIDER])
+    reply = await fuzzer.send(fuzzer.channel, user, "campaign.roster", {"side": side})
+    roster = state.rosters.get(side)
+    least = 1 if roster is None else 1 + len(roster.entries)
+    if not isinstance(reply, TextReply) or len(reply.lines) < least:
+        fuzzer.fail(f"/campaign roster side:{side} shows {reply}")
+
+
+def can_set_roster(fuzzer: CampaignFuzzer) -> bool:
+    state = fuzzer.state
+    return (
+        not fuzzer.ended
+        and state is not None
+        and bool(state.rosters)
+        and all(entry.result is not None for entry in state.games)
+    )
+
+
+def roster_file(fuzzer: CampaignFuzzer, side: str) -> str:
+    """A roster file for ``side``: its entries, the living at a random strength and
+    experience (reinforced or worn between games), the dead kept dead."""
+    state, rng = fuzzer.state, fuzzer.rng
+    assert state is not None
+    entries: list[dict[str, Any]] = []
+    for entry in state.rosters[side].entries:
+        written: dict[str, Any] = {"id": entry.id, "name": entry.name, "full": entry.full}
+        if entry.status is Status.DEAD:
+            written |= {"strength": 0, "status": "dead"}
+        else:
+            written |= {
+                "strength": rng.randint(1, entry.full),
+                "experience": rng.randint(0, 10),
+            }
+        entries.append(written)
+    return yaml.safe_dump({"side": side, "entries": entries}, allow_unicode=True)
+
+
+async def set_roster(fuzzer: CampaignFuzzer) -> None:
+    """``/campaign roster file:`` between games, by the referee or the side's player: the
+    roster is the file's."""
+    state = fuzzer.state
+    assert state is not None
+    side = fuzzer.rng.choice(list(state.rosters))
+    user = fuzzer.rng.choice([u for u in (REFEREE, fuzzer.seat_of(side)) if u is not None])
+    text = roster_file(fuzzer, side)
+    sent = await fuzzer.send(fuzzer.channel, user, "campaign.roster", {}, attachment=text)
+    if sent is None:
+        return
+    after = await fuzzer.read_state()
+    written = yaml.safe_load(text)["entries"]
+    held = [(e.id, e.strength, e.status.value) for e in after.rosters[side].entries]
+    wanted = [(e["id"], e["strength"], e.get("status", "fit")) for e in written]
+    if held != wanted:
+        fuzzer.fail(f"roster of {side} set from a file: holds {held}, the file {wanted}")
+
+
+async def export(fuzzer: CampaignFuzzer) -> None:
+    """``/campaign export`` by anyone: the report and the log, the log whole."""
+    user = fuzzer.rng.choice([REFEREE, *fuzzer.players, OUTSIDER])
+    reply = await fuzzer.send(fuzzer.channel, user, "campaign.export", {})
+    if reply is None:
+        return
+    record = await fuzzer.store.load(fuzzer.channel)
+    files = getattr(reply, "files", {})
+    log = files.get("campaign-log.json")
+    if "campaign-report.md" not in files or log is None:
+        fuzzer.fail(f"/campaign export gave {sorted(files)}")
+        return
+    data = json.loads(log)
+    if data["head_hash"] != record.head_hash or len(data["events"]) != record.version:
+        fuzzer.fail("/campaign export's log is not the campaign's")
+
+
+# -- the calendar ------------------------------------------------------------------------------
+
+
+def overdue_games(fuzzer: CampaignFuzzer) -> list[int]:
+    """Linked games in play, in their channel, whose date passed on the fuzzer's clock."""
+    state = fuzzer.state
+    if state is None or fuzzer.ended:
+        return []
+    lanes = {lane.number: lane for lane in fuzzer.in_play()}
+    decided = state.calendar.decisions
+    return [
+        number
+        for number, by in sorted(state.calendar.due.items())
+        if number in lanes
+        and by < fuzzer.today
+        and (number not in decided or decided[number].decision == "extend")
+    ]
+
+
+def can_pass_time(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and bool(fuzzer.in_play())
+
+
+async def pass_time(fuzzer: CampaignFuzzer) -> None:
+    """Days pass on the fuzzer's clock (the games' dates come nearer, or pass)."""
+    fuzzer.today += dt.timedelta(days=fuzzer.rng.randint(1, 10))
+    fuzzer.note(f"(the date is {fuzzer.today})")
+
+
+def can_decide_overdue(fuzzer: CampaignFuzzer) -> bool:
+    return bool(overdue_games(fuzzer))
+
+
+async def decide_overdue(fuzzer: CampaignFuzzer) -> None:
+    """``/campaign overdue game: decision:`` on a game past its date: a new date, a forfeit
+    by a side (the other wins) or a draw, which ends the game in its channel."""
+    state, rng = fuzzer.state, fuzzer.rng
+    assert state is not None
+    number = rng.choice(overdue_games(fuzzer))
+    lane = next(lane for lane in fuzzer.in_play() if lane.number == number)
+    kind = OVERDUE_DECISIONS[fuzzer.overdues % len(OVERDUE_DECISIONS)]
+    fuzzer.overdues += 1
+    fuzzer.run.actions[f"overdue {kind}"] += 1
+    if kind == "extend":
+        until = fuzzer.today + dt.timedelta(days=rng.randint(1, 14))
+        decision = f"extend:{until.isoformat()}"
+    elif kind == "forfeit":
+        decision = f"forfeit:{rng.choice(list(state.sides))}"
+    else:
+        decision = "draw"
+    options = {"game": number, "decision": decision}
+    if await fuzzer.send(fuzzer.channel, REFEREE, "campaign.overdue", options) is None:
+        return
+    ended = (await fuzzer.store.load(lane.channel)).status == "ended"
+    if ended != (kind != "extend"):
+        fuzzer.fail(f"/campaign overdue {decision}: game {number} ended {ended}")
+        return
+    if ended:
+        await fuzzer.game_ended(lane)
