@@ -350,7 +350,8 @@ def _carried(
             if sign > 0:
                 amount = min(amount, entry.strength)
                 what = "bot.campaign.history.lost"
-            elif entry.casualties < amount:
+            elif entry.casualties < amount or entry.strength + amount > entry.full:
+                # settled since, or its full strength corrected below what would return
                 raise IllegalAction("error.campaign.casualties_settled", number=event.number)
             else:
                 what = "bot.campaign.history.lost_reversed"

@@ -14,7 +14,7 @@ from unittest.mock import patch
 import pytest
 
 import bot.service.campaign.follow  # noqa: F401 - the module the check patches
-from rules.core.aftermath import Aftermath, EntryAftermath, FateRoll, Snapshot
+from rules.core.aftermath import Adjusted, Aftermath, EntryAftermath, FateRoll, Snapshot
 from rules.core.campaign import (
     Created,
     Joined,
@@ -22,9 +22,11 @@ from rules.core.campaign import (
     ResultEntered,
     ResultReversed,
     RosterSet,
+    apply,
     replay,
 )
 from rules.core.campaign_rules import Replacements, campaign_rules
+from rules.core.errors import RulesError
 from rules.core.roster import Roster, RosterEntry, rosters_hash
 from tests.fuzz import campaign_checks
 from tests.fuzz.campaign import CampaignRun, CampaignSizes, play_campaign
@@ -260,3 +262,19 @@ def test_the_link_oracle_catches_a_game_mustered_from_other_rosters() -> None:
         [*rosters, Linked(number=1, channel=5, scenario="s", rosters_hash=stale)]
     )
     assert problems and "game 1 linked with rosters hash" in problems[0]
+
+
+def test_a_reversal_never_lifts_an_entry_above_a_full_strength_corrected_since() -> None:
+    """Losses carried, then the entry's full strength corrected below what they would give
+    back: the result's reversal is refused (the campaign keeps it and says so), never an
+    entry above its full strength (found by the campaign fuzzer, manovra seed 1006)."""
+    log = [
+        CREATED,
+        RosterSet(side="x", roster=_roster("x", 4)),
+        Linked(number=1, channel=5, scenario="s"),
+        _entered("h"),  # a: strength 2, casualties 2
+        Adjusted(side="x", unit="a", field="full", value="3", reason="fix"),
+    ]
+    state = replay(log)
+    with pytest.raises(RulesError):
+        apply(state, ResultReversed(number=1, final_hash="h"))
