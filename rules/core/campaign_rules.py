@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.dice import Die
+from rules.core.errors import InvalidInput
 from rules.core.roster import MAX_STRENGTH
 from rules.core.ruleset import get_ruleset
 from rules.core.scenario import parse_yaml_model
@@ -146,6 +147,12 @@ class CampaignRules(_Strict):
     def rung(self, rank: str | None) -> Rung | None:
         """The rung named ``rank`` (None: no such rung, or no rank)."""
         return next((rung for rung in self.promotion if rung.rank == rank), None)
+
+    def check_rank(self, rank: str) -> None:
+        """Refuse (``InvalidInput``) a rank that is not a rung of the ladder, naming them."""
+        names = [rung.rank for rung in self.promotion]
+        if names and rank not in names:
+            raise InvalidInput("error.campaign.bad_rank", rank=rank[:40], known=", ".join(names))
 
     def rank_of(self, unit: Mapping[str, UnitValue]) -> str | None:
         """The rank a scenario unit starts a campaign with: the lowest rung whose ``unit``

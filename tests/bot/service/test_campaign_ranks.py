@@ -90,3 +90,16 @@ async def test_a_promoted_unit_is_fielded_at_its_new_rank(any_store: Any, key: s
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario=scenario, channel=SECOND)
     second = (await table.store.load(SECOND)).document
     assert {unit: second["units"][unit][field] for unit in fielded} == fielded
+
+
+async def test_a_rank_off_the_ladder_is_refused_by_the_adjustment(any_store: Any) -> None:
+    table = Table(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="manovra", name="Gradi", language="en")
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="esempio_normandia", channel=FIRST)
+    options = {"side": "alleati", "unit": "squadra_1", "field": "rank", "reason": "r"}
+    # a leader's rank is not a training class: it would be neither fielded nor promoted
+    await table.refused(
+        CAMPAIGN, REFEREE, "campaign.adjust", "error.campaign.bad_rank", value="sergente", **options
+    )
+    await table(CAMPAIGN, REFEREE, "campaign.adjust", value="elite", **options)
+    await table(CAMPAIGN, REFEREE, "campaign.adjust", value="-", **options)  # none: the first rung
