@@ -97,6 +97,10 @@ def muster(
         update: dict[str, object] = {}
         if "quality" in ranks.get(spec.id, {}):
             update["quality"] = Quality(str(ranks[spec.id]["quality"]))
+            if spec.section and spec.leader is None:
+                # Only an Elite leads a section (the seed's command table): its leader keeps
+                # the scenario's ability whatever the section's rank.
+                update["leader"] = spec.quality
         if spec.vehicle is None:
             update["figures"] = reduced(spec.figures, fielded[spec.id])
         if spec.squad is not None and spec.squad not in fielded:

@@ -32,6 +32,9 @@ from rules.core.dice import ScriptedDice
 from rules.core.postbattle import roll_aftermath
 from rules.core.roster import RosterEntry
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
+from rules.linea_gotica.model import Quality
+from rules.linea_gotica.muster import muster
+from rules.linea_gotica.scenario import load_bundled
 from tests.core.test_campaign_rules import _text
 
 CASES = {
@@ -204,3 +207,15 @@ def test_the_ladder_is_checked_against_the_muster_when_the_file_is_read(
             campaign_rules("manovra")
     finally:
         campaign_rules.cache_clear()
+
+
+def test_a_linea_gotica_section_keeps_its_elite_leader_whatever_its_rank() -> None:
+    scenario = load_bundled("esempio_gotica")
+    side = scenario.sides[0]
+    squad = side.units[0].model_copy(update={"section": True, "quality": Quality.ELITE})
+    scenario = scenario.model_copy(
+        update={"sides": (side.model_copy(update={"units": (squad,)}), *scenario.sides[1:])}
+    )
+    ranked = muster(scenario, {squad.id: 10}, {squad.id: {"quality": "reclute"}})
+    fielded = ranked.sides[0].units[0]
+    assert (fielded.quality, fielded.leader) == (Quality.RECLUTE, Quality.ELITE)

@@ -44,4 +44,5 @@ async def test_a_book_campaign_is_made_whole_in_one_commit(
     assert isinstance(first, Created) and first.book is not None
     assert replay(event_of(e.args["campaign"]) for e in events) == state
     shown = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log"))
-    assert "campaign «Valle» created (w40k4); the campaign follows «The crusade of the valley»" in shown
+    line = "campaign «Valle» created (w40k4); the campaign follows «The crusade of the valley»"
+    assert line in shown
