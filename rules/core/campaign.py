@@ -65,7 +65,10 @@ class Points(_Frozen):
 
 
 class Created(_Frozen):
-    """The campaign begins: its ruleset, name, points, sides (id -> name), referee."""
+    """The campaign begins: its ruleset, name, points, sides (id -> name), referee, and
+    the book it follows, if any: carried in the same event so that a campaign is never
+    made without the book it was asked for (older logs open it by a later
+    :class:`BookOpened`, which still replays)."""
 
     type: Literal["campaign.created"] = "campaign.created"
     ruleset: str
@@ -73,6 +76,7 @@ class Created(_Frozen):
     points: Points = Points()
     sides: dict[str, str]
     referee: int
+    book: BookOpened | None = None
 
 
 class Joined(_Frozen):
@@ -245,6 +249,7 @@ def start(event: Created) -> CampaignState:
     """The state a campaign begins with."""
     if len(event.sides) < 2:
         raise InvalidInput("error.campaign.no_sides", ruleset=event.ruleset)
+    book = None if event.book is None else book_opened(None, event.book, event.sides, 0)
     return CampaignState(
         ruleset=event.ruleset,
         name=event.name,
@@ -252,6 +257,7 @@ def start(event: Created) -> CampaignState:
         sides=dict(event.sides),
         referee=event.referee,
         players={side: [] for side in event.sides},
+        book=book,
     )
 
 

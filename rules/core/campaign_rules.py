@@ -11,6 +11,7 @@ scenarios are) and kept for the process: the rules of a campaign never change un
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
@@ -18,7 +19,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.dice import Die
+from rules.core.errors import InvalidInput
 from rules.core.roster import MAX_STRENGTH
+from rules.core.ruleset import get_ruleset
 from rules.core.scenario import parse_yaml_model
 
 #: What becomes of a strength point lost, or of a unit destroyed.
@@ -86,11 +89,19 @@ class Experience(_Strict):
     survived: int = Field(ge=0, le=100)
 
 
+#: A value the muster writes into a scenario unit (linea_gotica's quality, manovra's AD).
+UnitValue = int | str
+
+
 class Rung(_Strict):
-    """A rank on the ladder and the experience that reaches it."""
+    """A rank on the ladder, the experience that reaches it, and what a unit of that rank
+    is in a scenario: the values of the unit's fields the ruleset's muster reads the
+    starting rank from and writes back (``unit: {ad: 2}``); none where the ruleset's units
+    have no such field."""
 
     rank: str = Field(min_length=1, max_length=40)
     experience: int = Field(ge=0, le=100_000)
+    unit: dict[str, UnitValue] = Field(default_factory=dict, max_length=4)
 
 
 class Replacements(_Strict):
@@ -133,6 +144,28 @@ class CampaignRules(_Strict):
             )
         return self
 
+    def rung(self, rank: str | None) -> Rung | None:
+        """The rung named ``rank`` (None: no such rung, or no rank)."""
+        return next((rung for rung in self.promotion if rung.rank == rank), None)
+
+    def check_rank(self, rank: str) -> None:
+        """Refuse (``InvalidInput``) a rank that is not a rung of the ladder, naming them."""
+        names = [rung.rank for rung in self.promotion]
+        if names and rank not in names:
+            raise InvalidInput("error.campaign.bad_rank", rank=rank[:40], known=", ".join(names))
+
+    def rank_of(self, unit: Mapping[str, UnitValue]) -> str | None:
+        """The rank a scenario unit starts a campaign with: the lowest rung whose ``unit``
+        values are all the unit's (a rung with none fits any unit); None without a ladder."""
+        return next(
+            (
+                rung.rank
+                for rung in self.promotion
+                if all(unit.get(name) == value for name, value in rung.unit.items())
+            ),
+            None,
+        )
+
     def next_rank(self, rank: str | None, experience: int) -> str | None:
         """The rank one rung up that ``experience`` reaches from ``rank`` (None: no
         promotion — the top rung, a rank off the ladder, or not enough experience)."""
@@ -144,6 +177,36 @@ class CampaignRules(_Strict):
             return None
         rung = self.promotion[at + 1]
         return rung.rank if experience >= rung.experience else None
+
+
+def check_ladder(
+    rules: CampaignRules, fields: Mapping[str, tuple[UnitValue, ...]], source: str
+) -> None:
+    """Refuse (``ValueError`` naming ``source``) a ladder the ruleset's muster cannot field:
+    ``fields`` is each unit field the muster writes a rank into and the values a scenario
+    unit may hold there. Each rung must give every one of them a value a unit may hold,
+    and each such value must be some rung's, so that every scenario unit starts on a rung
+    and every rank musters as a unit the scenario accepts."""
+    for rung in rules.promotion:
+        unknown = sorted(set(rung.unit) - set(fields))
+        if unknown:
+            raise ValueError(
+                f"{source}: promotion: rank {rung.rank!r} sets {', '.join(unknown)}, "
+                f"which the muster does not field (it fields: {', '.join(fields) or 'nothing'})"
+            )
+        for name, allowed in fields.items():
+            if name not in rung.unit or rung.unit[name] not in allowed:
+                raise ValueError(
+                    f"{source}: promotion: rank {rung.rank!r} is not one the muster can field: "
+                    f"give it unit: {{{name}: one of {', '.join(map(str, allowed))}}}"
+                )
+    for name, allowed in fields.items():
+        missing = [v for v in allowed if all(r.unit.get(name) != v for r in rules.promotion)]
+        if rules.promotion and missing:
+            raise ValueError(
+                f"{source}: promotion: no rank for {name} {', '.join(map(str, missing))}: "
+                "a scenario unit with it would start off the ladder"
+            )
 
 
 def parse_campaign_rules(text: str, source: str) -> CampaignRules:
@@ -164,6 +227,8 @@ def campaign_rules(ruleset: str) -> CampaignRules | None:
     rules = parse_campaign_rules(path.read_text("utf-8"), f"{ruleset}/campaign.yaml")
     if rules.ruleset != ruleset:
         raise ValueError(f"{ruleset}/campaign.yaml declares ruleset {rules.ruleset!r}")
+    muster = get_ruleset(ruleset).muster
+    check_ladder(rules, {} if muster is None else muster.rank_fields, f"{ruleset}/campaign.yaml")
     return rules
 
 
@@ -176,6 +241,8 @@ __all__ = [
     "FateTable",
     "Replacements",
     "Rung",
+    "UnitValue",
     "campaign_rules",
+    "check_ladder",
     "parse_campaign_rules",
 ]

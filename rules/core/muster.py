@@ -7,9 +7,17 @@ a ``muster``: a :class:`ScenarioMuster` built from two pure functions of its own
 * ``roster_of(scenario, side)``: the side's roster at full strength, one entry per unit
   (strength in the ruleset's unit — models, figures, steps — its weapons where the ruleset
   counts them, its quality or rank where it has one);
-* ``muster(scenario, fielded)``: the scenario with each unit at the strength ``fielded``
-  gives it (units missing from ``fielded`` left out), the weapons following the strength
-  as the ruleset decides.
+* ``muster(scenario, fielded, ranked)``: the scenario with each unit at the strength
+  ``fielded`` gives it (units missing from ``fielded`` left out), the weapons following the
+  strength as the ruleset decides, and the values ``ranked`` gives a unit (its rank's) written
+  into it.
+
+An entry's rank is a rung of the ruleset's promotion ladder (``rules/<key>/campaign.yaml``):
+a rung names the values of the unit's fields it stands for (linea_gotica ``quality``,
+manovra ``ad``; ``rank_fields`` lists the fields and the values a unit may hold there). An
+entry made from a scenario starts on the lowest rung matching its unit
+(:func:`starting_rank`); mustered, it takes its rank's values, so a promotion is fielded.
+A rank off the ladder (a roster file's, or a referee's) leaves the scenario's values.
 
 What is shared lives here: which units muster and at what strength (:func:`fielding`: an
 entry musters as the scenario unit with its id; a unit without an entry is fielded as the
@@ -23,15 +31,25 @@ rosters.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from rules.core.campaign_rules import UnitValue, campaign_rules
 from rules.core.errors import IllegalAction
 from rules.core.roster import Roster
 from rules.core.score import Battle
 
 #: Units a side's roster strength is read for, and the strength each musters at.
 Fielded = Mapping[str, int]
+#: Units whose rank gives them values, and those values (field → value).
+Ranked = Mapping[str, Mapping[str, UnitValue]]
+
+
+def starting_rank(ruleset: str, unit: Mapping[str, UnitValue]) -> str | None:
+    """The rank a scenario unit whose rank fields hold ``unit`` starts a campaign with:
+    the lowest rung of the ruleset's ladder it matches (None: the ruleset has no ladder)."""
+    rules = campaign_rules(ruleset)
+    return None if rules is None else rules.rank_of(unit)
 
 
 def fielding(
@@ -67,10 +85,16 @@ class ScenarioMuster:
     play: Any
     #: ``roster_of(scenario, side)`` → the side's roster at full strength.
     roster_of_scenario: Callable[[Any, str], Roster]
-    #: ``muster(scenario, fielded)`` → the scenario with those units at those strengths.
-    muster_scenario: Callable[[Any, Mapping[str, int]], Any]
+    #: ``muster(scenario, fielded, ranked)`` → the scenario with those units at those
+    #: strengths, and the values their ranks give them.
+    muster_scenario: Callable[[Any, Mapping[str, int], Ranked], Any]
     #: ``units(scenario)`` → each side's units and their strength in the scenario.
     units_of_scenario: Callable[[Any], dict[str, dict[str, int]]]
+    #: The ruleset's key (its ladder is ``campaign_rules(ruleset)``).
+    ruleset: str = ""
+    #: The unit fields a rank is written into, and the values a scenario unit may hold
+    #: there (the ladder is refused at load unless each rung gives each a value of these).
+    rank_fields: Mapping[str, tuple[UnitValue, ...]] = field(default_factory=dict)
 
     def _scenario(self, scenario_id: str) -> Any:
         return self.play.scenario.load_bundled(scenario_id)
@@ -98,9 +122,28 @@ class ScenarioMuster:
             if not chosen:
                 raise IllegalAction("error.campaign.side_empty", side=side, number=game)
         merged = {unit: n for chosen in fielded.values() for unit, n in chosen.items()}
-        state = self.play.game.new_game(self.muster_scenario(scenario, merged))
+        ranked = self.ranked(rosters, fielded)
+        state = self.play.game.new_game(self.muster_scenario(scenario, merged, ranked))
         document: dict[str, Any] = self.play.document_format.stamp(state.model_dump(mode="json"))
         return document
+
+    def ranked(
+        self, rosters: Mapping[str, Roster], fielded: Mapping[str, Mapping[str, int]]
+    ) -> dict[str, Mapping[str, UnitValue]]:
+        """The values each fielded entry's rank gives its unit (entries whose rank is off
+        the ladder, or whose rung sets nothing, keep the scenario's)."""
+        rules = campaign_rules(self.ruleset) if self.rank_fields else None
+        if rules is None:
+            return {}
+        ranked: dict[str, Mapping[str, UnitValue]] = {}
+        for side, chosen in fielded.items():
+            roster = rosters.get(side)
+            for unit in chosen:
+                entry = None if roster is None else roster.entry(unit)
+                rung = None if entry is None else rules.rung(entry.rank)
+                if rung is not None and rung.unit:
+                    ranked[unit] = rung.unit
+        return ranked
 
     def losses(self, document: Mapping[str, Any]) -> dict[str, dict[str, int]]:
         """Each side's losses by unit in a game's (final) document: strength at the start
@@ -116,4 +159,4 @@ class ScenarioMuster:
         return lost
 
 
-__all__ = ["Fielded", "ScenarioMuster", "fielding"]
+__all__ = ["Fielded", "Ranked", "ScenarioMuster", "fielding", "starting_rank"]

@@ -11,23 +11,55 @@ For each side's roster, entry by entry in roster order (dead entries are past it
 5. replacements up to full strength for a unit with someone left (more for the winner).
 
 The dice come from the injected source (a player's typed dice, the bot's, a test's
-script) and every face is written in the event: the fold never rolls again. No I/O.
+script) and every face is written in the event: the fold never rolls again. Typed dice
+that run short are refused with the count the whole sequence needs (:func:`aftermath_dice`,
+read from the state before rolling), so that a player can type them all at once. No I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 
 from rules.core.aftermath import Aftermath, EntryAftermath, FateRoll, Snapshot, settled_entry
 from rules.core.campaign import CampaignState
 from rules.core.campaign_rules import CampaignRules, FateTable
 from rules.core.dice import DiceSource
-from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.errors import DiceError, DiceNeeded, IllegalAction, InvalidInput
 from rules.core.roster import RosterEntry, Status
 
 #: The most dice one aftermath rolls (a die per strength point lost, one per unit
 #: destroyed): what a roster file can make large is bounded.
 MAX_AFTERMATH_DICE = 2000
+
+
+@dataclass(frozen=True)
+class AftermathDice:
+    """The dice an aftermath rolls, counted from the rosters before it: one per strength
+    point lost, and one more, rolled first, per unit destroyed (a destroyed unit whose die
+    reads dead rolls none for its points, so ``total`` is then an upper bound)."""
+
+    points: int
+    destroyed: int
+
+    @property
+    def total(self) -> int:
+        """Every die, when no destroyed unit is found dead."""
+        return self.points + self.destroyed
+
+
+def aftermath_dice(state: CampaignState) -> AftermathDice:
+    """The dice the next aftermath of ``state``'s rosters rolls (dead entries roll none)."""
+    alive = [
+        unit
+        for roster in state.rosters.values()
+        for unit in roster.entries
+        if unit.status is not Status.DEAD
+    ]
+    return AftermathDice(
+        points=sum(unit.casualties for unit in alive),
+        destroyed=sum(1 for unit in alive if unit.strength == 0 and unit.casualties > 0),
+    )
 
 
 def roll_aftermath(
@@ -46,17 +78,39 @@ def roll_aftermath(
         raise IllegalAction("error.campaign.no_result", number=number)
     if number in state.aftermaths:
         raise IllegalAction("error.campaign.aftermath_done", number=number)
-    result = entry.result
-    dice_needed = sum(
-        unit.casualties + (unit.strength == 0 and unit.casualties > 0)
-        for roster in state.rosters.values()
-        for unit in roster.entries
-        if unit.status is not Status.DEAD
-    )
-    if dice_needed > MAX_AFTERMATH_DICE:
+    needed = aftermath_dice(state)
+    if needed.total > MAX_AFTERMATH_DICE:
         raise InvalidInput(
-            "error.campaign.aftermath_too_large", dice=dice_needed, limit=MAX_AFTERMATH_DICE
+            "error.campaign.aftermath_too_large", dice=needed.total, limit=MAX_AFTERMATH_DICE
         )
+    try:
+        return _rolled(state, number, rules, dice, fielded)
+    except DiceNeeded as short:
+        # Typed dice ran out: no prompt here (the sequence is one event); say how many
+        # it takes, so that the player types them all in one go.
+        key = "error.campaign.aftermath_dice_short"
+        if needed.destroyed:
+            key = "error.campaign.aftermath_dice_short_destroyed"
+        raise DiceError(
+            key,
+            number=number,
+            n=needed.total,
+            typed=short.given,
+            die=rules.casualties.dice.name,
+            destroyed=needed.destroyed,
+        ) from None
+
+
+def _rolled(
+    state: CampaignState,
+    number: int,
+    rules: CampaignRules,
+    dice: DiceSource,
+    fielded: Mapping[str, Collection[str]] | None,
+) -> Aftermath:
+    entry = state.game(number)
+    assert entry is not None and entry.result is not None  # checked by roll_aftermath
+    result = entry.result
     sides: dict[str, tuple[EntryAftermath, ...]] = {}
     for side, roster in state.rosters.items():
         ids = None if fielded is None else set(fielded.get(side, ()))
@@ -140,4 +194,4 @@ def _checked(unit: RosterEntry, number: int, change: EntryAftermath) -> EntryAft
     return change.model_copy(update={"after": after})
 
 
-__all__ = ["MAX_AFTERMATH_DICE", "roll_aftermath"]
+__all__ = ["MAX_AFTERMATH_DICE", "AftermathDice", "aftermath_dice", "roll_aftermath"]

@@ -5,8 +5,9 @@ Strength is counted in figures (one figure is one man; a vehicle is one). A squa
 below its figures loses its riflemen first (``soldato``), then ammunition bearers, gun
 crews, scouts, snipers and observers, and its leader last — within a role, the figures
 listed last go first — each figure taking its weapon with it. A vehicle is fielded whole
-or not at all. An entry's rank is the unit's quality (``elite`` … ``marmaglia``). A
-transport whose squad stays behind no longer names it.
+or not at all. An entry's rank is the unit's quality (``marmaglia`` … ``elite``, the
+ladder of ``campaign.yaml``), and a unit musters at its entry's rank: a squad promoted
+fights at its new quality. A transport whose squad stays behind no longer names it.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from rules.core.muster import ScenarioMuster
+from rules.core.muster import Ranked, ScenarioMuster, starting_rank
 from rules.core.roster import Roster, RosterEntry
+from rules.linea_gotica.model import Quality
 from rules.linea_gotica.scenario import FigureSpec, Scenario, UnitSpec
 from rules.linea_gotica.surface import PLAY
 
@@ -54,7 +56,7 @@ def roster_of(scenario: Scenario, side: str) -> Roster:
                 name=spec.name,
                 strength=_figures(spec),
                 full=_figures(spec),
-                rank=spec.quality.value,
+                rank=starting_rank("linea_gotica", {"quality": spec.quality.value}),
                 weapons=_weapons(spec),
             )
             for spec in units
@@ -84,11 +86,21 @@ def reduced(figures: tuple[FigureSpec, ...], keep: int) -> tuple[FigureSpec, ...
     )
 
 
-def muster(scenario: Scenario, fielded: Mapping[str, int]) -> Scenario:
-    """The scenario with only the units of ``fielded``, each at its figures there."""
+def muster(
+    scenario: Scenario, fielded: Mapping[str, int], ranked: Ranked | None = None
+) -> Scenario:
+    """The scenario with only the units of ``fielded``, each at its figures there and at the
+    quality ``ranked`` gives it (its rank's)."""
+    ranks = ranked or {}
 
     def mustered(spec: UnitSpec) -> UnitSpec:
         update: dict[str, object] = {}
+        if "quality" in ranks.get(spec.id, {}):
+            update["quality"] = Quality(str(ranks[spec.id]["quality"]))
+            if spec.section and spec.leader is None:
+                # Only an Elite leads a section (the seed's command table): its leader keeps
+                # the scenario's ability whatever the section's rank.
+                update["leader"] = spec.quality
         if spec.vehicle is None:
             update["figures"] = reduced(spec.figures, fielded[spec.id])
         if spec.squad is not None and spec.squad not in fielded:
@@ -102,6 +114,13 @@ def muster(scenario: Scenario, fielded: Mapping[str, int]) -> Scenario:
     return scenario.model_copy(update={"sides": sides})
 
 
-MUSTER = ScenarioMuster(PLAY, roster_of, muster, units)
+MUSTER = ScenarioMuster(
+    PLAY,
+    roster_of,
+    muster,
+    units,
+    ruleset="linea_gotica",
+    rank_fields={"quality": tuple(quality.value for quality in Quality)},
+)
 
 __all__ = ["LOSS_ORDER", "MUSTER", "muster", "reduced", "roster_of", "units"]

@@ -4,14 +4,16 @@ Strength is counted in models. A unit fielded below the scenario's models loses 
 plainest models first: a weapon every model carries goes down with the models, a weapon
 fewer models carry stays while there are models to carry it (its count is at most the
 models fielded). A platoon left with no unit stays behind. An entry's rank is its
-leader's (``caporale`` … ``capitano``).
+training, the seed's ADDESTRAMENTO (``reclute`` AD 0 … ``elite`` AD 3, the ladder of
+``campaign.yaml``), and a unit musters at its entry's rank: a unit promoted fights with
+its new AD.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rules.core.muster import ScenarioMuster
+from rules.core.muster import Ranked, ScenarioMuster, starting_rank
 from rules.core.roster import Roster, RosterEntry
 from rules.manovra.scenario import Scenario, UnitSpec
 from rules.manovra.surface import PLAY
@@ -37,7 +39,7 @@ def roster_of(scenario: Scenario, side: str) -> Roster:
                 name=spec.name,
                 strength=spec.models,
                 full=spec.models,
-                rank=spec.leader,
+                rank=starting_rank("manovra", {"ad": spec.ad}),
                 weapons=dict(spec.weapons),
             )
             for spec in _units(scenario, side)
@@ -53,24 +55,35 @@ def units(scenario: Scenario) -> dict[str, dict[str, int]]:
     }
 
 
-def _mustered(spec: UnitSpec, models: int) -> UnitSpec:
+def _mustered(spec: UnitSpec, models: int, ranked: Ranked) -> UnitSpec:
     weapons = {weapon: min(count, models) for weapon, count in spec.weapons.items()}
-    return spec.model_copy(update={"models": models, "weapons": weapons})
+    update: dict[str, object] = {"models": models, "weapons": weapons}
+    if "ad" in ranked.get(spec.id, {}):
+        update["ad"] = int(ranked[spec.id]["ad"])
+    return spec.model_copy(update=update)
 
 
-def muster(scenario: Scenario, fielded: Mapping[str, int]) -> Scenario:
-    """The scenario with only the units of ``fielded``, each at its models there."""
+def muster(
+    scenario: Scenario, fielded: Mapping[str, int], ranked: Ranked | None = None
+) -> Scenario:
+    """The scenario with only the units of ``fielded``, each at its models there and with
+    the AD ``ranked`` gives it (its rank's)."""
+    ranks = ranked or {}
     sides = []
     for side in scenario.sides:
         platoons = []
         for platoon in side.platoons:
-            kept = tuple(_mustered(u, fielded[u.id]) for u in platoon.units if u.id in fielded)
+            kept = tuple(
+                _mustered(u, fielded[u.id], ranks) for u in platoon.units if u.id in fielded
+            )
             if kept:
                 platoons.append(platoon.model_copy(update={"units": kept}))
         sides.append(side.model_copy(update={"platoons": tuple(platoons)}))
     return scenario.model_copy(update={"sides": tuple(sides)})
 
 
-MUSTER = ScenarioMuster(PLAY, roster_of, muster, units)
+MUSTER = ScenarioMuster(
+    PLAY, roster_of, muster, units, ruleset="manovra", rank_fields={"ad": (0, 1, 2, 3)}
+)
 
 __all__ = ["MUSTER", "muster", "roster_of", "units"]

@@ -2,14 +2,15 @@
 
 Strength is counted in steps: a unit fielded below the scenario's steps starts reduced
 (its values stay the counter's: the game reads its steps). pzgren counts no weapons and
-has no quality or rank: entries have neither.
+has no quality or rank: an entry starts on the first rung of the house ladder
+(``campaign.yaml``) and its rank changes nothing in play (see ``docs/campaigns.md``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rules.core.muster import ScenarioMuster
+from rules.core.muster import Ranked, ScenarioMuster, starting_rank
 from rules.core.roster import Roster, RosterEntry
 from rules.pzgren.scenario import Scenario
 from rules.pzgren.surface import PLAY
@@ -21,7 +22,13 @@ def roster_of(scenario: Scenario, side: str) -> Roster:
     return Roster(
         side=side,
         entries=tuple(
-            RosterEntry(id=spec.id, name=spec.name, strength=spec.steps, full=spec.steps)
+            RosterEntry(
+                id=spec.id,
+                name=spec.name,
+                strength=spec.steps,
+                full=spec.steps,
+                rank=starting_rank("pzgren", {}),
+            )
             for spec in units
         ),
     )
@@ -32,7 +39,11 @@ def units(scenario: Scenario) -> dict[str, dict[str, int]]:
     return {side.id: {spec.id: spec.steps for spec in side.units} for side in scenario.sides}
 
 
-def muster(scenario: Scenario, fielded: Mapping[str, int]) -> Scenario:
+def muster(
+    scenario: Scenario,
+    fielded: Mapping[str, int],
+    ranked: Ranked | None = None,  # a rank changes nothing in play here
+) -> Scenario:
     """The scenario with only the units of ``fielded``, each at its steps there."""
     sides = tuple(
         side.model_copy(
@@ -49,6 +60,6 @@ def muster(scenario: Scenario, fielded: Mapping[str, int]) -> Scenario:
     return scenario.model_copy(update={"sides": sides})
 
 
-MUSTER = ScenarioMuster(PLAY, roster_of, muster, units)
+MUSTER = ScenarioMuster(PLAY, roster_of, muster, units, ruleset="pzgren")
 
 __all__ = ["MUSTER", "muster", "roster_of", "units"]

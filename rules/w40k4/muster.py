@@ -4,14 +4,16 @@ Strength is counted in models. A unit fielded below the scenario's models loses 
 plainest models first: a weapon carried by every model goes down with the models, a
 weapon fewer models carry (a special or heavy weapon) stays as long as there are models
 to carry it (its count is at most the models fielded). A vehicle is one model: fielded
-whole or not at all. w40k4 has no quality or rank: entries have none.
+whole or not at all. w40k4 has no quality or rank: an entry starts on the first rung of
+the house ladder (``campaign.yaml``) and its rank changes nothing in play (see
+``docs/campaigns.md``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rules.core.muster import ScenarioMuster
+from rules.core.muster import Ranked, ScenarioMuster, starting_rank
 from rules.core.roster import Roster, RosterEntry
 from rules.w40k4.scenario import Scenario, UnitSpec
 from rules.w40k4.surface import PLAY
@@ -32,6 +34,7 @@ def roster_of(scenario: Scenario, side: str) -> Roster:
                 name=spec.name,
                 strength=spec.models,
                 full=spec.models,
+                rank=starting_rank("w40k4", {}),
                 weapons=dict(spec.weapons),
             )
             for spec in units
@@ -44,7 +47,11 @@ def units(scenario: Scenario) -> dict[str, dict[str, int]]:
     return {side.id: {spec.id: spec.models for spec in side.units} for side in scenario.sides}
 
 
-def muster(scenario: Scenario, fielded: Mapping[str, int]) -> Scenario:
+def muster(
+    scenario: Scenario,
+    fielded: Mapping[str, int],
+    ranked: Ranked | None = None,  # a rank changes nothing in play here
+) -> Scenario:
     """The scenario with only the units of ``fielded``, each at its models there."""
     sides = tuple(
         side.model_copy(
@@ -66,6 +73,6 @@ def muster(scenario: Scenario, fielded: Mapping[str, int]) -> Scenario:
     return scenario.model_copy(update={"sides": sides})
 
 
-MUSTER = ScenarioMuster(PLAY, roster_of, muster, units)
+MUSTER = ScenarioMuster(PLAY, roster_of, muster, units, ruleset="w40k4")
 
 __all__ = ["MUSTER", "muster", "roster_of", "units"]

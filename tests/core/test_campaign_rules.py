@@ -62,7 +62,7 @@ def _line_of(text: str, needle: str) -> int:
         # a negative experience
         ("  fought: 1", "  fought: -1"),
         # a ladder whose thresholds go down
-        ("  - {rank: veterani, experience: 10}", "  - {rank: veterani, experience: 2}"),
+        ("  - {rank: veterani, experience: 10,", "  - {rank: veterani, experience: 2,"),
         # an unknown key
         ("  per_game: 1", "  per_gam: 1"),
     ],

@@ -44,7 +44,7 @@ def test_w40k4_roster_and_a_reduced_squad_with_its_weapons() -> None:
     rosters = _rosters(muster, "avamposto")
     squad = rosters["legione"].entry("squadra_tattica")
     assert squad is not None
-    assert (squad.strength, squad.full, squad.rank) == (10, 10, None)
+    assert (squad.strength, squad.full, squad.rank) == (10, 10, "pronti")  # the first rung
     assert squad.weapons == {"fucile": 9, "lanciamissili": 1, "pistola": 1}
     legion = _with(rosters["legione"], "squadra_tattica", strength=4)
     legion = _with(legion, "devastatori", strength=0)  # wiped out: stays behind
@@ -114,11 +114,11 @@ def test_linea_gotica_loses_riflemen_first_and_its_leader_last() -> None:
     assert two == (FigureSpec(role="soldato", weapon="a"),)
 
 
-def test_manovra_drops_a_platoon_left_empty_and_keeps_its_leader_as_rank() -> None:
+def test_manovra_drops_a_platoon_left_empty_and_ranks_by_training() -> None:
     muster = _muster("manovra")
     rosters = _rosters(muster, "esempio_normandia")
     squad = rosters["alleati"].entry("squadra_1")
-    assert squad is not None and squad.rank == "sergente"
+    assert squad is not None and squad.rank == "operativi"  # AD 1 in the scenario
     allies = _with(rosters["alleati"], "squadra_1", strength=3)
     document = muster.muster(
         "esempio_normandia", {**rosters, "alleati": allies}, 2, frozenset({"mortai"})

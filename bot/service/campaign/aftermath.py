@@ -317,6 +317,9 @@ async def adjust_entry(call: Call) -> Reply:
         raise InvalidInput("error.campaign.bad_adjust", field=field, value=value[:40])
     if _UNIT_ID.fullmatch(unit) is None:
         raise ServiceError("error.campaign.no_entry", unit=unit[:40], side=state.sides[side])
+    rules = campaign_rules(state.ruleset)
+    if field == "rank" and value != "-" and rules is not None:
+        rules.check_rank(value)  # a rank off the ladder would never be fielded nor promoted
     event = Adjusted(side=side, unit=unit, field=field, value=value, reason=reason)  # type: ignore[arg-type]
     after, seq = await log_event(
         services,

@@ -1,9 +1,10 @@
 """Bundled campaigns at the service: ``/campaign new book:``, the book's next scenario for
 ``/campaign game``, and the map's holders in ``/campaign status``.
 
-The book's content is logged (``campaign.book``) right after the campaign is created, so
-the log alone rebuilds it; the holders of its map are recounted from the results
-(`rules.core.campaign_story.holders`).
+The book's content travels in the campaign's created event (``campaign.created`` with its
+``book``: one commit, so a campaign is never left without the book it was made from; older
+logs carry it in a ``campaign.book`` event right after), so the log alone rebuilds it; the
+holders of its map are recounted from the results (`rules.core.campaign_story.holders`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.service.campaign.ledger import log_event
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
-from db.models import GameRecord
 from rules.core.campaign import CampaignState
 from rules.core.campaign_book import (
     Book,
@@ -47,23 +46,6 @@ async def check_book(call: Call, book: Book, sides: Mapping[str, str]) -> None:
                 sides=", ".join(found.values()),
                 known=", ".join(sides.values()),
             )
-
-
-async def open_book(
-    call: Call, record: GameRecord, state: CampaignState, book: Book
-) -> CampaignState:
-    """Log the book a new campaign follows (checked by :func:`check_book` first)."""
-    request = call.request
-    after, _ = await log_event(
-        call.services,
-        record,
-        state,
-        BookOpened.of(book),
-        actor_id=request.user_id,
-        actor_name=request.user_name,
-        interaction_id=None if request.interaction_id is None else f"{request.interaction_id}/book",
-    )
-    return after
 
 
 def scenario_wanted(state: CampaignState, options: Mapping[str, Any]) -> str:
@@ -114,6 +96,17 @@ def book_lines(state: CampaignState, language: str) -> list[str]:
     return lines
 
 
+def created_log_text(name: str, ruleset: str, book: BookOpened, language: str) -> str:
+    """A campaign's created event that carries its book, in words."""
+    return translate(
+        "bot.campaign.log.created_book",
+        language,
+        name=name,
+        ruleset=ruleset,
+        title=_text(book.title, language),
+    )
+
+
 def book_log_text(
     state: CampaignState, event: BookOpened | GameDue | OverdueDecided, language: str
 ) -> str:
@@ -157,7 +150,7 @@ __all__ = [
     "book_log_text",
     "book_option",
     "check_book",
+    "created_log_text",
     "due_lines",
-    "open_book",
     "scenario_wanted",
 ]

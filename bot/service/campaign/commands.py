@@ -11,7 +11,7 @@ from typing import Any
 
 from bot.service.campaign.adopt import adopt_orphan, drop_pending, note_pending
 from bot.service.campaign.aftermath import refuse_while_owed
-from bot.service.campaign.book import book_option, check_book, open_book, scenario_wanted
+from bot.service.campaign.book import book_option, check_book, scenario_wanted
 from bot.service.campaign.calendar import due_wanted, set_due
 from bot.service.campaign.follow import catch_up
 from bot.service.campaign.ledger import (
@@ -45,6 +45,7 @@ from rules.core.campaign import (
     event_json,
     start,
 )
+from rules.core.campaign_book import BookOpened
 from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
@@ -87,8 +88,14 @@ async def new_campaign(call: Call) -> Reply:
     sides = dict(play.sides(document))
     if book is not None:
         await check_book(call, book, sides)
+    # The book travels in the created event: one commit makes the campaign and its book.
     created = Created(
-        ruleset=ruleset, name=name, points=points, sides=sides, referee=request.user_id
+        ruleset=ruleset,
+        name=name,
+        points=points,
+        sides=sides,
+        referee=request.user_id,
+        book=None if book is None else BookOpened.of(book),
     )
     state = start(created)
     language = str(options.get("language") or services.known(request.locale))
@@ -124,7 +131,6 @@ async def new_campaign(call: Call) -> Reply:
         )
     )
     if book is not None:
-        await open_book(call, record, state, book)
         reply.notices.append(
             Outcome.of(
                 "bot.campaign.book.opened",

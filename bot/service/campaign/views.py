@@ -6,7 +6,7 @@ import logging
 
 from bot.service.campaign.adopt import adopt_orphan
 from bot.service.campaign.aftermath import aftermath_log_text, owed_lines
-from bot.service.campaign.book import book_lines, book_log_text, due_lines
+from bot.service.campaign.book import book_lines, book_log_text, created_log_text, due_lines
 from bot.service.campaign.follow import catch_up
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.errors import ServiceError
@@ -200,6 +200,8 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
     if isinstance(event, AFTERMATH_EVENTS):
         return aftermath_log_text(state, event, language)
     if isinstance(event, Created):
+        if event.book is not None:
+            return created_log_text(event.name, event.ruleset, event.book, language)
         return translate(
             "bot.campaign.log.created", language, name=event.name, ruleset=event.ruleset
         )

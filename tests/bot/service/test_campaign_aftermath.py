@@ -111,7 +111,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     versions = await table._versions()
     for faces, key in (
         ("4,1,6,6", "error.dice.unused"),
-        ("4,1", "error.dice.exhausted"),
+        ("4,1", "error.campaign.aftermath_dice_short"),
         ("4,1,7", "error.dice.impossible_face"),
     ):
         with pytest.raises(RulesError) as caught:
