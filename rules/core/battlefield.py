@@ -19,7 +19,7 @@ corner (the way players measure from their own table edge); a renderer flips y.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -104,6 +104,12 @@ class Battlefield(BaseModel):
             if not inside(point):
                 raise ValueError(f"{name!r} is off the table")
         return self
+
+    def deploying(self, units: Collection[str]) -> Battlefield:
+        """The table with only the deployment of ``units`` (a campaign's muster leaves the
+        others behind: a position of a unit not in play is drawn as nothing but a crash)."""
+        kept = {unit: point for unit, point in self.deployment.items() if unit in units}
+        return self.model_copy(update={"deployment": kept})
 
 
 # --- What a renderer draws -------------------------------------------------------------

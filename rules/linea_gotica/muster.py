@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
+from rules.core.battlefield import Battlefield
 from rules.core.muster import Ranked, ScenarioMuster, starting_rank
 from rules.core.roster import Roster, RosterEntry
 from rules.linea_gotica.model import Quality
@@ -86,6 +87,12 @@ def reduced(figures: tuple[FigureSpec, ...], keep: int) -> tuple[FigureSpec, ...
     )
 
 
+def _field(scenario: Scenario, fielded: Mapping[str, int]) -> Battlefield | None:
+    """The table with the positions of the units fielded only."""
+    field = scenario.battlefield
+    return None if field is None else field.deploying(fielded)
+
+
 def muster(
     scenario: Scenario, fielded: Mapping[str, int], ranked: Ranked | None = None
 ) -> Scenario:
@@ -111,7 +118,7 @@ def muster(
         side.model_copy(update={"units": tuple(mustered(s) for s in side.units if s.id in fielded)})
         for side in scenario.sides
     )
-    return scenario.model_copy(update={"sides": sides})
+    return scenario.model_copy(update={"sides": sides, "battlefield": _field(scenario, fielded)})
 
 
 MUSTER = ScenarioMuster(

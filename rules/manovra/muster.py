@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rules.core.battlefield import Battlefield
 from rules.core.muster import Ranked, ScenarioMuster, starting_rank
 from rules.core.roster import Roster, RosterEntry
 from rules.manovra.scenario import Scenario, UnitSpec
@@ -63,6 +64,12 @@ def _mustered(spec: UnitSpec, models: int, ranked: Ranked) -> UnitSpec:
     return spec.model_copy(update=update)
 
 
+def _field(scenario: Scenario, fielded: Mapping[str, int]) -> Battlefield | None:
+    """The table with the positions of the units fielded only."""
+    field = scenario.battlefield
+    return None if field is None else field.deploying(fielded)
+
+
 def muster(
     scenario: Scenario, fielded: Mapping[str, int], ranked: Ranked | None = None
 ) -> Scenario:
@@ -79,7 +86,9 @@ def muster(
             if kept:
                 platoons.append(platoon.model_copy(update={"units": kept}))
         sides.append(side.model_copy(update={"platoons": tuple(platoons)}))
-    return scenario.model_copy(update={"sides": tuple(sides)})
+    return scenario.model_copy(
+        update={"sides": tuple(sides), "battlefield": _field(scenario, fielded)}
+    )
 
 
 MUSTER = ScenarioMuster(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rules.core.battlefield import Battlefield
 from rules.core.muster import Ranked, ScenarioMuster, starting_rank
 from rules.core.roster import Roster, RosterEntry
 from rules.w40k4.scenario import Scenario, UnitSpec
@@ -47,6 +48,12 @@ def units(scenario: Scenario) -> dict[str, dict[str, int]]:
     return {side.id: {spec.id: spec.models for spec in side.units} for side in scenario.sides}
 
 
+def _field(scenario: Scenario, fielded: Mapping[str, int]) -> Battlefield | None:
+    """The table with the positions of the units fielded only."""
+    field = scenario.battlefield
+    return None if field is None else field.deploying(fielded)
+
+
 def muster(
     scenario: Scenario,
     fielded: Mapping[str, int],
@@ -70,7 +77,7 @@ def muster(
         )
         for side in scenario.sides
     )
-    return scenario.model_copy(update={"sides": sides})
+    return scenario.model_copy(update={"sides": sides, "battlefield": _field(scenario, fielded)})
 
 
 MUSTER = ScenarioMuster(PLAY, roster_of, muster, units, ruleset="w40k4")

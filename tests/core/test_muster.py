@@ -249,3 +249,21 @@ def test_the_documented_roster_file_is_read() -> None:
     roster = parse_roster(example)
     assert roster.side == "alleati"
     assert [e.status for e in roster.entries] == [Status.FIT, Status.DEAD, Status.RECOVERING]
+
+
+@pytest.mark.parametrize(
+    ("key", "scenario", "left"),
+    [
+        ("linea_gotica", "esempio_gotica_campo", "bazooka"),
+        ("manovra", "esempio_normandia_campo", "sherman_1"),
+        ("w40k4", "avamposto_campo", "devastatori"),
+    ],
+)
+def test_a_unit_left_behind_has_no_place_on_the_map(key: str, scenario: str, left: str) -> None:
+    """`/map` of a mustered linea_gotica game failed with KeyError: 'bazooka': the muster
+    dropped the unit and kept its deployment."""
+    muster = _muster(key)
+    document = muster.muster(scenario, _rosters(muster, scenario), 1, frozenset({left}))
+    assert left not in _units(document)
+    picture = get_ruleset(key).play.map_view(document, None, public=True, language="en")
+    assert picture is not None
