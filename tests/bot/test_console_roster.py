@@ -12,7 +12,7 @@ from bot.service import GameService
 ROSTER = """\
 side: alleati
 entries:
-  - {id: squadra_1, name: 1a squadra, strength: 6, full: 10, experience: 2, rank: sergente}
+  - {id: squadra_1, name: 1a squadra, strength: 6, full: 10, experience: 2, rank: veterani}
   - {id: fantasma, name: Nowhere, strength: 1, full: 1}
 """
 
@@ -22,11 +22,14 @@ async def test_a_roster_file_at_the_console(store, tmp_path: Path) -> None:
     good.write_text(ROSTER, encoding="utf-8")
     bad = tmp_path / "bad.yaml"
     bad.write_text(ROSTER.replace("strength: 6", "strength: 16"), encoding="utf-8")
+    off_ladder = tmp_path / "ranked.yaml"
+    off_ladder.write_text(ROSTER.replace("rank: veterani", "rank: sergente"), encoding="utf-8")
     script = f"""\
 /campaign new ruleset:manovra name:Normandia language:en
 /as anna
 /campaign join side:alleati
 /campaign roster file:{bad}
+/campaign roster file:{off_ladder}
 /campaign roster file:{good}
 /campaign roster
 /as arbitro
@@ -37,10 +40,12 @@ async def test_a_roster_file_at_the_console(store, tmp_path: Path) -> None:
     console = Console(GameService(store), out)
     errors = await console.run(script.splitlines(), interactive=False)
     text = out.getvalue()
-    assert errors == 1, text
+    assert errors == 2, text
+    # A rank off manovra's ladder (a leader's rank, not a training class) is refused.
+    assert "'sergente' is not a rank of this ruleset's ladder: reclute, operativi" in text
     assert "roster.yaml, line 3: entries.0: Value error, strength 16 is more than full 10" in text
     assert "Roster of Alleati set from the file: 2 units." in text
-    assert "1a squadra (squadra_1): 6/10, casualties 0, experience 2, rank sergente, fit" in text
+    assert "1a squadra (squadra_1): 6/10, casualties 0, experience 2, rank veterani, fit" in text
     assert "Nowhere (fantasma): 1/1" in text and "never musters" in text
     # The game musters the squad at 6; the Axis got the scenario's side as its roster.
     assert (await store.load(2)).document["units"]["squadra_1"]["models"] == 6

@@ -25,6 +25,7 @@ from bot.service.handlers import Call, Services
 from bot.service.replies import Reply, TextReply
 from db.models import GameRecord
 from rules.core.campaign import CampaignState, RosterSet
+from rules.core.campaign_rules import campaign_rules
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.i18n import translate
 from rules.core.muster import ScenarioMuster, fielding
@@ -179,6 +180,13 @@ async def _set_roster(
         )
     if request.user_id != state.referee and state.side_of(request.user_id) != roster.side:
         raise ServiceError("error.campaign.roster_not_yours", side=state.sides[roster.side])
+    # A rank off the ruleset's ladder would be neither fielded nor promoted: refused, naming
+    # the ladder, as /campaign adjust refuses it.
+    rules = campaign_rules(state.ruleset)
+    if rules is not None:
+        for entry in roster.entries:
+            if entry.rank is not None:
+                rules.check_rank(entry.rank)
     _, seq = await log_event(
         services,
         record,
