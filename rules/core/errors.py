@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rules.core.i18n import DEFAULT_LANGUAGE, translate
+from rules.core.i18n import DEFAULT_LANGUAGE, semicolon, translate
 
 ParamValue = str | int | float
 
@@ -131,5 +131,7 @@ class NoneCan(IllegalAction):
 
     def localized(self, language: str) -> str:
         """The refusal with every candidate's reason."""
-        why = "; ".join(translate(reason, language, **values) for reason, values in self.reasons)
+        why = f"{semicolon(language)} ".join(
+            translate(reason, language, **values) for reason, values in self.reasons
+        )
         return translate(self.key, language, **self.params, reasons=why, n=len(self.reasons))

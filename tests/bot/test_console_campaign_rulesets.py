@@ -150,7 +150,7 @@ async def _check_standings(
 
 
 async def _settle(
-    table: Table, number: int, faces: list[int] | None, seats: dict[str, str]
+    table: Table, number: int, faces: list[int] | None, seats: dict[str, str], language: str
 ) -> None:
     """Roll game ``number``'s aftermath at the campaign's channel, with ``faces`` typed (the
     answer shows each of them) or the bot's dice; confirmed by each side's player when typed,
@@ -159,6 +159,8 @@ async def _settle(
     dice = f" dice:{as_typed(faces)}" if faces else ""
     text = await table.type("/as anna", f"/campaign aftermath game:{number}{dice}")
     assert table.console.errors == errors, text
+    if language == "fr":  # each unit's fates are joined by a French semicolon
+        assert not re.search(r"[^\u202f];", text), text
     if faces:
         for face in set(faces):
             assert re.search(rf"\b{face}\b", text), text
@@ -233,7 +235,7 @@ async def test_a_three_game_campaign_at_the_console(
     hurt = CampaignState.from_json((await store.load(CAMPAIGN)).document)
     faces = deadly_faces(hurt)
     assert faces, "game 1 inflicted no loss"
-    await _settle(table, 1, faces, seats)
+    await _settle(table, 1, faces, seats, language)
 
     # Game 2, channel 3, mustered from the rosters the aftermath left: each unit that is
     # fielded at the strength it kept, the dead left out.
@@ -250,7 +252,7 @@ async def test_a_three_game_campaign_at_the_console(
     await _check_standings(table, language, seen, heading)
 
     # Game 2's aftermath (the bot's dice), validated by the referee for both sides.
-    await _settle(table, 2, None, seats)
+    await _settle(table, 2, None, seats, language)
 
     # Game 3, channel 2 again (game 1 is archived): a concession, confirmed.
     await table.type("/as arbitro", f"/campaign game scenario:{scenarios[2]} channel:#2")

@@ -72,9 +72,7 @@ async def test_a_three_game_campaign_through_discord(
     # Game 1: the players fight with the dice queued until a unit is destroyed and another
     # badly reduced; then the referee passes every phase to the last turn (the D6 of the
     # extension 1).
-    linked = await referee._actor.slash(
-        home, "campaign game", scenario=SCENARIO, channel=first
-    )
+    linked = await referee._actor.slash(home, "campaign game", scenario=SCENARIO, channel=first)
     assert "Game 1 of «Orbita» starts in" in texts(assert_public(linked))
     commands, faces = losing_prefix("w40k4", SCENARIO)
     discord_dice.push(*faces)

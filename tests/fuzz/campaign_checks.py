@@ -251,7 +251,9 @@ def standing_lines(
             draws=line.draws,
             losses=line.losses,
             points=line.points,
-            difference=f"{line.difference:+d}",
+            difference=f"+{line.difference}"
+            if line.difference >= 0
+            else f"\u2212{-line.difference}",
         )
         for rank, line in enumerate(recount(state, seen), start=1)
     ]

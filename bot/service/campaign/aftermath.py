@@ -33,7 +33,7 @@ from rules.core.campaign_aftermath import AftermathEvent
 from rules.core.campaign_rules import CampaignRules, campaign_rules
 from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
-from rules.core.i18n import translate
+from rules.core.i18n import semicolon, translate
 from rules.core.play import GamePlay
 from rules.core.postbattle import roll_aftermath
 from rules.core.resolution import Outcome
@@ -256,7 +256,7 @@ def entry_line(
         before=change.before.strength,
         after=change.after.strength,
         full=full,
-        details="; ".join(parts),
+        details=f"{semicolon(language)} ".join(parts),
     )
 
 

@@ -28,7 +28,7 @@ from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord
 from rules.core.campaign import CampaignState, event_of
 from rules.core.campaign_story import holders, step_of
-from rules.core.i18n import translate
+from rules.core.i18n import colon, semicolon, translate
 from rules.core.resolution import Outcome
 
 #: The most events a campaign's export reads (its log is far shorter: games are bounded).
@@ -127,8 +127,8 @@ def report_text(
         if result is None:
             lines.append("  - " + translate("bot.campaign.report.in_play", language))
             continue
-        lost = "; ".join(
-            f"{state.sides.get(side, side)}: "
+        lost = f"{semicolon(language)} ".join(
+            f"{state.sides.get(side, side)}{colon(language)} "
             + ", ".join(f"{unit} {amount}" for unit, amount in units.items())
             for side, units in result.losses.items()
             if units

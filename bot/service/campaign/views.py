@@ -61,6 +61,11 @@ async def campaign_status(call: Call) -> Reply:
     return reply
 
 
+def signed_difference(value: int) -> str:
+    """A points difference as standings print it: ``+3``, ``+0``, ``−1`` (the minus sign)."""
+    return f"+{value}" if value >= 0 else f"\u2212{-value}"
+
+
 def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[str]:
     """The campaign as lines: its title, sides and players, games, standings."""
     points = state.points
@@ -101,7 +106,7 @@ def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[st
                 draws=line.draws,
                 losses=line.losses,
                 points=line.points,
-                difference=f"{line.difference:+d}",
+                difference=signed_difference(line.difference),
             )
         )
     return lines
