@@ -83,7 +83,12 @@ def _rolled(
             if entry is None or Snapshot.of(entry) != change.before:
                 raise IllegalAction("error.campaign.aftermath_stale", unit=change.unit)
             after = settled_entry(change.before, entry.full, event.number, change)
-            if after is None or after != change.after or not _true_to_the_bands(change, rules):
+            if (
+                after is None
+                or after != change.after
+                or not _true_to_the_bands(change, rules)
+                or not _within_the_rules(change, rules)
+            ):
                 raise IllegalAction("error.campaign.aftermath_unruly", unit=change.unit)
             line = HistoryLine(
                 game=event.number,
@@ -117,6 +122,21 @@ def _true_to_the_bands(change: EntryAftermath, rules: CampaignRules | None) -> b
 
     destroyed = change.destroyed is None or banded(change.destroyed, rules.destroyed)
     return destroyed and all(banded(roll, rules.casualties) for roll in change.fates)
+
+
+def _within_the_rules(change: EntryAftermath, rules: CampaignRules | None) -> bool:
+    """Whether the experience and replacements an entry got are no more than the rules
+    give any unit after any result (the most a winner's unit still standing gets): a log
+    cannot refill a unit or raise it past what the sequence could have."""
+    if rules is None:
+        return True
+    gains = rules.experience
+    most_experience = gains.fought + gains.won + gains.survived if change.fought else 0
+    extra = max(rules.replacements.won, rules.replacements.drawn)
+    return (
+        change.experience <= most_experience
+        and change.replaced <= rules.replacements.per_game + extra
+    )
 
 
 def _confirmed(

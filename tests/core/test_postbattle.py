@@ -343,3 +343,23 @@ def test_an_aftermath_past_its_dice_budget_is_refused_in_one_line() -> None:
         roll_aftermath(state, 1, RULES, ScriptedDice([]))
     assert caught.value.key == "error.campaign.aftermath_too_large"
     assert "3003 dice" in caught.value.localized("en")
+
+
+@pytest.mark.parametrize("field", ["replaced", "experience"])
+def test_more_replacements_or_experience_than_the_rules_give_is_refused(field: str) -> None:
+    """A log that refills a unit (or raises its experience) past what the sequence gives any
+    unit, with its values after worked out to match, is refused: the fold bounds both."""
+    state = replay(_log({"alleati": {"squadra_1": 5}}, winner="asse"))
+    event = roll_aftermath(state, 1, RULES, ScriptedDice([6, 6, 6, 6, 6]))  # all dead
+    first = event.sides["alleati"][0]
+    most = {
+        "replaced": RULES.replacements.per_game
+        + max(RULES.replacements.won, RULES.replacements.drawn),
+        "experience": RULES.experience.fought + RULES.experience.won + RULES.experience.survived,
+    }[field]
+    lie = first.model_copy(update={field: most + 1})
+    after = settled_entry(first.before, 10, 1, lie)
+    assert after is not None and after.strength <= 10
+    with pytest.raises(RulesError):
+        apply(state, _tampered(event, **{field: most + 1, "after": after}))
+    apply(state, event)  # the true one holds
