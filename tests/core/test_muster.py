@@ -211,6 +211,7 @@ def test_a_roster_file_is_read() -> None:
         (GOOD.replace("strength: 7", "strength: 7\n    status: recovering"), 3, "until"),
         (GOOD.replace("strength: 7", "strength: [7"), 6, "YAML"),
         (GOOD.replace("side: legione", "side: legione\nside: predoni"), 2, "twice"),
+        (GOOD.replace("side: legione", "side: &s legione"), 1, "write every value out"),
     ],
 )
 def test_a_bad_roster_file_is_refused_with_its_line(text: str, line: int, what: str) -> None:
