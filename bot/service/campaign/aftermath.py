@@ -15,7 +15,12 @@ import re
 from collections.abc import Mapping
 
 from bot.service.campaign.follow import catch_up
-from bot.service.campaign.ledger import language_of, load_campaign, log_event, referee_only
+from bot.service.campaign.ledger import (
+    language_of,
+    load_campaign,
+    log_requested,
+    referee_only,
+)
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.replies import Reply, TextReply
@@ -152,15 +157,7 @@ async def run_aftermath(call: Call) -> Reply:
         return event
 
     event = await services.off_loop(rolled)
-    _, seq = await log_event(
-        services,
-        record,
-        state,
-        event,
-        actor_id=request.user_id,
-        actor_name=request.user_name,
-        interaction_id=request.interaction_id,
-    )
+    _, seq = await log_requested(call, record, state, event)
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, seq=seq)
     reply.lines_title = "discord.embed.campaign"
@@ -275,14 +272,8 @@ async def confirm_aftermath(call: Call) -> Reply:
         side = None
     elif side is None:
         raise ServiceError("error.campaign.players_only")
-    after, seq = await log_event(
-        services,
-        record,
-        state,
-        AftermathConfirmed(number=number, side=side),
-        actor_id=request.user_id,
-        actor_name=request.user_name,
-        interaction_id=request.interaction_id,
+    after, seq = await log_requested(
+        call, record, state, AftermathConfirmed(number=number, side=side)
     )
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     if side is None:
@@ -321,15 +312,7 @@ async def adjust_entry(call: Call) -> Reply:
     if field == "rank" and value != "-" and rules is not None:
         rules.check_rank(value)  # a rank off the ladder would never be fielded nor promoted
     event = Adjusted(side=side, unit=unit, field=field, value=value, reason=reason)  # type: ignore[arg-type]
-    after, seq = await log_event(
-        services,
-        record,
-        state,
-        event,
-        actor_id=request.user_id,
-        actor_name=request.user_name,
-        interaction_id=request.interaction_id,
-    )
+    after, seq = await log_requested(call, record, state, event)
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     adjusted = after.rosters[side].entry(unit)
     line = adjusted.history[-1] if adjusted is not None else None

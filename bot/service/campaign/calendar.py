@@ -20,7 +20,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.service.campaign.follow import catch_up
-from bot.service.campaign.ledger import language_of, load_campaign, log_event, referee_only
+from bot.service.campaign.ledger import (
+    language_of,
+    load_campaign,
+    log_event,
+    log_requested,
+    referee_only,
+)
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, GameCall, Services
 from bot.service.lifecycle import channel_label
@@ -142,15 +148,7 @@ async def overdue_decision(call: Call) -> Reply:
         event = OverdueDecided(number=number, decision=kind, side=side)
     else:
         raise InvalidInput("error.campaign.bad_decision", value=kind[:20])
-    state, seq = await log_event(
-        services,
-        record,
-        state,
-        event,
-        actor_id=request.user_id,
-        actor_name=request.user_name,
-        interaction_id=request.interaction_id,
-    )
+    state, seq = await log_requested(call, record, state, event)
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     if event.until is not None:
         await _arm(services, record.channel_id, number, entry.channel, event.until)

@@ -19,7 +19,7 @@ from bot.service.campaign.ledger import (
     ORIGIN_ARG,
     language_of,
     load_campaign,
-    log_event,
+    log_requested,
     referee_only,
     side_named,
 )
@@ -147,15 +147,7 @@ async def join_campaign(call: Call) -> Reply:
     record, state = await load_campaign(services, request.channel_id)
     wanted = str(request.options.get("side") or "").strip()
     side = side_named(state, wanted)
-    _, seq = await log_event(
-        services,
-        record,
-        state,
-        Joined(side=side, user=request.user_id),
-        actor_id=request.user_id,
-        actor_name=request.user_name,
-        interaction_id=request.interaction_id,
-    )
+    _, seq = await log_requested(call, record, state, Joined(side=side, user=request.user_id))
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.joined", side=state.sides[side], name=state.name))
     return reply
@@ -257,15 +249,7 @@ async def link_new_game(call: Call) -> Reply:
         for user in users:
             if user != state.referee:
                 await store.add_member(target, user, role="player", side=side)
-    state, seq = await log_event(
-        services,
-        record,
-        state,
-        linked,
-        actor_id=request.user_id,
-        actor_name=request.user_name,
-        interaction_id=request.interaction_id,
-    )
+    state, seq = await log_requested(call, record, state, linked)
     await drop_pending(services, record.channel_id)
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.head_hash = game.head_hash
@@ -295,15 +279,7 @@ async def end_campaign(call: Call) -> Reply:
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
     record, state = await catch_up(services, record, state)
-    _, seq = await log_event(
-        services,
-        record,
-        state,
-        Ended(),
-        actor_id=request.user_id,
-        actor_name=request.user_name,
-        interaction_id=request.interaction_id,
-    )
+    _, seq = await log_requested(call, record, state, Ended())
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.ended", name=state.name))
     return reply

@@ -71,6 +71,23 @@ async def log_event(
     return after, committed.event.seq
 
 
+async def log_requested(
+    call: Call, record: GameRecord, state: CampaignState, event: CampaignEvent
+) -> tuple[CampaignState, int]:
+    """:func:`log_event` for an event the request's user asks for: the user is its actor,
+    the request's interaction its id (a retried interaction is committed once)."""
+    request = call.request
+    return await log_event(
+        call.services,
+        record,
+        state,
+        event,
+        actor_id=request.user_id,
+        actor_name=request.user_name,
+        interaction_id=request.interaction_id,
+    )
+
+
 def language_of(record: GameRecord) -> str:
     return record.language
 

@@ -18,6 +18,7 @@ from bot.service.campaign.ledger import (
     language_of,
     load_campaign,
     log_event,
+    log_requested,
     side_named,
 )
 from bot.service.errors import ServiceError
@@ -187,14 +188,8 @@ async def _set_roster(
         for entry in roster.entries:
             if entry.rank is not None:
                 rules.check_rank(entry.rank)
-    _, seq = await log_event(
-        services,
-        record,
-        state,
-        RosterSet(side=roster.side, roster=roster, source="file"),
-        actor_id=request.user_id,
-        actor_name=request.user_name,
-        interaction_id=request.interaction_id,
+    _, seq = await log_requested(
+        call, record, state, RosterSet(side=roster.side, roster=roster, source="file")
     )
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(

@@ -251,17 +251,17 @@ async def test_a_game_created_but_not_logged_is_adopted(
     from bot.service.campaign import commands
 
     table = await _book_campaign(any_store)
-    real = commands.log_event
+    real = commands.log_requested
 
     async def stopped(*args: Any, **kwargs: Any) -> Any:
         if args[3].type == "campaign.game":
             raise SystemExit("the process stops here")
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(commands, "log_event", stopped)
+    monkeypatch.setattr(commands, "log_requested", stopped)
     with pytest.raises(SystemExit):
         await table(CAMPAIGN, REFEREE, "campaign.game", channel=FIRST)
-    monkeypatch.setattr(commands, "log_event", real)
+    monkeypatch.setattr(commands, "log_requested", real)
     assert (await table.campaign()).games == []  # the orphan: a game, not listed
     assert (await any_store.load(FIRST)).status == "active"
     status = await table(CAMPAIGN, ANNA, "campaign.status")
