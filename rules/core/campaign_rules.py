@@ -112,6 +112,32 @@ class Replacements(_Strict):
     drawn: int = Field(0, ge=0, le=MAX_STRENGTH)
 
 
+#: The parts of a campaign's rules, each of which names where it comes from.
+SECTIONS = ("casualties", "destroyed", "experience", "promotion", "replacements")
+
+
+class Source(_Strict):
+    """Where one part of the campaign rules comes from. The seeds hold no campaign rules,
+    so every part is a house rule (``house_rule``: why it is so) unless it transcribes
+    seed lines (``seed_lines``: first and last, with words of them in ``quote``); a part may
+    be both, e.g. a ladder whose rungs are the seed's and whose thresholds are ours.
+    tests/core/test_campaign_rules.py checks every cited line and quote against the seed."""
+
+    house_rule: str | None = Field(None, min_length=10, max_length=600)
+    seed_lines: tuple[int, int] | None = None
+    quote: str | None = Field(None, min_length=3, max_length=120)
+
+    @model_validator(mode="after")
+    def _said(self) -> Source:
+        if self.house_rule is None and self.seed_lines is None:
+            raise ValueError("a source is a house rule, seed lines, or both")
+        if (self.seed_lines is None) != (self.quote is None):
+            raise ValueError("seed lines are cited with a quote of them, and only then")
+        if self.seed_lines is not None and not 1 <= self.seed_lines[0] <= self.seed_lines[1]:
+            raise ValueError("seed_lines: the first line, then the last (from 1)")
+        return self
+
+
 class CampaignRules(_Strict):
     """One ruleset's campaign rules (``rules/<key>/campaign.yaml``)."""
 
@@ -125,9 +151,13 @@ class CampaignRules(_Strict):
     #: Ranks from the lowest; an entry without a rank stands on the first rung.
     promotion: tuple[Rung, ...] = Field((), max_length=MAX_RUNGS)
     replacements: Replacements
+    #: Where each part comes from (every part of SECTIONS named once).
+    sources: dict[str, Source]
 
     @model_validator(mode="after")
     def _consistent(self) -> CampaignRules:
+        if sorted(self.sources) != sorted(SECTIONS):
+            raise ValueError(f"sources: name each of {', '.join(SECTIONS)} once, and no other")
         recovering = [band for band in self.casualties.bands if band.fate == "recovering"]
         if recovering:
             raise ValueError(

@@ -71,6 +71,20 @@ def test_very_easy_is_automatic_and_no_is_impossible():
     ).outcome.key == ("linea_gotica.action.impossible")
 
 
+def test_radio_and_coordination_are_named_apart_from_the_referee():
+    """Seed 004 lines 466-469: a portable radio gives +1 to quality, poor coordination -1 or
+    -2; neither is the referee's modifier, and each is labelled as what it is."""
+    steps = run("action", {"quality": "regolari", "radio": True, "coordination": -2}, [1]).steps
+    named = [(m.key.rsplit(".", 1)[1], m.value) for m in steps[0].modifiers]
+    assert named == [("quality", 4), ("radio", 1), ("coordination", -2)]
+    assert steps[0].total == 3
+    ranging = run("ranging", {"quality": "regolari", "coordination": -1}, [1, 1])
+    assert [m.key.rsplit(".", 1)[1] for m in ranging.steps[0].modifiers] == [
+        "quality",
+        "coordination",
+    ]
+
+
 def test_quality_modifier_adds_before_the_formula():
     # radio +1 on a Normal contact: Regolari 4 → 5; on a Difficult one 5 → ½ = 3
     assert chance_of(run("action", {"quality": "regolari", "quality_modifier": 1}, [1])) == 5

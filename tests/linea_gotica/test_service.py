@@ -199,6 +199,10 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
     )
     assert codes(reply) == ["linea_gotica.action.passed(purpose=contatto)"]
     assert reply.resolutions[0].steps[0].total == 6
+    # Seed 004 line 469: the radio's +1 is shown as the radio's, not as the referee's.
+    named = [(m.key, m.value) for m in reply.resolutions[0].steps[0].modifiers]
+    assert ("linea_gotica.mod.radio", 1) in named
+    assert all(key != "linea_gotica.mod.quality_modifier" for key, _ in named)
     assert reply.notices[0].code.startswith("linea_gotica.mission.contacted(marker=m1")
     reply = await table(ANNA, "turn.next")
     assert reply.notices[-1].code == "linea_gotica.turn.fire_class(quality=regolari)"

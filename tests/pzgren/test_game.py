@@ -490,6 +490,19 @@ def test_hill_entrenchment_and_mortar_columns():
     assert (base.total, mortar.total) == (-2, -2)  # -3 capped; -3 + 1
 
 
+def test_anti_tank_fire_in_the_next_segment_takes_the_moved_modifier_alone():
+    """Seed 003 line 163: "-1 : cible qui s'est déplacée dans le segment d'action
+    précédent" — the ordinary fire of the next activation, not opportunity fire (line 165)."""
+    table = small(
+        '{id: tank, name: Tank, type: afv, hex: "5,1", armour: 3, movement: 3, steps: 2}',
+        '{id: gun, name: Gun, type: at, hex: "1,1", at: 6, range: 8}',
+    )
+    table(g.Move(unit="tank", hex="3,1"), "a")
+    applied = table(fire("gun", target="tank"), "b", [3, 2])
+    keys = [m.key.rsplit(".", 1)[1] for m in applied.resolutions[0].steps[0].modifiers]
+    assert keys == ["at_value", "armour", "moved"]
+
+
 def test_anti_tank_opportunity_fire_at_a_mover():
     table = small(
         '{id: tank, name: Tank, type: afv, hex: "5,1", armour: 3, movement: 3, steps: 2}, '
@@ -499,11 +512,13 @@ def test_anti_tank_opportunity_fire_at_a_mover():
     )
     table(g.Move(unit="tank", hex="2,1"), "a")
     applied = table(
-        fire("gun", target="tank", opportunity=True, modifiers=("river_engineers",)), "b", [3, 3]
+        fire("gun", target="tank", opportunity=True, modifiers=("river_engineers",)), "b", [3, 2]
     )
     keys = [m.key.rsplit(".", 1)[1] for m in applied.resolutions[0].steps[0].modifiers]
-    assert keys == ["at_value", "armour", "moved", "opportunity", "adjacent", "river_engineers"]
-    assert applied.resolutions[0].steps[0].total == 6 + 6 - 3 - 1 - 1 + 1 + 1
+    # Seed 003 lines 163, 165: the mover is fired at in its own segment, not the previous
+    # one, so opportunity fire takes its own -1 without the "moved" -1.
+    assert keys == ["at_value", "armour", "opportunity", "adjacent", "river_engineers"]
+    assert applied.resolutions[0].steps[0].total == 5 + 6 - 3 - 1 + 1 + 1
     applied = table(fire("gun2", target="tank2"), "b", [3, 3])  # 6 hexes away
     keys = [m.key.rsplit(".", 1)[1] for m in applied.resolutions[0].steps[0].modifiers]
     assert keys == ["at_value", "armour", "range_over_5"]

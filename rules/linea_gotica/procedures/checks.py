@@ -51,16 +51,26 @@ def read(table: Table, row: Row, column: Column | str) -> TableRead:
     return TableRead(table.id, table.title, table.row_label(row), col.label, table.cell(row, col))
 
 
-def quality_chance(quality: Quality, modifier: int) -> tuple[int, tuple[Modifier, ...]]:
-    """QUALITA': the base chance of a quality, plus a modifier (referee, radio…)."""
+#: Seed 004 line 469: "E' possibile utilizzare un +1 sulla qualità [...] il contatto con
+#: l'artiglieria di appoggio a livello di compagnia" (portable radios).
+Radio = Field(False, description="a portable radio: +1 to quality (line 469)")
+#: Seed 004 lines 466-468: poor coordination worsens combined operations by -1 or -2.
+Coordination = Field(0, ge=-2, le=0, description="poor coordination: -1 or -2 (lines 466-468)")
+
+
+def quality_chance(
+    quality: Quality, modifier: int, *, radio: bool = False, coordination: int = 0
+) -> tuple[int, tuple[Modifier, ...]]:
+    """QUALITA': the base chance of a quality, plus the referee's modifier, a portable
+    radio's +1 and poor coordination, each shown under its own name."""
     tables = load_tables()
     table = tables["qualita"]
     row = table.row_by_id(quality.value)
     base: int = tables.parsed(table, row, table.column("possibilita"))
     mods = [Modifier(f"{K}.mod.quality", base, (("quality", quality.value),))]
-    if modifier:
-        mods.append(Modifier(f"{K}.mod.quality_modifier", modifier))
-    return base + modifier, tuple(mods)
+    named = (("quality_modifier", modifier), ("radio", int(radio)), ("coordination", coordination))
+    mods += [Modifier(f"{K}.mod.{name}", value) for name, value in named if value]
+    return base + sum(value for _, value in named), tuple(mods)
 
 
 def roll_under(
@@ -114,17 +124,26 @@ class ActionInput(Frozen):
 
     quality: Quality
     quality_modifier: int = QualityModifier
+    radio: bool = Radio
+    coordination: int = Coordination
     level: Level = Level.NORMALE
     shift: int = Field(0, ge=-4, le=4, description="levels easier (+) or harder (−)")
     purpose: Purpose = Purpose.AZIONE
 
 
 def action_level_chance(
-    quality: Quality, quality_modifier: int, level: Level
+    quality: Quality,
+    quality_modifier: int,
+    level: Level,
+    *,
+    radio: bool = False,
+    coordination: int = 0,
 ) -> tuple[int, tuple[Modifier, ...], TableRead | None]:
     """The chance of an action of ``level`` (10 for automatic, 0 for impossible)."""
     tables = load_tables()
-    base, mods = quality_chance(quality, quality_modifier)
+    base, mods = quality_chance(
+        quality, quality_modifier, radio=radio, coordination=coordination
+    )
     if level is Level.NO:
         return 0, mods, None
     table = tables["azioni"]
@@ -144,9 +163,13 @@ def resolve_level_roll(
     passed_key: str,
     failed_key: str,
     extra_mods: tuple[Modifier, ...] = (),
+    radio: bool = False,
+    coordination: int = 0,
 ) -> Outcome:
     """Roll an action of ``level`` (no die when automatic or impossible)."""
-    chance, mods, table_read = action_level_chance(quality, quality_modifier, level)
+    chance, mods, table_read = action_level_chance(
+        quality, quality_modifier, level, radio=radio, coordination=coordination
+    )
     if level is Level.NO:
         outcome = Outcome.of(f"{K}.action.impossible", purpose=purpose)
         builder.step(
@@ -200,6 +223,8 @@ def resolve_action(data: ActionInput, tray: DiceTray) -> Resolution:
         passed_key=f"{K}.action.passed",
         failed_key=f"{K}.action.failed",
         extra_mods=extra,
+        radio=data.radio,
+        coordination=data.coordination,
     )
     return builder.finish(outcome)
 

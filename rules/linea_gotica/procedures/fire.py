@@ -39,6 +39,7 @@ from rules.linea_gotica.model import (
     half_up,
 )
 from rules.linea_gotica.procedures.checks import (
+    Coordination,
     Cover,
     Frozen,
     QualityModifier,
@@ -778,12 +779,15 @@ class RangingInput(Frozen):
 
     quality: Quality
     quality_modifier: int = QualityModifier
+    coordination: int = Coordination
 
 
 def resolve_ranging(data: RangingInput, tray: DiceTray) -> Resolution:
     """The observer's 1d10 ≤ quality makes it precise; 1d10 on PRECISO or IMPRECISO."""
     tables = load_tables()
-    base, mods = quality_chance(data.quality, data.quality_modifier)
+    base, mods = quality_chance(
+        data.quality, data.quality_modifier, coordination=data.coordination
+    )
     builder = ResolutionBuilder(K, "ranging", tray)
     if len(mods) > 1:
         builder.step(f"{K}.step.chance", modifiers=mods, total=base)

@@ -60,15 +60,16 @@ def do_call(
     aim = _aim(state, unit, command.target, actor)
     table = load_tables()["supporto"]
     level = Level(str(table.row_by_id(support.contact).data["action"]))
-    modifier = quality_modifier_of(state, unit) + state.coordination.get(unit.side, 0)
-    if unit.radio and support.contact in ("dedicata", "mortaio_leggero"):
-        modifier += int(table.row_by_id("radio").data["quality_modifier"])
+    # The radio's +1 and poor coordination are named steps of their own, not the referee's.
+    radio = unit.radio and support.contact in ("dedicata", "mortaio_leggero")
     figure = actor_figure(unit, None, state)
     resolution = resolve(
         "action",
         checks.ActionInput(
             quality=unit.quality,
-            quality_modifier=max(-6, min(6, modifier)),
+            quality_modifier=quality_modifier_of(state, unit),
+            radio=radio,
+            coordination=state.coordination.get(unit.side, 0),
             level=level,
             shift=-1 if figure is not None and figure.wounded else 0,
             purpose=checks.Purpose.CONTATTO,
@@ -143,7 +144,8 @@ def _deviation(
         "ranging",
         fire.RangingInput(
             quality=observer.quality,
-            quality_modifier=max(-6, min(6, quality_modifier_of(state, observer) + modifier)),
+            quality_modifier=quality_modifier_of(state, observer),
+            coordination=modifier,
         ),
         tray,
     )

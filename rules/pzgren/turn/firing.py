@@ -283,7 +283,12 @@ def at_modifiers(
     table = load_tables()["modificateurs_antichars"]
     keys: list[str] = []
     steps = distance(firer.position, target.position)
-    if target.id in state.moved_last:
+    # Seed 003 lines 163 and 165 are two segments: "-1 : cible qui s'est déplacée dans le
+    # segment d'action précédent" and "-1 : tir d'opportunité (voir règle 13.0)". Opportunity
+    # fire answers the move in the mover's own segment (it costs no activation), so its
+    # target moved in the current segment, not the previous one: the two never stack
+    # (docs/pzgren.md, "Interpretations").
+    if target.id in state.moved_last and not opportunity:
         keys.append("moved")
     if opportunity:
         keys.append("opportunity")
