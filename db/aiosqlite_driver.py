@@ -37,6 +37,7 @@ import contextlib
 import sqlite3
 import threading
 from collections import deque
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import aiosqlite
@@ -314,15 +315,19 @@ class SqliteDriver:
                 {i: r for i, r in requests.items() if i not in writing}, answers, errors
             )
             if writing:
-                if any(isinstance(r, Control) for r in writing.values()):
+                merged = {i: r for i, r in writing.items() if not isinstance(r, Control)}
+                if len(merged) < len(writing):
                     await self._answer_all(writing, answers, errors)
-                elif not await self._merged_writes(writing, answers):
+                elif not await self._merged_writes(merged, answers):
                     return [o or (None, None) for o in outcomes], True
                 for index in writing:
                     wrote[index] = True
 
     async def _answer_all(
-        self, requests: dict[int, Request], answers: list[Any], errors: list[Exception | None]
+        self,
+        requests: Mapping[int, Request],
+        answers: list[Any],
+        errors: list[Exception | None],
     ) -> None:
         """Answer several commits' requests together: every statement of every one queued at
         once (one task per statement, in order), then each request's answer assembled."""
@@ -345,7 +350,7 @@ class SqliteDriver:
                 sent[index] = [asyncio.ensure_future(self._answer(request))]
         await asyncio.wait([task for tasks in sent.values() for task in tasks])
         for index, tasks in sent.items():
-            failures = [task.exception() for task in tasks if task.exception() is not None]
+            failures = [error for task in tasks if (error := task.exception()) is not None]
             if failures:
                 error = failures[0]
                 if not isinstance(error, Exception):
@@ -356,7 +361,9 @@ class SqliteDriver:
             else:
                 answers[index] = tasks[0].result()
 
-    async def _merged_writes(self, writing: dict[int, Request], answers: list[Any]) -> bool:
+    async def _merged_writes(
+        self, writing: Mapping[int, Query | Batch], answers: list[Any]
+    ) -> bool:
         """The write batches of several commits, one ``executemany`` per statement, in the
         order the statements come in each batch; False if that order is not one for all of
         them, or anything failed (the caller then rolls the group back)."""

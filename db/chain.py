@@ -502,7 +502,9 @@ def archive_problem(
     every state kept, the head, the count) and against the head hash its row lists."""
     where = f"archive {archive_id} (channel {channel_id}):"
     try:
-        bundle = bundle_of(bytes(blob))  # type: ignore[arg-type]
+        if not isinstance(blob, bytes | bytearray | memoryview):
+            raise TypeError(f"a bundle is bytes, not {type(blob).__name__}")
+        bundle = bundle_of(bytes(blob))
     except (TypeError, ValueError, RecursionError, CorruptRecord, zlib.error) as error:
         return f"{where} its bundle cannot be read ({error})"
     try:

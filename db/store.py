@@ -14,7 +14,7 @@ import asyncio
 import json
 import operator
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from functools import partial
 from types import TracebackType
@@ -27,7 +27,7 @@ from db.core import members as roster
 from db.core.common import MAX_EVENTS_PAGE, event_by_interaction, members_of
 from db.core.dialect import Dialect
 from db.core.records import MAX_RECORDS_PAGE
-from db.core.steps import Operation, Transaction
+from db.core.steps import Operation, Step, Transaction
 from db.hashing import canonical_json, encode_document
 from db.history import PAGE_VERSIONS, ExportHead, StoredVersion
 from db.models import (
@@ -105,11 +105,11 @@ class CoreStore(ABC):
 
     def _run(
         self,
-        steps: Any,
+        steps: Callable[[], Step[_T]],
         transaction: Transaction = "none",
         channel_id: int | None = None,
         **options: Any,
-    ) -> Any:
+    ) -> Awaitable[_T]:
         """Wrap a step function (a callable making a fresh generator) and run it."""
         return self._execute(
             Operation(steps, transaction=transaction, channel_id=channel_id, **options)
@@ -605,10 +605,14 @@ class CoreStore(ABC):
         if copied:
             await self._write(records.restore, self.dialect, list(copied))
 
-    def _write(self, step: Any, *args: Any, channel_id: int | None = None) -> Any:
+    def _write(
+        self, step: Callable[..., Step[_T]], *args: Any, channel_id: int | None = None
+    ) -> Awaitable[_T]:
         return self._run(partial(step, *args), "write", channel_id)
 
-    def _read(self, step: Any, *args: Any, channel_id: int | None = None) -> Any:
+    def _read(
+        self, step: Callable[..., Step[_T]], *args: Any, channel_id: int | None = None
+    ) -> Awaitable[_T]:
         return self._run(partial(step, *args), "none", channel_id)
 
 

@@ -182,21 +182,20 @@ def export(
             Query(_ALL_PATCHES, (channel_id,), "rows"),
         )
     )
-    return (
-        yield Compute(
-            partial(
-                _bundle,
-                dialect,
-                channel_id,
-                verify,
-                game_row,
-                members,
-                event_rows,
-                text_rows(full),
-                text_rows(patches),
-            )
+    bundle: ExportBundle = yield Compute(
+        partial(
+            _bundle,
+            dialect,
+            channel_id,
+            verify,
+            game_row,
+            members,
+            event_rows,
+            text_rows(full),
+            text_rows(patches),
         )
     )
+    return bundle
 
 
 _EXPORT_HEAD = (
