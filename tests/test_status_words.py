@@ -10,12 +10,12 @@ import pytest
 from rules.core.dice import SystemDice
 from rules.core.errors import RulesError
 from rules.core.i18n import has_key
-from rules.core.ruleset import get_ruleset
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.render import value_text
 from tests.fuzz.harness import fill_options
 
 
-@pytest.mark.parametrize("ruleset", ["manovra", "linea_gotica", "pzgren", "w40k4"])
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
 def test_every_status_word_is_translated(ruleset: str) -> None:
     play = get_ruleset(ruleset).play
     assert play is not None

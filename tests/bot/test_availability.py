@@ -196,7 +196,7 @@ async def test_listings_past_the_budget_still_answer_within_a_second(service, mo
     assert "squadra_1" in names
 
 
-async def test_issue_23s_upload_is_answered_at_once(service):
+async def test_a_480_unit_upload_is_answered_at_once(service):
     spec = importlib.util.spec_from_file_location("bench_availability_service", SCRIPT)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)

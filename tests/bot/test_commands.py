@@ -28,7 +28,7 @@ from bot.commands import (
 from bot.console import CONSOLE_COMMANDS, ParseError, help_text, parse_line, user_id_of
 from bot.discord.client import sync_payload
 from rules.core.i18n import LANGUAGES, has_key, translate
-from rules.core.ruleset import get_ruleset
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 
 SUBCOMMAND_TYPES = (1, 2)
 # Discord's option types.
@@ -42,7 +42,7 @@ DISCORD_TYPES = {
     OptionType.ROLE: 8,
     OptionType.CHANNEL: 7,
 }
-RULESETS = ("manovra", "pzgren", "w40k4", "linea_gotica")
+RULESETS = KNOWN_RULESETS
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 
 from rules.core import scenario as limits
 from rules.core.errors import InvalidInput
-from rules.core.ruleset import get_ruleset
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.linea_gotica.scenario import parse_scenario as parse_gotica
 from rules.manovra.scenario import parse_scenario as parse_manovra
 from rules.pzgren.scenario import parse_scenario as parse_pzgren
@@ -48,7 +48,7 @@ def _line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
-def test_issue_23s_upload_is_refused_at_once_naming_the_unit_past_the_limit() -> None:
+def test_a_480_unit_upload_is_refused_at_once_naming_the_unit_past_the_limit() -> None:
     text = BENCH.manovra(1, 480, 6, 200, 0)
     started = time.perf_counter()
     error = _refused(parse_manovra, text, "error.scenario.limit.units_per_side")
@@ -91,7 +91,7 @@ def test_pzgren_counts_its_units_too() -> None:
     parse_pzgren(text, "upload.yaml")  # 80 units: within MAX_UNITS
 
 
-@pytest.mark.parametrize("ruleset", ["manovra", "linea_gotica", "w40k4", "pzgren"])
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
 def test_the_largest_accepted_scenario_loads(ruleset: str) -> None:
     play = get_ruleset(ruleset).play
     assert play is not None
@@ -100,7 +100,7 @@ def test_the_largest_accepted_scenario_loads(ruleset: str) -> None:
     assert len(document["units"]) == (100 if ruleset == "manovra" else 80)
 
 
-@pytest.mark.parametrize("ruleset", ["manovra", "linea_gotica", "w40k4", "pzgren"])
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
 def test_the_bundled_scenarios_stay_far_within_the_limits(ruleset: str) -> None:
     play = get_ruleset(ruleset).play
     assert play is not None

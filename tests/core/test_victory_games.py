@@ -14,12 +14,12 @@ import pytest
 
 from rules.core.dice import Die, ScriptedDice
 from rules.core.play import DocumentPlay
-from rules.core.ruleset import get_ruleset
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.core.score import GameResult, compute_score
 from rules.core.seatview import REFEREE, Seat
 from tests.fuzz.harness import fill_options
 
-RULESETS = ("manovra", "linea_gotica", "w40k4", "pzgren")
+RULESETS = KNOWN_RULESETS
 MAX_COMMANDS = 3000
 
 

@@ -1,4 +1,4 @@
-"""Issue 11 for linea_gotica: the rule defects found in play, each reproduced as reported."""
+"""linea_gotica: the rule defects found in play, each reproduced as reported."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 26 for manovra: tests nobody owes, every piece of a heavy weapon firing, and the
+"""manovra: tests nobody owes, every piece of a heavy weapon firing, and the
 panicked unit that "deve ritirarsi" — each rule test quotes the seed (000) line it follows."""
 
 from __future__ import annotations

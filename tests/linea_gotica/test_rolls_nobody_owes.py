@@ -1,4 +1,4 @@
-"""Issue 26 for linea_gotica: rolls nobody owes, a repeated /turn next, and two rules of the
+"""linea_gotica: rolls nobody owes, a repeated /turn next, and two rules of the
 seed (004) the bot did not keep — each test quotes the line it follows."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 26 for pzgren: a morale check nobody owes, and the aircraft that was given the
+"""pzgren: a morale check nobody owes, and the aircraft that was given the
 "higher hill" anti-tank modifier (seed 003 line 169)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 26 for w40k4: a Leadership test nobody owes (/test, /morale) is refused before any
+"""w40k4: a Leadership test nobody owes (/test, /morale) is refused before any
 die is rolled, naming what is owed and by whom; an owed one is taken by either verb."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 26 through the application service: a roll nobody owes and a repeated /turn next
+"""Through the application service: a roll nobody owes and a repeated /turn next
 are refused before any die is rolled, and nothing is stored."""
 
 from __future__ import annotations
