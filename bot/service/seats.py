@@ -98,7 +98,7 @@ async def join(call: GameCall) -> Reply:
     """``/game join side:S``: a seat on a side (the referee keeps refereeing)."""
     request, seat = call.request, call.seat
     if seat.role == "none":  # anyone may join: the log's rate limit applies
-        call.services.limiter.admit(request.channel_id, request.user_id, seated=False)
+        call.services.limiter.admit(request.channel_id, request.user_id, seated=False, join=True)
     reply = _reply(call)
     sides = call.play.sides(call.document)
     side = side_named(sides, request.options.get("side"))
