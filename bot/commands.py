@@ -493,6 +493,7 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
         ),
     ),
     CommandSpec("campaign.join", "campaign.join", (name("side", "side", required=True),)),
+    CommandSpec("campaign.invite", "campaign.invite", (member(), name("side", "side"))),
     CommandSpec("campaign.status", "campaign.status"),
     CommandSpec("campaign.log", "campaign.log", (integer("count", 1, 50),)),
     CommandSpec(
@@ -549,6 +550,7 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
     ),
     # -- /seat: the referee seats the players -----------------------------------------------
     CommandSpec("seat.assign", "seat.assign", (member(), name("side", "side", required=True))),
+    CommandSpec("seat.approve", "seat.approve", (member(), name("side", "side"))),
     CommandSpec("seat.remove", "seat.remove", (member(),)),
     CommandSpec(
         "seat.bind",

@@ -11,7 +11,10 @@ So the limits are sliding windows (``window_s`` seconds), counted per channel:
 * someone without a seat: ``seatless_per_user`` commands per window, and all of them
   together ``seatless_per_channel`` (a crowd of fresh accounts is stopped too);
 * a seated player (or the referee): ``seated_per_user`` rolls per window, a budget a real
-  game never reaches.
+  game never reaches;
+* ``/game join`` by someone without a seat: ``joins_per_user`` per window, and
+  ``joins_per_channel`` for all of them together, counted apart from the rolls: a crowd of
+  spectators rolling never keeps a player from taking their seat.
 
 The count is by user and channel, never by interaction: a retried interaction is answered
 with its first result before it reaches the limit (and is not counted again), and a new
@@ -55,6 +58,8 @@ class LogLimits:
     seatless_per_user: int = 10
     seatless_per_channel: int = 30
     seated_per_user: int = 120
+    joins_per_user: int = 5
+    joins_per_channel: int = 20
 
     @classmethod
     def from_settings(cls, settings: Any) -> LogLimits:
@@ -68,7 +73,13 @@ class LogLimits:
 
 
 #: No limit at all (benchmarks and tests that flood a log on purpose).
-UNLIMITED = LogLimits(seatless_per_user=0, seatless_per_channel=0, seated_per_user=0)
+UNLIMITED = LogLimits(
+    seatless_per_user=0,
+    seatless_per_channel=0,
+    seated_per_user=0,
+    joins_per_user=0,
+    joins_per_channel=0,
+)
 
 _Key = tuple[str, int, int]
 
@@ -91,8 +102,9 @@ class LogLimiter:
     def __len__(self) -> int:
         return len(self._windows)
 
-    def admit(self, channel_id: int, user_id: int, *, seated: bool) -> None:
-        """Count one command of ``user_id`` in ``channel_id``, or raise `TooMany`.
+    def admit(self, channel_id: int, user_id: int, *, seated: bool, join: bool = False) -> None:
+        """Count one command of ``user_id`` in ``channel_id``, or raise `TooMany`;
+        ``join``: a ``/game join``, counted in windows of its own.
 
         Every limit that applies is checked before any is counted: a command refused by
         the channel's limit does not use up the user's own.
@@ -100,7 +112,12 @@ class LogLimiter:
         limits = self.limits
         now = self._clock()
         checks: list[tuple[_Key, int, str]] = []
-        if seated:
+        if join:
+            checks.append((("join", channel_id, user_id), limits.joins_per_user, "join"))
+            checks.append(
+                (("join_channel", channel_id, 0), limits.joins_per_channel, "join_channel")
+            )
+        elif seated:
             checks.append((("seated", channel_id, user_id), limits.seated_per_user, "seated"))
         else:
             checks.append(

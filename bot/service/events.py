@@ -110,6 +110,10 @@ SEAT_ASSIGN = "seat.assign"
 SEAT_REMOVE = "seat.remove"
 SEAT_REFEREE = "seat.referee"
 SEAT_BIND = "seat.bind"
+#: Seats by consent: a request for a side that has players, its approval, an invitation.
+SEAT_REQUEST = "seat.request"
+SEAT_APPROVE = "seat.approve"
+SEAT_INVITE = "seat.invite"
 
 #: Events that leave the document as it was: confirmations, free /roll dice, adoptions
 #: (and every ``seat.*`` event).
@@ -299,12 +303,15 @@ __all__ = [
     "REFEREE_READER",
     "RESULT_ARG",
     "SAME_DOCUMENT_VERBS",
+    "SEAT_APPROVE",
     "SEAT_ASSIGN",
     "SEAT_BIND",
+    "SEAT_INVITE",
     "SEAT_JOIN",
     "SEAT_LEAVE",
     "SEAT_REFEREE",
     "SEAT_REMOVE",
+    "SEAT_REQUEST",
     "SECRET_ARG",
     "VERB_CONFIRM",
     "VERB_DISPUTE",

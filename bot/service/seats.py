@@ -8,6 +8,12 @@ undo a seat change: the referee changes a seat back with another seat command.
 ``/game join`` and ``/game leave`` are the players'; ``/seat assign|remove|bind`` and
 ``/game referee`` the referee's; ``/game takeover`` a channel manager's, once the referee is
 gone.
+
+A seat is taken by consent: the first player of an empty side joins freely, but joining a
+side that has players is a request (``seat.request``) that the referee or one of the side's
+players approves (``/seat approve user:``, ``seat.approve``; ``/seat assign`` seats anyone
+too); ``/seat approve`` of someone who asked nothing invites them (``seat.invite``), and
+their ``/game join`` of that side is then immediate.
 """
 
 from __future__ import annotations
@@ -18,18 +24,27 @@ from typing import Any, Literal
 
 from bot.service.errors import ServiceError
 from bot.service.events import (
+    SEAT_APPROVE,
     SEAT_ASSIGN,
     SEAT_BIND,
+    SEAT_INVITE,
     SEAT_JOIN,
     SEAT_LEAVE,
     SEAT_REFEREE,
     SEAT_REMOVE,
+    SEAT_REQUEST,
     seat_event,
 )
 from bot.service.handlers import GameCall, GameHandler, Who
 from bot.service.replies import Reply
 from bot.service.requests import int_option, role_option, side_named
-from bot.service.stored.seats import bind_side
+from bot.service.stored.seats import (
+    Consent,
+    bind_side,
+    consent_of,
+    drop_consent,
+    note_consent,
+)
 from db.models import EventRecord, Member
 from rules.core.resolution import Outcome
 
@@ -47,8 +62,10 @@ def roster_notices(
     members: Sequence[Member],
     sides: Mapping[str, str],
     side_roles: Sequence[tuple[str, int]] = (),
+    pending: Sequence[Consent] = (),
 ) -> list[Outcome]:
-    """The roster for ``/game status``: the referee(s), then each side and its players."""
+    """The roster for ``/game status``: the referee(s), then each side and its players,
+    then the seats pending (requests and invitations)."""
     notices = []
     referees = [mention(m.user_id) for m in members if m.role == "referee"]
     if referees:
@@ -65,7 +82,22 @@ def roster_notices(
                 players=", ".join(players) if players else "—",
             )
         )
+    for consent in pending:
+        notices.append(
+            Outcome.of(
+                f"bot.seats.pending_{consent.kind}",
+                user=mention(consent.user),
+                side=sides.get(consent.side, consent.side),
+            )
+        )
     return notices
+
+
+def _occupied(call: GameCall, side: str) -> bool:
+    """Whether ``side`` has players already (seated, or bound to a role)."""
+    members = call.context.members
+    seated = any(m.role == "player" and m.side == side for m in members)
+    return seated or any(bound == side for bound, _ in call.context.side_roles)
 
 
 def referee_gone(referees: Sequence[Member], events: Sequence[EventRecord], now: datetime) -> bool:
@@ -98,7 +130,7 @@ async def join(call: GameCall) -> Reply:
     """``/game join side:S``: a seat on a side (the referee keeps refereeing)."""
     request, seat = call.request, call.seat
     if seat.role == "none":  # anyone may join: the log's rate limit applies
-        call.services.limiter.admit(request.channel_id, request.user_id, seated=False)
+        call.services.limiter.admit(request.channel_id, request.user_id, seated=False, join=True)
     reply = _reply(call)
     sides = call.play.sides(call.document)
     side = side_named(sides, request.options.get("side"))
@@ -109,6 +141,17 @@ async def join(call: GameCall) -> Reply:
     if seat.side == side and seat.role == role:  # already there: nothing to log
         reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
         return reply
+    if role == "player" and _occupied(call, side):
+        pending = await consent_of(call.store, request.channel_id, request.user_id)
+        if pending is None or pending.kind != "invite" or pending.side != side:
+            # A side with players takes no one they did not accept: a request to approve.
+            await note_consent(
+                call.store, request.channel_id, Consent(request.user_id, side, "request")
+            )
+            await _log_seat(call, SEAT_REQUEST, side=side)
+            reply.notices.append(Outcome.of("bot.seats.requested", side=sides[side]))
+            return reply
+        await drop_consent(call.store, request.channel_id, request.user_id)
     await call.store.add_member(request.channel_id, request.user_id, side=side, role=role)
     await _log_seat(call, SEAT_JOIN, user=request.user_id, side=side)
     reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
@@ -213,12 +256,52 @@ async def assign(call: GameCall) -> Reply:
     return reply
 
 
+async def approve(call: GameCall) -> Reply:
+    """``/seat approve user:@U [side:]`` (the referee or a side's player): seat a member
+    who asked for a side, or invite one who did not (their ``/game join`` is then
+    immediate). A player approves or invites for their own side only."""
+    request, seat, store = call.request, call.seat, call.store
+    sides = call.play.sides(call.document)
+    user = _user(call)
+    pending = await consent_of(store, request.channel_id, user)
+    reply = _reply(call)
+    if pending is not None and pending.kind == "request":
+        _may_seat(call, pending.side)
+        await store.add_member(request.channel_id, user, side=pending.side, role="player")
+        await drop_consent(store, request.channel_id, user)
+        await _log_seat(call, SEAT_APPROVE, user=user, side=pending.side)
+        reply.notices.append(
+            Outcome.of("bot.seats.assigned", user=mention(user), side=sides[pending.side])
+        )
+        return reply
+    wanted = request.options.get("side")
+    if wanted is None and seat.role == "player" and seat.side is not None:
+        wanted = seat.side
+    if wanted is None:
+        raise ServiceError("error.service.seats.invite_side")
+    side = side_named(sides, wanted)
+    _may_seat(call, side)
+    await note_consent(store, request.channel_id, Consent(user, side, "invite"))
+    await _log_seat(call, SEAT_INVITE, user=user, side=side)
+    reply.notices.append(Outcome.of("bot.seats.invited", user=mention(user), side=sides[side]))
+    return reply
+
+
+def _may_seat(call: GameCall, side: str) -> None:
+    """The referee seats on any side; a player on their own side only."""
+    seat = call.seat
+    if seat.role != "referee" and seat.side != side:
+        sides = call.play.sides(call.document)
+        raise ServiceError("error.service.seats.not_your_side", side=sides.get(side, side))
+
+
 HANDLERS = (
     GameHandler(("game.join",), after_end=False, run=join),
     GameHandler(("game.leave",), after_end=False, run=leave),
     GameHandler(("game.referee",), who=Who.REFEREE, after_end=False, run=hand_over),
     GameHandler(("game.takeover",), after_end=False, run=take_over),
     GameHandler(("seat.assign",), who=Who.REFEREE, after_end=False, run=assign),
+    GameHandler(("seat.approve",), who=Who.SEATED, after_end=False, run=approve),
     GameHandler(("seat.remove",), who=Who.REFEREE, after_end=False, run=remove),
     GameHandler(("seat.bind",), who=Who.REFEREE, after_end=False, run=bind),
 )

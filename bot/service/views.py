@@ -42,6 +42,7 @@ from bot.service.maps import (
 from bot.service.replies import FilesReply, Reply, ResultView, StatusReply, TextReply
 from bot.service.requests import Request, Seat, int_option, players_among, seat_among
 from bot.service.seats import roster_notices
+from bot.service.stored.seats import pending_seats
 from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.export import history_pages
@@ -130,7 +131,8 @@ async def status(call: GameCall) -> Reply:
     for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
         reply.owed_by[side] = players_among(context.members, side)
     sides = play.sides(document)
-    reply.notices += roster_notices(context.members, sides, context.side_roles)
+    pending = await pending_seats(call.store, call.request.channel_id)
+    reply.notices += roster_notices(context.members, sides, context.side_roles, pending)
     reply.notices += due_notices(call, sides)
     return reply
 

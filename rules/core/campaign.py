@@ -80,11 +80,33 @@ class Created(_Frozen):
 
 
 class Joined(_Frozen):
-    """A player joins a side."""
+    """A player joins a side: freely as its first player, else with consent (``by``: who
+    approved the request; an invitation is its own earlier event). Older logs joined
+    without consent: the service asks for it, the fold still replays them."""
 
     type: Literal["campaign.joined"] = "campaign.joined"
     side: str
     user: int
+    by: int | None = None
+
+
+class JoinAsked(_Frozen):
+    """A member asks to play a side that has players: the referee or one of the side's
+    players approves (then :class:`Joined` with ``by``)."""
+
+    type: Literal["campaign.join_request"] = "campaign.join_request"
+    side: str
+    user: int
+
+
+class Invited(_Frozen):
+    """The referee or a side's player invites a member to play that side: their
+    ``/campaign join`` of it is then immediate."""
+
+    type: Literal["campaign.invite"] = "campaign.invite"
+    side: str
+    user: int
+    by: int
 
 
 class Linked(_Frozen):
@@ -147,6 +169,8 @@ class Ended(_Frozen):
 CampaignEvent = Annotated[
     Created
     | Joined
+    | JoinAsked
+    | Invited
     | RosterSet
     | Linked
     | ResultEntered
@@ -178,6 +202,8 @@ CAMPAIGN_VERBS = (
     "campaign.book",
     "campaign.due",
     "campaign.overdue",
+    "campaign.join_request",
+    "campaign.invite",
 )
 
 
@@ -211,6 +237,9 @@ class CampaignState(_Frozen):
     sides: dict[str, str]
     referee: int
     players: dict[str, list[int]]
+    #: Seats pending, by user: the side each asked for, the side each was invited to.
+    requests: dict[int, str] = {}
+    invitations: dict[int, str] = {}
     games: list[GameEntry] = []
     #: Each side's roster (`rules.core.roster`), once the campaign's log has given it one.
     rosters: dict[str, Roster] = {}
@@ -270,6 +299,8 @@ def apply(state: CampaignState, event: CampaignEvent) -> CampaignState:
         raise IllegalAction("error.campaign.ended", name=state.name)
     if isinstance(event, Joined):
         return _joined(state, event)
+    if isinstance(event, JoinAsked | Invited):
+        return _pending(state, event)
     if isinstance(event, RosterSet):
         return _roster_set(state, event)
     if isinstance(event, Linked):
@@ -311,19 +342,36 @@ def _aftermath_update(
     )
 
 
-def _joined(state: CampaignState, event: Joined) -> CampaignState:
-    if event.side not in state.sides:
+def _may_join(state: CampaignState, side: str, user: int) -> None:
+    if side not in state.sides:
         raise InvalidInput(
-            "error.campaign.unknown_side", side=event.side[:40], known=", ".join(state.sides)
+            "error.campaign.unknown_side", side=side[:40], known=", ".join(state.sides)
         )
-    current = state.side_of(event.user)
+    current = state.side_of(user)
     if current is not None:
         raise IllegalAction("error.campaign.already_joined", side=state.sides[current])
+
+
+def _pending(state: CampaignState, event: JoinAsked | Invited) -> CampaignState:
+    _may_join(state, event.side, event.user)
+    field = "requests" if isinstance(event, JoinAsked) else "invitations"
+    held: dict[int, str] = getattr(state, field)
+    if len(held) >= MAX_PLAYERS and event.user not in held:
+        raise IllegalAction("error.campaign.too_many_players", limit=MAX_PLAYERS)
+    return state.model_copy(update={field: {**held, event.user: event.side}})
+
+
+def _joined(state: CampaignState, event: Joined) -> CampaignState:
+    _may_join(state, event.side, event.user)
     if sum(len(users) for users in state.players.values()) >= MAX_PLAYERS:
         raise IllegalAction("error.campaign.too_many_players", limit=MAX_PLAYERS)
     players = {side: list(users) for side, users in state.players.items()}
     players[event.side].append(event.user)
-    return state.model_copy(update={"players": players})
+    requests = {user: side for user, side in state.requests.items() if user != event.user}
+    invitations = {user: side for user, side in state.invitations.items() if user != event.user}
+    return state.model_copy(
+        update={"players": players, "requests": requests, "invitations": invitations}
+    )
 
 
 def _roster_set(state: CampaignState, event: RosterSet) -> CampaignState:

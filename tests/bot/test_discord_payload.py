@@ -73,6 +73,7 @@ COMMANDS = {
     "campaign": {
         "new",
         "join",
+        "invite",
         "status",
         "log",
         "game",
@@ -84,7 +85,7 @@ COMMANDS = {
         "overdue",
         "roster",
     },
-    "seat": {"assign", "remove", "bind"},
+    "seat": {"assign", "approve", "remove", "bind"},
     "reroll": None,
     "help": None,
     "rules": {"table"},

@@ -136,12 +136,25 @@ async def test_joining_is_counted_for_someone_without_a_seat(limited, store):
             Request(CHANNEL, STRANGER, "game.join", {"side": "alleati"}, interaction_id=f"j{n}")
         )
         await limited.handle(Request(CHANNEL, STRANGER, "game.leave", {}, interaction_id=f"l{n}"))
-    for n in range(5):
-        await limited.handle(roll(STRANGER, n))
-    with pytest.raises(TooMany):
+    with pytest.raises(TooMany) as refused:
         await limited.handle(
             Request(CHANNEL, STRANGER, "game.join", {"side": "alleati"}, interaction_id="j-last")
         )
+    assert refused.value.key == "error.service.limit.join"
+
+
+async def test_spectators_rolling_never_use_up_a_players_join(limited, store):
+    await new_game(limited)
+    for spectator in (STRANGER, OTHER, 5):
+        for n in range(10):
+            await limited.handle(roll(spectator, n))
+    with pytest.raises(TooMany):  # the seatless rolls of the channel are used up
+        await limited.handle(roll(6, 0))
+    await limited.handle(
+        Request(CHANNEL, ANNA, "game.join", {"side": "asse"}, interaction_id="anna-joins")
+    )
+    seats = await store.members(CHANNEL)
+    assert any(m.user_id == ANNA and m.side == "asse" for m in seats)
 
 
 async def test_the_console_shares_the_limit(limited):
@@ -150,7 +163,7 @@ async def test_the_console_shares_the_limit(limited):
     await console.run(["/as passer_by", *["/roll expression:d20"] * 11], interactive=False)
     lines = out.getvalue().splitlines()
     assert console.errors == 1
-    assert lines[-1].startswith("! Without a seat here you may use /roll and /game join 10 times")
+    assert lines[-1].startswith("! Without a seat here you may use /roll 10 times")
 
 
 async def test_the_settings_set_the_limits(store, monkeypatch):

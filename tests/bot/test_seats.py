@@ -141,3 +141,47 @@ async def test_creating_games_can_be_limited_to_a_role(service) -> None:
     await service.handle(Request(42, CARLA, "game.new", new, guild_id=10))  # another server
     await service.handle(Request(40, ANNA, "game.creators", {}, guild_id=9, manages_guild=True))
     await service.handle(Request(43, BRUNO, "game.new", new, guild_id=9))  # anyone again
+
+
+async def test_a_side_with_players_takes_a_newcomer_only_by_consent(service, store) -> None:
+    """The first player of a side joins freely; the next one asks, and the referee or a
+    player of that side approves; a stranger's request seats no one on its own."""
+    await service.handle(request(REFEREE, "game.new", scenario="esempio_normandia", language="en"))
+    await service.handle(request(ANNA, "game.join", side="alleati"))
+    asked = await service.handle(request(BRUNO, "game.join", side="alleati"))
+    assert [n.key for n in asked.notices] == ["bot.seats.requested"]
+    assert BRUNO not in {m.user_id for m in await store.members(12)}
+    status = await service.handle(request(CARLA, "game.status"))
+    assert any(
+        n.key == "bot.seats.pending_request" and dict(n.params)["user"] == f"<@{BRUNO}>"
+        for n in status.notices
+    )
+    with pytest.raises(ServiceError) as outsider:  # only the seated may approve
+        await service.handle(request(CARLA, "seat.approve", user=BRUNO))
+    assert outsider.value.key == "error.service.join_first"
+    await service.handle(request(ANNA, "seat.approve", user=BRUNO))  # a player of the side
+    seats = {m.user_id: (m.role, m.side) for m in await store.members(12)}
+    assert seats[BRUNO] == ("player", "alleati")
+    log = "\n".join((await service.handle(request(REFEREE, "game.log", count=10))).lines)
+    assert "asked to play alleati" in log and f"approved <@{BRUNO}> for alleati" in log
+
+
+async def test_an_invited_member_joins_at_once_and_a_player_invites_to_their_side_only(
+    service, store
+) -> None:
+    await service.handle(request(REFEREE, "game.new", scenario="esempio_normandia", language="en"))
+    await service.handle(request(ANNA, "game.join", side="alleati"))
+    await service.handle(request(BRUNO, "game.join", side="asse"))  # an empty side: free
+    with pytest.raises(ServiceError) as not_hers:
+        await service.handle(request(ANNA, "seat.approve", user=CARLA, side="asse"))
+    assert not_hers.value.key == "error.service.seats.not_your_side"
+    await service.handle(request(ANNA, "seat.approve", user=CARLA))  # her own side
+    joined = await service.handle(request(CARLA, "game.join", side="alleati"))
+    assert [n.key for n in joined.notices] == ["bot.game.joined"]
+    seats = {m.user_id: (m.role, m.side) for m in await store.members(12)}
+    assert seats[CARLA] == ("player", "alleati")
+    # The invitation was for one seat: a later stranger on Bruno's side still asks.
+    asked = await service.handle(request(5, "game.join", side="asse"))
+    assert [n.key for n in asked.notices] == ["bot.seats.requested"]
+    log = "\n".join((await service.handle(request(REFEREE, "game.log", count=10))).lines)
+    assert f"invited <@{CARLA}> to play alleati" in log

@@ -7,24 +7,26 @@ confirmed, adjusted).
 entering the campaign, or reversed), ``book`` (bundled campaigns and their map),
 ``calendar`` (the dates games are due by, reminders, overdue decisions), ``export``
 (the after-action report), ``rosters`` (``/campaign roster`` and the mustering of a linked
-game from the rosters).
+game from the rosters), ``seats`` (who plays a side: joins by consent).
 """
 
 from __future__ import annotations
 
 from bot.service.campaign.aftermath import adjust_entry, confirm_aftermath, run_aftermath
 from bot.service.campaign.calendar import campaign_reminders, overdue_decision
-from bot.service.campaign.commands import end_campaign, join_campaign, link_new_game, new_campaign
+from bot.service.campaign.commands import end_campaign, link_new_game, new_campaign
 from bot.service.campaign.export import campaign_export
 from bot.service.campaign.follow import follow
 from bot.service.campaign.ledger import CAMPAIGN_ARG, load_campaign
 from bot.service.campaign.rosters import campaign_roster
+from bot.service.campaign.seats import invite_to_campaign, join_campaign
 from bot.service.campaign.views import campaign_log, campaign_status, status_lines
 from bot.service.handlers import Handler
 
 HANDLERS = (
     Handler(("campaign.new",), run=new_campaign),
     Handler(("campaign.join",), run=join_campaign),
+    Handler(("campaign.invite",), run=invite_to_campaign),
     Handler(("campaign.status",), run=campaign_status),
     Handler(("campaign.log",), read_only=True, run=campaign_log),
     Handler(("campaign.game",), run=link_new_game),

@@ -1,4 +1,5 @@
-"""The campaign commands that write its log: ``/campaign new``, ``join``, ``game``, ``end``.
+"""The campaign commands that write its log: ``/campaign new``, ``game``, ``end`` (``join``
+and ``invite``: `bot.service.campaign.seats`).
 
 ``/campaign game`` starts a game in another channel: its first event carries the campaign
 (``origin``), a sealed record of the game links it (`bot.service.stored.campaign`), the
@@ -21,7 +22,6 @@ from bot.service.campaign.ledger import (
     load_campaign,
     log_requested,
     referee_only,
-    side_named,
 )
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
@@ -38,7 +38,6 @@ from rules.core.campaign import (
     MAX_NAME,
     Created,
     Ended,
-    Joined,
     Linked,
     Points,
     apply,
@@ -138,18 +137,6 @@ async def new_campaign(call: Call) -> Reply:
                 games=len(book.scenarios),
             )
         )
-    return reply
-
-
-async def join_campaign(call: Call) -> Reply:
-    """``/campaign join side:``: play a side of this channel's campaign."""
-    request, services = call.request, call.services
-    record, state = await load_campaign(services, request.channel_id)
-    wanted = str(request.options.get("side") or "").strip()
-    side = side_named(state, wanted)
-    _, seq = await log_requested(call, record, state, Joined(side=side, user=request.user_id))
-    reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
-    reply.notices.append(Outcome.of("bot.campaign.joined", side=state.sides[side], name=state.name))
     return reply
 
 

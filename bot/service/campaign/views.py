@@ -20,6 +20,8 @@ from rules.core.campaign import (
     CampaignState,
     Created,
     GameEntry,
+    Invited,
+    JoinAsked,
     Joined,
     Linked,
     ResultEntered,
@@ -86,6 +88,16 @@ def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[st
     for side, label in state.sides.items():
         players = ", ".join(f"<@{user}>" for user in state.players.get(side, ())) or nobody
         lines.append(translate("bot.campaign.side", language, side=label, players=players))
+    for kind, pending in (("request", state.requests), ("invite", state.invitations)):
+        lines.extend(
+            translate(
+                f"bot.campaign.pending_{kind}",
+                language,
+                user=f"<@{user}>",
+                side=state.sides.get(side, side),
+            )
+            for user, side in pending.items()
+        )
     lines.append(translate("bot.campaign.games", language))
     if not state.games:
         lines.append(translate("bot.campaign.no_games", language))
@@ -210,9 +222,17 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
         return translate(
             "bot.campaign.log.created", language, name=event.name, ruleset=event.ruleset
         )
-    if isinstance(event, Joined):
+    if isinstance(event, Joined | JoinAsked | Invited):
         side = state.sides.get(event.side, event.side)
-        return translate("bot.campaign.log.joined", language, user=f"<@{event.user}>", side=side)
+        key = {
+            "campaign.joined": "joined" if event.by is None else "approved",
+            "campaign.join_request": "join_request",
+            "campaign.invite": "invite",
+        }[event.type]
+        by = f"<@{getattr(event, 'by', None)}>"
+        return translate(
+            f"bot.campaign.log.{key}", language, user=f"<@{event.user}>", side=side, by=by
+        )
     if isinstance(event, Linked):
         number = next(
             (

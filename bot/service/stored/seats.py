@@ -1,15 +1,64 @@
-"""Sides bound to Discord roles, as records of the game: any member with the role plays
-that side, beside the players seated one by one (``side_role``, keyed by the side, sealed:
-the game's checksum covers it and every command reads it to find the asker's seat)."""
+"""Seats as records of the game.
+
+* Sides bound to Discord roles: any member with the role plays that side, beside the
+  players seated one by one (``side_role``, keyed by the side, sealed: the game's checksum
+  covers it and every command reads it to find the asker's seat).
+* Consent to a seat on a side that has players (``seat_consent``, keyed by the user): a
+  request waiting for the referee or the side's players, or an invitation waiting for the
+  invited member's ``/game join``. Each is logged in the game's chain as well; the record
+  is what is still pending.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
 
 from db.models import FeatureRecord, Scope
 from db.protocol import GameStore
 
 SIDE_ROLE = "side_role"
+SEAT_CONSENT = "seat_consent"
+
+ConsentKind = Literal["request", "invite"]
+
+
+@dataclass(frozen=True, slots=True)
+class Consent:
+    """A seat pending: ``user`` asked for ``side`` (a request) or was invited to it."""
+
+    user: int
+    side: str
+    kind: ConsentKind
+
+
+def _consent(record: FeatureRecord) -> Consent:
+    kind: ConsentKind = "invite" if record.value.get("kind") == "invite" else "request"
+    return Consent(int(record.key), str(record.value["side"]), kind)
+
+
+async def consent_of(store: GameStore, channel_id: int, user: int) -> Consent | None:
+    """The seat pending for ``user`` in the game, if any."""
+    record = await store.feature_get(SEAT_CONSENT, Scope.of_game(channel_id), str(user))
+    return None if record is None else _consent(record)
+
+
+async def pending_seats(store: GameStore, channel_id: int) -> list[Consent]:
+    """Every seat pending in the game, oldest first."""
+    records = await store.feature_list(SEAT_CONSENT, Scope.of_game(channel_id), limit=100)
+    return [_consent(record) for record in records]
+
+
+async def note_consent(store: GameStore, channel_id: int, consent: Consent) -> None:
+    """Keep a request or an invitation (replacing the user's earlier one)."""
+    value = {"side": consent.side, "kind": consent.kind}
+    await store.feature_put(SEAT_CONSENT, Scope.of_game(channel_id), str(consent.user), value)
+
+
+async def drop_consent(store: GameStore, channel_id: int, user: int) -> None:
+    """Forget the seat pending for ``user`` (they are seated now)."""
+    await store.feature_delete(SEAT_CONSENT, Scope.of_game(channel_id), str(user))
 
 
 def side_roles_of(records: Iterable[FeatureRecord]) -> tuple[tuple[str, int], ...]:
@@ -32,4 +81,14 @@ async def bind_side(store: GameStore, channel_id: int, side: str, role_id: int |
     await store.feature_put(SIDE_ROLE, scope, side, value, sealed=True)
 
 
-__all__ = ["SIDE_ROLE", "bind_side", "side_roles_of"]
+__all__ = [
+    "SEAT_CONSENT",
+    "SIDE_ROLE",
+    "Consent",
+    "bind_side",
+    "consent_of",
+    "drop_consent",
+    "note_consent",
+    "pending_seats",
+    "side_roles_of",
+]

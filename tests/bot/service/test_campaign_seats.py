@@ -1,0 +1,77 @@
+"""Who plays a campaign's sides: the first player of a side joins freely, anyone else by
+the consent of the referee or the side's players (a request approved, or an invitation),
+every step logged; a player who joins is seated in the linked games in play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.service.campaign.views import status_lines
+from tests.bot.service.test_campaigns import (
+    ANNA,
+    BRUNO,
+    CAMPAIGN,
+    FIRST,
+    REFEREE,
+    Table,
+    _assert_log_is_the_state,
+)
+
+CARLA, DARIO = 4, 5
+
+
+async def _orbita(store: Any) -> Table:
+    table = Table(store)
+    await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
+    await table(CAMPAIGN, ANNA, "campaign.join", side="legione")
+    await table(CAMPAIGN, BRUNO, "campaign.join", side="predoni")
+    return table
+
+
+async def test_a_side_with_a_player_takes_no_one_without_consent(store) -> None:
+    table = await _orbita(store)
+    asked = await table(CAMPAIGN, CARLA, "campaign.join", side="predoni")
+    assert [n.key for n in asked.notices] == ["bot.campaign.join_requested"]
+    state = await table.campaign()
+    assert state.side_of(CARLA) is None and state.requests == {CARLA: "predoni"}
+    assert any(
+        f"<@{CARLA}> asks to play Predoni" in line for line in status_lines(state, "en", True)
+    )
+    # Not a player: the aftermath's commands are not hers.
+    await table.refused(
+        CAMPAIGN, CARLA, "campaign.aftermath", "error.campaign.players_only", game=1
+    )
+    # A player of the other side may not seat her there; the referee approves.
+    await table.refused(
+        CAMPAIGN, ANNA, "campaign.invite", "error.campaign.not_your_side", user=CARLA
+    )
+    approved = await table(CAMPAIGN, REFEREE, "campaign.invite", user=CARLA)
+    assert [n.key for n in approved.notices] == ["bot.campaign.approved"]
+    state = await table.campaign()
+    assert state.side_of(CARLA) == "predoni" and state.requests == {}
+    events = await table.campaign_events()
+    joined = events[-1].args["campaign"]
+    assert joined["type"] == "campaign.joined" and joined["by"] == REFEREE
+    _assert_log_is_the_state(events, (await store.load(CAMPAIGN)).document)
+
+
+async def test_a_sides_player_invites_and_the_invited_joins_at_once(store) -> None:
+    table = await _orbita(store)
+    invited = await table(CAMPAIGN, BRUNO, "campaign.invite", user=DARIO)  # his own side
+    assert [n.key for n in invited.notices] == ["bot.campaign.invited"]
+    joined = await table(CAMPAIGN, DARIO, "campaign.join", side="predoni")
+    assert [n.key for n in joined.notices] == ["bot.campaign.joined"]
+    state = await table.campaign()
+    assert state.side_of(DARIO) == "predoni" and state.invitations == {}
+    log = await table(CAMPAIGN, REFEREE, "campaign.log", count=10)
+    assert any(f"<@{BRUNO}> invited <@{DARIO}> to play Predoni" in line for line in log.lines)
+
+
+async def test_a_player_who_joins_is_seated_in_the_games_in_play(store) -> None:
+    table = Table(store)
+    await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
+    await table(CAMPAIGN, ANNA, "campaign.join", side="legione")
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    await table(CAMPAIGN, BRUNO, "campaign.join", side="predoni")  # the game has begun
+    seats = {m.user_id: (m.role, m.side) for m in await store.members(FIRST)}
+    assert seats[BRUNO] == ("player", "predoni") and seats[ANNA] == ("player", "legione")
