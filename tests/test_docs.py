@@ -7,9 +7,9 @@ new` (`[arbitro] /game new …`): it starts from an empty table. Its `[seat] /co
 are typed in order into `arbitro console --strict --language en` on a fresh database (a line
 typed by another seat than the last is preceded by `/as SEAT`, which the transcript need not
 show); each run of its lines between two `…` lines must appear, in order and contiguous, in
-what the console prints (leaving out the `# chain` lines and the seat switches). Hashes and dates change from run to run,
-so both sides read them as placeholders, and a typed date becomes a date ahead of today,
-in the order the transcript gives them.
+what the console prints (leaving out the `# chain` lines and the seat switches). Hashes and
+dates change from run to run, so both sides read them as placeholders, and a typed date
+becomes a date ahead of today, in the order the transcript gives them.
 """
 
 from __future__ import annotations
@@ -68,9 +68,8 @@ def test_every_relative_link_between_pages_resolves() -> None:
 def test_the_docs_have_an_index_that_links_every_page() -> None:
     index = (DOCS / "README.md").read_text(encoding="utf-8")
     linked = {target for target, _anchor in LINK.findall(index)}
-    unlisted = sorted(
-        page.name for page in DOCS.glob("*.md") if page.name != "README.md" and page.name not in linked
-    )
+    pages = {page.name for page in DOCS.glob("*.md")} - {"README.md"}
+    unlisted = sorted(pages - linked)
     assert not unlisted, unlisted
 
 
@@ -134,8 +133,15 @@ def test_a_transcript_runs_at_the_console_as_shown(name: str, block: str, tmp_pa
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop("ARBITRO_LANGUAGE", None)
     result = subprocess.run(
-        [sys.executable, "-m", "bot.main", "console", "--strict", "--language", "en"]
-        + ["--db", "arbitro.db"],
+        [
+            sys.executable,
+            "-m",
+            "bot.main",
+            "console",
+            "--strict",
+            "--language=en",
+            "--db=arbitro.db",
+        ],
         input=typed,
         capture_output=True,
         text=True,
@@ -155,8 +161,11 @@ def test_a_transcript_runs_at_the_console_as_shown(name: str, block: str, tmp_pa
             for start in range(position, len(printed) - len(run) + 1)
             if printed[start : start + len(run)] == run
         ]
-        assert starts, f"{name}: not printed in order:\n" + "\n".join(run) + "\n--- printed:\n" + (
-            "\n".join(printed[position:])
+        assert starts, (
+            f"{name}: not printed in order:\n"
+            + "\n".join(run)
+            + "\n--- printed:\n"
+            + ("\n".join(printed[position:]))
         )
         position = starts[0] + len(run)
     refusals_shown = sum(line.startswith("! ") for line in block.splitlines())
