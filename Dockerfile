@@ -1,5 +1,5 @@
-# Arbitro, the Discord bot. With compose: `docker compose up -d` (see compose.yaml and the
-# README's "Self-hosting"). Alone: docker run --init -e DISCORD_TOKEN=… -v arbitro:/data arbitro
+# Arbitro, the Discord bot. With compose: `docker compose up -d` (see compose.yaml and
+# docs/self-hosting.md). Alone: docker run --init -e DISCORD_TOKEN=… -v arbitro:/data arbitro
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -48,8 +48,8 @@ REMINDER_SECONDS = 60.0
 LANGUAGE_CACHE = 10_000
 
 
-#: What the bot needs in a game channel (the invite URL's ``permissions``; README,
-#: "Self-hosting"): find the channel and post reminders as embeds, also in threads, and
+#: What the bot needs in a game channel (the invite URL's ``permissions``;
+#: docs/self-hosting.md): find the channel and post reminders as embeds, also in threads, and
 #: attach the export files. Nothing else: no history, no mass mentions, no moderation.
 REQUIRED_PERMISSIONS = discord.Permissions(
     view_channel=True,

@@ -157,7 +157,7 @@ def test_the_old_gaps_are_closed():
         parse_line("/fire unit:a target:b ammo:AP facing:front").options
         == parse_line('/fire unit:a target:b extra:"ammo:AP facing:front"').options
     )
-    # The README's free roll, positional at the console.
+    # The free roll of docs/players.md, positional at the console.
     assert parse_line("/roll 2d6+1")[:2] == ("roll", {"expression": "2d6+1"})
 
 

@@ -288,16 +288,17 @@ def test_good_settings_are_read_in_any_case(monkeypatch):
     assert settings.sync_state_path == Path("arbitro.db.commands.json")
 
 
-# -- the invite URL the README gives ---------------------------------------------------------
+# -- the invite URL docs/self-hosting.md gives ---------------------------------------------
 
 
-def test_the_readme_invite_url_is_the_one_the_code_needs():
+def test_the_documented_invite_url_is_the_one_the_code_needs():
     from bot.discord.client import REQUIRED_PERMISSIONS, invite_url
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    page = Path(__file__).resolve().parents[2] / "docs" / "self-hosting.md"
+    documented = page.read_text(encoding="utf-8")
     expected = invite_url(123).replace("client_id=123", "client_id=APPLICATION_ID")
-    assert expected in readme
-    assert f"**{REQUIRED_PERMISSIONS.value:,}**" in readme  # the table's total
+    assert expected in documented
+    assert f"**{REQUIRED_PERMISSIONS.value:,}**" in documented  # the table's total
     # The bot reads no history and mentions no one wholesale.
     assert not REQUIRED_PERMISSIONS.read_message_history
     assert not REQUIRED_PERMISSIONS.mention_everyone

@@ -141,9 +141,10 @@ def test_manovra_text_names_every_die_and_ad_never_moves() -> None:
     tests and scatter, not movement: the file and the campaign guide say so."""
     text = (resources.files("rules.manovra") / "campaign.yaml").read_text("utf-8")
     assert "D10 and D12" in text
-    guide = (Path(__file__).resolve().parents[2] / "docs" / "campaigns.md").read_text("utf-8")
-    assert "moves with its new AD" not in guide
-    assert "D6 and D8)" not in guide
+    for page in ("campaigns.md", "campaigns-internals.md"):
+        guide = (Path(__file__).resolve().parents[2] / "docs" / page).read_text("utf-8")
+        assert "moves with its new AD" not in guide
+        assert "D6 and D8)" not in guide
 
 
 def test_a_part_without_a_source_is_refused() -> None:
