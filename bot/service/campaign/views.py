@@ -224,14 +224,17 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
         )
     if isinstance(event, Joined | JoinAsked | Invited):
         side = state.sides.get(event.side, event.side)
-        key = {
-            "campaign.joined": "joined" if event.by is None else "approved",
-            "campaign.join_request": "join_request",
-            "campaign.invite": "invite",
-        }[event.type]
-        by = f"<@{getattr(event, 'by', None)}>"
+        approver = None if isinstance(event, JoinAsked) else event.by
+        if isinstance(event, Joined):
+            key = "joined" if approver is None else "approved"
+        else:
+            key = "join_request" if isinstance(event, JoinAsked) else "invite"
         return translate(
-            f"bot.campaign.log.{key}", language, user=f"<@{event.user}>", side=side, by=by
+            f"bot.campaign.log.{key}",
+            language,
+            user=f"<@{event.user}>",
+            side=side,
+            by=f"<@{approver}>",
         )
     if isinstance(event, Linked):
         number = next(

@@ -45,6 +45,9 @@ async def test_a_side_with_a_player_takes_no_one_without_consent(store) -> None:
     await table.refused(
         CAMPAIGN, ANNA, "campaign.invite", "error.campaign.not_your_side", user=CARLA
     )
+    # The log tells the request in words (it crashed reading an approver a request lacks).
+    log = await table(CAMPAIGN, DARIO, "campaign.log")
+    assert f"<@{CARLA}>" in str(log) and "Predoni" in str(log)
     approved = await table(CAMPAIGN, REFEREE, "campaign.invite", user=CARLA)
     assert [n.key for n in approved.notices] == ["bot.campaign.approved"]
     state = await table.campaign()
