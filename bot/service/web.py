@@ -241,6 +241,14 @@ async def game_context(services: Services, channel: int) -> TableContext:
     return context
 
 
+def seat_of(context: TableContext, link: Link) -> Seat:
+    """Where ``link``'s reader sits now, as the store says (a spectator's link: no seat)."""
+    if link.reader is None:
+        return NO_SEAT
+    request = Request(channel_id=context.record.channel_id, user_id=link.reader, verb="game.web")
+    return seat_among(request, context.members)
+
+
 def _call(services: Services, context: TableContext, link: Link, **options: object) -> GameCall:
     """A read-only call of ``link``'s reader, seated as the store says now."""
     record = context.record
@@ -251,7 +259,7 @@ def _call(services: Services, context: TableContext, link: Link, **options: obje
         options=options,
         guild_id=record.guild_id,
     )
-    seat = seat_among(request, context.members) if link.reader is not None else NO_SEAT
+    seat = seat_of(context, link)
     rules = services.play(record.ruleset)
     document = rules.load_document(record.document)
     return GameCall(request, services, _NO_TABLE, context, rules, document, seat)
@@ -460,5 +468,6 @@ __all__ = [
     "game_link",
     "game_map",
     "game_page",
+    "seat_of",
     "use_links",
 ]

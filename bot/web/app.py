@@ -17,11 +17,13 @@ own (`bot.workers`): a reader never holds the event loop, nor a channel's comman
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import web
 
@@ -36,6 +38,7 @@ from bot.service.web import (
     game_context,
     game_map,
     game_page,
+    seat_of,
     use_links,
 )
 from bot.settings import Settings
@@ -85,6 +88,10 @@ class WebPages:
         self._workers = ChannelWorkers(WEB_WORKERS, name="arbitro-web")
         self.services = Services(store, SystemDice(), language, LogLimiter(), self._workers)
         self._cache: OrderedDict[str, Rendered] = OrderedDict()
+        # What the service built for a seat at a head, shared by every reader in that seat
+        # (the page is the seat's; only its links are the reader's), and built once however
+        # many readers ask at the same moment.
+        self._built: OrderedDict[Hashable, asyncio.Future[Any]] = OrderedDict()
 
     def application(self) -> web.Application:
         """The aiohttp application: the two pages and their pictures, read only."""
@@ -170,8 +177,11 @@ class WebPages:
         extra = repr((context.deadlines, context.pace_hours, context.members))
         tag = _etag("game", record.head_hash, link, record.language, page, extra)
 
+        seat = seat_of(context, link)
+        shared = ("game", record.head_hash, seat, page, extra)
+
         async def build() -> Rendered:
-            shown = await game_page(services, context, link, page)
+            shown = await self._once(shared, lambda: game_page(services, context, link, page))
             here = self.signer.relative(link)
             other = {
                 number: f"{here}?page={number}"
@@ -227,6 +237,23 @@ class WebPages:
             body=rendered.body,
             headers={"ETag": tag, "Content-Type": _content_type(rendered)},
         )
+
+    async def _once(self, key: Hashable, build: Callable[[], Awaitable[Any]]) -> Any:
+        """What ``build`` gives, built once for ``key`` while it is remembered."""
+        future = self._built.get(key)
+        if future is None:
+            future = asyncio.ensure_future(build())
+            self._built[key] = future
+            while len(self._built) > CACHE_ENTRIES:
+                self._built.popitem(last=False)
+            future.add_done_callback(lambda done: self._forget_failed(key, done))
+        else:
+            self._built.move_to_end(key)
+        return await asyncio.shield(future)
+
+    def _forget_failed(self, key: Hashable, done: asyncio.Future[Any]) -> None:
+        if (done.cancelled() or done.exception() is not None) and self._built.get(key) is done:
+            del self._built[key]
 
     def _remember(self, tag: str, rendered: Rendered) -> Rendered:
         self._cache[tag] = rendered
