@@ -34,7 +34,7 @@ from bot.service.stored.table import TableContext, open_table
 from bot.web.links import Kind, Link, LinkSigner
 from db.errors import GameNotFound
 from db.models import EventRecord
-from rules.core.campaign import CAMPAIGN_KIND, CampaignState, event_of, standings
+from rules.core.campaign import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
 from rules.core.i18n import translate
 from rules.core.seatview import UnitLine
 from rules.render import Described, describe_reply
@@ -174,17 +174,14 @@ class GamePage:
         return plain_mentions(text, self.names)
 
 
-@dataclass
-class Standing:
-    """One line of a campaign's standings, as shown."""
+@dataclass(frozen=True, slots=True)
+class StandingShown:
+    """One line of a campaign's standings: its rank, its side's name, the line, and the
+    points difference as standings print it."""
 
     rank: int
     side: str
-    played: int
-    wins: int
-    draws: int
-    losses: int
-    points: int
+    line: Standing
     difference: str
 
 
@@ -221,7 +218,7 @@ class CampaignPage:
     side: str | None
     referee: bool
     sides: list[tuple[str, list[str]]]
-    standings: list[Standing]
+    standings: list[StandingShown]
     games: list[CampaignGame]
     notes: list[str]
     rosters: list[RosterShown]
@@ -394,16 +391,7 @@ async def campaign_page(services: Services, channel: int, link: Link) -> Campaig
             for side, label in state.sides.items()
         ],
         standings=[
-            Standing(
-                rank,
-                state.sides[line.side],
-                line.played,
-                line.wins,
-                line.draws,
-                line.losses,
-                line.points,
-                signed_difference(line.difference),
-            )
+            StandingShown(rank, state.sides[line.side], line, signed_difference(line.difference))
             for rank, line in enumerate(standings(state), start=1)
         ],
         games=[
