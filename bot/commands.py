@@ -431,6 +431,9 @@ _SERVICE_HEAD: tuple[CommandSpec, ...] = (
     CommandSpec("game.status", "game.status"),
     CommandSpec("game.log", "game.log", (integer("count", 1, 50),)),
     CommandSpec("game.export", "game.export", (integer("archive", 1, 2**53),)),
+    # A personal signed link to the game's page (bot/service/web.py); the referee's
+    # spectator:true link is for everyone.
+    CommandSpec("game.web", "game.web", (flag("spectator"),)),
     CommandSpec("game.list", "game.list"),
     CommandSpec("game.rewind", "game.rewind", (integer("seq", 1, 10**9, required=True),)),
     CommandSpec("game.undo", "game.undo"),
@@ -535,6 +538,7 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
         ),
     ),
     CommandSpec("campaign.export", "campaign.export"),
+    CommandSpec("campaign.web", "campaign.web", (flag("spectator"),)),
     CommandSpec(
         "campaign.overdue",
         "campaign.overdue",

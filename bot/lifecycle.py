@@ -38,6 +38,7 @@ from bot.limits import LogLimits
 from bot.service import GameService
 from bot.settings import Settings
 from bot.warmup import settle_heap
+from bot.web.app import web_beside
 from db.open import open_store
 
 log = logging.getLogger("bot.lifecycle")
@@ -150,6 +151,8 @@ async def serve(settings: Settings, connect: Connector) -> int:
                 sync_commands=settings.sync_choice(),
             )
             settle_heap()
+            # The read-only web pages, when ARBITRO_WEB_URL is set (bot/web/).
+            pages = await web_beside(settings, store)
             gateway: asyncio.Task[None] = asyncio.create_task(connect(bot), name="arbitro-gateway")
             heartbeat = asyncio.create_task(
                 stamp_while_connected(heartbeat_path, bot.gateway_status), name="arbitro-heartbeat"
@@ -168,6 +171,8 @@ async def serve(settings: Settings, connect: Connector) -> int:
                 heartbeat.cancel()
                 stopping.cancel()
                 await asyncio.gather(heartbeat, stopping, return_exceptions=True)
+                if pages is not None:
+                    await pages.stop()
                 remove_beat(heartbeat_path)
         finally:
             try:

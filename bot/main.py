@@ -23,12 +23,20 @@ from bot.discord.client import build_bot, dry_run_payload, dummy_service
 from bot.discord.offline import run_offline
 from bot.health import add_arguments as add_health_arguments
 from bot.health import run as run_health
-from bot.lifecycle import Connector, StartError, connect_to_discord, explain_gateway_failure, serve
+from bot.lifecycle import (
+    Connector,
+    StartError,
+    connect_to_discord,
+    explain_gateway_failure,
+    install_stop_handlers,
+    serve,
+)
 from bot.limits import LogLimits
 from bot.replay_cli import register as register_replay
 from bot.service import GameService
 from bot.settings import SettingsError, load_settings
 from bot.upgrade import ensure_readable
+from bot.web.app import signer_of, start_web, web_beside
 from db.cli import register as register_db
 from db.errors import StoreError
 from db.open import open_store
@@ -88,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_health_arguments(health)
     health.set_defaults(handler=run_health)
+    web = subcommands.add_parser(
+        "web",
+        help="serve the read-only web pages alone (ARBITRO_WEB_URL, ARBITRO_WEB_SECRET)",
+    )
+    web.add_argument("--db", help="SQLite file (default: ARBITRO_DB or arbitro.db)")
+    web.set_defaults(handler=_web)
     register_rules(subcommands)
     register_replay(register_db(subcommands))
     return parser
@@ -151,6 +165,7 @@ def _console(args: argparse.Namespace) -> int:
 
     async def go() -> int:
         store, service = await _open_service(settings)
+        pages = await web_beside(settings, store)
         try:
             return await run_console(
                 service,
@@ -161,6 +176,8 @@ def _console(args: argparse.Namespace) -> int:
                 files_dir=files_beside(str(settings.db)),
             )
         finally:
+            if pages is not None:
+                await pages.stop()
             await store.close()
 
     return asyncio.run(go())
@@ -188,6 +205,38 @@ def _run(args: argparse.Namespace) -> int:
         # over discord.py's and pydantic's objects: it took about half a second of the
         # 2 s a container stop allows (measured on a loaded 2-core machine).
         gc.freeze()
+
+
+def _web(args: argparse.Namespace) -> int:
+    """``arbitro web``: the pages alone, for deployments with several bot processes (each
+    reads the same store; the bots give the links with the same secret)."""
+    settings = _settings(args)
+    signer = signer_of(settings)
+    if signer is None:
+        sys.stderr.write("arbitro web: set ARBITRO_WEB_URL and ARBITRO_WEB_SECRET\n")
+        return EXIT_USAGE
+    _configure_logging(settings)
+
+    async def go() -> int:
+        stop = asyncio.Event()
+        handled = install_stop_handlers(asyncio.get_running_loop(), stop)
+        store = await open_store(str(settings.db))
+        try:
+            await ensure_readable(store, str(settings.db))
+            server = await start_web(
+                store, signer, settings.web_host, settings.web_port, settings.language
+            )
+            try:
+                await stop.wait()
+            finally:
+                await server.stop()
+        finally:
+            await store.close()
+            for number in handled:
+                asyncio.get_running_loop().remove_signal_handler(number)
+        return 0
+
+    return asyncio.run(go())
 
 
 def _sync(args: argparse.Namespace) -> int:

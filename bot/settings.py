@@ -36,7 +36,15 @@ ENVIRONMENT_NAMES = {
     "roll_limit": "ARBITRO_ROLL_LIMIT",
     "roll_limit_channel": "ARBITRO_ROLL_LIMIT_CHANNEL",
     "roll_limit_seated": "ARBITRO_ROLL_LIMIT_SEATED",
+    "web_url": "ARBITRO_WEB_URL",
+    "web_host": "ARBITRO_WEB_HOST",
+    "web_port": "ARBITRO_WEB_PORT",
+    "web_secret": "ARBITRO_WEB_SECRET",
+    "web_link_days": "ARBITRO_WEB_LINK_DAYS",
 }
+
+#: The shortest web secret accepted: the links' signatures are only as strong as it.
+MIN_WEB_SECRET = 16
 
 #: Discord ids (snowflakes) are positive 64-bit integers.
 MAX_SNOWFLAKE = 2**63 - 1
@@ -52,7 +60,9 @@ class Settings(BaseSettings):
     what may be logged (``ARBITRO_ROLL_WINDOW``, ``ARBITRO_ROLL_LIMIT``,
     ``ARBITRO_ROLL_LIMIT_CHANNEL``, ``ARBITRO_ROLL_LIMIT_SEATED``; `bot.limits`), and for
     several bot processes ``ARBITRO_SHARD_COUNT``, ``ARBITRO_SHARD_IDS``,
-    ``ARBITRO_SYNC_COMMANDS``."""
+    ``ARBITRO_SYNC_COMMANDS``; the read-only web pages (`bot.web`, off unless
+    ``ARBITRO_WEB_URL`` is set): ``ARBITRO_WEB_URL``, ``ARBITRO_WEB_HOST``,
+    ``ARBITRO_WEB_PORT``, ``ARBITRO_WEB_SECRET``, ``ARBITRO_WEB_LINK_DAYS``."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
@@ -125,6 +135,51 @@ class Settings(BaseSettings):
         description="/roll per window by one seated player (or the referee), per channel",
     )
 
+    # The read-only web pages (bot/web/, docs/web.md): off unless web_url is set.
+    web_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("ARBITRO_WEB_URL", "web_url"),
+        description="the pages' public address, as links give it (unset: no web pages)",
+    )
+    web_host: str = Field(
+        "127.0.0.1",
+        validation_alias=AliasChoices("ARBITRO_WEB_HOST", "web_host"),
+        description="the address the web server listens on (loopback: behind a proxy)",
+    )
+    web_port: int = Field(
+        8080,
+        ge=1,
+        le=65_535,
+        validation_alias=AliasChoices("ARBITRO_WEB_PORT", "web_port"),
+        description="the port the web server listens on",
+    )
+    web_secret: SecretStr | None = Field(
+        None,
+        validation_alias=AliasChoices("ARBITRO_WEB_SECRET", "web_secret"),
+        description="the key the links are signed with (required with ARBITRO_WEB_URL)",
+    )
+    web_link_days: int = Field(
+        30,
+        ge=1,
+        le=3_650,
+        validation_alias=AliasChoices("ARBITRO_WEB_LINK_DAYS", "web_link_days"),
+        description="how many days a link given by /game web or /campaign web stays good",
+    )
+
+    @field_validator("web_url")
+    @classmethod
+    def _web_url_is_http(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value[:60]!r} is not an http:// or https:// address")
+        return value
+
+    @field_validator("web_secret")
+    @classmethod
+    def _web_secret_is_long(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value()) < MIN_WEB_SECRET:
+            raise ValueError(f"is too short: at least {MIN_WEB_SECRET} characters")
+        return value
+
     @field_validator("language", mode="before")
     @classmethod
     def _known_language(cls, value: Any) -> str:
@@ -133,7 +188,15 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not one of {', '.join(LANGUAGES)}")
         return text
 
-    @field_validator("discord_token", "heartbeat", "shard_count", "shard_ids", mode="before")
+    @field_validator(
+        "discord_token",
+        "heartbeat",
+        "shard_count",
+        "shard_ids",
+        "web_url",
+        "web_secret",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         """``VAR=`` in a compose or env file means "not set", not an empty value."""
@@ -142,7 +205,14 @@ class Settings(BaseSettings):
         return value
 
     @field_validator(
-        "roll_window", "roll_limit", "roll_limit_channel", "roll_limit_seated", mode="before"
+        "roll_window",
+        "roll_limit",
+        "roll_limit_channel",
+        "roll_limit_seated",
+        "web_host",
+        "web_port",
+        "web_link_days",
+        mode="before",
     )
     @classmethod
     def _blank_is_default(cls, value: Any) -> Any:
@@ -242,6 +312,10 @@ def load_settings(**overrides: Any) -> Settings:
         raise SettingsError(_one_line(error)) from None
     if overrides:
         settings = settings.model_copy(update=overrides)
+    if settings.web_url is not None and settings.web_secret is None:
+        raise SettingsError(
+            "ARBITRO_WEB_SECRET: required when ARBITRO_WEB_URL is set (a long random text)"
+        )
     return settings
 
 
@@ -259,6 +333,7 @@ def _one_line(error: ValidationError) -> str:
 
 __all__ = [
     "LOG_LEVELS",
+    "MIN_WEB_SECRET",
     "Settings",
     "SettingsError",
     "beside_database",

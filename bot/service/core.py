@@ -31,6 +31,7 @@ from bot.service import (
     results,
     seats,
     views,
+    web,
 )
 from bot.service.errors import ServiceError
 from bot.service.events import resolutions_of, result_of
@@ -67,6 +68,7 @@ TABLE = HandlerTable(
     *history.HANDLERS,
     *deadlines.HANDLERS,
     *campaign.HANDLERS,
+    *web.HANDLERS,
     *play.HANDLERS,
     fallback=play.FALLBACK,
 )

@@ -68,6 +68,8 @@ def test_the_declarations_say_what_the_verb_lists_said():
         "game.map",
         "campaign.log",
         "campaign.export",
+        "game.web",
+        "campaign.web",
     }
     assert "roll" not in GAME_VERBS and "dice.roll" in GAME_VERBS and "move" not in GAME_VERBS
     assert TABLE.handler("game.creators").who is Who.MANAGERS

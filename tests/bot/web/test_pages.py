@@ -1,0 +1,144 @@
+"""The web pages through aiohttp's test client: each page, each reader's redaction, the
+signed links (tampered or expired: 403), read only (405), escaping, ETag and 304."""
+
+from __future__ import annotations
+
+import re
+
+from bot.web.links import Link
+from tests.bot.web.conftest import (
+    ANNA,
+    BRUNO,
+    CAMPAIGN,
+    CAMPAIGN_GAME,
+    GAME,
+    HIDDEN,
+    REFEREE,
+    SCRIPT,
+)
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+async def page(client, signer, kind, channel, reader, suffix=""):
+    response = await client.get(signer.relative(signer.link(kind, channel, reader)) + suffix)
+    return response, await response.read()
+
+
+async def test_a_game_page_shows_status_owed_map_units_and_log(client, signer) -> None:
+    response, body = await page(client, signer, "game", GAME, ANNA)
+    text = body.decode()
+    assert response.status == 200 and response.headers["Content-Type"].startswith("text/html")
+    assert '<html lang="en">' in text
+    assert "View of side Alleati" in text
+    assert "Who must act" in text and "Roll the initiative" in text
+    assert "Sherman" in text  # a unit every seat sees
+    assert 'id="e1"' in text and "game created" in text  # the log
+    assert "Page 1 of 1" in text
+    assert "<script" not in text  # no script at all, the player's name included
+    picture = re.search(r'<img src="([^"]+)"', text)
+    assert picture is not None
+    shown = await client.get(picture.group(1))
+    assert shown.status == 200 and shown.headers["Content-Type"] == "image/png"
+    assert (await shown.read()).startswith(PNG)
+
+
+async def test_hidden_units_are_shown_to_their_side_alone(client, signer) -> None:
+    for reader in (ANNA, None, 12345):  # the enemy, a spectator, someone without a seat
+        _, body = await page(client, signer, "game", GAME, reader)
+        assert not any(name in body.decode() for name in HIDDEN), reader
+    for reader in (BRUNO, REFEREE):  # their side, the referee
+        _, body = await page(client, signer, "game", GAME, reader)
+        assert all(name in body.decode() for name in HIDDEN), reader
+    # The pictures differ the same way: the enemy's is the spectator's.
+    _, enemy = await page(client, signer, "game", GAME, ANNA, "/map.png")
+    _, spectator = await page(client, signer, "game", GAME, None, "/map.png")
+    _, own = await page(client, signer, "game", GAME, BRUNO, "/map.png")
+    assert enemy.startswith(PNG) and own.startswith(PNG) and own != spectator
+
+
+async def test_the_seat_is_read_when_served_not_from_the_link(client, signer, table) -> None:
+    link = signer.relative(signer.link("game", GAME, BRUNO))
+    assert HIDDEN[0] in (await (await client.get(link)).text())
+    await table(GAME, BRUNO, "game.leave")
+    assert HIDDEN[0] not in (await (await client.get(link)).text())
+
+
+async def test_names_are_escaped(client, signer) -> None:
+    _, body = await page(client, signer, "game", GAME, REFEREE)
+    text = body.decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and SCRIPT not in text
+    _, body = await page(client, signer, "campaign", CAMPAIGN, ANNA)
+    assert "Valle &lt;b&gt;" in body.decode() and "Valle <b>" not in body.decode()
+
+
+async def test_a_campaign_page_shows_standings_sides_map_games_and_story(client, signer) -> None:
+    response, body = await page(client, signer, "campaign", CAMPAIGN, ANNA)
+    text = body.decode()
+    assert response.status == 200 and '<html lang="fr">' in text
+    assert "Classement" in text and text.count('<tr><td class="n">') == 2
+    assert "Vue du camp Legione" in text
+    assert "Le récit" in text and "#1 " in text
+    game = re.search(rf'<a href="(/game/{CAMPAIGN_GAME}/{ANNA}/[^"]+)"', text)
+    assert game is not None  # the campaign's game, under the same reader's link
+    assert (await client.get(game.group(1))).status == 200
+    _, picture = await page(client, signer, "campaign", CAMPAIGN, ANNA, "/map.png")
+    assert picture.startswith(PNG)
+    # The game's page links back to its campaign.
+    assert f"/campaign/{CAMPAIGN}/{ANNA}/" in (await (await client.get(game.group(1))).text())
+
+
+async def test_tampered_and_expired_links_are_refused(client, signer) -> None:
+    link = signer.link("game", GAME, ANNA)
+    good = signer.relative(link)
+    assert (await client.get(good)).status == 200
+    as_bruno = good.replace(f"/{ANNA}/", f"/{BRUNO}/")
+    assert (await client.get(as_bruno)).status == 403
+    longer = good.replace(f"/{link.expires}/", f"/{link.expires + 1}/")
+    assert (await client.get(longer)).status == 403
+    other = good.replace(f"/{GAME}/", f"/{CAMPAIGN_GAME}/")
+    assert (await client.get(other)).status == 403
+    assert (await client.get(good[:-2] + "AA")).status == 403
+    assert (await client.get(good.replace("/game/", "/campaign/"))).status == 403
+    expired = signer.relative(Link("game", GAME, ANNA, 1_000))
+    response = await client.get(expired)
+    assert response.status == 403 and "expired" in (await response.text())
+    assert (await client.get(expired + "/map.png")).status == 403
+
+
+async def test_only_reading_is_answered(client, signer) -> None:
+    good = signer.relative(signer.link("game", GAME, ANNA))
+    for method in ("POST", "PUT", "DELETE", "PATCH"):
+        response = await client.request(method, good)
+        assert response.status == 405, method
+        assert response.headers["Allow"] == "GET, HEAD"
+    assert (await client.request("POST", "/elsewhere")).status == 405
+    assert (await client.head(good)).status == 200
+    assert (await client.get("/elsewhere")).status == 404
+
+
+async def test_an_unchanged_page_is_not_sent_again(client, signer, table) -> None:
+    good = signer.relative(signer.link("game", GAME, ANNA))
+    first = await client.get(good)
+    tag = first.headers["ETag"]
+    again = await client.get(good, headers={"If-None-Match": tag})
+    assert again.status == 304 and not await again.read()
+    other_reader = await client.get(signer.relative(signer.link("game", GAME, BRUNO)))
+    assert other_reader.headers["ETag"] != tag
+    await table(GAME, REFEREE, "game.log")  # a read: the head is unchanged
+    assert (await client.get(good, headers={"If-None-Match": tag})).status == 304
+    await table(GAME, ANNA, "game.leave")  # a new event: a new head
+    changed = await client.get(good, headers={"If-None-Match": tag})
+    assert changed.status == 200 and changed.headers["ETag"] != tag
+
+
+async def test_the_log_is_shown_page_by_page(client, signer, table) -> None:
+    for _ in range(30):
+        await table(GAME, REFEREE, "seat.remove", user=ANNA)
+        await table(GAME, REFEREE, "seat.assign", user=ANNA, side="alleati")
+    good = signer.relative(signer.link("game", GAME, ANNA))
+    last = await (await client.get(good)).text()
+    assert "Page 2 of 2" in last and 'id="e63"' in last and 'id="e50"' not in last
+    first = await (await client.get(good + "?page=1")).text()
+    assert "Page 1 of 2" in first and 'id="e1"' in first and 'id="e51"' not in first
+    assert f'href="{good}?page=2"' in first.replace("&amp;", "&")
