@@ -17,7 +17,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.render.map import render_map
 from bot.service import play, views
 from bot.service.campaign.aftermath import owed_lines
 from bot.service.campaign.book import book_lines, due_lines
@@ -34,6 +33,7 @@ from bot.service.stored.table import TableContext, open_table
 from bot.web.links import Kind, Link, LinkSigner
 from db.errors import GameNotFound
 from db.models import EventRecord
+from rules.core.battlefield import MapView
 from rules.core.campaign import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
 from rules.core.i18n import translate
 from rules.core.seatview import UnitLine
@@ -320,19 +320,27 @@ def _log_entries(
     return entries
 
 
-async def game_map(services: Services, context: TableContext, link: Link) -> bytes | None:
-    """The picture of the table as ``link``'s reader may see it (``/map``: the channel's
-    for a spectator, ``/map mine`` for a seat), as PNG."""
+@dataclass(frozen=True)
+class GameMap:
+    """The table as a link's reader may see it, for the front end to draw: the view, its
+    language, and whether it is the public one (a spectator's) or a seat's own."""
+
+    view: MapView
+    language: str
+    public: bool
+
+
+async def game_map(services: Services, context: TableContext, link: Link) -> GameMap | None:
+    """The table as ``link``'s reader may see it (``/map``: the channel's for a spectator,
+    ``/map mine`` for a seat); None without a battlefield."""
     call = _call(services, context, link)
     mine = call.seat.role != "none"
     call = _call(services, context, link, mine=mine) if mine else call
     reply = await views.show_map(call)
     assert isinstance(reply, StatusReply)
-    view = reply.map_view
-    if view is None:
+    if reply.map_view is None:
         return None
-    language = context.record.language
-    return await services.off_loop(lambda: render_map(view, language, public=not mine))
+    return GameMap(reply.map_view, context.record.language, public=not mine)
 
 
 async def campaign_record(services: Services, channel: int) -> tuple[str, CampaignState, int]:
@@ -445,6 +453,7 @@ __all__ = [
     "HANDLERS",
     "LOG_PAGE",
     "CampaignPage",
+    "GameMap",
     "GamePage",
     "LogEntry",
     "NotFound",

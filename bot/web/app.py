@@ -28,6 +28,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.limits import LogLimiter
+from bot.render.map import render_map
 from bot.service.handlers import REQUEST_CHANNEL, Services
 from bot.service.web import (
     LOG_PAGE,
@@ -155,8 +156,13 @@ class WebPages:
             tag = _etag("map", context.record.head_hash, link, context.record.language)
 
             async def build() -> Rendered | None:
-                picture = await game_map(services, context, link)
-                return None if picture is None else Rendered(picture, _PNG)
+                table = await game_map(services, context, link)
+                if table is None:
+                    return None
+                picture = await services.off_loop(
+                    lambda: render_map(table.view, table.language, public=table.public)
+                )
+                return Rendered(picture, _PNG)
 
         else:
             head, _, _ = await campaign_record(services, link.channel)
