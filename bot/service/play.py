@@ -236,7 +236,12 @@ async def play_verb(
         except UnknownName as error:
             # A mistyped name: the closest ones this seat may see, in the same job.
             raise with_suggestions(
-                unseen.refusal(error), rules, record.ruleset, document, seat, request.verb,
+                unseen.refusal(error),
+                rules,
+                record.ruleset,
+                document,
+                seat,
+                request.verb,
                 request.options,
             ) from None
         except RulesError as error:
@@ -257,9 +262,7 @@ async def play_verb(
                     request.channel_id, result.document, base_text=record.document_text
                 )
             )
-            events.append(
-                prepare_event(command_event(acted, seat, waiting, typed, result, ended))
-            )
+            events.append(prepare_event(command_event(acted, seat, waiting, typed, result, ended)))
         if drawn or ended is not None:  # the end shows the table, its objectives marked
             view = channel_map(play, result.document, reply.ruleset, reply.language)
             if view is not None and marks:

@@ -12,6 +12,8 @@ import pytest
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
 from rules.core.surface import Rules
+from rules.linea_gotica.commands import build_command
+from rules.linea_gotica.surface import PLAY as LINEA_GOTICA
 from tests.core.hidden_worlds import hidden_scenarios, owners, worlds
 
 SCENARIOS = hidden_scenarios()
@@ -61,3 +63,16 @@ def test_a_seat_cannot_tell_hidden_units_from_none(ruleset: str, path: Path) -> 
     for seat in (REFEREE, *(Seat(side) for side in hiding)):
         shown = {name: rules.view(doc, seat).status for name, doc in documents.items()}
         assert shown["removed"] != shown["as_written"] != shown["moved"], seat
+
+
+def test_a_hidden_units_shot_is_its_sides_secret() -> None:
+    """A shot that leaves its unit hidden (a sniper's) is played for its side alone: the
+    channel is told only what it may see (bot/service/play.py)."""
+    play = LINEA_GOTICA
+    state = play._load_state(play.new_game("esempio_gotica_campo", None))
+    shot = build_command("fire", {"unit": "cecchino", "target": "squadra_1"})
+    assert play.secret_side(state, shot) == "tedeschi"
+    state.units["cecchino"].hidden = False  # seen: its shots are everyone's
+    assert play.secret_side(state, shot) is None
+    open_shot = build_command("fire", {"unit": "gruppe", "target": "squadra_1"})
+    assert play.secret_side(state, open_shot) is None
