@@ -14,6 +14,7 @@ from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
 from rules.core.surface import Rules
 from rules.linea_gotica.commands import build_command
 from rules.linea_gotica.surface import PLAY as LINEA_GOTICA
+from rules.manovra.surface import PLAY as MANOVRA
 from tests.core.hidden_worlds import hidden_scenarios, owners, worlds
 
 SCENARIOS = hidden_scenarios()
@@ -76,3 +77,20 @@ def test_a_hidden_units_shot_is_its_sides_secret() -> None:
     assert play.secret_side(state, shot) is None
     open_shot = build_command("fire", {"unit": "gruppe", "target": "squadra_1"})
     assert play.secret_side(state, open_shot) is None
+
+
+def test_the_public_order_of_manoeuvre_names_no_concealed_unit() -> None:
+    play = MANOVRA
+    state = play._load_state(play.new_game("esempio_normandia_campo", None))
+    squad = state.units["squadra_2"]
+    assert squad.position is not None
+    state.queue = ["squadra_2", "squadra_1"]
+    shown = play._document(state)
+    assert "2ª squadra" in str(play.view(shown, SPECTATOR).status.notes)
+    squad.add("concealed")
+    hidden = play._document(state)
+    for seat in (SPECTATOR, Seat("asse")):
+        notes = str(play.view(hidden, seat).status.notes)
+        assert "2ª squadra" not in notes and "1ª squadra" in notes, seat
+    for seat in (REFEREE, Seat("alleati")):
+        assert "2ª squadra" in str(play.view(hidden, seat).status.notes), seat
