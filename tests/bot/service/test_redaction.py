@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -139,80 +140,57 @@ def _without_states(part: str, value: Any) -> Any:
     return bundle
 
 
-async def test_the_score_tells_the_enemy_nothing_of_a_hidden_unit(tmp_path: Path) -> None:
-    table, store = await _table(tmp_path, "score")
-    try:
-        await table(
-            REFEREE,
-            "game.new",
-            ruleset="linea_gotica",
-            language="en",
-            scenario="esempio_gotica_campo",
+@pytest.fixture()
+async def campo(tmp_path: Path) -> AsyncIterator[ServiceTable]:
+    """esempio_gotica_campo, ANNA at the Allies, BRUNO at the Germans (who hide two units)."""
+    table, store = await _table(tmp_path, "campo")
+    await table(
+        REFEREE, "game.new", ruleset="linea_gotica", language="en", scenario="esempio_gotica_campo"
+    )
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="tedeschi")
+    yield table
+    await store.close()
+
+
+async def test_the_score_tells_the_enemy_nothing_of_a_hidden_unit(campo: ServiceTable) -> None:
+    table = campo
+    for user in (ANNA, SPECTATOR):
+        text = reply_text(await table(user, "game.status"), str)
+        assert "Il casolare: not held" in text and "held by Tedeschi" not in text
+        assert (
+            "0 of 9 figures lost" in text
+            and "0 of 14 figures lost (0%): 0 points to Alleati" not in text
         )
-        await table(ANNA, "game.join", side="alleati")
-        await table(BRUNO, "game.join", side="tedeschi")
-        for user in (ANNA, SPECTATOR):
-            text = reply_text(await table(user, "game.status"), str)
-            assert "Il casolare: not held" in text and "held by Tedeschi" not in text
-            assert (
-                "0 of 9 figures lost" in text
-                and "0 of 14 figures lost (0%): 0 points to Alleati" not in text
-            )
-            assert "hidden" not in text.lower()
-    finally:
-        await store.close()
+        assert "hidden" not in text.lower()
 
 
 async def test_the_enemy_export_carries_no_hidden_position_from_the_first_event(
-    tmp_path: Path,
+    campo: ServiceTable,
 ) -> None:
-    table, store = await _table(tmp_path, "export")
-    try:
-        await table(
-            REFEREE,
-            "game.new",
-            ruleset="linea_gotica",
-            language="en",
-            scenario="esempio_gotica_campo",
-        )
-        await table(ANNA, "game.join", side="alleati")
-        await table(BRUNO, "game.join", side="tedeschi")
-        for user in (ANNA, SPECTATOR):
-            reply = await table(user, "game.export")
-            files = {name: read_file(content).decode() for name, content in reply.files.items()}
-            bundle = json.loads(files["arbitro-log.json"])
-            assert bundle["states"] == [] and bundle["redacted_for"]
-            assert not any("cecchino" in text or "mg_casolare" in text for text in files.values())
-        referee = await table(REFEREE, "game.export")
-        whole = json.loads(read_file(referee.files["arbitro-log.json"]))
-        assert "cecchino" in json.dumps(whole) and len(whole["states"]) == 2
-    finally:
-        await store.close()
+    table = campo
+    for user in (ANNA, SPECTATOR):
+        reply = await table(user, "game.export")
+        files = {name: read_file(content).decode() for name, content in reply.files.items()}
+        bundle = json.loads(files["arbitro-log.json"])
+        assert bundle["states"] == [] and bundle["redacted_for"]
+        assert not any("cecchino" in text or "mg_casolare" in text for text in files.values())
+    referee = await table(REFEREE, "game.export")
+    whole = json.loads(read_file(referee.files["arbitro-log.json"]))
+    assert "cecchino" in json.dumps(whole) and len(whole["states"]) == 2
 
 
-async def test_naming_a_hidden_unit_is_refused_as_naming_none(tmp_path: Path) -> None:
-    table, store = await _table(tmp_path, "refusal")
-    try:
-        await table(
-            REFEREE,
-            "game.new",
-            ruleset="linea_gotica",
-            language="en",
-            scenario="esempio_gotica_campo",
-        )
-        await table(ANNA, "game.join", side="alleati")
-        await table(BRUNO, "game.join", side="tedeschi")
-        hidden = await table.refused(
-            ANNA, "move", "error.linea_gotica.unknown_unit", unit="cecchino", distance=1
-        )
-        assert hidden.localized("en") == "Unknown unit: cecchino."
-        none = await table.refused(
-            ANNA, "move", "error.linea_gotica.unknown_unit", unit="nonexist", distance=1
-        )
-        assert none.localized("en") == "Unknown unit: nonexist."
-        # Their own side is told it is not the Allies' to move.
-        with pytest.raises(RulesError) as own:
-            await table(BRUNO, "move", unit="squadra_1", distance=1)
-        assert own.value.key != "error.linea_gotica.unknown_unit"
-    finally:
-        await store.close()
+async def test_naming_a_hidden_unit_is_refused_as_naming_none(campo: ServiceTable) -> None:
+    table = campo
+    hidden = await table.refused(
+        ANNA, "move", "error.linea_gotica.unknown_unit", unit="cecchino", distance=1
+    )
+    assert hidden.localized("en") == "Unknown unit: cecchino."
+    none = await table.refused(
+        ANNA, "move", "error.linea_gotica.unknown_unit", unit="nonexist", distance=1
+    )
+    assert none.localized("en") == "Unknown unit: nonexist."
+    # Their own side is told it is not the Allies' to move.
+    with pytest.raises(RulesError) as own:
+        await table(BRUNO, "move", unit="squadra_1", distance=1)
+    assert own.value.key != "error.linea_gotica.unknown_unit"
