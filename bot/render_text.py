@@ -128,9 +128,7 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         parts += result_text(ended.result, ended.sides, reply.ruleset, language).plain()
     if isinstance(reply, StatusReply) and reply.score is not None:
         score = reply.score
-        parts += score_text(
-            score.score, score.sides, reply.ruleset, language, score.holders
-        ).plain()
+        parts += score_text(score.score, score.sides, reply.ruleset, language).plain()
     parts += [f"! {line}" for line in owed_lines(reply)]
     if isinstance(reply, TextReply):
         parts += reply.lines

@@ -92,24 +92,15 @@ def result_text(
 
 
 def score_text(
-    score: Score | None,
+    score: Score,
     sides: Mapping[str, str],
     ruleset: str,
     language: str,
-    holders: tuple[str, ...] = (),
     escape: Escape = _same,
 ) -> ResultText:
-    """The score "if the game ended now": who is ahead and by how much, and the breakdown;
-    without ``score`` (a unit hidden from the enemy), only the objectives' ``holders`` as
-    the channel's picture marks them."""
+    """The score "if the game ended now": who is ahead and by how much, and the breakdown
+    (as its reader may count it: :meth:`rules.core.seatview.SeatView.score`)."""
     text = ResultText(translate("bot.result.score_title", language), language)
-    if score is None:
-        text.lines.append(translate("bot.result.hidden", language))
-        if holders:
-            text.sections.append(
-                (translate("bot.result.holders", language), [escape(h) for h in holders])
-            )
-        return text
     if score.empty:
         text.lines.append(translate("bot.result.no_conditions", language))
         return text

@@ -402,9 +402,7 @@ def result_card(view: ResultView, ruleset: str, language: str) -> Card:
 
 def score_card(view: ScoreView, ruleset: str, language: str) -> Card:
     """The score if the game ended now (``/game status``), as the channel may see it."""
-    text = score_text(
-        view.score, view.sides, ruleset, language, view.holders, discord.utils.escape_markdown
-    )
+    text = score_text(view.score, view.sides, ruleset, language, discord.utils.escape_markdown)
     return _text_card(text, COLOUR_SCORE)
 
 

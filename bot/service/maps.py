@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from bot.service.replies import ScoreView
 from bot.service.requests import Request
 from rules.core.battlefield import MapView, Overlay
 from rules.core.budget import WorkBudgetExceeded
@@ -28,23 +27,6 @@ def public_status(view: StatusView) -> StatusView:
     if not any(unit.hidden for unit in view.units):
         return view
     return replace(view, units=tuple(unit for unit in view.units if not unit.hidden))
-
-
-def public_score(
-    play: GamePlay, document: Mapping[str, Any], status: StatusView, picture: MapView | None
-) -> ScoreView:
-    """The score "if the game ended now" as the channel may read it.
-
-    ``status`` is the whole status (hidden units included), ``picture`` the channel's. The
-    rules' score counts every unit, hidden ones too, so while a unit is hidden from the
-    enemy only the objectives' holders are told, as the channel's picture marks them
-    (hidden units left out); the whole score shows again once none is hidden, and in the
-    result at the end.
-    """
-    if any(unit.hidden for unit in status.units):
-        holders = tuple(mark.label for mark in picture.objectives) if picture is not None else ()
-        return ScoreView(dict(status.sides), None, holders)
-    return ScoreView(dict(status.sides), play.score(document))
 
 
 def localized_map(view: MapView, ruleset: str, language: str) -> MapView:
@@ -140,7 +122,6 @@ __all__ = [
     "channel_map",
     "command_marks",
     "localized_map",
-    "public_score",
     "public_status",
     "status_and_map",
     "status_caption",

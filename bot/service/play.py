@@ -33,6 +33,7 @@ from bot.service.events import (
 )
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
+from bot.service.redaction import Unseen, rules_seat, unseen_units
 from bot.service.replies import PlayReply, Reply, ResultView, RollReply
 from bot.service.requests import NO_SEAT, Request, int_option, players_among, seat_among
 from bot.service.stored.dice import (
@@ -56,11 +57,19 @@ from rules.core.dice import (
     SystemDice,
     parse_faces,
 )
-from rules.core.errors import DiceError, DiceNeeded, IllegalAction, InvalidInput, UnknownName
+from rules.core.errors import (
+    DiceError,
+    DiceNeeded,
+    IllegalAction,
+    InvalidInput,
+    RulesError,
+    UnknownName,
+)
 from rules.core.expression import RollResult, roll_with_odds
-from rules.core.play import FollowUp, GamePlay, Played
+from rules.core.play import FollowUp, GamePlay, Played, StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
+from rules.core.seatview import SPECTATOR
 
 log = logging.getLogger(__name__)
 
@@ -193,6 +202,9 @@ async def play_verb(
     events: list[PreparedEvent] = []
 
     ending: list[GameResult] = []  # the result, when this command ends the game
+    acting: list[Request] = []  # the request as played: no name hidden from the seat
+    public: list[StatusView] = []  # a secret command's status, as the channel sees it
+    rules = services.ruleset(record.ruleset).rules
 
     def rules_pass() -> tuple[str | None, Played, list[FollowUp], str | None]:
         # One hop to the rules thread for everything the rules say about this command:
@@ -203,26 +215,38 @@ async def play_verb(
         waiting = play.awaiting(document)
         if not odds_only and play.result(document) is not None:
             raise _AlreadyOver  # its end is not in the store yet: see close_game
+        # A unit hidden from the seat is, to it, a unit that does not exist.
+        unseen = Unseen.of(request.options, unseen_units(rules, document, rules_seat(seat)))
+        acted = replace(request, options=dict(unseen.options)) if unseen.masked else request
+        acting.append(acted)
         # Read from the state the command is played on, before apply takes it over.
-        marks = command_marks(play, document, request) if drawn else ()
+        marks = command_marks(play, document, acted) if drawn else ()
         try:
             result = play.apply(
                 document,
-                request.verb,
-                request.options,
+                acted.verb,
+                acted.options,
                 SystemDice() if odds_only else dice,
                 actor_side,
                 other_dice=bot_dice,
             )
         except IllegalAction as error:
             # What the seat may do instead is listed here, in the same job and budget.
-            raise not_now(play, document, error, actor_side) from None
+            raise not_now(play, document, unseen.refusal(error), actor_side) from None
         except UnknownName as error:
             # A mistyped name: the closest ones this seat may see, in the same job.
-            rules = services.ruleset(record.ruleset).rules
             raise with_suggestions(
-                error, rules, record.ruleset, document, seat, request.verb, request.options
+                unseen.refusal(error),
+                rules,
+                record.ruleset,
+                document,
+                seat,
+                request.verb,
+                request.options,
             ) from None
+        except RulesError as error:
+            unseen.refusal(error)  # it names what was typed
+            raise
         if odds_only:
             return waiting, result, [], None
         # A command that ends the game (the last turn, a sudden death, a concession, the
@@ -238,9 +262,7 @@ async def play_verb(
                     request.channel_id, result.document, base_text=record.document_text
                 )
             )
-            events.append(
-                prepare_event(command_event(request, seat, waiting, typed, result, ended))
-            )
+            events.append(prepare_event(command_event(acted, seat, waiting, typed, result, ended)))
         if drawn or ended is not None:  # the end shows the table, its objectives marked
             view = channel_map(play, result.document, reply.ruleset, reply.language)
             if view is not None and marks:
@@ -249,6 +271,8 @@ async def play_verb(
             states.append(
                 status_caption(play.status(result.document), reply.ruleset, reply.language)
             )
+        if result.secret_for is not None:  # what the channel sees of it
+            public.append(rules.view(result.document, SPECTATOR).status)
         return waiting, result, play.follow_ups(result.document), play.awaiting(result.document)
 
     try:
@@ -266,7 +290,7 @@ async def play_verb(
         # A face that does not fit may only mean the rules refuse the command anyway
         # (the dice were meant for a path it never takes): then say the rules' reason.
         await services.off_loop(
-            _raise_rules_refusal, play, document, request, actor_side, typed, bot_faces
+            _raise_rules_refusal, play, document, acting[0], actor_side, typed, bot_faces
         )
         raise
     if isinstance(dice, ScriptedDice) and not odds_only:
@@ -281,7 +305,7 @@ async def play_verb(
         reply.resolutions = uncertain or played.resolutions[-1:]
         return reply
     ended = ending[0] if ending else None
-    event = events[0] if events else command_event(request, seat, before, typed, played, ended)
+    event = events[0] if events else command_event(acting[0], seat, before, typed, played, ended)
     if ACTED_FOR_ARG in event.args:
         reply.acted_for = before
     if typed is not None:
@@ -318,16 +342,33 @@ async def play_verb(
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
     await follow_the_turn(call, follow_ups, after, actor_side if actor_side is not None else before)
-    return _kept_secret(reply, result.event, request.verb, play.sides(document))
+    seen = public[0] if public else None
+    return _kept_secret(reply, result.event, request.verb, play.sides(document), seen)
 
 
-def _kept_secret(reply: PlayReply, event: Any, verb: str, sides: Mapping[str, str]) -> PlayReply:
+def _kept_secret(
+    reply: PlayReply,
+    event: Any,
+    verb: str,
+    sides: Mapping[str, str],
+    seen: StatusView | None = None,
+) -> PlayReply:
     """A command that tells where a hidden unit is: the reply goes to its asker only, and
-    the channel is shown that a hidden unit acted — with the buttons, the pings and the
-    public picture, and nothing of its options, dice or outcome."""
+    the channel is shown that a hidden unit acted — with the buttons, the pings, the
+    public picture and ``seen`` (the status as the channel sees it after the command: what
+    befell a unit it sees), the units it sees that the command named (a sniper's target),
+    and nothing of the options, dice or outcome."""
     secret = secret_of(event.args)
     if secret is None:
         return reply
+    named = {str(value) for value in event.args.values() if isinstance(value, str)}
+    acted_on = [u.name for u in seen.units if u.id in named] if seen is not None else []
+    notice = Outcome.of(
+        "bot.log.hidden_played_on" if acted_on else "bot.log.hidden_played",
+        command=command_name(verb),
+        side=sides.get(secret, secret),
+        units=", ".join(acted_on),
+    )
     public = PlayReply(
         language=reply.language,
         ruleset=reply.ruleset,
@@ -338,13 +379,8 @@ def _kept_secret(reply: PlayReply, event: Any, verb: str, sides: Mapping[str, st
         follow_ups=reply.follow_ups,
         map_view=reply.map_view,
         ping=reply.ping,
-        notices=[
-            Outcome.of(
-                "bot.log.hidden_played",
-                command=command_name(verb),
-                side=sides.get(secret, secret),
-            )
-        ],
+        notices=[notice],
+        status=seen,
     )
     reply.notices = [*reply.notices, Outcome.of("bot.log.hidden_private")]
     reply.map_view, reply.ping, reply.private, reply.public = None, [], True, public

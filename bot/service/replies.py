@@ -47,17 +47,12 @@ class ResultView:
 
 @dataclass(frozen=True, slots=True)
 class ScoreView:
-    """The score "if the game ended now" as the channel may read it.
-
-    ``score`` is the whole score, or None while a unit is hidden from the enemy (the
-    lines could tell where it is: who holds or contests an objective, who reached an
-    edge, how many figures a side fielded); then ``holders`` are the objectives as the
-    channel's picture marks them ("Bridge: Allies"), nothing more.
-    """
+    """The score "if the game ended now" as the channel may read it: counted from the
+    spectator's seat view, so no line tells of a unit hidden from the enemy (who holds an
+    objective only it stands on, the figures it lost)."""
 
     sides: Mapping[str, str]
-    score: Score | None
-    holders: tuple[str, ...] = ()
+    score: Score
 
 
 @dataclass(kw_only=True)

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.help import closest
+from bot.service.redaction import rules_seat
 from bot.service.requests import Seat
-from bot.service.views import rules_seat
 from rules.core.budget import WorkBudgetExceeded
 from rules.core.declaration import Declaration, declaration
 from rules.core.errors import RulesError, UnknownName

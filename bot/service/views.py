@@ -35,12 +35,19 @@ from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
 from bot.service.maps import (
     channel_map,
     localized_map,
-    public_score,
     status_caption,
     with_caption,
 )
-from bot.service.replies import FilesReply, Reply, ResultView, StatusReply, TextReply
-from bot.service.requests import Request, Seat, int_option, players_among, seat_among
+from bot.service.redaction import reader_seat, rules_seat, unseen_units
+from bot.service.replies import (
+    FilesReply,
+    Reply,
+    ResultView,
+    ScoreView,
+    StatusReply,
+    TextReply,
+)
+from bot.service.requests import Request, int_option, players_among, seat_among
 from bot.service.seats import roster_notices
 from bot.service.stored.seats import pending_seats
 from db.archive import read_archive
@@ -60,21 +67,13 @@ from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
-from rules.core.seatview import REFEREE, SPECTATOR
-from rules.core.seatview import Seat as RulesSeat
+from rules.core.seatview import SPECTATOR
 from rules.core.surface import Rules
 
 #: The most events ``/game log`` shows.
 MAX_LOG = 50
 #: The most suggestions an autocomplete answers (Discord's limit).
 MAX_CHOICES = 25
-
-
-def rules_seat(seat: Seat) -> RulesSeat:
-    """The seat the rules show a view to: the referee, a side, else a spectator."""
-    if seat.role == "referee":
-        return REFEREE
-    return SPECTATOR if seat.side is None else RulesSeat(seat.side)
 
 
 def _rules(call: GameCall) -> Rules:
@@ -101,8 +100,6 @@ async def status(call: GameCall) -> Reply:
         # Off the loop, in one pass: listing legal actions can take milliseconds.
         seen = _rules(call).view(document, SPECTATOR)  # posted in the channel: the public view
         view = seen.status
-        # The rules' whole status (hidden units included): the public score must know them.
-        whole = play.status(document)
         picture = with_caption(
             channel_map(play, document, ruleset, language),
             "",
@@ -112,8 +109,8 @@ async def status(call: GameCall) -> Reply:
             result = play.result(document)
             reply.result = None if result is None else ResultView(result, dict(view.sides))
             return view, [], [], picture
-        # The score "if the game ended now", leaking no hidden unit.
-        reply.score = public_score(play, document, whole, picture)
+        # The score "if the game ended now" as the channel may count it: no hidden unit.
+        reply.score = ScoreView(dict(view.sides), seen.score)
         try:
             return view, seen.follow_ups, seen.owed, picture
         except WorkBudgetExceeded:
@@ -216,13 +213,26 @@ async def export(call: Call) -> Reply:
     reader = _reader(call, context)
     hidden_now = False
     if not reader.referee:
-        play = call.services.play(record.ruleset)
-        document = record.document
-        units = (
-            await call.services.off_loop(lambda: play.status(play.load_document(document)))
-        ).units
-        hidden_now = any(unit.hidden and unit.side != reader.side for unit in units)
+        first = await store.history_page(request.channel_id, 0, 1, 1)
+        hidden_now = await call.services.off_loop(_hides_a_state, call, record, first, reader)
     return await _export_reply(request, reply, head, pages, sides, reader, hidden_now)
+
+
+def _hides_a_state(
+    call: Call, record: GameRecord, first: list[StoredVersion], reader: Reader
+) -> bool:
+    """Whether a state an export keeps (the first and the current) places a unit hidden
+    from ``reader``: then it keeps none (a unit that never moves is as hidden as one that
+    does, from the game's first event on)."""
+    play = call.services.play(record.ruleset)
+    rules = call.services.ruleset(record.ruleset).rules
+    seat = reader_seat(reader)
+    documents = [record.document]
+    if first and first[0].full is not None:
+        documents.append(json.loads(first[0].full[1]))
+    elif first:
+        return True  # a first state not at hand: kept only when known to hide nothing
+    return any(unseen_units(rules, play.load_document(doc), seat) for doc in documents)
 
 
 async def _export_archived(call: Call) -> Reply:

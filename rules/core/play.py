@@ -320,10 +320,12 @@ class DocumentPlay(ABC):
         self._memo = (played.document, state)
         return played
 
-    def score(self, document: Mapping[str, Any]) -> Score:
-        """The score if the game ended now (see :meth:`GamePlay.score`)."""
+    def score(self, document: Mapping[str, Any], seat: Seat = REFEREE) -> Score:
+        """The score if the game ended now (see :meth:`GamePlay.score`), counting only the
+        units ``seat`` may know of (the referee's: every unit)."""
         state = self._state(document)
-        return ending.score_of(state, self.victory.battle(state))
+        battle = self.victory.battle(state).seen_by(seat.side, referee=seat.referee)
+        return ending.score_of(state, battle)
 
     def _objective_marks(
         self, state: Any, language: str, viewer_side: str | None, *, public: bool
@@ -482,9 +484,9 @@ class DocumentSource:
         """The ruleset's names for autocomplete."""
         return self.play.choices(self.document, kind, side)
 
-    def score(self) -> Score:
-        """The score now."""
-        return self.play.score(self.document)
+    def score(self, seat: Seat) -> Score:
+        """The score now, as the seat may count it."""
+        return self.play.score(self.document, seat)
 
     def result(self) -> GameResult | None:
         """The result, once ended."""

@@ -105,6 +105,14 @@ class Battle:
         """The other side (every ruleset plays two)."""
         return next(s for s in self.sides if s != side)
 
+    def seen_by(self, side: str | None, *, referee: bool = False) -> Battle:
+        """The battle as a reader knows it: a piece hidden from the enemy counts only for
+        its own side (``side``) and the referee, so nothing computed from it (who holds an
+        objective, a side's losses, its exits) reads differently with the piece gone."""
+        if referee or not any(p.hidden for p in self.pieces):
+            return self
+        return replace(self, pieces=tuple(p for p in self.pieces if not p.hidden or p.side == side))
+
 
 # --- the values ------------------------------------------------------------------------
 
@@ -437,8 +445,7 @@ def objective_marks(
     if conditions is None:
         return ()
     if public or viewer is not None:
-        seen = tuple(p for p in battle.pieces if not p.hidden or (not public and p.side == viewer))
-        battle = replace(battle, pieces=seen)
+        battle = battle.seen_by(None if public else viewer)
     marks = []
     for objective in conditions.objectives:
         side, contested = holder(objective, battle)

@@ -144,8 +144,9 @@ class ViewSource(Protocol):
         """Names for autocomplete of one kind (units, targets, weapons…) for a side."""
         ...
 
-    def score(self) -> Score:
-        """The score if the game ended now."""
+    def score(self, seat: Seat) -> Score:
+        """The score if the game ended now, counting only the units ``seat`` may know of:
+        no line (an objective held, a side's losses) may tell of a unit hidden from it."""
         ...
 
     def result(self) -> GameResult | None:
@@ -325,11 +326,12 @@ class SeatView:
 
     @property
     def score(self) -> Score:
-        """The score if the game ended now (the result's once it has ended)."""
+        """The score if the game ended now as this seat may count it (the result's once it
+        has ended): a unit hidden from the seat is in none of its lines."""
         return self._part("score", self._score)
 
     def _score(self) -> Score:
-        return self._source.score()
+        return self._source.score(self.seat)
 
     @property
     def result(self) -> GameResult | None:
@@ -353,7 +355,10 @@ class SeatView:
     def names(self, kind: str, *, legal_first: bool = True) -> list[str]:
         """Names for autocomplete of one kind: what the seat may use now first (the same
         answer the rules give), then the names the ruleset knows; never a unit hidden from
-        this seat."""
+        this seat. A spectator gives no command: no name (the ruleset's names for no side
+        are every side's, which would tell of a hidden unit's weapon or place)."""
+        if self.seat.public:
+            return []
         side = None if self.seat.referee else self.seat.side
         known = self._source.names(kind, side)
         found = values_of(self.legal, kind) if legal_first else []

@@ -94,10 +94,12 @@ class LineaGoticaPlay(DocumentPlay):
     victory = victory_module
 
     def secret_side(self, state: Any, command: Any) -> str | None:
-        """A move that leaves its unit hidden (OSSERVAZIONE: "sono invisibili"): where it
-        went, and how, is its side's alone; the status and the map leave it out too."""
+        """A command of a unit still hidden once it is played (OSSERVAZIONE: "sono
+        invisibili"): a move that leaves it hidden, a shot that did not give it away (a
+        sniper's), its morale test — what it did, where and how, is its side's alone, as the
+        status and the map leave it out; the channel reads what it may see of the effect."""
         unit = state.units.get(getattr(command, "unit", None) or "")
-        if command.verb != "move" or unit is None or not unit.hidden or not unit.alive:
+        if unit is None or not unit.hidden or not unit.alive:
             return None
         side: str = unit.side
         return side

@@ -10,6 +10,7 @@ from rules.core.i18n import translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, StatusView, UnitLine
 from rules.core.resolution import Outcome
+from rules.core.seatview import REFEREE, Seat
 from rules.manovra import commands as commands_module
 from rules.manovra import legal
 from rules.manovra import scenario as scenario_module
@@ -41,7 +42,18 @@ class ManovraPlay(DocumentPlay):
 
     def status(self, document: Mapping[str, Any]) -> StatusView:
         """Turn, step, whose move, tokens, units with their state, owed rolls and markers."""
+        return self.seat_status(document, REFEREE)
+
+    def seat_status(self, document: Mapping[str, Any], seat: Seat) -> StatusView:
+        """The status ``seat`` may see: its notes (the order of manoeuvre, the owed tests)
+        name no unit concealed from it, and do not count one (the core leaves the unit's
+        own line out)."""
         state = self._state(document)
+
+        def named(unit_id: str) -> bool:
+            unit = state.units[unit_id]
+            return seat.referee or unit.side == seat.side or not _concealed(unit)
+
         units = tuple(
             UnitLine(
                 u.id,
@@ -63,6 +75,7 @@ class ManovraPlay(DocumentPlay):
         notes: list[Outcome] = [
             Outcome.of("manovra.status.pending", unit=state.units[p.unit].name, test=p.kind)
             for p in state.pending
+            if named(p.unit)
         ]
         notes += [
             Outcome.of(
@@ -70,13 +83,9 @@ class ManovraPlay(DocumentPlay):
             )
             for m in state.markers
         ]
-        if state.queue:
-            notes.append(
-                Outcome.of(
-                    "manovra.status.queue",
-                    order=", ".join(state.units[u].name for u in state.queue),
-                )
-            )
+        queue = [state.units[u].name for u in state.queue if named(u)]
+        if queue:
+            notes.append(Outcome.of("manovra.status.queue", order=", ".join(queue)))
         for side, platoon in state.declarations.items():
             if platoon in state.platoons:
                 notes.append(

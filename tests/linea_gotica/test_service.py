@@ -149,7 +149,8 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
         target="gruppe",
         distance=30,
     )
-    reply = await table(ANNA, "test", [2], unit="squadra_1", kind="osservare", target="mg_casolare")
+    # The Allies cannot name a unit hidden from them: they observe the farmhouse.
+    reply = await table(ANNA, "test", [2], unit="squadra_1", kind="osservare", place="casolare")
     assert reply.resolutions[0].outcome.code == "linea_gotica.observe.seen(purpose=osservazione)"
     await table.refused(
         ANNA,

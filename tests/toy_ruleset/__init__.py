@@ -151,8 +151,8 @@ class ToySource:
             return [uid for uid, u in units.items() if side is None or u["side"] != side]
         return []
 
-    def score(self) -> Score:
-        """No victory conditions: an empty score."""
+    def score(self, seat: Seat) -> Score:
+        """No victory conditions: an empty score (the same for every seat)."""
         return Score(sides=tuple(self.document["sides"]))
 
     def result(self) -> GameResult | None:

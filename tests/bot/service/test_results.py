@@ -5,7 +5,6 @@ after it), the result reply, the score while the game goes on, undo, and the rep
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -20,7 +19,6 @@ from bot.service import (
     ResultReply,
     StatusReply,
 )
-from bot.service.maps import public_score
 from bot.service.replay import replay_game
 from db.errors import VersionConflict
 from db.models import VERB_ENDED
@@ -329,18 +327,6 @@ async def test_the_status_shows_the_score_if_the_game_ended_now(store) -> None:
     text = reply_text(status)
     assert translate("bot.result.score_title", "fr") in text
     assert "Pertes\u202f:" in text or "Points\u202f:" in text
-
-
-def test_the_public_score_tells_no_hidden_unit() -> None:
-    document = PLAY.new_game("avamposto", None)
-    whole = PLAY.status(document)
-    hidden = replace(whole, units=(replace(whole.units[0], hidden=True), *whole.units[1:]))
-    view = public_score(PLAY, document, hidden, None)
-    assert view.score is None
-    shown = reply_text(StatusReply(language="en", ruleset="w40k4", score=view))
-    assert whole.units[0].name not in shown
-    assert "hidden" in shown
-    assert public_score(PLAY, document, whole, None).score == PLAY.score(document)
 
 
 async def test_the_list_and_the_export_show_the_result(store) -> None:

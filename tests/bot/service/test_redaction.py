@@ -1,0 +1,196 @@
+"""Hidden stays hidden, through the service and a real SQLite store: for every bundled
+scenario with units hidden from the start, what the other side and a spectator receive —
+the status with its score, the picture, the log, the export files, the refusal of a command
+naming a unit and its suggestions, autocomplete — is the same when the hidden units are
+removed or moved (tests/core/hidden_worlds.py); and the reported leaks, each pinned."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.export import read_file
+from bot.render_text import reply_text
+from bot.service import GameService, Request
+from db.sqlite import SqliteStore
+from rules.core.errors import RulesError
+from tests.bot.conftest import QueuedDice
+from tests.bot.service_table import ServiceTable
+from tests.core.hidden_worlds import hidden_scenarios, owners, worlds
+
+CHANNEL = 3201
+REFEREE, ANNA, BRUNO, SPECTATOR = 1, 2, 3, 99
+CAMPO = next(path for _, path in hidden_scenarios() if path.stem == "esempio_gotica_campo")
+#: Kinds of names a command may be offered (autocomplete).
+KINDS = ("unit", "target", "place", "destination", "weapon", "marker")
+#: What changes from one world to another whatever anyone sees: the chain's hashes and the
+#: time of an export.
+VOLATILE = re.compile(r"[0-9a-f]{8,}|\d{4}-\d\d-\d\dT[0-9:.+]+")
+
+
+async def _table(tmp_path: Path, name: str) -> tuple[ServiceTable, SqliteStore]:
+    store = await SqliteStore.open(str(tmp_path / f"{name}.db"))
+    dice = QueuedDice()
+    return ServiceTable(GameService(store, dice=dice), dice, CHANNEL), store
+
+
+async def _game(table: ServiceTable, text: str, hiding: set[str]) -> tuple[str, str]:
+    """A game of the scenario ``text``; ANNA sits at a side that hides nothing, BRUNO at
+    the side whose units are hidden. Their sides."""
+    await table.service.handle(
+        Request(
+            channel_id=CHANNEL,
+            guild_id=7,
+            user_id=REFEREE,
+            verb="game.new",
+            options={"ruleset": "linea_gotica", "language": "en"},
+            attachment=text,
+            interaction_id="new",
+        )
+    )
+    sides = ["alleati", "tedeschi"]
+    (hider,) = hiding
+    other = next(side for side in sides if side != hider)
+    await table(ANNA, "game.join", side=other)
+    await table(BRUNO, "game.join", side=hider)
+    return other, hider
+
+
+def _plain(text: str) -> str:
+    return VOLATILE.sub("…", text)
+
+
+async def _received(table: ServiceTable, user: int, hidden_ids: list[str]) -> dict[str, Any]:
+    """Everything ``user`` reads of the game now, its volatile parts blanked."""
+    seen: dict[str, Any] = {}
+    status = await table(user, "game.status")
+    seen["status"] = _plain(reply_text(status, str))
+    seen["score"] = status.score
+    shown = await table(user, "game.map")
+    seen["map"] = shown.map_view
+    seen["log"] = _plain("\n".join((await table(user, "game.log", count=50)).lines))
+    export = await table(user, "game.export")
+    for name, content in sorted(export.files.items()):
+        seen[f"export:{name}"] = _plain(read_file(content).decode())
+    seen["export:notices"] = [n.key for n in export.notices]
+    for unit in hidden_ids:
+        for verb, options in (
+            ("move", {"unit": unit, "distance": 1}),
+            ("fire", {"unit": unit, "target": unit}),
+        ):
+            try:
+                await table(user, verb, **options)
+                seen[f"{verb}:{unit}"] = "played"
+            except RulesError as refusal:
+                seen[f"{verb}:{unit}"] = (
+                    refusal.key,
+                    dict(refusal.params),
+                    refusal.localized("en"),
+                )
+    for kind in KINDS:
+        seen[f"names:{kind}"] = await table.service.choices(CHANNEL, user, kind, "")
+    return seen
+
+
+@pytest.mark.parametrize("path", [path for _, path in hidden_scenarios()], ids=lambda p: p.stem)
+async def test_the_other_side_and_a_spectator_cannot_tell_hidden_units_from_none(
+    tmp_path: Path, path: Path
+) -> None:
+    hiding = owners(path)
+    hidden_ids = ["mg_casolare", "cecchino"]
+    received: dict[str, dict[int, dict[str, Any]]] = {}
+    for world, text in worlds(path).items():
+        table, store = await _table(tmp_path, world)
+        try:
+            await _game(table, text, hiding)
+            received[world] = {}
+            for user in (ANNA, SPECTATOR):
+                received[world][user] = await _received(table, user, hidden_ids)
+            # The initiative, rolled: the game goes on, and still nothing tells them apart.
+            await table(ANNA, "turn.next", (8, 3))
+            for user in (ANNA, SPECTATOR):
+                received[world][-user] = await _received(table, user, hidden_ids)
+        finally:
+            await store.close()
+    for world in ("removed", "moved"):
+        for user, seen in received["as_written"].items():
+            for part, value in seen.items():
+                other = received[world][user][part]
+                if world == "removed" and part.startswith("export:"):
+                    # A world with no hidden unit keeps its states (whole documents, every
+                    # unit in them): the only difference, that states were withheld.
+                    value, other = _without_states(part, value), _without_states(part, other)
+                assert other == value, (world, user, part)
+
+
+def _without_states(part: str, value: Any) -> Any:
+    """An export file without its states and its redaction marks."""
+    if part == "export:notices":
+        return [key for key in value if key != "bot.game.export_redacted"]
+    if part != "export:arbitro-log.json":
+        return value
+    bundle = json.loads(value)
+    for key in ("states", "states_kept", "redacted_for"):
+        bundle.pop(key, None)
+    return bundle
+
+
+@pytest.fixture()
+async def campo(tmp_path: Path) -> AsyncIterator[ServiceTable]:
+    """esempio_gotica_campo, ANNA at the Allies, BRUNO at the Germans (who hide two units)."""
+    table, store = await _table(tmp_path, "campo")
+    await table(
+        REFEREE, "game.new", ruleset="linea_gotica", language="en", scenario="esempio_gotica_campo"
+    )
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="tedeschi")
+    yield table
+    await store.close()
+
+
+async def test_the_score_tells_the_enemy_nothing_of_a_hidden_unit(campo: ServiceTable) -> None:
+    table = campo
+    for user in (ANNA, SPECTATOR):
+        text = reply_text(await table(user, "game.status"), str)
+        assert "Il casolare: not held" in text and "held by Tedeschi" not in text
+        assert (
+            "0 of 9 figures lost" in text
+            and "0 of 14 figures lost (0%): 0 points to Alleati" not in text
+        )
+        assert "hidden" not in text.lower()
+
+
+async def test_the_enemy_export_carries_no_hidden_position_from_the_first_event(
+    campo: ServiceTable,
+) -> None:
+    table = campo
+    for user in (ANNA, SPECTATOR):
+        reply = await table(user, "game.export")
+        files = {name: read_file(content).decode() for name, content in reply.files.items()}
+        bundle = json.loads(files["arbitro-log.json"])
+        assert bundle["states"] == [] and bundle["redacted_for"]
+        assert not any("cecchino" in text or "mg_casolare" in text for text in files.values())
+    referee = await table(REFEREE, "game.export")
+    whole = json.loads(read_file(referee.files["arbitro-log.json"]))
+    assert "cecchino" in json.dumps(whole) and len(whole["states"]) == 2
+
+
+async def test_naming_a_hidden_unit_is_refused_as_naming_none(campo: ServiceTable) -> None:
+    table = campo
+    hidden = await table.refused(
+        ANNA, "move", "error.linea_gotica.unknown_unit", unit="cecchino", distance=1
+    )
+    assert hidden.localized("en") == "Unknown unit: cecchino."
+    none = await table.refused(
+        ANNA, "move", "error.linea_gotica.unknown_unit", unit="nonexist", distance=1
+    )
+    assert none.localized("en") == "Unknown unit: nonexist."
+    # Their own side is told it is not the Allies' to move.
+    with pytest.raises(RulesError) as own:
+        await table(BRUNO, "move", unit="squadra_1", distance=1)
+    assert own.value.key != "error.linea_gotica.unknown_unit"
