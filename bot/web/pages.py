@@ -82,9 +82,7 @@ def game_html(page: GamePage, address: Address) -> str:
         result = result_text(reply.result.result, reply.result.sides, ruleset, language)
     score = None
     if reply.score is not None and reply.result is None:
-        score = score_text(
-            reply.score.score, reply.score.sides, ruleset, language, reply.score.holders
-        )
+        score = score_text(reply.score.score, reply.score.sides, ruleset, language)
     units = [
         {
             "name": unit.name,
