@@ -21,7 +21,12 @@ from typing import Any
 
 from bot.service.campaign.ledger import ORIGIN_ARG
 from bot.service.replay import replay_game
-from bot.service.stored.campaign import CAMPAIGN_LINK, LINK_KEY, campaign_link_of
+from bot.service.stored.campaign import (
+    CAMPAIGN_LINK,
+    LINK_KEY,
+    CampaignLink,
+    campaign_link_of,
+)
 from db.errors import GameNotFound, StoreError
 from db.models import Scope
 from db.protocol import GameStore
@@ -74,7 +79,7 @@ async def _results_problems(store: GameStore, campaign: int, state: CampaignStat
             game, link = None, None
         except StoreError:
             continue  # the store's check names it
-        if game is not None and link is not None and link.campaign == campaign:
+        if game is not None and link == CampaignLink(campaign, entry.number):
             if game.status != "ended" or game.head_hash != held.final_hash:
                 problems.append(
                     f"{where}: the campaign holds a result at event {held.final_hash[:12]}, "

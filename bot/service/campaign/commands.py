@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.service.campaign.adopt import Claim, adopt_orphan, claim_number, drop_claim
-from bot.service.campaign.aftermath import refuse_while_owed
+from bot.service.campaign.aftermath import refuse_unconfirmed, refuse_while_owed
 from bot.service.campaign.book import book_option, check_book, scenario_wanted
 from bot.service.campaign.calendar import due_wanted, set_due
 from bot.service.campaign.follow import catch_up, linked_to
@@ -341,6 +341,7 @@ async def end_campaign(call: Call) -> Reply:
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
     record, state = await catch_up(services, record, state)
+    refuse_unconfirmed(state)
     _, seq = await log_requested(call, record, state, Ended())
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.ended", name=state.name))
