@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from bot.service import GameService, Request
 from bot.service.campaign import commands
 from bot.service.stored.campaign import CAMPAIGN_LINK, LINK_KEY
 from db.models import Scope
 from rules.core.campaign import CampaignState
 from rules.core.errors import RulesError
+from tests.bot.service.test_campaigns import Table
 from tests.db.conftest import BACKENDS, Backend
 
 REFEREE, ANNA, BRUNO, CARLA = 1, 2, 3, 4
@@ -41,26 +41,8 @@ async def two_stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIte
         await second.close()
 
 
-class Process:
+class Process(Table):
     """One bot process: its service on its own store."""
-
-    def __init__(self, store: Any, name: str) -> None:
-        self.store, self.name, self.count = store, name, 0
-        self.service = GameService(store)
-
-    async def __call__(self, where: int, user: int, verb: str, /, **options: Any) -> Any:
-        self.count += 1
-        return await self.service.handle(
-            Request(
-                where,
-                user,
-                verb,
-                options,
-                guild_id=GUILD,
-                interaction_id=f"{self.name}{self.count}",
-                locale="en",
-            )
-        )
 
     async def outcome(self, where: int, user: int, verb: str, /, **options: Any) -> str:
         """What the player saw: ``ok`` or the refusal's key."""
