@@ -9,16 +9,20 @@ its replayed state adopted), 1 when a game diverges, 2 when the command failed.
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
+from bot.service.campaign.audit import campaign_problems
 from bot.service.replay import ReplayReport, adopt_replayed, replay_game
-from db.cli import EXIT_OK, EXIT_PROBLEMS, add_db_option, db_path, run_safely
+from db.cli import EXIT_OK, EXIT_PROBLEMS, add_db_option, db_path, run_check, run_safely
 from db.errors import StoreError
 from db.open import describe, open_store
 from db.protocol import GameStore
 
 
 def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``replay`` to the ``db`` subcommands."""
+    """Add ``replay`` to the ``db`` subcommands, and the campaigns' invariants to
+    ``db check`` (`bot.service.campaign.audit`: ``db/`` knows no campaign)."""
+    actions.choices["check"].set_defaults(handler=partial(run_check, more=campaign_problems))
     replay = actions.add_parser(
         "replay",
         help="re-run games' event logs through the current rules and compare",

@@ -15,7 +15,7 @@ import os
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -34,6 +34,8 @@ EXIT_PROBLEMS = 1
 EXIT_ERROR = 2
 
 Handler = Callable[[argparse.Namespace], int]
+#: A check a layer above storage adds to ``db check``: the problems it finds in the store.
+ExtraCheck = Callable[[Any], Awaitable[list[str]]]
 
 
 def default_db_path() -> str:
@@ -174,9 +176,11 @@ def run_backup(args: argparse.Namespace) -> int:
     return run_safely(work)
 
 
-def run_check(args: argparse.Namespace) -> int:
+def run_check(args: argparse.Namespace, *, more: ExtraCheck | None = None) -> int:
     """``arbitro db check [--against EXPORT]``: integrity, foreign keys, versions, hash
-    chains, the checksum of members/deadlines/settings, and optionally a saved export."""
+    chains, the checksum of members/deadlines/settings, and optionally a saved export.
+    ``more``: the checks a layer above storage adds (the bot's: campaigns), run on the
+    open store once the store's own have run."""
     path = db_path(args)
     against: str | None = getattr(args, "against", None)
 
@@ -190,6 +194,8 @@ def run_check(args: argparse.Namespace) -> int:
                 return _fail(f"{against}: not an Arbitro export ({error})")
         async with await open_store(path, create=False, migrate=False) as store:
             problems = await store.check()
+            if more is not None:
+                problems += await more(store)
             games = await store.count_games()
             if exported is not None:
                 stored = await _stored_chain(store, exported.channel_id)

@@ -85,6 +85,7 @@ from typing import Any
 
 from bot.service import Reply, Request
 from bot.service.campaign import CAMPAIGN_ARG, calendar
+from bot.service.campaign.audit import campaign_problems
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
     LINK_KEY,
@@ -109,7 +110,7 @@ from tests.fuzz.campaign_checks import (
     roster_problems,
     standings_problems,
 )
-from tests.fuzz.campaign_refusals import BAD_COMMANDS, BadCommand
+from tests.fuzz.campaign_refusals import BAD_COMMANDS, BadCommand, unconfirmed
 from tests.fuzz.harness import (
     GUILD,
     Fuzzer,
@@ -499,7 +500,8 @@ class CampaignFuzzer:
 
     async def final_audit(self) -> None:
         """The store's audit, and every archive verified to its head."""
-        problems = await self.store.check()
+        # What ``db check`` runs: the store's audit and the campaigns' invariants.
+        problems = await self.store.check() + await campaign_problems(self.store)
         if problems:
             self.fail(f"db check at the end: {problems[:5]}")
             return
@@ -759,7 +761,12 @@ async def _retry(fuzzer: CampaignFuzzer) -> None:
 
 
 def _can_end(fuzzer: CampaignFuzzer) -> bool:
-    return not fuzzer.ended and len(fuzzer.where) == fuzzer.run.sizes.games and not fuzzer.in_play()
+    return (
+        not fuzzer.ended
+        and len(fuzzer.where) == fuzzer.run.sizes.games
+        and not fuzzer.in_play()
+        and not unconfirmed(fuzzer)
+    )
 
 
 async def _end_campaign(fuzzer: CampaignFuzzer) -> None:

@@ -53,6 +53,15 @@ def _playing(fuzzer: CampaignFuzzer) -> bool:
     return not fuzzer.ended and bool(fuzzer.in_play())
 
 
+def unconfirmed(fuzzer: CampaignFuzzer) -> list[int]:
+    """The games whose aftermath awaits confirmation."""
+    state = fuzzer.state
+    if state is None:
+        return []
+    sides = list(state.sides)
+    return [n for n, record in state.aftermaths.items() if not record.settled(sides)]
+
+
 def _joined(fuzzer: CampaignFuzzer) -> bool:
     return not fuzzer.ended and bool(fuzzer.players)
 
@@ -255,6 +264,11 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
         "the end with a game in play",
         _playing,
         lambda f: (f.channel, REFEREE, "campaign.end", {}, ERROR + "games_unsettled"),
+    ),
+    BadCommand(
+        "the end with an aftermath unconfirmed",
+        lambda f: not f.ended and not f.in_play() and bool(unconfirmed(f)),
+        lambda f: (f.channel, REFEREE, "campaign.end", {}, ERROR + "aftermath_unconfirmed"),
     ),
     BadCommand(
         "the end by a player",

@@ -1,81 +1,143 @@
-"""A linked game left behind by a crash: adopted by the campaign, or forgotten.
+"""The number ``/campaign game`` links a game under: claimed, adopted after a crash, or freed.
 
-``/campaign game`` writes, in order: a note of the game it is about to link (a record of
-the campaign, ``campaign_pending``), the game (its first event naming the campaign), its
-link record and seats, then the campaign's ``campaign.game`` event, and drops the note. A
-process stopped between the game and the event leaves a game that names the campaign while
-the campaign does not list it. The next ``/campaign status`` or ``/campaign game`` reads
-the note (one record: no scan of the server's games): when the channel's game is linked to
-the campaign under the number the campaign would give next, the campaign logs its
-``campaign.game`` now (the game is adopted, said in one line); otherwise the note is
-dropped (the game was never created).
+``/campaign game`` writes, in order: a claim on the number it links the game under (a record
+of the campaign, ``campaign_pending``, keyed by that number and taken only if absent: one
+command across every process holds it), the game (its first event naming the campaign and
+the number), its link record and seats, then the campaign's ``campaign.game`` event, and
+drops the claim. A second ``/campaign game`` meanwhile finds the number claimed and waits
+(the core's conflict retries) until the first one has logged its game, then links its own
+under the next number.
+
+A process stopped between the game and the event leaves a game that names the campaign
+while the campaign does not list it. The next ``/campaign status`` or ``/campaign game``
+reads the claims (one listing of the campaign's records: no scan of the server's games):
+when the claimed channel's game is linked to the campaign under the number the campaign
+would give next, the campaign logs its ``campaign.game`` now (the game is adopted, said in
+one line); a claim whose number is listed already, or whose game was never created and
+that is older than :data:`STALE_AFTER`, is dropped.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from bot.service.campaign.follow import linked_to
 from bot.service.campaign.ledger import log_event
 from bot.service.handlers import Services
 from bot.service.stored.campaign import CampaignLink
-from db.errors import GameNotFound
-from db.models import GameRecord, Scope
+from db.errors import GameNotFound, VersionConflict
+from db.models import FeatureRecord, GameRecord, Scope
 from rules.core.campaign import CampaignState, Linked
 from rules.core.resolution import Outcome
 
 log = logging.getLogger(__name__)
 
 PENDING = "campaign_pending"
-_KEY = "next"
+#: A claim whose game does not exist yet is another command's work in progress for this
+#: long (it musters, sets rosters and archives the channel's ended game first); after that
+#: it is a stopped process's, and dropped.
+STALE_AFTER = timedelta(seconds=60)
 
 
-async def note_pending(
-    services: Services, campaign: int, number: int, channel: int, scenario: str
-) -> None:
-    """Note the game ``/campaign game`` is about to create and link."""
-    value = {"number": number, "channel": channel, "scenario": scenario}
-    await services.store.feature_put(PENDING, Scope.of_game(campaign), _KEY, value)
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A number claimed for the game ``/campaign game`` is creating in ``channel``."""
+
+    number: int
+    channel: int
+    scenario: str
+    by: str | None  # the interaction that claimed it (its retries hold it too)
 
 
-async def drop_pending(services: Services, campaign: int) -> None:
-    """The game was linked (or never made): the note goes."""
-    await services.store.feature_delete(PENDING, Scope.of_game(campaign), _KEY)
+def _claim_of(found: FeatureRecord) -> Claim:
+    value = found.value
+    by = value.get("by")
+    return Claim(
+        int(value["number"]),
+        int(value["channel"]),
+        str(value["scenario"]),
+        None if by is None else str(by),
+    )
+
+
+async def claim_number(services: Services, record: GameRecord, claim: Claim) -> None:
+    """Claim ``claim.number`` of the campaign for this command: taken once across processes
+    (an earlier attempt of the same interaction holds it already). Held by another command,
+    a :class:`VersionConflict`: the core runs this command again after a pause, by when the
+    other has logged its game (or stopped, and its claim is adopted or dropped)."""
+    scope, key = Scope.of_game(record.channel_id), str(claim.number)
+    value = {
+        "number": claim.number,
+        "channel": claim.channel,
+        "scenario": claim.scenario,
+        "by": claim.by,
+    }
+    taken = await services.store.feature_put(PENDING, scope, key, value, if_absent=True)
+    if taken is not None:
+        return
+    found = await services.store.feature_get(PENDING, scope, key)
+    if found is not None and claim.by is not None and _claim_of(found).by == claim.by:
+        await services.store.feature_put(PENDING, scope, key, value)
+        return
+    raise VersionConflict(record.channel_id, record.version, record.version)
+
+
+async def drop_claim(services: Services, campaign: int, number: int) -> None:
+    """The game was linked (or never made): its number's claim goes."""
+    await services.store.feature_delete(PENDING, Scope.of_game(campaign), str(number))
 
 
 async def adopt_orphan(
     services: Services, record: GameRecord, state: CampaignState
 ) -> tuple[GameRecord, CampaignState, list[Outcome]]:
-    """Adopt the game a stopped ``/campaign game`` created but did not log, if any."""
-    found = await services.store.feature_get(PENDING, Scope.of_game(record.channel_id), _KEY)
-    if found is None:
-        return record, state, []
-    number, channel = int(found.value["number"]), int(found.value["channel"])
-    scenario = str(found.value["scenario"])
-    listed = state.game(number)
-    if listed is not None or number != len(state.games) + 1 or state.ended:
-        await drop_pending(services, record.channel_id)
-        return record, state, []
-    try:
-        await services.store.load(channel)
-    except GameNotFound:
-        await drop_pending(services, record.channel_id)
-        return record, state, []
-    if await linked_to(services, channel) != CampaignLink(record.channel_id, number):
-        await drop_pending(services, record.channel_id)
-        return record, state, []
-    log.warning("campaign %s: adopting game %s in %s", record.channel_id, number, channel)
-    state, _ = await log_event(
-        services,
-        record,
-        state,
-        Linked(number=number, channel=channel, scenario=scenario),
-        actor_id=None,
-        interaction_id=f"campaign:{record.channel_id}:{number}:adopted",
+    """Adopt the game a stopped ``/campaign game`` created but did not log, if any; drop
+    the claims that are done with."""
+    notices: list[Outcome] = []
+    claims = await services.store.feature_list(PENDING, Scope.of_game(record.channel_id))
+    for found in claims:
+        claim = _claim_of(found)
+        if claim.number != len(state.games) + 1 or state.ended:
+            # Listed already (its command finished), or behind a number taken since.
+            await _drop(services, record.channel_id, found)
+            continue
+        try:
+            await services.store.load(claim.channel)
+        except GameNotFound:
+            if datetime.now(UTC) - found.created_at > STALE_AFTER:
+                await _drop(services, record.channel_id, found)
+            continue
+        if await linked_to(services, claim.channel) != CampaignLink(
+            record.channel_id, claim.number
+        ):
+            if datetime.now(UTC) - found.created_at > STALE_AFTER:
+                await _drop(services, record.channel_id, found)
+            continue
+        log.warning(
+            "campaign %s: adopting game %s in %s", record.channel_id, claim.number, claim.channel
+        )
+        state, _ = await log_event(
+            services,
+            record,
+            state,
+            Linked(number=claim.number, channel=claim.channel, scenario=claim.scenario),
+            actor_id=None,
+            interaction_id=f"campaign:{record.channel_id}:{claim.number}:adopted",
+        )
+        await _drop(services, record.channel_id, found)
+        record = await services.store.load(record.channel_id)
+        notices.append(
+            Outcome.of("bot.campaign.adopted", number=claim.number, scenario=claim.scenario)
+        )
+    return record, state, notices
+
+
+async def _drop(services: Services, campaign: int, found: FeatureRecord) -> None:
+    """Drop a claim as it was read (a claim taken anew since stays)."""
+    await services.store.feature_delete(
+        PENDING, Scope.of_game(campaign), found.key, expected_revision=found.revision
     )
-    await drop_pending(services, record.channel_id)
-    notice = Outcome.of("bot.campaign.adopted", number=number, scenario=scenario)
-    return await services.store.load(record.channel_id), state, [notice]
 
 
-__all__ = ["PENDING", "adopt_orphan", "drop_pending", "note_pending"]
+__all__ = ["PENDING", "STALE_AFTER", "Claim", "adopt_orphan", "claim_number", "drop_claim"]

@@ -103,6 +103,14 @@ def refuse_while_owed(state: CampaignState) -> None:
         raise ServiceError("error.campaign.aftermath_unconfirmed", number=number, sides=sides)
 
 
+def refuse_unconfirmed(state: CampaignState) -> None:
+    """Refuse to end a campaign while an aftermath awaits confirmation (nothing is settled
+    while owed: once ended, the campaign takes no confirmation)."""
+    for kind, number, sides in _owed(state):
+        if kind == "unconfirmed":
+            raise ServiceError("error.campaign.aftermath_unconfirmed", number=number, sides=sides)
+
+
 def owed_lines(state: CampaignState, language: str) -> list[str]:
     """``/campaign status``'s lines for what the games owe after the battle."""
     return [

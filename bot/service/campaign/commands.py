@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.service.campaign.adopt import adopt_orphan, drop_pending, note_pending
-from bot.service.campaign.aftermath import refuse_while_owed
+from bot.service.campaign.adopt import Claim, adopt_orphan, claim_number, drop_claim
+from bot.service.campaign.aftermath import refuse_unconfirmed, refuse_while_owed
 from bot.service.campaign.book import book_option, check_book, scenario_wanted
 from bot.service.campaign.calendar import due_wanted, set_due
-from bot.service.campaign.follow import catch_up
+from bot.service.campaign.follow import catch_up, linked_to
 from bot.service.campaign.ledger import (
     CAMPAIGN_ARG,
     ORIGIN_ARG,
@@ -23,6 +23,7 @@ from bot.service.campaign.ledger import (
     log_requested,
     referee_only,
 )
+from bot.service.campaign.linking import created_earlier, game_interaction, log_link, remove_game
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
@@ -32,10 +33,12 @@ from bot.service.stored.campaign import (
     CampaignLink,
     link_game,
 )
-from db.errors import GameExists, GameNotFound
+from db.errors import GameExists, GameNotFound, VersionConflict
+from db.models import GameRecord
 from rules.core.campaign import (
     CAMPAIGN_KIND,
     MAX_NAME,
+    CampaignState,
     Created,
     Ended,
     Linked,
@@ -45,7 +48,7 @@ from rules.core.campaign import (
     start,
 )
 from rules.core.campaign_book import BookOpened
-from rules.core.errors import IllegalAction, InvalidInput, UnknownName
+from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
@@ -197,59 +200,50 @@ async def link_new_game(call: Call) -> Reply:
         planned = apply(planned, roster_set)
     apply(planned, linked)  # refused here, before anything is written
     by = due_wanted(state, request.options)
+    # An earlier attempt of this command (run again after a conflict) may have made the
+    # game already: it is listed, never made twice.
+    game = await created_earlier(call, target)
+    if game is not None:
+        earlier = await linked_to(services, target)
+        entry = None if earlier is None else state.game(earlier.number)
+        if entry is not None and entry.channel == target:  # listed (adopted) meanwhile
+            return _linked_reply(call, record, state, entry.number, target, scenario)
+        if earlier != CampaignLink(record.channel_id, number):
+            await remove_game(call, linked)
+            raise ServiceError("error.service.conflict")
+    else:
+        try:
+            existing = await store.load(target)
+        except GameNotFound:
+            existing = None
+        if existing is not None and (
+            existing.ruleset == CAMPAIGN_KIND or existing.status != "ended"
+        ):
+            raise ServiceError(
+                "error.campaign.channel_taken", channel=channel_label(target, in_guild)
+            )
+    # The number first (one command across processes makes game ``number``), then the
+    # game (the store refuses a channel taken meanwhile), its link and its players, then
+    # the campaign's event: a game the campaign lists always exists.
+    await claim_number(services, record, Claim(number, target, scenario, request.interaction_id))
     try:
-        existing = await store.load(target)
-    except GameNotFound:
-        existing = None
-    if existing is not None and (existing.ruleset == CAMPAIGN_KIND or existing.status != "ended"):
-        raise ServiceError("error.campaign.channel_taken", channel=channel_label(target, in_guild))
-    # The game first (the store refuses a channel taken meanwhile), then its link and its
-    # players, then the campaign's event: a game the campaign lists always exists.
-    # The rosters a side fights its first game with (from the scenario) are set first.
-    record, state = await log_rosters_set(call, record, state, mustered.rosters_set)
-    await archive_if_ended(store, target)
-    await note_pending(services, record.channel_id, number, target, scenario)
-    origin: dict[str, Any] = {ORIGIN_ARG: {"channel": record.channel_id, "number": number}}
-    if mustered.rosters_hash is not None:
-        origin[ORIGIN_ARG]["rosters_hash"] = mustered.rosters_hash
+        # The rosters a side fights its first game with (from the scenario) are set first.
+        record, state = await log_rosters_set(call, record, state, mustered.rosters_set)
+        if game is None:
+            game = await _create_linked(call, record, state, linked, document)
+    except BaseException:
+        if game is None:  # nothing made: the number is free again
+            await drop_claim(services, record.channel_id, number)
+        raise
     try:
-        game = await store.create_game(
-            target,
-            guild_id=request.guild_id,
-            ruleset=state.ruleset,
-            language=record.language,
-            document=document,
-            status="active",
-            actor_id=request.user_id,
-            interaction_id=None
-            if request.interaction_id is None
-            else f"{request.interaction_id}/game",
-            referee_id=state.referee,
-            origin=origin,
-        )
-    except GameExists:
-        raise ServiceError(
-            "error.campaign.channel_taken", channel=channel_label(target, in_guild)
-        ) from None
-    await link_game(store, target, CampaignLink(record.channel_id, number))
-    for side, users in state.players.items():
-        for user in users:
-            if user != state.referee:
-                await store.add_member(target, user, role="player", side=side)
-    state, seq = await log_requested(call, record, state, linked)
-    await drop_pending(services, record.channel_id)
-    reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
+        record, state, seq = await log_link(call, record, state, linked)
+    except RulesError:  # refused on the campaign's new state: the game is gone again
+        await drop_claim(services, record.channel_id, number)
+        raise
+    await drop_claim(services, record.channel_id, number)
+    reply = _linked_reply(call, record, state, number, target, scenario, seq=seq)
     reply.head_hash = game.head_hash
-    reply.notices.extend(adopted)
-    reply.notices.append(
-        Outcome.of(
-            "bot.campaign.linked",
-            number=number,
-            name=state.name,
-            channel=channel_label(target, in_guild),
-            scenario=scenario,
-        )
-    )
+    reply.notices[:0] = adopted
     mustered_notice = mustered.notice(state)
     if mustered_notice is not None:
         reply.notices.append(mustered_notice)
@@ -260,12 +254,81 @@ async def link_new_game(call: Call) -> Reply:
     return reply
 
 
+def _linked_reply(
+    call: Call,
+    record: GameRecord,
+    state: CampaignState,
+    number: int,
+    target: int,
+    scenario: str,
+    *,
+    seq: int | None = None,
+) -> Reply:
+    """The answer of ``/campaign game``: game ``number`` is listed, in ``target``."""
+    in_guild = call.request.guild_id is not None
+    reply = Reply(
+        language=language_of(record),
+        ruleset=state.ruleset,
+        seq=record.version if seq is None else seq,
+    )
+    reply.notices.append(
+        Outcome.of(
+            "bot.campaign.linked",
+            number=number,
+            name=state.name,
+            channel=channel_label(target, in_guild),
+            scenario=scenario,
+        )
+    )
+    return reply
+
+
+async def _create_linked(
+    call: Call, record: GameRecord, state: CampaignState, linked: Linked, document: Any
+) -> GameRecord:
+    """Game ``linked.number`` in its channel: created with its origin, linked, seated."""
+    request, store = call.request, call.store
+    target, in_guild = linked.channel, request.guild_id is not None
+    await archive_if_ended(store, target)
+    origin: dict[str, Any] = {ORIGIN_ARG: {"channel": record.channel_id, "number": linked.number}}
+    if linked.rosters_hash is not None:
+        origin[ORIGIN_ARG]["rosters_hash"] = linked.rosters_hash
+    try:
+        game = await store.create_game(
+            target,
+            guild_id=request.guild_id,
+            ruleset=state.ruleset,
+            language=record.language,
+            document=document,
+            status="active",
+            actor_id=request.user_id,
+            interaction_id=game_interaction(call),
+            referee_id=state.referee,
+            origin=origin,
+        )
+    except GameExists:
+        raise ServiceError(
+            "error.campaign.channel_taken", channel=channel_label(target, in_guild)
+        ) from None
+    try:
+        await link_game(store, target, CampaignLink(record.channel_id, linked.number))
+        for side, users in state.players.items():
+            for user in users:
+                if user != state.referee:
+                    await store.add_member(target, user, role="player", side=side)
+    except VersionConflict:
+        await remove_game(call, linked)
+        raise
+    return game
+
+
 async def end_campaign(call: Call) -> Reply:
     """``/campaign end`` (the referee): the campaign is over, every game settled."""
     request, services = call.request, call.services
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
     record, state = await catch_up(services, record, state)
+    refuse_unconfirmed(state)
     _, seq = await log_requested(call, record, state, Ended())
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.ended", name=state.name))

@@ -248,20 +248,20 @@ async def test_a_game_created_but_not_logged_is_adopted(
     """A process stopped between a linked game's creation and its ``campaign.game`` event:
     the game names the campaign, the campaign does not list it; ``/campaign status`` adopts
     it with a logged event, and the next game takes the next number."""
-    from bot.service.campaign import commands
+    from bot.service.campaign import linking
 
     table = await _book_campaign(any_store)
-    real = commands.log_requested
+    real = linking.log_requested
 
     async def stopped(*args: Any, **kwargs: Any) -> Any:
         if args[3].type == "campaign.game":
             raise SystemExit("the process stops here")
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(commands, "log_requested", stopped)
+    monkeypatch.setattr(linking, "log_requested", stopped)
     with pytest.raises(SystemExit):
         await table(CAMPAIGN, REFEREE, "campaign.game", channel=FIRST)
-    monkeypatch.setattr(commands, "log_requested", real)
+    monkeypatch.setattr(linking, "log_requested", real)
     assert (await table.campaign()).games == []  # the orphan: a game, not listed
     assert (await any_store.load(FIRST)).status == "active"
     status = await table(CAMPAIGN, ANNA, "campaign.status")

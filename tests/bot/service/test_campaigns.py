@@ -57,8 +57,9 @@ async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 
 
 class Table:
-    def __init__(self, store: Any) -> None:
-        self.store = store
+    def __init__(self, store: Any, name: str = "i") -> None:
+        """``name``: the prefix of its interaction ids (one per bot process sharing a store)."""
+        self.store, self.name = store, name
         self.service = GameService(store, dice=ScriptedDice(extension=3))
         self.count = 0
 
@@ -71,7 +72,7 @@ class Table:
                 verb,
                 options,
                 guild_id=GUILD,
-                interaction_id=f"i{self.count}",
+                interaction_id=f"{self.name}{self.count}",
                 user_name=f"user{user}",
                 locale="en",
             )

@@ -1,0 +1,140 @@
+"""Two bot processes (two services, each with its own store, on one database) racing the
+commands that list a campaign's games, on both backends: whatever the interleaving, every
+game that names the campaign is listed by it under the number its first event and its link
+record give, or refused with nothing left behind; a ``campaign.game`` that loses the version
+race after its game was made lists that game, never making it twice."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.service.campaign import commands
+from bot.service.stored.campaign import CAMPAIGN_LINK, LINK_KEY
+from db.models import Scope
+from rules.core.campaign import CampaignState
+from rules.core.errors import RulesError
+from tests.bot.service.test_campaigns import Table
+from tests.db.conftest import BACKENDS, Backend
+
+REFEREE, ANNA, BRUNO, CARLA = 1, 2, 3, 4
+CAMPAIGN, THIRD, FOURTH = 700, 703, 704
+GUILD = 7
+
+
+@pytest.fixture(params=BACKENDS)
+async def two_stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
+    """Two stores on one database: what two bot processes hold."""
+    if request.param == "postgres":
+        backend = Backend("postgres", request.getfixturevalue("pg_url"))
+    else:
+        backend = Backend("sqlite", str(tmp_path / "arbitro.db"))
+    first, second = await backend.open(), await backend.open()
+    try:
+        yield first, second
+    finally:
+        await first.close()
+        await second.close()
+
+
+class Process(Table):
+    """One bot process: its service on its own store."""
+
+    async def outcome(self, where: int, user: int, verb: str, /, **options: Any) -> str:
+        """What the player saw: ``ok`` or the refusal's key."""
+        try:
+            await self(where, user, verb, **options)
+        except RulesError as error:
+            return error.key
+        return "ok"
+
+
+async def _campaign(store: Any) -> Process:
+    first = Process(store, "a")
+    await first(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
+    await first(CAMPAIGN, ANNA, "campaign.join", side="legione")
+    await first(CAMPAIGN, BRUNO, "campaign.join", side="predoni")
+    return first
+
+
+async def linked_games_agree(store: Any) -> CampaignState:
+    """Every game whose first event names the campaign is listed under that number, with a
+    link record saying the same; every listed game exists; no claim is left."""
+    state = CampaignState.from_json((await store.load(CAMPAIGN)).document)
+    listed = {entry.channel: entry.number for entry in state.games}
+    named: dict[int, int] = {}
+    for game in await store.all_games():
+        if game.channel_id == CAMPAIGN:
+            continue
+        first = (await store.events(game.channel_id, after_seq=0, limit=1))[0]
+        origin = first.args.get("campaign")
+        if isinstance(origin, dict) and origin.get("channel") == CAMPAIGN:
+            named[game.channel_id] = int(origin["number"])
+            link = await store.feature_get(CAMPAIGN_LINK, Scope.of_game(game.channel_id), LINK_KEY)
+            assert link is not None and link.value["number"] == origin["number"]
+    assert named == listed, (named, listed)
+    assert [entry.number for entry in state.games] == list(range(1, len(state.games) + 1))
+    assert await store.feature_list("campaign_pending", Scope.of_game(CAMPAIGN)) == []
+    assert await store.check() == []
+    return state
+
+
+async def test_two_games_linked_at_once_are_games_1_and_2(two_stores: Any) -> None:
+    store_a, store_b = two_stores
+    first = await _campaign(store_a)
+    second = Process(store_b, "b")
+    outcomes = await asyncio.gather(
+        first.outcome(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=THIRD),
+        second.outcome(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FOURTH),
+    )
+    state = await linked_games_agree(store_a)
+    # Both listed (the second waited for the first's number), or the loser refused and
+    # its channel left empty.
+    assert len(state.games) == outcomes.count("ok"), outcomes
+    assert set(outcomes) <= {"ok", "error.service.conflict"}, outcomes
+    assert outcomes.count("ok") >= 1
+
+
+async def test_the_end_racing_a_new_game_lists_it_first_or_refuses_it(two_stores: Any) -> None:
+    store_a, store_b = two_stores
+    first = await _campaign(store_a)
+    second = Process(store_b, "b")
+    game, end = await asyncio.gather(
+        first.outcome(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=THIRD),
+        second.outcome(CAMPAIGN, REFEREE, "campaign.end"),
+    )
+    state = await linked_games_agree(store_a)
+    if game == "ok":  # linked before the end: the end waits for it to be played
+        assert [g.channel for g in state.games] == [THIRD] and not state.ended
+        assert end == "error.campaign.games_unsettled", end
+    else:
+        assert state.ended and state.games == [] and end == "ok", (game, end)
+
+
+async def test_a_link_that_loses_the_race_lists_its_game_made_once(
+    two_stores: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's join lands between the game's creation and ``campaign.game``: the
+    game is listed as game 1, the one made by the first attempt (not made again)."""
+    store_a, store_b = two_stores
+    first = await _campaign(store_a)
+    second = Process(store_b, "b")
+    real = commands.link_game
+
+    async def raced(*args: Any) -> Any:
+        await real(*args)
+        await second(CAMPAIGN, CARLA, "campaign.join", side="predoni")
+
+    monkeypatch.setattr(commands, "link_game", raced)
+    reply = await first(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=THIRD)
+    assert [n.key for n in reply.notices][:1] == ["bot.campaign.linked"]
+    state = await linked_games_agree(store_a)
+    assert [(g.number, g.channel) for g in state.games] == [(1, THIRD)]
+    created = [e for e in await store_a.events(THIRD, after_seq=0, limit=50)]
+    assert [e.verb for e in created][:1] == ["game.created"]
+    assert created[0].interaction_id == "a4/game"
+    assert CARLA in state.players["predoni"]
