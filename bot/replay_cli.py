@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
-from bot.service.campaign.audit import campaign_problems
+from bot.service.campaign.audit import campaign_problems, replay_campaign
 from bot.service.replay import ReplayReport, adopt_replayed, replay_game
 from db.cli import EXIT_OK, EXIT_PROBLEMS, add_db_option, db_path, run_check, run_safely
 from db.errors import StoreError
 from db.open import describe, open_store
 from db.protocol import GameStore
+from rules.core.campaign import CAMPAIGN_KIND
 
 
 def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,12 +52,16 @@ def run_replay(args: argparse.Namespace) -> int:
         diverged = 0
         async with await open_store(path, create=False, migrate=False) as store:
             if channel is None:
-                channels = [game.channel_id for game in await store.all_games()]
+                kinds = {game.channel_id: game.ruleset for game in await store.all_games()}
             else:
-                channels = [(await store.load(channel)).channel_id]
+                record = await store.load(channel)
+                kinds = {record.channel_id: record.ruleset}
+            channels = list(kinds)
             for channel_id in channels:
+                # A campaign's log is folded by the campaign's rules, a game's by its own.
+                replay = replay_campaign if kinds[channel_id] == CAMPAIGN_KIND else replay_game
                 try:
-                    report = await replay_game(store, channel_id)
+                    report = await replay(store, channel_id)
                 except StoreError as error:
                     print(f"channel {channel_id}: cannot replay: {error}")
                     diverged += 1

@@ -24,7 +24,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.service.campaign.ledger import CAMPAIGN_ARG
 from bot.service.events import (
     ACTOR_SIDE_ARG,
     BY_HAND_ARG,
@@ -54,11 +53,6 @@ from db.models import (
 from db.protocol import GameStore
 from rules.core.campaign import (
     CAMPAIGN_KIND,
-    CampaignState,
-    Created,
-    apply,
-    event_of,
-    start,
 )
 from rules.core.dice import DiceSource, Die, Roll, ScriptedDice, parse_die
 from rules.core.errors import DiceError, RulesError
@@ -244,7 +238,9 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
     states = {state.version: state for state in bundle.states}
     adopted: list[tuple[int, int]] = []
     if game.ruleset == CAMPAIGN_KIND:
-        return _replay_campaign(bundle)
+        # A campaign's log holds campaign events, which no game's rules replay: the campaign
+        # feature folds it (bot.service.campaign.audit.replay_campaign).
+        raise ValueError(f"channel {channel_id} holds a campaign, not a game")
 
     def report(
         divergence: Divergence | None,
@@ -311,46 +307,6 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
             divergence = found
     final, final_status = replayed[max(replayed)]
     return report(divergence, final, final_status)
-
-
-def _replay_campaign(bundle: ExportBundle) -> ReplayReport:
-    """A campaign's log folded again through the campaign's rules, each state compared
-    with the stored one (its events are campaign events: no rule of a game runs)."""
-    game = bundle.game
-    states = {state.version: state for state in bundle.states}
-    state: CampaignState | None = None
-    divergence: Divergence | None = None
-    for event in bundle.events:
-        try:
-            data = event.args[CAMPAIGN_ARG]
-            folded = event_of(data)
-            if state is None:
-                if not isinstance(folded, Created):
-                    raise ValueError("the first event does not create the campaign")
-                state = start(folded)
-            else:
-                state = apply(state, folded)
-        except (RulesError, KeyError, ValueError, TypeError) as error:
-            reason = error.localized("en") if isinstance(error, RulesError) else str(error)
-            divergence = Divergence(event.seq, event.verb, f"refused: {reason}")
-            break
-        stored = states.get(event.seq)
-        if stored is not None and canonical_json(stored.document) != canonical_json(
-            state.to_json()
-        ):
-            found = tuple(differences(stored.document, state.to_json()))
-            divergence = Divergence(event.seq, event.verb, "state differs", found)
-            break
-    final = None if state is None or divergence is not None else state.to_json()
-    return ReplayReport(
-        game.channel_id,
-        game.ruleset,
-        game.version,
-        game.status,
-        divergence,
-        final,
-        None if final is None else game.status,
-    )
 
 
 def _replay_reroll(

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.service.campaign.ledger import ORIGIN_ARG
-from bot.service.replay import replay_game
+from bot.service.campaign.ledger import CAMPAIGN_ARG, ORIGIN_ARG
+from bot.service.replay import Divergence, ReplayReport, differences
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
     LINK_KEY,
@@ -28,9 +28,55 @@ from bot.service.stored.campaign import (
     campaign_link_of,
 )
 from db.errors import GameNotFound, StoreError
-from db.models import Scope
+from db.hashing import canonical_json
+from db.models import ExportBundle, Scope
 from db.protocol import GameStore
-from rules.core.campaign import CAMPAIGN_KIND, CampaignState
+from rules.core.campaign import CAMPAIGN_KIND, CampaignState, Created, apply, event_of, start
+from rules.core.errors import RulesError
+
+
+def replay_campaign_log(bundle: ExportBundle) -> ReplayReport:
+    """A campaign's log folded again through the campaign's rules, each state compared
+    with the stored one (its events are campaign events: no rule of a game runs)."""
+    game = bundle.game
+    states = {state.version: state for state in bundle.states}
+    state: CampaignState | None = None
+    divergence: Divergence | None = None
+    for event in bundle.events:
+        try:
+            data = event.args[CAMPAIGN_ARG]
+            folded = event_of(data)
+            if state is None:
+                if not isinstance(folded, Created):
+                    raise ValueError("the first event does not create the campaign")
+                state = start(folded)
+            else:
+                state = apply(state, folded)
+        except (RulesError, KeyError, ValueError, TypeError) as error:
+            reason = error.localized("en") if isinstance(error, RulesError) else str(error)
+            divergence = Divergence(event.seq, event.verb, f"refused: {reason}")
+            break
+        stored = states.get(event.seq)
+        if stored is not None and canonical_json(stored.document) != canonical_json(
+            state.to_json()
+        ):
+            found = tuple(differences(stored.document, state.to_json()))
+            divergence = Divergence(event.seq, event.verb, "state differs", found)
+            break
+    final = None if state is None or divergence is not None else state.to_json()
+    return ReplayReport(
+        game.channel_id,
+        game.ruleset,
+        game.version,
+        game.status,
+        divergence,
+        final,
+        None if final is None else game.status,
+    )
+async def replay_campaign(store: GameStore, channel: int) -> ReplayReport:
+    """``arbitro db replay`` of a campaign: its log (its chain checked first) folded again
+    through the campaign's rules, each state compared with the stored one."""
+    return replay_campaign_log(await store.export(channel, verify=True))
 
 
 async def campaign_problems(store: GameStore) -> list[str]:
@@ -45,7 +91,7 @@ async def campaign_problems(store: GameStore) -> list[str]:
         channel = summary.channel_id
         try:
             record = await store.load(channel)
-            report = await replay_game(store, channel)
+            report = await replay_campaign(store, channel)
         except StoreError:
             continue
         if report.divergence is not None:

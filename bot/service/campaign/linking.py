@@ -13,6 +13,7 @@ removed before the command is refused, so nothing is left behind.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from bot.service.campaign.aftermath import refuse_while_owed
@@ -29,6 +30,8 @@ log = logging.getLogger(__name__)
 
 #: Commits of ``campaign.game`` tried on a campaign that moved on while its game was made.
 LINK_ATTEMPTS = 8
+#: How long (times the attempt) a number claimed behind another's waits for that game.
+LINK_WAIT_S = 0.05
 
 
 def game_interaction(call: Call) -> str | None:
@@ -59,33 +62,42 @@ async def log_link(
     linked: Linked,
 ) -> tuple[GameRecord, CampaignState, int]:
     """Log ``campaign.game`` for the game just made; on a lost version race, again on the
-    campaign's new state while the game may still be listed under its number. The game is
-    removed and the command refused when it may not (a :class:`RulesError`)."""
+    campaign's new state while the game may still be listed under its number. A number
+    claimed behind another process's earlier one waits for that game to be listed first.
+    The game is removed and the command refused when it may not be listed (a
+    :class:`RulesError`; "try again" when another process took the number or never listed
+    the earlier one)."""
     for attempt in range(1, LINK_ATTEMPTS + 1):
-        try:
-            state, seq = await log_requested(call, record, state, linked)
-            return record, state, seq
-        except VersionConflict:
-            record, state = await load_campaign(call.services, record.channel_id)
-            listed = state.game(linked.number)
-            if listed is not None and listed.channel == linked.channel:
-                return record, state, record.version  # adopted meanwhile: listed
+        if linked.number == len(state.games) + 1:
             try:
-                _still_linkable(state, linked)
-            except RulesError:
-                await remove_game(call, linked)
-                raise
-            if attempt == LINK_ATTEMPTS:
-                await remove_game(call, linked)
-                raise ServiceError("error.service.conflict") from None
-    raise AssertionError("unreachable")
+                state, seq = await log_requested(call, record, state, linked)
+                return record, state, seq
+            except VersionConflict:
+                pass
+        else:
+            # Another process claimed the number before ours and is still making its game.
+            await asyncio.sleep(LINK_WAIT_S * attempt)
+        record, state = await load_campaign(call.services, record.channel_id)
+        listed = state.game(linked.number)
+        if listed is not None and listed.channel == linked.channel:
+            return record, state, record.version  # adopted meanwhile: listed
+        try:
+            _still_linkable(state, linked)
+        except RulesError:
+            await remove_game(call, linked)
+            raise
+    await remove_game(call, linked)
+    raise ServiceError("error.service.conflict")
 
 
 def _still_linkable(state: CampaignState, linked: Linked) -> None:
     """Refuse listing ``linked`` on ``state`` when its number was taken, the campaign ended
     or owes an aftermath, or the rosters it was mustered from changed."""
     refuse_while_owed(state)
-    apply(state, linked)  # the number, the end, the channel
+    if linked.number <= len(state.games):
+        raise ServiceError("error.service.conflict")  # taken by another process's game
+    if linked.number == len(state.games) + 1:
+        apply(state, linked)  # the end, the channel
     if linked.rosters_hash is not None and rosters_hash(state.rosters) != linked.rosters_hash:
         raise ServiceError("error.service.conflict")
 
