@@ -15,17 +15,20 @@ The rules of order the format states:
   the earlier ones, and a closed step's verbs are refused (``refusals.step_closed``);
 * a step without verbs (``announces``) is the bot's: it announces it as it opens;
 * an owed resolution blocks the verbs it names (``blocks``: ``all``, or a list of verbs)
-  until one of its own verbs answers it (``refusal``: the catalogue key naming it).
+  until one of its own verbs answers it (``refusal``: the catalogue key naming it); one owed
+  as its phase closes (``closes_phase``) closes the phase when the last is answered;
+* a phase is left only by the advance verb (or that last answer), into the next phase, at
+  its first step.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -101,6 +104,9 @@ class OwedDeclaration(_Declared):
     blocks: Literal["all"] | tuple[str, ...]
     refusal: str = Field(min_length=1, description="the catalogue key of the refusal")
     referee_skips: bool = Field(False, description="the referee may move on without it")
+    closes_phase: bool = Field(
+        False, description="owed as the phase closes: the last one answered closes it"
+    )
 
 
 class Refusals(BaseModel):
@@ -177,6 +183,44 @@ class Position:
     owing: tuple[Owing, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Tracked:
+    """A ruleset's declared sequence and where a game document stands in it (what the
+    whole-game fuzzer follows: :func:`transition_problem`)."""
+
+    declaration: SequenceDeclaration
+    position: Callable[[Mapping[str, Any]], Position]
+
+
+def transition_problem(
+    declared: SequenceDeclaration, was: Position, now: Position, verb: str
+) -> str | None:
+    """What is wrong with a command ``verb`` that took a game from ``was`` to ``now`` (None:
+    nothing): acted out of its step, a step gone back, a phase skipped or left otherwise
+    than by the advance verb, a phase entered past its first step."""
+    phase = declared.phase(was.phase)
+    step = phase.step_of(verb)
+    if step is not None and phase.index(step.id) < phase.index(was.step):
+        return f"/{verb} acted in the closed step {step.id} (now {was.step})"
+    if now.phase == was.phase:
+        if phase.index(now.step) < phase.index(was.step):
+            return f"/{verb} took {was.phase} back from {was.step} to {now.step}"
+        if step is not None and now.step != step.id:
+            return f"/{verb} (step {step.id}) left the game at step {now.step}"
+        return None
+    closing = any(
+        declared.owed_by(o.kind).closes_phase and verb in declared.owed_by(o.kind).verbs
+        for o in was.owing
+    )
+    if verb != declared.advance and not closing:
+        return f"/{verb} left the phase {was.phase}"
+    if now.phase != declared.next_phase(was.phase):
+        return f"{was.phase} was followed by {now.phase}, not {declared.next_phase(was.phase)}"
+    if now.step != declared.phase(now.phase).steps[0].id:
+        return f"{now.phase} entered at its step {now.step}"
+    return None
+
+
 def check(
     declared: SequenceDeclaration, position: Position, verb: str, *, by_referee: bool = False
 ) -> None:
@@ -239,8 +283,10 @@ __all__ = [
     "Position",
     "SequenceDeclaration",
     "Step",
+    "Tracked",
     "allows",
     "check",
     "declared_sequence",
     "parse_sequence",
+    "transition_problem",
 ]

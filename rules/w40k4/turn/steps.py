@@ -12,8 +12,12 @@ unit assaulted in the phase, before the combat is resolved.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rules.core import sequence
 from rules.core.resolution import Outcome
+from rules.w40k4.migrations import FORMAT
 from rules.w40k4.model import RULESET_KEY, Phase
 from rules.w40k4.state import Applied, W40kState
 from rules.w40k4.turn.common import open_combats
@@ -39,6 +43,12 @@ def position(state: W40kState) -> sequence.Position:
     if state.phase is Phase.ASSAULT and state.resolved_combats:
         step = "combats"
     return sequence.Position(state.phase.value, step, owing(state))
+
+
+def document_position(document: Mapping[str, Any]) -> sequence.Position:
+    """:func:`position` of a stored game document."""
+    fields = FORMAT.state_fields(FORMAT.upgrade(document))
+    return position(W40kState.model_validate(fields))
 
 
 def owing(state: W40kState) -> tuple[sequence.Owing, ...]:
