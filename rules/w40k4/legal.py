@@ -2,7 +2,8 @@
 
 Built from the checks the handlers run (``check_move``, ``check_tank_shock``,
 ``check_fire`` and ``weapon_groups``, ``check_assault``, ``open_combats``): a candidate is
-listed only if they accept it, so the listing and the handlers cannot disagree.
+listed only if they accept it, so the listing and the handlers cannot disagree; and filtered
+by the declared sequence of play (``sequence.yaml``, ``turn/steps.py``) the same way.
 
 Owed actions, each for the side that owes it: the morale checks and regroup tests
 (``morale``, the unit's owner), blast templates to place (``template``, the firer's side),

@@ -15,7 +15,9 @@ one module per part of the game: ``sequence`` (phases and player turns), ``reser
 Turn sequence (SEQUENZA DEL TURNO), per player turn: movement (reserves rolled as it
 begins, regroup tests owed), shooting, assault (assault moves, then every combat resolved).
 Morale checks for 25% losses are owed when the movement and shooting phases end; the phase
-closes once they are taken.
+closes once they are taken. The order itself (steps, what blocks what) is declared in
+``rules/w40k4/sequence.yaml``: ``steps.check`` refuses what it does not allow before any
+handler runs.
 """
 
 from __future__ import annotations

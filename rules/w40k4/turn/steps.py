@@ -97,11 +97,11 @@ def close_assault_moves(state: W40kState, result: Applied) -> None:
     unit that reached its target this phase react (FASE D'ASSALTO, step 2), all together."""
     if state.phase is not Phase.ASSAULT or position(state).step != "assault_moves":
         return
-    step = declaration().phase(Phase.ASSAULT.value).steps[1]
-    assert step.announces is not None
+    announced = [s.announces for s in declaration().phase(Phase.ASSAULT.value).steps]
+    key = next(k for k in announced if k is not None)
     reacting: list[str] = []
     for unit in state.ordered():
         if unit.charged and unit.side == state.active:
             reacting += [t for t in unit.locked_with if t not in reacting]
     for target in reacting:
-        result.notices.append(Outcome.of(step.announces, target=state.units[target].name))
+        result.notices.append(Outcome.of(key, target=state.units[target].name))
