@@ -154,6 +154,19 @@ class SequenceDeclaration(BaseModel):
         ids = [p.id for p in self.phases]
         return ids[(ids.index(phase) + 1) % len(ids)]
 
+    def when(self, verb: str) -> list[str]:
+        """Where ``verb`` is given, in the seed's words: ``phase › step (lines …)`` for each
+        step it belongs to, then each owed resolution it answers (what ``/help`` shows)."""
+        places = [
+            f"{phase.seed} › {step.seed} ({_lines(step.lines)})"
+            for phase in self.phases
+            for step in phase.steps
+            if verb in step.verbs
+        ]
+        return places + [
+            f"{owed.seed} ({_lines(owed.lines)})" for owed in self.owed if verb in owed.verbs
+        ]
+
     def cited_lines(self) -> set[int]:
         """Every seed line the declaration cites."""
         found: set[int] = set()
@@ -164,6 +177,10 @@ class SequenceDeclaration(BaseModel):
         for owed in self.owed:
             found.update(owed.lines)
         return found
+
+
+def _lines(lines: tuple[int, ...]) -> str:
+    return ", ".join(str(n) for n in lines)
 
 
 @dataclass(frozen=True, slots=True)
