@@ -170,6 +170,7 @@ def command_lines(command: CommandSpec, play: GamePlay | None, language: str) ->
         tail = f" [{'; '.join(details)}]" if details else ""
         description = translate(option.description_key, language, unit=unit)
         lines.append(f"  {shown_name(command, option)}{tail} — {description}")
+    lines += _sequence_lines(command, play, language)
     declared = _declaration(play)
     examples = [
         line
@@ -182,6 +183,19 @@ def command_lines(command: CommandSpec, play: GamePlay | None, language: str) ->
     if command.path == GAME_NEW:
         lines += scenario_lines(language)
     return lines
+
+
+def _sequence_lines(command: CommandSpec, play: GamePlay | None, language: str) -> list[str]:
+    """When the command is given, read from the ruleset's declared sequence of play."""
+    if play is None or play.ruleset not in known_rulesets():
+        return []  # a declaration with no ruleset behind it (a test's toy)
+    sequence = get_ruleset(play.ruleset).sequence
+    if sequence is None:
+        return []
+    places = [p for verb in command.verbs() for p in sequence.declaration.when(verb)]
+    if not places:
+        return []
+    return [translate("bot.help.when", language), *(f"  {p}" for p in dict.fromkeys(places))]
 
 
 def scenario_lines(language: str) -> list[str]:

@@ -56,6 +56,9 @@ class Ruleset:
     # How a campaign musters its games from the sides' rosters (a rules.core.muster.
     # ScenarioMuster); None: the ruleset plays campaigns without rosters.
     muster: Any = field(default=None)
+    # Its declared sequence of play and where a game stands in it (a
+    # rules.core.sequence.Tracked); None: the ruleset declares none yet.
+    sequence: Any = field(default=None)
 
     def __post_init__(self) -> None:
         # One of the two is enough: the bundled rulesets' play implements both interfaces;

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from rules.core.ruleset import Ruleset, register
+from rules.core.sequence import Tracked
 from rules.w40k4.model import RULESET_KEY
 from rules.w40k4.muster import MUSTER
 from rules.w40k4.procedures import PROCEDURES
 from rules.w40k4.surface import PLAY
 from rules.w40k4.tables import load_tables
+from rules.w40k4.turn.steps import declaration, document_position
 
 RULESET = register(
     Ruleset(
@@ -19,6 +21,7 @@ RULESET = register(
         procedures=PROCEDURES,
         play=PLAY,
         muster=MUSTER,
+        sequence=Tracked(declaration(), document_position),
     )
 )
 

@@ -2,7 +2,8 @@
 
 Built from the checks the handlers run (``check_move``, ``check_tank_shock``,
 ``check_fire`` and ``weapon_groups``, ``check_assault``, ``open_combats``): a candidate is
-listed only if they accept it, so the listing and the handlers cannot disagree.
+listed only if they accept it, so the listing and the handlers cannot disagree; and filtered
+by the declared sequence of play (``sequence.yaml``, ``turn/steps.py``) the same way.
 
 Owed actions, each for the side that owes it: the morale checks and regroup tests
 (``morale``, the unit's owner), blast templates to place (``template``, the firer's side),
@@ -29,7 +30,9 @@ from rules.w40k4 import turn as g
 from rules.w40k4.field import move_limit
 from rules.w40k4.model import Facing, Phase, Template, Terrain
 from rules.w40k4.state import Applied, UnitState, W40kState
-from rules.w40k4.turn.assault import check_assault, open_combats
+from rules.w40k4.turn import steps
+from rules.w40k4.turn.assault import check_assault
+from rules.w40k4.turn.common import open_combats
 from rules.w40k4.turn.movement import check_move, check_tank_shock
 from rules.w40k4.turn.shooting import check_fire, weapon_groups
 
@@ -61,7 +64,7 @@ def legal_actions(state: W40kState) -> list[LegalAction]:
             actions += _assaults(state, unit)
     if not any(a.owed for a in actions):
         actions.insert(0, LegalAction("turn.next", state.active))
-    return actions
+    return _in_sequence(state, actions)
 
 
 def prompted_actions(state: W40kState) -> list[LegalAction]:
@@ -75,7 +78,12 @@ def prompted_actions(state: W40kState) -> list[LegalAction]:
     actions += _owed_templates(state)
     if state.phase not in (Phase.MOVEMENT, Phase.SHOOTING):
         actions += _owed_combats(state)
-    return actions
+    return _in_sequence(state, actions)
+
+
+def _in_sequence(state: W40kState, actions: list[LegalAction]) -> list[LegalAction]:
+    """The actions the declared sequence allows now (rules/w40k4/sequence.yaml)."""
+    return [a for a in actions if steps.allows(state, a.verb, a.side)]
 
 
 def _owed_test(state: W40kState, unit_id: str) -> LegalAction:

@@ -41,6 +41,7 @@ from rules.core.legal import LegalAction
 from rules.core.play import GamePlay
 from rules.core.ruleset import get_ruleset
 from rules.core.score import EndingKind
+from rules.core.sequence import Tracked, transition_problem
 from tests.fuzz import history
 
 REFEREE = 1
@@ -201,6 +202,8 @@ class Fuzzer:
         self.db_path = db_path
         self.run = GameRun(ruleset, scenario, seed)
         self.play: GamePlay = _play(ruleset)
+        #: The ruleset's declared sequence of play, checked after each command (None: none).
+        self.sequence: Tracked | None = get_ruleset(ruleset).sequence
         self.players: dict[str, int] = {}
         self.channel = CHANNEL
         self.referee = REFEREE
@@ -377,8 +380,22 @@ class Fuzzer:
         if reply.seq is None:  # a preview (odds): nothing was logged
             return
         self.last_act = Acted(user, seat, reply.seq, before.version, action.verb)
+        await self._check_sequence(before.document, action.verb, line)
         if by_hand:
             await self._check_typed(reply.seq, typed, line)
+
+    async def _check_sequence(self, before: Mapping[str, Any], verb: str, line: str) -> None:
+        """The command kept the declared sequence: acted in its step, no step gone back, no
+        phase skipped (rules.core.sequence.transition_problem)."""
+        if self.sequence is None:
+            return
+        after = (await self.store.load(self.channel)).document
+        if self.play.status(after).ended:
+            return
+        was, now = self.sequence.position(before), self.sequence.position(after)
+        problem = transition_problem(self.sequence.declaration, was, now, verb)
+        if problem is not None:
+            self.run.fail(f"sequence of play: {problem}: {line}")
 
     async def _answer_prompt(
         self, user: int, seat: str, prompt: DicePrompt, typed: list[int]

@@ -147,10 +147,11 @@ def test_a_whole_game_turn(table):
     assert g.awaiting(table.state) == PREDONI
     table.refused(g.Next(), LEGIONE, "error.w40k4.tests_owed")
     table.refused(g.Morale(unit="motopredoni"), LEGIONE, "error.w40k4.not_your_unit")
+    # The checks owed as the phase closes block everything else (sequence.yaml).
     table.refused(
         g.Fire(unit="mezzo_corazzato", target="banda", distance=5),
         LEGIONE,
-        "error.w40k4.phase_closing",
+        "error.w40k4.tests_owed",
     )
     applied = table(g.Morale(unit="motopredoni"), PREDONI, [3, 3])
     assert codes(applied) == ["w40k4.test.passed(reason=losses)"]
@@ -174,7 +175,7 @@ def test_a_whole_game_turn(table):
     )
     applied = table(g.Assault(unit="squadra_tattica", target="motopredoni", distance=4), LEGIONE)
     assert codes(applied) == ["w40k4.assault.charged(inches=6)"]
-    assert applied.notices[0].key == "w40k4.assault.react"
+    assert not applied.notices  # the defenders react once the assault moves close
     assert table.unit("motopredoni").locked_with == ["squadra_tattica"]
     table.refused(g.Next(), LEGIONE, "error.w40k4.combats_left")
     # Initiative 4 first: 10 models × (1 + 1 charging) + 1 pistol = 21 attacks, 4+ to hit.
@@ -188,11 +189,13 @@ def test_a_whole_game_turn(table):
         "combat_result",
     ]
     assert applied.resolutions[0].steps[0].params == (("dice", 21), ("source", "ws"))
+    assert [n.key for n in applied.notices] == ["w40k4.assault.react"]
     assert codes(applied)[-1] == "w40k4.combat.won(side=Legione Astrale,lost_by=Predoni)"
     assert [(p.unit, p.reason, p.modifier) for p in table.state.pending] == [
         ("motopredoni", "combat", -1)
     ]
-    table.refused(g.Combat(unit="squadra_tattica"), LEGIONE, "error.w40k4.combat_resolved")
+    # The loser's morale check comes before anything else (LA FASE DI COMBATTIMENTO, 4).
+    table.refused(g.Combat(unit="squadra_tattica"), LEGIONE, "error.w40k4.tests_owed")
     # Ld 7 - 1: 12 fails; the escape test 1 + 2 against 1 + 4 catches the bikes; the
     # winners consolidate D6".
     applied = table(g.Morale(unit="motopredoni"), PREDONI, [6, 6, 1, 1, 3])

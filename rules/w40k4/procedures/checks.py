@@ -84,6 +84,14 @@ class EscapeInput(Frozen):
     )
 
 
+def _holding(total: int, other: int) -> Comparison:
+    """The comparison of two totals that is true (a step prints ``3 > 0``, never ``3 < 0``):
+    these steps compare two scores rather than a score with what it had to reach."""
+    if total > other:
+        return Comparison.GREATER
+    return Comparison.LESS if total < other else Comparison.AT_MOST
+
+
 def _caught(data: EscapeInput, own: int, theirs: int) -> bool:
     mine, winners = own + data.initiative, theirs + data.winners_initiative
     return winners >= mine if lookups.standard("fuga")["caught_if"] == ">=" else winners > mine
@@ -108,7 +116,7 @@ def resolve_escape(data: EscapeInput, tray: DiceTray) -> Resolution:
         rolls=(own,),
         modifiers=(Modifier("w40k4.mod.initiative", data.initiative),),
         total=mine,
-        threshold=Threshold(Comparison.GREATER, winners, "w40k4.threshold.winners"),
+        threshold=Threshold(_holding(mine, winners), winners, "w40k4.threshold.winners"),
         table=lookups.cite("fase_combattimento", "escape"),
         outcome=outcome,
     )
@@ -610,7 +618,11 @@ def resolve_combat_result(data: CombatResultInput, tray: DiceTray) -> Resolution
     builder.step(
         "w40k4.step.combat_result",
         total=data.suffered_a,
-        threshold=Threshold(Comparison.LESS, data.suffered_b, "w40k4.threshold.enemy_wounds"),
+        threshold=Threshold(
+            _holding(data.suffered_a, data.suffered_b),
+            data.suffered_b,
+            "w40k4.threshold.enemy_wounds",
+        ),
         table=lookups.cite("fase_combattimento", "result"),
         outcome=outcome,
         side=data.side_a,

@@ -15,7 +15,9 @@ one module per part of the game: ``sequence`` (phases and player turns), ``reser
 Turn sequence (SEQUENZA DEL TURNO), per player turn: movement (reserves rolled as it
 begins, regroup tests owed), shooting, assault (assault moves, then every combat resolved).
 Morale checks for 25% losses are owed when the movement and shooting phases end; the phase
-closes once they are taken.
+closes once they are taken. The order itself (steps, what blocks what) is declared in
+``rules/w40k4/sequence.yaml``: ``steps.check`` refuses what it does not allow before any
+handler runs.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ from rules.w40k4.orders import (
 )
 from rules.w40k4.scenario import Scenario
 from rules.w40k4.state import Applied, PendingTemplate, PendingTest, UnitState, W40kState
-from rules.w40k4.turn.assault import do_assault, do_combat, open_combats
-from rules.w40k4.turn.common import timed_active
+from rules.w40k4.turn import steps
+from rules.w40k4.turn.assault import do_assault, do_combat
+from rules.w40k4.turn.common import open_combats, timed_active
 from rules.w40k4.turn.morale import do_morale, do_test
 from rules.w40k4.turn.movement import do_move
 from rules.w40k4.turn.sequence import awaiting, do_next
@@ -158,6 +161,8 @@ def apply(
     """
     if state.ended:
         raise IllegalAction("error.w40k4.game_over")
+    if not preview:  # odds may be asked of any command, in or out of its step
+        steps.check(state, command.verb, actor_side)
     return run_command(
         state,
         command,

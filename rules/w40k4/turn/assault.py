@@ -5,7 +5,7 @@ from __future__ import annotations
 from rules.core.battlefield import Overlay
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, InvalidInput
-from rules.core.resolution import Outcome, Resolution
+from rules.core.resolution import Resolution
 from rules.w40k4 import field, lookups
 from rules.w40k4.model import (
     Facing,
@@ -17,9 +17,11 @@ from rules.w40k4.orders import Assault, Combat
 from rules.w40k4.procedures import checks
 from rules.w40k4.state import Applied, PendingTest, UnitState, W40kState
 from rules.w40k4.tables import load_tables
+from rules.w40k4.turn import steps
 from rules.w40k4.turn.common import (
     acting_unit,
     chain_step,
+    component,
     enemy_target,
     inches,
     is_locked,
@@ -27,7 +29,7 @@ from rules.w40k4.turn.common import (
     resolve,
     unlock,
 )
-from rules.w40k4.turn.effects import apply_hits
+from rules.w40k4.turn.effects import apply_hits, dangerous_tests
 from rules.w40k4.turn.shooting import attack
 
 
@@ -38,19 +40,27 @@ def do_assault(
     if state.battlefield is not None:
         command = _measured_assault(state, command, actor_side, tray, result)
     unit, target = check_assault(state, command, actor_side)
-    slowed, _, _ = lookups.terrain_rules(unit.type)
+    # An assault move is a move: TERRENI ACCIDENTATI slows it and owes its dangerous tests
+    # as /move does (the models cross the terrain whether or not they reach).
+    plan = checks.plan_move(
+        checks.MovementInput(
+            unit_type=unit.type,
+            distance=command.distance or 0.0,
+            terrain=command.terrain or Terrain.OPEN,
+            fast=unit.fast,
+        )
+    )
     resolution = resolve(
         "assault_move",
         checks.AssaultMoveInput(
-            distance=command.distance or 0.0,
-            assault_range=unit.assault,
-            slowed=slowed and command.terrain not in (None, Terrain.OPEN),
+            distance=command.distance or 0.0, assault_range=unit.assault, slowed=plan.slowed
         ),
         tray,
     )
     result.resolutions.append(resolution)
     unit.assaulted = True
-    if resolution.outcome.key != "w40k4.assault.charged":
+    dangerous_tests(state, unit, plan.dangerous, tray, result)
+    if resolution.outcome.key != "w40k4.assault.charged" or not unit.alive:
         return
     unit.charged = True
     if state.battlefield is not None:
@@ -67,7 +77,6 @@ def do_assault(
     unit.locked_with.append(target.id)
     if unit.id not in target.locked_with:
         target.locked_with.append(unit.id)
-    result.notices.append(Outcome.of("w40k4.assault.react", target=target.name))
 
 
 def check_assault(
@@ -154,33 +163,6 @@ def _measured_assault(
     return command.model_copy(update={"distance": distance, "terrain": terrain})
 
 
-def component(state: W40kState, unit: UnitState) -> list[str]:
-    """The units locked in the same combat as ``unit`` (scenario order)."""
-    seen: list[str] = []
-    frontier = [unit.id]
-    while frontier:
-        current = frontier.pop()
-        if current in seen:
-            continue
-        seen.append(current)
-        frontier += [u for u in state.units[current].locked_with if u not in seen]
-    return [u.id for u in state.ordered() if u.id in seen]
-
-
-def open_combats(state: W40kState) -> list[list[str]]:
-    """Combats not yet resolved in this assault phase (each a list of unit ids)."""
-    combats: list[list[str]] = []
-    seen: set[str] = set()
-    for unit in state.ordered():
-        if unit.id in seen or not unit.locked_with or not unit.alive:
-            continue
-        members = component(state, unit)
-        seen.update(members)
-        if not any(m in state.resolved_combats for m in members):
-            combats.append(members)
-    return combats
-
-
 def _attacks_of(state: W40kState, unit: UnitState) -> int:
     rule = lookups.standard("attacchi")
     per_model = (unit.a or 0) + (int(rule["charge_bonus"]) if unit.charged else 0)
@@ -224,6 +206,7 @@ def do_combat(
     members = component(state, unit)
     if any(m in state.resolved_combats for m in members):
         raise IllegalAction("error.w40k4.combat_resolved", unit=unit.name)
+    steps.close_assault_moves(state, result)
     fighters = [state.units[m] for m in members]
     strikers = [u for u in fighters if (not u.vehicle or u.walker) and u.i is not None]
     losses = {u.id: 0 for u in fighters}

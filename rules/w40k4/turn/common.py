@@ -126,3 +126,30 @@ def chain_step(resolution: Resolution) -> dict[str, Any]:
 def inches(value: float) -> str:
     """A distance in inches as players write it (6, 6.5)."""
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def component(state: W40kState, unit: UnitState) -> list[str]:
+    """The units locked in the same combat as ``unit`` (scenario order)."""
+    seen: list[str] = []
+    frontier = [unit.id]
+    while frontier:
+        current = frontier.pop()
+        if current in seen:
+            continue
+        seen.append(current)
+        frontier += [u for u in state.units[current].locked_with if u not in seen]
+    return [u.id for u in state.ordered() if u.id in seen]
+
+
+def open_combats(state: W40kState) -> list[list[str]]:
+    """Combats not yet resolved in this assault phase (each a list of unit ids)."""
+    combats: list[list[str]] = []
+    seen: set[str] = set()
+    for unit in state.ordered():
+        if unit.id in seen or not unit.locked_with or not unit.alive:
+            continue
+        members = component(state, unit)
+        seen.update(members)
+        if not any(m in state.resolved_combats for m in members):
+            combats.append(members)
+    return combats

@@ -10,8 +10,8 @@ from rules.w40k4 import lookups
 from rules.w40k4.orders import Morale, Test
 from rules.w40k4.procedures import checks
 from rules.w40k4.state import Applied, PendingTest, UnitState, W40kState
-from rules.w40k4.turn.assault import after_combat, component
-from rules.w40k4.turn.common import require_own, resolve
+from rules.w40k4.turn.assault import after_combat
+from rules.w40k4.turn.common import component, require_own, resolve
 from rules.w40k4.turn.effects import apply_effects, fall_back
 from rules.w40k4.turn.sequence import advance
 

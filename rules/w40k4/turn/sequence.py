@@ -13,7 +13,6 @@ from rules.w40k4.model import (
 from rules.w40k4.orders import Next
 from rules.w40k4.state import PHASES, Applied, PendingTest, W40kState
 from rules.w40k4.tables import load_tables
-from rules.w40k4.turn.assault import open_combats
 from rules.w40k4.turn.common import is_locked
 from rules.w40k4.turn.reserves import roll_reserves
 
@@ -33,34 +32,13 @@ def do_next(
     """/turn next: close the phase once nothing is owed."""
     if actor_side is not None and actor_side != state.active:
         raise IllegalAction("error.w40k4.not_your_turn", side=state.sides[state.active])
-    if state.pending:
-        first = state.units[state.pending[0].unit]
-        raise IllegalAction("error.w40k4.tests_owed", side=state.sides[first.side], unit=first.name)
-    if state.templates:
-        firer = state.units[state.templates[0].unit]
-        raise IllegalAction(
-            "error.w40k4.template_owed", side=state.sides[firer.side], unit=firer.name
-        )
+    # What is owed (tests, templates, arrivals, combats) was refused by the declared
+    # sequence (rules/w40k4/sequence.yaml) before this handler; the referee moving on
+    # leaves the arrivals in reserve.
     if state.phase is Phase.MOVEMENT:
-        waiting = [
-            u
-            for u in state.ordered()
-            if u.side == state.active and u.alive and u.location == "arriving"
-        ]
-        if waiting and actor_side is not None:
-            raise IllegalAction(
-                "error.w40k4.arrivals_owed", side=state.sides[state.active], unit=waiting[0].name
-            )
-        for unit in waiting:  # the referee moved on: they stay in reserve
-            unit.location = "reserve"
-    if state.phase is Phase.ASSAULT:
-        unresolved = open_combats(state)
-        if unresolved and actor_side is not None:
-            raise IllegalAction(
-                "error.w40k4.combats_left",
-                side=state.sides[state.active],
-                unit=", ".join(state.units[m].name for m in unresolved[0]),
-            )
+        for unit in state.ordered():
+            if unit.side == state.active and unit.alive and unit.location == "arriving":
+                unit.location = "reserve"
     if state.phase in (Phase.MOVEMENT, Phase.SHOOTING) and owe_losses_tests(state, result):
         state.closing = True
         result.notices.append(Outcome.of("w40k4.turn.closing", phase=state.phase.value))
