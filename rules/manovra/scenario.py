@@ -344,20 +344,17 @@ class Scenario(_Model):
             for p, platoon in enumerate(side.platoons):
                 for u, unit in enumerate(platoon.units):
                     where = ("sides", s, "platoons", p, "units", u)
-                    if platoon.off_table:
+                    elsewhere = (
+                        "is off the table (its battery is off_table): it has no position"
+                        if platoon.off_table
+                        else f"starts aboard {unit.aboard}: it stands where its transport does"
+                        if unit.aboard is not None
+                        else None
+                    )
+                    if elsewhere is not None:
                         if unit.id in field.deployment:
                             raise ScenarioReferenceError(
-                                f"unit {unit.id} is off the table (its battery is "
-                                "off_table): it has no position",
-                                (*here, "deployment", unit.id),
-                            )
-                        continue
-                    if unit.aboard is not None:
-                        if unit.id in field.deployment:
-                            raise ScenarioReferenceError(
-                                f"unit {unit.id} starts aboard {unit.aboard}: it stands where "
-                                "its transport does (no deployment of its own)",
-                                (*here, "deployment", unit.id),
+                                f"unit {unit.id} {elsewhere}", (*here, "deployment", unit.id)
                             )
                         continue
                     if unit.id not in field.deployment:
