@@ -233,7 +233,8 @@ def in_blast(state: ManovraState, point: Point, radius: float) -> list[UnitState
     found = [
         (math.hypot(u.position.x - point.x, u.position.y - point.y), u.id)
         for u in state.units.values()
-        if u.alive and u.position is not None
+        # A unit in or behind a transport shares the transport's fate (not in the seed).
+        if u.alive and u.position is not None and u.aboard is None
     ]
     return [state.units[unit_id] for cm, unit_id in sorted(found) if cm <= reach + 1e-9]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import suppress
 from functools import lru_cache, partial
 
 from rules.core.battlefield import Point
@@ -27,10 +28,12 @@ from rules.core.geometry import centroid, distance, toward
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
 from rules.manovra import field
+from rules.manovra.orders import Fire
 from rules.manovra.procedures import checks, ground
 from rules.manovra.scenario import Weapon, WeaponKind
 from rules.manovra.state import ManovraState, TurnStep, UnitState
 from rules.manovra.turn.assault import approach_cm, approach_terrain, check_assault, overruns
+from rules.manovra.turn.combined import plan
 from rules.manovra.turn.common import _declaring_side, weapon_rounds
 from rules.manovra.turn.indirect import (
     _fragment_sources,
@@ -57,6 +60,13 @@ from rules.manovra.turn.shooting import (
     _same_area,
     sight_limit,
     weapons_reach,
+)
+from rules.manovra.turn.transport import (
+    check_disembark,
+    check_hook,
+    check_load,
+    check_unhook,
+    free_to_act,
 )
 
 
@@ -217,19 +227,55 @@ def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
     if unit.has("panic"):
         return _panicked_actions(state, unit)
     actions = [LegalAction("move", side, {"unit": unit.id, "kind": "hold"})]
-    enemies = [u for u in state.units.values() if u.side != side and u.alive]
+    if unit.aboard is not None:
+        return actions + _getting_off(state, unit)
+    enemies = [u for u in state.units.values() if u.side != side and u.alive and u.aboard is None]
+    fires = _accepted(lambda: _check_firer(state, unit.id, side))
+    variants = _complex_variants(state, unit) if fires else []
+    actions += _transport_actions(state, unit)
     if state.battlefield is not None:
         actions += _field_moves(state, unit, enemies)
-        if _accepted(lambda: _check_firer(state, unit.id, side)):
-            actions += _capped(_nearest(unit, enemies), partial(_field_shots, state, unit))
+        if fires:
+            shots = _capped(_nearest(unit, enemies), partial(_field_shots, state, unit))
+            actions += _with_variants(shots, variants)
         actions += _capped(_nearest(unit, enemies), partial(_field_assaults, state, unit))
         return actions
     actions += _moves(unit)
-    if _accepted(lambda: _check_firer(state, unit.id, side)):
-        for target in enemies:
-            actions += _shots(state, unit, target)
+    if fires:
+        actions += _with_variants(
+            [a for target in enemies for a in _shots(state, unit, target)], variants
+        )
     for target in enemies:
         actions += _assaults(state, unit, target)
+    return actions
+
+
+def _getting_off(state: ManovraState, unit: UnitState) -> list[LegalAction]:
+    """Infantry aboard gets off where its transport stands (a gun waits to be unhooked)."""
+    if not _accepted(partial(check_disembark, state, unit)):
+        return []
+    return [LegalAction("disembark", unit.side, {"unit": unit.id})]
+
+
+def _transport_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
+    """Boarding a friendly transport; a transport's hooking and unhooking (line 9)."""
+    if not _accepted(partial(free_to_act, state, unit)):
+        return []
+    friends = [u for u in state.units.values() if u.side == unit.side and u.id != unit.id]
+    actions = [
+        LegalAction("embark", unit.side, {"unit": unit.id, "vehicle": v.id})
+        for v in friends
+        if v.carries and _accepted(partial(check_load, state, v, unit.id))
+    ]
+    if not unit.carries:
+        return actions
+    if _accepted(partial(check_unhook, state, unit)):
+        actions.append(LegalAction("unhook", unit.side, {"unit": unit.id}))
+    actions += [
+        LegalAction("hook", unit.side, {"unit": unit.id, "gun": gun.id})
+        for gun in friends
+        if gun.type == "artiglieria" and _accepted(partial(check_hook, state, unit, gun.id))
+    ]
     return actions
 
 
@@ -454,19 +500,63 @@ def _moves(unit: UnitState) -> list[LegalAction]:
 def _fireable(
     state: ManovraState, unit: UnitState, target: UnitState
 ) -> Iterator[tuple[str | None, list[tuple[str, Weapon]]]]:
-    """Each way ``unit`` may fire at ``target`` (None: the light volley; else a heavy or
-    incendiary weapon on its own) with the weapons it fires, as the fire handler checks
-    them. The default weapon being the main gun, it is listed with the weapon named."""
-    choices: list[str | None] = [None] if target.kind["small_arms"] is not None else []
-    choices += [w for w in unit.weapons if state.weapons[w].kind is not WeaponKind.LIGHT]
-    for weapon_id in choices:
+    """Each way ``unit`` may fire at ``target`` with the weapons it fires, as the fire
+    handler checks them: None, every weapon that can ("con tutte le armi dell'unità"), then
+    each heavy or incendiary weapon on its own (unless it is all the unit fires)."""
+    every: list[tuple[str, Weapon]] = []
+    with suppress(RulesError):
+        every = _check_weapons(state, unit, target, None, None, False)
+    if every:
+        yield None, every
+    for weapon_id in unit.weapons:
+        if state.weapons[weapon_id].kind is WeaponKind.LIGHT:
+            continue
         try:
             weapons = _check_weapons(state, unit, target, weapon_id, None, False)
         except RulesError:
             continue
-        if weapon_id is None and any(w.kind is not WeaponKind.LIGHT for _, w in weapons):
+        if weapons != every:
+            yield weapon_id, weapons
+
+
+def _complex_variants(state: ManovraState, unit: UnitState) -> list[dict[str, str | int]]:
+    """The options a fire may add (seed line 10) without moving, each checked as the fire
+    handler checks it: fire and conceal where it stands, and a transport's hook, unhook,
+    load or unload (the first gun or infantry it may take)."""
+    candidates: list[dict[str, str | int]] = [{"conceal": "true"}]
+    if unit.carries:
+        candidates += [{"unhook": "true"}, {"unload": "true"}]
+        friends = [u for u in state.units.values() if u.side == unit.side and u.id != unit.id]
+        guns = [u.id for u in friends if u.type == "artiglieria"]
+        walkers = [u.id for u in friends if u.type != "artiglieria"]
+        candidates += [{"hook": gun} for gun in guns[:4]]
+        candidates += [{"load": walker} for walker in walkers[:6]]
+    variants: list[dict[str, str | int]] = []
+    found: set[str] = set()
+    for extra in candidates:
+        kind = next(iter(extra))
+        if kind in found:
             continue
-        yield weapon_id, weapons
+        command = Fire(unit=unit.id, target=unit.id, **{k: _flag(v) for k, v in extra.items()})
+        if _accepted(partial(plan, state, unit, command)):
+            variants.append(extra)
+            found.add(kind)
+    return variants
+
+
+def _flag(value: str | int) -> str | int | bool:
+    return True if value == "true" else value
+
+
+def _with_variants(
+    actions: list[LegalAction], variants: list[dict[str, str | int]]
+) -> list[LegalAction]:
+    """Each fire action, then the same fire with each complex action added."""
+    return actions + [
+        LegalAction(a.verb, a.side, {**a.options, **extra}, a.free)
+        for extra in variants
+        for a in actions
+    ]
 
 
 def _shots(state: ManovraState, unit: UnitState, target: UnitState) -> list[LegalAction]:

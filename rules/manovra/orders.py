@@ -65,7 +65,12 @@ class Move(_Command):
 
 
 class Fire(_Command):
-    """Fire at a unit (/fire); with ``move_*`` it is the complex action move-and-fire."""
+    """Fire at a unit (/fire) with all the unit's weapons, or the one ``weapon`` named.
+
+    The complex actions of seed line 10 are options: ``move_*`` moves (Breve) then fires, or
+    fires then moves with ``fire_first``; ``conceal`` fires then conceals (within a Cauto
+    move); a transport ``hook``s or ``unhook``s a gun, ``load``s or ``unload``s infantry.
+    """
 
     verb: Literal["fire"] = "fire"
     unit: str
@@ -82,6 +87,45 @@ class Fire(_Command):
     move_to: str | None = Field(None, min_length=1, description="the short move's destination")
     models_touched: int = Field(1, ge=1, le=20)
     chosen_location: str | None = None
+    fire_first: bool = False
+    conceal: bool = False
+    hook: str | None = Field(None, min_length=1, description="the gun a transport hooks")
+    unhook: bool = False
+    load: str | None = Field(None, min_length=1, description="the infantry a transport loads")
+    unload: bool = False
+
+
+class Embark(_Command):
+    """Imbarcarsi: infantry boards a transport that stays still (/embark)."""
+
+    verb: Literal["embark"] = "embark"
+    unit: str
+    vehicle: str
+
+
+class Disembark(_Command):
+    """Sbarcare: infantry gets off its transport, moving Breve (Tattico if it stayed still)."""
+
+    verb: Literal["disembark"] = "disembark"
+    unit: str
+    to: str | None = Field(None, min_length=1, description="where it goes, on a battlefield")
+    terrain: str | None = None
+    distance_cm: float | None = Field(None, gt=0, le=1000)
+
+
+class Hook(_Command):
+    """Agganciare: a transport hooks the gun it stands against (/hook)."""
+
+    verb: Literal["hook"] = "hook"
+    unit: str
+    gun: str
+
+
+class Unhook(_Command):
+    """Sganciare: a stationary transport unhooks the gun it tows (/unhook)."""
+
+    verb: Literal["unhook"] = "unhook"
+    unit: str
 
 
 class Hold(_Command):
@@ -148,6 +192,10 @@ Command = Annotated[
     | RequestFire
     | Move
     | Fire
+    | Embark
+    | Disembark
+    | Hook
+    | Unhook
     | Hold
     | TakeTest
     | RecoverPanic

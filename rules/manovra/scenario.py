@@ -37,6 +37,20 @@ VICTORY_DIALECT = Dialect("manovra", strength="models", radius=10.0, depth=10.0)
 # The most rounds of heavy weapons one command fires (each is a roll with its odds): the
 # rate × pieces of one weapon, or of a unit's indirect weapons firing an IF marker.
 MAX_HEAVY_ROUNDS = 100
+# The most infantry models one transport carries (the seed gives no capacity: a scenario
+# states each transport's own).
+MAX_CARRIED_MODELS = 30
+
+
+def is_infantry(unit_type: str) -> bool:
+    """Infantry models ("Fanteria Mortai" share a column of TIPI DI TERRENO and OSSERVAZIONE):
+    the ones that embark on transports and conceal themselves."""
+    return bool(unit_types()[unit_type]["movement"] == "fanteria")
+
+
+def is_towable(unit_type: str) -> bool:
+    """A gun a transport tows ("il pezzo di artiglieria da trainare")."""
+    return unit_type == "artiglieria"
 
 
 class _Model(BaseModel):
@@ -112,11 +126,22 @@ class UnitSpec(_Model):
     open_topped: bool = False
     terrain: str = "piano_scoperto"
     radio: bool = False
+    carries: int = Field(
+        0,
+        ge=0,
+        le=MAX_CARRIED_MODELS,
+        description="a transport vehicle: the infantry models it carries (it also tows one gun)",
+    )
+    aboard: str | None = Field(
+        None, description="the transport this unit starts in (infantry) or hooked to (a gun)"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> UnitSpec:
         if self.type not in unit_types():
             raise ValueError(f"unknown unit type {self.type!r}; known: {sorted(unit_types())}")
+        if self.carries and not unit_types()[self.type]["vehicle"]:
+            raise ValueError("only a vehicle carries (carries: is for transport vehicles)")
         return self
 
 
@@ -229,11 +254,48 @@ class Scenario(_Model):
                                 (*where, "units", u, "weapons", weapon),
                             )
                     self._check_rounds(unit, (*where, "units", u, "weapons"))
+        self._check_aboard()
         if self.battlefield is not None:
             self._check_battlefield(self.battlefield)
         if self.victory is not None:
             check_victory(self.victory, self._victory_context())
         return self
+
+    def _check_aboard(self) -> None:
+        """A unit starting ``aboard`` names a transport of its side with room for it: infantry
+        rides (up to the transport's ``carries`` models), a gun is towed (one a transport)."""
+        for s, side in enumerate(self.sides):
+            units = {u.id: u for p in side.platoons for u in p.units}
+            load: dict[str, int] = {}
+            towed: set[str] = set()
+            for p, platoon in enumerate(side.platoons):
+                for u, unit in enumerate(platoon.units):
+                    if unit.aboard is None:
+                        continue
+                    where = ("sides", s, "platoons", p, "units", u, "aboard")
+                    vehicle = units.get(unit.aboard)
+                    if vehicle is None or not vehicle.carries:
+                        raise ScenarioReferenceError(
+                            f"unit {unit.id}: {unit.aboard!r} is no transport of its side", where
+                        )
+                    if is_towable(unit.type):
+                        if unit.aboard in towed:
+                            raise ScenarioReferenceError(
+                                f"{unit.aboard} already tows a gun (one each)", where
+                            )
+                        towed.add(unit.aboard)
+                    elif is_infantry(unit.type):
+                        load[unit.aboard] = load.get(unit.aboard, 0) + unit.models
+                        if load[unit.aboard] > vehicle.carries:
+                            raise ScenarioReferenceError(
+                                f"{unit.aboard} carries {vehicle.carries} models, not "
+                                f"{load[unit.aboard]}",
+                                where,
+                            )
+                    else:
+                        raise ScenarioReferenceError(
+                            f"unit {unit.id}: only infantry rides and only a gun is towed", where
+                        )
 
     def _victory_context(self) -> VictoryContext:
         units = {s.id: [u.id for p in s.platoons for u in p.units] for s in self.sides}
@@ -282,12 +344,17 @@ class Scenario(_Model):
             for p, platoon in enumerate(side.platoons):
                 for u, unit in enumerate(platoon.units):
                     where = ("sides", s, "platoons", p, "units", u)
-                    if platoon.off_table:
+                    elsewhere = (
+                        "is off the table (its battery is off_table): it has no position"
+                        if platoon.off_table
+                        else f"starts aboard {unit.aboard}: it stands where its transport does"
+                        if unit.aboard is not None
+                        else None
+                    )
+                    if elsewhere is not None:
                         if unit.id in field.deployment:
                             raise ScenarioReferenceError(
-                                f"unit {unit.id} is off the table (its battery is "
-                                "off_table): it has no position",
-                                (*here, "deployment", unit.id),
+                                f"unit {unit.id} {elsewhere}", (*here, "deployment", unit.id)
                             )
                         continue
                     if unit.id not in field.deployment:

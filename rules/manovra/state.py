@@ -54,6 +54,11 @@ class UnitState(_State):
     # game without one, where players state distances and terrain).
     position: Point | None = None
     statuses: list[str] = Field(default_factory=list)
+    # A transport vehicle: the infantry models it carries (it also tows one gun); 0 for others.
+    carries: int = 0
+    # The transport this unit rides in (infantry) or is hooked to (a gun): it goes where the
+    # transport goes and acts only to get off (infantry) or hold.
+    aboard: str | None = None
     acted: bool = False
     moved: bool = False
     fired: bool = False

@@ -137,7 +137,7 @@ def test_4_losses_in_an_assault_owe_a_ct_at_half_strength(state):
 
 def test_5_a_direct_he_miss_opens_fragments(state):
     acting(state, "panzer_iv")
-    fire = g.Fire(unit="panzer_iv", target="squadra_1", distance_cm=20, ammo="HE")
+    fire = g.Fire(unit="panzer_iv", target="squadra_1", distance_cm=20, weapon="kwk40", ammo="HE")
     applied = apply(state, fire, "asse", [1, 4])  # D12 1 + 2 = 3: miss; D8 4 − 2 = 2 cm
     assert applied.resolutions[-1].outcome.code == "manovra.heavy.miss_scatter(cm=2)"
     after = applied.state

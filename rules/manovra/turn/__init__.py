@@ -10,7 +10,8 @@ phases, 4 indirect-fire execution, 5 end of turn.
 
 The package reads in the seed's order over the ruleset's ``state`` (the document) and
 ``orders`` (the commands): ``sequence`` (the turn), then one module per verb family:
-``indirect`` (requests, IF markers, fragments), ``movement``, ``shooting``, ``assault`` and
+``indirect`` (requests, IF markers, fragments), ``movement``, ``shooting`` (with
+``combined``, the complex actions), ``transport``, ``assault`` and
 ``owed`` (tests and panic recovery); ``common`` holds the checks they share.
 """
 
@@ -28,16 +29,20 @@ from rules.manovra.orders import (
     Assault,
     Command,
     Declare,
+    Disembark,
+    Embark,
     ExecuteFire,
     Fire,
     Fragments,
     Hold,
+    Hook,
     Move,
     Next,
     PassToken,
     RecoverPanic,
     RequestFire,
     TakeTest,
+    Unhook,
 )
 from rules.manovra.state import (
     MAX_TEXT,
@@ -65,6 +70,7 @@ from rules.manovra.turn.sequence import (
     new_game,
 )
 from rules.manovra.turn.shooting import _do_fire
+from rules.manovra.turn.transport import _do_disembark, _do_embark, _do_hook, _do_unhook
 
 
 def apply(
@@ -119,6 +125,10 @@ _HANDLERS: dict[type, Callable[..., None]] = {
     RequestFire: _do_request,
     Move: _do_move,
     Fire: _do_fire,
+    Embark: _do_embark,
+    Disembark: _do_disembark,
+    Hook: _do_hook,
+    Unhook: _do_unhook,
     Hold: _do_hold,
     TakeTest: _do_test,
     RecoverPanic: _do_recover,
@@ -139,11 +149,14 @@ __all__ = [
     "Burst",
     "Command",
     "Declare",
+    "Disembark",
+    "Embark",
     "ExecuteFire",
     "Fire",
     "FireMarker",
     "Fragments",
     "Hold",
+    "Hook",
     "ManovraState",
     "Move",
     "Next",
@@ -154,6 +167,7 @@ __all__ = [
     "RequestFire",
     "TakeTest",
     "TurnStep",
+    "Unhook",
     "UnitState",
     "apply",
     "awaiting",

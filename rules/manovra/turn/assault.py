@@ -15,7 +15,14 @@ from rules.manovra.orders import Assault, Fire
 from rules.manovra.procedures import ground
 from rules.manovra.scenario import Weapon, WeaponKind
 from rules.manovra.state import Applied, ManovraState, UnitState
-from rules.manovra.turn.common import _acting_unit, _apply_effects, _resolve, _target_unit, _weapon
+from rules.manovra.turn.common import (
+    _acting_unit,
+    _apply_effects,
+    _resolve,
+    _target_unit,
+    _weapon,
+    not_aboard,
+)
 from rules.manovra.turn.movement import _apply_move, _move_resolution, allowed_kinds, walk_to
 from rules.manovra.turn.sequence import _finish_action
 from rules.manovra.turn.shooting import GUN_OUT, _fire_heavy
@@ -58,6 +65,7 @@ def check_assault(
         raise IllegalAction("error.manovra.panicked", unit=unit.name)
     if unit.has("recovered"):
         raise IllegalAction("error.manovra.recovered_tactical_only", unit=unit.name)
+    not_aboard(state, unit)
     target = _target_unit(state, unit, target_id)
     if overruns(unit):
         if target.kind["small_arms"] is None:

@@ -105,7 +105,41 @@ def _target_unit(state: ManovraState, unit: UnitState, target_id: str) -> UnitSt
         raise IllegalAction("error.manovra.friendly_target", target=target.name)
     if not target.alive:
         raise IllegalAction("error.manovra.unit_out", unit=target.name)
+    if target.aboard is not None:
+        # A unit in or behind its transport shares the transport's fate (not in the seed).
+        raise IllegalAction(
+            "error.manovra.aboard_target",
+            target=target.name,
+            vehicle=state.units[target.aboard].name,
+        )
     return target
+
+
+def not_aboard(state: ManovraState, unit: UnitState) -> None:
+    """A unit riding a transport (or hooked to one) only gets off or holds."""
+    if unit.aboard is not None:
+        raise IllegalAction(
+            "error.manovra.aboard", unit=unit.name, vehicle=state.units[unit.aboard].name
+        )
+
+
+def cargo(state: ManovraState, vehicle: UnitState) -> list[UnitState]:
+    """The units a transport carries or tows."""
+    return [u for u in state.units.values() if u.aboard == vehicle.id]
+
+
+def carry_along(state: ManovraState, vehicle: UnitState) -> None:
+    """What a transport carries or tows goes where it goes."""
+    for unit in cargo(state, vehicle):
+        unit.position = vehicle.position
+        unit.terrain = vehicle.terrain
+
+
+def _release_wrecks(state: ManovraState) -> None:
+    """A transport out of the game leaves its load where it stands (the seed is silent)."""
+    for unit in state.units.values():
+        if unit.aboard is not None and not state.units[unit.aboard].alive:
+            unit.aboard = None
 
 
 def _target_cover(target: UnitState) -> Cover:
@@ -176,6 +210,7 @@ def _apply_effects(state: ManovraState, resolution: Resolution) -> None:
     for pending in list(state.pending):
         if not state.units[pending.unit].alive:
             state.pending.remove(pending)
+    _release_wrecks(state)
 
 
 def _owe(state: ManovraState, unit: UnitState, kind: str, reason: str) -> None:

@@ -15,7 +15,7 @@ from rules.manovra.orders import Hold, Move
 from rules.manovra.procedures import ground
 from rules.manovra.state import Applied, ManovraState, UnitState
 from rules.manovra.tables import load_tables
-from rules.manovra.turn.common import _acting_unit, _owe, _resolve
+from rules.manovra.turn.common import _acting_unit, _owe, _resolve, carry_along
 from rules.manovra.turn.sequence import _finish_action
 
 
@@ -26,7 +26,7 @@ def allowed_kinds(unit: UnitState) -> list[MoveRate]:
     from panic may only move tactically; a panicked unit only retreats, at the fastest kind
     it may make (see :func:`check_retreat`).
     """
-    if unit.has("immobilised"):
+    if unit.has("immobilised") or unit.aboard is not None:
         return []
     kinds = [MoveRate.TATTICO, MoveRate.BREVE, MoveRate.CAUTO]
     if unit.has("short"):
@@ -145,6 +145,8 @@ _ROUNDING_CM = 1.0
 
 def _check_kind(unit: UnitState, kind: MoveRate) -> None:
     """The unit may make a move of this kind at all (hits slow a vehicle down)."""
+    if unit.aboard is not None:
+        raise IllegalAction("error.manovra.aboard_moves", unit=unit.name)
     if unit.has("immobilised"):
         raise IllegalAction("error.manovra.immobilised", unit=unit.name)
     if unit.has("short") and kind is MoveRate.TATTICO:
@@ -195,6 +197,7 @@ def _move_resolution(
 def _apply_move(state: ManovraState, unit: UnitState, resolution: Resolution, terrain: str) -> None:
     unit.terrain = terrain
     unit.moved = True
+    carry_along(state, unit)
     unit.statuses = [s for s in unit.statuses if s != "concealed"]
     for effect in resolution.effects:
         if effect.kind is EffectKind.STATUS and effect.key == "concealed":
@@ -292,6 +295,7 @@ def walk_to(
     unit.position = goal
     assert state.battlefield is not None
     unit.terrain = terrain_at(state.battlefield, goal)[0]
+    carry_along(state, unit)
     result.notices.append(
         Outcome.of(
             "manovra.field.moved",

@@ -61,7 +61,9 @@ def new_game(scenario: Scenario) -> ManovraState:
                     open_topped=unit.open_topped,
                     radio=unit.radio,
                     terrain=unit.terrain,
-                    position=_deployed(scenario, unit.id),
+                    position=_deployed(scenario, unit.aboard or unit.id),
+                    carries=unit.carries,
+                    aboard=unit.aboard,
                 )
     state = ManovraState(
         scenario_id=scenario.id,
@@ -84,6 +86,9 @@ def new_game(scenario: Scenario) -> ManovraState:
             # The ground the unit is deployed on is its terrain (the scenario checked any
             # terrain it names agrees).
             unit_state.terrain = terrain_at(state.battlefield, unit_state.position)[0]
+    for unit_state in state.units.values():
+        if unit_state.aboard is not None:
+            unit_state.terrain = state.units[unit_state.aboard].terrain
     _assign_tokens(state, [])
     return state
 

@@ -14,25 +14,25 @@ from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.geometry import terrain_at
 from rules.core.resolution import Outcome, Resolution
 from rules.manovra import field
-from rules.manovra.model import MoveRate, RangeBand
+from rules.manovra.model import RangeBand
 from rules.manovra.orders import Fire
-from rules.manovra.procedures import checks, fire, ground
+from rules.manovra.procedures import checks, fire
 from rules.manovra.scenario import Weapon, WeaponKind
 from rules.manovra.state import Applied, Burst, ManovraState, UnitState
 from rules.manovra.tables import load_tables
+from rules.manovra.turn import combined
 from rules.manovra.turn.blast import burst_at
 from rules.manovra.turn.common import (
     _acting_unit,
     _apply_effects,
     _light_only,
     _resolve,
-    _simple_only,
     _target_cover,
     _target_unit,
     _weapon,
+    not_aboard,
     weapon_rounds,
 )
-from rules.manovra.turn.movement import _apply_move, _move_resolution, walk_to
 from rules.manovra.turn.sequence import _finish_action
 
 
@@ -91,6 +91,7 @@ def _check_firer(state: ManovraState, unit_id: str, actor_side: str | None) -> U
         raise IllegalAction("error.manovra.recovered_tactical_only", unit=unit.name)
     if unit.has("skip_fire"):
         raise IllegalAction("error.manovra.skip_fire", unit=unit.name)
+    not_aboard(state, unit)
     return unit
 
 
@@ -123,37 +124,59 @@ def _check_weapons(
     ammo: str | None,
     moving: bool,
 ) -> list[tuple[str, Weapon]]:
-    """The weapons that fire (one heavy or incendiary weapon, or the light ones), checked.
+    """The weapons that fire, checked: the one named, else every weapon of the unit that
+    can fire at this target ("Sparare - con tutte le armi dell'unità", seed line 9).
 
     Refuses what no distance can make legal: a weapon the unit lacks, light weapons against
-    armour, heavy weapons a crew can no longer serve, a weapon with no shots, a wrong ammo.
+    armour, heavy weapons a crew can no longer serve, a weapon with no shots, a wrong ammo;
+    with no weapon named, only when none of them can fire (the first weapon's reason).
     """
-    weapon_ids = [weapon_id] if weapon_id else _default_weapons(state, unit, target, ammo)
-    if not weapon_ids and len(unit.weapons) == 1:
-        weapon_ids = list(unit.weapons)  # its one weapon needs no naming
-    if not weapon_ids:
+    if weapon_id:
+        return [_check_weapon(state, unit, target, weapon_id, ammo, moving)]
+    found: list[tuple[str, Weapon]] = []
+    refusals: list[IllegalAction] = []
+    for each in unit.weapons:
+        carried = ammo if ammo in state.weapons[each].ammo else None
+        try:
+            found.append(_check_weapon(state, unit, target, each, carried, moving))
+        except IllegalAction as refusal:
+            refusals.append(refusal)
+    heavy = [w for _, w in found if w.kind is WeaponKind.HEAVY]
+    if ammo is not None and heavy and not any(ammo in w.ammo for w in heavy):
+        raise IllegalAction("error.manovra.no_such_ammo", weapon=heavy[0].name, ammo=ammo)
+    if not found:
+        if refusals:
+            raise refusals[0]
         raise IllegalAction("error.manovra.choose_weapon", weapons=", ".join(unit.weapons))
-    weapons = [(w, _weapon(state, unit, w)) for w in weapon_ids]
-    first_id, first = weapons[0]
-    if first.kind is WeaponKind.HEAVY:
+    return found
+
+
+def _check_weapon(
+    state: ManovraState,
+    unit: UnitState,
+    target: UnitState,
+    weapon_id: str,
+    ammo: str | None,
+    moving: bool,
+) -> tuple[str, Weapon]:
+    """One weapon able to fire at this target now (whatever the distance)."""
+    weapon = _weapon(state, unit, weapon_id)
+    if weapon.kind is WeaponKind.HEAVY:
         if _light_only(unit):
             raise IllegalAction("error.manovra.light_only", unit=unit.name)
         if any(unit.has(s) for s in GUN_OUT):
             raise IllegalAction("error.manovra.gun_out", unit=unit.name)
-        if weapon_rounds(unit, first_id, first, moving) <= 0:
+        if weapon_rounds(unit, weapon_id, weapon, moving) <= 0:
             raise IllegalAction("error.manovra.no_shots", unit=unit.name)
-        chosen = ammo or first.ammo[0]
-        if chosen not in first.ammo:
-            raise IllegalAction("error.manovra.no_such_ammo", weapon=first.name, ammo=chosen)
-        return weapons[:1]
-    if first.kind is WeaponKind.INCENDIARY:
-        return weapons[:1]
-    if target.kind["small_arms"] is None:
-        raise IllegalAction("error.manovra.light_vs_armour", target=target.name)
-    if sum(weapon_rounds(unit, wid, w, moving) for wid, w in weapons) <= 0:
-        raise IllegalAction("error.manovra.no_shots", unit=unit.name)
-    del first_id
-    return weapons
+        chosen = ammo or weapon.ammo[0]
+        if chosen not in weapon.ammo:
+            raise IllegalAction("error.manovra.no_such_ammo", weapon=weapon.name, ammo=chosen)
+    elif weapon.kind is WeaponKind.LIGHT:
+        if target.kind["small_arms"] is None:
+            raise IllegalAction("error.manovra.light_vs_armour", target=target.name)
+        if weapon_rounds(unit, weapon_id, weapon, moving) <= 0:
+            raise IllegalAction("error.manovra.no_shots", unit=unit.name)
+    return weapon_id, weapon
 
 
 GUN_OUT = ("weapon_destroyed", "gun_destroyed", "gun_jammed", "piece_jammed")
@@ -179,13 +202,11 @@ def _do_fire(
 ) -> None:
     unit = _check_firer(state, command.unit, actor_side)
     target = _target_unit(state, unit, command.target)
-    moving = command.move_terrain is not None or command.move_to is not None
-    if moving and _simple_only(unit):
-        raise IllegalAction("error.manovra.simple_only", unit=unit.name)
+    plan = combined.plan(state, unit, command)
+    moving = plan.fires_moving
     weapons = _check_weapons(state, unit, target, command.weapon, command.ammo, moving)
     field.begin(state)
-    if moving:
-        _move_before_fire(state, unit, command, tray, result)
+    combined.before_fire(state, unit, command, plan, tray, result)
     cm = _fire_distance(state, unit, target, command, actor_side, tray, result)
     command = command.model_copy(update={"distance_cm": cm})
     seen = _observe(
@@ -196,57 +217,57 @@ def _do_fire(
         raise IllegalAction(
             "error.manovra.not_spotted", target=target.name, limit=seen.outcome.param("limit") or 0
         )
-    weapon_id, weapon = weapons[0]
     if state.battlefield is not None and unit.position is not None and target.position:
         field.remember(
             state,
-            # The volley of the light weapons is the unit's fire; a heavy weapon is named.
-            [field.line(unit.position, target.position, _line_label(weapon))],
+            # The volley of the light weapons is the unit's fire; heavy weapons are named.
+            [field.line(unit.position, target.position, _line_label(weapons))],
             "manovra.map.fired",
             unit=unit.name,
             target=target.name,
         )
-    if weapon.kind is WeaponKind.HEAVY:
-        shots = weapon_rounds(unit, weapon_id, weapon, moving)
-        _fire_heavy(state, unit, target, weapon_id, weapon, command, shots, tray, result)
-    elif weapon.kind is WeaponKind.INCENDIARY:
-        _fire_incendiary(state, unit, target, weapon, command, tray, result)
-    else:
-        _fire_light(state, unit, target, weapons, command, moving, tray, result)
+    _fire_weapons(state, unit, target, weapons, command, moving, tray, result)
     unit.fired = True
+    combined.after_fire(state, unit, command, plan, tray, result)
     _finish_action(state, unit, result)
 
 
-def _line_label(weapon: Weapon) -> str:
-    return "" if weapon.kind is WeaponKind.LIGHT else weapon.name
-
-
-def _move_before_fire(
-    state: ManovraState, unit: UnitState, command: Fire, tray: DiceTray, result: Applied
+def _fire_weapons(
+    state: ManovraState,
+    unit: UnitState,
+    target: UnitState,
+    weapons: list[tuple[str, Weapon]],
+    command: Fire,
+    moving: bool,
+    tray: DiceTray,
+    result: Applied,
 ) -> None:
-    """The short move of a move-and-fire (a destination on a battlefield, else terrain+cm)."""
-    if state.battlefield is not None:
-        if command.move_terrain is not None or command.move_cm is not None:
-            raise InvalidInput("error.manovra.field_measures", option="move_terrain")
-        if command.move_to is None:
-            raise InvalidInput("error.manovra.move_needs_to", unit=unit.name)
-        start = field.position(state, unit)
-        goal = field.destination(state, unit, command.move_to)
-        walk_to(state, unit, MoveRate.BREVE, start, goal, False, tray, result)
-        return
-    if command.move_to is not None:
-        raise InvalidInput("error.manovra.no_battlefield", option="move_to")
-    if command.move_cm is None:
-        raise InvalidInput("error.manovra.move_needs_distance")
-    move = _move_resolution(
-        unit,
-        MoveRate.BREVE,
-        (ground.Leg(terrain=command.move_terrain or "", cm=command.move_cm),),
-        False,
-        tray,
+    """Every weapon in range fires through its own procedure, in one action: the light ones
+    as one volley (FUOCO ARMI LEGGERE), then each heavy weapon round by round (TIRO ARMI
+    PESANTI) and each incendiary one, while the target lasts."""
+    cm = _cm(command)
+    light = [(wid, w) for wid, w in weapons if w.kind is WeaponKind.LIGHT]
+    others = [(wid, w) for wid, w in weapons if w.kind is not WeaponKind.LIGHT]
+    volley = any(
+        w.band_for(cm) is not None and weapon_rounds(unit, wid, w, moving) > 0 for wid, w in light
     )
-    result.resolutions.append(move)
-    _apply_move(state, unit, move, command.move_terrain or unit.terrain)
+    in_range = [(wid, w) for wid, w in others if w.band_for(cm) is not None]
+    if not volley and not in_range:
+        raise _beyond(command, weapons_reach(unit, weapons, moving))
+    if volley:
+        _fire_light(state, unit, target, light, command, moving, tray, result)
+    for weapon_id, weapon in in_range:
+        if not target.alive:
+            break
+        if weapon.kind is WeaponKind.HEAVY:
+            shots = weapon_rounds(unit, weapon_id, weapon, moving)
+            _fire_heavy(state, unit, target, weapon_id, weapon, command, shots, tray, result)
+        else:
+            _fire_incendiary(state, unit, target, weapon, command, tray, result)
+
+
+def _line_label(weapons: list[tuple[str, Weapon]]) -> str:
+    return ", ".join(w.name for _, w in weapons if w.kind is not WeaponKind.LIGHT)
 
 
 def _same_area(state: ManovraState, unit: UnitState, target: UnitState) -> bool:
@@ -290,20 +311,6 @@ def _fire_distance(
 def _cm(command: Fire) -> float:
     """The fire's distance, settled by :func:`_fire_distance` before any weapon fires."""
     return command.distance_cm or 0.0
-
-
-def _default_weapons(
-    state: ManovraState, unit: UnitState, target: UnitState, ammo: str | None
-) -> list[str]:
-    """No weapon named: the main gun against armour (or when ammo is given), else the light ones."""
-    heavy = [
-        w
-        for w in unit.weapons
-        if state.weapons[w].kind is WeaponKind.HEAVY and not state.weapons[w].indirect
-    ]
-    if heavy and (ammo is not None or target.kind["small_arms"] is None):
-        return heavy[:1]
-    return [w for w in unit.weapons if state.weapons[w].kind is WeaponKind.LIGHT]
 
 
 def _fire_light(
@@ -358,7 +365,7 @@ def _fire_heavy(
     band = weapon.band_for(_cm(command))
     if band is None:
         raise _beyond(command, max(weapon.ranges_cm.values()))
-    ammo = fire.Ammo(command.ammo or weapon.ammo[0])
+    ammo = fire.Ammo(command.ammo if command.ammo in weapon.ammo else weapon.ammo[0])
     how = delivery(unit, weapon)
     rounds = 0  # HE rounds that burst, for the fragments of units nearby
     direct_hits: list[str] = []
