@@ -53,6 +53,10 @@ def test_the_declarations_say_what_the_verb_lists_said():
             "callarty",
             "execute",
             "template",
+            "embark",
+            "disembark",
+            "hook",
+            "unhook",
         }
     )
     read_only = {v for v in TABLE.verbs() if TABLE.handler(v).read_only}
