@@ -382,7 +382,7 @@ class Console:
         except OSError:
             self._refuse("bot.console.file_missing", path=path[:80])
             return
-        await self._send(verb, options, dice, attachment)
+        await self._send(verb, options, dice, attachment, path or None)
 
     async def _switch_channel(self, typed: str) -> None:
         """``/channel N``: the table moves to channel N (a campaign's games are played in
@@ -401,7 +401,12 @@ class Console:
         self._print("! " + translate(key, self._language, **params))
 
     async def _send(
-        self, verb: str, options: dict[str, Any], dice: str | None, attachment: str | None
+        self,
+        verb: str,
+        options: dict[str, Any],
+        dice: str | None,
+        attachment: str | None,
+        attachment_name: str | None = None,
     ) -> None:
         """One request through the service as the current seat; print its reply."""
         self._counter += 1
@@ -416,6 +421,7 @@ class Console:
             user_name=self._seat,
             interaction_id=f"console-{self._channel}-{self._counter}-{id(self)}",
             attachment=attachment,
+            attachment_name=attachment_name,
             locale=self._locale,
         )
         try:

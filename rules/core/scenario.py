@@ -189,7 +189,7 @@ def parse_yaml_model(
     Validated strictly, as JSON: a bool is not a number, nor ``"7"`` 7 (a list still reads
     as a tuple, a string as an enumeration's value). ``context``: what the model's
     validators check the file against (a roster file: the ruleset's weapons)."""
-    source = source[:60]
+    source = source if len(source) <= 60 else "…" + source[-59:]  # a path keeps its name
     try:
         _screen(text, source)
         raw = yaml.compose(text, Loader=_Loader)

@@ -75,7 +75,7 @@ class Refusal(ValueError):
     def __init__(
         self, key: str, location: tuple[str | int, ...] = (), /, **params: ParamValue
     ) -> None:
-        super().__init__(key)
+        super().__init__(translate(key, "en", **params))  # for the logs; shown localized
         self.key = key
         self.params: dict[str, ParamValue] = dict(params)
         self.location = location

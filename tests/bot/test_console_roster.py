@@ -43,7 +43,8 @@ async def test_a_roster_file_at_the_console(store, tmp_path: Path) -> None:
     assert errors == 2, text
     # A rank off manovra's ladder (a leader's rank, not a training class) is refused.
     assert "'sergente' is not a rank of this ruleset's ladder: reclute, operativi" in text
-    assert "roster.yaml, line 3: entries.0: Value error, strength 16 is more than full 10" in text
+    # Refused naming the file as given at the console, in the campaign's language.
+    assert "bad.yaml, line 3: entries.0: strength 16 is more than full 10" in text
     assert "Roster of Alleati set from the file: 2 units." in text
     assert "1a squadra (squadra_1): 6/10, casualties 0, experience 2, rank veterani, fit" in text
     assert "Nowhere (fantasma): 1/1" in text and "never musters" in text

@@ -83,7 +83,7 @@ async def test_a_roster_file_uploaded_and_shown_through_discord(table: Table) ->
         home, "campaign roster", file=("roster.yaml", ROSTER.replace(b"full: 10", b"full: 1"))
     )
     assert_private_error(
-        bad, "roster.yaml, line 3: entries.0: Value error, strength 6 is more than full 1"
+        bad, "roster.yaml, line 3: entries.0: strength 6 is more than full 1"
     )
     loaded = await table.anna.slash(home, "campaign roster", file=("roster.yaml", ROSTER))
     assert "Roster of Alleati set from the file: 1 unit." in texts(assert_public(loaded))
