@@ -38,7 +38,7 @@ from bot.commands import invocation as invocation_of
 from bot.export import FileContent, discard
 from bot.help import command_lines, suggestion
 from bot.render.pictures import reply_picture
-from bot.render_text import reply_text
+from bot.render_text import reply_text, terminal_safe
 from bot.rolls import DicePrompt
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
 from bot.service.replies import FilesReply, Reply, picture_of, prompt_of, spool_of
@@ -306,7 +306,8 @@ class Console:
         self.errors = 0
 
     def _print(self, text: str) -> None:
-        self._out.write(text + "\n")
+        # What players wrote (names, files) never drives the terminal.
+        self._out.write(terminal_safe(text) + "\n")
         self._out.flush()
 
     async def run(self, lines: Iterable[str], *, interactive: bool) -> int:

@@ -16,7 +16,8 @@ from pydantic import BaseModel, ValidationError
 
 from rules.core.battlefield import Battlefield, PolygonShape
 from rules.core.errors import InvalidInput, UnknownName
-from rules.core.upload import Refusal, ScenarioReferenceError, file_refusal
+from rules.core.upload import Refusal, file_refusal
+from rules.core.upload import ScenarioReferenceError as ScenarioReferenceError
 from rules.core.yamlio import SafeLoader, load_yaml
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

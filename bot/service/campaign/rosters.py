@@ -231,6 +231,7 @@ async def _shown(
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.lines_title = "discord.embed.campaign"
+    reply.players_words = True
     roster = state.rosters.get(side)
     if roster is None:
         reply.lines.append(translate("bot.campaign.roster.none", language, side=state.sides[side]))
