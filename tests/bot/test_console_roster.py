@@ -52,3 +52,18 @@ async def test_a_roster_file_at_the_console(store, tmp_path: Path) -> None:
     assert (await store.load(2)).document["units"]["squadra_1"]["models"] == 6
     assert "Mustered from the rosters (units per side): Alleati 5, Asse 3; left behind: —;" in text
     assert "Roster of Asse (" in text
+
+
+async def test_an_escape_never_reaches_the_terminal(store) -> None:
+    # A side typed with an ANSI escape and a right-to-left override: the refusal names it,
+    # and the console prints both inert, as their escapes.
+    script = [
+        "/campaign new ruleset:manovra name:Normandia language:en",
+        "/campaign roster side:\x1b[2J\u202eevil",
+    ]
+    out = io.StringIO()
+    errors = await Console(GameService(store), out).run(script, interactive=False)
+    text = out.getvalue()
+    assert errors == 1, text
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "\\x1b[2J\\u202eevil" in text

@@ -82,9 +82,7 @@ async def test_a_roster_file_uploaded_and_shown_through_discord(table: Table) ->
     bad = await table.anna.slash(
         home, "campaign roster", file=("roster.yaml", ROSTER.replace(b"full: 10", b"full: 1"))
     )
-    assert_private_error(
-        bad, "roster.yaml, line 3: entries.0: strength 6 is more than full 1"
-    )
+    assert_private_error(bad, "roster.yaml, line 3: entries.0: strength 6 is more than full 1")
     loaded = await table.anna.slash(home, "campaign roster", file=("roster.yaml", ROSTER))
     assert "Roster of Alleati set from the file: 1 unit." in texts(assert_public(loaded))
     shown = texts(assert_public(await table.bruno.slash(home, "campaign roster", side="alleati")))
