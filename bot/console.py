@@ -38,7 +38,7 @@ from bot.commands import invocation as invocation_of
 from bot.export import FileContent, discard
 from bot.help import command_lines, suggestion
 from bot.render.pictures import reply_picture
-from bot.render_text import reply_text
+from bot.render_text import reply_text, terminal_safe
 from bot.rolls import DicePrompt
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
 from bot.service.replies import FilesReply, Reply, picture_of, prompt_of, spool_of
@@ -306,7 +306,8 @@ class Console:
         self.errors = 0
 
     def _print(self, text: str) -> None:
-        self._out.write(text + "\n")
+        # What players wrote (names, files) never drives the terminal.
+        self._out.write(terminal_safe(text) + "\n")
         self._out.flush()
 
     async def run(self, lines: Iterable[str], *, interactive: bool) -> int:
@@ -382,7 +383,7 @@ class Console:
         except OSError:
             self._refuse("bot.console.file_missing", path=path[:80])
             return
-        await self._send(verb, options, dice, attachment)
+        await self._send(verb, options, dice, attachment, path or None)
 
     async def _switch_channel(self, typed: str) -> None:
         """``/channel N``: the table moves to channel N (a campaign's games are played in
@@ -401,7 +402,12 @@ class Console:
         self._print("! " + translate(key, self._language, **params))
 
     async def _send(
-        self, verb: str, options: dict[str, Any], dice: str | None, attachment: str | None
+        self,
+        verb: str,
+        options: dict[str, Any],
+        dice: str | None,
+        attachment: str | None,
+        attachment_name: str | None = None,
     ) -> None:
         """One request through the service as the current seat; print its reply."""
         self._counter += 1
@@ -416,6 +422,7 @@ class Console:
             user_name=self._seat,
             interaction_id=f"console-{self._channel}-{self._counter}-{id(self)}",
             attachment=attachment,
+            attachment_name=attachment_name,
             locale=self._locale,
         )
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from bot.commands import command_line
@@ -22,6 +23,19 @@ from rules.core.i18n import colon, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.render import describe_reply, outcome_text, render_described_text, value_text
+
+#: What never reaches the console's terminal as it is: control characters (ESC starts an
+#: ANSI sequence; a carriage return rewrites the line) but the newline and the tab, and
+#: the bidi overrides and isolates that reorder what follows them.
+_TERMINAL_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` as the console prints it: each unsafe character written as its escape
+    (``\\x1b``), visible and inert."""
+    return _TERMINAL_UNSAFE.sub(lambda match: ascii(match.group())[1:-1], text)
 
 
 def notice_text(ruleset: str, outcome: Outcome, language: str) -> str:

@@ -26,6 +26,7 @@ from bot.discord.outgoing import (
     CONTENT_LIMIT,
     NO_MENTIONS,
     clip,
+    safe_name,
     safe_outcome,
     safe_resolution,
     safe_status,
@@ -478,7 +479,8 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
             )
         )
     if isinstance(reply, TextReply) and reply.lines:
-        lines = [unlinked(line) for line in reply.lines]
+        # Names players wrote are shown as typed: markdown escaped, no mention, no link.
+        lines = [safe_name(line) if reply.players_words else unlinked(line) for line in reply.lines]
         if reply.preformatted:  # columns stay aligned only in a fixed-width block
             lines = [f"```\n{chunk}\n```" for chunk in pack_lines(lines, DESCRIPTION_LIMIT - 100)]
         cards.append(

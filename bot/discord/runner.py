@@ -69,6 +69,7 @@ def build_request(
     channel_id: int | None = None,
     dice: str | None = None,
     attachment: str | None = None,
+    attachment_name: str | None = None,
 ) -> Request:
     """The service request for ``verb``: only the options the user actually gave."""
     channel = channel_id if channel_id is not None else interaction.channel_id
@@ -84,6 +85,7 @@ def build_request(
         dice=dice or None,
         interaction_id=str(interaction.id),
         attachment=attachment,
+        attachment_name=attachment_name,
         locale=LOCALES.get(interaction.locale),
         # Resolved in this channel: may the asker take over a game whose referee is gone?
         manages_channel=bool(interaction.permissions.manage_channels),
@@ -214,7 +216,14 @@ async def _run_command(
 
     async def work() -> tuple[Request, Reply]:
         text = await read_attachment(attachment) if attachment is not None else None
-        request = build_request(interaction, verb, options, dice=dice, attachment=text)
+        request = build_request(
+            interaction,
+            verb,
+            options,
+            dice=dice,
+            attachment=text,
+            attachment_name=None if attachment is None else attachment.filename,
+        )
         return request, await bot.service.handle(request)
 
     task = asyncio.create_task(work())

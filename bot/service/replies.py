@@ -129,6 +129,9 @@ class TextReply(Reply):
     lines_title: str = "discord.embed.log"
     #: Laid out in columns (a seed table): shown in a fixed-width block.
     preformatted: bool = False
+    #: The lines quote what players wrote (a roster's names and history) and carry no
+    #: markup of the bot's own: a front end that reads markup shows them as typed.
+    players_words: bool = False
 
 
 @dataclass(kw_only=True)

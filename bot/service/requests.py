@@ -23,6 +23,9 @@ class Request:
     dice: str | None = None
     interaction_id: str | None = None
     attachment: str | None = None
+    #: The attached file's name as uploaded (its filename on Discord, the path typed at
+    #: the console): what a refusal of the file names.
+    attachment_name: str | None = None
     user_name: str = ""
     #: The asker's language (their Discord locale), for answers outside any game.
     locale: str | None = None

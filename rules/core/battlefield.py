@@ -24,6 +24,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rules.core.upload import ScenarioReferenceError
+
 Cm = Annotated[float, Field(ge=0, le=10_000, allow_inf_nan=False)]
 #: The smallest side a table may have (cm, or inches): a degenerate table (``1e-300``)
 #: cannot be measured on nor drawn, so a scenario naming one is refused on its line.
@@ -100,9 +102,10 @@ class Battlefield(BaseModel):
         ids = [area.id for area in self.areas]
         if len(set(ids)) != len(ids):
             raise ValueError("two terrain areas share an id")
-        for name, point in {**self.points, **self.deployment}.items():
-            if not inside(point):
-                raise ValueError(f"{name!r} is off the table")
+        for section, points in (("points", self.points), ("deployment", self.deployment)):
+            for name, point in points.items():
+                if not inside(point):
+                    raise ScenarioReferenceError(f"{name!r} is off the table", (section, name))
         return self
 
     def deploying(self, units: Collection[str]) -> Battlefield:

@@ -20,6 +20,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rules.core.upload import Refusal
+
 #: The most entries one side's roster holds (a scenario side holds at most 60 units).
 MAX_ENTRIES = 60
 #: The most history lines an entry keeps (the oldest are dropped past it: the campaign's
@@ -29,6 +31,19 @@ MAX_HISTORY = 50
 MAX_STRENGTH = 1000
 #: A unit id, as scenarios write them.
 ID_PATTERN = r"^[A-Za-z0-9_\-]{1,40}$"
+#: The history keys the bot writes; any other line (a roster file's, an older log's) is a
+#: player's words, shown quoted (``bot.campaign.history.note``), never looked up.
+NOTE_KEY = "bot.campaign.history.note"
+HISTORY_KEYS = frozenset(
+    {
+        "bot.campaign.history.lost",
+        "bot.campaign.history.lost_reversed",
+        "bot.campaign.history.aftermath",
+        "bot.campaign.history.aftermath_reversed",
+        "bot.campaign.history.adjusted",
+        NOTE_KEY,
+    }
+)
 
 
 class _Frozen(BaseModel):
@@ -75,10 +90,7 @@ class RosterEntry(_Frozen):
 
     @model_validator(mode="after")
     def _consistent(self) -> RosterEntry:
-        if self.strength > self.full:
-            raise ValueError(f"strength {self.strength} is more than full {self.full}")
-        if (self.status is Status.RECOVERING) != (self.until is not None):
-            raise ValueError("'until' is given exactly when the status is 'recovering'")
+        check_entry(self.strength, self.full, self.status, self.until)
         if len(self.history) > MAX_HISTORY:
             raise ValueError(f"at most {MAX_HISTORY} history lines")
         return self
@@ -93,6 +105,14 @@ class RosterEntry(_Frozen):
         """The entry with ``line`` added to its history (the oldest dropped past the cap)."""
         history = (*self.history, line)[-MAX_HISTORY:]
         return self.model_copy(update={"history": history})
+
+
+def check_entry(strength: int, full: int, status: Status, until: int | None) -> None:
+    """Refuse an entry's values that disagree (a `Refusal`, worded in the catalogue)."""
+    if strength > full:
+        raise Refusal("error.upload.strength_over_full", strength=strength, full=full)
+    if (status is Status.RECOVERING) != (until is not None):
+        raise Refusal("error.upload.until_status")
 
 
 class Roster(_Frozen):
@@ -132,13 +152,16 @@ def rosters_hash(rosters: Mapping[str, Roster]) -> str:
 
 
 __all__ = [
+    "HISTORY_KEYS",
     "ID_PATTERN",
     "MAX_ENTRIES",
     "MAX_HISTORY",
     "MAX_STRENGTH",
+    "NOTE_KEY",
     "HistoryLine",
     "Roster",
     "RosterEntry",
     "Status",
+    "check_entry",
     "rosters_hash",
 ]

@@ -3,8 +3,9 @@ with errors that name the line, and the bundled example scenarios of a ruleset."
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -15,6 +16,8 @@ from pydantic import BaseModel, ValidationError
 
 from rules.core.battlefield import Battlefield, PolygonShape
 from rules.core.errors import InvalidInput, UnknownName
+from rules.core.upload import Refusal, file_refusal
+from rules.core.upload import ScenarioReferenceError as ScenarioReferenceError
 from rules.core.yamlio import SafeLoader, load_yaml
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -29,18 +32,6 @@ _INTEGER = re.compile(r"[-+]?(0[xob])?[0-9_]+")
 MAX_INTEGER_DIGITS = 12
 
 _Loader = SafeLoader  # libyaml when present: the pure-Python parser is ~10× slower
-
-
-class ScenarioReferenceError(ValueError):
-    """A cross-reference error in a scenario that knows where it is (``location``).
-
-    Raised by scenario models' validators (an unknown weapon, a hex off the map…) so the
-    error names the line of the offending entry rather than the document's first line.
-    """
-
-    def __init__(self, message: str, location: tuple[str | int, ...]) -> None:
-        super().__init__(message)
-        self.location = location
 
 
 # Limits on what makes every command of a game cost time: the units each listing and each
@@ -187,10 +178,19 @@ def _no_duplicate_keys(node: Any, source: str) -> None:
             stack.extend(current.value)
 
 
-def parse_yaml_model(text: str, model: type[ModelT], source: str = "scenario") -> ModelT:
+def parse_yaml_model(
+    text: str,
+    model: type[ModelT],
+    source: str = "scenario",
+    context: Mapping[str, Any] | None = None,
+) -> ModelT:
     """Validate YAML text with ``model``; every refusal is an :class:`InvalidInput` that
-    names the file and, where it can, the line (never a crash, whatever the bytes)."""
-    source = source[:60]
+    names the file and, where it can, the line (never a crash, whatever the bytes).
+
+    Validated strictly, as JSON: a bool is not a number, nor ``"7"`` 7 (a list still reads
+    as a tuple, a string as an enumeration's value). ``context``: what the model's
+    validators check the file against (a roster file: the ruleset's weapons)."""
+    source = source if len(source) <= 60 else "…" + source[-59:]  # a path keeps its name
     try:
         _screen(text, source)
         raw = yaml.compose(text, Loader=_Loader)
@@ -208,17 +208,25 @@ def parse_yaml_model(text: str, model: type[ModelT], source: str = "scenario") -
         # The screen catches what we know of; anything PyYAML still chokes on is refused.
         raise _refuse("yaml", source, None, detail=type(error).__name__) from None
     try:
-        return model.model_validate(data)
+        # A date or a time YAML read is written back as its text; keys as strings.
+        as_json = json.dumps(data, default=str, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise _refuse("yaml", source, None, detail=type(error).__name__) from None
+    try:
+        return model.model_validate_json(as_json, strict=True, context=context)
     except ValidationError as error:
         first = error.errors()[0]
         location = tuple(first["loc"])
         cause = (first.get("ctx") or {}).get("error")
-        if isinstance(cause, ScenarioReferenceError):
+        if isinstance(cause, ScenarioReferenceError | Refusal):
             location += cause.location
         line_number = line_of(raw, location)
         if isinstance(cause, ScenarioLimitError):
             raise _refuse(f"limit.{cause.kind}", source, line_number or 1, **cause.params) from None
         where = ".".join(str(part) for part in location)
+        worded = file_refusal(first, source, line_number, where)
+        if worded is not None and not isinstance(cause, ScenarioReferenceError):
+            raise worded from None
         message = str(cause) if isinstance(cause, ScenarioReferenceError) else first["msg"]
         raise _refuse(
             "invalid", source, line_number, detail=(f"{where}: " if where else "") + message[:260]

@@ -7,7 +7,7 @@ scenario says its values are examples.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -163,14 +163,14 @@ class Scenario(_Model):
         None, description="objectives, losses, exits, sudden death, the end and levels"
     )
 
-    @field_validator("battlefield", mode="before")
+    @field_validator("battlefield")
     @classmethod
-    def _in_inches(cls, value: Any) -> Any:
-        # w40k4 measures in inches: a battlefield that names no unit is in inches.
-        if not isinstance(value, dict):
+    def _in_inches(cls, value: Battlefield | None) -> Battlefield | None:
+        # w40k4 measures in inches: a battlefield that names no unit is in inches (an
+        # after-validator: the file is validated strictly, as JSON, all the way down).
+        if value is None or "unit" in value.model_fields_set:
             return value
-        _points_on_table(value)
-        return value if "unit" in value else {**value, "unit": "in"}
+        return value.model_copy(update={"unit": "in"})
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -261,27 +261,6 @@ class Scenario(_Model):
                         f"{terrain!r} (cover {cover or 'none'})",
                         (*where, "cover"),
                     )
-
-
-def _points_on_table(raw: dict[str, Any]) -> None:
-    """Name the line of a point off the table (the battlefield model only names the section)."""
-    width, height = raw.get("width_cm"), raw.get("height_cm")
-    if not all(isinstance(v, int | float) for v in (width, height)):
-        return
-    for section in ("points", "deployment"):
-        entries = raw.get(section)
-        if not isinstance(entries, dict):
-            continue
-        for name, point in entries.items():
-            if not isinstance(point, dict):
-                continue
-            x, y = point.get("x"), point.get("y")
-            numbers = isinstance(x, int | float) and isinstance(y, int | float)
-            if numbers and (x > width or y > height):  # type: ignore[operator]
-                raise ScenarioReferenceError(
-                    f'{name!r} is off the table (x {x}, y {y}; the table is {width}" x {height}")',
-                    (section, name),
-                )
 
 
 def parse_scenario(text: str, source: str = "scenario") -> Scenario:

@@ -43,7 +43,8 @@ async def test_a_roster_file_at_the_console(store, tmp_path: Path) -> None:
     assert errors == 2, text
     # A rank off manovra's ladder (a leader's rank, not a training class) is refused.
     assert "'sergente' is not a rank of this ruleset's ladder: reclute, operativi" in text
-    assert "roster.yaml, line 3: entries.0: Value error, strength 16 is more than full 10" in text
+    # Refused naming the file as given at the console, in the campaign's language.
+    assert "bad.yaml, line 3: entries.0: strength 16 is more than full 10" in text
     assert "Roster of Alleati set from the file: 2 units." in text
     assert "1a squadra (squadra_1): 6/10, casualties 0, experience 2, rank veterani, fit" in text
     assert "Nowhere (fantasma): 1/1" in text and "never musters" in text
@@ -51,3 +52,18 @@ async def test_a_roster_file_at_the_console(store, tmp_path: Path) -> None:
     assert (await store.load(2)).document["units"]["squadra_1"]["models"] == 6
     assert "Mustered from the rosters (units per side): Alleati 5, Asse 3; left behind: —;" in text
     assert "Roster of Asse (" in text
+
+
+async def test_an_escape_never_reaches_the_terminal(store) -> None:
+    # A side typed with an ANSI escape and a right-to-left override: the refusal names it,
+    # and the console prints both inert, as their escapes.
+    script = [
+        "/campaign new ruleset:manovra name:Normandia language:en",
+        "/campaign roster side:\x1b[2J\u202eevil",
+    ]
+    out = io.StringIO()
+    errors = await Console(GameService(store), out).run(script, interactive=False)
+    text = out.getvalue()
+    assert errors == 1, text
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "\\x1b[2J\\u202eevil" in text

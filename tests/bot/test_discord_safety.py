@@ -115,3 +115,14 @@ def test_names_in_a_breakdown_show_as_typed() -> None:
     ]
     assert shown == [safe_name(EVIL)] * 4
     assert safe.outcome.param("n") == 1  # numbers untouched
+
+
+def test_a_rosters_names_are_shown_as_typed() -> None:
+    # A roster's lines quote the names a file gave: markdown escaped, no link, no ping.
+    from bot.discord.embeds import reply_cards
+    from bot.service.replies import TextReply
+
+    reply = TextReply(language="en", lines=[f"{EVIL} (squadra_1): 4/10"], players_words=True)
+    shown = "\n".join(line for card in reply_cards(reply) for line in card.lines)
+    assert shown.startswith("\\*\\*\\[x]") and "](http" not in shown  # bold and link inert
+    assert "@everyone" not in shown

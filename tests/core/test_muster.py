@@ -215,11 +215,9 @@ def test_a_roster_file_is_read() -> None:
     ],
 )
 def test_a_bad_roster_file_is_refused_with_its_line(text: str, line: int, what: str) -> None:
-    from rules.core.i18n import translate
-
     with pytest.raises(InvalidInput) as caught:
         parse_roster(text)
-    message = translate(caught.value.key, "en", **caught.value.params)
+    message = caught.value.localized("en")
     assert caught.value.params.get("line") == line, message
     assert what in message, message
 

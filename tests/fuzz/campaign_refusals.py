@@ -130,6 +130,15 @@ def _entry(fuzzer: CampaignFuzzer) -> tuple[str, str, int]:
     return side, entry.id, entry.full
 
 
+def _roster_text(fuzzer: CampaignFuzzer, values: str) -> str:
+    """A roster file of one of the campaign's sides whose one entry writes ``values``
+    (its name, and its strength unless ``values`` gives it)."""
+    assert fuzzer.state is not None
+    side = fuzzer.rng.choice(list(fuzzer.state.sides))
+    strength = "" if "strength" in values else ", strength: 1"
+    return f"side: {side}\nentries:\n  - {{id: u1, {values}{strength}, full: 1}}\n"
+
+
 def _adjust(fuzzer: CampaignFuzzer, **changed: Any) -> dict[str, Any]:
     side, unit, _ = _entry(fuzzer)
     return {
@@ -530,14 +539,47 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
         ),
     ),
     BadCommand(
-        "an adjustment past full strength",
+        "an adjustment past the largest strength",
         _rosters,
         lambda f: (
             f.channel,
             REFEREE,
             "campaign.adjust",
             _adjust(f, field="strength", value=str(_entry(f)[2] + 1000)),
-            ERROR + "bad_adjust",
+            ERROR + "adjust_range",
+        ),
+    ),
+    BadCommand(
+        "an adjustment back from a game past any the campaign holds",
+        _rosters,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.adjust",
+            _adjust(f, field="until", value="99999999999999999999"),
+            ERROR + "adjust_range",
+        ),
+    ),
+    BadCommand(
+        "a roster file whose name prints a bot line",
+        _rosters,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.roster",
+            {"@file": _roster_text(f, 'name: "U\\n» Game 1: settled."')},
+            "error.scenario.invalid_line",
+        ),
+    ),
+    BadCommand(
+        "a roster file whose strength is a bool",
+        _rosters,
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.roster",
+            {"@file": _roster_text(f, "name: U, strength: true")},
+            "error.scenario.invalid_line",
         ),
     ),
     BadCommand(

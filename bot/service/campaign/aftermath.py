@@ -40,9 +40,10 @@ from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import semicolon, translate
 from rules.core.play import GamePlay
-from rules.core.postbattle import roll_aftermath
+from rules.core.postbattle import MAX_AFTERMATH_DICE, aftermath_dice, roll_aftermath
 from rules.core.resolution import Outcome
-from rules.core.roster import ID_PATTERN, Status
+from rules.core.roster import ID_PATTERN, MAX_STRENGTH, Status
+from rules.core.upload import unsafe_character
 
 #: A unit id as rosters write them (an adjustment names one).
 _UNIT_ID = re.compile(ID_PATTERN)
@@ -312,13 +313,16 @@ async def adjust_entry(call: Call) -> Reply:
         raise InvalidInput(
             "error.campaign.bad_field", field=field[:20], known=", ".join(ADJUSTABLE_FIELDS)
         )
-    if not (0 < len(value) <= 40 and 0 < len(reason) <= MAX_REASON):
+    if not (0 < len(value) <= 40 and 0 < len(reason) <= MAX_REASON) or any(
+        unsafe_character(text) is not None for text in (value, reason)
+    ):  # the reason goes into the entry's history: one line of plain text
         raise InvalidInput("error.campaign.bad_adjust", field=field, value=value[:40])
     if _UNIT_ID.fullmatch(unit) is None:
         raise ServiceError("error.campaign.no_entry", unit=unit[:40], side=state.sides[side])
     rules = campaign_rules(state.ruleset)
     if field == "rank" and value != "-" and rules is not None:
         rules.check_rank(value)  # a rank off the ladder would never be fielded nor promoted
+    _check_in_range(state, side, unit, field, value)
     event = Adjusted(side=side, unit=unit, field=field, value=value, reason=reason)  # type: ignore[arg-type]
     after, seq = await log_requested(call, record, state, event)
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
@@ -337,6 +341,45 @@ async def adjust_entry(call: Call) -> Reply:
         )
     )
     return reply
+
+
+#: The range of each number a referee may adjust (``until``: a game the campaign can hold).
+_RANGES = {
+    "strength": (0, MAX_STRENGTH),
+    "full": (1, MAX_STRENGTH),
+    "casualties": (0, MAX_STRENGTH),
+    "experience": (0, 100_000),
+    "until": (1, MAX_GAMES),
+}
+
+
+def _check_in_range(state: CampaignState, side: str, unit: str, field: str, value: str) -> None:
+    """Refuse a number out of its field's range, and casualties past what the entry had
+    or past the dice the aftermath rolls (with every other entry's)."""
+    if field not in _RANGES:
+        return
+    low, high = _RANGES[field]
+    if not value.isdecimal() or not low <= int(value) <= high:
+        raise InvalidInput(
+            "error.campaign.adjust_range", field=field, value=value[:40], low=low, high=high
+        )
+    entry = state.rosters[side].entry(unit) if side in state.rosters else None
+    if field != "casualties" or entry is None:
+        return
+    casualties = int(value)
+    if entry.strength + casualties > entry.full:
+        raise InvalidInput(
+            "error.campaign.adjust_range",
+            field=field,
+            value=value,
+            low=0,
+            high=entry.full - entry.strength,
+        )
+    adjusted = state.rosters[side].replaced(entry.model_copy(update={"casualties": casualties}))
+    rosters = {**state.rosters, side: adjusted}
+    dice = aftermath_dice(state.model_copy(update={"rosters": rosters})).total
+    if dice > MAX_AFTERMATH_DICE:
+        raise InvalidInput("error.campaign.adjust_dice", dice=dice, limit=MAX_AFTERMATH_DICE)
 
 
 def aftermath_log_text(state: CampaignState, event: AftermathEvent, language: str) -> str:

@@ -51,7 +51,7 @@ from rules.core.campaign_book import BookOpened
 from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
-from rules.core.ruleset import KNOWN_RULESETS
+from rules.core.ruleset import known_rulesets
 
 # -- the commands ---------------------------------------------------------------------------
 
@@ -74,7 +74,13 @@ async def new_campaign(call: Call) -> Reply:
             "error.campaign.channel_taken",
             channel=channel_label(request.channel_id, request.guild_id is not None),
         )
-    ruleset = services.ruleset(str(options.get("ruleset") or KNOWN_RULESETS[0])).key
+    # An empty or unknown ruleset is refused with the known ones, never a silent default.
+    typed = str(options.get("ruleset") or "").strip()
+    if typed not in known_rulesets():
+        raise UnknownName(
+            "error.unknown_ruleset", name=typed[:40] or "—", known=", ".join(known_rulesets())
+        )
+    ruleset = services.ruleset(typed).key
     name = str(options.get("name") or "").strip()
     if not 0 < len(name) <= MAX_NAME:
         raise InvalidInput("error.campaign.bad_name", limit=MAX_NAME)

@@ -30,9 +30,19 @@ from rules.core.campaign_rules import campaign_rules
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.i18n import translate
 from rules.core.muster import ScenarioMuster, fielding
+from rules.core.postbattle import MAX_AFTERMATH_DICE, aftermath_dice
 from rules.core.resolution import Outcome
-from rules.core.roster import MAX_ENTRIES, Roster, RosterEntry, Status, rosters_hash
-from rules.core.roster_file import parse_roster
+from rules.core.roster import (
+    HISTORY_KEYS,
+    MAX_ENTRIES,
+    NOTE_KEY,
+    HistoryLine,
+    Roster,
+    RosterEntry,
+    Status,
+    rosters_hash,
+)
+from rules.core.roster_file import ROSTER_SOURCE, parse_roster
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.
 SHOWN_HISTORY = 3
@@ -168,7 +178,24 @@ async def _set_roster(
     call: Call, record: GameRecord, state: CampaignState, side: str | None, text: str
 ) -> Reply:
     request, services = call.request, call.services
-    roster = await services.off_loop(parse_roster, text)
+    muster = muster_of(services, state)
+    weapons = (
+        await services.off_loop(_scenario_weapons, muster, services.play(state.ruleset).scenarios())
+        if muster is not None
+        else frozenset[str]()
+    )
+
+    def read(dice: int) -> Roster:
+        source = request.attachment_name or ROSTER_SOURCE
+        return parse_roster(text, source, weapons=weapons, dice=dice)
+
+    roster = await services.off_loop(read, MAX_AFTERMATH_DICE)
+    left = MAX_AFTERMATH_DICE - _other_sides_dice(state, roster.side)
+    own = aftermath_dice(state.model_copy(update={"rosters": {roster.side: roster}})).total
+    if own > left:
+        # With the other sides' casualties the aftermath would roll past its dice: read
+        # again against what they leave, so the refusal names the entry's line.
+        await services.off_loop(read, left)
     if roster.side not in state.sides:
         raise InvalidInput(
             "error.campaign.unknown_side", side=roster.side[:40], known=", ".join(state.sides)
@@ -204,6 +231,7 @@ async def _shown(
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.lines_title = "discord.embed.campaign"
+    reply.players_words = True
     roster = state.rosters.get(side)
     if roster is None:
         reply.lines.append(translate("bot.campaign.roster.none", language, side=state.sides[side]))
@@ -217,6 +245,24 @@ async def _shown(
     )
     reply.lines = roster_lines(state, roster, language, known)
     return reply
+
+
+def _other_sides_dice(state: CampaignState, side: str) -> int:
+    """The aftermath dice the rosters of the sides other than ``side`` take."""
+    others = {key: roster for key, roster in state.rosters.items() if key != side}
+    return aftermath_dice(state.model_copy(update={"rosters": others})).total
+
+
+def _scenario_weapons(muster: ScenarioMuster, scenarios: list[str]) -> frozenset[str]:
+    """The weapon ids any unit of the ruleset's scenarios carries: those a roster file
+    may give its entries."""
+    return frozenset(
+        weapon
+        for scenario in scenarios
+        for side in muster.units(scenario)
+        for entry in muster.roster_of(scenario, side).entries
+        for weapon in entry.weapons
+    )
 
 
 def _scenario_units(muster: ScenarioMuster, scenarios: list[str], side: str) -> set[str]:
@@ -240,8 +286,17 @@ def roster_lines(
     for entry in roster.entries:
         lines.append(_entry_line(entry, language, known))
         for line in entry.history[-SHOWN_HISTORY:]:
-            lines.append("  · " + translate(line.what, language, **line.params))
+            lines.append("  · " + history_text(line, language))
     return lines
+
+
+def history_text(line: HistoryLine, language: str) -> str:
+    """A history line in words: the bot's own through the catalogue, anything else (a
+    roster file's line, an older log's) quoted as the player's words, never looked up."""
+    if line.what in HISTORY_KEYS and line.what != NOTE_KEY:
+        return translate(line.what, language, **line.params)
+    text = line.params.get("text", "") if line.what == NOTE_KEY else line.what
+    return translate(NOTE_KEY, language, text=str(text))
 
 
 def _entry_line(entry: RosterEntry, language: str, known: set[str] | None) -> str:
@@ -288,6 +343,7 @@ def losses_of(
 __all__ = [
     "Mustering",
     "campaign_roster",
+    "history_text",
     "log_rosters_set",
     "losses_of",
     "muster_of",
