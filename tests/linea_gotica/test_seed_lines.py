@@ -13,6 +13,17 @@ def test_one_figure_is_one_man() -> None:
     state = g.new_game(parse_scenario(SCENARIO))
     squad = state.units["squadra"]
     assert [f.n for f in squad.figures] == [1, 2, 3, 4, 5, 6]
-    assert [f.weapon for f in squad.figures] == ["mitra", "fucile", "fucile", "fucile", "fiamme", "lmg"]
+    assert [f.weapon for f in squad.figures] == [
+        "mitra",
+        "fucile",
+        "fucile",
+        "fucile",
+        "fiamme",
+        "lmg",
+    ]
     tank = state.units["carro"]
-    assert tank.vehicle is not None and tank.figures == [] and tank.weapons == ["cannone", "mg", "fumo"]
+    assert (
+        tank.vehicle is not None
+        and tank.figures == []
+        and tank.weapons == ["cannone", "mg", "fumo"]
+    )

@@ -11,7 +11,7 @@ from rules.core.sequence import transition_problem
 from rules.linea_gotica import turn as g
 from rules.linea_gotica.legal import legal_actions
 from rules.linea_gotica.scenario import parse_scenario
-from rules.linea_gotica.state import Phase, PendingMorale
+from rules.linea_gotica.state import PendingMorale, Phase
 from rules.linea_gotica.turn import steps
 from tests.linea_gotica.test_game import SCENARIO, Game
 
@@ -67,7 +67,10 @@ def test_a_class_with_nobody_to_act_is_passed_over(game: Game) -> None:
     was = steps.position(game.state)
     game("turn.next", None)
     assert steps.position(game.state).step == "veterani"
-    assert transition_problem(steps.declaration(), was, steps.position(game.state), "turn.next") is None
+    assert (
+        transition_problem(steps.declaration(), was, steps.position(game.state), "turn.next")
+        is None
+    )
 
 
 def test_an_owed_morale_test_blocks_only_its_sides_turn_next(game: Game) -> None:
@@ -101,7 +104,11 @@ def test_a_closed_step_refuses_naming_the_step_now_open(game: Game) -> None:
     )
     game.to_phase(Phase.OBSERVE_FIRE)
     game.refused(
-        "error.linea_gotica.step_closed", "fire", "rossi", unit="nemici", target="squadra",
+        "error.linea_gotica.step_closed",
+        "fire",
+        "rossi",
+        unit="nemici",
+        target="squadra",
         distance=30,
     )
     assert verbs_of(legal_actions(game.state)) == ["turn.next"]
