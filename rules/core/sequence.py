@@ -12,13 +12,17 @@ The rules of order the format states:
 
 * the phases follow each other in the declared order, player turn after player turn;
 * inside a phase the steps follow each other in order: giving a verb of a later step closes
-  the earlier ones, and a closed step's verbs are refused (``refusals.step_closed``);
+  the earlier ones, and a closed step's verbs are refused (``refusals.step_closed``); a verb
+  may belong to several steps (linea_gotica's quality classes all fire): it is refused once
+  every step it belongs to is closed;
+* a step that may be passed over (``skippable``: nobody may act in it) does not stop the
+  phase being entered past it;
 * a step without verbs (``announces``) is the bot's: it announces it as it opens;
 * an owed resolution blocks the verbs it names (``blocks``: ``all``, or a list of verbs)
   until one of its own verbs answers it (``refusal``: the catalogue key naming it); one owed
   as its phase closes (``closes_phase``) closes the phase when the last is answered;
 * a phase is left only by the advance verb (or that last answer), into the next phase, at
-  its first step.
+  its first step (or the first after steps passed over).
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ class Step(_Declared):
     opens: str = Field(min_length=1, description="what opens it")
     closes: str = Field(min_length=1, description="what closes it")
     announces: str | None = Field(None, description="the catalogue key the bot announces")
+    skippable: bool = Field(False, description="passed over when nobody may act in it")
 
     @model_validator(mode="after")
     def _someone_acts(self) -> Step:
@@ -82,18 +87,26 @@ class PhaseDeclaration(_Declared):
     @model_validator(mode="after")
     def _unique(self) -> PhaseDeclaration:
         ids = [s.id for s in self.steps]
-        verbs = [v for s in self.steps for v in s.verbs]
-        if len(set(ids)) != len(ids) or len(set(verbs)) != len(verbs):
-            raise ValueError(f"phase {self.id}: a step id or a verb is declared twice")
+        if len(set(ids)) != len(ids) or any(len(set(s.verbs)) != len(s.verbs) for s in self.steps):
+            raise ValueError(f"phase {self.id}: a step id, or a verb of a step, is declared twice")
         return self
 
     def index(self, step: str) -> int:
         """The position of ``step`` in the phase (0 for the first)."""
         return next(i for i, s in enumerate(self.steps) if s.id == step)
 
-    def step_of(self, verb: str) -> Step | None:
-        """The step whose verb this is (None: a verb of no step of this phase)."""
-        return next((s for s in self.steps if verb in s.verbs), None)
+    def steps_of(self, verb: str) -> tuple[Step, ...]:
+        """The steps whose verb this is, in order (none: a verb of no step of this phase)."""
+        return tuple(s for s in self.steps if verb in s.verbs)
+
+    def open_steps_of(self, verb: str, now: str) -> tuple[Step, ...]:
+        """The steps of ``verb`` still open at step ``now`` (``now`` or later)."""
+        return tuple(s for s in self.steps_of(verb) if self.index(s.id) >= self.index(now))
+
+    def may_enter_at(self, step: str) -> bool:
+        """Whether the phase may open at ``step``: its first, or one after steps that may be
+        passed over."""
+        return all(s.skippable for s in self.steps[: self.index(step)])
 
 
 class OwedDeclaration(_Declared):
@@ -216,14 +229,14 @@ def transition_problem(
     nothing): acted out of its step, a step gone back, a phase skipped or left otherwise
     than by the advance verb, a phase entered past its first step."""
     phase = declared.phase(was.phase)
-    step = phase.step_of(verb)
-    if step is not None and phase.index(step.id) < phase.index(was.step):
-        return f"/{verb} acted in the closed step {step.id} (now {was.step})"
+    steps, still_open = phase.steps_of(verb), phase.open_steps_of(verb, was.step)
+    if steps and not still_open:
+        return f"/{verb} acted in the closed step {steps[-1].id} (now {was.step})"
     if now.phase == was.phase:
         if phase.index(now.step) < phase.index(was.step):
             return f"/{verb} took {was.phase} back from {was.step} to {now.step}"
-        if step is not None and now.step != step.id:
-            return f"/{verb} (step {step.id}) left the game at step {now.step}"
+        if steps and now.step not in [s.id for s in still_open]:
+            return f"/{verb} (step {still_open[0].id}) left the game at step {now.step}"
         return None
     closing = any(
         declared.owed_by(o.kind).closes_phase and verb in declared.owed_by(o.kind).verbs
@@ -233,7 +246,7 @@ def transition_problem(
         return f"/{verb} left the phase {was.phase}"
     if now.phase != declared.next_phase(was.phase):
         return f"{was.phase} was followed by {now.phase}, not {declared.next_phase(was.phase)}"
-    if now.step != declared.phase(now.phase).steps[0].id:
+    if not declared.phase(now.phase).may_enter_at(now.step):
         return f"{now.phase} entered at its step {now.step}"
     return None
 
@@ -250,11 +263,11 @@ def check(
         if rule.blocks == "all" or verb in rule.blocks:
             raise IllegalAction(rule.refusal, **owing.params)
     phase = declared.phase(position.phase)
-    step = phase.step_of(verb)
-    if step is not None and phase.index(step.id) < phase.index(position.step):
+    steps = phase.steps_of(verb)
+    if steps and not phase.open_steps_of(verb, position.step):
         raise IllegalAction(
             declared.refusals.step_closed,
-            step=step.seed,
+            step=steps[-1].seed,
             now=phase.steps[phase.index(position.step)].seed,
         )
 

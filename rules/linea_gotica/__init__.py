@@ -5,11 +5,13 @@ fire, direct and indirect fire, damage, morale, observation, aircraft, snipers a
 from __future__ import annotations
 
 from rules.core.ruleset import Ruleset, register
+from rules.core.sequence import Tracked
 from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.muster import MUSTER
 from rules.linea_gotica.procedures import PROCEDURES
 from rules.linea_gotica.surface import PLAY
 from rules.linea_gotica.tables import load_tables
+from rules.linea_gotica.turn.steps import declaration, document_position
 
 RULESET = register(
     Ruleset(
@@ -22,6 +24,7 @@ RULESET = register(
         play=PLAY,
         muster=MUSTER,
         zero_reads_as_ten=True,
+        sequence=Tracked(declaration(), document_position),
     )
 )
 

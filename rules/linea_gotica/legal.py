@@ -3,8 +3,9 @@
 Every candidate is checked with the same functions the handlers call (``check_fire``,
 ``check_move``, ``check_action``, ``acting_unit`` …), so the listing and the game cannot
 disagree. Owed things — morale tests, the initiative roll, the winner's choice, due missions —
-are ``owed`` and tagged with the side that owes them; a side that owes a morale test or a due
-mission is not offered ``/turn next``.
+are ``owed`` and tagged with the side that owes them. The listing is filtered by the declared
+sequence of play (``sequence.yaml``, ``turn/steps.py``) as the handlers are: a side that owes
+a morale test or a due mission is not offered ``/turn next``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.orders import Fire, TakeTest
 from rules.linea_gotica.procedures import fire, movement
 from rules.linea_gotica.state import GameState, Phase, UnitState
+from rules.linea_gotica.turn import steps
 from rules.linea_gotica.turn.actions import check_action
 from rules.linea_gotica.turn.common import (
     acting_unit,
@@ -66,7 +68,8 @@ def _listing(state: GameState, wanted: frozenset[str] | None) -> list[LegalActio
     """The legal actions; with ``wanted``, a producer that lists none of those verbs is
     skipped (its other verbs may still be listed: the caller filters)."""
     with field.remembered_sight():  # the checks only read the state
-        return _listed(state, wanted)
+        listed = _listed(state, wanted)
+    return [a for a in listed if steps.allows(state, a.verb, a.side)]
 
 
 def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction]:
@@ -77,12 +80,10 @@ def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction
     if state.ended:
         return []
     actions: list[LegalAction] = []
-    owing: set[str] = set()
     for unit_id in dict.fromkeys(p.unit for p in state.pending):
         unit = state.units.get(unit_id)
         if unit is None or not unit.alive:
             continue
-        owing.add(unit.side)
         label = Outcome.of(f"{RULESET_KEY}.follow.morale", unit=unit.name)
         actions.append(LegalAction("morale", unit.side, {"unit": unit_id}, owed=True, label=label))
     phase = state.phase
@@ -91,7 +92,7 @@ def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction
         actions += [LegalAction("turn.next", side, owed=True, label=roll) for side in state.sides]
         return actions
     if phase is Phase.CHOICE:
-        if state.winner is not None and state.winner not in owing:
+        if state.winner is not None:
             orders = ("first", "second")
             labels = tuple(Outcome.of(f"{RULESET_KEY}.follow.order_{o}") for o in orders)
             order = OptionSpec("order", choices=orders, labels=labels)
@@ -102,8 +103,7 @@ def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction
         if want("fire"):
             for unit in _units_of(state, mover):
                 actions += _fire_actions(state, unit, covering=True)
-        if mover not in owing:
-            actions.append(LegalAction("turn.next", mover))
+        actions.append(LegalAction("turn.next", mover))
         return actions
     if phase is Phase.MOVEMENT:
         mover = state.order[state.mover]
@@ -115,8 +115,7 @@ def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction
             for unit in _units_of(state, state.other_side(mover)):
                 actions += _fire_actions(state, unit)
                 actions += _anti_aircraft_actions(state, unit)
-        if mover not in owing:
-            actions.append(LegalAction("turn.next", mover))
+        actions.append(LegalAction("turn.next", mover))
         return actions
     if phase in (Phase.OBSERVE_MOVE, Phase.OBSERVE_FIRE):
         for side in state.sides:
@@ -124,8 +123,7 @@ def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction
                 continue
             if want("test"):
                 actions += _observe_actions(state, side)
-            if side not in owing:
-                actions.append(LegalAction("turn.next", side))
+            actions.append(LegalAction("turn.next", side))
         return actions
     # Phase.FIRE: the current quality class, both sides at once.
     per_unit = want("fire", "test", "callarty")
@@ -142,8 +140,7 @@ def _listed(state: GameState, wanted: frozenset[str] | None) -> list[LegalAction
             actions += _call_actions(state, unit)
         due = _mission_actions(state, side)
         actions += due
-        if side not in owing and not any(a.owed for a in due):
-            actions.append(LegalAction("turn.next", side))
+        actions.append(LegalAction("turn.next", side))
     if want("fragments"):
         actions += _fragment_actions(state)
     return actions

@@ -83,10 +83,57 @@ def test_the_transitions_the_fuzzer_refuses() -> None:
     assert transition_problem(declared, routing, moves, "morale") is None
 
 
+CLASSES = """
+ruleset: toy
+seed: toy.txt
+advance: turn.next
+refusals: {step_closed: error.toy.step_closed}
+phases:
+  - id: move
+    lines: [1]
+    seed: Move
+    steps:
+      - {id: moves, lines: [1], seed: Move, actor: either, verbs: [move], opens: a, closes: b}
+  - id: fire
+    lines: [2]
+    seed: Fire
+    steps:
+      - {id: elite, lines: [3], seed: Elite, actor: either, verbs: [fire], opens: a, closes: b,
+         skippable: true}
+      - {id: rabble, lines: [4], seed: Rabble, actor: either, verbs: [fire], opens: a, closes: b,
+         skippable: true}
+      - {id: observe, lines: [5], seed: Observe, actor: either, verbs: [look], opens: a, closes: b}
+"""
+
+
+def test_a_verb_of_several_steps_is_refused_once_they_are_all_closed() -> None:
+    declared = parse_sequence(CLASSES, "toy")
+    elite, rabble = Position("fire", "elite"), Position("fire", "rabble")
+    observe = Position("fire", "observe")
+    sequence_check(declared, rabble, "fire")
+    with pytest.raises(IllegalAction) as refused:
+        sequence_check(declared, observe, "fire")
+    assert refused.value.params == {"step": "Rabble", "now": "Observe"}
+    assert transition_problem(declared, elite, elite, "fire") is None
+    assert transition_problem(declared, elite, rabble, "turn.next") is None
+    assert transition_problem(declared, rabble, elite, "turn.next") is not None
+    assert transition_problem(declared, elite, observe, "fire") is not None
+
+
+def test_a_phase_may_open_past_the_steps_nobody_acts_in() -> None:
+    declared = parse_sequence(CLASSES, "toy")
+    moves = Position("move", "moves")
+    assert transition_problem(declared, moves, Position("fire", "rabble"), "turn.next") is None
+    assert transition_problem(declared, moves, Position("fire", "observe"), "turn.next") is None
+    assert transition_problem(declared, Position("fire", "observe"), moves, "turn.next") is None
+    toy = parse_sequence(TOY, "toy")
+    assert transition_problem(toy, moves, Position("fight", "melee"), "turn.next") is not None
+
+
 @pytest.mark.parametrize(
     "broken",
     [
-        TOY.replace("verbs: [melee]", "verbs: [charge]"),  # one verb in two steps
+        TOY.replace("verbs: [melee]", "verbs: [melee, melee]"),  # a verb twice in a step
         TOY.replace("announces: toy.react, ", ""),  # a step nobody acts in
         TOY.replace("blocks: all", "blocks: some"),
     ],

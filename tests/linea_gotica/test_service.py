@@ -144,7 +144,7 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
     await table.refused(
         ANNA,
         "fire",
-        "error.linea_gotica.wrong_phase",
+        "error.linea_gotica.step_closed",
         unit="osservatori",
         target="gruppe",
         distance=30,

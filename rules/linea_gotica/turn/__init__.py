@@ -18,6 +18,10 @@ The turn (SEQUENZA DI GIOCO), step by step, and where each part lives:
    (indirect fire and aircraft), ``blasts`` (HE on the figures inside a blast)
 6. observation at the end of the fire phase, then the end of the turn — ``sequence``
 
+The order itself (phases, steps, what is owed before a side may end its step) is declared in
+``rules/linea_gotica/sequence.yaml``: ``steps.check`` refuses what it does not allow before
+any handler runs.
+
 Damage and owed morale tests are applied by ``effects``; morale tests are rolled by
 ``morale``; the checks every verb shares are in ``common``.
 """
@@ -54,6 +58,7 @@ from rules.linea_gotica.state import (
     UnitState,
     VehicleState,
 )
+from rules.linea_gotica.turn import steps
 from rules.linea_gotica.turn.actions import do_test
 from rules.linea_gotica.turn.blasts import do_fragments
 from rules.linea_gotica.turn.firing import do_fire
@@ -209,6 +214,8 @@ def apply(
     """
     if state.ended:
         raise IllegalAction("error.linea_gotica.game_over")
+    if not preview:  # odds may be asked of any command, in or out of its step
+        steps.check(state, command.verb, actor_side)
     return run_command(
         state,
         command,

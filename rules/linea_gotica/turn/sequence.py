@@ -262,8 +262,8 @@ def do_next(
         and actor != waiting
     ):
         raise IllegalAction("error.linea_gotica.not_your_move")
-    if actor is not None and any(state.units[p.unit].side == actor for p in state.pending):
-        raise IllegalAction("error.linea_gotica.morale_owed")
+    # The morale tests and the missions the actor owes were refused by the declared sequence
+    # (rules/linea_gotica/sequence.yaml, turn/steps.py) before this handler.
     if state.phase is Phase.CHOICE:
         assert state.winner is not None
         loser = state.other_side(state.winner)
@@ -281,19 +281,6 @@ def do_next(
             else:
                 _enter_phase(state, Phase.OBSERVE_MOVE, result)
         return
-    if state.phase is Phase.FIRE and actor is not None:
-        due = [
-            m
-            for m in state.missions
-            if m.side == actor
-            and m.stage in ("ranging", "aircraft", "returning")
-            and m.due_turn <= state.turn
-            and m.observer in state.units
-            and state.units[m.observer].alive
-            and state.units[m.observer].class_index == state.fire_class
-        ]
-        if due:
-            raise IllegalAction("error.linea_gotica.mission_due", marker=due[0].id)
     sides = list(state.sides) if actor is None else [actor]
     waives = actor is None and state.phase is Phase.FIRE and bool(state.pending)
     if all(side in state.done for side in sides) and not waives:
