@@ -167,7 +167,9 @@ def _entry_aftermath(
     promoted = rules.next_rank(unit.rank, unit.experience + gained)
     wanted = rules.replacements.per_game
     wanted += {"won": rules.replacements.won, "drawn": rules.replacements.drawn}.get(outcome, 0)
-    replaced = min(wanted, unit.full - standing) if standing > 0 else 0
+    # Never below none: an entry logged before adjustments were bounded may stand at more
+    # than its full strength once its casualties return.
+    replaced = max(0, min(wanted, unit.full - standing)) if standing > 0 else 0
     change = EntryAftermath(
         unit=unit.id,
         destroyed=destroyed,

@@ -364,18 +364,27 @@ def _check_in_range(state: CampaignState, side: str, unit: str, field: str, valu
             "error.campaign.adjust_range", field=field, value=value[:40], low=low, high=high
         )
     entry = state.rosters[side].entry(unit) if side in state.rosters else None
-    if field != "casualties" or entry is None:
+    if entry is None or field not in ("strength", "full", "casualties"):
         return
-    casualties = int(value)
-    if entry.strength + casualties > entry.full:
+    # An entry never holds more men, standing and lost, than its full strength: the
+    # aftermath gives back at most that many (a replacement count below zero otherwise).
+    number = int(value)
+    strength, full, casualties = entry.strength, entry.full, entry.casualties
+    if field == "strength" and number + casualties > full:
+        low, high = 0, full - casualties
+    elif field == "full" and number < strength + casualties:
+        low, high = strength + casualties, MAX_STRENGTH
+    elif field == "casualties" and strength + number > full:
+        low, high = 0, full - strength
+    else:
+        low = high = -1
+    if high >= 0:
         raise InvalidInput(
-            "error.campaign.adjust_range",
-            field=field,
-            value=value,
-            low=0,
-            high=entry.full - entry.strength,
+            "error.campaign.adjust_range", field=field, value=value, low=low, high=high
         )
-    adjusted = state.rosters[side].replaced(entry.model_copy(update={"casualties": casualties}))
+    if field != "casualties":
+        return
+    adjusted = state.rosters[side].replaced(entry.model_copy(update={"casualties": number}))
     rosters = {**state.rosters, side: adjusted}
     dice = aftermath_dice(state.model_copy(update={"rosters": rosters})).total
     if dice > MAX_AFTERMATH_DICE:

@@ -87,6 +87,10 @@ async def test_casualties_count_with_the_other_sides(any_store: Any) -> None:
         ("experience", "100001", "error.campaign.adjust_range"),
         ("casualties", "7", "error.campaign.adjust_range"),  # 4 standing of 10: 6 at most
         ("strength", "-1", "error.campaign.adjust_range"),
+        # Standing and lost never exceed full: the aftermath gave -6 replacements (a crash
+        # the campaign fuzzer found) when full was lowered below strength + casualties.
+        ("full", "3", "error.campaign.adjust_range"),  # 4 standing: full 4 at least
+        ("strength", "11", "error.campaign.adjust_range"),
     ],
 )
 async def test_an_adjustment_stays_in_its_range(
