@@ -103,6 +103,15 @@ def refuse_while_owed(state: CampaignState) -> None:
         raise ServiceError("error.campaign.aftermath_unconfirmed", number=number, sides=sides)
 
 
+def refuse_unconfirmed(state: CampaignState) -> None:
+    """Refuse to end the campaign while an aftermath awaits a side's confirmation, saying
+    whose (its entries would stay half settled, and its line would vanish from the status
+    and the report)."""
+    for kind, number, sides in _owed(state):
+        if kind == "unconfirmed":
+            raise ServiceError("error.campaign.aftermath_unconfirmed", number=number, sides=sides)
+
+
 def owed_lines(state: CampaignState, language: str) -> list[str]:
     """``/campaign status``'s lines for what the games owe after the battle."""
     return [

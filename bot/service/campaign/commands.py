@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from bot.service.campaign.adopt import adopt_orphan, drop_pending, note_pending
-from bot.service.campaign.aftermath import refuse_while_owed
+from bot.service.campaign.aftermath import refuse_unconfirmed, refuse_while_owed
 from bot.service.campaign.book import book_option, check_book, scenario_wanted
 from bot.service.campaign.calendar import due_wanted, set_due
-from bot.service.campaign.follow import catch_up
+from bot.service.campaign.follow import catch_up, linked_to
 from bot.service.campaign.ledger import (
     CAMPAIGN_ARG,
     ORIGIN_ARG,
@@ -25,7 +25,7 @@ from bot.service.campaign.ledger import (
 )
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
-from bot.service.handlers import Call
+from bot.service.handlers import Call, Services
 from bot.service.lifecycle import archive_if_ended, channel_label
 from bot.service.replies import Reply
 from bot.service.stored.campaign import (
@@ -36,6 +36,7 @@ from db.errors import GameExists, GameNotFound
 from rules.core.campaign import (
     CAMPAIGN_KIND,
     MAX_NAME,
+    CampaignState,
     Created,
     Ended,
     Joined,
@@ -274,12 +275,41 @@ async def link_new_game(call: Call) -> Reply:
 
 
 async def end_campaign(call: Call) -> Reply:
-    """``/campaign end`` (the referee): the campaign is over, every game settled."""
+    """``/campaign end`` (the referee): the campaign is over, every game settled. Refused
+    while a game has no result, an aftermath awaits a side's confirmation, or a game whose
+    result the campaign holds is in play again: the referee settles it first, since once
+    ended the campaign takes no event."""
     request, services = call.request, call.services
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
     record, state = await catch_up(services, record, state)
+    apply(state, Ended())  # over already, or a game without a result: said first
+    refuse_unconfirmed(state)
+    await _refuse_a_game_in_play(services, state, record.channel_id, request.guild_id is not None)
     _, seq = await log_requested(call, record, state, Ended())
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.ended", name=state.name))
     return reply
+
+
+async def _refuse_a_game_in_play(
+    services: Services, state: CampaignState, campaign: int, in_guild: bool
+) -> None:
+    """Refuse to end the campaign while a game whose result it holds is in play again in
+    its channel (reopened while its reversal could not be logged)."""
+    for entry in state.games:
+        if entry.result is None:
+            continue
+        try:
+            game = await services.store.load(entry.channel)
+        except GameNotFound:  # archived: its end stands
+            continue
+        if game.status == "ended":
+            continue
+        if await linked_to(services, entry.channel) == CampaignLink(campaign, entry.number):
+            raise ServiceError(
+                "error.campaign.end_in_play",
+                number=entry.number,
+                name=state.name,
+                channel=channel_label(entry.channel, in_guild),
+            )
