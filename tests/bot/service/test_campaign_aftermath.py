@@ -295,3 +295,23 @@ async def test_an_ended_campaign_owes_nothing_and_says_it_is_over(any_store: Any
     )
     status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
     assert "aftermath to roll" not in status
+
+
+async def test_the_campaign_does_not_end_while_an_aftermath_awaits_confirmation(
+    any_store: Any,
+) -> None:
+    """An aftermath rolled and not yet confirmed: ``/campaign end`` is refused, naming the
+    game and the sides it awaits (before, the campaign ended and the pending line vanished
+    from its status and report); once confirmed, the campaign ends."""
+    table = await _campaign(any_store)
+    await _game_one_won_by_the_legion(table)
+    await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
+    await table.refused(CAMPAIGN, REFEREE, "campaign.end", "error.campaign.aftermath_unconfirmed")
+    with pytest.raises(RulesError) as caught:
+        await table(CAMPAIGN, REFEREE, "campaign.end")
+    assert "The aftermath of game 1 awaits the confirmation of" in caught.value.localized("en")
+    assert "attend la confirmation" in caught.value.localized("fr")
+    assert "attende la conferma" in caught.value.localized("it")
+    await table(CAMPAIGN, REFEREE, "campaign.confirm", game=1)
+    await table(CAMPAIGN, REFEREE, "campaign.end")
+    assert (await table.campaign()).ended
