@@ -11,6 +11,7 @@ from bot.service.deadlines import owing_sides
 from bot.service.stored import deadlines as stored_deadlines
 from db.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
+from tests.bot.test_rewind import CALL_ARTILLERY
 from tests.fuzz.harness import SeededDice, fill_options
 
 REFEREE, ANNA, BRUNO = 1, 2, 3
@@ -169,16 +170,7 @@ async def test_a_reroll_moves_the_deadlines_on(store) -> None:
     _, send = await _table(store)
     await send(REFEREE, "game.pace", hours=10)
     await send(ANNA, "turn.next")
-    called = await send(
-        ANNA,
-        "callarty",
-        dice="6,3",
-        unit="comando_plotone",
-        battery="batteria_105",
-        target="north wood",
-        distance=20,
-        link="stesso_plotone_radio",
-    )
+    called = await send(ANNA, "callarty", dice="6,3", **CALL_ARTILLERY)
     await send(BRUNO, "dice.dispute", seq=called.seq)
     owing = await _owing(store)
     for side in owing:
