@@ -3,10 +3,12 @@
 For every request: take the channel's lock, find the verb's handler in the table, read the
 game with the command (one round trip: the game, the seats, and whether this interaction
 was already answered), check what the handler declares (the game's end, who may call it),
-and run it. A write that lost a race with another bot process runs again on the new state;
-a retried interaction gets its original answer. The features themselves (playing, seats,
-the game's life, history, deadlines, views) live in their own modules, each declaring its
-handlers (:mod:`bot.service.handlers`); ``docs/architecture.md`` shows the layout.
+and run it between the features' reactions: the guards that may refuse it first, the
+followers once it has committed. A write that lost a race with another bot process runs
+again on the new state; a retried interaction gets its original answer. The features
+themselves (playing, seats, the game's life, history, deadlines, views, campaigns) live in
+their own modules, each declaring its handlers and reactions (:mod:`bot.service.handlers`);
+``docs/architecture.md`` shows the layout.
 """
 
 from __future__ import annotations
@@ -38,11 +40,14 @@ from bot.service.events import resolutions_of, result_of
 from bot.service.handlers import (
     REQUEST_CHANNEL,
     Call,
+    Due,
     GameCall,
+    GameHandler,
     Handler,
     HandlerTable,
     Services,
     Who,
+    Written,
 )
 from bot.service.replies import PlayReply, Reply, ResultView
 from bot.service.requests import Request, Seat, seat_among
@@ -56,10 +61,12 @@ from rules.core.dice import DiceSource, SystemDice
 from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES
 from rules.core.play import GamePlay
+from rules.core.resolution import Outcome
 
 log = logging.getLogger("bot.service")
 
-#: Every handler of every feature. A new feature adds its module's ``HANDLERS`` here.
+#: Every handler and reaction of every feature. A new feature adds its module's ``HANDLERS``
+#: (and ``REACTIONS``) here.
 TABLE = HandlerTable(
     *lifecycle.HANDLERS,
     *results.HANDLERS,
@@ -71,6 +78,7 @@ TABLE = HandlerTable(
     *web.HANDLERS,
     *play.HANDLERS,
     fallback=play.FALLBACK,
+    reactions=(*deadlines.REACTIONS, *campaign.REACTIONS),
 )
 
 #: The service's own verbs (not a ruleset's), the free roll aside.
@@ -219,13 +227,45 @@ class GameService:
             raise ServiceError("error.service.game_ended")
         _check_seat(handler.who, seat)
         call = GameCall(request, self._services, self._table, context, rules, document, seat)
+        for guard in self._table.guards:
+            await guard.run(call, handler)
         reply = await handler.run(call)
-        if context.campaign is not None and not handler.read_only:
-            # The command may have ended the game or undone its end: its campaign follows,
-            # with a logged event of its own (a result entered, or reversed).
-            followed = await campaign.follow(self._services, context.campaign, request.channel_id)
-            reply.notices.extend(followed)
+        if not handler.read_only:
+            reply.notices.extend(await self._follow(call, handler, reply))
         return reply
+
+    async def _follow(self, call: GameCall, handler: GameHandler, reply: Reply) -> list[Outcome]:
+        """Run the followers of a command that committed to the game, whatever its feature
+        (a play, a history command, a decision…): the notices they add to its reply.
+
+        The game after the command is read once, and only when a follower wants this game
+        (its ``of``); nothing committed (same version) means nothing to follow. A failing
+        follower is logged: the command has committed and stands."""
+        followers = [f for f in self._table.followers if f.of(call.context)]
+        if not followers:
+            return []
+        try:
+            after = await self._store.load(call.request.channel_id)
+        except StoreError:
+            log.exception(
+                "channel %s: the game after /%s unread", call.request.channel_id, call.request.verb
+            )
+            return []
+        if after.version == call.record.version:
+            return []
+        written = Written(call, handler, reply, after)
+        notices: list[Outcome] = []
+        for follower in followers:
+            try:
+                notices.extend(await follower.run(written))
+            except Exception:  # the command stands; the follower catches up on a later one
+                log.exception(
+                    "channel %s: %s did not follow /%s",
+                    call.request.channel_id,
+                    follower.name,
+                    call.request.verb,
+                )
+        return notices
 
     async def _without_game(self, handler: Handler, request: Request) -> Reply:
         if handler.who is Who.MANAGERS:
@@ -261,13 +301,17 @@ class GameService:
         now: datetime | None = None,
         *,
         owns_guild: Callable[[int | None], bool] | None = None,
-    ) -> list[tuple[int, Reply]]:
-        """Deadlines that passed or soon will: a reply pinging the late side's players,
-        each claimed once across bot processes (`bot.service.deadlines.due_reminders`)."""
-        replies = await deadlines.due_reminders(self._services, now, owns_guild=owns_guild)
-        # The dates of campaigns' games (`bot.service.campaign.calendar`), claimed the same way.
+    ) -> Due:
+        """What the features' timers find due at ``now`` (games' deadlines, campaigns'
+        dates…): replies to post, each claimed once across bot processes. A failing timer
+        is logged and the others still run."""
         moment = now or datetime.now(UTC)
-        replies += await campaign.campaign_reminders(self._services, moment, owns_guild=owns_guild)
+        replies: Due = []
+        for timer in self._table.timers:
+            try:
+                replies += await timer.run(self._services, moment, owns_guild=owns_guild)
+            except Exception:  # the next round tries again; the other timers' work goes out
+                log.exception("timer %s failed", timer.name)
         return replies
 
 

@@ -7,9 +7,11 @@ of the time is left, and another at expiry, each pinging only the owing side's p
 each claimed once across bot processes.
 
 ``/game deadline`` sets (or clears) one side's deadline, ``/game pace`` the hours each owed
-action gets; after every command :func:`follow_the_turn` moves the deadlines on;
-:func:`due_reminders` builds the reminders the front ends post. The pure functions decide,
-the handlers read and write the store.
+action gets. Two reactions (:data:`REACTIONS`): after every command that wrote to a game with
+deadlines or a pace — a play, a decision, and the history commands (undo, take-back, rewind,
+re-roll) alike — :func:`follow_what_is_owed` moves the deadlines to the sides that owe now;
+the timer :func:`due_reminders` builds the reminders the front ends post. The pure functions
+decide, the handlers read and write the store.
 """
 
 from __future__ import annotations
@@ -18,11 +20,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bot.service.handlers import GameCall, GameHandler, Services, Who
+from bot.commands import DIE_ANSWER
+from bot.service.handlers import (
+    Follower,
+    GameCall,
+    GameHandler,
+    Services,
+    Timer,
+    Who,
+    Written,
+)
 from bot.service.replies import Reply
 from bot.service.requests import int_option, players_among
 from bot.service.stored import deadlines as stored
 from bot.service.stored.deadlines import Deadline
+from bot.service.stored.table import TableContext
 from db.errors import StoreError
 from rules.core.errors import UnknownName
 from rules.core.play import FollowUp
@@ -98,27 +110,41 @@ def when_text(due: datetime, *, discord: bool) -> str:
     return due.strftime("%Y-%m-%d %H:%M UTC")
 
 
-async def follow_the_turn(
-    call: GameCall, follow_ups: Iterable[FollowUp], awaiting: str | None, actor: str | None
-) -> None:
-    """Deadlines follow what is owed after a command (nothing to do without deadlines or a
-    pace): cleared when a side no longer owes; with a pace, set for a side that comes to
-    owe and re-armed for the side that acted."""
+def _has_deadlines(context: TableContext) -> bool:
+    """Whether a game's deadlines may move: it has some, or a pace."""
+    return bool(context.deadlines or context.pace_hours)
+
+
+async def follow_what_is_owed(written: Written) -> list[Outcome]:
+    """Deadlines follow what is owed after any command that wrote to the game: cleared for
+    a side that no longer owes (every side, once the game has its result); with a pace, set
+    for a side that comes to owe, and re-armed for the side that acted if it still owes.
+
+    The side that acted is the player's, or the side the referee acted for (the one awaited
+    before), in a command of the rules or a die answered; a history command, a decision or
+    a seat change is no one's action and re-arms nothing."""
+    call, after = written.call, written.after
+    play, seat, before = call.play, call.seat, call.document
+    acted = written.handler.ruleset_verb or call.request.verb == DIE_ANSWER
+
+    def owed_now() -> tuple[set[str], str | None]:
+        document = play.load_document(after.document)
+        if after.status == "ended" or play.result(document) is not None:
+            return set(), None
+        owing = owing_sides(play.follow_ups(document), play.awaiting(document))
+        if not acted:
+            return owing, None
+        return owing, seat.side if seat.role != "referee" else play.awaiting(before)
+
+    owing, actor = await call.services.off_loop(owed_now)
     context = call.context
-    if not (context.deadlines or context.pace_hours):
-        return
-    plan = plan_for(
-        context.deadlines,
-        owing_sides(follow_ups, awaiting),
-        actor,
-        context.pace_hours,
-        datetime.now(UTC),
-    )
+    plan = plan_for(context.deadlines, owing, actor, context.pace_hours, datetime.now(UTC))
     channel_id = call.request.channel_id
     for side in plan.clear:
         await stored.clear_deadline(call.store, channel_id, side)
     for side, due in plan.set.items():
         await stored.set_deadline(call.store, channel_id, side, due)
+    return []
 
 
 def due_notices(call: GameCall, sides: Mapping[str, str]) -> list[Outcome]:
@@ -246,4 +272,9 @@ async def due_reminders(
 HANDLERS = (
     GameHandler(("game.deadline",), who=Who.REFEREE, run=set_deadline),
     GameHandler(("game.pace",), who=Who.REFEREE, run=set_pace),
+)
+
+REACTIONS = (
+    Follower(name="deadlines.follow", of=_has_deadlines, run=follow_what_is_owed),
+    Timer(name="deadlines.reminders", run=due_reminders),
 )

@@ -14,15 +14,25 @@ A :class:`Handler` runs without the channel's game (help, listing, a new game, a
 roll); a :class:`GameHandler` gets the game read with the command, in one round trip
 (:class:`GameCall`). Both reach the shared facilities through :class:`Services`: the store,
 the dice, the log's rate limits, and the rules workers bounded by the work budget.
+
+Beside its ``HANDLERS`` a feature may declare ``REACTIONS``, which the core runs for every
+command whatever its feature, so no feature is called by name from the core or another
+feature:
+
+* :class:`Guard` — runs before a game command's handler and may refuse it (it raises);
+* :class:`Follower` — runs after every command that committed to a game (the history
+  commands included), with the game before and after it; returns notices for the reply;
+* :class:`Timer` — periodic due work (reminders), run by ``GameService.due_reminders``.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable, Hashable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
 
 from bot.limits import LogLimiter
 from bot.service.errors import ServiceError
@@ -38,6 +48,7 @@ from rules.core.dice import DiceSource
 from rules.core.i18n import LANGUAGES
 from rules.core.odds import odds_budget
 from rules.core.play import GamePlay
+from rules.core.resolution import Outcome
 from rules.core.ruleset import Ruleset, get_ruleset
 
 _T = TypeVar("_T")
@@ -178,6 +189,9 @@ class Declaration:
     who: Who = Who.ANYONE
     after_end: bool = True
     ruleset_verb: bool = False
+    #: It may take the game back before its end (undo, take-back, rewind, re-roll): what
+    #: was built on the game's result may veto it (a :class:`Guard`).
+    reopens: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -197,11 +211,89 @@ class GameHandler(Declaration):
 AnyHandler = Handler | GameHandler
 
 
+# -- reactions: what a feature does around every command ----------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What a follower reacts to: a command that committed to the channel's game.
+
+    ``call`` is the command as it ran (the request, the seat, the rules, the document and
+    the sealed records read before it: deadlines, pace, the campaign link…), ``handler``
+    what it declares, ``reply`` its answer so far, ``after`` the game as it left it."""
+
+    call: GameCall
+    handler: GameHandler
+    reply: Reply
+    after: GameRecord
+
+    @property
+    def before(self) -> GameRecord:
+        """The game as the command read it."""
+        return self.call.record
+
+
+def every_game(_: TableContext) -> bool:
+    """A follower's ``of``: it follows every game."""
+    return True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Follower:
+    """Runs after every command that committed to a game ``of`` admits (a predicate on
+    the command's context, so a game no follower wants costs no extra read); returns
+    notices added to the reply. A follower's failure is logged, the command stands."""
+
+    name: str
+    run: Callable[[Written], Awaitable[Sequence[Outcome]]]
+    of: Callable[[TableContext], bool] = every_game
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Guard:
+    """Runs before a game command's handler (after the checks of the game's end and of
+    the seat): raises a ``RulesError`` to refuse the command, which then changes nothing."""
+
+    name: str
+    run: Callable[[GameCall, GameHandler], Awaitable[None]]
+
+
+#: What a timer returns: replies to post, each in its channel.
+Due = list[tuple[int, Reply]]
+
+
+class TimerRun(Protocol):
+    """A timer's work: what is due at ``now`` in the guilds ``owns_guild`` admits (all
+    when None), each item claimed once across bot processes."""
+
+    def __call__(
+        self,
+        services: Services,
+        now: datetime,
+        *,
+        owns_guild: Callable[[int | None], bool] | None,
+    ) -> Awaitable[Due]: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timer:
+    """Periodic due work (reminders, overdue games), run by ``GameService.due_reminders``."""
+
+    name: str
+    run: TimerRun
+
+
+Reaction = Follower | Guard | Timer
+
+
 class HandlerTable:
     """Every verb's handler, each verb exactly once; ``fallback`` takes the verbs no
-    feature declares (a ruleset's own verb, or a mistyped one it will refuse)."""
+    feature declares (a ruleset's own verb, or a mistyped one it will refuse);
+    ``reactions`` every feature's guards, followers and timers, run for every command."""
 
-    def __init__(self, *handlers: AnyHandler, fallback: GameHandler) -> None:
+    def __init__(
+        self, *handlers: AnyHandler, fallback: GameHandler, reactions: Iterable[Reaction] = ()
+    ) -> None:
         by_verb: dict[str, AnyHandler] = {}
         for handler in handlers:
             for verb in handler.verbs:
@@ -210,6 +302,19 @@ class HandlerTable:
                 by_verb[verb] = handler
         self._by_verb: Mapping[str, AnyHandler] = by_verb
         self.fallback = fallback
+        self.reactions: tuple[Reaction, ...] = tuple(reactions)
+        names = [reaction.name for reaction in self.reactions]
+        if len(set(names)) != len(names):
+            raise ValueError(f"reactions named twice: {sorted(names)}")
+        self.guards = tuple(r for r in self.reactions if isinstance(r, Guard))
+        self.followers = tuple(r for r in self.reactions if isinstance(r, Follower))
+        self.timers = tuple(r for r in self.reactions if isinstance(r, Timer))
+
+    def joined(self, *handlers: AnyHandler, reactions: Iterable[Reaction] = ()) -> HandlerTable:
+        """This table with a feature's handlers and reactions added (its verbs new)."""
+        return HandlerTable(
+            *self, *handlers, fallback=self.fallback, reactions=(*self.reactions, *reactions)
+        )
 
     def __iter__(self) -> Iterator[AnyHandler]:
         return iter(dict.fromkeys(self._by_verb.values()))
@@ -235,10 +340,18 @@ __all__ = [
     "AnyHandler",
     "Call",
     "Declaration",
+    "Due",
+    "Follower",
     "GameCall",
     "GameHandler",
+    "Guard",
     "Handler",
     "HandlerTable",
+    "Reaction",
     "Services",
+    "Timer",
+    "TimerRun",
     "Who",
+    "Written",
+    "every_game",
 ]

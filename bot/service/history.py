@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from bot.service.campaign.settled import refuse_reopening
 from bot.service.errors import ServiceError
 from bot.service.events import (
     REFEREE_ONLY,
@@ -84,9 +83,6 @@ async def undo(call: GameCall) -> Reply:
     """
     request, store, play = call.request, call.store, call.play
     channel = request.channel_id
-    if call.record.status == "ended" and call.context.campaign is not None:
-        # Reopening a linked game: its campaign must still be able to reverse its result.
-        await refuse_reopening(call.services, call.context.campaign)
     reply = _reply(call, StatusReply)
     result = await store.undo(
         channel,
@@ -302,11 +298,13 @@ async def check_dice(call: GameCall) -> Reply:
     return reply
 
 
+# Each may take the game back before its end: the guards of what was built on its result
+# (a campaign's) may refuse it. The deadlines and the campaign follow each, as any write.
 HANDLERS = (
-    GameHandler((VERB_UNDO_COMMAND,), who=Who.REFEREE, run=undo),
-    GameHandler((VERB_TAKEBACK,), after_end=False, run=take_back),
-    GameHandler((VERB_REWIND,), who=Who.REFEREE, after_end=False, run=rewind),
-    GameHandler((VERB_REROLL,), who=Who.REFEREE, after_end=False, run=reroll),
+    GameHandler((VERB_UNDO_COMMAND,), who=Who.REFEREE, reopens=True, run=undo),
+    GameHandler((VERB_TAKEBACK,), after_end=False, reopens=True, run=take_back),
+    GameHandler((VERB_REWIND,), who=Who.REFEREE, after_end=False, reopens=True, run=rewind),
+    GameHandler((VERB_REROLL,), who=Who.REFEREE, after_end=False, reopens=True, run=reroll),
     # Who may check is decided inside: an unknown roll is refused before the seat is.
     GameHandler((VERB_CONFIRM, VERB_DISPUTE), run=check_dice),
 )

@@ -18,7 +18,6 @@ from typing import Any
 from bot.commands import DIE_ANSWER
 from bot.help import command_names
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
-from bot.service.deadlines import follow_the_turn
 from bot.service.errors import ServiceError, command_name, not_now
 from bot.service.events import (
     ACTED_FOR_ARG,
@@ -337,11 +336,9 @@ async def play_verb(
         reply.notices = [n for n in reply.notices if n != ended.summary]
         reply.follow_ups = []
         reply.ping = [m.user_id for m in context.members if m.user_id != request.user_id]
-        await follow_the_turn(call, (), None, None)  # no deadline outlives the game
         return reply
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
-    await follow_the_turn(call, follow_ups, after, actor_side if actor_side is not None else before)
     seen = public[0] if public else None
     return _kept_secret(reply, result.event, request.verb, play.sides(document), seen)
 

@@ -11,6 +11,7 @@ from bot.service.deadlines import owing_sides
 from bot.service.stored import deadlines as stored_deadlines
 from db.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
+from tests.bot.test_rewind import CALL_ARTILLERY
 from tests.fuzz.harness import SeededDice, fill_options
 
 REFEREE, ANNA, BRUNO = 1, 2, 3
@@ -22,8 +23,10 @@ PLAY = get_ruleset("manovra").play
 async def _table(store: SqliteStore, language: str = "en", guild: int | None = 5):
     service = GameService(store, dice=SeededDice(random.Random(3)))
 
-    async def send(user: int, verb: str, **options):
-        return await service.handle(Request(CHANNEL, user, verb, options, guild_id=guild))
+    async def send(user: int, verb: str, dice: str | None = None, **options):
+        return await service.handle(
+            Request(CHANNEL, user, verb, options, guild_id=guild, dice=dice)
+        )
 
     await send(REFEREE, "game.new", scenario="esempio_normandia", language=language)
     await send(ANNA, "game.join", side="alleati")
@@ -105,3 +108,75 @@ async def test_the_console_shows_a_plain_utc_time(store) -> None:
     reply = await send(REFEREE, "game.pace", hours=1)
     when = dict(next(n for n in reply.notices if n.key == "bot.deadline.due").params)["when"]
     assert when.endswith("UTC") and "<t:" not in when
+
+
+# -- the history commands: the deadlines follow them as any write ------------------------------
+
+
+async def _paced_until_the_move_passes(store: SqliteStore):
+    """A paced game played until the move passes: (send, owing before, owing after, the
+    version before the command that passed it, that command's event)."""
+    _, send = await _table(store)
+    await send(REFEREE, "game.pace", hours=10)
+    rng = random.Random(8)
+    before = await _owing(store)
+    for _ in range(200):
+        record = await store.load(CHANNEL)
+        actions = [a for a in PLAY.legal_actions(record.document) if a.verb != "odds" and a.side]
+        action = rng.choice([a for a in actions if a.owed] or actions)
+        await send(SEATS[action.side], action.verb, **fill_options(action, rng))
+        now = await _owing(store)
+        if now != before:
+            latest = await store.events(CHANNEL, after_seq=record.version, limit=1)
+            return send, before, now, record.version, latest[0]
+    raise AssertionError("the move never passed")
+
+
+async def _armed(store: SqliteStore) -> set[str]:
+    return {d.side for d in await stored_deadlines.deadlines(store, CHANNEL)}
+
+
+async def test_an_undo_moves_the_deadline_back_to_the_side_that_owes_again(store) -> None:
+    """The move passed to the other side, then ``/game undo``: the side that owes again
+    has its deadline and the other none (before, the deadline stayed on the side that no
+    longer owed, and the reminders pinged the wrong players)."""
+    send, before, after, _, _ = await _paced_until_the_move_passes(store)
+    assert await _armed(store) == after
+    await send(REFEREE, "game.undo")
+    assert await _owing(store) == before
+    assert await _armed(store) == before
+
+
+async def test_a_rewind_moves_the_deadline_back_to_the_side_that_owes_again(store) -> None:
+    send, before, after, version, _ = await _paced_until_the_move_passes(store)
+    assert await _armed(store) == after
+    await send(REFEREE, "game.rewind", seq=version)
+    assert await _owing(store) == before
+    assert await _armed(store) == before
+
+
+async def test_a_takeback_moves_the_deadline_back_to_the_side_that_owes_again(store) -> None:
+    send, before, after, _, passed = await _paced_until_the_move_passes(store)
+    assert not passed.dice, "the command that passed the move rolled: no take-back"
+    assert await _armed(store) == after
+    await send(passed.actor_id, "takeback")
+    assert await _owing(store) == before
+    assert await _armed(store) == before
+
+
+async def test_a_reroll_moves_the_deadlines_on(store) -> None:
+    """A disputed roll rolled again: the pace arms the side that owes after it, as after
+    any write (its deadline was cleared just before, so only the re-roll can set it)."""
+    _, send = await _table(store)
+    await send(REFEREE, "game.pace", hours=10)
+    await send(ANNA, "turn.next")
+    called = await send(ANNA, "callarty", dice="6,3", **CALL_ARTILLERY)
+    await send(BRUNO, "dice.dispute", seq=called.seq)
+    owing = await _owing(store)
+    for side in owing:
+        await send(REFEREE, "game.deadline", side=side, hours=0)
+    assert await _armed(store) == set()
+    rerolled = await send(REFEREE, "dice.reroll", seq=called.seq)
+    assert "bot.dice.rerolled" in [n.key for n in rerolled.notices]
+    assert await _owing(store) == owing and owing
+    assert await _armed(store) == owing

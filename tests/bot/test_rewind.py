@@ -14,6 +14,14 @@ from tests.fuzz.harness import SeededDice, fill_options
 
 REFEREE, ANNA, BRUNO = 1, 2, 3
 CHANNEL = 31
+#: A call for artillery in esempio_normandia's first turn: one roll, typed or not.
+CALL_ARTILLERY = {
+    "unit": "comando_plotone",
+    "battery": "batteria_105",
+    "target": "north wood",
+    "distance": 20,
+    "link": "stesso_plotone_radio",
+}
 
 
 async def _manovra(store, language: str = "en"):
@@ -95,16 +103,7 @@ async def test_a_free_roll_cannot_be_taken_back_and_says_so(store) -> None:
 async def test_rewind_and_reroll_of_a_disputed_roll(store) -> None:
     _, send = await _manovra(store)
     await send(ANNA, "turn.next")
-    call = await send(
-        ANNA,
-        "callarty",
-        dice="6,3",
-        unit="comando_plotone",
-        battery="batteria_105",
-        target="north wood",
-        distance=20,
-        link="stesso_plotone_radio",
-    )
+    call = await send(ANNA, "callarty", dice="6,3", **CALL_ARTILLERY)
     called = call.seq
     with pytest.raises(ServiceError) as rolled:
         await send(ANNA, "takeback")

@@ -20,7 +20,7 @@ import yaml
 
 from bot.service import TextReply
 from bot.service.campaign.book import book_lines, due_lines
-from rules.core.aftermath import Aftermath, AftermathReversed
+from rules.core.aftermath import Aftermath
 from rules.core.campaign import CampaignState, Linked, ResultReversed, apply, replay
 from rules.core.campaign_rules import CampaignRules, FateTable, campaign_rules
 from rules.core.errors import RulesError
@@ -80,20 +80,24 @@ def owes(state: CampaignState) -> bool:
     return bool(to_roll(state) or unsettled(state))
 
 
-def unwinds(state: CampaignState, number: int) -> bool:
-    """Whether undoing game ``number``'s end may reverse its result: its aftermath, if
-    rolled, can still be unwound (nothing changed its entries since, no later game linked)
-    and its losses taken back (no roster set or corrected over them)."""
+def reopenable(state: CampaignState, number: int) -> bool:
+    """Whether undoing game ``number``'s end may reopen it: its result is held and nothing
+    was built on it (no aftermath rolled on it, its losses can still be taken back: no
+    roster set or corrected over them). Else the undo is refused (`built_on`)."""
     entry = state.game(number)
-    if entry is None or entry.result is None:
+    if entry is None or entry.result is None or number in state.aftermaths:
         return False
     try:
-        if number in state.aftermaths:
-            state = apply(state, AftermathReversed(number=number))
         apply(state, ResultReversed(number=number, final_hash=entry.result.final_hash))
     except RulesError:
         return False
     return True
+
+
+def built_on(state: CampaignState, number: int) -> bool:
+    """Whether the campaign has built on game ``number``'s result: its end stands."""
+    entry = state.game(number)
+    return entry is not None and entry.result is not None and not reopenable(state, number)
 
 
 # -- linking a game, and the views -------------------------------------------------------------
@@ -344,10 +348,11 @@ async def adjust(fuzzer: CampaignFuzzer) -> None:
     choices: list[tuple[str, str]] = [
         ("experience", str(rng.randint(0, 20))),
         ("rank", rng.choice([*ranks, "-"])),
-        ("full", str(rng.randint(max(1, entry.strength), entry.strength + 3))),
+        # Standing and lost never exceed full (the adjustment refuses it otherwise).
+        ("full", str(rng.randint(max(1, entry.strength + entry.casualties), entry.strength + 3))),
     ]
     if entry.status is not Status.DEAD:
-        choices.append(("strength", str(rng.randint(0, entry.full))))
+        choices.append(("strength", str(rng.randint(0, entry.full - entry.casualties))))
     field, value = rng.choice(choices)
     options = {
         "side": side if rng.random() < 0.5 else state.sides[side],

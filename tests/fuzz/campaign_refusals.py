@@ -75,6 +75,16 @@ def _over(fuzzer: CampaignFuzzer) -> bool:
     return fuzzer.ended
 
 
+def _built_on(fuzzer: CampaignFuzzer) -> list[Lane]:
+    """Ended games of an open campaign whose result it has built on: their end stands."""
+    state = fuzzer.state
+    if fuzzer.ended or state is None:
+        return []
+    return [
+        lane for lane in fuzzer.lanes.values() if lane.over and between.built_on(state, lane.number)
+    ]
+
+
 def _linkable(fuzzer: CampaignFuzzer) -> bool:
     """Open, and no game owes its aftermath (else a new game is refused for that first)."""
     return not fuzzer.ended and fuzzer.state is not None and not between.owes(fuzzer.state)
@@ -365,6 +375,27 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
             {},
             ERROR + "ended_reopen",
         ),
+    ),
+    BadCommand(
+        "a game's end undone once built on",
+        lambda f: bool(_built_on(f)),
+        lambda f: (
+            f.rng.choice(_built_on(f)).channel,
+            REFEREE,
+            "game.undo",
+            {},
+            ERROR + "built_on_reopen",
+        ),
+    ),
+    BadCommand(
+        "the end while an aftermath awaits confirmation",
+        lambda f: (
+            not f.ended
+            and not f.in_play()
+            and f.state is not None
+            and bool(between.unsettled(f.state))
+        ),
+        lambda f: (f.channel, REFEREE, "campaign.end", {}, ERROR + "aftermath_unconfirmed"),
     ),
     BadCommand(
         "dice checked after a game's end",

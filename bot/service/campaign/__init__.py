@@ -2,9 +2,9 @@
 
 One module per part: ``ledger`` (the campaign's log in the store), ``commands`` (the
 commands that write it), ``views`` (status and log), ``follow`` (a linked game's result
-entering the campaign, or reversed), ``aftermath`` (the post-battle sequence: rolled,
-confirmed, adjusted).
-entering the campaign, or reversed), ``book`` (bundled campaigns and their map),
+entering the campaign, or reversed), ``settled`` (a game's end the campaign has built on
+stands), ``aftermath`` (the post-battle sequence: rolled, confirmed, adjusted), ``book``
+(bundled campaigns and their map),
 ``calendar`` (the dates games are due by, reminders, overdue decisions), ``export``
 (the after-action report), ``rosters`` (``/campaign roster`` and the mustering of a linked
 game from the rosters), ``seats`` (who plays a side: joins by consent).
@@ -16,12 +16,13 @@ from bot.service.campaign.aftermath import adjust_entry, confirm_aftermath, run_
 from bot.service.campaign.calendar import campaign_reminders, overdue_decision
 from bot.service.campaign.commands import end_campaign, link_new_game, new_campaign
 from bot.service.campaign.export import campaign_export
-from bot.service.campaign.follow import follow
+from bot.service.campaign.follow import FOLLOWER, follow
 from bot.service.campaign.ledger import CAMPAIGN_ARG, load_campaign
 from bot.service.campaign.rosters import campaign_roster
 from bot.service.campaign.seats import invite_to_campaign, join_campaign
+from bot.service.campaign.settled import refuse_reopening
 from bot.service.campaign.views import campaign_log, campaign_status, status_lines
-from bot.service.handlers import Handler
+from bot.service.handlers import Guard, Handler, Timer
 
 HANDLERS = (
     Handler(("campaign.new",), run=new_campaign),
@@ -39,9 +40,18 @@ HANDLERS = (
     Handler(("campaign.roster",), run=campaign_roster),
 )
 
+#: What a campaign does around its games' commands: it follows each write (a result
+#: entered or reversed), refuses to reopen a game it has built on, and reminds of dates.
+REACTIONS = (
+    FOLLOWER,
+    Guard(name="campaign.settled", run=refuse_reopening),
+    Timer(name="campaign.calendar", run=campaign_reminders),
+)
+
 __all__ = [
     "CAMPAIGN_ARG",
     "HANDLERS",
+    "REACTIONS",
     "campaign_reminders",
     "follow",
     "load_campaign",

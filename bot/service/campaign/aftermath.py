@@ -105,8 +105,9 @@ def refuse_while_owed(state: CampaignState) -> None:
 
 
 def refuse_unconfirmed(state: CampaignState) -> None:
-    """Refuse to end a campaign while an aftermath awaits confirmation (nothing is settled
-    while owed: once ended, the campaign takes no confirmation)."""
+    """Refuse to end the campaign while an aftermath awaits a side's confirmation, saying
+    whose (its entries would stay half settled, and its line would vanish from the status
+    and the report)."""
     for kind, number, sides in _owed(state):
         if kind == "unconfirmed":
             raise ServiceError("error.campaign.aftermath_unconfirmed", number=number, sides=sides)

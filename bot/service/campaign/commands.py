@@ -26,7 +26,7 @@ from bot.service.campaign.ledger import (
 from bot.service.campaign.linking import created_earlier, game_interaction, log_link, remove_game
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
-from bot.service.handlers import Call
+from bot.service.handlers import Call, Services
 from bot.service.lifecycle import archive_if_ended, channel_label
 from bot.service.replies import Reply
 from bot.service.stored.campaign import (
@@ -329,13 +329,41 @@ async def _create_linked(
 
 
 async def end_campaign(call: Call) -> Reply:
-    """``/campaign end`` (the referee): the campaign is over, every game settled."""
+    """``/campaign end`` (the referee): the campaign is over, every game settled. Refused
+    while a game has no result, an aftermath awaits a side's confirmation, or a game whose
+    result the campaign holds is in play again: the referee settles it first, since once
+    ended the campaign takes no event."""
     request, services = call.request, call.services
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
     record, state = await catch_up(services, record, state)
+    apply(state, Ended())  # over already, or a game without a result: said first
     refuse_unconfirmed(state)
+    await _refuse_a_game_in_play(services, state, record.channel_id, request.guild_id is not None)
     _, seq = await log_requested(call, record, state, Ended())
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.ended", name=state.name))
     return reply
+
+
+async def _refuse_a_game_in_play(
+    services: Services, state: CampaignState, campaign: int, in_guild: bool
+) -> None:
+    """Refuse to end the campaign while a game whose result it holds is in play again in
+    its channel (reopened while its reversal could not be logged)."""
+    for entry in state.games:
+        if entry.result is None:
+            continue
+        try:
+            game = await services.store.load(entry.channel)
+        except GameNotFound:  # archived: its end stands
+            continue
+        if game.status == "ended":
+            continue
+        if await linked_to(services, entry.channel) == CampaignLink(campaign, entry.number):
+            raise ServiceError(
+                "error.campaign.end_in_play",
+                number=entry.number,
+                name=state.name,
+                channel=channel_label(entry.channel, in_guild),
+            )

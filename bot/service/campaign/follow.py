@@ -1,7 +1,8 @@
 """A linked game's result entering its campaign, and leaving it when the game's end is undone.
 
-After any command that writes to a linked game, :func:`follow` brings the campaign in line
-with the game: an ended game whose result the campaign lacks enters it (``campaign.result``:
+After any command that writes to a linked game (a follower the core runs for every feature's
+commands, :data:`FOLLOWER`), :func:`follow` brings the campaign in line with the game: an
+ended game whose result the campaign lacks enters it (``campaign.result``:
 the result, the hash of the game's final event); a game no longer ended (``/game undo`` of
 its end) has its result reversed (``campaign.reversal``). Each of those events carries an id
 made from the campaign, the game and the final hash, so it is committed once however many
@@ -14,13 +15,14 @@ import logging
 
 from bot.service.campaign.ledger import load_campaign, log_event
 from bot.service.campaign.rosters import losses_of, muster_of
-from bot.service.handlers import Services
+from bot.service.handlers import Follower, Services, Written
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
     LINK_KEY,
     CampaignLink,
     campaign_link_of,
 )
+from bot.service.stored.table import TableContext
 from db.errors import GameNotFound, VersionConflict
 from db.models import GameRecord, Scope
 from rules.core.aftermath import AftermathReversed
@@ -39,7 +41,6 @@ log = logging.getLogger(__name__)
 
 #: Runs of a campaign's catching up that lost a race with another writer.
 FOLLOW_ATTEMPTS = 5
-#: A campaign's log shows at most this many events at once.
 
 
 async def follow(services: Services, link: CampaignLink, game_channel: int) -> list[Outcome]:
@@ -59,6 +60,22 @@ async def follow(services: Services, link: CampaignLink, game_channel: int) -> l
     except Exception:  # the campaign follows later; the game's command is answered
         log.exception("campaign %s: game %s not followed", link.campaign, game_channel)
     return []
+
+
+async def follow_written(written: Written) -> list[Outcome]:
+    """The follower: the campaign of the game a command wrote to follows it."""
+    link = written.call.context.campaign
+    if link is None:
+        return []
+    return await follow(written.call.services, link, written.call.request.channel_id)
+
+
+def _linked(context: TableContext) -> bool:
+    return context.campaign is not None
+
+
+#: After any command on a linked game (ended, its end undone…), its campaign follows.
+FOLLOWER = Follower(name="campaign.follow", of=_linked, run=follow_written)
 
 
 async def catch_up(

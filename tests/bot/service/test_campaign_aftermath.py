@@ -1,8 +1,7 @@
 """After a campaign's battle, through the service on both store backends: the post-battle
 sequence rolled with a player's typed dice and shown die by die, each side confirming, the
-next game refused until then, the referee's adjustments logged, a result undone after its
-aftermath unwound by a logged event (or kept, with a clear line, once built on), and the
-state always the replay of the log."""
+next game refused until then, the referee's adjustments logged, a game's end standing once
+an aftermath is rolled on its result, and the state always the replay of the log."""
 
 from __future__ import annotations
 
@@ -220,43 +219,35 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     )
 
 
-async def test_an_undone_end_unwinds_its_aftermath_then_reverses_the_result(
-    any_store: Any,
-) -> None:
+async def test_an_end_whose_aftermath_is_rolled_stands(any_store: Any) -> None:
+    """The aftermath rolled on game 1's result (and confirmed) rests on its losses:
+    ``/game undo`` of its end is refused, saying why and what to do instead, and nothing
+    is written to the game or the campaign."""
     table = await _campaign(any_store)
     await _game_one_won_by_the_legion(table)
-    before = (await table.campaign()).rosters
     await table(CAMPAIGN, REFEREE, "campaign.aftermath", game=1)  # the bot's dice
-    validated = await table(CAMPAIGN, REFEREE, "campaign.confirm", game=1)
-    assert [n.key for n in validated.notices] == [
-        "bot.campaign.validated",
-        "bot.campaign.aftermath_settled",
-    ]
-    undone = await table(FIRST, REFEREE, "game.undo")
-    keys = [n.key for n in undone.notices]
-    assert keys[-2:] == ["bot.campaign.unwound", "bot.campaign.reversed"]
-    state = await table.campaign()
-    assert state.game(1).result is None and state.aftermaths == {}  # type: ignore[union-attr]
-    for side, roster in before.items():
-        for entry in roster.entries:
-            now = state.rosters[side].entry(entry.id)
-            assert now is not None
-            assert (now.strength, now.casualties, now.experience) == (
-                entry.strength,
-                entry.casualties,
-                entry.experience,
-            )
-    verbs = [e.verb for e in await table.campaign_events()]
-    assert verbs[-2:] == ["campaign.aftermath_reversal", "campaign.reversal"]
-    # The game ends again: its result enters, its aftermath rolls again.
-    await table(FIRST, REFEREE, "game.decide", result="predoni", reason="second thoughts")
-    await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
-    _assert_log_is_the_state(
-        await table.campaign_events(), (await any_store.load(CAMPAIGN)).document
-    )
+    await table(CAMPAIGN, REFEREE, "campaign.confirm", game=1)
+    await table.refused(FIRST, REFEREE, "game.undo", "error.campaign.built_on_reopen")
+    with pytest.raises(RulesError) as caught:
+        await table(FIRST, REFEREE, "game.undo")
+    english = caught.value.localized("en")
+    assert "has built on the result of game 1" in english and "/campaign adjust" in english
+    assert "ha già costruito sul risultato della partita 1" in caught.value.localized("it")
+    assert "s'appuie déjà sur le résultat de la partie 1" in caught.value.localized("fr")
+    game = await any_store.load(FIRST)
+    held = (await table.campaign()).game(1)
+    assert held is not None and held.result is not None
+    assert game.status == "ended" and game.head_hash == held.result.final_hash
 
 
-async def test_an_aftermath_built_on_keeps_its_result_with_a_clear_line(any_store: Any) -> None:
+async def test_an_aftermath_adjusted_keeps_the_game_ended_and_the_campaign_true(
+    any_store: Any,
+) -> None:
+    """An aftermath and an adjustment built on game 1's result: ``/game undo`` in the
+    game's channel is refused (before, it reopened the game while the campaign kept its
+    result, and a second end the other way left the campaign showing the first result
+    with a final hash no longer the game's end, ``db check`` saying ok). The referee's
+    decision the other way is then refused too: the game is over, the campaign is true."""
     table = await _campaign(any_store)
     await _game_one_won_by_the_legion(table)
     await _typed(table, ANNA, "1,1,1", game=1)
@@ -270,13 +261,23 @@ async def test_an_aftermath_built_on_keeps_its_result_with_a_clear_line(any_stor
         value="3",
         reason="wounded sergeant",
     )
-    undone = await table(FIRST, REFEREE, "game.undo")
-    assert "bot.campaign.reversal_refused" in [n.key for n in undone.notices]
-    assert "keeps the result of game 1" in reply_text(undone)
+    await table.refused(FIRST, REFEREE, "game.undo", "error.campaign.built_on_reopen")
+    await table.refused(
+        FIRST,
+        REFEREE,
+        "game.decide",
+        "error.service.game_ended",
+        result="predoni",
+        level="decisive",
+        reason="x",
+    )
     state = await table.campaign()
-    assert state.game(1).result is not None and 1 in state.aftermaths  # type: ignore[union-attr]
+    held = state.game(1)
+    assert held is not None and held.result is not None and held.result.winner == "legione"
+    assert (await any_store.load(FIRST)).head_hash == held.result.final_hash
     squad = state.rosters["legione"].entry("squadra_tattica")
     assert squad is not None and squad.status is Status.RECOVERING and squad.until == 3
+    assert await any_store.check() == []
     _assert_log_is_the_state(
         await table.campaign_events(), (await any_store.load(CAMPAIGN)).document
     )
@@ -294,3 +295,23 @@ async def test_an_ended_campaign_owes_nothing_and_says_it_is_over(any_store: Any
     )
     status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
     assert "aftermath to roll" not in status
+
+
+async def test_the_campaign_does_not_end_while_an_aftermath_awaits_confirmation(
+    any_store: Any,
+) -> None:
+    """An aftermath rolled and not yet confirmed: ``/campaign end`` is refused, naming the
+    game and the sides it awaits (before, the campaign ended and the pending line vanished
+    from its status and report); once confirmed, the campaign ends."""
+    table = await _campaign(any_store)
+    await _game_one_won_by_the_legion(table)
+    await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
+    await table.refused(CAMPAIGN, REFEREE, "campaign.end", "error.campaign.aftermath_unconfirmed")
+    with pytest.raises(RulesError) as caught:
+        await table(CAMPAIGN, REFEREE, "campaign.end")
+    assert "The aftermath of game 1 awaits the confirmation of" in caught.value.localized("en")
+    assert "attend la confirmation" in caught.value.localized("fr")
+    assert "attende la conferma" in caught.value.localized("it")
+    await table(CAMPAIGN, REFEREE, "campaign.confirm", game=1)
+    await table(CAMPAIGN, REFEREE, "campaign.end")
+    assert (await table.campaign()).ended

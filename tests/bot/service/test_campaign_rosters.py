@@ -315,11 +315,10 @@ async def test_undoing_the_end_takes_the_losses_back(any_store: Any) -> None:
             assert (entry.strength, entry.casualties) == (before.strength, before.casualties)
 
 
-async def test_undoing_the_end_after_a_roster_was_set_keeps_the_result(any_store: Any) -> None:
+async def test_undoing_the_end_after_a_roster_was_set_is_refused(any_store: Any) -> None:
     """A roster set from a file after a result (its casualties gone): undoing the game's
-    end cannot take the losses back, so the campaign keeps the result and says so in the
-    game's channel; nothing is written to the campaign (before, the reversal was refused
-    by the fold deep in the follow-up: logged as a failure, the channel told nothing)."""
+    end could not take the losses back, so it is refused, saying why, and nothing is
+    written anywhere (before, the game reopened while the campaign kept its result)."""
     table = await _campaign(any_store, "w40k4")
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
     commands, faces = losing_prefix("w40k4", "avamposto")
@@ -342,11 +341,8 @@ async def test_undoing_the_end_after_a_roster_was_set_keeps_the_result(any_store
         ]
     )
     await table(CAMPAIGN, REFEREE, "campaign.roster", attachment=written)
-    logged = len(await table.campaign_events())
-    undone = await table(FIRST, REFEREE, "game.undo")
-    assert "bot.campaign.reversal_kept" in [n.key for n in undone.notices]
-    assert "keeps the result of game 1" in reply_text(undone)
-    assert len(await table.campaign_events()) == logged
+    await table.refused(FIRST, REFEREE, "game.undo", "error.campaign.built_on_reopen")
+    assert (await any_store.load(FIRST)).status == "ended"
     assert (await table.campaign()).game(1).result is not None  # type: ignore[union-attr]
 
 

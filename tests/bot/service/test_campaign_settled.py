@@ -35,3 +35,26 @@ async def test_the_end_of_a_game_of_an_ended_campaign_cannot_be_undone(
     assert "«Orbita» is over: the end of its games stands" in caught.value.localized("en")
     assert "est terminée\u202f: la fin de ses parties demeure" in caught.value.localized("fr")
     assert "è conclusa: la fine delle sue partite resta" in caught.value.localized("it")
+
+
+async def test_the_campaign_does_not_end_while_a_game_it_holds_is_in_play_again(
+    any_store: Any,  # noqa: F811
+) -> None:
+    """A game whose result the campaign holds is in play again in its channel (its end
+    undone by another process past the campaign's guard): ``/campaign end`` is refused,
+    naming the game and its channel, rather than closing the campaign on a result the
+    game no longer has."""
+    table = await _campaign(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    await table(FIRST, REFEREE, "game.decide", result="predoni", reason="held")
+    ended = await any_store.load(FIRST)
+    undone = await any_store.undo(FIRST, expected_version=ended.version, actor_id=REFEREE)
+    await any_store.undo(FIRST, expected_version=undone.version, actor_id=REFEREE)
+    assert (await any_store.load(FIRST)).status != "ended"
+    await table.refused(CAMPAIGN, REFEREE, "campaign.end", "error.campaign.end_in_play")
+    with pytest.raises(RulesError) as caught:
+        await table(CAMPAIGN, REFEREE, "campaign.end")
+    assert "Game 1 of «Orbita» is in play again in" in caught.value.localized("en")
+    assert "è di nuovo in corso" in caught.value.localized("it")
+    assert "est de nouveau en cours" in caught.value.localized("fr")
+    assert not (await table.campaign()).ended
