@@ -345,11 +345,12 @@ async def adjust(fuzzer: CampaignFuzzer) -> None:
     side = rng.choice(list(state.rosters))
     entry = rng.choice(state.rosters[side].entries)
     ranks = [rung.rank for rung in rules_of(fuzzer).promotion] or ["-"]
+    lowest_full = max(1, entry.strength + entry.casualties)
     choices: list[tuple[str, str]] = [
         ("experience", str(rng.randint(0, 20))),
         ("rank", rng.choice([*ranks, "-"])),
         # Standing and lost never exceed full (the adjustment refuses it otherwise).
-        ("full", str(rng.randint(max(1, entry.strength + entry.casualties), entry.strength + 3))),
+        ("full", str(rng.randint(lowest_full, lowest_full + 3))),
     ]
     if entry.status is not Status.DEAD:
         choices.append(("strength", str(rng.randint(0, entry.full - entry.casualties))))
