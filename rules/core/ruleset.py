@@ -56,6 +56,10 @@ class Ruleset:
     # How a campaign musters its games from the sides' rosters (a rules.core.muster.
     # ScenarioMuster); None: the ruleset plays campaigns without rosters.
     muster: Any = field(default=None)
+    # Whether a unit can be hidden from a side (linea_gotica's hidden units, manovra's
+    # concealed ones): then no export for a side or a spectator keeps a state or a state's
+    # hash, whether or not a unit is hidden now (which the choice would otherwise tell).
+    hides_units: bool = False
 
     def __post_init__(self) -> None:
         # One of the two is enough: the bundled rulesets' play implements both interfaces;

@@ -22,6 +22,7 @@ RULESET = register(
         play=PLAY,
         muster=MUSTER,
         zero_reads_as_ten=True,
+        hides_units=True,
     )
 )
 
