@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from bot.export import read_file
 from bot.render_text import reply_text
-from bot.service import GameService, Request
+from bot.service import GameService, PlayReply, Request
 from db.hashing import verify_links
 from db.sqlite import SqliteStore
 from rules.core.errors import RulesError
@@ -182,3 +183,53 @@ async def test_naming_a_hidden_unit_is_refused_as_naming_none(campo: ServiceTabl
     with pytest.raises(RulesError) as own:
         await table(BRUNO, "move", unit="squadra_1", distance=1)
     assert own.value.key != "error.linea_gotica.unknown_unit"
+
+
+def _sniper_in_sight() -> str:
+    """esempio_gotica_campo with its hidden sniper out of the bell tower, in the open
+    north-east of the farm, where it sees the Allies' first squad (bundled, the barn stands
+    in every line from the tower to them)."""
+    scenario = yaml.safe_load(CAMPO.read_text(encoding="utf-8"))
+    scenario["battlefield"]["deployment"]["cecchino"] = {"x": 150, "y": 30}
+    (sniper,) = [
+        unit for side in scenario["sides"] for unit in side["units"] if unit["id"] == "cecchino"
+    ]
+    del sniper["place"]
+    sniper["cover"] = "nessuna"
+    return yaml.safe_dump(scenario, allow_unicode=True, sort_keys=False)
+
+
+#: What would tell of the sniper: its id, name, weapons, its own rolls.
+SNIPER_WORDS = ("cecchino", "Cecchino", "k98_zf", "Sniper", "sniper", "osservatore")
+
+
+async def test_a_hidden_snipers_shot_through_the_service_names_it_to_its_side_alone(
+    tmp_path: Path,
+) -> None:
+    table, store = await _table(tmp_path, "sniper")
+    try:
+        await _game(table, _sniper_in_sight(), {"tedeschi"})
+        await table(ANNA, "turn.next", (3, 8))  # the Germans win the initiative
+        await table(BRUNO, "turn.next", order="first")
+        for user in (BRUNO, ANNA) * 3:  # covering fire, movement, its observation: passed
+            await table(user, "turn.next")
+        # Elite fire: the sniper decides to fire, hits, wounds; its observer misses.
+        shot = await table(BRUNO, "fire", (5, 5, 5, 5), unit="cecchino", target="squadra_1")
+        assert isinstance(shot, PlayReply) and shot.private
+        own = reply_text(shot, str)
+        assert "The sniper fires" in own and "Wounded" in own
+        public = shot.public
+        assert public is not None and not public.private
+        assert [n.key for n in public.notices] == ["bot.log.hidden_played_on"]
+        channel = reply_text(public, str)
+        assert "1ª squadra fucilieri" in channel and "[wounded]" in channel
+        assert public.map_view is not None
+        assert "cecchino" not in {c.unit_id for c in public.map_view.counters}
+        said = [channel, public.map_view.caption or ""]
+        for user in (ANNA, SPECTATOR):
+            seen = await _received(table, user, [])
+            said += [json.dumps(value, ensure_ascii=False, default=str) for value in seen.values()]
+        for text in said:
+            assert not any(word in text for word in SNIPER_WORDS), text
+    finally:
+        await store.close()
