@@ -21,9 +21,11 @@ from bot.service import GameService, PlayReply, Request
 from db.hashing import verify_links
 from db.sqlite import SqliteStore
 from rules.core.errors import RulesError
+from rules.core.ruleset import get_ruleset
+from rules.core.seatview import Seat, SeatView
 from tests.bot.conftest import QueuedDice
 from tests.bot.service_table import ServiceTable
-from tests.core.hidden_worlds import hidden_scenarios, owners, worlds
+from tests.core.hidden_worlds import hidden_scenarios, hidden_units, owners, worlds
 
 CHANNEL = 3201
 REFEREE, ANNA, BRUNO, SPECTATOR = 1, 2, 3, 99
@@ -233,3 +235,123 @@ async def test_a_hidden_snipers_shot_through_the_service_names_it_to_its_side_al
             assert not any(word in text for word in SNIPER_WORDS), text
     finally:
         await store.close()
+
+
+class _SteadyDice(QueuedDice):
+    """A die showing the same faces in the same order in every world (5, then 6, then
+    5…), so a command played the same way rolls the same."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rolled = 0
+
+    def face(self, die: Any, label: str) -> int:
+        if self.faces:
+            return super().face(die, label)
+        self.rolled += 1
+        return min(die.sides, 5 + self.rolled % 2)
+
+
+def _places_near_hidden(text: str) -> list[str]:
+    """What a command could name near the hidden units of a scenario: their places, their
+    coordinates and a point beside each."""
+    scenario = yaml.safe_load(text)
+    deployment = (scenario.get("battlefield") or {}).get("deployment") or {}
+    named: list[str] = []
+    for unit in hidden_units(scenario):
+        if unit.get("place"):
+            named.append(str(unit["place"]))
+        at = deployment.get(unit["id"])
+        if at:
+            named += [f"{at['x']},{at['y']}", f"{at['x'] - 3},{at['y'] - 3}"]
+    return named
+
+
+def _probes(legal: list[Any], near: list[str], hidden_ids: list[str]) -> list[dict[str, Any]]:
+    """Commands for the non-owner: its legal actions (a few of each verb and unit), and
+    the same naming what is near the hidden units, or the hidden units themselves."""
+    probes: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for action in legal:
+        options = {k: v for k, v in action.options.items()}
+        key = (action.verb, str(options.get("unit")))
+        if key in seen or action.verb in ("turn.next", "odds"):
+            continue
+        seen.add(key)
+        probes.append({"verb": action.verb, **options})
+        for option, names in (("target", [*near, *hidden_ids]), ("to", near)):
+            if option in options:
+                probes += [{"verb": action.verb, **options, option: name} for name in names]
+    return probes
+
+
+async def _answers(table: ServiceTable, probes: list[dict[str, Any]]) -> list[Any]:
+    """What ANNA is answered for each probe (each one played is undone by the referee)."""
+    answers: list[Any] = []
+    for probe in probes:
+        options = {k: v for k, v in probe.items() if k != "verb"}
+        try:
+            reply = await table(ANNA, probe["verb"], **options)
+        except RulesError as refusal:
+            answers.append((refusal.key, dict(refusal.params), refusal.localized("en")))
+            continue
+        answers.append(("played", _plain(reply_text(reply, str))))
+        await table(REFEREE, "game.undo")
+    return answers
+
+
+async def _view(store: SqliteStore, side: str) -> SeatView:
+    record = await store.load(CHANNEL)
+    return get_ruleset("linea_gotica").rules.view(record.document, Seat(side))
+
+
+async def _next_phase_of(table: ServiceTable, store: SqliteStore, side: str) -> None:
+    """Everyone passes until ``side`` is to act in another phase."""
+    phase = (await _view(store, side)).status.phase
+    for _ in range(12):
+        status = (await _view(store, side)).status
+        if status.awaiting == side and status.phase != phase:
+            return
+        await table(ANNA if status.awaiting == side else BRUNO, "turn.next")
+    raise AssertionError(f"{side} is never to act after {phase}")
+
+
+@pytest.mark.parametrize("path", [path for _, path in hidden_scenarios()], ids=lambda p: p.stem)
+async def test_no_refusal_to_the_enemy_tells_a_hidden_unit_from_none(
+    tmp_path: Path, path: Path
+) -> None:
+    """The enemy's commands — its legal ones, and the same naming the places and points
+    near the hidden units — in covering fire, movement and fire: every answer is the same
+    whether the hidden units are there, elsewhere or nowhere."""
+    texts = worlds(path)
+    hiding = owners(path)
+    near = _places_near_hidden(texts["as_written"])
+    hidden_ids = [unit["id"] for unit in hidden_units(yaml.safe_load(texts["as_written"]))]
+    answered: dict[str, list[Any]] = {}
+    probes: list[list[dict[str, Any]]] = []
+    for world, text in texts.items():
+        store = await SqliteStore.open(str(tmp_path / f"{world}.db"))
+        dice = _SteadyDice()
+        table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+        try:
+            enemy, _ = await _game(table, text, hiding)
+            await table(ANNA, "turn.next", (8, 3))  # the enemy of the hidden units chooses
+            await table(ANNA, "turn.next", order="first")
+            answered[world] = []
+            for phase in range(3):  # covering fire, movement, fire (the enemy's turn in each)
+                if world == "as_written":
+                    legal = (await _view(store, enemy)).legal
+                    probes.append(_probes(list(legal), near, hidden_ids))
+                answered[world] += await _answers(table, probes[phase])
+                await _next_phase_of(table, store, enemy)
+        finally:
+            await store.close()
+    assert sum(map(len, probes)) > 20
+    for world in ("removed", "moved"):
+        for probe, real, other in zip(
+            [p for phase in probes for p in phase],
+            answered["as_written"],
+            answered[world],
+            strict=True,
+        ):
+            assert other == real, (world, probe)
