@@ -11,6 +11,7 @@ import pytest
 
 from rules.core import ending
 from rules.core.battlefield import Point
+from rules.core.errors import RulesError
 from rules.core.game import Applied
 from rules.core.ruleset import get_ruleset
 from rules.core.score import Ending, EndingKind
@@ -19,6 +20,7 @@ from rules.core.surface import Rules
 from rules.linea_gotica import victory as lg_victory
 from rules.linea_gotica.commands import build_command
 from rules.linea_gotica.surface import PLAY as LINEA_GOTICA
+from rules.manovra.state import TurnStep
 from rules.manovra.surface import PLAY as MANOVRA
 from tests.core.hidden_worlds import hidden_scenarios, owners, worlds
 
@@ -132,3 +134,22 @@ def test_an_objective_a_hidden_unit_held_at_a_stated_turn_stays_unknown_to_the_e
     ended = play._document(state)
     for seat in (SPECTATOR, Seat("alleati")):
         assert any(line.side == "tedeschi" for line in play.view(ended, seat).score.lines)
+
+
+def test_a_manoeuvre_out_of_turn_names_no_concealed_unit_to_the_enemy() -> None:
+    """The Axis acting while a concealed Allied squad is next in the order of manoeuvre is
+    told whose side's turn it is, not which unit's."""
+    play = MANOVRA
+    state = play._load_state(play.new_game("esempio_normandia_campo", None))
+    axis = next(unit.id for unit in state.units.values() if unit.side == "asse" and unit.position)
+    state.step = TurnStep.MANOEUVRE
+    state.queue = ["squadra_2", axis]
+    refusals = {}
+    for concealed in (False, True):
+        if concealed:
+            state.units["squadra_2"].add("concealed")
+        with pytest.raises(RulesError) as refused:
+            play.apply(play._document(state), "move", {"unit": axis, "kind": "hold"}, None, "asse")
+        refusals[concealed] = refused.value.localized("en")
+    assert "2ª squadra" in refusals[False]
+    assert "2ª squadra" not in refusals[True] and "Alleati" in refusals[True]

@@ -355,3 +355,68 @@ async def test_no_refusal_to_the_enemy_tells_a_hidden_unit_from_none(
             strict=True,
         ):
             assert other == real, (world, probe)
+
+
+#: Where manovra's second squad goes, concealed (Occultarsi), in each world; and what the
+#: Axis could name near it.
+CONCEALED_AT = {"there": "61,27", "elsewhere": "W 1", "further": "toward gruppe_1 3"}
+NEAR_SQUAD = ("squadra_2", "61,27", "58,27", "campi_sud")
+
+
+async def _manovra_probes(table: ServiceTable) -> list[Any]:
+    """The Axis's commands naming the concealed squad, the points near it, and its own
+    units out of their turn: what it is answered."""
+    probes: list[dict[str, Any]] = []
+    for unit in ("gruppe_1", "mg_team", "panzer_iv"):
+        probes.append({"verb": "move", "unit": unit, "kind": "hold"})
+        probes += [{"verb": "fire", "unit": unit, "target": name} for name in NEAR_SQUAD]
+        probes.append({"verb": "move", "unit": unit, "kind": "tattico", "to": "61,27"})
+    probes.append({"verb": "move", "unit": "squadra_2", "kind": "hold"})
+    answers = []
+    for probe in probes:
+        options = {k: v for k, v in probe.items() if k != "verb"}
+        try:
+            await table(BRUNO, probe["verb"], **options)
+            answers.append(("played", probe))
+        except RulesError as refusal:
+            answers.append((refusal.key, dict(refusal.params), refusal.localized("en")))
+    return answers
+
+
+async def test_a_concealed_manovra_squad_is_to_the_enemy_the_same_wherever_it_went(
+    tmp_path: Path,
+) -> None:
+    """Manovra hides a unit in play: a squad moving concealed (Occultarsi). Wherever it
+    went, the Axis and a spectator receive the same — status, score, picture, log, export,
+    names, the answers to commands naming it or the places near it — and none names it."""
+    received: dict[str, dict[Any, Any]] = {}
+    for world, destination in CONCEALED_AT.items():
+        table, store = await _table(tmp_path, world)
+        try:
+            await table(REFEREE, "game.new", scenario="esempio_normandia_campo", language="en")
+            await table(ANNA, "game.join", side="alleati")
+            await table(BRUNO, "game.join", side="asse")
+            await table(ANNA, "turn.next")
+            await table(ANNA, "turn.next")
+            await table(ANNA, "manoeuvre.declare", platoon="plotone_fucilieri")
+            await table(BRUNO, "manoeuvre.declare", (1, 6, 1, 1), platoon="panzer")
+            await table(ANNA, "move", unit="squadra_2", kind="cauto", to=destination, conceal=True)
+            received[world] = {
+                user: await _received(table, user, []) for user in (BRUNO, SPECTATOR)
+            }
+            received[world]["refusals"] = await _manovra_probes(table)
+        finally:
+            await store.close()
+    for world in ("elsewhere", "further"):
+        assert received[world] == received["there"], world
+    # What it reads now names the squad nowhere (the log and the export keep what was
+    # public before it hid: the initiative it rolled).
+    now = {
+        part: value
+        for seen in received["there"].values()
+        if isinstance(seen, dict)
+        for part, value in seen.items()
+        if not part.startswith(("log", "export"))
+    }
+    told = json.dumps([now, received["there"]["refusals"]], ensure_ascii=False, default=str)
+    assert "2ª squadra" not in told and "Unknown unit: squadra_2" in told
