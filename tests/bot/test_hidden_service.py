@@ -45,7 +45,9 @@ def seen(reply, language: str = "en") -> str:
     return reply_text(reply, str)
 
 
-async def concealed_move(table: ServiceTable) -> PlayReply:
+async def concealed_move(table: ServiceTable, to: str = "61,27") -> PlayReply:
+    """esempio_normandia_campo, ANNA at the Allies, BRUNO at the Axis: the Allies' 2ª
+    squadra moves first in the order of manoeuvre, concealed, ``to`` there."""
     await table(REFEREE, "game.new", scenario="esempio_normandia_campo", language="en")
     await table(ANNA, "game.join", side="alleati")
     await table(BRUNO, "game.join", side="asse")
@@ -54,7 +56,7 @@ async def concealed_move(table: ServiceTable) -> PlayReply:
     await table(ANNA, "manoeuvre.declare", platoon="plotone_fucilieri")
     # The squad rolls the best initiative: it moves first.
     await table(BRUNO, "manoeuvre.declare", (1, 6, 1, 1), platoon="panzer")
-    reply = await table(ANNA, "move", unit="squadra_2", kind="cauto", to="61,27", conceal=True)
+    reply = await table(ANNA, "move", unit="squadra_2", kind="cauto", to=to, conceal=True)
     assert isinstance(reply, PlayReply)
     return reply
 

@@ -25,6 +25,7 @@ from rules.core.ruleset import get_ruleset
 from rules.core.seatview import Seat, SeatView
 from tests.bot.conftest import QueuedDice
 from tests.bot.service_table import ServiceTable
+from tests.bot.test_hidden_service import concealed_move
 from tests.core.hidden_worlds import hidden_scenarios, hidden_units, owners, worlds
 
 CHANNEL = 3201
@@ -393,14 +394,7 @@ async def test_a_concealed_manovra_squad_is_to_the_enemy_the_same_wherever_it_we
     for world, destination in CONCEALED_AT.items():
         table, store = await _table(tmp_path, world)
         try:
-            await table(REFEREE, "game.new", scenario="esempio_normandia_campo", language="en")
-            await table(ANNA, "game.join", side="alleati")
-            await table(BRUNO, "game.join", side="asse")
-            await table(ANNA, "turn.next")
-            await table(ANNA, "turn.next")
-            await table(ANNA, "manoeuvre.declare", platoon="plotone_fucilieri")
-            await table(BRUNO, "manoeuvre.declare", (1, 6, 1, 1), platoon="panzer")
-            await table(ANNA, "move", unit="squadra_2", kind="cauto", to=destination, conceal=True)
+            await concealed_move(table, destination)
             received[world] = {
                 user: await _received(table, user, []) for user in (BRUNO, SPECTATOR)
             }
