@@ -48,21 +48,26 @@ FileContent = bytes | Path
 
 @dataclass(frozen=True)
 class Redaction:
-    """An export for a reader who may not see everything (a side, or a spectator, while
-    the enemy has hidden units): the events ``withheld`` (given an event's args) keep only
-    the ``kept_args`` — who played which command — without options, dice or outcome, and
-    no state is kept (a state says where every hidden unit is). The hash chain cannot be
-    checked on such a file; the referee's export keeps everything."""
+    """An export for a reader who may not see everything (a side, or a spectator, in a
+    ruleset whose units can be hidden): the events ``withheld`` (given an event's args)
+    keep only the ``kept_args`` — who played which command — without options, dice or
+    outcome. With ``hides_states`` no state is kept (a state says where every hidden unit
+    is) and no event carries its state's hash (a guessed state could be tested against
+    it): the events' own hashes still link into the chain (`db.hashing.verify_links`), but
+    an event's content cannot be checked on such a file; the referee's export keeps
+    everything (docs/integrity.md, "A seat's export")."""
 
     reader: str
     withheld: Callable[[Mapping[str, Any]], bool]
     kept_args: frozenset[str]
-    #: Units are hidden from the reader now: the states (which place them) are left out
-    #: even if no event is withheld.
-    hidden_now: bool = False
+    #: Units can be hidden from the reader: the states and their hashes are left out even
+    #: if no event is withheld.
+    hides_states: bool = False
 
     def event(self, event: dict[str, Any]) -> dict[str, Any]:
         """An event of the bundle as this reader may see it."""
+        if self.hides_states:
+            event = {key: value for key, value in event.items() if key != "state_hash"}
         args = event.get("args")
         if not isinstance(args, dict) or not self.withheld(args):
             return event
@@ -251,10 +256,10 @@ async def export_files(
 def redact_bundle(path: Path, redaction: Redaction) -> bool:
     """Rewrite the bundle at ``path`` for ``redaction``'s reader, line by line (the bundle
     has one event a line, `db.export`): the withheld events stripped, no state kept.
-    Whether anything was withheld (if not, and ``hidden_now`` is false, the bundle stays
+    Whether anything was withheld (if not, and ``hides_states`` is false, the bundle stays
     as it was: whole, and verifiable)."""
     redacted = path.with_name(path.name + ".redacted")
-    withheld = redaction.hidden_now
+    withheld = redaction.hides_states
     with path.open("rb") as source, redacted.open("wb") as out:
         for raw in source:
             out.write(raw)

@@ -295,3 +295,37 @@ def verify_export(bundle: Mapping[str, Any]) -> str:
     if len(states) != len(events) and bundle.get("states_kept") != "first_and_current":
         raise ChainBroken(channel_id, len(events), "states without an event")
     return head
+
+
+def verify_links(bundle: Mapping[str, Any]) -> str:
+    """Verify what a seat's export (``"redacted_for"``: a side's or a spectator's) can
+    prove: its events, in order from the 64 zeros, each linked to the hash of the one
+    before it, up to the head hash; the game's version their count; and every event still
+    whole (its state's hash kept, nothing withheld) hashed again from its fields.
+
+    An event without its state's hash (left out for a reader who may not see the state) or
+    with its options withheld is only linked: its content cannot be checked on this file,
+    only against the referee's export or one made after the game ended (docs/integrity.md,
+    "A seat's export"). Returns the head hash; raises `ChainBroken` like `verify_export`.
+    """
+    game = bundle.get("game") or {}
+    channel_id = game.get("channel_id")
+    prev_hash, seq = GENESIS_HASH, 0
+    try:
+        for seq, item in enumerate(bundle["events"], start=1):
+            if item["channel_id"] != channel_id:
+                raise ChainBroken(channel_id, seq, "event from another channel")
+            if int(item["seq"]) != seq or int(item["state_version"]) != seq:
+                raise ChainBroken(channel_id, seq, f"expected event {seq}")
+            if item["prev_hash"] != prev_hash:
+                raise ChainBroken(channel_id, seq, "does not link to the previous event")
+            if "state_hash" in item and not item.get("redacted"):
+                verify_chain([EventRecord.from_json_dict(item)], prev_hash=prev_hash, first_seq=seq)
+            prev_hash = str(item["hash"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ChainBroken(channel_id, seq, f"malformed export: {error}") from error
+    if prev_hash != bundle.get("head_hash"):
+        raise ChainBroken(channel_id, seq, "head hash differs from the last event")
+    if game.get("version") != seq:
+        raise ChainBroken(channel_id, seq, "game version differs from event count")
+    return prev_hash

@@ -211,19 +211,25 @@ async def export(call: Call) -> Reply:
     head = await store.export_head(request.channel_id)
     pages = history_pages(store, request.channel_id, head.version)
     reader = _reader(call, context)
-    hidden_now = False
+    hides_states = False
     if not reader.referee:
-        first = await store.history_page(request.channel_id, 0, 1, 1)
-        hidden_now = await call.services.off_loop(_hides_a_state, call, record, first, reader)
-    return await _export_reply(request, reply, head, pages, sides, reader, hidden_now)
+        hides_states = call.services.ruleset(record.ruleset).hides_units
+        if not hides_states:
+            first = await store.history_page(request.channel_id, 0, 1, 1)
+            hides_states = await call.services.off_loop(
+                _hides_a_state, call, record, first, reader
+            )
+    return await _export_reply(request, reply, head, pages, sides, reader, hides_states)
 
 
 def _hides_a_state(
     call: Call, record: GameRecord, first: list[StoredVersion], reader: Reader
 ) -> bool:
     """Whether a state an export keeps (the first and the current) places a unit hidden
-    from ``reader``: then it keeps none (a unit that never moves is as hidden as one that
-    does, from the game's first event on)."""
+    from ``reader``: then it keeps none. A ruleset that declares it can hide units
+    (``Ruleset.hides_units``) keeps none for any reader but the referee, whatever its
+    states hold (else keeping them would tell that nothing is hidden); this is the
+    safeguard for a ruleset that hides units without saying so."""
     play = call.services.play(record.ruleset)
     rules = call.services.ruleset(record.ruleset).rules
     seat = reader_seat(reader)
@@ -257,7 +263,7 @@ async def _export_reply(
     pages: AsyncIterator[list[StoredVersion]],
     sides: Mapping[str, str],
     reader: Reader = REFEREE_READER,
-    hidden_now: bool = False,
+    hides_states: bool = False,
 ) -> Reply:
     title = translate(
         "bot.report.title",
@@ -284,7 +290,7 @@ async def _export_reply(
         language=language,
         line_of=lambda event: event_line(event, ruleset, language, sides, reader),
         details_of=details,
-        redaction=None if reader.referee else _redaction(reader, sides, hidden_now),
+        redaction=None if reader.referee else _redaction(reader, sides, hides_states),
     )
     reply.files.update(exported.files)
     reply.spool = exported.spool
@@ -294,13 +300,13 @@ async def _export_reply(
     return reply
 
 
-def _redaction(reader: Reader, sides: Mapping[str, str], hidden_now: bool) -> Redaction:
+def _redaction(reader: Reader, sides: Mapping[str, str], hides_states: bool) -> Redaction:
     """An export for a side or a spectator: what the enemy's hidden units did, withheld."""
     return Redaction(
         reader=sides.get(reader.side, reader.side) if reader.side else "spectator",
         withheld=lambda args: not reader.may_read(args),
         kept_args=PUBLIC_ARGS,
-        hidden_now=hidden_now,
+        hides_states=hides_states,
     )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from rules.core.dice import Die
 from rules.core.errors import IllegalAction, InvalidInput
@@ -39,23 +39,55 @@ from rules.core.score import (
     holder,
     result_of,
 )
-from rules.core.victory import VictoryConditions
+from rules.core.victory import ObjectiveSpec, VictoryConditions
 
 MAX_REASON = 200
+#: The reader of a score who sits at no side: the spectator, and the channel (no side id
+#: takes it: ids start with a letter or a digit).
+PUBLIC_READER = "@public"
+#: Who held each objective at a stated turn: objective id → [turn, side or None].
+Held = dict[str, list[tuple[int, str | None]]]
 
 
 class VictoryRecord(BaseModel):
     """What a game keeps of victory: the scenario's conditions (None: a scenario without,
     or a game saved before victory conditions existed), who held each objective scored
     at stated turns (objective id → [turn, side or None] at the end of each), the turns
-    the random extension added, and the result once the game is over."""
+    the random extension added, and the result once the game is over.
+
+    ``seen_held`` keeps, for a reader (a side, or ``PUBLIC_READER``) who did not see a
+    stated turn's holder because a unit hidden from it made the difference, who held the
+    objective as that reader saw it then: its score reads that while the game goes on (the
+    result, once it is over, reveals the truth). Left out of the document while empty, so
+    a game no hidden unit ever scored in keeps the documents it always had."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=False)
 
     conditions: VictoryConditions | None = None
-    held: dict[str, list[tuple[int, str | None]]] = Field(default_factory=dict)
+    held: Held = Field(default_factory=dict)
     extra_turns: int = 0
     result: GameResult | None = None
+    seen_held: dict[str, Held] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_seen_held(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("seen_held"):
+            data.pop("seen_held", None)
+        return data
+
+    def held_for(self, reader: str | None) -> Held:
+        """Who held each objective at its stated turns as ``reader`` (a side id,
+        ``PUBLIC_READER``; None: the referee) saw it."""
+        seen = self.seen_held.get(reader, {}) if reader is not None else {}
+        if not seen:
+            return self.held
+        return {
+            objective: [
+                (turn, dict(seen.get(objective, ())).get(turn, side)) for turn, side in turns
+            ]
+            for objective, turns in self.held.items()
+        }
 
 
 class VictoryState(Protocol):
@@ -71,12 +103,14 @@ class VictoryState(Protocol):
 BattleOf = Callable[[Any], Battle]
 
 
-def score_of(state: VictoryState, battle: Battle) -> Score:
-    """The score if the game ended now; once it has ended, the result's (frozen then)."""
+def score_of(state: VictoryState, battle: Battle, reader: str | None = None) -> Score:
+    """The score if the game ended now, as ``reader`` (a side id, ``PUBLIC_READER``;
+    None: the referee) knows it, ``battle`` being what it sees; once the game has ended,
+    the result's (frozen then, and everyone's: the end reveals every hidden unit)."""
     record = state.victory
     if record.result is not None:
         return record.result.score
-    return compute_score(record.conditions, battle, record.held)
+    return compute_score(record.conditions, battle, record.held_for(reader))
 
 
 def conclude(
@@ -144,6 +178,7 @@ def turn_over(state: VictoryState, battle_of: BattleOf, result: Applied[Any]) ->
         if state.turn in objective.turns:
             side, _ = holder(objective, battle)
             record.held.setdefault(objective.id, []).append((state.turn, side))
+            _record_seen_holders(record, objective, battle, state.turn, side)
     for rule in conditions.sudden_death:
         if rule.kind != "objective" or rule.objective is None:
             continue
@@ -153,6 +188,20 @@ def turn_over(state: VictoryState, battle_of: BattleOf, result: Applied[Any]) ->
             conclude(state, battle, ending, result, winner=rule.side, level=Level(rule.level))
             return True
     return False
+
+
+def _record_seen_holders(
+    record: VictoryRecord, objective: ObjectiveSpec, battle: Battle, turn: int, side: str | None
+) -> None:
+    """Who each reader saw hold ``objective`` at the end of ``turn``, where a unit hidden
+    from it made the holder ``side`` one it could not know."""
+    if not any(piece.hidden for piece in battle.pieces):
+        return
+    for reader in (PUBLIC_READER, *battle.sides):
+        seen, _ = holder(objective, battle.seen_by(None if reader == PUBLIC_READER else reader))
+        if seen != side:
+            held = record.seen_held.setdefault(reader, {}).setdefault(objective.id, [])
+            held.append((turn, seen))
 
 
 def last_turn(state: VictoryState, result: Applied[Any]) -> bool:

@@ -325,7 +325,8 @@ class DocumentPlay(ABC):
         units ``seat`` may know of (the referee's: every unit)."""
         state = self._state(document)
         battle = self.victory.battle(state).seen_by(seat.side, referee=seat.referee)
-        return ending.score_of(state, battle)
+        reader = None if seat.referee else (seat.side or ending.PUBLIC_READER)
+        return ending.score_of(state, battle, reader)
 
     def _objective_marks(
         self, state: Any, language: str, viewer_side: str | None, *, public: bool

@@ -59,6 +59,10 @@ class Ruleset:
     # Its declared sequence of play and where a game stands in it (a
     # rules.core.sequence.Tracked); None: the ruleset declares none yet.
     sequence: Any = field(default=None)
+    # Whether a unit can be hidden from a side (linea_gotica's hidden units, manovra's
+    # concealed ones): then no export for a side or a spectator keeps a state or a state's
+    # hash, whether or not a unit is hidden now (which the choice would otherwise tell).
+    hides_units: bool = False
 
     def __post_init__(self) -> None:
         # One of the two is enough: the bundled rulesets' play implements both interfaces;

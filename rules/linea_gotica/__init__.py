@@ -25,6 +25,7 @@ RULESET = register(
         muster=MUSTER,
         zero_reads_as_ten=True,
         sequence=Tracked(declaration(), document_position),
+        hides_units=True,
     )
 )
 

@@ -19,6 +19,7 @@ RULESET = register(
         procedures=PROCEDURES,
         play=PLAY,
         muster=MUSTER,
+        hides_units=True,
     )
 )
 

@@ -13,6 +13,7 @@ from bot.export import read_file
 from bot.render_text import reply_text
 from bot.service import GameService, PlayReply
 from bot.service.events import SECRET_ARG
+from db.hashing import verify_export, verify_links
 from db.sqlite import SqliteStore
 from tests.bot.conftest import QueuedDice
 from tests.bot.service_table import ServiceTable
@@ -44,7 +45,9 @@ def seen(reply, language: str = "en") -> str:
     return reply_text(reply, str)
 
 
-async def concealed_move(table: ServiceTable) -> PlayReply:
+async def concealed_move(table: ServiceTable, to: str = "61,27") -> PlayReply:
+    """esempio_normandia_campo, ANNA at the Allies, BRUNO at the Axis: the Allies' 2ª
+    squadra moves first in the order of manoeuvre, concealed, ``to`` there."""
     await table(REFEREE, "game.new", scenario="esempio_normandia_campo", language="en")
     await table(ANNA, "game.join", side="alleati")
     await table(BRUNO, "game.join", side="asse")
@@ -53,7 +56,7 @@ async def concealed_move(table: ServiceTable) -> PlayReply:
     await table(ANNA, "manoeuvre.declare", platoon="plotone_fucilieri")
     # The squad rolls the best initiative: it moves first.
     await table(BRUNO, "manoeuvre.declare", (1, 6, 1, 1), platoon="panzer")
-    reply = await table(ANNA, "move", unit="squadra_2", kind="cauto", to="61,27", conceal=True)
+    reply = await table(ANNA, "move", unit="squadra_2", kind="cauto", to=to, conceal=True)
     assert isinstance(reply, PlayReply)
     return reply
 
@@ -99,17 +102,36 @@ async def test_the_log_and_the_enemy_export_say_nothing_of_it(table, store) -> N
     # The unit's own side reads its move; the referee's export keeps everything.
     report, bundle, _ = await export_of(table, ANNA)
     assert "61,27" in report and "to:61,27" in report
-    assert len(bundle["states"]) == 2  # nothing of the enemy's is hidden: whole
+    # No state even so: whether the enemy has a concealed unit is not the side's to know.
+    assert bundle["states"] == [] and verify_links(bundle) == bundle["head_hash"]
     report, bundle, notices = await export_of(table, REFEREE)
     assert "to:61,27" in report and "concealed" in json.dumps(bundle)
     assert len(bundle["states"]) == 2 and "redacted_for" not in bundle
     assert "bot.game.export_redacted" not in notices
 
 
-async def test_a_game_without_hidden_units_exports_whole_for_everyone(table) -> None:
+async def test_a_game_whose_units_are_all_in_sight_still_exports_no_state_to_a_side(
+    table,
+) -> None:
+    """Nothing is hidden yet, but manovra's units can be concealed: a side's export keeps no
+    state and no state's hash, as when one is (keeping them would say nothing is hidden)."""
     await table(REFEREE, "game.new", scenario="esempio_normandia_campo", language="en")
     await table(ANNA, "game.join", side="alleati")
     await table(ANNA, "turn.next")
     _, bundle, notices = await export_of(table, ANNA)
-    assert len(bundle["states"]) == 2 and "redacted_for" not in bundle
-    assert "bot.game.export_redacted" not in notices
+    assert "bot.game.export_redacted" in notices
+    assert bundle["states"] == [] and bundle["redacted_for"]
+    assert not any("state_hash" in event for event in bundle["events"])
+    assert verify_links(bundle) == bundle["head_hash"]
+    _, whole, _ = await export_of(table, REFEREE)
+    assert len(whole["states"]) == 2 and verify_export(whole) == bundle["head_hash"]
+
+
+async def test_a_game_of_a_ruleset_that_hides_nothing_exports_whole_for_everyone(table) -> None:
+    await table(REFEREE, "game.new", ruleset="w40k4", scenario="avamposto", language="en")
+    await table(ANNA, "game.join", side=(await table(ANNA, "game.status")).status.units[0].side)
+    for user in (ANNA, 99):
+        _, bundle, notices = await export_of(table, user)
+        assert len(bundle["states"]) == 2 and "redacted_for" not in bundle
+        assert "bot.game.export_redacted" not in notices
+        assert verify_export(bundle) == bundle["head_hash"]

@@ -9,11 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from rules.core import ending
+from rules.core.battlefield import Point
+from rules.core.errors import RulesError
+from rules.core.game import Applied
 from rules.core.ruleset import get_ruleset
+from rules.core.score import Ending, EndingKind
 from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
 from rules.core.surface import Rules
+from rules.linea_gotica import victory as lg_victory
 from rules.linea_gotica.commands import build_command
 from rules.linea_gotica.surface import PLAY as LINEA_GOTICA
+from rules.manovra.state import TurnStep
 from rules.manovra.surface import PLAY as MANOVRA
 from tests.core.hidden_worlds import hidden_scenarios, owners, worlds
 
@@ -94,3 +101,55 @@ def test_the_public_order_of_manoeuvre_names_no_concealed_unit() -> None:
         assert "2ª squadra" not in notes and "1ª squadra" in notes, seat
     for seat in (REFEREE, Seat("alleati")):
         assert "2ª squadra" in str(play.view(hidden, seat).status.notes), seat
+
+
+def test_an_objective_a_hidden_unit_held_at_a_stated_turn_stays_unknown_to_the_enemy() -> None:
+    """The hairpin of gotica_retroguardia scores at the end of turns 4 and 8: held then by
+    the hidden MG alone, the enemy's and the spectator's scores read it as in the world
+    without the MG until the game ends; the end reveals it (the result is everyone's)."""
+    play = LINEA_GOTICA
+    path = next(path for _, path in SCENARIOS if path.stem == "gotica_retroguardia")
+    documents = {}
+    for world in ("as_written", "removed"):
+        state = play._load_state(play.setup(None, worlds(path)[world]))
+        for unit in state.units.values():  # the units in sight off the hairpin
+            if unit.side == "tedeschi" and not unit.hidden:
+                state.positions[unit.id] = Point(x=170, y=115)
+        if "mg_casolare" in state.units:
+            state.positions["mg_casolare"] = Point(x=95, y=88)  # within 15 cm of the hairpin
+        state.turn = 4
+        lg_victory.turn_over(state, Applied(state))
+        documents[world] = play._document(state)
+    hairpin = "victory.line.objective.held_at"
+    for seat in (SPECTATOR, Seat("alleati")):
+        seen = {world: play.view(doc, seat).score for world, doc in documents.items()}
+        assert seen["as_written"] == seen["removed"], seat
+        assert not any(line.text.key == hairpin for line in seen["as_written"].lines)
+    for seat in (REFEREE, Seat("tedeschi")):
+        score = play.view(documents["as_written"], seat).score
+        assert any(line.text.key == hairpin and line.side == "tedeschi" for line in score.lines)
+    # The end: the result, everyone's, counts the hairpin held.
+    state = play._load_state(documents["as_written"])
+    ending.conclude(state, lg_victory.battle(state), Ending(EndingKind.TURN_LIMIT, 8))
+    ended = play._document(state)
+    for seat in (SPECTATOR, Seat("alleati")):
+        assert any(line.side == "tedeschi" for line in play.view(ended, seat).score.lines)
+
+
+def test_a_manoeuvre_out_of_turn_names_no_concealed_unit_to_the_enemy() -> None:
+    """The Axis acting while a concealed Allied squad is next in the order of manoeuvre is
+    told whose side's turn it is, not which unit's."""
+    play = MANOVRA
+    state = play._load_state(play.new_game("esempio_normandia_campo", None))
+    axis = next(unit.id for unit in state.units.values() if unit.side == "asse" and unit.position)
+    state.step = TurnStep.MANOEUVRE
+    state.queue = ["squadra_2", axis]
+    refusals = {}
+    for concealed in (False, True):
+        if concealed:
+            state.units["squadra_2"].add("concealed")
+        with pytest.raises(RulesError) as refused:
+            play.apply(play._document(state), "move", {"unit": axis, "kind": "hold"}, None, "asse")
+        refusals[concealed] = refused.value.localized("en")
+    assert "2ª squadra" in refusals[False]
+    assert "2ª squadra" not in refusals[True] and "Alleati" in refusals[True]

@@ -19,6 +19,7 @@ from db.hashing import (
     state_hash,
     verify_chain,
     verify_export,
+    verify_links,
 )
 from db.models import NewEvent, format_timestamp
 from db.sqlite import SqliteStore
@@ -263,3 +264,37 @@ def test_stable_json_reads_back_as_itself(value: Any) -> None:
 )
 def test_small_floats_are_written_as_the_recipe_writes_them(value: Any) -> None:
     assert canonical_json(value) == documented_text(value)
+
+
+async def test_a_seats_export_verifies_its_links_and_whole_events_only(
+    store: SqliteStore,
+) -> None:
+    """Without its states' hashes (a side's or a spectator's export) the events are only
+    linked: an edited event still whole is caught, a withheld one is not; a broken link, a
+    changed head or a missing event always are."""
+    await new_game(store, 4, document={"turn": 1})
+    for version in (1, 2, 3):
+        await store.commit(4, version, {"turn": version + 1}, NewEvent(verb="advance"))
+    whole = json.loads(json.dumps((await store.export(4)).to_json_dict()))
+    assert verify_links(whole) == whole["head_hash"]  # every event whole: each hashed again
+
+    def seats(bundle: dict[str, Any]) -> dict[str, Any]:
+        events = [{k: v for k, v in e.items() if k != "state_hash"} for e in bundle["events"]]
+        return {**bundle, "events": events, "states": [], "redacted_for": "Alleati"}
+
+    seat = seats(whole)
+    assert verify_links(seat) == whole["head_hash"]
+    with pytest.raises(ChainBroken):
+        verify_export(seat)  # the content of an event without its state's hash: unknown
+    edited = json.loads(json.dumps(whole))
+    edited["events"][1]["verb"] = "rout"
+    with pytest.raises(ChainBroken) as caught:
+        verify_links(edited)
+    assert caught.value.seq == 2
+    for broken in (
+        {**seat, "events": [seat["events"][0], *seat["events"][2:]]},
+        {**seat, "head_hash": "f" * 64},
+        {**seat, "events": [seat["events"][0], {**seat["events"][1], "prev_hash": "0" * 64}]},
+    ):
+        with pytest.raises(ChainBroken):
+            verify_links(broken)

@@ -644,8 +644,17 @@ def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: 
 
 def _covering_sight(state: GameState, unit: UnitState, place: str) -> None:
     """On the battlefield covering fire at a terrain element needs sight of some of it (its
-    centre or a corner), and the element must be one of the table's areas."""
-    if state.field is None or unit.id not in state.positions:
+    centre or a corner), and the element must be one of the table's areas; without one, one
+    of the scenario's named elements (any name, for a scenario that names none). A name
+    nobody has is refused: played, it would be told back as typed, and a unit hidden from
+    the shooter is such a name (bot.service.redaction)."""
+    if state.field is None:
+        if state.places and place not in state.places:
+            raise UnknownName(
+                "error.field.unknown_place", name=place[:40], known=", ".join(state.places)
+            )
+        return
+    if unit.id not in state.positions:
         return
     area = next((a for a in state.field.areas if a.id == place), None)
     if area is None:

@@ -53,10 +53,19 @@ def _acting_unit(state: ManovraState, unit_id: str, actor_side: str | None) -> U
     if not state.queue:
         raise IllegalAction("error.manovra.no_unit_to_act")
     if state.queue[0] != unit.id:
+        following = state.units[state.queue[0]]
+        hidden = following.alive and following.has("concealed") and following.position is not None
+        if hidden and actor_side is not None and following.side != actor_side:
+            # A unit concealed from the enemy is not named to it (bot.service.redaction).
+            raise IllegalAction(
+                "error.manovra.not_this_units_turn_hidden",
+                unit=unit.name,
+                side=state.sides.get(following.side, following.side),
+            )
         raise IllegalAction(
             "error.manovra.not_this_units_turn",
             unit=unit.name,
-            next=state.units[state.queue[0]].name,
+            next=following.name,
         )
     _no_test_owed(state)
     return unit

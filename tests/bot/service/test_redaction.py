@@ -13,23 +13,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from bot.export import read_file
 from bot.render_text import reply_text
-from bot.service import GameService, Request
+from bot.service import GameService, PlayReply, Request
+from db.hashing import verify_links
 from db.sqlite import SqliteStore
 from rules.core.errors import RulesError
+from rules.core.ruleset import get_ruleset
+from rules.core.seatview import Seat, SeatView
 from tests.bot.conftest import QueuedDice
 from tests.bot.service_table import ServiceTable
-from tests.core.hidden_worlds import hidden_scenarios, owners, worlds
+from tests.bot.test_hidden_service import concealed_move
+from tests.core.hidden_worlds import hidden_scenarios, hidden_units, owners, worlds
 
 CHANNEL = 3201
 REFEREE, ANNA, BRUNO, SPECTATOR = 1, 2, 3, 99
 CAMPO = next(path for _, path in hidden_scenarios() if path.stem == "esempio_gotica_campo")
 #: Kinds of names a command may be offered (autocomplete).
 KINDS = ("unit", "target", "place", "destination", "weapon", "marker")
-#: What changes from one world to another whatever anyone sees: the chain's hashes and the
-#: time of an export.
+#: What changes from one world to another whatever anyone sees: the chain's hashes (each
+#: covers its state's hash: docs/integrity.md, "A seat's export") and the time of an export.
 VOLATILE = re.compile(r"[0-9a-f]{8,}|\d{4}-\d\d-\d\dT[0-9:.+]+")
 
 
@@ -77,6 +82,10 @@ async def _received(table: ServiceTable, user: int, hidden_ids: list[str]) -> di
     export = await table(user, "game.export")
     for name, content in sorted(export.files.items()):
         seen[f"export:{name}"] = _plain(read_file(content).decode())
+    bundle = json.loads(read_file(export.files["arbitro-log.json"]))
+    # No state, and no state's hash to test a guess against; the chain still links.
+    assert bundle["states"] == [] and verify_links(bundle) == bundle["head_hash"]
+    assert not any("state_hash" in event for event in bundle["events"])
     seen["export:notices"] = [n.key for n in export.notices]
     for unit in hidden_ids:
         for verb, options in (
@@ -120,24 +129,7 @@ async def test_the_other_side_and_a_spectator_cannot_tell_hidden_units_from_none
     for world in ("removed", "moved"):
         for user, seen in received["as_written"].items():
             for part, value in seen.items():
-                other = received[world][user][part]
-                if world == "removed" and part.startswith("export:"):
-                    # A world with no hidden unit keeps its states (whole documents, every
-                    # unit in them): the only difference, that states were withheld.
-                    value, other = _without_states(part, value), _without_states(part, other)
-                assert other == value, (world, user, part)
-
-
-def _without_states(part: str, value: Any) -> Any:
-    """An export file without its states and its redaction marks."""
-    if part == "export:notices":
-        return [key for key in value if key != "bot.game.export_redacted"]
-    if part != "export:arbitro-log.json":
-        return value
-    bundle = json.loads(value)
-    for key in ("states", "states_kept", "redacted_for"):
-        bundle.pop(key, None)
-    return bundle
+                assert received[world][user][part] == value, (world, user, part)
 
 
 @pytest.fixture()
@@ -194,3 +186,231 @@ async def test_naming_a_hidden_unit_is_refused_as_naming_none(campo: ServiceTabl
     with pytest.raises(RulesError) as own:
         await table(BRUNO, "move", unit="squadra_1", distance=1)
     assert own.value.key != "error.linea_gotica.unknown_unit"
+
+
+def _sniper_in_sight() -> str:
+    """esempio_gotica_campo with its hidden sniper out of the bell tower, in the open
+    north-east of the farm, where it sees the Allies' first squad (bundled, the barn stands
+    in every line from the tower to them)."""
+    scenario = yaml.safe_load(CAMPO.read_text(encoding="utf-8"))
+    scenario["battlefield"]["deployment"]["cecchino"] = {"x": 150, "y": 30}
+    (sniper,) = [
+        unit for side in scenario["sides"] for unit in side["units"] if unit["id"] == "cecchino"
+    ]
+    del sniper["place"]
+    sniper["cover"] = "nessuna"
+    return yaml.safe_dump(scenario, allow_unicode=True, sort_keys=False)
+
+
+#: What would tell of the sniper: its id, name, weapons, its own rolls.
+SNIPER_WORDS = ("cecchino", "Cecchino", "k98_zf", "Sniper", "sniper", "osservatore")
+
+
+async def test_a_hidden_snipers_shot_through_the_service_names_it_to_its_side_alone(
+    tmp_path: Path,
+) -> None:
+    table, store = await _table(tmp_path, "sniper")
+    try:
+        await _game(table, _sniper_in_sight(), {"tedeschi"})
+        await table(ANNA, "turn.next", (3, 8))  # the Germans win the initiative
+        await table(BRUNO, "turn.next", order="first")
+        for user in (BRUNO, ANNA) * 3:  # covering fire, movement, its observation: passed
+            await table(user, "turn.next")
+        # Elite fire: the sniper decides to fire, hits, wounds; its observer misses.
+        shot = await table(BRUNO, "fire", (5, 5, 5, 5), unit="cecchino", target="squadra_1")
+        assert isinstance(shot, PlayReply) and shot.private
+        own = reply_text(shot, str)
+        assert "The sniper fires" in own and "Wounded" in own
+        public = shot.public
+        assert public is not None and not public.private
+        assert [n.key for n in public.notices] == ["bot.log.hidden_played_on"]
+        channel = reply_text(public, str)
+        assert "1ª squadra fucilieri" in channel and "[wounded]" in channel
+        assert public.map_view is not None
+        assert "cecchino" not in {c.unit_id for c in public.map_view.counters}
+        said = [channel, public.map_view.caption or ""]
+        for user in (ANNA, SPECTATOR):
+            seen = await _received(table, user, [])
+            said += [json.dumps(value, ensure_ascii=False, default=str) for value in seen.values()]
+        for text in said:
+            assert not any(word in text for word in SNIPER_WORDS), text
+    finally:
+        await store.close()
+
+
+class _SteadyDice(QueuedDice):
+    """A die showing the same faces in the same order in every world (5, then 6, then
+    5…), so a command played the same way rolls the same."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rolled = 0
+
+    def face(self, die: Any, label: str) -> int:
+        if self.faces:
+            return super().face(die, label)
+        self.rolled += 1
+        return min(die.sides, 5 + self.rolled % 2)
+
+
+def _places_near_hidden(text: str) -> list[str]:
+    """What a command could name near the hidden units of a scenario: their places, their
+    coordinates and a point beside each."""
+    scenario = yaml.safe_load(text)
+    deployment = (scenario.get("battlefield") or {}).get("deployment") or {}
+    named: list[str] = []
+    for unit in hidden_units(scenario):
+        if unit.get("place"):
+            named.append(str(unit["place"]))
+        at = deployment.get(unit["id"])
+        if at:
+            named += [f"{at['x']},{at['y']}", f"{at['x'] - 3},{at['y'] - 3}"]
+    return named
+
+
+def _probes(legal: list[Any], near: list[str], hidden_ids: list[str]) -> list[dict[str, Any]]:
+    """Commands for the non-owner: its legal actions (a few of each verb and unit), and
+    the same naming what is near the hidden units, or the hidden units themselves."""
+    probes: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for action in legal:
+        options = {k: v for k, v in action.options.items()}
+        key = (action.verb, str(options.get("unit")))
+        if key in seen or action.verb in ("turn.next", "odds"):
+            continue
+        seen.add(key)
+        probes.append({"verb": action.verb, **options})
+        for option, names in (("target", [*near, *hidden_ids]), ("to", near)):
+            if option in options:
+                probes += [{"verb": action.verb, **options, option: name} for name in names]
+    return probes
+
+
+async def _answers(table: ServiceTable, probes: list[dict[str, Any]]) -> list[Any]:
+    """What ANNA is answered for each probe (each one played is undone by the referee)."""
+    answers: list[Any] = []
+    for probe in probes:
+        options = {k: v for k, v in probe.items() if k != "verb"}
+        try:
+            reply = await table(ANNA, probe["verb"], **options)
+        except RulesError as refusal:
+            answers.append((refusal.key, dict(refusal.params), refusal.localized("en")))
+            continue
+        answers.append(("played", _plain(reply_text(reply, str))))
+        await table(REFEREE, "game.undo")
+    return answers
+
+
+async def _view(store: SqliteStore, side: str) -> SeatView:
+    record = await store.load(CHANNEL)
+    return get_ruleset("linea_gotica").rules.view(record.document, Seat(side))
+
+
+async def _next_phase_of(table: ServiceTable, store: SqliteStore, side: str) -> None:
+    """Everyone passes until ``side`` is to act in another phase."""
+    phase = (await _view(store, side)).status.phase
+    for _ in range(12):
+        status = (await _view(store, side)).status
+        if status.awaiting == side and status.phase != phase:
+            return
+        await table(ANNA if status.awaiting == side else BRUNO, "turn.next")
+    raise AssertionError(f"{side} is never to act after {phase}")
+
+
+@pytest.mark.parametrize("path", [path for _, path in hidden_scenarios()], ids=lambda p: p.stem)
+async def test_no_refusal_to_the_enemy_tells_a_hidden_unit_from_none(
+    tmp_path: Path, path: Path
+) -> None:
+    """The enemy's commands — its legal ones, and the same naming the places and points
+    near the hidden units — in covering fire, movement and fire: every answer is the same
+    whether the hidden units are there, elsewhere or nowhere."""
+    texts = worlds(path)
+    hiding = owners(path)
+    near = _places_near_hidden(texts["as_written"])
+    hidden_ids = [unit["id"] for unit in hidden_units(yaml.safe_load(texts["as_written"]))]
+    answered: dict[str, list[Any]] = {}
+    probes: list[list[dict[str, Any]]] = []
+    for world, text in texts.items():
+        store = await SqliteStore.open(str(tmp_path / f"{world}.db"))
+        dice = _SteadyDice()
+        table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+        try:
+            enemy, _ = await _game(table, text, hiding)
+            await table(ANNA, "turn.next", (8, 3))  # the enemy of the hidden units chooses
+            await table(ANNA, "turn.next", order="first")
+            answered[world] = []
+            for phase in range(3):  # covering fire, movement, fire (the enemy's turn in each)
+                if world == "as_written":
+                    legal = (await _view(store, enemy)).legal
+                    probes.append(_probes(list(legal), near, hidden_ids))
+                answered[world] += await _answers(table, probes[phase])
+                await _next_phase_of(table, store, enemy)
+        finally:
+            await store.close()
+    assert sum(map(len, probes)) > 20
+    for world in ("removed", "moved"):
+        for probe, real, other in zip(
+            [p for phase in probes for p in phase],
+            answered["as_written"],
+            answered[world],
+            strict=True,
+        ):
+            assert other == real, (world, probe)
+
+
+#: Where manovra's second squad goes, concealed (Occultarsi), in each world; and what the
+#: Axis could name near it.
+CONCEALED_AT = {"there": "61,27", "elsewhere": "W 1", "further": "toward gruppe_1 3"}
+NEAR_SQUAD = ("squadra_2", "61,27", "58,27", "campi_sud")
+
+
+async def _manovra_probes(table: ServiceTable) -> list[Any]:
+    """The Axis's commands naming the concealed squad, the points near it, and its own
+    units out of their turn: what it is answered."""
+    probes: list[dict[str, Any]] = []
+    for unit in ("gruppe_1", "mg_team", "panzer_iv"):
+        probes.append({"verb": "move", "unit": unit, "kind": "hold"})
+        probes += [{"verb": "fire", "unit": unit, "target": name} for name in NEAR_SQUAD]
+        probes.append({"verb": "move", "unit": unit, "kind": "tattico", "to": "61,27"})
+    probes.append({"verb": "move", "unit": "squadra_2", "kind": "hold"})
+    answers = []
+    for probe in probes:
+        options = {k: v for k, v in probe.items() if k != "verb"}
+        try:
+            await table(BRUNO, probe["verb"], **options)
+            answers.append(("played", probe))
+        except RulesError as refusal:
+            answers.append((refusal.key, dict(refusal.params), refusal.localized("en")))
+    return answers
+
+
+async def test_a_concealed_manovra_squad_is_to_the_enemy_the_same_wherever_it_went(
+    tmp_path: Path,
+) -> None:
+    """Manovra hides a unit in play: a squad moving concealed (Occultarsi). Wherever it
+    went, the Axis and a spectator receive the same — status, score, picture, log, export,
+    names, the answers to commands naming it or the places near it — and none names it."""
+    received: dict[str, dict[Any, Any]] = {}
+    for world, destination in CONCEALED_AT.items():
+        table, store = await _table(tmp_path, world)
+        try:
+            await concealed_move(table, destination)
+            received[world] = {
+                user: await _received(table, user, []) for user in (BRUNO, SPECTATOR)
+            }
+            received[world]["refusals"] = await _manovra_probes(table)
+        finally:
+            await store.close()
+    for world in ("elsewhere", "further"):
+        assert received[world] == received["there"], world
+    # What it reads now names the squad nowhere (the log and the export keep what was
+    # public before it hid: the initiative it rolled).
+    now = {
+        part: value
+        for seen in received["there"].values()
+        if isinstance(seen, dict)
+        for part, value in seen.items()
+        if not part.startswith(("log", "export"))
+    }
+    told = json.dumps([now, received["there"]["refusals"]], ensure_ascii=False, default=str)
+    assert "2ª squadra" not in told and "Unknown unit: squadra_2" in told
