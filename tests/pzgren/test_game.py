@@ -342,6 +342,8 @@ def test_steps_to_the_same_unit_and_elimination():
     applied = table(g.Step(unit="b2"), "b")
     assert applied.notices[-1].code == "pzgren.unit.eliminated(unit=B2)"
     assert [p.unit for p in table.state.pending_morale] == ["b1"]
+    table.refused(g.Step(unit="b1"), "b", "error.pzgren.morale_owed")  # what is owed now
+    table(g.Morale(unit="b1"), "b", [1, 1])
     table.refused(g.Step(unit="b1"), "b", "error.pzgren.no_steps_owed")
 
 
