@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from rules.core.ruleset import Ruleset, register
+from rules.core.sequence import Tracked
 from rules.pzgren.model import RULESET_KEY
 from rules.pzgren.muster import MUSTER
 from rules.pzgren.procedures import PROCEDURES
 from rules.pzgren.surface import PLAY
 from rules.pzgren.tables import load_tables
+from rules.pzgren.turn.steps import declaration, document_position
 
 RULESET = register(
     Ruleset(
@@ -19,6 +21,7 @@ RULESET = register(
         procedures=PROCEDURES,
         play=PLAY,
         muster=MUSTER,
+        sequence=Tracked(declaration(), document_position),
     )
 )
 

@@ -4,9 +4,11 @@ Built from the checks the game handlers run (``check_move``, ``plan_fire``,
 ``step_choices``): a candidate is listed only if those checks accept it, so the listing and
 the handlers cannot disagree.
 
-* An owed step choice (an X result the owner distributes) blocks everything else: one owed
-  ``step`` for the owner, the units that may take the step as its choices.
-* Then the owed morale checks: one owed ``morale`` per unit, for its owner.
+* An owed step choice (an X result the owner distributes): one owed ``step`` for the owner,
+  the units that may take the step as its choices.
+* The owed morale checks: one owed ``morale`` per unit, for its owner.
+* What is owed blocks everything else, the step losses before the morale checks: the
+  listing keeps what the declared sequence allows (``sequence.yaml``, ``turn/steps.py``).
 * Otherwise the side to activate may pass (``turn.next``) or activate one unit that has not
   acted: hold, move (the legal destination hexes as choices), rally, direct fire at each
   enemy hex in range, anti-tank fire at each armoured unit (or truck) in range. After an
@@ -28,23 +30,21 @@ from rules.core.resolution import Outcome
 from rules.pzgren import turn as g
 from rules.pzgren.field import Hex, distance
 from rules.pzgren.model import MoraleState
+from rules.pzgren.turn import steps
 
 
 def legal_actions(state: g.PzgrenState) -> list[LegalAction]:
     """Everything any seat may do now, each action tagged with the side that gives it."""
-    if state.pending_steps:
-        return [_owed_step(state, state.pending_steps[0])]
-    if state.pending_morale:
-        return [_owed_morale(state, owed) for owed in state.pending_morale]
-    if state.ended:
-        return []
-    actions = [LegalAction("turn.next", state.active_side)]
-    occupancy = state.occupancy()  # nothing moves while the listing asks of every hex
-    for unit in state.units.values():
-        if unit.side == state.active_side and unit.alive and not unit.acted:
-            actions += _activations(state, unit, occupancy)
-    actions += _opportunity_fire(state)
-    return actions
+    actions = [_owed_step(state, entry) for entry in state.pending_steps[:1]]
+    actions += [_owed_morale(state, owed) for owed in state.pending_morale]
+    if not state.ended and steps.allows(state, "turn.next", state.active_side):
+        actions.append(LegalAction("turn.next", state.active_side))
+        occupancy = state.occupancy()  # nothing moves while the listing asks of every hex
+        for unit in state.units.values():
+            if unit.side == state.active_side and unit.alive and not unit.acted:
+                actions += _activations(state, unit, occupancy)
+        actions += _opportunity_fire(state)
+    return [a for a in actions if steps.allows(state, a.verb, a.side)]
 
 
 def _owed_step(state: g.PzgrenState, entry: g.PendingSteps) -> LegalAction:

@@ -342,6 +342,8 @@ def test_steps_to_the_same_unit_and_elimination():
     applied = table(g.Step(unit="b2"), "b")
     assert applied.notices[-1].code == "pzgren.unit.eliminated(unit=B2)"
     assert [p.unit for p in table.state.pending_morale] == ["b1"]
+    table.refused(g.Step(unit="b1"), "b", "error.pzgren.morale_owed")  # what is owed now
+    table(g.Morale(unit="b1"), "b", [1, 1])
     table.refused(g.Step(unit="b1"), "b", "error.pzgren.no_steps_owed")
 
 
@@ -522,3 +524,21 @@ def test_anti_tank_opportunity_fire_at_a_mover():
     applied = table(fire("gun2", target="tank2"), "b", [3, 3])  # 6 hexes away
     keys = [m.key.rsplit(".", 1)[1] for m in applied.resolutions[0].steps[0].modifiers]
     assert keys == ["at_value", "armour", "range_over_5"]
+
+
+def test_only_afvs_and_trucks_are_anti_tank_targets():
+    """Line 148: the roll subtracts the target's armour value, and trucks count -1; wagons
+    and sledges have none: they are fired at directly, never with anti-tank fire."""
+    table = small(
+        '{id: gun, name: Gun, type: at, hex: "1,1", at: 6, range: 8}',
+        '{id: cart, name: Cart, type: wagon, hex: "3,1"}, '
+        '{id: sled, name: Sled, type: sledge, hex: "3,2"}, '
+        '{id: lorry, name: Lorry, type: truck, hex: "4,1"}',
+    )
+    for target in ("cart", "sled"):
+        table.refused(fire("gun", target=target, mode="at"), "a", "error.pzgren.at_needs_armour")
+    applied = table(fire("gun", target="lorry", mode="at"), "a", [3, 3])
+    assert [(m.key, m.value) for m in applied.resolutions[0].steps[0].modifiers] == [
+        ("pzgren.mod.at_value", 6),
+        ("pzgren.mod.truck_armour", 1),
+    ]

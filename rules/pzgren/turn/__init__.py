@@ -13,9 +13,12 @@ a row (or a pass when the other side has nothing left) end the turn. Every unit 
 turn. Opportunity fire (rule 13.0) is fire by a unit that has not acted yet, of the side
 that did not move, at a unit that moved in the activation just finished; it costs the
 firing unit its action for the turn but no activation. Step losses an X result leaves to
-the owner's choice, and the morale checks it owes, are answered before play continues.
+the owner's choice, and the morale checks it owes, are answered before play continues:
+that order is declared in ``rules/pzgren/sequence.yaml``, and ``steps.check`` refuses what
+it does not allow before any handler runs.
 
-One module per part: ``sequence`` (setting up, activations, the end of a turn),
+One module per part: ``steps`` (where the game stands in the declared sequence),
+``sequence`` (setting up, activations, the end of a turn),
 ``movement`` (move, hold, rally), ``firing`` (direct and anti-tank fire), ``morale`` (owed
 steps and morale checks), ``effects`` (step losses and what they owe); ``common`` holds the
 checks they share.
@@ -39,6 +42,7 @@ from rules.pzgren.state import (
     PzgrenState,
     UnitState,
 )
+from rules.pzgren.turn import steps
 from rules.pzgren.turn.effects import step_choices
 from rules.pzgren.turn.firing import (
     FirePlan,
@@ -70,6 +74,8 @@ def apply(
     """
     if state.ended and not isinstance(command, Step | Morale):
         raise IllegalAction("error.pzgren.game_over")
+    if not preview:  # odds may be previewed while something is owed
+        steps.check(state, command.verb, actor_side)
     return run_command(
         state,
         command,

@@ -1,5 +1,5 @@
-"""Checks and plumbing every pzgren verb shares: the acting unit, owed answers first, and
-resolving through the ruleset's procedures."""
+"""Checks and plumbing every pzgren verb shares: the acting unit and resolving through the
+ruleset's procedures (owed answers first is the declared sequence's: ``steps``)."""
 
 from __future__ import annotations
 
@@ -26,18 +26,6 @@ def _own(unit: UnitState, actor_side: str | None) -> None:
         raise IllegalAction("error.pzgren.not_your_unit", unit=unit.name)
 
 
-def _no_pending(state: PzgrenState) -> None:
-    """Nothing else happens while a step choice or a morale check is owed."""
-    if state.pending_steps:
-        entry = state.pending_steps[0]
-        raise IllegalAction(
-            "error.pzgren.steps_owed", side=state.sides[entry.side], n=entry.owed, hex=entry.hex
-        )
-    if state.pending_morale:
-        owed = state.units[state.pending_morale[0].unit]
-        raise IllegalAction("error.pzgren.morale_owed", side=state.sides[owed.side], unit=owed.name)
-
-
 def _acting_unit(state: PzgrenState, unit_id: str, actor_side: str | None) -> UnitState:
     """The unit must exist, be the actor's, be alive, be its side's to activate, not have acted."""
     unit = state.unit(unit_id)
@@ -46,7 +34,6 @@ def _acting_unit(state: PzgrenState, unit_id: str, actor_side: str | None) -> Un
         raise IllegalAction("error.pzgren.unit_out", unit=unit.name)
     if is_preview():
         return unit
-    _no_pending(state)
     if unit.side != state.active_side:
         raise IllegalAction("error.pzgren.not_your_activation", side=state.sides[state.active_side])
     if unit.acted:

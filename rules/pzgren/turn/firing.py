@@ -22,7 +22,7 @@ from rules.pzgren.state import (
     UnitState,
 )
 from rules.pzgren.tables import load_tables
-from rules.pzgren.turn.common import _no_pending, _own, _resolve
+from rules.pzgren.turn.common import _own, _resolve
 from rules.pzgren.turn.effects import _apply_effects
 from rules.pzgren.turn.sequence import _end_activation, _settle
 
@@ -54,7 +54,6 @@ def _check_turn_for_fire(
 ) -> None:
     if is_preview():
         return
-    _no_pending(state)
     side = firers[0].side
     if command.opportunity:
         movers = [state.units[u] for u in state.moved_last if u in state.units]

@@ -44,11 +44,6 @@ def _do_morale(
     owed = next((p for p in state.pending_morale if p.unit == unit.id), None)
     if owed is None:
         raise NotOwed("error.pzgren.no_morale_owed", unit=unit.name)
-    if state.pending_steps:
-        entry = state.pending_steps[0]
-        raise IllegalAction(
-            "error.pzgren.steps_owed", side=state.sides[entry.side], n=entry.owed, hex=entry.hex
-        )
     resolution = _resolve(
         "morale",
         morale.MoraleInput(morale=unit.morale, n=owed.n, status=unit.status, target=unit.id),

@@ -19,7 +19,6 @@ from rules.pzgren.state import (
     PzgrenState,
     UnitState,
 )
-from rules.pzgren.turn.common import _no_pending
 
 
 def new_game(scenario: Scenario) -> PzgrenState:
@@ -142,7 +141,6 @@ def _end_turn(state: PzgrenState, result: Applied) -> None:
 def _do_next(
     state: PzgrenState, command: Next, tray: DiceTray, actor_side: str | None, result: Applied
 ) -> None:
-    _no_pending(state)
     side = state.active_side
     if actor_side is not None and actor_side != side:
         raise IllegalAction("error.pzgren.not_your_activation", side=state.sides[side])
