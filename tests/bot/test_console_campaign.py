@@ -15,6 +15,8 @@ from rules.core.roster import Roster, RosterEntry
 
 SCRIPT = """\
 /campaign new ruleset:manovra name:Normandia win:2 draw:1 loss:0 language:en
+/campaign invite user:anna side:alleati
+/campaign invite user:bruno side:asse
 /as anna
 /campaign join side:alleati
 /as bruno
@@ -94,6 +96,8 @@ async def test_after_the_battle_at_the_console(store) -> None:
     console = Console(GameService(store), out, language="en")
     opening = [
         "/campaign new ruleset:manovra name:Normandia language:en",
+        "/campaign invite user:anna side:alleati",
+        "/campaign invite user:bruno side:asse",
         "/as anna",
         "/campaign join side:alleati",
         "/as bruno",

@@ -198,7 +198,12 @@ async def test_a_three_game_campaign_at_the_console(
     first, second = list(state.sides)
     seats = {first: "anna", second: "bruno"}
     await table.type(
-        "/as anna", f"/campaign join side:{first}", "/as bruno", f"/campaign join side:{second}"
+        f"/campaign invite user:anna side:{first}",
+        f"/campaign invite user:bruno side:{second}",
+        "/as anna",
+        f"/campaign join side:{first}",
+        "/as bruno",
+        f"/campaign join side:{second}",
     )
     # A player may not link a game; a channel that is no number is refused in one line.
     errors = table.console.errors

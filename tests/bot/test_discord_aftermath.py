@@ -30,8 +30,7 @@ async def test_an_aftermath_through_discord(table: Table, discord_store: Any) ->
     await table.referee.slash(
         home, "campaign new", ruleset="manovra", name="Normandia", language="en"
     )
-    await table.anna.slash(home, "campaign join", side="alleati")
-    await table.bruno.slash(home, "campaign join", side="asse")
+    await table.seat_campaign(home, "alleati", "asse")
     allies = Roster(
         side="alleati",
         entries=(

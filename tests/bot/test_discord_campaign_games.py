@@ -65,8 +65,7 @@ async def test_a_three_game_campaign_through_discord(
     second = table.guild.create_text_channel("fuga")
     entered = "The result enters the campaign «Orbita» (game {})."
     await referee.slash(home, "campaign new", ruleset="w40k4", name=NAME, language="en")
-    await table.anna.slash(home, "campaign join", side="legione")
-    await table.bruno.slash(home, "campaign join", side="predoni")
+    await table.seat_campaign(home, "legione", "predoni")
     seen: dict[int, SeenResult | None] = {}
 
     # Game 1: the players fight with the dice queued until a unit is destroyed and another

@@ -539,16 +539,15 @@ def _can_join(fuzzer: CampaignFuzzer) -> bool:
 
 
 async def _join(fuzzer: CampaignFuzzer) -> None:
-    """A player joins a side (one without players first), by its id or its name; a side
-    with players takes them by consent: the referee invites them first."""
+    """A player joins a side (one without players first), by its id or its name; no side
+    is taken without consent: the referee invites them first."""
     user = fuzzer.rng.choice([u for u in PLAYERS if u not in fuzzer.players])
     empty = [side for side in fuzzer.sides if fuzzer.seat_of(side) is None]
     side = fuzzer.rng.choice(empty or list(fuzzer.sides))
     typed = side if fuzzer.rng.random() < 0.5 else fuzzer.sides[side].upper()
-    if not empty:
-        invite = {"user": user, "side": side}
-        if await fuzzer.send(fuzzer.channel, REFEREE, "campaign.invite", invite) is None:
-            return
+    invite = {"user": user, "side": side}
+    if await fuzzer.send(fuzzer.channel, REFEREE, "campaign.invite", invite) is None:
+        return
     if await fuzzer.send(fuzzer.channel, user, "campaign.join", {"side": typed}) is not None:
         fuzzer.players[user] = side
 

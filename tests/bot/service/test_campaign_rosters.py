@@ -101,8 +101,8 @@ async def _campaign(store: Any, key: str) -> RosterTable:
     table = RosterTable(store)
     await table(CAMPAIGN, REFEREE, "campaign.new", ruleset=key, name="Linea", language="en")
     first, second = CASES[key][1]
-    await table(CAMPAIGN, ANNA, "campaign.join", side=first)
-    await table(CAMPAIGN, BRUNO, "campaign.join", side=second)
+    await table.seat(ANNA, first)
+    await table.seat(BRUNO, second)
     return table
 
 
