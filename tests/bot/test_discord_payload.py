@@ -80,6 +80,7 @@ COMMANDS = {
         "end",
         "aftermath",
         "confirm",
+        "dispute",
         "adjust",
         "export",
         "overdue",

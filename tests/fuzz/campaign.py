@@ -799,6 +799,7 @@ ACTIONS: tuple[CampaignAction, ...] = (
     CampaignAction("an unlinked game", between.can_start_unlinked, between.start_unlinked, 0.3),
     CampaignAction("an unlinked game ended", between.can_end_unlinked, between.end_unlinked, 0.5),
     CampaignAction("aftermath", between.can_roll, between.roll_aftermath, 3.0),
+    CampaignAction("dispute an aftermath", between.can_dispute, between.dispute, 1.0),
     CampaignAction(
         "confirm by a player", between.can_confirm_as_player, between.confirm_as_player, 3.0
     ),

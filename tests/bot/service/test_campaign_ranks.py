@@ -83,6 +83,7 @@ async def test_a_promoted_unit_is_fielded_at_its_new_rank(any_store: Any, key: s
         reason="the referee's call",
     )
     await table(CAMPAIGN, ANNA, "campaign.aftermath", game=1)
+    await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
     state = await table.campaign()
     entry = state.rosters[winner].entry(promoted)
     assert entry is not None and entry.rank == rank
