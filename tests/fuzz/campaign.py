@@ -569,9 +569,15 @@ async def _link(fuzzer: CampaignFuzzer) -> None:
     rng, sizes = fuzzer.rng, fuzzer.run.sizes
     channel = rng.choice(_free_channels(fuzzer))
     assert fuzzer.play is not None
-    scenario = rng.choice(fuzzer.play.scenarios())
     number = len(fuzzer.where) + 1
+    fielding = between.fielding_scenarios(fuzzer, number)
+    scenario = rng.choice(fielding or fuzzer.play.scenarios())
     options: dict[str, Any] = {"scenario": scenario, "channel": channel}
+    if not fielding:  # every scenario leaves a side nothing to field: refused
+        await fuzzer.expect_refused(
+            fuzzer.channel, REFEREE, "campaign.game", options, "error.campaign.side_empty"
+        )
+        return
     if rng.random() < DATED:
         options["by"] = (fuzzer.today + dt.timedelta(days=rng.randint(0, 5))).isoformat()
     left = between.leavable(fuzzer, scenario, number)

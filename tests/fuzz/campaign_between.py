@@ -26,7 +26,9 @@ from rules.core.aftermath import Aftermath, AftermathReversed
 from rules.core.campaign import CampaignState, Linked, ResultReversed, apply, replay
 from rules.core.campaign_rules import CampaignRules, FateTable, campaign_rules
 from rules.core.errors import RulesError
+from rules.core.muster import fielding
 from rules.core.roster import Status, rosters_hash
+from rules.core.ruleset import get_ruleset
 from tests.fuzz.campaign_checks import standing_lines
 from tests.fuzz.harness import OUTSIDER, bundled_games
 
@@ -130,6 +132,22 @@ def unwinds(state: CampaignState, number: int) -> bool:
 
 
 # -- linking a game, and the views -------------------------------------------------------------
+
+
+def fielding_scenarios(fuzzer: CampaignFuzzer, number: int) -> list[str]:
+    """The scenarios in which every side would field a unit from its roster in game
+    ``number`` (another is refused: its dead and recovering units leave a side nothing)."""
+    assert fuzzer.play is not None and fuzzer.state is not None
+    muster = get_ruleset(fuzzer.ruleset).muster
+    scenarios = fuzzer.play.scenarios()
+    if muster is None:
+        return scenarios
+    rosters = fuzzer.state.rosters
+    return [
+        scenario
+        for scenario in scenarios
+        if all(fielding(muster.units(scenario), rosters, number, frozenset()).values())
+    ]
 
 
 def leavable(fuzzer: CampaignFuzzer, scenario: str, number: int) -> str | None:
