@@ -24,6 +24,7 @@ from bot.service import TextReply
 from bot.service.campaign.book import book_lines, due_lines
 from rules.core.aftermath import Aftermath, AftermathReversed
 from rules.core.campaign import CampaignState, Linked, ResultReversed, apply, replay
+from rules.core.campaign_aftermath import taken_back
 from rules.core.campaign_rules import CampaignRules, FateTable, campaign_rules
 from rules.core.errors import RulesError
 from rules.core.muster import fielding
@@ -385,6 +386,12 @@ async def dispute(fuzzer: CampaignFuzzer) -> None:
     assert state is not None
     number, side, user = fuzzer.rng.choice(_disputers(fuzzer, state))
     options = {"game": number, "side": side if fuzzer.rng.random() < 0.5 else state.sides[side]}
+    try:
+        taken_back(state.aftermaths[number], side, state.rosters, number)
+    except RulesError:  # an entry of the part was adjusted since: it cannot be taken back
+        key = "error.campaign.aftermath_changed"
+        await fuzzer.expect_refused(fuzzer.channel, user, "campaign.dispute", options, key)
+        return
     if await fuzzer.send(fuzzer.channel, user, "campaign.dispute", options) is None:
         return
     event = (await fuzzer.campaign_events())[-1]

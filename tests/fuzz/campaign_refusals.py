@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rules.core.postbattle import aftermath_dice
 from tests.fuzz import campaign_between as between
 from tests.fuzz.campaign_between import ELSEWHERE, PLAYERS, REFEREE
 from tests.fuzz.harness import OUTSIDER
@@ -532,7 +533,10 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
                 "side": part[1],
                 "@dice": ",".join(map(str, between.typed_faces(f, f.state, part[1])[:-1])),  # type: ignore[arg-type]
             },
-            "error.dice.exhausted",
+            # told how many the side's part rolls, and why it is at most that many
+            ERROR
+            + "aftermath_dice_short"
+            + ("_destroyed" if aftermath_dice(f.state, part[1]).destroyed else ""),  # type: ignore[arg-type]
         ),
     ),
     BadCommand(
