@@ -514,12 +514,24 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
     CommandSpec(
         "campaign.aftermath",
         "campaign.aftermath",
-        (integer("game", 1, 200, required=True, description="campaign_game"), dice_option()),
+        (
+            integer("game", 1, 200, required=True, description="campaign_game"),
+            dice_option(),
+            name("side", "side"),
+        ),
     ),
     CommandSpec(
         "campaign.confirm",
         "campaign.confirm",
         (integer("game", 1, 200, required=True, description="campaign_game"),),
+    ),
+    CommandSpec(
+        "campaign.dispute",
+        "campaign.dispute",
+        (
+            integer("game", 1, 200, required=True, description="campaign_game"),
+            name("side", "side"),
+        ),
     ),
     CommandSpec(
         "campaign.adjust",

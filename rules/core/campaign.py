@@ -80,9 +80,9 @@ class Created(_Frozen):
 
 
 class Joined(_Frozen):
-    """A player joins a side: freely as its first player, else with consent (``by``: who
-    approved the request; an invitation is its own earlier event). Older logs joined
-    without consent: the service asks for it, the fold still replays them."""
+    """A player joins a side with consent (``by``: who approved the request; an invitation
+    is its own earlier event; the referee needs none). Older logs joined without consent:
+    the service asks for it, the fold still replays them."""
 
     type: Literal["campaign.joined"] = "campaign.joined"
     side: str
@@ -91,8 +91,8 @@ class Joined(_Frozen):
 
 
 class JoinAsked(_Frozen):
-    """A member asks to play a side that has players: the referee or one of the side's
-    players approves (then :class:`Joined` with ``by``)."""
+    """A member asks to play a side: the referee or one of the side's players approves
+    (then :class:`Joined` with ``by``)."""
 
     type: Literal["campaign.join_request"] = "campaign.join_request"
     side: str

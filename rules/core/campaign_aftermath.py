@@ -48,7 +48,7 @@ def fold_aftermath(
     number of the last game linked; ``rules``: the ruleset's campaign rules, whose bands
     each die's fate must be."""
     if isinstance(event, Aftermath):
-        return _rolled(event, results, rosters, aftermaths, rules)
+        return _rolled(event, sides, results, rosters, aftermaths, rules)
     if isinstance(event, AftermathConfirmed):
         return {"aftermaths": _confirmed(event, sides, aftermaths)}
     if isinstance(event, AftermathReversed):
@@ -58,6 +58,7 @@ def fold_aftermath(
 
 def _rolled(
     event: Aftermath,
+    sides: Collection[str],
     results: Collection[int],
     rosters: Mapping[str, Roster],
     aftermaths: Mapping[int, AftermathRecord],
@@ -65,47 +66,142 @@ def _rolled(
 ) -> dict[str, Any]:
     if event.number not in results:
         raise IllegalAction("error.campaign.no_result", number=event.number)
-    if event.number in aftermaths:
-        raise IllegalAction("error.campaign.aftermath_done", number=event.number)
+    record = aftermaths.get(event.number)
+    if event.side is not None and event.side not in sides:
+        raise InvalidInput("error.campaign.unknown_side", side=event.side[:40], known="")
     changed = dict(rosters)
-    for side, roster in rosters.items():
+    if event.disputed:
+        assert event.side is not None  # the event's own check
+        changed = _disputable(event, sides, record, changed)
+        owing = [event.side]
+    elif record is None:
+        owing = list(sides) if event.side is None else [event.side]
+    else:
+        owing = record.unrolled(sides)
+        if event.side is not None:
+            if event.side not in owing:
+                raise IllegalAction(
+                    "error.campaign.side_rolled", number=event.number, side=event.side
+                )
+            owing = [event.side]
+        elif not owing:
+            raise IllegalAction("error.campaign.aftermath_done", number=event.number)
+    for side in owing:
+        roster = changed.get(side)
         covered = {change.unit for change in event.sides.get(side, ())}
-        owed = [e.id for e in roster.entries if e.casualties and e.id not in covered]
+        held = roster.entries if roster is not None else ()
+        owed = [e.id for e in held if e.casualties and e.id not in covered]
         if owed:  # every casualty gets its fate
             raise IllegalAction("error.campaign.aftermath_incomplete", unit=owed[0])
-    for side, entries in event.sides.items():
-        held = changed.get(side)
-        if held is None:
+    for side, changes in event.sides.items():
+        part = changed.get(side)
+        if part is None or side not in owing:
             raise InvalidInput("error.campaign.unknown_side", side=side[:40], known="")
-        roster = held
-        for change in entries:
-            entry = roster.entry(change.unit)
-            if entry is None or Snapshot.of(entry) != change.before:
-                raise IllegalAction("error.campaign.aftermath_stale", unit=change.unit)
-            after = settled_entry(change.before, entry.full, event.number, change)
-            if (
-                after is None
-                or after != change.after
-                or not _true_to_the_bands(change, rules)
-                or not _within_the_rules(change, rules)
-            ):
-                raise IllegalAction("error.campaign.aftermath_unruly", unit=change.unit)
-            line = HistoryLine(
-                game=event.number,
-                what="bot.campaign.history.aftermath",
-                params={
-                    "game": event.number,
-                    "before": change.before.strength,
-                    "after": after.strength,
-                    "experience": change.experience,
-                },
-            )
-            roster = roster.replaced(after.onto(entry).noted(line))
-        changed[side] = roster
+        changed[side] = _settled_side(event.number, part, changes, rules)
     return {
         "rosters": changed,
-        "aftermaths": {**aftermaths, event.number: AftermathRecord(event=event)},
+        "aftermaths": {**aftermaths, event.number: _recorded(event, owing, record)},
     }
+
+
+def _settled_side(
+    number: int,
+    roster: Roster,
+    entries: tuple[EntryAftermath, ...],
+    rules: CampaignRules | None,
+) -> Roster:
+    """``roster`` with a side's part of game ``number``'s aftermath applied, each entry
+    checked against the roster and the rules."""
+    for change in entries:
+        entry = roster.entry(change.unit)
+        if entry is None or Snapshot.of(entry) != change.before:
+            raise IllegalAction("error.campaign.aftermath_stale", unit=change.unit)
+        after = settled_entry(change.before, entry.full, number, change)
+        if (
+            after is None
+            or after != change.after
+            or not _true_to_the_bands(change, rules)
+            or not _within_the_rules(change, rules)
+        ):
+            raise IllegalAction("error.campaign.aftermath_unruly", unit=change.unit)
+        line = HistoryLine(
+            game=number,
+            what="bot.campaign.history.aftermath",
+            params={
+                "game": number,
+                "before": change.before.strength,
+                "after": after.strength,
+                "experience": change.experience,
+            },
+        )
+        roster = roster.replaced(after.onto(entry).noted(line))
+    return roster
+
+
+def _disputable(
+    event: Aftermath,
+    sides: Collection[str],
+    record: AftermathRecord | None,
+    rosters: dict[str, Roster],
+) -> dict[str, Roster]:
+    """The rosters with the disputed side's typed part taken back, when it may be
+    disputed: typed by hand, not settled, and not by a side that confirmed it."""
+    assert event.side is not None
+    if record is None or event.side not in record.typed:
+        raise IllegalAction("error.campaign.not_disputable", number=event.number, side=event.side)
+    if record.settled(list(sides)):
+        raise IllegalAction("error.campaign.aftermath_settled", number=event.number)
+    if event.by is not None and (event.by not in sides or event.by in record.confirmed):
+        raise IllegalAction("error.campaign.already_confirmed", number=event.number)
+    return taken_back(record, event.side, rosters, event.number)
+
+
+def taken_back(
+    record: AftermathRecord, side: str, rosters: Mapping[str, Roster], number: int
+) -> dict[str, Roster]:
+    """``rosters`` with ``side``'s part of game ``number``'s aftermath taken back (its
+    entries as they were before it), while every entry still holds what the part left."""
+    changed = dict(rosters)
+    roster = changed.get(side)
+    for change in record.event.sides.get(side, ()):
+        entry = None if roster is None else roster.entry(change.unit)
+        if roster is None or entry is None or Snapshot.of(entry) != change.after:
+            raise IllegalAction("error.campaign.aftermath_changed", number=number)
+        line = HistoryLine(
+            game=number,
+            what="bot.campaign.history.aftermath_reversed",
+            params={"game": number},
+        )
+        roster = roster.replaced(change.before.onto(entry).noted(line))
+    if roster is not None:
+        changed[side] = roster
+    return changed
+
+
+def _recorded(
+    event: Aftermath, owing: list[str], record: AftermathRecord | None
+) -> AftermathRecord:
+    """The game's record once ``event`` rolled the parts of ``owing``."""
+    if record is None and event.side is None:
+        return AftermathRecord(event=event)  # every side at once, as older logs rolled
+    typed = [event.side] if event.by_hand and event.side is not None else []
+    if record is None:
+        whole = event.model_copy(update={"side": None})
+        return AftermathRecord(event=whole, rolled=tuple(owing), typed=tuple(typed))
+    parts = {side: event.sides.get(side, ()) for side in owing}
+    whole = record.event.model_copy(
+        update={
+            "sides": {**record.event.sides, **parts},
+            "by_hand": record.event.by_hand or event.by_hand,
+        }
+    )
+    if event.disputed:  # the outcome changed: every side confirms it anew
+        kept = tuple(side for side in record.typed if side != event.side)
+        return record.model_copy(update={"event": whole, "typed": kept, "confirmed": ()})
+    rolled = (*(record.rolled or ()), *owing)
+    return record.model_copy(
+        update={"event": whole, "rolled": rolled, "typed": (*record.typed, *typed)}
+    )
 
 
 def _true_to_the_bands(change: EntryAftermath, rules: CampaignRules | None) -> bool:
@@ -147,6 +243,11 @@ def _confirmed(
         raise IllegalAction("error.campaign.no_aftermath", number=event.number)
     if record.settled(list(sides)):
         raise IllegalAction("error.campaign.aftermath_settled", number=event.number)
+    unrolled = record.unrolled(sides)
+    if unrolled:  # confirmations wait until every side has rolled
+        raise IllegalAction(
+            "error.campaign.aftermath_unrolled", number=event.number, sides=", ".join(unrolled)
+        )
     if event.side is None:
         record = record.model_copy(update={"validated": True})
     elif event.side not in sides:
@@ -172,19 +273,8 @@ def _unwound(
     if last_game != event.number:
         raise IllegalAction("error.campaign.aftermath_changed", number=event.number)
     changed = dict(rosters)
-    for side, entries in record.event.sides.items():
-        roster = changed[side]
-        for change in entries:
-            entry = roster.entry(change.unit)
-            if entry is None or Snapshot.of(entry) != change.after:
-                raise IllegalAction("error.campaign.aftermath_changed", number=event.number)
-            line = HistoryLine(
-                game=event.number,
-                what="bot.campaign.history.aftermath_reversed",
-                params={"game": event.number},
-            )
-            roster = roster.replaced(change.before.onto(entry).noted(line))
-        changed[side] = roster
+    for side in record.event.sides:
+        changed = taken_back(record, side, changed, event.number)
     left = {number: held for number, held in aftermaths.items() if number != event.number}
     return {"rosters": changed, "aftermaths": left}
 
@@ -227,4 +317,4 @@ def _adjusted(event: Adjusted, rosters: Mapping[str, Roster]) -> dict[str, Roste
     return {**rosters, event.side: roster.replaced(adjusted.noted(line))}
 
 
-__all__ = ["AFTERMATH_EVENTS", "AftermathEvent", "fold_aftermath"]
+__all__ = ["AFTERMATH_EVENTS", "AftermathEvent", "fold_aftermath", "taken_back"]

@@ -1,6 +1,9 @@
 """The post-battle sequence, rolled: a game's result in, its :class:`Aftermath` out.
 
-For each side's roster, entry by entry in roster order (dead entries are past it):
+Each side rolls its own part (:func:`roll_aftermath` with ``side``; without, every side
+still to roll, with the bot's dice); a typed part another side disputes is rolled again by
+the bot from the rosters as they were before it (:func:`reroll_disputed`). For each side's
+roster, entry by entry in roster order (dead entries are past it):
 
 1. a unit that ended the game destroyed (strength 0, casualties held) rolls on the
    ruleset's ``destroyed`` table: dead (nothing more happens to it), recovering for some
@@ -12,8 +15,8 @@ For each side's roster, entry by entry in roster order (dead entries are past it
 
 The dice come from the injected source (a player's typed dice, the bot's, a test's
 script) and every face is written in the event: the fold never rolls again. Typed dice
-that run short are refused with the count the whole sequence needs (:func:`aftermath_dice`,
-read from the state before rolling), so that a player can type them all at once. No I/O.
+that run short are refused with the count the part needs (:func:`aftermath_dice`, read
+from the state before rolling), so that a player can type them all at once. No I/O.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 
 from rules.core.aftermath import Aftermath, EntryAftermath, FateRoll, Snapshot, settled_entry
 from rules.core.campaign import CampaignState
+from rules.core.campaign_aftermath import taken_back
 from rules.core.campaign_rules import CampaignRules, FateTable
 from rules.core.dice import DiceSource
 from rules.core.errors import DiceError, DiceNeeded, IllegalAction, InvalidInput
@@ -48,11 +52,13 @@ class AftermathDice:
         return self.points + self.destroyed
 
 
-def aftermath_dice(state: CampaignState) -> AftermathDice:
-    """The dice the next aftermath of ``state``'s rosters rolls (dead entries roll none)."""
+def aftermath_dice(state: CampaignState, side: str | None = None) -> AftermathDice:
+    """The dice the next aftermath of ``state``'s rosters rolls (``side``'s part alone, when
+    given; dead entries roll none)."""
     alive = [
         unit
-        for roster in state.rosters.values()
+        for held, roster in state.rosters.items()
+        if side is None or held == side
         for unit in roster.entries
         if unit.status is not Status.DEAD
     ]
@@ -62,29 +68,79 @@ def aftermath_dice(state: CampaignState) -> AftermathDice:
     )
 
 
+def to_roll(state: CampaignState, number: int) -> list[str]:
+    """The sides whose part of game ``number``'s aftermath is still to roll (every side
+    before any rolled)."""
+    record = state.aftermaths.get(number)
+    return list(state.sides) if record is None else record.unrolled(state.sides)
+
+
 def roll_aftermath(
     state: CampaignState,
     number: int,
     rules: CampaignRules,
     dice: DiceSource,
     fielded: Mapping[str, Collection[str]] | None = None,
+    side: str | None = None,
 ) -> Aftermath:
-    """Game ``number``'s post-battle sequence for every side, its dice drawn from
-    ``dice``. ``fielded``: the unit ids each side fielded in the game (None: every entry
-    that could be fielded then). Refused when the game has no result or had its
-    sequence already."""
+    """Game ``number``'s post-battle sequence for ``side`` (None: every side still to
+    roll), its dice drawn from ``dice``. ``fielded``: the unit ids each side fielded in the
+    game (None: every entry that could be fielded then). Refused when the game has no
+    result or the part had its sequence already."""
     entry = state.game(number)
     if entry is None or entry.result is None:
         raise IllegalAction("error.campaign.no_result", number=number)
-    if number in state.aftermaths:
+    owing = to_roll(state, number)
+    if side is not None:
+        if side not in owing:
+            raise IllegalAction(
+                "error.campaign.side_rolled", number=number, side=state.sides.get(side, side)
+            )
+        owing = [side]
+    elif not owing:
         raise IllegalAction("error.campaign.aftermath_done", number=number)
-    needed = aftermath_dice(state)
+    event = _counted(state, number, rules, dice, fielded, owing, side)
+    return event.model_copy(update={"side": side})
+
+
+def reroll_disputed(
+    state: CampaignState,
+    number: int,
+    rules: CampaignRules,
+    dice: DiceSource,
+    fielded: Mapping[str, Collection[str]] | None,
+    side: str,
+    by: str | None,
+) -> Aftermath:
+    """``side``'s typed part of game ``number``'s aftermath, disputed by ``by``'s player
+    (None: the referee), rolled again with ``dice`` (the bot's) from the rosters as they
+    were before it. The fold checks that it may be disputed."""
+    record = state.aftermaths.get(number)
+    if record is None or side not in record.typed:
+        raise IllegalAction("error.campaign.not_disputable", number=number, side=side)
+    before = state.model_copy(update={"rosters": taken_back(record, side, state.rosters, number)})
+    event = _counted(before, number, rules, dice, fielded, [side], side)
+    return event.model_copy(update={"side": side, "disputed": True, "by": by})
+
+
+def _counted(
+    state: CampaignState,
+    number: int,
+    rules: CampaignRules,
+    dice: DiceSource,
+    fielded: Mapping[str, Collection[str]] | None,
+    owing: list[str],
+    side: str | None,
+) -> Aftermath:
+    """The parts of ``owing`` rolled; typed dice that run short are refused with the count
+    ``side``'s part (every part, for None) needs."""
+    needed = aftermath_dice(state, side)
     if needed.total > MAX_AFTERMATH_DICE:
         raise InvalidInput(
             "error.campaign.aftermath_too_large", dice=needed.total, limit=MAX_AFTERMATH_DICE
         )
     try:
-        return _rolled(state, number, rules, dice, fielded)
+        return _rolled(state, number, rules, dice, fielded, owing)
     except DiceNeeded as short:
         # Typed dice ran out: no prompt here (the sequence is one event); say how many
         # it takes, so that the player types them all in one go.
@@ -107,12 +163,15 @@ def _rolled(
     rules: CampaignRules,
     dice: DiceSource,
     fielded: Mapping[str, Collection[str]] | None,
+    owing: list[str],
 ) -> Aftermath:
     entry = state.game(number)
     assert entry is not None and entry.result is not None  # checked by roll_aftermath
     result = entry.result
     sides: dict[str, tuple[EntryAftermath, ...]] = {}
     for side, roster in state.rosters.items():
+        if side not in owing:
+            continue
         ids = None if fielded is None else set(fielded.get(side, ()))
         outcome = "drawn" if result.winner is None else ("won" if result.winner == side else "")
         changes = [
@@ -196,4 +255,11 @@ def _checked(unit: RosterEntry, number: int, change: EntryAftermath) -> EntryAft
     return change.model_copy(update={"after": after})
 
 
-__all__ = ["MAX_AFTERMATH_DICE", "AftermathDice", "aftermath_dice", "roll_aftermath"]
+__all__ = [
+    "MAX_AFTERMATH_DICE",
+    "AftermathDice",
+    "aftermath_dice",
+    "reroll_disputed",
+    "roll_aftermath",
+    "to_roll",
+]

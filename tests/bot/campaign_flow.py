@@ -19,15 +19,15 @@ def _dead_face(table: FateTable) -> int:
     return next(band.low for band in table.bands if band.fate == "dead")
 
 
-def deadly_faces(state: CampaignState) -> list[int]:
-    """The faces to type in ``/campaign aftermath dice:`` so that every destroyed unit dies
-    and every casualty is lost for good, in the order the post-battle sequence rolls them
-    (sides and entries in roster order: a destroyed unit's die, then one per casualty; a
-    unit that dies on the first rolls no more)."""
+def deadly_faces(state: CampaignState, side: str) -> list[int]:
+    """The faces ``side``'s player types in ``/campaign aftermath dice:`` so that every
+    destroyed unit of the side dies and every casualty is lost for good, in the order the
+    post-battle sequence rolls them (entries in roster order: a destroyed unit's die, then
+    one per casualty; a unit that dies on the first rolls no more)."""
     rules = campaign_rules(state.ruleset)
     assert rules is not None, state.ruleset
     faces: list[int] = []
-    for roster in state.rosters.values():
+    for roster in [state.rosters[side]] if side in state.rosters else []:
         for entry in roster.entries:
             if entry.status is Status.DEAD:
                 continue

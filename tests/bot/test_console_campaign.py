@@ -1,6 +1,6 @@
 """A short campaign at the console table: two linked games in channels of their own
-(``/channel N``), the first's aftermath rolled and confirmed by both players in between,
-their results in the campaign's standings, a bad command refused."""
+(``/channel N``), the first's aftermath rolled by each side and confirmed by both players in
+between, their results in the campaign's standings, a bad command refused."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from rules.core.roster import Roster, RosterEntry
 
 SCRIPT = """\
 /campaign new ruleset:manovra name:Normandia win:2 draw:1 loss:0 language:en
+/campaign invite user:anna side:alleati
+/campaign invite user:bruno side:asse
 /as anna
 /campaign join side:alleati
 /as bruno
@@ -30,6 +32,9 @@ SCRIPT = """\
 /campaign aftermath game:1
 /campaign confirm game:1
 /as bruno
+/campaign aftermath game:1
+/campaign confirm game:1
+/as anna
 /campaign confirm game:1
 /as arbitro
 /campaign game scenario:normandia_sfondamento channel:3
@@ -46,8 +51,9 @@ async def test_a_short_campaign_at_the_console(store) -> None:
     console = Console(GameService(store), out)
     errors = await console.run(SCRIPT.splitlines(), interactive=False)
     text = out.getvalue()
-    # Bruno is no referee; "x" is no channel.
-    assert errors == 2, text
+    # Bruno is no referee; "x" is no channel; Anna's first confirmation waits for Bruno's roll.
+    assert errors == 3, text
+    assert "not rolled by every side yet (still to roll: Asse" in text
     assert "Only the campaign's referee can do that." in text
     assert "channel: 'x' is not a channel number." in text
     assert "Now in channel #2." in text
@@ -94,6 +100,8 @@ async def test_after_the_battle_at_the_console(store) -> None:
     console = Console(GameService(store), out, language="en")
     opening = [
         "/campaign new ruleset:manovra name:Normandia language:en",
+        "/campaign invite user:anna side:alleati",
+        "/campaign invite user:bruno side:asse",
         "/as anna",
         "/campaign join side:alleati",
         "/as bruno",
@@ -129,6 +137,9 @@ async def test_after_the_battle_at_the_console(store) -> None:
             "/campaign game scenario:normandia_sfondamento channel:3",
             "/as anna",
             "/campaign aftermath game:1 dice:2,5",
+            "/as bruno",
+            "/campaign aftermath game:1",
+            "/as anna",
             "/campaign confirm game:1",
             "/as arbitro",
             "/campaign game scenario:normandia_sfondamento channel:3",
@@ -142,7 +153,9 @@ async def test_after_the_battle_at_the_console(store) -> None:
     )
     text = out.getvalue()
     assert errors == 2, text
-    assert "Game 1 still owes its aftermath: /campaign aftermath game:1" in text
+    assert (
+        "Game 1 still owes its aftermath: each side rolls its own with /campaign aftermath" in text
+    )
     assert "After game 1 of «Normandia» (dice typed by the player):" in text
     # D6 2: back, 5: lost; 9 + 1 + 1 replacements (winner) = 10 of 10; 3 experience
     assert (

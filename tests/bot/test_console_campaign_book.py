@@ -55,7 +55,7 @@ async def test_a_bundled_campaign_of_three_games_at_the_console(
     errors = await console.run(script, interactive=False)
     text = out.getvalue()
     assert errors == 2, text
-    assert "Game 1 still owes its aftermath: /campaign aftermath game:1" in text
+    assert "Game 1 still owes its aftermath: each side rolls its own" in text
     assert "Traceback" not in text
     state = CampaignState.from_json((await store.load(1)).document)
     assert [g.scenario for g in state.games] == [s.scenario for s in book.scenarios[:3]]

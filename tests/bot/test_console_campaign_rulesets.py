@@ -150,24 +150,32 @@ async def _check_standings(
 
 
 async def _settle(
-    table: Table, number: int, faces: list[int] | None, seats: dict[str, str], language: str
+    table: Table,
+    number: int,
+    faces: dict[str, list[int]] | None,
+    seats: dict[str, str],
+    language: str,
 ) -> None:
-    """Roll game ``number``'s aftermath at the campaign's channel, with ``faces`` typed (the
-    answer shows each of them) or the bot's dice; confirmed by each side's player when typed,
-    validated by the referee otherwise."""
+    """Roll game ``number``'s aftermath at the campaign's channel, each side's part by its
+    player with its ``faces`` typed (the answer shows each of them), then confirmed by each
+    side's player; or Anna's side with the bot's dice and the rest by the referee, who
+    validates it."""
     errors = table.console.errors
-    dice = f" dice:{as_typed(faces)}" if faces else ""
-    text = await table.type("/as anna", f"/campaign aftermath game:{number}{dice}")
-    assert table.console.errors == errors, text
-    if language == "fr":  # each unit's fates are joined by a French semicolon
-        assert not re.search(r"[^\u202f];", text), text
-    if faces:
-        for face in set(faces):
-            assert re.search(rf"\b{face}\b", text), text
+    if faces is not None:
+        for side, seat in seats.items():
+            dice = f" dice:{as_typed(faces[side])}" if faces[side] else ""
+            text = await table.type(f"/as {seat}", f"/campaign aftermath game:{number}{dice}")
+            assert table.console.errors == errors, text
+            if language == "fr":  # each unit's fates are joined by a French semicolon
+                assert not re.search(r"[^\u202f];", text), text
+            for face in set(faces[side]):
+                assert re.search(rf"\b{face}\b", text), text
         for seat in seats.values():
             text = await table.type(f"/as {seat}", f"/campaign confirm game:{number}")
     else:
-        text = await table.type("/as arbitro", f"/campaign confirm game:{number}")
+        await table.type("/as anna", f"/campaign aftermath game:{number}")
+        await table.type("/as arbitro", f"/campaign aftermath game:{number}")
+        text = await table.type(f"/campaign confirm game:{number}")
     assert table.console.errors == errors, text
     state = CampaignState.from_json((await table.store.load(CAMPAIGN)).document)
     assert state.aftermaths[number].settled(list(state.sides))
@@ -198,7 +206,12 @@ async def test_a_three_game_campaign_at_the_console(
     first, second = list(state.sides)
     seats = {first: "anna", second: "bruno"}
     await table.type(
-        "/as anna", f"/campaign join side:{first}", "/as bruno", f"/campaign join side:{second}"
+        f"/campaign invite user:anna side:{first}",
+        f"/campaign invite user:bruno side:{second}",
+        "/as anna",
+        f"/campaign join side:{first}",
+        "/as bruno",
+        f"/campaign join side:{second}",
     )
     # A player may not link a game; a channel that is no number is refused in one line.
     errors = table.console.errors
@@ -233,8 +246,8 @@ async def test_a_three_game_campaign_at_the_console(
     # Its aftermath, with typed dice that lose every casualty and every destroyed unit for
     # good; the answer shows the dice; each side's player confirms.
     hurt = CampaignState.from_json((await store.load(CAMPAIGN)).document)
-    faces = deadly_faces(hurt)
-    assert faces, "game 1 inflicted no loss"
+    faces = {side: deadly_faces(hurt, side) for side in hurt.sides}
+    assert any(faces.values()), "game 1 inflicted no loss"
     await _settle(table, 1, faces, seats, language)
 
     # Game 2, channel 3, mustered from the rosters the aftermath left: each unit that is

@@ -26,6 +26,7 @@ async def test_a_roster_file_at_the_console(store, tmp_path: Path) -> None:
     off_ladder.write_text(ROSTER.replace("rank: veterani", "rank: sergente"), encoding="utf-8")
     script = f"""\
 /campaign new ruleset:manovra name:Normandia language:en
+/campaign invite user:anna side:alleati
 /as anna
 /campaign join side:alleati
 /campaign roster file:{bad}

@@ -30,8 +30,7 @@ async def test_an_aftermath_through_discord(table: Table, discord_store: Any) ->
     await table.referee.slash(
         home, "campaign new", ruleset="manovra", name="Normandia", language="en"
     )
-    await table.anna.slash(home, "campaign join", side="alleati")
-    await table.bruno.slash(home, "campaign join", side="asse")
+    await table.seat_campaign(home, "alleati", "asse")
     allies = Roster(
         side="alleati",
         entries=(
@@ -57,13 +56,17 @@ async def test_an_aftermath_through_discord(table: Table, discord_store: Any) ->
     )
     assert_private_error(
         refused,
-        "Game 1 still owes its aftermath: /campaign aftermath game:1, then each side confirms.",
+        "Game 1 still owes its aftermath: each side rolls its own with "
+        "/campaign aftermath game:1, then confirms.",
     )
     rolled = texts(
         assert_public(await table.anna.slash(home, "campaign aftermath", game=1, dice="2,5"))
     )
     assert "After game 1 of «Normandia» (dice typed by the player):" in rolled
     assert "strength 8 → 10 of 10 (2 casualties, D6 2 5: 1 back, 1 lost;" in rolled
+    assert "/campaign dispute game:1 side:alleati" in rolled
+    # Her dice fed her side only: Bruno rolls his own, then both confirm.
+    assert_public(await table.bruno.slash(home, "campaign aftermath", game=1))
     await table.anna.slash(home, "campaign confirm", game=1)
     settled = texts(assert_public(await table.bruno.slash(home, "campaign confirm", game=1)))
     assert "The aftermath of game 1 is settled: the next game may start." in settled

@@ -23,8 +23,7 @@ async def test_a_campaign_game_through_discord(table: Table) -> None:  # noqa: F
         home, "campaign new", ruleset="manovra", name="Normandia", language="en"
     )
     assert "Campaign «Normandia» created" in texts(assert_public(created))
-    await table.anna.slash(home, "campaign join", side="alleati")
-    await table.bruno.slash(home, "campaign join", side="asse")
+    await table.seat_campaign(home, "alleati", "asse")
     # PlayerTyping's own ``channel`` parameter would take the option: the member itself.
     refused = await table.anna._actor.slash(
         home, "campaign game", scenario="normandia_incontro", channel=front
@@ -54,8 +53,7 @@ async def test_a_bundled_campaign_through_discord(table: Table) -> None:  # noqa
         language="en",
         book="strada_saint_lo",
     )
-    await table.anna.slash(home, "campaign join", side="alleati")
-    await table.bruno.slash(home, "campaign join", side="asse")
+    await table.seat_campaign(home, "alleati", "asse")
     linked = await table.referee._actor.slash(home, "campaign game", channel=front)
     assert "(esempio\\_normandia\\_campo)" in texts(assert_public(linked))  # Markdown-escaped
     await table.referee.slash(front, "game end", result="alleati", reason="held")
@@ -78,7 +76,7 @@ entries:
 async def test_a_roster_file_uploaded_and_shown_through_discord(table: Table) -> None:  # noqa: F811
     home = table.channel
     await table.referee.slash(home, "campaign new", ruleset="manovra", name="N", language="en")
-    await table.anna.slash(home, "campaign join", side="alleati")
+    await table.seat_campaign(home, "alleati")
     bad = await table.anna.slash(
         home, "campaign roster", file=("roster.yaml", ROSTER.replace(b"full: 10", b"full: 1"))
     )

@@ -65,8 +65,7 @@ async def test_a_three_game_campaign_through_discord(
     second = table.guild.create_text_channel("fuga")
     entered = "The result enters the campaign «Orbita» (game {})."
     await referee.slash(home, "campaign new", ruleset="w40k4", name=NAME, language="en")
-    await table.anna.slash(home, "campaign join", side="legione")
-    await table.bruno.slash(home, "campaign join", side="predoni")
+    await table.seat_campaign(home, "legione", "predoni")
     seen: dict[int, SeenResult | None] = {}
 
     # Game 1: the players fight with the dice queued until a unit is destroyed and another
@@ -90,22 +89,25 @@ async def test_a_three_game_campaign_through_discord(
     seen[1] = await _seen(discord_store, first.id)
     await _standings_shown(table, discord_store, home, seen)
 
-    # The next game waits for game 1's aftermath: rolled with the dice Anna types (every
-    # casualty and every destroyed unit lost for good), shown die by die, confirmed by both.
+    # The next game waits for game 1's aftermath: each side's rolled with the dice its player
+    # types (every casualty and every destroyed unit lost for good), shown die by die,
+    # confirmed by both.
     refused = await referee._actor.slash(home, "campaign game", scenario="fuga", channel=second)
     assert_private_error(
         refused,
-        "Game 1 still owes its aftermath: /campaign aftermath game:1, then each side confirms.",
+        "Game 1 still owes its aftermath: each side rolls its own with "
+        "/campaign aftermath game:1, then confirms.",
     )
     state = CampaignState.from_json((await discord_store.load(home.id)).document)
-    hurt = deadly_faces(state)
-    rolled = texts(
-        assert_public(
-            await table.anna.slash(home, "campaign aftermath", game=1, dice=as_typed(hurt))
+    shown = ""
+    for member, side in ((table.anna, "legione"), (table.bruno, "predoni")):
+        hurt = deadly_faces(state, side)
+        typed = {"dice": as_typed(hurt)} if hurt else {}
+        shown += texts(
+            assert_public(await member.slash(home, "campaign aftermath", game=1, **typed))
         )
-    )
-    assert "After game 1 of «Orbita» (dice typed by the player):" in rolled
-    assert f"D6 {' '.join(['1'] * 3)}" in rolled, rolled  # the dice, as typed
+    assert "After game 1 of «Orbita» (dice typed by the player):" in shown
+    assert f"D6 {' '.join(['1'] * 3)}" in shown, shown  # the dice, as typed
     await table.anna.slash(home, "campaign confirm", game=1)
     settled = texts(assert_public(await table.bruno.slash(home, "campaign confirm", game=1)))
     assert "settled" in settled, settled
@@ -129,6 +131,7 @@ async def test_a_three_game_campaign_through_discord(
 
     # Game 2's aftermath: the bot's dice, validated by the referee for both sides.
     assert_public(await table.anna.slash(home, "campaign aftermath", game=2))
+    assert_public(await referee.slash(home, "campaign aftermath", game=2))
     assert_public(await referee.slash(home, "campaign confirm", game=2))
 
     # Game 3, in game 1's channel (archived): the Predoni concede with the button.

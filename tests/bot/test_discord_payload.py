@@ -85,6 +85,7 @@ COMMANDS = {
         "end",
         "aftermath",
         "confirm",
+        "dispute",
         "adjust",
         "export",
         "overdue",

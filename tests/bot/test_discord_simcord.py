@@ -70,6 +70,14 @@ class Table:
     bruno: simcord.MemberActor
     stranger: simcord.MemberActor
 
+    async def seat_campaign(self, channel: Any, anna: str, bruno: str | None = None) -> None:
+        """The referee invites Anna (and Bruno) to a campaign's sides, and they join them: no
+        side is taken without consent."""
+        for member, side in ((self.anna, anna), (self.bruno, bruno)):
+            if side is not None:
+                await self.referee.slash(channel, "campaign invite", user=member._actor, side=side)
+                assert_public(await member.slash(channel, "campaign join", side=side))
+
 
 @pytest.fixture()
 async def discord_store(tmp_path):

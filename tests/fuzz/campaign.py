@@ -542,16 +542,15 @@ def _can_join(fuzzer: CampaignFuzzer) -> bool:
 
 
 async def _join(fuzzer: CampaignFuzzer) -> None:
-    """A player joins a side (one without players first), by its id or its name; a side
-    with players takes them by consent: the referee invites them first."""
+    """A player joins a side (one without players first), by its id or its name; no side
+    is taken without consent: the referee invites them first."""
     user = fuzzer.rng.choice([u for u in PLAYERS if u not in fuzzer.players])
     empty = [side for side in fuzzer.sides if fuzzer.seat_of(side) is None]
     side = fuzzer.rng.choice(empty or list(fuzzer.sides))
     typed = side if fuzzer.rng.random() < 0.5 else fuzzer.sides[side].upper()
-    if not empty:
-        invite = {"user": user, "side": side}
-        if await fuzzer.send(fuzzer.channel, REFEREE, "campaign.invite", invite) is None:
-            return
+    invite = {"user": user, "side": side}
+    if await fuzzer.send(fuzzer.channel, REFEREE, "campaign.invite", invite) is None:
+        return
     if await fuzzer.send(fuzzer.channel, user, "campaign.join", {"side": typed}) is not None:
         fuzzer.players[user] = side
 
@@ -573,9 +572,15 @@ async def _link(fuzzer: CampaignFuzzer) -> None:
     rng, sizes = fuzzer.rng, fuzzer.run.sizes
     channel = rng.choice(_free_channels(fuzzer))
     assert fuzzer.play is not None
-    scenario = rng.choice(fuzzer.play.scenarios())
     number = len(fuzzer.where) + 1
+    fielding = between.fielding_scenarios(fuzzer, number)
+    scenario = rng.choice(fielding or fuzzer.play.scenarios())
     options: dict[str, Any] = {"scenario": scenario, "channel": channel}
+    if not fielding:  # every scenario leaves a side nothing to field: refused
+        await fuzzer.expect_refused(
+            fuzzer.channel, REFEREE, "campaign.game", options, "error.campaign.side_empty"
+        )
+        return
     if rng.random() < DATED:
         options["by"] = (fuzzer.today + dt.timedelta(days=rng.randint(0, 5))).isoformat()
     left = between.leavable(fuzzer, scenario, number)
@@ -803,6 +808,7 @@ ACTIONS: tuple[CampaignAction, ...] = (
     CampaignAction("an unlinked game", between.can_start_unlinked, between.start_unlinked, 0.3),
     CampaignAction("an unlinked game ended", between.can_end_unlinked, between.end_unlinked, 0.5),
     CampaignAction("aftermath", between.can_roll, between.roll_aftermath, 3.0),
+    CampaignAction("dispute an aftermath", between.can_dispute, between.dispute, 1.0),
     CampaignAction(
         "confirm by a player", between.can_confirm_as_player, between.confirm_as_player, 3.0
     ),

@@ -1,9 +1,11 @@
 """The campaign fuzzer's actions between games: rows of its table of actions
 (tests/fuzz/campaign.py :data:`ACTIONS`) for the post-battle sequence (``/campaign
-aftermath`` with the bot's dice or dice typed by a player, ``/campaign confirm`` by a side's
-player or the referee), the referee's ``/campaign adjust``, ``/campaign roster`` (shown; set
-from a roster file the fuzzer writes, between games), ``/campaign export`` and the calendar
-(``/campaign overdue`` once a game's date has passed on the fuzzer's clock).
+aftermath``, each side's part by its player — the bot's dice or typed — or by the referee,
+``/campaign dispute`` of a typed part by another side or the referee, ``/campaign confirm``
+by a side's player or the referee once every side rolled), the referee's ``/campaign
+adjust``, ``/campaign roster`` (shown; set from a roster file the fuzzer writes, between
+games), ``/campaign export`` and the calendar (``/campaign overdue`` once a game's date has
+passed on the fuzzer's clock).
 
 Each checks what its reply promises against the fuzzer's own reading of the rules (the
 typed dice are the ones the aftermath logs, in roster order, each die's band as the rules
@@ -22,9 +24,12 @@ from bot.service import TextReply
 from bot.service.campaign.book import book_lines, due_lines
 from rules.core.aftermath import Aftermath
 from rules.core.campaign import CampaignState, Linked, ResultReversed, apply, replay
+from rules.core.campaign_aftermath import taken_back
 from rules.core.campaign_rules import CampaignRules, FateTable, campaign_rules
 from rules.core.errors import RulesError
+from rules.core.muster import fielding
 from rules.core.roster import Status, rosters_hash
+from rules.core.ruleset import get_ruleset
 from tests.fuzz.campaign_checks import standing_lines
 from tests.fuzz.harness import OUTSIDER, bundled_games
 
@@ -53,25 +58,56 @@ def rules_of(fuzzer: CampaignFuzzer) -> CampaignRules:
 
 
 def to_roll(state: CampaignState) -> list[int]:
-    """Games whose result is in and whose post-battle sequence is not rolled (none once
-    the campaign is over: nothing more is logged)."""
+    """Games whose result is in and whose post-battle sequence some side has still to roll
+    (none once the campaign is over: nothing more is logged)."""
     if not state.rosters or state.ended:
         return []
     return [
         entry.number
         for entry in state.games
-        if entry.result is not None and entry.number not in state.aftermaths
+        if entry.result is not None
+        and (
+            entry.number not in state.aftermaths
+            or state.aftermaths[entry.number].unrolled(state.sides)
+        )
     ]
 
 
+def sides_to_roll(state: CampaignState, number: int) -> list[str]:
+    """The sides whose part of game ``number``'s aftermath is still to roll."""
+    record = state.aftermaths.get(number)
+    return list(state.sides) if record is None else record.unrolled(state.sides)
+
+
 def unsettled(state: CampaignState) -> list[int]:
-    """Games whose aftermath is rolled and not confirmed by every side nor validated."""
+    """Games whose aftermath every side rolled, not confirmed by every side nor validated."""
     if state.ended:
         return []
     return [
         number
         for number, record in sorted(state.aftermaths.items())
+        if not record.unrolled(state.sides) and not record.settled(list(state.sides))
+    ]
+
+
+def owed_key(state: CampaignState) -> str:
+    """The refusal a new game meets for the first game that owes its aftermath."""
+    number = min([*to_roll(state), *unsettled(state)])
+    record = state.aftermaths.get(number)
+    if record is None:
+        return "aftermath_owed"
+    return "aftermath_unrolled" if record.unrolled(state.sides) else "aftermath_unconfirmed"
+
+
+def disputable(state: CampaignState) -> list[tuple[int, str]]:
+    """(game, side) for each typed part another side may still dispute."""
+    if state.ended:
+        return []
+    return [
+        (number, side)
+        for number, record in sorted(state.aftermaths.items())
         if not record.settled(list(state.sides))
+        for side in record.typed
     ]
 
 
@@ -101,6 +137,22 @@ def built_on(state: CampaignState, number: int) -> bool:
 
 
 # -- linking a game, and the views -------------------------------------------------------------
+
+
+def fielding_scenarios(fuzzer: CampaignFuzzer, number: int) -> list[str]:
+    """The scenarios in which every side would field a unit from its roster in game
+    ``number`` (another is refused: its dead and recovering units leave a side nothing)."""
+    assert fuzzer.play is not None and fuzzer.state is not None
+    muster = get_ruleset(fuzzer.ruleset).muster
+    scenarios = fuzzer.play.scenarios()
+    if muster is None:
+        return scenarios
+    rosters = fuzzer.state.rosters
+    return [
+        scenario
+        for scenario in scenarios
+        if all(fielding(muster.units(scenario), rosters, number, frozenset()).values())
+    ]
 
 
 def leavable(fuzzer: CampaignFuzzer, scenario: str, number: int) -> str | None:
@@ -163,11 +215,11 @@ async def view(fuzzer: CampaignFuzzer) -> None:
         # a line per side
         sides = len(state.sides)
         expected = 1 + int(state.ended) + sides + 1 + max(1, len(state.games)) + 1 + sides
-        # a line per game that owes its aftermath; the dates and the book's map as the
-        # service words them
+        # a line per game that owes its aftermath, and one per typed part that may be
+        # disputed; the dates and the book's map as the service words them
         owed = set(to_roll(state)) | set(unsettled(state))
         language = (await fuzzer.store.load(fuzzer.channel)).language
-        expected += len(owed) + len(due_lines(state, language))
+        expected += len(owed) + len(disputable(state)) + len(due_lines(state, language))
         expected += len(book_lines(state, language))
         if isinstance(reply, TextReply):
             shown = reply.lines[-sides:]
@@ -224,13 +276,14 @@ def _band(table: FateTable, face: int) -> str:
     return next(band.fate for band in table.bands if band.low <= face <= band.high)
 
 
-def typed_faces(fuzzer: CampaignFuzzer, state: CampaignState) -> list[int]:
-    """Random faces for every die the sequence rolls, in its order: per side and entry in
-    roster order (the dead skip it), a destroyed unit's die first (dead: no more), then a
-    die per casualty."""
+def typed_faces(fuzzer: CampaignFuzzer, state: CampaignState, side: str) -> list[int]:
+    """Random faces for every die ``side``'s part of the sequence rolls, in its order: entry
+    by entry in roster order (the dead skip it), a destroyed unit's die first (dead: no
+    more), then a die per casualty."""
     rules, rng = rules_of(fuzzer), fuzzer.rng
     faces: list[int] = []
-    for roster in state.rosters.values():
+    roster = state.rosters.get(side)
+    if roster is not None:
         for entry in roster.entries:
             if entry.status is Status.DEAD:
                 continue
@@ -247,26 +300,55 @@ def can_roll(fuzzer: CampaignFuzzer) -> bool:
     return not fuzzer.ended and bool(fuzzer.state and to_roll(fuzzer.state))
 
 
+def _roller(fuzzer: CampaignFuzzer, state: CampaignState, number: int) -> tuple[int, str | None]:
+    """Who rolls a part of game ``number``'s aftermath, and which side's (None: the
+    referee's roll of every side still to roll): a seated player their own side still to
+    roll, or the referee any."""
+    owing = sides_to_roll(state, number)
+    seats = [(seat, side) for side in owing if (seat := fuzzer.seat_of(side)) is not None]
+    if seats and fuzzer.rng.random() < 0.7:
+        return fuzzer.rng.choice(seats)
+    return REFEREE, fuzzer.rng.choice([*owing, None])
+
+
 async def roll_aftermath(fuzzer: CampaignFuzzer) -> None:
-    """``/campaign aftermath game:`` by the referee or a player: the bot's dice, or every
-    die typed by hand; the event logged holds the faces typed, in order, each in the band
+    """``/campaign aftermath game:`` by a side's player (their side) or the referee (a side,
+    or every side still to roll): the bot's dice, or a side's dice typed by hand; the
+    event logged holds that side's part only, the faces typed, in order, each in the band
     the rules give it, and the reply shows the sequence."""
     state = fuzzer.state
     assert state is not None
     number = fuzzer.rng.choice(to_roll(state))
-    user = fuzzer.rng.choice([REFEREE, *fuzzer.players])
-    faces = typed_faces(fuzzer, state) if fuzzer.rng.random() < TYPED_AFTERMATH else None
+    user, side = _roller(fuzzer, state, number)
+    typing = side is not None and fuzzer.rng.random() < TYPED_AFTERMATH
+    faces = typed_faces(fuzzer, state, side) if typing and side is not None else None
     fuzzer.run.actions["aftermath typed" if faces is not None else "aftermath bot dice"] += 1
     dice = None if faces is None else ",".join(map(str, faces))
     if faces == []:  # nothing to roll: typed dice are refused, the bot's roll none
         dice = None
-    reply = await fuzzer.send(fuzzer.channel, user, "campaign.aftermath", {"game": number}, dice)
+    options: dict[str, Any] = {"game": number}
+    if side is not None and (user == REFEREE or fuzzer.rng.random() < 0.5):
+        options["side"] = side
+    reply = await fuzzer.send(fuzzer.channel, user, "campaign.aftermath", options, dice)
     if reply is None:
         return
     event = (await fuzzer.campaign_events())[-1]
     if not isinstance(event, Aftermath) or event.number != number:
         fuzzer.fail(f"/campaign aftermath game:{number} logged {event.type}")
         return
+    owing = sides_to_roll(state, number)
+    if event.side != side or not set(event.sides) <= set(owing if side is None else [side]):
+        fuzzer.fail(f"{side}'s part of game {number} logged sides {sorted(event.sides)}")
+    rolled = _faces_checked(fuzzer, event)
+    # Every entry that rolls changes (its casualties settle to 0): the event holds every die.
+    if dice is not None and (rolled != faces or not event.by_hand):
+        fuzzer.fail(f"typed {faces}, the aftermath logs {rolled} (by hand {event.by_hand})")
+    if not isinstance(reply, TextReply) or not reply.lines:
+        fuzzer.fail(f"/campaign aftermath answered {reply}")
+
+
+def _faces_checked(fuzzer: CampaignFuzzer, event: Aftermath) -> list[int]:
+    """The faces an aftermath event logs, in order, each checked in its rules' band."""
     rules = rules_of(fuzzer)
     rolled: list[int] = []
     for changes in event.sides.values():
@@ -279,11 +361,51 @@ async def roll_aftermath(fuzzer: CampaignFuzzer) -> None:
                 rolled.append(roll.face)
                 if roll.fate != _band(rules.casualties, roll.face):
                     fuzzer.fail(f"{change.unit}: casualty die in the wrong band: {change}")
-    # Every entry that rolls changes (its casualties settle to 0): the event holds every die.
-    if dice is not None and (rolled != faces or not event.by_hand):
-        fuzzer.fail(f"typed {faces}, the aftermath logs {rolled} (by hand {event.by_hand})")
-    if not isinstance(reply, TextReply) or not reply.lines:
-        fuzzer.fail(f"/campaign aftermath answered {reply}")
+    return rolled
+
+
+def _disputers(fuzzer: CampaignFuzzer, state: CampaignState) -> list[tuple[int, str, int]]:
+    """(game, typed side, who may dispute it): a seated player of another side that has
+    not confirmed, or the referee."""
+    found: list[tuple[int, str, int]] = []
+    for number, side in disputable(state):
+        found.append((number, side, REFEREE))
+        for other in state.sides:
+            seat = fuzzer.seat_of(other)
+            confirmed = state.aftermaths[number].confirmed
+            if other != side and other not in confirmed and seat is not None and seat != REFEREE:
+                found.append((number, side, seat))
+    return found
+
+
+def can_dispute(fuzzer: CampaignFuzzer) -> bool:
+    return not fuzzer.ended and bool(fuzzer.state and _disputers(fuzzer, fuzzer.state))
+
+
+async def dispute(fuzzer: CampaignFuzzer) -> None:
+    """``/campaign dispute game: side:`` of a typed part, by another side's player or the
+    referee: the bot rolls that part again, logged as a new event that replaces it; every
+    side confirms anew."""
+    state = fuzzer.state
+    assert state is not None
+    number, side, user = fuzzer.rng.choice(_disputers(fuzzer, state))
+    options = {"game": number, "side": side if fuzzer.rng.random() < 0.5 else state.sides[side]}
+    try:
+        taken_back(state.aftermaths[number], side, state.rosters, number)
+    except RulesError:  # an entry of the part was adjusted since: it cannot be taken back
+        key = "error.campaign.aftermath_changed"
+        await fuzzer.expect_refused(fuzzer.channel, user, "campaign.dispute", options, key)
+        return
+    if await fuzzer.send(fuzzer.channel, user, "campaign.dispute", options) is None:
+        return
+    event = (await fuzzer.campaign_events())[-1]
+    if not (isinstance(event, Aftermath) and event.disputed and event.side == side):
+        fuzzer.fail(f"/campaign dispute game:{number} side:{side} logged {event}")
+        return
+    _faces_checked(fuzzer, event)
+    record = (await fuzzer.read_state()).aftermaths[number]
+    if event.by_hand or side in record.typed or record.confirmed:
+        fuzzer.fail(f"game {number}'s {side} part disputed: the record holds {record}")
 
 
 def _can_confirm(fuzzer: CampaignFuzzer) -> bool:

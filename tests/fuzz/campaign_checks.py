@@ -36,8 +36,15 @@ RAISES_STRENGTH = frozenset(
     {"campaign.roster", "campaign.reversal", "campaign.aftermath", "campaign.adjust"}
 )
 #: Kinds of campaign event that may bring a dead entry back: an aftermath unwound (its
-#: entries back to their values before it) and nothing else.
+#: entries back to their values before it) and nothing else — but a disputed part, which
+#: takes back the typed part it replaces (:func:`_revives`).
 REVIVES: frozenset[str] = frozenset({"campaign.aftermath_reversal"})
+
+
+def _revives(event: CampaignEvent) -> bool:
+    """Whether ``event`` may bring a dead entry back: an aftermath unwound, or a side's
+    typed part disputed and rolled again (the dead of the typed dice may live)."""
+    return event.type in REVIVES or (isinstance(event, Aftermath) and event.disputed)
 
 
 @dataclass(frozen=True)
@@ -165,9 +172,9 @@ def _roster_changes(
                 f"{where}: strength {was.strength} -> {entry.strength}, the event allows "
                 f"+{allowed.get(entry.id, 0)}"
             )
-        if was.status == "dead" and entry.status != "dead" and kind not in REVIVES:
+        if was.status == "dead" and entry.status != "dead" and not _revives(event):
             problems.append(f"{where}: dead, then {entry.status}")
-    if old is not None and kind not in REVIVES:
+    if old is not None and not _revives(event):
         kept = {e.id for e in new.entries}
         problems += [
             f"event {number} ({kind}): {new.side}/{e.id} dropped"

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rules.core.postbattle import aftermath_dice
 from tests.fuzz import campaign_between as between
 from tests.fuzz.campaign_between import ELSEWHERE, PLAYERS, REFEREE
 from tests.fuzz.harness import OUTSIDER
@@ -107,6 +108,58 @@ def _rolled(fuzzer: CampaignFuzzer) -> list[int]:
     return sorted(fuzzer.state.aftermaths)
 
 
+def _rolled_by_all(fuzzer: CampaignFuzzer) -> list[int]:
+    """Games whose aftermath every side rolled."""
+    state = fuzzer.state
+    return [n for n in _rolled(fuzzer) if state and not state.aftermaths[n].unrolled(state.sides)]
+
+
+def _rolled_in_part(fuzzer: CampaignFuzzer) -> list[int]:
+    """Games whose aftermath some side rolled and another has still to."""
+    state = fuzzer.state
+    return [n for n in _rolled(fuzzer) if state and state.aftermaths[n].unrolled(state.sides)]
+
+
+def _to_roll_by_side(fuzzer: CampaignFuzzer, least: int = 0) -> list[tuple[int, str]]:
+    """(game, side) for a side still to roll its part, whose part rolls at least ``least``
+    dice whatever falls (a destroyed unit's die, each casualty of the others)."""
+    state = fuzzer.state
+    if fuzzer.ended or state is None:
+        return []
+    found: list[tuple[int, str]] = []
+    for number in between.to_roll(state):
+        for side in between.sides_to_roll(state, number):
+            roster = state.rosters.get(side)
+            dice = sum(
+                (1 if entry.strength == 0 else entry.casualties)
+                for entry in (roster.entries if roster is not None else ())
+                if entry.status.value != "dead" and entry.casualties > 0
+            )
+            if dice >= least:
+                found.append((number, side))
+    return found
+
+
+def _other_side(fuzzer: CampaignFuzzer) -> tuple[int, int, str]:
+    """A linked game, a seated player and a side that is not theirs."""
+    assert fuzzer.state is not None
+    user = _player(fuzzer)
+    side = fuzzer.rng.choice([s for s in fuzzer.sides if s != fuzzer.players[user]])
+    return fuzzer.rng.choice(fuzzer.state.games).number, user, side
+
+
+def _own_typed(fuzzer: CampaignFuzzer) -> list[tuple[int, str, int]]:
+    """(game, typed side, its seated player) for a typed part that may be disputed."""
+    state = fuzzer.state
+    if fuzzer.ended or state is None:
+        return []
+    return [
+        (number, side, seat)
+        for number, side in between.disputable(state)
+        if (seat := fuzzer.seat_of(side)) is not None
+    ]
+
+
 def _confirmed_sides(fuzzer: CampaignFuzzer) -> list[tuple[int, int]]:
     """(game, player) for a side that confirmed a game's aftermath not settled yet."""
     state = fuzzer.state
@@ -159,22 +212,6 @@ def _adjust(fuzzer: CampaignFuzzer, **changed: Any) -> dict[str, Any]:
         "reason": "fuzz",
         **changed,
     }
-
-
-def _too_few_dice(fuzzer: CampaignFuzzer) -> list[int]:
-    """Games to roll whose sequence needs at least two dice (then all but the last typed
-    is too few; none typed would be the bot's dice)."""
-    state = fuzzer.state
-    if fuzzer.ended or state is None or not between.to_roll(state):
-        return []
-    # At least two dice whatever falls: a destroyed unit's die, each casualty of the others.
-    dice = sum(
-        (1 if entry.strength == 0 else entry.casualties)
-        for roster in state.rosters.values()
-        for entry in roster.entries
-        if entry.status.value != "dead" and entry.casualties > 0
-    )
-    return between.to_roll(state) if dice >= 2 else []
 
 
 def _not_overdue(fuzzer: CampaignFuzzer) -> list[int]:
@@ -416,14 +453,7 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
             REFEREE,
             "campaign.game",
             {"scenario": _scenario(f), "channel": f.game_channels[-1]},
-            ERROR
-            + (
-                "aftermath_owed"
-                if f.state is not None
-                and between.to_roll(f.state)
-                and min(between.to_roll(f.state)) < min(between.unsettled(f.state) or [10**6])
-                else "aftermath_unconfirmed"
-            ),
+            ERROR + between.owed_key(f.state),  # type: ignore[arg-type]
         ),
     ),
     BadCommand(
@@ -461,41 +491,106 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
     ),
     BadCommand(
         "an aftermath rolled twice",
+        lambda f: bool(_rolled_by_all(f)),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.aftermath",
+            {"game": f.rng.choice(_rolled_by_all(f))},
+            ERROR + "aftermath_done",
+        ),
+    ),
+    BadCommand(
+        "a side's part rolled twice",
         lambda f: bool(_rolled(f)),
         lambda f: (
             f.channel,
             REFEREE,
             "campaign.aftermath",
-            {"game": f.rng.choice(_rolled(f))},
-            ERROR + "aftermath_done",
+            {
+                "game": (number := f.rng.choice(_rolled(f))),
+                "side": f.rng.choice(
+                    [s for s in f.sides if s not in between.sides_to_roll(f.state, number)]  # type: ignore[arg-type]
+                ),
+            },
+            ERROR + "side_rolled",
+        ),
+    ),
+    BadCommand(
+        "an aftermath rolled for the other side",
+        lambda f: not f.ended and bool(f.players and f.state and f.state.games),
+        lambda f: (
+            f.channel,
+            (chosen := _other_side(f))[1],
+            "campaign.aftermath",
+            {"game": chosen[0], "side": chosen[2]},
+            ERROR + "aftermath_not_your_side",
+        ),
+    ),
+    BadCommand(
+        "dice typed by the referee for every side",
+        lambda f: bool(_to_roll_by_side(f, 1)),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.aftermath",
+            {"game": _to_roll_by_side(f, 1)[0][0], "@dice": "1"},
+            ERROR + "aftermath_typed_side",
+        ),
+    ),
+    BadCommand(
+        "a dispute of one's own side's dice",
+        lambda f: bool(_own_typed(f)),
+        lambda f: (
+            f.channel,
+            (chosen := f.rng.choice(_own_typed(f)))[2],
+            "campaign.dispute",
+            {"game": chosen[0], "side": chosen[1]},
+            ERROR + "own_aftermath",
+        ),
+    ),
+    BadCommand(
+        "a confirmation before every side rolled",
+        lambda f: bool(_rolled_in_part(f)),
+        lambda f: (
+            f.channel,
+            REFEREE,
+            "campaign.confirm",
+            {"game": f.rng.choice(_rolled_in_part(f))},
+            ERROR + "aftermath_unrolled",
         ),
     ),
     BadCommand(
         "an aftermath with one die too many typed",
-        lambda f: bool(f.state and between.to_roll(f.state)) and not f.ended,
+        lambda f: bool(_to_roll_by_side(f)),
         lambda f: (
             f.channel,
             REFEREE,
             "campaign.aftermath",
             {
-                "game": between.to_roll(f.state)[0],  # type: ignore[arg-type]
-                "@dice": ",".join(map(str, [*between.typed_faces(f, f.state), 1])),  # type: ignore[arg-type]
+                "game": (part := _to_roll_by_side(f)[0])[0],
+                "side": part[1],
+                "@dice": ",".join(map(str, [*between.typed_faces(f, f.state, part[1]), 1])),  # type: ignore[arg-type]
             },
             "error.dice.unused",
         ),
     ),
     BadCommand(
         "an aftermath with too few dice typed",
-        lambda f: bool(_too_few_dice(f)),
+        lambda f: bool(_to_roll_by_side(f, 2)),
         lambda f: (
             f.channel,
             REFEREE,
             "campaign.aftermath",
             {
-                "game": _too_few_dice(f)[0],
-                "@dice": ",".join(map(str, between.typed_faces(f, f.state)[:-1])),  # type: ignore[arg-type]
+                "game": (part := _to_roll_by_side(f, 2)[0])[0],
+                "side": part[1],
+                "@dice": ",".join(map(str, between.typed_faces(f, f.state, part[1])[:-1])),  # type: ignore[arg-type]
             },
-            "error.dice.exhausted",
+            # told how many the side's part rolls, and why it is at most that many
+            ERROR
+            + "aftermath_dice_short"
+            + ("_destroyed" if aftermath_dice(f.state, part[1]).destroyed else ""),  # type: ignore[arg-type]
         ),
     ),
     BadCommand(

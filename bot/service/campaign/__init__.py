@@ -3,8 +3,8 @@
 One module per part: ``ledger`` (the campaign's log in the store), ``commands`` (the
 commands that write it), ``views`` (status and log), ``follow`` (a linked game's result
 entering the campaign, or reversed), ``settled`` (a game's end the campaign has built on
-stands), ``aftermath`` (the post-battle sequence: rolled, confirmed, adjusted), ``book``
-(bundled campaigns and their map),
+stands), ``aftermath`` (the post-battle sequence: rolled side by side, disputed, confirmed,
+adjusted), ``book`` (bundled campaigns and their map),
 ``calendar`` (the dates games are due by, reminders, overdue decisions), ``export``
 (the after-action report), ``rosters`` (``/campaign roster`` and the mustering of a linked
 game from the rosters), ``seats`` (who plays a side: joins by consent).
@@ -12,7 +12,12 @@ game from the rosters), ``seats`` (who plays a side: joins by consent).
 
 from __future__ import annotations
 
-from bot.service.campaign.aftermath import adjust_entry, confirm_aftermath, run_aftermath
+from bot.service.campaign.aftermath import (
+    adjust_entry,
+    confirm_aftermath,
+    dispute_aftermath,
+    run_aftermath,
+)
 from bot.service.campaign.calendar import campaign_reminders, overdue_decision
 from bot.service.campaign.commands import end_campaign, link_new_game, new_campaign
 from bot.service.campaign.export import campaign_export
@@ -34,6 +39,7 @@ HANDLERS = (
     Handler(("campaign.end",), run=end_campaign),
     Handler(("campaign.aftermath",), run=run_aftermath),
     Handler(("campaign.confirm",), run=confirm_aftermath),
+    Handler(("campaign.dispute",), run=dispute_aftermath),
     Handler(("campaign.adjust",), run=adjust_entry),
     Handler(("campaign.export",), read_only=True, run=campaign_export),
     Handler(("campaign.overdue",), run=overdue_decision),

@@ -1,12 +1,16 @@
-"""After a campaign's battle: ``/campaign aftermath``, ``confirm``, ``adjust``.
+"""After a campaign's battle: ``/campaign aftermath``, ``confirm``, ``dispute``, ``adjust``.
 
-``/campaign aftermath game:`` rolls the ruleset's post-battle sequence
-(`rules.core.postbattle`) for a game whose result entered the campaign — the bot's dice, or
-the physical dice a player types in ``dice:`` — and logs every die in one
-``campaign.aftermath`` event; each side's player confirms it (``/campaign confirm``) or the
-referee validates it for all, and the next ``/campaign game`` waits for that
-(:func:`refuse_while_owed`). ``/campaign adjust`` is the referee's correction of a roster
-entry: a new logged event, never an edit.
+``/campaign aftermath game: [dice:] [side:]`` rolls the ruleset's post-battle sequence
+(`rules.core.postbattle`) for a game whose result entered the campaign, one side at a time:
+a side's player rolls their own side's part — the bot's dice, or the physical dice they type
+in ``dice:``, which feed only that part — and the referee rolls one side (``side:``) or every
+side still to roll with the bot's dice. Each part is one ``campaign.aftermath`` event with
+every die. Another side's player (or the referee) may dispute a typed part (``/campaign
+dispute``): the bot rolls it again, logged as a new event that replaces the part. Once every
+side rolled, each side's player confirms (``/campaign confirm``) or the referee validates it
+for all, and the next ``/campaign game`` waits for that (:func:`refuse_while_owed`).
+``/campaign adjust`` is the referee's correction of a roster entry: a new logged event,
+never an edit.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from bot.service.campaign.ledger import (
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.replies import Reply, TextReply
+from db.models import GameRecord
 from rules.core.aftermath import (
     ADJUSTABLE_FIELDS,
     MAX_REASON,
@@ -40,7 +45,12 @@ from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import semicolon, translate
 from rules.core.play import GamePlay
-from rules.core.postbattle import MAX_AFTERMATH_DICE, aftermath_dice, roll_aftermath
+from rules.core.postbattle import (
+    MAX_AFTERMATH_DICE,
+    aftermath_dice,
+    reroll_disputed,
+    roll_aftermath,
+)
 from rules.core.resolution import Outcome
 from rules.core.roster import ID_PATTERN, MAX_STRENGTH, Status
 from rules.core.upload import unsafe_character
@@ -75,33 +85,44 @@ def _rules_of(state: CampaignState) -> CampaignRules:
     return rules
 
 
-def _owed(state: CampaignState) -> list[tuple[str, int, str]]:
+def _owed(state: CampaignState) -> list[tuple[str, int, str, str]]:
     """What the games whose result is in still owe after the battle (campaigns with
-    rosters, in rulesets with campaign rules): ``("owed", number, "")`` for an aftermath
-    not rolled, ``("unconfirmed", number, sides)`` for one awaiting those sides. Nothing
-    once the campaign is over: nothing more can be logged, a command is told so."""
+    rosters, in rulesets with campaign rules), as ``(kind, number, sides, side)``:
+    ``owed`` for an aftermath nobody rolled, ``unrolled`` for the sides still to roll
+    their part, ``unconfirmed`` for the sides yet to confirm, and then ``disputable`` for
+    each side whose typed part another side may still dispute (the id in ``side``).
+    Nothing once the campaign is over: nothing more can be logged, a command is told so."""
     if state.ended or not state.rosters or campaign_rules(state.ruleset) is None:
         return []
-    owed: list[tuple[str, int, str]] = []
+    owed: list[tuple[str, int, str, str]] = []
     for entry in state.games:
         if entry.result is None:
             continue
         record = state.aftermaths.get(entry.number)
         if record is None:
-            owed.append(("owed", entry.number, ""))
-        elif not record.settled(list(state.sides)):
-            waiting = [label for s, label in state.sides.items() if s not in record.confirmed]
-            owed.append(("unconfirmed", entry.number, ", ".join(waiting)))
+            owed.append(("owed", entry.number, "", ""))
+            continue
+        if record.settled(list(state.sides)):
+            continue
+        unrolled = record.unrolled(state.sides)
+        if unrolled:
+            owed.append(("unrolled", entry.number, _labels(state, unrolled), ""))
+        else:
+            waiting = [side for side in state.sides if side not in record.confirmed]
+            owed.append(("unconfirmed", entry.number, _labels(state, waiting), ""))
+        owed.extend(("disputable", entry.number, state.sides[side], side) for side in record.typed)
     return owed
 
 
+def _labels(state: CampaignState, sides: list[str]) -> str:
+    return ", ".join(state.sides.get(side, side) for side in sides)
+
+
 def refuse_while_owed(state: CampaignState) -> None:
-    """Refuse a new game while an earlier one's aftermath is not rolled and confirmed,
-    saying what is owed."""
-    for kind, number, sides in _owed(state)[:1]:
-        if kind == "owed":
-            raise ServiceError("error.campaign.aftermath_owed", number=number)
-        raise ServiceError("error.campaign.aftermath_unconfirmed", number=number, sides=sides)
+    """Refuse a new game while an earlier one's aftermath is not rolled by every side and
+    confirmed, saying what is owed."""
+    for kind, number, sides, _ in _owed(state)[:1]:
+        raise ServiceError(f"error.campaign.aftermath_{kind}", number=number, sides=sides)
 
 
 def refuse_unconfirmed(state: CampaignState) -> None:
@@ -116,8 +137,14 @@ def refuse_unconfirmed(state: CampaignState) -> None:
 def owed_lines(state: CampaignState, language: str) -> list[str]:
     """``/campaign status``'s lines for what the games owe after the battle."""
     return [
-        translate(f"bot.campaign.aftermath.status_{kind}", language, number=number, sides=sides)
-        for kind, number, sides in _owed(state)
+        translate(
+            f"bot.campaign.aftermath.status_{kind}",
+            language,
+            number=number,
+            sides=sides,
+            side=side,
+        )
+        for kind, number, sides, side in _owed(state)
     ]
 
 
@@ -146,40 +173,136 @@ def _fielded(play: GamePlay, state: CampaignState, number: int) -> dict[str, set
     }
 
 
+def _side_to_roll(call: Call, state: CampaignState, own: str | None) -> str | None:
+    """The side whose part ``/campaign aftermath`` rolls: the player's own (``side:`` may
+    name only it), or the one the referee names (None: every side still to roll)."""
+    wanted = str(call.request.options.get("side") or "").strip()
+    referee = call.request.user_id == state.referee
+    side = side_named(state, wanted) if wanted else (None if referee else own)
+    if not referee and side != own:
+        assert side is not None and own is not None  # a player plays a side
+        raise ServiceError(
+            "error.campaign.aftermath_not_your_side", side=state.sides[side], own=state.sides[own]
+        )
+    return side
+
+
 async def run_aftermath(call: Call) -> Reply:
-    """``/campaign aftermath game: [dice:]`` (the referee or a side's player): roll the
-    post-battle sequence of a game whose result is in, and show every die and change."""
+    """``/campaign aftermath game: [dice:] [side:]`` (a side's player for their side, or the
+    referee): roll a side's part of the post-battle sequence of a game whose result is in,
+    and show every die and change."""
     request, services = call.request, call.services
     record, state = await load_campaign(services, request.channel_id)
-    if request.user_id != state.referee and state.side_of(request.user_id) is None:
+    own = state.side_of(request.user_id)
+    if request.user_id != state.referee and own is None:
         raise ServiceError("error.campaign.players_only")
     record, state = await catch_up(services, record, state)
     number = _game_number(call, state)
     rules = _rules_of(state)
+    side = _side_to_roll(call, state, own)
     typed = parse_faces(request.dice) if request.dice else None
+    if typed is not None and side is None:  # typed dice feed one side's part only
+        raise InvalidInput("error.campaign.aftermath_typed_side")
     dice: DiceSource = services.dice if typed is None else ScriptedDice(typed, by_hand=True)
     fielded = await services.off_loop(_fielded, services.play(state.ruleset), state, number)
 
     def rolled() -> Aftermath:
-        event = roll_aftermath(state, number, rules, dice, fielded)
+        event = roll_aftermath(state, number, rules, dice, fielded, side)
         if isinstance(dice, ScriptedDice):
             dice.ensure_consumed()
         return event
 
     event = await services.off_loop(rolled)
-    _, seq = await log_requested(call, record, state, event)
+    return await _logged(call, record, state, event, rules)
+
+
+async def dispute_aftermath(call: Call) -> Reply:
+    """``/campaign dispute game: [side:]`` (another side's player, or the referee): the
+    dice a side typed for its part are disputed, and the bot rolls that part again."""
+    request, services = call.request, call.services
+    record, state = await load_campaign(services, request.channel_id)
+    own = state.side_of(request.user_id)
+    referee = request.user_id == state.referee
+    if not referee and own is None:
+        raise ServiceError("error.campaign.players_only")
+    record, state = await catch_up(services, record, state)
+    number = _game_number(call, state)
+    rules = _rules_of(state)
+    held = state.aftermaths.get(number)
+    typed = [] if held is None else [side for side in held.typed if referee or side != own]
+    wanted = str(request.options.get("side") or "").strip()
+    if wanted:
+        side = side_named(state, wanted)
+    elif len(typed) == 1:
+        side = typed[0]
+    elif typed:
+        raise InvalidInput("error.campaign.dispute_side", sides=_labels(state, typed))
+    else:
+        raise ServiceError("error.campaign.nothing_disputable", number=number)
+    if side == own and not referee:
+        raise ServiceError("error.campaign.own_aftermath", side=state.sides[side])
+    if held is None or side not in held.typed:
+        raise ServiceError("error.campaign.not_disputable", number=number, side=state.sides[side])
+    fielded = await services.off_loop(_fielded, services.play(state.ruleset), state, number)
+    by = None if referee else own
+    event = await services.off_loop(
+        reroll_disputed, state, number, rules, services.dice, fielded, side, by
+    )
+    return await _logged(call, record, state, event, rules)
+
+
+async def _logged(
+    call: Call, record: GameRecord, state: CampaignState, event: Aftermath, rules: CampaignRules
+) -> TextReply:
+    """A side's part logged, and shown with what comes next."""
+    after, seq = await log_requested(call, record, state, event)
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, seq=seq)
     reply.lines_title = "discord.embed.campaign"
     reply.lines = aftermath_lines(state, event, rules, language)
+    if event.disputed and event.side is not None:
+        reply.lines.insert(1, _disputed_line(state, event, language))
+    unrolled = after.aftermaths[event.number].unrolled(after.sides)
+    if unrolled:
+        reply.lines.append(
+            translate(
+                "bot.campaign.aftermath.next_side",
+                language,
+                number=event.number,
+                sides=_labels(state, unrolled),
+                n=len(unrolled),
+            )
+        )
+    else:
+        reply.lines.append(translate("bot.campaign.aftermath.next", language, number=event.number))
+    if event.by_hand and event.side is not None:
+        reply.lines.append(
+            translate(
+                "bot.campaign.aftermath.disputable",
+                language,
+                number=event.number,
+                side=event.side,
+            )
+        )
     return reply
+
+
+def _disputed_line(state: CampaignState, event: Aftermath, language: str) -> str:
+    assert event.side is not None
+    by = (
+        state.sides.get(event.by, event.by)
+        if event.by is not None
+        else translate("bot.campaign.aftermath.referee", language)
+    )
+    return translate(
+        "bot.campaign.aftermath.disputed", language, by=by, side=state.sides[event.side]
+    )
 
 
 def aftermath_lines(
     state: CampaignState, event: Aftermath, rules: CampaignRules, language: str
 ) -> list[str]:
-    """The aftermath in words: a title, a line per entry with its dice and changes, and
-    what comes next."""
+    """The aftermath in words: a title, and a line per entry with its dice and changes."""
     typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
     lines = [
         translate(
@@ -201,7 +324,6 @@ def aftermath_lines(
             )
     if len(lines) == 1:
         lines.append(translate("bot.campaign.aftermath.nothing", language))
-    lines.append(translate("bot.campaign.aftermath.next", language, number=event.number))
     return lines
 
 
@@ -282,6 +404,12 @@ async def confirm_aftermath(call: Call) -> Reply:
         side = None
     elif side is None:
         raise ServiceError("error.campaign.players_only")
+    held = state.aftermaths.get(number)
+    unrolled = [] if held is None else held.unrolled(state.sides)
+    if unrolled:  # confirmations wait until every side has rolled
+        raise ServiceError(
+            "error.campaign.aftermath_unrolled", number=number, sides=_labels(state, unrolled)
+        )
     after, seq = await log_requested(
         call, record, state, AftermathConfirmed(number=number, side=side)
     )
@@ -395,20 +523,21 @@ def _check_in_range(state: CampaignState, side: str, unit: str, field: str, valu
 def aftermath_log_text(state: CampaignState, event: AftermathEvent, language: str) -> str:
     """A post-battle event in the campaign's log."""
     if isinstance(event, Aftermath):
-        dice = sum(
-            len(change.fates) + (change.destroyed is not None)
-            for changes in event.sides.values()
-            for change in changes
-        )
         typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
-        return translate(
+        text = translate(
             "bot.campaign.log.aftermath",
             language,
             number=event.number,
             entries=event.entries(),
-            dice=dice,
+            dice=event.dice(),
             typed=typed,
         )
+        if event.disputed:
+            return f"{_disputed_line(state, event, language)} {text}"
+        if event.side is None:
+            return text
+        side = state.sides.get(event.side, event.side)
+        return translate("bot.campaign.log.aftermath_side", language, side=side, text=text)
     if isinstance(event, AftermathConfirmed):
         if event.side is None:
             return translate("bot.campaign.log.validated", language, number=event.number)

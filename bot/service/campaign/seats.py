@@ -1,11 +1,12 @@
 """Who plays a campaign's sides: ``/campaign join`` and ``/campaign invite``, by consent.
 
-The first player of a side without players joins freely. Anyone else asks
-(``campaign.join_request``), and the referee or one of the side's players approves with
-``/campaign invite user:`` (a ``campaign.joined`` naming who approved); ``/campaign
-invite`` of a member who asked nothing invites them (``campaign.invite``), and their
-``/campaign join`` of that side is then immediate. Playing a side is what lets a member roll
-and confirm its aftermath, so nobody takes a side its players did not accept.
+Nobody but the campaign's referee (its creator) takes a side alone, even one without
+players yet: a member asks (``campaign.join_request``), and the referee or one of the
+side's players approves with ``/campaign invite user:`` (a ``campaign.joined`` naming who
+approved); ``/campaign invite`` of a member who asked nothing invites them
+(``campaign.invite``), and their ``/campaign join`` of that side is then immediate. Playing
+a side is what lets a member roll, confirm and dispute its aftermath, so nobody takes a
+side the referee or its players did not accept.
 
 A player who joins is seated at once in the campaign's linked games still in play (as
 ``/campaign game`` seats the players it finds): the seat is written to each game's members,
@@ -34,17 +35,13 @@ async def seat_in_games(services: Services, state: CampaignState, side: str, use
 
 
 async def join_campaign(call: Call) -> Reply:
-    """``/campaign join side:``: play a side of this channel's campaign (its first player,
-    the referee, or a member invited to it); else ask to."""
+    """``/campaign join side:``: play a side of this channel's campaign (the referee, or a
+    member invited to it); else ask to."""
     request, services = call.request, call.services
     record, state = await load_campaign(services, request.channel_id)
     side = side_named(state, str(request.options.get("side") or "").strip())
     user = request.user_id
-    consented = (
-        not state.players.get(side)
-        or user == state.referee
-        or state.invitations.get(user) == side
-    )
+    consented = user == state.referee or state.invitations.get(user) == side
     language = language_of(record)
     if not consented:
         _, seq = await log_requested(call, record, state, JoinAsked(side=side, user=user))

@@ -1,7 +1,8 @@
 """After a campaign's battle, through the service on both store backends: the post-battle
-sequence rolled with a player's typed dice and shown die by die, each side confirming, the
-next game refused until then, the referee's adjustments logged, a game's end standing once
-an aftermath is rolled on its result, and the state always the replay of the log."""
+sequence rolled side by side (a player's typed dice for their side) and shown die by die,
+each side confirming once both rolled, the next game refused until then, the referee's
+adjustments logged, a game's end standing once an aftermath is rolled on its result, and the
+state always the replay of the log."""
 
 from __future__ import annotations
 
@@ -134,13 +135,16 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
         "provati",
     )
     banda = state.rosters["predoni"].entry("banda")
-    assert banda is not None and banda.experience == 2  # fought, still standing; lost
+    assert banda is not None and banda.experience == 0  # Anna's dice rolled her side only
     event = (await table.campaign_events())[-1]
     assert event.verb == "campaign.aftermath"
     assert event.args["campaign"]["by_hand"] is True
-    await table.refused(
-        CAMPAIGN, BRUNO, "campaign.aftermath", "error.campaign.aftermath_done", game=1
-    )
+    assert event.args["campaign"]["side"] == "legione"
+    # Bruno rolls his own side, with the bot's dice (what waits for it:
+    # tests/bot/service/test_campaign_aftermath_sides.py).
+    await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
+    banda = (await table.campaign()).rosters["predoni"].entry("banda")
+    assert banda is not None and banda.experience == 2  # fought, still standing; lost
     # Each side confirms; the next game waits for both.
     confirmed = await table(CAMPAIGN, ANNA, "campaign.confirm", game=1)
     assert [n.key for n in confirmed.notices] == ["bot.campaign.confirmed"]
@@ -209,8 +213,12 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     banda = (await table.campaign()).rosters["predoni"].entry("banda")
     assert banda is not None and banda.experience == 9
     assert banda.history[-1].params["reason"] == "forgot a bonus"
-    log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=6))
-    assert "aftermath of game 1: 3 entries changed, 3 dice rolled (dice typed by the player)" in log
+    log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=7))
+    assert (
+        "Legione Astrale: aftermath of game 1: 2 entries changed, 3 dice rolled "
+        "(dice typed by the player)" in log
+    )
+    assert "Predoni: aftermath of game 1: 1 entry changed, 0 dice rolled" in log
     assert "Legione Astrale confirmed the aftermath of game 1" in log
     assert "adjustment: Predoni, banda: experience = 9 (forgot a bonus)" in log
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="fuga", channel=SECOND)

@@ -79,8 +79,8 @@ async def _book_campaign(store: Any) -> Table:
         book="crociata_valle",
     )
     assert [n.key for n in created.notices] == ["bot.campaign.created", "bot.campaign.book.opened"]
-    await table(CAMPAIGN, ANNA, "campaign.join", side="legione")
-    await table(CAMPAIGN, BRUNO, "campaign.join", side="predoni")
+    await table.seat(ANNA, "legione")
+    await table.seat(BRUNO, "predoni")
     return table
 
 

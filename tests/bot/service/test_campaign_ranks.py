@@ -53,8 +53,8 @@ async def test_a_promoted_unit_is_fielded_at_its_new_rank(any_store: Any, key: s
     assert rules is not None
     table = Table(any_store)
     await table(CAMPAIGN, REFEREE, "campaign.new", ruleset=key, name="Gradi", language="en")
-    await table(CAMPAIGN, ANNA, "campaign.join", side=winner)
-    await table(CAMPAIGN, BRUNO, "campaign.join", side=loser)
+    await table.seat(ANNA, winner)
+    await table.seat(BRUNO, loser)
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario=scenario, channel=FIRST)
     first = (await table.store.load(FIRST)).document
     assert first["units"][promoted][field] != fielded[promoted]
@@ -83,6 +83,7 @@ async def test_a_promoted_unit_is_fielded_at_its_new_rank(any_store: Any, key: s
         reason="the referee's call",
     )
     await table(CAMPAIGN, ANNA, "campaign.aftermath", game=1)
+    await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
     state = await table.campaign()
     entry = state.rosters[winner].entry(promoted)
     assert entry is not None and entry.rank == rank

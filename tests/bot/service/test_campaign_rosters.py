@@ -101,8 +101,8 @@ async def _campaign(store: Any, key: str) -> RosterTable:
     table = RosterTable(store)
     await table(CAMPAIGN, REFEREE, "campaign.new", ruleset=key, name="Linea", language="en")
     first, second = CASES[key][1]
-    await table(CAMPAIGN, ANNA, "campaign.join", side=first)
-    await table(CAMPAIGN, BRUNO, "campaign.join", side=second)
+    await table.seat(ANNA, first)
+    await table.seat(BRUNO, second)
     return table
 
 
@@ -156,22 +156,25 @@ async def test_the_second_game_fields_the_first_games_survivors(any_store: Any, 
         for entry in roster.entries:
             assert entry.strength == entry.full - lost.get(entry.id, 0)
             assert entry.casualties == lost.get(entry.id, 0)
-    # The aftermath, with the dice a player types: every casualty and every destroyed unit
-    # lost for good (the replacements do not fill the reduced units); both players confirm.
-    table.count += 1
-    await table.service.handle(
-        Request(
-            CAMPAIGN,
-            ANNA,
-            "campaign.aftermath",
-            {"game": 1},
-            guild_id=GUILD,
-            interaction_id=f"i{table.count}",
-            user_name="anna",
-            locale="en",
-            dice=as_typed(deadly_faces(state)),
+    # The aftermath, each side's with the dice its player types: every casualty and every
+    # destroyed unit lost for good (the replacements do not fill the reduced units); both
+    # players confirm.
+    for side, user in ((side_a, ANNA), (side_b, BRUNO)):
+        faces = deadly_faces(state, side)
+        table.count += 1
+        await table.service.handle(
+            Request(
+                CAMPAIGN,
+                user,
+                "campaign.aftermath",
+                {"game": 1},
+                guild_id=GUILD,
+                interaction_id=f"i{table.count}",
+                user_name=f"user{user}",
+                locale="en",
+                dice=as_typed(faces) if faces else None,
+            )
         )
-    )
     await table(CAMPAIGN, ANNA, "campaign.confirm", game=1)
     await table(CAMPAIGN, BRUNO, "campaign.confirm", game=1)
     state = await table.campaign()

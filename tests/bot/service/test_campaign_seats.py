@@ -1,6 +1,6 @@
-"""Who plays a campaign's sides: the first player of a side joins freely, anyone else by
-the consent of the referee or the side's players (a request approved, or an invitation),
-every step logged; a player who joins is seated in the linked games in play."""
+"""Who plays a campaign's sides: nobody but the referee takes a side without consent, even
+a side with no player yet (the referee, or the side's players, approve a request or
+invite), every step logged; a player who joins is seated in the linked games in play."""
 
 from __future__ import annotations
 
@@ -23,9 +23,28 @@ CARLA, DARIO = 4, 5
 async def _orbita(store: Any) -> Table:
     table = Table(store)
     await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
-    await table(CAMPAIGN, ANNA, "campaign.join", side="legione")
-    await table(CAMPAIGN, BRUNO, "campaign.join", side="predoni")
+    await table.seat(ANNA, "legione")
+    await table.seat(BRUNO, "predoni")
     return table
+
+
+async def test_a_side_without_players_is_not_taken_freely(store) -> None:
+    table = Table(store)
+    await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
+    asked = await table(CAMPAIGN, ANNA, "campaign.join", side="legione")
+    assert [n.key for n in asked.notices] == ["bot.campaign.join_requested"]
+    state = await table.campaign()
+    assert state.players["legione"] == [] and state.requests == {ANNA: "legione"}
+    # Nobody plays the side yet: only the referee may approve.
+    await table.refused(
+        CAMPAIGN, BRUNO, "campaign.invite", "error.campaign.not_your_side", user=ANNA
+    )
+    await table(CAMPAIGN, REFEREE, "campaign.invite", user=ANNA)
+    # The referee, the campaign's creator, takes a side with nobody's consent.
+    joined = await table(CAMPAIGN, REFEREE, "campaign.join", side="predoni")
+    assert [n.key for n in joined.notices] == ["bot.campaign.joined"]
+    state = await table.campaign()
+    assert state.side_of(ANNA) == "legione" and state.side_of(REFEREE) == "predoni"
 
 
 async def test_a_side_with_a_player_takes_no_one_without_consent(store) -> None:
@@ -73,8 +92,8 @@ async def test_a_sides_player_invites_and_the_invited_joins_at_once(store) -> No
 async def test_a_player_who_joins_is_seated_in_the_games_in_play(store) -> None:
     table = Table(store)
     await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
-    await table(CAMPAIGN, ANNA, "campaign.join", side="legione")
+    await table.seat(ANNA, "legione")
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
-    await table(CAMPAIGN, BRUNO, "campaign.join", side="predoni")  # the game has begun
+    await table.seat(BRUNO, "predoni")  # the game has begun
     seats = {m.user_id: (m.role, m.side) for m in await store.members(FIRST)}
     assert seats[BRUNO] == ("player", "predoni") and seats[ANNA] == ("player", "legione")

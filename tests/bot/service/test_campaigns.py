@@ -78,6 +78,12 @@ class Table:
             )
         )
 
+    async def seat(self, user: int, side: str) -> Any:
+        """The referee invites ``user`` to ``side`` and they join it (no side is taken
+        without consent)."""
+        await self(CAMPAIGN, REFEREE, "campaign.invite", user=user, side=side)
+        return await self(CAMPAIGN, user, "campaign.join", side=side)
+
     async def refused(self, where: int, user: int, verb: str, key: str, /, **options: Any) -> None:
         before = await self._versions()
         with pytest.raises(RulesError) as caught:
@@ -98,8 +104,8 @@ class Table:
 async def _campaign(store: Any) -> Table:
     table = Table(store)
     await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
-    await table(CAMPAIGN, ANNA, "campaign.join", side="legione")
-    await table(CAMPAIGN, BRUNO, "campaign.join", side="Predoni")  # by its name too
+    await table.seat(ANNA, "legione")
+    await table.seat(BRUNO, "Predoni")  # by its name too
     return table
 
 
