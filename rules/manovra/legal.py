@@ -229,7 +229,16 @@ def _unit_actions(state: ManovraState, unit: UnitState) -> list[LegalAction]:
     actions = [LegalAction("move", side, {"unit": unit.id, "kind": "hold"})]
     if unit.aboard is not None:
         return actions + _getting_off(state, unit)
-    enemies = [u for u in state.units.values() if u.side != side and u.alive and u.aboard is None]
+    # A concealed enemy (Occultarsi) is out of this side's sight and view: never a target
+    # it may name (the service answers its name as it would a unit that does not exist).
+    enemies = [
+        u
+        for u in state.units.values()
+        if u.side != side
+        and u.alive
+        and u.aboard is None
+        and not (u.has("concealed") and u.position is not None)
+    ]
     fires = _accepted(lambda: _check_firer(state, unit.id, side))
     variants = _complex_variants(state, unit) if fires else []
     actions += _transport_actions(state, unit)

@@ -376,3 +376,34 @@ def test_a_scenario_refuses_a_load_its_transport_cannot_take():
     )
     with pytest.raises(RulesError, match="carries 8 models"):
         parse_scenario(text)
+
+
+def test_a_unit_that_fires_without_concealing_shows_itself(plain):
+    """Seed 000 line 10 has a complex action of its own, "Sparare ed occultarsi", to fire
+    and stay hidden: a concealed unit's plain fire shows it again."""
+    hidden = act(
+        plain,
+        "squadra_1",
+        g.Fire(unit="squadra_1", target="gruppe_1", distance_cm=30, conceal=True),
+        "alleati",
+    ).state
+    assert hidden.units["squadra_1"].has("concealed")
+    again = hidden.model_copy(deep=True)
+    for unit in again.units.values():
+        unit.acted = unit.fired = False
+    shown = act(
+        again, "squadra_1", g.Fire(unit="squadra_1", target="gruppe_1", distance_cm=30), "alleati"
+    )
+    assert not shown.state.units["squadra_1"].has("concealed")
+
+
+def test_no_legal_action_names_a_concealed_enemy(column):
+    """A concealed unit (Occultarsi, line 9) is out of the enemy's view, so no legal action
+    of the enemy names it as a target (the service answers its name as unknown)."""
+    column.queue = ["halftrack_1"]
+    targets = {a.options.get("target") for a in legal_actions(column) if a.verb == "fire"}
+    assert targets, "the half-track has something to fire at"
+    for target in targets - {None}:
+        column.units[str(target)].add("concealed")
+    after = {a.options.get("target") for a in legal_actions(column) if a.verb == "fire"}
+    assert not (after & targets - {None}), after

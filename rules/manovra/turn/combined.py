@@ -148,7 +148,11 @@ def after_fire(
     tray: DiceTray,
     result: Applied,
 ) -> None:
-    """Conceal (within a Cauto move), or the move of a fire-then-move."""
+    """Conceal (within a Cauto move), or the move of a fire-then-move. A unit that fires
+    without concealing again shows itself: seed 000 line 10 needs a complex action of its
+    own, "Sparare ed occultarsi", to fire and stay hidden."""
+    if not chosen.conceal:
+        unit.statuses = [status for status in unit.statuses if status != "concealed"]
     if chosen.conceal:
         if chosen.moves:
             short_move(state, unit, command, MoveRate.CAUTO, True, tray, result)
