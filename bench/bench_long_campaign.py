@@ -61,8 +61,13 @@ async def build_long_log(path: Path, events: int, kb: int, seed: int) -> None:
         await _fast(store, True)
         for channel, document in ((LONG, {"turn": 0, "rosters": rosters}), (HEALTHY, {"turn": 0})):
             await store.create_game(
-                channel, guild_id=1, ruleset="toy", language="en", document=document,
-                status="active", actor_id=REFEREE,
+                channel,
+                guild_id=1,
+                ruleset="toy",
+                language="en",
+                document=document,
+                status="active",
+                actor_id=REFEREE,
             )
         version, document = 1, {"turn": 0, "rosters": rosters}
         for n in range(events - 1):
@@ -158,23 +163,31 @@ async def main(args: argparse.Namespace) -> None:
     path = folder / "long.db"
     started = time.perf_counter()
     await build_long_log(path, args.events, args.kb, args.seed)
-    print(f"built {args.events} events of a {args.kb} KB document in "
-          f"{time.perf_counter() - started:.1f} s")
+    print(
+        f"built {args.events} events of a {args.kb} KB document in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
     results: dict[bool, list[tuple[float, list[float]]]] = {True: [], False: []}
     for _ in range(args.rounds):
         for paged in (True, False):  # interleaved: the machine's drift hits both
             results[paged].append(await first_touch(path, paged=paged))
-    print("first command on the long log (open_command, fresh store), ms; "
-          "the healthy channel's reads meanwhile")
+    print(
+        "first command on the long log (open_command, fresh store), ms; "
+        "the healthy channel's reads meanwhile"
+    )
     print(f"{'verification':<28}{'first p50':>10}{'healthy p50':>13}{'p99':>9}{'max':>9}")
     for paged, label in ((True, "paged, off the transaction"), (False, "one read (before)")):
         firsts = [first for first, _ in results[paged]]
         healthy = [t for _, reads in results[paged] for t in reads]
-        print(f"{label:<28}{statistics.median(firsts):>10.0f}{pct(healthy, 0.5):>13.1f}"
-              f"{pct(healthy, 0.99):>9.1f}{max(healthy, default=0.0):>9.1f}")
+        print(
+            f"{label:<28}{statistics.median(firsts):>10.0f}{pct(healthy, 0.5):>13.1f}"
+            f"{pct(healthy, 0.99):>9.1f}{max(healthy, default=0.0):>9.1f}"
+        )
     spent, peak, events, size = await campaign_export(folder, args.export_events)
-    print(f"/campaign export of {events} events: {spent:.2f} s, Python peak "
-          f"{peak / 1e6:.1f} MB, files {size / 1e6:.1f} MB")
+    print(
+        f"/campaign export of {events} events: {spent:.2f} s, Python peak "
+        f"{peak / 1e6:.1f} MB, files {size / 1e6:.1f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -393,22 +393,13 @@ def verify_span(
         or any(row[0] > last or row[0] < 2 for row in patches)
     ):
         raise ChainBroken(channel_id, last, ROWS_BEYOND)
-    previous, _, result = _walk(
-        channel_id,
-        range(first, last + 1),
-        events,
-        full,
-        patches,
-        timestamp,
-        start=(GENESIS_HASH, None) if first == 1 else None,
-        anchor=anchor,
-        upto=upto,
-        head=last,
-        snapshots=snapshots,
-    )
-    if result is None or previous is None:
-        raise ChainBroken(channel_id, first, EVENT_MISSING)
-    return previous, result[0], result[1]
+    rows = (events, full, patches)
+    start = (GENESIS_HASH, None) if first == 1 else None
+    previous, _, (status, text) = _walk(
+        channel_id, first, last, rows, timestamp, start=start, anchor=anchor, upto=upto,
+        head=last, snapshots=snapshots,
+    )  # fmt: skip
+    return previous, status, text
 
 
 def verify_page(
@@ -435,30 +426,19 @@ def verify_page(
     """
     if (start is None) != (first == 1):
         raise ValueError("only the first page starts at the genesis")
-    previous, current, result = _walk(
-        channel_id,
-        range(first, last + 1),
-        events,
-        full,
-        patches,
-        timestamp,
-        start=(GENESIS_HASH, None) if start is None else start,
-        upto=last,
-        head=head,
-        snapshots=snapshots,
-        continued=start is not None,
-    )
-    if result is None or previous is None:
-        raise ChainBroken(channel_id, first, EVENT_MISSING)
+    rows, opening = (events, full, patches), start or (GENESIS_HASH, None)
+    previous, current, _ = _walk(
+        channel_id, first, last, rows, timestamp, start=opening, upto=last, head=head,
+        snapshots=snapshots, continued=start is not None,
+    )  # fmt: skip
     return previous, current
 
 
 def _walk(
     channel_id: int,
-    versions: range,
-    events: Sequence[Sequence[Any]],
-    full: Sequence[Row],
-    patches: Sequence[Row],
+    first: int,
+    last: int,
+    rows: tuple[Sequence[Sequence[Any]], Sequence[Row], Sequence[Row]],
     timestamp: Timestamp,
     *,
     start: tuple[str, Any] | None,
@@ -467,18 +447,21 @@ def _walk(
     anchor: VerifiedHead | None = None,
     snapshots: dict[int, str] | None = None,
     continued: bool = False,
-) -> tuple[str | None, Any, tuple[str, str] | None]:
+) -> tuple[str, Any, tuple[str, str]]:
     """The loop of `verify_span` and `verify_page`: each version's event, then its state.
 
-    ``start``: the hash the first event links to and the version before it parsed (None
-    when unknown: a span anchored further on); ``continued``: the first version is rebuilt
-    from that parsed version by its patch rather than read whole."""
+    ``rows`` are the span's event rows, whole documents and patches; ``start`` the hash
+    the first event links to and the version before it parsed (None when unknown: a span
+    anchored further on); ``continued``: the first version is rebuilt from that parsed
+    version by its patch rather than read whole. Returns the hash of event ``last``, the
+    last version checked parsed and its ``(status, text)``."""
+    events, full, patches = rows
     documents = {row[0]: row for row in full}
     steps = {row[0]: row for row in patches}
     by_seq = _by_seq(events)
     previous, current = start if start is not None else (None, None)
     result: tuple[str, str] | None = None
-    for version in versions:
+    for version in range(first, last + 1):
         row = by_seq.get(version)
         if row is None:
             raise ChainBroken(channel_id, version, EVENT_MISSING)
@@ -495,9 +478,11 @@ def _walk(
                 documents.get(version),
                 steps.get(version),
                 current,
-                first=version == versions.start and not continued,
+                first=version == first and not continued,
                 whole_needed=is_snapshot(version) or version == head,
             )
+    if result is None or previous is None:
+        raise ChainBroken(channel_id, first, EVENT_MISSING)
     return previous, current, result
 
 

@@ -130,4 +130,3 @@ async def test_another_channel_is_served_while_a_long_history_is_verified(
         assert other.record.version == HEAD and not first_touch.done()
         release.set()
         assert (await first_touch).version == HEAD
-

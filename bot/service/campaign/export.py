@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from bot.export import IN_MEMORY_BYTES, FileContent, fit_file
+from bot.export import fitted_files
 from bot.render.campaign_map import AreaBox, campaign_map_png
 from bot.service.campaign.book import area_name
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
@@ -62,7 +62,7 @@ async def campaign_export(call: Call) -> Reply:
                 seq = page[-1].seq
         finally:
             await asyncio.to_thread(writer.close)
-        files = await asyncio.to_thread(_fitted, spool)
+        files = await asyncio.to_thread(fitted_files, spool, (_REPORT, _LOG))
         if state.book is not None and state.book.areas:
             files["campaign-map.png"] = await services.off_loop(map_picture, state, language)
     except BaseException:
@@ -118,19 +118,6 @@ class _LogWriter:
         self.log.write("]}")
         self.report.close()
         self.log.close()
-
-
-def _fitted(spool: Path) -> dict[str, FileContent]:
-    """Each file as it can be attached; the small ones as bytes (`bot.export`)."""
-    files: dict[str, FileContent] = {}
-    for name in (_REPORT, _LOG):
-        for fitted, path in fit_file(spool / name).items():
-            if path.stat().st_size <= IN_MEMORY_BYTES:
-                files[fitted] = path.read_bytes()
-                path.unlink()
-            else:
-                files[fitted] = path
-    return files
 
 
 def map_picture(state: CampaignState, language: str) -> bytes:

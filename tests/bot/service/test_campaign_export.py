@@ -6,36 +6,22 @@ from __future__ import annotations
 
 import json
 import tracemalloc
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bot.export import discard, read_file
 from bot.service.campaign.export import report_text
 from db.models import NewEvent
 from rules.core.campaign import CampaignState
+from tests.bot.service.test_campaign_book import any_store  # noqa: F401 - the fixture the test uses
 from tests.bot.service.test_campaigns import CAMPAIGN, OUTSIDER, REFEREE, Table
-from tests.db.conftest import BACKENDS, Backend
 
 #: Past the old limit of 5,000 events, and a fifth of it.
 LONG, SHORT = 5_050, 1_010
 
 
-@pytest.fixture(params=BACKENDS)
-async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "postgres":
-        backend = Backend("postgres", request.getfixturevalue("pg_url"))
-    else:
-        backend = Backend("sqlite", str(tmp_path / "arbitro.db"))
-    opened = await backend.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
-
-
-async def test_a_campaign_log_past_five_thousand_events_is_exported_whole(any_store: Any) -> None:
+async def test_a_campaign_log_past_five_thousand_events_is_exported_whole(
+    any_store: Any,  # noqa: F811
+) -> None:
     table = Table(any_store)
     await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
     # Once while short: what a first export loads (catalogues, modules) is not the log's.
