@@ -287,8 +287,16 @@ def redact_bundle(path: Path, redaction: Redaction) -> bool:
 
 
 def _fitted(spool: Path, limit: int | None) -> dict[str, FileContent]:
+    return fitted_files(spool, (JSON_NAME, REPORT_NAME), limit)
+
+
+def fitted_files(
+    spool: Path, names: tuple[str, ...], limit: int | None = None
+) -> dict[str, FileContent]:
+    """The spooled files ``names`` as they can be attached (`fit_file`): those of at most
+    `IN_MEMORY_BYTES` read back as bytes, the others left as paths in the spool."""
     files: dict[str, FileContent] = {}
-    for name in (JSON_NAME, REPORT_NAME):
+    for name in names:
         for fitted, path in fit_file(spool / name, limit).items():
             if path.stat().st_size <= IN_MEMORY_BYTES:
                 files[fitted] = path.read_bytes()
@@ -321,6 +329,7 @@ __all__ = [
     "export_files",
     "fit",
     "fit_file",
+    "fitted_files",
     "read_file",
     "redact_bundle",
     "slim",

@@ -11,8 +11,9 @@ other, in the order they came (an aiosqlite connection is one SQLite connection:
 transactions on it cannot interleave). Each statement is one await, a hop to aiosqlite's
 thread and back; so the operations send few: a `Batch` is queued whole before its first
 answer is awaited (one hop for all of it), and a read transaction's ``BEGIN`` goes with its
-first reads. A commit is four hops: ``BEGIN IMMEDIATE`` with nothing else (its first read
-must see the lock held), the head read, the writes, ``COMMIT``.
+first reads. A commit is three hops: ``BEGIN IMMEDIATE`` with the head read (a read: it
+goes with its ``BEGIN``, queued behind it on aiosqlite's thread, so it runs with the lock
+held), the writes, ``COMMIT``.
 
 Group commit: a commit (`Operation.groupable`) takes with it every other commit ALREADY
 queued behind it (at most `MAX_GROUP`; nothing waits for company), runs ``BEGIN IMMEDIATE``,

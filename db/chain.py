@@ -393,11 +393,73 @@ def verify_span(
         or any(row[0] > last or row[0] < 2 for row in patches)
     ):
         raise ChainBroken(channel_id, last, ROWS_BEYOND)
+    rows = (events, full, patches)
+    start = (GENESIS_HASH, None) if first == 1 else None
+    previous, _, (status, text) = _walk(
+        channel_id, first, last, rows, timestamp, start=start, anchor=anchor, upto=upto,
+        head=last, snapshots=snapshots,
+    )  # fmt: skip
+    return previous, status, text
+
+
+def verify_page(
+    channel_id: int,
+    *,
+    first: int,
+    last: int,
+    head: int,
+    events: Sequence[Sequence[Any]],
+    full: Sequence[Row],
+    patches: Sequence[Row],
+    timestamp: Timestamp,
+    start: tuple[str, Any] | None,
+    snapshots: dict[int, str],
+) -> tuple[str, Any]:
+    """Check versions ``first``..``last`` of a history verified page by page from the
+    genesis up to ``head`` (`verify_span`'s checks, with the whole documents needed at
+    version 1, the snapshots and ``head``).
+
+    ``start`` is what the page before left: the hash of event ``first - 1`` and version
+    ``first - 1`` parsed (None for the first page, ``first`` = 1). Returns the same for
+    the next page: the hash of event ``last`` and version ``last`` parsed (owned by the
+    caller, who hands it to the next page only).
+    """
+    if (start is None) != (first == 1):
+        raise ValueError("only the first page starts at the genesis")
+    rows, opening = (events, full, patches), start or (GENESIS_HASH, None)
+    previous, current, _ = _walk(
+        channel_id, first, last, rows, timestamp, start=opening, upto=last, head=head,
+        snapshots=snapshots, continued=start is not None,
+    )  # fmt: skip
+    return previous, current
+
+
+def _walk(
+    channel_id: int,
+    first: int,
+    last: int,
+    rows: tuple[Sequence[Sequence[Any]], Sequence[Row], Sequence[Row]],
+    timestamp: Timestamp,
+    *,
+    start: tuple[str, Any] | None,
+    upto: int,
+    head: int,
+    anchor: VerifiedHead | None = None,
+    snapshots: dict[int, str] | None = None,
+    continued: bool = False,
+) -> tuple[str, Any, tuple[str, str]]:
+    """The loop of `verify_span` and `verify_page`: each version's event, then its state.
+
+    ``rows`` are the span's event rows, whole documents and patches; ``start`` the hash
+    the first event links to and the version before it parsed (None when unknown: a span
+    anchored further on); ``continued``: the first version is rebuilt from that parsed
+    version by its patch rather than read whole. Returns the hash of event ``last``, the
+    last version checked parsed and its ``(status, text)``."""
+    events, full, patches = rows
     documents = {row[0]: row for row in full}
     steps = {row[0]: row for row in patches}
     by_seq = _by_seq(events)
-    previous: str | None = GENESIS_HASH if first == 1 else None
-    current: Any = None  # the previous version, parsed (owned: patches apply in place)
+    previous, current = start if start is not None else (None, None)
     result: tuple[str, str] | None = None
     for version in range(first, last + 1):
         row = by_seq.get(version)
@@ -416,12 +478,12 @@ def verify_span(
                 documents.get(version),
                 steps.get(version),
                 current,
-                first=version == first,
-                whole_needed=is_snapshot(version) or version == last,
+                first=version == first and not continued,
+                whole_needed=is_snapshot(version) or version == head,
             )
     if result is None or previous is None:
         raise ChainBroken(channel_id, first, EVENT_MISSING)
-    return previous, result[0], result[1]
+    return previous, current, result
 
 
 def _by_seq(rows: Sequence[Sequence[Any]]) -> dict[int, Sequence[Any]]:
@@ -527,5 +589,6 @@ __all__ = [
     "snapshot_floor",
     "stamp_text",
     "verify_bundle",
+    "verify_page",
     "verify_span",
 ]

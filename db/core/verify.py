@@ -59,14 +59,16 @@ def span_rows(
     *,
     every: bool,
     documents: bool = True,
+    first_patch: bool = False,
 ) -> Step[tuple[list[Any], list[Row], list[Row]]]:
     """The event rows ``first``..``last``, the whole documents (unless ``documents`` is
-    false) and the patches of versions ``first``..``upto`` (``every``: all the game's)."""
+    false) and the patches of versions ``first``..``upto`` (``every``: all the game's;
+    version ``first``'s own patch only with ``first_patch``: a page continuing another)."""
     low, high = (-_ALL, _ALL) if every else (first, upto)
     queries = [Query(_SPAN_EVENTS, (channel_id, first, last), "rows")]
     if documents:
         queries.append(Query(_SPAN_STATES, (channel_id, low, high), "rows"))
-    patch_low = low if every else first + 1
+    patch_low = low if every or first_patch else first + 1
     queries.append(Query(_SPAN_PATCHES, (channel_id, patch_low, high), "rows"))
     answers = yield Batch(tuple(queries))
     events = list(answers[0])
@@ -134,10 +136,8 @@ def check_head(
         yield from verified_up_to(channel_id, chains, stored, known)
 
 
-def verified_head(
-    channel_id: int, chains: VerifiedChains, known: VerifiedHead | None
-) -> Step[VerifiedHead]:
-    """The game's head, verified (inside the caller's transaction)."""
+def chain_head(channel_id: int) -> Step[VerifiedHead]:
+    """The game's head as stored: its creation time, version and head event's hash."""
     row = yield Query(_CHAIN_HEAD, (channel_id,), "row")
     if row is None:
         raise GameNotFound(channel_id)
@@ -145,7 +145,35 @@ def verified_head(
         raise CorruptRecord(channel_id, f"game row is unreadable (version {row[1]!r})")
     if row[2] is None:
         raise ChainBroken(channel_id, row[1], EVENT_MISSING)
-    stored = VerifiedHead(stamp_text(row[0]), row[1], str(row[2]))
+    return VerifiedHead(stamp_text(row[0]), row[1], str(row[2]))
+
+
+_ROWS_BEYOND = (
+    "SELECT EXISTS (SELECT 1 FROM states WHERE channel_id = ? AND (version > ? OR version < 1)) "
+    "OR EXISTS (SELECT 1 FROM patches WHERE channel_id = ? AND (version > ? OR version < 2))"
+)
+
+
+def page_rows(
+    channel_id: int, first: int, last: int, head: int
+) -> Step[tuple[list[Any], list[Row], list[Row], bool]]:
+    """One page of a history verified page by page (`db.chain.verify_page`): the events,
+    whole documents and patches of versions ``first``..``last``, and, on the last page
+    (``last`` = ``head``), whether any document or patch lies outside ``1..head``."""
+    events, full, patches = yield from span_rows(
+        channel_id, first, last, last, every=False, first_patch=first > 1
+    )
+    beyond = False
+    if last == head:
+        beyond = bool((yield Query(_ROWS_BEYOND, (channel_id, head, channel_id, head), "value")))
+    return events, full, patches, beyond
+
+
+def verified_head(
+    channel_id: int, chains: VerifiedChains, known: VerifiedHead | None
+) -> Step[VerifiedHead]:
+    """The game's head, verified (inside the caller's transaction)."""
+    stored = yield from chain_head(channel_id)
     if not chains.matches(channel_id, stored.game, stored.seq, stored.hash):
         yield from verified_up_to(channel_id, chains, stored, known)
     return stored
@@ -190,7 +218,9 @@ def state_text(
 
 
 __all__ = [
+    "chain_head",
     "check_head",
+    "page_rows",
     "span_rows",
     "state_text",
     "text_rows",

@@ -5,24 +5,27 @@ The report gives the campaign, every game with its scenario, the area fought for
 result, scores, losses and the final hash of its log, the map's holders, the standings,
 then every event of the campaign's log with its seq and hash, and the campaign log's head
 hash. The JSON holds every event as stored (`db.models.EventRecord.to_json_dict`) and the
-state it folds to. A campaign's log is bounded (:data:`rules.core.campaign.MAX_GAMES`
-games, a handful of events each); it is read in pages and refused past
-:data:`MAX_EXPORT_EVENTS`, and the files are built off the event loop and fitted to
-Discord's attachment limit (`bot.export.fit`). A campaign following a book with a map gets
-its picture too (``campaign-map.png``, `bot.render.campaign_map`).
+state it folds to. The log is read in pages and both files are written as the pages come,
+into a spool directory on worker threads (as ``/game export``'s are, `bot.export`), so a
+log of any length takes a page of events in memory; the files are fitted to Discord's
+attachment limit (`bot.export.fit_file`), the small ones read back as bytes. A campaign
+following a book with a map gets its picture too (``campaign-map.png``, `bot.render.campaign_map`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any
+import shutil
+import tempfile
+from pathlib import Path
+from typing import IO, Any
 
-from bot.export import fit
+from bot.export import fitted_files
 from bot.render.campaign_map import AreaBox, campaign_map_png
 from bot.service.campaign.book import area_name
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.views import log_text, status_lines
-from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord
@@ -31,48 +34,90 @@ from rules.core.campaign_story import holders, step_of
 from rules.core.i18n import colon, semicolon, translate
 from rules.core.resolution import Outcome
 
-#: The most events a campaign's export reads (its log is far shorter: games are bounded).
-MAX_EXPORT_EVENTS = 5_000
-_PAGE = 500
+#: Events read per page of the log (a campaign event's arguments can be a few KB).
+_PAGE = 200
+_REPORT, _LOG = "campaign-report.md", "campaign-log.json"
 
 
 async def campaign_export(call: Call) -> Reply:
     """``/campaign export``: the after-action report and the log as files."""
     request, services = call.request, call.services
     record, state = await load_campaign(services, request.channel_id)
-    events: list[EventRecord] = []
-    while True:
-        page = await services.store.events(
-            record.channel_id, after_seq=events[-1].seq if events else 0, limit=_PAGE
-        )
-        events.extend(page)
-        if len(events) > MAX_EXPORT_EVENTS:
-            raise ServiceError("error.campaign.export_too_long", limit=MAX_EXPORT_EVENTS)
-        if len(page) < _PAGE:
-            break
     language = language_of(record)
     in_guild = request.guild_id is not None
     head = record.head_hash or ""
+    spool = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="arbitro-campaign-"))
+    try:
+        writer = await asyncio.to_thread(
+            _LogWriter, spool, state, language, in_guild, record.channel_id, head
+        )
+        try:
+            seq = 0
+            while seq < record.version:  # the log as loaded: later events are not its state's
+                page = await services.store.events(record.channel_id, after_seq=seq, limit=_PAGE)
+                page = [event for event in page if event.seq <= record.version]
+                if not page:
+                    break
+                await asyncio.to_thread(writer.add, page)
+                seq = page[-1].seq
+        finally:
+            await asyncio.to_thread(writer.close)
+        files = await asyncio.to_thread(fitted_files, spool, (_REPORT, _LOG))
+        if state.book is not None and state.book.areas:
+            files["campaign-map.png"] = await services.off_loop(map_picture, state, language)
+    except BaseException:
+        await asyncio.to_thread(shutil.rmtree, spool, True)
+        raise
+    reply = FilesReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
+    reply.files.update(files)
+    if any(isinstance(content, Path) for content in files.values()):
+        reply.spool = spool
+    else:
+        await asyncio.to_thread(shutil.rmtree, spool, True)
+    reply.notices.append(Outcome.of("bot.campaign.exported", events=writer.events))
+    return reply
 
-    def build() -> dict[str, bytes]:
-        report = report_text(state, events, language, in_guild, head)
-        data = {
+
+class _LogWriter:
+    """The report and the JSON log, written page by page (on a worker thread): the JSON is
+    byte for byte what ``json.dumps`` of the whole export would be."""
+
+    def __init__(
+        self,
+        spool: Path,
+        state: CampaignState,
+        language: str,
+        in_guild: bool,
+        channel_id: int,
+        head: str,
+    ) -> None:
+        self.state, self.language, self.in_guild, self.head = state, language, in_guild, head
+        self.events = 0
+        self.report: IO[str] = (spool / _REPORT).open("w", encoding="utf-8")
+        self.log: IO[str] = (spool / _LOG).open("w", encoding="utf-8")
+        self.report.write("\n".join(report_head(state, language, in_guild)) + "\n")
+        opening = {
             "format": "arbitro-campaign-export/1",
-            "channel_id": record.channel_id,
+            "channel_id": channel_id,
             "head_hash": head,
             "state": state.to_json(),
-            "events": [event.to_json_dict() for event in events],
         }
-        files = fit("campaign-report.md", report.encode("utf-8"))
-        files.update(fit("campaign-log.json", json.dumps(data, ensure_ascii=False).encode()))
-        if state.book is not None and state.book.areas:
-            files["campaign-map.png"] = map_picture(state, language)
-        return files
+        self.log.write(json.dumps(opening, ensure_ascii=False)[:-1] + ', "events": [')
 
-    reply = FilesReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
-    reply.files.update(await services.off_loop(build))
-    reply.notices.append(Outcome.of("bot.campaign.exported", events=len(events)))
-    return reply
+    def add(self, events: list[EventRecord]) -> None:
+        lines = report_log_lines(self.state, events, self.language, self.in_guild)
+        self.report.writelines(line + "\n" for line in lines)
+        for event in events:
+            if self.events:
+                self.log.write(", ")
+            self.log.write(json.dumps(event.to_json_dict(), ensure_ascii=False))
+            self.events += 1
+
+    def close(self) -> None:
+        self.report.write("\n".join(report_tail(self.language, self.head)))
+        self.log.write("]}")
+        self.report.close()
+        self.log.close()
 
 
 def map_picture(state: CampaignState, language: str) -> bytes:
@@ -108,6 +153,14 @@ def report_text(
     head: str,
 ) -> str:
     """The after-action report as Markdown."""
+    lines = report_head(state, language, in_guild)
+    lines += report_log_lines(state, events, language, in_guild)
+    lines += report_tail(language, head)
+    return "\n".join(lines)
+
+
+def report_head(state: CampaignState, language: str, in_guild: bool) -> list[str]:
+    """The report's lines before the log: the campaign, its games, the map's holders."""
     lines = [f"# {state.name}", ""]
     lines += [f"- {line}" for line in status_lines(state, language, in_guild)]
     lines += ["", f"## {translate('bot.campaign.report.games', language)}", ""]
@@ -161,13 +214,32 @@ def report_text(
             for area, side in held.items()
         ]
     lines += ["", f"## {translate('bot.campaign.report.log', language)}", ""]
+    return lines
+
+
+def report_log_lines(
+    state: CampaignState, events: list[EventRecord], language: str, in_guild: bool
+) -> list[str]:
+    """The report's line of each campaign event of ``events`` (a page of the log)."""
+    lines: list[str] = []
     for event in events:
         data: Any = event.args.get(CAMPAIGN_ARG) if isinstance(event.args, dict) else None
         if isinstance(data, dict):
             text = log_text(state, event_of(data), language, in_guild)
             lines.append(f"- #{event.seq} {event.created_at:%Y-%m-%d %H:%M} {text} `{event.hash}`")
-    lines += ["", translate("bot.campaign.report.head", language, hash=head), ""]
-    return "\n".join(lines)
+    return lines
 
 
-__all__ = ["MAX_EXPORT_EVENTS", "campaign_export", "map_picture", "report_text"]
+def report_tail(language: str, head: str) -> list[str]:
+    """The report's closing lines: the log's head hash."""
+    return ["", translate("bot.campaign.report.head", language, hash=head), ""]
+
+
+__all__ = [
+    "campaign_export",
+    "map_picture",
+    "report_head",
+    "report_log_lines",
+    "report_tail",
+    "report_text",
+]

@@ -1,0 +1,203 @@
+"""Benchmark: a long campaign log — its first command, another channel meanwhile, its export.
+
+Printed, measured in one run on SQLite files:
+
+1. **First touch of a long log.** A campaign channel whose log holds ``--events`` events
+   (default 5,000; its document carries ``--kb`` KB, as a campaign's state grows with its
+   rosters) is opened by a store that never saw it — as after a restart — while a healthy
+   channel reads its game every 5 ms. The first ``open_command`` (what every command starts
+   with: the whole history is verified then) is timed, with the healthy reads' p50/p99/max
+   meanwhile, twice, interleaved: verified page by page outside the command's transaction
+   (`CoreStore._verify_long_history`, now) and inside it in one read (before: its limit
+   raised past the log's length).
+2. **``/campaign export`` at ``--export-events``** (default 10,000) through the service:
+   wall time, then Python's peak memory (tracemalloc, in a second export: it slows every
+   allocation), the files' sizes.
+
+Run: ``.venv/bin/python bench/bench_long_campaign.py [--events N] [--kb K]
+[--export-events N] [--rounds N]``. The ``/fire`` ratio against a raw commit is
+``bench/bench_command_path.py``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
+    sys.path.insert(0, str(ROOT))
+
+import db.store as store_module  # noqa: E402
+from bot.export import discard  # noqa: E402
+from bot.service import GameService, Request  # noqa: E402
+from db.core.steps import Query, read  # noqa: E402
+from db.models import NewEvent  # noqa: E402
+from db.sqlite import SqliteStore  # noqa: E402
+
+LONG, HEALTHY, CAMPAIGN, REFEREE = 11, 12, 500, 1
+
+
+async def _fast(store: SqliteStore, on: bool) -> None:
+    """No fsync while the file is built (it is measured afterwards at FULL)."""
+    mode = "OFF" if on else "FULL"
+    await store._execute(read(Query(f"PRAGMA synchronous = {mode}")))
+
+
+async def build_long_log(path: Path, events: int, kb: int, seed: int) -> None:
+    """The long channel (a document of ``kb`` KB, a small change per event) and a healthy
+    game beside it."""
+    rng = random.Random(seed)  # a private generator: the global random is never seeded
+    rosters = {f"unit{n}": rng.randbytes(48).hex() for n in range(max(1, kb * 1024 // 110))}
+    store = await SqliteStore.open(str(path))
+    try:
+        await _fast(store, True)
+        for channel, document in ((LONG, {"turn": 0, "rosters": rosters}), (HEALTHY, {"turn": 0})):
+            await store.create_game(
+                channel,
+                guild_id=1,
+                ruleset="toy",
+                language="en",
+                document=document,
+                status="active",
+                actor_id=REFEREE,
+            )
+        version, document = 1, {"turn": 0, "rosters": rosters}
+        for n in range(events - 1):
+            unit = f"unit{rng.randrange(len(rosters))}"
+            document = {**document, "turn": n, "rosters": {**document["rosters"], unit: str(n)}}
+            event = NewEvent(verb="campaign.adjusted", args={"unit": unit, "n": n})
+            version = (await store.commit(LONG, version, document, event)).version
+        await _fast(store, False)
+    finally:
+        await store.close()
+
+
+async def first_touch(path: Path, *, paged: bool) -> tuple[float, list[float]]:
+    """The long channel's first ``open_command`` in a fresh store, and the healthy channel's
+    read times meanwhile (ms)."""
+    limit = store_module.LONG_HISTORY
+    if not paged:
+        store_module.LONG_HISTORY = 1 << 30  # verified inside the command's read, as before
+    store = await SqliteStore.open(str(path))
+    try:
+        await store.load(HEALTHY)
+        healthy: list[float] = []
+        done = asyncio.Event()
+
+        async def reader() -> None:
+            while not done.is_set():
+                started = time.perf_counter()
+                await store.open_command(HEALTHY)
+                healthy.append((time.perf_counter() - started) * 1000)
+                await asyncio.sleep(0.005)
+
+        task = asyncio.ensure_future(reader())
+        await asyncio.sleep(0.02)
+        started = time.perf_counter()
+        await store.open_command(LONG)
+        spent = (time.perf_counter() - started) * 1000
+        done.set()
+        await task
+        return spent, healthy
+    finally:
+        store_module.LONG_HISTORY = limit
+        await store.close()
+
+
+async def campaign_export(folder: Path, events: int) -> tuple[float, int, int, int]:
+    """``/campaign export`` of a campaign whose log holds ``events`` events: seconds, peak
+    bytes of Python memory, the log's events and the files' bytes."""
+    store = await SqliteStore.open(str(folder / "campaign.db"))
+    service = GameService(store)
+    count = 0
+
+    async def call(verb: str, **options: Any) -> Any:
+        nonlocal count
+        count += 1
+        return await service.handle(
+            Request(CAMPAIGN, REFEREE, verb, options, guild_id=1, interaction_id=f"b{count}")
+        )
+
+    try:
+        await call("campaign.new", ruleset="w40k4", name="Orbita", language="en")
+        discard((await call("campaign.export")).spool)  # what a first export loads
+        record = await store.load(CAMPAIGN)
+        created = (await store.events(CAMPAIGN, limit=1))[0]
+        await _fast(store, True)
+        version = record.version
+        while version < events:
+            event = NewEvent(verb="campaign.created", args=created.args)
+            version = (await store.commit(CAMPAIGN, version, record.document, event)).version
+        await _fast(store, False)
+        started = time.perf_counter()  # timed alone: tracemalloc slows every allocation
+        discard((await call("campaign.export")).spool)
+        spent = time.perf_counter() - started
+        tracemalloc.start()
+        exported = await call("campaign.export")
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        size = sum(
+            len(content) if isinstance(content, bytes) else content.stat().st_size
+            for content in exported.files.values()
+        )
+        discard(exported.spool)
+        return spent, peak, version, size
+    finally:
+        await store.close()
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+async def main(args: argparse.Namespace) -> None:
+    folder = Path(args.dir or tempfile.mkdtemp(prefix="arbitro-bench-"))
+    path = folder / "long.db"
+    started = time.perf_counter()
+    await build_long_log(path, args.events, args.kb, args.seed)
+    print(
+        f"built {args.events} events of a {args.kb} KB document in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+    results: dict[bool, list[tuple[float, list[float]]]] = {True: [], False: []}
+    for _ in range(args.rounds):
+        for paged in (True, False):  # interleaved: the machine's drift hits both
+            results[paged].append(await first_touch(path, paged=paged))
+    print(
+        "first command on the long log (open_command, fresh store), ms; "
+        "the healthy channel's reads meanwhile"
+    )
+    print(f"{'verification':<28}{'first p50':>10}{'healthy p50':>13}{'p99':>9}{'max':>9}")
+    for paged, label in ((True, "paged, off the transaction"), (False, "one read (before)")):
+        firsts = [first for first, _ in results[paged]]
+        healthy = [t for _, reads in results[paged] for t in reads]
+        print(
+            f"{label:<28}{statistics.median(firsts):>10.0f}{pct(healthy, 0.5):>13.1f}"
+            f"{pct(healthy, 0.99):>9.1f}{max(healthy, default=0.0):>9.1f}"
+        )
+    spent, peak, events, size = await campaign_export(folder, args.export_events)
+    print(
+        f"/campaign export of {events} events: {spent:.2f} s, Python peak "
+        f"{peak / 1e6:.1f} MB, files {size / 1e6:.1f} MB"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=5000)
+    parser.add_argument("--kb", type=int, default=64)
+    parser.add_argument("--export-events", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=33)
+    parser.add_argument("--dir", default=None, help="directory for the files (default: temp)")
+    asyncio.run(main(parser.parse_args()))
