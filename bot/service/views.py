@@ -49,7 +49,6 @@ from bot.service.replies import (
 )
 from bot.service.requests import Request, int_option, players_among, seat_among
 from bot.service.seats import roster_notices
-from bot.service.stored.seats import pending_seats
 from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.export import history_pages
@@ -128,8 +127,9 @@ async def status(call: GameCall) -> Reply:
     for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
         reply.owed_by[side] = players_among(context.members, side)
     sides = play.sides(document)
-    pending = await pending_seats(call.store, call.request.channel_id)
-    reply.notices += roster_notices(context.members, sides, context.side_roles, pending)
+    reply.notices += roster_notices(
+        context.members, sides, context.side_roles, context.pending_seats
+    )
     reply.notices += due_notices(call, sides)
     return reply
 

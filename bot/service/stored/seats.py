@@ -3,9 +3,10 @@
 * Sides bound to Discord roles: any member with the role plays that side, beside the
   players seated one by one (``side_role``, keyed by the side, sealed: the game's checksum
   covers it and every command reads it to find the asker's seat).
-* Consent to a seat on a side that has players (``seat_consent``, keyed by the user): a
-  request waiting for the referee or the side's players, or an invitation waiting for the
-  invited member's ``/game join``. Each is logged in the game's chain as well; the record
+* Consent to a seat on a side that has players (``seat_consent``, keyed by the user,
+  sealed: every command's context carries what is pending): a request waiting for the
+  referee or the side's players, or an invitation waiting for the invited member's
+  ``/game join``. Each is logged in the game's chain as well; the record
   is what is still pending.
 """
 
@@ -44,16 +45,18 @@ async def consent_of(store: GameStore, channel_id: int, user: int) -> Consent | 
     return None if record is None else _consent(record)
 
 
-async def pending_seats(store: GameStore, channel_id: int) -> list[Consent]:
-    """Every seat pending in the game, oldest first."""
-    records = await store.feature_list(SEAT_CONSENT, Scope.of_game(channel_id), limit=100)
-    return [_consent(record) for record in records]
+def pending_seats_of(records: Iterable[FeatureRecord]) -> tuple[Consent, ...]:
+    """Every seat pending among a game's records (sealed: they come with every command's
+    context, so ``/game status`` lists them at no extra read), oldest first."""
+    return tuple(_consent(record) for record in records if record.feature == SEAT_CONSENT)
 
 
 async def note_consent(store: GameStore, channel_id: int, consent: Consent) -> None:
     """Keep a request or an invitation (replacing the user's earlier one)."""
     value = {"side": consent.side, "kind": consent.kind}
-    await store.feature_put(SEAT_CONSENT, Scope.of_game(channel_id), str(consent.user), value)
+    await store.feature_put(
+        SEAT_CONSENT, Scope.of_game(channel_id), str(consent.user), value, sealed=True
+    )
 
 
 async def drop_consent(store: GameStore, channel_id: int, user: int) -> None:
@@ -89,6 +92,6 @@ __all__ = [
     "consent_of",
     "drop_consent",
     "note_consent",
-    "pending_seats",
+    "pending_seats_of",
     "side_roles_of",
 ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from bot.service.stored.campaign import CampaignLink, campaign_link_of
 from bot.service.stored.deadlines import Deadline, deadlines_of, pace_of
-from bot.service.stored.seats import side_roles_of
+from bot.service.stored.seats import Consent, pending_seats_of, side_roles_of
 from db.models import CommandContext, EventRecord, GameRecord, Member
 from db.protocol import GameStore
 
@@ -28,6 +28,8 @@ class TableContext:
     side_roles: tuple[tuple[str, int], ...] = ()
     #: The campaign the game belongs to, if any.
     campaign: CampaignLink | None = None
+    #: Seats asked for or offered, waiting for consent or for the invited member's join.
+    pending_seats: tuple[Consent, ...] = ()
 
     @classmethod
     def of(cls, context: CommandContext) -> TableContext:
@@ -40,6 +42,7 @@ class TableContext:
             pace_hours=pace_of(context.records),
             side_roles=side_roles_of(context.records),
             campaign=campaign_link_of(context.records),
+            pending_seats=pending_seats_of(context.records),
         )
 
 
