@@ -129,9 +129,10 @@ def refuse_unconfirmed(state: CampaignState) -> None:
     """Refuse to end the campaign while an aftermath awaits a side's confirmation, saying
     whose (its entries would stay half settled, and its line would vanish from the status
     and the report)."""
-    for kind, number, sides in _owed(state):
-        if kind == "unconfirmed":
-            raise ServiceError("error.campaign.aftermath_unconfirmed", number=number, sides=sides)
+    for kind, number, sides, _ in _owed(state):
+        # Half rolled (a side still to roll) or rolled and awaiting a confirmation.
+        if kind in ("unrolled", "unconfirmed"):
+            raise ServiceError(f"error.campaign.aftermath_{kind}", number=number, sides=sides)
 
 
 def owed_lines(state: CampaignState, language: str) -> list[str]:
