@@ -22,7 +22,9 @@ The rules of order the format states:
   until one of its own verbs answers it (``refusal``: the catalogue key naming it); one owed
   as its phase closes (``closes_phase``) closes the phase when the last is answered;
 * a phase is left only by the advance verb (or that last answer), into the next phase, at
-  its first step (or the first after steps passed over).
+  its first step (or the first after steps passed over) — unless it declares what closes it
+  by itself (``closed_by_bot``): then whatever command brings that about leaves it, and such
+  a phase with nothing to play may be passed through at once.
 """
 
 from __future__ import annotations
@@ -83,6 +85,11 @@ class PhaseDeclaration(_Declared):
     """A phase of a player turn and its steps, in order."""
 
     steps: tuple[Step, ...] = Field(min_length=1)
+    closed_by_bot: str | None = Field(
+        None,
+        description="what closes the phase by itself, whatever command brings it about "
+        "(None: only the advance verb or the last answer to a closing owed resolution)",
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> PhaseDeclaration:
@@ -242,9 +249,12 @@ def transition_problem(
         declared.owed_by(o.kind).closes_phase and verb in declared.owed_by(o.kind).verbs
         for o in was.owing
     )
-    if verb != declared.advance and not closing:
+    if verb != declared.advance and not closing and phase.closed_by_bot is None:
         return f"/{verb} left the phase {was.phase}"
-    if now.phase != declared.next_phase(was.phase):
+    following = declared.next_phase(was.phase)
+    while following != now.phase and declared.phase(following).closed_by_bot is not None:
+        following = declared.next_phase(following)  # entered and closed at once: nothing in it
+    if now.phase != following:
         return f"{was.phase} was followed by {now.phase}, not {declared.next_phase(was.phase)}"
     if not declared.phase(now.phase).may_enter_at(now.step):
         return f"{now.phase} entered at its step {now.step}"

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from rules.core.ruleset import Ruleset, register
+from rules.core.sequence import Tracked
 from rules.manovra.model import RULESET_KEY
 from rules.manovra.muster import MUSTER
 from rules.manovra.procedures import PROCEDURES
 from rules.manovra.surface import PLAY
 from rules.manovra.tables import load_tables
+from rules.manovra.turn.steps import declaration, document_position
 
 RULESET = register(
     Ruleset(
@@ -20,6 +22,7 @@ RULESET = register(
         play=PLAY,
         muster=MUSTER,
         hides_units=True,
+        sequence=Tracked(declaration(), document_position),
     )
 )
 

@@ -9,7 +9,8 @@ limit of the link (farther is accepted too, but always fails; it is not listed).
 
 Owed actions: the tests a unit owes (CT, SF, ET), rolled by the unit's side, block everything
 but themselves and the fragments of bursts already fired; at step 4 the next IF marker is
-owed by its battery's side.
+owed by its battery's side. The listing keeps only what the declared sequence of play allows
+(``sequence.yaml``, ``turn/steps.py``), as ``apply`` refuses the rest.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from rules.manovra.orders import Fire
 from rules.manovra.procedures import checks, ground
 from rules.manovra.scenario import Weapon, WeaponKind
 from rules.manovra.state import ManovraState, TurnStep, UnitState
+from rules.manovra.turn import steps
 from rules.manovra.turn.assault import approach_cm, approach_terrain, check_assault, overruns
 from rules.manovra.turn.combined import plan
 from rules.manovra.turn.common import _declaring_side, weapon_rounds
@@ -96,7 +98,12 @@ def legal_actions(state: ManovraState) -> list[LegalAction]:
         for side in state.sides
         if _accepted(partial(_check_next, state, side))
     ]
-    return actions
+    return _in_sequence(state, actions)
+
+
+def _in_sequence(state: ManovraState, actions: list[LegalAction]) -> list[LegalAction]:
+    """The actions the declared sequence allows now (rules/manovra/sequence.yaml)."""
+    return [a for a in actions if steps.allows(state, a.verb, a.side)]
 
 
 def owed_actions(state: ManovraState) -> list[LegalAction]:

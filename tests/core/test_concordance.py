@@ -24,7 +24,7 @@ from rules.core.yamlio import load_yaml
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "docs" / "seeds"
 #: The rulesets whose concordance must exist (the others may add theirs).
-REQUIRED = ("w40k4", "linea_gotica", "pzgren")
+REQUIRED = ("w40k4", "linea_gotica", "pzgren", "manovra")
 
 
 class Entry(BaseModel):

@@ -128,6 +128,25 @@ def test_a_phase_may_open_past_the_steps_nobody_acts_in() -> None:
     assert transition_problem(declared, Position("fire", "observe"), moves, "turn.next") is None
     toy = parse_sequence(TOY, "toy")
     assert transition_problem(toy, moves, Position("fight", "melee"), "turn.next") is not None
+def test_a_phase_the_bot_closes_is_left_by_whatever_command_closes_it() -> None:
+    """``closed_by_bot``: the last action of a phase that ends by itself leaves it (not only
+    the advance verb); with nothing to play it is passed through; it is still left forward."""
+    declared = parse_sequence(TOY, "toy")
+    rally = (
+        "  - {id: rally, lines: [8], seed: Rally, steps: [{id: rally, lines: [8], seed: Rally,\n"
+        "      actor: active, verbs: [rally], opens: a, closes: b}]}\nowed:\n"
+    )
+    closes = "    seed: Move\n    closed_by_bot: every unit moved\n"
+    closing = parse_sequence(
+        TOY.replace("    seed: Move\n", closes).replace("owed:\n", rally), "toy"
+    )
+    moves, charges = Position("move", "moves"), Position("fight", "charges")
+    assert transition_problem(declared, moves, charges, "move") is not None
+    assert transition_problem(closing, moves, charges, "move") is None
+    melee, rallying = Position("fight", "melee"), Position("rally", "rally")
+    assert transition_problem(closing, melee, moves, "melee") is not None  # fight is not
+    assert transition_problem(closing, rallying, charges, "turn.next") is None  # moves passed
+    assert transition_problem(closing, melee, moves, "turn.next") is not None  # rally skipped
 
 
 @pytest.mark.parametrize(

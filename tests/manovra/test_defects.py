@@ -17,9 +17,11 @@ def state() -> g.ManovraState:
 
 
 def acting(state: g.ManovraState, unit: str) -> g.ManovraState:
-    """Step 3 with ``unit`` the last to act in the turn."""
+    """Step 3 with ``unit`` the last to act in the turn (every other unit has acted)."""
     state.step = g.TurnStep.MANOEUVRE
     state.manoeuvred = list(state.platoons)
+    for other in state.units.values():
+        other.acted = other.id != unit
     state.declarations = {"alleati": "-", "asse": "-"}
     state.queue = [unit]
     return state
@@ -219,6 +221,9 @@ def test_8_a_fire_command_never_rolls_the_other_sides_it(state):
     ]
     fire = g.Fire(unit="panzer_iv", target="sherman_1", distance_cm=40, ammo="AP")
     after = apply(state, fire, "asse", [8, 5, 6]).state
+    # The hit owes the Sherman a CT: step 4 opens once it is taken (seed lines 5, 190).
+    assert after.step is g.TurnStep.MANOEUVRE
+    after = apply(after, g.TakeTest(unit="sherman_1", kind="CT"), "alleati", [6, 1]).state
     assert after.step is g.TurnStep.INDIRECT and after.marker_order == ["if1-1", "if1-2"]
 
 
@@ -232,7 +237,7 @@ def test_8_the_batteries_it_is_rolled_by_their_side(state):
         ),
     ]
     fire = g.Fire(unit="panzer_iv", target="sherman_1", distance_cm=40, ammo="AP")
-    applied = apply(state, fire, "asse", [8, 5, 6], other=[1, 6])
+    applied = apply(state, fire, "asse", [1], other=[1, 6])  # a miss: nothing owed
     it_rolls = [r for r in applied.tray.rolls if r.label.startswith("IT")]
     assert [(r.side, r.face) for r in it_rolls] == [("alleati", 1), ("alleati", 6)]
     assert applied.state.marker_order == ["if1-2", "if1-1"]
@@ -283,5 +288,5 @@ def test_turn_next_does_not_skip_a_declared_phase(state):
     state.manoeuvred = ["plotone_fucilieri", "sezione_mortai", "zug_1", "panzer"]
     state = apply(state, g.Declare(platoon="plotone_carri"), "alleati").state
     assert g.awaiting(state) == "asse"
-    refused(state, g.Next(), "asse", "error.manovra.manoeuvres_left")
+    refused(state, g.Next(), "asse", "error.manovra.declaration_owed")
     assert [a.verb for a in legal_actions(state)] == ["manoeuvre.pass"]

@@ -6,7 +6,9 @@ it through the ruleset's procedures, and returns a new state with the resolution
 mutates its input: a refused command leaves the state exactly as it was.
 
 Turn sequence (TURNO DI GIOCO): 1 manoeuvre tokens, 2 indirect-fire requests, 3 manoeuvre
-phases, 4 indirect-fire execution, 5 end of turn.
+phases, 4 indirect-fire execution, 5 end of turn. The order of play is declared once, in
+``rules/manovra/sequence.yaml``: ``steps.check`` refuses what it does not allow (an owed
+test, declaration, unit's action or IF marker first) before any handler runs.
 
 The package reads in the seed's order over the ruleset's ``state`` (the document) and
 ``orders`` (the commands): ``sequence`` (the turn), then one module per verb family:
@@ -55,6 +57,7 @@ from rules.manovra.state import (
     TurnStep,
     UnitState,
 )
+from rules.manovra.turn import steps
 from rules.manovra.turn.assault import _do_assault
 from rules.manovra.turn.indirect import _do_execute, _do_fragments, _do_request
 from rules.manovra.turn.movement import _do_hold, _do_move
@@ -89,6 +92,8 @@ def apply(
     """
     if state.ended and not isinstance(command, TakeTest):
         raise IllegalAction("error.manovra.game_over")
+    if not preview:  # odds may be asked of any command, in or out of its step
+        steps.check(state, command.verb, actor_side)
     return run_command(
         state,
         command,

@@ -39,7 +39,8 @@ def _require_step(state: ManovraState, step: TurnStep) -> None:
 
 
 def _acting_unit(state: ManovraState, unit_id: str, actor_side: str | None) -> UnitState:
-    """The unit must exist, be the actor's, be alive, and be first in the IT order.
+    """The unit must exist, be the actor's, be alive, and be first in the IT order (an owed
+    test or declaration comes first: the declared sequence refused the command before).
 
     A preview (odds while planning) checks only the unit itself, not whose turn it is.
     """
@@ -67,17 +68,7 @@ def _acting_unit(state: ManovraState, unit_id: str, actor_side: str | None) -> U
             unit=unit.name,
             next=following.name,
         )
-    _no_test_owed(state)
     return unit
-
-
-def _no_test_owed(state: ManovraState) -> None:
-    """Owed tests (CT, SF, ET) are rolled before anything else happens in the game."""
-    if state.pending:
-        owed = state.pending[0]
-        raise IllegalAction(
-            "error.manovra.test_owed", unit=state.units[owed.unit].name, test=owed.kind
-        )
 
 
 def _field_platoons(state: ManovraState, side: str) -> list[PlatoonState]:

@@ -24,7 +24,6 @@ from rules.manovra.turn.blast import burst_at, fragments_input
 from rules.manovra.turn.common import (
     _apply_effects,
     _marker,
-    _no_test_owed,
     _own,
     _require_step,
     _resolve,
@@ -38,7 +37,6 @@ def _check_request(
 ) -> tuple[UnitState, PlatoonState]:
     """A request at step 2: a unit on the field relays it once a turn to a free battery."""
     _require_step(state, TurnStep.REQUESTS)
-    _no_test_owed(state)
     unit = state.unit(unit_id)
     _own(state, unit, actor_side)
     if unit.side in state.requests_done:
@@ -117,7 +115,6 @@ def _next_marker(state: ManovraState) -> FireMarker | None:
 def _check_execute(state: ManovraState, marker_id: str, actor_side: str | None) -> FireMarker:
     """Step 4: the next IF marker in order, fired by its battery's side."""
     _require_step(state, TurnStep.INDIRECT)
-    _no_test_owed(state)
     marker = _marker(state, marker_id)
     battery = state.platoons[marker.battery]
     if actor_side is not None and battery.side != actor_side:

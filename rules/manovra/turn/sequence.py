@@ -21,7 +21,6 @@ from rules.manovra.turn.common import (
     _field_platoons,
     _initiative,
     _marker,
-    _no_test_owed,
     _require_step,
 )
 
@@ -213,9 +212,11 @@ def _auto_declare(state: ManovraState, result: Applied) -> None:
 
     Sides with no platoon left to declare and no token to hand over pass; when both sides
     have declared, IT orders the units; at the start of a phase with nothing left to declare
-    on either side, the turn moves on to step 4.
+    on either side, the turn moves on to step 4. Not while a test is owed: it belongs to the
+    action that caused it (an ET to its move, seed lines 11 and 65), so the next IT, or
+    step 4, waits for it (``_settle`` comes back here once it is rolled).
     """
-    if state.step is not TurnStep.MANOEUVRE:
+    if state.step is not TurnStep.MANOEUVRE or state.pending:
         return
     if not state.declarations and not any(_can_declare(state, side) for side in state.sides):
         _enter_indirect(state, result)
@@ -229,14 +230,12 @@ def _auto_declare(state: ManovraState, result: Applied) -> None:
 
 
 def _check_next(state: ManovraState, actor_side: str | None) -> None:
-    """Whether ``actor_side`` may move the turn on now (the referee always may, tests aside).
+    """Whether ``actor_side`` may move the turn on now (the referee always may).
 
-    Owed tests block the end of every step. At step 2 each side ends its own requests
-    (the turn moves on when both have); at step 3 a player moves on only when no phase is
-    under way (no declaration, no unit left to act) and nothing is left to declare; at
-    step 4 only when every IF marker is fired.
+    What must happen first (an owed test, declaration, unit's action or IF marker) the
+    declared sequence refused before (``sequence.yaml``). At step 2 each side ends its own
+    requests (the turn moves on when both have); at the other steps the side awaited does.
     """
-    _no_test_owed(state)
     if actor_side is None:
         return
     if state.step is TurnStep.REQUESTS:
@@ -247,14 +246,6 @@ def _check_next(state: ManovraState, actor_side: str | None) -> None:
         return
     if actor_side != awaiting(state):
         raise IllegalAction("error.manovra.not_your_move")
-    if state.step is TurnStep.MANOEUVRE and (
-        state.queue or state.declarations or any(_can_declare(state, s) for s in state.sides)
-    ):
-        raise IllegalAction("error.manovra.manoeuvres_left")
-    if state.step is TurnStep.INDIRECT:
-        left = [m for m in state.markers if not m.executed]
-        if left:
-            raise IllegalAction("error.manovra.fire_left", n=len(left))
 
 
 def _do_next(
@@ -344,7 +335,6 @@ def _end_turn(state: ManovraState, result: Applied) -> None:
 def _declaring(state: ManovraState, actor_side: str | None) -> str:
     """The side due to declare now, which must be the actor's (or the referee acting)."""
     _require_step(state, TurnStep.MANOEUVRE)
-    _no_test_owed(state)
     side = _declaring_side(state)
     if side is None or state.queue:
         raise IllegalAction("error.manovra.no_declaration_now")
