@@ -334,6 +334,8 @@ def _option_spec(
             )  # fmt: skip
         # Each ruleset its own words: the channel's ruleset's choices, suggested.
         autocomplete = f"{CHOICE_KIND}:{path}:{name}"
+    low: float | None
+    high: float | None
     if first.type is ValueType.BOOLEAN:
         low = high = None
     elif first.type is ValueType.TEXT:
@@ -348,8 +350,8 @@ def _command_spec(path: str, entries: list[tuple[Declaration, str]]) -> CommandS
     """The command ``path`` offering what every (declaration, verb) in ``entries`` takes."""
     verbs = [declared.verbs[verb] for declared, verb in entries]
     by_name: dict[str, list[OptionDeclaration]] = {}
-    for verb in verbs:
-        for option in verb.options:
+    for declared_verb in verbs:
+        for option in declared_verb.options:
             by_name.setdefault(option.name, []).append(option)
     direct: list[OptionSpec] = []
     extras: list[OptionSpec] = []

@@ -375,13 +375,15 @@ class Console:
             self._print(f"! {error.localized(self._language)}")
             return
         except FileTooBig:
-            self._refuse("bot.console.file_too_big", path=path[:80], limit=MAX_SCENARIO_BYTES)
+            self._refuse(
+                "bot.console.file_too_big", path=(path or "")[:80], limit=MAX_SCENARIO_BYTES
+            )
             return
         except UnicodeDecodeError:
-            self._refuse("bot.console.file_not_utf8", path=path[:80])
+            self._refuse("bot.console.file_not_utf8", path=(path or "")[:80])
             return
         except OSError:
-            self._refuse("bot.console.file_missing", path=path[:80])
+            self._refuse("bot.console.file_missing", path=(path or "")[:80])
             return
         await self._send(verb, options, dice, attachment, path or None)
 

@@ -180,9 +180,11 @@ class ArbitroBot(commands.AutoShardedBot):
         for flag in ("warn_nacl", "warn_dave"):
             if hasattr(discord.VoiceClient, flag):
                 setattr(discord.VoiceClient, flag, False)
+        # discord.py types shard_ids as a list; None (every shard) is passed by leaving it out.
+        sharding: dict[str, Any] = {} if shard_ids is None else {"shard_ids": shard_ids}
         super().__init__(
             shard_count=shard_count,
-            shard_ids=shard_ids,
+            **sharding,
             # No prefix commands: a mention prefix keeps commands.Bot quiet without the
             # privileged message-content intent.
             command_prefix=commands.when_mentioned,

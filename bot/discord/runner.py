@@ -265,7 +265,9 @@ async def run_button(
 
 
 async def _run_button(
-    interaction: discord.Interaction[Any], button: ActionButton, context: dict[str, Any]
+    interaction: discord.Interaction[Any],
+    button: ActionButton | DieFaceButton,
+    context: dict[str, Any],
 ) -> None:
     bot = bot_of(interaction)
     try:

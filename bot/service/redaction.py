@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.service.events import Reader
 from bot.service.requests import Seat
@@ -25,6 +25,9 @@ from rules.core.errors import RulesError
 from rules.core.seatview import REFEREE, SPECTATOR
 from rules.core.seatview import Seat as RulesSeat
 from rules.core.surface import Rules
+
+#: A refusal keeps its own type through the unmasking.
+_Refusal = TypeVar("_Refusal", bound=RulesError)
 
 #: Appended to a name hidden from the command's giver: no unit id holds it (ids are
 #: scenario keys), so the rules find no unit by it and refuse it as a name nobody has.
@@ -73,7 +76,7 @@ class Unseen:
         changed = any(masked[name] != value for name, value in options.items())
         return cls(masked if changed else options, changed)
 
-    def refusal(self, error: RulesError) -> RulesError:
+    def refusal(self, error: _Refusal) -> _Refusal:
         """``error`` naming what was typed, not the mask (the same error otherwise)."""
         if self.masked:
             error.params = {key: _unmasked(value) for key, value in error.params.items()}

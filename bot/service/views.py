@@ -49,11 +49,12 @@ from bot.service.replies import (
 )
 from bot.service.requests import Request, int_option, players_among, seat_among
 from bot.service.seats import roster_notices
+from bot.service.stored.table import TableContext
 from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.export import history_pages
 from db.history import ExportHead, StoredVersion
-from db.models import CommandContext, EventRecord, GameRecord
+from db.models import EventRecord, GameRecord
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
@@ -66,7 +67,7 @@ from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
-from rules.core.seatview import SPECTATOR
+from rules.core.seatview import SPECTATOR, SeatView
 from rules.core.surface import Rules
 
 #: The most events ``/game log`` shows.
@@ -168,13 +169,13 @@ async def _opened(call: Call) -> GameRecord:
     return (await _opened_context(call)).record
 
 
-async def _opened_context(call: Call) -> CommandContext:
+async def _opened_context(call: Call) -> TableContext:
     context = await call.open()
     call.services.play(context.record.ruleset)
     return context
 
 
-def _reader(call: Call, context: CommandContext) -> Reader:
+def reader_of(call: Call, context: TableContext) -> Reader:
     """Who an export is for: the referee and, once the game has ended, everyone read
     everything; a side reads its own hidden moves, a spectator none."""
     seat = seat_among(call.request, context.members, context.side_roles)
@@ -210,7 +211,7 @@ async def export(call: Call) -> Reply:
     sides = call.services.play(record.ruleset).sides(record.document)
     head = await store.export_head(request.channel_id)
     pages = history_pages(store, request.channel_id, head.version)
-    reader = _reader(call, context)
+    reader = reader_of(call, context)
     hides_states = False
     if not reader.referee:
         hides_states = call.services.ruleset(record.ruleset).hides_units
@@ -438,7 +439,7 @@ async def choices(
     def lookup() -> list[str]:
         # The asker's own view: never a unit hidden from their side (a spectator's: the
         # public one). What the seat may use now comes first: the same answer the rules give.
-        view = rules.view(document, rules_seat(seat))
+        view: SeatView = rules.view(document, rules_seat(seat))
         try:
             return view.names(kind)
         except WorkBudgetExceeded:

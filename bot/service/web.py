@@ -6,7 +6,7 @@ A page is built from the service's own per-seat functions, never from the docume
 here: the reader's seat is read from the store when the page is served (a link says only
 who they are), the status and the picture come from the handlers of ``/game status`` and
 ``/map`` (`bot.service.views`), the units from the rules' seat view, the log from
-`event_line` with the export's reader (`views._reader`), so whatever those withhold from a
+`event_line` with the export's reader (`views.reader_of`), so whatever those withhold from a
 seat, the page withholds too. Rules work runs on the workers, as the commands' does.
 """
 
@@ -27,6 +27,7 @@ from bot.service.campaign.views import game_line, log_text, signed_difference, s
 from bot.service.errors import ServiceError
 from bot.service.events import ACTOR_NAME_ARG, Reader, event_line, resolutions_of
 from bot.service.handlers import Call, GameCall, Handler, HandlerTable, Services
+from bot.service.redaction import rules_seat
 from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import NO_SEAT, Request, Seat, seat_among
 from bot.service.stored.table import TableContext, open_table
@@ -272,11 +273,11 @@ async def game_page(
     status = await views.status(call)
     assert isinstance(status, StatusReply)
     rules = services.ruleset(record.ruleset).rules
-    seat = views.rules_seat(call.seat)
+    seat = rules_seat(call.seat)
     units = await services.off_loop(lambda: rules.view(call.document, seat).status.units)
     pages = max(1, math.ceil(record.version / LOG_PAGE))
     shown = pages if page is None else min(max(page, 1), pages)
-    reader = views._reader(call, context)
+    reader = views.reader_of(call, context)
     events = await services.store.events(
         record.channel_id, after_seq=(shown - 1) * LOG_PAGE, limit=LOG_PAGE
     )

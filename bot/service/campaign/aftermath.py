@@ -25,6 +25,7 @@ from bot.service.campaign.ledger import (
     log_requested,
     referee_only,
 )
+from bot.service.campaign.rosters import muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.replies import Reply, TextReply
@@ -44,7 +45,7 @@ from rules.core.campaign_rules import CampaignRules, campaign_rules
 from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import semicolon, translate
-from rules.core.play import GamePlay
+from rules.core.muster import ScenarioMuster
 from rules.core.postbattle import (
     MAX_AFTERMATH_DICE,
     aftermath_dice,
@@ -149,20 +150,25 @@ def owed_lines(state: CampaignState, language: str) -> list[str]:
     ]
 
 
-def _fielded(play: GamePlay, state: CampaignState, number: int) -> dict[str, set[str]]:
+def _fielded(
+    muster: ScenarioMuster | None, state: CampaignState, number: int
+) -> dict[str, set[str]]:
     """The entries that could take the field in game ``number``: in its scenario, fit or
     recovered by then (a roster entry musters as the scenario unit with its id)."""
     entry = state.game(number)
     assert entry is not None
-    try:
-        scenario = play.scenario.load_bundled(entry.scenario)
-        pieces = play.victory.battle(play.game.new_game(scenario)).pieces
-    except RulesError:  # a scenario no longer bundled: every entry that could, fought
+    units = None
+    if muster is not None:
+        try:
+            units = muster.units(entry.scenario)
+        except RulesError:  # a scenario no longer bundled
+            units = None
+    if units is None:  # every entry that could, fought
         return {
             side: {e.id for e in roster.entries if e.status is not Status.DEAD}
             for side, roster in state.rosters.items()
         }
-    in_scenario = {(piece.side, piece.id) for piece in pieces}
+    in_scenario = {(side, unit) for side, chosen in units.items() for unit in chosen}
     return {
         side: {
             e.id
@@ -205,7 +211,7 @@ async def run_aftermath(call: Call) -> Reply:
     if typed is not None and side is None:  # typed dice feed one side's part only
         raise InvalidInput("error.campaign.aftermath_typed_side")
     dice: DiceSource = services.dice if typed is None else ScriptedDice(typed, by_hand=True)
-    fielded = await services.off_loop(_fielded, services.play(state.ruleset), state, number)
+    fielded = await services.off_loop(_fielded, muster_of(services, state), state, number)
 
     def rolled() -> Aftermath:
         event = roll_aftermath(state, number, rules, dice, fielded, side)
@@ -244,7 +250,7 @@ async def dispute_aftermath(call: Call) -> Reply:
         raise ServiceError("error.campaign.own_aftermath", side=state.sides[side])
     if held is None or side not in held.typed:
         raise ServiceError("error.campaign.not_disputable", number=number, side=state.sides[side])
-    fielded = await services.off_loop(_fielded, services.play(state.ruleset), state, number)
+    fielded = await services.off_loop(_fielded, muster_of(services, state), state, number)
     by = None if referee else own
     event = await services.off_loop(
         reroll_disputed, state, number, rules, services.dice, fielded, side, by
@@ -453,7 +459,7 @@ async def adjust_entry(call: Call) -> Reply:
     if field == "rank" and value != "-" and rules is not None:
         rules.check_rank(value)  # a rank off the ladder would never be fielded nor promoted
     _check_in_range(state, side, unit, field, value)
-    event = Adjusted(side=side, unit=unit, field=field, value=value, reason=reason)  # type: ignore[arg-type]
+    event = Adjusted(side=side, unit=unit, field=field, value=value, reason=reason)
     after, seq = await log_requested(call, record, state, event)
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     adjusted = after.rosters[side].entry(unit)

@@ -181,7 +181,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
         CAMPAIGN,
         REFEREE,
         "campaign.adjust",
-        "error.campaign.bad_adjust",
+        "error.campaign.adjust_range",  # past full strength, said with the range it has
         side="legione",
         unit="devastatori",
         field="strength",

@@ -78,8 +78,9 @@ async def set_up(store: SqliteStore) -> Table:
         language="fr",
         book="crociata_valle",
     )
-    await table(CAMPAIGN, ANNA, "campaign.join", side="legione")
-    await table(CAMPAIGN, BRUNO, "campaign.join", side="predoni")
+    for user, side in ((ANNA, "legione"), (BRUNO, "predoni")):  # seats by consent
+        await table(CAMPAIGN, REFEREE, "campaign.invite", user=user, side=side)
+        await table(CAMPAIGN, user, "campaign.join", side=side)
     await table(CAMPAIGN, REFEREE, "campaign.game", channel=CAMPAIGN_GAME)
     await table(CAMPAIGN_GAME, REFEREE, "game.decide", result="predoni", reason="ok")
     await table(CAMPAIGN, REFEREE, "campaign.status")  # the result enters the campaign
