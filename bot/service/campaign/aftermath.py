@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from bot.service.campaign.follow import catch_up
+from bot.service.campaign.follow import GameUnreadable, catch_up
 from bot.service.campaign.ledger import (
     language_of,
     load_campaign,
@@ -153,8 +153,12 @@ async def run_aftermath(call: Call) -> Reply:
     record, state = await load_campaign(services, request.channel_id)
     if request.user_id != state.referee and state.side_of(request.user_id) is None:
         raise ServiceError("error.campaign.players_only")
-    record, state = await catch_up(services, record, state)
+    skipped: list[GameUnreadable] = []  # another game the store refuses is not this one's
+    record, state = await catch_up(services, record, state, skipped=skipped)
     number = _game_number(call, state)
+    for unreadable in skipped:
+        if unreadable.number == number:
+            raise unreadable
     rules = _rules_of(state)
     typed = parse_faces(request.dice) if request.dice else None
     dice: DiceSource = services.dice if typed is None else ScriptedDice(typed, by_hand=True)
