@@ -31,6 +31,7 @@ from rules.core.roster import Roster, RosterEntry, rosters_hash
 from tests.fuzz import campaign_checks
 from tests.fuzz.campaign import CampaignRun, CampaignSizes, play_campaign
 from tests.fuzz.campaign_checks import link_problems, log_problems, roster_problems
+from tests.fuzz.campaign_race import race_campaign
 from tests.fuzz.campaign_refusals import BAD_COMMANDS
 
 RULESETS = ("manovra", "linea_gotica", "pzgren", "w40k4")
@@ -291,3 +292,40 @@ def test_a_reversal_never_lifts_an_entry_above_a_full_strength_corrected_since()
     state = replay(log)
     with pytest.raises(RulesError):
         apply(state, ResultReversed(number=1, final_hash="h"))
+
+
+#: The race's seed and rounds in the default test command (under 20 s per backend);
+#: ``race_campaign`` takes any seed and any number of rounds.
+RACE_SEED, RACE_ROUNDS = 5, 60
+#: Moves the race's processes must have had accepted, else it raced less than it says.
+RACED = ("link ok", "decide ok", "undo ok", "aftermath ok", "confirm ok", "status ok")
+
+
+@pytest.mark.parametrize("backend", ("sqlite", "postgres"))
+async def test_two_processes_racing_campaign_commands_hold_the_invariants(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Two services on two store connections to one database run the campaign's commands
+    at once, round after round: every invariant holds after each round (tests/fuzz/
+    campaign_race.py)."""
+    url = request.getfixturevalue("pg_url") if backend == "postgres" else str(tmp_path / "r.db")
+    run = await race_campaign(url, RACE_SEED, RACE_ROUNDS, backend=backend)
+    assert not run.failures, "\n".join(run.failures)
+    assert run.rounds >= RACE_ROUNDS // 2, run.describe()
+    assert all(run.outcomes.get(move) for move in RACED), run.describe()
+
+
+async def test_the_race_oracle_catches_a_campaign_that_never_follows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race's own check: with the campaign blind to its games' ends (it never enters a
+    result, not even on ``/campaign status``), the run fails once a game has ended."""
+    follow_module = sys.modules["bot.service.campaign.follow"]
+
+    async def blind(services: Any, record: Any, state: Any, *a: Any, **k: Any) -> Any:
+        return record, state, []
+
+    monkeypatch.setattr(follow_module, "_settle", blind)
+    run = await race_campaign(str(tmp_path / "blind.db"), RACE_SEED, RACE_ROUNDS)
+    assert run.failures, run.describe()
+    assert "ended, after a catch-up the campaign holds None" in run.failures[0], run.failures

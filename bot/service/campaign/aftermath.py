@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from bot.service.campaign.follow import catch_up
+from bot.service.campaign.follow import GameUnreadable, catch_up
 from bot.service.campaign.ledger import (
     language_of,
     load_campaign,
@@ -203,8 +203,12 @@ async def run_aftermath(call: Call) -> Reply:
     own = state.side_of(request.user_id)
     if request.user_id != state.referee and own is None:
         raise ServiceError("error.campaign.players_only")
-    record, state = await catch_up(services, record, state)
+    skipped: list[GameUnreadable] = []  # another game the store refuses is not this one's
+    record, state = await catch_up(services, record, state, skipped=skipped)
     number = _game_number(call, state)
+    for unreadable in skipped:
+        if unreadable.number == number:
+            raise unreadable
     rules = _rules_of(state)
     side = _side_to_roll(call, state, own)
     typed = parse_faces(request.dice) if request.dice else None

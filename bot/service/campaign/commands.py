@@ -14,7 +14,7 @@ from bot.service.campaign.adopt import Claim, adopt_orphan, claim_number, drop_c
 from bot.service.campaign.aftermath import refuse_unconfirmed, refuse_while_owed
 from bot.service.campaign.book import book_option, check_book, scenario_wanted
 from bot.service.campaign.calendar import due_wanted, set_due
-from bot.service.campaign.follow import catch_up, linked_to
+from bot.service.campaign.follow import catch_up, linked_to, load_linked
 from bot.service.campaign.ledger import (
     CAMPAIGN_ARG,
     ORIGIN_ARG,
@@ -355,7 +355,7 @@ async def _refuse_a_game_in_play(
         if entry.result is None:
             continue
         try:
-            game = await services.store.load(entry.channel)
+            game = await load_linked(services, entry.number, entry.channel, in_guild)
         except GameNotFound:  # archived: its end stands
             continue
         if game.status == "ended":

@@ -7,15 +7,23 @@ the result, the hash of the game's final event); a game no longer ended (``/game
 its end) has its result reversed (``campaign.reversal``). Each of those events carries an id
 made from the campaign, the game and the final hash, so it is committed once however many
 processes try; ``/campaign status`` catches up a game a stopped process left behind.
+
+A linked game the store refuses to read (its history altered, its data damaged:
+``bot/integrity.py``) is :class:`GameUnreadable`, naming its number and channel before the
+store's own refusal: the commands that must read it are refused so, ``/campaign status``
+shows the campaign with that game flagged on its own line.
 """
 
 from __future__ import annotations
 
 import logging
 
+from bot.integrity import refusal_of
 from bot.service.campaign.ledger import load_campaign, log_event
 from bot.service.campaign.rosters import losses_of, muster_of
+from bot.service.errors import ServiceError
 from bot.service.handlers import Follower, Services, Written
+from bot.service.lifecycle import channel_label
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
     LINK_KEY,
@@ -23,7 +31,7 @@ from bot.service.stored.campaign import (
     campaign_link_of,
 )
 from bot.service.stored.table import TableContext
-from db.errors import GameNotFound, VersionConflict
+from db.errors import DamagedFile, GameNotFound, StoreError, VersionConflict
 from db.models import GameRecord, Scope
 from rules.core.aftermath import AftermathReversed
 from rules.core.campaign import (
@@ -34,6 +42,7 @@ from rules.core.campaign import (
     apply,
 )
 from rules.core.errors import RulesError
+from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
 
@@ -41,6 +50,38 @@ log = logging.getLogger(__name__)
 
 #: Runs of a campaign's catching up that lost a race with another writer.
 FOLLOW_ATTEMPTS = 5
+
+
+class GameUnreadable(ServiceError):
+    """A linked game the store refuses to read (tampered or damaged), named by its number
+    and channel, the store's refusal following in the reader's language."""
+
+    def __init__(self, number: int, channel: str, refusal: RulesError) -> None:
+        super().__init__("error.campaign.game_unreadable", number=number, channel=channel)
+        self.number = number
+        self.refusal = refusal
+
+    def localized(self, language: str) -> str:
+        """The game named, then why the store refuses it, both in ``language``."""
+        return translate(
+            self.key, language, **self.params, refusal=self.refusal.localized(language)
+        )
+
+
+async def load_linked(services: Services, number: int, channel: int, in_guild: bool) -> GameRecord:
+    """Game ``number`` of a campaign, from its ``channel``: :class:`GameNotFound` when it is
+    archived, :class:`GameUnreadable` when the store refuses it (a damaged database file
+    stays the store's refusal: it is no game's)."""
+    try:
+        return await services.store.load(channel)
+    except DamagedFile:
+        raise
+    except StoreError as error:
+        refusal = refusal_of(error)
+        if refusal is None:
+            raise
+        log.error("campaign game %s in channel %s cannot be read: %s", number, channel, error)
+        raise GameUnreadable(number, channel_label(channel, in_guild), refusal) from error
 
 
 async def follow(services: Services, link: CampaignLink, game_channel: int) -> list[Outcome]:
@@ -79,13 +120,26 @@ FOLLOWER = Follower(name="campaign.follow", of=_linked, run=follow_written)
 
 
 async def catch_up(
-    services: Services, record: GameRecord, state: CampaignState
+    services: Services,
+    record: GameRecord,
+    state: CampaignState,
+    *,
+    skipped: list[GameUnreadable] | None = None,
 ) -> tuple[GameRecord, CampaignState]:
     """Settle every linked game whose result the campaign lacks (a process that stopped
-    between a game's end and its campaign's event)."""
+    between a game's end and its campaign's event). A game the store refuses is left as
+    the campaign holds it: added to ``skipped`` when given (the caller goes on without
+    it), else the refusal, naming it."""
     for entry in state.games:
         if entry.result is None:
-            record, state, _ = await _settle(services, record, state, entry.number, entry.channel)
+            try:
+                record, state, _ = await _settle(
+                    services, record, state, entry.number, entry.channel
+                )
+            except GameUnreadable as unreadable:
+                if skipped is None:
+                    raise
+                skipped.append(unreadable)
     return record, state
 
 
@@ -106,7 +160,7 @@ async def _settle(
     if entry is None or entry.channel != channel or state.ended:
         return record, state, []
     try:
-        game = await services.store.load(channel)
+        game = await load_linked(services, number, channel, record.guild_id is not None)
     except GameNotFound:  # archived: what the campaign holds of it stands
         return record, state, []
     if not linked and await linked_to(services, channel) != CampaignLink(record.channel_id, number):

@@ -7,7 +7,7 @@ import logging
 from bot.service.campaign.adopt import adopt_orphan
 from bot.service.campaign.aftermath import aftermath_log_text, owed_lines
 from bot.service.campaign.book import book_lines, book_log_text, created_log_text, due_lines
-from bot.service.campaign.follow import catch_up
+from bot.service.campaign.follow import GameUnreadable, catch_up
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
@@ -54,11 +54,14 @@ async def campaign_status(call: Call) -> Reply:
     # Not read-only: it catches up what a stopped process left behind (a game created but
     # not logged is adopted, a result not entered enters), each a logged event.
     record, state, adopted = await adopt_orphan(services, record, state)
-    record, state = await catch_up(services, record, state)
+    # A game the store refuses is shown as the campaign holds it, flagged on its own line.
+    skipped: list[GameUnreadable] = []
+    record, state = await catch_up(services, record, state, skipped=skipped)
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.lines_title = "discord.embed.campaign"
     reply.lines = status_lines(state, language, in_guild)
+    reply.lines.extend(unreadable.localized(language) for unreadable in skipped)
     reply.notices.extend(adopted)
     return reply
 
