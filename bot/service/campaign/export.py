@@ -21,14 +21,23 @@ from bot.export import fit
 from bot.render.campaign_map import AreaBox, campaign_map_png
 from bot.service.campaign.book import area_name
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
+from bot.service.campaign.report import (
+    aftermath_report_lines,
+    ending_words,
+    final_roster_lines,
+    losses_text,
+    other_event_text,
+    winner_line,
+)
 from bot.service.campaign.views import log_text, status_lines
 from bot.service.errors import ServiceError
+from bot.service.events import people, plain_mentions
 from bot.service.handlers import Call
 from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord
 from rules.core.campaign import CampaignState, event_of
 from rules.core.campaign_story import holders, step_of
-from rules.core.i18n import colon, semicolon, translate
+from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 
 #: The most events a campaign's export reads (its log is far shorter: games are bounded).
@@ -107,8 +116,11 @@ def report_text(
     in_guild: bool,
     head: str,
 ) -> str:
-    """The after-action report as Markdown."""
+    """The after-action report as Markdown: people by the names they played under."""
     lines = [f"# {state.name}", ""]
+    won = winner_line(state, language)
+    if won is not None:
+        lines += [f"**{won}**", ""]
     lines += [f"- {line}" for line in status_lines(state, language, in_guild)]
     lines += ["", f"## {translate('bot.campaign.report.games', language)}", ""]
     for entry in state.games:
@@ -127,12 +139,7 @@ def report_text(
         if result is None:
             lines.append("  - " + translate("bot.campaign.report.in_play", language))
             continue
-        lost = f"{semicolon(language)} ".join(
-            f"{state.sides.get(side, side)}{colon(language)} "
-            + ", ".join(f"{unit} {amount}" for unit, amount in units.items())
-            for side, units in result.losses.items()
-            if units
-        )
+        lost = losses_text(state, result, language)
         lines.append(
             "  - "
             + translate(
@@ -141,12 +148,16 @@ def report_text(
                 outcome=state.sides.get(result.winner, result.winner)
                 if result.winner
                 else translate("bot.campaign.draw", language),
-                ending=result.ending,
+                ending=ending_words(result.ending, language),
                 hash=result.final_hash,
             )
         )
         if lost:
             lines.append("  - " + translate("bot.campaign.report.losses", language, losses=lost))
+        aftermath = aftermath_report_lines(state, entry.number, language)
+        if aftermath:
+            lines.append("  - " + translate("bot.campaign.report.aftermath", language))
+            lines += [f"    - {line}" for line in aftermath]
     if state.book is not None and state.book.areas:
         lines += ["", f"## {translate('bot.campaign.report.map', language)}", ""]
         held = holders(state)
@@ -160,14 +171,21 @@ def report_text(
             )
             for area, side in held.items()
         ]
+    rosters = final_roster_lines(state, language)
+    if rosters:
+        lines += ["", f"## {translate('bot.campaign.report.rosters', language)}", ""]
+        lines += [f"  - {line[4:]}" if line.startswith("  · ") else f"- {line}" for line in rosters]
     lines += ["", f"## {translate('bot.campaign.report.log', language)}", ""]
     for event in events:
         data: Any = event.args.get(CAMPAIGN_ARG) if isinstance(event.args, dict) else None
         if isinstance(data, dict):
             text = log_text(state, event_of(data), language, in_guild)
-            lines.append(f"- #{event.seq} {event.created_at:%Y-%m-%d %H:%M} {text} `{event.hash}`")
+        else:
+            text = other_event_text(state, event, language)
+        lines.append(f"- #{event.seq} {event.created_at:%Y-%m-%d %H:%M} {text} `{event.hash}`")
     lines += ["", translate("bot.campaign.report.head", language, hash=head), ""]
-    return "\n".join(lines)
+    names = people(events)
+    return "\n".join(plain_mentions(line, names) for line in lines)
 
 
 __all__ = ["MAX_EXPORT_EVENTS", "campaign_export", "map_picture", "report_text"]
