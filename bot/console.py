@@ -208,6 +208,10 @@ def parse_line(line: str, commands: dict[str, CommandSpec] | None = None) -> Par
         words.append(rest.pop(0))
     typed = " ".join(words)
     command = table.get(typed)
+    grouped = any(name.startswith(f"{typed} ") for name in table)
+    if command is None and grouped and rest and ":" not in rest[0]:
+        # ``/campaign standings``: a group and a word it lacks; suggest from both words.
+        typed = f"{typed} {rest[0]}"
     if command is None:
         close = suggestion(typed, table)
         if close is not None:

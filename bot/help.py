@@ -91,10 +91,38 @@ def closest(typed: str, names: Iterable[str], n: int = 3) -> list[str]:
     return difflib.get_close_matches(typed.strip().lstrip("/"), list(names), n=n, cutoff=0.6)
 
 
+#: Words players type for a command that has another name: ``/campaign standings`` is
+#: what ``/campaign status`` shows (spelling would suggest ``/campaign new``).
+MEANT = {
+    "campaign standings": "campaign status",
+    "campaign map": "campaign status",
+    "campaign games": "campaign status",
+    "campaign report": "campaign export",
+    "campaign history": "campaign log",
+    "campaign rosters": "campaign roster",
+}
+
+
 def suggestion(typed: str, names: Iterable[str]) -> str | None:
-    """The command closest to a mistyped one (``fier`` → ``fire``), if any is close."""
-    found = closest(typed, names, n=1)
+    """The command closest to a mistyped one (``fier`` → ``fire``), if any is close; a
+    word that means another command (`MEANT`) suggests that one."""
+    known = list(names)
+    wanted = " ".join(typed.strip().lstrip("/").split())
+    if MEANT.get(wanted) in known:
+        return MEANT[wanted]
+    found = closest(wanted, known, n=1)
     return found[0] if found else None
+
+
+def group_lines(group: str, play: GamePlay | None, language: str) -> list[str]:
+    """``/help campaign``: the commands of a group, each with its options (empty when
+    ``group`` names no group)."""
+    return [
+        line
+        for command in channel_commands(play)
+        if command.name.startswith(f"{group} ")
+        for line in _listed(command, play, language)
+    ]
 
 
 def _unit(play: GamePlay | None, language: str) -> str:
@@ -110,6 +138,9 @@ def help_lines(language: str, topic: str, play: GamePlay | None) -> list[str]:
         command = next((c for c in COMMANDS if c.name == wanted), None)
         if command is None:
             command = next((c for c in channel_commands(play) if c.name == wanted), None)
+        group = group_lines(wanted, play, language) if command is None else []
+        if group:
+            return group
         if command is None:
             close = suggestion(wanted, command_names(play))
             raise UnknownName(
@@ -133,11 +164,17 @@ def help_lines(language: str, topic: str, play: GamePlay | None) -> list[str]:
     if play is not None:
         lines.append(translate("bot.help.measure", language, unit=_unit(play, language)))
     for command in channel_commands(play):
-        lines.append(f"/{command.name} — {translate(command.description_key, language)}")
-        options = options_for(command, play)
-        if options:
-            names = " ".join(o.name + ("*" if o.required else "") for o in options)
-            lines.append(f"      {names}")
+        lines += _listed(command, play, language)
+    return lines
+
+
+def _listed(command: CommandSpec, play: GamePlay | None, language: str) -> list[str]:
+    """A command as ``/help`` lists it: its name, what it does, its options."""
+    lines = [f"/{command.name} — {translate(command.description_key, language)}"]
+    options = options_for(command, play)
+    if options:
+        names = " ".join(o.name + ("*" if o.required else "") for o in options)
+        lines.append(f"      {names}")
     return lines
 
 

@@ -8,7 +8,8 @@ so a key or a verb is spelled in one place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -323,7 +324,9 @@ __all__ = [
     "Reader",
     "command_event",
     "event_line",
+    "people",
     "plain_event",
+    "plain_mentions",
     "recorded_roll",
     "resolutions_of",
     "result_of",
@@ -333,3 +336,25 @@ __all__ = [
     "secret_of",
     "with_result",
 ]
+
+
+#: A Discord mention in a line of text, as the service writes them.
+_MENTION = re.compile(r"<@!?(\d+)>")
+#: A channel mention, as the service writes them inside a server.
+_CHANNEL = re.compile(r"<#(\d+)>")
+
+
+def people(events: Sequence[EventRecord]) -> dict[int, str]:
+    """The display names the events recorded for their actors (a page names people as
+    they were named when they played: a Discord id means nothing on the web)."""
+    return {
+        event.actor_id: str(event.args[ACTOR_NAME_ARG])
+        for event in events
+        if event.actor_id and isinstance(event.args, dict) and event.args.get(ACTOR_NAME_ARG)
+    }
+
+
+def plain_mentions(text: str, names: Mapping[int, str]) -> str:
+    """``text`` with Discord's mentions of people and channels as a page shows them."""
+    text = _MENTION.sub(lambda m: names.get(int(m.group(1))) or f"@{m.group(1)}", text)
+    return _CHANNEL.sub(lambda m: f"#{m.group(1)}", text)

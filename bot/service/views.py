@@ -58,6 +58,7 @@ from db.models import EventRecord, GameRecord
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
+from rules.core.campaign import CAMPAIGN_KIND, CampaignState
 from rules.core.campaign_book import book_files
 from rules.core.declaration import declaration
 from rules.core.ending import NO_WINNER
@@ -319,14 +320,24 @@ async def _game_here(call: Call) -> GameRecord | None:
         return None
 
 
+def ruleset_here(record: GameRecord | None) -> str:
+    """The ruleset a channel plays: its game's, a campaign's own (its games'), else ""."""
+    if record is None:
+        return ""
+    if record.ruleset == CAMPAIGN_KIND:
+        return CampaignState.from_json(record.document).ruleset
+    return record.ruleset
+
+
 async def show_help(call: Call) -> Reply:
     """``/help [command]``, for the channel's ruleset if a game is here (any game, ended
-    too), else for every command."""
+    too; a campaign's channel: its games' ruleset), else for every command."""
     request, services = call.request, call.services
     record = await _game_here(call)
     language = services.known(record.language if record else None, request.locale)
-    play = services.play(record.ruleset) if record is not None else None
-    reply = TextReply(language=language, ruleset=record.ruleset if record is not None else "")
+    ruleset = ruleset_here(record)
+    play = services.play(ruleset) if ruleset else None
+    reply = TextReply(language=language, ruleset=ruleset)
     reply.lines_title = "discord.embed.help"
     topic = str(request.options.get("command") or "")
     # Off the event loop: /help game new reads every ruleset's scenarios (once, cached).
@@ -354,9 +365,9 @@ async def rules_table(call: Call) -> Reply:
     request, services = call.request, call.services
     record = await _game_here(call)
     language = services.known(record.language if record else None, request.locale)
-    if record is not None:
-        services.play(record.ruleset)
-    reply = TextReply(language=language, ruleset=record.ruleset if record is not None else "")
+    reply = TextReply(language=language, ruleset=ruleset_here(record))
+    if reply.ruleset:
+        services.play(reply.ruleset)
     ruleset_key = str(request.options.get("ruleset") or reply.ruleset or KNOWN_RULESETS[0])
     tables = services.ruleset(ruleset_key).tables
     wanted = str(request.options.get("table") or "")

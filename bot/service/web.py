@@ -13,7 +13,6 @@ seat, the page withholds too. Rules work runs on the workers, as the commands' d
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -25,7 +24,13 @@ from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.rosters import roster_lines
 from bot.service.campaign.views import game_line, log_text, signed_difference, status_lines
 from bot.service.errors import ServiceError
-from bot.service.events import ACTOR_NAME_ARG, Reader, event_line, resolutions_of
+from bot.service.events import (
+    Reader,
+    event_line,
+    people,
+    plain_mentions,
+    resolutions_of,
+)
 from bot.service.handlers import Call, GameCall, Handler, HandlerTable, Services
 from bot.service.redaction import rules_seat
 from bot.service.replies import Reply, StatusReply, TextReply
@@ -45,28 +50,8 @@ LOG_PAGE = 50
 #: The campaign's story: the most events its page shows (its log is short: games are few).
 CAMPAIGN_LOG_EVENTS = 200
 _READ_PAGE = 500
-#: A Discord mention in a line of text, as the service writes them.
-_MENTION = re.compile(r"<@!?(\d+)>")
-#: A channel mention, as the service writes them inside a server.
-_CHANNEL = re.compile(r"<#(\d+)>")
 #: The handler table a page's calls carry: the views' handlers never consult it.
 _NO_TABLE = HandlerTable(fallback=play.FALLBACK)
-
-
-def people(events: Sequence[EventRecord]) -> dict[int, str]:
-    """The display names the events recorded for their actors (a page names people as
-    they were named when they played: a Discord id means nothing on the web)."""
-    return {
-        event.actor_id: str(event.args[ACTOR_NAME_ARG])
-        for event in events
-        if event.actor_id and isinstance(event.args, dict) and event.args.get(ACTOR_NAME_ARG)
-    }
-
-
-def plain_mentions(text: str, names: Mapping[int, str]) -> str:
-    """``text`` with Discord's mentions of people and channels as a page shows them."""
-    text = _MENTION.sub(lambda m: names.get(int(m.group(1))) or f"@{m.group(1)}", text)
-    return _CHANNEL.sub(lambda m: f"#{m.group(1)}", text)
 
 
 class _Links:

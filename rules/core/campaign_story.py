@@ -47,10 +47,12 @@ def holders(state: CampaignState) -> dict[str, str]:
 
 def default_due(state: CampaignState, today: dt.date) -> dt.date | None:
     """The date a game linked ``today`` is due by, by the book's spacing (None: no book,
-    or a book without one)."""
+    or a book without one): counted from the latest date of the games before it when
+    that is later than today, so a game is never due before the one it follows."""
     if state.book is None or state.book.spacing_days == 0:
         return None
-    return today + dt.timedelta(days=state.book.spacing_days)
+    start = max([today, *state.calendar.due.values()])
+    return start + dt.timedelta(days=state.book.spacing_days)
 
 
 def overdue(state: CampaignState, today: dt.date) -> list[int]:

@@ -30,7 +30,7 @@ from rules.core.campaign_book import (
     load_book,
     parse_book,
 )
-from rules.core.campaign_story import holders, next_step, overdue
+from rules.core.campaign_story import default_due, holders, next_step, overdue
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.core.yamlio import load_yaml
@@ -203,3 +203,13 @@ def test_the_calendar_is_a_fold_of_dates_and_decisions() -> None:
         OverdueDecided(number=1, decision="forfeit", side="legione"),
     ]
     assert replay(event_of(event_json(e)) for e in log) == forfeit
+
+
+def test_a_games_default_date_follows_the_date_of_the_game_before() -> None:
+    state = apply(_opened(), Linked(number=1, channel=10, scenario="avamposto"))
+    today = dt.date(2026, 11, 26)
+    spacing = dt.timedelta(days=state.book.spacing_days)  # type: ignore[union-attr]
+    assert spacing.days > 0 and default_due(state, today) == today + spacing
+    first = dt.date(2026, 12, 20)  # game 1 set well ahead with by:
+    state = apply(state, GameDue(number=1, by=first))
+    assert default_due(state, today) == first + spacing  # game 2 never due before game 1

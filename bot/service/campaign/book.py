@@ -57,6 +57,9 @@ def scenario_wanted(state: CampaignState, options: Mapping[str, Any]) -> str:
         raise ServiceError("error.campaign.scenario_needed")
     step = next_step(state)
     if step is None:
+        playing = next((e.number for e in state.games if e.result is None), None)
+        if playing is not None:  # the book's last game is linked, not yet played
+            raise ServiceError("error.campaign.book_in_play", book=state.book.book, number=playing)
         raise ServiceError("error.campaign.book_done", book=state.book.book)
     return step.scenario
 

@@ -25,18 +25,27 @@ from bot.export import fitted_files
 from bot.render.campaign_map import AreaBox, campaign_map_png
 from bot.service.campaign.book import area_name
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
+from bot.service.campaign.report import (
+    aftermath_report_lines,
+    ending_words,
+    final_roster_lines,
+    losses_text,
+    other_event_text,
+    winner_line,
+)
 from bot.service.campaign.views import log_text, status_lines
+from bot.service.events import people, plain_mentions
 from bot.service.handlers import Call
 from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord
 from rules.core.campaign import CampaignState, event_of
 from rules.core.campaign_story import holders, step_of
-from rules.core.i18n import colon, semicolon, translate
+from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 
 #: Events read per page of the log (a campaign event's arguments can be a few KB).
 _PAGE = 200
-_REPORT, _LOG = "campaign-report.md", "campaign-log.json"
+_REPORT, _LOG, _BODY = "campaign-report.md", "campaign-log.json", "campaign-report.body"
 
 
 async def campaign_export(call: Call) -> Reply:
@@ -93,9 +102,13 @@ class _LogWriter:
     ) -> None:
         self.state, self.language, self.in_guild, self.head = state, language, in_guild, head
         self.events = 0
-        self.report: IO[str] = (spool / _REPORT).open("w", encoding="utf-8")
+        self.spool = spool
+        # People are named as they played (each event records its actor's name), so the
+        # head, which names the players, is written once the whole log was read: the log's
+        # lines wait in a body file meanwhile.
+        self.names: dict[int, str] = {}
+        self.body: IO[str] = (spool / _BODY).open("w", encoding="utf-8")
         self.log: IO[str] = (spool / _LOG).open("w", encoding="utf-8")
-        self.report.write("\n".join(report_head(state, language, in_guild)) + "\n")
         opening = {
             "format": "arbitro-campaign-export/1",
             "channel_id": channel_id,
@@ -105,8 +118,9 @@ class _LogWriter:
         self.log.write(json.dumps(opening, ensure_ascii=False)[:-1] + ', "events": [')
 
     def add(self, events: list[EventRecord]) -> None:
+        self.names.update(people(events))
         lines = report_log_lines(self.state, events, self.language, self.in_guild)
-        self.report.writelines(line + "\n" for line in lines)
+        self.body.writelines(plain_mentions(line, self.names) + "\n" for line in lines)
         for event in events:
             if self.events:
                 self.log.write(", ")
@@ -114,10 +128,16 @@ class _LogWriter:
             self.events += 1
 
     def close(self) -> None:
-        self.report.write("\n".join(report_tail(self.language, self.head)))
         self.log.write("]}")
-        self.report.close()
         self.log.close()
+        self.body.close()
+        head = report_head(self.state, self.language, self.in_guild)
+        with (self.spool / _REPORT).open("w", encoding="utf-8") as report:
+            report.writelines(plain_mentions(line, self.names) + "\n" for line in head)
+            with (self.spool / _BODY).open(encoding="utf-8") as body:
+                shutil.copyfileobj(body, report)
+            report.write("\n".join(report_tail(self.language, self.head)))
+        (self.spool / _BODY).unlink()
 
 
 def map_picture(state: CampaignState, language: str) -> bytes:
@@ -152,16 +172,21 @@ def report_text(
     in_guild: bool,
     head: str,
 ) -> str:
-    """The after-action report as Markdown."""
+    """The after-action report as Markdown: people by the names they played under."""
     lines = report_head(state, language, in_guild)
     lines += report_log_lines(state, events, language, in_guild)
     lines += report_tail(language, head)
-    return "\n".join(lines)
+    names = people(events)
+    return "\n".join(plain_mentions(line, names) for line in lines)
 
 
 def report_head(state: CampaignState, language: str, in_guild: bool) -> list[str]:
-    """The report's lines before the log: the campaign, its games, the map's holders."""
+    """The report's lines before the log: the campaign, its winner, its games, the map's
+    holders, the final rosters."""
     lines = [f"# {state.name}", ""]
+    won = winner_line(state, language)
+    if won is not None:
+        lines += [f"**{won}**", ""]
     lines += [f"- {line}" for line in status_lines(state, language, in_guild)]
     lines += ["", f"## {translate('bot.campaign.report.games', language)}", ""]
     for entry in state.games:
@@ -180,12 +205,7 @@ def report_head(state: CampaignState, language: str, in_guild: bool) -> list[str
         if result is None:
             lines.append("  - " + translate("bot.campaign.report.in_play", language))
             continue
-        lost = f"{semicolon(language)} ".join(
-            f"{state.sides.get(side, side)}{colon(language)} "
-            + ", ".join(f"{unit} {amount}" for unit, amount in units.items())
-            for side, units in result.losses.items()
-            if units
-        )
+        lost = losses_text(state, result, language)
         lines.append(
             "  - "
             + translate(
@@ -194,12 +214,16 @@ def report_head(state: CampaignState, language: str, in_guild: bool) -> list[str
                 outcome=state.sides.get(result.winner, result.winner)
                 if result.winner
                 else translate("bot.campaign.draw", language),
-                ending=result.ending,
+                ending=ending_words(result.ending, language),
                 hash=result.final_hash,
             )
         )
         if lost:
             lines.append("  - " + translate("bot.campaign.report.losses", language, losses=lost))
+        aftermath = aftermath_report_lines(state, entry.number, language)
+        if aftermath:
+            lines.append("  - " + translate("bot.campaign.report.aftermath", language))
+            lines += [f"    - {line}" for line in aftermath]
     if state.book is not None and state.book.areas:
         lines += ["", f"## {translate('bot.campaign.report.map', language)}", ""]
         held = holders(state)
@@ -213,6 +237,10 @@ def report_head(state: CampaignState, language: str, in_guild: bool) -> list[str
             )
             for area, side in held.items()
         ]
+    rosters = final_roster_lines(state, language)
+    if rosters:
+        lines += ["", f"## {translate('bot.campaign.report.rosters', language)}", ""]
+        lines += [f"  - {line[4:]}" if line.startswith("  · ") else f"- {line}" for line in rosters]
     lines += ["", f"## {translate('bot.campaign.report.log', language)}", ""]
     return lines
 
@@ -226,7 +254,9 @@ def report_log_lines(
         data: Any = event.args.get(CAMPAIGN_ARG) if isinstance(event.args, dict) else None
         if isinstance(data, dict):
             text = log_text(state, event_of(data), language, in_guild)
-            lines.append(f"- #{event.seq} {event.created_at:%Y-%m-%d %H:%M} {text} `{event.hash}`")
+        else:
+            text = other_event_text(state, event, language)
+        lines.append(f"- #{event.seq} {event.created_at:%Y-%m-%d %H:%M} {text} `{event.hash}`")
     return lines
 
 

@@ -9,6 +9,7 @@ from bot.service.campaign.aftermath import aftermath_log_text, owed_lines
 from bot.service.campaign.book import book_lines, book_log_text, created_log_text, due_lines
 from bot.service.campaign.follow import GameUnreadable, catch_up
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
+from bot.service.campaign.report import other_event_text
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.lifecycle import channel_label
@@ -209,9 +210,11 @@ async def campaign_log(call: Call) -> Reply:
     in_guild = request.guild_id is not None
     for event in events:
         data = event.args.get(CAMPAIGN_ARG) if isinstance(event.args, dict) else None
-        if not isinstance(data, dict):
-            continue
-        reply.lines.append(f"#{event.seq} " + log_text(state, event_of(data), language, in_guild))
+        if isinstance(data, dict):
+            text = log_text(state, event_of(data), language, in_guild)
+        else:  # a free roll in the campaign's channel: an event its head hash covers too
+            text = other_event_text(state, event, language)
+        reply.lines.append(f"#{event.seq} {text}")
     return reply
 
 

@@ -112,6 +112,9 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     await table(SECOND, REFEREE, "game.decide", result="legione", reason="ok")
     await settle(table, 2, by_players=False)
     await table(CAMPAIGN, REFEREE, "campaign.game", channel=THIRD)
+    # Game 3 in play: the book's scenarios are all linked, not all played.
+    in_play = "error.campaign.book_in_play"
+    await table.refused(CAMPAIGN, REFEREE, "campaign.game", in_play, channel=9)
     await table(THIRD, REFEREE, "game.decide", result="none", reason="night")
     state = await table.campaign()
     assert [g.scenario for g in state.games] == ["avamposto_campo", "relitto", "fuga"]

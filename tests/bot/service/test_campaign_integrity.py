@@ -35,9 +35,10 @@ EDITS = {
         f"UPDATE members SET side = 'legione' WHERE channel_id = {SECOND} AND user_id = 3",
         "error.store.tampered_game",
     ),
+    # A head past its log: the long game's paged verification finds its events missing.
     "version beyond its log": (
         f"UPDATE games SET version = 999 WHERE channel_id = {SECOND}",
-        "error.store.damaged_game",
+        "error.store.tampered_game",
     ),
 }
 
