@@ -30,7 +30,7 @@ from bot.discord.outgoing import with_mentions
 from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
 from bot.export import discard
-from bot.render.pictures import reply_picture
+from bot.render.pictures import reply_picture, with_drawings
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
 from bot.service.replies import Reply, spool_of
 from rules.core.errors import InvalidInput, RulesError
@@ -159,6 +159,7 @@ async def send_reply(
     buttons, the pings), then the whole reply to its asker alone, without buttons (the
     seats that owe a roll press the public ones).
     """
+    reply = await with_drawings(reply)
     public = reply.public
     if public is not None and not private:
         picture = await reply_picture(public)

@@ -10,7 +10,7 @@ game ended). The others add what their kind shows:
 * :class:`StatusReply` — the state of the game: status, what is owed and by whom, the
   picture (a new game, ``/game status``, ``/map``, an undo or a rewind);
 * :class:`TextReply` — a page of lines (the log, the help, a table, the guild's games);
-* :class:`FilesReply` — files to attach or save (an export);
+* :class:`FilesReply` — files to attach or save (an export), and the campaign's map to draw;
 * :class:`RollReply` — a free roll;
 * :class:`ResultReply` — the game's end by a concession or the referee: its result;
 * :class:`ConfirmReply` — a question before an irreversible command (a concession).
@@ -30,6 +30,7 @@ from typing import Any
 from bot.export import FileContent
 from bot.rolls import DicePrompt
 from rules.core.battlefield import MapView
+from rules.core.campaign_story import CampaignMap
 from rules.core.expression import RollResult
 from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
@@ -143,6 +144,8 @@ class FilesReply(Reply):
     #: The directory holding the spooled files: the front end removes it once they are
     #: sent or saved (`bot.export.discard`).
     spool: Path | None = None
+    #: The campaign's map, which the front ends draw and attach beside the files.
+    campaign_map: CampaignMap | None = None
 
 
 @dataclass(kw_only=True)

@@ -299,13 +299,16 @@ async def test_the_export_draws_the_map_coloured_by_holder(any_store: Any) -> No
     before = await table(CAMPAIGN, ANNA, "campaign.export")
     await table(FIRST, REFEREE, "game.decide", result="predoni", reason="ok")
     after = await table(CAMPAIGN, ANNA, "campaign.export")
-    first, second = (_box_colours(r.files["campaign-map.png"]) for r in (before, after))
+    # The service gives the map as data; the front ends draw it (bot.render.campaign_map).
+    assert "campaign-map.png" not in before.files
+    pictures = [drawn.campaign_map_png(r.campaign_map) for r in (before, after)]
+    first, second = (_box_colours(picture) for picture in pictures)
     # Three areas: the outpost (Legione's at the start, then the raiders'), the hills and
     # the valley (the raiders' throughout).
     assert len(first) == 3 and first[1] == first[2] == second[1] == second[2]
     assert first[0] != second[0] and second[0] == second[1]
-    assert _outlined(before.files["campaign-map.png"], 0)  # fought for while in play
-    assert not _outlined(after.files["campaign-map.png"], 0)
+    assert _outlined(pictures[0], 0)  # fought for while in play
+    assert not _outlined(pictures[1], 0)
 
 
 _BOX_WIDTH = (drawn.WIDTH - 2 * drawn.MARGIN - (drawn.COLUMNS - 1) * drawn.GAP) / drawn.COLUMNS
