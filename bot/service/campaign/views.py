@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from bot.service.campaign.adopt import adopt_orphan
+from bot.service.campaign.adopt import orphans
 from bot.service.campaign.aftermath import aftermath_log_text, owed_lines
 from bot.service.campaign.book import book_lines, book_log_text, created_log_text, due_lines
-from bot.service.campaign.follow import GameUnreadable, catch_up
+from bot.service.campaign.follow import GameUnreadable, unsettled
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.report import other_event_text
 from bot.service.errors import ServiceError
@@ -15,6 +15,7 @@ from bot.service.handlers import Call
 from bot.service.lifecycle import channel_label
 from bot.service.replies import Reply, TextReply
 from db.errors import StoreError
+from db.models import GameRecord
 from rules.core.campaign import (
     CAMPAIGN_KIND,
     CampaignEvent,
@@ -34,6 +35,7 @@ from rules.core.campaign import (
 from rules.core.campaign_aftermath import AFTERMATH_EVENTS
 from rules.core.campaign_book import BookOpened, GameDue, OverdueDecided
 from rules.core.i18n import translate
+from rules.core.resolution import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -52,19 +54,39 @@ async def campaign_status(call: Call) -> Reply:
         record, state = await load_campaign(services, request.channel_id)
     except ServiceError:
         return await _listing(call)
-    # Not read-only: it catches up what a stopped process left behind (a game created but
-    # not logged is adopted, a result not entered enters), each a logged event.
-    record, state, adopted = await adopt_orphan(services, record, state)
-    # A game the store refuses is shown as the campaign holds it, flagged on its own line.
+    # Read-only: what a stopped process left is said, not written; a game the store refuses
+    # is shown as the campaign holds it, flagged on its own line.
     skipped: list[GameUnreadable] = []
-    record, state = await catch_up(services, record, state, skipped=skipped)
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.lines_title = "discord.embed.campaign"
     reply.lines = status_lines(state, language, in_guild)
+    reply.notices.extend(await pending_notices(call, record, state, skipped))
     reply.lines.extend(unreadable.localized(language) for unreadable in skipped)
-    reply.notices.extend(adopted)
     return reply
+
+
+async def pending_notices(
+    call: Call,
+    record: GameRecord,
+    state: CampaignState,
+    skipped: list[GameUnreadable] | None = None,
+) -> list[Outcome]:
+    """What a stopped process left for the campaign to write, said, not written (status is
+    read-only): a game created but not listed yet (the campaign's timer or next
+    ``/campaign game`` lists it), a game's end not followed yet (its next write follows)."""
+    notices = [
+        Outcome.of("bot.campaign.pending_link", number=claim.number, scenario=claim.scenario)
+        for claim in await orphans(call.services, record, state)
+    ]
+    notices += [
+        Outcome.of(
+            "bot.campaign.pending_reversal" if late.reversal else "bot.campaign.pending_entry",
+            number=late.number,
+        )
+        for late in await unsettled(call.services, record, state, skipped)
+    ]
+    return notices
 
 
 def signed_difference(value: int) -> str:

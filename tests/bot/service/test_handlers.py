@@ -70,6 +70,7 @@ def test_the_declarations_say_what_the_verb_lists_said():
         "rules.table",
         "odds",
         "game.map",
+        "campaign.status",
         "campaign.log",
         "campaign.export",
         "game.web",
