@@ -35,7 +35,7 @@ from bot.service.replies import Reply
 from bot.service.stored.campaign import CampaignLink
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import FeatureRecord, GameRecord, Scope
-from rules.core.campaign import CampaignState, Linked
+from rules.core.campaign import CampaignGame, CampaignState
 from rules.core.resolution import Outcome
 
 log = logging.getLogger(__name__)
@@ -170,7 +170,7 @@ async def adopt_orphan(
             services,
             record,
             state,
-            Linked(number=claim.number, channel=claim.channel, scenario=claim.scenario),
+            CampaignGame(number=claim.number, channel=claim.channel, scenario=claim.scenario),
             actor_id=None,
             interaction_id=f"campaign:{record.channel_id}:{claim.number}:adopted",
         )

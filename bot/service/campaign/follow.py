@@ -35,12 +35,12 @@ from bot.service.stored.campaign import (
 from bot.service.stored.table import TableContext
 from db.errors import DamagedFile, GameNotFound, StoreError, VersionConflict
 from db.models import GameRecord, Scope
-from rules.core.aftermath import AftermathReversed
+from rules.core.aftermath import CampaignAftermathReversal
 from rules.core.campaign import (
     CampaignEvent,
+    CampaignResult,
+    CampaignReversal,
     CampaignState,
-    ResultEntered,
-    ResultReversed,
     apply,
 )
 from rules.core.errors import RulesError
@@ -227,8 +227,8 @@ async def _settle(
     ended = game.status == "ended"
     held = entry.result
     if held is not None and (not ended or held.final_hash != game.head_hash):
-        reversal = ResultReversed(number=number, final_hash=held.final_hash)
-        unwind = AftermathReversed(number=number) if number in state.aftermaths else None
+        reversal = CampaignReversal(number=number, final_hash=held.final_hash)
+        unwind = CampaignAftermathReversal(number=number) if number in state.aftermaths else None
         # The carry-over, if applied, is unwound by its own logged event, then the result
         # reversed; each only while nothing changed the entries since (else the result
         # stays and the game is told why: nothing is written).
@@ -260,7 +260,7 @@ async def _settle(
             losses = await services.on_workers(
                 game.channel_id, lambda: losses_of(muster, game.document, rosters)
             )
-            entered = ResultEntered(
+            entered = CampaignResult(
                 number=number,
                 winner=result.winner,
                 scores=dict(result.score.totals),

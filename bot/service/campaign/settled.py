@@ -23,7 +23,7 @@ from __future__ import annotations
 from bot.service.campaign.ledger import load_campaign
 from bot.service.errors import ServiceError
 from bot.service.handlers import GameCall, GameHandler
-from rules.core.campaign import CampaignState, ResultReversed, apply
+from rules.core.campaign import CampaignReversal, CampaignState, apply
 from rules.core.errors import RulesError
 
 
@@ -36,7 +36,7 @@ def built_on(state: CampaignState, number: int) -> bool:
     if number in state.aftermaths:
         return True
     try:
-        apply(state, ResultReversed(number=number, final_hash=entry.result.final_hash))
+        apply(state, CampaignReversal(number=number, final_hash=entry.result.final_hash))
     except RulesError:
         return True
     return False

@@ -18,22 +18,22 @@ from db.errors import StoreError
 from db.models import GameRecord
 from rules.core.campaign import (
     CAMPAIGN_KIND,
+    CampaignCreated,
     CampaignEvent,
+    CampaignGame,
+    CampaignInvite,
+    CampaignJoined,
+    CampaignJoinRequest,
+    CampaignResult,
+    CampaignReversal,
+    CampaignRoster,
     CampaignState,
-    Created,
     GameEntry,
-    Invited,
-    JoinAsked,
-    Joined,
-    Linked,
-    ResultEntered,
-    ResultReversed,
-    RosterSet,
     event_of,
     standings,
 )
 from rules.core.campaign_aftermath import AFTERMATH_EVENTS
-from rules.core.campaign_book import BookOpened, GameDue, OverdueDecided
+from rules.core.campaign_book import CampaignBook, CampaignDue, CampaignOverdue
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 
@@ -150,7 +150,7 @@ def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[st
     return lines
 
 
-def _outcome(state: CampaignState, result: ResultEntered, language: str) -> str:
+def _outcome(state: CampaignState, result: CampaignResult, language: str) -> str:
     if result.winner is None:
         return translate("bot.campaign.draw", language)
     return translate("bot.campaign.won_by", language, side=state.sides[result.winner])
@@ -244,19 +244,19 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
     """One campaign event in words."""
     if isinstance(event, AFTERMATH_EVENTS):
         return aftermath_log_text(state, event, language)
-    if isinstance(event, Created):
+    if isinstance(event, CampaignCreated):
         if event.book is not None:
             return created_log_text(event.name, event.ruleset, event.book, language)
         return translate(
             "bot.campaign.log.created", language, name=event.name, ruleset=event.ruleset
         )
-    if isinstance(event, Joined | JoinAsked | Invited):
+    if isinstance(event, CampaignJoined | CampaignJoinRequest | CampaignInvite):
         side = state.sides.get(event.side, event.side)
-        approver = None if isinstance(event, JoinAsked) else event.by
-        if isinstance(event, Joined):
+        approver = None if isinstance(event, CampaignJoinRequest) else event.by
+        if isinstance(event, CampaignJoined):
             key = "joined" if approver is None else "approved"
         else:
-            key = "join_request" if isinstance(event, JoinAsked) else "invite"
+            key = "join_request" if isinstance(event, CampaignJoinRequest) else "invite"
         return translate(
             f"bot.campaign.log.{key}",
             language,
@@ -264,7 +264,7 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             side=side,
             by=f"<@{approver}>",
         )
-    if isinstance(event, Linked):
+    if isinstance(event, CampaignGame):
         number = next(
             (
                 e.number
@@ -281,7 +281,7 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             channel=channel,
             scenario=event.scenario,
         )
-    if isinstance(event, ResultEntered):
+    if isinstance(event, CampaignResult):
         return translate(
             "bot.campaign.log.result",
             language,
@@ -289,7 +289,7 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             outcome=_outcome(state, event, language),
             hash=event.final_hash[:12],
         )
-    if isinstance(event, RosterSet):
+    if isinstance(event, CampaignRoster):
         return translate(
             "bot.campaign.log.roster",
             language,
@@ -297,10 +297,10 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             source=event.source,
             n=len(event.roster.entries),
         )
-    if isinstance(event, ResultReversed):
+    if isinstance(event, CampaignReversal):
         return translate(
             "bot.campaign.log.reversal", language, number=event.number, reason=event.reason
         )
-    if isinstance(event, BookOpened | GameDue | OverdueDecided):
+    if isinstance(event, CampaignBook | CampaignDue | CampaignOverdue):
         return book_log_text(state, event, language)
     return translate("bot.campaign.log.ended", language)
