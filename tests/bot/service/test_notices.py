@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import random
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from bot.service.errors import ServiceError
 from bot.service.notices import records
 from bot.service.replies import DirectReply
 from rules.core.ruleset import get_ruleset
-from tests.db.conftest import BACKENDS, Backend
 from tests.fuzz.harness import SeededDice, fill_options
 
 REFEREE, ANNA, BRUNO = 1, 2, 3
@@ -28,19 +26,6 @@ GUILD = 5
 FIRST, SECOND = 21, 22
 PLAY = get_ruleset("manovra").play
 LATER = timedelta(minutes=1)
-
-
-@pytest.fixture(params=BACKENDS)
-async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "postgres":
-        backend = Backend("postgres", request.getfixturevalue("pg_url"))
-    else:
-        backend = Backend("sqlite", str(tmp_path / "arbitro.db"))
-    opened = await backend.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 class Table:
