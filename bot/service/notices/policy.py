@@ -125,11 +125,19 @@ def quiet_until(settings: Settings, now: datetime) -> datetime | None:
     zone = zone_of(settings.zone) or ZoneInfo(DEFAULT_ZONE)
     local = now.astimezone(zone)
     hour = local.hour
-    inside = start <= hour < end if start < end else hour >= start or hour < end
-    if not inside:
+    if not _within(start, end, hour):
         return None
     day = local.date() if hour < end else local.date() + timedelta(days=1)
-    return datetime.combine(day, time(end), tzinfo=zone).astimezone(now.tzinfo)
+    until = datetime.combine(day, time(end), tzinfo=zone).astimezone(now.tzinfo)
+    # A clock change may skip the hour they end at: then the first hour out of them.
+    while _within(start, end, until.astimezone(zone).hour):
+        until += timedelta(hours=1)
+    return until
+
+
+def _within(start: int, end: int, hour: int) -> bool:
+    """Whether ``hour`` falls in the quiet hours from ``start`` to ``end`` (may wrap)."""
+    return start <= hour < end if start < end else hour >= start or hour < end
 
 
 class Action(enum.Enum):
