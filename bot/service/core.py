@@ -80,7 +80,8 @@ TABLE = HandlerTable(
     *notices.HANDLERS,
     *play.HANDLERS,
     fallback=play.FALLBACK,
-    reactions=(*deadlines.REACTIONS, *campaign.REACTIONS, *notices.REACTIONS),
+    # The notices first: their timer sees a deadline before its reminder is claimed.
+    reactions=(*notices.REACTIONS, *deadlines.REACTIONS, *campaign.REACTIONS),
 )
 
 #: The service's own verbs (not a ruleset's), the free roll aside.

@@ -21,6 +21,7 @@ from functools import partial
 
 from bot.service.handlers import Due, Services
 from bot.service.notices import records
+from bot.service.notices.deadline_notices import queue_deadline_notices
 from bot.service.notices.policy import Action, quiet_until, route
 from bot.service.notices.records import Notice
 from bot.service.replies import DirectReply, Reply
@@ -73,8 +74,10 @@ async def due_notices(
     *,
     owns_guild: Callable[[int | None], bool] | None = None,
 ) -> Due:
-    """The direct messages due at ``now`` (notices and digests), each claimed once."""
+    """The direct messages due at ``now`` (notices and digests), each claimed once; the
+    deadline notices owed at ``now`` queued first."""
     store, period = services.store, direct_period()
+    await queue_deadline_notices(services, now, owns_guild)
     out: Due = []
     for record in await records.due(store, now):
         notice = Notice.of_value(record.value)

@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.service.handlers import Written
 from bot.service.notices import records
-from bot.service.notices.policy import Settings, mentioned
+from bot.service.notices.policy import mentioned, wants_direct
 from bot.service.notices.records import Notice
 from bot.service.replies import Reply
 from db.models import GameRecord, Member
@@ -101,19 +101,13 @@ async def _queue(
         settings = await records.settings_of(store, after.guild_id, user)
         if not mentioned(settings, kind, after.channel_id):
             _unping(written.reply, user)
-        if not _wanted(settings, kind, after.channel_id):
+        if not wants_direct(settings, kind, after.channel_id):
             continue
         params = {"side": names.get(side, side)} if names else {}
         notice = notice_for(after, user, kind, **params)
         await records.queue(
             store, f"{kind}:{after.channel_id}:{after.version}:{user}", notice, moment
         )
-
-
-def _wanted(settings: Settings, kind: str, channel_id: int) -> bool:
-    """Whether a notice goes to the outbox at all: a direct message wanted, the game not
-    muted (quiet hours and the digest are the delivery's to apply)."""
-    return channel_id not in settings.muted and settings.via_of(kind).direct
 
 
 def _unping(reply: Reply, user: int) -> None:

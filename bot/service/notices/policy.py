@@ -170,7 +170,7 @@ def route(
     A muted game or a kind not sent by direct message: nothing. Quiet hours hold it until
     they end. With the digest on, or a direct message of this kind already sent within
     ``period`` (``last_direct``), it is folded into the digest; else it goes now."""
-    if channel_id in settings.muted or not settings.via_of(kind).direct:
+    if not wants_direct(settings, kind, channel_id):
         return Decision(Action.DROP)
     until = quiet_until(settings, now)
     if until is not None:
@@ -180,6 +180,12 @@ def route(
     if last_direct is not None and now - last_direct < period:
         return Decision(Action.DIGEST)
     return Decision(Action.SEND)
+
+
+def wants_direct(settings: Settings, kind: str, channel_id: int) -> bool:
+    """Whether a notice of ``kind`` from ``channel_id`` goes to the outbox at all: a direct
+    message chosen, the game not muted (quiet hours and the digest are delivery's)."""
+    return channel_id not in settings.muted and settings.via_of(kind).direct
 
 
 def mentioned(settings: Settings, kind: str, channel_id: int) -> bool:
@@ -211,5 +217,6 @@ __all__ = [
     "quiet_until",
     "route",
     "stamp",
+    "wants_direct",
     "zone_of",
 ]

@@ -7,7 +7,9 @@
   delivery claims a record by deleting it at the revision it read (one process wins);
 * ``notice_sent`` — when a player last got a direct message of a kind (the limit of one
   per period), taken with a compare-and-set so two processes never both send;
-* ``notice_digest`` — what waits for a player's digest, due once a day.
+* ``notice_digest`` — what waits for a player's digest, due once a day;
+* ``notice_seen`` — a game's deadlines already looked at for their notices (they go with
+  the game).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ SETTINGS = "notice_settings"
 OUTBOX = "notice"
 SENT = "notice_sent"
 DIGEST = "notice_digest"
+SEEN = "notice_seen"
 #: The scope of settings that hold everywhere, and of the per-player ledgers.
 EVERYWHERE = Scope.of_guild(0)
 #: Attempts at a compare-and-set that lost to another process before giving up.
@@ -162,6 +165,14 @@ async def pending(store: GameStore, guild_id: int | None, user: int) -> list[Not
     return [Notice.of_value(r.value) for r in await pending_records(store, guild_id, user)]
 
 
+async def first_look(store: GameStore, channel_id: int, marker: str) -> bool:
+    """True the first time anyone looks at ``marker`` in a game (once across processes)."""
+    scope = Scope.of_game(channel_id)
+    if await store.feature_get(SEEN, scope, marker) is not None:
+        return False
+    return await store.feature_put(SEEN, scope, marker, {}, if_absent=True) is not None
+
+
 # -- the limit of direct messages, and the digest -----------------------------------------
 
 
@@ -228,6 +239,7 @@ __all__ = [
     "DIGEST",
     "EVERYWHERE",
     "OUTBOX",
+    "SEEN",
     "SENT",
     "SETTINGS",
     "Notice",
@@ -235,6 +247,7 @@ __all__ = [
     "digest_items",
     "due",
     "due_digests",
+    "first_look",
     "fold",
     "hold",
     "pending",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from db.models import FeatureRecord, Scope, format_timestamp, parse_timestamp, utc_now
@@ -22,6 +22,10 @@ DEADLINE = "deadline"
 WARNING = "deadline_warning"
 PACE = "pace"
 _PACE_KEY = "pace"
+#: The reminder before expiry goes out when this share of the deadline's time is left.
+WARNING_SHARE = 0.25
+#: Deadlines further away than this are not looked at for their early reminder yet.
+WARNING_HORIZON = timedelta(days=61)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +60,14 @@ class Deadline:
             set_at=parse_timestamp(str(value["set_at"])),
             revision=record.revision,
         )
+
+
+def warning_due(deadline: Deadline, now: datetime) -> bool:
+    """Whether the early reminder of ``deadline`` should go out at ``now``."""
+    if deadline.reminded or now >= deadline.due_at:
+        return False
+    span = deadline.due_at - deadline.set_at
+    return now >= deadline.due_at - span * WARNING_SHARE
 
 
 def deadlines_of(records: Iterable[FeatureRecord]) -> tuple[Deadline, ...]:
@@ -148,6 +160,8 @@ __all__ = [
     "DEADLINE",
     "PACE",
     "WARNING",
+    "WARNING_HORIZON",
+    "WARNING_SHARE",
     "Deadline",
     "claim_warning",
     "clear_deadline",
@@ -158,4 +172,5 @@ __all__ = [
     "pace_of",
     "set_deadline",
     "set_pace",
+    "warning_due",
 ]

@@ -221,3 +221,25 @@ async def test_bad_settings_are_refused(any_store) -> None:
     with pytest.raises(ServiceError) as via:
         await table.send(FIRST, ANNA, "notify.set", kind="all", via="pigeon")
     assert via.value.key == "error.notice.via"
+
+
+async def test_a_deadline_is_told_by_direct_message_once_beside_the_reminder(any_store) -> None:
+    table = Table(any_store)
+    await table.game(FIRST)
+    await table.send(FIRST, BRUNO, "notify.set", kind="deadline_passed", via="dm")
+    await table.send(FIRST, ANNA, "notify.set", kind="deadline_passed", via="dm")
+    await table.send(FIRST, REFEREE, "game.deadline", side="asse", hours=2)
+    racing = GameService(any_store)
+    moment = datetime.now(UTC) + timedelta(hours=3)
+    ours, theirs = await asyncio.gather(
+        table.service.due_reminders(moment), racing.due_reminders(moment)
+    )
+    replies = [r for _, r in ours + theirs]
+    direct = [r for r in replies if isinstance(r, DirectReply)]
+    assert [(r.user, r.notices[0].key) for r in direct] == [(BRUNO, "bot.notice.deadline_passed")]
+    assert dict(direct[0].notices[0].params)["side"] == "Asse"
+    # The channel's reminder still goes out, once.
+    assert [r.notices[0].key for r in replies if not isinstance(r, DirectReply)] == [
+        "bot.deadline.passed"
+    ]
+    assert await table.service.due_reminders(moment + LATER) == []
