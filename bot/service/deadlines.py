@@ -33,9 +33,8 @@ from bot.service.handlers import (
 from bot.service.replies import Reply
 from bot.service.requests import int_option, players_among
 from bot.service.stored import deadlines as stored
-from bot.service.stored.deadlines import WARNING_HORIZON, Deadline, warning_due
+from bot.service.stored.deadlines import Deadline
 from bot.service.stored.table import TableContext
-from db.errors import StoreError
 from rules.core.errors import UnknownName
 from rules.core.play import FollowUp
 from rules.core.resolution import Outcome
@@ -225,16 +224,8 @@ async def due_reminders(
     store = services.store
     moment = now or datetime.now(UTC)
     replies = []
-    for deadline in await stored.due_deadlines(store, moment + WARNING_HORIZON):
+    for deadline, record in await stored.owed_reminders(store, moment, owns_guild):
         expired = deadline.due_at <= moment
-        if not expired and not warning_due(deadline, moment):
-            continue
-        try:
-            record = await store.load(deadline.channel_id)
-        except StoreError:
-            continue
-        if owns_guild is not None and not owns_guild(record.guild_id):
-            continue
         if expired:
             claimed = await stored.mark_reminded(store, deadline)
         else:

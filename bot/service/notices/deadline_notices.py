@@ -18,15 +18,6 @@ from bot.service.notices import records
 from bot.service.notices.follow import notice_for
 from bot.service.notices.policy import stamp, wants_direct
 from bot.service.stored import deadlines as stored
-from bot.service.stored.deadlines import Deadline
-from db.errors import StoreError
-
-
-def kind_at(deadline: Deadline, now: datetime) -> str | None:
-    """The notice a deadline owes at ``now``: passed, near, or none yet."""
-    if deadline.due_at <= now:
-        return None if deadline.reminded else "deadline_passed"
-    return "deadline_soon" if stored.warning_due(deadline, now) else None
 
 
 async def queue_deadline_notices(
@@ -34,17 +25,9 @@ async def queue_deadline_notices(
 ) -> None:
     """Queue the deadline notices owed at ``now`` to players who want them directly."""
     store = services.store
-    for deadline in await stored.due_deadlines(store, now + stored.WARNING_HORIZON):
-        kind = kind_at(deadline, now)
-        if kind is None:
-            continue
+    for deadline, record in await stored.owed_reminders(store, now, owns_guild):
+        kind = "deadline_passed" if deadline.due_at <= now else "deadline_soon"
         marker = f"{kind}:{deadline.channel_id}:{deadline.side}:{stamp(deadline.due_at)}"
-        try:
-            record = await store.load(deadline.channel_id)
-        except StoreError:
-            continue
-        if owns_guild is not None and not owns_guild(record.guild_id):
-            continue
         if not await records.first_look(store, deadline.channel_id, marker):
             continue  # seen already, by this round's predecessor or another process
         members = await store.members(deadline.channel_id)
@@ -60,4 +43,4 @@ async def queue_deadline_notices(
             await records.queue(store, f"{marker}:{member.user_id}", notice, now)
 
 
-__all__ = ["kind_at", "queue_deadline_notices"]
+__all__ = ["queue_deadline_notices"]

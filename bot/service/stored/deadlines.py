@@ -10,12 +10,20 @@ moved deadline warns again). The pace is one sealed record of the game (``pace``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from db.models import FeatureRecord, Scope, format_timestamp, parse_timestamp, utc_now
+from db.errors import StoreError
+from db.models import (
+    FeatureRecord,
+    GameRecord,
+    Scope,
+    format_timestamp,
+    parse_timestamp,
+    utc_now,
+)
 from db.protocol import GameStore
 
 DEADLINE = "deadline"
@@ -115,6 +123,24 @@ async def due_deadlines(store: GameStore, now: datetime) -> list[Deadline]:
     return [Deadline.of_record(record) for record in await store.feature_due(DEADLINE, now)]
 
 
+async def owed_reminders(
+    store: GameStore, moment: datetime, owns_guild: Callable[[int | None], bool] | None
+) -> list[tuple[Deadline, GameRecord]]:
+    """The deadlines whose reminder (passed) or warning (near) is due at ``moment``, with
+    their game, in the guilds ``owns_guild`` admits (all when None)."""
+    found = []
+    for deadline in await due_deadlines(store, moment + WARNING_HORIZON):
+        if deadline.due_at > moment and not warning_due(deadline, moment):
+            continue
+        try:
+            record = await store.load(deadline.channel_id)
+        except StoreError:
+            continue
+        if owns_guild is None or owns_guild(record.guild_id):
+            found.append((deadline, record))
+    return found
+
+
 async def mark_reminded(store: GameStore, deadline: Deadline) -> bool:
     """Claim the reminder of this very deadline (as read: a moved one is another): true
     for the one caller whose compare-and-set took it off the time index."""
@@ -169,6 +195,7 @@ __all__ = [
     "deadlines_of",
     "due_deadlines",
     "mark_reminded",
+    "owed_reminders",
     "pace_of",
     "set_deadline",
     "set_pace",
