@@ -35,15 +35,10 @@ from bot.service.requests import int_option, players_among
 from bot.service.stored import deadlines as stored
 from bot.service.stored.deadlines import Deadline
 from bot.service.stored.table import TableContext
-from db.errors import StoreError
 from rules.core.errors import UnknownName
 from rules.core.play import FollowUp
 from rules.core.resolution import Outcome
 
-#: The reminder before expiry goes out when this share of the deadline's time is left.
-WARNING_SHARE = 0.25
-#: Deadlines further away than this are not looked at for their early reminder yet.
-WARNING_HORIZON = timedelta(days=61)
 #: The longest deadline or pace, in hours (60 days).
 MAX_DEADLINE_HOURS = 24 * 60
 
@@ -91,14 +86,6 @@ def plan_for(
             if side not in current or side == actor_side:
                 plan.set[side] = due
     return plan
-
-
-def warning_due(deadline: Deadline, now: datetime) -> bool:
-    """Whether the early reminder of ``deadline`` should go out at ``now``."""
-    if deadline.reminded or now >= deadline.due_at:
-        return False
-    span = deadline.due_at - deadline.set_at
-    return now >= deadline.due_at - span * WARNING_SHARE
 
 
 def when_text(due: datetime, *, discord: bool) -> str:
@@ -237,16 +224,8 @@ async def due_reminders(
     store = services.store
     moment = now or datetime.now(UTC)
     replies = []
-    for deadline in await stored.due_deadlines(store, moment + WARNING_HORIZON):
+    for deadline, record in await stored.owed_reminders(store, moment, owns_guild):
         expired = deadline.due_at <= moment
-        if not expired and not warning_due(deadline, moment):
-            continue
-        try:
-            record = await store.load(deadline.channel_id)
-        except StoreError:
-            continue
-        if owns_guild is not None and not owns_guild(record.guild_id):
-            continue
         if expired:
             claimed = await stored.mark_reminded(store, deadline)
         else:

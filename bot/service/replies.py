@@ -13,7 +13,8 @@ game ended). The others add what their kind shows:
 * :class:`FilesReply` — files to attach or save (an export), and the campaign's map to draw;
 * :class:`RollReply` — a free roll;
 * :class:`ResultReply` — the game's end by a concession or the referee: its result;
-* :class:`ConfirmReply` — a question before an irreversible command (a concession).
+* :class:`ConfirmReply` — a question before an irreversible command (a concession);
+* :class:`DirectReply` — a notice for one player's direct messages (bot/service/notices/).
 
 A command of the rules that ends the game (the last ``/turn next``, a sudden death) is a
 :class:`PlayReply` carrying the result too (``result``); ``/game status`` carries the score
@@ -22,7 +23,7 @@ as it stands (:class:`ScoreView`), or the result once the game has ended.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -181,6 +182,20 @@ class ConfirmReply(Reply):
     cancel_label: str = "discord.button.keep_playing"
 
 
+@dataclass(kw_only=True)
+class DirectReply(Reply):
+    """A notice for ``user``'s direct messages (a timer's reply, or ``/notify test``'s).
+
+    A front end that cannot deliver it because the player's messages refuse the bot
+    (Discord's 50007) awaits ``refused``: the service records the block and answers what
+    goes in the game's channel instead (the mention, told once why). ``arrived`` is what
+    the asker is told once it was delivered (``/notify test``)."""
+
+    user: int
+    refused: Callable[[], Awaitable[Reply | None]] | None = None
+    arrived: Reply | None = None
+
+
 def picture_of(reply: Reply) -> tuple[MapView | None, bool]:
     """The picture a reply carries and whether it is the channel's (public) one."""
     if isinstance(reply, StatusReply):
@@ -209,6 +224,7 @@ def spool_of(reply: Reply) -> Path | None:
 
 __all__ = [
     "ConfirmReply",
+    "DirectReply",
     "FilesReply",
     "PlayReply",
     "Reply",

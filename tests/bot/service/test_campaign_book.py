@@ -11,7 +11,6 @@ import datetime as dt
 import importlib
 import json
 from io import BytesIO
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,22 +37,8 @@ from tests.bot.service.test_campaigns import (
     Table,
     settle,
 )
-from tests.db.conftest import BACKENDS, Backend
 
 TODAY = dt.date(2026, 11, 26)
-
-
-@pytest.fixture(params=BACKENDS)
-async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "postgres":
-        backend = Backend("postgres", request.getfixturevalue("pg_url"))
-    else:
-        backend = Backend("sqlite", str(tmp_path / "arbitro.db"))
-    opened = await backend.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 class Clock:
