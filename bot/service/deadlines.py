@@ -110,20 +110,19 @@ async def follow_what_is_owed(written: Written) -> list[Outcome]:
     The side that acted is the player's, or the side the referee acted for (the one awaited
     before), in a command of the rules or a die answered; a history command, a decision or
     a seat change is no one's action and re-arms nothing."""
-    call, after = written.call, written.after
+    call = written.call
     play, seat, before = call.play, call.seat, call.document
     acted = written.handler.ruleset_verb or call.request.verb == DIE_ANSWER
 
-    def owed_now() -> tuple[set[str], str | None]:
-        document = play.load_document(after.document)
-        if after.status == "ended" or play.result(document) is not None:
-            return set(), None
-        owing = owing_sides(play.follow_ups(document), play.awaiting(document))
-        if not acted:
-            return owing, None
-        return owing, seat.side if seat.role != "referee" else play.awaiting(before)
-
-    owing, actor = await call.services.off_loop(owed_now)
+    # What is owed after the write, worked out once for every follower that asks.
+    now = await written.owing_after()
+    owing = set(now.sides)
+    actor: str | None = None
+    if acted and not now.ended:
+        if seat.role != "referee":
+            actor = seat.side
+        else:  # the referee acted for the side the turn awaited
+            actor = await call.services.off_loop(play.awaiting, before)
     context = call.context
     plan = plan_for(context.deadlines, owing, actor, context.pace_hours, datetime.now(UTC))
     channel_id = call.request.channel_id

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 from bot.service.handlers import Written
 from bot.service.notices import records
@@ -21,18 +20,7 @@ from bot.service.notices.policy import mentioned, wants_direct
 from bot.service.notices.records import Notice
 from bot.service.replies import Reply
 from db.models import GameRecord, Member
-from rules.core.play import GamePlay
 from rules.core.resolution import Outcome
-
-
-def owed_by(play: GamePlay, record: GameRecord, document: Mapping[str, Any]) -> set[str]:
-    """The sides that owe something in a game: a roll or an action owed, else the side
-    awaited; none once the game has ended."""
-    if record.status == "ended" or play.result(document) is not None:
-        return set()
-    sides = {f.side for f in play.follow_ups(document) if f.side is not None}
-    awaited = play.awaiting(document)
-    return sides or ({awaited} if awaited is not None else set())
 
 
 def link_of(guild_id: int | None, channel_id: int) -> str:
@@ -66,22 +54,20 @@ def _players(members: Iterable[Member], sides: set[str]) -> list[tuple[int, str]
 
 async def follow(written: Written) -> list[Outcome]:
     """Queue the notices a write owes: "your move" to the players of each side that
-    newly owes, "ended" to every player when it ended the game."""
-    call, after = written.call, written.after
+    newly owes, "ended" to every player when it ended the game. What is owed after the
+    write is worked out once for every follower (`Written.owing_after`); what was owed
+    before only when a side owes now."""
+    call = written.call
     play = call.play
-
-    def owed() -> tuple[set[str], set[str], bool]:
-        document = play.load_document(after.document)
-        ended = after.status == "ended" or play.result(document) is not None
-        return owed_by(play, call.record, call.document), owed_by(play, after, document), ended
-
-    before, now_owing, ended = await call.services.off_loop(owed)
+    now = await written.owing_after()
     was_over = call.record.status == "ended"
-    if ended and not was_over:
+    if now.ended and not was_over:
         sides = set(play.sides(call.document))
         await _queue(written, _players(call.context.members, sides), "ended")
         return []
-    newly = now_owing - before
+    if not now.sides:
+        return []
+    newly = set(now.sides - (await written.owing_before()).sides)
     if newly:
         names = play.sides(call.document)
         players = _players(call.context.members, newly)
@@ -116,4 +102,4 @@ def _unping(reply: Reply, user: int) -> None:
             shown.ping = [u for u in shown.ping if u != user]
 
 
-__all__ = ["follow", "link_of", "notice_for", "owed_by", "title_of"]
+__all__ = ["follow", "link_of", "notice_for", "title_of"]
