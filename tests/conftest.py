@@ -57,3 +57,12 @@ def pg_url(pg_server) -> str:
     fixtures that pick a backend by parameter can ask for it too.
     """
     return pg_server.new_schema_url()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_notice_watchers() -> None:
+    """Each test's store starts with no player known to have chosen how to be told (the
+    notices' per-process set of watchers, `bot.service.notices.watchers`)."""
+    from bot.service.notices.watchers import forget_watchers
+
+    forget_watchers()

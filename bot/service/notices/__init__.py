@@ -13,16 +13,19 @@ from bot.service.handlers import Follower, Timer
 from bot.service.notices.commands import HANDLERS
 from bot.service.notices.deliver import due_notices
 from bot.service.notices.follow import follow
+from bot.service.notices import watchers
 from bot.service.stored.table import TableContext
 
 
-def _has_players(context: TableContext) -> bool:
-    """A game with players may owe one a notice (a referee alone is told nothing)."""
-    return any(member.role == "player" for member in context.members)
+def _has_watchers(context: TableContext) -> bool:
+    """A game one of whose players chose how to be told (`watchers`): the others are told
+    by the game's own mention, which needs no follower (a referee alone is told nothing)."""
+    players = frozenset(m.user_id for m in context.members if m.role == "player")
+    return bool(players) and watchers.WATCHERS.follows(players)
 
 
 REACTIONS = (
-    Follower(name="notices.follow", of=_has_players, run=follow),
+    Follower(name="notices.follow", of=_has_watchers, run=follow),
     Timer(name="notices.deliver", run=due_notices),
 )
 

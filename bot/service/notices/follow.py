@@ -18,6 +18,7 @@ from bot.service.handlers import Written
 from bot.service.notices import records
 from bot.service.notices.policy import mentioned, wants_direct
 from bot.service.notices.records import Notice
+from bot.service.notices import watchers
 from bot.service.replies import Reply
 from db.models import GameRecord, Member
 from rules.core.resolution import Outcome
@@ -59,6 +60,10 @@ async def follow(written: Written) -> list[Outcome]:
     before only when a side owes now."""
     call = written.call
     play = call.play
+    await watchers.WATCHERS.read(call.store)  # the set was stale: decide by a fresh one
+    seated = frozenset(m.user_id for m in call.context.members if m.role == "player")
+    if not watchers.WATCHERS.follows(seated):
+        return []
     now = await written.owing_after()
     was_over = call.record.status == "ended"
     if now.ended and not was_over:

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.service.notices.policy import DIGEST_EVERY, Settings, moment, stamp
+from bot.service.notices.watchers import note_watcher
 from db.models import FeatureRecord, Scope
 from db.protocol import GameStore
 
@@ -94,8 +95,10 @@ async def settings_of(store: GameStore, guild_id: int | None, user: int) -> Sett
 async def save_settings(
     store: GameStore, guild_id: int | None, user: int, settings: Settings
 ) -> None:
-    """Keep a player's settings for a server (None or 0: everywhere)."""
+    """Keep a player's settings for a server (None or 0: everywhere), and index the player
+    among those whose games the notices follow (`watchers`)."""
     await store.feature_put(SETTINGS, _scope(guild_id), str(user), settings.to_value())
+    await note_watcher(store, user)
 
 
 async def record_block(store: GameStore, guild_id: int | None, user: int) -> bool:
