@@ -26,10 +26,7 @@ from tests.bot.service.test_campaigns import (
     Table,
     _assert_log_is_the_state,
     _campaign,
-    any_store,
 )
-
-__all__ = ["any_store"]  # the fixture, on both backends
 
 #: The service's dice (the tests' table): every face a 3, dead on the D6 of casualties.
 BOT_FACE = 3

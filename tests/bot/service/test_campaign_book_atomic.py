@@ -10,9 +10,7 @@ import pytest
 
 from bot.render_text import reply_text
 from rules.core.campaign import CampaignCreated, event_of, replay
-from tests.bot.service.test_campaigns import CAMPAIGN, REFEREE, Table, any_store
-
-__all__ = ["any_store"]  # the fixture, on both backends
+from tests.bot.service.test_campaigns import CAMPAIGN, REFEREE, Table
 
 
 async def test_a_book_campaign_is_made_whole_in_one_commit(

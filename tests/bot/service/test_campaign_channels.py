@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.bot.service.test_campaigns import (  # noqa: F401 - any_store is a fixture
+from tests.bot.service.test_campaigns import (
     REFEREE,
     Table,
-    any_store,
 )
 
 HERE = 600
 
 
 async def test_a_campaign_takes_a_channel_whose_game_has_ended(
-    any_store: Any,  # noqa: F811
+    any_store: Any,
 ) -> None:
     table = Table(any_store)
     await table(HERE, REFEREE, "game.new", ruleset="w40k4", scenario="avamposto")

@@ -18,10 +18,7 @@ from tests.bot.service.test_campaigns import (
     REFEREE,
     SECOND,
     Table,
-    any_store,
 )
-
-__all__ = ["any_store"]  # the fixture, on both backends
 
 #: ruleset → scenario, sides (winner first), the unit promoted by its aftermath and the
 #: rank it reaches, the unit whose rank the referee sets and that rank, the field a rank

@@ -32,11 +32,8 @@ from tests.bot.service.test_campaigns import (
     SECOND,
     ScriptedDice,
     Table,
-    any_store,
 )
 from tests.core.test_victory_games import _random_game
-
-__all__ = ["any_store"]  # the fixture, on both backends
 
 CASES = {
     "w40k4": ("avamposto", ("legione", "predoni")),

@@ -9,17 +9,16 @@ from typing import Any
 import pytest
 
 from rules.core.errors import RulesError
-from tests.bot.service.test_campaigns import (  # noqa: F401 - any_store is a fixture
+from tests.bot.service.test_campaigns import (
     CAMPAIGN,
     FIRST,
     REFEREE,
     _campaign,
-    any_store,
 )
 
 
 async def test_the_end_of_a_game_of_an_ended_campaign_cannot_be_undone(
-    any_store: Any,  # noqa: F811
+    any_store: Any,
 ) -> None:
     table = await _campaign(any_store)
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
@@ -38,7 +37,7 @@ async def test_the_end_of_a_game_of_an_ended_campaign_cannot_be_undone(
 
 
 async def test_the_campaign_does_not_end_while_a_game_it_holds_is_in_play_again(
-    any_store: Any,  # noqa: F811
+    any_store: Any,
 ) -> None:
     """A game whose result the campaign holds is in play again in its channel (its end
     undone by another process past the campaign's guard): ``/campaign end`` is refused,

@@ -16,9 +16,7 @@ from rules.core.errors import RulesError
 from rules.core.postbattle import MAX_AFTERMATH_DICE
 from rules.core.ruleset import KNOWN_RULESETS
 from tests.bot.service.test_campaign_rosters import RosterTable, _campaign
-from tests.bot.service.test_campaigns import ANNA, CAMPAIGN, GUILD, REFEREE, any_store
-
-__all__ = ["any_store"]
+from tests.bot.service.test_campaigns import ANNA, CAMPAIGN, GUILD, REFEREE
 
 ROSTER = """\
 side: legione
