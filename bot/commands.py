@@ -263,6 +263,24 @@ def number(option: str, low: float, high: float, **more: Any) -> OptionSpec:
     return OptionSpec(option, type=OptionType.NUMBER, low=low, high=high, **more)
 
 
+#: The kinds of notice ``/notify set`` names (bot/service/notices/policy.py keeps them too).
+NOTICE_KINDS = (
+    "your_move",
+    "deadline_soon",
+    "deadline_passed",
+    "owed",
+    "ended",
+    "linked",
+    "roster",
+)
+
+
+def _notice_pick(option: str, values: tuple[str, ...], **more: Any) -> OptionSpec:
+    """A choice of ``/notify``, its labels and description in the notices' catalogue."""
+    labels = tuple(f"discord.choice.notice.{value}" for value in values)
+    return pick(option, *values, labels=labels, description=f"notice_{option}", **more)
+
+
 def member() -> OptionSpec:
     """A member of the server, required (a seat name at the console)."""
     return OptionSpec("user", type=OptionType.USER, required=True)
@@ -584,6 +602,35 @@ _SERVICE_TAIL: tuple[CommandSpec, ...] = (
         (OptionSpec("table", autocomplete="table"), OptionSpec("ruleset", autocomplete="ruleset")),
         private=True,
     ),
+    # -- /notify: how a player is told (bot/service/notices/), answered to them alone -----
+    CommandSpec(
+        "notify.set",
+        "notify.set",
+        (
+            _notice_pick("kind", ("all", *NOTICE_KINDS), required=True),
+            _notice_pick("via", ("mention", "dm", "both", "off"), required=True),
+            flag("everywhere"),
+        ),
+        private=True,
+    ),
+    CommandSpec(
+        "notify.quiet",
+        "notify.quiet",
+        (
+            integer("start", 0, 23, required=True),
+            integer("stop", 0, 23, required=True),
+            text("zone"),
+            flag("everywhere"),
+        ),
+        private=True,
+    ),
+    CommandSpec(
+        "notify.digest", "notify.digest", (flag("daily"), flag("everywhere")), private=True
+    ),
+    CommandSpec("notify.mute", "notify.mute", (flag("unmute"),), private=True),
+    CommandSpec("notify.show", "notify.show", private=True),
+    CommandSpec("notify.test", "notify.test", private=True),
+    CommandSpec("notify.inbox", "notify.inbox", private=True),
 )
 
 #: Every command, in the order Discord lists them and ``/help`` shows them: the service's

@@ -37,7 +37,7 @@ from bot.commands import (
 from bot.commands import invocation as invocation_of
 from bot.export import FileContent, discard
 from bot.help import command_lines, suggestion
-from bot.render.pictures import reply_picture
+from bot.render.pictures import reply_picture, with_drawings
 from bot.render_text import reply_text, terminal_safe
 from bot.rolls import DicePrompt
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
@@ -350,6 +350,7 @@ class Console:
             self._seat = name[:40]
             self._names[user_id_of(self._seat)] = self._seat
             self._print(translate("bot.console.seat", self._language, seat=self._seat))
+            await self._show_notices()
             return
         if line == "/channel" or line.startswith("/channel "):
             await self._switch_channel(line[8:].strip().lstrip("#"))
@@ -390,6 +391,27 @@ class Console:
             self._refuse("bot.console.file_missing", path=(path or "")[:80])
             return
         await self._send(verb, options, dice, attachment, path or None)
+
+    async def _show_notices(self) -> None:
+        """The notices waiting for the seat just taken (``/notify inbox``: the console's
+        direct messages), printed only when there are some."""
+        self._counter += 1
+        request = Request(
+            channel_id=self._channel,
+            user_id=user_id_of(self._seat),
+            verb="notify.inbox",
+            user_name=self._seat,
+            interaction_id=f"console-{self._channel}-{self._counter}-{id(self)}",
+            locale=self._locale,
+        )
+        try:
+            reply = await self._service.handle(request)
+        except (RulesError, StoreError):
+            log.exception("the notices of %s unread", self._seat)
+            return
+        if reply.notices:
+            self._print(translate("bot.console.notices", reply.language, seat=self._seat))
+            self._print(reply_text(reply, self._name))
 
     async def _switch_channel(self, typed: str) -> None:
         """``/channel N``: the table moves to channel N (a campaign's games are played in
@@ -447,6 +469,7 @@ class Console:
             log.exception("console command failed: %s %s", verb, options)
             self._refuse("discord.error.unexpected")
             return
+        reply = await with_drawings(reply)
         self._language = reply.language
         prompt = prompt_of(reply)
         if prompt is not None or verb == DIE_ANSWER:

@@ -30,6 +30,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.discord.commands import build_app_commands
+from bot.discord.direct import send_direct
 from bot.discord.embeds import reply_to_messages
 from bot.discord.errors import report_error
 from bot.discord.outgoing import NO_MENTIONS
@@ -37,6 +38,7 @@ from bot.discord.runner import run_button
 from bot.discord.translator import CatalogueTranslator
 from bot.discord.views import ActionButton, DieFaceButton
 from bot.service import GameService
+from bot.service.replies import DirectReply, Reply
 from db.protocol import GameStore
 from rules.core.errors import InvalidInput
 
@@ -391,8 +393,14 @@ class ArbitroBot(commands.AutoShardedBot):
             log.exception("could not read the due deadlines")
             return 0
         posted = 0
-        for channel_id, reply in due:
+        for channel_id, due_reply in due:
             try:
+                # A direct message goes to its player; the channel gets what their closed
+                # messages leave instead (the mention, told once why).
+                reply = await self._direct(due_reply)
+                if reply is None:
+                    posted += 1
+                    continue
                 channel = self.get_channel(channel_id) or await self.fetch_channel(channel_id)
                 if not isinstance(channel, discord.abc.Messageable):
                     log.warning("reminder for channel %s: not a text channel", channel_id)
@@ -408,6 +416,10 @@ class ArbitroBot(commands.AutoShardedBot):
                 # One unreachable channel must not stop the others or the loop.
                 log.exception("could not post the reminder in channel %s", channel_id)
         return posted
+
+    async def _direct(self, reply: Reply) -> Reply | None:
+        """A timer's direct message sent: None, or what the channel is posted instead."""
+        return await send_direct(self, reply) if isinstance(reply, DirectReply) else reply
 
     @tasks.loop(seconds=REMINDER_SECONDS)
     async def reminder_loop(self) -> None:

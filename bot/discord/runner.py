@@ -24,15 +24,16 @@ from typing import Any, Protocol, cast
 
 import discord
 
+from bot.discord.direct import send_direct
 from bot.discord.embeds import MessagePayload, reply_to_messages
 from bot.discord.errors import PENDING, describe_interaction, report_error
 from bot.discord.outgoing import with_mentions
 from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
 from bot.export import discard
-from bot.render.pictures import reply_picture
+from bot.render.pictures import reply_picture, with_drawings
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
-from bot.service.replies import Reply, spool_of
+from bot.service.replies import DirectReply, Reply, spool_of
 from rules.core.errors import InvalidInput, RulesError
 
 log = logging.getLogger("bot.discord")
@@ -159,6 +160,12 @@ async def send_reply(
     buttons, the pings), then the whole reply to its asker alone, without buttons (the
     seats that owe a roll press the public ones).
     """
+    if isinstance(reply, DirectReply):  # /notify test: sent, then whether it arrived
+        answer = await send_direct(interaction.client, reply)
+        if answer is not None:
+            await send_payloads(interaction, reply_to_messages(answer), private=True)
+        return
+    reply = await with_drawings(reply)
     public = reply.public
     if public is not None and not private:
         picture = await reply_picture(public)

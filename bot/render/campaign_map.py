@@ -4,19 +4,19 @@ the sides' legend below.
 
 A campaign's map names areas, not shapes: the boxes stand in a grid (at most four a row,
 :data:`rules.core.campaign_book.MAX_AREAS` areas at most: the work is bounded). Drawn with
-Pillow on the workers (``/campaign export`` attaches it), never on the event loop.
+Pillow by the front ends (``/campaign export`` attaches it, the web page shows it) from
+the service's :class:`~rules.core.campaign_story.CampaignMap`, off the event loop.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
 from bot.render.lettering import RGB, fit, wrap, write
 from bot.render.map import SIDE_COLOURS
+from rules.core.campaign_story import CampaignMap
 
 WIDTH = 960
 COLUMNS = 4
@@ -31,18 +31,9 @@ INK: RGB = (30, 30, 30)
 CONTESTED: RGB = (0, 0, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class AreaBox:
-    """One area as the picture shows it."""
-
-    name: str
-    holder: str
-    holder_name: str
-    contested: bool
-
-
-def campaign_map_png(title: str, areas: Sequence[AreaBox], sides: Mapping[str, str]) -> bytes:
+def campaign_map_png(view: CampaignMap) -> bytes:
     """The picture as PNG bytes."""
+    title, areas, sides = view.title, view.areas, view.sides
     colours = {side: SIDE_COLOURS[i % len(SIDE_COLOURS)] for i, side in enumerate(sorted(sides))}
     rows = max(1, -(-len(areas) // COLUMNS))
     box_width = (WIDTH - 2 * MARGIN - (COLUMNS - 1) * GAP) / COLUMNS
@@ -115,4 +106,4 @@ def _light(colour: RGB) -> RGB:
     return (r + (255 - r) * 2 // 3, g + (255 - g) * 2 // 3, b + (255 - b) * 2 // 3)
 
 
-__all__ = ["AreaBox", "campaign_map_png"]
+__all__ = ["campaign_map_png"]

@@ -29,6 +29,7 @@ from bot.service import (
     deadlines,
     history,
     lifecycle,
+    notices,
     play,
     results,
     seats,
@@ -76,9 +77,11 @@ TABLE = HandlerTable(
     *deadlines.HANDLERS,
     *campaign.HANDLERS,
     *web.HANDLERS,
+    *notices.HANDLERS,
     *play.HANDLERS,
     fallback=play.FALLBACK,
-    reactions=(*deadlines.REACTIONS, *campaign.REACTIONS),
+    # The notices first: their timer sees a deadline before its reminder is claimed.
+    reactions=(*notices.REACTIONS, *deadlines.REACTIONS, *campaign.REACTIONS),
 )
 
 #: The service's own verbs (not a ruleset's), the free roll aside.

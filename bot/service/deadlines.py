@@ -35,15 +35,10 @@ from bot.service.requests import int_option, players_among
 from bot.service.stored import deadlines as stored
 from bot.service.stored.deadlines import Deadline
 from bot.service.stored.table import TableContext
-from db.errors import StoreError
 from rules.core.errors import UnknownName
 from rules.core.play import FollowUp
 from rules.core.resolution import Outcome
 
-#: The reminder before expiry goes out when this share of the deadline's time is left.
-WARNING_SHARE = 0.25
-#: Deadlines further away than this are not looked at for their early reminder yet.
-WARNING_HORIZON = timedelta(days=61)
 #: The longest deadline or pace, in hours (60 days).
 MAX_DEADLINE_HOURS = 24 * 60
 
@@ -93,14 +88,6 @@ def plan_for(
     return plan
 
 
-def warning_due(deadline: Deadline, now: datetime) -> bool:
-    """Whether the early reminder of ``deadline`` should go out at ``now``."""
-    if deadline.reminded or now >= deadline.due_at:
-        return False
-    span = deadline.due_at - deadline.set_at
-    return now >= deadline.due_at - span * WARNING_SHARE
-
-
 def when_text(due: datetime, *, discord: bool) -> str:
     """A moment as players read it: Discord timestamps (each reader's own time zone, and
     a relative "in 3 hours") in Discord, plain UTC at the console."""
@@ -123,20 +110,19 @@ async def follow_what_is_owed(written: Written) -> list[Outcome]:
     The side that acted is the player's, or the side the referee acted for (the one awaited
     before), in a command of the rules or a die answered; a history command, a decision or
     a seat change is no one's action and re-arms nothing."""
-    call, after = written.call, written.after
+    call = written.call
     play, seat, before = call.play, call.seat, call.document
     acted = written.handler.ruleset_verb or call.request.verb == DIE_ANSWER
 
-    def owed_now() -> tuple[set[str], str | None]:
-        document = play.load_document(after.document)
-        if after.status == "ended" or play.result(document) is not None:
-            return set(), None
-        owing = owing_sides(play.follow_ups(document), play.awaiting(document))
-        if not acted:
-            return owing, None
-        return owing, seat.side if seat.role != "referee" else play.awaiting(before)
-
-    owing, actor = await call.services.off_loop(owed_now)
+    # What is owed after the write, worked out once for every follower that asks.
+    now = await written.owing_after()
+    owing = set(now.sides)
+    actor: str | None = None
+    if acted and not now.ended:
+        if seat.role != "referee":
+            actor = seat.side
+        else:  # the referee acted for the side the turn awaited
+            actor = await call.services.off_loop(play.awaiting, before)
     context = call.context
     plan = plan_for(context.deadlines, owing, actor, context.pace_hours, datetime.now(UTC))
     channel_id = call.request.channel_id
@@ -237,16 +223,8 @@ async def due_reminders(
     store = services.store
     moment = now or datetime.now(UTC)
     replies = []
-    for deadline in await stored.due_deadlines(store, moment + WARNING_HORIZON):
+    for deadline, record in await stored.owed_reminders(store, moment, owns_guild):
         expired = deadline.due_at <= moment
-        if not expired and not warning_due(deadline, moment):
-            continue
-        try:
-            record = await store.load(deadline.channel_id)
-        except StoreError:
-            continue
-        if owns_guild is not None and not owns_guild(record.guild_id):
-            continue
         if expired:
             claimed = await stored.mark_reminded(store, deadline)
         else:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
@@ -215,6 +215,25 @@ AnyHandler = Handler | GameHandler
 
 
 @dataclass(frozen=True, slots=True)
+class Owing:
+    """What a game's sides owe: those with a roll or an action owed, else the side the
+    turn awaits; none once the game has its result (``ended``)."""
+
+    sides: frozenset[str]
+    awaited: str | None
+    ended: bool
+
+
+def owing_in(play: GamePlay, record: GameRecord, document: Mapping[str, Any]) -> Owing:
+    """What is owed in ``document`` (rules work: run it off the event loop)."""
+    if record.status == "ended" or play.result(document) is not None:
+        return Owing(frozenset(), None, True)
+    awaited = play.awaiting(document)
+    sides = frozenset(f.side for f in play.follow_ups(document) if f.side is not None)
+    return Owing(sides or frozenset({awaited} if awaited is not None else ()), awaited, False)
+
+
+@dataclass(frozen=True, slots=True)
 class Written:
     """What a follower reacts to: a command that committed to the channel's game.
 
@@ -226,11 +245,33 @@ class Written:
     handler: GameHandler
     reply: Reply
     after: GameRecord
+    #: What is owed before and after, worked out once for every follower that asks.
+    _owing: dict[str, Owing] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def before(self) -> GameRecord:
         """The game as the command read it."""
         return self.call.record
+
+    async def owing_after(self) -> Owing:
+        """What is owed once the command was written (computed once per command)."""
+        if "after" not in self._owing:
+            play, after = self.call.play, self.after
+
+            def work() -> Owing:
+                return owing_in(play, after, play.load_document(after.document))
+
+            self._owing["after"] = await self.call.services.off_loop(work)
+        return self._owing["after"]
+
+    async def owing_before(self) -> Owing:
+        """What was owed when the command read the game (computed once per command)."""
+        if "before" not in self._owing:
+            play, call = self.call.play, self.call
+            self._owing["before"] = await self.call.services.off_loop(
+                owing_in, play, call.record, call.document
+            )
+        return self._owing["before"]
 
 
 def every_game(_: TableContext) -> bool:

@@ -10,10 +10,11 @@ game ended). The others add what their kind shows:
 * :class:`StatusReply` — the state of the game: status, what is owed and by whom, the
   picture (a new game, ``/game status``, ``/map``, an undo or a rewind);
 * :class:`TextReply` — a page of lines (the log, the help, a table, the guild's games);
-* :class:`FilesReply` — files to attach or save (an export);
+* :class:`FilesReply` — files to attach or save (an export), and the campaign's map to draw;
 * :class:`RollReply` — a free roll;
 * :class:`ResultReply` — the game's end by a concession or the referee: its result;
-* :class:`ConfirmReply` — a question before an irreversible command (a concession).
+* :class:`ConfirmReply` — a question before an irreversible command (a concession);
+* :class:`DirectReply` — a notice for one player's direct messages (bot/service/notices/).
 
 A command of the rules that ends the game (the last ``/turn next``, a sudden death) is a
 :class:`PlayReply` carrying the result too (``result``); ``/game status`` carries the score
@@ -22,7 +23,7 @@ as it stands (:class:`ScoreView`), or the result once the game has ended.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from typing import Any
 from bot.export import FileContent
 from bot.rolls import DicePrompt
 from rules.core.battlefield import MapView
+from rules.core.campaign_story import CampaignMap
 from rules.core.expression import RollResult
 from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
@@ -143,6 +145,8 @@ class FilesReply(Reply):
     #: The directory holding the spooled files: the front end removes it once they are
     #: sent or saved (`bot.export.discard`).
     spool: Path | None = None
+    #: The campaign's map, which the front ends draw and attach beside the files.
+    campaign_map: CampaignMap | None = None
 
 
 @dataclass(kw_only=True)
@@ -178,6 +182,20 @@ class ConfirmReply(Reply):
     cancel_label: str = "discord.button.keep_playing"
 
 
+@dataclass(kw_only=True)
+class DirectReply(Reply):
+    """A notice for ``user``'s direct messages (a timer's reply, or ``/notify test``'s).
+
+    A front end that cannot deliver it because the player's messages refuse the bot
+    (Discord's 50007) awaits ``refused``: the service records the block and answers what
+    goes in the game's channel instead (the mention, told once why). ``arrived`` is what
+    the asker is told once it was delivered (``/notify test``)."""
+
+    user: int
+    refused: Callable[[], Awaitable[Reply | None]] | None = None
+    arrived: Reply | None = None
+
+
 def picture_of(reply: Reply) -> tuple[MapView | None, bool]:
     """The picture a reply carries and whether it is the channel's (public) one."""
     if isinstance(reply, StatusReply):
@@ -206,6 +224,7 @@ def spool_of(reply: Reply) -> Path | None:
 
 __all__ = [
     "ConfirmReply",
+    "DirectReply",
     "FilesReply",
     "PlayReply",
     "Reply",

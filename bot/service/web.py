@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from bot.service import play, views
 from bot.service.campaign.aftermath import owed_lines
 from bot.service.campaign.book import book_lines, due_lines
-from bot.service.campaign.export import map_picture
+from bot.service.campaign.export import map_view
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.rosters import roster_lines
 from bot.service.campaign.views import game_line, log_text, signed_difference, status_lines
@@ -41,6 +41,7 @@ from db.errors import GameNotFound
 from db.models import EventRecord
 from rules.core.battlefield import MapView
 from rules.core.campaign import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
+from rules.core.campaign_story import CampaignMap
 from rules.core.i18n import translate
 from rules.core.seatview import UnitLine
 from rules.render import Described, describe_reply
@@ -423,16 +424,14 @@ async def _campaign_events(services: Services, channel: int, version: int) -> li
     return events
 
 
-async def campaign_map(services: Services, channel: int) -> bytes | None:
-    """The campaign's map (its book's areas, each by its holder) as PNG, if it has one."""
+async def campaign_map(services: Services, channel: int) -> CampaignMap | None:
+    """The campaign's map (its book's areas, each by its holder) for the page to draw, if
+    it has one."""
     try:
         record, state = await load_campaign(services, channel)
     except (ServiceError, GameNotFound):
         raise NotFound(channel) from None
-    if state.book is None or not state.book.areas:
-        return None
-    language = language_of(record)
-    return await services.off_loop(map_picture, state, language)
+    return map_view(state, language_of(record))
 
 
 __all__ = [

@@ -28,6 +28,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.limits import LogLimiter
+from bot.render.campaign_map import campaign_map_png
 from bot.render.map import render_map
 from bot.service.handlers import REQUEST_CHANNEL, Services
 from bot.service.web import (
@@ -169,8 +170,11 @@ class WebPages:
             tag = _etag("map", head, link, "")
 
             async def build() -> Rendered | None:
-                picture = await campaign_map(services, link.channel)
-                return None if picture is None else Rendered(picture, _PNG)
+                view = await campaign_map(services, link.channel)
+                if view is None:
+                    return None
+                picture = await services.off_loop(campaign_map_png, view)
+                return Rendered(picture, _PNG)
 
         return await self._respond(request, link.channel, tag, build)
 

@@ -2,16 +2,16 @@
 
 After a linked game's result enters its campaign, the post-battle sequence
 (`rules.core.postbattle`) rolls what becomes of each roster entry and logs it in
-:class:`Aftermath` events, one per side (each side rolls its own part: typed dice feed only
+:class:`CampaignAftermath` events, one per side (each side rolls its own part: typed dice feed only
 it; another side may dispute them, and the bot re-rolls that part): for each entry the dice
 of its fates (a destroyed unit's fate, then one die per strength point lost), the
 experience it gained, its promotion, the replacements it got, and its values before and
 after. The fold (`rules.core.campaign_aftermath`) checks every entry against the roster and
 against :func:`settled_entry` — the same arithmetic here — so a log cannot say what the
 rules would not give, and the replay never rolls again. Once every side rolled, each
-confirms (or the referee validates) the outcome (:class:`AftermathConfirmed`); the referee
-corrects a roster with a logged :class:`Adjusted`, and a result undone after its aftermath
-is unwound by :class:`AftermathReversed` while nothing has changed the entries since.
+confirms (or the referee validates) the outcome (:class:`CampaignConfirm`); the referee
+corrects a roster with a logged :class:`CampaignAdjust`, and a result undone after its aftermath
+is unwound by :class:`CampaignAftermathReversal` while nothing has changed the entries since.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class EntryAftermath(_Frozen):
     after: Snapshot
 
 
-class Aftermath(_Frozen):
+class CampaignAftermath(_Frozen):
     """The post-battle sequence of game ``number``, rolled: every die and every change,
     side by side; ``by_hand`` when the dice were typed by a player.
 
@@ -114,7 +114,7 @@ class Aftermath(_Frozen):
     by: str | None = Field(None, min_length=1, max_length=40)
 
     @model_validator(mode="after")
-    def _one_side_part(self) -> Aftermath:
+    def _one_side_part(self) -> CampaignAftermath:
         if self.side is not None and set(self.sides) - {self.side}:
             raise ValueError("a side's part holds only that side's entries")
         if self.disputed and (self.side is None or self.by_hand or self.by == self.side):
@@ -136,7 +136,7 @@ class Aftermath(_Frozen):
         )
 
 
-class AftermathConfirmed(_Frozen):
+class CampaignConfirm(_Frozen):
     """A side confirms game ``number``'s aftermath (``side`` None: the referee validates
     it for every side)."""
 
@@ -145,7 +145,7 @@ class AftermathConfirmed(_Frozen):
     side: str | None = None
 
 
-class AftermathReversed(_Frozen):
+class CampaignAftermathReversal(_Frozen):
     """Game ``number``'s aftermath is unwound (its result is about to be reversed): the
     entries go back to their values before it."""
 
@@ -153,7 +153,7 @@ class AftermathReversed(_Frozen):
     number: int = Field(ge=1)
 
 
-class Adjusted(_Frozen):
+class CampaignAdjust(_Frozen):
     """The referee corrects one field of one roster entry, for a reason: a new event,
     never an edit of an old one."""
 
@@ -169,7 +169,7 @@ class AftermathRecord(_Frozen):
     """A game's aftermath as the campaign holds it: every side's part rolled so far in one
     event, which sides rolled, whose typed dice may still be disputed, who confirmed."""
 
-    event: Aftermath
+    event: CampaignAftermath
     #: The sides rolled so far (None: every side, by one event).
     rolled: tuple[str, ...] | None = None
     #: The sides whose part was typed by hand and not re-rolled on a dispute.
@@ -230,11 +230,11 @@ __all__ = [
     "MAX_ENTRIES",
     "MAX_REASON",
     "AdjustableField",
-    "Adjusted",
-    "Aftermath",
-    "AftermathConfirmed",
     "AftermathRecord",
-    "AftermathReversed",
+    "CampaignAdjust",
+    "CampaignAftermath",
+    "CampaignAftermathReversal",
+    "CampaignConfirm",
     "EntryAftermath",
     "FateRoll",
     "Snapshot",

@@ -20,18 +20,18 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from rules.core.aftermath import (
-    Adjusted,
-    Aftermath,
-    AftermathConfirmed,
     AftermathRecord,
-    AftermathReversed,
+    CampaignAdjust,
+    CampaignAftermath,
+    CampaignAftermathReversal,
+    CampaignConfirm,
 )
 from rules.core.campaign_aftermath import AFTERMATH_EVENTS, fold_aftermath
 from rules.core.campaign_book import (
-    BookOpened,
     Calendar,
-    GameDue,
-    OverdueDecided,
+    CampaignBook,
+    CampaignDue,
+    CampaignOverdue,
     book_opened,
     calendar_after,
 )
@@ -64,11 +64,11 @@ class Points(_Frozen):
     loss: int = Field(0, ge=-MAX_POINTS, le=MAX_POINTS)
 
 
-class Created(_Frozen):
+class CampaignCreated(_Frozen):
     """The campaign begins: its ruleset, name, points, sides (id -> name), referee, and
     the book it follows, if any: carried in the same event so that a campaign is never
     made without the book it was asked for (older logs open it by a later
-    :class:`BookOpened`, which still replays)."""
+    :class:`CampaignBook`, which still replays)."""
 
     type: Literal["campaign.created"] = "campaign.created"
     ruleset: str
@@ -76,10 +76,10 @@ class Created(_Frozen):
     points: Points = Points()
     sides: dict[str, str]
     referee: int
-    book: BookOpened | None = None
+    book: CampaignBook | None = None
 
 
-class Joined(_Frozen):
+class CampaignJoined(_Frozen):
     """A player joins a side with consent (``by``: who approved the request; an invitation
     is its own earlier event; the referee needs none). Older logs joined without consent:
     the service asks for it, the fold still replays them."""
@@ -90,16 +90,16 @@ class Joined(_Frozen):
     by: int | None = None
 
 
-class JoinAsked(_Frozen):
+class CampaignJoinRequest(_Frozen):
     """A member asks to play a side: the referee or one of the side's players approves
-    (then :class:`Joined` with ``by``)."""
+    (then :class:`CampaignJoined` with ``by``)."""
 
     type: Literal["campaign.join_request"] = "campaign.join_request"
     side: str
     user: int
 
 
-class Invited(_Frozen):
+class CampaignInvite(_Frozen):
     """The referee or a side's player invites a member to play that side: their
     ``/campaign join`` of it is then immediate."""
 
@@ -109,7 +109,7 @@ class Invited(_Frozen):
     by: int
 
 
-class Linked(_Frozen):
+class CampaignGame(_Frozen):
     """A game of the campaign starts in a channel, from a scenario; it is numbered in the
     order games are linked (a channel may play several games of a campaign in turn)."""
 
@@ -124,7 +124,7 @@ class Linked(_Frozen):
     left: tuple[str, ...] = Field((), max_length=MAX_ENTRIES)
 
 
-class ResultEntered(_Frozen):
+class CampaignResult(_Frozen):
     """A linked game's result enters the campaign: its winner (None: a draw), each side's
     score, how it ended, and the hash of the game's final event (its log's head)."""
 
@@ -140,7 +140,7 @@ class ResultEntered(_Frozen):
     losses: dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_STRENGTH)]]] = {}
 
 
-class RosterSet(_Frozen):
+class CampaignRoster(_Frozen):
     """A side's roster is set (from a scenario's side or a roster file; ``source`` says
     which): allowed while no game of the campaign is in play."""
 
@@ -150,7 +150,7 @@ class RosterSet(_Frozen):
     source: str = Field("scenario", max_length=80)
 
 
-class ResultReversed(_Frozen):
+class CampaignReversal(_Frozen):
     """A result entered earlier no longer holds (its game's end was undone): reversed by a
     new event, never edited away."""
 
@@ -160,29 +160,29 @@ class ResultReversed(_Frozen):
     reason: str = "undone"
 
 
-class Ended(_Frozen):
+class CampaignEnded(_Frozen):
     """The campaign is over: nothing more is linked or entered."""
 
     type: Literal["campaign.ended"] = "campaign.ended"
 
 
 CampaignEvent = Annotated[
-    Created
-    | Joined
-    | JoinAsked
-    | Invited
-    | RosterSet
-    | Linked
-    | ResultEntered
-    | ResultReversed
-    | Ended
-    | Aftermath
-    | AftermathConfirmed
-    | AftermathReversed
-    | Adjusted
-    | BookOpened
-    | GameDue
-    | OverdueDecided,
+    CampaignCreated
+    | CampaignJoined
+    | CampaignJoinRequest
+    | CampaignInvite
+    | CampaignRoster
+    | CampaignGame
+    | CampaignResult
+    | CampaignReversal
+    | CampaignEnded
+    | CampaignAftermath
+    | CampaignConfirm
+    | CampaignAftermathReversal
+    | CampaignAdjust
+    | CampaignBook
+    | CampaignDue
+    | CampaignOverdue,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[CampaignEvent] = TypeAdapter(CampaignEvent)
@@ -224,7 +224,7 @@ class GameEntry(_Frozen):
     number: int
     channel: int
     scenario: str
-    result: ResultEntered | None = None
+    result: CampaignResult | None = None
 
 
 class CampaignState(_Frozen):
@@ -247,7 +247,7 @@ class CampaignState(_Frozen):
     aftermaths: dict[int, AftermathRecord] = {}
     ended: bool = False
     #: The bundled campaign it follows (`rules.core.campaign_book`), if any.
-    book: BookOpened | None = None
+    book: CampaignBook | None = None
     #: The dates its games are due by, and the referee's decisions on overdue ones.
     calendar: Calendar = Calendar()
 
@@ -274,7 +274,7 @@ class CampaignState(_Frozen):
         return cls.model_validate(dict(data))
 
 
-def start(event: Created) -> CampaignState:
+def start(event: CampaignCreated) -> CampaignState:
     """The state a campaign begins with."""
     if len(event.sides) < 2:
         raise InvalidInput("error.campaign.no_sides", ruleset=event.ruleset)
@@ -293,31 +293,31 @@ def start(event: Created) -> CampaignState:
 def apply(state: CampaignState, event: CampaignEvent) -> CampaignState:
     """The state after ``event``; a `RulesError` (the state unchanged) when it may not
     happen now."""
-    if isinstance(event, Created):
+    if isinstance(event, CampaignCreated):
         raise IllegalAction("error.campaign.exists", name=state.name)
     if state.ended:
         raise IllegalAction("error.campaign.ended", name=state.name)
-    if isinstance(event, Joined):
+    if isinstance(event, CampaignJoined):
         return _joined(state, event)
-    if isinstance(event, JoinAsked | Invited):
+    if isinstance(event, CampaignJoinRequest | CampaignInvite):
         return _pending(state, event)
-    if isinstance(event, RosterSet):
+    if isinstance(event, CampaignRoster):
         return _roster_set(state, event)
-    if isinstance(event, Linked):
+    if isinstance(event, CampaignGame):
         return _linked(state, event)
-    if isinstance(event, ResultEntered):
+    if isinstance(event, CampaignResult):
         return _entered(state, event)
-    if isinstance(event, ResultReversed):
+    if isinstance(event, CampaignReversal):
         if event.number in state.aftermaths:  # unwound first, by its own logged event
             raise IllegalAction("error.campaign.aftermath_first", number=event.number)
         return _reversed(state, event)
     if isinstance(event, AFTERMATH_EVENTS):
         return state.model_copy(update=_aftermath_update(state, event))
-    if isinstance(event, BookOpened):
+    if isinstance(event, CampaignBook):
         return state.model_copy(
             update={"book": book_opened(state.book, event, state.sides, len(state.games))}
         )
-    if isinstance(event, GameDue | OverdueDecided):
+    if isinstance(event, CampaignDue | CampaignOverdue):
         entry = state.game(event.number)
         playing = entry is not None and entry.result is None
         calendar = calendar_after(state.calendar, event, playing=playing, sides=state.sides)
@@ -329,7 +329,8 @@ def apply(state: CampaignState, event: CampaignEvent) -> CampaignState:
 
 
 def _aftermath_update(
-    state: CampaignState, event: Aftermath | AftermathConfirmed | AftermathReversed | Adjusted
+    state: CampaignState,
+    event: CampaignAftermath | CampaignConfirm | CampaignAftermathReversal | CampaignAdjust,
 ) -> dict[str, Any]:
     return fold_aftermath(
         event,
@@ -352,16 +353,16 @@ def _may_join(state: CampaignState, side: str, user: int) -> None:
         raise IllegalAction("error.campaign.already_joined", side=state.sides[current])
 
 
-def _pending(state: CampaignState, event: JoinAsked | Invited) -> CampaignState:
+def _pending(state: CampaignState, event: CampaignJoinRequest | CampaignInvite) -> CampaignState:
     _may_join(state, event.side, event.user)
-    field = "requests" if isinstance(event, JoinAsked) else "invitations"
+    field = "requests" if isinstance(event, CampaignJoinRequest) else "invitations"
     held: dict[int, str] = getattr(state, field)
     if len(held) >= MAX_PLAYERS and event.user not in held:
         raise IllegalAction("error.campaign.too_many_players", limit=MAX_PLAYERS)
     return state.model_copy(update={field: {**held, event.user: event.side}})
 
 
-def _joined(state: CampaignState, event: Joined) -> CampaignState:
+def _joined(state: CampaignState, event: CampaignJoined) -> CampaignState:
     _may_join(state, event.side, event.user)
     if sum(len(users) for users in state.players.values()) >= MAX_PLAYERS:
         raise IllegalAction("error.campaign.too_many_players", limit=MAX_PLAYERS)
@@ -374,7 +375,7 @@ def _joined(state: CampaignState, event: Joined) -> CampaignState:
     )
 
 
-def _roster_set(state: CampaignState, event: RosterSet) -> CampaignState:
+def _roster_set(state: CampaignState, event: CampaignRoster) -> CampaignState:
     if event.side not in state.sides or event.roster.side != event.side:
         raise InvalidInput(
             "error.campaign.unknown_side", side=event.side[:40], known=", ".join(state.sides)
@@ -386,7 +387,7 @@ def _roster_set(state: CampaignState, event: RosterSet) -> CampaignState:
 
 
 def _carried(
-    state: CampaignState, event: ResultEntered, sign: int
+    state: CampaignState, event: CampaignResult, sign: int
 ) -> tuple[dict[str, Roster], dict[str, dict[str, int]]]:
     """The rosters with a result's losses carried (``sign`` 1) or taken back (-1), and the
     losses as carried (by the rosters' units, none more than the strength there was):
@@ -425,7 +426,7 @@ def _carried(
     return rosters, carried
 
 
-def _linked(state: CampaignState, event: Linked) -> CampaignState:
+def _linked(state: CampaignState, event: CampaignGame) -> CampaignState:
     if state.playing_in(event.channel) is not None:
         raise IllegalAction("error.campaign.game_in_play", channel=event.channel)
     if len(state.games) >= MAX_GAMES:
@@ -442,7 +443,7 @@ def _replace(state: CampaignState, entry: GameEntry) -> CampaignState:
     return state.model_copy(update={"games": games})
 
 
-def _entered(state: CampaignState, event: ResultEntered) -> CampaignState:
+def _entered(state: CampaignState, event: CampaignResult) -> CampaignState:
     entry = state.game(event.number)
     if entry is None:
         raise IllegalAction("error.campaign.not_linked", number=event.number)
@@ -457,7 +458,7 @@ def _entered(state: CampaignState, event: ResultEntered) -> CampaignState:
     return entered.model_copy(update={"rosters": rosters})
 
 
-def _reversed(state: CampaignState, event: ResultReversed) -> CampaignState:
+def _reversed(state: CampaignState, event: CampaignReversal) -> CampaignState:
     entry = state.game(event.number)
     if entry is None or entry.result is None or entry.result.final_hash != event.final_hash:
         raise IllegalAction("error.campaign.no_result", number=event.number)
@@ -471,7 +472,7 @@ def replay(events: Iterable[CampaignEvent]) -> CampaignState:
     state: CampaignState | None = None
     for event in events:
         if state is None:
-            if not isinstance(event, Created):
+            if not isinstance(event, CampaignCreated):
                 raise IllegalAction("error.campaign.not_created")
             state = start(event)
         else:
@@ -541,17 +542,17 @@ __all__ = [
     "MAX_NAME",
     "MAX_PLAYERS",
     "MAX_POINTS",
+    "CampaignCreated",
+    "CampaignEnded",
     "CampaignEvent",
+    "CampaignGame",
+    "CampaignJoined",
+    "CampaignResult",
+    "CampaignReversal",
+    "CampaignRoster",
     "CampaignState",
-    "Created",
-    "Ended",
     "GameEntry",
-    "Joined",
-    "Linked",
     "Points",
-    "ResultEntered",
-    "ResultReversed",
-    "RosterSet",
     "Standing",
     "apply",
     "event_json",

@@ -14,11 +14,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from rules.core.aftermath import (
-    Adjusted,
-    Aftermath,
-    AftermathConfirmed,
     AftermathRecord,
-    AftermathReversed,
+    CampaignAdjust,
+    CampaignAftermath,
+    CampaignAftermathReversal,
+    CampaignConfirm,
     EntryAftermath,
     FateRoll,
     Snapshot,
@@ -28,9 +28,9 @@ from rules.core.campaign_rules import CampaignRules, FateTable
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.roster import HistoryLine, Roster, RosterEntry, Status
 
-AftermathEvent = Aftermath | AftermathConfirmed | AftermathReversed | Adjusted
+AftermathEvent = CampaignAftermath | CampaignConfirm | CampaignAftermathReversal | CampaignAdjust
 #: The post-battle events' types, for ``isinstance``.
-AFTERMATH_EVENTS = (Aftermath, AftermathConfirmed, AftermathReversed, Adjusted)
+AFTERMATH_EVENTS = (CampaignAftermath, CampaignConfirm, CampaignAftermathReversal, CampaignAdjust)
 
 
 def fold_aftermath(
@@ -47,17 +47,17 @@ def fold_aftermath(
     update). ``results``: the numbers of the games whose result holds; ``last_game``: the
     number of the last game linked; ``rules``: the ruleset's campaign rules, whose bands
     each die's fate must be."""
-    if isinstance(event, Aftermath):
+    if isinstance(event, CampaignAftermath):
         return _rolled(event, sides, results, rosters, aftermaths, rules)
-    if isinstance(event, AftermathConfirmed):
+    if isinstance(event, CampaignConfirm):
         return {"aftermaths": _confirmed(event, sides, aftermaths)}
-    if isinstance(event, AftermathReversed):
+    if isinstance(event, CampaignAftermathReversal):
         return _unwound(event, last_game, rosters, aftermaths)
     return {"rosters": _adjusted(event, rosters)}
 
 
 def _rolled(
-    event: Aftermath,
+    event: CampaignAftermath,
     sides: Collection[str],
     results: Collection[int],
     rosters: Mapping[str, Roster],
@@ -139,7 +139,7 @@ def _settled_side(
 
 
 def _disputable(
-    event: Aftermath,
+    event: CampaignAftermath,
     sides: Collection[str],
     record: AftermathRecord | None,
     rosters: dict[str, Roster],
@@ -179,7 +179,7 @@ def taken_back(
 
 
 def _recorded(
-    event: Aftermath, owing: list[str], record: AftermathRecord | None
+    event: CampaignAftermath, owing: list[str], record: AftermathRecord | None
 ) -> AftermathRecord:
     """The game's record once ``event`` rolled the parts of ``owing``."""
     if record is None and event.side is None:
@@ -236,7 +236,7 @@ def _within_the_rules(change: EntryAftermath, rules: CampaignRules | None) -> bo
 
 
 def _confirmed(
-    event: AftermathConfirmed, sides: Collection[str], aftermaths: Mapping[int, AftermathRecord]
+    event: CampaignConfirm, sides: Collection[str], aftermaths: Mapping[int, AftermathRecord]
 ) -> dict[int, AftermathRecord]:
     record = aftermaths.get(event.number)
     if record is None:
@@ -260,7 +260,7 @@ def _confirmed(
 
 
 def _unwound(
-    event: AftermathReversed,
+    event: CampaignAftermathReversal,
     last_game: int,
     rosters: Mapping[str, Roster],
     aftermaths: Mapping[int, AftermathRecord],
@@ -279,7 +279,7 @@ def _unwound(
     return {"rosters": changed, "aftermaths": left}
 
 
-def _adjusted(event: Adjusted, rosters: Mapping[str, Roster]) -> dict[str, Roster]:
+def _adjusted(event: CampaignAdjust, rosters: Mapping[str, Roster]) -> dict[str, Roster]:
     roster = rosters.get(event.side)
     entry = None if roster is None else roster.entry(event.unit)
     if roster is None or entry is None:

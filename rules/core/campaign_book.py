@@ -7,10 +7,10 @@ side at the start, each game fought for one of them. The files are validated by
 :class:`Book` at load and refused line by line like scenarios
 (`rules.core.scenario.parse_yaml_model`).
 
-A campaign started from a book logs :class:`BookOpened` (the book's content, not only its
+A campaign started from a book logs :class:`CampaignBook` (the book's content, not only its
 id: the log alone rebuilds the state, whatever later becomes of the file). Item 7's
-calendar events live here too: :class:`GameDue` (the date by which a game should be
-played) and :class:`OverdueDecided` (what the referee decided once it passed). The folds
+calendar events live here too: :class:`CampaignDue` (the date by which a game should be
+played) and :class:`CampaignOverdue` (what the referee decided once it passed). The folds
 here take plain values, so :mod:`rules.core.campaign` calls them with no import back.
 """
 
@@ -106,7 +106,7 @@ class Book(_Frozen):
         return field.get(language) or field.get("it") or next(iter(field.values()), "")
 
 
-class BookOpened(_Frozen):
+class CampaignBook(_Frozen):
     """The campaign follows a book: its scenarios in order, its map, its spacing."""
 
     type: Literal["campaign.book"] = "campaign.book"
@@ -117,7 +117,7 @@ class BookOpened(_Frozen):
     scenarios: list[BookStep]
 
     @classmethod
-    def of(cls, book: Book) -> BookOpened:
+    def of(cls, book: Book) -> CampaignBook:
         """The event opening ``book``."""
         return cls(
             book=book.id,
@@ -128,7 +128,7 @@ class BookOpened(_Frozen):
         )
 
 
-class GameDue(_Frozen):
+class CampaignDue(_Frozen):
     """Game ``number`` should be played by ``by`` (a date)."""
 
     type: Literal["campaign.due"] = "campaign.due"
@@ -136,7 +136,7 @@ class GameDue(_Frozen):
     by: dt.date
 
 
-class OverdueDecided(_Frozen):
+class CampaignOverdue(_Frozen):
     """The referee's decision on a game past its date: ``extend`` to a new date, a
     ``forfeit`` by a side (the other side wins it), or a ``draw``."""
 
@@ -152,12 +152,12 @@ class Calendar(_Frozen):
 
     due: dict[int, dt.date] = {}
     #: The last decision on each game (a forfeit's side with it).
-    decisions: dict[int, OverdueDecided] = {}
+    decisions: dict[int, CampaignOverdue] = {}
 
 
 def book_opened(
-    current: BookOpened | None, event: BookOpened, sides: dict[str, str], games: int
-) -> BookOpened:
+    current: CampaignBook | None, event: CampaignBook, sides: dict[str, str], games: int
+) -> CampaignBook:
     """The book a campaign follows after ``event`` (refused once it has one or a game)."""
     if current is not None or games:
         raise IllegalAction("error.campaign.book_late")
@@ -171,7 +171,7 @@ def book_opened(
 
 def calendar_after(
     calendar: Calendar,
-    event: GameDue | OverdueDecided,
+    event: CampaignDue | CampaignOverdue,
     *,
     playing: bool,
     sides: dict[str, str],
@@ -179,7 +179,7 @@ def calendar_after(
     """The calendar after ``event`` on a game (``playing``: linked and without a result)."""
     if not playing:
         raise IllegalAction("error.campaign.not_playing", number=event.number)
-    if isinstance(event, GameDue):
+    if isinstance(event, CampaignDue):
         return calendar.model_copy(update={"due": {**calendar.due, event.number: event.by}})
     if event.number not in calendar.due:
         raise IllegalAction("error.campaign.no_date", number=event.number)
@@ -238,11 +238,11 @@ __all__ = [
     "MAX_DUE_DAYS",
     "Book",
     "BookArea",
-    "BookOpened",
     "BookStep",
     "Calendar",
-    "GameDue",
-    "OverdueDecided",
+    "CampaignBook",
+    "CampaignDue",
+    "CampaignOverdue",
     "book_files",
     "book_opened",
     "calendar_after",

@@ -9,9 +9,34 @@ equal the replay of the log.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from rules.core.campaign import CampaignState, GameEntry
 from rules.core.campaign_book import BookStep
+
+
+@dataclass(frozen=True, slots=True)
+class MapArea:
+    """One area of the campaign's map as the front ends draw it."""
+
+    name: str
+    holder: str
+    holder_name: str
+    #: A game in play is fought for it.
+    contested: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignMap:
+    """The campaign's map as data (the service builds it, the front ends draw it): the
+    book's areas in its order, each with its holder, the sides' names, the title (the
+    campaign's and the book's) in ``language``."""
+
+    title: str
+    areas: tuple[MapArea, ...]
+    sides: Mapping[str, str]
+    language: str
 
 
 def step_of(state: CampaignState, entry: GameEntry) -> BookStep | None:
@@ -64,4 +89,7 @@ def overdue(state: CampaignState, today: dt.date) -> list[int]:
     ]
 
 
-__all__ = ["default_due", "holders", "next_step", "overdue", "step_of"]
+__all__ = [
+    "CampaignMap",
+    "MapArea",
+    "default_due", "holders", "next_step", "overdue", "step_of"]

@@ -1,4 +1,4 @@
-"""The post-battle sequence, rolled: a game's result in, its :class:`Aftermath` out.
+"""The post-battle sequence, rolled: a game's result in, its :class:`CampaignAftermath` out.
 
 Each side rolls its own part (:func:`roll_aftermath` with ``side``; without, every side
 still to roll, with the bot's dice); a typed part another side disputes is rolled again by
@@ -24,7 +24,13 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from rules.core.aftermath import Aftermath, EntryAftermath, FateRoll, Snapshot, settled_entry
+from rules.core.aftermath import (
+    CampaignAftermath,
+    EntryAftermath,
+    FateRoll,
+    Snapshot,
+    settled_entry,
+)
 from rules.core.campaign import CampaignState
 from rules.core.campaign_aftermath import taken_back
 from rules.core.campaign_rules import CampaignRules, FateTable
@@ -82,7 +88,7 @@ def roll_aftermath(
     dice: DiceSource,
     fielded: Mapping[str, Collection[str]] | None = None,
     side: str | None = None,
-) -> Aftermath:
+) -> CampaignAftermath:
     """Game ``number``'s post-battle sequence for ``side`` (None: every side still to
     roll), its dice drawn from ``dice``. ``fielded``: the unit ids each side fielded in the
     game (None: every entry that could be fielded then). Refused when the game has no
@@ -111,7 +117,7 @@ def reroll_disputed(
     fielded: Mapping[str, Collection[str]] | None,
     side: str,
     by: str | None,
-) -> Aftermath:
+) -> CampaignAftermath:
     """``side``'s typed part of game ``number``'s aftermath, disputed by ``by``'s player
     (None: the referee), rolled again with ``dice`` (the bot's) from the rosters as they
     were before it. The fold checks that it may be disputed."""
@@ -131,7 +137,7 @@ def _counted(
     fielded: Mapping[str, Collection[str]] | None,
     owing: list[str],
     side: str | None,
-) -> Aftermath:
+) -> CampaignAftermath:
     """The parts of ``owing`` rolled; typed dice that run short are refused with the count
     ``side``'s part (every part, for None) needs."""
     needed = aftermath_dice(state, side)
@@ -164,7 +170,7 @@ def _rolled(
     dice: DiceSource,
     fielded: Mapping[str, Collection[str]] | None,
     owing: list[str],
-) -> Aftermath:
+) -> CampaignAftermath:
     entry = state.game(number)
     assert entry is not None and entry.result is not None  # checked by roll_aftermath
     result = entry.result
@@ -180,7 +186,7 @@ def _rolled(
             if unit.status is not Status.DEAD
         ]
         sides[side] = tuple(change for change in changes if change.before != change.after)
-    return Aftermath(number=number, sides=sides, by_hand=dice.by_hand)
+    return CampaignAftermath(number=number, sides=sides, by_hand=dice.by_hand)
 
 
 def _roll(table: FateTable, dice: DiceSource, label: str) -> FateRoll:

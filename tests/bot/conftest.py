@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections import deque
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.service import GameService
 from db.sqlite import SqliteStore
 from rules.core.dice import Die
+from tests.db.conftest import BACKENDS, Backend
 
 
 class QueuedDice:
@@ -46,3 +49,17 @@ def dice() -> QueuedDice:
 @pytest.fixture()
 def service(store, dice) -> GameService:
     return GameService(store, dice=dice)
+
+
+@pytest.fixture(params=BACKENDS)
+async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """A fresh store on each backend in turn (PostgreSQL on the session's server)."""
+    if request.param == "postgres":
+        backend = Backend("postgres", request.getfixturevalue("pg_url"))
+    else:
+        backend = Backend("sqlite", str(tmp_path / "arbitro.db"))
+    opened = await backend.open()
+    try:
+        yield opened
+    finally:
+        await opened.close()

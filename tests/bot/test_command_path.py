@@ -59,7 +59,9 @@ async def test_a_committed_command_reads_once_and_writes_once(counting, monkeypa
     counting.calls.clear()
     reply = await service.handle(Request(5, REFEREE, "turn.next", {}, interaction_id="t1"))
     assert reply.seq == version + 1
-    assert counting.calls == ["open_command", "commit"]
+    # One read, one write; then, in a game with players, the game as the write left it is
+    # read once for the followers that follow it (notices: what each side owes now).
+    assert counting.calls == ["open_command", "commit", "load"]
     assert len(validations) == 1  # the document is validated once per command
 
     counting.calls.clear()

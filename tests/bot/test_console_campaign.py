@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from bot.console import Console
 from bot.service import GameService
 from bot.service.campaign.ledger import log_event
-from rules.core.campaign import CampaignState, RosterSet, standings
+from rules.core.campaign import CampaignRoster, CampaignState, standings
 from rules.core.roster import Roster, RosterEntry
 
 SCRIPT = """\
@@ -123,7 +123,7 @@ async def test_after_the_battle_at_the_console(store) -> None:
         SimpleNamespace(store=store),
         record,
         state,  # type: ignore[arg-type]
-        RosterSet(side="alleati", roster=allies),
+        CampaignRoster(side="alleati", roster=allies),
         actor_id=None,
         interaction_id=None,
     )

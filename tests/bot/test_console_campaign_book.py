@@ -73,6 +73,9 @@ async def test_a_bundled_campaign_of_three_games_at_the_console(
     reports = [tmp_path / n for n in saved if n.startswith("1-") and n.endswith("report.md")]
     logs = [tmp_path / n for n in saved if n.startswith("1-") and n.endswith("log.json")]
     assert len(reports) == 1 and len(logs) == 1, text
+    # The console draws the campaign's map from the export's data and saves it beside them.
+    maps = [tmp_path / n for n in saved if n.startswith("1-") and n.endswith("campaign-map.png")]
+    assert len(maps) == 1 and maps[0].read_bytes().startswith(b"\x89PNG"), saved
     report = reports[0].read_text("utf-8")
     for channel in (2, 3, 4):
         assert (await store.load(channel)).head_hash in report

@@ -81,7 +81,7 @@ CARRIED: dict[str, tuple[list[str], list[str]]] = {
     "manovra": ([], ["panzer_iv"]),
     "linea_gotica": (["squadra_1"], []),
     "pzgren": ([], ["de_sdkfz251", "us_m10", "us_truck"]),
-    "w40k4": (["squadra_tattica"], ["banda", "motopredoni"]),
+    "w40k4": (["squadra_tattica", "banda"], ["devastatori", "mezzo_corazzato", "motopredoni"]),
 }
 
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from bot.service.campaign.ledger import load_campaign, log_event
-from rules.core.campaign import RosterSet
+from rules.core.campaign import CampaignRoster
 from rules.core.roster import Roster, RosterEntry
 from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
     Table,
@@ -43,7 +43,7 @@ async def test_an_aftermath_through_discord(table: Table, discord_store: Any) ->
         services,
         record,
         state,
-        RosterSet(side="alleati", roster=allies),
+        CampaignRoster(side="alleati", roster=allies),
         actor_id=None,
         interaction_id=None,
     )

@@ -96,6 +96,7 @@ COMMANDS = {
     "reroll": None,
     "help": None,
     "rules": {"table"},
+    "notify": {"set", "quiet", "digest", "mute", "show", "test", "inbox"},
 }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from rules.core.aftermath import Aftermath, AftermathConfirmed, AftermathReversed
+from rules.core.aftermath import CampaignAftermath, CampaignAftermathReversal, CampaignConfirm
 from rules.core.campaign import CampaignState, apply, event_json, event_of, replay
 from rules.core.campaign_rules import campaign_rules
 from rules.core.dice import ScriptedDice
@@ -20,7 +20,7 @@ assert RULES is not None
 LOSSES = {"alleati": {"squadra_1": 3}, "asse": {"gruppo_1": 4}}
 
 
-def _typed(state: CampaignState, side: str, faces: list[int]) -> Aftermath:
+def _typed(state: CampaignState, side: str, faces: list[int]) -> CampaignAftermath:
     return roll_aftermath(state, 1, RULES, ScriptedDice(faces, by_hand=True), side=side)
 
 
@@ -57,17 +57,17 @@ def test_a_part_holds_only_its_sides_entries() -> None:
     state = replay(_log(LOSSES))
     axis = roll_aftermath(state, 1, RULES, ScriptedDice([6, 6, 6, 6]), side="asse")
     with pytest.raises(ValidationError):
-        Aftermath.model_validate({**axis.model_dump(), "side": "alleati"})
+        CampaignAftermath.model_validate({**axis.model_dump(), "side": "alleati"})
     with pytest.raises(ValidationError):  # a re-roll is the bot's, of one side
-        Aftermath.model_validate({**axis.model_dump(), "disputed": True, "by_hand": True})
+        CampaignAftermath.model_validate({**axis.model_dump(), "disputed": True, "by_hand": True})
 
 
 def test_confirmations_wait_until_every_side_rolled() -> None:
     state = replay(_log(LOSSES))
     state = apply(state, _typed(state, "alleati", [1, 1, 1]))
     for confirmation in (
-        AftermathConfirmed(number=1, side="alleati"),
-        AftermathConfirmed(number=1),
+        CampaignConfirm(number=1, side="alleati"),
+        CampaignConfirm(number=1),
     ):
         with pytest.raises(RulesError) as refused:
             apply(state, confirmation)
@@ -77,7 +77,7 @@ def test_confirmations_wait_until_every_side_rolled() -> None:
     rest = roll_aftermath(state, 1, RULES, ScriptedDice([6, 6, 6, 6]))
     assert set(rest.sides) == {"asse"} and rest.side is None
     rolled = apply(state, rest)
-    validated = apply(rolled, AftermathConfirmed(number=1))
+    validated = apply(rolled, CampaignConfirm(number=1))
     assert validated.aftermaths[1].settled(list(SIDES))
 
 
@@ -89,7 +89,7 @@ def test_a_disputed_typed_part_is_rolled_again_by_the_bot_and_replaces_it() -> N
     rolled = apply(apply(state, allies), axis)
     with pytest.raises(RulesError):  # the bot's dice are nobody's to dispute
         reroll_disputed(rolled, 1, RULES, ScriptedDice([1] * 4), None, "asse", "alleati")
-    confirmed = apply(rolled, AftermathConfirmed(number=1, side="alleati"))
+    confirmed = apply(rolled, CampaignConfirm(number=1, side="alleati"))
     again = reroll_disputed(confirmed, 1, RULES, ScriptedDice([6, 6, 6]), None, "alleati", "asse")
     assert (again.side, again.disputed, again.by, again.by_hand) == ("alleati", True, "asse", False)
     assert [roll.face for roll in again.sides["alleati"][0].fates] == [6, 6, 6]
@@ -104,18 +104,18 @@ def test_a_disputed_typed_part_is_rolled_again_by_the_bot_and_replaces_it() -> N
     assert record.typed == () and record.confirmed == ()  # every side confirms anew
     assert record.event.sides["alleati"] == again.sides["alleati"]
     assert (
-        replay([*log, allies, axis, AftermathConfirmed(number=1, side="alleati"), again]) == after
+        replay([*log, allies, axis, CampaignConfirm(number=1, side="alleati"), again]) == after
     )
     with pytest.raises(RulesError):  # disputed once: the bot's dice stand
         apply(after, again)
     # A side that confirmed the dice may not dispute them.
-    accepted = apply(rolled, AftermathConfirmed(number=1, side="asse"))
+    accepted = apply(rolled, CampaignConfirm(number=1, side="asse"))
     late = reroll_disputed(accepted, 1, RULES, ScriptedDice([6, 6, 6]), None, "alleati", "asse")
     with pytest.raises(RulesError) as refused:
         apply(accepted, late)
     assert refused.value.key == "error.campaign.already_confirmed"
     # The whole aftermath still unwinds, the re-rolled part with it.
-    unwound = apply(after, AftermathReversed(number=1))
+    unwound = apply(after, CampaignAftermathReversal(number=1))
     assert _entry(unwound, "alleati", "squadra_1").casualties == 3
 
 
@@ -137,8 +137,8 @@ def test_an_older_single_event_log_replays_unchanged() -> None:
         [
             *log,
             old,
-            AftermathConfirmed(number=1, side="alleati"),
-            AftermathConfirmed(number=1, side="asse"),
+            CampaignConfirm(number=1, side="alleati"),
+            CampaignConfirm(number=1, side="asse"),
         ]
     )
     record = after.aftermaths[1]

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import re
+from typing import get_args
+
 import pytest
 
 from rules.core.campaign import (
+    CampaignCreated,
+    CampaignEnded,
+    CampaignEvent,
+    CampaignGame,
+    CampaignJoined,
+    CampaignResult,
+    CampaignReversal,
+    CampaignRoster,
     CampaignState,
-    Created,
-    Ended,
-    Joined,
-    Linked,
     Points,
-    ResultEntered,
-    ResultReversed,
-    RosterSet,
     apply,
     event_json,
     event_of,
@@ -26,8 +30,8 @@ from rules.core.roster import Roster, RosterEntry
 SIDES = {"alleati": "Alleati", "asse": "Asse"}
 
 
-def _created() -> Created:
-    return Created(
+def _created() -> CampaignCreated:
+    return CampaignCreated(
         ruleset="manovra",
         name="Normandia",
         points=Points(win=3, draw=1, loss=0),
@@ -36,8 +40,8 @@ def _created() -> Created:
     )
 
 
-def _result(game: int, winner: str | None, allies: int, axis: int) -> ResultEntered:
-    return ResultEntered(
+def _result(game: int, winner: str | None, allies: int, axis: int) -> CampaignResult:
+    return CampaignResult(
         number=game,
         winner=winner,
         scores={"alleati": allies, "asse": axis},
@@ -49,13 +53,13 @@ def _result(game: int, winner: str | None, allies: int, axis: int) -> ResultEnte
 def _campaign() -> list:
     return [
         _created(),
-        Joined(side="alleati", user=2),
-        Joined(side="asse", user=3),
-        Linked(number=1, channel=100, scenario="a"),
+        CampaignJoined(side="alleati", user=2),
+        CampaignJoined(side="asse", user=3),
+        CampaignGame(number=1, channel=100, scenario="a"),
         _result(1, "alleati", 5, 1),
-        Linked(number=2, channel=101, scenario="b"),
+        CampaignGame(number=2, channel=101, scenario="b"),
         _result(2, None, 2, 2),
-        Linked(number=3, channel=102, scenario="c"),
+        CampaignGame(number=3, channel=102, scenario="c"),
         _result(3, "asse", 0, 3),
     ]
 
@@ -73,21 +77,21 @@ def test_standings_recount_the_results() -> None:
 def test_points_difference_breaks_a_tie_and_points_come_first() -> None:
     events = [
         *_campaign()[:5],
-        Linked(number=2, channel=101, scenario="b"),
+        CampaignGame(number=2, channel=101, scenario="b"),
         _result(2, "asse", 0, 1),
     ]
     table = standings(replay(events))
     assert [s.side for s in table] == ["alleati", "asse"]  # 3 points each, +3 against -3
     events = [
         *_campaign()[:3],
-        Linked(number=1, channel=100, scenario="a"),
+        CampaignGame(number=1, channel=100, scenario="a"),
         _result(1, "asse", 9, 10),
     ]
     assert [s.side for s in standings(replay(events))] == ["asse", "alleati"]
 
 
 def test_a_reversal_takes_a_result_out_and_it_may_enter_again() -> None:
-    events = [*_campaign()[:5], ResultReversed(number=1, final_hash="h1")]
+    events = [*_campaign()[:5], CampaignReversal(number=1, final_hash="h1")]
     state = replay(events)
     assert state.game(1).result is None
     assert all(s.played == 0 for s in standings(state))
@@ -98,12 +102,12 @@ def test_a_reversal_takes_a_result_out_and_it_may_enter_again() -> None:
 @pytest.mark.parametrize(
     ("event", "key"),
     [
-        (Joined(side="nessuno", user=4), "error.campaign.unknown_side"),
-        (Joined(side="asse", user=2), "error.campaign.already_joined"),
-        (Linked(number=3, channel=101, scenario="x"), "error.campaign.game_in_play"),
+        (CampaignJoined(side="nessuno", user=4), "error.campaign.unknown_side"),
+        (CampaignJoined(side="asse", user=2), "error.campaign.already_joined"),
+        (CampaignGame(number=3, channel=101, scenario="x"), "error.campaign.game_in_play"),
         (_result(1, "alleati", 1, 0), "error.campaign.result_held"),
         (_result(9, "alleati", 1, 0), "error.campaign.not_linked"),
-        (ResultReversed(number=1, final_hash="other"), "error.campaign.no_result"),
+        (CampaignReversal(number=1, final_hash="other"), "error.campaign.no_result"),
         (_created(), "error.campaign.exists"),
     ],
 )
@@ -117,13 +121,13 @@ def test_illegal_events_are_refused_and_change_nothing(event: object, key: str) 
 
 
 def test_an_ended_campaign_takes_nothing_more_and_unsettled_games_hold_the_end() -> None:
-    state = replay([*_campaign()[:3], Linked(number=1, channel=100, scenario="a")])
+    state = replay([*_campaign()[:3], CampaignGame(number=1, channel=100, scenario="a")])
     with pytest.raises(RulesError) as refused:
-        apply(state, Ended())
+        apply(state, CampaignEnded())
     assert refused.value.key == "error.campaign.games_unsettled"
-    state = apply(apply(state, _result(1, None, 0, 0)), Ended())
+    state = apply(apply(state, _result(1, None, 0, 0)), CampaignEnded())
     with pytest.raises(RulesError) as refused:
-        apply(state, Linked(number=2, channel=101, scenario="b"))
+        apply(state, CampaignGame(number=2, channel=101, scenario="b"))
     assert refused.value.key == "error.campaign.ended"
 
 
@@ -142,8 +146,8 @@ def _roster_state() -> CampaignState:
             RosterEntry(id="sherman_1", name="Sherman 1", strength=5, full=5),
         ),
     )
-    state = replay([_created(), RosterSet(side="alleati", roster=roster)])
-    return apply(state, Linked(number=1, channel=20, scenario="esempio_normandia"))
+    state = replay([_created(), CampaignRoster(side="alleati", roster=roster)])
+    return apply(state, CampaignGame(number=1, channel=20, scenario="esempio_normandia"))
 
 
 def test_a_results_losses_become_casualties_and_a_reversal_takes_them_back() -> None:
@@ -157,7 +161,7 @@ def test_a_results_losses_become_casualties_and_a_reversal_takes_them_back() -> 
     assert squad is not None and (squad.strength, squad.casualties) == (7, 3)
     assert tank is not None and (tank.strength, tank.casualties) == (0, 5)  # never below 0
     assert squad.history[-1].params == {"lost": 3, "game": 1}
-    back = apply(after, ResultReversed(number=1, final_hash=result.final_hash))
+    back = apply(after, CampaignReversal(number=1, final_hash=result.final_hash))
     for before in state.rosters["alleati"].entries:
         now = back.rosters["alleati"].entry(before.id)
         assert now is not None and (now.strength, now.casualties) == (before.strength, 0)
@@ -167,6 +171,18 @@ def test_a_results_losses_become_casualties_and_a_reversal_takes_them_back() -> 
 def test_a_roster_is_set_between_games_only() -> None:
     state = _roster_state()
     with pytest.raises(RulesError):
-        apply(state, RosterSet(side="alleati", roster=Roster(side="alleati")))
+        apply(state, CampaignRoster(side="alleati", roster=Roster(side="alleati")))
     with pytest.raises(RulesError):
-        apply(state, RosterSet(side="nobody", roster=Roster(side="nobody")))
+        apply(state, CampaignRoster(side="nobody", roster=Roster(side="nobody")))
+
+
+def test_every_event_class_is_named_as_its_stored_type() -> None:
+    """A class reads as the ``type`` its events are stored under (``campaign.join_request``
+    is ``CampaignJoinRequest``): the stored strings never change, old logs replay."""
+    union, _ = get_args(CampaignEvent)
+    classes = get_args(union)
+    assert len(classes) == 16
+    for event in classes:
+        stored = event.model_fields["type"].default
+        expected = "".join(part.capitalize() for part in re.split(r"[._]", stored))
+        assert event.__name__ == expected, (event.__name__, stored)

@@ -12,20 +12,20 @@ from pathlib import Path
 import pytest
 
 from rules.core.campaign import (
+    CampaignCreated,
+    CampaignGame,
+    CampaignResult,
+    CampaignReversal,
     CampaignState,
-    Created,
-    Linked,
-    ResultEntered,
-    ResultReversed,
     apply,
     event_json,
     event_of,
     replay,
 )
 from rules.core.campaign_book import (
-    BookOpened,
-    GameDue,
-    OverdueDecided,
+    CampaignBook,
+    CampaignDue,
+    CampaignOverdue,
     book_files,
     load_book,
     parse_book,
@@ -138,26 +138,28 @@ def _opened() -> CampaignState:
     book = parse_book(BOOK, "prova")
     state = replay(
         [
-            Created(ruleset="w40k4", name="C", sides={"legione": "L", "predoni": "P"}, referee=1),
-            BookOpened.of(book),
+            CampaignCreated(
+                ruleset="w40k4", name="C", sides={"legione": "L", "predoni": "P"}, referee=1
+            ),
+            CampaignBook.of(book),
         ]
     )
     return state
 
 
-def _result(number: int, winner: str | None, final: str = "h") -> ResultEntered:
-    return ResultEntered(number=number, winner=winner, scores={}, ending="x", final_hash=final)
+def _result(number: int, winner: str | None, final: str = "h") -> CampaignResult:
+    return CampaignResult(number=number, winner=winner, scores={}, ending="x", final_hash=final)
 
 
 def test_the_map_changes_hands_with_the_results_and_back_with_a_reversal() -> None:
     state = _opened()
     assert holders(state) == {"colle": "legione"}
     assert next_step(state) is not None and next_step(state).scenario == "avamposto"  # type: ignore[union-attr]
-    state = apply(state, Linked(number=1, channel=10, scenario="avamposto"))
+    state = apply(state, CampaignGame(number=1, channel=10, scenario="avamposto"))
     assert next_step(state).scenario == "relitto"  # type: ignore[union-attr]
     won = apply(state, _result(1, "predoni"))
     assert holders(won) == {"colle": "predoni"}
-    back = apply(won, ResultReversed(number=1, final_hash="h"))
+    back = apply(won, CampaignReversal(number=1, final_hash="h"))
     assert holders(back) == {"colle": "legione"}
     drawn = apply(state, _result(1, None))
     assert holders(drawn) == {"colle": "legione"}  # a draw changes nothing
@@ -165,51 +167,55 @@ def test_the_map_changes_hands_with_the_results_and_back_with_a_reversal() -> No
 
 def test_a_book_comes_first_and_only_once() -> None:
     state = _opened()
-    again = BookOpened.of(parse_book(BOOK, "prova"))
+    again = CampaignBook.of(parse_book(BOOK, "prova"))
     with pytest.raises(RulesError) as refused:
         apply(state, again)
     assert refused.value.key == "error.campaign.book_late"
     bad = again.model_copy(update={"areas": [again.areas[0].model_copy(update={"holder": "x"})]})
-    fresh = replay([Created(ruleset="w40k4", name="C", sides={"a": "A", "b": "B"}, referee=1)])
+    fresh = replay(
+        [CampaignCreated(ruleset="w40k4", name="C", sides={"a": "A", "b": "B"}, referee=1)]
+    )
     with pytest.raises(RulesError) as refused:
         apply(fresh, bad)
     assert refused.value.key == "error.campaign.unknown_side"
 
 
 def test_the_calendar_is_a_fold_of_dates_and_decisions() -> None:
-    state = apply(_opened(), Linked(number=1, channel=10, scenario="avamposto"))
+    state = apply(_opened(), CampaignGame(number=1, channel=10, scenario="avamposto"))
     by = dt.date(2026, 12, 1)
     with pytest.raises(RulesError):  # no game 2
-        apply(state, GameDue(number=2, by=by))
+        apply(state, CampaignDue(number=2, by=by))
     with pytest.raises(RulesError) as refused:  # no date yet
-        apply(state, OverdueDecided(number=1, decision="draw"))
+        apply(state, CampaignOverdue(number=1, decision="draw"))
     assert refused.value.key == "error.campaign.no_date"
-    due = apply(state, GameDue(number=1, by=by))
+    due = apply(state, CampaignDue(number=1, by=by))
     assert overdue(due, by) == [] and overdue(due, by + dt.timedelta(days=1)) == [1]
     with pytest.raises(RulesError) as refused:  # an extension goes later
-        apply(due, OverdueDecided(number=1, decision="extend", until=by))
+        apply(due, CampaignOverdue(number=1, decision="extend", until=by))
     assert refused.value.key == "error.campaign.bad_extension"
-    later = apply(due, OverdueDecided(number=1, decision="extend", until=by.replace(day=8)))
+    later = apply(due, CampaignOverdue(number=1, decision="extend", until=by.replace(day=8)))
     assert later.calendar.due == {1: by.replace(day=8)}
-    forfeit = apply(later, OverdueDecided(number=1, decision="forfeit", side="legione"))
+    forfeit = apply(later, CampaignOverdue(number=1, decision="forfeit", side="legione"))
     assert forfeit.calendar.due == {} and forfeit.calendar.decisions[1].side == "legione"
     # The whole log replays to the same state, through its JSON.
     log = [
-        Created(ruleset="w40k4", name="C", sides={"legione": "L", "predoni": "P"}, referee=1),
-        BookOpened.of(parse_book(BOOK, "prova")),
-        Linked(number=1, channel=10, scenario="avamposto"),
-        GameDue(number=1, by=by),
-        OverdueDecided(number=1, decision="extend", until=by.replace(day=8)),
-        OverdueDecided(number=1, decision="forfeit", side="legione"),
+        CampaignCreated(
+            ruleset="w40k4", name="C", sides={"legione": "L", "predoni": "P"}, referee=1
+        ),
+        CampaignBook.of(parse_book(BOOK, "prova")),
+        CampaignGame(number=1, channel=10, scenario="avamposto"),
+        CampaignDue(number=1, by=by),
+        CampaignOverdue(number=1, decision="extend", until=by.replace(day=8)),
+        CampaignOverdue(number=1, decision="forfeit", side="legione"),
     ]
     assert replay(event_of(event_json(e)) for e in log) == forfeit
 
 
 def test_a_games_default_date_follows_the_date_of_the_game_before() -> None:
-    state = apply(_opened(), Linked(number=1, channel=10, scenario="avamposto"))
+    state = apply(_opened(), CampaignGame(number=1, channel=10, scenario="avamposto"))
     today = dt.date(2026, 11, 26)
     spacing = dt.timedelta(days=state.book.spacing_days)  # type: ignore[union-attr]
     assert spacing.days > 0 and default_due(state, today) == today + spacing
     first = dt.date(2026, 12, 20)  # game 1 set well ahead with by:
-    state = apply(state, GameDue(number=1, by=first))
+    state = apply(state, CampaignDue(number=1, by=first))
     assert default_due(state, today) == first + spacing  # game 2 never due before game 1

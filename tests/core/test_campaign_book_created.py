@@ -6,22 +6,30 @@ from __future__ import annotations
 
 import pytest
 
-from rules.core.campaign import Created, Joined, apply, event_json, event_of, replay, start
-from rules.core.campaign_book import BookOpened, load_book
+from rules.core.campaign import (
+    CampaignCreated,
+    CampaignJoined,
+    apply,
+    event_json,
+    event_of,
+    replay,
+    start,
+)
+from rules.core.campaign_book import CampaignBook, load_book
 from rules.core.errors import RulesError
 
 SIDES = {"legione": "Legione Astrale", "predoni": "Predoni"}
 
 
-def _book() -> BookOpened:
-    return BookOpened.of(load_book("w40k4", "crociata_valle"))
+def _book() -> CampaignBook:
+    return CampaignBook.of(load_book("w40k4", "crociata_valle"))
 
 
 def test_the_book_in_the_created_event_is_the_book_opened_after_it() -> None:
-    created = Created(ruleset="w40k4", name="Valle", sides=SIDES, referee=1)
-    old = replay([created, _book(), Joined(side="legione", user=2)])
+    created = CampaignCreated(ruleset="w40k4", name="Valle", sides=SIDES, referee=1)
+    old = replay([created, _book(), CampaignJoined(side="legione", user=2)])
     new_created = created.model_copy(update={"book": _book()})
-    new = replay([new_created, Joined(side="legione", user=2)])
+    new = replay([new_created, CampaignJoined(side="legione", user=2)])
     assert new == old and new.book == _book()
     # The event survives its JSON, and an old created event (no "book") still reads.
     assert event_of(event_json(new_created)) == new_created
@@ -31,7 +39,9 @@ def test_the_book_in_the_created_event_is_the_book_opened_after_it() -> None:
 
 
 def test_a_second_book_is_refused_after_one_in_the_created_event() -> None:
-    state = start(Created(ruleset="w40k4", name="Valle", sides=SIDES, referee=1, book=_book()))
+    state = start(
+        CampaignCreated(ruleset="w40k4", name="Valle", sides=SIDES, referee=1, book=_book())
+    )
     with pytest.raises(RulesError) as refused:
         apply(state, _book())
     assert refused.value.key == "error.campaign.book_late"
@@ -40,7 +50,7 @@ def test_a_second_book_is_refused_after_one_in_the_created_event() -> None:
 def test_a_book_whose_map_names_an_unknown_side_is_refused_at_creation() -> None:
     with pytest.raises(RulesError):
         start(
-            Created(
+            CampaignCreated(
                 ruleset="w40k4", name="Valle", sides={"a": "A", "b": "B"}, referee=1, book=_book()
             )
         )

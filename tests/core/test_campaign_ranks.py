@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 import rules.core.campaign_rules as campaign_rules_module
-from rules.core.aftermath import Adjusted
+from rules.core.aftermath import CampaignAdjust
 from rules.core.campaign import (
+    CampaignCreated,
     CampaignEvent,
+    CampaignGame,
+    CampaignResult,
+    CampaignRoster,
     CampaignState,
-    Created,
-    Linked,
-    ResultEntered,
-    RosterSet,
     apply,
     replay,
 )
@@ -58,10 +58,10 @@ def _first_game_won(key: str) -> list[CampaignEvent]:
     muster = get_ruleset(key).muster
     winner = next(iter(sides))
     return [
-        Created(ruleset=key, name="Ranks", sides=sides, referee=1),
-        *(RosterSet(side=side, roster=muster.roster_of(scenario, side)) for side in sides),
-        Linked(number=1, channel=20, scenario=scenario),
-        ResultEntered(
+        CampaignCreated(ruleset=key, name="Ranks", sides=sides, referee=1),
+        *(CampaignRoster(side=side, roster=muster.roster_of(scenario, side)) for side in sides),
+        CampaignGame(number=1, channel=20, scenario=scenario),
+        CampaignResult(
             number=1,
             winner=winner,
             scores={side: int(side == winner) for side in sides},
@@ -121,7 +121,9 @@ def test_a_unit_promoted_by_its_aftermath_is_fielded_at_its_new_rank(
     needed = next(r.experience for r in _rules(key).promotion if r.rank == promoted)
     state = apply(
         state,
-        Adjusted(side=side, unit=unit, field="experience", value=str(needed - 3), reason="xp"),
+        CampaignAdjust(
+            side=side, unit=unit, field="experience", value=str(needed - 3), reason="xp"
+        ),
     )
     state = apply(state, roll_aftermath(state, 1, _rules(key), ScriptedDice([])))
     assert _entry(state, unit).rank == promoted
@@ -135,7 +137,7 @@ def test_a_unit_promoted_by_its_aftermath_is_fielded_at_its_new_rank(
 def test_a_rank_set_by_the_referee_is_fielded(key: str, unit: str, rank: str, after: Any) -> None:
     state = replay(_first_game_won(key)[:-2])
     side = next(s for s, r in state.rosters.items() if r.entry(unit) is not None)
-    state = apply(state, Adjusted(side=side, unit=unit, field="rank", value=rank, reason="r"))
+    state = apply(state, CampaignAdjust(side=side, unit=unit, field="rank", value=rank, reason="r"))
     assert _fielded(key, state, unit) == after
 
 
@@ -143,7 +145,9 @@ def test_a_rank_off_the_ladder_keeps_the_scenarios_value() -> None:
     state = replay(_first_game_won("manovra")[:-2])
     state = apply(
         state,
-        Adjusted(side="alleati", unit="squadra_1", field="rank", value="sergente", reason="r"),
+        CampaignAdjust(
+            side="alleati", unit="squadra_1", field="rank", value="sergente", reason="r"
+        ),
     )
     assert _fielded("manovra", state, "squadra_1") == 1
 

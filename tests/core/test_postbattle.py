@@ -7,22 +7,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.core.aftermath import (
-    Adjusted,
-    Aftermath,
-    AftermathConfirmed,
-    AftermathReversed,
+    CampaignAdjust,
+    CampaignAftermath,
+    CampaignAftermathReversal,
+    CampaignConfirm,
     EntryAftermath,
     FateRoll,
     settled_entry,
 )
 from rules.core.campaign import (
+    CampaignCreated,
     CampaignEvent,
+    CampaignGame,
+    CampaignResult,
+    CampaignReversal,
+    CampaignRoster,
     CampaignState,
-    Created,
-    Linked,
-    ResultEntered,
-    ResultReversed,
-    RosterSet,
     apply,
     event_json,
     event_of,
@@ -52,11 +52,11 @@ def _log(losses: dict[str, dict[str, int]], winner: str | None = "alleati") -> l
         entries=(RosterEntry(id="gruppo_1", name="Gruppo", strength=9, full=10),),
     )
     return [
-        Created(ruleset="manovra", name="Normandia", sides=SIDES, referee=1),
-        RosterSet(side="alleati", roster=allies),
-        RosterSet(side="asse", roster=axis),
-        Linked(number=1, channel=20, scenario="esempio_normandia"),
-        ResultEntered(
+        CampaignCreated(ruleset="manovra", name="Normandia", sides=SIDES, referee=1),
+        CampaignRoster(side="alleati", roster=allies),
+        CampaignRoster(side="asse", roster=axis),
+        CampaignGame(number=1, channel=20, scenario="esempio_normandia"),
+        CampaignResult(
             number=1,
             winner=winner,
             scores={"alleati": 3, "asse": 1},
@@ -124,7 +124,7 @@ def test_an_aftermath_is_rolled_once_and_only_after_a_result() -> None:
         roll_aftermath(after, 1, RULES, ScriptedDice([]))
 
 
-def _tampered(event: Aftermath, **changes: object) -> Aftermath:
+def _tampered(event: CampaignAftermath, **changes: object) -> CampaignAftermath:
     first = event.sides["alleati"][0]
     changed = first.model_copy(update=changes)
     return event.model_copy(
@@ -167,23 +167,25 @@ def test_both_sides_confirm_or_the_referee_validates() -> None:
     state = replay(_log({}))
     state = apply(state, roll_aftermath(state, 1, RULES, ScriptedDice([])))
     with pytest.raises(RulesError):
-        apply(state, AftermathConfirmed(number=2, side="asse"))
-    once = apply(state, AftermathConfirmed(number=1, side="asse"))
+        apply(state, CampaignConfirm(number=2, side="asse"))
+    once = apply(state, CampaignConfirm(number=1, side="asse"))
     assert not once.aftermaths[1].settled(list(SIDES))
     with pytest.raises(RulesError):
-        apply(once, AftermathConfirmed(number=1, side="asse"))
-    both = apply(once, AftermathConfirmed(number=1, side="alleati"))
+        apply(once, CampaignConfirm(number=1, side="asse"))
+    both = apply(once, CampaignConfirm(number=1, side="alleati"))
     assert both.aftermaths[1].settled(list(SIDES))
     with pytest.raises(RulesError):
-        apply(both, AftermathConfirmed(number=1, side=None))
-    assert apply(state, AftermathConfirmed(number=1)).aftermaths[1].settled(list(SIDES))
+        apply(both, CampaignConfirm(number=1, side=None))
+    assert apply(state, CampaignConfirm(number=1)).aftermaths[1].settled(list(SIDES))
 
 
 def test_an_adjustment_is_logged_in_the_entrys_history_and_checked() -> None:
     state = replay(_log({}))
     fixed = apply(
         state,
-        Adjusted(side="alleati", unit="squadra_1", field="strength", value="6", reason="typo"),
+        CampaignAdjust(
+            side="alleati", unit="squadra_1", field="strength", value="6", reason="typo"
+        ),
     )
     squad = _entry(fixed, "alleati", "squadra_1")
     assert squad.strength == 6
@@ -194,17 +196,22 @@ def test_an_adjustment_is_logged_in_the_entrys_history_and_checked() -> None:
         "reason": "typo",
     }
     recovering = apply(
-        fixed, Adjusted(side="alleati", unit="squadra_1", field="until", value="4", reason="x")
+        fixed,
+        CampaignAdjust(side="alleati", unit="squadra_1", field="until", value="4", reason="x"),
     )
     assert _entry(recovering, "alleati", "squadra_1").status is Status.RECOVERING
     for field, value in (("strength", "11"), ("status", "recovering"), ("experience", "many")):
         with pytest.raises(RulesError):
             apply(
                 state,
-                Adjusted(side="alleati", unit="squadra_1", field=field, value=value, reason="x"),  # type: ignore[arg-type]
+                CampaignAdjust(
+                    side="alleati", unit="squadra_1", field=field, value=value, reason="x"
+                ),  # type: ignore[arg-type]
             )
     with pytest.raises(RulesError):
-        apply(state, Adjusted(side="alleati", unit="ghost", field="rank", value="x", reason="x"))
+        apply(
+            state, CampaignAdjust(side="alleati", unit="ghost", field="rank", value="x", reason="x")
+        )
 
 
 def test_a_result_with_an_aftermath_is_unwound_first_then_reversed() -> None:
@@ -212,24 +219,25 @@ def test_a_result_with_an_aftermath_is_unwound_first_then_reversed() -> None:
     state = replay(log)
     event = roll_aftermath(state, 1, RULES, ScriptedDice([1, 1, 6]))
     after = apply(state, event)
-    reversal = ResultReversed(number=1, final_hash="h1")
+    reversal = CampaignReversal(number=1, final_hash="h1")
     with pytest.raises(RulesError):
         apply(after, reversal)  # the aftermath first
-    unwound = apply(after, AftermathReversed(number=1))
+    unwound = apply(after, CampaignAftermathReversal(number=1))
     assert unwound.rosters["alleati"].entry("squadra_1").strength == 7  # type: ignore[union-attr]
     assert 1 not in unwound.aftermaths
     back = apply(unwound, reversal)
     assert _entry(back, "alleati", "squadra_1").strength == 10
     # once an entry changed after the aftermath, unwinding is refused
     adjusted = apply(
-        after, Adjusted(side="alleati", unit="squadra_1", field="experience", value="9", reason="x")
+        after,
+        CampaignAdjust(side="alleati", unit="squadra_1", field="experience", value="9", reason="x"),
     )
     with pytest.raises(RulesError):
-        apply(adjusted, AftermathReversed(number=1))
+        apply(adjusted, CampaignAftermathReversal(number=1))
     # and so once a later game is linked
-    later = apply(after, Linked(number=2, channel=21, scenario="x"))
+    later = apply(after, CampaignGame(number=2, channel=21, scenario="x"))
     with pytest.raises(RulesError):
-        apply(later, AftermathReversed(number=1))
+        apply(later, CampaignAftermathReversal(number=1))
 
 
 # -- properties -------------------------------------------------------------------------------
@@ -275,10 +283,10 @@ def test_properties_of_the_sequence(
     )
     losses = {f"u{i}": lost for i, (_, _, lost, _, _) in enumerate(units)}
     log: list[CampaignEvent] = [
-        Created(ruleset=key, name="P", sides=SIDES, referee=1),
-        RosterSet(side="alleati", roster=Roster(side="alleati", entries=entries)),
-        Linked(number=1, channel=5, scenario="s"),
-        ResultEntered(
+        CampaignCreated(ruleset=key, name="P", sides=SIDES, referee=1),
+        CampaignRoster(side="alleati", roster=Roster(side="alleati", entries=entries)),
+        CampaignGame(number=1, channel=5, scenario="s"),
+        CampaignResult(
             number=1,
             winner=winner,
             scores={},
@@ -317,13 +325,13 @@ def test_properties_of_the_sequence(
             before=changes[dead.id].after,
             after=changes[dead.id].after.model_copy(update={"status": Status.FIT, "strength": 1}),
         )
-        again = apply(after, Linked(number=2, channel=6, scenario="s"))
+        again = apply(after, CampaignGame(number=2, channel=6, scenario="s"))
         again = apply(
             again,
-            ResultEntered(number=2, winner=None, scores={}, ending="x", final_hash="h2"),
+            CampaignResult(number=2, winner=None, scores={}, ending="x", final_hash="h2"),
         )
         with pytest.raises(RulesError):
-            apply(again, Aftermath(number=2, sides={"alleati": (sneaky,)}))
+            apply(again, CampaignAftermath(number=2, sides={"alleati": (sneaky,)}))
         rolled = roll_aftermath(again, 2, rules, ScriptedDice([]))
         assert dead.id not in {c.unit for c in rolled.sides["alleati"]}
 
@@ -337,7 +345,7 @@ def test_an_aftermath_past_its_dice_budget_is_refused_in_one_line() -> None:
         ),
     )
     log = _log({})
-    log.insert(3, RosterSet(side="asse", roster=huge))
+    log.insert(3, CampaignRoster(side="asse", roster=huge))
     state = replay(log)
     with pytest.raises(RulesError) as caught:
         roll_aftermath(state, 1, RULES, ScriptedDice([]))

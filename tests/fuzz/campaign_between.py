@@ -22,8 +22,8 @@ import yaml
 
 from bot.service import TextReply
 from bot.service.campaign.book import book_lines, due_lines
-from rules.core.aftermath import Aftermath
-from rules.core.campaign import CampaignState, Linked, ResultReversed, apply, replay
+from rules.core.aftermath import CampaignAftermath
+from rules.core.campaign import CampaignGame, CampaignReversal, CampaignState, apply, replay
 from rules.core.campaign_aftermath import taken_back
 from rules.core.campaign_rules import CampaignRules, FateTable, campaign_rules
 from rules.core.errors import RulesError
@@ -124,7 +124,7 @@ def reopenable(state: CampaignState, number: int) -> bool:
     if entry is None or entry.result is None or number in state.aftermaths:
         return False
     try:
-        apply(state, ResultReversed(number=number, final_hash=entry.result.final_hash))
+        apply(state, CampaignReversal(number=number, final_hash=entry.result.final_hash))
     except RulesError:
         return False
     return True
@@ -180,9 +180,9 @@ async def check_mustered(
     """The linked game's first event and the campaign's ``campaign.game`` carry the hash
     of the rosters as they stood when it was linked; a unit left behind is not fielded."""
     events = await fuzzer.campaign_events()
-    at = max(i for i, e in enumerate(events) if isinstance(e, Linked) and e.number == number)
+    at = max(i for i, e in enumerate(events) if isinstance(e, CampaignGame) and e.number == number)
     linked = events[at]
-    assert isinstance(linked, Linked)
+    assert isinstance(linked, CampaignGame)
     first = (await fuzzer.store.events(channel, after_seq=0, limit=1))[0]
     origin = first.args.get("campaign", {})
     expected = rosters_hash(replay(events[:at]).rosters)
@@ -333,7 +333,7 @@ async def roll_aftermath(fuzzer: CampaignFuzzer) -> None:
     if reply is None:
         return
     event = (await fuzzer.campaign_events())[-1]
-    if not isinstance(event, Aftermath) or event.number != number:
+    if not isinstance(event, CampaignAftermath) or event.number != number:
         fuzzer.fail(f"/campaign aftermath game:{number} logged {event.type}")
         return
     owing = sides_to_roll(state, number)
@@ -347,7 +347,7 @@ async def roll_aftermath(fuzzer: CampaignFuzzer) -> None:
         fuzzer.fail(f"/campaign aftermath answered {reply}")
 
 
-def _faces_checked(fuzzer: CampaignFuzzer, event: Aftermath) -> list[int]:
+def _faces_checked(fuzzer: CampaignFuzzer, event: CampaignAftermath) -> list[int]:
     """The faces an aftermath event logs, in order, each checked in its rules' band."""
     rules = rules_of(fuzzer)
     rolled: list[int] = []
@@ -399,7 +399,7 @@ async def dispute(fuzzer: CampaignFuzzer) -> None:
     if await fuzzer.send(fuzzer.channel, user, "campaign.dispute", options) is None:
         return
     event = (await fuzzer.campaign_events())[-1]
-    if not (isinstance(event, Aftermath) and event.disputed and event.side == side):
+    if not (isinstance(event, CampaignAftermath) and event.disputed and event.side == side):
         fuzzer.fail(f"/campaign dispute game:{number} side:{side} logged {event}")
         return
     _faces_checked(fuzzer, event)

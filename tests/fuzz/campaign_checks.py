@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rules.core.aftermath import Adjusted, Aftermath
+from rules.core.aftermath import CampaignAdjust, CampaignAftermath
 from rules.core.campaign import (
     CampaignEvent,
+    CampaignGame,
+    CampaignResult,
+    CampaignReversal,
     CampaignState,
-    Linked,
-    ResultEntered,
-    ResultReversed,
     apply,
     replay,
     standings,
@@ -44,7 +44,7 @@ REVIVES: frozenset[str] = frozenset({"campaign.aftermath_reversal"})
 def _revives(event: CampaignEvent) -> bool:
     """Whether ``event`` may bring a dead entry back: an aftermath unwound, or a side's
     typed part disputed and rolled again (the dead of the typed dice may live)."""
-    return event.type in REVIVES or (isinstance(event, Aftermath) and event.disputed)
+    return event.type in REVIVES or (isinstance(event, CampaignAftermath) and event.disputed)
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def log_problems(events: Sequence[CampaignEvent]) -> list[str]:
     entered: set[tuple[int, str]] = set()
     held: dict[int, str] = {}
     for event in events:
-        if isinstance(event, ResultEntered):
+        if isinstance(event, CampaignResult):
             key = (event.number, event.final_hash)
             if key in entered:
                 problems.append(f"game {event.number}'s result {event.final_hash[:12]} twice")
@@ -73,7 +73,9 @@ def log_problems(events: Sequence[CampaignEvent]) -> list[str]:
                 problems.append(f"game {event.number}: a result entered over one held")
             entered.add(key)
             held[event.number] = event.final_hash
-        elif isinstance(event, ResultReversed) and held.pop(event.number, None) != event.final_hash:
+        elif (
+            isinstance(event, CampaignReversal) and held.pop(event.number, None) != event.final_hash
+        ):
             problems.append(f"game {event.number}: a reversal of a result not held")
     return problems
 
@@ -109,11 +111,11 @@ def _allowed_rise(
         return None
     if state is None:
         return {}
-    if isinstance(event, ResultReversed):
+    if isinstance(event, CampaignReversal):
         entry = state.game(event.number)
         held = entry.result if entry is not None else None
         return dict(held.losses.get(side, {})) if held is not None else {}
-    if isinstance(event, Adjusted):
+    if isinstance(event, CampaignAdjust):
         return (
             {event.unit: 10**6}
             if event.side == side
@@ -124,7 +126,7 @@ def _allowed_rise(
             )
             else {}
         )
-    if isinstance(event, Aftermath):
+    if isinstance(event, CampaignAftermath):
         rules = campaign_rules(state.ruleset)
         game = state.game(event.number)
         if rules is None or game is None or game.result is None:
@@ -190,7 +192,7 @@ def link_problems(events: Sequence[CampaignEvent]) -> list[str]:
     problems: list[str] = []
     state: CampaignState | None = None
     for event in events:
-        if isinstance(event, Linked) and state is not None and event.rosters_hash is not None:
+        if isinstance(event, CampaignGame) and state is not None and event.rosters_hash is not None:
             expected = rosters_hash(state.rosters)
             if event.rosters_hash != expected:
                 problems.append(

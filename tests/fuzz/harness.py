@@ -43,6 +43,7 @@ from rules.core.ruleset import get_ruleset
 from rules.core.score import EndingKind
 from rules.core.sequence import Tracked, transition_problem
 from tests.fuzz import history
+from tests.fuzz.notices import NoticeCheck
 
 REFEREE = 1
 FIRST_PLAYER = 100
@@ -221,6 +222,8 @@ class Fuzzer:
         self.hand_rolls: list[int] = []
         self._last_turn = 0
         self._turn_started_at = 0
+        #: The notices' check (a whole game's players ask for direct messages).
+        self.notices: NoticeCheck | None = None
 
     @classmethod
     def at_table(
@@ -279,6 +282,16 @@ class Fuzzer:
         language = self.rng.choice(("it", "en", "fr"))
         await self.create(language)
         await self.join(itertools.count(FIRST_PLAYER))
+        self.notices = NoticeCheck(self.store, GUILD, self.play)
+        await self.notices.opt_in(self._send, list(self.players.values()))
+
+    async def _check_notices(self, line: str, before: Mapping[str, Any] | None = None) -> None:
+        """No notice queued twice, none for a side that owes nothing (tests/fuzz/notices)."""
+        if self.notices is None:
+            return
+        owed = None if before is None else self.notices.owed_users(before, self.players)
+        for fault in await self.notices.after(self.channel, self.players, owed):
+            self.run.fail(f"notices: {fault}: {line}")
 
     async def create(self, language: str) -> Reply:
         """The referee's ``/game new`` of this fuzzer's scenario."""
@@ -299,6 +312,7 @@ class Fuzzer:
         is reached or a check failed."""
         if self.run.commands >= max_commands:
             return False
+        await self._check_notices("after a probe")  # what an accepted probe queued
         record = await self.store.load(self.channel)
         status = self.play.status(record.document)
         if status.turn != self._last_turn:
@@ -377,6 +391,7 @@ class Fuzzer:
             await self._unchanged(before.version, before.document, line)
             return
         self.run.commands += 1
+        await self._check_notices(line, before.document)
         if reply.seq is None:  # a preview (odds): nothing was logged
             return
         self.last_act = Acted(user, seat, reply.seq, before.version, action.verb)

@@ -14,14 +14,20 @@ from unittest.mock import patch
 import pytest
 
 import bot.service.campaign.follow  # noqa: F401 - the module the check patches
-from rules.core.aftermath import Adjusted, Aftermath, EntryAftermath, FateRoll, Snapshot
+from rules.core.aftermath import (
+    CampaignAdjust,
+    CampaignAftermath,
+    EntryAftermath,
+    FateRoll,
+    Snapshot,
+)
 from rules.core.campaign import (
-    Created,
-    Joined,
-    Linked,
-    ResultEntered,
-    ResultReversed,
-    RosterSet,
+    CampaignCreated,
+    CampaignGame,
+    CampaignJoined,
+    CampaignResult,
+    CampaignReversal,
+    CampaignRoster,
     apply,
     replay,
 )
@@ -158,11 +164,11 @@ def _roster(side: str, strength: int, status: str = "fit") -> Roster:
     return Roster(side=side, entries=(entry,))
 
 
-CREATED = Created(ruleset="w40k4", name="C", sides={"x": "X", "y": "Y"}, referee=1)
+CREATED = CampaignCreated(ruleset="w40k4", name="C", sides={"x": "X", "y": "Y"}, referee=1)
 
 
-def _entered(final_hash: str) -> ResultEntered:
-    return ResultEntered(
+def _entered(final_hash: str) -> CampaignResult:
+    return CampaignResult(
         number=1,
         winner="x",
         scores={},
@@ -180,10 +186,10 @@ def test_the_roster_oracle_catches_strength_that_returns_and_the_dead(
     to fit is caught."""
     carried = [
         CREATED,
-        RosterSet(side="x", roster=_roster("x", 4)),
-        Linked(number=1, channel=5, scenario="s"),
+        CampaignRoster(side="x", roster=_roster("x", 4)),
+        CampaignGame(number=1, channel=5, scenario="s"),
         _entered("h"),
-        ResultReversed(number=1, final_hash="h"),
+        CampaignReversal(number=1, final_hash="h"),
         _entered("h2"),
     ]
     assert roster_problems(carried) == []
@@ -193,35 +199,35 @@ def test_the_roster_oracle_catches_strength_that_returns_and_the_dead(
     monkeypatch.undo()
     dead_again = [
         CREATED,
-        RosterSet(side="x", roster=_roster("x", 0, "dead")),
-        RosterSet(side="x", roster=_roster("x", 4)),
+        CampaignRoster(side="x", roster=_roster("x", 0, "dead")),
+        CampaignRoster(side="x", roster=_roster("x", 4)),
     ]
     problems = roster_problems(dead_again)
     assert problems and "dead, then fit" in problems[0], problems
 
 
 def test_the_log_oracle_catches_a_result_entered_twice_and_a_stray_reversal() -> None:
-    def result(final_hash: str) -> ResultEntered:
-        return ResultEntered(
+    def result(final_hash: str) -> CampaignResult:
+        return CampaignResult(
             number=1, winner=None, scores={}, ending="decision", final_hash=final_hash
         )
 
-    joined = Joined(side="x", user=2)
-    linked = Linked(number=1, channel=5, scenario="s")
+    joined = CampaignJoined(side="x", user=2)
+    linked = CampaignGame(number=1, channel=5, scenario="s")
     twice = [
         CREATED,
         joined,
         linked,
         result("h"),
-        ResultReversed(number=1, final_hash="h"),
+        CampaignReversal(number=1, final_hash="h"),
         result("h"),
     ]
     assert "twice" in log_problems(twice)[0]
-    stray = [CREATED, linked, result("h"), ResultReversed(number=1, final_hash="other")]
+    stray = [CREATED, linked, result("h"), CampaignReversal(number=1, final_hash="other")]
     assert "not held" in log_problems(stray)[0]
     assert (
         log_problems(
-            [CREATED, linked, result("h"), ResultReversed(number=1, final_hash="h"), result("h2")]
+            [CREATED, linked, result("h"), CampaignReversal(number=1, final_hash="h"), result("h2")]
         )
         == []
     )
@@ -234,12 +240,12 @@ def test_the_roster_oracle_holds_an_aftermath_to_its_dice_and_replacements() -> 
     fold allows) is caught."""
     losses = [
         CREATED,
-        RosterSet(side="x", roster=_roster("x", 4)),
-        Linked(number=1, channel=5, scenario="s"),
+        CampaignRoster(side="x", roster=_roster("x", 4)),
+        CampaignGame(number=1, channel=5, scenario="s"),
         _entered("h"),  # x won; a lost 2: strength 2, casualties 2
     ]
 
-    def aftermath(faces: tuple[int, ...], replaced: int) -> Aftermath:
+    def aftermath(faces: tuple[int, ...], replaced: int) -> CampaignAftermath:
         fates = tuple(
             FateRoll(face=face, fate="returns" if face >= 4 else "dead") for face in faces
         )
@@ -247,7 +253,7 @@ def test_the_roster_oracle_holds_an_aftermath_to_its_dice_and_replacements() -> 
         back = sum(1 for face in faces if face >= 4)
         after = before.model_copy(update={"strength": 2 + back + replaced, "casualties": 0})
         entry = EntryAftermath(unit="a", fates=fates, replaced=replaced, before=before, after=after)
-        return Aftermath(number=1, sides={"x": (entry,)})
+        return CampaignAftermath(number=1, sides={"x": (entry,)})
 
     # w40k4: 1-3 dead, 4-6 returns; the winner gets 1 + 1 replacements
     assert roster_problems([*losses, aftermath((1, 5), 1)]) == []
@@ -265,15 +271,19 @@ def test_the_roster_oracle_holds_an_aftermath_to_its_dice_and_replacements() -> 
 def test_the_link_oracle_catches_a_game_mustered_from_other_rosters() -> None:
     """Each campaign.game carries the hash of the rosters as the log stood when it was
     linked: the true hash is clean, another is caught."""
-    rosters = [CREATED, RosterSet(side="x", roster=_roster("x", 4))]
+    rosters = [CREATED, CampaignRoster(side="x", roster=_roster("x", 4))]
     true_hash = rosters_hash(replay(rosters).rosters)
     assert (
-        link_problems([*rosters, Linked(number=1, channel=5, scenario="s", rosters_hash=true_hash)])
+        link_problems(
+            [*rosters, CampaignGame(number=1, channel=5, scenario="s", rosters_hash=true_hash)]
+        )
         == []
     )
-    stale = rosters_hash(replay([CREATED, RosterSet(side="x", roster=_roster("x", 3))]).rosters)
+    stale = rosters_hash(
+        replay([CREATED, CampaignRoster(side="x", roster=_roster("x", 3))]).rosters
+    )
     problems = link_problems(
-        [*rosters, Linked(number=1, channel=5, scenario="s", rosters_hash=stale)]
+        [*rosters, CampaignGame(number=1, channel=5, scenario="s", rosters_hash=stale)]
     )
     assert problems and "game 1 linked with rosters hash" in problems[0]
 
@@ -284,14 +294,14 @@ def test_a_reversal_never_lifts_an_entry_above_a_full_strength_corrected_since()
     entry above its full strength (found by the campaign fuzzer, manovra seed 1006)."""
     log = [
         CREATED,
-        RosterSet(side="x", roster=_roster("x", 4)),
-        Linked(number=1, channel=5, scenario="s"),
+        CampaignRoster(side="x", roster=_roster("x", 4)),
+        CampaignGame(number=1, channel=5, scenario="s"),
         _entered("h"),  # a: strength 2, casualties 2
-        Adjusted(side="x", unit="a", field="full", value="3", reason="fix"),
+        CampaignAdjust(side="x", unit="a", field="full", value="3", reason="fix"),
     ]
     state = replay(log)
     with pytest.raises(RulesError):
-        apply(state, ResultReversed(number=1, final_hash="h"))
+        apply(state, CampaignReversal(number=1, final_hash="h"))
 
 
 #: The race's seed and rounds in the default test command (under 20 s per backend);

@@ -13,6 +13,7 @@ game from the rosters), ``seats`` (who plays a side: joins by consent).
 
 from __future__ import annotations
 
+from bot.service.campaign.adopt import adopt_stale_claims
 from bot.service.campaign.aftermath import (
     adjust_entry,
     confirm_aftermath,
@@ -34,7 +35,7 @@ HANDLERS = (
     Handler(("campaign.new",), run=new_campaign),
     Handler(("campaign.join",), run=join_campaign),
     Handler(("campaign.invite",), run=invite_to_campaign),
-    Handler(("campaign.status",), run=campaign_status),
+    Handler(("campaign.status",), read_only=True, run=campaign_status),
     Handler(("campaign.log",), read_only=True, run=campaign_log),
     Handler(("campaign.game",), run=link_new_game),
     Handler(("campaign.end",), run=end_campaign),
@@ -48,11 +49,13 @@ HANDLERS = (
 )
 
 #: What a campaign does around its games' commands: it follows each write (a result
-#: entered or reversed), refuses to reopen a game it has built on, and reminds of dates.
+#: entered or reversed), refuses to reopen a game it has built on, reminds of dates, and
+#: adopts a game a stopped ``/campaign game`` created but did not list.
 REACTIONS = (
     FOLLOWER,
     Guard(name="campaign.settled", run=refuse_reopening),
     Timer(name="campaign.calendar", run=campaign_reminders),
+    Timer(name="campaign.adopt", run=adopt_stale_claims),
 )
 
 __all__ = [

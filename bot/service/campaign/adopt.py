@@ -9,27 +9,33 @@ drops the claim. A second ``/campaign game`` meanwhile finds the number claimed 
 under the next number.
 
 A process stopped between the game and the event leaves a game that names the campaign
-while the campaign does not list it. The next ``/campaign status`` or ``/campaign game``
-reads the claims (one listing of the campaign's records: no scan of the server's games):
-when the claimed channel's game is linked to the campaign under the number the campaign
-would give next, the campaign logs its ``campaign.game`` now (the game is adopted, said in
-one line); a claim whose number is listed already, or whose game was never created and
-that is older than :data:`STALE_AFTER`, is dropped.
+while the campaign does not list it. A claim sits on the store's time index, due once
+:data:`STALE_AFTER` has passed: the campaign's timer (:func:`adopt_stale_claims`), or the
+next ``/campaign game`` before, reads the claims (one listing of the campaign's records: no
+scan of the server's games): when the claimed channel's game is linked to the campaign
+under the number the campaign would give next, the campaign logs its ``campaign.game`` now
+(the game is adopted, said in one line in the campaign's channel); a claim whose number is
+listed already, or whose game was never created and that is older than
+:data:`STALE_AFTER`, is dropped. ``/campaign status`` writes none of it: it says which
+game is being linked (:func:`orphans`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from bot.service.campaign.follow import linked_to
-from bot.service.campaign.ledger import log_event
-from bot.service.handlers import Services
+from bot.service.campaign.ledger import language_of, load_campaign, log_event
+from bot.service.errors import ServiceError
+from bot.service.handlers import Due, Services
+from bot.service.replies import Reply
 from bot.service.stored.campaign import CampaignLink
-from db.errors import GameNotFound, VersionConflict
+from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import FeatureRecord, GameRecord, Scope
-from rules.core.campaign import CampaignState, Linked
+from rules.core.campaign import CampaignGame, CampaignState
 from rules.core.resolution import Outcome
 
 log = logging.getLogger(__name__)
@@ -74,12 +80,15 @@ async def claim_number(services: Services, record: GameRecord, claim: Claim) -> 
         "scenario": claim.scenario,
         "by": claim.by,
     }
-    taken = await services.store.feature_put(PENDING, scope, key, value, if_absent=True)
+    # On the time index once stale: the timer adopts or drops what a stopped process left.
+    due_at = datetime.now(UTC) + STALE_AFTER
+    store = services.store
+    taken = await store.feature_put(PENDING, scope, key, value, due_at=due_at, if_absent=True)
     if taken is not None:
         return
-    found = await services.store.feature_get(PENDING, scope, key)
+    found = await store.feature_get(PENDING, scope, key)
     if found is not None and claim.by is not None and _claim_of(found).by == claim.by:
-        await services.store.feature_put(PENDING, scope, key, value)
+        await store.feature_put(PENDING, scope, key, value, due_at=due_at)
         return
     raise VersionConflict(record.channel_id, record.version, record.version)
 
@@ -87,6 +96,46 @@ async def claim_number(services: Services, record: GameRecord, claim: Claim) -> 
 async def drop_claim(services: Services, campaign: int, number: int) -> None:
     """The game was linked (or never made): its number's claim goes."""
     await services.store.feature_delete(PENDING, Scope.of_game(campaign), str(number))
+
+
+async def orphans(services: Services, record: GameRecord, state: CampaignState) -> list[Claim]:
+    """The games a stopped ``/campaign game`` created but did not log, that the campaign
+    will adopt: read only (``/campaign status`` says they are being linked)."""
+    found = await services.store.feature_list(PENDING, Scope.of_game(record.channel_id))
+    return [
+        claim
+        for claim in map(_claim_of, found)
+        if claim.number == len(state.games) + 1
+        and not state.ended
+        and await linked_to(services, claim.channel)
+        == CampaignLink(record.channel_id, claim.number)
+    ]
+
+
+async def adopt_stale_claims(
+    services: Services,
+    now: datetime,
+    *,
+    owns_guild: Callable[[int | None], bool] | None = None,
+) -> Due:
+    """The timer: each campaign with a claim past :data:`STALE_AFTER` adopts its orphan
+    game or drops the claim; an adoption is said in the campaign's channel."""
+    replies: Due = []
+    campaigns = {found.scope.id for found in await services.store.feature_due(PENDING, now)}
+    for campaign in sorted(campaigns):
+        try:
+            record, state = await load_campaign(services, campaign)
+        except (ServiceError, StoreError, GameNotFound):
+            log.warning("campaign %s: its claims cannot be read", campaign, exc_info=True)
+            continue
+        if owns_guild is not None and not owns_guild(record.guild_id):
+            continue
+        record, state, adopted = await adopt_orphan(services, record, state)
+        if adopted:
+            reply = Reply(language=language_of(record), ruleset=state.ruleset)
+            reply.notices.extend(adopted)
+            replies.append((campaign, reply))
+    return replies
 
 
 async def adopt_orphan(
@@ -121,7 +170,7 @@ async def adopt_orphan(
             services,
             record,
             state,
-            Linked(number=claim.number, channel=claim.channel, scenario=claim.scenario),
+            CampaignGame(number=claim.number, channel=claim.channel, scenario=claim.scenario),
             actor_id=None,
             interaction_id=f"campaign:{record.channel_id}:{claim.number}:adopted",
         )
@@ -140,4 +189,13 @@ async def _drop(services: Services, campaign: int, found: FeatureRecord) -> None
     )
 
 
-__all__ = ["PENDING", "STALE_AFTER", "Claim", "adopt_orphan", "claim_number", "drop_claim"]
+__all__ = [
+    "PENDING",
+    "STALE_AFTER",
+    "Claim",
+    "adopt_orphan",
+    "adopt_stale_claims",
+    "claim_number",
+    "drop_claim",
+    "orphans",
+]

@@ -33,10 +33,10 @@ from db.models import GameRecord
 from rules.core.aftermath import (
     ADJUSTABLE_FIELDS,
     MAX_REASON,
-    Adjusted,
-    Aftermath,
-    AftermathConfirmed,
-    AftermathReversed,
+    CampaignAdjust,
+    CampaignAftermath,
+    CampaignAftermathReversal,
+    CampaignConfirm,
     EntryAftermath,
 )
 from rules.core.campaign import MAX_GAMES, CampaignState
@@ -217,7 +217,7 @@ async def run_aftermath(call: Call) -> Reply:
     dice: DiceSource = services.dice if typed is None else ScriptedDice(typed, by_hand=True)
     fielded = await services.off_loop(_fielded, muster_of(services, state), state, number)
 
-    def rolled() -> Aftermath:
+    def rolled() -> CampaignAftermath:
         event = roll_aftermath(state, number, rules, dice, fielded, side)
         if isinstance(dice, ScriptedDice):
             dice.ensure_consumed()
@@ -263,7 +263,11 @@ async def dispute_aftermath(call: Call) -> Reply:
 
 
 async def _logged(
-    call: Call, record: GameRecord, state: CampaignState, event: Aftermath, rules: CampaignRules
+    call: Call,
+    record: GameRecord,
+    state: CampaignState,
+    event: CampaignAftermath,
+    rules: CampaignRules,
 ) -> TextReply:
     """A side's part logged, and shown with what comes next."""
     after, seq = await log_requested(call, record, state, event)
@@ -298,7 +302,7 @@ async def _logged(
     return reply
 
 
-def _disputed_line(state: CampaignState, event: Aftermath, language: str) -> str:
+def _disputed_line(state: CampaignState, event: CampaignAftermath, language: str) -> str:
     assert event.side is not None
     by = (
         state.sides.get(event.by, event.by)
@@ -311,7 +315,7 @@ def _disputed_line(state: CampaignState, event: Aftermath, language: str) -> str
 
 
 def aftermath_lines(
-    state: CampaignState, event: Aftermath, rules: CampaignRules, language: str
+    state: CampaignState, event: CampaignAftermath, rules: CampaignRules, language: str
 ) -> list[str]:
     """The aftermath in words: a title, and a line per entry with its dice and changes."""
     typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
@@ -421,9 +425,7 @@ async def confirm_aftermath(call: Call) -> Reply:
         raise ServiceError(
             "error.campaign.aftermath_unrolled", number=number, sides=_labels(state, unrolled)
         )
-    after, seq = await log_requested(
-        call, record, state, AftermathConfirmed(number=number, side=side)
-    )
+    after, seq = await log_requested(call, record, state, CampaignConfirm(number=number, side=side))
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     if side is None:
         reply.notices.append(Outcome.of("bot.campaign.validated", number=number))
@@ -463,7 +465,7 @@ async def adjust_entry(call: Call) -> Reply:
     if field == "rank" and value != "-" and rules is not None:
         rules.check_rank(value)  # a rank off the ladder would never be fielded nor promoted
     _check_in_range(state, side, unit, field, value)
-    event = Adjusted(side=side, unit=unit, field=field, value=value, reason=reason)
+    event = CampaignAdjust(side=side, unit=unit, field=field, value=value, reason=reason)
     after, seq = await log_requested(call, record, state, event)
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     adjusted = after.rosters[side].entry(unit)
@@ -533,7 +535,7 @@ def _check_in_range(state: CampaignState, side: str, unit: str, field: str, valu
 
 def aftermath_log_text(state: CampaignState, event: AftermathEvent, language: str) -> str:
     """A post-battle event in the campaign's log."""
-    if isinstance(event, Aftermath):
+    if isinstance(event, CampaignAftermath):
         typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
         text = translate(
             "bot.campaign.log.aftermath",
@@ -549,12 +551,12 @@ def aftermath_log_text(state: CampaignState, event: AftermathEvent, language: st
             return text
         side = state.sides.get(event.side, event.side)
         return translate("bot.campaign.log.aftermath_side", language, side=side, text=text)
-    if isinstance(event, AftermathConfirmed):
+    if isinstance(event, CampaignConfirm):
         if event.side is None:
             return translate("bot.campaign.log.validated", language, number=event.number)
         side = state.sides.get(event.side, event.side)
         return translate("bot.campaign.log.confirmed", language, side=side, number=event.number)
-    if isinstance(event, AftermathReversed):
+    if isinstance(event, CampaignAftermathReversal):
         return translate("bot.campaign.log.aftermath_reversal", language, number=event.number)
     return translate(
         "bot.campaign.log.adjusted",

@@ -31,7 +31,14 @@ from db.errors import GameNotFound, StoreError
 from db.hashing import canonical_json
 from db.models import ExportBundle, Scope
 from db.protocol import GameStore
-from rules.core.campaign import CAMPAIGN_KIND, CampaignState, Created, apply, event_of, start
+from rules.core.campaign import (
+    CAMPAIGN_KIND,
+    CampaignCreated,
+    CampaignState,
+    apply,
+    event_of,
+    start,
+)
 from rules.core.errors import RulesError
 
 
@@ -47,7 +54,7 @@ def replay_campaign_log(bundle: ExportBundle) -> ReplayReport:
             data = event.args[CAMPAIGN_ARG]
             folded = event_of(data)
             if state is None:
-                if not isinstance(folded, Created):
+                if not isinstance(folded, CampaignCreated):
                     raise ValueError("the first event does not create the campaign")
                 state = start(folded)
             else:

@@ -17,9 +17,9 @@ from bot.service.handlers import Call
 from rules.core.campaign import CampaignState
 from rules.core.campaign_book import (
     Book,
-    BookOpened,
-    GameDue,
-    OverdueDecided,
+    CampaignBook,
+    CampaignDue,
+    CampaignOverdue,
     load_book,
 )
 from rules.core.campaign_story import holders, next_step, step_of
@@ -99,7 +99,7 @@ def book_lines(state: CampaignState, language: str) -> list[str]:
     return lines
 
 
-def created_log_text(name: str, ruleset: str, book: BookOpened, language: str) -> str:
+def created_log_text(name: str, ruleset: str, book: CampaignBook, language: str) -> str:
     """A campaign's created event that carries its book, in words."""
     return translate(
         "bot.campaign.log.created_book",
@@ -111,12 +111,12 @@ def created_log_text(name: str, ruleset: str, book: BookOpened, language: str) -
 
 
 def book_log_text(
-    state: CampaignState, event: BookOpened | GameDue | OverdueDecided, language: str
+    state: CampaignState, event: CampaignBook | CampaignDue | CampaignOverdue, language: str
 ) -> str:
     """A book or calendar event of the campaign's log in words."""
-    if isinstance(event, BookOpened):
+    if isinstance(event, CampaignBook):
         return translate("bot.campaign.log.book", language, title=_text(event.title, language))
-    if isinstance(event, GameDue):
+    if isinstance(event, CampaignDue):
         return translate("bot.campaign.log.due", language, number=event.number, by=str(event.by))
     return translate(
         "bot.campaign.log.overdue",

@@ -37,7 +37,7 @@ from bot.service.stored.table import open_table
 from db.errors import GameNotFound, StoreError
 from db.models import GameRecord, Scope
 from rules.core.campaign import CAMPAIGN_KIND, MAX_GAMES, CampaignState
-from rules.core.campaign_book import MAX_DUE_DAYS, GameDue, OverdueDecided
+from rules.core.campaign_book import MAX_DUE_DAYS, CampaignDue, CampaignOverdue
 from rules.core.campaign_story import default_due
 from rules.core.ending import NO_WINNER
 from rules.core.errors import InvalidInput
@@ -104,7 +104,7 @@ async def set_due(
         call.services,
         record,
         state,
-        GameDue(number=number, by=by),
+        CampaignDue(number=number, by=by),
         actor_id=request.user_id,
         actor_name=request.user_name,
         interaction_id=None if request.interaction_id is None else f"{request.interaction_id}/due",
@@ -137,15 +137,15 @@ async def overdue_decision(call: Call) -> Reply:
         raise ServiceError("error.campaign.no_date", number=number)
     now = today()
     kind, _, argument = str(request.options.get("decision") or "").strip().partition(":")
-    event: OverdueDecided
+    event: CampaignOverdue
     if kind == "extend":
         until = parse_date(argument, "decision", after=max(by, now - dt.timedelta(days=1)))
-        event = OverdueDecided(number=number, decision="extend", until=until)
+        event = CampaignOverdue(number=number, decision="extend", until=until)
     elif kind in ("forfeit", "draw"):
         if by >= now:
             raise ServiceError("error.campaign.not_overdue", number=number, by=by.isoformat())
         side = _side(state, argument) if kind == "forfeit" else None
-        event = OverdueDecided(number=number, decision=kind, side=side)
+        event = CampaignOverdue(number=number, decision=kind, side=side)
     else:
         raise InvalidInput("error.campaign.bad_decision", value=kind[:20])
     state, seq = await log_requested(call, record, state, event)
@@ -160,7 +160,7 @@ async def overdue_decision(call: Call) -> Reply:
 
 
 async def _settle_decision(
-    call: Call, record: GameRecord, state: CampaignState, event: OverdueDecided, seq: int | None
+    call: Call, record: GameRecord, state: CampaignState, event: CampaignOverdue, seq: int | None
 ) -> Reply:
     """A forfeit or a draw: the game ends by the referee's decision in its own log, and its
     result enters the campaign as any end's does."""

@@ -38,16 +38,16 @@ from db.models import GameRecord
 from rules.core.campaign import (
     CAMPAIGN_KIND,
     MAX_NAME,
+    CampaignCreated,
+    CampaignEnded,
+    CampaignGame,
     CampaignState,
-    Created,
-    Ended,
-    Linked,
     Points,
     apply,
     event_json,
     start,
 )
-from rules.core.campaign_book import BookOpened
+from rules.core.campaign_book import CampaignBook
 from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
@@ -97,13 +97,13 @@ async def new_campaign(call: Call) -> Reply:
     if book is not None:
         await check_book(call, book, sides)
     # The book travels in the created event: one commit makes the campaign and its book.
-    created = Created(
+    created = CampaignCreated(
         ruleset=ruleset,
         name=name,
         points=points,
         sides=sides,
         referee=request.user_id,
-        book=None if book is None else BookOpened.of(book),
+        book=None if book is None else CampaignBook.of(book),
     )
     state = start(created)
     language = str(options.get("language") or services.known(request.locale))
@@ -194,7 +194,7 @@ async def link_new_game(call: Call) -> Reply:
             sides=", ".join(sides.values()),
             known=", ".join(state.sides.values()),
         )
-    linked = Linked(
+    linked = CampaignGame(
         number=number,
         channel=target,
         scenario=scenario,
@@ -290,7 +290,7 @@ def _linked_reply(
 
 
 async def _create_linked(
-    call: Call, record: GameRecord, state: CampaignState, linked: Linked, document: Any
+    call: Call, record: GameRecord, state: CampaignState, linked: CampaignGame, document: Any
 ) -> GameRecord:
     """Game ``linked.number`` in its channel: created with its origin, linked, seated."""
     request, store = call.request, call.store
@@ -337,10 +337,10 @@ async def end_campaign(call: Call) -> Reply:
     record, state = await load_campaign(services, request.channel_id)
     referee_only(call, state)
     record, state = await catch_up(services, record, state)
-    apply(state, Ended())  # over already, or a game without a result: said first
+    apply(state, CampaignEnded())  # over already, or a game without a result: said first
     refuse_unconfirmed(state)
     await _refuse_a_game_in_play(services, state, record.channel_id, request.guild_id is not None)
-    _, seq = await log_requested(call, record, state, Ended())
+    _, seq = await log_requested(call, record, state, CampaignEnded())
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.ended", name=state.name))
     return reply

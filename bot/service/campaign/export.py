@@ -9,7 +9,8 @@ state it folds to. The log is read in pages and both files are written as the pa
 into a spool directory on worker threads (as ``/game export``'s are, `bot.export`), so a
 log of any length takes a page of events in memory; the files are fitted to Discord's
 attachment limit (`bot.export.fit_file`), the small ones read back as bytes. A campaign
-following a book with a map gets its picture too (``campaign-map.png``, `bot.render.campaign_map`).
+following a book with a map gets its map as data (:class:`~rules.core.campaign_story.CampaignMap`)
+that the front ends draw (`bot.render.campaign_map`): no picture is made in the service.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from bot.export import fitted_files
-from bot.render.campaign_map import AreaBox, campaign_map_png
 from bot.service.campaign.book import area_name
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.report import (
@@ -39,7 +39,7 @@ from bot.service.handlers import Call
 from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord
 from rules.core.campaign import CampaignState, event_of
-from rules.core.campaign_story import holders, step_of
+from rules.core.campaign_story import CampaignMap, MapArea, holders, step_of
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 
@@ -72,13 +72,13 @@ async def campaign_export(call: Call) -> Reply:
         finally:
             await asyncio.to_thread(writer.close)
         files = await asyncio.to_thread(fitted_files, spool, (_REPORT, _LOG))
-        if state.book is not None and state.book.areas:
-            files["campaign-map.png"] = await services.off_loop(map_picture, state, language)
     except BaseException:
         await asyncio.to_thread(shutil.rmtree, spool, True)
         raise
     reply = FilesReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.files.update(files)
+    # The map as data: the front ends draw it (no picture is made in the service).
+    reply.campaign_map = map_view(state, language)
     if any(isinstance(content, Path) for content in files.values()):
         reply.spool = spool
     else:
@@ -140,29 +140,31 @@ class _LogWriter:
         (self.spool / _BODY).unlink()
 
 
-def map_picture(state: CampaignState, language: str) -> bytes:
-    """The book's map as a picture: each area coloured by its holder, the area a game in
-    play is fought for marked (`bot.render.campaign_map`)."""
+def map_view(state: CampaignState, language: str) -> CampaignMap | None:
+    """The book's map as the front ends draw it: each area with its holder, the area a game
+    in play is fought for marked; None without a book's map."""
     book = state.book
-    if book is None:
-        raise ValueError("a campaign without a book has no map")
+    if book is None or not book.areas:
+        return None
     held = holders(state)
     contested = {
         step.area
         for entry in state.games
         if entry.result is None and (step := step_of(state, entry)) is not None
     }
-    boxes = [
-        AreaBox(
+    areas = tuple(
+        MapArea(
             name=area_name(state, area.id, language),
             holder=held.get(area.id, area.holder),
             holder_name=state.sides.get(held.get(area.id, area.holder), area.holder),
             contested=area.id in contested,
         )
         for area in book.areas
-    ]
+    )
     title = book.title.get(language) or book.title.get("it") or book.book
-    return campaign_map_png(f"{state.name} — {title}", boxes, state.sides)
+    return CampaignMap(
+        title=f"{state.name} — {title}", areas=areas, sides=dict(state.sides), language=language
+    )
 
 
 def report_text(
@@ -267,7 +269,7 @@ def report_tail(language: str, head: str) -> list[str]:
 
 __all__ = [
     "campaign_export",
-    "map_picture",
+    "map_view",
     "report_head",
     "report_log_lines",
     "report_tail",

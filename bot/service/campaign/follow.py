@@ -6,7 +6,8 @@ ended game whose result the campaign lacks enters it (``campaign.result``:
 the result, the hash of the game's final event); a game no longer ended (``/game undo`` of
 its end) has its result reversed (``campaign.reversal``). Each of those events carries an id
 made from the campaign, the game and the final hash, so it is committed once however many
-processes try; ``/campaign status`` catches up a game a stopped process left behind.
+processes try. A game a stopped process left behind is caught up by the campaign's next
+write command (:func:`catch_up`); ``/campaign status`` only says so (:func:`unsettled`).
 
 A linked game the store refuses to read (its history altered, its data damaged:
 ``bot/integrity.py``) is :class:`GameUnreadable`, naming its number and channel before the
@@ -17,6 +18,7 @@ shows the campaign with that game flagged on its own line.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from bot.integrity import refusal_of
 from bot.service.campaign.ledger import load_campaign, log_event
@@ -34,12 +36,12 @@ from bot.service.stored.campaign import (
 from bot.service.stored.table import TableContext
 from db.errors import DamagedFile, GameNotFound, StoreError, VersionConflict
 from db.models import GameRecord, Scope
-from rules.core.aftermath import AftermathReversed
+from rules.core.aftermath import CampaignAftermathReversal
 from rules.core.campaign import (
     CampaignEvent,
+    CampaignResult,
+    CampaignReversal,
     CampaignState,
-    ResultEntered,
-    ResultReversed,
     apply,
 )
 from rules.core.errors import RulesError
@@ -91,18 +93,17 @@ async def follow(
     """Bring the campaign in line with its game ``link`` after a command wrote to it: the
     notices to show in the game's channel (the result entered, or reversed). Never
     raises for the campaign's sake: the game's command stands; a failure is logged and the
-    next command or ``/campaign status`` catches up. ``reopened_by``: the command reopened
-    the game under the claim the guard took; dropped once the campaign has followed (a
-    failure leaves it to expire, holding the campaign's writes off meanwhile)."""
+    next command (the game's, or the campaign's that writes) catches up. ``reopened_by``:
+    the command reopened the game under the claim the guard took; dropped once the
+    campaign has followed (a failure leaves it to expire, holding the campaign's writes off
+    meanwhile)."""
     try:
         for attempt in range(1, FOLLOW_ATTEMPTS + 1):
             try:
                 record, state = await load_campaign(services, link.campaign)
                 _, _, notices = await _settle(services, record, state, link.number, game_channel)
                 if reopened_by is not None:
-                    await release_reopening(
-                        services.store, link.campaign, link.number, reopened_by
-                    )
+                    await release_reopening(services.store, link.campaign, link.number, reopened_by)
                 return notices
             except VersionConflict:
                 if attempt == FOLLOW_ATTEMPTS:
@@ -155,6 +156,67 @@ async def catch_up(
     return record, state
 
 
+@dataclass(frozen=True, slots=True)
+class Unsettled:
+    """A linked game whose end the campaign has not followed yet: its result to enter
+    (``reversal`` false) or to reverse (its end undone)."""
+
+    number: int
+    reversal: bool
+
+
+async def unsettled(
+    services: Services,
+    record: GameRecord,
+    state: CampaignState,
+    skipped: list[GameUnreadable] | None = None,
+) -> list[Unsettled]:
+    """The games whose end the campaign has not followed yet (a process stopped between
+    the game's command and the campaign's event): read only, for ``/campaign status``. A
+    game the store refuses is added to ``skipped`` when given (else refused, named)."""
+    found: list[Unsettled] = []
+    for entry in state.games:
+        try:
+            game = await _game_of(services, record, state, entry.number, entry.channel)
+        except GameUnreadable as unreadable:
+            if skipped is None:
+                raise
+            skipped.append(unreadable)
+            continue
+        if game is None:
+            continue
+        ended = game.status == "ended"
+        held = entry.result
+        if held is not None and (not ended or held.final_hash != game.head_hash):
+            found.append(Unsettled(entry.number, reversal=True))
+        elif held is None and ended and game.head_hash is not None:
+            found.append(Unsettled(entry.number, reversal=False))
+    return found
+
+
+async def _game_of(
+    services: Services,
+    record: GameRecord,
+    state: CampaignState,
+    number: int,
+    channel: int,
+    *,
+    linked: bool = False,
+) -> GameRecord | None:
+    """Game ``number`` as the campaign follows it: None when the campaign is over, the game
+    archived (what the campaign holds of it stands) or the channel holds another game."""
+    entry = state.game(number)
+    if entry is None or entry.channel != channel or state.ended:
+        return None
+    try:
+        game = await load_linked(services, number, channel, record.guild_id is not None)
+    except GameNotFound:
+        return None
+    if not linked and await linked_to(services, channel) != CampaignLink(record.channel_id, number):
+        return None
+    return game
+
+
 async def _settle(
     services: Services,
     record: GameRecord,
@@ -168,21 +230,16 @@ async def _settle(
     the reversal of a result that no longer holds, the entry of one that does. ``linked``:
     the caller read the game's link already (else it is read, the channel may hold
     another game by now)."""
+    game = await _game_of(services, record, state, number, channel, linked=linked)
     entry = state.game(number)
-    if entry is None or entry.channel != channel or state.ended:
-        return record, state, []
-    try:
-        game = await load_linked(services, number, channel, record.guild_id is not None)
-    except GameNotFound:  # archived: what the campaign holds of it stands
-        return record, state, []
-    if not linked and await linked_to(services, channel) != CampaignLink(record.channel_id, number):
+    if game is None or entry is None:
         return record, state, []
     notices: list[Outcome] = []
     ended = game.status == "ended"
     held = entry.result
     if held is not None and (not ended or held.final_hash != game.head_hash):
-        reversal = ResultReversed(number=number, final_hash=held.final_hash)
-        unwind = AftermathReversed(number=number) if number in state.aftermaths else None
+        reversal = CampaignReversal(number=number, final_hash=held.final_hash)
+        unwind = CampaignAftermathReversal(number=number) if number in state.aftermaths else None
         # The carry-over, if applied, is unwound by its own logged event, then the result
         # reversed; each only while nothing changed the entries since (else the result
         # stays and the game is told why: nothing is written).
@@ -214,7 +271,7 @@ async def _settle(
             losses = await services.on_workers(
                 game.channel_id, lambda: losses_of(muster, game.document, rosters)
             )
-            entered = ResultEntered(
+            entered = CampaignResult(
                 number=number,
                 winner=result.winner,
                 scores=dict(result.score.totals),

@@ -22,7 +22,7 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from db.errors import GameNotFound, VersionConflict
 from db.models import GameRecord
-from rules.core.campaign import CampaignState, Linked, apply
+from rules.core.campaign import CampaignGame, CampaignState, apply
 from rules.core.errors import RulesError
 from rules.core.roster import rosters_hash
 
@@ -59,7 +59,7 @@ async def log_link(
     call: Call,
     record: GameRecord,
     state: CampaignState,
-    linked: Linked,
+    linked: CampaignGame,
 ) -> tuple[GameRecord, CampaignState, int]:
     """Log ``campaign.game`` for the game just made; on a lost version race, again on the
     campaign's new state while the game may still be listed under its number. A number
@@ -90,7 +90,7 @@ async def log_link(
     raise ServiceError("error.service.conflict")
 
 
-def _still_linkable(state: CampaignState, linked: Linked) -> None:
+def _still_linkable(state: CampaignState, linked: CampaignGame) -> None:
     """Refuse listing ``linked`` on ``state`` when its number was taken, the campaign ended
     or owes an aftermath, or the rosters it was mustered from changed."""
     refuse_while_owed(state)
@@ -102,7 +102,7 @@ def _still_linkable(state: CampaignState, linked: Linked) -> None:
         raise ServiceError("error.service.conflict")
 
 
-async def remove_game(call: Call, linked: Linked) -> None:
+async def remove_game(call: Call, linked: CampaignGame) -> None:
     """Remove the game made for ``linked`` that the campaign will not list (ended first:
     the store removes only an ended game)."""
     store = call.services.store

@@ -37,7 +37,7 @@ from bot.service.requests import Request
 from db.errors import VersionConflict
 from db.models import FeatureRecord, Scope
 from db.protocol import GameStore
-from rules.core.campaign import CampaignState, ResultReversed, apply
+from rules.core.campaign import CampaignReversal, CampaignState, apply
 from rules.core.errors import RulesError
 
 REOPENING = "campaign_reopening"
@@ -63,7 +63,7 @@ def built_on(state: CampaignState, number: int) -> bool:
     if number in state.aftermaths:
         return True
     try:
-        apply(state, ResultReversed(number=number, final_hash=entry.result.final_hash))
+        apply(state, CampaignReversal(number=number, final_hash=entry.result.final_hash))
     except RulesError:
         return True
     return False
@@ -117,9 +117,7 @@ async def _take(store: GameStore, campaign: int, number: int, holder: _Holder) -
     other = _Holder(by=str(found.value["by"]), reopens=bool(found.value["reopens"]))
     if other.by != holder.by and datetime.fromisoformat(found.value["until"]) > _now():
         return other
-    taken = await store.feature_put(
-        REOPENING, scope, key, value, expected_revision=found.revision
-    )
+    taken = await store.feature_put(REOPENING, scope, key, value, expected_revision=found.revision)
     return None if taken is not None else _LOST
 
 

@@ -10,7 +10,7 @@ from bot.service.campaign.aftermath import entry_line
 from bot.service.campaign.rosters import roster_lines
 from bot.service.events import event_line
 from db.models import EventRecord
-from rules.core.campaign import CampaignState, ResultEntered, standings
+from rules.core.campaign import CampaignResult, CampaignState, standings
 from rules.core.campaign_rules import campaign_rules
 from rules.core.i18n import colon, has_key, semicolon, translate
 
@@ -22,7 +22,7 @@ def unit_name(state: CampaignState, side: str, unit: str) -> str:
     return entry.name if entry is not None else unit
 
 
-def losses_text(state: CampaignState, result: ResultEntered, language: str) -> str:
+def losses_text(state: CampaignState, result: CampaignResult, language: str) -> str:
     """A game's losses by side, each unit by name (empty: none lost)."""
     return f"{semicolon(language)} ".join(
         f"{state.sides.get(side, side)}{colon(language)} "

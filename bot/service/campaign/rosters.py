@@ -25,7 +25,7 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
 from bot.service.replies import Reply, TextReply
 from db.models import GameRecord
-from rules.core.campaign import CampaignState, RosterSet
+from rules.core.campaign import CampaignRoster, CampaignState
 from rules.core.campaign_rules import campaign_rules
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.i18n import translate
@@ -66,7 +66,7 @@ class Mustering:
     from, and the units left behind by choice."""
 
     document: dict[str, Any]
-    rosters_set: tuple[RosterSet, ...] = ()
+    rosters_set: tuple[CampaignRoster, ...] = ()
     rosters_hash: str | None = None
     left: tuple[str, ...] = field(default=())
     #: How many units each side fields.
@@ -120,7 +120,9 @@ def mustering(
         if unit not in known:
             raise UnknownName("error.campaign.leave_unknown", unit=unit[:40], scenario=scenario)
     new = tuple(
-        RosterSet(side=side, roster=muster.roster_of(scenario, side), source=f"scenario:{scenario}")
+        CampaignRoster(
+            side=side, roster=muster.roster_of(scenario, side), source=f"scenario:{scenario}"
+        )
         for side in state.sides
         if side not in state.rosters and side in units
     )
@@ -137,7 +139,7 @@ def mustering(
 
 
 async def log_rosters_set(
-    call: Call, record: GameRecord, state: CampaignState, events: tuple[RosterSet, ...]
+    call: Call, record: GameRecord, state: CampaignState, events: tuple[CampaignRoster, ...]
 ) -> tuple[GameRecord, CampaignState]:
     """Log the rosters ``/campaign game`` sets from its scenario, one event each."""
     request, services = call.request, call.services
@@ -216,7 +218,7 @@ async def _set_roster(
             if entry.rank is not None:
                 rules.check_rank(entry.rank)
     _, seq = await log_requested(
-        call, record, state, RosterSet(side=roster.side, roster=roster, source="file")
+        call, record, state, CampaignRoster(side=roster.side, roster=roster, source="file")
     )
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
     reply.notices.append(

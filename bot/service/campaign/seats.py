@@ -20,7 +20,7 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
 from bot.service.replies import Reply
 from bot.service.requests import int_option
-from rules.core.campaign import CampaignState, Invited, JoinAsked, Joined
+from rules.core.campaign import CampaignInvite, CampaignJoined, CampaignJoinRequest, CampaignState
 from rules.core.resolution import Outcome
 
 
@@ -44,11 +44,11 @@ async def join_campaign(call: Call) -> Reply:
     consented = user == state.referee or state.invitations.get(user) == side
     language = language_of(record)
     if not consented:
-        _, seq = await log_requested(call, record, state, JoinAsked(side=side, user=user))
+        _, seq = await log_requested(call, record, state, CampaignJoinRequest(side=side, user=user))
         reply = Reply(language=language, ruleset=state.ruleset, seq=seq)
         reply.notices.append(Outcome.of("bot.campaign.join_requested", side=state.sides[side]))
         return reply
-    after, seq = await log_requested(call, record, state, Joined(side=side, user=user))
+    after, seq = await log_requested(call, record, state, CampaignJoined(side=side, user=user))
     await seat_in_games(services, after, side, user)
     reply = Reply(language=language, ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.joined", side=state.sides[side], name=state.name))
@@ -74,7 +74,7 @@ async def invite_to_campaign(call: Call) -> Reply:
     language = language_of(record)
     mention = f"<@{user}>"
     if state.requests.get(user) == side:
-        joined = Joined(side=side, user=user, by=request.user_id)
+        joined = CampaignJoined(side=side, user=user, by=request.user_id)
         after, seq = await log_requested(call, record, state, joined)
         await seat_in_games(services, after, side, user)
         reply = Reply(language=language, ruleset=state.ruleset, seq=seq)
@@ -82,7 +82,7 @@ async def invite_to_campaign(call: Call) -> Reply:
             Outcome.of("bot.campaign.approved", user=mention, side=state.sides[side])
         )
         return reply
-    invited = Invited(side=side, user=user, by=request.user_id)
+    invited = CampaignInvite(side=side, user=user, by=request.user_id)
     _, seq = await log_requested(call, record, state, invited)
     reply = Reply(language=language, ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.invited", user=mention, side=state.sides[side]))

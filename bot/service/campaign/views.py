@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from bot.service.campaign.adopt import adopt_orphan
+from bot.service.campaign.adopt import orphans
 from bot.service.campaign.aftermath import aftermath_log_text, owed_lines
 from bot.service.campaign.book import book_lines, book_log_text, created_log_text, due_lines
-from bot.service.campaign.follow import GameUnreadable, catch_up
+from bot.service.campaign.follow import GameUnreadable, unsettled
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.report import other_event_text
 from bot.service.errors import ServiceError
@@ -15,25 +15,27 @@ from bot.service.handlers import Call
 from bot.service.lifecycle import channel_label
 from bot.service.replies import Reply, TextReply
 from db.errors import StoreError
+from db.models import GameRecord
 from rules.core.campaign import (
     CAMPAIGN_KIND,
+    CampaignCreated,
     CampaignEvent,
+    CampaignGame,
+    CampaignInvite,
+    CampaignJoined,
+    CampaignJoinRequest,
+    CampaignResult,
+    CampaignReversal,
+    CampaignRoster,
     CampaignState,
-    Created,
     GameEntry,
-    Invited,
-    JoinAsked,
-    Joined,
-    Linked,
-    ResultEntered,
-    ResultReversed,
-    RosterSet,
     event_of,
     standings,
 )
 from rules.core.campaign_aftermath import AFTERMATH_EVENTS
-from rules.core.campaign_book import BookOpened, GameDue, OverdueDecided
+from rules.core.campaign_book import CampaignBook, CampaignDue, CampaignOverdue
 from rules.core.i18n import translate
+from rules.core.resolution import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -52,19 +54,39 @@ async def campaign_status(call: Call) -> Reply:
         record, state = await load_campaign(services, request.channel_id)
     except ServiceError:
         return await _listing(call)
-    # Not read-only: it catches up what a stopped process left behind (a game created but
-    # not logged is adopted, a result not entered enters), each a logged event.
-    record, state, adopted = await adopt_orphan(services, record, state)
-    # A game the store refuses is shown as the campaign holds it, flagged on its own line.
+    # Read-only: what a stopped process left is said, not written; a game the store refuses
+    # is shown as the campaign holds it, flagged on its own line.
     skipped: list[GameUnreadable] = []
-    record, state = await catch_up(services, record, state, skipped=skipped)
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.lines_title = "discord.embed.campaign"
     reply.lines = status_lines(state, language, in_guild)
+    reply.notices.extend(await pending_notices(call, record, state, skipped))
     reply.lines.extend(unreadable.localized(language) for unreadable in skipped)
-    reply.notices.extend(adopted)
     return reply
+
+
+async def pending_notices(
+    call: Call,
+    record: GameRecord,
+    state: CampaignState,
+    skipped: list[GameUnreadable] | None = None,
+) -> list[Outcome]:
+    """What a stopped process left for the campaign to write, said, not written (status is
+    read-only): a game created but not listed yet (the campaign's timer or next
+    ``/campaign game`` lists it), a game's end not followed yet (its next write follows)."""
+    notices = [
+        Outcome.of("bot.campaign.pending_link", number=claim.number, scenario=claim.scenario)
+        for claim in await orphans(call.services, record, state)
+    ]
+    notices += [
+        Outcome.of(
+            "bot.campaign.pending_reversal" if late.reversal else "bot.campaign.pending_entry",
+            number=late.number,
+        )
+        for late in await unsettled(call.services, record, state, skipped)
+    ]
+    return notices
 
 
 def signed_difference(value: int) -> str:
@@ -128,7 +150,7 @@ def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[st
     return lines
 
 
-def _outcome(state: CampaignState, result: ResultEntered, language: str) -> str:
+def _outcome(state: CampaignState, result: CampaignResult, language: str) -> str:
     if result.winner is None:
         return translate("bot.campaign.draw", language)
     return translate("bot.campaign.won_by", language, side=state.sides[result.winner])
@@ -222,19 +244,19 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
     """One campaign event in words."""
     if isinstance(event, AFTERMATH_EVENTS):
         return aftermath_log_text(state, event, language)
-    if isinstance(event, Created):
+    if isinstance(event, CampaignCreated):
         if event.book is not None:
             return created_log_text(event.name, event.ruleset, event.book, language)
         return translate(
             "bot.campaign.log.created", language, name=event.name, ruleset=event.ruleset
         )
-    if isinstance(event, Joined | JoinAsked | Invited):
+    if isinstance(event, CampaignJoined | CampaignJoinRequest | CampaignInvite):
         side = state.sides.get(event.side, event.side)
-        approver = None if isinstance(event, JoinAsked) else event.by
-        if isinstance(event, Joined):
+        approver = None if isinstance(event, CampaignJoinRequest) else event.by
+        if isinstance(event, CampaignJoined):
             key = "joined" if approver is None else "approved"
         else:
-            key = "join_request" if isinstance(event, JoinAsked) else "invite"
+            key = "join_request" if isinstance(event, CampaignJoinRequest) else "invite"
         return translate(
             f"bot.campaign.log.{key}",
             language,
@@ -242,7 +264,7 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             side=side,
             by=f"<@{approver}>",
         )
-    if isinstance(event, Linked):
+    if isinstance(event, CampaignGame):
         number = next(
             (
                 e.number
@@ -259,7 +281,7 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             channel=channel,
             scenario=event.scenario,
         )
-    if isinstance(event, ResultEntered):
+    if isinstance(event, CampaignResult):
         return translate(
             "bot.campaign.log.result",
             language,
@@ -267,7 +289,7 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             outcome=_outcome(state, event, language),
             hash=event.final_hash[:12],
         )
-    if isinstance(event, RosterSet):
+    if isinstance(event, CampaignRoster):
         return translate(
             "bot.campaign.log.roster",
             language,
@@ -275,10 +297,10 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             source=event.source,
             n=len(event.roster.entries),
         )
-    if isinstance(event, ResultReversed):
+    if isinstance(event, CampaignReversal):
         return translate(
             "bot.campaign.log.reversal", language, number=event.number, reason=event.reason
         )
-    if isinstance(event, BookOpened | GameDue | OverdueDecided):
+    if isinstance(event, CampaignBook | CampaignDue | CampaignOverdue):
         return book_log_text(state, event, language)
     return translate("bot.campaign.log.ended", language)

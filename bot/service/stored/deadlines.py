@@ -10,18 +10,30 @@ moved deadline warns again). The pace is one sealed record of the game (``pace``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from db.models import FeatureRecord, Scope, format_timestamp, parse_timestamp, utc_now
+from db.errors import StoreError
+from db.models import (
+    FeatureRecord,
+    GameRecord,
+    Scope,
+    format_timestamp,
+    parse_timestamp,
+    utc_now,
+)
 from db.protocol import GameStore
 
 DEADLINE = "deadline"
 WARNING = "deadline_warning"
 PACE = "pace"
 _PACE_KEY = "pace"
+#: The reminder before expiry goes out when this share of the deadline's time is left.
+WARNING_SHARE = 0.25
+#: Deadlines further away than this are not looked at for their early reminder yet.
+WARNING_HORIZON = timedelta(days=61)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +68,14 @@ class Deadline:
             set_at=parse_timestamp(str(value["set_at"])),
             revision=record.revision,
         )
+
+
+def warning_due(deadline: Deadline, now: datetime) -> bool:
+    """Whether the early reminder of ``deadline`` should go out at ``now``."""
+    if deadline.reminded or now >= deadline.due_at:
+        return False
+    span = deadline.due_at - deadline.set_at
+    return now >= deadline.due_at - span * WARNING_SHARE
 
 
 def deadlines_of(records: Iterable[FeatureRecord]) -> tuple[Deadline, ...]:
@@ -103,6 +123,24 @@ async def due_deadlines(store: GameStore, now: datetime) -> list[Deadline]:
     return [Deadline.of_record(record) for record in await store.feature_due(DEADLINE, now)]
 
 
+async def owed_reminders(
+    store: GameStore, moment: datetime, owns_guild: Callable[[int | None], bool] | None
+) -> list[tuple[Deadline, GameRecord]]:
+    """The deadlines whose reminder (passed) or warning (near) is due at ``moment``, with
+    their game, in the guilds ``owns_guild`` admits (all when None)."""
+    found = []
+    for deadline in await due_deadlines(store, moment + WARNING_HORIZON):
+        if deadline.due_at > moment and not warning_due(deadline, moment):
+            continue
+        try:
+            record = await store.load(deadline.channel_id)
+        except StoreError:
+            continue
+        if owns_guild is None or owns_guild(record.guild_id):
+            found.append((deadline, record))
+    return found
+
+
 async def mark_reminded(store: GameStore, deadline: Deadline) -> bool:
     """Claim the reminder of this very deadline (as read: a moved one is another): true
     for the one caller whose compare-and-set took it off the time index."""
@@ -148,6 +186,8 @@ __all__ = [
     "DEADLINE",
     "PACE",
     "WARNING",
+    "WARNING_HORIZON",
+    "WARNING_SHARE",
     "Deadline",
     "claim_warning",
     "clear_deadline",
@@ -155,7 +195,9 @@ __all__ = [
     "deadlines_of",
     "due_deadlines",
     "mark_reminded",
+    "owed_reminders",
     "pace_of",
     "set_deadline",
     "set_pace",
+    "warning_due",
 ]

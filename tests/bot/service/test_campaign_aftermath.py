@@ -14,7 +14,7 @@ import pytest
 from bot.render_text import reply_text
 from bot.service import Request
 from bot.service.campaign.ledger import load_campaign, log_event
-from rules.core.campaign import RosterSet
+from rules.core.campaign import CampaignRoster
 from rules.core.errors import RulesError
 from rules.core.roster import Roster, RosterEntry, Status
 from tests.bot.service.test_campaigns import (
@@ -78,7 +78,7 @@ async def _rosters(table: Table) -> None:
             services,
             record,
             state,
-            RosterSet(side=roster.side, roster=roster, source="file"),
+            CampaignRoster(side=roster.side, roster=roster, source="file"),
             actor_id=REFEREE,
             interaction_id=None,
         )
@@ -314,6 +314,9 @@ async def test_the_campaign_does_not_end_while_an_aftermath_awaits_confirmation(
     table = await _campaign(any_store)
     await _game_one_won_by_the_legion(table)
     await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
+    # Half rolled (the Legion's part still to roll): no end either.
+    await table.refused(CAMPAIGN, REFEREE, "campaign.end", "error.campaign.aftermath_unrolled")
+    await table(CAMPAIGN, ANNA, "campaign.aftermath", game=1)
     await table.refused(CAMPAIGN, REFEREE, "campaign.end", "error.campaign.aftermath_unconfirmed")
     with pytest.raises(RulesError) as caught:
         await table(CAMPAIGN, REFEREE, "campaign.end")

@@ -12,7 +12,7 @@ import pytest
 
 from bot.render_text import reply_text
 from bot.service.campaign.ledger import load_campaign, log_event
-from rules.core.campaign import RosterSet
+from rules.core.campaign import CampaignRoster
 from rules.core.errors import RulesError
 from rules.core.roster import Roster, RosterEntry
 from tests.bot.service.test_campaign_aftermath import _typed
@@ -59,7 +59,7 @@ async def _both_hurt_and_won_by_the_legion(table: Table) -> None:
             services,
             record,
             state,
-            RosterSet(side=roster.side, roster=roster, source="file"),
+            CampaignRoster(side=roster.side, roster=roster, source="file"),
             actor_id=REFEREE,
             interaction_id=None,
         )

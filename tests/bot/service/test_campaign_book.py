@@ -8,9 +8,9 @@ when it passes and decides (``/campaign overdue``), a forfeit entering the resul
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import json
 from io import BytesIO
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +20,8 @@ from bot.render import campaign_map as drawn
 from bot.render_text import reply_text
 from bot.service import GameService
 from bot.service.campaign import calendar
+from bot.service.campaign.adopt import PENDING, STALE_AFTER
+from db.models import Scope
 from rules.core.campaign import event_of, replay, standings
 from rules.core.campaign_story import holders
 from tests.bot.service.test_campaigns import (
@@ -35,22 +37,8 @@ from tests.bot.service.test_campaigns import (
     Table,
     settle,
 )
-from tests.db.conftest import BACKENDS, Backend
 
 TODAY = dt.date(2026, 11, 26)
-
-
-@pytest.fixture(params=BACKENDS)
-async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "postgres":
-        backend = Backend("postgres", request.getfixturevalue("pg_url"))
-    else:
-        backend = Backend("sqlite", str(tmp_path / "arbitro.db"))
-    opened = await backend.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 class Clock:
@@ -249,8 +237,10 @@ async def test_a_game_created_but_not_logged_is_adopted(
     any_store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A process stopped between a linked game's creation and its ``campaign.game`` event:
-    the game names the campaign, the campaign does not list it; ``/campaign status`` adopts
-    it with a logged event, and the next game takes the next number."""
+    the game names the campaign, the campaign does not list it; ``/campaign status`` says it
+    is being listed and writes nothing; once its claim is stale the campaign's timer adopts
+    it with a logged event, said in the campaign's channel, and the next game takes the
+    next number."""
     from bot.service.campaign import linking
 
     table = await _book_campaign(any_store)
@@ -267,20 +257,59 @@ async def test_a_game_created_but_not_logged_is_adopted(
     monkeypatch.setattr(linking, "log_requested", real)
     assert (await table.campaign()).games == []  # the orphan: a game, not listed
     assert (await any_store.load(FIRST)).status == "active"
+    claims = await any_store.feature_list(PENDING, Scope.of_game(CAMPAIGN))
+    before = await table._versions()
     status = await table(CAMPAIGN, ANNA, "campaign.status")
-    assert "bot.campaign.adopted" in [n.key for n in status.notices]
+    assert [n.key for n in status.notices] == ["bot.campaign.pending_link"]
+    assert "Game 1 (avamposto_campo) was created and is being listed" in reply_text(status)
+    assert await table._versions() == before  # status writes nothing
+    assert await any_store.feature_list(PENDING, Scope.of_game(CAMPAIGN)) == claims
+    assert await table.service.due_reminders() == []  # not stale yet: a command at work
+    later = dt.datetime.now(dt.UTC) + STALE_AFTER + dt.timedelta(seconds=1)
+    posted = await table.service.due_reminders(later)
+    assert [(where, [n.key for n in r.notices]) for where, r in posted] == [
+        (CAMPAIGN, ["bot.campaign.adopted"])
+    ]
     state = await table.campaign()
     assert [(g.number, g.channel, g.scenario) for g in state.games] == [
         (1, FIRST, "avamposto_campo")
     ]
+    assert await table.service.due_reminders(later) == []  # once
     again = await table(CAMPAIGN, ANNA, "campaign.status")
-    assert "bot.campaign.adopted" not in [n.key for n in again.notices]  # once
+    assert again.notices == []
     await table(CAMPAIGN, REFEREE, "campaign.game", channel=SECOND)
     assert [g.number for g in (await table.campaign()).games] == [1, 2]
     # The adopted game's result enters the campaign as any linked game's does.
     await table(FIRST, REFEREE, "game.decide", result="legione", reason="ok")
     assert (await table.campaign()).game(1).result is not None  # type: ignore[union-attr]
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
+
+
+async def test_status_says_a_result_not_entered_yet_and_writes_nothing(
+    any_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process stopped between a linked game's end and its campaign's event: ``/campaign
+    status`` says the result is being entered and writes nothing; the campaign's next
+    write command enters it."""
+    followed = importlib.import_module("bot.service.campaign.follow")
+    table = await _book_campaign(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.game", channel=FIRST)
+
+    async def stopped(*args: Any) -> list[Any]:
+        return []  # the process stops before the campaign follows
+
+    monkeypatch.setattr(followed, "follow", stopped)
+    await table(FIRST, REFEREE, "game.decide", result="legione", reason="ok")
+    monkeypatch.undo()
+    before = await table._versions()
+    status = await table(CAMPAIGN, ANNA, "campaign.status")
+    assert [n.key for n in status.notices] == ["bot.campaign.pending_entry"]
+    assert "Game 1 ended: its result is being entered in the campaign." in reply_text(status)
+    assert await table._versions() == before  # nothing written, whatever is pending
+    assert (await table.campaign()).game(1).result is None  # type: ignore[union-attr]
+    await table(CAMPAIGN, REFEREE, "campaign.aftermath", game=1)  # catches up first
+    assert (await table.campaign()).game(1).result is not None  # type: ignore[union-attr]
+    assert (await table(CAMPAIGN, ANNA, "campaign.status")).notices == []
 
 
 async def test_the_book_option_suggests_the_chosen_rulesets_books(any_store: Any) -> None:
@@ -299,13 +328,16 @@ async def test_the_export_draws_the_map_coloured_by_holder(any_store: Any) -> No
     before = await table(CAMPAIGN, ANNA, "campaign.export")
     await table(FIRST, REFEREE, "game.decide", result="predoni", reason="ok")
     after = await table(CAMPAIGN, ANNA, "campaign.export")
-    first, second = (_box_colours(r.files["campaign-map.png"]) for r in (before, after))
+    # The service gives the map as data; the front ends draw it (bot.render.campaign_map).
+    assert "campaign-map.png" not in before.files
+    pictures = [drawn.campaign_map_png(r.campaign_map) for r in (before, after)]
+    first, second = (_box_colours(picture) for picture in pictures)
     # Three areas: the outpost (Legione's at the start, then the raiders'), the hills and
     # the valley (the raiders' throughout).
     assert len(first) == 3 and first[1] == first[2] == second[1] == second[2]
     assert first[0] != second[0] and second[0] == second[1]
-    assert _outlined(before.files["campaign-map.png"], 0)  # fought for while in play
-    assert not _outlined(after.files["campaign-map.png"], 0)
+    assert _outlined(pictures[0], 0)  # fought for while in play
+    assert not _outlined(pictures[1], 0)
 
 
 _BOX_WIDTH = (drawn.WIDTH - 2 * drawn.MARGIN - (drawn.COLUMNS - 1) * drawn.GAP) / drawn.COLUMNS

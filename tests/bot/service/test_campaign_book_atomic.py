@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bot.render_text import reply_text
-from rules.core.campaign import Created, event_of, replay
+from rules.core.campaign import CampaignCreated, event_of, replay
 from tests.bot.service.test_campaigns import CAMPAIGN, REFEREE, Table, any_store
 
 __all__ = ["any_store"]  # the fixture, on both backends
@@ -41,7 +41,7 @@ async def test_a_book_campaign_is_made_whole_in_one_commit(
     events = await table.campaign_events()
     assert len(events) == 1  # the created event carries the book
     first = event_of(events[0].args["campaign"])
-    assert isinstance(first, Created) and first.book is not None
+    assert isinstance(first, CampaignCreated) and first.book is not None
     assert replay(event_of(e.args["campaign"]) for e in events) == state
     shown = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log"))
     line = "campaign «Valle» created (w40k4); the campaign follows «The crusade of the valley»"

@@ -13,7 +13,7 @@ import pytest
 from bot.render_text import reply_text
 from bot.service.campaign.report import losses_text
 from db.sqlite import SqliteStore
-from rules.core.campaign import ResultEntered
+from rules.core.campaign import CampaignResult
 from tests.bot.service.test_campaigns import (
     ANNA,
     BRUNO,
@@ -78,7 +78,7 @@ async def test_a_free_roll_is_listed_by_the_export_and_the_log(played: Table) ->
 async def test_losses_name_their_units(played: Table) -> None:
     state = await played.campaign()
     entry = state.rosters["legione"].entries[0]
-    result = ResultEntered(
+    result = CampaignResult(
         number=1, winner=None, scores={}, ending="turn_limit", final_hash="0" * 64,
         losses={"legione": {entry.id: 2}},
     )  # fmt: skip

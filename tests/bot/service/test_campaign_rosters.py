@@ -15,7 +15,7 @@ import pytest
 from bot.render_text import reply_text
 from bot.service import GameService, Request
 from bot.service.campaign import CAMPAIGN_ARG
-from rules.core.campaign import Linked, RosterSet, event_of, replay
+from rules.core.campaign import CampaignGame, CampaignRoster, event_of, replay
 from rules.core.dice import ScriptedDice as FacesDice
 from rules.core.roster import rosters_hash
 from rules.core.ruleset import get_ruleset
@@ -125,13 +125,13 @@ async def test_the_second_game_fields_the_first_games_survivors(any_store: Any, 
     # Each side fights its first game without a roster: the scenario's sides become theirs.
     state = await table.campaign()
     assert set(state.rosters) == {side_a, side_b}
-    sets = [e for e in await _logged(table) if isinstance(e, RosterSet)]
+    sets = [e for e in await _logged(table) if isinstance(e, CampaignRoster)]
     assert [(e.side, e.source) for e in sets] == [
         (side_a, f"scenario:{scenario}"),
         (side_b, f"scenario:{scenario}"),
     ]
     # The game's first event and the campaign's carry the hash of the rosters fielded.
-    links = [e for e in await _logged(table) if isinstance(e, Linked)]
+    links = [e for e in await _logged(table) if isinstance(e, CampaignGame)]
     assert links[0].rosters_hash == await _origin_hash(table, FIRST)
     assert links[0].rosters_hash == rosters_hash(state.rosters)
     # Game 1: real losses by commands with scripted dice, then the referee ends it.
@@ -183,7 +183,7 @@ async def test_the_second_game_fields_the_first_games_survivors(any_store: Any, 
     fielded = check_fielded(play, state, scenario, (await table.store.load(SECOND)).document)
     assert set(fielded.dead_absent) == dead
     assert fielded.reduced and set(fielded.reduced) <= set(lost) - dead
-    links = [e for e in await _logged(table) if isinstance(e, Linked)]
+    links = [e for e in await _logged(table) if isinstance(e, CampaignGame)]
     assert links[1].rosters_hash == await _origin_hash(table, SECOND)
     assert links[1].rosters_hash == rosters_hash(state.rosters) != links[0].rosters_hash
     # The roster shows it; the state is the replay of the log.
@@ -237,7 +237,7 @@ async def test_a_roster_file_is_loaded_shown_and_mustered(any_store: Any) -> Non
     assert units["squadra_tattica"]["weapons"] == {"fucile": 4, "lanciamissili": 1, "pistola": 1}
     assert "devastatori" not in units and "veterani" not in units
     assert units["banda"]["models"] == 20
-    links = [e for e in await _logged(table) if isinstance(e, Linked)]
+    links = [e for e in await _logged(table) if isinstance(e, CampaignGame)]
     assert links[0].left == ("veterani",)
     # While the game is in play, no roster changes.
     await table.refused(

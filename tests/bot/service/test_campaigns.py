@@ -7,7 +7,6 @@ and the state equal to the replay of the log; bad commands refused, nothing writ
 from __future__ import annotations
 
 from collections import deque
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from bot.service.stored.campaign import CampaignLink
 from rules.core.campaign import CAMPAIGN_KIND, CampaignState, event_of, replay, standings
 from rules.core.dice import Die
 from rules.core.errors import RulesError
-from tests.db.conftest import BACKENDS, Backend
 
 REFEREE, ANNA, BRUNO, OUTSIDER = 1, 2, 3, 99
 CAMPAIGN, FIRST, SECOND, THIRD = 500, 501, 502, 503
@@ -41,19 +39,6 @@ class ScriptedDice:
         if self.queue:
             return self.queue.popleft()
         return min(self.by_label.get(label, 3), die.sides)
-
-
-@pytest.fixture(params=BACKENDS)
-async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "postgres":
-        backend = Backend("postgres", request.getfixturevalue("pg_url"))
-    else:
-        backend = Backend("sqlite", str(tmp_path / "arbitro.db"))
-    opened = await backend.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 class Table:

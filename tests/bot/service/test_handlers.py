@@ -70,10 +70,13 @@ def test_the_declarations_say_what_the_verb_lists_said():
         "rules.table",
         "odds",
         "game.map",
+        "campaign.status",
         "campaign.log",
         "campaign.export",
         "game.web",
         "campaign.web",
+        "notify.show",
+        "notify.test",
     }
     assert "roll" not in GAME_VERBS and "dice.roll" in GAME_VERBS and "move" not in GAME_VERBS
     assert TABLE.handler("game.creators").who is Who.MANAGERS

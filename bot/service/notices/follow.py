@@ -1,0 +1,105 @@
+"""The follower: after every command that wrote to a game, who is newly owed a notice.
+
+It compares what each side owes before and after the write (the game as the command read
+it, and as it left it): the players of a side that owes now and did not before get a
+"your move" notice; when the write ended the game, every player gets an "ended" one. A
+command that changes nothing owed queues nothing, so a notice follows a change, never a
+command. Each notice is keyed by what it is about (the game's version after the write),
+so nothing queues it twice. The game's own message pings whoever it pings; a player who
+chose direct messages only, nothing, or muted the game is taken off that ping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+
+from bot.service.handlers import Written
+from bot.service.notices import records
+from bot.service.notices.policy import mentioned, wants_direct
+from bot.service.notices.records import Notice
+from bot.service.replies import Reply
+from db.models import GameRecord, Member
+from rules.core.resolution import Outcome
+
+
+def link_of(guild_id: int | None, channel_id: int) -> str:
+    """Where a notice leads: the game's channel (a jump link in a server)."""
+    if guild_id is None:
+        return f"#{channel_id}"
+    return f"https://discord.com/channels/{guild_id}/{channel_id}"
+
+
+def title_of(record: GameRecord) -> str:
+    """The game's title, as its scenario names it."""
+    return str(record.document.get("title", ""))[:200] or f"#{record.channel_id}"
+
+
+def notice_for(record: GameRecord, user: int, kind: str, **params: str) -> Notice:
+    """A notice of ``kind`` about the game ``record`` for ``user``."""
+    return Notice(
+        user=user,
+        kind=kind,
+        channel=record.channel_id,
+        guild=record.guild_id,
+        title=title_of(record),
+        language=record.language,
+        params={"link": link_of(record.guild_id, record.channel_id), **params},
+    )
+
+
+def _players(members: Iterable[Member], sides: set[str]) -> list[tuple[int, str]]:
+    return sorted((m.user_id, m.side) for m in members if m.role == "player" and m.side in sides)
+
+
+async def follow(written: Written) -> list[Outcome]:
+    """Queue the notices a write owes: "your move" to the players of each side that
+    newly owes, "ended" to every player when it ended the game. What is owed after the
+    write is worked out once for every follower (`Written.owing_after`); what was owed
+    before only when a side owes now."""
+    call = written.call
+    play = call.play
+    now = await written.owing_after()
+    was_over = call.record.status == "ended"
+    if now.ended and not was_over:
+        sides = set(play.sides(call.document))
+        await _queue(written, _players(call.context.members, sides), "ended")
+        return []
+    if not now.sides:
+        return []
+    newly = set(now.sides - (await written.owing_before()).sides)
+    if newly:
+        names = play.sides(call.document)
+        players = _players(call.context.members, newly)
+        await _queue(written, players, "your_move", names)
+    return []
+
+
+async def _queue(
+    written: Written,
+    players: list[tuple[int, str]],
+    kind: str,
+    names: Mapping[str, str] | None = None,
+) -> None:
+    store, after = written.call.store, written.after
+    moment = datetime.now(UTC)
+    for user, side in players:
+        settings = await records.settings_of(store, after.guild_id, user)
+        if not mentioned(settings, kind, after.channel_id):
+            _unping(written.reply, user)
+        if not wants_direct(settings, kind, after.channel_id):
+            continue
+        params = {"side": names.get(side, side)} if names else {}
+        notice = notice_for(after, user, kind, **params)
+        await records.queue(
+            store, f"{kind}:{after.channel_id}:{after.version}:{user}", notice, moment
+        )
+
+
+def _unping(reply: Reply, user: int) -> None:
+    for shown in (reply, reply.public):
+        if shown is not None and user in shown.ping:
+            shown.ping = [u for u in shown.ping if u != user]
+
+
+__all__ = ["follow", "link_of", "notice_for", "title_of"]
