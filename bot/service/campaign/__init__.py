@@ -3,7 +3,8 @@
 One module per part: ``ledger`` (the campaign's log in the store), ``commands`` (the
 commands that write it), ``views`` (status and log), ``follow`` (a linked game's result
 entering the campaign, or reversed), ``settled`` (a game's end the campaign has built on
-stands), ``aftermath`` (the post-battle sequence: rolled side by side, disputed, confirmed,
+stands), ``reopening`` (the claim that keeps reopening a game and the campaign's writes
+apart), ``aftermath`` (the post-battle sequence: rolled side by side, disputed, confirmed,
 adjusted), ``book`` (bundled campaigns and their map),
 ``calendar`` (the dates games are due by, reminders, overdue decisions), ``export``
 (the after-action report), ``rosters`` (``/campaign roster`` and the mustering of a linked

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from bot.integrity import refusal_of
 from bot.service.campaign.ledger import load_campaign, log_event
+from bot.service.campaign.reopening import release_reopening, reopener
 from bot.service.campaign.rosters import losses_of, muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Follower, Services, Written
@@ -86,16 +87,23 @@ async def load_linked(services: Services, number: int, channel: int, in_guild: b
         raise GameUnreadable(number, channel_label(channel, in_guild), refusal) from error
 
 
-async def follow(services: Services, link: CampaignLink, game_channel: int) -> list[Outcome]:
+async def follow(
+    services: Services, link: CampaignLink, game_channel: int, *, reopened_by: str | None = None
+) -> list[Outcome]:
     """Bring the campaign in line with its game ``link`` after a command wrote to it: the
     notices to show in the game's channel (the result entered, or reversed). Never
     raises for the campaign's sake: the game's command stands; a failure is logged and the
-    next command (the game's, or the campaign's that writes) catches up."""
+    next command (the game's, or the campaign's that writes) catches up. ``reopened_by``:
+    the command reopened the game under the claim the guard took; dropped once the
+    campaign has followed (a failure leaves it to expire, holding the campaign's writes off
+    meanwhile)."""
     try:
         for attempt in range(1, FOLLOW_ATTEMPTS + 1):
             try:
                 record, state = await load_campaign(services, link.campaign)
                 _, _, notices = await _settle(services, record, state, link.number, game_channel)
+                if reopened_by is not None:
+                    await release_reopening(services.store, link.campaign, link.number, reopened_by)
                 return notices
             except VersionConflict:
                 if attempt == FOLLOW_ATTEMPTS:
@@ -107,10 +115,13 @@ async def follow(services: Services, link: CampaignLink, game_channel: int) -> l
 
 async def follow_written(written: Written) -> list[Outcome]:
     """The follower: the campaign of the game a command wrote to follows it."""
-    link = written.call.context.campaign
+    call = written.call
+    link = call.context.campaign
     if link is None:
         return []
-    return await follow(written.call.services, link, written.call.request.channel_id)
+    reopened = written.handler.reopens and written.before.status == "ended"
+    by = reopener(call.request) if reopened else None
+    return await follow(call.services, link, call.request.channel_id, reopened_by=by)
 
 
 def _linked(context: TableContext) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 
+from bot.service.campaign.reopening import holding, newly_settled
 from bot.service.errors import ServiceError
 from bot.service.events import ACTOR_NAME_ARG
 from bot.service.handlers import Call, Services
@@ -57,17 +58,21 @@ async def log_event(
     interaction_id: str | None,
 ) -> tuple[CampaignState, int]:
     """Apply ``event`` (refused, nothing written, when it may not happen) and append it to
-    the campaign's log with the new state, guarded by the version read; its seq."""
+    the campaign's log with the new state, guarded by the version read; its seq. An event
+    after which a game's end stands is written holding that game's claim (refused while the
+    game is being reopened: `bot.service.campaign.reopening`)."""
     after = apply(state, event)
     args: dict[str, object] = {CAMPAIGN_ARG: event_json(event)}
     if actor_name:
         args[ACTOR_NAME_ARG] = actor_name[:80]
-    committed = await services.store.commit(
-        record.channel_id,
-        record.version,
-        after.to_json(),
-        NewEvent(verb=event.type, args=args, actor_id=actor_id, interaction_id=interaction_id),
-    )
+    store = services.store
+    async with holding(store, record.channel_id, newly_settled(state, after), interaction_id):
+        committed = await store.commit(
+            record.channel_id,
+            record.version,
+            after.to_json(),
+            NewEvent(verb=event.type, args=args, actor_id=actor_id, interaction_id=interaction_id),
+        )
     return after, committed.event.seq
 
 

@@ -15,50 +15,59 @@ So reopening is refused, before anything is written, when
 
 The guard (:func:`refuse_reopening`) runs for every command that declares it may take the
 game back before its end (``reopens``: undo, take-back, rewind, re-roll), whatever feature
-declares it; the referee corrects the campaign with ``/campaign adjust`` instead.
+declares it; the referee corrects the campaign with ``/campaign adjust`` instead. A
+reopening it lets through holds the game's claim until the campaign has followed it
+(`bot.service.campaign.reopening`: no campaign event building on the game lands meanwhile).
 """
 
 from __future__ import annotations
 
 from bot.service.campaign.ledger import load_campaign
+from bot.service.campaign.reopening import (
+    built_on,
+    claim_reopening,
+    release_reopening,
+    reopener,
+)
 from bot.service.errors import ServiceError
 from bot.service.handlers import GameCall, GameHandler
-from rules.core.campaign import CampaignReversal, CampaignState, apply
-from rules.core.errors import RulesError
-
-
-def built_on(state: CampaignState, number: int) -> bool:
-    """Whether the campaign has built on game ``number``'s result: an aftermath rolled on
-    it, or losses its reversal could no longer take back (False without a result)."""
-    entry = state.game(number)
-    if entry is None or entry.result is None:
-        return False
-    if number in state.aftermaths:
-        return True
-    try:
-        apply(state, CampaignReversal(number=number, final_hash=entry.result.final_hash))
-    except RulesError:
-        return True
-    return False
+from rules.core.campaign import CampaignState
 
 
 async def refuse_reopening(call: GameCall, handler: GameHandler) -> None:
     """Refuse to take an ended linked game back before its end when its campaign is over
     or has built on its result (a campaign that is gone or unreadable leaves the game
-    alone: the game's command stands)."""
+    alone: the game's command stands). The game's claim is taken before the campaign is
+    read, and kept only by a reopening let through (the follower drops it)."""
     link = call.context.campaign
     if not handler.reopens or link is None or call.record.status != "ended":
         return
+    store, by = call.services.store, reopener(call.request)
+    await claim_reopening(store, link.campaign, link.number, by)
     try:
         _, state = await load_campaign(call.services, link.campaign)
     except ServiceError:
+        await release_reopening(store, link.campaign, link.number, by)
         return
-    if state.ended:
-        raise ServiceError("error.campaign.ended_reopen", name=state.name)
+    except BaseException:
+        await release_reopening(store, link.campaign, link.number, by)
+        raise
     entry = state.game(link.number)
     ours = entry is not None and entry.channel == call.request.channel_id
-    if ours and built_on(state, link.number):
-        raise ServiceError("error.campaign.built_on_reopen", name=state.name, number=link.number)
+    refusal = _refusal(state, link.number) if ours else None
+    if refusal is not None or not ours:  # nothing of this reopening for the campaign to follow
+        await release_reopening(store, link.campaign, link.number, by)
+    if refusal is not None:
+        raise refusal
+
+
+def _refusal(state: CampaignState, number: int) -> ServiceError | None:
+    """Why game ``number``'s end stands, if it does: the campaign over, or built on it."""
+    if state.ended:
+        return ServiceError("error.campaign.ended_reopen", name=state.name)
+    if built_on(state, number):
+        return ServiceError("error.campaign.built_on_reopen", name=state.name, number=number)
+    return None
 
 
 __all__ = ["built_on", "refuse_reopening"]

@@ -30,10 +30,6 @@ from tests.bot.service.test_campaigns import (
     _assert_log_is_the_state,
     _campaign,
 )
-from tests.bot.service.test_campaigns import any_store as _any_store
-
-#: The store fixture of the campaign tests: both backends.
-any_store = _any_store
 
 
 async def _typed(table: Table, user: int, dice: str, /, **options: Any) -> Any:
