@@ -12,7 +12,6 @@ from bot.export import discard, read_file
 from bot.service.campaign.export import report_text
 from db.models import NewEvent
 from rules.core.campaign import CampaignState
-from tests.bot.service.test_campaign_book import any_store  # noqa: F401 - the fixture the test uses
 from tests.bot.service.test_campaigns import CAMPAIGN, OUTSIDER, REFEREE, Table
 
 #: Past the old limit of 5,000 events, and a fifth of it.
@@ -20,7 +19,7 @@ LONG, SHORT = 5_050, 1_010
 
 
 async def test_a_campaign_log_past_five_thousand_events_is_exported_whole(
-    any_store: Any,  # noqa: F811
+    any_store: Any,
 ) -> None:
     table = Table(any_store)
     await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
