@@ -10,10 +10,10 @@ records (:mod:`.records`). It imports no other feature.
 from __future__ import annotations
 
 from bot.service.handlers import Follower, Timer
+from bot.service.notices import watchers
 from bot.service.notices.commands import HANDLERS
 from bot.service.notices.deliver import due_notices
 from bot.service.notices.follow import follow
-from bot.service.notices import watchers
 from bot.service.stored.table import TableContext
 
 

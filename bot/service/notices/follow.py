@@ -15,10 +15,9 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
 from bot.service.handlers import Written
-from bot.service.notices import records
+from bot.service.notices import records, watchers
 from bot.service.notices.policy import mentioned, wants_direct
 from bot.service.notices.records import Notice
-from bot.service.notices import watchers
 from bot.service.replies import Reply
 from db.models import GameRecord, Member
 from rules.core.resolution import Outcome
