@@ -28,7 +28,7 @@ from db.models import GameRecord
 from rules.core.campaign import CampaignState, RosterSet
 from rules.core.campaign_rules import campaign_rules
 from rules.core.errors import InvalidInput, UnknownName
-from rules.core.i18n import translate
+from rules.core.i18n import has_key, translate
 from rules.core.muster import ScenarioMuster, fielding
 from rules.core.postbattle import MAX_AFTERMATH_DICE, aftermath_dice
 from rules.core.resolution import Outcome
@@ -294,9 +294,18 @@ def history_text(line: HistoryLine, language: str) -> str:
     """A history line in words: the bot's own through the catalogue, anything else (a
     roster file's line, an older log's) quoted as the player's words, never looked up."""
     if line.what in HISTORY_KEYS and line.what != NOTE_KEY:
-        return translate(line.what, language, **line.params)
+        params = dict(line.params)
+        if "field" in params:  # an adjustment's field id, said in the reader's words
+            params["field"] = field_name(str(params["field"]), language)
+        return translate(line.what, language, **params)
     text = line.params.get("text", "") if line.what == NOTE_KEY else line.what
     return translate(NOTE_KEY, language, text=str(text))
+
+
+def field_name(field: str, language: str) -> str:
+    """An adjustable field of a roster entry in words (its id when the catalogue lacks it)."""
+    key = f"bot.campaign.field.{field}"
+    return translate(key, language) if has_key(key, language) else field
 
 
 def _entry_line(entry: RosterEntry, language: str, known: set[str] | None) -> str:
@@ -343,6 +352,7 @@ def losses_of(
 __all__ = [
     "Mustering",
     "campaign_roster",
+    "field_name",
     "history_text",
     "log_rosters_set",
     "losses_of",

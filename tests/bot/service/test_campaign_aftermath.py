@@ -14,6 +14,7 @@ import pytest
 from bot.render_text import reply_text
 from bot.service import Request
 from bot.service.campaign.ledger import load_campaign, log_event
+from bot.service.campaign.rosters import history_text
 from rules.core.campaign import RosterSet
 from rules.core.errors import RulesError
 from rules.core.roster import Roster, RosterEntry, Status
@@ -213,7 +214,48 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     banda = (await table.campaign()).rosters["predoni"].entry("banda")
     assert banda is not None and banda.experience == 9
     assert banda.history[-1].params["reason"] == "forgot a bonus"
-    log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=7))
+    versions = await table._versions()
+    for field, value in (("experience", "9"), ("rank", banda.rank or "-"), ("status", "fit")):
+        with pytest.raises(RulesError) as caught:  # a restatement: nothing to log
+            await table(
+                CAMPAIGN,
+                REFEREE,
+                "campaign.adjust",
+                side="predoni",
+                unit="banda",
+                field=field,
+                value=value,
+                reason="again",
+            )
+        assert caught.value.key == "error.campaign.adjust_unchanged"
+        assert "would change nothing" in caught.value.localized("en")
+    assert await table._versions() == versions
+    await table(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.adjust",
+        side="predoni",
+        unit="banda",
+        field="experience",
+        value="10",
+        reason="bonus",
+    )
+    # The field is said in the reader's language, in the entry's history and in the log.
+    banda = (await table.campaign()).rosters["predoni"].entry("banda")
+    assert banda is not None
+    assert history_text(banda.history[-1], "fr") == "arbitre\u202f: expérience 9 → 10 (bonus)"
+    assert history_text(banda.history[-1], "it") == "arbitro: esperienza 9 → 10 (bonus)"
+    await table(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.adjust",
+        side="predoni",
+        unit="banda",
+        field="experience",
+        value="9",
+        reason="back",
+    )
+    log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=9))
     assert (
         "Legione Astrale: aftermath of game 1: 2 entries changed, 3 dice rolled "
         "(dice typed by the player)" in log

@@ -100,7 +100,8 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     await table(FIRST, REFEREE, "game.decide", result="predoni", reason="ok")
     state = await table.campaign()
     assert holders(state)["avamposto"] == "predoni"  # the outpost changed hands
-    await settle(table, 1, by_players=True)  # its aftermath, before the next game
+    settled = await settle(table, 1, by_players=True)  # its aftermath, before the next game
+    assert "the next game may start" in reply_text(settled)
     second = await table(CAMPAIGN, REFEREE, "campaign.game", channel=SECOND, by="2026-12-20")
     assert "(relitto)" in reply_text(second)
     assert "by 2026-12-20" in reply_text(second)
@@ -120,7 +121,9 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     assert [g.scenario for g in state.games] == ["avamposto_campo", "relitto", "fuga"]
     assert holders(state) == {"avamposto": "predoni", "colline": "legione", "valle": "predoni"}
     # Every scenario played (and game 3's aftermath settled): the next game needs one named.
-    await settle(table, 3, by_players=False)
+    last = reply_text(await settle(table, 3, by_players=False))
+    assert "the book «The crusade of the valley» is complete" in last
+    assert "next game" not in last
     await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.book_done", channel=9)
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
 
