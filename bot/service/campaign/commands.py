@@ -250,7 +250,7 @@ async def link_new_game(call: Call) -> Reply:
     reply = _linked_reply(call, record, state, number, target, scenario, seq=seq)
     reply.head_hash = game.head_hash
     reply.notices[:0] = adopted
-    mustered_notice = mustered.notice(state)
+    mustered_notice = mustered.notice(state, reply.language)
     if mustered_notice is not None:
         reply.notices.append(mustered_notice)
     # The date it should be played by (``by:``, else the book's spacing), logged after it.

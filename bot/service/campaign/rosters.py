@@ -63,7 +63,7 @@ def muster_of(services: Services, state: CampaignState) -> ScenarioMuster | None
 class Mustering:
     """What ``/campaign game`` writes for the rosters: the rosters set from the scenario
     (sides that had none), the game's document, the hash of the rosters it was mustered
-    from, and the units left behind by choice."""
+    from, the units left behind by choice and the entries their state keeps behind."""
 
     document: dict[str, Any]
     rosters_set: tuple[RosterSet, ...] = ()
@@ -71,20 +71,34 @@ class Mustering:
     left: tuple[str, ...] = field(default=())
     #: How many units each side fields.
     fielded: dict[str, int] = field(default_factory=dict)
+    #: The scenario's units whose roster entry keeps them behind (dead, recovering, spent).
+    stayed: tuple[RosterEntry, ...] = ()
 
-    def notice(self, state: CampaignState) -> Outcome | None:
-        """What the game's link says of its mustering (None without rosters)."""
+    def notice(self, state: CampaignState, language: str) -> Outcome | None:
+        """What the game's link says of its mustering (None without rosters): each side's
+        count, and every unit of the scenario left behind, by choice or by its state."""
         if self.rosters_hash is None:
             return None
         counts = ", ".join(
             f"{state.sides.get(side, side)} {count}" for side, count in self.fielded.items()
         )
+        chosen = translate("bot.campaign.roster.left_by_choice", language)
+        behind = [f"{unit} ({chosen})" for unit in self.left] + [
+            f"{entry.id} ({_why_behind(entry, language)})" for entry in self.stayed
+        ]
         return Outcome.of(
             "bot.campaign.roster.mustered",
             fielded=counts,
-            left=", ".join(self.left) or "—",
+            left=", ".join(behind) or "—",
             hash=self.rosters_hash[:12],
         )
+
+
+def _why_behind(entry: RosterEntry, language: str) -> str:
+    """Why an entry stays behind: its status, or no strength left."""
+    if entry.status is Status.FIT and entry.strength == 0:
+        return translate("bot.campaign.roster.spent", language)
+    return _status_text(entry, language)
 
 
 def _leave_ids(text: str) -> tuple[str, ...]:
@@ -133,6 +147,13 @@ def mustering(
         rosters_hash=rosters_hash(rosters),
         left=left,
         fielded={side: len(chosen) for side, chosen in fielded.items()},
+        stayed=tuple(
+            entry
+            for side, strengths in units.items()
+            for unit in strengths
+            if unit not in left and unit not in fielded.get(side, {})
+            if (entry := rosters[side].entry(unit) if side in rosters else None) is not None
+        ),
     )
 
 
@@ -308,11 +329,14 @@ def field_name(field: str, language: str) -> str:
     return translate(key, language) if has_key(key, language) else field
 
 
-def _entry_line(entry: RosterEntry, language: str, known: set[str] | None) -> str:
+def _status_text(entry: RosterEntry, language: str) -> str:
     if entry.status is Status.RECOVERING:
-        status = translate("bot.campaign.roster.recovering", language, until=entry.until or 0)
-    else:
-        status = translate(f"bot.campaign.roster.{entry.status.value}", language)
+        return translate("bot.campaign.roster.recovering", language, until=entry.until or 0)
+    return translate(f"bot.campaign.roster.{entry.status.value}", language)
+
+
+def _entry_line(entry: RosterEntry, language: str, known: set[str] | None) -> str:
+    status = _status_text(entry, language)
     text = translate(
         "bot.campaign.roster.entry",
         language,
