@@ -46,6 +46,8 @@ from rules.core.roster_file import ROSTER_SOURCE, parse_roster
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.
 SHOWN_HISTORY = 3
+#: A roster file's reply names at most this many of the side's units it leaves out.
+MAX_UNTRACKED_SHOWN = 20
 #: The longest ``leave:`` option read (60 ids of 40 characters and their commas).
 MAX_LEAVE_CHARS = MAX_ENTRIES * 41
 
@@ -243,6 +245,28 @@ async def _set_roster(
     reply.notices.append(
         Outcome.of("bot.campaign.roster.set", side=state.sides[roster.side], n=len(roster.entries))
     )
+    if muster is not None:
+        # A file need not list every unit (a side may track only some), but the player is
+        # told which of the side's scenario units it leaves out: they muster as their
+        # scenario gives them, their losses kept by no entry.
+        scenarios = (
+            [step.scenario for step in state.book.scenarios]
+            if state.book is not None
+            else services.play(state.ruleset).scenarios()
+        )
+        known = await services.off_loop(_scenario_units, muster, scenarios, roster.side)
+        untracked = sorted(known - {entry.id for entry in roster.entries})
+        if untracked:
+            shown = ", ".join(untracked[:MAX_UNTRACKED_SHOWN])
+            more = len(untracked) - MAX_UNTRACKED_SHOWN
+            reply.notices.append(
+                Outcome.of(
+                    "bot.campaign.roster.untracked",
+                    side=state.sides[roster.side],
+                    units=shown + (f" (+{more})" if more > 0 else ""),
+                    n=len(untracked),
+                )
+            )
     return reply
 
 
