@@ -162,7 +162,12 @@ def map_picture(state: CampaignState, language: str) -> bytes:
         for area in book.areas
     ]
     title = book.title.get(language) or book.title.get("it") or book.book
-    return campaign_map_png(f"{state.name} — {title}", boxes, state.sides)
+    return campaign_map_png(
+        f"{state.name} — {title}",
+        boxes,
+        state.sides,
+        translate("bot.campaign.book.map_contested", language),
+    )
 
 
 def report_text(

@@ -311,24 +311,29 @@ async def test_the_export_draws_the_map_coloured_by_holder(any_store: Any) -> No
     assert not _outlined(after.files["campaign-map.png"], 0)
 
 
-_BOX_WIDTH = (drawn.WIDTH - 2 * drawn.MARGIN - (drawn.COLUMNS - 1) * drawn.GAP) / drawn.COLUMNS
-_TOP = drawn.MARGIN + drawn.TITLE_SIZE + drawn.GAP
-
-
 def _box_colours(png: bytes) -> list[Any]:
     image = Image.open(BytesIO(png)).convert("RGB")
-    width, top = _BOX_WIDTH, _TOP
-    return [
-        image.getpixel((int(drawn.MARGIN + i * (width + drawn.GAP) + 8), int(top + 60)))
-        for i in range(3)
-    ]
+    return [image.getpixel((int(x0 + 8), int(y0 + 60))) for x0, y0, _, _ in drawn.box_layout(3)]
 
 
 def _outlined(png: bytes, index: int) -> bool:
     image = Image.open(BytesIO(png)).convert("RGB")
-    width, top = _BOX_WIDTH, _TOP
-    x = int(drawn.MARGIN + index * (width + drawn.GAP) + width / 2)
-    return image.getpixel((x, int(top - 3))) == drawn.CONTESTED
+    x0, y0, x1, _ = drawn.box_layout(3)[index]
+    return image.getpixel((int((x0 + x1) / 2), int(y0 - 3))) == drawn.CONTESTED
+
+
+def test_the_map_fills_its_width_whatever_the_number_of_areas() -> None:
+    """Three areas stand in three columns across the picture (not four with one empty);
+    five in rows of three and two, the short row centred."""
+    for count in range(1, 13):
+        boxes = drawn.box_layout(count)
+        left = min(box[0] for box in boxes)
+        right = max(box[2] for box in boxes)
+        assert left == drawn.MARGIN and right == drawn.WIDTH - drawn.MARGIN, count
+    five = drawn.box_layout(5)
+    assert len({box[1] for box in five}) == 2
+    first_row_middle = (five[0][0] + five[2][2]) / 2
+    assert abs((five[3][0] + five[4][2]) / 2 - first_row_middle) < 1
 
 
 async def test_a_decision_whose_game_did_not_end_ends_it_when_asked_again(
