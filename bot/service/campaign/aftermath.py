@@ -42,7 +42,7 @@ from rules.core.aftermath import (
 )
 from rules.core.campaign import MAX_GAMES, CampaignState, apply
 from rules.core.campaign_aftermath import AftermathEvent
-from rules.core.campaign_rules import CampaignRules, campaign_rules
+from rules.core.campaign_rules import CampaignRules, campaign_rules, rank_words
 from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import semicolon, translate
@@ -382,7 +382,8 @@ def entry_line(
             )
         )
     if change.promoted is not None:
-        parts.append(translate("bot.campaign.aftermath.promoted", language, rank=change.promoted))
+        promoted = rules.rank_name(change.promoted, language)
+        parts.append(translate("bot.campaign.aftermath.promoted", language, rank=promoted))
     if change.replaced:
         parts.append(translate("bot.campaign.aftermath.replaced", language, n=change.replaced))
     if change.after.status is Status.RECOVERING and change.after.until is not None:
@@ -478,12 +479,17 @@ async def adjust_entry(call: Call) -> Reply:
             side=state.sides[side],
             unit=adjusted.name if adjusted is not None else unit,
             field=field_name(field, language),
-            before=params.get("before", "-"),
-            after=params.get("after", value),
+            before=_value_words(state.ruleset, field, str(params.get("before", "-")), language),
+            after=_value_words(state.ruleset, field, str(params.get("after", value)), language),
             reason=reason,
         )
     )
     return reply
+
+
+def _value_words(ruleset: str, field: str, value: str, language: str) -> str:
+    """An adjusted value as players read it: a rank in words, anything else as written."""
+    return rank_words(ruleset, value, language) if field == "rank" and value != "-" else value
 
 
 def _refuse_unchanged(state: CampaignState, event: Adjusted, language: str) -> None:

@@ -26,7 +26,7 @@ from bot.service.handlers import Call, Services
 from bot.service.replies import Reply, TextReply
 from db.models import GameRecord
 from rules.core.campaign import CampaignState, RosterSet
-from rules.core.campaign_rules import campaign_rules
+from rules.core.campaign_rules import campaign_rules, rank_words
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.i18n import has_key, translate
 from rules.core.muster import ScenarioMuster, fielding
@@ -329,7 +329,7 @@ def roster_lines(
         )
     ]
     for entry in roster.entries:
-        lines.append(_entry_line(entry, language, known))
+        lines.append(_entry_line(entry, state.ruleset, language, known))
         for line in entry.history[-SHOWN_HISTORY:]:
             lines.append("  · " + history_text(line, language))
     return lines
@@ -359,7 +359,7 @@ def _status_text(entry: RosterEntry, language: str) -> str:
     return translate(f"bot.campaign.roster.{entry.status.value}", language)
 
 
-def _entry_line(entry: RosterEntry, language: str, known: set[str] | None) -> str:
+def _entry_line(entry: RosterEntry, ruleset: str, language: str, known: set[str] | None) -> str:
     status = _status_text(entry, language)
     text = translate(
         "bot.campaign.roster.entry",
@@ -370,7 +370,7 @@ def _entry_line(entry: RosterEntry, language: str, known: set[str] | None) -> st
         full=entry.full,
         casualties=entry.casualties,
         experience=entry.experience,
-        rank=entry.rank or "—",
+        rank=rank_words(ruleset, entry.rank, language),
         status=status,
     )
     if known is not None and entry.id not in known:

@@ -125,7 +125,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     # 7 + 2 back + 1 replacement (of the 2 a winner gets: full at 10); fought, won, standing
     assert (
         "Legione Astrale, Squadra tattica: strength 7 → 10 of 10 (3 casualties, D6 4 1 6: 2 back, "
-        "1 lost; +3 experience (3); promoted to provati; +1 replacement)" in text
+        "1 lost; +3 experience (3); promoted to proven; +1 replacement)" in text
     )
     assert "Riserva" not in text  # not in the scenario: it stayed behind, earned nothing
     state = await table.campaign()
