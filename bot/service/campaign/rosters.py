@@ -331,16 +331,21 @@ def roster_lines(
     for entry in roster.entries:
         lines.append(_entry_line(entry, state.ruleset, language, known))
         for line in entry.history[-SHOWN_HISTORY:]:
-            lines.append("  · " + history_text(line, language))
+            lines.append("  · " + history_text(line, language, state.ruleset))
     return lines
 
 
-def history_text(line: HistoryLine, language: str) -> str:
+def history_text(line: HistoryLine, language: str, ruleset: str = "") -> str:
     """A history line in words: the bot's own through the catalogue, anything else (a
-    roster file's line, an older log's) quoted as the player's words, never looked up."""
+    roster file's line, an older log's) quoted as the player's words, never looked up.
+    An adjustment names its field, and a rank it set, in the reader's words."""
     if line.what in HISTORY_KEYS and line.what != NOTE_KEY:
         params = dict(line.params)
-        if "field" in params:  # an adjustment's field id, said in the reader's words
+        if params.get("field") == "rank" and ruleset:
+            for end in ("before", "after"):
+                if params.get(end) not in (None, "-"):
+                    params[end] = rank_words(ruleset, str(params[end]), language)
+        if "field" in params:
             params["field"] = field_name(str(params["field"]), language)
         return translate(line.what, language, **params)
     text = line.params.get("text", "") if line.what == NOTE_KEY else line.what

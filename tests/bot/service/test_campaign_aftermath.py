@@ -245,6 +245,22 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     assert banda is not None
     assert history_text(banda.history[-1], "fr") == "arbitre\u202f: expérience 9 → 10 (bonus)"
     assert history_text(banda.history[-1], "it") == "arbitro: esperienza 9 → 10 (bonus)"
+    adjusted = await table(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.adjust",
+        side="predoni",
+        unit="banda",
+        field="rank",
+        value="temprati",
+        reason="valour",
+    )
+    assert "Predoni, Banda: rank - → hardened (valour)" in reply_text(adjusted)
+    banda = (await table.campaign()).rosters["predoni"].entry("banda")
+    assert banda is not None
+    assert history_text(banda.history[-1], "fr", "w40k4") == (
+        "arbitre\u202f: grade - → endurcis (valour)"
+    )
     await table(
         CAMPAIGN,
         REFEREE,
