@@ -55,6 +55,20 @@ async def _typed(table: Table, user: int, dice: str, /, **options: Any) -> Any:
     )
 
 
+async def _adjust_banda(table: Table, field: str, value: str, reason: str) -> Any:
+    """The referee's ``/campaign adjust`` of the raiders' band."""
+    return await table(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.adjust",
+        side="predoni",
+        unit="banda",
+        field=field,
+        value=value,
+        reason=reason,
+    )
+
+
 async def _rosters(table: Table) -> None:
     """Rosters as the rosters part leaves them; the Legion's squad holds 3 casualties
     from an earlier fight (a roster file may carry them)."""
@@ -217,60 +231,24 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     versions = await table._versions()
     for field, value in (("experience", "9"), ("rank", banda.rank or "-"), ("status", "fit")):
         with pytest.raises(RulesError) as caught:  # a restatement: nothing to log
-            await table(
-                CAMPAIGN,
-                REFEREE,
-                "campaign.adjust",
-                side="predoni",
-                unit="banda",
-                field=field,
-                value=value,
-                reason="again",
-            )
+            await _adjust_banda(table, field, value, "again")
         assert caught.value.key == "error.campaign.adjust_unchanged"
         assert "would change nothing" in caught.value.localized("en")
     assert await table._versions() == versions
-    await table(
-        CAMPAIGN,
-        REFEREE,
-        "campaign.adjust",
-        side="predoni",
-        unit="banda",
-        field="experience",
-        value="10",
-        reason="bonus",
-    )
+    await _adjust_banda(table, "experience", "10", "bonus")
     # The field is said in the reader's language, in the entry's history and in the log.
     banda = (await table.campaign()).rosters["predoni"].entry("banda")
     assert banda is not None
     assert history_text(banda.history[-1], "fr") == "arbitre\u202f: expérience 9 → 10 (bonus)"
     assert history_text(banda.history[-1], "it") == "arbitro: esperienza 9 → 10 (bonus)"
-    adjusted = await table(
-        CAMPAIGN,
-        REFEREE,
-        "campaign.adjust",
-        side="predoni",
-        unit="banda",
-        field="rank",
-        value="temprati",
-        reason="valour",
-    )
+    adjusted = await _adjust_banda(table, "rank", "temprati", "valour")
     assert "Predoni, Banda: rank - → hardened (valour)" in reply_text(adjusted)
     banda = (await table.campaign()).rosters["predoni"].entry("banda")
     assert banda is not None
     assert history_text(banda.history[-1], "fr", "w40k4") == (
         "arbitre\u202f: grade - → endurcis (valour)"
     )
-    await table(
-        CAMPAIGN,
-        REFEREE,
-        "campaign.adjust",
-        side="predoni",
-        unit="banda",
-        field="experience",
-        value="9",
-        reason="back",
-    )
+    await _adjust_banda(table, "experience", "9", "back")
     log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=9))
     assert (
         "Legione Astrale: aftermath of game 1: 2 entries changed, 3 dice rolled "
