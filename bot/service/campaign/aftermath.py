@@ -589,6 +589,6 @@ def aftermath_log_text(state: CampaignState, event: AftermathEvent, language: st
         side=state.sides.get(event.side, event.side),
         unit=event.unit,
         field=field_name(event.field, language),
-        value=event.value,
+        value=_value_words(state.ruleset, event.field, event.value, language),
         reason=event.reason,
     )
