@@ -475,6 +475,8 @@ class Console:
         if prompt is not None or verb == DIE_ANSWER:
             # A new die asked for, or (after an answer that resolved it) none any more.
             self._prompt, self._prompt_noted = prompt, False
+        for user, name in reply.names.items():  # names recorded in an earlier session
+            self._names.setdefault(user, name)
         text = reply_text(reply, self._name)
         self._print(_MENTION.sub(lambda match: "@" + self._name(int(match.group(1))), text))
         # The seat's own view is printed; a hidden unit's move keeps the channel's picture

@@ -29,6 +29,7 @@ from rules.core.resolution import (
     Step,
     TableRead,
 )
+from rules.core.words import Words
 
 #: Odds lines at most, the "other" line included: the likeliest outcomes are named, the
 #: rest is summed up in one remainder line.
@@ -61,6 +62,8 @@ def value_text(ruleset: str, value: str | int, language: str) -> str:
     """
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, Words):  # a scenario's name, in the reader's language
+        return value.in_language(language)
     parts = [part.partition(":") for part in value.split("+")]
     if not any(has_key(f"{ruleset}.values.{word}", "it") for word, _, _ in parts):
         return value

@@ -52,6 +52,7 @@ from bot.service.handlers import (
 )
 from bot.service.replies import PlayReply, Reply, ResultView
 from bot.service.requests import Request, Seat, seat_among
+from bot.service.stored.seat_names import note_seat_name
 from bot.service.stored.table import open_table
 from bot.workers import DEFAULT_WORKERS, ChannelWorkers
 from db.errors import GameNotFound, StoreError, VersionConflict
@@ -232,6 +233,16 @@ class GameService:
         call = GameCall(request, self._services, self._table, context, rules, document, seat)
         for guard in self._table.guards:
             await guard.run(call, handler)
+        if not handler.read_only and seat.role != "none":
+            # A seat assigned by someone else gets its holder's name at their first command
+            # (before it runs: a command may end or delete the game).
+            await note_seat_name(
+                self._store,
+                request.channel_id,
+                request.user_id,
+                request.user_name,
+                context.seat_names,
+            )
         reply = await handler.run(call)
         if not handler.read_only:
             reply.notices.extend(await self._follow(call, handler, reply))

@@ -22,6 +22,7 @@ from bot.service.maps import status_and_map
 from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import role_option
 from bot.service.stored.roles import creator_role, set_creator_role
+from bot.service.stored.seat_names import note_seat_name
 from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.models import ArchivedGame, GameRecord, GameSummary
@@ -206,6 +207,7 @@ async def new_game(call: Call) -> Reply:
         interaction_id=request.interaction_id,
         referee_id=request.user_id,
     )
+    await note_seat_name(store, request.channel_id, request.user_id, request.user_name, {})
     reply = StatusReply(language=language, ruleset=ruleset, head_hash=created.head_hash)
     if archived is not None:
         reply.notices.append(Outcome.of("bot.games.archived_previous", id=archived.id))

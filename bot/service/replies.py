@@ -74,6 +74,9 @@ class Reply:
     private: bool = False
     #: A retried interaction, answered with what it did the first time.
     duplicate: bool = False
+    #: The display names recorded for the people it mentions (user id → name): what a
+    #: front end that cannot resolve a mention (the console, a web page) shows instead.
+    names: dict[int, str] = field(default_factory=dict)
     #: What the channel is shown when this reply is for its asker only because it tells
     #: what the enemy may not see (a hidden unit's move): the front ends post this one
     #: publicly — with the buttons, the pings and the picture — and the reply privately.

@@ -38,6 +38,7 @@ from bot.service.events import (
 from bot.service.handlers import GameCall, GameHandler, Who
 from bot.service.replies import Reply
 from bot.service.requests import int_option, role_option, side_named
+from bot.service.stored.seat_names import note_seat_name
 from bot.service.stored.seats import (
     Consent,
     bind_side,
@@ -117,6 +118,14 @@ def _reply(call: GameCall) -> Reply:
     return Reply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
 
 
+async def _note_name(call: GameCall) -> None:
+    """Record the asker's display name for the seat they take."""
+    request = call.request
+    await note_seat_name(
+        call.store, request.channel_id, request.user_id, request.user_name, call.context.seat_names
+    )
+
+
 async def _log_seat(call: GameCall, verb: str, **args: Any) -> None:
     """Log a seat change in the game's chain (the document unchanged): the log and the
     export tell who sat where, and when."""
@@ -153,6 +162,7 @@ async def join(call: GameCall) -> Reply:
             return reply
         await drop_consent(call.store, request.channel_id, request.user_id)
     await call.store.add_member(request.channel_id, request.user_id, side=side, role=role)
+    await _note_name(call)
     await _log_seat(call, SEAT_JOIN, user=request.user_id, side=side)
     reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
     return reply
@@ -191,6 +201,7 @@ async def take_over(call: GameCall) -> Reply:
     for member in referees:
         await store.add_member(channel, member.user_id, side=None, role="player")
     await store.add_member(channel, request.user_id, side=None, role="referee")
+    await _note_name(call)
     await _log_seat(call, SEAT_REFEREE, user=request.user_id)
     reply = _reply(call)
     reply.notices.append(Outcome.of("bot.seats.took_over", user=mention(request.user_id)))

@@ -93,6 +93,7 @@ async def status(call: GameCall) -> Reply:
     whom, the roster and the deadlines."""
     play, document, context = call.play, call.document, call.context
     reply = _reply(call)
+    reply.names = dict(context.seat_names)
     ended = call.record.status == "ended"
     listed = [True]
     ruleset, language = reply.ruleset, reply.language
@@ -218,9 +219,7 @@ async def export(call: Call) -> Reply:
         hides_states = call.services.ruleset(record.ruleset).hides_units
         if not hides_states:
             first = await store.history_page(request.channel_id, 0, 1, 1)
-            hides_states = await call.services.off_loop(
-                _hides_a_state, call, record, first, reader
-            )
+            hides_states = await call.services.off_loop(_hides_a_state, call, record, first, reader)
     return await _export_reply(request, reply, head, pages, sides, reader, hides_states)
 
 

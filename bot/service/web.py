@@ -35,6 +35,7 @@ from bot.service.handlers import Call, GameCall, Handler, HandlerTable, Services
 from bot.service.redaction import rules_seat
 from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import NO_SEAT, Request, Seat, seat_among
+from bot.service.stored.seat_names import seat_names
 from bot.service.stored.table import TableContext, open_table
 from bot.web.links import Kind, Link, LinkSigner
 from db.errors import GameNotFound
@@ -268,7 +269,8 @@ async def game_page(
         record.channel_id, after_seq=(shown - 1) * LOG_PAGE, limit=LOG_PAGE
     )
     sides = dict(call.play.sides(call.document))
-    names = people(events)
+    # Each seat by the name its holder took it under, else as the page's events name them.
+    names = {**context.seat_names, **people(events)}
     log = await services.off_loop(
         _log_entries, events, record.ruleset, record.language, sides, reader, names
     )
@@ -347,7 +349,7 @@ async def campaign_page(services: Services, channel: int, link: Link) -> Campaig
         raise NotFound(channel) from None
     language = language_of(record)
     events = await _campaign_events(services, channel, record.version)
-    names = people(events)
+    names = {**await seat_names(services.store, channel), **people(events)}
 
     def person(user: int) -> str:
         return names.get(user) or f"@{user}"

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.dice import Die
 from rules.core.errors import InvalidInput
+from rules.core.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from rules.core.roster import MAX_STRENGTH
 from rules.core.ruleset import get_ruleset
 from rules.core.scenario import parse_yaml_model
@@ -99,9 +100,21 @@ class Rung(_Strict):
     starting rank from and writes back (``unit: {ad: 2}``); none where the ruleset's units
     have no such field."""
 
+    #: The rank's id: what rosters, logs and ``/campaign adjust`` hold (never changes).
     rank: str = Field(min_length=1, max_length=40)
     experience: int = Field(ge=0, le=100_000)
     unit: dict[str, UnitValue] = Field(default_factory=dict, max_length=4)
+    #: The rank in words, by language (``{it: …, en: …, fr: …}``): what players read.
+    name: dict[str, str] = Field(default_factory=dict, max_length=len(LANGUAGES))
+
+    @model_validator(mode="after")
+    def _named(self) -> Rung:
+        unknown = sorted(set(self.name) - set(LANGUAGES))
+        if unknown:
+            raise ValueError(f"name: unknown language {', '.join(unknown)}")
+        if any(not 0 < len(text) <= 40 for text in self.name.values()):
+            raise ValueError("name: each language's words are 1 to 40 characters")
+        return self
 
 
 class Replacements(_Strict):
@@ -178,6 +191,14 @@ class CampaignRules(_Strict):
         """The rung named ``rank`` (None: no such rung, or no rank)."""
         return next((rung for rung in self.promotion if rung.rank == rank), None)
 
+    def rank_name(self, rank: str, language: str) -> str:
+        """Rank ``rank`` in ``language``'s words (else Italian's, else its id: a rank off
+        the ladder is shown as written)."""
+        rung = self.rung(rank)
+        if rung is None:
+            return rank
+        return rung.name.get(language) or rung.name.get(DEFAULT_LANGUAGE) or rank
+
     def check_rank(self, rank: str) -> None:
         """Refuse (``InvalidInput``) a rank that is not a rung of the ladder, naming them."""
         names = [rung.rank for rung in self.promotion]
@@ -207,6 +228,15 @@ class CampaignRules(_Strict):
             return None
         rung = self.promotion[at + 1]
         return rung.rank if experience >= rung.experience else None
+
+
+def rank_words(ruleset: str, rank: str | None, language: str) -> str:
+    """A roster entry's rank in ``language``'s words ("—" without one; its id where the
+    ruleset has no ladder)."""
+    if rank is None:
+        return "—"
+    rules = campaign_rules(ruleset)
+    return rank if rules is None else rules.rank_name(rank, language)
 
 
 def check_ladder(
@@ -275,4 +305,5 @@ __all__ = [
     "campaign_rules",
     "check_ladder",
     "parse_campaign_rules",
+    "rank_words",
 ]

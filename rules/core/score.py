@@ -31,6 +31,7 @@ from rules.core.victory import (
     ObjectiveSpec,
     VictoryConditions,
 )
+from rules.core.words import in_language
 
 
 class Level(enum.StrEnum):
@@ -449,14 +450,15 @@ def objective_marks(
     marks = []
     for objective in conditions.objectives:
         side, contested = holder(objective, battle)
+        named = in_language(objective.name, language)
         if side is not None:
             label = translate(
-                "victory.map.held", language, objective=objective.name, side=battle.sides[side]
+                "victory.map.held", language, objective=named, side=battle.sides[side]
             )
         elif contested:
-            label = translate("victory.map.contested", language, objective=objective.name)
+            label = translate("victory.map.contested", language, objective=named)
         else:
-            label = objective.name
+            label = named
         marks.append(
             ObjectiveMark(
                 label=label,

@@ -38,6 +38,7 @@ from rules.core.battlefield import Battlefield
 from rules.core.dice import parse_die
 from rules.core.errors import DiceError
 from rules.core.scenario import Location, ScenarioReferenceError
+from rules.core.words import LocalizedName
 
 _ID = r"^[a-z0-9][a-z0-9_\-]{0,39}$"
 #: The most objectives, loss, exit and sudden-death entries a scenario may list: each is
@@ -62,7 +63,9 @@ class ObjectiveSpec(_Model):
     """
 
     id: str = Field(pattern=_ID)
-    name: str = Field(min_length=1, max_length=60)
+    #: A plain string, or ``{it: …, en: …, fr: …}`` (a bundled scenario's, read in the
+    #: game's language).
+    name: LocalizedName
     point: str | None = Field(None, max_length=40)
     area: str | None = Field(None, max_length=40)
     hexes: tuple[str, ...] = Field((), max_length=20)

@@ -82,6 +82,18 @@ def test_strict_mode_fails_on_errors_and_data_survives(tmp_path):
     assert "Turn 1 — 2" in again.stdout or "Turno 1 — 2" in again.stdout
 
 
+def test_a_later_session_names_the_seats_their_holders_took(tmp_path):
+    """The seats keep their holders' display names: a new session (which never saw them
+    type /as) shows the referee and the players by name, not by mention id."""
+    first = "/game new scenario:esempio_normandia language:en\n/as anna\n/game join side:alleati\n"
+    assert run_cli(tmp_path, first, "--strict").returncode == 0
+    later = run_cli(tmp_path, "/as carla\n/game status\n", "--strict")
+    assert later.returncode == 0, later.stdout
+    assert "Referee: @arbitro" in later.stdout
+    assert "Alleati: @anna" in later.stdout
+    assert f"@{user_id_of('anna')}" not in later.stdout
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [

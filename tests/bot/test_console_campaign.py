@@ -164,10 +164,11 @@ async def test_after_the_battle_at_the_console(store) -> None:
     )
     assert "Alleati confirms the aftermath of game 1." in text
     assert "awaits the confirmation of Asse" in text
-    assert "Alleati, 1ª squadra: rank reclute → veterani (field promotion)" in text
+    # The rank in the campaign's English words (ids in the rosters and the log).
+    assert "Alleati, 1ª squadra: rank recruits → veterans (field promotion)" in text
     assert "The referee validates the aftermath of game 1 for every side." in text
     assert "Game 2 of «Normandia» starts in #3" in text
-    assert "adjustment: Alleati, squadra_1: rank = veterani (field promotion)" in text
+    assert "adjustment: Alleati, squadra_1: rank = veterans (field promotion)" in text
     state = CampaignState.from_json((await store.load(1)).document)
     squad = state.rosters["alleati"].entry("squadra_1")
     assert squad is not None and (squad.strength, squad.rank) == (10, "veterani")

@@ -27,8 +27,10 @@ from rules.core.campaign_rules import (
     campaign_rules,
     check_ladder,
     parse_campaign_rules,
+    rank_words,
 )
 from rules.core.dice import ScriptedDice
+from rules.core.errors import InvalidInput
 from rules.core.postbattle import roll_aftermath
 from rules.core.roster import RosterEntry
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
@@ -157,24 +159,29 @@ def test_a_rank_off_the_ladder_keeps_the_scenarios_value() -> None:
     [
         # a rank the muster cannot field: AD 7 does not exist
         (
-            "{rank: elite, experience: 18, unit: {ad: 3}}",
-            "{rank: elite, experience: 18, unit: {ad: 7}}",
+            "{rank: elite, experience: 18, unit: {ad: 3},",
+            "{rank: elite, experience: 18, unit: {ad: 7},",
             "'elite' is not one the muster can field",
         ),
         # a rank with no unit values: a leader's rank is not a training class
         (
-            "{rank: elite, experience: 18, unit: {ad: 3}}",
-            "{rank: sergente, experience: 18}",
+            "{rank: elite, experience: 18, unit: {ad: 3},",
+            "{rank: sergente, experience: 18,",
             "'sergente' is not one the muster can field",
         ),
         # a field the muster does not write
         (
-            "{rank: elite, experience: 18, unit: {ad: 3}}",
-            "{rank: elite, experience: 18, unit: {ad: 3, morale: 1}}",
+            "{rank: elite, experience: 18, unit: {ad: 3},",
+            "{rank: elite, experience: 18, unit: {ad: 3, morale: 1},",
             "sets morale, which the muster does not field",
         ),
         # AD 3 left without a rank: a scenario's elite unit would start off the ladder
-        ("  - {rank: elite, experience: 18, unit: {ad: 3}}\n", "", "no rank for ad 3"),
+        (
+            "  - {rank: elite, experience: 18, unit: {ad: 3},"
+            " name: {it: elite, en: elite, fr: élite}}\n",
+            "",
+            "no rank for ad 3",
+        ),
     ],
 )
 def test_a_ladder_naming_a_rank_the_muster_cannot_field_is_refused(
@@ -191,12 +198,37 @@ def test_a_ladder_naming_a_rank_the_muster_cannot_field_is_refused(
 
 def test_a_ladder_without_unit_values_is_refused_where_units_have_none() -> None:
     text = _text("w40k4").replace(
-        "{rank: pronti, experience: 0}", "{rank: pronti, experience: 0, unit: {ad: 0}}"
+        "{rank: pronti, experience: 0,", "{rank: pronti, experience: 0, unit: {ad: 0},"
     )
     assert "unit: {ad: 0}" in text
     rules = parse_campaign_rules(text, "w40k4/campaign.yaml")
     with pytest.raises(ValueError, match="which the muster does not field"):
         check_ladder(rules, get_ruleset("w40k4").muster.rank_fields, "w40k4/campaign.yaml")
+
+
+def test_every_rank_has_its_words_in_each_language() -> None:
+    """A rank is read in the campaign's language (an English campaign of pzgren shows
+    'recruits', not the id 'recrues'); a rank off the ladder is shown as written."""
+    for ruleset in ("linea_gotica", "manovra", "pzgren", "w40k4"):
+        rules = campaign_rules(ruleset)
+        assert rules is not None
+        for rung in rules.promotion:
+            assert sorted(rung.name) == ["en", "fr", "it"], (ruleset, rung.rank)
+    pzgren = campaign_rules("pzgren")
+    assert pzgren is not None
+    assert pzgren.rank_name("recrues", "en") == "recruits"
+    assert pzgren.rank_name("recrues", "it") == "reclute"
+    manovra = campaign_rules("manovra")
+    assert manovra is not None and manovra.rank_name("veterani", "fr") == "vétérans"
+    assert pzgren.rank_name("sergent", "en") == "sergent"
+    assert rank_words("pzgren", None, "en") == "—"
+
+
+def test_a_rank_named_in_an_unknown_language_is_refused() -> None:
+    text = _text("w40k4").replace("en: ready,", "de: bereit,")
+    with pytest.raises(InvalidInput) as caught:
+        parse_campaign_rules(text, "w40k4/campaign.yaml")
+    assert "unknown language de" in caught.value.localized("en")
 
 
 def test_the_ladder_is_checked_against_the_muster_when_the_file_is_read(

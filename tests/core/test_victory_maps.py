@@ -10,10 +10,10 @@ from rules.core.play import DocumentPlay
 from rules.core.ruleset import get_ruleset
 
 BATTLEFIELDS = [
-    ("manovra", "esempio_normandia_campo", "La fattoria", "asse"),
-    ("linea_gotica", "esempio_gotica_campo", "Il casolare", "tedeschi"),
-    ("w40k4", "avamposto_campo", "L'avamposto", "legione"),
-    ("pzgren", "exemple_ardennes", "Le village retranché", "de"),
+    ("manovra", "esempio_normandia_campo", "The farm", "asse"),  # in the view's English
+    ("linea_gotica", "esempio_gotica_campo", "The farmhouse", "tedeschi"),
+    ("w40k4", "avamposto_campo", "The outpost", "legione"),
+    ("pzgren", "exemple_ardennes", "The entrenched village", "de"),
 ]
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from bot.service.campaign.book import settled_notice
 from bot.service.campaign.follow import GameUnreadable, catch_up
 from bot.service.campaign.ledger import (
     language_of,
@@ -25,7 +26,7 @@ from bot.service.campaign.ledger import (
     log_requested,
     referee_only,
 )
-from bot.service.campaign.rosters import muster_of
+from bot.service.campaign.rosters import field_name, muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.replies import Reply, TextReply
@@ -39,9 +40,9 @@ from rules.core.aftermath import (
     CampaignConfirm,
     EntryAftermath,
 )
-from rules.core.campaign import MAX_GAMES, CampaignState
+from rules.core.campaign import MAX_GAMES, CampaignState, apply
 from rules.core.campaign_aftermath import AftermathEvent
-from rules.core.campaign_rules import CampaignRules, campaign_rules
+from rules.core.campaign_rules import CampaignRules, campaign_rules, rank_words
 from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import semicolon, translate
@@ -385,7 +386,8 @@ def entry_line(
             )
         )
     if change.promoted is not None:
-        parts.append(translate("bot.campaign.aftermath.promoted", language, rank=change.promoted))
+        promoted = rules.rank_name(change.promoted, language)
+        parts.append(translate("bot.campaign.aftermath.promoted", language, rank=promoted))
     if change.replaced:
         parts.append(translate("bot.campaign.aftermath.replaced", language, n=change.replaced))
     if change.after.status is Status.RECOVERING and change.after.until is not None:
@@ -435,7 +437,7 @@ async def confirm_aftermath(call: Call) -> Reply:
         )
     held = after.aftermaths[number]
     if held.settled(list(after.sides)):
-        reply.notices.append(Outcome.of("bot.campaign.aftermath_settled", number=number))
+        reply.notices.append(settled_notice(after, number, reply.language))
     return reply
 
 
@@ -466,8 +468,10 @@ async def adjust_entry(call: Call) -> Reply:
         rules.check_rank(value)  # a rank off the ladder would never be fielded nor promoted
     _check_in_range(state, side, unit, field, value)
     event = CampaignAdjust(side=side, unit=unit, field=field, value=value, reason=reason)
+    language = language_of(record)
+    _refuse_unchanged(state, event, language)
     after, seq = await log_requested(call, record, state, event)
-    reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
+    reply = Reply(language=language, ruleset=state.ruleset, seq=seq)
     adjusted = after.rosters[side].entry(unit)
     line = adjusted.history[-1] if adjusted is not None else None
     params: Mapping[str, str | int] = line.params if line is not None else {}
@@ -476,13 +480,36 @@ async def adjust_entry(call: Call) -> Reply:
             "bot.campaign.adjusted",
             side=state.sides[side],
             unit=adjusted.name if adjusted is not None else unit,
-            field=field,
-            before=params.get("before", "-"),
-            after=params.get("after", value),
+            field=field_name(field, language),
+            before=_value_words(state.ruleset, field, str(params.get("before", "-")), language),
+            after=_value_words(state.ruleset, field, str(params.get("after", value)), language),
             reason=reason,
         )
     )
     return reply
+
+
+def _value_words(ruleset: str, field: str, value: str, language: str) -> str:
+    """An adjusted value as players read it: a rank in words, anything else as written."""
+    return rank_words(ruleset, value, language) if field == "rank" and value != "-" else value
+
+
+def _refuse_unchanged(state: CampaignState, event: CampaignAdjust, language: str) -> None:
+    """Refuse an adjustment that would leave its entry as it is: the log keeps corrections,
+    not restatements (the fold itself accepts one, so older logs holding one replay)."""
+    roster = state.rosters.get(event.side)
+    before = None if roster is None else roster.entry(event.unit)
+    if before is None:
+        return  # the fold refuses it, naming the unit
+    after = apply(state, event).rosters[event.side].entry(event.unit)
+    if after is not None and after.model_copy(update={"history": ()}) == before.model_copy(
+        update={"history": ()}
+    ):
+        raise InvalidInput(
+            "error.campaign.adjust_unchanged",
+            field=field_name(event.field, language),
+            value=event.value,
+        )
 
 
 #: The range of each number a referee may adjust (``until``: a game the campaign can hold).
@@ -563,7 +590,7 @@ def aftermath_log_text(state: CampaignState, event: AftermathEvent, language: st
         language,
         side=state.sides.get(event.side, event.side),
         unit=event.unit,
-        field=event.field,
-        value=event.value,
+        field=field_name(event.field, language),
+        value=_value_words(state.ruleset, event.field, event.value, language),
         reason=event.reason,
     )

@@ -80,6 +80,8 @@ def replay_campaign_log(bundle: ExportBundle) -> ReplayReport:
         final,
         None if final is None else game.status,
     )
+
+
 async def replay_campaign(store: GameStore, channel: int) -> ReplayReport:
     """``arbitro db replay`` of a campaign: its log (its chain checked first) folded again
     through the campaign's rules, each state compared with the stored one."""

@@ -25,6 +25,7 @@ from rules.core.campaign_book import (
 from rules.core.campaign_story import holders, next_step, step_of
 from rules.core.errors import InvalidInput
 from rules.core.i18n import translate
+from rules.core.resolution import Outcome
 
 
 def book_option(ruleset: str, options: Mapping[str, Any]) -> Book | None:
@@ -99,6 +100,18 @@ def book_lines(state: CampaignState, language: str) -> list[str]:
     return lines
 
 
+def settled_notice(state: CampaignState, number: int, language: str) -> Outcome:
+    """What a game's settled aftermath says: the next game may start, or, after the book's
+    last scenario, that the book is complete."""
+    book = state.book
+    in_play = any(entry.result is None for entry in state.games)
+    if book is None or next_step(state) is not None or in_play:
+        return Outcome.of("bot.campaign.aftermath_settled", number=number)
+    return Outcome.of(
+        "bot.campaign.aftermath_settled_last", number=number, book=_text(book.title, language)
+    )
+
+
 def created_log_text(name: str, ruleset: str, book: CampaignBook, language: str) -> str:
     """A campaign's created event that carries its book, in words."""
     return translate(
@@ -156,4 +169,5 @@ __all__ = [
     "created_log_text",
     "due_lines",
     "scenario_wanted",
+    "settled_notice",
 ]

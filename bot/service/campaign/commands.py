@@ -33,6 +33,7 @@ from bot.service.stored.campaign import (
     CampaignLink,
     link_game,
 )
+from bot.service.stored.seat_names import note_seat_name, seat_names
 from db.errors import GameExists, GameNotFound, VersionConflict
 from db.models import GameRecord
 from rules.core.campaign import (
@@ -130,6 +131,7 @@ async def new_campaign(call: Call) -> Reply:
             "error.campaign.channel_taken",
             channel=channel_label(request.channel_id, request.guild_id is not None),
         ) from None
+    await note_seat_name(services.store, request.channel_id, request.user_id, request.user_name, {})
     reply = Reply(language=record.language, ruleset=ruleset, head_hash=record.head_hash)
     if archived is not None:
         reply.notices.append(Outcome.of("bot.games.archived_previous", id=archived.id))
@@ -250,7 +252,7 @@ async def link_new_game(call: Call) -> Reply:
     reply = _linked_reply(call, record, state, number, target, scenario, seq=seq)
     reply.head_hash = game.head_hash
     reply.notices[:0] = adopted
-    mustered_notice = mustered.notice(state)
+    mustered_notice = mustered.notice(state, reply.language)
     if mustered_notice is not None:
         reply.notices.append(mustered_notice)
     # The date it should be played by (``by:``, else the book's spacing), logged after it.
@@ -322,6 +324,9 @@ async def _create_linked(
             for user in users:
                 if user != state.referee:
                     await store.add_member(target, user, role="player", side=side)
+        # The game's seats take the names the campaign's players took theirs under.
+        for user, name in (await seat_names(store, record.channel_id)).items():
+            await note_seat_name(store, target, user, name, {})
     except VersionConflict:
         await remove_game(call, linked)
         raise

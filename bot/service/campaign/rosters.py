@@ -26,9 +26,9 @@ from bot.service.handlers import Call, Services
 from bot.service.replies import Reply, TextReply
 from db.models import GameRecord
 from rules.core.campaign import CampaignRoster, CampaignState
-from rules.core.campaign_rules import campaign_rules
+from rules.core.campaign_rules import campaign_rules, rank_words
 from rules.core.errors import InvalidInput, UnknownName
-from rules.core.i18n import translate
+from rules.core.i18n import has_key, translate
 from rules.core.muster import ScenarioMuster, fielding
 from rules.core.postbattle import MAX_AFTERMATH_DICE, aftermath_dice
 from rules.core.resolution import Outcome
@@ -46,6 +46,8 @@ from rules.core.roster_file import ROSTER_SOURCE, parse_roster
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.
 SHOWN_HISTORY = 3
+#: A roster file's reply names at most this many of the side's units it leaves out.
+MAX_UNTRACKED_SHOWN = 20
 #: The longest ``leave:`` option read (60 ids of 40 characters and their commas).
 MAX_LEAVE_CHARS = MAX_ENTRIES * 41
 
@@ -63,7 +65,7 @@ def muster_of(services: Services, state: CampaignState) -> ScenarioMuster | None
 class Mustering:
     """What ``/campaign game`` writes for the rosters: the rosters set from the scenario
     (sides that had none), the game's document, the hash of the rosters it was mustered
-    from, and the units left behind by choice."""
+    from, the units left behind by choice and the entries their state keeps behind."""
 
     document: dict[str, Any]
     rosters_set: tuple[CampaignRoster, ...] = ()
@@ -71,20 +73,34 @@ class Mustering:
     left: tuple[str, ...] = field(default=())
     #: How many units each side fields.
     fielded: dict[str, int] = field(default_factory=dict)
+    #: The scenario's units whose roster entry keeps them behind (dead, recovering, spent).
+    stayed: tuple[RosterEntry, ...] = ()
 
-    def notice(self, state: CampaignState) -> Outcome | None:
-        """What the game's link says of its mustering (None without rosters)."""
+    def notice(self, state: CampaignState, language: str) -> Outcome | None:
+        """What the game's link says of its mustering (None without rosters): each side's
+        count, and every unit of the scenario left behind, by choice or by its state."""
         if self.rosters_hash is None:
             return None
         counts = ", ".join(
             f"{state.sides.get(side, side)} {count}" for side, count in self.fielded.items()
         )
+        chosen = translate("bot.campaign.roster.left_by_choice", language)
+        behind = [f"{unit} ({chosen})" for unit in self.left] + [
+            f"{entry.id} ({_why_behind(entry, language)})" for entry in self.stayed
+        ]
         return Outcome.of(
             "bot.campaign.roster.mustered",
             fielded=counts,
-            left=", ".join(self.left) or "—",
+            left=", ".join(behind) or "—",
             hash=self.rosters_hash[:12],
         )
+
+
+def _why_behind(entry: RosterEntry, language: str) -> str:
+    """Why an entry stays behind: its status, or no strength left."""
+    if entry.status is Status.FIT and entry.strength == 0:
+        return translate("bot.campaign.roster.spent", language)
+    return _status_text(entry, language)
 
 
 def _leave_ids(text: str) -> tuple[str, ...]:
@@ -135,6 +151,13 @@ def mustering(
         rosters_hash=rosters_hash(rosters),
         left=left,
         fielded={side: len(chosen) for side, chosen in fielded.items()},
+        stayed=tuple(
+            entry
+            for side, strengths in units.items()
+            for unit in strengths
+            if unit not in left and unit not in fielded.get(side, {})
+            if (entry := rosters[side].entry(unit) if side in rosters else None) is not None
+        ),
     )
 
 
@@ -224,6 +247,28 @@ async def _set_roster(
     reply.notices.append(
         Outcome.of("bot.campaign.roster.set", side=state.sides[roster.side], n=len(roster.entries))
     )
+    if muster is not None:
+        # A file need not list every unit (a side may track only some), but the player is
+        # told which of the side's scenario units it leaves out: they muster as their
+        # scenario gives them, their losses kept by no entry.
+        scenarios = (
+            [step.scenario for step in state.book.scenarios]
+            if state.book is not None
+            else services.play(state.ruleset).scenarios()
+        )
+        known = await services.off_loop(_scenario_units, muster, scenarios, roster.side)
+        untracked = sorted(known - {entry.id for entry in roster.entries})
+        if untracked:
+            shown = ", ".join(untracked[:MAX_UNTRACKED_SHOWN])
+            more = len(untracked) - MAX_UNTRACKED_SHOWN
+            reply.notices.append(
+                Outcome.of(
+                    "bot.campaign.roster.untracked",
+                    side=state.sides[roster.side],
+                    units=shown + (f" (+{more})" if more > 0 else ""),
+                    n=len(untracked),
+                )
+            )
     return reply
 
 
@@ -286,26 +331,43 @@ def roster_lines(
         )
     ]
     for entry in roster.entries:
-        lines.append(_entry_line(entry, language, known))
+        lines.append(_entry_line(entry, state.ruleset, language, known))
         for line in entry.history[-SHOWN_HISTORY:]:
-            lines.append("  · " + history_text(line, language))
+            lines.append("  · " + history_text(line, language, state.ruleset))
     return lines
 
 
-def history_text(line: HistoryLine, language: str) -> str:
+def history_text(line: HistoryLine, language: str, ruleset: str = "") -> str:
     """A history line in words: the bot's own through the catalogue, anything else (a
-    roster file's line, an older log's) quoted as the player's words, never looked up."""
+    roster file's line, an older log's) quoted as the player's words, never looked up.
+    An adjustment names its field, and a rank it set, in the reader's words."""
     if line.what in HISTORY_KEYS and line.what != NOTE_KEY:
-        return translate(line.what, language, **line.params)
+        params = dict(line.params)
+        if params.get("field") == "rank" and ruleset:
+            for end in ("before", "after"):
+                if params.get(end) not in (None, "-"):
+                    params[end] = rank_words(ruleset, str(params[end]), language)
+        if "field" in params:
+            params["field"] = field_name(str(params["field"]), language)
+        return translate(line.what, language, **params)
     text = line.params.get("text", "") if line.what == NOTE_KEY else line.what
     return translate(NOTE_KEY, language, text=str(text))
 
 
-def _entry_line(entry: RosterEntry, language: str, known: set[str] | None) -> str:
+def field_name(field: str, language: str) -> str:
+    """An adjustable field of a roster entry in words (its id when the catalogue lacks it)."""
+    key = f"bot.campaign.field.{field}"
+    return translate(key, language) if has_key(key, language) else field
+
+
+def _status_text(entry: RosterEntry, language: str) -> str:
     if entry.status is Status.RECOVERING:
-        status = translate("bot.campaign.roster.recovering", language, until=entry.until or 0)
-    else:
-        status = translate(f"bot.campaign.roster.{entry.status.value}", language)
+        return translate("bot.campaign.roster.recovering", language, until=entry.until or 0)
+    return translate(f"bot.campaign.roster.{entry.status.value}", language)
+
+
+def _entry_line(entry: RosterEntry, ruleset: str, language: str, known: set[str] | None) -> str:
+    status = _status_text(entry, language)
     text = translate(
         "bot.campaign.roster.entry",
         language,
@@ -315,7 +377,7 @@ def _entry_line(entry: RosterEntry, language: str, known: set[str] | None) -> st
         full=entry.full,
         casualties=entry.casualties,
         experience=entry.experience,
-        rank=entry.rank or "—",
+        rank=rank_words(ruleset, entry.rank, language),
         status=status,
     )
     if known is not None and entry.id not in known:
@@ -345,6 +407,7 @@ def losses_of(
 __all__ = [
     "Mustering",
     "campaign_roster",
+    "field_name",
     "history_text",
     "log_rosters_set",
     "losses_of",

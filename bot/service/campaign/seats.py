@@ -20,18 +20,22 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
 from bot.service.replies import Reply
 from bot.service.requests import int_option
+from bot.service.stored.seat_names import note_seat_name
 from rules.core.campaign import CampaignInvite, CampaignJoined, CampaignJoinRequest, CampaignState
 from rules.core.resolution import Outcome
 
 
-async def seat_in_games(services: Services, state: CampaignState, side: str, user: int) -> None:
+async def seat_in_games(
+    services: Services, state: CampaignState, side: str, user: int, name: str = ""
+) -> None:
     """Seat ``user`` on ``side`` in the campaign's linked games still in play (the referee
-    referees them already)."""
+    referees them already), under their display name ``name`` when known."""
     if user == state.referee:
         return
     for entry in state.games:
         if entry.result is None:
             await services.store.add_member(entry.channel, user, role="player", side=side)
+            await note_seat_name(services.store, entry.channel, user, name, {})
 
 
 async def join_campaign(call: Call) -> Reply:
@@ -49,7 +53,8 @@ async def join_campaign(call: Call) -> Reply:
         reply.notices.append(Outcome.of("bot.campaign.join_requested", side=state.sides[side]))
         return reply
     after, seq = await log_requested(call, record, state, CampaignJoined(side=side, user=user))
-    await seat_in_games(services, after, side, user)
+    await note_seat_name(services.store, record.channel_id, user, request.user_name, {})
+    await seat_in_games(services, after, side, user, request.user_name)
     reply = Reply(language=language, ruleset=state.ruleset, seq=seq)
     reply.notices.append(Outcome.of("bot.campaign.joined", side=state.sides[side], name=state.name))
     return reply

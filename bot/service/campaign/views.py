@@ -14,6 +14,7 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.lifecycle import channel_label
 from bot.service.replies import Reply, TextReply
+from bot.service.stored.seat_names import seat_names
 from db.errors import StoreError
 from db.models import GameRecord
 from rules.core.campaign import (
@@ -60,6 +61,7 @@ async def campaign_status(call: Call) -> Reply:
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.lines_title = "discord.embed.campaign"
+    reply.names = await seat_names(services.store, record.channel_id)
     reply.lines = status_lines(state, language, in_guild)
     reply.notices.extend(await pending_notices(call, record, state, skipped))
     reply.lines.extend(unreadable.localized(language) for unreadable in skipped)
@@ -229,6 +231,7 @@ async def campaign_log(call: Call) -> Reply:
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
     reply.lines_title = "discord.embed.campaign"
+    reply.names = await seat_names(services.store, record.channel_id)
     in_guild = request.guild_id is not None
     for event in events:
         data = event.args.get(CAMPAIGN_ARG) if isinstance(event.args, dict) else None

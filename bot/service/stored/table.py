@@ -1,13 +1,15 @@
 """What a command reads before any rule runs, in the store's one snapshot
 (`GameStore.open_command`), with the features' records decoded: the deadlines, the pace
-and the sides bound to roles (the game's sealed records)."""
+the sides bound to roles and the seats' names (the game's sealed records)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from bot.service.stored.campaign import CampaignLink, campaign_link_of
 from bot.service.stored.deadlines import Deadline, deadlines_of, pace_of
+from bot.service.stored.seat_names import seat_names_of
 from bot.service.stored.seats import Consent, pending_seats_of, side_roles_of
 from db.models import CommandContext, EventRecord, GameRecord, Member
 from db.protocol import GameStore
@@ -30,6 +32,8 @@ class TableContext:
     campaign: CampaignLink | None = None
     #: Seats asked for or offered, waiting for consent or for the invited member's join.
     pending_seats: tuple[Consent, ...] = ()
+    #: The display names the seats' holders were recorded under (user id → name).
+    seat_names: Mapping[int, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, context: CommandContext) -> TableContext:
@@ -43,6 +47,7 @@ class TableContext:
             side_roles=side_roles_of(context.records),
             campaign=campaign_link_of(context.records),
             pending_seats=pending_seats_of(context.records),
+            seat_names=seat_names_of(context.records),
         )
 
 

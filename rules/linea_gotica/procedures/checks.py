@@ -141,9 +141,7 @@ def action_level_chance(
 ) -> tuple[int, tuple[Modifier, ...], TableRead | None]:
     """The chance of an action of ``level`` (10 for automatic, 0 for impossible)."""
     tables = load_tables()
-    base, mods = quality_chance(
-        quality, quality_modifier, radio=radio, coordination=coordination
-    )
+    base, mods = quality_chance(quality, quality_modifier, radio=radio, coordination=coordination)
     if level is Level.NO:
         return 0, mods, None
     table = tables["azioni"]

@@ -785,9 +785,7 @@ class RangingInput(Frozen):
 def resolve_ranging(data: RangingInput, tray: DiceTray) -> Resolution:
     """The observer's 1d10 ≤ quality makes it precise; 1d10 on PRECISO or IMPRECISO."""
     tables = load_tables()
-    base, mods = quality_chance(
-        data.quality, data.quality_modifier, coordination=data.coordination
-    )
+    base, mods = quality_chance(data.quality, data.quality_modifier, coordination=data.coordination)
     builder = ResolutionBuilder(K, "ranging", tray)
     if len(mods) > 1:
         builder.step(f"{K}.step.chance", modifiers=mods, total=base)

@@ -14,6 +14,7 @@ import pytest
 from bot.render_text import reply_text
 from bot.service import Request
 from bot.service.campaign.ledger import load_campaign, log_event
+from bot.service.campaign.rosters import history_text
 from rules.core.campaign import CampaignRoster
 from rules.core.errors import RulesError
 from rules.core.roster import Roster, RosterEntry, Status
@@ -47,6 +48,20 @@ async def _typed(table: Table, user: int, dice: str, /, **options: Any) -> Any:
             locale="en",
             dice=dice,
         )
+    )
+
+
+async def _adjust_banda(table: Table, field: str, value: str, reason: str) -> Any:
+    """The referee's ``/campaign adjust`` of the raiders' band."""
+    return await table(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.adjust",
+        side="predoni",
+        unit="banda",
+        field=field,
+        value=value,
+        reason=reason,
     )
 
 
@@ -120,7 +135,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     # 7 + 2 back + 1 replacement (of the 2 a winner gets: full at 10); fought, won, standing
     assert (
         "Legione Astrale, Squadra tattica: strength 7 → 10 of 10 (3 casualties, D6 4 1 6: 2 back, "
-        "1 lost; +3 experience (3); promoted to provati; +1 replacement)" in text
+        "1 lost; +3 experience (3); promoted to proven; +1 replacement)" in text
     )
     assert "Riserva" not in text  # not in the scenario: it stayed behind, earned nothing
     state = await table.campaign()
@@ -209,7 +224,28 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     banda = (await table.campaign()).rosters["predoni"].entry("banda")
     assert banda is not None and banda.experience == 9
     assert banda.history[-1].params["reason"] == "forgot a bonus"
-    log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=7))
+    versions = await table._versions()
+    for field, value in (("experience", "9"), ("rank", banda.rank or "-"), ("status", "fit")):
+        with pytest.raises(RulesError) as caught:  # a restatement: nothing to log
+            await _adjust_banda(table, field, value, "again")
+        assert caught.value.key == "error.campaign.adjust_unchanged"
+        assert "would change nothing" in caught.value.localized("en")
+    assert await table._versions() == versions
+    await _adjust_banda(table, "experience", "10", "bonus")
+    # The field is said in the reader's language, in the entry's history and in the log.
+    banda = (await table.campaign()).rosters["predoni"].entry("banda")
+    assert banda is not None
+    assert history_text(banda.history[-1], "fr") == "arbitre\u202f: expérience 9 → 10 (bonus)"
+    assert history_text(banda.history[-1], "it") == "arbitro: esperienza 9 → 10 (bonus)"
+    adjusted = await _adjust_banda(table, "rank", "temprati", "valour")
+    assert "Predoni, Banda: rank - → hardened (valour)" in reply_text(adjusted)
+    banda = (await table.campaign()).rosters["predoni"].entry("banda")
+    assert banda is not None
+    assert history_text(banda.history[-1], "fr", "w40k4") == (
+        "arbitre\u202f: grade - → endurcis (valour)"
+    )
+    await _adjust_banda(table, "experience", "9", "back")
+    log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=9))
     assert (
         "Legione Astrale: aftermath of game 1: 2 entries changed, 3 dice rolled "
         "(dice typed by the player)" in log

@@ -88,7 +88,8 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     await table(FIRST, REFEREE, "game.decide", result="predoni", reason="ok")
     state = await table.campaign()
     assert holders(state)["avamposto"] == "predoni"  # the outpost changed hands
-    await settle(table, 1, by_players=True)  # its aftermath, before the next game
+    settled = await settle(table, 1, by_players=True)  # its aftermath, before the next game
+    assert "the next game may start" in reply_text(settled)
     second = await table(CAMPAIGN, REFEREE, "campaign.game", channel=SECOND, by="2026-12-20")
     assert "(relitto)" in reply_text(second)
     assert "by 2026-12-20" in reply_text(second)
@@ -108,7 +109,9 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     assert [g.scenario for g in state.games] == ["avamposto_campo", "relitto", "fuga"]
     assert holders(state) == {"avamposto": "predoni", "colline": "legione", "valle": "predoni"}
     # Every scenario played (and game 3's aftermath settled): the next game needs one named.
-    await settle(table, 3, by_players=False)
+    last = reply_text(await settle(table, 3, by_players=False))
+    assert "the book «The crusade of the valley» is complete" in last
+    assert "next game" not in last
     await table.refused(CAMPAIGN, REFEREE, "campaign.game", "error.campaign.book_done", channel=9)
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
 
@@ -340,24 +343,29 @@ async def test_the_export_draws_the_map_coloured_by_holder(any_store: Any) -> No
     assert not _outlined(pictures[1], 0)
 
 
-_BOX_WIDTH = (drawn.WIDTH - 2 * drawn.MARGIN - (drawn.COLUMNS - 1) * drawn.GAP) / drawn.COLUMNS
-_TOP = drawn.MARGIN + drawn.TITLE_SIZE + drawn.GAP
-
-
 def _box_colours(png: bytes) -> list[Any]:
     image = Image.open(BytesIO(png)).convert("RGB")
-    width, top = _BOX_WIDTH, _TOP
-    return [
-        image.getpixel((int(drawn.MARGIN + i * (width + drawn.GAP) + 8), int(top + 60)))
-        for i in range(3)
-    ]
+    return [image.getpixel((int(x0 + 8), int(y0 + 60))) for x0, y0, _, _ in drawn.box_layout(3)]
 
 
 def _outlined(png: bytes, index: int) -> bool:
     image = Image.open(BytesIO(png)).convert("RGB")
-    width, top = _BOX_WIDTH, _TOP
-    x = int(drawn.MARGIN + index * (width + drawn.GAP) + width / 2)
-    return image.getpixel((x, int(top - 3))) == drawn.CONTESTED
+    x0, y0, x1, _ = drawn.box_layout(3)[index]
+    return image.getpixel((int((x0 + x1) / 2), int(y0 - 3))) == drawn.CONTESTED
+
+
+def test_the_map_fills_its_width_whatever_the_number_of_areas() -> None:
+    """Three areas stand in three columns across the picture (not four with one empty);
+    five in rows of three and two, the short row centred."""
+    for count in range(1, 13):
+        boxes = drawn.box_layout(count)
+        left = min(box[0] for box in boxes)
+        right = max(box[2] for box in boxes)
+        assert left == drawn.MARGIN and right == drawn.WIDTH - drawn.MARGIN, count
+    five = drawn.box_layout(5)
+    assert len({box[1] for box in five}) == 2
+    first_row_middle = (five[0][0] + five[2][2]) / 2
+    assert abs((five[3][0] + five[4][2]) / 2 - first_row_middle) < 1
 
 
 async def test_a_decision_whose_game_did_not_end_ends_it_when_asked_again(

@@ -215,6 +215,10 @@ async def test_a_roster_file_is_loaded_shown_and_mustered(any_store: Any) -> Non
     )
     set_ = await table(CAMPAIGN, ANNA, "campaign.roster", attachment=ROSTER)
     assert set_.notices[0].key == "bot.campaign.roster.set"
+    # The file leaves some of the Legion's scenario units out: the reply names them.
+    untracked = reply_text(set_)
+    assert "The file leaves out" in untracked and "of Legione Astrale" in untracked
+    assert "veterani" in untracked and "squadra_tattica" not in untracked
     shown = reply_text(await table(CAMPAIGN, OUTSIDER, "campaign.roster", side="legione"))
     assert "Squadra tattica (squadra_tattica): 4/10" in shown
     assert "dead" in shown
@@ -226,9 +230,11 @@ async def test_a_roster_file_is_loaded_shown_and_mustered(any_store: Any) -> Non
     )
     # Game 1 musters the squad at 4, the dead unit not at all, the raiders from the scenario;
     # the veterans are left behind by choice.
-    await table(
+    linked = await table(
         CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST, leave="veterani"
     )
+    # Every unit of the scenario left behind is said, with why: by choice, or its state.
+    assert "left behind: veterani (by choice), devastatori (dead);" in reply_text(linked)
     units = (await table.store.load(FIRST)).document["units"]
     assert units["squadra_tattica"]["models"] == 4
     assert units["squadra_tattica"]["weapons"] == {"fucile": 4, "lanciamissili": 1, "pistola": 1}

@@ -97,3 +97,15 @@ async def test_a_player_who_joins_is_seated_in_the_games_in_play(store) -> None:
     await table.seat(BRUNO, "predoni")  # the game has begun
     seats = {m.user_id: (m.role, m.side) for m in await store.members(FIRST)}
     assert seats[BRUNO] == ("player", "predoni") and seats[ANNA] == ("player", "legione")
+
+
+async def test_the_seats_keep_their_holders_names(store) -> None:
+    """The campaign's seats and its games' record the names their holders took them under:
+    the replies carry them for the front ends that cannot resolve a mention."""
+    table = await _orbita(store)
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    names = {REFEREE: f"user{REFEREE}", ANNA: f"user{ANNA}", BRUNO: f"user{BRUNO}"}
+    assert (await table(CAMPAIGN, CARLA, "campaign.status")).names == names
+    assert (await table(CAMPAIGN, CARLA, "campaign.log")).names == names
+    game = await table(FIRST, CARLA, "game.status")
+    assert {user: game.names.get(user) for user in names} == names

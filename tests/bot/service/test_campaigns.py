@@ -102,16 +102,19 @@ async def _last_turn(table: Table, channel: int) -> None:
     raise AssertionError("the game did not end")
 
 
-async def settle(table: Table, number: int, *, by_players: bool) -> None:
+async def settle(table: Table, number: int, *, by_players: bool) -> Any:
     """Roll game ``number``'s aftermath (the bot's dice) and confirm it, as the players (each
-    side's) or the referee (for all) would, so the next game can be linked."""
+    side's) or the referee (for all) would, so the next game can be linked: the settling
+    reply (after a book's last game it says the book is complete)."""
     await table(CAMPAIGN, REFEREE, "campaign.aftermath", game=number)
     if by_players:
         await table(CAMPAIGN, ANNA, "campaign.confirm", game=number)
         settled = await table(CAMPAIGN, BRUNO, "campaign.confirm", game=number)
     else:
         settled = await table(CAMPAIGN, REFEREE, "campaign.confirm", game=number)
-    assert "bot.campaign.aftermath_settled" in [n.key for n in settled.notices]
+    keys = {n.key for n in settled.notices}
+    assert keys & {"bot.campaign.aftermath_settled", "bot.campaign.aftermath_settled_last"}
+    return settled
 
 
 def _assert_log_is_the_state(events: list[Any], document: dict[str, Any]) -> None:

@@ -149,7 +149,7 @@ async def test_the_score_tells_the_enemy_nothing_of_a_hidden_unit(campo: Service
     table = campo
     for user in (ANNA, SPECTATOR):
         text = reply_text(await table(user, "game.status"), str)
-        assert "Il casolare: not held" in text and "held by Tedeschi" not in text
+        assert "The farmhouse: not held" in text and "held by Tedeschi" not in text
         assert (
             "0 of 9 figures lost" in text
             and "0 of 14 figures lost (0%): 0 points to Alleati" not in text

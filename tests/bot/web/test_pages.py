@@ -139,6 +139,8 @@ async def test_the_log_is_shown_page_by_page(client, signer, table) -> None:
     good = signer.relative(signer.link("game", GAME, ANNA))
     last = await (await client.get(good)).text()
     assert "Page 2 of 2" in last and 'id="e63"' in last and 'id="e50"' not in last
+    # Bruno acted on no event of this page: his seat is named by the name he took it under.
+    assert "Tedeschi: &lt;script&gt;" in last and f"@{BRUNO}" not in last
     first = await (await client.get(good + "?page=1")).text()
     assert "Page 1 of 2" in first and 'id="e1"' in first and 'id="e51"' not in first
     assert f'href="{good}?page=2"' in first.replace("&amp;", "&")

@@ -1,0 +1,95 @@
+"""Names in the game's language: a bundled scenario's objectives carry their words in
+Italian, English and French (each view picks the game's), an uploaded scenario's plain
+names keep working, and a game's document keeps the names as they were given."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from rules.core.play import DocumentPlay
+from rules.core.ruleset import get_ruleset
+from rules.core.words import LocalizedName, Words, in_language, words_of
+from rules.render import outcome_text
+
+
+class _Named(BaseModel):
+    name: LocalizedName
+
+
+def test_a_name_is_a_string_or_the_three_languages_words() -> None:
+    plain = _Named.model_validate({"name": "Il mulino"}).name
+    assert plain == "Il mulino" and in_language(plain, "fr") == "Il mulino"
+    words = _Named.model_validate(
+        {"name": {"it": "Il mulino", "en": "The mill", "fr": "Le moulin"}}
+    )
+    assert words.name == "Il mulino"  # a string: what reads it as one keeps working
+    assert words.name.in_language("en") == "The mill" and in_language(words.name, "fr") == (
+        "Le moulin"
+    )
+    # Stored as given: a plain name stays a plain string, the words a mapping.
+    assert _Named(name=plain).model_dump(mode="json") == {"name": "Il mulino"}
+    dumped = words.model_dump(mode="json")
+    assert dumped == {"name": {"it": "Il mulino", "en": "The mill", "fr": "Le moulin"}}
+    assert _Named.model_validate(dumped) == words
+    assert pickle.loads(pickle.dumps(words.name)).in_language("en") == "The mill"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"de": "Die Mühle"}, {}, {"it": ""}, "x" * 61, {"it": 3}],
+)
+def test_a_bad_name_is_refused(bad: object) -> None:
+    with pytest.raises(ValidationError):
+        _Named.model_validate({"name": bad})
+
+
+def test_a_name_without_italian_reads_its_first_language() -> None:
+    assert words_of({"fr": "Le moulin", "en": "The mill"}) == "Le moulin"
+    assert Words("Le moulin", {"fr": "Le moulin"}).in_language("it") == "Le moulin"
+
+
+def _play(ruleset: str) -> DocumentPlay:
+    play = get_ruleset(ruleset).play
+    assert isinstance(play, DocumentPlay)
+    return play
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "scenario", "it", "en", "fr"),
+    [
+        ("linea_gotica", "esempio_gotica_campo", "Il casolare", "The farmhouse", "La ferme"),
+        ("manovra", "esempio_normandia_campo", "La fattoria", "The farm", "La ferme"),
+        (
+            "pzgren",
+            "exemple_ardennes",
+            "Il villaggio trincerato",
+            "The entrenched village",
+            "Le village retranché",
+        ),
+        ("w40k4", "avamposto_campo", "L'avamposto", "The outpost", "L'avant-poste"),
+    ],
+)
+def test_a_games_objectives_are_read_in_its_language(
+    ruleset: str, scenario: str, it: str, en: str, fr: str
+) -> None:
+    """The score and the map's labels name the objective in the reader's language, from
+    the game's stored document (a French game reads 'La ferme', as its book's map does)."""
+    play = _play(ruleset)
+    document = play.new_game(scenario, None)
+    for language, expected in (("it", it), ("en", en), ("fr", fr)):
+        lines = [line for line in play.score(document).lines if line.kind.value == "objective"]
+        assert expected in outcome_text(ruleset, lines[0].text, language)
+        view = play.map_view(document, None, public=True, language=language)
+        assert view is not None and view.objectives[0].label.startswith(expected)
+
+
+def test_an_uploaded_scenario_with_plain_names_keeps_working() -> None:
+    play = _play("w40k4")
+    document = play.new_game("avamposto_campo", None)
+    victory = document["victory"]["conditions"]
+    victory["objectives"][0]["name"] = "Il nostro avamposto"  # as a club's file gives it
+    lines = [line for line in play.score(document).lines if line.kind.value == "objective"]
+    assert "Il nostro avamposto" in outcome_text("w40k4", lines[0].text, "en")
