@@ -24,7 +24,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.core.upload import ScenarioReferenceError
+from rules.core.upload import PlainName, ScenarioReferenceError
 
 Cm = Annotated[float, Field(ge=0, le=10_000, allow_inf_nan=False)]
 #: The smallest side a table may have (cm, or inches): a degenerate table (``1e-300``)
@@ -70,7 +70,7 @@ class TerrainArea(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1, max_length=40)
-    name: str = Field(min_length=1, max_length=80)
+    name: PlainName = Field(min_length=1, max_length=80)
     terrain: str = Field(min_length=1, max_length=40)  # a terrain class of the ruleset
     shape: Shape
     # Whether the area hides what is behind it (woods, buildings, hills); a line of sight

@@ -24,6 +24,7 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.linea_gotica.field import terrain_class, terrain_classes
 from rules.linea_gotica.model import Quality
@@ -57,7 +58,7 @@ class Weapon(_Model):
     """A weapon of the scenario: the row of TIRO DIRETTO it reads, and what the row leaves
     open (calibre, semi-automatic rifles, reloading, anti-aircraft use)."""
 
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     row: str | None = Field(None, description="a row of the weapons table (direct fire)")
     calibre_mm: int | None = Field(None, ge=1, le=1000)
     semiautomatic: bool = Field(True, description="rifles: False for bolt-action (−1)")
@@ -106,7 +107,7 @@ class UnitSpec(_Model):
     """A squad, section, sniper team, observer team, or a vehicle."""
 
     id: str = Field(pattern=_ID)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     quality: Quality
     quality_modifier: int = Field(0, ge=-3, le=3, description="the referee's, at game start")
     leader: Quality | None = Field(None, description="the leader's ability (default: quality)")
@@ -151,7 +152,7 @@ class SupportSpec(_Model):
     """An off-table battery, a mortar group, or an aircraft an observer may call."""
 
     id: str = Field(pattern=_ID)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     kind: Literal["artiglieria", "mortai", "aereo"]
     contact: Literal["dedicata", "generale", "mortaio_leggero"] = "generale"
     calibre_mm: int = Field(81, ge=20, le=1000)
@@ -174,7 +175,7 @@ class MinefieldSpec(_Model):
     """A strip of mines."""
 
     id: str = Field(pattern=_ID)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     kind: Literal["antiuomo", "anticarro"]
     owner: str = Field(description="the side that laid it (and knows it)")
     shape: Shape | None = Field(
@@ -186,7 +187,7 @@ class SideSpec(_Model):
     """One side of the battle."""
 
     id: str = Field(pattern=_ID)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     coordination: int = Field(0, ge=-2, le=0, description="poor coordination: −1 or −2")
     units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=40)
     supports: tuple[SupportSpec, ...] = Field((), max_length=10)
@@ -197,7 +198,7 @@ class Scenario(_Model):
 
     id: str = Field(pattern=_ID)
     ruleset: Literal["linea_gotica"] = "linea_gotica"
-    title: str = Field(max_length=100)
+    title: PlainName = Field(max_length=100)
     description: str = Field("", max_length=2000)
     values_are_examples: bool = True
     turns: int = Field(10, ge=1, le=100)

@@ -24,6 +24,7 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.core.yamlio import load_yaml
 from rules.manovra.model import MoveRate, RangeBand
@@ -76,7 +77,7 @@ class WeaponKind(enum.StrEnum):
 class Weapon(_Model):
     """A weapon: range bands in cm and rates of fire stationary (Appostata) and moving."""
 
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     kind: WeaponKind
     ranges_cm: dict[Literal["breve", "efficace", "utile"], int] = Field(
         description="the far edge of each range band in cm"
@@ -111,7 +112,7 @@ class UnitSpec(_Model):
     """A squad, section, crew or vehicle as the scenario sets it up."""
 
     id: str = Field(pattern=_ID)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     type: str
     ad: int = Field(ge=0, le=3)
     leader: Literal["caporale", "sergente", "tenente", "capitano"] = "caporale"
@@ -149,7 +150,7 @@ class PlatoonSpec(_Model):
     """A platoon, or a battery (artillery that may be off the table)."""
 
     id: str = Field(pattern=_ID)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     kind: Literal["platoon", "battery"] = "platoon"
     off_table: bool = False
     units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=30)
@@ -159,7 +160,7 @@ class SideSpec(_Model):
     """One side of the battle."""
 
     id: str = Field(pattern=_ID)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     platoons: tuple[PlatoonSpec, ...] = Field(min_length=1, max_length=20)
 
 
@@ -197,7 +198,7 @@ class Scenario(_Model):
 
     id: str = Field(pattern=_ID)
     ruleset: Literal["manovra"] = "manovra"
-    title: str = Field(max_length=100)
+    title: PlainName = Field(max_length=100)
     description: str = Field("", max_length=2000)
     values_are_examples: bool = True
     turns: int = Field(8, ge=1, le=100)

@@ -22,6 +22,7 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.core.yamlio import load_yaml
 from rules.pzgren.field import Hex, parse_hex
@@ -104,7 +105,7 @@ class UnitSpec(_Model):
     """A unit as the scenario sets it up."""
 
     id: str = Field(pattern=ID_PATTERN)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     type: str
     hex: str
     fire: int = Field(0, ge=0, le=99, description="direct-fire value")
@@ -143,7 +144,7 @@ class SideSpec(_Model):
     """One side of the battle."""
 
     id: str = Field(pattern=ID_PATTERN)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=40)
 
 
@@ -152,7 +153,7 @@ class Scenario(_Model):
 
     id: str = Field(pattern=ID_PATTERN)
     ruleset: Literal["pzgren"] = "pzgren"
-    title: str = Field(max_length=100)
+    title: PlainName = Field(max_length=100)
     description: str = Field("", max_length=2000)
     values_are_examples: bool = True
     turns: int = Field(6, ge=1, le=100)

@@ -22,6 +22,7 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
+from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.w40k4 import lookups
 from rules.w40k4.model import Template, WeaponType, field_data, terrain_class, unit_types
@@ -42,7 +43,7 @@ class _Model(BaseModel):
 class Weapon(_Model):
     """A weapon profile: range in inches, Strength, VP (AP), type, shots, template."""
 
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     type: WeaponType
     range: int | None = Field(None, ge=1, le=240, description="inches; none for a flamer template")
     strength: int = Field(ge=1, le=10)
@@ -87,7 +88,7 @@ class UnitSpec(_Model):
     """A unit as the scenario sets it up."""
 
     id: str = Field(pattern=_ID)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     type: str
     models: int = Field(ge=1, le=100)
     profile: Profile
@@ -140,7 +141,7 @@ class SideSpec(_Model):
     """One side of the battle."""
 
     id: str = Field(pattern=_ID)
-    name: str = Field(max_length=60)
+    name: PlainName = Field(max_length=60)
     units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=40)
 
 
@@ -149,7 +150,7 @@ class Scenario(_Model):
 
     id: str = Field(pattern=_ID)
     ruleset: Literal["w40k4"] = "w40k4"
-    title: str = Field(max_length=100)
+    title: PlainName = Field(max_length=100)
     description: str = Field("", max_length=2000)
     values_are_examples: bool = True
     turns: int = Field(6, ge=1, le=20)

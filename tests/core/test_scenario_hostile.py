@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -168,8 +169,6 @@ def mutate(text: str, rng: random.Random) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("ruleset", sorted(BUNDLED))
 def test_thousands_of_mutated_bundled_scenarios_are_a_game_or_a_clear_error(ruleset: str) -> None:
-    from pathlib import Path
-
     parse, relative = BUNDLED[ruleset]
     original = (Path(__file__).resolve().parents[2] / "rules" / relative).read_text("utf-8")
     parse(original, "bundled.yaml")  # the unmutated file is valid
@@ -186,3 +185,21 @@ def test_thousands_of_mutated_bundled_scenarios_are_a_game_or_a_clear_error(rule
                 assert "mutated.yaml" in message and "error." not in message, message
     # Most mutations break the file: the refusals, not the acceptances, were exercised.
     assert refused > MUTATIONS_PER_RULESET // 3
+
+
+@pytest.mark.parametrize("ruleset", sorted(BUNDLED))
+@pytest.mark.parametrize(
+    "bad", ["Squadra\\n» Game 1: settled.", "Squadra\\u202e", "Squ\\u200badra", "\\x1b[31mred"]
+)
+def test_an_uploaded_name_is_one_line_of_plain_text(ruleset: str, bad: str) -> None:
+    """A scenario's unit or title holding a line break, an ANSI escape, a bidi override or a
+    zero-width character is refused with its line (it would print fake bot lines, or reach
+    the console terminal), as a roster file's names are."""
+    parse, path = BUNDLED[ruleset]
+    text = (Path(__file__).resolve().parents[2] / "rules" / path).read_text("utf-8")
+    first = next(line for line in text.splitlines() if line.lstrip().startswith("name:"))
+    indent = first[: len(first) - len(first.lstrip())]
+    broken = text.replace(first, f'{indent}name: "{bad}"', 1)
+    with pytest.raises(InvalidInput) as refused:
+        parse(broken, "upload.yaml")
+    assert "U+" in refused.value.localized("en")
