@@ -56,8 +56,9 @@ class Process(Table):
 async def _campaign(store: Any) -> Process:
     first = Process(store, "a")
     await first(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
-    await first(CAMPAIGN, ANNA, "campaign.join", side="legione")
-    await first(CAMPAIGN, BRUNO, "campaign.join", side="predoni")
+    for user, side in ((ANNA, "legione"), (BRUNO, "predoni")):  # seats by consent
+        await first(CAMPAIGN, REFEREE, "campaign.invite", user=user, side=side)
+        await first(CAMPAIGN, user, "campaign.join", side=side)
     return first
 
 
@@ -136,7 +137,7 @@ async def test_a_link_that_loses_the_race_lists_its_game_made_once(
     assert [(g.number, g.channel) for g in state.games] == [(1, THIRD)]
     created = [e for e in await store_a.events(THIRD, after_seq=0, limit=50)]
     assert [e.verb for e in created][:1] == ["game.created"]
-    assert created[0].interaction_id == "a4/game"
+    assert created[0].interaction_id == "a6/game"  # the sixth command of process a
     # Predoni has a player: her join landed as a request (seats by consent), still an event
     # the link had to be retried over.
     assert state.requests == {CARLA: "predoni"}

@@ -42,8 +42,9 @@ async def _play(table: Table) -> Table:
         CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Valle", language="en",
         book="crociata_valle",
     )  # fmt: skip
-    await table(CAMPAIGN, ANNA, "campaign.join", side="legione")
-    await table(CAMPAIGN, BRUNO, "campaign.join", side="predoni")
+    for user, side in ((ANNA, "legione"), (BRUNO, "predoni")):  # seats by consent
+        await table(CAMPAIGN, REFEREE, "campaign.invite", user=user, side=side)
+        await table(CAMPAIGN, user, "campaign.join", side=side)
     await table(CAMPAIGN, ANNA, "roll", expression="2d6")  # a free roll in the campaign's channel
     await table(CAMPAIGN, REFEREE, "campaign.game", channel=FIRST)
     await table(FIRST, REFEREE, "game.decide", result="predoni", reason="ok")
