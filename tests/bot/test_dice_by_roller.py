@@ -285,7 +285,13 @@ class DuelPlay:
 @pytest.fixture()
 def duel(table, monkeypatch) -> ServiceTable:
     real = service_module.get_ruleset
-    ruleset = SimpleNamespace(key="duel", play=DuelPlay(), zero_reads_as_ten=False)
+    # The duel hides nothing: its seat views name no unit hidden from anyone.
+    nothing_hidden = SimpleNamespace(
+        view=lambda document, seat: SimpleNamespace(hidden_names=frozenset())
+    )
+    ruleset = SimpleNamespace(
+        key="duel", play=DuelPlay(), rules=nothing_hidden, zero_reads_as_ten=False
+    )
     monkeypatch.setattr(
         service_module, "get_ruleset", lambda key: ruleset if key == "duel" else real(key)
     )

@@ -117,7 +117,10 @@ async def test_a_whole_turn_over_discord_on_the_battlefield(
         if action.verb in DRAWN:
             await _picture(reply)
             drawn += 1
-        if action.verb == "fire" and ruleset != "pzgren" and action.target in units:
+        # A hidden unit (absent from the channel's status) fires in secret: the channel is
+        # told only that it acted (its side reads how, privately), so no measured distance.
+        shown = options.get("unit") in units
+        if action.verb == "fire" and ruleset != "pzgren" and action.target in units and shown:
             assert "measured" in texts(reply), texts(reply)[:500]
             assert "distance" not in options  # the bot measured it: nobody typed one
             measured += 1
