@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.core.migrations import DocumentFormat, add_format_field
 
-FORMAT = DocumentFormat("manovra", version=5)
+FORMAT = DocumentFormat("manovra", version=6)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
@@ -63,4 +63,16 @@ def _victory(document: dict[str, Any]) -> dict[str, Any]:
     """
     empty: dict[str, Any] = {"conditions": None, "held": {}, "extra_turns": 0, "result": None}
     document.setdefault("victory", empty)  # an older document has none
+    return document
+
+
+@FORMAT.migration(5)
+def _transports(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 5 → 6 (seed 000 lines 9-10): transports and what they carry or tow.
+
+    Games saved before had no transport: no unit carries another or rides in one.
+    """
+    for unit in document.get("units", {}).values():
+        unit.setdefault("carries", 0)
+        unit.setdefault("aboard", None)
     return document
