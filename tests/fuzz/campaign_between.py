@@ -90,6 +90,17 @@ def unsettled(state: CampaignState) -> list[int]:
     ]
 
 
+def end_key(state: CampaignState) -> str:
+    """The refusal ``/campaign end`` meets for the first game whose aftermath is rolled in
+    part (a side still to roll) or awaits a confirmation."""
+    sides = list(state.sides)
+    for number in sorted(state.aftermaths):
+        record = state.aftermaths[number]
+        if not record.settled(sides):
+            return "aftermath_unrolled" if record.unrolled(state.sides) else "aftermath_unconfirmed"
+    return "aftermath_unconfirmed"
+
+
 def owed_key(state: CampaignState) -> str:
     """The refusal a new game meets for the first game that owes its aftermath."""
     number = min([*to_roll(state), *unsettled(state)])
@@ -476,6 +487,16 @@ async def adjust(fuzzer: CampaignFuzzer) -> None:
     ]
     if entry.status is not Status.DEAD:
         choices.append(("strength", str(rng.randint(0, entry.full - entry.casualties))))
+    # An adjustment that changes nothing is refused (the log keeps corrections only).
+    current = {
+        "experience": str(entry.experience),
+        "rank": entry.rank or "-",
+        "full": str(entry.full),
+        "strength": str(entry.strength),
+    }
+    choices = [(field, value) for field, value in choices if current.get(field) != value]
+    if not choices:
+        return
     field, value = rng.choice(choices)
     options = {
         "side": side if rng.random() < 0.5 else state.sides[side],

@@ -63,6 +63,11 @@ def unconfirmed(fuzzer: CampaignFuzzer) -> list[int]:
     return [n for n, record in state.aftermaths.items() if not record.settled(sides)]
 
 
+def _end_key(fuzzer: CampaignFuzzer) -> str:
+    assert fuzzer.state is not None
+    return between.end_key(fuzzer.state)
+
+
 def _joined(fuzzer: CampaignFuzzer) -> bool:
     return not fuzzer.ended and bool(fuzzer.players)
 
@@ -324,7 +329,7 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
     BadCommand(
         "the end with an aftermath unconfirmed",
         lambda f: not f.ended and not f.in_play() and bool(unconfirmed(f)),
-        lambda f: (f.channel, REFEREE, "campaign.end", {}, ERROR + "aftermath_unconfirmed"),
+        lambda f: (f.channel, REFEREE, "campaign.end", {}, ERROR + _end_key(f)),
     ),
     BadCommand(
         "the end by a player",
@@ -432,7 +437,7 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
             and f.state is not None
             and bool(between.unsettled(f.state))
         ),
-        lambda f: (f.channel, REFEREE, "campaign.end", {}, ERROR + "aftermath_unconfirmed"),
+        lambda f: (f.channel, REFEREE, "campaign.end", {}, ERROR + _end_key(f)),
     ),
     BadCommand(
         "dice checked after a game's end",
