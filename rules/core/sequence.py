@@ -32,7 +32,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -306,7 +306,7 @@ def parse_sequence(text: str, source: str) -> SequenceDeclaration:
         raise ValueError(f"{source}: {error}") from None
 
 
-@cache
+@lru_cache(maxsize=32)  # one per ruleset key: bounded like every cache
 def declared_sequence(key: str) -> SequenceDeclaration | None:
     """Ruleset ``key``'s sequence (None: it declares none yet)."""
     path = declaration_path(key)
