@@ -108,7 +108,7 @@ class FileRefused(InvalidInput):
 
 
 def unsafe_character(text: str, *, lines: bool = False) -> str | None:
-    """The first character of ``text`` an uploaded name may not hold, as ``U+XXXX``
+    """The first character of ``text`` an uploaded name may not hold, as ``U+`` and its hex code
     (None: plain text). ``lines``: line breaks allowed."""
     for char in text:
         if lines and char == "\n":
