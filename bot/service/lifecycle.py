@@ -27,8 +27,8 @@ from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
 from db.models import ArchivedGame, GameRecord, GameSummary
 from db.protocol import GameStore
+from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.battlefield import MapView
-from rules.core.campaign import CAMPAIGN_KIND
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.play import StatusView

@@ -30,8 +30,8 @@ from typing import Any
 
 from bot.export import FileContent
 from bot.rolls import DicePrompt
+from rules.campaign.story import CampaignMap
 from rules.core.battlefield import MapView
-from rules.core.campaign_story import CampaignMap
 from rules.core.expression import RollResult
 from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView

@@ -36,9 +36,9 @@ from bot.service.results import decide
 from bot.service.stored.table import open_table
 from db.errors import GameNotFound, StoreError
 from db.models import GameRecord, Scope
-from rules.core.campaign import CAMPAIGN_KIND, MAX_GAMES, CampaignState
-from rules.core.campaign_book import MAX_DUE_DAYS, CampaignDue, CampaignOverdue
-from rules.core.campaign_story import default_due
+from rules.campaign.book import MAX_DUE_DAYS, CampaignDue, CampaignOverdue
+from rules.campaign.state import CAMPAIGN_KIND, MAX_GAMES, CampaignState
+from rules.campaign.story import default_due
 from rules.core.ending import NO_WINNER
 from rules.core.errors import InvalidInput
 from rules.core.resolution import Outcome

@@ -36,8 +36,8 @@ from bot.service.stored.campaign import (
 from bot.service.stored.table import TableContext
 from db.errors import DamagedFile, GameNotFound, StoreError, VersionConflict
 from db.models import GameRecord, Scope
-from rules.core.aftermath import CampaignAftermathReversal
-from rules.core.campaign import (
+from rules.campaign.aftermath import CampaignAftermathReversal
+from rules.campaign.state import (
     CampaignEvent,
     CampaignResult,
     CampaignReversal,

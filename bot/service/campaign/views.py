@@ -17,7 +17,9 @@ from bot.service.replies import Reply, TextReply
 from bot.service.stored.seat_names import seat_names
 from db.errors import StoreError
 from db.models import GameRecord
-from rules.core.campaign import (
+from rules.campaign.aftermath_fold import AFTERMATH_EVENTS
+from rules.campaign.book import CampaignBook, CampaignDue, CampaignOverdue
+from rules.campaign.state import (
     CAMPAIGN_KIND,
     CampaignCreated,
     CampaignEvent,
@@ -33,8 +35,6 @@ from rules.core.campaign import (
     event_of,
     standings,
 )
-from rules.core.campaign_aftermath import AFTERMATH_EVENTS
-from rules.core.campaign_book import CampaignBook, CampaignDue, CampaignOverdue
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 
