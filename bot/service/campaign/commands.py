@@ -27,8 +27,8 @@ from bot.service.campaign.linking import created_earlier, game_interaction, log_
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
-from bot.service.lifecycle import archive_if_ended, channel_label
-from bot.service.replies import Reply
+from bot.service.replies import Reply, channel_label
+from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.campaign import (
     CampaignLink,
     link_game,

@@ -12,8 +12,7 @@ from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.report import other_event_text
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
-from bot.service.lifecycle import channel_label
-from bot.service.replies import Reply, TextReply
+from bot.service.replies import Reply, TextReply, channel_label
 from bot.service.stored.seat_names import seat_names
 from db.errors import StoreError
 from db.models import GameRecord
