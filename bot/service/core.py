@@ -58,7 +58,7 @@ from bot.workers import DEFAULT_WORKERS, ChannelWorkers
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import EventRecord, GameRecord
 from db.protocol import GameStore
-from rules.core.campaign import CAMPAIGN_KIND
+from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.dice import DiceSource, SystemDice
 from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES

@@ -14,14 +14,16 @@ from unittest.mock import patch
 import pytest
 
 import bot.service.campaign.follow  # noqa: F401 - the module the check patches
-from rules.core.aftermath import (
+from rules.campaign.aftermath import (
     CampaignAdjust,
     CampaignAftermath,
     EntryAftermath,
     FateRoll,
     Snapshot,
 )
-from rules.core.campaign import (
+from rules.campaign.roster import Roster, RosterEntry, rosters_hash
+from rules.campaign.rules import Replacements, campaign_rules
+from rules.campaign.state import (
     CampaignCreated,
     CampaignGame,
     CampaignJoined,
@@ -31,9 +33,7 @@ from rules.core.campaign import (
     apply,
     replay,
 )
-from rules.core.campaign_rules import Replacements, campaign_rules
 from rules.core.errors import RulesError
-from rules.core.roster import Roster, RosterEntry, rosters_hash
 from rules.core.ruleset import KNOWN_RULESETS
 from tests.fuzz import campaign_checks
 from tests.fuzz.campaign import CampaignRun, CampaignSizes, play_campaign

@@ -31,7 +31,7 @@ from bot.service.campaign.reopening import (
 )
 from bot.service.errors import ServiceError
 from bot.service.handlers import GameCall, GameHandler
-from rules.core.campaign import CampaignState
+from rules.campaign.state import CampaignState
 
 
 async def refuse_reopening(call: GameCall, handler: GameHandler) -> None:

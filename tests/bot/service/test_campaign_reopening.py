@@ -22,7 +22,7 @@ from bot.service.campaign import reopening, settled
 from bot.service.errors import ServiceError
 from db.errors import VersionConflict
 from db.models import Scope
-from rules.core.campaign import CampaignState
+from rules.campaign.state import CampaignState
 from tests.bot.service.test_campaign_aftermath import _rosters
 from tests.bot.service.test_campaign_races import Process
 from tests.bot.service.test_campaign_races import two_stores as _two_stores

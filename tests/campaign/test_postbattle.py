@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.core.aftermath import (
+from rules.campaign.aftermath import (
     CampaignAdjust,
     CampaignAftermath,
     CampaignAftermathReversal,
@@ -15,7 +15,10 @@ from rules.core.aftermath import (
     FateRoll,
     settled_entry,
 )
-from rules.core.campaign import (
+from rules.campaign.postbattle import roll_aftermath
+from rules.campaign.roster import Roster, RosterEntry, Status
+from rules.campaign.rules import campaign_rules
+from rules.campaign.state import (
     CampaignCreated,
     CampaignEvent,
     CampaignGame,
@@ -28,11 +31,8 @@ from rules.core.campaign import (
     event_of,
     replay,
 )
-from rules.core.campaign_rules import campaign_rules
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
-from rules.core.postbattle import roll_aftermath
-from rules.core.roster import Roster, RosterEntry, Status
 from rules.core.ruleset import KNOWN_RULESETS
 
 SIDES = {"alleati": "Alleati", "asse": "Asse"}

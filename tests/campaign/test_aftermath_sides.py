@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from rules.core.aftermath import CampaignAftermath, CampaignAftermathReversal, CampaignConfirm
-from rules.core.campaign import CampaignState, apply, event_json, event_of, replay
-from rules.core.campaign_rules import campaign_rules
+from rules.campaign.aftermath import CampaignAftermath, CampaignAftermathReversal, CampaignConfirm
+from rules.campaign.postbattle import reroll_disputed, roll_aftermath
+from rules.campaign.rules import campaign_rules
+from rules.campaign.state import CampaignState, apply, event_json, event_of, replay
 from rules.core.dice import ScriptedDice
 from rules.core.errors import DiceError, RulesError
-from rules.core.postbattle import reroll_disputed, roll_aftermath
-from tests.core.test_postbattle import SIDES, _entry, _log
+from tests.campaign.test_postbattle import SIDES, _entry, _log
 
 RULES = campaign_rules("manovra")  # a casualty's D6: 1-3 returns, 4-6 dead
 assert RULES is not None

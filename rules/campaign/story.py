@@ -12,8 +12,8 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rules.core.campaign import CampaignState, GameEntry
-from rules.core.campaign_book import BookStep
+from rules.campaign.book import BookStep
+from rules.campaign.state import CampaignState, GameEntry
 
 
 @dataclass(frozen=True, slots=True)

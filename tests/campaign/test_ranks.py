@@ -10,9 +10,18 @@ from typing import Any
 
 import pytest
 
-import rules.core.campaign_rules as campaign_rules_module
-from rules.core.aftermath import CampaignAdjust
-from rules.core.campaign import (
+import rules.campaign.rules as campaign_rules_module
+from rules.campaign.aftermath import CampaignAdjust
+from rules.campaign.postbattle import roll_aftermath
+from rules.campaign.roster import RosterEntry
+from rules.campaign.rules import (
+    CampaignRules,
+    campaign_rules,
+    check_ladder,
+    parse_campaign_rules,
+    rank_words,
+)
+from rules.campaign.state import (
     CampaignCreated,
     CampaignEvent,
     CampaignGame,
@@ -22,22 +31,13 @@ from rules.core.campaign import (
     apply,
     replay,
 )
-from rules.core.campaign_rules import (
-    CampaignRules,
-    campaign_rules,
-    check_ladder,
-    parse_campaign_rules,
-    rank_words,
-)
 from rules.core.dice import ScriptedDice
 from rules.core.errors import InvalidInput
-from rules.core.postbattle import roll_aftermath
-from rules.core.roster import RosterEntry
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.linea_gotica.model import Quality
 from rules.linea_gotica.muster import muster
 from rules.linea_gotica.scenario import load_bundled
-from tests.core.test_campaign_rules import _text
+from tests.campaign.test_rules import _text
 
 CASES = {
     "linea_gotica": ("esempio_gotica", {"alleati": "Alleati", "tedeschi": "Tedeschi"}),
