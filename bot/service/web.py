@@ -37,6 +37,7 @@ from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import NO_SEAT, Request, Seat, seat_among
 from bot.service.stored.seat_names import seat_names
 from bot.service.stored.table import TableContext, open_table
+from bot.service.web_links import link_signer, use_links
 from bot.web.links import Kind, Link, LinkSigner
 from db.errors import GameNotFound
 from db.models import EventRecord
@@ -56,23 +57,11 @@ _READ_PAGE = 500
 _NO_TABLE = HandlerTable(fallback=play.FALLBACK)
 
 
-class _Links:
-    """The process's link signer: set once at start when the web pages are on
-    (``ARBITRO_WEB_URL``), from the settings every command of this process shares."""
-
-    signer: LinkSigner | None = None
-
-
-def use_links(signer: LinkSigner | None) -> None:
-    """Sign the links ``/game web`` and ``/campaign web`` give with ``signer`` (None: the
-    web pages are off, and the commands say so)."""
-    _Links.signer = signer
-
-
 def _signer() -> LinkSigner:
-    if _Links.signer is None:
+    signer = link_signer()
+    if signer is None:
         raise ServiceError("error.web.off")
-    return _Links.signer
+    return signer
 
 
 # -- the commands -----------------------------------------------------------------------------

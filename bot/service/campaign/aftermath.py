@@ -26,6 +26,7 @@ from bot.service.campaign.ledger import (
     log_requested,
     referee_only,
 )
+from bot.service.campaign.notables import newly_owed, roster_adjusted
 from bot.service.campaign.rosters import field_name, muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
@@ -274,6 +275,7 @@ async def _logged(
     after, seq = await log_requested(call, record, state, event)
     language = language_of(record)
     reply = TextReply(language=language, ruleset=state.ruleset, seq=seq)
+    reply.notable += newly_owed(state, after, record, f"s{seq}", call.request.user_id)
     reply.lines_title = "discord.embed.campaign"
     reply.lines = aftermath_lines(state, event, rules, language)
     if event.disputed and event.side is not None:
@@ -472,6 +474,7 @@ async def adjust_entry(call: Call) -> Reply:
     _refuse_unchanged(state, event, language)
     after, seq = await log_requested(call, record, state, event)
     reply = Reply(language=language, ruleset=state.ruleset, seq=seq)
+    reply.notable += roster_adjusted(after, record, side, seq, request.user_id)
     adjusted = after.rosters[side].entry(unit)
     line = adjusted.history[-1] if adjusted is not None else None
     params: Mapping[str, str | int] = line.params if line is not None else {}

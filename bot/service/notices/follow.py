@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 
 from bot.service.handlers import Written
 from bot.service.notices import records, watchers
+from bot.service.notices.pings import unping
 from bot.service.notices.policy import mentioned, wants_direct
 from bot.service.notices.records import Notice
-from bot.service.replies import Reply
 from db.models import GameRecord, Member
 from rules.core.resolution import Outcome
 
@@ -90,7 +90,7 @@ async def _queue(
     for user, side in players:
         settings = await records.settings_of(store, after.guild_id, user)
         if not mentioned(settings, kind, after.channel_id):
-            _unping(written.reply, user)
+            unping(written.reply, user)
         if not wants_direct(settings, kind, after.channel_id):
             continue
         params = {"side": names.get(side, side)} if names else {}
@@ -98,12 +98,6 @@ async def _queue(
         await records.queue(
             store, f"{kind}:{after.channel_id}:{after.version}:{user}", notice, moment
         )
-
-
-def _unping(reply: Reply, user: int) -> None:
-    for shown in (reply, reply.public):
-        if shown is not None and user in shown.ping:
-            shown.ping = [u for u in shown.ping if u != user]
 
 
 __all__ = ["follow", "link_of", "notice_for", "title_of"]
