@@ -4,12 +4,9 @@ referee adjusts their side's roster, each naming the campaign and linking to its
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
-from bot.service.campaign.ledger import load_campaign, log_event
-from rules.campaign.roster import Roster, RosterEntry
-from rules.campaign.state import CampaignRoster
+from tests.bot.campaign_flow import campaign_with_a_game
 from tests.bot.test_discord_notices import direct_messages
 from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
     Table,
@@ -23,36 +20,11 @@ from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the te
 )
 
 
-async def _campaign_with_a_game(table: Table, store: Any) -> tuple[Any, Any]:  # noqa: F811
-    """A campaign «Normandia» in the table's channel, the Allies' roster set, game 1 linked
-    in a channel of its own: (the campaign's channel, the game's)."""
-    home = table.channel
-    front = table.guild.create_text_channel("fronte")
-    await table.referee.slash(
-        home, "campaign new", ruleset="manovra", name="Normandia", language="en"
-    )
-    await table.seat_campaign(home, "alleati", "asse")
-    allies = Roster(
-        side="alleati",
-        entries=(
-            RosterEntry(id="squadra_1", name="1ª squadra", strength=8, full=10, casualties=2),
-        ),
-    )
-    services: Any = SimpleNamespace(store=store)
-    record, state = await load_campaign(services, home.id)
-    roster = CampaignRoster(side="alleati", roster=allies)
-    await log_event(services, record, state, roster, actor_id=None, interaction_id=None)
-    await table.referee._actor.slash(
-        home, "campaign game", scenario="normandia_incontro", channel=front
-    )
-    return home, front
-
-
 async def test_a_direct_message_when_an_aftermath_is_owed(
     table: Table,  # noqa: F811
     discord_store: Any,  # noqa: F811
 ) -> None:
-    home, front = await _campaign_with_a_game(table, discord_store)
+    home, front = await campaign_with_a_game(table, discord_store)
     assert (await table.bruno.slash(home, "notify set", kind="owed", via="dm")).ephemeral
     await table.referee.slash(front, "game end", result="alleati", reason="held")
     await table.env.advance_time(61)
@@ -71,7 +43,7 @@ async def test_a_direct_message_when_the_referee_adjusts_the_roster(
     table: Table,  # noqa: F811
     discord_store: Any,  # noqa: F811
 ) -> None:
-    home, _ = await _campaign_with_a_game(table, discord_store)
+    home, _ = await campaign_with_a_game(table, discord_store)
     assert (await table.anna.slash(home, "notify set", kind="roster", via="dm")).ephemeral
     adjusted = await table.referee._actor.slash(
         home,

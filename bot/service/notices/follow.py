@@ -4,7 +4,7 @@ It compares what each side owes before and after the write (the game as the comm
 it, and as it left it): the players of a side that owes now and did not before get a
 "your move" notice; when the write ended the game, every player gets an "ended" one. A
 command that changes nothing owed queues nothing, so a notice follows a change, never a
-command. Each notice is keyed by what it is about (the game's version after the write),
+command. Each notice is keyed by what it is about (the game's chain head after the write),
 so nothing queues it twice. The game's own message pings whoever it pings; a player who
 chose direct messages only, nothing, or muted the game is taken off that ping.
 """
@@ -95,9 +95,10 @@ async def _queue(
             continue
         params = {"side": names.get(side, side)} if names else {}
         notice = notice_for(after, user, kind, **params)
-        await records.queue(
-            store, f"{kind}:{after.channel_id}:{after.version}:{user}", notice, moment
-        )
+        # The chain's head names this write of this game: a version alone would come
+        # again when another game is played in the same channel.
+        written_as = after.head_hash or f"v{after.version}"
+        await records.queue(store, f"{kind}:{after.channel_id}:{written_as}:{user}", notice, moment)
 
 
 __all__ = ["follow", "link_of", "notice_for", "title_of"]

@@ -265,3 +265,18 @@ async def test_a_deadline_reminder_mentions_each_player_as_they_chose(any_store)
     assert reminder.notices[0].key == "bot.deadline.passed"
     assert reminder.ping == [DARIO]  # he never chose: the mention, as ever
     assert [r.user for r in replies if isinstance(r, DirectReply)] == [BRUNO]
+
+
+async def test_a_new_game_in_the_same_channel_is_told_anew(any_store) -> None:
+    """A game played in a channel after another ended there reaches the same versions: its
+    notices are its own, never taken for the earlier game's (still waiting)."""
+    table = Table(any_store)
+    await table.game(FIRST)
+    await table.send(FIRST, ANNA, "notify.set", kind="your_move", via="dm")
+    await table.until_owed_by(FIRST, "alleati")
+    version = (await any_store.load(FIRST)).version
+    await table.send(FIRST, REFEREE, "game.end")
+    await table.game(FIRST)
+    await table.until_owed_by(FIRST, "alleati")
+    assert (await any_store.load(FIRST)).version == version  # the same point, again
+    assert len(_queued(await records.pending(any_store, GUILD, ANNA))) == 2
