@@ -108,6 +108,10 @@ class Reply:
     #: What the command made owed or happen, for the players it concerns (heard by the
     #: listeners once the command committed; never shown as such).
     notable: list[Notable] = field(default_factory=list)
+    #: What waits to learn where the channel's message of this reply is: each is awaited
+    #: by a front end that can tell, with the channel and the message's link (Discord's
+    #: jump URL), once posted (the notices link theirs to it). Others never call them.
+    on_posted: list[Callable[[int, str], Awaitable[None]]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)

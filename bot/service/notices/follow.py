@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from functools import partial
 
 from bot.service.handlers import Written
 from bot.service.notices import records, watchers
@@ -87,6 +88,7 @@ async def _queue(
 ) -> None:
     store, after = written.call.store, written.after
     moment = datetime.now(UTC)
+    queued: list[str] = []
     for user, side in players:
         settings = await records.settings_of(store, after.guild_id, user)
         if not mentioned(settings, kind, after.channel_id):
@@ -98,7 +100,11 @@ async def _queue(
         # The chain's head names this write of this game: a version alone would come
         # again when another game is played in the same channel.
         written_as = after.head_hash or f"v{after.version}"
-        await records.queue(store, f"{kind}:{after.channel_id}:{written_as}:{user}", notice, moment)
+        key = f"{kind}:{after.channel_id}:{written_as}:{user}"
+        if await records.queue(store, key, notice, moment):
+            queued.append(key)
+    if queued:  # each leads to the message that told of it, once it is posted
+        written.reply.on_posted.append(partial(records.relink, store, after.guild_id, queued))
 
 
 __all__ = ["follow", "link_of", "notice_for", "title_of"]

@@ -15,6 +15,7 @@ twice, on two processes, or a deadline seen first by the notices' timer, is told
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 
 from bot.service.handlers import Services
 from bot.service.notices import records, watchers
@@ -47,17 +48,20 @@ async def hear(services: Services, reply: Reply) -> None:
             if wants_direct(settings, notable.kind, notable.channel):
                 direct.append(user)
         if direct:
-            await _queue(services, notable, direct)
+            await _queue(services, reply, notable, direct)
 
 
-async def _queue(services: Services, notable: Notable, users: list[int]) -> None:
+async def _queue(services: Services, reply: Reply, notable: Notable, users: list[int]) -> None:
     store = services.store
     marker = f"{notable.kind}:{notable.about}"
     if not await records.first_look(store, notable.channel, marker):
         return  # queued already, by an earlier hearing or another process
     moment = datetime.now(UTC)
-    for user in users:
-        await records.queue(store, f"{marker}:{user}", _notice(notable, user), moment)
+    keys = [f"{marker}:{user}" for user in users]
+    for key, user in zip(keys, users, strict=True):
+        await records.queue(store, key, _notice(notable, user), moment)
+    # Each leads to the message that told of it once posted, if posted in its channel.
+    reply.on_posted.append(partial(records.relink, store, notable.guild, keys))
 
 
 def _notice(notable: Notable, user: int) -> Notice:

@@ -144,6 +144,28 @@ async def queue(store: GameStore, key: str, notice: Notice, due_at: datetime) ->
     return stored is not None
 
 
+async def relink(
+    store: GameStore, guild_id: int | None, keys: list[str], channel: int, link: str
+) -> None:
+    """Point the notices queued under ``keys`` about ``channel`` at ``link`` (the message
+    there that told of them, once posted); one about another channel (where its player
+    acts), delivered or moved meanwhile keeps the link it had."""
+    scope = _scope(guild_id)
+    for key in keys:
+        record = await store.feature_get(OUTBOX, scope, key)
+        if record is None or record.value.get("channel") != channel:
+            continue
+        params = {**dict(record.value.get("params") or {}), "link": link}
+        await store.feature_put(
+            OUTBOX,
+            scope,
+            key,
+            {**record.value, "params": params},
+            due_at=record.due_at,
+            expected_revision=record.revision,
+        )
+
+
 async def due(store: GameStore, now: datetime) -> list[FeatureRecord]:
     """The notices due at ``now``, earliest first."""
     return await store.feature_due(OUTBOX, now)
@@ -270,6 +292,7 @@ __all__ = [
     "pending_records",
     "queue",
     "record_block",
+    "relink",
     "save_settings",
     "settings_of",
     "stored_settings",

@@ -280,3 +280,16 @@ async def test_a_new_game_in_the_same_channel_is_told_anew(any_store) -> None:
     await table.until_owed_by(FIRST, "alleati")
     assert (await any_store.load(FIRST)).version == version  # the same point, again
     assert len(_queued(await records.pending(any_store, GUILD, ANNA))) == 2
+
+
+async def test_a_notice_leads_to_the_message_that_told_of_it_once_posted(any_store) -> None:
+    table = Table(any_store)
+    await table.game(FIRST)
+    await table.send(FIRST, ANNA, "notify.set", kind="your_move", via="dm")
+    reply = await table.until_owed_by(FIRST, "alleati")
+    message = f"https://discord.com/channels/{GUILD}/{FIRST}/777"
+    for posted in reply.on_posted:  # what a front end that knows the message does
+        await posted(SECOND, f"https://discord.com/channels/{GUILD}/{SECOND}/1")
+        await posted(FIRST, message)
+    [notice] = _queued(await records.pending(any_store, GUILD, ANNA))
+    assert notice.params["link"] == message
