@@ -224,7 +224,12 @@ def _web(args: argparse.Namespace) -> int:
         try:
             await ensure_readable(store, str(settings.db))
             server = await start_web(
-                store, signer, settings.web_host, settings.web_port, settings.language
+                store,
+                signer,
+                settings.web_host,
+                settings.web_port,
+                settings.language,
+                str(settings.db),
             )
             try:
                 await stop.wait()
