@@ -5,9 +5,11 @@ Each way of building pages is measured in turn, in one run: on the server's own 
 (``threads``: as the tests serve them) and in a page process of its own (``process``: as
 ``arbitro run`` and ``arbitro web`` serve them, `bot.web.processes`).
 
-1. A game's page (linea_gotica, hidden units; the last page of a 1,000-event log), built
-   afresh each time (every remembered page forgotten; after one warm-up request): p50/p99
-   (target: p99 ≤ 50 ms); the same page answered 304 to a reader holding its ETag.
+1. A game's page (linea_gotica, hidden units; the last page of a 1,000-event log), after one
+   warm-up request: built from scratch (every remembered page and log line forgotten), and
+   built after a new event (a refresh after a command: the older lines remembered),
+   p50/p99 (target: p99 ≤ 50 ms for both); the same page answered 304 to a reader holding
+   its ETag.
 2. 50 readers (each their own link, sent from a process of their own as browsers would be)
    refresh the page every ``--refresh`` seconds, with the
    ETag they hold, while a player's commands run on the same game and on another (each a
@@ -73,29 +75,42 @@ async def measure(
             path = base + signer.relative(signer.link("game", GAME, BRUNO))
             async with session.get(path) as response:  # warm up: the process, the chain
                 assert response.status == 200, response.status
-            built: list[float] = []
-            for _ in range(rounds):
-                await pages.forget()  # each request builds its page
-                moment = time.perf_counter()
-                async with session.get(path) as response:
-                    await response.read()
-                    tag = response.headers["ETag"]
-                built.append(time.perf_counter() - moment)
+            toggle = itertools.cycle((("seat.assign", {"side": "alleati"}), ("seat.remove", {})))
+
+            async def timed_page(before: Callable[[], Awaitable[None]]) -> list[float]:
+                """The page's time, ``rounds`` times, each after ``before`` (not timed)."""
+                times: list[float] = []
+                for _ in range(rounds):
+                    await before()
+                    moment = time.perf_counter()
+                    async with session.get(path) as response:
+                        await response.read()
+                    times.append(time.perf_counter() - moment)
+                return times
+
+            async def new_event() -> None:
+                verb, options = next(toggle)
+                await command(GAME, REFEREE, verb, user=ANNA, **options)
+
+            cold = await timed_page(pages.forget)  # nothing remembered: built from scratch
+            fresh = await timed_page(new_event)  # a new head, as a refresh after a command
+            async with session.get(path) as response:
+                tag = response.headers["ETag"]
             unchanged: list[float] = []
             for _ in range(rounds):
                 moment = time.perf_counter()
                 async with session.get(path, headers={"If-None-Match": tag}) as response:
                     assert response.status == 304
                 unchanged.append(time.perf_counter() - moment)
-            page_ok = p(built, 0.99) <= PAGE_TARGET_MS
+            worst_page = max(p(cold, 0.99), p(fresh, 0.99))
+            page_ok = worst_page <= PAGE_TARGET_MS
             print(
-                f"page of a {version}-event game, built: p50 {p(built, 0.5):.1f} ms, "
-                f"p99 {p(built, 0.99):.1f} ms (target p99 <= {PAGE_TARGET_MS} ms: "
+                f"page of a {version}-event game, built from scratch: p50 {p(cold, 0.5):.1f} ms, "
+                f"p99 {p(cold, 0.99):.1f} ms; after a new event: p50 {p(fresh, 0.5):.1f} ms, "
+                f"p99 {p(fresh, 0.99):.1f} ms (target p99 <= {PAGE_TARGET_MS} ms: "
                 f"{verdict(page_ok)}); "
                 f"304: p50 {p(unchanged, 0.5):.1f} ms, p99 {p(unchanged, 0.99):.1f} ms"
             )
-
-            toggle = itertools.cycle((("seat.assign", {"side": "alleati"}), ("seat.remove", {})))
 
             async def commands(span: float) -> dict[str, list[float]]:
                 """A command on the game and one on another game every 50 ms, timed."""
@@ -141,7 +156,7 @@ async def measure(
     before = max(p(values, 0.99) for values in alone.values())
     commands_ok = worst <= COMMANDS_TARGET_MS
     return (
-        f"page p99 {p(built, 0.99):.1f} ms <= {PAGE_TARGET_MS} ms: {verdict(page_ok)}; "
+        f"page p99 {worst_page:.1f} ms <= {PAGE_TARGET_MS} ms: {verdict(page_ok)}; "
         f"commands p99 with {READERS} readers {worst:.1f} ms <= {COMMANDS_TARGET_MS} ms: "
         f"{verdict(commands_ok)} (without readers {before:.1f} ms, lifted "
         f"{worst - before:+.1f} ms, x{worst / before:.2f})"

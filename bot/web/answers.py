@@ -28,6 +28,7 @@ from bot.service.web import (
     campaign_map,
     campaign_page,
     campaign_record,
+    forget_log_lines,
     game_context,
     game_map,
     game_page,
@@ -78,9 +79,11 @@ class PageBuilder:
         self._built: OrderedDict[Hashable, asyncio.Future[Any]] = OrderedDict()
 
     def forget(self) -> None:
-        """Drop every remembered page (the benchmark's pages are then built afresh)."""
+        """Drop every remembered page and log line (the benchmark's pages are then built
+        afresh)."""
         self._cache.clear()
         self._built.clear()
+        forget_log_lines()
 
     def close(self) -> None:
         """Let the pages' threads go."""
