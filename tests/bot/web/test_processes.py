@@ -4,12 +4,14 @@ refused, and the process's store closed with the server."""
 
 from __future__ import annotations
 
+import multiprocessing
 from types import SimpleNamespace
 
+from aiohttp import ClientSession
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.web import links
-from bot.web.app import WebPages
+from bot.web.app import WebPages, start_web
 from tests.bot.web.conftest import ANNA, BRUNO, CAMPAIGN, GAME, HIDDEN, REFEREE
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -53,3 +55,22 @@ async def test_a_page_process_builds_what_the_server_would(
         assert (await remote.get(own_path)).status == 403
     # The server closed: its page process is gone, the bot's store still answers.
     assert (await store.load(GAME)).version > 0
+
+
+async def test_the_server_beside_a_bot_builds_its_pages_in_a_page_process(
+    store, signer, table
+) -> None:
+    before = set(multiprocessing.active_children())
+    server = await start_web(store, signer, "127.0.0.1", 0, "en", store.path)
+    try:
+        host, port = server.runner.addresses[0][:2]
+        async with ClientSession() as session:
+            for reader, shown in ((ANNA, False), (BRUNO, True)):
+                path = signer.relative(signer.link("game", GAME, reader))
+                async with session.get(f"http://{host}:{port}{path}") as response:
+                    text = await response.text()
+                    assert response.status == 200
+                    assert all((name in text) is shown for name in HIDDEN), reader
+        assert set(multiprocessing.active_children()) - before  # the page process
+    finally:
+        await server.stop()
