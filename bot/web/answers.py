@@ -23,6 +23,7 @@ from bot.limits import LogLimiter
 from bot.render.campaign_map import campaign_map_png
 from bot.render.map import render_map
 from bot.service.handlers import REQUEST_CHANNEL, Services
+from bot.service.stored.table import TableContext
 from bot.service.web import (
     NotFound,
     campaign_map,
@@ -42,6 +43,8 @@ from rules.core.dice import SystemDice
 
 #: Rendered responses kept in memory, by ETag (and as many service builds, by seat).
 CACHE_ENTRIES = 512
+#: Pictures of tables kept in memory, by what they show (each some tens of KB).
+PICTURES_REMEMBERED = 64
 #: Threads building pages and pictures (apart from the commands' rules workers).
 WEB_WORKERS = 2
 HTML = "text/html"
@@ -77,12 +80,15 @@ class PageBuilder:
         # (the page is the seat's; only its links are the reader's), and built once however
         # many readers ask at the same moment.
         self._built: OrderedDict[Hashable, asyncio.Future[Any]] = OrderedDict()
+        # The tables' pictures by what they show (`_game_picture`).
+        self._pictures: OrderedDict[str, bytes] = OrderedDict()
 
     def forget(self) -> None:
         """Drop every remembered page and log line (the benchmark's pages are then built
         afresh)."""
         self._cache.clear()
         self._built.clear()
+        self._pictures.clear()
         forget_log_lines()
 
     def close(self) -> None:
@@ -124,15 +130,11 @@ class PageBuilder:
         if link.kind == "game":
             context = await game_context(services, link.channel)
             tag = etag("map", context.record.head_hash, link, context.record.language)
+            shared = ("map", context.record.head_hash, seat_of(context, link))
 
             async def build() -> Rendered | None:
-                table = await game_map(services, context, link)
-                if table is None:
-                    return None
-                picture = await services.off_loop(
-                    lambda: render_map(table.view, table.language, public=table.public)
-                )
-                return Rendered(picture, PNG)
+                picture = await self._once(shared, lambda: self._game_picture(context, link))
+                return None if picture is None else Rendered(picture, PNG)
 
             return tag, build
 
@@ -145,6 +147,28 @@ class PageBuilder:
             return Rendered(await services.off_loop(campaign_map_png, view), PNG)
 
         return etag("map", head, link, ""), build_campaign
+
+    async def _game_picture(self, context: TableContext, link: Link) -> bytes | None:
+        """The picture of the table as ``link``'s reader sees it, drawn once per view: a
+        new event that changes nothing the reader sees (a seat taken, a deadline) is not
+        drawn again."""
+        services = self.services
+        table = await game_map(services, context, link)
+        if table is None:
+            return None
+        seen = f"{table.language}|{table.public}|{table.view.model_dump_json()}"
+        key = hashlib.sha256(seen.encode()).hexdigest()
+        picture = self._pictures.get(key)
+        if picture is None:
+            picture = await services.off_loop(
+                lambda: render_map(table.view, table.language, public=table.public)
+            )
+            self._pictures[key] = picture
+            while len(self._pictures) > PICTURES_REMEMBERED:
+                self._pictures.popitem(last=False)
+        else:
+            self._pictures.move_to_end(key)
+        return picture
 
     async def _game(
         self, link: Link, page: int | None

@@ -121,3 +121,31 @@ async def test_past_the_bound_a_reader_is_told_to_come_back(client, signer, page
     assert (await first).status == 200
     builder.answer = answer  # type: ignore[method-assign]
     assert (await client.get(good)).status == 200  # the place was given back
+
+
+async def test_a_picture_is_drawn_once_per_view_it_shows(
+    client, signer, table, monkeypatch
+) -> None:
+    drawn: list[bool] = []
+    real = answers.render_map
+
+    def counting(view, language, *, public):
+        drawn.append(public)
+        return real(view, language, public=public)
+
+    monkeypatch.setattr(answers, "render_map", counting)
+    enemy = signer.relative(signer.link("game", GAME, ANNA)) + "/map.png"
+    own = signer.relative(signer.link("game", GAME, BRUNO)) + "/map.png"
+    first = await client.get(enemy)
+    picture = await first.read()
+    public = set()
+    for user in STRANGERS:  # nobody's seat: the public picture, drawn once for both
+        path = signer.relative(signer.link("game", GAME, user)) + "/map.png"
+        public.add(await (await client.get(path)).read())
+    assert len(public) == 1
+    assert (await (await client.get(own)).read()) != picture  # Bruno's own seat: drawn
+    assert len(drawn) == 3  # Anna's seat, nobody's (public), Bruno's
+    await table(GAME, REFEREE, "seat.remove", user=BRUNO)  # nothing on the table changes
+    again = await client.get(enemy)
+    assert again.headers["ETag"] != first.headers["ETag"]
+    assert await again.read() == picture and len(drawn) == 3
