@@ -175,6 +175,16 @@ async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None
         # meets the same load from the machine's other jobs.
         span = seconds / cycles
         alone: list[float] = []
+        # The bot process's CPU time (every thread) per second of each phase: unlike the
+        # latencies, not inflated by the other jobs on the machine.
+        busy: dict[str, list[float]] = {"alone": [], **{mode: [] for mode in MODES}}
+
+        async def phase(label: str, span: float) -> list[float]:
+            cpu, wall = time.process_time(), time.perf_counter()
+            timings = await commands(span)
+            busy[label].append((time.process_time() - cpu) / (time.perf_counter() - wall))
+            return timings
+
         crowded: dict[str, list[float]] = {mode: [] for mode in MODES}
         answered: dict[str, dict[str, int]] = {mode: {} for mode in MODES}
         spawn = multiprocessing.get_context("spawn")
@@ -182,22 +192,26 @@ async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None
         with ProcessPoolExecutor(1, mp_context=spawn) as crowd:
             await loop.run_in_executor(crowd, int, 0)  # started before the clock runs
             for _ in range(cycles):
-                alone += await commands(span / 2)
+                alone += await phase("alone", span / 2)
                 for mode in MODES:
                     links = [
                         bases[mode] + signer.relative(signer.link("game", GAME, 100 + n))
                         for n in range(READERS)
                     ]
                     reading = loop.run_in_executor(crowd, read_in_a_crowd, links, refresh, span)
-                    crowded[mode] += await commands(span)
+                    crowded[mode] += await phase(mode, span)
                     for status, count in (await reading).items():
                         answered[mode][status] = answered[mode].get(status, 0) + count
-        print(f"commands (both games), no readers: {figures(alone)}")
+        print(
+            f"commands (both games), no readers: {figures(alone)}; "
+            f"the bot's process busy {statistics.mean(busy['alone']) * 1000:.0f} ms a second"
+        )
         for mode in MODES:
             print(
                 f"[{mode}] commands (both games), {READERS} readers refreshing every "
                 f"{refresh} s (page and picture): {figures(crowded[mode])}; "
-                f"answers {dict(sorted(answered[mode].items()))}"
+                f"answers {dict(sorted(answered[mode].items()))}; the bot's process busy "
+                f"{statistics.mean(busy[mode]) * 1000:.0f} ms a second"
             )
         before = p(alone, 0.99)
         for mode in MODES:
