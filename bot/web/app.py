@@ -9,9 +9,10 @@ Routes, each under a signed link (`bot.web.links`):
 
 Only GET and HEAD are answered (anything else: 405); a tampered or expired link: 403, even
 when its page is remembered (the link is checked first). The answers — ETag by chain head
-and reader, 304, the remembered pages — are `bot.web.answers`'. Beside a bot, pages are
-built in a page process of their own (`bot.web.processes`): a reader holds neither the
-event loop nor a channel's commands; past `PENDING` requests at once, 503 with Retry-After.
+and reader, 304, the remembered pages — are `bot.web.answers`'; they are built on worker
+threads of the pages' own (`bot.workers`), never on the event loop. Past `PENDING` requests
+at once, 503 with Retry-After. Beside a bot the server runs in a process of its own
+(`bot.web.beside`): a reader holds neither the bot's event loop nor its commands.
 """
 
 from __future__ import annotations
@@ -22,20 +23,15 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from bot.service.web import LOG_PAGE, NotFound, use_links
+from bot.service.web import LOG_PAGE, NotFound
 from bot.settings import Settings
 from bot.web.answers import HTML, PageBuilder, Rendered
 from bot.web.links import BadLink, Link, LinkSigner
 from bot.web.pages import message_html
-from bot.web.processes import PageProcesses, PagesBusy
 from db.protocol import GameStore
-from db.sqlite import MEMORY
 
 log = logging.getLogger(__name__)
 
-#: Page processes beside a bot or `arbitro web` (each one a Python process of its own,
-#: answering one request at a time): one keeps the pages off the commands' interpreter.
-WEB_PROCESSES = 1
 #: Requests answered at once; past them a reader is told to come back (503).
 PENDING = 32
 #: What a 503 tells the browser: come back in this many seconds.
@@ -55,37 +51,23 @@ SECURITY_HEADERS = {
 _LINK = "/{kind:(game|campaign)}/{channel}/{reader}/{expires}/{signature}"
 
 
-class WebPages:
-    """The pages of one store, signed links checked with one signer.
+class PagesBusy(RuntimeError):
+    """More requests are being answered than the pages take at once."""
 
-    Pages are built by a `PageBuilder` in this process (on worker threads of its own), or,
-    given the store's ``database`` URL and ``processes``, in that many page processes of
-    their own (`bot.web.processes`): the commands of a bot serving 50 readers then share
-    neither its interpreter lock nor its store connection with them. At most ``pending``
-    requests are being answered at once; past that a reader is answered 503 with
-    Retry-After, so a crowd of readers queues no work in front of the commands.
-    """
+
+class WebPages:
+    """The pages of one store, signed links checked with one signer. At most ``pending``
+    requests are answered at once; past that a reader is answered 503 with Retry-After, so
+    a crowd of readers never queues unbounded work."""
 
     def __init__(
-        self,
-        store: GameStore,
-        signer: LinkSigner,
-        language: str = "it",
-        *,
-        database: str | None = None,
-        processes: int = 0,
-        pending: int = PENDING,
+        self, store: GameStore, signer: LinkSigner, language: str = "it", *, pending: int = PENDING
     ) -> None:
         self.signer = signer
         self.language = language
         self.pending = pending
         self._answering = 0
-        self._builder: PageBuilder | None = None
-        self._processes: PageProcesses | None = None
-        if database is not None and database != MEMORY and processes > 0:
-            self._processes = PageProcesses(database, signer, language, processes)
-        else:
-            self._builder = PageBuilder(store, signer, language)
+        self._builder = PageBuilder(store, signer, language)
 
     def application(self) -> web.Application:
         """The aiohttp application: the two pages and their pictures, read only."""
@@ -95,18 +77,12 @@ class WebPages:
         app.on_cleanup.append(self._close)
         return app
 
-    async def forget(self) -> None:
-        """Drop every remembered page, wherever they are built (for the benchmark)."""
-        if self._processes is not None:
-            await self._processes.forget()
-        if self._builder is not None:
-            self._builder.forget()
+    def forget(self) -> None:
+        """Drop every remembered page (the benchmark's pages are then built afresh)."""
+        self._builder.forget()
 
     async def _close(self, _: web.Application) -> None:
-        if self._processes is not None:
-            await self._processes.close()
-        if self._builder is not None:
-            self._builder.close()
+        self._builder.close()
 
     @web.middleware
     async def _read_only(
@@ -162,11 +138,7 @@ class WebPages:
         held = frozenset(_tags(request.headers.get("If-None-Match", "")))
         self._answering += 1
         try:
-            if self._processes is not None:
-                answer = await self._processes.answer(link, picture, page, held)
-            else:
-                assert self._builder is not None
-                answer = await self._builder.answer(link, picture, page, held)
+            answer = await self._builder.answer(link, picture, page, held)
         finally:
             self._answering -= 1
         if answer.rendered is None:
@@ -208,17 +180,10 @@ class WebServer:
 
 
 async def start_web(
-    store: GameStore,
-    signer: LinkSigner,
-    host: str,
-    port: int,
-    language: str = "it",
-    database: str | None = None,
+    store: GameStore, signer: LinkSigner, host: str, port: int, language: str = "it"
 ) -> WebServer:
-    """Serve the pages of ``store`` on ``host``:``port`` until :meth:`WebServer.stop`;
-    given ``database`` (the store's URL), they are built in page processes reading it."""
-    pages = WebPages(store, signer, language, database=database, processes=WEB_PROCESSES)
-    runner = web.AppRunner(pages.application(), access_log=None)
+    """Serve the pages of ``store`` on ``host``:``port`` until :meth:`WebServer.stop`."""
+    runner = web.AppRunner(WebPages(store, signer, language).application(), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()
@@ -235,17 +200,4 @@ def signer_of(settings: Settings) -> LinkSigner | None:
     )
 
 
-async def web_beside(settings: Settings, store: GameStore) -> WebServer | None:
-    """The web pages beside a bot or a console table, when ``ARBITRO_WEB_URL`` is set:
-    the commands' links signed, the server started (None, and ``/game web`` says the pages
-    are off, otherwise)."""
-    signer = signer_of(settings)
-    use_links(signer)
-    if signer is None:
-        return None
-    return await start_web(
-        store, signer, settings.web_host, settings.web_port, settings.language, settings.db
-    )
-
-
-__all__ = ["LOG_PAGE", "WebPages", "WebServer", "signer_of", "start_web", "web_beside"]
+__all__ = ["LOG_PAGE", "PagesBusy", "WebPages", "WebServer", "signer_of", "start_web"]

@@ -90,7 +90,7 @@ async def test_the_memory_of_pages_is_bounded_least_recently_used_first(
     monkeypatch.setattr(answers, "CACHE_ENTRIES", 2)
     paths = [signer.relative(signer.link("game", GAME, user)) for user in (ANNA, BRUNO, REFEREE)]
     tags = [(await client.get(path)).headers["ETag"] for path in paths]
-    remembered = pages._builder._cache  # type: ignore[union-attr]
+    remembered = pages._builder._cache
     assert list(remembered) == tags[1:]
     await client.get(paths[1])  # used again: now the most recent
     await client.get(paths[0])  # built again, the least recently used forgotten
@@ -100,7 +100,6 @@ async def test_the_memory_of_pages_is_bounded_least_recently_used_first(
 async def test_past_the_bound_a_reader_is_told_to_come_back(client, signer, pages) -> None:
     pages.pending = 1
     builder = pages._builder
-    assert builder is not None
     answer = builder.answer
     release = asyncio.Event()
     started = asyncio.Event()
