@@ -1,22 +1,24 @@
 """Benchmark: the web pages (bot/web/) of a 1,000-event game, and the bot's commands while
 50 readers keep refreshing them, served beside the bot as ``ARBITRO_WEB_URL`` serves them.
 
-Both ways of building pages are served at once and measured turn about, so that each meets
-the same load from the machine's other jobs: on the server's own threads (``threads``: as
-the tests serve them) and in a page process of its own (``process``: as ``arbitro run`` and
-``arbitro web`` serve them, `bot.web.processes`).
+Both ways of serving pages run at once and are measured turn about, so that each meets the
+same load from the machine's other jobs: in the bot's own process on worker threads
+(``threads``: as the tests, and a database in memory, serve them) and in a process of
+their own on the same database (``process``: as ``arbitro run`` and ``arbitro console``
+serve them, `bot.web.beside`).
 
 1. A game's page (linea_gotica, hidden units; the last page of a 1,000-event log), after one
    warm-up request: built from scratch (every remembered page, picture and log line
-   forgotten), and built after a new event (a refresh after a command: the older lines
-   remembered); target: p99 ≤ 50 ms for both. The same page answered 304 to a reader
-   holding its ETag.
+   forgotten: threads only, the code is the same both ways), and built after a new event
+   (a refresh after a command: the older lines remembered); target: p99 ≤ 50 ms. The same
+   page answered 304 to a reader holding its ETag.
 2. 50 readers (each their own link, sent from a process of their own as browsers would be)
    refresh the page and its picture every ``--refresh`` seconds, each with the ETag they
    hold, while a player's commands run on the same game and on another (each a new event:
    every reader's next refresh builds a new page). Phases turn about ``--cycles`` times:
-   no readers, readers of the threads, readers of the page process. The commands' p50/p99
-   in each (target: p99 ≤ 10 ms with the readers), and how the readers were answered.
+   no readers, readers of the threads, readers of the pages' process. The commands' p50/p99
+   in each (target: p99 ≤ 10 ms with the readers), how the readers were answered, and the
+   bot process's CPU time a second (not inflated by the machine's other jobs).
 
 The last lines are each way's verdicts: PASS or FAIL for each target, and the ratios of the
 commands' p99 and p50 with readers to those without.
@@ -30,6 +32,8 @@ import argparse
 import asyncio
 import itertools
 import multiprocessing
+import os
+import socket
 import statistics
 import sys
 import tempfile
@@ -46,7 +50,9 @@ from aiohttp.test_utils import TestServer
 
 from bot.service import GameService, Request
 from bot.service.web import use_links
-from bot.web.app import WEB_PROCESSES, WebPages
+from bot.settings import load_settings
+from bot.web.app import WebPages
+from bot.web.beside import start_pages_process
 from bot.web.links import LinkSigner
 from db.sqlite import SqliteStore
 
@@ -57,12 +63,19 @@ PAGE_TARGET_MS = 50
 COMMANDS_TARGET_MS = 10
 #: The two ways of building pages, measured turn about.
 MODES = ("threads", "process")
+SECRET = "a bench secret of some length"
 _TOGGLE = (("seat.assign", {"side": "alleati"}), ("seat.remove", {}))
 
 
 def p(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def figures(values: list[float]) -> str:
@@ -109,21 +122,24 @@ async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None
     version = (await store.load(GAME)).version
     print(f"game of {version} events written in {time.perf_counter() - started:.1f} s")
 
-    signer = LinkSigner("a bench secret of some length", "http://bench")
+    signer = LinkSigner(SECRET, "http://bench")
     use_links(signer)
-    pages = {
-        "threads": WebPages(store, signer, "en"),
-        "process": WebPages(
-            store, signer, "en", database=f"{folder}/arbitro.db", processes=WEB_PROCESSES
-        ),
-    }
+    here = WebPages(store, signer, "en")
     async with AsyncExitStack() as stack:
-        bases = {}
-        for mode, served in pages.items():
-            server = await stack.enter_async_context(
-                TestServer(served.application(), host="127.0.0.1")
-            )
-            bases[mode] = f"http://127.0.0.1:{server.port}"
+        server = await stack.enter_async_context(TestServer(here.application(), host="127.0.0.1"))
+        # As `arbitro run` serves them: a process of their own on the same database.
+        os.environ.update(
+            ARBITRO_WEB_URL="http://bench",
+            ARBITRO_WEB_SECRET=SECRET,
+            ARBITRO_DB=f"{folder}/arbitro.db",
+            ARBITRO_LOG_LEVEL="WARNING",
+        )
+        beside = await start_pages_process(load_settings(), "127.0.0.1", free_port())
+        stack.push_async_callback(beside.stop)
+        bases = {
+            "threads": f"http://127.0.0.1:{server.port}",
+            "process": "http://{}:{}".format(*beside.address),
+        }
         session = await stack.enter_async_context(ClientSession())
         own = signer.relative(signer.link("game", GAME, BRUNO))
 
@@ -134,16 +150,15 @@ async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None
                 assert response.status in (200, 304), response.status
                 return time.perf_counter() - moment, response.headers["ETag"]
 
-        for mode in MODES:  # warm up: the page process, its verified chain
+        for mode in MODES:  # warm up: the pages' process, its verified chain
             await timed(mode)
-        cold: dict[str, list[float]] = {mode: [] for mode in MODES}
+        cold: dict[str, list[float]] = {"threads": []}
         fresh: dict[str, list[float]] = {mode: [] for mode in MODES}
         unchanged: dict[str, list[float]] = {mode: [] for mode in MODES}
         for number in range(rounds):
             order = MODES if number % 2 == 0 else MODES[::-1]  # turn about: the same load
-            for mode in order:
-                await pages[mode].forget()  # nothing remembered: built from scratch
-                cold[mode].append((await timed(mode))[0])
+            here.forget()  # nothing remembered: built from scratch (the same code, both ways)
+            cold["threads"].append((await timed("threads"))[0])
             await new_event()  # a new head: a refresh after a command
             for mode in order:
                 spent, tag = await timed(mode)
@@ -151,8 +166,13 @@ async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None
                 unchanged[mode].append((await timed(mode, {"If-None-Match": tag}))[0])
         page_p99 = {}
         for mode in MODES:
-            page_p99[mode] = max(p(cold[mode], 0.99), p(fresh[mode], 0.99))
-            print(f"[{mode}] page of a {version}-event game from scratch: {figures(cold[mode])}")
+            page_p99[mode] = max(
+                p(values, 0.99) for values in (cold.get(mode, []), fresh[mode]) if values
+            )
+            if mode in cold:
+                print(
+                    f"[{mode}] page of a {version}-event game from scratch: {figures(cold[mode])}"
+                )
             print(f"[{mode}] the same after a new event: {figures(fresh[mode])}")
             print(f"[{mode}] 304 to a reader holding its ETag: {figures(unchanged[mode])}")
 
