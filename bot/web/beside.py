@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 #: How long the bot waits for the pages to listen (the process imports the whole bot first:
 #: seconds on a loaded machine).
 READY_WAIT_S = 60.0
+#: How often the pages look whether their bot is still there.
+PARENT_CHECK_S = 1.0
 #: How long stopping waits for the pages to close their store before ending the process.
 STOP_WAIT_S = 5.0
 
@@ -87,11 +89,21 @@ async def _pages(
             return
         try:
             ready.send(server.runner.addresses[0][:2])
-            await asyncio.to_thread(stopping.wait)
+            await asyncio.to_thread(_until_stopped, stopping)
         finally:
             await server.stop()
     finally:
         await store.close()
+
+
+def _until_stopped(stopping: Event) -> None:
+    """Wait until the bot asks the pages to stop, or is gone without asking (killed): the
+    pages never outlive their bot, holding its port."""
+    bot = multiprocessing.parent_process()
+    while not stopping.wait(PARENT_CHECK_S):
+        if bot is not None and not bot.is_alive():
+            log.warning("web: the bot's process is gone; the pages stop")
+            return
 
 
 async def start_pages_process(settings: Settings, host: str, port: int) -> PagesProcess:

@@ -5,8 +5,11 @@ served from the bot's process."""
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
+import os
 import socket
+import sys
 
 import pytest
 from aiohttp import ClientSession
@@ -84,3 +87,50 @@ async def test_a_database_in_memory_is_served_from_the_bots_process(
         assert isinstance(pages, WebServer)
     finally:
         await pages.stop()
+
+
+BOT = """
+import asyncio, sys
+from bot.settings import load_settings
+from bot.web.beside import start_pages_process
+
+async def main():
+    pages = await start_pages_process(load_settings(), "127.0.0.1", int(sys.argv[1]))
+    print(pages.process.pid, flush=True)
+    await asyncio.sleep(600)
+
+if __name__ == "__main__":  # the pages' process, spawned, imports this file again
+    asyncio.run(main())
+"""
+
+
+def gone(pid: int) -> bool:
+    """Whether ``pid`` has ended (a zombie waiting for its reaper has)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+async def test_the_pages_never_outlive_a_killed_bot(store, table, settings_for, tmp_path) -> None:
+    settings_for(store.path)  # the environment the bot reads
+    script = tmp_path / "serve_a_bot.py"
+    script.write_text(BOT, encoding="utf-8")
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(script),
+        str(free_port()),
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+    assert bot.stdout is not None
+    pages = int(await asyncio.wait_for(bot.stdout.readline(), 120))
+    assert not gone(pages)
+    bot.kill()  # no goodbye: SIGKILL
+    await bot.wait()
+    for _ in range(100):
+        if gone(pages):
+            break
+        await asyncio.sleep(0.1)
+    assert gone(pages)
