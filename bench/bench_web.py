@@ -191,8 +191,8 @@ async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None
 
         # The readers are browsers elsewhere: their requests are sent from a process of
         # their own, so the bot's process pays only for answering them. Phases turn about
-        # (no readers, readers of the threads, readers of the page process), so each way
-        # meets the same load from the machine's other jobs.
+        # (no readers, readers of the threads, readers of the pages' own process), so each
+        # way meets the same load from the machine's other jobs.
         span = seconds / cycles
         alone: list[float] = []
         # The bot process's CPU time (every thread) per second of each phase: unlike the

@@ -1,6 +1,6 @@
 """What a page's request is answered: the page or picture a checked link may see, or a 304,
-built from one store by `PageBuilder` — in the server's own process, or in a page process
-of its own (`bot.web.processes`), which runs the same builder on its own connection.
+built from one store by `PageBuilder` (beside a bot, in the pages' own process:
+`bot.web.beside`), on worker threads of its own, never on the event loop.
 
 A response's ETag is made of the chain head of its game or campaign, the reader (and their
 link), the language and the page, so a reader refreshing an unchanged page gets a 304
