@@ -9,6 +9,7 @@ from typing import Any
 
 from db.chain import (
     EVENT_MISSING,
+    PatchRow,
     VerifiedChains,
     VerifiedHead,
     first_to_verify,
@@ -32,13 +33,14 @@ _SPAN_STATES = (
     "WHERE channel_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
 _SPAN_PATCHES = (
-    "SELECT version, status, patch FROM patches "
+    "SELECT version, status, patch, snapshot FROM patches "
     "WHERE channel_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
 _STATE_BELOW = (
     "SELECT version, status, {document} FROM states "
     "WHERE channel_id = ? AND version <= ? ORDER BY version DESC LIMIT 1"
 )
+_WHOLE_BELOW = "SELECT max(version) FROM states WHERE channel_id = ? AND version <= ?"
 #: Beyond any version (BETWEEN bounds for "every row of the game"; an INTEGER column).
 _ALL = 2**31 - 1
 
@@ -51,6 +53,13 @@ def text_rows(rows: Any) -> list[Row]:
     return [(row[0], str(row[1]), str(row[2])) for row in rows if type(row[0]) is int]
 
 
+def patch_rows(rows: Any) -> list[PatchRow]:
+    """``(version, status, text, snapshot)`` patch rows (`text_rows`' rule)."""
+    return [
+        (row[0], str(row[1]), str(row[2]), bool(row[3])) for row in rows if type(row[0]) is int
+    ]
+
+
 def span_rows(
     channel_id: int,
     first: int,
@@ -60,7 +69,7 @@ def span_rows(
     every: bool,
     documents: bool = True,
     first_patch: bool = False,
-) -> Step[tuple[list[Any], list[Row], list[Row]]]:
+) -> Step[tuple[list[Any], list[Row], list[PatchRow]]]:
     """The event rows ``first``..``last``, the whole documents (unless ``documents`` is
     false) and the patches of versions ``first``..``upto`` (``every``: all the game's;
     version ``first``'s own patch only with ``first_patch``: a page continuing another)."""
@@ -73,16 +82,16 @@ def span_rows(
     answers = yield Batch(tuple(queries))
     events = list(answers[0])
     full = text_rows(answers[1]) if documents else []
-    return events, full, text_rows(answers[-1])
+    return events, full, patch_rows(answers[-1])
 
 
 def verified_up_to(
     channel_id: int, chains: VerifiedChains, stored: VerifiedHead, known: VerifiedHead | None
 ) -> Step[None]:
     """Make ``stored`` (the game's head as read in this transaction) a head this process
-    verified: the whole history the first time, else from the snapshot below ``known``, the
-    head verified when the operation started (`db.chain.first_to_verify`); `ChainBroken` at
-    the first bad event.
+    verified: the whole history the first time, else from the nearest whole document at or
+    below ``known``, the head verified when the operation started (`db.chain.first_to_verify`);
+    `ChainBroken` at the first bad event.
 
     ``known`` is taken before the operation's first read: a head this process committed
     after that (another coroutine's commit, on PostgreSQL's pool) may be ahead of what this
@@ -95,6 +104,9 @@ def verified_up_to(
     if refused is not None:
         raise refused
     anchor = known if known is not None and known.game == stored.game else None
+    if anchor is not None:
+        base = yield Query(_WHOLE_BELOW, (channel_id, first), "value")
+        first = base if type(base) is int and base >= 1 else 1
     events, full, patches = yield from span_rows(
         channel_id, first, stored.seq, stored.seq, every=anchor is None
     )
@@ -156,7 +168,7 @@ _ROWS_BEYOND = (
 
 def page_rows(
     channel_id: int, first: int, last: int, head: int
-) -> Step[tuple[list[Any], list[Row], list[Row], bool]]:
+) -> Step[tuple[list[Any], list[Row], list[PatchRow], bool]]:
     """One page of a history verified page by page (`db.chain.verify_page`): the events,
     whole documents and patches of versions ``first``..``last``, and, on the last page
     (``last`` = ``head``), whether any document or patch lies outside ``1..head``."""
@@ -185,11 +197,12 @@ def state_text(
     """``(status, canonical document JSON)`` of any stored version of a game, checked
     against the chain before it is returned.
 
-    The nearest whole document at or below ``version`` (version 1, a snapshot, the head)
-    plus at most ``SNAPSHOT_EVERY - 1`` patches; that document and every patch's result
-    must hash to their events' state hashes, and those events must hash and link up to the
-    head this process verified, or to the first snapshot event after it that this process
-    verified (`db.chain.verify_span`): `ChainBroken` names the first one that does not.
+    The nearest whole document at or below ``version`` (version 1, a recorded snapshot, the
+    head) plus at most ``db.patch.SNAPSHOT_MAX_PATCHES - 1`` patches, applied in order; the
+    result must hash to its event's state hash, and the events from that document's on must
+    hash and link up to the head this process verified, or to the first anchor event after
+    it that this process verified (`db.chain.verify_span`): `ChainBroken` names the first
+    one that does not (every state on the way is hashed then, to find it).
     """
     head = yield from verified_head(channel_id, chains, known)
     base = yield Query(_STATE_BELOW, (channel_id, version), "row")
@@ -212,6 +225,8 @@ def state_text(
             timestamp=stamp_text,
             anchor=anchor,
             states_upto=version,
+            every_state=False,
+            head=head.seq,
         )
     )
     return status, text
@@ -221,6 +236,7 @@ __all__ = [
     "chain_head",
     "check_head",
     "page_rows",
+    "patch_rows",
     "span_rows",
     "state_text",
     "text_rows",

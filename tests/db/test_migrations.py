@@ -325,21 +325,29 @@ async def test_migration_8_keeps_every_state_of_a_long_game(tmp_path: Path) -> N
         connection.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
         connection.execute("COMMIT")
         assert connection.execute("SELECT count(*) FROM states").fetchone()[0] == len(states)
+        # Schema 9, the layout of the release before 10: snapshots at the multiples of 16.
+        apply_migrations(connection, str(path), target=9)
+        before = [row[0] for row in connection.execute("SELECT version FROM states ORDER BY 1")]
     finally:
         connection.close()
 
-    async with await SqliteStore.open(path) as store:  # migrates to 8
-        assert await store.schema_version() == latest_version() >= 8
+    async with await SqliteStore.open(path) as store:  # migrates to 10
+        assert await store.schema_version() == latest_version() >= 10
         await _assert_same_history(store, bundle)
     connection = raw_connection(path)
     try:
         kept = [row[0] for row in connection.execute("SELECT version FROM states ORDER BY 1")]
         patches = connection.execute("SELECT count(*) FROM patches").fetchone()[0]
+        recorded = [
+            row[0]
+            for row in connection.execute("SELECT version FROM patches WHERE snapshot ORDER BY 1")
+        ]
     finally:
         connection.close()
     head = bundle["game"]["version"]
-    assert kept == [1, 16, 32, head]
+    assert before == kept == [1, 16, 32, head]
     assert patches == head - 1
+    assert recorded == [16, 32]  # migration 10 records the snapshots the game has
 
 
 async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
@@ -376,18 +384,27 @@ async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
     finally:
         await connection.close()
 
-    async with await PostgresStore.open(pg_url) as store:  # migrates to 8
-        assert await store.schema_version() == migrations_pg.latest_version() >= 8
+    connection = await asyncpg.connect(pg_url)
+    try:  # schema 9, the layout of the release before 10: snapshots at the multiples of 16
+        await migrations_pg.apply_migrations(connection, "test", target=9)
+        before = [row[0] for row in await connection.fetch("SELECT version FROM states ORDER BY 1")]
+    finally:
+        await connection.close()
+
+    async with await PostgresStore.open(pg_url) as store:  # migrates to 10
+        assert await store.schema_version() == migrations_pg.latest_version() >= 10
         await _assert_same_history(store, bundle)
     connection = await asyncpg.connect(pg_url)
     try:
         kept = [row[0] for row in await connection.fetch("SELECT version FROM states ORDER BY 1")]
         patches = await connection.fetchval("SELECT count(*) FROM patches")
+        recorded = await connection.fetch("SELECT version FROM patches WHERE snapshot ORDER BY 1")
     finally:
         await connection.close()
     head = bundle["game"]["version"]
-    assert kept == [1, 16, 32, head]
+    assert before == kept == [1, 16, 32, head]
     assert patches == head - 1
+    assert [row[0] for row in recorded] == [16, 32]
 
 
 # ---- migration 9: the feature tables' rows become records ---------------------------------

@@ -293,9 +293,9 @@ async def test_commits_extend_the_verified_head_without_reading_the_chain_again(
         assert calls == [(1, HEAD)]
         assert store.verified_chains.head(TAMPERED).seq == version
         # An old version is checked on its own span: from the whole document below it up
-        # to the first snapshot event after it this process verified, else the head.
+        # to the first anchor event after it this process verified, else the head.
         await store.state_at(TAMPERED, version - 3)
-        assert calls[1] == (chain.snapshot_floor(version - 3), version)
+        assert version - 3 == 67 and calls[1] == (64, version)  # 64: a recorded snapshot
         await store.state_at(TAMPERED, 5)
         await store.state_at(TAMPERED, 20)
         await store.state_at(TAMPERED, 48)  # a snapshot written by this process's commits
@@ -357,8 +357,9 @@ def test_which_versions_a_verification_reads() -> None:
     assert chain.first_to_verify(1, known, known) is None
     assert chain.first_to_verify(1, None, known) == 1
     assert chain.first_to_verify(1, known, VerifiedHead("other game", 40, "h40")) == 1
-    assert chain.first_to_verify(1, known, VerifiedHead("t", 45, "h45")) == 32
-    assert chain.first_to_verify(1, VerifiedHead("t", 5, "h5"), known) == 1
+    # From the verified head on (the caller reads the whole document at or below it).
+    assert chain.first_to_verify(1, known, VerifiedHead("t", 45, "h45")) == 40
+    assert chain.first_to_verify(1, VerifiedHead("t", 5, "h5"), known) == 5
     with pytest.raises(ChainBroken, match="event 40 "):
         chain.first_to_verify(1, known, VerifiedHead("t", 40, "forged"))
     with pytest.raises(ChainBroken, match="event 40 "):
