@@ -383,8 +383,8 @@ def verify_span(
     it. Without ``every_state`` (reading one old version) the whole document the span starts
     from and version ``states_upto`` are hashed, the patches' results between them only
     rebuilt (the last hash vouches for what is returned); a failure walks the span again
-    hashing every state, to name the first bad version all the same. ``head``: the game's head, when ``last`` is an anchor before
-    it (default ``last``).
+    hashing every state, to name the first bad version all the same. ``head``: the game's
+    head, when ``last`` is an anchor before it (default ``last``).
 
     The span is anchored either at the genesis (``first`` = 1: event 1 links to the 64
     zeros) or at ``anchor``, a head verified before, which must lie in the span with its
