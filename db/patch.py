@@ -31,9 +31,19 @@ from typing import Any
 from db.errors import ChainBroken, CorruptRecord
 from db.hashing import canonical_json, canonical_json_of_parsed, parse_canonical, state_hash
 
-#: A full document is kept at version 1 and at every multiple of this (besides the head),
-#: so rebuilding an old version applies at most ``SNAPSHOT_EVERY - 1`` patches. Since
-#: schema 10 which versions are snapshots is recorded (`patches.snapshot`), not computed.
+#: A version keeps its whole document for good (a snapshot) once the patches since the last
+#: snapshot, its own included, add up to more than this share of its document's size. So
+#: rebuilding any old version reads at most one whole document and about half a document
+#: of patches (about 1.5× the document, whatever its length), and a history costs at most
+#: about 3× its patches' bytes: each patch, plus the snapshot it eventually pays for, a
+#: share of it at most twice its own size. A small change to a large document (a
+#: `/campaign adjust` of a few hundred bytes on a 600 KB campaign) stores its patch, not
+#: a whole state; a larger share would make old versions slower to rebuild, a smaller one
+#: the history bigger. (docs/storage.md, "History: snapshots and patches".)
+SNAPSHOT_SHARE = 0.5
+
+#: Schemas 8 and 9 kept a snapshot at every multiple of this; migration 8 still lays an
+#: old history out so (migration 10 then records those snapshots as such).
 SNAPSHOT_EVERY = 16
 
 Patch = list[list[Any]]
@@ -45,8 +55,16 @@ PatchRow = tuple[int, str, str, bool, int]
 
 
 def is_snapshot(version: int) -> bool:
-    """Whether version ``version`` of a game is chosen to keep its full document."""
+    """Whether version ``version`` kept its full document under schemas 8 and 9 (migration
+    8's layout: version 1 and every multiple of `SNAPSHOT_EVERY`)."""
     return version == 1 or version % SNAPSHOT_EVERY == 0
+
+
+def snapshot_due(run_bytes: int, document_chars: int) -> bool:
+    """Whether a version whose patch ends a run of ``run_bytes`` bytes of patches since the
+    last snapshot keeps its whole document (of ``document_chars`` characters) for good:
+    the run exceeds `SNAPSHOT_SHARE` of it."""
+    return run_bytes > SNAPSHOT_SHARE * document_chars
 
 
 # --------------------------------------------------------------------------------------
@@ -197,15 +215,17 @@ def patch_from_json(text: object) -> Patch:
 
 
 def compact_history(
-    documents: Sequence[tuple[int, str, str]],
+    documents: Sequence[tuple[int, str, str]], *, by_size: bool = True
 ) -> tuple[list[tuple[int, str, str]], list[PatchRow]]:
     """Split a whole history into what the store keeps.
 
     ``documents`` are every version ``(version, status, canonical document JSON)`` from 1
     to the head, in order. Returns ``(full, patches)``: the full documents to keep (version
     1, every snapshot version and the head) and a `PatchRow` for every version after the
-    first. Used by migration 8 (which inserts no flag: schema 10 records them) and by
-    restoring a copied game.
+    first. The snapshots are chosen as a commit chooses them (`snapshot_due`), or, without
+    ``by_size``, at the multiples of `SNAPSHOT_EVERY`: migration 8's layout, which
+    inserts no flag (migration 10 records those). Used by migration 8 and by restoring a
+    copied game.
     """
     full: list[tuple[int, str, str]] = []
     patches: list[PatchRow] = []
@@ -213,10 +233,11 @@ def compact_history(
     previous: str | None = None
     run_bytes = 0
     for version, status, text in documents:
-        snapshot = is_snapshot(version)
+        snapshot = version == 1 or (not by_size and is_snapshot(version))
         if previous is not None:
             patch = make_patch(json.loads(previous), json.loads(text), text)
             run_bytes += len(patch)
+            snapshot = snapshot or (by_size and snapshot_due(run_bytes, len(text)))
             patches.append((version, status, patch, snapshot, run_bytes))
         if snapshot:
             run_bytes = 0

@@ -137,7 +137,9 @@ def compact_all_games() -> Step[None]:
         }
         complete = [row[0] for row in rows] == list(range(1, int(version) + 1))
         try:
-            full, patches = yield Compute(partial(compact_history, rows if complete else []))
+            full, patches = yield Compute(
+                partial(compact_history, rows if complete else [], by_size=False)
+            )
         except ValueError:
             complete, full, patches = False, [], []
         if not complete or {row[0] for row in patches} - seqs:

@@ -61,7 +61,7 @@ from db.models import (
     GameStatus,
     PreparedState,
 )
-from db.patch import is_snapshot, make_patch
+from db.patch import make_patch, snapshot_due
 from db.prepare import PreparedEvent
 from db.rows import (
     ARCHIVE_COLUMNS,
@@ -450,7 +450,7 @@ def append(
     new_version = version + 1
     head_kept = version == 1 or bool(head[8])
     run_bytes = (0 if head_kept else int(head[9] or 0)) + len(patch_json)
-    snapshot = is_snapshot(new_version)
+    snapshot = snapshot_due(run_bytes, len(upcoming.document_json))
     writes, event = event_writes(
         dialect,
         channel_id=channel_id,
