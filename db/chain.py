@@ -423,6 +423,33 @@ def verify_span(
     return previous, status, text
 
 
+def verify_events(
+    channel_id: int,
+    *,
+    first: int,
+    last: int,
+    events: Sequence[Sequence[Any]],
+    timestamp: Timestamp,
+    previous: str,
+    snapshots: dict[int, str],
+) -> str:
+    """Check events ``first``..``last`` of a log verified page by page from the genesis,
+    without their states (`db.long_history`: the states are checked in the background):
+    each present, numbered, linked to the one before (the first to ``previous``, the hash
+    of event ``first - 1``, the 64 zeros for event 1) and hashing to its own hash.
+    ``snapshots`` receives the anchor events' hashes (`VerifiedChains.anchor_for`).
+    Returns the hash of event ``last``; `ChainBroken` at the first bad event."""
+    by_seq = _by_seq(events)
+    for version in range(first, last + 1):
+        row = by_seq.get(version)
+        if row is None:
+            raise ChainBroken(channel_id, version, EVENT_MISSING)
+        previous = check_event_row(channel_id, row, previous, timestamp)
+        if version % ANCHOR_EVERY == 0:
+            snapshots[version] = previous
+    return previous
+
+
 def verify_page(
     channel_id: int,
     *,
@@ -621,6 +648,7 @@ __all__ = [
     "first_to_verify",
     "stamp_text",
     "verify_bundle",
+    "verify_events",
     "verify_page",
     "verify_span",
 ]

@@ -164,21 +164,35 @@ _ROWS_BEYOND = (
     "SELECT EXISTS (SELECT 1 FROM states WHERE channel_id = ? AND (version > ? OR version < 1)) "
     "OR EXISTS (SELECT 1 FROM patches WHERE channel_id = ? AND (version > ? OR version < 2))"
 )
+_GAME_VERSION = "SELECT version FROM games WHERE channel_id = ?"
 
 
 def page_rows(
     channel_id: int, first: int, last: int, head: int
-) -> Step[tuple[list[Any], list[Row], list[PatchRow], bool]]:
+) -> Step[tuple[list[Any], list[Row], list[PatchRow], bool, int]]:
     """One page of a history verified page by page (`db.chain.verify_page`): the events,
     whole documents and patches of versions ``first``..``last``, and, on the last page
-    (``last`` = ``head``), whether any document or patch lies outside ``1..head``."""
+    (``last`` = ``head``), whether any document or patch lies outside ``1..`` the game's
+    version, and that version (``head`` on the other pages). The game may have moved past
+    ``head`` since the first page (its own commands run meanwhile): ``head`` then lost its
+    whole document, as any version that is not a snapshot does, and the rows after it are
+    the later commits'."""
     events, full, patches = yield from span_rows(
         channel_id, first, last, last, every=False, first_patch=first > 1
     )
-    beyond = False
+    beyond, now = False, head
     if last == head:
-        beyond = bool((yield Query(_ROWS_BEYOND, (channel_id, head, channel_id, head), "value")))
-    return events, full, patches, beyond
+        version = yield Query(_GAME_VERSION, (channel_id,), "value")
+        now = max(head, version) if type(version) is int else head
+        beyond = bool((yield Query(_ROWS_BEYOND, (channel_id, now, channel_id, now), "value")))
+    return events, full, patches, beyond, now
+
+
+def event_page(channel_id: int, first: int, last: int) -> Step[list[Any]]:
+    """The event rows ``first``..``last`` of a log verified page by page, without their
+    states (`db.chain.verify_events`)."""
+    rows = yield Query(_SPAN_EVENTS, (channel_id, first, last), "rows")
+    return list(rows)
 
 
 def verified_head(
@@ -235,6 +249,7 @@ def state_text(
 __all__ = [
     "chain_head",
     "check_head",
+    "event_page",
     "page_rows",
     "patch_rows",
     "span_rows",
