@@ -11,9 +11,10 @@ Printed, measured in one run on SQLite files:
    command and the states in the background (`db.long_history`, now); the whole history
    page by page before the command (`LongHistories.verify_whole`, before); the whole
    history inside the command's one read (earlier: the limit raised past the log's length).
-2. **Bytes stored per adjustment** of that long channel: ``--adjusts`` more small changes
+2. **An old version** (``state_at``) of that long channel, 30 at random, once verified.
+3. **Bytes stored per adjustment** of that long channel: ``--adjusts`` more small changes
    of its document, the file's payload (SQLite's ``dbstat``) before and after, per change.
-3. **``/campaign export`` at ``--export-events``** (default 10,000) through the service:
+4. **``/campaign export`` at ``--export-events``** (default 10,000) through the service:
    wall time, then Python's peak memory (tracemalloc, in a second export: it slows every
    allocation), the files' sizes.
 
@@ -148,6 +149,25 @@ async def first_touch(
         await store.close()
 
 
+async def old_versions(path: Path, count: int, seed: int) -> list[float]:
+    """``state_at`` of ``count`` random old versions of the long channel once its history
+    is verified (ms): the nearest snapshot below each, its patches, its events checked."""
+    rng = random.Random(seed + 2)
+    store = await SqliteStore.open(str(path))
+    try:
+        head = (await store.load(LONG)).version
+        await store.history_checks()
+        times: list[float] = []
+        for _ in range(count):
+            version = rng.randrange(1, head)
+            started = time.perf_counter()
+            await store.state_at(LONG, version)
+            times.append((time.perf_counter() - started) * 1000)
+        return times
+    finally:
+        await store.close()
+
+
 def payload(path: Path) -> int:
     """The bytes SQLite stores for the file's tables and indexes (``dbstat``)."""
     connection = sqlite3.connect(path)
@@ -257,6 +277,11 @@ async def main(args: argparse.Namespace) -> None:
             f"{pct(healthy, 0.5):>13.1f}{pct(healthy, 0.99):>9.1f}"
             f"{max(healthy, default=0.0):>9.1f}"
         )
+    reads = await old_versions(path, 30, args.seed)
+    print(
+        f"state_at of 30 random old versions: p50 {pct(reads, 0.5):.1f} ms, "
+        f"max {max(reads):.1f} ms"
+    )
     per_adjust, size, largest = await bytes_per_adjust(path, args.adjusts, args.seed)
     print(
         f"bytes stored per adjustment of the {size / 1e3:.0f} KB document, over "
