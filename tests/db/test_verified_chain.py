@@ -184,6 +184,30 @@ async def test_undo_onto_an_edited_snapshot_is_refused(backend: Backend) -> None
         assert names(caught.value, 16)
 
 
+async def test_an_old_version_is_what_the_chain_vouches_for_even_past_an_undone_edit(
+    backend: Backend,
+) -> None:
+    """What reading an old version proves (docs/storage.md): the version returned is the
+    one its event vouches for. A patch on the way edited so that the next patch undoes the
+    edit leaves the versions after it right: they are served as they are; the version
+    the edit changed is refused, and so are the export and `db check`, naming it."""
+    async with await backend.open() as store:
+        await long_game(store, TAMPERED)
+        await store.load(TAMPERED)
+        # Patch 20 sets the turn to 99 instead of 20; patch 21 sets it to 21 all the same.
+        await backend.tamper(
+            "UPDATE patches SET patch = '[[[\"log\"],18,18,[\"turn 18\"]],[[\"turn\"],99]]' "
+            "WHERE channel_id = 7 AND version = 20"
+        )
+        assert (await store.state_at(TAMPERED, 22)).document == document_at(22)
+        for read in (lambda: store.state_at(TAMPERED, 20), lambda: store.export(TAMPERED)):
+            with pytest.raises(ChainBroken) as caught:
+                await read()
+            assert names(caught.value, 20), caught.value
+        assert (await store.check())[0].startswith(f"channel {TAMPERED}: event log fails")
+        assert "event 20 " in (await store.check())[0]
+
+
 async def test_a_patch_edited_after_verification_cannot_be_undone_onto(backend: Backend) -> None:
     async with await backend.open() as store:
         await long_game(store, TAMPERED, last=36)
