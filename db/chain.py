@@ -423,6 +423,73 @@ def verify_span(
     return previous, status, text
 
 
+def verify_old_version(
+    channel_id: int,
+    *,
+    base: Row,
+    version: int,
+    base_events: Sequence[Sequence[Any]],
+    base_anchor: VerifiedHead,
+    events: Sequence[Sequence[Any]],
+    anchor: VerifiedHead,
+    patches: Sequence[PatchRow],
+    timestamp: Timestamp,
+) -> tuple[str, str]:
+    """``(status, text)`` of version ``version``, rebuilt from the whole document ``base``
+    (a lower version) and the ``patches`` after it, checked at its two ends: the events
+    from ``base`` to ``base_anchor`` and from ``version`` to ``anchor`` (``base_events`` and
+    ``events``: anchors this process verified, `VerifiedChains.anchor_for`) hashed and
+    linked, the base document against its event's state hash, the result against
+    version's. The events and the patches' results between the two ends are not read or
+    hashed: a long run of patches (a small change to a large document) costs its patches,
+    not its events (docs/storage.md, "What reading an old version proves"). `ChainBroken`
+    at the first failure found (the caller walks the whole span to name the first bad
+    version)."""
+    base_row = _checked_segment(channel_id, base[0], base_events, base_anchor, timestamp)
+    target_row = _checked_segment(channel_id, version, events, anchor, timestamp)
+    if state_hash(base[2], base[1]) != base_row[9]:
+        raise ChainBroken(channel_id, base[0], STATE_EDITED)
+    steps = {row[0]: row for row in patches}
+    try:
+        current = parse_canonical(base[2])
+        status = base[1]
+        for step in range(base[0] + 1, version + 1):
+            row = steps.get(step)
+            if row is None:
+                raise ChainBroken(channel_id, step, PATCH_MISSING)
+            current = apply_patch(current, patch_from_json(row[2]))
+            status = row[1]
+        text = canonical_json_of_parsed(current)
+    except (TypeError, ValueError, RecursionError) as error:
+        if isinstance(error, ChainBroken):
+            raise
+        raise ChainBroken(channel_id, version, STATE_UNREADABLE) from error
+    if state_hash(text, status) != target_row[9]:
+        raise ChainBroken(channel_id, version, STATE_EDITED)
+    return status, text
+
+
+def _checked_segment(
+    channel_id: int,
+    first: int,
+    rows: Sequence[Sequence[Any]],
+    anchor: VerifiedHead,
+    timestamp: Timestamp,
+) -> Sequence[Any]:
+    """Check events ``first``..``anchor.seq``, each hashed and linked to the one before,
+    the last the very event verified; return event ``first``'s row."""
+    by_seq = _by_seq(rows)
+    previous: str | None = None
+    for seq in range(first, anchor.seq + 1):
+        row = by_seq.get(seq)
+        if row is None:
+            raise ChainBroken(channel_id, seq, EVENT_MISSING)
+        previous = check_event_row(channel_id, row, previous, timestamp)
+    if previous != anchor.hash:
+        raise ChainBroken(channel_id, anchor.seq, NOT_AS_VERIFIED)
+    return by_seq[first]
+
+
 def verify_events(
     channel_id: int,
     *,
@@ -649,6 +716,7 @@ __all__ = [
     "stamp_text",
     "verify_bundle",
     "verify_events",
+    "verify_old_version",
     "verify_page",
     "verify_span",
 ]

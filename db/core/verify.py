@@ -14,6 +14,7 @@ from db.chain import (
     VerifiedHead,
     first_to_verify,
     stamp_text,
+    verify_old_version,
     verify_span,
 )
 from db.core.common import EVENT_COLUMNS
@@ -41,6 +42,9 @@ _STATE_BELOW = (
     "WHERE channel_id = ? AND version <= ? ORDER BY version DESC LIMIT 1"
 )
 _WHOLE_BELOW = "SELECT max(version) FROM states WHERE channel_id = ? AND version <= ?"
+#: An old version whose span (from the whole document below it to the anchor after it)
+#: holds more events than this is checked at its two ends only (`state_text`).
+LONG_SPAN = 64
 #: Beyond any version (BETWEEN bounds for "every row of the game"; an INTEGER column).
 _ALL = 2**31 - 1
 
@@ -212,18 +216,50 @@ def state_text(
     against the chain before it is returned.
 
     The nearest whole document at or below ``version`` (version 1, a recorded snapshot, the
-    head) plus at most ``db.patch.SNAPSHOT_MAX_PATCHES - 1`` patches, applied in order; the
-    result must hash to its event's state hash, and the events from that document's on must
-    hash and link up to the head this process verified, or to the first anchor event after
-    it that this process verified (`db.chain.verify_span`): `ChainBroken` names the first
-    one that does not (every state on the way is hashed then, to find it).
+    head) plus the patches after it, applied in order; that document must hash to its
+    event's state hash and the result to version's, and the events must hash and link up
+    to the first anchor event after it that this process verified (else the head it
+    verified): every event of the span (`db.chain.verify_span`) while it holds at most
+    `LONG_SPAN`, else the events of each end up to the anchor after it
+    (`db.chain.verify_old_version`: a long run of small patches to a large document costs
+    its patches, not thousands of events). `ChainBroken` names the first
+    version that fails (the whole span is walked then, every state hashed, to find it).
+    What this proves: docs/storage.md, "What reading an old version proves".
     """
     head = yield from verified_head(channel_id, chains, known)
     base = yield Query(_STATE_BELOW, (channel_id, version), "row")
     if base is None or not 1 <= version <= head.seq or type(base[0]) is not int:
         raise CorruptRecord(channel_id, f"no state of version {version}")
-    # Up to the first snapshot event after it this process verified (else the head).
+    whole = (base[0], str(base[1]), str(base[2]))
+    # Up to the first anchor event after it this process verified (else the head).
     anchor = chains.anchor_for(channel_id, head, version)
+    base_anchor = chains.anchor_for(channel_id, head, base[0])
+    if base_anchor.seq < version and anchor.seq - base[0] > LONG_SPAN:
+        answers = yield Batch(
+            (
+                Query(_SPAN_EVENTS, (channel_id, base[0], base_anchor.seq), "rows"),
+                Query(_SPAN_EVENTS, (channel_id, version, anchor.seq), "rows"),
+                Query(_SPAN_PATCHES, (channel_id, base[0] + 1, version), "rows"),
+            )
+        )
+        try:
+            found: tuple[str, str] = yield Compute(
+                partial(
+                    verify_old_version,
+                    channel_id,
+                    base=whole,
+                    version=version,
+                    base_events=list(answers[0]),
+                    base_anchor=base_anchor,
+                    events=list(answers[1]),
+                    anchor=anchor,
+                    patches=patch_rows(answers[2]),
+                    timestamp=stamp_text,
+                )
+            )
+            return found
+        except ChainBroken:
+            pass  # the whole span below names the first bad version
     events, _, patches = yield from span_rows(
         channel_id, base[0], anchor.seq, version, every=False, documents=False
     )
@@ -234,7 +270,7 @@ def state_text(
             first=base[0],
             last=anchor.seq,
             events=events,
-            full=[(base[0], str(base[1]), str(base[2]))],
+            full=[whole],
             patches=patches,
             timestamp=stamp_text,
             anchor=anchor,

@@ -11,6 +11,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
+
+from db.errors import ChainBroken
 from db.hashing import canonical_json
 from db.models import NewEvent
 from db.patch import SNAPSHOT_SHARE, compact_history
@@ -96,3 +99,41 @@ async def test_the_recorded_snapshots_are_those_a_copy_restores(backend: Backend
         bundle = await store.export(CHANNEL)
         for state in bundle.states:
             assert canonical_json(state.document) == texts[state.version - 1][2]
+
+
+async def test_an_old_version_far_from_its_snapshot_is_checked_at_both_ends(
+    backend: Backend,
+) -> None:
+    """A long run of small patches (no snapshot in 150 versions of a large document): an
+    old version is rebuilt through all of them and checked at its two ends (the whole
+    document below it and the version itself, each with its events up to the anchor after
+    it); an edited patch on the way is refused, naming it, and an edited event between the
+    ends by the reads that use it (docs/storage.md, "What reading an old version proves")."""
+    document = campaign(units=300)
+    async with await backend.open() as store:
+        version = await new_game(store, CHANNEL, document=document)
+        documents = [document]
+        for n in range(1, 150):
+            document = adjusted(document, n)
+            event = NewEvent(verb="campaign.adjusted", args={"n": n}, dice=[n % 6 + 1])
+            version = (await store.commit(CHANNEL, version, document, event)).version
+            documents.append(document)
+        assert (await recorded(store, version))[0] == []  # no snapshot: one run
+        for old in (3, 70, 120, 149):
+            assert (await store.state_at(CHANNEL, old)).document == documents[old - 1]
+        await backend.tamper(
+            f"UPDATE patches SET patch = '[[[\"turn\"],99]]' "
+            f"WHERE channel_id = {CHANNEL} AND version = 100"
+        )
+        with pytest.raises(ChainBroken) as caught:
+            await store.state_at(CHANNEL, 120)
+        assert caught.value.seq == 100, caught.value
+        await backend.tamper(
+            f"UPDATE events SET dice = '[9]' WHERE channel_id = {CHANNEL} AND seq = 50"
+        )
+        # Version 90 is vouched for by its own event and version 1's: served as it is.
+        assert (await store.state_at(CHANNEL, 90)).document == documents[89]
+        for read in (lambda: store.state_at(CHANNEL, 50), lambda: store.export(CHANNEL)):
+            with pytest.raises(ChainBroken) as caught:
+                await read()
+            assert caught.value.seq == 50, caught.value
