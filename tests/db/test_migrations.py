@@ -305,6 +305,25 @@ async def _assert_same_history(store: object, bundle: dict) -> None:
     assert await store.check() == []  # type: ignore[attr-defined]
 
 
+async def _plays_on(store: Any, bundle: dict) -> None:
+    """The migrated game plays on (an undo reopens it): the new version is a snapshot by
+    size or not, and every version still reads and verifies, the old snapshots included."""
+    head = bundle["game"]["version"]
+    result = await store.undo(HISTORY_CHANNEL)
+    assert result.version == head + 1
+    versions = await store.history_page(HISTORY_CHANNEL, 0, head + 1, 1000)
+    added = versions[-1]
+    assert added.patch is not None and added.full is not None
+    # The migrated head's run of patches counts from 0 (migration 10 records none).
+    assert added.snapshot == (len(added.patch[1]) > len(added.full[1]) / 2)
+    assert [v.seq for v in versions if v.snapshot][:2] == [16, 32]
+    for state in bundle["states"]:
+        assert (await store.state_at(HISTORY_CHANNEL, state["version"])).document == (
+            state["document"]
+        )
+    assert await store.check() == []
+
+
 async def test_migration_8_keeps_every_state_of_a_long_game(tmp_path: Path) -> None:
     bundle = await _long_game_bundle(tmp_path)
     assert bundle["game"]["version"] > 32
@@ -348,6 +367,8 @@ async def test_migration_8_keeps_every_state_of_a_long_game(tmp_path: Path) -> N
     assert before == kept == [1, 16, 32, head]
     assert patches == head - 1
     assert recorded == [16, 32]  # migration 10 records the snapshots the game has
+    async with await SqliteStore.open(path) as store:
+        await _plays_on(store, bundle)
 
 
 async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
@@ -405,6 +426,8 @@ async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
     assert before == kept == [1, 16, 32, head]
     assert patches == head - 1
     assert [row[0] for row in recorded] == [16, 32]
+    async with await PostgresStore.open(pg_url) as store:
+        await _plays_on(store, bundle)
 
 
 # ---- migration 9: the feature tables' rows become records ---------------------------------
