@@ -28,7 +28,7 @@ TAMPERED, CLEAN = 6161, 6262
 TURNS = 20  # versions 1..23: patches everywhere after 1
 # (No snapshot but version 1 in so few versions: their patches stay under half a document,
 # db.patch.snapshot_due. An edited snapshot is refused by the store whatever calls it:
-# tests/db/test_verified_chain.py and test_paged_verification.py.)
+# tests/db/test_verified_chain.py and test_long_history.py.)
 
 # Each edit as someone with write access to the file types it, and its first bad event.
 EDITS = {
