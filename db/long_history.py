@@ -12,12 +12,13 @@ remembers the head as verified and the operation goes on.
 The **states** of the history (every version rebuilt from its whole document and patches
 and hashed against its event, the rows beyond the head: `db.chain.verify_page`) are checked
 right after, in a task of their own, `VERIFY_PAGE` versions a read with the hashing on a
-worker thread between reads: other channels, and this game's own commands, are served
-meanwhile. A failure there refuses the game exactly as a failure in the foreground does:
-`VerifiedChains.refuse` with the `ChainBroken` naming the first bad version, at the head
-this process then holds, so every later operation on the game raises it; and once the
-refusal expires, the game is verified whole in the foreground again (states included), as
-before this module, so a tampered history is never served between two background checks.
+worker thread between reads, one game at a time: other channels, and this game's own
+commands, are served meanwhile. A failure there refuses the game exactly as a failure in
+the foreground does: `VerifiedChains.refuse` with the `ChainBroken` naming the first bad
+version, at the head this process then holds, so every later operation on the game raises
+it; and once the refusal expires, the game is verified whole in the foreground again
+(states included), as before this module, so a tampered history is never served between
+two background checks.
 An old version read meanwhile (`state_at`, undo) is checked on its own span as ever
 (`db.core.verify.state_text`).
 
@@ -76,6 +77,9 @@ class LongHistories:
         # channel -> the game (its creation time) whose states failed a background check:
         # that game is verified whole in the foreground from then on.
         self._failed: dict[int, str] = {}
+        # One background check at a time: a restart touching many long games queues their
+        # checks instead of filling the worker threads the other channels' commands use.
+        self._one_at_a_time: asyncio.Lock | None = None
 
     async def verify(self, channel_id: int) -> None:
         """Make the channel's head verified before an operation uses it, if its history
@@ -186,8 +190,11 @@ class LongHistories:
 
     async def _check_states(self, channel_id: int, head: VerifiedHead) -> None:
         """The background half: every state up to ``head``; a failure refuses the game."""
+        if self._one_at_a_time is None:
+            self._one_at_a_time = asyncio.Lock()
         try:
-            await self.verify_whole(channel_id, head)
+            async with self._one_at_a_time:
+                await self.verify_whole(channel_id, head)
         except ChainBroken as error:
             if not await self._same_game(channel_id, head):
                 return

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -224,3 +225,32 @@ async def test_another_channel_is_served_while_a_long_history_is_verified(
         assert mine.record.version == other.record.version == HEAD
         release.set()
         await store.history_checks()
+
+
+async def test_the_background_checks_run_one_at_a_time(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restart touching many long games queues their states' checks: one hashes at a
+    time, the worker threads stay free for the other channels' commands."""
+    await two_games(backend)
+    lock = threading.Lock()
+    running = [0]
+    most = [0]
+    original = long_history.verify_page
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            time.sleep(0.02)  # long enough for a second check to overlap, were it let
+            return original(*args, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(long_history, "verify_page", counted)
+    async with await backend.open() as store:
+        await asyncio.gather(store.load(TAMPERED), store.load(CLEAN))
+        await store.history_checks()
+    assert most[0] == 1
