@@ -21,16 +21,16 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from db.archive import archive_row, bundle_of, encode_bundle
-from db.chain import ROWS_BEYOND, VerifiedChains, VerifiedHead, stamp_text, verify_page
-from db.core import games, logs, records, verify
+from db.chain import VerifiedChains, VerifiedHead
+from db.core import games, logs, records
 from db.core import members as roster
 from db.core.common import MAX_EVENTS_PAGE, event_by_interaction, members_of
 from db.core.dialect import Dialect
 from db.core.records import MAX_RECORDS_PAGE
 from db.core.steps import Operation, Step, Transaction
-from db.errors import ChainBroken, StoreError
 from db.hashing import canonical_json, encode_document
 from db.history import PAGE_VERSIONS, ExportHead, StoredVersion
+from db.long_history import LongHistories
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -62,13 +62,6 @@ from db.prepare import CommitPreparer, PreparedEvent, prepare_event, system_even
 
 _T = TypeVar("_T")
 
-#: A history longer than this is verified page by page, outside the command's transaction
-#: (`CoreStore._verify_long_history`); a shorter one inside it, as part of its first read.
-LONG_HISTORY = 256
-#: Versions per page of that verification: the events, the patches and the few whole
-#: documents among them are what one read holds.
-VERIFY_PAGE = 64
-
 #: A feature's record is small (a deadline, a prompt's options): its JSON text at most.
 MAX_RECORD_CHARS = 64 * 1024
 
@@ -91,6 +84,11 @@ class CoreStore(ABC):
         # The chain head this process verified per channel (db/chain.py): a game's history
         # is verified once, then every commit extends the verified head.
         self.verified_chains = VerifiedChains()
+        # Long histories: the event chain verified on first touch, the states in the
+        # background (db/long_history.py).
+        self.long_histories = LongHistories(
+            self.verified_chains, lambda steps, channel: self._run(steps, "read", channel)
+        )
 
     @abstractmethod
     async def _execute(self, operation: Operation[_T]) -> _T:
@@ -124,67 +122,13 @@ class CoreStore(ABC):
         )
 
     async def _verify_long_history(self, channel_id: int) -> None:
-        """Verify a long history this process has not verified yet, page by page.
+        """A long history this process has not verified yet: its event chain now, its
+        states in the background (`db.long_history`)."""
+        await self.long_histories.verify(channel_id)
 
-        The check is `db.chain.verify_span`'s (every event hashed and linked from the
-        genesis, every version rebuilt and hashed against its event), run as short reads of
-        ``VERIFY_PAGE`` versions each, with the hashing on a worker thread between them: the
-        store serves other channels meanwhile, where one transaction holding a whole long
-        history (and the connection) would make them wait for all of it. The head is read
-        first and bounds every page; events, patches and past documents never change, so
-        pages read in several snapshots are one history. The operation that asked then
-        finds the head verified (or verifies the few commits made since, as usual).
-        """
-        chains = self.verified_chains
-        if chains.head(channel_id) is not None:
-            return
-        head = await self._run(partial(verify.chain_head, channel_id), "read", channel_id)
-        if head.seq <= LONG_HISTORY:
-            return  # verified inside the operation's own read, as ever
-        refused = chains.refusal(channel_id, head)
-        if refused is not None:
-            raise refused
-        snapshots: dict[int, str] = {}
-        start: tuple[str, Any] | None = None
-        try:
-            for first in range(1, head.seq + 1, VERIFY_PAGE):
-                last = min(first + VERIFY_PAGE - 1, head.seq)
-                events, full, patches, beyond = await self._run(
-                    partial(verify.page_rows, channel_id, first, last, head.seq),
-                    "read",
-                    channel_id,
-                )
-                start = await asyncio.to_thread(
-                    partial(
-                        verify_page,
-                        channel_id,
-                        first=first,
-                        last=last,
-                        head=head.seq,
-                        events=events,
-                        full=full,
-                        patches=patches,
-                        timestamp=stamp_text,
-                        start=start,
-                        snapshots=snapshots,
-                    )
-                )
-                if beyond:
-                    raise ChainBroken(channel_id, head.seq, ROWS_BEYOND)
-        except ChainBroken as error:
-            if await self._same_game(channel_id, head):
-                chains.refuse(channel_id, head, error)
-                raise
-            return  # the game went (deleted, archived) while it was read: nothing to say
-        chains.remember(channel_id, head, snapshots)
-
-    async def _same_game(self, channel_id: int, head: VerifiedHead) -> bool:
-        """Whether the channel still holds the game ``head`` is the head of."""
-        try:
-            now = await self._run(partial(verify.chain_head, channel_id), "read", channel_id)
-        except StoreError:
-            return False
-        return now.game == head.game and now.seq >= head.seq
+    async def history_checks(self) -> None:
+        """Wait for the checks of long histories' states under way (`db.long_history`)."""
+        await self.long_histories.checked()
 
     # ---- games ---------------------------------------------------------------------------
 

@@ -61,7 +61,7 @@ from db.models import (
     GameStatus,
     PreparedState,
 )
-from db.patch import is_snapshot, make_patch
+from db.patch import make_patch, snapshot_due
 from db.prepare import PreparedEvent
 from db.rows import (
     ARCHIVE_COLUMNS,
@@ -78,7 +78,10 @@ _INSERT_GAME = (
     "ON CONFLICT (channel_id) DO NOTHING"
 )
 INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 14)})"
-INSERT_PATCH = "INSERT INTO patches (channel_id, version, status, patch) VALUES (?, ?, ?, ?)"
+INSERT_PATCH = (
+    "INSERT INTO patches (channel_id, version, status, patch, snapshot, run_bytes) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
 
 # A game's head as loading it needs it, in one statement: the game row, the current
 # document and the head event (all of its columns: the head check hashes it).
@@ -94,12 +97,16 @@ _LOAD_HEAD = (
 _HEAD_EVENT = 10  # where the head event's columns start in a `_LOAD_HEAD` row
 
 # One statement reads all a commit needs: whether the interaction was committed, the game's
-# head, and the current version's event hash and document (PostgreSQL locks the game row).
+# head, the current version's event hash and document (PostgreSQL locks the game row), and
+# where the head stands in its run of patches: whether it is a snapshot, the bytes of the
+# patches since the last one.
 _COMMIT_HEAD = (
     "SELECT EXISTS (SELECT 1 FROM events WHERE interaction_id = ?), g.version, g.status, "
-    "e.hash, s.{document}, g.created_at, e.state_hash, s.status FROM games AS g "
+    "e.hash, s.{document}, g.created_at, e.state_hash, s.status, p.snapshot, p.run_bytes "
+    "FROM games AS g "
     "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
     "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
+    "LEFT JOIN patches AS p ON p.channel_id = g.channel_id AND p.version = g.version "
     "WHERE g.channel_id = ?{lock}"
 )
 _ADVANCE_GAME = (
@@ -122,10 +129,11 @@ def event_writes(
     document_json: str,
     status: GameStatus,
     undoes_seq: int | None,
-    patch_json: str | None = None,
+    patch: tuple[str, bool, int] | None = None,
 ) -> tuple[list[Query], EventRecord]:
     """The statements storing state ``version``, the event that produced it and its patch
-    from the previous version (None for version 1), and the stored event."""
+    from the previous version (None for version 1: ``(patch JSON, snapshot, run bytes)``,
+    `db.patch.PatchRow`), and the stored event."""
     resulting_state_hash, chained_hash = pending.hashes(
         prev_hash,
         channel_id=channel_id,
@@ -157,9 +165,9 @@ def event_writes(
             ),
         ),
     ]
-    if patch_json is not None:
+    if patch is not None:
         # After the event: the patch row refers to it.
-        queries.append(Query(INSERT_PATCH, (channel_id, version, status, patch_json)))
+        queries.append(Query(INSERT_PATCH, (channel_id, version, status, *patch)))
     event = pending.record(
         channel_id=channel_id,
         version=version,
@@ -385,9 +393,10 @@ def append(
     prepared: PreparedState | None = None,
 ) -> Step[CommitResult]:
     """The one write path after creation: duplicate check, version guard, the chain it
-    extends verified, state, event and patch, and the previous whole document dropped
-    unless it is a snapshot. Everything is checked before anything is written (group
-    commit relies on it: a refused commit leaves the shared transaction untouched)."""
+    extends verified, state, event and patch (recorded as a snapshot or not),
+    and the previous whole document dropped unless it is a snapshot. Everything is checked
+    before anything is written (group commit relies on it: a refused commit leaves the
+    shared transaction untouched)."""
     known = chains.head(channel_id)
     query = Query(_COMMIT_HEAD, (pending.interaction_id, channel_id), "row")
     head = yield query
@@ -439,6 +448,9 @@ def append(
             )
         )
     new_version = version + 1
+    head_kept = version == 1 or bool(head[8])
+    run_bytes = (0 if head_kept else int(head[9] or 0)) + len(patch_json)
+    snapshot = snapshot_due(run_bytes, len(upcoming.document_json))
     writes, event = event_writes(
         dialect,
         channel_id=channel_id,
@@ -449,7 +461,7 @@ def append(
         document_json=upcoming.document_json,
         status=upcoming.status,
         undoes_seq=upcoming.undoes_seq,
-        patch_json=patch_json,
+        patch=(patch_json, snapshot, run_bytes),
     )
     # The guard is redundant while the lock is held (SQLite's BEGIN IMMEDIATE, PostgreSQL's
     # row lock), but it keeps the write itself conditional.
@@ -459,9 +471,9 @@ def append(
         "count",
     )
     writes.insert(0, guard)
-    if not is_snapshot(version):
+    if not head_kept:
         # The previous version's whole document is no longer needed: its patch, written
-        # just before, and the snapshot below it rebuild it (the trigger checks both).
+        # before, and the snapshot below it rebuild it (the trigger checks both).
         writes.append(Query(_DROP_STATE, (channel_id, version)))
     answers = yield Batch(tuple(writes))
     if answers[0] != 1:
