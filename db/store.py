@@ -30,7 +30,7 @@ from db.core.dialect import Dialect
 from db.core.records import MAX_RECORDS_PAGE
 from db.core.steps import Operation, Step, Transaction
 from db.errors import ChainBroken, StoreError
-from db.hashing import canonical_json, encode_document, parse_canonical
+from db.hashing import canonical_json, encode_document, parse_kept
 from db.head_cache import HeadCache
 from db.history import PAGE_VERSIONS, ExportHead, StoredVersion
 from db.models import (
@@ -80,7 +80,7 @@ def _served(context: CommandContext) -> CommandContext:
     text that read verified (the caller may change its copy), no earlier event."""
     record = context.record
     text = record.document_text or ""
-    return replace(context, record=replace(record, document=parse_canonical(text)), earlier=None)
+    return replace(context, record=replace(record, document=parse_kept(text)), earlier=None)
 
 
 def _channel_of(scope: Scope) -> int | None:
@@ -293,6 +293,8 @@ class CoreStore(ABC):
         channel if the stored rows cannot be read back or fail their checks.
         """
         channel_id = operator.index(channel_id)
+        if self.dialect.change_counter:  # the same read, kept (`db.head_cache`)
+            return (await self.open_command(channel_id)).record
         await self._verify_long_history(channel_id)
         return await self._run(
             partial(games.load, self.dialect, channel_id, self.verified_chains), "read", channel_id
