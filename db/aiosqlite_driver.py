@@ -190,9 +190,7 @@ class SqliteDriver:
         except BaseException:
             await self._rollback()
             raise
-        if operation.after is not None:
-            operation.after(result)
-        _settle(future, result, None)
+        _succeeded(operation, future, result)
         if connection.in_transaction:
             # A read's snapshot: nothing to make durable, so its caller did not wait for
             # this hop; the next operation does (it is queued behind it all the same).
@@ -214,18 +212,18 @@ class SqliteDriver:
         False when it failed, nothing of it kept: the caller runs it as usual.
         """
         connection = self._connection
-        try:
-            result = await self._drive(operation.on_expected_head(), "BEGIN", writes=True)
-            await connection.execute("COMMIT")
-        except Exception:  # the head was not the expected one, or a write failed
-            await self._rollback()
+        start = operation.on_expected_head
+        if start is None:
             return False
-        except BaseException:
+        try:
+            result = await self._drive(start(), "BEGIN", writes=True)
+            await connection.execute("COMMIT")
+        except BaseException as raised:
             await self._rollback()
+            if isinstance(raised, Exception):  # not the expected head, or a write failed
+                return False
             raise
-        if operation.after is not None:
-            operation.after(result)
-        _settle(future, result, None)
+        _succeeded(operation, future, result)
         return True
 
     async def _run_group(self, group: list[_Item]) -> None:
@@ -523,6 +521,13 @@ def _group_kind(operation: Operation[Any]) -> str | None:
     if operation.transaction == "read" and operation.channel_id is not None:
         return "read"
     return None
+
+
+def _succeeded(operation: Operation[Any], future: asyncio.Future[Any], result: Any) -> None:
+    """After an operation's COMMIT: the store's work with its result, then its caller."""
+    if operation.after is not None:
+        operation.after(result)
+    _settle(future, result, None)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
