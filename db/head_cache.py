@@ -121,9 +121,12 @@ class HeadCache:
         """Keep what the read of ``ticket`` returned, unless a write of its channel came
         meanwhile (its snapshot may be older than that write)."""
         self.done(ticket)
-        if ticket.spoiled or context.record.document_text is None:
+        record = context.record
+        if ticket.spoiled or record.document_text is None:
             return
-        self._store(ticket.channel_id, CachedHead(context, head, stamp))
+        # The text only: the parsed document is the caller's (served parsed afresh).
+        kept = replace(context, record=replace(record, document={}), earlier=None)
+        self._store(ticket.channel_id, CachedHead(kept, head, stamp))
 
     def advance(
         self, channel_id: int, event: EventRecord, text: str, status: GameStatus | None
