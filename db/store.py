@@ -15,6 +15,7 @@ import json
 import operator
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from types import TracebackType
@@ -28,7 +29,8 @@ from db.core.common import MAX_EVENTS_PAGE, event_by_interaction, members_of
 from db.core.dialect import Dialect
 from db.core.records import MAX_RECORDS_PAGE
 from db.core.steps import Operation, Step, Transaction
-from db.hashing import canonical_json, encode_document
+from db.hashing import canonical_json, encode_document, parse_kept
+from db.head_cache import HeadCache
 from db.history import PAGE_VERSIONS, ExportHead, StoredVersion
 from db.long_history import LongHistories
 from db.models import (
@@ -66,6 +68,14 @@ _T = TypeVar("_T")
 MAX_RECORD_CHARS = 64 * 1024
 
 
+def _served(context: CommandContext) -> CommandContext:
+    """A kept context as a full read gives it: its document a fresh object parsed from the
+    text that read verified (the caller may change its copy), no earlier event."""
+    record = context.record
+    text = record.document_text or ""
+    return replace(context, record=replace(record, document=parse_kept(text)), earlier=None)
+
+
 def _channel_of(scope: Scope) -> int | None:
     return scope.id if scope.game else None
 
@@ -89,6 +99,9 @@ class CoreStore(ABC):
         self.long_histories = LongHistories(
             self.verified_chains, lambda steps, channel: self._run(steps, "read", channel)
         )
+        # The verified head of the games played lately, served again after a probe
+        # (db/head_cache.py); empty on a backend without a change counter.
+        self.head_cache = HeadCache()
 
     @abstractmethod
     async def _execute(self, operation: Operation[_T]) -> _T:
@@ -114,9 +127,18 @@ class CoreStore(ABC):
         steps: Callable[[], Step[_T]],
         transaction: Transaction = "none",
         channel_id: int | None = None,
+        *,
+        keeps_head: bool = False,
         **options: Any,
     ) -> Awaitable[_T]:
-        """Wrap a step function (a callable making a fresh generator) and run it."""
+        """Wrap a step function (a callable making a fresh generator) and run it.
+
+        A write drops the kept head of its channel (of every channel: a write of none in
+        particular) as it is queued, before any read queued after it can run, unless it
+        ``keeps_head`` (a commit moves the head itself, `_append`).
+        """
+        if transaction == "write" and not keeps_head:
+            self.head_cache.forget(channel_id)
         return self._execute(
             Operation(steps, transaction=transaction, channel_id=channel_id, **options)
         )
@@ -215,6 +237,8 @@ class CoreStore(ABC):
         channel if the stored rows cannot be read back or fail their checks.
         """
         channel_id = operator.index(channel_id)
+        if self.dialect.change_counter:  # the same read, kept (`db.head_cache`)
+            return (await self.open_command(channel_id)).record
         await self._verify_long_history(channel_id)
         return await self._run(
             partial(games.load, self.dialect, channel_id, self.verified_chains), "read", channel_id
@@ -224,20 +248,60 @@ class CoreStore(ABC):
         self, channel_id: int, interaction_id: str | None = None
     ) -> CommandContext:
         """The game, the event ``interaction_id`` already committed (if any), members and
-        the game's sealed feature records: one batch of reads in one snapshot."""
+        the game's sealed feature records: one batch of reads in one snapshot, or what the
+        last one read (and this process's commits since) after a probe finds that nobody
+        else has written since (`db.head_cache`)."""
         channel_id = operator.index(channel_id)
-        await self._verify_long_history(channel_id)
-        return await self._run(
-            partial(
-                games.open_command,
-                self.dialect,
+        interaction = None if interaction_id is None else str(interaction_id)
+        if not self.dialect.change_counter:
+            await self._verify_long_history(channel_id)
+            return await self._run(
+                partial(
+                    games.open_command, self.dialect, channel_id, interaction, self.verified_chains
+                ),
+                "read",
                 channel_id,
-                None if interaction_id is None else str(interaction_id),
-                self.verified_chains,
-            ),
-            "read",
-            channel_id,
-        )
+            )
+        kept = self.head_cache.get(channel_id)
+        if kept is not None:
+            counter, retried = await self._run(
+                partial(games.probe, self.dialect, interaction),
+                "read",
+                channel_id,
+                one_statement=True,
+            )
+            if (
+                counter == kept.stamp
+                and not retried
+                and self.head_cache.get(channel_id) is kept
+                and self.verified_chains.head(channel_id) == kept.head
+            ):
+                return _served(kept.context)
+            self.head_cache.forget(channel_id)
+        await self._verify_long_history(channel_id)
+        ticket = self.head_cache.reading(channel_id)
+        try:
+            context, counter = await self._run(
+                partial(
+                    games.open_command_counted,
+                    self.dialect,
+                    channel_id,
+                    interaction,
+                    self.verified_chains,
+                ),
+                "read",
+                channel_id,
+            )
+        except BaseException:
+            self.head_cache.done(ticket)
+            raise
+        head = self.verified_chains.head(channel_id)
+        record = context.record
+        if head is not None and head.seq == record.version and head.hash == record.head_hash:
+            self.head_cache.put(ticket, context, head, counter)
+        else:
+            self.head_cache.done(ticket)
+        return context
 
     async def list_games(
         self, guild_id: int | None, status: GameStatus | None = None
@@ -289,7 +353,29 @@ class CoreStore(ABC):
             document_json=prepared.text,
             new_status=status,
         )
-        return await self._append(channel_id, expected_version, pending, decide, prepared)
+        return await self._append(
+            channel_id,
+            expected_version,
+            pending,
+            decide,
+            prepared,
+            new_status=status,
+            expected=self._expected_head(channel_id, expected_version, prepared),
+        )
+
+    def _expected_head(
+        self, channel_id: int, expected_version: int, prepared: PreparedState
+    ) -> games.ExpectedHead | None:
+        """The head this process keeps for the channel, if the commit extends it (its
+        version, and the text its patch was made from) and the chain still vouches for it."""
+        kept = self.head_cache.get(channel_id)
+        if kept is None or self.verified_chains.head(channel_id) != kept.head:
+            return None
+        record = kept.context.record
+        text = record.document_text
+        if record.version != expected_version or text is None or prepared.base_text != text:
+            return None
+        return games.ExpectedHead(record.version, kept.head.hash, record.status, text, kept.stamp)
 
     async def _append(
         self,
@@ -298,31 +384,63 @@ class CoreStore(ABC):
         pending: PreparedEvent,
         decide: games.Decide,
         prepared: PreparedState | None = None,
+        *,
+        new_status: GameStatus | None = None,
+        expected: games.ExpectedHead | None = None,
     ) -> CommitResult:
+        """Run `games.append`; a command's commit (``prepared``) moves the kept head of its
+        channel to what it wrote, any other write (end, undo) or a failure drops it. On the
+        head this process keeps (``expected``), a driver that can may write it in fewer
+        trips (`games.append_on_expected_head`)."""
         chains = self.verified_chains
+        cache = self.head_cache
         await self._verify_long_history(channel_id)
 
         def advanced(result: CommitResult) -> None:
-            # After the COMMIT: its event extends the head this process verified.
-            if not result.duplicate:
-                chains.advance(channel_id, result.event)
+            # After the COMMIT, before any operation queued behind it runs: its event
+            # extends the head this process verified, and the head it keeps.
+            if result.duplicate:
+                return
+            chains.advance(channel_id, result.event)
+            if prepared is None:
+                cache.forget(channel_id)
+            else:
+                cache.advance(channel_id, result.event, prepared.text, new_status)
 
-        return await self._run(
-            partial(
-                games.append,
-                self.dialect,
-                channel_id=channel_id,
-                expected_version=expected_version,
-                pending=pending,
-                decide=decide,
-                chains=chains,
-                prepared=prepared,
-            ),
-            "write",
-            channel_id,
-            groupable=prepared is not None,
-            after=advanced,
-        )
+        if prepared is None:
+            cache.forget(channel_id)
+        try:
+            return await self._run(
+                partial(
+                    games.append,
+                    self.dialect,
+                    channel_id=channel_id,
+                    expected_version=expected_version,
+                    pending=pending,
+                    decide=decide,
+                    chains=chains,
+                    prepared=prepared,
+                ),
+                "write",
+                channel_id,
+                keeps_head=True,
+                groupable=prepared is not None,
+                after=advanced,
+                on_expected_head=None
+                if expected is None or prepared is None
+                else partial(
+                    games.append_on_expected_head,
+                    self.dialect,
+                    channel_id=channel_id,
+                    expected=expected,
+                    pending=pending,
+                    prepared=prepared,
+                    new_status=new_status,
+                ),
+            )
+        except BaseException:
+            cache.forget(channel_id)
+            raise
 
     async def end_game(
         self,

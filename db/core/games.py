@@ -303,21 +303,58 @@ def open_command(
     """The game, the event ``interaction_id`` already committed (if any), the members and
     the game's sealed feature records: three reads in one batch, one snapshot. The
     members and records are the very rows the game's checksum is checked on."""
-    known = chains.head(channel_id)
-    head, covered, earlier = yield Batch(
-        (
-            Query(_LOAD_HEAD, (channel_id,), "row"),
-            covered_rows(channel_id),
-            Query(EVENT_BY_INTERACTION, (interaction_id,), "row"),
-        )
+    context, _ = yield from _open(dialect, channel_id, interaction_id, chains, counted=False)
+    return context
+
+
+def open_command_counted(
+    dialect: Dialect, channel_id: int, interaction_id: str | None, chains: VerifiedChains
+) -> Step[tuple[CommandContext, int]]:
+    """`open_command` with the dialect's change counter read in the same snapshot (the
+    stamp of what `db.head_cache` keeps)."""
+    context, counter = yield from _open(dialect, channel_id, interaction_id, chains, counted=True)
+    return context, int(counter)
+
+
+def probe(dialect: Dialect, interaction_id: str | None) -> Step[tuple[int, bool]]:
+    """The change counter now, and whether ``interaction_id`` is stored: one statement,
+    all a kept head needs to be served again (`db.head_cache`)."""
+    row = yield _probe_query(dialect, interaction_id)
+    return int(row[0]), bool(row[1])
+
+
+def _probe_query(dialect: Dialect, interaction_id: str | None) -> Query:
+    return Query(
+        f"SELECT {dialect.change_counter}, EXISTS (SELECT 1 FROM events WHERE interaction_id = ?)",
+        (interaction_id,),
+        "row",
     )
+
+
+def _open(
+    dialect: Dialect,
+    channel_id: int,
+    interaction_id: str | None,
+    chains: VerifiedChains,
+    *,
+    counted: bool,
+) -> Step[tuple[CommandContext, Any]]:
+    known = chains.head(channel_id)
+    reads = [
+        Query(_LOAD_HEAD, (channel_id,), "row"),
+        covered_rows(channel_id),
+        Query(EVENT_BY_INTERACTION, (interaction_id,), "row"),
+    ]
+    if counted:
+        reads.append(Query(f"SELECT {dialect.change_counter}", (), "value"))
+    head, covered, earlier, *counter = yield Batch(tuple(reads))
     earlier_event = None if interaction_id is None else event_of_row(earlier, dialect)
     record = yield from _record_of(dialect, channel_id, head, covered, chains, known)
     members = sorted(
         (row for row in covered if row[0] == MEMBER_ROW), key=lambda row: (row[5], row[1])
     )
     records = sorted((row for row in covered if row[0] == RECORD_ROW), key=lambda row: row[1])
-    return CommandContext(
+    context = CommandContext(
         record=record,
         earlier=earlier_event,
         members=tuple(
@@ -343,6 +380,7 @@ def open_command(
             for row in records
         ),
     )
+    return context, counter[0] if counter else None
 
 
 # ---- every write after the creation -----------------------------------------------------
@@ -484,6 +522,75 @@ def append(
     return CommitResult(event)
 
 
+@dataclass(frozen=True, slots=True)
+class ExpectedHead:
+    """The head a commit expects to extend: this process's kept, verified head
+    (`db.head_cache`), valid while the change counter still reads ``counter``."""
+
+    version: int
+    head_hash: str
+    status: GameStatus
+    document_text: str
+    counter: int
+
+
+class NotTheExpectedHead(Exception):
+    """The stored head was not the one `append_on_expected_head` wrote on (its writes are
+    rolled back with its transaction; the commit runs again as usual)."""
+
+
+def append_on_expected_head(
+    dialect: Dialect,
+    *,
+    channel_id: int,
+    expected: ExpectedHead,
+    pending: PreparedEvent,
+    prepared: PreparedState,
+    new_status: GameStatus | None,
+) -> Step[CommitResult]:
+    """A command's commit written in the same trip as the read that proves its head: the
+    change counter unmoved since the expected head was verified (nobody else committed;
+    this process's own commits moved the head it keeps) and the interaction not stored.
+
+    For a driver that runs it in a transaction whose writes fail if anyone committed after
+    its read (`Operation.on_expected_head`): the read and the writes are then one snapshot.
+    Anything else — a moved counter, a retry, an ended game, a patch made on another base —
+    raises, and the commit runs as usual (`append`), which says what happened.
+    """
+    patch_json = prepared.patch_from(expected.document_text)
+    if expected.status == "ended" or patch_json is None:
+        raise NotTheExpectedHead(channel_id)
+    status = new_status or expected.status
+    new_version = expected.version + 1
+    writes, event = event_writes(
+        dialect,
+        channel_id=channel_id,
+        version=new_version,
+        prev_hash=expected.head_hash,
+        pending=pending,
+        args_json=pending.args_json,
+        document_json=prepared.text,
+        status=status,
+        undoes_seq=None,
+        patch_json=patch_json,
+    )
+    writes.insert(
+        0,
+        Query(
+            _ADVANCE_GAME,
+            (new_version, status, dialect.stamp(pending.created_at), channel_id, expected.version),
+            "count",
+        ),
+    )
+    if not is_snapshot(expected.version):
+        writes.append(Query(_DROP_STATE, (channel_id, expected.version)))
+    answers = yield Batch((_probe_query(dialect, pending.interaction_id), *writes))
+    counter, retried = answers[0]
+    if int(counter) != expected.counter or retried or answers[1] != 1:
+        raise NotTheExpectedHead(channel_id)
+    return CommitResult(event)
+
+
 def decide_commit(
     version: int,
     status: GameStatus,
@@ -609,8 +716,11 @@ __all__ = [
     "INSERT_EVENT",
     "INSERT_PATCH",
     "Decide",
+    "ExpectedHead",
     "NextState",
+    "NotTheExpectedHead",
     "append",
+    "append_on_expected_head",
     "archive_game",
     "create_game",
     "decide_commit",
@@ -620,5 +730,7 @@ __all__ = [
     "event_writes",
     "load",
     "open_command",
+    "open_command_counted",
     "patch_between",
+    "probe",
 ]
