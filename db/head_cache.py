@@ -57,6 +57,9 @@ class CachedHead:
     #: The probe's number when the entry was read: equal later means no other connection
     #: has committed since.
     stamp: int
+    #: The head version's snapshot flag and the patch bytes since the last snapshot, known
+    #: once this process committed it (a full read does not read them: None).
+    run: tuple[bool, int] | None = None
 
     @property
     def size(self) -> int:
@@ -129,7 +132,12 @@ class HeadCache:
         self._store(ticket.channel_id, CachedHead(kept, head, stamp))
 
     def advance(
-        self, channel_id: int, event: EventRecord, text: str, status: GameStatus | None
+        self,
+        channel_id: int,
+        event: EventRecord,
+        text: str,
+        status: GameStatus | None,
+        run: tuple[bool, int] | None = None,
     ) -> None:
         """This process committed ``event`` (storing ``text``, with ``status`` if it changed
         the game's) on top of the entry's head: the entry moves to the new version;
@@ -152,7 +160,9 @@ class HeadCache:
         context = replace(entry.context, record=moved, earlier=None)
         self._store(
             channel_id,
-            CachedHead(context, replace(entry.head, seq=event.seq, hash=event.hash), entry.stamp),
+            CachedHead(
+                context, replace(entry.head, seq=event.seq, hash=event.hash), entry.stamp, run
+            ),
         )
 
     def forget(self, channel_id: int | None) -> None:

@@ -373,9 +373,19 @@ class CoreStore(ABC):
             return None
         record = kept.context.record
         text = record.document_text
-        if record.version != expected_version or text is None or prepared.base_text != text:
+        # Where the last snapshot is: version 1 is always whole; a later version's run is
+        # known once this process committed it (a full read does not read it).
+        run = (True, 0) if record.version == 1 else kept.run
+        if (
+            record.version != expected_version
+            or text is None
+            or prepared.base_text != text
+            or run is None
+        ):
             return None
-        return games.ExpectedHead(record.version, kept.head.hash, record.status, text, kept.stamp)
+        return games.ExpectedHead(
+            record.version, kept.head.hash, record.status, text, kept.stamp, run
+        )
 
     async def _append(
         self,
@@ -405,7 +415,7 @@ class CoreStore(ABC):
             if prepared is None:
                 cache.forget(channel_id)
             else:
-                cache.advance(channel_id, result.event, prepared.text, new_status)
+                cache.advance(channel_id, result.event, prepared.text, new_status, result.run)
 
         if prepared is None:
             cache.forget(channel_id)

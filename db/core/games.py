@@ -519,7 +519,7 @@ def append(
             "SELECT version FROM games WHERE channel_id = ?", (channel_id,), "value"
         )
         raise VersionConflict(channel_id, version, -1 if actual is None else int(actual))
-    return CommitResult(event)
+    return CommitResult(event, run=(snapshot, run_bytes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -532,6 +532,8 @@ class ExpectedHead:
     status: GameStatus
     document_text: str
     counter: int
+    #: The head's snapshot flag and the patch bytes since the last snapshot through it.
+    run: tuple[bool, int]
 
 
 class NotTheExpectedHead(Exception):
@@ -562,6 +564,9 @@ def append_on_expected_head(
         raise NotTheExpectedHead(channel_id)
     status = new_status or expected.status
     new_version = expected.version + 1
+    head_kept = expected.version == 1 or expected.run[0]
+    run_bytes = (0 if head_kept else expected.run[1]) + len(patch_json)
+    snapshot = snapshot_due(run_bytes, len(prepared.text))
     writes, event = event_writes(
         dialect,
         channel_id=channel_id,
@@ -572,7 +577,7 @@ def append_on_expected_head(
         document_json=prepared.text,
         status=status,
         undoes_seq=None,
-        patch_json=patch_json,
+        patch=(patch_json, snapshot, run_bytes),
     )
     writes.insert(
         0,
@@ -582,13 +587,13 @@ def append_on_expected_head(
             "count",
         ),
     )
-    if not is_snapshot(expected.version):
+    if not head_kept:
         writes.append(Query(_DROP_STATE, (channel_id, expected.version)))
     answers = yield Batch((_probe_query(dialect, pending.interaction_id), *writes))
     counter, retried = answers[0]
     if int(counter) != expected.counter or retried or answers[1] != 1:
         raise NotTheExpectedHead(channel_id)
-    return CommitResult(event)
+    return CommitResult(event, run=(snapshot, run_bytes))
 
 
 def decide_commit(

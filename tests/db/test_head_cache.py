@@ -265,3 +265,27 @@ async def test_a_commit_on_a_kept_head_another_store_moved_is_refused_and_rolled
         assert committed.version == 2
         assert (await second.load(CHANNEL)).document == sample_document(2)
         assert 557 in {m.user_id for m in (await first.open_command(CHANNEL, "c")).members}
+
+
+async def test_a_head_read_in_full_is_extended_the_usual_way_then_in_two_trips(
+    db_path: Path,
+) -> None:
+    """A kept head read in full (not committed by this process) does not say whether its
+    version is a snapshot: its first commit takes the usual three trips and learns it, the
+    next one takes two."""
+    async with await SqliteStore.open(db_path) as store:
+        await new_game(store, CHANNEL)
+        await _advance(store, 1, 2, "a")
+        store.head_cache.forget(CHANNEL)
+        await store.open_command(CHANNEL, "b")  # version 2, read in full, kept
+        trips = _trace(store)
+        await _advance(store, 2, 3, "b")
+        # The writes, and the DELETE of version 2's whole document unless it is a snapshot.
+        first, writes, last = trips.trips
+        assert first == ["BEGIN IMMEDIATE", "SELECT"] and last == ["COMMIT"]
+        assert writes[:4] == WRITES and writes[4:] in ([], ["DELETE"])
+        trips.trips.clear()
+        await _advance(store, 3, 4, "c")
+        opened, last = trips.trips
+        assert opened[:6] == ["BEGIN", "SELECT", *WRITES] and last == ["COMMIT"]
+        assert (await store.load(CHANNEL)).document == sample_document(4)
