@@ -30,7 +30,7 @@ from rules.core.game import Applied, disposable
 from rules.core.legal import LegalAction, NotOwed, owed
 from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
-from rules.core.score import GameResult, Score, objective_marks
+from rules.core.score import Battle, GameResult, Score, objective_marks
 from rules.core.seatview import REFEREE, FollowUp, Seat, SeatView, StatusView, UnitLine
 
 
@@ -192,8 +192,23 @@ class DocumentPlay(ABC):
             scenario = self.scenario.parse_scenario(scenario_text, "scenario.yaml")
         else:
             first = next(iter(self.scenario.bundled_scenarios()))
-            scenario = self.scenario.load_bundled(scenario_id or first)
+            scenario = self.bundled_scenario(scenario_id or first)
+        return self.setup_scenario(scenario)
+
+    # -- what mustering a campaign game asks (rules.core.muster.ScenarioPlay) ---------------
+
+    def bundled_scenario(self, scenario_id: str) -> Any:
+        """A bundled scenario, as the ruleset's scenario model."""
+        return self.scenario.load_bundled(scenario_id)
+
+    def setup_scenario(self, scenario: Any) -> dict[str, Any]:
+        """A new game document from a scenario model (a mustered one, for a campaign)."""
         return self._document(self.game.new_game(scenario))
+
+    def battle(self, document: Mapping[str, Any]) -> Battle:
+        """A game's pieces, objectives and result as its victory rules read them."""
+        described: Battle = self.victory.battle(self._load_state(document))
+        return described
 
     @property
     def document_format(self) -> DocumentFormat:

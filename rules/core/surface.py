@@ -14,7 +14,9 @@ A ruleset is played through
 
 plus what it declares: its key (``ruleset``), its bundled scenarios, its verbs and the option
 names each takes, and its document format. Its key, title, seed, dice, tables and procedures
-are the :class:`rules.core.ruleset.Ruleset` it registers (:func:`rules.core.ruleset.register`).
+are the :class:`rules.core.ruleset.Ruleset` it registers (:func:`rules.core.ruleset.register`),
+with the typed facts a ruleset may add: its commands as data (:class:`CarriedDeclaration`)
+and how a campaign musters its games (:class:`Muster`).
 
 The application service still asks the wider :class:`rules.core.play.GamePlay`;
 :class:`SurfacePlay` answers it for a ruleset that implements only this surface, from its
@@ -31,6 +33,7 @@ from rules.core.dice import DiceSource
 from rules.core.legal import LegalAction
 from rules.core.migrations import DocumentFormat
 from rules.core.play import Played
+from rules.core.roster import Roster
 from rules.core.score import GameResult, Score
 from rules.core.seatview import (
     MAX_NAMES,
@@ -86,6 +89,48 @@ class Rules(Protocol):
     ) -> Played:
         """Play a verb for ``seat``; ``other_dice`` serve rolls made for another side when
         ``dice`` are a player's typed faces."""
+        ...
+
+
+class CarriedDeclaration(Protocol):
+    """A ruleset's commands as data (a :class:`rules.core.declaration.Declaration`, which
+    the registry cannot name: the declarations read the registry)."""
+
+    @property
+    def ruleset(self) -> str:
+        """The key of the ruleset it declares."""
+        ...
+
+
+class Muster(Protocol):
+    """How a campaign musters a ruleset's games from the sides' rosters (a
+    :class:`rules.core.muster.ScenarioMuster`): scenarios by id, documents in and out."""
+
+    @property
+    def rank_fields(self) -> Mapping[str, tuple[int | str, ...]]:
+        """The unit fields a rank is written into, and the values each may hold."""
+        ...
+
+    def roster_of(self, scenario_id: str, side: str) -> Roster:
+        """A side of a bundled scenario as a roster at full strength."""
+        ...
+
+    def units(self, scenario_id: str) -> dict[str, dict[str, int]]:
+        """Each side's units in a bundled scenario, with their strength."""
+        ...
+
+    def muster(
+        self,
+        scenario_id: str,
+        rosters: Mapping[str, Roster],
+        game: int,
+        leave: frozenset[str] = frozenset(),
+    ) -> dict[str, Any]:
+        """The new game's document, each side mustered from its roster."""
+        ...
+
+    def losses(self, document: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+        """Each side's losses by unit in a game's final document."""
         ...
 
 
@@ -187,4 +232,4 @@ class SurfacePlay:
         return self.rules.view(document, REFEREE).result
 
 
-__all__ = ["Rules", "SurfacePlay"]
+__all__ = ["CarriedDeclaration", "Muster", "Rules", "SurfacePlay"]

@@ -29,7 +29,7 @@ from rules.core.campaign import CampaignRoster, CampaignState
 from rules.core.campaign_rules import campaign_rules, rank_words
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.i18n import has_key, translate
-from rules.core.muster import ScenarioMuster, fielding
+from rules.core.muster import fielding
 from rules.core.postbattle import MAX_AFTERMATH_DICE, aftermath_dice
 from rules.core.resolution import Outcome
 from rules.core.roster import (
@@ -43,6 +43,7 @@ from rules.core.roster import (
     rosters_hash,
 )
 from rules.core.roster_file import ROSTER_SOURCE, parse_roster
+from rules.core.surface import Muster
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.
 SHOWN_HISTORY = 3
@@ -52,9 +53,9 @@ MAX_UNTRACKED_SHOWN = 20
 MAX_LEAVE_CHARS = MAX_ENTRIES * 41
 
 
-def muster_of(services: Services, state: CampaignState) -> ScenarioMuster | None:
+def muster_of(services: Services, state: CampaignState) -> Muster | None:
     """The campaign's ruleset's mustering (None: it plays without rosters)."""
-    found: ScenarioMuster | None = services.ruleset(state.ruleset).muster
+    found: Muster | None = services.ruleset(state.ruleset).muster
     return found
 
 
@@ -114,7 +115,7 @@ def _leave_ids(text: str) -> tuple[str, ...]:
 
 
 def mustering(
-    muster: ScenarioMuster | None,
+    muster: Muster | None,
     play: Any,
     state: CampaignState,
     scenario: str,
@@ -300,7 +301,7 @@ def _other_sides_dice(state: CampaignState, side: str) -> int:
     return aftermath_dice(state.model_copy(update={"rosters": others})).total
 
 
-def _scenario_weapons(muster: ScenarioMuster, scenarios: list[str]) -> frozenset[str]:
+def _scenario_weapons(muster: Muster, scenarios: list[str]) -> frozenset[str]:
     """The weapon ids any unit of the ruleset's scenarios carries: those a roster file
     may give its entries."""
     return frozenset(
@@ -312,7 +313,7 @@ def _scenario_weapons(muster: ScenarioMuster, scenarios: list[str]) -> frozenset
     )
 
 
-def _scenario_units(muster: ScenarioMuster, scenarios: list[str], side: str) -> set[str]:
+def _scenario_units(muster: Muster, scenarios: list[str], side: str) -> set[str]:
     """The units side ``side`` has in any of the ruleset's scenarios."""
     return {unit for scenario in scenarios for unit in muster.units(scenario).get(side, {})}
 
@@ -386,7 +387,7 @@ def _entry_line(entry: RosterEntry, ruleset: str, language: str, known: set[str]
 
 
 def losses_of(
-    muster: ScenarioMuster | None, document: Mapping[str, Any], rosters: Mapping[str, Roster]
+    muster: Muster | None, document: Mapping[str, Any], rosters: Mapping[str, Roster]
 ) -> dict[str, dict[str, int]]:
     """Each side's losses in a game's final document, by unit of its roster (pure, run on
     the workers): what the ``campaign.result`` event carries."""
