@@ -51,7 +51,7 @@ from bot.service.handlers import (
     Written,
 )
 from bot.service.replies import PlayReply, Reply, ResultView
-from bot.service.requests import Request, Seat, seat_among
+from bot.service.requests import Request, seat_among
 from bot.service.stored.seat_names import note_seat_name
 from bot.service.stored.table import open_table
 from bot.workers import DEFAULT_WORKERS, ChannelWorkers
@@ -64,6 +64,7 @@ from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES
 from rules.core.play import GamePlay
 from rules.core.resolution import Outcome
+from rules.core.seatview import Seat
 
 log = logging.getLogger("bot.service")
 
@@ -233,7 +234,7 @@ class GameService:
         call = GameCall(request, self._services, self._table, context, rules, document, seat)
         for guard in self._table.guards:
             await guard.run(call, handler)
-        if not handler.read_only and seat.role != "none":
+        if not handler.read_only and seat.seated:
             # A seat assigned by someone else gets its holder's name at their first command
             # (before it runs: a command may end or delete the game).
             await note_seat_name(
@@ -331,9 +332,9 @@ class GameService:
 
 def _check_seat(who: Who, seat: Seat) -> None:
     """Refuse a seat the handler does not admit."""
-    if who is Who.SEATED and seat.role == "none":
+    if who is Who.SEATED and not seat.seated:
         raise ServiceError("error.service.join_first")
-    if who is Who.REFEREE and seat.role != "referee":
+    if who is Who.REFEREE and not seat.referee:
         raise ServiceError("error.service.referee_only")
 
 

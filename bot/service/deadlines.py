@@ -119,7 +119,7 @@ async def follow_what_is_owed(written: Written) -> list[Outcome]:
     owing = set(now.sides)
     actor: str | None = None
     if acted and not now.ended:
-        if seat.role != "referee":
+        if not seat.referee:
             actor = seat.side
         else:  # the referee acted for the side the turn awaited
             actor = await call.services.off_loop(play.awaiting, before)

@@ -37,7 +37,7 @@ from typing import Any, Protocol, TypeVar
 from bot.limits import LogLimiter
 from bot.service.errors import ServiceError
 from bot.service.replies import Reply
-from bot.service.requests import Request, Seat
+from bot.service.requests import Request
 from bot.service.stored.table import TableContext, open_table
 from bot.workers import ChannelWorkers
 from db.errors import StoreError
@@ -50,6 +50,7 @@ from rules.core.odds import odds_budget
 from rules.core.play import GamePlay
 from rules.core.resolution import Outcome
 from rules.core.ruleset import Ruleset, get_ruleset
+from rules.core.seatview import Seat
 
 _T = TypeVar("_T")
 

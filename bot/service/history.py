@@ -283,9 +283,9 @@ async def check_dice(call: GameCall) -> Reply:
     events = await call.store.events(request.channel_id, after_seq=seq - 1, limit=1)
     if not events or events[0].seq != seq or not events[0].args.get("by_hand"):
         raise ServiceError("error.service.no_hand_dice", seq=seq)
-    if seat.role == "none":
+    if not seat.seated:
         raise ServiceError("error.service.join_first")
-    if seat.role != "referee" and events[0].actor_id == request.user_id:
+    if not seat.referee and events[0].actor_id == request.user_id:
         raise ServiceError("error.service.own_dice")
     event = plain_event(request, request.verb, seq=seq)
     result = await call.store.commit(

@@ -66,19 +66,19 @@ async def concede(call: GameCall) -> Reply:
 async def _ask_to_concede(call: GameCall, rules_options: dict[str, Any]) -> Reply:
     """The question before a concession: the result it would give (the rules' own answer,
     refusals included: another side's concession, an unknown side), and how to answer."""
-    play, document, seat, record = call.play, call.document, call.seat, call.record
-    actor_side = None if seat.role == "referee" else seat.side
-    dice = call.services.dice
+    document, seat, record = call.document, call.seat, call.record
+    rules, dice = call.services.ruleset(record.ruleset).rules, call.services.dice
 
     def preview() -> GameResult | None:
         # Nothing is rolled for a concession and nothing is committed here.
-        return play.result(play.apply(document, CONCEDE, rules_options, dice, actor_side).document)
+        conceded = rules.act(document, seat, CONCEDE, rules_options, dice).document
+        return rules.view(conceded, seat).result
 
     result = await call.services.off_loop(preview)
     if result is None or result.ending.side is None:  # every concession names its side
         raise AssertionError("a concession without its result")
     side = result.ending.side
-    names = play.sides(document)
+    names = rules.sides(document)
     # The side by its id: short enough for a button, whatever the side's name.
     confirm: dict[str, Any] = {"confirm": record.version}
     if "side" in rules_options:

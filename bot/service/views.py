@@ -30,7 +30,7 @@ from bot.help import channel_commands, command_names, help_lines
 from bot.result_text import result_text
 from bot.service.deadlines import due_notices
 from bot.service.errors import ServiceError
-from bot.service.events import PUBLIC_ARGS, REFEREE_READER, Reader, event_line, result_of
+from bot.service.events import PUBLIC_ARGS, event_line, may_read, result_of
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
 from bot.service.maps import (
     channel_map,
@@ -38,7 +38,7 @@ from bot.service.maps import (
     status_caption,
     with_caption,
 )
-from bot.service.redaction import reader_seat, rules_seat, unseen_units
+from bot.service.redaction import unseen_units
 from bot.service.replies import (
     FilesReply,
     Reply,
@@ -68,7 +68,7 @@ from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
-from rules.core.seatview import SPECTATOR, SeatView
+from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
 from rules.core.surface import Rules
 
 #: The most events ``/game log`` shows.
@@ -143,7 +143,7 @@ async def show_map(call: GameCall) -> Reply:
     request, seat, play, document = call.request, call.seat, call.play, call.document
     reply = _reply(call)
     mine = bool(request.options.get("mine"))
-    if mine and seat.role == "none":
+    if mine and not seat.seated:
         raise ServiceError("error.service.join_first")
     rules = _rules(call)
     ruleset, language = reply.ruleset, reply.language
@@ -152,7 +152,7 @@ async def show_map(call: GameCall) -> Reply:
         caption = status_caption(play.status(document), ruleset, language)
         if not mine:
             return with_caption(channel_map(play, document, ruleset, language), "", caption)
-        view = rules.view(document, rules_seat(seat)).map(language)
+        view = rules.view(document, seat).map(language)
         if view is None:
             return None
         return with_caption(localized_map(view, ruleset, language), "", caption)
@@ -177,13 +177,13 @@ async def _opened_context(call: Call) -> TableContext:
     return context
 
 
-def reader_of(call: Call, context: TableContext) -> Reader:
+def reader_of(call: Call, context: TableContext) -> Seat:
     """Who an export is for: the referee and, once the game has ended, everyone read
     everything; a side reads its own hidden moves, a spectator none."""
     seat = seat_among(call.request, context.members, context.side_roles)
-    if seat.role == "referee" or context.record.status == "ended":
-        return REFEREE_READER
-    return Reader(side=seat.side if seat.role == "player" else None)
+    if seat.referee or context.record.status == "ended":
+        return REFEREE
+    return SPECTATOR if seat.side is None else Seat(seat.side)
 
 
 async def show_log(call: Call) -> Reply:
@@ -223,9 +223,7 @@ async def export(call: Call) -> Reply:
     return await _export_reply(request, reply, head, pages, sides, reader, hides_states)
 
 
-def _hides_a_state(
-    call: Call, record: GameRecord, first: list[StoredVersion], reader: Reader
-) -> bool:
+def _hides_a_state(call: Call, record: GameRecord, first: list[StoredVersion], seat: Seat) -> bool:
     """Whether a state an export keeps (the first and the current) places a unit hidden
     from ``reader``: then it keeps none. A ruleset that declares it can hide units
     (``Ruleset.hides_units``) keeps none for any reader but the referee, whatever its
@@ -233,7 +231,6 @@ def _hides_a_state(
     safeguard for a ruleset that hides units without saying so."""
     play = call.services.play(record.ruleset)
     rules = call.services.ruleset(record.ruleset).rules
-    seat = reader_seat(reader)
     documents = [record.document]
     if first and first[0].full is not None:
         documents.append(json.loads(first[0].full[1]))
@@ -263,7 +260,7 @@ async def _export_reply(
     head: ExportHead,
     pages: AsyncIterator[list[StoredVersion]],
     sides: Mapping[str, str],
-    reader: Reader = REFEREE_READER,
+    reader: Seat = REFEREE,
     hides_states: bool = False,
 ) -> Reply:
     title = translate(
@@ -301,11 +298,11 @@ async def _export_reply(
     return reply
 
 
-def _redaction(reader: Reader, sides: Mapping[str, str], hides_states: bool) -> Redaction:
+def _redaction(reader: Seat, sides: Mapping[str, str], hides_states: bool) -> Redaction:
     """An export for a side or a spectator: what the enemy's hidden units did, withheld."""
     return Redaction(
         reader=sides.get(reader.side, reader.side) if reader.side else "spectator",
-        withheld=lambda args: not reader.may_read(args),
+        withheld=lambda args: not may_read(reader, args),
         kept_args=PUBLIC_ARGS,
         hides_states=hides_states,
     )
@@ -449,7 +446,7 @@ async def choices(
     def lookup() -> list[str]:
         # The asker's own view: never a unit hidden from their side (a spectator's: the
         # public one). What the seat may use now comes first: the same answer the rules give.
-        view: SeatView = rules.view(document, rules_seat(seat))
+        view: SeatView = rules.view(document, seat)
         try:
             return view.names(kind)
         except WorkBudgetExceeded:

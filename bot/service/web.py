@@ -25,16 +25,15 @@ from bot.service.campaign.rosters import roster_lines
 from bot.service.campaign.views import game_line, log_text, signed_difference, status_lines
 from bot.service.errors import ServiceError
 from bot.service.events import (
-    Reader,
     event_line,
+    may_read,
     people,
     plain_mentions,
     resolutions_of,
 )
 from bot.service.handlers import Call, GameCall, Handler, HandlerTable, Services
-from bot.service.redaction import rules_seat
 from bot.service.replies import Reply, StatusReply, TextReply
-from bot.service.requests import NO_SEAT, Request, Seat, seat_among
+from bot.service.requests import Request, seat_among
 from bot.service.stored.seat_names import seat_names
 from bot.service.stored.table import TableContext, open_table
 from bot.web.links import Kind, Link, LinkSigner
@@ -44,7 +43,7 @@ from rules.core.battlefield import MapView
 from rules.core.campaign import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
 from rules.core.campaign_story import CampaignMap
 from rules.core.i18n import translate
-from rules.core.seatview import UnitLine
+from rules.core.seatview import SPECTATOR, Seat, UnitLine
 from rules.render import Described, describe_reply
 
 #: Events on one page of a game's log.
@@ -87,7 +86,7 @@ async def game_link(call: Call) -> Reply:
     if record.ruleset == CAMPAIGN_KIND:
         raise ServiceError("error.campaign.here", name=str(record.document.get("name", "")))
     seat = seat_among(request, context.members, context.side_roles)
-    return _link_reply(call, "game", record.language, seat.role == "referee", seat.role == "none")
+    return _link_reply(call, "game", record.language, seat.referee, not seat.seated)
 
 
 async def campaign_link(call: Call) -> Reply:
@@ -229,7 +228,7 @@ async def game_context(services: Services, channel: int) -> TableContext:
 def seat_of(context: TableContext, link: Link) -> Seat:
     """Where ``link``'s reader sits now, as the store says (a spectator's link: no seat)."""
     if link.reader is None:
-        return NO_SEAT
+        return SPECTATOR
     request = Request(channel_id=context.record.channel_id, user_id=link.reader, verb="game.web")
     return seat_among(request, context.members)
 
@@ -260,8 +259,7 @@ async def game_page(
     status = await views.status(call)
     assert isinstance(status, StatusReply)
     rules = services.ruleset(record.ruleset).rules
-    seat = rules_seat(call.seat)
-    units = await services.off_loop(lambda: rules.view(call.document, seat).status.units)
+    units = await services.off_loop(lambda: rules.view(call.document, call.seat).status.units)
     pages = max(1, math.ceil(record.version / LOG_PAGE))
     shown = pages if page is None else min(max(page, 1), pages)
     reader = views.reader_of(call, context)
@@ -297,13 +295,13 @@ def _log_entries(
     ruleset: str,
     language: str,
     sides: Mapping[str, str],
-    reader: Reader,
+    reader: Seat,
     names: Mapping[int, str],
 ) -> list[LogEntry]:
     entries = []
     for event in events:
         line = plain_mentions(event_line(event, ruleset, language, sides, reader), names)
-        readable = reader.may_read(event.args if isinstance(event.args, dict) else {})
+        readable = may_read(reader, event.args if isinstance(event.args, dict) else {})
         dice = tuple(describe_reply(resolutions_of(event), language)) if readable else ()
         entries.append(LogEntry(event.seq, line, dice))
     return entries
@@ -323,7 +321,7 @@ async def game_map(services: Services, context: TableContext, link: Link) -> Gam
     """The table as ``link``'s reader may see it (``/map``: the channel's for a spectator,
     ``/map mine`` for a seat); None without a battlefield."""
     call = _call(services, context, link)
-    mine = call.seat.role != "none"
+    mine = call.seat.seated
     call = _call(services, context, link, mine=mine) if mine else call
     reply = await views.show_map(call)
     assert isinstance(reply, StatusReply)

@@ -74,14 +74,28 @@ class StatusView:
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """Who looks at (or acts on) a game: a side, the referee, or a spectator."""
+    """Who looks at (or acts on) a game: a side, the referee, or a spectator — the one seat
+    type of the rules, the service and the readers of a game's story.
+
+    ``joined`` marks a spectator who is a member of the game, at no side yet (a player who
+    has not picked one, a referee who handed the game over): the rules show them what the
+    channel sees, and the service lets them do what seated people do."""
 
     side: str | None = None
     referee: bool = False
+    joined: bool = False
 
     def __post_init__(self) -> None:
         if self.referee and self.side is not None:
             raise ValueError("the referee sits at no side")
+        if self.joined and (self.referee or self.side is not None):
+            raise ValueError("only a seat at no side is marked joined")
+
+    @property
+    def seated(self) -> bool:
+        """Whether someone holds this seat in the game: a side, the referee, a member at
+        no side; not a mere spectator."""
+        return self.referee or self.side is not None or self.joined
 
     @classmethod
     def of(cls, side: str | None) -> Seat:

@@ -13,7 +13,8 @@ A ruleset is played through
   that refuses the command and leaves the document as it was;
 
 plus what it declares: its key (``ruleset``), its bundled scenarios, its verbs and the option
-names each takes, and its document format. Its key, title, seed, dice, tables and procedures
+names each takes, and its document format; and one fact of a document every seat may know
+without a view, its sides (``sides(document)``). Its key, title, seed, dice, tables and procedures
 are the :class:`rules.core.ruleset.Ruleset` it registers (:func:`rules.core.ruleset.register`),
 with the typed facts a ruleset may add: its commands as data (:class:`CarriedDeclaration`)
 and how a campaign musters its games (:class:`Muster`).
@@ -72,6 +73,10 @@ class Rules(Protocol):
         self, scenario_id: str | None = None, scenario_text: str | None = None
     ) -> dict[str, Any]:
         """A new game document from a bundled scenario or an uploaded YAML text."""
+        ...
+
+    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
+        """The game's sides: id → name (every seat may know them)."""
         ...
 
     def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
@@ -170,7 +175,7 @@ class SurfacePlay:
 
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         """Side id → name."""
-        return dict(self.rules.view(document, SPECTATOR).status.sides)
+        return self.rules.sides(document)
 
     def apply(
         self,

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 import bot.service.handlers as service_module
 from bot.service import GameService, Reply
 from bot.service.replay import replay_bundle, replay_game
+from rules.core.battlefield import MapView
 from rules.core.dice import D6, DiceSource, DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied, run_command
@@ -27,6 +28,7 @@ from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, Played, StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult, Score
+from rules.core.seatview import Seat, SeatView
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 77
@@ -215,8 +217,41 @@ def shoot(
     result.notices.append(Outcome.of("bot.game.ended"))
 
 
+@dataclass(frozen=True)
+class DuelSource:
+    """The duel's answers for its seat views: no unit, nothing owed, no picture."""
+
+    play: DuelPlay
+    document: Mapping[str, Any]
+
+    def status(self, seat: Seat) -> StatusView:
+        return self.play.status(self.document)
+
+    def map(self, seat: Seat, language: str) -> MapView | None:
+        return None
+
+    def legal(self) -> list[LegalAction]:
+        return []
+
+    def prompts(self) -> list[LegalAction]:
+        return []
+
+    def turn(self) -> str | None:
+        return self.play.awaiting(self.document)
+
+    def names(self, kind: str, side: str | None) -> list[str]:
+        return []
+
+    def score(self, seat: Seat) -> Score:
+        return self.play.score(self.document)
+
+    def result(self) -> GameResult | None:
+        return None
+
+
 class DuelPlay:
-    """A minimal :class:`rules.core.play.GamePlay` with a roll made for another side."""
+    """A minimal ruleset (the three calls, and the older :class:`rules.core.play.GamePlay`
+    its replay asks) with a roll made for another side."""
 
     ruleset = "duel"
 
@@ -255,6 +290,20 @@ class DuelPlay:
         assert applied.tray is not None
         return Played(applied.state.model_dump(), [], applied.notices, list(applied.tray.rolls))
 
+    def act(
+        self,
+        document: Mapping[str, Any],
+        seat: Seat,
+        verb: str,
+        options: Mapping[str, Any],
+        dice: DiceSource,
+        other_dice: DiceSource | None = None,
+    ) -> Played:
+        return self.apply(document, verb, options, dice, seat.side, other_dice)
+
+    def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
+        return SeatView(self.ruleset, seat, DuelSource(self, document))
+
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
         return []
 
@@ -285,13 +334,8 @@ class DuelPlay:
 @pytest.fixture()
 def duel(table, monkeypatch) -> ServiceTable:
     real = service_module.get_ruleset
-    # The duel hides nothing: its seat views name no unit hidden from anyone.
-    nothing_hidden = SimpleNamespace(
-        view=lambda document, seat: SimpleNamespace(hidden_names=frozenset())
-    )
-    ruleset = SimpleNamespace(
-        key="duel", play=DuelPlay(), rules=nothing_hidden, zero_reads_as_ten=False
-    )
+    duel_play = DuelPlay()
+    ruleset = SimpleNamespace(key="duel", play=duel_play, rules=duel_play, zero_reads_as_ten=False)
     monkeypatch.setattr(
         service_module, "get_ruleset", lambda key: ruleset if key == "duel" else real(key)
     )

@@ -215,6 +215,10 @@ class ToyRules:
             }
         )
 
+    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
+        """Side id → name."""
+        return dict(document["sides"])
+
     def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
         """What a seat sees."""
         return SeatView(KEY, seat, ToySource(document))

@@ -151,9 +151,7 @@ def owed_lines(state: CampaignState, language: str) -> list[str]:
     ]
 
 
-def _fielded(
-    muster: Muster | None, state: CampaignState, number: int
-) -> dict[str, set[str]]:
+def _fielded(muster: Muster | None, state: CampaignState, number: int) -> dict[str, set[str]]:
     """The entries that could take the field in game ``number``: in its scenario, fit or
     recovered by then (a roster entry musters as the scenario unit with its id)."""
     entry = state.game(number)
