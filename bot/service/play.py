@@ -71,10 +71,10 @@ from rules.core.errors import (
     UnknownName,
 )
 from rules.core.expression import RollResult, roll_with_odds
-from rules.core.play import FollowUp, GamePlay, Played, StatusView
+from rules.core.play import FollowUp, Played, StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
-from rules.core.seatview import SPECTATOR, Seat
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.core.surface import Rules
 
 log = logging.getLogger(__name__)
@@ -182,7 +182,7 @@ async def play_verb(
     ``typed`` are the player's faces (parsed from ``request.dice`` when not given),
     ``bot_faces`` the bot's faces of an earlier run of the same command, replayed.
     """
-    play, seat, document, context = call.play, call.seat, call.document, call.context
+    rules, seat, document, context = call.rules, call.seat, call.document, call.context
     store, services = call.store, call.services
     record = context.record
     reply = PlayReply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
@@ -211,7 +211,6 @@ async def play_verb(
     ending: list[GameResult] = []  # the result, when this command ends the game
     acting: list[Request] = []  # the request as played: no name hidden from the seat
     public: list[StatusView] = []  # a secret command's status, as the channel sees it
-    rules = services.ruleset(record.ruleset).rules
     own_side = member_side(context.members, request.user_id)
 
     def acted_for(waiting: str | None) -> str | None:
@@ -224,15 +223,16 @@ async def play_verb(
         # (asked of the state the command left, not validated again), whether it ended
         # the game, the picture, and the new document encoded for the store (its commit
         # then needs no hop of its own).
-        waiting = play.awaiting(document)
-        if not odds_only and play.result(document) is not None:
+        view_before = rules.view(document, REFEREE)
+        waiting = view_before.awaiting
+        if not odds_only and view_before.result is not None:
             raise _AlreadyOver  # its end is not in the store yet: see close_game
         # A unit hidden from the seat is, to it, a unit that does not exist.
         unseen = Unseen.of(request.options, unseen_units(rules, document, seat))
         acted = replace(request, options=dict(unseen.options)) if unseen.masked else request
         acting.append(acted)
         # Read from the state the command is played on, before apply takes it over.
-        marks = command_marks(play, document, acted) if drawn else ()
+        marks = command_marks(view_before, acted) if drawn else ()
         try:
             result = rules.act(
                 document,
@@ -263,7 +263,8 @@ async def play_verb(
             return waiting, result, [], None
         # A command that ends the game (the last turn, a sudden death, a concession, the
         # referee's decision): its event carries the result, committed as the end.
-        ended = play.result(result.document)
+        view_after = rules.view(result.document, REFEREE)
+        ended = view_after.result
         if ended is not None:
             ending.append(ended)
         if preparer is not None:
@@ -278,16 +279,14 @@ async def play_verb(
                 prepare_event(command_event(acted, seat, acted_for(waiting), typed, result, ended))
             )
         if drawn or ended is not None:  # the end shows the table, its objectives marked
-            view = channel_map(play, result.document, reply.ruleset, reply.language)
+            view = channel_map(rules, result.document, reply.ruleset, reply.language)
             if view is not None and marks:
                 view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
             pictures.append(view)
-            states.append(
-                status_caption(play.status(result.document), reply.ruleset, reply.language)
-            )
+            states.append(status_caption(view_after.status, reply.ruleset, reply.language))
         if result.secret_for is not None:  # what the channel sees of it
             public.append(rules.view(result.document, SPECTATOR).status)
-        return waiting, result, play.follow_ups(result.document), play.awaiting(result.document)
+        return waiting, result, view_after.follow_ups, view_after.awaiting
 
     try:
         before, played, follow_ups, after = await services.off_loop(rules_pass)
@@ -338,12 +337,12 @@ async def play_verb(
         reply.resolutions = resolutions_of(result.event)
         earlier = result_of(result.event)
         if earlier is not None:
-            reply.result = ResultView(earlier, play.sides(document))
-        return _kept_secret(reply, result.event, request.verb, play.sides(document))
+            reply.result = ResultView(earlier, rules.sides(document))
+        return _kept_secret(reply, result.event, request.verb, rules.sides(document))
     reply.follow_ups = follow_ups
     if pictures and pictures[-1] is not None:
         # Under the picture, the command and its outcome as the channel may read them.
-        line = event_line(result.event, reply.ruleset, reply.language, play.sides(document))
+        line = event_line(result.event, reply.ruleset, reply.language, rules.sides(document))
         reply.map_view = with_caption(pictures[-1], line, states[-1])
     if ended is not None:
         closed = await close_game(call, result.version)
@@ -351,7 +350,7 @@ async def play_verb(
             reply.head_hash = closed.event.hash
         # The result is shown once, as the result (the rules also give it as a notice);
         # everyone at the table is told, the opponent of a concession first of all.
-        reply.result = ResultView(ended, play.sides(document))
+        reply.result = ResultView(ended, rules.sides(document))
         reply.notices = [n for n in reply.notices if n != ended.summary]
         reply.follow_ups = []
         reply.ping = [m.user_id for m in context.members if m.user_id != request.user_id]
@@ -359,7 +358,7 @@ async def play_verb(
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
     seen = public[0] if public else None
-    return _kept_secret(reply, result.event, request.verb, play.sides(document), seen)
+    return _kept_secret(reply, result.event, request.verb, rules.sides(document), seen)
 
 
 def _kept_secret(
@@ -547,14 +546,14 @@ async def answer_die(call: GameCall) -> Reply:
     return await play_verb(call, command, typed=[*pending.faces, face], bot_faces=pending.bot_faces)
 
 
-def not_in_ruleset(play: GamePlay, verb: str, ruleset: str) -> UnknownName:
+def not_in_ruleset(rules: Rules, verb: str, ruleset: str) -> UnknownName:
     """The refusal of a verb the channel's ruleset lacks, with the commands it has, as
     players type them (``/game …`` left out)."""
     return UnknownName(
         "error.service.not_in_ruleset",
         name=command_name(verb)[:40],
         ruleset=ruleset,
-        known=", ".join(f"/{name}" for name in command_names(play) if not name.startswith("game")),
+        known=", ".join(f"/{name}" for name in command_names(rules) if not name.startswith("game")),
     )
 
 

@@ -31,7 +31,8 @@ from rules.core.ending import CONCEDE, DECIDE, NO_WINNER
 from rules.core.errors import InvalidInput
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
-from rules.core.score import GameResult, Level
+from rules.core.score import GameResult, Level, Score
+from rules.core.seatview import REFEREE
 
 #: The verb plain ``/game end`` sends (``game.decide`` once given a result).
 END = "game.end"
@@ -121,13 +122,16 @@ async def decide(call: GameCall) -> Reply:
 
 async def end_game(call: GameCall) -> Reply:
     """``/game end [reason:R]``: the game ends with the result the rules compute now."""
-    request, record, play, document = call.request, call.record, call.play, call.document
+    request, record, rules, document = call.request, call.record, call.rules, call.document
     options = request.options
     if options.get("level"):
         raise InvalidInput("error.service.end.level_without_result")
-    score, existing = await call.services.off_loop(
-        lambda: (play.score(document), play.result(document))
-    )
+
+    def score_and_result() -> tuple[Score, GameResult | None]:
+        view = rules.view(document, REFEREE)
+        return view.score, view.result
+
+    score, existing = await call.services.off_loop(score_and_result)
     if existing is not None:
         # The state has its result already, the store was not told (its end was never
         # written after the result event, or a release before results ended the game):
@@ -140,7 +144,7 @@ async def end_game(call: GameCall) -> Reply:
             ruleset=record.ruleset,
             head_hash=ended.event.hash,
             seq=ended.seq,
-            result=ResultView(existing, play.sides(document)),
+            result=ResultView(existing, rules.sides(document)),
         )
     reason = str(options.get("reason") or "") or translate("bot.result.by_score", record.language)
     rules_options: dict[str, Any] = {"winner": score.leader or NO_WINNER, "reason": reason}

@@ -141,7 +141,7 @@ async def join(call: GameCall) -> Reply:
     if not seat.seated:  # anyone may join: the log's rate limit applies
         call.services.limiter.admit(request.channel_id, request.user_id, seated=False, join=True)
     reply = _reply(call)
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     side = side_named(sides, request.options.get("side"))
     if seat.side is not None and seat.side != side:
         # A side is kept once joined: changing sides mid-game is the referee's call.
@@ -179,7 +179,7 @@ async def leave(call: GameCall) -> Reply:
         raise ServiceError("error.service.join_first")
     await call.store.remove_member(request.channel_id, request.user_id)
     await _log_seat(call, SEAT_LEAVE, user=request.user_id)
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     reply = _reply(call)
     reply.notices.append(
         Outcome.of("bot.game.left", side=sides.get(seat.side or "", seat.side or "—"))
@@ -213,7 +213,7 @@ async def take_over(call: GameCall) -> Reply:
 async def bind(call: GameCall) -> Reply:
     """``/seat bind side:S role:@R``: whoever has the role plays the side (no role: unbound)."""
     request = call.request
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     bound = side_named(sides, request.options.get("side"))
     role_id = role_option(request.options)
     await bind_side(call.store, request.channel_id, bound, role_id)
@@ -259,7 +259,7 @@ async def remove(call: GameCall) -> Reply:
 async def assign(call: GameCall) -> Reply:
     """``/seat assign user:@U side:S``: the referee seats (or reseats) a player."""
     request = call.request
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     user = _user(call)
     side = side_named(sides, request.options.get("side"))
     await call.store.add_member(request.channel_id, user, side=side, role="player")
@@ -274,7 +274,7 @@ async def approve(call: GameCall) -> Reply:
     who asked for a side, or invite one who did not (their ``/game join`` is then
     immediate). A player approves or invites for their own side only."""
     request, seat, store = call.request, call.seat, call.store
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     user = _user(call)
     pending = await consent_of(store, request.channel_id, user)
     reply = _reply(call)
@@ -304,7 +304,7 @@ def _may_seat(call: GameCall, side: str) -> None:
     """The referee seats on any side; a player on their own side only."""
     seat = call.seat
     if not seat.referee and seat.side != side:
-        sides = call.play.sides(call.document)
+        sides = call.rules.sides(call.document)
         raise ServiceError("error.service.seats.not_your_side", side=sides.get(side, side))
 
 

@@ -244,8 +244,8 @@ def _call(services: Services, context: TableContext, link: Link, **options: obje
         guild_id=record.guild_id,
     )
     seat = seat_of(context, link)
-    rules = services.play(record.ruleset)
-    document = rules.load_document(record.document)
+    rules = services.rules(record.ruleset)
+    document = rules.document_format.upgrade(record.document)
     return GameCall(request, services, _NO_TABLE, context, rules, document, seat)
 
 
@@ -266,7 +266,7 @@ async def game_page(
     events = await services.store.events(
         record.channel_id, after_seq=(shown - 1) * LOG_PAGE, limit=LOG_PAGE
     )
-    sides = dict(call.play.sides(call.document))
+    sides = dict(call.rules.sides(call.document))
     # Each seat by the name its holder took it under, else as the page's events name them.
     names = {**context.seat_names, **people(events)}
     log = await services.off_loop(

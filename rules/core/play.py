@@ -508,6 +508,10 @@ class DocumentSource:
         """The result, once ended."""
         return self.play.result(self.document)
 
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        """The ruleset's marks of a command on this state."""
+        return self.play.action_overlays(self.document, verb, options)
+
 
 __all__ = [
     "DocumentPlay",

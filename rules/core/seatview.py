@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
-from rules.core.battlefield import MapView
+from rules.core.battlefield import MapView, Overlay
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult, Score
@@ -167,6 +167,11 @@ class ViewSource(Protocol):
         """The result of an ended game."""
         ...
 
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        """What a command given now would draw on its reply's picture (a line of fire),
+        read from this state; none for most commands and rulesets."""
+        ...
+
 
 def follow_ups_of(actions: Iterable[LegalAction], ruleset: str) -> list[FollowUp]:
     """The follow-up buttons of some legal actions: each owed (or ``button``) action a seat
@@ -284,6 +289,11 @@ class SeatView:
                     view = view.model_copy(update={"counters": visible})
             self._maps[language] = view
         return self._maps[language]
+
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        """What the command ``verb`` with ``options``, given now, draws on the picture of
+        its reply (asked before it is played: the state after it may not keep it)."""
+        return self._source.marks(verb, options)
 
     @property
     def every_legal(self) -> list[LegalAction]:

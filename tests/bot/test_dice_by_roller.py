@@ -20,11 +20,12 @@ from pydantic import BaseModel
 import bot.service.handlers as service_module
 from bot.service import GameService, Reply
 from bot.service.replay import replay_bundle, replay_game
-from rules.core.battlefield import MapView
+from rules.core.battlefield import MapView, Overlay
 from rules.core.dice import D6, DiceSource, DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied, run_command
 from rules.core.legal import LegalAction
+from rules.core.migrations import DocumentFormat
 from rules.core.play import FollowUp, Played, StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult, Score
@@ -248,15 +249,27 @@ class DuelSource:
     def result(self) -> GameResult | None:
         return None
 
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        return ()
+
 
 class DuelPlay:
     """A minimal ruleset (the three calls, and the older :class:`rules.core.play.GamePlay`
     its replay asks) with a roll made for another side."""
 
     ruleset = "duel"
+    document_format = DocumentFormat("duel", version=1)
 
     def scenarios(self) -> list[str]:
         return ["duel"]
+
+    def options_of(self, verb: str) -> tuple[str, ...]:
+        return ("target",) if verb == "shoot" else ()
+
+    def setup(
+        self, scenario_id: str | None = None, scenario_text: str | None = None
+    ) -> dict[str, Any]:
+        return self.new_game(scenario_id, scenario_text)
 
     def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
         return DuelState().model_dump()

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from rules.core.battlefield import MapView
+from rules.core.battlefield import MapView, Overlay
 from rules.core.declaration import load_declaration
 from rules.core.dice import DiceSource, DiceTray, Die
 from rules.core.errors import IllegalAction, UnknownName
@@ -154,6 +154,10 @@ class ToySource:
     def score(self, seat: Seat) -> Score:
         """No victory conditions: an empty score (the same for every seat)."""
         return Score(sides=tuple(self.document["sides"]))
+
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        """No marks: the picture shows what a command did."""
+        return ()
 
     def result(self) -> GameResult | None:
         """No victory conditions: no result to record."""

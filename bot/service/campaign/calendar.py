@@ -203,7 +203,7 @@ async def _end_game(
     record = context.record
     if record.status == "ended" or record.ruleset == CAMPAIGN_KIND:
         return
-    play = services.play(record.ruleset)
+    rules = services.rules(record.ruleset)
     request = Request(
         channel,
         referee,
@@ -216,8 +216,8 @@ async def _end_game(
         else f"{call.request.interaction_id}/end",
     )
     seat = seat_among(request, context.members, context.side_roles)
-    document = play.load_document(record.document)
-    game_call = GameCall(request, services, call.table, context, play, document, seat)
+    document = rules.document_format.upgrade(record.document)
+    game_call = GameCall(request, services, call.table, context, rules, document, seat)
     await decide(game_call)
 
 

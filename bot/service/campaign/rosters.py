@@ -43,7 +43,7 @@ from rules.core.roster import (
     rosters_hash,
 )
 from rules.core.roster_file import ROSTER_SOURCE, parse_roster
-from rules.core.surface import Muster
+from rules.core.surface import Muster, Rules
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.
 SHOWN_HISTORY = 3
@@ -116,7 +116,7 @@ def _leave_ids(text: str) -> tuple[str, ...]:
 
 def mustering(
     muster: Muster | None,
-    play: Any,
+    rules: Rules,
     state: CampaignState,
     scenario: str,
     number: int,
@@ -128,7 +128,7 @@ def mustering(
     if muster is None:
         if leave_text.strip():
             raise InvalidInput("error.campaign.no_rosters", ruleset=state.ruleset)
-        document: dict[str, Any] = play.new_game(scenario, None)
+        document: dict[str, Any] = rules.setup(scenario, None)
         return Mustering(document=document)
     units = muster.units(scenario)
     left = _leave_ids(leave_text)
@@ -206,7 +206,9 @@ async def _set_roster(
     request, services = call.request, call.services
     muster = muster_of(services, state)
     weapons = (
-        await services.off_loop(_scenario_weapons, muster, services.play(state.ruleset).scenarios())
+        await services.off_loop(
+            _scenario_weapons, muster, services.rules(state.ruleset).scenarios()
+        )
         if muster is not None
         else frozenset[str]()
     )
@@ -255,7 +257,7 @@ async def _set_roster(
         scenarios = (
             [step.scenario for step in state.book.scenarios]
             if state.book is not None
-            else services.play(state.ruleset).scenarios()
+            else services.rules(state.ruleset).scenarios()
         )
         known = await services.off_loop(_scenario_units, muster, scenarios, roster.side)
         untracked = sorted(known - {entry.id for entry in roster.entries})
@@ -285,9 +287,9 @@ async def _shown(
         reply.lines.append(translate("bot.campaign.roster.none", language, side=state.sides[side]))
         return reply
     muster = muster_of(services, state)
-    play = services.play(state.ruleset)
+    rules = services.rules(state.ruleset)
     known = (
-        await services.off_loop(_scenario_units, muster, play.scenarios(), side)
+        await services.off_loop(_scenario_units, muster, rules.scenarios(), side)
         if muster is not None
         else None
     )
