@@ -254,11 +254,10 @@ def scenario_lines(language: str) -> list[str]:
 
 def _scenario_titles(key: str) -> dict[str, str]:
     """A ruleset's scenarios, id → title (a ruleset registered from outside ``rules/``
-    lists its play's ids, untitled)."""
+    lists its rules' ids, untitled)."""
     if key in KNOWN_RULESETS:
         return bundled_titles(f"rules.{key}")
-    play = get_ruleset(key).play
-    return dict.fromkeys(play.scenarios() if play is not None else [], "")
+    return dict.fromkeys(get_ruleset(key).rules.scenarios(), "")
 
 
 def _bound(value: float | None) -> str:
