@@ -46,7 +46,6 @@ from rules.core.budget import work_budget
 from rules.core.dice import DiceSource
 from rules.core.i18n import LANGUAGES
 from rules.core.odds import odds_budget
-from rules.core.play import GamePlay
 from rules.core.resolution import Outcome
 from rules.core.ruleset import Ruleset, get_ruleset
 from rules.core.seatview import REFEREE, Seat
@@ -108,10 +107,6 @@ class Services:
     def ruleset(key: str) -> Ruleset:
         """The ruleset called ``key`` (every lookup of the service goes through here)."""
         return get_ruleset(key)
-
-    def play(self, ruleset: str) -> GamePlay:
-        """The older, wider questions to the rules of ``ruleset`` (see :meth:`rules`)."""
-        return self.ruleset(ruleset).play
 
     def rules(self, ruleset: str) -> Rules:
         """The rules of ``ruleset``: ``setup``, ``view``, ``act`` and their declared facts
@@ -180,12 +175,6 @@ class GameCall(Call):
     def record(self) -> GameRecord:
         """The game as read with the command."""
         return self.context.record
-
-    @property
-    def play(self) -> GamePlay:
-        """The older, wider questions to the same rules (for the modules not yet asking
-        through ``view``)."""
-        return self.services.play(self.record.ruleset)
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,10 +40,11 @@ from bot.service.replay import Rerun, is_play_event, later_commands, rerun
 from bot.service.replies import PlayReply, Reply, ResultView, StatusReply
 from bot.service.requests import int_option
 from db.models import VERB_ENDED, EventRecord, NewEvent
-from rules.core.play import GamePlay, StatusView
+from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
 from rules.core.seatview import REFEREE
+from rules.core.surface import Rules
 
 VERB_TAKEBACK = "takeback"
 VERB_UNDO_COMMAND = "game.undo"
@@ -52,15 +53,15 @@ _R = TypeVar("_R", bound=Reply)
 PAGE = 1000
 
 
-def takeback_refusal(latest: EventRecord, user_id: int, play: GamePlay) -> str | None:
+def takeback_refusal(latest: EventRecord, user_id: int, rules: Rules) -> str | None:
     """Why the asker may not take back the game's latest event (None: they may).
 
     The asker's own roll (a free ``/roll`` or a command whose dice were rolled) is refused
     for what it is: rolls stand, only the referee's ``/game undo`` removes them."""
     own = latest.actor_id == user_id
-    if own and (latest.verb == VERB_ROLL or (latest.dice and is_play_event(latest, play))):
+    if own and (latest.verb == VERB_ROLL or (latest.dice and is_play_event(latest, rules))):
         return "error.service.takeback.rolls_stand"
-    if not is_play_event(latest, play) or not own:
+    if not is_play_event(latest, rules) or not own:
         return "error.service.takeback.not_yours"
     return None
 
@@ -114,7 +115,7 @@ async def take_back(call: GameCall) -> Reply:
     channel = request.channel_id
     reply = _reply(call, StatusReply)
     latest = await store.events(channel, after_seq=version - 1, limit=1)
-    refusal = takeback_refusal(latest[0], request.user_id, call.play) if latest else "x"
+    refusal = takeback_refusal(latest[0], request.user_id, call.rules) if latest else "x"
     if refusal is not None:
         raise ServiceError(refusal if latest else "error.service.takeback.not_yours")
     result = await store.undo(
@@ -173,7 +174,7 @@ async def _refuse_over(call: GameCall) -> None:
 async def reroll(call: GameCall) -> Reply:
     """``/dice reroll seq:N``: a disputed roll rolled again, the later commands re-run."""
     request, store, version = call.request, call.store, call.record.version
-    rules, play = call.rules, call.play  # the re-run replays through the older interface
+    rules = call.rules
     channel = request.channel_id
     reply = _reply(call, PlayReply)
     seq = int_option(request.options, "seq", 0, 1, version)
@@ -191,12 +192,12 @@ async def reroll(call: GameCall) -> Reply:
     disputed = any(e.verb == VERB_DISPUTE and e.args.get("seq") == seq for e in events)
     if target is None or not target.dice or not disputed:
         raise ServiceError("error.service.reroll.not_disputed", seq=seq)
-    if not is_play_event(target, play):
+    if not is_play_event(target, rules):
         # A free /roll typed by hand may be disputed, but it is no command of the rules
         # to run again: the rules would answer "unknown command 'roll'".
         raise ServiceError("error.service.reroll.free_roll", seq=seq)
     try:
-        later = later_commands(events, seq, play)
+        later = later_commands(events, seq, rules)
     except ValueError:
         raise ServiceError("error.service.reroll.history", seq=seq) from None
     before = rules.document_format.upgrade((await store.state_at(channel, seq - 1)).document)
@@ -208,7 +209,7 @@ async def reroll(call: GameCall) -> Reply:
     def run_again() -> tuple[Rerun, GameResult | None] | None:
         if rules.view(now, REFEREE).result is not None:
             return None  # over already: refused below
-        again = rerun(play, before, target, dice, later, members)
+        again = rerun(rules, before, target, dice, later, members)
         return again, rules.view(again.document, REFEREE).result
 
     # The re-run may end the game (a roll now wipes a side out): its event is then the

@@ -5,11 +5,12 @@ scenario, ``view`` it as one seat sees it (:class:`rules.core.seatview.SeatView`
 verb for a seat. :class:`DocumentPlay` implements them for the four bundled rulesets over
 their pydantic states.
 
-:class:`GamePlay` is the older, wider interface the application service still calls (create
-a game, apply a command, whose move, the status, the follow-up buttons, autocomplete names,
-the map…): every method of it is answered from the same state as the seat views, and for a
-ruleset that implements only the three calls, :class:`rules.core.surface.SurfacePlay` answers
-it from them.
+:class:`GamePlay` is the older, wider interface (create a game, apply a command, whose
+move, the status, the follow-up buttons, autocomplete names, the map…) that tests and tools
+still ask; the application service asks only the three calls and their declared facts.
+Every method of it is answered from the same state as the seat views, and for a ruleset
+that implements only the three calls, :class:`rules.core.surface.SurfacePlay` answers it
+from them.
 """
 
 from __future__ import annotations
@@ -232,6 +233,10 @@ class DocumentPlay(ABC):
         if validate:
             return self._document(self._state(current))
         return current
+
+    def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        """The document as the state model dumps it (``load_document`` validated)."""
+        return self.load_document(document, validate=True)
 
     # The last document validated, with its state: the service asks several questions of one
     # document per command (whose move, follow-ups, legal actions), each validation costing

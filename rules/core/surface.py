@@ -13,15 +13,16 @@ A ruleset is played through
   that refuses the command and leaves the document as it was;
 
 plus what it declares: its key (``ruleset``), its bundled scenarios, its verbs and the option
-names each takes, and its document format; and one fact of a document every seat may know
-without a view, its sides (``sides(document)``). Its key, title, seed, dice, tables and procedures
-are the :class:`rules.core.ruleset.Ruleset` it registers (:func:`rules.core.ruleset.register`),
-with the typed facts a ruleset may add: its commands as data (:class:`CarriedDeclaration`)
-and how a campaign musters its games (:class:`Muster`).
+names each takes, and its document format; and two facts of a document no view is needed
+for: its sides (``sides(document)``, every seat may know them) and its canonical form
+(``canonical(document)``, what a replay compares stored states by). Its key, title, seed,
+dice, tables and procedures are the :class:`rules.core.ruleset.Ruleset` it registers
+(:func:`rules.core.ruleset.register`), with the typed facts a ruleset may add: its commands
+as data (:class:`CarriedDeclaration`) and how a campaign musters its games (:class:`Muster`).
 
-The application service still asks the wider :class:`rules.core.play.GamePlay`;
-:class:`SurfacePlay` answers it for a ruleset that implements only this surface, from its
-views and its ``act``.
+The service asks only these. The older, wider :class:`rules.core.play.GamePlay` (the tests'
+and tools' way in) is answered for a ruleset that implements only this surface by
+:class:`SurfacePlay`, from its views and its ``act``.
 """
 
 from __future__ import annotations
@@ -77,6 +78,11 @@ class Rules(Protocol):
 
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         """The game's sides: id → name (every seat may know them)."""
+        ...
+
+    def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        """The document as the ruleset writes it (migrated, read, defaults filled in): what
+        a replay compares a stored state by; a ``RulesError`` for one it cannot read."""
         ...
 
     def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
@@ -168,10 +174,9 @@ class SurfacePlay:
     ) -> dict[str, Any]:
         """The document in the current format; with ``validate``, read once by the ruleset
         (which refuses a state it cannot read)."""
-        current = self.rules.document_format.upgrade(document)
         if validate:
-            self.rules.view(current, REFEREE).status  # noqa: B018 - read to validate
-        return current
+            return self.rules.canonical(document)
+        return self.rules.document_format.upgrade(document)
 
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         """Side id → name."""

@@ -282,6 +282,9 @@ class DuelPlay:
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         return dict(document["sides"])
 
+    def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        return self.load_document(document, validate=True)
+
     def apply(
         self,
         document: Mapping[str, Any],

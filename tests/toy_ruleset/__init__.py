@@ -223,6 +223,10 @@ class ToyRules:
         """Side id → name."""
         return dict(document["sides"])
 
+    def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        """A toy document has no defaults to fill in: the current format is its form."""
+        return self.document_format.upgrade(document)
+
     def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
         """What a seat sees."""
         return SeatView(KEY, seat, ToySource(document))

@@ -3,7 +3,9 @@ and no deep copy of its state."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,3 +53,16 @@ async def test_a_command_validates_its_document_once_and_copies_no_state(table, 
     counted.update(validated=0, deep_copied=0)
     await table(ANNA, "manoeuvre.declare", platoon="plotone_carri")  # a picture too
     assert counted == {"validated": 1, "deep_copied": 0}
+
+
+def test_no_module_of_the_application_asks_the_older_wider_interface() -> None:
+    root = Path(__file__).resolve().parents[3] / "bot"
+    wide = sorted(
+        str(path.relative_to(root.parent))
+        for path in root.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        and node.module == "rules.core.play"
+        and any(alias.name in {"GamePlay", "DocumentPlay"} for alias in node.names)
+    )
+    assert wide == []
