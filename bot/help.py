@@ -26,9 +26,9 @@ from bot.commands import (
 from rules.core.declaration import Declaration, declaration, declarations
 from rules.core.errors import UnknownName
 from rules.core.i18n import translate
-from rules.core.play import GamePlay
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset, known_rulesets
 from rules.core.scenario import bundled_titles
+from rules.core.surface import Rules
 
 #: ``/game new``: its help lists every ruleset with its scenarios.
 GAME_NEW = "game.new"
@@ -37,11 +37,11 @@ GAME_NEW = "game.new"
 RULESET_PATHS = frozenset(command.path for command in ruleset_commands(declarations()))
 
 
-def _declaration(play: GamePlay | None) -> Declaration | None:
+def _declaration(play: Rules | None) -> Declaration | None:
     return declaration(play.ruleset) if play is not None else None
 
 
-def channel_commands(play: GamePlay | None) -> list[CommandSpec]:
+def channel_commands(play: Rules | None) -> list[CommandSpec]:
     """The commands of a channel: the service's own and its ruleset's (its own view of
     each: options, choices, bounds); every command outside a game."""
     declared = _declaration(play)
@@ -58,12 +58,12 @@ def channel_commands(play: GamePlay | None) -> list[CommandSpec]:
     return [*found, *own.values()]
 
 
-def offered(command: CommandSpec, play: GamePlay | None) -> bool:
+def offered(command: CommandSpec, play: Rules | None) -> bool:
     """Whether the channel's ruleset has this command (every command outside a game)."""
     return any(c.path == command.path for c in channel_commands(play))
 
 
-def options_for(command: CommandSpec, play: GamePlay | None) -> list[OptionSpec]:
+def options_for(command: CommandSpec, play: Rules | None) -> list[OptionSpec]:
     """The options of ``command`` the channel's ruleset takes, in its own words (every
     ruleset's outside a game)."""
     own = next((c for c in channel_commands(play) if c.path == command.path), command)
@@ -80,7 +80,7 @@ def options_for(command: CommandSpec, play: GamePlay | None) -> list[OptionSpec]
     return options
 
 
-def command_names(play: GamePlay | None) -> list[str]:
+def command_names(play: Rules | None) -> list[str]:
     """The commands offered in a channel, as typed (autocomplete of /help)."""
     return [command.name for command in channel_commands(play)]
 
@@ -114,7 +114,7 @@ def suggestion(typed: str, names: Iterable[str]) -> str | None:
     return found[0] if found else None
 
 
-def group_lines(group: str, play: GamePlay | None, language: str) -> list[str]:
+def group_lines(group: str, play: Rules | None, language: str) -> list[str]:
     """``/help campaign``: the commands of a group, each with its options (empty when
     ``group`` names no group)."""
     return [
@@ -125,13 +125,13 @@ def group_lines(group: str, play: GamePlay | None, language: str) -> list[str]:
     ]
 
 
-def _unit(play: GamePlay | None, language: str) -> str:
+def _unit(play: Rules | None, language: str) -> str:
     declared = _declaration(play)
     measure = declared.measure.value if declared is not None else "any"
     return translate(f"bot.measure.{measure}", language)
 
 
-def help_lines(language: str, topic: str, play: GamePlay | None) -> list[str]:
+def help_lines(language: str, topic: str, play: Rules | None) -> list[str]:
     """``/help`` (the commands of the channel's ruleset) or ``/help COMMAND`` (its options)."""
     if topic:
         wanted = " ".join(topic.lstrip("/").split())
@@ -168,7 +168,7 @@ def help_lines(language: str, topic: str, play: GamePlay | None) -> list[str]:
     return lines
 
 
-def _listed(command: CommandSpec, play: GamePlay | None, language: str) -> list[str]:
+def _listed(command: CommandSpec, play: Rules | None, language: str) -> list[str]:
     """A command as ``/help`` lists it: its name, what it does, its options."""
     lines = [f"/{command.name} — {translate(command.description_key, language)}"]
     options = options_for(command, play)
@@ -187,7 +187,7 @@ def shown_name(command: CommandSpec, option: OptionSpec) -> str:
     return f"{EXTRA}:{option.name}" if inside else option.name
 
 
-def command_lines(command: CommandSpec, play: GamePlay | None, language: str) -> list[str]:
+def command_lines(command: CommandSpec, play: Rules | None, language: str) -> list[str]:
     """One command's options (those ``play`` takes), each with its values and description,
     then the ruleset's examples."""
     lines = [f"/{command.name} — {translate(command.description_key, language)}"]
@@ -222,7 +222,7 @@ def command_lines(command: CommandSpec, play: GamePlay | None, language: str) ->
     return lines
 
 
-def _sequence_lines(command: CommandSpec, play: GamePlay | None, language: str) -> list[str]:
+def _sequence_lines(command: CommandSpec, play: Rules | None, language: str) -> list[str]:
     """When the command is given, read from the ruleset's declared sequence of play."""
     if play is None or play.ruleset not in known_rulesets():
         return []  # a declaration with no ruleset behind it (a test's toy)
@@ -254,11 +254,10 @@ def scenario_lines(language: str) -> list[str]:
 
 def _scenario_titles(key: str) -> dict[str, str]:
     """A ruleset's scenarios, id → title (a ruleset registered from outside ``rules/``
-    lists its play's ids, untitled)."""
+    lists its rules' ids, untitled)."""
     if key in KNOWN_RULESETS:
         return bundled_titles(f"rules.{key}")
-    play = get_ruleset(key).play
-    return dict.fromkeys(play.scenarios() if play is not None else [], "")
+    return dict.fromkeys(get_ruleset(key).rules.scenarios(), "")
 
 
 def _bound(value: float | None) -> str:

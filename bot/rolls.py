@@ -19,7 +19,8 @@ from typing import Any
 from rules.core.dice import Die, ReplayingDice, SystemDice, parse_faces
 from rules.core.errors import DiceError, RulesError
 from rules.core.i18n import translate
-from rules.core.play import GamePlay
+from rules.core.seatview import Seat
+from rules.core.surface import Rules
 
 #: Typed instead of faces: "I roll physical dice, ask me for each one".
 ASK_EACH_DIE = frozenset({"?"})
@@ -116,11 +117,11 @@ class _PaddedDice:
 
 
 def refusal_whatever_the_dice(
-    play: GamePlay,
+    rules: Rules,
     document: Mapping[str, Any],
     verb: str,
     options: Mapping[str, Any],
-    actor_side: str | None,
+    seat: Seat,
     faces: Sequence[int],
     bot_faces: Sequence[int],
 ) -> RulesError | None:
@@ -134,13 +135,13 @@ def refusal_whatever_the_dice(
     refusals: list[RulesError] = []
     for high in (False, True):
         try:
-            play.apply(
+            rules.act(
                 document,
+                seat,
                 verb,
                 options,
                 _PaddedDice(faces, high=high),
-                actor_side,
-                other_dice=ReplayingDice(bot_faces, SystemDice()),
+                ReplayingDice(bot_faces, SystemDice()),
             )
         except DiceError:
             return None

@@ -23,6 +23,7 @@ from db.protocol import GameStore
 from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +66,10 @@ async def unreadable_games(store: GameStore) -> list[UnreadableGame]:
             continue  # a campaign's state is no ruleset's document (bot/service/campaign/)
         try:
             record = await store.load(summary.channel_id)
-            play = get_ruleset(record.ruleset).play
-            if play is None:
-                raise RulesError("error.service.not_playable", ruleset=record.ruleset)
-            play.load_document(record.document, validate=True)
+            rules = get_ruleset(record.ruleset).rules
+            # Migrated, then read by the ruleset (its result): a state it cannot read is
+            # refused (error.corrupt_state).
+            rules.view(rules.document_format.upgrade(record.document), REFEREE).result  # noqa: B018
         except RulesError as error:
             found.append(UnreadableGame(summary.channel_id, summary.ruleset, error.localized("en")))
         except DamagedFile:

@@ -22,8 +22,7 @@ def settle_heap() -> None:
     """Load every ruleset (tables, scenarios' list), then freeze what is alive."""
     for ruleset in all_rulesets():
         ruleset.tables  # noqa: B018 - loading is the point: validated once, kept for life
-        if ruleset.play is not None:
-            ruleset.play.scenarios()
+        ruleset.rules.scenarios()
     gc.collect()
     gc.freeze()
     log.debug("heap settled: %d objects frozen", gc.get_freeze_count())

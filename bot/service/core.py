@@ -52,7 +52,7 @@ from bot.service.handlers import (
     Written,
 )
 from bot.service.replies import PlayReply, Reply, ResultView
-from bot.service.requests import Request, Seat, seat_among
+from bot.service.requests import Request, seat_among
 from bot.service.stored.seat_names import note_seat_name
 from bot.service.stored.table import open_table
 from bot.workers import DEFAULT_WORKERS, ChannelWorkers
@@ -63,8 +63,8 @@ from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.dice import DiceSource, SystemDice
 from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES
-from rules.core.play import GamePlay
 from rules.core.resolution import Outcome
+from rules.core.seatview import Seat
 
 log = logging.getLogger("bot.service")
 
@@ -146,10 +146,6 @@ class GameService:
         own language is unknown."""
         return self._services.language
 
-    def _play(self, ruleset: str) -> GamePlay:
-        """The playable rules of ``ruleset`` (a refusal when it has none)."""
-        return self._services.play(ruleset)
-
     async def handle(self, request: Request) -> Reply:
         """Run one request; raise :class:`RulesError` (user-safe) to refuse it."""
         if len(request.options) > MAX_OPTIONS or any(
@@ -220,11 +216,11 @@ class GameService:
         if record.ruleset == CAMPAIGN_KIND:
             # A campaign's channel holds its log, not a game: its games have their own.
             raise ServiceError("error.campaign.here", name=str(record.document.get("name", "")))
-        rules = self._services.play(record.ruleset)
+        rules = self._services.rules(record.ruleset)
         seat = seat_among(request, context.members, context.side_roles)
         # Documents saved by an older release are migrated here, in memory; the next commit
         # stores the current format. A document newer than the code is refused, clearly.
-        document = rules.load_document(record.document)
+        document = rules.document_format.upgrade(record.document)
         if handler.ruleset_verb and request.verb not in rules.verbs():
             # Answered with the commands this ruleset does have, as players type them.
             raise play.not_in_ruleset(rules, request.verb, record.ruleset)
@@ -234,7 +230,7 @@ class GameService:
         call = GameCall(request, self._services, self._table, context, rules, document, seat)
         for guard in self._table.guards:
             await guard.run(call, handler)
-        if not handler.read_only and seat.role != "none":
+        if not handler.read_only and seat.seated:
             # A seat assigned by someone else gets its holder's name at their first command
             # (before it runs: a command may end or delete the game).
             await note_seat_name(
@@ -371,9 +367,9 @@ class GameService:
 
 def _check_seat(who: Who, seat: Seat) -> None:
     """Refuse a seat the handler does not admit."""
-    if who is Who.SEATED and seat.role == "none":
+    if who is Who.SEATED and not seat.seated:
         raise ServiceError("error.service.join_first")
-    if who is Who.REFEREE and seat.role != "referee":
+    if who is Who.REFEREE and not seat.referee:
         raise ServiceError("error.service.referee_only")
 
 
@@ -387,8 +383,8 @@ def _earlier_reply(request: Request, event: EventRecord, record: GameRecord) -> 
     reply.resolutions = resolutions_of(event)
     ended = result_of(event)
     if ended is not None:  # the command that ended the game: its result again
-        play = Services.ruleset(record.ruleset).play
-        reply.result = ResultView(ended, play.sides(record.document) if play else {})
+        rules = Services.ruleset(record.ruleset).rules
+        reply.result = ResultView(ended, rules.sides(record.document))
     return reply
 
 

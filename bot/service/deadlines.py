@@ -40,6 +40,7 @@ from db.models import format_timestamp
 from rules.core.errors import UnknownName
 from rules.core.play import FollowUp
 from rules.core.resolution import Outcome
+from rules.core.seatview import REFEREE
 
 #: The longest deadline or pace, in hours (60 days).
 MAX_DEADLINE_HOURS = 24 * 60
@@ -113,7 +114,7 @@ async def follow_what_is_owed(written: Written) -> list[Outcome]:
     before), in a command of the rules or a die answered; a history command, a decision or
     a seat change is no one's action and re-arms nothing."""
     call = written.call
-    play, seat, before = call.play, call.seat, call.document
+    rules, seat, before = call.rules, call.seat, call.document
     acted = written.handler.ruleset_verb or call.request.verb == DIE_ANSWER
 
     # What is owed after the write, worked out once for every follower that asks.
@@ -121,10 +122,10 @@ async def follow_what_is_owed(written: Written) -> list[Outcome]:
     owing = set(now.sides)
     actor: str | None = None
     if acted and not now.ended:
-        if seat.role != "referee":
+        if not seat.referee:
             actor = seat.side
         else:  # the referee acted for the side the turn awaited
-            actor = await call.services.off_loop(play.awaiting, before)
+            actor = await call.services.off_loop(lambda: rules.view(before, REFEREE).awaiting)
     context = call.context
     plan = plan_for(context.deadlines, owing, actor, context.pace_hours, datetime.now(UTC))
     channel_id = call.request.channel_id
@@ -151,11 +152,11 @@ def due_notices(call: GameCall, sides: Mapping[str, str]) -> list[Outcome]:
 async def set_deadline(call: GameCall) -> Reply:
     """``/game deadline hours:N [side:S]``: the side (the one to move by default) must act
     within N hours; 0 clears its deadline."""
-    request, play, document = call.request, call.play, call.document
+    request, rules, document = call.request, call.rules, call.document
     reply = _reply(call)
     hours = int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
-    sides = play.sides(document)
-    side = str(request.options.get("side") or play.awaiting(document) or "")
+    sides = rules.sides(document)
+    side = str(request.options.get("side") or rules.view(document, REFEREE).awaiting or "")
     if side not in sides:
         raise UnknownName("error.service.unknown_side", name=side[:40], known=", ".join(sides))
     if hours == 0:
@@ -177,7 +178,7 @@ async def set_deadline(call: GameCall) -> Reply:
 
 async def set_pace(call: GameCall) -> Reply:
     """``/game pace hours:N``: every owed action gets N hours (0: no pace)."""
-    request, play, document = call.request, call.play, call.document
+    request, rules, document = call.request, call.rules, call.document
     reply = _reply(call)
     hours = int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
     await stored.set_pace(call.store, request.channel_id, hours or None)
@@ -185,12 +186,15 @@ async def set_pace(call: GameCall) -> Reply:
         reply.notices.append(Outcome.of("bot.deadline.pace_off"))
         return reply
     reply.notices.append(Outcome.of("bot.deadline.pace", hours=hours))
+
     # The sides owing now get their time at once, not at their next command.
-    owing = await call.services.off_loop(
-        lambda: owing_sides(play.follow_ups(document), play.awaiting(document))
-    )
+    def owing_now() -> set[str]:
+        view = rules.view(document, REFEREE)
+        return owing_sides(view.follow_ups, view.awaiting)
+
+    owing = await call.services.off_loop(owing_now)
     due = datetime.now(UTC) + timedelta(hours=hours)
-    sides = play.sides(document)
+    sides = rules.sides(document)
     for side in sorted(owing):
         await stored.set_deadline(call.store, request.channel_id, side, due)
         reply.notices.append(
@@ -235,7 +239,7 @@ async def due_reminders(
             )
         if not claimed:
             continue  # Claimed by another process (or the deadline moved meanwhile).
-        sides = services.play(record.ruleset).sides(record.document)
+        sides = services.rules(record.ruleset).sides(record.document)
         reply = Reply(language=record.language, ruleset=record.ruleset)
         reply.notices.append(
             Outcome.of(

@@ -13,8 +13,9 @@ from typing import Any
 from bot.commands import command_line
 from rules.core.errors import IllegalAction, RulesError
 from rules.core.i18n import sentences, translate
-from rules.core.legal import LegalAction, for_seat, owed
-from rules.core.play import GamePlay
+from rules.core.legal import LegalAction, owed
+from rules.core.seatview import Seat
+from rules.core.surface import Rules
 
 
 class ServiceError(RulesError):
@@ -65,16 +66,17 @@ def commands_hint(actions: list[LegalAction], limit: int = 6) -> str:
 
 
 def not_now(
-    play: GamePlay, document: Mapping[str, Any], error: IllegalAction, side: str | None
+    rules: Rules, document: Mapping[str, Any], error: IllegalAction, seat: Seat
 ) -> IllegalAction:
-    """The refusal with what the seat may do instead, read from the legal actions."""
+    """The refusal with what the seat may do instead, read from its view."""
+    view = rules.view(document, seat)
     try:
-        actions = play.legal_actions(document)
+        actions = view.every_legal
     except RulesError:
         return error
-    mine = [a for a in for_seat(actions, side) if a.verb != "odds"]
-    awaiting = play.awaiting(document)
-    sides = play.sides(document)
+    mine = [a for a in view.legal if a.verb != "odds"]
+    awaiting = view.awaiting
+    sides = rules.sides(document)
     waiting_for = ", ".join(
         dict.fromkeys(sides.get(a.side, a.side) for a in owed(actions) if a.side)
     ) or sides.get(awaiting or "", awaiting or "—")

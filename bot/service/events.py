@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from bot.service.errors import command_name
-from bot.service.requests import Request, Seat
+from bot.service.requests import Request
 from db.models import VERB_UNDO, EventRecord, NewEvent
 from rules.core.dice import Roll
 from rules.core.expression import RollResult
@@ -22,6 +22,7 @@ from rules.core.i18n import has_key, translate
 from rules.core.play import Played
 from rules.core.resolution import Resolution
 from rules.core.score import GameResult
+from rules.core.seatview import SPECTATOR, Seat
 from rules.render import outcome_text
 
 # Keys the service adds to a play event's args beside the command's options: the referee
@@ -51,21 +52,14 @@ EVENT_ARGS = frozenset(
 PUBLIC_ARGS = EVENT_ARGS
 
 
-@dataclass(frozen=True, slots=True)
-class Reader:
-    """Who reads a story of the game: the channel (and so every seat), a side, or the
-    referee, who reads everything."""
-
-    side: str | None = None
-    referee: bool = False
-
-    def may_read(self, args: Any) -> bool:
-        """Whether this reader may see the options, dice and outcome of the event with
-        these ``args``."""
-        secret = secret_of(args)
-        if secret is None or self.referee:
-            return True
-        return secret != REFEREE_ONLY and secret == self.side
+def may_read(seat: Seat, args: Any) -> bool:
+    """Whether ``seat`` may read the options, dice and outcome of the event with these
+    ``args``: the referee reads everything, the channel (the spectator's seat) and a side
+    whatever is not another side's secret."""
+    secret = secret_of(args)
+    if secret is None or seat.referee:
+        return True
+    return secret != REFEREE_ONLY and secret == seat.side
 
 
 def secret_among(sides: Iterable[str | None]) -> str | None:
@@ -75,12 +69,6 @@ def secret_among(sides: Iterable[str | None]) -> str | None:
     if not secret:
         return None
     return secret.pop() if len(secret) == 1 else REFEREE_ONLY
-
-
-#: The channel: what is posted for everyone (a reply, a caption, a log page).
-CHANNEL = Reader()
-#: The referee: everything.
-REFEREE_READER = Reader(referee=True)
 
 
 def secret_of(args: Any) -> str | None:
@@ -145,19 +133,19 @@ def command_event(
     """The event a played command is logged as.
 
     ``acted_for`` is the side whose move it was (recorded when the referee played it for
-    that side); ``typed`` the player's own faces, if any; ``result`` the game's result
-    when this command ended it.
+    that side; the caller gives None when it is the side the referee joined); ``typed``
+    the player's own faces, if any; ``result`` the game's result when this command ended
+    it.
     """
-    actor_side = None if seat.role == "referee" else seat.side
     args: dict[str, Any] = {k: v for k, v in request.options.items() if v is not None}
-    if seat.role == "referee" and acted_for is not None and acted_for != seat.side:
+    if seat.referee and acted_for is not None:
         args[ACTED_FOR_ARG] = acted_for
     if typed is not None:
         args[BY_HAND_ARG] = True
     # Enough to replay the command without the members table: the side it was played
     # for, and every die the tray rolled in order (not only those a resolution shows),
     # each marked typed by the player (by_hand) or the bot's, and the side it was for.
-    args[ACTOR_SIDE_ARG] = actor_side
+    args[ACTOR_SIDE_ARG] = seat.side
     if played.secret_for is not None:
         args[SECRET_ARG] = played.secret_for
     if request.user_name:
@@ -237,7 +225,7 @@ def event_line(
     ruleset: str,
     language: str,
     sides: Mapping[str, str],
-    reader: Reader = CHANNEL,
+    reader: Seat = SPECTATOR,
 ) -> str:
     """One line of the story: ``#7 anna — /fire unit:squadra_1 … → 2 casualties``.
 
@@ -249,7 +237,7 @@ def event_line(
     args = event.args if isinstance(event.args, dict) else {}
     who = str(args.get(ACTOR_NAME_ARG) or (f"<@{event.actor_id}>" if event.actor_id else "—"))
     secret = secret_of(args)
-    if secret is not None and not reader.may_read(args):
+    if secret is not None and not may_read(reader, args):
         if secret == REFEREE_ONLY:
             hidden = translate("bot.log.hidden_referee", language)
         else:
@@ -296,12 +284,10 @@ __all__ = [
     "ACTOR_NAME_ARG",
     "ACTOR_SIDE_ARG",
     "BY_HAND_ARG",
-    "CHANNEL",
     "EVENT_ARGS",
     "HISTORY_VERBS",
     "PUBLIC_ARGS",
     "REFEREE_ONLY",
-    "REFEREE_READER",
     "RESULT_ARG",
     "SAME_DOCUMENT_VERBS",
     "SEAT_APPROVE",
@@ -321,9 +307,9 @@ __all__ = [
     "VERB_REWIND",
     "VERB_ROLL",
     "VERB_TYPED",
-    "Reader",
     "command_event",
     "event_line",
+    "may_read",
     "people",
     "plain_event",
     "plain_mentions",

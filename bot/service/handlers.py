@@ -37,9 +37,8 @@ from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from bot.limits import LogLimiter
-from bot.service.errors import ServiceError
 from bot.service.replies import Reply
-from bot.service.requests import Request, Seat
+from bot.service.requests import Request
 from bot.service.stored.table import TableContext, open_table
 from bot.workers import ChannelWorkers
 from db.errors import StoreError
@@ -49,9 +48,10 @@ from rules.core.budget import work_budget
 from rules.core.dice import DiceSource
 from rules.core.i18n import LANGUAGES
 from rules.core.odds import odds_budget
-from rules.core.play import GamePlay
 from rules.core.resolution import Outcome
 from rules.core.ruleset import Ruleset, get_ruleset
+from rules.core.seatview import REFEREE, Seat
+from rules.core.surface import Rules
 
 _T = TypeVar("_T")
 
@@ -110,12 +110,10 @@ class Services:
         """The ruleset called ``key`` (every lookup of the service goes through here)."""
         return get_ruleset(key)
 
-    def play(self, ruleset: str) -> GamePlay:
-        """The playable rules of ``ruleset``, or a refusal when it has none."""
-        play: GamePlay | None = self.ruleset(ruleset).play
-        if play is None:
-            raise ServiceError("error.service.not_playable", ruleset=ruleset)
-        return play
+    def rules(self, ruleset: str) -> Rules:
+        """The rules of ``ruleset``: ``setup``, ``view``, ``act`` and their declared facts
+        (an unknown ruleset is refused by its lookup)."""
+        return self.ruleset(ruleset).rules
 
     async def on_workers(
         self,
@@ -171,7 +169,7 @@ class GameCall(Call):
     (migrated to the current format, in memory) and the asker's seat."""
 
     context: TableContext
-    play: GamePlay
+    rules: Rules
     document: Mapping[str, Any]
     seat: Seat
 
@@ -226,12 +224,15 @@ class Owing:
     ended: bool
 
 
-def owing_in(play: GamePlay, record: GameRecord, document: Mapping[str, Any]) -> Owing:
+def owing_in(rules: Rules, record: GameRecord, document: Mapping[str, Any]) -> Owing:
     """What is owed in ``document`` (rules work: run it off the event loop)."""
-    if record.status == "ended" or play.result(document) is not None:
+    if record.status == "ended":
         return Owing(frozenset(), None, True)
-    awaited = play.awaiting(document)
-    sides = frozenset(f.side for f in play.follow_ups(document) if f.side is not None)
+    view = rules.view(document, REFEREE)
+    if view.result is not None:
+        return Owing(frozenset(), None, True)
+    awaited = view.awaiting
+    sides = frozenset(f.side for f in view.follow_ups if f.side is not None)
     return Owing(sides or frozenset({awaited} if awaited is not None else ()), awaited, False)
 
 
@@ -258,10 +259,10 @@ class Written:
     async def owing_after(self) -> Owing:
         """What is owed once the command was written (computed once per command)."""
         if "after" not in self._owing:
-            play, after = self.call.play, self.after
+            rules, after = self.call.rules, self.after
 
             def work() -> Owing:
-                return owing_in(play, after, play.load_document(after.document))
+                return owing_in(rules, after, rules.document_format.upgrade(after.document))
 
             self._owing["after"] = await self.call.services.off_loop(work)
         return self._owing["after"]
@@ -269,9 +270,9 @@ class Written:
     async def owing_before(self) -> Owing:
         """What was owed when the command read the game (computed once per command)."""
         if "before" not in self._owing:
-            play, call = self.call.play, self.call
+            call = self.call
             self._owing["before"] = await self.call.services.off_loop(
-                owing_in, play, call.record, call.document
+                owing_in, call.rules, call.record, call.document
             )
         return self._owing["before"]
 

@@ -40,9 +40,11 @@ from bot.service.replay import Rerun, is_play_event, later_commands, rerun
 from bot.service.replies import PlayReply, Reply, ResultView, StatusReply
 from bot.service.requests import int_option
 from db.models import VERB_ENDED, EventRecord, NewEvent
-from rules.core.play import GamePlay, StatusView
+from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
+from rules.core.seatview import REFEREE
+from rules.core.surface import Rules
 
 VERB_TAKEBACK = "takeback"
 VERB_UNDO_COMMAND = "game.undo"
@@ -51,15 +53,15 @@ _R = TypeVar("_R", bound=Reply)
 PAGE = 1000
 
 
-def takeback_refusal(latest: EventRecord, user_id: int, play: GamePlay) -> str | None:
+def takeback_refusal(latest: EventRecord, user_id: int, rules: Rules) -> str | None:
     """Why the asker may not take back the game's latest event (None: they may).
 
     The asker's own roll (a free ``/roll`` or a command whose dice were rolled) is refused
     for what it is: rolls stand, only the referee's ``/game undo`` removes them."""
     own = latest.actor_id == user_id
-    if own and (latest.verb == VERB_ROLL or (latest.dice and is_play_event(latest, play))):
+    if own and (latest.verb == VERB_ROLL or (latest.dice and is_play_event(latest, rules))):
         return "error.service.takeback.rolls_stand"
-    if not is_play_event(latest, play) or not own:
+    if not is_play_event(latest, rules) or not own:
         return "error.service.takeback.not_yours"
     return None
 
@@ -70,8 +72,8 @@ def _reply(call: GameCall, kind: type[_R]) -> _R:
 
 
 async def _status_of(call: GameCall, document: Mapping[str, Any]) -> StatusView:
-    play = call.play
-    return await call.services.off_loop(lambda: public_status(play.status(document)))
+    rules = call.rules
+    return await call.services.off_loop(lambda: public_status(rules.view(document, REFEREE).status))
 
 
 async def undo(call: GameCall) -> Reply:
@@ -81,7 +83,7 @@ async def undo(call: GameCall) -> Reply:
     the store's end (``game.ended``) follows that event, and a state with a result is
     over whatever the store says. The game is then in play again, without a result.
     """
-    request, store, play = call.request, call.store, call.play
+    request, store, rules = call.request, call.store, call.rules
     channel = request.channel_id
     reply = _reply(call, StatusReply)
     result = await store.undo(
@@ -91,16 +93,16 @@ async def undo(call: GameCall) -> Reply:
         interaction_id=request.interaction_id,
     )
     undone = await store.load(channel)
-    document = play.load_document(undone.document)
+    document = rules.document_format.upgrade(undone.document)
     if result.event.args.get("undone_verb") == VERB_ENDED and await call.services.off_loop(
-        lambda: play.result(document) is not None
+        lambda: rules.view(document, REFEREE).result is not None
     ):
         reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
         result = await store.undo(
             channel, expected_version=undone.version, actor_id=request.user_id
         )
         undone = await store.load(channel)
-        document = play.load_document(undone.document)
+        document = rules.document_format.upgrade(undone.document)
     reply.head_hash = result.event.hash
     reply.notices.append(Outcome.of("bot.game.undone", seq=result.event.undoes_seq or 0))
     reply.status = await _status_of(call, document)
@@ -113,7 +115,7 @@ async def take_back(call: GameCall) -> Reply:
     channel = request.channel_id
     reply = _reply(call, StatusReply)
     latest = await store.events(channel, after_seq=version - 1, limit=1)
-    refusal = takeback_refusal(latest[0], request.user_id, call.play) if latest else "x"
+    refusal = takeback_refusal(latest[0], request.user_id, call.rules) if latest else "x"
     if refusal is not None:
         raise ServiceError(refusal if latest else "error.service.takeback.not_yours")
     result = await store.undo(
@@ -136,10 +138,13 @@ async def rewind(call: GameCall) -> Reply:
     reply = _reply(call, StatusReply)
     seq = int_option(request.options, "seq", 0, 1, max(1, version - 1))
     earlier = await store.state_at(channel, seq)
-    play, now = call.play, call.document
-    document = play.load_document(earlier.document)
+    rules, now = call.rules, call.document
+    document = rules.document_format.upgrade(earlier.document)
     over, ended = await call.services.off_loop(
-        lambda: (play.result(now) is not None, play.result(document))
+        lambda: (
+            rules.view(now, REFEREE).result is not None,
+            rules.view(document, REFEREE).result,
+        )
     )
     if over:
         await _refuse_over(call)
@@ -155,7 +160,7 @@ async def rewind(call: GameCall) -> Reply:
         if closed is not None:
             reply.head_hash = closed.event.hash
         reply.status = replace(reply.status, ended=True, awaiting=None)
-        reply.result = ResultView(ended, play.sides(document))
+        reply.result = ResultView(ended, rules.sides(document))
     return reply
 
 
@@ -168,7 +173,8 @@ async def _refuse_over(call: GameCall) -> None:
 
 async def reroll(call: GameCall) -> Reply:
     """``/dice reroll seq:N``: a disputed roll rolled again, the later commands re-run."""
-    request, store, play, version = call.request, call.store, call.play, call.record.version
+    request, store, version = call.request, call.store, call.record.version
+    rules = call.rules
     channel = request.channel_id
     reply = _reply(call, PlayReply)
     seq = int_option(request.options, "seq", 0, 1, version)
@@ -186,25 +192,25 @@ async def reroll(call: GameCall) -> Reply:
     disputed = any(e.verb == VERB_DISPUTE and e.args.get("seq") == seq for e in events)
     if target is None or not target.dice or not disputed:
         raise ServiceError("error.service.reroll.not_disputed", seq=seq)
-    if not is_play_event(target, play):
+    if not is_play_event(target, rules):
         # A free /roll typed by hand may be disputed, but it is no command of the rules
         # to run again: the rules would answer "unknown command 'roll'".
         raise ServiceError("error.service.reroll.free_roll", seq=seq)
     try:
-        later = later_commands(events, seq, play)
+        later = later_commands(events, seq, rules)
     except ValueError:
         raise ServiceError("error.service.reroll.history", seq=seq) from None
-    before = play.load_document((await store.state_at(channel, seq - 1)).document)
+    before = rules.document_format.upgrade((await store.state_at(channel, seq - 1)).document)
     members = list(call.context.members)
     dice = call.services.dice
 
     now = call.document
 
     def run_again() -> tuple[Rerun, GameResult | None] | None:
-        if play.result(now) is not None:
+        if rules.view(now, REFEREE).result is not None:
             return None  # over already: refused below
-        again = rerun(play, before, target, dice, later, members)
-        return again, play.result(again.document)
+        again = rerun(rules, before, target, dice, later, members)
+        return again, rules.view(again.document, REFEREE).result
 
     # The re-run may end the game (a roll now wipes a side out): its event is then the
     # result event, and the game's end follows it.
@@ -239,16 +245,16 @@ async def reroll(call: GameCall) -> Reply:
             Outcome.of("bot.dice.reroll_stopped", seq=outcome.stopped_at, reason=outcome.reason)
         )
     reply.seq, reply.head_hash = result.seq, result.event.hash
-    reply.status = await _status_of(call, play.load_document(outcome.document))
+    reply.status = await _status_of(call, rules.document_format.upgrade(outcome.document))
     if ended is not None:
         closed = await close_game(call, result.version)
         if closed is not None:
             reply.head_hash = closed.event.hash
         reply.status = replace(reply.status, ended=True, awaiting=None)
-        reply.result = ResultView(ended, play.sides(outcome.document))
+        reply.result = ResultView(ended, rules.sides(outcome.document))
         reply.notices = [n for n in reply.notices if n != ended.summary]
     if secret is not None:
-        _rerolled_in_secret(reply, seq, secret, play.sides(outcome.document))
+        _rerolled_in_secret(reply, seq, secret, rules.sides(outcome.document))
     return reply
 
 
@@ -283,9 +289,9 @@ async def check_dice(call: GameCall) -> Reply:
     events = await call.store.events(request.channel_id, after_seq=seq - 1, limit=1)
     if not events or events[0].seq != seq or not events[0].args.get("by_hand"):
         raise ServiceError("error.service.no_hand_dice", seq=seq)
-    if seat.role == "none":
+    if not seat.seated:
         raise ServiceError("error.service.join_first")
-    if seat.role != "referee" and events[0].actor_id == request.user_id:
+    if not seat.referee and events[0].actor_id == request.user_id:
         raise ServiceError("error.service.own_dice")
     event = plain_event(request, request.verb, seq=seq)
     result = await call.store.commit(

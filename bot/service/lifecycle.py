@@ -25,7 +25,7 @@ from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.roles import creator_role, set_creator_role
 from bot.service.stored.seat_names import note_seat_name
 from db.archive import read_archive
-from db.errors import GameNotFound, StoreError
+from db.errors import StoreError
 from db.models import ArchivedGame, GameSummary
 from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.battlefield import MapView
@@ -34,6 +34,7 @@ from rules.core.i18n import LANGUAGES, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
+from rules.core.seatview import REFEREE
 from rules.render import outcome_text
 
 log = logging.getLogger(__name__)
@@ -89,9 +90,7 @@ async def _result_text(
     state (the store keeps no result of its own); "" when it has none (a game ended
     before results existed) or cannot be read (the listing goes on)."""
     try:
-        play = services.ruleset(ruleset).play
-        if play is None:
-            return ""
+        rules = services.rules(ruleset)
         if isinstance(game, ArchivedGame):
             # The archive's head holds the last state; its history is not read.
             head, _ = await read_archive(services.store, game.id)
@@ -101,7 +100,7 @@ async def _result_text(
             document = (await services.store.load(game.channel_id)).document
 
         def summary() -> str:
-            result = play.result(play.load_document(document))
+            result = rules.view(rules.document_format.upgrade(document), REFEREE).result
             return "" if result is None else outcome_text(ruleset, result.summary, language)
 
         found = await services.off_loop(summary)
@@ -117,11 +116,9 @@ async def _playing_line(
     channel = channel_label(game.channel_id, in_guild)
     try:
         record = await services.store.load(game.channel_id)
-        play = services.ruleset(record.ruleset).play
-        if play is None:
-            raise GameNotFound(game.channel_id)
-        document = play.load_document(record.document)
-        view = play.status(document)
+        rules = services.rules(record.ruleset)
+        document = rules.document_format.upgrade(record.document)
+        view = rules.view(document, REFEREE).status
         side = view.sides.get(view.awaiting or "", view.awaiting or "—")
         return translate(
             "bot.games.playing",
@@ -142,7 +139,7 @@ def _ruleset_of(services: Services, scenario: object) -> str:
     scenario (a referee who types ``scenario:gotica_incontro`` means linea_gotica), else the
     default one, whose refusal then lists its scenarios."""
     if scenario:
-        owners = [key for key in KNOWN_RULESETS if str(scenario) in services.play(key).scenarios()]
+        owners = [key for key in KNOWN_RULESETS if str(scenario) in services.rules(key).scenarios()]
         if len(owners) == 1:
             return owners[0]
     return KNOWN_RULESETS[0]
@@ -159,21 +156,21 @@ async def new_game(call: Call) -> Reply:
         raise InvalidInput(
             "error.service.bad_language", language=language[:10], known=", ".join(LANGUAGES)
         )
-    play = services.play(services.ruleset(ruleset).key)
+    rules = services.rules(services.ruleset(ruleset).key)
     if (
         request.attachment is not None
         and len(request.attachment.encode("utf-8", "surrogatepass")) > MAX_SCENARIO_BYTES
     ):
         raise InvalidInput("error.service.scenario_too_big", limit=MAX_SCENARIO_BYTES)
     scenario = options.get("scenario")
-    if request.attachment is None and scenario and str(scenario) not in play.scenarios():
+    if request.attachment is None and scenario and str(scenario) not in rules.scenarios():
         raise UnknownName(
-            "error.unknown_scenario", name=str(scenario)[:40], known=", ".join(play.scenarios())
+            "error.unknown_scenario", name=str(scenario)[:40], known=", ".join(rules.scenarios())
         )
     # Parsing an uploaded file is bounded (rules.core.scenario's limits) but not instant:
     # off the event loop, within the work budget.
     document = await services.off_loop(
-        play.new_game, str(scenario) if scenario else None, request.attachment
+        rules.setup, str(scenario) if scenario else None, request.attachment
     )
     if request.guild_id is not None and not request.manages_guild:
         needed = await creator_role(store, request.guild_id)
@@ -201,12 +198,12 @@ async def new_game(call: Call) -> Reply:
         Outcome.of(
             "bot.game.created",
             title=str(document.get("title", "")),
-            sides=", ".join(play.sides(document).values()),
+            sides=", ".join(rules.sides(document).values()),
         )
     )
 
     def look() -> tuple[StatusView, MapView | None]:
-        return status_and_map(play, document, ruleset, language)
+        return status_and_map(rules, document, ruleset, language)
 
     reply.status, reply.map_view = await services.off_loop(look)
     return reply

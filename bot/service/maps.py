@@ -1,8 +1,8 @@
 """The table as the channel may see it: the public status, the picture and its caption.
 
-Pure and synchronous (called on the rules workers): what the ruleset's ``map_view`` and
-``status`` give, with hidden units left out, words in the game's language, and the caption
-every ruleset's picture carries in one style.
+Pure and synchronous (called on the rules workers): what the seat views give (the
+spectator's picture, the status), with hidden units left out, words in the game's
+language, and the caption every ruleset's picture carries in one style.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from bot.service.requests import Request
 from rules.core.battlefield import MapView, Overlay
 from rules.core.budget import WorkBudgetExceeded
 from rules.core.i18n import translate
-from rules.core.play import GamePlay, StatusView
+from rules.core.play import StatusView
+from rules.core.seatview import REFEREE, SPECTATOR, SeatView
+from rules.core.surface import Rules
 from rules.render import outcome_text, value_text
 
 log = logging.getLogger(__name__)
@@ -75,26 +77,24 @@ def with_caption(view: MapView | None, action: str, state: str = "") -> MapView 
     return view.model_copy(update={"caption": "\n".join(lines)})
 
 
-def command_marks(
-    play: GamePlay, document: Mapping[str, Any], request: Request
-) -> tuple[Overlay, ...]:
-    """The marks a command draws on its reply's picture (none if the ruleset fails: the
-    command itself must not)."""
+def command_marks(view: SeatView, request: Request) -> tuple[Overlay, ...]:
+    """The marks a command draws on its reply's picture, read from the view of the state
+    it is played on (none if the ruleset fails: the command itself must not)."""
     try:
-        return play.action_overlays(document, request.verb, request.options)
+        return view.marks(request.verb, request.options)
     except Exception:
         log.exception("action_overlays failed (%s)", request.verb)
         return ()
 
 
 def channel_map(
-    play: GamePlay, document: Mapping[str, Any], ruleset: str, language: str
+    rules: Rules, document: Mapping[str, Any], ruleset: str, language: str
 ) -> MapView | None:
-    """The picture for the channel (None without a battlefield, or if the ruleset fails
-    to draw it: the reply goes without it). Never a hidden unit, whatever the ruleset put
-    in its public view."""
+    """The picture for the channel, the spectator's (None without a battlefield, or if the
+    ruleset fails to draw it: the reply goes without it). Never a hidden unit, whatever the
+    ruleset put in its public view."""
     try:
-        view = play.map_view(document, None, public=True, language=language)
+        view = rules.view(document, SPECTATOR).map(language)
     except WorkBudgetExceeded:
         log.warning("map_view past the work budget (%s): no picture", ruleset)
         return None
@@ -110,12 +110,12 @@ def channel_map(
 
 
 def status_and_map(
-    play: GamePlay, document: Mapping[str, Any], ruleset: str, language: str
+    rules: Rules, document: Mapping[str, Any], ruleset: str, language: str
 ) -> tuple[StatusView, MapView | None]:
     """The public status and the channel's captioned picture of a state, in one pass."""
-    view = public_status(play.status(document))
+    view = public_status(rules.view(document, REFEREE).status)
     caption = status_caption(view, ruleset, language)
-    return view, with_caption(channel_map(play, document, ruleset, language), "", caption)
+    return view, with_caption(channel_map(rules, document, ruleset, language), "", caption)
 
 
 __all__ = [

@@ -32,9 +32,15 @@ from bot.service.events import (
 )
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
-from bot.service.redaction import Unseen, rules_seat, unseen_units
+from bot.service.redaction import Unseen, unseen_units
 from bot.service.replies import PlayReply, Reply, ResultView, RollReply
-from bot.service.requests import NO_SEAT, Request, int_option, players_among, seat_among
+from bot.service.requests import (
+    Request,
+    int_option,
+    member_side,
+    players_among,
+    seat_among,
+)
 from bot.service.stored.dice import (
     PendingRoll,
     drop_pending_roll,
@@ -65,10 +71,11 @@ from rules.core.errors import (
     UnknownName,
 )
 from rules.core.expression import RollResult, roll_with_odds
-from rules.core.play import FollowUp, GamePlay, Played, StatusView
+from rules.core.play import FollowUp, Played, StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
-from rules.core.seatview import SPECTATOR
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
+from rules.core.surface import Rules
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +109,11 @@ async def free_roll(call: Call) -> Reply:
         context = None
     record = context.record if context is not None else None
     seat = (
-        seat_among(request, context.members, context.side_roles) if context is not None else NO_SEAT
+        seat_among(request, context.members, context.side_roles)
+        if context is not None
+        else SPECTATOR
     )
-    services.limiter.admit(request.channel_id, request.user_id, seated=seat.role != "none")
+    services.limiter.admit(request.channel_id, request.user_id, seated=seat.seated)
     language = record.language if record is not None else services.known(request.locale)
     dice: DiceSource = services.dice
     if request.dice:
@@ -173,12 +182,11 @@ async def play_verb(
     ``typed`` are the player's faces (parsed from ``request.dice`` when not given),
     ``bot_faces`` the bot's faces of an earlier run of the same command, replayed.
     """
-    play, seat, document, context = call.play, call.seat, call.document, call.context
+    rules, seat, document, context = call.rules, call.seat, call.document, call.context
     store, services = call.store, call.services
     record = context.record
     reply = PlayReply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
-    actor_side = None if seat.role == "referee" else seat.side
-    if seat.role == "player" and seat.side is None:
+    if seat.public:  # a member at no side yet
         raise ServiceError("error.service.join_first")
     odds_only = request.verb == ODDS
     if typed is None and request.dice and not odds_only:
@@ -203,7 +211,11 @@ async def play_verb(
     ending: list[GameResult] = []  # the result, when this command ends the game
     acting: list[Request] = []  # the request as played: no name hidden from the seat
     public: list[StatusView] = []  # a secret command's status, as the channel sees it
-    rules = services.ruleset(record.ruleset).rules
+    own_side = member_side(context.members, request.user_id)
+
+    def acted_for(waiting: str | None) -> str | None:
+        # The referee playing the move of a side they did not join plays it for that side.
+        return None if waiting == own_side else waiting
 
     def rules_pass() -> tuple[str | None, Played, list[FollowUp], str | None]:
         # One hop to the rules thread for everything the rules say about this command:
@@ -211,27 +223,28 @@ async def play_verb(
         # (asked of the state the command left, not validated again), whether it ended
         # the game, the picture, and the new document encoded for the store (its commit
         # then needs no hop of its own).
-        waiting = play.awaiting(document)
-        if not odds_only and play.result(document) is not None:
+        view_before = rules.view(document, REFEREE)
+        waiting = view_before.awaiting
+        if not odds_only and view_before.result is not None:
             raise _AlreadyOver  # its end is not in the store yet: see close_game
         # A unit hidden from the seat is, to it, a unit that does not exist.
-        unseen = Unseen.of(request.options, unseen_units(rules, document, rules_seat(seat)))
+        unseen = Unseen.of(request.options, unseen_units(rules, document, seat))
         acted = replace(request, options=dict(unseen.options)) if unseen.masked else request
         acting.append(acted)
         # Read from the state the command is played on, before apply takes it over.
-        marks = command_marks(play, document, acted) if drawn else ()
+        marks = command_marks(view_before, acted) if drawn else ()
         try:
-            result = play.apply(
+            result = rules.act(
                 document,
+                seat,
                 acted.verb,
                 acted.options,
                 SystemDice() if odds_only else dice,
-                actor_side,
-                other_dice=bot_dice,
+                bot_dice,
             )
         except IllegalAction as error:
             # What the seat may do instead is listed here, in the same job and budget.
-            raise not_now(play, document, unseen.refusal(error), actor_side) from None
+            raise not_now(rules, document, unseen.refusal(error), seat) from None
         except UnknownName as error:
             # A mistyped name: the closest ones this seat may see, in the same job.
             raise with_suggestions(
@@ -250,7 +263,8 @@ async def play_verb(
             return waiting, result, [], None
         # A command that ends the game (the last turn, a sudden death, a concession, the
         # referee's decision): its event carries the result, committed as the end.
-        ended = play.result(result.document)
+        view_after = rules.view(result.document, REFEREE)
+        ended = view_after.result
         if ended is not None:
             ending.append(ended)
         if preparer is not None:
@@ -261,18 +275,18 @@ async def play_verb(
                     request.channel_id, result.document, base_text=record.document_text
                 )
             )
-            events.append(prepare_event(command_event(acted, seat, waiting, typed, result, ended)))
+            events.append(
+                prepare_event(command_event(acted, seat, acted_for(waiting), typed, result, ended))
+            )
         if drawn or ended is not None:  # the end shows the table, its objectives marked
-            view = channel_map(play, result.document, reply.ruleset, reply.language)
+            view = channel_map(rules, result.document, reply.ruleset, reply.language)
             if view is not None and marks:
                 view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
             pictures.append(view)
-            states.append(
-                status_caption(play.status(result.document), reply.ruleset, reply.language)
-            )
+            states.append(status_caption(view_after.status, reply.ruleset, reply.language))
         if result.secret_for is not None:  # what the channel sees of it
             public.append(rules.view(result.document, SPECTATOR).status)
-        return waiting, result, play.follow_ups(result.document), play.awaiting(result.document)
+        return waiting, result, view_after.follow_ups, view_after.awaiting
 
     try:
         before, played, follow_ups, after = await services.off_loop(rules_pass)
@@ -289,7 +303,7 @@ async def play_verb(
         # A face that does not fit may only mean the rules refuse the command anyway
         # (the dice were meant for a path it never takes): then say the rules' reason.
         await services.off_loop(
-            _raise_rules_refusal, play, document, acting[0], actor_side, typed, bot_faces
+            _raise_rules_refusal, rules, document, acting[0], seat, typed, bot_faces
         )
         raise
     if isinstance(dice, ScriptedDice) and not odds_only:
@@ -304,7 +318,11 @@ async def play_verb(
         reply.resolutions = uncertain or played.resolutions[-1:]
         return reply
     ended = ending[0] if ending else None
-    event = events[0] if events else command_event(acting[0], seat, before, typed, played, ended)
+    event = (
+        events[0]
+        if events
+        else command_event(acting[0], seat, acted_for(before), typed, played, ended)
+    )
     if ACTED_FOR_ARG in event.args:
         reply.acted_for = before
     if typed is not None:
@@ -319,12 +337,12 @@ async def play_verb(
         reply.resolutions = resolutions_of(result.event)
         earlier = result_of(result.event)
         if earlier is not None:
-            reply.result = ResultView(earlier, play.sides(document))
-        return _kept_secret(reply, result.event, request.verb, play.sides(document))
+            reply.result = ResultView(earlier, rules.sides(document))
+        return _kept_secret(reply, result.event, request.verb, rules.sides(document))
     reply.follow_ups = follow_ups
     if pictures and pictures[-1] is not None:
         # Under the picture, the command and its outcome as the channel may read them.
-        line = event_line(result.event, reply.ruleset, reply.language, play.sides(document))
+        line = event_line(result.event, reply.ruleset, reply.language, rules.sides(document))
         reply.map_view = with_caption(pictures[-1], line, states[-1])
     if ended is not None:
         closed = await close_game(call, result.version)
@@ -332,7 +350,7 @@ async def play_verb(
             reply.head_hash = closed.event.hash
         # The result is shown once, as the result (the rules also give it as a notice);
         # everyone at the table is told, the opponent of a concession first of all.
-        reply.result = ResultView(ended, play.sides(document))
+        reply.result = ResultView(ended, rules.sides(document))
         reply.notices = [n for n in reply.notices if n != ended.summary]
         reply.follow_ups = []
         reply.ping = [m.user_id for m in context.members if m.user_id != request.user_id]
@@ -340,7 +358,7 @@ async def play_verb(
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
     seen = public[0] if public else None
-    return _kept_secret(reply, result.event, request.verb, play.sides(document), seen)
+    return _kept_secret(reply, result.event, request.verb, rules.sides(document), seen)
 
 
 def _kept_secret(
@@ -425,10 +443,9 @@ async def _ask_for_die(
     Nothing is committed. A command the rules refuse whatever the dice is refused now,
     with the rules' reason, rather than after the player has rolled for it.
     """
-    seat = call.seat
-    actor_side = None if seat.role == "referee" else seat.side
+    seat, rules = call.seat, call.services.ruleset(call.record.ruleset).rules
     await call.services.off_loop(
-        _raise_rules_refusal, call.play, call.document, request, actor_side, typed, bot_faces
+        _raise_rules_refusal, rules, call.document, request, seat, typed, bot_faces
     )
     version = call.record.version
     if request.dice and typed:
@@ -447,13 +464,13 @@ async def _ask_for_die(
             bot_faces=list(bot_faces),
             die_sides=needed.sides,
             label=needed.label,
-            side=actor_side,
+            side=seat.side,
         ),
     )
     reply.dice_prompt = DicePrompt(
         prompt_id=pending.id,
         user_id=request.user_id,
-        side=actor_side,
+        side=seat.side,
         verb=request.verb,
         sides=needed.sides,
         label=needed.label,
@@ -484,19 +501,19 @@ async def _record_typed(
 
 
 def _raise_rules_refusal(
-    play: GamePlay,
+    rules: Rules,
     document: Mapping[str, Any],
     request: Request,
-    actor_side: str | None,
+    seat: Seat,
     typed: Sequence[int],
     bot_faces: Sequence[int],
 ) -> None:
     """Raise the rules' refusal of the command if no dice can avoid it (else nothing)."""
     refusal = refusal_whatever_the_dice(
-        play, document, request.verb, request.options, actor_side, typed, bot_faces
+        rules, document, request.verb, request.options, seat, typed, bot_faces
     )
     if isinstance(refusal, IllegalAction):
-        raise not_now(play, document, refusal, actor_side)
+        raise not_now(rules, document, refusal, seat)
     if refusal is not None:
         raise refusal
 
@@ -529,14 +546,14 @@ async def answer_die(call: GameCall) -> Reply:
     return await play_verb(call, command, typed=[*pending.faces, face], bot_faces=pending.bot_faces)
 
 
-def not_in_ruleset(play: GamePlay, verb: str, ruleset: str) -> UnknownName:
+def not_in_ruleset(rules: Rules, verb: str, ruleset: str) -> UnknownName:
     """The refusal of a verb the channel's ruleset lacks, with the commands it has, as
     players type them (``/game …`` left out)."""
     return UnknownName(
         "error.service.not_in_ruleset",
         name=command_name(verb)[:40],
         ruleset=ruleset,
-        known=", ".join(f"/{name}" for name in command_names(play) if not name.startswith("game")),
+        known=", ".join(f"/{name}" for name in command_names(rules) if not name.startswith("game")),
     )
 
 

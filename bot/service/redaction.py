@@ -6,8 +6,6 @@ rules' seat view (:meth:`rules.core.surface.Rules.view`) already leaves such a u
 the status, the map, the score and the names; this module holds what the service adds on
 top of it, for every front end (Discord, the console, the web pages):
 
-* :func:`rules_seat` and :func:`reader_seat`: the seat a person, or the reader of a story
-  of the game (the log, an export), looks from;
 * :func:`unseen_units`: the ids of the units hidden from a seat;
 * :class:`Unseen`: a command naming a unit hidden from its giver is played as if that unit
   did not exist — the same refusal (key, params, suggestions) as a name nobody has.
@@ -19,11 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from bot.service.events import Reader
-from bot.service.requests import Seat
 from rules.core.errors import RulesError
-from rules.core.seatview import REFEREE, SPECTATOR
-from rules.core.seatview import Seat as RulesSeat
+from rules.core.seatview import Seat
 from rules.core.surface import Rules
 
 #: A refusal keeps its own type through the unmasking.
@@ -34,21 +29,7 @@ _Refusal = TypeVar("_Refusal", bound=RulesError)
 _NOBODY = "\u2063"
 
 
-def rules_seat(seat: Seat) -> RulesSeat:
-    """The seat the rules show a view to: the referee, a side, else a spectator."""
-    if seat.role == "referee":
-        return REFEREE
-    return SPECTATOR if seat.side is None else RulesSeat(seat.side)
-
-
-def reader_seat(reader: Reader) -> RulesSeat:
-    """The seat a reader of the log or an export reads from."""
-    if reader.referee:
-        return REFEREE
-    return SPECTATOR if reader.side is None else RulesSeat(reader.side)
-
-
-def unseen_units(rules: Rules, document: Mapping[str, Any], seat: RulesSeat) -> frozenset[str]:
+def unseen_units(rules: Rules, document: Mapping[str, Any], seat: Seat) -> frozenset[str]:
     """The ids of the units ``seat`` may not know of in ``document``."""
     if seat.referee:
         return frozenset()
@@ -102,4 +83,4 @@ def _unmasked(value: Any) -> Any:
     return value
 
 
-__all__ = ["Unseen", "reader_seat", "rules_seat", "unseen_units"]
+__all__ = ["Unseen", "unseen_units"]

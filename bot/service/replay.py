@@ -56,10 +56,12 @@ from rules.campaign.state import (
 )
 from rules.core.dice import DiceSource, Die, Roll, ScriptedDice, parse_die
 from rules.core.errors import DiceError, RulesError
-from rules.core.play import GamePlay, Played
+from rules.core.play import Played
 from rules.core.resolution import Resolution
 from rules.core.ruleset import get_ruleset
 from rules.core.score import GameResult
+from rules.core.seatview import REFEREE, Seat
+from rules.core.surface import Rules
 from rules.render import outcome_text
 
 MAX_DIFFERENCES = 5
@@ -231,7 +233,7 @@ def differences(stored: Any, replayed: Any, limit: int = MAX_DIFFERENCES) -> lis
 _MISSING: Any = object()
 
 
-def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayReport:
+def replay_bundle(bundle: ExportBundle, rules: Rules | None = None) -> ReplayReport:
     """Replay an exported game (synchronous: the rules do all the work)."""
     game = bundle.game
     channel_id = game.channel_id
@@ -256,17 +258,17 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
             final,
             final_status,
             tuple(adopted),
-            _final_result(play, final),
+            _final_result(rules, final),
         )
 
     try:
-        play = play or get_ruleset(game.ruleset).play
+        rules = rules or get_ruleset(game.ruleset).rules
     except RulesError as error:
         return report(Divergence(1, VERB_CREATED, f"cannot replay: {error.localized('en')}"))
-    if play is None or 1 not in states:
+    if 1 not in states:
         return report(Divergence(1, VERB_CREATED, "cannot replay: no playable first state"))
     try:
-        first = play.load_document(states[1].document)
+        first = rules.document_format.upgrade(states[1].document)
     except RulesError as error:
         return report(Divergence(1, VERB_CREATED, f"unreadable: {error.localized('en')}"))
     replayed: dict[int, tuple[dict[str, Any], GameStatus]] = {1: (first, states[1].status)}
@@ -286,11 +288,11 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
                 replayed[event.seq] = (replayed[int(event.args["seq"])][0], previous_status)
             elif event.verb == VERB_REROLL:
                 replayed[event.seq] = (
-                    _replay_reroll(play, replayed, bundle, event),
+                    _replay_reroll(rules, replayed, bundle, event),
                     previous_status,
                 )
             else:
-                document = replay_command(play, previous, event, bundle.members)
+                document = replay_command(rules, previous, event, bundle.members)
                 replayed[event.seq] = (document, previous_status)
         except (RulesError, ReplayMismatch, KeyError, ValueError, TypeError) as error:
             reason = error.localized("en") if isinstance(error, RulesError) else str(error)
@@ -298,8 +300,8 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
             return report(divergence or Divergence(event.seq, event.verb, f"refused: {reason}"))
         if divergence is None or event.verb == VERB_REPLAYED:
             found = _compare(
-                play, event.seq, event.verb, states.get(event.seq), *replayed[event.seq]
-            ) or _compare_result(play, event, replayed[event.seq][0])
+                rules, event.seq, event.verb, states.get(event.seq), *replayed[event.seq]
+            ) or _compare_result(rules, event, replayed[event.seq][0])
             if divergence is not None and found is None:
                 # The state adopted then is what the current rules make of the log: the
                 # earlier divergence was settled by that adoption.
@@ -310,7 +312,7 @@ def replay_bundle(bundle: ExportBundle, play: GamePlay | None = None) -> ReplayR
 
 
 def _replay_reroll(
-    play: GamePlay,
+    rules: Rules,
     replayed: Mapping[int, tuple[dict[str, Any], GameStatus]],
     bundle: ExportBundle,
     event: EventRecord,
@@ -319,14 +321,14 @@ def _replay_reroll(
     commands with theirs, stopping where the re-roll stopped."""
     target_seq = int(event.args["seq"])
     target = next(e for e in bundle.events if e.seq == target_seq)
-    later = later_commands(bundle.events, target_seq, play, until=event.seq)
+    later = later_commands(bundle.events, target_seq, rules, until=event.seq)
     dice = RecordedDice(
         [roll for roll in event.dice if isinstance(roll, Mapping)],
         by_hand=False,
     )
     stop = event.args.get("stopped_at")
     result = rerun(
-        play,
+        rules,
         replayed[target_seq - 1][0],
         target,
         dice,
@@ -338,14 +340,14 @@ def _replay_reroll(
 
 
 def replay_command(
-    play: GamePlay, document: dict[str, Any], event: EventRecord, members: Sequence[Member]
+    rules: Rules, document: dict[str, Any], event: EventRecord, members: Sequence[Member]
 ) -> dict[str, Any]:
     """Re-run one play event; raises when the current rules refuse it or roll otherwise."""
-    return replay_played(play, document, event, members).document
+    return replay_played(rules, document, event, members).document
 
 
 def replay_played(
-    play: GamePlay, document: dict[str, Any], event: EventRecord, members: Sequence[Member]
+    rules: Rules, document: dict[str, Any], event: EventRecord, members: Sequence[Member]
 ) -> Played:
     """:func:`replay_command`, with all the rules made of it (a re-roll needs to know
     whether the command, run again, is still a hidden unit's secret)."""
@@ -358,14 +360,14 @@ def replay_played(
         actor_side = _seat_side(members, event.actor_id)
     rolls = [roll for roll in event.dice if isinstance(roll, Mapping)]
     dice = RecordedDice(rolls, by_hand=bool(args.get(BY_HAND_ARG)))
-    played = play.apply(document, event.verb, options, dice, actor_side)
+    played = rules.act(document, Seat.of(actor_side), event.verb, options, dice)
     if dice.unused:
         raise ReplayMismatch(f"{dice.unused} recorded dice were not rolled")
     return played
 
 
 def _compare(
-    play: GamePlay,
+    rules: Rules,
     seq: int,
     verb: str,
     stored: Any,
@@ -378,11 +380,11 @@ def _compare(
     if stored.status != status:
         return Divergence(seq, verb, f"status: stored {stored.status}, replayed {status}")
     try:
-        current = play.load_document(stored.document)
+        current = rules.document_format.upgrade(stored.document)
         if canonical_json(current) == canonical_json(document):
             return None
         # A migration may leave defaults to the model: compare as the model dumps both.
-        normalized = play.load_document(current, validate=True)
+        normalized = rules.canonical(current)
     except RulesError as error:
         return Divergence(seq, verb, f"stored state unreadable: {error.localized('en')}")
     if canonical_json(normalized) == canonical_json(document):
@@ -391,7 +393,7 @@ def _compare(
 
 
 def _compare_result(
-    play: GamePlay, event: EventRecord, document: dict[str, Any]
+    rules: Rules, event: EventRecord, document: dict[str, Any]
 ) -> Divergence | None:
     """None unless ``event`` recorded a result the replayed state does not give (the log's
     result and the rules' result of the same game must be one)."""
@@ -399,12 +401,12 @@ def _compare_result(
         return None
     recorded = result_of(event)
     try:
-        replayed = play.result(document)
+        replayed = rules.view(document, REFEREE).result
     except RulesError as error:
         return Divergence(event.seq, event.verb, f"result unreadable: {error.localized('en')}")
     if recorded is not None and recorded == replayed:
         return None
-    ruleset = play.ruleset
+    ruleset = rules.ruleset
     return Divergence(
         event.seq,
         event.verb,
@@ -421,12 +423,12 @@ def _summary(ruleset: str, result: GameResult) -> str:
     return outcome_text(ruleset, result.summary, "en")
 
 
-def _final_result(play: GamePlay | None, document: dict[str, Any] | None) -> GameResult | None:
+def _final_result(rules: Rules | None, document: dict[str, Any] | None) -> GameResult | None:
     """The result of the replayed final state (None while the game goes on)."""
-    if play is None or document is None:
+    if rules is None or document is None:
         return None
     try:
-        return play.result(document)
+        return rules.view(document, REFEREE).result
     except RulesError:
         return None
 
@@ -475,9 +477,9 @@ async def adopt_replayed(
 # -- re-rolls ---------------------------------------------------------------------------------
 
 
-def is_play_event(event: EventRecord, play: GamePlay) -> bool:
+def is_play_event(event: EventRecord, rules: Rules) -> bool:
     """Whether ``event`` is a command of the game's rules (not a game, dice or seat event)."""
-    return event.verb in play.verbs() and event.verb != "odds"
+    return event.verb in rules.verbs() and event.verb != "odds"
 
 
 @dataclass
@@ -496,7 +498,7 @@ class Rerun:
 
 
 def later_commands(
-    events: Sequence[EventRecord], seq: int, play: GamePlay, until: int | None = None
+    events: Sequence[EventRecord], seq: int, rules: Rules, until: int | None = None
 ) -> list[EventRecord]:
     """The play events after ``seq`` (and before ``until``), to run again after a re-roll.
 
@@ -506,11 +508,11 @@ def later_commands(
     later = [e for e in events if e.seq > seq and (until is None or e.seq < until)]
     if any(event.verb in HISTORY_VERBS for event in later):
         raise ValueError("history changed after this event")
-    return [event for event in later if is_play_event(event, play)]
+    return [event for event in later if is_play_event(event, rules)]
 
 
 def rerun(
-    play: GamePlay,
+    rules: Rules,
     before: dict[str, Any],
     target: EventRecord,
     dice: DiceSource,
@@ -524,7 +526,7 @@ def rerun(
     replay re-does a re-roll the log recorded)."""
     args = target.args
     options = {key: value for key, value in args.items() if key not in EVENT_ARGS}
-    played = play.apply(before, target.verb, options, dice, args.get(ACTOR_SIDE_ARG))
+    played = rules.act(before, Seat.of(args.get(ACTOR_SIDE_ARG)), target.verb, options, dice)
     result = Rerun(played.document, played.resolutions, played.rolls)
     result.secret_sides.update(_secrets(target, played))
     for event in later:
@@ -535,7 +537,7 @@ def rerun(
         # reason it stopped may name the hidden unit or where it went.
         result.secret_sides.update(_secrets(event, None))
         try:
-            replayed = replay_played(play, result.document, event, members)
+            replayed = replay_played(rules, result.document, event, members)
         except (RulesError, ReplayMismatch, KeyError, ValueError, TypeError) as error:
             result.stopped_at = event.seq
             result.reason = error.localized("en") if isinstance(error, RulesError) else str(error)

@@ -1,14 +1,16 @@
-"""What a front end asks: one :class:`Request`, who the asker is in the game (:class:`Seat`),
-and the option readers every feature shares (numbers in bounds, a side, a role)."""
+"""What a front end asks: one :class:`Request`, who the asker is in the game (the rules'
+:class:`rules.core.seatview.Seat`, :func:`seat_among`), and the option readers every
+feature shares (numbers in bounds, a side, a role)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from db.models import Member
 from rules.core.errors import InvalidInput, UnknownName
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,32 +40,28 @@ class Request:
     role_ids: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Seat:
-    """Who the requester is in this game."""
-
-    role: Literal["referee", "player", "none"]
-    side: str | None
-
-
-NO_SEAT = Seat("none", None)
-
-
 def seat_among(
     request: Request,
     members: Sequence[Member],
     side_roles: Sequence[tuple[str, int]] = (),
 ) -> Seat:
     """The asker's seat: named among the members, else through a side bound to one of
-    their roles, else none."""
+    their roles, else a spectator's."""
     for member in members:
         if member.user_id == request.user_id:
-            return Seat(member.role, member.side)
+            if member.role == "referee":
+                return REFEREE  # a referee who joined a side still referees: member_side
+            return Seat(member.side) if member.side is not None else Seat(joined=True)
     # Not seated by name: a side bound to one of the asker's roles seats them.
     for side, role in side_roles:
         if role in request.role_ids:
-            return Seat("player", side)
-    return NO_SEAT
+            return Seat(side)
+    return SPECTATOR
+
+
+def member_side(members: Sequence[Member], user_id: int) -> str | None:
+    """The side a member sits at, the referee's own included (None: at none)."""
+    return next((m.side for m in members if m.user_id == user_id), None)
 
 
 def players_among(members: Sequence[Member], side: str) -> list[int]:
@@ -102,10 +100,9 @@ def side_named(sides: Mapping[str, str], wanted: object) -> str:
 
 
 __all__ = [
-    "NO_SEAT",
     "Request",
-    "Seat",
     "int_option",
+    "member_side",
     "players_among",
     "role_option",
     "seat_among",

@@ -31,7 +31,8 @@ from rules.core.ending import CONCEDE, DECIDE, NO_WINNER
 from rules.core.errors import InvalidInput
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
-from rules.core.score import GameResult, Level
+from rules.core.score import GameResult, Level, Score
+from rules.core.seatview import REFEREE
 
 #: The verb plain ``/game end`` sends (``game.decide`` once given a result).
 END = "game.end"
@@ -66,19 +67,19 @@ async def concede(call: GameCall) -> Reply:
 async def _ask_to_concede(call: GameCall, rules_options: dict[str, Any]) -> Reply:
     """The question before a concession: the result it would give (the rules' own answer,
     refusals included: another side's concession, an unknown side), and how to answer."""
-    play, document, seat, record = call.play, call.document, call.seat, call.record
-    actor_side = None if seat.role == "referee" else seat.side
-    dice = call.services.dice
+    document, seat, record = call.document, call.seat, call.record
+    rules, dice = call.services.ruleset(record.ruleset).rules, call.services.dice
 
     def preview() -> GameResult | None:
         # Nothing is rolled for a concession and nothing is committed here.
-        return play.result(play.apply(document, CONCEDE, rules_options, dice, actor_side).document)
+        conceded = rules.act(document, seat, CONCEDE, rules_options, dice).document
+        return rules.view(conceded, seat).result
 
     result = await call.services.off_loop(preview)
     if result is None or result.ending.side is None:  # every concession names its side
         raise AssertionError("a concession without its result")
     side = result.ending.side
-    names = play.sides(document)
+    names = rules.sides(document)
     # The side by its id: short enough for a button, whatever the side's name.
     confirm: dict[str, Any] = {"confirm": record.version}
     if "side" in rules_options:
@@ -121,13 +122,16 @@ async def decide(call: GameCall) -> Reply:
 
 async def end_game(call: GameCall) -> Reply:
     """``/game end [reason:R]``: the game ends with the result the rules compute now."""
-    request, record, play, document = call.request, call.record, call.play, call.document
+    request, record, rules, document = call.request, call.record, call.rules, call.document
     options = request.options
     if options.get("level"):
         raise InvalidInput("error.service.end.level_without_result")
-    score, existing = await call.services.off_loop(
-        lambda: (play.score(document), play.result(document))
-    )
+
+    def score_and_result() -> tuple[Score, GameResult | None]:
+        view = rules.view(document, REFEREE)
+        return view.score, view.result
+
+    score, existing = await call.services.off_loop(score_and_result)
     if existing is not None:
         # The state has its result already, the store was not told (its end was never
         # written after the result event, or a release before results ended the game):
@@ -140,7 +144,7 @@ async def end_game(call: GameCall) -> Reply:
             ruleset=record.ruleset,
             head_hash=ended.event.hash,
             seq=ended.seq,
-            result=ResultView(existing, play.sides(document)),
+            result=ResultView(existing, rules.sides(document)),
         )
     reason = str(options.get("reason") or "") or translate("bot.result.by_score", record.language)
     rules_options: dict[str, Any] = {"winner": score.leader or NO_WINNER, "reason": reason}

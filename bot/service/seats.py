@@ -37,7 +37,7 @@ from bot.service.events import (
 )
 from bot.service.handlers import GameCall, GameHandler, Who
 from bot.service.replies import Reply
-from bot.service.requests import int_option, role_option, side_named
+from bot.service.requests import int_option, member_side, role_option, side_named
 from bot.service.stored.seat_names import note_seat_name
 from bot.service.stored.seats import (
     Consent,
@@ -138,16 +138,18 @@ async def _log_seat(call: GameCall, verb: str, **args: Any) -> None:
 async def join(call: GameCall) -> Reply:
     """``/game join side:S``: a seat on a side (the referee keeps refereeing)."""
     request, seat = call.request, call.seat
-    if seat.role == "none":  # anyone may join: the log's rate limit applies
+    if not seat.seated:  # anyone may join: the log's rate limit applies
         call.services.limiter.admit(request.channel_id, request.user_id, seated=False, join=True)
     reply = _reply(call)
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     side = side_named(sides, request.options.get("side"))
-    if seat.role == "player" and seat.side is not None and seat.side != side:
+    if seat.side is not None and seat.side != side:
         # A side is kept once joined: changing sides mid-game is the referee's call.
         raise ServiceError("error.service.side_kept", side=sides.get(seat.side, seat.side))
-    role: Literal["referee", "player"] = "referee" if seat.role == "referee" else "player"
-    if seat.side == side and seat.role == role:  # already there: nothing to log
+    role: Literal["referee", "player"] = "referee" if seat.referee else "player"
+    # A referee's side is their membership's (their seat is the referee's).
+    current = member_side(call.context.members, request.user_id) if seat.referee else seat.side
+    if current == side:  # already there: nothing to log
         reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
         return reply
     if role == "player" and _occupied(call, side):
@@ -171,13 +173,13 @@ async def join(call: GameCall) -> Reply:
 async def leave(call: GameCall) -> Reply:
     """``/game leave``: a player gives up their seat (the referee cannot: a game needs one)."""
     request, seat = call.request, call.seat
-    if seat.role == "referee":
+    if seat.referee:
         raise ServiceError("error.service.referee_stays")
-    if seat.role == "none":
+    if not seat.seated:
         raise ServiceError("error.service.join_first")
     await call.store.remove_member(request.channel_id, request.user_id)
     await _log_seat(call, SEAT_LEAVE, user=request.user_id)
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     reply = _reply(call)
     reply.notices.append(
         Outcome.of("bot.game.left", side=sides.get(seat.side or "", seat.side or "—"))
@@ -194,7 +196,7 @@ async def take_over(call: GameCall) -> Reply:
         raise ServiceError("error.service.seats.not_manager")
     referees = [m for m in call.context.members if m.role == "referee"]
     recent = await store.events(channel, after_seq=max(0, call.record.version - 200), limit=200)
-    if call.seat.role == "referee" or not referee_gone(referees, recent, datetime.now(UTC)):
+    if call.seat.referee or not referee_gone(referees, recent, datetime.now(UTC)):
         raise ServiceError(
             "error.service.seats.referee_here", hours=int(TAKEOVER_AFTER.total_seconds()) // 3600
         )
@@ -211,7 +213,7 @@ async def take_over(call: GameCall) -> Reply:
 async def bind(call: GameCall) -> Reply:
     """``/seat bind side:S role:@R``: whoever has the role plays the side (no role: unbound)."""
     request = call.request
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     bound = side_named(sides, request.options.get("side"))
     role_id = role_option(request.options)
     await bind_side(call.store, request.channel_id, bound, role_id)
@@ -257,7 +259,7 @@ async def remove(call: GameCall) -> Reply:
 async def assign(call: GameCall) -> Reply:
     """``/seat assign user:@U side:S``: the referee seats (or reseats) a player."""
     request = call.request
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     user = _user(call)
     side = side_named(sides, request.options.get("side"))
     await call.store.add_member(request.channel_id, user, side=side, role="player")
@@ -272,7 +274,7 @@ async def approve(call: GameCall) -> Reply:
     who asked for a side, or invite one who did not (their ``/game join`` is then
     immediate). A player approves or invites for their own side only."""
     request, seat, store = call.request, call.seat, call.store
-    sides = call.play.sides(call.document)
+    sides = call.rules.sides(call.document)
     user = _user(call)
     pending = await consent_of(store, request.channel_id, user)
     reply = _reply(call)
@@ -286,7 +288,7 @@ async def approve(call: GameCall) -> Reply:
         )
         return reply
     wanted = request.options.get("side")
-    if wanted is None and seat.role == "player" and seat.side is not None:
+    if wanted is None and seat.side is not None:
         wanted = seat.side
     if wanted is None:
         raise ServiceError("error.service.seats.invite_side")
@@ -301,8 +303,8 @@ async def approve(call: GameCall) -> Reply:
 def _may_seat(call: GameCall, side: str) -> None:
     """The referee seats on any side; a player on their own side only."""
     seat = call.seat
-    if seat.role != "referee" and seat.side != side:
-        sides = call.play.sides(call.document)
+    if not seat.referee and seat.side != side:
+        sides = call.rules.sides(call.document)
         raise ServiceError("error.service.seats.not_your_side", side=sides.get(side, side))
 
 

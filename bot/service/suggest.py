@@ -12,11 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.help import closest
-from bot.service.redaction import rules_seat
-from bot.service.requests import Seat
 from rules.core.budget import WorkBudgetExceeded
 from rules.core.declaration import Declaration, declaration
 from rules.core.errors import RulesError, UnknownName
+from rules.core.seatview import Seat
 from rules.core.surface import Rules
 
 #: The most names a refusal offers.
@@ -70,7 +69,7 @@ def with_suggestions(
     typed = str(options[option])
     try:
         # Cheap: the names, not the legal actions that would put the usable ones first.
-        names = rules.view(dict(document), rules_seat(seat)).names(kind, legal_first=False)
+        names = rules.view(dict(document), seat).names(kind, legal_first=False)
     except (RulesError, WorkBudgetExceeded):
         return error
     refused = {value for value in error.params.values() if isinstance(value, str)}

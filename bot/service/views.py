@@ -30,7 +30,7 @@ from bot.help import channel_commands, command_names, help_lines
 from bot.result_text import result_text
 from bot.service.deadlines import due_notices
 from bot.service.errors import ServiceError
-from bot.service.events import PUBLIC_ARGS, REFEREE_READER, Reader, event_line, result_of
+from bot.service.events import PUBLIC_ARGS, event_line, may_read, result_of
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
 from bot.service.maps import (
     channel_map,
@@ -38,7 +38,7 @@ from bot.service.maps import (
     status_caption,
     with_caption,
 )
-from bot.service.redaction import reader_seat, rules_seat, unseen_units
+from bot.service.redaction import unseen_units
 from bot.service.replies import (
     FilesReply,
     Reply,
@@ -68,19 +68,12 @@ from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
-from rules.core.seatview import SPECTATOR, SeatView
-from rules.core.surface import Rules
+from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
 
 #: The most events ``/game log`` shows.
 MAX_LOG = 50
 #: The most suggestions an autocomplete answers (Discord's limit).
 MAX_CHOICES = 25
-
-
-def _rules(call: GameCall) -> Rules:
-    """The channel's ruleset's three calls."""
-    rules: Rules = call.services.ruleset(call.record.ruleset).rules
-    return rules
 
 
 def _reply(call: GameCall) -> StatusReply:
@@ -91,7 +84,7 @@ def _reply(call: GameCall) -> StatusReply:
 async def status(call: GameCall) -> Reply:
     """``/game status``, ``/turn status``: the state, the picture, what is owed and by
     whom, the roster and the deadlines."""
-    play, document, context = call.play, call.document, call.context
+    rules, document, context = call.rules, call.document, call.context
     reply = _reply(call)
     reply.names = dict(context.seat_names)
     ended = call.record.status == "ended"
@@ -100,15 +93,15 @@ async def status(call: GameCall) -> Reply:
 
     def look() -> tuple[StatusView, list[FollowUp], list[LegalAction], MapView | None]:
         # Off the loop, in one pass: listing legal actions can take milliseconds.
-        seen = _rules(call).view(document, SPECTATOR)  # posted in the channel: the public view
+        seen = rules.view(document, SPECTATOR)  # posted in the channel: the public view
         view = seen.status
         picture = with_caption(
-            channel_map(play, document, ruleset, language),
+            channel_map(rules, document, ruleset, language),
             "",
             status_caption(view, ruleset, language),
         )
         if ended:
-            result = play.result(document)
+            result = seen.result
             reply.result = None if result is None else ResultView(result, dict(view.sides))
             return view, [], [], picture
         # The score "if the game ended now" as the channel may count it: no hidden unit.
@@ -129,7 +122,7 @@ async def status(call: GameCall) -> Reply:
         return reply
     for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
         reply.owed_by[side] = players_among(context.members, side)
-    sides = play.sides(document)
+    sides = rules.sides(document)
     reply.notices += roster_notices(
         context.members, sides, context.side_roles, context.pending_seats
     )
@@ -140,19 +133,18 @@ async def status(call: GameCall) -> Reply:
 async def show_map(call: GameCall) -> Reply:
     """``/map``: the table as the channel sees it; ``/map mine:true``: the asker's own
     view (their side's hidden units too; the referee's shows everything), privately."""
-    request, seat, play, document = call.request, call.seat, call.play, call.document
+    request, seat, rules, document = call.request, call.seat, call.rules, call.document
     reply = _reply(call)
     mine = bool(request.options.get("mine"))
-    if mine and seat.role == "none":
+    if mine and not seat.seated:
         raise ServiceError("error.service.join_first")
-    rules = _rules(call)
     ruleset, language = reply.ruleset, reply.language
 
     def look() -> MapView | None:
-        caption = status_caption(play.status(document), ruleset, language)
+        caption = status_caption(rules.view(document, REFEREE).status, ruleset, language)
         if not mine:
-            return with_caption(channel_map(play, document, ruleset, language), "", caption)
-        view = rules.view(document, rules_seat(seat)).map(language)
+            return with_caption(channel_map(rules, document, ruleset, language), "", caption)
+        view = rules.view(document, seat).map(language)
         if view is None:
             return None
         return with_caption(localized_map(view, ruleset, language), "", caption)
@@ -173,17 +165,17 @@ async def _opened(call: Call) -> GameRecord:
 
 async def _opened_context(call: Call) -> TableContext:
     context = await call.open()
-    call.services.play(context.record.ruleset)
+    call.services.rules(context.record.ruleset)
     return context
 
 
-def reader_of(call: Call, context: TableContext) -> Reader:
+def reader_of(call: Call, context: TableContext) -> Seat:
     """Who an export is for: the referee and, once the game has ended, everyone read
     everything; a side reads its own hidden moves, a spectator none."""
     seat = seat_among(call.request, context.members, context.side_roles)
-    if seat.role == "referee" or context.record.status == "ended":
-        return REFEREE_READER
-    return Reader(side=seat.side if seat.role == "player" else None)
+    if seat.referee or context.record.status == "ended":
+        return REFEREE
+    return SPECTATOR if seat.side is None else Seat(seat.side)
 
 
 async def show_log(call: Call) -> Reply:
@@ -193,7 +185,7 @@ async def show_log(call: Call) -> Reply:
     reply = TextReply(language=opened.language, ruleset=opened.ruleset, head_hash=opened.head_hash)
     count = int_option(request.options, "count", 10, 1, MAX_LOG)
     record = await store.load(request.channel_id)
-    sides = call.services.play(record.ruleset).sides(record.document)
+    sides = call.services.rules(record.ruleset).sides(record.document)
     first = max(0, record.version - count)
     for event in await store.events(request.channel_id, after_seq=first, limit=count):
         reply.lines.append(event_line(event, reply.ruleset, reply.language, sides))
@@ -210,7 +202,7 @@ async def export(call: Call) -> Reply:
     context = await _opened_context(call)
     record = context.record
     reply = FilesReply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
-    sides = call.services.play(record.ruleset).sides(record.document)
+    sides = call.services.rules(record.ruleset).sides(record.document)
     head = await store.export_head(request.channel_id)
     pages = history_pages(store, request.channel_id, head.version)
     reader = reader_of(call, context)
@@ -223,23 +215,20 @@ async def export(call: Call) -> Reply:
     return await _export_reply(request, reply, head, pages, sides, reader, hides_states)
 
 
-def _hides_a_state(
-    call: Call, record: GameRecord, first: list[StoredVersion], reader: Reader
-) -> bool:
+def _hides_a_state(call: Call, record: GameRecord, first: list[StoredVersion], seat: Seat) -> bool:
     """Whether a state an export keeps (the first and the current) places a unit hidden
     from ``reader``: then it keeps none. A ruleset that declares it can hide units
     (``Ruleset.hides_units``) keeps none for any reader but the referee, whatever its
     states hold (else keeping them would tell that nothing is hidden); this is the
     safeguard for a ruleset that hides units without saying so."""
-    play = call.services.play(record.ruleset)
-    rules = call.services.ruleset(record.ruleset).rules
-    seat = reader_seat(reader)
+    rules = call.services.rules(record.ruleset)
     documents = [record.document]
     if first and first[0].full is not None:
         documents.append(json.loads(first[0].full[1]))
     elif first:
         return True  # a first state not at hand: kept only when known to hide nothing
-    return any(unseen_units(rules, play.load_document(doc), seat) for doc in documents)
+    upgrade = rules.document_format.upgrade
+    return any(unseen_units(rules, upgrade(doc), seat) for doc in documents)
 
 
 async def _export_archived(call: Call) -> Reply:
@@ -263,7 +252,7 @@ async def _export_reply(
     head: ExportHead,
     pages: AsyncIterator[list[StoredVersion]],
     sides: Mapping[str, str],
-    reader: Reader = REFEREE_READER,
+    reader: Seat = REFEREE,
     hides_states: bool = False,
 ) -> Reply:
     title = translate(
@@ -301,11 +290,11 @@ async def _export_reply(
     return reply
 
 
-def _redaction(reader: Reader, sides: Mapping[str, str], hides_states: bool) -> Redaction:
+def _redaction(reader: Seat, sides: Mapping[str, str], hides_states: bool) -> Redaction:
     """An export for a side or a spectator: what the enemy's hidden units did, withheld."""
     return Redaction(
         reader=sides.get(reader.side, reader.side) if reader.side else "spectator",
-        withheld=lambda args: not reader.may_read(args),
+        withheld=lambda args: not may_read(reader, args),
         kept_args=PUBLIC_ARGS,
         hides_states=hides_states,
     )
@@ -335,12 +324,12 @@ async def show_help(call: Call) -> Reply:
     record = await _game_here(call)
     language = services.known(record.language if record else None, request.locale)
     ruleset = ruleset_here(record)
-    play = services.play(ruleset) if ruleset else None
+    rules = services.rules(ruleset) if ruleset else None
     reply = TextReply(language=language, ruleset=ruleset)
     reply.lines_title = "discord.embed.help"
     topic = str(request.options.get("command") or "")
     # Off the event loop: /help game new reads every ruleset's scenarios (once, cached).
-    reply.lines = await services.off_loop(help_lines, language, topic, play)
+    reply.lines = await services.off_loop(help_lines, language, topic, rules)
     return reply
 
 
@@ -352,10 +341,10 @@ async def commands_of(services: Services, channel_id: int) -> list[CommandSpec]:
     except StoreError:
         record = None
     try:
-        play = services.play(record.ruleset) if record is not None else None
+        rules = services.rules(record.ruleset) if record is not None else None
     except UnknownName:  # a campaign's channel holds no game of a ruleset
-        play = None
-    return channel_commands(play)
+        rules = None
+    return channel_commands(rules)
 
 
 async def rules_table(call: Call) -> Reply:
@@ -366,7 +355,7 @@ async def rules_table(call: Call) -> Reply:
     language = services.known(record.language if record else None, request.locale)
     reply = TextReply(language=language, ruleset=ruleset_here(record))
     if reply.ruleset:
-        services.play(reply.ruleset)
+        services.rules(reply.ruleset)
     ruleset_key = str(request.options.get("ruleset") or reply.ruleset or KNOWN_RULESETS[0])
     tables = services.ruleset(ruleset_key).tables
     wanted = str(request.options.get("table") or "")
@@ -407,7 +396,7 @@ async def choices(
         except StoreError:
             found = None
         if kind == "command":
-            names = command_names(services.play(found.ruleset) if found is not None else None)
+            names = command_names(services.rules(found.ruleset) if found is not None else None)
         else:
             key = found.ruleset if found is not None else KNOWN_RULESETS[0]
             names = [table.id for table in services.ruleset(key).tables]
@@ -430,26 +419,24 @@ async def choices(
             try:
                 names += declaration(key).scenarios
             except UnknownName:  # registered without a command declaration
-                play = services.ruleset(key).play
-                names += play.scenarios() if play is not None else []
+                names += services.rules(key).scenarios()
         return _matching(names, typed)
     try:
         record = await store.load(channel_id)
     except (GameNotFound, StoreError):
         return []
-    play = services.play(record.ruleset)
+    rules = services.rules(record.ruleset)
     if kind == "side":
-        return _matching(list(play.sides(record.document)), typed)
+        return _matching(list(rules.sides(record.document)), typed)
     if kind == "result":  # /game end result: a side, or none (a draw)
-        return _matching([*play.sides(record.document), NO_WINNER], typed)
+        return _matching([*rules.sides(record.document), NO_WINNER], typed)
     seat = seat_among(Request(channel_id, user_id, "choices"), await store.members(channel_id))
     document = record.document
-    rules = services.ruleset(record.ruleset).rules
 
     def lookup() -> list[str]:
         # The asker's own view: never a unit hidden from their side (a spectator's: the
         # public one). What the seat may use now comes first: the same answer the rules give.
-        view: SeatView = rules.view(document, rules_seat(seat))
+        view: SeatView = rules.view(document, seat)
         try:
             return view.names(kind)
         except WorkBudgetExceeded:

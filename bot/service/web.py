@@ -25,16 +25,15 @@ from bot.service.campaign.rosters import roster_lines
 from bot.service.campaign.views import game_line, log_text, signed_difference, status_lines
 from bot.service.errors import ServiceError
 from bot.service.events import (
-    Reader,
     event_line,
+    may_read,
     people,
     plain_mentions,
     resolutions_of,
 )
 from bot.service.handlers import Call, GameCall, Handler, HandlerTable, Services
-from bot.service.redaction import rules_seat
 from bot.service.replies import Reply, StatusReply, TextReply
-from bot.service.requests import NO_SEAT, Request, Seat, seat_among
+from bot.service.requests import Request, seat_among
 from bot.service.stored.seat_names import seat_names
 from bot.service.stored.table import TableContext, open_table
 from bot.service.web_links import link_signer, use_links
@@ -46,7 +45,7 @@ from rules.campaign.story import CampaignMap
 from rules.core.battlefield import MapView
 from rules.core.caches import BoundedCache
 from rules.core.i18n import translate
-from rules.core.seatview import UnitLine
+from rules.core.seatview import SPECTATOR, Seat, UnitLine
 from rules.render import Described, describe_reply
 
 #: Events on one page of a game's log.
@@ -79,7 +78,7 @@ async def game_link(call: Call) -> Reply:
     if record.ruleset == CAMPAIGN_KIND:
         raise ServiceError("error.campaign.here", name=str(record.document.get("name", "")))
     seat = seat_among(request, context.members, context.side_roles)
-    return _link_reply(call, "game", record.language, seat.role == "referee", seat.role == "none")
+    return _link_reply(call, "game", record.language, seat.referee, not seat.seated)
 
 
 async def campaign_link(call: Call) -> Reply:
@@ -231,7 +230,7 @@ async def game_context(services: Services, channel: int) -> TableContext:
 def seat_of(context: TableContext, link: Link) -> Seat:
     """Where ``link``'s reader sits now, as the store says (a spectator's link: no seat)."""
     if link.reader is None:
-        return NO_SEAT
+        return SPECTATOR
     request = Request(channel_id=context.record.channel_id, user_id=link.reader, verb="game.web")
     return seat_among(request, context.members)
 
@@ -247,8 +246,8 @@ def _call(services: Services, context: TableContext, link: Link, **options: obje
         guild_id=record.guild_id,
     )
     seat = seat_of(context, link)
-    rules = services.play(record.ruleset)
-    document = rules.load_document(record.document)
+    rules = services.rules(record.ruleset)
+    document = rules.document_format.upgrade(record.document)
     return GameCall(request, services, _NO_TABLE, context, rules, document, seat)
 
 
@@ -262,15 +261,14 @@ async def game_page(
     status = await views.status(call)
     assert isinstance(status, StatusReply)
     rules = services.ruleset(record.ruleset).rules
-    seat = rules_seat(call.seat)
-    units = await services.off_loop(lambda: rules.view(call.document, seat).status.units)
+    units = await services.off_loop(lambda: rules.view(call.document, call.seat).status.units)
     pages = max(1, math.ceil(record.version / LOG_PAGE))
     shown = pages if page is None else min(max(page, 1), pages)
     reader = views.reader_of(call, context)
     events = await services.store.events(
         record.channel_id, after_seq=(shown - 1) * LOG_PAGE, limit=LOG_PAGE
     )
-    sides = dict(call.play.sides(call.document))
+    sides = dict(call.rules.sides(call.document))
     # Each seat by the name its holder took it under, else as the page's events name them.
     names = {**context.seat_names, **people(events)}
     log = await services.off_loop(
@@ -299,7 +297,7 @@ def _log_entries(
     ruleset: str,
     language: str,
     sides: Mapping[str, str],
-    reader: Reader,
+    reader: Seat,
     names: Mapping[int, str],
 ) -> list[LogEntry]:
     # An event's line is the same for every page and head that shows it to the same kind
@@ -311,7 +309,7 @@ def _log_entries(
         entry = _LOG_LINES.get(key)
         if entry is None:
             line = plain_mentions(event_line(event, ruleset, language, sides, reader), names)
-            readable = reader.may_read(event.args if isinstance(event.args, dict) else {})
+            readable = may_read(reader, event.args if isinstance(event.args, dict) else {})
             dice = tuple(describe_reply(resolutions_of(event), language)) if readable else ()
             entry = LogEntry(event.seq, line, dice)
             _LOG_LINES.put(key, entry)
@@ -333,7 +331,7 @@ async def game_map(services: Services, context: TableContext, link: Link) -> Gam
     """The table as ``link``'s reader may see it (``/map``: the channel's for a spectator,
     ``/map mine`` for a seat); None without a battlefield."""
     call = _call(services, context, link)
-    mine = call.seat.role != "none"
+    mine = call.seat.seated
     call = _call(services, context, link, mine=mine) if mine else call
     reply = await views.show_map(call)
     assert isinstance(reply, StatusReply)

@@ -101,7 +101,7 @@ def game_html(page: GamePage, address: Address) -> str:
         title=view.title if view is not None else ruleset,
         reader=_reader_label(
             sides.get(page.seat.side, page.seat.side) if page.seat.side else None,
-            page.seat.role == "referee",
+            page.seat.referee,
             language,
         ),
         caption=status_caption(view, ruleset, language) if view is not None else "",

@@ -32,12 +32,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from rules.campaign.roster import Roster
 from rules.campaign.rules import UnitValue, campaign_rules
 from rules.core.errors import IllegalAction
 from rules.core.score import Battle
+
+#: A ruleset's scenario model.
+ScenarioT = TypeVar("ScenarioT")
+
+
+class ScenarioPlay(Protocol[ScenarioT]):
+    """What mustering asks of a ruleset's play (a :class:`rules.core.play.DocumentPlay`):
+    its bundled scenarios as models, a game set up from one, a game's battle."""
+
+    def bundled_scenario(self, scenario_id: str) -> ScenarioT:
+        """A bundled scenario by id."""
+        ...
+
+    def setup_scenario(self, scenario: ScenarioT) -> dict[str, Any]:
+        """A new game document from a scenario."""
+        ...
+
+    def battle(self, document: Mapping[str, Any]) -> Battle:
+        """A game's pieces, objectives and result as the victory rules read them."""
+        ...
+
 
 #: Units a side's roster strength is read for, and the strength each musters at.
 Fielded = Mapping[str, int]
@@ -77,27 +98,26 @@ def fielding(
 
 
 @dataclass(frozen=True)
-class ScenarioMuster:
+class ScenarioMuster(Generic[ScenarioT]):
     """A ruleset's mustering, reached through its ``Ruleset.muster``: scenarios by id."""
 
-    #: The ruleset's play (a `rules.core.play.DocumentPlay`): its scenario, game and
-    #: victory modules and its document format.
-    play: Any
+    #: The ruleset's play: its scenarios, a game set up from one, a game's battle.
+    play: ScenarioPlay[ScenarioT]
     #: ``roster_of(scenario, side)`` → the side's roster at full strength.
-    roster_of_scenario: Callable[[Any, str], Roster]
+    roster_of_scenario: Callable[[ScenarioT, str], Roster]
     #: ``muster(scenario, fielded, ranked)`` → the scenario with those units at those
     #: strengths, and the values their ranks give them.
-    muster_scenario: Callable[[Any, Mapping[str, int], Ranked], Any]
+    muster_scenario: Callable[[ScenarioT, Mapping[str, int], Ranked], ScenarioT]
     #: ``units(scenario)`` → each side's units and their strength in the scenario.
-    units_of_scenario: Callable[[Any], dict[str, dict[str, int]]]
+    units_of_scenario: Callable[[ScenarioT], dict[str, dict[str, int]]]
     #: The ruleset's key (its ladder is ``campaign_rules(ruleset)``).
     ruleset: str = ""
     #: The unit fields a rank is written into, and the values a scenario unit may hold
     #: there (the ladder is refused at load unless each rung gives each a value of these).
     rank_fields: Mapping[str, tuple[UnitValue, ...]] = field(default_factory=dict)
 
-    def _scenario(self, scenario_id: str) -> Any:
-        return self.play.scenario.load_bundled(scenario_id)
+    def _scenario(self, scenario_id: str) -> ScenarioT:
+        return self.play.bundled_scenario(scenario_id)
 
     def roster_of(self, scenario_id: str, side: str) -> Roster:
         """Side ``side`` of a bundled scenario as a roster at full strength."""
@@ -123,9 +143,7 @@ class ScenarioMuster:
                 raise IllegalAction("error.campaign.side_empty", side=side, number=game)
         merged = {unit: n for chosen in fielded.values() for unit, n in chosen.items()}
         ranked = self.ranked(rosters, fielded)
-        state = self.play.game.new_game(self.muster_scenario(scenario, merged, ranked))
-        document: dict[str, Any] = self.play.document_format.stamp(state.model_dump(mode="json"))
-        return document
+        return self.play.setup_scenario(self.muster_scenario(scenario, merged, ranked))
 
     def ranked(
         self, rosters: Mapping[str, Roster], fielded: Mapping[str, Mapping[str, int]]
@@ -148,9 +166,7 @@ class ScenarioMuster:
     def losses(self, document: Mapping[str, Any]) -> dict[str, dict[str, int]]:
         """Each side's losses by unit in a game's (final) document: strength at the start
         less strength now, units that lost nothing left out."""
-        form = self.play.document_format
-        state = self.play.game.load_state(form.state_fields(form.upgrade(document)))
-        battle: Battle = self.play.victory.battle(state)
+        battle = self.play.battle(document)
         lost: dict[str, dict[str, int]] = {}
         for piece in battle.pieces:
             amount = max(0, piece.initial - piece.strength)
@@ -159,4 +175,4 @@ class ScenarioMuster:
         return lost
 
 
-__all__ = ["Fielded", "Ranked", "ScenarioMuster", "fielding", "starting_rank"]
+__all__ = ["Fielded", "Ranked", "ScenarioMuster", "ScenarioPlay", "fielding", "starting_rank"]

@@ -378,8 +378,8 @@ def declaration(key: str) -> Declaration:
     if key in KNOWN_RULESETS:
         return _bundled(key)
     if key in known_rulesets():  # registered from outside rules/, with its declaration
-        carried: Declaration | None = get_ruleset(key).declaration
-        if carried is not None:
+        carried = get_ruleset(key).declaration
+        if isinstance(carried, Declaration):  # the registry types it without naming the class
             return carried
     raise UnknownName("error.unknown_ruleset", name=key[:40], known=", ".join(known_rulesets()))
 

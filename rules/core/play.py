@@ -5,11 +5,12 @@ scenario, ``view`` it as one seat sees it (:class:`rules.core.seatview.SeatView`
 verb for a seat. :class:`DocumentPlay` implements them for the four bundled rulesets over
 their pydantic states.
 
-:class:`GamePlay` is the older, wider interface the application service still calls (create
-a game, apply a command, whose move, the status, the follow-up buttons, autocomplete names,
-the map…): every method of it is answered from the same state as the seat views, and for a
-ruleset that implements only the three calls, :class:`rules.core.surface.SurfacePlay` answers
-it from them.
+:class:`GamePlay` is the older, wider interface (create a game, apply a command, whose
+move, the status, the follow-up buttons, autocomplete names, the map…) that tests and tools
+still ask; the application service asks only the three calls and their declared facts.
+Every method of it is answered from the same state as the seat views, and for a ruleset
+that implements only the three calls, :class:`rules.core.surface.SurfacePlay` answers it
+from them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from rules.core.game import Applied, disposable
 from rules.core.legal import LegalAction, NotOwed, owed
 from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
-from rules.core.score import GameResult, Score, objective_marks
+from rules.core.score import Battle, GameResult, Score, objective_marks
 from rules.core.seatview import REFEREE, FollowUp, Seat, SeatView, StatusView, UnitLine
 
 
@@ -192,8 +193,23 @@ class DocumentPlay(ABC):
             scenario = self.scenario.parse_scenario(scenario_text, "scenario.yaml")
         else:
             first = next(iter(self.scenario.bundled_scenarios()))
-            scenario = self.scenario.load_bundled(scenario_id or first)
+            scenario = self.bundled_scenario(scenario_id or first)
+        return self.setup_scenario(scenario)
+
+    # -- what mustering a campaign game asks (rules.campaign.muster.ScenarioPlay) ---------------
+
+    def bundled_scenario(self, scenario_id: str) -> Any:
+        """A bundled scenario, as the ruleset's scenario model."""
+        return self.scenario.load_bundled(scenario_id)
+
+    def setup_scenario(self, scenario: Any) -> dict[str, Any]:
+        """A new game document from a scenario model (a mustered one, for a campaign)."""
         return self._document(self.game.new_game(scenario))
+
+    def battle(self, document: Mapping[str, Any]) -> Battle:
+        """A game's pieces, objectives and result as its victory rules read them."""
+        described: Battle = self.victory.battle(self._load_state(document))
+        return described
 
     @property
     def document_format(self) -> DocumentFormat:
@@ -217,6 +233,10 @@ class DocumentPlay(ABC):
         if validate:
             return self._document(self._state(current))
         return current
+
+    def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        """The document as the state model dumps it (``load_document`` validated)."""
+        return self.load_document(document, validate=True)
 
     # The last document validated, with its state: the service asks several questions of one
     # document per command (whose move, follow-ups, legal actions), each validation costing
@@ -492,6 +512,10 @@ class DocumentSource:
     def result(self) -> GameResult | None:
         """The result, once ended."""
         return self.play.result(self.document)
+
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        """The ruleset's marks of a command on this state."""
+        return self.play.action_overlays(self.document, verb, options)
 
 
 __all__ = [

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from rules.core.errors import UnknownName
+from rules.core.play import DocumentPlay, GamePlay
 from rules.core.procedures import Procedure
-from rules.core.surface import SurfacePlay
+from rules.core.sequence import Tracked
+from rules.core.surface import CarriedDeclaration, Muster, Rules, SurfacePlay
 from rules.core.tables import TableSet
 
 
@@ -47,30 +49,29 @@ class Ruleset:
     dice: str
     load_tables: Callable[[], TableSet]
     procedures: Mapping[str, Procedure[Any]]
-    play: Any = field(default=None)  # a rules.core.play.GamePlay (made from ``rules`` if unset)
+    #: Its play: the three calls (:class:`rules.core.surface.Rules`).
+    rules: Rules = field(kw_only=True)
     zero_reads_as_ten: bool = False  # a typed 0 on a d10 means 10 (linea_gotica)
-    rules: Any = field(default=None)  # a rules.core.surface.Rules (``play`` if unset)
     # Its commands as data (a rules.core.declaration.Declaration): a ruleset from outside
     # rules/ carries it; a bundled one keeps it in rules/<key>/commands.yaml.
-    declaration: Any = field(default=None)
-    # How a campaign musters its games from the sides' rosters (a rules.campaign.muster.
-    # ScenarioMuster); None: the ruleset plays campaigns without rosters.
-    muster: Any = field(default=None)
-    # Its declared sequence of play and where a game stands in it (a
-    # rules.core.sequence.Tracked); None: the ruleset declares none yet.
-    sequence: Any = field(default=None)
+    declaration: CarriedDeclaration | None = None
+    # How a campaign musters its games from the sides' rosters; None: the ruleset plays
+    # campaigns without rosters.
+    muster: Muster | None = None
+    # Its declared sequence of play and where a game stands in it; None: the ruleset
+    # declares none yet.
+    sequence: Tracked | None = None
     # Whether a unit can be hidden from a side (linea_gotica's hidden units, manovra's
     # concealed ones): then no export for a side or a spectator keeps a state or a state's
     # hash, whether or not a unit is hidden now (which the choice would otherwise tell).
     hides_units: bool = False
+    #: The older, wider interface, answered from ``rules`` (the bundled rulesets' play
+    #: implements both; another is asked through :class:`rules.core.surface.SurfacePlay`).
+    play: GamePlay = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # One of the two is enough: the bundled rulesets' play implements both interfaces;
-        # a ruleset with only the three calls is asked the older one through an adapter.
-        if self.rules is None and self.play is not None:
-            object.__setattr__(self, "rules", self.play)
-        if self.play is None and self.rules is not None:
-            object.__setattr__(self, "play", SurfacePlay(self.rules))
+        wide = self.rules if isinstance(self.rules, DocumentPlay) else SurfacePlay(self.rules)
+        object.__setattr__(self, "play", wide)
 
     @property
     def tables(self) -> TableSet:
@@ -104,7 +105,7 @@ def register(ruleset: Ruleset) -> Ruleset:
         return ruleset
     if taken is not None or (ruleset.key in KNOWN_RULESETS and not _is_bundled(ruleset)):
         raise ValueError(f"a ruleset is already registered as {ruleset.key!r}")
-    if ruleset.rules is not None and ruleset.rules.ruleset != ruleset.key:
+    if ruleset.rules.ruleset != ruleset.key:
         raise ValueError(f"{ruleset.key!r} plays as {ruleset.rules.ruleset!r}")
     _REGISTERED[ruleset.key] = ruleset
     return ruleset
@@ -119,8 +120,7 @@ def unregister(key: str) -> None:
 
 def _is_bundled(ruleset: Ruleset) -> bool:
     """Whether a ruleset is the one its bundled package defines (being imported now)."""
-    module = type(ruleset.rules).__module__ if ruleset.rules is not None else ""
-    return module.startswith(f"rules.{ruleset.key}.")
+    return type(ruleset.rules).__module__.startswith(f"rules.{ruleset.key}.")
 
 
 def known_rulesets() -> tuple[str, ...]:

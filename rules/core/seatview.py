@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
-from rules.core.battlefield import MapView
+from rules.core.battlefield import MapView, Overlay
 from rules.core.legal import LegalAction, for_seat, owed, values_of
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult, Score
@@ -74,14 +74,28 @@ class StatusView:
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """Who looks at (or acts on) a game: a side, the referee, or a spectator."""
+    """Who looks at (or acts on) a game: a side, the referee, or a spectator — the one seat
+    type of the rules, the service and the readers of a game's story.
+
+    ``joined`` marks a spectator who is a member of the game, at no side yet (a player who
+    has not picked one, a referee who handed the game over): the rules show them what the
+    channel sees, and the service lets them do what seated people do."""
 
     side: str | None = None
     referee: bool = False
+    joined: bool = False
 
     def __post_init__(self) -> None:
         if self.referee and self.side is not None:
             raise ValueError("the referee sits at no side")
+        if self.joined and (self.referee or self.side is not None):
+            raise ValueError("only a seat at no side is marked joined")
+
+    @property
+    def seated(self) -> bool:
+        """Whether someone holds this seat in the game: a side, the referee, a member at
+        no side; not a mere spectator."""
+        return self.referee or self.side is not None or self.joined
 
     @classmethod
     def of(cls, side: str | None) -> Seat:
@@ -151,6 +165,11 @@ class ViewSource(Protocol):
 
     def result(self) -> GameResult | None:
         """The result of an ended game."""
+        ...
+
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        """What a command given now would draw on its reply's picture (a line of fire),
+        read from this state; none for most commands and rulesets."""
         ...
 
 
@@ -270,6 +289,11 @@ class SeatView:
                     view = view.model_copy(update={"counters": visible})
             self._maps[language] = view
         return self._maps[language]
+
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        """What the command ``verb`` with ``options``, given now, draws on the picture of
+        its reply (asked before it is played: the state after it may not keep it)."""
+        return self._source.marks(verb, options)
 
     @property
     def every_legal(self) -> list[LegalAction]:

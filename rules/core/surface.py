@@ -13,12 +13,16 @@ A ruleset is played through
   that refuses the command and leaves the document as it was;
 
 plus what it declares: its key (``ruleset``), its bundled scenarios, its verbs and the option
-names each takes, and its document format. Its key, title, seed, dice, tables and procedures
-are the :class:`rules.core.ruleset.Ruleset` it registers (:func:`rules.core.ruleset.register`).
+names each takes, and its document format; and two facts of a document no view is needed
+for: its sides (``sides(document)``, every seat may know them) and its canonical form
+(``canonical(document)``, what a replay compares stored states by). Its key, title, seed,
+dice, tables and procedures are the :class:`rules.core.ruleset.Ruleset` it registers
+(:func:`rules.core.ruleset.register`), with the typed facts a ruleset may add: its commands
+as data (:class:`CarriedDeclaration`) and how a campaign musters its games (:class:`Muster`).
 
-The application service still asks the wider :class:`rules.core.play.GamePlay`;
-:class:`SurfacePlay` answers it for a ruleset that implements only this surface, from its
-views and its ``act``.
+The service asks only these. The older, wider :class:`rules.core.play.GamePlay` (the tests'
+and tools' way in) is answered for a ruleset that implements only this surface by
+:class:`SurfacePlay`, from its views and its ``act``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from rules.campaign.roster import Roster
 from rules.core.battlefield import MapView, Overlay
 from rules.core.dice import DiceSource
 from rules.core.legal import LegalAction
@@ -71,6 +76,15 @@ class Rules(Protocol):
         """A new game document from a bundled scenario or an uploaded YAML text."""
         ...
 
+    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
+        """The game's sides: id → name (every seat may know them)."""
+        ...
+
+    def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        """The document as the ruleset writes it (migrated, read, defaults filled in): what
+        a replay compares a stored state by; a ``RulesError`` for one it cannot read."""
+        ...
+
     def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
         """What ``seat`` sees of the game."""
         ...
@@ -86,6 +100,48 @@ class Rules(Protocol):
     ) -> Played:
         """Play a verb for ``seat``; ``other_dice`` serve rolls made for another side when
         ``dice`` are a player's typed faces."""
+        ...
+
+
+class CarriedDeclaration(Protocol):
+    """A ruleset's commands as data (a :class:`rules.core.declaration.Declaration`, which
+    the registry cannot name: the declarations read the registry)."""
+
+    @property
+    def ruleset(self) -> str:
+        """The key of the ruleset it declares."""
+        ...
+
+
+class Muster(Protocol):
+    """How a campaign musters a ruleset's games from the sides' rosters (a
+    :class:`rules.campaign.muster.ScenarioMuster`): scenarios by id, documents in and out."""
+
+    @property
+    def rank_fields(self) -> Mapping[str, tuple[int | str, ...]]:
+        """The unit fields a rank is written into, and the values each may hold."""
+        ...
+
+    def roster_of(self, scenario_id: str, side: str) -> Roster:
+        """A side of a bundled scenario as a roster at full strength."""
+        ...
+
+    def units(self, scenario_id: str) -> dict[str, dict[str, int]]:
+        """Each side's units in a bundled scenario, with their strength."""
+        ...
+
+    def muster(
+        self,
+        scenario_id: str,
+        rosters: Mapping[str, Roster],
+        game: int,
+        leave: frozenset[str] = frozenset(),
+    ) -> dict[str, Any]:
+        """The new game's document, each side mustered from its roster."""
+        ...
+
+    def losses(self, document: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+        """Each side's losses by unit in a game's final document."""
         ...
 
 
@@ -118,14 +174,13 @@ class SurfacePlay:
     ) -> dict[str, Any]:
         """The document in the current format; with ``validate``, read once by the ruleset
         (which refuses a state it cannot read)."""
-        current = self.rules.document_format.upgrade(document)
         if validate:
-            self.rules.view(current, REFEREE).status  # noqa: B018 - read to validate
-        return current
+            return self.rules.canonical(document)
+        return self.rules.document_format.upgrade(document)
 
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         """Side id → name."""
-        return dict(self.rules.view(document, SPECTATOR).status.sides)
+        return self.rules.sides(document)
 
     def apply(
         self,
@@ -187,4 +242,4 @@ class SurfacePlay:
         return self.rules.view(document, REFEREE).result
 
 
-__all__ = ["Rules", "SurfacePlay"]
+__all__ = ["CarriedDeclaration", "Muster", "Rules", "SurfacePlay"]

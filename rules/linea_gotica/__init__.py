@@ -21,7 +21,7 @@ RULESET = register(
         dice="d10 (0 = 10); d6 for grave wounds",
         load_tables=load_tables,
         procedures=PROCEDURES,
-        play=PLAY,
+        rules=PLAY,
         muster=MUSTER,
         zero_reads_as_ten=True,
         sequence=Tracked(declaration(), document_position),

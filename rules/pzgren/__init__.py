@@ -19,7 +19,7 @@ RULESET = register(
         dice="2D6",
         load_tables=load_tables,
         procedures=PROCEDURES,
-        play=PLAY,
+        rules=PLAY,
         muster=MUSTER,
         sequence=Tracked(declaration(), document_position),
     )

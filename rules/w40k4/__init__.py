@@ -19,7 +19,7 @@ RULESET = register(
         dice="D6 (D12 for scatter directions)",
         load_tables=load_tables,
         procedures=PROCEDURES,
-        play=PLAY,
+        rules=PLAY,
         muster=MUSTER,
         sequence=Tracked(declaration(), document_position),
     )

@@ -20,13 +20,16 @@ from pydantic import BaseModel
 import bot.service.handlers as service_module
 from bot.service import GameService, Reply
 from bot.service.replay import replay_bundle, replay_game
+from rules.core.battlefield import MapView, Overlay
 from rules.core.dice import D6, DiceSource, DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied, run_command
 from rules.core.legal import LegalAction
+from rules.core.migrations import DocumentFormat
 from rules.core.play import FollowUp, Played, StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult, Score
+from rules.core.seatview import Seat, SeatView
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 77
@@ -215,13 +218,58 @@ def shoot(
     result.notices.append(Outcome.of("bot.game.ended"))
 
 
+@dataclass(frozen=True)
+class DuelSource:
+    """The duel's answers for its seat views: no unit, nothing owed, no picture."""
+
+    play: DuelPlay
+    document: Mapping[str, Any]
+
+    def status(self, seat: Seat) -> StatusView:
+        return self.play.status(self.document)
+
+    def map(self, seat: Seat, language: str) -> MapView | None:
+        return None
+
+    def legal(self) -> list[LegalAction]:
+        return []
+
+    def prompts(self) -> list[LegalAction]:
+        return []
+
+    def turn(self) -> str | None:
+        return self.play.awaiting(self.document)
+
+    def names(self, kind: str, side: str | None) -> list[str]:
+        return []
+
+    def score(self, seat: Seat) -> Score:
+        return self.play.score(self.document)
+
+    def result(self) -> GameResult | None:
+        return None
+
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        return ()
+
+
 class DuelPlay:
-    """A minimal :class:`rules.core.play.GamePlay` with a roll made for another side."""
+    """A minimal ruleset (the three calls, and the older :class:`rules.core.play.GamePlay`
+    its replay asks) with a roll made for another side."""
 
     ruleset = "duel"
+    document_format = DocumentFormat("duel", version=1)
 
     def scenarios(self) -> list[str]:
         return ["duel"]
+
+    def options_of(self, verb: str) -> tuple[str, ...]:
+        return ("target",) if verb == "shoot" else ()
+
+    def setup(
+        self, scenario_id: str | None = None, scenario_text: str | None = None
+    ) -> dict[str, Any]:
+        return self.new_game(scenario_id, scenario_text)
 
     def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
         return DuelState().model_dump()
@@ -233,6 +281,9 @@ class DuelPlay:
 
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         return dict(document["sides"])
+
+    def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        return self.load_document(document, validate=True)
 
     def apply(
         self,
@@ -254,6 +305,20 @@ class DuelPlay:
         )
         assert applied.tray is not None
         return Played(applied.state.model_dump(), [], applied.notices, list(applied.tray.rolls))
+
+    def act(
+        self,
+        document: Mapping[str, Any],
+        seat: Seat,
+        verb: str,
+        options: Mapping[str, Any],
+        dice: DiceSource,
+        other_dice: DiceSource | None = None,
+    ) -> Played:
+        return self.apply(document, verb, options, dice, seat.side, other_dice)
+
+    def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
+        return SeatView(self.ruleset, seat, DuelSource(self, document))
 
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
         return []
@@ -285,13 +350,8 @@ class DuelPlay:
 @pytest.fixture()
 def duel(table, monkeypatch) -> ServiceTable:
     real = service_module.get_ruleset
-    # The duel hides nothing: its seat views name no unit hidden from anyone.
-    nothing_hidden = SimpleNamespace(
-        view=lambda document, seat: SimpleNamespace(hidden_names=frozenset())
-    )
-    ruleset = SimpleNamespace(
-        key="duel", play=DuelPlay(), rules=nothing_hidden, zero_reads_as_ten=False
-    )
+    duel_play = DuelPlay()
+    ruleset = SimpleNamespace(key="duel", play=duel_play, rules=duel_play, zero_reads_as_ten=False)
     monkeypatch.setattr(
         service_module, "get_ruleset", lambda key: ruleset if key == "duel" else real(key)
     )

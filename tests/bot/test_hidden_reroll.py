@@ -14,16 +14,14 @@ import pytest
 from bot.render_text import reply_text
 from bot.service import GameService, PlayReply
 from bot.service.events import (
-    CHANNEL as CHANNEL_READER,
-)
-from bot.service.events import (
     REFEREE_ONLY,
-    REFEREE_READER,
     SECRET_ARG,
-    Reader,
     event_line,
+    may_read,
     secret_among,
 )
+from rules.core.seatview import REFEREE as REFEREE_SEAT
+from rules.core.seatview import SPECTATOR, Seat
 from tests.bot.service_table import ServiceTable
 from tests.bot.test_hidden_service import (
     ANNA,
@@ -156,10 +154,10 @@ def test_both_sides_secrets_are_the_referees_alone() -> None:
     assert secret_among(["alleati", None, "alleati"]) == "alleati"
     assert secret_among(["alleati", "asse"]) == REFEREE_ONLY
     args = {"seq": 7, SECRET_ARG: REFEREE_ONLY}
-    for reader in (CHANNEL_READER, Reader(side="alleati"), Reader(side="asse")):
-        assert not reader.may_read(args)
-    assert REFEREE_READER.may_read(args)
+    for reader in (SPECTATOR, Seat("alleati"), Seat("asse")):
+        assert not may_read(reader, args)
+    assert may_read(REFEREE_SEAT, args)
     sides = {"alleati": "Alleati", "asse": "Asse"}
-    line = event_line(_event(args), "manovra", "en", sides, Reader(side="asse"))
+    line = event_line(_event(args), "manovra", "en", sides, Seat("asse"))
     assert "both sides" in line and "#7" not in line
-    assert "#7" in event_line(_event(args), "manovra", "en", sides, REFEREE_READER)
+    assert "#7" in event_line(_event(args), "manovra", "en", sides, REFEREE_SEAT)

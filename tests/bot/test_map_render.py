@@ -255,9 +255,13 @@ def test_a_public_picture_shows_no_trace_of_hidden_units() -> None:
 
 
 def test_the_channel_map_drops_hidden_units_a_ruleset_left_in_its_public_view(caplog) -> None:
-    class Leaky:
-        def map_view(self, document, viewer_side, *, public, language="it"):
+    class LeakyView:
+        def map(self, language="it"):
             return measured_view(hidden=True)
+
+    class Leaky:
+        def view(self, document, seat):
+            return LeakyView()
 
     caplog.set_level(logging.ERROR, logger="bot.service")
     view = channel_map(Leaky(), {}, "manovra", "it")  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from rules.core.battlefield import MapView
+from rules.core.battlefield import MapView, Overlay
 from rules.core.declaration import load_declaration
 from rules.core.dice import DiceSource, DiceTray, Die
 from rules.core.errors import IllegalAction, UnknownName
@@ -155,6 +155,10 @@ class ToySource:
         """No victory conditions: an empty score (the same for every seat)."""
         return Score(sides=tuple(self.document["sides"]))
 
+    def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
+        """No marks: the picture shows what a command did."""
+        return ()
+
     def result(self) -> GameResult | None:
         """No victory conditions: no result to record."""
         return None
@@ -214,6 +218,14 @@ class ToyRules:
                 "ended": False,
             }
         )
+
+    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
+        """Side id → name."""
+        return dict(document["sides"])
+
+    def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        """A toy document has no defaults to fill in: the current format is its form."""
+        return self.document_format.upgrade(document)
 
     def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
         """What a seat sees."""

@@ -42,7 +42,6 @@ from rules.campaign.aftermath import (
     EntryAftermath,
 )
 from rules.campaign.aftermath_fold import AftermathEvent
-from rules.campaign.muster import ScenarioMuster
 from rules.campaign.postbattle import (
     MAX_AFTERMATH_DICE,
     aftermath_dice,
@@ -56,6 +55,7 @@ from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import semicolon, translate
 from rules.core.resolution import Outcome
+from rules.core.surface import Muster
 from rules.core.upload import unsafe_character
 
 #: A unit id as rosters write them (an adjustment names one).
@@ -152,9 +152,7 @@ def owed_lines(state: CampaignState, language: str) -> list[str]:
     ]
 
 
-def _fielded(
-    muster: ScenarioMuster | None, state: CampaignState, number: int
-) -> dict[str, set[str]]:
+def _fielded(muster: Muster | None, state: CampaignState, number: int) -> dict[str, set[str]]:
     """The entries that could take the field in game ``number``: in its scenario, fit or
     recovered by then (a roster entry musters as the scenario unit with its id)."""
     entry = state.game(number)

@@ -36,10 +36,10 @@ def book_option(ruleset: str, options: Mapping[str, Any]) -> Book | None:
 
 async def check_book(call: Call, book: Book, sides: Mapping[str, str]) -> None:
     """Refuse a book whose scenarios do not all have the campaign's sides."""
-    play = call.services.play(book.ruleset)
+    rules = call.services.rules(book.ruleset)
     for step in book.scenarios:
-        document = await call.services.off_loop(play.new_game, step.scenario, None)
-        found = play.sides(document)
+        document = await call.services.off_loop(rules.setup, step.scenario, None)
+        found = rules.sides(document)
         if set(found) != set(sides):
             raise InvalidInput(
                 "error.campaign.sides_differ",

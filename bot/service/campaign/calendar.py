@@ -201,7 +201,7 @@ async def _end_game(
     record = context.record
     if record.status == "ended" or record.ruleset == CAMPAIGN_KIND:
         return
-    play = services.play(record.ruleset)
+    rules = services.rules(record.ruleset)
     request = Request(
         channel,
         referee,
@@ -214,8 +214,8 @@ async def _end_game(
         else f"{call.request.interaction_id}/end",
     )
     seat = seat_among(request, context.members, context.side_roles)
-    document = play.load_document(record.document)
-    game_call = GameCall(request, services, call.table, context, play, document, seat)
+    document = rules.document_format.upgrade(record.document)
+    game_call = GameCall(request, services, call.table, context, rules, document, seat)
     # The results feature's handler, found in the handler table like any command's.
     decide = call.table.handler(DECIDE)
     if not isinstance(decide, GameHandler):

@@ -91,11 +91,11 @@ async def new_campaign(call: Call) -> Reply:
         draw=int(options.get("draw", 1)),
         loss=int(options.get("loss", 0)),
     )
-    play = services.play(ruleset)
+    rules = services.rules(ruleset)
     book = book_option(ruleset, options)
-    scenarios = [step.scenario for step in book.scenarios] if book else play.scenarios()
-    document = await services.off_loop(play.new_game, scenarios[0] if scenarios else None, None)
-    sides = dict(play.sides(document))
+    scenarios = [step.scenario for step in book.scenarios] if book else rules.scenarios()
+    document = await services.off_loop(rules.setup, scenarios[0] if scenarios else None, None)
+    sides = dict(rules.sides(document))
     if book is not None:
         await check_book(call, book, sides)
     # The book travels in the created event: one commit makes the campaign and its book.
@@ -172,24 +172,24 @@ async def link_new_game(call: Call) -> Reply:
         raise InvalidInput("error.campaign.bad_channel")
     if target == request.channel_id:
         raise ServiceError("error.campaign.same_channel")
-    play = services.play(state.ruleset)
+    rules = services.rules(state.ruleset)
     scenario = scenario_wanted(state, request.options)
-    if scenario not in play.scenarios():
+    if scenario not in rules.scenarios():
         raise UnknownName(
-            "error.unknown_scenario", name=scenario[:40], known=", ".join(play.scenarios())
+            "error.unknown_scenario", name=scenario[:40], known=", ".join(rules.scenarios())
         )
     number = len(state.games) + 1
     mustered = await services.off_loop(
         mustering,
         muster_of(services, state),
-        play,
+        rules,
         state,
         scenario,
         number,
         str(request.options.get("leave") or ""),
     )
     document = mustered.document
-    sides = dict(play.sides(document))
+    sides = dict(rules.sides(document))
     if set(sides) != set(state.sides):
         raise InvalidInput(
             "error.campaign.sides_differ",

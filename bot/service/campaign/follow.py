@@ -49,6 +49,7 @@ from rules.core.errors import RulesError
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
+from rules.core.seatview import REFEREE
 
 log = logging.getLogger(__name__)
 
@@ -326,9 +327,9 @@ async def _append(
 
 async def _result_of(services: Services, game: GameRecord) -> GameResult | None:
     """The ended game's result, as its state holds it (the one its result event logged)."""
-    play = services.play(game.ruleset)
+    rules = services.rules(game.ruleset)
 
     def computed() -> GameResult | None:
-        return play.result(play.load_document(game.document))
+        return rules.view(rules.document_format.upgrade(game.document), REFEREE).result
 
     return await services.on_workers(game.channel_id, computed)

@@ -25,7 +25,7 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
 from bot.service.replies import Reply, TextReply
 from db.models import GameRecord
-from rules.campaign.muster import ScenarioMuster, fielding
+from rules.campaign.muster import fielding
 from rules.campaign.postbattle import MAX_AFTERMATH_DICE, aftermath_dice
 from rules.campaign.roster import (
     HISTORY_KEYS,
@@ -43,6 +43,7 @@ from rules.campaign.state import CampaignRoster, CampaignState
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.i18n import has_key, translate
 from rules.core.resolution import Outcome
+from rules.core.surface import Muster, Rules
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.
 SHOWN_HISTORY = 3
@@ -52,9 +53,9 @@ MAX_UNTRACKED_SHOWN = 20
 MAX_LEAVE_CHARS = MAX_ENTRIES * 41
 
 
-def muster_of(services: Services, state: CampaignState) -> ScenarioMuster | None:
+def muster_of(services: Services, state: CampaignState) -> Muster | None:
     """The campaign's ruleset's mustering (None: it plays without rosters)."""
-    found: ScenarioMuster | None = services.ruleset(state.ruleset).muster
+    found: Muster | None = services.ruleset(state.ruleset).muster
     return found
 
 
@@ -114,8 +115,8 @@ def _leave_ids(text: str) -> tuple[str, ...]:
 
 
 def mustering(
-    muster: ScenarioMuster | None,
-    play: Any,
+    muster: Muster | None,
+    rules: Rules,
     state: CampaignState,
     scenario: str,
     number: int,
@@ -127,7 +128,7 @@ def mustering(
     if muster is None:
         if leave_text.strip():
             raise InvalidInput("error.campaign.no_rosters", ruleset=state.ruleset)
-        document: dict[str, Any] = play.new_game(scenario, None)
+        document: dict[str, Any] = rules.setup(scenario, None)
         return Mustering(document=document)
     units = muster.units(scenario)
     left = _leave_ids(leave_text)
@@ -205,7 +206,9 @@ async def _set_roster(
     request, services = call.request, call.services
     muster = muster_of(services, state)
     weapons = (
-        await services.off_loop(_scenario_weapons, muster, services.play(state.ruleset).scenarios())
+        await services.off_loop(
+            _scenario_weapons, muster, services.rules(state.ruleset).scenarios()
+        )
         if muster is not None
         else frozenset[str]()
     )
@@ -254,7 +257,7 @@ async def _set_roster(
         scenarios = (
             [step.scenario for step in state.book.scenarios]
             if state.book is not None
-            else services.play(state.ruleset).scenarios()
+            else services.rules(state.ruleset).scenarios()
         )
         known = await services.off_loop(_scenario_units, muster, scenarios, roster.side)
         untracked = sorted(known - {entry.id for entry in roster.entries})
@@ -284,9 +287,9 @@ async def _shown(
         reply.lines.append(translate("bot.campaign.roster.none", language, side=state.sides[side]))
         return reply
     muster = muster_of(services, state)
-    play = services.play(state.ruleset)
+    rules = services.rules(state.ruleset)
     known = (
-        await services.off_loop(_scenario_units, muster, play.scenarios(), side)
+        await services.off_loop(_scenario_units, muster, rules.scenarios(), side)
         if muster is not None
         else None
     )
@@ -300,7 +303,7 @@ def _other_sides_dice(state: CampaignState, side: str) -> int:
     return aftermath_dice(state.model_copy(update={"rosters": others})).total
 
 
-def _scenario_weapons(muster: ScenarioMuster, scenarios: list[str]) -> frozenset[str]:
+def _scenario_weapons(muster: Muster, scenarios: list[str]) -> frozenset[str]:
     """The weapon ids any unit of the ruleset's scenarios carries: those a roster file
     may give its entries."""
     return frozenset(
@@ -312,7 +315,7 @@ def _scenario_weapons(muster: ScenarioMuster, scenarios: list[str]) -> frozenset
     )
 
 
-def _scenario_units(muster: ScenarioMuster, scenarios: list[str], side: str) -> set[str]:
+def _scenario_units(muster: Muster, scenarios: list[str], side: str) -> set[str]:
     """The units side ``side`` has in any of the ruleset's scenarios."""
     return {unit for scenario in scenarios for unit in muster.units(scenario).get(side, {})}
 
@@ -386,7 +389,7 @@ def _entry_line(entry: RosterEntry, ruleset: str, language: str, known: set[str]
 
 
 def losses_of(
-    muster: ScenarioMuster | None, document: Mapping[str, Any], rosters: Mapping[str, Roster]
+    muster: Muster | None, document: Mapping[str, Any], rosters: Mapping[str, Roster]
 ) -> dict[str, dict[str, int]]:
     """Each side's losses in a game's final document, by unit of its roster (pure, run on
     the workers): what the ``campaign.result`` event carries."""

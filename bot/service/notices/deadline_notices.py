@@ -31,7 +31,7 @@ async def queue_deadline_notices(
         if not await records.first_look(store, deadline.channel_id, marker):
             continue  # seen already, by this round's predecessor or another process
         members = await store.members(deadline.channel_id)
-        names = services.play(record.ruleset).sides(record.document)
+        names = services.rules(record.ruleset).sides(record.document)
         for member in members:
             if member.role != "player" or member.side != deadline.side:
                 continue

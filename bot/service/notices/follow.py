@@ -59,7 +59,7 @@ async def follow(written: Written) -> list[Outcome]:
     write is worked out once for every follower (`Written.owing_after`); what was owed
     before only when a side owes now."""
     call = written.call
-    play = call.play
+    rules = call.rules
     await watchers.WATCHERS.read(call.store)  # the set was stale: decide by a fresh one
     seated = frozenset(m.user_id for m in call.context.members if m.role == "player")
     if not watchers.WATCHERS.follows(seated):
@@ -67,14 +67,14 @@ async def follow(written: Written) -> list[Outcome]:
     now = await written.owing_after()
     was_over = call.record.status == "ended"
     if now.ended and not was_over:
-        sides = set(play.sides(call.document))
+        sides = set(rules.sides(call.document))
         await _queue(written, _players(call.context.members, sides), "ended")
         return []
     if not now.sides:
         return []
     newly = set(now.sides - (await written.owing_before()).sides)
     if newly:
-        names = play.sides(call.document)
+        names = rules.sides(call.document)
         players = _players(call.context.members, newly)
         await _queue(written, players, "your_move", names)
     return []

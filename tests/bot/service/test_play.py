@@ -1,0 +1,68 @@
+"""The command path through the seam: one validation of the game's document per command,
+and no deep copy of its state."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from rules.core.play import DocumentPlay
+from tests.bot.service_table import ServiceTable
+
+CHANNEL = 4545
+REFEREE, ANNA, BRUNO = 1, 2, 3
+
+
+@pytest.fixture()
+def table(service, dice) -> ServiceTable:
+    return ServiceTable(service, dice, CHANNEL)
+
+
+@pytest.fixture()
+def counted(monkeypatch) -> dict[str, int]:
+    """How many times a document is validated into a state, and a state deep-copied."""
+    counts = {"validated": 0, "deep_copied": 0}
+    validate, copy = DocumentPlay._load_state, BaseModel.model_copy
+
+    def counting_validate(self: DocumentPlay, document: Mapping[str, Any]) -> Any:
+        counts["validated"] += 1
+        return validate(self, document)
+
+    def counting_copy(self: BaseModel, *, update: Any = None, deep: bool = False) -> Any:
+        counts["deep_copied"] += deep
+        return copy(self, update=update, deep=deep)
+
+    monkeypatch.setattr(DocumentPlay, "_load_state", counting_validate)
+    monkeypatch.setattr(BaseModel, "model_copy", counting_copy)
+    return counts
+
+
+async def test_a_command_validates_its_document_once_and_copies_no_state(table, counted) -> None:
+    await table(REFEREE, "game.new", scenario="esempio_normandia", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="asse")
+    for verb in ("turn.next", "turn.next"):  # each: whose move, the command, what follows
+        counted.update(validated=0, deep_copied=0)
+        await table(ANNA, verb)
+        assert counted == {"validated": 1, "deep_copied": 0}, verb
+    counted.update(validated=0, deep_copied=0)
+    await table(ANNA, "manoeuvre.declare", platoon="plotone_carri")  # a picture too
+    assert counted == {"validated": 1, "deep_copied": 0}
+
+
+def test_no_module_of_the_application_asks_the_older_wider_interface() -> None:
+    root = Path(__file__).resolve().parents[3] / "bot"
+    wide = sorted(
+        str(path.relative_to(root.parent))
+        for path in root.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        and node.module == "rules.core.play"
+        and any(alias.name in {"GamePlay", "DocumentPlay"} for alias in node.names)
+    )
+    assert wide == []
