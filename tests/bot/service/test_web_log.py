@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.service import web
-from bot.service.events import SECRET_ARG, Reader
+from bot.service.events import SECRET_ARG
 from db.models import EventRecord
+from rules.core.seatview import Seat
 
 SIDES = {"alleati": "Allies", "tedeschi": "Germans"}
 NAMES = {1: "referee"}
-OWN, ENEMY, REFEREE = Reader(side="tedeschi"), Reader(side="alleati"), Reader(referee=True)
+OWN, ENEMY, REFEREE = Seat(side="tedeschi"), Seat(side="alleati"), Seat(referee=True)
 
 
 def hidden_move(seq: int, hash_: str = "h") -> EventRecord:
@@ -21,7 +22,7 @@ def hidden_move(seq: int, hash_: str = "h") -> EventRecord:
     )
 
 
-def lines(events: list[EventRecord], reader: Reader) -> list[str]:
+def lines(events: list[EventRecord], reader: Seat) -> list[str]:
     entries = web._log_entries(events, "linea_gotica", "en", SIDES, reader, NAMES)
     return [entry.line for entry in entries]
 
