@@ -124,6 +124,9 @@ class UnitState(_State):
     observer: bool = False
     commander: bool = False
     figures: list[Figure] = Field(default_factory=list)
+    #: The scenario's strength of a unit a campaign mustered below it, carried losses and
+    #: all (None: it began whole): shown as its strength out of this.
+    full_strength: int | None = None
     vehicle: VehicleState | None = None
     weapons: list[str] = Field(default_factory=list)
     weapons_destroyed: list[str] = Field(default_factory=list)

@@ -42,6 +42,9 @@ class UnitState(_State):
     cv: int
     models: int
     initial_models: int
+    #: The scenario's strength of a unit a campaign mustered below it, carried losses and
+    #: all (None: it began whole): shown as its strength out of this.
+    full_strength: int | None = None
     tactical_cm: float
     weapons: dict[str, int]
     armour: dict[str, dict[str, int]] = Field(default_factory=dict)

@@ -48,6 +48,9 @@ class UnitState(_State):
     movement: int
     steps: int
     initial_steps: int
+    #: The scenario's strength of a unit a campaign mustered below it, carried losses and
+    #: all (None: it began whole): shown as its strength out of this.
+    full_strength: int | None = None
     morale: int
     status: MoraleState = MoraleState.GOOD_ORDER
     dug_in: bool = False

@@ -45,7 +45,7 @@ class PzgrenPlay(DocumentPlay):
                 u.side,
                 u.type,
                 u.steps,
-                u.initial_steps,
+                u.full_strength or u.initial_steps,
                 self._statuses(u),
                 "-" if u.air else u.hex,
                 u.acted,
@@ -141,7 +141,7 @@ class PzgrenPlay(DocumentPlay):
                     x=where.q,
                     y=where.r,
                     models=unit.steps,
-                    initial_models=unit.initial_steps,
+                    initial_models=unit.full_strength or unit.initial_steps,
                     statuses=tuple(s for s in self._statuses(unit) if s != "eliminated"),
                     destroyed=not unit.alive,
                 )

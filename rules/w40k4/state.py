@@ -36,6 +36,9 @@ class UnitState(StateModel):
     type: str
     models: int
     initial_models: int
+    #: The scenario's strength of a unit a campaign mustered below it, carried losses and
+    #: all (None: it began whole): shown as its strength out of this.
+    full_strength: int | None = None
     wounds_taken: int = 0
     ws: int | None = None
     bs: int | None = None
