@@ -34,6 +34,7 @@ from rules.core.i18n import LANGUAGES, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
+from rules.core.words import joined
 from rules.render import outcome_text
 
 log = logging.getLogger(__name__)
@@ -215,7 +216,7 @@ async def new_game(call: Call) -> Reply:
         Outcome.of(
             "bot.game.created",
             title=str(document.get("title", "")),
-            sides=", ".join(play.sides(document).values()),
+            sides=joined(play.sides(document).values()),
         )
     )
 

@@ -10,6 +10,7 @@ from rules.core.battlefield import Battlefield, Overlay, Point
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
+from rules.core.words import LocalizedName
 from rules.w40k4.model import (
     Phase,
 )
@@ -150,7 +151,8 @@ class W40kState(StateModel):
     phase: Phase = Phase.MOVEMENT
     closing: bool = False
     ended: bool = False
-    sides: dict[str, str]
+    #: Side id → name: the scenario's, in every language it gives (read in the reader's).
+    sides: dict[str, LocalizedName]
     units: dict[str, UnitState]
     order: list[str] = Field(default_factory=list, description="unit ids in scenario order")
     weapons: dict[str, Weapon]

@@ -43,6 +43,7 @@ from rules.core.roster import (
     rosters_hash,
 )
 from rules.core.roster_file import ROSTER_SOURCE, parse_roster
+from rules.core.words import in_language
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.
 SHOWN_HISTORY = 3
@@ -82,7 +83,8 @@ class Mustering:
         if self.rosters_hash is None:
             return None
         counts = ", ".join(
-            f"{state.sides.get(side, side)} {count}" for side, count in self.fielded.items()
+            f"{in_language(state.sides.get(side, side), language)} {count}"
+            for side, count in self.fielded.items()
         )
         chosen = translate("bot.campaign.roster.left_by_choice", language)
         behind = [f"{unit} ({chosen})" for unit in self.left] + [

@@ -37,6 +37,7 @@ from rules.core.campaign_aftermath import AFTERMATH_EVENTS
 from rules.core.campaign_book import CampaignBook, CampaignDue, CampaignOverdue
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
+from rules.core.words import in_language
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +172,8 @@ def game_line(state: CampaignState, entry: GameEntry, language: str, in_guild: b
             scenario=entry.scenario,
         )
     scores = " – ".join(
-        f"{state.sides.get(side, side)} {value}" for side, value in result.scores.items()
+        f"{in_language(state.sides.get(side, side), language)} {value}"
+        for side, value in result.scores.items()
     )
     return translate(
         "bot.campaign.game_result",
