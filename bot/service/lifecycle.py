@@ -127,8 +127,11 @@ async def _result_text(
             document = (await services.store.load(game.channel_id)).document
 
         def summary() -> str:
-            result = play.result(play.load_document(document))
-            return "" if result is None else outcome_text(ruleset, result.summary, language)
+            current = play.load_document(document)
+            result = play.result(current)
+            if result is None:
+                return ""
+            return outcome_text(ruleset, result.summary, language, play.sides(current).values())
 
         found = await services.off_loop(summary)
     except (RulesError, StoreError, ValueError):
