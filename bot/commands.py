@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.core.aftermath import ADJUSTABLE_FIELDS
+from rules.campaign.aftermath import ADJUSTABLE_FIELDS
 from rules.core.declaration import Declaration, OptionDeclaration, ValueType, declarations
 from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES

@@ -17,7 +17,7 @@ from db.cli import EXIT_OK, EXIT_PROBLEMS, add_db_option, db_path, run_check, ru
 from db.errors import StoreError
 from db.open import describe, open_store
 from db.protocol import GameStore
-from rules.core.campaign import CAMPAIGN_KIND
+from rules.campaign.state import CAMPAIGN_KIND
 
 
 def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

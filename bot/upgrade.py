@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from db.errors import CorruptRecord, DamagedFile, StoreError
 from db.protocol import GameStore
-from rules.core.campaign import CAMPAIGN_KIND
+from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 

@@ -4,9 +4,9 @@ a legend below saying which colour is which side's and what the outline means.
 
 A campaign's map names areas, not shapes: the boxes stand in a grid filling the picture's
 width (at most four a row, the rows as even as they can be;
-:data:`rules.core.campaign_book.MAX_AREAS` areas at most: the work is bounded). Drawn with
+:data:`rules.campaign.book.MAX_AREAS` areas at most: the work is bounded). Drawn with
 Pillow by the front ends (``/campaign export`` attaches it, the web page shows it) from
-the service's :class:`~rules.core.campaign_story.CampaignMap`, off the event loop.
+the service's :class:`~rules.campaign.story.CampaignMap`, off the event loop.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw
 
 from bot.render.lettering import RGB, fit, wrap, write
 from bot.render.map import SIDE_COLOURS
-from rules.core.campaign_story import CampaignMap
+from rules.campaign.story import CampaignMap
 from rules.core.i18n import translate
 
 WIDTH = 960

@@ -19,16 +19,16 @@ from collections.abc import Sequence
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Handler, Services, Who
 from bot.service.maps import status_and_map
-from bot.service.replies import Reply, StatusReply, TextReply
+from bot.service.replies import Reply, StatusReply, TextReply, channel_label
 from bot.service.requests import role_option
+from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.roles import creator_role, set_creator_role
 from bot.service.stored.seat_names import note_seat_name
 from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
-from db.models import ArchivedGame, GameRecord, GameSummary
-from db.protocol import GameStore
+from db.models import ArchivedGame, GameSummary
+from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.battlefield import MapView
-from rules.core.campaign import CAMPAIGN_KIND
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.play import StatusView
@@ -43,31 +43,6 @@ log = logging.getLogger(__name__)
 MAX_LISTED = 20
 #: An uploaded scenario's size limit, in bytes as rules.core.scenario counts them.
 MAX_SCENARIO_BYTES = 256 * 1024
-
-
-async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | None:
-    """Archive the channel's game if it has ended; None when there was no game.
-
-    A game still in play is left alone (creating a new one will be refused for it).
-    """
-    try:
-        record = await store.load(channel_id)
-    except GameNotFound:
-        return None
-    if record.status != "ended" or record.ruleset == CAMPAIGN_KIND:
-        # A campaign's log stays in its channel, ended or not (/campaign status lists it).
-        return None
-    # The store reads the history page by page and keeps it compact (db.archive).
-    return await store.archive_game(channel_id, title=_title(record))
-
-
-def _title(record: GameRecord) -> str:
-    return str(record.document.get("title", ""))[:200]
-
-
-def channel_label(channel_id: int, in_guild: bool) -> str:
-    """A channel as Discord shows a mention, or as the console names it."""
-    return f"<#{channel_id}>" if in_guild else f"#{channel_id}"
 
 
 async def list_lines(
@@ -166,12 +141,23 @@ async def _playing_line(
         return translate("bot.games.unreadable", language, channel=channel, ruleset=game.ruleset)
 
 
+def _ruleset_of(services: Services, scenario: object) -> str:
+    """The ruleset a ``/game new`` without one plays: the only ruleset that bundles the named
+    scenario (a referee who types ``scenario:gotica_incontro`` means linea_gotica), else the
+    default one, whose refusal then lists its scenarios."""
+    if scenario:
+        owners = [key for key in KNOWN_RULESETS if str(scenario) in services.play(key).scenarios()]
+        if len(owners) == 1:
+            return owners[0]
+    return KNOWN_RULESETS[0]
+
+
 async def new_game(call: Call) -> Reply:
     """``/game new [ruleset] [scenario|file] [language]``: a game in the channel, its
     creator the referee (the channel's ended game moves to the archive first)."""
     request, services, store = call.request, call.services, call.store
     options = request.options
-    ruleset = str(options.get("ruleset") or KNOWN_RULESETS[0])
+    ruleset = str(options.get("ruleset") or _ruleset_of(services, options.get("scenario")))
     language = str(options.get("language") or services.language)
     if language not in LANGUAGES:
         raise InvalidInput(

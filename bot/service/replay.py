@@ -51,7 +51,7 @@ from db.models import (
     NewEvent,
 )
 from db.protocol import GameStore
-from rules.core.campaign import (
+from rules.campaign.state import (
     CAMPAIGN_KIND,
 )
 from rules.core.dice import DiceSource, Die, Roll, ScriptedDice, parse_die

@@ -30,8 +30,8 @@ from typing import Any
 
 from bot.export import FileContent
 from bot.rolls import DicePrompt
+from rules.campaign.story import CampaignMap
 from rules.core.battlefield import MapView
-from rules.core.campaign_story import CampaignMap
 from rules.core.expression import RollResult
 from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
@@ -225,6 +225,11 @@ def spool_of(reply: Reply) -> Path | None:
     return reply.spool if isinstance(reply, FilesReply) else None
 
 
+def channel_label(channel_id: int, in_guild: bool) -> str:
+    """A channel as Discord shows a mention, or as the console names it."""
+    return f"<#{channel_id}>" if in_guild else f"#{channel_id}"
+
+
 __all__ = [
     "ConfirmReply",
     "DirectReply",
@@ -237,6 +242,7 @@ __all__ = [
     "ScoreView",
     "StatusReply",
     "TextReply",
+    "channel_label",
     "picture_of",
     "prompt_of",
     "result_view_of",

@@ -55,11 +55,11 @@ from db.errors import GameNotFound, StoreError
 from db.export import history_pages
 from db.history import ExportHead, StoredVersion
 from db.models import EventRecord, GameRecord
+from rules.campaign.book import book_files
+from rules.campaign.state import CAMPAIGN_KIND, CampaignState
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
-from rules.core.campaign import CAMPAIGN_KIND, CampaignState
-from rules.core.campaign_book import book_files
 from rules.core.declaration import declaration
 from rules.core.ending import NO_WINNER
 from rules.core.errors import RulesError, UnknownName

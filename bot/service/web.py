@@ -40,9 +40,9 @@ from bot.service.stored.table import TableContext, open_table
 from bot.web.links import Kind, Link, LinkSigner
 from db.errors import GameNotFound
 from db.models import EventRecord
+from rules.campaign.state import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
+from rules.campaign.story import CampaignMap
 from rules.core.battlefield import MapView
-from rules.core.campaign import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
-from rules.core.campaign_story import CampaignMap
 from rules.core.i18n import translate
 from rules.core.seatview import UnitLine
 from rules.core.words import names_in

@@ -53,7 +53,7 @@ class Ruleset:
     # Its commands as data (a rules.core.declaration.Declaration): a ruleset from outside
     # rules/ carries it; a bundled one keeps it in rules/<key>/commands.yaml.
     declaration: Any = field(default=None)
-    # How a campaign musters its games from the sides' rosters (a rules.core.muster.
+    # How a campaign musters its games from the sides' rosters (a rules.campaign.muster.
     # ScenarioMuster); None: the ruleset plays campaigns without rosters.
     muster: Any = field(default=None)
     # Its declared sequence of play and where a game stands in it (a

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
+from rules.campaign.muster import Ranked, ScenarioMuster, starting_rank
+from rules.campaign.roster import Roster, RosterEntry
 from rules.core.battlefield import Battlefield
-from rules.core.muster import Ranked, ScenarioMuster, starting_rank
-from rules.core.roster import Roster, RosterEntry
 from rules.linea_gotica.model import Quality
 from rules.linea_gotica.scenario import FigureSpec, Scenario, UnitSpec
 from rules.linea_gotica.surface import PLAY

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rules.campaign.muster import Ranked, ScenarioMuster, starting_rank
+from rules.campaign.roster import Roster, RosterEntry
 from rules.core.battlefield import Battlefield
-from rules.core.muster import Ranked, ScenarioMuster, starting_rank
-from rules.core.roster import Roster, RosterEntry
 from rules.manovra.scenario import Scenario, UnitSpec
 from rules.manovra.surface import PLAY
 

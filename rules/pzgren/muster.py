@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rules.core.muster import Ranked, ScenarioMuster, starting_rank
-from rules.core.roster import Roster, RosterEntry
+from rules.campaign.muster import Ranked, ScenarioMuster, starting_rank
+from rules.campaign.roster import Roster, RosterEntry
 from rules.pzgren.scenario import Scenario
 from rules.pzgren.surface import PLAY
 

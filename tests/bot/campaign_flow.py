@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.core.campaign import CampaignState
-from rules.core.campaign_rules import FateTable, campaign_rules
+from rules.campaign.roster import Status
+from rules.campaign.rules import FateTable, campaign_rules
+from rules.campaign.state import CampaignState
 from rules.core.play import GamePlay
-from rules.core.roster import Status
 
 
 def _dead_face(table: FateTable) -> int:

@@ -15,9 +15,9 @@ import pytest
 
 from bot.console import Console
 from bot.service import GameService
-from rules.core.campaign import CampaignState, standings
-from rules.core.campaign_book import book_files, load_book
-from rules.core.campaign_story import holders
+from rules.campaign.book import book_files, load_book
+from rules.campaign.state import CampaignState, standings
+from rules.campaign.story import holders
 from rules.core.ruleset import KNOWN_RULESETS
 
 

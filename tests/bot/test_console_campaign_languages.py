@@ -16,7 +16,7 @@ import pytest
 from bot.console import Console
 from bot.service import GameService
 from bot.service.campaign.export import map_view
-from rules.core.campaign import CampaignState
+from rules.campaign.state import CampaignState
 from rules.core.ruleset import get_ruleset
 from rules.core.words import names_in
 

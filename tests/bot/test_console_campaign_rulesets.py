@@ -23,7 +23,7 @@ from bot.commands import command_line
 from bot.console import Console, user_id_of
 from bot.service import GameService
 from db.protocol import GameStore
-from rules.core.campaign import CampaignState
+from rules.campaign.state import CampaignState
 from rules.core.i18n import translate
 from rules.core.play import GamePlay
 from rules.core.ruleset import get_ruleset

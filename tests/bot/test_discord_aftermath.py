@@ -8,8 +8,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from bot.service.campaign.ledger import load_campaign, log_event
-from rules.core.campaign import CampaignRoster
-from rules.core.roster import Roster, RosterEntry
+from rules.campaign.roster import Roster, RosterEntry
+from rules.campaign.state import CampaignRoster
 from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
     Table,
     assert_private_error,

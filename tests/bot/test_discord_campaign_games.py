@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from db.protocol import GameStore
-from rules.core.campaign import CampaignState
+from rules.campaign.state import CampaignState
 from rules.core.ruleset import get_ruleset
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.bot.service.test_campaign_rosters import losing_prefix

@@ -27,7 +27,7 @@ read; at last the referee ends the campaign and a few commands after its end mus
 
 After every step (:meth:`CampaignFuzzer.check`):
 
-* the campaign's stored state equals :func:`rules.core.campaign.replay` of its log, read back
+* the campaign's stored state equals :func:`rules.campaign.state.replay` of its log, read back
   from the store;
 * each result is entered once: no two ``campaign.result`` events for one game's final hash,
   and a ``campaign.reversal`` for each result that no longer holds (results and reversals
@@ -36,7 +36,7 @@ After every step (:meth:`CampaignFuzzer.check`):
   channel, an ended game's result is held with the game's log head as its ``final_hash``
   and its winner and scores, a game in play has none; an archived game's result is the one
   held when it was archived, with its archive's head;
-* the standings (:func:`rules.core.campaign.standings`) equal this module's own recount of
+* the standings (:func:`rules.campaign.state.standings`) equal this module's own recount of
   the results the fuzzer saw the games end with (:func:`recount`);
 * rosters (:func:`roster_problems`, folding the log event by event): no entry's strength
   rises except by an event in :data:`RAISES_STRENGTH` and by no more than it allows (an
@@ -98,8 +98,8 @@ from db.hashing import canonical_json, verify_export
 from db.models import Scope
 from db.open import open_store
 from db.protocol import GameStore
-from rules.core.campaign import CampaignEvent, CampaignState, event_of, replay
-from rules.core.campaign_book import book_files
+from rules.campaign.book import book_files
+from rules.campaign.state import CampaignEvent, CampaignState, event_of, replay
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from tests.fuzz import campaign_between as between

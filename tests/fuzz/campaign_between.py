@@ -22,13 +22,13 @@ import yaml
 
 from bot.service import TextReply
 from bot.service.campaign.book import book_lines, due_lines
-from rules.core.aftermath import CampaignAftermath
-from rules.core.campaign import CampaignGame, CampaignReversal, CampaignState, apply, replay
-from rules.core.campaign_aftermath import taken_back
-from rules.core.campaign_rules import CampaignRules, FateTable, campaign_rules
+from rules.campaign.aftermath import CampaignAftermath
+from rules.campaign.aftermath_fold import taken_back
+from rules.campaign.muster import fielding
+from rules.campaign.roster import Status, rosters_hash
+from rules.campaign.rules import CampaignRules, FateTable, campaign_rules
+from rules.campaign.state import CampaignGame, CampaignReversal, CampaignState, apply, replay
 from rules.core.errors import RulesError
-from rules.core.muster import fielding
-from rules.core.roster import Status, rosters_hash
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.campaign_checks import standing_lines
 from tests.fuzz.harness import OUTSIDER, bundled_games

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rules.core.aftermath import CampaignAdjust, CampaignAftermath
-from rules.core.campaign import (
+from rules.campaign.aftermath import CampaignAdjust, CampaignAftermath
+from rules.campaign.roster import Roster, rosters_hash
+from rules.campaign.rules import FateTable, campaign_rules
+from rules.campaign.state import (
     CampaignEvent,
     CampaignGame,
     CampaignResult,
@@ -23,9 +25,7 @@ from rules.core.campaign import (
     replay,
     standings,
 )
-from rules.core.campaign_rules import FateTable, campaign_rules
 from rules.core.i18n import translate
-from rules.core.roster import Roster, rosters_hash
 
 #: Kinds of campaign event that may raise a roster entry's strength, and by how much
 #: (:func:`_allowed_rise`): a roster set anew between games (a file, or a side's first

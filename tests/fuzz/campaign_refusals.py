@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rules.core.postbattle import aftermath_dice
+from rules.campaign.postbattle import aftermath_dice
 from tests.fuzz import campaign_between as between
 from tests.fuzz.campaign_between import ELSEWHERE, PLAYERS, REFEREE
 from tests.fuzz.harness import OUTSIDER

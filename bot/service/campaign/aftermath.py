@@ -1,7 +1,7 @@
 """After a campaign's battle: ``/campaign aftermath``, ``confirm``, ``dispute``, ``adjust``.
 
 ``/campaign aftermath game: [dice:] [side:]`` rolls the ruleset's post-battle sequence
-(`rules.core.postbattle`) for a game whose result entered the campaign, one side at a time:
+(`rules.campaign.postbattle`) for a game whose result entered the campaign, one side at a time:
 a side's player rolls their own side's part — the bot's dice, or the physical dice they type
 in ``dice:``, which feed only that part — and the referee rolls one side (``side:``) or every
 side still to roll with the bot's dice. Each part is one ``campaign.aftermath`` event with
@@ -31,7 +31,7 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.replies import Reply, TextReply
 from db.models import GameRecord
-from rules.core.aftermath import (
+from rules.campaign.aftermath import (
     ADJUSTABLE_FIELDS,
     MAX_REASON,
     CampaignAdjust,
@@ -40,21 +40,21 @@ from rules.core.aftermath import (
     CampaignConfirm,
     EntryAftermath,
 )
-from rules.core.campaign import MAX_GAMES, CampaignState, apply
-from rules.core.campaign_aftermath import AftermathEvent
-from rules.core.campaign_rules import CampaignRules, campaign_rules, rank_words
-from rules.core.dice import DiceSource, ScriptedDice, parse_faces
-from rules.core.errors import InvalidInput, RulesError, UnknownName
-from rules.core.i18n import semicolon, translate
-from rules.core.muster import ScenarioMuster
-from rules.core.postbattle import (
+from rules.campaign.aftermath_fold import AftermathEvent
+from rules.campaign.muster import ScenarioMuster
+from rules.campaign.postbattle import (
     MAX_AFTERMATH_DICE,
     aftermath_dice,
     reroll_disputed,
     roll_aftermath,
 )
+from rules.campaign.roster import ID_PATTERN, MAX_STRENGTH, Status
+from rules.campaign.rules import CampaignRules, campaign_rules, rank_words
+from rules.campaign.state import MAX_GAMES, CampaignState, apply
+from rules.core.dice import DiceSource, ScriptedDice, parse_faces
+from rules.core.errors import InvalidInput, RulesError, UnknownName
+from rules.core.i18n import semicolon, translate
 from rules.core.resolution import Outcome
-from rules.core.roster import ID_PATTERN, MAX_STRENGTH, Status
 from rules.core.upload import unsafe_character
 from rules.core.words import joined
 

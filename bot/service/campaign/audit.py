@@ -31,7 +31,7 @@ from db.errors import GameNotFound, StoreError
 from db.hashing import canonical_json
 from db.models import ExportBundle, Scope
 from db.protocol import GameStore
-from rules.core.campaign import (
+from rules.campaign.state import (
     CAMPAIGN_KIND,
     CampaignCreated,
     CampaignState,

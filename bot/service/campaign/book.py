@@ -4,7 +4,7 @@
 The book's content travels in the campaign's created event (``campaign.created`` with its
 ``book``: one commit, so a campaign is never left without the book it was made from; older
 logs carry it in a ``campaign.book`` event right after), so the log alone rebuilds it; the
-holders of its map are recounted from the results (`rules.core.campaign_story.holders`).
+holders of its map are recounted from the results (`rules.campaign.story.holders`).
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from typing import Any
 
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
-from rules.core.campaign import CampaignState
-from rules.core.campaign_book import (
+from rules.campaign.book import (
     Book,
     CampaignBook,
     CampaignDue,
     CampaignOverdue,
     load_book,
 )
-from rules.core.campaign_story import holders, next_step, step_of
+from rules.campaign.state import CampaignState
+from rules.campaign.story import holders, next_step, step_of
 from rules.core.errors import InvalidInput
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome

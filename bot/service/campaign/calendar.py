@@ -28,18 +28,16 @@ from bot.service.campaign.ledger import (
     referee_only,
 )
 from bot.service.errors import ServiceError
-from bot.service.handlers import Call, GameCall, Services
-from bot.service.lifecycle import channel_label
-from bot.service.replies import Reply
+from bot.service.handlers import Call, GameCall, GameHandler, Services
+from bot.service.replies import Reply, channel_label
 from bot.service.requests import Request, int_option, seat_among
-from bot.service.results import decide
 from bot.service.stored.table import open_table
 from db.errors import GameNotFound, StoreError
 from db.models import GameRecord, Scope
-from rules.core.campaign import CAMPAIGN_KIND, MAX_GAMES, CampaignState
-from rules.core.campaign_book import MAX_DUE_DAYS, CampaignDue, CampaignOverdue
-from rules.core.campaign_story import default_due
-from rules.core.ending import NO_WINNER
+from rules.campaign.book import MAX_DUE_DAYS, CampaignDue, CampaignOverdue
+from rules.campaign.state import CAMPAIGN_KIND, MAX_GAMES, CampaignState
+from rules.campaign.story import default_due
+from rules.core.ending import DECIDE, NO_WINNER
 from rules.core.errors import InvalidInput
 from rules.core.resolution import Outcome
 from rules.core.words import joined
@@ -208,7 +206,7 @@ async def _end_game(
     request = Request(
         channel,
         referee,
-        "game.decide",
+        DECIDE,
         options={"result": winner or NO_WINNER, "reason": f"campaign: {decision}"},
         guild_id=call.request.guild_id,
         user_name=call.request.user_name,
@@ -219,7 +217,11 @@ async def _end_game(
     seat = seat_among(request, context.members, context.side_roles)
     document = play.load_document(record.document)
     game_call = GameCall(request, services, call.table, context, play, document, seat)
-    await decide(game_call)
+    # The results feature's handler, found in the handler table like any command's.
+    decide = call.table.handler(DECIDE)
+    if not isinstance(decide, GameHandler):
+        raise TypeError(f"{DECIDE} is not a game command")
+    await decide.run(game_call)
 
 
 # -- reminders ------------------------------------------------------------------------------------

@@ -27,8 +27,8 @@ from bot.service.campaign.linking import created_earlier, game_interaction, log_
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
-from bot.service.lifecycle import archive_if_ended, channel_label
-from bot.service.replies import Reply
+from bot.service.replies import Reply, channel_label
+from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.campaign import (
     CampaignLink,
     link_game,
@@ -36,7 +36,8 @@ from bot.service.stored.campaign import (
 from bot.service.stored.seat_names import note_seat_name, seat_names
 from db.errors import GameExists, GameNotFound, VersionConflict
 from db.models import GameRecord
-from rules.core.campaign import (
+from rules.campaign.book import CampaignBook
+from rules.campaign.state import (
     CAMPAIGN_KIND,
     MAX_NAME,
     CampaignCreated,
@@ -48,7 +49,6 @@ from rules.core.campaign import (
     event_json,
     start,
 )
-from rules.core.campaign_book import CampaignBook
 from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome

@@ -9,7 +9,7 @@ state it folds to. The log is read in pages and both files are written as the pa
 into a spool directory on worker threads (as ``/game export``'s are, `bot.export`), so a
 log of any length takes a page of events in memory; the files are fitted to Discord's
 attachment limit (`bot.export.fit_file`), the small ones read back as bytes. A campaign
-following a book with a map gets its map as data (:class:`~rules.core.campaign_story.CampaignMap`)
+following a book with a map gets its map as data (:class:`~rules.campaign.story.CampaignMap`)
 that the front ends draw (`bot.render.campaign_map`): no picture is made in the service.
 """
 
@@ -38,8 +38,8 @@ from bot.service.events import people, plain_mentions
 from bot.service.handlers import Call
 from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord
-from rules.core.campaign import CampaignState, event_of
-from rules.core.campaign_story import CampaignMap, MapArea, holders, step_of
+from rules.campaign.state import CampaignState, event_of
+from rules.campaign.story import CampaignMap, MapArea, holders, step_of
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.words import in_language, names_in

@@ -26,7 +26,7 @@ from bot.service.campaign.reopening import release_reopening, reopener
 from bot.service.campaign.rosters import losses_of, muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Follower, Services, Written
-from bot.service.lifecycle import channel_label
+from bot.service.replies import channel_label
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
     LINK_KEY,
@@ -36,8 +36,8 @@ from bot.service.stored.campaign import (
 from bot.service.stored.table import TableContext
 from db.errors import DamagedFile, GameNotFound, StoreError, VersionConflict
 from db.models import GameRecord, Scope
-from rules.core.aftermath import CampaignAftermathReversal
-from rules.core.campaign import (
+from rules.campaign.aftermath import CampaignAftermathReversal
+from rules.campaign.state import (
     CampaignEvent,
     CampaignResult,
     CampaignReversal,

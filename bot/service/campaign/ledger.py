@@ -3,9 +3,9 @@
 A campaign lives in a channel of its own, as a record of the store's ``games`` whose kind
 (its ``ruleset`` column) is ``campaign``: the store's hash chain, version guard, retried
 interactions, export and ``db check`` hold for it as for a game, with no change to the
-store. Its document is the campaign's state (`rules.core.campaign.CampaignState`), each
+store. Its document is the campaign's state (`rules.campaign.state.CampaignState`), each
 event of its log one campaign event (``args["campaign"]``); the state is only ever the
-fold of the events (`rules.core.campaign.apply`), so the replay of the log gives it again.
+fold of the events (`rules.campaign.state.apply`), so the replay of the log gives it again.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bot.service.events import ACTOR_NAME_ARG
 from bot.service.handlers import Call, Services
 from db.errors import GameNotFound
 from db.models import GameRecord, NewEvent
-from rules.core.campaign import (
+from rules.campaign.state import (
     CAMPAIGN_KIND,
     CampaignEvent,
     CampaignState,

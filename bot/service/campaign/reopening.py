@@ -37,7 +37,7 @@ from bot.service.requests import Request
 from db.errors import VersionConflict
 from db.models import FeatureRecord, Scope
 from db.protocol import GameStore
-from rules.core.campaign import CampaignReversal, CampaignState, apply
+from rules.campaign.state import CampaignReversal, CampaignState, apply
 from rules.core.errors import RulesError
 
 REOPENING = "campaign_reopening"

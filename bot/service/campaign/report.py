@@ -10,8 +10,8 @@ from bot.service.campaign.aftermath import entry_line
 from bot.service.campaign.rosters import roster_lines
 from bot.service.events import event_line
 from db.models import EventRecord
-from rules.core.campaign import CampaignResult, CampaignState, standings
-from rules.core.campaign_rules import campaign_rules
+from rules.campaign.rules import campaign_rules
+from rules.campaign.state import CampaignResult, CampaignState, standings
 from rules.core.i18n import colon, has_key, semicolon, translate
 from rules.core.words import in_language, joined
 

@@ -5,7 +5,7 @@ A roster is set by a ``campaign.roster`` event: from a roster file (the referee,
 player of that side, while no game is in play: the fold refuses one then), or from a
 scenario's side when ``/campaign game`` links the first game a side fights without one.
 The game is then mustered from the rosters by the ruleset (``Ruleset.muster``, pure:
-`rules.core.muster`); a ruleset without one plays campaigns without rosters.
+`rules.campaign.muster`); a ruleset without one plays campaigns without rosters.
 """
 
 from __future__ import annotations
@@ -25,14 +25,9 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
 from bot.service.replies import Reply, TextReply
 from db.models import GameRecord
-from rules.core.campaign import CampaignRoster, CampaignState
-from rules.core.campaign_rules import campaign_rules, rank_words
-from rules.core.errors import InvalidInput, UnknownName
-from rules.core.i18n import has_key, translate
-from rules.core.muster import ScenarioMuster, fielding
-from rules.core.postbattle import MAX_AFTERMATH_DICE, aftermath_dice
-from rules.core.resolution import Outcome
-from rules.core.roster import (
+from rules.campaign.muster import ScenarioMuster, fielding
+from rules.campaign.postbattle import MAX_AFTERMATH_DICE, aftermath_dice
+from rules.campaign.roster import (
     HISTORY_KEYS,
     MAX_ENTRIES,
     NOTE_KEY,
@@ -42,7 +37,12 @@ from rules.core.roster import (
     Status,
     rosters_hash,
 )
-from rules.core.roster_file import ROSTER_SOURCE, parse_roster
+from rules.campaign.roster_file import ROSTER_SOURCE, parse_roster
+from rules.campaign.rules import campaign_rules, rank_words
+from rules.campaign.state import CampaignRoster, CampaignState
+from rules.core.errors import InvalidInput, UnknownName
+from rules.core.i18n import has_key, translate
+from rules.core.resolution import Outcome
 from rules.core.words import in_language
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.

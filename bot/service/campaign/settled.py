@@ -31,7 +31,7 @@ from bot.service.campaign.reopening import (
 )
 from bot.service.errors import ServiceError
 from bot.service.handlers import GameCall, GameHandler
-from rules.core.campaign import CampaignState
+from rules.campaign.state import CampaignState
 
 
 async def refuse_reopening(call: GameCall, handler: GameHandler) -> None:
@@ -59,6 +59,16 @@ async def refuse_reopening(call: GameCall, handler: GameHandler) -> None:
         await release_reopening(store, link.campaign, link.number, by)
     if refusal is not None:
         raise refusal
+
+
+async def release_refused_reopening(call: GameCall, handler: GameHandler) -> None:
+    """A reopening the guard let through and the rules then refused (a rewind past the
+    log, a conflict retried later) gives its claim back at once: no follower will drop it,
+    and the campaign's next write would be refused until the claim expires."""
+    link = call.context.campaign
+    if not handler.reopens or link is None or call.record.status != "ended":
+        return
+    await release_reopening(call.services.store, link.campaign, link.number, reopener(call.request))
 
 
 def _refusal(state: CampaignState, number: int) -> ServiceError | None:

@@ -12,12 +12,13 @@ from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.report import other_event_text
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
-from bot.service.lifecycle import channel_label
-from bot.service.replies import Reply, TextReply
+from bot.service.replies import Reply, TextReply, channel_label
 from bot.service.stored.seat_names import seat_names
 from db.errors import StoreError
 from db.models import GameRecord
-from rules.core.campaign import (
+from rules.campaign.aftermath_fold import AFTERMATH_EVENTS
+from rules.campaign.book import CampaignBook, CampaignDue, CampaignOverdue
+from rules.campaign.state import (
     CAMPAIGN_KIND,
     CampaignCreated,
     CampaignEvent,
@@ -33,8 +34,6 @@ from rules.core.campaign import (
     event_of,
     standings,
 )
-from rules.core.campaign_aftermath import AFTERMATH_EVENTS
-from rules.core.campaign_book import CampaignBook, CampaignDue, CampaignOverdue
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.words import in_language

@@ -12,9 +12,9 @@ import pytest
 
 from bot.render_text import reply_text
 from bot.service.campaign.ledger import load_campaign, log_event
-from rules.core.campaign import CampaignRoster
+from rules.campaign.roster import Roster, RosterEntry
+from rules.campaign.state import CampaignRoster
 from rules.core.errors import RulesError
-from rules.core.roster import Roster, RosterEntry
 from tests.bot.service.test_campaign_aftermath import _typed
 from tests.bot.service.test_campaigns import (
     ANNA,

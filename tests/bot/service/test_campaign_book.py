@@ -22,8 +22,8 @@ from bot.service import GameService
 from bot.service.campaign import calendar
 from bot.service.campaign.adopt import PENDING, STALE_AFTER
 from db.models import Scope
-from rules.core.campaign import event_of, replay, standings
-from rules.core.campaign_story import holders
+from rules.campaign.state import event_of, replay, standings
+from rules.campaign.story import holders
 from tests.bot.service.test_campaigns import (
     ANNA,
     BRUNO,

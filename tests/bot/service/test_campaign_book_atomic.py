@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bot.render_text import reply_text
-from rules.core.campaign import CampaignCreated, event_of, replay
+from rules.campaign.state import CampaignCreated, event_of, replay
 from tests.bot.service.test_campaigns import CAMPAIGN, REFEREE, Table
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from bot.export import discard, read_file
 from bot.service.campaign.export import report_text
 from db.models import NewEvent
-from rules.core.campaign import CampaignState
+from rules.campaign.state import CampaignState
 from tests.bot.service.test_campaigns import CAMPAIGN, OUTSIDER, REFEREE, Table
 
 #: Past the old limit of 5,000 events, and a fifth of it.

@@ -16,7 +16,7 @@ import pytest
 from bot.service.campaign import commands
 from bot.service.stored.campaign import CAMPAIGN_LINK, LINK_KEY
 from db.models import Scope
-from rules.core.campaign import CampaignState
+from rules.campaign.state import CampaignState
 from rules.core.errors import RulesError
 from tests.bot.service.test_campaigns import Table
 from tests.db.conftest import BACKENDS, Backend

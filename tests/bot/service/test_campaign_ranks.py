@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rules.core.campaign_rules import campaign_rules
+from rules.campaign.rules import campaign_rules
 from tests.bot.service.test_campaigns import (
     ANNA,
     BRUNO,

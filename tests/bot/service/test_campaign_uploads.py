@@ -12,8 +12,8 @@ import pytest
 from bot.render_text import reply_text
 from bot.service import Request
 from db.errors import GameNotFound
+from rules.campaign.postbattle import MAX_AFTERMATH_DICE
 from rules.core.errors import RulesError
-from rules.core.postbattle import MAX_AFTERMATH_DICE
 from rules.core.ruleset import KNOWN_RULESETS
 from tests.bot.service.test_campaign_rosters import RosterTable, _campaign
 from tests.bot.service.test_campaigns import ANNA, CAMPAIGN, GUILD, REFEREE

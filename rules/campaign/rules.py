@@ -1,6 +1,6 @@
 """A ruleset's campaign rules, as data: ``rules/<key>/campaign.yaml``.
 
-What the post-battle sequence (`rules.core.postbattle`) does between two games of a
+What the post-battle sequence (`rules.campaign.postbattle`) does between two games of a
 campaign: the fate of each strength point lost (a die and its bands: back to the unit, or
 lost for good), the fate of a unit destroyed outright (back, recovering for some games,
 dead), the experience a game earns, the ladder of ranks experience climbs, and the
@@ -18,10 +18,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rules.campaign.roster import MAX_STRENGTH
 from rules.core.dice import Die
 from rules.core.errors import InvalidInput
 from rules.core.i18n import DEFAULT_LANGUAGE, LANGUAGES
-from rules.core.roster import MAX_STRENGTH
 from rules.core.ruleset import get_ruleset
 from rules.core.scenario import parse_yaml_model
 
@@ -134,7 +134,7 @@ class Source(_Strict):
     so every part is a house rule (``house_rule``: why it is so) unless it transcribes
     seed lines (``seed_lines``: first and last, with words of them in ``quote``); a part may
     be both, e.g. a ladder whose rungs are the seed's and whose thresholds are ours.
-    tests/core/test_campaign_rules.py checks every cited line and quote against the seed."""
+    tests/campaign/test_rules.py checks every cited line and quote against the seed."""
 
     house_rule: str | None = Field(None, min_length=10, max_length=600)
     seed_lines: tuple[int, int] | None = None

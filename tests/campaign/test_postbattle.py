@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.core.aftermath import (
+from rules.campaign.aftermath import (
     CampaignAdjust,
     CampaignAftermath,
     CampaignAftermathReversal,
@@ -15,7 +15,10 @@ from rules.core.aftermath import (
     FateRoll,
     settled_entry,
 )
-from rules.core.campaign import (
+from rules.campaign.postbattle import roll_aftermath
+from rules.campaign.roster import Roster, RosterEntry, Status
+from rules.campaign.rules import campaign_rules
+from rules.campaign.state import (
     CampaignCreated,
     CampaignEvent,
     CampaignGame,
@@ -28,11 +31,9 @@ from rules.core.campaign import (
     event_of,
     replay,
 )
-from rules.core.campaign_rules import campaign_rules
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
-from rules.core.postbattle import roll_aftermath
-from rules.core.roster import Roster, RosterEntry, Status
+from rules.core.ruleset import KNOWN_RULESETS
 
 SIDES = {"alleati": "Alleati", "asse": "Asse"}
 RULES = campaign_rules("manovra")
@@ -258,7 +259,7 @@ _units = st.lists(
 @settings(max_examples=60, deadline=None)
 @given(
     units=_units,
-    key=st.sampled_from(["manovra", "linea_gotica", "pzgren", "w40k4"]),
+    key=st.sampled_from(KNOWN_RULESETS),
     faces=st.lists(st.integers(1, 100), min_size=200, max_size=200),
     winner=st.sampled_from(["alleati", "asse", None]),
 )

@@ -11,7 +11,7 @@ A campaign started from a book logs :class:`CampaignBook` (the book's content, n
 id: the log alone rebuilds the state, whatever later becomes of the file). Item 7's
 calendar events live here too: :class:`CampaignDue` (the date by which a game should be
 played) and :class:`CampaignOverdue` (what the referee decided once it passed). The folds
-here take plain values, so :mod:`rules.core.campaign` calls them with no import back.
+here take plain values, so :mod:`rules.campaign.state` calls them with no import back.
 """
 
 from __future__ import annotations

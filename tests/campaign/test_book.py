@@ -1,5 +1,5 @@
-"""Bundled campaigns (rules/core/campaign_book.py) and what their books make of a log
-(rules/core/campaign_story.py): every ruleset ships a valid book of three or more linked
+"""Bundled campaigns (rules/campaign/book.py) and what their books make of a log
+(rules/campaign/story.py): every ruleset ships a valid book of three or more linked
 scenarios whose core units keep their ids; bad book files are refused line by line; the
 map's holders, the next scenario and the calendar are folds/recounts of the log."""
 
@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from rules.core.campaign import (
+from rules.campaign.book import (
+    CampaignBook,
+    CampaignDue,
+    CampaignOverdue,
+    book_files,
+    load_book,
+    parse_book,
+)
+from rules.campaign.state import (
     CampaignCreated,
     CampaignGame,
     CampaignResult,
@@ -22,15 +30,7 @@ from rules.core.campaign import (
     event_of,
     replay,
 )
-from rules.core.campaign_book import (
-    CampaignBook,
-    CampaignDue,
-    CampaignOverdue,
-    book_files,
-    load_book,
-    parse_book,
-)
-from rules.core.campaign_story import default_due, holders, next_step, overdue
+from rules.campaign.story import default_due, holders, next_step, overdue
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.core.yamlio import load_yaml

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.core.campaign_rules import CampaignRules, campaign_rules, parse_campaign_rules
+from rules.campaign.rules import CampaignRules, campaign_rules, parse_campaign_rules
 from rules.core.errors import InvalidInput
 from rules.core.i18n import translate
 from rules.core.ruleset import KNOWN_RULESETS

@@ -7,7 +7,8 @@ from typing import get_args
 
 import pytest
 
-from rules.core.campaign import (
+from rules.campaign.roster import Roster, RosterEntry
+from rules.campaign.state import (
     CampaignCreated,
     CampaignEnded,
     CampaignEvent,
@@ -25,7 +26,6 @@ from rules.core.campaign import (
     standings,
 )
 from rules.core.errors import RulesError
-from rules.core.roster import Roster, RosterEntry
 
 SIDES = {"alleati": "Alleati", "asse": "Asse"}
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from rules.core.campaign import replay
-from rules.core.campaign_rules import campaign_rules
+from rules.campaign.postbattle import aftermath_dice, roll_aftermath
+from rules.campaign.rules import campaign_rules
+from rules.campaign.state import replay
 from rules.core.dice import ScriptedDice
 from rules.core.errors import DiceError, DiceNeeded
 from rules.core.i18n import translate
-from rules.core.postbattle import aftermath_dice, roll_aftermath
-from tests.core.test_postbattle import _log
+from tests.campaign.test_postbattle import _log
 
 RULES = campaign_rules("manovra")
 assert RULES is not None

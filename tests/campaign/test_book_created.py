@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.core.campaign import (
+from rules.campaign.book import CampaignBook, load_book
+from rules.campaign.state import (
     CampaignCreated,
     CampaignJoined,
     apply,
@@ -15,7 +16,6 @@ from rules.core.campaign import (
     replay,
     start,
 )
-from rules.core.campaign_book import CampaignBook, load_book
 from rules.core.errors import RulesError
 
 SIDES = {"legione": "Legione Astrale", "predoni": "Predoni"}

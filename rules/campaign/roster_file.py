@@ -12,7 +12,7 @@ screened, the values are typed strictly (``strength: true`` or ``"7"`` is refuse
 every refusal names the file as uploaded, its line and what is wrong there, in the
 campaign's language. A file is data, never the bot's voice: names are one line of plain
 text (`rules.core.upload.PlainName`), ``history:`` lines are the player's words, kept
-quoted (`rules.core.roster.NOTE_KEY`). Bounded: the file's size
+quoted (`rules.campaign.roster.NOTE_KEY`). Bounded: the file's size
 (:data:`MAX_ROSTER_BYTES`), its entries, each entry's history and weapons, an entry's
 casualties by what it had (``strength + casualties <= full``) and the dice the next
 aftermath would roll (``dice``: what the other sides leave of the 2,000).
@@ -25,10 +25,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from rules.core.campaign import MAX_GAMES
-from rules.core.errors import InvalidInput
-from rules.core.postbattle import MAX_AFTERMATH_DICE
-from rules.core.roster import (
+from rules.campaign.postbattle import MAX_AFTERMATH_DICE
+from rules.campaign.roster import (
     ID_PATTERN,
     MAX_ENTRIES,
     MAX_HISTORY,
@@ -40,6 +38,8 @@ from rules.core.roster import (
     Status,
     check_entry,
 )
+from rules.campaign.state import MAX_GAMES
+from rules.core.errors import InvalidInput
 from rules.core.scenario import parse_yaml_model
 from rules.core.upload import PlainName, Refusal
 
@@ -62,7 +62,7 @@ class _Strict(BaseModel):
 
 
 class FileEntry(_Strict):
-    """One entry as a roster file writes it (`rules.core.roster.RosterEntry`'s fields,
+    """One entry as a roster file writes it (`rules.campaign.roster.RosterEntry`'s fields,
     its history plain lines)."""
 
     id: str = Field(pattern=ID_PATTERN)

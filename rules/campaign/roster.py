@@ -8,7 +8,7 @@ in the ruleset's own words, whether it is fit, recovering (fit again from a give
 dead, and a short history. An entry musters as the scenario unit with the same ``id``.
 
 The roster is part of the campaign's state, so it is only ever the fold of the campaign's
-log (`rules.core.campaign.apply`); this module holds the values and their checks, no I/O.
+log (`rules.campaign.state.apply`); this module holds the values and their checks, no I/O.
 """
 
 from __future__ import annotations

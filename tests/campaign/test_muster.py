@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from rules.campaign.muster import ScenarioMuster, fielding
+from rules.campaign.roster import Roster, RosterEntry, Status
+from rules.campaign.roster_file import MAX_ROSTER_BYTES, parse_roster
 from rules.core.errors import IllegalAction, InvalidInput
-from rules.core.muster import ScenarioMuster, fielding
-from rules.core.roster import Roster, RosterEntry, Status
-from rules.core.roster_file import MAX_ROSTER_BYTES, parse_roster
 from rules.core.ruleset import get_ruleset
 from rules.linea_gotica.muster import reduced
 from rules.linea_gotica.scenario import FigureSpec

@@ -1,6 +1,6 @@
 """The fold of the post-battle events into a campaign's rosters and aftermaths.
 
-`rules.core.campaign.apply` hands each post-battle event (`rules.core.aftermath`) here
+`rules.campaign.state.apply` hands each post-battle event (`rules.campaign.aftermath`) here
 with the parts of the state it reads; what comes back replaces those parts. Each event is
 checked whole before anything changes: a refusal is a `RulesError` and the state stays as
 it was.
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rules.core.aftermath import (
+from rules.campaign.aftermath import (
     AftermathRecord,
     CampaignAdjust,
     CampaignAftermath,
@@ -24,9 +24,9 @@ from rules.core.aftermath import (
     Snapshot,
     settled_entry,
 )
-from rules.core.campaign_rules import CampaignRules, FateTable
+from rules.campaign.roster import HistoryLine, Roster, RosterEntry, Status
+from rules.campaign.rules import CampaignRules, FateTable
 from rules.core.errors import IllegalAction, InvalidInput
-from rules.core.roster import HistoryLine, Roster, RosterEntry, Status
 
 AftermathEvent = CampaignAftermath | CampaignConfirm | CampaignAftermathReversal | CampaignAdjust
 #: The post-battle events' types, for ``isinstance``.

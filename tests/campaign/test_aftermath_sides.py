@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from rules.core.aftermath import CampaignAftermath, CampaignAftermathReversal, CampaignConfirm
-from rules.core.campaign import CampaignState, apply, event_json, event_of, replay
-from rules.core.campaign_rules import campaign_rules
+from rules.campaign.aftermath import CampaignAftermath, CampaignAftermathReversal, CampaignConfirm
+from rules.campaign.postbattle import reroll_disputed, roll_aftermath
+from rules.campaign.rules import campaign_rules
+from rules.campaign.state import CampaignState, apply, event_json, event_of, replay
 from rules.core.dice import ScriptedDice
 from rules.core.errors import DiceError, RulesError
-from rules.core.postbattle import reroll_disputed, roll_aftermath
-from tests.core.test_postbattle import SIDES, _entry, _log
+from tests.campaign.test_postbattle import SIDES, _entry, _log
 
 RULES = campaign_rules("manovra")  # a casualty's D6: 1-3 returns, 4-6 dead
 assert RULES is not None
@@ -103,9 +103,7 @@ def test_a_disputed_typed_part_is_rolled_again_by_the_bot_and_replaces_it() -> N
     record = after.aftermaths[1]
     assert record.typed == () and record.confirmed == ()  # every side confirms anew
     assert record.event.sides["alleati"] == again.sides["alleati"]
-    assert (
-        replay([*log, allies, axis, CampaignConfirm(number=1, side="alleati"), again]) == after
-    )
+    assert replay([*log, allies, axis, CampaignConfirm(number=1, side="alleati"), again]) == after
     with pytest.raises(RulesError):  # disputed once: the bot's dice stand
         apply(after, again)
     # A side that confirmed the dice may not dispute them.

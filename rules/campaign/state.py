@@ -19,15 +19,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from rules.core.aftermath import (
+from rules.campaign.aftermath import (
     AftermathRecord,
     CampaignAdjust,
     CampaignAftermath,
     CampaignAftermathReversal,
     CampaignConfirm,
 )
-from rules.core.campaign_aftermath import AFTERMATH_EVENTS, fold_aftermath
-from rules.core.campaign_book import (
+from rules.campaign.aftermath_fold import AFTERMATH_EVENTS, fold_aftermath
+from rules.campaign.book import (
     Calendar,
     CampaignBook,
     CampaignDue,
@@ -35,9 +35,9 @@ from rules.core.campaign_book import (
     book_opened,
     calendar_after,
 )
-from rules.core.campaign_rules import campaign_rules
+from rules.campaign.roster import MAX_ENTRIES, MAX_STRENGTH, HistoryLine, Roster
+from rules.campaign.rules import campaign_rules
 from rules.core.errors import IllegalAction, InvalidInput
-from rules.core.roster import MAX_ENTRIES, MAX_STRENGTH, HistoryLine, Roster
 from rules.core.words import LocalizedName
 
 #: The store's kind of a campaign's record (its ``ruleset`` column): not a ruleset, so no
@@ -118,7 +118,7 @@ class CampaignGame(_Frozen):
     number: int
     channel: int
     scenario: str
-    #: The hash of the rosters the game was mustered from (`rules.core.roster.rosters_hash`),
+    #: The hash of the rosters the game was mustered from (`rules.campaign.roster.rosters_hash`),
     #: as the game's first event carries it too; None for a ruleset without rosters.
     rosters_hash: str | None = Field(None, max_length=64)
     #: Units of the rosters the game leaves behind by choice (``/campaign game leave:``).
@@ -242,12 +242,12 @@ class CampaignState(_Frozen):
     requests: dict[int, str] = {}
     invitations: dict[int, str] = {}
     games: list[GameEntry] = []
-    #: Each side's roster (`rules.core.roster`), once the campaign's log has given it one.
+    #: Each side's roster (`rules.campaign.roster`), once the campaign's log has given it one.
     rosters: dict[str, Roster] = {}
-    #: Each game's post-battle sequence, by game number, once rolled (`rules.core.aftermath`).
+    #: Each game's post-battle sequence, by game number, once rolled (`rules.campaign.aftermath`).
     aftermaths: dict[int, AftermathRecord] = {}
     ended: bool = False
-    #: The bundled campaign it follows (`rules.core.campaign_book`), if any.
+    #: The bundled campaign it follows (`rules.campaign.book`), if any.
     book: CampaignBook | None = None
     #: The dates its games are due by, and the referee's decisions on overdue ones.
     calendar: Calendar = Calendar()

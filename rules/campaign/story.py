@@ -12,8 +12,8 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rules.core.campaign import CampaignState, GameEntry
-from rules.core.campaign_book import BookStep
+from rules.campaign.book import BookStep
+from rules.campaign.state import CampaignState, GameEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +89,4 @@ def overdue(state: CampaignState, today: dt.date) -> list[int]:
     ]
 
 
-__all__ = [
-    "CampaignMap",
-    "MapArea",
-    "default_due", "holders", "next_step", "overdue", "step_of"]
+__all__ = ["CampaignMap", "MapArea", "default_due", "holders", "next_step", "overdue", "step_of"]

@@ -24,19 +24,19 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from rules.core.aftermath import (
+from rules.campaign.aftermath import (
     CampaignAftermath,
     EntryAftermath,
     FateRoll,
     Snapshot,
     settled_entry,
 )
-from rules.core.campaign import CampaignState
-from rules.core.campaign_aftermath import taken_back
-from rules.core.campaign_rules import CampaignRules, FateTable
+from rules.campaign.aftermath_fold import taken_back
+from rules.campaign.roster import RosterEntry, Status
+from rules.campaign.rules import CampaignRules, FateTable
+from rules.campaign.state import CampaignState
 from rules.core.dice import DiceSource
 from rules.core.errors import DiceError, DiceNeeded, IllegalAction, InvalidInput
-from rules.core.roster import RosterEntry, Status
 
 #: The most dice one aftermath rolls (a die per strength point lost, one per unit
 #: destroyed): what a roster file can make large is bounded.

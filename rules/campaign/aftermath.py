@@ -1,12 +1,12 @@
 """The post-battle sequence's events and the arithmetic they carry.
 
 After a linked game's result enters its campaign, the post-battle sequence
-(`rules.core.postbattle`) rolls what becomes of each roster entry and logs it in
+(`rules.campaign.postbattle`) rolls what becomes of each roster entry and logs it in
 :class:`CampaignAftermath` events, one per side (each side rolls its own part: typed dice feed only
 it; another side may dispute them, and the bot re-rolls that part): for each entry the dice
 of its fates (a destroyed unit's fate, then one die per strength point lost), the
 experience it gained, its promotion, the replacements it got, and its values before and
-after. The fold (`rules.core.campaign_aftermath`) checks every entry against the roster and
+after. The fold (`rules.campaign.aftermath_fold`) checks every entry against the roster and
 against :func:`settled_entry` — the same arithmetic here — so a log cannot say what the
 rules would not give, and the replay never rolls again. Once every side rolled, each
 confirms (or the referee validates) the outcome (:class:`CampaignConfirm`); the referee
@@ -21,8 +21,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.core.campaign_rules import MAX_RECOVERY, Fate
-from rules.core.roster import ID_PATTERN, MAX_ENTRIES, MAX_STRENGTH, RosterEntry, Status
+from rules.campaign.roster import ID_PATTERN, MAX_ENTRIES, MAX_STRENGTH, RosterEntry, Status
+from rules.campaign.rules import MAX_RECOVERY, Fate
 
 #: The fields of a roster entry the referee may adjust.
 AdjustableField = Literal["strength", "full", "casualties", "experience", "rank", "status", "until"]

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from rules.core.roster import MAX_HISTORY, HistoryLine, Roster, RosterEntry, Status, rosters_hash
+from rules.campaign.roster import (
+    MAX_HISTORY,
+    HistoryLine,
+    Roster,
+    RosterEntry,
+    Status,
+    rosters_hash,
+)
 
 
 def entry(**changes: object) -> RosterEntry:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from rules.campaign.postbattle import MAX_AFTERMATH_DICE
+from rules.campaign.roster import NOTE_KEY
+from rules.campaign.roster_file import MAX_WEAPONS, parse_roster
 from rules.core.errors import InvalidInput
-from rules.core.postbattle import MAX_AFTERMATH_DICE
-from rules.core.roster import NOTE_KEY
-from rules.core.roster_file import MAX_WEAPONS, parse_roster
 
 GOOD = """\
 side: legione

@@ -36,9 +36,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.core.campaign_rules import UnitValue, campaign_rules
+from rules.campaign.roster import Roster
+from rules.campaign.rules import UnitValue, campaign_rules
 from rules.core.errors import IllegalAction
-from rules.core.roster import Roster
 from rules.core.score import Battle
 
 #: Units a side's roster strength is read for, and the strength each musters at.

@@ -10,9 +10,18 @@ from typing import Any
 
 import pytest
 
-import rules.core.campaign_rules as campaign_rules_module
-from rules.core.aftermath import CampaignAdjust
-from rules.core.campaign import (
+import rules.campaign.rules as campaign_rules_module
+from rules.campaign.aftermath import CampaignAdjust
+from rules.campaign.postbattle import roll_aftermath
+from rules.campaign.roster import RosterEntry
+from rules.campaign.rules import (
+    CampaignRules,
+    campaign_rules,
+    check_ladder,
+    parse_campaign_rules,
+    rank_words,
+)
+from rules.campaign.state import (
     CampaignCreated,
     CampaignEvent,
     CampaignGame,
@@ -22,22 +31,13 @@ from rules.core.campaign import (
     apply,
     replay,
 )
-from rules.core.campaign_rules import (
-    CampaignRules,
-    campaign_rules,
-    check_ladder,
-    parse_campaign_rules,
-    rank_words,
-)
 from rules.core.dice import ScriptedDice
 from rules.core.errors import InvalidInput
-from rules.core.postbattle import roll_aftermath
-from rules.core.roster import RosterEntry
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.linea_gotica.model import Quality
 from rules.linea_gotica.muster import muster
 from rules.linea_gotica.scenario import load_bundled
-from tests.core.test_campaign_rules import _text
+from tests.campaign.test_rules import _text
 
 CASES = {
     "linea_gotica": ("esempio_gotica", {"alleati": "Alleati", "tedeschi": "Tedeschi"}),
@@ -209,7 +209,9 @@ def test_a_ladder_without_unit_values_is_refused_where_units_have_none() -> None
 def test_every_rank_has_its_words_in_each_language() -> None:
     """A rank is read in the campaign's language (an English campaign of pzgren shows
     'recruits', not the id 'recrues'); a rank off the ladder is shown as written."""
-    for ruleset in ("linea_gotica", "manovra", "pzgren", "w40k4"):
+    campaigned = [key for key in KNOWN_RULESETS if campaign_rules(key) is not None]
+    assert campaigned, "the bundled rulesets have campaign rules"
+    for ruleset in campaigned:
         rules = campaign_rules(ruleset)
         assert rules is not None
         for rung in rules.promotion:

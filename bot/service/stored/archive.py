@@ -1,0 +1,32 @@
+"""A channel's ended game moved to the store's archive, so that a new game (``/game new``)
+or a campaign's (``/campaign new``, ``/campaign game``) may take the channel."""
+
+from __future__ import annotations
+
+from db.errors import GameNotFound
+from db.models import ArchivedGame, GameRecord
+from db.protocol import GameStore
+from rules.campaign.state import CAMPAIGN_KIND
+
+
+async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | None:
+    """Archive the channel's game if it has ended; None when there was no game.
+
+    A game still in play is left alone (creating a new one will be refused for it).
+    """
+    try:
+        record = await store.load(channel_id)
+    except GameNotFound:
+        return None
+    if record.status != "ended" or record.ruleset == CAMPAIGN_KIND:
+        # A campaign's log stays in its channel, ended or not (/campaign status lists it).
+        return None
+    # The store reads the history page by page and keeps it compact (db.archive).
+    return await store.archive_game(channel_id, title=_title(record))
+
+
+def _title(record: GameRecord) -> str:
+    return str(record.document.get("title", ""))[:200]
+
+
+__all__ = ["archive_if_ended"]
