@@ -70,7 +70,7 @@ from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
 from rules.core.seatview import SPECTATOR, SeatView
 from rules.core.surface import Rules
-from rules.core.words import names_of
+from rules.core.words import names_in, names_of
 
 #: The most events ``/game log`` shows.
 MAX_LOG = 50
@@ -292,7 +292,9 @@ async def _export_reply(
         language=language,
         line_of=lambda event: event_line(event, ruleset, language, sides, reader),
         details_of=details,
-        redaction=None if reader.referee else _redaction(reader, sides, hides_states),
+        redaction=None
+        if reader.referee
+        else _redaction(reader, names_in(sides, language), hides_states),
     )
     reply.files.update(exported.files)
     reply.spool = exported.spool
