@@ -22,6 +22,8 @@ from rules.core.upload import Refusal, unsafe_character
 
 #: The longest name a language may give (a scenario's names are short).
 MAX_NAME_CHARS = 60
+#: The longest label of a terrain area a language may give.
+MAX_LABEL_CHARS = 80
 
 
 class Words(str):
@@ -42,13 +44,13 @@ class Words(str):
         return self.translations.get(language) or self.translations.get(DEFAULT_LANGUAGE) or self
 
 
-def words_of(value: object) -> Words:
+def words_of(value: object, longest: int = MAX_NAME_CHARS) -> Words:
     """A plain string, or a mapping of languages to texts, as :class:`Words` (ValueError:
-    an unknown language, an empty or too long text)."""
+    an unknown language, an empty text or one over ``longest`` characters)."""
     if isinstance(value, Words):
         return value
     if isinstance(value, str):
-        _check_text(value)
+        _check_text(value, longest)
         return Words(value)
     if not isinstance(value, Mapping) or not value:
         raise ValueError("a name is a string, or {it: …, en: …, fr: …}")
@@ -59,14 +61,14 @@ def words_of(value: object) -> Words:
     for text in texts.values():
         if not isinstance(text, str):
             raise ValueError("each language's name is a string")
-        _check_text(text)
+        _check_text(text, longest)
     first = texts.get(DEFAULT_LANGUAGE) or next(iter(texts.values()))
     return Words(first, texts)
 
 
-def _check_text(text: str) -> None:
-    if not 0 < len(text) <= MAX_NAME_CHARS:
-        raise ValueError(f"a name is 1 to {MAX_NAME_CHARS} characters")
+def _check_text(text: str, longest: int) -> None:
+    if not 0 < len(text) <= longest:
+        raise ValueError(f"a name is 1 to {longest} characters")
     code = unsafe_character(text)  # an uploaded name is one line of plain text
     if code is not None:
         raise Refusal("error.upload.unsafe_character", code=code)
@@ -77,23 +79,32 @@ def _dumped(words: str) -> str | dict[str, str]:
     return dict(translations) if translations else str(words)
 
 
+def _schema(longest: int) -> dict[str, Any]:
+    return {
+        "anyOf": [
+            {"type": "string", "maxLength": longest},
+            {
+                "type": "object",
+                "propertyNames": {"enum": list(LANGUAGES)},
+                "additionalProperties": {"type": "string", "maxLength": longest},
+            },
+        ]
+    }
+
+
 #: A scenario's name field: a plain string or the three languages' words.
 LocalizedName = Annotated[
     Words,
     PlainValidator(words_of),
     PlainSerializer(_dumped),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "maxLength": MAX_NAME_CHARS},
-                {
-                    "type": "object",
-                    "propertyNames": {"enum": list(LANGUAGES)},
-                    "additionalProperties": {"type": "string", "maxLength": MAX_NAME_CHARS},
-                },
-            ]
-        }
-    ),
+    WithJsonSchema(_schema(MAX_NAME_CHARS)),
+]
+#: A terrain area's label on the map: the same, up to :data:`MAX_LABEL_CHARS` characters.
+LocalizedLabel = Annotated[
+    Words,
+    PlainValidator(lambda value: words_of(value, MAX_LABEL_CHARS)),
+    PlainSerializer(_dumped),
+    WithJsonSchema(_schema(MAX_LABEL_CHARS)),
 ]
 
 
@@ -146,7 +157,9 @@ def is_named(name: str, wanted: str) -> bool:
 
 
 __all__ = [
+    "MAX_LABEL_CHARS",
     "MAX_NAME_CHARS",
+    "LocalizedLabel",
     "LocalizedName",
     "Words",
     "in_language",

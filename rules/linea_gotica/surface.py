@@ -234,6 +234,7 @@ class LineaGoticaPlay(DocumentPlay):
             title=state.title,
             sides=dict(state.sides),
             objectives=self._objective_marks(state, language, viewer_side, public=public),
+            language=language,
             # A minefield is drawn only for those who know it (its layer, the referee).
             extra_areas=(
                 MapArea(shape=mines.shape, terrain="campo_minato", label=mines.name)

@@ -170,6 +170,7 @@ class ManovraPlay(DocumentPlay):
             overlays=overlays,
             caption=caption,
             objectives=self._objective_marks(state, language, viewer_side, public=public),
+            language=language,
         )
 
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:

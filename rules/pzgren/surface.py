@@ -10,6 +10,7 @@ from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, StatusView, UnitLine
 from rules.core.resolution import Outcome
+from rules.core.words import names_in
 from rules.pzgren import commands as commands_module
 from rules.pzgren import legal
 from rules.pzgren import scenario as scenario_module
@@ -148,7 +149,7 @@ class PzgrenPlay(DocumentPlay):
             )
         return MapView(
             title=state.title,
-            sides=dict(state.sides),
+            sides=names_in(state.sides, language),
             unit="hex",
             open_terrain="clear",
             grid=HexGrid(cols=state.columns, rows=state.rows, hexes=tuple(hexes), layout="axial"),

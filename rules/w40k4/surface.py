@@ -226,6 +226,7 @@ class W40kPlay(DocumentPlay):
             title=state.title,
             sides=dict(state.sides),
             objectives=self._objective_marks(state, language, viewer_side, public=public),
+            language=language,
             counters=counters,
             overlays=overlays,
             # The last action only: the front ends put the state of the game (turn, phase,

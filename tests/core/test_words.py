@@ -152,3 +152,31 @@ def test_names_read_back_from_json_and_lists_of_names_read_in_the_language() -> 
 def test_a_name_is_plain_text() -> None:
     with pytest.raises(ValidationError, match="U\\+202E"):
         _Named.model_validate({"name": {"it": "Alleati", "en": "Allies\u202e"}})
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "scenario", "it", "en", "fr"),
+    [
+        ("linea_gotica", "esempio_gotica_campo", "Casolare", "Farmhouse", "Ferme"),
+        ("manovra", "esempio_normandia_campo", "Fattoria", "Farm", "Ferme"),
+        (
+            "w40k4",
+            "avamposto_campo",
+            "Torre di comunicazione",
+            "Communications tower",
+            ("Tour de communication"),
+        ),
+    ],
+)
+def test_a_maps_terrain_labels_are_read_in_its_language(
+    ruleset: str, scenario: str, it: str, en: str, fr: str
+) -> None:
+    """A French game's map labelled its terrain in Italian ("Casolare" beside the objective
+    "La ferme"): the labels read in the map's language, the document keeps all three."""
+    play = _play(ruleset)
+    document = play.new_game(scenario, None)
+    for language, expected in (("it", it), ("en", en), ("fr", fr)):
+        view = play.map_view(document, None, public=True, language=language)
+        assert view is not None
+        labels = {area.label for area in view.areas}
+        assert expected in labels and not {it, en, fr} - {expected} & labels, labels
