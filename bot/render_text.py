@@ -22,6 +22,7 @@ from rules.core.expression import render_roll
 from rules.core.i18n import colon, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
+from rules.core.words import names_in
 from rules.render import describe_reply, outcome_text, render_described_text, value_text
 
 #: What never reaches the console's terminal as it is: control characters (ESC starts an
@@ -45,7 +46,8 @@ def notice_text(ruleset: str, outcome: Outcome, language: str) -> str:
 
 def status_text(view: StatusView, ruleset: str, language: str) -> str:
     """The game's status: turn, phase, whose move, tokens, units, notes."""
-    awaiting = view.sides.get(view.awaiting or "", "—")
+    sides = names_in(view.sides, language)
+    awaiting = sides.get(view.awaiting or "", "—")
     header = translate(
         "bot.status.header",
         language,
@@ -54,10 +56,10 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
         side=awaiting,
     )
     if view.tokens:
-        tokens = ", ".join(f"{view.sides[s]} {n}" for s, n in view.tokens.items())
+        tokens = ", ".join(f"{sides[s]} {n}" for s, n in view.tokens.items())
         header += translate("bot.status.tokens", language, tokens=tokens)
     lines = [f"## {view.title}", header]
-    for side, name in view.sides.items():
+    for side, name in sides.items():
         lines.append(f"[{name}]")
         for unit in (u for u in view.units if u.side == side):
             statuses = ", ".join(value_text(ruleset, s, language) for s in unit.statuses)

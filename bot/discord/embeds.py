@@ -55,6 +55,7 @@ from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Comparison, Outcome, Resolution, Step
+from rules.core.words import names_in
 from rules.render import (
     Described,
     describe,
@@ -335,7 +336,7 @@ def resolution_card(
 
 def status_card(status: StatusView, ruleset: str, language: str) -> Card:
     """Turn, phase, whose move, tokens, one line per unit (grouped by side and group), notes."""
-    sides = dict(status.sides)
+    sides = names_in(status.sides, language)
     lines = [
         f"**{translate('discord.embed.turn', language)}** {status.turn}",
         f"**{translate('discord.embed.phase', language)}** "

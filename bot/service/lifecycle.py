@@ -34,6 +34,7 @@ from rules.core.i18n import LANGUAGES, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
+from rules.core.words import joined
 from rules.render import outcome_text
 
 log = logging.getLogger(__name__)
@@ -101,8 +102,11 @@ async def _result_text(
             document = (await services.store.load(game.channel_id)).document
 
         def summary() -> str:
-            result = play.result(play.load_document(document))
-            return "" if result is None else outcome_text(ruleset, result.summary, language)
+            current = play.load_document(document)
+            result = play.result(current)
+            if result is None:
+                return ""
+            return outcome_text(ruleset, result.summary, language, play.sides(current).values())
 
         found = await services.off_loop(summary)
     except (RulesError, StoreError, ValueError):
@@ -201,7 +205,7 @@ async def new_game(call: Call) -> Reply:
         Outcome.of(
             "bot.game.created",
             title=str(document.get("title", "")),
-            sides=", ".join(play.sides(document).values()),
+            sides=joined(play.sides(document).values()),
         )
     )
 

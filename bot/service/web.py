@@ -47,6 +47,7 @@ from rules.core.battlefield import MapView
 from rules.core.caches import BoundedCache
 from rules.core.i18n import translate
 from rules.core.seatview import UnitLine
+from rules.core.words import names_in
 from rules.render import Described, describe_reply
 
 #: Events on one page of a game's log.
@@ -384,6 +385,7 @@ async def campaign_page(services: Services, channel: int, link: Link) -> Campaig
         rosters.append(shown)
     has_map = state.book is not None and bool(state.book.areas)
     reader = link.reader
+    sides = names_in(state.sides, language)
     return CampaignPage(
         channel=channel,
         language=language,
@@ -391,14 +393,14 @@ async def campaign_page(services: Services, channel: int, link: Link) -> Campaig
         head_hash=record.head_hash or "",
         name=state.name,
         summary=[plain(line) for line in status_lines(state, language, False)[:1]],
-        side=None if reader is None else state.sides.get(state.side_of(reader) or ""),
+        side=None if reader is None else sides.get(state.side_of(reader) or ""),
         referee=reader is not None and reader == state.referee,
         sides=[
             (label, [person(user) for user in state.players.get(side, ())])
-            for side, label in state.sides.items()
+            for side, label in sides.items()
         ],
         standings=[
-            StandingShown(rank, state.sides[line.side], line, signed_difference(line.difference))
+            StandingShown(rank, sides[line.side], line, signed_difference(line.difference))
             for rank, line in enumerate(standings(state), start=1)
         ],
         games=[

@@ -22,10 +22,12 @@ A rank off the ladder (a roster file's, or a referee's) leaves the scenario's va
 What is shared lives here: which units muster and at what strength (:func:`fielding`: an
 entry musters as the scenario unit with its id; a unit without an entry is fielded as the
 scenario gives it; entries dead, recovering, left behind or at 0 stay behind; nobody
-musters above the scenario's own strength), the refusal of a side left with no unit, and
-each side's losses read from a game's final state (``initial - strength`` of each piece
-the victory module describes). A ruleset without a ``muster`` plays campaigns without
-rosters.
+musters above the scenario's own strength), the refusal of a side left with no unit, the
+full strength of a unit mustered below it (each ruleset's state keeps its ``units`` by id,
+each with a ``full_strength``: None when it began whole), and each side's losses read
+from a game's final state (``initial - strength`` of each piece the victory module
+describes: a unit mustered reduced loses from the strength it began with). A ruleset
+without a ``muster`` plays campaigns without rosters.
 """
 
 from __future__ import annotations
@@ -124,6 +126,12 @@ class ScenarioMuster:
         merged = {unit: n for chosen in fielded.values() for unit, n in chosen.items()}
         ranked = self.ranked(rosters, fielded)
         state = self.play.game.new_game(self.muster_scenario(scenario, merged, ranked))
+        full = {u: n for side in self.units_of_scenario(scenario).values() for u, n in side.items()}
+        for unit, strength in merged.items():
+            if strength < full[unit]:
+                # It starts at its carried strength (its losses count from there), shown
+                # out of the scenario's: "1/2", not a whole "1/1".
+                state.units[unit].full_strength = full[unit]
         document: dict[str, Any] = self.play.document_format.stamp(state.model_dump(mode="json"))
         return document
 

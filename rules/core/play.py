@@ -32,6 +32,7 @@ from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
 from rules.core.score import GameResult, Score, objective_marks
 from rules.core.seatview import REFEREE, FollowUp, Seat, SeatView, StatusView, UnitLine
+from rules.core.words import names_of
 
 
 @dataclass
@@ -251,7 +252,7 @@ class DocumentPlay(ABC):
 
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         """Side id → name."""
-        return dict(document.get("sides", {}))
+        return names_of(document.get("sides", {}))
 
     def apply(
         self,

@@ -57,6 +57,7 @@ from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import semicolon, translate
 from rules.core.resolution import Outcome
 from rules.core.upload import unsafe_character
+from rules.core.words import joined
 
 #: A unit id as rosters write them (an adjustment names one).
 _UNIT_ID = re.compile(ID_PATTERN)
@@ -68,7 +69,7 @@ def side_named(state: CampaignState, wanted: str) -> str:
         if wanted.casefold() in (side.casefold(), label.casefold()):
             return side
     raise UnknownName(
-        "error.campaign.unknown_side", side=wanted[:40], known=", ".join(state.sides.values())
+        "error.campaign.unknown_side", side=wanted[:40], known=joined(state.sides.values())
     )
 
 
@@ -118,7 +119,7 @@ def _owed(state: CampaignState) -> list[tuple[str, int, str, str]]:
 
 
 def _labels(state: CampaignState, sides: list[str]) -> str:
-    return ", ".join(state.sides.get(side, side) for side in sides)
+    return joined(state.sides.get(side, side) for side in sides)
 
 
 def refuse_while_owed(state: CampaignState) -> None:

@@ -26,6 +26,7 @@ from rules.campaign.story import holders, next_step, step_of
 from rules.core.errors import InvalidInput
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 
 
 def book_option(ruleset: str, options: Mapping[str, Any]) -> Book | None:
@@ -44,8 +45,8 @@ async def check_book(call: Call, book: Book, sides: Mapping[str, str]) -> None:
             raise InvalidInput(
                 "error.campaign.sides_differ",
                 scenario=step.scenario,
-                sides=", ".join(found.values()),
-                known=", ".join(sides.values()),
+                sides=joined(found.values()),
+                known=joined(sides.values()),
             )
 
 

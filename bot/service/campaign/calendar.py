@@ -40,6 +40,7 @@ from rules.campaign.story import default_due
 from rules.core.ending import DECIDE, NO_WINNER
 from rules.core.errors import InvalidInput
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +188,7 @@ def _side(state: CampaignState, wanted: str) -> str:
         if wanted.strip().casefold() in (side.casefold(), label.casefold()):
             return side
     raise InvalidInput(
-        "error.campaign.unknown_side", side=wanted[:40], known=", ".join(state.sides.values())
+        "error.campaign.unknown_side", side=wanted[:40], known=joined(state.sides.values())
     )
 
 

@@ -54,6 +54,7 @@ from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownNa
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
 from rules.core.ruleset import known_rulesets
+from rules.core.words import joined
 
 # -- the commands ---------------------------------------------------------------------------
 
@@ -138,7 +139,7 @@ async def new_campaign(call: Call) -> Reply:
         reply.notices.append(Outcome.of("bot.games.archived_previous", id=archived.id))
     reply.notices.append(
         Outcome.of(
-            "bot.campaign.created", name=name, ruleset=ruleset, sides=", ".join(sides.values())
+            "bot.campaign.created", name=name, ruleset=ruleset, sides=joined(sides.values())
         )
     )
     if book is not None:
@@ -194,8 +195,8 @@ async def link_new_game(call: Call) -> Reply:
         raise InvalidInput(
             "error.campaign.sides_differ",
             scenario=scenario,
-            sides=", ".join(sides.values()),
-            known=", ".join(state.sides.values()),
+            sides=joined(sides.values()),
+            known=joined(state.sides.values()),
         )
     linked = CampaignGame(
         number=number,

@@ -42,6 +42,7 @@ from rules.campaign.state import CampaignState, event_of
 from rules.campaign.story import CampaignMap, MapArea, holders, step_of
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
+from rules.core.words import in_language, names_in
 
 #: Events read per page of the log (a campaign event's arguments can be a few KB).
 _PAGE = 200
@@ -156,14 +157,19 @@ def map_view(state: CampaignState, language: str) -> CampaignMap | None:
         MapArea(
             name=area_name(state, area.id, language),
             holder=held.get(area.id, area.holder),
-            holder_name=state.sides.get(held.get(area.id, area.holder), area.holder),
+            holder_name=in_language(
+                state.sides.get(held.get(area.id, area.holder), area.holder), language
+            ),
             contested=area.id in contested,
         )
         for area in book.areas
     )
     title = book.title.get(language) or book.title.get("it") or book.book
     return CampaignMap(
-        title=f"{state.name} — {title}", areas=areas, sides=dict(state.sides), language=language
+        title=f"{state.name} — {title}",
+        areas=areas,
+        sides=names_in(state.sides, language),
+        language=language,
     )
 
 

@@ -43,6 +43,7 @@ from rules.campaign.state import CampaignRoster, CampaignState
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.i18n import has_key, translate
 from rules.core.resolution import Outcome
+from rules.core.words import in_language
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.
 SHOWN_HISTORY = 3
@@ -82,7 +83,8 @@ class Mustering:
         if self.rosters_hash is None:
             return None
         counts = ", ".join(
-            f"{state.sides.get(side, side)} {count}" for side, count in self.fielded.items()
+            f"{in_language(state.sides.get(side, side), language)} {count}"
+            for side, count in self.fielded.items()
         )
         chosen = translate("bot.campaign.roster.left_by_choice", language)
         behind = [f"{unit} ({chosen})" for unit in self.left] + [

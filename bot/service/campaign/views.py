@@ -36,6 +36,7 @@ from rules.campaign.state import (
 )
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
+from rules.core.words import in_language
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +171,8 @@ def game_line(state: CampaignState, entry: GameEntry, language: str, in_guild: b
             scenario=entry.scenario,
         )
     scores = " – ".join(
-        f"{state.sides.get(side, side)} {value}" for side, value in result.scores.items()
+        f"{in_language(state.sides.get(side, side), language)} {value}"
+        for side, value in result.scores.items()
     )
     return translate(
         "bot.campaign.game_result",
