@@ -224,7 +224,7 @@ async def test_a_roster_file_is_loaded_shown_and_mustered(any_store: Any) -> Non
     assert set_.notices[0].key == "bot.campaign.roster.set"
     # The file leaves some of the Legion's scenario units out: the reply names them.
     untracked = reply_text(set_)
-    assert "The file leaves out" in untracked and "of Legione Astrale" in untracked
+    assert "The file leaves out" in untracked and "of Astral Legion" in untracked
     assert "veterani" in untracked and "squadra_tattica" not in untracked
     shown = reply_text(await table(CAMPAIGN, OUTSIDER, "campaign.roster", side="legione"))
     assert "Squadra tattica (squadra_tattica): 4/10" in shown
