@@ -17,12 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.service import play, views
-from bot.service.campaign.aftermath import owed_lines
-from bot.service.campaign.book import book_lines, due_lines
 from bot.service.campaign.export import map_view
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.rosters import roster_lines
-from bot.service.campaign.views import game_line, log_text, signed_difference, status_lines
+from bot.service.campaign.views import log_text
 from bot.service.errors import ServiceError
 from bot.service.events import (
     Reader,
@@ -42,6 +40,14 @@ from db.errors import GameNotFound
 from db.models import EventRecord
 from rules.campaign.state import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
 from rules.campaign.story import CampaignMap
+from rules.campaign.text import (
+    book_lines,
+    due_lines,
+    game_line,
+    owed_lines,
+    signed_difference,
+    status_lines,
+)
 from rules.core.battlefield import MapView
 from rules.core.i18n import translate
 from rules.core.seatview import UnitLine

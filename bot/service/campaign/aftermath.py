@@ -47,10 +47,12 @@ from rules.campaign.postbattle import (
     aftermath_dice,
     reroll_disputed,
     roll_aftermath,
+    still_owed,
 )
 from rules.campaign.roster import ID_PATTERN, MAX_STRENGTH, Status
 from rules.campaign.rules import CampaignRules, campaign_rules, rank_words
 from rules.campaign.state import MAX_GAMES, CampaignState, apply
+from rules.campaign.text import side_labels
 from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import semicolon, translate
@@ -87,68 +89,29 @@ def _rules_of(state: CampaignState) -> CampaignRules:
     return rules
 
 
-def _owed(state: CampaignState) -> list[tuple[str, int, str, str]]:
-    """What the games whose result is in still owe after the battle (campaigns with
-    rosters, in rulesets with campaign rules), as ``(kind, number, sides, side)``:
-    ``owed`` for an aftermath nobody rolled, ``unrolled`` for the sides still to roll
-    their part, ``unconfirmed`` for the sides yet to confirm, and then ``disputable`` for
-    each side whose typed part another side may still dispute (the id in ``side``).
-    Nothing once the campaign is over: nothing more can be logged, a command is told so."""
-    if state.ended or not state.rosters or campaign_rules(state.ruleset) is None:
-        return []
-    owed: list[tuple[str, int, str, str]] = []
-    for entry in state.games:
-        if entry.result is None:
-            continue
-        record = state.aftermaths.get(entry.number)
-        if record is None:
-            owed.append(("owed", entry.number, "", ""))
-            continue
-        if record.settled(list(state.sides)):
-            continue
-        unrolled = record.unrolled(state.sides)
-        if unrolled:
-            owed.append(("unrolled", entry.number, _labels(state, unrolled), ""))
-        else:
-            waiting = [side for side in state.sides if side not in record.confirmed]
-            owed.append(("unconfirmed", entry.number, _labels(state, waiting), ""))
-        owed.extend(("disputable", entry.number, state.sides[side], side) for side in record.typed)
-    return owed
-
-
-def _labels(state: CampaignState, sides: list[str]) -> str:
-    return ", ".join(state.sides.get(side, side) for side in sides)
-
-
 def refuse_while_owed(state: CampaignState) -> None:
     """Refuse a new game while an earlier one's aftermath is not rolled by every side and
     confirmed, saying what is owed."""
-    for kind, number, sides, _ in _owed(state)[:1]:
-        raise ServiceError(f"error.campaign.aftermath_{kind}", number=number, sides=sides)
+    for owed in still_owed(state)[:1]:
+        raise ServiceError(
+            f"error.campaign.aftermath_{owed.kind}",
+            number=owed.number,
+            sides=side_labels(state, owed.sides),
+        )
 
 
 def refuse_unconfirmed(state: CampaignState) -> None:
     """Refuse to end the campaign while an aftermath awaits a side's confirmation, saying
     whose (its entries would stay half settled, and its line would vanish from the status
     and the report)."""
-    for kind, number, sides, _ in _owed(state):
+    for owed in still_owed(state):
         # Half rolled (a side still to roll) or rolled and awaiting a confirmation.
-        if kind in ("unrolled", "unconfirmed"):
-            raise ServiceError(f"error.campaign.aftermath_{kind}", number=number, sides=sides)
-
-
-def owed_lines(state: CampaignState, language: str) -> list[str]:
-    """``/campaign status``'s lines for what the games owe after the battle."""
-    return [
-        translate(
-            f"bot.campaign.aftermath.status_{kind}",
-            language,
-            number=number,
-            sides=sides,
-            side=side,
-        )
-        for kind, number, sides, side in _owed(state)
-    ]
+        if owed.kind in ("unrolled", "unconfirmed"):
+            raise ServiceError(
+                f"error.campaign.aftermath_{owed.kind}",
+                number=owed.number,
+                sides=side_labels(state, owed.sides),
+            )
 
 
 def _fielded(
@@ -248,7 +211,7 @@ async def dispute_aftermath(call: Call) -> Reply:
     elif len(typed) == 1:
         side = typed[0]
     elif typed:
-        raise InvalidInput("error.campaign.dispute_side", sides=_labels(state, typed))
+        raise InvalidInput("error.campaign.dispute_side", sides=side_labels(state, typed))
     else:
         raise ServiceError("error.campaign.nothing_disputable", number=number)
     if side == own and not referee:
@@ -285,7 +248,7 @@ async def _logged(
                 "bot.campaign.aftermath.next_side",
                 language,
                 number=event.number,
-                sides=_labels(state, unrolled),
+                sides=side_labels(state, unrolled),
                 n=len(unrolled),
             )
         )
@@ -425,7 +388,7 @@ async def confirm_aftermath(call: Call) -> Reply:
     unrolled = [] if held is None else held.unrolled(state.sides)
     if unrolled:  # confirmations wait until every side has rolled
         raise ServiceError(
-            "error.campaign.aftermath_unrolled", number=number, sides=_labels(state, unrolled)
+            "error.campaign.aftermath_unrolled", number=number, sides=side_labels(state, unrolled)
         )
     after, seq = await log_requested(call, record, state, CampaignConfirm(number=number, side=side))
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)

@@ -27,7 +27,7 @@ from bot.service.campaign.linking import created_earlier, game_interaction, log_
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
-from bot.service.replies import Reply, channel_label
+from bot.service.replies import Reply
 from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.campaign import (
     CampaignLink,
@@ -53,6 +53,7 @@ from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownNa
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
 from rules.core.ruleset import known_rulesets
+from rules.render import channel_label
 
 # -- the commands ---------------------------------------------------------------------------
 

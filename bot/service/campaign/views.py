@@ -5,14 +5,14 @@ from __future__ import annotations
 import logging
 
 from bot.service.campaign.adopt import orphans
-from bot.service.campaign.aftermath import aftermath_log_text, owed_lines
-from bot.service.campaign.book import book_lines, book_log_text, created_log_text, due_lines
+from bot.service.campaign.aftermath import aftermath_log_text
+from bot.service.campaign.book import book_log_text, created_log_text
 from bot.service.campaign.follow import GameUnreadable, unsettled
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.report import other_event_text
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
-from bot.service.replies import Reply, TextReply, channel_label
+from bot.service.replies import CampaignReply, Reply, TextReply
 from bot.service.stored.seat_names import seat_names
 from db.errors import StoreError
 from db.models import GameRecord
@@ -30,12 +30,12 @@ from rules.campaign.state import (
     CampaignReversal,
     CampaignRoster,
     CampaignState,
-    GameEntry,
     event_of,
-    standings,
 )
+from rules.campaign.text import ListedCampaign, ListingPage, StatusPage, result_words
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
+from rules.render import channel_label
 
 log = logging.getLogger(__name__)
 
@@ -57,13 +57,15 @@ async def campaign_status(call: Call) -> Reply:
     # Read-only: what a stopped process left is said, not written; a game the store refuses
     # is shown as the campaign holds it, flagged on its own line.
     skipped: list[GameUnreadable] = []
-    language = language_of(record)
-    reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
-    reply.lines_title = "discord.embed.campaign"
+    notices = await pending_notices(call, record, state, skipped)
+    reply = CampaignReply(
+        language=language_of(record),
+        ruleset=state.ruleset,
+        head_hash=record.head_hash,
+        page=StatusPage(state, in_guild, tuple(skipped)),
+    )
     reply.names = await seat_names(services.store, record.channel_id)
-    reply.lines = status_lines(state, language, in_guild)
-    reply.notices.extend(await pending_notices(call, record, state, skipped))
-    reply.lines.extend(unreadable.localized(language) for unreadable in skipped)
+    reply.notices.extend(notices)
     return reply
 
 
@@ -90,133 +92,29 @@ async def pending_notices(
     return notices
 
 
-def signed_difference(value: int) -> str:
-    """A points difference as standings print it: ``+3``, ``+0``, ``−1`` (the minus sign)."""
-    return f"+{value}" if value >= 0 else f"\u2212{-value}"
-
-
-def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[str]:
-    """The campaign as lines: its title, sides and players, games, standings."""
-    points = state.points
-    lines = [
-        translate(
-            "bot.campaign.title",
-            language,
-            name=state.name,
-            ruleset=state.ruleset,
-            win=points.win,
-            draw=points.draw,
-            loss=points.loss,
-        )
-    ]
-    if state.ended:
-        lines.append(translate("bot.campaign.over", language))
-    nobody = translate("bot.campaign.nobody", language)
-    for side, label in state.sides.items():
-        players = ", ".join(f"<@{user}>" for user in state.players.get(side, ())) or nobody
-        lines.append(translate("bot.campaign.side", language, side=label, players=players))
-    for kind, pending in (("request", state.requests), ("invite", state.invitations)):
-        lines.extend(
-            translate(
-                f"bot.campaign.pending_{kind}",
-                language,
-                user=f"<@{user}>",
-                side=state.sides.get(side, side),
-            )
-            for user, side in pending.items()
-        )
-    lines.append(translate("bot.campaign.games", language))
-    if not state.games:
-        lines.append(translate("bot.campaign.no_games", language))
-    lines.extend(game_line(state, entry, language, in_guild) for entry in state.games)
-    lines.extend(owed_lines(state, language))
-    lines.extend(due_lines(state, language))
-    lines.extend(book_lines(state, language))
-    lines.append(translate("bot.campaign.standings", language))
-    for rank, line in enumerate(standings(state), start=1):
-        lines.append(
-            translate(
-                "bot.campaign.standing",
-                language,
-                rank=rank,
-                side=state.sides[line.side],
-                played=line.played,
-                wins=line.wins,
-                draws=line.draws,
-                losses=line.losses,
-                points=line.points,
-                difference=signed_difference(line.difference),
-            )
-        )
-    return lines
-
-
-def _outcome(state: CampaignState, result: CampaignResult, language: str) -> str:
-    if result.winner is None:
-        return translate("bot.campaign.draw", language)
-    return translate("bot.campaign.won_by", language, side=state.sides[result.winner])
-
-
-def game_line(state: CampaignState, entry: GameEntry, language: str, in_guild: bool) -> str:
-    """One linked game: where, from what, and its result (its final hash) if it has one."""
-    channel = channel_label(entry.channel, in_guild)
-    result = entry.result
-    if result is None:
-        return translate(
-            "bot.campaign.game_playing",
-            language,
-            number=entry.number,
-            channel=channel,
-            scenario=entry.scenario,
-        )
-    scores = " – ".join(
-        f"{state.sides.get(side, side)} {value}" for side, value in result.scores.items()
-    )
-    return translate(
-        "bot.campaign.game_result",
-        language,
-        number=entry.number,
-        channel=channel,
-        scenario=entry.scenario,
-        outcome=_outcome(state, result, language),
-        scores=scores,
-        hash=result.final_hash[:12],
-    )
-
-
 async def _listing(call: Call) -> Reply:
     """The server's campaigns (``/campaign status`` outside a campaign's channel)."""
     request, services = call.request, call.services
-    in_guild = request.guild_id is not None
     language = services.known(await services.game_language(request.channel_id), request.locale)
-    reply = TextReply(language=language)
-    reply.lines_title = "discord.embed.campaign"
     found = [
         g for g in await services.store.list_games(request.guild_id) if g.ruleset == CAMPAIGN_KIND
     ]
-    if not found:
-        reply.lines.append(translate("bot.campaign.none", language))
-        return reply
-    reply.lines.append(translate("bot.campaign.here", language))
+    listed: list[ListedCampaign] = []
     for summary in found[:MAX_LISTED]:
         try:
             _, state = await load_campaign(services, summary.channel_id)
         except (ServiceError, StoreError, ValueError):
             log.warning("campaign list: %s cannot be read", summary.channel_id, exc_info=True)
             continue
-        over = translate("bot.campaign.listed_over", language) if state.ended else ""
-        reply.lines.append(
-            translate(
-                "bot.campaign.listed",
-                language,
-                channel=channel_label(summary.channel_id, in_guild),
-                name=state.name,
-                ruleset=state.ruleset,
-                games=len(state.games),
-                over=over,
+        listed.append(
+            ListedCampaign(
+                summary.channel_id, state.name, state.ruleset, len(state.games), state.ended
             )
         )
-    return reply
+    page = ListingPage(
+        tuple(listed), request.guild_id is not None, unread=len(found[:MAX_LISTED]) - len(listed)
+    )
+    return CampaignReply(language=language, page=page)
 
 
 async def campaign_log(call: Call) -> Reply:
@@ -288,7 +186,7 @@ def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild
             "bot.campaign.log.result",
             language,
             number=event.number,
-            outcome=_outcome(state, event, language),
+            outcome=result_words(state, event, language),
             hash=event.final_hash[:12],
         )
     if isinstance(event, CampaignRoster):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.service.campaign.views import status_lines
+from rules.campaign.text import status_lines
 from tests.bot.service.test_campaigns import (
     ANNA,
     BRUNO,

@@ -1,0 +1,42 @@
+"""``/campaign status`` answers with a typed page (the campaign's state, or the server's
+campaigns), no text of its own: the front ends render it, the console and Discord alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.discord.embeds import reply_cards
+from bot.render_text import reply_text
+from bot.service.replies import CampaignReply
+from rules.campaign.text import ListedCampaign, ListingPage, StatusPage, page_lines
+from rules.core.i18n import translate
+from tests.bot.service.test_campaigns import ANNA, CAMPAIGN, _campaign
+
+
+async def test_the_status_is_the_campaigns_state_for_the_front_ends_to_render(
+    any_store: Any,
+) -> None:
+    table = await _campaign(any_store)
+    status = await table(CAMPAIGN, ANNA, "campaign.status")
+    assert isinstance(status, CampaignReply)
+    assert status.page == StatusPage(await table.campaign(), in_guild=True)
+    lines = page_lines(status.page, "en")
+    assert lines[0].startswith("Campaign «Orbita» (w40k4)")
+    assert reply_text(status).splitlines()[: len(lines)] == lines
+    (card,) = [
+        c for c in reply_cards(status) if c.title == translate("discord.embed.campaign", "en")
+    ]
+    assert len(card.lines) == len(lines) and "Orbita" in card.lines[0]
+
+
+async def test_elsewhere_the_status_lists_the_servers_campaigns(any_store: Any) -> None:
+    table = await _campaign(any_store)
+    listing = await table(999, ANNA, "campaign.status")
+    assert isinstance(listing, CampaignReply)
+    assert listing.page == ListingPage(
+        (ListedCampaign(CAMPAIGN, "Orbita", "w40k4", 0, False),), in_guild=True
+    )
+    assert reply_text(listing).splitlines() == [
+        "Campaigns in this server:",
+        f"<#{CAMPAIGN}>: «Orbita» (w40k4), 0 games",
+    ]
