@@ -16,6 +16,7 @@ from rules.core.i18n import (
     collapse_spaces,
     colon,
     has_key,
+    percent,
     quoted,
     semicolon,
     translate,
@@ -207,10 +208,18 @@ def describe(resolution: Resolution, language: str) -> Described:
     )
 
 
-def _percent(probability: Fraction) -> str:
-    shown = f"{float(probability):.1%}"
-    # Not certain, so never "100.0%" (a certain outcome has its own line).
-    return ">99.9%" if shown == "100.0%" and probability < 1 else shown
+def _percent(probability: Fraction, language: str) -> str:
+    """``probability`` as a percentage in ``language``; never "100.0%" when it is not
+    certain (a certain outcome has its own line), never "0.0%" when it is possible."""
+    if probability < 1 and round(float(probability) * 100, 1) >= 100:
+        return percent(99.9, language, prefix=">")
+    if probability > 0 and round(float(probability) * 100, 1) <= 0:
+        return percent(0.1, language, prefix="<")
+    return percent(float(probability) * 100, language)
+
+
+def _shows_as_zero(probability: Fraction) -> bool:
+    return round(float(probability) * 100, 1) <= 0
 
 
 def odds_lines(ruleset: str, odds: Sequence[Odds], language: str) -> tuple[str, ...]:
@@ -237,17 +246,12 @@ def odds_lines(ruleset: str, odds: Sequence[Odds], language: str) -> tuple[str, 
     ranked = sorted(chances.items(), key=lambda item: -item[1])
     if len(ranked) == 1 and ranked[0][1] == 1:
         return (translate("render.odds_certain", language, outcome=ranked[0][0]),)
-    visible = [(label, chance) for label, chance in ranked if _percent(chance) != "0.0%"]
+    visible = [(label, chance) for label, chance in ranked if not _shows_as_zero(chance)]
     shown = visible if len(visible) <= MAX_ODDS_LINES else visible[: MAX_ODDS_LINES - 1]
-    lines = [f"{label}{colon(language)} {_percent(chance)}" for label, chance in shown]
+    lines = [f"{label}{colon(language)} {_percent(chance, language)}" for label, chance in shown]
     rest = 1 - sum((chance for _, chance in shown), Fraction(0))
     if rest > 0:
-        remainder = _percent(rest)
-        lines.append(
-            translate(
-                "render.odds_other", language, p="<0.1%" if remainder == "0.0%" else remainder
-            )
-        )
+        lines.append(translate("render.odds_other", language, p=_percent(rest, language)))
     return tuple(lines)
 
 

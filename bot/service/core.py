@@ -243,10 +243,31 @@ class GameService:
                 request.user_name,
                 context.seat_names,
             )
-        reply = await handler.run(call)
+        try:
+            reply = await handler.run(call)
+        except BaseException:
+            await self._release_guards(call, handler)
+            raise
         if not handler.read_only:
             reply.notices.extend(await self._follow(call, handler, reply))
         return reply
+
+    async def _release_guards(self, call: GameCall, handler: GameHandler) -> None:
+        """Give back what the guards took for a command whose handler failed (a claim held
+        for a follower that will not run). A failing release is logged: what it held
+        expires on its own, and the command's own error is the one to answer."""
+        for guard in self._table.guards:
+            if guard.release is None:
+                continue
+            try:
+                await guard.release(call, handler)
+            except Exception:
+                log.exception(
+                    "channel %s: %s kept what it held for /%s",
+                    call.request.channel_id,
+                    guard.name,
+                    call.request.verb,
+                )
 
     async def _follow(self, call: GameCall, handler: GameHandler, reply: Reply) -> list[Outcome]:
         """Run the followers of a command that committed to the game, whatever its feature

@@ -293,10 +293,14 @@ class Follower:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Guard:
     """Runs before a game command's handler (after the checks of the game's end and of
-    the seat): raises a ``RulesError`` to refuse the command, which then changes nothing."""
+    the seat): raises a ``RulesError`` to refuse the command, which then changes nothing.
+
+    ``release`` gives back what a guard that let the command through took for it (a
+    claim) when the handler then fails: a refused command leaves nothing held."""
 
     name: str
     run: Callable[[GameCall, GameHandler], Awaitable[None]]
+    release: Callable[[GameCall, GameHandler], Awaitable[None]] | None = None
 
 
 #: What a timer returns: replies to post, each in its channel.

@@ -137,12 +137,23 @@ async def _playing_line(
         return translate("bot.games.unreadable", language, channel=channel, ruleset=game.ruleset)
 
 
+def _ruleset_of(services: Services, scenario: object) -> str:
+    """The ruleset a ``/game new`` without one plays: the only ruleset that bundles the named
+    scenario (a referee who types ``scenario:gotica_incontro`` means linea_gotica), else the
+    default one, whose refusal then lists its scenarios."""
+    if scenario:
+        owners = [key for key in KNOWN_RULESETS if str(scenario) in services.play(key).scenarios()]
+        if len(owners) == 1:
+            return owners[0]
+    return KNOWN_RULESETS[0]
+
+
 async def new_game(call: Call) -> Reply:
     """``/game new [ruleset] [scenario|file] [language]``: a game in the channel, its
     creator the referee (the channel's ended game moves to the archive first)."""
     request, services, store = call.request, call.services, call.store
     options = request.options
-    ruleset = str(options.get("ruleset") or KNOWN_RULESETS[0])
+    ruleset = str(options.get("ruleset") or _ruleset_of(services, options.get("scenario")))
     language = str(options.get("language") or services.language)
     if language not in LANGUAGES:
         raise InvalidInput(

@@ -89,7 +89,4 @@ def overdue(state: CampaignState, today: dt.date) -> list[int]:
     ]
 
 
-__all__ = [
-    "CampaignMap",
-    "MapArea",
-    "default_due", "holders", "next_step", "overdue", "step_of"]
+__all__ = ["CampaignMap", "MapArea", "default_due", "holders", "next_step", "overdue", "step_of"]

@@ -24,7 +24,7 @@ from math import comb
 
 from rules.core.dice import DiceTray, Die, Roll
 from rules.core.errors import InvalidInput
-from rules.core.i18n import translate
+from rules.core.i18n import percent, translate
 from rules.core.odds import current_odds_budget
 
 MAX_LENGTH = 80
@@ -349,8 +349,8 @@ def render_roll(result: RollResult, language: str) -> str:
     )
     lines = [head, " · ".join(parts)]
     if result.chance is not None:
-        percent = f"{float(result.chance) * 100:.1f} %"
-        lines.append(translate("render.roll_odds", language, total=result.total, chance=percent))
+        chance = percent(float(result.chance) * 100, language)
+        lines.append(translate("render.roll_odds", language, total=result.total, chance=chance))
     elif result.odds_skipped:
         lines.append(translate("render.roll_no_odds", language))
     return "\n".join(lines)

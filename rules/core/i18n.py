@@ -146,6 +146,18 @@ def quoted(text: str, language: str) -> str:
     return f"«{space}{text}{space}»"
 
 
+def percent(value: float, language: str, *, prefix: str = "") -> str:
+    """A chance as each language writes it, one decimal: ``62.5%``, ``62,5%``, and in French
+    ``62,5\u202f%`` (decimal comma, narrow no-break space before the sign). ``prefix`` is a
+    bound written before the number (``<``, ``>``)."""
+    number = f"{value:.1f}"
+    if language == "en":
+        return f"{prefix}{number}%"
+    number = number.replace(".", ",")
+    space = NARROW_SPACE if language == "fr" else ""
+    return f"{prefix}{number}{space}%"
+
+
 def sentence(text: str) -> str:
     """``text`` ending as a sentence: a full stop added where it has no closing mark, so
     another sentence can follow it."""

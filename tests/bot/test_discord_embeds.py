@@ -253,7 +253,7 @@ def test_a_resolution_with_many_steps_continues_in_more_embeds():
     # rules.render names the 7 likeliest of the 40 outcomes and sums the rest.
     for index in range(7):
         assert f"T{index} " in text
-    assert "T7 " not in text and "altro: 82.5%" in text
+    assert "T7 " not in text and "altro: 82,5%" in text
     assert embeds[0].title == translate("manovra.procedure.close_combat", "it")
 
 

@@ -366,7 +366,7 @@ def _counter_boxes(view: MapView) -> list[layout.Box]:
     return [box for _, box, _, _ in placed] + [box for box, _ in names]
 
 
-@pytest.mark.parametrize("ruleset", ["manovra", "linea_gotica", "w40k4"])
+@pytest.mark.parametrize("ruleset", sorted(crowded_maps.CROWDED))
 def test_counters_and_terrain_names_never_cover_each_other(ruleset) -> None:
     """The report: counters piled on one another and on terrain names. Each crowded table
     has several units on one spot and on an area's name: no two boxes overlap."""

@@ -18,7 +18,7 @@ from rules.core.resolution import Odds, OddsEntry, Outcome, Resolution, Step
 from rules.render import MAX_ODDS_LINES, describe_reply, odds_lines
 
 RULESET = "w40k4"
-PERCENT = re.compile(r"(\d+\.\d)%")
+PERCENT = re.compile(r"(\d+[.,]\d)\u202f?%")
 
 
 def odds(*chances: tuple[Outcome, Fraction]) -> Odds:
@@ -44,7 +44,8 @@ def resolution(chances: Odds, procedure: str = "shooting") -> Resolution:
 
 
 def total(lines: tuple[str, ...]) -> Fraction:
-    return sum((Fraction(p) / 100 for line in lines for p in PERCENT.findall(line)), Fraction(0))
+    found = (p.replace(",", ".") for line in lines for p in PERCENT.findall(line))
+    return sum((Fraction(p) / 100 for p in found), Fraction(0))
 
 
 def adds_up(lines: tuple[str, ...]) -> bool:
@@ -52,7 +53,18 @@ def adds_up(lines: tuple[str, ...]) -> bool:
     return abs(total(lines) - 1) <= Fraction(len(lines), 2000)
 
 
-LANGUAGES = [("en", "other", "certain"), ("it", "altro", "sicuro")]
+LANGUAGES = [("en", "other", "certain"), ("it", "altro", "sicuro"), ("fr", "autre", "certain")]
+
+
+def shown(number: str, language: str) -> str:
+    """``number`` percent as ``language`` writes it: 41.7%, 41,7%, 41,7\u202f%."""
+    if language == "en":
+        return f"{number}%"
+    return number.replace(".", ",") + ("\u202f%" if language == "fr" else "%")
+
+
+def label_end(language: str) -> str:
+    return "\u202f: " if language == "fr" else ": "
 
 
 @pytest.mark.parametrize(("language", "other", "certain"), LANGUAGES)
@@ -60,7 +72,7 @@ def test_the_likeliest_outcomes_and_the_remainder(language, other, certain):
     twelve = odds(*((scattered(n), Fraction(1, 12)) for n in range(1, 13)))
     lines = odds_lines(RULESET, (twelve,), language)
     assert len(lines) == MAX_ODDS_LINES
-    assert lines[-1] == f"{other}: 41.7%"  # 5 of 12 outcomes summed up
+    assert lines[-1] == f"{other}{label_end(language)}{shown('41.7', language)}"  # 5 of 12 summed
     assert adds_up(lines)
 
 
@@ -78,7 +90,7 @@ def test_labels_that_read_the_same_are_one_line(language, other, certain):
         language,
     )
     assert len(lines) == 2 and len(set(line.split(":")[0] for line in lines)) == 2
-    assert all(line.endswith(": 50.0%") for line in lines)
+    assert all(line.endswith(label_end(language) + shown("50.0", language)) for line in lines)
 
 
 @pytest.mark.parametrize(("language", "other", "certain"), LANGUAGES)
@@ -89,16 +101,16 @@ def test_no_line_shows_zero_percent(language, other, certain):
         (odds((scattered(1), 1 - 2 * tiny), (scattered(2), tiny), (scattered(3), tiny)),),
         language,
     )
-    assert not any(re.search(r"(?<![\d.])0\.0%", line) for line in lines)
-    assert lines == (lines[0], f"{other}: <0.1%")
-    assert lines[0].endswith(": >99.9%")
+    assert not any(re.search(r"(?<![\d.,])0[.,]0\u202f?%", line) for line in lines)
+    assert lines == (lines[0], f"{other}{label_end(language)}<{shown('0.1', language)}")
+    assert lines[0].endswith(f"{label_end(language)}>{shown('99.9', language)}")
 
 
 @pytest.mark.parametrize(("language", "other", "certain"), LANGUAGES)
 def test_a_certain_outcome_is_shown_once_as_certain(language, other, certain):
     sure = odds((on_target(1), Fraction(1, 2)), (on_target(2), Fraction(1, 2)))
     (line,) = odds_lines(RULESET, (sure,), language)
-    assert line.startswith(f"{certain}: ") and "%" not in line
+    assert line.startswith(f"{certain}{label_end(language)}") and "%" not in line
 
 
 def test_a_volley_shows_one_summary_on_its_last_shot():
@@ -117,7 +129,7 @@ def test_a_volley_shows_one_summary_on_its_last_shot():
     )
     assert [d.odds_folded for d in mixed] == [True, True, False, False]
     assert [d.odds_title for d in mixed[2:]] == ["Probabilità (ciascuno di questi 2)"] * 2
-    assert [line.rsplit(": ", 1)[1] for line in mixed[-1].odds] == ["90.0%", "10.0%"]
+    assert [line.rsplit(": ", 1)[1] for line in mixed[-1].odds] == ["90,0%", "10,0%"]
     # Different procedures keep their own odds.
     alone = describe_reply([resolution(shot, "a"), resolution(shot, "b")], "en")
     assert [d.odds_title for d in alone] == ["Odds", "Odds"]
@@ -141,15 +153,16 @@ def test_both_renderers_show_a_volley_once(language, title, volley):
 
     text = reply_text(reply)
     assert text.count(f"{volley}: ") == 1 and f"\n{title}: " not in text
-    assert text.count(f"{label}: 50.0%") == 1  # merged, once for the volley
-    assert not re.search(r"(?<![\d.])0\.0%", text)
+    assert text.count(f"{label}: {shown('50.0', language)}") == 1  # merged, once for the volley
+    assert not re.search(r"(?<![\d.,])0[.,]0%", text)
 
     cards = reply_cards(reply)
     odds_sections = [s for card in cards for s in card.sections if s.name.startswith(title)]
     assert [s.name for s in odds_sections] == [volley]
     (section,) = odds_sections
-    assert section.lines[0] == f"{label}: 50.0%"
-    assert len(section.lines) == MAX_ODDS_LINES and section.lines[-1].endswith(": 20.0%")
+    assert section.lines[0] == f"{label}: {shown('50.0', language)}"
+    assert len(section.lines) == MAX_ODDS_LINES
+    assert section.lines[-1].endswith(": " + shown("20.0", language))
     assert adds_up(tuple(section.lines))
 
 

@@ -201,6 +201,15 @@ async def test_new_game_errors(table):
     await table.refused(REFEREE, "game.new", "error.store.game_exists")
 
 
+async def test_a_bundled_scenario_names_its_ruleset(table):
+    """``/game new scenario:gotica_incontro`` without a ruleset plays the only ruleset that
+    bundles it; a scenario no ruleset bundles is refused with the default's list."""
+    created = await table(REFEREE, "game.new", scenario="gotica_incontro")
+    assert created.ruleset == "linea_gotica"
+    status = await table(REFEREE, "game.status")
+    assert status.ruleset == "linea_gotica"
+
+
 async def test_deadline_reminders_ping_the_late_side(table, store):
     from datetime import UTC, datetime, timedelta
 

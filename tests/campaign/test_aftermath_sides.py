@@ -103,9 +103,7 @@ def test_a_disputed_typed_part_is_rolled_again_by_the_bot_and_replaces_it() -> N
     record = after.aftermaths[1]
     assert record.typed == () and record.confirmed == ()  # every side confirms anew
     assert record.event.sides["alleati"] == again.sides["alleati"]
-    assert (
-        replay([*log, allies, axis, CampaignConfirm(number=1, side="alleati"), again]) == after
-    )
+    assert replay([*log, allies, axis, CampaignConfirm(number=1, side="alleati"), again]) == after
     with pytest.raises(RulesError):  # disputed once: the bot's dice stand
         apply(after, again)
     # A side that confirmed the dice may not dispute them.

@@ -33,6 +33,7 @@ from rules.campaign.state import (
 )
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
+from rules.core.ruleset import KNOWN_RULESETS
 
 SIDES = {"alleati": "Alleati", "asse": "Asse"}
 RULES = campaign_rules("manovra")
@@ -258,7 +259,7 @@ _units = st.lists(
 @settings(max_examples=60, deadline=None)
 @given(
     units=_units,
-    key=st.sampled_from(["manovra", "linea_gotica", "pzgren", "w40k4"]),
+    key=st.sampled_from(KNOWN_RULESETS),
     faces=st.lists(st.integers(1, 100), min_size=200, max_size=200),
     winner=st.sampled_from(["alleati", "asse", None]),
 )

@@ -153,4 +153,4 @@ def test_renderers_only_read_the_chance() -> None:
     result = parse_expression("2d6").roll(DiceTray(ScriptedDice([6, 6])))
     assert result.chance is None and not result.odds_skipped
     assert "at least" not in render_roll(result, "en")  # not computed: nothing shown
-    assert "at least 12: 2.8 %" in render_roll(result.with_odds(), "en")
+    assert "at least 12: 2.8%" in render_roll(result.with_odds(), "en")

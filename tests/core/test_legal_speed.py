@@ -18,7 +18,7 @@ import pytest
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.core.play import GamePlay
-from rules.core.ruleset import get_ruleset
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from tests.fuzz.harness import SeededDice
 from tests.fuzz.harness import fill_options as fill
 
@@ -96,7 +96,7 @@ def _key(action: LegalAction) -> tuple[object, ...]:
     return (action.verb, action.side, sorted(action.options.items()), action.free, action.owed)
 
 
-@pytest.mark.parametrize("ruleset", ["manovra", "linea_gotica", "pzgren", "w40k4"])
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
 def test_follow_ups_are_owed_legal_actions(ruleset: str) -> None:
     """Every follow-up button is an action the listing offers (owed or not)."""
     play = _play(ruleset)

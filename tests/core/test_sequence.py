@@ -128,6 +128,8 @@ def test_a_phase_may_open_past_the_steps_nobody_acts_in() -> None:
     assert transition_problem(declared, Position("fire", "observe"), moves, "turn.next") is None
     toy = parse_sequence(TOY, "toy")
     assert transition_problem(toy, moves, Position("fight", "melee"), "turn.next") is not None
+
+
 def test_a_phase_the_bot_closes_is_left_by_whatever_command_closes_it() -> None:
     """``closed_by_bot``: the last action of a phase that ends by itself leaves it (not only
     the advance verb); with nothing to play it is passed through; it is still left forward."""

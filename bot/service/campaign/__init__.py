@@ -27,7 +27,7 @@ from bot.service.campaign.follow import FOLLOWER, follow
 from bot.service.campaign.ledger import CAMPAIGN_ARG, load_campaign
 from bot.service.campaign.rosters import campaign_roster
 from bot.service.campaign.seats import invite_to_campaign, join_campaign
-from bot.service.campaign.settled import refuse_reopening
+from bot.service.campaign.settled import refuse_reopening, release_refused_reopening
 from bot.service.campaign.views import campaign_log, campaign_status
 from bot.service.handlers import Guard, Handler, Timer
 
@@ -53,7 +53,7 @@ HANDLERS = (
 #: adopts a game a stopped ``/campaign game`` created but did not list.
 REACTIONS = (
     FOLLOWER,
-    Guard(name="campaign.settled", run=refuse_reopening),
+    Guard(name="campaign.settled", run=refuse_reopening, release=release_refused_reopening),
     Timer(name="campaign.calendar", run=campaign_reminders),
     Timer(name="campaign.adopt", run=adopt_stale_claims),
 )

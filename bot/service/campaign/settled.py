@@ -61,6 +61,16 @@ async def refuse_reopening(call: GameCall, handler: GameHandler) -> None:
         raise refusal
 
 
+async def release_refused_reopening(call: GameCall, handler: GameHandler) -> None:
+    """A reopening the guard let through and the rules then refused (a rewind past the
+    log, a conflict retried later) gives its claim back at once: no follower will drop it,
+    and the campaign's next write would be refused until the claim expires."""
+    link = call.context.campaign
+    if not handler.reopens or link is None or call.record.status != "ended":
+        return
+    await release_reopening(call.services.store, link.campaign, link.number, reopener(call.request))
+
+
 def _refusal(state: CampaignState, number: int) -> ServiceError | None:
     """Why game ``number``'s end stands, if it does: the campaign over, or built on it."""
     if state.ended:

@@ -202,3 +202,22 @@ async def test_refusing_to_end_names_the_game_in_every_language(
     assert "game 1 is being reopened" in refusal.localized("en")
     assert "la partita 1 è in corso di riapertura" in refusal.localized("it")
     assert "la partie 1 est en train d'être rouverte" in refusal.localized("fr")
+
+
+async def test_a_reopening_refused_past_the_guard_gives_its_claim_back(
+    two_stores: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A's undo passes the guard (which claims game 1) and is then refused by the store: the
+    claim is given back at once, so B's end is not told "being reopened" for 30 s."""
+    store_a, store_b = two_stores
+    first, second = await _game_one_ended(store_a), Process(store_b, "b")
+
+    async def refused(*args: Any, **kwargs: Any) -> Any:
+        raise ServiceError("error.service.nothing_to_undo")
+
+    monkeypatch.setattr(store_a, "undo", refused)
+    assert await first.outcome(FIRST, REFEREE, "game.undo") == "error.service.nothing_to_undo"
+    assert await store_a.feature_list(reopening.REOPENING, Scope.of_game(CAMPAIGN)) == []
+    assert await second.outcome(CAMPAIGN, REFEREE, "campaign.end") == "ok"
+    assert (await _campaign_of(store_a)).ended
+    assert (await store_a.load(FIRST)).status == "ended"
