@@ -20,7 +20,6 @@ from bot.service import play, views
 from bot.service.campaign.export import map_view
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.rosters import roster_lines
-from bot.service.campaign.views import log_text
 from bot.service.errors import ServiceError
 from bot.service.events import (
     Reader,
@@ -44,6 +43,7 @@ from rules.campaign.text import (
     book_lines,
     due_lines,
     game_line,
+    log_text,
     owed_lines,
     signed_difference,
     status_lines,

@@ -1,7 +1,8 @@
 """A campaign's pages as typed values and the lines they read as, in a language.
 
-The service answers ``/campaign status`` with a page (:class:`StatusPage`: the campaign's
-state; :class:`ListingPage`: the server's campaigns); the front ends render it
+The service answers ``/campaign status`` and ``/campaign log`` with a page
+(:class:`StatusPage`: the campaign's state; :class:`ListingPage`: the server's campaigns;
+:class:`LogPage`: its latest events); the front ends render it
 (`bot.render_text`, `bot.discord.embeds`) through :func:`page_lines`, and the after-action
 report and the web page read the same lines. Nothing here reads a store or a clock.
 """
@@ -11,11 +12,32 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from rules.campaign.aftermath import (
+    CampaignAftermath,
+    CampaignAftermathReversal,
+    CampaignConfirm,
+)
+from rules.campaign.aftermath_fold import AFTERMATH_EVENTS, AftermathEvent
+from rules.campaign.book import CampaignBook, CampaignDue, CampaignOverdue
 from rules.campaign.postbattle import still_owed
-from rules.campaign.state import CampaignResult, CampaignState, GameEntry, standings
+from rules.campaign.rules import rank_words
+from rules.campaign.state import (
+    CampaignCreated,
+    CampaignEvent,
+    CampaignGame,
+    CampaignInvite,
+    CampaignJoined,
+    CampaignJoinRequest,
+    CampaignResult,
+    CampaignReversal,
+    CampaignRoster,
+    CampaignState,
+    GameEntry,
+    standings,
+)
 from rules.campaign.story import holders, next_step, step_of
 from rules.core.errors import RulesError
-from rules.core.i18n import translate
+from rules.core.i18n import has_key, translate
 from rules.render import channel_label
 
 
@@ -51,13 +73,35 @@ class ListingPage:
     unread: int = 0
 
 
-CampaignPage = StatusPage | ListingPage
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One event of the campaign's channel: a campaign event, or (``event`` None) another
+    event its head hash covers — a free roll — as the service's event schema words it
+    (``other``, in the campaign's language, as a game's log words it)."""
+
+    seq: int
+    event: CampaignEvent | None = None
+    other: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LogPage:
+    """``/campaign log``: the campaign's latest events, each with who and what."""
+
+    state: CampaignState
+    entries: tuple[LogEntry, ...]
+    in_guild: bool
+
+
+CampaignPage = StatusPage | ListingPage | LogPage
 
 
 def page_lines(page: CampaignPage, language: str) -> list[str]:
     """A campaign's page as lines in ``language``."""
     if isinstance(page, ListingPage):
         return listing_lines(page, language)
+    if isinstance(page, LogPage):
+        return log_lines(page, language)
     lines = status_lines(page.state, language, page.in_guild)
     lines.extend(refusal.localized(language) for refusal in page.unreadable)
     return lines
@@ -250,20 +294,202 @@ def in_language(texts: Mapping[str, str], language: str) -> str:
     return texts.get(language) or texts.get("it") or next(iter(texts.values()), "")
 
 
+# -- the log ----------------------------------------------------------------------------------
+
+
+def log_lines(page: LogPage, language: str) -> list[str]:
+    """The log's events, one line each, numbered as the chain numbers them."""
+    return [
+        f"#{entry.seq} "
+        + (
+            entry.other
+            if entry.event is None
+            else log_text(page.state, entry.event, language, page.in_guild)
+        )
+        for entry in page.entries
+    ]
+
+
+def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild: bool) -> str:
+    """One campaign event in words."""
+    if isinstance(event, AFTERMATH_EVENTS):
+        return aftermath_log_text(state, event, language)
+    if isinstance(event, CampaignCreated):
+        if event.book is not None:
+            return created_log_text(event.name, event.ruleset, event.book, language)
+        return translate(
+            "bot.campaign.log.created", language, name=event.name, ruleset=event.ruleset
+        )
+    if isinstance(event, CampaignJoined | CampaignJoinRequest | CampaignInvite):
+        side = state.sides.get(event.side, event.side)
+        approver = None if isinstance(event, CampaignJoinRequest) else event.by
+        if isinstance(event, CampaignJoined):
+            key = "joined" if approver is None else "approved"
+        else:
+            key = "join_request" if isinstance(event, CampaignJoinRequest) else "invite"
+        return translate(
+            f"bot.campaign.log.{key}",
+            language,
+            user=f"<@{event.user}>",
+            side=side,
+            by=f"<@{approver}>",
+        )
+    if isinstance(event, CampaignGame):
+        number = next(
+            (
+                e.number
+                for e in state.games
+                if e.channel == event.channel and e.scenario == event.scenario
+            ),
+            "?",
+        )
+        channel = channel_label(event.channel, in_guild)
+        return translate(
+            "bot.campaign.log.game",
+            language,
+            number=number,
+            channel=channel,
+            scenario=event.scenario,
+        )
+    if isinstance(event, CampaignResult):
+        return translate(
+            "bot.campaign.log.result",
+            language,
+            number=event.number,
+            outcome=result_words(state, event, language),
+            hash=event.final_hash[:12],
+        )
+    if isinstance(event, CampaignRoster):
+        return translate(
+            "bot.campaign.log.roster",
+            language,
+            side=state.sides.get(event.side, event.side),
+            source=event.source,
+            n=len(event.roster.entries),
+        )
+    if isinstance(event, CampaignReversal):
+        return translate(
+            "bot.campaign.log.reversal", language, number=event.number, reason=event.reason
+        )
+    if isinstance(event, CampaignBook | CampaignDue | CampaignOverdue):
+        return book_log_text(state, event, language)
+    return translate("bot.campaign.log.ended", language)
+
+
+def aftermath_log_text(state: CampaignState, event: AftermathEvent, language: str) -> str:
+    """A post-battle event in the campaign's log."""
+    if isinstance(event, CampaignAftermath):
+        typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
+        text = translate(
+            "bot.campaign.log.aftermath",
+            language,
+            number=event.number,
+            entries=event.entries(),
+            dice=event.dice(),
+            typed=typed,
+        )
+        if event.disputed:
+            return f"{disputed_line(state, event, language)} {text}"
+        if event.side is None:
+            return text
+        side = state.sides.get(event.side, event.side)
+        return translate("bot.campaign.log.aftermath_side", language, side=side, text=text)
+    if isinstance(event, CampaignConfirm):
+        if event.side is None:
+            return translate("bot.campaign.log.validated", language, number=event.number)
+        side = state.sides.get(event.side, event.side)
+        return translate("bot.campaign.log.confirmed", language, side=side, number=event.number)
+    if isinstance(event, CampaignAftermathReversal):
+        return translate("bot.campaign.log.aftermath_reversal", language, number=event.number)
+    return translate(
+        "bot.campaign.log.adjusted",
+        language,
+        side=state.sides.get(event.side, event.side),
+        unit=event.unit,
+        field=field_name(event.field, language),
+        value=value_words(state.ruleset, event.field, event.value, language),
+        reason=event.reason,
+    )
+
+
+def disputed_line(state: CampaignState, event: CampaignAftermath, language: str) -> str:
+    """Who disputed a side's typed part, which the bot rolled again."""
+    assert event.side is not None
+    by = (
+        state.sides.get(event.by, event.by)
+        if event.by is not None
+        else translate("bot.campaign.aftermath.referee", language)
+    )
+    return translate(
+        "bot.campaign.aftermath.disputed", language, by=by, side=state.sides[event.side]
+    )
+
+
+def field_name(field: str, language: str) -> str:
+    """An adjustable field of a roster entry in words (its id when the catalogue lacks it)."""
+    key = f"bot.campaign.field.{field}"
+    return translate(key, language) if has_key(key, language) else field
+
+
+def value_words(ruleset: str, field: str, value: str, language: str) -> str:
+    """An adjusted value as players read it: a rank in words, anything else as written."""
+    return rank_words(ruleset, value, language) if field == "rank" and value != "-" else value
+
+
+def created_log_text(name: str, ruleset: str, book: CampaignBook, language: str) -> str:
+    """A campaign's created event that carries its book, in words."""
+    return translate(
+        "bot.campaign.log.created_book",
+        language,
+        name=name,
+        ruleset=ruleset,
+        title=in_language(book.title, language),
+    )
+
+
+def book_log_text(
+    state: CampaignState, event: CampaignBook | CampaignDue | CampaignOverdue, language: str
+) -> str:
+    """A book or calendar event of the campaign's log in words."""
+    if isinstance(event, CampaignBook):
+        return translate(
+            "bot.campaign.log.book", language, title=in_language(event.title, language)
+        )
+    if isinstance(event, CampaignDue):
+        return translate("bot.campaign.log.due", language, number=event.number, by=str(event.by))
+    return translate(
+        "bot.campaign.log.overdue",
+        language,
+        number=event.number,
+        decision=event.decision,
+        detail=str(event.until) if event.until else state.sides.get(event.side or "", ""),
+    )
+
+
 __all__ = [
     "CampaignPage",
     "ListedCampaign",
     "ListingPage",
+    "LogEntry",
+    "LogPage",
     "StatusPage",
+    "aftermath_log_text",
     "book_lines",
+    "book_log_text",
+    "created_log_text",
+    "disputed_line",
     "due_lines",
+    "field_name",
     "game_line",
     "in_language",
     "listing_lines",
+    "log_lines",
+    "log_text",
     "owed_lines",
     "page_lines",
     "result_words",
     "side_labels",
     "signed_difference",
     "status_lines",
+    "value_words",
 ]

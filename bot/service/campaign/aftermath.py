@@ -26,7 +26,7 @@ from bot.service.campaign.ledger import (
     log_requested,
     referee_only,
 )
-from bot.service.campaign.rosters import field_name, muster_of
+from bot.service.campaign.rosters import muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.replies import Reply, TextReply
@@ -36,11 +36,9 @@ from rules.campaign.aftermath import (
     MAX_REASON,
     CampaignAdjust,
     CampaignAftermath,
-    CampaignAftermathReversal,
     CampaignConfirm,
     EntryAftermath,
 )
-from rules.campaign.aftermath_fold import AftermathEvent
 from rules.campaign.muster import ScenarioMuster
 from rules.campaign.postbattle import (
     MAX_AFTERMATH_DICE,
@@ -50,9 +48,9 @@ from rules.campaign.postbattle import (
     still_owed,
 )
 from rules.campaign.roster import ID_PATTERN, MAX_STRENGTH, Status
-from rules.campaign.rules import CampaignRules, campaign_rules, rank_words
+from rules.campaign.rules import CampaignRules, campaign_rules
 from rules.campaign.state import MAX_GAMES, CampaignState, apply
-from rules.campaign.text import side_labels
+from rules.campaign.text import disputed_line, field_name, side_labels, value_words
 from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import semicolon, translate
@@ -240,7 +238,7 @@ async def _logged(
     reply.lines_title = "discord.embed.campaign"
     reply.lines = aftermath_lines(state, event, rules, language)
     if event.disputed and event.side is not None:
-        reply.lines.insert(1, _disputed_line(state, event, language))
+        reply.lines.insert(1, disputed_line(state, event, language))
     unrolled = after.aftermaths[event.number].unrolled(after.sides)
     if unrolled:
         reply.lines.append(
@@ -264,18 +262,6 @@ async def _logged(
             )
         )
     return reply
-
-
-def _disputed_line(state: CampaignState, event: CampaignAftermath, language: str) -> str:
-    assert event.side is not None
-    by = (
-        state.sides.get(event.by, event.by)
-        if event.by is not None
-        else translate("bot.campaign.aftermath.referee", language)
-    )
-    return translate(
-        "bot.campaign.aftermath.disputed", language, by=by, side=state.sides[event.side]
-    )
 
 
 def aftermath_lines(
@@ -444,17 +430,12 @@ async def adjust_entry(call: Call) -> Reply:
             side=state.sides[side],
             unit=adjusted.name if adjusted is not None else unit,
             field=field_name(field, language),
-            before=_value_words(state.ruleset, field, str(params.get("before", "-")), language),
-            after=_value_words(state.ruleset, field, str(params.get("after", value)), language),
+            before=value_words(state.ruleset, field, str(params.get("before", "-")), language),
+            after=value_words(state.ruleset, field, str(params.get("after", value)), language),
             reason=reason,
         )
     )
     return reply
-
-
-def _value_words(ruleset: str, field: str, value: str, language: str) -> str:
-    """An adjusted value as players read it: a rank in words, anything else as written."""
-    return rank_words(ruleset, value, language) if field == "rank" and value != "-" else value
 
 
 def _refuse_unchanged(state: CampaignState, event: CampaignAdjust, language: str) -> None:
@@ -521,39 +502,3 @@ def _check_in_range(state: CampaignState, side: str, unit: str, field: str, valu
     dice = aftermath_dice(state.model_copy(update={"rosters": rosters})).total
     if dice > MAX_AFTERMATH_DICE:
         raise InvalidInput("error.campaign.adjust_dice", dice=dice, limit=MAX_AFTERMATH_DICE)
-
-
-def aftermath_log_text(state: CampaignState, event: AftermathEvent, language: str) -> str:
-    """A post-battle event in the campaign's log."""
-    if isinstance(event, CampaignAftermath):
-        typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
-        text = translate(
-            "bot.campaign.log.aftermath",
-            language,
-            number=event.number,
-            entries=event.entries(),
-            dice=event.dice(),
-            typed=typed,
-        )
-        if event.disputed:
-            return f"{_disputed_line(state, event, language)} {text}"
-        if event.side is None:
-            return text
-        side = state.sides.get(event.side, event.side)
-        return translate("bot.campaign.log.aftermath_side", language, side=side, text=text)
-    if isinstance(event, CampaignConfirm):
-        if event.side is None:
-            return translate("bot.campaign.log.validated", language, number=event.number)
-        side = state.sides.get(event.side, event.side)
-        return translate("bot.campaign.log.confirmed", language, side=side, number=event.number)
-    if isinstance(event, CampaignAftermathReversal):
-        return translate("bot.campaign.log.aftermath_reversal", language, number=event.number)
-    return translate(
-        "bot.campaign.log.adjusted",
-        language,
-        side=state.sides.get(event.side, event.side),
-        unit=event.unit,
-        field=field_name(event.field, language),
-        value=_value_words(state.ruleset, event.field, event.value, language),
-        reason=event.reason,
-    )

@@ -16,16 +16,12 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from rules.campaign.book import (
     Book,
-    CampaignBook,
-    CampaignDue,
-    CampaignOverdue,
     load_book,
 )
 from rules.campaign.state import CampaignState
 from rules.campaign.story import next_step
 from rules.campaign.text import in_language
 from rules.core.errors import InvalidInput
-from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 
 
@@ -78,36 +74,6 @@ def settled_notice(state: CampaignState, number: int, language: str) -> Outcome:
     )
 
 
-def created_log_text(name: str, ruleset: str, book: CampaignBook, language: str) -> str:
-    """A campaign's created event that carries its book, in words."""
-    return translate(
-        "bot.campaign.log.created_book",
-        language,
-        name=name,
-        ruleset=ruleset,
-        title=in_language(book.title, language),
-    )
-
-
-def book_log_text(
-    state: CampaignState, event: CampaignBook | CampaignDue | CampaignOverdue, language: str
-) -> str:
-    """A book or calendar event of the campaign's log in words."""
-    if isinstance(event, CampaignBook):
-        return translate(
-            "bot.campaign.log.book", language, title=in_language(event.title, language)
-        )
-    if isinstance(event, CampaignDue):
-        return translate("bot.campaign.log.due", language, number=event.number, by=str(event.by))
-    return translate(
-        "bot.campaign.log.overdue",
-        language,
-        number=event.number,
-        decision=event.decision,
-        detail=str(event.until) if event.until else state.sides.get(event.side or "", ""),
-    )
-
-
 def area_name(state: CampaignState, area_id: str, language: str) -> str:
     """An area's name in ``language`` (its id when the book lacks it)."""
     book = state.book
@@ -117,10 +83,8 @@ def area_name(state: CampaignState, area_id: str, language: str) -> str:
 
 __all__ = [
     "area_name",
-    "book_log_text",
     "book_option",
     "check_book",
-    "created_log_text",
     "scenario_wanted",
     "settled_notice",
 ]

@@ -40,8 +40,9 @@ from rules.campaign.roster import (
 from rules.campaign.roster_file import ROSTER_SOURCE, parse_roster
 from rules.campaign.rules import campaign_rules, rank_words
 from rules.campaign.state import CampaignRoster, CampaignState
+from rules.campaign.text import field_name
 from rules.core.errors import InvalidInput, UnknownName
-from rules.core.i18n import has_key, translate
+from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 
 #: ``/campaign roster`` shows at most this many of an entry's last history lines.
@@ -354,12 +355,6 @@ def history_text(line: HistoryLine, language: str, ruleset: str = "") -> str:
     return translate(NOTE_KEY, language, text=str(text))
 
 
-def field_name(field: str, language: str) -> str:
-    """An adjustable field of a roster entry in words (its id when the catalogue lacks it)."""
-    key = f"bot.campaign.field.{field}"
-    return translate(key, language) if has_key(key, language) else field
-
-
 def _status_text(entry: RosterEntry, language: str) -> str:
     if entry.status is Status.RECOVERING:
         return translate("bot.campaign.roster.recovering", language, until=entry.until or 0)
@@ -407,7 +402,6 @@ def losses_of(
 __all__ = [
     "Mustering",
     "campaign_roster",
-    "field_name",
     "history_text",
     "log_rosters_set",
     "losses_of",

@@ -5,37 +5,22 @@ from __future__ import annotations
 import logging
 
 from bot.service.campaign.adopt import orphans
-from bot.service.campaign.aftermath import aftermath_log_text
-from bot.service.campaign.book import book_log_text, created_log_text
 from bot.service.campaign.follow import GameUnreadable, unsettled
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.report import other_event_text
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
-from bot.service.replies import CampaignReply, Reply, TextReply
+from bot.service.replies import CampaignReply, Reply
 from bot.service.stored.seat_names import seat_names
 from db.errors import StoreError
 from db.models import GameRecord
-from rules.campaign.aftermath_fold import AFTERMATH_EVENTS
-from rules.campaign.book import CampaignBook, CampaignDue, CampaignOverdue
 from rules.campaign.state import (
     CAMPAIGN_KIND,
-    CampaignCreated,
-    CampaignEvent,
-    CampaignGame,
-    CampaignInvite,
-    CampaignJoined,
-    CampaignJoinRequest,
-    CampaignResult,
-    CampaignReversal,
-    CampaignRoster,
     CampaignState,
     event_of,
 )
-from rules.campaign.text import ListedCampaign, ListingPage, StatusPage, result_words
-from rules.core.i18n import translate
+from rules.campaign.text import ListedCampaign, ListingPage, LogEntry, LogPage, StatusPage
 from rules.core.resolution import Outcome
-from rules.render import channel_label
 
 log = logging.getLogger(__name__)
 
@@ -126,81 +111,18 @@ async def campaign_log(call: Call) -> Reply:
         record.channel_id, after_seq=max(0, record.version - count), limit=count
     )
     language = language_of(record)
-    reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
-    reply.lines_title = "discord.embed.campaign"
-    reply.names = await seat_names(services.store, record.channel_id)
-    in_guild = request.guild_id is not None
+    entries: list[LogEntry] = []
     for event in events:
         data = event.args.get(CAMPAIGN_ARG) if isinstance(event.args, dict) else None
         if isinstance(data, dict):
-            text = log_text(state, event_of(data), language, in_guild)
+            entries.append(LogEntry(event.seq, event_of(data)))
         else:  # a free roll in the campaign's channel: an event its head hash covers too
-            text = other_event_text(state, event, language)
-        reply.lines.append(f"#{event.seq} {text}")
+            entries.append(LogEntry(event.seq, other=other_event_text(state, event, language)))
+    reply = CampaignReply(
+        language=language,
+        ruleset=state.ruleset,
+        head_hash=record.head_hash,
+        page=LogPage(state, tuple(entries), request.guild_id is not None),
+    )
+    reply.names = await seat_names(services.store, record.channel_id)
     return reply
-
-
-def log_text(state: CampaignState, event: CampaignEvent, language: str, in_guild: bool) -> str:
-    """One campaign event in words."""
-    if isinstance(event, AFTERMATH_EVENTS):
-        return aftermath_log_text(state, event, language)
-    if isinstance(event, CampaignCreated):
-        if event.book is not None:
-            return created_log_text(event.name, event.ruleset, event.book, language)
-        return translate(
-            "bot.campaign.log.created", language, name=event.name, ruleset=event.ruleset
-        )
-    if isinstance(event, CampaignJoined | CampaignJoinRequest | CampaignInvite):
-        side = state.sides.get(event.side, event.side)
-        approver = None if isinstance(event, CampaignJoinRequest) else event.by
-        if isinstance(event, CampaignJoined):
-            key = "joined" if approver is None else "approved"
-        else:
-            key = "join_request" if isinstance(event, CampaignJoinRequest) else "invite"
-        return translate(
-            f"bot.campaign.log.{key}",
-            language,
-            user=f"<@{event.user}>",
-            side=side,
-            by=f"<@{approver}>",
-        )
-    if isinstance(event, CampaignGame):
-        number = next(
-            (
-                e.number
-                for e in state.games
-                if e.channel == event.channel and e.scenario == event.scenario
-            ),
-            "?",
-        )
-        channel = channel_label(event.channel, in_guild)
-        return translate(
-            "bot.campaign.log.game",
-            language,
-            number=number,
-            channel=channel,
-            scenario=event.scenario,
-        )
-    if isinstance(event, CampaignResult):
-        return translate(
-            "bot.campaign.log.result",
-            language,
-            number=event.number,
-            outcome=result_words(state, event, language),
-            hash=event.final_hash[:12],
-        )
-    if isinstance(event, CampaignRoster):
-        return translate(
-            "bot.campaign.log.roster",
-            language,
-            side=state.sides.get(event.side, event.side),
-            source=event.source,
-            n=len(event.roster.entries),
-        )
-    if isinstance(event, CampaignReversal):
-        return translate(
-            "bot.campaign.log.reversal", language, number=event.number, reason=event.reason
-        )
-    if isinstance(event, CampaignBook | CampaignDue | CampaignOverdue):
-        return book_log_text(state, event, language)
-    return translate("bot.campaign.log.ended", language)

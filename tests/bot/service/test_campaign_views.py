@@ -1,5 +1,6 @@
-"""``/campaign status`` answers with a typed page (the campaign's state, or the server's
-campaigns), no text of its own: the front ends render it, the console and Discord alike."""
+"""``/campaign status`` and ``/campaign log`` answer with a typed page (the campaign's state,
+the server's campaigns, the latest events), no text of their own: the front ends render
+it, the console and Discord alike."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from typing import Any
 
 from bot.discord.embeds import reply_cards
 from bot.render_text import reply_text
+from bot.service.campaign import CAMPAIGN_ARG
 from bot.service.replies import CampaignReply
-from rules.campaign.text import ListedCampaign, ListingPage, StatusPage, page_lines
+from rules.campaign.state import event_of
+from rules.campaign.text import ListedCampaign, ListingPage, LogPage, StatusPage, page_lines
 from rules.core.i18n import translate
 from tests.bot.service.test_campaigns import ANNA, CAMPAIGN, _campaign
 
@@ -40,3 +43,21 @@ async def test_elsewhere_the_status_lists_the_servers_campaigns(any_store: Any) 
         "Campaigns in this server:",
         f"<#{CAMPAIGN}>: «Orbita» (w40k4), 0 games",
     ]
+
+
+async def test_the_log_is_the_campaigns_events_for_the_front_ends_to_word(any_store: Any) -> None:
+    table = await _campaign(any_store)
+    await table(CAMPAIGN, ANNA, "roll", expression="2d6")  # a free roll: an event of the channel
+    log = await table(CAMPAIGN, ANNA, "campaign.log", count=3)
+    assert isinstance(log, CampaignReply) and isinstance(log.page, LogPage)
+    assert log.page.state == await table.campaign()
+    stored = await table.campaign_events()
+    assert [entry.seq for entry in log.page.entries] == [e.seq for e in stored[-3:]]
+    *joined, roll = log.page.entries
+    assert [entry.event for entry in joined] == [
+        event_of(e.args[CAMPAIGN_ARG]) for e in stored[-3:-1]
+    ]
+    assert roll.event is None and "2d6" in roll.other
+    lines = page_lines(log.page, "en")
+    assert lines[0].startswith(f"#{joined[0].seq} ") and lines[-1] == f"#{roll.seq} {roll.other}"
+    assert reply_text(log).splitlines()[: len(lines)] == lines
