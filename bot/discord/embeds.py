@@ -52,7 +52,7 @@ from bot.service.replies import (
     prompt_of,
     result_view_of,
 )
-from rules.campaign.text import page_lines
+from rules.campaign.text import page_lines, quotes_players
 from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
@@ -431,7 +431,10 @@ def _page_of_lines(reply: Reply) -> tuple[str, list[str]] | None:
     shows them, with the catalogue key of its title; None when it has none."""
     if isinstance(reply, CampaignReply):
         lines = page_lines(reply.page, reply.language)
-        return "discord.embed.campaign", [unlinked(line) for line in lines]
+        quoted = quotes_players(reply.page)
+        return "discord.embed.campaign", [
+            safe_name(line) if quoted else unlinked(line) for line in lines
+        ]
     if not isinstance(reply, TextReply) or not reply.lines:
         return None
     # Names players wrote are shown as typed: markdown escaped, no mention, no link.

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from bot.service import play, views
 from bot.service.campaign.export import map_view
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
-from bot.service.campaign.rosters import roster_lines
 from bot.service.errors import ServiceError
 from bot.service.events import (
     Reader,
@@ -45,6 +44,7 @@ from rules.campaign.text import (
     game_line,
     log_text,
     owed_lines,
+    roster_lines,
     signed_difference,
     status_lines,
 )

@@ -1,15 +1,16 @@
 """A campaign's pages as typed values and the lines they read as, in a language.
 
-The service answers ``/campaign status`` and ``/campaign log`` with a page
-(:class:`StatusPage`: the campaign's state; :class:`ListingPage`: the server's campaigns;
-:class:`LogPage`: its latest events); the front ends render it
-(`bot.render_text`, `bot.discord.embeds`) through :func:`page_lines`, and the after-action
-report and the web page read the same lines. Nothing here reads a store or a clock.
+The service answers ``/campaign status``, ``/campaign log`` and ``/campaign roster side:``
+with a page (:class:`StatusPage`: the campaign's state; :class:`ListingPage`: the server's
+campaigns; :class:`LogPage`: its latest events; :class:`RosterPage`: a side's roster); the
+front ends render it (`bot.render_text`, `bot.discord.embeds`) through :func:`page_lines`,
+and the after-action report, the export and the web page read the same lines. Nothing here
+reads a store or a clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from rules.campaign.aftermath import (
@@ -20,6 +21,7 @@ from rules.campaign.aftermath import (
 from rules.campaign.aftermath_fold import AFTERMATH_EVENTS, AftermathEvent
 from rules.campaign.book import CampaignBook, CampaignDue, CampaignOverdue
 from rules.campaign.postbattle import still_owed
+from rules.campaign.roster import HISTORY_KEYS, NOTE_KEY, HistoryLine, Roster, RosterEntry, Status
 from rules.campaign.rules import rank_words
 from rules.campaign.state import (
     CampaignCreated,
@@ -33,12 +35,16 @@ from rules.campaign.state import (
     CampaignRoster,
     CampaignState,
     GameEntry,
+    Standing,
     standings,
 )
 from rules.campaign.story import holders, next_step, step_of
 from rules.core.errors import RulesError
 from rules.core.i18n import has_key, translate
 from rules.render import channel_label
+
+#: A roster shows at most this many of an entry's last history lines.
+SHOWN_HISTORY = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +99,24 @@ class LogPage:
     in_guild: bool
 
 
-CampaignPage = StatusPage | ListingPage | LogPage
+@dataclass(frozen=True, slots=True)
+class RosterPage:
+    """``/campaign roster side:``: a side's roster, each entry with its last history lines
+    (``known``: the units the ruleset's scenarios give the side, None when the ruleset has no
+    muster; an entry outside them is said never to muster)."""
+
+    state: CampaignState
+    side: str
+    known: frozenset[str] | None = None
+
+
+CampaignPage = StatusPage | ListingPage | LogPage | RosterPage
+
+
+def quotes_players(page: CampaignPage) -> bool:
+    """Whether a page's lines quote what players wrote and carry no markup of the bot's own
+    (a roster's names and history): a front end that reads markup shows them as typed."""
+    return isinstance(page, RosterPage)
 
 
 def page_lines(page: CampaignPage, language: str) -> list[str]:
@@ -102,6 +125,8 @@ def page_lines(page: CampaignPage, language: str) -> list[str]:
         return listing_lines(page, language)
     if isinstance(page, LogPage):
         return log_lines(page, language)
+    if isinstance(page, RosterPage):
+        return roster_page_lines(page, language)
     lines = status_lines(page.state, language, page.in_guild)
     lines.extend(refusal.localized(language) for refusal in page.unreadable)
     return lines
@@ -171,22 +196,27 @@ def status_lines(state: CampaignState, language: str, in_guild: bool) -> list[st
     lines.extend(due_lines(state, language))
     lines.extend(book_lines(state, language))
     lines.append(translate("bot.campaign.standings", language))
-    for rank, line in enumerate(standings(state), start=1):
-        lines.append(
-            translate(
-                "bot.campaign.standing",
-                language,
-                rank=rank,
-                side=state.sides[line.side],
-                played=line.played,
-                wins=line.wins,
-                draws=line.draws,
-                losses=line.losses,
-                points=line.points,
-                difference=signed_difference(line.difference),
-            )
-        )
+    lines.extend(
+        standing_line(state, rank, line, language)
+        for rank, line in enumerate(standings(state), start=1)
+    )
     return lines
+
+
+def standing_line(state: CampaignState, rank: int, line: Standing, language: str) -> str:
+    """A side's line of the standings, at its rank."""
+    return translate(
+        "bot.campaign.standing",
+        language,
+        rank=rank,
+        side=state.sides[line.side],
+        played=line.played,
+        wins=line.wins,
+        draws=line.draws,
+        losses=line.losses,
+        points=line.points,
+        difference=signed_difference(line.difference),
+    )
 
 
 def result_words(state: CampaignState, result: CampaignResult, language: str) -> str:
@@ -466,12 +496,91 @@ def book_log_text(
     )
 
 
+# -- a side's roster --------------------------------------------------------------------------
+
+
+def roster_page_lines(page: RosterPage, language: str) -> list[str]:
+    """A side's roster, or that the side has none."""
+    roster = page.state.rosters.get(page.side)
+    if roster is None:
+        side = page.state.sides.get(page.side, page.side)
+        return [translate("bot.campaign.roster.none", language, side=side)]
+    return roster_lines(page.state, roster, language, page.known)
+
+
+def roster_lines(
+    state: CampaignState, roster: Roster, language: str, known: Collection[str] | None
+) -> list[str]:
+    """A side's roster as lines: a title, then each entry and its last history lines;
+    an entry no scenario has is said never to muster."""
+    lines = [
+        translate(
+            "bot.campaign.roster.title",
+            language,
+            side=state.sides.get(roster.side, roster.side),
+            n=len(roster.entries),
+        )
+    ]
+    for entry in roster.entries:
+        lines.append(_entry_line(entry, state.ruleset, language, known))
+        for line in entry.history[-SHOWN_HISTORY:]:
+            lines.append("  · " + history_text(line, language, state.ruleset))
+    return lines
+
+
+def history_text(line: HistoryLine, language: str, ruleset: str = "") -> str:
+    """A history line in words: the bot's own through the catalogue, anything else (a
+    roster file's line, an older log's) quoted as the player's words, never looked up.
+    An adjustment names its field, and a rank it set, in the reader's words."""
+    if line.what in HISTORY_KEYS and line.what != NOTE_KEY:
+        params = dict(line.params)
+        if params.get("field") == "rank" and ruleset:
+            for end in ("before", "after"):
+                if params.get(end) not in (None, "-"):
+                    params[end] = rank_words(ruleset, str(params[end]), language)
+        if "field" in params:
+            params["field"] = field_name(str(params["field"]), language)
+        return translate(line.what, language, **params)
+    text = line.params.get("text", "") if line.what == NOTE_KEY else line.what
+    return translate(NOTE_KEY, language, text=str(text))
+
+
+def status_text(entry: RosterEntry, language: str) -> str:
+    """A roster entry's status in words (recovering: until which game)."""
+    if entry.status is Status.RECOVERING:
+        return translate("bot.campaign.roster.recovering", language, until=entry.until or 0)
+    return translate(f"bot.campaign.roster.{entry.status.value}", language)
+
+
+def _entry_line(
+    entry: RosterEntry, ruleset: str, language: str, known: Collection[str] | None
+) -> str:
+    status = status_text(entry, language)
+    text = translate(
+        "bot.campaign.roster.entry",
+        language,
+        name=entry.name,
+        id=entry.id,
+        strength=entry.strength,
+        full=entry.full,
+        casualties=entry.casualties,
+        experience=entry.experience,
+        rank=rank_words(ruleset, entry.rank, language),
+        status=status,
+    )
+    if known is not None and entry.id not in known:
+        text += translate("bot.campaign.roster.never_musters", language)
+    return text
+
+
 __all__ = [
+    "SHOWN_HISTORY",
     "CampaignPage",
     "ListedCampaign",
     "ListingPage",
     "LogEntry",
     "LogPage",
+    "RosterPage",
     "StatusPage",
     "aftermath_log_text",
     "book_lines",
@@ -481,15 +590,21 @@ __all__ = [
     "due_lines",
     "field_name",
     "game_line",
+    "history_text",
     "in_language",
     "listing_lines",
     "log_lines",
     "log_text",
     "owed_lines",
     "page_lines",
+    "quotes_players",
     "result_words",
+    "roster_lines",
+    "roster_page_lines",
     "side_labels",
     "signed_difference",
+    "standing_line",
     "status_lines",
+    "status_text",
     "value_words",
 ]

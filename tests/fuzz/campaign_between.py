@@ -527,8 +527,9 @@ async def show_roster(fuzzer: CampaignFuzzer) -> None:
     reply = await fuzzer.send(fuzzer.channel, user, "campaign.roster", {"side": side})
     roster = state.rosters.get(side)
     least = 1 if roster is None else 1 + len(roster.entries)
-    if not isinstance(reply, TextReply) or len(reply.lines) < least:
-        fuzzer.fail(f"/campaign roster side:{side} shows {reply}")
+    lines = shown_lines(reply)
+    if lines is None or len(lines) < least:
+        fuzzer.fail(f"/campaign roster side:{side} shows {lines or reply}")
 
 
 def can_set_roster(fuzzer: CampaignFuzzer) -> bool:

@@ -1,19 +1,27 @@
-"""``/campaign status`` and ``/campaign log`` answer with a typed page (the campaign's state,
-the server's campaigns, the latest events), no text of their own: the front ends render
-it, the console and Discord alike."""
+"""``/campaign status``, ``log`` and ``roster side:`` answer with a typed page (the
+campaign's state, the server's campaigns, the latest events, a side's roster), no text of
+their own: the front ends render it, the console and Discord alike."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bot.discord.embeds import reply_cards
+from bot.discord.outgoing import safe_name
 from bot.render_text import reply_text
 from bot.service.campaign import CAMPAIGN_ARG
 from bot.service.replies import CampaignReply
 from rules.campaign.state import event_of
-from rules.campaign.text import ListedCampaign, ListingPage, LogPage, StatusPage, page_lines
+from rules.campaign.text import (
+    ListedCampaign,
+    ListingPage,
+    LogPage,
+    RosterPage,
+    StatusPage,
+    page_lines,
+)
 from rules.core.i18n import translate
-from tests.bot.service.test_campaigns import ANNA, CAMPAIGN, _campaign
+from tests.bot.service.test_campaigns import ANNA, CAMPAIGN, FIRST, REFEREE, _campaign
 
 
 async def test_the_status_is_the_campaigns_state_for_the_front_ends_to_render(
@@ -61,3 +69,29 @@ async def test_the_log_is_the_campaigns_events_for_the_front_ends_to_word(any_st
     lines = page_lines(log.page, "en")
     assert lines[0].startswith(f"#{joined[0].seq} ") and lines[-1] == f"#{roll.seq} {roll.other}"
     assert reply_text(log).splitlines()[: len(lines)] == lines
+
+
+async def test_a_roster_is_a_page_its_players_words_shown_as_typed_on_discord(
+    any_store: Any,
+) -> None:
+    table = await _campaign(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    state = await table.campaign()
+    side = next(iter(state.rosters))
+    shown = await table(CAMPAIGN, ANNA, "campaign.roster", side=side)
+    assert isinstance(shown, CampaignReply) and isinstance(shown.page, RosterPage)
+    assert (shown.page.state, shown.page.side) == (state, side)
+    assert shown.page.known is not None
+    assert {entry.id for entry in state.rosters[side].entries} <= shown.page.known
+    lines = page_lines(shown.page, "en")
+    assert len(lines) == 1 + len(state.rosters[side].entries)
+    assert reply_text(shown).splitlines()[: len(lines)] == lines
+    (card,) = [
+        c for c in reply_cards(shown) if c.title == translate("discord.embed.campaign", "en")
+    ]
+    assert card.lines == [safe_name(line) for line in lines]
+    # A side without a roster yet says so.
+    empty = RosterPage(state.model_copy(update={"rosters": {}}), side)
+    assert page_lines(empty, "en") == [
+        translate("bot.campaign.roster.none", "en", side=state.sides[side])
+    ]
