@@ -2,10 +2,11 @@
 
 The service answers ``/campaign status``, ``/campaign log`` and ``/campaign roster side:``
 with a page (:class:`StatusPage`: the campaign's state; :class:`ListingPage`: the server's
-campaigns; :class:`LogPage`: its latest events; :class:`RosterPage`: a side's roster); the
-front ends render it (`bot.render_text`, `bot.discord.embeds`) through :func:`page_lines`,
-and the after-action report, the export and the web page read the same lines. Nothing here
-reads a store or a clock.
+campaigns; :class:`LogPage`: its latest events; :class:`RosterPage`: a side's roster), and
+``/campaign aftermath`` with an :class:`AftermathPage`; the front ends render it
+(`bot.render_text`, `bot.discord.embeds`) through :func:`page_lines`, and the after-action
+report, the export and the web page read the same lines. Nothing here reads a store or a
+clock.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from rules.campaign.aftermath import (
     CampaignAftermath,
     CampaignAftermathReversal,
     CampaignConfirm,
+    EntryAftermath,
 )
 from rules.campaign.aftermath_fold import AFTERMATH_EVENTS, AftermathEvent
 from rules.campaign.book import CampaignBook, CampaignDue, CampaignOverdue
 from rules.campaign.postbattle import still_owed
 from rules.campaign.roster import HISTORY_KEYS, NOTE_KEY, HistoryLine, Roster, RosterEntry, Status
-from rules.campaign.rules import rank_words
+from rules.campaign.rules import CampaignRules, rank_words
 from rules.campaign.state import (
     CampaignCreated,
     CampaignEvent,
@@ -40,7 +42,7 @@ from rules.campaign.state import (
 )
 from rules.campaign.story import holders, next_step, step_of
 from rules.core.errors import RulesError
-from rules.core.i18n import has_key, translate
+from rules.core.i18n import has_key, semicolon, translate
 from rules.render import channel_label
 
 #: A roster shows at most this many of an entry's last history lines.
@@ -110,7 +112,19 @@ class RosterPage:
     known: frozenset[str] | None = None
 
 
-CampaignPage = StatusPage | ListingPage | LogPage | RosterPage
+@dataclass(frozen=True, slots=True)
+class AftermathPage:
+    """``/campaign aftermath`` (and a dispute's re-roll): a side's part as it was rolled,
+    read against the campaign's state before it and the ruleset's campaign rules
+    (``unrolled``: the sides still to roll their part after it)."""
+
+    state: CampaignState
+    event: CampaignAftermath
+    rules: CampaignRules
+    unrolled: tuple[str, ...] = ()
+
+
+CampaignPage = StatusPage | ListingPage | LogPage | RosterPage | AftermathPage
 
 
 def quotes_players(page: CampaignPage) -> bool:
@@ -127,6 +141,8 @@ def page_lines(page: CampaignPage, language: str) -> list[str]:
         return log_lines(page, language)
     if isinstance(page, RosterPage):
         return roster_page_lines(page, language)
+    if isinstance(page, AftermathPage):
+        return aftermath_page_lines(page, language)
     lines = status_lines(page.state, language, page.in_guild)
     lines.extend(refusal.localized(language) for refusal in page.unreadable)
     return lines
@@ -573,6 +589,137 @@ def _entry_line(
     return text
 
 
+# -- a side's aftermath, rolled ------------------------------------------------------------
+
+
+def aftermath_page_lines(page: AftermathPage, language: str) -> list[str]:
+    """A side's part of the aftermath as rolled (after a dispute, who disputed it), then
+    what comes next: the sides still to roll, or the confirmations; a typed part may be
+    disputed."""
+    state, event = page.state, page.event
+    lines = aftermath_lines(state, event, page.rules, language)
+    if event.disputed and event.side is not None:
+        lines.insert(1, disputed_line(state, event, language))
+    if page.unrolled:
+        lines.append(
+            translate(
+                "bot.campaign.aftermath.next_side",
+                language,
+                number=event.number,
+                sides=side_labels(state, page.unrolled),
+                n=len(page.unrolled),
+            )
+        )
+    else:
+        lines.append(translate("bot.campaign.aftermath.next", language, number=event.number))
+    if event.by_hand and event.side is not None:
+        lines.append(
+            translate(
+                "bot.campaign.aftermath.disputable",
+                language,
+                number=event.number,
+                side=event.side,
+            )
+        )
+    return lines
+
+
+def aftermath_lines(
+    state: CampaignState, event: CampaignAftermath, rules: CampaignRules, language: str
+) -> list[str]:
+    """The aftermath in words: a title, and a line per entry with its dice and changes."""
+    typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
+    lines = [
+        translate(
+            "bot.campaign.aftermath.title",
+            language,
+            number=event.number,
+            name=state.name,
+            typed=typed,
+        )
+    ]
+    for side, changes in event.sides.items():
+        roster = state.rosters[side]
+        for change in changes:
+            entry = roster.entry(change.unit)
+            name = entry.name if entry is not None else change.unit
+            full = entry.full if entry is not None else change.after.strength
+            lines.append(
+                entry_line(state.sides.get(side, side), name, full, change, rules, language)
+            )
+    if len(lines) == 1:
+        lines.append(translate("bot.campaign.aftermath.nothing", language))
+    return lines
+
+
+def entry_line(
+    side: str,
+    name: str,
+    full: int,
+    change: EntryAftermath,
+    rules: CampaignRules,
+    language: str,
+) -> str:
+    """One entry's aftermath: its dice, bands and the values before and after."""
+    parts: list[str] = []
+    if change.destroyed is not None:
+        parts.append(
+            translate(
+                "bot.campaign.aftermath.destroyed",
+                language,
+                die=f"D{rules.destroyed.die}",
+                face=change.destroyed.face,
+                fate=fate_words(change.destroyed.fate, change.destroyed.games, language),
+            )
+        )
+    if change.fates:
+        back = sum(1 for roll in change.fates if roll.fate == "returns")
+        parts.append(
+            translate(
+                "bot.campaign.aftermath.fates",
+                language,
+                n=len(change.fates),
+                die=f"D{rules.casualties.die}",
+                faces=" ".join(str(roll.face) for roll in change.fates),
+                back=back,
+                dead=len(change.fates) - back,
+            )
+        )
+    if change.experience:
+        parts.append(
+            translate(
+                "bot.campaign.aftermath.experience",
+                language,
+                gained=change.experience,
+                total=change.after.experience,
+            )
+        )
+    if change.promoted is not None:
+        promoted = rules.rank_name(change.promoted, language)
+        parts.append(translate("bot.campaign.aftermath.promoted", language, rank=promoted))
+    if change.replaced:
+        parts.append(translate("bot.campaign.aftermath.replaced", language, n=change.replaced))
+    if change.after.status is Status.RECOVERING and change.after.until is not None:
+        parts.append(
+            translate("bot.campaign.aftermath.recovering", language, until=change.after.until)
+        )
+    return translate(
+        "bot.campaign.aftermath.entry",
+        language,
+        side=side,
+        unit=name,
+        before=change.before.strength,
+        after=change.after.strength,
+        full=full,
+        details=f"{semicolon(language)} ".join(parts),
+    )
+
+
+def fate_words(fate: str, games: int, language: str) -> str:
+    """A fate band in words (recovering: for how many games)."""
+    return translate(f"bot.campaign.fate.{fate}", language, games=games)
+
+
 __all__ = [
     "SHOWN_HISTORY",
     "CampaignPage",
@@ -582,12 +729,16 @@ __all__ = [
     "LogPage",
     "RosterPage",
     "StatusPage",
+    "aftermath_lines",
     "aftermath_log_text",
+    "aftermath_page_lines",
     "book_lines",
     "book_log_text",
     "created_log_text",
     "disputed_line",
     "due_lines",
+    "entry_line",
+    "fate_words",
     "field_name",
     "game_line",
     "history_text",

@@ -364,7 +364,7 @@ async def roll_aftermath(fuzzer: CampaignFuzzer) -> None:
     # Every entry that rolls changes (its casualties settle to 0): the event holds every die.
     if dice is not None and (rolled != faces or not event.by_hand):
         fuzzer.fail(f"typed {faces}, the aftermath logs {rolled} (by hand {event.by_hand})")
-    if not isinstance(reply, TextReply) or not reply.lines:
+    if not shown_lines(reply):
         fuzzer.fail(f"/campaign aftermath answered {reply}")
 
 

@@ -29,7 +29,7 @@ from bot.service.campaign.ledger import (
 from bot.service.campaign.rosters import muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
-from bot.service.replies import Reply, TextReply
+from bot.service.replies import CampaignReply, Reply
 from db.models import GameRecord
 from rules.campaign.aftermath import (
     ADJUSTABLE_FIELDS,
@@ -37,7 +37,6 @@ from rules.campaign.aftermath import (
     CampaignAdjust,
     CampaignAftermath,
     CampaignConfirm,
-    EntryAftermath,
 )
 from rules.campaign.muster import ScenarioMuster
 from rules.campaign.postbattle import (
@@ -50,10 +49,9 @@ from rules.campaign.postbattle import (
 from rules.campaign.roster import ID_PATTERN, MAX_STRENGTH, Status
 from rules.campaign.rules import CampaignRules, campaign_rules
 from rules.campaign.state import MAX_GAMES, CampaignState, apply
-from rules.campaign.text import disputed_line, field_name, side_labels, value_words
+from rules.campaign.text import AftermathPage, field_name, side_labels, value_words
 from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
-from rules.core.i18n import semicolon, translate
 from rules.core.resolution import Outcome
 from rules.core.upload import unsafe_character
 
@@ -230,133 +228,16 @@ async def _logged(
     state: CampaignState,
     event: CampaignAftermath,
     rules: CampaignRules,
-) -> TextReply:
+) -> Reply:
     """A side's part logged, and shown with what comes next."""
     after, seq = await log_requested(call, record, state, event)
-    language = language_of(record)
-    reply = TextReply(language=language, ruleset=state.ruleset, seq=seq)
-    reply.lines_title = "discord.embed.campaign"
-    reply.lines = aftermath_lines(state, event, rules, language)
-    if event.disputed and event.side is not None:
-        reply.lines.insert(1, disputed_line(state, event, language))
-    unrolled = after.aftermaths[event.number].unrolled(after.sides)
-    if unrolled:
-        reply.lines.append(
-            translate(
-                "bot.campaign.aftermath.next_side",
-                language,
-                number=event.number,
-                sides=side_labels(state, unrolled),
-                n=len(unrolled),
-            )
-        )
-    else:
-        reply.lines.append(translate("bot.campaign.aftermath.next", language, number=event.number))
-    if event.by_hand and event.side is not None:
-        reply.lines.append(
-            translate(
-                "bot.campaign.aftermath.disputable",
-                language,
-                number=event.number,
-                side=event.side,
-            )
-        )
-    return reply
-
-
-def aftermath_lines(
-    state: CampaignState, event: CampaignAftermath, rules: CampaignRules, language: str
-) -> list[str]:
-    """The aftermath in words: a title, and a line per entry with its dice and changes."""
-    typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
-    lines = [
-        translate(
-            "bot.campaign.aftermath.title",
-            language,
-            number=event.number,
-            name=state.name,
-            typed=typed,
-        )
-    ]
-    for side, changes in event.sides.items():
-        roster = state.rosters[side]
-        for change in changes:
-            entry = roster.entry(change.unit)
-            name = entry.name if entry is not None else change.unit
-            full = entry.full if entry is not None else change.after.strength
-            lines.append(
-                entry_line(state.sides.get(side, side), name, full, change, rules, language)
-            )
-    if len(lines) == 1:
-        lines.append(translate("bot.campaign.aftermath.nothing", language))
-    return lines
-
-
-def entry_line(
-    side: str,
-    name: str,
-    full: int,
-    change: EntryAftermath,
-    rules: CampaignRules,
-    language: str,
-) -> str:
-    """One entry's aftermath: its dice, bands and the values before and after."""
-    parts: list[str] = []
-    if change.destroyed is not None:
-        parts.append(
-            translate(
-                "bot.campaign.aftermath.destroyed",
-                language,
-                die=f"D{rules.destroyed.die}",
-                face=change.destroyed.face,
-                fate=_fate(change.destroyed.fate, change.destroyed.games, language),
-            )
-        )
-    if change.fates:
-        back = sum(1 for roll in change.fates if roll.fate == "returns")
-        parts.append(
-            translate(
-                "bot.campaign.aftermath.fates",
-                language,
-                n=len(change.fates),
-                die=f"D{rules.casualties.die}",
-                faces=" ".join(str(roll.face) for roll in change.fates),
-                back=back,
-                dead=len(change.fates) - back,
-            )
-        )
-    if change.experience:
-        parts.append(
-            translate(
-                "bot.campaign.aftermath.experience",
-                language,
-                gained=change.experience,
-                total=change.after.experience,
-            )
-        )
-    if change.promoted is not None:
-        promoted = rules.rank_name(change.promoted, language)
-        parts.append(translate("bot.campaign.aftermath.promoted", language, rank=promoted))
-    if change.replaced:
-        parts.append(translate("bot.campaign.aftermath.replaced", language, n=change.replaced))
-    if change.after.status is Status.RECOVERING and change.after.until is not None:
-        parts.append(
-            translate("bot.campaign.aftermath.recovering", language, until=change.after.until)
-        )
-    return translate(
-        "bot.campaign.aftermath.entry",
-        language,
-        side=side,
-        unit=name,
-        before=change.before.strength,
-        after=change.after.strength,
-        full=full,
-        details=f"{semicolon(language)} ".join(parts),
+    unrolled = tuple(after.aftermaths[event.number].unrolled(after.sides))
+    return CampaignReply(
+        language=language_of(record),
+        ruleset=state.ruleset,
+        seq=seq,
+        page=AftermathPage(state, event, rules, unrolled),
     )
-
-
-def _fate(fate: str, games: int, language: str) -> str:
-    return translate(f"bot.campaign.fate.{fate}", language, games=games)
 
 
 async def confirm_aftermath(call: Call) -> Reply:

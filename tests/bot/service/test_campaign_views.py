@@ -13,6 +13,7 @@ from bot.service.campaign import CAMPAIGN_ARG
 from bot.service.replies import CampaignReply
 from rules.campaign.state import event_of
 from rules.campaign.text import (
+    AftermathPage,
     ListedCampaign,
     ListingPage,
     LogPage,
@@ -21,7 +22,14 @@ from rules.campaign.text import (
     page_lines,
 )
 from rules.core.i18n import translate
-from tests.bot.service.test_campaigns import ANNA, CAMPAIGN, FIRST, REFEREE, _campaign
+from tests.bot.service.test_campaigns import (
+    ANNA,
+    CAMPAIGN,
+    FIRST,
+    REFEREE,
+    _campaign,
+    _last_turn,
+)
 
 
 async def test_the_status_is_the_campaigns_state_for_the_front_ends_to_render(
@@ -95,3 +103,29 @@ async def test_a_roster_is_a_page_its_players_words_shown_as_typed_on_discord(
     assert page_lines(empty, "en") == [
         translate("bot.campaign.roster.none", "en", side=state.sides[side])
     ]
+
+
+async def test_a_sides_aftermath_is_a_page_saying_what_comes_next(any_store: Any) -> None:
+    table = await _campaign(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    await _last_turn(table, FIRST)
+    before = await table.campaign()
+    side = next(iter(before.sides))
+    rolled = await table(CAMPAIGN, REFEREE, "campaign.aftermath", game=1, side=side)
+    assert isinstance(rolled, CampaignReply) and isinstance(rolled.page, AftermathPage)
+    page = rolled.page
+    logged = (await table.campaign_events())[-1].args[CAMPAIGN_ARG]
+    assert page.state == before and page.event == event_of(logged)
+    assert page.unrolled == tuple(s for s in before.sides if s != side)
+    lines = page_lines(page, "en")
+    assert lines[0] == translate(
+        "bot.campaign.aftermath.title", "en", number=1, name=before.name, typed=""
+    )
+    assert lines[-1] == translate(
+        "bot.campaign.aftermath.next_side",
+        "en",
+        number=1,
+        sides=", ".join(before.sides[s] for s in page.unrolled),
+        n=len(page.unrolled),
+    )
+    assert reply_text(rolled).splitlines()[: len(lines)] == lines
