@@ -6,24 +6,30 @@ Printed, measured in one run on SQLite files:
    (default 5,000; its document carries ``--kb`` KB, as a campaign's state grows with its
    rosters) is opened by a store that never saw it — as after a restart — while a healthy
    channel reads its game every 5 ms. The first ``open_command`` (what every command starts
-   with: the whole history is verified then) is timed, with the healthy reads' p50/p99/max
-   meanwhile, twice, interleaved: verified page by page outside the command's transaction
-   (`CoreStore._verify_long_history`, now) and inside it in one read (before: its limit
-   raised past the log's length).
-2. **``/campaign export`` at ``--export-events``** (default 10,000) through the service:
+   with) is timed, then the end of the history's check, with the healthy reads' p50/p99/max
+   from the first touch to that end, interleaved in three ways: the event chain before the
+   command and the states in the background (`db.long_history`, now); the whole history
+   page by page before the command (`LongHistories.verify_whole`, before); the whole
+   history inside the command's one read (earlier: the limit raised past the log's length).
+2. **An old version** (``state_at``) of that long channel, 30 at random, once verified.
+3. **Bytes stored per adjustment** of that long channel: ``--adjusts`` more small changes
+   of its document, the file's payload (SQLite's ``dbstat``) before and after, per change.
+4. **``/campaign export`` at ``--export-events``** (default 10,000) through the service:
    wall time, then Python's peak memory (tracemalloc, in a second export: it slows every
    allocation), the files' sizes.
 
 Run: ``.venv/bin/python bench/bench_long_campaign.py [--events N] [--kb K]
-[--export-events N] [--rounds N]``. The ``/fire`` ratio against a raw commit is
-``bench/bench_command_path.py``'s.
+[--adjusts N] [--export-events N (0: none)] [--rounds N]``. The ``/fire`` ratio against a
+raw commit is ``bench/bench_command_path.py``'s.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -36,10 +42,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
-import db.store as store_module  # noqa: E402
+import db.long_history as long_history  # noqa: E402
 from bot.export import discard  # noqa: E402
 from bot.service import GameService, Request  # noqa: E402
+from db.chain import VerifiedHead  # noqa: E402
 from db.core.steps import Query, read  # noqa: E402
+from db.long_history import LongHistories  # noqa: E402
 from db.models import NewEvent  # noqa: E402
 from db.sqlite import SqliteStore  # noqa: E402
 
@@ -73,7 +81,9 @@ async def build_long_log(path: Path, events: int, kb: int, seed: int) -> None:
         version, document = 1, {"turn": 0, "rosters": rosters}
         for n in range(events - 1):
             unit = f"unit{rng.randrange(len(rosters))}"
-            document = {**document, "turn": n, "rosters": {**document["rosters"], unit: str(n)}}
+            # A roster rewritten at its size: the document stays at ``kb`` KB.
+            roster = rng.randbytes(48).hex()
+            document = {**document, "turn": n, "rosters": {**document["rosters"], unit: roster}}
             event = NewEvent(verb="campaign.adjusted", args={"unit": unit, "n": n})
             version = (await store.commit(LONG, version, document, event)).version
         await _fast(store, False)
@@ -81,13 +91,37 @@ async def build_long_log(path: Path, events: int, kb: int, seed: int) -> None:
         await store.close()
 
 
-async def first_touch(path: Path, *, paged: bool) -> tuple[float, list[float]]:
-    """The long channel's first ``open_command`` in a fresh store, and the healthy channel's
-    read times meanwhile (ms)."""
-    limit = store_module.LONG_HISTORY
-    if not paged:
-        store_module.LONG_HISTORY = 1 << 30  # verified inside the command's read, as before
+class WholeFirst(LongHistories):
+    """The verification before `db.long_history`: the whole history, states included,
+    before the command."""
+
+    async def _verify_events(self, channel_id: int, head: VerifiedHead) -> dict[int, str]:
+        return await self.verify_whole(channel_id, head)
+
+    def _start(self, channel_id: int, head: VerifiedHead) -> None:
+        return None
+
+
+#: How the first touch is verified: (label, the store's `LongHistories`, one read).
+MODES = (
+    ("events, states in background", LongHistories, False),
+    ("whole history, paged (before)", WholeFirst, False),
+    ("whole history, one read", WholeFirst, True),
+)
+
+
+async def first_touch(
+    path: Path, histories: type[LongHistories], one_read: bool
+) -> tuple[float, float, list[float]]:
+    """The long channel's first ``open_command`` in a fresh store, the end of its history's
+    check, and the healthy channel's read times from the first touch to that end (ms)."""
+    limit = long_history.LONG_HISTORY
+    if one_read:
+        long_history.LONG_HISTORY = 1 << 30  # verified inside the command's read
     store = await SqliteStore.open(str(path))
+    store.long_histories = histories(
+        store.verified_chains, lambda steps, channel: store._run(steps, "read", channel)
+    )
     try:
         await store.load(HEALTHY)
         healthy: list[float] = []
@@ -105,12 +139,65 @@ async def first_touch(path: Path, *, paged: bool) -> tuple[float, list[float]]:
         started = time.perf_counter()
         await store.open_command(LONG)
         spent = (time.perf_counter() - started) * 1000
+        await store.history_checks()
+        checked = (time.perf_counter() - started) * 1000
         done.set()
         await task
-        return spent, healthy
+        return spent, checked, healthy
     finally:
-        store_module.LONG_HISTORY = limit
+        long_history.LONG_HISTORY = limit
         await store.close()
+
+
+async def old_versions(path: Path, count: int, seed: int) -> list[float]:
+    """``state_at`` of ``count`` random old versions of the long channel once its history
+    is verified (ms): the nearest snapshot below each, its patches, its events checked."""
+    rng = random.Random(seed + 2)
+    store = await SqliteStore.open(str(path))
+    try:
+        head = (await store.load(LONG)).version
+        await store.history_checks()
+        times: list[float] = []
+        for _ in range(count):
+            version = rng.randrange(1, head)
+            started = time.perf_counter()
+            await store.state_at(LONG, version)
+            times.append((time.perf_counter() - started) * 1000)
+        return times
+    finally:
+        await store.close()
+
+
+def payload(path: Path) -> int:
+    """The bytes SQLite stores for the file's tables and indexes (``dbstat``)."""
+    connection = sqlite3.connect(path)
+    try:
+        return int(connection.execute("SELECT sum(payload) FROM dbstat").fetchone()[0])
+    finally:
+        connection.close()
+
+
+async def bytes_per_adjust(path: Path, adjusts: int, seed: int) -> tuple[float, int, int]:
+    """``adjusts`` more small changes of the long channel's document: the bytes stored per
+    change, the document's size and the largest patch."""
+    before = payload(path)
+    rng = random.Random(seed + 1)
+    store = await SqliteStore.open(str(path))
+    try:
+        record = await store.load(LONG)
+        version, document = record.version, record.document
+        for n in range(adjusts):
+            rosters = dict(document["rosters"])
+            rosters[f"unit{rng.randrange(len(rosters))}"] = f"adjusted {n}"
+            document = {**document, "rosters": rosters}
+            event = NewEvent(verb="campaign.adjusted", args={"n": n})
+            version = (await store.commit(LONG, version, document, event)).version
+        pages = await store.history_page(LONG, version - adjusts, version, adjusts)
+        largest = max(len(page.patch[1]) for page in pages if page.patch is not None)
+    finally:
+        await store.close()
+    size = len(json.dumps(document, separators=(",", ":"), ensure_ascii=False))
+    return (payload(path) - before) / adjusts, size, largest
 
 
 async def campaign_export(folder: Path, events: int) -> tuple[float, int, int, int]:
@@ -169,22 +256,40 @@ async def main(args: argparse.Namespace) -> None:
         f"built {args.events} events of a {args.kb} KB document in "
         f"{time.perf_counter() - started:.1f} s"
     )
-    results: dict[bool, list[tuple[float, list[float]]]] = {True: [], False: []}
+    results: dict[str, list[tuple[float, float, list[float]]]] = {m[0]: [] for m in MODES}
     for _ in range(args.rounds):
-        for paged in (True, False):  # interleaved: the machine's drift hits both
-            results[paged].append(await first_touch(path, paged=paged))
+        for label, histories, one_read in MODES:  # interleaved: the machine's drift hits all
+            results[label].append(await first_touch(path, histories, one_read))
     print(
-        "first command on the long log (open_command, fresh store), ms; "
-        "the healthy channel's reads meanwhile"
+        "first command on the long log (open_command, fresh store), then the end of the "
+        "history's check, ms; the healthy channel's reads from the first touch to that end"
     )
-    print(f"{'verification':<28}{'first p50':>10}{'healthy p50':>13}{'p99':>9}{'max':>9}")
-    for paged, label in ((True, "paged, off the transaction"), (False, "one read (before)")):
-        firsts = [first for first, _ in results[paged]]
-        healthy = [t for _, reads in results[paged] for t in reads]
+    print(
+        f"{'verification':<32}{'first p50':>10}{'checked p50':>13}{'healthy p50':>13}"
+        f"{'p99':>9}{'max':>9}"
+    )
+    for label, _, _ in MODES:
+        firsts = [first for first, _, _ in results[label]]
+        checked = [end for _, end, _ in results[label]]
+        healthy = [t for _, _, reads in results[label] for t in reads]
         print(
-            f"{label:<28}{statistics.median(firsts):>10.0f}{pct(healthy, 0.5):>13.1f}"
-            f"{pct(healthy, 0.99):>9.1f}{max(healthy, default=0.0):>9.1f}"
+            f"{label:<32}{statistics.median(firsts):>10.0f}{statistics.median(checked):>13.0f}"
+            f"{pct(healthy, 0.5):>13.1f}{pct(healthy, 0.99):>9.1f}"
+            f"{max(healthy, default=0.0):>9.1f}"
         )
+    reads = await old_versions(path, 30, args.seed)
+    print(
+        f"state_at of 30 random old versions: p50 {pct(reads, 0.5):.1f} ms, "
+        f"max {max(reads):.1f} ms"
+    )
+    per_adjust, size, largest = await bytes_per_adjust(path, args.adjusts, args.seed)
+    print(
+        f"bytes stored per adjustment of the {size / 1e3:.0f} KB document, over "
+        f"{args.adjusts}: {per_adjust:,.0f} B (largest patch {largest} B; a snapshot every "
+        f"16 versions, before, added {size / 16 / 1e3:.1f} KB each besides)"
+    )
+    if args.export_events <= 0:
+        return
     spent, peak, events, size = await campaign_export(folder, args.export_events)
     print(
         f"/campaign export of {events} events: {spent:.2f} s, Python peak "
@@ -198,6 +303,7 @@ if __name__ == "__main__":
     parser.add_argument("--kb", type=int, default=64)
     parser.add_argument("--export-events", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--adjusts", type=int, default=200)
     parser.add_argument("--seed", type=int, default=33)
     parser.add_argument("--dir", default=None, help="directory for the files (default: temp)")
     asyncio.run(main(parser.parse_args()))

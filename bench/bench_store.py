@@ -9,7 +9,7 @@ Measured in one run (schema 8: states, events, patches, rows digest):
    the store writes for a commit (`db.core.games.append`): UPDATE games (version, status,
    updated_at), INSERT the new state, INSERT the event, INSERT the new version's patch,
    DELETE the previous version's full document unless it is a snapshot (`db.patch.
-   is_snapshot`). The raw rows are valid: their canonical JSON, patch, state hash, event
+   snapshot_due`). The raw rows are valid: their canonical JSON, patch, state hash, event
    hash come from the store's own helpers (`db.hashing`, `db.patch.make_patch`,
    `db.prepare`), made before its clock starts, so "raw" is SQLite alone while the store's
    figure includes everything a commit costs (encoding, patch, hashes, guard SELECTs,
@@ -65,7 +65,7 @@ from db.core.steps import Query, read  # noqa: E402
 from db.hashing import GENESIS_HASH, canonical_json, encode_document, state_hash  # noqa: E402
 from db.integrity import rows_digest  # noqa: E402
 from db.models import VERB_CREATED, NewEvent  # noqa: E402
-from db.patch import is_snapshot, make_patch  # noqa: E402
+from db.patch import make_patch, snapshot_due  # noqa: E402
 from db.prepare import PreparedEvent, prepare_event, system_event  # noqa: E402
 from db.rows import pack_text  # noqa: E402
 from db.sqlite import SqliteStore, configure_connection  # noqa: E402
@@ -187,7 +187,10 @@ INSERT_EVENT = (
     "resolution, state_version, state_hash, undoes_seq, created_at, prev_hash, hash) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-INSERT_PATCH = "INSERT INTO patches (channel_id, version, status, patch) VALUES (?, ?, ?, ?)"
+INSERT_PATCH = (
+    "INSERT INTO patches (channel_id, version, status, patch, snapshot, run_bytes) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
 INSERT_GAME = (
     "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
     "created_at, updated_at, rows_digest) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)"
@@ -215,6 +218,12 @@ class RawGame:
             "WHERE g.channel_id = ?",
             (channel_id,),
         ).fetchone()
+        # Where the head stands in its run of patches, as the store reads it with the head.
+        found = connection.execute(
+            "SELECT snapshot, run_bytes FROM patches WHERE channel_id = ? AND version = ?",
+            (channel_id, self.version),
+        ).fetchone()
+        self.kept, self.run_bytes = (True, 0) if found is None else (bool(found[0]), found[1])
 
     def commit_statements(self, document: Any, pending: PreparedEvent) -> list[Statement]:
         """The rows the store writes for this commit (`db.core.games.append` and
@@ -248,9 +257,16 @@ class RawGame:
             ),
             (INSERT_STATE, (self.channel_id, new_version, status, document_json)),
             (INSERT_EVENT, event_row),
-            (INSERT_PATCH, (self.channel_id, new_version, status, patch_json)),
         ]
-        if not is_snapshot(version):
+        run_bytes = (0 if self.kept else self.run_bytes) + len(patch_json)
+        snapshot = snapshot_due(run_bytes, len(document_json))
+        statements.append(
+            (
+                INSERT_PATCH,
+                (self.channel_id, new_version, status, patch_json, snapshot, run_bytes),
+            )
+        )
+        if not self.kept:
             statements.append(
                 (
                     "DELETE FROM states WHERE channel_id = ? AND version = ?",
@@ -258,6 +274,7 @@ class RawGame:
                 )
             )
         self.version, self.head_hash, self.document_json = new_version, chained, document_json
+        self.kept, self.run_bytes = snapshot, run_bytes
         return statements
 
 

@@ -1,15 +1,29 @@
 """Benchmark: the web pages (bot/web/) of a 1,000-event game, and the bot's commands while
-50 readers keep refreshing them, in one process as ``ARBITRO_WEB_URL`` runs them.
+50 readers keep refreshing them, served beside the bot as ``ARBITRO_WEB_URL`` serves them.
 
-1. A game's page (linea_gotica, hidden units; the last page of a 1,000-event log), built
-   afresh each time (the page memory emptied): p50/p99 (target: p99 ≤ 50 ms); the same
-   page answered 304 to a reader holding its ETag: p50/p99.
-2. 50 readers (each their own link) refresh the page every ``--refresh`` seconds, with the
-   ETag they hold, while a player's commands run on the same game (each a new event: every
-   reader's next refresh builds a new page): the commands' p50/p99 (target: p99 ≤ 10 ms),
-   and how many pages were built and answered 304.
+Both ways of serving pages run at once and are measured turn about, so that each meets the
+same load from the machine's other jobs: in the bot's own process on worker threads
+(``threads``: as the tests, and a database in memory, serve them) and in a process of
+their own on the same database (``process``: as ``arbitro run`` and ``arbitro console``
+serve them, `bot.web.beside`).
 
-Run: .venv/bin/python bench/bench_web.py [--rounds N] [--seconds S]
+1. A game's page (linea_gotica, hidden units; the last page of a 1,000-event log), after one
+   warm-up request: built from scratch (every remembered page, picture and log line
+   forgotten: threads only, the code is the same both ways), and built after a new event
+   (a refresh after a command: the older lines remembered); target: p99 ≤ 50 ms. The same
+   page answered 304 to a reader holding its ETag.
+2. 50 readers (each their own link, sent from a process of their own as browsers would be)
+   refresh the page and its picture every ``--refresh`` seconds, each with the ETag they
+   hold, while a player's commands run on the same game and on another (each a new event:
+   every reader's next refresh builds a new page). Phases turn about ``--cycles`` times:
+   no readers, readers of the threads, readers of the pages' process. The commands' p50/p99
+   in each (target: p99 ≤ 10 ms with the readers), how the readers were answered, and the
+   bot process's CPU time a second (not inflated by the machine's other jobs).
+
+The last lines are each way's verdicts: PASS or FAIL for each target, and the ratios of the
+commands' p99 and p50 with readers to those without.
+
+Run: .venv/bin/python bench/bench_web.py [--rounds N] [--seconds S] [--cycles C]
 """
 
 from __future__ import annotations
@@ -17,26 +31,40 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import multiprocessing
+import os
+import socket
 import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from contextlib import AsyncExitStack
 
 from aiohttp import ClientSession
 from aiohttp.test_utils import TestServer
 
 from bot.service import GameService, Request
 from bot.service.web import use_links
+from bot.settings import load_settings
 from bot.web.app import WebPages
+from bot.web.beside import start_pages_process
 from bot.web.links import LinkSigner
 from db.sqlite import SqliteStore
 
 GAME, OTHER = 10, 11
 REFEREE, ANNA, BRUNO = 1, 2, 3
 READERS = 50
+PAGE_TARGET_MS = 50
+COMMANDS_TARGET_MS = 10
+#: The two ways of building pages, measured turn about.
+MODES = ("threads", "process")
+SECRET = "a bench secret of some length"
+_TOGGLE = (("seat.assign", {"side": "alleati"}), ("seat.remove", {}))
 
 
 def p(values: list[float], q: float) -> float:
@@ -44,16 +72,38 @@ def p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-async def main(rounds: int, seconds: float, refresh: float) -> None:
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def figures(values: list[float]) -> str:
+    return (
+        f"n={len(values)} p50 {p(values, 0.5):.1f} ms, p99 {p(values, 0.99):.1f} ms, "
+        f"mean {statistics.mean(values) * 1000:.1f} ms"
+    )
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None:
     folder = tempfile.mkdtemp(prefix="bench-web-")
     store = await SqliteStore.open(f"{folder}/arbitro.db")
     service = GameService(store)
     counter = itertools.count()
+    toggle = itertools.cycle(_TOGGLE)
 
     async def command(channel: int, who: int, verb: str, /, **options: object) -> None:
         await service.handle(
             Request(channel, who, verb, options, guild_id=7, interaction_id=f"b{next(counter)}")
         )
+
+    async def new_event() -> None:
+        verb, options = next(toggle)
+        await command(GAME, REFEREE, verb, user=ANNA, **options)
 
     for channel in (GAME, OTHER):
         await command(
@@ -72,86 +122,165 @@ async def main(rounds: int, seconds: float, refresh: float) -> None:
     version = (await store.load(GAME)).version
     print(f"game of {version} events written in {time.perf_counter() - started:.1f} s")
 
-    signer = LinkSigner("a bench secret of some length", "http://bench")
+    signer = LinkSigner(SECRET, "http://bench")
     use_links(signer)
-    pages = WebPages(store, signer, "en")
-    async with TestServer(pages.application(), host="127.0.0.1") as server:
-        base = f"http://127.0.0.1:{server.port}"
-        async with ClientSession() as session:
-            path = base + signer.relative(signer.link("game", GAME, BRUNO))
-            built: list[float] = []
-            for _ in range(rounds):
-                pages._cache.clear()  # each request builds its page
-                pages._built.clear()
-                moment = time.perf_counter()
-                async with session.get(path) as response:
-                    await response.read()
-                    tag = response.headers["ETag"]
-                built.append(time.perf_counter() - moment)
-            unchanged: list[float] = []
-            for _ in range(rounds):
-                moment = time.perf_counter()
-                async with session.get(path, headers={"If-None-Match": tag}) as response:
-                    assert response.status == 304
-                unchanged.append(time.perf_counter() - moment)
-            print(
-                f"page of a {version}-event game, built: p50 {p(built, 0.5):.1f} ms, "
-                f"p99 {p(built, 0.99):.1f} ms (target p99 <= 50 ms); "
-                f"304: p50 {p(unchanged, 0.5):.1f} ms, p99 {p(unchanged, 0.99):.1f} ms"
+    here = WebPages(store, signer, "en")
+    async with AsyncExitStack() as stack:
+        server = await stack.enter_async_context(TestServer(here.application(), host="127.0.0.1"))
+        # As `arbitro run` serves them: a process of their own on the same database.
+        os.environ.update(
+            ARBITRO_WEB_URL="http://bench",
+            ARBITRO_WEB_SECRET=SECRET,
+            ARBITRO_DB=f"{folder}/arbitro.db",
+            ARBITRO_LOG_LEVEL="WARNING",
+        )
+        beside = await start_pages_process(load_settings(), "127.0.0.1", free_port())
+        stack.push_async_callback(beside.stop)
+        bases = {
+            "threads": f"http://127.0.0.1:{server.port}",
+            "process": "http://{}:{}".format(*beside.address),
+        }
+        session = await stack.enter_async_context(ClientSession())
+        own = signer.relative(signer.link("game", GAME, BRUNO))
+
+        async def timed(mode: str, headers: dict[str, str] | None = None) -> tuple[float, str]:
+            moment = time.perf_counter()
+            async with session.get(bases[mode] + own, headers=headers) as response:
+                await response.read()
+                assert response.status in (200, 304), response.status
+                return time.perf_counter() - moment, response.headers["ETag"]
+
+        for mode in MODES:  # warm up: the pages' process, its verified chain
+            await timed(mode)
+        cold: dict[str, list[float]] = {"threads": []}
+        fresh: dict[str, list[float]] = {mode: [] for mode in MODES}
+        unchanged: dict[str, list[float]] = {mode: [] for mode in MODES}
+        for number in range(rounds):
+            order = MODES if number % 2 == 0 else MODES[::-1]  # turn about: the same load
+            here.forget()  # nothing remembered: built from scratch (the same code, both ways)
+            cold["threads"].append((await timed("threads"))[0])
+            await new_event()  # a new head: a refresh after a command
+            for mode in order:
+                spent, tag = await timed(mode)
+                fresh[mode].append(spent)
+                unchanged[mode].append((await timed(mode, {"If-None-Match": tag}))[0])
+        page_p99 = {}
+        for mode in MODES:
+            page_p99[mode] = max(
+                p(values, 0.99) for values in (cold.get(mode, []), fresh[mode]) if values
             )
+            if mode in cold:
+                print(
+                    f"[{mode}] page of a {version}-event game from scratch: {figures(cold[mode])}"
+                )
+            print(f"[{mode}] the same after a new event: {figures(fresh[mode])}")
+            print(f"[{mode}] 304 to a reader holding its ETag: {figures(unchanged[mode])}")
 
-            toggle = itertools.cycle((("seat.assign", {"side": "alleati"}), ("seat.remove", {})))
+        async def commands(span: float) -> list[float]:
+            """A command on the game and one on another game every 50 ms, timed."""
+            timings: list[float] = []
+            end = time.perf_counter() + span
+            while time.perf_counter() < end:
+                verb, options = next(toggle)
+                for channel in (GAME, OTHER):
+                    moment = time.perf_counter()
+                    await command(channel, REFEREE, verb, user=ANNA, **options)
+                    timings.append(time.perf_counter() - moment)
+                await asyncio.sleep(0.05)
+            return timings
 
-            async def commands(span: float) -> dict[str, list[float]]:
-                """A command on the game and one on another game every 50 ms, timed."""
-                timings: dict[str, list[float]] = {"same game": [], "other game": []}
-                end = time.perf_counter() + span
-                while time.perf_counter() < end:
-                    verb, options = next(toggle)
-                    for label, channel in (("same game", GAME), ("other game", OTHER)):
-                        moment = time.perf_counter()
-                        await command(channel, REFEREE, verb, user=ANNA, **options)
-                        timings[label].append(time.perf_counter() - moment)
-                    await asyncio.sleep(0.05)
-                return timings
+        # The readers are browsers elsewhere: their requests are sent from a process of
+        # their own, so the bot's process pays only for answering them. Phases turn about
+        # (no readers, readers of the threads, readers of the pages' own process), so each
+        # way meets the same load from the machine's other jobs.
+        span = seconds / cycles
+        alone: list[float] = []
+        # The bot process's CPU time (every thread) per second of each phase: unlike the
+        # latencies, not inflated by the other jobs on the machine.
+        busy: dict[str, list[float]] = {"alone": [], **{mode: [] for mode in MODES}}
 
-            def report(timings: dict[str, list[float]], readers: int) -> None:
-                for label, values in timings.items():
-                    print(
-                        f"commands ({label}), {readers} readers refreshing every {refresh} s: "
-                        f"n={len(values)} p50 {p(values, 0.5):.1f} ms, "
-                        f"p99 {p(values, 0.99):.1f} ms, "
-                        f"mean {statistics.mean(values) * 1000:.1f} ms (target p99 <= 10 ms)"
-                    )
+        async def phase(label: str, span: float) -> list[float]:
+            cpu, wall = time.process_time(), time.perf_counter()
+            timings = await commands(span)
+            busy[label].append((time.process_time() - cpu) / (time.perf_counter() - wall))
+            return timings
 
-            report(await commands(seconds / 2), 0)  # the same machine without readers
-            stop = asyncio.Event()
-            counts = {"200": 0, "304": 0}
-
-            async def reader(user: int) -> None:
-                link = base + signer.relative(signer.link("game", GAME, user))
-                held = ""
-                await asyncio.sleep(refresh * user / READERS)  # readers spread out
-                while not stop.is_set():
-                    async with session.get(link, headers={"If-None-Match": held}) as response:
-                        await response.read()
-                        held = response.headers.get("ETag", held)
-                        counts[str(response.status)] = counts.get(str(response.status), 0) + 1
-                    await asyncio.sleep(refresh)
-
-            readers = [asyncio.create_task(reader(100 + n)) for n in range(READERS)]
-            timings = await commands(seconds)
-            stop.set()
-            await asyncio.gather(*readers)
-            report(timings, READERS)
-            print(f"reader responses: {counts['200']} pages built or sent, {counts['304']} 304")
+        crowded: dict[str, list[float]] = {mode: [] for mode in MODES}
+        answered: dict[str, dict[str, int]] = {mode: {} for mode in MODES}
+        spawn = multiprocessing.get_context("spawn")
+        loop = asyncio.get_running_loop()
+        with ProcessPoolExecutor(1, mp_context=spawn) as crowd:
+            await loop.run_in_executor(crowd, int, 0)  # started before the clock runs
+            for _ in range(cycles):
+                alone += await phase("alone", span / 2)
+                for mode in MODES:
+                    links = [
+                        bases[mode] + signer.relative(signer.link("game", GAME, 100 + n))
+                        for n in range(READERS)
+                    ]
+                    reading = loop.run_in_executor(crowd, read_in_a_crowd, links, refresh, span)
+                    crowded[mode] += await phase(mode, span)
+                    for status, count in (await reading).items():
+                        answered[mode][status] = answered[mode].get(status, 0) + count
+        print(
+            f"commands (both games), no readers: {figures(alone)}; "
+            f"the bot's process busy {statistics.mean(busy['alone']) * 1000:.0f} ms a second"
+        )
+        for mode in MODES:
+            print(
+                f"[{mode}] commands (both games), {READERS} readers refreshing every "
+                f"{refresh} s (page and picture): {figures(crowded[mode])}; "
+                f"answers {dict(sorted(answered[mode].items()))}; the bot's process busy "
+                f"{statistics.mean(busy[mode]) * 1000:.0f} ms a second"
+            )
+        before = p(alone, 0.99)
+        for mode in MODES:
+            worst = p(crowded[mode], 0.99)
+            print(
+                f"[{mode}] page p99 {page_p99[mode]:.1f} ms <= {PAGE_TARGET_MS} ms: "
+                f"{verdict(page_p99[mode] <= PAGE_TARGET_MS)}; commands p99 with {READERS} "
+                f"readers {worst:.1f} ms <= {COMMANDS_TARGET_MS} ms: "
+                f"{verdict(worst <= COMMANDS_TARGET_MS)} (without readers {before:.1f} ms: "
+                f"x{worst / before:.2f}; p50 x{p(crowded[mode], 0.5) / p(alone, 0.5):.2f})"
+            )
     await store.close()
+
+
+def read_in_a_crowd(links: list[str], refresh: float, seconds: float) -> dict[str, int]:
+    """In a process of its own: each link refreshed every ``refresh`` seconds as a browser
+    does (the page, then its picture, each with the ETag it holds), for ``seconds``; how
+    many answers of each status."""
+    return asyncio.run(_crowd(links, refresh, seconds))
+
+
+async def _crowd(links: list[str], refresh: float, seconds: float) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    end = time.perf_counter() + seconds
+
+    async def get(session: ClientSession, url: str, held: dict[str, str]) -> None:
+        async with session.get(url, headers={"If-None-Match": held.get(url, "")}) as response:
+            await response.read()
+            held[url] = response.headers.get("ETag", held.get(url, ""))
+            counts[str(response.status)] = counts.get(str(response.status), 0) + 1
+
+    async def reader(index: int, link: str, session: ClientSession) -> None:
+        held: dict[str, str] = {}
+        await asyncio.sleep(refresh * index / len(links))  # readers spread out
+        while time.perf_counter() < end:
+            await get(session, link, held)
+            await get(session, link + "/map.png", held)
+            await asyncio.sleep(refresh)
+
+    async with ClientSession() as session:
+        await asyncio.gather(*(reader(n, link, session) for n, link in enumerate(links)))
+    return counts
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=20.0, help="readers' time, each way")
     parser.add_argument("--refresh", type=float, default=1.0)
+    parser.add_argument("--cycles", type=int, default=4, help="phases turn about this often")
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.rounds, arguments.seconds, arguments.refresh))
+    asyncio.run(main(arguments.rounds, arguments.seconds, arguments.refresh, arguments.cycles))

@@ -38,7 +38,7 @@ from bot.limits import LogLimits
 from bot.service import GameService
 from bot.settings import Settings
 from bot.warmup import settle_heap
-from bot.web.app import web_beside
+from bot.web.beside import web_beside
 from db.open import open_store
 
 log = logging.getLogger("bot.lifecycle")

@@ -36,7 +36,8 @@ from bot.replay_cli import register as register_replay
 from bot.service import GameService
 from bot.settings import SettingsError, load_settings
 from bot.upgrade import ensure_readable
-from bot.web.app import signer_of, start_web, web_beside
+from bot.web.app import signer_of, start_web
+from bot.web.beside import web_beside
 from db.cli import register as register_db
 from db.errors import StoreError
 from db.open import open_store

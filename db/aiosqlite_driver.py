@@ -172,8 +172,15 @@ class SqliteDriver:
         """One operation in its own transaction, its caller answered after a write's
         COMMIT, or as soon as a read has its answer (its snapshot is ended just behind)."""
         connection = self._connection
+        if (
+            operation.on_expected_head is not None
+            and not connection.in_transaction
+            and await self._run_on_expected_head(operation, future)
+        ):
+            return
+        begin = None if operation.one_statement else _BEGIN.get(operation.transaction)
         try:
-            result = await self._drive(operation.start(), _BEGIN.get(operation.transaction))
+            result = await self._drive(operation.start(), begin)
             if operation.transaction == "write" and connection.in_transaction:
                 await connection.execute("COMMIT")
         except Exception as error:  # handed to the caller, who decides
@@ -183,9 +190,7 @@ class SqliteDriver:
         except BaseException:
             await self._rollback()
             raise
-        if operation.after is not None:
-            operation.after(result)
-        _settle(future, result, None)
+        _succeeded(operation, future, result)
         if connection.in_transaction:
             # A read's snapshot: nothing to make durable, so its caller did not wait for
             # this hop; the next operation does (it is queued behind it all the same).
@@ -193,6 +198,33 @@ class SqliteDriver:
                 await connection.execute("COMMIT")
             except Exception:
                 await self._rollback()
+
+    async def _run_on_expected_head(
+        self, operation: Operation[Any], future: asyncio.Future[Any]
+    ) -> bool:
+        """A write alone on the head it expects: a deferred ``BEGIN`` with its read and its
+        writes (one hop), then ``COMMIT`` (two hops where the usual write takes three).
+
+        Safe because a deferred ``BEGIN`` takes no lock (it fails only inside a transaction,
+        which the writer never leaves open: checked before), and in WAL mode the writes of a
+        transaction that has read fail (``SQLITE_BUSY_SNAPSHOT``) if another connection
+        committed after that read. True when it committed and its caller was answered;
+        False when it failed, nothing of it kept: the caller runs it as usual.
+        """
+        connection = self._connection
+        start = operation.on_expected_head
+        if start is None:
+            return False
+        try:
+            result = await self._drive(start(), "BEGIN", writes=True)
+            await connection.execute("COMMIT")
+        except BaseException as raised:
+            await self._rollback()
+            if isinstance(raised, Exception):  # not the expected head, or a write failed
+                return False
+            raise
+        _succeeded(operation, future, result)
+        return True
 
     async def _run_group(self, group: list[_Item]) -> None:
         """Several commits as one transaction: one BEGIN, the commits, one COMMIT."""
@@ -415,9 +447,12 @@ class SqliteDriver:
 
     # ---- one operation's steps --------------------------------------------------------------
 
-    async def _drive(self, steps: Step[_T], begin: str | None = None) -> _T:
+    async def _drive(
+        self, steps: Step[_T], begin: str | None = None, *, writes: bool = False
+    ) -> _T:
         """Answer each request of ``steps`` until it returns; ``begin`` opens the
-        transaction (sent with the first request when that only reads)."""
+        transaction (sent with the first request when that only reads, or when ``writes``:
+        a deferred ``BEGIN``, which cannot fail for a lock)."""
         answer: Any = None
         error: Exception | None = None
         while True:
@@ -428,15 +463,15 @@ class SqliteDriver:
             answer, error = None, None
             try:
                 if begin is not None:
-                    answer = await self._begin_with(begin, request)
+                    answer = await self._begin_with(begin, request, writes)
                     begin = None
                 else:
                     answer = await self._answer(request)
             except Exception as raised:  # thrown back into the operation, which may handle it
                 error = raised
 
-    async def _begin_with(self, begin: str, request: Request) -> Any:
-        if not _reads_only(request):
+    async def _begin_with(self, begin: str, request: Request, writes: bool = False) -> Any:
+        if not writes and not _reads_only(request):
             await self._connection.execute(begin)
             return await self._answer(request)
         opening = asyncio.ensure_future(self._connection.execute(begin))
@@ -486,6 +521,13 @@ def _group_kind(operation: Operation[Any]) -> str | None:
     if operation.transaction == "read" and operation.channel_id is not None:
         return "read"
     return None
+
+
+def _succeeded(operation: Operation[Any], future: asyncio.Future[Any], result: Any) -> None:
+    """After an operation's COMMIT: the store's work with its result, then its caller."""
+    if operation.after is not None:
+        operation.after(result)
+    _settle(future, result, None)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:

@@ -259,7 +259,8 @@ def _from_bundle(bundle: JsonObject) -> tuple[ExportHead, list[StoredVersion]]:
             raise ValueError("an archive needs every state of the game")
         full, patches = compact_history(texts)
         documents = {version: (status, text) for version, status, text in full}
-        steps = {version: (status, text) for version, status, text in patches}
+        steps = {row[0]: (row[1], row[2]) for row in patches}
+        snapshots = {row[0] for row in patches if row[3]}
         head = ExportHead(
             game=dict(bundle["game"]),
             members=list(bundle.get("members") or []),
@@ -269,7 +270,10 @@ def _from_bundle(bundle: JsonObject) -> tuple[ExportHead, list[StoredVersion]]:
         )
         versions = [
             StoredVersion.from_event(
-                event, full=documents.get(int(event["seq"])), patch=steps.get(int(event["seq"]))
+                event,
+                full=documents.get(int(event["seq"])),
+                patch=steps.get(int(event["seq"])),
+                snapshot=int(event["seq"]) in snapshots,
             )
             for event in events
         ]

@@ -2,7 +2,8 @@
 
 The hash chain (`db.hashing`) vouches for every event and, through each event's state
 hash, for every version of a game; the store keeps whole documents only at version 1,
-every `db.patch.SNAPSHOT_EVERY` versions and the head, and patches in between. Nothing of
+the versions it recorded as snapshots (`patches.snapshot`, `db.patch.snapshot_due`) and
+the head, and patches in between. Nothing of
 that is trusted as read: this module is what the two stores (and ``arbitro db check``) run
 to prove the rows they are about to use are the ones the chain vouches for.
 
@@ -15,7 +16,8 @@ to prove the rows they are about to use are the ones the chain vouches for.
 * **Then incrementally.** This process's own commits move the remembered head forward
   (`VerifiedChains.advance`) without reading anything back. A head that moved otherwise
   (another process committed) is verified from the snapshot below the remembered head
-  up to the new head, anchored at the remembered hash. A stored head *behind* or *other
+  up to the new head, anchored at the remembered hash (from the nearest whole document at or
+  below the remembered head). A stored head *behind* or *other
   than* the remembered one means the history this process verified was shortened or
   rewritten: the game is refused (`first_to_verify`).
 * **Old versions** (`state_at`, undo, rewind, re-roll, export): the nearest whole document
@@ -39,6 +41,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from db.archive import bundle_of
@@ -53,7 +56,7 @@ from db.hashing import (
 )
 from db.integrity import stored_event_hash
 from db.models import EventRecord, format_timestamp, parse_timestamp
-from db.patch import SNAPSHOT_EVERY, apply_patch, is_snapshot, patch_from_json
+from db.patch import apply_patch, patch_from_json
 from db.rows import event_from_row
 
 # ---- the reasons a version fails (bot/integrity.py translates them) ------------------------
@@ -91,8 +94,15 @@ REASONS = (
 #: the chain hashed.
 Timestamp = Callable[[Any], str]
 
-#: A stored document or patch: ``(version, status, text)``.
+#: A stored document: ``(version, status, text)``.
 Row = tuple[int, str, str]
+#: A stored patch: ``(version, status, text, snapshot)``, where ``snapshot`` says the store
+#: recorded that version as one whose whole document it keeps.
+PatchRow = tuple[int, str, str, bool]
+
+#: Every this many versions, the event this process verified is kept as an anchor: an old
+#: version is checked up to the first anchor at or after it rather than up to the head.
+ANCHOR_EVERY = 16
 
 
 def stamp_text(value: Any) -> str:
@@ -102,11 +112,6 @@ def stamp_text(value: Any) -> str:
     if isinstance(value, datetime):
         return format_timestamp(value)
     return str(value)
-
-
-def snapshot_floor(version: int) -> int:
-    """The snapshot version at or below ``version`` (version 1 below the first multiple)."""
-    return max(1, version - version % SNAPSHOT_EVERY)
 
 
 # ---- what this process verified ----------------------------------------------------------
@@ -135,10 +140,10 @@ class VerifiedChains:
     ``refusal_seconds`` while its head stays the same, so a player insisting on a tampered
     channel does not re-run a whole verification per command.
 
-    Beside each head, the hashes of the snapshot events (every `SNAPSHOT_EVERY`) this
+    Beside each head, the hashes of the anchor events (every `ANCHOR_EVERY`) this
     process verified or wrote, 32 bytes each, at most ``anchor_bytes`` in all (the least
     recently used channels' go first): an old version is then checked up to the next
-    snapshot event after it instead of all the way to the head (`anchor_for`).
+    anchor event after it instead of all the way to the head (`anchor_for`).
     """
 
     def __init__(
@@ -148,7 +153,7 @@ class VerifiedChains:
         self._refusal_seconds = refusal_seconds
         self._heads: OrderedDict[int, VerifiedHead] = OrderedDict()
         self._refused: OrderedDict[int, tuple[VerifiedHead, ChainBroken, float]] = OrderedDict()
-        # channel -> (game, the snapshot events' digests: the k-th is version 16 (k + 1)'s)
+        # channel -> (game, the anchor events' digests: the k-th is version 16 (k + 1)'s)
         self._anchors: OrderedDict[int, tuple[str, bytearray]] = OrderedDict()
         self._anchor_budget = anchor_bytes
         self._anchor_total = 0
@@ -178,7 +183,7 @@ class VerifiedChains:
         self, channel_id: int, head: VerifiedHead, snapshots: dict[int, str] | None = None
     ) -> None:
         """Note ``head`` as verified (it supersedes a refusal), with the hashes of the
-        snapshot events verified on the way (``snapshots``, by version)."""
+        anchor events verified on the way (``snapshots``, by version)."""
         with self._lock:
             self._refused.pop(channel_id, None)
             current = self._heads.get(channel_id)
@@ -202,20 +207,20 @@ class VerifiedChains:
                 return
             self._heads[channel_id] = VerifiedHead(known.game, event.seq, event.hash)
             self._heads.move_to_end(channel_id)
-            if event.seq % SNAPSHOT_EVERY == 0:
+            if event.seq % ANCHOR_EVERY == 0:
                 self._add_anchors(channel_id, known.game, {event.seq: event.hash})
 
     def anchor_for(self, channel_id: int, head: VerifiedHead, version: int) -> VerifiedHead:
-        """The verified event to check version ``version`` up to: the first snapshot event
+        """The verified event to check version ``version`` up to: the first anchor event
         at or after it whose hash this process verified, else ``head`` itself."""
-        wanted = max(SNAPSHOT_EVERY, -(-version // SNAPSHOT_EVERY) * SNAPSHOT_EVERY)
+        wanted = max(ANCHOR_EVERY, -(-version // ANCHOR_EVERY) * ANCHOR_EVERY)
         if wanted >= head.seq:
             return head
         with self._lock:
             if self._heads.get(channel_id) != head:
                 return head
             found = self._anchors.get(channel_id)
-            start = (wanted // SNAPSHOT_EVERY - 1) * 32
+            start = (wanted // ANCHOR_EVERY - 1) * 32
             if found is None or found[0] != head.game or start + 32 > len(found[1]):
                 return head
             return VerifiedHead(head.game, wanted, found[1][start : start + 32].hex())
@@ -251,7 +256,7 @@ class VerifiedChains:
                 self._refused.popitem(last=False)
 
     def _add_anchors(self, channel_id: int, game: str, snapshots: dict[int, str]) -> None:
-        """Append the snapshot events' digests that follow the channel's last one (the
+        """Append the anchor events' digests that follow the channel's last one (the
         lock is held)."""
         found = self._anchors.get(channel_id)
         if found is None or found[0] != game:
@@ -260,9 +265,9 @@ class VerifiedChains:
         digests = found[1]
         before = len(digests)
         for version in sorted(snapshots):
-            if version % SNAPSHOT_EVERY or version < SNAPSHOT_EVERY:
+            if version % ANCHOR_EVERY or version < ANCHOR_EVERY:
                 continue
-            index = version // SNAPSHOT_EVERY - 1
+            index = version // ANCHOR_EVERY - 1
             if index * 32 < len(digests):
                 continue  # known already (the same hash: the chain was verified)
             if index * 32 > len(digests):
@@ -286,8 +291,9 @@ def first_to_verify(
     """The first version to read to bring the verified head up to the stored head ``stored``.
 
     None: ``stored`` is the head this process verified. 1: nothing usable is known (or
-    the channel holds another game), verify the whole history. Otherwise the snapshot
-    below the remembered head: the versions after it are rebuilt from there. Raises
+    the channel holds another game), verify the whole history. Otherwise the remembered
+    head: the versions after it are rebuilt from the nearest whole document at or below
+    it (which the caller reads: where the snapshots are is recorded, not computed). Raises
     `ChainBroken` when the stored log is shorter than the one verified, or its event at
     the verified head differs from it: the history was rewritten.
     """
@@ -299,7 +305,7 @@ def first_to_verify(
         raise ChainBroken(channel_id, stored.seq, NOT_AS_VERIFIED)
     if known.seq > stored.seq:
         raise ChainBroken(channel_id, stored.seq + 1, LOG_SHORTENED)
-    return snapshot_floor(known.seq)
+    return known.seq
 
 
 # ---- checking rows against the chain -----------------------------------------------------
@@ -355,12 +361,14 @@ def verify_span(
     last: int,
     events: Sequence[Sequence[Any]],
     full: Sequence[Row],
-    patches: Sequence[Row],
+    patches: Sequence[PatchRow],
     timestamp: Timestamp,
     anchor: VerifiedHead | None = None,
     states_upto: int | None = None,
     whole: bool = False,
     snapshots: dict[int, str] | None = None,
+    every_state: bool = True,
+    head: int | None = None,
 ) -> tuple[str, str, str]:
     """Check versions ``first``..``last`` of a game against its chain, in version order.
 
@@ -369,16 +377,21 @@ def verify_span(
     status, text)``. For each version in turn, first its event (present, numbered, linked
     to the one before, hashing to its hash), then, up to ``states_upto`` (default
     ``last``), its state: version ``first`` must keep its whole document, each later one
-    its patch, version 1, every snapshot and the head (``last``) their whole document, and
-    every whole document and every patch's result must hash to its event's state hash.
-    So the first failure names the lowest bad version, whatever is wrong with it.
+    its patch, version 1, every recorded snapshot and the head (``last``) their whole
+    document, and every whole document and every patch's result must hash to its event's
+    state hash. So the first failure names the lowest bad version, whatever is wrong with
+    it. Without ``every_state`` (reading one old version) the whole document the span starts
+    from and version ``states_upto`` are hashed, the patches' results between them only
+    rebuilt (the last hash vouches for what is returned); a failure walks the span again
+    hashing every state, to name the first bad version all the same. ``head``: the game's
+    head, when ``last`` is an anchor before it (default ``last``).
 
     The span is anchored either at the genesis (``first`` = 1: event 1 links to the 64
     zeros) or at ``anchor``, a head verified before, which must lie in the span with its
     very hash: then every event before it is the one verified, and every event after it a
     valid extension. ``whole``: the rows are all the game has, so any row beyond ``last``
     is a problem too (a state without an event). ``snapshots``, if given, receives the hash
-    of each snapshot version's event verified (`VerifiedChains.anchor_for`).
+    of each anchor version's event verified (`VerifiedChains.anchor_for`).
 
     Returns ``(hash of event last, status, text of version states_upto)``. Raises
     `ChainBroken` at the first bad version.
@@ -395,11 +408,113 @@ def verify_span(
         raise ChainBroken(channel_id, last, ROWS_BEYOND)
     rows = (events, full, patches)
     start = (GENESIS_HASH, None) if first == 1 else None
-    previous, _, (status, text) = _walk(
-        channel_id, first, last, rows, timestamp, start=start, anchor=anchor, upto=upto,
-        head=last, snapshots=snapshots,
+    walk = partial(
+        _walk, channel_id, first, last, rows, timestamp, start=start, anchor=anchor, upto=upto,
+        head=last if head is None else head, snapshots=snapshots,
     )  # fmt: skip
+    if every_state:
+        previous, _, (status, text) = walk()
+        return previous, status, text
+    try:
+        previous, _, (status, text) = walk(every_state=False)
+    except ChainBroken as lazy:
+        walk()  # names the first bad version
+        raise lazy from None
     return previous, status, text
+
+
+def verify_old_version(
+    channel_id: int,
+    *,
+    base: Row,
+    version: int,
+    base_events: Sequence[Sequence[Any]],
+    base_anchor: VerifiedHead,
+    events: Sequence[Sequence[Any]],
+    anchor: VerifiedHead,
+    patches: Sequence[PatchRow],
+    timestamp: Timestamp,
+) -> tuple[str, str]:
+    """``(status, text)`` of version ``version``, rebuilt from the whole document ``base``
+    (a lower version) and the ``patches`` after it, checked at its two ends: the events
+    from ``base`` to ``base_anchor`` and from ``version`` to ``anchor`` (``base_events`` and
+    ``events``: anchors this process verified, `VerifiedChains.anchor_for`) hashed and
+    linked, the base document against its event's state hash, the result against
+    version's. The events and the patches' results between the two ends are not read or
+    hashed: a long run of patches (a small change to a large document) costs its patches,
+    not its events (docs/storage.md, "What reading an old version proves"). `ChainBroken`
+    at the first failure found (the caller walks the whole span to name the first bad
+    version)."""
+    base_row = _checked_segment(channel_id, base[0], base_events, base_anchor, timestamp)
+    target_row = _checked_segment(channel_id, version, events, anchor, timestamp)
+    if state_hash(base[2], base[1]) != base_row[9]:
+        raise ChainBroken(channel_id, base[0], STATE_EDITED)
+    steps = {row[0]: row for row in patches}
+    try:
+        current = parse_canonical(base[2])
+        status = base[1]
+        for step in range(base[0] + 1, version + 1):
+            row = steps.get(step)
+            if row is None:
+                raise ChainBroken(channel_id, step, PATCH_MISSING)
+            current = apply_patch(current, patch_from_json(row[2]))
+            status = row[1]
+        text = canonical_json_of_parsed(current)
+    except (TypeError, ValueError, RecursionError) as error:
+        if isinstance(error, ChainBroken):
+            raise
+        raise ChainBroken(channel_id, version, STATE_UNREADABLE) from error
+    if state_hash(text, status) != target_row[9]:
+        raise ChainBroken(channel_id, version, STATE_EDITED)
+    return status, text
+
+
+def _checked_segment(
+    channel_id: int,
+    first: int,
+    rows: Sequence[Sequence[Any]],
+    anchor: VerifiedHead,
+    timestamp: Timestamp,
+) -> Sequence[Any]:
+    """Check events ``first``..``anchor.seq``, each hashed and linked to the one before,
+    the last the very event verified; return event ``first``'s row."""
+    by_seq = _by_seq(rows)
+    previous: str | None = None
+    for seq in range(first, anchor.seq + 1):
+        row = by_seq.get(seq)
+        if row is None:
+            raise ChainBroken(channel_id, seq, EVENT_MISSING)
+        previous = check_event_row(channel_id, row, previous, timestamp)
+    if previous != anchor.hash:
+        raise ChainBroken(channel_id, anchor.seq, NOT_AS_VERIFIED)
+    return by_seq[first]
+
+
+def verify_events(
+    channel_id: int,
+    *,
+    first: int,
+    last: int,
+    events: Sequence[Sequence[Any]],
+    timestamp: Timestamp,
+    previous: str,
+    snapshots: dict[int, str],
+) -> str:
+    """Check events ``first``..``last`` of a log verified page by page from the genesis,
+    without their states (`db.long_history`: the states are checked in the background):
+    each present, numbered, linked to the one before (the first to ``previous``, the hash
+    of event ``first - 1``, the 64 zeros for event 1) and hashing to its own hash.
+    ``snapshots`` receives the anchor events' hashes (`VerifiedChains.anchor_for`).
+    Returns the hash of event ``last``; `ChainBroken` at the first bad event."""
+    by_seq = _by_seq(events)
+    for version in range(first, last + 1):
+        row = by_seq.get(version)
+        if row is None:
+            raise ChainBroken(channel_id, version, EVENT_MISSING)
+        previous = check_event_row(channel_id, row, previous, timestamp)
+        if version % ANCHOR_EVERY == 0:
+            snapshots[version] = previous
+    return previous
 
 
 def verify_page(
@@ -410,14 +525,14 @@ def verify_page(
     head: int,
     events: Sequence[Sequence[Any]],
     full: Sequence[Row],
-    patches: Sequence[Row],
+    patches: Sequence[PatchRow],
     timestamp: Timestamp,
     start: tuple[str, Any] | None,
     snapshots: dict[int, str],
 ) -> tuple[str, Any]:
     """Check versions ``first``..``last`` of a history verified page by page from the
     genesis up to ``head`` (`verify_span`'s checks, with the whole documents needed at
-    version 1, the snapshots and ``head``).
+    version 1, the recorded snapshots and ``head``).
 
     ``start`` is what the page before left: the hash of event ``first - 1`` and version
     ``first - 1`` parsed (None for the first page, ``first`` = 1). Returns the same for
@@ -438,7 +553,7 @@ def _walk(
     channel_id: int,
     first: int,
     last: int,
-    rows: tuple[Sequence[Sequence[Any]], Sequence[Row], Sequence[Row]],
+    rows: tuple[Sequence[Sequence[Any]], Sequence[Row], Sequence[PatchRow]],
     timestamp: Timestamp,
     *,
     start: tuple[str, Any] | None,
@@ -447,14 +562,16 @@ def _walk(
     anchor: VerifiedHead | None = None,
     snapshots: dict[int, str] | None = None,
     continued: bool = False,
+    every_state: bool = True,
 ) -> tuple[str, Any, tuple[str, str]]:
     """The loop of `verify_span` and `verify_page`: each version's event, then its state.
 
     ``rows`` are the span's event rows, whole documents and patches; ``start`` the hash
     the first event links to and the version before it parsed (None when unknown: a span
     anchored further on); ``continued``: the first version is rebuilt from that parsed
-    version by its patch rather than read whole. Returns the hash of event ``last``, the
-    last version checked parsed and its ``(status, text)``."""
+    version by its patch rather than read whole; ``every_state`` false: only version
+    ``upto``'s state is hashed. Returns the hash of event ``last``, the last version
+    checked parsed and its ``(status, text)``."""
     events, full, patches = rows
     documents = {row[0]: row for row in full}
     steps = {row[0]: row for row in patches}
@@ -468,7 +585,7 @@ def _walk(
         previous = check_event_row(channel_id, row, previous, timestamp)
         if anchor is not None and version == anchor.seq and previous != anchor.hash:
             raise ChainBroken(channel_id, version, NOT_AS_VERIFIED)
-        if snapshots is not None and version % SNAPSHOT_EVERY == 0:
+        if snapshots is not None and version % ANCHOR_EVERY == 0:
             snapshots[version] = previous
         if version <= upto:
             current, result = _check_state(
@@ -479,7 +596,10 @@ def _walk(
                 steps.get(version),
                 current,
                 first=version == first and not continued,
-                whole_needed=is_snapshot(version) or version == head,
+                whole_needed=version == 1
+                or version == head
+                or (version in steps and steps[version][3]),
+                hashed=every_state or version == upto,
             )
     if result is None or previous is None:
         raise ChainBroken(channel_id, first, EVENT_MISSING)
@@ -500,14 +620,17 @@ def _check_state(
     version: int,
     expected: str,
     kept: Row | None,
-    step: Row | None,
+    step: PatchRow | None,
     current: Any,
     *,
     first: bool,
     whole_needed: bool,
+    hashed: bool = True,
 ) -> tuple[Any, tuple[str, str]]:
     """Check one version's stored rows against its event's state hash; return the version
-    parsed (what the next patch applies to) and its ``(status, canonical text)``."""
+    parsed (what the next patch applies to) and its ``(status, canonical text)``. A patch's
+    result on the way to the version asked for (``hashed`` false) is rebuilt, not hashed:
+    ``("", "")``."""
     if first:
         if kept is None:
             raise ChainBroken(channel_id, version, FULL_MISSING)
@@ -517,13 +640,15 @@ def _check_state(
         if whole_needed and kept is None:
             raise ChainBroken(channel_id, version, FULL_MISSING)
     result: tuple[str, str] | None = None
-    if kept is not None:
+    if kept is not None:  # a whole document read is always hashed: it is the base
         if state_hash(kept[2], kept[1]) != expected:
             raise ChainBroken(channel_id, version, STATE_EDITED)
         result = (kept[1], kept[2])
     if step is not None and not first:
         try:
             current = apply_patch(current, patch_from_json(step[2]))
+            if not hashed:
+                return current, ("", "")
             text = canonical_json_of_parsed(current)
         except (TypeError, ValueError, RecursionError) as error:
             raise ChainBroken(channel_id, version, STATE_UNREADABLE) from error
@@ -579,16 +704,19 @@ def archive_problem(
 
 
 __all__ = [
+    "ANCHOR_EVERY",
     "REASONS",
+    "PatchRow",
     "VerifiedChains",
     "VerifiedHead",
     "archive_problem",
     "check_event_page",
     "check_event_row",
     "first_to_verify",
-    "snapshot_floor",
     "stamp_text",
     "verify_bundle",
+    "verify_events",
+    "verify_old_version",
     "verify_page",
     "verify_span",
 ]

@@ -57,7 +57,9 @@ class StoredVersion:
     """One version of a game: its event as the hashed texts, and its state's stored rows.
 
     ``full`` is ``(status, document JSON)`` where the store keeps the whole document,
-    ``patch`` the ``(status, patch JSON)`` from the previous version (none for version 1).
+    ``patch`` the ``(status, patch JSON)`` from the previous version (none for version 1),
+    ``snapshot`` whether the store recorded the version as a snapshot (its whole document
+    kept for good).
     """
 
     channel_id: int
@@ -76,6 +78,7 @@ class StoredVersion:
     hash: str
     full: tuple[str, str] | None = None
     patch: tuple[str, str] | None = None
+    snapshot: bool = False
 
     def computed_hash(self, prev_hash: str) -> str:
         """What the event's hash must be if it follows ``prev_hash``, from its texts.
@@ -166,6 +169,8 @@ class StoredVersion:
         event: JsonObject,
         full: tuple[str, str] | None = None,
         patch: tuple[str, str] | None = None,
+        *,
+        snapshot: bool = False,
     ) -> StoredVersion:
         """A version from an event in the export format (an archive's line)."""
         channel_id, seq = int(event["channel_id"]), int(event["seq"])
@@ -187,17 +192,19 @@ class StoredVersion:
                 hash=str(event["hash"]),
                 full=full,
                 patch=patch,
+                snapshot=snapshot,
             )
         except (KeyError, TypeError, ValueError) as error:
             raise CorruptRecord(channel_id, f"event {seq} is unreadable ({error})") from error
 
 
 #: The columns a history page reads, in `stored_version_from_row`'s order: the event's
-#: (`db.core.common.EVENT_COLUMNS`), then its patch and its full document, if any.
+#: (`db.core.common.EVENT_COLUMNS`), then its patch and its full document, if any, and
+#: whether the version is a recorded snapshot.
 VERSION_COLUMNS = (
     "e.channel_id, e.seq, e.interaction_id, e.actor_id, e.verb, e.args, e.dice, "
     "e.resolution, e.state_version, e.state_hash, e.undoes_seq, e.created_at, e.prev_hash, "
-    "e.hash, p.status, p.patch, s.status, s.{document}"
+    "e.hash, p.status, p.patch, s.status, s.{document}, p.snapshot"
 )
 
 
@@ -222,6 +229,7 @@ def stored_version_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -
             hash=str(row[13]),
             patch=None if row[15] is None else (str(row[14]), str(row[15])),
             full=None if row[17] is None else (str(row[16]), str(row[17])),
+            snapshot=bool(row[18]),
         )
     except (TypeError, ValueError) as error:
         raise CorruptRecord(channel_id, f"event {seq} is unreadable ({error})") from error
@@ -268,7 +276,9 @@ class VersionCheck:
             # The head's full document as read with the head: a commit since (by another
             # process) may have dropped its row, never its content.
             full = self.head.current
-        state = self._walker.step(version.seq, version.state_hash, full, version.patch)
+        state = self._walker.step(
+            version.seq, version.state_hash, full, version.patch, snapshot=version.snapshot
+        )
         self._prev_hash = version.hash
         self.count = expected_seq
         self.last_event = version

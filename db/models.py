@@ -137,6 +137,9 @@ class CommitResult:
 
     event: EventRecord
     duplicate: bool = False
+    #: Whether the new version's whole document was kept as a snapshot, and the patch bytes
+    #: since the last snapshot through it (`db.patch.snapshot_due`); None when not written.
+    run: tuple[bool, int] | None = None
 
     @property
     def version(self) -> int:

@@ -2,9 +2,10 @@
 
 The store keeps every version of a game, but not every version whole (docs/storage.md,
 "History: snapshots and patches"): each version after the first has a patch from the
-previous version, full documents are kept at version 1, every `SNAPSHOT_EVERY` versions
-and at the head. Nothing here knows what a document means: a patch is a generic recursive
-difference of two JSON values.
+previous version, full documents are kept at version 1, at the versions chosen as
+snapshots (recorded beside their patch) and at the head.
+Nothing here knows what a document means: a patch is a generic recursive difference of two
+JSON values.
 
 A patch is a JSON list of operations, applied in order; each is a list whose length says
 what it does (``path`` is a list of object keys and list indices from the root):
@@ -30,18 +31,40 @@ from typing import Any
 from db.errors import ChainBroken, CorruptRecord
 from db.hashing import canonical_json, canonical_json_of_parsed, parse_canonical, state_hash
 
-#: A full document is kept at version 1 and at every multiple of this (besides the head),
-#: so rebuilding an old version applies at most ``SNAPSHOT_EVERY - 1`` patches. The
-#: append-only triggers of both schemas (migration 8) repeat the number: changing it needs
-#: a migration.
+#: A version keeps its whole document for good (a snapshot) once the patches since the last
+#: snapshot, its own included, add up to more than this share of its document's size. So
+#: rebuilding any old version reads at most one whole document and about half a document
+#: of patches (about 1.5× the document, whatever its length), and a history costs at most
+#: about 3× its patches' bytes: each patch, plus the snapshot it eventually pays for, a
+#: share of it at most twice its own size. A small change to a large document (a
+#: `/campaign adjust` of a few hundred bytes on a 600 KB campaign) stores its patch, not
+#: a whole state; a larger share would make old versions slower to rebuild, a smaller one
+#: the history bigger. (docs/storage.md, "History: snapshots and patches".)
+SNAPSHOT_SHARE = 0.5
+
+#: Schemas 8 and 9 kept a snapshot at every multiple of this; migration 8 still lays an
+#: old history out so (migration 10 then records those snapshots as such).
 SNAPSHOT_EVERY = 16
 
 Patch = list[list[Any]]
 
+#: A stored patch as written: ``(version, status, patch JSON, snapshot, run bytes)``, where
+#: ``snapshot`` says the version keeps its whole document for good and ``run bytes`` is
+#: the size of the patches since the last snapshot, this one's included.
+PatchRow = tuple[int, str, str, bool, int]
+
 
 def is_snapshot(version: int) -> bool:
-    """Whether version ``version`` of a game keeps its full document for good."""
+    """Whether version ``version`` kept its full document under schemas 8 and 9 (migration
+    8's layout: version 1 and every multiple of `SNAPSHOT_EVERY`)."""
     return version == 1 or version % SNAPSHOT_EVERY == 0
+
+
+def snapshot_due(run_bytes: int, document_chars: int) -> bool:
+    """Whether a version whose patch ends a run of ``run_bytes`` bytes of patches since the
+    last snapshot keeps its whole document (of ``document_chars`` characters) for good:
+    the run exceeds `SNAPSHOT_SHARE` of it."""
+    return run_bytes > SNAPSHOT_SHARE * document_chars
 
 
 # --------------------------------------------------------------------------------------
@@ -192,25 +215,33 @@ def patch_from_json(text: object) -> Patch:
 
 
 def compact_history(
-    documents: Sequence[tuple[int, str, str]],
-) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, str]]]:
+    documents: Sequence[tuple[int, str, str]], *, by_size: bool = True
+) -> tuple[list[tuple[int, str, str]], list[PatchRow]]:
     """Split a whole history into what the store keeps.
 
     ``documents`` are every version ``(version, status, canonical document JSON)`` from 1
     to the head, in order. Returns ``(full, patches)``: the full documents to keep (version
-    1, every snapshot version and the head) and ``(version, status, patch JSON)`` for every
-    version after the first. Used by migration 8 and by restoring a copied game.
+    1, every snapshot version and the head) and a `PatchRow` for every version after the
+    first. The snapshots are chosen as a commit chooses them (`snapshot_due`), or, without
+    ``by_size``, at the multiples of `SNAPSHOT_EVERY`: migration 8's layout, which
+    inserts no flag (migration 10 records those). Used by migration 8 and by restoring a
+    copied game.
     """
     full: list[tuple[int, str, str]] = []
-    patches: list[tuple[int, str, str]] = []
+    patches: list[PatchRow] = []
     head = documents[-1][0] if documents else 0
     previous: str | None = None
+    run_bytes = 0
     for version, status, text in documents:
+        snapshot = version == 1 or (not by_size and is_snapshot(version))
         if previous is not None:
-            patches.append(
-                (version, status, make_patch(json.loads(previous), json.loads(text), text))
-            )
-        if is_snapshot(version) or version == head:
+            patch = make_patch(json.loads(previous), json.loads(text), text)
+            run_bytes += len(patch)
+            snapshot = snapshot or (by_size and snapshot_due(run_bytes, len(text)))
+            patches.append((version, status, patch, snapshot, run_bytes))
+        if snapshot:
+            run_bytes = 0
+        if snapshot or version == head:
             full.append((version, status, text))
         previous = text
     return full, patches
@@ -240,7 +271,8 @@ class HistoryWalker:
     of one state. With ``verify``, every stored row must agree with the chain: each full
     document and each patch's result hashes to its event's state hash, version 1, every
     snapshot version and the head keep their full document, and every later version has
-    its patch — else `ChainBroken` names the version. Without it, whatever can be read is
+    its patch — else `ChainBroken` names the version (a snapshot version is one the store
+    recorded as such, ``snapshot`` in `step`). Without it, whatever can be read is
     returned (a version that cannot be rebuilt gives None, and so do the ones after it
     until a full document).
     """
@@ -259,10 +291,12 @@ class HistoryWalker:
         state_hash_: str | None,
         full: tuple[str, str] | None,
         patch: tuple[str, str] | None,
+        *,
+        snapshot: bool = False,
     ) -> tuple[str, str] | None:
         """``(status, document JSON)`` of ``version``, given its stored ``(status, full
         document)`` and ``(status, patch)`` (None where the store keeps none) and, to
-        verify, its event's state hash."""
+        verify, its event's state hash and whether the store recorded it as a snapshot."""
         try:
             candidates = self._candidates(full, patch)
         except ValueError as error:
@@ -274,7 +308,9 @@ class HistoryWalker:
                 self.channel_id, f"a stored state cannot be read ({error})"
             ) from error
         if self.verify:
-            self._check(version, state_hash_, candidates, full is not None, patch is not None)
+            kept = full is not None
+            whole = version == 1 or snapshot or version == self.last
+            self._check(version, state_hash_, candidates, whole and not kept, patch is not None)
         return candidates[0] if candidates else None
 
     def _candidates(
@@ -306,13 +342,13 @@ class HistoryWalker:
         version: int,
         expected: str | None,
         candidates: list[tuple[str, str]],
-        kept: bool,
+        whole_missing: bool,
         stepped: bool,
     ) -> None:
         channel_id = self.channel_id
         if not candidates:
             raise ChainBroken(channel_id, version, "its state is missing")
-        if (is_snapshot(version) or version == self.last) and not kept:
+        if whole_missing:
             raise ChainBroken(channel_id, version, "its full document is missing")
         if version > 1 and not stepped:
             raise ChainBroken(channel_id, version, "its patch is missing")
@@ -335,14 +371,15 @@ def history_states(
     channel_id: int,
     state_hashes: Sequence[str],
     full: Sequence[tuple[int, str, str]],
-    patches: Sequence[tuple[int, str, str]],
+    patches: Sequence[tuple[int, str, str, bool]],
     *,
     verify: bool,
 ) -> list[tuple[int, str, str]]:
     """Every version ``(version, status, document JSON)`` of a game, from its stored rows.
 
     ``state_hashes`` are its events' state hashes in order (event n produced version n);
-    ``full`` and ``patches`` the stored ``(version, status, text)`` rows in any order. The
+    ``full`` the stored ``(version, status, text)`` rows and ``patches`` the stored
+    ``(version, status, text, snapshot)`` rows, in any order. The
     versions are walked by `HistoryWalker` (see there for what ``verify`` checks); with
     ``verify``, a row beyond the last event is refused too. Without it, a version that
     cannot be rebuilt is left out.
@@ -355,12 +392,19 @@ def history_states(
     ):
         raise ChainBroken(channel_id, last, "states without an event")
     documents = {version: (status, text) for version, status, text in full}
-    steps = {version: (status, text) for version, status, text in patches}
+    steps = {row[0]: (row[1], row[2]) for row in patches}
+    snapshots = {row[0] for row in patches if row[3]}
     walker = HistoryWalker(channel_id, last, verify=verify)
     states: list[tuple[int, str, str]] = []
     for version in range(1, last + 1):
         expected = state_hashes[version - 1] if version <= len(state_hashes) else None
-        found = walker.step(version, expected, documents.get(version), steps.get(version))
+        found = walker.step(
+            version,
+            expected,
+            documents.get(version),
+            steps.get(version),
+            snapshot=version in snapshots,
+        )
         if found is not None:
             states.append((version, *found))
     return states

@@ -143,6 +143,7 @@ class PostgresStore(CoreStore):
     async def close(self) -> None:
         """Close every pooled connection; idempotent."""
         if not self._closed:
+            await self.long_histories.stop()
             self._closed = True
             await self._pool.close()
 

@@ -237,6 +237,7 @@ class SqliteStore(CoreStore):
         the ``-wal`` file. Anything submitted afterwards is refused with `StoreUnavailable`.
         """
         if not self._closed:
+            await self.long_histories.stop()
             self._closed = True
             if self._checkpointer is not None:
                 # First: the writer, closing last, checkpoints fully and removes the WAL.

@@ -15,22 +15,24 @@ import json
 import operator
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from db.archive import archive_row, bundle_of, encode_bundle
-from db.chain import ROWS_BEYOND, VerifiedChains, VerifiedHead, stamp_text, verify_page
-from db.core import games, logs, records, verify
+from db.chain import VerifiedChains, VerifiedHead
+from db.core import games, logs, records
 from db.core import members as roster
 from db.core.common import MAX_EVENTS_PAGE, event_by_interaction, members_of
 from db.core.dialect import Dialect
 from db.core.records import MAX_RECORDS_PAGE
 from db.core.steps import Operation, Step, Transaction
-from db.errors import ChainBroken, StoreError
-from db.hashing import canonical_json, encode_document
+from db.hashing import canonical_json, encode_document, parse_kept
+from db.head_cache import HeadCache
 from db.history import PAGE_VERSIONS, ExportHead, StoredVersion
+from db.long_history import LongHistories
 from db.models import (
     GAME_STATUSES,
     MEMBER_ROLES,
@@ -62,15 +64,16 @@ from db.prepare import CommitPreparer, PreparedEvent, prepare_event, system_even
 
 _T = TypeVar("_T")
 
-#: A history longer than this is verified page by page, outside the command's transaction
-#: (`CoreStore._verify_long_history`); a shorter one inside it, as part of its first read.
-LONG_HISTORY = 256
-#: Versions per page of that verification: the events, the patches and the few whole
-#: documents among them are what one read holds.
-VERIFY_PAGE = 64
-
 #: A feature's record is small (a deadline, a prompt's options): its JSON text at most.
 MAX_RECORD_CHARS = 64 * 1024
+
+
+def _served(context: CommandContext) -> CommandContext:
+    """A kept context as a full read gives it: its document a fresh object parsed from the
+    text that read verified (the caller may change its copy), no earlier event."""
+    record = context.record
+    text = record.document_text or ""
+    return replace(context, record=replace(record, document=parse_kept(text)), earlier=None)
 
 
 def _channel_of(scope: Scope) -> int | None:
@@ -91,6 +94,14 @@ class CoreStore(ABC):
         # The chain head this process verified per channel (db/chain.py): a game's history
         # is verified once, then every commit extends the verified head.
         self.verified_chains = VerifiedChains()
+        # Long histories: the event chain verified on first touch, the states in the
+        # background (db/long_history.py).
+        self.long_histories = LongHistories(
+            self.verified_chains, lambda steps, channel: self._run(steps, "read", channel)
+        )
+        # The verified head of the games played lately, served again after a probe
+        # (db/head_cache.py); empty on a backend without a change counter.
+        self.head_cache = HeadCache()
 
     @abstractmethod
     async def _execute(self, operation: Operation[_T]) -> _T:
@@ -116,75 +127,30 @@ class CoreStore(ABC):
         steps: Callable[[], Step[_T]],
         transaction: Transaction = "none",
         channel_id: int | None = None,
+        *,
+        keeps_head: bool = False,
         **options: Any,
     ) -> Awaitable[_T]:
-        """Wrap a step function (a callable making a fresh generator) and run it."""
+        """Wrap a step function (a callable making a fresh generator) and run it.
+
+        A write drops the kept head of its channel (of every channel: a write of none in
+        particular) as it is queued, before any read queued after it can run, unless it
+        ``keeps_head`` (a commit moves the head itself, `_append`).
+        """
+        if transaction == "write" and not keeps_head:
+            self.head_cache.forget(channel_id)
         return self._execute(
             Operation(steps, transaction=transaction, channel_id=channel_id, **options)
         )
 
     async def _verify_long_history(self, channel_id: int) -> None:
-        """Verify a long history this process has not verified yet, page by page.
+        """A long history this process has not verified yet: its event chain now, its
+        states in the background (`db.long_history`)."""
+        await self.long_histories.verify(channel_id)
 
-        The check is `db.chain.verify_span`'s (every event hashed and linked from the
-        genesis, every version rebuilt and hashed against its event), run as short reads of
-        ``VERIFY_PAGE`` versions each, with the hashing on a worker thread between them: the
-        store serves other channels meanwhile, where one transaction holding a whole long
-        history (and the connection) would make them wait for all of it. The head is read
-        first and bounds every page; events, patches and past documents never change, so
-        pages read in several snapshots are one history. The operation that asked then
-        finds the head verified (or verifies the few commits made since, as usual).
-        """
-        chains = self.verified_chains
-        if chains.head(channel_id) is not None:
-            return
-        head = await self._run(partial(verify.chain_head, channel_id), "read", channel_id)
-        if head.seq <= LONG_HISTORY:
-            return  # verified inside the operation's own read, as ever
-        refused = chains.refusal(channel_id, head)
-        if refused is not None:
-            raise refused
-        snapshots: dict[int, str] = {}
-        start: tuple[str, Any] | None = None
-        try:
-            for first in range(1, head.seq + 1, VERIFY_PAGE):
-                last = min(first + VERIFY_PAGE - 1, head.seq)
-                events, full, patches, beyond = await self._run(
-                    partial(verify.page_rows, channel_id, first, last, head.seq),
-                    "read",
-                    channel_id,
-                )
-                start = await asyncio.to_thread(
-                    partial(
-                        verify_page,
-                        channel_id,
-                        first=first,
-                        last=last,
-                        head=head.seq,
-                        events=events,
-                        full=full,
-                        patches=patches,
-                        timestamp=stamp_text,
-                        start=start,
-                        snapshots=snapshots,
-                    )
-                )
-                if beyond:
-                    raise ChainBroken(channel_id, head.seq, ROWS_BEYOND)
-        except ChainBroken as error:
-            if await self._same_game(channel_id, head):
-                chains.refuse(channel_id, head, error)
-                raise
-            return  # the game went (deleted, archived) while it was read: nothing to say
-        chains.remember(channel_id, head, snapshots)
-
-    async def _same_game(self, channel_id: int, head: VerifiedHead) -> bool:
-        """Whether the channel still holds the game ``head`` is the head of."""
-        try:
-            now = await self._run(partial(verify.chain_head, channel_id), "read", channel_id)
-        except StoreError:
-            return False
-        return now.game == head.game and now.seq >= head.seq
+    async def history_checks(self) -> None:
+        """Wait for the checks of long histories' states under way (`db.long_history`)."""
+        await self.long_histories.checked()
 
     # ---- games ---------------------------------------------------------------------------
 
@@ -271,6 +237,8 @@ class CoreStore(ABC):
         channel if the stored rows cannot be read back or fail their checks.
         """
         channel_id = operator.index(channel_id)
+        if self.dialect.change_counter:  # the same read, kept (`db.head_cache`)
+            return (await self.open_command(channel_id)).record
         await self._verify_long_history(channel_id)
         return await self._run(
             partial(games.load, self.dialect, channel_id, self.verified_chains), "read", channel_id
@@ -280,20 +248,60 @@ class CoreStore(ABC):
         self, channel_id: int, interaction_id: str | None = None
     ) -> CommandContext:
         """The game, the event ``interaction_id`` already committed (if any), members and
-        the game's sealed feature records: one batch of reads in one snapshot."""
+        the game's sealed feature records: one batch of reads in one snapshot, or what the
+        last one read (and this process's commits since) after a probe finds that nobody
+        else has written since (`db.head_cache`)."""
         channel_id = operator.index(channel_id)
-        await self._verify_long_history(channel_id)
-        return await self._run(
-            partial(
-                games.open_command,
-                self.dialect,
+        interaction = None if interaction_id is None else str(interaction_id)
+        if not self.dialect.change_counter:
+            await self._verify_long_history(channel_id)
+            return await self._run(
+                partial(
+                    games.open_command, self.dialect, channel_id, interaction, self.verified_chains
+                ),
+                "read",
                 channel_id,
-                None if interaction_id is None else str(interaction_id),
-                self.verified_chains,
-            ),
-            "read",
-            channel_id,
-        )
+            )
+        kept = self.head_cache.get(channel_id)
+        if kept is not None:
+            counter, retried = await self._run(
+                partial(games.probe, self.dialect, interaction),
+                "read",
+                channel_id,
+                one_statement=True,
+            )
+            if (
+                counter == kept.stamp
+                and not retried
+                and self.head_cache.get(channel_id) is kept
+                and self.verified_chains.head(channel_id) == kept.head
+            ):
+                return _served(kept.context)
+            self.head_cache.forget(channel_id)
+        await self._verify_long_history(channel_id)
+        ticket = self.head_cache.reading(channel_id)
+        try:
+            context, counter = await self._run(
+                partial(
+                    games.open_command_counted,
+                    self.dialect,
+                    channel_id,
+                    interaction,
+                    self.verified_chains,
+                ),
+                "read",
+                channel_id,
+            )
+        except BaseException:
+            self.head_cache.done(ticket)
+            raise
+        head = self.verified_chains.head(channel_id)
+        record = context.record
+        if head is not None and head.seq == record.version and head.hash == record.head_hash:
+            self.head_cache.put(ticket, context, head, counter)
+        else:
+            self.head_cache.done(ticket)
+        return context
 
     async def list_games(
         self, guild_id: int | None, status: GameStatus | None = None
@@ -345,7 +353,39 @@ class CoreStore(ABC):
             document_json=prepared.text,
             new_status=status,
         )
-        return await self._append(channel_id, expected_version, pending, decide, prepared)
+        return await self._append(
+            channel_id,
+            expected_version,
+            pending,
+            decide,
+            prepared,
+            new_status=status,
+            expected=self._expected_head(channel_id, expected_version, prepared),
+        )
+
+    def _expected_head(
+        self, channel_id: int, expected_version: int, prepared: PreparedState
+    ) -> games.ExpectedHead | None:
+        """The head this process keeps for the channel, if the commit extends it (its
+        version, and the text its patch was made from) and the chain still vouches for it."""
+        kept = self.head_cache.get(channel_id)
+        if kept is None or self.verified_chains.head(channel_id) != kept.head:
+            return None
+        record = kept.context.record
+        text = record.document_text
+        # Where the last snapshot is: version 1 is always whole; a later version's run is
+        # known once this process committed it (a full read does not read it).
+        run = (True, 0) if record.version == 1 else kept.run
+        if (
+            record.version != expected_version
+            or text is None
+            or prepared.base_text != text
+            or run is None
+        ):
+            return None
+        return games.ExpectedHead(
+            record.version, kept.head.hash, record.status, text, kept.stamp, run
+        )
 
     async def _append(
         self,
@@ -354,31 +394,63 @@ class CoreStore(ABC):
         pending: PreparedEvent,
         decide: games.Decide,
         prepared: PreparedState | None = None,
+        *,
+        new_status: GameStatus | None = None,
+        expected: games.ExpectedHead | None = None,
     ) -> CommitResult:
+        """Run `games.append`; a command's commit (``prepared``) moves the kept head of its
+        channel to what it wrote, any other write (end, undo) or a failure drops it. On the
+        head this process keeps (``expected``), a driver that can may write it in fewer
+        trips (`games.append_on_expected_head`)."""
         chains = self.verified_chains
+        cache = self.head_cache
         await self._verify_long_history(channel_id)
 
         def advanced(result: CommitResult) -> None:
-            # After the COMMIT: its event extends the head this process verified.
-            if not result.duplicate:
-                chains.advance(channel_id, result.event)
+            # After the COMMIT, before any operation queued behind it runs: its event
+            # extends the head this process verified, and the head it keeps.
+            if result.duplicate:
+                return
+            chains.advance(channel_id, result.event)
+            if prepared is None:
+                cache.forget(channel_id)
+            else:
+                cache.advance(channel_id, result.event, prepared.text, new_status, result.run)
 
-        return await self._run(
-            partial(
-                games.append,
-                self.dialect,
-                channel_id=channel_id,
-                expected_version=expected_version,
-                pending=pending,
-                decide=decide,
-                chains=chains,
-                prepared=prepared,
-            ),
-            "write",
-            channel_id,
-            groupable=prepared is not None,
-            after=advanced,
-        )
+        if prepared is None:
+            cache.forget(channel_id)
+        try:
+            return await self._run(
+                partial(
+                    games.append,
+                    self.dialect,
+                    channel_id=channel_id,
+                    expected_version=expected_version,
+                    pending=pending,
+                    decide=decide,
+                    chains=chains,
+                    prepared=prepared,
+                ),
+                "write",
+                channel_id,
+                keeps_head=True,
+                groupable=prepared is not None,
+                after=advanced,
+                on_expected_head=None
+                if expected is None or prepared is None
+                else partial(
+                    games.append_on_expected_head,
+                    self.dialect,
+                    channel_id=channel_id,
+                    expected=expected,
+                    pending=pending,
+                    prepared=prepared,
+                    new_status=new_status,
+                ),
+            )
+        except BaseException:
+            cache.forget(channel_id)
+            raise
 
     async def end_game(
         self,

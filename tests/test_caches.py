@@ -24,9 +24,11 @@ import bot
 import db
 import rules
 from bot.channel_locks import ChannelLocks
+from db.head_cache import MAX_BYTES, MAX_ENTRIES, HeadCache
 from db.patch import ParsedDocuments
 from rules.core.caches import BoundedCache, bounded_caches
 from rules.core.resolution import Odds, OddsEntry, Outcome
+from tests.db.helpers import command_context, verified_head
 
 PACKAGES = (rules, bot, db)
 
@@ -147,6 +149,18 @@ def test_the_documents_kept_for_patches_are_bounded() -> None:
     assert kept <= 64 and characters <= 1024 * 1024 and parsed <= 8
     memory.keep(5000, "z" * (2 * 1024 * 1024), None)  # larger than the bound: not kept
     assert memory.latest(5000) is None
+
+
+def test_the_heads_the_store_keeps_between_commands_are_bounded() -> None:
+    cache = HeadCache()
+    text = "y" * (MAX_BYTES // 100)  # one object: the bound counts each entry's text
+    for channel in range(MAX_ENTRIES * 2):
+        cache.put(cache.reading(channel), command_context(channel, 1, text), verified_head(1), 0)
+        assert len(cache) <= MAX_ENTRIES and cache.size_bytes <= MAX_BYTES
+    assert len(cache) == 100
+    for channel in range(MAX_ENTRIES * 2):
+        cache.put(cache.reading(channel), command_context(channel, 1, "{}"), verified_head(1), 0)
+    assert len(cache) == MAX_ENTRIES
 
 
 async def test_channel_locks_are_dropped_once_released() -> None:

@@ -123,8 +123,10 @@ async def send_payloads(
     payloads: Sequence[MessagePayload],
     *,
     private: bool = False,
-) -> None:
-    """Send messages as the interaction's response, then as follow-ups (never twice)."""
+) -> int | None:
+    """Send messages as the interaction's response, then as follow-ups (never twice): the
+    id of the first one sent (None when Discord did not say)."""
+    first: int | None = None
     for payload in payloads:
         kwargs: dict[str, Any] = {
             "embeds": payload.embeds,
@@ -138,12 +140,16 @@ async def send_payloads(
         if payload.view is not None:
             kwargs["view"] = payload.view
         kwargs = with_mentions(kwargs)
+        sent: int | None
         if not interaction.response.is_done():
-            await interaction.response.send_message(**kwargs)
+            sent = (await interaction.response.send_message(**kwargs)).message_id
         else:
             # The first follow-up after a "thinking…" defer completes that message.
             interaction.extras.pop(PENDING, None)
-            await interaction.followup.send(**kwargs)
+            message = await interaction.followup.send(**kwargs)
+            sent = None if message is None else message.id
+        first = sent if first is None else first
+    return first
 
 
 async def send_reply(
@@ -169,17 +175,37 @@ async def send_reply(
     public = reply.public
     if public is not None and not private:
         picture = await reply_picture(public)
-        await send_payloads(
+        shown = await send_payloads(
             interaction, reply_to_messages(public, channel_id=channel_id, picture=picture)
         )
         await send_payloads(interaction, reply_to_messages(reply), private=True)
+        await _posted(interaction, reply, shown)
         return
     picture = await reply_picture(reply)
-    await send_payloads(
+    private = private or reply.private
+    shown = await send_payloads(
         interaction,
         reply_to_messages(reply, channel_id=channel_id, picture=picture),
-        private=private or reply.private,
+        private=private,
     )
+    if not private:
+        await _posted(interaction, reply, shown)
+
+
+async def _posted(
+    interaction: discord.Interaction[Any], reply: Reply, message_id: int | None
+) -> None:
+    """Tell what waits for it (``reply.on_posted``) where the channel's message is: its
+    jump URL. A failure there is logged: the message is posted."""
+    guild, channel = interaction.guild_id, interaction.channel_id
+    if message_id is None or guild is None or channel is None:
+        return
+    url = f"https://discord.com/channels/{guild}/{channel}/{message_id}"
+    for hook in reply.on_posted:
+        try:
+            await hook(channel, url)
+        except Exception:  # the notice keeps the channel's link
+            log.exception("channel %s: a posted reply's hook failed", interaction.channel_id)
 
 
 def _remember(interaction: discord.Interaction[Any], request: Request, reply: Reply) -> None:

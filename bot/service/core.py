@@ -4,8 +4,9 @@ For every request: take the channel's lock, find the verb's handler in the table
 game with the command (one round trip: the game, the seats, and whether this interaction
 was already answered), check what the handler declares (the game's end, who may call it),
 and run it between the features' reactions: the guards that may refuse it first, the
-followers once it has committed. A write that lost a race with another bot process runs
-again on the new state; a retried interaction gets its original answer. The features
+followers once it has committed, then the listeners of what it declared notable. A write
+that lost a race with another bot process runs again on the new state; a retried
+interaction gets its original answer. The features
 themselves (playing, seats, the game's life, history, deadlines, views, campaigns) live in
 their own modules, each declaring its handlers and reactions (:mod:`bot.service.handlers`);
 ``docs/architecture.md`` shows the layout.
@@ -250,6 +251,7 @@ class GameService:
             raise
         if not handler.read_only:
             reply.notices.extend(await self._follow(call, handler, reply))
+            await self._hear(reply, request.verb)
         return reply
 
     async def _release_guards(self, call: GameCall, handler: GameHandler) -> None:
@@ -315,7 +317,22 @@ class GameService:
             if event is not None:
                 record = await self._store.load(request.channel_id)
                 return _earlier_reply(request, event, record)
-        return await handler.run(Call(request, self._services, self._table))
+        reply = await handler.run(Call(request, self._services, self._table))
+        if not handler.read_only:
+            await self._hear(reply, request.verb)
+        return reply
+
+    async def _hear(self, reply: Reply, what: str) -> None:
+        """Let the listeners hear what ``reply`` declares notable (a command's, once it
+        committed and its followers ran; a timer's, before it is posted). A failing
+        listener is logged: what was written stands."""
+        if not reply.notable:
+            return
+        for listener in self._table.listeners:
+            try:
+                await listener.run(self._services, reply)
+            except Exception:  # a notice lost, never the command
+                log.exception("%s did not hear %s", listener.name, what)
 
     # -- what the front ends ask besides commands ------------------------------------------
 
@@ -347,6 +364,8 @@ class GameService:
                 replies += await timer.run(self._services, moment, owns_guild=owns_guild)
             except Exception:  # the next round tries again; the other timers' work goes out
                 log.exception("timer %s failed", timer.name)
+        for _, reply in replies:
+            await self._hear(reply, "a reminder")
         return replies
 
 

@@ -4,7 +4,8 @@ A deadline belongs to a side that owes something: when that side no longer owes 
 the move passed on), its deadline goes; with a game pace, a side that comes to owe gets
 ``pace`` hours, re-armed each time it acts and still owes. A reminder goes out when a quarter
 of the time is left, and another at expiry, each pinging only the owing side's players and
-each claimed once across bot processes.
+each claimed once across bot processes; each declares those players (``Reply.notable``), so
+a player who chose to be told otherwise than by a mention is, by whoever listens.
 
 ``/game deadline`` sets (or clears) one side's deadline, ``/game pace`` the hours each owed
 action gets. Two reactions (:data:`REACTIONS`): after every command that wrote to a game with
@@ -30,11 +31,12 @@ from bot.service.handlers import (
     Who,
     Written,
 )
-from bot.service.replies import Reply
+from bot.service.replies import Notable, Reply
 from bot.service.requests import int_option, players_among
 from bot.service.stored import deadlines as stored
 from bot.service.stored.deadlines import Deadline
 from bot.service.stored.table import TableContext
+from db.models import format_timestamp
 from rules.core.errors import UnknownName
 from rules.core.play import FollowUp
 from rules.core.resolution import Outcome
@@ -243,6 +245,19 @@ async def due_reminders(
             )
         )
         reply.ping = players_among(await store.members(deadline.channel_id), deadline.side)
+        # Who is told how is the players' choice (whoever listens): declared, not decided.
+        reply.notable.append(
+            Notable(
+                kind="deadline_passed" if expired else "deadline_soon",
+                users=tuple(reply.ping),
+                channel=deadline.channel_id,
+                guild=record.guild_id,
+                title=str(record.document.get("title") or ""),
+                language=record.language,
+                about=f"{deadline.channel_id}:{deadline.side}:{format_timestamp(deadline.due_at)}",
+                params={"side": sides.get(deadline.side, deadline.side)},
+            )
+        )
         replies.append((deadline.channel_id, reply))
     return replies
 

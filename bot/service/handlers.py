@@ -22,7 +22,9 @@ feature:
 * :class:`Guard` — runs before a game command's handler and may refuse it (it raises);
 * :class:`Follower` — runs after every command that committed to a game (the history
   commands included), with the game before and after it; returns notices for the reply;
-* :class:`Timer` — periodic due work (reminders), run by ``GameService.due_reminders``.
+* :class:`Timer` — periodic due work (reminders), run by ``GameService.due_reminders``;
+* :class:`Listener` — hears what a command or a timer declared notable
+  (``Reply.notable``: what it made owed or happen, for whom), whatever its feature.
 """
 
 from __future__ import annotations
@@ -328,7 +330,18 @@ class Timer:
     run: TimerRun
 
 
-Reaction = Follower | Guard | Timer
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Listener:
+    """Hears the notable things a reply declares (``Reply.notable``): after every command
+    that committed (with or without a game, once the followers ran, so what they declared
+    is heard too) and for every timer's reply, before it is posted. It may change whom the
+    reply pings; it returns nothing. A listener's failure is logged, the command stands."""
+
+    name: str
+    run: Callable[[Services, Reply], Awaitable[None]]
+
+
+Reaction = Follower | Guard | Timer | Listener
 
 
 class HandlerTable:
@@ -354,6 +367,7 @@ class HandlerTable:
         self.guards = tuple(r for r in self.reactions if isinstance(r, Guard))
         self.followers = tuple(r for r in self.reactions if isinstance(r, Follower))
         self.timers = tuple(r for r in self.reactions if isinstance(r, Timer))
+        self.listeners = tuple(r for r in self.reactions if isinstance(r, Listener))
 
     def joined(self, *handlers: AnyHandler, reactions: Iterable[Reaction] = ()) -> HandlerTable:
         """This table with a feature's handlers and reactions added (its verbs new)."""
@@ -392,6 +406,7 @@ __all__ = [
     "Guard",
     "Handler",
     "HandlerTable",
+    "Listener",
     "Reaction",
     "Services",
     "Timer",

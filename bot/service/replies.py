@@ -60,6 +60,30 @@ class ScoreView:
     score: Score
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Notable:
+    """Something a command (or a timer) made owed or made happen, for the players it
+    concerns: declared as data by the feature that wrote it, heard by whoever tells players
+    (a ``Listener``, bot/service/handlers.py), so neither names the other.
+
+    ``kind`` is one of ``/notify``'s kinds (`bot.commands.NOTICE_KINDS`); ``users`` whom it
+    concerns; ``channel`` the game's or campaign's channel it is about (``page``: which of
+    the two its web page is), with its server, title and language; ``about`` what it is,
+    once (an event's seq, a deadline's due time): heard twice, it is told once; ``line`` the
+    catalogue key of its line when not ``bot.notice.<kind>``, ``params`` that line's."""
+
+    kind: str
+    users: tuple[int, ...]
+    channel: int
+    guild: int | None
+    title: str
+    language: str
+    about: str
+    page: str = "game"
+    line: str = ""
+    params: Mapping[str, str] = field(default_factory=dict)
+
+
 @dataclass(kw_only=True)
 class Reply:
     """A notice, and the envelope every reply carries."""
@@ -84,6 +108,13 @@ class Reply:
     #: what the enemy may not see (a hidden unit's move): the front ends post this one
     #: publicly — with the buttons, the pings and the picture — and the reply privately.
     public: Reply | None = None
+    #: What the command made owed or happen, for the players it concerns (heard by the
+    #: listeners once the command committed; never shown as such).
+    notable: list[Notable] = field(default_factory=list)
+    #: What waits to learn where the channel's message of this reply is: each is awaited
+    #: by a front end that can tell, with the channel and the message's link (Discord's
+    #: jump URL), once posted (the notices link theirs to it). Others never call them.
+    on_posted: list[Callable[[int, str], Awaitable[None]]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -241,6 +272,7 @@ __all__ = [
     "ConfirmReply",
     "DirectReply",
     "FilesReply",
+    "Notable",
     "PlayReply",
     "Reply",
     "ResultReply",

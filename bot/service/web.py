@@ -13,7 +13,7 @@ seat, the page withholds too. Rules work runs on the workers, as the commands' d
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.service import play, views
@@ -33,6 +33,7 @@ from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import NO_SEAT, Request, Seat, seat_among
 from bot.service.stored.seat_names import seat_names
 from bot.service.stored.table import TableContext, open_table
+from bot.service.web_links import link_signer, use_links
 from bot.web.links import Kind, Link, LinkSigner
 from db.errors import GameNotFound
 from db.models import EventRecord
@@ -49,6 +50,7 @@ from rules.campaign.text import (
     status_lines,
 )
 from rules.core.battlefield import MapView
+from rules.core.caches import BoundedCache
 from rules.core.i18n import translate
 from rules.core.seatview import UnitLine
 from rules.render import Described, describe_reply
@@ -58,27 +60,17 @@ LOG_PAGE = 50
 #: The campaign's story: the most events its page shows (its log is short: games are few).
 CAMPAIGN_LOG_EVENTS = 200
 _READ_PAGE = 500
+#: Log lines put in words, by event and reader (`_log_entries`): a few pages of many games.
+LOG_LINES_REMEMBERED = 4096
 #: The handler table a page's calls carry: the views' handlers never consult it.
 _NO_TABLE = HandlerTable(fallback=play.FALLBACK)
 
 
-class _Links:
-    """The process's link signer: set once at start when the web pages are on
-    (``ARBITRO_WEB_URL``), from the settings every command of this process shares."""
-
-    signer: LinkSigner | None = None
-
-
-def use_links(signer: LinkSigner | None) -> None:
-    """Sign the links ``/game web`` and ``/campaign web`` give with ``signer`` (None: the
-    web pages are off, and the commands say so)."""
-    _Links.signer = signer
-
-
 def _signer() -> LinkSigner:
-    if _Links.signer is None:
+    signer = link_signer()
+    if signer is None:
         raise ServiceError("error.web.off")
-    return _Links.signer
+    return signer
 
 
 # -- the commands -----------------------------------------------------------------------------
@@ -143,6 +135,16 @@ class LogEntry:
     seq: int
     line: str
     dice: tuple[Described, ...] = ()
+
+
+_LOG_LINES: BoundedCache[Hashable, LogEntry] = BoundedCache(
+    LOG_LINES_REMEMBERED, name="web log lines"
+)
+
+
+def forget_log_lines() -> None:
+    """Drop the log lines remembered (a page is then put in words afresh)."""
+    _LOG_LINES.clear()
 
 
 @dataclass
@@ -306,12 +308,20 @@ def _log_entries(
     reader: Reader,
     names: Mapping[int, str],
 ) -> list[LogEntry]:
+    # An event's line is the same for every page and head that shows it to the same kind
+    # of reader with the same names: a new event puts one new line in words, not fifty.
+    view = (ruleset, language, tuple(sorted(sides.items())), reader, tuple(sorted(names.items())))
     entries = []
     for event in events:
-        line = plain_mentions(event_line(event, ruleset, language, sides, reader), names)
-        readable = reader.may_read(event.args if isinstance(event.args, dict) else {})
-        dice = tuple(describe_reply(resolutions_of(event), language)) if readable else ()
-        entries.append(LogEntry(event.seq, line, dice))
+        key = (event.channel_id, event.seq, event.hash, view)
+        entry = _LOG_LINES.get(key)
+        if entry is None:
+            line = plain_mentions(event_line(event, ruleset, language, sides, reader), names)
+            readable = reader.may_read(event.args if isinstance(event.args, dict) else {})
+            dice = tuple(describe_reply(resolutions_of(event), language)) if readable else ()
+            entry = LogEntry(event.seq, line, dice)
+            _LOG_LINES.put(key, entry)
+        entries.append(entry)
     return entries
 
 
@@ -454,6 +464,7 @@ __all__ = [
     "campaign_map",
     "campaign_page",
     "campaign_record",
+    "forget_log_lines",
     "game_context",
     "game_link",
     "game_map",

@@ -15,7 +15,6 @@ from functools import partial
 
 from db.chain import archive_problem, stamp_text, verify_span
 from db.core.common import covered_rows_problem, decode_document, reseal
-from db.core.games import INSERT_PATCH
 from db.core.steps import Compute, Query, Step
 from db.core.verify import span_rows
 from db.errors import ChainBroken, StoreError, TamperedGame
@@ -117,7 +116,8 @@ def compact_all_games() -> Step[None]:
     """Migration 8: every game's history as patches and snapshots.
 
     Each version after the first gets its patch from the previous one; the full documents
-    that are neither version 1, a snapshot nor the head are dropped. A game whose stored
+    that are neither version 1, a multiple of 16 (the snapshots of schemas 8 and 9, which
+    migration 10 records) nor the head are dropped. A game whose stored
     states are incomplete or unreadable (a damaged file) keeps its full documents, so
     nothing is lost and `db check` still reports it.
     """
@@ -137,12 +137,18 @@ def compact_all_games() -> Step[None]:
         }
         complete = [row[0] for row in rows] == list(range(1, int(version) + 1))
         try:
-            full, patches = yield Compute(partial(compact_history, rows if complete else []))
+            full, patches = yield Compute(
+                partial(compact_history, rows if complete else [], by_size=False)
+            )
         except ValueError:
             complete, full, patches = False, [], []
         if not complete or {row[0] for row in patches} - seqs:
             continue  # damaged: left as it was, for `db check` to report
-        yield Query(INSERT_PATCH, [(channel_id, *row) for row in patches], many=True)
+        yield Query(
+            "INSERT INTO patches (channel_id, version, status, patch) VALUES (?, ?, ?, ?)",
+            [(channel_id, *row[:3]) for row in patches],
+            many=True,
+        )
         kept = {row[0] for row in full}
         yield Query(
             "DELETE FROM states WHERE channel_id = ? AND version = ?",

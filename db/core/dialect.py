@@ -84,6 +84,10 @@ class Dialect:
     identity_reset: str = ""
     #: The same for the feature records' ids (`db.core.records.restore`).
     records_identity_reset: str = ""
+    #: A number this connection reads that moves whenever another connection commits to
+    #: the database (an SQL expression), or "" if the backend has none: the probe of the
+    #: games this process keeps verified between commands (`db.head_cache`).
+    change_counter: str = ""
     _cache: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
@@ -133,6 +137,8 @@ SQLITE = Dialect(
     when=parse_timestamp,
     pack=pack_text,
     jsonb_copy=False,
+    # Moves on every commit of another connection to the file, never on this one's own.
+    change_counter="(SELECT data_version FROM pragma_data_version())",
 )
 
 POSTGRES = Dialect(

@@ -61,7 +61,7 @@ from db.models import (
     GameStatus,
     PreparedState,
 )
-from db.patch import is_snapshot, make_patch
+from db.patch import make_patch, snapshot_due
 from db.prepare import PreparedEvent
 from db.rows import (
     ARCHIVE_COLUMNS,
@@ -78,7 +78,10 @@ _INSERT_GAME = (
     "ON CONFLICT (channel_id) DO NOTHING"
 )
 INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 14)})"
-INSERT_PATCH = "INSERT INTO patches (channel_id, version, status, patch) VALUES (?, ?, ?, ?)"
+INSERT_PATCH = (
+    "INSERT INTO patches (channel_id, version, status, patch, snapshot, run_bytes) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
 
 # A game's head as loading it needs it, in one statement: the game row, the current
 # document and the head event (all of its columns: the head check hashes it).
@@ -94,12 +97,16 @@ _LOAD_HEAD = (
 _HEAD_EVENT = 10  # where the head event's columns start in a `_LOAD_HEAD` row
 
 # One statement reads all a commit needs: whether the interaction was committed, the game's
-# head, and the current version's event hash and document (PostgreSQL locks the game row).
+# head, the current version's event hash and document (PostgreSQL locks the game row), and
+# where the head stands in its run of patches: whether it is a snapshot, the bytes of the
+# patches since the last one.
 _COMMIT_HEAD = (
     "SELECT EXISTS (SELECT 1 FROM events WHERE interaction_id = ?), g.version, g.status, "
-    "e.hash, s.{document}, g.created_at, e.state_hash, s.status FROM games AS g "
+    "e.hash, s.{document}, g.created_at, e.state_hash, s.status, p.snapshot, p.run_bytes "
+    "FROM games AS g "
     "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
     "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
+    "LEFT JOIN patches AS p ON p.channel_id = g.channel_id AND p.version = g.version "
     "WHERE g.channel_id = ?{lock}"
 )
 _ADVANCE_GAME = (
@@ -122,10 +129,11 @@ def event_writes(
     document_json: str,
     status: GameStatus,
     undoes_seq: int | None,
-    patch_json: str | None = None,
+    patch: tuple[str, bool, int] | None = None,
 ) -> tuple[list[Query], EventRecord]:
     """The statements storing state ``version``, the event that produced it and its patch
-    from the previous version (None for version 1), and the stored event."""
+    from the previous version (None for version 1: ``(patch JSON, snapshot, run bytes)``,
+    `db.patch.PatchRow`), and the stored event."""
     resulting_state_hash, chained_hash = pending.hashes(
         prev_hash,
         channel_id=channel_id,
@@ -157,9 +165,9 @@ def event_writes(
             ),
         ),
     ]
-    if patch_json is not None:
+    if patch is not None:
         # After the event: the patch row refers to it.
-        queries.append(Query(INSERT_PATCH, (channel_id, version, status, patch_json)))
+        queries.append(Query(INSERT_PATCH, (channel_id, version, status, *patch)))
     event = pending.record(
         channel_id=channel_id,
         version=version,
@@ -295,21 +303,58 @@ def open_command(
     """The game, the event ``interaction_id`` already committed (if any), the members and
     the game's sealed feature records: three reads in one batch, one snapshot. The
     members and records are the very rows the game's checksum is checked on."""
-    known = chains.head(channel_id)
-    head, covered, earlier = yield Batch(
-        (
-            Query(_LOAD_HEAD, (channel_id,), "row"),
-            covered_rows(channel_id),
-            Query(EVENT_BY_INTERACTION, (interaction_id,), "row"),
-        )
+    context, _ = yield from _open(dialect, channel_id, interaction_id, chains, counted=False)
+    return context
+
+
+def open_command_counted(
+    dialect: Dialect, channel_id: int, interaction_id: str | None, chains: VerifiedChains
+) -> Step[tuple[CommandContext, int]]:
+    """`open_command` with the dialect's change counter read in the same snapshot (the
+    stamp of what `db.head_cache` keeps)."""
+    context, counter = yield from _open(dialect, channel_id, interaction_id, chains, counted=True)
+    return context, int(counter)
+
+
+def probe(dialect: Dialect, interaction_id: str | None) -> Step[tuple[int, bool]]:
+    """The change counter now, and whether ``interaction_id`` is stored: one statement,
+    all a kept head needs to be served again (`db.head_cache`)."""
+    row = yield _probe_query(dialect, interaction_id)
+    return int(row[0]), bool(row[1])
+
+
+def _probe_query(dialect: Dialect, interaction_id: str | None) -> Query:
+    return Query(
+        f"SELECT {dialect.change_counter}, EXISTS (SELECT 1 FROM events WHERE interaction_id = ?)",
+        (interaction_id,),
+        "row",
     )
+
+
+def _open(
+    dialect: Dialect,
+    channel_id: int,
+    interaction_id: str | None,
+    chains: VerifiedChains,
+    *,
+    counted: bool,
+) -> Step[tuple[CommandContext, Any]]:
+    known = chains.head(channel_id)
+    reads = [
+        Query(_LOAD_HEAD, (channel_id,), "row"),
+        covered_rows(channel_id),
+        Query(EVENT_BY_INTERACTION, (interaction_id,), "row"),
+    ]
+    if counted:
+        reads.append(Query(f"SELECT {dialect.change_counter}", (), "value"))
+    head, covered, earlier, *counter = yield Batch(tuple(reads))
     earlier_event = None if interaction_id is None else event_of_row(earlier, dialect)
     record = yield from _record_of(dialect, channel_id, head, covered, chains, known)
     members = sorted(
         (row for row in covered if row[0] == MEMBER_ROW), key=lambda row: (row[5], row[1])
     )
     records = sorted((row for row in covered if row[0] == RECORD_ROW), key=lambda row: row[1])
-    return CommandContext(
+    context = CommandContext(
         record=record,
         earlier=earlier_event,
         members=tuple(
@@ -335,6 +380,7 @@ def open_command(
             for row in records
         ),
     )
+    return context, counter[0] if counter else None
 
 
 # ---- every write after the creation -----------------------------------------------------
@@ -385,9 +431,10 @@ def append(
     prepared: PreparedState | None = None,
 ) -> Step[CommitResult]:
     """The one write path after creation: duplicate check, version guard, the chain it
-    extends verified, state, event and patch, and the previous whole document dropped
-    unless it is a snapshot. Everything is checked before anything is written (group
-    commit relies on it: a refused commit leaves the shared transaction untouched)."""
+    extends verified, state, event and patch (recorded as a snapshot or not),
+    and the previous whole document dropped unless it is a snapshot. Everything is checked
+    before anything is written (group commit relies on it: a refused commit leaves the
+    shared transaction untouched)."""
     known = chains.head(channel_id)
     query = Query(_COMMIT_HEAD, (pending.interaction_id, channel_id), "row")
     head = yield query
@@ -439,6 +486,9 @@ def append(
             )
         )
     new_version = version + 1
+    head_kept = version == 1 or bool(head[8])
+    run_bytes = (0 if head_kept else int(head[9] or 0)) + len(patch_json)
+    snapshot = snapshot_due(run_bytes, len(upcoming.document_json))
     writes, event = event_writes(
         dialect,
         channel_id=channel_id,
@@ -449,7 +499,7 @@ def append(
         document_json=upcoming.document_json,
         status=upcoming.status,
         undoes_seq=upcoming.undoes_seq,
-        patch_json=patch_json,
+        patch=(patch_json, snapshot, run_bytes),
     )
     # The guard is redundant while the lock is held (SQLite's BEGIN IMMEDIATE, PostgreSQL's
     # row lock), but it keeps the write itself conditional.
@@ -459,9 +509,9 @@ def append(
         "count",
     )
     writes.insert(0, guard)
-    if not is_snapshot(version):
+    if not head_kept:
         # The previous version's whole document is no longer needed: its patch, written
-        # just before, and the snapshot below it rebuild it (the trigger checks both).
+        # before, and the snapshot below it rebuild it (the trigger checks both).
         writes.append(Query(_DROP_STATE, (channel_id, version)))
     answers = yield Batch(tuple(writes))
     if answers[0] != 1:
@@ -469,7 +519,81 @@ def append(
             "SELECT version FROM games WHERE channel_id = ?", (channel_id,), "value"
         )
         raise VersionConflict(channel_id, version, -1 if actual is None else int(actual))
-    return CommitResult(event)
+    return CommitResult(event, run=(snapshot, run_bytes))
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedHead:
+    """The head a commit expects to extend: this process's kept, verified head
+    (`db.head_cache`), valid while the change counter still reads ``counter``."""
+
+    version: int
+    head_hash: str
+    status: GameStatus
+    document_text: str
+    counter: int
+    #: The head's snapshot flag and the patch bytes since the last snapshot through it.
+    run: tuple[bool, int]
+
+
+class NotTheExpectedHead(Exception):
+    """The stored head was not the one `append_on_expected_head` wrote on (its writes are
+    rolled back with its transaction; the commit runs again as usual)."""
+
+
+def append_on_expected_head(
+    dialect: Dialect,
+    *,
+    channel_id: int,
+    expected: ExpectedHead,
+    pending: PreparedEvent,
+    prepared: PreparedState,
+    new_status: GameStatus | None,
+) -> Step[CommitResult]:
+    """A command's commit written in the same trip as the read that proves its head: the
+    change counter unmoved since the expected head was verified (nobody else committed;
+    this process's own commits moved the head it keeps) and the interaction not stored.
+
+    For a driver that runs it in a transaction whose writes fail if anyone committed after
+    its read (`Operation.on_expected_head`): the read and the writes are then one snapshot.
+    Anything else — a moved counter, a retry, an ended game, a patch made on another base —
+    raises, and the commit runs as usual (`append`), which says what happened.
+    """
+    patch_json = prepared.patch_from(expected.document_text)
+    if expected.status == "ended" or patch_json is None:
+        raise NotTheExpectedHead(channel_id)
+    status = new_status or expected.status
+    new_version = expected.version + 1
+    head_kept = expected.version == 1 or expected.run[0]
+    run_bytes = (0 if head_kept else expected.run[1]) + len(patch_json)
+    snapshot = snapshot_due(run_bytes, len(prepared.text))
+    writes, event = event_writes(
+        dialect,
+        channel_id=channel_id,
+        version=new_version,
+        prev_hash=expected.head_hash,
+        pending=pending,
+        args_json=pending.args_json,
+        document_json=prepared.text,
+        status=status,
+        undoes_seq=None,
+        patch=(patch_json, snapshot, run_bytes),
+    )
+    writes.insert(
+        0,
+        Query(
+            _ADVANCE_GAME,
+            (new_version, status, dialect.stamp(pending.created_at), channel_id, expected.version),
+            "count",
+        ),
+    )
+    if not head_kept:
+        writes.append(Query(_DROP_STATE, (channel_id, expected.version)))
+    answers = yield Batch((_probe_query(dialect, pending.interaction_id), *writes))
+    counter, retried = answers[0]
+    if int(counter) != expected.counter or retried or answers[1] != 1:
+        raise NotTheExpectedHead(channel_id)
+    return CommitResult(event, run=(snapshot, run_bytes))
 
 
 def decide_commit(
@@ -597,8 +721,11 @@ __all__ = [
     "INSERT_EVENT",
     "INSERT_PATCH",
     "Decide",
+    "ExpectedHead",
     "NextState",
+    "NotTheExpectedHead",
     "append",
+    "append_on_expected_head",
     "archive_game",
     "create_game",
     "decide_commit",
@@ -608,5 +735,7 @@ __all__ = [
     "event_writes",
     "load",
     "open_command",
+    "open_command_counted",
     "patch_between",
+    "probe",
 ]

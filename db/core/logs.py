@@ -18,7 +18,7 @@ from db.core.common import (
 from db.core.dialect import Dialect
 from db.core.games import INSERT_EVENT, INSERT_PATCH
 from db.core.steps import Batch, Compute, Query, Step
-from db.core.verify import state_text, text_rows, verified_head
+from db.core.verify import patch_rows, state_text, text_rows, verified_head
 from db.errors import ArchiveNotFound, ChainBroken, CorruptRecord, GameExists, GameNotFound
 from db.hashing import GENESIS_HASH, canonical_json, verify_chain
 from db.history import VERSION_COLUMNS, ExportHead, StoredVersion, stored_version_from_row
@@ -117,7 +117,9 @@ def state_at(channel_id: int, version: int, chains: VerifiedChains) -> Step[Stat
 
 
 _ALL_STATES = "SELECT version, status, {document} FROM states WHERE channel_id = ? ORDER BY version"
-_ALL_PATCHES = "SELECT version, status, patch FROM patches WHERE channel_id = ? ORDER BY version"
+_ALL_PATCHES = (
+    "SELECT version, status, patch, snapshot FROM patches WHERE channel_id = ? ORDER BY version"
+)
 
 
 def _bundle(
@@ -128,7 +130,7 @@ def _bundle(
     members: Any,
     event_rows: Any,
     full: list[tuple[int, str, str]],
-    patches: list[tuple[int, str, str]],
+    patches: list[tuple[int, str, str, bool]],
 ) -> ExportBundle:
     game = summary_from_row(game_row, dialect.when)
     logged = [event_from_row(row, dialect.when) for row in event_rows]
@@ -192,7 +194,7 @@ def export(
             members,
             event_rows,
             text_rows(full),
-            text_rows(patches),
+            patch_rows(patches),
         )
     )
     return bundle

@@ -103,6 +103,17 @@ class Operation(Generic[_T]):
     channel_id: int | None = None
     #: After the COMMIT: work the store does with the result (the verified head advanced).
     after: Callable[[_T], None] | None = None
+    #: A "read" of one statement: alone, it needs no transaction (a statement is its own
+    #: snapshot), so a driver may send it without BEGIN and COMMIT; it still joins a group
+    #: of reads.
+    one_statement: bool = False
+    #: A write's variant for when it runs alone, on a head it expects (`db.head_cache`):
+    #: its first request reads what it relies on AND writes, in one trip, its writes
+    #: conditional on nothing but that read. A driver that can open a transaction which
+    #: takes no lock until it writes, and whose writes fail if anyone committed since its
+    #: read (SQLite's deferred BEGIN in WAL mode), runs it in such a transaction; if it
+    #: raises anything, the driver rolls back and runs ``start`` as usual. Others ignore it.
+    on_expected_head: Callable[[], Step[_T]] | None = None
 
 
 def read(query: Query) -> Operation[Any]:

@@ -9,10 +9,12 @@ from typing import Any
 
 from db.chain import (
     EVENT_MISSING,
+    PatchRow,
     VerifiedChains,
     VerifiedHead,
     first_to_verify,
     stamp_text,
+    verify_old_version,
     verify_span,
 )
 from db.core.common import EVENT_COLUMNS
@@ -32,13 +34,17 @@ _SPAN_STATES = (
     "WHERE channel_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
 _SPAN_PATCHES = (
-    "SELECT version, status, patch FROM patches "
+    "SELECT version, status, patch, snapshot FROM patches "
     "WHERE channel_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
 _STATE_BELOW = (
     "SELECT version, status, {document} FROM states "
     "WHERE channel_id = ? AND version <= ? ORDER BY version DESC LIMIT 1"
 )
+_WHOLE_BELOW = "SELECT max(version) FROM states WHERE channel_id = ? AND version <= ?"
+#: An old version whose span (from the whole document below it to the anchor after it)
+#: holds more events than this is checked at its two ends only (`state_text`).
+LONG_SPAN = 64
 #: Beyond any version (BETWEEN bounds for "every row of the game"; an INTEGER column).
 _ALL = 2**31 - 1
 
@@ -51,6 +57,13 @@ def text_rows(rows: Any) -> list[Row]:
     return [(row[0], str(row[1]), str(row[2])) for row in rows if type(row[0]) is int]
 
 
+def patch_rows(rows: Any) -> list[PatchRow]:
+    """``(version, status, text, snapshot)`` patch rows (`text_rows`' rule)."""
+    return [
+        (row[0], str(row[1]), str(row[2]), bool(row[3])) for row in rows if type(row[0]) is int
+    ]
+
+
 def span_rows(
     channel_id: int,
     first: int,
@@ -60,7 +73,7 @@ def span_rows(
     every: bool,
     documents: bool = True,
     first_patch: bool = False,
-) -> Step[tuple[list[Any], list[Row], list[Row]]]:
+) -> Step[tuple[list[Any], list[Row], list[PatchRow]]]:
     """The event rows ``first``..``last``, the whole documents (unless ``documents`` is
     false) and the patches of versions ``first``..``upto`` (``every``: all the game's;
     version ``first``'s own patch only with ``first_patch``: a page continuing another)."""
@@ -73,16 +86,16 @@ def span_rows(
     answers = yield Batch(tuple(queries))
     events = list(answers[0])
     full = text_rows(answers[1]) if documents else []
-    return events, full, text_rows(answers[-1])
+    return events, full, patch_rows(answers[-1])
 
 
 def verified_up_to(
     channel_id: int, chains: VerifiedChains, stored: VerifiedHead, known: VerifiedHead | None
 ) -> Step[None]:
     """Make ``stored`` (the game's head as read in this transaction) a head this process
-    verified: the whole history the first time, else from the snapshot below ``known``, the
-    head verified when the operation started (`db.chain.first_to_verify`); `ChainBroken` at
-    the first bad event.
+    verified: the whole history the first time, else from the nearest whole document at or
+    below ``known``, the head verified when the operation started (`db.chain.first_to_verify`);
+    `ChainBroken` at the first bad event.
 
     ``known`` is taken before the operation's first read: a head this process committed
     after that (another coroutine's commit, on PostgreSQL's pool) may be ahead of what this
@@ -95,6 +108,9 @@ def verified_up_to(
     if refused is not None:
         raise refused
     anchor = known if known is not None and known.game == stored.game else None
+    if anchor is not None:
+        base = yield Query(_WHOLE_BELOW, (channel_id, first), "value")
+        first = base if type(base) is int and base >= 1 else 1
     events, full, patches = yield from span_rows(
         channel_id, first, stored.seq, stored.seq, every=anchor is None
     )
@@ -152,21 +168,35 @@ _ROWS_BEYOND = (
     "SELECT EXISTS (SELECT 1 FROM states WHERE channel_id = ? AND (version > ? OR version < 1)) "
     "OR EXISTS (SELECT 1 FROM patches WHERE channel_id = ? AND (version > ? OR version < 2))"
 )
+_GAME_VERSION = "SELECT version FROM games WHERE channel_id = ?"
 
 
 def page_rows(
     channel_id: int, first: int, last: int, head: int
-) -> Step[tuple[list[Any], list[Row], list[Row], bool]]:
+) -> Step[tuple[list[Any], list[Row], list[PatchRow], bool, int]]:
     """One page of a history verified page by page (`db.chain.verify_page`): the events,
     whole documents and patches of versions ``first``..``last``, and, on the last page
-    (``last`` = ``head``), whether any document or patch lies outside ``1..head``."""
+    (``last`` = ``head``), whether any document or patch lies outside ``1..`` the game's
+    version, and that version (``head`` on the other pages). The game may have moved past
+    ``head`` since the first page (its own commands run meanwhile): ``head`` then lost its
+    whole document, as any version that is not a snapshot does, and the rows after it are
+    the later commits'."""
     events, full, patches = yield from span_rows(
         channel_id, first, last, last, every=False, first_patch=first > 1
     )
-    beyond = False
+    beyond, now = False, head
     if last == head:
-        beyond = bool((yield Query(_ROWS_BEYOND, (channel_id, head, channel_id, head), "value")))
-    return events, full, patches, beyond
+        version = yield Query(_GAME_VERSION, (channel_id,), "value")
+        now = max(head, version) if type(version) is int else head
+        beyond = bool((yield Query(_ROWS_BEYOND, (channel_id, now, channel_id, now), "value")))
+    return events, full, patches, beyond, now
+
+
+def event_page(channel_id: int, first: int, last: int) -> Step[list[Any]]:
+    """The event rows ``first``..``last`` of a log verified page by page, without their
+    states (`db.chain.verify_events`)."""
+    rows = yield Query(_SPAN_EVENTS, (channel_id, first, last), "rows")
+    return list(rows)
 
 
 def verified_head(
@@ -185,18 +215,51 @@ def state_text(
     """``(status, canonical document JSON)`` of any stored version of a game, checked
     against the chain before it is returned.
 
-    The nearest whole document at or below ``version`` (version 1, a snapshot, the head)
-    plus at most ``SNAPSHOT_EVERY - 1`` patches; that document and every patch's result
-    must hash to their events' state hashes, and those events must hash and link up to the
-    head this process verified, or to the first snapshot event after it that this process
-    verified (`db.chain.verify_span`): `ChainBroken` names the first one that does not.
+    The nearest whole document at or below ``version`` (version 1, a recorded snapshot, the
+    head) plus the patches after it, applied in order; that document must hash to its
+    event's state hash and the result to version's, and the events must hash and link up
+    to the first anchor event after it that this process verified (else the head it
+    verified): every event of the span (`db.chain.verify_span`) while it holds at most
+    `LONG_SPAN`, else the events of each end up to the anchor after it
+    (`db.chain.verify_old_version`: a long run of small patches to a large document costs
+    its patches, not thousands of events). `ChainBroken` names the first
+    version that fails (the whole span is walked then, every state hashed, to find it).
+    What this proves: docs/storage.md, "What reading an old version proves".
     """
     head = yield from verified_head(channel_id, chains, known)
     base = yield Query(_STATE_BELOW, (channel_id, version), "row")
     if base is None or not 1 <= version <= head.seq or type(base[0]) is not int:
         raise CorruptRecord(channel_id, f"no state of version {version}")
-    # Up to the first snapshot event after it this process verified (else the head).
+    whole = (base[0], str(base[1]), str(base[2]))
+    # Up to the first anchor event after it this process verified (else the head).
     anchor = chains.anchor_for(channel_id, head, version)
+    base_anchor = chains.anchor_for(channel_id, head, base[0])
+    if base_anchor.seq < version and anchor.seq - base[0] > LONG_SPAN:
+        answers = yield Batch(
+            (
+                Query(_SPAN_EVENTS, (channel_id, base[0], base_anchor.seq), "rows"),
+                Query(_SPAN_EVENTS, (channel_id, version, anchor.seq), "rows"),
+                Query(_SPAN_PATCHES, (channel_id, base[0] + 1, version), "rows"),
+            )
+        )
+        try:
+            found: tuple[str, str] = yield Compute(
+                partial(
+                    verify_old_version,
+                    channel_id,
+                    base=whole,
+                    version=version,
+                    base_events=list(answers[0]),
+                    base_anchor=base_anchor,
+                    events=list(answers[1]),
+                    anchor=anchor,
+                    patches=patch_rows(answers[2]),
+                    timestamp=stamp_text,
+                )
+            )
+            return found
+        except ChainBroken:
+            pass  # the whole span below names the first bad version
     events, _, patches = yield from span_rows(
         channel_id, base[0], anchor.seq, version, every=False, documents=False
     )
@@ -207,11 +270,13 @@ def state_text(
             first=base[0],
             last=anchor.seq,
             events=events,
-            full=[(base[0], str(base[1]), str(base[2]))],
+            full=[whole],
             patches=patches,
             timestamp=stamp_text,
             anchor=anchor,
             states_upto=version,
+            every_state=False,
+            head=head.seq,
         )
     )
     return status, text
@@ -220,7 +285,9 @@ def state_text(
 __all__ = [
     "chain_head",
     "check_head",
+    "event_page",
     "page_rows",
+    "patch_rows",
     "span_rows",
     "state_text",
     "text_rows",

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
-from rules.campaign.roster import Status
+from bot.service.campaign.ledger import load_campaign, log_event
+from rules.campaign.roster import Roster, RosterEntry, Status
 from rules.campaign.rules import FateTable, campaign_rules
-from rules.campaign.state import CampaignState
+from rules.campaign.state import CampaignRoster, CampaignState
 from rules.core.play import GamePlay
 
 
@@ -75,3 +77,30 @@ def check_fielded(
                 if entry.strength < entry.full:
                     reduced.append(entry.id)
     return Fielded(reduced, dead_absent)
+
+
+async def campaign_with_a_game(table: Any, store: Any) -> tuple[Any, Any]:
+    """On SimCord's ``table``: the referee's campaign «Normandia» (manovra, in English) in
+    the table's channel, Anna and Bruno on its sides, the Allies' roster set (its squad 8 of
+    10, 2 casualties), game 1 linked in a channel of its own: (the campaign's channel, the
+    game's)."""
+    home = table.channel
+    front = table.guild.create_text_channel("fronte")
+    await table.referee.slash(
+        home, "campaign new", ruleset="manovra", name="Normandia", language="en"
+    )
+    await table.seat_campaign(home, "alleati", "asse")
+    allies = Roster(
+        side="alleati",
+        entries=(
+            RosterEntry(id="squadra_1", name="1ª squadra", strength=8, full=10, casualties=2),
+        ),
+    )
+    services: Any = SimpleNamespace(store=store)  # the ledger needs only the store
+    record, state = await load_campaign(services, home.id)
+    roster = CampaignRoster(side="alleati", roster=allies)
+    await log_event(services, record, state, roster, actor_id=None, interaction_id=None)
+    await table.referee._actor.slash(
+        home, "campaign game", scenario="normandia_incontro", channel=front
+    )
+    return home, front

@@ -4,12 +4,9 @@ game linked only then."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
-from bot.service.campaign.ledger import load_campaign, log_event
-from rules.campaign.roster import Roster, RosterEntry
-from rules.campaign.state import CampaignRoster
+from tests.bot.campaign_flow import campaign_with_a_game
 from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
     Table,
     assert_private_error,
@@ -24,32 +21,8 @@ from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the te
 
 
 async def test_an_aftermath_through_discord(table: Table, discord_store: Any) -> None:  # noqa: F811
-    home = table.channel
-    front = table.guild.create_text_channel("fronte")
+    home, front = await campaign_with_a_game(table, discord_store)
     rear = table.guild.create_text_channel("retrovie")
-    await table.referee.slash(
-        home, "campaign new", ruleset="manovra", name="Normandia", language="en"
-    )
-    await table.seat_campaign(home, "alleati", "asse")
-    allies = Roster(
-        side="alleati",
-        entries=(
-            RosterEntry(id="squadra_1", name="1ª squadra", strength=8, full=10, casualties=2),
-        ),
-    )
-    services: Any = SimpleNamespace(store=discord_store)
-    record, state = await load_campaign(services, home.id)
-    await log_event(
-        services,
-        record,
-        state,
-        CampaignRoster(side="alleati", roster=allies),
-        actor_id=None,
-        interaction_id=None,
-    )
-    await table.referee._actor.slash(
-        home, "campaign game", scenario="normandia_incontro", channel=front
-    )
     await table.referee.slash(front, "game end", result="alleati", reason="held")
     refused = await table.referee._actor.slash(
         home, "campaign game", scenario="normandia_sfondamento", channel=rear

@@ -6,6 +6,7 @@ back; ``/notify test`` says whether its message arrived."""
 from __future__ import annotations
 
 import random
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -79,6 +80,11 @@ async def test_a_direct_message_after_a_move(table: Table, discord_store: Any) -
     await table.env.advance_time(61)
     [message] = direct_messages(table.bruno)
     assert TITLE in texts(message) and str(table.channel.id) in texts(message)
+    # It leads to the message that told his side it owes: a message of the game's channel.
+    link = re.search(rf"/channels/{table.guild.id}/{table.channel.id}/(\d+)", texts(message))
+    assert link is not None, texts(message)
+    told = [m for m in table.channel.history() if m.id == int(link.group(1))]
+    assert told and table.bruno.mention not in (told[0].content or "")  # by message only
     await table.env.advance_time(61)
     assert len(direct_messages(table.bruno)) == 1  # once
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from db.chain import VerifiedHead
 from db.core.steps import Fetch, Query, read
+from db.models import CommandContext, GameRecord
 from db.sqlite import SqliteStore
 
 GUILD = 900
@@ -61,3 +64,19 @@ async def on_store(store: Any, sql: str, fetch: Fetch = "value") -> Any:
     """One statement on the store's own connection (an aiosqlite or pooled one), in the
     store's queue like any operation."""
     return await store._execute(read(Query(sql, (), fetch)))
+
+
+def command_context(channel_id: int, version: int, text: str) -> CommandContext:
+    """A command's context of a game at ``version`` whose document is ``text``."""
+    now = datetime(2026, 11, 29, tzinfo=UTC)
+    record = GameRecord(
+        channel_id=channel_id, guild_id=None, ruleset="manovra", language="it",
+        status="active", version=version, document={}, created_at=now, updated_at=now,
+        head_hash=f"{version:064x}", document_text=text,
+    )  # fmt: skip
+    return CommandContext(record=record, earlier=None, members=())
+
+
+def verified_head(version: int) -> VerifiedHead:
+    """A verified chain head at ``version``."""
+    return VerifiedHead("game", version, f"{version:064x}")

@@ -74,6 +74,8 @@ def _commit(version_read: int, *, exists: bool = False, status: str = "active") 
         CREATED,
         state_hash(STORED, status),
         status,
+        False,  # version 4 is not a snapshot,
+        40,  # the patches since version 1 take 40 bytes
     )
     return steps, head
 
@@ -99,7 +101,10 @@ def test_a_commit_reads_its_head_once_and_writes_one_batch() -> None:
     assert "INTO patches" in statements[4] and "FROM states" in statements[5]
     # The stored patch is the prepared one; the previous whole document (4 is not a
     # snapshot) is dropped; the guard moves the game from 4 to 5.
-    assert driver.seen[4].params == (CHANNEL, 5, "active", '[[["turn"],5]]')
+    # The patches since version 1 now take 54 bytes, more than half of version 5's small
+    # document: version 5 is a snapshot (db.patch.snapshot_due).
+    assert len(NEW) < 2 * 54
+    assert driver.seen[4].params == (CHANNEL, 5, "active", '[[["turn"],5]]', True, 54)
     assert driver.seen[5].params == (CHANNEL, 4)
     assert driver.seen[1].params[0] == 5 and driver.seen[1].params[-1] == 4
 
@@ -183,7 +188,8 @@ def test_a_patch_that_must_be_made_goes_off_the_event_loop() -> None:
         chains=chains,
         prepared=PreparedState(CHANNEL, NEW),
     )
-    head = (0, 4, "active", HEAD_HASH, STORED, CREATED, state_hash(STORED, "active"), "active")
+    stored_hash = state_hash(STORED, "active")
+    head = (0, 4, "active", HEAD_HASH, STORED, CREATED, stored_hash, "active", False, 40)
     request = steps.send(None)
     assert isinstance(request, Query)
     request = steps.send(head)

@@ -16,6 +16,7 @@ from db.hashing import (
     GENESIS_HASH,
     canonical_json,
     parse_canonical,
+    parse_kept,
     state_hash,
     verify_chain,
     verify_export,
@@ -235,6 +236,22 @@ def test_a_canonical_text_parses_as_the_standard_library_parses_it(value: Any) -
     assert parsed == json.loads(text) and documented_text(parsed) == text
     # Types too (1 and 1.0 and True are equal in Python, not in the chain).
     assert repr(parsed) == repr(json.loads(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON)
+def test_a_kept_text_parses_as_the_standard_library_parses_it(value: Any) -> None:
+    try:
+        text = documented_text(value)
+    except ValueError:
+        return
+    assert repr(parse_kept(text)) == repr(json.loads(text))  # types and values
+
+
+def test_a_kept_text_with_a_big_integer_keeps_it_exact() -> None:
+    for number in (2**64, -(2**63) - 1, 123456789012345678901234567890):
+        text = f'{{"n":{number},"s":"x"}}'
+        assert repr(parse_kept(text)) == repr({"n": number, "s": "x"})
 
 
 def test_parse_canonical_keeps_big_integers_and_refuses_what_json_refuses() -> None:

@@ -15,9 +15,12 @@ from typing import Any
 import pytest
 
 from db import migrations
-from db.core.common import covered_rows_problem
+from db.core.common import EVENT_COLUMNS, covered_rows_problem
 from db.errors import TamperedGame
-from db.models import Scope
+from db.hashing import CHAINED_FIELDS, canonical_json, event_hash
+from db.integrity import stored_event_hash
+from db.models import NewEvent, Scope
+from db.rows import unpack_text
 from db.sqlite import SqliteStore
 from db.sqlite_sync import run
 from tests.db.conftest import Backend
@@ -221,3 +224,44 @@ async def test_postgres_migration_6_seals_existing_games(pg_url: str) -> None:
     await Backend("postgres", pg_url).tamper("UPDATE members SET role = 'player'")
     async with await PostgresStore.open(pg_url) as store:
         assert any("altered outside the bot" in p for p in await store.check())
+
+
+async def test_a_stored_event_row_hashes_as_the_chain_recipe_says(tmp_path: Path) -> None:
+    """`stored_event_hash` writes the recipe's canonical fields out by hand (for speed):
+    the hash of every stored row, however its texts were stored (compressed, empty,
+    null, non-ASCII), is the recipe's, and the row's own."""
+    async with await SqliteStore.open(tmp_path / "events.db") as store:
+        version = await new_game(store, 7)
+        for n in range(4):
+            event = NewEvent(
+                verb="fire" if n % 2 else "roll",
+                args={"unit": "squadra è", "n": n, "note": "x" * 300 * (n % 2)},
+                dice=[{"die": "D10", "face": n + 1}] if n else [],
+                resolution=[{"odds": [0.25, 1e-05]}] * (40 * n),
+                actor_id=None if n == 3 else REFEREE,
+            )
+            version = (await store.commit(7, version, {"turn": n}, event)).version
+        await store.undo(7)
+    connection = raw_connection(tmp_path / "events.db")
+    try:
+        rows = connection.execute(f"SELECT {EVENT_COLUMNS} FROM events ORDER BY seq").fetchall()
+    finally:
+        connection.close()
+    assert len(rows) == 6 and any(isinstance(row[7], bytes) for row in rows)  # compressed
+    for row in rows:
+        fields = {
+            "actor_id": canonical_json(row[3]),
+            "args": unpack_text(row[5]),
+            "channel_id": canonical_json(row[0]),
+            "created_at": canonical_json(row[11]),
+            "dice": unpack_text(row[6]),
+            "interaction_id": canonical_json(row[2]),
+            "resolution": unpack_text(row[7]),
+            "seq": canonical_json(row[1]),
+            "state_hash": canonical_json(row[9]),
+            "state_version": canonical_json(row[8]),
+            "undoes_seq": canonical_json(row[10]),
+            "verb": canonical_json(row[4]),
+        }
+        assert sorted(fields) == sorted(CHAINED_FIELDS)
+        assert stored_event_hash(row, row[11]) == event_hash(row[12], fields) == row[13]

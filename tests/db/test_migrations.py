@@ -305,6 +305,25 @@ async def _assert_same_history(store: object, bundle: dict) -> None:
     assert await store.check() == []  # type: ignore[attr-defined]
 
 
+async def _plays_on(store: Any, bundle: dict) -> None:
+    """The migrated game plays on (an undo reopens it): the new version is a snapshot by
+    size or not, and every version still reads and verifies, the old snapshots included."""
+    head = bundle["game"]["version"]
+    result = await store.undo(HISTORY_CHANNEL)
+    assert result.version == head + 1
+    versions = await store.history_page(HISTORY_CHANNEL, 0, head + 1, 1000)
+    added = versions[-1]
+    assert added.patch is not None and added.full is not None
+    # The migrated head's run of patches counts from 0 (migration 10 records none).
+    assert added.snapshot == (len(added.patch[1]) > len(added.full[1]) / 2)
+    assert [v.seq for v in versions if v.snapshot][:2] == [16, 32]
+    for state in bundle["states"]:
+        assert (await store.state_at(HISTORY_CHANNEL, state["version"])).document == (
+            state["document"]
+        )
+    assert await store.check() == []
+
+
 async def test_migration_8_keeps_every_state_of_a_long_game(tmp_path: Path) -> None:
     bundle = await _long_game_bundle(tmp_path)
     assert bundle["game"]["version"] > 32
@@ -325,21 +344,31 @@ async def test_migration_8_keeps_every_state_of_a_long_game(tmp_path: Path) -> N
         connection.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
         connection.execute("COMMIT")
         assert connection.execute("SELECT count(*) FROM states").fetchone()[0] == len(states)
+        # Schema 9, the layout of the release before 10: snapshots at the multiples of 16.
+        apply_migrations(connection, str(path), target=9)
+        before = [row[0] for row in connection.execute("SELECT version FROM states ORDER BY 1")]
     finally:
         connection.close()
 
-    async with await SqliteStore.open(path) as store:  # migrates to 8
-        assert await store.schema_version() == latest_version() >= 8
+    async with await SqliteStore.open(path) as store:  # migrates to 10
+        assert await store.schema_version() == latest_version() >= 10
         await _assert_same_history(store, bundle)
     connection = raw_connection(path)
     try:
         kept = [row[0] for row in connection.execute("SELECT version FROM states ORDER BY 1")]
         patches = connection.execute("SELECT count(*) FROM patches").fetchone()[0]
+        recorded = [
+            row[0]
+            for row in connection.execute("SELECT version FROM patches WHERE snapshot ORDER BY 1")
+        ]
     finally:
         connection.close()
     head = bundle["game"]["version"]
-    assert kept == [1, 16, 32, head]
+    assert before == kept == [1, 16, 32, head]
     assert patches == head - 1
+    assert recorded == [16, 32]  # migration 10 records the snapshots the game has
+    async with await SqliteStore.open(path) as store:
+        await _plays_on(store, bundle)
 
 
 async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
@@ -376,18 +405,29 @@ async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
     finally:
         await connection.close()
 
-    async with await PostgresStore.open(pg_url) as store:  # migrates to 8
-        assert await store.schema_version() == migrations_pg.latest_version() >= 8
+    connection = await asyncpg.connect(pg_url)
+    try:  # schema 9, the layout of the release before 10: snapshots at the multiples of 16
+        await migrations_pg.apply_migrations(connection, "test", target=9)
+        before = [row[0] for row in await connection.fetch("SELECT version FROM states ORDER BY 1")]
+    finally:
+        await connection.close()
+
+    async with await PostgresStore.open(pg_url) as store:  # migrates to 10
+        assert await store.schema_version() == migrations_pg.latest_version() >= 10
         await _assert_same_history(store, bundle)
     connection = await asyncpg.connect(pg_url)
     try:
         kept = [row[0] for row in await connection.fetch("SELECT version FROM states ORDER BY 1")]
         patches = await connection.fetchval("SELECT count(*) FROM patches")
+        recorded = await connection.fetch("SELECT version FROM patches WHERE snapshot ORDER BY 1")
     finally:
         await connection.close()
     head = bundle["game"]["version"]
-    assert kept == [1, 16, 32, head]
+    assert before == kept == [1, 16, 32, head]
     assert patches == head - 1
+    assert [row[0] for row in recorded] == [16, 32]
+    async with await PostgresStore.open(pg_url) as store:
+        await _plays_on(store, bundle)
 
 
 # ---- migration 9: the feature tables' rows become records ---------------------------------

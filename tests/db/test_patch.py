@@ -178,9 +178,23 @@ def test_a_history_split_into_snapshots_and_patches_gives_every_version_back(
     history = [(n + 1, statuses[n], texts[n]) for n in range(length)]
     full, patches = compact_history(history)
 
-    assert [row[0] for row in full] == [
+    # A snapshot where the patches since the last one outgrow half the version's document.
+    run, snapshots = 0, []
+    for version, _, patch, snapshot, run_bytes in patches:
+        run += len(patch)
+        assert run_bytes == run
+        assert snapshot == (2 * run > len(texts[version - 1]))
+        if snapshot:
+            snapshots.append(version)
+            run = 0
+    assert [row[0] for row in full] == sorted({1, *snapshots, length})
+    # Migration 8's layout: the multiples of 16 (it stores the patches without their flag:
+    # migration 10 records those).
+    legacy_full, legacy_patches = compact_history(history, by_size=False)
+    assert [row[0] for row in legacy_full] == [
         v for v in range(1, length + 1) if is_snapshot(v) or v == length
     ]
+    assert [row[2] for row in legacy_patches] == [row[2] for row in patches]
     assert [row[0] for row in patches] == list(range(2, length + 1))
     hashes = [state_hash(text, status) for _, status, text in history]
     assert history_states(1, hashes, full, patches, verify=True) == history

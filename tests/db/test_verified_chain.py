@@ -28,14 +28,23 @@ from tests.db.conftest import Backend
 from tests.db.helpers import new_game
 
 TAMPERED, CLEAN = 7, 8
-HEAD = 40  # version 1, snapshots 16 and 32, the head 40; patches for 2..40
+HEAD = 40  # version 1, snapshots 8, 16, 24 and 33, the head 40; patches for 2..40
+#: What each document carries besides: the size that makes the patches since the last
+#: snapshot exceed half a document at versions 8, 16, 24 and 33 (`db.patch.snapshot_due`).
+NOTES = "x" * 432
+SNAPSHOTS = [8, 16, 24, 33]
+
+
+def document_at(version: int) -> dict[str, Any]:
+    """Version ``version`` of `long_game`'s documents."""
+    return {"turn": version, "log": [f"turn {n}" for n in range(version - 1)], "notes": NOTES}
 
 
 async def long_game(store: Any, channel_id: int, last: int = HEAD) -> None:
     """A game at version ``last``: each commit moves the turn, rolls a die, logs a line."""
-    await new_game(store, channel_id, document={"turn": 1, "log": []})
+    await new_game(store, channel_id, document=document_at(1))
     for version in range(1, last):
-        document = {"turn": version + 1, "log": [f"turn {n}" for n in range(version)]}
+        document = document_at(version + 1)
         event = NewEvent(verb="advance", args={"to": version + 1}, dice=[version % 6 + 1])
         await store.commit(channel_id, version, document, event)
 
@@ -66,8 +75,8 @@ EDITS: dict[str, tuple[str, int]] = {
         20,
     ),
     "an event's dice in the middle": (
-        "UPDATE events SET dice = '[6]' WHERE channel_id = 7 AND seq = 23",
-        23,
+        "UPDATE events SET dice = '[6]' WHERE channel_id = 7 AND seq = 21",
+        21,
     ),
     "an event's args in the middle": (
         "UPDATE events SET args = '{{\"to\":1}}' WHERE channel_id = 7 AND seq = 27",
@@ -145,7 +154,8 @@ async def test_an_edit_made_while_the_store_is_open_is_caught_when_that_version_
         first_bad = await tamper(backend, edit)
         reads = [
             lambda: store.state_at(TAMPERED, first_bad),
-            lambda: store.state_at(TAMPERED, first_bad + 3),
+            # Rebuilt through it: the snapshot below it is below the edit too.
+            lambda: store.state_at(TAMPERED, first_bad + 2),
             lambda: store.export(TAMPERED),
         ]
         for read in reads:
@@ -174,11 +184,35 @@ async def test_undo_onto_an_edited_snapshot_is_refused(backend: Backend) -> None
         assert names(caught.value, 16)
 
 
+async def test_an_old_version_is_what_the_chain_vouches_for_even_past_an_undone_edit(
+    backend: Backend,
+) -> None:
+    """What reading an old version proves (docs/storage.md): the version returned is the
+    one its event vouches for. A patch on the way edited so that the next patch undoes the
+    edit leaves the versions after it right: they are served as they are; the version
+    the edit changed is refused, and so are the export and `db check`, naming it."""
+    async with await backend.open() as store:
+        await long_game(store, TAMPERED)
+        await store.load(TAMPERED)
+        # Patch 20 sets the turn to 99 instead of 20; patch 21 sets it to 21 all the same.
+        await backend.tamper(
+            "UPDATE patches SET patch = '[[[\"log\"],18,18,[\"turn 18\"]],[[\"turn\"],99]]' "
+            "WHERE channel_id = 7 AND version = 20"
+        )
+        assert (await store.state_at(TAMPERED, 22)).document == document_at(22)
+        for read in (lambda: store.state_at(TAMPERED, 20), lambda: store.export(TAMPERED)):
+            with pytest.raises(ChainBroken) as caught:
+                await read()
+            assert names(caught.value, 20), caught.value
+        assert (await store.check())[0].startswith(f"channel {TAMPERED}: event log fails")
+        assert "event 20 " in (await store.check())[0]
+
+
 async def test_a_patch_edited_after_verification_cannot_be_undone_onto(backend: Backend) -> None:
     async with await backend.open() as store:
         await long_game(store, TAMPERED, last=36)
         await store.load(TAMPERED)
-        # Undoing event 36 rebuilds version 35 from snapshot 32 and patches 33..35.
+        # Undoing event 36 rebuilds version 35 from snapshot 33 and patches 34 and 35.
         await backend.tamper(
             "UPDATE patches SET patch = '[]' WHERE channel_id = 7 AND version = 34"
         )
@@ -293,9 +327,10 @@ async def test_commits_extend_the_verified_head_without_reading_the_chain_again(
         assert calls == [(1, HEAD)]
         assert store.verified_chains.head(TAMPERED).seq == version
         # An old version is checked on its own span: from the whole document below it up
-        # to the first snapshot event after it this process verified, else the head.
+        # to the first anchor event after it this process verified, else the head.
         await store.state_at(TAMPERED, version - 3)
-        assert calls[1] == (chain.snapshot_floor(version - 3), version)
+        # 67: a recorded snapshot (each of these small documents is: its patch is as long)
+        assert version - 3 == 67 and calls[1] == (67, version)
         await store.state_at(TAMPERED, 5)
         await store.state_at(TAMPERED, 20)
         await store.state_at(TAMPERED, 48)  # a snapshot written by this process's commits
@@ -357,8 +392,9 @@ def test_which_versions_a_verification_reads() -> None:
     assert chain.first_to_verify(1, known, known) is None
     assert chain.first_to_verify(1, None, known) == 1
     assert chain.first_to_verify(1, known, VerifiedHead("other game", 40, "h40")) == 1
-    assert chain.first_to_verify(1, known, VerifiedHead("t", 45, "h45")) == 32
-    assert chain.first_to_verify(1, VerifiedHead("t", 5, "h5"), known) == 1
+    # From the verified head on (the caller reads the whole document at or below it).
+    assert chain.first_to_verify(1, known, VerifiedHead("t", 45, "h45")) == 40
+    assert chain.first_to_verify(1, VerifiedHead("t", 5, "h5"), known) == 5
     with pytest.raises(ChainBroken, match="event 40 "):
         chain.first_to_verify(1, known, VerifiedHead("t", 40, "forged"))
     with pytest.raises(ChainBroken, match="event 40 "):

@@ -119,6 +119,7 @@ from tests.fuzz.harness import (
     Table,
     describe,
 )
+from tests.fuzz.notices import CampaignNoticeCheck
 
 CAMPAIGN_CHANNEL = 7000
 MAX_TURNS = 50
@@ -255,6 +256,8 @@ class CampaignFuzzer:
         self.today = FIRST_DAY
         #: Overdue decisions taken (their kinds taken in turn, from one the seed picks).
         self.overdues = run.seed
+        #: The notices' check: every player asks for direct messages as they join.
+        self.notices = CampaignNoticeCheck(self.store, GUILD)
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -280,6 +283,7 @@ class CampaignFuzzer:
                 del self.run.trail[:-TRAIL_KEPT]
         if not self.failed:
             await self.final_audit()
+        self.run.actions.update({f"notice: {k}": n for k, n in self.notices.judged.items() if n})
 
     async def game_ended(self, lane: Lane) -> None:
         """A linked game has ended (by an action of another module)."""
@@ -448,6 +452,7 @@ class CampaignFuzzer:
             *link_problems(events),
             *await self._games_problems(replayed),
             *standings_problems(replayed, self.expected),
+            *[f"notices: {fault}" for fault in await self.notices.after(replayed, self.players)],
         ):
             self.fail(problem)
             return
@@ -553,6 +558,7 @@ async def _join(fuzzer: CampaignFuzzer) -> None:
         return
     if await fuzzer.send(fuzzer.channel, user, "campaign.join", {"side": typed}) is not None:
         fuzzer.players[user] = side
+        await fuzzer.table.send(fuzzer.channel, user, "notify.set", {"kind": "all", "via": "dm"})
 
 
 def _can_link(fuzzer: CampaignFuzzer) -> bool:

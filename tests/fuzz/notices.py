@@ -1,7 +1,9 @@
 """The fuzzers' check of the notices: every player asked for direct messages of every kind,
 and after each command the notices it queued are read (and taken, as delivery would take
 them). None may repeat one queued before for the same thing, and a "your move" notice
-goes only to a player whose side owes now; an "ended" one only once the game has ended."""
+goes only to a player whose side owes now; an "ended" one only once the game has ended.
+The campaign fuzzer's check (:class:`CampaignNoticeCheck`) does the same for the campaign's
+kinds: an aftermath owed, a roster adjusted, a game linked."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 from bot.service.notices import records
 from db.models import Scope
 from db.protocol import GameStore
+from rules.campaign.state import CampaignState
 from rules.core.play import GamePlay
 
 
@@ -68,4 +71,71 @@ class NoticeCheck:
         return faults
 
 
-__all__ = ["NoticeCheck", "owing"]
+def aftermath_owed(state: CampaignState) -> set[tuple[int, str, str]]:
+    """What each side may owe after the battles whose result is in, read from the state
+    alone: (game, side, "roll") while its part is not rolled, (game, side, "confirm") once
+    every part is and the side has not confirmed (nothing once settled or the campaign
+    ended)."""
+    owed: set[tuple[int, str, str]] = set()
+    if state.ended:
+        return owed
+    for entry in state.games:
+        held = state.aftermaths.get(entry.number)
+        if entry.result is None or (held is not None and held.settled(list(state.sides))):
+            continue
+        rolled: tuple[str, ...] = ()
+        if held is not None:  # rolled None: every side at once
+            rolled = tuple(state.sides) if held.rolled is None else held.rolled
+        unrolled = [side for side in state.sides if side not in rolled]
+        owed.update((entry.number, side, "roll") for side in unrolled)
+        if held is not None and not unrolled:
+            owed.update(
+                (entry.number, side, "confirm")
+                for side in state.sides
+                if side not in held.confirmed
+            )
+    return owed
+
+
+class CampaignNoticeCheck:
+    """The notices of a fuzzed campaign: each player asks for direct messages of every kind
+    as they join; after every step what was queued is taken and judged on the campaign's
+    state then. None repeats one queued before; an aftermath owed goes only to a player
+    whose side owes that game's roll (or its confirmation) now, a roster adjusted only to
+    that side's players, a game linked only to the campaign's players, in a channel the
+    campaign links."""
+
+    def __init__(self, store: GameStore, guild: int) -> None:
+        self.store, self.guild = store, guild
+        self.seen: set[str] = set()
+        #: How many notices of each campaign kind were judged (the run's coverage).
+        self.judged: dict[str, int] = {"owed": 0, "roster": 0, "linked": 0}
+
+    async def after(self, state: CampaignState, players: Mapping[int, str]) -> list[str]:
+        """The faults of the notices queued since the last check (taken off the outbox)."""
+        owed = aftermath_owed(state)
+        linked = {entry.channel for entry in state.games}
+        faults = []
+        for queued in await self.store.feature_list(records.OUTBOX, Scope.of_guild(self.guild)):
+            notice = records.Notice.of_value(queued.value)
+            if queued.key in self.seen:
+                faults.append(f"notice queued twice: {queued.key}")
+            self.seen.add(queued.key)
+            await records.claim(self.store, queued)
+            if notice.kind not in self.judged:
+                continue
+            self.judged[notice.kind] += 1
+            side = players.get(notice.user)
+            what = notice.line.rsplit("_", 1)[-1]
+            if side is None:
+                faults.append(f"a {notice.kind} notice for u{notice.user}, who plays no side")
+            elif notice.kind == "owed" and (int(notice.params["number"]), side, what) not in owed:
+                faults.append(f"an aftermath's {what} told to u{notice.user}, whose side owes none")
+            elif notice.kind == "roster" and notice.params.get("side") != state.sides[side]:
+                faults.append(f"another side's roster told to u{notice.user}")
+            elif notice.kind == "linked" and notice.channel not in linked:
+                faults.append(f"a game the campaign does not link told to u{notice.user}")
+        return faults
+
+
+__all__ = ["CampaignNoticeCheck", "NoticeCheck", "aftermath_owed", "owing"]

@@ -86,6 +86,10 @@ EXERCISED_SOMEWHERE = (
     "overdue forfeit|overdue draw",
     "a campaign from a book",
     "link leaving a unit",
+    # The notices of the campaign's kinds, judged after every step (tests/fuzz/notices.py).
+    "notice: owed",
+    "notice: roster",
+    "notice: linked",
 )
 #: Every row of the table of bad commands (``bench/fuzz.py --campaign`` reaches them all).
 ALL_REFUSED = frozenset(f"refused: {bad.name}" for bad in BAD_COMMANDS)

@@ -26,6 +26,7 @@ from bot.service.campaign.ledger import (
     log_requested,
     referee_only,
 )
+from bot.service.campaign.notables import newly_owed, roster_adjusted
 from bot.service.campaign.rosters import muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
@@ -232,12 +233,14 @@ async def _logged(
     """A side's part logged, and shown with what comes next."""
     after, seq = await log_requested(call, record, state, event)
     unrolled = tuple(after.aftermaths[event.number].unrolled(after.sides))
-    return CampaignReply(
+    reply = CampaignReply(
         language=language_of(record),
         ruleset=state.ruleset,
         seq=seq,
         page=AftermathPage(state, event, rules, unrolled),
     )
+    reply.notable += newly_owed(state, after, record, f"s{seq}", call.request.user_id)
+    return reply
 
 
 async def confirm_aftermath(call: Call) -> Reply:
@@ -302,6 +305,7 @@ async def adjust_entry(call: Call) -> Reply:
     _refuse_unchanged(state, event, language)
     after, seq = await log_requested(call, record, state, event)
     reply = Reply(language=language, ruleset=state.ruleset, seq=seq)
+    reply.notable += roster_adjusted(after, record, side, seq, request.user_id)
     adjusted = after.rosters[side].entry(unit)
     line = adjusted.history[-1] if adjusted is not None else None
     params: Mapping[str, str | int] = line.params if line is not None else {}

@@ -24,6 +24,7 @@ from bot.service.campaign.ledger import (
     referee_only,
 )
 from bot.service.campaign.linking import created_earlier, game_interaction, log_link, remove_game
+from bot.service.campaign.notables import next_game
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
@@ -252,6 +253,7 @@ async def link_new_game(call: Call) -> Reply:
     await drop_claim(services, record.channel_id, number)
     reply = _linked_reply(call, record, state, number, target, scenario, seq=seq)
     reply.head_hash = game.head_hash
+    reply.notable += next_game(state, record, number, game, request.user_id)
     reply.notices[:0] = adopted
     mustered_notice = mustered.notice(state, reply.language)
     if mustered_notice is not None:

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 
 from bot.integrity import refusal_of
 from bot.service.campaign.ledger import load_campaign, log_event
+from bot.service.campaign.notables import newly_owed
 from bot.service.campaign.reopening import release_reopening, reopener
 from bot.service.campaign.rosters import losses_of, muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Follower, Services, Written
+from bot.service.replies import Notable
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
     LINK_KEY,
@@ -88,7 +90,12 @@ async def load_linked(services: Services, number: int, channel: int, in_guild: b
 
 
 async def follow(
-    services: Services, link: CampaignLink, game_channel: int, *, reopened_by: str | None = None
+    services: Services,
+    link: CampaignLink,
+    game_channel: int,
+    *,
+    reopened_by: str | None = None,
+    notable: list[Notable] | None = None,
 ) -> list[Outcome]:
     """Bring the campaign in line with its game ``link`` after a command wrote to it: the
     notices to show in the game's channel (the result entered, or reversed). Never
@@ -96,12 +103,16 @@ async def follow(
     next command (the game's, or the campaign's that writes) catches up. ``reopened_by``:
     the command reopened the game under the claim the guard took; dropped once the
     campaign has followed (a failure leaves it to expire, holding the campaign's writes off
-    meanwhile)."""
+    meanwhile). ``notable`` gets the sides that came to owe an aftermath."""
     try:
         for attempt in range(1, FOLLOW_ATTEMPTS + 1):
             try:
                 record, state = await load_campaign(services, link.campaign)
-                _, _, notices = await _settle(services, record, state, link.number, game_channel)
+                now, followed, notices = await _settle(
+                    services, record, state, link.number, game_channel
+                )
+                if notable is not None and now.version != record.version:
+                    notable += newly_owed(state, followed, now, f"v{now.version}", None)
                 if reopened_by is not None:
                     await release_reopening(services.store, link.campaign, link.number, reopened_by)
                 return notices
@@ -121,7 +132,13 @@ async def follow_written(written: Written) -> list[Outcome]:
         return []
     reopened = written.handler.reopens and written.before.status == "ended"
     by = reopener(call.request) if reopened else None
-    return await follow(call.services, link, call.request.channel_id, reopened_by=by)
+    return await follow(
+        call.services,
+        link,
+        call.request.channel_id,
+        reopened_by=by,
+        notable=written.reply.notable,
+    )
 
 
 def _linked(context: TableContext) -> bool:

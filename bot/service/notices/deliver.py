@@ -25,6 +25,8 @@ from bot.service.notices.deadline_notices import queue_deadline_notices
 from bot.service.notices.policy import Action, quiet_until, route
 from bot.service.notices.records import Notice
 from bot.service.replies import DirectReply, Reply
+from bot.service.web_links import page_url
+from bot.web.links import Kind
 from db.protocol import GameStore
 from rules.core.resolution import Outcome
 
@@ -40,9 +42,16 @@ def direct_period() -> timedelta:
     return timedelta(minutes=int(raw)) if raw.isdigit() else DEFAULT_PERIOD
 
 
-def outcome_of(notice: Notice) -> Outcome:
-    """A notice's line, with its game's title and link."""
-    return Outcome.of(f"bot.notice.{notice.kind}", title=notice.title, **notice.params)
+def outcome_of(notice: Notice, *, personal: bool = True) -> Outcome:
+    """A notice's line, with its game's title and link: to the game's web page, signed for
+    the notice's one reader, when the pages are on and only that reader sees the line
+    (``personal``: a direct message, the inbox), else to its channel."""
+    params = dict(notice.params)
+    kind: Kind = "campaign" if notice.page == "campaign" else "game"
+    page = page_url(kind, notice.channel, notice.user)
+    if personal and page is not None:
+        params["link"] = page
+    return Outcome.of(notice.line or f"bot.notice.{notice.kind}", title=notice.title, **params)
 
 
 async def _refused(store: GameStore, notices: Sequence[Notice]) -> Reply:
@@ -51,7 +60,8 @@ async def _refused(store: GameStore, notices: Sequence[Notice]) -> Reply:
     first = notices[0]
     told = await records.record_block(store, first.guild, first.user)
     reply = Reply(language=first.language, ping=[first.user])
-    reply.notices = [outcome_of(n) for n in notices]
+    # Posted in the game's channel: the channel's link, never the player's own page.
+    reply.notices = [outcome_of(n, personal=False) for n in notices]
     if told:
         reply.notices.append(Outcome.of("bot.notice.blocked"))
     return reply

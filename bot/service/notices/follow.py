@@ -4,7 +4,7 @@ It compares what each side owes before and after the write (the game as the comm
 it, and as it left it): the players of a side that owes now and did not before get a
 "your move" notice; when the write ended the game, every player gets an "ended" one. A
 command that changes nothing owed queues nothing, so a notice follows a change, never a
-command. Each notice is keyed by what it is about (the game's version after the write),
+command. Each notice is keyed by what it is about (the game's chain head after the write),
 so nothing queues it twice. The game's own message pings whoever it pings; a player who
 chose direct messages only, nothing, or muted the game is taken off that ping.
 """
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from functools import partial
 
 from bot.service.handlers import Written
 from bot.service.notices import records, watchers
+from bot.service.notices.pings import unping
 from bot.service.notices.policy import mentioned, wants_direct
 from bot.service.notices.records import Notice
-from bot.service.replies import Reply
 from db.models import GameRecord, Member
 from rules.core.resolution import Outcome
 
@@ -87,23 +88,23 @@ async def _queue(
 ) -> None:
     store, after = written.call.store, written.after
     moment = datetime.now(UTC)
+    queued: list[str] = []
     for user, side in players:
         settings = await records.settings_of(store, after.guild_id, user)
         if not mentioned(settings, kind, after.channel_id):
-            _unping(written.reply, user)
+            unping(written.reply, user)
         if not wants_direct(settings, kind, after.channel_id):
             continue
         params = {"side": names.get(side, side)} if names else {}
         notice = notice_for(after, user, kind, **params)
-        await records.queue(
-            store, f"{kind}:{after.channel_id}:{after.version}:{user}", notice, moment
-        )
-
-
-def _unping(reply: Reply, user: int) -> None:
-    for shown in (reply, reply.public):
-        if shown is not None and user in shown.ping:
-            shown.ping = [u for u in shown.ping if u != user]
+        # The chain's head names this write of this game: a version alone would come
+        # again when another game is played in the same channel.
+        written_as = after.head_hash or f"v{after.version}"
+        key = f"{kind}:{after.channel_id}:{written_as}:{user}"
+        if await records.queue(store, key, notice, moment):
+            queued.append(key)
+    if queued:  # each leads to the message that told of it, once it is posted
+        written.reply.on_posted.append(partial(records.relink, store, after.guild_id, queued))
 
 
 __all__ = ["follow", "link_of", "notice_for", "title_of"]

@@ -42,7 +42,8 @@ def _scope(guild_id: int | None) -> Scope:
 @dataclass(frozen=True, slots=True)
 class Notice:
     """One notice owed to ``user``: its kind, its game (channel, server, title, language),
-    and the catalogue parameters of its text."""
+    and the catalogue parameters of its text; ``page`` the kind of web page its channel has
+    (a game's or a campaign's), ``line`` its text's key when not ``bot.notice.<kind>``."""
 
     user: int
     kind: str
@@ -51,6 +52,8 @@ class Notice:
     title: str
     language: str
     params: Mapping[str, str]
+    page: str = "game"
+    line: str = ""
 
     def to_value(self) -> dict[str, Any]:
         """The record's JSON."""
@@ -62,6 +65,8 @@ class Notice:
             "title": self.title,
             "language": self.language,
             "params": dict(self.params),
+            "page": self.page,
+            "line": self.line,
         }
 
     @classmethod
@@ -76,6 +81,8 @@ class Notice:
             title=str(value.get("title") or ""),
             language=str(value.get("language") or ""),
             params={str(k): str(v) for k, v in dict(value.get("params") or {}).items()},
+            page="campaign" if value.get("page") == "campaign" else "game",
+            line=str(value.get("line") or ""),
         )
 
 
@@ -84,12 +91,18 @@ class Notice:
 
 async def settings_of(store: GameStore, guild_id: int | None, user: int) -> Settings:
     """A player's settings in a server: the server's own, else those for everywhere."""
+    return await stored_settings(store, guild_id, user) or Settings()
+
+
+async def stored_settings(store: GameStore, guild_id: int | None, user: int) -> Settings | None:
+    """The settings a player saved for a server (its own, else everywhere); None for a
+    player who never chose anything."""
     if guild_id:
         record = await store.feature_get(SETTINGS, _scope(guild_id), str(user))
         if record is not None:
             return Settings.of_value(record.value)
     record = await store.feature_get(SETTINGS, EVERYWHERE, str(user))
-    return Settings() if record is None else Settings.of_value(record.value)
+    return None if record is None else Settings.of_value(record.value)
 
 
 async def save_settings(
@@ -129,6 +142,28 @@ async def queue(store: GameStore, key: str, notice: Notice, due_at: datetime) ->
         OUTBOX, _scope(notice.guild), key, notice.to_value(), due_at=due_at, if_absent=True
     )
     return stored is not None
+
+
+async def relink(
+    store: GameStore, guild_id: int | None, keys: list[str], channel: int, link: str
+) -> None:
+    """Point the notices queued under ``keys`` about ``channel`` at ``link`` (the message
+    there that told of them, once posted); one about another channel (where its player
+    acts), delivered or moved meanwhile keeps the link it had."""
+    scope = _scope(guild_id)
+    for key in keys:
+        record = await store.feature_get(OUTBOX, scope, key)
+        if record is None or record.value.get("channel") != channel:
+            continue
+        params = {**dict(record.value.get("params") or {}), "link": link}
+        await store.feature_put(
+            OUTBOX,
+            scope,
+            key,
+            {**record.value, "params": params},
+            due_at=record.due_at,
+            expected_revision=record.revision,
+        )
 
 
 async def due(store: GameStore, now: datetime) -> list[FeatureRecord]:
@@ -257,7 +292,9 @@ __all__ = [
     "pending_records",
     "queue",
     "record_block",
+    "relink",
     "save_settings",
     "settings_of",
+    "stored_settings",
     "take_direct",
 ]

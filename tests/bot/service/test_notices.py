@@ -20,7 +20,7 @@ from bot.service.replies import DirectReply
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import SeededDice, fill_options
 
-REFEREE, ANNA, BRUNO = 1, 2, 3
+REFEREE, ANNA, BRUNO, CARLA, DARIO = 1, 2, 3, 4, 6
 SEATS = {"alleati": ANNA, "asse": BRUNO}
 GUILD = 5
 FIRST, SECOND = 21, 22
@@ -243,3 +243,53 @@ async def test_a_deadline_is_told_by_direct_message_once_beside_the_reminder(any
         "bot.deadline.passed"
     ]
     assert await table.service.due_reminders(moment + LATER) == []
+
+
+async def test_a_deadline_reminder_mentions_each_player_as_they_chose(any_store) -> None:
+    """The channel's reminder keeps the mention of a player who never chose, or chose a
+    mention; a player who chose a direct message only, or nothing, is not mentioned."""
+    table = Table(any_store)
+    await table.game(FIRST)
+    for user in (CARLA, DARIO):
+        await table.service.handle(
+            Request(FIRST, REFEREE, "seat.assign", {"user": user, "side": "asse"}, guild_id=GUILD)
+        )
+    axis = {m.user_id for m in await any_store.members(FIRST) if m.side == "asse"}
+    assert axis == {BRUNO, CARLA, DARIO}
+    await table.send(FIRST, BRUNO, "notify.set", kind="deadline_passed", via="dm")
+    await table.send(FIRST, CARLA, "notify.set", kind="deadline_passed", via="off")
+    await table.send(FIRST, REFEREE, "game.deadline", side="asse", hours=2)
+    moment = datetime.now(UTC) + timedelta(hours=3)
+    replies = [r for _, r in await table.service.due_reminders(moment)]
+    [reminder] = [r for r in replies if not isinstance(r, DirectReply)]
+    assert reminder.notices[0].key == "bot.deadline.passed"
+    assert reminder.ping == [DARIO]  # he never chose: the mention, as ever
+    assert [r.user for r in replies if isinstance(r, DirectReply)] == [BRUNO]
+
+
+async def test_a_new_game_in_the_same_channel_is_told_anew(any_store) -> None:
+    """A game played in a channel after another ended there reaches the same versions: its
+    notices are its own, never taken for the earlier game's (still waiting)."""
+    table = Table(any_store)
+    await table.game(FIRST)
+    await table.send(FIRST, ANNA, "notify.set", kind="your_move", via="dm")
+    await table.until_owed_by(FIRST, "alleati")
+    version = (await any_store.load(FIRST)).version
+    await table.send(FIRST, REFEREE, "game.end")
+    await table.game(FIRST)
+    await table.until_owed_by(FIRST, "alleati")
+    assert (await any_store.load(FIRST)).version == version  # the same point, again
+    assert len(_queued(await records.pending(any_store, GUILD, ANNA))) == 2
+
+
+async def test_a_notice_leads_to_the_message_that_told_of_it_once_posted(any_store) -> None:
+    table = Table(any_store)
+    await table.game(FIRST)
+    await table.send(FIRST, ANNA, "notify.set", kind="your_move", via="dm")
+    reply = await table.until_owed_by(FIRST, "alleati")
+    message = f"https://discord.com/channels/{GUILD}/{FIRST}/777"
+    for posted in reply.on_posted:  # what a front end that knows the message does
+        await posted(SECOND, f"https://discord.com/channels/{GUILD}/{SECOND}/1")
+        await posted(FIRST, message)
+    [notice] = _queued(await records.pending(any_store, GUILD, ANNA))
+    assert notice.params["link"] == message

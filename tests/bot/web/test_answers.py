@@ -1,0 +1,150 @@
+"""The remembered pages (bot/web/answers.py) and the bound on requests answered at once:
+a new event changes the page, no reader is ever given another's remembered page, an
+expired link is refused with its page remembered, the memory is bounded, and past the
+bound a reader gets 503 with Retry-After."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from types import SimpleNamespace
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.web import answers, links
+from bot.web.app import RETRY_AFTER_S, WebPages
+from tests.bot.web.conftest import ANNA, BRUNO, GAME, HIDDEN, REFEREE
+
+#: Two readers without a seat: they share what the service builds for no seat.
+STRANGERS = (12345, 12346)
+
+
+@pytest.fixture()
+async def pages(store, signer, table) -> WebPages:
+    return WebPages(store, signer, "en")
+
+
+@pytest.fixture()
+async def client(pages) -> AsyncIterator[TestClient]:
+    async with TestClient(TestServer(pages.application())) as opened:
+        yield opened
+
+
+def log_ids(text: str) -> list[str]:
+    return re.findall(r'id="(e\d+)"', text)
+
+
+async def test_a_new_event_changes_a_remembered_page(client, signer, table) -> None:
+    good = signer.relative(signer.link("game", GAME, ANNA))
+    first = await client.get(good)
+    before = await first.text()
+    again = await client.get(good)  # remembered: the same page, the same tag
+    assert await again.text() == before and again.headers["ETag"] == first.headers["ETag"]
+    await table(GAME, REFEREE, "seat.remove", user=BRUNO)
+    changed = await client.get(good)
+    text = await changed.text()
+    assert changed.headers["ETag"] != first.headers["ETag"]
+    assert log_ids(text)[-1] != log_ids(before)[-1]  # the new event is on the page
+
+
+async def test_no_reader_is_given_another_readers_remembered_page(client, signer) -> None:
+    enemy = signer.relative(signer.link("game", GAME, ANNA))
+    own = signer.relative(signer.link("game", GAME, BRUNO))
+    for _ in range(2):  # built, then remembered: the same answer each time
+        shown_enemy = await (await client.get(enemy)).text()
+        shown_own = await (await client.get(own)).text()
+        assert not any(name in shown_enemy for name in HIDDEN)
+        assert all(name in shown_own for name in HIDDEN)
+    # Two readers in the same (no) seat share the service's work, never the page: each
+    # page's links are its own reader's.
+    paths = [signer.relative(signer.link("game", GAME, user)) for user in STRANGERS]
+    for _ in range(2):
+        shown = [await (await client.get(path)).text() for path in paths]
+        for path, other, text in zip(paths, reversed(paths), shown, strict=True):
+            assert f'src="{path}/map.png"' in text and other not in text
+
+
+async def test_an_expired_link_is_refused_with_its_page_remembered(
+    client, signer, monkeypatch
+) -> None:
+    link = signer.link("game", GAME, ANNA)
+    good = signer.relative(link)
+    first = await client.get(good)
+    assert first.status == 200
+    tag = first.headers["ETag"]
+    assert (await client.get(good, headers={"If-None-Match": tag})).status == 304
+    later = SimpleNamespace(time=lambda: link.expires + 1.0)
+    monkeypatch.setattr(links, "time", later)
+    for held in ({}, {"If-None-Match": tag}):
+        refused = await client.get(good, headers=held)
+        assert refused.status == 403 and "expired" in await refused.text()
+        assert "ETag" not in refused.headers
+        assert (await client.get(good + "/map.png", headers=held)).status == 403
+
+
+async def test_the_memory_of_pages_is_bounded_least_recently_used_first(
+    client, signer, pages, monkeypatch
+) -> None:
+    monkeypatch.setattr(answers, "CACHE_ENTRIES", 2)
+    paths = [signer.relative(signer.link("game", GAME, user)) for user in (ANNA, BRUNO, REFEREE)]
+    tags = [(await client.get(path)).headers["ETag"] for path in paths]
+    remembered = pages._builder._cache
+    assert list(remembered) == tags[1:]
+    await client.get(paths[1])  # used again: now the most recent
+    await client.get(paths[0])  # built again, the least recently used forgotten
+    assert list(remembered) == [tags[1], tags[0]]
+
+
+async def test_past_the_bound_a_reader_is_told_to_come_back(client, signer, pages) -> None:
+    pages.pending = 1
+    builder = pages._builder
+    answer = builder.answer
+    release = asyncio.Event()
+    started = asyncio.Event()
+
+    async def held_up(*arguments):  # the first request holds its place until released
+        started.set()
+        await release.wait()
+        return await answer(*arguments)
+
+    builder.answer = held_up  # type: ignore[method-assign]
+    good = signer.relative(signer.link("game", GAME, ANNA))
+    first = asyncio.ensure_future(client.get(good))
+    await started.wait()
+    busy = await client.get(good)
+    assert busy.status == 503 and busy.headers["Retry-After"] == str(RETRY_AFTER_S)
+    assert "Too many readers" in await busy.text()
+    release.set()
+    assert (await first).status == 200
+    builder.answer = answer  # type: ignore[method-assign]
+    assert (await client.get(good)).status == 200  # the place was given back
+
+
+async def test_a_picture_is_drawn_once_per_view_it_shows(
+    client, signer, table, monkeypatch
+) -> None:
+    drawn: list[bool] = []
+    real = answers.render_map
+
+    def counting(view, language, *, public):
+        drawn.append(public)
+        return real(view, language, public=public)
+
+    monkeypatch.setattr(answers, "render_map", counting)
+    enemy = signer.relative(signer.link("game", GAME, ANNA)) + "/map.png"
+    own = signer.relative(signer.link("game", GAME, BRUNO)) + "/map.png"
+    first = await client.get(enemy)
+    picture = await first.read()
+    public = set()
+    for user in STRANGERS:  # nobody's seat: the public picture, drawn once for both
+        path = signer.relative(signer.link("game", GAME, user)) + "/map.png"
+        public.add(await (await client.get(path)).read())
+    assert len(public) == 1
+    assert (await (await client.get(own)).read()) != picture  # Bruno's own seat: drawn
+    assert len(drawn) == 3  # Anna's seat, nobody's (public), Bruno's
+    await table(GAME, REFEREE, "seat.remove", user=BRUNO)  # nothing on the table changes
+    again = await client.get(enemy)
+    assert again.headers["ETag"] != first.headers["ETag"]
+    assert await again.read() == picture and len(drawn) == 3

@@ -1,0 +1,136 @@
+"""The web pages beside a bot (bot/web/beside.py): served from a process of their own on
+their own connection to the database, each reader's redaction kept, the bot's new events
+seen, refused when they cannot listen, stopped with the bot; a database in memory is
+served from the bot's process."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import socket
+import sys
+
+import pytest
+from aiohttp import ClientSession
+
+from bot.settings import load_settings
+from bot.web.app import WebServer
+from bot.web.beside import PagesProcess, start_pages_process, web_beside
+from tests.bot.web.conftest import ANNA, BRUNO, GAME, HIDDEN, REFEREE, SECRET
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture()
+def settings_for(monkeypatch):
+    def settings(database: str):
+        monkeypatch.setenv("ARBITRO_WEB_URL", "http://arbitro.test/pages")
+        monkeypatch.setenv("ARBITRO_WEB_SECRET", SECRET)
+        monkeypatch.setenv("ARBITRO_WEB_PORT", str(free_port()))
+        monkeypatch.setenv("ARBITRO_DB", database)
+        return load_settings()
+
+    return settings
+
+
+async def test_the_pages_beside_a_bot_are_served_from_their_own_process(
+    store, signer, table, settings_for
+) -> None:
+    settings = settings_for(store.path)
+    pages = await web_beside(settings, store)
+    assert isinstance(pages, PagesProcess) and pages.process.is_alive()
+    assert pages.process.pid != multiprocessing.current_process().pid
+    host, port = pages.address
+    try:
+        async with ClientSession() as session:
+
+            async def read(reader: int, held: str = "") -> tuple[int, str, str]:
+                path = signer.relative(signer.link("game", GAME, reader))
+                headers = {"If-None-Match": held} if held else {}
+                async with session.get(f"http://{host}:{port}{path}", headers=headers) as got:
+                    return got.status, got.headers.get("ETag", ""), await got.text()
+
+            for reader, shown in ((ANNA, False), (BRUNO, True), (REFEREE, True)):
+                status, _, text = await read(reader)
+                assert status == 200
+                assert all((name in text) is shown for name in HIDDEN), reader
+            _, tag, before = await read(BRUNO)
+            assert (await read(BRUNO, tag))[0] == 304
+            await table(GAME, REFEREE, "seat.remove", user=ANNA)  # the bot writes
+            status, changed, after = await read(BRUNO, tag)
+            assert status == 200 and changed != tag and after != before
+    finally:
+        await pages.stop()
+    assert not pages.process.is_alive()
+    assert (await store.load(GAME)).version > 0  # the bot's store still answers
+
+
+async def test_pages_that_cannot_listen_stop_the_start(store, table, settings_for) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError, match="could not start"):
+            await start_pages_process(settings_for(store.path), "127.0.0.1", port)
+
+
+async def test_a_database_in_memory_is_served_from_the_bots_process(
+    store, table, settings_for
+) -> None:
+    pages = await web_beside(settings_for(":memory:"), store)
+    try:
+        assert isinstance(pages, WebServer)
+    finally:
+        await pages.stop()
+
+
+BOT = """
+import asyncio, sys
+from bot.settings import load_settings
+from bot.web.beside import start_pages_process
+
+async def main():
+    pages = await start_pages_process(load_settings(), "127.0.0.1", int(sys.argv[1]))
+    print(pages.process.pid, flush=True)
+    await asyncio.sleep(600)
+
+if __name__ == "__main__":  # the pages' process, spawned, imports this file again
+    asyncio.run(main())
+"""
+
+
+def gone(pid: int) -> bool:
+    """Whether ``pid`` has ended (a zombie waiting for its reaper has)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+async def test_the_pages_never_outlive_a_killed_bot(store, table, settings_for, tmp_path) -> None:
+    settings_for(store.path)  # the environment the bot reads
+    script = tmp_path / "serve_a_bot.py"
+    script.write_text(BOT, encoding="utf-8")
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(script),
+        str(free_port()),
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+    assert bot.stdout is not None
+    pages = int(await asyncio.wait_for(bot.stdout.readline(), 120))
+    assert not gone(pages)
+    bot.kill()  # no goodbye: SIGKILL
+    await bot.wait()
+    for _ in range(100):
+        if gone(pages):
+            break
+        await asyncio.sleep(0.1)
+    assert gone(pages)
