@@ -9,6 +9,7 @@ from bot.commands import command_line
 from bot.result_text import result_text, score_text
 from bot.rolls import dice_prompt_text
 from bot.service.replies import (
+    CampaignReply,
     ConfirmReply,
     PlayReply,
     Reply,
@@ -18,6 +19,7 @@ from bot.service.replies import (
     prompt_of,
     result_view_of,
 )
+from rules.campaign.text import page_lines
 from rules.core.expression import render_roll
 from rules.core.i18n import colon, translate
 from rules.core.play import StatusView
@@ -148,6 +150,8 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     parts += [f"! {line}" for line in owed_lines(reply)]
     if isinstance(reply, TextReply):
         parts += reply.lines
+    if isinstance(reply, CampaignReply):
+        parts += page_lines(reply.page, language)
     follow_ups = reply.follow_ups if isinstance(reply, PlayReply | StatusReply) else []
     for follow in follow_ups:
         # The command to type for it, as declared for both front ends (/turn next, /morale …).

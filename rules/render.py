@@ -116,6 +116,11 @@ def signed_text(value: int) -> str:
     return f"−{abs(value)}" if value < 0 else str(value)
 
 
+def channel_label(channel_id: int, in_guild: bool) -> str:
+    """A channel as Discord shows a mention, or as the console names it."""
+    return f"<#{channel_id}>" if in_guild else f"#{channel_id}"
+
+
 def _step_line(ruleset: str, step: Step, language: str, mixed: bool = False) -> str:
     params = {name: value_text(ruleset, value, language) for name, value in step.params}
     name = collapse_spaces(translate(step.key, language, **params))

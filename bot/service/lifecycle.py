@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Handler, Services, Who
 from bot.service.maps import status_and_map
-from bot.service.replies import Reply, StatusReply, TextReply, channel_label
+from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import role_option
 from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.roles import creator_role, set_creator_role
@@ -35,7 +35,7 @@ from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
 from rules.core.words import joined
-from rules.render import outcome_text
+from rules.render import channel_label, outcome_text
 
 log = logging.getLogger(__name__)
 

@@ -17,12 +17,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.service import play, views
-from bot.service.campaign.aftermath import owed_lines
-from bot.service.campaign.book import book_lines, due_lines
 from bot.service.campaign.export import map_view
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
-from bot.service.campaign.rosters import roster_lines
-from bot.service.campaign.views import game_line, log_text, signed_difference, status_lines
 from bot.service.errors import ServiceError
 from bot.service.events import (
     Reader,
@@ -43,6 +39,16 @@ from db.errors import GameNotFound
 from db.models import EventRecord
 from rules.campaign.state import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
 from rules.campaign.story import CampaignMap
+from rules.campaign.text import (
+    book_lines,
+    due_lines,
+    game_line,
+    log_text,
+    owed_lines,
+    roster_lines,
+    signed_difference,
+    status_lines,
+)
 from rules.core.battlefield import MapView
 from rules.core.caches import BoundedCache
 from rules.core.i18n import translate

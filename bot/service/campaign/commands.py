@@ -28,7 +28,7 @@ from bot.service.campaign.notables import next_game
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
-from bot.service.replies import Reply, channel_label
+from bot.service.replies import Reply
 from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.campaign import (
     CampaignLink,
@@ -55,6 +55,7 @@ from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
 from rules.core.ruleset import known_rulesets
 from rules.core.words import joined
+from rules.render import channel_label
 
 # -- the commands ---------------------------------------------------------------------------
 

@@ -33,13 +33,13 @@ from bot.service.campaign.report import (
     other_event_text,
     winner_line,
 )
-from bot.service.campaign.views import log_text, status_lines
 from bot.service.events import people, plain_mentions
 from bot.service.handlers import Call
 from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord
 from rules.campaign.state import CampaignState, event_of
 from rules.campaign.story import CampaignMap, MapArea, holders, step_of
+from rules.campaign.text import log_text, status_lines
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.words import in_language, names_in

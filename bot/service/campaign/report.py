@@ -6,12 +6,11 @@ tells it, so the report and ``/campaign log`` list every event the head hash cov
 
 from __future__ import annotations
 
-from bot.service.campaign.aftermath import entry_line
-from bot.service.campaign.rosters import roster_lines
 from bot.service.events import event_line
 from db.models import EventRecord
 from rules.campaign.rules import campaign_rules
 from rules.campaign.state import CampaignResult, CampaignState, standings
+from rules.campaign.text import entry_line, roster_lines
 from rules.core.i18n import colon, has_key, semicolon, translate
 from rules.core.words import in_language, joined
 
