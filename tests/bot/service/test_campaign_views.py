@@ -22,6 +22,7 @@ from rules.campaign.text import (
     page_lines,
 )
 from rules.core.i18n import translate
+from rules.core.words import joined
 from tests.bot.service.test_campaigns import (
     ANNA,
     CAMPAIGN,
@@ -125,7 +126,7 @@ async def test_a_sides_aftermath_is_a_page_saying_what_comes_next(any_store: Any
         "bot.campaign.aftermath.next_side",
         "en",
         number=1,
-        sides=", ".join(before.sides[s] for s in page.unrolled),
+        sides=joined(before.sides[s] for s in page.unrolled),
         n=len(page.unrolled),
     )
     assert reply_text(rolled).splitlines()[: len(lines)] == lines
