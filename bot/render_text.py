@@ -9,6 +9,7 @@ from bot.commands import command_line
 from bot.result_text import result_text, score_text
 from bot.rolls import dice_prompt_text
 from bot.service.replies import (
+    CampaignReply,
     ConfirmReply,
     PlayReply,
     Reply,
@@ -18,10 +19,12 @@ from bot.service.replies import (
     prompt_of,
     result_view_of,
 )
+from rules.campaign.text import page_lines
 from rules.core.expression import render_roll
 from rules.core.i18n import colon, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
+from rules.core.words import names_in
 from rules.render import describe_reply, outcome_text, render_described_text, value_text
 
 #: What never reaches the console's terminal as it is: control characters (ESC starts an
@@ -45,7 +48,8 @@ def notice_text(ruleset: str, outcome: Outcome, language: str) -> str:
 
 def status_text(view: StatusView, ruleset: str, language: str) -> str:
     """The game's status: turn, phase, whose move, tokens, units, notes."""
-    awaiting = view.sides.get(view.awaiting or "", "—")
+    sides = names_in(view.sides, language)
+    awaiting = sides.get(view.awaiting or "", "—")
     header = translate(
         "bot.status.header",
         language,
@@ -54,10 +58,10 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
         side=awaiting,
     )
     if view.tokens:
-        tokens = ", ".join(f"{view.sides[s]} {n}" for s, n in view.tokens.items())
+        tokens = ", ".join(f"{sides[s]} {n}" for s, n in view.tokens.items())
         header += translate("bot.status.tokens", language, tokens=tokens)
     lines = [f"## {view.title}", header]
-    for side, name in view.sides.items():
+    for side, name in sides.items():
         lines.append(f"[{name}]")
         for unit in (u for u in view.units if u.side == side):
             statuses = ", ".join(value_text(ruleset, s, language) for s in unit.statuses)
@@ -146,6 +150,8 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
     parts += [f"! {line}" for line in owed_lines(reply)]
     if isinstance(reply, TextReply):
         parts += reply.lines
+    if isinstance(reply, CampaignReply):
+        parts += page_lines(reply.page, language)
     follow_ups = reply.follow_ups if isinstance(reply, PlayReply | StatusReply) else []
     for follow in follow_ups:
         # The command to type for it, as declared for both front ends (/turn next, /morale …).

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from rules.core.i18n import collapse_spaces, translate
 from rules.core.resolution import Outcome
 from rules.core.score import EndingKind, GameResult, Level, LineKind, Score
+from rules.core.words import in_language, named_again
 from rules.render import value_text
 
 Escape = Callable[[str], str]
@@ -50,11 +51,21 @@ class ResultText:
         return out
 
 
-def outcome_line(ruleset: str, outcome: Outcome, language: str, escape: Escape = _same) -> str:
+def outcome_line(
+    ruleset: str,
+    outcome: Outcome,
+    language: str,
+    escape: Escape = _same,
+    sides: Mapping[str, str] | None = None,
+) -> str:
     """An outcome as a sentence, its parameters (names from a scenario or a player)
-    escaped for where it is shown."""
+    escaped for where it is shown; a parameter spelling one of ``sides``' names (stored as
+    plain text) in the reader's language."""
+    names = () if sides is None else sides.values()
     params = {
-        name: escape(value_text(ruleset, value, language)) if isinstance(value, str) else value
+        name: escape(value_text(ruleset, named_again(value, names), language))
+        if isinstance(value, str)
+        else value
         for name, value in outcome.params
     }
     # Runs of plain spaces (left by an empty parameter) collapse; French's narrow no-break
@@ -71,7 +82,8 @@ def result_text(
 ) -> ResultText:
     """The result of an ended game: its summary, the winner and the level, the referee's
     reason, the breakdown of its final score and the points."""
-    text = ResultText(f"🏁 {outcome_line(ruleset, result.summary, language, escape)}", language)
+    summary = outcome_line(ruleset, result.summary, language, escape, sides)
+    text = ResultText(f"🏁 {summary}", language)
     if result.winner is None:
         text.lines.append(translate("bot.result.draw", language))
     else:
@@ -79,7 +91,7 @@ def result_text(
             translate(
                 "bot.result.winner",
                 language,
-                side=escape(sides.get(result.winner, result.winner)),
+                side=escape(in_language(sides.get(result.winner, result.winner), language)),
                 level=translate(f"bot.result.level.{result.level.value}", language),
             )
         )
@@ -109,7 +121,7 @@ def score_text(
             translate(
                 "bot.result.ahead",
                 language,
-                side=escape(sides.get(score.leader, score.leader)),
+                side=escape(in_language(sides.get(score.leader, score.leader), language)),
                 margin=score.margin,
                 level=translate(f"bot.result.level.{score.level.value}", language),
             )
@@ -131,7 +143,7 @@ def breakdown(
     sections: list[tuple[str, list[str]]] = []
     for kind, key in _SECTIONS:
         lines = [
-            outcome_line(ruleset, line.text, language, escape)
+            outcome_line(ruleset, line.text, language, escape, sides)
             for line in score.lines
             if line.kind is kind
         ]
@@ -142,7 +154,7 @@ def breakdown(
             translate(
                 "bot.result.total",
                 language,
-                side=escape(sides.get(side, side)),
+                side=escape(in_language(sides.get(side, side), language)),
                 points=score.total(side),
             )
             for side in score.sides

@@ -7,7 +7,7 @@ embed. Nothing here knows about either front end.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -30,7 +30,7 @@ from rules.core.resolution import (
     Step,
     TableRead,
 )
-from rules.core.words import Words
+from rules.core.words import Words, named_again
 
 #: Odds lines at most, the "other" line included: the likeliest outcomes are named, the
 #: rest is summed up in one remainder line.
@@ -76,9 +76,18 @@ def value_text(ruleset: str, value: str | int, language: str) -> str:
     return " + ".join(texts)
 
 
-def outcome_text(ruleset: str, outcome: Outcome, language: str) -> str:
-    """The localized sentence for an outcome, with its parameters localized too."""
-    params = {name: value_text(ruleset, value, language) for name, value in outcome.params}
+def outcome_text(
+    ruleset: str, outcome: Outcome, language: str, names: Iterable[str] = ()
+) -> str:
+    """The localized sentence for an outcome, with its parameters localized too: one that
+    spells a name of ``names`` (a game's sides: a stored outcome keeps them as plain text)
+    in that name's words for ``language``."""
+    params = {
+        name: value_text(ruleset, named_again(value, names) if names else value, language)
+        if isinstance(value, str)
+        else value_text(ruleset, value, language)
+        for name, value in outcome.params
+    }
     for name in ("status", "n", "location", "cm", "cover"):
         params.setdefault(name, "")
     return collapse_spaces(translate(outcome.key, language, **params))
@@ -105,6 +114,11 @@ def signed_text(value: int) -> str:
     """A number as players read it in print: a negative one with the minus sign (U+2212),
     as the modifiers before it are written, not a hyphen."""
     return f"−{abs(value)}" if value < 0 else str(value)
+
+
+def channel_label(channel_id: int, in_guild: bool) -> str:
+    """A channel as Discord shows a mention, or as the console names it."""
+    return f"<#{channel_id}>" if in_guild else f"#{channel_id}"
 
 
 def _step_line(ruleset: str, step: Step, language: str, mixed: bool = False) -> str:

@@ -39,6 +39,7 @@ from bot.render_text import chain_head_text, owed_lines
 from bot.result_text import ResultText, result_text, score_text
 from bot.rolls import dice_prompt_text
 from bot.service.replies import (
+    CampaignReply,
     ConfirmReply,
     FilesReply,
     PlayReply,
@@ -51,10 +52,12 @@ from bot.service.replies import (
     prompt_of,
     result_view_of,
 )
+from rules.campaign.text import page_lines, quotes_players
 from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Comparison, Outcome, Resolution, Step
+from rules.core.words import names_in
 from rules.render import (
     Described,
     describe,
@@ -335,7 +338,7 @@ def resolution_card(
 
 def status_card(status: StatusView, ruleset: str, language: str) -> Card:
     """Turn, phase, whose move, tokens, one line per unit (grouped by side and group), notes."""
-    sides = dict(status.sides)
+    sides = names_in(status.sides, language)
     lines = [
         f"**{translate('discord.embed.turn', language)}** {status.turn}",
         f"**{translate('discord.embed.phase', language)}** "
@@ -424,6 +427,24 @@ def dice_prompt_card(reply: Reply, language: str) -> Card:
     )
 
 
+def _page_of_lines(reply: Reply) -> tuple[str, list[str]] | None:
+    """The page of lines a reply shows (a text reply's, a campaign's rendered), as Discord
+    shows them, with the catalogue key of its title; None when it has none."""
+    if isinstance(reply, CampaignReply):
+        lines = page_lines(reply.page, reply.language)
+        quoted = quotes_players(reply.page)
+        return "discord.embed.campaign", [
+            safe_name(line) if quoted else unlinked(line) for line in lines
+        ]
+    if not isinstance(reply, TextReply) or not reply.lines:
+        return None
+    # Names players wrote are shown as typed: markdown escaped, no mention, no link.
+    lines = [safe_name(line) if reply.players_words else unlinked(line) for line in reply.lines]
+    if reply.preformatted:  # columns stay aligned only in a fixed-width block
+        lines = [f"```\n{chunk}\n```" for chunk in pack_lines(lines, DESCRIPTION_LIMIT - 100)]
+    return reply.lines_title, lines
+
+
 def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
     """Every card of a reply, in reading order."""
     language = reply.language
@@ -478,18 +499,10 @@ def reply_cards(reply: Reply, *, leftovers: Sequence[str] = ()) -> list[Card]:
                 colour=COLOUR_NOTICE,
             )
         )
-    if isinstance(reply, TextReply) and reply.lines:
-        # Names players wrote are shown as typed: markdown escaped, no mention, no link.
-        lines = [safe_name(line) if reply.players_words else unlinked(line) for line in reply.lines]
-        if reply.preformatted:  # columns stay aligned only in a fixed-width block
-            lines = [f"```\n{chunk}\n```" for chunk in pack_lines(lines, DESCRIPTION_LIMIT - 100)]
-        cards.append(
-            Card(
-                title=translate(reply.lines_title, language),
-                lines=lines,
-                colour=COLOUR_LOG,
-            )
-        )
+    page = _page_of_lines(reply)
+    if page is not None:
+        title, lines = page
+        cards.append(Card(title=translate(title, language), lines=lines, colour=COLOUR_LOG))
     if leftovers:
         cards.append(
             Card(

@@ -26,6 +26,7 @@ import discord
 
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome, Resolution
+from rules.core.words import Words
 
 CONTENT_LIMIT = 2000
 ELLIPSIS = "…"
@@ -91,7 +92,15 @@ def unlinked(text: str) -> str:
 
 
 def safe_name(text: str) -> str:
-    """A name someone wrote, shown as typed: markdown escaped, no link, no mention."""
+    """A name someone wrote, shown as typed: markdown escaped, no link, no mention (a
+    scenario's name in three languages keeps them, each shown as typed)."""
+    if isinstance(text, Words) and text.translations:
+        languages = {language: _as_typed(words) for language, words in text.translations.items()}
+        return Words(_as_typed(text), languages)
+    return _as_typed(text)
+
+
+def _as_typed(text: str) -> str:
     text = discord.utils.escape_markdown(text, ignore_links=False)
     text = _MENTION.sub(lambda m: "<" + _ZERO_WIDTH + m.group(1) + m.group(2) + ">", text)
     return unlinked(text)

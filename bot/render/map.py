@@ -57,6 +57,7 @@ from rules.core.battlefield import (
     Shape,
 )
 from rules.core.i18n import translate
+from rules.core.words import in_language
 
 #: The picture's width in pixels: about what Discord shows of an image on a phone at full
 #: resolution, and small enough to render fast and post as a light PNG.
@@ -593,7 +594,7 @@ def _draw_footer(
     # left out of the legend (their colours still tell them apart on the table).
     room = WIDTH - MARGIN - (scale_px + 90 if scale_px > 0 else 0)
     for side, colour in colours.items():
-        name = fit(view.sides.get(side, side), LABEL_TEXT, 220)
+        name = fit(in_language(view.sides.get(side, side), language), LABEL_TEXT, 220)
         if x + 32 + width_of(name, LABEL_TEXT) > room:
             break
         draw.rounded_rectangle([x, y - 9, x + 24, y + 9], radius=3, fill=colour, outline=INK)

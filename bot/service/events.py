@@ -260,11 +260,13 @@ def event_line(
             except (ValueError, TypeError, KeyError):
                 continue
             outcomes.append(
-                outcome_text(resolution.ruleset or ruleset, resolution.outcome, language)
+                outcome_text(
+                    resolution.ruleset or ruleset, resolution.outcome, language, sides.values()
+                )
             )
     result = result_of(event)
     if result is not None:  # the command that ended the game: its result closes the line
-        outcomes.append(outcome_text(ruleset, result.summary, language))
+        outcomes.append(outcome_text(ruleset, result.summary, language, sides.values()))
     line = f"#{event.seq} {who} — {what}"
     acted_for = args.get(ACTED_FOR_ARG)
     if acted_for:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Handler, Services, Who
 from bot.service.maps import status_and_map
-from bot.service.replies import Reply, StatusReply, TextReply, channel_label
+from bot.service.replies import Reply, StatusReply, TextReply
 from bot.service.requests import role_option
 from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.roles import creator_role, set_creator_role
@@ -35,7 +35,8 @@ from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
 from rules.core.seatview import REFEREE
-from rules.render import outcome_text
+from rules.core.words import joined
+from rules.render import channel_label, outcome_text
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +101,11 @@ async def _result_text(
             document = (await services.store.load(game.channel_id)).document
 
         def summary() -> str:
-            result = rules.view(rules.document_format.upgrade(document), REFEREE).result
-            return "" if result is None else outcome_text(ruleset, result.summary, language)
+            current = rules.document_format.upgrade(document)
+            result = rules.view(current, REFEREE).result
+            if result is None:
+                return ""
+            return outcome_text(ruleset, result.summary, language, rules.sides(current).values())
 
         found = await services.off_loop(summary)
     except (RulesError, StoreError, ValueError):
@@ -198,7 +202,7 @@ async def new_game(call: Call) -> Reply:
         Outcome.of(
             "bot.game.created",
             title=str(document.get("title", "")),
-            sides=", ".join(rules.sides(document).values()),
+            sides=joined(rules.sides(document).values()),
         )
     )
 

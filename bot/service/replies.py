@@ -10,6 +10,8 @@ game ended). The others add what their kind shows:
 * :class:`StatusReply` — the state of the game: status, what is owed and by whom, the
   picture (a new game, ``/game status``, ``/map``, an undo or a rewind);
 * :class:`TextReply` — a page of lines (the log, the help, a table, the guild's games);
+* :class:`CampaignReply` — a campaign's page (``/campaign status``, the server's
+  campaigns), typed parts the front ends render (`rules.campaign.text`);
 * :class:`FilesReply` — files to attach or save (an export), and the campaign's map to draw;
 * :class:`RollReply` — a free roll;
 * :class:`ResultReply` — the game's end by a concession or the referee: its result;
@@ -31,6 +33,7 @@ from typing import Any
 from bot.export import FileContent
 from bot.rolls import DicePrompt
 from rules.campaign.story import CampaignMap
+from rules.campaign.text import CampaignPage
 from rules.core.battlefield import MapView
 from rules.core.expression import RollResult
 from rules.core.legal import LegalAction
@@ -171,6 +174,14 @@ class TextReply(Reply):
 
 
 @dataclass(kw_only=True)
+class CampaignReply(Reply):
+    """A campaign's page: its status, or the server's campaigns. The front ends render it
+    as lines (`rules.campaign.text.page_lines`) under the campaign's title."""
+
+    page: CampaignPage
+
+
+@dataclass(kw_only=True)
 class FilesReply(Reply):
     """Files to attach (or save, at the console): an export."""
 
@@ -256,12 +267,8 @@ def spool_of(reply: Reply) -> Path | None:
     return reply.spool if isinstance(reply, FilesReply) else None
 
 
-def channel_label(channel_id: int, in_guild: bool) -> str:
-    """A channel as Discord shows a mention, or as the console names it."""
-    return f"<#{channel_id}>" if in_guild else f"#{channel_id}"
-
-
 __all__ = [
+    "CampaignReply",
     "ConfirmReply",
     "DirectReply",
     "FilesReply",
@@ -274,7 +281,6 @@ __all__ = [
     "ScoreView",
     "StatusReply",
     "TextReply",
-    "channel_label",
     "picture_of",
     "prompt_of",
     "result_view_of",

@@ -11,6 +11,7 @@ from typing import Any
 from db.models import Member
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.seatview import REFEREE, SPECTATOR, Seat
+from rules.core.words import is_named
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,7 @@ def role_option(options: Mapping[str, Any]) -> int | None:
 def side_named(sides: Mapping[str, str], wanted: object) -> str:
     """The side a player named (its id or its name), or a clear error listing them."""
     text = str(wanted or "")
-    side = next((s for s, name in sides.items() if text in (s, name)), None)
+    side = next((s for s, name in sides.items() if text == s or is_named(name, text)), None)
     if side is None:
         raise UnknownName("error.service.unknown_side", name=text[:40], known=", ".join(sides))
     return side

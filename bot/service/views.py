@@ -69,6 +69,7 @@ from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
 from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
+from rules.core.words import names_in, names_of
 
 #: The most events ``/game log`` shows.
 MAX_LOG = 50
@@ -242,7 +243,7 @@ async def _export_archived(call: Call) -> Reply:
         raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
     reply = FilesReply(language=str(game.get("language", "it")), ruleset=str(game.get("ruleset")))
     document = await asyncio.to_thread(json.loads, head.current[1])
-    sides = dict(document.get("sides") or {}) if isinstance(document, dict) else {}
+    sides = names_of(document.get("sides") or {}) if isinstance(document, dict) else {}
     return await _export_reply(request, reply, head, pages, sides)
 
 
@@ -280,7 +281,9 @@ async def _export_reply(
         language=language,
         line_of=lambda event: event_line(event, ruleset, language, sides, reader),
         details_of=details,
-        redaction=None if reader.referee else _redaction(reader, sides, hides_states),
+        redaction=None
+        if reader.referee
+        else _redaction(reader, names_in(sides, language), hides_states),
     )
     reply.files.update(exported.files)
     reply.spool = exported.spool

@@ -17,12 +17,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.service import play, views
-from bot.service.campaign.aftermath import owed_lines
-from bot.service.campaign.book import book_lines, due_lines
 from bot.service.campaign.export import map_view
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
-from bot.service.campaign.rosters import roster_lines
-from bot.service.campaign.views import game_line, log_text, signed_difference, status_lines
 from bot.service.errors import ServiceError
 from bot.service.events import (
     event_line,
@@ -42,10 +38,21 @@ from db.errors import GameNotFound
 from db.models import EventRecord
 from rules.campaign.state import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
 from rules.campaign.story import CampaignMap
+from rules.campaign.text import (
+    book_lines,
+    due_lines,
+    game_line,
+    log_text,
+    owed_lines,
+    roster_lines,
+    signed_difference,
+    status_lines,
+)
 from rules.core.battlefield import MapView
 from rules.core.caches import BoundedCache
 from rules.core.i18n import translate
 from rules.core.seatview import SPECTATOR, Seat, UnitLine
+from rules.core.words import names_in
 from rules.render import Described, describe_reply
 
 #: Events on one page of a game's log.
@@ -382,6 +389,7 @@ async def campaign_page(services: Services, channel: int, link: Link) -> Campaig
         rosters.append(shown)
     has_map = state.book is not None and bool(state.book.areas)
     reader = link.reader
+    sides = names_in(state.sides, language)
     return CampaignPage(
         channel=channel,
         language=language,
@@ -389,14 +397,14 @@ async def campaign_page(services: Services, channel: int, link: Link) -> Campaig
         head_hash=record.head_hash or "",
         name=state.name,
         summary=[plain(line) for line in status_lines(state, language, False)[:1]],
-        side=None if reader is None else state.sides.get(state.side_of(reader) or ""),
+        side=None if reader is None else sides.get(state.side_of(reader) or ""),
         referee=reader is not None and reader == state.referee,
         sides=[
             (label, [person(user) for user in state.players.get(side, ())])
-            for side, label in state.sides.items()
+            for side, label in sides.items()
         ],
         standings=[
-            StandingShown(rank, state.sides[line.side], line, signed_difference(line.difference))
+            StandingShown(rank, sides[line.side], line, signed_difference(line.difference))
             for rank, line in enumerate(standings(state), start=1)
         ],
         games=[

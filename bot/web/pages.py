@@ -19,6 +19,7 @@ from bot.result_text import result_text, score_text
 from bot.service.maps import status_caption
 from bot.service.web import CampaignPage, GamePage
 from rules.core.i18n import colon, semicolon, translate
+from rules.core.words import names_in
 from rules.render import value_text
 
 _ENVIRONMENT = Environment(
@@ -74,7 +75,7 @@ def game_html(page: GamePage, address: Address) -> str:
     language, ruleset = page.language, page.ruleset
     reply = page.status
     view = reply.status
-    sides = dict(view.sides) if view is not None else {}
+    sides = names_in(view.sides, language) if view is not None else {}
     # Who owes is told by side: a player's Discord id means nothing on a web page.
     owed = owed_lines(replace(reply, owed_by={}))
     result = None

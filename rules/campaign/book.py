@@ -17,6 +17,7 @@ here take plain values, so :mod:`rules.campaign.state` calls them with no import
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -156,7 +157,7 @@ class Calendar(_Frozen):
 
 
 def book_opened(
-    current: CampaignBook | None, event: CampaignBook, sides: dict[str, str], games: int
+    current: CampaignBook | None, event: CampaignBook, sides: Collection[str], games: int
 ) -> CampaignBook:
     """The book a campaign follows after ``event`` (refused once it has one or a game)."""
     if current is not None or games:
@@ -174,7 +175,7 @@ def calendar_after(
     event: CampaignDue | CampaignOverdue,
     *,
     playing: bool,
-    sides: dict[str, str],
+    sides: Collection[str],
 ) -> Calendar:
     """The calendar after ``event`` on a game (``playing``: linked and without a result)."""
     if not playing:

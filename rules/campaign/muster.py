@@ -22,10 +22,12 @@ A rank off the ladder (a roster file's, or a referee's) leaves the scenario's va
 What is shared lives here: which units muster and at what strength (:func:`fielding`: an
 entry musters as the scenario unit with its id; a unit without an entry is fielded as the
 scenario gives it; entries dead, recovering, left behind or at 0 stay behind; nobody
-musters above the scenario's own strength), the refusal of a side left with no unit, and
-each side's losses read from a game's final state (``initial - strength`` of each piece
-the victory module describes). A ruleset without a ``muster`` plays campaigns without
-rosters.
+musters above the scenario's own strength), the refusal of a side left with no unit, the
+full strength of a unit mustered below it (each ruleset's state keeps its ``units`` by id,
+each with a ``full_strength``: None when it began whole), and each side's losses read
+from a game's final state (``initial - strength`` of each piece the victory module
+describes: a unit mustered reduced loses from the strength it began with). A ruleset
+without a ``muster`` plays campaigns without rosters.
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ class ScenarioPlay(Protocol[ScenarioT]):
         """A bundled scenario by id."""
         ...
 
-    def setup_scenario(self, scenario: ScenarioT) -> dict[str, Any]:
+    def setup_scenario(
+        self, scenario: ScenarioT, full_strength: Mapping[str, int] | None = None
+    ) -> dict[str, Any]:
         """A new game document from a scenario."""
         ...
 
@@ -143,7 +147,11 @@ class ScenarioMuster(Generic[ScenarioT]):
                 raise IllegalAction("error.campaign.side_empty", side=side, number=game)
         merged = {unit: n for chosen in fielded.values() for unit, n in chosen.items()}
         ranked = self.ranked(rosters, fielded)
-        return self.play.setup_scenario(self.muster_scenario(scenario, merged, ranked))
+        full = {u: n for side in self.units_of_scenario(scenario).values() for u, n in side.items()}
+        # A unit below its scenario strength starts at its carried strength (its losses count
+        # from there), shown out of the scenario's: "1/2", not a whole "1/1".
+        reduced = {unit: full[unit] for unit, strength in merged.items() if strength < full[unit]}
+        return self.play.setup_scenario(self.muster_scenario(scenario, merged, ranked), reduced)
 
     def ranked(
         self, rosters: Mapping[str, Roster], fielded: Mapping[str, Mapping[str, int]]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from rules.campaign.aftermath import (
     CampaignAftermath,
@@ -33,7 +34,7 @@ from rules.campaign.aftermath import (
 )
 from rules.campaign.aftermath_fold import taken_back
 from rules.campaign.roster import RosterEntry, Status
-from rules.campaign.rules import CampaignRules, FateTable
+from rules.campaign.rules import CampaignRules, FateTable, campaign_rules
 from rules.campaign.state import CampaignState
 from rules.core.dice import DiceSource
 from rules.core.errors import DiceError, DiceNeeded, IllegalAction, InvalidInput
@@ -261,11 +262,51 @@ def _checked(unit: RosterEntry, number: int, change: EntryAftermath) -> EntryAft
     return change.model_copy(update={"after": after})
 
 
+@dataclass(frozen=True, slots=True)
+class Owed:
+    """What a game whose result is in still owes after the battle: ``owed``, an aftermath
+    nobody rolled; ``unrolled``, the ``sides`` still to roll their part; ``unconfirmed``,
+    the ``sides`` yet to confirm; ``disputable``, the one side (``sides``) whose typed part
+    another side may still dispute."""
+
+    kind: Literal["owed", "unrolled", "unconfirmed", "disputable"]
+    number: int
+    sides: tuple[str, ...] = ()
+
+
+def still_owed(state: CampaignState) -> list[Owed]:
+    """What the games whose result is in still owe after the battle (campaigns with
+    rosters, in rulesets with campaign rules), game by game. Nothing once the campaign is
+    over: nothing more can be logged, a command is told so."""
+    if state.ended or not state.rosters or campaign_rules(state.ruleset) is None:
+        return []
+    owed: list[Owed] = []
+    for entry in state.games:
+        if entry.result is None:
+            continue
+        record = state.aftermaths.get(entry.number)
+        if record is None:
+            owed.append(Owed("owed", entry.number))
+            continue
+        if record.settled(list(state.sides)):
+            continue
+        unrolled = record.unrolled(state.sides)
+        if unrolled:
+            owed.append(Owed("unrolled", entry.number, tuple(unrolled)))
+        else:
+            waiting = tuple(side for side in state.sides if side not in record.confirmed)
+            owed.append(Owed("unconfirmed", entry.number, waiting))
+        owed.extend(Owed("disputable", entry.number, (side,)) for side in record.typed)
+    return owed
+
+
 __all__ = [
     "MAX_AFTERMATH_DICE",
     "AftermathDice",
+    "Owed",
     "aftermath_dice",
     "reroll_disputed",
     "roll_aftermath",
+    "still_owed",
     "to_roll",
 ]

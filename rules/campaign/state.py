@@ -38,6 +38,7 @@ from rules.campaign.book import (
 from rules.campaign.roster import MAX_ENTRIES, MAX_STRENGTH, HistoryLine, Roster
 from rules.campaign.rules import campaign_rules
 from rules.core.errors import IllegalAction, InvalidInput
+from rules.core.words import LocalizedName
 
 #: The store's kind of a campaign's record (its ``ruleset`` column): not a ruleset, so no
 #: game command ever runs on it.
@@ -74,7 +75,7 @@ class CampaignCreated(_Frozen):
     ruleset: str
     name: str = Field(min_length=1, max_length=MAX_NAME)
     points: Points = Points()
-    sides: dict[str, str]
+    sides: dict[str, LocalizedName]
     referee: int
     book: CampaignBook | None = None
 
@@ -234,7 +235,7 @@ class CampaignState(_Frozen):
     ruleset: str
     name: str
     points: Points
-    sides: dict[str, str]
+    sides: dict[str, LocalizedName]
     referee: int
     players: dict[str, list[int]]
     #: Seats pending, by user: the side each asked for, the side each was invited to.

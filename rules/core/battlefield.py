@@ -24,7 +24,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.core.upload import PlainName, ScenarioReferenceError
+from rules.core.i18n import DEFAULT_LANGUAGE
+from rules.core.upload import ScenarioReferenceError
+from rules.core.words import LocalizedLabel, in_language, names_in
 
 Cm = Annotated[float, Field(ge=0, le=10_000, allow_inf_nan=False)]
 #: The smallest side a table may have (cm, or inches): a degenerate table (``1e-300``)
@@ -70,7 +72,9 @@ class TerrainArea(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1, max_length=40)
-    name: PlainName = Field(min_length=1, max_length=80)
+    #: A plain string, or ``{it: …, en: …, fr: …}`` (a bundled scenario's): its label on
+    #: the map reads in the reader's language.
+    name: LocalizedLabel
     terrain: str = Field(min_length=1, max_length=40)  # a terrain class of the ruleset
     shape: Shape
     # Whether the area hides what is behind it (woods, buildings, hills); a line of sight
@@ -232,19 +236,23 @@ def table_view(
     caption: str = "",
     extra_areas: Iterable[MapArea] = (),
     objectives: Iterable[ObjectiveMark] = (),
+    language: str = DEFAULT_LANGUAGE,
 ) -> MapView:
     """A MapView of a measured table: its size, unit, open ground and every terrain area,
     with what the ruleset draws on it (``extra_areas`` go over the table's own: a minefield
-    its viewer knows)."""
+    its viewer knows). The areas' labels and the sides read in ``language``."""
     areas = tuple(
         MapArea(
-            shape=area.shape, terrain=area.terrain, label=area.name, blocks_sight=area.blocks_sight
+            shape=area.shape,
+            terrain=area.terrain,
+            label=in_language(area.name, language),
+            blocks_sight=area.blocks_sight,
         )
         for area in field.areas
     )
     return MapView(
         title=title,
-        sides=sides,
+        sides=names_in(sides, language),
         width_cm=field.width_cm,
         height_cm=field.height_cm,
         unit=field.unit,

@@ -40,6 +40,7 @@ from rules.core.score import (
     result_of,
 )
 from rules.core.victory import ObjectiveSpec, VictoryConditions
+from rules.core.words import is_named
 
 MAX_REASON = 200
 #: The reader of a score who sits at no side: the spectator, and the channel (no side id
@@ -96,8 +97,12 @@ class VictoryState(Protocol):
     turn: int
     max_turns: int
     ended: bool
-    sides: dict[str, str]
     victory: VictoryRecord
+
+    @property
+    def sides(self) -> Mapping[str, str]:
+        """Side id → name (read only here)."""
+        ...
 
 
 BattleOf = Callable[[Any], Battle]
@@ -341,7 +346,7 @@ def _side_option(
     if value is None:
         raise InvalidInput("error.option.missing", option=name)
     for side, side_name in state.sides.items():
-        if value.lower() in (side.lower(), side_name.lower()):
+        if value.lower() == side.lower() or is_named(side_name, value):
             return side
     raise InvalidInput("error.victory.unknown_side", name=value[:40], known=", ".join(state.sides))
 

@@ -95,6 +95,14 @@ def _plurals(template: str, language: str, params: Mapping[str, Any]) -> str:
     return _PLURAL.sub(choose, template) if "|" in template else template
 
 
+def _in_language(value: Any, language: str) -> Any:
+    # A name carrying its translations (`rules.core.words.Words`: a scenario's side or
+    # objective) is read in the text's language; words.py builds on this module, so the
+    # name is recognised by its method.
+    pick = getattr(value, "in_language", None) if isinstance(value, str) else None
+    return value if pick is None else pick(language)
+
+
 def translate(key: str, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> str:
     """The text for ``key`` in ``language``, with ``params`` substituted.
 
@@ -108,8 +116,9 @@ def translate(key: str, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> s
             return key
         return key + " " + ", ".join(f"{name}={value}" for name, value in params.items())
     template = _plurals(template, language, params)
+    named = {name: _in_language(value, language) for name, value in params.items()}
     try:
-        return string.Formatter().vformat(template, (), _Lenient(params))
+        return string.Formatter().vformat(template, (), _Lenient(named))
     except (ValueError, IndexError):
         # A malformed template must never hide the message from a player.
         return template

@@ -158,6 +158,15 @@ def add_format_field(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def add_full_strength(document: dict[str, Any]) -> dict[str, Any]:
+    """The same step for every ruleset whose campaign musters units at their carried
+    strength: each unit gains ``full_strength`` (the scenario's strength of a unit mustered
+    below it). Games saved before began every unit whole: None."""
+    for unit in document.get("units", {}).values():
+        unit.setdefault("full_strength", None)
+    return document
+
+
 __all__ = [
     "FORMAT_KEY",
     "UNVERSIONED_FORMAT",
@@ -166,5 +175,6 @@ __all__ = [
     "DocumentTooNew",
     "Migration",
     "add_format_field",
+    "add_full_strength",
     "document_format",
 ]

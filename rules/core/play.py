@@ -33,6 +33,7 @@ from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
 from rules.core.score import Battle, GameResult, Score, objective_marks
 from rules.core.seatview import REFEREE, FollowUp, Seat, SeatView, StatusView, UnitLine
+from rules.core.words import names_of
 
 
 @dataclass
@@ -202,9 +203,16 @@ class DocumentPlay(ABC):
         """A bundled scenario, as the ruleset's scenario model."""
         return self.scenario.load_bundled(scenario_id)
 
-    def setup_scenario(self, scenario: Any) -> dict[str, Any]:
-        """A new game document from a scenario model (a mustered one, for a campaign)."""
-        return self._document(self.game.new_game(scenario))
+    def setup_scenario(
+        self, scenario: Any, full_strength: Mapping[str, int] | None = None
+    ) -> dict[str, Any]:
+        """A new game document from a scenario model (a mustered one, for a campaign);
+        ``full_strength`` gives the units mustered below their scenario strength the
+        strength they are shown out of."""
+        state = self.game.new_game(scenario)
+        for unit, full in (full_strength or {}).items():
+            state.units[unit].full_strength = full
+        return self._document(state)
 
     def battle(self, document: Mapping[str, Any]) -> Battle:
         """A game's pieces, objectives and result as its victory rules read them."""
@@ -271,7 +279,7 @@ class DocumentPlay(ABC):
 
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         """Side id → name."""
-        return dict(document.get("sides", {}))
+        return names_of(document.get("sides", {}))
 
     def apply(
         self,

@@ -1,25 +1,29 @@
 """Names players read, in the game's language: a bundled scenario's words in Italian,
-English and French, an uploaded scenario's plain string as it is.
+English and French, an uploaded scenario's plain string as it is (its sides, its
+objectives; a campaign book's areas).
 
 A scenario field typed :data:`LocalizedName` takes either a plain string or
 ``{it: …, en: …, fr: …}``. Either way the value is a :class:`Words`: a ``str`` (the Italian
 text, or the string given), so everything that reads the name as a string keeps working,
 carrying its other languages for the views that pick one (:meth:`Words.in_language`;
-`rules.render.value_text` picks it for every outcome's parameter). It is stored as it was
+`rules.core.i18n.translate` picks it for every parameter of a text). It is stored as it was
 given (a string stays a string), so documents of games already played read as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
 
 from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
 
 from rules.core.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from rules.core.upload import Refusal, unsafe_character
 
 #: The longest name a language may give (a scenario's names are short).
 MAX_NAME_CHARS = 60
+#: The longest label of a terrain area a language may give.
+MAX_LABEL_CHARS = 80
 
 
 class Words(str):
@@ -40,13 +44,13 @@ class Words(str):
         return self.translations.get(language) or self.translations.get(DEFAULT_LANGUAGE) or self
 
 
-def words_of(value: object) -> Words:
+def words_of(value: object, longest: int = MAX_NAME_CHARS) -> Words:
     """A plain string, or a mapping of languages to texts, as :class:`Words` (ValueError:
-    an unknown language, an empty or too long text)."""
+    an unknown language, an empty text or one over ``longest`` characters)."""
     if isinstance(value, Words):
         return value
     if isinstance(value, str):
-        _check_text(value)
+        _check_text(value, longest)
         return Words(value)
     if not isinstance(value, Mapping) or not value:
         raise ValueError("a name is a string, or {it: …, en: …, fr: …}")
@@ -57,14 +61,17 @@ def words_of(value: object) -> Words:
     for text in texts.values():
         if not isinstance(text, str):
             raise ValueError("each language's name is a string")
-        _check_text(text)
+        _check_text(text, longest)
     first = texts.get(DEFAULT_LANGUAGE) or next(iter(texts.values()))
     return Words(first, texts)
 
 
-def _check_text(text: str) -> None:
-    if not 0 < len(text) <= MAX_NAME_CHARS:
-        raise ValueError(f"a name is 1 to {MAX_NAME_CHARS} characters")
+def _check_text(text: str, longest: int) -> None:
+    if not 0 < len(text) <= longest:
+        raise ValueError(f"a name is 1 to {longest} characters")
+    code = unsafe_character(text)  # an uploaded name is one line of plain text
+    if code is not None:
+        raise Refusal("error.upload.unsafe_character", code=code)
 
 
 def _dumped(words: str) -> str | dict[str, str]:
@@ -72,23 +79,32 @@ def _dumped(words: str) -> str | dict[str, str]:
     return dict(translations) if translations else str(words)
 
 
+def _schema(longest: int) -> dict[str, Any]:
+    return {
+        "anyOf": [
+            {"type": "string", "maxLength": longest},
+            {
+                "type": "object",
+                "propertyNames": {"enum": list(LANGUAGES)},
+                "additionalProperties": {"type": "string", "maxLength": longest},
+            },
+        ]
+    }
+
+
 #: A scenario's name field: a plain string or the three languages' words.
 LocalizedName = Annotated[
     Words,
     PlainValidator(words_of),
     PlainSerializer(_dumped),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "maxLength": MAX_NAME_CHARS},
-                {
-                    "type": "object",
-                    "propertyNames": {"enum": list(LANGUAGES)},
-                    "additionalProperties": {"type": "string", "maxLength": MAX_NAME_CHARS},
-                },
-            ]
-        }
-    ),
+    WithJsonSchema(_schema(MAX_NAME_CHARS)),
+]
+#: A terrain area's label on the map: the same, up to :data:`MAX_LABEL_CHARS` characters.
+LocalizedLabel = Annotated[
+    Words,
+    PlainValidator(lambda value: words_of(value, MAX_LABEL_CHARS)),
+    PlainSerializer(_dumped),
+    WithJsonSchema(_schema(MAX_LABEL_CHARS)),
 ]
 
 
@@ -97,4 +113,60 @@ def in_language(name: str, language: str) -> str:
     return name.in_language(language) if isinstance(name, Words) else name
 
 
-__all__ = ["MAX_NAME_CHARS", "LocalizedName", "Words", "in_language", "words_of"]
+def names_in(names: Mapping[str, str], language: str) -> dict[str, str]:
+    """Names by id (a game's or a campaign's sides) in ``language``."""
+    return {key: in_language(name, language) for key, name in names.items()}
+
+
+def joined(names: Iterable[str], separator: str = ", ") -> str:
+    """Names in one text ("Allies, Germans"), which reads each in the text's language when
+    one of them has its translations."""
+    listed = list(names)
+    if not any(isinstance(name, Words) and name.translations for name in listed):
+        return separator.join(listed)
+    return Words(
+        separator.join(listed),
+        {
+            language: separator.join(in_language(name, language) for name in listed)
+            for language in LANGUAGES
+        },
+    )
+
+
+def names_of(names: Mapping[str, Any]) -> dict[str, Words]:
+    """Names by id as a document stores them (a plain string, or the three languages') as
+    :class:`Words`: for the readers of a raw document, which no model validated."""
+    return {str(key): words_of(name) for key, name in names.items()}
+
+
+def named_again(value: str, names: Iterable[str]) -> str:
+    """``value`` as the name of ``names`` it spells, with that name's languages; else as it
+    is. A side's name kept as plain text (in a stored result's or a log's parameters, which
+    JSON keeps as strings) reads in the reader's language again."""
+    for name in names:
+        if isinstance(name, Words) and name.translations and value == str(name):
+            return name
+    return value
+
+
+def is_named(name: str, wanted: str) -> bool:
+    """Whether ``wanted`` is ``name`` in any of its languages (case-insensitive): a player
+    types a side's name in the language they read it in."""
+    spellings = {name, *getattr(name, "translations", {}).values()}
+    return wanted.casefold() in {spelling.casefold() for spelling in spellings}
+
+
+__all__ = [
+    "MAX_LABEL_CHARS",
+    "MAX_NAME_CHARS",
+    "LocalizedLabel",
+    "LocalizedName",
+    "Words",
+    "in_language",
+    "is_named",
+    "joined",
+    "named_again",
+    "names_in",
+    "names_of",
+    "words_of",
+]

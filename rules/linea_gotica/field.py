@@ -37,6 +37,7 @@ from rules.core.geometry import (
     terrain_at,
 )
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 from rules.linea_gotica.model import RULESET_KEY, Direction
 from rules.linea_gotica.procedures.checks import Cover
 from rules.linea_gotica.tables import load_tables
@@ -284,7 +285,7 @@ def refuse_blocked(field: Battlefield, blocking: tuple[str, ...], target: str) -
         raise IllegalAction(
             "error.linea_gotica.field.blocked",
             target=target,
-            area=", ".join(area_name(field, a) for a in blocking),
+            area=joined(area_name(field, a) for a in blocking),
         )
 
 

@@ -26,6 +26,7 @@ from rules.core.scenario import (
 )
 from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
+from rules.core.words import LocalizedName
 from rules.linea_gotica.field import terrain_class, terrain_classes
 from rules.linea_gotica.model import Quality
 from rules.linea_gotica.procedures.fire import Armour, PenetrationRow
@@ -187,7 +188,9 @@ class SideSpec(_Model):
     """One side of the battle."""
 
     id: str = Field(pattern=_ID)
-    name: PlainName = Field(max_length=60)
+    #: A plain string, or ``{it: …, en: …, fr: …}`` (a bundled scenario's, read in the
+    #: reader's language).
+    name: LocalizedName
     coordination: int = Field(0, ge=-2, le=0, description="poor coordination: −1 or −2")
     units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=40)
     supports: tuple[SupportSpec, ...] = Field((), max_length=10)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rules.core.battlefield import Battlefield, Overlay, Point, Shape
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
+from rules.core.words import LocalizedName
 from rules.linea_gotica.model import QUALITY_ORDER, Quality
 from rules.linea_gotica.procedures.checks import Cover
 from rules.linea_gotica.procedures.fire import (
@@ -124,6 +125,9 @@ class UnitState(_State):
     observer: bool = False
     commander: bool = False
     figures: list[Figure] = Field(default_factory=list)
+    #: The scenario's strength of a unit a campaign mustered below it, carried losses and
+    #: all (None: it began whole): shown as its strength out of this.
+    full_strength: int | None = None
     vehicle: VehicleState | None = None
     weapons: list[str] = Field(default_factory=list)
     weapons_destroyed: list[str] = Field(default_factory=list)
@@ -312,7 +316,8 @@ class GameState(_State):
     ended: bool = False
     night: Night = Night.GIORNO
     passengers_on_tanks: bool = False
-    sides: dict[str, str]
+    #: Side id → name: the scenario's, in every language it gives (read in the reader's).
+    sides: dict[str, LocalizedName]
     coordination: dict[str, int] = Field(default_factory=dict)
     phase: Phase = Phase.INITIATIVE
     order: list[str] = Field(default_factory=list)

@@ -121,7 +121,7 @@ class LineaGoticaPlay(DocumentPlay):
                 (1 if u.alive else 0)
                 if u.vehicle is not None
                 else sum(1 for f in u.figures if f.alive),
-                1 if u.vehicle is not None else len(u.figures),
+                1 if u.vehicle is not None else u.full_strength or len(u.figures),
                 unit_statuses(state, u),
                 " ".join(part for part in (u.place, u.cover.value) if part and part != "nessuna"),
                 u.activity is not None,
@@ -208,7 +208,7 @@ class LineaGoticaPlay(DocumentPlay):
                 models, initial = (1 if unit.alive else 0), 1
             else:
                 models = sum(1 for f in unit.figures if f.alive)
-                initial = len(unit.figures)
+                initial = unit.full_strength or len(unit.figures)
             counters.append(
                 Counter(
                     unit_id=unit.id,
@@ -234,6 +234,7 @@ class LineaGoticaPlay(DocumentPlay):
             title=state.title,
             sides=dict(state.sides),
             objectives=self._objective_marks(state, language, viewer_side, public=public),
+            language=language,
             # A minefield is drawn only for those who know it (its layer, the referee).
             extra_areas=(
                 MapArea(shape=mines.shape, terrain="campo_minato", label=mines.name)

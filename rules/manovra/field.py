@@ -25,6 +25,7 @@ from rules.core.geometry import (
     path_legs,
 )
 from rules.core.resolution import Outcome, Resolution, ResolutionBuilder
+from rules.core.words import joined
 from rules.core.yamlio import load_yaml
 from rules.manovra.model import RULESET_KEY
 from rules.manovra.procedures import ground
@@ -122,7 +123,7 @@ def check_sight(state: ManovraState, seen: Sight, target: UnitState) -> None:
         raise IllegalAction(
             "error.manovra.sight_blocked",
             target=target.name,
-            area=", ".join(area_name(state, a) for a in seen.blocked_by),
+            area=joined(area_name(state, a) for a in seen.blocked_by),
         )
 
 
@@ -186,7 +187,7 @@ def measure_resolution(
         if seen.crossed:
             builder.step(
                 "manovra.step.crossed",
-                areas=", ".join(area_name(state, a) for a in seen.crossed),
+                areas=joined(area_name(state, a) for a in seen.crossed),
             )
     if distance.overridden:
         builder.step(

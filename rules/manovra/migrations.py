@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.core.migrations import DocumentFormat, add_format_field
+from rules.core.migrations import DocumentFormat, add_format_field, add_full_strength
 
-FORMAT = DocumentFormat("manovra", version=6)
+FORMAT = DocumentFormat("manovra", version=7)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
@@ -76,3 +76,8 @@ def _transports(document: dict[str, Any]) -> dict[str, Any]:
         unit.setdefault("carries", 0)
         unit.setdefault("aboard", None)
     return document
+
+
+# 6 → 7: a unit a campaign musters reduced records its full strength (older games
+# began every unit whole).
+FORMAT.migration(6)(add_full_strength)

@@ -26,6 +26,7 @@ from rules.core.scenario import (
 )
 from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
+from rules.core.words import LocalizedName
 from rules.core.yamlio import load_yaml
 from rules.manovra.model import MoveRate, RangeBand
 from rules.manovra.tables import load_tables
@@ -160,7 +161,9 @@ class SideSpec(_Model):
     """One side of the battle."""
 
     id: str = Field(pattern=_ID)
-    name: PlainName = Field(max_length=60)
+    #: A plain string, or ``{it: …, en: …, fr: …}`` (a bundled scenario's, read in the
+    #: reader's language).
+    name: LocalizedName
     platoons: tuple[PlatoonSpec, ...] = Field(min_length=1, max_length=20)
 
 

@@ -11,6 +11,7 @@ from rules.core.battlefield import Battlefield, Overlay, Point
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
+from rules.core.words import LocalizedName
 from rules.manovra.scenario import Weapon, unit_types
 
 MAX_TEXT = 80
@@ -42,6 +43,9 @@ class UnitState(_State):
     cv: int
     models: int
     initial_models: int
+    #: The scenario's strength of a unit a campaign mustered below it, carried losses and
+    #: all (None: it began whole): shown as its strength out of this.
+    full_strength: int | None = None
     tactical_cm: float
     weapons: dict[str, int]
     armour: dict[str, dict[str, int]] = Field(default_factory=dict)
@@ -158,7 +162,8 @@ class ManovraState(_State):
     step: TurnStep = TurnStep.TOKENS
     ended: bool = False
     first_side: str
-    sides: dict[str, str]
+    #: Side id → name: the scenario's, in every language it gives (read in the reader's).
+    sides: dict[str, LocalizedName]
     tokens: dict[str, int] = Field(default_factory=dict)
     declarations: dict[str, str] = Field(default_factory=dict)
     manoeuvred: list[str] = Field(default_factory=list)

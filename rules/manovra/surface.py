@@ -61,7 +61,7 @@ class ManovraPlay(DocumentPlay):
                 u.side,
                 state.platoons[u.platoon].name,
                 u.models,
-                u.initial_models,
+                u.full_strength or u.initial_models,
                 tuple(u.statuses),
                 u.terrain
                 if u.position is None
@@ -143,7 +143,7 @@ class ManovraPlay(DocumentPlay):
                     x=unit.position.x,
                     y=unit.position.y,
                     models=unit.models,
-                    initial_models=unit.initial_models,
+                    initial_models=unit.full_strength or unit.initial_models,
                     statuses=tuple(value_text(self.ruleset, s, language) for s in unit.statuses),
                     destroyed=not unit.alive,
                     hidden=hidden,
@@ -170,6 +170,7 @@ class ManovraPlay(DocumentPlay):
             overlays=overlays,
             caption=caption,
             objectives=self._objective_marks(state, language, viewer_side, public=public),
+            language=language,
         )
 
     def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:

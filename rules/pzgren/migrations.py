@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.core.migrations import DocumentFormat, add_format_field
+from rules.core.migrations import DocumentFormat, add_format_field, add_full_strength
 
-FORMAT = DocumentFormat("pzgren", version=3)
+FORMAT = DocumentFormat("pzgren", version=4)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
@@ -27,3 +27,8 @@ def _victory(document: dict[str, Any]) -> dict[str, Any]:
     empty: dict[str, Any] = {"conditions": None, "held": {}, "extra_turns": 0, "result": None}
     document.setdefault("victory", empty)  # an older document has none
     return document
+
+
+# 3 → 4: a unit a campaign musters reduced records its full strength (older games
+# began every unit whole).
+FORMAT.migration(3)(add_full_strength)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
+from rules.core.words import LocalizedName
 from rules.pzgren.field import Hex, parse_hex
 from rules.pzgren.model import Armour, Category, MoraleState
 from rules.pzgren.scenario import unit_types
@@ -48,6 +49,9 @@ class UnitState(_State):
     movement: int
     steps: int
     initial_steps: int
+    #: The scenario's strength of a unit a campaign mustered below it, carried losses and
+    #: all (None: it began whole): shown as its strength out of this.
+    full_strength: int | None = None
     morale: int
     status: MoraleState = MoraleState.GOOD_ORDER
     dug_in: bool = False
@@ -119,7 +123,8 @@ class PzgrenState(_State):
     first_side: str
     active_side: str
     passes: int = 0
-    sides: dict[str, str]
+    #: Side id → name: the scenario's, in every language it gives (read in the reader's).
+    sides: dict[str, LocalizedName]
     columns: int
     rows: int
     hexes: dict[str, HexState] = Field(default_factory=dict)

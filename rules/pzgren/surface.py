@@ -10,6 +10,7 @@ from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentPlay, StatusView, UnitLine
 from rules.core.resolution import Outcome
+from rules.core.words import names_in
 from rules.pzgren import commands as commands_module
 from rules.pzgren import legal
 from rules.pzgren import scenario as scenario_module
@@ -45,7 +46,7 @@ class PzgrenPlay(DocumentPlay):
                 u.side,
                 u.type,
                 u.steps,
-                u.initial_steps,
+                u.full_strength or u.initial_steps,
                 self._statuses(u),
                 "-" if u.air else u.hex,
                 u.acted,
@@ -141,14 +142,14 @@ class PzgrenPlay(DocumentPlay):
                     x=where.q,
                     y=where.r,
                     models=unit.steps,
-                    initial_models=unit.initial_steps,
+                    initial_models=unit.full_strength or unit.initial_steps,
                     statuses=tuple(s for s in self._statuses(unit) if s != "eliminated"),
                     destroyed=not unit.alive,
                 )
             )
         return MapView(
             title=state.title,
-            sides=dict(state.sides),
+            sides=names_in(state.sides, language),
             unit="hex",
             open_terrain="clear",
             grid=HexGrid(cols=state.columns, rows=state.rows, hexes=tuple(hexes), layout="axial"),

@@ -204,7 +204,7 @@ def measure(state: W40kState, unit: UnitState, target: UnitState) -> Measured:
     covers = [lookups.terrain_cover(sight.target_terrain)]
     by_id = {area.id: area for area in field.areas}
     covers += [lookups.terrain_cover(by_id[a].terrain) for a in sight.crossed]
-    crossed = [by_id[a].name for a in sight.crossed]
+    crossed: list[str] = [by_id[a].name for a in sight.crossed]
     # TIRI COPERTURA: "Tutte le unità" — a unit standing across the line gives cover too
     radius = float(field_data()["unit_radius"])
     for other in state.ordered():

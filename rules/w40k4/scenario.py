@@ -24,6 +24,7 @@ from rules.core.scenario import (
 )
 from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
+from rules.core.words import LocalizedName
 from rules.w40k4 import lookups
 from rules.w40k4.model import Template, WeaponType, field_data, terrain_class, unit_types
 
@@ -141,7 +142,9 @@ class SideSpec(_Model):
     """One side of the battle."""
 
     id: str = Field(pattern=_ID)
-    name: PlainName = Field(max_length=60)
+    #: A plain string, or ``{it: …, en: …, fr: …}`` (a bundled scenario's, read in the
+    #: reader's language).
+    name: LocalizedName
     units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=40)
 
 

@@ -10,6 +10,7 @@ from rules.core.battlefield import Battlefield, Overlay, Point
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
+from rules.core.words import LocalizedName
 from rules.w40k4.model import (
     Phase,
 )
@@ -36,6 +37,9 @@ class UnitState(StateModel):
     type: str
     models: int
     initial_models: int
+    #: The scenario's strength of a unit a campaign mustered below it, carried losses and
+    #: all (None: it began whole): shown as its strength out of this.
+    full_strength: int | None = None
     wounds_taken: int = 0
     ws: int | None = None
     bs: int | None = None
@@ -147,7 +151,8 @@ class W40kState(StateModel):
     phase: Phase = Phase.MOVEMENT
     closing: bool = False
     ended: bool = False
-    sides: dict[str, str]
+    #: Side id → name: the scenario's, in every language it gives (read in the reader's).
+    sides: dict[str, LocalizedName]
     units: dict[str, UnitState]
     order: list[str] = Field(default_factory=list, description="unit ids in scenario order")
     weapons: dict[str, Weapon]

@@ -76,7 +76,7 @@ class W40kPlay(DocumentPlay):
                 u.side,
                 terrain.row_label(terrain.row_by_id(u.type)),
                 u.models,
-                u.initial_models,
+                u.full_strength or u.initial_models,
                 _statuses(state, u),
                 _place(state, u),
                 _acted(state, u),
@@ -205,7 +205,7 @@ class W40kPlay(DocumentPlay):
                 x=u.at.x,
                 y=u.at.y,
                 models=u.models,
-                initial_models=u.initial_models,
+                initial_models=u.full_strength or u.initial_models,
                 statuses=tuple(
                     value_text(self.ruleset, word, language) for word in _statuses(state, u)
                 ),
@@ -226,6 +226,7 @@ class W40kPlay(DocumentPlay):
             title=state.title,
             sides=dict(state.sides),
             objectives=self._objective_marks(state, language, viewer_side, public=public),
+            language=language,
             counters=counters,
             overlays=overlays,
             # The last action only: the front ends put the state of the game (turn, phase,

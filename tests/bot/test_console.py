@@ -57,7 +57,7 @@ def test_a_piped_script_plays_and_exits_at_quit(tmp_path):
     out = result.stdout
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in out + result.stderr
-    assert "» Game created: Normandia, giugno 1944 (esempio) (Alleati, Asse)." in out
+    assert "» Game created: Normandia, giugno 1944 (esempio) (Allies, Axis)." in out
     assert "[bruno] /turn next\n! It is not your move." in out
     assert "» Turn 1, step 2" in out
     assert "== Test ==" in out and "IFR test: D6=6 +2 AD +2 CV = 10 >= 3 (D12)" in out
@@ -66,10 +66,10 @@ def test_a_piped_script_plays_and_exits_at_quit(tmp_path):
         "[anna] /fire unit:squadra_1 target:gruppe_1 distance:12\n! That action belongs to step 3"
         in out
     )
-    assert "» Alleati declares 1° plotone fucilieri" in out
+    assert "» Allies declares 1° plotone fucilieri" in out
     assert "Your move: @bruno" in out
-    assert "» Asse hands over a manoeuvre token (0 left)" in out
-    assert "Turn 1 — 3 · manoeuvre phases — to move: Alleati" in out
+    assert "» Axis hands over a manoeuvre token (0 left)" in out
+    assert "Turn 1 — 3 · manoeuvre phases — to move: Allies" in out
     assert "• marker if1-1 on north wood" in out
     # /quit stops the script: the last line is never run.
     assert out.rstrip().endswith("[bruno] /quit")
@@ -90,7 +90,7 @@ def test_a_later_session_names_the_seats_their_holders_took(tmp_path):
     later = run_cli(tmp_path, "/as carla\n/game status\n", "--strict")
     assert later.returncode == 0, later.stdout
     assert "Referee: @arbitro" in later.stdout
-    assert "Alleati: @anna" in later.stdout
+    assert "Allies: @anna" in later.stdout
     assert f"@{user_id_of('anna')}" not in later.stdout
 
 
@@ -276,14 +276,14 @@ def test_a_concession_typed_at_the_console_then_the_referees_result(tmp_path):
     out = result.stdout
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in out + result.stderr
-    assert "? Abandonner la partie pour Legione Astrale ?" in out.replace("\u202f", " ")
+    assert "? Abandonner la partie pour Légion astrale ?" in out.replace("\u202f", " ")
     assert "/game concede confirm:3" in out
     assert "» Abandon retiré : la partie continue." in out.replace("\u202f", " ")
-    assert "🏁 Victoire décisive du camp Predoni\u202f: Legione Astrale a concédé (tour 1)." in out
+    assert "🏁 Victoire décisive du camp Pillards\u202f: Légion astrale a concédé (tour 1)." in out
     assert "Points\u202f:" in out
     assert "Partie terminée\u202f: @arbitro, @bruno" in out
     assert "» Événement n° 5 annulé.\n» Événement n° 4 annulé." in out  # the end, the concession
-    assert "🏁 Victoire de justesse du camp Predoni" in out and "la pluie" in out
+    assert "🏁 Victoire de justesse du camp Pillards" in out and "la pluie" in out
     assert out.count("🏁") >= 3  # the concession, the status once over, the decision
 
 

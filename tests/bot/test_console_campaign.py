@@ -53,7 +53,7 @@ async def test_a_short_campaign_at_the_console(store) -> None:
     text = out.getvalue()
     # Bruno is no referee; "x" is no channel; Anna's first confirmation waits for Bruno's roll.
     assert errors == 3, text
-    assert "not rolled by every side yet (still to roll: Asse" in text
+    assert "not rolled by every side yet (still to roll: Axis" in text
     assert "Only the campaign's referee can do that." in text
     assert "channel: 'x' is not a channel number." in text
     assert "Now in channel #2." in text
@@ -61,13 +61,13 @@ async def test_a_short_campaign_at_the_console(store) -> None:
     assert "The result enters the campaign «Normandia» (game 1)." in text
     assert "After game 1 of «Normandia»:" in text
     assert "The aftermath of game 1 is settled" in text
-    assert "1. #2 (normandia_incontro): Alleati won" in text
+    assert "1. #2 (normandia_incontro): Allies won" in text
     assert "2. #3 (normandia_sfondamento): draw" in text
-    assert "1. Alleati: 2 games, 1-1-0, 3 points" in text
-    assert "2. Asse: 2 games, 0-1-1, 1 point" in text
+    assert "1. Allies: 2 games, 1-1-0, 3 points" in text
+    assert "2. Axis: 2 games, 0-1-1, 1 point" in text
     state = CampaignState.from_json((await store.load(1)).document)
     assert [s.points for s in standings(state)] == [3, 1]
-    # The second game's players were seated from the campaign: anna plays Alleati there.
+    # The second game's players were seated from the campaign: anna plays Allies there.
     assert {(m.side, m.role) for m in await store.members(3)} >= {("alleati", "player")}
 
 
@@ -159,16 +159,16 @@ async def test_after_the_battle_at_the_console(store) -> None:
     assert "After game 1 of «Normandia» (dice typed by the player):" in text
     # D6 2: back, 5: lost; 9 + 1 + 1 replacements (winner) = 10 of 10; 3 experience
     assert (
-        "Alleati, 1ª squadra: strength 8 → 10 of 10 (2 casualties, D6 2 5: 1 back, 1 lost; "
+        "Allies, 1ª squadra: strength 8 → 10 of 10 (2 casualties, D6 2 5: 1 back, 1 lost; "
         "+3 experience (3); +1 replacement)" in text
     )
-    assert "Alleati confirms the aftermath of game 1." in text
-    assert "awaits the confirmation of Asse" in text
+    assert "Allies confirms the aftermath of game 1." in text
+    assert "awaits the confirmation of Axis" in text
     # The rank in the campaign's English words (ids in the rosters and the log).
-    assert "Alleati, 1ª squadra: rank recruits → veterans (field promotion)" in text
+    assert "Allies, 1ª squadra: rank recruits → veterans (field promotion)" in text
     assert "The referee validates the aftermath of game 1 for every side." in text
     assert "Game 2 of «Normandia» starts in #3" in text
-    assert "adjustment: Alleati, squadra_1: rank = veterans (field promotion)" in text
+    assert "adjustment: Allies, squadra_1: rank = veterans (field promotion)" in text
     state = CampaignState.from_json((await store.load(1)).document)
     squad = state.rosters["alleati"].entry("squadra_1")
     assert squad is not None and (squad.strength, squad.rank) == (10, "veterani")

@@ -46,13 +46,13 @@ async def test_a_roster_file_at_the_console(store, tmp_path: Path) -> None:
     assert "'sergente' is not a rank of this ruleset's ladder: reclute, operativi" in text
     # Refused naming the file as given at the console, in the campaign's language.
     assert "bad.yaml, line 3: entries.0: strength 16 is more than full 10" in text
-    assert "Roster of Alleati set from the file: 2 units." in text
+    assert "Roster of Allies set from the file: 2 units." in text
     assert "1a squadra (squadra_1): 6/10, casualties 0, experience 2, rank veterans, fit" in text
     assert "Nowhere (fantasma): 1/1" in text and "never musters" in text
     # The game musters the squad at 6; the Axis got the scenario's side as its roster.
     assert (await store.load(2)).document["units"]["squadra_1"]["models"] == 6
-    assert "Mustered from the rosters (units per side): Alleati 5, Asse 3; left behind: —;" in text
-    assert "Roster of Asse (" in text
+    assert "Mustered from the rosters (units per side): Allies 5, Axis 3; left behind: —;" in text
+    assert "Roster of Axis (" in text
 
 
 async def test_an_escape_never_reaches_the_terminal(store) -> None:

@@ -36,7 +36,7 @@ async def test_a_campaign_game_through_discord(table: Table) -> None:  # noqa: F
     ended = await table.referee.slash(front, "game end", result="alleati", reason="held")
     assert "The result enters the campaign «Normandia» (game 1)." in texts(assert_public(ended))
     status = texts(assert_public(await table.anna.slash(home, "campaign status")))
-    assert "Alleati won" in status and "1. Alleati: 1 game, 1-0-0, 3 points" in status
+    assert "Allies won" in status and "1. Allies: 1 game, 1-0-0, 3 points" in status
 
 
 async def test_a_bundled_campaign_through_discord(table: Table) -> None:  # noqa: F811
@@ -58,7 +58,7 @@ async def test_a_bundled_campaign_through_discord(table: Table) -> None:  # noqa
     assert "(esempio\\_normandia\\_campo)" in texts(assert_public(linked))  # Markdown-escaped
     await table.referee.slash(front, "game end", result="alleati", reason="held")
     status = texts(assert_public(await table.anna.slash(home, "campaign status")))
-    assert "The farm: held by Alleati" in status
+    assert "The farm: held by Allies" in status
     exported = assert_public(await table.bruno.slash(home, "campaign export"))
     files = {a.filename: await a.read() for a in exported.attachments}
     assert set(files) == {"campaign-report.md", "campaign-log.json", "campaign-map.png"}
@@ -82,7 +82,7 @@ async def test_a_roster_file_uploaded_and_shown_through_discord(table: Table) ->
     )
     assert_private_error(bad, "roster.yaml, line 3: entries.0: strength 6 is more than full 1")
     loaded = await table.anna.slash(home, "campaign roster", file=("roster.yaml", ROSTER))
-    assert "Roster of Alleati set from the file: 1 unit." in texts(assert_public(loaded))
+    assert "Roster of Allies set from the file: 1 unit." in texts(assert_public(loaded))
     shown = texts(assert_public(await table.bruno.slash(home, "campaign roster", side="alleati")))
     # A roster's lines are the players' words: markdown escaped (Discord shows squadra_1).
     assert "1a squadra (squadra\\_1): 6/10, casualties 0" in shown

@@ -222,6 +222,19 @@ def test_the_largest_bundled_scenario_status():
     assert translate("manovra.phase.1", "it") in text
 
 
+@pytest.mark.parametrize(
+    ("language", "allies", "axis"), [("en", "Allies", "Axis"), ("fr", "Alliés", "Axe")]
+)
+def test_a_status_names_the_sides_in_the_games_language(language, allies, axis):
+    """An English or French game's status card named its sides in Italian ("Alleati")."""
+    payloads = reply_to_messages(
+        StatusReply(language=language, ruleset="manovra", status=scenario_status())
+    )
+    text = everything(payloads)
+    assert f"{allies} — " in text and f"{axis} — " in text
+    assert "Alleati" not in text and "Asse" not in text
+
+
 @pytest.mark.parametrize("language", ["it", "en", "fr"])
 def test_a_giant_status_is_split_without_losing_a_unit(language):
     status = giant_status()

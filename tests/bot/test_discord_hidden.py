@@ -66,7 +66,7 @@ async def test_a_hidden_sniper_moves_unseen_by_the_allies(table: Table) -> None:
         channel, "move", unit="cecchino", to="S 5", kind="cauto", hidden="true"
     )
     public = assert_public(moved)
-    assert "Tedeschi" in texts(public) and not leaks(texts(public), SNIPER_WORDS)
+    assert "Germans" in texts(public) and not leaks(texts(public), SNIPER_WORDS)
     (private,) = moved.followups
     assert private.ephemeral and "Cecchino moves to 150,100" in texts(private)
     await enemy_sees(table, anna, SNIPER_WORDS)

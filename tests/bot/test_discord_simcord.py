@@ -715,7 +715,7 @@ async def test_seats_take_backs_and_a_pace_through_discord(table: Table) -> None
     assigned = await table.referee.slash(
         table.channel, "seat assign", user=table.anna._actor, side="alleati"
     )
-    assert "joue maintenant Alleati" in texts(assert_public(assigned))
+    assert "joue maintenant Alliés" in texts(assert_public(assigned))
     refused = await table.anna.slash(
         table.channel, "seat assign", user=table.bruno._actor, side="asse"
     )
@@ -785,7 +785,7 @@ async def test_a_scenario_played_to_its_end_posts_the_result(table: Table) -> No
     assert "turn 6" in (embed.title or "")
     fields = {field.name: field.value for field in embed.fields}
     assert translate("bot.result.points", "en") in fields
-    assert "Legione Astrale" in fields[translate("bot.result.points", "en")]
+    assert "Astral Legion" in fields[translate("bot.result.points", "en")]
     assert "Winner: " in texts(message) or translate("bot.result.draw", "en") in texts(message)
     assert message.attachments, "the final map, its objectives marked"
     # Everyone at the table is told, and the game is over.

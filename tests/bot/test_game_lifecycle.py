@@ -82,7 +82,7 @@ async def test_a_side_is_kept_once_joined_and_joining_closes_at_the_end(service,
     with pytest.raises(ServiceError) as refused:
         await service.handle(request(ANNA, "game.join", side="asse"))
     assert refused.value.key == "error.service.side_kept"
-    assert "Alleati" in refused.value.localized("en") or "alleati" in refused.value.localized("en")
+    assert "Allies" in refused.value.localized("en")
     seats = {m.user_id: m.side for m in await store.members(10)}
     assert seats[ANNA] == "alleati"
 

@@ -46,7 +46,7 @@ async def test_a_repeated_turn_next_is_refused_and_nothing_is_stored(service, di
     version = (await store.load(GOTICA_CHANNEL)).version
     for _ in range(3):
         refusal = await table.refused(ANNA, "turn.next", "error.linea_gotica.step_done")
-    assert "Tedeschi" in refusal.localized("en")
+    assert "Germans" in refusal.localized("en")
     assert (await store.load(GOTICA_CHANNEL)).version == version
     await table(BRUNO, "turn.next")  # the Germans end theirs: the fire phase begins
     assert (await store.load(GOTICA_CHANNEL)).version == version + 1

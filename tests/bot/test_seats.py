@@ -99,7 +99,7 @@ async def test_the_console_seats_by_name(service, store) -> None:
         interactive=False,
     )
     text = out.getvalue()
-    assert "anna joue maintenant Alleati" in text  # the console names seats
+    assert "anna joue maintenant Alliés" in text  # the console names seats
     seats = {m.user_id: m.side for m in await store.members(13)}
     assert seats[user_id_of("anna")] == "alleati"
 

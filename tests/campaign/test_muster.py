@@ -136,8 +136,45 @@ def test_pzgren_fields_a_reduced_unit_by_its_steps() -> None:
     us = _with(rosters["us"], "us_rifle_1", strength=1)
     us = _with(us, "us_m10", strength=0)
     units = _units(muster.muster("exemple_ardennes", {**rosters, "us": us}, 2))
+    # It starts the game at its carried step, and its document records the counter's two.
     assert (units["us_rifle_1"]["steps"], units["us_rifle_1"]["initial_steps"]) == (1, 1)
+    assert units["us_rifle_1"]["full_strength"] == 2
     assert "us_m10" not in units
+
+
+@pytest.mark.parametrize(
+    ("key", "scenario", "unit"),
+    [
+        ("pzgren", "exemple_ardennes", "us_rifle_1"),
+        ("linea_gotica", "esempio_gotica_campo", "squadra_1"),
+        ("manovra", "esempio_normandia_campo", "squadra_1"),
+        ("w40k4", "avamposto_campo", "squadra_tattica"),
+    ],
+)
+def test_a_unit_mustered_reduced_shows_its_strength_out_of_its_full(
+    key: str, scenario: str, unit: str
+) -> None:
+    """ "1st Rifle Platoon 1/1" while the roster said 1/2: the status and the map showed a
+    unit carried with losses as whole. They show its strength out of the scenario's, and
+    the game's losses still count from the strength it mustered at (none yet)."""
+    muster = _muster(key)
+    rosters = _rosters(muster, scenario)
+    side = next(side for side, roster in rosters.items() if roster.entry(unit) is not None)
+    entry = rosters[side].entry(unit)
+    assert entry is not None and entry.full > 1
+    carried = {**rosters, side: _with(rosters[side], unit, strength=entry.full - 1)}
+    document = muster.muster(scenario, carried, 2)
+    play = get_ruleset(key).play
+    [line] = [line for line in play.status(document).units if line.id == unit]
+    assert (line.models, line.initial_models) == (entry.full - 1, entry.full)
+    picture = play.map_view(document, None, public=True, language="en")
+    assert picture is not None
+    [counter] = [c for c in picture.counters if c.unit_id == unit]
+    assert (counter.models, counter.initial_models) == (entry.full - 1, entry.full)
+    assert muster.losses(document) == {}
+    # A unit mustered whole records no full strength of its own.
+    whole = next(u for u, spec in _units(document).items() if u != unit)
+    assert _units(document)[whole]["full_strength"] is None
 
 
 @pytest.mark.parametrize(

@@ -152,4 +152,4 @@ def test_a_manoeuvre_out_of_turn_names_no_concealed_unit_to_the_enemy() -> None:
             play.apply(play._document(state), "move", {"unit": axis, "kind": "hold"}, None, "asse")
         refusals[concealed] = refused.value.localized("en")
     assert "2ª squadra" in refusals[False]
-    assert "2ª squadra" not in refusals[True] and "Alleati" in refusals[True]
+    assert "2ª squadra" not in refusals[True] and "Allies" in refusals[True]

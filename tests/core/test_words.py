@@ -4,14 +4,25 @@ names keep working, and a game's document keeps the names as they were given."""
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from rules.core.i18n import translate
 from rules.core.play import DocumentPlay
 from rules.core.ruleset import get_ruleset
-from rules.core.words import LocalizedName, Words, in_language, words_of
+from rules.core.words import (
+    LocalizedName,
+    Words,
+    in_language,
+    is_named,
+    joined,
+    named_again,
+    names_in,
+    words_of,
+)
 from rules.render import outcome_text
 
 
@@ -93,3 +104,79 @@ def test_an_uploaded_scenario_with_plain_names_keeps_working() -> None:
     victory["objectives"][0]["name"] = "Il nostro avamposto"  # as a club's file gives it
     lines = [line for line in play.score(document).lines if line.kind.value == "objective"]
     assert "Il nostro avamposto" in outcome_text("w40k4", lines[0].text, "en")
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "scenario", "side", "it", "en", "fr"),
+    [
+        ("linea_gotica", "esempio_gotica_campo", "tedeschi", "Tedeschi", "Germans", "Allemands"),
+        ("manovra", "esempio_normandia_campo", "asse", "Asse", "Axis", "Axe"),
+        ("pzgren", "exemple_ardennes", "us", "Americani", "Americans", "Américains"),
+        ("w40k4", "avamposto_campo", "predoni", "Predoni", "Raiders", "Pillards"),
+    ],
+)
+def test_a_games_sides_are_read_in_its_language(
+    ruleset: str, scenario: str, side: str, it: str, en: str, fr: str
+) -> None:
+    """An English pzgren game named its sides "Américains/Allemands", a French one of the
+    other rulesets "Alleati/Tedeschi": the document keeps the three languages, each text
+    naming a side reads it in its own, and a side is typed by its name in any of them."""
+    play = _play(ruleset)
+    document = play.new_game(scenario, None)
+    assert document["sides"][side] == {"it": it, "en": en, "fr": fr}  # stored as given
+    name = play.sides(document)[side]
+    for language, expected in (("it", it), ("en", en), ("fr", fr)):
+        assert translate("bot.game.joined", language, side=name).count(expected) == 1
+        score = play.score(document)
+        assert any(expected in outcome_text(ruleset, line.text, language) for line in score.lines)
+    assert names_in(play.sides(document), "en")[side] == en
+    for typed in (side, it, en, fr.upper()):
+        ended = play.apply(document, "game.decide", {"winner": typed, "reason": "ok"}, None, None)
+        assert ended.document["victory"]["result"]["winner"] == side
+
+
+def test_names_read_back_from_json_and_lists_of_names_read_in_the_language() -> None:
+    allies = words_of({"it": "Alleati", "en": "Allies", "fr": "Alliés"})
+    axis = words_of({"it": "Asse", "en": "Axis", "fr": "Axe"})
+    # A stored result keeps "Alleati" as plain text: the game's sides give it its words.
+    stored = json.loads(json.dumps({"side": allies}))["side"]
+    assert type(stored) is str and in_language(stored, "fr") == "Alleati"
+    assert in_language(named_again(stored, [axis, allies]), "fr") == "Alliés"
+    assert named_again("Alleati 2", [allies]) == "Alleati 2"  # only a whole name
+    listed = joined([allies, axis])
+    assert listed == "Alleati, Asse" and in_language(listed, "en") == "Allies, Axis"
+    assert joined(["Rossi", "Blu"]) == "Rossi, Blu"  # an uploaded scenario's plain names
+    assert is_named(allies, "alliés") and not is_named(allies, "Asse")
+
+
+def test_a_name_is_plain_text() -> None:
+    with pytest.raises(ValidationError, match="U\\+202E"):
+        _Named.model_validate({"name": {"it": "Alleati", "en": "Allies\u202e"}})
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "scenario", "it", "en", "fr"),
+    [
+        ("linea_gotica", "esempio_gotica_campo", "Casolare", "Farmhouse", "Ferme"),
+        ("manovra", "esempio_normandia_campo", "Fattoria", "Farm", "Ferme"),
+        (
+            "w40k4",
+            "avamposto_campo",
+            "Torre di comunicazione",
+            "Communications tower",
+            ("Tour de communication"),
+        ),
+    ],
+)
+def test_a_maps_terrain_labels_are_read_in_its_language(
+    ruleset: str, scenario: str, it: str, en: str, fr: str
+) -> None:
+    """A French game's map labelled its terrain in Italian ("Casolare" beside the objective
+    "La ferme"): the labels read in the map's language, the document keeps all three."""
+    play = _play(ruleset)
+    document = play.new_game(scenario, None)
+    for language, expected in (("it", it), ("en", en), ("fr", fr)):
+        view = play.map_view(document, None, public=True, language=language)
+        assert view is not None
+        labels = {area.label for area in view.areas}
+        assert expected in labels and not {it, en, fr} - {expected} & labels, labels

@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from bot.service import TextReply
-from bot.service.campaign.book import book_lines, due_lines
+from bot.service import Reply, TextReply
+from bot.service.replies import CampaignReply
 from rules.campaign.aftermath import CampaignAftermath
 from rules.campaign.aftermath_fold import taken_back
 from rules.campaign.muster import fielding
 from rules.campaign.roster import Status, rosters_hash
 from rules.campaign.rules import CampaignRules, FateTable, campaign_rules
 from rules.campaign.state import CampaignGame, CampaignReversal, CampaignState, apply, replay
+from rules.campaign.text import book_lines, due_lines, page_lines
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.campaign_checks import standing_lines
@@ -232,16 +233,25 @@ async def view(fuzzer: CampaignFuzzer) -> None:
         language = (await fuzzer.store.load(fuzzer.channel)).language
         expected += len(owed) + len(disputable(state)) + len(due_lines(state, language))
         expected += len(book_lines(state, language))
-        if isinstance(reply, TextReply):
-            shown = reply.lines[-sides:]
+        lines = shown_lines(reply)
+        if lines is not None:
+            shown = lines[-sides:]
             if shown != standing_lines(state, fuzzer.expected, language):
                 fuzzer.fail(f"/campaign status shows {shown}, recounted {fuzzer.expected}")
     else:  # elsewhere: the server's campaigns, this one among them
         reply = await fuzzer.send(ELSEWHERE, user, "campaign.status", {})
         expected = 2
-    if not isinstance(reply, TextReply) or len(reply.lines) != expected:
-        lines = reply.lines if isinstance(reply, TextReply) else reply
-        fuzzer.fail(f"a view of {expected} lines expected: {lines}")
+    lines = shown_lines(reply)
+    if lines is None or len(lines) != expected:
+        fuzzer.fail(f"a view of {expected} lines expected: {lines or reply}")
+
+
+def shown_lines(reply: Reply) -> list[str] | None:
+    """The lines a campaign's view shows: a text reply's, or a campaign page rendered in
+    the reply's language as the front ends render it (None for any other reply)."""
+    if isinstance(reply, CampaignReply):
+        return page_lines(reply.page, reply.language)
+    return reply.lines if isinstance(reply, TextReply) else None
 
 
 # -- games of people's own where a linked game ended -------------------------------------------
@@ -354,7 +364,7 @@ async def roll_aftermath(fuzzer: CampaignFuzzer) -> None:
     # Every entry that rolls changes (its casualties settle to 0): the event holds every die.
     if dice is not None and (rolled != faces or not event.by_hand):
         fuzzer.fail(f"typed {faces}, the aftermath logs {rolled} (by hand {event.by_hand})")
-    if not isinstance(reply, TextReply) or not reply.lines:
+    if not shown_lines(reply):
         fuzzer.fail(f"/campaign aftermath answered {reply}")
 
 
@@ -517,8 +527,9 @@ async def show_roster(fuzzer: CampaignFuzzer) -> None:
     reply = await fuzzer.send(fuzzer.channel, user, "campaign.roster", {"side": side})
     roster = state.rosters.get(side)
     least = 1 if roster is None else 1 + len(roster.entries)
-    if not isinstance(reply, TextReply) or len(reply.lines) < least:
-        fuzzer.fail(f"/campaign roster side:{side} shows {reply}")
+    lines = shown_lines(reply)
+    if lines is None or len(lines) < least:
+        fuzzer.fail(f"/campaign roster side:{side} shows {lines or reply}")
 
 
 def can_set_roster(fuzzer: CampaignFuzzer) -> bool:

@@ -10,7 +10,7 @@ return; the standings are a recount of the results that hold.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from rules.campaign.aftermath import CampaignAdjust, CampaignAftermath
 from rules.campaign.roster import Roster, rosters_hash
@@ -21,11 +21,12 @@ from rules.campaign.state import (
     CampaignResult,
     CampaignReversal,
     CampaignState,
+    Standing,
     apply,
     replay,
     standings,
 )
-from rules.core.i18n import translate
+from rules.campaign.text import standing_line
 
 #: Kinds of campaign event that may raise a roster entry's strength, and by how much
 #: (:func:`_allowed_rise`): a roster set anew between games (a file, or a side's first
@@ -250,19 +251,6 @@ def standing_lines(
 ) -> list[str]:
     """The standings of :func:`recount` as ``/campaign status`` words them."""
     return [
-        translate(
-            "bot.campaign.standing",
-            language,
-            rank=rank,
-            side=state.sides[line.side],
-            played=line.played,
-            wins=line.wins,
-            draws=line.draws,
-            losses=line.losses,
-            points=line.points,
-            difference=f"+{line.difference}"
-            if line.difference >= 0
-            else f"\u2212{-line.difference}",
-        )
+        standing_line(state, rank, Standing(**asdict(line)), language)
         for rank, line in enumerate(recount(state, seen), start=1)
     ]

@@ -38,7 +38,7 @@ def test_a_morale_test_nobody_owes_is_refused_naming_what_is_owed_and_by_whom(es
     assert caught.value.key == "error.linea_gotica.no_morale_owed"
     text = caught.value.localized("en")
     assert text.startswith("1ª squadra fucilieri owes no morale test")
-    assert "Owed now: Morale of Gruppe Müller (Tedeschi)." in text
+    assert "Owed now: Morale of Gruppe Müller (Germans)." in text
     # A test a trigger calls for (reason:) is owed by that trigger: it is rolled.
     applied = esempio("morale", "alleati", [1] * 8, unit="squadra_1", reason="soldato_ucciso")
     assert applied.resolutions
@@ -68,7 +68,7 @@ def test_a_side_that_ended_its_step_cannot_end_it_again(esempio, phase):
     with pytest.raises(RulesError) as caught:
         esempio("turn.next", "alleati")
     assert caught.value.localized("en") == (
-        "Alleati has already ended this step: waiting for Tedeschi."
+        "Allies has already ended this step: waiting for Germans."
     )
     # The other side still ends its own.
     esempio("turn.next", "tedeschi")

@@ -67,7 +67,7 @@ def test_a_test_nobody_owes_is_refused_naming_what_is_owed_and_by_whom(state):
     with pytest.raises(RulesError) as caught:
         PLAY.apply(document, "test", {"unit": "sherman_1", "kind": "CT"}, ScriptedDice([]), None)
     assert caught.value.localized("en") == (
-        "Sherman 1 owes no CT test. Owed now: CT test for Sherman 2 (Alleati)."
+        "Sherman 1 owes no CT test. Owed now: CT test for Sherman 2 (Allies)."
     )
     assert caught.value.localized("it") == (
         "Sherman 1 non deve alcun test CT. Da fare ora: Test CT di Sherman 2 (Alleati)."

@@ -39,7 +39,7 @@ async def test_a_console_script(service):
     errors = await console.run(SCRIPT.splitlines(), interactive=False)
     text = out.getvalue()
     assert errors == 2, text  # fire while a morale check is owed; a rally after acting
-    assert "» Game created: Ardennes, décembre 1944 (exemple) (Américains, Allemands)." in text
+    assert "» Game created: Ardennes, décembre 1944 (exemple) (Americans, Germans)." in text
     assert (
         "Odds — Anti-tank fire (TABLE DE TIR ANTI-CHARS): No effect: 58.3% · The target loses"
         " a step (1 left) and checks morale M2: 33.3% · Target eliminated: 8.3%"
@@ -51,16 +51,16 @@ async def test_a_console_script(service):
     ) in text
     assert "→ Morale check M2 for 1st Rifle Platoon: /morale unit:us_rifle_1" in text
     assert (
-        "! Not now: Américains must first check the morale of 1st Rifle Platoon (/morale)." in text
+        "! Not now: Americans must first check the morale of 1st Rifle Platoon (/morale)." in text
     )
     assert "1. Morale check M2: D6=3 D6=3 +2 M# = 8 <= 7 (morale)" in text
     assert "Outcome: Morale failed: disrupted" in text
     assert "Outcome: Target eliminated" in text and "» M10 Tank Destroyer is eliminated" in text
     assert "! 1st Rifle Platoon has already acted this turn." in text
     assert "» MG 42 Zug holds" in text
-    assert "» Américains passes" in text
+    assert "» Americans passes" in text
     status = text.split("/turn\n")[-1]
-    assert "Turn 1 — alternating activations, Allemands to act" in status
+    assert "Turn 1 — alternating activations, Germans to act" in status
     assert "us_rifle_1       1st Rifle Platoon      1/2  4,3  [disrupted] ✓" in status
     assert "us_m10           M10 Tank Destroyer     0/2  4,2  [eliminated]" in status
 
@@ -105,11 +105,11 @@ async def test_a_console_script_assigns_a_step_loss_and_rallies(service):
     assert errors == 1, text  # /turn next while the step loss is owed
     assert "→ One step loss to MG 42 Zug (1 to assign in 6,3): /step unit:de_hmg" in text
     assert (
-        "[bruno] /turn next\n! Not now: Allemands must first assign 1 step loss in 6,3"
+        "[bruno] /turn next\n! Not now: Germans must first assign 1 step loss in 6,3"
         " (/step)." in text
     )
     assert "[bruno] /step unit:de_hmg\n» MG 42 Zug is eliminated" in text
-    assert "» Turn 2: Américains activates first" in text
+    assert "» Turn 2: Americans activates first" in text
     rally = text.split("action:recover dice:2,2")[1]
     assert "Outcome: Unit rallied: in good order" in rally
     assert "us_rifle_1       1st Rifle Platoon      1/2  4,3" in rally

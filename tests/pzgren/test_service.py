@@ -90,7 +90,7 @@ async def test_a_whole_turn_through_the_service(table, store):
     reply = await table(REFEREE, "turn.next")
     assert reply.acted_for == "de"
     reply = await table(ANNA, "turn.next")
-    assert reply.notices[-1].code == "pzgren.turn.new(turn=2,side=Américains)"
+    assert reply.notices[-1].code == "pzgren.turn.new(turn=2,side=Americani)"
 
     status = await table(BRUNO, "game.status")
     units = {u.id: u for u in status.status.units}

@@ -43,7 +43,7 @@ async def test_a_console_script_plays_w40k4(service, dice):
     text = out.getvalue()
     assert "Traceback" not in text
     assert errors == 2, text  # the fire in the movement phase; a test nobody owes
-    assert "» Game created: Assalto all'avamposto (esempio) (Legione Astrale, Predoni)." in text
+    assert "» Game created: Assalto all'avamposto (esempio) (Astral Legion, Raiders)." in text
     assert "== Difficult terrain ==" in text
     assert "Difficult terrain (2D6, highest): D6=3 D6=5 = 5 >= 6 (inches needed)" in text
     assert 'Outcome: The unit stops after 5"' in text
@@ -53,7 +53,7 @@ async def test_a_console_script_plays_w40k4(service, dice):
         "[anna] /fire unit:squadra_tattica target:banda distance:10\n"
         "! This action belongs to the shooting phase." in text
     )
-    assert "» Turn 1, Legione Astrale: Shooting phase" in text
+    assert "» Turn 1, Astral Legion: Shooting phase" in text
     assert "Odds — Shooting: No casualties: 88.9% · 1 casualty: 11.1%" in text
     assert "Rolls to hit (1 die, BS): D6=4 >= 3 (for each die)" in text
     assert "(dice entered by hand)" in text
@@ -61,7 +61,7 @@ async def test_a_console_script_plays_w40k4(service, dice):
     assert "» Motopredoni lost 1 of 3 models: morale check" in text
     assert "→ Morale of Motopredoni: /morale unit:motopredoni" in text
     assert "Outcome: Test passed (25% casualties)" in text
-    assert "» Turn 1, Legione Astrale: Assault phase" in text
+    assert "» Turn 1, Astral Legion: Assault phase" in text
     # A Leadership test nobody owes is refused before its dice (issue 26).
     assert (
         "[anna] /test unit:devastatori modifier:-1 dice:6,1\n"
@@ -69,4 +69,4 @@ async def test_a_console_script_plays_w40k4(service, dice):
     )
     assert "  veterani         Veterani in armatura pesante 5/5  reserve" in text
     assert "  banda            Banda di predoni       20/20  -  [falling back]" in text
-    assert "Turn 1 — Assault phase of Legione Astrale — to move: Legione Astrale" in text
+    assert "Turn 1 — Assault phase of Astral Legion — to move: Astral Legion" in text

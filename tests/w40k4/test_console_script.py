@@ -71,20 +71,20 @@ async def test_a_blast_and_a_combat_to_turn_3_at_the_console(store):
     # /turn next refused three times, each naming what is owed and by whom
     assert errors == 3, text
     assert (
-        "! Not now: Predoni must first place the template of Banda di predoni (/template)." in text
+        "! Not now: Raiders must first place the template of Banda di predoni (/template)." in text
     )
     assert (
-        "! Not now: Predoni must first resolve the combats: Devastatori, Camminatore predone"
+        "! Not now: Raiders must first resolve the combats: Devastatori, Camminatore predone"
         " (/combat)." in text
     )
     assert (
-        "! Not now: Legione Astrale must first bring Veterani in armatura pesante on the table"
+        "! Not now: Astral Legion must first bring Veterani in armatura pesante on the table"
         in text
     )
     assert "== Reserve roll ==" in text and "== Deep strike ==" in text
     assert text.count("== Combat result ==") == 3  # the combat goes on each player turn
-    assert "Outcome: Predoni wins; Legione Astrale loses" in text
-    assert "» Turn 3, Legione Astrale: Movement phase" in text
+    assert "Outcome: Raiders wins; Astral Legion loses" in text
+    assert "» Turn 3, Astral Legion: Movement phase" in text
     document = (await store.load(CHANNEL)).document
     assert PLAY.status(document).turn == 3
     assert PLAY.legal_actions(document)  # and play goes on

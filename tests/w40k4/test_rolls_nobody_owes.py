@@ -27,10 +27,10 @@ def test_a_test_nobody_owes_is_refused_for_every_seat(table):
     with pytest.raises(RulesError) as caught:
         PLAY.apply(document, "test", {"unit": "devastatori"}, ScriptedDice([]), "legione")
     assert caught.value.localized("en") == (
-        "Devastatori owes no test. Owed now: Morale of Banda di predoni (Predoni)."
+        "Devastatori owes no test. Owed now: Morale of Banda di predoni (Raiders)."
     )
     assert caught.value.localized("fr").endswith(
-        "À faire maintenant\u202f: Moral de Banda di predoni (Predoni)."
+        "À faire maintenant\u202f: Moral de Banda di predoni (Pillards)."
     )
 
 

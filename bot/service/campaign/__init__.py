@@ -28,7 +28,7 @@ from bot.service.campaign.ledger import CAMPAIGN_ARG, load_campaign
 from bot.service.campaign.rosters import campaign_roster
 from bot.service.campaign.seats import invite_to_campaign, join_campaign
 from bot.service.campaign.settled import refuse_reopening, release_refused_reopening
-from bot.service.campaign.views import campaign_log, campaign_status, status_lines
+from bot.service.campaign.views import campaign_log, campaign_status
 from bot.service.handlers import Guard, Handler, Timer
 
 HANDLERS = (
@@ -65,5 +65,4 @@ __all__ = [
     "campaign_reminders",
     "follow",
     "load_campaign",
-    "status_lines",
 ]

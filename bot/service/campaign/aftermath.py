@@ -27,36 +27,35 @@ from bot.service.campaign.ledger import (
     referee_only,
 )
 from bot.service.campaign.notables import newly_owed, roster_adjusted
-from bot.service.campaign.rosters import field_name, muster_of
+from bot.service.campaign.rosters import muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call
-from bot.service.replies import Reply, TextReply
+from bot.service.replies import CampaignReply, Reply
 from db.models import GameRecord
 from rules.campaign.aftermath import (
     ADJUSTABLE_FIELDS,
     MAX_REASON,
     CampaignAdjust,
     CampaignAftermath,
-    CampaignAftermathReversal,
     CampaignConfirm,
-    EntryAftermath,
 )
-from rules.campaign.aftermath_fold import AftermathEvent
 from rules.campaign.postbattle import (
     MAX_AFTERMATH_DICE,
     aftermath_dice,
     reroll_disputed,
     roll_aftermath,
+    still_owed,
 )
 from rules.campaign.roster import ID_PATTERN, MAX_STRENGTH, Status
-from rules.campaign.rules import CampaignRules, campaign_rules, rank_words
+from rules.campaign.rules import CampaignRules, campaign_rules
 from rules.campaign.state import MAX_GAMES, CampaignState, apply
+from rules.campaign.text import AftermathPage, field_name, side_labels, value_words
 from rules.core.dice import DiceSource, ScriptedDice, parse_faces
 from rules.core.errors import InvalidInput, RulesError, UnknownName
-from rules.core.i18n import semicolon, translate
 from rules.core.resolution import Outcome
 from rules.core.surface import Muster
 from rules.core.upload import unsafe_character
+from rules.core.words import joined
 
 #: A unit id as rosters write them (an adjustment names one).
 _UNIT_ID = re.compile(ID_PATTERN)
@@ -68,7 +67,7 @@ def side_named(state: CampaignState, wanted: str) -> str:
         if wanted.casefold() in (side.casefold(), label.casefold()):
             return side
     raise UnknownName(
-        "error.campaign.unknown_side", side=wanted[:40], known=", ".join(state.sides.values())
+        "error.campaign.unknown_side", side=wanted[:40], known=joined(state.sides.values())
     )
 
 
@@ -88,68 +87,29 @@ def _rules_of(state: CampaignState) -> CampaignRules:
     return rules
 
 
-def _owed(state: CampaignState) -> list[tuple[str, int, str, str]]:
-    """What the games whose result is in still owe after the battle (campaigns with
-    rosters, in rulesets with campaign rules), as ``(kind, number, sides, side)``:
-    ``owed`` for an aftermath nobody rolled, ``unrolled`` for the sides still to roll
-    their part, ``unconfirmed`` for the sides yet to confirm, and then ``disputable`` for
-    each side whose typed part another side may still dispute (the id in ``side``).
-    Nothing once the campaign is over: nothing more can be logged, a command is told so."""
-    if state.ended or not state.rosters or campaign_rules(state.ruleset) is None:
-        return []
-    owed: list[tuple[str, int, str, str]] = []
-    for entry in state.games:
-        if entry.result is None:
-            continue
-        record = state.aftermaths.get(entry.number)
-        if record is None:
-            owed.append(("owed", entry.number, "", ""))
-            continue
-        if record.settled(list(state.sides)):
-            continue
-        unrolled = record.unrolled(state.sides)
-        if unrolled:
-            owed.append(("unrolled", entry.number, _labels(state, unrolled), ""))
-        else:
-            waiting = [side for side in state.sides if side not in record.confirmed]
-            owed.append(("unconfirmed", entry.number, _labels(state, waiting), ""))
-        owed.extend(("disputable", entry.number, state.sides[side], side) for side in record.typed)
-    return owed
-
-
-def _labels(state: CampaignState, sides: list[str]) -> str:
-    return ", ".join(state.sides.get(side, side) for side in sides)
-
-
 def refuse_while_owed(state: CampaignState) -> None:
     """Refuse a new game while an earlier one's aftermath is not rolled by every side and
     confirmed, saying what is owed."""
-    for kind, number, sides, _ in _owed(state)[:1]:
-        raise ServiceError(f"error.campaign.aftermath_{kind}", number=number, sides=sides)
+    for owed in still_owed(state)[:1]:
+        raise ServiceError(
+            f"error.campaign.aftermath_{owed.kind}",
+            number=owed.number,
+            sides=side_labels(state, owed.sides),
+        )
 
 
 def refuse_unconfirmed(state: CampaignState) -> None:
     """Refuse to end the campaign while an aftermath awaits a side's confirmation, saying
     whose (its entries would stay half settled, and its line would vanish from the status
     and the report)."""
-    for kind, number, sides, _ in _owed(state):
+    for owed in still_owed(state):
         # Half rolled (a side still to roll) or rolled and awaiting a confirmation.
-        if kind in ("unrolled", "unconfirmed"):
-            raise ServiceError(f"error.campaign.aftermath_{kind}", number=number, sides=sides)
-
-
-def owed_lines(state: CampaignState, language: str) -> list[str]:
-    """``/campaign status``'s lines for what the games owe after the battle."""
-    return [
-        translate(
-            f"bot.campaign.aftermath.status_{kind}",
-            language,
-            number=number,
-            sides=sides,
-            side=side,
-        )
-        for kind, number, sides, side in _owed(state)
-    ]
+        if owed.kind in ("unrolled", "unconfirmed"):
+            raise ServiceError(
+                f"error.campaign.aftermath_{owed.kind}",
+                number=owed.number,
+                sides=side_labels(state, owed.sides),
+            )
 
 
 def _fielded(muster: Muster | None, state: CampaignState, number: int) -> dict[str, set[str]]:
@@ -247,7 +207,7 @@ async def dispute_aftermath(call: Call) -> Reply:
     elif len(typed) == 1:
         side = typed[0]
     elif typed:
-        raise InvalidInput("error.campaign.dispute_side", sides=_labels(state, typed))
+        raise InvalidInput("error.campaign.dispute_side", sides=side_labels(state, typed))
     else:
         raise ServiceError("error.campaign.nothing_disputable", number=number)
     if side == own and not referee:
@@ -268,146 +228,18 @@ async def _logged(
     state: CampaignState,
     event: CampaignAftermath,
     rules: CampaignRules,
-) -> TextReply:
+) -> Reply:
     """A side's part logged, and shown with what comes next."""
     after, seq = await log_requested(call, record, state, event)
-    language = language_of(record)
-    reply = TextReply(language=language, ruleset=state.ruleset, seq=seq)
+    unrolled = tuple(after.aftermaths[event.number].unrolled(after.sides))
+    reply = CampaignReply(
+        language=language_of(record),
+        ruleset=state.ruleset,
+        seq=seq,
+        page=AftermathPage(state, event, rules, unrolled),
+    )
     reply.notable += newly_owed(state, after, record, f"s{seq}", call.request.user_id)
-    reply.lines_title = "discord.embed.campaign"
-    reply.lines = aftermath_lines(state, event, rules, language)
-    if event.disputed and event.side is not None:
-        reply.lines.insert(1, _disputed_line(state, event, language))
-    unrolled = after.aftermaths[event.number].unrolled(after.sides)
-    if unrolled:
-        reply.lines.append(
-            translate(
-                "bot.campaign.aftermath.next_side",
-                language,
-                number=event.number,
-                sides=_labels(state, unrolled),
-                n=len(unrolled),
-            )
-        )
-    else:
-        reply.lines.append(translate("bot.campaign.aftermath.next", language, number=event.number))
-    if event.by_hand and event.side is not None:
-        reply.lines.append(
-            translate(
-                "bot.campaign.aftermath.disputable",
-                language,
-                number=event.number,
-                side=event.side,
-            )
-        )
     return reply
-
-
-def _disputed_line(state: CampaignState, event: CampaignAftermath, language: str) -> str:
-    assert event.side is not None
-    by = (
-        state.sides.get(event.by, event.by)
-        if event.by is not None
-        else translate("bot.campaign.aftermath.referee", language)
-    )
-    return translate(
-        "bot.campaign.aftermath.disputed", language, by=by, side=state.sides[event.side]
-    )
-
-
-def aftermath_lines(
-    state: CampaignState, event: CampaignAftermath, rules: CampaignRules, language: str
-) -> list[str]:
-    """The aftermath in words: a title, and a line per entry with its dice and changes."""
-    typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
-    lines = [
-        translate(
-            "bot.campaign.aftermath.title",
-            language,
-            number=event.number,
-            name=state.name,
-            typed=typed,
-        )
-    ]
-    for side, changes in event.sides.items():
-        roster = state.rosters[side]
-        for change in changes:
-            entry = roster.entry(change.unit)
-            name = entry.name if entry is not None else change.unit
-            full = entry.full if entry is not None else change.after.strength
-            lines.append(
-                entry_line(state.sides.get(side, side), name, full, change, rules, language)
-            )
-    if len(lines) == 1:
-        lines.append(translate("bot.campaign.aftermath.nothing", language))
-    return lines
-
-
-def entry_line(
-    side: str,
-    name: str,
-    full: int,
-    change: EntryAftermath,
-    rules: CampaignRules,
-    language: str,
-) -> str:
-    """One entry's aftermath: its dice, bands and the values before and after."""
-    parts: list[str] = []
-    if change.destroyed is not None:
-        parts.append(
-            translate(
-                "bot.campaign.aftermath.destroyed",
-                language,
-                die=f"D{rules.destroyed.die}",
-                face=change.destroyed.face,
-                fate=_fate(change.destroyed.fate, change.destroyed.games, language),
-            )
-        )
-    if change.fates:
-        back = sum(1 for roll in change.fates if roll.fate == "returns")
-        parts.append(
-            translate(
-                "bot.campaign.aftermath.fates",
-                language,
-                n=len(change.fates),
-                die=f"D{rules.casualties.die}",
-                faces=" ".join(str(roll.face) for roll in change.fates),
-                back=back,
-                dead=len(change.fates) - back,
-            )
-        )
-    if change.experience:
-        parts.append(
-            translate(
-                "bot.campaign.aftermath.experience",
-                language,
-                gained=change.experience,
-                total=change.after.experience,
-            )
-        )
-    if change.promoted is not None:
-        promoted = rules.rank_name(change.promoted, language)
-        parts.append(translate("bot.campaign.aftermath.promoted", language, rank=promoted))
-    if change.replaced:
-        parts.append(translate("bot.campaign.aftermath.replaced", language, n=change.replaced))
-    if change.after.status is Status.RECOVERING and change.after.until is not None:
-        parts.append(
-            translate("bot.campaign.aftermath.recovering", language, until=change.after.until)
-        )
-    return translate(
-        "bot.campaign.aftermath.entry",
-        language,
-        side=side,
-        unit=name,
-        before=change.before.strength,
-        after=change.after.strength,
-        full=full,
-        details=f"{semicolon(language)} ".join(parts),
-    )
-
-
-def _fate(fate: str, games: int, language: str) -> str:
-    return translate(f"bot.campaign.fate.{fate}", language, games=games)
 
 
 async def confirm_aftermath(call: Call) -> Reply:
@@ -425,7 +257,7 @@ async def confirm_aftermath(call: Call) -> Reply:
     unrolled = [] if held is None else held.unrolled(state.sides)
     if unrolled:  # confirmations wait until every side has rolled
         raise ServiceError(
-            "error.campaign.aftermath_unrolled", number=number, sides=_labels(state, unrolled)
+            "error.campaign.aftermath_unrolled", number=number, sides=side_labels(state, unrolled)
         )
     after, seq = await log_requested(call, record, state, CampaignConfirm(number=number, side=side))
     reply = Reply(language=language_of(record), ruleset=state.ruleset, seq=seq)
@@ -482,17 +314,12 @@ async def adjust_entry(call: Call) -> Reply:
             side=state.sides[side],
             unit=adjusted.name if adjusted is not None else unit,
             field=field_name(field, language),
-            before=_value_words(state.ruleset, field, str(params.get("before", "-")), language),
-            after=_value_words(state.ruleset, field, str(params.get("after", value)), language),
+            before=value_words(state.ruleset, field, str(params.get("before", "-")), language),
+            after=value_words(state.ruleset, field, str(params.get("after", value)), language),
             reason=reason,
         )
     )
     return reply
-
-
-def _value_words(ruleset: str, field: str, value: str, language: str) -> str:
-    """An adjusted value as players read it: a rank in words, anything else as written."""
-    return rank_words(ruleset, value, language) if field == "rank" and value != "-" else value
 
 
 def _refuse_unchanged(state: CampaignState, event: CampaignAdjust, language: str) -> None:
@@ -559,39 +386,3 @@ def _check_in_range(state: CampaignState, side: str, unit: str, field: str, valu
     dice = aftermath_dice(state.model_copy(update={"rosters": rosters})).total
     if dice > MAX_AFTERMATH_DICE:
         raise InvalidInput("error.campaign.adjust_dice", dice=dice, limit=MAX_AFTERMATH_DICE)
-
-
-def aftermath_log_text(state: CampaignState, event: AftermathEvent, language: str) -> str:
-    """A post-battle event in the campaign's log."""
-    if isinstance(event, CampaignAftermath):
-        typed = translate("bot.campaign.aftermath.typed", language) if event.by_hand else ""
-        text = translate(
-            "bot.campaign.log.aftermath",
-            language,
-            number=event.number,
-            entries=event.entries(),
-            dice=event.dice(),
-            typed=typed,
-        )
-        if event.disputed:
-            return f"{_disputed_line(state, event, language)} {text}"
-        if event.side is None:
-            return text
-        side = state.sides.get(event.side, event.side)
-        return translate("bot.campaign.log.aftermath_side", language, side=side, text=text)
-    if isinstance(event, CampaignConfirm):
-        if event.side is None:
-            return translate("bot.campaign.log.validated", language, number=event.number)
-        side = state.sides.get(event.side, event.side)
-        return translate("bot.campaign.log.confirmed", language, side=side, number=event.number)
-    if isinstance(event, CampaignAftermathReversal):
-        return translate("bot.campaign.log.aftermath_reversal", language, number=event.number)
-    return translate(
-        "bot.campaign.log.adjusted",
-        language,
-        side=state.sides.get(event.side, event.side),
-        unit=event.unit,
-        field=field_name(event.field, language),
-        value=_value_words(state.ruleset, event.field, event.value, language),
-        reason=event.reason,
-    )

@@ -16,16 +16,14 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from rules.campaign.book import (
     Book,
-    CampaignBook,
-    CampaignDue,
-    CampaignOverdue,
     load_book,
 )
 from rules.campaign.state import CampaignState
-from rules.campaign.story import holders, next_step, step_of
+from rules.campaign.story import next_step
+from rules.campaign.text import in_language
 from rules.core.errors import InvalidInput
-from rules.core.i18n import translate
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 
 
 def book_option(ruleset: str, options: Mapping[str, Any]) -> Book | None:
@@ -44,8 +42,8 @@ async def check_book(call: Call, book: Book, sides: Mapping[str, str]) -> None:
             raise InvalidInput(
                 "error.campaign.sides_differ",
                 scenario=step.scenario,
-                sides=", ".join(found.values()),
-                known=", ".join(sides.values()),
+                sides=joined(found.values()),
+                known=joined(sides.values()),
             )
 
 
@@ -65,41 +63,6 @@ def scenario_wanted(state: CampaignState, options: Mapping[str, Any]) -> str:
     return step.scenario
 
 
-def book_lines(state: CampaignState, language: str) -> list[str]:
-    """The book and its map in ``/campaign status``: each area, its holder, the area each
-    game in play is fought for."""
-    book = state.book
-    if book is None:
-        return []
-    lines = [
-        translate(
-            "bot.campaign.book.title",
-            language,
-            title=_text(book.title, language),
-            games=len(book.scenarios),
-        )
-    ]
-    held = holders(state)
-    contested = {
-        step.area
-        for entry in state.games
-        if entry.result is None
-        if (step := step_of(state, entry)) is not None and step.area is not None
-    }
-    for area in book.areas:
-        holder = held.get(area.id, area.holder)
-        key = "bot.campaign.book.contested" if area.id in contested else "bot.campaign.book.area"
-        lines.append(
-            translate(
-                key, language, area=_text(area.name, language), side=state.sides.get(holder, holder)
-            )
-        )
-    step = next_step(state)
-    if step is not None and not state.ended:
-        lines.append(translate("bot.campaign.book.next", language, scenario=step.scenario))
-    return lines
-
-
 def settled_notice(state: CampaignState, number: int, language: str) -> Outcome:
     """What a game's settled aftermath says: the next game may start, or, after the book's
     last scenario, that the book is complete."""
@@ -108,66 +71,21 @@ def settled_notice(state: CampaignState, number: int, language: str) -> Outcome:
     if book is None or next_step(state) is not None or in_play:
         return Outcome.of("bot.campaign.aftermath_settled", number=number)
     return Outcome.of(
-        "bot.campaign.aftermath_settled_last", number=number, book=_text(book.title, language)
+        "bot.campaign.aftermath_settled_last", number=number, book=in_language(book.title, language)
     )
-
-
-def created_log_text(name: str, ruleset: str, book: CampaignBook, language: str) -> str:
-    """A campaign's created event that carries its book, in words."""
-    return translate(
-        "bot.campaign.log.created_book",
-        language,
-        name=name,
-        ruleset=ruleset,
-        title=_text(book.title, language),
-    )
-
-
-def book_log_text(
-    state: CampaignState, event: CampaignBook | CampaignDue | CampaignOverdue, language: str
-) -> str:
-    """A book or calendar event of the campaign's log in words."""
-    if isinstance(event, CampaignBook):
-        return translate("bot.campaign.log.book", language, title=_text(event.title, language))
-    if isinstance(event, CampaignDue):
-        return translate("bot.campaign.log.due", language, number=event.number, by=str(event.by))
-    return translate(
-        "bot.campaign.log.overdue",
-        language,
-        number=event.number,
-        decision=event.decision,
-        detail=str(event.until) if event.until else state.sides.get(event.side or "", ""),
-    )
-
-
-def due_lines(state: CampaignState, language: str) -> list[str]:
-    """The dates the games in play are due by."""
-    return [
-        translate("bot.campaign.due.line", language, number=number, by=str(by))
-        for number, by in sorted(state.calendar.due.items())
-        if (entry := state.game(number)) is not None and entry.result is None
-    ]
 
 
 def area_name(state: CampaignState, area_id: str, language: str) -> str:
     """An area's name in ``language`` (its id when the book lacks it)."""
     book = state.book
     found = next((a for a in book.areas if a.id == area_id), None) if book else None
-    return _text(found.name, language) if found is not None else area_id
-
-
-def _text(texts: Mapping[str, str], language: str) -> str:
-    return texts.get(language) or texts.get("it") or next(iter(texts.values()), "")
+    return in_language(found.name, language) if found is not None else area_id
 
 
 __all__ = [
     "area_name",
-    "book_lines",
-    "book_log_text",
     "book_option",
     "check_book",
-    "created_log_text",
-    "due_lines",
     "scenario_wanted",
     "settled_notice",
 ]

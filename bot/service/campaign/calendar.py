@@ -29,7 +29,7 @@ from bot.service.campaign.ledger import (
 )
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, GameCall, GameHandler, Services
-from bot.service.replies import Reply, channel_label
+from bot.service.replies import Reply
 from bot.service.requests import Request, int_option, seat_among
 from bot.service.stored.table import open_table
 from db.errors import GameNotFound, StoreError
@@ -40,6 +40,8 @@ from rules.campaign.story import default_due
 from rules.core.ending import DECIDE, NO_WINNER
 from rules.core.errors import InvalidInput
 from rules.core.resolution import Outcome
+from rules.core.words import joined
+from rules.render import channel_label
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +189,7 @@ def _side(state: CampaignState, wanted: str) -> str:
         if wanted.strip().casefold() in (side.casefold(), label.casefold()):
             return side
     raise InvalidInput(
-        "error.campaign.unknown_side", side=wanted[:40], known=", ".join(state.sides.values())
+        "error.campaign.unknown_side", side=wanted[:40], known=joined(state.sides.values())
     )
 
 

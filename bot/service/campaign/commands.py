@@ -28,7 +28,7 @@ from bot.service.campaign.notables import next_game
 from bot.service.campaign.rosters import log_rosters_set, muster_of, mustering
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
-from bot.service.replies import Reply, channel_label
+from bot.service.replies import Reply
 from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.campaign import (
     CampaignLink,
@@ -54,6 +54,8 @@ from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownNa
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
 from rules.core.ruleset import known_rulesets
+from rules.core.words import joined
+from rules.render import channel_label
 
 # -- the commands ---------------------------------------------------------------------------
 
@@ -137,9 +139,7 @@ async def new_campaign(call: Call) -> Reply:
     if archived is not None:
         reply.notices.append(Outcome.of("bot.games.archived_previous", id=archived.id))
     reply.notices.append(
-        Outcome.of(
-            "bot.campaign.created", name=name, ruleset=ruleset, sides=", ".join(sides.values())
-        )
+        Outcome.of("bot.campaign.created", name=name, ruleset=ruleset, sides=joined(sides.values()))
     )
     if book is not None:
         reply.notices.append(
@@ -194,8 +194,8 @@ async def link_new_game(call: Call) -> Reply:
         raise InvalidInput(
             "error.campaign.sides_differ",
             scenario=scenario,
-            sides=", ".join(sides.values()),
-            known=", ".join(state.sides.values()),
+            sides=joined(sides.values()),
+            known=joined(state.sides.values()),
         )
     linked = CampaignGame(
         number=number,

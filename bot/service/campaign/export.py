@@ -33,15 +33,16 @@ from bot.service.campaign.report import (
     other_event_text,
     winner_line,
 )
-from bot.service.campaign.views import log_text, status_lines
 from bot.service.events import people, plain_mentions
 from bot.service.handlers import Call
 from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord
 from rules.campaign.state import CampaignState, event_of
 from rules.campaign.story import CampaignMap, MapArea, holders, step_of
+from rules.campaign.text import log_text, status_lines
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
+from rules.core.words import in_language, names_in
 
 #: Events read per page of the log (a campaign event's arguments can be a few KB).
 _PAGE = 200
@@ -156,14 +157,19 @@ def map_view(state: CampaignState, language: str) -> CampaignMap | None:
         MapArea(
             name=area_name(state, area.id, language),
             holder=held.get(area.id, area.holder),
-            holder_name=state.sides.get(held.get(area.id, area.holder), area.holder),
+            holder_name=in_language(
+                state.sides.get(held.get(area.id, area.holder), area.holder), language
+            ),
             contested=area.id in contested,
         )
         for area in book.areas
     )
     title = book.title.get(language) or book.title.get("it") or book.book
     return CampaignMap(
-        title=f"{state.name} — {title}", areas=areas, sides=dict(state.sides), language=language
+        title=f"{state.name} — {title}",
+        areas=areas,
+        sides=names_in(state.sides, language),
+        language=language,
     )
 
 

@@ -27,7 +27,7 @@ from bot.service.campaign.reopening import release_reopening, reopener
 from bot.service.campaign.rosters import losses_of, muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Follower, Services, Written
-from bot.service.replies import Notable, channel_label
+from bot.service.replies import Notable
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
     LINK_KEY,
@@ -50,6 +50,7 @@ from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
 from rules.core.seatview import REFEREE
+from rules.render import channel_label
 
 log = logging.getLogger(__name__)
 

@@ -26,6 +26,7 @@ from rules.campaign.state import (
     event_json,
 )
 from rules.core.errors import UnknownName
+from rules.core.words import joined
 
 log = logging.getLogger(__name__)
 
@@ -108,5 +109,5 @@ def side_named(state: CampaignState, wanted: str) -> str:
         if wanted.casefold() in (side.casefold(), label.casefold()):
             return side
     raise UnknownName(
-        "error.campaign.unknown_side", side=wanted[:40], known=", ".join(state.sides.values())
+        "error.campaign.unknown_side", side=wanted[:40], known=joined(state.sides.values())
     )

@@ -6,13 +6,13 @@ tells it, so the report and ``/campaign log`` list every event the head hash cov
 
 from __future__ import annotations
 
-from bot.service.campaign.aftermath import entry_line
-from bot.service.campaign.rosters import roster_lines
 from bot.service.events import event_line
 from db.models import EventRecord
 from rules.campaign.rules import campaign_rules
 from rules.campaign.state import CampaignResult, CampaignState, standings
+from rules.campaign.text import entry_line, roster_lines
 from rules.core.i18n import colon, has_key, semicolon, translate
+from rules.core.words import in_language, joined
 
 
 def unit_name(state: CampaignState, side: str, unit: str) -> str:
@@ -25,7 +25,7 @@ def unit_name(state: CampaignState, side: str, unit: str) -> str:
 def losses_text(state: CampaignState, result: CampaignResult, language: str) -> str:
     """A game's losses by side, each unit by name (empty: none lost)."""
     return f"{semicolon(language)} ".join(
-        f"{state.sides.get(side, side)}{colon(language)} "
+        f"{in_language(state.sides.get(side, side), language)}{colon(language)} "
         + ", ".join(f"{unit_name(state, side, unit)} {amount}" for unit, amount in units.items())
         for side, units in result.losses.items()
         if units
@@ -72,7 +72,7 @@ def winner_line(state: CampaignState, language: str) -> str | None:
             table[0].difference,
         )
     ]
-    names = ", ".join(state.sides.get(line.side, line.side) for line in top)
+    names = joined(state.sides.get(line.side, line.side) for line in top)
     key = "level" if len(top) > 1 else "won" if state.ended else "leading"
     return translate(f"bot.campaign.report.{key}", language, side=names, points=table[0].points)
 

@@ -23,30 +23,27 @@ from bot.service.campaign.ledger import (
 )
 from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
-from bot.service.replies import Reply, TextReply
+from bot.service.replies import CampaignReply, Reply
 from db.models import GameRecord
 from rules.campaign.muster import fielding
 from rules.campaign.postbattle import MAX_AFTERMATH_DICE, aftermath_dice
 from rules.campaign.roster import (
-    HISTORY_KEYS,
     MAX_ENTRIES,
-    NOTE_KEY,
-    HistoryLine,
     Roster,
     RosterEntry,
     Status,
     rosters_hash,
 )
 from rules.campaign.roster_file import ROSTER_SOURCE, parse_roster
-from rules.campaign.rules import campaign_rules, rank_words
+from rules.campaign.rules import campaign_rules
 from rules.campaign.state import CampaignRoster, CampaignState
+from rules.campaign.text import RosterPage, status_text
 from rules.core.errors import InvalidInput, UnknownName
-from rules.core.i18n import has_key, translate
+from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.surface import Muster, Rules
+from rules.core.words import in_language
 
-#: ``/campaign roster`` shows at most this many of an entry's last history lines.
-SHOWN_HISTORY = 3
 #: A roster file's reply names at most this many of the side's units it leaves out.
 MAX_UNTRACKED_SHOWN = 20
 #: The longest ``leave:`` option read (60 ids of 40 characters and their commas).
@@ -83,7 +80,8 @@ class Mustering:
         if self.rosters_hash is None:
             return None
         counts = ", ".join(
-            f"{state.sides.get(side, side)} {count}" for side, count in self.fielded.items()
+            f"{in_language(state.sides.get(side, side), language)} {count}"
+            for side, count in self.fielded.items()
         )
         chosen = translate("bot.campaign.roster.left_by_choice", language)
         behind = [f"{unit} ({chosen})" for unit in self.left] + [
@@ -101,7 +99,7 @@ def _why_behind(entry: RosterEntry, language: str) -> str:
     """Why an entry stays behind: its status, or no strength left."""
     if entry.status is Status.FIT and entry.strength == 0:
         return translate("bot.campaign.roster.spent", language)
-    return _status_text(entry, language)
+    return status_text(entry, language)
 
 
 def _leave_ids(text: str) -> tuple[str, ...]:
@@ -278,23 +276,17 @@ async def _set_roster(
 async def _shown(
     services: Services, record: GameRecord, state: CampaignState, side: str, in_guild: bool
 ) -> Reply:
-    language = language_of(record)
-    reply = TextReply(language=language, ruleset=state.ruleset, head_hash=record.head_hash)
-    reply.lines_title = "discord.embed.campaign"
-    reply.players_words = True
-    roster = state.rosters.get(side)
-    if roster is None:
-        reply.lines.append(translate("bot.campaign.roster.none", language, side=state.sides[side]))
-        return reply
     muster = muster_of(services, state)
-    rules = services.rules(state.ruleset)
-    known = (
-        await services.off_loop(_scenario_units, muster, rules.scenarios(), side)
-        if muster is not None
-        else None
+    known: frozenset[str] | None = None
+    if side in state.rosters and muster is not None:
+        rules = services.rules(state.ruleset)
+        known = frozenset(await services.off_loop(_scenario_units, muster, rules.scenarios(), side))
+    return CampaignReply(
+        language=language_of(record),
+        ruleset=state.ruleset,
+        head_hash=record.head_hash,
+        page=RosterPage(state, side, known),
     )
-    reply.lines = roster_lines(state, roster, language, known)
-    return reply
 
 
 def _other_sides_dice(state: CampaignState, side: str) -> int:
@@ -320,74 +312,6 @@ def _scenario_units(muster: Muster, scenarios: list[str], side: str) -> set[str]
     return {unit for scenario in scenarios for unit in muster.units(scenario).get(side, {})}
 
 
-def roster_lines(
-    state: CampaignState, roster: Roster, language: str, known: set[str] | None
-) -> list[str]:
-    """A side's roster as lines: a title, then each entry and its last history lines;
-    an entry no scenario has is said never to muster."""
-    lines = [
-        translate(
-            "bot.campaign.roster.title",
-            language,
-            side=state.sides.get(roster.side, roster.side),
-            n=len(roster.entries),
-        )
-    ]
-    for entry in roster.entries:
-        lines.append(_entry_line(entry, state.ruleset, language, known))
-        for line in entry.history[-SHOWN_HISTORY:]:
-            lines.append("  · " + history_text(line, language, state.ruleset))
-    return lines
-
-
-def history_text(line: HistoryLine, language: str, ruleset: str = "") -> str:
-    """A history line in words: the bot's own through the catalogue, anything else (a
-    roster file's line, an older log's) quoted as the player's words, never looked up.
-    An adjustment names its field, and a rank it set, in the reader's words."""
-    if line.what in HISTORY_KEYS and line.what != NOTE_KEY:
-        params = dict(line.params)
-        if params.get("field") == "rank" and ruleset:
-            for end in ("before", "after"):
-                if params.get(end) not in (None, "-"):
-                    params[end] = rank_words(ruleset, str(params[end]), language)
-        if "field" in params:
-            params["field"] = field_name(str(params["field"]), language)
-        return translate(line.what, language, **params)
-    text = line.params.get("text", "") if line.what == NOTE_KEY else line.what
-    return translate(NOTE_KEY, language, text=str(text))
-
-
-def field_name(field: str, language: str) -> str:
-    """An adjustable field of a roster entry in words (its id when the catalogue lacks it)."""
-    key = f"bot.campaign.field.{field}"
-    return translate(key, language) if has_key(key, language) else field
-
-
-def _status_text(entry: RosterEntry, language: str) -> str:
-    if entry.status is Status.RECOVERING:
-        return translate("bot.campaign.roster.recovering", language, until=entry.until or 0)
-    return translate(f"bot.campaign.roster.{entry.status.value}", language)
-
-
-def _entry_line(entry: RosterEntry, ruleset: str, language: str, known: set[str] | None) -> str:
-    status = _status_text(entry, language)
-    text = translate(
-        "bot.campaign.roster.entry",
-        language,
-        name=entry.name,
-        id=entry.id,
-        strength=entry.strength,
-        full=entry.full,
-        casualties=entry.casualties,
-        experience=entry.experience,
-        rank=rank_words(ruleset, entry.rank, language),
-        status=status,
-    )
-    if known is not None and entry.id not in known:
-        text += translate("bot.campaign.roster.never_musters", language)
-    return text
-
-
 def losses_of(
     muster: Muster | None, document: Mapping[str, Any], rosters: Mapping[str, Roster]
 ) -> dict[str, dict[str, int]]:
@@ -410,11 +334,8 @@ def losses_of(
 __all__ = [
     "Mustering",
     "campaign_roster",
-    "field_name",
-    "history_text",
     "log_rosters_set",
     "losses_of",
     "muster_of",
     "mustering",
-    "roster_lines",
 ]

@@ -10,6 +10,7 @@ from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.game import Applied as CoreApplied
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 from rules.linea_gotica import victory
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, lower_quality
 from rules.linea_gotica.orders import Next
@@ -291,8 +292,8 @@ def do_next(
         )
         raise IllegalAction(
             "error.linea_gotica.step_done",
-            side=", ".join(state.sides[s] for s in sides),
-            waiting=", ".join(state.sides[s] for s in others) or "-",
+            side=joined(state.sides[s] for s in sides),
+            waiting=joined(state.sides[s] for s in others) or "-",
         )
     for side in sides:
         if side not in state.done:

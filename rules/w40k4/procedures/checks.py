@@ -18,6 +18,7 @@ from rules.core.resolution import (
     ResolutionBuilder,
     Threshold,
 )
+from rules.core.words import LocalizedName
 from rules.w40k4 import lookups
 from rules.w40k4.model import RULESET_KEY, DangerRule, Speed, Terrain, unit_types
 from rules.w40k4.procedures.chain import MAX_DICE, Frozen, damage_roll, penetration_of
@@ -600,8 +601,9 @@ def resolve_movement(data: MovementInput, tray: DiceTray) -> Resolution:
 class CombatResultInput(Frozen):
     """The wounds each side suffered in one combat."""
 
-    side_a: str = Field(max_length=60)
-    side_b: str = Field(max_length=60)
+    #: The sides' names, with their languages (the outcome names them in the reader's).
+    side_a: LocalizedName
+    side_b: LocalizedName
     suffered_a: int = Field(ge=0, le=10_000)
     suffered_b: int = Field(ge=0, le=10_000)
 

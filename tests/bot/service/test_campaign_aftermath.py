@@ -14,9 +14,9 @@ import pytest
 from bot.render_text import reply_text
 from bot.service import Request
 from bot.service.campaign.ledger import load_campaign, log_event
-from bot.service.campaign.rosters import history_text
 from rules.campaign.roster import Roster, RosterEntry, Status
 from rules.campaign.state import CampaignRoster
+from rules.campaign.text import history_text
 from rules.core.errors import RulesError
 from tests.bot.service.test_campaigns import (
     ANNA,
@@ -134,7 +134,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     assert "After game 1 of «Orbita» (dice typed by the player):" in text
     # 7 + 2 back + 1 replacement (of the 2 a winner gets: full at 10); fought, won, standing
     assert (
-        "Legione Astrale, Squadra tattica: strength 7 → 10 of 10 (3 casualties, D6 4 1 6: 2 back, "
+        "Astral Legion, Squadra tattica: strength 7 → 10 of 10 (3 casualties, D6 4 1 6: 2 back, "
         "1 lost; +3 experience (3); promoted to proven; +1 replacement)" in text
     )
     assert "Riserva" not in text  # not in the scenario: it stayed behind, earned nothing
@@ -171,7 +171,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
         channel=SECOND,
     )
     status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
-    assert "Game 1: aftermath awaiting the confirmation of Predoni." in status
+    assert "Game 1: aftermath awaiting the confirmation of Raiders." in status
     settled = await table(CAMPAIGN, BRUNO, "campaign.confirm", game=1)
     status = reply_text(await table(CAMPAIGN, BRUNO, "campaign.status"))
     assert "aftermath" not in status
@@ -220,7 +220,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
         value="9",
         reason="forgot a bonus",
     )
-    assert "Predoni, Banda: experience 2 → 9 (forgot a bonus)" in reply_text(adjusted)
+    assert "Raiders, Banda: experience 2 → 9 (forgot a bonus)" in reply_text(adjusted)
     banda = (await table.campaign()).rosters["predoni"].entry("banda")
     assert banda is not None and banda.experience == 9
     assert banda.history[-1].params["reason"] == "forgot a bonus"
@@ -238,7 +238,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     assert history_text(banda.history[-1], "fr") == "arbitre\u202f: expérience 9 → 10 (bonus)"
     assert history_text(banda.history[-1], "it") == "arbitro: esperienza 9 → 10 (bonus)"
     adjusted = await _adjust_banda(table, "rank", "temprati", "valour")
-    assert "Predoni, Banda: rank - → hardened (valour)" in reply_text(adjusted)
+    assert "Raiders, Banda: rank - → hardened (valour)" in reply_text(adjusted)
     banda = (await table.campaign()).rosters["predoni"].entry("banda")
     assert banda is not None
     assert history_text(banda.history[-1], "fr", "w40k4") == (
@@ -247,12 +247,12 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     await _adjust_banda(table, "experience", "9", "back")
     log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=9))
     assert (
-        "Legione Astrale: aftermath of game 1: 2 entries changed, 3 dice rolled "
+        "Astral Legion: aftermath of game 1: 2 entries changed, 3 dice rolled "
         "(dice typed by the player)" in log
     )
-    assert "Predoni: aftermath of game 1: 1 entry changed, 0 dice rolled" in log
-    assert "Legione Astrale confirmed the aftermath of game 1" in log
-    assert "adjustment: Predoni, banda: experience = 9 (forgot a bonus)" in log
+    assert "Raiders: aftermath of game 1: 1 entry changed, 0 dice rolled" in log
+    assert "Astral Legion confirmed the aftermath of game 1" in log
+    assert "adjustment: Raiders, banda: experience = 9 (forgot a bonus)" in log
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="fuga", channel=SECOND)
     _assert_log_is_the_state(
         await table.campaign_events(), (await any_store.load(CAMPAIGN)).document

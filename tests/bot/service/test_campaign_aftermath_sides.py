@@ -85,7 +85,7 @@ async def test_one_players_typed_dice_do_not_touch_the_enemys_roster(any_store: 
     assert caught.value.key == "error.campaign.aftermath_not_your_side"
     assert await table._versions() == versions  # nothing written
     rolled = reply_text(await _typed(table, ANNA, "6,6,6", game=1))
-    assert "Predoni still rolls its part: /campaign aftermath game:1" in rolled
+    assert "Raiders still rolls its part: /campaign aftermath game:1" in rolled
     assert "/campaign dispute game:1 side:legione" in rolled
     squad, banda = await _units(table)
     assert (squad.strength, squad.casualties) == (10, 0)
@@ -111,7 +111,7 @@ async def test_the_other_side_rolls_its_own_typed_or_with_the_bots_dice(any_stor
     assert short.value.params["n"] == 3
     rolled = reply_text(await _typed(table, BRUNO, "4,5,1", game=1))
     assert (
-        "Predoni, Banda: strength 17 → 20 of 20 (3 casualties, D6 4 5 1: 2 back, 1 lost" in rolled
+        "Raiders, Banda: strength 17 → 20 of 20 (3 casualties, D6 4 5 1: 2 back, 1 lost" in rolled
     )
     assert "Each side confirms with /campaign confirm game:1" in rolled
     events = await table.campaign_events()
@@ -151,7 +151,7 @@ async def test_a_dispute_rolls_a_typed_side_again_with_the_bots_dice(any_store: 
         side="predoni",
     )
     disputed = reply_text(await table(CAMPAIGN, BRUNO, "campaign.dispute", game=1))
-    assert "Predoni disputed the dice typed for Legione Astrale" in disputed
+    assert "Raiders disputed the dice typed for Astral Legion" in disputed
     assert f"D6 {BOT_FACE} {BOT_FACE} {BOT_FACE}: 0 back, 3 lost" in disputed
     event = (await table.campaign_events())[-1].args["campaign"]
     assert (event["side"], event["disputed"], event["by"], event["by_hand"]) == (
@@ -168,7 +168,7 @@ async def test_a_dispute_rolls_a_typed_side_again_with_the_bots_dice(any_store: 
         CAMPAIGN, BRUNO, "campaign.dispute", "error.campaign.nothing_disputable", game=1
     )
     log = reply_text(await table(CAMPAIGN, REFEREE, "campaign.log", count=1))
-    assert "Predoni disputed the dice typed for Legione Astrale" in log
+    assert "Raiders disputed the dice typed for Astral Legion" in log
     _assert_log_is_the_state(
         await table.campaign_events(), (await any_store.load(CAMPAIGN)).document
     )
@@ -191,12 +191,12 @@ async def test_confirmations_wait_until_both_sides_rolled(any_store: Any) -> Non
         channel=SECOND,
     )
     status = reply_text(await table(CAMPAIGN, ANNA, "campaign.status"))
-    assert "Game 1: aftermath still to roll for Predoni" in status
-    assert "Game 1: the dice typed for Legione Astrale may be disputed" in status
+    assert "Game 1: aftermath still to roll for Raiders" in status
+    assert "Game 1: the dice typed for Astral Legion may be disputed" in status
     await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
     await table(CAMPAIGN, BRUNO, "campaign.confirm", game=1)
     status = reply_text(await table(CAMPAIGN, ANNA, "campaign.status"))
-    assert "Game 1: aftermath awaiting the confirmation of Legione Astrale." in status
+    assert "Game 1: aftermath awaiting the confirmation of Astral Legion." in status
     # Bruno confirmed: the dice Anna typed are no longer his to dispute.
     await table.refused(
         CAMPAIGN, BRUNO, "campaign.dispute", "error.campaign.already_confirmed", game=1

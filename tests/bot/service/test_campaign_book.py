@@ -94,8 +94,8 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     assert "(relitto)" in reply_text(second)
     assert "by 2026-12-20" in reply_text(second)
     status = reply_text(await table(CAMPAIGN, ANNA, "campaign.status"))
-    assert "The outpost: held by Predoni" in status
-    assert "The wreck's hills: held by Predoni, fought for now" in status
+    assert "The outpost: held by Raiders" in status
+    assert "The wreck's hills: held by Raiders, fought for now" in status
     assert "Game 2 is due by 2026-12-20." in status
     assert "Next scenario: fuga" in status
     await table(SECOND, REFEREE, "game.decide", result="legione", reason="ok")
@@ -126,7 +126,7 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
         final = (await any_store.load(channel)).head_hash
         assert f"final hash of its log {final}" in report, number
     assert "1. avamposto_campo — fought for: The outpost" in report
-    assert "- The wreck's hills: held by Legione Astrale" in report
+    assert "- The wreck's hills: held by Astral Legion" in report
     assert "the campaign follows «The crusade of the valley»" in report
 
 
@@ -223,7 +223,7 @@ async def test_a_games_date_reminds_once_then_the_referee_decides(
     assert "now due by 2026-12-09" in reply_text(extended)
     clock.date = dt.date(2026, 12, 10)
     forfeit = await decide(game=1, decision="forfeit:Legione Astrale")
-    assert "Legione Astrale forfeits it" in reply_text(forfeit)
+    assert "Astral Legion forfeits it" in reply_text(forfeit)
     state = await table.campaign()
     result = state.game(1).result  # type: ignore[union-attr]
     assert result is not None and result.winner == "predoni"

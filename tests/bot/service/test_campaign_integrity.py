@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.render_text import reply_text
+from rules.campaign.text import page_lines
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
 from tests.bot.service.test_campaigns import (
@@ -73,7 +74,7 @@ async def test_a_refused_game_is_named_by_the_campaign(backend: Backend, edit: s
         table = Table(store, "b")
         versions = await table._versions()
         status = await table(CAMPAIGN, ANNA, "campaign.status")
-        lines = status.lines
+        lines = page_lines(status.page, status.language)
         flagged = [line for line in lines if f"#{SECOND}" in line and "arbitro db check" in line]
         assert len(flagged) == 1, lines
         assert "2" in flagged[0].replace(str(SECOND), "")

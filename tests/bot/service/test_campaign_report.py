@@ -57,11 +57,11 @@ async def test_the_report_names_people_outcomes_rosters_and_the_winner(played: T
     exported = await played(CAMPAIGN, OUTSIDER, "campaign.export")
     report = exported.files["campaign-report.md"].decode()
     assert "<@" not in report  # nobody as a mention id
-    assert f"- Legione Astrale: user{ANNA}" in report
-    assert "**Campaign won by Predoni, 3 points.**" in report
+    assert f"- Astral Legion: user{ANNA}" in report
+    assert "**Campaign won by Raiders, 3 points.**" in report
     assert "(by the referee's decision)" in report and "(decision)" not in report
-    assert "  - aftermath:" in report and "    - Predoni, " in report
-    assert "## Final rosters" in report and "- Roster of Predoni (" in report
+    assert "  - aftermath:" in report and "    - Raiders, " in report
+    assert "## Final rosters" in report and "- Roster of Raiders (" in report
 
 
 async def test_a_free_roll_is_listed_by_the_export_and_the_log(played: Table) -> None:
@@ -83,4 +83,4 @@ async def test_losses_name_their_units(played: Table) -> None:
         number=1, winner=None, scores={}, ending="turn_limit", final_hash="0" * 64,
         losses={"legione": {entry.id: 2}},
     )  # fmt: skip
-    assert losses_text(state, result, "en") == f"Legione Astrale: {entry.name} 2"
+    assert losses_text(state, result, "en") == f"Astral Legion: {entry.name} 2"

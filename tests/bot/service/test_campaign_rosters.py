@@ -180,6 +180,13 @@ async def test_the_second_game_fields_the_first_games_survivors(any_store: Any, 
     fielded = check_fielded(play, state, scenario, (await table.store.load(SECOND)).document)
     assert set(fielded.dead_absent) == dead
     assert fielded.reduced and set(fielded.reduced) <= set(lost) - dead
+    # Its status shows each reduced unit at its strength out of its full one, as the
+    # roster does (not whole: "1/1" while the roster said 1/2).
+    status = reply_text(await table(SECOND, OUTSIDER, "game.status"))
+    for unit in fielded.reduced:
+        entry = next(e for r in state.rosters.values() if (e := r.entry(unit)) is not None)
+        [line] = [line for line in status.splitlines() if line.strip().startswith(f"{unit} ")]
+        assert f" {entry.strength}/{entry.full}" in line, line
     links = [e for e in await _logged(table) if isinstance(e, CampaignGame)]
     assert links[1].rosters_hash == await _origin_hash(table, SECOND)
     assert links[1].rosters_hash == rosters_hash(state.rosters) != links[0].rosters_hash
@@ -217,7 +224,7 @@ async def test_a_roster_file_is_loaded_shown_and_mustered(any_store: Any) -> Non
     assert set_.notices[0].key == "bot.campaign.roster.set"
     # The file leaves some of the Legion's scenario units out: the reply names them.
     untracked = reply_text(set_)
-    assert "The file leaves out" in untracked and "of Legione Astrale" in untracked
+    assert "The file leaves out" in untracked and "of Astral Legion" in untracked
     assert "veterani" in untracked and "squadra_tattica" not in untracked
     shown = reply_text(await table(CAMPAIGN, OUTSIDER, "campaign.roster", side="legione"))
     assert "Squadra tattica (squadra_tattica): 4/10" in shown

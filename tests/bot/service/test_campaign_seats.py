@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.service.campaign.views import status_lines
+from rules.campaign.text import page_lines, status_lines
 from tests.bot.service.test_campaigns import (
     ANNA,
     BRUNO,
@@ -54,7 +54,7 @@ async def test_a_side_with_a_player_takes_no_one_without_consent(store) -> None:
     state = await table.campaign()
     assert state.side_of(CARLA) is None and state.requests == {CARLA: "predoni"}
     assert any(
-        f"<@{CARLA}> asks to play Predoni" in line for line in status_lines(state, "en", True)
+        f"<@{CARLA}> asks to play Raiders" in line for line in status_lines(state, "en", True)
     )
     # Not a player: the aftermath's commands are not hers.
     await table.refused(
@@ -66,7 +66,8 @@ async def test_a_side_with_a_player_takes_no_one_without_consent(store) -> None:
     )
     # The log tells the request in words (it crashed reading an approver a request lacks).
     log = await table(CAMPAIGN, DARIO, "campaign.log")
-    assert f"<@{CARLA}>" in str(log) and "Predoni" in str(log)
+    shown = "\n".join(page_lines(log.page, log.language))
+    assert f"<@{CARLA}>" in shown and "Raiders" in shown
     approved = await table(CAMPAIGN, REFEREE, "campaign.invite", user=CARLA)
     assert [n.key for n in approved.notices] == ["bot.campaign.approved"]
     state = await table.campaign()
@@ -86,7 +87,10 @@ async def test_a_sides_player_invites_and_the_invited_joins_at_once(store) -> No
     state = await table.campaign()
     assert state.side_of(DARIO) == "predoni" and state.invitations == {}
     log = await table(CAMPAIGN, REFEREE, "campaign.log", count=10)
-    assert any(f"<@{BRUNO}> invited <@{DARIO}> to play Predoni" in line for line in log.lines)
+    assert any(
+        f"<@{BRUNO}> invited <@{DARIO}> to play Raiders" in line
+        for line in page_lines(log.page, log.language)
+    )
 
 
 async def test_a_player_who_joins_is_seated_in_the_games_in_play(store) -> None:

@@ -202,7 +202,7 @@ async def test_three_linked_games_to_their_ends_make_the_standings(any_store: An
     _assert_log_is_the_state(events, (await store.load(CAMPAIGN)).document)
     assert await store.check() == []
     log = reply_text(await table(CAMPAIGN, ANNA, "campaign.log", count=50))
-    assert "result of game 2: Legione Astrale won" in log and "campaign ended" in log
+    assert "result of game 2: Astral Legion won" in log and "campaign ended" in log
     # The guild's games leave the campaign out; /campaign status elsewhere lists it.
     listed = reply_text(await table(FIRST, ANNA, "game.list"))
     assert "Orbita" not in listed and CAMPAIGN_KIND not in listed

@@ -125,7 +125,7 @@ async def test_the_last_turn_ends_the_game_with_one_result_event(store) -> None:
     assert set(reply.ping) == {ANNA, BRUNO}  # the referee ended it: the players are told
     text = reply_text(reply)
     assert "🏁 " in text and "Winner" not in text  # a draw
-    assert "Points:" in text and "Legione Astrale: 1 point" in text
+    assert "Points:" in text and "Astral Legion: 1 point" in text
     # The result is shown once: not again among the notices.
     assert result.summary not in reply.notices
     await game.refused(REFEREE, "turn.next", "error.service.game_ended")
@@ -196,7 +196,7 @@ async def test_a_concession_is_asked_then_confirmed_or_withdrawn(store) -> None:
     )
     assert set(ended.ping) == {REFEREE, BRUNO}  # the opponent and the referee are told
     text = reply_text(ended)
-    assert "Predoni" in text and "Points\u202f:" in text  # French typography kept
+    assert "Pillards" in text and "Points\u202f:" in text  # French typography kept
     # The same interaction again (a retried click) gets its answer, not a second end.
     again = await game.service.handle(
         Request(
@@ -332,7 +332,7 @@ async def test_the_status_shows_the_score_if_the_game_ended_now(store) -> None:
 async def test_the_list_and_the_export_show_the_result(store) -> None:
     game = await _game(store)
     await game(REFEREE, "game.decide", result="predoni", level="decisive", reason="r")
-    summary = "Decisive victory for Predoni"
+    summary = "Decisive victory for Raiders"
     listed = await game(REFEREE, "game.list")
     assert any(summary in line for line in listed.lines), listed.lines
     exported = await game(ANNA, "game.export")

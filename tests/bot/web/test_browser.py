@@ -77,7 +77,7 @@ async def test_game_and_campaign_pages_render_in_chromium(
         assert seen["desktop-map"] and int(str(seen["desktop-map"])) > 0
         assert int(str(seen["phone-overflow"])) <= 0  # nothing wider than a phone
     text = str(seen_game["text"])
-    assert "View of side Alleati" in text and "Sherman" in text
+    assert "View of side Allies" in text and "Sherman" in text
     assert not any(name in text for name in HIDDEN)  # the enemy's hidden units
     assert seen_campaign["rows"] == 2 and "Classement" in str(seen_campaign["text"])
     assert sorted(p.name for p in shots.iterdir()) == [

@@ -30,7 +30,9 @@ async def test_a_game_page_shows_status_owed_map_units_and_log(client, signer) -
     text = body.decode()
     assert response.status == 200 and response.headers["Content-Type"].startswith("text/html")
     assert '<html lang="en">' in text
-    assert "View of side Alleati" in text
+    # The sides in the game's language (English), not the scenario's Italian.
+    assert "View of side Allies" in text and "Germans" in text
+    assert "Alleati" not in text and "Tedeschi" not in text
     assert "Who must act" in text and "Roll the initiative" in text
     assert "Sherman" in text  # a unit every seat sees
     assert 'id="e1"' in text and "game created" in text  # the log
@@ -77,7 +79,9 @@ async def test_a_campaign_page_shows_standings_sides_map_games_and_story(client,
     text = body.decode()
     assert response.status == 200 and '<html lang="fr">' in text
     assert "Classement" in text and text.count('<tr><td class="n">') == 2
-    assert "Vue du camp Legione" in text
+    # The sides in the campaign's language (French): the reader's, the standings'.
+    assert "Vue du camp Légion astrale" in text and "Pillards" in text
+    assert "Legione" not in text and "Predoni" not in text
     assert "Le récit" in text and "#1 " in text
     game = re.search(rf'<a href="(/game/{CAMPAIGN_GAME}/{ANNA}/[^"]+)"', text)
     assert game is not None  # the campaign's game, under the same reader's link
@@ -140,7 +144,7 @@ async def test_the_log_is_shown_page_by_page(client, signer, table) -> None:
     last = await (await client.get(good)).text()
     assert "Page 2 of 2" in last and 'id="e63"' in last and 'id="e50"' not in last
     # Bruno acted on no event of this page: his seat is named by the name he took it under.
-    assert "Tedeschi: &lt;script&gt;" in last and f"@{BRUNO}" not in last
+    assert "Germans: &lt;script&gt;" in last and f"@{BRUNO}" not in last
     first = await (await client.get(good + "?page=1")).text()
     assert "Page 1 of 2" in first and 'id="e1"' in first and 'id="e51"' not in first
     assert f'href="{good}?page=2"' in first.replace("&amp;", "&")
