@@ -16,6 +16,7 @@ from rules.core.i18n import sentences, translate
 from rules.core.legal import LegalAction, owed
 from rules.core.seatview import Seat
 from rules.core.surface import Rules
+from rules.core.words import joined
 
 
 class ServiceError(RulesError):
@@ -77,7 +78,7 @@ def not_now(
     mine = [a for a in view.legal if a.verb != "odds"]
     awaiting = view.awaiting
     sides = rules.sides(document)
-    waiting_for = ", ".join(
+    waiting_for = joined(
         dict.fromkeys(sides.get(a.side, a.side) for a in owed(actions) if a.side)
     ) or sides.get(awaiting or "", awaiting or "—")
     return NotNow(error, mine, waiting_for)

@@ -26,6 +26,16 @@ async def _setup(table: ServiceTable) -> None:
     await table(BRUNO, "game.join", side="Asse")  # by name too
 
 
+async def test_a_refusal_says_who_is_awaited_in_the_games_language(table):
+    """An English game's "not your move" names the side it waits for in English."""
+    await table(REFEREE, "game.new", scenario="esempio_normandia", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="asse")
+    refusal = await table.refused(BRUNO, "turn.next", "error.manovra.not_your_move")
+    assert "waiting for Allies" in refusal.localized("en")
+    assert "Alleati" in refusal.localized("it") and "Alliés" in refusal.localized("fr")
+
+
 async def test_a_whole_turn_through_the_service(table, store):
     await table.refused(ANNA, "turn.next", "error.service.no_game")
     await _setup(table)
