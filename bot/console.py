@@ -402,7 +402,9 @@ class Console:
             verb="notify.inbox",
             user_name=self._seat,
             interaction_id=f"console-{self._channel}-{self._counter}-{id(self)}",
-            locale=self._locale,
+            # The table speaks the channel game's language: a personal answer (/notify,
+            # /game web) is given in it, not in the language the table started with.
+            locale=self._language,
         )
         try:
             reply = await self._service.handle(request)
@@ -451,7 +453,9 @@ class Console:
             interaction_id=f"console-{self._channel}-{self._counter}-{id(self)}",
             attachment=attachment,
             attachment_name=attachment_name,
-            locale=self._locale,
+            # The table speaks the channel game's language: a personal answer (/notify,
+            # /game web) is given in it, not in the language the table started with.
+            locale=self._language,
         )
         try:
             reply = await self._service.handle(request)

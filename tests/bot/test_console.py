@@ -301,3 +301,21 @@ async def test_at_the_console_a_waiting_command_cannot_be_typed_again(service, d
     assert "! /fire waits for your D12: the dice typed for it (7) stand." in text
     assert "typed 7 for /fire, which waits for one more D12" in text
     assert "Heavy-weapon fire" not in text  # nothing was rolled in its place
+
+
+async def test_a_personal_answer_speaks_the_channels_game_language(service):
+    """A table started in Italian, an English game in its channel: ``/notify show`` answers
+    in English, and the table keeps speaking English after it (it switched to Italian)."""
+    out = io.StringIO()
+    console = Console(service, out)
+    script = [
+        "/game new scenario:esempio_normandia language:en",
+        "/as anna",
+        "/notify show",
+        "/as bruno",
+    ]
+    assert await console.run(script, interactive=False) == 0
+    text = out.getvalue()
+    after = text[text.index("/notify show") :]
+    assert "A mention in the channel" in after and "Una menzione" not in after, after
+    assert "You are now 'bruno'." in after, after
