@@ -1,6 +1,6 @@
 """bench/bench_long_campaign.py runs to the end on tiny numbers (a smoke test, not a timing
-test): it builds its long log, opens it both ways, exports a campaign and prints each
-figure."""
+test): it builds its long log, opens it each way, measures an adjustment's bytes, exports a
+campaign and prints each figure."""
 
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ def test_bench_long_campaign_runs_to_the_end(
 ) -> None:
     bench = _load_script()
     options = argparse.Namespace(
-        events=300, kb=2, export_events=40, rounds=1, seed=1, dir=str(tmp_path)
+        events=300, kb=2, export_events=40, rounds=1, seed=1, dir=str(tmp_path), adjusts=5
     )
     asyncio.run(bench.main(options))
     out = capsys.readouterr().out
-    assert "paged, off the transaction" in out and "one read (before)" in out
+    assert "events, states in background" in out and "whole history, one read" in out
+    assert "bytes stored per adjustment" in out
     assert "/campaign export of 40 events:" in out
