@@ -41,6 +41,7 @@ from bot.render.pictures import reply_picture, with_drawings
 from bot.render_text import reply_text, terminal_safe
 from bot.rolls import DicePrompt
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
+from bot.service.notices.commands import EMPTY_INBOX
 from bot.service.replies import FilesReply, Reply, picture_of, prompt_of, spool_of
 from bot.warmup import settle_heap
 from db.errors import StoreError
@@ -411,7 +412,8 @@ class Console:
         except (RulesError, StoreError):
             log.exception("the notices of %s unread", self._seat)
             return
-        if reply.notices:
+        # Only when something waits: an empty inbox says so, which taking a seat need not.
+        if any(notice.key != EMPTY_INBOX for notice in reply.notices):
             self._print(translate("bot.console.notices", reply.language, seat=self._seat))
             self._print(reply_text(reply, self._name))
 

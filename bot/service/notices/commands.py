@@ -128,6 +128,10 @@ async def show(call: Call) -> Reply:
     return reply
 
 
+#: What an empty inbox answers: "0 notices wait".
+EMPTY_INBOX = "bot.notice.show.waiting"
+
+
 async def inbox(call: Call) -> Reply:
     """``/notify inbox``: the notices waiting for the asker here, taken now (the console
     shows them when a player takes their seat)."""
@@ -136,6 +140,8 @@ async def inbox(call: Call) -> Reply:
     for record in await records.pending_records(call.store, request.guild_id, request.user_id):
         if await records.claim(call.store, record):
             reply.notices.append(outcome_of(records.Notice.of_value(record.value)))
+    if not reply.notices:  # said, not an empty answer
+        reply.notices.append(Outcome.of(EMPTY_INBOX, n=0))
     return reply
 
 
@@ -170,4 +176,4 @@ HANDLERS = (
     Handler(("notify.inbox",), run=inbox),
 )
 
-__all__ = ["HANDLERS"]
+__all__ = ["EMPTY_INBOX", "HANDLERS"]
