@@ -11,6 +11,7 @@ from bot.service.replies import Notable
 from db.models import GameRecord
 from rules.campaign.rules import campaign_rules
 from rules.campaign.state import CampaignState
+from rules.core.words import in_language
 
 #: A side owing after a game's battle: (the game's number, the side, "roll" or "confirm").
 Owed = tuple[int, str, str]
@@ -57,7 +58,7 @@ def newly_owed(
                     campaign,
                     f"{number}:{side}:{what}:{written}",
                     line=f"bot.notice.owed_{what}",
-                    side=after.sides.get(side, side),
+                    side=_side_name(after, campaign, side),
                     number=str(number),
                 )
             )
@@ -71,7 +72,7 @@ def roster_adjusted(
     users = _players(after, (side,), actor)
     if not users:
         return []
-    label = after.sides.get(side, side)
+    label = _side_name(after, campaign, side)
     return [_of_campaign("roster", users, after, campaign, str(seq), side=label)]
 
 
@@ -93,6 +94,12 @@ def next_game(
         params={"number": str(number)},
     )
     return [notable]
+
+
+def _side_name(state: CampaignState, campaign: GameRecord, side: str) -> str:
+    """A side's name as the campaign's language reads it: a notice keeps plain text, which
+    would otherwise be the name's Italian."""
+    return in_language(state.sides.get(side, side), campaign.language)
 
 
 def _players(state: CampaignState, sides: tuple[str, ...], actor: int | None) -> tuple[int, ...]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.service.notices import records
 from bot.service.replies import DirectReply
+from rules.core.words import in_language
 from tests.bot.service.test_campaign_aftermath import _adjust_banda, _typed
 from tests.bot.service.test_campaign_aftermath_sides import _both_hurt_and_won_by_the_legion
 from tests.bot.service.test_campaigns import (
@@ -46,7 +47,9 @@ async def test_an_aftermath_owed_then_its_confirmation_are_told_once(any_store: 
     # The game's end enters the campaign (the campaign's follower): each side owes its part.
     await _both_hurt_and_won_by_the_legion(table)
     state = await table.campaign()
-    legion, raiders = state.sides["legione"], state.sides["predoni"]
+    # Named as the campaign's language reads them (a notice keeps plain text).
+    legion, raiders = (in_language(state.sides[side], "en") for side in ("legione", "predoni"))
+    assert (legion, raiders) == ("Astral Legion", "Raiders")
     assert await _taken(any_store) == [
         (ANNA, "bot.notice.owed_roll", legion, "1"),
         (BRUNO, "bot.notice.owed_roll", raiders, "1"),
@@ -90,7 +93,7 @@ async def test_a_roster_adjusted_is_told_to_that_sides_players_as_they_chose(
     # Bruno plays the Raiders and chose both: mentioned, and a message. Anna's side was
     # not touched: nothing for her.
     assert adjusted.ping == [BRUNO]
-    raiders = (await table.campaign()).sides["predoni"]
+    raiders = in_language((await table.campaign()).sides["predoni"], "en")
     assert await _taken(any_store) == [(BRUNO, "roster", raiders, "")]
 
 
