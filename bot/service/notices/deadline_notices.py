@@ -18,6 +18,7 @@ from bot.service.notices import records
 from bot.service.notices.follow import notice_for
 from bot.service.notices.policy import stamp, wants_direct
 from bot.service.stored import deadlines as stored
+from rules.core.words import in_language
 
 
 async def queue_deadline_notices(
@@ -38,7 +39,8 @@ async def queue_deadline_notices(
             settings = await records.settings_of(store, record.guild_id, member.user_id)
             if not wants_direct(settings, kind, deadline.channel_id):
                 continue
-            side = names.get(deadline.side, deadline.side)
+            # In the game's language: a notice keeps plain text.
+            side = in_language(names.get(deadline.side, deadline.side), record.language)
             notice = notice_for(record, member.user_id, kind, side=side)
             await records.queue(store, f"{marker}:{member.user_id}", notice, now)
 

@@ -238,7 +238,7 @@ async def test_a_deadline_is_told_by_direct_message_once_beside_the_reminder(any
     replies = [r for _, r in ours + theirs]
     direct = [r for r in replies if isinstance(r, DirectReply)]
     assert [(r.user, r.notices[0].key) for r in direct] == [(BRUNO, "bot.notice.deadline_passed")]
-    assert dict(direct[0].notices[0].params)["side"] == "Asse"
+    assert dict(direct[0].notices[0].params)["side"] == "Axis"  # in the game's English
     # The channel's reminder still goes out, once.
     assert [r.notices[0].key for r in replies if not isinstance(r, DirectReply)] == [
         "bot.deadline.passed"
