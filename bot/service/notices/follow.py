@@ -22,6 +22,7 @@ from bot.service.notices.policy import mentioned, wants_direct
 from bot.service.notices.records import Notice
 from db.models import GameRecord, Member
 from rules.core.resolution import Outcome
+from rules.core.words import in_language
 
 
 def link_of(guild_id: int | None, channel_id: int) -> str:
@@ -95,7 +96,8 @@ async def _queue(
             unping(written.reply, user)
         if not wants_direct(settings, kind, after.channel_id):
             continue
-        params = {"side": names.get(side, side)} if names else {}
+        # The side in the game's language: a notice keeps plain text.
+        params = {"side": in_language(names.get(side, side), after.language)} if names else {}
         notice = notice_for(after, user, kind, **params)
         # The chain's head names this write of this game: a version alone would come
         # again when another game is played in the same channel.

@@ -98,6 +98,7 @@ async def test_a_side_that_comes_to_owe_gets_its_direct_message_once(any_store) 
     )
     sent = [r for _, r in ours + theirs if isinstance(r, DirectReply)]
     assert [(r.user, r.notices[0].key) for r in sent] == [(ANNA, "bot.notice.your_move")]
+    assert dict(sent[0].notices[0].params).get("side") in (None, "Allies")  # never Italian
     assert await table.service.due_reminders(moment + LATER) == []
     # A command that changes nothing owed queues nothing.
     await table.send(FIRST, ANNA, "game.status")
