@@ -7,6 +7,7 @@ or morale owed; terrain and cover on a move; the initiative winner's choice).
 
 from __future__ import annotations
 
+from rules.core.ruleset import get_ruleset
 from tests.bot.test_discord_simcord import (  # noqa: F401  (fixtures are used by name)
     Table,
     assert_private_error,
@@ -146,7 +147,7 @@ async def test_pzgren_map_and_fire_replies_carry_the_picture(table: Table) -> No
 
 
 async def test_a_game_without_a_battlefield_posts_no_attachment(table: Table, monkeypatch) -> None:
-    play = table.service._play("manovra")
+    play = get_ruleset("manovra").rules  # the DocumentPlay its views draw with
     # Whatever manovra's bundled scenario draws one day: a game with no battlefield.
     monkeypatch.setattr(
         type(play), "map_view", lambda self, document, viewer, *, public, language="it": None
