@@ -14,7 +14,9 @@ from bot.service.notices import records
 from db.models import Scope
 from db.protocol import GameStore
 from rules.campaign.state import CampaignState
+from rules.core.i18n import LANGUAGES
 from rules.core.play import GamePlay
+from rules.core.words import in_language
 
 
 def owing(play: GamePlay, document: Mapping[str, Any]) -> set[str]:
@@ -97,6 +99,11 @@ def aftermath_owed(state: CampaignState) -> set[tuple[int, str, str]]:
     return owed
 
 
+def _names(state: CampaignState, side: str) -> set[str]:
+    """A side's name as each language reads it (a notice holds it in its campaign's)."""
+    return {in_language(state.sides[side], language) for language in LANGUAGES}
+
+
 class CampaignNoticeCheck:
     """The notices of a fuzzed campaign: each player asks for direct messages of every kind
     as they join; after every step what was queued is taken and judged on the campaign's
@@ -131,7 +138,7 @@ class CampaignNoticeCheck:
                 faults.append(f"a {notice.kind} notice for u{notice.user}, who plays no side")
             elif notice.kind == "owed" and (int(notice.params["number"]), side, what) not in owed:
                 faults.append(f"an aftermath's {what} told to u{notice.user}, whose side owes none")
-            elif notice.kind == "roster" and notice.params.get("side") != state.sides[side]:
+            elif notice.kind == "roster" and notice.params.get("side") not in _names(state, side):
                 faults.append(f"another side's roster told to u{notice.user}")
             elif notice.kind == "linked" and notice.channel not in linked:
                 faults.append(f"a game the campaign does not link told to u{notice.user}")
