@@ -16,7 +16,7 @@ from db.protocol import GameStore
 from rules.campaign.state import CampaignState
 from rules.core.ruleset import get_ruleset
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
-from tests.bot.service.test_campaign_rosters import losing_prefix
+from tests.bot.service.campaign.test_rosters import losing_prefix
 from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
     LenientDice,
     Table,

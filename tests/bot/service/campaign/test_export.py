@@ -12,7 +12,7 @@ from bot.export import discard, read_file
 from bot.service.campaign.export import report_text
 from db.models import NewEvent
 from rules.campaign.state import CampaignState
-from tests.bot.service.test_campaigns import CAMPAIGN, OUTSIDER, REFEREE, Table
+from tests.bot.service.campaign.test_commands import CAMPAIGN, OUTSIDER, REFEREE, Table
 
 #: Past the old limit of 5,000 events, and a fifth of it.
 LONG, SHORT = 5_050, 1_010

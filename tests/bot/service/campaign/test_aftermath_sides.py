@@ -15,8 +15,8 @@ from bot.service.campaign.ledger import load_campaign, log_event
 from rules.campaign.roster import Roster, RosterEntry
 from rules.campaign.state import CampaignRoster
 from rules.core.errors import RulesError
-from tests.bot.service.test_campaign_aftermath import _typed
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_aftermath import _typed
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
     CAMPAIGN,

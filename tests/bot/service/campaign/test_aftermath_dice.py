@@ -10,8 +10,8 @@ import pytest
 from bot.render_text import reply_text
 from rules.core.errors import DiceError
 from rules.core.i18n import translate
-from tests.bot.service.test_campaign_aftermath import _game_one_won_by_the_legion, _typed
-from tests.bot.service.test_campaigns import ANNA, _campaign
+from tests.bot.service.campaign.test_aftermath import _game_one_won_by_the_legion, _typed
+from tests.bot.service.campaign.test_commands import ANNA, _campaign
 
 
 async def test_typed_dice_that_run_short_are_told_how_many_to_type(any_store: Any) -> None:

@@ -23,10 +23,10 @@ from bot.service.errors import ServiceError
 from db.errors import VersionConflict
 from db.models import Scope
 from rules.campaign.state import CampaignState
-from tests.bot.service.test_campaign_aftermath import _rosters
-from tests.bot.service.test_campaign_races import Process
-from tests.bot.service.test_campaign_races import two_stores as _two_stores
-from tests.bot.service.test_campaigns import ANNA, BRUNO, CAMPAIGN, FIRST, REFEREE
+from tests.bot.service.campaign.test_aftermath import _rosters
+from tests.bot.service.campaign.test_commands import ANNA, BRUNO, CAMPAIGN, FIRST, REFEREE
+from tests.bot.service.campaign.test_races import Process
+from tests.bot.service.campaign.test_races import two_stores as _two_stores
 
 two_stores = _two_stores
 

@@ -15,8 +15,8 @@ from db.errors import GameNotFound
 from rules.campaign.postbattle import MAX_AFTERMATH_DICE
 from rules.core.errors import RulesError
 from rules.core.ruleset import KNOWN_RULESETS
-from tests.bot.service.test_campaign_rosters import RosterTable, _campaign
-from tests.bot.service.test_campaigns import ANNA, CAMPAIGN, GUILD, REFEREE
+from tests.bot.service.campaign.test_commands import ANNA, CAMPAIGN, GUILD, REFEREE
+from tests.bot.service.campaign.test_rosters import RosterTable, _campaign
 
 ROSTER = """\
 side: legione

@@ -10,7 +10,7 @@ import pytest
 
 from bot.render_text import reply_text
 from rules.campaign.state import CampaignCreated, event_of, replay
-from tests.bot.service.test_campaigns import CAMPAIGN, REFEREE, Table
+from tests.bot.service.campaign.test_commands import CAMPAIGN, REFEREE, Table
 
 
 async def test_a_book_campaign_is_made_whole_in_one_commit(

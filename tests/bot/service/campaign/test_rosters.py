@@ -21,7 +21,7 @@ from rules.core.dice import ScriptedDice as FacesDice
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import Seat
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
     CAMPAIGN,

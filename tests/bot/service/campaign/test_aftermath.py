@@ -18,7 +18,7 @@ from rules.campaign.roster import Roster, RosterEntry, Status
 from rules.campaign.state import CampaignRoster
 from rules.campaign.text import history_text
 from rules.core.errors import RulesError
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
     CAMPAIGN,
@@ -152,7 +152,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
     assert event.args["campaign"]["by_hand"] is True
     assert event.args["campaign"]["side"] == "legione"
     # Bruno rolls his own side, with the bot's dice (what waits for it:
-    # tests/bot/service/test_campaign_aftermath_sides.py).
+    # tests/bot/service/campaign/test_aftermath_sides.py).
     await table(CAMPAIGN, BRUNO, "campaign.aftermath", game=1)
     banda = (await table.campaign()).rosters["predoni"].entry("banda")
     assert banda is not None and banda.experience == 2  # fought, still standing; lost

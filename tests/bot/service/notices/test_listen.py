@@ -12,9 +12,9 @@ from typing import Any
 from bot.service.notices import records
 from bot.service.replies import DirectReply
 from rules.core.words import in_language
-from tests.bot.service.test_campaign_aftermath import _adjust_banda, _typed
-from tests.bot.service.test_campaign_aftermath_sides import _both_hurt_and_won_by_the_legion
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_aftermath import _adjust_banda, _typed
+from tests.bot.service.campaign.test_aftermath_sides import _both_hurt_and_won_by_the_legion
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
     CAMPAIGN,

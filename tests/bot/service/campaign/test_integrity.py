@@ -14,7 +14,7 @@ from bot.render_text import reply_text
 from rules.campaign.text import page_lines
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     CAMPAIGN,
     FIRST,

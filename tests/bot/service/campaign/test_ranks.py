@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rules.campaign.rules import campaign_rules
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
     CAMPAIGN,

@@ -14,9 +14,9 @@ import pytest
 from bot.service.replies import DirectReply
 from bot.service.web_links import use_links
 from bot.web.links import Link, LinkSigner
-from tests.bot.service.test_campaign_aftermath_sides import _both_hurt_and_won_by_the_legion
-from tests.bot.service.test_campaigns import BRUNO, CAMPAIGN, _campaign
-from tests.bot.service.test_notices import ANNA, FIRST, GUILD, Table
+from tests.bot.service.campaign.test_aftermath_sides import _both_hurt_and_won_by_the_legion
+from tests.bot.service.campaign.test_commands import BRUNO, CAMPAIGN, _campaign
+from tests.bot.service.notices.test_follow import ANNA, FIRST, GUILD, Table
 
 BASE = "http://arbitro.test/pages"
 

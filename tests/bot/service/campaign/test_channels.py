@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     REFEREE,
     Table,
 )

@@ -18,7 +18,7 @@ from bot.service.stored.campaign import CAMPAIGN_LINK, LINK_KEY
 from db.models import Scope
 from rules.campaign.state import CampaignState
 from rules.core.errors import RulesError
-from tests.bot.service.test_campaigns import Table
+from tests.bot.service.campaign.test_commands import Table
 from tests.db.conftest import BACKENDS, Backend
 
 REFEREE, ANNA, BRUNO, CARLA = 1, 2, 3, 4

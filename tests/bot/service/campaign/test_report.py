@@ -14,7 +14,7 @@ from bot.render_text import reply_text
 from bot.service.campaign.report import losses_text
 from db.sqlite import SqliteStore
 from rules.campaign.state import CampaignResult
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
     CAMPAIGN,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rules.core.errors import RulesError
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     CAMPAIGN,
     FIRST,
     REFEREE,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.campaign.text import page_lines, status_lines
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
     CAMPAIGN,

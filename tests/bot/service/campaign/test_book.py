@@ -24,7 +24,7 @@ from bot.service.campaign.adopt import PENDING, STALE_AFTER
 from db.models import Scope
 from rules.campaign.state import event_of, replay, standings
 from rules.campaign.story import holders
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
     CAMPAIGN,

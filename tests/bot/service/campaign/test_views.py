@@ -23,7 +23,7 @@ from rules.campaign.text import (
 )
 from rules.core.i18n import translate
 from rules.core.words import joined
-from tests.bot.service.test_campaigns import (
+from tests.bot.service.campaign.test_commands import (
     ANNA,
     CAMPAIGN,
     FIRST,
