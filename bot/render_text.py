@@ -24,7 +24,7 @@ from rules.core.expression import render_roll
 from rules.core.i18n import colon, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
-from rules.core.words import names_in
+from rules.core.words import in_language, names_in
 from rules.render import describe_reply, outcome_text, render_described_text, value_text
 
 #: What never reaches the console's terminal as it is: control characters (ESC starts an
@@ -89,6 +89,9 @@ def owed_lines(reply: Reply) -> list[str]:
             what = "/" + action.verb.replace(".", " ")
             what += "".join(f" {key}:{value}" for key, value in action.options.items())
         side = sides.get(action.side or "", action.side or translate("bot.referee", reply.language))
+        # Read in the game's language before anything is added to it (a side's name is
+        # kept in every language; text appended to it keeps only the Italian).
+        side = in_language(side, reply.language)
         players = reply.owed_by.get(action.side or "", [])
         if players:  # who, by name: mentions (the console shows the seat's name)
             side += " (" + ", ".join(f"<@{user}>" for user in players) + ")"

@@ -319,3 +319,21 @@ async def test_a_personal_answer_speaks_the_channels_game_language(service):
     after = text[text.index("/notify show") :]
     assert "A mention in the channel" in after and "Una menzione" not in after, after
     assert "You are now 'bruno'." in after, after
+
+
+async def test_what_is_owed_names_the_sides_in_the_games_language(service):
+    """An English linea_gotica game's status: 'Owed now — Allies (@anna): …', not the
+    sides' Italian names (the players appended to the name kept only its Italian)."""
+    out = io.StringIO()
+    console = Console(service, out)
+    script = [
+        "/game new ruleset:linea_gotica scenario:esempio_gotica_campo language:en",
+        "/as anna",
+        "/game join side:alleati",
+        "/game status",
+    ]
+    assert await console.run(script, interactive=False) == 0
+    text = out.getvalue()
+    assert "Owed now — Allies (@anna): Roll the initiative" in text, text
+    assert "Owed now — Germans: Roll the initiative" in text, text
+    assert "Alleati" not in text and "Tedeschi" not in text
