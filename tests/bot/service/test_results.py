@@ -4,7 +4,6 @@ after it), the result reply, the score while the game goes on, undo, and the rep
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 import pytest
@@ -22,11 +21,11 @@ from bot.service import (
 from bot.service.replay import replay_game
 from db.errors import VersionConflict
 from db.models import VERB_ENDED
-from rules.core.dice import Die
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
 from rules.core.ruleset import get_ruleset
 from rules.core.score import EndingKind, GameResult, Level
+from tests.bot.service.campaign.test_commands import ScriptedDice
 from tests.core.test_victory_games import _random_game
 from tests.fuzz.history import live_results, result_problem
 
@@ -34,23 +33,6 @@ REFEREE, ANNA, BRUNO, OUTSIDER = 1, 2, 3, 99
 CHANNEL = 55
 PLAY = get_ruleset("w40k4").play
 assert PLAY is not None
-
-
-class ScriptedDice:
-    """Faces by the die's label (the extension roll, reserves), or queued, else 3."""
-
-    def __init__(self, **by_label: int) -> None:
-        self.by_label = by_label
-        self.queue: deque[int] = deque()
-
-    @property
-    def by_hand(self) -> bool:
-        return False
-
-    def face(self, die: Die, label: str) -> int:
-        if self.queue:
-            return self.queue.popleft()
-        return min(self.by_label.get(label, 3), die.sides)
 
 
 class Game:
