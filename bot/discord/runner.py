@@ -30,9 +30,9 @@ from bot.discord.errors import PENDING, describe_interaction, report_error
 from bot.discord.outgoing import with_mentions
 from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
-from bot.export import discard
 from bot.render.pictures import reply_picture, with_drawings
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
+from bot.service.export import discard
 from bot.service.replies import DirectReply, Reply, spool_of
 from rules.core.errors import InvalidInput, RulesError
 

@@ -5,7 +5,7 @@ move it was, the command, what the new state offers and awaits, the picture, and
 document prepared for the store — then committed with its event in one transaction.
 Physical dice typed by the player serve only the acting side's rolls; when they run out the
 command is kept (a pending roll) and the roller is asked for the next die (``dice.roll``
-answers it and runs the command again, one die further: :mod:`bot.rolls`).
+answers it and runs the command again, one die further: :mod:`bot.service.rolls`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from dataclasses import replace
 from typing import Any
 
 from bot.commands import DIE_ANSWER
-from bot.help import command_names
-from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.service.errors import ServiceError, command_name, not_now
 from bot.service.events import (
     ACTED_FOR_ARG,
@@ -31,6 +29,7 @@ from bot.service.events import (
     secret_of,
 )
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
+from bot.service.help import command_names
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
 from bot.service.redaction import Unseen, unseen_units
 from bot.service.replies import PlayReply, Reply, ResultView, RollReply
@@ -41,6 +40,7 @@ from bot.service.requests import (
     players_among,
     seat_among,
 )
+from bot.service.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.service.stored.dice import (
     PendingRoll,
     drop_pending_roll,
@@ -49,9 +49,9 @@ from bot.service.stored.dice import (
 )
 from bot.service.stored.table import TableContext, open_table
 from bot.service.suggest import with_suggestions
+from db.chain.prepare import PreparedEvent, prepare_event
 from db.errors import GameEnded, GameNotFound, VersionConflict
 from db.models import CommitResult, NewEvent, PreparedState
-from db.prepare import PreparedEvent, prepare_event
 from rules.core.battlefield import MapView
 from rules.core.declaration import declarations
 from rules.core.dice import (
@@ -98,7 +98,7 @@ RULESET_VERBS: tuple[str, ...] = tuple(
 async def free_roll(call: Call) -> Reply:
     """``/roll 2d6+1``: free dice, logged in the channel's game when there is one.
 
-    Counted by the log's rate limit (`bot.limits`: tighter without a seat). Parsing,
+    Counted by the log's rate limit (`bot.service.limits`: tighter without a seat). Parsing,
     rolling and the odds run on the rules thread, the odds once for every renderer
     (an expression whose odds would cost too much rolls without them, at once).
     """
@@ -269,7 +269,7 @@ async def play_verb(
             ending.append(ended)
         if preparer is not None:
             # Diffed against the very text this command read: no memory of documents
-            # is needed for it (db.prepare keeps only the few channels used last).
+            # is needed for it (db.chain.prepare keeps only the few channels used last).
             prepared.append(
                 preparer.prepare(
                     request.channel_id, result.document, base_text=record.document_text

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.export import FileContent
-from bot.rolls import DicePrompt
+from bot.service.export import FileContent
+from bot.service.rolls import DicePrompt
 from rules.campaign.story import CampaignMap
 from rules.campaign.text import CampaignPage
 from rules.core.battlefield import MapView
@@ -188,7 +188,7 @@ class FilesReply(Reply):
     #: Bytes, or a spooled file's path.
     files: dict[str, FileContent] = field(default_factory=dict)
     #: The directory holding the spooled files: the front end removes it once they are
-    #: sent or saved (`bot.export.discard`).
+    #: sent or saved (`bot.service.export.discard`).
     spool: Path | None = None
     #: The campaign's map, which the front ends draw and attach beside the files.
     campaign_map: CampaignMap | None = None

@@ -19,10 +19,10 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.limits import LogLimiter
 from bot.render.campaign_map import campaign_map_png
 from bot.render.map import render_map
 from bot.service.handlers import REQUEST_CHANNEL, Services
+from bot.service.limits import LogLimiter
 from bot.service.stored.table import TableContext
 from bot.service.web import (
     NotFound,
@@ -35,9 +35,9 @@ from bot.service.web import (
     game_page,
     seat_of,
 )
+from bot.service.workers import ChannelWorkers
 from bot.web.links import Link, LinkSigner
 from bot.web.pages import Address, campaign_html, game_html
-from bot.workers import ChannelWorkers
 from db.protocol import GameStore
 from rules.core.dice import SystemDice
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from db.chain import check_event_row, stamp_text
+from db.chain.hashing import parse_canonical
+from db.chain.integrity import covered_digests, rows_problem
+from db.chain.rows import event_from_row, member_from_row
+from db.chain.verify import check_event_row, stamp_text
 from db.core.dialect import Dialect
 from db.core.steps import Query, Step
 from db.errors import CorruptRecord, GameNotFound, InteractionReused
-from db.hashing import parse_canonical
-from db.integrity import covered_digests, rows_problem
 from db.models import CommitResult, EventRecord, JsonObject, Member
-from db.rows import event_from_row, member_from_row
 
 EVENT_COLUMNS = (
     "channel_id, seq, interaction_id, actor_id, verb, args, dice, resolution, "
@@ -29,7 +29,7 @@ MAX_EVENTS_PAGE = 1_000
 EVENT_BY_INTERACTION = f"SELECT {EVENT_COLUMNS} FROM events WHERE interaction_id = ?"
 MEMBERS = f"SELECT {MEMBER_COLUMNS} FROM members WHERE channel_id = ? ORDER BY joined_at, user_id"
 # One statement, so one consistent snapshot, reading every covered row of a game through
-# the primary keys and the index of a game's records: db/integrity.py. `open_command` reads
+# the primary keys and the index of a game's records: db/chain/integrity.py. `open_command` reads
 # the members and sealed records it hands the command from the same rows.
 # (The casts type the NULLs for PostgreSQL's UNION; SQLite reads them as plain NULLs.)
 COVERED_ROWS = (
@@ -44,7 +44,7 @@ COVERED_ROWS = (
 
 
 def covered_rows(channel_id: int) -> Query:
-    """The game's covered rows (`db.integrity.covered_digests` reads them)."""
+    """The game's covered rows (`db.chain.integrity.covered_digests` reads them)."""
     return Query(COVERED_ROWS, (channel_id, channel_id, channel_id), "rows")
 
 

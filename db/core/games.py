@@ -15,7 +15,28 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from db.chain import VerifiedChains, VerifiedHead, stamp_text
+from db.chain.hashing import GENESIS_HASH, canonical_json, state_hash
+from db.chain.integrity import (
+    MEMBER_ROW,
+    RECORD_ROW,
+    STATE_EDITED,
+    covered_digests,
+    head_problem,
+    head_row_agrees,
+    rows_problem,
+)
+from db.chain.patch import make_patch, snapshot_due
+from db.chain.prepare import PreparedEvent
+from db.chain.rows import (
+    ARCHIVE_COLUMNS,
+    CHILD_TABLES,
+    archive_from_row,
+    check_status,
+    event_from_row,
+    member_from_row,
+    summary_from_row,
+)
+from db.chain.verify import VerifiedChains, VerifiedHead, stamp_text
 from db.core.common import (
     EVENT_BY_INTERACTION,
     EVENT_COLUMNS,
@@ -40,16 +61,6 @@ from db.errors import (
     TamperedGame,
     VersionConflict,
 )
-from db.hashing import GENESIS_HASH, canonical_json, state_hash
-from db.integrity import (
-    MEMBER_ROW,
-    RECORD_ROW,
-    STATE_EDITED,
-    covered_digests,
-    head_problem,
-    head_row_agrees,
-    rows_problem,
-)
 from db.models import (
     VERB_CREATED,
     VERB_UNDO,
@@ -60,17 +71,6 @@ from db.models import (
     GameRecord,
     GameStatus,
     PreparedState,
-)
-from db.patch import make_patch, snapshot_due
-from db.prepare import PreparedEvent
-from db.rows import (
-    ARCHIVE_COLUMNS,
-    CHILD_TABLES,
-    archive_from_row,
-    check_status,
-    event_from_row,
-    member_from_row,
-    summary_from_row,
 )
 
 _INSERT_GAME = (
@@ -133,7 +133,7 @@ def event_writes(
 ) -> tuple[list[Query], EventRecord]:
     """The statements storing state ``version``, the event that produced it and its patch
     from the previous version (None for version 1: ``(patch JSON, snapshot, run bytes)``,
-    `db.patch.PatchRow`), and the stored event."""
+    `db.chain.patch.PatchRow`), and the stored event."""
     resulting_state_hash, chained_hash = pending.hashes(
         prev_hash,
         channel_id=channel_id,
@@ -311,14 +311,14 @@ def open_command_counted(
     dialect: Dialect, channel_id: int, interaction_id: str | None, chains: VerifiedChains
 ) -> Step[tuple[CommandContext, int]]:
     """`open_command` with the dialect's change counter read in the same snapshot (the
-    stamp of what `db.head_cache` keeps)."""
+    stamp of what `db.chain.head_cache` keeps)."""
     context, counter = yield from _open(dialect, channel_id, interaction_id, chains, counted=True)
     return context, int(counter)
 
 
 def probe(dialect: Dialect, interaction_id: str | None) -> Step[tuple[int, bool]]:
     """The change counter now, and whether ``interaction_id`` is stored: one statement,
-    all a kept head needs to be served again (`db.head_cache`)."""
+    all a kept head needs to be served again (`db.chain.head_cache`)."""
     row = yield _probe_query(dialect, interaction_id)
     return int(row[0]), bool(row[1])
 
@@ -403,7 +403,7 @@ Decide = Callable[[int, GameStatus, VerifiedHead | None], Step[NextState]]
 
 def patch_between(channel_id: int, version: int, old_json: str, new_json: str) -> str:
     """The patch from the stored document of ``version`` to the next one's, made here
-    (when the commit's prepared patch does not apply: see `db.prepare`)."""
+    (when the commit's prepared patch does not apply: see `db.chain.prepare`)."""
     if old_json == new_json:  # end_game, and undoing a command that changed nothing
         return "[]"
     old = decode_document(old_json, channel_id, version)
@@ -525,7 +525,7 @@ def append(
 @dataclass(frozen=True, slots=True)
 class ExpectedHead:
     """The head a commit expects to extend: this process's kept, verified head
-    (`db.head_cache`), valid while the change counter still reads ``counter``."""
+    (`db.chain.head_cache`), valid while the change counter still reads ``counter``."""
 
     version: int
     head_hash: str

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from bot.service import GameService, NotNow, Request
-from bot.workers import ChannelWorkers
+from bot.service.workers import ChannelWorkers
 from rules.core.budget import charge
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
@@ -59,7 +59,7 @@ class Heartbeat:
             last = now
 
     def __enter__(self) -> Heartbeat:
-        # As the bot does once it has started (bot/warmup.py): what the test process holds
+        # As the bot does once it has started (bot/app/warmup.py): what the test process holds
         # (every earlier test's leftovers) is frozen, or a full collection triggered by any
         # thread would hold the loop for a tenth of a second whatever the service does.
         gc.collect()

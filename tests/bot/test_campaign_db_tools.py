@@ -10,7 +10,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from bot.main import main
+from bot.app.main import main
 from bot.service import GameService, Request
 from bot.service.stored.campaign import CampaignLink, link_game
 from db.models import NewEvent

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.settings import Settings, beside_database
+from bot.app.settings import Settings, beside_database
 
 COMPOSE = Path(__file__).resolve().parents[2] / "compose.postgres.yaml"
 
@@ -49,7 +49,7 @@ def test_settings_read_a_postgres_url_and_the_shards(monkeypatch) -> None:
 def test_bad_shard_ids_are_one_line_naming_the_variable(monkeypatch) -> None:
     import pytest
 
-    from bot.settings import SettingsError, load_settings
+    from bot.app.settings import SettingsError, load_settings
 
     monkeypatch.setenv("ARBITRO_SHARD_IDS", "0,one")
     with pytest.raises(SettingsError, match=r"^ARBITRO_SHARD_IDS: "):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.console import Console, ParseError, parse_line, user_id_of
+from bot.console.table import Console, ParseError, parse_line, user_id_of
 
 SCRIPT = """\
 # hot seat
@@ -38,7 +38,7 @@ def run_cli(
     tmp_path: Path, script: str, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot.main", "console", "--db", str(tmp_path / "t.db"), *args],
+        [sys.executable, "-m", "bot.app.main", "console", "--db", str(tmp_path / "t.db"), *args],
         input=script,
         capture_output=True,
         text=True,

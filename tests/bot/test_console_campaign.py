@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 from types import SimpleNamespace
 
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import GameService
 from bot.service.campaign.ledger import log_event
 from rules.campaign.roster import Roster, RosterEntry

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import GameService
 from bot.service.campaign.export import map_view
 from rules.campaign.state import CampaignState

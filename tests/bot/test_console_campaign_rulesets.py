@@ -20,7 +20,7 @@ import re
 import pytest
 
 from bot.commands import command_line
-from bot.console import Console, user_id_of
+from bot.console.table import Console, user_id_of
 from bot.service import GameService
 from db.protocol import GameStore
 from rules.campaign.state import CampaignState

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from bot.console import Console, user_id_of
+from bot.console.table import Console, user_id_of
 from bot.service.notices import records
 from rules.core.i18n import translate
 

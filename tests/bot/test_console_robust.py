@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.commands import command_line
-from bot.console import CONSOLE_COMMANDS, DEFAULT_SEAT, Console
+from bot.console.table import CONSOLE_COMMANDS, DEFAULT_SEAT, Console
 from bot.service import GameService
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.i18n import translate
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import SeededDice, bundled_games, fill_options
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run_bytes(tmp_path: Path, data: bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "bot.main", "console", "--db", str(tmp_path / "t.db"), *args],
+        [sys.executable, "-m", "bot.app.main", "console", "--db", str(tmp_path / "t.db"), *args],
         input=data,
         capture_output=True,
         timeout=120,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import GameService
 
 ROSTER = """\

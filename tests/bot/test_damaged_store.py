@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.upgrade import ensure_readable
 from bot.service import GameService, Request
-from bot.upgrade import ensure_readable
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
 from tests.bot.test_integrity_service import ANNA, REFEREE, _seated
 from tests.db.helpers import drop_append_only_guards
@@ -31,7 +31,7 @@ DAMAGED, CLEAN = 1, 2
 
 def arbitro(*args: str, script: str = "", cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot.main", *args],
+        [sys.executable, "-m", "bot.app.main", *args],
         input=script,
         capture_output=True,
         text=True,

@@ -7,9 +7,9 @@ import gzip
 import json
 import random
 
-from bot.export import ATTACHMENT_LIMIT, discard, fit, read_file, slim
 from bot.service import GameService, Request
-from db.hashing import verify_export
+from bot.service.export import ATTACHMENT_LIMIT, discard, fit, read_file, slim
+from db.chain.hashing import verify_export
 from db.models import NewEvent
 from rules.core.ruleset import get_ruleset
 

@@ -23,12 +23,12 @@ from types import ModuleType
 
 import pytest
 
-import bot.export
-from bot.console import Console
-from bot.export import discard, read_file
+import bot.service.export
+from bot.console.table import Console
 from bot.service import GameService, Request
-from db.hashing import verify_export, verify_links
-from db.sqlite import SqliteStore
+from bot.service.export import discard, read_file
+from db.chain.hashing import verify_export, verify_links
+from db.drivers.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG, OTHER = 5, 6
@@ -73,7 +73,7 @@ def exported_json(files: dict[str, object]) -> dict[str, object]:
 
 
 async def test_a_long_export_is_verifiable_and_its_files_fit(long_store, monkeypatch):
-    monkeypatch.setattr(bot.export, "IN_MEMORY_BYTES", 64 * 1024)
+    monkeypatch.setattr(bot.service.export, "IN_MEMORY_BYTES", 64 * 1024)
     service = GameService(long_store)
     reply = await service.handle(Request(LONG, REFEREE, "game.export", {}, guild_id=1))
     try:
@@ -157,7 +157,7 @@ def test_db_export_of_a_long_log_stays_small(long_games: Path, tmp_path: Path) -
     # VmHWM, the peak of this very process: ru_maxrss would count the forked test process.
     probe = (
         "import sys\n"
-        "from db.cli import main\n"
+        "from db.tools.cli import main\n"
         "status = main(sys.argv[1:])\n"
         "peak = [line for line in open('/proc/self/status') if line.startswith('VmHWM')]\n"
         "print(peak[0].split()[1], file=sys.stderr)\n"
@@ -177,7 +177,7 @@ def test_db_export_of_a_long_log_stays_small(long_games: Path, tmp_path: Path) -
 
 
 async def test_the_console_saves_the_export_beside_the_database(long_store, tmp_path, monkeypatch):
-    monkeypatch.setattr(bot.export, "IN_MEMORY_BYTES", 0)  # every file spooled, then moved
+    monkeypatch.setattr(bot.service.export, "IN_MEMORY_BYTES", 0)  # every file spooled, then moved
     service = GameService(long_store)
     out = io.StringIO()
     files = tmp_path / "arbitro.files"

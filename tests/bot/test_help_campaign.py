@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.console import ParseError, parse_line
+from bot.console.table import ParseError, parse_line
 from bot.service import Request
 
 REFEREE = 1

@@ -5,7 +5,7 @@ declares none."""
 from __future__ import annotations
 
 from bot.commands import COMMANDS
-from bot.help import command_lines
+from bot.service.help import command_lines
 from rules.core.ruleset import get_ruleset
 
 

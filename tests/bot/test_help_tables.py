@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from bot.console import Console, ParseError, parse_line
+from bot.console.table import Console, ParseError, parse_line
 from bot.service import Request
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset

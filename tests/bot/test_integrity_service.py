@@ -9,8 +9,8 @@ import sqlite3
 
 import pytest
 
+from bot.console.render_text import reply_text
 from bot.discord.embeds import reply_cards
-from bot.render_text import reply_text
 from bot.service import GAME_VERBS, GameService, Request
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
@@ -130,7 +130,7 @@ async def test_db_check_against_the_file_game_export_attaches(service, store, di
     """The anchor players keep is the very file `/game export` attaches."""
     import argparse
 
-    from db import cli
+    from db.tools import cli
 
     table = await _seated(service, dice, TAMPERED)
     saved = tmp_path / "arbitro-log.json"
@@ -146,12 +146,12 @@ async def test_db_check_against_the_file_game_export_attaches(service, store, di
 
 async def test_a_tampered_game_does_not_stop_the_bot_from_starting(service, store, dice, caplog):
     """The start-up check passes: the tampered game is refused per command, the others play."""
-    from bot.upgrade import ensure_readable
+    from bot.app.upgrade import ensure_readable
 
     await _seated(service, dice, TAMPERED)
     clean = await _seated(service, dice, CLEAN)
     _edit(store.path, EDITS["member promoted to referee"])
-    caplog.set_level(logging.ERROR, logger="bot.upgrade")
+    caplog.set_level(logging.ERROR, logger="bot.app.upgrade")
     await ensure_readable(store, store.path)
     assert any(str(TAMPERED) in r.getMessage() for r in caplog.records)
     await clean(ANNA, "turn.next")
@@ -160,7 +160,7 @@ async def test_a_tampered_game_does_not_stop_the_bot_from_starting(service, stor
 async def test_the_db_check_command_names_the_refused_game_only(service, store, dice, capsys):
     import argparse
 
-    from db import cli
+    from db.tools import cli
 
     await _seated(service, dice, TAMPERED)
     await _seated(service, dice, CLEAN)

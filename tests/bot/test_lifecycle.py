@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.heartbeat import read_beat
+from bot.app.lifecycle import DRAIN_SECONDS, serve
+from bot.app.settings import Settings
 from bot.discord.client import build_bot, dummy_service
-from bot.heartbeat import read_beat
-from bot.lifecycle import DRAIN_SECONDS, serve
-from bot.settings import Settings
-from db.sqlite import find_problems
+from db.drivers.sqlite import find_problems
 from rules.core.errors import InvalidInput
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ READY_LIMIT_S = 30.0
 def arbitro_command() -> list[str]:
     """The installed ``arbitro`` script beside this Python, else the module it runs."""
     script = Path(sys.executable).with_name("arbitro")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "bot.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "bot.app.main"]
 
 
 def clean_environment(**extra: str) -> dict[str, str]:
@@ -187,7 +187,7 @@ async def test_drain_gives_up_after_its_grace(tmp_path: Path) -> None:
 
 async def test_serve_closes_everything_when_the_gateway_fails(tmp_path: Path) -> None:
     """A connector that fails: one StartError, store closed, no heartbeat left behind."""
-    from bot.lifecycle import StartError
+    from bot.app.lifecycle import StartError
 
     settings = Settings(db=tmp_path / "arbitro.db")
 
@@ -206,7 +206,7 @@ UNREACHABLE = "http://127.0.0.1:9/api/v10"  # the discard port: refused at once
 PATCH_DISCORD = (
     "import sys, discord.http\n"
     f"discord.http.Route.BASE = {UNREACHABLE!r}\n"
-    "from bot.main import main\n"
+    "from bot.app.main import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
 

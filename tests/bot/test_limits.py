@@ -7,10 +7,10 @@ import io
 
 import pytest
 
-from bot.console import Console
-from bot.limits import LogLimiter, LogLimits, TooMany
+from bot.app.settings import load_settings
+from bot.console.table import Console
 from bot.service import GameService, Request
-from bot.settings import load_settings
+from bot.service.limits import LogLimiter, LogLimits, TooMany
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
 

@@ -15,12 +15,12 @@ import discord
 import pytest
 from discord import app_commands
 
+from bot.app.heartbeat import Beat, read_beat, stamp_while_connected, write_beat
+from bot.app.main import main
 from bot.discord.client import build_bot, dry_run_payload, dummy_service, payload_hash
-from bot.heartbeat import Beat, read_beat, stamp_while_connected, write_beat
-from bot.main import main
-from db.aiosqlite_driver import SqliteDriver
+from db.drivers.aiosqlite_driver import SqliteDriver
+from db.drivers.sqlite import SqliteStore
 from db.migrations import latest_version
-from db.sqlite import SqliteStore
 
 HASH_FILE = Path(__file__).with_name("command_payload.sha256")
 
@@ -274,7 +274,7 @@ def test_a_bad_setting_is_one_line_and_status_2(
 
 
 def test_good_settings_are_read_in_any_case(monkeypatch):
-    from bot.settings import load_settings
+    from bot.app.settings import load_settings
 
     monkeypatch.setenv("ARBITRO_LOG_LEVEL", "debug")
     monkeypatch.setenv("ARBITRO_GUILD", " 1234 ")
@@ -309,7 +309,7 @@ def test_the_healthcheck_has_a_small_entry_point_of_its_own(tmp_path: Path) -> N
     """The container runs `arbitro-health` every 30 s: it answers like `arbitro health` and
     imports neither discord.py nor the service."""
     probe = (
-        "import sys; from bot.health import main; status = main(sys.argv[1:]); "
+        "import sys; from bot.app.health import main; status = main(sys.argv[1:]); "
         "assert 'discord' not in sys.modules and 'bot.service' not in sys.modules, "
         "sorted(m for m in sys.modules if m.startswith(('discord', 'bot.service'))); "
         "sys.exit(status)"

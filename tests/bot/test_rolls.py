@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.rolls import DicePrompt, answered_face, dice_prompt_text, typed_faces
+from bot.service.rolls import DicePrompt, answered_face, dice_prompt_text, typed_faces
 from rules.core.errors import DiceError
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from bot.main import main
+from bot.app.main import main
+from bot.app.upgrade import UnreadableGames, ensure_readable, unreadable_games
 from bot.service import ACTOR_SIDE_ARG, GameService, Request
 from bot.service.replay import (
     VERB_REPLAYED,
@@ -21,10 +22,9 @@ from bot.service.replay import (
     adopt_replayed,
     replay_game,
 )
-from bot.upgrade import UnreadableGames, ensure_readable, unreadable_games
-from db.hashing import canonical_json
+from db.chain.hashing import canonical_json
+from db.drivers.sqlite import SqliteStore
 from db.models import NewEvent
-from db.sqlite import SqliteStore
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
 from rules.core.migrations import FORMAT_KEY, document_format

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from db.chain import VerifiedHead
+from db.chain.verify import VerifiedHead
 from db.core.steps import Fetch, Query, read
+from db.drivers.sqlite import SqliteStore
 from db.models import CommandContext, GameRecord
-from db.sqlite import SqliteStore
 
 GUILD = 900
 

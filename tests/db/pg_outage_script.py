@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from db.drivers.postgres import PostgresStore
 from db.errors import StoreUnavailable
 from db.models import NewEvent
-from db.postgres import PostgresStore
 from tests.pgserver import ServerUnavailable, start_server
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from db import cli
-from db.anchor import ExportUnreadable, read_exported_chain
+from db.drivers.sqlite import SqliteStore
 from db.models import NewEvent
-from db.sqlite import SqliteStore
+from db.tools import cli
+from db.tools.anchor import ExportUnreadable, read_exported_chain
 from tests.db.helpers import drop_append_only_guards, new_game, raw_connection
 from tests.db.test_cli import one_error_line, run
 

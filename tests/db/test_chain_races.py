@@ -2,7 +2,7 @@
 
 On PostgreSQL a store runs operations on a pool of connections, so a read's REPEATABLE
 READ snapshot can be taken before a commit of the same process finishes and moves the
-verified head (`db.chain.VerifiedChains.advance`) past what that snapshot shows. Such a
+verified head (`db.chain.verify.VerifiedChains.advance`) past what that snapshot shows. Such a
 read must not take the head it sees for a shortened log: the head it is checked against
 is the one read before its snapshot (`db.core.verify.verified_up_to`), and what it
 verified never replaces a later head (`VerifiedChains.remember`).
@@ -34,8 +34,8 @@ from typing import Any
 import asyncpg
 import pytest
 
-import db.pg_driver as pg_driver
-from db.chain import VerifiedHead
+import db.drivers.pg_driver as pg_driver
+from db.chain.verify import VerifiedHead
 from db.core.steps import Query
 from db.models import NewEvent
 from tests.db.conftest import Backend

@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from db.checkpoint import BACKSTOP_PAGES
+from db.drivers.checkpoint import BACKSTOP_PAGES
+from db.drivers.sqlite import SqliteStore
 from db.models import NewEvent
-from db.sqlite import SqliteStore
 from tests.db.helpers import new_game, on_store, raw_connection, sample_document
 
 

@@ -1,4 +1,4 @@
-"""``arbitro db …`` through its own argparse parser (bot.main wires the same `register`)."""
+"""``arbitro db …`` through its own argparse parser (bot.app.main wires the same `register`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from db import cli
-from db.hashing import verify_export
+from db.chain.hashing import verify_export
+from db.drivers.sqlite import SqliteStore
 from db.migrations import latest_version
 from db.models import NewEvent
-from db.sqlite import SqliteStore
+from db.tools import cli
 from tests.db.helpers import drop_append_only_guards, new_game, raw_connection
 
 

@@ -14,10 +14,10 @@ import pytest
 
 from bot.service.stored import deadlines, dice, roles, seats
 from bot.service.stored.table import open_table
-from db import cli
 from db.errors import GameExists
 from db.models import NewEvent, Scope
 from db.open import open_store
+from db.tools import cli
 from tests.db.helpers import GUILD, new_game
 
 RELEASE_DB = Path(__file__).resolve().parents[1] / "fixtures" / "release-0.1.0.db"
@@ -151,7 +151,7 @@ async def test_copy_refuses_a_taken_channel_and_writes_nothing(tmp_path: Path, p
         await open_store(source) as src,
         await open_store(pg_url) as dest,
     ):
-        from db.copy import copy_games
+        from db.tools.copy import copy_games
 
         with pytest.raises(GameExists) as caught:
             await copy_games(src, dest)

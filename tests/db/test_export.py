@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from bot.export import slim
-from db.archive import ARCHIVE_FORMAT, read_archive
+from bot.service.export import slim
+from db.chain.archive import ARCHIVE_FORMAT, read_archive
+from db.chain.export import export_game, history_pages, write_bundle
+from db.chain.hashing import canonical_json, verify_export
+from db.chain.patch import SNAPSHOT_EVERY, compact_history
 from db.errors import ChainBroken
-from db.export import export_game, history_pages, write_bundle
-from db.hashing import canonical_json, verify_export
 from db.models import NewEvent
-from db.patch import SNAPSHOT_EVERY, compact_history
 from tests.db.helpers import new_game, sample_document
 
 CHANNEL = 31

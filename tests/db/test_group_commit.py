@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-import db.aiosqlite_driver
-import db.sqlite
-from db.aiosqlite_driver import MAX_GROUP, DriverClosed, SqliteDriver, connect
+import db.drivers.aiosqlite_driver
+import db.drivers.sqlite
 from db.core.steps import Compute, Operation, Query, Step
+from db.drivers.aiosqlite_driver import MAX_GROUP, DriverClosed, SqliteDriver, connect
+from db.drivers.sqlite import SqliteStore
 from db.errors import InteractionReused, StoreUnavailable, TamperedGame, VersionConflict
 from db.models import NewEvent
-from db.sqlite import SqliteStore
 from tests.db.helpers import new_game, raw_connection, sample_document
 
 CHANNELS = range(1, 41)
@@ -352,10 +352,11 @@ async def test_a_closed_driver_refuses(tmp_path: Path) -> None:
 def test_the_driver_uses_only_aiosqlites_public_api() -> None:
     """No private name of aiosqlite: nothing ``._…`` on a connection or a cursor, and none of
     the private names the replaced worker was tempted by (``_execute``, ``_conn``…)."""
-    for module in (db.aiosqlite_driver, db.sqlite):
+    for module in (db.drivers.aiosqlite_driver, db.drivers.sqlite):
         source = Path(module.__file__).read_text(encoding="utf-8")
         on_driver_objects = re.findall(r"\b(?:connection|cursor|_connection)\.(_\w+)", source)
         assert on_driver_objects == [], (module.__name__, on_driver_objects)
         known_private = re.findall(r"\.(_execute|_conn|_tx|_thread|_running|_connector)\b", source)
         assert known_private == [], (module.__name__, known_private)
-    assert "import aiosqlite" in Path(db.aiosqlite_driver.__file__).read_text(encoding="utf-8")
+    driver_source = Path(db.drivers.aiosqlite_driver.__file__).read_text(encoding="utf-8")
+    assert "import aiosqlite" in driver_source

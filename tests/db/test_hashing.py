@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from db.errors import ChainBroken
-from db.hashing import (
+from db.chain.hashing import (
     GENESIS_HASH,
     canonical_json,
     parse_canonical,
@@ -22,8 +21,9 @@ from db.hashing import (
     verify_export,
     verify_links,
 )
+from db.drivers.sqlite import SqliteStore
+from db.errors import ChainBroken
 from db.models import NewEvent, format_timestamp
-from db.sqlite import SqliteStore
 from tests.db.helpers import new_game
 
 
@@ -198,7 +198,7 @@ async def test_jsonb_documents_keep_their_hash(pg_url: str) -> None:
     """JSONB rewrites numbers and key order; PostgreSQL reads and hashes the stored text."""
     import asyncpg
 
-    from db.postgres import PostgresStore
+    from db.drivers.postgres import PostgresStore
 
     document = {
         "zz": 1e20,
@@ -268,7 +268,7 @@ def test_parse_canonical_keeps_big_integers_and_refuses_what_json_refuses() -> N
     "value", [{"a": [1, 2.5, None, "x"]}, [{"k": True}], {"t": (1, 2)}, {3: "int key"}]
 )
 def test_stable_json_reads_back_as_itself(value: Any) -> None:
-    from db.prepare import stable_and_value
+    from db.chain.prepare import stable_and_value
 
     text, parsed = stable_and_value(value)
     assert text == documented_text(json.loads(json.dumps(value)))

@@ -1,4 +1,4 @@
-"""The verified head kept between commands (db/head_cache.py): served again only while no
+"""The verified head kept between commands (db/chain/head_cache.py): served again only while no
 other connection has written, moved by this process's own commits, dropped by its other
 writes, never committed over another process's write, and no shield for a tampered head."""
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from db.chain.head_cache import HeadCache
+from db.drivers.sqlite import SqliteStore
 from db.errors import CorruptRecord, VersionConflict
-from db.head_cache import HeadCache
 from db.models import EventRecord, NewEvent
-from db.sqlite import SqliteStore
 from tests.db.conftest import Backend
 from tests.db.helpers import command_context, new_game, sample_document, verified_head
 

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 
 from db import migrations
+from db.chain.hashing import CHAINED_FIELDS, canonical_json, event_hash
+from db.chain.integrity import stored_event_hash
+from db.chain.rows import unpack_text
 from db.core.common import EVENT_COLUMNS, covered_rows_problem
+from db.drivers.sqlite import SqliteStore
+from db.drivers.sqlite_sync import run
 from db.errors import TamperedGame
-from db.hashing import CHAINED_FIELDS, canonical_json, event_hash
-from db.integrity import stored_event_hash
 from db.models import NewEvent, Scope
-from db.rows import unpack_text
-from db.sqlite import SqliteStore
-from db.sqlite_sync import run
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game, raw_connection
 
@@ -184,7 +184,7 @@ async def test_load_gives_the_chain_head(backend: Backend) -> None:
 
 async def test_a_tampered_game_is_not_laundered_by_a_copy(backend: Backend, tmp_path: Path) -> None:
     """`arbitro db copy` would seal the edited rows anew on arrival: it refuses instead."""
-    from db.copy import copy_games
+    from db.tools.copy import copy_games
 
     await seated_game(backend)
     await backend.tamper(EDITS["member promoted to referee"])
@@ -198,7 +198,7 @@ async def test_postgres_migration_6_seals_existing_games(pg_url: str) -> None:
     import asyncpg
 
     from db import migrations_pg
-    from db.postgres import PostgresStore
+    from db.drivers.postgres import PostgresStore
 
     connection = await asyncpg.connect(pg_url)
     try:

@@ -1,8 +1,8 @@
 """A long history is verified on first touch: its event chain at once, its states in the
-background (`db.long_history`).
+background (`db.chain.long_history`).
 
 The first time a process touches a game whose log is longer than
-`db.long_history.LONG_HISTORY`, the operation waits for its events only, read
+`db.chain.long_history.LONG_HISTORY`, the operation waits for its events only, read
 ``EVENT_PAGE`` at a time and hashed on a worker thread between reads; the states are then
 read ``VERIFY_PAGE`` versions at a time in a background task. Every edit the whole-history
 check refuses is still refused, naming the same event: an edited event before the first
@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-import db.long_history as long_history
-from db import chain
+import db.chain.long_history as long_history
+from db.chain import verify as chain
 from db.core import verify
 from db.errors import ChainBroken
 from db.models import NewEvent

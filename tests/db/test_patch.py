@@ -1,4 +1,4 @@
-"""Patches between JSON documents (db/patch.py): round trips on random documents.
+"""Patches between JSON documents (db/chain/patch.py): round trips on random documents.
 
 Property tests with Hypothesis: a patch made from one document to another, stored as JSON
 and applied to a fresh copy, rebuilds the new document byte for byte (canonical JSON), for
@@ -15,8 +15,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from db.hashing import canonical_json, state_hash
-from db.patch import (
+from db.chain.hashing import canonical_json, state_hash
+from db.chain.patch import (
     SNAPSHOT_EVERY,
     apply_patch,
     compact_history,

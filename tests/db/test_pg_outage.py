@@ -1,5 +1,5 @@
 """While PostgreSQL is down: commands answer "storage unavailable", and stderr holds one
-line per outage, not asyncpg's traceback per reconnection attempt (db/outage.py)."""
+line per outage, not asyncpg's traceback per reconnection attempt (db/drivers/outage.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from db.outage import POOL_RETRY_MESSAGE, OutageLog
+from db.drivers.outage import POOL_RETRY_MESSAGE, OutageLog
 from tests.pgserver import OPTIONAL_ENV
 
 SCRIPT = Path(__file__).with_name("pg_outage_script.py")
@@ -39,7 +39,7 @@ def test_an_outage_is_one_line_on_stderr_not_a_traceback_per_attempt() -> None:
 def test_the_outage_log_reports_each_change_once(caplog: pytest.LogCaptureFixture) -> None:
     outages = OutageLog()
     outages.where = "PostgreSQL at db"
-    caplog.set_level(logging.INFO, logger="db.postgres")
+    caplog.set_level(logging.INFO, logger="db.drivers.postgres")
     pool_record = logging.LogRecord(
         "asyncpg.pool",
         logging.WARNING,

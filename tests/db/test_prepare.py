@@ -1,4 +1,4 @@
-"""Commits prepared before the hop (`db.prepare`): the service encodes the document, its
+"""Commits prepared before the hop (`db.chain.prepare`): the service encodes the document, its
 patch and the event texts on its rules thread and hands them to ``commit``.
 
 What must hold on both backends: a prepared commit stores exactly what a plain one would;
@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from db.chain.prepare import CommitPreparer, PreparedEvent, prepare_event
+from db.drivers.sqlite import SqliteStore
 from db.errors import StoreUnavailable
 from db.models import NewEvent, PreparedState
-from db.prepare import CommitPreparer, PreparedEvent, prepare_event
-from db.sqlite import SqliteStore
 from tests.db.helpers import new_game, sample_document
 
 CHANNEL = 31
@@ -151,7 +151,7 @@ async def test_a_channels_second_game_is_patched_against_its_own_first_version(
 
 
 def test_parsed_documents_forget_a_parse_when_given_a_new_text_alone() -> None:
-    from db.patch import ParsedDocuments
+    from db.chain.patch import ParsedDocuments
 
     memory = ParsedDocuments()
     memory.keep(1, '{"a":1}', {"a": 1})

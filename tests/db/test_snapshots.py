@@ -1,9 +1,9 @@
 """Snapshots chosen by size: a whole document is kept once the patches since the last one
-outgrow half of it (`db.patch.snapshot_due`), recorded beside the patch, on both backends.
+outgrow half of it (`db.chain.patch.snapshot_due`), recorded beside the patch, on both backends.
 
 A small change to a large document (a `/campaign adjust` on a campaign of hundreds of KB)
 stores its patch, not a whole state; the layout a commit records is the one a copy of the
-game restores (`db.patch.compact_history`); every version reads back.
+game restores (`db.chain.patch.compact_history`); every version reads back.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from db.chain.hashing import canonical_json
+from db.chain.patch import SNAPSHOT_SHARE, compact_history
 from db.errors import ChainBroken
-from db.hashing import canonical_json
 from db.models import NewEvent
-from db.patch import SNAPSHOT_SHARE, compact_history
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game
 

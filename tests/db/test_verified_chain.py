@@ -1,4 +1,5 @@
-"""Every version the store reads is checked against the chain before it is used (db/chain.py).
+"""Every version the store reads is checked against the chain before it is used
+(db/chain/verify.py).
 
 A tamperer with write access to the database edits a snapshot's document, version 1's
 document, a patch, an event's dice or args in the middle of the history: every read of the
@@ -18,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from db import chain
-from db.archive import encode_bundle
-from db.chain import VerifiedChains, VerifiedHead
+from db.chain import verify as chain
+from db.chain.archive import encode_bundle
+from db.chain.hashing import canonical_json, compute_event_hash, state_hash
+from db.chain.verify import VerifiedChains, VerifiedHead
 from db.errors import ChainBroken
-from db.hashing import canonical_json, compute_event_hash, state_hash
 from db.models import NewEvent
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game
@@ -30,7 +31,7 @@ from tests.db.helpers import new_game
 TAMPERED, CLEAN = 7, 8
 HEAD = 40  # version 1, snapshots 8, 16, 24 and 33, the head 40; patches for 2..40
 #: What each document carries besides: the size that makes the patches since the last
-#: snapshot exceed half a document at versions 8, 16, 24 and 33 (`db.patch.snapshot_due`).
+#: snapshot exceed half a document at versions 8, 16, 24 and 33 (`db.chain.patch.snapshot_due`).
 NOTES = "x" * 432
 SNAPSHOTS = [8, 16, 24, 33]
 

@@ -93,8 +93,8 @@ from bot.service.stored.campaign import (
     CampaignLink,
     campaign_link_of,
 )
+from db.chain.hashing import canonical_json, verify_export
 from db.errors import ChainBroken
-from db.hashing import canonical_json, verify_export
 from db.models import Scope
 from db.open import open_store
 from db.protocol import GameStore

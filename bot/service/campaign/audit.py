@@ -27,8 +27,8 @@ from bot.service.stored.campaign import (
     CampaignLink,
     campaign_link_of,
 )
+from db.chain.hashing import canonical_json
 from db.errors import GameNotFound, StoreError
-from db.hashing import canonical_json
 from db.models import ExportBundle, Scope
 from db.protocol import GameStore
 from rules.campaign.state import (

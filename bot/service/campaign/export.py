@@ -6,9 +6,9 @@ result, scores, losses and the final hash of its log, the map's holders, the sta
 then every event of the campaign's log with its seq and hash, and the campaign log's head
 hash. The JSON holds every event as stored (`db.models.EventRecord.to_json_dict`) and the
 state it folds to. The log is read in pages and both files are written as the pages come,
-into a spool directory on worker threads (as ``/game export``'s are, `bot.export`), so a
+into a spool directory on worker threads (as ``/game export``'s are, `bot.service.export`), so a
 log of any length takes a page of events in memory; the files are fitted to Discord's
-attachment limit (`bot.export.fit_file`), the small ones read back as bytes. A campaign
+attachment limit (`bot.service.export.fit_file`), the small ones read back as bytes. A campaign
 following a book with a map gets its map as data (:class:`~rules.campaign.story.CampaignMap`)
 that the front ends draw (`bot.render.campaign_map`): no picture is made in the service.
 """
@@ -22,7 +22,6 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from bot.export import fitted_files
 from bot.service.campaign.book import area_name
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.campaign.report import (
@@ -34,6 +33,7 @@ from bot.service.campaign.report import (
     winner_line,
 )
 from bot.service.events import people, plain_mentions
+from bot.service.export import fitted_files
 from bot.service.handlers import Call
 from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord

@@ -15,7 +15,7 @@ from bot.service import GameService, Reply, Request
 from bot.service.web import use_links
 from bot.web.app import WebPages
 from bot.web.links import LinkSigner
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from tests.bot.conftest import QueuedDice
 
 GAME, CAMPAIGN, CAMPAIGN_GAME = 3501, 3502, 3503

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service.campaign.ledger import load_campaign, log_event
 from rules.campaign.roster import Roster, RosterEntry
 from rules.campaign.state import CampaignRoster

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bot.console.render_text import reply_text
 from bot.render import campaign_map as drawn
-from bot.render_text import reply_text
 from bot.service import GameService
 from bot.service.campaign import calendar
 from bot.service.campaign.adopt import PENDING, STALE_AFTER

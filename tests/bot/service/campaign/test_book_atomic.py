@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from rules.campaign.state import CampaignCreated, event_of, replay
 from tests.bot.service.campaign.test_commands import CAMPAIGN, REFEREE, Table
 

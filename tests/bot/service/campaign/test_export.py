@@ -8,8 +8,8 @@ import json
 import tracemalloc
 from typing import Any
 
-from bot.export import discard, read_file
 from bot.service.campaign.export import report_text
+from bot.service.export import discard, read_file
 from db.models import NewEvent
 from rules.campaign.state import CampaignState
 from tests.bot.service.campaign.test_commands import CAMPAIGN, OUTSIDER, REFEREE, Table

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service.campaign.report import losses_text
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.campaign.state import CampaignResult
 from tests.bot.service.campaign.test_commands import (
     ANNA,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service import GameService, Request
 from bot.service.campaign import CAMPAIGN_ARG
 from rules.campaign.roster import rosters_hash

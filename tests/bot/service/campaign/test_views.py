@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.console.render_text import reply_text
 from bot.discord.embeds import reply_cards
 from bot.discord.outgoing import safe_name
-from bot.render_text import reply_text
 from bot.service.campaign import CAMPAIGN_ARG
 from bot.service.replies import CampaignReply
 from rules.campaign.state import event_of
