@@ -64,7 +64,7 @@ def canonical_json(value: Any) -> str:
 
     The text is the recipe's (module docstring) byte for byte, refusals included. orjson
     writes it about ten times faster; what it would write otherwise goes to the recipe's
-    own encoder (`fast_canonical`). tests/db/test_hashing.py checks the equality on
+    own encoder (`fast_canonical`). tests/db/chain/test_hashing.py checks the equality on
     generated values.
     """
     kind = type(value)

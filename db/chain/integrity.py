@@ -178,7 +178,7 @@ def stored_event_hash(row: Sequence[Any], created_at_text: str) -> str:
     """
     # `db.chain.hashing.canonical_fields` of the twelve chained fields, written out in their
     # sorted order (`CHAINED_FIELDS`): the first touch of a long log hashes every event,
-    # and this is most of its time (tests/db/test_integrity.py holds the two equal).
+    # and this is most of its time (tests/db/chain/test_integrity.py holds the two equal).
     encode = canonical_json
     text = (
         f'{{"actor_id":{encode(row[3])},"args":{unpack_text(row[5])},'

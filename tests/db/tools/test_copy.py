@@ -20,7 +20,7 @@ from db.open import open_store
 from db.tools import cli
 from tests.db.helpers import GUILD, new_game
 
-RELEASE_DB = Path(__file__).resolve().parents[1] / "fixtures" / "release-0.1.0.db"
+RELEASE_DB = Path(__file__).resolve().parents[2] / "fixtures" / "release-0.1.0.db"
 
 # Values whose text JSONB would rewrite: the copy must still hash the same.
 AWKWARD = {

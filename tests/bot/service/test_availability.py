@@ -26,7 +26,7 @@ from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 
 REFEREE = 1
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "bench_availability.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "bench" / "bench_availability.py"
 PLAY = get_ruleset("manovra").play
 PLAY_TYPE = type(PLAY)
 

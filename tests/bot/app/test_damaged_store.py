@@ -22,10 +22,10 @@ from bot.app.upgrade import ensure_readable
 from bot.service import GameService, Request
 from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
-from tests.bot.test_integrity_service import ANNA, REFEREE, _seated
+from tests.bot.service.test_integrity import ANNA, REFEREE, _seated
 from tests.db.helpers import drop_append_only_guards
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DAMAGED, CLEAN = 1, 2
 
 

@@ -25,7 +25,7 @@ from bot.discord.client import build_bot, dummy_service
 from db.drivers.sqlite import find_problems
 from rules.core.errors import InvalidInput
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCENARIO = "esempio_normandia"
 STOP_LIMIT_S = 2.0
 READY_LIMIT_S = 30.0

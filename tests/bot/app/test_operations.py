@@ -22,7 +22,7 @@ from db.drivers.aiosqlite_driver import SqliteDriver
 from db.drivers.sqlite import SqliteStore
 from db.migrations import latest_version
 
-HASH_FILE = Path(__file__).with_name("command_payload.sha256")
+HASH_FILE = Path(__file__).resolve().parents[1] / "command_payload.sha256"
 
 
 @pytest.fixture(autouse=True)
@@ -294,7 +294,7 @@ def test_good_settings_are_read_in_any_case(monkeypatch):
 def test_the_documented_invite_url_is_the_one_the_code_needs():
     from bot.discord.client import REQUIRED_PERMISSIONS, invite_url
 
-    page = Path(__file__).resolve().parents[2] / "docs" / "self-hosting.md"
+    page = Path(__file__).resolve().parents[3] / "docs" / "self-hosting.md"
     documented = page.read_text(encoding="utf-8")
     expected = invite_url(123).replace("client_id=123", "client_id=APPLICATION_ID")
     assert expected in documented

@@ -27,8 +27,7 @@ from db.chain import verify as chain
 from db.core import verify
 from db.errors import ChainBroken
 from db.models import NewEvent
-from tests.db.conftest import Backend
-from tests.db.test_verified_chain import (
+from tests.db.chain.test_verify import (
     CLEAN,
     EDITS,
     HEAD,
@@ -38,6 +37,7 @@ from tests.db.test_verified_chain import (
     two_games,
     version_of,
 )
+from tests.db.conftest import Backend
 
 PAGE = 8
 EVENT_PAGE = 16

@@ -21,7 +21,7 @@ from rules.core.i18n import translate
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import SeededDice, bundled_games, fill_options
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def run_bytes(tmp_path: Path, data: bytes, *args: str) -> subprocess.CompletedProcess[bytes]:

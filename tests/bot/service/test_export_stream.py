@@ -30,7 +30,7 @@ from bot.service.export import discard, read_file
 from db.chain.hashing import verify_export, verify_links
 from db.drivers.sqlite import SqliteStore
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LONG, OTHER = 5, 6
 REFEREE = 1
 

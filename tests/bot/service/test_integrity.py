@@ -20,7 +20,7 @@ from tests.bot.service_table import ServiceTable
 TAMPERED, CLEAN = 5252, 5353
 REFEREE, ANNA, BRUNO = 1, 2, 3
 
-# The edits of tests/db/test_integrity.py that the brief names, on the bot's own file.
+# The edits of tests/db/chain/test_integrity.py that the brief names, on the bot's own file.
 EDITS = {
     "member promoted to referee": f"UPDATE members SET role = 'referee' WHERE user_id = {ANNA} "
     f"AND channel_id = {TAMPERED}",

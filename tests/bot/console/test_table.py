@@ -46,7 +46,7 @@ def run_cli(
         cwd=tmp_path,
         env={
             "PATH": "/usr/bin:/bin",
-            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
             **(env or {}),
         },
     )

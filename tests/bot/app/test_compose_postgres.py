@@ -9,7 +9,7 @@ import yaml
 
 from bot.app.settings import Settings, beside_database
 
-COMPOSE = Path(__file__).resolve().parents[2] / "compose.postgres.yaml"
+COMPOSE = Path(__file__).resolve().parents[3] / "compose.postgres.yaml"
 
 
 def test_bot_processes_split_the_shards_and_share_one_database() -> None:

@@ -18,7 +18,7 @@ from db.models import NewEvent
 from db.tools import cli
 from db.tools.anchor import ExportUnreadable, read_exported_chain
 from tests.db.helpers import drop_append_only_guards, new_game, raw_connection
-from tests.db.test_cli import one_error_line, run
+from tests.db.tools.test_cli import one_error_line, run
 
 CHANNEL = 5
 

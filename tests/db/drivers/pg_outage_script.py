@@ -1,4 +1,4 @@
-"""A process using PostgreSQL through an outage (run by tests/db/test_pg_outage.py).
+"""A process using PostgreSQL through an outage (run by tests/db/drivers/test_pg_outage.py).
 
 It starts a throwaway server of its own (tests/pgserver.py), opens a store with no logging
 configured (as the console and the command line run), stops the server, keeps asking for a
@@ -13,7 +13,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from db.drivers.postgres import PostgresStore
 from db.errors import StoreUnavailable

@@ -33,7 +33,7 @@ from tests.bot.conftest import QueuedDice
 from tests.db.helpers import on_store
 from tests.fixtures import make_release_fixture as release
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "release-0.1.0.db"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "release-0.1.0.db"
 REFEREE, ANNA, BRUNO = release.REFEREE, release.ANNA, release.BRUNO
 ACTIVE = [channel for channel in release.CHANNELS if channel != 1005]
 
