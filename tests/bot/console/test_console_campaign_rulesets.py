@@ -30,58 +30,22 @@ from rules.core.ruleset import get_ruleset
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.fuzz.campaign_checks import SeenResult, standing_lines
 from tests.fuzz.harness import SeededDice, fill_options
+from tests.rulesets import facts
 
 #: Lines a game played to its end may take at most.
 MAX_LINES = 3_000
 CAMPAIGN = 1
 
-# ruleset, language, the three scenarios, the side that wins the decision, the side that
-# concedes (the other one wins), a literal of the language's standings
-CAMPAIGNS = [
-    (
-        "manovra",
-        "en",
-        ("normandia_incontro", "normandia_sfondamento", "esempio_normandia"),
-        "asse",
-        "alleati",
-        "Standings (played, won-drawn-lost, points, points difference):",
-    ),
-    (
-        "linea_gotica",
-        "fr",
-        ("gotica_incontro", "gotica_retroguardia", "esempio_gotica"),
-        "alleati",
-        "tedeschi",
-        "Classement (jouées, gagnées-nulles-perdues, points, différence de points)\u202f:",
-    ),
-    (
-        "pzgren",
-        "fr",
-        ("rencontre_hosingen", "percee_clervaux", "exemple_ardennes"),
-        "us",
-        "us",
-        "Classement (jouées, gagnées-nulles-perdues, points, différence de points)\u202f:",
-    ),
-    (
-        "w40k4",
-        "it",
-        ("avamposto", "fuga", "relitto"),
-        "predoni",
-        "predoni",
-        "Classifica (giocate, vinte-pareggiate-perse, punti, differenza punti):",
-    ),
-]
-
-
+#: Each ruleset's campaign at the console (tests/<key>/facts.py): ruleset, language, the
+#: three scenarios, the side that wins the decision, the side that concedes, a literal of the
+#: language's standings.
+CAMPAIGNS = [(key, *campaign[:5]) for key, campaign in facts("CONSOLE_CAMPAIGN").items()]
 #: What each ruleset's game 1 (its seeded lines, the dice lose every casualty) carries into
 #: the next games: units fielded reduced in game 2, and the dead its scenarios (games 2 and
-#: 3) have but leave out. These seeds leave no unit reduced in manovra and pzgren (their
-#: game 1 only destroys) and none dead in linea_gotica.
+#: 3) have but leave out.
 CARRIED: dict[str, tuple[list[str], list[str]]] = {
-    "manovra": ([], ["panzer_iv"]),
-    "linea_gotica": (["squadra_1"], []),
-    "pzgren": ([], ["de_sdkfz251", "us_m10", "us_truck"]),
-    "w40k4": (["squadra_tattica", "banda"], ["devastatori", "mezzo_corazzato", "motopredoni"]),
+    key: (campaign.reduced, campaign.dead)
+    for key, campaign in facts("CONSOLE_CAMPAIGN").items()
 }
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from bot.commands import COMMANDS
 from bot.service.help import command_lines
-from rules.core.ruleset import get_ruleset
+from rules.core.ruleset import get_ruleset, register, unregister
+from tests.toy_ruleset import RULESET
 
 
 def _help(name: str, ruleset: str, language: str = "en") -> list[str]:
@@ -25,6 +26,11 @@ def test_help_names_the_step_of_the_seed_a_command_belongs_to() -> None:
 
 
 def test_help_of_a_ruleset_without_a_declared_sequence_has_no_when() -> None:
-    undeclared = [k for k in ("manovra", "pzgren") if get_ruleset(k).sequence is None]
-    for key in undeclared:
-        assert not any(line.startswith("When") for line in _help("move", key))
+    """Every bundled ruleset declares its sequence; the toy one (tests/toy_ruleset) none."""
+    assert RULESET.sequence is None
+    register(RULESET)
+    try:
+        lines = _help("move", RULESET.key)
+    finally:
+        unregister(RULESET.key)
+    assert lines and not any(line.startswith("When") for line in lines)
