@@ -82,8 +82,9 @@ TABLE = HandlerTable(
     *notices.HANDLERS,
     *play.HANDLERS,
     fallback=play.FALLBACK,
-    # The notices first: their timer sees a deadline before its reminder is claimed.
-    reactions=(*notices.REACTIONS, *deadlines.REACTIONS, *campaign.REACTIONS),
+    # The notices first: their timer sees a deadline before its reminder is claimed; the
+    # roster's status part before the deadlines'.
+    reactions=(*notices.REACTIONS, *seats.REACTIONS, *deadlines.REACTIONS, *campaign.REACTIONS),
 )
 
 #: The service's own verbs (not a ruleset's), the free roll aside.
