@@ -4,8 +4,9 @@ The audit reads every game in one snapshot and checks what a first load checks, 
 version (`db.chain.verify_span`, so both name the same first bad event), plus what a load
 does not: the version against the event count, the status against the current state's, the
 JSONB copy of each document (PostgreSQL) and every archived game's bundle. The data
-migrations (9: the checksum of every game's covered rows; 8: histories as snapshots and
-patches; 11: the campaigns' checksums, covering their kind) run inside their migration's transaction (`db.core.migrate`).
+migrations (8: histories as snapshots and patches; 9: the checksum of every game's covered
+rows; 11: the campaigns' checksums, covering their kind) run inside their migration's
+transaction (`db.core.migrate`).
 """
 
 from __future__ import annotations

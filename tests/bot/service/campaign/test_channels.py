@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.commands import COMMANDS
 from tests.bot.service.campaign.test_commands import (
     REFEREE,
     Table,
@@ -39,5 +40,22 @@ async def test_a_campaign_takes_a_channel_whose_game_has_ended(
     assert keys == ["bot.games.archived_previous", "bot.campaign.created"], keys
     [archive] = await any_store.all_archives()
     assert archive.channel_id == HERE and archive.head_hash == ended.head_hash
-    assert (await any_store.load(HERE)).ruleset == "campaign"
+    campaign = await any_store.load(HERE)
+    # A record of kind campaign; its ruleset column names its games' ruleset.
+    assert (campaign.kind, campaign.is_campaign, campaign.ruleset) == ("campaign", True, "w40k4")
     assert await any_store.check() == []
+
+
+async def test_a_campaigns_channel_is_no_game_of_its_ruleset(any_store: Any) -> None:
+    """The campaign's row names its games' ruleset, yet its channel is no game of it: every
+    command is offered there (as outside a game), a side is completed from the campaign's
+    sides and nothing of a game's, and a game command is refused."""
+    table = Table(any_store)
+    await table(HERE, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita")
+    assert (await any_store.load(HERE)).ruleset == "w40k4"
+    assert await table.service.commands(HERE) == list(COMMANDS)
+    assert await table.service.choices(HERE, REFEREE, "side", "pred") == ["predoni"]
+    # No game's names: no unit, and no result to end a game with ("none" is a game's draw).
+    assert await table.service.choices(HERE, REFEREE, "unit", "") == []
+    assert await table.service.choices(HERE, REFEREE, "result", "") == []
+    await table.refused(HERE, REFEREE, "turn.next", "error.campaign.here")
