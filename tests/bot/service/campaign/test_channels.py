@@ -4,13 +4,19 @@ nothing; a game in play still keeps its channel."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from bot.commands import COMMANDS
+from bot.render_text import reply_text
+from db.migrations import apply_migrations
+from db.sqlite import SqliteStore
 from tests.bot.service.campaign.test_commands import (
+    ANNA,
     REFEREE,
     Table,
 )
+from tests.db.helpers import insert_at_schema_7, raw_connection
 
 HERE = 600
 
@@ -59,3 +65,34 @@ async def test_a_campaigns_channel_is_no_game_of_its_ruleset(any_store: Any) -> 
     assert await table.service.choices(HERE, REFEREE, "unit", "") == []
     assert await table.service.choices(HERE, REFEREE, "result", "") == []
     await table.refused(HERE, REFEREE, "turn.next", "error.campaign.here")
+
+
+async def test_a_campaign_stored_before_kinds_keeps_working(tmp_path: Path) -> None:
+    """A campaign of a file from before schema 11 (its row's ruleset "campaign") is, once the
+    file is opened and migrated, a campaign: it reads, takes its players, keeps its channel
+    from game commands and the games' listing, and helps with its games' ruleset."""
+    async with await SqliteStore.open(tmp_path / "source.db") as source:
+        await Table(source)(HERE, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita")
+        bundle = (await source.export(HERE)).to_json_dict()
+    bundle["game"]["ruleset"] = "campaign"  # as the releases before 11 stored a campaign
+    path = tmp_path / "at-10.db"
+    connection = raw_connection(path)
+    try:
+        apply_migrations(connection, str(path), target=7)
+        insert_at_schema_7(connection, bundle)
+        apply_migrations(connection, str(path), target=10)
+    finally:
+        connection.close()
+    async with await SqliteStore.open(path) as store:  # migrates to 11
+        table = Table(store)
+        stored = await store.load(HERE)
+        assert (stored.kind, stored.ruleset) == ("campaign", "campaign")
+        assert "Orbita" in reply_text(await table(HERE, ANNA, "campaign.status"))
+        await table(HERE, REFEREE, "campaign.invite", user=ANNA, side="legione")
+        joined = await table(HERE, ANNA, "campaign.join", side="legione")
+        assert [n.key for n in joined.notices] == ["bot.campaign.joined"]
+        await table.refused(HERE, REFEREE, "turn.next", "error.campaign.here")
+        assert "Orbita" not in reply_text(await table(HERE + 1, ANNA, "game.list"))
+        assert await table.service.commands(HERE) == list(COMMANDS)
+        assert (await table(HERE, ANNA, "help")).ruleset == "w40k4"  # its state names it
+        assert await store.check() == []
