@@ -9,6 +9,7 @@ from typing import Any
 
 import asyncpg
 
+from db import migrations, migrations_pg
 from db.chain import VerifiedHead
 from db.core.steps import Fetch, Query, read
 from db.hashing import canonical_json
@@ -158,3 +159,28 @@ async def insert_at_schema_7_pg(connection: asyncpg.Connection, bundle: dict) ->
             "INSERT INTO members VALUES ($1, $2, $3, $4, $5)",
             [(*m[:4], parse_timestamp(m[4])) for m in members],
         )
+
+
+def file_at_schema(path: Path, bundles: list[dict], schema: int) -> None:
+    """A SQLite file holding exported games as the release of ``schema`` left them: written
+    at schema 7, brought to ``schema`` by the shipped migrations."""
+    connection = raw_connection(path)
+    try:
+        migrations.apply_migrations(connection, str(path), target=7)
+        for bundle in bundles:
+            insert_at_schema_7(connection, bundle)
+        migrations.apply_migrations(connection, str(path), target=schema)
+    finally:
+        connection.close()
+
+
+async def postgres_at_schema(url: str, bundles: list[dict], schema: int) -> None:
+    """`file_at_schema` on PostgreSQL."""
+    connection = await asyncpg.connect(url)
+    try:
+        await migrations_pg.apply_migrations(connection, "test", target=7)
+        for bundle in bundles:
+            await insert_at_schema_7_pg(connection, bundle)
+        await migrations_pg.apply_migrations(connection, "test", target=schema)
+    finally:
+        await connection.close()

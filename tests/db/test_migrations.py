@@ -24,7 +24,14 @@ from db.migrations import (
 from db.models import NewEvent
 from db.postgres import PostgresStore
 from db.sqlite import SqliteStore
-from tests.db.helpers import insert_at_schema_7, insert_at_schema_7_pg, new_game, raw_connection
+from tests.db.helpers import (
+    file_at_schema,
+    insert_at_schema_7,
+    insert_at_schema_7_pg,
+    new_game,
+    postgres_at_schema,
+    raw_connection,
+)
 
 
 def tables_of(path: Path) -> set[str]:
@@ -537,12 +544,9 @@ async def _assert_kinds_after_11(store: Any) -> None:
 async def test_migration_11_makes_the_campaigns_records_of_their_kind(tmp_path: Path) -> None:
     bundles = await _campaign_and_game_bundles(tmp_path)
     path = tmp_path / "at-10.db"
+    file_at_schema(path, bundles, 10)  # the schema of the last release
     connection = raw_connection(path)
     try:
-        apply_migrations(connection, str(path), target=7)
-        for bundle in bundles:
-            insert_at_schema_7(connection, bundle)
-        apply_migrations(connection, str(path), target=10)  # the schema of the last release
         sealed = dict(connection.execute("SELECT channel_id, rows_digest FROM games"))
     finally:
         connection.close()
@@ -567,12 +571,9 @@ async def test_postgres_migration_11_makes_the_campaigns_records_of_their_kind(
     tmp_path: Path, pg_url: str
 ) -> None:
     bundles = await _campaign_and_game_bundles(tmp_path)
+    await postgres_at_schema(pg_url, bundles, 10)
     connection = await asyncpg.connect(pg_url)
     try:
-        await migrations_pg.apply_migrations(connection, "test", target=7)
-        for bundle in bundles:
-            await insert_at_schema_7_pg(connection, bundle)
-        await migrations_pg.apply_migrations(connection, "test", target=10)
         sealed = dict(await connection.fetch("SELECT channel_id, rows_digest FROM games"))
     finally:
         await connection.close()
@@ -584,7 +585,9 @@ async def test_postgres_migration_11_makes_the_campaigns_records_of_their_kind(
         resealed = dict(await connection.fetch("SELECT channel_id, rows_digest FROM games"))
         assert resealed[GAME_CHANNEL] == sealed[GAME_CHANNEL]
         assert resealed[CAMPAIGN_CHANNEL] != sealed[CAMPAIGN_CHANNEL]
-        await connection.execute("UPDATE games SET kind = 'game' WHERE channel_id = $1", 51)
+        await connection.execute(
+            "UPDATE games SET kind = 'game' WHERE channel_id = $1", CAMPAIGN_CHANNEL
+        )
     finally:
         await connection.close()
     async with await PostgresStore.open(pg_url) as store:

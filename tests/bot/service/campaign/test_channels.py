@@ -9,14 +9,13 @@ from typing import Any
 
 from bot.commands import COMMANDS
 from bot.render_text import reply_text
-from db.migrations import apply_migrations
 from db.sqlite import SqliteStore
 from tests.bot.service.campaign.test_commands import (
     ANNA,
     REFEREE,
     Table,
 )
-from tests.db.helpers import insert_at_schema_7, raw_connection
+from tests.db.helpers import file_at_schema
 
 HERE = 600
 
@@ -76,13 +75,7 @@ async def test_a_campaign_stored_before_kinds_keeps_working(tmp_path: Path) -> N
         bundle = (await source.export(HERE)).to_json_dict()
     bundle["game"]["ruleset"] = "campaign"  # as the releases before 11 stored a campaign
     path = tmp_path / "at-10.db"
-    connection = raw_connection(path)
-    try:
-        apply_migrations(connection, str(path), target=7)
-        insert_at_schema_7(connection, bundle)
-        apply_migrations(connection, str(path), target=10)
-    finally:
-        connection.close()
+    file_at_schema(path, [bundle], 10)
     async with await SqliteStore.open(path) as store:  # migrates to 11
         table = Table(store)
         stored = await store.load(HERE)
