@@ -132,9 +132,7 @@ def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
 
 #: The two reasons a game's rows fail their checksum (the bot shows them localized).
 ROWS_UNSEALED = "the checksum of its members, deadlines and settings is missing"
-ROWS_EDITED = (
-    "its members, deadlines or settings (language, ruleset, kind, creation) were edited"
-)
+ROWS_EDITED = "its members, deadlines or settings (language, ruleset, kind, creation) were edited"
 
 
 def rows_problem(stored: object, computed: str) -> str | None:

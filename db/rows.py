@@ -58,7 +58,7 @@ def check_kind(value: object, channel_id: int) -> GameKind:
     """A stored record kind, or a CorruptRecord naming the channel."""
     if value not in GAME_KINDS:
         raise CorruptRecord(channel_id, f"unknown record kind {value!r}")
-    return cast(GameKind, value)
+    return value
 
 
 def summary_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> GameSummary:
