@@ -54,7 +54,7 @@ from db.export import history_pages
 from db.history import ExportHead, StoredVersion
 from db.models import EventRecord, GameRecord
 from rules.campaign.book import book_files
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState
+from rules.campaign.state import CampaignState
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
@@ -311,7 +311,7 @@ def ruleset_here(record: GameRecord | None) -> str:
     """The ruleset a channel plays: its game's, a campaign's own (its games'), else ""."""
     if record is None:
         return ""
-    if record.ruleset == CAMPAIGN_KIND:
+    if record.is_campaign:
         return CampaignState.from_json(record.document).ruleset
     return record.ruleset
 
@@ -339,9 +339,11 @@ async def commands_of(services: Services, channel_id: int) -> list[CommandSpec]:
         record: GameRecord | None = await services.store.load(channel_id)
     except StoreError:
         record = None
+    if record is not None and record.is_campaign:
+        record = None  # a campaign's channel holds no game of a ruleset: every command
     try:
         rules = services.rules(record.ruleset) if record is not None else None
-    except UnknownName:  # a campaign's channel holds no game of a ruleset
+    except UnknownName:  # a ruleset this release does not have
         rules = None
     return channel_commands(rules)
 
@@ -424,6 +426,9 @@ async def choices(
         record = await store.load(channel_id)
     except (GameNotFound, StoreError):
         return []
+    if record.is_campaign:  # its state is no ruleset's document: only its own sides to name
+        sides = CampaignState.from_json(record.document).sides if kind == "side" else {}
+        return _matching(list(sides), typed)
     rules = services.rules(record.ruleset)
     if kind == "side":
         return _matching(list(rules.sides(record.document)), typed)

@@ -36,7 +36,7 @@ from bot.service.web_links import link_signer, use_links
 from bot.web.links import Kind, Link, LinkSigner
 from db.errors import GameNotFound
 from db.models import EventRecord
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
+from rules.campaign.state import CampaignState, Standing, event_of, standings
 from rules.campaign.story import CampaignMap
 from rules.campaign.text import (
     book_lines,
@@ -82,7 +82,7 @@ async def game_link(call: Call) -> Reply:
     request = call.request
     context = await call.open()
     record = context.record
-    if record.ruleset == CAMPAIGN_KIND:
+    if record.is_campaign:
         raise ServiceError("error.campaign.here", name=str(record.document.get("name", "")))
     seat = seat_among(request, context.members, context.side_roles)
     return _link_reply(call, "game", record.language, seat.referee, not seat.seated)
@@ -229,7 +229,7 @@ async def game_context(services: Services, channel: int) -> TableContext:
         context = await open_table(services.store, channel)
     except GameNotFound:
         raise NotFound(channel) from None
-    if context.record.ruleset == CAMPAIGN_KIND:
+    if context.record.is_campaign:
         raise NotFound(channel)
     return context
 

@@ -196,7 +196,7 @@ async def test_an_old_version_is_what_the_chain_vouches_for_even_past_an_undone_
         await store.load(TAMPERED)
         # Patch 20 sets the turn to 99 instead of 20; patch 21 sets it to 21 all the same.
         await backend.tamper(
-            "UPDATE patches SET patch = '[[[\"log\"],18,18,[\"turn 18\"]],[[\"turn\"],99]]' "
+            'UPDATE patches SET patch = \'[[["log"],18,18,["turn 18"]],[["turn"],99]]\' '
             "WHERE channel_id = 7 AND version = 20"
         )
         assert (await store.state_at(TAMPERED, 22)).document == document_at(22)
