@@ -12,8 +12,10 @@ from db.chain import (
     PatchRow,
     VerifiedChains,
     VerifiedHead,
+    VerifiedState,
     first_to_verify,
     stamp_text,
+    verify_forward,
     verify_old_version,
     verify_span,
 )
@@ -90,12 +92,17 @@ def span_rows(
 
 
 def verified_up_to(
-    channel_id: int, chains: VerifiedChains, stored: VerifiedHead, known: VerifiedHead | None
+    channel_id: int,
+    chains: VerifiedChains,
+    stored: VerifiedHead,
+    known: VerifiedHead | None,
+    base: VerifiedState | None = None,
 ) -> Step[None]:
     """Make ``stored`` (the game's head as read in this transaction) a head this process
-    verified: the whole history the first time, else from the nearest whole document at or
-    below ``known``, the head verified when the operation started (`db.chain.first_to_verify`);
-    `ChainBroken` at the first bad event.
+    verified: the whole history the first time, else from ``known``, the head verified when
+    the operation started (`db.chain.first_to_verify`): from its document when ``base``
+    holds it (the versions after it only, `db.chain.verify_forward`), otherwise from the
+    nearest whole document at or below it; `ChainBroken` at the first bad event.
 
     ``known`` is taken before the operation's first read: a head this process committed
     after that (another coroutine's commit, on PostgreSQL's pool) may be ahead of what this
@@ -108,6 +115,9 @@ def verified_up_to(
     if refused is not None:
         raise refused
     anchor = known if known is not None and known.game == stored.game else None
+    if anchor is not None and base is not None and base.head == anchor:
+        yield from _verified_forward(channel_id, chains, stored, base)
+        return
     if anchor is not None:
         base = yield Query(_WHOLE_BELOW, (channel_id, first), "value")
         first = base if type(base) is int and base >= 1 else 1
@@ -137,6 +147,35 @@ def verified_up_to(
     chains.remember(channel_id, stored, snapshots)
 
 
+def _verified_forward(
+    channel_id: int, chains: VerifiedChains, stored: VerifiedHead, base: VerifiedState
+) -> Step[None]:
+    """`verified_up_to` from the verified head's own document: the rows of the versions
+    after it only."""
+    events, full, patches = yield from span_rows(
+        channel_id, base.head.seq + 1, stored.seq, stored.seq, every=False, first_patch=True
+    )
+    snapshots: dict[int, str] = {}
+    try:
+        yield Compute(
+            partial(
+                verify_forward,
+                channel_id,
+                base=base,
+                last=stored.seq,
+                events=events,
+                full=full,
+                patches=patches,
+                timestamp=stamp_text,
+                snapshots=snapshots,
+            )
+        )
+    except ChainBroken as error:
+        chains.refuse(channel_id, stored, error)
+        raise
+    chains.remember(channel_id, stored, snapshots)
+
+
 def check_head(
     channel_id: int,
     chains: VerifiedChains,
@@ -144,12 +183,14 @@ def check_head(
     game: str,
     version: int,
     head_hash: str,
+    base: VerifiedState | None = None,
 ) -> Step[None]:
     """Nothing is used on top of a chain this process has not verified: a dictionary
-    lookup while the head is the one it verified or wrote itself."""
+    lookup while the head is the one it verified or wrote itself (``base``: that head's
+    document, if the caller holds it, `verified_up_to`)."""
     if not chains.matches(channel_id, game, version, head_hash):
         stored = VerifiedHead(game, version, head_hash)
-        yield from verified_up_to(channel_id, chains, stored, known)
+        yield from verified_up_to(channel_id, chains, stored, known, base)
 
 
 def chain_head(channel_id: int) -> Step[VerifiedHead]:
