@@ -4,6 +4,7 @@ as step functions: the rows are read by the driver, the hashing runs off the eve
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -115,53 +116,25 @@ def verified_up_to(
     if refused is not None:
         raise refused
     anchor = known if known is not None and known.game == stored.game else None
+    check: Callable[..., object]
     if anchor is not None and base is not None and base.head == anchor:
-        yield from _verified_forward(channel_id, chains, stored, base)
-        return
-    if anchor is not None:
-        base = yield Query(_WHOLE_BELOW, (channel_id, first), "value")
-        first = base if type(base) is int and base >= 1 else 1
-    events, full, patches = yield from span_rows(
-        channel_id, first, stored.seq, stored.seq, every=anchor is None
-    )
-    snapshots: dict[int, str] = {}
-    try:
-        yield Compute(
-            partial(
-                verify_span,
-                channel_id,
-                first=first,
-                last=stored.seq,
-                events=events,
-                full=full,
-                patches=patches,
-                timestamp=stamp_text,
-                anchor=anchor,
-                whole=anchor is None,
-                snapshots=snapshots,
-            )
+        events, full, patches = yield from span_rows(
+            channel_id, anchor.seq + 1, stored.seq, stored.seq, every=False, first_patch=True
         )
-    except ChainBroken as error:
-        chains.refuse(channel_id, stored, error)
-        raise
-    chains.remember(channel_id, stored, snapshots)
-
-
-def _verified_forward(
-    channel_id: int, chains: VerifiedChains, stored: VerifiedHead, base: VerifiedState
-) -> Step[None]:
-    """`verified_up_to` from the verified head's own document: the rows of the versions
-    after it only."""
-    events, full, patches = yield from span_rows(
-        channel_id, base.head.seq + 1, stored.seq, stored.seq, every=False, first_patch=True
-    )
+        check = partial(verify_forward, channel_id, base=base)
+    else:
+        if anchor is not None:
+            below = yield Query(_WHOLE_BELOW, (channel_id, first), "value")
+            first = below if type(below) is int and below >= 1 else 1
+        events, full, patches = yield from span_rows(
+            channel_id, first, stored.seq, stored.seq, every=anchor is None
+        )
+        check = partial(verify_span, channel_id, first=first, anchor=anchor, whole=anchor is None)
     snapshots: dict[int, str] = {}
     try:
         yield Compute(
             partial(
-                verify_forward,
-                channel_id,
-                base=base,
+                check,
                 last=stored.seq,
                 events=events,
                 full=full,
