@@ -271,6 +271,7 @@ class CoreStore(ABC):
                 channel_id,
             )
         kept = self.head_cache.get(channel_id)
+        base = None
         if kept is not None:
             counter, retried = await self._run(
                 partial(games.probe, self.dialect, interaction),
@@ -285,6 +286,9 @@ class CoreStore(ABC):
                 and self.verified_chains.head(channel_id) == kept.head
             ):
                 return _served(kept.context)
+            # Another connection wrote: a head it moved is verified forward from the kept
+            # head's document, not from the snapshot below it (`db.core.verify`).
+            base = kept.state
             self.head_cache.forget(channel_id)
         await self._verify_long_history(channel_id)
         ticket = self.head_cache.reading(channel_id)
@@ -296,6 +300,7 @@ class CoreStore(ABC):
                     channel_id,
                     interaction,
                     self.verified_chains,
+                    base,
                 ),
                 "read",
                 channel_id,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from db.chain import VerifiedChains, VerifiedHead, stamp_text
+from db.chain import VerifiedChains, VerifiedHead, VerifiedState, stamp_text
 from db.core.common import (
     EVENT_BY_INTERACTION,
     EVENT_COLUMNS,
@@ -249,10 +249,12 @@ def _record_of(
     covered: Any,
     chains: VerifiedChains,
     known: VerifiedHead | None,
+    base: VerifiedState | None = None,
 ) -> Step[GameRecord]:
     """The game of a `_LOAD_HEAD` row, checked: its document readable, its covered rows
     matching their checksum, its state and head event matching the chain, its chain
-    verified by this process."""
+    verified by this process (from ``base``, the verified head's document, if given:
+    `db.core.verify.verified_up_to`)."""
     if head is None:
         raise GameNotFound(channel_id)
     summary = summary_from_row((*head[:8], head[_HEAD_KIND]), dialect.when)
@@ -277,7 +279,7 @@ def _record_of(
             raise TamperedGame(channel_id, problem)
     head_hash = event_row[13]
     game = stamp_text(head[6])
-    yield from check_head(channel_id, chains, known, game, summary.version, head_hash)
+    yield from check_head(channel_id, chains, known, game, summary.version, head_hash, base)
     return GameRecord(
         channel_id=summary.channel_id,
         guild_id=summary.guild_id,
@@ -312,11 +314,18 @@ def open_command(
 
 
 def open_command_counted(
-    dialect: Dialect, channel_id: int, interaction_id: str | None, chains: VerifiedChains
+    dialect: Dialect,
+    channel_id: int,
+    interaction_id: str | None,
+    chains: VerifiedChains,
+    base: VerifiedState | None = None,
 ) -> Step[tuple[CommandContext, int]]:
     """`open_command` with the dialect's change counter read in the same snapshot (the
-    stamp of what `db.head_cache` keeps)."""
-    context, counter = yield from _open(dialect, channel_id, interaction_id, chains, counted=True)
+    stamp of what `db.head_cache` keeps); a head moved since ``base`` (the document of the
+    head verified before, which `db.head_cache` kept) is verified from it."""
+    context, counter = yield from _open(
+        dialect, channel_id, interaction_id, chains, counted=True, base=base
+    )
     return context, int(counter)
 
 
@@ -342,6 +351,7 @@ def _open(
     chains: VerifiedChains,
     *,
     counted: bool,
+    base: VerifiedState | None = None,
 ) -> Step[tuple[CommandContext, Any]]:
     known = chains.head(channel_id)
     reads = [
@@ -353,7 +363,7 @@ def _open(
         reads.append(Query(f"SELECT {dialect.change_counter}", (), "value"))
     head, covered, earlier, *counter = yield Batch(tuple(reads))
     earlier_event = None if interaction_id is None else event_of_row(earlier, dialect)
-    record = yield from _record_of(dialect, channel_id, head, covered, chains, known)
+    record = yield from _record_of(dialect, channel_id, head, covered, chains, known, base)
     members = sorted(
         (row for row in covered if row[0] == MEMBER_ROW), key=lambda row: (row[5], row[1])
     )
