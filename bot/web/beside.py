@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
 
-from bot.service.web import use_links
+from bot.service.links import use_links
 from bot.settings import Settings
 from bot.web.app import WebServer, signer_of, start_web
 from db.open import describe, open_store

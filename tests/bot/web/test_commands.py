@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bot.service.web import use_links
+from bot.service.links import use_links
 from bot.settings import SettingsError, load_settings
 from bot.web.app import signer_of
 from rules.core.errors import RulesError
