@@ -50,10 +50,9 @@ from aiohttp.test_utils import TestServer
 
 from bot.app.settings import load_settings
 from bot.service import GameService, Request
-from bot.service.web import use_links
+from bot.service.links import LinkSigner, use_links
 from bot.web.app import WebPages
 from bot.web.beside import start_pages_process
-from bot.web.links import LinkSigner
 from db.drivers.sqlite import SqliteStore
 
 GAME, OTHER = 10, 11

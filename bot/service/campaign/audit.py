@@ -32,7 +32,6 @@ from db.errors import GameNotFound, StoreError
 from db.models import ExportBundle, Scope
 from db.protocol import GameStore
 from rules.campaign.state import (
-    CAMPAIGN_KIND,
     CampaignCreated,
     CampaignState,
     apply,
@@ -73,7 +72,7 @@ def replay_campaign_log(bundle: ExportBundle) -> ReplayReport:
     final = None if state is None or divergence is not None else state.to_json()
     return ReplayReport(
         game.channel_id,
-        game.ruleset,
+        game.kind,  # named "campaign" on the command line: its ruleset is its games'
         game.version,
         game.status,
         divergence,
@@ -95,7 +94,7 @@ async def campaign_problems(store: GameStore) -> list[str]:
     games = await store.all_games()
     campaigns: dict[int, CampaignState] = {}
     for summary in games:
-        if summary.ruleset != CAMPAIGN_KIND:
+        if not summary.is_campaign:
             continue
         channel = summary.channel_id
         try:
@@ -113,7 +112,7 @@ async def campaign_problems(store: GameStore) -> list[str]:
         problems += await _results_problems(store, channel, state)
         problems += _owed_problems(channel, state)
     for summary in games:
-        if summary.ruleset != CAMPAIGN_KIND:
+        if not summary.is_campaign:
             problems += await _unlisted_problems(store, summary.channel_id, campaigns)
     return problems
 

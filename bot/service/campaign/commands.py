@@ -39,7 +39,6 @@ from db.errors import GameExists, GameNotFound, VersionConflict
 from db.models import GameRecord
 from rules.campaign.book import CampaignBook
 from rules.campaign.state import (
-    CAMPAIGN_KIND,
     MAX_NAME,
     CampaignCreated,
     CampaignEnded,
@@ -73,7 +72,7 @@ async def new_campaign(call: Call) -> Reply:
         existing = await services.store.load(request.channel_id)
     except GameNotFound:
         existing = None
-    if existing is not None and (existing.ruleset == CAMPAIGN_KIND or existing.status != "ended"):
+    if existing is not None and (existing.is_campaign or existing.status != "ended"):
         raise ServiceError(
             "error.campaign.channel_taken",
             channel=channel_label(request.channel_id, request.guild_id is not None),
@@ -120,7 +119,7 @@ async def new_campaign(call: Call) -> Reply:
         record = await services.store.create_game(
             request.channel_id,
             guild_id=request.guild_id,
-            ruleset=CAMPAIGN_KIND,
+            ruleset=ruleset,
             language=language,
             document=state.to_json(),
             status="active",
@@ -128,6 +127,7 @@ async def new_campaign(call: Call) -> Reply:
             interaction_id=request.interaction_id,
             referee_id=request.user_id,
             origin={CAMPAIGN_ARG: event_json(created)},
+            kind="campaign",
         )
     except GameExists:
         raise ServiceError(
@@ -225,9 +225,7 @@ async def link_new_game(call: Call) -> Reply:
             existing = await store.load(target)
         except GameNotFound:
             existing = None
-        if existing is not None and (
-            existing.ruleset == CAMPAIGN_KIND or existing.status != "ended"
-        ):
+        if existing is not None and (existing.is_campaign or existing.status != "ended"):
             raise ServiceError(
                 "error.campaign.channel_taken", channel=channel_label(target, in_guild)
             )

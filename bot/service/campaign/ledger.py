@@ -19,7 +19,6 @@ from bot.service.handlers import Call, Services
 from db.errors import GameNotFound
 from db.models import GameRecord, NewEvent
 from rules.campaign.state import (
-    CAMPAIGN_KIND,
     CampaignEvent,
     CampaignState,
     apply,
@@ -43,7 +42,7 @@ async def load_campaign(services: Services, channel_id: int) -> tuple[GameRecord
         record = await services.store.load(channel_id)
     except GameNotFound:
         raise ServiceError("error.campaign.none") from None
-    if record.ruleset != CAMPAIGN_KIND:
+    if not record.is_campaign:
         raise ServiceError("error.campaign.none")
     return record, CampaignState.from_json(record.document)
 
