@@ -36,7 +36,8 @@ from bot.service.web_links import link_signer, use_links
 from bot.web.links import Kind, Link, LinkSigner
 from db.errors import GameNotFound
 from db.models import EventRecord
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState, Standing, event_of, standings
+from rules.campaign.events import event_of
+from rules.campaign.state import CAMPAIGN_KIND, CampaignState, Standing, standings
 from rules.campaign.story import CampaignMap
 from rules.campaign.text import (
     book_lines,

@@ -22,12 +22,12 @@ import yaml
 
 from bot.service import Reply, TextReply
 from bot.service.replies import CampaignReply
-from rules.campaign.aftermath import CampaignAftermath
 from rules.campaign.aftermath_fold import taken_back
+from rules.campaign.events import CampaignAftermath, CampaignGame, CampaignReversal
 from rules.campaign.muster import fielding
 from rules.campaign.roster import Status, rosters_hash
 from rules.campaign.rules import CampaignRules, FateTable, campaign_rules
-from rules.campaign.state import CampaignGame, CampaignReversal, CampaignState, apply, replay
+from rules.campaign.state import CampaignState, apply, replay
 from rules.campaign.text import book_lines, due_lines, page_lines
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset

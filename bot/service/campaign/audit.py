@@ -31,14 +31,8 @@ from db.errors import GameNotFound, StoreError
 from db.hashing import canonical_json
 from db.models import ExportBundle, Scope
 from db.protocol import GameStore
-from rules.campaign.state import (
-    CAMPAIGN_KIND,
-    CampaignCreated,
-    CampaignState,
-    apply,
-    event_of,
-    start,
-)
+from rules.campaign.events import CampaignCreated, event_of
+from rules.campaign.state import CAMPAIGN_KIND, CampaignState, apply, start
 from rules.core.errors import RulesError
 
 

@@ -37,7 +37,8 @@ from bot.service.events import people, plain_mentions
 from bot.service.handlers import Call
 from bot.service.replies import FilesReply, Reply
 from db.models import EventRecord
-from rules.campaign.state import CampaignState, event_of
+from rules.campaign.events import event_of
+from rules.campaign.state import CampaignState
 from rules.campaign.story import CampaignMap, MapArea, holders, step_of
 from rules.campaign.text import log_text, status_lines
 from rules.core.i18n import translate

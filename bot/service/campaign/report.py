@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from bot.service.events import event_line
 from db.models import EventRecord
+from rules.campaign.events import CampaignResult
 from rules.campaign.rules import campaign_rules
-from rules.campaign.state import CampaignResult, CampaignState, standings
+from rules.campaign.state import CampaignState, standings
 from rules.campaign.text import entry_line, roster_lines
 from rules.core.i18n import colon, has_key, semicolon, translate
 from rules.core.words import in_language, joined

@@ -22,7 +22,8 @@ from bot.service import GameService
 from bot.service.campaign import calendar
 from bot.service.campaign.adopt import PENDING, STALE_AFTER
 from db.models import Scope
-from rules.campaign.state import event_of, replay, standings
+from rules.campaign.events import event_of
+from rules.campaign.state import replay, standings
 from rules.campaign.story import holders
 from tests.bot.service.campaign.test_commands import (
     ANNA,

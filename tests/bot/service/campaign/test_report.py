@@ -13,7 +13,7 @@ import pytest
 from bot.render_text import reply_text
 from bot.service.campaign.report import losses_text
 from db.sqlite import SqliteStore
-from rules.campaign.state import CampaignResult
+from rules.campaign.events import CampaignResult
 from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,

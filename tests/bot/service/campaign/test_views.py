@@ -11,7 +11,7 @@ from bot.discord.outgoing import safe_name
 from bot.render_text import reply_text
 from bot.service.campaign import CAMPAIGN_ARG
 from bot.service.replies import CampaignReply
-from rules.campaign.state import event_of
+from rules.campaign.events import event_of
 from rules.campaign.text import (
     AftermathPage,
     ListedCampaign,
