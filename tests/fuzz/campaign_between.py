@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from bot.export import discard
+from bot.render.campaign_report import with_report
 from bot.service import Reply, TextReply
 from bot.service.replies import CampaignReply
 from rules.campaign.aftermath_fold import taken_back
@@ -587,7 +589,9 @@ async def export(fuzzer: CampaignFuzzer) -> None:
     if reply is None:
         return
     record = await fuzzer.store.load(fuzzer.channel)
-    files = getattr(reply, "files", {})
+    written = await with_report(reply)  # the report is data the front ends write
+    files = getattr(written, "files", {})
+    discard(getattr(written, "spool", None))
     log = files.get("campaign-log.json")
     if "campaign-report.md" not in files or log is None:
         fuzzer.fail(f"/campaign export gave {sorted(files)}")

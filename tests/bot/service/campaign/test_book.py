@@ -17,6 +17,7 @@ import pytest
 from PIL import Image
 
 from bot.render import campaign_map as drawn
+from bot.render.campaign_report import with_report
 from bot.render_text import reply_text
 from bot.service import GameService
 from bot.service.campaign import calendar
@@ -117,7 +118,7 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
 
     # The after-action report and the log as files.
-    exported = await table(CAMPAIGN, OUTSIDER, "campaign.export")
+    exported = await with_report(await table(CAMPAIGN, OUTSIDER, "campaign.export"))
     report = exported.files["campaign-report.md"].decode()
     data = json.loads(exported.files["campaign-log.json"])
     head = (await any_store.load(CAMPAIGN)).head_hash

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.render.campaign_report import with_report
 from bot.render_text import reply_text
-from bot.service.campaign.report import losses_text
 from db.sqlite import SqliteStore
 from rules.campaign.events import CampaignResult
+from rules.campaign.report import losses_text
 from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
@@ -54,7 +55,7 @@ async def _play(table: Table) -> Table:
 
 
 async def test_the_report_names_people_outcomes_rosters_and_the_winner(played: Table) -> None:
-    exported = await played(CAMPAIGN, OUTSIDER, "campaign.export")
+    exported = await with_report(await played(CAMPAIGN, OUTSIDER, "campaign.export"))
     report = exported.files["campaign-report.md"].decode()
     assert "<@" not in report  # nobody as a mention id
     assert f"- Astral Legion: user{ANNA}" in report
@@ -67,7 +68,7 @@ async def test_the_report_names_people_outcomes_rosters_and_the_winner(played: T
 async def test_a_free_roll_is_listed_by_the_export_and_the_log(played: Table) -> None:
     events = await played.campaign_events()
     roll = next(e for e in events if e.verb == "roll")
-    exported = await played(CAMPAIGN, OUTSIDER, "campaign.export")
+    exported = await with_report(await played(CAMPAIGN, OUTSIDER, "campaign.export"))
     report = exported.files["campaign-report.md"].decode()
     listed = [line for line in report.splitlines() if line.startswith("- #")]
     assert len(listed) == len(events) == dict(exported.notices[0].params)["events"]
