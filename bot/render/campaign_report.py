@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ from rules.campaign.events import event_of
 from rules.campaign.report import report_entry, report_head, report_tail
 from rules.campaign.state import CampaignState
 from rules.campaign.text import log_text
+
+log = logging.getLogger(__name__)
 
 #: The report's file, attached first.
 REPORT_FILE = "campaign-report.md"
@@ -90,11 +93,17 @@ def _written(report: CampaignReport, language: str, spool: Path) -> dict[str, An
 
 async def with_report(reply: Reply) -> Reply:
     """The reply with its campaign report written (off the event loop) and attached before
-    its other files; the reply as it is when it carries none."""
+    its other files; the reply as it is when it carries none; without the report when
+    writing it failed (logged: the log's file still goes, and the spool is removed as
+    ever)."""
     if not isinstance(reply, FilesReply) or reply.campaign_report is None:
         return reply
     spool = reply.spool or reply.campaign_report.events.parent
-    files = await asyncio.to_thread(_written, reply.campaign_report, reply.language, spool)
+    try:
+        files = await asyncio.to_thread(_written, reply.campaign_report, reply.language, spool)
+    except Exception:
+        log.exception("could not write the report of campaign %r", reply.campaign_report.state.name)
+        return dataclasses.replace(reply, campaign_report=None, spool=spool)
     return dataclasses.replace(
         reply, files={**files, **reply.files}, campaign_report=None, spool=spool
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.export import discard, read_file
 from bot.render.campaign_report import REPORT_FILE, report_text, with_report
 from bot.service.replies import FilesReply, TextReply
@@ -62,3 +64,20 @@ async def test_a_reply_without_a_report_goes_as_it_is() -> None:
     assert await with_report(plain) is plain
     files = FilesReply(language="en", files={"x.json": b"{}"})
     assert await with_report(files) is files
+
+
+async def test_a_report_that_cannot_be_written_leaves_the_log_to_go(
+    any_store: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Writing the report fails (its events' file gone): logged, the reply goes with the
+    log's file alone, its spool still named for the front end to remove."""
+    exported = await _exported(Table(any_store), "en")
+    exported.campaign_report.events.unlink()
+    written = await with_report(exported)
+    try:
+        assert isinstance(written, FilesReply) and written.campaign_report is None
+        assert list(written.files) == ["campaign-log.json"]
+        assert written.spool == exported.spool
+        assert "could not write the report of campaign 'Orbita'" in caplog.text
+    finally:
+        discard(written.spool)

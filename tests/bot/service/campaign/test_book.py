@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bot.export import discard
 from bot.render import campaign_map as drawn
 from bot.render.campaign_report import with_report
 from bot.render_text import reply_text
@@ -120,6 +121,7 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     # The after-action report and the log as files.
     exported = await with_report(await table(CAMPAIGN, OUTSIDER, "campaign.export"))
     report = exported.files["campaign-report.md"].decode()
+    discard(exported.spool)  # the files are bytes: the spool goes
     data = json.loads(exported.files["campaign-log.json"])
     head = (await any_store.load(CAMPAIGN)).head_hash
     assert data["head_hash"] == head and f"Head hash of the campaign's log: {head}" in report
@@ -343,6 +345,8 @@ async def test_the_export_draws_the_map_coloured_by_holder(any_store: Any) -> No
     assert first[0] != second[0] and second[0] == second[1]
     assert _outlined(pictures[0], 0)  # fought for while in play
     assert not _outlined(pictures[1], 0)
+    for exported in (before, after):
+        discard(exported.spool)  # the report's events wait there for a front end
 
 
 def _box_colours(png: bytes) -> list[Any]:

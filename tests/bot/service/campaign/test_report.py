@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.export import discard
 from bot.render.campaign_report import with_report
 from bot.render_text import reply_text
 from db.sqlite import SqliteStore
@@ -57,6 +58,7 @@ async def _play(table: Table) -> Table:
 async def test_the_report_names_people_outcomes_rosters_and_the_winner(played: Table) -> None:
     exported = await with_report(await played(CAMPAIGN, OUTSIDER, "campaign.export"))
     report = exported.files["campaign-report.md"].decode()
+    discard(exported.spool)  # the files are bytes: the spool goes
     assert "<@" not in report  # nobody as a mention id
     assert f"- Astral Legion: user{ANNA}" in report
     assert "**Campaign won by Raiders, 3 points.**" in report
@@ -70,6 +72,7 @@ async def test_a_free_roll_is_listed_by_the_export_and_the_log(played: Table) ->
     roll = next(e for e in events if e.verb == "roll")
     exported = await with_report(await played(CAMPAIGN, OUTSIDER, "campaign.export"))
     report = exported.files["campaign-report.md"].decode()
+    discard(exported.spool)  # the files are bytes: the spool goes
     listed = [line for line in report.splitlines() if line.startswith("- #")]
     assert len(listed) == len(events) == dict(exported.notices[0].params)["events"]
     assert f"user{ANNA} — free dice 2d6" in report and f"`{roll.hash}`" in report
