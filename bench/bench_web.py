@@ -49,11 +49,10 @@ from aiohttp import ClientSession
 from aiohttp.test_utils import TestServer
 
 from bot.service import GameService, Request
-from bot.service.web import use_links
+from bot.service.links import LinkSigner, use_links
 from bot.settings import load_settings
 from bot.web.app import WebPages
 from bot.web.beside import start_pages_process
-from bot.web.links import LinkSigner
 from db.sqlite import SqliteStore
 
 GAME, OTHER = 10, 11

@@ -17,7 +17,6 @@ from db.cli import EXIT_OK, EXIT_PROBLEMS, add_db_option, db_path, run_check, ru
 from db.errors import StoreError
 from db.open import describe, open_store
 from db.protocol import GameStore
-from rules.campaign.state import CAMPAIGN_KIND
 
 
 def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,14 +51,14 @@ def run_replay(args: argparse.Namespace) -> int:
         diverged = 0
         async with await open_store(path, create=False, migrate=False) as store:
             if channel is None:
-                kinds = {game.channel_id: game.ruleset for game in await store.all_games()}
+                campaigns = {game.channel_id: game.is_campaign for game in await store.all_games()}
             else:
                 record = await store.load(channel)
-                kinds = {record.channel_id: record.ruleset}
-            channels = list(kinds)
+                campaigns = {record.channel_id: record.is_campaign}
+            channels = list(campaigns)
             for channel_id in channels:
                 # A campaign's log is folded by the campaign's rules, a game's by its own.
-                replay = replay_campaign if kinds[channel_id] == CAMPAIGN_KIND else replay_game
+                replay = replay_campaign if campaigns[channel_id] else replay_game
                 try:
                     report = await replay(store, channel_id)
                 except StoreError as error:

@@ -41,6 +41,7 @@ ENVIRONMENT_NAMES = {
     "web_port": "ARBITRO_WEB_PORT",
     "web_secret": "ARBITRO_WEB_SECRET",
     "web_link_days": "ARBITRO_WEB_LINK_DAYS",
+    "web_nice": "ARBITRO_WEB_NICE",
 }
 
 #: The shortest web secret accepted: the links' signatures are only as strong as it.
@@ -165,6 +166,13 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ARBITRO_WEB_LINK_DAYS", "web_link_days"),
         description="how many days a link given by /game web or /campaign web stays good",
     )
+    web_nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        validation_alias=AliasChoices("ARBITRO_WEB_NICE", "web_nice"),
+        description="how much lower than the bot's the priority of the pages' process is",
+    )
 
     @field_validator("web_url")
     @classmethod
@@ -212,6 +220,7 @@ class Settings(BaseSettings):
         "web_host",
         "web_port",
         "web_link_days",
+        "web_nice",
         mode="before",
     )
     @classmethod

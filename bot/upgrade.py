@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from db.errors import CorruptRecord, DamagedFile, StoreError
 from db.protocol import GameStore
-from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE
@@ -62,7 +61,7 @@ async def unreadable_games(store: GameStore) -> list[UnreadableGame]:
     """Every game not ended whose document does not migrate and validate, by channel."""
     found: list[UnreadableGame] = []
     for summary in await store.all_games():
-        if summary.status == "ended" or summary.ruleset == CAMPAIGN_KIND:
+        if summary.status == "ended" or summary.is_campaign:
             continue  # a campaign's state is no ruleset's document (bot/service/campaign/)
         try:
             record = await store.load(summary.channel_id)

@@ -15,9 +15,10 @@ to prove the rows they are about to use are the ones the chain vouches for.
   bounded table (`VerifiedChains`).
 * **Then incrementally.** This process's own commits move the remembered head forward
   (`VerifiedChains.advance`) without reading anything back. A head that moved otherwise
-  (another process committed) is verified from the snapshot below the remembered head
-  up to the new head, anchored at the remembered hash (from the nearest whole document at or
-  below the remembered head). A stored head *behind* or *other
+  (another process committed) is verified up to the new head, anchored at the remembered
+  hash: from the remembered head's own document when the caller kept it (`db.head_cache`:
+  only the versions added since are rebuilt and hashed, `verify_forward`), else from the
+  nearest whole document at or below the remembered head. A stored head *behind* or *other
   than* the remembered one means the history this process verified was shortened or
   rewritten: the game is refused (`first_to_verify`).
 * **Old versions** (`state_at`, undo, rewind, re-roll, export): the nearest whole document
@@ -128,6 +129,16 @@ class VerifiedHead:
     game: str
     seq: int
     hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedState:
+    """The document of a head this process verified (or wrote), as the chain hashed it:
+    what a head another process moved on is verified forward from (`verify_forward`)."""
+
+    head: VerifiedHead
+    #: The head version's canonical document text.
+    text: str
 
 
 class VerifiedChains:
@@ -549,6 +560,39 @@ def verify_page(
     return previous, current
 
 
+def verify_forward(
+    channel_id: int,
+    *,
+    base: VerifiedState,
+    last: int,
+    events: Sequence[Sequence[Any]],
+    full: Sequence[Row],
+    patches: Sequence[PatchRow],
+    timestamp: Timestamp,
+    snapshots: dict[int, str],
+) -> str:
+    """Check versions ``base.head.seq + 1``..``last`` (the head now stored), rebuilt from
+    ``base``, the verified head's document, by their patches: `verify_span`'s checks for each
+    new version (its event hashed and linked, the first to the verified head's hash; its
+    patch's result, and every whole document among them, the head's included, against its
+    event's state hash), none for the versions up to the verified head, which this process
+    verified already. So a head another process moved costs the versions it added, not a
+    replay from the snapshot below the verified head (a game whose patches are small against
+    its document keeps few snapshots). ``snapshots`` receives the anchor events' hashes.
+    Returns the hash of event ``last``; `ChainBroken` at the first bad version."""
+    first = base.head.seq + 1
+    try:
+        current = parse_canonical(base.text)
+    except (TypeError, ValueError, RecursionError) as error:  # verified: not expected
+        raise ChainBroken(channel_id, base.head.seq, STATE_UNREADABLE) from error
+    previous, _, _ = _walk(
+        channel_id, first, last, (events, full, patches), timestamp,
+        start=(base.head.hash, current), upto=last, head=last, snapshots=snapshots,
+        continued=True,
+    )  # fmt: skip
+    return previous
+
+
 def _walk(
     channel_id: int,
     first: int,
@@ -709,6 +753,7 @@ __all__ = [
     "PatchRow",
     "VerifiedChains",
     "VerifiedHead",
+    "VerifiedState",
     "archive_problem",
     "check_event_page",
     "check_event_row",
@@ -716,6 +761,7 @@ __all__ = [
     "stamp_text",
     "verify_bundle",
     "verify_events",
+    "verify_forward",
     "verify_old_version",
     "verify_page",
     "verify_span",

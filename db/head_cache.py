@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
-from db.chain import VerifiedHead
+from db.chain import VerifiedHead, VerifiedState
 from db.models import CommandContext, EventRecord, GameStatus
 
 #: Games kept (the channels played lately).
@@ -64,6 +64,13 @@ class CachedHead:
     @property
     def size(self) -> int:
         return len(self.context.record.document_text or "")
+
+    @property
+    def state(self) -> VerifiedState | None:
+        """The head's document as verified: where a head another connection moved on is
+        verified from (`db.core.verify.verified_up_to`)."""
+        text = self.context.record.document_text
+        return None if text is None else VerifiedState(self.head, text)
 
 
 @dataclass(eq=False, slots=True)

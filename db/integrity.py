@@ -1,7 +1,7 @@
 """The checksum of the rows the hash chain does not cover.
 
 The event log's hash chain vouches for every state and event of a game, but not for the
-rows beside it: the game's own row (guild, ruleset, language, creation time), its members
+rows beside it: the game's own row (guild, ruleset, language, creation time, kind), its members
 (who is referee, who plays which side) and its sealed feature records (deadlines, pace,
 sides bound to roles: `db.models.FeatureRecord`). Those are brought under one
 digest kept in ``games.rows_digest``. Every store method that writes them refreshes the
@@ -12,7 +12,9 @@ mismatch, and ``arbitro db check`` runs the same comparison, so the two always a
 Recipe (schema 9): ``sha256(canonical({"game": {...}, "members": [...], "records":
 [...]}))`` with members sorted by user id, records by feature then key (each its feature,
 key, stored JSON text, creation and due times) and every timestamp in the fixed text of
-`db.models.format_timestamp`. Not covered on purpose: ``status``/``version`` (the chain
+`db.models.format_timestamp`; since schema 11 the game's ``kind`` too, written only for a
+campaign (a game's digest is the one schema 9 gave it, so the migration reseals only the
+campaigns). Not covered on purpose: ``status``/``version`` (the chain
 covers them), ``updated_at`` (every commit moves it), a record's id and revision, and the
 records a feature does not seal (a reminder's claim, a dice prompt).
 """
@@ -56,11 +58,12 @@ def rows_digest(
 ) -> str:
     """The digest of a game's uncovered rows.
 
-    ``game`` is ``(channel_id, guild_id, ruleset, language, created_at)``; ``members``
+    ``game`` is ``(channel_id, guild_id, ruleset, language, created_at, kind)`` (a kind of
+    None: a game, on a schema before 11); ``members``
     ``(user_id, role, side, joined_at)``; ``records``, the game's sealed feature records,
     ``(feature, key, value, created_at, due_at)`` with the value's stored JSON text.
     """
-    channel_id, guild_id, ruleset, language, created_at = game
+    channel_id, guild_id, ruleset, language, created_at, kind = game
     covered_members = [
         {"user_id": user_id, "role": role, "side": side, "joined_at": _stamp(joined_at)}
         for user_id, role, side, joined_at in members
@@ -78,14 +81,18 @@ def rows_digest(
     # (channel, user) and (feature, scope, key) are unique: the sort keys are unique.
     covered_members.sort(key=lambda member: str(member["user_id"]))
     covered_records.sort(key=lambda record: (str(record["feature"]), str(record["key"])))
+    covered_game = {
+        "channel_id": channel_id,
+        "guild_id": guild_id,
+        "ruleset": ruleset,
+        "language": language,
+        "created_at": _stamp(created_at),
+    }
+    if kind not in (None, "game"):
+        # Only a campaign names its kind: a row flipped either way no longer matches.
+        covered_game["kind"] = kind
     covered = {
-        "game": {
-            "channel_id": channel_id,
-            "guild_id": guild_id,
-            "ruleset": ruleset,
-            "language": language,
-            "created_at": _stamp(created_at),
-        },
+        "game": covered_game,
         "members": covered_members,
         "records": covered_records,
     }
@@ -98,7 +105,7 @@ def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
     The query (one statement, hence one consistent snapshot) returns rows of nine
     columns ``(kind, id, text_a, text_b, text_c, time_a, time_b, number, digest)``:
 
-    * the game: ``(GAME_ROW, channel_id, ruleset, language, NULL, created_at, NULL,
+    * the game: ``(GAME_ROW, channel_id, ruleset, language, kind, created_at, NULL,
       guild_id, rows_digest)``;
     * a member: ``(MEMBER_ROW, user_id, role, side, NULL, joined_at, NULL, NULL, NULL)``;
     * a sealed feature record: ``(RECORD_ROW, id, feature, key, value, created_at, due_at,
@@ -112,7 +119,7 @@ def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
     records: list[tuple[Any, ...]] = []
     for kind, ident, text_a, text_b, text_c, time_a, time_b, number, digest in rows:
         if int(kind) == GAME_ROW:
-            game = (ident, number, text_a, text_b, time_a)
+            game = (ident, number, text_a, text_b, time_a, text_c)
             stored = digest
         elif int(kind) == MEMBER_ROW:
             members.append((ident, text_a, text_b, time_a))
@@ -125,7 +132,7 @@ def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
 
 #: The two reasons a game's rows fail their checksum (the bot shows them localized).
 ROWS_UNSEALED = "the checksum of its members, deadlines and settings is missing"
-ROWS_EDITED = "its members, deadlines or settings (language, ruleset, creation) were edited"
+ROWS_EDITED = "its members, deadlines or settings (language, ruleset, kind, creation) were edited"
 
 
 def rows_problem(stored: object, computed: str) -> str | None:

@@ -14,8 +14,11 @@ from typing import Any, Literal
 
 GameStatus = Literal["setup", "active", "ended"]
 MemberRole = Literal["player", "referee"]
+#: What a record of ``games`` is: a game, or a campaign linking games (its log and state).
+GameKind = Literal["game", "campaign"]
 
 GAME_STATUSES: tuple[GameStatus, ...] = ("setup", "active", "ended")
+GAME_KINDS: tuple[GameKind, ...] = ("game", "campaign")
 MEMBER_ROLES: tuple[MemberRole, ...] = ("player", "referee")
 
 # Verbs the store writes itself; callers of `commit` may not use them, so the undo walk and
@@ -164,12 +167,21 @@ class GameSummary:
     version: int
     created_at: datetime
     updated_at: datetime
+    #: A campaign's ``ruleset`` names the ruleset of its games ("campaign" in a campaign
+    #: stored before schema 11): only its kind tells it from a game.
+    kind: GameKind = "game"
+
+    @property
+    def is_campaign(self) -> bool:
+        """Whether the record is a campaign (its log and state), not a game."""
+        return self.kind == "campaign"
 
     def to_json_dict(self) -> JsonObject:
         """The metadata as a JSON-ready dict."""
         return {
             "channel_id": self.channel_id,
             "guild_id": self.guild_id,
+            "kind": self.kind,
             "ruleset": self.ruleset,
             "language": self.language,
             "status": self.status,
@@ -197,6 +209,12 @@ class GameRecord:
     #: The document's canonical JSON as stored, when the record was read from the store: the
     #: base a command's next commit is diffed against (`db.prepare.CommitPreparer`).
     document_text: str | None = field(default=None, repr=False, compare=False)
+    kind: GameKind = "game"
+
+    @property
+    def is_campaign(self) -> bool:
+        """Whether the record is a campaign (its log and state), not a game."""
+        return self.kind == "campaign"
 
     @property
     def summary(self) -> GameSummary:
@@ -210,6 +228,7 @@ class GameRecord:
             version=self.version,
             created_at=self.created_at,
             updated_at=self.updated_at,
+            kind=self.kind,
         )
 
 

@@ -23,6 +23,7 @@ from db.models import (
     EventRecord,
     ExportBundle,
     FeatureRecord,
+    GameKind,
     GameRecord,
     GameStatus,
     GameSummary,
@@ -60,10 +61,12 @@ class GameStore(Protocol):
         interaction_id: str | None = None,
         referee_id: int | None = None,
         origin: Mapping[str, Any] | None = None,
+        kind: GameKind = "game",
     ) -> GameRecord:
         """Store a new game at version 1, logging a ``game.created`` event; ``referee_id``
         becomes its referee in the same transaction; ``origin`` (JSON) is added to the
-        event's arguments: what the game was made from (a campaign)."""
+        event's arguments: what the game was made from (a campaign); ``kind`` what the
+        record is (``"campaign"``: a campaign's log and state)."""
         ...
 
     async def open_command(

@@ -16,10 +16,12 @@ from typing import Any, cast
 
 from db.errors import CorruptRecord
 from db.models import (
+    GAME_KINDS,
     GAME_STATUSES,
     MEMBER_ROLES,
     ArchivedGame,
     EventRecord,
+    GameKind,
     GameStatus,
     GameSummary,
     Member,
@@ -52,8 +54,15 @@ def check_status(value: object, channel_id: int) -> GameStatus:
     return value
 
 
+def check_kind(value: object, channel_id: int) -> GameKind:
+    """A stored record kind, or a CorruptRecord naming the channel."""
+    if value not in GAME_KINDS:
+        raise CorruptRecord(channel_id, f"unknown record kind {value!r}")
+    return value
+
+
 def summary_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> GameSummary:
-    """A ``games`` row (channel, guild, ruleset, language, status, version, times)."""
+    """A ``games`` row (channel, guild, ruleset, language, status, version, times, kind)."""
     channel_id = int(row[0])
     try:
         if type(row[5]) is not int:  # int() would take 2.5 for 2, or "3" for 3
@@ -67,6 +76,7 @@ def summary_from_row(row: Sequence[Any], when: Clock = parse_timestamp) -> GameS
             version=row[5],
             created_at=when(row[6]),
             updated_at=when(row[7]),
+            kind=check_kind(row[8], channel_id),
         )
     except (TypeError, ValueError) as error:
         raise CorruptRecord(channel_id, f"game row is unreadable ({error})") from error

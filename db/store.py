@@ -34,6 +34,7 @@ from db.head_cache import HeadCache
 from db.history import PAGE_VERSIONS, ExportHead, StoredVersion
 from db.long_history import LongHistories
 from db.models import (
+    GAME_KINDS,
     GAME_STATUSES,
     MEMBER_ROLES,
     RESERVED_VERBS,
@@ -47,6 +48,7 @@ from db.models import (
     EventRecord,
     ExportBundle,
     FeatureRecord,
+    GameKind,
     GameRecord,
     GameStatus,
     GameSummary,
@@ -167,17 +169,21 @@ class CoreStore(ABC):
         interaction_id: str | None = None,
         referee_id: int | None = None,
         origin: Mapping[str, Any] | None = None,
+        kind: GameKind = "game",
     ) -> GameRecord:
         """Store a new game at version 1, with a ``game.created`` event holding its setup.
 
         ``referee_id`` joins the game as its referee in the same transaction;
         ``origin`` (JSON) joins the event's arguments: what the game was made from (the
-        campaign that linked it). Raises
+        campaign that linked it); ``kind`` what the record is (a campaign's, for its log).
+        Raises
         `GameExists` if the channel holds a game (even an ended one: delete it first).
         Retrying the same interaction returns the game as it is now.
         """
         if status not in GAME_STATUSES:
             raise ValueError(f"unknown game status {status!r}")
+        if kind not in GAME_KINDS:
+            raise ValueError(f"unknown record kind {kind!r}")
         # Ids go into the hash chain: they must be the ints the columns will return.
         channel_id = operator.index(channel_id)
         guild_id = None if guild_id is None else operator.index(guild_id)
@@ -205,6 +211,7 @@ class CoreStore(ABC):
                 document_json=document_json,
                 pending=pending,
                 referee_id=None if referee_id is None else operator.index(referee_id),
+                kind=kind,
             ),
             "write",
             channel_id,
@@ -228,6 +235,7 @@ class CoreStore(ABC):
             created_at=created,
             updated_at=created,
             head_hash=result.event.hash,
+            kind=kind,
         )
 
     async def load(self, channel_id: int) -> GameRecord:
@@ -263,6 +271,7 @@ class CoreStore(ABC):
                 channel_id,
             )
         kept = self.head_cache.get(channel_id)
+        base = None
         if kept is not None:
             counter, retried = await self._run(
                 partial(games.probe, self.dialect, interaction),
@@ -277,6 +286,9 @@ class CoreStore(ABC):
                 and self.verified_chains.head(channel_id) == kept.head
             ):
                 return _served(kept.context)
+            # Another connection wrote: a head it moved is verified forward from the kept
+            # head's document, not from the snapshot below it (`db.core.verify`).
+            base = kept.state
             self.head_cache.forget(channel_id)
         await self._verify_long_history(channel_id)
         ticket = self.head_cache.reading(channel_id)
@@ -288,6 +300,7 @@ class CoreStore(ABC):
                     channel_id,
                     interaction,
                     self.verified_chains,
+                    base,
                 ),
                 "read",
                 channel_id,

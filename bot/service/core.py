@@ -59,7 +59,6 @@ from bot.workers import DEFAULT_WORKERS, ChannelWorkers
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import EventRecord, GameRecord
 from db.protocol import GameStore
-from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.dice import DiceSource, SystemDice
 from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES
@@ -82,8 +81,9 @@ TABLE = HandlerTable(
     *notices.HANDLERS,
     *play.HANDLERS,
     fallback=play.FALLBACK,
-    # The notices first: their timer sees a deadline before its reminder is claimed.
-    reactions=(*notices.REACTIONS, *deadlines.REACTIONS, *campaign.REACTIONS),
+    # The notices first: their timer sees a deadline before its reminder is claimed; the
+    # roster's status part before the deadlines'.
+    reactions=(*notices.REACTIONS, *seats.REACTIONS, *deadlines.REACTIONS, *campaign.REACTIONS),
 )
 
 #: The service's own verbs (not a ruleset's), the free roll aside.
@@ -213,7 +213,7 @@ class GameService:
         record = context.record
         if context.earlier is not None:
             return _earlier_reply(request, context.earlier, record)
-        if record.ruleset == CAMPAIGN_KIND:
+        if record.is_campaign:
             # A campaign's channel holds its log, not a game: its games have their own.
             raise ServiceError("error.campaign.here", name=str(record.document.get("name", "")))
         rules = self._services.rules(record.ruleset)

@@ -27,6 +27,7 @@ from bot.service.handlers import (
     GameCall,
     GameHandler,
     Services,
+    StatusPart,
     Timer,
     Who,
     Written,
@@ -136,8 +137,9 @@ async def follow_what_is_owed(written: Written) -> list[Outcome]:
     return []
 
 
-def due_notices(call: GameCall, sides: Mapping[str, str]) -> list[Outcome]:
-    """``/game status``: each side's deadline, when it has one."""
+async def due_notices(call: GameCall, sides: Mapping[str, str]) -> list[Outcome]:
+    """``/game status`` (a status part): each side's deadline, when it has one, as read
+    with it."""
     discord = call.request.guild_id is not None
     return [
         Outcome.of(
@@ -274,4 +276,5 @@ HANDLERS = (
 REACTIONS = (
     Follower(name="deadlines.follow", of=_has_deadlines, run=follow_what_is_owed),
     Timer(name="deadlines.reminders", run=due_reminders),
+    StatusPart(name="deadlines.due", run=due_notices),
 )

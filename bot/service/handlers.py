@@ -24,7 +24,9 @@ feature:
   commands included), with the game before and after it; returns notices for the reply;
 * :class:`Timer` — periodic due work (reminders), run by ``GameService.due_reminders``;
 * :class:`Listener` — hears what a command or a timer declared notable
-  (``Reply.notable``: what it made owed or happen, for whom), whatever its feature.
+  (``Reply.notable``: what it made owed or happen, for whom), whatever its feature;
+* :class:`StatusPart` — lines a feature adds to ``/game status`` of a game in play (the
+  roster, the deadlines due), read by the status from the table, never by name.
 """
 
 from __future__ import annotations
@@ -342,13 +344,25 @@ class Listener:
     run: Callable[[Services, Reply], Awaitable[None]]
 
 
-Reaction = Follower | Guard | Timer | Listener
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StatusPart:
+    """Lines a feature adds to ``/game status`` (``/turn status``) of a game in play, after
+    what the rules show, in the order of the table's reactions. ``run`` gets the status's
+    call and the game's sides (id to name); what the command read with the game (its
+    context: the members, the sealed records) costs no extra round trip."""
+
+    name: str
+    run: Callable[[GameCall, Mapping[str, str]], Awaitable[Sequence[Outcome]]]
+
+
+Reaction = Follower | Guard | Timer | Listener | StatusPart
 
 
 class HandlerTable:
     """Every verb's handler, each verb exactly once; ``fallback`` takes the verbs no
     feature declares (a ruleset's own verb, or a mistyped one it will refuse);
-    ``reactions`` every feature's guards, followers and timers, run for every command."""
+    ``reactions`` every feature's guards, followers, timers, listeners and status parts,
+    run for every command."""
 
     def __init__(
         self, *handlers: AnyHandler, fallback: GameHandler, reactions: Iterable[Reaction] = ()
@@ -369,6 +383,7 @@ class HandlerTable:
         self.followers = tuple(r for r in self.reactions if isinstance(r, Follower))
         self.timers = tuple(r for r in self.reactions if isinstance(r, Timer))
         self.listeners = tuple(r for r in self.reactions if isinstance(r, Listener))
+        self.status_parts = tuple(r for r in self.reactions if isinstance(r, StatusPart))
 
     def joined(self, *handlers: AnyHandler, reactions: Iterable[Reaction] = ()) -> HandlerTable:
         """This table with a feature's handlers and reactions added (its verbs new)."""
@@ -410,6 +425,7 @@ __all__ = [
     "Listener",
     "Reaction",
     "Services",
+    "StatusPart",
     "Timer",
     "TimerRun",
     "Who",

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from bot.service.closing import close_game
 from bot.service.errors import ServiceError
 from bot.service.events import (
     REFEREE_ONLY,
@@ -35,7 +36,6 @@ from bot.service.events import (
 )
 from bot.service.handlers import REPLAY_BUDGET_S, GameCall, GameHandler, Who
 from bot.service.maps import public_status
-from bot.service.play import close_game
 from bot.service.replay import Rerun, is_play_event, later_commands, rerun
 from bot.service.replies import PlayReply, Reply, ResultView, StatusReply
 from bot.service.requests import int_option
@@ -166,7 +166,7 @@ async def rewind(call: GameCall) -> Reply:
 
 async def _refuse_over(call: GameCall) -> None:
     """Refuse a history command on a game whose state has its result though the store was
-    not told: the end is written first (:func:`bot.service.play.close_game`)."""
+    not told: the end is written first (:func:`bot.service.closing.close_game`)."""
     await close_game(call, call.record.version)
     raise ServiceError("error.service.game_ended")
 

@@ -27,7 +27,6 @@ from bot.service.stored.seat_names import note_seat_name
 from db.archive import read_archive
 from db.errors import StoreError
 from db.models import ArchivedGame, GameSummary
-from rules.campaign.state import CAMPAIGN_KIND
 from rules.core.battlefield import MapView
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES, translate
@@ -53,7 +52,7 @@ async def list_lines(
     store = services.store
     lines: list[str] = []
     # Campaigns are listed by /campaign status, not here.
-    games = [g for g in await store.list_games(guild_id) if g.ruleset != CAMPAIGN_KIND]
+    games = [g for g in await store.list_games(guild_id) if not g.is_campaign]
     playing = [g for g in games if g.status != "ended"]
     ended = [g for g in games if g.status == "ended"]
     for game in playing[:MAX_LISTED]:

@@ -10,7 +10,6 @@ answers it and runs the command again, one die further: :mod:`bot.rolls`).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from bot.commands import DIE_ANSWER
 from bot.help import command_names
 from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
+from bot.service.closing import close_game
 from bot.service.errors import ServiceError, command_name, not_now
 from bot.service.events import (
     ACTED_FOR_ARG,
@@ -49,8 +49,8 @@ from bot.service.stored.dice import (
 )
 from bot.service.stored.table import TableContext, open_table
 from bot.service.suggest import with_suggestions
-from db.errors import GameEnded, GameNotFound, VersionConflict
-from db.models import CommitResult, NewEvent, PreparedState
+from db.errors import GameNotFound
+from db.models import NewEvent, PreparedState
 from db.prepare import PreparedEvent, prepare_event
 from rules.core.battlefield import MapView
 from rules.core.declaration import declarations
@@ -76,8 +76,6 @@ from rules.core.resolution import Outcome
 from rules.core.score import GameResult
 from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.core.surface import Rules
-
-log = logging.getLogger(__name__)
 
 #: A preview: the command resolved with odds, nothing rolled for real, nothing logged.
 ODDS = "odds"
@@ -406,30 +404,6 @@ class _AlreadyOver(Exception):
     """The game's state has its result but the store has not marked it ended."""
 
 
-async def close_game(call: GameCall, version: int) -> CommitResult | None:
-    """Mark the game ended in the store, right after the event that ended it (its result
-    event, at ``version``): the store ends a game with an event of its own (``game.ended``,
-    the state unchanged), the one write that turns its status to ended.
-
-    Two writes, not one: the store's ``commit`` cannot end a game. Should the second never
-    happen (the process stopped between them, another process wrote first), the game's
-    state still holds its result and its result event is logged once; the next command on
-    it, or ``/game end``, writes the end then (see docs/architecture.md, "The result").
-    """
-    request = call.request
-    try:
-        return await call.store.end_game(
-            request.channel_id, expected_version=version, actor_id=request.user_id
-        )
-    except (VersionConflict, GameEnded):
-        log.warning(
-            "channel %s: the end after event %s is left to the next command",
-            request.channel_id,
-            version,
-        )
-        return None
-
-
 async def _ask_for_die(
     call: GameCall,
     request: Request,
@@ -594,7 +568,6 @@ __all__ = [
     "ODDS",
     "RULESET_VERBS",
     "answer_die",
-    "close_game",
     "free_roll",
     "not_in_ruleset",
     "play_verb",

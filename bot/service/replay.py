@@ -51,9 +51,6 @@ from db.models import (
     NewEvent,
 )
 from db.protocol import GameStore
-from rules.campaign.state import (
-    CAMPAIGN_KIND,
-)
 from rules.core.dice import DiceSource, Die, Roll, ScriptedDice, parse_die
 from rules.core.errors import DiceError, RulesError
 from rules.core.play import Played
@@ -239,7 +236,7 @@ def replay_bundle(bundle: ExportBundle, rules: Rules | None = None) -> ReplayRep
     channel_id = game.channel_id
     states = {state.version: state for state in bundle.states}
     adopted: list[tuple[int, int]] = []
-    if game.ruleset == CAMPAIGN_KIND:
+    if game.is_campaign:
         # A campaign's log holds campaign events, which no game's rules replay: the campaign
         # feature folds it (bot.service.campaign.audit.replay_campaign).
         raise ValueError(f"channel {channel_id} holds a campaign, not a game")

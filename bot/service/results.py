@@ -12,9 +12,10 @@
   is logged as the referee's decision with that winner (``game.decide``), its reason the
   one given or "ended by the referee on the score as it stood".
 
-Each is a command of the rules (:mod:`rules.core.ending`) played through
-:func:`bot.service.play.play_verb`: its event carries the result and is committed as the
-game's end, like any command that ends the game (``docs/architecture.md``, "The result").
+Each is a command of the rules (:mod:`rules.core.ending`) played as the handler table plays
+a ruleset's verb (its ``fallback``, found in the table: this feature names no other): its
+event carries the result and is committed as the game's end, like any command that ends the
+game (``docs/architecture.md``, "The result").
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from bot.service.closing import close_game
 from bot.service.errors import ServiceError
 from bot.service.handlers import GameCall, GameHandler, Who
-from bot.service.play import close_game, play_verb
 from bot.service.replies import ConfirmReply, PlayReply, Reply, ResultReply, ResultView
 from bot.service.requests import int_option
 from rules.core.ending import CONCEDE, DECIDE, NO_WINNER
@@ -60,7 +61,7 @@ async def concede(call: GameCall) -> Reply:
     code = int_option(options, "confirm", 0, 1, 2**53)
     if code != record.version:
         raise ServiceError("error.service.concede.expired")
-    played = await play_verb(call, replace(request, verb=CONCEDE, options=rules_options))
+    played = await _play(call, CONCEDE, rules_options)
     return _result_reply(played)
 
 
@@ -116,7 +117,7 @@ async def decide(call: GameCall) -> Reply:
     for name in ("level", "reason"):
         if options.get(name):
             rules_options[name] = options[name]
-    played = await play_verb(call, replace(request, verb=DECIDE, options=rules_options))
+    played = await _play(call, DECIDE, rules_options)
     return _result_reply(played)
 
 
@@ -150,14 +151,22 @@ async def end_game(call: GameCall) -> Reply:
     rules_options: dict[str, Any] = {"winner": score.leader or NO_WINNER, "reason": reason}
     if score.leader is not None and score.level is not Level.DRAW:
         rules_options["level"] = score.level.value
-    played = await play_verb(call, replace(request, verb=DECIDE, options=rules_options))
+    played = await _play(call, DECIDE, rules_options)
     return _result_reply(played)
 
 
-def _result_reply(played: PlayReply) -> Reply:
+async def _play(call: GameCall, verb: str, rules_options: dict[str, Any]) -> Reply:
+    """Play ``verb`` of the rules with ``rules_options`` for the asker's seat, as any verb
+    of the ruleset is played (the table's fallback: resolved, committed, the game closed
+    when it ends)."""
+    request = replace(call.request, verb=verb, options=rules_options)
+    return await call.table.fallback.run(replace(call, request=request))
+
+
+def _result_reply(played: Reply) -> Reply:
     """The reply of a command that ended the game: its result and the final picture (a
     retried interaction gets what its first answer recorded)."""
-    if played.result is None:
+    if not isinstance(played, PlayReply) or played.result is None:
         return played
     return ResultReply(
         language=played.language,

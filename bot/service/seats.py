@@ -35,7 +35,7 @@ from bot.service.events import (
     SEAT_REQUEST,
     seat_event,
 )
-from bot.service.handlers import GameCall, GameHandler, Who
+from bot.service.handlers import GameCall, GameHandler, StatusPart, Who
 from bot.service.replies import Reply
 from bot.service.requests import int_option, member_side, role_option, side_named
 from bot.service.stored.seat_names import note_seat_name
@@ -59,14 +59,11 @@ def mention(user_id: int) -> str:
     return f"<@{user_id}>"
 
 
-def roster_notices(
-    members: Sequence[Member],
-    sides: Mapping[str, str],
-    side_roles: Sequence[tuple[str, int]] = (),
-    pending: Sequence[Consent] = (),
-) -> list[Outcome]:
-    """The roster for ``/game status``: the referee(s), then each side and its players,
-    then the seats pending (requests and invitations)."""
+async def roster_notices(call: GameCall, sides: Mapping[str, str]) -> list[Outcome]:
+    """The roster for ``/game status`` (a status part): the referee(s), then each side and
+    its players, then the seats pending (requests and invitations), as read with it."""
+    context = call.context
+    members, side_roles, pending = context.members, context.side_roles, context.pending_seats
     notices = []
     referees = [mention(m.user_id) for m in members if m.role == "referee"]
     if referees:
@@ -318,3 +315,6 @@ HANDLERS = (
     GameHandler(("seat.remove",), who=Who.REFEREE, after_end=False, run=remove),
     GameHandler(("seat.bind",), who=Who.REFEREE, after_end=False, run=bind),
 )
+
+#: ``/game status`` lists the roster (before the deadlines: the table's order).
+REACTIONS = (StatusPart(name="seats.roster", run=roster_notices),)

@@ -28,7 +28,6 @@ from bot.commands import (
 from bot.export import Redaction, export_files
 from bot.help import channel_commands, command_names, help_lines
 from bot.result_text import result_text
-from bot.service.deadlines import due_notices
 from bot.service.errors import ServiceError
 from bot.service.events import PUBLIC_ARGS, event_line, may_read, result_of
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
@@ -48,7 +47,6 @@ from bot.service.replies import (
     TextReply,
 )
 from bot.service.requests import Request, int_option, players_among, seat_among
-from bot.service.seats import roster_notices
 from bot.service.stored.table import TableContext
 from db.archive import read_archive
 from db.errors import GameNotFound, StoreError
@@ -56,7 +54,7 @@ from db.export import history_pages
 from db.history import ExportHead, StoredVersion
 from db.models import EventRecord, GameRecord
 from rules.campaign.book import book_files
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState
+from rules.campaign.state import CampaignState
 from rules.cli import format_table
 from rules.core.battlefield import MapView
 from rules.core.budget import WorkBudgetExceeded
@@ -84,7 +82,7 @@ def _reply(call: GameCall) -> StatusReply:
 
 async def status(call: GameCall) -> Reply:
     """``/game status``, ``/turn status``: the state, the picture, what is owed and by
-    whom, the roster and the deadlines."""
+    whom, then what the features add (their status parts: the roster, the deadlines)."""
     rules, document, context = call.rules, call.document, call.context
     reply = _reply(call)
     reply.names = dict(context.seat_names)
@@ -124,10 +122,8 @@ async def status(call: GameCall) -> Reply:
     for side in dict.fromkeys(a.side for a in reply.owed if a.side is not None):
         reply.owed_by[side] = players_among(context.members, side)
     sides = rules.sides(document)
-    reply.notices += roster_notices(
-        context.members, sides, context.side_roles, context.pending_seats
-    )
-    reply.notices += due_notices(call, sides)
+    for part in call.table.status_parts:  # the roster, the deadlines due…: each feature's
+        reply.notices += await part.run(call, sides)
     return reply
 
 
@@ -315,7 +311,7 @@ def ruleset_here(record: GameRecord | None) -> str:
     """The ruleset a channel plays: its game's, a campaign's own (its games'), else ""."""
     if record is None:
         return ""
-    if record.ruleset == CAMPAIGN_KIND:
+    if record.is_campaign:
         return CampaignState.from_json(record.document).ruleset
     return record.ruleset
 
@@ -343,9 +339,11 @@ async def commands_of(services: Services, channel_id: int) -> list[CommandSpec]:
         record: GameRecord | None = await services.store.load(channel_id)
     except StoreError:
         record = None
+    if record is not None and record.is_campaign:
+        record = None  # a campaign's channel holds no game of a ruleset: every command
     try:
         rules = services.rules(record.ruleset) if record is not None else None
-    except UnknownName:  # a campaign's channel holds no game of a ruleset
+    except UnknownName:  # a ruleset this release does not have
         rules = None
     return channel_commands(rules)
 
@@ -428,6 +426,9 @@ async def choices(
         record = await store.load(channel_id)
     except (GameNotFound, StoreError):
         return []
+    if record.is_campaign:  # its state is no ruleset's document: only its own sides to name
+        sides = CampaignState.from_json(record.document).sides if kind == "side" else {}
+        return _matching(list(sides), typed)
     rules = services.rules(record.ruleset)
     if kind == "side":
         return _matching(list(rules.sides(record.document)), typed)

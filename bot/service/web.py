@@ -1,70 +1,21 @@
-"""The web pages' part of the service: ``/game web`` and ``/campaign web`` (a personal
-signed link, answered privately; the referee's spectator link, posted), and what a page
-shows its reader.
+"""The web pages' feature: ``/game web`` and ``/campaign web`` (a personal signed link,
+answered privately; the referee's spectator link, posted).
 
-A page is built from the service's own per-seat functions, never from the documents read
-here: the reader's seat is read from the store when the page is served (a link says only
-who they are), the status and the picture come from the handlers of ``/game status`` and
-``/map`` (`bot.service.views`), the units from the rules' seat view, the log from
-`event_line` with the export's reader (`views.reader_of`), so whatever those withhold from a
-seat, the page withholds too. Rules work runs on the workers, as the commands' does.
+A link says only who its reader is (`bot.service.links`); what a page shows them is read
+when it is served (`bot.service.pages`, which composes the features' reads). This module
+imports no other feature: it reads the asker's seat from the command's table, and a
+campaign's referee and sides from the campaign's stored state.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
-
-from bot.service import play, views
-from bot.service.campaign.export import map_view
-from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
 from bot.service.errors import ServiceError
-from bot.service.events import (
-    event_line,
-    may_read,
-    people,
-    plain_mentions,
-    resolutions_of,
-)
-from bot.service.handlers import Call, GameCall, Handler, HandlerTable, Services
-from bot.service.replies import Reply, StatusReply, TextReply
-from bot.service.requests import Request, seat_among
-from bot.service.stored.seat_names import seat_names
-from bot.service.stored.table import TableContext, open_table
-from bot.service.web_links import link_signer, use_links
-from bot.web.links import Kind, Link, LinkSigner
-from db.errors import GameNotFound
-from db.models import EventRecord
-from rules.campaign.events import event_of
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState, Standing, standings
-from rules.campaign.story import CampaignMap
-from rules.campaign.text import (
-    book_lines,
-    due_lines,
-    game_line,
-    log_text,
-    owed_lines,
-    roster_lines,
-    signed_difference,
-    status_lines,
-)
-from rules.core.battlefield import MapView
-from rules.core.caches import BoundedCache
+from bot.service.handlers import Call, Handler
+from bot.service.links import Kind, LinkSigner, link_signer
+from bot.service.replies import Reply, TextReply
+from bot.service.requests import seat_among
+from bot.service.stored.campaign import campaign_of
 from rules.core.i18n import translate
-from rules.core.seatview import SPECTATOR, Seat, UnitLine
-from rules.core.words import names_in
-from rules.render import Described, describe_reply
-
-#: Events on one page of a game's log.
-LOG_PAGE = 50
-#: The campaign's story: the most events its page shows (its log is short: games are few).
-CAMPAIGN_LOG_EVENTS = 200
-_READ_PAGE = 500
-#: Log lines put in words, by event and reader (`_log_entries`): a few pages of many games.
-LOG_LINES_REMEMBERED = 4096
-#: The handler table a page's calls carry: the views' handlers never consult it.
-_NO_TABLE = HandlerTable(fallback=play.FALLBACK)
 
 
 def _signer() -> LinkSigner:
@@ -74,16 +25,13 @@ def _signer() -> LinkSigner:
     return signer
 
 
-# -- the commands -----------------------------------------------------------------------------
-
-
 async def game_link(call: Call) -> Reply:
     """``/game web [spectator]``: the asker's link to the game's page (privately); the
     referee's ``spectator:true`` gives the link anyone may read, posted in the channel."""
     request = call.request
     context = await call.open()
     record = context.record
-    if record.ruleset == CAMPAIGN_KIND:
+    if record.is_campaign:
         raise ServiceError("error.campaign.here", name=str(record.document.get("name", "")))
     seat = seat_among(request, context.members, context.side_roles)
     return _link_reply(call, "game", record.language, seat.referee, not seat.seated)
@@ -91,11 +39,11 @@ async def game_link(call: Call) -> Reply:
 
 async def campaign_link(call: Call) -> Reply:
     """``/campaign web [spectator]``: the same for the campaign of this channel."""
-    record, state = await load_campaign(call.services, call.request.channel_id)
+    record, state = await campaign_of(call.store, call.request.channel_id)
     user = call.request.user_id
     referee = state.referee == user
     return _link_reply(
-        call, "campaign", language_of(record), referee, not referee and state.side_of(user) is None
+        call, "campaign", record.language, referee, not referee and state.side_of(user) is None
     )
 
 
@@ -121,355 +69,4 @@ HANDLERS = (
 )
 
 
-# -- what a page shows ------------------------------------------------------------------------
-
-
-class NotFound(LookupError):
-    """No game (or no campaign) of that kind in the link's channel."""
-
-
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One event of a log as its reader may read it: the line, and the dice and odds of
-    what it resolved (none for an event the reader may not read)."""
-
-    seq: int
-    line: str
-    dice: tuple[Described, ...] = ()
-
-
-_LOG_LINES: BoundedCache[Hashable, LogEntry] = BoundedCache(
-    LOG_LINES_REMEMBERED, name="web log lines"
-)
-
-
-def forget_log_lines() -> None:
-    """Drop the log lines remembered (a page is then put in words afresh)."""
-    _LOG_LINES.clear()
-
-
-@dataclass
-class GamePage:
-    """A game as one reader may see it."""
-
-    channel: int
-    language: str
-    ruleset: str
-    head_hash: str
-    seat: Seat
-    status: StatusReply
-    units: tuple[UnitLine, ...]
-    has_map: bool
-    log: list[LogEntry]
-    page: int
-    pages: int
-    campaign: int | None = None
-    names: dict[int, str] = field(default_factory=dict)
-
-    def plain(self, text: str) -> str:
-        """``text`` with its mentions as this page names people."""
-        return plain_mentions(text, self.names)
-
-
-@dataclass(frozen=True, slots=True)
-class StandingShown:
-    """One line of a campaign's standings: its rank, its side's name, the line, and the
-    points difference as standings print it."""
-
-    rank: int
-    side: str
-    line: Standing
-    difference: str
-
-
-@dataclass
-class CampaignGame:
-    """A campaign's game: its line (result included) and its channel."""
-
-    number: int
-    channel: int
-    line: str
-    ended: bool
-
-
-@dataclass
-class RosterShown:
-    """A side's roster: its title and each entry with its latest history."""
-
-    title: str
-    entries: list[tuple[str, list[str]]] = field(default_factory=list)
-
-
-@dataclass
-class CampaignPage:
-    """A campaign as one reader may see it (a campaign hides nothing from its channel: the
-    reader's side only marks their own)."""
-
-    channel: int
-    language: str
-    ruleset: str
-    head_hash: str
-    name: str
-    summary: list[str]
-    #: The reader's side (its name), if they play one; whether they are the referee.
-    side: str | None
-    referee: bool
-    sides: list[tuple[str, list[str]]]
-    standings: list[StandingShown]
-    games: list[CampaignGame]
-    notes: list[str]
-    rosters: list[RosterShown]
-    has_map: bool
-    log: list[str]
-
-
-async def game_context(services: Services, channel: int) -> TableContext:
-    """The game of ``channel`` with its seats (one round trip): the page's head, and who
-    sits where now."""
-    try:
-        context = await open_table(services.store, channel)
-    except GameNotFound:
-        raise NotFound(channel) from None
-    if context.record.ruleset == CAMPAIGN_KIND:
-        raise NotFound(channel)
-    return context
-
-
-def seat_of(context: TableContext, link: Link) -> Seat:
-    """Where ``link``'s reader sits now, as the store says (a spectator's link: no seat)."""
-    if link.reader is None:
-        return SPECTATOR
-    request = Request(channel_id=context.record.channel_id, user_id=link.reader, verb="game.web")
-    return seat_among(request, context.members)
-
-
-def _call(services: Services, context: TableContext, link: Link, **options: object) -> GameCall:
-    """A read-only call of ``link``'s reader, seated as the store says now."""
-    record = context.record
-    request = Request(
-        channel_id=record.channel_id,
-        user_id=link.reader or 0,
-        verb="game.web",
-        options=options,
-        guild_id=record.guild_id,
-    )
-    seat = seat_of(context, link)
-    rules = services.rules(record.ruleset)
-    document = rules.document_format.upgrade(record.document)
-    return GameCall(request, services, _NO_TABLE, context, rules, document, seat)
-
-
-async def game_page(
-    services: Services, context: TableContext, link: Link, page: int | None
-) -> GamePage:
-    """The game of ``context`` as ``link``'s reader may see it, with the log's page
-    ``page`` (the last when None)."""
-    call = _call(services, context, link)
-    record = context.record
-    status = await views.status(call)
-    assert isinstance(status, StatusReply)
-    rules = services.ruleset(record.ruleset).rules
-    units = await services.off_loop(lambda: rules.view(call.document, call.seat).status.units)
-    pages = max(1, math.ceil(record.version / LOG_PAGE))
-    shown = pages if page is None else min(max(page, 1), pages)
-    reader = views.reader_of(call, context)
-    events = await services.store.events(
-        record.channel_id, after_seq=(shown - 1) * LOG_PAGE, limit=LOG_PAGE
-    )
-    sides = dict(call.rules.sides(call.document))
-    # Each seat by the name its holder took it under, else as the page's events name them.
-    names = {**context.seat_names, **people(events)}
-    log = await services.off_loop(
-        _log_entries, events, record.ruleset, record.language, sides, reader, names
-    )
-    campaign = context.campaign
-    return GamePage(
-        channel=record.channel_id,
-        language=record.language,
-        ruleset=record.ruleset,
-        head_hash=record.head_hash or "",
-        seat=call.seat,
-        status=status,
-        units=units,
-        has_map=status.map_view is not None,
-        log=log,
-        page=shown,
-        pages=pages,
-        campaign=None if campaign is None else campaign.campaign,
-        names=names,
-    )
-
-
-def _log_entries(
-    events: Sequence[EventRecord],
-    ruleset: str,
-    language: str,
-    sides: Mapping[str, str],
-    reader: Seat,
-    names: Mapping[int, str],
-) -> list[LogEntry]:
-    # An event's line is the same for every page and head that shows it to the same kind
-    # of reader with the same names: a new event puts one new line in words, not fifty.
-    view = (ruleset, language, tuple(sorted(sides.items())), reader, tuple(sorted(names.items())))
-    entries = []
-    for event in events:
-        key = (event.channel_id, event.seq, event.hash, view)
-        entry = _LOG_LINES.get(key)
-        if entry is None:
-            line = plain_mentions(event_line(event, ruleset, language, sides, reader), names)
-            readable = may_read(reader, event.args if isinstance(event.args, dict) else {})
-            dice = tuple(describe_reply(resolutions_of(event), language)) if readable else ()
-            entry = LogEntry(event.seq, line, dice)
-            _LOG_LINES.put(key, entry)
-        entries.append(entry)
-    return entries
-
-
-@dataclass(frozen=True)
-class GameMap:
-    """The table as a link's reader may see it, for the front end to draw: the view, its
-    language, and whether it is the public one (a spectator's) or a seat's own."""
-
-    view: MapView
-    language: str
-    public: bool
-
-
-async def game_map(services: Services, context: TableContext, link: Link) -> GameMap | None:
-    """The table as ``link``'s reader may see it (``/map``: the channel's for a spectator,
-    ``/map mine`` for a seat); None without a battlefield."""
-    call = _call(services, context, link)
-    mine = call.seat.seated
-    call = _call(services, context, link, mine=mine) if mine else call
-    reply = await views.show_map(call)
-    assert isinstance(reply, StatusReply)
-    if reply.map_view is None:
-        return None
-    return GameMap(reply.map_view, context.record.language, public=not mine)
-
-
-async def campaign_record(services: Services, channel: int) -> tuple[str, CampaignState, int]:
-    """The campaign of ``channel``: its head hash, its state and its version."""
-    try:
-        record, state = await load_campaign(services, channel)
-    except (ServiceError, GameNotFound):
-        raise NotFound(channel) from None
-    return record.head_hash or "", state, record.version
-
-
-async def campaign_page(services: Services, channel: int, link: Link) -> CampaignPage:
-    """The campaign of ``channel`` as ``link``'s reader sees it."""
-    try:
-        record, state = await load_campaign(services, channel)
-    except (ServiceError, GameNotFound):
-        raise NotFound(channel) from None
-    language = language_of(record)
-    events = await _campaign_events(services, channel, record.version)
-    names = {**await seat_names(services.store, channel), **people(events)}
-
-    def person(user: int) -> str:
-        return names.get(user) or f"@{user}"
-
-    def plain(text: str) -> str:
-        return plain_mentions(text, names)
-
-    log = []
-    for event in events[-CAMPAIGN_LOG_EVENTS:]:
-        data = event.args.get(CAMPAIGN_ARG) if isinstance(event.args, dict) else None
-        if isinstance(data, dict):
-            log.append(f"#{event.seq} " + plain(log_text(state, event_of(data), language, False)))
-    rosters = []
-    for roster in state.rosters.values():
-        lines = roster_lines(state, roster, language, None)
-        shown = RosterShown(plain(lines[0]))
-        for line in lines[1:]:
-            if line.startswith("  · ") and shown.entries:
-                shown.entries[-1][1].append(plain(line.removeprefix("  · ")))
-            else:
-                shown.entries.append((plain(line), []))
-        rosters.append(shown)
-    has_map = state.book is not None and bool(state.book.areas)
-    reader = link.reader
-    sides = names_in(state.sides, language)
-    return CampaignPage(
-        channel=channel,
-        language=language,
-        ruleset=state.ruleset,
-        head_hash=record.head_hash or "",
-        name=state.name,
-        summary=[plain(line) for line in status_lines(state, language, False)[:1]],
-        side=None if reader is None else sides.get(state.side_of(reader) or ""),
-        referee=reader is not None and reader == state.referee,
-        sides=[
-            (label, [person(user) for user in state.players.get(side, ())])
-            for side, label in sides.items()
-        ],
-        standings=[
-            StandingShown(rank, sides[line.side], line, signed_difference(line.difference))
-            for rank, line in enumerate(standings(state), start=1)
-        ],
-        games=[
-            CampaignGame(
-                entry.number,
-                entry.channel,
-                plain(game_line(state, entry, language, False)),
-                entry.result is not None,
-            )
-            for entry in state.games
-        ],
-        notes=[
-            plain(line)
-            for line in (
-                *owed_lines(state, language),
-                *due_lines(state, language),
-                *book_lines(state, language),
-            )
-        ],
-        rosters=rosters,
-        has_map=has_map,
-        log=log,
-    )
-
-
-async def _campaign_events(services: Services, channel: int, version: int) -> list[EventRecord]:
-    events: list[EventRecord] = []
-    while len(events) < version:
-        page = await services.store.events(
-            channel, after_seq=events[-1].seq if events else 0, limit=_READ_PAGE
-        )
-        events.extend(page)
-        if len(page) < _READ_PAGE:
-            break
-    return events
-
-
-async def campaign_map(services: Services, channel: int) -> CampaignMap | None:
-    """The campaign's map (its book's areas, each by its holder) for the page to draw, if
-    it has one."""
-    try:
-        record, state = await load_campaign(services, channel)
-    except (ServiceError, GameNotFound):
-        raise NotFound(channel) from None
-    return map_view(state, language_of(record))
-
-
-__all__ = [
-    "HANDLERS",
-    "LOG_PAGE",
-    "CampaignPage",
-    "GameMap",
-    "GamePage",
-    "LogEntry",
-    "NotFound",
-    "campaign_link",
-    "campaign_map",
-    "campaign_page",
-    "campaign_record",
-    "forget_log_lines",
-    "game_context",
-    "game_link",
-    "game_map",
-    "game_page",
-    "seat_of",
-    "use_links",
-]
+__all__ = ["HANDLERS", "campaign_link", "game_link"]

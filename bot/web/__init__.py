@@ -1,6 +1,7 @@
 """The read-only web pages served beside the bot (docs/web.md).
 
-``links`` signs and checks the personal links, ``pages`` renders a page from what the
-service gives a reader (`bot.service.web`), ``app`` serves them with aiohttp. Nothing is
-imported here: the service imports ``links`` alone, and ``app`` imports the service.
+``pages`` renders a page from what the service gives a reader (`bot.service.pages`),
+``answers`` builds and remembers the responses, ``app`` serves them with aiohttp under the
+links the service signs (`bot.service.links`). Nothing is imported here, and the service
+imports nothing of this package.
 """

@@ -23,8 +23,8 @@ from bot.limits import LogLimiter
 from bot.render.campaign_map import campaign_map_png
 from bot.render.map import render_map
 from bot.service.handlers import REQUEST_CHANNEL, Services
-from bot.service.stored.table import TableContext
-from bot.service.web import (
+from bot.service.links import Link, LinkSigner
+from bot.service.pages import (
     NotFound,
     campaign_map,
     campaign_page,
@@ -35,7 +35,7 @@ from bot.service.web import (
     game_page,
     seat_of,
 )
-from bot.web.links import Link, LinkSigner
+from bot.service.stored.table import TableContext
 from bot.web.pages import Address, campaign_html, game_html
 from bot.workers import ChannelWorkers
 from db.protocol import GameStore

@@ -1,6 +1,6 @@
 """The web server: aiohttp, read only, beside the bot or alone (``arbitro web``).
 
-Routes, each under a signed link (`bot.web.links`):
+Routes, each under a signed link (`bot.service.links`):
 
 * ``/game/<channel>/<reader>/<expires>/<signature>`` — a game's page (``?page=N``: that
   page of its log); ``…/map.png`` — its picture as the reader may see it;
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from bot.service.web import LOG_PAGE, NotFound
+from bot.service.links import BadLink, Link, LinkSigner
+from bot.service.pages import LOG_PAGE, NotFound
 from bot.settings import Settings
 from bot.web.answers import HTML, PageBuilder, Rendered
-from bot.web.links import BadLink, Link, LinkSigner
 from bot.web.pages import message_html
 from db.protocol import GameStore
 

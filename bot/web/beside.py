@@ -8,6 +8,10 @@ commands' commits. So ``arbitro run`` and ``arbitro console`` start the pages in
 of their own (spawned, not forked: the bot has threads and a running loop), which opens the
 same database on its own connection (it never writes) and serves it as ``arbitro web``
 does; the bot's process does nothing for a reader. It is stopped with the bot.
+
+The two processes still share the machine's cores: the pages' process runs at a lower
+scheduling priority (``ARBITRO_WEB_NICE``, 10 by default: `lower_priority`), so when both
+want a core the bot's commands get it and the readers wait.
 """
 
 from __future__ import annotations
@@ -16,13 +20,14 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import signal
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
 
-from bot.service.web import use_links
+from bot.service.links import use_links
 from bot.settings import Settings
 from bot.web.app import WebServer, signer_of, start_web
 from db.open import describe, open_store
@@ -68,7 +73,23 @@ def _serve(settings: Settings, host: str, port: int, ready: Connection, stopping
         level=settings.log_level_number,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    lower_priority(settings.web_nice)
     asyncio.run(_pages(settings, host, port, ready, stopping))
+
+
+def lower_priority(steps: int) -> None:
+    """Lower this process's scheduling priority by ``steps`` (its niceness, at most 19).
+
+    Called first in the pages' process, on its main thread before any other exists: Linux
+    keeps a niceness per thread and a new thread takes its creator's, so the event loop, the
+    worker threads and the store's thread all run at it. Lowering needs no privilege; a
+    system that refuses it (or has no niceness) leaves the pages at the bot's priority."""
+    if steps <= 0:
+        return
+    try:
+        os.nice(steps)
+    except (OSError, AttributeError) as error:
+        log.warning("web: the pages' priority could not be lowered: %s", error)
 
 
 async def _pages(
@@ -156,4 +177,4 @@ async def web_beside(settings: Settings, store: GameStore) -> PagesProcess | Web
     return await start_pages_process(settings, settings.web_host, settings.web_port)
 
 
-__all__ = ["PagesProcess", "start_pages_process", "web_beside"]
+__all__ = ["PagesProcess", "lower_priority", "start_pages_process", "web_beside"]

@@ -1,4 +1,4 @@
-"""A page as HTML: the service's account of what its reader may see (`bot.service.web`),
+"""A page as HTML: the service's account of what its reader may see (`bot.service.pages`),
 put in words in the page's language (the catalogues) and laid out by the templates.
 
 The templates escape everything they are given (Jinja2's autoescaping): a unit or player
@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from bot.render_text import notice_text, owed_lines
 from bot.result_text import result_text, score_text
 from bot.service.maps import status_caption
-from bot.service.web import CampaignPage, GamePage
+from bot.service.pages import CampaignPage, GamePage
 from rules.core.i18n import colon, semicolon, translate
 from rules.core.words import names_in
 from rules.render import value_text

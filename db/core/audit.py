@@ -4,8 +4,9 @@ The audit reads every game in one snapshot and checks what a first load checks, 
 version (`db.chain.verify_span`, so both name the same first bad event), plus what a load
 does not: the version against the event count, the status against the current state's, the
 JSONB copy of each document (PostgreSQL) and every archived game's bundle. The data
-migrations (6: the checksum of every game's covered rows; 8: histories as snapshots and
-patches) run inside their migration's transaction (`db.core.migrate`).
+migrations (8: histories as snapshots and patches; 9: the checksum of every game's covered
+rows; 11: the campaigns' checksums, covering their kind) run inside their migration's
+transaction (`db.core.migrate`).
 """
 
 from __future__ import annotations
@@ -106,8 +107,17 @@ def audit(*, jsonb: bool) -> Step[list[str]]:
 
 
 def seal_all_games() -> Step[None]:
-    """Migration 6: give every game its checksum of members, deadlines and settings."""
+    """Migration 9: give every game its checksum of members, records and settings (on its
+    schema: before 11, games have no kind)."""
     rows = yield Query("SELECT channel_id FROM games", (), "rows")
+    for (channel_id,) in rows:
+        yield from reseal(int(channel_id), kinds=False)
+
+
+def seal_campaigns() -> Step[None]:
+    """Migration 11: the records it made campaigns sealed anew, their checksum now covering
+    their kind (a game's checksum is unchanged: `db.integrity.rows_digest`)."""
+    rows = yield Query("SELECT channel_id FROM games WHERE kind = 'campaign'", (), "rows")
     for (channel_id,) in rows:
         yield from reseal(int(channel_id))
 
@@ -157,4 +167,4 @@ def compact_all_games() -> Step[None]:
         )
 
 
-__all__ = ["audit", "channel_problems", "compact_all_games", "seal_all_games"]
+__all__ = ["audit", "channel_problems", "compact_all_games", "seal_all_games", "seal_campaigns"]

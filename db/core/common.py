@@ -19,7 +19,9 @@ EVENT_COLUMNS = (
     "channel_id, seq, interaction_id, actor_id, verb, args, dice, resolution, "
     "state_version, state_hash, undoes_seq, created_at, prev_hash, hash"
 )
-GAME_COLUMNS = "channel_id, guild_id, ruleset, language, status, version, created_at, updated_at"
+GAME_COLUMNS = (
+    "channel_id, guild_id, ruleset, language, status, version, created_at, updated_at, kind"
+)
 MEMBER_COLUMNS = "channel_id, user_id, role, side, joined_at"
 RECORD_COLUMNS = "id, feature, scope, channel_id, key, value, revision, due_at, created_at, sealed"
 
@@ -32,8 +34,8 @@ MEMBERS = f"SELECT {MEMBER_COLUMNS} FROM members WHERE channel_id = ? ORDER BY j
 # the primary keys and the index of a game's records: db/integrity.py. `open_command` reads
 # the members and sealed records it hands the command from the same rows.
 # (The casts type the NULLs for PostgreSQL's UNION; SQLite reads them as plain NULLs.)
-COVERED_ROWS = (
-    "SELECT 2, channel_id, ruleset, language, CAST(NULL AS TEXT), created_at, "
+_COVERED_ROWS = (
+    "SELECT 2, channel_id, ruleset, language, {kind}, created_at, "
     "CAST(NULL AS TIMESTAMPTZ), guild_id, rows_digest "
     "FROM games WHERE channel_id = ? "
     "UNION ALL SELECT 0, user_id, role, side, NULL, joined_at, NULL, NULL, NULL "
@@ -41,11 +43,17 @@ COVERED_ROWS = (
     "UNION ALL SELECT 1, id, feature, key, value, created_at, due_at, revision, NULL "
     "FROM records WHERE channel_id = ? AND sealed"
 )
+COVERED_ROWS = _COVERED_ROWS.format(kind="kind")
+#: The same rows on a schema before 11, whose games have no kind (all of them are read as
+#: games: the digest of a game is the same either way, `db.integrity.rows_digest`).
+COVERED_ROWS_BEFORE_KINDS = _COVERED_ROWS.format(kind="CAST(NULL AS TEXT)")
 
 
-def covered_rows(channel_id: int) -> Query:
-    """The game's covered rows (`db.integrity.covered_digests` reads them)."""
-    return Query(COVERED_ROWS, (channel_id, channel_id, channel_id), "rows")
+def covered_rows(channel_id: int, *, kinds: bool = True) -> Query:
+    """The game's covered rows (`db.integrity.covered_digests` reads them); ``kinds``
+    False on a schema before 11 (a migration sealing games on the way)."""
+    sql = COVERED_ROWS if kinds else COVERED_ROWS_BEFORE_KINDS
+    return Query(sql, (channel_id, channel_id, channel_id), "rows")
 
 
 def decode_document(text: object, channel_id: int, version: int) -> JsonObject:
@@ -105,17 +113,17 @@ def members_of(dialect: Dialect, channel_id: int) -> Step[list[Member]]:
     return [member_from_row(row, dialect.when) for row in rows]
 
 
-def reseal(channel_id: int) -> Step[None]:
+def reseal(channel_id: int, *, kinds: bool = True) -> Step[None]:
     """Refresh the game's checksum of members, sealed records and settings, inside the
     caller's write transaction.
 
     EVERY write of ``members``, of a game's sealed ``records`` or of a covered ``games``
-    column (guild, ruleset, language, created_at) must run it before committing, or the
+    column (guild, ruleset, language, created_at, kind) must run it before committing, or the
     next load sees the game as tampered. The writers: create, add/remove a member, a
     sealed record put or deleted, restore a copied game (`db.core.games`,
-    `db.core.records`, `db.core.logs`).
+    `db.core.records`, `db.core.logs`). ``kinds`` as for `covered_rows`.
     """
-    digests = covered_digests((yield covered_rows(channel_id)))
+    digests = covered_digests((yield covered_rows(channel_id, kinds=kinds)))
     if digests is not None:
         yield Query(
             "UPDATE games SET rows_digest = ? WHERE channel_id = ?", (digests[1], channel_id)
@@ -130,6 +138,7 @@ def covered_rows_problem(channel_id: int) -> Step[str | None]:
 
 __all__ = [
     "COVERED_ROWS",
+    "COVERED_ROWS_BEFORE_KINDS",
     "EVENT_BY_INTERACTION",
     "EVENT_COLUMNS",
     "GAME_COLUMNS",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from db.chain import VerifiedChains, VerifiedHead, stamp_text
+from db.chain import VerifiedChains, VerifiedHead, VerifiedState, stamp_text
 from db.core.common import (
     EVENT_BY_INTERACTION,
     EVENT_COLUMNS,
@@ -57,6 +57,7 @@ from db.models import (
     CommandContext,
     CommitResult,
     EventRecord,
+    GameKind,
     GameRecord,
     GameStatus,
     PreparedState,
@@ -74,7 +75,7 @@ from db.rows import (
 )
 
 _INSERT_GAME = (
-    f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+    f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (channel_id) DO NOTHING"
 )
 INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 14)})"
@@ -84,17 +85,18 @@ INSERT_PATCH = (
 )
 
 # A game's head as loading it needs it, in one statement: the game row, the current
-# document and the head event (all of its columns: the head check hashes it).
+# document and the head event (all of its columns: the head check hashes it), then the kind.
 _LOAD_HEAD = (
     "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
     "g.created_at, g.updated_at, s.{document}, s.status, "
     + ", ".join(f"e.{column.strip()}" for column in EVENT_COLUMNS.split(","))
-    + " FROM games AS g "
+    + ", g.kind FROM games AS g "
     "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
     "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
     "WHERE g.channel_id = ?"
 )
 _HEAD_EVENT = 10  # where the head event's columns start in a `_LOAD_HEAD` row
+_HEAD_KIND = _HEAD_EVENT + len(EVENT_COLUMNS.split(","))  # and where the game's kind is
 
 # One statement reads all a commit needs: whether the interaction was committed, the game's
 # head, the current version's event hash and document (PostgreSQL locks the game row), and
@@ -192,6 +194,7 @@ def create_game(
     document_json: str,
     pending: PreparedEvent,
     referee_id: int | None = None,
+    kind: GameKind = "game",
 ) -> Step[CommitResult]:
     """Version 1 and its ``game.created`` event (and the referee), or the earlier result of
     the same interaction; `GameExists` for a channel that holds a game."""
@@ -201,7 +204,7 @@ def create_game(
     created = dialect.stamp(pending.created_at)
     inserted = yield Query(
         _INSERT_GAME,
-        (channel_id, guild_id, ruleset, language, status, 1, created, created),
+        (channel_id, guild_id, ruleset, language, status, 1, created, created, kind),
         "count",
     )
     if inserted != 1:
@@ -246,13 +249,15 @@ def _record_of(
     covered: Any,
     chains: VerifiedChains,
     known: VerifiedHead | None,
+    base: VerifiedState | None = None,
 ) -> Step[GameRecord]:
     """The game of a `_LOAD_HEAD` row, checked: its document readable, its covered rows
     matching their checksum, its state and head event matching the chain, its chain
-    verified by this process."""
+    verified by this process (from ``base``, the verified head's document, if given:
+    `db.core.verify.verified_up_to`)."""
     if head is None:
         raise GameNotFound(channel_id)
-    summary = summary_from_row(head, dialect.when)
+    summary = summary_from_row((*head[:8], head[_HEAD_KIND]), dialect.when)
     if head[8] is None:
         raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
     document = decode_document(head[8], channel_id, summary.version)
@@ -260,7 +265,7 @@ def _record_of(
     problem = None if digests is None else rows_problem(*digests)
     if problem is not None:
         raise TamperedGame(channel_id, problem)
-    event_row = tuple(head[_HEAD_EVENT:])
+    event_row = tuple(head[_HEAD_EVENT:_HEAD_KIND])
     text, state_status = str(head[8]), str(head[9])
     if event_row[1] is None or not head_row_agrees(
         text, state_status, event_row, stamp_text(event_row[11])
@@ -274,7 +279,7 @@ def _record_of(
             raise TamperedGame(channel_id, problem)
     head_hash = event_row[13]
     game = stamp_text(head[6])
-    yield from check_head(channel_id, chains, known, game, summary.version, head_hash)
+    yield from check_head(channel_id, chains, known, game, summary.version, head_hash, base)
     return GameRecord(
         channel_id=summary.channel_id,
         guild_id=summary.guild_id,
@@ -287,6 +292,7 @@ def _record_of(
         updated_at=summary.updated_at,
         head_hash=None if head_hash is None else str(head_hash),
         document_text=text,
+        kind=summary.kind,
     )
 
 
@@ -308,11 +314,18 @@ def open_command(
 
 
 def open_command_counted(
-    dialect: Dialect, channel_id: int, interaction_id: str | None, chains: VerifiedChains
+    dialect: Dialect,
+    channel_id: int,
+    interaction_id: str | None,
+    chains: VerifiedChains,
+    base: VerifiedState | None = None,
 ) -> Step[tuple[CommandContext, int]]:
     """`open_command` with the dialect's change counter read in the same snapshot (the
-    stamp of what `db.head_cache` keeps)."""
-    context, counter = yield from _open(dialect, channel_id, interaction_id, chains, counted=True)
+    stamp of what `db.head_cache` keeps); a head moved since ``base`` (the document of the
+    head verified before, which `db.head_cache` kept) is verified from it."""
+    context, counter = yield from _open(
+        dialect, channel_id, interaction_id, chains, counted=True, base=base
+    )
     return context, int(counter)
 
 
@@ -338,6 +351,7 @@ def _open(
     chains: VerifiedChains,
     *,
     counted: bool,
+    base: VerifiedState | None = None,
 ) -> Step[tuple[CommandContext, Any]]:
     known = chains.head(channel_id)
     reads = [
@@ -349,7 +363,7 @@ def _open(
         reads.append(Query(f"SELECT {dialect.change_counter}", (), "value"))
     head, covered, earlier, *counter = yield Batch(tuple(reads))
     earlier_event = None if interaction_id is None else event_of_row(earlier, dialect)
-    record = yield from _record_of(dialect, channel_id, head, covered, chains, known)
+    record = yield from _record_of(dialect, channel_id, head, covered, chains, known, base)
     members = sorted(
         (row for row in covered if row[0] == MEMBER_ROW), key=lambda row: (row[5], row[1])
     )

@@ -330,7 +330,7 @@ def restore_game(dialect: Dialect, bundle: ExportBundle) -> Step[None]:
     `GameExists` for a channel that holds a game."""
     game = bundle.game
     inserted = yield Query(
-        f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (channel_id) DO NOTHING",
         (
             game.channel_id,
@@ -341,6 +341,7 @@ def restore_game(dialect: Dialect, bundle: ExportBundle) -> Step[None]:
             game.version,
             dialect.stamp(format_timestamp(game.created_at)),
             dialect.stamp(format_timestamp(game.updated_at)),
+            game.kind,
         ),
         "count",
     )

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
-from db.core.audit import compact_all_games
+from db.core.audit import compact_all_games, seal_campaigns
 from db.core.dialect import Dialect
 from db.core.records_migration import move_feature_rows
 from db.core.steps import Control, Query, Step
@@ -76,11 +76,12 @@ def _sealed_by_migration_9(dialect: Dialect) -> Step[None]:
 #: Python work a migration needs beside its SQL, in the same transaction: 6 sealed every
 #: game (now left to 9), 8 turns every game's stored documents into patches and snapshots,
 #: 9 moves the feature tables' rows into ``records`` and seals every game (SHA-256 over
-#: canonical JSON, which SQL cannot compute).
+#: canonical JSON, which SQL cannot compute), 11 seals anew the records it made campaigns.
 DATA_STEPS: dict[int, Callable[[Dialect], Step[None]]] = {
     6: _sealed_by_migration_9,
     8: lambda dialect: compact_all_games(),
     9: move_feature_rows,
+    11: lambda dialect: seal_campaigns(),
 }
 
 

@@ -4,6 +4,7 @@ as step functions: the rows are read by the driver, the hashing runs off the eve
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -12,8 +13,10 @@ from db.chain import (
     PatchRow,
     VerifiedChains,
     VerifiedHead,
+    VerifiedState,
     first_to_verify,
     stamp_text,
+    verify_forward,
     verify_old_version,
     verify_span,
 )
@@ -90,12 +93,17 @@ def span_rows(
 
 
 def verified_up_to(
-    channel_id: int, chains: VerifiedChains, stored: VerifiedHead, known: VerifiedHead | None
+    channel_id: int,
+    chains: VerifiedChains,
+    stored: VerifiedHead,
+    known: VerifiedHead | None,
+    base: VerifiedState | None = None,
 ) -> Step[None]:
     """Make ``stored`` (the game's head as read in this transaction) a head this process
-    verified: the whole history the first time, else from the nearest whole document at or
-    below ``known``, the head verified when the operation started (`db.chain.first_to_verify`);
-    `ChainBroken` at the first bad event.
+    verified: the whole history the first time, else from ``known``, the head verified when
+    the operation started (`db.chain.first_to_verify`): from its document when ``base``
+    holds it (the versions after it only, `db.chain.verify_forward`), otherwise from the
+    nearest whole document at or below it; `ChainBroken` at the first bad event.
 
     ``known`` is taken before the operation's first read: a head this process committed
     after that (another coroutine's commit, on PostgreSQL's pool) may be ahead of what this
@@ -108,26 +116,30 @@ def verified_up_to(
     if refused is not None:
         raise refused
     anchor = known if known is not None and known.game == stored.game else None
-    if anchor is not None:
-        base = yield Query(_WHOLE_BELOW, (channel_id, first), "value")
-        first = base if type(base) is int and base >= 1 else 1
-    events, full, patches = yield from span_rows(
-        channel_id, first, stored.seq, stored.seq, every=anchor is None
-    )
+    check: Callable[..., object]
+    if anchor is not None and base is not None and base.head == anchor:
+        events, full, patches = yield from span_rows(
+            channel_id, anchor.seq + 1, stored.seq, stored.seq, every=False, first_patch=True
+        )
+        check = partial(verify_forward, channel_id, base=base)
+    else:
+        if anchor is not None:
+            below = yield Query(_WHOLE_BELOW, (channel_id, first), "value")
+            first = below if type(below) is int and below >= 1 else 1
+        events, full, patches = yield from span_rows(
+            channel_id, first, stored.seq, stored.seq, every=anchor is None
+        )
+        check = partial(verify_span, channel_id, first=first, anchor=anchor, whole=anchor is None)
     snapshots: dict[int, str] = {}
     try:
         yield Compute(
             partial(
-                verify_span,
-                channel_id,
-                first=first,
+                check,
                 last=stored.seq,
                 events=events,
                 full=full,
                 patches=patches,
                 timestamp=stamp_text,
-                anchor=anchor,
-                whole=anchor is None,
                 snapshots=snapshots,
             )
         )
@@ -144,12 +156,14 @@ def check_head(
     game: str,
     version: int,
     head_hash: str,
+    base: VerifiedState | None = None,
 ) -> Step[None]:
     """Nothing is used on top of a chain this process has not verified: a dictionary
-    lookup while the head is the one it verified or wrote itself."""
+    lookup while the head is the one it verified or wrote itself (``base``: that head's
+    document, if the caller holds it, `verified_up_to`)."""
     if not chains.matches(channel_id, game, version, head_hash):
         stored = VerifiedHead(game, version, head_hash)
-        yield from verified_up_to(channel_id, chains, stored, known)
+        yield from verified_up_to(channel_id, chains, stored, known, base)
 
 
 def chain_head(channel_id: int) -> Step[VerifiedHead]:

@@ -47,9 +47,6 @@ from rules.campaign.rules import campaign_rules
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.words import LocalizedName
 
-#: The store's kind of a campaign's record (its ``ruleset`` column): not a ruleset, so no
-#: game command ever runs on it.
-CAMPAIGN_KIND = "campaign"
 #: The campaign state's format, stamped in its document.
 CAMPAIGN_FORMAT = 1
 #: The most games and sides' players one campaign holds: what a
@@ -431,7 +428,6 @@ def standings(state: CampaignState) -> tuple[Standing, ...]:
 
 __all__ = [
     "CAMPAIGN_FORMAT",
-    "CAMPAIGN_KIND",
     "MAX_GAMES",
     "MAX_PLAYERS",
     "Calendar",

@@ -7,9 +7,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import asyncpg
+
+from db import migrations, migrations_pg
 from db.chain import VerifiedHead
 from db.core.steps import Fetch, Query, read
-from db.models import CommandContext, GameRecord
+from db.hashing import canonical_json
+from db.models import CommandContext, GameRecord, parse_timestamp
 from db.sqlite import SqliteStore
 
 GUILD = 900
@@ -80,3 +84,103 @@ def command_context(channel_id: int, version: int, text: str) -> CommandContext:
 def verified_head(version: int) -> VerifiedHead:
     """A verified chain head at ``version``."""
     return VerifiedHead("game", version, f"{version:064x}")
+
+
+def rows_at_schema_7(bundle: dict) -> tuple[tuple, list[tuple], list[tuple], list[tuple]]:
+    """An export's game, states, events and members as the tables of schema 7 hold them
+    (every state whole, no patches, no records; timestamps as SQLite's text)."""
+    game = bundle["game"]
+    games = tuple(
+        game[column]
+        for column in (
+            "channel_id", "guild_id", "ruleset", "language", "status", "version",
+            "created_at", "updated_at",
+        )
+    )  # fmt: skip
+    states = [
+        (game["channel_id"], s["version"], s["status"], canonical_json(s["document"]))
+        for s in bundle["states"]
+    ]
+    events = [
+        (
+            e["channel_id"], e["seq"], e["interaction_id"], e["actor_id"], e["verb"],
+            canonical_json(e["args"]), canonical_json(e["dice"]),
+            canonical_json(e["resolution"]), e["state_version"], e["state_hash"],
+            e["undoes_seq"], e["created_at"], e["prev_hash"], e["hash"],
+        )
+        for e in bundle["events"]
+    ]  # fmt: skip
+    members = [
+        (m["channel_id"], m["user_id"], m["role"], m["side"], m["joined_at"])
+        for m in bundle["members"]
+    ]
+    return games, states, events, members
+
+
+_INSERT_GAME_AT_7 = (
+    "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
+    "created_at, updated_at) VALUES ({})"
+)
+
+
+def insert_at_schema_7(connection: sqlite3.Connection, bundle: dict) -> None:
+    """An exported game written into a SQLite file at schema 7, in one transaction, as
+    the release of that schema stored it (the later migrations turn it into today's)."""
+    games, states, events, members = rows_at_schema_7(bundle)
+    connection.execute("BEGIN")
+    connection.execute(_INSERT_GAME_AT_7.format(", ".join(["?"] * 8)), games)
+    connection.executemany("INSERT INTO states VALUES (?, ?, ?, ?)", states)
+    connection.executemany(f"INSERT INTO events VALUES ({', '.join(['?'] * 14)})", events)
+    connection.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
+    connection.execute("COMMIT")
+
+
+async def insert_at_schema_7_pg(connection: asyncpg.Connection, bundle: dict) -> None:
+    """`insert_at_schema_7` on PostgreSQL (timestamps as TIMESTAMPTZ, a JSONB copy of each
+    document)."""
+    games, states, events, members = rows_at_schema_7(bundle)
+    async with connection.transaction():
+        await connection.execute(
+            _INSERT_GAME_AT_7.format(", ".join(f"${n}" for n in range(1, 9))),
+            *games[:6],
+            parse_timestamp(games[6]),
+            parse_timestamp(games[7]),
+        )
+        await connection.executemany(
+            "INSERT INTO states (channel_id, version, status, document_text, document) "
+            "VALUES ($1, $2, $3, $4::text, $4::text::jsonb)",
+            states,
+        )
+        await connection.executemany(
+            f"INSERT INTO events VALUES ({', '.join(f'${n}' for n in range(1, 15))})",
+            [(*e[:11], parse_timestamp(e[11]), *e[12:]) for e in events],
+        )
+        await connection.executemany(
+            "INSERT INTO members VALUES ($1, $2, $3, $4, $5)",
+            [(*m[:4], parse_timestamp(m[4])) for m in members],
+        )
+
+
+def file_at_schema(path: Path, bundles: list[dict], schema: int) -> None:
+    """A SQLite file holding exported games as the release of ``schema`` left them: written
+    at schema 7, brought to ``schema`` by the shipped migrations."""
+    connection = raw_connection(path)
+    try:
+        migrations.apply_migrations(connection, str(path), target=7)
+        for bundle in bundles:
+            insert_at_schema_7(connection, bundle)
+        migrations.apply_migrations(connection, str(path), target=schema)
+    finally:
+        connection.close()
+
+
+async def postgres_at_schema(url: str, bundles: list[dict], schema: int) -> None:
+    """`file_at_schema` on PostgreSQL."""
+    connection = await asyncpg.connect(url)
+    try:
+        await migrations_pg.apply_migrations(connection, "test", target=7)
+        for bundle in bundles:
+            await insert_at_schema_7_pg(connection, bundle)
+        await migrations_pg.apply_migrations(connection, "test", target=schema)
+    finally:
+        await connection.close()

@@ -88,6 +88,23 @@ async def test_another_store_s_write_is_seen_by_the_next_command(
         assert full_reads == [CHANNEL] * 4
 
 
+async def test_another_store_s_reads_leave_the_kept_head_served(
+    db_path: Path, full_reads: list[int]
+) -> None:
+    """The pages' own process reads the bot's database on a connection of its own (docs/
+    web.md): however many pages it serves, the bot's commands keep their kept heads."""
+    async with await SqliteStore.open(db_path) as bot, await SqliteStore.open(db_path) as pages:
+        await new_game(bot, CHANNEL)
+        await bot.open_command(CHANNEL, "a")
+        for _ in range(3):
+            await pages.open_command(CHANNEL)
+            await pages.events(CHANNEL)
+            await pages.state_at(CHANNEL, 1)
+        full_reads.clear()
+        served = await bot.open_command(CHANNEL, "b")
+        assert served.record.version == 1 and full_reads == []
+
+
 async def test_a_stale_kept_head_never_commits_over_another_store_s_write(
     backend: Backend,
 ) -> None:

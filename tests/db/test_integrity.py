@@ -44,6 +44,7 @@ EDITS = {
     "'2030-01-01T00:00:00.000000+00:00', TRUE)",
     "language": "UPDATE games SET language = 'fr' WHERE channel_id = 7",
     "ruleset": "UPDATE games SET ruleset = 'pzgren' WHERE channel_id = 7",
+    "kind": "UPDATE games SET kind = 'campaign' WHERE channel_id = 7",
     "created_at": "UPDATE games SET created_at = '2020-01-01T00:00:00.000000+00:00' "
     "WHERE channel_id = 7",
     "guild": "UPDATE games SET guild_id = 1 WHERE channel_id = 7",
@@ -125,6 +126,29 @@ async def test_a_copied_game_is_sealed(backend: Backend, tmp_path: Path) -> None
         assert record.ruleset == "manovra"
         assert [r.key for r in await target.feature_list("deadline", Scope.of_game(7))] == ["rossi"]
         assert await target.check() == []
+
+
+async def test_a_campaigns_kind_is_sealed_and_copied(backend: Backend, tmp_path: Path) -> None:
+    """A campaign's kind is covered as a game's is (a campaign made a game is refused) and
+    travels with its export into a copy."""
+    async with await backend.open() as store:
+        await store.create_game(
+            9, guild_id=1, ruleset="w40k4", language="it", document={"name": "Orbita"},
+            referee_id=REFEREE, kind="campaign",
+        )  # fmt: skip
+        assert (await store.load(9)).is_campaign
+        bundle = await store.export(9)
+    assert bundle.to_json_dict()["game"]["kind"] == "campaign"
+    async with await SqliteStore.open(tmp_path / "copy.db") as target:
+        await target.restore_game(bundle)
+        assert (await target.load(9)).kind == "campaign"
+        assert await target.check() == []
+    await backend.tamper("UPDATE games SET kind = 'game' WHERE channel_id = 9")
+    async with await backend.open() as store:
+        with pytest.raises(TamperedGame):
+            await store.load(9)
+        problems = await store.check()
+        assert problems and all(p.startswith("channel 9:") for p in problems), problems
 
 
 async def _export_of(backend: Backend, channel_id: int) -> Any:

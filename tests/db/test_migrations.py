@@ -12,8 +12,7 @@ import asyncpg
 import pytest
 
 from db import migrations, migrations_pg
-from db.errors import SchemaError
-from db.hashing import canonical_json
+from db.errors import SchemaError, TamperedGame
 from db.migrations import (
     EXPECTED_TABLES,
     Migration,
@@ -25,7 +24,14 @@ from db.migrations import (
 from db.models import NewEvent
 from db.postgres import PostgresStore
 from db.sqlite import SqliteStore
-from tests.db.helpers import new_game, raw_connection
+from tests.db.helpers import (
+    file_at_schema,
+    insert_at_schema_7,
+    insert_at_schema_7_pg,
+    new_game,
+    postgres_at_schema,
+    raw_connection,
+)
 
 
 def tables_of(path: Path) -> set[str]:
@@ -253,48 +259,6 @@ async def _long_game_bundle(tmp_path: Path) -> dict:
         return (await store.export(HISTORY_CHANNEL)).to_json_dict()
 
 
-def _version_7_rows(bundle: dict) -> tuple[tuple, list[tuple], list[tuple], list[tuple]]:
-    game = bundle["game"]
-    games = (
-        game["channel_id"],
-        game["guild_id"],
-        game["ruleset"],
-        game["language"],
-        game["status"],
-        game["version"],
-        game["created_at"],
-        game["updated_at"],
-    )
-    states = [
-        (game["channel_id"], s["version"], s["status"], canonical_json(s["document"]))
-        for s in bundle["states"]
-    ]
-    events = [
-        (
-            e["channel_id"],
-            e["seq"],
-            e["interaction_id"],
-            e["actor_id"],
-            e["verb"],
-            canonical_json(e["args"]),
-            canonical_json(e["dice"]),
-            canonical_json(e["resolution"]),
-            e["state_version"],
-            e["state_hash"],
-            e["undoes_seq"],
-            e["created_at"],
-            e["prev_hash"],
-            e["hash"],
-        )
-        for e in bundle["events"]
-    ]
-    members = [
-        (m["channel_id"], m["user_id"], m["role"], m["side"], m["joined_at"])
-        for m in bundle["members"]
-    ]
-    return games, states, events, members
-
-
 async def _assert_same_history(store: object, bundle: dict) -> None:
     after = (await store.export(HISTORY_CHANNEL)).to_json_dict()  # type: ignore[attr-defined]
     for key in ("game", "events", "states", "head_hash"):
@@ -331,19 +295,11 @@ async def test_migration_8_keeps_every_state_of_a_long_game(tmp_path: Path) -> N
     connection = raw_connection(path)
     try:
         apply_migrations(connection, str(path), target=7)
-        games, states, events, members = _version_7_rows(bundle)
         connection.execute("PRAGMA foreign_keys = ON")
-        connection.execute("BEGIN")
-        connection.execute(
-            "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
-            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            games,
+        insert_at_schema_7(connection, bundle)
+        assert connection.execute("SELECT count(*) FROM states").fetchone()[0] == len(
+            bundle["states"]
         )
-        connection.executemany("INSERT INTO states VALUES (?, ?, ?, ?)", states)
-        connection.executemany(f"INSERT INTO events VALUES ({', '.join(['?'] * 14)})", events)
-        connection.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
-        connection.execute("COMMIT")
-        assert connection.execute("SELECT count(*) FROM states").fetchone()[0] == len(states)
         # Schema 9, the layout of the release before 10: snapshots at the multiples of 16.
         apply_migrations(connection, str(path), target=9)
         before = [row[0] for row in connection.execute("SELECT version FROM states ORDER BY 1")]
@@ -375,33 +331,10 @@ async def test_postgres_migration_8_keeps_every_state_of_a_long_game(
     tmp_path: Path, pg_url: str
 ) -> None:
     bundle = await _long_game_bundle(tmp_path)
-    games, states, events, members = _version_7_rows(bundle)
-    from db.models import parse_timestamp
-
     connection = await asyncpg.connect(pg_url)
     try:
         await migrations_pg.apply_migrations(connection, "test", target=7)
-        async with connection.transaction():
-            await connection.execute(
-                "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
-                "created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                *games[:6],
-                parse_timestamp(games[6]),
-                parse_timestamp(games[7]),
-            )
-            await connection.executemany(
-                "INSERT INTO states (channel_id, version, status, document_text, document) "
-                "VALUES ($1, $2, $3, $4::text, $4::text::jsonb)",
-                states,
-            )
-            await connection.executemany(
-                f"INSERT INTO events VALUES ({', '.join(f'${n}' for n in range(1, 15))})",
-                [(*e[:11], parse_timestamp(e[11]), *e[12:]) for e in events],
-            )
-            await connection.executemany(
-                "INSERT INTO members VALUES ($1, $2, $3, $4, $5)",
-                [(*m[:4], parse_timestamp(m[4])) for m in members],
-            )
+        await insert_at_schema_7_pg(connection, bundle)
     finally:
         await connection.close()
 
@@ -522,17 +455,7 @@ async def test_migration_9_moves_every_feature_row(tmp_path: Path) -> None:
     connection = raw_connection(path)
     try:
         apply_migrations(connection, str(path), target=7)
-        games, states, events, members = _version_7_rows(bundle)
-        connection.execute("BEGIN")
-        connection.execute(
-            "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
-            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            games,
-        )
-        connection.executemany("INSERT INTO states VALUES (?, ?, ?, ?)", states)
-        connection.executemany(f"INSERT INTO events VALUES ({', '.join(['?'] * 14)})", events)
-        connection.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
-        connection.execute("COMMIT")
+        insert_at_schema_7(connection, bundle)
         apply_migrations(connection, str(path), target=8)  # the schema of the last release
         connection.execute("BEGIN")
         _insert_feature_rows_sqlite(connection)
@@ -550,7 +473,6 @@ async def test_postgres_migration_9_moves_every_feature_row(tmp_path: Path, pg_u
     from db.models import parse_timestamp
 
     bundle = await _running_game_bundle(tmp_path)
-    games, states, events, members = _version_7_rows(bundle)
 
     def stamped(row: tuple) -> tuple:
         return tuple(
@@ -560,27 +482,7 @@ async def test_postgres_migration_9_moves_every_feature_row(tmp_path: Path, pg_u
     connection = await asyncpg.connect(pg_url)
     try:
         await migrations_pg.apply_migrations(connection, "test", target=7)
-        async with connection.transaction():
-            await connection.execute(
-                "INSERT INTO games (channel_id, guild_id, ruleset, language, status, version, "
-                "created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                *games[:6],
-                parse_timestamp(games[6]),
-                parse_timestamp(games[7]),
-            )
-            await connection.executemany(
-                "INSERT INTO states (channel_id, version, status, document_text, document) "
-                "VALUES ($1, $2, $3, $4::text, $4::text::jsonb)",
-                states,
-            )
-            await connection.executemany(
-                f"INSERT INTO events VALUES ({', '.join(f'${n}' for n in range(1, 15))})",
-                [(*e[:11], parse_timestamp(e[11]), *e[12:]) for e in events],
-            )
-            await connection.executemany(
-                "INSERT INTO members VALUES ($1, $2, $3, $4, $5)",
-                [(*m[:4], parse_timestamp(m[4])) for m in members],
-            )
+        await insert_at_schema_7_pg(connection, bundle)
         await migrations_pg.apply_migrations(connection, "test", target=8)
         async with connection.transaction():
             for table, rows in FEATURE_ROWS.items():
@@ -598,3 +500,96 @@ async def test_postgres_migration_9_moves_every_feature_row(tmp_path: Path, pg_u
         assert await store.schema_version() == migrations_pg.latest_version() >= 9
         assert (await store.export(FEATURE_CHANNEL)).to_json_dict()["events"] == bundle["events"]
         await _assert_features_moved(store, tmp_path)
+
+
+# ---- migration 11: a campaign is a record of its own kind ----------------------------------
+
+CAMPAIGN_CHANNEL, GAME_CHANNEL = 51, 52
+
+
+async def _campaign_and_game_bundles(tmp_path: Path) -> list[dict]:
+    """The exports of a campaign as the releases before 11 stored one (a row whose ruleset
+    is "campaign", its state the document) and of a game beside it."""
+    async with await SqliteStore.open(tmp_path / "kinds-source.db") as store:
+        await store.create_game(
+            CAMPAIGN_CHANNEL,
+            guild_id=1,
+            ruleset="campaign",
+            language="it",
+            document={"name": "Orbita", "games": []},
+            status="active",
+            referee_id=7,
+            origin={"campaign": {"type": "created", "name": "Orbita"}},
+        )
+        await store.commit(
+            CAMPAIGN_CHANNEL, 1, {"name": "Orbita", "games": [1]}, NewEvent(verb="campaign")
+        )
+        await new_game(store, GAME_CHANNEL)
+        return [(await store.export(c)).to_json_dict() for c in (CAMPAIGN_CHANNEL, GAME_CHANNEL)]
+
+
+async def _assert_kinds_after_11(store: Any) -> None:
+    """The campaign is one, its ruleset column kept; the game a game; both load, verify and
+    play on; a kind flipped behind the store's back is refused."""
+    campaign, game = await store.load(CAMPAIGN_CHANNEL), await store.load(GAME_CHANNEL)
+    assert (campaign.kind, campaign.is_campaign, campaign.ruleset) == ("campaign", True, "campaign")
+    assert (game.kind, game.is_campaign) == ("game", False)
+    listed = {g.channel_id: g.kind for g in await store.all_games()}
+    assert listed == {CAMPAIGN_CHANNEL: "campaign", GAME_CHANNEL: "game"}
+    assert await store.check() == []
+    await store.commit(CAMPAIGN_CHANNEL, 2, {"name": "Orbita", "games": [1, 2]}, NewEvent("x"))
+    assert (await store.load(CAMPAIGN_CHANNEL)).is_campaign
+
+
+async def test_migration_11_makes_the_campaigns_records_of_their_kind(tmp_path: Path) -> None:
+    bundles = await _campaign_and_game_bundles(tmp_path)
+    path = tmp_path / "at-10.db"
+    file_at_schema(path, bundles, 10)  # the schema of the last release
+    connection = raw_connection(path)
+    try:
+        sealed = dict(connection.execute("SELECT channel_id, rows_digest FROM games"))
+    finally:
+        connection.close()
+    async with await SqliteStore.open(path) as store:  # migrates to 11
+        assert await store.schema_version() == latest_version() >= 11
+        await _assert_kinds_after_11(store)
+    connection = raw_connection(path)
+    try:
+        resealed = dict(connection.execute("SELECT channel_id, rows_digest FROM games"))
+        # Only the campaign was sealed anew: a game's checksum does not change.
+        assert resealed[GAME_CHANNEL] == sealed[GAME_CHANNEL]
+        assert resealed[CAMPAIGN_CHANNEL] != sealed[CAMPAIGN_CHANNEL]
+        connection.execute(f"UPDATE games SET kind = 'game' WHERE channel_id = {CAMPAIGN_CHANNEL}")
+    finally:
+        connection.close()
+    async with await SqliteStore.open(path) as store:
+        with pytest.raises(TamperedGame):
+            await store.load(CAMPAIGN_CHANNEL)
+
+
+async def test_postgres_migration_11_makes_the_campaigns_records_of_their_kind(
+    tmp_path: Path, pg_url: str
+) -> None:
+    bundles = await _campaign_and_game_bundles(tmp_path)
+    await postgres_at_schema(pg_url, bundles, 10)
+    connection = await asyncpg.connect(pg_url)
+    try:
+        sealed = dict(await connection.fetch("SELECT channel_id, rows_digest FROM games"))
+    finally:
+        await connection.close()
+    async with await PostgresStore.open(pg_url) as store:  # migrates to 11
+        assert await store.schema_version() == migrations_pg.latest_version() >= 11
+        await _assert_kinds_after_11(store)
+    connection = await asyncpg.connect(pg_url)
+    try:
+        resealed = dict(await connection.fetch("SELECT channel_id, rows_digest FROM games"))
+        assert resealed[GAME_CHANNEL] == sealed[GAME_CHANNEL]
+        assert resealed[CAMPAIGN_CHANNEL] != sealed[CAMPAIGN_CHANNEL]
+        await connection.execute(
+            "UPDATE games SET kind = 'game' WHERE channel_id = $1", CAMPAIGN_CHANNEL
+        )
+    finally:
+        await connection.close()
+    async with await PostgresStore.open(pg_url) as store:
+        with pytest.raises(TamperedGame):
+            await store.load(CAMPAIGN_CHANNEL)

@@ -196,7 +196,7 @@ async def test_an_old_version_is_what_the_chain_vouches_for_even_past_an_undone_
         await store.load(TAMPERED)
         # Patch 20 sets the turn to 99 instead of 20; patch 21 sets it to 21 all the same.
         await backend.tamper(
-            "UPDATE patches SET patch = '[[[\"log\"],18,18,[\"turn 18\"]],[[\"turn\"],99]]' "
+            'UPDATE patches SET patch = \'[[["log"],18,18,["turn 18"]],[["turn"],99]]\' '
             "WHERE channel_id = 7 AND version = 20"
         )
         assert (await store.state_at(TAMPERED, 22)).document == document_at(22)
@@ -355,6 +355,108 @@ async def test_another_writer_s_commits_are_verified_from_the_last_verified_head
         with pytest.raises(ChainBroken) as caught:
             await second.load(TAMPERED)
         assert names(caught.value, 37)
+
+
+@pytest.fixture
+def verifications(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, int]]:
+    """Each verification a read runs: ``("span", first, last)`` (from a whole document:
+    the genesis or a snapshot) or ``("forward", verified head, last)`` (from the verified
+    head's own document)."""
+    verify = importlib.import_module("db.core.verify")
+    calls: list[tuple[str, int, int]] = []
+    span, forward = verify.verify_span, verify.verify_forward
+
+    def spanning(channel_id: int, **options: Any) -> Any:
+        calls.append(("span", options["first"], options["last"]))
+        return span(channel_id, **options)
+
+    def forwarding(channel_id: int, **options: Any) -> Any:
+        calls.append(("forward", options["base"].head.seq, options["last"]))
+        return forward(channel_id, **options)
+
+    monkeypatch.setattr(verify, "verify_span", spanning)
+    monkeypatch.setattr(verify, "verify_forward", forwarding)
+    return calls
+
+
+async def two_processes_apart(backend: Backend) -> tuple[Any, Any]:
+    """Two stores on one database: the second verified (and keeps) the game at version 20,
+    then the first played it on to `HEAD` (recording snapshots 24 and 33 on the way)."""
+    first, second = await backend.open(), await backend.open()
+    await long_game(first, TAMPERED, last=20)
+    await second.load(TAMPERED)
+    for version in range(20, HEAD):
+        event = NewEvent(verb="advance", args={"to": version + 1}, dice=[version % 6 + 1])
+        await first.commit(TAMPERED, version, document_at(version + 1), event)
+    return first, second
+
+
+async def test_a_head_another_process_moved_is_verified_from_the_kept_head_s_document(
+    backend: Backend, verifications: list[tuple[str, int, int]]
+) -> None:
+    """The pages' own process (docs/web.md): a game whose patches are small against its
+    document keeps few snapshots, so a new head replayed from the snapshot below the one
+    verified cost hundreds of versions; from the kept head's document it costs the new
+    ones. Without a kept head (pushed out, or PostgreSQL, which keeps none) the snapshot
+    below is where it starts, as before."""
+    first, second = await two_processes_apart(backend)
+    async with first, second:
+        verifications.clear()
+        assert (await second.load(TAMPERED)).document == document_at(HEAD)
+        assert second.verified_chains.head(TAMPERED).seq == HEAD
+        from_snapshot = ("span", 16, HEAD)  # 16: the snapshot at or below version 20
+        assert verifications == (
+            [("forward", 20, HEAD)] if backend.name == "sqlite" else [from_snapshot]
+        )
+        # The anchors were verified on the way: an old version is checked up to 32.
+        verifications.clear()
+        assert (await second.state_at(TAMPERED, 30)).document == document_at(30)
+        assert verifications == [("span", 24, 32)]
+        await first.commit(TAMPERED, HEAD, document_at(HEAD + 1), NewEvent(verb="advance"))
+        second.head_cache.forget(TAMPERED)
+        verifications.clear()
+        assert (await second.load(TAMPERED)).version == HEAD + 1
+        assert verifications == [("span", 33, HEAD + 1)]
+
+
+#: Rows of the versions the first process added (21..40) edited before the second reads
+#: them, and the first bad event each makes.
+EDITS_AHEAD: dict[str, tuple[str, int]] = {
+    "the first new version's patch": (
+        "UPDATE patches SET patch = '[[[\"turn\"],99]]' WHERE channel_id = 7 AND version = 21",
+        21,
+    ),
+    "the first new event's link": (
+        f"UPDATE events SET prev_hash = '{'0' * 64}' WHERE channel_id = 7 AND seq = 21",
+        21,
+    ),
+    "a new snapshot's document": (
+        'UPDATE states SET {doc} = \'{{"log":[],"turn":24}}\' '
+        "WHERE channel_id = 7 AND version = 24",
+        24,
+    ),
+    "a patch among the new ones": (
+        "UPDATE patches SET patch = '[[[\"turn\"],99]]' WHERE channel_id = 7 AND version = 30",
+        30,
+    ),
+    "a new event's dice": ("UPDATE events SET dice = '[6]' WHERE channel_id = 7 AND seq = 37", 37),
+    "a new event removed": ("DELETE FROM events WHERE channel_id = 7 AND seq = 29", 29),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS_AHEAD))
+async def test_a_row_edited_between_the_kept_head_and_the_moved_one_is_refused(
+    backend: Backend, edit: str
+) -> None:
+    first, second = await two_processes_apart(backend)
+    async with first, second:
+        statement, first_bad = EDITS_AHEAD[edit]
+        await backend.tamper(statement.format(doc=doc_column(backend)))
+        for read in (lambda: second.load(TAMPERED), lambda: second.open_command(TAMPERED)):
+            with pytest.raises(ChainBroken) as caught:
+                await read()
+            assert names(caught.value, first_bad), caught.value
+        assert second.verified_chains.head(TAMPERED) is None
 
 
 async def test_the_event_log_pages_are_checked(backend: Backend) -> None:

@@ -7,14 +7,15 @@ It declares what a feature of ``bot/service/`` declares, and nothing else change
 * a guard: while a truce holds, a command of the rules is refused;
 * a follower: after every command that wrote to a game — a play, a history command —
   a notice naming the command and the game's version before and after it;
-* a timer: a truce whose hours are up is announced in its game's channel, and lifted.
+* a timer: a truce whose hours are up is announced in its game's channel, and lifted;
+* a status part: ``/game status`` says that a truce holds, and for how many hours.
 
 Its words are catalogue keys of its own (``toy.truce.*``): a test reads keys, not text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 
 from bot.service.errors import ServiceError
@@ -25,6 +26,7 @@ from bot.service.handlers import (
     GameHandler,
     Guard,
     Services,
+    StatusPart,
     Timer,
     Who,
     Written,
@@ -89,10 +91,19 @@ async def truces_over(
     return due
 
 
+async def truce_in_status(call: GameCall, sides: Mapping[str, str]) -> list[Outcome]:
+    """The status part: the truce that holds, if one does (its sides are not named: a
+    truce stops them all)."""
+    scope = Scope.of_game(call.request.channel_id)
+    truce = await call.store.feature_get(FEATURE, scope, KEY)
+    return [] if truce is None else [Outcome.of("toy.truce.holding", hours=truce.value["hours"])]
+
+
 HANDLERS = (GameHandler((VERB,), who=Who.REFEREE, run=call_truce),)
 
 REACTIONS = (
     Guard(name="toy.truce", run=refuse_during_truce),
     Follower(name="toy.followed", run=note_the_write),
     Timer(name="toy.truce_over", run=truces_over),
+    StatusPart(name="toy.truce_status", run=truce_in_status),
 )

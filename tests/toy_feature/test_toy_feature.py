@@ -1,6 +1,7 @@
 """The toy feature plugged into the service by its folder alone (``TABLE.joined``): its
-handler runs, its guard vetoes, its follower follows every write — a play and ``/game undo``
-alike — and its timer's work comes out of ``GameService.due_reminders``."""
+handler runs, its guard vetoes, its follower follows every write (a play and ``/game undo``
+alike), its timer's work comes out of ``GameService.due_reminders`` and its status part ends
+``/game status``."""
 
 from __future__ import annotations
 
@@ -81,6 +82,19 @@ async def test_the_timer_is_due_once_and_lifts_the_truce(store) -> None:
     assert await service.due_reminders(now + timedelta(hours=4)) == []
     played = await send(ANNA, "turn.next")  # the truce is over
     assert _followed(played)
+
+
+async def test_the_status_part_follows_the_roster_and_the_deadlines(store) -> None:
+    _, send = await _table(store)
+    await send(REFEREE, "game.deadline", side="alleati", hours=5)
+    before = [n.key for n in (await send(ANNA, "game.status")).notices]
+    assert "toy.truce.holding" not in before  # no truce, no line
+    await send(REFEREE, VERB, hours=3)
+    status = await send(ANNA, "game.status")
+    # The core's features first (the roster, then the deadlines due), then the toy's.
+    assert [n.key for n in status.notices] == [*before, "toy.truce.holding"]
+    assert before[-1] == "bot.deadline.due" and before[0].startswith("bot.seats.")
+    assert dict(status.notices[-1].params) == {"hours": 3}
 
 
 def test_the_features_reactions_join_the_table_and_leave_it_unchanged() -> None:

@@ -32,7 +32,7 @@ from db.hashing import canonical_json
 from db.models import ExportBundle, Scope
 from db.protocol import GameStore
 from rules.campaign.events import CampaignCreated, event_of
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState, apply, start
+from rules.campaign.state import CampaignState, apply, start
 from rules.core.errors import RulesError
 
 
@@ -67,7 +67,7 @@ def replay_campaign_log(bundle: ExportBundle) -> ReplayReport:
     final = None if state is None or divergence is not None else state.to_json()
     return ReplayReport(
         game.channel_id,
-        game.ruleset,
+        game.kind,  # named "campaign" on the command line: its ruleset is its games'
         game.version,
         game.status,
         divergence,
@@ -89,7 +89,7 @@ async def campaign_problems(store: GameStore) -> list[str]:
     games = await store.all_games()
     campaigns: dict[int, CampaignState] = {}
     for summary in games:
-        if summary.ruleset != CAMPAIGN_KIND:
+        if not summary.is_campaign:
             continue
         channel = summary.channel_id
         try:
@@ -107,7 +107,7 @@ async def campaign_problems(store: GameStore) -> list[str]:
         problems += await _results_problems(store, channel, state)
         problems += _owed_problems(channel, state)
     for summary in games:
-        if summary.ruleset != CAMPAIGN_KIND:
+        if not summary.is_campaign:
             problems += await _unlisted_problems(store, summary.channel_id, campaigns)
     return problems
 

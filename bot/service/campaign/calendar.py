@@ -36,7 +36,7 @@ from db.errors import GameNotFound, StoreError
 from db.models import GameRecord, Scope
 from rules.campaign.book import MAX_DUE_DAYS
 from rules.campaign.events import CampaignDue, CampaignOverdue
-from rules.campaign.state import CAMPAIGN_KIND, MAX_GAMES, CampaignState
+from rules.campaign.state import MAX_GAMES, CampaignState
 from rules.campaign.story import default_due
 from rules.core.ending import DECIDE, NO_WINNER
 from rules.core.errors import InvalidInput
@@ -202,7 +202,7 @@ async def _end_game(
     services = call.services
     context = await open_table(services.store, channel)
     record = context.record
-    if record.status == "ended" or record.ruleset == CAMPAIGN_KIND:
+    if record.status == "ended" or record.is_campaign:
         return
     rules = services.rules(record.ruleset)
     request = Request(

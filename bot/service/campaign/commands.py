@@ -46,7 +46,7 @@ from rules.campaign.events import (
     Points,
     event_json,
 )
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState, apply, start
+from rules.campaign.state import CampaignState, apply, start
 from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
@@ -70,7 +70,7 @@ async def new_campaign(call: Call) -> Reply:
         existing = await services.store.load(request.channel_id)
     except GameNotFound:
         existing = None
-    if existing is not None and (existing.ruleset == CAMPAIGN_KIND or existing.status != "ended"):
+    if existing is not None and (existing.is_campaign or existing.status != "ended"):
         raise ServiceError(
             "error.campaign.channel_taken",
             channel=channel_label(request.channel_id, request.guild_id is not None),
@@ -117,7 +117,7 @@ async def new_campaign(call: Call) -> Reply:
         record = await services.store.create_game(
             request.channel_id,
             guild_id=request.guild_id,
-            ruleset=CAMPAIGN_KIND,
+            ruleset=ruleset,
             language=language,
             document=state.to_json(),
             status="active",
@@ -125,6 +125,7 @@ async def new_campaign(call: Call) -> Reply:
             interaction_id=request.interaction_id,
             referee_id=request.user_id,
             origin={CAMPAIGN_ARG: event_json(created)},
+            kind="campaign",
         )
     except GameExists:
         raise ServiceError(
@@ -222,9 +223,7 @@ async def link_new_game(call: Call) -> Reply:
             existing = await store.load(target)
         except GameNotFound:
             existing = None
-        if existing is not None and (
-            existing.ruleset == CAMPAIGN_KIND or existing.status != "ended"
-        ):
+        if existing is not None and (existing.is_campaign or existing.status != "ended"):
             raise ServiceError(
                 "error.campaign.channel_taken", channel=channel_label(target, in_guild)
             )

@@ -19,7 +19,7 @@ from bot.service.handlers import Call, Services
 from db.errors import GameNotFound
 from db.models import GameRecord, NewEvent
 from rules.campaign.events import CampaignEvent, event_json
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState, apply
+from rules.campaign.state import CampaignState, apply
 from rules.core.errors import UnknownName
 from rules.core.words import joined
 
@@ -38,7 +38,7 @@ async def load_campaign(services: Services, channel_id: int) -> tuple[GameRecord
         record = await services.store.load(channel_id)
     except GameNotFound:
         raise ServiceError("error.campaign.none") from None
-    if record.ruleset != CAMPAIGN_KIND:
+    if not record.is_campaign:
         raise ServiceError("error.campaign.none")
     return record, CampaignState.from_json(record.document)
 

@@ -15,7 +15,7 @@ from bot.service.stored.seat_names import seat_names
 from db.errors import StoreError
 from db.models import GameRecord
 from rules.campaign.events import event_of
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState
+from rules.campaign.state import CampaignState
 from rules.campaign.text import ListedCampaign, ListingPage, LogEntry, LogPage, StatusPage
 from rules.core.resolution import Outcome
 
@@ -78,9 +78,7 @@ async def _listing(call: Call) -> Reply:
     """The server's campaigns (``/campaign status`` outside a campaign's channel)."""
     request, services = call.request, call.services
     language = services.known(await services.game_language(request.channel_id), request.locale)
-    found = [
-        g for g in await services.store.list_games(request.guild_id) if g.ruleset == CAMPAIGN_KIND
-    ]
+    found = [g for g in await services.store.list_games(request.guild_id) if g.is_campaign]
     listed: list[ListedCampaign] = []
     for summary in found[:MAX_LISTED]:
         try:

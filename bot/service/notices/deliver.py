@@ -20,13 +20,12 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from bot.service.handlers import Due, Services
+from bot.service.links import Kind, page_url
 from bot.service.notices import records
 from bot.service.notices.deadline_notices import queue_deadline_notices
 from bot.service.notices.policy import Action, quiet_until, route
 from bot.service.notices.records import Notice
 from bot.service.replies import DirectReply, Reply
-from bot.service.web_links import page_url
-from bot.web.links import Kind
 from db.protocol import GameStore
 from rules.core.resolution import Outcome
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from db.errors import GameNotFound
 from db.models import ArchivedGame, GameRecord
 from db.protocol import GameStore
-from rules.campaign.state import CAMPAIGN_KIND
 
 
 async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | None:
@@ -18,7 +17,7 @@ async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | 
         record = await store.load(channel_id)
     except GameNotFound:
         return None
-    if record.status != "ended" or record.ruleset == CAMPAIGN_KIND:
+    if record.status != "ended" or record.is_campaign:
         # A campaign's log stays in its channel, ended or not (/campaign status lists it).
         return None
     # The store reads the history page by page and keeps it compact (db.archive).

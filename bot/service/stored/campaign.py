@@ -1,14 +1,18 @@
 """A game's link to its campaign, as a record of the game (``campaign``, sealed: the game's
 checksum covers it and every command reads it, so a command that ends or reopens a linked
-game knows, with no extra read, that its campaign must follow)."""
+game knows, with no extra read, that its campaign must follow), and a campaign's own state as
+stored (`campaign_of`: for who reads it outside the campaign's feature)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from db.models import FeatureRecord, Scope
+from bot.service.errors import ServiceError
+from db.errors import GameNotFound
+from db.models import FeatureRecord, GameRecord, Scope
 from db.protocol import GameStore
+from rules.campaign.state import CampaignState
 
 CAMPAIGN_LINK = "campaign"
 LINK_KEY = "link"
@@ -36,4 +40,23 @@ async def link_game(store: GameStore, channel_id: int, link: CampaignLink) -> No
     await store.feature_put(CAMPAIGN_LINK, Scope.of_game(channel_id), LINK_KEY, value, sealed=True)
 
 
-__all__ = ["CAMPAIGN_LINK", "LINK_KEY", "CampaignLink", "campaign_link_of", "link_game"]
+async def campaign_of(store: GameStore, channel_id: int) -> tuple[GameRecord, CampaignState]:
+    """The campaign of ``channel_id``: its record and state (``error.campaign.none`` when
+    the channel holds none)."""
+    try:
+        record = await store.load(channel_id)
+    except GameNotFound:
+        raise ServiceError("error.campaign.none") from None
+    if not record.is_campaign:
+        raise ServiceError("error.campaign.none")
+    return record, CampaignState.from_json(record.document)
+
+
+__all__ = [
+    "CAMPAIGN_LINK",
+    "LINK_KEY",
+    "CampaignLink",
+    "campaign_link_of",
+    "campaign_of",
+    "link_game",
+]

@@ -12,9 +12,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.service import GameService, Reply, Request
-from bot.service.web import use_links
+from bot.service.links import LinkSigner, use_links
 from bot.web.app import WebPages
-from bot.web.links import LinkSigner
 from db.sqlite import SqliteStore
 from tests.bot.conftest import QueuedDice
 

@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.web import answers, links
+from bot.service import links
+from bot.web import answers
 from bot.web.app import RETRY_AFTER_S, WebPages
 from tests.bot.web.conftest import ANNA, BRUNO, GAME, HIDDEN, REFEREE
 

@@ -38,6 +38,15 @@ def settings_for(monkeypatch):
     return settings
 
 
+def niceness(pid: int) -> list[int]:
+    """The niceness of each thread of process ``pid`` (Linux keeps one per thread)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/stat", encoding="ascii") as stat:
+            found.append(int(stat.read().rsplit(")", 1)[1].split()[16]))
+    return found
+
+
 async def test_the_pages_beside_a_bot_are_served_from_their_own_process(
     store, signer, table, settings_for
 ) -> None:
@@ -45,6 +54,9 @@ async def test_the_pages_beside_a_bot_are_served_from_their_own_process(
     pages = await web_beside(settings, store)
     assert isinstance(pages, PagesProcess) and pages.process.is_alive()
     assert pages.process.pid != multiprocessing.current_process().pid
+    # Every thread of the pages' process below the bot's priority (ARBITRO_WEB_NICE: 10).
+    lowered = min(19, os.getpriority(os.PRIO_PROCESS, 0) + settings.web_nice)
+    assert settings.web_nice == 10 and set(niceness(pages.process.pid)) == {lowered}
     host, port = pages.address
     try:
         async with ClientSession() as session:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bot.service.web import use_links
+from bot.service.links import use_links
 from bot.settings import SettingsError, load_settings
 from bot.web.app import signer_of
 from rules.core.errors import RulesError
@@ -70,6 +70,13 @@ def test_the_pages_need_a_secret_and_are_off_by_default(monkeypatch) -> None:
     monkeypatch.setenv("ARBITRO_WEB_SECRET", "x" * 32)
     settings = load_settings()
     assert settings.web_host == "127.0.0.1" and settings.web_port == 8080
+    assert settings.web_nice == 10  # the pages' process below the bot's priority
+    monkeypatch.setenv("ARBITRO_WEB_NICE", "0")
+    assert load_settings().web_nice == 0
+    monkeypatch.setenv("ARBITRO_WEB_NICE", "20")
+    with pytest.raises(SettingsError, match="ARBITRO_WEB_NICE"):
+        load_settings()
+    monkeypatch.delenv("ARBITRO_WEB_NICE")
     signer = signer_of(settings)
     assert signer is not None and signer.base_url == "https://arbitro.example/pages"
     monkeypatch.setenv("ARBITRO_WEB_URL", "ftp://nope")

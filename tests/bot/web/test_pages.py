@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from bot.web.links import Link
+from bot.service.links import Link
 from tests.bot.web.conftest import (
     ANNA,
     BRUNO,

@@ -16,9 +16,10 @@ from bot.service import GameService, Request
 from bot.service.campaign import CAMPAIGN_ARG, follow
 from bot.service.stored.campaign import CampaignLink
 from rules.campaign.events import event_of
-from rules.campaign.state import CAMPAIGN_KIND, CampaignState, replay, standings
+from rules.campaign.state import CampaignState, replay, standings
 from rules.core.dice import Die
 from rules.core.errors import RulesError
+from rules.render import channel_label
 
 REFEREE, ANNA, BRUNO, OUTSIDER = 1, 2, 3, 99
 CAMPAIGN, FIRST, SECOND, THIRD = 500, 501, 502, 503
@@ -206,7 +207,8 @@ async def test_three_linked_games_to_their_ends_make_the_standings(any_store: An
     assert "result of game 2: Astral Legion won" in log and "campaign ended" in log
     # The guild's games leave the campaign out; /campaign status elsewhere lists it.
     listed = reply_text(await table(FIRST, ANNA, "game.list"))
-    assert "Orbita" not in listed and CAMPAIGN_KIND not in listed
+    assert channel_label(FIRST, True) in listed
+    assert "Orbita" not in listed and channel_label(CAMPAIGN, True) not in listed
     elsewhere = reply_text(await table(999, ANNA, "campaign.status"))
     assert "Orbita" in elsewhere and "3 games, over" in elsewhere
 

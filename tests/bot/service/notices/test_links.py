@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
+from bot.service.links import Link, LinkSigner, use_links
 from bot.service.replies import DirectReply
-from bot.service.web_links import use_links
-from bot.web.links import Link, LinkSigner
 from tests.bot.service.campaign.test_aftermath_sides import _both_hurt_and_won_by_the_legion
 from tests.bot.service.campaign.test_commands import BRUNO, CAMPAIGN, _campaign
 from tests.bot.service.notices.test_follow import ANNA, FIRST, GUILD, Table

@@ -1,11 +1,11 @@
-"""The web page's log lines (bot/service/web.py): remembered by event and reader, so a
+"""The web page's log lines (bot/service/pages.py): remembered by event and reader, so a
 new event puts one line in words, and never shown to a reader another may read alone."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.service import web
+from bot.service import pages
 from bot.service.events import SECRET_ARG
 from db.models import EventRecord
 from rules.core.seatview import Seat
@@ -23,12 +23,12 @@ def hidden_move(seq: int, hash_: str = "h") -> EventRecord:
 
 
 def lines(events: list[EventRecord], reader: Seat) -> list[str]:
-    entries = web._log_entries(events, "linea_gotica", "en", SIDES, reader, NAMES)
+    entries = pages._log_entries(events, "linea_gotica", "en", SIDES, reader, NAMES)
     return [entry.line for entry in entries]
 
 
 def test_each_reader_reads_the_line_their_seat_may_read_in_any_order() -> None:
-    web.forget_log_lines()
+    pages.forget_log_lines()
     events = [hidden_move(1)]
     for _ in range(2):  # the second time from memory
         for reader in (OWN, ENEMY, REFEREE):
@@ -37,15 +37,15 @@ def test_each_reader_reads_the_line_their_seat_may_read_in_any_order() -> None:
 
 
 def test_a_new_event_puts_only_its_own_line_in_words(monkeypatch) -> None:
-    web.forget_log_lines()
+    pages.forget_log_lines()
     worded: list[int] = []
-    real = web.event_line
+    real = pages.event_line
 
     def counting(event, *arguments):
         worded.append(event.seq)
         return real(event, *arguments)
 
-    monkeypatch.setattr(web, "event_line", counting)
+    monkeypatch.setattr(pages, "event_line", counting)
     page = [hidden_move(seq) for seq in range(1, 6)]
     lines(page, OWN)
     lines([*page, hidden_move(6)], OWN)

@@ -5,6 +5,12 @@ or ``spectator``) and when it expires, signed with HMAC-SHA256 over the web secr
 the link says of the reader is only who they are: their seat is read from the store each
 time the page is served. A link whose signature does not match, or that has expired, is
 refused (:class:`BadLink`).
+
+Signing and checking a link is the service's work, not the web front end's: ``/game web``
+and ``/campaign web`` (`bot.service.web`) and a notice (`bot.service.notices`) each sign
+one for its reader with the process's signer (`use_links`, set at start when the pages are
+on: ``ARBITRO_WEB_URL``), and the pages (`bot.web`) check the link they are asked for. It
+lives apart from those features so none imports another.
 """
 
 from __future__ import annotations
@@ -116,4 +122,40 @@ class LinkSigner:
         return link
 
 
-__all__ = ["DEFAULT_DAYS", "KINDS", "SPECTATOR", "BadLink", "Kind", "Link", "LinkSigner"]
+class _Links:
+    """The signer, set once at start when the web pages are on."""
+
+    signer: LinkSigner | None = None
+
+
+def use_links(signer: LinkSigner | None) -> None:
+    """Sign the links the service gives with ``signer`` (None: the web pages are off)."""
+    _Links.signer = signer
+
+
+def link_signer() -> LinkSigner | None:
+    """The signer, or None while the web pages are off."""
+    return _Links.signer
+
+
+def page_url(kind: Kind, channel: int, reader: int) -> str | None:
+    """The address of the page of ``kind`` in ``channel``, signed for ``reader`` alone (a
+    link says who reads it: never give one reader's to another); None with no web pages."""
+    signer = _Links.signer
+    if signer is None:
+        return None
+    return signer.url(signer.link(kind, channel, reader))
+
+
+__all__ = [
+    "DEFAULT_DAYS",
+    "KINDS",
+    "SPECTATOR",
+    "BadLink",
+    "Kind",
+    "Link",
+    "LinkSigner",
+    "link_signer",
+    "page_url",
+    "use_links",
+]
