@@ -43,6 +43,7 @@ if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
 import db.chain.long_history as long_history  # noqa: E402
+from bot.render.campaign_report import with_report  # noqa: E402
 from bot.service import GameService, Request  # noqa: E402
 from bot.service.export import discard  # noqa: E402
 from db.chain.long_history import LongHistories  # noqa: E402
@@ -226,10 +227,10 @@ async def campaign_export(folder: Path, events: int) -> tuple[float, int, int, i
             version = (await store.commit(CAMPAIGN, version, record.document, event)).version
         await _fast(store, False)
         started = time.perf_counter()  # timed alone: tracemalloc slows every allocation
-        discard((await call("campaign.export")).spool)
+        discard((await with_report(await call("campaign.export"))).spool)
         spent = time.perf_counter() - started
         tracemalloc.start()
-        exported = await call("campaign.export")
+        exported = await with_report(await call("campaign.export"))
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         size = sum(

@@ -37,6 +37,7 @@ from bot.commands import (
 )
 from bot.commands import invocation as invocation_of
 from bot.console.render_text import reply_text, terminal_safe
+from bot.render.campaign_report import with_report
 from bot.render.pictures import reply_picture, with_drawings
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
 from bot.service.export import FileContent, discard
@@ -475,7 +476,7 @@ class Console:
             log.exception("console command failed: %s %s", verb, options)
             self._refuse("discord.error.unexpected")
             return
-        reply = await with_drawings(reply)
+        reply = await with_drawings(await with_report(reply))
         self._language = reply.language
         prompt = prompt_of(reply)
         if prompt is not None or verb == DIE_ANSWER:

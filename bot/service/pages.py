@@ -39,7 +39,8 @@ from bot.service.stored.seat_names import seat_names
 from bot.service.stored.table import TableContext, open_table
 from db.errors import GameNotFound
 from db.models import EventRecord
-from rules.campaign.state import CampaignState, Standing, event_of, standings
+from rules.campaign.events import event_of
+from rules.campaign.state import CampaignState, Standing, standings
 from rules.campaign.story import CampaignMap
 from rules.campaign.text import (
     book_lines,

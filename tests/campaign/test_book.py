@@ -11,25 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from rules.campaign.book import (
+from rules.campaign.book import book_files, load_book, parse_book
+from rules.campaign.events import (
     CampaignBook,
-    CampaignDue,
-    CampaignOverdue,
-    book_files,
-    load_book,
-    parse_book,
-)
-from rules.campaign.state import (
     CampaignCreated,
+    CampaignDue,
     CampaignGame,
+    CampaignOverdue,
     CampaignResult,
     CampaignReversal,
-    CampaignState,
-    apply,
     event_json,
     event_of,
-    replay,
 )
+from rules.campaign.state import CampaignState, apply, replay
 from rules.campaign.story import default_due, holders, next_step, overdue
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset

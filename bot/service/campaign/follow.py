@@ -37,14 +37,13 @@ from bot.service.stored.campaign import (
 from bot.service.stored.table import TableContext
 from db.errors import DamagedFile, GameNotFound, StoreError, VersionConflict
 from db.models import GameRecord, Scope
-from rules.campaign.aftermath import CampaignAftermathReversal
-from rules.campaign.state import (
+from rules.campaign.events import (
+    CampaignAftermathReversal,
     CampaignEvent,
     CampaignResult,
     CampaignReversal,
-    CampaignState,
-    apply,
 )
+from rules.campaign.state import CampaignState, apply
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome

@@ -10,8 +10,9 @@ from types import SimpleNamespace
 from bot.console.table import Console
 from bot.service import GameService
 from bot.service.campaign.ledger import log_event
+from rules.campaign.events import CampaignRoster
 from rules.campaign.roster import Roster, RosterEntry
-from rules.campaign.state import CampaignRoster, CampaignState, standings
+from rules.campaign.state import CampaignState, standings
 
 SCRIPT = """\
 /campaign new ruleset:manovra name:Normandia win:2 draw:1 loss:0 language:en
