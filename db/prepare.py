@@ -24,7 +24,7 @@ from db.hashing import (
     encode_document,
     event_hash,
     fast_canonical,
-    parse_canonical,
+    parse_kept,
     state_hash,
 )
 from db.models import Document, EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
@@ -239,7 +239,10 @@ class CommitPreparer:
             return PreparedState(channel_id, new_json, base_json, "[]")
         try:
             if old is None:
-                old = parse_canonical(base_json)
+                # The text the command read, which the store parsed when it read it: read
+                # exactly without its proof by writing back (`parse_kept`; a big integer
+                # still takes the proof), a dump and a comparison of the document fewer.
+                old = parse_kept(base_json)
             source = json.loads(new_state) if isinstance(new_state, str) else new_state
             patch_json, rebuilt = patch_and_result(old, source, new_json)
         except (ValueError, TypeError, RecursionError):

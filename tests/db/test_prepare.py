@@ -11,6 +11,7 @@ database thread, so closing the store meanwhile must answer, never hang.
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,9 @@ from typing import Any
 import pytest
 
 from db.errors import StoreUnavailable
+from db.hashing import canonical_json
 from db.models import NewEvent, PreparedState
+from db.patch import apply_patch
 from db.prepare import CommitPreparer, PreparedEvent, prepare_event
 from db.sqlite import SqliteStore
 from tests.db.helpers import new_game, sample_document
@@ -178,3 +181,17 @@ async def test_the_text_a_command_read_is_its_patch_base_whatever_the_preparer_f
     assert (await store.state_at(CHANNEL, 2)).document == sample_document(turn=2)
     assert (await store.load(CHANNEL)).document == sample_document(turn=3)
     assert await store.check() == []
+
+
+@pytest.mark.parametrize("big", [2**64, -(2**63) - 1, 10**30])
+def test_a_base_text_with_a_big_integer_gets_an_exact_patch(big: int) -> None:
+    """The base text is parsed without its proof by writing back unless it holds nineteen
+    digits in a row: a big integer in it (or one kept by the new document) is still read
+    exactly, so the patch rebuilds the new text from the stored one."""
+    base = {"big": big, "keep": big, "n": 1, "f": 0.1}
+    new = {"big": big + 1, "keep": big, "n": 2, "f": 0.1}
+    base_text = canonical_json(base)
+    prepared = CommitPreparer().prepare(CHANNEL, new, base_text=base_text)
+    assert prepared.patch_json is not None
+    rebuilt = apply_patch(json.loads(base_text), json.loads(prepared.patch_json))
+    assert canonical_json(rebuilt) == prepared.text == canonical_json(new)
