@@ -99,6 +99,21 @@ def fast_canonical(value: Any) -> tuple[str, Any] | None:
     return data.decode("utf-8"), parsed
 
 
+def unchecked_canonical(value: Any) -> str | None:
+    """orjson's text of ``value`` where it may be the recipe's: `fast_canonical` without
+    its read-back; None where only the recipe's own encoder may write (or refuse) it.
+
+    The text is the recipe's unless ``value`` holds one of the values orjson writes and the
+    recipe refuses (a non-finite float, an enum, a UUID): the caller rules those out
+    otherwise (a value parsed from JSON holds none; `db.prepare` proves a document's text
+    by the patch it makes)."""
+    try:
+        data = orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError included
+        return None
+    return None if _written_otherwise(data) else data.decode("utf-8")
+
+
 def canonical_json_of_parsed(value: Any) -> str:
     """`canonical_json` of a value read from canonical JSON text by ``json.loads`` and
     changed only by other such values (a patch applied to a parsed document).
@@ -106,11 +121,8 @@ def canonical_json_of_parsed(value: Any) -> str:
     Such a value holds nothing but JSON's own types and finite floats, so the read-back
     `fast_canonical` makes to rule out anything else is skipped.
     """
-    try:
-        data = orjson.dumps(value, option=_ORJSON_OPTIONS)
-    except TypeError:
-        return _REFERENCE(value)
-    return _REFERENCE(value) if _written_otherwise(data) else data.decode("utf-8")
+    text = unchecked_canonical(value)
+    return _REFERENCE(value) if text is None else text
 
 
 def parse_canonical(text: str) -> Any:
