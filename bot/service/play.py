@@ -10,7 +10,7 @@ answers it and runs the command again, one die further: :mod:`bot.service.rolls`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -323,6 +323,11 @@ async def play_verb(
     )
     if ACTED_FOR_ARG in event.args:
         reply.acted_for = before
+
+    def sides_now() -> Mapping[str, str]:
+        # Read where a reply names a side (a secret command's notice), not for every reply.
+        return rules.sides(document)
+
     if typed is not None:
         reply.by_hand = True
     result = await store.commit(
@@ -336,7 +341,7 @@ async def play_verb(
         earlier = result_of(result.event)
         if earlier is not None:
             reply.result = ResultView(earlier, rules.sides(document))
-        return _kept_secret(reply, result.event, request.verb, rules.sides(document))
+        return _kept_secret(reply, result.event, request.verb, sides_now)
     reply.follow_ups = follow_ups
     if pictures and pictures[-1] is not None:
         # Under the picture, the command and its outcome as the channel may read them.
@@ -356,14 +361,14 @@ async def play_verb(
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
     seen = public[0] if public else None
-    return _kept_secret(reply, result.event, request.verb, rules.sides(document), seen)
+    return _kept_secret(reply, result.event, request.verb, sides_now, seen)
 
 
 def _kept_secret(
     reply: PlayReply,
     event: Any,
     verb: str,
-    sides: Mapping[str, str],
+    sides: Callable[[], Mapping[str, str]],
     seen: StatusView | None = None,
 ) -> PlayReply:
     """A command that tells where a hidden unit is: the reply goes to its asker only, and
@@ -379,7 +384,7 @@ def _kept_secret(
     notice = Outcome.of(
         "bot.log.hidden_played_on" if acted_on else "bot.log.hidden_played",
         command=command_name(verb),
-        side=sides.get(secret, secret),
+        side=sides().get(secret, secret),
         units=", ".join(acted_on),
     )
     public = PlayReply(

@@ -24,8 +24,9 @@ from db.chain.hashing import (
     encode_document,
     event_hash,
     fast_canonical,
-    parse_canonical,
+    parse_kept,
     state_hash,
+    unchecked_canonical,
 )
 from db.chain.patch import ParsedDocuments, patch_and_result
 from db.models import Document, EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
@@ -222,7 +223,20 @@ class CommitPreparer:
         """
         if isinstance(new_state, PreparedState):
             return new_state
-        new_json = encode_document(new_state)
+        # A document patched from a base its caller read is encoded by orjson unchecked
+        # (`unchecked_canonical`: no read-back, a parse and a comparison of the whole
+        # document fewer). Its patch proves the text: the patch holds every value that
+        # differs from the base (a value parsed from JSON), so a value the recipe refuses
+        # (an enum, a UUID, a non-finite float) fails the patch's own encoding, and the
+        # document is then encoded the checked way, which refuses it as it always did.
+        new_json = (
+            unchecked_canonical(new_state)
+            if base_text is not None and type(new_state) is dict
+            else None
+        )
+        checked = new_json is None
+        if new_json is None:
+            new_json = encode_document(new_state)
         with self._lock:
             kept = self._parsed.latest(channel_id)
         if kept is not None and (base_text is None or kept[0] == base_text):
@@ -235,16 +249,28 @@ class CommitPreparer:
             self._keep(channel_id, new_json, None)
             return PreparedState(channel_id, new_json)
         if base_json == new_json:
+            if not checked:  # no patch proves it: the checked way (refusals included)
+                new_json = encode_document(new_state)
             self._keep(channel_id, new_json, old)
             return PreparedState(channel_id, new_json, base_json, "[]")
         try:
             if old is None:
-                old = parse_canonical(base_json)
+                # The text the command read, which the store parsed when it read it: read
+                # exactly without its proof by writing back (`parse_kept`; a big integer
+                # still takes the proof), a dump and a comparison of the document fewer.
+                old = parse_kept(base_json)
             source = json.loads(new_state) if isinstance(new_state, str) else new_state
             patch_json, rebuilt = patch_and_result(old, source, new_json)
         except (ValueError, TypeError, RecursionError):
-            # A document JSON reads back differently (say, integer keys): the transaction
-            # makes the patch from the stored texts instead.
+            patched = False
+        else:
+            patched = True
+        if not patched:
+            # A document JSON reads back differently (say, integer keys), or one the recipe
+            # refuses (then the checked encoding raises): the transaction makes the patch
+            # from the stored texts instead.
+            if not checked:
+                new_json = encode_document(new_state)
             self._keep(channel_id, new_json, None)
             return PreparedState(channel_id, new_json)
         self._keep(channel_id, new_json, rebuilt)  # a private parse of new_json, for free

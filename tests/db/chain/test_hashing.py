@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from db.chain.hashing import (
     GENESIS_HASH,
     canonical_json,
+    has_long_digit_run,
     parse_canonical,
     parse_kept,
     state_hash,
@@ -252,6 +254,25 @@ def test_a_kept_text_with_a_big_integer_keeps_it_exact() -> None:
     for number in (2**64, -(2**63) - 1, 123456789012345678901234567890):
         text = f'{{"n":{number},"s":"x"}}'
         assert repr(parse_kept(text)) == repr({"n": number, "s": "x"})
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(["0", "1", "9", "5", "a", " ", ",", "-", ".", "é", "٣", "\ud800"]),
+        max_size=60,
+    )
+)
+def test_a_long_digit_run_is_found_as_the_pattern_finds_it(text: str) -> None:
+    # ASCII digits only (an Arabic-Indic digit is none), through any other character.
+    assert has_long_digit_run(text) == (re.search(r"[0-9]{19}", text) is not None)
+
+
+def test_a_long_digit_run_is_nineteen_ascii_digits() -> None:
+    assert has_long_digit_run('{"n":1234567890123456789}')
+    assert not has_long_digit_run('{"n":123456789012345678}')  # 18: orjson reads it exactly
+    assert not has_long_digit_run("é" + "1" * 18 + "é" + "1" * 18)
+    assert has_long_digit_run("\ud800" + "0" * 19)
 
 
 def test_parse_canonical_keeps_big_integers_and_refuses_what_json_refuses() -> None:
