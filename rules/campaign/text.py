@@ -4,7 +4,7 @@ The service answers ``/campaign status``, ``/campaign log`` and ``/campaign rost
 with a page (:class:`StatusPage`: the campaign's state; :class:`ListingPage`: the server's
 campaigns; :class:`LogPage`: its latest events; :class:`RosterPage`: a side's roster), and
 ``/campaign aftermath`` with an :class:`AftermathPage`; the front ends render it
-(`bot.render_text`, `bot.discord.embeds`) through :func:`page_lines`, and the after-action
+(`bot.console.render_text`, `bot.discord.embeds`) through :func:`page_lines`, and the after-action
 report, the export and the web page read the same lines. Nothing here reads a store or a
 clock.
 """
