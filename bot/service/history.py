@@ -166,7 +166,7 @@ async def rewind(call: GameCall) -> Reply:
 
 async def _refuse_over(call: GameCall) -> None:
     """Refuse a history command on a game whose state has its result though the store was
-    not told: the end is written first (:func:`bot.service.play.close_game`)."""
+    not told: the end is written first (``close_game``, in ``bot/service/play.py``)."""
     await close_game(call, call.record.version)
     raise ServiceError("error.service.game_ended")
 

@@ -11,7 +11,7 @@ from rules.core.ruleset import get_ruleset
 
 def _help(name: str, ruleset: str, language: str = "en") -> list[str]:
     command = next(c for c in COMMANDS if c.name == name)
-    return command_lines(command, get_ruleset(ruleset).play, language)
+    return command_lines(command, get_ruleset(ruleset).rules, language)
 
 
 def test_help_names_the_step_of_the_seed_a_command_belongs_to() -> None:
