@@ -16,7 +16,7 @@ from rules.core.surface import Rules
 def _view(ruleset: str, state: Any, language: str) -> Any:
     play: Rules = get_ruleset(ruleset).rules
     document = play._document(state)  # type: ignore[attr-defined]
-    view = channel_map(play, document, ruleset, language)
+    view = channel_map(play.load(document), ruleset, language)
     assert view is not None
     # The caption as /map writes it: the state of the game, then the last action.
     return with_caption(

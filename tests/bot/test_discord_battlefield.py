@@ -16,7 +16,7 @@ import pytest
 
 from bot.commands import OptionType, command_for
 from rules.core.ruleset import get_ruleset
-from rules.core.seatview import REFEREE
+from rules.core.seatview import REFEREE, SPECTATOR
 from tests.bot.test_discord_simcord import (  # noqa: F401  (fixtures are used by name)
     Table,
     assert_public,
@@ -100,7 +100,8 @@ async def test_a_whole_turn_over_discord_on_the_battlefield(
             break
         actions = play.view(document, REFEREE).every_legal
         assert actions, "dead end"
-        units = {line.id for line in status.units}
+        # The units the channel's status shows (a hidden one is absent from it).
+        units = {line.id for line in play.view(document, SPECTATOR).status.units}
         owed = [a for a in actions if a.owed]
         # Fire at a unit whenever one is listed (the measured distance is the point here),
         # else mostly moves, else anything (turn steps, holds…).

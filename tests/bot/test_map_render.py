@@ -157,7 +157,7 @@ def measured_view(*, hidden: bool = True) -> MapView:
 def pzgren_view() -> MapView:
     """pzgren's bundled scenario as the reply to a fire draws it (localized in French)."""
     document = PZGREN.setup("exemple_ardennes")
-    view = channel_map(PZGREN, document, "pzgren", "fr")
+    view = channel_map(PZGREN.load(document), "pzgren", "fr")
     assert view is not None
     marks = PZGREN.view(document, REFEREE).marks(
         "fire", {"unit": "us_rifle_2,us_m10", "target": "de_pzgren_1"}
@@ -260,12 +260,12 @@ def test_the_channel_map_drops_hidden_units_a_ruleset_left_in_its_public_view(ca
         def map(self, language="it"):
             return measured_view(hidden=True)
 
-    class Leaky:
-        def view(self, document, seat):
+    class LeakyGame:
+        def view(self, seat):
             return LeakyView()
 
     caplog.set_level(logging.ERROR, logger="bot.service")
-    view = channel_map(Leaky(), {}, "manovra", "it")  # type: ignore[arg-type]
+    view = channel_map(LeakyGame(), "manovra", "it")  # type: ignore[arg-type]
     assert view is not None and not any(c.hidden for c in view.counters)
     assert "hidden units" in caplog.text
 
