@@ -45,6 +45,7 @@ from rules.core.scenario import (
     MAX_UNITS,
     MAX_UNITS_PER_SIDE,
 )
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 
 REFEREE = 1
 HOSTILE, HEALTHY = 100, 200
@@ -269,11 +270,13 @@ async def _timed(timings: dict[str, list[float]], name: str, work: Any) -> Any:
 async def _advance(service: GameService, store: SqliteStore, ruleset: str, steps: int) -> None:
     """Move the hostile game on (off the clock) to where one side has units to act with:
     manovra's activations, the shooting phase elsewhere."""
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
     for _ in range(steps):
         document = (await store.load(HOSTILE)).document
-        actions = await asyncio.to_thread(play.legal_actions, document)
+        actions = await asyncio.to_thread(
+            lambda seen=document: play.view(seen, REFEREE_SEAT).every_legal
+        )
         if ruleset == "manovra":
             holds = [a for a in actions if a.verb == "move" and a.options.get("kind") == "hold"]
             if holds and holds[0].side == "alleati":

@@ -51,8 +51,9 @@ from db.drivers.sqlite import SqliteStore  # noqa: E402
 from db.models import NewEvent  # noqa: E402
 from rules.core.errors import RulesError  # noqa: E402
 from rules.core.legal import LegalAction  # noqa: E402
-from rules.core.play import GamePlay  # noqa: E402
 from rules.core.ruleset import get_ruleset  # noqa: E402
+from rules.core.seatview import REFEREE as REFEREE_SEAT  # noqa: E402
+from rules.core.surface import Rules  # noqa: E402
 
 REFEREE = 1
 GAMES = (
@@ -66,8 +67,8 @@ GAMES = (
 _ROUNDS = itertools.count(1)
 
 
-def _play(ruleset: str) -> GamePlay:
-    play = get_ruleset(ruleset).play
+def _play(ruleset: str) -> Rules:
+    play = get_ruleset(ruleset).rules
     assert play is not None
     return play
 
@@ -114,7 +115,7 @@ class Table:
         ruleset = self.ruleset[channel][0]
         play = _play(ruleset)
         try:
-            actions = [a for a in play.legal_actions(document) if a.verb != "odds"]
+            actions = [a for a in play.view(document, REFEREE_SEAT).every_legal if a.verb != "odds"]
         except RulesError:
             return None
         self.serial += 1

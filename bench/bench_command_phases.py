@@ -98,16 +98,19 @@ def _inclusive(owner: Any, name: str, label: str) -> None:
 
 def _count_threads() -> None:
     """Each thread's CPU: the rules job's, and that of every function aiosqlite runs."""
-    job = workers._forgetting
+    run = workers.ChannelWorkers.run
 
-    def rules_job(work: Callable[[], Any]) -> Any:
-        started = time.thread_time()
-        try:
-            return job(work)
-        finally:
-            _cpu["rules"] += time.thread_time() - started
+    async def timed_run(self: workers.ChannelWorkers, key: Any, job: Callable[[], Any]) -> Any:
+        def rules_job() -> Any:
+            started = time.thread_time()
+            try:
+                return job()
+            finally:
+                _cpu["rules"] += time.thread_time() - started
 
-    workers._forgetting = rules_job
+        return await run(self, key, rules_job)
+
+    workers.ChannelWorkers.run = timed_run  # type: ignore[method-assign]
     execute = aiosqlite.core.Connection._execute
 
     async def counted(self: Any, function: Callable[..., Any], *args: Any, **kw: Any) -> Any:
@@ -125,19 +128,19 @@ def _count_threads() -> None:
 
 
 def _time_phases() -> None:
-    document_play = rules_play.DocumentPlay
-    source = rules_play.DocumentSource
+    document_rules = rules_play.DocumentRules
+    source = rules_play.StateSource
     for owner, name, label in (
-        (document_play, "_load_state", "rules: validate the state"),
-        (document_play, "apply", "rules: act (the rules' own work)"),
-        (document_play, "_document", "rules: dump the new state"),
+        (document_rules, "_load_state", "rules: validate the state"),
+        (document_rules, "play_on", "rules: act (the rules' own work)"),
+        (document_rules, "_document", "rules: dump the new state"),
         (source, "prompts", "rules: view, buttons and owed"),
         (source, "turn", "rules: view, whose turn"),
         (source, "status", "rules: view, status"),
         (source, "map", "rules: view, picture"),
         (source, "marks", "rules: view, marks"),
         (source, "result", "rules: view, result"),
-        (document_play, "sides", "sides' names"),
+        (document_rules, "sides", "sides' names"),
         (store_prepare.CommitPreparer, "prepare", "store prep: document, patch"),
         (service_play, "prepare_event", "store prep: event texts"),
         (service_play, "command_event", "service: the command's event"),

@@ -43,6 +43,7 @@ from rules.core.battlefield import (
     PolygonShape,
 )
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE, SPECTATOR
 from rules.pzgren.surface import PLAY
 
 TARGET_MS = 50.0
@@ -51,11 +52,11 @@ TERRAINS = ("bosco", "edificio", "strada", "collina", "palude", "campo", "rovine
 
 def pzgren_view() -> MapView:
     """The bundled pzgren scenario with a fire's lines, as a /fire reply draws it."""
-    document = PLAY.new_game("exemple_ardennes", None)
-    view = PLAY.map_view(document, None, public=True)
+    document = PLAY.setup("exemple_ardennes")
+    view = PLAY.view(document, SPECTATOR).map()
     assert view is not None
     fire = {"unit": "us_rifle_2,us_m10", "target": "de_pzgren_1"}
-    lines = PLAY.action_overlays(document, "fire", fire)
+    lines = PLAY.view(document, REFEREE).marks("fire", fire)
     return view.model_copy(update={"overlays": view.overlays + lines})
 
 
@@ -68,8 +69,8 @@ BATTLEFIELDS = (
 
 def bundled_view(ruleset: str, scenario: str) -> MapView:
     """A bundled battlefield as the channel sees it when the game starts."""
-    play = get_ruleset(ruleset).play
-    view = play.map_view(play.new_game(scenario, None), None, public=True)
+    play = get_ruleset(ruleset).rules
+    view = play.view(play.setup(scenario), SPECTATOR).map()
     assert view is not None, scenario
     return view
 

@@ -62,11 +62,12 @@ async def main(path, channels, commands, long_channel):
     from db.drivers.sqlite import SqliteStore
     from rules.core.errors import RulesError
     from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
+    from rules.core.seatview import REFEREE
     figures = {}
     store = await SqliteStore.open(path)
     service = GameService(store, dice=SeededDice(7))
     figures["after start"] = status("VmRSS")
-    games = [(r, s) for r in KNOWN_RULESETS for s in get_ruleset(r).play.scenarios()]
+    games = [(r, s) for r in KNOWN_RULESETS for s in get_ruleset(r).rules.scenarios()]
     rng = random.Random(11)
     serial = 0
 
@@ -74,10 +75,10 @@ async def main(path, channels, commands, long_channel):
         nonlocal serial
         serial += 1
         record = await store.load(channel)
-        play = get_ruleset(ruleset).play
+        play = get_ruleset(ruleset).rules
         try:
-            actions = [a for a in play.legal_actions(play.load_document(record.document))
-                       if a.verb not in ("odds", "game.end")]
+            legal = play.view(play.document_format.upgrade(record.document), REFEREE).every_legal
+            actions = [a for a in legal if a.verb not in ("odds", "game.end")]
         except RulesError:
             return
         owed = [a for a in actions if a.owed]

@@ -28,6 +28,7 @@ if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
 from bench.bench_command_path import fill, pick  # noqa: E402
 from rules.core.errors import RulesError  # noqa: E402
 from rules.core.ruleset import get_ruleset  # noqa: E402
+from rules.core.seatview import REFEREE, SPECTATOR  # noqa: E402
 from tests.fuzz.harness import SeededDice  # noqa: E402
 
 DRAWN = {"move", "fire", "callarty", "execute", "template"}
@@ -41,36 +42,36 @@ def pct(values: list[float], q: float) -> float:
 
 def run(ruleset: str, games: int, commands: int, seed: int) -> dict[str, list[float]]:
     """Times (ms) keyed ``piece`` and ``pass:verb``."""
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
     times: dict[str, list[float]] = defaultdict(list)
     rng = random.Random(seed)
     dice = SeededDice(random.Random(seed + 1))
     for scenario in play.scenarios():
         for _ in range(games):
-            document: Any = play.new_game(scenario, None)
+            document: Any = play.setup(scenario)
             for _ in range(commands):
-                actions = [a for a in play.legal_actions(document) if a.verb != "odds"]
+                actions = [a for a in play.view(document, REFEREE).every_legal if a.verb != "odds"]
                 action = pick(actions, rng)
                 if action is None:
                     break
                 options = fill(action, rng)
                 t0 = time.perf_counter()
-                play.awaiting(document)
+                _ = play.view(document, REFEREE).awaiting
                 t1 = time.perf_counter()
                 try:
-                    result = play.apply(document, action.verb, options, dice, None)
+                    result = play.act(document, REFEREE, action.verb, options, dice)
                 except RulesError:
                     continue
                 t2 = time.perf_counter()
                 if action.verb in DRAWN:
-                    play.map_view(result.document, None, public=True, language="it")
+                    play.view(result.document, SPECTATOR).map("it")
                 t3 = time.perf_counter()
-                play.follow_ups(result.document)
+                _ = play.view(result.document, REFEREE).follow_ups
                 t4 = time.perf_counter()
-                play.awaiting(result.document)
+                _ = play.view(result.document, REFEREE).awaiting
                 t5 = time.perf_counter()
-                play.legal_actions(result.document)
+                _ = play.view(result.document, REFEREE).every_legal
                 t6 = time.perf_counter()
                 document = result.document
                 times["awaiting"].append((t1 - t0 + t5 - t4) * 1e3)

@@ -33,9 +33,9 @@ async def build(
     from db.models import NewEvent
     from rules.core.ruleset import get_ruleset
 
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
-    document = play.new_game(scenario, None)
+    document = play.setup(scenario)
     rng = random.Random(seed)  # a private generator: the global random is never seeded
     store = await SqliteStore.open(str(path))
     try:

@@ -29,6 +29,7 @@ from bot.console.table import Console
 from bot.service import GameService
 from db.drivers.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from tests.fuzz.harness import fill_options
 
 REFEREE = "arbitro"
@@ -45,7 +46,7 @@ async def play(
 ) -> tuple[int, int, int, bool]:
     """Play one game; return (lines typed, refusals, last turn, ended)."""
     rng = random.Random(seed)  # picks the actions only: the dice are the bot's own
-    play_ = get_ruleset(ruleset).play
+    play_ = get_ruleset(ruleset).rules
     with tempfile.TemporaryDirectory() as directory:
         store = await SqliteStore.open(Path(directory, "table.db"))
         try:
@@ -71,11 +72,11 @@ async def play(
             turn = 0
             while typed < MAX_LINES:
                 record = await store.load(1)
-                status = play_.status(record.document)
+                status = play_.view(record.document, REFEREE_SEAT).status
                 turn = status.turn
                 if status.ended or record.status == "ended":
                     return typed, console.errors - refused_before, turn, True
-                actions = play_.legal_actions(record.document)
+                actions = play_.view(record.document, REFEREE_SEAT).every_legal
                 if not actions:
                     out.write("! no legal action: dead end\n")
                     break

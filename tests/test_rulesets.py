@@ -6,6 +6,7 @@ import pytest
 
 from rules.core.play import StatusView
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
+from rules.core.seatview import REFEREE
 from tests.rulesets import fact
 
 
@@ -18,20 +19,20 @@ def test_the_four_rulesets_are_discovered_manovra_first():
 @pytest.mark.parametrize("key", KNOWN_RULESETS)
 def test_a_ruleset_plays_through_its_document_interface(key):
     ruleset = get_ruleset(key)
-    play = ruleset.play
+    play = ruleset.rules
     assert play is not None and play.ruleset == key
     scenarios = play.scenarios()
     assert scenarios, "a bundled example scenario"
-    document = play.new_game(scenarios[0], None)
+    document = play.setup(scenarios[0])
     assert document["ruleset"] == key
     sides = play.sides(document)
     assert len(sides) == 2
-    assert play.awaiting(document) in (*sides, None)
-    status = play.status(document)
+    assert play.view(document, REFEREE).awaiting in (*sides, None)
+    status = play.view(document, REFEREE).status
     assert isinstance(status, StatusView) and status.units
     assert "turn.next" in play.verbs()
-    assert play.choices(document, "unit", None)
-    assert isinstance(play.follow_ups(document), list)
+    assert play.view(document, REFEREE).names("unit", legal_first=False)
+    assert isinstance(play.view(document, REFEREE).follow_ups, list)
     assert ruleset.tables is not None and ruleset.procedures
 
 

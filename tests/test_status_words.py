@@ -11,20 +11,21 @@ from rules.core.dice import SystemDice
 from rules.core.errors import RulesError
 from rules.core.i18n import has_key
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
+from rules.core.seatview import REFEREE, Seat
 from rules.render import value_text
 from tests.fuzz.harness import fill_options
 
 
 @pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
 def test_every_status_word_is_translated(ruleset: str) -> None:
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
     untranslated: set[tuple[str, str]] = set()
     for seed in range(4):
         rng = random.Random(seed)  # the test's own generator
-        document = play.new_game(None, None)
+        document = play.setup(None)
         for _ in range(300):
-            view = play.status(document)
+            view = play.view(document, REFEREE).status
             for unit in view.units:
                 for word in unit.statuses:
                     head = word.partition(":")[0]
@@ -33,14 +34,14 @@ def test_every_status_word_is_translated(ruleset: str) -> None:
                             untranslated.add((word, language))
             if view.ended:
                 break
-            actions = [a for a in play.legal_actions(document) if a.verb != "odds"]
+            actions = [a for a in play.view(document, REFEREE).every_legal if a.verb != "odds"]
             if not actions:
                 break
             action = rng.choice([a for a in actions if a.owed] or actions)
             try:
                 options = fill_options(action, rng)
-                document = play.apply(
-                    document, action.verb, options, SystemDice(), action.side
+                document = play.act(
+                    document, Seat.of(action.side), action.verb, options, SystemDice()
                 ).document
             except RulesError:
                 pass

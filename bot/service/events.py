@@ -38,7 +38,7 @@ ACTOR_NAME_ARG = "actor_name"
 #: (an undo of that event undoes the end with it; see docs/architecture.md, "The result").
 RESULT_ARG = "game_result"
 #: The side that alone (with the referee) may read the command: it says where a unit hidden
-#: from the enemy went (`rules.core.play.Played.secret_for`).
+#: from the enemy went (``Played.secret_for``, in ``rules/core/play.py``).
 SECRET_ARG = "secret_for"
 #: The value of ``SECRET_ARG`` for what only the referee may read: an event telling secrets
 #: of both sides (a re-roll that re-ran hidden units' commands of each). No side id can take

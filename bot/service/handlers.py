@@ -53,7 +53,7 @@ from rules.core.odds import odds_budget
 from rules.core.resolution import Outcome
 from rules.core.ruleset import Ruleset, get_ruleset
 from rules.core.seatview import REFEREE, Seat
-from rules.core.surface import Rules
+from rules.core.surface import Loaded, Rules
 
 _T = TypeVar("_T")
 
@@ -174,6 +174,13 @@ class GameCall(Call):
     rules: Rules
     document: Mapping[str, Any]
     seat: Seat
+    #: The document read once for this call (validated when first viewed, on the rules
+    #: thread): a command's view of the game before it, the command and what follows share
+    #: its one state.
+    game: Loaded = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "game", self.rules.load(self.document))
 
     @property
     def record(self) -> GameRecord:

@@ -18,7 +18,7 @@ from rules.core.budget import WorkBudgetExceeded
 from rules.core.i18n import translate
 from rules.core.play import StatusView
 from rules.core.seatview import REFEREE, SPECTATOR, SeatView
-from rules.core.surface import Rules
+from rules.core.surface import Loaded, Rules
 from rules.render import outcome_text, value_text
 
 log = logging.getLogger(__name__)
@@ -87,14 +87,12 @@ def command_marks(view: SeatView, request: Request) -> tuple[Overlay, ...]:
         return ()
 
 
-def channel_map(
-    rules: Rules, document: Mapping[str, Any], ruleset: str, language: str
-) -> MapView | None:
+def channel_map(game: Loaded, ruleset: str, language: str) -> MapView | None:
     """The picture for the channel, the spectator's (None without a battlefield, or if the
     ruleset fails to draw it: the reply goes without it). Never a hidden unit, whatever the
     ruleset put in its public view."""
     try:
-        view = rules.view(document, SPECTATOR).map(language)
+        view = game.view(SPECTATOR).map(language)
     except WorkBudgetExceeded:
         log.warning("map_view past the work budget (%s): no picture", ruleset)
         return None
@@ -113,9 +111,10 @@ def status_and_map(
     rules: Rules, document: Mapping[str, Any], ruleset: str, language: str
 ) -> tuple[StatusView, MapView | None]:
     """The public status and the channel's captioned picture of a state, in one pass."""
-    view = public_status(rules.view(document, REFEREE).status)
+    game = rules.load(document)
+    view = public_status(game.view(REFEREE).status)
     caption = status_caption(view, ruleset, language)
-    return view, with_caption(channel_map(rules, document, ruleset, language), "", caption)
+    return view, with_caption(channel_map(game, ruleset, language), "", caption)
 
 
 __all__ = [

@@ -31,7 +31,7 @@ from bot.service.events import (
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.help import command_names
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
-from bot.service.redaction import Unseen, unseen_units
+from bot.service.redaction import Unseen
 from bot.service.replies import PlayReply, Reply, ResultView, RollReply
 from bot.service.requests import (
     Request,
@@ -87,7 +87,7 @@ FREE_ROLL = "roll"
 MAP_VERBS: tuple[str, ...] = tuple(
     dict.fromkeys(v for d in declarations() for v, declared in d.verbs.items() if declared.map)
 )
-#: The rulesets' other commands (each ruleset takes some of them: ``GamePlay.verbs``).
+#: The rulesets' other commands (each ruleset takes some of them: its ``verbs()``).
 RULESET_VERBS: tuple[str, ...] = tuple(
     dict.fromkeys(v for d in declarations() for v in d.verbs if v not in MAP_VERBS)
 )
@@ -181,7 +181,7 @@ async def play_verb(
     ``bot_faces`` the bot's faces of an earlier run of the same command, replayed.
     """
     rules, seat, document, context = call.rules, call.seat, call.document, call.context
-    store, services = call.store, call.services
+    store, services, game = call.store, call.services, call.game
     record = context.record
     reply = PlayReply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
     if seat.public:  # a member at no side yet
@@ -221,19 +221,18 @@ async def play_verb(
         # (asked of the state the command left, not validated again), whether it ended
         # the game, the picture, and the new document encoded for the store (its commit
         # then needs no hop of its own).
-        view_before = rules.view(document, REFEREE)
+        view_before = game.view(REFEREE)
         waiting = view_before.awaiting
         if not odds_only and view_before.result is not None:
             raise _AlreadyOver  # its end is not in the store yet: see close_game
         # A unit hidden from the seat is, to it, a unit that does not exist.
-        unseen = Unseen.of(request.options, unseen_units(rules, document, seat))
+        unseen = Unseen.of(request.options, game.view(seat).hidden_names)
         acted = replace(request, options=dict(unseen.options)) if unseen.masked else request
         acting.append(acted)
-        # Read from the state the command is played on, before apply takes it over.
+        # Read from the state the command is played on, before the command takes it over.
         marks = command_marks(view_before, acted) if drawn else ()
         try:
-            result = rules.act(
-                document,
+            result = game.act(
                 seat,
                 acted.verb,
                 acted.options,
@@ -261,7 +260,7 @@ async def play_verb(
             return waiting, result, [], None
         # A command that ends the game (the last turn, a sudden death, a concession, the
         # referee's decision): its event carries the result, committed as the end.
-        view_after = rules.view(result.document, REFEREE)
+        view_after = game.view(REFEREE)  # the state the command left, not read again
         ended = view_after.result
         if ended is not None:
             ending.append(ended)
@@ -277,13 +276,13 @@ async def play_verb(
                 prepare_event(command_event(acted, seat, acted_for(waiting), typed, result, ended))
             )
         if drawn or ended is not None:  # the end shows the table, its objectives marked
-            view = channel_map(rules, result.document, reply.ruleset, reply.language)
+            view = channel_map(game, reply.ruleset, reply.language)
             if view is not None and marks:
                 view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
             pictures.append(view)
             states.append(status_caption(view_after.status, reply.ruleset, reply.language))
         if result.secret_for is not None:  # what the channel sees of it
-            public.append(rules.view(result.document, SPECTATOR).status)
+            public.append(game.view(SPECTATOR).status)
         return waiting, result, view_after.follow_ups, view_after.awaiting
 
     try:

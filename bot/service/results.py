@@ -73,8 +73,9 @@ async def _ask_to_concede(call: GameCall, rules_options: dict[str, Any]) -> Repl
 
     def preview() -> GameResult | None:
         # Nothing is rolled for a concession and nothing is committed here.
-        conceded = rules.act(document, seat, CONCEDE, rules_options, dice).document
-        return rules.view(conceded, seat).result
+        game = rules.load(document)
+        game.act(seat, CONCEDE, rules_options, dice)
+        return game.view(seat).result
 
     result = await call.services.off_loop(preview)
     if result is None or result.ending.side is None:  # every concession names its side
@@ -129,7 +130,7 @@ async def end_game(call: GameCall) -> Reply:
         raise InvalidInput("error.service.end.level_without_result")
 
     def score_and_result() -> tuple[Score, GameResult | None]:
-        view = rules.view(document, REFEREE)
+        view = call.game.view(REFEREE)  # the state the decision is then played on
         return view.score, view.result
 
     score, existing = await call.services.off_loop(score_and_result)

@@ -83,7 +83,7 @@ def _reply(call: GameCall) -> StatusReply:
 async def status(call: GameCall) -> Reply:
     """``/game status``, ``/turn status``: the state, the picture, what is owed and by
     whom, then what the features add (their status parts: the roster, the deadlines)."""
-    rules, document, context = call.rules, call.document, call.context
+    rules, document, context, game = call.rules, call.document, call.context, call.game
     reply = _reply(call)
     reply.names = dict(context.seat_names)
     ended = call.record.status == "ended"
@@ -92,10 +92,10 @@ async def status(call: GameCall) -> Reply:
 
     def look() -> tuple[StatusView, list[FollowUp], list[LegalAction], MapView | None]:
         # Off the loop, in one pass: listing legal actions can take milliseconds.
-        seen = rules.view(document, SPECTATOR)  # posted in the channel: the public view
+        seen = game.view(SPECTATOR)  # posted in the channel: the public view
         view = seen.status
         picture = with_caption(
-            channel_map(rules, document, ruleset, language),
+            channel_map(game, ruleset, language),
             "",
             status_caption(view, ruleset, language),
         )
@@ -130,7 +130,7 @@ async def status(call: GameCall) -> Reply:
 async def show_map(call: GameCall) -> Reply:
     """``/map``: the table as the channel sees it; ``/map mine:true``: the asker's own
     view (their side's hidden units too; the referee's shows everything), privately."""
-    request, seat, rules, document = call.request, call.seat, call.rules, call.document
+    request, seat, game = call.request, call.seat, call.game
     reply = _reply(call)
     mine = bool(request.options.get("mine"))
     if mine and not seat.seated:
@@ -138,10 +138,10 @@ async def show_map(call: GameCall) -> Reply:
     ruleset, language = reply.ruleset, reply.language
 
     def look() -> MapView | None:
-        caption = status_caption(rules.view(document, REFEREE).status, ruleset, language)
+        caption = status_caption(game.view(REFEREE).status, ruleset, language)
         if not mine:
-            return with_caption(channel_map(rules, document, ruleset, language), "", caption)
-        view = rules.view(document, seat).map(language)
+            return with_caption(channel_map(game, ruleset, language), "", caption)
+        view = game.view(seat).map(language)
         if view is None:
             return None
         return with_caption(localized_map(view, ruleset, language), "", caption)

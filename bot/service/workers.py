@@ -13,9 +13,9 @@ never runs beside it. Each job runs inside :func:`rules.core.budget.work_budget`
 :func:`rules.core.odds.odds_budget` as the caller sets them, so no job holds a thread for
 long either.
 
-What the rules' caches need (see the report in ``docs/availability.md``): the state memo
-of :class:`rules.core.play.DocumentPlay` is per thread, and forgotten after each job; the
-odds caches (:class:`rules.core.caches.BoundedCache`) lock around each access; the other caches are
+What the rules' caches need (see the report in ``docs/availability.md``): no validated
+state outlives its job (a command's handle on its game is the job's own); the odds caches
+(:class:`rules.core.caches.BoundedCache`) lock around each access; the other caches are
 ``functools.cache`` or dicts read and written one operation at a time.
 """
 
@@ -28,8 +28,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from rules.core.play import forget_states
-
 _T = TypeVar("_T")
 
 #: Threads for rules work: enough that a few slow channels (each bounded by the work
@@ -41,14 +39,6 @@ DEFAULT_WORKERS = 4
 #: job wait up to that long at each hand-over (a command makes a dozen: loop, store thread,
 #: worker, loop…); at 1 ms a healthy channel's command stays fast beside a slow one.
 SWITCH_INTERVAL_S = 0.001
-
-
-def _forgetting(job: Callable[[], _T]) -> _T:
-    """Run ``job``, then drop the state memo it left on this thread (`forget_states`)."""
-    try:
-        return job()
-    finally:
-        forget_states()
 
 
 @dataclass
@@ -81,7 +71,7 @@ class ChannelWorkers:
             self._leave(key, turn)
             raise
         try:
-            future: Future[_T] = self._pool.submit(_forgetting, job)
+            future: Future[_T] = self._pool.submit(job)
         except BaseException:
             turn.lock.release()
             self._leave(key, turn)

@@ -46,7 +46,7 @@ ScenarioT = TypeVar("ScenarioT")
 
 
 class ScenarioPlay(Protocol[ScenarioT]):
-    """What mustering asks of a ruleset's play (a :class:`rules.core.play.DocumentPlay`):
+    """What mustering asks of a ruleset's rules (a ``DocumentRules``):
     its bundled scenarios as models, a game set up from one, a game's battle."""
 
     def bundled_scenario(self, scenario_id: str) -> ScenarioT:
@@ -105,8 +105,8 @@ def fielding(
 class ScenarioMuster(Generic[ScenarioT]):
     """A ruleset's mustering, reached through its ``Ruleset.muster``: scenarios by id."""
 
-    #: The ruleset's play: its scenarios, a game set up from one, a game's battle.
-    play: ScenarioPlay[ScenarioT]
+    #: The ruleset's rules: its scenarios, a game set up from one, a game's battle.
+    rules: ScenarioPlay[ScenarioT]
     #: ``roster_of(scenario, side)`` → the side's roster at full strength.
     roster_of_scenario: Callable[[ScenarioT, str], Roster]
     #: ``muster(scenario, fielded, ranked)`` → the scenario with those units at those
@@ -121,7 +121,7 @@ class ScenarioMuster(Generic[ScenarioT]):
     rank_fields: Mapping[str, tuple[UnitValue, ...]] = field(default_factory=dict)
 
     def _scenario(self, scenario_id: str) -> ScenarioT:
-        return self.play.bundled_scenario(scenario_id)
+        return self.rules.bundled_scenario(scenario_id)
 
     def roster_of(self, scenario_id: str, side: str) -> Roster:
         """Side ``side`` of a bundled scenario as a roster at full strength."""
@@ -151,7 +151,7 @@ class ScenarioMuster(Generic[ScenarioT]):
         # A unit below its scenario strength starts at its carried strength (its losses count
         # from there), shown out of the scenario's: "1/2", not a whole "1/1".
         reduced = {unit: full[unit] for unit, strength in merged.items() if strength < full[unit]}
-        return self.play.setup_scenario(self.muster_scenario(scenario, merged, ranked), reduced)
+        return self.rules.setup_scenario(self.muster_scenario(scenario, merged, ranked), reduced)
 
     def ranked(
         self, rosters: Mapping[str, Roster], fielded: Mapping[str, Mapping[str, int]]
@@ -174,7 +174,7 @@ class ScenarioMuster(Generic[ScenarioT]):
     def losses(self, document: Mapping[str, Any]) -> dict[str, dict[str, int]]:
         """Each side's losses by unit in a game's (final) document: strength at the start
         less strength now, units that lost nothing left out."""
-        battle = self.play.battle(document)
+        battle = self.rules.battle(document)
         lost: dict[str, dict[str, int]] = {}
         for piece in battle.pieces:
             amount = max(0, piece.initial - piece.strength)

@@ -1,16 +1,16 @@
 """The command plumbing every ruleset's game shares.
 
-A command runs on a deep copy of the state (unless the caller hands over a disposable one),
-so a refused command (any RulesError raised by its handler) leaves the caller's state
-exactly as it was; the handler records its
+A command runs on a deep copy of the state, so a refused command (any RulesError raised by
+its handler) leaves the caller's state exactly as it was — unless the caller hands the state
+over (``owned``: a state it validated for this one command and will not read again), when
+the command works on it in place (the copy costs as much as the rules); the handler records its
 resolutions and notices on an :class:`Applied`. A *preview* (``/odds``) runs the same
 handler while telling it to skip turn-order checks and lasting side effects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -23,19 +23,6 @@ from rules.core.resolution import Outcome, Resolution
 StateT = TypeVar("StateT", bound=BaseModel)
 
 _PREVIEW: ContextVar[bool] = ContextVar("rules_preview", default=False)
-# A state its caller has just built for this one command and will not read again: it may be
-# worked on in place instead of deep-copied (the copy costs as much as the rules).
-_DISPOSABLE: ContextVar[object | None] = ContextVar("rules_disposable_state", default=None)
-
-
-@contextmanager
-def disposable(state: object | None) -> Iterator[None]:
-    """Within this block, a command run on ``state`` may change it in place."""
-    token = _DISPOSABLE.set(state)
-    try:
-        yield
-    finally:
-        _DISPOSABLE.reset(token)
 
 
 @dataclass
@@ -66,15 +53,17 @@ def run_command(
     preview: bool,
     settle: Callable[[StateT, Applied[StateT]], None] | None = None,
     other_dice: DiceSource | None = None,
+    owned: bool = False,
 ) -> Applied[StateT]:
-    """Run the handler of ``command`` on a copy of ``state`` for ``actor_side``.
+    """Run the handler of ``command`` on a copy of ``state`` for ``actor_side`` (on
+    ``state`` itself when ``owned``: the caller hands it over).
 
     ``settle`` runs after a real (not previewed) command: the consequences a ruleset
     applies once any command is done (linea_gotica advances its phases there).
     ``other_dice`` serves the rolls made on behalf of another side (see
     :meth:`DiceTray.rolled_by`) when ``dice`` are a player's typed faces.
     """
-    working = state if _DISPOSABLE.get() is state else state.model_copy(deep=True)
+    working = state if owned else state.model_copy(deep=True)
     tray = DiceTray(dice, others=other_dice, actor_side=actor_side)
     result: Applied[StateT] = Applied(working, tray=tray)
     token = _PREVIEW.set(preview)

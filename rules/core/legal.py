@@ -1,6 +1,6 @@
 """What each seat may do now: the one answer every front end and the fuzzer read.
 
-A ruleset answers :meth:`rules.core.play.GamePlay.legal_actions` for any state and seat.
+A ruleset answers its legal actions (``DocumentRules.legal_actions``) for any state and seat.
 The application service builds ``/game status`` (who owes what), refusals ("not now: you
 may …"), autocomplete (legal units and targets first) and follow-up buttons from it, and the
 whole-game fuzzer plays random legal actions from it, so none of them can disagree with the
@@ -141,7 +141,7 @@ class NotOwed(IllegalAction):
 
     The key and its parameters say what was asked for; the message goes on with what is owed
     now and by whom. The handler that refuses does not list that itself: the ruleset's play
-    (:class:`rules.core.play.DocumentPlay`) names it from its own owed legal actions, so the
+    (``DocumentRules.play_on``) names it from its own owed legal actions, so the
     refusal, the follow-up buttons and the fuzzer read one source.
     """
 

@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from rules.core.errors import UnknownName
-from rules.core.play import DocumentPlay, GamePlay
 from rules.core.procedures import Procedure
 from rules.core.sequence import Tracked
-from rules.core.surface import CarriedDeclaration, Muster, Rules, SurfacePlay
+from rules.core.surface import CarriedDeclaration, Muster, Rules
 from rules.core.tables import TableSet
 
 
@@ -65,13 +64,6 @@ class Ruleset:
     # concealed ones): then no export for a side or a spectator keeps a state or a state's
     # hash, whether or not a unit is hidden now (which the choice would otherwise tell).
     hides_units: bool = False
-    #: The older, wider interface, answered from ``rules`` (the bundled rulesets' play
-    #: implements both; another is asked through :class:`rules.core.surface.SurfacePlay`).
-    play: GamePlay = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        wide = self.rules if isinstance(self.rules, DocumentPlay) else SurfacePlay(self.rules)
-        object.__setattr__(self, "play", wide)
 
     @property
     def tables(self) -> TableSet:

@@ -9,7 +9,7 @@ A ruleset is played through
   by whom, whose move it is, the follow-up buttons, the score and the result, the names for
   autocomplete;
 * ``act(document, seat, verb, options, dice, other_dice)`` →
-  :class:`rules.core.play.Played`, the new document and what to show, or a ``RulesError``
+  ``Played`` (:mod:`rules.core.play`), the new document and what to show, or a ``RulesError``
   that refuses the command and leaves the document as it was;
 
 plus what it declares: its key (``ruleset``), its bundled scenarios, its verbs and the option
@@ -20,9 +20,12 @@ dice, tables and procedures are the :class:`rules.core.ruleset.Ruleset` it regis
 (:func:`rules.core.ruleset.register`), with the typed facts a ruleset may add: its commands
 as data (:class:`CarriedDeclaration`) and how a campaign musters its games (:class:`Muster`).
 
-The service asks only these. The older, wider :class:`rules.core.play.GamePlay` (the tests'
-and tools' way in) is answered for a ruleset that implements only this surface by
-:class:`SurfacePlay`, from its views and its ``act``.
+A command that both views a game and acts on it (whose move it was, then the command, then
+what follows) reads the document once: ``load(document)`` gives a :class:`Loaded` handle
+whose ``view(seat)`` and ``act(seat, …)`` share the one state the ruleset validated, the
+command played on it in place. ``view(document, seat)`` and ``act(document, seat, …)`` are
+the same for one question. A ruleset with no state worth keeping between the calls hands out
+a :class:`Reread`. The service asks only these.
 """
 
 from __future__ import annotations
@@ -31,21 +34,36 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from rules.campaign.roster import Roster
-from rules.core.battlefield import MapView, Overlay
 from rules.core.dice import DiceSource
-from rules.core.legal import LegalAction
 from rules.core.migrations import DocumentFormat
 from rules.core.play import Played
-from rules.core.score import GameResult, Score
-from rules.core.seatview import (
-    MAX_NAMES,
-    REFEREE,
-    SPECTATOR,
-    FollowUp,
-    Seat,
-    SeatView,
-    StatusView,
-)
+from rules.core.seatview import Seat, SeatView
+
+
+class Loaded(Protocol):
+    """One game document read once by its ruleset, for one command: the seat views of it and
+    a command on it share the state the ruleset read. After a command, the handle is of the
+    state the command left (``document`` is the new one)."""
+
+    @property
+    def document(self) -> Mapping[str, Any]:
+        """The document the handle's state is (the new one once a command was played)."""
+        ...
+
+    def view(self, seat: Seat) -> SeatView:
+        """What ``seat`` sees of the game now."""
+        ...
+
+    def act(
+        self,
+        seat: Seat,
+        verb: str,
+        options: Mapping[str, Any],
+        dice: DiceSource,
+        other_dice: DiceSource | None = None,
+    ) -> Played:
+        """Play a verb for ``seat`` (see :meth:`Rules.act`)."""
+        ...
 
 
 class Rules(Protocol):
@@ -85,8 +103,12 @@ class Rules(Protocol):
         a replay compares a stored state by; a ``RulesError`` for one it cannot read."""
         ...
 
+    def load(self, document: Mapping[str, Any]) -> Loaded:
+        """A handle on ``document`` for one command: read once, viewed and acted on."""
+        ...
+
     def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
-        """What ``seat`` sees of the game."""
+        """What ``seat`` sees of the game (``load(document).view(seat)``)."""
         ...
 
     def act(
@@ -145,101 +167,32 @@ class Muster(Protocol):
         ...
 
 
-class SurfacePlay:
-    """The :class:`rules.core.play.GamePlay` of a ruleset that implements only
-    :class:`Rules`: every question answered from a seat view or ``act``."""
+class Reread:
+    """The :class:`Loaded` handle of a ruleset with no state worth keeping between calls:
+    each view and command asks the ruleset with the document."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, document: Mapping[str, Any]) -> None:
         self.rules = rules
-        self.ruleset = rules.ruleset
+        self.document: Mapping[str, Any] = document
 
-    def scenarios(self) -> list[str]:
-        """Its bundled scenarios."""
-        return list(self.rules.scenarios())
+    def view(self, seat: Seat) -> SeatView:
+        """The ruleset's view of the document."""
+        return self.rules.view(self.document, seat)
 
-    def verbs(self) -> tuple[str, ...]:
-        """Its verbs."""
-        return tuple(self.rules.verbs())
-
-    def options_of(self, verb: str) -> tuple[str, ...]:
-        """The option names of a verb."""
-        return tuple(self.rules.options_of(verb))
-
-    def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
-        """``setup``."""
-        return self.rules.setup(scenario_id, scenario_text)
-
-    def load_document(
-        self, document: Mapping[str, Any], *, validate: bool = False
-    ) -> dict[str, Any]:
-        """The document in the current format; with ``validate``, read once by the ruleset
-        (which refuses a state it cannot read)."""
-        if validate:
-            return self.rules.canonical(document)
-        return self.rules.document_format.upgrade(document)
-
-    def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
-        """Side id → name."""
-        return self.rules.sides(document)
-
-    def apply(
+    def act(
         self,
-        document: Mapping[str, Any],
+        seat: Seat,
         verb: str,
         options: Mapping[str, Any],
         dice: DiceSource,
-        actor_side: str | None,
         other_dice: DiceSource | None = None,
     ) -> Played:
-        """``act`` for a side (None: the referee)."""
-        return self.rules.act(document, Seat.of(actor_side), verb, options, dice, other_dice)
-
-    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
-        """Every seat's legal actions."""
-        return self.rules.view(document, REFEREE).every_legal
-
-    def awaiting(self, document: Mapping[str, Any]) -> str | None:
-        """Whose move it is."""
-        return self.rules.view(document, REFEREE).awaiting
-
-    def status(self, document: Mapping[str, Any]) -> StatusView:
-        """The whole status (the referee's)."""
-        return self.rules.view(document, REFEREE).status
-
-    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
-        """The buttons of what is owed."""
-        return self.rules.view(document, REFEREE).follow_ups
-
-    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
-        """The ruleset's names for a side (None: the referee's)."""
-        view = self.rules.view(document, Seat.of(side))
-        return view.names(kind, legal_first=False)[:MAX_NAMES]
-
-    def map_view(
-        self,
-        document: Mapping[str, Any],
-        viewer_side: str | None,
-        *,
-        public: bool,
-        language: str = "it",
-    ) -> MapView | None:
-        """The picture for the public or for a seat."""
-        seat = SPECTATOR if public else Seat.of(viewer_side)
-        return self.rules.view(document, seat).map(language)
-
-    def action_overlays(
-        self, document: Mapping[str, Any], verb: str, options: Mapping[str, Any]
-    ) -> tuple[Overlay, ...]:
-        """No marks of a command beyond what the picture shows."""
-        return ()
-
-    def score(self, document: Mapping[str, Any]) -> Score:
-        """The score now."""
-        return self.rules.view(document, REFEREE).score
-
-    def result(self, document: Mapping[str, Any]) -> GameResult | None:
-        """The result, once ended."""
-        return self.rules.view(document, REFEREE).result
+        """The ruleset's command on the document; the handle is then of the new one (an
+        ``odds`` preview changes nothing)."""
+        played = self.rules.act(self.document, seat, verb, options, dice, other_dice)
+        if verb != "odds":
+            self.document = played.document
+        return played
 
 
-__all__ = ["CarriedDeclaration", "Muster", "Rules", "SurfacePlay"]
+__all__ = ["CarriedDeclaration", "Loaded", "Muster", "Reread", "Rules"]

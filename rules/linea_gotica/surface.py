@@ -1,13 +1,12 @@
-"""The linea_gotica implementation of :class:`rules.core.play.GamePlay`."""
+"""The linea_gotica rules over its pydantic state (a ``DocumentRules``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from rules.core.battlefield import Counter, MapArea, MapView, table_view
 from rules.core.legal import LegalAction
-from rules.core.play import DocumentPlay, StatusView, UnitLine
+from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.core.seatview import Seat
 from rules.linea_gotica import commands as commands_module
@@ -81,7 +80,7 @@ def unit_statuses(state: GameState, unit: UnitState) -> tuple[str, ...]:
     return tuple(found)
 
 
-class LineaGoticaPlay(DocumentPlay):
+class LineaGoticaPlay(DocumentRules):
     """Play linea_gotica through documents (plain JSON dicts) for the application service."""
 
     ruleset = RULESET_KEY
@@ -104,14 +103,13 @@ class LineaGoticaPlay(DocumentPlay):
         side: str = unit.side
         return side
 
-    def status(self, document: Mapping[str, Any], viewer: str | None = PUBLIC) -> StatusView:
+    def status(self, state: Any, viewer: str | None = PUBLIC) -> StatusView:
         """Turn, phase, whose move, units with their soldiers' state, owed rolls, missions.
 
         ``viewer`` is the side the view is for (None: the referee). The default is the view
         every seat may share: hidden units are left out of it; a side also sees its own
         hidden units (marked ``hidden``), the referee sees all.
         """
-        state = self._state(document)
         units = tuple(
             UnitLine(
                 u.id,
@@ -183,7 +181,7 @@ class LineaGoticaPlay(DocumentPlay):
 
     def map_view(
         self,
-        document: Mapping[str, Any],
+        state: Any,
         viewer_side: str | None,
         *,
         public: bool,
@@ -195,7 +193,6 @@ class LineaGoticaPlay(DocumentPlay):
         a side's own view shows its hidden units (``hidden``), the referee's shows all.
         Status words are in ``language`` (the game's).
         """
-        state = self._state(document)
         if state.field is None:
             return None
         viewer = PUBLIC if public else viewer_side
@@ -271,25 +268,23 @@ class LineaGoticaPlay(DocumentPlay):
             or not any((p.x, p.y) in hidden_at for p in mark.points)
         ]
 
-    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+    def legal_actions(self, state: Any) -> list[LegalAction]:
         """Everything any seat may do now (rules.core.legal's contract)."""
-        return legal_module.legal_actions(self._state(document))
+        return legal_module.legal_actions(state)
 
-    def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
+    def prompts(self, state: Any) -> list[LegalAction]:
         """Owed morale tests, the initiative roll and the winner's choice, the missions due
         (their observer's next orders are buttons), from the legal list of those verbs."""
-        state = self._state(document)
         listed = legal_module.legal_of_verbs(state, ("morale", "turn.next", "execute"))
         return [action for action in listed if action.owed or action.button]
 
-    def seat_status(self, document: Mapping[str, Any], seat: Seat) -> StatusView:
+    def seat_status(self, state: Any, seat: Seat) -> StatusView:
         """The status ``seat`` may see: its notes too leave out what is hidden from it."""
         viewer = PUBLIC if seat.public else seat.side
-        return self.status(document, viewer)
+        return self.status(state, viewer)
 
-    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
+    def choices(self, state: Any, kind: str, side: str | None) -> list[str]:
         """Names for autocomplete: own units first for 'unit', enemies for 'target'."""
-        state = self._state(document)
         alive = [u for u in state.units.values() if u.alive]
         names: list[str]
         if kind == "unit":

@@ -1,14 +1,13 @@
-"""The manovra implementation of :class:`rules.core.play.GamePlay`."""
+"""The manovra rules over its pydantic state (a ``DocumentRules``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from rules.core.battlefield import Counter, MapView, Overlay, table_view
 from rules.core.i18n import translate
 from rules.core.legal import LegalAction
-from rules.core.play import DocumentPlay, StatusView, UnitLine
+from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.core.seatview import REFEREE, Seat
 from rules.manovra import commands as commands_module
@@ -22,7 +21,7 @@ from rules.render import value_text
 MAX_CHOICES = 25
 
 
-class ManovraPlay(DocumentPlay):
+class ManovraPlay(DocumentRules):
     """Play manovra through documents (plain JSON dicts) for the application service."""
 
     ruleset = "manovra"
@@ -40,15 +39,14 @@ class ManovraPlay(DocumentPlay):
         side: str = unit.side
         return side
 
-    def status(self, document: Mapping[str, Any]) -> StatusView:
+    def status(self, state: Any) -> StatusView:
         """Turn, step, whose move, tokens, units with their state, owed rolls and markers."""
-        return self.seat_status(document, REFEREE)
+        return self.seat_status(state, REFEREE)
 
-    def seat_status(self, document: Mapping[str, Any], seat: Seat) -> StatusView:
+    def seat_status(self, state: Any, seat: Seat) -> StatusView:
         """The status ``seat`` may see: its notes (the order of manoeuvre, the owed tests)
         name no unit concealed from it, and do not count one (the core leaves the unit's
         own line out)."""
-        state = self._state(document)
 
         def named(unit_id: str) -> bool:
             unit = state.units[unit_id]
@@ -109,7 +107,7 @@ class ManovraPlay(DocumentPlay):
 
     def map_view(
         self,
-        document: Mapping[str, Any],
+        state: Any,
         viewer_side: str | None,
         *,
         public: bool,
@@ -121,7 +119,6 @@ class ManovraPlay(DocumentPlay):
         picture and of the other side's view; its own side and the referee see it, marked
         hidden. A destroyed unit stays where it fell, drawn as destroyed.
         """
-        state = self._state(document)
         field = state.battlefield
         if field is None:
             return None
@@ -173,17 +170,16 @@ class ManovraPlay(DocumentPlay):
             language=language,
         )
 
-    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+    def legal_actions(self, state: Any) -> list[LegalAction]:
         """Everything any seat may do now (see :mod:`rules.manovra.legal`)."""
-        return legal.legal_actions(self._state(document))
+        return legal.legal_actions(state)
 
-    def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
+    def prompts(self, state: Any) -> list[LegalAction]:
         """The owed actions: tests (CT, SF, ET) and the next IF marker at step 4."""
-        return legal.owed_actions(self._state(document))
+        return legal.owed_actions(state)
 
-    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
+    def choices(self, state: Any, kind: str, side: str | None) -> list[str]:
         """Names for autocomplete, own units first for 'unit', enemies for 'target'."""
-        state = self._state(document)
         alive = [u for u in state.units.values() if u.alive]
         if kind == "unit":
             names = [u.id for u in alive if side is None or u.side == side]

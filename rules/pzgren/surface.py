@@ -1,4 +1,4 @@
-"""The pzgren implementation of :class:`rules.core.play.GamePlay`."""
+"""The pzgren rules over its pydantic state (a ``DocumentRules``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from rules.core.battlefield import Counter, HexGrid, MapHex, MapView, Overlay, Point
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
-from rules.core.play import DocumentPlay, StatusView, UnitLine
+from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.core.words import names_in
 from rules.pzgren import commands as commands_module
@@ -23,7 +23,7 @@ from rules.pzgren.tables import load_tables
 MAX_CHOICES = 25
 
 
-class PzgrenPlay(DocumentPlay):
+class PzgrenPlay(DocumentRules):
     """Play pzgren through documents (plain JSON dicts) for the application service."""
 
     ruleset = "pzgren"
@@ -32,13 +32,12 @@ class PzgrenPlay(DocumentPlay):
     scenario = scenario_module
     victory = victory_module
 
-    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+    def legal_actions(self, state: Any) -> list[LegalAction]:
         """Owed step choices and morale checks first; else the activation's moves and fires."""
-        return legal.legal_actions(self._state(document))
+        return legal.legal_actions(state)
 
-    def status(self, document: Mapping[str, Any]) -> StatusView:
+    def status(self, state: Any) -> StatusView:
         """Turn, whose activation, units with steps, hex and state, owed choices and checks."""
-        state = self._state(document)
         units = tuple(
             UnitLine(
                 u.id,
@@ -107,7 +106,7 @@ class PzgrenPlay(DocumentPlay):
 
     def map_view(
         self,
-        document: Mapping[str, Any],
+        state: Any,
         viewer_side: str | None,
         *,
         public: bool,
@@ -117,7 +116,6 @@ class PzgrenPlay(DocumentPlay):
         in a hex). pzgren hides no unit, so every viewer sees the same map. Statuses and
         hex labels are value words (``eliminated``, ``woods``): front ends localize them.
         """
-        state = self._state(document)
         hexes = []
         for key, spot in sorted(state.hexes.items(), key=lambda item: parse_hex(item[0])):
             where = parse_hex(key)
@@ -166,13 +164,12 @@ class PzgrenPlay(DocumentPlay):
         return unit_id
 
     def action_overlays(
-        self, document: Mapping[str, Any], verb: str, options: Mapping[str, Any]
+        self, state: Any, verb: str, options: Mapping[str, Any]
     ) -> tuple[Overlay, ...]:
         """A fire's lines of fire, from each firing unit's hex to the hex fired at (the
         state before the fire: where they stood). Anything else draws nothing."""
         if verb != "fire":
             return ()
-        state = self._state(document)
         try:
             command = self.commands.build_command(verb, options)
             target = command.hex
@@ -196,17 +193,15 @@ class PzgrenPlay(DocumentPlay):
             if not unit.air and unit.position != aim
         )
 
-    def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
+    def prompts(self, state: Any) -> list[LegalAction]:
         """Owed step choices (a button per unit that may take the step), then morale checks:
         while one is owed, the legal list holds nothing else."""
-        state = self._state(document)
         if state.pending_steps or state.pending_morale:
             return legal.legal_actions(state)
         return []
 
-    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
+    def choices(self, state: Any, kind: str, side: str | None) -> list[str]:
         """Names for autocomplete: own units (unacted first), targets, hexes, modifiers."""
-        state = self._state(document)
         alive = [u for u in state.units.values() if u.alive]
         names: list[str]
         if kind == "unit":

@@ -1,14 +1,13 @@
-"""The w40k4 implementation of :class:`rules.core.play.GamePlay`."""
+"""The w40k4 rules over its pydantic state (a ``DocumentRules``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from rules.core.battlefield import Counter, MapView, Overlay, table_view
 from rules.core.i18n import DEFAULT_LANGUAGE, translate
 from rules.core.legal import LegalAction
-from rules.core.play import DocumentPlay, StatusView, UnitLine
+from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.render import value_text
 from rules.w40k4 import commands as commands_module
@@ -52,7 +51,7 @@ def _acted(state: g.W40kState, unit: g.UnitState) -> bool:
     return unit.assaulted
 
 
-class W40kPlay(DocumentPlay):
+class W40kPlay(DocumentRules):
     """Play w40k4 through documents (plain JSON dicts) for the application service."""
 
     ruleset = "w40k4"
@@ -61,13 +60,12 @@ class W40kPlay(DocumentPlay):
     scenario = scenario_module
     victory = victory_module
 
-    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
+    def legal_actions(self, state: Any) -> list[LegalAction]:
         """Owed tests, templates, arrivals and combats; the active player's phase actions."""
-        return legal.legal_actions(self._state(document))
+        return legal.legal_actions(state)
 
-    def status(self, document: Mapping[str, Any]) -> StatusView:
+    def status(self, state: Any) -> StatusView:
         """Turn, phase, whose turn, units with their state, owed tests, templates, combats."""
-        state = self._state(document)
         terrain = load_tables()["terreni_accidentati"]
         units = tuple(
             UnitLine(
@@ -128,15 +126,14 @@ class W40kPlay(DocumentPlay):
             ended=state.ended,
         )
 
-    def prompts(self, document: Mapping[str, Any]) -> list[LegalAction]:
+    def prompts(self, state: Any) -> list[LegalAction]:
         """Owed morale checks and regroup tests, templates; in the assault phase, the
         combats to resolve (an arriving unit's owed move is typed: never first, never a
         button)."""
-        return legal.prompted_actions(self._state(document))
+        return legal.prompted_actions(state)
 
-    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
+    def choices(self, state: Any, kind: str, side: str | None) -> list[str]:
         """Names for autocomplete: own units first for 'unit', enemies for 'target'."""
-        state = self._state(document)
         alive = [u for u in state.ordered() if u.alive]
         if kind == "unit":
             names = [u.id for u in alive if side is None or u.side == side]
@@ -181,7 +178,7 @@ class W40kPlay(DocumentPlay):
 
     def map_view(
         self,
-        document: Mapping[str, Any],
+        state: Any,
         viewer_side: str | None,
         *,
         public: bool,
@@ -193,7 +190,6 @@ class W40kPlay(DocumentPlay):
         the same counters; units in reserve are off the table and have no counter. Status
         words and the caption are in ``language`` (the game's; Italian by default).
         """
-        state = self._state(document)
         battlefield = state.battlefield
         if battlefield is None:
             return None

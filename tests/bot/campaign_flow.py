@@ -15,7 +15,7 @@ from rules.campaign.events import CampaignRoster
 from rules.campaign.roster import Roster, RosterEntry, Status
 from rules.campaign.rules import FateTable, campaign_rules
 from rules.campaign.state import CampaignState
-from rules.core.play import GamePlay
+from rules.core.surface import Rules
 
 
 def _dead_face(table: FateTable) -> int:
@@ -55,14 +55,14 @@ class Fielded:
 
 
 def check_fielded(
-    play: GamePlay, state: CampaignState, scenario: str, document: Mapping[str, Any]
+    play: Rules, state: CampaignState, scenario: str, document: Mapping[str, Any]
 ) -> Fielded:
     """Assert that the game in ``document`` fields each fit roster entry of its scenario at
     the entry's strength and no dead entry; what it fielded reduced, and the dead entries
     the bundled scenario has but the game left out."""
     bundled = play.victory.battle(play.game.new_game(play.scenario.load_bundled(scenario)))
     in_scenario = {(piece.side, piece.id) for piece in bundled.pieces}
-    pieces = play.victory.battle(play._state(document)).pieces
+    pieces = play.battle(document).pieces
     strengths = {(piece.side, piece.id): piece.strength for piece in pieces}
     reduced: list[str] = []
     dead_absent: list[str] = []

@@ -8,17 +8,20 @@ from typing import Any
 
 from bot.service import channel_map, status_caption, with_caption
 from rules.core.battlefield import Point
-from rules.core.play import GamePlay
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE
+from rules.core.surface import Rules
 
 
 def _view(ruleset: str, state: Any, language: str) -> Any:
-    play: GamePlay = get_ruleset(ruleset).play
+    play: Rules = get_ruleset(ruleset).rules
     document = play._document(state)  # type: ignore[attr-defined]
-    view = channel_map(play, document, ruleset, language)
+    view = channel_map(play.load(document), ruleset, language)
     assert view is not None
     # The caption as /map writes it: the state of the game, then the last action.
-    return with_caption(view, "", status_caption(play.status(document), ruleset, language))
+    return with_caption(
+        view, "", status_caption(play.view(document, REFEREE).status, ruleset, language)
+    )
 
 
 def _renamed(field: Any, names: dict[str, str]) -> Any:
@@ -32,8 +35,8 @@ def _renamed(field: Any, names: dict[str, str]) -> Any:
 
 def manovra(language: str = "fr") -> Any:
     """Normandy: five units crowding the farm and its name, one on the MG position."""
-    play = get_ruleset("manovra").play
-    state = play._state(play.new_game("esempio_normandia_campo", None)).model_copy(deep=True)
+    play = get_ruleset("manovra").rules
+    state = play._load_state(play.setup("esempio_normandia_campo")).model_copy(deep=True)
     state.title = "Normandie, décembre — Américains et Allemands"
     state.battlefield = _renamed(state.battlefield, {"fattoria": "Ferme fortifiée de l'Épine"})
     for unit_id, (x, y) in {
@@ -51,8 +54,8 @@ def manovra(language: str = "fr") -> Any:
 
 def linea_gotica(language: str = "it") -> Any:
     """The Gothic Line: the belfry renamed to a long name, three units at its foot."""
-    play = get_ruleset("linea_gotica").play
-    state = play._state(play.new_game("esempio_gotica_campo", None)).model_copy(deep=True)
+    play = get_ruleset("linea_gotica").rules
+    state = play._load_state(play.setup("esempio_gotica_campo")).model_copy(deep=True)
     state.title = "Linea Gotica — Żółć, settembre 1944"
     state.field = _renamed(state.field, {"campanile": "Torre di comunicazione del paese"})
     for unit_id, (x, y) in {
@@ -67,8 +70,8 @@ def linea_gotica(language: str = "it") -> Any:
 
 def w40k4(language: str = "it") -> Any:
     """The outpost: the communication tower's name under a pile of units."""
-    play = get_ruleset("w40k4").play
-    state = play._state(play.new_game("avamposto_campo", None)).model_copy(deep=True)
+    play = get_ruleset("w40k4").rules
+    state = play._load_state(play.setup("avamposto_campo")).model_copy(deep=True)
     tower = next(a for a in state.battlefield.areas if a.id == "torre")
     shape = tower.shape
     at = shape.center if hasattr(shape, "center") else shape.points[0]
@@ -84,8 +87,8 @@ def w40k4(language: str = "it") -> Any:
 
 def pzgren(language: str = "fr") -> Any:
     """The Ardennes: three units stacked in a woods hex with an entrenchment."""
-    play = get_ruleset("pzgren").play
-    state = play._state(play.new_game("exemple_ardennes", None)).model_copy(deep=True)
+    play = get_ruleset("pzgren").rules
+    state = play._load_state(play.setup("exemple_ardennes")).model_copy(deep=True)
     for unit_id in ("de_pzgren_2", "de_hmg", "de_truck"):
         state.units[unit_id].hex = "7,3"
     return _view("pzgren", state, language)

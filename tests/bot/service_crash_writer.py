@@ -20,6 +20,7 @@ from bot.service import GameService, Request
 from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from tests.fuzz.harness import SeededDice, bundled_games, fill_options
 
 REFEREE = 1
@@ -63,7 +64,7 @@ async def run(path: str, run_number: int, rng: random.Random) -> None:
                     interaction_id=f"create-{channel}",
                 )
             )
-            play = get_ruleset(ruleset).play
+            play = get_ruleset(ruleset).rules
             assert play is not None
             document = (await store.load(channel)).document
             for side, user in seats(channel, list(play.sides(document))).items():
@@ -73,13 +74,13 @@ async def run(path: str, run_number: int, rng: random.Random) -> None:
         print("ready", flush=True)
         while True:
             channel, ruleset, _ = rng.choice(GAMES)
-            play = get_ruleset(ruleset).play
+            play = get_ruleset(ruleset).rules
             assert play is not None
             record = await store.load(channel)
-            document = play.load_document(record.document)
+            document = play.document_format.upgrade(record.document)
             players = seats(channel, list(play.sides(document)))
             try:
-                if record.status == "ended" or play.status(document).ended:
+                if record.status == "ended" or play.view(document, REFEREE_SEAT).status.ended:
                     await send(channel, REFEREE, "game.undo", {})
                     continue
                 roll = rng.random()
@@ -93,7 +94,7 @@ async def run(path: str, run_number: int, rng: random.Random) -> None:
                     side = rng.choice(list(players))
                     await send(channel, players[side], "game.join", {"side": side})
                 else:
-                    actions = play.legal_actions(document)
+                    actions = play.view(document, REFEREE_SEAT).every_legal
                     if not actions:
                         await send(channel, REFEREE, "game.undo", {})
                         continue

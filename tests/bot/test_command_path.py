@@ -47,7 +47,7 @@ async def test_a_committed_command_reads_once_and_writes_once(counting, monkeypa
         Request(5, REFEREE, "game.new", {"scenario": "esempio_normandia"}, interaction_id="n")
     )
     await service.handle(Request(5, 2, "game.join", {"side": "alleati"}, interaction_id="j"))
-    play = get_ruleset("manovra").play
+    play = get_ruleset("manovra").rules
     validations: list[int] = []
     original = type(play)._load_state
 

@@ -222,7 +222,7 @@ def _verb_options(ruleset: str) -> dict[str, tuple[str, ...]]:
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_every_ruleset_verb_and_option_can_be_sent_from_both_front_ends(ruleset):
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
     options = _verb_options(ruleset)
     for verb in play.verbs():

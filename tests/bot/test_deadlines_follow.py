@@ -11,13 +11,14 @@ from bot.service.deadlines import owing_sides
 from bot.service.stored import deadlines as stored_deadlines
 from db.drivers.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from tests.bot.test_rewind import CALL_ARTILLERY
 from tests.fuzz.harness import SeededDice, fill_options
 
 REFEREE, ANNA, BRUNO = 1, 2, 3
 SEATS = {"alleati": ANNA, "asse": BRUNO}
 CHANNEL = 21
-PLAY = get_ruleset("manovra").play
+PLAY = get_ruleset("manovra").rules
 
 
 async def _table(store: SqliteStore, language: str = "en", guild: int | None = 5):
@@ -36,7 +37,9 @@ async def _table(store: SqliteStore, language: str = "en", guild: int | None = 5
 
 async def _owing(store: SqliteStore) -> set[str]:
     document = (await store.load(CHANNEL)).document
-    return owing_sides(PLAY.follow_ups(document), PLAY.awaiting(document))
+    return owing_sides(
+        PLAY.view(document, REFEREE_SEAT).follow_ups, PLAY.view(document, REFEREE_SEAT).awaiting
+    )
 
 
 async def _play_until_the_move_passes(store: SqliteStore, send) -> tuple[set[str], set[str]]:
@@ -45,7 +48,9 @@ async def _play_until_the_move_passes(store: SqliteStore, send) -> tuple[set[str
     before = await _owing(store)
     for _ in range(200):
         document = (await store.load(CHANNEL)).document
-        actions = [a for a in PLAY.legal_actions(document) if a.verb != "odds" and a.side]
+        actions = [
+            a for a in PLAY.view(document, REFEREE_SEAT).every_legal if a.verb != "odds" and a.side
+        ]
         owed = [a for a in actions if a.owed] or actions
         action = rng.choice(owed)
         await send(SEATS[action.side], action.verb, **fill_options(action, rng))
@@ -122,7 +127,11 @@ async def _paced_until_the_move_passes(store: SqliteStore):
     before = await _owing(store)
     for _ in range(200):
         record = await store.load(CHANNEL)
-        actions = [a for a in PLAY.legal_actions(record.document) if a.verb != "odds" and a.side]
+        actions = [
+            a
+            for a in PLAY.view(record.document, REFEREE_SEAT).every_legal
+            if a.verb != "odds" and a.side
+        ]
         action = rng.choice([a for a in actions if a.owed] or actions)
         await send(SEATS[action.side], action.verb, **fill_options(action, rng))
         now = await _owing(store)

@@ -31,6 +31,7 @@ from rules.core.ending import VERBS as ENDING_VERBS
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
+from rules.core.seatview import REFEREE, Seat
 
 #: Refusals that blame the line typed, never the state of the game.
 INPUT_ERRORS = {
@@ -48,7 +49,7 @@ TOY = Path(__file__).with_name("toy_commands.yaml")
 
 
 def _play(key: str) -> Any:
-    return get_ruleset(key).play
+    return get_ruleset(key).rules
 
 
 def _sample(option: OptionSpec) -> list[str]:
@@ -164,8 +165,8 @@ def test_the_old_gaps_are_closed():
 def _run(play: Any, document: dict[str, Any], line: str) -> dict[str, Any]:
     parsed = parse_line(line)
     dice, others = ScriptedDice([2] * 200), ScriptedDice([2] * 200)
-    side = play.awaiting(document)
-    return play.apply(document, parsed.verb, parsed.options, dice, side, others).document
+    side = play.view(document, REFEREE).awaiting
+    return play.act(document, Seat.of(side), parsed.verb, parsed.options, dice, others).document
 
 
 EXAMPLES = [
@@ -180,7 +181,7 @@ EXAMPLES = [
 def test_every_example_runs_or_is_refused_for_its_stated_reason(key, verb, example):
     play = _play(key)
     declared = declaration(key)
-    document = play.new_game(example.scenario or declared.scenarios[0], None)
+    document = play.setup(example.scenario or declared.scenarios[0])
     for line in example.after:
         document = _run(play, document, line)
     assert parse_line(example.line).verb in (verb, "morale")

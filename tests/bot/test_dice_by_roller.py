@@ -26,10 +26,11 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied, run_command
 from rules.core.legal import LegalAction
 from rules.core.migrations import DocumentFormat
-from rules.core.play import FollowUp, Played, StatusView
+from rules.core.play import Played, StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult, Score
 from rules.core.seatview import Seat, SeatView
+from rules.core.surface import Reread
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 77
@@ -222,11 +223,11 @@ def shoot(
 class DuelSource:
     """The duel's answers for its seat views: no unit, nothing owed, no picture."""
 
-    play: DuelPlay
+    sides: Mapping[str, str]
     document: Mapping[str, Any]
 
     def status(self, seat: Seat) -> StatusView:
-        return self.play.status(self.document)
+        return StatusView("Duel", 1, Outcome.of("bot.game.ended"), None, self.sides, {}, ())
 
     def map(self, seat: Seat, language: str) -> MapView | None:
         return None
@@ -238,24 +239,24 @@ class DuelSource:
         return []
 
     def turn(self) -> str | None:
-        return self.play.awaiting(self.document)
+        return str(self.document["to_move"])
 
     def names(self, kind: str, side: str | None) -> list[str]:
         return []
 
     def score(self, seat: Seat) -> Score:
-        return self.play.score(self.document)
+        return Score(tuple(self.sides))
 
     def result(self) -> GameResult | None:
-        return None
+        return None  # a duel never ends by itself
 
     def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
         return ()
 
 
 class DuelPlay:
-    """A minimal ruleset (the three calls, and the older :class:`rules.core.play.GamePlay`
-    its replay asks) with a roll made for another side."""
+    """A minimal ruleset (the three calls its replay asks) with a roll made for another
+    side."""
 
     ruleset = "duel"
     document_format = DocumentFormat("duel", version=1)
@@ -263,48 +264,22 @@ class DuelPlay:
     def scenarios(self) -> list[str]:
         return ["duel"]
 
+    def verbs(self) -> tuple[str, ...]:
+        return ("shoot",)
+
     def options_of(self, verb: str) -> tuple[str, ...]:
         return ("target",) if verb == "shoot" else ()
 
     def setup(
         self, scenario_id: str | None = None, scenario_text: str | None = None
     ) -> dict[str, Any]:
-        return self.new_game(scenario_id, scenario_text)
-
-    def new_game(self, scenario_id: str | None, scenario_text: str | None) -> dict[str, Any]:
         return DuelState().model_dump()
-
-    def load_document(
-        self, document: Mapping[str, Any], *, validate: bool = False
-    ) -> dict[str, Any]:
-        return DuelState.model_validate(dict(document)).model_dump()
 
     def sides(self, document: Mapping[str, Any]) -> Mapping[str, str]:
         return dict(document["sides"])
 
     def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
-        return self.load_document(document, validate=True)
-
-    def apply(
-        self,
-        document: Mapping[str, Any],
-        verb: str,
-        options: Mapping[str, Any],
-        dice: DiceSource,
-        actor_side: str | None,
-        other_dice: DiceSource | None = None,
-    ) -> Played:
-        applied = run_command(
-            DuelState.model_validate(dict(document)),
-            Shoot(str(options.get("target", ""))),
-            dice,
-            {Shoot: shoot},
-            actor_side=actor_side,
-            preview=verb == "odds",
-            other_dice=other_dice,
-        )
-        assert applied.tray is not None
-        return Played(applied.state.model_dump(), [], applied.notices, list(applied.tray.rolls))
+        return DuelState.model_validate(dict(document)).model_dump()
 
     def act(
         self,
@@ -315,43 +290,30 @@ class DuelPlay:
         dice: DiceSource,
         other_dice: DiceSource | None = None,
     ) -> Played:
-        return self.apply(document, verb, options, dice, seat.side, other_dice)
+        applied = run_command(
+            DuelState.model_validate(dict(document)),
+            Shoot(str(options.get("target", ""))),
+            dice,
+            {Shoot: shoot},
+            actor_side=seat.side,
+            preview=verb == "odds",
+            other_dice=other_dice,
+        )
+        assert applied.tray is not None
+        return Played(applied.state.model_dump(), [], applied.notices, list(applied.tray.rolls))
+
+    def load(self, document: Mapping[str, Any]) -> Reread:
+        return Reread(self, document)
 
     def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
-        return SeatView(self.ruleset, seat, DuelSource(self, document))
-
-    def legal_actions(self, document: Mapping[str, Any]) -> list[LegalAction]:
-        return []
-
-    def awaiting(self, document: Mapping[str, Any]) -> str | None:
-        return str(document["to_move"])
-
-    def status(self, document: Mapping[str, Any]) -> StatusView:
-        return StatusView(
-            "Duel", 1, Outcome.of("bot.game.ended"), None, self.sides(document), {}, ()
-        )
-
-    def follow_ups(self, document: Mapping[str, Any]) -> list[FollowUp]:
-        return []
-
-    def choices(self, document: Mapping[str, Any], kind: str, side: str | None) -> list[str]:
-        return []
-
-    def verbs(self) -> tuple[str, ...]:
-        return ("shoot",)
-
-    def score(self, document: Mapping[str, Any]) -> Score:
-        return Score(tuple(self.sides(document)))
-
-    def result(self, document: Mapping[str, Any]) -> GameResult | None:
-        return None  # a duel never ends by itself
+        return SeatView(self.ruleset, seat, DuelSource(self.sides(document), document))
 
 
 @pytest.fixture()
 def duel(table, monkeypatch) -> ServiceTable:
     real = service_module.get_ruleset
     duel_play = DuelPlay()
-    ruleset = SimpleNamespace(key="duel", play=duel_play, rules=duel_play, zero_reads_as_ten=False)
+    ruleset = SimpleNamespace(key="duel", rules=duel_play, zero_reads_as_ten=False)
     monkeypatch.setattr(
         service_module, "get_ruleset", lambda key: ruleset if key == "duel" else real(key)
     )

@@ -16,6 +16,7 @@ import pytest
 
 from bot.commands import OptionType, command_for
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE, SPECTATOR
 from tests.bot.test_discord_simcord import (  # noqa: F401  (fixtures are used by name)
     Table,
     assert_public,
@@ -65,7 +66,7 @@ async def _picture(message: Any) -> bytes:
 async def test_a_whole_turn_over_discord_on_the_battlefield(
     table: Table, ruleset: str, scenario: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     on_hexes = fact(ruleset, "GRID") == "hexes"  # no distance measured on a hex map
     rng = random.Random(7)
     # Fair dice drawn from the seeded generator (all 1s would tie initiative for ever).
@@ -81,19 +82,20 @@ async def test_a_whole_turn_over_discord_on_the_battlefield(
     seats = dict(zip(play.sides(document), (table.anna, table.bruno), strict=False))
     for side, member in seats.items():
         assert_public(await member.slash(channel, "game join", side=side))
-    first_turn = play.status(document).turn
+    first_turn = play.view(document, REFEREE).status.turn
     measured = drawn = 0
     for _ in range(MAX_COMMANDS):
         document = (await table.service._store.load(channel.id)).document
-        status = play.status(document)
+        status = play.view(document, REFEREE).status
         # A whole turn at least; more (up to three) until a fire at a unit was measured,
         # for a first turn spent closing the distance.
         enough = measured or on_hexes or status.turn > first_turn + 2
         if status.ended or (status.turn > first_turn and enough):
             break
-        actions = play.legal_actions(document)
+        actions = play.view(document, REFEREE).every_legal
         assert actions, "dead end"
-        units = {line.id for line in status.units}
+        # The units the channel's status shows (a hidden one is absent from it).
+        units = {line.id for line in play.view(document, SPECTATOR).status.units}
         owed = [a for a in actions if a.owed]
         # Fire at a unit whenever one is listed (the measured distance is the point here),
         # else mostly moves, else anything (turn steps, holds…).

@@ -15,6 +15,7 @@ from typing import Any
 from db.protocol import GameStore
 from rules.campaign.state import CampaignState
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.bot.service.campaign.test_rosters import losing_prefix
 from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
@@ -39,9 +40,9 @@ SCENARIO = "avamposto_campo"
 
 async def _seen(store: GameStore, channel_id: int) -> SeenResult:
     record = await store.load(channel_id)
-    play = get_ruleset(record.ruleset).play
+    play = get_ruleset(record.ruleset).rules
     assert play is not None
-    result = play.result(play.load_document(record.document))
+    result = play.view(play.document_format.upgrade(record.document), REFEREE).result
     assert record.status == "ended" and result is not None and record.head_hash is not None
     return SeenResult(record.head_hash, result.winner, tuple(result.score.totals))
 
@@ -116,7 +117,7 @@ async def test_a_three_game_campaign_through_discord(
     # it kept, the dead left out); the referee's decision for the Legion.
     await referee._actor.slash(home, "campaign game", scenario="fuga", channel=second)
     state = CampaignState.from_json((await discord_store.load(home.id)).document)
-    play = get_ruleset("w40k4").play
+    play = get_ruleset("w40k4").rules
     fielded = check_fielded(play, state, "fuga", (await discord_store.load(second.id)).document)
     assert fielded.reduced and fielded.dead_absent, fielded
     shown = texts(assert_public(await referee.slash(second, "game status")))

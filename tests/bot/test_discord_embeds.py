@@ -57,6 +57,7 @@ from rules.core.resolution import (
     TableRead,
     Threshold,
 )
+from rules.core.seatview import REFEREE
 from rules.manovra import turn as g
 from rules.manovra.scenario import load_bundled
 from rules.manovra.surface import PLAY
@@ -107,7 +108,7 @@ def everything(payloads: list[MessagePayload]) -> str:
 
 
 def scenario_status() -> StatusView:
-    return PLAY.status(PLAY.new_game("esempio_normandia", None))
+    return PLAY.view(PLAY.setup("esempio_normandia"), REFEREE).status
 
 
 def giant_status(units: int = 300) -> StatusView:

@@ -14,6 +14,7 @@ from bot.service import Reply
 from bot.service.notices import records
 from rules.core.i18n import translate
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE
 from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
     Table,
     all_texts,
@@ -27,14 +28,14 @@ from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the te
 )
 from tests.fuzz.harness import fill_options
 
-PLAY = get_ruleset("manovra").play
+PLAY = get_ruleset("manovra").rules
 TITLE = "Normandia, giugno 1944 (esempio)"
 
 
 async def _owing(store: Any, channel: Any) -> set[str]:
     document = (await store.load(channel.id)).document
-    sides = {f.side for f in PLAY.follow_ups(document) if f.side}
-    return sides or {PLAY.awaiting(document)}
+    sides = {f.side for f in PLAY.view(document, REFEREE).follow_ups if f.side}
+    return sides or {PLAY.view(document, REFEREE).awaiting}
 
 
 async def until_axis_owes(at: Table, store: Any, channel: Any) -> None:
@@ -44,7 +45,9 @@ async def until_axis_owes(at: Table, store: Any, channel: Any) -> None:
     for _ in range(300):
         before = await _owing(store, channel)
         document = (await store.load(channel.id)).document
-        actions = [a for a in PLAY.legal_actions(document) if a.verb != "odds" and a.side]
+        actions = [
+            a for a in PLAY.view(document, REFEREE).every_legal if a.verb != "odds" and a.side
+        ]
         action = rng.choice([a for a in actions if a.owed] or actions)
         path = action.verb.replace(".", " ")
         await seats[action.side].slash(channel, path, **fill_options(action, rng))

@@ -147,7 +147,7 @@ async def test_pzgren_map_and_fire_replies_carry_the_picture(table: Table) -> No
 
 
 async def test_a_game_without_a_battlefield_posts_no_attachment(table: Table, monkeypatch) -> None:
-    play = get_ruleset("manovra").rules  # the DocumentPlay its views draw with
+    play = get_ruleset("manovra").rules  # the DocumentRules its views draw with
     # Whatever manovra's bundled scenario draws one day: a game with no battlefield.
     monkeypatch.setattr(
         type(play), "map_view", lambda self, document, viewer, *, public, language="it": None

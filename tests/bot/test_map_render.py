@@ -36,6 +36,7 @@ from rules.core.battlefield import (
 )
 from rules.core.play import StatusView, UnitLine
 from rules.core.resolution import Outcome
+from rules.core.seatview import REFEREE, SPECTATOR
 from rules.pzgren.surface import PLAY as PZGREN
 from tests.bot import crowded_maps
 
@@ -155,11 +156,11 @@ def measured_view(*, hidden: bool = True) -> MapView:
 
 def pzgren_view() -> MapView:
     """pzgren's bundled scenario as the reply to a fire draws it (localized in French)."""
-    document = PZGREN.new_game("exemple_ardennes", None)
-    view = channel_map(PZGREN, document, "pzgren", "fr")
+    document = PZGREN.setup("exemple_ardennes")
+    view = channel_map(PZGREN.load(document), "pzgren", "fr")
     assert view is not None
-    marks = PZGREN.action_overlays(
-        document, "fire", {"unit": "us_rifle_2,us_m10", "target": "de_pzgren_1"}
+    marks = PZGREN.view(document, REFEREE).marks(
+        "fire", {"unit": "us_rifle_2,us_m10", "target": "de_pzgren_1"}
     )
     return view.model_copy(update={"overlays": view.overlays + marks})
 
@@ -259,12 +260,12 @@ def test_the_channel_map_drops_hidden_units_a_ruleset_left_in_its_public_view(ca
         def map(self, language="it"):
             return measured_view(hidden=True)
 
-    class Leaky:
-        def view(self, document, seat):
+    class LeakyGame:
+        def view(self, seat):
             return LeakyView()
 
     caplog.set_level(logging.ERROR, logger="bot.service")
-    view = channel_map(Leaky(), {}, "manovra", "it")  # type: ignore[arg-type]
+    view = channel_map(LeakyGame(), "manovra", "it")  # type: ignore[arg-type]
     assert view is not None and not any(c.hidden for c in view.counters)
     assert "hidden units" in caplog.text
 
@@ -337,9 +338,7 @@ def test_pzgren_statuses_and_hex_labels_are_localized() -> None:
     assert labels[(5, 1)] == "bois" and labels[(7, 3)] == "ville, retranchement"
     dug_in = next(c for c in view.counters if c.unit_id == "us_rifle_2")
     assert dug_in.statuses == ("enterrée",)
-    english = localized_map(
-        PZGREN.map_view(PZGREN.new_game(None, None), None, public=True), "pzgren", "en"
-    )
+    english = localized_map(PZGREN.view(PZGREN.setup(None), SPECTATOR).map(), "pzgren", "en")
     assert next(c for c in english.counters if c.unit_id == "us_rifle_2").statuses == ("dug in",)
 
 

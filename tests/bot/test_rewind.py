@@ -10,6 +10,7 @@ from bot.service import GameService, Request, ServiceError
 from bot.service.replay import replay_bundle
 from db.chain.hashing import canonical_json
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from tests.fuzz.harness import SeededDice, fill_options
 
 REFEREE, ANNA, BRUNO = 1, 2, 3
@@ -46,7 +47,7 @@ async def _replays_clean(store) -> None:
 
 async def test_a_player_takes_back_a_command_that_rolled_nothing(store) -> None:
     service = GameService(store, dice=SeededDice(random.Random(2)))
-    play = get_ruleset("w40k4").play
+    play = get_ruleset("w40k4").rules
 
     async def send(user, verb, **options):
         return await service.handle(Request(CHANNEL, user, verb, options))
@@ -60,7 +61,9 @@ async def test_a_player_takes_back_a_command_that_rolled_nothing(store) -> None:
     found = None
     for _ in range(300):
         document = (await store.load(CHANNEL)).document
-        actions = [a for a in play.legal_actions(document) if a.side and a.verb != "odds"]
+        actions = [
+            a for a in play.view(document, REFEREE_SEAT).every_legal if a.side and a.verb != "odds"
+        ]
         action = rng.choice([a for a in actions if a.owed] or actions)
         before = (await store.load(CHANNEL)).version
         reply = await send(seats[action.side], action.verb, **fill_options(action, rng))

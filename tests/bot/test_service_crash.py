@@ -62,17 +62,17 @@ async def play_on(path: Path, rng: random.Random) -> int:
     async with await SqliteStore.open(path) as store:
         service = GameService(store, dice=SeededDice(rng))
         for channel, ruleset, _ in GAMES:
-            play = get_ruleset(ruleset).play
+            play = get_ruleset(ruleset).rules
             assert play is not None
             reply = await service.handle(Request(channel, REFEREE, "game.status", {}))
             head = (await store.load(channel)).head_hash
             assert reply.head_hash == head
             for step in range(30):
                 record = await store.load(channel)
-                document = play.load_document(record.document)
+                document = play.document_format.upgrade(record.document)
                 if record.status == "ended":
                     break
-                actions = play.legal_actions(document)
+                actions = play.view(document, REFEREE).every_legal
                 if not actions:
                     break
                 action = rng.choice(actions)

@@ -108,17 +108,17 @@ async def test_a_slow_resolution_does_not_hold_other_channels(service, store, mo
 
     await service.handle(Request(1, REFEREE, "game.new", {"scenario": "esempio_normandia"}))
     await service.handle(Request(2, REFEREE, "game.new", {"scenario": "esempio_normandia"}))
-    play = get_ruleset("manovra").play
+    play = get_ruleset("manovra").rules
     release = threading.Event()
     entered = threading.Event()
-    original = type(play).apply
+    original = type(play).play_on
 
     def slow_apply(self, *args, **kwargs):
         entered.set()
         assert release.wait(10), "never released"
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(type(play), "apply", slow_apply)
+    monkeypatch.setattr(type(play), "play_on", slow_apply)
     slow = asyncio.create_task(service.handle(Request(1, REFEREE, "turn.next", {})))
     # The slow command is inside the rules (on their thread) before the other one starts.
     assert await asyncio.to_thread(entered.wait, 10)

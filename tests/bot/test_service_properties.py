@@ -21,8 +21,9 @@ from db.drivers.sqlite import SqliteStore
 from db.errors import GameNotFound
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
-from rules.core.play import GamePlay
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
+from rules.core.surface import Rules
 from tests.core.test_scenario_hostile import HOSTILE
 from tests.fuzz.harness import SeededDice, bundled_games, fill_options
 
@@ -105,10 +106,10 @@ async def snapshot(store: Any, channel: int) -> tuple[Any, ...]:
     return record.version, record.status, record.document, members, deadlines
 
 
-def vocabulary(play: GamePlay, document: dict[str, Any]) -> list[str]:
+def vocabulary(play: Rules, document: dict[str, Any]) -> list[str]:
     """Names the game knows (sides, units, option values) plus a few it does not."""
     names: dict[str, None] = dict.fromkeys(play.sides(document))
-    for action in play.legal_actions(document):
+    for action in play.view(document, REFEREE_SEAT).every_legal:
         for value in action.options.values():
             names[str(value)] = None
         for spec in action.free:
@@ -127,7 +128,7 @@ def assert_clear(error: RulesError) -> None:
 def test_every_command_of_every_ruleset_gives_a_result_or_a_clear_error(
     ruleset: str, scenario: str
 ) -> None:
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
     with service_on_a_file(seed=len(ruleset)) as (loop, store, service):
         counter = iter(range(10**9))
@@ -147,8 +148,8 @@ def test_every_command_of_every_ruleset_gives_a_result_or_a_clear_error(
         names = vocabulary(play, document)
         option_names = sorted(
             {*COMMON_OPTIONS}
-            | {key for a in play.legal_actions(document) for key in a.options}
-            | {spec.name for a in play.legal_actions(document) for spec in a.free}
+            | {key for a in play.view(document, REFEREE_SEAT).every_legal for key in a.options}
+            | {spec.name for a in play.view(document, REFEREE_SEAT).every_legal for spec in a.free}
         )
         values = st.one_of(st.sampled_from(names), odd_text, numbers, st.booleans(), st.none())
         verbs = [*GAME_VERBS, *play.verbs(), "bogus.verb"]
@@ -171,7 +172,9 @@ def test_every_command_of_every_ruleset_gives_a_result_or_a_clear_error(
         def run(case: tuple[Any, ...]) -> None:
             use_legal, index, seed, user, verb, options, dice = case
             record = loop.run_until_complete(store.load(CHANNEL))
-            legal = play.legal_actions(play.load_document(record.document))
+            legal = play.view(
+                play.document_format.upgrade(record.document), REFEREE_SEAT
+            ).every_legal
             if legal and use_legal:
                 # A listed action with random free options: reaches deep states.
                 action: LegalAction = legal[index % len(legal)]

@@ -55,14 +55,14 @@ def _unit_ids(ruleset: str, scenario: str) -> dict[str, set[str]]:
 def test_every_ruleset_ships_a_book_of_three_linked_scenarios(ruleset: str) -> None:
     books = book_files(ruleset)
     assert books, f"{ruleset} ships no campaign book"
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     for book_id in books:
         book = load_book(ruleset, book_id)
         assert len(book.scenarios) >= 3 and set(book.title) == {"it", "en", "fr"}
         sides = None
         for step in book.scenarios:
             assert step.scenario in play.scenarios()
-            document = play.new_game(step.scenario, None)
+            document = play.setup(step.scenario)
             assert sides is None or set(play.sides(document)) == sides
             sides = set(play.sides(document))
             fielded = _unit_ids(ruleset, step.scenario)

@@ -14,6 +14,7 @@ from rules.campaign.roster import Roster, RosterEntry, Status
 from rules.campaign.roster_file import MAX_ROSTER_BYTES, parse_roster
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE, SPECTATOR
 from rules.linea_gotica.muster import reduced
 from rules.linea_gotica.scenario import FigureSpec
 
@@ -164,10 +165,10 @@ def test_a_unit_mustered_reduced_shows_its_strength_out_of_its_full(
     assert entry is not None and entry.full > 1
     carried = {**rosters, side: _with(rosters[side], unit, strength=entry.full - 1)}
     document = muster.muster(scenario, carried, 2)
-    play = get_ruleset(key).play
-    [line] = [line for line in play.status(document).units if line.id == unit]
+    play = get_ruleset(key).rules
+    [line] = [line for line in play.view(document, REFEREE).status.units if line.id == unit]
     assert (line.models, line.initial_models) == (entry.full - 1, entry.full)
-    picture = play.map_view(document, None, public=True, language="en")
+    picture = play.view(document, SPECTATOR).map("en")
     assert picture is not None
     [counter] = [c for c in picture.counters if c.unit_id == unit]
     assert (counter.models, counter.initial_models) == (entry.full - 1, entry.full)
@@ -301,5 +302,5 @@ def test_a_unit_left_behind_has_no_place_on_the_map(key: str, scenario: str, lef
     muster = _muster(key)
     document = muster.muster(scenario, _rosters(muster, scenario), 1, frozenset({left}))
     assert left not in _units(document)
-    picture = get_ruleset(key).play.map_view(document, None, public=True, language="en")
+    picture = get_ruleset(key).rules.view(document, SPECTATOR).map("en")
     assert picture is not None

@@ -91,7 +91,7 @@ def test_every_bundled_ladder_is_fieldable_and_every_scenario_unit_starts_on_it(
     rules = _rules(key)
     muster = get_ruleset(key).muster
     ranks = {rung.rank for rung in rules.promotion}
-    scenarios = sorted(get_ruleset(key).play.scenario.bundled_scenarios())
+    scenarios = sorted(get_ruleset(key).rules.scenario.bundled_scenarios())
     for scenario in scenarios:
         for side in muster.units(scenario):
             for entry in muster.roster_of(scenario, side).entries:

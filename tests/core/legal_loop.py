@@ -18,7 +18,6 @@ from typing import Any
 from rules.core.dice import Die
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
-from rules.core.play import GamePlay
 from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
 from rules.core.surface import Rules
 
@@ -168,7 +167,7 @@ class QueuedThenSeeded:
 async def play_owed_then_pass(
     table: Any,
     store: Any,
-    play: GamePlay,
+    play: Rules,
     players: dict[str, int],
     until_turn: int,
     *,
@@ -182,10 +181,10 @@ async def play_owed_then_pass(
     given: list[str] = []
     for _ in range(500):
         document = (await store.load(table.channel)).document
-        view = play.status(document)
+        view = play.view(document, REFEREE).status
         if view.ended or view.turn >= until_turn:
             return given
-        actions = play.legal_actions(document)
+        actions = play.view(document, REFEREE).every_legal
         owed_now = [a for a in actions if a.owed]
         if not owed_now and not pass_turns:
             return given

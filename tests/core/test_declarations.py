@@ -106,7 +106,7 @@ CASES = [(key, verb) for key in KNOWN_RULESETS for verb in declaration(key).verb
 def test_every_ruleset_declares_its_commands_and_its_scenarios():
     for key in KNOWN_RULESETS:
         declared = declaration(key)
-        play = get_ruleset(key).play
+        play = get_ruleset(key).rules
         assert declared.ruleset == key
         assert list(declared.scenarios) == play.scenarios(), key
         # Besides the two verbs that end any game (the core's, rules.core.ending).

@@ -17,22 +17,23 @@ import pytest
 
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
-from rules.core.play import GamePlay
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
+from rules.core.seatview import REFEREE, Seat
+from rules.core.surface import Rules
 from tests.fuzz.harness import SeededDice
 from tests.fuzz.harness import fill_options as fill
 
 COMMANDS = 250
 
 
-def _play(ruleset: str) -> GamePlay:
-    play: GamePlay | None = get_ruleset(ruleset).play
+def _play(ruleset: str) -> Rules:
+    play: Rules | None = get_ruleset(ruleset).rules
     assert play is not None
     return play
 
 
 def _next(
-    play: GamePlay,
+    play: Rules,
     document: Any,
     actions: list[LegalAction],
     rng: random.Random,
@@ -45,7 +46,9 @@ def _next(
     owed = [a for a in actions if a.owed]
     action = rng.choice(owed if owed and rng.random() < owed_first else actions)
     try:
-        return play.apply(document, action.verb, fill(action, rng), dice, action.side).document
+        return play.act(
+            document, Seat.of(action.side), action.verb, fill(action, rng), dice
+        ).document
     except RulesError:
         return document
 
@@ -57,10 +60,10 @@ def random_states(ruleset: str, seed: int, commands: int = COMMANDS) -> Iterator
     for scenario in play.scenarios():
         rng = random.Random(seed)
         dice = SeededDice(rng)
-        document: Any = play.new_game(scenario, None)
+        document: Any = play.setup(scenario)
         for _ in range(commands):
             yield play._load_state(document)  # type: ignore[attr-defined]  # a copy of its own
-            actions = play.legal_actions(document)
+            actions = play.view(document, REFEREE).every_legal
             if not actions:
                 break
             document = _next(play, document, actions, rng, dice, owed_first=0.8)
@@ -103,10 +106,10 @@ def test_follow_ups_are_owed_legal_actions(ruleset: str) -> None:
     for scenario in play.scenarios():
         rng = random.Random(3)
         dice = SeededDice(rng)
-        document: Any = play.new_game(scenario, None)
+        document: Any = play.setup(scenario)
         for _ in range(120):
-            actions = play.legal_actions(document)
-            for follow in play.follow_ups(document):
+            actions = play.view(document, REFEREE).every_legal
+            for follow in play.view(document, REFEREE).follow_ups:
                 assert any(
                     a.verb == follow.verb
                     and all(

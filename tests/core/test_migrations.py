@@ -18,6 +18,7 @@ from rules.core.migrations import (
     document_format,
 )
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
+from rules.core.seatview import REFEREE, Seat
 
 
 def _three_formats() -> DocumentFormat:
@@ -89,26 +90,26 @@ def test_every_ruleset_declares_a_complete_format(key):
 
 @pytest.mark.parametrize("key", KNOWN_RULESETS)
 def test_documents_are_written_in_the_current_format_and_read_back(key):
-    play = get_ruleset(key).play
+    play = get_ruleset(key).rules
     current = document_format(key).version
-    document = play.new_game(None, None)
+    document = play.setup(None)
     assert document[FORMAT_KEY] == current
-    status = play.status(document)
+    status = play.view(document, REFEREE).status
     assert status.sides
     # The same game as 0.1.0 stored it (no format field) reads the same.
     old = {k: v for k, v in document.items() if k != FORMAT_KEY}
-    assert play.load_document(old) == document
-    assert play.status(old) == status
-    assert play.load_document(old, validate=True) == document
+    assert play.document_format.upgrade(old) == document
+    assert play.view(old, REFEREE).status == status
+    assert play.canonical(old) == document
     with pytest.raises(DocumentTooNew):
-        play.status({**document, FORMAT_KEY: current + 1})
+        _ = play.view({**document, FORMAT_KEY: current + 1}, REFEREE).status
     with pytest.raises(DocumentTooNew):
-        play.apply({**document, FORMAT_KEY: current + 1}, "turn.next", {}, ScriptedDice([]), None)
+        play.act({**document, FORMAT_KEY: current + 1}, REFEREE, "turn.next", {}, ScriptedDice([]))
 
 
 def test_a_played_command_stores_the_current_format():
-    play = get_ruleset("manovra").play
-    document = play.new_game(None, None)
+    play = get_ruleset("manovra").rules
+    document = play.setup(None)
     old = {k: v for k, v in document.items() if k != FORMAT_KEY}
-    played = play.apply(old, "turn.next", {}, ScriptedDice([]), "alleati")
+    played = play.act(old, Seat.of("alleati"), "turn.next", {}, ScriptedDice([]))
     assert played.document[FORMAT_KEY] == document_format("manovra").version

@@ -16,6 +16,7 @@ from rules.core.dice import ScriptedDice
 from rules.core.errors import DiceError, RulesError
 from rules.core.legal import NotOwed
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE, Seat
 from tests.fuzz.harness import SeededDice, bundled_games
 from tests.fuzz.harness import fill_options as fill
 from tests.rulesets import facts
@@ -38,21 +39,23 @@ def _owed(actions, verb: str, unit: str, options: dict[str, str]) -> bool:
 
 @pytest.mark.parametrize(("ruleset", "scenario"), bundled_games())
 def test_no_roll_nobody_owes_is_accepted(ruleset, scenario) -> None:
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     rng = random.Random(26)
     dice = SeededDice(rng)
-    document = play.new_game(scenario, None)
+    document = play.setup(scenario)
     refused = 0
     for _ in range(COMMANDS):
-        if play.status(document).ended:
+        if play.view(document, REFEREE).status.ended:
             break
-        actions = play.legal_actions(document)
-        for line in play.status(document).units:
+        actions = play.view(document, REFEREE).every_legal
+        for line in play.view(document, REFEREE).status.units:
             for verb, options in ROLLS[ruleset]:
                 if _owed(actions, verb, line.id, options):
                     continue
                 try:
-                    play.apply(document, verb, {"unit": line.id, **options}, ScriptedDice([]), None)
+                    play.act(
+                        document, REFEREE, verb, {"unit": line.id, **options}, ScriptedDice([])
+                    )
                 except DiceError:
                     pytest.fail(f"{ruleset}: {verb} {line.id} {options} rolled a die")
                 except NotOwed:
@@ -63,5 +66,7 @@ def test_no_roll_nobody_owes_is_accepted(ruleset, scenario) -> None:
                     pytest.fail(f"{ruleset}: {verb} {line.id} {options} nobody owes was played")
         owed = [a for a in actions if a.owed]
         choice = rng.choice(owed if owed and rng.random() < 0.7 else actions)
-        document = play.apply(document, choice.verb, fill(choice, rng), dice, choice.side).document
+        document = play.act(
+            document, Seat.of(choice.side), choice.verb, fill(choice, rng), dice
+        ).document
     assert refused

@@ -1,13 +1,12 @@
-"""The registry's `Ruleset`: every field typed, the play derived from the three calls."""
+"""The registry's `Ruleset`: every field typed, its play the three calls."""
 
 from __future__ import annotations
 
 import dataclasses
 import typing
 
-from rules.core.play import DocumentPlay
+from rules.core.play import DocumentRules
 from rules.core.ruleset import Ruleset, get_ruleset, known_rulesets
-from rules.core.surface import SurfacePlay
 from tests.toy_ruleset import RULESET as TOY_RULESET
 
 
@@ -30,10 +29,9 @@ def test_no_field_of_a_ruleset_is_any() -> None:
 def test_a_bundled_ruleset_plays_through_its_own_document_play() -> None:
     for key in known_rulesets():
         ruleset = get_ruleset(key)
-        assert isinstance(ruleset.rules, DocumentPlay)
-        assert ruleset.play is ruleset.rules
+        assert isinstance(ruleset.rules, DocumentRules)
 
 
-def test_a_ruleset_of_three_calls_is_asked_the_wider_questions_through_an_adapter() -> None:
-    assert isinstance(TOY_RULESET.play, SurfacePlay)
-    assert TOY_RULESET.play.rules is TOY_RULESET.rules
+def test_a_ruleset_of_three_calls_needs_no_base_class() -> None:
+    assert not isinstance(TOY_RULESET.rules, DocumentRules)
+    assert not hasattr(TOY_RULESET, "play")  # the wider interface is gone

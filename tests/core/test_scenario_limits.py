@@ -93,17 +93,17 @@ def test_pzgren_counts_its_units_too() -> None:
 
 @pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
 def test_the_largest_accepted_scenario_loads(ruleset: str) -> None:
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
     text = BENCH.scenarios(ruleset)["largest accepted"]
-    document = play.new_game(None, text)
+    document = play.setup(None, text)
     assert len(document["units"]) == (100 if ruleset == "manovra" else 80)
 
 
 @pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
 def test_the_bundled_scenarios_stay_far_within_the_limits(ruleset: str) -> None:
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
     for scenario_id in play.scenarios():
-        document = play.new_game(scenario_id, None)
+        document = play.setup(scenario_id)
         assert len(document["units"]) * 5 <= limits.MAX_UNITS

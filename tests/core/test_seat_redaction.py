@@ -77,7 +77,7 @@ def test_a_hidden_units_shot_is_its_sides_secret() -> None:
     """A shot that leaves its unit hidden (a sniper's) is played for its side alone: the
     channel is told only what it may see (bot/service/play.py)."""
     play = LINEA_GOTICA
-    state = play._load_state(play.new_game("esempio_gotica_campo", None))
+    state = play._load_state(play.setup("esempio_gotica_campo"))
     shot = build_command("fire", {"unit": "cecchino", "target": "squadra_1"})
     assert play.secret_side(state, shot) == "tedeschi"
     state.units["cecchino"].hidden = False  # seen: its shots are everyone's
@@ -88,7 +88,7 @@ def test_a_hidden_units_shot_is_its_sides_secret() -> None:
 
 def test_the_public_order_of_manoeuvre_names_no_concealed_unit() -> None:
     play = MANOVRA
-    state = play._load_state(play.new_game("esempio_normandia_campo", None))
+    state = play._load_state(play.setup("esempio_normandia_campo"))
     squad = state.units["squadra_2"]
     assert squad.position is not None
     state.queue = ["squadra_2", "squadra_1"]
@@ -140,7 +140,7 @@ def test_a_manoeuvre_out_of_turn_names_no_concealed_unit_to_the_enemy() -> None:
     """The Axis acting while a concealed Allied squad is next in the order of manoeuvre is
     told whose side's turn it is, not which unit's."""
     play = MANOVRA
-    state = play._load_state(play.new_game("esempio_normandia_campo", None))
+    state = play._load_state(play.setup("esempio_normandia_campo"))
     axis = next(unit.id for unit in state.units.values() if unit.side == "asse" and unit.position)
     state.step = TurnStep.MANOEUVRE
     state.queue = ["squadra_2", axis]
@@ -149,7 +149,9 @@ def test_a_manoeuvre_out_of_turn_names_no_concealed_unit_to_the_enemy() -> None:
         if concealed:
             state.units["squadra_2"].add("concealed")
         with pytest.raises(RulesError) as refused:
-            play.apply(play._document(state), "move", {"unit": axis, "kind": "hold"}, None, "asse")
+            play.act(
+                play._document(state), Seat.of("asse"), "move", {"unit": axis, "kind": "hold"}, None
+            )
         refusals[concealed] = refused.value.localized("en")
     assert "2ª squadra" in refusals[False]
     assert "2ª squadra" not in refusals[True] and "Allies" in refusals[True]

@@ -11,7 +11,7 @@ import pytest
 from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction
 from rules.core.legal import LegalAction, OptionSpec
-from rules.core.play import DocumentPlay
+from rules.core.play import DocumentRules
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.core.seatview import REFEREE, SPECTATOR, FollowUp, Seat, awaiting_of, follow_ups_of
@@ -19,9 +19,9 @@ from tests.core.legal_loop import play_random_game
 from tests.fuzz.harness import SeededDice, fill_options
 
 
-def _play(ruleset: str) -> DocumentPlay:
+def _play(ruleset: str) -> DocumentRules:
     play = get_ruleset(ruleset).rules
-    assert isinstance(play, DocumentPlay)
+    assert isinstance(play, DocumentRules)
     return play
 
 
@@ -44,7 +44,7 @@ def test_whose_move_the_core_derives_is_the_one_the_rules_check(ruleset: str):
     document = play.setup()
     for _ in range(400):
         view = play.view(document, REFEREE)
-        assert view.awaiting == play.game.awaiting(play._state(document))
+        assert view.awaiting == play.game.awaiting(play._load_state(document))
         assert play.view(document, SPECTATOR).status.awaiting == view.awaiting
         if view.status.ended:
             break

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from rules.core.dice import Die, ScriptedDice
-from rules.core.play import DocumentPlay
+from rules.core.play import DocumentRules
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.core.score import GameResult, compute_score
 from rules.core.seatview import REFEREE, Seat
@@ -23,9 +23,9 @@ RULESETS = KNOWN_RULESETS
 MAX_COMMANDS = 3000
 
 
-def _play(ruleset: str) -> DocumentPlay:
-    play = get_ruleset(ruleset).play
-    assert isinstance(play, DocumentPlay)
+def _play(ruleset: str) -> DocumentRules:
+    play = get_ruleset(ruleset).rules
+    assert isinstance(play, DocumentRules)
     return play
 
 
@@ -56,7 +56,7 @@ class Game:
     faces: list[int] = field(default_factory=list)  # every face rolled, in order
 
 
-def _random_game(play: DocumentPlay, scenario: str, seed: int) -> Game:
+def _random_game(play: DocumentRules, scenario: str, seed: int) -> Game:
     """A random legal game through the three calls (setup, view, act)."""
     rng = random.Random(seed)
     game = Game(play.setup(scenario))
@@ -84,7 +84,7 @@ def _random_game(play: DocumentPlay, scenario: str, seed: int) -> Game:
     raise AssertionError(f"{scenario} (seed {seed}) did not end in {MAX_COMMANDS} commands")
 
 
-def _replay(play: DocumentPlay, scenario: str, game: Game) -> dict[str, Any]:
+def _replay(play: DocumentRules, scenario: str, game: Game) -> dict[str, Any]:
     faces = list(game.faces)
     document = play.setup(scenario)
     for verb, options, side, used in game.commands:
@@ -104,13 +104,13 @@ def test_every_bundled_scenario_ends_with_one_result_that_replays(ruleset: str, 
     assert result.winner is None or result.winner in play.sides(game.document)
     assert not result.score.empty, f"{scenario}: a bundled scenario scores something"
     # The breakdown is the score of the final state, recomputed here from scratch.
-    state = play._state(game.document)
+    state = play._load_state(game.document)
     recomputed = compute_score(
         state.victory.conditions, play.victory.battle(state), state.victory.held
     )
     assert recomputed == result.score
     assert play.view(game.document, REFEREE).score == result.score
-    assert play.score(game.document) == result.score  # the older interface agrees
+    assert play.view(game.document, REFEREE).score == result.score  # the older interface agrees
     assert GameResult.from_json(result.to_json()) == result
     replayed = _replay(play, scenario, game)
     assert play.view(replayed, REFEREE).result == result
@@ -121,29 +121,29 @@ def test_every_bundled_scenario_ends_with_one_result_that_replays(ruleset: str, 
 def test_a_game_saved_before_victory_conditions_loads_and_ends_in_a_draw(ruleset: str):
     play = _play(ruleset)
     scenario = play.scenarios()[0]
-    document = play.new_game(scenario, None)
+    document = play.setup(scenario)
     old = {key: value for key, value in document.items() if key != "victory"}
     old["format"] = play.document_format.version - 1
-    loaded = play.load_document(old, validate=True)
+    loaded = play.canonical(old)
     assert loaded["victory"]["conditions"] is None
-    assert play.score(loaded).empty and play.result(loaded) is None
-    state = play._state(loaded)
+    assert play.view(loaded, REFEREE).score.empty and play.view(loaded, REFEREE).result is None
+    state = play._load_state(loaded)
     state.turn = state.max_turns  # the last turn: ending it ends the game
     game = _random_game_from(play, play._document(state), seed=3)
-    result = play.result(game)
+    result = play.view(game, REFEREE).result
     assert result is not None and result.winner is None and result.score.empty
 
 
-def _random_game_from(play: DocumentPlay, document: dict[str, Any], seed: int) -> dict[str, Any]:
+def _random_game_from(play: DocumentRules, document: dict[str, Any], seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     for _ in range(MAX_COMMANDS):
-        if play.status(document).ended:
+        if play.view(document, REFEREE).status.ended:
             return document
-        actions = play.legal_actions(document)
+        actions = play.view(document, REFEREE).every_legal
         owed = [a for a in actions if a.owed]
         choice = rng.choice(owed or actions)
         options = fill_options(choice, rng)
-        document = play.apply(
-            document, choice.verb, options, RecordingDice(rng), choice.side
+        document = play.act(
+            document, Seat.of(choice.side), choice.verb, options, RecordingDice(rng)
         ).document
     raise AssertionError("did not end")

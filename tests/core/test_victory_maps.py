@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from bot.render.map import render_map
-from rules.core.play import DocumentPlay
+from rules.core.play import DocumentRules
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from tests.rulesets import fact, facts
 
 #: Each ruleset's battlefield, its first objective's name (in the view's English), its holder
@@ -18,9 +19,9 @@ BATTLEFIELDS = [
 ]
 
 
-def _play(ruleset: str) -> DocumentPlay:
-    play = get_ruleset(ruleset).play
-    assert isinstance(play, DocumentPlay)
+def _play(ruleset: str) -> DocumentRules:
+    play = get_ruleset(ruleset).rules
+    assert isinstance(play, DocumentRules)
     return play
 
 
@@ -29,10 +30,10 @@ def test_the_map_marks_each_objective_and_its_holder(
     ruleset: str, scenario: str, name: str, holder: str, grid: str
 ):
     play = _play(ruleset)
-    document = play.new_game(scenario, None)
-    view = play.map_view(document, None, public=False, language="en")  # the referee's
+    document = play.setup(scenario)
+    view = play.view(document, REFEREE).map("en")  # the referee's
     assert view is not None
-    state = play._state(document)
+    state = play._load_state(document)
     conditions = state.victory.conditions
     assert conditions is not None
     assert len(view.objectives) == len(conditions.objectives)
@@ -47,9 +48,9 @@ def test_the_map_marks_each_objective_and_its_holder(
 
 def test_a_contested_objective_is_labelled_so():
     play = _play("w40k4")
-    document = play.new_game("avamposto_campo", None)
+    document = play.setup("avamposto_campo")
     document["units"]["banda"]["at"] = {"x": 18.0, "y": 11.0}  # next to the outpost's defenders
-    view = play.map_view(document, None, public=True, language="en")
+    view = play.view(document, SPECTATOR).map("en")
     assert view is not None
     outpost = view.objectives[0]
     assert outpost.contested and outpost.holder is None and outpost.label.endswith("contested")
@@ -57,12 +58,12 @@ def test_a_contested_objective_is_labelled_so():
 
 def test_units_hidden_from_a_viewer_do_not_show_on_its_objectives():
     play = _play("linea_gotica")
-    document = play.new_game("esempio_gotica_campo", None)
+    document = play.setup("esempio_gotica_campo")
     assert document["units"]["mg_casolare"]["hidden"]  # the MG in the farmhouse
     document["positions"]["squadra_1"] = {"x": 105.0, "y": 90.0}  # Allies in the farmhouse too
 
     def farmhouse(viewer: str | None, public: bool) -> tuple[str | None, bool]:
-        view = play.map_view(document, viewer, public=public, language="en")
+        view = play.view(document, SPECTATOR if public else Seat.of(viewer)).map("en")
         assert view is not None
         mark = view.objectives[0]
         return mark.holder, mark.contested
@@ -71,4 +72,4 @@ def test_units_hidden_from_a_viewer_do_not_show_on_its_objectives():
     assert farmhouse("alleati", False) == ("alleati", False)
     assert farmhouse("tedeschi", False) == (None, True)  # its owner knows
     assert farmhouse(None, False) == (None, True)  # and so does the referee
-    assert play.score(document).lines[0].side is None  # the score counts every unit
+    assert play.view(document, REFEREE).score.lines[0].side is None  # the score counts every unit

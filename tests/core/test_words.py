@@ -11,8 +11,9 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from rules.core.i18n import translate
-from rules.core.play import DocumentPlay
+from rules.core.play import DocumentRules
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE, SPECTATOR
 from rules.core.words import (
     LocalizedName,
     Words,
@@ -63,9 +64,9 @@ def test_a_name_without_italian_reads_its_first_language() -> None:
     assert Words("Le moulin", {"fr": "Le moulin"}).in_language("it") == "Le moulin"
 
 
-def _play(ruleset: str) -> DocumentPlay:
-    play = get_ruleset(ruleset).play
-    assert isinstance(play, DocumentPlay)
+def _play(ruleset: str) -> DocumentRules:
+    play = get_ruleset(ruleset).rules
+    assert isinstance(play, DocumentRules)
     return play
 
 
@@ -82,20 +83,26 @@ def test_a_games_objectives_are_read_in_its_language(
     """The score and the map's labels name the objective in the reader's language, from
     the game's stored document (a French game reads 'La ferme', as its book's map does)."""
     play = _play(ruleset)
-    document = play.new_game(scenario, None)
+    document = play.setup(scenario)
     for language, expected in (("it", it), ("en", en), ("fr", fr)):
-        lines = [line for line in play.score(document).lines if line.kind.value == "objective"]
+        lines = [
+            line
+            for line in play.view(document, REFEREE).score.lines
+            if line.kind.value == "objective"
+        ]
         assert expected in outcome_text(ruleset, lines[0].text, language)
-        view = play.map_view(document, None, public=True, language=language)
+        view = play.view(document, SPECTATOR).map(language)
         assert view is not None and view.objectives[0].label.startswith(expected)
 
 
 def test_an_uploaded_scenario_with_plain_names_keeps_working() -> None:
     play = _play("w40k4")
-    document = play.new_game("avamposto_campo", None)
+    document = play.setup("avamposto_campo")
     victory = document["victory"]["conditions"]
     victory["objectives"][0]["name"] = "Il nostro avamposto"  # as a club's file gives it
-    lines = [line for line in play.score(document).lines if line.kind.value == "objective"]
+    lines = [
+        line for line in play.view(document, REFEREE).score.lines if line.kind.value == "objective"
+    ]
     assert "Il nostro avamposto" in outcome_text("w40k4", lines[0].text, "en")
 
 
@@ -113,16 +120,16 @@ def test_a_games_sides_are_read_in_its_language(
     other rulesets "Alleati/Tedeschi": the document keeps the three languages, each text
     naming a side reads it in its own, and a side is typed by its name in any of them."""
     play = _play(ruleset)
-    document = play.new_game(scenario, None)
+    document = play.setup(scenario)
     assert document["sides"][side] == {"it": it, "en": en, "fr": fr}  # stored as given
     name = play.sides(document)[side]
     for language, expected in (("it", it), ("en", en), ("fr", fr)):
         assert translate("bot.game.joined", language, side=name).count(expected) == 1
-        score = play.score(document)
+        score = play.view(document, REFEREE).score
         assert any(expected in outcome_text(ruleset, line.text, language) for line in score.lines)
     assert names_in(play.sides(document), "en")[side] == en
     for typed in (side, it, en, fr.upper()):
-        ended = play.apply(document, "game.decide", {"winner": typed, "reason": "ok"}, None, None)
+        ended = play.act(document, REFEREE, "game.decide", {"winner": typed, "reason": "ok"}, None)
         assert ended.document["victory"]["result"]["winner"] == side
 
 
@@ -165,9 +172,9 @@ def test_a_maps_terrain_labels_are_read_in_its_language(
     """A French game's map labelled its terrain in Italian ("Casolare" beside the objective
     "La ferme"): the labels read in the map's language, the document keeps all three."""
     play = _play(ruleset)
-    document = play.new_game(scenario, None)
+    document = play.setup(scenario)
     for language, expected in (("it", it), ("en", en), ("fr", fr)):
-        view = play.map_view(document, None, public=True, language=language)
+        view = play.view(document, SPECTATOR).map(language)
         assert view is not None
         labels = {area.label for area in view.areas}
         assert expected in labels and not {it, en, fr} - {expected} & labels, labels

@@ -103,6 +103,7 @@ from rules.campaign.events import CampaignEvent, event_of
 from rules.campaign.state import CampaignState, replay
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from tests.fuzz import campaign_between as between
 from tests.fuzz.campaign_between import PLAYERS, REFEREE
 from tests.fuzz.campaign_checks import (
@@ -232,8 +233,8 @@ class CampaignFuzzer:
         self.table = table
         self.store: GameStore = table.store
         self.ruleset = ruleset
-        self.play = get_ruleset(ruleset).play
-        assert self.play is not None, ruleset
+        self.rules = get_ruleset(ruleset).rules
+        assert self.rules is not None, ruleset
         self.rng = rng
         self.run = run
         self.channel = CAMPAIGN_CHANNEL
@@ -578,10 +579,10 @@ async def _link(fuzzer: CampaignFuzzer) -> None:
     the whole-game fuzzer is to play it with the campaign's seated players."""
     rng, sizes = fuzzer.rng, fuzzer.run.sizes
     channel = rng.choice(_free_channels(fuzzer))
-    assert fuzzer.play is not None
+    assert fuzzer.rules is not None
     number = len(fuzzer.where) + 1
     fielding = between.fielding_scenarios(fuzzer, number)
-    scenario = rng.choice(fielding or fuzzer.play.scenarios())
+    scenario = rng.choice(fielding or fuzzer.rules.scenarios())
     options: dict[str, Any] = {"scenario": scenario, "channel": channel}
     if not fielding:  # every scenario leaves a side nothing to field: refused
         await fuzzer.expect_refused(
@@ -681,8 +682,10 @@ async def _game_ended(fuzzer: CampaignFuzzer, lane: Lane) -> None:
     if fuzzer.failed:
         return
     record = await fuzzer.store.load(lane.channel)
-    assert fuzzer.play is not None
-    result = fuzzer.play.result(fuzzer.play.load_document(record.document))
+    assert fuzzer.rules is not None
+    result = fuzzer.rules.view(
+        fuzzer.rules.document_format.upgrade(record.document), REFEREE_SEAT
+    ).result
     if record.status != "ended" or result is None or record.head_hash is None:
         fuzzer.fail(f"game {lane.number} ended as {record.status} with result {result}")
         return

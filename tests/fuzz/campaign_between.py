@@ -156,9 +156,9 @@ def built_on(state: CampaignState, number: int) -> bool:
 def fielding_scenarios(fuzzer: CampaignFuzzer, number: int) -> list[str]:
     """The scenarios in which every side would field a unit from its roster in game
     ``number`` (another is refused: its dead and recovering units leave a side nothing)."""
-    assert fuzzer.play is not None and fuzzer.state is not None
+    assert fuzzer.rules is not None and fuzzer.state is not None
     muster = get_ruleset(fuzzer.ruleset).muster
-    scenarios = fuzzer.play.scenarios()
+    scenarios = fuzzer.rules.scenarios()
     if muster is None:
         return scenarios
     rosters = fuzzer.state.rosters
@@ -174,8 +174,8 @@ def leavable(fuzzer: CampaignFuzzer, scenario: str, number: int) -> str | None:
     field another unit of the scenario."""
     if fuzzer.rng.random() < 0.7:
         return None
-    assert fuzzer.play is not None and fuzzer.state is not None
-    play = fuzzer.play
+    assert fuzzer.rules is not None and fuzzer.state is not None
+    play = fuzzer.rules
     pieces = play.victory.battle(play.game.new_game(play.scenario.load_bundled(scenario))).pieces
     candidates: list[str] = []
     for side in fuzzer.sides:
@@ -206,9 +206,9 @@ async def check_mustered(
             f"the campaign's event {linked.rosters_hash}, the rosters then {expected}"
         )
     if left is not None:
-        assert fuzzer.play is not None
+        assert fuzzer.rules is not None
         document = (await fuzzer.store.load(channel)).document
-        fielded = {p.id for p in fuzzer.play.victory.battle(fuzzer.play._state(document)).pieces}
+        fielded = {p.id for p in fuzzer.rules.battle(document).pieces}
         if left in fielded or linked.left != (left,):
             fuzzer.fail(f"game {number} left {linked.left}, fields {sorted(fielded)}: {left}?")
 

@@ -38,8 +38,8 @@ def _player(fuzzer: CampaignFuzzer) -> int:
 
 
 def _scenario(fuzzer: CampaignFuzzer) -> str:
-    assert fuzzer.play is not None
-    return fuzzer.rng.choice(fuzzer.play.scenarios())
+    assert fuzzer.rules is not None
+    return fuzzer.rng.choice(fuzzer.rules.scenarios())
 
 
 def _lane_in_play(fuzzer: CampaignFuzzer) -> Lane:

@@ -2,7 +2,7 @@
 
 For a bundled scenario, a referee creates the game and one player joins each side; then,
 until the scenario ends (or a turn cap), a seat gives a random action taken from the
-ruleset's :meth:`~rules.core.play.GamePlay.legal_actions`, its free options filled at random,
+ruleset's legal actions (its referee view's ``every_legal``), its free options filled at random,
 with random dice, through :class:`bot.service.GameService` on a real SQLite file. Between
 legal actions it sends random commands that are not listed (wrong seat, wrong unit, junk
 options) and checks that a refusal changed nothing.
@@ -38,10 +38,11 @@ from db.protocol import GameStore
 from rules.core.dice import Die
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
-from rules.core.play import GamePlay
 from rules.core.ruleset import get_ruleset
 from rules.core.score import EndingKind
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from rules.core.sequence import Tracked, transition_problem
+from rules.core.surface import Rules
 from tests.fuzz import history
 from tests.fuzz.notices import NoticeCheck
 
@@ -202,7 +203,7 @@ class Fuzzer:
         self.rng = random.Random(seed)
         self.db_path = db_path
         self.run = GameRun(ruleset, scenario, seed)
-        self.play: GamePlay = _play(ruleset)
+        self.rules: Rules = _play(ruleset)
         #: The ruleset's declared sequence of play, checked after each command (None: none).
         self.sequence: Tracked | None = get_ruleset(ruleset).sequence
         self.players: dict[str, int] = {}
@@ -282,7 +283,7 @@ class Fuzzer:
         language = self.rng.choice(("it", "en", "fr"))
         await self.create(language)
         await self.join(itertools.count(FIRST_PLAYER))
-        self.notices = NoticeCheck(self.store, GUILD, self.play)
+        self.notices = NoticeCheck(self.store, GUILD, self.rules)
         await self.notices.opt_in(self._send, list(self.players.values()))
 
     async def _check_notices(self, line: str, before: Mapping[str, Any] | None = None) -> None:
@@ -302,7 +303,7 @@ class Fuzzer:
     async def join(self, users: Iterable[int]) -> None:
         """One of ``users`` joins each side, in order."""
         document = (await self.store.load(self.channel)).document
-        for side, user in zip(self.play.sides(document), users, strict=False):
+        for side, user in zip(self.rules.sides(document), users, strict=False):
             self.players[side] = user
             self.note(describe(f"u{user}", "game.join", {"side": side}))
             await self._send(user, "game.join", {"side": side})
@@ -314,7 +315,7 @@ class Fuzzer:
             return False
         await self._check_notices("after a probe")  # what an accepted probe queued
         record = await self.store.load(self.channel)
-        status = self.play.status(record.document)
+        status = self.rules.view(record.document, REFEREE_SEAT).status
         if status.turn != self._last_turn:
             self._last_turn, self._turn_started_at = status.turn, self.run.commands
         self.run.turns = status.turn
@@ -326,7 +327,7 @@ class Fuzzer:
         if self.run.commands - self._turn_started_at > MAX_COMMANDS_PER_TURN:
             self.run.fail(f"no progress: {MAX_COMMANDS_PER_TURN} commands in turn {status.turn}")
             return False
-        actions = self.play.legal_actions(record.document)
+        actions = self.rules.view(record.document, REFEREE_SEAT).every_legal
         if not actions:
             self.run.fail(f"dead end: no seat has an action (turn {status.turn})")
             return False
@@ -351,7 +352,7 @@ class Fuzzer:
     def _check_follow_ups(
         self, document: Mapping[str, Any], actions: Sequence[LegalAction]
     ) -> None:
-        for follow in self.play.follow_ups(document):
+        for follow in self.rules.view(document, REFEREE_SEAT).follow_ups:
             if not any(
                 a.verb == follow.verb
                 and all(
@@ -405,7 +406,7 @@ class Fuzzer:
         if self.sequence is None:
             return
         after = (await self.store.load(self.channel)).document
-        if self.play.status(after).ended:
+        if self.rules.view(after, REFEREE_SEAT).status.ended:
             return
         was, now = self.sequence.position(before), self.sequence.position(after)
         problem = transition_problem(self.sequence.declaration, was, now, verb)
@@ -444,7 +445,7 @@ class Fuzzer:
         """A random command that is probably not legal: a refusal must change nothing.
 
         Returns whether it was accepted (the state changed)."""
-        verbs = [v for v in self.play.verbs() if v != "odds"]
+        verbs = [v for v in self.rules.verbs() if v != "odds"]
         names = sorted(
             {k for a in actions for k in a.options} | {s.name for a in actions for s in a.free}
         )
@@ -481,7 +482,7 @@ class Fuzzer:
         """End the game by a seat's concession (asked, now and then withdrawn once, then
         confirmed) or by the referee's decision, and check the result it gives."""
         document = (await self.store.load(self.channel)).document
-        sides = list(self.play.sides(document))
+        sides = list(self.rules.sides(document))
         try:
             if how == "concede":
                 side = self.rng.choice(sides)
@@ -522,7 +523,9 @@ class Fuzzer:
         final state's result, and the log's replay gives the same result."""
         record = await self.store.load(self.channel)
         events = [event async for event in self._all_events()]
-        final = self.play.result(self.play.load_document(record.document))
+        final = self.rules.view(
+            self.rules.document_format.upgrade(record.document), REFEREE_SEAT
+        ).result
         problem = history.result_problem(events, record.status == "ended", final)
         if problem is not None:
             self.run.fail(problem)
@@ -552,8 +555,8 @@ def _canonical(document: Mapping[str, Any]) -> str:
     return json.dumps(document, sort_keys=True, ensure_ascii=False)
 
 
-def _play(ruleset: str) -> GamePlay:
-    play = get_ruleset(ruleset).play
+def _play(ruleset: str) -> Rules:
+    play = get_ruleset(ruleset).rules
     assert play is not None, ruleset
     return play
 
@@ -565,8 +568,8 @@ def bundled_games() -> list[tuple[str, str]]:
     return [
         (ruleset.key, scenario)
         for ruleset in all_rulesets()
-        if ruleset.play is not None
-        for scenario in ruleset.play.scenarios()
+        if ruleset.rules is not None
+        for scenario in ruleset.rules.scenarios()
     ]
 
 

@@ -15,24 +15,25 @@ from db.models import Scope
 from db.protocol import GameStore
 from rules.campaign.state import CampaignState
 from rules.core.i18n import LANGUAGES
-from rules.core.play import GamePlay
+from rules.core.seatview import REFEREE
+from rules.core.surface import Rules
 from rules.core.words import in_language
 
 
-def owing(play: GamePlay, document: Mapping[str, Any]) -> set[str]:
+def owing(play: Rules, document: Mapping[str, Any]) -> set[str]:
     """The sides that owe something in a game in play."""
-    if play.result(document) is not None:
+    if play.view(document, REFEREE).result is not None:
         return set()
-    sides = {f.side for f in play.follow_ups(document) if f.side is not None}
-    awaited = play.awaiting(document)
+    sides = {f.side for f in play.view(document, REFEREE).follow_ups if f.side is not None}
+    awaited = play.view(document, REFEREE).awaiting
     return sides or ({awaited} if awaited is not None else set())
 
 
 class NoticeCheck:
     """What a fuzzer's game queued so far, checked command by command."""
 
-    def __init__(self, store: GameStore, guild: int, play: GamePlay) -> None:
-        self.store, self.guild, self.play = store, guild, play
+    def __init__(self, store: GameStore, guild: int, play: Rules) -> None:
+        self.store, self.guild, self.rules = store, guild, play
         #: What each notice was about (kind, channel, user, the game's version).
         self.seen: set[str] = set()
 
@@ -43,8 +44,8 @@ class NoticeCheck:
 
     def owed_users(self, document: Mapping[str, Any], players: Mapping[str, int]) -> set[int]:
         """The players whose side owes something in ``document``."""
-        document = self.play.load_document(document)
-        return {players[side] for side in owing(self.play, document) if side in players}
+        document = self.rules.document_format.upgrade(document)
+        return {players[side] for side in owing(self.rules, document) if side in players}
 
     async def after(
         self, channel: int, players: Mapping[str, int], owed_before: set[int] | None = None
@@ -52,9 +53,9 @@ class NoticeCheck:
         """The faults of the notices queued since the last check (taken off the outbox);
         ``owed_before``: the players who owed before the command (none is told again)."""
         record = await self.store.load(channel)
-        document = self.play.load_document(record.document)
+        document = self.rules.document_format.upgrade(record.document)
         owed_users = self.owed_users(record.document, players)
-        ended = record.status == "ended" or self.play.result(document) is not None
+        ended = record.status == "ended" or self.rules.view(document, REFEREE).result is not None
         faults = []
         for queued in await self.store.feature_list(records.OUTBOX, Scope.of_guild(self.guild)):
             notice = records.Notice.of_value(queued.value)

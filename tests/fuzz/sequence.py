@@ -419,7 +419,7 @@ class ChannelSequence:
         users = [*self.fuzzer.players.values(), self.fuzzer.referee]
         user = self.rng.choice(users) if wrong_user or acted is None else acted.user
         latest = await self._latest()
-        expected = history.takeback_refusal(latest, user, self.fuzzer.play.verbs())
+        expected = history.takeback_refusal(latest, user, self.fuzzer.rules.verbs())
         if (await self.store.load(self.channel)).status == "ended":
             expected = history.GAME_ENDED  # the command just taken back ended the game
         reply = await self._expect(user, "takeback", {}, expected, "takeback")
@@ -494,7 +494,7 @@ class ChannelSequence:
             rolls = [n for n in self.fuzzer.hand_rolls if n <= len(events)]
             recent = self.rng.random() < 0.2 or not rolls
             seq = self._seq(len(events)) if recent else self.rng.choice(rolls)
-        expected = history.reroll_refusal(events, seq, self.fuzzer.play.verbs())
+        expected = history.reroll_refusal(events, seq, self.fuzzer.rules.verbs())
         reply = await self._expect(
             self.fuzzer.referee, "dice.reroll", {"seq": seq}, expected, "reroll"
         )

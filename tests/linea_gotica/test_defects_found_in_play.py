@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules.core.dice import D10, DiceTray, ScriptedDice
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.linea_gotica import turn as g
 from rules.linea_gotica.commands import build_command
 from rules.linea_gotica.procedures import fire
@@ -132,18 +133,20 @@ def test_a_covering_fire_triggered_by_the_target_is_rolled_by_the_coverer(esempi
 def test_hidden_units_are_not_shown_to_the_opponent():
     from rules.linea_gotica.surface import PLAY
 
-    document = PLAY.new_game("esempio_gotica", None)
-    shared = {line.id for line in PLAY.status(document).units}
-    allies = {line.id for line in PLAY.status(document, "alleati").units}
-    germans = {line.id: line for line in PLAY.status(document, "tedeschi").units}
-    referee = {line.id for line in PLAY.status(document, None).units}
+    document = PLAY.setup("esempio_gotica")
+    shared = {line.id for line in PLAY.view(document, SPECTATOR).status.units}
+    allies = {line.id for line in PLAY.view(document, Seat.of("alleati")).status.units}
+    germans = {line.id: line for line in PLAY.view(document, Seat.of("tedeschi")).status.units}
+    referee = {line.id for line in PLAY.view(document, REFEREE).status.units}
     hidden = {"mg_casolare", "cecchino"}
     assert not hidden & shared and not hidden & allies
     assert hidden <= set(germans) and hidden <= referee
     assert germans["cecchino"].hidden and not germans["gruppe"].hidden
-    assert not hidden & set(PLAY.choices(document, "target", "alleati"))
-    assert hidden <= set(PLAY.choices(document, "target", None))
-    text = repr(PLAY.status(document, "alleati"))
+    assert not hidden & set(
+        PLAY.view(document, Seat.of("alleati")).names("target", legal_first=False)
+    )
+    assert hidden <= set(PLAY.view(document, REFEREE).names("target", legal_first=False))
+    text = repr(PLAY.view(document, Seat.of("alleati")).status)
     assert "campanile" not in text and "casolare" not in text
 
 
@@ -156,8 +159,8 @@ def test_a_winner_who_owes_morale_gets_no_choice_button(esempio):
     esempio.to_phase(Phase.CHOICE, first="alleati")
     esempio.state.pending.append(PendingMorale(unit="squadra_1", figure=2, reasons=["x"]))
     document = esempio.state.model_dump(mode="json")
-    assert not [f for f in PLAY.follow_ups(document) if f.verb == "turn.next"]
-    legal = PLAY.legal_actions(document)
+    assert not [f for f in PLAY.view(document, REFEREE).follow_ups if f.verb == "turn.next"]
+    legal = PLAY.view(document, REFEREE).every_legal
     assert [(a.verb, a.side, a.owed) for a in legal] == [("morale", "alleati", True)]
     esempio.refused("error.linea_gotica.morale_owed", "turn.next", "alleati", order="first")
 

@@ -9,6 +9,7 @@ import pytest
 
 from rules.core.battlefield import Point
 from rules.core.errors import InvalidInput, RulesError
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.linea_gotica import field
 from rules.linea_gotica import turn as g
 from rules.linea_gotica.scenario import load_bundled, parse_scenario
@@ -365,15 +366,13 @@ def test_observation_measures_and_respects_sight(game):
 
 def test_hidden_units_are_absent_from_the_public_map_view(game):
     document = game.state.model_dump(mode="json")
-    public = PLAY.map_view(document, None, public=True)
+    public = PLAY.view(document, SPECTATOR).map()
     assert public is not None and public.unit == "cm" and public.width_cm == 100
     assert "bunker" not in {c.unit_id for c in public.counters}
-    assert "bunker" not in {
-        c.unit_id for c in PLAY.map_view(document, "blu", public=False).counters
-    }
-    own = {c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False).counters}
+    assert "bunker" not in {c.unit_id for c in PLAY.view(document, Seat.of("blu")).map().counters}
+    own = {c.unit_id: c for c in PLAY.view(document, Seat.of("rossi")).map().counters}
     assert own["bunker"].hidden
-    referee = PLAY.map_view(document, None, public=False)
+    referee = PLAY.view(document, REFEREE).map()
     assert {c.unit_id for c in referee.counters} == set(game.state.units)
     squad = next(c for c in referee.counters if c.unit_id == "squadra")
     assert (squad.x, squad.y, squad.models, squad.initial_models, squad.side) == (
@@ -388,12 +387,15 @@ def test_hidden_units_are_absent_from_the_public_map_view(game):
 
 def test_no_battlefield_no_map():
     state = g.new_game(parse_scenario(SCENARIO.split("battlefield:")[0]))
-    assert PLAY.map_view(state.model_dump(mode="json"), None, public=True) is None
+    assert PLAY.view(state.model_dump(mode="json"), SPECTATOR).map() is None
 
 
 def test_destination_autocomplete_and_listed_moves(game):
     document = game.state.model_dump(mode="json")
-    assert PLAY.choices(document, "destination", "blu")[:2] == ["guado", "strada"]
+    assert PLAY.view(document, Seat.of("blu")).names("destination", legal_first=False)[:2] == [
+        "guado",
+        "strada",
+    ]
     from rules.linea_gotica.legal import legal_actions
 
     game.to_phase(Phase.MOVEMENT)
@@ -427,9 +429,9 @@ MINED = SCENARIO.replace(
 def test_a_path_through_a_minefield_sets_it_off_and_spotting_measures_it():
     game = Game(g.new_game(parse_scenario(MINED)))
     document = game.state.model_dump(mode="json")
-    assert "Mine" not in {a.label for a in PLAY.map_view(document, "blu", public=False).areas}
-    assert "Mine" in {a.label for a in PLAY.map_view(document, "rossi", public=False).areas}
-    assert "Mine" not in {a.label for a in PLAY.map_view(document, None, public=True).areas}
+    assert "Mine" not in {a.label for a in PLAY.view(document, Seat.of("blu")).map().areas}
+    assert "Mine" in {a.label for a in PLAY.view(document, Seat.of("rossi")).map().areas}
+    assert "Mine" not in {a.label for a in PLAY.view(document, SPECTATOR).map().areas}
     game.to_phase(Phase.MOVEMENT)
     # 12 cm from the squad (measured to its edge): mines are spotted within 5 cm.
     game.refused(
@@ -487,11 +489,11 @@ def test_a_hidden_units_move_and_shot_leave_no_mark_on_the_enemys_map(game):
     assert game.unit("bunker").hidden
     document = game.state.model_dump(mode="json")
     for view in (
-        PLAY.map_view(document, None, public=True),
-        PLAY.map_view(document, "blu", public=False),
+        PLAY.view(document, SPECTATOR).map(),
+        PLAY.view(document, Seat.of("blu")).map(),
     ):
         assert view.overlays == () and "bunker" not in view.caption
-    own = PLAY.map_view(document, "rossi", public=False)
+    own = PLAY.view(document, Seat.of("rossi")).map()
     assert own.overlays[0].kind == "arrow" and "bunker" in own.caption
 
 
@@ -536,26 +538,22 @@ def test_a_format_4_document_migrates_without_a_battlefield():
     from rules.core.migrations import FORMAT_KEY
     from tests.linea_gotica.conftest import gotica_text_without_field
 
-    document = PLAY.new_game(None, gotica_text_without_field())
+    document = PLAY.setup(None, gotica_text_without_field())
     old = {k: v for k, v in document.items() if k not in ("field", "positions", "marks")}
     old[FORMAT_KEY] = 4
     for mission in old.get("missions", []):
         mission.pop("aim", None)
-    current = PLAY.load_document(old, validate=True)
+    current = PLAY.canonical(old)
     assert current[FORMAT_KEY] == PLAY.document_format.version
     assert current["field"] is None and current["positions"] == {} and current["marks"] == []
-    assert PLAY.map_view(current, None, public=True) is None
+    assert PLAY.view(current, SPECTATOR).map() is None
 
 
 def test_map_counters_carry_status_words_in_the_games_language(game):
     document = game.state.model_dump(mode="json")
-    own = {
-        c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False, language="en").counters
-    }
+    own = {c.unit_id: c for c in PLAY.view(document, Seat.of("rossi")).map("en").counters}
     assert own["bunker"].statuses == ("hidden",)
-    own = {
-        c.unit_id: c for c in PLAY.map_view(document, "rossi", public=False, language="it").counters
-    }
+    own = {c.unit_id: c for c in PLAY.view(document, Seat.of("rossi")).map("it").counters}
     assert own["bunker"].statuses != ("hidden",) and own["bunker"].statuses
 
 

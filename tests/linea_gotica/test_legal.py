@@ -15,6 +15,7 @@ import pytest
 
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
+from rules.core.seatview import REFEREE, Seat
 from rules.linea_gotica.surface import PLAY
 from tests.fuzz.harness import SeededDice
 from tests.linea_gotica.conftest import gotica_text_without_field, gotica_without_field
@@ -39,12 +40,12 @@ def play_one_game(seed: int, field: bool = True) -> tuple[dict[str, Any], int]:
     rng = random.Random(seed)
     dice = SeededDice(rng)
     if field:
-        document = PLAY.new_game("esempio_gotica_campo", None)
+        document = PLAY.setup("esempio_gotica_campo")
     else:
-        document = PLAY.new_game(None, gotica_text_without_field())
+        document = PLAY.setup(None, gotica_text_without_field())
     commands = 0
-    while not PLAY.status(document, None).ended:
-        actions = PLAY.legal_actions(document)
+    while not PLAY.view(document, REFEREE).status.ended:
+        actions = PLAY.view(document, REFEREE).every_legal
         assert actions, f"dead end at turn {document['turn']}, phase {document['phase']}"
         owed = [a for a in actions if a.owed]
         # Mostly give what is owed or end the step; sometimes try anything listed.
@@ -52,7 +53,7 @@ def play_one_game(seed: int, field: bool = True) -> tuple[dict[str, Any], int]:
         action = rng.choice(pool)
         options = fill(action, rng)
         try:
-            played = PLAY.apply(document, action.verb, options, dice, action.side)
+            played = PLAY.act(document, Seat.of(action.side), action.verb, options, dice)
         except RulesError as error:
             pytest.fail(
                 f"seed {seed}: listed {action.verb} {options} for {action.side} refused: "
@@ -73,8 +74,8 @@ def test_random_legal_play_reaches_the_end(seed, field):
 
 
 def test_owed_things_are_tagged_and_block_turn_next():
-    document = PLAY.new_game(None, gotica_text_without_field())
-    start = PLAY.legal_actions(document)
+    document = PLAY.setup(None, gotica_text_without_field())
+    start = PLAY.view(document, REFEREE).every_legal
     assert {(a.verb, a.side, a.owed) for a in start} == {
         ("turn.next", "alleati", True),
         ("turn.next", "tedeschi", True),
@@ -245,11 +246,19 @@ def test_observation_is_listed_by_terrain_element_never_by_hidden_unit():
 
 
 def test_place_autocomplete_gives_no_hidden_place_away():
-    document = PLAY.new_game(None, gotica_text_without_field())
+    document = PLAY.setup(None, gotica_text_without_field())
     document["places"] = []  # a game without named terrain (an older document)
-    assert PLAY.choices(document, "place", "alleati") == ["siepe"]
-    assert set(PLAY.choices(document, "place", "tedeschi")) == {"siepe", "casolare", "campanile"}
-    assert set(PLAY.choices(document, "place", None)) == {"siepe", "casolare", "campanile"}
+    assert PLAY.view(document, Seat.of("alleati")).names("place", legal_first=False) == ["siepe"]
+    assert set(PLAY.view(document, Seat.of("tedeschi")).names("place", legal_first=False)) == {
+        "siepe",
+        "casolare",
+        "campanile",
+    }
+    assert set(PLAY.view(document, REFEREE).names("place", legal_first=False)) == {
+        "siepe",
+        "casolare",
+        "campanile",
+    }
 
 
 def _test_scenario_game():  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
+from rules.core.seatview import REFEREE, Seat
 from rules.linea_gotica import turn as g
 from rules.linea_gotica.state import PendingMorale, Phase
 from rules.linea_gotica.surface import PLAY
@@ -34,7 +35,7 @@ def test_a_morale_test_nobody_owes_is_refused_naming_what_is_owed_and_by_whom(es
     esempio.state.pending = [PendingMorale(unit="gruppe", figure=2, reasons=["soldato_ucciso"])]
     document = PLAY._document(esempio.state)
     with pytest.raises(RulesError) as caught:
-        PLAY.apply(document, "morale", {"unit": "squadra_1"}, ScriptedDice([]), "alleati")
+        PLAY.act(document, Seat.of("alleati"), "morale", {"unit": "squadra_1"}, ScriptedDice([]))
     assert caught.value.key == "error.linea_gotica.no_morale_owed"
     text = caught.value.localized("en")
     assert text.startswith("1ª squadra fucilieri owes no morale test")
@@ -63,7 +64,7 @@ def test_a_side_that_ended_its_step_cannot_end_it_again(esempio, phase):
     assert esempio.state.model_dump(mode="json") == before
     assert not any(
         a.verb == "turn.next" and a.side == "alleati"
-        for a in PLAY.legal_actions(PLAY._document(esempio.state))
+        for a in PLAY.view(PLAY._document(esempio.state), REFEREE).every_legal
     )
     with pytest.raises(RulesError) as caught:
         esempio("turn.next", "alleati")
@@ -130,5 +131,5 @@ def test_a_unit_that_gave_covering_fire_does_not_fire_in_the_next_fire_phase(ese
     esempio.refused(
         "error.linea_gotica.already_acted", "test", "alleati", unit="squadra_1", kind="scavare"
     )
-    listed = PLAY.legal_actions(PLAY._document(esempio.state))
+    listed = PLAY.view(PLAY._document(esempio.state), REFEREE).every_legal
     assert not [a for a in listed if a.unit == "squadra_1" and a.verb in ("fire", "test")]

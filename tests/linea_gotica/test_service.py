@@ -11,6 +11,7 @@ import pytest
 
 from bot.console.table import Console
 from bot.service import Request
+from rules.core.seatview import SPECTATOR, Seat
 from tests.bot.service_table import ServiceTable
 from tests.linea_gotica.conftest import gotica_text_without_field
 
@@ -413,12 +414,12 @@ async def test_a_whole_turn_on_the_battlefield(table, store):
     await table.refused(BRUNO, "move", "linea_gotica.move.too_far", unit="stug", to="S 61")
 
     document = (await store.load(CHANNEL)).document
-    public = PLAY.map_view(document, None, public=True)
+    public = PLAY.view(document, SPECTATOR).map()
     assert public is not None
     shown = {c.unit_id: (c.x, c.y) for c in public.counters}
     assert shown["squadra_1"] == (60, 34) and shown["stug"] == (90, 110)
     assert "mg_casolare" not in shown and "cecchino" not in shown
-    own = PLAY.map_view(document, "tedeschi", public=False)
+    own = PLAY.view(document, Seat.of("tedeschi")).map()
     assert own is not None and {"mg_casolare", "cecchino"} <= {c.unit_id for c in own.counters}
 
     # Observation at the end of the movement: the squad sees the farmhouse (measured).
@@ -440,7 +441,7 @@ async def test_a_whole_turn_on_the_battlefield(table, store):
     assert reply.notices[0].code == "linea_gotica.field.measured(cm=65)"
     assert codes(reply) == ["linea_gotica.fire.dud"]
     document = (await store.load(CHANNEL)).document
-    line = PLAY.map_view(document, None, public=True).overlays[0]
+    line = PLAY.view(document, SPECTATOR).map().overlays[0]
     assert line.kind == "line_of_fire" and line.label == "stug → sherman 65 cm"
     # The other classes and the last observation (the referee ends each step): the turn ends.
     while (await store.load(CHANNEL)).document["turn"] == 1:

@@ -11,6 +11,7 @@ from rules.core.dice import ReplayingDice, ScriptedDice, SystemDice
 from rules.core.errors import InvalidInput, RulesError
 from rules.core.geometry import offset
 from rules.core.migrations import FORMAT_KEY
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.manovra import turn as g
 from rules.manovra.legal import legal_actions
 from rules.manovra.scenario import bundled_scenarios, load_bundled, parse_scenario
@@ -398,14 +399,14 @@ def test_an_assault_is_measured_to_the_target(state) -> None:
 
 
 def test_map_view_hides_concealed_units_from_the_enemy() -> None:
-    document = PLAY.new_game(CAMPO, None)
-    state = PLAY._state(document).model_copy(deep=True)
+    document = PLAY.setup(CAMPO)
+    state = PLAY._load_state(document).model_copy(deep=True)
     state.units["pak"].statuses.append("concealed")
     document = PLAY._document(state)
-    public = PLAY.map_view(document, None, public=True)
-    axis = PLAY.map_view(document, "asse", public=False, language="en")
-    allies = PLAY.map_view(document, "alleati", public=False)
-    referee = PLAY.map_view(document, None, public=False)
+    public = PLAY.view(document, SPECTATOR).map()
+    axis = PLAY.view(document, Seat.of("asse")).map("en")
+    allies = PLAY.view(document, Seat.of("alleati")).map()
+    referee = PLAY.view(document, REFEREE).map()
     ids = lambda view: {c.unit_id for c in view.counters}  # noqa: E731
     assert "pak" not in ids(public) and "pak" not in ids(allies)
     assert "pak" in ids(axis) and "pak" in ids(referee)
@@ -416,16 +417,16 @@ def test_map_view_hides_concealed_units_from_the_enemy() -> None:
         and len(public.areas) == 6
         and public.sides == {"alleati": "Alleati", "asse": "Asse"}
     )
-    assert PLAY.map_view(PLAY.new_game("esempio_normandia", None), None, public=True) is None
+    assert PLAY.view(PLAY.setup("esempio_normandia"), SPECTATOR).map() is None
 
 
 def test_a_format_3_document_loads_without_a_battlefield() -> None:
-    document = PLAY.new_game("esempio_normandia", None)
+    document = PLAY.setup("esempio_normandia")
     old = {k: v for k, v in document.items() if k not in ("battlefield", "last_action")}
     old[FORMAT_KEY] = 3
     for unit in old["units"].values():
         unit.pop("position")
-    loaded = PLAY.load_document(old, validate=True)
+    loaded = PLAY.canonical(old)
     assert loaded["battlefield"] is None and loaded[FORMAT_KEY] == PLAY.document_format.version
 
 
@@ -465,10 +466,12 @@ def test_the_map_shows_the_last_fire_with_a_caption(state) -> None:
     _near_the_mg(state)
     applied = act(state, "squadra_1", g.Fire(unit="squadra_1", target="mg_team"), dice=SystemDice())
     document = PLAY._document(applied.state)
-    view = PLAY.map_view(document, None, public=True, language="en")
+    view = PLAY.view(document, SPECTATOR).map("en")
     assert view.caption == "1ª squadra fires at Squadra MG 42"
     (line,) = view.overlays
     assert line.kind == "line_of_fire" and line.points[0] == Point(x=97, y=68)
     squad = next(c for c in view.counters if c.unit_id == "squadra_1")
     assert (squad.x, squad.y, squad.side, squad.models) == (97, 68, "alleati", 10)
-    assert "crocevia" in PLAY.choices(document, "destination", "alleati")
+    assert "crocevia" in PLAY.view(document, Seat.of("alleati")).names(
+        "destination", legal_first=False
+    )

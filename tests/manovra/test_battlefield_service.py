@@ -6,6 +6,7 @@ import pytest
 
 from bot.service import GameService
 from db.drivers.sqlite import SqliteStore
+from rules.core.seatview import SPECTATOR
 from rules.manovra.surface import PLAY
 from tests.bot.conftest import QueuedDice
 from tests.bot.service_table import ServiceTable
@@ -29,7 +30,7 @@ def table(store) -> ServiceTable:
 
 async def _units(store):
     record = await store.load(CHANNEL)
-    return PLAY._state(PLAY.load_document(record.document)).units
+    return PLAY._load_state(PLAY.document_format.upgrade(record.document)).units
 
 
 async def test_a_turn_on_the_battlefield(table, store) -> None:
@@ -82,5 +83,5 @@ async def test_a_turn_on_the_battlefield(table, store) -> None:
     assert reply.resolutions[2].rolls[0].die.sides == 10
     units = await _units(store)
     assert units["sherman_2"].position is not None and units["sherman_2"].moved
-    view = PLAY.map_view((await store.load(CHANNEL)).document, None, public=True)
+    view = PLAY.view((await store.load(CHANNEL)).document, SPECTATOR).map()
     assert view is not None and {c.unit_id for c in view.counters} >= {"sherman_1", "panzer_iv"}

@@ -14,6 +14,7 @@ import pytest
 
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
+from rules.core.seatview import REFEREE, Seat
 from rules.manovra.surface import PLAY
 from tests.fuzz.harness import SeededDice as RandomDice
 from tests.fuzz.harness import fill_options as fill
@@ -31,23 +32,23 @@ def play_game(seed: int, limit: int = 4000) -> tuple[dict[str, Any], int]:
     """Play random legal actions to the end; return the final document and commands played."""
     rng = random.Random(seed)
     dice = RandomDice(rng)
-    document = PLAY.new_game(SCENARIO, None)
+    document = PLAY.setup(SCENARIO)
     for played in range(limit):
-        if PLAY.status(document).ended:
+        if PLAY.view(document, REFEREE).status.ended:
             return document, played
-        actions = PLAY.legal_actions(document)
-        assert actions, f"dead end at {PLAY.status(document)}"
+        actions = PLAY.view(document, REFEREE).every_legal
+        assert actions, f"dead end at {PLAY.view(document, REFEREE).status}"
         check_owed_block(actions)
-        follow = PLAY.follow_ups(document)
+        follow = PLAY.view(document, REFEREE).follow_ups
         assert [(f.verb, dict(f.options)) for f in follow] == [
             (a.verb, {k: str(v) for k, v in a.options.items()}) for a in actions if a.owed
         ][: len(follow)]
         action = rng.choice(actions)
         options = fill(action, rng)
         try:
-            result = PLAY.apply(document, action.verb, options, dice, action.side, other_dice=dice)
+            result = PLAY.act(document, Seat.of(action.side), action.verb, options, dice, dice)
         except RulesError as error:
-            state = PLAY.status(document)
+            state = PLAY.view(document, REFEREE).status
             pytest.fail(
                 f"seed {seed}, command {played}: listed {action.verb} {options} for "
                 f"{action.side} refused at turn {state.turn} {state.phase.key}: "
@@ -60,7 +61,7 @@ def play_game(seed: int, limit: int = 4000) -> tuple[dict[str, Any], int]:
 @pytest.mark.parametrize("seed", range(2))
 def test_random_legal_games_reach_the_end(seed):
     document, played = play_game(seed)
-    status = PLAY.status(document)
+    status = PLAY.view(document, REFEREE).status
     ending = document["victory"]["result"]["ending"]
     # The last turn, unless a side broke or was wiped out first (the scenario's sudden death).
     assert status.ended and (status.turn == 8 or ending["kind"] == "sudden_death")
@@ -71,7 +72,7 @@ def test_random_legal_games_reach_the_end(seed):
 @pytest.mark.parametrize("seed", range(2, 12))
 def test_more_random_legal_games_reach_the_end(seed):
     document, _ = play_game(seed)
-    assert PLAY.status(document).ended
+    assert PLAY.view(document, REFEREE).status.ended
 
 
 @pytest.mark.slow
@@ -80,4 +81,4 @@ def test_games_that_once_failed_reach_the_end(seed):
     """Seeds whose games found a defect (a killed unit left listed, a side left to declare);
     each defect also has its own test in test_defects.py."""
     document, _ = play_game(seed)
-    assert PLAY.status(document).ended
+    assert PLAY.view(document, REFEREE).status.ended

@@ -10,6 +10,7 @@ import pytest
 from rules.core.dice import ReplayingDice, ScriptedDice, SystemDice
 from rules.core.errors import InvalidInput, RulesError
 from rules.core.geometry import distance
+from rules.core.seatview import REFEREE, Seat
 from rules.manovra import turn as g
 from rules.manovra.legal import legal_actions
 from rules.manovra.scenario import MAX_HEAVY_ROUNDS, bundled_scenarios, load_bundled, parse_scenario
@@ -65,7 +66,7 @@ def test_a_test_nobody_owes_is_refused_naming_what_is_owed_and_by_whom(state):
     refused(state, g.TakeTest(unit="sherman_1", kind="CT"), None, "error.manovra.test_not_owed")
     document = PLAY._document(state)
     with pytest.raises(RulesError) as caught:
-        PLAY.apply(document, "test", {"unit": "sherman_1", "kind": "CT"}, ScriptedDice([]), None)
+        PLAY.act(document, REFEREE, "test", {"unit": "sherman_1", "kind": "CT"}, ScriptedDice([]))
     assert caught.value.localized("en") == (
         "Sherman 1 owes no CT test. Owed now: CT test for Sherman 2 (Allies)."
     )
@@ -83,7 +84,7 @@ def test_morale_on_a_panicked_unit_that_owes_nothing_is_refused(state):
     state.units["panzer_iv"].add("panic")
     document = PLAY._document(state)
     with pytest.raises(RulesError) as caught:
-        PLAY.apply(document, "morale", {"unit": "panzer_iv"}, ScriptedDice([]), "asse")
+        PLAY.act(document, Seat.of("asse"), "morale", {"unit": "panzer_iv"}, ScriptedDice([]))
     assert caught.value.key == "error.manovra.test_not_owed"
     assert caught.value.localized("en") == "Panzer IV owes no CT test. Nothing is owed now."
     # The owed test is the only one: a free SF of the Panzer is refused the same way.

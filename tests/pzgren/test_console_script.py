@@ -11,6 +11,7 @@ import io
 
 from bot.console.table import Console
 from bot.service import GameService
+from rules.core.seatview import REFEREE
 from rules.pzgren.surface import PLAY
 from tests.core.legal_loop import QueuedThenSeeded
 
@@ -58,6 +59,6 @@ async def test_an_x_with_a_choice_to_turn_3_at_the_console(store):
     assert "» 1. Zug Panzergrenadiere perde un passo (ne restano 1)" in text
     assert "» Turno 3: attiva per primo Americani" in text
     document = (await store.load(CHANNEL)).document
-    assert PLAY.status(document).turn == 3
+    assert PLAY.view(document, REFEREE).status.turn == 3
     assert document["units"]["de_pzgren_1"]["steps"] == 1
     assert document["units"]["de_truck"]["steps"] == 0

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
+from rules.core.seatview import SPECTATOR, Seat
 from rules.pzgren.field import adjacent, parse_hex
 from rules.pzgren.surface import PLAY
 from tests.bot.service_table import ServiceTable
@@ -17,8 +19,8 @@ REFEREE, ANNA, BRUNO, STRANGER = 1, 2, 3, 99
 
 
 def test_the_map_has_every_unit_on_the_map_in_its_axial_hex() -> None:
-    document = PLAY.new_game("exemple_ardennes", None)
-    view = PLAY.map_view(document, None, public=True)
+    document = PLAY.setup("exemple_ardennes")
+    view = PLAY.view(document, SPECTATOR).map()
     assert view is not None and view.grid is not None
     assert (view.grid.cols, view.grid.rows, view.grid.layout) == (10, 8, "axial")
     terrain = {(h.col, h.row): h.terrain for h in view.grid.hexes}
@@ -29,7 +31,7 @@ def test_the_map_has_every_unit_on_the_map_in_its_axial_hex() -> None:
     assert {c.label for c in view.counters} >= {"rifle_1", "panther", "pzgren_1"}
     assert next(c for c in view.counters if c.unit_id == "us_rifle_2").statuses == ("dug_in",)
     # pzgren hides nothing: every viewer gets the same picture.
-    assert PLAY.map_view(document, "us", public=False) == view
+    assert PLAY.view(document, Seat.of("us")).map() == view
     assert not any(c.hidden for c in view.counters)
 
 
@@ -38,7 +40,7 @@ def test_the_axial_layout_puts_neighbours_side_by_side() -> None:
     # show what the rules count as adjacent as touching hexes.
     from bot.render.map import _hex_centre
 
-    grid = PLAY.map_view(PLAY.new_game(None, None), None, public=True).grid
+    grid = PLAY.view(PLAY.setup(None), SPECTATOR).map().grid
     assert grid is not None
     centre = _hex_centre(grid, 3, 3, 10.0)
     for neighbour in parse_hex("3,3").neighbours():
@@ -48,18 +50,20 @@ def test_the_axial_layout_puts_neighbours_side_by_side() -> None:
 
 
 def test_a_fire_draws_a_line_from_each_firer_to_the_hex_fired_at() -> None:
-    document = PLAY.new_game("exemple_ardennes", None)
-    lines = PLAY.action_overlays(
-        document, "fire", {"unit": "us_rifle_2,us_m10", "target": "de_pzgren_1"}
+    document = PLAY.setup("exemple_ardennes")
+    lines = PLAY.view(document, REFEREE_SEAT).marks(
+        "fire", {"unit": "us_rifle_2,us_m10", "target": "de_pzgren_1"}
     )
     assert [(o.kind, [(p.x, p.y) for p in o.points]) for o in lines] == [
         ("line_of_fire", [(5, 4), (6, 3)]),
         ("line_of_fire", [(4, 2), (6, 3)]),
     ]
-    at_hex = PLAY.action_overlays(document, "fire", {"unit": "us_mortar", "hex": "6,3"})
+    at_hex = PLAY.view(document, REFEREE_SEAT).marks("fire", {"unit": "us_mortar", "hex": "6,3"})
     assert [(p.x, p.y) for p in at_hex[0].points] == [(1, 3), (6, 3)]
-    assert PLAY.action_overlays(document, "move", {"unit": "us_rifle_1", "hex": "4,3"}) == ()
-    assert PLAY.action_overlays(document, "fire", {"unit": "nobody", "hex": "6,3"}) == ()
+    assert (
+        PLAY.view(document, REFEREE_SEAT).marks("move", {"unit": "us_rifle_1", "hex": "4,3"}) == ()
+    )
+    assert PLAY.view(document, REFEREE_SEAT).marks("fire", {"unit": "nobody", "hex": "6,3"}) == ()
 
 
 @pytest.fixture()
@@ -102,7 +106,7 @@ async def test_status_map_and_fire_carry_the_picture_and_the_state_stays_as_it_w
 
 @pytest.mark.parametrize("ruleset", ["pzgren", "manovra"])
 async def test_a_game_without_a_battlefield_posts_no_picture(table, monkeypatch, ruleset) -> None:
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     # Whatever the bundled scenario draws one day: a game with no battlefield.
     monkeypatch.setattr(type(play), "map_view", lambda self, document, viewer, *, public: None)
     await _setup(table, ruleset)

@@ -1,4 +1,4 @@
-"""Hypothesis over every pzgren verb and its options, through the GamePlay interface: a new
+"""Hypothesis over every pzgren verb and its options, through setup, view and act: a new
 document or a clear RulesError, never a crash, and never a changed document."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from rules.core.dice import SystemDice
 from rules.core.errors import RulesError
+from rules.core.seatview import REFEREE, Seat
 from rules.pzgren.surface import PLAY
 
-START = PLAY.new_game("exemple_ardennes", None)
+START = PLAY.setup("exemple_ardennes")
 
 names = st.sampled_from(
     [
@@ -62,14 +63,14 @@ def test_any_command_gives_a_state_or_a_clear_error(commands):
     for verb, opts, side in commands:
         before = copy.deepcopy(document)
         try:
-            played = PLAY.apply(document, verb, opts, SystemDice(), side)
+            played = PLAY.act(document, Seat.of(side), verb, opts, SystemDice())
         except RulesError as error:
             assert error.localized("en")
             assert document == before
             continue
         assert document == before  # apply never mutates its input
-        PLAY.status(played.document)
-        PLAY.follow_ups(played.document)
+        _ = PLAY.view(played.document, REFEREE).status
+        _ = PLAY.view(played.document, REFEREE).follow_ups
         if verb != "odds":
             document = played.document
 

@@ -7,6 +7,7 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
+from rules.core.seatview import Seat
 from rules.pzgren import turn as g
 from rules.pzgren.scenario import load_bundled
 from rules.pzgren.surface import PLAY
@@ -20,7 +21,7 @@ def test_a_morale_check_nobody_owes_is_refused_naming_what_is_owed_and_by_whom()
     table.state.pending_morale = [g.PendingMorale(unit="de_pzgren_1", n=2)]
     document = PLAY._document(table.state)
     with pytest.raises(RulesError) as caught:
-        PLAY.apply(document, "morale", {"unit": "us_rifle_1"}, ScriptedDice([]), "us")
+        PLAY.act(document, Seat.of("us"), "morale", {"unit": "us_rifle_1"}, ScriptedDice([]))
     assert caught.value.localized("en") == (
         "1st Rifle Platoon owes no morale check. "
         "Owed now: Morale check M2 for 1. Zug Panzergrenadiere (Germans)."

@@ -11,6 +11,7 @@ import pytest
 
 from bot.service import GameService
 from rules.core.errors import RulesError
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from rules.pzgren.surface import PLAY
 from tests.bot.service_table import ServiceTable
 from tests.core.legal_loop import QueuedThenSeeded, play_owed_then_pass
@@ -35,7 +36,7 @@ async def test_an_x_with_a_choice_through_to_turn_3_without_the_referee(table, s
     reply = await table(ANNA, "fire", [1, 1], unit="us_rifle_2", hex="6,3")
     assert reply.resolutions[0].outcome.code == "pzgren.direct.result(result=X)"
     document = (await store.load(CHANNEL)).document
-    owed = [a for a in PLAY.legal_actions(document) if a.owed]
+    owed = [a for a in PLAY.view(document, REFEREE_SEAT).every_legal if a.owed]
     assert [(a.verb, a.side) for a in owed] == [("step", "de")]
     assert set(owed[0].free[0].choices) == {"de_pzgren_1", "de_hmg"}
     for user in (ANNA, BRUNO):
@@ -48,7 +49,7 @@ async def test_an_x_with_a_choice_through_to_turn_3_without_the_referee(table, s
     await table(BRUNO, "step", unit="de_pzgren_1")
     document = (await store.load(CHANNEL)).document
     assert document["units"]["de_pzgren_1"]["steps"] == 1
-    owed = [a for a in PLAY.legal_actions(document) if a.owed]
+    owed = [a for a in PLAY.view(document, REFEREE_SEAT).every_legal if a.owed]
     assert {(a.verb, a.side, a.unit) for a in owed} == {
         ("morale", "de", "de_pzgren_1"),
         ("morale", "de", "de_hmg"),
@@ -56,4 +57,4 @@ async def test_an_x_with_a_choice_through_to_turn_3_without_the_referee(table, s
     verbs = await play_owed_then_pass(table, store, PLAY, PLAYERS, until_turn=3)
     assert verbs.count("morale") == 2
     document = (await store.load(CHANNEL)).document
-    assert PLAY.status(document).turn == 3
+    assert PLAY.view(document, REFEREE_SEAT).status.turn == 3

@@ -69,7 +69,7 @@ def test_a_preview_is_not_held_by_what_is_owed():
 
 def _help(name: str, language: str = "en") -> list[str]:
     command = next(c for c in COMMANDS if c.name == name)
-    return command_lines(command, get_ruleset("pzgren").play, language)
+    return command_lines(command, get_ruleset("pzgren").rules, language)
 
 
 def test_help_says_when_a_command_is_given_in_the_seeds_words():

@@ -35,6 +35,7 @@ from rules.core.resolution import Outcome
 from rules.core.ruleset import Ruleset
 from rules.core.score import GameResult, Score
 from rules.core.seatview import Seat, SeatView, StatusView, UnitLine
+from rules.core.surface import Reread
 from rules.core.tables import TableSet
 
 KEY = "toy"
@@ -226,6 +227,10 @@ class ToyRules:
     def canonical(self, document: Mapping[str, Any]) -> dict[str, Any]:
         """A toy document has no defaults to fill in: the current format is its form."""
         return self.document_format.upgrade(document)
+
+    def load(self, document: Mapping[str, Any]) -> Reread:
+        """A toy document is read at each call: nothing to keep between them."""
+        return Reread(self, document)
 
     def view(self, document: Mapping[str, Any], seat: Seat) -> SeatView:
         """What a seat sees."""

@@ -30,7 +30,6 @@ from rules.core.ruleset import (
     unregister,
 )
 from rules.core.seatview import REFEREE, SPECTATOR, Seat
-from rules.core.surface import SurfacePlay
 from tests.core.legal_loop import play_random_game
 from tests.fuzz.harness import CHANNEL, Table, fuzz
 from tests.toy_ruleset import RULESET, TOY
@@ -50,7 +49,6 @@ def toy() -> Iterator[Ruleset]:
 
 def test_it_registers_with_its_surface_and_data_alone(toy: Ruleset) -> None:
     assert toy is RULESET and toy.rules is TOY
-    assert isinstance(toy.play, SurfacePlay)  # the older interface, made from the surface
     assert known_rulesets() == (*KNOWN_RULESETS, "toy")
     assert register(RULESET) is RULESET  # again: nothing changes
     with pytest.raises(ValueError, match="already registered"):
@@ -101,9 +99,9 @@ def test_whose_move_and_the_buttons_come_from_what_is_owed(toy: Ruleset) -> None
     assert button.label.key == "toy.follow.rally"
     assert [a.verb for a in view.owed] == ["rally"]
     assert view.legal == []  # red may do nothing while blue owes
-    # The older interface answers the same, through the adapter.
-    assert toy.play.awaiting(document) == "blue"
-    assert toy.play.follow_ups(document) == [button]
+    # The referee sees the same move and the same button.
+    assert toy.rules.view(document, REFEREE).awaiting == "blue"
+    assert toy.rules.view(document, REFEREE).follow_ups == [button]
 
 
 def test_a_hidden_unit_is_in_no_view_of_the_other_side(toy: Ruleset) -> None:
@@ -113,7 +111,7 @@ def test_a_hidden_unit_is_in_no_view_of_the_other_side(toy: Ruleset) -> None:
     assert "blue_scout" not in {u.id for u in red.status.units}
     assert "blue_scout" not in {u.id for u in spectator.status.units}
     assert "blue_scout" not in red.names("target") + red.names("unit")
-    assert "blue_scout" not in toy.play.choices(document, "target", "red")
+    assert "blue_scout" not in red.names("target", legal_first=False)
     assert "blue_scout" in {u.id for u in blue.status.units}  # its own side sees it
     assert "blue_scout" in blue.names("unit")
     assert "blue_scout" in {u.id for u in referee.status.units}

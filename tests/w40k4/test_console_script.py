@@ -12,6 +12,7 @@ import io
 
 from bot.console.table import Console
 from bot.service import GameService
+from rules.core.seatview import REFEREE
 from rules.w40k4.surface import PLAY
 from tests.core.legal_loop import QueuedThenSeeded
 
@@ -86,5 +87,5 @@ async def test_a_blast_and_a_combat_to_turn_3_at_the_console(store):
     assert "Outcome: Raiders wins; Astral Legion loses" in text
     assert "» Turn 3, Astral Legion: Movement phase" in text
     document = (await store.load(CHANNEL)).document
-    assert PLAY.status(document).turn == 3
-    assert PLAY.legal_actions(document)  # and play goes on
+    assert PLAY.view(document, REFEREE).status.turn == 3
+    assert PLAY.view(document, REFEREE).every_legal  # and play goes on

@@ -11,6 +11,8 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction, InvalidInput, RulesError
+from rules.core.seatview import REFEREE as REFEREE_SEAT
+from rules.core.seatview import SPECTATOR, Seat
 from rules.w40k4 import field
 from rules.w40k4.scenario import parse_scenario
 from rules.w40k4.surface import PLAY
@@ -80,7 +82,7 @@ battlefield:
 
 
 def new() -> dict[str, Any]:
-    return PLAY.new_game(None, SCENARIO)
+    return PLAY.setup(None, SCENARIO)
 
 
 def apply(
@@ -90,7 +92,7 @@ def apply(
     dice: list[int] | None = None,
     side: str | None = "a",
 ) -> Any:
-    return PLAY.apply(document, verb, options, ScriptedDice(dice or []), side)
+    return PLAY.act(document, Seat.of(side), verb, options, ScriptedDice(dice or []))
 
 
 def unit_at(document: dict[str, Any], unit: str) -> tuple[float, float] | None:
@@ -147,7 +149,7 @@ def test_battlefield_errors_name_the_line(change: tuple[str, str], needle: str, 
 
 
 def test_the_bundled_battlefield_fits_its_story():
-    document = PLAY.new_game("avamposto_campo", None)
+    document = PLAY.setup("avamposto_campo")
     units = document["units"]
     # each unit deployed in the terrain whose cover it had in the table-less scenario
     assert units["squadra_tattica"]["cover"] == "muri"  # rovine of avamposto.yaml
@@ -157,9 +159,9 @@ def test_the_bundled_battlefield_fits_its_story():
 
 
 def test_a_game_without_battlefield_refuses_to_and_has_no_map():
-    document = PLAY.new_game("avamposto", None)
-    assert PLAY.map_view(document, None, public=True) is None
-    assert PLAY.choices(document, "destination", "legione") == []
+    document = PLAY.setup("avamposto")
+    assert PLAY.view(document, SPECTATOR).map() is None
+    assert PLAY.view(document, Seat.of("legione")).names("destination", legal_first=False) == []
     with pytest.raises(InvalidInput) as error:
         apply(document, "move", {"unit": "squadra_tattica", "to": "N 3"}, side="legione")
     refused(error, "error.w40k4.no_battlefield")
@@ -183,7 +185,7 @@ def test_a_game_without_battlefield_refuses_to_and_has_no_map():
     ],
 )
 def test_each_destination_form(text: str, point: tuple[float, float]):
-    state = PLAY._state(new())
+    state = PLAY._load_state(new())
     found = field.destination(state, state.units["fanti"].at, text)  # type: ignore[arg-type]
     assert found.x == pytest.approx(point[0]) and found.y == pytest.approx(point[1])
 
@@ -215,7 +217,7 @@ def test_a_move_goes_to_its_place_and_is_refused_past_the_allowance():
     assert unit_at(played.document, "fanti") == (5, 9)
     assert played.resolutions[0].outcome.code == "w40k4.measure.measured(inches=4)"
     assert [r.procedure for r in played.resolutions] == ["measure", "movement"]
-    view = PLAY.map_view(played.document, None, public=True)
+    view = PLAY.view(played.document, SPECTATOR).map()
     assert view is not None and view.overlays[0].kind == "arrow"
 
 
@@ -257,14 +259,14 @@ def test_fire_measures_distance_and_cover_from_the_areas_crossed():
     terrain = dict(measure.steps[1].outcome.params)  # type: ignore[union-attr]
     assert terrain == {"terrain": "aperto", "cover": "muri", "crossed": "Rovine"}
     assert any(r.procedure == "shooting" for r in played.resolutions)
-    view = PLAY.map_view(played.document, "b", public=True)
+    view = PLAY.view(played.document, SPECTATOR).map()
     assert view is not None
     line = view.overlays[0]
     assert line.kind == "line_of_fire" and (line.points[0].x, line.points[1].y) == (5, 25)
 
 
 def test_cover_behind_a_hedge_and_blocked_sight():
-    state = PLAY._state(new())
+    state = PLAY._load_state(new())
     assert field.measure(state, state.units["lanciatori"], state.units["siepe"]).cover == "siepi"
     with pytest.raises(IllegalAction) as error:
         field.in_sight(state, state.units["lanciatori"], state.units["dietro"])
@@ -336,7 +338,7 @@ def test_a_blast_lands_where_it_scatters_and_hits_the_units_under_it():
 
 
 def test_under_template_counts_models_and_vehicles():
-    state = PLAY._state(new())
+    state = PLAY._load_state(new())
     found = field.under_template(state, state.units["carro"].at, 2.5)  # type: ignore[arg-type]
     assert [(f.unit, f.full, f.partial) for f in found] == [("carro", 1, 0)]
     assert field.under_template(state, field.spot(47, 47), 2.5) == []
@@ -387,7 +389,7 @@ def test_a_deep_strike_lands_at_its_point_or_rolls_the_mishap():
 
 def test_the_map_view_shows_every_unit_on_the_table_to_everyone():
     document = new()
-    public = PLAY.map_view(document, None, public=True, language="en")
+    public = PLAY.view(document, SPECTATOR).map("en")
     assert public is not None and public.unit == "in" and public.width_cm == 48
     assert [c.unit_id for c in public.counters] == [
         "fanti",
@@ -400,8 +402,8 @@ def test_the_map_view_shows_every_unit_on_the_table_to_everyone():
     ]  # the veterans are in reserve: off the table
     assert {a.label for a in public.areas} == {"Rovine", "Torre", "Campo minato", "Siepi"}
     assert public.caption == ""  # no action yet: the front ends write the turn and phase
-    own = PLAY.map_view(document, "a", public=False)
-    referee = PLAY.map_view(document, None, public=False)
+    own = PLAY.view(document, Seat.of("a")).map()
+    referee = PLAY.view(document, REFEREE_SEAT).map()
     # w40k4 hides nothing: the same counters in every view
     assert own is not None and referee is not None
     assert own.counters == referee.counters == public.counters
@@ -409,18 +411,18 @@ def test_the_map_view_shows_every_unit_on_the_table_to_everyone():
 
 def test_legal_moves_go_to_places_in_reach_and_fire_only_at_what_is_seen():
     document = new()
-    moves = [a for a in PLAY.legal_actions(document) if a.verb == "move"]
+    moves = [a for a in PLAY.view(document, REFEREE_SEAT).every_legal if a.verb == "move"]
     fanti = next(a for a in moves if a.options == {"unit": "fanti"})
     places = fanti.free[0].choices
     assert "toward nemici 6" in places and "nord" not in places
     for place in places:  # every listed destination is accepted
         apply(document, "move", {"unit": "fanti", "to": place}, [6, 6])
-    fires = [a for a in PLAY.legal_actions(shooting(document)) if a.verb == "fire"]
+    fires = [a for a in PLAY.view(shooting(document), REFEREE_SEAT).every_legal if a.verb == "fire"]
     targets = {(a.options["unit"], a.options["target"]) for a in fires}
     assert ("fanti", "nemici") in targets
     assert ("lanciatori", "dietro") not in targets  # behind the tower
     assert all(spec.name != "distance" for a in fires for spec in a.free)
-    assert "centro" in PLAY.choices(document, "destination", "a")
+    assert "centro" in PLAY.view(document, Seat.of("a")).names("destination", legal_first=False)
 
 
 # -- a turn through the service ------------------------------------------------------------------
@@ -458,7 +460,7 @@ async def test_a_turn_on_the_battlefield_through_the_service(service, dice, stor
     assert reply.resolutions[0].outcome.code == "w40k4.measure.measured(inches=35)"
     document = (await store.load(CHANNEL)).document
     assert document["units"]["mezzo_corazzato"]["at"] is not None
-    view = PLAY.map_view(document, None, public=True)
+    view = PLAY.view(document, SPECTATOR).map()
     assert view is not None and view.overlays[0].kind == "line_of_fire"
     # the referee overrides a distance: the event log keeps both
     reply = await table(
@@ -482,7 +484,7 @@ def placed(document: dict[str, Any], **points: tuple[float, float]) -> dict[str,
 
 
 def test_a_unit_across_the_line_of_fire_gives_cover():
-    state = PLAY._state(placed(new(), siepe=(30, 12)))
+    state = PLAY._load_state(placed(new(), siepe=(30, 12)))
     measured = field.measure(state, state.units["lanciatori"], state.units["gruppo"])
     assert measured.cover == "muri" and measured.crossed == ("Dietro la siepe",)
 
@@ -522,7 +524,7 @@ def test_an_assault_measures_its_reach_and_ends_in_contact():
     ]
     assert unit_at(played.document, "fanti") == (5, 8)  # 1" from the enemy: base contact
     assert played.document["units"]["fanti"]["locked_with"] == ["nemici"]
-    listed = [a for a in PLAY.legal_actions(document) if a.verb == "assault"]
+    listed = [a for a in PLAY.view(document, REFEREE_SEAT).every_legal if a.verb == "assault"]
     assert [(a.options["unit"], a.options["target"], a.free) for a in listed] == [
         ("fanti", "nemici", ())
     ]
@@ -533,7 +535,7 @@ def test_the_caption_says_the_last_action_in_the_games_language():
     landed = apply(
         document, "move", {"unit": "veterani", "kind": "deepstrike", "to": "centro"}, [1]
     )
-    view = PLAY.map_view(landed.document, None, public=True, language="fr")
+    view = PLAY.view(landed.document, SPECTATOR).map("fr")
     assert view is not None
     assert view.caption == 'Veterani frappe en profondeur (déviation 0")'
     assert [o.kind for o in view.overlays] == ["point"]
@@ -541,17 +543,19 @@ def test_the_caption_says_the_last_action_in_the_games_language():
 
 
 def test_the_status_says_where_each_unit_stands():
-    places = {u.id: u.place for u in PLAY.status(new()).units}
+    places = {u.id: u.place for u in PLAY.view(new(), REFEREE_SEAT).status.units}
     assert places["fanti"] == "aperto:5, 5" and places["veterani"] == "reserve"
     moved = apply(new(), "move", {"unit": "fanti", "to": "N 6"}, [6, 6])
-    assert {u.id: u.place for u in PLAY.status(moved.document).units}["fanti"] == "rovine:5, 11"
+    assert {u.id: u.place for u in PLAY.view(moved.document, REFEREE_SEAT).status.units}[
+        "fanti"
+    ] == "rovine:5, 11"
 
 
 def test_a_flamer_hits_the_models_under_its_template():
-    document = placed(PLAY.new_game("avamposto_campo", None), camminatore=(46, 16))
+    document = placed(PLAY.setup("avamposto_campo"), camminatore=(46, 16))
     for _ in range(4):  # to the raiders' shooting phase
         document = apply(document, "turn.next", {}, side=None).document
-    state = PLAY._state(document)
+    state = PLAY._load_state(document)
     under = field.under_flamer(state, state.units["camminatore"], state.units["devastatori"].at)  # type: ignore[arg-type]
     assert [(u.unit, u.full) for u in under] == [("devastatori", 5)]
     fire = {"unit": "camminatore", "target": "devastatori", "weapon": "lanciafiamme"}
@@ -562,7 +566,11 @@ def test_a_flamer_hits_the_models_under_its_template():
     flames = played.resolutions[-1]
     assert flames.steps[0].key == "w40k4.step.auto_hits"
     assert [o["kind"] for o in played.document["last"]["overlays"]] == ["line_of_fire", "arrow"]
-    listed = [a for a in PLAY.legal_actions(document) if a.options.get("weapon") == "lanciafiamme"]
+    listed = [
+        a
+        for a in PLAY.view(document, REFEREE_SEAT).every_legal
+        if a.options.get("weapon") == "lanciafiamme"
+    ]
     assert listed and all(spec.name != "models" for a in listed for spec in a.free)
     ruled = apply(document, "fire", {**fire, "models": 2}, [6] * 10, side=None)
     assert "2" in str(dict(ruled.notices[0].params)["full"])

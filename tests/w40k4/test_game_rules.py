@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rules.core.dice import SystemDice
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
+from rules.core.seatview import REFEREE, Seat
 from rules.w40k4 import turn as g
 from rules.w40k4.scenario import parse_scenario
 from rules.w40k4.surface import PLAY
@@ -189,13 +190,20 @@ def test_below_half_strength_cannot_regroup(rules):
 
 def test_status_and_follow_ups_through_play(rules):
     document = rules.state.model_dump(mode="json")
-    view = PLAY.status(document)
+    view = PLAY.view(document, REFEREE).status
     assert view.phase.code == "w40k4.phase.current(phase=movement,side=A)"
     assert [u.id for u in view.units] == ["fanti", "cannoni", "terminati", "carro", "pochi"]
     assert view.units[0].group == "Fanteria" and view.units[2].place == "reserve"
-    assert PLAY.follow_ups(document) == []
-    assert PLAY.choices(document, "kind", "a") == ["normal", "deepstrike", "mishap"]
-    assert PLAY.choices(document, "target", "a") == ["carro", "pochi"]
+    assert PLAY.view(document, REFEREE).follow_ups == []
+    assert PLAY.view(document, Seat.of("a")).names("kind", legal_first=False) == [
+        "normal",
+        "deepstrike",
+        "mishap",
+    ]
+    assert PLAY.view(document, Seat.of("a")).names("target", legal_first=False) == [
+        "carro",
+        "pochi",
+    ]
     assert PLAY.verbs() == (
         "turn.next",
         "move",
@@ -268,12 +276,12 @@ def test_random_commands_resolve_or_refuse_cleanly(script):
     for verb, options, side in script:
         before = dict(document)
         try:
-            played = PLAY.apply(document, verb, options, SystemDice(), side)
+            played = PLAY.act(document, Seat.of(side), verb, options, SystemDice())
         except RulesError as error:
             assert error.key
             assert document == before
             continue
         if verb != "odds":
             document = played.document
-        PLAY.status(document)
-        PLAY.follow_ups(document)
+        _ = PLAY.view(document, REFEREE).status
+        _ = PLAY.view(document, REFEREE).follow_ups

@@ -7,6 +7,7 @@ import pytest
 from rules.core.dice import ScriptedDice, SystemDice
 from rules.core.errors import RulesError
 from rules.core.legal import OptionSpec, for_seat, owed, values_of, verbs_of
+from rules.core.seatview import Seat
 from rules.w40k4 import legal
 from rules.w40k4 import turn as g
 from rules.w40k4.scenario import load_bundled
@@ -98,8 +99,12 @@ def test_every_listed_action_of_a_blast_and_a_combat_is_accepted():
                         options[spec.name] = spec.choices[pick]
                     else:
                         options[spec.name] = spec.low if pick == 0 else spec.high
-                PLAY.apply(
-                    state.model_dump(mode="json"), action.verb, options, SystemDice(), action.side
+                PLAY.act(
+                    state.model_dump(mode="json"),
+                    Seat.of(action.side),
+                    action.verb,
+                    options,
+                    SystemDice(),
                 )
 
 

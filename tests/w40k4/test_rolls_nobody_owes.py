@@ -7,6 +7,7 @@ import pytest
 
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
+from rules.core.seatview import Seat
 from rules.w40k4 import turn as g
 from rules.w40k4.scenario import load_bundled
 from rules.w40k4.surface import PLAY
@@ -25,7 +26,7 @@ def test_a_test_nobody_owes_is_refused_for_every_seat(table):
     table.state.pending = [g.PendingTest(unit="banda", reason="losses")]
     document = PLAY._document(table.state)
     with pytest.raises(RulesError) as caught:
-        PLAY.apply(document, "test", {"unit": "devastatori"}, ScriptedDice([]), "legione")
+        PLAY.act(document, Seat.of("legione"), "test", {"unit": "devastatori"}, ScriptedDice([]))
     assert caught.value.localized("en") == (
         "Devastatori owes no test. Owed now: Morale of Banda di predoni (Raiders)."
     )

@@ -11,6 +11,7 @@ import pytest
 
 from bot.service import GameService
 from rules.core.errors import RulesError
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from rules.w40k4.surface import PLAY
 from tests.bot.service_table import ServiceTable
 from tests.core.legal_loop import QueuedThenSeeded, play_owed_then_pass
@@ -28,7 +29,9 @@ def table(store) -> ServiceTable:
 
 async def owed_by(store, side: str) -> list[str]:
     document = (await store.load(CHANNEL)).document
-    return [a.verb for a in PLAY.legal_actions(document) if a.owed and a.side == side]
+    return [
+        a.verb for a in PLAY.view(document, REFEREE_SEAT).every_legal if a.owed and a.side == side
+    ]
 
 
 async def test_a_blast_and_a_combat_through_to_turn_3_without_the_referee(table, store):
@@ -52,7 +55,9 @@ async def test_a_blast_and_a_combat_through_to_turn_3_without_the_referee(table,
     await table(BRUNO, "turn.next")  # the shooting phase closes (on its morale checks, if owed)
     await play_owed_then_pass(table, store, PLAY, PLAYERS, 9, pass_turns=False)
     document = (await store.load(CHANNEL)).document
-    assert PLAY.status(document).phase.code.endswith("phase=assault,side=Predoni)")
+    assert PLAY.view(document, REFEREE_SEAT).status.phase.code.endswith(
+        "phase=assault,side=Predoni)"
+    )
 
     # An assault that reaches its target: the combat is owed by Predoni.
     await table(BRUNO, "assault", unit="camminatore", target="devastatori", distance="5")
@@ -65,5 +70,5 @@ async def test_a_blast_and_a_combat_through_to_turn_3_without_the_referee(table,
     # The players answer what is owed (the loser's test, arrivals from reserve) and pass.
     verbs = await play_owed_then_pass(table, store, PLAY, PLAYERS, until_turn=3)
     document = (await store.load(CHANNEL)).document
-    assert PLAY.status(document).turn == 3
+    assert PLAY.view(document, REFEREE_SEAT).status.turn == 3
     assert "turn.next" in verbs

@@ -206,10 +206,12 @@ def apply(
     actor_side: str | None = None,
     preview: bool = False,
     other_dice: DiceSource | None = None,
+    owned: bool = False,
 ) -> Applied:
     """Check and resolve ``command`` for ``actor_side`` (None: the referee).
 
-    Returns a new state; raises a :class:`RulesError` (changing nothing) if the command is
+    Returns a new state (``owned``: the caller hands ``state`` over, and the command
+    works on it in place); raises a :class:`RulesError` (changing nothing) if the command is
     not allowed now or its arguments are wrong.
     """
     if state.ended:
@@ -225,4 +227,5 @@ def apply(
         preview=preview,
         settle=settle,
         other_dice=other_dice,
+        owned=owned,
     )

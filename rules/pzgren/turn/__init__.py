@@ -65,10 +65,12 @@ def apply(
     actor_side: str | None = None,
     preview: bool = False,
     other_dice: DiceSource | None = None,
+    owned: bool = False,
 ) -> Applied:
     """Check and resolve ``command`` for ``actor_side`` (None: the referee).
 
-    Returns a new state; raises :class:`RulesError` (and changes nothing) if the command
+    Returns a new state (``owned``: the caller hands ``state`` over, and the command
+    works on it in place); raises :class:`RulesError` (and changes nothing) if the command
     is not allowed now or its arguments are wrong. ``preview`` (the odds of a fire while
     planning) skips the turn-order checks.
     """
@@ -84,6 +86,7 @@ def apply(
         actor_side=actor_side,
         preview=preview,
         other_dice=other_dice,
+        owned=owned,
     )
 
 

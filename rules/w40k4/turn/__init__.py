@@ -153,10 +153,12 @@ def apply(
     actor_side: str | None = None,
     preview: bool = False,
     other_dice: DiceSource | None = None,
+    owned: bool = False,
 ) -> Applied:
     """Check and resolve ``command`` for ``actor_side`` (None: the referee).
 
-    Returns a new state; raises :class:`RulesError` (and changes nothing) if the command
+    Returns a new state (``owned``: the caller hands ``state`` over, and the command
+    works on it in place); raises :class:`RulesError` (and changes nothing) if the command
     is not allowed now or its arguments are wrong.
     """
     if state.ended:
@@ -172,6 +174,7 @@ def apply(
         preview=preview,
         settle=victory.settle,
         other_dice=other_dice,
+        owned=owned,
     )
 
 

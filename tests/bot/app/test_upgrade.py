@@ -29,6 +29,7 @@ from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
 from rules.core.migrations import FORMAT_KEY, document_format
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import Seat
 from tests.bot.conftest import QueuedDice
 from tests.db.helpers import on_store
 from tests.fixtures import make_release_fixture as release
@@ -62,7 +63,7 @@ async def release_store(release_db: Path):
 
 
 def _play(ruleset: str) -> Any:
-    return get_ruleset(ruleset).play
+    return get_ruleset(ruleset).rules
 
 
 async def test_the_fixture_is_what_0_1_0_wrote(release_store):
@@ -88,10 +89,10 @@ async def test_every_stored_state_migrates_to_what_the_model_dumps(release_store
         current = document_format(game.ruleset).version
         assert current >= 2
         for state in (await release_store.export(game.channel_id)).states:
-            migrated = play.load_document(state.document)
+            migrated = play.document_format.upgrade(state.document)
             assert migrated[FORMAT_KEY] == current
             assert FORMAT_KEY not in state.document  # migrating never changes the caller's
-            validated = play.load_document(state.document, validate=True)
+            validated = play.canonical(state.document)
             assert canonical_json(validated) == canonical_json(migrated)
 
 
@@ -133,7 +134,7 @@ async def test_every_fixture_game_replays_to_its_stored_states(release_store):
         stored = await release_store.load(channel)
         play = _play(stored.ruleset)
         assert canonical_json(report.final_document) == canonical_json(
-            play.load_document(stored.document)
+            play.document_format.upgrade(stored.document)
         )
         assert report.final_status == stored.status
 
@@ -169,7 +170,9 @@ async def _forge(store: SqliteStore, channel: int) -> tuple[int, dict[str, Any]]
     release would have), then one honest command; return the forged seq and its real doc."""
     record = await store.load(channel)
     play = _play(record.ruleset)
-    honest = play.apply(record.document, "turn.next", {}, ScriptedDice([]), "legione").document
+    honest = play.act(
+        record.document, Seat.of("legione"), "turn.next", {}, ScriptedDice([])
+    ).document
     forged = {**honest, "counter": honest["counter"] + 40}
     result = await store.commit(
         channel,
@@ -237,15 +240,15 @@ async def test_a_replay_that_rolls_other_dice_than_recorded_diverges(release_sto
     options = {key: value for key, value in fire.args.items() if key != "by_hand"}
     play = _play("manovra")
     exact = RecordedDice(fire.dice, by_hand=False)
-    play.apply(before, "fire", options, exact, "alleati")
+    play.act(before, Seat.of("alleati"), "fire", options, exact)
     assert exact.unused == 0
     one_too_many = RecordedDice([*fire.dice, {"die": "D6", "face": 1}], by_hand=False)
-    play.apply(before, "fire", options, one_too_many, "alleati")
+    play.act(before, Seat.of("alleati"), "fire", options, one_too_many)
     assert one_too_many.unused == 1
     other_die = "D20" if fire.dice[0]["die"] != "D20" else "D6"
     wrong = RecordedDice([{**fire.dice[0], "die": other_die}], by_hand=False)
     with pytest.raises(ReplayMismatch, match=f"the log has a {other_die}"):
-        play.apply(before, "fire", options, wrong, "alleati")
+        play.act(before, Seat.of("alleati"), "fire", options, wrong)
 
 
 async def _write_future_document(path: Path, channel: int) -> int:

@@ -86,6 +86,6 @@ async def test_a_campaign_names_its_sides_in_its_language(
     assert {area.holder_name for area in shown.areas} <= set(names.values())
     # The game's document keeps every language: read in Italian, it reads Italian's.
     document = (await store.load(2)).document
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     italian = {"us": "Americani", "de": "Tedeschi", "alleati": "Alleati", "tedeschi": "Tedeschi"}
     assert names_in(play.sides(document), "it") == {side: italian[side] for side in names}

@@ -25,8 +25,9 @@ from bot.service import GameService
 from db.protocol import GameStore
 from rules.campaign.state import CampaignState
 from rules.core.i18n import translate
-from rules.core.play import GamePlay
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE
+from rules.core.surface import Rules
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.fuzz.campaign_checks import SeenResult, standing_lines
 from tests.fuzz.harness import SeededDice, fill_options
@@ -69,14 +70,14 @@ class Table:
 
 
 async def _play_to_the_end(
-    table: Table, play: GamePlay, channel: int, seats: dict[str, str], rng: random.Random
+    table: Table, play: Rules, channel: int, seats: dict[str, str], rng: random.Random
 ) -> int:
     """Type the lines the rules list until the game ends; the lines typed."""
     for typed in range(MAX_LINES):
         record = await table.store.load(channel)
         if record.status == "ended":
             return typed
-        actions = play.legal_actions(record.document)
+        actions = play.view(record.document, REFEREE).every_legal
         assert actions, f"dead end in channel {channel}"
         owed = [a for a in actions if a.owed]
         acting = [a for a in actions if not a.verb.startswith("turn.")]
@@ -93,11 +94,11 @@ async def _play_to_the_end(
     raise AssertionError(f"the game in channel {channel} did not end in {MAX_LINES} lines")
 
 
-async def _seen(table: Table, play: GamePlay, channel: int) -> SeenResult:
+async def _seen(table: Table, play: Rules, channel: int) -> SeenResult:
     """The result the game in ``channel`` ended with, read from the game itself."""
     record = await table.store.load(channel)
     assert record.status == "ended" and record.head_hash is not None
-    result = play.result(play.load_document(record.document))
+    result = play.view(play.document_format.upgrade(record.document), REFEREE).result
     assert result is not None
     return SeenResult(record.head_hash, result.winner, tuple(result.score.totals))
 
@@ -159,7 +160,7 @@ async def test_a_three_game_campaign_at_the_console(
     conceding: str,
     heading: str,
 ) -> None:
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
     table = Table(store, language, len(ruleset))
     rng = random.Random(f"lines-{ruleset}")

@@ -19,6 +19,7 @@ from bot.service import GameService
 from db.drivers.sqlite import SqliteStore
 from rules.core.i18n import translate
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE
 from tests.fuzz.harness import SeededDice, bundled_games, fill_options
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -122,11 +123,11 @@ JUNK = ["", "0", "-1", "99999999999999999999999", "1e400", "nan", "∞", "٣", "
 
 def _game_vocabulary(ruleset: str, scenario: str) -> list[str]:
     """Sides, units and option values of the scenario's opening position, plus junk."""
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
-    document = play.new_game(scenario, None)
+    document = play.setup(scenario)
     names: dict[str, None] = dict.fromkeys(play.sides(document))
-    for action in play.legal_actions(play.load_document(document)):
+    for action in play.view(play.document_format.upgrade(document), REFEREE).every_legal:
         names.update(dict.fromkeys(str(value) for value in action.options.values()))
         for spec in action.free:
             names.update(dict.fromkeys(spec.choices))
@@ -169,9 +170,9 @@ async def test_thousands_of_random_lines_print_no_traceback(
 ) -> None:
     rng = random.Random(f"console-{ruleset}")  # the test's own generator
     vocabulary = _game_vocabulary(ruleset, scenario)
-    play = get_ruleset(ruleset).play
+    play = get_ruleset(ruleset).rules
     assert play is not None
-    seats = list(play.sides(play.new_game(scenario, None)))
+    seats = list(play.sides(play.setup(scenario)))
     caplog.set_level(logging.ERROR)
     async with await SqliteStore.open(tmp_path / "fuzz.db") as store:
         out = io.StringIO()
@@ -186,9 +187,11 @@ async def test_thousands_of_random_lines_print_no_traceback(
                 # A listed action typed by its seat: the game goes deep, not only refusals.
                 record = await store.load(1)
                 # A random /game new after an end may have started another ruleset's game.
-                rules = get_ruleset(record.ruleset).play
+                rules = get_ruleset(record.ruleset).rules
                 assert rules is not None
-                actions = rules.legal_actions(rules.load_document(record.document))
+                actions = rules.view(
+                    rules.document_format.upgrade(record.document), REFEREE
+                ).every_legal
                 if record.status == "ended" or not actions:
                     chunk = [f"/as {DEFAULT_SEAT}", "/game undo"]
                 else:

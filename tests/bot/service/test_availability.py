@@ -27,7 +27,7 @@ from rules.core.ruleset import get_ruleset
 
 REFEREE = 1
 SCRIPT = Path(__file__).resolve().parents[3] / "bench" / "bench_availability.py"
-PLAY = get_ruleset("manovra").play
+PLAY = get_ruleset("manovra").rules
 PLAY_TYPE = type(PLAY)
 
 
@@ -106,7 +106,8 @@ async def test_autocomplete_asks_the_rules_off_the_event_loop(service, monkeypat
 
 @pytest.fixture()
 def first_call_blocks(monkeypatch) -> Iterator[Callable[[str], tuple[Event, Event]]]:
-    """Make the first call of a GamePlay method block (on its worker thread) until released."""
+    """Make the first call of a method of manovra's rules block (on its worker thread)
+    until released."""
     releases: list[threading.Event] = []
 
     def block(method: str) -> tuple[threading.Event, threading.Event]:
@@ -145,7 +146,7 @@ async def test_a_slow_status_does_not_hold_another_channels_status(service, firs
 
 async def test_a_slow_command_does_not_hold_another_channels_command(service, first_call_blocks):
     await _new(service, 1, 2)
-    entered, release = first_call_blocks("apply")
+    entered, release = first_call_blocks("play_on")
     slow = asyncio.create_task(service.handle(Request(1, REFEREE, "turn.next", {})))
     assert await asyncio.to_thread(entered.wait, 10)
     other = await asyncio.wait_for(service.handle(Request(2, REFEREE, "turn.next", {})), timeout=5)
@@ -169,7 +170,7 @@ async def _within(seconds: float, work: Any) -> Any:
 
 async def test_a_command_past_the_budget_is_refused_within_a_second(service, monkeypatch):
     await _new(service, 1)
-    monkeypatch.setattr(PLAY_TYPE, "apply", _endless)
+    monkeypatch.setattr(PLAY_TYPE, "play_on", _endless)
     with pytest.raises(RulesError) as caught:
         await _within(1.0, service.handle(Request(1, REFEREE, "turn.next", {})))
     assert caught.value.key == "error.budget.exceeded"
@@ -179,7 +180,7 @@ async def test_a_command_past_the_budget_is_refused_within_a_second(service, mon
 async def test_listings_past_the_budget_still_answer_within_a_second(service, monkeypatch):
     await _new(service, 1)
     monkeypatch.setattr(PLAY_TYPE, "legal_actions", _endless)
-    monkeypatch.setattr(PLAY_TYPE, "follow_ups", lambda self, document: [])
+    monkeypatch.setattr(PLAY_TYPE, "prompts", lambda self, state: [])
     status = await _within(1.0, service.handle(Request(1, REFEREE, "game.status", {})))
     assert status.status is not None and status.owed == []
     assert "bot.status.over_budget" in [n.key for n in status.notices]

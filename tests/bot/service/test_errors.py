@@ -13,7 +13,7 @@ def test_whom_a_game_waits_for_is_named_in_the_readers_language() -> None:
     may do nothing; the refusal names both sides in each language it is read in (they were
     joined into one Italian text)."""
     ruleset = get_ruleset("linea_gotica")
-    document = ruleset.play.new_game("gotica_retroguardia", None)
+    document = ruleset.rules.setup("gotica_retroguardia")
     refusal = not_now(
         ruleset.rules, document, IllegalAction("error.service.game_ended"), Seat(joined=True)
     )

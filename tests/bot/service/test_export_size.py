@@ -21,7 +21,7 @@ async def test_a_2000_event_game_exports_under_the_limit_and_verifies(store) -> 
     await service.handle(
         Request(5, REFEREE, "game.new", {"scenario": "esempio_normandia", "language": "en"})
     )
-    play = get_ruleset("manovra").play
+    play = get_ruleset("manovra").rules
     document = (await store.load(5)).document
     # A realistic event: a command with dice and a resolution as large as a heavy shot's.
     resolution = [{"procedure": "heavy_fire", "outcome": "hit", "steps": ["x" * 1500]}]

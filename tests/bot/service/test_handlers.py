@@ -36,7 +36,7 @@ def test_every_declared_command_has_exactly_one_handler_and_every_handler_a_comm
 
 def test_every_verb_of_every_ruleset_is_a_declared_ruleset_verb():
     for key in KNOWN_RULESETS:
-        play = get_ruleset(key).play
+        play = get_ruleset(key).rules
         assert play is not None
         for verb in play.verbs():
             assert TABLE.handler(verb).ruleset_verb, (key, verb)

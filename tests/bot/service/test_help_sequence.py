@@ -12,7 +12,7 @@ from tests.toy_ruleset import RULESET
 
 def _help(name: str, ruleset: str, language: str = "en") -> list[str]:
     command = next(c for c in COMMANDS if c.name == name)
-    return command_lines(command, get_ruleset(ruleset).play, language)
+    return command_lines(command, get_ruleset(ruleset).rules, language)
 
 
 def test_help_names_the_step_of_the_seed_a_command_belongs_to() -> None:

@@ -62,7 +62,7 @@ def _every_command() -> list[str]:
         if v not in ("game.new", "game.list", "game.creators") and not v.startswith("notify.")
     ]
     verbs += ["roll", "dice.confirm", "dice.dispute", "dice.roll"]
-    play = get_ruleset("manovra").play
+    play = get_ruleset("manovra").rules
     assert play is not None
     return [*dict.fromkeys([*verbs, *play.verbs()])]
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from rules.core.play import DocumentPlay
+from rules.core.play import DocumentRules
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 4545
@@ -27,9 +27,9 @@ def table(service, dice) -> ServiceTable:
 def counted(monkeypatch) -> dict[str, int]:
     """How many times a document is validated into a state, and a state deep-copied."""
     counts = {"validated": 0, "deep_copied": 0}
-    validate, copy = DocumentPlay._load_state, BaseModel.model_copy
+    validate, copy = DocumentRules._load_state, BaseModel.model_copy
 
-    def counting_validate(self: DocumentPlay, document: Mapping[str, Any]) -> Any:
+    def counting_validate(self: DocumentRules, document: Mapping[str, Any]) -> Any:
         counts["validated"] += 1
         return validate(self, document)
 
@@ -37,7 +37,7 @@ def counted(monkeypatch) -> dict[str, int]:
         counts["deep_copied"] += deep
         return copy(self, update=update, deep=deep)
 
-    monkeypatch.setattr(DocumentPlay, "_load_state", counting_validate)
+    monkeypatch.setattr(DocumentRules, "_load_state", counting_validate)
     monkeypatch.setattr(BaseModel, "model_copy", counting_copy)
     return counts
 
@@ -55,7 +55,20 @@ async def test_a_command_validates_its_document_once_and_copies_no_state(table, 
     assert counted == {"validated": 1, "deep_copied": 0}
 
 
-def test_no_module_of_the_application_asks_the_older_wider_interface() -> None:
+async def test_a_status_and_an_end_on_the_score_read_the_document_once(table, counted) -> None:
+    await table(REFEREE, "game.new", scenario="esempio_normandia", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="asse")
+    counted.update(validated=0, deep_copied=0)
+    await table(ANNA, "game.status")  # the public view, its picture, what is owed
+    assert counted == {"validated": 1, "deep_copied": 0}
+    counted.update(validated=0, deep_copied=0)
+    reply = await table(REFEREE, "game.end")  # the score now, then the decision played on it
+    assert reply.result is not None
+    assert counted == {"validated": 1, "deep_copied": 0}
+
+
+def test_no_module_of_the_application_reaches_past_the_three_calls() -> None:
     root = Path(__file__).resolve().parents[3] / "bot"
     wide = sorted(
         str(path.relative_to(root.parent))
@@ -63,6 +76,6 @@ def test_no_module_of_the_application_asks_the_older_wider_interface() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.ImportFrom)
         and node.module == "rules.core.play"
-        and any(alias.name in {"GamePlay", "DocumentPlay"} for alias in node.names)
+        and any(alias.name == "DocumentRules" for alias in node.names)
     )
     assert wide == []

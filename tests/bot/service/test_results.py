@@ -25,13 +25,14 @@ from rules.core.errors import RulesError
 from rules.core.i18n import translate
 from rules.core.ruleset import get_ruleset
 from rules.core.score import EndingKind, GameResult, Level
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from tests.bot.service.campaign.test_commands import ScriptedDice
 from tests.core.test_victory_games import _random_game
 from tests.fuzz.history import live_results, result_problem
 
 REFEREE, ANNA, BRUNO, OUTSIDER = 1, 2, 3, 99
 CHANNEL = 55
-PLAY = get_ruleset("w40k4").play
+PLAY = get_ruleset("w40k4").rules
 assert PLAY is not None
 
 
@@ -58,7 +59,7 @@ class Game:
         return await self.store.events(CHANNEL, after_seq=0, limit=10_000)
 
     async def result(self) -> GameResult | None:
-        return PLAY.result((await self.store.load(CHANNEL)).document)
+        return PLAY.view((await self.store.load(CHANNEL)).document, REFEREE_SEAT).result
 
 
 async def _game(store: Any, language: str = "en", **by_label: int) -> Game:
@@ -75,7 +76,7 @@ async def _one_result(game: Game) -> GameResult:
     record = await game.store.load(CHANNEL)
     assert record.status == "ended"
     events = await game.events()
-    final = PLAY.result(record.document)
+    final = PLAY.view(record.document, REFEREE_SEAT).result
     assert result_problem(events, True, final) is None, result_problem(events, True, final)
     assert events[-1].verb == VERB_ENDED
     report = await replay_game(game.store, CHANNEL)
@@ -129,7 +130,7 @@ async def test_sudden_death_after_a_command_writes_the_result(store) -> None:
     # through the service with the very faces it rolled.
     for seed in range(60):
         played = _random_game(PLAY, "avamposto", seed)
-        ended = PLAY.result(played.document)
+        ended = PLAY.view(played.document, REFEREE_SEAT).result
         if ended is not None and ended.ending.kind is EndingKind.SUDDEN_DEATH:
             break
     else:
@@ -244,7 +245,7 @@ async def test_a_draw_decided_by_the_referee(store) -> None:
 
 async def test_plain_end_gives_the_score_as_it_stands(store) -> None:
     game = await _game(store)
-    score = PLAY.score((await store.load(CHANNEL)).document)
+    score = PLAY.view((await store.load(CHANNEL)).document, REFEREE_SEAT).score
     ended = await game(REFEREE, "game.end")
     assert isinstance(ended, ResultReply)
     result = await _one_result(game)
@@ -305,7 +306,7 @@ async def test_the_status_shows_the_score_if_the_game_ended_now(store) -> None:
     status = await game(ANNA, "game.status")
     assert isinstance(status, StatusReply) and status.result is None
     assert status.score is not None
-    assert status.score.score == PLAY.score((await store.load(CHANNEL)).document)
+    assert status.score.score == PLAY.view((await store.load(CHANNEL)).document, REFEREE_SEAT).score
     text = reply_text(status)
     assert translate("bot.result.score_title", "fr") in text
     assert "Pertes\u202f:" in text or "Points\u202f:" in text

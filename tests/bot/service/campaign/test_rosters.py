@@ -20,6 +20,7 @@ from rules.campaign.roster import rosters_hash
 from rules.campaign.state import replay
 from rules.core.dice import ScriptedDice as FacesDice
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from rules.core.seatview import Seat
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.bot.service.campaign.test_commands import (
@@ -50,7 +51,7 @@ def losing_prefix(key: str, scenario: str) -> tuple[list[Any], list[int]]:
     """Commands of a random legal game (and their faces) up to the first point where a
     unit is destroyed, another reduced by more than one game's replacements can fill
     (:data:`MOST_REPLACED`), and both sides still field a unit."""
-    play = get_ruleset(key).play
+    play = get_ruleset(key).rules
     sides = set(play.sides(play.setup(scenario)))
     for seed in range(40):
         game = _random_game(play, scenario, seed)
@@ -59,9 +60,9 @@ def losing_prefix(key: str, scenario: str) -> tuple[list[Any], list[int]]:
             faces = game.faces[used_total : used_total + used]
             document = play.act(document, Seat.of(side), verb, options, FacesDice(faces)).document
             used_total += used
-            if play.status(document).ended:
+            if play.view(document, REFEREE_SEAT).status.ended:
                 break
-            battle = play.victory.battle(play._state(document))
+            battle = play.battle(document)
             dead = [p for p in battle.pieces if p.strength == 0]
             reduced = [p for p in battle.pieces if 0 < p.strength < p.initial - MOST_REPLACED]
             if dead and reduced and {p.side for p in battle.pieces if p.strength} == sides:
@@ -118,7 +119,7 @@ async def _origin_hash(table: RosterTable, channel: int) -> str:
 async def test_the_second_game_fields_the_first_games_survivors(any_store: Any, key: str) -> None:
     scenario, (side_a, side_b) = CASES[key]
     table = await _campaign(any_store, key)
-    play = get_ruleset(key).play
+    play = get_ruleset(key).rules
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario=scenario, channel=FIRST)
     # Each side fights its first game without a roster: the scenario's sides become theirs.
     state = await table.campaign()
@@ -140,7 +141,7 @@ async def test_the_second_game_fields_the_first_games_survivors(any_store: Any, 
         await table(FIRST, seats[side], verb, **options)
     assert not table.dice.queue
     final = (await table.store.load(FIRST)).document
-    battle = play.victory.battle(play._state(final))
+    battle = play.battle(final)
     lost = {p.id: p.initial - p.strength for p in battle.pieces if p.strength < p.initial}
     dead = {p.id for p in battle.pieces if p.strength == 0}
     ended = await table(FIRST, REFEREE, "game.decide", result=side_a, reason="ok")
@@ -367,7 +368,7 @@ async def test_a_game_after_the_end_is_refused_for_the_end_not_the_rosters(
     because the campaign is over (before, the muster answered that the side would field
     no unit)."""
     table = await _campaign(any_store, "w40k4")
-    play = get_ruleset("w40k4").play
+    play = get_ruleset("w40k4").rules
     pieces = play.victory.battle(play.game.new_game(play.scenario.load_bundled("avamposto")))
     fallen = "side: predoni\nentries:\n" + "".join(
         f"  - {{id: {p.id}, name: {p.id}, strength: 0, full: {p.initial}, status: dead}}\n"

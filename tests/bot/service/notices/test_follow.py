@@ -18,13 +18,14 @@ from bot.service.errors import ServiceError
 from bot.service.notices import records
 from bot.service.replies import DirectReply
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
 from tests.fuzz.harness import SeededDice, fill_options
 
 REFEREE, ANNA, BRUNO, CARLA, DARIO = 1, 2, 3, 4, 6
 SEATS = {"alleati": ANNA, "asse": BRUNO}
 GUILD = 5
 FIRST, SECOND = 21, 22
-PLAY = get_ruleset("manovra").play
+PLAY = get_ruleset("manovra").rules
 LATER = timedelta(minutes=1)
 
 
@@ -47,8 +48,8 @@ class Table:
 
     async def owing(self, channel: int) -> set[str]:
         document = (await self.store.load(channel)).document
-        sides = {f.side for f in PLAY.follow_ups(document) if f.side}
-        return sides or {PLAY.awaiting(document)}
+        sides = {f.side for f in PLAY.view(document, REFEREE_SEAT).follow_ups if f.side}
+        return sides or {PLAY.view(document, REFEREE_SEAT).awaiting}
 
     async def until_owed_by(self, channel: int, side: str) -> Any:
         """Legal actions, each by its own seat, until ``side`` comes to owe: the reply of
@@ -57,7 +58,8 @@ class Table:
         for _ in range(300):
             before = await self.owing(channel)
             document = (await self.store.load(channel)).document
-            actions = [a for a in PLAY.legal_actions(document) if a.verb != "odds" and a.side]
+            legal = PLAY.view(document, REFEREE_SEAT).every_legal
+            actions = [a for a in legal if a.verb != "odds" and a.side]
             action = rng.choice([a for a in actions if a.owed] or actions)
             reply = await self.send(
                 channel, SEATS[action.side], action.verb, **fill_options(action, rng)

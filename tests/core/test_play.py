@@ -1,0 +1,134 @@
+"""A loaded game (``rules.load(document)``): its document validated once for its views and
+the command played on it, in place — no deep copy — and nothing of it kept elsewhere."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from rules.core.errors import RulesError
+from rules.core.play import DocumentRules, StaleView
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
+from tests.fuzz.harness import SeededDice, fill_options
+
+
+def _rules(ruleset: str) -> DocumentRules:
+    rules = get_ruleset(ruleset).rules
+    assert isinstance(rules, DocumentRules)
+    return rules
+
+
+@pytest.fixture()
+def counted(monkeypatch) -> dict[str, int]:
+    """How many times a document is validated into a state, and a state deep-copied."""
+    counts = {"validated": 0, "deep_copied": 0}
+    validate, copy = DocumentRules._load_state, BaseModel.model_copy
+
+    def counting_validate(self: DocumentRules, document: Mapping[str, Any]) -> Any:
+        counts["validated"] += 1
+        return validate(self, document)
+
+    def counting_copy(self: BaseModel, *, update: Any = None, deep: bool = False) -> Any:
+        counts["deep_copied"] += deep
+        return copy(self, update=update, deep=deep)
+
+    monkeypatch.setattr(DocumentRules, "_load_state", counting_validate)
+    monkeypatch.setattr(BaseModel, "model_copy", counting_copy)
+    return counts
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command the rules accept on ``document`` with dice seeded by ``seed``."""
+
+    document: Mapping[str, Any]
+    seat: Seat
+    verb: str
+    options: Mapping[str, Any]
+    seed: float
+
+    def dice(self) -> SeededDice:
+        return SeededDice(random.Random(self.seed))
+
+
+def _accepted(rules: DocumentRules, steps: int, seed: int) -> Command:
+    """A command accepted after ``steps`` random legal ones from the first scenario."""
+    rng = random.Random(seed)
+    document: Mapping[str, Any] = rules.setup()
+    for _ in range(500):
+        actions = [a for a in rules.view(document, REFEREE).every_legal if a.verb != "odds"]
+        action = rng.choice(actions)
+        command = Command(
+            document, Seat.of(action.side), action.verb, fill_options(action, rng), rng.random()
+        )
+        try:
+            played = rules.act(
+                document, command.seat, command.verb, command.options, command.dice()
+            )
+        except RulesError:
+            continue
+        if steps == 0:
+            return command
+        steps -= 1
+        document = played.document
+    raise AssertionError(f"{rules.ruleset}: no command accepted")
+
+
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
+def test_a_command_and_the_views_around_it_read_the_document_once(ruleset, counted) -> None:
+    rules = _rules(ruleset)
+    command = _accepted(rules, steps=4, seed=3)
+    counted.update(validated=0, deep_copied=0)
+    game = rules.load(command.document)
+    waiting = game.view(REFEREE).awaiting  # whose move it was
+    hidden = game.view(command.seat).hidden_names  # what the seat may not name
+    played = game.act(command.seat, command.verb, command.options, command.dice())
+    assert game.document is played.document  # the handle is now of the state it left
+    after = game.view(REFEREE)
+    shown = (after.follow_ups, after.awaiting, after.result, game.view(SPECTATOR).status)
+    assert counted == {"validated": 1, "deep_copied": 0}, (waiting, hidden, shown)
+
+
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
+def test_the_handle_shows_the_state_its_command_left(ruleset) -> None:
+    rules = _rules(ruleset)
+    command = _accepted(rules, steps=2, seed=7)
+    game = rules.load(command.document)
+    played = game.act(command.seat, command.verb, command.options, command.dice())
+    assert game.document is played.document
+    assert game.view(REFEREE).status == rules.view(played.document, REFEREE).status
+    assert game.view(REFEREE).every_legal == rules.view(played.document, REFEREE).every_legal
+    assert rules.canonical(played.document) == played.document
+
+
+def test_a_refused_command_leaves_the_handle_on_its_document(counted) -> None:
+    rules = _rules("manovra")
+    document = rules.setup("esempio_normandia")
+    game = rules.load(document)
+    status = game.view(REFEREE).status
+    with pytest.raises(RulesError):
+        game.act(REFEREE, "move", {"unit": "nobody"}, SeededDice(random.Random(1)))
+    assert game.document is document
+    # What the refused command may have half-changed is thrown away: the document is read
+    # again (once), and shows what it showed.
+    counted.update(validated=0)
+    assert game.view(REFEREE).status == status
+    assert counted["validated"] == 1
+
+
+def test_a_view_read_after_a_command_on_its_state_is_refused() -> None:
+    rules = _rules("manovra")
+    command = _accepted(rules, steps=1, seed=5)
+    game = rules.load(command.document)
+    before = game.view(REFEREE)
+    waiting = before.awaiting  # read before the command: kept
+    game.act(command.seat, command.verb, command.options, command.dice())
+    assert before.awaiting == waiting
+    with pytest.raises(StaleView):
+        before.status  # noqa: B018  # never read before: the state it would read has changed
