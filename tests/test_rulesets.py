@@ -51,10 +51,10 @@ FACTS = (
 @pytest.mark.parametrize("key", KNOWN_RULESETS)
 def test_each_rulesets_test_folder_declares_what_the_shared_tests_read(key):
     declared = {name: fact(key, name) for name in FACTS}
-    play = get_ruleset(key).play
+    play = get_ruleset(key).rules
     assert declared["BATTLEFIELD"] in play.scenarios()
     assert declared["GRID"] in ("table", "hexes")
-    sides = set(play.sides(play.new_game(declared["BATTLEFIELD"], None)))
+    sides = set(play.sides(play.setup(declared["BATTLEFIELD"], None)))
     assert set(declared["BOOK_CORE_UNITS"]) == sides
     assert declared["FIRST_OBJECTIVE"].holder in sides and declared["SIDE_NAME"].side in sides
     campaign = declared["CONSOLE_CAMPAIGN"]

@@ -115,8 +115,13 @@ def chain_head_lines(reply: Reply) -> list[str]:
 
 
 def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
-    """Everything a reply shows, as text."""
+    """Everything a reply shows, as text; a person it calls on by the name recorded with
+    their seat (``reply.names``), else by ``name_of`` (the console's own seats)."""
     language = reply.language
+
+    def shown(user: int) -> str:
+        return reply.names.get(user) or name_of(user)
+
     parts: list[str] = []
     played = reply if isinstance(reply, PlayReply) else None
     # One odds summary per kind of roll: a volley's shots share one (rules.render).
@@ -170,11 +175,11 @@ def reply_text(reply: Reply, name_of: Callable[[int], str] = str) -> str:
         parts.append(translate("bot.dice.check", language, seq=reply.seq))
     prompt = prompt_of(reply)
     if prompt is not None:
-        parts.append(dice_prompt_text(prompt, language, "@" + name_of(prompt.user_id)))
+        parts.append(dice_prompt_text(prompt, language, "@" + shown(prompt.user_id)))
     if reply.ping:
         # At the game's end everyone is told it is over; else whose move it is.
         key = "bot.result.ping" if ended is not None else "bot.ping"
         parts.append(
-            translate(key, language, players=", ".join("@" + name_of(u) for u in reply.ping))
+            translate(key, language, players=", ".join("@" + shown(u) for u in reply.ping))
         )
     return "\n".join(parts)

@@ -23,6 +23,7 @@ from rules.core.play import Played
 from rules.core.resolution import Resolution
 from rules.core.score import GameResult
 from rules.core.seatview import SPECTATOR, Seat
+from rules.core.words import in_language
 from rules.render import outcome_text
 
 # Keys the service adds to a play event's args beside the command's options: the referee
@@ -246,6 +247,9 @@ def event_line(
     key = f"bot.log.verb.{event.verb}"
     if has_key(key, language) or has_key(key):
         params = _text_args(args)
+        side = params.get("side")
+        if side is not None and side in sides:  # "joined Allies", not the side's id
+            params["side"] = in_language(sides[side], language)
         if event.undoes_seq:
             params["seq"] = str(event.undoes_seq)
         what = translate(key, language, **params)

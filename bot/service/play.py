@@ -356,11 +356,19 @@ async def play_verb(
         reply.notices = [n for n in reply.notices if n != ended.summary]
         reply.follow_ups = []
         reply.ping = [m.user_id for m in context.members if m.user_id != request.user_id]
+        reply.names = _names_of(reply.ping, context.seat_names)
         return reply
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
+    reply.names = _names_of(reply.ping, context.seat_names)
     seen = public[0] if public else None
     return _kept_secret(reply, result.event, request.verb, sides_now, seen)
+
+
+def _names_of(users: Sequence[int], recorded: Mapping[int, str]) -> dict[int, str]:
+    """The display names recorded for the players a reply calls on, for the front ends
+    that cannot resolve a mention (the console shows "@bruno", not a number)."""
+    return {user: recorded[user] for user in users if user in recorded}
 
 
 def _kept_secret(
@@ -396,6 +404,7 @@ def _kept_secret(
         follow_ups=reply.follow_ups,
         map_view=reply.map_view,
         ping=reply.ping,
+        names=reply.names,
         notices=[notice],
         status=seen,
     )

@@ -174,6 +174,7 @@ def _result_reply(played: Reply) -> Reply:
         ruleset=played.ruleset,
         notices=played.notices,
         ping=played.ping,
+        names=played.names,
         seq=played.seq,
         head_hash=played.head_hash,
         duplicate=played.duplicate,

@@ -9,6 +9,7 @@ front ends render it in the game's language from the catalogue keys it carries.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -224,6 +225,38 @@ class Resolution:
     def with_odds(self, odds: Odds | None) -> Resolution:
         """A copy carrying ``odds``."""
         return replace(self, odds=odds)
+
+    def naming(self, param: str, names: Mapping[str, ParamValue]) -> Resolution:
+        """The same account with parameter ``param`` given the name of the id it holds,
+        wherever ``names`` has one (in its steps, its outcome and its odds): a procedure
+        works on ids (dice belong to their roller, a side is found by its id), its reader
+        reads names — a side's in each language (:class:`rules.core.words.Words`)."""
+
+        def named(params: Params) -> Params:
+            return tuple(
+                (key, names.get(value, value) if key == param and isinstance(value, str) else value)
+                for key, value in params
+            )
+
+        def outcome(found: Outcome) -> Outcome:
+            return Outcome(found.key, named(found.params))
+
+        steps = tuple(
+            replace(
+                step,
+                params=named(step.params),
+                outcome=None if step.outcome is None else outcome(step.outcome),
+            )
+            for step in self.steps
+        )
+        odds = self.odds
+        if odds is not None:
+            entries = tuple(
+                OddsEntry(outcome(entry.outcome), entry.numerator, entry.denominator)
+                for entry in odds.entries
+            )
+            odds = Odds(entries, odds.paths, odds.exact)
+        return replace(self, steps=steps, outcome=outcome(self.outcome), odds=odds)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict with ``outcome`` (code), ``steps``, ``effects`` and ``odds``."""

@@ -22,7 +22,7 @@ Parse = Callable[[str, str], Any]
 
 def _bundled(key: str) -> tuple[Parse, str]:
     """The ruleset's scenario parser and its first bundled scenario (a path under rules/)."""
-    play = get_ruleset(key).play
+    play = get_ruleset(key).rules
     return play.scenario.parse_scenario, f"{key}/scenarios/{play.scenarios()[0]}.yaml"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from bot.console.table import Console
+from rules.core.i18n import colon
 
 SCRIPT = [
     "/game new ruleset:linea_gotica scenario:esempio_gotica language:en",
@@ -50,3 +51,53 @@ async def test_a_console_script_uses_discords_options(service, dice):
     assert morale.count("Odds") == 1
     assert "Odds (each of these 8): Morale passed: 90.0% · Shocked: 6.0%" in morale
     assert "! /morale action:recover is not a command of linea_gotica" in morale
+
+
+async def test_the_initiative_names_the_sides_in_the_games_language(service, dice):
+    # The rolls and the odds read "Allies"/"Germans" (in French "Alliés"/"Allemands"),
+    # not the sides' ids ("alleati", "tedeschi") the procedure works on.
+    for language, first, second in (("en", "Allies", "Germans"), ("fr", "Alliés", "Allemands")):
+        dice.push(8, 3)
+        out = io.StringIO()
+        channel = 81 if language == "en" else 82
+        console = Console(service, out, channel_id=channel)
+        await console.run(
+            [
+                f"/game new ruleset:linea_gotica scenario:esempio_gotica language:{language}",
+                "/as anna",
+                "/game join side:alleati",
+                "/as bruno",
+                "/game join side:tedeschi",
+                "/as anna",
+                "/turn next",
+                "/game log count:3",
+            ],
+            interactive=False,
+        )
+        rolled = out.getvalue().split("/turn next")[1]
+        assert f"Initiative{colon(language)} {first}{colon(language)} D10=8" in rolled, rolled
+        assert f"{second}" in rolled and "alleati" not in rolled and "tedeschi" not in rolled
+        logged = out.getvalue().split("/game log count:3")[1]
+        assert first in logged and "alleati" not in logged, logged
+
+
+async def test_a_player_called_on_is_named_as_seated_by_a_later_console(service, dice):
+    # The seats were taken in one console session; a second one (a new process: it knows
+    # none of the names typed in the first) calls on the player by the name recorded with
+    # the seat, not by a number.
+    first = Console(service, io.StringIO(), channel_id=83)
+    await first.run(
+        [
+            "/game new ruleset:linea_gotica scenario:esempio_gotica language:en",
+            "/as anna",
+            "/game join side:alleati",
+            "/as bruno",
+            "/game join side:tedeschi",
+        ],
+        interactive=False,
+    )
+    dice.push(8, 3)  # the Allies win the initiative: anna chooses who moves first
+    out = io.StringIO()
+    later = Console(service, out, channel_id=83)
+    await later.run(["/as bruno", "/turn next"], interactive=False)
+    assert "Your move: @anna" in out.getvalue(), out.getvalue()

@@ -250,7 +250,8 @@ def do_next(
         _replacements(state, tray, result)
         first, second = list(state.sides)
         resolution = resolve("initiative", checks.InitiativeInput(first=first, second=second), tray)
-        result.resolutions.append(resolution)
+        # The rolls name the sides by their names, in the reader's language (not their ids).
+        result.resolutions.append(resolution.naming("side", state.sides))
         if resolution.outcome.key == f"{K}.initiative.tie":
             return
         state.winner = str(resolution.outcome.param("side"))
