@@ -66,8 +66,9 @@ from rules.core.legal import LegalAction
 from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
+from rules.core.score import GameResult
 from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
-from rules.core.words import names_in, names_of
+from rules.core.words import Words, names_in, names_of
 
 #: The most events ``/game log`` shows.
 MAX_LOG = 50
@@ -209,7 +210,25 @@ async def export(call: Call) -> Reply:
         if not hides_states:
             first = await store.history_page(request.channel_id, 0, 1, 1)
             hides_states = await call.services.off_loop(_hides_a_state, call, record, first, reader)
-    return await _export_reply(request, reply, head, pages, sides, reader, hides_states)
+    game = call.services.rules(record.ruleset).load(record.document)
+    final = await call.services.off_loop(lambda: game.view(REFEREE).result)
+    return await _export_reply(
+        request, reply, head, pages, sides, reader, hides_states, _spelled(final)
+    )
+
+
+def _spelled(result: GameResult | None) -> tuple[str, ...]:
+    """The names a game's final result spells in every language (its objectives): a result
+    kept in an event keeps them as plain text, read again in the reader's language."""
+    if result is None:
+        return ()
+    found = (
+        value
+        for line in result.score.lines
+        for _, value in line.text.params
+        if isinstance(value, Words) and value.translations
+    )
+    return tuple(dict.fromkeys(found))
 
 
 def _hides_a_state(call: Call, record: GameRecord, first: list[StoredVersion], seat: Seat) -> bool:
@@ -251,6 +270,7 @@ async def _export_reply(
     sides: Mapping[str, str],
     reader: Seat = REFEREE,
     hides_states: bool = False,
+    spelled: tuple[str, ...] = (),
 ) -> Reply:
     title = translate(
         "bot.report.title",
@@ -265,6 +285,7 @@ async def _export_reply(
         result = result_of(event)
         if result is None:
             return []
+        result = result.named(spelled)
         return [
             f"### {line}" if index == 0 else line
             for index, line in enumerate(result_text(result, sides, ruleset, language).plain("-"))

@@ -283,7 +283,10 @@ class DocumentRules(ABC):
     def result(self, state: Any) -> GameResult | None:
         """The result of an ended game, None while it goes on."""
         found: GameResult | None = state.victory.result
-        return found
+        conditions = state.victory.conditions
+        if found is None or conditions is None:
+            return found
+        return found.named([objective.name for objective in conditions.objectives])
 
     def _objective_marks(
         self, state: Any, language: str, viewer_side: str | None, *, public: bool

@@ -31,7 +31,7 @@ from rules.core.victory import (
     ObjectiveSpec,
     VictoryConditions,
 )
-from rules.core.words import in_language
+from rules.core.words import in_language, named_again
 
 
 class Level(enum.StrEnum):
@@ -195,6 +195,24 @@ class GameResult:
         """A JSON-ready dict (for an event of the game's chain)."""
         data: dict[str, Any] = _RESULT.dump_python(self, mode="json")
         return data
+
+    def named(self, names: Sequence[str]) -> GameResult:
+        """The same result with every parameter that spells one of ``names`` (the
+        scenario's objectives, in every language) given that name again: a result kept in
+        a document or an event keeps them as plain (Italian) text, and a French reader of
+        the final score should read "La chapelle" as the map does, not "La chiesetta"."""
+
+        def again(outcome: Outcome) -> Outcome:
+            return Outcome(
+                outcome.key,
+                tuple(
+                    (key, named_again(value, names) if isinstance(value, str) else value)
+                    for key, value in outcome.params
+                ),
+            )
+
+        lines = tuple(replace(line, text=again(line.text)) for line in self.score.lines)
+        return replace(self, score=replace(self.score, lines=lines), summary=again(self.summary))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameResult:

@@ -10,6 +10,7 @@ import pickle
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from rules.core.dice import SystemDice
 from rules.core.i18n import translate
 from rules.core.play import DocumentRules
 from rules.core.ruleset import get_ruleset
@@ -178,3 +179,28 @@ def test_a_maps_terrain_labels_are_read_in_its_language(
         assert view is not None
         labels = {area.label for area in view.areas}
         assert expected in labels and not {it, en, fr} - {expected} & labels, labels
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "scenario", "it", "en", "fr"),
+    [
+        (key, fact(key, "BATTLEFIELD"), *first.name)
+        for key, first in facts("FIRST_OBJECTIVE").items()
+    ],
+)
+def test_an_ended_games_result_reads_its_objectives_in_its_language(
+    ruleset: str, scenario: str, it: str, en: str, fr: str
+) -> None:
+    """Played at the console: a French linea_gotica game's live score read "La chapelle",
+    its final result "La chiesetta" — the result kept in the document (JSON) had lost the
+    name's languages. It reads them again from the scenario's objectives."""
+    play = _play(ruleset)
+    document = play.setup(scenario)
+    options = {"winner": "none", "reason": "time"}
+    ended = play.act(document, REFEREE, "game.decide", options, SystemDice()).document
+    stored = json.loads(json.dumps(ended))  # as the store keeps it and reads it back
+    result = play.view(stored, REFEREE).result
+    assert result is not None
+    lines = [line for line in result.score.lines if line.kind.value == "objective"]
+    for language, expected in (("it", it), ("en", en), ("fr", fr)):
+        assert expected in outcome_text(ruleset, lines[0].text, language)

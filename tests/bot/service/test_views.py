@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.console.render_text import reply_text
 from bot.service import GameService, Request
 from bot.service.core import TABLE
+from bot.service.export import read_file
 from bot.service.handlers import HandlerTable, StatusPart
 
 REFEREE, ANNA, BRUNO, CARLA = 1, 2, 3, 4
@@ -54,3 +56,21 @@ async def test_the_status_reads_the_features_lines_from_the_table(store, dice) -
     service = GameService(store, dice=dice, table=bare)
     await _game_with_a_roster_and_a_deadline(service)
     assert await _status_keys(service) == []
+
+
+async def test_an_ended_games_report_names_its_objectives_in_the_games_language(service) -> None:
+    """Played at the console: a French game's final score read "La chapelle" in
+    ``/game status`` but "La chiesetta" in the export's report, whose result is read from
+    the event that ended the game (JSON: the name's languages lost)."""
+    channel = CHANNEL + 1
+
+    async def send(user: int, verb: str, **options: Any) -> Any:
+        return await service.handle(Request(channel, user, verb, options, guild_id=9))
+
+    await send(REFEREE, "game.new", scenario="gotica_incontro", language="fr")
+    await send(REFEREE, "game.end", result="none", reason="il pleut")
+    status = reply_text(await send(REFEREE, "game.status"))
+    reply = await send(REFEREE, "game.export")
+    report = read_file(reply.files["arbitro-report.md"]).decode()
+    for text in (status, report):
+        assert "La chapelle" in text and "La chiesetta" not in text, text
