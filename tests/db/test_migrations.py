@@ -25,6 +25,7 @@ from db.models import NewEvent
 from db.postgres import PostgresStore
 from db.sqlite import SqliteStore
 from tests.db.helpers import (
+    as_before_salts,
     file_at_schema,
     insert_at_schema_7,
     insert_at_schema_7_pg,
@@ -256,7 +257,7 @@ async def _long_game_bundle(tmp_path: Path) -> dict:
             if turn % 9 == 0:
                 version = (await store.undo(HISTORY_CHANNEL)).event.seq
         await store.end_game(HISTORY_CHANNEL)
-        return (await store.export(HISTORY_CHANNEL)).to_json_dict()
+        return as_before_salts((await store.export(HISTORY_CHANNEL)).to_json_dict())
 
 
 async def _assert_same_history(store: object, bundle: dict) -> None:
@@ -378,7 +379,7 @@ async def _running_game_bundle(tmp_path: Path) -> dict:
         await store.add_member(FEATURE_CHANNEL, 2, side="rossi")
         for version in (1, 2, 3):
             await store.commit(FEATURE_CHANNEL, version, {"turn": version + 1}, NewEvent("go"))
-        return (await store.export(FEATURE_CHANNEL)).to_json_dict()
+        return as_before_salts((await store.export(FEATURE_CHANNEL)).to_json_dict())
 
 
 #: Rows of every feature table of schema 8, as a schema-8 release wrote them (timestamps
@@ -525,7 +526,10 @@ async def _campaign_and_game_bundles(tmp_path: Path) -> list[dict]:
             CAMPAIGN_CHANNEL, 1, {"name": "Orbita", "games": [1]}, NewEvent(verb="campaign")
         )
         await new_game(store, GAME_CHANNEL)
-        return [(await store.export(c)).to_json_dict() for c in (CAMPAIGN_CHANNEL, GAME_CHANNEL)]
+        return [
+            as_before_salts((await store.export(c)).to_json_dict())
+            for c in (CAMPAIGN_CHANNEL, GAME_CHANNEL)
+        ]
 
 
 async def _assert_kinds_after_11(store: Any) -> None:
