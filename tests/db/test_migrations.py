@@ -13,6 +13,7 @@ import pytest
 
 from db import migrations, migrations_pg
 from db.errors import SchemaError, TamperedGame
+from db.hashing import canonical_json, state_hash, verify_export
 from db.migrations import (
     EXPECTED_TABLES,
     Migration,
@@ -597,3 +598,45 @@ async def test_postgres_migration_11_makes_the_campaigns_records_of_their_kind(
     async with await PostgresStore.open(pg_url) as store:
         with pytest.raises(TamperedGame):
             await store.load(CAMPAIGN_CHANNEL)
+
+
+# ---- migration 12: a secret salt per record -----------------------------------------------
+
+NEW_CHANNEL = 72
+
+
+async def _assert_unsalted_after_12(store: Any, bundle: dict) -> None:
+    """The record stored before 12 keeps no salt and its chain as it was: it loads,
+    verifies, exports whole, reads its old versions and plays on (a commit, an undo)
+    unsalted; a record created now is salted."""
+    assert await store.schema_version() == latest_version() >= 12
+    record = await store.load(HISTORY_CHANNEL)
+    assert record.state_salt is None and record.head_hash == bundle["head_hash"]
+    assert await store.check() == []
+    exported = (await store.export(HISTORY_CHANNEL)).to_json_dict()
+    assert "state_salt" not in exported["game"] and exported["events"] == bundle["events"]
+    assert verify_export(exported) == bundle["head_hash"]
+    await _plays_on(store, bundle)
+    added = (await store.events(HISTORY_CHANNEL))[-1]
+    state = await store.state_at(HISTORY_CHANNEL, added.seq)
+    assert added.state_hash == state_hash(canonical_json(state.document), state.status, None)
+    await new_game(store, NEW_CHANNEL)
+    assert (await store.export(NEW_CHANNEL)).state_salt is not None
+    assert await store.check() == []
+
+
+async def test_migration_12_keeps_the_unsalted_records_as_they_were(tmp_path: Path) -> None:
+    bundle = await _long_game_bundle(tmp_path)
+    path = tmp_path / "at-11.db"
+    file_at_schema(path, [bundle], 11)  # the schema of the last release
+    async with await SqliteStore.open(path) as store:  # migrates to 12
+        await _assert_unsalted_after_12(store, bundle)
+
+
+async def test_postgres_migration_12_keeps_the_unsalted_records_as_they_were(
+    tmp_path: Path, pg_url: str
+) -> None:
+    bundle = await _long_game_bundle(tmp_path)
+    await postgres_at_schema(pg_url, [bundle], 11)
+    async with await PostgresStore.open(pg_url) as store:  # migrates to 12
+        await _assert_unsalted_after_12(store, bundle)
