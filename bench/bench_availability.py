@@ -35,7 +35,7 @@ from bench_service import choose
 
 from bot.render.pictures import reply_picture
 from bot.service import GameService, Request
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from rules.core.scenario import (

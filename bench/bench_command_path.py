@@ -46,9 +46,9 @@ if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
 from bot.service import GameService, Request  # noqa: E402
+from db.chain.prepare import prepare_event  # noqa: E402
+from db.drivers.sqlite import SqliteStore  # noqa: E402
 from db.models import NewEvent  # noqa: E402
-from db.prepare import prepare_event  # noqa: E402
-from db.sqlite import SqliteStore  # noqa: E402
 from rules.core.errors import RulesError  # noqa: E402
 from rules.core.legal import LegalAction  # noqa: E402
 from rules.core.play import GamePlay  # noqa: E402
@@ -282,7 +282,7 @@ async def store_commits(
     """Commits alone (no rules), ``workers`` at a time on distinct channels: group commit.
 
     ``prepared``: each commit's document and event are prepared by the caller before the
-    commit, as the service prepares them on its rules thread (`db.prepare`); else plain,
+    commit, as the service prepares them on its rules thread (`db.chain.prepare`); else plain,
     prepared by the store on a worker thread first. Timed either way.
     """
     # A tag of its own per round: the same seeds again must not repeat interaction ids (a

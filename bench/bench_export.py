@@ -42,7 +42,7 @@ def rss_mb():
 
 async def main(path, channel, other):
     from bot.service import GameService, Request
-    from db.sqlite import SqliteStore
+    from db.drivers.sqlite import SqliteStore
     store = await SqliteStore.open(path)
     service = GameService(store)
     await service.handle(Request(other, 1, "game.new", {"scenario": "esempio_normandia"},
@@ -73,7 +73,7 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
 
 CLI_PROBE = r"""
 import json, sys, time
-from db.cli import main
+from db.tools.cli import main
 started = time.perf_counter()
 status = main(sys.argv[1:])
 seconds = time.perf_counter() - started

@@ -10,7 +10,7 @@ players), and prints:
   SQLite's dbstat) and the file's size per event;
 * `state_at` of random old versions (snapshot + patches) and a verified export;
 * the game's first load in a new process (its whole history verified against the chain,
-  once: db/chain.py) and the next one;
+  once: db/chain/verify.py) and the next one;
 * the CPU a commit spends making its patch, and the patches' sizes;
 * with ``--group-channels N``: group commit at concurrency 50 over N channels, each
   walking through the game's states.
@@ -52,7 +52,7 @@ async def played_bundle(directory: Path) -> dict[str, Any]:
     run = await fuzz("linea_gotica", "esempio_gotica", 1, directory, max_commands=400)
     if run.failures:
         raise SystemExit("\n".join(run.failures))
-    from db.sqlite import SqliteStore
+    from db.drivers.sqlite import SqliteStore
 
     path = directory / "fuzz-linea_gotica-esempio_gotica-1.db"
     async with await SqliteStore.open(path) as store:
@@ -80,8 +80,8 @@ def stored_bytes(path: Path) -> tuple[int, int]:
 
 async def replay(bundle: dict[str, Any], directory: Path, pause_s: float) -> None:
     """Commit the bundle's states in order, timing each commit; then read old versions."""
+    from db.drivers.sqlite import SqliteStore
     from db.models import NewEvent
-    from db.sqlite import SqliteStore
 
     states = {state["version"]: state for state in bundle["states"]}
     events = bundle["events"]
@@ -126,7 +126,7 @@ async def replay(bundle: dict[str, Any], directory: Path, pause_s: float) -> Non
         started = time.perf_counter()
         await store.export(channel)
         exported = time.perf_counter() - started
-    # A new process's first read of the game verifies its whole history once (db/chain.py);
+    # A new process's first read of the game verifies its whole history once (db/chain/verify.py);
     # the next reads cost a lookup.
     async with await SqliteStore.open(path) as store:
         started = time.perf_counter()
@@ -153,8 +153,8 @@ async def group_commits(
 ) -> None:
     """Commits alone (no rules), ``workers`` at a time on distinct channels, each channel
     walking through the game's successive states (documents that really change)."""
+    from db.drivers.sqlite import SqliteStore
     from db.models import NewEvent
-    from db.sqlite import SqliteStore
 
     documents = [s["document"] for s in bundle["states"] if s["status"] != "ended"]
     async with await SqliteStore.open(directory / "group.db") as store:
@@ -193,10 +193,10 @@ async def group_commits(
 def patch_cost(bundle: dict[str, Any]) -> None:
     """CPU a commit spends on its patch, as the store does it (previous version parsed)."""
     try:
-        from db.patch import make_patch
+        from db.chain.patch import make_patch
     except ImportError:  # a checkout before schema 8
         return
-    from db.hashing import canonical_json
+    from db.chain.hashing import canonical_json
 
     texts = [canonical_json(state["document"]) for state in bundle["states"]]
     costs: list[float] = []

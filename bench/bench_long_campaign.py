@@ -8,7 +8,7 @@ Printed, measured in one run on SQLite files:
    channel reads its game every 5 ms. The first ``open_command`` (what every command starts
    with) is timed, then the end of the history's check, with the healthy reads' p50/p99/max
    from the first touch to that end, interleaved in three ways: the event chain before the
-   command and the states in the background (`db.long_history`, now); the whole history
+   command and the states in the background (`db.chain.long_history`, now); the whole history
    page by page before the command (`LongHistories.verify_whole`, before); the whole
    history inside the command's one read (earlier: the limit raised past the log's length).
 2. **An old version** (``state_at``) of that long channel, 30 at random, once verified.
@@ -42,14 +42,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
-import db.long_history as long_history  # noqa: E402
-from bot.export import discard  # noqa: E402
+import db.chain.long_history as long_history  # noqa: E402
+from bot.render.campaign_report import with_report  # noqa: E402
 from bot.service import GameService, Request  # noqa: E402
-from db.chain import VerifiedHead  # noqa: E402
+from bot.service.export import discard  # noqa: E402
+from db.chain.long_history import LongHistories  # noqa: E402
+from db.chain.verify import VerifiedHead  # noqa: E402
 from db.core.steps import Query, read  # noqa: E402
-from db.long_history import LongHistories  # noqa: E402
+from db.drivers.sqlite import SqliteStore  # noqa: E402
 from db.models import NewEvent  # noqa: E402
-from db.sqlite import SqliteStore  # noqa: E402
 
 LONG, HEALTHY, CAMPAIGN, REFEREE = 11, 12, 500, 1
 
@@ -92,7 +93,7 @@ async def build_long_log(path: Path, events: int, kb: int, seed: int) -> None:
 
 
 class WholeFirst(LongHistories):
-    """The verification before `db.long_history`: the whole history, states included,
+    """The verification before `db.chain.long_history`: the whole history, states included,
     before the command."""
 
     async def _verify_events(self, channel_id: int, head: VerifiedHead) -> dict[int, str]:
@@ -226,10 +227,10 @@ async def campaign_export(folder: Path, events: int) -> tuple[float, int, int, i
             version = (await store.commit(CAMPAIGN, version, record.document, event)).version
         await _fast(store, False)
         started = time.perf_counter()  # timed alone: tracemalloc slows every allocation
-        discard((await call("campaign.export")).spool)
+        discard((await with_report(await call("campaign.export"))).spool)
         spent = time.perf_counter() - started
         tracemalloc.start()
-        exported = await call("campaign.export")
+        exported = await with_report(await call("campaign.export"))
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         size = sum(

@@ -59,7 +59,7 @@ def fill(action, rng):
 
 async def main(path, channels, commands, long_channel):
     from bot.service import GameService, Request
-    from db.sqlite import SqliteStore
+    from db.drivers.sqlite import SqliteStore
     from rules.core.errors import RulesError
     from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
     figures = {}

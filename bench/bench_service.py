@@ -18,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from bot.service import GameService, Request
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
 
 REFEREE = 1

@@ -8,13 +8,13 @@ Measured in one run (schema 8: states, events, patches, rows digest):
    is a command's) plus its event, against a raw ``sqlite3`` transaction writing exactly the rows
    the store writes for a commit (`db.core.games.append`): UPDATE games (version, status,
    updated_at), INSERT the new state, INSERT the event, INSERT the new version's patch,
-   DELETE the previous version's full document unless it is a snapshot (`db.patch.
+   DELETE the previous version's full document unless it is a snapshot (`db.chain.patch.
    snapshot_due`). The raw rows are valid: their canonical JSON, patch, state hash, event
-   hash come from the store's own helpers (`db.hashing`, `db.patch.make_patch`,
-   `db.prepare`), made before its clock starts, so "raw" is SQLite alone while the store's
+   hash come from the store's own helpers (`db.chain.hashing`, `db.chain.patch.make_patch`,
+   `db.chain.prepare`), made before its clock starts, so "raw" is SQLite alone while the store's
    figure includes everything a commit costs (encoding, patch, hashes, guard SELECTs,
    hops to aiosqlite's thread). A second store kind, "prepared", is handed the commit as
-   the service hands it (`db.prepare`: document, patch and event texts made on the
+   the service hands it (`db.chain.prepare`: document, patch and event texts made on the
    caller's thread, off the clock as for raw): the store's own cost of a command's commit
    (hops, hashes, the head SELECT, statements), which the target is about. A third kind,
    the naive design, runs the raw statements plus three guard SELECTs on aiosqlite with
@@ -33,7 +33,7 @@ Measured in one run (schema 8: states, events, patches, rows digest):
 2. Load + commit latency of one command (`SqliteStore.load` then `commit`) on random games
    among 1,000 and 100,000 stored (``--games``). The filler games are valid games of the
    current schema (state, ``game.created`` event with its hash, rows digest from
-   `db.integrity.rows_digest`) inserted with executemany in a raw connection.
+   `db.chain.integrity.rows_digest`) inserted with executemany in a raw connection.
    Target: flat, both are primary-key lookups (p50 with the most games <= 1.5x p50 with
    the fewest, a margin for the noise of a shared disk).
 """
@@ -60,15 +60,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
-from db.aiosqlite_driver import connect  # noqa: E402
+from db.chain.hashing import GENESIS_HASH, canonical_json, encode_document, state_hash  # noqa: E402
+from db.chain.integrity import rows_digest  # noqa: E402
+from db.chain.patch import make_patch, snapshot_due  # noqa: E402
+from db.chain.prepare import PreparedEvent, prepare_event, system_event  # noqa: E402
+from db.chain.rows import pack_text  # noqa: E402
 from db.core.steps import Query, read  # noqa: E402
-from db.hashing import GENESIS_HASH, canonical_json, encode_document, state_hash  # noqa: E402
-from db.integrity import rows_digest  # noqa: E402
+from db.drivers.aiosqlite_driver import connect  # noqa: E402
+from db.drivers.sqlite import SqliteStore, configure_connection  # noqa: E402
 from db.models import VERB_CREATED, NewEvent  # noqa: E402
-from db.patch import make_patch, snapshot_due  # noqa: E402
-from db.prepare import PreparedEvent, prepare_event, system_event  # noqa: E402
-from db.rows import pack_text  # noqa: E402
-from db.sqlite import SqliteStore, configure_connection  # noqa: E402
 
 WEAPONS = [
     {"name": "Fucile Carcano M91", "range_cm": [30, 60, 90], "dice": ["D12", "D10", "D8"]},
@@ -136,7 +136,7 @@ def next_document(rng: random.Random, previous: dict[str, Any]) -> dict[str, Any
     """The document after one command: a copy of ``previous`` with what a /fire changes
     (the firing unit's state, the target's models and casualties, the log's tail).
 
-    Commits store a patch from the previous version (db/patch.py), whose cost depends on
+    Commits store a patch from the previous version (db/chain/patch.py), whose cost depends on
     how much changed: unrelated random documents would make every patch a rewrite of the
     whole document, which no command does.
     """
@@ -180,7 +180,7 @@ def realistic_event(rng: random.Random, step: int) -> NewEvent:
 
 Statement = tuple[str, tuple[Any, ...]]
 
-# Explicit column lists, as the store's own statements (db/sqlite.py) have.
+# Explicit column lists, as the store's own statements (db/drivers/sqlite.py) have.
 INSERT_STATE = "INSERT INTO states (channel_id, version, status, document) VALUES (?, ?, ?, ?)"
 INSERT_EVENT = (
     "INSERT INTO events (channel_id, seq, interaction_id, actor_id, verb, args, dice, "
@@ -434,7 +434,7 @@ def populate(path: Path, games: int, rng: random.Random) -> float:
         for offset in range(games):
             channel_id = 10**15 + offset
             guild_id = rng.randrange(100)
-            # The event create_game writes (db.sqlite.SqliteStore.create_game).
+            # The event create_game writes (db.drivers.sqlite.SqliteStore.create_game).
             pending = system_event(
                 VERB_CREATED,
                 args={"ruleset": "manovra", "language": "it", "guild_id": guild_id},

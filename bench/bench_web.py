@@ -19,6 +19,9 @@ serve them, `bot.web.beside`).
    no readers, readers of the threads, readers of the pages' process. The commands' p50/p99
    in each (target: p99 ≤ 10 ms with the readers), how the readers were answered, and the
    bot process's CPU time a second (not inflated by the machine's other jobs).
+   The browsers' own work (sending, reading, parsing the answers) is a phone's, not the
+   server's: their process runs at niceness ``--crowd-nice`` (19 by default; 0 to let it
+   compete with the bot for this machine's cores as it did before).
 
 The last lines are each way's verdicts: PASS or FAIL for each target, and the ratios of the
 commands' p99 and p50 with readers to those without.
@@ -48,12 +51,12 @@ from contextlib import AsyncExitStack
 from aiohttp import ClientSession
 from aiohttp.test_utils import TestServer
 
+from bot.app.settings import load_settings
 from bot.service import GameService, Request
 from bot.service.links import LinkSigner, use_links
-from bot.settings import load_settings
 from bot.web.app import WebPages
 from bot.web.beside import start_pages_process
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 
 GAME, OTHER = 10, 11
 REFEREE, ANNA, BRUNO = 1, 2, 3
@@ -88,12 +91,15 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
-async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None:
+async def main(
+    rounds: int, seconds: float, refresh: float, cycles: int, crowd_nice: int = 19
+) -> None:
     folder = tempfile.mkdtemp(prefix="bench-web-")
     store = await SqliteStore.open(f"{folder}/arbitro.db")
     service = GameService(store)
     counter = itertools.count()
-    toggle = itertools.cycle(_TOGGLE)
+    # Each game's own turn of seating and unseating (whatever number of rounds went before).
+    toggles = {GAME: itertools.cycle(_TOGGLE), OTHER: itertools.cycle(_TOGGLE)}
 
     async def command(channel: int, who: int, verb: str, /, **options: object) -> None:
         await service.handle(
@@ -101,7 +107,7 @@ async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None
         )
 
     async def new_event() -> None:
-        verb, options = next(toggle)
+        verb, options = next(toggles[GAME])
         await command(GAME, REFEREE, verb, user=ANNA, **options)
 
     for channel in (GAME, OTHER):
@@ -180,8 +186,8 @@ async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None
             timings: list[float] = []
             end = time.perf_counter() + span
             while time.perf_counter() < end:
-                verb, options = next(toggle)
                 for channel in (GAME, OTHER):
+                    verb, options = next(toggles[channel])
                     moment = time.perf_counter()
                     await command(channel, REFEREE, verb, user=ANNA, **options)
                     timings.append(time.perf_counter() - moment)
@@ -208,7 +214,9 @@ async def main(rounds: int, seconds: float, refresh: float, cycles: int) -> None
         answered: dict[str, dict[str, int]] = {mode: {} for mode in MODES}
         spawn = multiprocessing.get_context("spawn")
         loop = asyncio.get_running_loop()
-        with ProcessPoolExecutor(1, mp_context=spawn) as crowd:
+        with ProcessPoolExecutor(
+            1, mp_context=spawn, initializer=os.nice, initargs=(crowd_nice,)
+        ) as crowd:
             await loop.run_in_executor(crowd, int, 0)  # started before the clock runs
             for _ in range(cycles):
                 alone += await phase("alone", span / 2)
@@ -281,5 +289,16 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=20.0, help="readers' time, each way")
     parser.add_argument("--refresh", type=float, default=1.0)
     parser.add_argument("--cycles", type=int, default=4, help="phases turn about this often")
+    parser.add_argument(
+        "--crowd-nice", type=int, default=19, help="the browsers' process's niceness (0-19)"
+    )
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.rounds, arguments.seconds, arguments.refresh, arguments.cycles))
+    asyncio.run(
+        main(
+            arguments.rounds,
+            arguments.seconds,
+            arguments.refresh,
+            arguments.cycles,
+            arguments.crowd_nice,
+        )
+    )

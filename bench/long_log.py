@@ -29,8 +29,8 @@ async def build(
 ) -> None:
     """Create ``channel``'s game in the SQLite file ``path`` and log ``events`` rolls."""
     from db.core.steps import Query, read
+    from db.drivers.sqlite import SqliteStore
     from db.models import NewEvent
-    from db.sqlite import SqliteStore
     from rules.core.ruleset import get_ruleset
 
     play = get_ruleset(ruleset).play

@@ -6,7 +6,7 @@
 A referee creates the game in the chosen language, one player joins each side, and then,
 until the game ends, the seat whose action it is types a line: each line is built from the
 ruleset's legal actions (owed rolls first) with ``bot.commands.command_line``, sent through
-the real :class:`bot.console.Console` (its parser, its replies) as that seat after ``/as``.
+the real :class:`bot.console.table.Console` (its parser, its replies) as that seat after ``/as``.
 Dice are fair random (``secrets``), as in a real game. Prints the transcript (or writes it)
 and a last line with the lines typed, the refusals and the final turn; exits 1 if any line
 the rules listed was refused or the game did not end.
@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.commands import command_line
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import GameService
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import fill_options
 

@@ -1,7 +1,7 @@
 """Every command of both front ends, declared once.
 
 The Discord app commands (:mod:`bot.discord.commands`) and the console parser and its
-``/help`` (:mod:`bot.console`) are generated from :data:`COMMANDS`, so a command or an
+``/help`` (:mod:`bot.console.table`) are generated from :data:`COMMANDS`, so a command or an
 option cannot exist in one and not the other. Each :class:`CommandSpec` names the service
 verb it sends and its options (:class:`OptionSpec`): name, type, description key,
 choices or autocomplete kind, whether required, bounds. :func:`invocation` turns the values

@@ -141,7 +141,7 @@ class CommitResult:
     event: EventRecord
     duplicate: bool = False
     #: Whether the new version's whole document was kept as a snapshot, and the patch bytes
-    #: since the last snapshot through it (`db.patch.snapshot_due`); None when not written.
+    #: since the last snapshot through it (`db.chain.patch.snapshot_due`); None when not written.
     run: tuple[bool, int] | None = None
 
     @property
@@ -207,10 +207,10 @@ class GameRecord:
     #: The hash of the event at the head of the chain (the anchor shown under every reply).
     head_hash: str | None = None
     #: The document's canonical JSON as stored, when the record was read from the store: the
-    #: base a command's next commit is diffed against (`db.prepare.CommitPreparer`).
+    #: base a command's next commit is diffed against (`db.chain.prepare.CommitPreparer`).
     document_text: str | None = field(default=None, repr=False, compare=False)
     kind: GameKind = "game"
-    #: The record's secret salt, hashed into each state (`db.hashing.state_hash`; None: a
+    #: The record's secret salt, hashed into each state (`db.chain.hashing.state_hash`; None: a
     #: record stored before schema 12). The store's own: never shown to a player.
     state_salt: str | None = field(default=None, repr=False, compare=False)
 
@@ -374,7 +374,7 @@ class ExportBundle:
     state_salt: str | None = field(default=None, repr=False)
 
     def to_json_dict(self) -> JsonObject:
-        """The bundle as a JSON-ready dict; `db.hashing.verify_export` checks it."""
+        """The bundle as a JSON-ready dict; `db.chain.hashing.verify_export` checks it."""
         return {
             "format": EXPORT_FORMAT,
             "exported_at": format_timestamp(self.exported_at),
@@ -409,5 +409,5 @@ class PreparedState:
 
 
 # A game document: a JSON object, as a dict or as JSON text, or already prepared for a
-# commit (`db.prepare.CommitPreparer`).
+# commit (`db.chain.prepare.CommitPreparer`).
 Document = Mapping[str, Any] | str | PreparedState

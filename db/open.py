@@ -7,8 +7,8 @@ processes or hosts). Everything above `db/` opens its store through `open_store`
 
 from __future__ import annotations
 
-from db.postgres import PostgresStore, redact
-from db.sqlite import SqliteStore
+from db.drivers.postgres import PostgresStore, redact
+from db.drivers.sqlite import SqliteStore
 
 SQLITE_PREFIX = "sqlite:///"
 

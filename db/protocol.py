@@ -1,9 +1,9 @@
 """The storage interface the application core depends on.
 
-`db.sqlite.SqliteStore` is the embedded implementation and `db.postgres.PostgresStore` the
-server one (several bot processes or hosts), both `db.store.CoreStore` over the operations
-of `db.core`; `db.open.open_store` picks one from a URL.
-Every backend keeps the same invariants (docs/storage.md): a game's version equals its
+`db.drivers.sqlite.SqliteStore` is the embedded implementation and
+`db.drivers.postgres.PostgresStore` the server one (several bot processes or hosts), both
+`db.store.CoreStore` over the operations of `db.core`; `db.open.open_store` picks one from a
+URL. Every backend keeps the same invariants (docs/storage.md): a game's version equals its
 number of events, a write is the new state plus its event in one transaction guarded by
 the version the caller read, an interaction id takes effect once, and the event log is
 hash-chained.
@@ -34,9 +34,9 @@ from db.models import (
     StateRecord,
 )
 
-if TYPE_CHECKING:  # db.prepare and db.history build on the types named here
-    from db.history import ExportHead, StoredVersion
-    from db.prepare import PreparedEvent
+if TYPE_CHECKING:  # db.chain.prepare and db.chain.history build on the types named here
+    from db.chain.history import ExportHead, StoredVersion
+    from db.chain.prepare import PreparedEvent
 
 
 class GameStore(Protocol):
@@ -136,7 +136,7 @@ class GameStore(Protocol):
         """Move an ended game out of its channel into the archive, in one transaction.
 
         The store reads the game's history page by page, checks it and keeps it compact
-        (`db.archive`: events, version 1, snapshots and patches); ``bundle``, the game's
+        (`db.chain.archive`: events, version 1, snapshots and patches); ``bundle``, the game's
         export if the caller took one, is encoded instead. The game must still be at the
         version read. Raises `GameNotEnded` for a game in progress, `VersionConflict` if it
         changed meanwhile, `GameNotFound`.
@@ -178,7 +178,7 @@ class GameStore(Protocol):
 
     async def export_head(self, channel_id: int) -> ExportHead:
         """What an export writes before the events, read in one snapshot: the game, its
-        members, the head event's hash and the head version's document (`db.export`).
+        members, the head event's hash and the head version's document (`db.chain.export`).
         Raises `GameNotFound`; `ChainBroken` for a stored state beyond the last event."""
         ...
 
@@ -187,12 +187,12 @@ class GameStore(Protocol):
     ) -> list[StoredVersion]:
         """The versions after ``after_seq`` up to ``upto_seq`` (at most ``limit``), in
         order: each event's stored texts, its state's patch and full document if kept. A
-        short read: a long history is read page by page, never whole (`db.history`)."""
+        short read: a long history is read page by page, never whole (`db.chain.history`)."""
         ...
 
     async def archive_chunk(self, archive_id: int, offset: int, size: int) -> bytes:
         """Up to ``size`` bytes of an archive's stored bundle from ``offset`` (empty past
-        its end; `db.archive` reads them). Raises `ArchiveNotFound`."""
+        its end; `db.chain.archive` reads them). Raises `ArchiveNotFound`."""
         ...
 
     async def event_by_interaction(self, interaction_id: str) -> EventRecord | None:

@@ -1,11 +1,11 @@
 """`GameStore` written once, over a driver that runs the core's operations.
 
 `CoreStore` turns each method of the interface into one operation of the core (`db.core`)
-and hands it to its driver's `_execute`: `db.sqlite.SqliteStore` (aiosqlite, group commit)
-and `db.postgres.PostgresStore` (asyncpg, a pool). What is per process rather than per
+and hands it to its driver's `_execute`: `db.drivers.sqlite.SqliteStore` (aiosqlite, group commit)
+and `db.drivers.postgres.PostgresStore` (asyncpg, a pool). What is per process rather than per
 backend lives here: the memory of the chain heads this process verified
-(`db.chain.VerifiedChains`) and the commit preparer's memory of each channel's last document
-(`db.prepare.CommitPreparer`).
+(`db.chain.verify.VerifiedChains`) and the commit preparer's memory of each channel's last document
+(`db.chain.prepare.CommitPreparer`).
 """
 
 from __future__ import annotations
@@ -21,18 +21,19 @@ from functools import partial
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from db.archive import archive_row, bundle_of, encode_bundle
-from db.chain import VerifiedChains, VerifiedHead
+from db.chain.archive import archive_row, bundle_of, encode_bundle
+from db.chain.hashing import canonical_json, encode_document, parse_kept
+from db.chain.head_cache import HeadCache
+from db.chain.history import PAGE_VERSIONS, ExportHead, StoredVersion
+from db.chain.long_history import LongHistories
+from db.chain.prepare import CommitPreparer, PreparedEvent, prepare_event, system_event
+from db.chain.verify import VerifiedChains, VerifiedHead
 from db.core import games, logs, records
 from db.core import members as roster
 from db.core.common import MAX_EVENTS_PAGE, event_by_interaction, members_of
 from db.core.dialect import Dialect
 from db.core.records import MAX_RECORDS_PAGE
 from db.core.steps import Operation, Step, Transaction
-from db.hashing import canonical_json, encode_document, parse_kept
-from db.head_cache import HeadCache
-from db.history import PAGE_VERSIONS, ExportHead, StoredVersion
-from db.long_history import LongHistories
 from db.models import (
     GAME_KINDS,
     GAME_STATUSES,
@@ -62,7 +63,6 @@ from db.models import (
     parse_timestamp,
     utc_now,
 )
-from db.prepare import CommitPreparer, PreparedEvent, prepare_event, system_event
 
 _T = TypeVar("_T")
 
@@ -89,20 +89,20 @@ class CoreStore(ABC):
     dialect: Dialect
 
     def __init__(self) -> None:
-        # A commit's canonical JSON, patch and event texts (`db.prepare`): made by the
+        # A commit's canonical JSON, patch and event texts (`db.chain.prepare`): made by the
         # caller when it passes a `PreparedState` (the service does, on its rules thread),
         # otherwise on a worker thread; never on the event loop.
         self.preparer = CommitPreparer()
-        # The chain head this process verified per channel (db/chain.py): a game's history
+        # The chain head this process verified per channel (db/chain/verify.py): a game's history
         # is verified once, then every commit extends the verified head.
         self.verified_chains = VerifiedChains()
         # Long histories: the event chain verified on first touch, the states in the
-        # background (db/long_history.py).
+        # background (db/chain/long_history.py).
         self.long_histories = LongHistories(
             self.verified_chains, lambda steps, channel: self._run(steps, "read", channel)
         )
         # The verified head of the games played lately, served again after a probe
-        # (db/head_cache.py); empty on a backend without a change counter.
+        # (db/chain/head_cache.py); empty on a backend without a change counter.
         self.head_cache = HeadCache()
 
     @abstractmethod
@@ -147,11 +147,11 @@ class CoreStore(ABC):
 
     async def _verify_long_history(self, channel_id: int) -> None:
         """A long history this process has not verified yet: its event chain now, its
-        states in the background (`db.long_history`)."""
+        states in the background (`db.chain.long_history`)."""
         await self.long_histories.verify(channel_id)
 
     async def history_checks(self) -> None:
-        """Wait for the checks of long histories' states under way (`db.long_history`)."""
+        """Wait for the checks of long histories' states under way (`db.chain.long_history`)."""
         await self.long_histories.checked()
 
     # ---- games ---------------------------------------------------------------------------
@@ -245,7 +245,7 @@ class CoreStore(ABC):
         channel if the stored rows cannot be read back or fail their checks.
         """
         channel_id = operator.index(channel_id)
-        if self.dialect.change_counter:  # the same read, kept (`db.head_cache`)
+        if self.dialect.change_counter:  # the same read, kept (`db.chain.head_cache`)
             return (await self.open_command(channel_id)).record
         await self._verify_long_history(channel_id)
         return await self._run(
@@ -258,7 +258,7 @@ class CoreStore(ABC):
         """The game, the event ``interaction_id`` already committed (if any), members and
         the game's sealed feature records: one batch of reads in one snapshot, or what the
         last one read (and this process's commits since) after a probe finds that nobody
-        else has written since (`db.head_cache`)."""
+        else has written since (`db.chain.head_cache`)."""
         channel_id = operator.index(channel_id)
         interaction = None if interaction_id is None else str(interaction_id)
         if not self.dialect.change_counter:
@@ -523,7 +523,7 @@ class CoreStore(ABC):
     ) -> ArchivedGame:
         """Move an ended game out of its channel into the archive, in one transaction.
 
-        Its history is read page by page and stored compact (`db.archive`); the move
+        Its history is read page by page and stored compact (`db.chain.archive`); the move
         itself is one short write, refused if the game changed meanwhile."""
         channel_id = operator.index(channel_id)
         version, fields, blob = await archive_row(self, channel_id, bundle, title)
@@ -557,7 +557,7 @@ class CoreStore(ABC):
 
     async def archived_export(self, archive_id: int) -> dict[str, Any]:
         """An archived game's whole export bundle as JSON, every state rebuilt (for copies;
-        `db.archive.read_archive` reads it page by page)."""
+        `db.chain.archive.read_archive` reads it page by page)."""
         blob = await self._run(partial(logs.archived_bundle, operator.index(archive_id)))
         return await asyncio.to_thread(bundle_of, blob)
 
@@ -598,7 +598,7 @@ class CoreStore(ABC):
         )
 
     async def export_head(self, channel_id: int) -> ExportHead:
-        """What an export writes before the events (`db.history.ExportHead`)."""
+        """What an export writes before the events (`db.chain.history.ExportHead`)."""
         return await self._run(
             partial(logs.export_head, self.dialect, channel_id), "read", channel_id
         )

@@ -23,9 +23,9 @@ from PIL import Image
 import bot
 import db
 import rules
-from bot.channel_locks import ChannelLocks
-from db.head_cache import MAX_BYTES, MAX_ENTRIES, HeadCache
-from db.patch import ParsedDocuments
+from bot.service.channel_locks import ChannelLocks
+from db.chain.head_cache import MAX_BYTES, MAX_ENTRIES, HeadCache
+from db.chain.patch import ParsedDocuments
 from rules.core.caches import BoundedCache, bounded_caches
 from rules.core.resolution import Odds, OddsEntry, Outcome
 from tests.db.helpers import command_context, verified_head

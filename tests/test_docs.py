@@ -136,7 +136,7 @@ def test_a_transcript_runs_at_the_console_as_shown(name: str, block: str, tmp_pa
         [
             sys.executable,
             "-m",
-            "bot.main",
+            "bot.app.main",
             "console",
             "--strict",
             "--language=en",

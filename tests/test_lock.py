@@ -51,5 +51,5 @@ def test_every_declared_dependency_is_pinned_inside_its_range_with_an_upper_boun
 def test_the_runtime_lock_agrees_with_the_test_lock() -> None:
     runtime_lock, test_lock = pins("requirements.lock"), pins("requirements-test.lock")
     assert runtime_lock.items() <= test_lock.items()
-    # The SQLite store runs on aiosqlite (db/aiosqlite_driver.py): pinned in both locks.
+    # The SQLite store runs on aiosqlite (db/drivers/aiosqlite_driver.py): pinned in both locks.
     assert "aiosqlite" in runtime_lock and runtime_lock["aiosqlite"] == test_lock["aiosqlite"]

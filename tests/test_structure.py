@@ -147,9 +147,8 @@ IN_FUNCTIONS_ALLOWED: frozenset[str] = frozenset()
 
 def test_the_graph_is_read() -> None:
     graph, _ = _graph()
-    assert "bot.service" in graph and "db.sqlite" in graph["db.open"] | graph["bot.service"] | {
-        "db.sqlite"
-    }
+    sqlite = "db.drivers.sqlite"
+    assert "bot.service" in graph and sqlite in graph["db.open"] | graph["bot.service"] | {sqlite}
     assert "rules.core.errors" in graph["rules.core.scenario"]
 
 

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 import pytest
 
 from bot.commands import COMMANDS
-from bot.render_text import notice_text
-from bot.result_text import outcome_line
+from bot.console.render_text import notice_text
 from bot.service.errors import NotNow
+from bot.service.result_text import outcome_line
 from rules.core.errors import IllegalAction
 from rules.core.i18n import LANGUAGES, NARROW_SPACE, catalogue, collapse_spaces, translate
 from rules.core.legal import LegalAction, NotOwed

@@ -1,6 +1,6 @@
 """The Discord bot: slash commands, translator, persistent buttons, error handler, sync, reminders.
 
-``bot.lifecycle`` builds it with :func:`build_bot` and runs it; ``arbitro sync --dry-run``
+``bot.app.lifecycle`` builds it with :func:`build_bot` and runs it; ``arbitro sync --dry-run``
 prints :func:`dry_run_payload`, the exact JSON the bot sends Discord when it syncs.
 
 Syncing only on change: Discord rate-limits command syncs and discord.py advises syncing

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import discord
 
+from bot.console.render_text import chain_head_text, owed_lines
 from bot.discord.outgoing import (
     CONTENT_LIMIT,
     NO_MENTIONS,
@@ -35,9 +36,6 @@ from bot.discord.outgoing import (
 )
 from bot.discord.views import BUTTON_LIMIT, reply_buttons
 from bot.render.pictures import MAP_FILE
-from bot.render_text import chain_head_text, owed_lines
-from bot.result_text import ResultText, result_text, score_text
-from bot.rolls import dice_prompt_text
 from bot.service.replies import (
     CampaignReply,
     ConfirmReply,
@@ -52,6 +50,8 @@ from bot.service.replies import (
     prompt_of,
     result_view_of,
 )
+from bot.service.result_text import ResultText, result_text, score_text
+from bot.service.rolls import dice_prompt_text
 from rules.campaign.text import page_lines, quotes_players
 from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate

@@ -24,7 +24,7 @@ import sys
 import threading
 from typing import TextIO
 
-from bot.console import ParseError, parse_line, user_id_of
+from bot.console.table import ParseError, parse_line, user_id_of
 from bot.discord.client import ArbitroBot
 from bot.service import Request
 from rules.core.errors import RulesError

@@ -30,9 +30,10 @@ from bot.discord.errors import PENDING, describe_interaction, report_error
 from bot.discord.outgoing import with_mentions
 from bot.discord.translator import LOCALES
 from bot.discord.views import ActionButton, DieFaceButton, view_after_click
-from bot.export import discard
+from bot.render.campaign_report import with_report
 from bot.render.pictures import reply_picture, with_drawings
 from bot.service import MAX_SCENARIO_BYTES, GameService, Request
+from bot.service.export import discard
 from bot.service.replies import DirectReply, Reply, spool_of
 from rules.core.errors import InvalidInput, RulesError
 
@@ -171,7 +172,7 @@ async def send_reply(
         if answer is not None:
             await send_payloads(interaction, reply_to_messages(answer), private=True)
         return
-    reply = await with_drawings(reply)
+    reply = await with_drawings(await with_report(reply))
     public = reply.public
     if public is not None and not private:
         picture = await reply_picture(public)

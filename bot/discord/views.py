@@ -25,9 +25,9 @@ import discord
 
 from bot.commands import DIE_ANSWER
 from bot.discord.errors import report_error
-from bot.rolls import DicePrompt
 from bot.service.errors import ServiceError
 from bot.service.replies import ConfirmReply, PlayReply, Reply, RollReply, StatusReply
+from bot.service.rolls import DicePrompt
 from rules.core.i18n import translate
 from rules.render import outcome_text
 

@@ -21,10 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.channel_locks import ChannelLocks
 from bot.commands import CommandSpec
-from bot.integrity import refusal_of
-from bot.limits import LogLimiter, LogLimits
 from bot.service import (
     campaign,
     deadlines,
@@ -37,6 +34,7 @@ from bot.service import (
     views,
     web,
 )
+from bot.service.channel_locks import ChannelLocks
 from bot.service.errors import ServiceError
 from bot.service.events import resolutions_of, result_of
 from bot.service.handlers import (
@@ -51,11 +49,13 @@ from bot.service.handlers import (
     Who,
     Written,
 )
+from bot.service.integrity import refusal_of
+from bot.service.limits import LogLimiter, LogLimits
 from bot.service.replies import PlayReply, Reply, ResultView
 from bot.service.requests import Request, seat_among
 from bot.service.stored.seat_names import note_seat_name
 from bot.service.stored.table import open_table
-from bot.workers import DEFAULT_WORKERS, ChannelWorkers
+from bot.service.workers import DEFAULT_WORKERS, ChannelWorkers
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import EventRecord, GameRecord
 from db.protocol import GameStore
@@ -117,14 +117,14 @@ class GameService:
     ) -> None:
         """``language``: the language of a game created without one, and of answers outside
         any game to an asker whose own language is unknown (``ARBITRO_LANGUAGE``);
-        ``workers``: the threads rules work runs on (bot.workers); ``limits``: how often
-        anyone may add to a channel's log (`bot.limits`; a limiter is used as it is, with
+        ``workers``: the threads rules work runs on (bot.service.workers); ``limits``: how often
+        anyone may add to a channel's log (`bot.service.limits`; a limiter is used as it is, with
         its own clock); ``table``: the handlers (every feature's, by default)."""
         if language not in LANGUAGES:
             raise ValueError(f"unknown language {language!r}: one of {', '.join(LANGUAGES)}")
         self._store = store
         # Every question to the rules runs off the event loop, on a few threads, one job
-        # per channel at a time (bot.workers): a slow channel holds neither the loop nor
+        # per channel at a time (bot.service.workers): a slow channel holds neither the loop nor
         # another channel's commands and reads. Free rolls and joins are rate limited per
         # user and channel, shared by every front end.
         self._services = Services(

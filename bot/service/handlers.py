@@ -38,11 +38,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from bot.limits import LogLimiter
+from bot.service.limits import LogLimiter
 from bot.service.replies import Reply
 from bot.service.requests import Request
 from bot.service.stored.table import TableContext, open_table
-from bot.workers import ChannelWorkers
+from bot.service.workers import ChannelWorkers
 from db.errors import StoreError
 from db.models import GameRecord
 from db.protocol import GameStore
@@ -68,7 +68,7 @@ WORK_BUDGET_S = 0.5
 REPLAY_BUDGET_S = 4 * WORK_BUDGET_S
 
 # The channel of the request being handled: rules work asked for while handling it takes
-# that channel's turn on the workers (bot.workers).
+# that channel's turn on the workers (bot.service.workers).
 REQUEST_CHANNEL: ContextVar[int | None] = ContextVar("request_channel", default=None)
 
 

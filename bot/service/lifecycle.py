@@ -24,7 +24,7 @@ from bot.service.requests import role_option
 from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.roles import creator_role, set_creator_role
 from bot.service.stored.seat_names import note_seat_name
-from db.archive import read_archive
+from db.chain.archive import read_archive
 from db.errors import StoreError
 from db.models import ArchivedGame, GameSummary
 from rules.core.battlefield import MapView

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from bot.service import views
 from bot.service.campaign.export import map_view
 from bot.service.campaign.ledger import CAMPAIGN_ARG, language_of, load_campaign
+from bot.service.core import TABLE
 from bot.service.errors import ServiceError
 from bot.service.events import (
     event_line,
@@ -30,7 +31,6 @@ from bot.service.events import (
     plain_mentions,
     resolutions_of,
 )
-from bot.service.core import TABLE
 from bot.service.handlers import GameCall, Services
 from bot.service.links import Link
 from bot.service.replies import StatusReply
@@ -39,7 +39,8 @@ from bot.service.stored.seat_names import seat_names
 from bot.service.stored.table import TableContext, open_table
 from db.errors import GameNotFound
 from db.models import EventRecord
-from rules.campaign.state import CampaignState, Standing, event_of, standings
+from rules.campaign.events import event_of
+from rules.campaign.state import CampaignState, Standing, standings
 from rules.campaign.story import CampaignMap
 from rules.campaign.text import (
     book_lines,

@@ -5,18 +5,16 @@ move it was, the command, what the new state offers and awaits, the picture, and
 document prepared for the store — then committed with its event in one transaction.
 Physical dice typed by the player serve only the acting side's rolls; when they run out the
 command is kept (a pending roll) and the roller is asked for the next die (``dice.roll``
-answers it and runs the command again, one die further: :mod:`bot.rolls`).
+answers it and runs the command again, one die further: :mod:`bot.service.rolls`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from bot.commands import DIE_ANSWER
-from bot.help import command_names
-from bot.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.service.closing import close_game
 from bot.service.errors import ServiceError, command_name, not_now
 from bot.service.events import (
@@ -31,6 +29,7 @@ from bot.service.events import (
     secret_of,
 )
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
+from bot.service.help import command_names
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
 from bot.service.redaction import Unseen, unseen_units
 from bot.service.replies import PlayReply, Reply, ResultView, RollReply
@@ -41,6 +40,7 @@ from bot.service.requests import (
     players_among,
     seat_among,
 )
+from bot.service.rolls import DicePrompt, answered_face, refusal_whatever_the_dice, typed_faces
 from bot.service.stored.dice import (
     PendingRoll,
     drop_pending_roll,
@@ -49,9 +49,9 @@ from bot.service.stored.dice import (
 )
 from bot.service.stored.table import TableContext, open_table
 from bot.service.suggest import with_suggestions
+from db.chain.prepare import PreparedEvent, prepare_event
 from db.errors import GameNotFound
 from db.models import NewEvent, PreparedState
-from db.prepare import PreparedEvent, prepare_event
 from rules.core.battlefield import MapView
 from rules.core.declaration import declarations
 from rules.core.dice import (
@@ -96,7 +96,7 @@ RULESET_VERBS: tuple[str, ...] = tuple(
 async def free_roll(call: Call) -> Reply:
     """``/roll 2d6+1``: free dice, logged in the channel's game when there is one.
 
-    Counted by the log's rate limit (`bot.limits`: tighter without a seat). Parsing,
+    Counted by the log's rate limit (`bot.service.limits`: tighter without a seat). Parsing,
     rolling and the odds run on the rules thread, the odds once for every renderer
     (an expression whose odds would cost too much rolls without them, at once).
     """
@@ -267,7 +267,7 @@ async def play_verb(
             ending.append(ended)
         if preparer is not None:
             # Diffed against the very text this command read: no memory of documents
-            # is needed for it (db.prepare keeps only the few channels used last).
+            # is needed for it (db.chain.prepare keeps only the few channels used last).
             prepared.append(
                 preparer.prepare(
                     request.channel_id, result.document, base_text=record.document_text
@@ -323,6 +323,11 @@ async def play_verb(
     )
     if ACTED_FOR_ARG in event.args:
         reply.acted_for = before
+
+    def sides_now() -> Mapping[str, str]:
+        # Read where a reply names a side (a secret command's notice), not for every reply.
+        return rules.sides(document)
+
     if typed is not None:
         reply.by_hand = True
     result = await store.commit(
@@ -336,7 +341,7 @@ async def play_verb(
         earlier = result_of(result.event)
         if earlier is not None:
             reply.result = ResultView(earlier, rules.sides(document))
-        return _kept_secret(reply, result.event, request.verb, rules.sides(document))
+        return _kept_secret(reply, result.event, request.verb, sides_now)
     reply.follow_ups = follow_ups
     if pictures and pictures[-1] is not None:
         # Under the picture, the command and its outcome as the channel may read them.
@@ -356,14 +361,14 @@ async def play_verb(
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
     seen = public[0] if public else None
-    return _kept_secret(reply, result.event, request.verb, rules.sides(document), seen)
+    return _kept_secret(reply, result.event, request.verb, sides_now, seen)
 
 
 def _kept_secret(
     reply: PlayReply,
     event: Any,
     verb: str,
-    sides: Mapping[str, str],
+    sides: Callable[[], Mapping[str, str]],
     seen: StatusView | None = None,
 ) -> PlayReply:
     """A command that tells where a hidden unit is: the reply goes to its asker only, and
@@ -379,7 +384,7 @@ def _kept_secret(
     notice = Outcome.of(
         "bot.log.hidden_played_on" if acted_on else "bot.log.hidden_played",
         command=command_name(verb),
-        side=sides.get(secret, secret),
+        side=sides().get(secret, secret),
         units=", ".join(acted_on),
     )
     public = PlayReply(

@@ -11,7 +11,7 @@ After a rules fix, :func:`adopt_replayed` stores the replayed final state as a n
 event (``game.replayed``): history stays append-only and the hash chain covers it.
 
 The whole-game fuzzer calls :func:`replay_game` to check a finished game; the
-``arbitro db replay`` command (:mod:`bot.replay_cli`) calls it for stored games.
+``arbitro db replay`` command (:mod:`bot.app.replay_cli`) calls it for stored games.
 
 A re-roll (``/dice reroll seq:N``, :mod:`bot.service.history`) runs a disputed command again
 with fresh dice, then the commands given after it with their recorded dice
@@ -38,7 +38,7 @@ from bot.service.events import (
     secret_of,
     with_result,
 )
-from db.hashing import canonical_json
+from db.chain.hashing import canonical_json
 from db.models import (
     VERB_CREATED,
     VERB_ENDED,

@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.export import FileContent
-from bot.rolls import DicePrompt
+from bot.service.export import FileContent
+from bot.service.rolls import DicePrompt
+from rules.campaign.state import CampaignState
 from rules.campaign.story import CampaignMap
 from rules.campaign.text import CampaignPage
 from rules.core.battlefield import MapView
@@ -181,6 +182,20 @@ class CampaignReply(Reply):
     page: CampaignPage
 
 
+@dataclass(frozen=True)
+class CampaignReport:
+    """``/campaign export``'s after-action report as data, for the front ends to lay out
+    (`bot.render.campaign_report`, through `rules.campaign.report`): the campaign's state,
+    whether its channels are a server's, its log's head hash, and its events as stored, one
+    JSON object a line (`db.models.EventRecord.to_json_dict`) in a file of the reply's spool,
+    so a log of any length is read a page at a time."""
+
+    state: CampaignState
+    in_guild: bool
+    head: str
+    events: Path
+
+
 @dataclass(kw_only=True)
 class FilesReply(Reply):
     """Files to attach (or save, at the console): an export."""
@@ -188,10 +203,12 @@ class FilesReply(Reply):
     #: Bytes, or a spooled file's path.
     files: dict[str, FileContent] = field(default_factory=dict)
     #: The directory holding the spooled files: the front end removes it once they are
-    #: sent or saved (`bot.export.discard`).
+    #: sent or saved (`bot.service.export.discard`).
     spool: Path | None = None
     #: The campaign's map, which the front ends draw and attach beside the files.
     campaign_map: CampaignMap | None = None
+    #: The campaign's after-action report, which the front ends write as the first file.
+    campaign_report: CampaignReport | None = None
 
 
 @dataclass(kw_only=True)

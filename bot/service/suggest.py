@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.help import closest
+from bot.service.help import closest
 from rules.core.budget import WorkBudgetExceeded
 from rules.core.declaration import Declaration, declaration
 from rules.core.errors import RulesError, UnknownName

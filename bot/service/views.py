@@ -25,12 +25,11 @@ from bot.commands import (
     OptionType,
     ruleset_view,
 )
-from bot.export import Redaction, export_files
-from bot.help import channel_commands, command_names, help_lines
-from bot.result_text import result_text
 from bot.service.errors import ServiceError
 from bot.service.events import PUBLIC_ARGS, event_line, may_read, result_of
+from bot.service.export import Redaction, export_files
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
+from bot.service.help import channel_commands, command_names, help_lines
 from bot.service.maps import (
     channel_map,
     localized_map,
@@ -47,11 +46,12 @@ from bot.service.replies import (
     TextReply,
 )
 from bot.service.requests import Request, int_option, players_among, seat_among
+from bot.service.result_text import result_text
 from bot.service.stored.table import TableContext
-from db.archive import read_archive
+from db.chain.archive import read_archive
+from db.chain.export import history_pages
+from db.chain.history import ExportHead, StoredVersion
 from db.errors import GameNotFound, StoreError
-from db.export import history_pages
-from db.history import ExportHead, StoredVersion
 from db.models import EventRecord, GameRecord
 from rules.campaign.book import book_files
 from rules.campaign.state import CampaignState
@@ -192,7 +192,7 @@ async def show_log(call: Call) -> Reply:
 async def export(call: Call) -> Reply:
     """``/game export``: the verifiable JSON and the after-action report, written page
     by page on worker threads (bounded memory; other channels' commands run between
-    the pages: `bot.export`). ``archive:N``: an archived game of this guild."""
+    the pages: `bot.service.export`). ``archive:N``: an archived game of this guild."""
     request, store = call.request, call.store
     if request.options.get("archive") is not None:
         return await _export_archived(call)

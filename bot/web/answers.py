@@ -19,10 +19,10 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.limits import LogLimiter
 from bot.render.campaign_map import campaign_map_png
 from bot.render.map import render_map
 from bot.service.handlers import REQUEST_CHANNEL, Services
+from bot.service.limits import LogLimiter
 from bot.service.links import Link, LinkSigner
 from bot.service.pages import (
     NotFound,
@@ -36,8 +36,8 @@ from bot.service.pages import (
     seat_of,
 )
 from bot.service.stored.table import TableContext
+from bot.service.workers import ChannelWorkers
 from bot.web.pages import Address, campaign_html, game_html
-from bot.workers import ChannelWorkers
 from db.protocol import GameStore
 from rules.core.dice import SystemDice
 

@@ -10,7 +10,7 @@ Routes, each under a signed link (`bot.service.links`):
 Only GET and HEAD are answered (anything else: 405); a tampered or expired link: 403, even
 when its page is remembered (the link is checked first). The answers — ETag by chain head
 and reader, 304, the remembered pages — are `bot.web.answers`'; they are built on worker
-threads of the pages' own (`bot.workers`), never on the event loop. Past `PENDING` requests
+threads of the pages' own (`bot.service.workers`), never on the event loop. Past `PENDING` requests
 at once, 503 with Retry-After. Beside a bot the server runs in a process of its own
 (`bot.web.beside`): a reader holds neither the bot's event loop nor its commands.
 """
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from bot.app.settings import Settings
 from bot.service.links import BadLink, Link, LinkSigner
 from bot.service.pages import LOG_PAGE, NotFound
-from bot.settings import Settings
 from bot.web.answers import HTML, PageBuilder, Rendered
 from bot.web.pages import message_html
 from db.protocol import GameStore

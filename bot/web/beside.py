@@ -27,12 +27,12 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
 
+from bot.app.settings import Settings
 from bot.service.links import use_links
-from bot.settings import Settings
 from bot.web.app import WebServer, signer_of, start_web
+from db.drivers.sqlite import MEMORY
 from db.open import describe, open_store
 from db.protocol import GameStore
-from db.sqlite import MEMORY
 
 log = logging.getLogger(__name__)
 

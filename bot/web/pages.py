@@ -14,10 +14,10 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from bot.render_text import notice_text, owed_lines
-from bot.result_text import result_text, score_text
+from bot.console.render_text import notice_text, owed_lines
 from bot.service.maps import status_caption
 from bot.service.pages import CampaignPage, GamePage
+from bot.service.result_text import result_text, score_text
 from rules.core.i18n import colon, semicolon, translate
 from rules.core.words import names_in
 from rules.render import value_text

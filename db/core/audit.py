@@ -1,7 +1,7 @@
 """``arbitro db check`` and the data migrations, written once.
 
 The audit reads every game in one snapshot and checks what a first load checks, on every
-version (`db.chain.verify_span`, so both name the same first bad event), plus what a load
+version (`db.chain.verify.verify_span`, so both name the same first bad event), plus what a load
 does not: the version against the event count, the status against the current state's, the
 JSONB copy of each document (PostgreSQL) and every archived game's bundle. The data
 migrations (8: histories as snapshots and patches; 9: the checksum of every game's covered
@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 from functools import partial
 
-from db.chain import archive_problem, stamp_text, verify_span
+from db.chain.patch import compact_history
+from db.chain.verify import archive_problem, stamp_text, verify_span
 from db.core.common import covered_rows_problem, decode_document, reseal
 from db.core.steps import Compute, Query, Step
 from db.core.verify import span_rows
 from db.errors import ChainBroken, StoreError, TamperedGame
-from db.patch import compact_history
 
 _ALL = 2**31 - 1
 
@@ -119,7 +119,7 @@ def seal_all_games() -> Step[None]:
 
 def seal_campaigns() -> Step[None]:
     """Migration 11: the records it made campaigns sealed anew, their checksum now covering
-    their kind (a game's checksum is unchanged: `db.integrity.rows_digest`)."""
+    their kind (a game's checksum is unchanged: `db.chain.integrity.rows_digest`)."""
     rows = yield Query("SELECT channel_id FROM games WHERE kind = 'campaign'", (), "rows")
     for (channel_id,) in rows:
         yield from reseal(int(channel_id), salts=False)  # on schema 11: no salt yet

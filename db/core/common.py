@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from db.chain import check_event_row, stamp_text
+from db.chain.hashing import parse_canonical
+from db.chain.integrity import covered_digests, rows_problem
+from db.chain.rows import event_from_row, member_from_row
+from db.chain.verify import check_event_row, stamp_text
 from db.core.dialect import Dialect
 from db.core.steps import Query, Step
 from db.errors import CorruptRecord, GameNotFound, InteractionReused
-from db.hashing import parse_canonical
-from db.integrity import covered_digests, rows_problem
 from db.models import CommitResult, EventRecord, JsonObject, Member
-from db.rows import event_from_row, member_from_row
 
 EVENT_COLUMNS = (
     "channel_id, seq, interaction_id, actor_id, verb, args, dice, resolution, "
@@ -31,7 +31,7 @@ MAX_EVENTS_PAGE = 1_000
 EVENT_BY_INTERACTION = f"SELECT {EVENT_COLUMNS} FROM events WHERE interaction_id = ?"
 MEMBERS = f"SELECT {MEMBER_COLUMNS} FROM members WHERE channel_id = ? ORDER BY joined_at, user_id"
 # One statement, so one consistent snapshot, reading every covered row of a game through
-# the primary keys and the index of a game's records: db/integrity.py. `open_command` reads
+# the primary keys and the index of a game's records: db/chain/integrity.py. `open_command` reads
 # the members and sealed records it hands the command from the same rows.
 # (The casts type the NULLs for PostgreSQL's UNION; SQLite reads them as plain NULLs.)
 _COVERED_ROWS = (
@@ -46,14 +46,14 @@ _COVERED_ROWS = (
 _NONE = "CAST(NULL AS TEXT)"
 COVERED_ROWS = _COVERED_ROWS.format(kind="kind", salt="state_salt")
 #: The same rows on a schema before 11, whose games have no kind (all of them are read as
-#: games: the digest of a game is the same either way, `db.integrity.rows_digest`), and on
+#: games: the digest of a game is the same either way, `db.chain.integrity.rows_digest`), and on
 #: schema 11, whose games have no salt yet (none is covered either way).
 COVERED_ROWS_BEFORE_KINDS = _COVERED_ROWS.format(kind=_NONE, salt=_NONE)
 COVERED_ROWS_BEFORE_SALTS = _COVERED_ROWS.format(kind="kind", salt=_NONE)
 
 
 def covered_rows(channel_id: int, *, kinds: bool = True, salts: bool = True) -> Query:
-    """The game's covered rows (`db.integrity.covered_digests` reads them); ``kinds``
+    """The game's covered rows (`db.chain.integrity.covered_digests` reads them); ``kinds``
     False on a schema before 11, ``salts`` False before 12 (a migration sealing games on
     the way)."""
     if not kinds:

@@ -15,7 +15,7 @@ lookup per statement after the first time):
 
 Values: timestamps are the fixed-width UTC text the chain hashes (`format_timestamp`) in
 SQLite and TIMESTAMPTZ in PostgreSQL (`stamp` and `when`); an event's long JSON texts are
-stored zlib-compressed in SQLite (`db.rows.pack_text`) and as text in PostgreSQL (TOAST
+stored zlib-compressed in SQLite (`db.chain.rows.pack_text`) and as text in PostgreSQL (TOAST
 compresses them); a state is inserted with its JSONB copy in PostgreSQL (`insert_state`).
 """
 
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from db.chain.rows import pack_text
 from db.core.steps import Query
 from db.models import format_timestamp, parse_timestamp
-from db.rows import pack_text
 
 
 def _numbered(sql: str) -> str:
@@ -86,7 +86,7 @@ class Dialect:
     records_identity_reset: str = ""
     #: A number this connection reads that moves whenever another connection commits to
     #: the database (an SQL expression), or "" if the backend has none: the probe of the
-    #: games this process keeps verified between commands (`db.head_cache`).
+    #: games this process keeps verified between commands (`db.chain.head_cache`).
     change_counter: str = ""
     _cache: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)

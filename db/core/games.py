@@ -16,7 +16,28 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from db.chain import VerifiedChains, VerifiedHead, VerifiedState, stamp_text
+from db.chain.hashing import GENESIS_HASH, canonical_json, state_hash
+from db.chain.integrity import (
+    MEMBER_ROW,
+    RECORD_ROW,
+    STATE_EDITED,
+    covered_digests,
+    head_problem,
+    head_row_agrees,
+    rows_problem,
+)
+from db.chain.patch import make_patch, snapshot_due
+from db.chain.prepare import PreparedEvent
+from db.chain.rows import (
+    ARCHIVE_COLUMNS,
+    CHILD_TABLES,
+    archive_from_row,
+    check_status,
+    event_from_row,
+    member_from_row,
+    summary_from_row,
+)
+from db.chain.verify import VerifiedChains, VerifiedHead, VerifiedState, stamp_text
 from db.core.common import (
     EVENT_BY_INTERACTION,
     EVENT_COLUMNS,
@@ -41,16 +62,6 @@ from db.errors import (
     TamperedGame,
     VersionConflict,
 )
-from db.hashing import GENESIS_HASH, canonical_json, state_hash
-from db.integrity import (
-    MEMBER_ROW,
-    RECORD_ROW,
-    STATE_EDITED,
-    covered_digests,
-    head_problem,
-    head_row_agrees,
-    rows_problem,
-)
 from db.models import (
     VERB_CREATED,
     VERB_UNDO,
@@ -62,17 +73,6 @@ from db.models import (
     GameRecord,
     GameStatus,
     PreparedState,
-)
-from db.patch import make_patch, snapshot_due
-from db.prepare import PreparedEvent
-from db.rows import (
-    ARCHIVE_COLUMNS,
-    CHILD_TABLES,
-    archive_from_row,
-    check_status,
-    event_from_row,
-    member_from_row,
-    summary_from_row,
 )
 
 _INSERT_GAME = (
@@ -139,7 +139,7 @@ def event_writes(
 ) -> tuple[list[Query], EventRecord]:
     """The statements storing state ``version``, the event that produced it and its patch
     from the previous version (None for version 1: ``(patch JSON, snapshot, run bytes)``,
-    `db.patch.PatchRow`), and the stored event; ``salt`` is the record's."""
+    `db.chain.patch.PatchRow`), and the stored event; ``salt`` is the record's."""
     resulting_state_hash, chained_hash = pending.hashes(
         prev_hash,
         channel_id=channel_id,
@@ -332,8 +332,8 @@ def open_command_counted(
     base: VerifiedState | None = None,
 ) -> Step[tuple[CommandContext, int]]:
     """`open_command` with the dialect's change counter read in the same snapshot (the
-    stamp of what `db.head_cache` keeps); a head moved since ``base`` (the document of the
-    head verified before, which `db.head_cache` kept) is verified from it."""
+    stamp of what `db.chain.head_cache` keeps); a head moved since ``base`` (the document of the
+    head verified before, which `db.chain.head_cache` kept) is verified from it."""
     context, counter = yield from _open(
         dialect, channel_id, interaction_id, chains, counted=True, base=base
     )
@@ -342,7 +342,7 @@ def open_command_counted(
 
 def probe(dialect: Dialect, interaction_id: str | None) -> Step[tuple[int, bool]]:
     """The change counter now, and whether ``interaction_id`` is stored: one statement,
-    all a kept head needs to be served again (`db.head_cache`)."""
+    all a kept head needs to be served again (`db.chain.head_cache`)."""
     row = yield _probe_query(dialect, interaction_id)
     return int(row[0]), bool(row[1])
 
@@ -428,7 +428,7 @@ Decide = Callable[[int, GameStatus, VerifiedHead | None], Step[NextState]]
 
 def patch_between(channel_id: int, version: int, old_json: str, new_json: str) -> str:
     """The patch from the stored document of ``version`` to the next one's, made here
-    (when the commit's prepared patch does not apply: see `db.prepare`)."""
+    (when the commit's prepared patch does not apply: see `db.chain.prepare`)."""
     if old_json == new_json:  # end_game, and undoing a command that changed nothing
         return "[]"
     old = decode_document(old_json, channel_id, version)
@@ -552,7 +552,7 @@ def append(
 @dataclass(frozen=True, slots=True)
 class ExpectedHead:
     """The head a commit expects to extend: this process's kept, verified head
-    (`db.head_cache`), valid while the change counter still reads ``counter``."""
+    (`db.chain.head_cache`), valid while the change counter still reads ``counter``."""
 
     version: int
     head_hash: str
@@ -561,7 +561,7 @@ class ExpectedHead:
     counter: int
     #: The head's snapshot flag and the patch bytes since the last snapshot through it.
     run: tuple[bool, int]
-    #: The record's secret salt (`db.hashing.state_hash`).
+    #: The record's secret salt (`db.chain.hashing.state_hash`).
     state_salt: str | None = field(default=None, repr=False)
 
 

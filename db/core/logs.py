@@ -6,7 +6,18 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from db.chain import VerifiedChains, check_event_page, stamp_text
+from db.chain.hashing import GENESIS_HASH, canonical_json, verify_chain
+from db.chain.history import VERSION_COLUMNS, ExportHead, StoredVersion, stored_version_from_row
+from db.chain.patch import compact_history, history_states
+from db.chain.rows import (
+    ARCHIVE_COLUMNS,
+    archive_from_row,
+    check_status,
+    event_from_row,
+    summaries_from_rows,
+    summary_from_row,
+)
+from db.chain.verify import VerifiedChains, check_event_page, stamp_text
 from db.core.common import (
     EVENT_COLUMNS,
     GAME_COLUMNS,
@@ -20,8 +31,6 @@ from db.core.games import INSERT_EVENT, INSERT_PATCH
 from db.core.steps import Batch, Compute, Query, Step
 from db.core.verify import patch_rows, state_text, text_rows, verified_head
 from db.errors import ArchiveNotFound, ChainBroken, CorruptRecord, GameExists, GameNotFound
-from db.hashing import GENESIS_HASH, canonical_json, verify_chain
-from db.history import VERSION_COLUMNS, ExportHead, StoredVersion, stored_version_from_row
 from db.models import (
     ArchivedGame,
     EventRecord,
@@ -32,15 +41,6 @@ from db.models import (
     format_timestamp,
     salted,
     utc_now,
-)
-from db.patch import compact_history, history_states
-from db.rows import (
-    ARCHIVE_COLUMNS,
-    archive_from_row,
-    check_status,
-    event_from_row,
-    summaries_from_rows,
-    summary_from_row,
 )
 
 #: Event pages longer than this are hashed off the event loop.
@@ -173,7 +173,7 @@ def _bundle(
 def export(
     dialect: Dialect, channel_id: int, verify: bool, chains: VerifiedChains
 ) -> Step[ExportBundle]:
-    """Everything about the game in memory (for copies; `db.export` streams instead)."""
+    """Everything about the game in memory (for copies; `db.chain.export` streams instead)."""
     known = chains.head(channel_id)
     game_row = yield Query(_GAME_AND_SALT, (channel_id,), "row")
     if game_row is None:

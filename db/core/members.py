@@ -7,11 +7,11 @@ created with its referee in the same transaction and the game's checksum covers 
 
 from __future__ import annotations
 
+from db.chain.rows import member_from_row
 from db.core.common import MEMBER_COLUMNS, require_game, reseal
 from db.core.dialect import Dialect
 from db.core.steps import Query, Step
 from db.models import Member, MemberRole
-from db.rows import member_from_row
 
 
 def add_member(

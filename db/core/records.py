@@ -8,7 +8,7 @@ hands over its typed value as JSON; the store keeps it as canonical JSON text in
 ``records`` (schema 9), and gives back what the guarantees need: an id never reused
 (records list in the order they were made; a renewed record is a new one), a revision for
 compare-and-set, a due time on an index, and for a game's *sealed* records the game's
-checksum (`db.integrity`) and a place in every command's snapshot (`db.core.games`).
+checksum (`db.chain.integrity`) and a place in every command's snapshot (`db.core.games`).
 
 Every write of a game's record first takes the game's row (PostgreSQL ``FOR UPDATE``;
 SQLite's ``BEGIN IMMEDIATE`` holds the file): it raises `GameNotFound` for no game, and
@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from db.chain.hashing import canonical_json, parse_canonical
 from db.core.common import RECORD_COLUMNS, reseal
 from db.core.dialect import Dialect
 from db.core.steps import Query, Step
 from db.errors import CorruptRecord, GameNotFound
-from db.hashing import canonical_json, parse_canonical
 from db.models import FeatureRecord, Scope, format_timestamp
 
 #: A listing or the time index answers at most this many records at once.

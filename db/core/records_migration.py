@@ -13,10 +13,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from db.chain.hashing import canonical_json, parse_canonical
 from db.core.audit import seal_all_games
 from db.core.dialect import Dialect
 from db.core.steps import Query, Step
-from db.hashing import canonical_json, parse_canonical
 from db.models import format_timestamp, utc_now
 
 _INSERT = (

@@ -92,7 +92,7 @@ class Operation(Generic[_T]):
     """A store operation ready for a driver: how to start its steps, in which transaction.
 
     ``start`` makes a fresh generator each call: a grouped commit that has to run again
-    alone (see `db.sqlite`) starts over. ``groupable`` writes (commits of commands) may
+    alone (see `db.drivers.sqlite`) starts over. ``groupable`` writes (commits of commands) may
     share one transaction and one fsync with others queued at the same moment; such an
     operation must check before it writes, so that a refusal leaves nothing behind.
     """
@@ -107,7 +107,7 @@ class Operation(Generic[_T]):
     #: snapshot), so a driver may send it without BEGIN and COMMIT; it still joins a group
     #: of reads.
     one_statement: bool = False
-    #: A write's variant for when it runs alone, on a head it expects (`db.head_cache`):
+    #: A write's variant for when it runs alone, on a head it expects (`db.chain.head_cache`):
     #: its first request reads what it relies on AND writes, in one trip, its writes
     #: conditional on nothing but that read. A driver that can open a transaction which
     #: takes no lock until it writes, and whose writes fail if anyone committed since its
@@ -131,7 +131,8 @@ def drive_sync(
     control: Callable[[Control], None] | None = None,
 ) -> _T:
     """Run a step function synchronously: ``execute`` answers each query, `Compute` runs
-    in place. For drivers that block anyway (`db.sqlite_sync`, the fake drivers of tests)."""
+    in place. For drivers that block anyway (`db.drivers.sqlite_sync`, the fake drivers of
+    tests)."""
     answer: Any = None
     error: BaseException | None = None
     while True:

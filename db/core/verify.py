@@ -1,4 +1,4 @@
-"""The chain of each game, verified once per process then incrementally (db/chain.py),
+"""The chain of each game, verified once per process then incrementally (db/chain/verify.py),
 as step functions: the rows are read by the driver, the hashing runs off the event loop.
 """
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from db.chain import (
+from db.chain.verify import (
     EVENT_MISSING,
     PatchRow,
     VerifiedChains,
@@ -45,7 +45,7 @@ _STATE_BELOW = (
     "WHERE channel_id = ? AND version <= ? ORDER BY version DESC LIMIT 1"
 )
 _WHOLE_BELOW = "SELECT max(version) FROM states WHERE channel_id = ? AND version <= ?"
-#: The record's secret salt, hashed into each of its states (`db.hashing.state_hash`).
+#: The record's secret salt, hashed into each of its states (`db.chain.hashing.state_hash`).
 _STATE_SALT = "SELECT state_salt FROM games WHERE channel_id = ?"
 #: An old version whose span (from the whole document below it to the anchor after it)
 #: holds more events than this is checked at its two ends only (`state_text`).
@@ -108,8 +108,8 @@ def verified_up_to(
 ) -> Step[None]:
     """Make ``stored`` (the game's head as read in this transaction) a head this process
     verified: the whole history the first time, else from ``known``, the head verified when
-    the operation started (`db.chain.first_to_verify`): from its document when ``base``
-    holds it (the versions after it only, `db.chain.verify_forward`), otherwise from the
+    the operation started (`db.chain.verify.first_to_verify`): from its document when ``base``
+    holds it (the versions after it only, `db.chain.verify.verify_forward`), otherwise from the
     nearest whole document at or below it; `ChainBroken` at the first bad event.
 
     ``known`` is taken before the operation's first read: a head this process committed
@@ -196,7 +196,7 @@ _GAME_VERSION = "SELECT version FROM games WHERE channel_id = ?"
 def page_rows(
     channel_id: int, first: int, last: int, head: int
 ) -> Step[tuple[list[Any], list[Row], list[PatchRow], bool, int, str | None]]:
-    """One page of a history verified page by page (`db.chain.verify_page`): the events,
+    """One page of a history verified page by page (`db.chain.verify.verify_page`): the events,
     whole documents and patches of versions ``first``..``last``, and, on the last page
     (``last`` = ``head``), whether any document or patch lies outside ``1..`` the game's
     version, and that version (``head`` on the other pages). The game may have moved past
@@ -216,7 +216,7 @@ def page_rows(
 
 def event_page(channel_id: int, first: int, last: int) -> Step[list[Any]]:
     """The event rows ``first``..``last`` of a log verified page by page, without their
-    states (`db.chain.verify_events`)."""
+    states (`db.chain.verify.verify_events`)."""
     rows = yield Query(_SPAN_EVENTS, (channel_id, first, last), "rows")
     return list(rows)
 
@@ -241,9 +241,9 @@ def state_text(
     head) plus the patches after it, applied in order; that document must hash to its
     event's state hash and the result to version's, and the events must hash and link up
     to the first anchor event after it that this process verified (else the head it
-    verified): every event of the span (`db.chain.verify_span`) while it holds at most
+    verified): every event of the span (`db.chain.verify.verify_span`) while it holds at most
     `LONG_SPAN`, else the events of each end up to the anchor after it
-    (`db.chain.verify_old_version`: a long run of small patches to a large document costs
+    (`db.chain.verify.verify_old_version`: a long run of small patches to a large document costs
     its patches, not thousands of events). `ChainBroken` names the first
     version that fails (the whole span is walked then, every state hashed, to find it).
     What this proves: docs/storage.md, "What reading an old version proves".

@@ -19,8 +19,8 @@ from db.core.dialect import SQLITE
 from db.core.migrate import Migration, Schema, read_migrations
 from db.core.migrate import apply_migrations as _runner
 from db.core.steps import Query, Step
+from db.drivers.sqlite_sync import run
 from db.errors import DamagedFile, SchemaError
-from db.sqlite_sync import run
 
 # PRAGMA application_id of an Arbitro file ("ARBI"): tells our files from foreign ones.
 APPLICATION_ID = 0x41524249

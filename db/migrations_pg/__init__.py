@@ -19,8 +19,8 @@ from db.core.dialect import POSTGRES
 from db.core.migrate import Migration, Schema, read_migrations
 from db.core.migrate import apply_migrations as _runner
 from db.core.steps import Query, Step
+from db.drivers.pg_driver import run
 from db.errors import SchemaError
-from db.pg_driver import run
 
 # Advisory lock key held while migrating ("ARBI", as the SQLite application id).
 MIGRATION_LOCK = 0x41524249

@@ -1,25 +1,25 @@
-"""The post-battle sequence's events and the arithmetic they carry.
+"""What the post-battle sequence's events carry, and its arithmetic.
 
 After a linked game's result enters its campaign, the post-battle sequence
 (`rules.campaign.postbattle`) rolls what becomes of each roster entry and logs it in
-:class:`CampaignAftermath` events, one per side (each side rolls its own part: typed dice feed only
-it; another side may dispute them, and the bot re-rolls that part): for each entry the dice
+``CampaignAftermath`` events (`rules.campaign.events`), one per side (each side rolls its
+own part: typed dice feed only it; another side may dispute them, and the bot re-rolls that
+part): for each entry (an :class:`EntryAftermath`) the dice
 of its fates (a destroyed unit's fate, then one die per strength point lost), the
 experience it gained, its promotion, the replacements it got, and its values before and
 after. The fold (`rules.campaign.aftermath_fold`) checks every entry against the roster and
 against :func:`settled_entry` — the same arithmetic here — so a log cannot say what the
 rules would not give, and the replay never rolls again. Once every side rolled, each
-confirms (or the referee validates) the outcome (:class:`CampaignConfirm`); the referee
-corrects a roster with a logged :class:`CampaignAdjust`, and a result undone after its aftermath
-is unwound by :class:`CampaignAftermathReversal` while nothing has changed the entries since.
+confirms (or the referee validates) the outcome (``CampaignConfirm``); the referee
+corrects a roster with a logged ``CampaignAdjust``, and a result undone after its aftermath
+is unwound by ``CampaignAftermathReversal`` while nothing has changed the entries since.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from rules.campaign.roster import ID_PATTERN, MAX_ENTRIES, MAX_STRENGTH, RosterEntry, Status
 from rules.campaign.rules import MAX_RECOVERY, Fate
@@ -96,100 +96,6 @@ class EntryAftermath(_Frozen):
     after: Snapshot
 
 
-class CampaignAftermath(_Frozen):
-    """The post-battle sequence of game ``number``, rolled: every die and every change,
-    side by side; ``by_hand`` when the dice were typed by a player.
-
-    Each side rolls its own part (``side``): typed dice feed only that side. ``side`` None
-    rolls every side still to roll at once (the bot's dice; every side, in older logs). A
-    ``disputed`` part is the bot's re-roll of ``side``'s typed part, which another side's
-    player (``by``; None: the referee) disputed: it replaces that part."""
-
-    type: Literal["campaign.aftermath"] = "campaign.aftermath"
-    number: int = Field(ge=1)
-    sides: dict[str, tuple[EntryAftermath, ...]]
-    by_hand: bool = False
-    side: str | None = Field(None, min_length=1, max_length=40)
-    disputed: bool = False
-    by: str | None = Field(None, min_length=1, max_length=40)
-
-    @model_validator(mode="after")
-    def _one_side_part(self) -> CampaignAftermath:
-        if self.side is not None and set(self.sides) - {self.side}:
-            raise ValueError("a side's part holds only that side's entries")
-        if self.disputed and (self.side is None or self.by_hand or self.by == self.side):
-            raise ValueError("a disputed part is one side's, re-rolled by the bot")
-        if self.by is not None and not self.disputed:
-            raise ValueError("only a disputed part names who disputed it")
-        return self
-
-    def entries(self) -> int:
-        """How many entries it changed."""
-        return sum(len(entries) for entries in self.sides.values())
-
-    def dice(self) -> int:
-        """How many dice it rolled."""
-        return sum(
-            len(change.fates) + (change.destroyed is not None)
-            for changes in self.sides.values()
-            for change in changes
-        )
-
-
-class CampaignConfirm(_Frozen):
-    """A side confirms game ``number``'s aftermath (``side`` None: the referee validates
-    it for every side)."""
-
-    type: Literal["campaign.confirm"] = "campaign.confirm"
-    number: int = Field(ge=1)
-    side: str | None = None
-
-
-class CampaignAftermathReversal(_Frozen):
-    """Game ``number``'s aftermath is unwound (its result is about to be reversed): the
-    entries go back to their values before it."""
-
-    type: Literal["campaign.aftermath_reversal"] = "campaign.aftermath_reversal"
-    number: int = Field(ge=1)
-
-
-class CampaignAdjust(_Frozen):
-    """The referee corrects one field of one roster entry, for a reason: a new event,
-    never an edit of an old one."""
-
-    type: Literal["campaign.adjust"] = "campaign.adjust"
-    side: str = Field(min_length=1, max_length=40)
-    unit: str = Field(pattern=ID_PATTERN)
-    field: AdjustableField
-    value: str = Field(min_length=1, max_length=40)
-    reason: str = Field(min_length=1, max_length=MAX_REASON)
-
-
-class AftermathRecord(_Frozen):
-    """A game's aftermath as the campaign holds it: every side's part rolled so far in one
-    event, which sides rolled, whose typed dice may still be disputed, who confirmed."""
-
-    event: CampaignAftermath
-    #: The sides rolled so far (None: every side, by one event).
-    rolled: tuple[str, ...] | None = None
-    #: The sides whose part was typed by hand and not re-rolled on a dispute.
-    typed: tuple[str, ...] = ()
-    confirmed: tuple[str, ...] = ()
-    validated: bool = False
-
-    def unrolled(self, sides: Iterable[str]) -> list[str]:
-        """The sides of ``sides`` still to roll their part."""
-        if self.rolled is None:
-            return []
-        return [side for side in sides if side not in self.rolled]
-
-    def settled(self, sides: tuple[str, ...] | list[str]) -> bool:
-        """Whether every side rolled, and every side confirmed or the referee validated."""
-        if self.unrolled(sides):
-            return False
-        return self.validated or all(side in self.confirmed for side in sides)
-
-
 def settled_entry(
     before: Snapshot, full: int, number: int, change: EntryAftermath
 ) -> Snapshot | None:
@@ -230,11 +136,6 @@ __all__ = [
     "MAX_ENTRIES",
     "MAX_REASON",
     "AdjustableField",
-    "AftermathRecord",
-    "CampaignAdjust",
-    "CampaignAftermath",
-    "CampaignAftermathReversal",
-    "CampaignConfirm",
     "EntryAftermath",
     "FateRoll",
     "Snapshot",

@@ -8,25 +8,54 @@ it was.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rules.campaign.aftermath import (
-    AftermathRecord,
-    CampaignAdjust,
-    CampaignAftermath,
-    CampaignAftermathReversal,
-    CampaignConfirm,
     EntryAftermath,
     FateRoll,
     Snapshot,
     settled_entry,
 )
+from rules.campaign.events import (
+    CampaignAdjust,
+    CampaignAftermath,
+    CampaignAftermathReversal,
+    CampaignConfirm,
+)
 from rules.campaign.roster import HistoryLine, Roster, RosterEntry, Status
 from rules.campaign.rules import CampaignRules, FateTable
 from rules.core.errors import IllegalAction, InvalidInput
+
+
+class AftermathRecord(BaseModel):
+    """A game's aftermath as the campaign holds it: every side's part rolled so far in one
+    event, which sides rolled, whose typed dice may still be disputed, who confirmed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event: CampaignAftermath
+    #: The sides rolled so far (None: every side, by one event).
+    rolled: tuple[str, ...] | None = None
+    #: The sides whose part was typed by hand and not re-rolled on a dispute.
+    typed: tuple[str, ...] = ()
+    confirmed: tuple[str, ...] = ()
+    validated: bool = False
+
+    def unrolled(self, sides: Iterable[str]) -> list[str]:
+        """The sides of ``sides`` still to roll their part."""
+        if self.rolled is None:
+            return []
+        return [side for side in sides if side not in self.rolled]
+
+    def settled(self, sides: tuple[str, ...] | list[str]) -> bool:
+        """Whether every side rolled, and every side confirmed or the referee validated."""
+        if self.unrolled(sides):
+            return False
+        return self.validated or all(side in self.confirmed for side in sides)
+
 
 AftermathEvent = CampaignAftermath | CampaignConfirm | CampaignAftermathReversal | CampaignAdjust
 #: The post-battle events' types, for ``isinstance``.
@@ -317,4 +346,4 @@ def _adjusted(event: CampaignAdjust, rosters: Mapping[str, Roster]) -> dict[str,
     return {**rosters, event.side: roster.replaced(adjusted.noted(line))}
 
 
-__all__ = ["AFTERMATH_EVENTS", "AftermathEvent", "fold_aftermath", "taken_back"]
+__all__ = ["AFTERMATH_EVENTS", "AftermathEvent", "AftermathRecord", "fold_aftermath", "taken_back"]

@@ -1,4 +1,4 @@
-"""Bundled campaigns (a ruleset's campaign book) and the events that bring one into a log.
+"""Bundled campaigns (a ruleset's campaign book): the files, read and checked.
 
 A ruleset ships its campaigns as ``rules/<key>/campaigns/<id>.yaml``: a title and a
 description (per language), three or more of the ruleset's scenarios in the order they are
@@ -7,25 +7,22 @@ side at the start, each game fought for one of them. The files are validated by
 :class:`Book` at load and refused line by line like scenarios
 (`rules.core.scenario.parse_yaml_model`).
 
-A campaign started from a book logs :class:`CampaignBook` (the book's content, not only its
-id: the log alone rebuilds the state, whatever later becomes of the file). Item 7's
-calendar events live here too: :class:`CampaignDue` (the date by which a game should be
-played) and :class:`CampaignOverdue` (what the referee decided once it passed). The folds
-here take plain values, so :mod:`rules.campaign.state` calls them with no import back.
+A campaign started from a book logs the book's content, not only its id
+(`rules.campaign.events.CampaignBook`, carrying the :class:`BookArea` and :class:`BookStep`
+declared here): the log alone rebuilds the state, whatever later becomes of the file. The
+calendar's events (`CampaignDue`, `CampaignOverdue`) are in `rules.campaign.events` too, and
+their fold in `rules.campaign.state`.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Collection
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from rules.core.errors import IllegalAction, InvalidInput, UnknownName
+from rules.core.errors import InvalidInput, UnknownName
 from rules.core.i18n import LANGUAGES
 from rules.core.scenario import parse_yaml_model
 
@@ -107,98 +104,6 @@ class Book(_Frozen):
         return field.get(language) or field.get("it") or next(iter(field.values()), "")
 
 
-class CampaignBook(_Frozen):
-    """The campaign follows a book: its scenarios in order, its map, its spacing."""
-
-    type: Literal["campaign.book"] = "campaign.book"
-    book: str
-    title: dict[str, str]
-    spacing_days: int = Field(0, ge=0, le=MAX_SPACING_DAYS)
-    areas: list[BookArea] = []
-    scenarios: list[BookStep]
-
-    @classmethod
-    def of(cls, book: Book) -> CampaignBook:
-        """The event opening ``book``."""
-        return cls(
-            book=book.id,
-            title=dict(book.title),
-            spacing_days=book.spacing_days,
-            areas=list(book.areas),
-            scenarios=list(book.scenarios),
-        )
-
-
-class CampaignDue(_Frozen):
-    """Game ``number`` should be played by ``by`` (a date)."""
-
-    type: Literal["campaign.due"] = "campaign.due"
-    number: int
-    by: dt.date
-
-
-class CampaignOverdue(_Frozen):
-    """The referee's decision on a game past its date: ``extend`` to a new date, a
-    ``forfeit`` by a side (the other side wins it), or a ``draw``."""
-
-    type: Literal["campaign.overdue"] = "campaign.overdue"
-    number: int
-    decision: Literal["extend", "forfeit", "draw"]
-    side: str | None = None
-    until: dt.date | None = None
-
-
-class Calendar(_Frozen):
-    """The dates games are due by and the decisions taken on overdue ones."""
-
-    due: dict[int, dt.date] = {}
-    #: The last decision on each game (a forfeit's side with it).
-    decisions: dict[int, CampaignOverdue] = {}
-
-
-def book_opened(
-    current: CampaignBook | None, event: CampaignBook, sides: Collection[str], games: int
-) -> CampaignBook:
-    """The book a campaign follows after ``event`` (refused once it has one or a game)."""
-    if current is not None or games:
-        raise IllegalAction("error.campaign.book_late")
-    for area in event.areas:
-        if area.holder not in sides:
-            raise InvalidInput(
-                "error.campaign.unknown_side", side=area.holder[:40], known=", ".join(sides)
-            )
-    return event
-
-
-def calendar_after(
-    calendar: Calendar,
-    event: CampaignDue | CampaignOverdue,
-    *,
-    playing: bool,
-    sides: Collection[str],
-) -> Calendar:
-    """The calendar after ``event`` on a game (``playing``: linked and without a result)."""
-    if not playing:
-        raise IllegalAction("error.campaign.not_playing", number=event.number)
-    if isinstance(event, CampaignDue):
-        return calendar.model_copy(update={"due": {**calendar.due, event.number: event.by}})
-    if event.number not in calendar.due:
-        raise IllegalAction("error.campaign.no_date", number=event.number)
-    due = dict(calendar.due)
-    if event.decision == "extend":
-        if event.until is None or event.until <= calendar.due[event.number]:
-            raise InvalidInput("error.campaign.bad_extension", number=event.number)
-        due[event.number] = event.until
-    else:
-        if event.decision == "forfeit" and event.side not in sides:
-            raise InvalidInput(
-                "error.campaign.unknown_side", side=str(event.side)[:40], known=", ".join(sides)
-            )
-        del due[event.number]
-    decisions = {**calendar.decisions, event.number: event}
-    return Calendar(due=due, decisions=decisions)
-
-
 # -- the bundled files ------------------------------------------------------------------------
 
 
@@ -240,13 +145,7 @@ __all__ = [
     "Book",
     "BookArea",
     "BookStep",
-    "Calendar",
-    "CampaignBook",
-    "CampaignDue",
-    "CampaignOverdue",
     "book_files",
-    "book_opened",
-    "calendar_after",
     "load_book",
     "parse_book",
 ]

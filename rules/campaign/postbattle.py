@@ -25,14 +25,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from rules.campaign.aftermath import (
-    CampaignAftermath,
-    EntryAftermath,
-    FateRoll,
-    Snapshot,
-    settled_entry,
-)
+from rules.campaign.aftermath import EntryAftermath, FateRoll, Snapshot, settled_entry
 from rules.campaign.aftermath_fold import taken_back
+from rules.campaign.events import CampaignAftermath
 from rules.campaign.roster import RosterEntry, Status
 from rules.campaign.rules import CampaignRules, FateTable, campaign_rules
 from rules.campaign.state import CampaignState

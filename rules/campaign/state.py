@@ -1,219 +1,113 @@
-"""A campaign as a pure fold over its log: the events, the state they build, the standings.
+"""A campaign as a pure fold over its log: the state its events build, the standings.
 
-A campaign is a log of typed events (created, a side joined, a game linked, a game's
-result entered, a result reversed, the campaign ended). :func:`apply` checks one event
+A campaign is a log of typed events (`rules.campaign.events`: created, a side joined, a
+game linked, a game's result entered, a result reversed, the campaign ended, after the
+battle, a book and its calendar). :func:`apply` checks one event
 against the state so far and returns the next state; :func:`replay` folds a whole log. The
 service stores each event in the campaign's own hash-chained log and the state beside it;
 the state is never edited by hand, so it always equals the replay of the log (a test says
 so). Standings are computed from the state's results, never kept: :func:`standings` is the
 recount.
 
-No I/O here: the service reads and writes the log (``bot/service/campaigns.py``).
+No I/O here: the service reads and writes the log (``bot/service/campaign/``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import datetime as dt
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict
 
-from rules.campaign.aftermath import (
+from rules.campaign.aftermath_fold import (
+    AFTERMATH_EVENTS,
+    AftermathEvent,
     AftermathRecord,
-    CampaignAdjust,
-    CampaignAftermath,
-    CampaignAftermathReversal,
-    CampaignConfirm,
+    fold_aftermath,
 )
-from rules.campaign.aftermath_fold import AFTERMATH_EVENTS, fold_aftermath
-from rules.campaign.book import (
-    Calendar,
+from rules.campaign.events import (
     CampaignBook,
+    CampaignCreated,
     CampaignDue,
+    CampaignEvent,
+    CampaignGame,
+    CampaignInvite,
+    CampaignJoined,
+    CampaignJoinRequest,
     CampaignOverdue,
-    book_opened,
-    calendar_after,
+    CampaignResult,
+    CampaignReversal,
+    CampaignRoster,
+    Points,
 )
-from rules.campaign.roster import MAX_ENTRIES, MAX_STRENGTH, HistoryLine, Roster
+from rules.campaign.roster import HistoryLine, Roster
 from rules.campaign.rules import campaign_rules
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.words import LocalizedName
 
 #: The campaign state's format, stamped in its document.
 CAMPAIGN_FORMAT = 1
-#: The most games, sides' players and campaigns' name length one campaign holds: what a
+#: The most games and sides' players one campaign holds: what a
 #: player can make large is bounded.
 MAX_GAMES = 200
 MAX_PLAYERS = 50
-MAX_NAME = 80
-MAX_POINTS = 100
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Points(_Frozen):
-    """What a game earns a side in the standings."""
+class Calendar(_Frozen):
+    """The dates games are due by and the decisions taken on overdue ones."""
 
-    win: int = Field(3, ge=-MAX_POINTS, le=MAX_POINTS)
-    draw: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS)
-    loss: int = Field(0, ge=-MAX_POINTS, le=MAX_POINTS)
-
-
-class CampaignCreated(_Frozen):
-    """The campaign begins: its ruleset, name, points, sides (id -> name), referee, and
-    the book it follows, if any: carried in the same event so that a campaign is never
-    made without the book it was asked for (older logs open it by a later
-    :class:`CampaignBook`, which still replays)."""
-
-    type: Literal["campaign.created"] = "campaign.created"
-    ruleset: str
-    name: str = Field(min_length=1, max_length=MAX_NAME)
-    points: Points = Points()
-    sides: dict[str, LocalizedName]
-    referee: int
-    book: CampaignBook | None = None
+    due: dict[int, dt.date] = {}
+    #: The last decision on each game (a forfeit's side with it).
+    decisions: dict[int, CampaignOverdue] = {}
 
 
-class CampaignJoined(_Frozen):
-    """A player joins a side with consent (``by``: who approved the request; an invitation
-    is its own earlier event; the referee needs none). Older logs joined without consent:
-    the service asks for it, the fold still replays them."""
-
-    type: Literal["campaign.joined"] = "campaign.joined"
-    side: str
-    user: int
-    by: int | None = None
-
-
-class CampaignJoinRequest(_Frozen):
-    """A member asks to play a side: the referee or one of the side's players approves
-    (then :class:`CampaignJoined` with ``by``)."""
-
-    type: Literal["campaign.join_request"] = "campaign.join_request"
-    side: str
-    user: int
+def book_opened(
+    current: CampaignBook | None, event: CampaignBook, sides: Collection[str], games: int
+) -> CampaignBook:
+    """The book a campaign follows after ``event`` (refused once it has one or a game)."""
+    if current is not None or games:
+        raise IllegalAction("error.campaign.book_late")
+    for area in event.areas:
+        if area.holder not in sides:
+            raise InvalidInput(
+                "error.campaign.unknown_side", side=area.holder[:40], known=", ".join(sides)
+            )
+    return event
 
 
-class CampaignInvite(_Frozen):
-    """The referee or a side's player invites a member to play that side: their
-    ``/campaign join`` of it is then immediate."""
-
-    type: Literal["campaign.invite"] = "campaign.invite"
-    side: str
-    user: int
-    by: int
-
-
-class CampaignGame(_Frozen):
-    """A game of the campaign starts in a channel, from a scenario; it is numbered in the
-    order games are linked (a channel may play several games of a campaign in turn)."""
-
-    type: Literal["campaign.game"] = "campaign.game"
-    number: int
-    channel: int
-    scenario: str
-    #: The hash of the rosters the game was mustered from (`rules.campaign.roster.rosters_hash`),
-    #: as the game's first event carries it too; None for a ruleset without rosters.
-    rosters_hash: str | None = Field(None, max_length=64)
-    #: Units of the rosters the game leaves behind by choice (``/campaign game leave:``).
-    left: tuple[str, ...] = Field((), max_length=MAX_ENTRIES)
-
-
-class CampaignResult(_Frozen):
-    """A linked game's result enters the campaign: its winner (None: a draw), each side's
-    score, how it ended, and the hash of the game's final event (its log's head)."""
-
-    type: Literal["campaign.result"] = "campaign.result"
-    number: int
-    winner: str | None
-    scores: dict[str, int]
-    ending: str
-    final_hash: str
-    #: Strength each side lost, by unit id (as the game's final state counts it): the
-    #: entries of the rosters lose it and hold it as casualties until the post-battle
-    #: sequence settles their fate.
-    losses: dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_STRENGTH)]]] = {}
-
-
-class CampaignRoster(_Frozen):
-    """A side's roster is set (from a scenario's side or a roster file; ``source`` says
-    which): allowed while no game of the campaign is in play."""
-
-    type: Literal["campaign.roster"] = "campaign.roster"
-    side: str
-    roster: Roster
-    source: str = Field("scenario", max_length=80)
-
-
-class CampaignReversal(_Frozen):
-    """A result entered earlier no longer holds (its game's end was undone): reversed by a
-    new event, never edited away."""
-
-    type: Literal["campaign.reversal"] = "campaign.reversal"
-    number: int
-    final_hash: str
-    reason: str = "undone"
-
-
-class CampaignEnded(_Frozen):
-    """The campaign is over: nothing more is linked or entered."""
-
-    type: Literal["campaign.ended"] = "campaign.ended"
-
-
-CampaignEvent = Annotated[
-    CampaignCreated
-    | CampaignJoined
-    | CampaignJoinRequest
-    | CampaignInvite
-    | CampaignRoster
-    | CampaignGame
-    | CampaignResult
-    | CampaignReversal
-    | CampaignEnded
-    | CampaignAftermath
-    | CampaignConfirm
-    | CampaignAftermathReversal
-    | CampaignAdjust
-    | CampaignBook
-    | CampaignDue
-    | CampaignOverdue,
-    Field(discriminator="type"),
-]
-_EVENT: TypeAdapter[CampaignEvent] = TypeAdapter(CampaignEvent)
-#: The verbs of the campaign's log, one per kind of event.
-CAMPAIGN_VERBS = (
-    "campaign.created",
-    "campaign.joined",
-    "campaign.roster",
-    "campaign.game",
-    "campaign.result",
-    "campaign.reversal",
-    "campaign.ended",
-    "campaign.aftermath",
-    "campaign.confirm",
-    "campaign.aftermath_reversal",
-    "campaign.adjust",
-    "campaign.book",
-    "campaign.due",
-    "campaign.overdue",
-    "campaign.join_request",
-    "campaign.invite",
-)
-
-
-def event_of(data: Mapping[str, Any]) -> CampaignEvent:
-    """An event read back from the log (its JSON, as :func:`event_json` wrote it)."""
-    return _EVENT.validate_python(dict(data))
-
-
-def event_json(event: CampaignEvent) -> dict[str, Any]:
-    """An event as JSON for the log."""
-    data: dict[str, Any] = event.model_dump(mode="json")
-    return data
+def calendar_after(
+    calendar: Calendar,
+    event: CampaignDue | CampaignOverdue,
+    *,
+    playing: bool,
+    sides: Collection[str],
+) -> Calendar:
+    """The calendar after ``event`` on a game (``playing``: linked and without a result)."""
+    if not playing:
+        raise IllegalAction("error.campaign.not_playing", number=event.number)
+    if isinstance(event, CampaignDue):
+        return calendar.model_copy(update={"due": {**calendar.due, event.number: event.by}})
+    if event.number not in calendar.due:
+        raise IllegalAction("error.campaign.no_date", number=event.number)
+    due = dict(calendar.due)
+    if event.decision == "extend":
+        if event.until is None or event.until <= calendar.due[event.number]:
+            raise InvalidInput("error.campaign.bad_extension", number=event.number)
+        due[event.number] = event.until
+    else:
+        if event.decision == "forfeit" and event.side not in sides:
+            raise InvalidInput(
+                "error.campaign.unknown_side", side=str(event.side)[:40], known=", ".join(sides)
+            )
+        del due[event.number]
+    decisions = {**calendar.decisions, event.number: event}
+    return Calendar(due=due, decisions=decisions)
 
 
 class GameEntry(_Frozen):
@@ -328,7 +222,7 @@ def apply(state: CampaignState, event: CampaignEvent) -> CampaignState:
 
 def _aftermath_update(
     state: CampaignState,
-    event: CampaignAftermath | CampaignConfirm | CampaignAftermathReversal | CampaignAdjust,
+    event: AftermathEvent,
 ) -> dict[str, Any]:
     return fold_aftermath(
         event,
@@ -534,26 +428,15 @@ def standings(state: CampaignState) -> tuple[Standing, ...]:
 
 __all__ = [
     "CAMPAIGN_FORMAT",
-    "CAMPAIGN_VERBS",
     "MAX_GAMES",
-    "MAX_NAME",
     "MAX_PLAYERS",
-    "MAX_POINTS",
-    "CampaignCreated",
-    "CampaignEnded",
-    "CampaignEvent",
-    "CampaignGame",
-    "CampaignJoined",
-    "CampaignResult",
-    "CampaignReversal",
-    "CampaignRoster",
+    "Calendar",
     "CampaignState",
     "GameEntry",
-    "Points",
     "Standing",
     "apply",
-    "event_json",
-    "event_of",
+    "book_opened",
+    "calendar_after",
     "replay",
     "standings",
     "start",

@@ -4,7 +4,7 @@ The service answers ``/campaign status``, ``/campaign log`` and ``/campaign rost
 with a page (:class:`StatusPage`: the campaign's state; :class:`ListingPage`: the server's
 campaigns; :class:`LogPage`: its latest events; :class:`RosterPage`: a side's roster), and
 ``/campaign aftermath`` with an :class:`AftermathPage`; the front ends render it
-(`bot.render_text`, `bot.discord.embeds`) through :func:`page_lines`, and the after-action
+(`bot.console.render_text`, `bot.discord.embeds`) through :func:`page_lines`, and the after-action
 report, the export and the web page read the same lines. Nothing here reads a store or a
 clock.
 """
@@ -14,32 +14,29 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from rules.campaign.aftermath import (
+from rules.campaign.aftermath import EntryAftermath
+from rules.campaign.aftermath_fold import AFTERMATH_EVENTS, AftermathEvent
+from rules.campaign.events import (
     CampaignAftermath,
     CampaignAftermathReversal,
+    CampaignBook,
     CampaignConfirm,
-    EntryAftermath,
-)
-from rules.campaign.aftermath_fold import AFTERMATH_EVENTS, AftermathEvent
-from rules.campaign.book import CampaignBook, CampaignDue, CampaignOverdue
-from rules.campaign.postbattle import still_owed
-from rules.campaign.roster import HISTORY_KEYS, NOTE_KEY, HistoryLine, Roster, RosterEntry, Status
-from rules.campaign.rules import CampaignRules, rank_words
-from rules.campaign.state import (
     CampaignCreated,
+    CampaignDue,
     CampaignEvent,
     CampaignGame,
     CampaignInvite,
     CampaignJoined,
     CampaignJoinRequest,
+    CampaignOverdue,
     CampaignResult,
     CampaignReversal,
     CampaignRoster,
-    CampaignState,
-    GameEntry,
-    Standing,
-    standings,
 )
+from rules.campaign.postbattle import still_owed
+from rules.campaign.roster import HISTORY_KEYS, NOTE_KEY, HistoryLine, Roster, RosterEntry, Status
+from rules.campaign.rules import CampaignRules, rank_words
+from rules.campaign.state import CampaignState, GameEntry, Standing, standings
 from rules.campaign.story import holders, next_step, step_of
 from rules.core.errors import RulesError
 from rules.core.i18n import has_key, semicolon, translate

@@ -6,7 +6,7 @@ pydantic when it is loaded. It is the one place a ruleset says what a player may
 * the ruleset's ``commands.py`` reads its options through :meth:`Declaration.read` (unknown
   options refused, choices matched case-insensitively and in the ruleset's own words,
   aliases kept for old logs), then builds its command model;
-* the front ends (``bot/commands.py``, ``bot/help.py``, the console) compute the shared
+* the front ends (``bot/commands.py``, ``bot/service/help.py``, the console) compute the shared
   slash commands (the union of every declaration) and each channel's help, choices and
   autocomplete (the declaration of the channel's ruleset) from it.
 

@@ -11,9 +11,10 @@ from types import SimpleNamespace
 from typing import Any
 
 from bot.service.campaign.ledger import load_campaign, log_event
+from rules.campaign.events import CampaignRoster
 from rules.campaign.roster import Roster, RosterEntry, Status
 from rules.campaign.rules import FateTable, campaign_rules
-from rules.campaign.state import CampaignRoster, CampaignState
+from rules.campaign.state import CampaignState
 from rules.core.play import GamePlay
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bot.service import GameService
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.dice import Die
 from tests.db.conftest import BACKENDS, Backend
 

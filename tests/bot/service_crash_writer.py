@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from bot.service import GameService, Request
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import SeededDice, bundled_games, fill_options

@@ -11,7 +11,7 @@ import pytest
 
 from bot.service import GameService, Request
 from bot.service.notices import watchers
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
 
 REFEREE = 1

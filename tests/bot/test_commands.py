@@ -25,7 +25,7 @@ from bot.commands import (
     command_line,
     invocation,
 )
-from bot.console import CONSOLE_COMMANDS, ParseError, help_text, parse_line, user_id_of
+from bot.console.table import CONSOLE_COMMANDS, ParseError, help_text, parse_line, user_id_of
 from bot.discord.client import sync_payload
 from rules.core.i18n import LANGUAGES, has_key, translate
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from bot.service import GameService, Request
 from bot.service.deadlines import owing_sides
 from bot.service.stored import deadlines as stored_deadlines
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
 from tests.bot.test_rewind import CALL_ARTILLERY
 from tests.fuzz.harness import SeededDice, fill_options

@@ -17,8 +17,8 @@ import pytest
 
 from bot.commands import CHOICE_KIND, COMMANDS, CommandSpec, OptionSpec, OptionType
 from bot.commands import build_commands as build_all
-from bot.console import parse_line
-from bot.help import channel_commands, help_lines, options_for, shown_name
+from bot.console.table import parse_line
+from bot.service.help import channel_commands, help_lines, options_for, shown_name
 from rules.core.declaration import (
     declaration,
     declarations,

@@ -6,8 +6,8 @@ import pytest
 
 from bot.discord.embeds import reply_to_messages
 from bot.discord.views import DieFaceButton, die_buttons, faces_per_row
-from bot.rolls import DicePrompt
 from bot.service import PlayReply
+from bot.service.rolls import DicePrompt
 
 BIG = 2**62  # ids far larger than Discord's snowflakes
 

@@ -26,6 +26,7 @@ from tests.bot.test_discord_simcord import (  # noqa: F401  (fixtures are used b
     table,
     texts,
 )
+from tests.rulesets import fact, facts
 
 PNG = b"\x89PNG\r\n\x1a\n"
 MAX_COMMANDS = 1200
@@ -60,19 +61,12 @@ async def _picture(message: Any) -> bytes:
     return files["map.png"]
 
 
-@pytest.mark.parametrize(
-    ("ruleset", "scenario"),
-    [
-        ("manovra", "esempio_normandia_campo"),
-        ("w40k4", "avamposto_campo"),
-        ("linea_gotica", "esempio_gotica_campo"),
-        ("pzgren", "exemple_ardennes"),
-    ],
-)
+@pytest.mark.parametrize(("ruleset", "scenario"), facts("BATTLEFIELD").items())
 async def test_a_whole_turn_over_discord_on_the_battlefield(
     table: Table, ruleset: str, scenario: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     play = get_ruleset(ruleset).play
+    on_hexes = fact(ruleset, "GRID") == "hexes"  # no distance measured on a hex map
     rng = random.Random(7)
     # Fair dice drawn from the seeded generator (all 1s would tie initiative for ever).
     monkeypatch.setattr(table.dice, "face", lambda die, label: rng.randint(1, die.sides))
@@ -94,7 +88,7 @@ async def test_a_whole_turn_over_discord_on_the_battlefield(
         status = play.status(document)
         # A whole turn at least; more (up to three) until a fire at a unit was measured,
         # for a first turn spent closing the distance.
-        enough = measured or ruleset == "pzgren" or status.turn > first_turn + 2
+        enough = measured or on_hexes or status.turn > first_turn + 2
         if status.ended or (status.turn > first_turn and enough):
             break
         actions = play.legal_actions(document)
@@ -120,13 +114,13 @@ async def test_a_whole_turn_over_discord_on_the_battlefield(
         # A hidden unit (absent from the channel's status) fires in secret: the channel is
         # told only that it acted (its side reads how, privately), so no measured distance.
         shown = options.get("unit") in units
-        if action.verb == "fire" and ruleset != "pzgren" and action.target in units and shown:
+        if action.verb == "fire" and not on_hexes and action.target in units and shown:
             assert "measured" in texts(reply), texts(reply)[:500]
             assert "distance" not in options  # the bot measured it: nobody typed one
             measured += 1
     else:
         pytest.fail(f"no end of turn in {MAX_COMMANDS} commands")
     assert drawn, "no move or fire was played"
-    assert measured or ruleset == "pzgren", "no fire at a unit was listed in the turn"
+    assert measured or on_hexes, "no fire at a unit was listed in the turn"
     status_reply = assert_public(await table.stranger.slash(channel, "game status"))
     await _picture(status_reply)

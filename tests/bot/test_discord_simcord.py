@@ -24,7 +24,7 @@ from discord import app_commands
 from bot.commands import COMMANDS, EXTRA
 from bot.discord.client import build_bot
 from bot.service import GameService, Reply
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.dice import Die
 from rules.core.i18n import translate
 
@@ -98,7 +98,7 @@ def discord_service(discord_store, discord_dice) -> GameService:
 
 @pytest.fixture()
 def simcord_bot(discord_service):
-    """The bot under test, as bot.main builds it (consumed by SimCord's simcord_env)."""
+    """The bot under test, as bot.app.main builds it (consumed by SimCord's simcord_env)."""
     return build_bot(discord_service, shard_count=1)
 
 
@@ -736,12 +736,12 @@ async def test_seats_take_backs_and_a_pace_through_discord(table: Table) -> None
 async def test_a_large_export_is_attached_from_disk_and_its_spool_removed(
     table: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import bot.export
-    from db.hashing import verify_links
+    import bot.service.export
+    from db.chain.hashing import verify_links
 
-    monkeypatch.setattr(bot.export, "IN_MEMORY_BYTES", 0)  # every file spooled on disk
+    monkeypatch.setattr(bot.service.export, "IN_MEMORY_BYTES", 0)  # every file spooled on disk
     spools: list[Path] = []
-    export_files = bot.export.export_files
+    export_files = bot.service.export.export_files
 
     async def spooling(*args: Any, **kwargs: Any) -> Any:
         exported = await export_files(*args, **kwargs)

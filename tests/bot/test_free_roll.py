@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service import Request
 from bot.service.replay import replay_game
 from rules.core.errors import RulesError

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import GameService, Request, ServiceError
-from db.hashing import verify_export
+from db.chain.hashing import verify_export
 
 REFEREE, ANNA, BRUNO = 1, 2, 3
 GUILD = 77

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service import GameService, PlayReply
 from bot.service.events import (
     REFEREE_ONLY,

@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from bot.export import read_file
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service import GameService, PlayReply
 from bot.service.events import SECRET_ARG
-from db.hashing import verify_export, verify_links
-from db.sqlite import SqliteStore
+from bot.service.export import read_file
+from db.chain.hashing import verify_export, verify_links
+from db.drivers.sqlite import SqliteStore
 from tests.bot.conftest import QueuedDice
 from tests.bot.service_table import ServiceTable
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 import tests.fuzz.harness as harness
-from db.hashing import canonical_json
-from db.patch import SNAPSHOT_EVERY, compact_history
-from db.sqlite import SqliteStore
+from db.chain.hashing import canonical_json
+from db.chain.patch import SNAPSHOT_EVERY, compact_history
+from db.drivers.sqlite import SqliteStore
 from tests.fuzz.harness import CHANNEL, bundled_games, fuzz
 
 #: Issue 12 item 3: at most this many bytes stored per event on the bundled scenarios.

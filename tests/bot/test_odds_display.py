@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import pytest
 
+from bot.console.render_text import reply_text
 from bot.discord.embeds import reply_cards
-from bot.render_text import reply_text
 from bot.service import PlayReply
 from rules.core.resolution import Odds, OddsEntry, Outcome, Resolution, Step
 from rules.render import MAX_ODDS_LINES, describe_reply, odds_lines

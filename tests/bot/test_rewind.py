@@ -8,7 +8,7 @@ import pytest
 
 from bot.service import GameService, Request, ServiceError
 from bot.service.replay import replay_bundle
-from db.hashing import canonical_json
+from db.chain.hashing import canonical_json
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import SeededDice, fill_options
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.console import Console, user_id_of
+from bot.console.table import Console, user_id_of
 from bot.service import Request, ServiceError
 from bot.service.seats import TAKEOVER_AFTER, referee_gone
 from db.models import EventRecord, Member

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bot.service import Request
-from db.hashing import verify_links
+from db.chain.hashing import verify_links
 from rules.core.errors import RulesError
 from tests.bot.service_table import ServiceTable
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from bot.service import GameService, Request
-from db import cli
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
+from db.tools import cli
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from tests.db.test_crash import acknowledged, check_file

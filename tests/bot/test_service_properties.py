@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from bot.service import GAME_VERBS, GameService, Request
 from bot.service.stored import deadlines as stored_deadlines
+from db.drivers.sqlite import SqliteStore
 from db.errors import GameNotFound
-from db.sqlite import SqliteStore
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.core.play import GamePlay

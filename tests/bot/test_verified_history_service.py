@@ -13,22 +13,22 @@ from typing import Any
 
 import pytest
 
-from bot.integrity import REASON_KEYS
 from bot.service import GameService, Request
-from db import chain
-from db.archive import bundle_of, encode_bundle
-from db.sqlite import SqliteStore
+from bot.service.integrity import REASON_KEYS
+from db.chain import verify as chain
+from db.chain.archive import bundle_of, encode_bundle
+from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
 from rules.core.i18n import has_key, translate
-from tests.bot.test_integrity_service import ANNA, BRUNO, REFEREE, _every_command, _seated
+from tests.bot.service.test_integrity import ANNA, BRUNO, REFEREE, _every_command, _seated
 from tests.db.helpers import drop_append_only_guards
 from tests.fuzz.harness import SeededDice
 
 TAMPERED, CLEAN = 6161, 6262
 TURNS = 20  # versions 1..23: patches everywhere after 1
 # (No snapshot but version 1 in so few versions: their patches stay under half a document,
-# db.patch.snapshot_due. An edited snapshot is refused by the store whatever calls it:
-# tests/db/test_verified_chain.py and test_long_history.py.)
+# db.chain.patch.snapshot_due. An edited snapshot is refused by the store whatever calls it:
+# tests/db/chain/test_verify.py and test_long_history.py.)
 
 # Each edit as someone with write access to the file types it, and its first bad event.
 EDITS = {

@@ -7,10 +7,16 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from rules.campaign.aftermath import CampaignAftermath, CampaignAftermathReversal, CampaignConfirm
+from rules.campaign.events import (
+    CampaignAftermath,
+    CampaignAftermathReversal,
+    CampaignConfirm,
+    event_json,
+    event_of,
+)
 from rules.campaign.postbattle import reroll_disputed, roll_aftermath
 from rules.campaign.rules import campaign_rules
-from rules.campaign.state import CampaignState, apply, event_json, event_of, replay
+from rules.campaign.state import CampaignState, apply, replay
 from rules.core.dice import ScriptedDice
 from rules.core.errors import DiceError, RulesError
 from tests.campaign.test_postbattle import SIDES, _entry, _log

@@ -11,50 +11,28 @@ from pathlib import Path
 
 import pytest
 
-from rules.campaign.book import (
+from rules.campaign.book import book_files, load_book, parse_book
+from rules.campaign.events import (
     CampaignBook,
-    CampaignDue,
-    CampaignOverdue,
-    book_files,
-    load_book,
-    parse_book,
-)
-from rules.campaign.state import (
     CampaignCreated,
+    CampaignDue,
     CampaignGame,
+    CampaignOverdue,
     CampaignResult,
     CampaignReversal,
-    CampaignState,
-    apply,
     event_json,
     event_of,
-    replay,
 )
+from rules.campaign.state import CampaignState, apply, replay
 from rules.campaign.story import default_due, holders, next_step, overdue
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.core.yamlio import load_yaml
+from tests.rulesets import facts
 
 #: Units a side fields in every game of its ruleset's book (a roster entry musters as the
 #: scenario unit with the same id, so these carry their losses from game to game).
-CORE_UNITS = {
-    "w40k4": {
-        "legione": {"squadra_tattica", "devastatori", "mezzo_corazzato"},
-        "predoni": {"banda", "motopredoni", "carro_predone", "camminatore"},
-    },
-    "manovra": {
-        "alleati": {"squadra_1", "squadra_2", "comando_plotone", "sherman_1"},
-        "asse": {"gruppe_1", "mg_team"},
-    },
-    "linea_gotica": {
-        "alleati": {"squadra_1", "bazooka", "sherman"},
-        "tedeschi": {"gruppe", "mg_casolare", "stug"},
-    },
-    "pzgren": {
-        "us": {"us_rifle_1", "us_mortar", "us_m10"},
-        "de": {"de_pzgren_1", "de_pzgren_2", "de_panther", "de_sdkfz251"},
-    },
-}
+CORE_UNITS = facts("BOOK_CORE_UNITS")
 
 
 def _unit_ids(ruleset: str, scenario: str) -> dict[str, set[str]]:

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from rules.campaign.book import CampaignBook, load_book
-from rules.campaign.state import (
+from rules.campaign.book import load_book
+from rules.campaign.events import (
+    CampaignBook,
     CampaignCreated,
     CampaignJoined,
-    apply,
     event_json,
     event_of,
-    replay,
-    start,
 )
+from rules.campaign.state import apply, replay, start
 from rules.core.errors import RulesError
 
 SIDES = {"legione": "Legione Astrale", "predoni": "Predoni"}

@@ -6,31 +6,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.campaign.aftermath import (
+from rules.campaign.aftermath import EntryAftermath, FateRoll, settled_entry
+from rules.campaign.events import (
     CampaignAdjust,
     CampaignAftermath,
     CampaignAftermathReversal,
     CampaignConfirm,
-    EntryAftermath,
-    FateRoll,
-    settled_entry,
-)
-from rules.campaign.postbattle import roll_aftermath
-from rules.campaign.roster import Roster, RosterEntry, Status
-from rules.campaign.rules import campaign_rules
-from rules.campaign.state import (
     CampaignCreated,
     CampaignEvent,
     CampaignGame,
     CampaignResult,
     CampaignReversal,
     CampaignRoster,
-    CampaignState,
-    apply,
     event_json,
     event_of,
-    replay,
 )
+from rules.campaign.postbattle import roll_aftermath
+from rules.campaign.roster import Roster, RosterEntry, Status
+from rules.campaign.rules import campaign_rules
+from rules.campaign.state import CampaignState, apply, replay
 from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
 from rules.core.ruleset import KNOWN_RULESETS

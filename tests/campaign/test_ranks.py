@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 import rules.campaign.rules as campaign_rules_module
-from rules.campaign.aftermath import CampaignAdjust
+from rules.campaign.events import (
+    CampaignAdjust,
+    CampaignCreated,
+    CampaignEvent,
+    CampaignGame,
+    CampaignResult,
+    CampaignRoster,
+)
 from rules.campaign.postbattle import roll_aftermath
 from rules.campaign.roster import RosterEntry
 from rules.campaign.rules import (
@@ -21,16 +28,7 @@ from rules.campaign.rules import (
     parse_campaign_rules,
     rank_words,
 )
-from rules.campaign.state import (
-    CampaignCreated,
-    CampaignEvent,
-    CampaignGame,
-    CampaignResult,
-    CampaignRoster,
-    CampaignState,
-    apply,
-    replay,
-)
+from rules.campaign.state import CampaignState, apply, replay
 from rules.core.dice import ScriptedDice
 from rules.core.errors import InvalidInput
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset

@@ -3,15 +3,14 @@ store refuses named after it, in the reader's language."""
 
 from __future__ import annotations
 
-from rules.campaign.state import (
+from rules.campaign.events import (
     CampaignCreated,
     CampaignGame,
     CampaignJoined,
     CampaignResult,
-    CampaignState,
     Points,
-    replay,
 )
+from rules.campaign.state import CampaignState, replay
 from rules.campaign.text import (
     ListedCampaign,
     ListingPage,

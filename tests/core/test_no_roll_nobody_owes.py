@@ -18,14 +18,10 @@ from rules.core.legal import NotOwed
 from rules.core.ruleset import get_ruleset
 from tests.fuzz.harness import SeededDice, bundled_games
 from tests.fuzz.harness import fill_options as fill
+from tests.rulesets import facts
 
 COMMANDS = 30  # random legal actions per game
-ROLLS: dict[str, list[tuple[str, dict[str, str]]]] = {
-    "manovra": [("morale", {}), *(("test", {"kind": kind}) for kind in ("CT", "SF", "ET"))],
-    "linea_gotica": [("morale", {})],
-    "pzgren": [("morale", {})],
-    "w40k4": [("morale", {}), ("test", {})],
-}
+ROLLS: dict[str, list[tuple[str, dict[str, str]]]] = facts("ROLL_VERBS")
 
 
 def _owed(actions, verb: str, unit: str, options: dict[str, str]) -> bool:

@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.core.errors import InvalidInput
+from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.core.scenario import MAX_SCENARIO_BYTES
-from rules.linea_gotica.scenario import parse_scenario as parse_gotica
 from rules.manovra.scenario import parse_scenario as parse_manovra
-from rules.pzgren.scenario import parse_scenario as parse_pzgren
 from rules.w40k4.scenario import parse_scenario as parse_w40k4
 
-PARSERS = (parse_manovra, parse_pzgren, parse_w40k4, parse_gotica)
+Parse = Callable[[str, str], Any]
+
+
+def _bundled(key: str) -> tuple[Parse, str]:
+    """The ruleset's scenario parser and its first bundled scenario (a path under rules/)."""
+    play = get_ruleset(key).play
+    return play.scenario.parse_scenario, f"{key}/scenarios/{play.scenarios()[0]}.yaml"
+
+
+#: Every ruleset the registry knows: a new one is fuzzed by its folder alone.
+BUNDLED = {key: _bundled(key) for key in KNOWN_RULESETS}
+PARSERS = tuple(parse for parse, _ in BUNDLED.values())
 
 HOSTILE = {
     "deep flow nesting": ("[" * 3000 + "]" * 3000, "error.scenario.too_deep", 1),
@@ -96,12 +108,6 @@ def test_mutated_bundled_scenarios_never_crash(data: st.DataObject) -> None:
 
 # ---- thousands of mutations of every ruleset's bundled scenario -------------------------
 
-BUNDLED = {
-    "manovra": (parse_manovra, "manovra/scenarios/esempio_normandia.yaml"),
-    "linea_gotica": (parse_gotica, "linea_gotica/scenarios/esempio_gotica.yaml"),
-    "pzgren": (parse_pzgren, "pzgren/scenarios/exemple_ardennes.yaml"),
-    "w40k4": (parse_w40k4, "w40k4/scenarios/avamposto.yaml"),
-}
 MUTATIONS_PER_RULESET = 1000
 JUNK_SCALARS = (
     "-1",

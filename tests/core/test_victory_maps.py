@@ -8,12 +8,13 @@ import pytest
 from bot.render.map import render_map
 from rules.core.play import DocumentPlay
 from rules.core.ruleset import get_ruleset
+from tests.rulesets import fact, facts
 
+#: Each ruleset's battlefield, its first objective's name (in the view's English), its holder
+#: and its grid.
 BATTLEFIELDS = [
-    ("manovra", "esempio_normandia_campo", "The farm", "asse"),  # in the view's English
-    ("linea_gotica", "esempio_gotica_campo", "The farmhouse", "tedeschi"),
-    ("w40k4", "avamposto_campo", "The outpost", "legione"),
-    ("pzgren", "exemple_ardennes", "The entrenched village", "de"),
+    (key, fact(key, "BATTLEFIELD"), first.name.en, first.holder, fact(key, "GRID"))
+    for key, first in facts("FIRST_OBJECTIVE").items()
 ]
 
 
@@ -23,9 +24,9 @@ def _play(ruleset: str) -> DocumentPlay:
     return play
 
 
-@pytest.mark.parametrize(("ruleset", "scenario", "name", "holder"), BATTLEFIELDS)
+@pytest.mark.parametrize(("ruleset", "scenario", "name", "holder", "grid"), BATTLEFIELDS)
 def test_the_map_marks_each_objective_and_its_holder(
-    ruleset: str, scenario: str, name: str, holder: str
+    ruleset: str, scenario: str, name: str, holder: str, grid: str
 ):
     play = _play(ruleset)
     document = play.new_game(scenario, None)
@@ -37,9 +38,8 @@ def test_the_map_marks_each_objective_and_its_holder(
     assert len(view.objectives) == len(conditions.objectives)
     first = view.objectives[0]
     assert first.label.startswith(name) and first.holder == holder
-    assert (first.shape is None) == (ruleset == "pzgren") and bool(first.hexes) == (
-        ruleset == "pzgren"
-    )
+    on_hexes = grid == "hexes"
+    assert (first.shape is None) == on_hexes and bool(first.hexes) == on_hexes
     with_marks = render_map(view, "en", public=True)
     without = render_map(view.model_copy(update={"objectives": ()}), "en", public=True)
     assert with_marks.startswith(b"\x89PNG") and with_marks != without

@@ -24,6 +24,7 @@ from rules.core.words import (
     words_of,
 )
 from rules.render import outcome_text
+from tests.rulesets import fact, facts
 
 
 class _Named(BaseModel):
@@ -71,16 +72,8 @@ def _play(ruleset: str) -> DocumentPlay:
 @pytest.mark.parametrize(
     ("ruleset", "scenario", "it", "en", "fr"),
     [
-        ("linea_gotica", "esempio_gotica_campo", "Il casolare", "The farmhouse", "La ferme"),
-        ("manovra", "esempio_normandia_campo", "La fattoria", "The farm", "La ferme"),
-        (
-            "pzgren",
-            "exemple_ardennes",
-            "Il villaggio trincerato",
-            "The entrenched village",
-            "Le village retranché",
-        ),
-        ("w40k4", "avamposto_campo", "L'avamposto", "The outpost", "L'avant-poste"),
+        (key, fact(key, "BATTLEFIELD"), *first.name)
+        for key, first in facts("FIRST_OBJECTIVE").items()
     ],
 )
 def test_a_games_objectives_are_read_in_its_language(
@@ -109,10 +102,8 @@ def test_an_uploaded_scenario_with_plain_names_keeps_working() -> None:
 @pytest.mark.parametrize(
     ("ruleset", "scenario", "side", "it", "en", "fr"),
     [
-        ("linea_gotica", "esempio_gotica_campo", "tedeschi", "Tedeschi", "Germans", "Allemands"),
-        ("manovra", "esempio_normandia_campo", "asse", "Asse", "Axis", "Axe"),
-        ("pzgren", "exemple_ardennes", "us", "Americani", "Americans", "Américains"),
-        ("w40k4", "avamposto_campo", "predoni", "Predoni", "Raiders", "Pillards"),
+        (key, fact(key, "BATTLEFIELD"), named.side, *named.name)
+        for key, named in facts("SIDE_NAME").items()
     ],
 )
 def test_a_games_sides_are_read_in_its_language(

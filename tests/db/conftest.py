@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from db.drivers.sqlite import SqliteStore
 from db.open import open_store
-from db.sqlite import SqliteStore
 from tests.db.helpers import drop_append_only_guards, raw_connection
 
 BACKENDS = ("sqlite", "postgres")

@@ -10,11 +10,11 @@ from typing import Any
 import asyncpg
 
 from db import migrations, migrations_pg
-from db.chain import VerifiedHead
+from db.chain.hashing import GENESIS_HASH, canonical_json, compute_event_hash, state_hash
+from db.chain.verify import VerifiedHead
 from db.core.steps import Fetch, Query, read
-from db.hashing import GENESIS_HASH, canonical_json, compute_event_hash, state_hash
+from db.drivers.sqlite import SqliteStore
 from db.models import CommandContext, EventRecord, GameRecord, parse_timestamp
-from db.sqlite import SqliteStore
 
 GUILD = 900
 

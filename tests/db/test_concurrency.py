@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
+from db.drivers.sqlite import SqliteStore
 from db.errors import VersionConflict
 from db.models import NewEvent
-from db.sqlite import SqliteStore
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game
 

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from db.chain import VerifiedChains, VerifiedHead
+from db.chain.hashing import state_hash
+from db.chain.prepare import prepare_event
+from db.chain.verify import VerifiedChains, VerifiedHead
 from db.core import games, records
 from db.core.dialect import POSTGRES, SQLITE
 from db.core.steps import Batch, Compute, Query, Step, drive_sync
 from db.errors import GameEnded, GameNotFound, VersionConflict
-from db.hashing import state_hash
 from db.models import NewEvent, PreparedState, Scope
-from db.prepare import prepare_event
 
 CHANNEL = 42
 CREATED = "2026-03-01T11:30:00.000000+00:00"
@@ -104,7 +104,7 @@ def test_a_commit_reads_its_head_once_and_writes_one_batch() -> None:
     # The stored patch is the prepared one; the previous whole document (4 is not a
     # snapshot) is dropped; the guard moves the game from 4 to 5.
     # The patches since version 1 now take 54 bytes, more than half of version 5's small
-    # document: version 5 is a snapshot (db.patch.snapshot_due).
+    # document: version 5 is a snapshot (db.chain.patch.snapshot_due).
     assert len(NEW) < 2 * 54
     assert driver.seen[4].params == (CHANNEL, 5, "active", '[[["turn"],5]]', True, 54)
     assert driver.seen[5].params == (CHANNEL, 4)

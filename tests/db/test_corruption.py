@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from db.chain.hashing import verify_export
+from db.drivers.sqlite import SqliteStore
 from db.errors import ChainBroken, CorruptRecord, SchemaError
-from db.hashing import verify_export
 from db.migrations import APPLICATION_ID
 from db.models import NewEvent
-from db.sqlite import SqliteStore
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game, raw_connection
 
@@ -82,7 +82,7 @@ async def test_tampered_event_breaks_the_chain(backend: Backend) -> None:
 
 
 async def test_tampered_state_is_detected(backend: Backend) -> None:
-    """Version 2 is kept as a patch from version 1 (db/patch.py): an edited patch rebuilds
+    """Version 2 is kept as a patch from version 1 (db/chain/patch.py): an edited patch rebuilds
     a state that does not match the chain, wherever it is read — and the game is refused
     even where only its current version is read (docs/integrity.md)."""
     await game_with_history(backend)

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pytest
 
+from db.drivers.sqlite import SqliteStore, find_problems
 from db.migrations import latest_version, read_user_version
 from db.open import open_store
-from db.sqlite import SqliteStore, find_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITER = Path(__file__).with_name("crash_writer.py")

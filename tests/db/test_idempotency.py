@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
+from db.drivers.sqlite import SqliteStore
 from db.errors import InteractionReused
 from db.models import NewEvent
-from db.sqlite import SqliteStore
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game, sample_document
 

@@ -12,8 +12,10 @@ import asyncpg
 import pytest
 
 from db import migrations, migrations_pg
+from db.chain.hashing import canonical_json, state_hash, verify_export
+from db.drivers.postgres import PostgresStore
+from db.drivers.sqlite import SqliteStore
 from db.errors import SchemaError, TamperedGame
-from db.hashing import canonical_json, state_hash, verify_export
 from db.migrations import (
     EXPECTED_TABLES,
     Migration,
@@ -23,8 +25,6 @@ from db.migrations import (
     split_statements,
 )
 from db.models import NewEvent
-from db.postgres import PostgresStore
-from db.sqlite import SqliteStore
 from tests.db.helpers import (
     as_before_salts,
     file_at_schema,

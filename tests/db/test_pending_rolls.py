@@ -11,8 +11,8 @@ from bot.service.stored.dice import (
     pending_roll,
     save_pending_roll,
 )
+from db.drivers.sqlite import SqliteStore
 from db.errors import GameNotFound
-from db.sqlite import SqliteStore
 
 
 def waiting(channel: int, user: int, faces: list[int]) -> PendingRoll:

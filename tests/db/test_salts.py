@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
+from db.chain.hashing import canonical_json, state_hash, verify_export
+from db.chain.integrity import covered_digests
 from db.core.common import covered_rows
 from db.core.steps import read
 from db.errors import ChainBroken, TamperedGame
-from db.hashing import canonical_json, state_hash, verify_export
-from db.integrity import covered_digests
 from db.models import NewEvent
 from db.open import open_store
 from tests.db.conftest import Backend
 from tests.db.helpers import new_game, sample_document
-from tests.db.test_copy import run
+from tests.db.tools.test_copy import run
 
 CHANNEL, OTHER = 61, 62
 FORGED = "00" * 32

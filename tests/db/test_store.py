@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from bot.service.stored import deadlines
+from db.chain.hashing import GENESIS_HASH, verify_chain, verify_export
+from db.drivers.postgres import PostgresStore
+from db.drivers.sqlite import SqliteStore
 from db.errors import (
     ArchiveNotFound,
     GameEnded,
@@ -20,11 +23,8 @@ from db.errors import (
     StoreUnavailable,
     VersionConflict,
 )
-from db.hashing import GENESIS_HASH, verify_chain, verify_export
 from db.models import NewEvent
-from db.postgres import PostgresStore
 from db.protocol import GameStore
-from db.sqlite import SqliteStore
 from tests.db.conftest import Backend
 from tests.db.helpers import GUILD, new_game, on_store, sample_document
 
@@ -439,7 +439,7 @@ async def test_patches_made_before_the_hop_never_use_a_stale_base(db_path: Path)
     """SQLite makes a commit's patch on its encoder thread, from the document that store
     wrote last; when the stored version is another (another process wrote, a conflict, an
     undo), the commit's transaction makes the patch itself. Every version reads back."""
-    from db.sqlite import SqliteStore
+    from db.drivers.sqlite import SqliteStore
 
     written: dict[int, dict] = {}
     async with await SqliteStore.open(db_path) as first, await SqliteStore.open(db_path) as other:

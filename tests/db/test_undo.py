@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from db.drivers.sqlite import SqliteStore
 from db.errors import NothingToUndo, VersionConflict
 from db.models import NewEvent
-from db.sqlite import SqliteStore
 from tests.db.helpers import new_game
 
 

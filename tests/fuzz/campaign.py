@@ -93,13 +93,14 @@ from bot.service.stored.campaign import (
     CampaignLink,
     campaign_link_of,
 )
+from db.chain.hashing import canonical_json, verify_export
 from db.errors import ChainBroken
-from db.hashing import canonical_json, verify_export
 from db.models import Scope
 from db.open import open_store
 from db.protocol import GameStore
 from rules.campaign.book import book_files
-from rules.campaign.state import CampaignEvent, CampaignState, event_of, replay
+from rules.campaign.events import CampaignEvent, event_of
+from rules.campaign.state import CampaignState, replay
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from tests.fuzz import campaign_between as between

@@ -20,14 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from bot.render.campaign_report import with_report
 from bot.service import Reply, TextReply
+from bot.service.export import discard
 from bot.service.replies import CampaignReply
-from rules.campaign.aftermath import CampaignAftermath
 from rules.campaign.aftermath_fold import taken_back
+from rules.campaign.events import CampaignAftermath, CampaignGame, CampaignReversal
 from rules.campaign.muster import fielding
 from rules.campaign.roster import Status, rosters_hash
 from rules.campaign.rules import CampaignRules, FateTable, campaign_rules
-from rules.campaign.state import CampaignGame, CampaignReversal, CampaignState, apply, replay
+from rules.campaign.state import CampaignState, apply, replay
 from rules.campaign.text import book_lines, due_lines, page_lines
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
@@ -587,7 +589,9 @@ async def export(fuzzer: CampaignFuzzer) -> None:
     if reply is None:
         return
     record = await fuzzer.store.load(fuzzer.channel)
-    files = getattr(reply, "files", {})
+    written = await with_report(reply)  # the report is data the front ends write
+    files = getattr(written, "files", {})
+    discard(getattr(written, "spool", None))
     log = files.get("campaign-log.json")
     if "campaign-report.md" not in files or log is None:
         fuzzer.fail(f"/campaign export gave {sorted(files)}")

@@ -12,20 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
-from rules.campaign.aftermath import CampaignAdjust, CampaignAftermath
-from rules.campaign.roster import Roster, rosters_hash
-from rules.campaign.rules import FateTable, campaign_rules
-from rules.campaign.state import (
+from rules.campaign.events import (
+    CampaignAdjust,
+    CampaignAftermath,
     CampaignEvent,
     CampaignGame,
     CampaignResult,
     CampaignReversal,
-    CampaignState,
-    Standing,
-    apply,
-    replay,
-    standings,
 )
+from rules.campaign.roster import Roster, rosters_hash
+from rules.campaign.rules import FateTable, campaign_rules
+from rules.campaign.state import CampaignState, Standing, apply, replay, standings
 from rules.campaign.text import standing_line
 
 #: Kinds of campaign event that may raise a roster entry's strength, and by how much

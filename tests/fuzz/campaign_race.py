@@ -41,7 +41,8 @@ from bot.service.stored.campaign import CAMPAIGN_LINK, LINK_KEY, CampaignLink, c
 from db.models import Scope
 from db.open import open_store
 from db.protocol import GameStore
-from rules.campaign.state import CampaignState, event_of, replay
+from rules.campaign.events import event_of
+from rules.campaign.state import CampaignState, replay
 from rules.core.errors import RulesError
 from tests.fuzz.campaign_checks import link_problems, log_problems, roster_problems
 from tests.fuzz.harness import Table

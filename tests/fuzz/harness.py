@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.rolls import DicePrompt
 from bot.service import ConfirmReply, GameService, Reply, Request, ResultReply
 from bot.service.replay import replay_game
+from bot.service.rolls import DicePrompt
+from db.drivers.sqlite import SqliteStore
 from db.protocol import GameStore
-from db.sqlite import SqliteStore
 from rules.core.dice import Die
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction

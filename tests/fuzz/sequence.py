@@ -21,7 +21,7 @@ nothing):
   ``/game end``, a seat's confirmed ``/game concede`` or the referee's ``/game end result:``.
 
 After each game the full audit: the store's ``check()`` (``arbitro db check``) finds
-nothing, ``/game export`` verifies (``db.hashing.verify_export``) up to the stored head,
+nothing, ``/game export`` verifies (``db.chain.hashing.verify_export``) up to the stored head,
 the log replays through the rules to every stored state, and it has exactly one result
 event, the final state's, whose replay gives the same result (tests/fuzz/history.py);
 when the next game archives it, its archive verifies to that same head (through the store
@@ -47,8 +47,8 @@ from typing import Any
 
 from bot.service import RESULT_ARG, Reply
 from bot.service.replay import replay_game
+from db.chain.hashing import canonical_json, verify_export
 from db.errors import ChainBroken
-from db.hashing import canonical_json, verify_export
 from db.models import VERB_ENDED, VERB_UNDO, EventRecord
 from db.open import open_store
 from db.protocol import GameStore

@@ -14,25 +14,20 @@ from unittest.mock import patch
 import pytest
 
 import bot.service.campaign.follow  # noqa: F401 - the module the check patches
-from rules.campaign.aftermath import (
+from rules.campaign.aftermath import EntryAftermath, FateRoll, Snapshot
+from rules.campaign.events import (
     CampaignAdjust,
     CampaignAftermath,
-    EntryAftermath,
-    FateRoll,
-    Snapshot,
-)
-from rules.campaign.roster import Roster, RosterEntry, rosters_hash
-from rules.campaign.rules import Replacements, campaign_rules
-from rules.campaign.state import (
     CampaignCreated,
     CampaignGame,
     CampaignJoined,
     CampaignResult,
     CampaignReversal,
     CampaignRoster,
-    apply,
-    replay,
 )
+from rules.campaign.roster import Roster, RosterEntry, rosters_hash
+from rules.campaign.rules import Replacements, campaign_rules
+from rules.campaign.state import apply, replay
 from rules.core.errors import RulesError
 from rules.core.ruleset import KNOWN_RULESETS
 from tests.fuzz import campaign_checks

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from db.patch import ParsedDocuments
+from db.chain.patch import ParsedDocuments
 from tests.fuzz.sequence import SequenceRun, Sizes, play_sequence, sqlite_url
 
 #: What every run must have done at least once (accepted), else it tested less than it says.

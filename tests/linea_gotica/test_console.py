@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from bot.console import Console
+from bot.console.table import Console
 
 SCRIPT = [
     "/game new ruleset:linea_gotica scenario:esempio_gotica language:en",

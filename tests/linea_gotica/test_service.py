@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import Request
 from tests.bot.service_table import ServiceTable
 from tests.linea_gotica.conftest import gotica_text_without_field

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.service import GameService
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.manovra.surface import PLAY
 from tests.bot.conftest import QueuedDice
 from tests.bot.service_table import ServiceTable

@@ -6,9 +6,9 @@ import io
 
 import pytest
 
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import GameService
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.dice import ScriptedDice
 
 SCRIPT = """\

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from bot.console import Console
+from bot.console.table import Console
 
 SCRIPT = """\
 /game new ruleset:pzgren scenario:exemple_ardennes language:en

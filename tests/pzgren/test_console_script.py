@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import GameService
 from rules.pzgren.surface import PLAY
 from tests.core.legal_loop import QueuedThenSeeded

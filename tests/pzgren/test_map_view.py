@@ -122,8 +122,8 @@ async def test_the_console_saves_the_picture_beside_the_database_and_prints_its_
     import io
     import re
 
-    from bot.console import Console
-    from bot.main import maps_beside
+    from bot.app.main import maps_beside
+    from bot.console.table import Console
 
     assert maps_beside(str(tmp_path / "club.db")) == tmp_path / "club.maps"
     assert maps_beside("postgresql://u@h/db").name == "arbitro.maps"

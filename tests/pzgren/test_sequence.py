@@ -6,7 +6,7 @@ other command, for the players and the referee, in the refusals, the legal listi
 from __future__ import annotations
 
 from bot.commands import COMMANDS
-from bot.help import command_lines
+from bot.service.help import command_lines
 from rules.core.dice import ScriptedDice
 from rules.core.legal import verbs_of
 from rules.core.ruleset import get_ruleset

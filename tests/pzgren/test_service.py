@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from db.hashing import verify_export, verify_links
+from db.chain.hashing import verify_export, verify_links
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 3003

@@ -12,7 +12,7 @@ import pytest
 
 from bot.service import GameService, Request
 from bot.service.core import TABLE
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
 from tests.fuzz.harness import SeededDice
 from tests.toy_feature import HANDLERS, REACTIONS, VERB

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import GameService, StatusReply
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.ruleset import (

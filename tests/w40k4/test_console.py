@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 
-from bot.console import Console
+from bot.console.table import Console
 
 SCRIPT = """\
 /game new ruleset:w40k4 scenario:avamposto language:en

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 
-from bot.console import Console
+from bot.console.table import Console
 from bot.service import GameService
 from rules.w40k4.surface import PLAY
 from tests.core.legal_loop import QueuedThenSeeded

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.render_text import owed_lines
+from bot.console.render_text import owed_lines
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 4040

@@ -7,8 +7,9 @@ stands), ``reopening`` (the claim that keeps reopening a game and the campaign's
 apart), ``aftermath`` (the post-battle sequence: rolled side by side, disputed, confirmed,
 adjusted), ``book`` (bundled campaigns and their map),
 ``calendar`` (the dates games are due by, reminders, overdue decisions), ``export``
-(the after-action report), ``rosters`` (``/campaign roster`` and the mustering of a linked
-game from the rosters), ``seats`` (who plays a side: joins by consent).
+(the log as a file, the after-action report and the map as data), ``rosters``
+(``/campaign roster`` and the mustering of a linked game from the rosters), ``seats`` (who
+plays a side: joins by consent).
 """
 
 from __future__ import annotations

@@ -35,7 +35,8 @@ from bot.service.replies import Reply
 from bot.service.stored.campaign import CampaignLink
 from db.errors import GameNotFound, StoreError, VersionConflict
 from db.models import FeatureRecord, GameRecord, Scope
-from rules.campaign.state import CampaignGame, CampaignState
+from rules.campaign.events import CampaignGame
+from rules.campaign.state import CampaignState
 from rules.core.resolution import Outcome
 
 log = logging.getLogger(__name__)

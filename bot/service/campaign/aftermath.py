@@ -32,13 +32,8 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from bot.service.replies import CampaignReply, Reply
 from db.models import GameRecord
-from rules.campaign.aftermath import (
-    ADJUSTABLE_FIELDS,
-    MAX_REASON,
-    CampaignAdjust,
-    CampaignAftermath,
-    CampaignConfirm,
-)
+from rules.campaign.aftermath import ADJUSTABLE_FIELDS, MAX_REASON
+from rules.campaign.events import CampaignAdjust, CampaignAftermath, CampaignConfirm
 from rules.campaign.postbattle import (
     MAX_AFTERMATH_DICE,
     aftermath_dice,

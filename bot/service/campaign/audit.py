@@ -27,17 +27,12 @@ from bot.service.stored.campaign import (
     CampaignLink,
     campaign_link_of,
 )
+from db.chain.hashing import canonical_json
 from db.errors import GameNotFound, StoreError
-from db.hashing import canonical_json
 from db.models import ExportBundle, Scope
 from db.protocol import GameStore
-from rules.campaign.state import (
-    CampaignCreated,
-    CampaignState,
-    apply,
-    event_of,
-    start,
-)
+from rules.campaign.events import CampaignCreated, event_of
+from rules.campaign.state import CampaignState, apply, start
 from rules.core.errors import RulesError
 
 

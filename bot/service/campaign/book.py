@@ -75,15 +75,7 @@ def settled_notice(state: CampaignState, number: int, language: str) -> Outcome:
     )
 
 
-def area_name(state: CampaignState, area_id: str, language: str) -> str:
-    """An area's name in ``language`` (its id when the book lacks it)."""
-    book = state.book
-    found = next((a for a in book.areas if a.id == area_id), None) if book else None
-    return in_language(found.name, language) if found is not None else area_id
-
-
 __all__ = [
-    "area_name",
     "book_option",
     "check_book",
     "scenario_wanted",

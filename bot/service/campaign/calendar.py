@@ -34,7 +34,8 @@ from bot.service.requests import Request, int_option, seat_among
 from bot.service.stored.table import open_table
 from db.errors import GameNotFound, StoreError
 from db.models import GameRecord, Scope
-from rules.campaign.book import MAX_DUE_DAYS, CampaignDue, CampaignOverdue
+from rules.campaign.book import MAX_DUE_DAYS
+from rules.campaign.events import CampaignDue, CampaignOverdue
 from rules.campaign.state import MAX_GAMES, CampaignState
 from rules.campaign.story import default_due
 from rules.core.ending import DECIDE, NO_WINNER

@@ -37,18 +37,16 @@ from bot.service.stored.campaign import (
 from bot.service.stored.seat_names import note_seat_name, seat_names
 from db.errors import GameExists, GameNotFound, VersionConflict
 from db.models import GameRecord
-from rules.campaign.book import CampaignBook
-from rules.campaign.state import (
+from rules.campaign.events import (
     MAX_NAME,
+    CampaignBook,
     CampaignCreated,
     CampaignEnded,
     CampaignGame,
-    CampaignState,
     Points,
-    apply,
     event_json,
-    start,
 )
+from rules.campaign.state import CampaignState, apply, start
 from rules.core.errors import IllegalAction, InvalidInput, RulesError, UnknownName
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome

@@ -10,7 +10,7 @@ processes try. A game a stopped process left behind is caught up by the campaign
 write command (:func:`catch_up`); ``/campaign status`` only says so (:func:`unsettled`).
 
 A linked game the store refuses to read (its history altered, its data damaged:
-``bot/integrity.py``) is :class:`GameUnreadable`, naming its number and channel before the
+``bot/service/integrity.py``) is :class:`GameUnreadable`, naming its number and channel before the
 store's own refusal: the commands that must read it are refused so, ``/campaign status``
 shows the campaign with that game flagged on its own line.
 """
@@ -20,13 +20,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from bot.integrity import refusal_of
 from bot.service.campaign.ledger import load_campaign, log_event
 from bot.service.campaign.notables import newly_owed
 from bot.service.campaign.reopening import release_reopening, reopener
 from bot.service.campaign.rosters import losses_of, muster_of
 from bot.service.errors import ServiceError
 from bot.service.handlers import Follower, Services, Written
+from bot.service.integrity import refusal_of
 from bot.service.replies import Notable
 from bot.service.stored.campaign import (
     CAMPAIGN_LINK,
@@ -37,14 +37,13 @@ from bot.service.stored.campaign import (
 from bot.service.stored.table import TableContext
 from db.errors import DamagedFile, GameNotFound, StoreError, VersionConflict
 from db.models import GameRecord, Scope
-from rules.campaign.aftermath import CampaignAftermathReversal
-from rules.campaign.state import (
+from rules.campaign.events import (
+    CampaignAftermathReversal,
     CampaignEvent,
     CampaignResult,
     CampaignReversal,
-    CampaignState,
-    apply,
 )
+from rules.campaign.state import CampaignState, apply
 from rules.core.errors import RulesError
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome

@@ -18,12 +18,8 @@ from bot.service.events import ACTOR_NAME_ARG
 from bot.service.handlers import Call, Services
 from db.errors import GameNotFound
 from db.models import GameRecord, NewEvent
-from rules.campaign.state import (
-    CampaignEvent,
-    CampaignState,
-    apply,
-    event_json,
-)
+from rules.campaign.events import CampaignEvent, event_json
+from rules.campaign.state import CampaignState, apply
 from rules.core.errors import UnknownName
 from rules.core.words import joined
 

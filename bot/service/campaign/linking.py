@@ -22,8 +22,9 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call
 from db.errors import GameNotFound, VersionConflict
 from db.models import GameRecord
+from rules.campaign.events import CampaignGame
 from rules.campaign.roster import rosters_hash
-from rules.campaign.state import CampaignGame, CampaignState, apply
+from rules.campaign.state import CampaignState, apply
 from rules.core.errors import RulesError
 
 log = logging.getLogger(__name__)

@@ -37,7 +37,8 @@ from bot.service.requests import Request
 from db.errors import VersionConflict
 from db.models import FeatureRecord, Scope
 from db.protocol import GameStore
-from rules.campaign.state import CampaignReversal, CampaignState, apply
+from rules.campaign.events import CampaignReversal
+from rules.campaign.state import CampaignState, apply
 from rules.core.errors import RulesError
 
 REOPENING = "campaign_reopening"

@@ -25,6 +25,7 @@ from bot.service.errors import ServiceError
 from bot.service.handlers import Call, Services
 from bot.service.replies import CampaignReply, Reply
 from db.models import GameRecord
+from rules.campaign.events import CampaignRoster
 from rules.campaign.muster import fielding
 from rules.campaign.postbattle import MAX_AFTERMATH_DICE, aftermath_dice
 from rules.campaign.roster import (
@@ -36,7 +37,7 @@ from rules.campaign.roster import (
 )
 from rules.campaign.roster_file import ROSTER_SOURCE, parse_roster
 from rules.campaign.rules import campaign_rules
-from rules.campaign.state import CampaignRoster, CampaignState
+from rules.campaign.state import CampaignState
 from rules.campaign.text import RosterPage, status_text
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.i18n import translate

@@ -21,7 +21,8 @@ from bot.service.handlers import Call, Services
 from bot.service.replies import Reply
 from bot.service.requests import int_option
 from bot.service.stored.seat_names import note_seat_name
-from rules.campaign.state import CampaignInvite, CampaignJoined, CampaignJoinRequest, CampaignState
+from rules.campaign.events import CampaignInvite, CampaignJoined, CampaignJoinRequest
+from rules.campaign.state import CampaignState
 from rules.core.resolution import Outcome
 
 

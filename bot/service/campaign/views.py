@@ -14,10 +14,8 @@ from bot.service.replies import CampaignReply, Reply
 from bot.service.stored.seat_names import seat_names
 from db.errors import StoreError
 from db.models import GameRecord
-from rules.campaign.state import (
-    CampaignState,
-    event_of,
-)
+from rules.campaign.events import event_of
+from rules.campaign.state import CampaignState
 from rules.campaign.text import ListedCampaign, ListingPage, LogEntry, LogPage, StatusPage
 from rules.core.resolution import Outcome
 

@@ -20,7 +20,7 @@ async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | 
     if record.status != "ended" or record.is_campaign:
         # A campaign's log stays in its channel, ended or not (/campaign status lists it).
         return None
-    # The store reads the history page by page and keeps it compact (db.archive).
+    # The store reads the history page by page and keeps it compact (db.chain.archive).
     return await store.archive_game(channel_id, title=_title(record))
 
 

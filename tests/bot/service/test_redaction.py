@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.export import read_file
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service import GameService, PlayReply, Request
-from db.hashing import canonical_json, compute_event_hash, verify_links
+from bot.service.export import read_file
+from db.chain.hashing import canonical_json, compute_event_hash, verify_links
+from db.drivers.sqlite import SqliteStore
 from db.models import EventRecord
-from db.sqlite import SqliteStore
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import Seat, SeatView

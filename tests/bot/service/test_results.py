@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service import (
     RESULT_ARG,
     ConfirmReply,

@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.service import GameService, Reply, Request
 from bot.service.links import LinkSigner, use_links
 from bot.web.app import WebPages
-from db.sqlite import SqliteStore
+from db.drivers.sqlite import SqliteStore
 from tests.bot.conftest import QueuedDice
 
 GAME, CAMPAIGN, CAMPAIGN_GAME = 3501, 3502, 3503

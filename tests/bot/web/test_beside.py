@@ -14,7 +14,7 @@ import sys
 import pytest
 from aiohttp import ClientSession
 
-from bot.settings import load_settings
+from bot.app.settings import load_settings
 from bot.web.app import WebServer
 from bot.web.beside import PagesProcess, start_pages_process, web_beside
 from tests.bot.web.conftest import ANNA, BRUNO, GAME, HIDDEN, REFEREE, SECRET
@@ -103,7 +103,7 @@ async def test_a_database_in_memory_is_served_from_the_bots_process(
 
 BOT = """
 import asyncio, sys
-from bot.settings import load_settings
+from bot.app.settings import load_settings
 from bot.web.beside import start_pages_process
 
 async def main():

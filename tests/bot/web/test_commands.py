@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from bot.app.settings import SettingsError, load_settings
 from bot.service.links import use_links
-from bot.settings import SettingsError, load_settings
 from bot.web.app import signer_of
 from rules.core.errors import RulesError
 from tests.bot.web.conftest import ANNA, CAMPAIGN, GAME, OUTSIDER, REFEREE

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from rules.core.errors import DiceError
 from rules.core.i18n import translate
 from tests.bot.service.campaign.test_aftermath import _game_one_won_by_the_legion, _typed

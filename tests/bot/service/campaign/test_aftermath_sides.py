@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service.campaign.ledger import load_campaign, log_event
+from rules.campaign.events import CampaignRoster
 from rules.campaign.roster import Roster, RosterEntry
-from rules.campaign.state import CampaignRoster
 from rules.core.errors import RulesError
 from tests.bot.service.campaign.test_aftermath import _typed
 from tests.bot.service.campaign.test_commands import (

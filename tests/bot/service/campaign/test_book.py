@@ -16,13 +16,16 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bot.console.render_text import reply_text
 from bot.render import campaign_map as drawn
-from bot.render_text import reply_text
+from bot.render.campaign_report import with_report
 from bot.service import GameService
 from bot.service.campaign import calendar
 from bot.service.campaign.adopt import PENDING, STALE_AFTER
+from bot.service.export import discard
 from db.models import Scope
-from rules.campaign.state import event_of, replay, standings
+from rules.campaign.events import event_of
+from rules.campaign.state import replay, standings
 from rules.campaign.story import holders
 from tests.bot.service.campaign.test_commands import (
     ANNA,
@@ -116,8 +119,9 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
 
     # The after-action report and the log as files.
-    exported = await table(CAMPAIGN, OUTSIDER, "campaign.export")
+    exported = await with_report(await table(CAMPAIGN, OUTSIDER, "campaign.export"))
     report = exported.files["campaign-report.md"].decode()
+    discard(exported.spool)  # the files are bytes: the spool goes
     data = json.loads(exported.files["campaign-log.json"])
     head = (await any_store.load(CAMPAIGN)).head_hash
     assert data["head_hash"] == head and f"Head hash of the campaign's log: {head}" in report
@@ -341,6 +345,8 @@ async def test_the_export_draws_the_map_coloured_by_holder(any_store: Any) -> No
     assert first[0] != second[0] and second[0] == second[1]
     assert _outlined(pictures[0], 0)  # fought for while in play
     assert not _outlined(pictures[1], 0)
+    for exported in (before, after):
+        discard(exported.spool)  # the report's events wait there for a front end
 
 
 def _box_colours(png: bytes) -> list[Any]:

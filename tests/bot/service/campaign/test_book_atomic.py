@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
-from rules.campaign.state import CampaignCreated, event_of, replay
+from bot.console.render_text import reply_text
+from rules.campaign.events import CampaignCreated, event_of
+from rules.campaign.state import replay
 from tests.bot.service.campaign.test_commands import CAMPAIGN, REFEREE, Table
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.commands import COMMANDS
-from bot.render_text import reply_text
-from db.sqlite import SqliteStore
+from bot.console.render_text import reply_text
+from db.drivers.sqlite import SqliteStore
 from tests.bot.service.campaign.test_commands import (
     ANNA,
     REFEREE,

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service import GameService, Request
 from bot.service.campaign import CAMPAIGN_ARG, follow
 from bot.service.stored.campaign import CampaignLink
-from rules.campaign.state import CampaignState, event_of, replay, standings
+from rules.campaign.events import event_of
+from rules.campaign.state import CampaignState, replay, standings
 from rules.core.dice import Die
 from rules.core.errors import RulesError
 from rules.render import channel_label

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
-from bot.export import discard, read_file
-from bot.service.campaign.export import report_text
+from bot.render.campaign_report import report_text, with_report
+from bot.service.export import discard, read_file
+from bot.service.replies import CampaignReport, FilesReply
 from db.models import NewEvent
 from rules.campaign.state import CampaignState
 from tests.bot.service.campaign.test_commands import CAMPAIGN, OUTSIDER, REFEREE, Table
@@ -65,7 +67,7 @@ async def test_a_campaign_log_past_five_thousand_events_is_exported_whole(
         "events": [event.to_json_dict() for event in everything],
     }
     assert log == json.dumps(whole, ensure_ascii=False).encode()
-    assert report == report_text(state, everything, "en", True, head or "")
+    assert report == report_text(CampaignReport(state, True, head or "", Path()), everything, "en")
     assert report.count(f"`{events[0].hash}`") == 1 and f"- #{LONG} " in report
     # A page of events at a time: five times the log, not five times the memory.
     assert long_peak < 2 * short_peak, (short_peak, long_peak)
@@ -75,7 +77,31 @@ async def peak_of(table: Table) -> tuple[int, Any]:
     """The export's peak of Python memory, and the export."""
     tracemalloc.start()
     try:
-        exported = await table(CAMPAIGN, OUTSIDER, "campaign.export")
+        exported = await with_report(await table(CAMPAIGN, OUTSIDER, "campaign.export"))
         return tracemalloc.get_traced_memory()[1], exported
     finally:
         tracemalloc.stop()
+
+
+async def test_the_service_gives_the_report_as_data_and_writes_no_text(any_store: Any) -> None:
+    """The service builds no report: its reply carries the log as a file and the report as
+    a typed value (the state, where it is played, the head hash, the events as stored, one a
+    line), which the front ends write; the log's file is the same events."""
+    table = Table(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
+    await table(CAMPAIGN, OUTSIDER, "roll", expression="2d6")
+    exported = await table(CAMPAIGN, OUTSIDER, "campaign.export")
+    try:
+        assert isinstance(exported, FilesReply) and list(exported.files) == ["campaign-log.json"]
+        report = exported.campaign_report
+        assert isinstance(report, CampaignReport)
+        record = await any_store.load(CAMPAIGN)
+        assert report.state == CampaignState.from_json(record.document)
+        assert (report.in_guild, report.head) == (True, record.head_hash)
+        assert report.events.parent == exported.spool
+        stored = [json.loads(line) for line in report.events.read_text("utf-8").splitlines()]
+        events = await table.campaign_events()
+        assert stored == [event.to_json_dict() for event in events]
+        assert json.loads(read_file(exported.files["campaign-log.json"]))["events"] == stored
+    finally:
+        discard(exported.spool)

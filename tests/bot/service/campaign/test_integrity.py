@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from rules.campaign.text import page_lines
 from rules.core.errors import RulesError
 from rules.core.i18n import translate

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.render_text import reply_text
-from bot.service.campaign.report import losses_text
-from db.sqlite import SqliteStore
-from rules.campaign.state import CampaignResult
+from bot.console.render_text import reply_text
+from bot.render.campaign_report import with_report
+from bot.service.export import discard
+from db.drivers.sqlite import SqliteStore
+from rules.campaign.events import CampaignResult
+from rules.campaign.report import losses_text
 from tests.bot.service.campaign.test_commands import (
     ANNA,
     BRUNO,
@@ -54,8 +56,9 @@ async def _play(table: Table) -> Table:
 
 
 async def test_the_report_names_people_outcomes_rosters_and_the_winner(played: Table) -> None:
-    exported = await played(CAMPAIGN, OUTSIDER, "campaign.export")
+    exported = await with_report(await played(CAMPAIGN, OUTSIDER, "campaign.export"))
     report = exported.files["campaign-report.md"].decode()
+    discard(exported.spool)  # the files are bytes: the spool goes
     assert "<@" not in report  # nobody as a mention id
     assert f"- Astral Legion: user{ANNA}" in report
     assert "**Campaign won by Raiders, 3 points.**" in report
@@ -67,8 +70,9 @@ async def test_the_report_names_people_outcomes_rosters_and_the_winner(played: T
 async def test_a_free_roll_is_listed_by_the_export_and_the_log(played: Table) -> None:
     events = await played.campaign_events()
     roll = next(e for e in events if e.verb == "roll")
-    exported = await played(CAMPAIGN, OUTSIDER, "campaign.export")
+    exported = await with_report(await played(CAMPAIGN, OUTSIDER, "campaign.export"))
     report = exported.files["campaign-report.md"].decode()
+    discard(exported.spool)  # the files are bytes: the spool goes
     listed = [line for line in report.splitlines() if line.startswith("- #")]
     assert len(listed) == len(events) == dict(exported.notices[0].params)["events"]
     assert f"user{ANNA} — free dice 2d6" in report and f"`{roll.hash}`" in report

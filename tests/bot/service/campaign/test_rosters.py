@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service import GameService, Request
 from bot.service.campaign import CAMPAIGN_ARG
+from rules.campaign.events import CampaignGame, CampaignRoster, event_of
 from rules.campaign.roster import rosters_hash
-from rules.campaign.state import CampaignGame, CampaignRoster, event_of, replay
+from rules.campaign.state import replay
 from rules.core.dice import ScriptedDice as FacesDice
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import Seat

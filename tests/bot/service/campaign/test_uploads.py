@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.render_text import reply_text
+from bot.console.render_text import reply_text
 from bot.service import Request
 from db.errors import GameNotFound
 from rules.campaign.postbattle import MAX_AFTERMATH_DICE

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.console.render_text import reply_text
 from bot.discord.embeds import reply_cards
 from bot.discord.outgoing import safe_name
-from bot.render_text import reply_text
 from bot.service.campaign import CAMPAIGN_ARG
+from bot.service.core import TABLE
 from bot.service.replies import CampaignReply
-from rules.campaign.state import event_of
+from db.models import Scope
+from rules.campaign.events import event_of
 from rules.campaign.text import (
     AftermathPage,
     ListedCampaign,
@@ -25,8 +27,10 @@ from rules.core.i18n import translate
 from rules.core.words import joined
 from tests.bot.service.campaign.test_commands import (
     ANNA,
+    BRUNO,
     CAMPAIGN,
     FIRST,
+    OUTSIDER,
     REFEREE,
     _campaign,
     _last_turn,
@@ -47,6 +51,37 @@ async def test_the_status_is_the_campaigns_state_for_the_front_ends_to_render(
         c for c in reply_cards(status) if c.title == translate("discord.embed.campaign", "en")
     ]
     assert len(card.lines) == len(lines) and "Orbita" in card.lines[0]
+
+
+async def _everything_stored(store: Any) -> list[Any]:
+    """Each record's head hash, version and events, and the campaign's own records."""
+    stored: list[Any] = []
+    for game in await store.all_games():
+        record = await store.load(game.channel_id)
+        events = await store.events(game.channel_id, after_seq=0, limit=10_000)
+        stored.append((game.channel_id, record.head_hash, record.version, len(events)))
+    for feature in ("campaign_pending", "campaign_due", "campaign_reopening"):
+        stored.append(await store.feature_list(feature, Scope.of_game(CAMPAIGN)))
+    return stored
+
+
+async def test_the_status_writes_nothing_whoever_asks_it_and_wherever(any_store: Any) -> None:
+    """``/campaign status`` is read-only: declared so, and with a game linked and ended (its
+    result entered, its aftermath owed) and a free roll in the campaign's channel, asked by
+    the referee, a player or an outsider, in the campaign's channel, the game's or another,
+    every record's head hash, version and number of events stay as they were, and so do the
+    campaign's records."""
+    assert TABLE.handler("campaign.status").read_only
+    table = await _campaign(any_store)
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    await _last_turn(table, FIRST)
+    await table(CAMPAIGN, ANNA, "roll", expression="2d6")
+    before = await _everything_stored(any_store)
+    assert (await table.campaign()).game(1).result is not None  # type: ignore[union-attr]
+    for user in (REFEREE, ANNA, BRUNO, OUTSIDER):
+        for where in (CAMPAIGN, FIRST, 999):
+            assert isinstance(await table(where, user, "campaign.status"), CampaignReply)
+            assert await _everything_stored(any_store) == before, (user, where)
 
 
 async def test_elsewhere_the_status_lists_the_servers_campaigns(any_store: Any) -> None:

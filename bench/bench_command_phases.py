@@ -1,0 +1,220 @@
+"""Where a command's time goes: its phases, and each thread's CPU, one command at a time.
+
+The channels and commands of `bench_command_path` (random legal actions of the four
+rulesets' bundled scenarios, on the embedded SQLite default), played at concurrency 1.
+Printed, per committed command (odds and status reads left out), p50 and mean in ms:
+
+* each thread's CPU time (``time.thread_time``): the event loop's, the rules thread's (the
+  command's one job), aiosqlite's (inside the functions it runs: the statements, the
+  fsync's wait not counted) — and the wall time besides them: hand-overs between the
+  threads, waiting for a core, the fsync;
+* the phases, each timed exclusive of the others nested in it: the state's validation
+  (``_load_state``), the rules' own work in ``act``, the dump of the new state, the parts
+  of the views (whose move, the buttons, the status, the picture), the document's and the
+  event's preparation for the store (canonical JSON, patch), on the loop the kept head's
+  parse and the event's hashes; the store's read and commit inclusive, as the loop waits
+  for them;
+* how many functions the command sent to aiosqlite's thread (each a hop and back).
+
+The phases are found by wrapping the functions that do them (this bench reaches into the
+code it measures, and must follow it when that moves). The wrappers cost a little of each
+phase; ``--cpu-only`` takes the threads' CPU without them.
+
+Run: ``.venv/bin/python bench/bench_command_phases.py [--channels N] [--commands N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+for entry in (ROOT, ROOT / "bench"):
+    if str(entry) not in sys.path:  # Runnable as a plain script from anywhere.
+        sys.path.insert(0, str(entry))
+
+import aiosqlite.core  # noqa: E402
+import bench_command_path as path_bench  # noqa: E402
+
+import bot.service.core as service_core  # noqa: E402
+import bot.service.play as service_play  # noqa: E402
+import bot.service.workers as workers  # noqa: E402
+import db.chain.prepare as store_prepare  # noqa: E402
+import db.core.games as store_games  # noqa: E402
+import db.store as store_module  # noqa: E402
+import rules.core.play as rules_play  # noqa: E402
+from bot.service import GameService  # noqa: E402
+from db.drivers.sqlite import SqliteStore  # noqa: E402
+from rules.core.errors import RulesError  # noqa: E402
+
+# Phase name -> seconds spent in the command being measured (exclusive of nested phases).
+_spent: dict[str, float] = defaultdict(float)
+_nesting = threading.local()
+_cpu = {"rules": 0.0, "aiosqlite": 0.0, "hops": 0}
+
+
+def _exclusive(owner: Any, name: str, label: str) -> None:
+    """Time ``owner.name`` as phase ``label``, without the phases it calls."""
+    function: Callable[..., Any] = getattr(owner, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        stack: list[float] = _nesting.__dict__.setdefault("stack", [])
+        started = time.perf_counter()
+        stack.append(0.0)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent = time.perf_counter() - started
+            inner = stack.pop()
+            _spent[label] += spent - inner
+            if stack:
+                stack[-1] += spent
+
+    setattr(owner, name, timed)
+
+
+def _inclusive(owner: Any, name: str, label: str) -> None:
+    """Time the coroutine function ``owner.name`` as phase ``label``, all of it."""
+    function: Callable[..., Any] = getattr(owner, name)
+
+    async def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await function(*args, **kwargs)
+        finally:
+            _spent[label] += time.perf_counter() - started
+
+    setattr(owner, name, timed)
+
+
+def _count_threads() -> None:
+    """Each thread's CPU: the rules job's, and that of every function aiosqlite runs."""
+    job = workers._forgetting
+
+    def rules_job(work: Callable[[], Any]) -> Any:
+        started = time.thread_time()
+        try:
+            return job(work)
+        finally:
+            _cpu["rules"] += time.thread_time() - started
+
+    workers._forgetting = rules_job
+    execute = aiosqlite.core.Connection._execute
+
+    async def counted(self: Any, function: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        def timed(*inner: Any, **inner_kw: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return function(*inner, **inner_kw)
+            finally:
+                _cpu["aiosqlite"] += time.thread_time() - started
+
+        _cpu["hops"] += 1
+        return await execute(self, timed, *args, **kw)
+
+    aiosqlite.core.Connection._execute = counted  # type: ignore[method-assign]
+
+
+def _time_phases() -> None:
+    document_play = rules_play.DocumentPlay
+    source = rules_play.DocumentSource
+    for owner, name, label in (
+        (document_play, "_load_state", "rules: validate the state"),
+        (document_play, "apply", "rules: act (the rules' own work)"),
+        (document_play, "_document", "rules: dump the new state"),
+        (source, "prompts", "rules: view, buttons and owed"),
+        (source, "turn", "rules: view, whose turn"),
+        (source, "status", "rules: view, status"),
+        (source, "map", "rules: view, picture"),
+        (source, "marks", "rules: view, marks"),
+        (source, "result", "rules: view, result"),
+        (document_play, "sides", "sides' names"),
+        (store_prepare.CommitPreparer, "prepare", "store prep: document, patch"),
+        (service_play, "prepare_event", "store prep: event texts"),
+        (service_play, "command_event", "service: the command's event"),
+        (service_play, "channel_map", "service: the picture, localized"),
+        (service_play, "status_caption", "service: the picture's caption"),
+        (store_module, "parse_kept", "loop: parse the kept head"),
+        (store_games, "event_writes", "loop: event hashes and rows"),
+    ):
+        _exclusive(owner, name, label)
+    _inclusive(service_core, "open_table", "store: open_command (loop waits)")
+
+
+async def _measure(channels: int, commands: int, folder: Path) -> list[dict[str, float]]:
+    store = await SqliteStore.open(str(folder / "phases.db"))
+    _inclusive(store, "commit", "store: commit (loop waits)")
+    service = GameService(store)
+    table = path_bench.Table(channels, seed=20261123)
+    await path_bench.create(service, table)
+    rows: list[dict[str, float]] = []
+    channel_ids = list(table.ruleset)
+    while len(rows) < commands:
+        channel = table.rng.choice(channel_ids)
+        record = await store.load(channel)
+        request = table.request(channel, record.document)
+        if request is None or request.verb in ("odds", "game.status"):
+            continue
+        await asyncio.sleep(0.002)  # the read's own COMMIT behind it is done
+        _spent.clear()
+        _cpu.update(rules=0.0, aiosqlite=0.0, hops=0)
+        wall, loop_cpu = time.perf_counter(), time.thread_time()
+        try:
+            await service.handle(request)
+        except RulesError:
+            continue
+        row = dict(_spent)
+        row["wall"] = time.perf_counter() - wall
+        row["CPU: event loop"] = time.thread_time() - loop_cpu
+        row["CPU: rules thread"] = _cpu["rules"]
+        row["CPU: aiosqlite thread"] = _cpu["aiosqlite"]
+        row["wall besides the CPU"] = row["wall"] - sum(
+            row[k] for k in ("CPU: event loop", "CPU: rules thread", "CPU: aiosqlite thread")
+        )
+        row["hops to aiosqlite's thread (count)"] = _cpu["hops"]
+        rows.append(row)
+    await store.close()
+    return rows
+
+
+def _print(rows: list[dict[str, float]]) -> None:
+    names = sorted(
+        {k for row in rows for k in row},
+        key=lambda k: (not k.startswith(("wall", "CPU", "hops")), k),
+    )
+    print(f"{len(rows)} committed commands; ms (counts as they are)")
+    print(f"{'':<40}{'p50':>9}{'mean':>9}")
+    for name in names:
+        values = [row.get(name, 0.0) for row in rows]
+        scale = 1 if name.endswith("(count)") else 1e3
+        print(
+            f"{name:<40}{statistics.median(values) * scale:>9.2f}"
+            f"{statistics.mean(values) * scale:>9.2f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--channels", type=int, default=200)
+    parser.add_argument("--commands", type=int, default=400)
+    parser.add_argument("--cpu-only", action="store_true", help="no phase wrappers")
+    arguments = parser.parse_args()
+    _count_threads()
+    if not arguments.cpu_only:
+        _time_phases()
+    with tempfile.TemporaryDirectory() as folder:
+        rows = asyncio.run(_measure(arguments.channels, arguments.commands, Path(folder)))
+    _print(rows)
+
+
+if __name__ == "__main__":
+    main()

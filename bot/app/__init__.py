@@ -1,0 +1,1 @@
+"""The process: the `arbitro` entry points, settings, start-up and shutdown, health."""

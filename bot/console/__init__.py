@@ -1,0 +1,1 @@
+"""The console front end: the console table and its plain-text renderer."""

@@ -1,0 +1,1 @@
+"""The hash chain and the history formats it vouches for: verification, patches, exports."""

@@ -1,0 +1,1 @@
+"""The drivers: the core's operations on SQLite (aiosqlite, sqlite3) and PostgreSQL."""

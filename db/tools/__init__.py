@@ -1,0 +1,1 @@
+"""The `arbitro db` command line and what only it uses (copying, anchors)."""

@@ -1,0 +1,308 @@
+"""The verified head kept between commands (db/chain/head_cache.py): served again only while no
+other connection has written, moved by this process's own commits, dropped by its other
+writes, never committed over another process's write, and no shield for a tampered head."""
+
+from __future__ import annotations
+
+import importlib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from db.chain.head_cache import HeadCache
+from db.drivers.sqlite import SqliteStore
+from db.errors import CorruptRecord, VersionConflict
+from db.models import EventRecord, NewEvent
+from tests.db.conftest import Backend
+from tests.db.helpers import command_context, new_game, sample_document, verified_head
+
+CHANNEL = 41
+GAMES = importlib.import_module("db.core.games")
+
+
+@pytest.fixture
+def full_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The channels of every full read of a command's context (a kept head served after a
+    probe is not one)."""
+    calls: list[int] = []
+    for name in ("open_command", "open_command_counted"):
+        original = getattr(GAMES, name)
+
+        def counting(dialect: Any, channel_id: int, *rest: Any, _original: Any = original) -> Any:
+            calls.append(channel_id)
+            return _original(dialect, channel_id, *rest)
+
+        monkeypatch.setattr(GAMES, name, counting)
+    return calls
+
+
+def _advance(store: Any, version: int, turn: int, name: str) -> Any:
+    return store.commit(
+        CHANNEL, version, sample_document(turn), NewEvent(verb="advance", interaction_id=name)
+    )
+
+
+async def test_a_command_after_this_process_s_own_commit_is_served_without_a_full_read(
+    backend: Backend, full_reads: list[int]
+) -> None:
+    async with await backend.open() as store:
+        await new_game(store, CHANNEL)
+        first = await store.open_command(CHANNEL, "a")
+        committed = await _advance(store, first.record.version, 2, "a")
+        again = await store.open_command(CHANNEL, "b")
+        assert again.record.version == committed.version == 2
+        assert again.record.document == sample_document(2)
+        assert again.record.head_hash == committed.event.hash
+        assert again.earlier is None
+        # The served document is the caller's own: changing it changes nothing kept.
+        again.record.document["turn"] = 99
+        third = await store.open_command(CHANNEL, "c")
+        assert third.record.document == sample_document(2)
+        # It equals what a full read gives.
+        assert third.record == (await store.load(CHANNEL))
+        assert third.members == (await store.open_command(CHANNEL, "fresh")).members
+        expected = [CHANNEL] if backend.name == "sqlite" else [CHANNEL] * 4
+        assert full_reads == expected  # PostgreSQL keeps nothing: a full read every time
+
+
+async def test_another_store_s_write_is_seen_by_the_next_command(
+    backend: Backend, full_reads: list[int]
+) -> None:
+    async with await backend.open() as first, await backend.open() as second:
+        await new_game(first, CHANNEL)
+        kept = await first.open_command(CHANNEL, "a")
+        # Another process on the same database: a command, then a new seat.
+        await second.commit(
+            CHANNEL, kept.record.version, sample_document(7), NewEvent(verb="x", interaction_id="o")
+        )
+        seen = await first.open_command(CHANNEL, "b")
+        assert (seen.record.version, seen.record.document) == (2, sample_document(7))
+        await second.add_member(CHANNEL, 555, side="rossi")
+        seated = await first.open_command(CHANNEL, "c")
+        assert 555 in {member.user_id for member in seated.members}
+        # The retry of the other process's interaction is answered with its event.
+        retried = await first.open_command(CHANNEL, "o")
+        assert retried.earlier is not None and retried.earlier.seq == 2
+        assert full_reads == [CHANNEL] * 4
+
+
+async def test_another_store_s_reads_leave_the_kept_head_served(
+    db_path: Path, full_reads: list[int]
+) -> None:
+    """The pages' own process reads the bot's database on a connection of its own (docs/
+    web.md): however many pages it serves, the bot's commands keep their kept heads."""
+    async with await SqliteStore.open(db_path) as bot, await SqliteStore.open(db_path) as pages:
+        await new_game(bot, CHANNEL)
+        await bot.open_command(CHANNEL, "a")
+        for _ in range(3):
+            await pages.open_command(CHANNEL)
+            await pages.events(CHANNEL)
+            await pages.state_at(CHANNEL, 1)
+        full_reads.clear()
+        served = await bot.open_command(CHANNEL, "b")
+        assert served.record.version == 1 and full_reads == []
+
+
+async def test_a_stale_kept_head_never_commits_over_another_store_s_write(
+    backend: Backend,
+) -> None:
+    async with await backend.open() as first, await backend.open() as second:
+        await new_game(first, CHANNEL)
+        await first.open_command(CHANNEL, "warm")
+        kept = await first.open_command(CHANNEL, "a")  # served from what was kept
+        await second.commit(
+            CHANNEL, kept.record.version, sample_document(7), NewEvent(verb="x", interaction_id="o")
+        )
+        with pytest.raises(VersionConflict):
+            await _advance(first, kept.record.version, 3, "a")
+        # The service's retry reads again: the other write is there, and committing on it
+        # works.
+        fresh = await first.open_command(CHANNEL, "a")
+        assert fresh.record.version == 2 and fresh.record.document == sample_document(7)
+        await _advance(first, fresh.record.version, 3, "a")
+        assert (await second.load(CHANNEL)).document == sample_document(3)
+
+
+async def test_this_process_s_other_writes_drop_the_keptverified_head(
+    backend: Backend, full_reads: list[int]
+) -> None:
+    async with await backend.open() as store:
+        await new_game(store, CHANNEL)
+        await store.open_command(CHANNEL, "a")
+        await store.add_member(CHANNEL, 556, side="blu")
+        assert 556 in {m.user_id for m in (await store.open_command(CHANNEL, "b")).members}
+        await store.end_game(CHANNEL)
+        assert (await store.open_command(CHANNEL, "c")).record.status == "ended"
+        await store.undo(CHANNEL)
+        reopened = await store.open_command(CHANNEL, "d")
+        assert (reopened.record.status, reopened.record.version) == ("setup", 3)
+        assert full_reads == [CHANNEL] * 4
+
+
+async def test_a_head_tampered_under_a_kept_game_is_refused(backend: Backend) -> None:
+    async with await backend.open() as store:
+        await new_game(store, CHANNEL)
+        kept = await store.open_command(CHANNEL, "a")
+        await _advance(store, kept.record.version, 2, "a")
+        await store.open_command(CHANNEL, "b")  # kept, as this process wrote it
+        column = backend.document_column
+        await backend.tamper(
+            f"UPDATE states SET {column} = '{{\"turn\": 1000}}' "
+            f"WHERE channel_id = {CHANNEL} AND version = 2"
+        )
+        with pytest.raises(CorruptRecord):  # TamperedGame: the state is not its event's
+            await store.open_command(CHANNEL, "c")
+
+
+def test_the_kept_heads_are_bounded_by_count_and_by_text() -> None:
+    cache = HeadCache(max_entries=3, max_bytes=100)
+
+    def keep(channel: int, text: str) -> None:
+        cache.put(cache.reading(channel), command_context(channel, 1, text), verified_head(1), 0)
+
+    for channel in range(10):
+        keep(channel, "x" * 10)
+        assert len(cache) <= 3
+    assert cache.get(9) is not None and cache.get(6) is None
+    keep(20, "x" * 60)
+    keep(21, "x" * 60)
+    assert cache.size_bytes <= 100 and cache.get(20) is None and cache.get(21) is not None
+    keep(22, "x" * 101)  # larger than the bound alone: not kept
+    assert cache.get(22) is None and cache.size_bytes <= 100
+
+
+def test_a_read_overtaken_by_a_write_of_its_channel_is_not_kept() -> None:
+    cache = HeadCache()
+    ticket = cache.reading(5)
+    other = cache.reading(6)
+    cache.forget(5)  # a write of channel 5 queued while the read was in flight
+    cache.put(ticket, command_context(5, 1, "{}"), verified_head(1), 0)
+    cache.put(other, command_context(6, 1, "{}"), verified_head(1), 0)
+    assert cache.get(5) is None and cache.get(6) is not None
+
+
+def test_a_commit_moves_the_kept_head_only_from_the_head_it_extends() -> None:
+    cache = HeadCache()
+    cache.put(cache.reading(5), command_context(5, 1, "{}"), verified_head(1), 7)
+    when = datetime(2026, 11, 30, tzinfo=UTC)
+
+    def event(seq: int, prev: str) -> EventRecord:
+        return EventRecord(
+            channel_id=5, seq=seq, interaction_id=None, actor_id=None, verb="x", args={},
+            dice=[], resolution=[], state_version=seq, state_hash="0" * 64, undoes_seq=None,
+            created_at=when, prev_hash=prev, hash=f"{seq:064x}",
+        )  # fmt: skip
+
+    cache.advance(5, event(2, f"{1:064x}"), '{"a":1}', None)
+    kept = cache.get(5)
+    assert kept is not None and kept.stamp == 7 and kept.head == verified_head(2)
+    assert (kept.context.record.version, kept.context.record.document_text) == (2, '{"a":1}')
+    assert kept.context.record.updated_at == when and kept.context.record.status == "active"
+    cache.advance(5, event(4, f"{3:064x}"), "{}", None)  # not from the kept head: dropped
+    assert cache.get(5) is None
+
+
+class _Trips:
+    """The aiosqlite connection's calls, grouped into trips: calls made while another is
+    still unanswered went out together (one wait for all of them)."""
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+        self.trips: list[list[str]] = []
+        self._unanswered = 0
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._connection, name)
+        if name not in ("execute", "execute_fetchall", "executemany"):
+            return found
+
+        async def traced(sql: str, *args: Any) -> Any:
+            if self._unanswered == 0:
+                self.trips.append([])
+            words = sql.split()
+            self.trips[-1].append(" ".join(words[:2]) if words[0] == "BEGIN" else words[0])
+            self._unanswered += 1
+            try:
+                return await found(sql, *args)
+            finally:
+                self._unanswered -= 1
+
+        return traced
+
+
+def _trace(store: SqliteStore) -> _Trips:
+    trips = _Trips(store._driver._connection)
+    store._driver._connection = trips  # type: ignore[assignment]
+    return trips
+
+
+WRITES = ["UPDATE", "INSERT", "INSERT", "INSERT"]  # the game row, state, event, patch
+
+
+async def test_a_command_on_the_kept_head_takes_one_trip_to_open_and_two_to_commit(
+    db_path: Path,
+) -> None:
+    async with await SqliteStore.open(db_path) as store:
+        await new_game(store, CHANNEL)
+        await store.open_command(CHANNEL, "a")  # read in full, kept
+        trips = _trace(store)
+        context = await store.open_command(CHANNEL, "b")
+        await _advance(store, context.record.version, 2, "b")
+        # The probe, one statement; then the deferred BEGIN with the probe again and the
+        # writes, then the COMMIT.
+        assert trips.trips == [["SELECT"], ["BEGIN", "SELECT", *WRITES], ["COMMIT"]]
+        assert (await store.load(CHANNEL)).document == sample_document(2)
+
+
+async def test_a_commit_on_no_kept_head_takes_its_three_trips(db_path: Path) -> None:
+    async with await SqliteStore.open(db_path) as store:
+        await new_game(store, CHANNEL)
+        await store.load(CHANNEL)  # verified and kept
+        store.head_cache.forget(CHANNEL)  # as if pushed out by other games
+        trips = _trace(store)
+        await _advance(store, 1, 2, "a")
+        assert trips.trips == [["BEGIN IMMEDIATE", "SELECT"], WRITES, ["COMMIT"]]
+
+
+async def test_a_commit_on_a_kept_head_another_store_moved_is_refused_and_rolled_back(
+    db_path: Path,
+) -> None:
+    async with await SqliteStore.open(db_path) as first, await SqliteStore.open(db_path) as second:
+        await new_game(first, CHANNEL)
+        await first.open_command(CHANNEL, "a")
+        kept = await first.open_command(CHANNEL, "b")  # served after the probe
+        await second.add_member(CHANNEL, 557, side="blu")  # not the game's head: a seat
+        trips = _trace(first)
+        # The counter moved: the writes on the kept head are rolled back, and the usual
+        # commit, which reads the head under the write lock, stores it.
+        committed = await _advance(first, kept.record.version, 2, "b")
+        assert trips.trips[1] == ["ROLLBACK"] and trips.trips[2][0] == "BEGIN IMMEDIATE"
+        assert committed.version == 2
+        assert (await second.load(CHANNEL)).document == sample_document(2)
+        assert 557 in {m.user_id for m in (await first.open_command(CHANNEL, "c")).members}
+
+
+async def test_a_head_read_in_full_is_extended_the_usual_way_then_in_two_trips(
+    db_path: Path,
+) -> None:
+    """A kept head read in full (not committed by this process) does not say whether its
+    version is a snapshot: its first commit takes the usual three trips and learns it, the
+    next one takes two."""
+    async with await SqliteStore.open(db_path) as store:
+        await new_game(store, CHANNEL)
+        await _advance(store, 1, 2, "a")
+        store.head_cache.forget(CHANNEL)
+        await store.open_command(CHANNEL, "b")  # version 2, read in full, kept
+        trips = _trace(store)
+        await _advance(store, 2, 3, "b")
+        # The writes, and the DELETE of version 2's whole document unless it is a snapshot.
+        first, writes, last = trips.trips
+        assert first == ["BEGIN IMMEDIATE", "SELECT"] and last == ["COMMIT"]
+        assert writes[:4] == WRITES and writes[4:] in ([], ["DELETE"])
+        trips.trips.clear()
+        await _advance(store, 3, 4, "c")
+        opened, last = trips.trips
+        assert opened[:6] == ["BEGIN", "SELECT", *WRITES] and last == ["COMMIT"]
+        assert (await store.load(CHANNEL)).document == sample_document(4)

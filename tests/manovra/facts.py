@@ -1,0 +1,32 @@
+"""What the shared tests know of manovra (tests/rulesets.py)."""
+
+from __future__ import annotations
+
+from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, Words
+
+#: A bundled scenario with a battlefield (terrain, objectives on the map).
+BATTLEFIELD = "esempio_normandia_campo"
+GRID: Grid = "table"
+FIRST_OBJECTIVE = Objective(Words("La fattoria", "The farm", "La ferme"), "asse")
+SIDE_NAME = SideName("asse", Words("Asse", "Axis", "Axe"))
+#: Units a side fields in every game of the ruleset's campaign book.
+BOOK_CORE_UNITS = {
+    "alleati": {"squadra_1", "squadra_2", "comando_plotone", "sherman_1"},
+    "asse": {"gruppe_1", "mg_team"},
+}
+#: The roll verbs a unit may be asked for (verb, options): each is refused unless owed.
+ROLL_VERBS: list[tuple[str, dict[str, str]]] = [
+    ("morale", {}),
+    *(("test", {"kind": kind}) for kind in ("CT", "SF", "ET")),
+]
+#: A three-game campaign at the console (its seeded game 1 loses every casualty, and only
+#: destroys: no unit reduced).
+CONSOLE_CAMPAIGN = ConsoleCampaign(
+    language="en",
+    scenarios=("normandia_incontro", "normandia_sfondamento", "esempio_normandia"),
+    decided="asse",
+    conceding="alleati",
+    heading="Standings (played, won-drawn-lost, points, points difference):",
+    reduced=[],
+    dead=["panzer_iv"],
+)
