@@ -211,8 +211,8 @@ class RawGame:
 
     def __init__(self, connection: sqlite3.Connection, channel_id: int) -> None:
         self.channel_id = channel_id
-        self.version, self.head_hash, self.document_json = connection.execute(
-            "SELECT g.version, e.hash, s.document FROM games AS g "
+        self.version, self.head_hash, self.document_json, self.salt = connection.execute(
+            "SELECT g.version, e.hash, s.document, g.state_salt FROM games AS g "
             "JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
             "JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
             "WHERE g.channel_id = ?",
@@ -234,7 +234,7 @@ class RawGame:
         else:
             patch_json = make_patch(json.loads(self.document_json), document, document_json)
         version, new_version, status = self.version, self.version + 1, "active"
-        resulting = state_hash(document_json, status)
+        resulting = state_hash(document_json, status, self.salt)
         chained = pending.chained_hash(
             self.head_hash,
             channel_id=self.channel_id,
@@ -428,7 +428,7 @@ def populate(path: Path, games: int, rng: random.Random) -> float:
     started = time.perf_counter()
     connection = raw_connection(path)
     document_json = canonical_json({"turn": 1, "sides": {"rossi": [], "blu": []}, "pad": "x" * 200})
-    resulting = state_hash(document_json, "active")
+    resulting = state_hash(document_json, "active", None)  # written unsalted, as before 12
 
     def rows() -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]]:
         for offset in range(games):
@@ -442,7 +442,7 @@ def populate(path: Path, games: int, rng: random.Random) -> float:
                 interaction_id=None,
             )
             now = pending.created_at
-            digest = rows_digest((channel_id, guild_id, "manovra", "it", now), [])
+            digest = rows_digest((channel_id, guild_id, "manovra", "it", now, None, None), [])
             chained = pending.chained_hash(
                 GENESIS_HASH,
                 channel_id=channel_id,

@@ -210,6 +210,9 @@ class GameRecord:
     #: base a command's next commit is diffed against (`db.chain.prepare.CommitPreparer`).
     document_text: str | None = field(default=None, repr=False, compare=False)
     kind: GameKind = "game"
+    #: The record's secret salt, hashed into each state (`db.chain.hashing.state_hash`; None: a
+    #: record stored before schema 12). The store's own: never shown to a player.
+    state_salt: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_campaign(self) -> bool:
@@ -351,6 +354,11 @@ class CommandContext:
 EXPORT_FORMAT = "arbitro.export/1"
 
 
+def salted(game: JsonObject, salt: str | None) -> JsonObject:
+    """An export's game object with the record's salt (``"state_salt"``), if it has one."""
+    return game if salt is None else {**game, "state_salt": salt}
+
+
 @dataclass(frozen=True, slots=True)
 class ExportBundle:
     """Everything needed to audit or replay a game: metadata, members, events, every state."""
@@ -361,13 +369,16 @@ class ExportBundle:
     states: list[StateRecord]
     head_hash: str
     exported_at: datetime
+    #: The record's secret salt (`GameRecord.state_salt`), which its states are hashed with:
+    #: in the game object of the JSON, so anyone holding the file can check every state.
+    state_salt: str | None = field(default=None, repr=False)
 
     def to_json_dict(self) -> JsonObject:
         """The bundle as a JSON-ready dict; `db.chain.hashing.verify_export` checks it."""
         return {
             "format": EXPORT_FORMAT,
             "exported_at": format_timestamp(self.exported_at),
-            "game": self.game.to_json_dict(),
+            "game": salted(self.game.to_json_dict(), self.state_salt),
             "members": [member.to_json_dict() for member in self.members],
             "head_hash": self.head_hash,
             "events": [event.to_json_dict() for event in self.events],

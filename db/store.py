@@ -397,8 +397,9 @@ class CoreStore(ABC):
         ):
             return None
         return games.ExpectedHead(
-            record.version, kept.head.hash, record.status, text, kept.stamp, run
-        )
+            record.version, kept.head.hash, record.status, text, kept.stamp, run,
+            record.state_salt,
+        )  # fmt: skip
 
     async def _append(
         self,

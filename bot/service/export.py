@@ -52,11 +52,14 @@ class Redaction:
     """An export for a reader who may not see everything (a side, or a spectator, in a
     ruleset whose units can be hidden): the events ``withheld`` (given an event's args)
     keep only the ``kept_args`` — who played which command — without options, dice or
-    outcome. With ``hides_states`` no state is kept (a state says where every hidden unit
-    is) and no event carries its state's hash (a guessed state could be tested against
-    it): the events' own hashes still link into the chain (`db.chain.hashing.verify_links`), but
-    an event's content cannot be checked on such a file; the referee's export keeps
-    everything (docs/integrity.md, "A seat's export")."""
+    outcome. The game never carries its secret salt (``"state_salt"``, hashed into each
+    state: `db.chain.hashing.state_hash`), so no guessed state can be tested against a state's
+    hash. With ``hides_states`` no state is kept (a state says where every hidden unit
+    is), and the events of a record stored before the salt (schema 12) carry no state's
+    hash either: the events' own hashes still link into the chain
+    (`db.chain.hashing.verify_links`), and an event still whole is hashed again, but no state
+    can be checked on such a file; the referee's export keeps everything
+    (docs/integrity.md, "A seat's export")."""
 
     reader: str
     withheld: Callable[[Mapping[str, Any]], bool]
@@ -65,9 +68,10 @@ class Redaction:
     #: if no event is withheld.
     hides_states: bool = False
 
-    def event(self, event: dict[str, Any]) -> dict[str, Any]:
-        """An event of the bundle as this reader may see it."""
-        if self.hides_states:
+    def event(self, event: dict[str, Any], *, salted: bool = False) -> dict[str, Any]:
+        """An event of the bundle as this reader may see it (``salted``: its record's
+        states are hashed with a salt the reader does not get)."""
+        if self.hides_states and not salted:
             event = {key: value for key, value in event.items() if key != "state_hash"}
         args = event.get("args")
         if not isinstance(args, dict) or not self.withheld(args):
@@ -256,13 +260,19 @@ async def export_files(
 
 def redact_bundle(path: Path, redaction: Redaction) -> bool:
     """Rewrite the bundle at ``path`` for ``redaction``'s reader, line by line (the bundle
-    has one event a line, `db.chain.export`): the withheld events stripped, no state kept.
-    Whether anything was withheld (if not, and ``hides_states`` is false, the bundle stays
-    as it was: whole, and verifiable)."""
+    has one event a line, `db.chain.export`): the game without its salt, the withheld events
+    stripped, no state kept. Whether anything was withheld (if not, and ``hides_states``
+    is false, the bundle keeps its states; without the salt, its events are what
+    `db.chain.hashing.verify_links` checks)."""
     redacted = path.with_name(path.name + ".redacted")
     withheld = redaction.hides_states
+    salted = False
     with path.open("rb") as source, redacted.open("wb") as out:
         for raw in source:
+            if raw.startswith(_GAME_LINE):
+                game = json.loads(raw.strip().removeprefix(_GAME_LINE.strip()).rstrip(b","))
+                salted = game.pop("state_salt", None) is not None
+                raw = _GAME_LINE + _compact(game).encode() + b",\n"
             out.write(raw)
             if raw.rstrip().endswith(b'"events": ['):
                 break
@@ -272,19 +282,34 @@ def redact_bundle(path: Path, redaction: Redaction) -> bool:
             if line.startswith(b"]"):
                 break
             event = json.loads(line.removesuffix(b","))
-            shown = redaction.event(event)
+            shown = redaction.event(event, salted=salted)
             withheld = withheld or shown is not event
             text = json.dumps(shown, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
             out.write((("\n  " if first else ",\n  ") + text).encode())
             first = False
-        closing = {"states": [], "states_kept": "none", "redacted_for": redaction.reader}
-        tail = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in closing.items())
-        out.write(("\n ],\n" + tail + "\n}\n").encode())
-    if withheld:
+        if withheld:
+            closing = {"states": [], "states_kept": "none", "redacted_for": redaction.reader}
+            tail = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in closing.items())
+            out.write(("\n ],\n" + tail + "\n}\n").encode())
+        elif salted:  # the states kept as written, the file marked as a seat's
+            out.write(b"\n" + raw)
+            rest = source.read().rstrip()
+            marked = f',\n "redacted_for": {json.dumps(redaction.reader)}\n}}\n'
+            out.write(rest.removesuffix(b"}").rstrip() + marked.encode())
+    if withheld or salted:
         redacted.replace(path)
     else:
         redacted.unlink()
     return withheld
+
+
+#: The line of a bundle holding its game (`db.chain.export.BundleWriter.begin`).
+_GAME_LINE = b' "game": '
+
+
+def _compact(value: Any) -> str:
+    """A JSON object on one line, keys in their own order, as `db.chain.export` writes the game."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _fitted(spool: Path, limit: int | None) -> dict[str, FileContent]:

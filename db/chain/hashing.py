@@ -4,7 +4,10 @@ Recipe (also in docs/storage.md), so an exported log can be checked by anyone:
 
 * canonical JSON: ``json.dumps(value, sort_keys=True, separators=(",", ":"),
   ensure_ascii=False, allow_nan=False)``, encoded as UTF-8;
-* state hash: ``sha256(canonical({"document": document, "status": status}))``;
+* state hash: ``sha256(canonical({"document": document, "status": status}))`` for a record
+  stored before schema 12 (no salt); since then ``sha256(canonical({"document": document,
+  "salt": salt, "status": status}))`` with the record's secret salt (``games.state_salt``, 64
+  hex digits), so a state cannot be guessed and tested against its hash without the salt;
 * event hash: ``sha256(prev_hash + canonical(fields))`` where ``prev_hash`` is the previous
   event's hash as 64 lowercase hex digits (64 zeros for the first event) and ``fields`` is
   the object of `CHAINED_FIELDS` (state version and state hash included), timestamps in the
@@ -196,14 +199,19 @@ def _written_otherwise(data: bytes) -> bool:
     return False
 
 
-def state_hash(document_json: str, status: str) -> str:
-    """Hash of a stored state, given its document already in canonical JSON.
+def state_hash(document_json: str, status: str, salt: str | None) -> str:
+    """Hash of a stored state, given its document already in canonical JSON and its
+    record's secret salt (None: a record stored before schema 12).
 
-    Equal to ``sha256(canonical({"document": document, "status": status}))``; it is fed
-    piecewise so a large document is not copied into a second string on every commit.
+    Equal to ``sha256(canonical({"document": document, "salt": salt, "status": status}))``,
+    without the ``salt`` member when there is none; it is fed piecewise so a large document
+    is not copied into a second string on every commit.
     """
     digest = hashlib.sha256(b'{"document":')
     digest.update(document_json.encode("utf-8"))
+    if salt is not None:
+        digest.update(b',"salt":')
+        digest.update(canonical_json(salt).encode("utf-8"))
     digest.update(b',"status":')
     digest.update(canonical_json(status).encode("utf-8"))
     digest.update(b"}")
@@ -312,6 +320,7 @@ def verify_export(bundle: Mapping[str, Any]) -> str:
     """
     game = bundle.get("game") or {}
     channel_id = game.get("channel_id")
+    salt = game.get("state_salt")
     try:
         events = [EventRecord.from_json_dict(item) for item in bundle["events"]]
         states = {int(item["version"]): item for item in bundle["states"]}
@@ -335,7 +344,7 @@ def verify_export(bundle: Mapping[str, Any]) -> str:
             if partial:  # a slim export keeps the first and the current state only
                 continue
             raise ChainBroken(channel_id, event.seq, "its state is missing")
-        recomputed = state_hash(canonical_json(state["document"]), str(state["status"]))
+        recomputed = state_hash(canonical_json(state["document"]), str(state["status"]), salt)
         if recomputed != event.state_hash:
             raise ChainBroken(channel_id, event.seq, "its state does not match the state hash")
     if len(states) != len(events) and bundle.get("states_kept") != "first_and_current":

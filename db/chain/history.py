@@ -252,7 +252,10 @@ class VersionCheck:
         self.count = 0
         self.last_event: StoredVersion | None = None
         self._prev_hash = GENESIS_HASH
-        self._walker = HistoryWalker(head.channel_id, head.version, verify=verify)
+        salt = head.game.get("state_salt")  # the record's (`db.chain.hashing.state_hash`)
+        self._walker = HistoryWalker(
+            head.channel_id, head.version, verify=verify, salt=None if salt is None else str(salt)
+        )
 
     def state_of(self, version: StoredVersion) -> tuple[str, str] | None:
         """Check ``version`` (the next one) and return its ``(status, document JSON)``."""

@@ -14,9 +14,11 @@ Recipe (schema 9): ``sha256(canonical({"game": {...}, "members": [...], "records
 key, stored JSON text, creation and due times) and every timestamp in the fixed text of
 `db.models.format_timestamp`; since schema 11 the game's ``kind`` too, written only for a
 campaign (a game's digest is the one schema 9 gave it, so the migration reseals only the
-campaigns). Not covered on purpose: ``status``/``version`` (the chain
-covers them), ``updated_at`` (every commit moves it), a record's id and revision, and the
-records a feature does not seal (a reminder's claim, a dice prompt).
+campaigns); since schema 12 the record's secret ``state_salt``, written only when it has one
+(a record stored before 12 keeps the digest it had). Not covered on purpose:
+``status``/``version`` (the chain covers them), ``updated_at`` (every commit moves it), a
+record's id and revision, and the records a feature does not seal (a reminder's claim, a
+dice prompt).
 """
 
 from __future__ import annotations
@@ -58,12 +60,13 @@ def rows_digest(
 ) -> str:
     """The digest of a game's uncovered rows.
 
-    ``game`` is ``(channel_id, guild_id, ruleset, language, created_at, kind)`` (a kind of
-    None: a game, on a schema before 11); ``members``
+    ``game`` is ``(channel_id, guild_id, ruleset, language, created_at, kind, state_salt)``
+    (a kind of None: a game, on a schema before 11; a salt of None: none, as before 12);
+    ``members``
     ``(user_id, role, side, joined_at)``; ``records``, the game's sealed feature records,
     ``(feature, key, value, created_at, due_at)`` with the value's stored JSON text.
     """
-    channel_id, guild_id, ruleset, language, created_at, kind = game
+    channel_id, guild_id, ruleset, language, created_at, kind, salt = game
     covered_members = [
         {"user_id": user_id, "role": role, "side": side, "joined_at": _stamp(joined_at)}
         for user_id, role, side, joined_at in members
@@ -91,6 +94,9 @@ def rows_digest(
     if kind not in (None, "game"):
         # Only a campaign names its kind: a row flipped either way no longer matches.
         covered_game["kind"] = kind
+    if salt is not None:
+        # An edited salt fails here and in every state hash (`db.chain.hashing.state_hash`).
+        covered_game["state_salt"] = salt
     covered = {
         "game": covered_game,
         "members": covered_members,
@@ -102,14 +108,15 @@ def rows_digest(
 def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
     """``(stored digest, digest of the rows)`` from the one query each store runs.
 
-    The query (one statement, hence one consistent snapshot) returns rows of nine
-    columns ``(kind, id, text_a, text_b, text_c, time_a, time_b, number, digest)``:
+    The query (one statement, hence one consistent snapshot) returns rows of ten
+    columns ``(kind, id, text_a, text_b, text_c, time_a, time_b, number, digest, salt)``:
 
     * the game: ``(GAME_ROW, channel_id, ruleset, language, kind, created_at, NULL,
-      guild_id, rows_digest)``;
-    * a member: ``(MEMBER_ROW, user_id, role, side, NULL, joined_at, NULL, NULL, NULL)``;
+      guild_id, rows_digest, state_salt)``;
+    * a member: ``(MEMBER_ROW, user_id, role, side, NULL, joined_at, NULL, NULL, NULL,
+      NULL)``;
     * a sealed feature record: ``(RECORD_ROW, id, feature, key, value, created_at, due_at,
-      revision, NULL)``.
+      revision, NULL, NULL)``.
 
     None when the game row is absent (no such game).
     """
@@ -117,9 +124,9 @@ def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
     stored: object = None
     members: list[tuple[Any, ...]] = []
     records: list[tuple[Any, ...]] = []
-    for kind, ident, text_a, text_b, text_c, time_a, time_b, number, digest in rows:
+    for kind, ident, text_a, text_b, text_c, time_a, time_b, number, digest, salt in rows:
         if int(kind) == GAME_ROW:
-            game = (ident, number, text_a, text_b, time_a, text_c)
+            game = (ident, number, text_a, text_b, time_a, text_c, salt)
             stored = digest
         elif int(kind) == MEMBER_ROW:
             members.append((ident, text_a, text_b, time_a))
@@ -132,7 +139,9 @@ def covered_digests(rows: Iterable[Sequence[Any]]) -> tuple[object, str] | None:
 
 #: The two reasons a game's rows fail their checksum (the bot shows them localized).
 ROWS_UNSEALED = "the checksum of its members, deadlines and settings is missing"
-ROWS_EDITED = "its members, deadlines or settings (language, ruleset, kind, creation) were edited"
+ROWS_EDITED = (
+    "its members, deadlines or settings (language, ruleset, kind, creation, salt) were edited"
+)
 
 
 def rows_problem(stored: object, computed: str) -> str | None:
@@ -157,8 +166,11 @@ STATE_EDITED = "the current state does not match the chain head"
 HEAD_EDITED = "the latest event does not match its hash"
 
 
-def head_problem(document_text: str, state_status: str, head: EventRecord | None) -> str | None:
-    """Why the current state and the chain's head disagree (None: they agree).
+def head_problem(
+    document_text: str, state_status: str, head: EventRecord | None, salt: str | None
+) -> str | None:
+    """Why the current state and the chain's head disagree (None: they agree); ``salt`` is
+    the record's (`db.chain.hashing.state_hash`).
 
     Cheap enough for every load: the stored document text is the canonical JSON the chain
     hashed, so the check is one SHA-256 of it plus the head event's own hash, recomputed from
@@ -166,7 +178,7 @@ def head_problem(document_text: str, state_status: str, head: EventRecord | None
     """
     if head is None:
         return HEAD_MISSING
-    if state_hash(document_text, state_status) != head.state_hash:
+    if state_hash(document_text, state_status, salt) != head.state_hash:
         return STATE_EDITED
     if compute_event_hash(head, head.prev_hash) != head.hash:
         return HEAD_EDITED
@@ -199,7 +211,11 @@ def stored_event_hash(row: Sequence[Any], created_at_text: str) -> str:
 
 
 def head_row_agrees(
-    document_text: str, state_status: str, row: Sequence[Any], created_at_text: str
+    document_text: str,
+    state_status: str,
+    row: Sequence[Any],
+    created_at_text: str,
+    salt: str | None,
 ) -> bool:
     """True if the head event's row, as stored, hashes to its hash and its state hash to the
     current state: `head_problem` without parsing the event back.
@@ -209,7 +225,7 @@ def head_row_agrees(
     re-encodes the parsed fields and names what differs.
     """
     try:
-        if state_hash(document_text, state_status) != row[9]:
+        if state_hash(document_text, state_status, salt) != row[9]:
             return False
         return bool(stored_event_hash(row, created_at_text) == row[13])
     except (TypeError, ValueError):

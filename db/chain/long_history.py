@@ -130,7 +130,7 @@ class LongHistories:
         start: tuple[str, Any] | None = None
         for first in range(1, head.seq + 1, VERIFY_PAGE):
             last = min(first + VERIFY_PAGE - 1, head.seq)
-            events, full, patches, beyond, now = await self._read(
+            events, full, patches, beyond, now, salt = await self._read(
                 partial(verify.page_rows, channel_id, first, last, head.seq), channel_id
             )
             start = await asyncio.to_thread(
@@ -146,6 +146,7 @@ class LongHistories:
                     timestamp=stamp_text,
                     start=start,
                     snapshots=snapshots,
+                    salt=salt,
                 )
             )
             if beyond:

@@ -277,10 +277,13 @@ class HistoryWalker:
     until a full document).
     """
 
-    def __init__(self, channel_id: int, last: int, *, verify: bool) -> None:
+    def __init__(
+        self, channel_id: int, last: int, *, verify: bool, salt: str | None = None
+    ) -> None:
         self.channel_id = channel_id
         self.last = last
         self.verify = verify
+        self.salt = salt  # the record's, hashed into each state (`db.chain.hashing.state_hash`)
         self._current: Any = _UNKNOWN  # the previous version, parsed
         self._text: str | None = None  # ... and its canonical JSON
         self._hashed: tuple[str, str, str] | None = None  # (text, status, state hash) last
@@ -362,7 +365,7 @@ class HistoryWalker:
         hashed = self._hashed
         if hashed is not None and hashed[0] is text and hashed[1] == status:
             return hashed[2]
-        value = state_hash(text, status)
+        value = state_hash(text, status, self.salt)
         self._hashed = (text, status, value)
         return value
 
@@ -374,6 +377,7 @@ def history_states(
     patches: Sequence[tuple[int, str, str, bool]],
     *,
     verify: bool,
+    salt: str | None = None,
 ) -> list[tuple[int, str, str]]:
     """Every version ``(version, status, document JSON)`` of a game, from its stored rows.
 
@@ -394,7 +398,7 @@ def history_states(
     documents = {version: (status, text) for version, status, text in full}
     steps = {row[0]: (row[1], row[2]) for row in patches}
     snapshots = {row[0] for row in patches if row[3]}
-    walker = HistoryWalker(channel_id, last, verify=verify)
+    walker = HistoryWalker(channel_id, last, verify=verify, salt=salt)
     states: list[tuple[int, str, str]] = []
     for version in range(1, last + 1):
         expected = state_hashes[version - 1] if version <= len(state_hashes) else None

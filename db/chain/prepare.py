@@ -93,10 +93,12 @@ class PreparedEvent:
         document_json: str,
         status: str,
         undoes_seq: int | None,
+        salt: str | None,
     ) -> tuple[str, str]:
         """``(state hash, event hash)`` of this event stored as ``version`` with the state
-        ``document_json`` / ``status``, chained to ``prev_hash``."""
-        resulting_state_hash = state_hash(document_json, status)
+        ``document_json`` / ``status`` of a record salted with ``salt``, chained to
+        ``prev_hash``."""
+        resulting_state_hash = state_hash(document_json, status, salt)
         return resulting_state_hash, self.chained_hash(
             prev_hash,
             channel_id=channel_id,

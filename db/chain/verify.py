@@ -380,6 +380,7 @@ def verify_span(
     snapshots: dict[int, str] | None = None,
     every_state: bool = True,
     head: int | None = None,
+    salt: str | None,
 ) -> tuple[str, str, str]:
     """Check versions ``first``..``last`` of a game against its chain, in version order.
 
@@ -402,7 +403,8 @@ def verify_span(
     very hash: then every event before it is the one verified, and every event after it a
     valid extension. ``whole``: the rows are all the game has, so any row beyond ``last``
     is a problem too (a state without an event). ``snapshots``, if given, receives the hash
-    of each anchor version's event verified (`VerifiedChains.anchor_for`).
+    of each anchor version's event verified (`VerifiedChains.anchor_for`). ``salt``: the
+    record's, hashed into each state (`db.chain.hashing.state_hash`).
 
     Returns ``(hash of event last, status, text of version states_upto)``. Raises
     `ChainBroken` at the first bad version.
@@ -421,7 +423,7 @@ def verify_span(
     start = (GENESIS_HASH, None) if first == 1 else None
     walk = partial(
         _walk, channel_id, first, last, rows, timestamp, start=start, anchor=anchor, upto=upto,
-        head=last if head is None else head, snapshots=snapshots,
+        head=last if head is None else head, snapshots=snapshots, salt=salt,
     )  # fmt: skip
     if every_state:
         previous, _, (status, text) = walk()
@@ -445,6 +447,7 @@ def verify_old_version(
     anchor: VerifiedHead,
     patches: Sequence[PatchRow],
     timestamp: Timestamp,
+    salt: str | None,
 ) -> tuple[str, str]:
     """``(status, text)`` of version ``version``, rebuilt from the whole document ``base``
     (a lower version) and the ``patches`` after it, checked at its two ends: the events
@@ -458,7 +461,7 @@ def verify_old_version(
     version)."""
     base_row = _checked_segment(channel_id, base[0], base_events, base_anchor, timestamp)
     target_row = _checked_segment(channel_id, version, events, anchor, timestamp)
-    if state_hash(base[2], base[1]) != base_row[9]:
+    if state_hash(base[2], base[1], salt) != base_row[9]:
         raise ChainBroken(channel_id, base[0], STATE_EDITED)
     steps = {row[0]: row for row in patches}
     try:
@@ -475,7 +478,7 @@ def verify_old_version(
         if isinstance(error, ChainBroken):
             raise
         raise ChainBroken(channel_id, version, STATE_UNREADABLE) from error
-    if state_hash(text, status) != target_row[9]:
+    if state_hash(text, status, salt) != target_row[9]:
         raise ChainBroken(channel_id, version, STATE_EDITED)
     return status, text
 
@@ -540,6 +543,7 @@ def verify_page(
     timestamp: Timestamp,
     start: tuple[str, Any] | None,
     snapshots: dict[int, str],
+    salt: str | None,
 ) -> tuple[str, Any]:
     """Check versions ``first``..``last`` of a history verified page by page from the
     genesis up to ``head`` (`verify_span`'s checks, with the whole documents needed at
@@ -555,7 +559,7 @@ def verify_page(
     rows, opening = (events, full, patches), start or (GENESIS_HASH, None)
     previous, current, _ = _walk(
         channel_id, first, last, rows, timestamp, start=opening, upto=last, head=head,
-        snapshots=snapshots, continued=start is not None,
+        snapshots=snapshots, continued=start is not None, salt=salt,
     )  # fmt: skip
     return previous, current
 
@@ -570,6 +574,7 @@ def verify_forward(
     patches: Sequence[PatchRow],
     timestamp: Timestamp,
     snapshots: dict[int, str],
+    salt: str | None,
 ) -> str:
     """Check versions ``base.head.seq + 1``..``last`` (the head now stored), rebuilt from
     ``base``, the verified head's document, by their patches: `verify_span`'s checks for each
@@ -588,7 +593,7 @@ def verify_forward(
     previous, _, _ = _walk(
         channel_id, first, last, (events, full, patches), timestamp,
         start=(base.head.hash, current), upto=last, head=last, snapshots=snapshots,
-        continued=True,
+        continued=True, salt=salt,
     )  # fmt: skip
     return previous
 
@@ -607,6 +612,7 @@ def _walk(
     snapshots: dict[int, str] | None = None,
     continued: bool = False,
     every_state: bool = True,
+    salt: str | None,
 ) -> tuple[str, Any, tuple[str, str]]:
     """The loop of `verify_span` and `verify_page`: each version's event, then its state.
 
@@ -644,6 +650,7 @@ def _walk(
                 or version == head
                 or (version in steps and steps[version][3]),
                 hashed=every_state or version == upto,
+                salt=salt,
             )
     if result is None or previous is None:
         raise ChainBroken(channel_id, first, EVENT_MISSING)
@@ -670,6 +677,7 @@ def _check_state(
     first: bool,
     whole_needed: bool,
     hashed: bool = True,
+    salt: str | None,
 ) -> tuple[Any, tuple[str, str]]:
     """Check one version's stored rows against its event's state hash; return the version
     parsed (what the next patch applies to) and its ``(status, canonical text)``. A patch's
@@ -685,7 +693,7 @@ def _check_state(
             raise ChainBroken(channel_id, version, FULL_MISSING)
     result: tuple[str, str] | None = None
     if kept is not None:  # a whole document read is always hashed: it is the base
-        if state_hash(kept[2], kept[1]) != expected:
+        if state_hash(kept[2], kept[1], salt) != expected:
             raise ChainBroken(channel_id, version, STATE_EDITED)
         result = (kept[1], kept[2])
     if step is not None and not first:
@@ -696,7 +704,7 @@ def _check_state(
             text = canonical_json_of_parsed(current)
         except (TypeError, ValueError, RecursionError) as error:
             raise ChainBroken(channel_id, version, STATE_UNREADABLE) from error
-        if state_hash(text, step[1]) != expected:
+        if state_hash(text, step[1], salt) != expected:
             raise ChainBroken(channel_id, version, STATE_EDITED)
         return current, result or (step[1], text)
     assert kept is not None  # first: checked above

@@ -31,7 +31,9 @@ def channel_problems(
     prefix = f"channel {channel_id}:"
     problems: list[str] = []
     try:
-        events, state_rows, patches = yield from span_rows(channel_id, 1, _ALL, _ALL, every=True)
+        events, state_rows, patches, salt = yield from span_rows(
+            channel_id, 1, _ALL, _ALL, every=True
+        )
         if len(events) != version:
             problems.append(f"{prefix} version {version} but {len(events)} events")
         try:
@@ -46,6 +48,7 @@ def channel_problems(
                     patches=patches,
                     timestamp=stamp_text,
                     whole=True,
+                    salt=salt,
                 )
             )
         except ChainBroken as error:  # reported; the rows beside the chain are checked still
@@ -119,7 +122,7 @@ def seal_campaigns() -> Step[None]:
     their kind (a game's checksum is unchanged: `db.chain.integrity.rows_digest`)."""
     rows = yield Query("SELECT channel_id FROM games WHERE kind = 'campaign'", (), "rows")
     for (channel_id,) in rows:
-        yield from reseal(int(channel_id))
+        yield from reseal(int(channel_id), salts=False)  # on schema 11: no salt yet
 
 
 def compact_all_games() -> Step[None]:

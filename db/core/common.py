@@ -36,23 +36,30 @@ MEMBERS = f"SELECT {MEMBER_COLUMNS} FROM members WHERE channel_id = ? ORDER BY j
 # (The casts type the NULLs for PostgreSQL's UNION; SQLite reads them as plain NULLs.)
 _COVERED_ROWS = (
     "SELECT 2, channel_id, ruleset, language, {kind}, created_at, "
-    "CAST(NULL AS TIMESTAMPTZ), guild_id, rows_digest "
+    "CAST(NULL AS TIMESTAMPTZ), guild_id, rows_digest, {salt} "
     "FROM games WHERE channel_id = ? "
-    "UNION ALL SELECT 0, user_id, role, side, NULL, joined_at, NULL, NULL, NULL "
+    "UNION ALL SELECT 0, user_id, role, side, NULL, joined_at, NULL, NULL, NULL, NULL "
     "FROM members WHERE channel_id = ? "
-    "UNION ALL SELECT 1, id, feature, key, value, created_at, due_at, revision, NULL "
+    "UNION ALL SELECT 1, id, feature, key, value, created_at, due_at, revision, NULL, NULL "
     "FROM records WHERE channel_id = ? AND sealed"
 )
-COVERED_ROWS = _COVERED_ROWS.format(kind="kind")
+_NONE = "CAST(NULL AS TEXT)"
+COVERED_ROWS = _COVERED_ROWS.format(kind="kind", salt="state_salt")
 #: The same rows on a schema before 11, whose games have no kind (all of them are read as
-#: games: the digest of a game is the same either way, `db.chain.integrity.rows_digest`).
-COVERED_ROWS_BEFORE_KINDS = _COVERED_ROWS.format(kind="CAST(NULL AS TEXT)")
+#: games: the digest of a game is the same either way, `db.chain.integrity.rows_digest`), and on
+#: schema 11, whose games have no salt yet (none is covered either way).
+COVERED_ROWS_BEFORE_KINDS = _COVERED_ROWS.format(kind=_NONE, salt=_NONE)
+COVERED_ROWS_BEFORE_SALTS = _COVERED_ROWS.format(kind="kind", salt=_NONE)
 
 
-def covered_rows(channel_id: int, *, kinds: bool = True) -> Query:
+def covered_rows(channel_id: int, *, kinds: bool = True, salts: bool = True) -> Query:
     """The game's covered rows (`db.chain.integrity.covered_digests` reads them); ``kinds``
-    False on a schema before 11 (a migration sealing games on the way)."""
-    sql = COVERED_ROWS if kinds else COVERED_ROWS_BEFORE_KINDS
+    False on a schema before 11, ``salts`` False before 12 (a migration sealing games on
+    the way)."""
+    if not kinds:
+        sql = COVERED_ROWS_BEFORE_KINDS
+    else:
+        sql = COVERED_ROWS if salts else COVERED_ROWS_BEFORE_SALTS
     return Query(sql, (channel_id, channel_id, channel_id), "rows")
 
 
@@ -113,17 +120,17 @@ def members_of(dialect: Dialect, channel_id: int) -> Step[list[Member]]:
     return [member_from_row(row, dialect.when) for row in rows]
 
 
-def reseal(channel_id: int, *, kinds: bool = True) -> Step[None]:
+def reseal(channel_id: int, *, kinds: bool = True, salts: bool = True) -> Step[None]:
     """Refresh the game's checksum of members, sealed records and settings, inside the
     caller's write transaction.
 
     EVERY write of ``members``, of a game's sealed ``records`` or of a covered ``games``
-    column (guild, ruleset, language, created_at, kind) must run it before committing, or the
-    next load sees the game as tampered. The writers: create, add/remove a member, a
-    sealed record put or deleted, restore a copied game (`db.core.games`,
-    `db.core.records`, `db.core.logs`). ``kinds`` as for `covered_rows`.
+    column (guild, ruleset, language, created_at, kind, state_salt) must run it before
+    committing, or the next load sees the game as tampered. The writers: create, add/remove
+    a member, a sealed record put or deleted, restore a copied game (`db.core.games`,
+    `db.core.records`, `db.core.logs`). ``kinds`` and ``salts`` as for `covered_rows`.
     """
-    digests = covered_digests((yield covered_rows(channel_id, kinds=kinds)))
+    digests = covered_digests((yield covered_rows(channel_id, kinds=kinds, salts=salts)))
     if digests is not None:
         yield Query(
             "UPDATE games SET rows_digest = ? WHERE channel_id = ?", (digests[1], channel_id)

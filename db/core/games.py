@@ -10,8 +10,9 @@ has not verified.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -75,7 +76,7 @@ from db.models import (
 )
 
 _INSERT_GAME = (
-    f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    f"INSERT INTO games ({GAME_COLUMNS}, state_salt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (channel_id) DO NOTHING"
 )
 INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 14)})"
@@ -85,18 +86,20 @@ INSERT_PATCH = (
 )
 
 # A game's head as loading it needs it, in one statement: the game row, the current
-# document and the head event (all of its columns: the head check hashes it), then the kind.
+# document and the head event (all of its columns: the head check hashes it), then the kind
+# and the salt.
 _LOAD_HEAD = (
     "SELECT g.channel_id, g.guild_id, g.ruleset, g.language, g.status, g.version, "
     "g.created_at, g.updated_at, s.{document}, s.status, "
     + ", ".join(f"e.{column.strip()}" for column in EVENT_COLUMNS.split(","))
-    + ", g.kind FROM games AS g "
+    + ", g.kind, g.state_salt FROM games AS g "
     "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
     "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
     "WHERE g.channel_id = ?"
 )
 _HEAD_EVENT = 10  # where the head event's columns start in a `_LOAD_HEAD` row
 _HEAD_KIND = _HEAD_EVENT + len(EVENT_COLUMNS.split(","))  # and where the game's kind is
+_HEAD_SALT = _HEAD_KIND + 1
 
 # One statement reads all a commit needs: whether the interaction was committed, the game's
 # head, the current version's event hash and document (PostgreSQL locks the game row), and
@@ -104,8 +107,8 @@ _HEAD_KIND = _HEAD_EVENT + len(EVENT_COLUMNS.split(","))  # and where the game's
 # patches since the last one.
 _COMMIT_HEAD = (
     "SELECT EXISTS (SELECT 1 FROM events WHERE interaction_id = ?), g.version, g.status, "
-    "e.hash, s.{document}, g.created_at, e.state_hash, s.status, p.snapshot, p.run_bytes "
-    "FROM games AS g "
+    "e.hash, s.{document}, g.created_at, e.state_hash, s.status, p.snapshot, p.run_bytes, "
+    "g.state_salt FROM games AS g "
     "LEFT JOIN events AS e ON e.channel_id = g.channel_id AND e.seq = g.version "
     "LEFT JOIN states AS s ON s.channel_id = g.channel_id AND s.version = g.version "
     "LEFT JOIN patches AS p ON p.channel_id = g.channel_id AND p.version = g.version "
@@ -131,11 +134,12 @@ def event_writes(
     document_json: str,
     status: GameStatus,
     undoes_seq: int | None,
+    salt: str | None,
     patch: tuple[str, bool, int] | None = None,
 ) -> tuple[list[Query], EventRecord]:
     """The statements storing state ``version``, the event that produced it and its patch
     from the previous version (None for version 1: ``(patch JSON, snapshot, run bytes)``,
-    `db.chain.patch.PatchRow`), and the stored event."""
+    `db.chain.patch.PatchRow`), and the stored event; ``salt`` is the record's."""
     resulting_state_hash, chained_hash = pending.hashes(
         prev_hash,
         channel_id=channel_id,
@@ -144,6 +148,7 @@ def event_writes(
         document_json=document_json,
         status=status,
         undoes_seq=undoes_seq,
+        salt=salt,
     )
     queries = [
         dialect.insert_state(channel_id, version, status, document_json),
@@ -202,9 +207,12 @@ def create_game(
     if duplicate is not None:
         return duplicate
     created = dialect.stamp(pending.created_at)
+    # The record's secret, hashed into each of its states: a seat cannot test a guess of a
+    # hidden unit against a state's hash (docs/integrity.md, "A seat's export").
+    salt = secrets.token_hex(32)
     inserted = yield Query(
         _INSERT_GAME,
-        (channel_id, guild_id, ruleset, language, status, 1, created, created, kind),
+        (channel_id, guild_id, ruleset, language, status, 1, created, created, kind, salt),
         "count",
     )
     if inserted != 1:
@@ -224,6 +232,7 @@ def create_game(
         document_json=document_json,
         status=status,
         undoes_seq=None,
+        salt=salt,
     )
     if referee_id is not None:
         # In the same transaction: a game never exists without its referee.
@@ -267,14 +276,15 @@ def _record_of(
         raise TamperedGame(channel_id, problem)
     event_row = tuple(head[_HEAD_EVENT:_HEAD_KIND])
     text, state_status = str(head[8]), str(head[9])
+    salt = None if head[_HEAD_SALT] is None else str(head[_HEAD_SALT])
     if event_row[1] is None or not head_row_agrees(
-        text, state_status, event_row, stamp_text(event_row[11])
+        text, state_status, event_row, stamp_text(event_row[11]), salt
     ):
         try:
             event = None if event_row[1] is None else event_from_row(event_row, dialect.when)
         except CorruptRecord as error:
             raise TamperedGame(channel_id, error.detail) from error
-        problem = head_problem(text, state_status, event)
+        problem = head_problem(text, state_status, event, salt)
         if problem is not None:
             raise TamperedGame(channel_id, problem)
     head_hash = event_row[13]
@@ -293,6 +303,7 @@ def _record_of(
         head_hash=None if head_hash is None else str(head_hash),
         document_text=text,
         kind=summary.kind,
+        state_salt=salt,
     )
 
 
@@ -425,11 +436,11 @@ def patch_between(channel_id: int, version: int, old_json: str, new_json: str) -
 
 
 def _checked_patch(
-    channel_id: int, version: int, stored: tuple[str, str, object], new_json: str
+    channel_id: int, version: int, stored: tuple[str, str, object, str | None], new_json: str
 ) -> str:
     """The patch from the stored head, which must be the state the chain says."""
-    stored_json, stored_status, expected_hash = stored
-    if state_hash(stored_json, stored_status) != expected_hash:
+    stored_json, stored_status, expected_hash, salt = stored
+    if state_hash(stored_json, stored_status, salt) != expected_hash:
         raise TamperedGame(channel_id, STATE_EDITED)
     return patch_between(channel_id, version, stored_json, new_json)
 
@@ -482,6 +493,7 @@ def append(
     if head[4] is None:
         raise CorruptRecord(channel_id, f"state of version {version} is missing")
     head_hash, stored_json = str(head[3]), str(head[4])
+    salt = None if head[10] is None else str(head[10])
     yield from check_head(channel_id, chains, known, stamp_text(head[5]), version, head_hash)
     upcoming = yield from decide(version, check_status(head[2], channel_id), known)
     patch_json = None
@@ -495,7 +507,7 @@ def append(
                 _checked_patch,
                 channel_id,
                 version,
-                (stored_json, str(head[7]), head[6]),
+                (stored_json, str(head[7]), head[6], salt),
                 upcoming.document_json,
             )
         )
@@ -513,6 +525,7 @@ def append(
         document_json=upcoming.document_json,
         status=upcoming.status,
         undoes_seq=upcoming.undoes_seq,
+        salt=salt,
         patch=(patch_json, snapshot, run_bytes),
     )
     # The guard is redundant while the lock is held (SQLite's BEGIN IMMEDIATE, PostgreSQL's
@@ -548,6 +561,8 @@ class ExpectedHead:
     counter: int
     #: The head's snapshot flag and the patch bytes since the last snapshot through it.
     run: tuple[bool, int]
+    #: The record's secret salt (`db.chain.hashing.state_hash`).
+    state_salt: str | None = field(default=None, repr=False)
 
 
 class NotTheExpectedHead(Exception):
@@ -591,6 +606,7 @@ def append_on_expected_head(
         document_json=prepared.text,
         status=status,
         undoes_seq=None,
+        salt=expected.state_salt,
         patch=(patch_json, snapshot, run_bytes),
     )
     writes.insert(
@@ -627,8 +643,9 @@ def decide_commit(
 
 
 _CURRENT_DOCUMENT = (
-    "SELECT s.{document}, s.status, e.state_hash FROM states AS s "
+    "SELECT s.{document}, s.status, e.state_hash, g.state_salt FROM states AS s "
     "JOIN events AS e ON e.channel_id = s.channel_id AND e.seq = s.version "
+    "JOIN games AS g ON g.channel_id = s.channel_id "
     "WHERE s.channel_id = ? AND s.version = ?"
 )
 
@@ -642,7 +659,7 @@ def decide_end(
     row = yield Query(_CURRENT_DOCUMENT, (channel_id, version), "row")
     if row is None:
         raise CorruptRecord(channel_id, f"state of version {version} is missing")
-    if state_hash(str(row[0]), str(row[1])) != row[2]:
+    if state_hash(str(row[0]), str(row[1]), None if row[3] is None else str(row[3])) != row[2]:
         raise TamperedGame(channel_id, STATE_EDITED)
     return NextState(str(row[0]), "ended")
 

@@ -39,6 +39,7 @@ from db.models import (
     GameSummary,
     StateRecord,
     format_timestamp,
+    salted,
     utc_now,
 )
 
@@ -116,6 +117,8 @@ def state_at(channel_id: int, version: int, chains: VerifiedChains) -> Step[Stat
     )
 
 
+#: A game's row and its secret salt, for an export (the referee's, or a copy's).
+_GAME_AND_SALT = f"SELECT {GAME_COLUMNS}, state_salt FROM games WHERE channel_id = ?"
 _ALL_STATES = "SELECT version, status, {document} FROM states WHERE channel_id = ? ORDER BY version"
 _ALL_PATCHES = (
     "SELECT version, status, patch, snapshot FROM patches WHERE channel_id = ? ORDER BY version"
@@ -133,12 +136,18 @@ def _bundle(
     patches: list[tuple[int, str, str, bool]],
 ) -> ExportBundle:
     game = summary_from_row(game_row, dialect.when)
+    salt = None if game_row[-1] is None else str(game_row[-1])
     logged = [event_from_row(row, dialect.when) for row in event_rows]
     head = logged[-1].hash if logged else GENESIS_HASH
     if verify:
         head = verify_chain(logged)
     state_rows = history_states(
-        channel_id, [event.state_hash for event in logged], full, patches, verify=verify
+        channel_id,
+        [event.state_hash for event in logged],
+        full,
+        patches,
+        verify=verify,
+        salt=salt,
     )
     if verify and game.version != len(logged):
         raise ChainBroken(channel_id, len(logged), f"game is at version {game.version}")
@@ -157,6 +166,7 @@ def _bundle(
         states=states,
         head_hash=head,
         exported_at=utc_now(),
+        state_salt=salt,
     )
 
 
@@ -165,9 +175,7 @@ def export(
 ) -> Step[ExportBundle]:
     """Everything about the game in memory (for copies; `db.chain.export` streams instead)."""
     known = chains.head(channel_id)
-    game_row = yield Query(
-        f"SELECT {GAME_COLUMNS} FROM games WHERE channel_id = ?", (channel_id,), "row"
-    )
+    game_row = yield Query(_GAME_AND_SALT, (channel_id,), "row")
     if game_row is None:
         raise GameNotFound(channel_id)
     if verify:  # against the head this process verified, first bad event named
@@ -215,9 +223,7 @@ _BEYOND = (
 def export_head(dialect: Dialect, channel_id: int) -> Step[ExportHead]:
     """The game, its members, its head event's hash and its head document, in one read;
     `ChainBroken` if a stored state or patch lies beyond the last event."""
-    game_row = yield Query(
-        f"SELECT {GAME_COLUMNS} FROM games WHERE channel_id = ?", (channel_id,), "row"
-    )
+    game_row = yield Query(_GAME_AND_SALT, (channel_id,), "row")
     if game_row is None:
         raise GameNotFound(channel_id)
     game = summary_from_row(game_row, dialect.when)
@@ -233,7 +239,7 @@ def export_head(dialect: Dialect, channel_id: int) -> Step[ExportHead]:
     if beyond is not None and int(beyond) > game.version:
         raise ChainBroken(channel_id, game.version, "states without an event")
     return ExportHead(
-        game=game.to_json_dict(),
+        game=salted(game.to_json_dict(), None if game_row[-1] is None else str(game_row[-1])),
         members=[member.to_json_dict() for member in members],
         head_hash=GENESIS_HASH if head[0] is None else str(head[0]),
         exported_at=format_timestamp(utc_now()),
@@ -330,7 +336,7 @@ def restore_game(dialect: Dialect, bundle: ExportBundle) -> Step[None]:
     `GameExists` for a channel that holds a game."""
     game = bundle.game
     inserted = yield Query(
-        f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        f"INSERT INTO games ({GAME_COLUMNS}, state_salt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (channel_id) DO NOTHING",
         (
             game.channel_id,
@@ -342,6 +348,7 @@ def restore_game(dialect: Dialect, bundle: ExportBundle) -> Step[None]:
             dialect.stamp(format_timestamp(game.created_at)),
             dialect.stamp(format_timestamp(game.updated_at)),
             game.kind,
+            bundle.state_salt,
         ),
         "count",
     )

@@ -45,6 +45,8 @@ _STATE_BELOW = (
     "WHERE channel_id = ? AND version <= ? ORDER BY version DESC LIMIT 1"
 )
 _WHOLE_BELOW = "SELECT max(version) FROM states WHERE channel_id = ? AND version <= ?"
+#: The record's secret salt, hashed into each of its states (`db.chain.hashing.state_hash`).
+_STATE_SALT = "SELECT state_salt FROM games WHERE channel_id = ?"
 #: An old version whose span (from the whole document below it to the anchor after it)
 #: holds more events than this is checked at its two ends only (`state_text`).
 LONG_SPAN = 64
@@ -76,20 +78,25 @@ def span_rows(
     every: bool,
     documents: bool = True,
     first_patch: bool = False,
-) -> Step[tuple[list[Any], list[Row], list[PatchRow]]]:
+) -> Step[tuple[list[Any], list[Row], list[PatchRow], str | None]]:
     """The event rows ``first``..``last``, the whole documents (unless ``documents`` is
     false) and the patches of versions ``first``..``upto`` (``every``: all the game's;
-    version ``first``'s own patch only with ``first_patch``: a page continuing another)."""
+    version ``first``'s own patch only with ``first_patch``: a page continuing another),
+    and the record's salt their states are hashed with."""
     low, high = (-_ALL, _ALL) if every else (first, upto)
-    queries = [Query(_SPAN_EVENTS, (channel_id, first, last), "rows")]
+    queries = [
+        Query(_STATE_SALT, (channel_id,), "value"),
+        Query(_SPAN_EVENTS, (channel_id, first, last), "rows"),
+    ]
     if documents:
         queries.append(Query(_SPAN_STATES, (channel_id, low, high), "rows"))
     patch_low = low if every or first_patch else first + 1
     queries.append(Query(_SPAN_PATCHES, (channel_id, patch_low, high), "rows"))
     answers = yield Batch(tuple(queries))
-    events = list(answers[0])
-    full = text_rows(answers[1]) if documents else []
-    return events, full, patch_rows(answers[-1])
+    events = list(answers[1])
+    full = text_rows(answers[2]) if documents else []
+    salt = answers[0]
+    return events, full, patch_rows(answers[-1]), None if salt is None else str(salt)
 
 
 def verified_up_to(
@@ -118,7 +125,7 @@ def verified_up_to(
     anchor = known if known is not None and known.game == stored.game else None
     check: Callable[..., object]
     if anchor is not None and base is not None and base.head == anchor:
-        events, full, patches = yield from span_rows(
+        events, full, patches, salt = yield from span_rows(
             channel_id, anchor.seq + 1, stored.seq, stored.seq, every=False, first_patch=True
         )
         check = partial(verify_forward, channel_id, base=base)
@@ -126,7 +133,7 @@ def verified_up_to(
         if anchor is not None:
             below = yield Query(_WHOLE_BELOW, (channel_id, first), "value")
             first = below if type(below) is int and below >= 1 else 1
-        events, full, patches = yield from span_rows(
+        events, full, patches, salt = yield from span_rows(
             channel_id, first, stored.seq, stored.seq, every=anchor is None
         )
         check = partial(verify_span, channel_id, first=first, anchor=anchor, whole=anchor is None)
@@ -141,6 +148,7 @@ def verified_up_to(
                 patches=patches,
                 timestamp=stamp_text,
                 snapshots=snapshots,
+                salt=salt,
             )
         )
     except ChainBroken as error:
@@ -187,15 +195,15 @@ _GAME_VERSION = "SELECT version FROM games WHERE channel_id = ?"
 
 def page_rows(
     channel_id: int, first: int, last: int, head: int
-) -> Step[tuple[list[Any], list[Row], list[PatchRow], bool, int]]:
+) -> Step[tuple[list[Any], list[Row], list[PatchRow], bool, int, str | None]]:
     """One page of a history verified page by page (`db.chain.verify.verify_page`): the events,
     whole documents and patches of versions ``first``..``last``, and, on the last page
     (``last`` = ``head``), whether any document or patch lies outside ``1..`` the game's
     version, and that version (``head`` on the other pages). The game may have moved past
     ``head`` since the first page (its own commands run meanwhile): ``head`` then lost its
     whole document, as any version that is not a snapshot does, and the rows after it are
-    the later commits'."""
-    events, full, patches = yield from span_rows(
+    the later commits'. Last, the record's salt."""
+    events, full, patches, salt = yield from span_rows(
         channel_id, first, last, last, every=False, first_patch=first > 1
     )
     beyond, now = False, head
@@ -203,7 +211,7 @@ def page_rows(
         version = yield Query(_GAME_VERSION, (channel_id,), "value")
         now = max(head, version) if type(version) is int else head
         beyond = bool((yield Query(_ROWS_BEYOND, (channel_id, now, channel_id, now), "value")))
-    return events, full, patches, beyond, now
+    return events, full, patches, beyond, now, salt
 
 
 def event_page(channel_id: int, first: int, last: int) -> Step[list[Any]]:
@@ -254,6 +262,7 @@ def state_text(
                 Query(_SPAN_EVENTS, (channel_id, base[0], base_anchor.seq), "rows"),
                 Query(_SPAN_EVENTS, (channel_id, version, anchor.seq), "rows"),
                 Query(_SPAN_PATCHES, (channel_id, base[0] + 1, version), "rows"),
+                Query(_STATE_SALT, (channel_id,), "value"),
             )
         )
         try:
@@ -269,12 +278,13 @@ def state_text(
                     anchor=anchor,
                     patches=patch_rows(answers[2]),
                     timestamp=stamp_text,
+                    salt=None if answers[3] is None else str(answers[3]),
                 )
             )
             return found
         except ChainBroken:
             pass  # the whole span below names the first bad version
-    events, _, patches = yield from span_rows(
+    events, _, patches, salt = yield from span_rows(
         channel_id, base[0], anchor.seq, version, every=False, documents=False
     )
     _, status, text = yield Compute(
@@ -291,6 +301,7 @@ def state_text(
             states_upto=version,
             every_state=False,
             head=head.seq,
+            salt=salt,
         )
     )
     return status, text

@@ -114,24 +114,39 @@ async def test_a_game_whose_units_are_all_in_sight_still_exports_no_state_to_a_s
     table,
 ) -> None:
     """Nothing is hidden yet, but manovra's units can be concealed: a side's export keeps no
-    state and no state's hash, as when one is (keeping them would say nothing is hidden)."""
+    state, as when one is (keeping them would say nothing is hidden), nor the salt its
+    states are hashed with; the states' hashes, kept, then test no guess."""
     await table(REFEREE, "game.new", scenario="esempio_normandia_campo", language="en")
     await table(ANNA, "game.join", side="alleati")
     await table(ANNA, "turn.next")
     _, bundle, notices = await export_of(table, ANNA)
     assert "bot.game.export_redacted" in notices
     assert bundle["states"] == [] and bundle["redacted_for"] == "Allies"  # the game's language
-    assert not any("state_hash" in event for event in bundle["events"])
+    assert all("state_hash" in event for event in bundle["events"])
+    assert "state_salt" not in bundle["game"]
     assert verify_links(bundle) == bundle["head_hash"]
     _, whole, _ = await export_of(table, REFEREE)
     assert len(whole["states"]) == 2 and verify_export(whole) == bundle["head_hash"]
 
 
-async def test_a_game_of_a_ruleset_that_hides_nothing_exports_whole_for_everyone(table) -> None:
+async def test_a_game_of_a_ruleset_that_hides_nothing_exports_its_states_to_everyone(
+    table,
+) -> None:
+    """Every seat gets the states, nothing withheld; the salt they are hashed with only the
+    referee during play (docs/integrity.md, "A seat's export"), and everyone at the end."""
     await table(REFEREE, "game.new", ruleset="w40k4", scenario="avamposto", language="en")
     await table(ANNA, "game.join", side=(await table(ANNA, "game.status")).status.units[0].side)
+    _, whole, _ = await export_of(table, REFEREE)
+    assert verify_export(whole) == whole["head_hash"] and whole["game"]["state_salt"]
     for user in (ANNA, 99):
         _, bundle, notices = await export_of(table, user)
-        assert len(bundle["states"]) == 2 and "redacted_for" not in bundle
+        assert len(bundle["states"]) == 2 and bundle["states"] == whole["states"]
         assert "bot.game.export_redacted" not in notices
+        assert "state_salt" not in bundle["game"] and bundle["redacted_for"]
+        assert bundle["events"] == whole["events"]
+        assert verify_links(bundle) == bundle["head_hash"]
+    await table(REFEREE, "game.end")
+    for user in (ANNA, 99):
+        _, bundle, _ = await export_of(table, user)
+        assert "redacted_for" not in bundle and bundle["game"]["state_salt"]
         assert verify_export(bundle) == bundle["head_hash"]

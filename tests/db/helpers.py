@@ -10,11 +10,11 @@ from typing import Any
 import asyncpg
 
 from db import migrations, migrations_pg
-from db.chain.hashing import canonical_json
+from db.chain.hashing import GENESIS_HASH, canonical_json, compute_event_hash, state_hash
 from db.chain.verify import VerifiedHead
 from db.core.steps import Fetch, Query, read
 from db.drivers.sqlite import SqliteStore
-from db.models import CommandContext, GameRecord, parse_timestamp
+from db.models import CommandContext, EventRecord, GameRecord, parse_timestamp
 
 GUILD = 900
 
@@ -86,10 +86,28 @@ def verified_head(version: int) -> VerifiedHead:
     return VerifiedHead("game", version, f"{version:064x}")
 
 
+def as_before_salts(bundle: dict) -> dict:
+    """A whole export (every state) of a salted record as a release before schema 12 wrote
+    it: no salt, each state hashed without one, the chain hashed anew over those hashes."""
+    game = {key: value for key, value in bundle["game"].items() if key != "state_salt"}
+    states = {state["version"]: state for state in bundle["states"]}
+    previous, events = GENESIS_HASH, []
+    for item in bundle["events"]:
+        state = states[item["state_version"]]
+        unsalted = state_hash(canonical_json(state["document"]), state["status"], None)
+        event = EventRecord.from_json_dict({**item, "state_hash": unsalted, "prev_hash": previous})
+        previous = compute_event_hash(event, previous)
+        events.append({**event.to_json_dict(), "hash": previous})
+    return {**bundle, "game": game, "events": events, "head_hash": previous}
+
+
 def rows_at_schema_7(bundle: dict) -> tuple[tuple, list[tuple], list[tuple], list[tuple]]:
     """An export's game, states, events and members as the tables of schema 7 hold them
-    (every state whole, no patches, no records; timestamps as SQLite's text)."""
+    (every state whole, no patches, no records; timestamps as SQLite's text). The bundle
+    must be unsalted, as that release wrote it (`as_before_salts`)."""
     game = bundle["game"]
+    if "state_salt" in game:
+        raise ValueError("a record of schema 7 has no salt: see as_before_salts")
     games = tuple(
         game[column]
         for column in (

@@ -25,6 +25,7 @@ CHANNEL = 42
 CREATED = "2026-03-01T11:30:00.000000+00:00"
 HEAD_HASH = "ab" * 32
 STORED = '{"turn":4}'
+SALT = "c3" * 32  # the record's secret salt, read with its head
 NEW = '{"turn":5}'
 
 
@@ -72,10 +73,11 @@ def _commit(version_read: int, *, exists: bool = False, status: str = "active") 
         HEAD_HASH,
         STORED,
         CREATED,
-        state_hash(STORED, status),
+        state_hash(STORED, status, SALT),
         status,
         False,  # version 4 is not a snapshot,
         40,  # the patches since version 1 take 40 bytes
+        SALT,
     )
     return steps, head
 
@@ -86,7 +88,7 @@ def test_a_commit_reads_its_head_once_and_writes_one_batch() -> None:
     result = driver.run(steps)
     assert result.version == 5 and not result.duplicate
     assert result.event.prev_hash == HEAD_HASH
-    assert result.event.state_hash == state_hash(NEW, "active")
+    assert result.event.state_hash == state_hash(NEW, "active", SALT)
     statements = [query.sql for query in driver.seen]
     assert len(statements) == 6  # one read, then the batch
     assert statements[0].startswith("SELECT EXISTS")
@@ -148,6 +150,7 @@ def test_a_committed_interaction_gets_its_result_back() -> None:
         document_json=NEW,
         status="active",
         undoes_seq=None,
+        salt=SALT,
     )
     driver = ScriptedDriver([("EXISTS", head), ("WHERE interaction_id", writes[1].params)])
     result = driver.run(steps)
@@ -188,8 +191,8 @@ def test_a_patch_that_must_be_made_goes_off_the_event_loop() -> None:
         chains=chains,
         prepared=PreparedState(CHANNEL, NEW),
     )
-    stored_hash = state_hash(STORED, "active")
-    head = (0, 4, "active", HEAD_HASH, STORED, CREATED, stored_hash, "active", False, 40)
+    stored_hash = state_hash(STORED, "active", SALT)
+    head = (0, 4, "active", HEAD_HASH, STORED, CREATED, stored_hash, "active", False, 40, SALT)
     request = steps.send(None)
     assert isinstance(request, Query)
     request = steps.send(head)

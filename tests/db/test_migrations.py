@@ -12,6 +12,7 @@ import asyncpg
 import pytest
 
 from db import migrations, migrations_pg
+from db.chain.hashing import canonical_json, state_hash, verify_export
 from db.drivers.postgres import PostgresStore
 from db.drivers.sqlite import SqliteStore
 from db.errors import SchemaError, TamperedGame
@@ -25,6 +26,7 @@ from db.migrations import (
 )
 from db.models import NewEvent
 from tests.db.helpers import (
+    as_before_salts,
     file_at_schema,
     insert_at_schema_7,
     insert_at_schema_7_pg,
@@ -256,7 +258,7 @@ async def _long_game_bundle(tmp_path: Path) -> dict:
             if turn % 9 == 0:
                 version = (await store.undo(HISTORY_CHANNEL)).event.seq
         await store.end_game(HISTORY_CHANNEL)
-        return (await store.export(HISTORY_CHANNEL)).to_json_dict()
+        return as_before_salts((await store.export(HISTORY_CHANNEL)).to_json_dict())
 
 
 async def _assert_same_history(store: object, bundle: dict) -> None:
@@ -378,7 +380,7 @@ async def _running_game_bundle(tmp_path: Path) -> dict:
         await store.add_member(FEATURE_CHANNEL, 2, side="rossi")
         for version in (1, 2, 3):
             await store.commit(FEATURE_CHANNEL, version, {"turn": version + 1}, NewEvent("go"))
-        return (await store.export(FEATURE_CHANNEL)).to_json_dict()
+        return as_before_salts((await store.export(FEATURE_CHANNEL)).to_json_dict())
 
 
 #: Rows of every feature table of schema 8, as a schema-8 release wrote them (timestamps
@@ -525,7 +527,10 @@ async def _campaign_and_game_bundles(tmp_path: Path) -> list[dict]:
             CAMPAIGN_CHANNEL, 1, {"name": "Orbita", "games": [1]}, NewEvent(verb="campaign")
         )
         await new_game(store, GAME_CHANNEL)
-        return [(await store.export(c)).to_json_dict() for c in (CAMPAIGN_CHANNEL, GAME_CHANNEL)]
+        return [
+            as_before_salts((await store.export(c)).to_json_dict())
+            for c in (CAMPAIGN_CHANNEL, GAME_CHANNEL)
+        ]
 
 
 async def _assert_kinds_after_11(store: Any) -> None:
@@ -593,3 +598,45 @@ async def test_postgres_migration_11_makes_the_campaigns_records_of_their_kind(
     async with await PostgresStore.open(pg_url) as store:
         with pytest.raises(TamperedGame):
             await store.load(CAMPAIGN_CHANNEL)
+
+
+# ---- migration 12: a secret salt per record -----------------------------------------------
+
+NEW_CHANNEL = 72
+
+
+async def _assert_unsalted_after_12(store: Any, bundle: dict) -> None:
+    """The record stored before 12 keeps no salt and its chain as it was: it loads,
+    verifies, exports whole, reads its old versions and plays on (a commit, an undo)
+    unsalted; a record created now is salted."""
+    assert await store.schema_version() == latest_version() >= 12
+    record = await store.load(HISTORY_CHANNEL)
+    assert record.state_salt is None and record.head_hash == bundle["head_hash"]
+    assert await store.check() == []
+    exported = (await store.export(HISTORY_CHANNEL)).to_json_dict()
+    assert "state_salt" not in exported["game"] and exported["events"] == bundle["events"]
+    assert verify_export(exported) == bundle["head_hash"]
+    await _plays_on(store, bundle)
+    added = (await store.events(HISTORY_CHANNEL))[-1]
+    state = await store.state_at(HISTORY_CHANNEL, added.seq)
+    assert added.state_hash == state_hash(canonical_json(state.document), state.status, None)
+    await new_game(store, NEW_CHANNEL)
+    assert (await store.export(NEW_CHANNEL)).state_salt is not None
+    assert await store.check() == []
+
+
+async def test_migration_12_keeps_the_unsalted_records_as_they_were(tmp_path: Path) -> None:
+    bundle = await _long_game_bundle(tmp_path)
+    path = tmp_path / "at-11.db"
+    file_at_schema(path, [bundle], 11)  # the schema of the last release
+    async with await SqliteStore.open(path) as store:  # migrates to 12
+        await _assert_unsalted_after_12(store, bundle)
+
+
+async def test_postgres_migration_12_keeps_the_unsalted_records_as_they_were(
+    tmp_path: Path, pg_url: str
+) -> None:
+    bundle = await _long_game_bundle(tmp_path)
+    await postgres_at_schema(pg_url, [bundle], 11)
+    async with await PostgresStore.open(pg_url) as store:  # migrates to 12
+        await _assert_unsalted_after_12(store, bundle)

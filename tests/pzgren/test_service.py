@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from db.chain.hashing import verify_export
+from db.chain.hashing import verify_export, verify_links
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 3003
@@ -103,7 +103,11 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert any("(l'arbitre a joué pour Allemands)" in line for line in log.lines)
     exported = await table(BRUNO, "game.export")
     bundle = json.loads(exported.files["arbitro-log.json"])
-    assert verify_export(bundle) == bundle["head_hash"]
+    # A seat's export during play: its states, without the salt they are hashed with.
+    assert len(bundle["states"]) == 2 and "state_salt" not in bundle["game"]
+    assert verify_links(bundle) == bundle["head_hash"]
+    referee = json.loads((await table(REFEREE, "game.export")).files["arbitro-log.json"])
+    assert verify_export(referee) == bundle["head_hash"]
     assert "TABLE DE TIR DIRECT" in exported.files["arbitro-report.md"].decode()
 
 

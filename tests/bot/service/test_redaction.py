@@ -6,6 +6,7 @@ removed or moved (tests/core/hidden_worlds.py); and the reported leaks, each pin
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import AsyncIterator
@@ -18,8 +19,9 @@ import yaml
 from bot.console.render_text import reply_text
 from bot.service import GameService, PlayReply, Request
 from bot.service.export import read_file
-from db.chain.hashing import verify_links
+from db.chain.hashing import canonical_json, compute_event_hash, verify_links
 from db.drivers.sqlite import SqliteStore
+from db.models import EventRecord
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import Seat, SeatView
@@ -83,9 +85,10 @@ async def _received(table: ServiceTable, user: int, hidden_ids: list[str]) -> di
     for name, content in sorted(export.files.items()):
         seen[f"export:{name}"] = _plain(read_file(content).decode())
     bundle = json.loads(read_file(export.files["arbitro-log.json"]))
-    # No state, and no state's hash to test a guess against; the chain still links.
+    # No state and no salt: the states' hashes, kept, test no guess; the chain still links.
     assert bundle["states"] == [] and verify_links(bundle) == bundle["head_hash"]
-    assert not any("state_hash" in event for event in bundle["events"])
+    assert "state_salt" not in bundle["game"]
+    assert all("state_hash" in event for event in bundle["events"])
     seen["export:notices"] = [n.key for n in export.notices]
     for unit in hidden_ids:
         for verb, options in (
@@ -414,3 +417,65 @@ async def test_a_concealed_manovra_squad_is_to_the_enemy_the_same_wherever_it_we
     }
     told = json.dumps([now, received["there"]["refusals"]], ensure_ascii=False, default=str)
     assert "2ª squadra" not in told and "Unknown unit: squadra_2" in told
+
+
+def _state_guess(document: Any, status: str, salt: str | None) -> str:
+    """A state's hash as anyone can compute it by the documented recipe (docs/storage.md),
+    with the record's salt if one knows it."""
+    salted = {} if salt is None else {"salt": salt}
+    text = canonical_json({"document": document, "status": status, **salted})
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _matches(event: dict[str, Any], guess: str, head_digits: str) -> bool:
+    """Whether a guessed state's hash agrees with what the file and the replies show of an
+    event all of whose other fields the reader holds: its state's hash, its own hash, the
+    chain head's first digits."""
+    if event.get("state_hash", guess) != guess:
+        return False
+    fields = {**event, "state_hash": guess}
+    computed = compute_event_hash(EventRecord.from_json_dict(fields), event["prev_hash"])
+    return computed == event["hash"] and computed.startswith(head_digits)
+
+
+async def test_the_enemy_cannot_test_where_a_hidden_unit_is_against_the_chain(
+    tmp_path: Path,
+) -> None:
+    """The other side knows every field of the state but where the hidden units are, and
+    the few places they could be (the scenario's worlds). Hashing each candidate state, the
+    real one among them, finds none that agrees with its export or the head under its
+    replies; with the record's salt (the referee's export) only the real one agrees."""
+    path = CAMPO
+    candidates: dict[str, tuple[Any, str]] = {}
+    for world, text in worlds(path).items():
+        table, store = await _table(tmp_path, world)
+        try:
+            await _game(table, text, owners(path))
+            record = await store.load(CHANNEL)
+            candidates[world] = (record.document, record.status)
+            if world == "as_written":
+                reply = await table(ANNA, "game.export")
+                shown = {name: read_file(content).decode() for name, content in reply.files.items()}
+                seat = json.loads(shown["arbitro-log.json"])
+                referee = await table(REFEREE, "game.export")
+                whole = json.loads(read_file(referee.files["arbitro-log.json"]))
+                head_digits = (reply.head_hash or "")[:8]
+        finally:
+            await store.close()
+    salt = whole["game"].get("state_salt")
+    assert salt is not None and not any(salt in text for text in shown.values())
+    head = seat["events"][-1]
+    assert "redacted" not in head and head["hash"] == seat["head_hash"]  # all of it public
+    assert len({json.dumps(doc, sort_keys=True) for doc, _ in candidates.values()}) == 3
+    known = [
+        world
+        for world, (document, status) in candidates.items()
+        if _matches(head, _state_guess(document, status, salt), head_digits)
+    ]
+    assert known == ["as_written"]
+    guessed = [
+        world
+        for world, (document, status) in candidates.items()
+        if _matches(head, _state_guess(document, status, None), head_digits)
+    ]
+    assert guessed == []

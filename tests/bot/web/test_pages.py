@@ -148,3 +148,16 @@ async def test_the_log_is_shown_page_by_page(client, signer, table) -> None:
     first = await (await client.get(good + "?page=1")).text()
     assert "Page 1 of 2" in first and 'id="e1"' in first and 'id="e51"' not in first
     assert f'href="{good}?page=2"' in first.replace("&amp;", "&")
+
+
+async def test_no_page_shows_a_records_secret_salt(client, signer, store) -> None:
+    """The salt hashed into each state (docs/integrity.md, "A seat's export") is the
+    store's: no page or picture of a game or a campaign, for any reader, carries it."""
+    salts = [(await store.export(channel)).state_salt for channel in (GAME, CAMPAIGN)]
+    assert all(salt is not None and len(salt) == 64 for salt in salts)
+    for kind, channel in (("game", GAME), ("campaign", CAMPAIGN)):
+        for reader in (ANNA, BRUNO, REFEREE, None):
+            for suffix in ("", "/map.png"):
+                response, body = await page(client, signer, kind, channel, reader, suffix)
+                assert response.status == 200, (kind, reader, suffix)
+                assert not any(salt.encode() in body for salt in salts), (kind, reader)

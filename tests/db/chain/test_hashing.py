@@ -104,7 +104,17 @@ def test_state_hash_matches_the_documented_formula() -> None:
     expected = hashlib.sha256(
         documented_canonical({"document": document, "status": "active"})
     ).hexdigest()
-    assert state_hash(canonical_json(document), "active") == expected
+    assert state_hash(canonical_json(document), "active", None) == expected
+
+
+def test_a_salted_state_hash_matches_the_documented_formula() -> None:
+    document = {"turn": 3, "units": [{"id": "Å", "hp": 1.5}]}
+    salt = "0f" * 32
+    expected = hashlib.sha256(
+        documented_canonical({"document": document, "salt": salt, "status": "active"})
+    ).hexdigest()
+    assert state_hash(canonical_json(document), "active", salt) == expected
+    assert state_hash(canonical_json(document), "active", None) != expected
 
 
 async def test_event_hashes_match_the_documented_recipe(store: SqliteStore) -> None:
@@ -125,6 +135,8 @@ async def test_event_hashes_match_the_documented_recipe(store: SqliteStore) -> N
     )
     await store.undo(1)
     events = await store.events(1)
+    salt = (await store.export(1)).state_salt  # the referee's export carries it
+    assert salt is not None and len(bytes.fromhex(salt)) == 32
     previous = "0" * 64
     for event in events:
         fields = {
@@ -148,7 +160,9 @@ async def test_event_hashes_match_the_documented_recipe(store: SqliteStore) -> N
         assert (
             event.state_hash
             == hashlib.sha256(
-                documented_canonical({"document": state.document, "status": state.status})
+                documented_canonical(
+                    {"document": state.document, "salt": salt, "status": state.status}
+                )
             ).hexdigest()
         )
         previous = event.hash
@@ -212,9 +226,10 @@ async def test_jsonb_documents_keep_their_hash(pg_url: str) -> None:
         [created] = await store.events(4)
         state = await store.state_at(4, 1)
         assert state.document == document
-        assert state_hash(canonical_json(state.document), "setup") == created.state_hash
-        assert (await store.load(4)).document == document
         bundle = await store.export(4)
+        salt = bundle.state_salt
+        assert state_hash(canonical_json(state.document), "setup", salt) == created.state_hash
+        assert (await store.load(4)).document == document
         assert verify_export(json.loads(json.dumps(bundle.to_json_dict()))) == created.hash
     connection = await asyncpg.connect(pg_url)
     try:

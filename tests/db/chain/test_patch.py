@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +27,7 @@ from db.chain.patch import (
     make_patch,
     rebuild_text,
 )
+from db.errors import ChainBroken
 
 # JSON values with the awkward cases: 1 / 1.0 / True / -0.0, non-ASCII keys, nesting.
 scalars = (
@@ -196,8 +198,11 @@ def test_a_history_split_into_snapshots_and_patches_gives_every_version_back(
     ]
     assert [row[2] for row in legacy_patches] == [row[2] for row in patches]
     assert [row[0] for row in patches] == list(range(2, length + 1))
-    hashes = [state_hash(text, status) for _, status, text in history]
-    assert history_states(1, hashes, full, patches, verify=True) == history
+    salt = "5a" * 32
+    hashes = [state_hash(text, status, salt) for _, status, text in history]
+    assert history_states(1, hashes, full, patches, verify=True, salt=salt) == history
+    with pytest.raises(ChainBroken):  # the same rows checked without the record's salt
+        history_states(1, hashes, full, patches, verify=True)
     # Any version from the nearest kept document below it plus the patches after it.
     kept = {row[0]: row[2] for row in full}
     steps = {row[0]: row[2] for row in patches}

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from db.chain.hashing import canonical_json
+from db.chain.hashing import canonical_json, state_hash
 from db.chain.patch import apply_patch
 from db.chain.prepare import CommitPreparer, PreparedEvent, prepare_event
 from db.drivers.sqlite import SqliteStore
@@ -66,6 +66,8 @@ async def test_a_prepared_commit_stores_what_a_plain_one_does(store: Any) -> Non
     await new_game(store, CHANNEL)
     await new_game(store, CHANNEL + 1)
     preparer: CommitPreparer = store.preparer
+    salts = {c: (await store.export(c)).state_salt for c in (CHANNEL, CHANNEL + 1)}
+    status = (await store.load(CHANNEL)).status
     for n in range(1, 6):
         document = sample_document(turn=n + 1, log=list(range(n)))
         prepared = preparer.prepare(CHANNEL, document)
@@ -75,7 +77,9 @@ async def test_a_prepared_commit_stores_what_a_plain_one_does(store: Any) -> Non
         plain_event = replace(_event(n), interaction_id=f"plain-{n}")
         theirs = await store.commit(CHANNEL + 1, n, document, plain_event)
         assert ours.version == theirs.version == n + 1
-        assert ours.event.state_hash == theirs.event.state_hash
+        # The same state, each hashed with its own record's salt.
+        assert ours.event.state_hash == state_hash(prepared.text, status, salts[CHANNEL])
+        assert theirs.event.state_hash == state_hash(prepared.text, status, salts[CHANNEL + 1])
         assert ours.event.args == theirs.event.args == {"n": n}
         assert ours.event.resolution == [{"outcome": "hit", "n": n}]
     assert (await store.load(CHANNEL)).document == (await store.load(CHANNEL + 1)).document

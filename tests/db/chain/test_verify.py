@@ -251,7 +251,8 @@ async def forge_from(
 ) -> list[str]:
     """The statements that replace version ``version``'s whole document and re-hash every
     event from it on, so the chain alone verifies again."""
-    events = (await store.export(channel_id, verify=False)).events
+    bundle = await store.export(channel_id, verify=False)
+    events, salt = bundle.events, bundle.state_salt  # a forger with the file has its salt
     text = canonical_json(document)
     statements = [
         f"UPDATE states SET {doc_column(backend)} = '{text}' "
@@ -261,7 +262,7 @@ async def forge_from(
     for event in events[version - 1 :]:
         forged = replace(event, prev_hash=previous)
         if event.seq == version:
-            forged = replace(forged, state_hash=state_hash(text, event_status(event)))
+            forged = replace(forged, state_hash=state_hash(text, event_status(event), salt))
         forged = replace(forged, hash=compute_event_hash(forged, previous))
         statements.append(
             f"UPDATE events SET state_hash = '{forged.state_hash}', prev_hash = '{previous}', "

@@ -15,7 +15,7 @@ from tests.bot.service.campaign.test_commands import (
     REFEREE,
     Table,
 )
-from tests.db.helpers import file_at_schema
+from tests.db.helpers import as_before_salts, file_at_schema
 
 HERE = 600
 
@@ -72,7 +72,7 @@ async def test_a_campaign_stored_before_kinds_keeps_working(tmp_path: Path) -> N
     from game commands and the games' listing, and helps with its games' ruleset."""
     async with await SqliteStore.open(tmp_path / "source.db") as source:
         await Table(source)(HERE, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita")
-        bundle = (await source.export(HERE)).to_json_dict()
+        bundle = as_before_salts((await source.export(HERE)).to_json_dict())
     bundle["game"]["ruleset"] = "campaign"  # as the releases before 11 stored a campaign
     path = tmp_path / "at-10.db"
     file_at_schema(path, [bundle], 10)
