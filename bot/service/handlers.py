@@ -34,7 +34,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
@@ -186,6 +186,14 @@ class GameCall(Call):
     def record(self) -> GameRecord:
         """The game as read with the command."""
         return self.context.record
+
+    def asking(self, request: Request) -> GameCall:
+        """The same call for another request on the same game (a verb played on the
+        asker's behalf, as ``/game end`` plays ``game.decide``): the game already loaded
+        for it is kept, so the document is still validated once."""
+        other = replace(self, request=request)
+        object.__setattr__(other, "game", self.game)
+        return other
 
 
 @dataclass(frozen=True, slots=True)

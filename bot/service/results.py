@@ -161,7 +161,7 @@ async def _play(call: GameCall, verb: str, rules_options: dict[str, Any]) -> Rep
     of the ruleset is played (the table's fallback: resolved, committed, the game closed
     when it ends)."""
     request = replace(call.request, verb=verb, options=rules_options)
-    return await call.table.fallback.run(replace(call, request=request))
+    return await call.table.fallback.run(call.asking(request))
 
 
 def _result_reply(played: Reply) -> Reply:

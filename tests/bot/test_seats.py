@@ -50,7 +50,7 @@ async def test_the_referee_seats_players_and_hands_over(service, store) -> None:
     assert roles[CARLA] == "referee" and roles[REFEREE] == "player"
     log = await service.handle(request(CARLA, "game.log", count=10))
     text = "\n".join(log.lines)
-    assert "joined alleati" in text and f"seated <@{BRUNO}> with asse" in text
+    assert "joined Allies" in text and f"seated <@{BRUNO}> with Axis" in text  # names, not ids
     assert f"removed <@{BRUNO}>" in text and f"<@{CARLA}> became the referee" in text
 
 
@@ -163,7 +163,7 @@ async def test_a_side_with_players_takes_a_newcomer_only_by_consent(service, sto
     seats = {m.user_id: (m.role, m.side) for m in await store.members(12)}
     assert seats[BRUNO] == ("player", "alleati")
     log = "\n".join((await service.handle(request(REFEREE, "game.log", count=10))).lines)
-    assert "asked to play alleati" in log and f"approved <@{BRUNO}> for alleati" in log
+    assert "asked to play Allies" in log and f"approved <@{BRUNO}> for Allies" in log
 
 
 async def test_an_invited_member_joins_at_once_and_a_player_invites_to_their_side_only(
@@ -184,4 +184,4 @@ async def test_an_invited_member_joins_at_once_and_a_player_invites_to_their_sid
     asked = await service.handle(request(5, "game.join", side="asse"))
     assert [n.key for n in asked.notices] == ["bot.seats.requested"]
     log = "\n".join((await service.handle(request(REFEREE, "game.log", count=10))).lines)
-    assert f"invited <@{CARLA}> to play alleati" in log
+    assert f"invited <@{CARLA}> to play Allies" in log
