@@ -87,18 +87,30 @@ def count_games(status: GameStatus | None) -> Step[int]:
     return int(count)
 
 
+#: The record's secret salt, which its events' hashes cover (`db.chain.hashing.event_hash`).
+_SALT = "SELECT state_salt FROM games WHERE channel_id = ?"
+
+
 def events(
     dialect: Dialect, channel_id: int, after_seq: int, limit: int
 ) -> Step[list[EventRecord]]:
     """A page of the event log, each event hashed and linked to the one before it."""
-    rows = yield Query(
-        f"SELECT {EVENT_COLUMNS} FROM events WHERE channel_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-        (channel_id, after_seq, limit),
-        "rows",
+    salt, rows = yield Batch(
+        (
+            Query(_SALT, (channel_id,), "value"),
+            Query(
+                f"SELECT {EVENT_COLUMNS} FROM events "
+                "WHERE channel_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (channel_id, after_seq, limit),
+                "rows",
+            ),
+        )
     )
     if not rows:
         yield from require_game(channel_id)
-    check = partial(check_event_page, channel_id, rows, stamp_text)
+    check = partial(
+        check_event_page, channel_id, rows, stamp_text, None if salt is None else str(salt)
+    )
     if len(rows) > _INLINE_PAGE:
         yield Compute(check)
     else:
@@ -140,7 +152,7 @@ def _bundle(
     logged = [event_from_row(row, dialect.when) for row in event_rows]
     head = logged[-1].hash if logged else GENESIS_HASH
     if verify:
-        head = verify_chain(logged)
+        head = verify_chain(logged, salt=salt)
     state_rows = history_states(
         channel_id,
         [event.state_hash for event in logged],
