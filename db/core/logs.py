@@ -29,7 +29,7 @@ from db.core.common import (
 from db.core.dialect import Dialect
 from db.core.games import INSERT_EVENT, INSERT_PATCH
 from db.core.steps import Batch, Compute, Query, Step
-from db.core.verify import patch_rows, state_text, text_rows, verified_head
+from db.core.verify import STATE_SALT, patch_rows, state_text, text_rows, verified_head
 from db.errors import ArchiveNotFound, ChainBroken, CorruptRecord, GameExists, GameNotFound
 from db.models import (
     ArchivedGame,
@@ -87,17 +87,13 @@ def count_games(status: GameStatus | None) -> Step[int]:
     return int(count)
 
 
-#: The record's secret salt, which its events' hashes cover (`db.chain.hashing.event_hash`).
-_SALT = "SELECT state_salt FROM games WHERE channel_id = ?"
-
-
 def events(
     dialect: Dialect, channel_id: int, after_seq: int, limit: int
 ) -> Step[list[EventRecord]]:
     """A page of the event log, each event hashed and linked to the one before it."""
     salt, rows = yield Batch(
         (
-            Query(_SALT, (channel_id,), "value"),
+            Query(STATE_SALT, (channel_id,), "value"),
             Query(
                 f"SELECT {EVENT_COLUMNS} FROM events "
                 "WHERE channel_id = ? AND seq > ? ORDER BY seq LIMIT ?",

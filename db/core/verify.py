@@ -46,7 +46,7 @@ _STATE_BELOW = (
 )
 _WHOLE_BELOW = "SELECT max(version) FROM states WHERE channel_id = ? AND version <= ?"
 #: The record's secret salt, hashed into each of its states and events (`db.chain.hashing`).
-_STATE_SALT = "SELECT state_salt FROM games WHERE channel_id = ?"
+STATE_SALT = "SELECT state_salt FROM games WHERE channel_id = ?"
 #: An old version whose span (from the whole document below it to the anchor after it)
 #: holds more events than this is checked at its two ends only (`state_text`).
 LONG_SPAN = 64
@@ -85,7 +85,7 @@ def span_rows(
     and the record's salt their states are hashed with."""
     low, high = (-_ALL, _ALL) if every else (first, upto)
     queries = [
-        Query(_STATE_SALT, (channel_id,), "value"),
+        Query(STATE_SALT, (channel_id,), "value"),
         Query(_SPAN_EVENTS, (channel_id, first, last), "rows"),
     ]
     if documents:
@@ -219,7 +219,7 @@ def event_page(channel_id: int, first: int, last: int) -> Step[tuple[list[Any], 
     states (`db.chain.verify.verify_events`), and the record's salt their hashes cover."""
     salt, rows = yield Batch(
         (
-            Query(_STATE_SALT, (channel_id,), "value"),
+            Query(STATE_SALT, (channel_id,), "value"),
             Query(_SPAN_EVENTS, (channel_id, first, last), "rows"),
         )
     )
@@ -267,7 +267,7 @@ def state_text(
                 Query(_SPAN_EVENTS, (channel_id, base[0], base_anchor.seq), "rows"),
                 Query(_SPAN_EVENTS, (channel_id, version, anchor.seq), "rows"),
                 Query(_SPAN_PATCHES, (channel_id, base[0] + 1, version), "rows"),
-                Query(_STATE_SALT, (channel_id,), "value"),
+                Query(STATE_SALT, (channel_id,), "value"),
             )
         )
         try:
@@ -313,6 +313,7 @@ def state_text(
 
 
 __all__ = [
+    "STATE_SALT",
     "chain_head",
     "check_head",
     "event_page",
