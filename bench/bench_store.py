@@ -242,6 +242,7 @@ class RawGame:
             args_json=pending.args_json,
             resulting_state_hash=resulting,
             undoes_seq=None,
+            salt=self.salt,
         )
         event_row = (
             self.channel_id, new_version, pending.interaction_id, pending.actor_id,
@@ -450,6 +451,7 @@ def populate(path: Path, games: int, rng: random.Random) -> float:
                 args_json=pending.args_json,
                 resulting_state_hash=resulting,
                 undoes_seq=None,
+                salt=None,
             )
             yield (
                 (channel_id, guild_id, "manovra", "it", "active", now, now, digest),

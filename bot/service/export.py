@@ -53,13 +53,13 @@ class Redaction:
     ruleset whose units can be hidden): the events ``withheld`` (given an event's args)
     keep only the ``kept_args`` — who played which command — without options, dice or
     outcome. The game never carries its secret salt (``"state_salt"``, hashed into each
-    state: `db.chain.hashing.state_hash`), so no guessed state can be tested against a state's
-    hash. With ``hides_states`` no state is kept (a state says where every hidden unit
-    is), and the events of a record stored before the salt (schema 12) carry no state's
-    hash either: the events' own hashes still link into the chain
-    (`db.chain.hashing.verify_links`), and an event still whole is hashed again, but no state
-    can be checked on such a file; the referee's export keeps everything
-    (docs/integrity.md, "A seat's export")."""
+    state and each event: `db.chain.hashing`), only ``"salt_withheld": true``, so no guessed
+    state nor guessed withheld command can be tested against a hash. With ``hides_states``
+    no state is kept (a state says where every hidden unit is), and the events of a record
+    stored before the salt (schema 12) carry no state's hash either: the events' own hashes
+    still link into the chain (`db.chain.hashing.verify_links`), and in an unsalted record
+    an event still whole is hashed again, but no state can be checked on such a file; the
+    referee's export keeps everything (docs/integrity.md, "A seat's export")."""
 
     reader: str
     withheld: Callable[[Mapping[str, Any]], bool]
@@ -260,10 +260,10 @@ async def export_files(
 
 def redact_bundle(path: Path, redaction: Redaction) -> bool:
     """Rewrite the bundle at ``path`` for ``redaction``'s reader, line by line (the bundle
-    has one event a line, `db.chain.export`): the game without its salt, the withheld events
-    stripped, no state kept. Whether anything was withheld (if not, and ``hides_states``
-    is false, the bundle keeps its states; without the salt, its events are what
-    `db.chain.hashing.verify_links` checks)."""
+    has one event a line, `db.chain.export`): the game without its salt (marked
+    ``"salt_withheld"``), the withheld events stripped, no state kept. Whether anything was
+    withheld (if not, and ``hides_states`` is false, the bundle keeps its states; without
+    the salt, its events' links are what `db.chain.hashing.verify_links` checks)."""
     redacted = path.with_name(path.name + ".redacted")
     withheld = redaction.hides_states
     salted = False
@@ -272,6 +272,8 @@ def redact_bundle(path: Path, redaction: Redaction) -> bool:
             if raw.startswith(_GAME_LINE):
                 game = json.loads(raw.strip().removeprefix(_GAME_LINE.strip()).rstrip(b","))
                 salted = game.pop("state_salt", None) is not None
+                if salted:  # its events' hashes cover the salt: only their links are checked
+                    game["salt_withheld"] = True
                 raw = _GAME_LINE + _compact(game).encode() + b",\n"
             out.write(raw)
             if raw.rstrip().endswith(b'"events": ['):

@@ -11,7 +11,9 @@ Recipe (also in docs/storage.md), so an exported log can be checked by anyone:
 * event hash: ``sha256(prev_hash + canonical(fields))`` where ``prev_hash`` is the previous
   event's hash as 64 lowercase hex digits (64 zeros for the first event) and ``fields`` is
   the object of `CHAINED_FIELDS` (state version and state hash included), timestamps in the
-  fixed text of `db.models.format_timestamp`.
+  fixed text of `db.models.format_timestamp`, plus ``"salt": salt`` for a salted record (a
+  record stored before schema 12 has no such member), so a withheld command's options, dice
+  and outcome cannot be guessed and tested against its event's hash without the salt either.
 """
 
 from __future__ import annotations
@@ -251,8 +253,13 @@ def canonical_fields(encoded_fields: Mapping[str, str]) -> str:
     return "{" + ",".join(members) + "}"
 
 
-def event_hash(prev_hash: str, encoded_fields: Mapping[str, str]) -> str:
-    """Hash of an event chained to ``prev_hash``; ``encoded_fields`` hold canonical JSON."""
+def event_hash(prev_hash: str, encoded_fields: Mapping[str, str], *, salt: str | None) -> str:
+    """Hash of an event chained to ``prev_hash``; ``encoded_fields`` hold canonical JSON.
+
+    ``salt`` is the record's secret salt, hashed in as the member ``"salt"`` (None: a record
+    stored before schema 12, hashed as it always was)."""
+    if salt is not None:
+        encoded_fields = {**encoded_fields, "salt": canonical_json(salt)}
     payload = prev_hash + canonical_fields(encoded_fields)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
@@ -275,21 +282,24 @@ def encode_event_fields(event: EventRecord) -> dict[str, str]:
     }
 
 
-def compute_event_hash(event: EventRecord, prev_hash: str) -> str:
-    """Recompute what ``event.hash`` must be if it follows ``prev_hash``."""
-    return event_hash(prev_hash, encode_event_fields(event))
+def compute_event_hash(event: EventRecord, prev_hash: str, *, salt: str | None) -> str:
+    """Recompute what ``event.hash`` must be if it follows ``prev_hash`` in a record salted
+    with ``salt`` (None: unsalted, stored before schema 12)."""
+    return event_hash(prev_hash, encode_event_fields(event), salt=salt)
 
 
 def verify_chain(
     events: Iterable[EventRecord],
     *,
+    salt: str | None,
     prev_hash: str = GENESIS_HASH,
     first_seq: int = 1,
 ) -> str:
     """Check that ``events`` form an unbroken, untampered chain; return the head hash.
 
-    ``prev_hash`` and ``first_seq`` let a long log be checked page by page. Raises
-    `ChainBroken` naming the channel and the first event that fails.
+    ``salt`` is their record's (None: unsalted). ``prev_hash`` and ``first_seq`` let a long
+    log be checked page by page. Raises `ChainBroken` naming the channel and the first event
+    that fails.
     """
     expected_seq = first_seq
     channel_id: int | None = None
@@ -304,7 +314,7 @@ def verify_chain(
             raise ChainBroken(channel_id, event.seq, "state version differs from sequence")
         if event.prev_hash != prev_hash:
             raise ChainBroken(channel_id, event.seq, "does not link to the previous event")
-        if compute_event_hash(event, prev_hash) != event.hash:
+        if compute_event_hash(event, prev_hash, salt=salt) != event.hash:
             raise ChainBroken(channel_id, event.seq, "content does not match its hash")
         prev_hash = event.hash
         expected_seq += 1
@@ -328,7 +338,7 @@ def verify_export(bundle: Mapping[str, Any]) -> str:
         raise ChainBroken(channel_id, 0, f"malformed export: {error}") from error
     if any(event.channel_id != channel_id for event in events):
         raise ChainBroken(channel_id, 0, "events from another channel")
-    head = verify_chain(events)
+    head = verify_chain(events, salt=salt)
     if head != bundle.get("head_hash"):
         raise ChainBroken(channel_id, len(events), "head hash differs from the last event")
     if game.get("version") != len(events):
@@ -355,16 +365,23 @@ def verify_export(bundle: Mapping[str, Any]) -> str:
 def verify_links(bundle: Mapping[str, Any]) -> str:
     """Verify what a seat's export (``"redacted_for"``: a side's or a spectator's) can
     prove: its events, in order from the 64 zeros, each linked to the hash of the one
-    before it, up to the head hash; the game's version their count; and every event still
-    whole (its state's hash kept, nothing withheld) hashed again from its fields.
+    before it, up to the head hash; the game's version their count; and, in an unsalted
+    record (stored before schema 12), every event still whole (its state's hash kept,
+    nothing withheld) hashed again from its fields.
 
-    An event without its state's hash (left out for a reader who may not see the state) or
-    with its options withheld is only linked: its content cannot be checked on this file,
-    only against the referee's export or one made after the game ended (docs/integrity.md,
-    "A seat's export"). Returns the head hash; raises `ChainBroken` like `verify_export`.
+    A salted record's events are only linked: their hashes cover the record's secret salt
+    (`event_hash`), which a seat's export does not carry (its game says
+    ``"salt_withheld": true``), so neither their content nor any state can be checked on
+    this file, only on the referee's export or one made after the game ended
+    (docs/integrity.md, "A seat's export"); given a bundle carrying the salt, every whole
+    event is hashed again with it. In an unsalted record an event without its state's hash
+    (left out for a reader who may not see the state) or with its options withheld is only
+    linked. Returns the head hash; raises `ChainBroken` like `verify_export`.
     """
     game = bundle.get("game") or {}
     channel_id = game.get("channel_id")
+    salt = game.get("state_salt")
+    contents = salt is not None or not game.get("salt_withheld")  # else: only the links
     prev_hash, seq = GENESIS_HASH, 0
     try:
         for seq, item in enumerate(bundle["events"], start=1):
@@ -374,8 +391,9 @@ def verify_links(bundle: Mapping[str, Any]) -> str:
                 raise ChainBroken(channel_id, seq, f"expected event {seq}")
             if item["prev_hash"] != prev_hash:
                 raise ChainBroken(channel_id, seq, "does not link to the previous event")
-            if "state_hash" in item and not item.get("redacted"):
-                verify_chain([EventRecord.from_json_dict(item)], prev_hash=prev_hash, first_seq=seq)
+            if contents and "state_hash" in item and not item.get("redacted"):
+                event = EventRecord.from_json_dict(item)
+                verify_chain([event], salt=salt, prev_hash=prev_hash, first_seq=seq)
             prev_hash = str(item["hash"])
     except (KeyError, TypeError, ValueError) as error:
         raise ChainBroken(channel_id, seq, f"malformed export: {error}") from error

@@ -80,8 +80,9 @@ class StoredVersion:
     patch: tuple[str, str] | None = None
     snapshot: bool = False
 
-    def computed_hash(self, prev_hash: str) -> str:
-        """What the event's hash must be if it follows ``prev_hash``, from its texts.
+    def computed_hash(self, prev_hash: str, salt: str | None) -> str:
+        """What the event's hash must be if it follows ``prev_hash`` in a record salted with
+        ``salt``, from its texts.
 
         Equal to `db.chain.hashing.compute_event_hash` of the parsed event whenever the stored
         texts are canonical, as the stores write them; `fields_hash` is the reference.
@@ -102,9 +103,10 @@ class StoredVersion:
                 "undoes_seq": canonical_json(self.undoes_seq),
                 "verb": canonical_json(self.verb),
             },
+            salt=salt,
         )
 
-    def fields_hash(self, prev_hash: str) -> str:
+    def fields_hash(self, prev_hash: str, salt: str | None) -> str:
         """The hash recomputed from the parsed fields, as a verifier of the export does."""
         return event_hash(
             prev_hash,
@@ -122,6 +124,7 @@ class StoredVersion:
                 "undoes_seq": canonical_json(self.undoes_seq),
                 "verb": canonical_json(self.verb),
             },
+            salt=salt,
         )
 
     def event_json(self) -> str:
@@ -252,10 +255,9 @@ class VersionCheck:
         self.count = 0
         self.last_event: StoredVersion | None = None
         self._prev_hash = GENESIS_HASH
-        salt = head.game.get("state_salt")  # the record's (`db.chain.hashing.state_hash`)
-        self._walker = HistoryWalker(
-            head.channel_id, head.version, verify=verify, salt=None if salt is None else str(salt)
-        )
+        salt = head.game.get("state_salt")  # the record's, hashed into its states and events
+        self._salt = None if salt is None else str(salt)
+        self._walker = HistoryWalker(head.channel_id, head.version, verify=verify, salt=self._salt)
 
     def state_of(self, version: StoredVersion) -> tuple[str, str] | None:
         """Check ``version`` (the next one) and return its ``(status, document JSON)``."""
@@ -270,8 +272,8 @@ class VersionCheck:
                 raise ChainBroken(channel_id, version.seq, "state version differs from sequence")
             if version.prev_hash != self._prev_hash:
                 raise ChainBroken(channel_id, version.seq, "does not link to the previous event")
-            if version.computed_hash(self._prev_hash) != version.hash and (
-                version.fields_hash(self._prev_hash) != version.hash
+            if version.computed_hash(self._prev_hash, self._salt) != version.hash and (
+                version.fields_hash(self._prev_hash, self._salt) != version.hash
             ):
                 raise ChainBroken(channel_id, version.seq, "content does not match its hash")
         full = version.full

@@ -180,30 +180,33 @@ def head_problem(
         return HEAD_MISSING
     if state_hash(document_text, state_status, salt) != head.state_hash:
         return STATE_EDITED
-    if compute_event_hash(head, head.prev_hash) != head.hash:
+    if compute_event_hash(head, head.prev_hash, salt=salt) != head.hash:
         return HEAD_EDITED
     return None
 
 
-def stored_event_hash(row: Sequence[Any], created_at_text: str) -> str:
+def stored_event_hash(row: Sequence[Any], created_at_text: str, salt: str | None) -> str:
     """The chain hash of an event row as stored, hashing its JSON texts as they are.
 
     ``row`` is in the stores' event column order; ``created_at_text`` is its timestamp in
-    the fixed text. The stored args, dice and resolution are the canonical texts the chain
-    hashed, so this equals the row's ``hash`` exactly when nothing in it was edited (an
-    event written with other texts, by an older release, is checked by re-encoding its
-    parsed fields instead: `db.chain.hashing.compute_event_hash`). Raises ``TypeError`` /
+    the fixed text; ``salt`` its record's (None: unsalted, `db.chain.hashing.event_hash`).
+    The stored args, dice and resolution are the canonical texts the chain hashed, so this
+    equals the row's ``hash`` exactly when nothing in it was edited (an event written with
+    other texts, by an older release, is checked by re-encoding its parsed fields instead:
+    `db.chain.hashing.compute_event_hash`). Raises ``TypeError`` /
     ``ValueError`` for a row that cannot be hashed at all.
     """
-    # `db.chain.hashing.canonical_fields` of the twelve chained fields, written out in their
-    # sorted order (`CHAINED_FIELDS`): the first touch of a long log hashes every event,
-    # and this is most of its time (tests/db/chain/test_integrity.py holds the two equal).
+    # `db.chain.hashing.canonical_fields` of the twelve chained fields and the salt, written
+    # out in their sorted order (`CHAINED_FIELDS`): the first touch of a long log hashes
+    # every event, and this is most of its time (tests/db/chain/test_integrity.py holds the
+    # two equal).
     encode = canonical_json
+    salted = "" if salt is None else f'"salt":{encode(salt)},'
     text = (
         f'{{"actor_id":{encode(row[3])},"args":{unpack_text(row[5])},'
         f'"channel_id":{encode(row[0])},"created_at":{encode(created_at_text)},'
         f'"dice":{unpack_text(row[6])},"interaction_id":{encode(row[2])},'
-        f'"resolution":{unpack_text(row[7])},"seq":{encode(row[1])},'
+        f'"resolution":{unpack_text(row[7])},{salted}"seq":{encode(row[1])},'
         f'"state_hash":{encode(row[9])},"state_version":{encode(row[8])},'
         f'"undoes_seq":{encode(row[10])},"verb":{encode(row[4])}}}'
     )
@@ -227,6 +230,6 @@ def head_row_agrees(
     try:
         if state_hash(document_text, state_status, salt) != row[9]:
             return False
-        return bool(stored_event_hash(row, created_at_text) == row[13])
+        return bool(stored_event_hash(row, created_at_text, salt) == row[13])
     except (TypeError, ValueError):
         return False

@@ -159,7 +159,7 @@ class LongHistories:
         previous = GENESIS_HASH
         for first in range(1, head.seq + 1, EVENT_PAGE):
             last = min(first + EVENT_PAGE - 1, head.seq)
-            events = await self._read(
+            events, salt = await self._read(
                 partial(verify.event_page, channel_id, first, last), channel_id
             )
             previous = await asyncio.to_thread(
@@ -172,6 +172,7 @@ class LongHistories:
                     timestamp=stamp_text,
                     previous=previous,
                     snapshots=snapshots,
+                    salt=salt,
                 )
             )
         if previous != head.hash:  # the head event changed between the reads

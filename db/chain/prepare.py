@@ -62,9 +62,11 @@ class PreparedEvent:
         args_json: str,
         resulting_state_hash: str,
         undoes_seq: int | None,
+        salt: str | None,
     ) -> str:
-        """The hash chaining this event, stored as ``version`` with these fields, to
-        ``prev_hash`` (`db.chain.hashing.event_hash`, from the texts that are stored)."""
+        """The hash chaining this event, stored as ``version`` with these fields in a record
+        salted with ``salt``, to ``prev_hash`` (`db.chain.hashing.event_hash`, from the texts
+        that are stored)."""
         return event_hash(
             prev_hash,
             {
@@ -81,6 +83,7 @@ class PreparedEvent:
                 "undoes_seq": canonical_json(undoes_seq),
                 "verb": canonical_json(self.verb),
             },
+            salt=salt,
         )
 
     def hashes(
@@ -106,6 +109,7 @@ class PreparedEvent:
             args_json=args_json,
             resulting_state_hash=resulting_state_hash,
             undoes_seq=undoes_seq,
+            salt=salt,
         )
 
     def record(

@@ -323,9 +323,15 @@ def first_to_verify(
 
 
 def check_event_row(
-    channel_id: int, row: Sequence[Any], previous: str | None, timestamp: Timestamp
+    channel_id: int,
+    row: Sequence[Any],
+    previous: str | None,
+    timestamp: Timestamp,
+    *,
+    salt: str | None,
 ) -> str:
-    """Check one stored event row (the stores' column order); return its hash.
+    """Check one stored event row (the stores' column order) of a record salted with
+    ``salt`` (None: unsalted); return its hash.
 
     ``previous`` is the hash it must link to (None: not known here). The row is hashed
     as stored (`db.chain.integrity.stored_event_hash`); only when that differs is it parsed and
@@ -339,21 +345,23 @@ def check_event_row(
         prev_hash, own_hash = str(row[12]), row[13]
         if previous is not None and prev_hash != previous:
             raise ChainBroken(channel_id, seq, EVENT_UNLINKED)
-        if stored_event_hash(row, timestamp(row[11])) == own_hash:
+        if stored_event_hash(row, timestamp(row[11]), salt) == own_hash:
             return str(own_hash)
         event = event_from_row(row, when=lambda value: parse_timestamp(timestamp(value)))
     except (TypeError, ValueError, CorruptRecord) as error:
         if isinstance(error, ChainBroken):
             raise
         raise ChainBroken(channel_id, seq, EVENT_UNREADABLE) from error
-    if compute_event_hash(event, prev_hash) != own_hash:
+    if compute_event_hash(event, prev_hash, salt=salt) != own_hash:
         raise ChainBroken(channel_id, seq, EVENT_EDITED)
     return str(own_hash)
 
 
-def check_event_page(channel_id: int, rows: Sequence[Sequence[Any]], timestamp: Timestamp) -> None:
-    """Check a page of consecutive event rows: each against its own hash, each linked to
-    the one before it (the first to whatever precedes the page)."""
+def check_event_page(
+    channel_id: int, rows: Sequence[Sequence[Any]], timestamp: Timestamp, salt: str | None
+) -> None:
+    """Check a page of consecutive event rows of a record salted with ``salt``: each against
+    its own hash, each linked to the one before it (the first to whatever precedes the page)."""
     previous: str | None = None
     expected: int | None = None
     for row in rows:
@@ -361,7 +369,7 @@ def check_event_page(channel_id: int, rows: Sequence[Sequence[Any]], timestamp: 
         if type(seq) is not int:
             raise ChainBroken(channel_id, expected or 0, EVENT_UNREADABLE)
         link = previous if expected == seq else None
-        previous = check_event_row(channel_id, row, link, timestamp)
+        previous = check_event_row(channel_id, row, link, timestamp, salt=salt)
         expected = seq + 1
 
 
@@ -459,8 +467,8 @@ def verify_old_version(
     not its events (docs/storage.md, "What reading an old version proves"). `ChainBroken`
     at the first failure found (the caller walks the whole span to name the first bad
     version)."""
-    base_row = _checked_segment(channel_id, base[0], base_events, base_anchor, timestamp)
-    target_row = _checked_segment(channel_id, version, events, anchor, timestamp)
+    base_row = _checked_segment(channel_id, base[0], base_events, base_anchor, timestamp, salt)
+    target_row = _checked_segment(channel_id, version, events, anchor, timestamp, salt)
     if state_hash(base[2], base[1], salt) != base_row[9]:
         raise ChainBroken(channel_id, base[0], STATE_EDITED)
     steps = {row[0]: row for row in patches}
@@ -489,6 +497,7 @@ def _checked_segment(
     rows: Sequence[Sequence[Any]],
     anchor: VerifiedHead,
     timestamp: Timestamp,
+    salt: str | None,
 ) -> Sequence[Any]:
     """Check events ``first``..``anchor.seq``, each hashed and linked to the one before,
     the last the very event verified; return event ``first``'s row."""
@@ -498,7 +507,7 @@ def _checked_segment(
         row = by_seq.get(seq)
         if row is None:
             raise ChainBroken(channel_id, seq, EVENT_MISSING)
-        previous = check_event_row(channel_id, row, previous, timestamp)
+        previous = check_event_row(channel_id, row, previous, timestamp, salt=salt)
     if previous != anchor.hash:
         raise ChainBroken(channel_id, anchor.seq, NOT_AS_VERIFIED)
     return by_seq[first]
@@ -513,6 +522,7 @@ def verify_events(
     timestamp: Timestamp,
     previous: str,
     snapshots: dict[int, str],
+    salt: str | None,
 ) -> str:
     """Check events ``first``..``last`` of a log verified page by page from the genesis,
     without their states (`db.chain.long_history`: the states are checked in the background):
@@ -525,7 +535,7 @@ def verify_events(
         row = by_seq.get(version)
         if row is None:
             raise ChainBroken(channel_id, version, EVENT_MISSING)
-        previous = check_event_row(channel_id, row, previous, timestamp)
+        previous = check_event_row(channel_id, row, previous, timestamp, salt=salt)
         if version % ANCHOR_EVERY == 0:
             snapshots[version] = previous
     return previous
@@ -632,7 +642,7 @@ def _walk(
         row = by_seq.get(version)
         if row is None:
             raise ChainBroken(channel_id, version, EVENT_MISSING)
-        previous = check_event_row(channel_id, row, previous, timestamp)
+        previous = check_event_row(channel_id, row, previous, timestamp, salt=salt)
         if anchor is not None and version == anchor.seq and previous != anchor.hash:
             raise ChainBroken(channel_id, version, NOT_AS_VERIFIED)
         if snapshots is not None and version % ANCHOR_EVERY == 0:

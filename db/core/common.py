@@ -28,7 +28,11 @@ RECORD_COLUMNS = "id, feature, scope, channel_id, key, value, revision, due_at, 
 #: Events and patches are read at most this many at a time.
 MAX_EVENTS_PAGE = 1_000
 
-EVENT_BY_INTERACTION = f"SELECT {EVENT_COLUMNS} FROM events WHERE interaction_id = ?"
+#: An interaction's event, and last its record's salt, which the event's hash covers.
+EVENT_BY_INTERACTION = (
+    f"SELECT {EVENT_COLUMNS}, (SELECT g.state_salt FROM games AS g "
+    "WHERE g.channel_id = events.channel_id) FROM events WHERE interaction_id = ?"
+)
 MEMBERS = f"SELECT {MEMBER_COLUMNS} FROM members WHERE channel_id = ? ORDER BY joined_at, user_id"
 # One statement, so one consistent snapshot, reading every covered row of a game through
 # the primary keys and the index of a game's records: db/chain/integrity.py. `open_command` reads
@@ -79,10 +83,13 @@ def decode_document(text: object, channel_id: int, version: int) -> JsonObject:
 
 
 def event_of_row(row: Any, dialect: Dialect) -> EventRecord | None:
-    """The event of an interaction, checked against its own hash (None: no row)."""
+    """The event of an interaction (an `EVENT_BY_INTERACTION` row), checked against its own
+    hash (None: no row)."""
     if row is None:
         return None
-    check_event_row(int(row[0]), row, None, stamp_text)  # shown again: not edited since
+    salt = None if row[-1] is None else str(row[-1])
+    # Shown again: not edited since.
+    check_event_row(int(row[0]), row, None, stamp_text, salt=salt)
     return event_from_row(row, dialect.when)
 
 

@@ -29,7 +29,7 @@ from db.core.common import (
 from db.core.dialect import Dialect
 from db.core.games import INSERT_EVENT, INSERT_PATCH
 from db.core.steps import Batch, Compute, Query, Step
-from db.core.verify import patch_rows, state_text, text_rows, verified_head
+from db.core.verify import STATE_SALT, patch_rows, state_text, text_rows, verified_head
 from db.errors import ArchiveNotFound, ChainBroken, CorruptRecord, GameExists, GameNotFound
 from db.models import (
     ArchivedGame,
@@ -91,14 +91,22 @@ def events(
     dialect: Dialect, channel_id: int, after_seq: int, limit: int
 ) -> Step[list[EventRecord]]:
     """A page of the event log, each event hashed and linked to the one before it."""
-    rows = yield Query(
-        f"SELECT {EVENT_COLUMNS} FROM events WHERE channel_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-        (channel_id, after_seq, limit),
-        "rows",
+    salt, rows = yield Batch(
+        (
+            Query(STATE_SALT, (channel_id,), "value"),
+            Query(
+                f"SELECT {EVENT_COLUMNS} FROM events "
+                "WHERE channel_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (channel_id, after_seq, limit),
+                "rows",
+            ),
+        )
     )
     if not rows:
         yield from require_game(channel_id)
-    check = partial(check_event_page, channel_id, rows, stamp_text)
+    check = partial(
+        check_event_page, channel_id, rows, stamp_text, None if salt is None else str(salt)
+    )
     if len(rows) > _INLINE_PAGE:
         yield Compute(check)
     else:
@@ -140,7 +148,7 @@ def _bundle(
     logged = [event_from_row(row, dialect.when) for row in event_rows]
     head = logged[-1].hash if logged else GENESIS_HASH
     if verify:
-        head = verify_chain(logged)
+        head = verify_chain(logged, salt=salt)
     state_rows = history_states(
         channel_id,
         [event.state_hash for event in logged],

@@ -45,8 +45,8 @@ _STATE_BELOW = (
     "WHERE channel_id = ? AND version <= ? ORDER BY version DESC LIMIT 1"
 )
 _WHOLE_BELOW = "SELECT max(version) FROM states WHERE channel_id = ? AND version <= ?"
-#: The record's secret salt, hashed into each of its states (`db.chain.hashing.state_hash`).
-_STATE_SALT = "SELECT state_salt FROM games WHERE channel_id = ?"
+#: The record's secret salt, hashed into each of its states and events (`db.chain.hashing`).
+STATE_SALT = "SELECT state_salt FROM games WHERE channel_id = ?"
 #: An old version whose span (from the whole document below it to the anchor after it)
 #: holds more events than this is checked at its two ends only (`state_text`).
 LONG_SPAN = 64
@@ -85,7 +85,7 @@ def span_rows(
     and the record's salt their states are hashed with."""
     low, high = (-_ALL, _ALL) if every else (first, upto)
     queries = [
-        Query(_STATE_SALT, (channel_id,), "value"),
+        Query(STATE_SALT, (channel_id,), "value"),
         Query(_SPAN_EVENTS, (channel_id, first, last), "rows"),
     ]
     if documents:
@@ -214,11 +214,16 @@ def page_rows(
     return events, full, patches, beyond, now, salt
 
 
-def event_page(channel_id: int, first: int, last: int) -> Step[list[Any]]:
+def event_page(channel_id: int, first: int, last: int) -> Step[tuple[list[Any], str | None]]:
     """The event rows ``first``..``last`` of a log verified page by page, without their
-    states (`db.chain.verify.verify_events`)."""
-    rows = yield Query(_SPAN_EVENTS, (channel_id, first, last), "rows")
-    return list(rows)
+    states (`db.chain.verify.verify_events`), and the record's salt their hashes cover."""
+    salt, rows = yield Batch(
+        (
+            Query(STATE_SALT, (channel_id,), "value"),
+            Query(_SPAN_EVENTS, (channel_id, first, last), "rows"),
+        )
+    )
+    return list(rows), None if salt is None else str(salt)
 
 
 def verified_head(
@@ -262,7 +267,7 @@ def state_text(
                 Query(_SPAN_EVENTS, (channel_id, base[0], base_anchor.seq), "rows"),
                 Query(_SPAN_EVENTS, (channel_id, version, anchor.seq), "rows"),
                 Query(_SPAN_PATCHES, (channel_id, base[0] + 1, version), "rows"),
-                Query(_STATE_SALT, (channel_id,), "value"),
+                Query(STATE_SALT, (channel_id,), "value"),
             )
         )
         try:
@@ -308,6 +313,7 @@ def state_text(
 
 
 __all__ = [
+    "STATE_SALT",
     "chain_head",
     "check_head",
     "event_page",

@@ -96,7 +96,7 @@ def as_before_salts(bundle: dict) -> dict:
         state = states[item["state_version"]]
         unsalted = state_hash(canonical_json(state["document"]), state["status"], None)
         event = EventRecord.from_json_dict({**item, "state_hash": unsalted, "prev_hash": previous})
-        previous = compute_event_hash(event, previous)
+        previous = compute_event_hash(event, previous, salt=None)
         events.append({**event.to_json_dict(), "hash": previous})
     return {**bundle, "game": game, "events": events, "head_hash": previous}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -12,10 +13,17 @@ import asyncpg
 import pytest
 
 from db import migrations, migrations_pg
-from db.chain.hashing import canonical_json, state_hash, verify_export
+from db.chain.hashing import (
+    canonical_json,
+    compute_event_hash,
+    state_hash,
+    verify_chain,
+    verify_export,
+    verify_links,
+)
 from db.drivers.postgres import PostgresStore
 from db.drivers.sqlite import SqliteStore
-from db.errors import SchemaError, TamperedGame
+from db.errors import ChainBroken, SchemaError, TamperedGame
 from db.migrations import (
     EXPECTED_TABLES,
     Migration,
@@ -620,6 +628,18 @@ async def _assert_unsalted_after_12(store: Any, bundle: dict) -> None:
     added = (await store.events(HISTORY_CHANNEL))[-1]
     state = await store.state_at(HISTORY_CHANNEL, added.seq)
     assert added.state_hash == state_hash(canonical_json(state.document), state.status, None)
+    # Its events, the old ones and the one added now, are hashed without a salt as before
+    # 12 (`db.chain.hashing.event_hash`): each checked again from its fields, also on a
+    # file that carries no salt (a seat's export).
+    assert added.hash == compute_event_hash(added, added.prev_hash, salt=None)
+    events = await store.events(HISTORY_CHANNEL)
+    assert verify_chain(events, salt=None) == added.hash
+    assert verify_links(exported) == bundle["head_hash"]
+    edited = json.loads(json.dumps(exported))
+    edited["events"][2]["args"] = {"forged": True}
+    with pytest.raises(ChainBroken, match="content does not match its hash") as caught:
+        verify_links(edited)
+    assert caught.value.seq == 3
     await new_game(store, NEW_CHANNEL)
     assert (await store.export(NEW_CHANNEL)).state_salt is not None
     assert await store.check() == []

@@ -133,7 +133,7 @@ async def test_commit_advances_version_and_logs_event(store: SqliteStore) -> Non
     events = await store.events(30)
     assert [event.seq for event in events] == [1, 2]
     assert events[1] == result.event
-    assert verify_chain(events) == result.event.hash
+    assert verify_chain(events, salt=(await store.export(30)).state_salt) == result.event.hash
 
 
 async def test_commit_can_change_status(store: SqliteStore) -> None:
@@ -166,9 +166,10 @@ async def test_events_are_paged(store: SqliteStore) -> None:
     rest = await store.events(40, after_seq=second[-1].seq, limit=50)
     assert [e.seq for e in first + second + rest] == list(range(1, 14))
     assert await store.events(40, after_seq=13) == []
-    head = verify_chain(first)
-    head = verify_chain(second, prev_hash=head, first_seq=6)
-    assert verify_chain(rest, prev_hash=head, first_seq=11) == rest[-1].hash
+    salt = (await store.export(40)).state_salt
+    head = verify_chain(first, salt=salt)
+    head = verify_chain(second, salt=salt, prev_hash=head, first_seq=6)
+    assert verify_chain(rest, salt=salt, prev_hash=head, first_seq=11) == rest[-1].hash
 
 
 async def test_list_games_of_a_guild(store: SqliteStore) -> None:

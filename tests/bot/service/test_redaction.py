@@ -427,14 +427,14 @@ def _state_guess(document: Any, status: str, salt: str | None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _matches(event: dict[str, Any], guess: str, head_digits: str) -> bool:
+def _matches(event: dict[str, Any], guess: str, head_digits: str, salt: str | None) -> bool:
     """Whether a guessed state's hash agrees with what the file and the replies show of an
-    event all of whose other fields the reader holds: its state's hash, its own hash, the
-    chain head's first digits."""
+    event all of whose other fields the reader holds: its state's hash, its own hash (with
+    the record's salt if one knows it), the chain head's first digits."""
     if event.get("state_hash", guess) != guess:
         return False
     fields = {**event, "state_hash": guess}
-    computed = compute_event_hash(EventRecord.from_json_dict(fields), event["prev_hash"])
+    computed = compute_event_hash(EventRecord.from_json_dict(fields), event["prev_hash"], salt=salt)
     return computed == event["hash"] and computed.startswith(head_digits)
 
 
@@ -470,12 +470,66 @@ async def test_the_enemy_cannot_test_where_a_hidden_unit_is_against_the_chain(
     known = [
         world
         for world, (document, status) in candidates.items()
-        if _matches(head, _state_guess(document, status, salt), head_digits)
+        if _matches(head, _state_guess(document, status, salt), head_digits, salt)
     ]
     assert known == ["as_written"]
     guessed = [
         world
         for world, (document, status) in candidates.items()
-        if _matches(head, _state_guess(document, status, None), head_digits)
+        if _matches(head, _state_guess(document, status, None), head_digits, None)
     ]
     assert guessed == []
+
+
+def _move_guesses(
+    seat_event: dict[str, Any], real: dict[str, Any], salt: str | None
+) -> dict[str, str]:
+    """The hash of the hidden move event for each destination the enemy may guess: every
+    field as its own export shows it, the options the real ones but ``to``, the dice and the
+    outcome the real ones (copied from the referee's export: more than the enemy holds)."""
+    shown = {k: v for k, v in seat_event.items() if k != "redacted"}
+    guesses = {}
+    for destination in {*CONCEALED_AT.values(), *NEAR_SQUAD[1:3]}:
+        fields = {
+            **shown,
+            "args": {**real["args"], "to": destination},
+            "dice": real["dice"],
+            "resolution": real["resolution"],
+        }
+        event = EventRecord.from_json_dict(fields)
+        guesses[destination] = compute_event_hash(event, shown["prev_hash"], salt=salt)
+    return guesses
+
+
+async def test_the_enemy_cannot_test_where_a_hidden_unit_moved_against_its_event(
+    tmp_path: Path,
+) -> None:
+    """The Axis knows every field of the squad's concealed move but its destination, and is
+    even given its dice and outcome: hashing the event for each place it could have gone,
+    the real one among them, finds none that agrees with the event's hash in its own export
+    (the head under its replies); with the record's salt (the referee's export) exactly the
+    real one does."""
+    table, store = await _table(tmp_path, "there")
+    try:
+        await concealed_move(table, CONCEALED_AT["there"])
+        reply = await table(BRUNO, "game.export")
+        shown = {name: read_file(content).decode() for name, content in reply.files.items()}
+        seat = json.loads(shown["arbitro-log.json"])
+        referee = await table(REFEREE, "game.export")
+        whole = json.loads(read_file(referee.files["arbitro-log.json"]))
+    finally:
+        await store.close()
+    salt = whole["game"]["state_salt"]
+    assert not any(salt in text for text in shown.values())
+    assert seat["game"]["salt_withheld"] is True and verify_links(seat) == seat["head_hash"]
+    hidden = seat["events"][-1]
+    real = whole["events"][-1]
+    assert hidden["redacted"] and hidden["hash"] == real["hash"] == seat["head_hash"]
+    assert real["args"]["to"] == CONCEALED_AT["there"] and "to" not in hidden["args"]
+    assert (reply.head_hash or "").startswith(hidden["hash"][:8])
+    unsalted = _move_guesses(hidden, real, None)
+    assert len(set(unsalted.values())) == len(unsalted) >= 4
+    assert [place for place, guess in unsalted.items() if guess == hidden["hash"]] == []
+    salted = _move_guesses(hidden, real, salt)
+    found = [place for place, guess in salted.items() if guess == hidden["hash"]]
+    assert found == [CONCEALED_AT["there"]]

@@ -147,6 +147,7 @@ async def test_event_hashes_match_the_documented_recipe(store: SqliteStore) -> N
             "dice": event.dice,
             "interaction_id": event.interaction_id,
             "resolution": event.resolution,
+            "salt": salt,  # the record's: a guessed command cannot be tested either
             "seq": event.seq,
             "state_hash": event.state_hash,
             "state_version": event.state_version,
@@ -174,20 +175,21 @@ async def test_verify_chain_names_the_first_bad_event(store: SqliteStore) -> Non
     for version in (1, 2, 3):
         await store.commit(2, version, {"turn": version + 1}, NewEvent(verb="advance"))
     events = await store.events(2)
-    assert verify_chain(events) == events[-1].hash
+    salt = (await store.export(2)).state_salt
+    assert verify_chain(events, salt=salt) == events[-1].hash
 
     with pytest.raises(ChainBroken) as caught:
-        verify_chain([events[0], events[2], events[3]])
+        verify_chain([events[0], events[2], events[3]], salt=salt)
     assert caught.value.seq == 3
 
     forged = list(events)
     forged[1] = replace(events[1], verb="rout")
     with pytest.raises(ChainBroken) as caught:
-        verify_chain(forged)
+        verify_chain(forged, salt=salt)
     assert (caught.value.channel_id, caught.value.seq) == (2, 2)
 
     with pytest.raises(ChainBroken, match="another channel"):
-        verify_chain([events[0], replace(events[1], channel_id=3)])
+        verify_chain([events[0], replace(events[1], channel_id=3)], salt=salt)
 
 
 async def test_values_sqlite_would_convert_still_verify(store: SqliteStore) -> None:
@@ -346,6 +348,39 @@ async def test_a_seats_export_verifies_its_links_and_whole_events_only(
     assert caught.value.seq == 2
     for broken in (
         {**seat, "events": [seat["events"][0], *seat["events"][2:]]},
+        {**seat, "head_hash": "f" * 64},
+        {**seat, "events": [seat["events"][0], {**seat["events"][1], "prev_hash": "0" * 64}]},
+    ):
+        with pytest.raises(ChainBroken):
+            verify_links(broken)
+
+
+async def test_a_seats_export_of_a_salted_record_verifies_its_links_only(
+    store: SqliteStore,
+) -> None:
+    """A seat's export of a salted record keeps its events' state hashes but not the salt
+    their own hashes cover: its events are only linked (an edit of one is not caught on
+    this file, the referee's catches it); a broken link or a changed head always is."""
+    await new_game(store, 5, document={"turn": 1})
+    for version in (1, 2, 3):
+        await store.commit(5, version, {"turn": version + 1}, NewEvent(verb="advance"))
+    whole = json.loads(json.dumps((await store.export(5)).to_json_dict()))
+    game = {k: v for k, v in whole["game"].items() if k != "state_salt"}
+    seat = {
+        **whole,
+        "game": {**game, "salt_withheld": True},
+        "states": [],
+        "redacted_for": "Alleati",
+    }
+    assert all("state_hash" in event for event in seat["events"])
+    assert verify_links(seat) == whole["head_hash"]
+    edited = json.loads(json.dumps(whole))
+    edited["events"][1]["verb"] = "rout"
+    assert verify_links({**seat, "events": edited["events"]}) == whole["head_hash"]
+    with pytest.raises(ChainBroken) as caught:
+        verify_links(edited)  # the referee's file, with the salt: every event hashed again
+    assert caught.value.seq == 2
+    for broken in (
         {**seat, "head_hash": "f" * 64},
         {**seat, "events": [seat["events"][0], {**seat["events"][1], "prev_hash": "0" * 64}]},
     ):

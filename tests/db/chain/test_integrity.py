@@ -266,6 +266,7 @@ async def test_a_stored_event_row_hashes_as_the_chain_recipe_says(tmp_path: Path
             )
             version = (await store.commit(7, version, {"turn": n}, event)).version
         await store.undo(7)
+        salt = (await store.export(7)).state_salt
     connection = raw_connection(tmp_path / "events.db")
     try:
         rows = connection.execute(f"SELECT {EVENT_COLUMNS} FROM events ORDER BY seq").fetchall()
@@ -288,4 +289,7 @@ async def test_a_stored_event_row_hashes_as_the_chain_recipe_says(tmp_path: Path
             "verb": canonical_json(row[4]),
         }
         assert sorted(fields) == sorted(CHAINED_FIELDS)
-        assert stored_event_hash(row, row[11]) == event_hash(row[12], fields) == row[13]
+        salted = stored_event_hash(row, row[11], salt)
+        assert salted == event_hash(row[12], fields, salt=salt) == row[13]
+        # As a record stored before schema 12 would be hashed: the same recipe, no salt.
+        assert stored_event_hash(row, row[11], None) == event_hash(row[12], fields, salt=None)

@@ -263,7 +263,7 @@ async def forge_from(
         forged = replace(event, prev_hash=previous)
         if event.seq == version:
             forged = replace(forged, state_hash=state_hash(text, event_status(event), salt))
-        forged = replace(forged, hash=compute_event_hash(forged, previous))
+        forged = replace(forged, hash=compute_event_hash(forged, previous, salt=salt))
         statements.append(
             f"UPDATE events SET state_hash = '{forged.state_hash}', prev_hash = '{previous}', "
             f"hash = '{forged.hash}' WHERE channel_id = {channel_id} AND seq = {event.seq}"
