@@ -57,7 +57,7 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
 
     # 1. Initiative: both roll 1d10; the Allies (8) beat the Germans (3) and choose.
     reply = await table(ANNA, "turn.next", [8, 3])
-    assert codes(reply) == ["linea_gotica.initiative.won(side=alleati)"]
+    assert codes(reply) == ["linea_gotica.initiative.won(side=Alleati)"]  # the name: Words
     assert [(f.verb, dict(f.options)) for f in reply.follow_ups] == [
         ("turn.next", {"order": "first"}),
         ("turn.next", {"order": "second"}),
@@ -364,7 +364,7 @@ async def test_the_console_plays_linea_gotica(service, dice):
     text = out.getvalue()
     assert errors == 1, text  # running 20 cm while lying down: too far
     assert "Game created: Linea Gotica, settembre 1944 (esempio)" in text
-    assert "alleati wins the initiative" in text
+    assert "Allies wins the initiative" in text
     assert "! Too far: 20 cm, 18 allowed" in text  # a run of 24 cm, −25% to stand up
     assert "Move allowed (18 of 18 cm)" in text
     assert "Move allowed (30 of 60 cm)" in text
