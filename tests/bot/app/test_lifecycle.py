@@ -76,6 +76,22 @@ def read_line(process: subprocess.Popen[str]) -> str:
     return process.stdout.readline().strip()
 
 
+def children_of(pid: int) -> set[int]:
+    """The processes ``pid`` started that are still running (Linux's /proc)."""
+    children: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children.update(int(child) for child in (task / "children").read_text().split())
+    return children
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
 def test_sigterm_stops_the_bot_cleanly_within_two_seconds(tmp_path: Path) -> None:
     db = tmp_path / "arbitro.db"
     heartbeat = tmp_path / "arbitro.db.heartbeat"
@@ -93,6 +109,8 @@ def test_sigterm_stops_the_bot_cleanly_within_two_seconds(tmp_path: Path) -> Non
     burst = range(2, 32)
     process.stdin.write("".join(f"{channel} /game new scenario:{SCENARIO}\n" for channel in burst))
     process.stdin.flush()
+    helpers = children_of(process.pid)  # the pictures' worker, started with the bot
+    assert helpers
     sent_at = time.monotonic()
     process.send_signal(signal.SIGTERM)
     try:
@@ -104,6 +122,10 @@ def test_sigterm_stops_the_bot_cleanly_within_two_seconds(tmp_path: Path) -> Non
     assert process.returncode == 0, err
     assert elapsed < STOP_LIMIT_S, f"stopped in {elapsed:.2f} s"
     assert "SIGTERM received" in err and "Traceback" not in err
+    deadline = time.monotonic() + STOP_LIMIT_S
+    while not all(gone(pid) for pid in helpers) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert all(gone(pid) for pid in helpers), "a process outlived the bot"
 
     # Every line the bot read was either carried out or refused, never half-done:
     # input line n is a command in channel n (line 1, the warm-up, was read above).
