@@ -144,7 +144,7 @@ class PicturePool:
         for worker in workers:
             worker.join(max(0.0, deadline - time.monotonic()))
             if worker.is_alive():
-                log.warning("pictures: a worker still busy at the stop is ended")
+                log.info("pictures: a worker not ended within %.1f s is ended", STOP_WAIT_S)
                 worker.terminate()
                 worker.join()
 
