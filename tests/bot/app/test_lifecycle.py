@@ -24,6 +24,7 @@ from bot.app.settings import Settings
 from bot.discord.client import build_bot, dummy_service
 from db.drivers.sqlite import find_problems
 from rules.core.errors import InvalidInput
+from tests.processes import children_of, gone_within
 
 ROOT = Path(__file__).resolve().parents[3]
 SCENARIO = "esempio_normandia"
@@ -76,22 +77,6 @@ def read_line(process: subprocess.Popen[str]) -> str:
     return process.stdout.readline().strip()
 
 
-def children_of(pid: int) -> set[int]:
-    """The processes ``pid`` started that are still running (Linux's /proc)."""
-    children: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        children.update(int(child) for child in (task / "children").read_text().split())
-    return children
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 def test_sigterm_stops_the_bot_cleanly_within_two_seconds(tmp_path: Path) -> None:
     db = tmp_path / "arbitro.db"
     heartbeat = tmp_path / "arbitro.db.heartbeat"
@@ -122,10 +107,7 @@ def test_sigterm_stops_the_bot_cleanly_within_two_seconds(tmp_path: Path) -> Non
     assert process.returncode == 0, err
     assert elapsed < STOP_LIMIT_S, f"stopped in {elapsed:.2f} s"
     assert "SIGTERM received" in err and "Traceback" not in err
-    deadline = time.monotonic() + STOP_LIMIT_S
-    while not all(gone(pid) for pid in helpers) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert all(gone(pid) for pid in helpers), "a process outlived the bot"
+    assert gone_within(helpers, STOP_LIMIT_S), "a process outlived the bot"
 
     # Every line the bot read was either carried out or refused, never half-done:
     # input line n is a command in channel n (line 1, the warm-up, was read above).

@@ -28,6 +28,7 @@ from rules.core.battlefield import MapView
 from rules.core.play import DocumentRules
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.core.seatview import REFEREE
+from tests.processes import alive, gone_within
 from tests.rulesets import fact
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -53,23 +54,6 @@ CAMPAIGN = CampaignMap(
     sides={"alleati": "Alleati", "asse": "Asse"},
     language="it",
 )
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def wait_gone(pid: int) -> bool:
-    deadline = time.monotonic() + GONE_WITHIN_S
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +91,7 @@ async def test_a_broken_pool_draws_on_a_thread_then_starts_again(caplog):
     try:
         first = await pictures.run(worker_pid)
         os.kill(first, signal.SIGKILL)
-        assert wait_gone(first)
+        assert gone_within({first}, GONE_WITHIN_S)
         with caplog.at_level(logging.ERROR, logger="bot.render.pool"):
             assert await pictures.run(worker_pid) == os.getpid()  # on a thread
         assert "the pool is broken" in caplog.text
@@ -181,7 +165,7 @@ def test_the_workers_end_when_their_parent_is_killed():
         assert alive(worker)
         parent.kill()
         parent.wait()
-        assert wait_gone(worker)
+        assert gone_within({worker}, GONE_WITHIN_S)
     finally:
         parent.kill()
         parent.wait()
