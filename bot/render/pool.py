@@ -111,6 +111,10 @@ class PicturePool:
             future = executor.submit(function, *args, **kwargs)
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
+            caller = asyncio.current_task()
+            if executor in self._stopped and caller is not None and not caller.cancelling():
+                # Its picture was cancelled by the stop, not its caller: a failure to draw.
+                raise BrokenProcessPool("the pictures' pool was stopped") from None
             raise
         except BrokenProcessPool:
             if executor in self._stopped:
