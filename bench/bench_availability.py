@@ -12,7 +12,11 @@ Prints p50/max per command
 for the hostile channel (target: every answer within 1 s) and p50/p99 of the healthy
 channel's commands over the same run (target: under 50 ms).
 
+The pictures are drawn as the bot draws them: in its pool of processes, started first
+(``--picture-workers 0``: on a thread of this process, as before the pool).
+
 Run: .venv/bin/python bench/bench_availability.py [--rounds N] [--rulesets a,b]
+[--picture-workers N]
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_service import choose
 
-from bot.render.pictures import reply_picture
+from bot.render.pictures import reply_picture, start_pictures, stop_pictures
+from bot.render.pool import DEFAULT_WORKERS
 from bot.service import GameService, Request
 from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
@@ -365,8 +370,16 @@ async def _healthy(service: GameService, store: SqliteStore, stop: asyncio.Event
     return latencies
 
 
-async def run(rulesets: list[str], rounds: int, folder: Path) -> bool:
+async def run(rulesets: list[str], rounds: int, folder: Path, picture_workers: int) -> bool:
     """Every case of every ruleset; True when every target was met."""
+    start_pictures(picture_workers)
+    try:
+        return await _run_cases(rulesets, rounds, folder)
+    finally:
+        await stop_pictures()
+
+
+async def _run_cases(rulesets: list[str], rounds: int, folder: Path) -> bool:
     met = True
     for ruleset in rulesets:
         for case, text in scenarios(ruleset).items():
@@ -408,9 +421,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--rulesets", default=",".join(RULESETS))
+    parser.add_argument("--picture-workers", type=int, default=DEFAULT_WORKERS)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
-        asyncio.run(run(args.rulesets.split(","), args.rounds, Path(folder)))
+        asyncio.run(
+            run(args.rulesets.split(","), args.rounds, Path(folder), args.picture_workers)
+        )
 
 
 if __name__ == "__main__":

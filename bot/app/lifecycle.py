@@ -36,6 +36,7 @@ from bot.app.heartbeat import remove_beat, stamp_while_connected
 from bot.app.settings import Settings
 from bot.app.warmup import settle_heap
 from bot.discord.client import ArbitroBot, build_bot
+from bot.render.pictures import start_pictures, stop_pictures
 from bot.service import GameService
 from bot.service.limits import LogLimits
 from bot.web.beside import web_beside
@@ -151,6 +152,8 @@ async def serve(settings: Settings, connect: Connector) -> int:
                 sync_commands=settings.sync_choice(),
             )
             settle_heap()
+            # The maps drawn in processes of their own (bot/render/pool.py).
+            start_pictures(settings.picture_workers)
             # The read-only web pages, when ARBITRO_WEB_URL is set (bot/web/).
             pages = await web_beside(settings, store)
             gateway: asyncio.Task[None] = asyncio.create_task(connect(bot), name="arbitro-gateway")
@@ -173,6 +176,7 @@ async def serve(settings: Settings, connect: Connector) -> int:
                 await asyncio.gather(heartbeat, stopping, return_exceptions=True)
                 if pages is not None:
                     await pages.stop()
+                await stop_pictures()
                 remove_beat(heartbeat_path)
         finally:
             try:

@@ -34,6 +34,7 @@ from bot.app.upgrade import ensure_readable
 from bot.console.table import run_console
 from bot.discord.client import build_bot, dry_run_payload, dummy_service
 from bot.discord.offline import run_offline
+from bot.render.pictures import start_pictures, stop_pictures
 from bot.service import GameService
 from bot.service.limits import LogLimits
 from bot.web.app import signer_of, start_web
@@ -168,6 +169,7 @@ def _console(args: argparse.Namespace) -> int:
         store, service = await _open_service(settings)
         pages = await web_beside(settings, store)
         try:
+            start_pictures(settings.picture_workers)
             return await run_console(
                 service,
                 channel_id=args.channel,
@@ -179,6 +181,7 @@ def _console(args: argparse.Namespace) -> int:
         finally:
             if pages is not None:
                 await pages.stop()
+            await stop_pictures()
             await store.close()
 
     return asyncio.run(go())

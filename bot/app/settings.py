@@ -15,6 +15,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_core import PydanticUseDefault
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.render.pool import DEFAULT_WORKERS
 from db.open import is_postgres_url, sqlite_path
 from rules.core.i18n import LANGUAGES
 
@@ -42,6 +43,7 @@ ENVIRONMENT_NAMES = {
     "web_secret": "ARBITRO_WEB_SECRET",
     "web_link_days": "ARBITRO_WEB_LINK_DAYS",
     "web_nice": "ARBITRO_WEB_NICE",
+    "picture_workers": "ARBITRO_PICTURE_WORKERS",
 }
 
 #: The shortest web secret accepted: the links' signatures are only as strong as it.
@@ -63,7 +65,8 @@ class Settings(BaseSettings):
     several bot processes ``ARBITRO_SHARD_COUNT``, ``ARBITRO_SHARD_IDS``,
     ``ARBITRO_SYNC_COMMANDS``; the read-only web pages (`bot.web`, off unless
     ``ARBITRO_WEB_URL`` is set): ``ARBITRO_WEB_URL``, ``ARBITRO_WEB_HOST``,
-    ``ARBITRO_WEB_PORT``, ``ARBITRO_WEB_SECRET``, ``ARBITRO_WEB_LINK_DAYS``."""
+    ``ARBITRO_WEB_PORT``, ``ARBITRO_WEB_SECRET``, ``ARBITRO_WEB_LINK_DAYS``; the processes the
+    maps are drawn in: ``ARBITRO_PICTURE_WORKERS``."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
@@ -173,6 +176,13 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ARBITRO_WEB_NICE", "web_nice"),
         description="how much lower than the bot's the priority of the pages' process is",
     )
+    picture_workers: int = Field(
+        DEFAULT_WORKERS,
+        ge=0,
+        le=16,
+        validation_alias=AliasChoices("ARBITRO_PICTURE_WORKERS", "picture_workers"),
+        description="the processes drawing the maps (0: a thread of the bot's process)",
+    )
 
     @field_validator("web_url")
     @classmethod
@@ -221,6 +231,7 @@ class Settings(BaseSettings):
         "web_port",
         "web_link_days",
         "web_nice",
+        "picture_workers",
         mode="before",
     )
     @classmethod

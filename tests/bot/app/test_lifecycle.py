@@ -24,6 +24,7 @@ from bot.app.settings import Settings
 from bot.discord.client import build_bot, dummy_service
 from db.drivers.sqlite import find_problems
 from rules.core.errors import InvalidInput
+from tests.processes import children_of, gone_within
 
 ROOT = Path(__file__).resolve().parents[3]
 SCENARIO = "esempio_normandia"
@@ -93,6 +94,8 @@ def test_sigterm_stops_the_bot_cleanly_within_two_seconds(tmp_path: Path) -> Non
     burst = range(2, 32)
     process.stdin.write("".join(f"{channel} /game new scenario:{SCENARIO}\n" for channel in burst))
     process.stdin.flush()
+    helpers = children_of(process.pid)  # the pictures' worker, started with the bot
+    assert helpers
     sent_at = time.monotonic()
     process.send_signal(signal.SIGTERM)
     try:
@@ -104,6 +107,7 @@ def test_sigterm_stops_the_bot_cleanly_within_two_seconds(tmp_path: Path) -> Non
     assert process.returncode == 0, err
     assert elapsed < STOP_LIMIT_S, f"stopped in {elapsed:.2f} s"
     assert "SIGTERM received" in err and "Traceback" not in err
+    assert gone_within(helpers, STOP_LIMIT_S), "a process outlived the bot"
 
     # Every line the bot read was either carried out or refused, never half-done:
     # input line n is a command in channel n (line 1, the warm-up, was read above).
