@@ -4,7 +4,7 @@ An operation is a generator (a *step function*): it yields requests and receives
 answers, and returns its value (or raises a store error). It performs no I/O, so the very
 same code runs on aiosqlite, asyncpg and a plain ``sqlite3`` connection, and a test can run
 it against a scripted fake driver to see the statements it issues and what it makes of
-given rows (tests/db/test_core.py).
+given rows (tests/db/core/test_core.py).
 
 Requests:
 

@@ -26,8 +26,8 @@ from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import Seat, SeatView
 from tests.bot.conftest import QueuedDice
+from tests.bot.service.test_hidden import concealed_move
 from tests.bot.service_table import ServiceTable
-from tests.bot.test_hidden_service import concealed_move
 from tests.core.hidden_worlds import hidden_scenarios, hidden_units, owners, worlds
 
 CHANNEL = 3201

@@ -7,7 +7,7 @@ not fail the suite — and under :data:`CHANGED_SHARE` of its pixels changed by 
 :data:`CHANGED` in some channel, so a moved counter or a missing line does. After an intended
 change of the drawing, regenerate them and look at them before committing::
 
-    ARBITRO_UPDATE_MAPS=1 .venv/bin/python -m pytest tests/bot/test_map_render.py
+    ARBITRO_UPDATE_MAPS=1 .venv/bin/python -m pytest tests/bot/render/test_map.py
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from rules.core.play import StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.core.seatview import REFEREE, SPECTATOR
 from rules.pzgren.surface import PLAY as PZGREN
-from tests.bot import crowded_maps
+from tests.bot.render import crowded_maps
 
-MAPS = Path(__file__).resolve().parents[1] / "fixtures" / "maps"
+MAPS = Path(__file__).resolve().parents[2] / "fixtures" / "maps"
 UPDATE = os.environ.get("ARBITRO_UPDATE_MAPS") == "1"
 #: Mean absolute difference per channel (0–255) a render may have from its reference.
 TOLERANCE = 1.0
@@ -319,7 +319,7 @@ def test_the_font_ships_with_the_package() -> None:
 
     assert (resources.files("bot.render") / "fonts" / "NotoSans-Regular.ttf").is_file()
     assert (resources.files("bot.render") / "fonts" / "OFL.txt").is_file()
-    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).resolve().parents[3] / "pyproject.toml").read_text()
     assert '"bot.render" = ["fonts/*.ttf", "fonts/*.txt"' in pyproject
 
 

@@ -8,7 +8,7 @@ or morale owed; terrain and cover on a move; the initiative winner's choice).
 from __future__ import annotations
 
 from rules.core.ruleset import get_ruleset
-from tests.bot.test_discord_simcord import (  # noqa: F401  (fixtures are used by name)
+from tests.bot.discord.test_simcord import (  # noqa: F401  (fixtures are used by name)
     Table,
     assert_private_error,
     assert_public,

@@ -15,7 +15,7 @@ from bot.service.notices import records
 from rules.core.i18n import translate
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE
-from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
+from tests.bot.discord.test_simcord import (  # noqa: F401 - the fixtures the test uses
     Table,
     all_texts,
     discord_dice,

@@ -17,7 +17,7 @@ import pytest
 from bot.commands import OptionType, command_for
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE, SPECTATOR
-from tests.bot.test_discord_simcord import (  # noqa: F401  (fixtures are used by name)
+from tests.bot.discord.test_simcord import (  # noqa: F401  (fixtures are used by name)
     Table,
     assert_public,
     discord_dice,

@@ -12,7 +12,7 @@ from bot.discord.outgoing import safe_name, safe_resolution, unlinked
 from bot.service import GameService
 from rules.core.errors import UnknownName
 from rules.core.resolution import Effect, EffectKind, Outcome, Resolution, Step
-from tests.bot.test_discord_simcord import (  # noqa: F401  (fixtures are used by name)
+from tests.bot.discord.test_simcord import (  # noqa: F401  (fixtures are used by name)
     SCENARIO,
     Table,
     assert_private_error,

@@ -1,6 +1,6 @@
 """Child process for the two-process test: one bot process's service hammering one channel.
 
-Usage: ``python tests/bot/hammer_worker.py DB_URL CHANNEL NAME COUNT``. Waits for a line
+Usage: ``python tests/bot/discord/hammer_worker.py DB_URL CHANNEL NAME COUNT``. Waits for a line
 on standard input (so both processes start together), then sends COUNT ``dice.confirm``
 requests to CHANNEL, each with its own interaction id ``NAME-n``, and every fifth also as
 ``shared-n`` (the same interaction id the other process sends: a retry that reached

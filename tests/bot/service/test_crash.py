@@ -1,5 +1,5 @@
 """Crash safety through the application core: SIGKILL a process playing commands through
-`GameService` (tests/bot/service_crash_writer.py) at random moments, many times.
+`GameService` (tests/bot/service/crash_writer.py) at random moments, many times.
 
 After every kill: the file is intact, every acknowledged command is in the log where it was
 reported, the hash chains and the checksum of members/deadlines/settings verify
@@ -27,7 +27,7 @@ from rules.core.ruleset import get_ruleset
 from tests.db.test_crash import acknowledged, check_file
 from tests.fuzz.harness import SeededDice, fill_options
 
-WRITER = Path(__file__).with_name("service_crash_writer.py")
+WRITER = Path(__file__).with_name("crash_writer.py")
 ROUNDS = 16
 TIME_BUDGET_S = 60.0
 
@@ -39,7 +39,7 @@ def _spawn(path: Path, run_number: int, seed: int, stderr_path: Path):
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     environment = dict(
         os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])
     )
@@ -56,7 +56,7 @@ def _spawn(path: Path, run_number: int, seed: int, stderr_path: Path):
 
 async def play_on(path: Path, rng: random.Random) -> int:
     """Reopen the file with a fresh service: every game loads, and play goes on."""
-    from tests.bot.service_crash_writer import GAMES, REFEREE, seats
+    from tests.bot.service.crash_writer import GAMES, REFEREE, seats
 
     accepted = 0
     async with await SqliteStore.open(path) as store:

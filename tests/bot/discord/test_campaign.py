@@ -3,7 +3,7 @@ linked in another channel (a channel option), its end entering the campaign's st
 
 from __future__ import annotations
 
-from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
+from tests.bot.discord.test_simcord import (  # noqa: F401 - the fixtures the test uses
     Table,
     assert_private_error,
     assert_public,

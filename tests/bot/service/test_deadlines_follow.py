@@ -12,7 +12,7 @@ from bot.service.stored import deadlines as stored_deadlines
 from db.drivers.sqlite import SqliteStore
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE as REFEREE_SEAT
-from tests.bot.test_rewind import CALL_ARTILLERY
+from tests.bot.service.test_rewind import CALL_ARTILLERY
 from tests.fuzz.harness import SeededDice, fill_options
 
 REFEREE, ANNA, BRUNO = 1, 2, 3

@@ -17,8 +17,7 @@ from rules.campaign.state import CampaignState
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
-from tests.bot.service.campaign.test_rosters import losing_prefix
-from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
+from tests.bot.discord.test_simcord import (  # noqa: F401 - the fixtures the test uses
     LenientDice,
     Table,
     all_texts,
@@ -32,6 +31,7 @@ from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the te
     table,
     texts,
 )
+from tests.bot.service.campaign.test_rosters import losing_prefix
 from tests.fuzz.campaign_checks import SeenResult, standing_lines
 
 NAME = "Orbita"

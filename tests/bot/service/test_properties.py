@@ -33,7 +33,7 @@ LANGUAGES = ("it", "en", "fr")
 
 # One bundled scenario per ruleset: every ruleset is explored.
 GAMES = sorted(dict(bundled_games()).items())
-RULES_ROOT = Path(__file__).resolve().parents[2] / "rules"
+RULES_ROOT = Path(__file__).resolve().parents[3] / "rules"
 
 odd_text = st.text(min_size=0, max_size=300)
 numbers = st.one_of(

@@ -22,8 +22,7 @@ from bot.service.events import (
 )
 from rules.core.seatview import REFEREE as REFEREE_SEAT
 from rules.core.seatview import SPECTATOR, Seat
-from tests.bot.service_table import ServiceTable
-from tests.bot.test_hidden_service import (
+from tests.bot.service.test_hidden import (
     ANNA,
     BRUNO,
     CHANNEL,
@@ -31,6 +30,7 @@ from tests.bot.test_hidden_service import (
     REFEREE,
     export_of,
 )
+from tests.bot.service_table import ServiceTable
 
 #: What would say where the hidden unit went (its name is public: the order of manoeuvre
 #: lists every unit).

@@ -21,7 +21,7 @@ from bot.service.stored import deadlines as stored_deadlines
 from db.models import NewEvent
 from db.open import open_store
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 WORKER = Path(__file__).with_name("hammer_worker.py")
 REFEREE, ANNA, BRUNO = 1, 2, 3
 # Two guilds on different shards of 2: guild ids carry their shard in bits 22 and up.

@@ -30,7 +30,7 @@ from bot.discord.translator import LOCALES, CatalogueTranslator, is_valid_name
 from rules.core.i18n import LANGUAGES, catalogue
 from rules.core.ruleset import KNOWN_RULESETS
 
-HASH_FILE = Path(__file__).with_name("command_payload.sha256")
+HASH_FILE = Path(__file__).resolve().parents[1] / "command_payload.sha256"
 UPDATE_HASH = "ARBITRO_UPDATE_COMMAND_HASH"
 LOCALE_KEYS = ("it", "fr", "en-US", "en-GB")
 SUBCOMMAND_TYPES = (1, 2)
@@ -291,7 +291,7 @@ def test_the_commands_did_not_change_without_a_sync(payload):
     pinned = HASH_FILE.read_text(encoding="utf-8").strip() if HASH_FILE.exists() else ""
     assert current == pinned, (
         "commands changed: run arbitro sync, then re-pin with "
-        f"{UPDATE_HASH}=1 pytest tests/bot/test_discord_payload.py"
+        f"{UPDATE_HASH}=1 pytest tests/bot/discord/test_payload.py"
     )
 
 
@@ -362,7 +362,7 @@ def test_no_command_crowds_the_player_and_rulesets_add_no_options():
     import ast
     from pathlib import Path
 
-    source = Path(__file__).resolve().parents[2] / "bot" / "commands.py"
+    source = Path(__file__).resolve().parents[3] / "bot" / "commands.py"
     imported = {
         node.module
         for node in ast.walk(ast.parse(source.read_text()))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from tests.bot.test_discord_simcord import (  # noqa: F401  (fixtures are used by name)
+from tests.bot.discord.test_simcord import (  # noqa: F401  (fixtures are used by name)
     Table,
     assert_public,
     discord_dice,

@@ -29,7 +29,7 @@ from rules.core.dice import Die
 from rules.core.i18n import translate
 
 SCENARIO = (
-    Path(__file__).resolve().parents[2]
+    Path(__file__).resolve().parents[3]
     / "rules"
     / "manovra"
     / "scenarios"

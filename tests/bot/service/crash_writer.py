@@ -1,6 +1,6 @@
 """Child process for the service crash test: play through `GameService` until killed.
 
-Usage: ``python tests/bot/service_crash_writer.py DB RUN_NUMBER SEED``. One game per
+Usage: ``python tests/bot/service/crash_writer.py DB RUN_NUMBER SEED``. One game per
 playable ruleset, one channel each, on a real SQLite file. Seats give listed actions with
 random options (and now and then the referee moves a deadline, a player re-joins, the
 referee ends the game and undoes the end). After ``handle`` returns with a committed event

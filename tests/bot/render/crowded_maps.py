@@ -1,6 +1,6 @@
 """Crowded tables of each ruleset, as the channel's picture shows them (issue 26, item 14):
 counters piled on one another and on terrain names, long names with accents, a stack of
-three in one hex. The reference pictures of ``tests/bot/test_map_render.py`` draw them."""
+three in one hex. The reference pictures of ``tests/bot/render/test_map.py`` draw them."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from tests.bot.campaign_flow import campaign_with_a_game
-from tests.bot.test_discord_notices import direct_messages
-from tests.bot.test_discord_simcord import (  # noqa: F401 - the fixtures the test uses
+from tests.bot.discord.test_notices import direct_messages
+from tests.bot.discord.test_simcord import (  # noqa: F401 - the fixtures the test uses
     Table,
     assert_public,
     discord_dice,
