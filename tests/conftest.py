@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import BaseModel
+
+from rules.core.play import DocumentRules
 
 ROOT = Path(__file__).resolve().parent.parent
 # The repository keeps its own copy of the rule documents: a fresh clone tests alone.
@@ -66,3 +71,23 @@ def _fresh_notice_watchers() -> None:
     from bot.service.notices.watchers import forget_watchers
 
     forget_watchers()
+
+
+@pytest.fixture()
+def counted(monkeypatch) -> dict[str, int]:
+    """How many times a document is validated into a state, and a state deep-copied (a
+    command, a status, an end must each validate once and copy nothing)."""
+    counts = {"validated": 0, "deep_copied": 0}
+    validate, copy = DocumentRules._load_state, BaseModel.model_copy
+
+    def counting_validate(self: DocumentRules, document: Mapping[str, Any]) -> Any:
+        counts["validated"] += 1
+        return validate(self, document)
+
+    def counting_copy(self: BaseModel, *, update: Any = None, deep: bool = False) -> Any:
+        counts["deep_copied"] += deep
+        return copy(self, update=update, deep=deep)
+
+    monkeypatch.setattr(DocumentRules, "_load_state", counting_validate)
+    monkeypatch.setattr(BaseModel, "model_copy", counting_copy)
+    return counts

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
 
 from rules.core.errors import RulesError
 from rules.core.play import DocumentRules, StaleView
@@ -22,25 +21,6 @@ def _rules(ruleset: str) -> DocumentRules:
     rules = get_ruleset(ruleset).rules
     assert isinstance(rules, DocumentRules)
     return rules
-
-
-@pytest.fixture()
-def counted(monkeypatch) -> dict[str, int]:
-    """How many times a document is validated into a state, and a state deep-copied."""
-    counts = {"validated": 0, "deep_copied": 0}
-    validate, copy = DocumentRules._load_state, BaseModel.model_copy
-
-    def counting_validate(self: DocumentRules, document: Mapping[str, Any]) -> Any:
-        counts["validated"] += 1
-        return validate(self, document)
-
-    def counting_copy(self: BaseModel, *, update: Any = None, deep: bool = False) -> Any:
-        counts["deep_copied"] += deep
-        return copy(self, update=update, deep=deep)
-
-    monkeypatch.setattr(DocumentRules, "_load_state", counting_validate)
-    monkeypatch.setattr(BaseModel, "model_copy", counting_copy)
-    return counts
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,10 @@ and no deep copy of its state."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
-from pydantic import BaseModel
 
-from rules.core.play import DocumentRules
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 4545
@@ -21,25 +17,6 @@ REFEREE, ANNA, BRUNO = 1, 2, 3
 @pytest.fixture()
 def table(service, dice) -> ServiceTable:
     return ServiceTable(service, dice, CHANNEL)
-
-
-@pytest.fixture()
-def counted(monkeypatch) -> dict[str, int]:
-    """How many times a document is validated into a state, and a state deep-copied."""
-    counts = {"validated": 0, "deep_copied": 0}
-    validate, copy = DocumentRules._load_state, BaseModel.model_copy
-
-    def counting_validate(self: DocumentRules, document: Mapping[str, Any]) -> Any:
-        counts["validated"] += 1
-        return validate(self, document)
-
-    def counting_copy(self: BaseModel, *, update: Any = None, deep: bool = False) -> Any:
-        counts["deep_copied"] += deep
-        return copy(self, update=update, deep=deep)
-
-    monkeypatch.setattr(DocumentRules, "_load_state", counting_validate)
-    monkeypatch.setattr(BaseModel, "model_copy", counting_copy)
-    return counts
 
 
 async def test_a_command_validates_its_document_once_and_copies_no_state(table, counted) -> None:
