@@ -364,7 +364,7 @@ async def test_the_console_plays_linea_gotica(service, dice):
     text = out.getvalue()
     assert errors == 1, text  # running 20 cm while lying down: too far
     assert "Game created: Linea Gotica, settembre 1944 (esempio)" in text
-    assert "Allies wins the initiative" in text
+    assert "Initiative won by Allies: the choice of who moves first" in text
     assert "! Too far: 20 cm, 18 allowed" in text  # a run of 24 cm, −25% to stand up
     assert "Move allowed (18 of 18 cm)" in text
     assert "Move allowed (30 of 60 cm)" in text
