@@ -33,12 +33,11 @@ from bot.service.handlers import (
     Written,
 )
 from bot.service.replies import Notable, Reply
-from bot.service.requests import int_option, players_among
+from bot.service.requests import int_option, players_among, side_named
 from bot.service.stored import deadlines as stored
 from bot.service.stored.deadlines import Deadline
 from bot.service.stored.table import TableContext
 from db.models import format_timestamp
-from rules.core.errors import UnknownName
 from rules.core.play import FollowUp
 from rules.core.resolution import Outcome
 from rules.core.seatview import REFEREE
@@ -158,9 +157,8 @@ async def set_deadline(call: GameCall) -> Reply:
     reply = _reply(call)
     hours = int_option(request.options, "hours", 24, 0, MAX_DEADLINE_HOURS)
     sides = rules.sides(document)
-    side = str(request.options.get("side") or rules.view(document, REFEREE).awaiting or "")
-    if side not in sides:
-        raise UnknownName("error.service.unknown_side", name=side[:40], known=", ".join(sides))
+    wanted = request.options.get("side") or rules.view(document, REFEREE).awaiting
+    side = side_named(sides, wanted)  # a side's id or its name in any language
     if hours == 0:
         await stored.clear_deadline(call.store, request.channel_id, side)
         reply.notices.append(Outcome.of("bot.deadline.cleared", side=sides[side]))

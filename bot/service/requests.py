@@ -11,7 +11,7 @@ from typing import Any
 from db.models import Member
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.seatview import REFEREE, SPECTATOR, Seat
-from rules.core.words import is_named
+from rules.core.words import is_named, joined
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,10 @@ def side_named(sides: Mapping[str, str], wanted: object) -> str:
     text = str(wanted or "")
     side = next((s for s, name in sides.items() if text == s or is_named(name, text)), None)
     if side is None:
-        raise UnknownName("error.service.unknown_side", name=text[:40], known=", ".join(sides))
+        # The names listed in the reader's language (a side is typed by its name in any).
+        raise UnknownName(
+            "error.service.unknown_side", name=text[:40], known=joined(sides.values())
+        )
     return side
 
 

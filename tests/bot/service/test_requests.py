@@ -7,10 +7,12 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.service import Request
-from bot.service.requests import member_side, seat_among
+from bot.service.requests import member_side, seat_among, side_named
 from db.models import Member, MemberRole
+from rules.core.errors import UnknownName
 from rules.core.seatview import REFEREE as REFEREE_SEAT
 from rules.core.seatview import SPECTATOR, Seat
+from rules.core.words import names_of
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 4343
@@ -75,3 +77,20 @@ async def test_a_referee_who_handed_the_game_over_is_seated_at_no_side(table, se
     await table.refused(REFEREE, "turn.next", "error.service.join_first")
     await table(REFEREE, "game.leave")  # a member may leave; a stranger may not
     await table.refused(REFEREE, "game.leave", "error.service.join_first")
+
+
+def test_an_unknown_side_is_answered_with_the_sides_names_in_the_readers_language() -> None:
+    """Played at the console: an English pzgren game answered "Unknown side 'alleati': de,
+    us." — the ids. It lists the names, in the reader's language; a name in any language is
+    taken."""
+    sides = names_of(
+        {
+            "us": {"it": "Americani", "en": "Americans", "fr": "Américains"},
+            "de": {"it": "Tedeschi", "en": "Germans", "fr": "Allemands"},
+        }
+    )
+    with pytest.raises(UnknownName) as refused:
+        side_named(sides, "alleati")
+    assert refused.value.localized("en") == "Unknown side 'alleati': Americans, Germans."
+    assert "Américains, Allemands" in refused.value.localized("fr")
+    assert side_named(sides, "Allemands") == side_named(sides, "de") == "de"
