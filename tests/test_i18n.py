@@ -18,7 +18,7 @@ from rules.core.errors import (
     TableDataError,
     UnknownName,
 )
-from rules.core.i18n import LANGUAGES, catalogue, placeholders, translate
+from rules.core.i18n import LANGUAGES, catalogue, decimal, placeholders, translate
 from rules.core.odds import enumerate_odds
 from rules.core.resolution import EffectKind, Resolution
 from rules.core.ruleset import get_ruleset
@@ -268,3 +268,27 @@ def test_errors_localize_through_the_catalogue():
     assert str(error) == "Troppi dadi: al massimo 5."
     assert error.localized("en") == "Too many dice: at most 5."
     assert error.localized("xx") == str(error)
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "Too far: 15.3 cm, 12.5 allowed"),
+        ("it", "Troppo lontano: 15,3 cm, consentiti 12,5"),
+        ("fr", "Trop loin\u202f: 15,3 cm, 12,5 permis"),
+    ],
+)
+def test_a_measure_takes_the_decimal_separator_of_the_language(language, expected):
+    # Stored outcomes carry a measure as the rules wrote it ("15.3") or as a float.
+    text = translate("linea_gotica.move.too_far", language, cm="15.3", allowance=12.5)
+    assert text == expected
+
+
+def test_a_measure_is_written_without_float_noise_and_a_typed_point_stays():
+    assert decimal(15.300000000000001, "fr") == "15,3"
+    assert decimal(88.0, "it") == "88"
+    assert decimal(15.001, "en") == "15"
+    assert decimal("a12.5", "fr") == "a12.5"  # not a number: as it is
+    # A point typed back by players ({x},{y}) is not marked as a measure, so it keeps its point.
+    path = translate("linea_gotica.field.path", "fr", unit="A", x="12.5", y="30", cm="4.5", legs="")
+    assert "12.5,30" in path and "4,5 cm" in path

@@ -103,10 +103,43 @@ def _in_language(value: Any, language: str) -> Any:
     return value if pick is None else pick(language)
 
 
+# A decimal as a length or a count is written: "15.3", or already a string of one.
+_DECIMAL = re.compile(r"-?\d+\.\d+")
+
+
+def decimal(value: Any, language: str) -> str:
+    """A measured number as ``language`` writes it: ``15.3`` in English, ``15,3`` in Italian
+    and French (the decimal comma); a whole float without its ``.0``, at most two decimals.
+    Anything that is not a number is written as it is."""
+    if isinstance(value, float):
+        text = str(int(value)) if value.is_integer() else f"{value:.2f}".rstrip("0").rstrip(".")
+    else:
+        text = str(value)
+    if language != "en" and _DECIMAL.fullmatch(text):
+        return text.replace(".", ",")
+    return text
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` with one more spec: ``{cm:num}`` writes a measure with the decimal
+    separator of the text's language (`decimal`). A template marks its measures so; a value
+    typed back by players (``{x},{y}``) keeps its point."""
+
+    def __init__(self, language: str) -> None:
+        super().__init__()
+        self.language = language
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if format_spec == "num":
+            return decimal(value, self.language)
+        return super().format_field(value, format_spec)
+
+
 def translate(key: str, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> str:
     """The text for ``key`` in ``language``, with ``params`` substituted.
 
-    A template may hold ``{n|form one|form many}``: the form agreeing with the number ``n``.
+    A template may hold ``{n|form one|form many}``: the form agreeing with the number ``n``;
+    and ``{cm:num}``: a measure with the language's decimal separator.
     """
     template = catalogue(language).get(key)
     if template is None:
@@ -118,7 +151,7 @@ def translate(key: str, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> s
     template = _plurals(template, language, params)
     named = {name: _in_language(value, language) for name, value in params.items()}
     try:
-        return string.Formatter().vformat(template, (), _Lenient(named))
+        return _Formatter(language).vformat(template, (), _Lenient(named))
     except (ValueError, IndexError):
         # A malformed template must never hide the message from a player.
         return template

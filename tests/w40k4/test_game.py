@@ -370,7 +370,7 @@ def test_no_weapon_fires_names_each_weapons_reason_nearest_first(small):
         'Fanti cannot fire (weapon by weapon: Pesante: out of range at 40.5" > 36"; '
         'Fucile: out of range at 40.5" > 24").'
     )
-    assert 'Pesante: fuori gittata a 40.5" > 36"' in none.localized("it")
+    assert 'Pesante: fuori gittata a 40,5" > 36"' in none.localized("it")
     assert none.localized("fr").startswith("Fanti ne peut pas tirer (arme par arme\u202f: ")
 
 
