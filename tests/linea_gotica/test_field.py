@@ -188,7 +188,7 @@ def test_each_destination_form(game, to, where):
     game.to_phase(Phase.MOVEMENT)
     if to == "guado":
         # 12 cm but across the hedge: a large obstacle takes the whole turn.
-        game.refused("linea_gotica.move.too_far", "move", "blu", unit="squadra", to=to)
+        game.refused("linea_gotica.move.whole_turn_only", "move", "blu", unit="squadra", to=to)
         return
     applied = game("move", "blu", unit="squadra", to=to)
     assert at(game, "squadra") == where
@@ -239,7 +239,10 @@ def test_terrain_along_the_path(game):
     assert plan.vehicle_mods == ("terreno_difficile",) and plan.foot_mods == ()
     # Stepping across the hedge takes the whole turn; farther is too far.
     game.to_phase(Phase.MOVEMENT)
-    game.refused("linea_gotica.move.too_far", "move", "blu", unit="squadra", to="30,30")
+    refusal = game.refused(
+        "linea_gotica.move.whole_turn_only", "move", "blu", unit="squadra", to="30,30"
+    )
+    assert "no movement for 12 cm more" in refusal.localized("en")
     applied = game("move", "blu", unit="squadra", to="23,30")
     assert applied.resolutions[0].outcome.key == "linea_gotica.move.whole_turn"
     assert game.unit("squadra").place == "" and game.unit("squadra").cover.value == "nessuna"

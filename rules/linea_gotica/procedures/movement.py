@@ -102,7 +102,11 @@ def resolve_foot_move(data: FootMoveInput, tray: DiceTray) -> Resolution:
         return builder.finish(outcome)
     allowance, whole_turn, _, mods = _allowance(mods_table, base, data.modifiers)
     distance = math.ceil(data.distance_cm)
-    if distance > allowance:
+    if whole_turn and distance > 0:
+        # "1 turno": the task is the unit's whole movement (the table's notes), so "0 cm
+        # allowed" would not say why.
+        outcome = Outcome.of(f"{K}.move.whole_turn_only", cm=distance)
+    elif distance > allowance:
         outcome = Outcome.of(f"{K}.move.too_far", allowance=allowance, cm=distance)
     elif whole_turn:
         outcome = Outcome.of(f"{K}.move.whole_turn")
@@ -158,6 +162,8 @@ def resolve_vehicle_move(data: VehicleMoveInput, tray: DiceTray) -> Resolution:
     distance = math.ceil(data.distance_cm)
     if impassable:
         outcome = Outcome.of(f"{K}.move.impassable")
+    elif whole_turn and distance > 0:
+        outcome = Outcome.of(f"{K}.move.whole_turn_only", cm=distance)
     elif distance > allowance:
         outcome = Outcome.of(f"{K}.move.too_far", allowance=allowance, cm=distance)
     elif whole_turn:
