@@ -38,7 +38,14 @@ from bot.render.layout import (
     stack_cells,
 )
 from bot.render.lettering import fit, letter, plain, width_of, wrap, write
-from bot.render.marks import BLOCKED, OBJECTIVE, dashed_outline, draw_objectives, draw_overlays
+from bot.render.marks import (
+    BLOCKED,
+    OBJECTIVE,
+    dashed_outline,
+    draw_objectives,
+    draw_overlays,
+    objective_boxes,
+)
 from bot.render.terrain import (
     TERRAIN_KEYWORDS,
     TERRAIN_STYLES,
@@ -319,9 +326,11 @@ def _layout_table(
     outlines: Sequence[Sequence[tuple[float, float]]],
     frame: _Frame,
     to_pixel: _ToPixel,
+    objectives: Sequence[Box] = (),
 ) -> tuple[list[tuple[_Piece, Box, tuple[float, float], bool]], list[tuple[Box, list[str]]]]:
     """Where each counter and each terrain name goes: counters first (the living before the
-    destroyed), each on its point if free, then the names around them."""
+    destroyed), each on its point if free, then the names around them and clear of the
+    ``objectives``' outlines, stars and labels."""
     occupied = Occupied()
     pieces = [_piece(c) for c in sorted(counters, key=lambda c: c.destroyed)]
     items = []
@@ -334,6 +343,8 @@ def _layout_table(
         for piece, spot in zip(pieces, placed, strict=True)
     ]
     names: list[tuple[Box, list[str]]] = []
+    for box in objectives:
+        occupied.add(box)
     for outline, area in zip(outlines, view.areas, strict=True):
         if not area.label:
             continue
@@ -693,9 +704,12 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
         outlines = _draw_areas(image, view, frame)
         _draw_coordinate_grid(image, view, frame)
         ImageDraw.Draw(image).rectangle(frame.bounds, outline=INK, width=2)
-        placed, names = _layout_table(view, counters, outlines, frame, to_pixel)
+        objectives = _objective_outlines(view, frame, to_pixel, colours)
+        placed, names = _layout_table(
+            view, counters, outlines, frame, to_pixel, objective_boxes(objectives)
+        )
         _draw_names(image, names)
-        draw_objectives(image, _objective_outlines(view, frame, to_pixel, colours))
+        draw_objectives(image, objectives)
         draw_overlays(image, view.overlays, to_pixel, frame.scale, language)
         _draw_table_counters(image, placed, colours)
         length = _nice_length(view.width_cm / 5)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 from PIL import Image, ImageDraw
 
-from bot.render.lettering import fit, write
+from bot.render.lettering import fit, width_of, write
 from rules.core.battlefield import Overlay
 from rules.core.i18n import translate
 
@@ -151,6 +151,33 @@ def draw_objectives(
         write(image, at, fit(text, SMALL_TEXT, 260), SMALL_TEXT, colour)
 
 
+def objective_boxes(
+    objectives: Iterable[tuple[list[tuple[float, float]], str, RGB]],
+) -> list[tuple[float, float, float, float]]:
+    """Where `draw_objectives` will draw: small boxes along each dashed outline, its star and
+    its label, so a terrain name placed before them keeps clear of them (a name under the
+    outline or the star would be cut by it, as the chapel's was)."""
+    boxes: list[tuple[float, float, float, float]] = []
+    for outline, label, _ in objectives:
+        if len(outline) < 2:
+            continue
+        for a, b in itertools.pairwise([*outline, outline[0]]):
+            steps = max(1, math.ceil(math.dist(a, b) / 8))
+            for k in range(steps + 1):
+                x, y = a[0] + (b[0] - a[0]) * k / steps, a[1] + (b[1] - a[1]) * k / steps
+                boxes.append((x - 3, y - 3, x + 3, y + 3))
+        top = min(y for _, y in outline)
+        middle = (min(x for x, _ in outline) + max(x for x, _ in outline)) / 2
+        boxes.append((middle - 10, top - 10, middle + 10, top + 10))
+        if label:
+            half = width_of(fit(label, SMALL_TEXT, 260), SMALL_TEXT) / 2 + 2
+            y = top - 19
+            boxes.append(
+                (middle - half, y - SMALL_TEXT / 2 - 2, middle + half, y + SMALL_TEXT / 2 + 2)
+            )
+    return boxes
+
+
 def star(draw: ImageDraw.ImageDraw, centre: tuple[float, float], radius: float, fill: RGB) -> None:
     """A five-pointed star (the lettering's font has no star glyph), outlined in white."""
     corners = [
@@ -175,5 +202,6 @@ __all__ = [
     "dashed_outline",
     "draw_objectives",
     "draw_overlays",
+    "objective_boxes",
     "star",
 ]

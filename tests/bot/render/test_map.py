@@ -461,3 +461,41 @@ def test_every_ruleset_writes_its_caption_in_one_style() -> None:
         state, *rest = view.caption.split("\n")
         assert state.startswith(("Turno 1", "Tour 1")), view.caption
         assert not rest
+
+
+def _bundled_table_views() -> list[tuple[str, str, str]]:
+    from rules.core.ruleset import get_ruleset, known_rulesets
+
+    found = []
+    for key in known_rulesets():
+        rules = get_ruleset(key).rules
+        if rules is None:
+            continue
+        for scenario in rules.scenario.bundled_scenarios():
+            view = rules.view(rules.setup(scenario), REFEREE).map("it")
+            if view is not None and view.grid is None and view.objectives:
+                for language in ("it", "en", "fr"):
+                    found.append((key, scenario, language))
+    return found
+
+
+@pytest.mark.parametrize(("ruleset", "scenario", "language"), _bundled_table_views())
+def test_terrain_names_keep_clear_of_the_objectives(ruleset, scenario, language) -> None:
+    """gotica_incontro in French: the chapel's name was cut by its objective's ring and the
+    mule track's by the bridge's outline and label. Every bundled table, in every language:
+    no terrain name covers an objective's outline, star or label."""
+    from bot.render import map as drawing
+    from bot.render.marks import objective_boxes
+    from rules.core.ruleset import get_ruleset
+
+    rules = get_ruleset(ruleset).rules
+    view = rules.view(rules.setup(scenario), REFEREE).map(language)
+    frame = drawing._Frame(46, 46, 900 / view.width_cm, 900, 900 / view.width_cm * view.height_cm)
+    to_pixel = drawing._ToPixel(view, frame)
+    outlines = [drawing._area_outline(a, frame, view.height_cm) for a in view.areas]
+    marks = objective_boxes(drawing._objective_outlines(view, frame, to_pixel, side_colours(view)))
+    _, names = drawing._layout_table(view, view.counters, outlines, frame, to_pixel, marks)
+    assert names
+    for box, lines in names:
+        for mark in marks:
+            assert not layout.overlaps(box, mark), (lines, mark)
