@@ -292,3 +292,11 @@ def test_a_measure_is_written_without_float_noise_and_a_typed_point_stays():
     # A point typed back by players ({x},{y}) is not marked as a measure, so it keeps its point.
     path = translate("linea_gotica.field.path", "fr", unit="A", x="12.5", y="30", cm="4.5", legs="")
     assert "12.5,30" in path and "4,5 cm" in path
+
+
+def test_french_addresses_the_reader_as_vous_everywhere():
+    """The web link's texts said "Ton lien … pour toi seul" beside a catalogue that says
+    "vous" everywhere else: one register for one reader."""
+    familiar = re.compile(r"\b(?:tu|toi|ton|ta|tes)\b|\bt’|\bt'", re.IGNORECASE)
+    found = {key: text for key, text in catalogue("fr").items() if familiar.search(text)}
+    assert not found
