@@ -188,6 +188,25 @@ def _bound(value: float | None) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
+def _joined_words(command: CommandSpec, tokens: list[str]) -> list[str]:
+    """``side:Légion astrale`` typed without quotes: a bare word after a text option's value
+    continues that value (it could be nothing else: a bare word is refused), unless the
+    command takes an option without its name that is still to come (``/roll 2d6``)."""
+    positional = command.positional
+    if positional is not None and not any(t.startswith(f"{positional}:") for t in tokens):
+        return tokens
+    joined: list[str] = []
+    for token in tokens:
+        if ":" not in token and joined:
+            key = joined[-1].partition(":")[0]
+            option = command.option(key)
+            if option is not None and option.type is OptionType.TEXT and option.name != FILE:
+                joined[-1] = f"{joined[-1]} {token}"
+                continue
+        joined.append(token)
+    return joined
+
+
 def parse_line(line: str, commands: dict[str, CommandSpec] | None = None) -> Parsed:
     """``/fire unit:a distance:12 dice:4,6`` → (verb, options, dice, attachment path).
 
@@ -220,7 +239,7 @@ def parse_line(line: str, commands: dict[str, CommandSpec] | None = None) -> Par
             raise ParseError("bot.console.unknown_command_close", name=typed[:40], close=close)
         raise ParseError("bot.console.unknown_command", name=typed[:40])
     values: dict[str, Any] = {}
-    for token in rest:
+    for token in _joined_words(command, rest):
         key, sep, raw = token.partition(":")
         if not sep and command.positional is not None and command.positional not in values:
             # ``/roll 2d6+1``: the one option a command takes without its name.

@@ -199,6 +199,22 @@ def test_the_console_refuses_what_discord_would_refuse(line, key):
         assert "{" not in refused.value.localized(language)
 
 
+def test_a_name_of_several_words_needs_no_quotes_at_the_console():
+    """``/game join side:Légion astrale`` was refused ("expected option:value, got
+    'astrale'"): a bare word after a text option's value continues it."""
+    assert parse_line("/game join side:Légion astrale").options == {"side": "Légion astrale"}
+    assert parse_line('/game join side:"Légion astrale"').options == {"side": "Légion astrale"}
+    assert parse_line("/fire unit:1ª squadra target:north wood distance:12").options == {
+        "unit": "1ª squadra",
+        "target": "north wood",
+        "distance": 12,
+    }
+    with pytest.raises(ParseError) as refused:  # a number's option takes no second word
+        parse_line("/move unit:u distance:12 cm")
+    assert refused.value.key == "bot.console.bad_token"
+    assert parse_line("/roll 2d6+1").options == {"expression": "2d6+1"}
+
+
 def test_console_values_are_typed_as_discord_sends_them():
     options = parse_line("/fire unit:a distance:12 opportunity:sì facing:SIDE").options
     # facing's words are each ruleset's own: the channel's ruleset matches them (any case).
