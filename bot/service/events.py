@@ -18,7 +18,7 @@ from bot.service.requests import Request
 from db.models import VERB_UNDO, EventRecord, NewEvent
 from rules.core.dice import Roll
 from rules.core.expression import RollResult
-from rules.core.i18n import has_key, translate
+from rules.core.i18n import has_key, semicolon, translate
 from rules.core.play import Played
 from rules.core.resolution import Resolution
 from rules.core.score import GameResult
@@ -165,13 +165,16 @@ def command_event(
 
 def roll_event(request: Request, result: RollResult) -> NewEvent:
     """The event a free ``/roll`` is logged as in the channel's game."""
+    args: dict[str, Any] = {
+        "expression": result.expression.notation,
+        "total": result.total,
+        "by_hand": bool(request.dice),
+    }
+    if request.user_name:
+        args[ACTOR_NAME_ARG] = request.user_name[:60]
     return NewEvent(
         verb=VERB_ROLL,
-        args={
-            "expression": result.expression.notation,
-            "total": result.total,
-            "by_hand": bool(request.dice),
-        },
+        args=args,
         dice=[
             {"die": r.die.name, "face": r.face, "label": r.label, "by_hand": r.by_hand}
             for r in result.rolls
@@ -182,7 +185,10 @@ def roll_event(request: Request, result: RollResult) -> NewEvent:
 
 
 def plain_event(request: Request, verb: str, **args: Any) -> NewEvent:
-    """An event with no dice and no resolution (a dice check, a rewind, a seat change)."""
+    """An event with no dice and no resolution (a dice check, a rewind, a seat change),
+    naming who made it as the log shows people."""
+    if request.user_name:
+        args.setdefault(ACTOR_NAME_ARG, request.user_name[:60])
     return NewEvent(
         verb=verb, args=args, actor_id=request.user_id, interaction_id=request.interaction_id
     )
@@ -190,8 +196,6 @@ def plain_event(request: Request, verb: str, **args: Any) -> NewEvent:
 
 def seat_event(request: Request, verb: str, **args: Any) -> NewEvent:
     """A seat change as the chain logs it: the log and the export tell who sat where."""
-    if request.user_name:
-        args[ACTOR_NAME_ARG] = request.user_name[:60]
     return plain_event(request, verb, **args)
 
 
@@ -277,7 +281,7 @@ def event_line(
         side = sides.get(str(acted_for), str(acted_for))
         line += " " + translate("bot.acted_for", language, side=side)
     if outcomes:
-        line += " → " + "; ".join(dict.fromkeys(outcomes))
+        line += " → " + f"{semicolon(language)} ".join(dict.fromkeys(outcomes))
     return line
 
 

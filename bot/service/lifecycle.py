@@ -17,6 +17,7 @@ import logging
 from collections.abc import Sequence
 
 from bot.service.errors import ServiceError
+from bot.service.events import ACTOR_NAME_ARG
 from bot.service.handlers import Call, Handler, Services, Who
 from bot.service.maps import status_and_map
 from bot.service.replies import Reply, StatusReply, TextReply
@@ -192,6 +193,8 @@ async def new_game(call: Call) -> Reply:
         actor_id=request.user_id,
         interaction_id=request.interaction_id,
         referee_id=request.user_id,
+        # The log names its creator as it names everyone (not a mention id).
+        origin={ACTOR_NAME_ARG: request.user_name[:60]} if request.user_name else None,
     )
     await note_seat_name(store, request.channel_id, request.user_id, request.user_name, {})
     reply = StatusReply(language=language, ruleset=ruleset, head_hash=created.head_hash)

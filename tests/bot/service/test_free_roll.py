@@ -104,3 +104,40 @@ async def test_a_roll_whose_odds_cost_too_much_posts_without_them_at_once(servic
     assert time.perf_counter() - started < 0.5
     assert reply.roll is not None and reply.roll.odds_skipped and reply.roll.chance is None
     assert "no odds: too many dice" in reply_text(reply)
+
+
+async def test_the_log_names_the_creator_and_a_free_roller_as_it_names_everyone(service, store):
+    """The console's log read "#1 @arbitro — game created" and "#6 @bruno — free dice"
+    beside "#2 bruno — joined": a creation and a free roll recorded no display name, so the
+    log fell back to a mention id (a number in an export or on the web page)."""
+    await service.handle(
+        Request(CHANNEL, 1, "game.new", {"scenario": "esempio_normandia"}, user_name="Carla")
+    )
+    await service.handle(
+        Request(CHANNEL, 9, "roll", {"expression": "2d6"}, dice="3,4", user_name="Bruno")
+    )
+    reply = await service.handle(
+        Request(CHANNEL, 1, "game.log", {}, locale="en", user_name="Carla")
+    )
+    text = reply_text(reply)
+    assert "#1 Carla — " in text and "#2 Bruno — " in text
+    assert "<@" not in text and "@1" not in text and "@9" not in text
+
+
+async def test_a_french_log_line_separates_outcomes_with_a_spaced_semicolon(service, store):
+    """French typography: "distance 38,6", mesurée ; Pire dégât", as every French text."""
+    from dataclasses import replace
+
+    from bot.service.events import event_line
+    from rules.core.resolution import Outcome, Resolution
+
+    await service.handle(Request(CHANNEL, 1, "game.new", {"scenario": "esempio_normandia"}))
+    event = (await store.events(CHANNEL))[-1]
+    two = [
+        Resolution("manovra", "p", (), Outcome(key)).to_json()
+        for key in ("manovra.one", "manovra.two")
+    ]
+    record = replace(event, resolution=two)
+    assert "\u202f; manovra.two" in event_line(record, "manovra", "fr", {})
+    english = event_line(record, "manovra", "en", {})
+    assert "; manovra.two" in english and "\u202f" not in english

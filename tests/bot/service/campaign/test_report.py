@@ -77,7 +77,8 @@ async def test_a_free_roll_is_listed_by_the_export_and_the_log(played: Table) ->
     assert len(listed) == len(events) == dict(exported.notices[0].params)["events"]
     assert f"user{ANNA} — free dice 2d6" in report and f"`{roll.hash}`" in report
     log = reply_text(await played(CAMPAIGN, OUTSIDER, "campaign.log", count=50))
-    assert f"\n#{roll.seq} <@{ANNA}> — free dice 2d6" in log
+    # Named as the log names everyone, not as a mention id.
+    assert f"\n#{roll.seq} user{ANNA} — free dice 2d6" in log
 
 
 async def test_losses_name_their_units(played: Table) -> None:
