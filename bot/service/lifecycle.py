@@ -34,7 +34,7 @@ from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
 from rules.core.seatview import REFEREE
-from rules.core.words import joined
+from rules.core.words import joined, stored_title
 from rules.render import channel_label, outcome_text
 
 log = logging.getLogger(__name__)
@@ -200,7 +200,7 @@ async def new_game(call: Call) -> Reply:
     reply.notices.append(
         Outcome.of(
             "bot.game.created",
-            title=str(document.get("title", "")),
+            title=stored_title(document),
             sides=joined(rules.sides(document).values()),
         )
     )
