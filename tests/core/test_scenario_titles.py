@@ -28,6 +28,10 @@ from rules.core.yamlio import load_yaml
 from tests.rulesets import fact, facts
 
 LANGUAGES = ("it", "en", "fr")
+#: Each ruleset's scenario with a battlefield, and its title in each language.
+TITLED = [
+    (key, fact(key, "BATTLEFIELD"), title) for key, title in facts("BATTLEFIELD_TITLE").items()
+]
 
 
 class _Described(BaseModel):
@@ -92,10 +96,7 @@ def test_every_bundled_scenario_has_its_title_and_description_in_three_languages
         )
 
 
-@pytest.mark.parametrize(
-    ("ruleset", "scenario", "title"),
-    [(key, fact(key, "BATTLEFIELD"), title) for key, title in facts("BATTLEFIELD_TITLE").items()],
-)
+@pytest.mark.parametrize(("ruleset", "scenario", "title"), TITLED)
 def test_a_games_map_and_status_are_titled_in_its_language(
     ruleset: str, scenario: str, title: tuple[str, str, str]
 ) -> None:
@@ -130,10 +131,7 @@ def test_an_uploaded_scenarios_plain_title_reads_as_given(ruleset: str) -> None:
         assert in_language(status.title, language) == "Lo scontro del circolo"
 
 
-@pytest.mark.parametrize(
-    ("ruleset", "scenario", "title"),
-    [(key, fact(key, "BATTLEFIELD"), title) for key, title in facts("BATTLEFIELD_TITLE").items()],
-)
+@pytest.mark.parametrize(("ruleset", "scenario", "title"), TITLED)
 def test_a_game_stored_with_a_plain_title_reads_as_before(
     ruleset: str, scenario: str, title: tuple[str, str, str]
 ) -> None:
