@@ -60,7 +60,7 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
     if view.tokens:
         tokens = ", ".join(f"{sides[s]} {n}" for s, n in view.tokens.items())
         header += translate("bot.status.tokens", language, tokens=tokens)
-    lines = [f"## {view.title}", header]
+    lines = [f"## {in_language(view.title, language)}", header]
     for side, name in sides.items():
         lines.append(f"[{name}]")
         for unit in (u for u in view.units if u.side == side):

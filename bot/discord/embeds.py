@@ -57,7 +57,7 @@ from rules.core.expression import render_roll
 from rules.core.i18n import has_key, translate
 from rules.core.play import StatusView
 from rules.core.resolution import Comparison, Outcome, Resolution, Step
-from rules.core.words import names_in
+from rules.core.words import in_language, names_in
 from rules.render import (
     Described,
     describe,
@@ -380,7 +380,7 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
             )
         )
     return Card(
-        title=status.title or translate("discord.embed.status", language),
+        title=in_language(status.title, language) or translate("discord.embed.status", language),
         lines=lines,
         sections=sections,
         colour=COLOUR_STATUS,

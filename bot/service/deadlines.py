@@ -41,6 +41,7 @@ from db.models import format_timestamp
 from rules.core.play import FollowUp
 from rules.core.resolution import Outcome
 from rules.core.seatview import REFEREE
+from rules.core.words import in_language, stored_title
 
 #: The longest deadline or pace, in hours (60 days).
 MAX_DEADLINE_HOURS = 24 * 60
@@ -256,7 +257,7 @@ async def due_reminders(
                 users=tuple(reply.ping),
                 channel=deadline.channel_id,
                 guild=record.guild_id,
-                title=str(record.document.get("title") or ""),
+                title=in_language(stored_title(record.document), record.language),
                 language=record.language,
                 about=f"{deadline.channel_id}:{deadline.side}:{format_timestamp(deadline.due_at)}",
                 params={"side": sides.get(deadline.side, deadline.side)},

@@ -29,6 +29,7 @@ from rules.core.i18n import translate
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset, known_rulesets
 from rules.core.scenario import bundled_titles
 from rules.core.surface import Rules
+from rules.core.words import in_language
 
 #: ``/game new``: its help lists every ruleset with its scenarios.
 GAME_NEW = "game.new"
@@ -245,6 +246,7 @@ def scenario_lines(language: str) -> list[str]:
         lines.append(f"  ruleset:{key} — {ruleset.title}")
         titles = _scenario_titles(key)
         for scenario_id, title in titles.items():
+            title = in_language(title, language)
             lines.append(f"    scenario:{scenario_id}" + (f" — {title}" if title else ""))
             first = first or f"/game new ruleset:{key} scenario:{scenario_id}"
     if first:

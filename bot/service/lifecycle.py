@@ -35,7 +35,7 @@ from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS
 from rules.core.seatview import REFEREE
-from rules.core.words import joined
+from rules.core.words import in_language, joined, stored_title
 from rules.render import channel_label, outcome_text
 
 log = logging.getLogger(__name__)
@@ -65,31 +65,34 @@ async def list_lines(
             channel=channel_label(game.channel_id, in_guild),
             ruleset=game.ruleset,
         )
-        lines.append(line + await _result_text(services, game.ruleset, language, game))
+        lines.append(line + (await _ended_text(services, game.ruleset, language, game))[1])
     archived: Sequence[ArchivedGame] = await store.archived_games(guild_id)
     for entry in archived[:MAX_LISTED]:
+        # The store keeps the title in the game's language; its last state, in all of them.
+        title, result = await _ended_text(services, entry.ruleset, language, entry)
         line = translate(
             "bot.games.archived",
             language,
             id=entry.id,
             channel=channel_label(entry.channel_id, in_guild),
             ruleset=entry.ruleset,
-            title=entry.title or "—",
+            title=title or entry.title or "—",
             ended=entry.ended_at.strftime("%Y-%m-%d"),
             events=entry.version,
         )
-        lines.append(line + await _result_text(services, entry.ruleset, language, entry))
+        lines.append(line + result)
     if not lines:
         lines.append(translate("bot.games.none", language))
     return lines
 
 
-async def _result_text(
+async def _ended_text(
     services: Services, ruleset: str, language: str, game: GameSummary | ArchivedGame
-) -> str:
-    """`` — <the result's summary>`` of an ended or archived game, read from its last
-    state (the store keeps no result of its own); "" when it has none (a game ended
-    before results existed) or cannot be read (the listing goes on)."""
+) -> tuple[str, str]:
+    """The title in ``language`` and `` — <the result's summary>`` of an ended or archived
+    game, read from its last state (the store keeps no result of its own); "" for the
+    result when it has none (a game ended before results existed), "" for both when the
+    state cannot be read (the listing goes on)."""
     try:
         rules = services.rules(ruleset)
         if isinstance(game, ArchivedGame):
@@ -110,8 +113,9 @@ async def _result_text(
         found = await services.off_loop(summary)
     except (RulesError, StoreError, ValueError):
         log.warning("game list: the result of %s cannot be read", game, exc_info=True)
-        return ""
-    return f" — {found}" if found else ""
+        return "", ""
+    title = in_language(stored_title(document), language) if isinstance(document, dict) else ""
+    return title, f" — {found}" if found else ""
 
 
 async def _playing_line(
@@ -203,7 +207,7 @@ async def new_game(call: Call) -> Reply:
     reply.notices.append(
         Outcome.of(
             "bot.game.created",
-            title=str(document.get("title", "")),
+            title=stored_title(document),
             sides=joined(rules.sides(document).values()),
         )
     )

@@ -19,7 +19,7 @@ from bot.service.maps import status_caption
 from bot.service.pages import CampaignPage, GamePage
 from bot.service.result_text import result_text, score_text
 from rules.core.i18n import colon, semicolon, translate
-from rules.core.words import names_in
+from rules.core.words import in_language, names_in
 from rules.render import value_text
 
 _ENVIRONMENT = Environment(
@@ -99,7 +99,7 @@ def game_html(page: GamePage, address: Address) -> str:
     return _render(
         "game.html",
         language,
-        title=view.title if view is not None else ruleset,
+        title=in_language(view.title, language) if view is not None else ruleset,
         reader=_reader_label(
             sides.get(page.seat.side, page.seat.side) if page.seat.side else None,
             page.seat.referee,

@@ -240,7 +240,7 @@ def table_view(
 ) -> MapView:
     """A MapView of a measured table: its size, unit, open ground and every terrain area,
     with what the ruleset draws on it (``extra_areas`` go over the table's own: a minefield
-    its viewer knows). The areas' labels and the sides read in ``language``."""
+    its viewer knows). The title, the areas' labels and the sides read in ``language``."""
     areas = tuple(
         MapArea(
             shape=area.shape,
@@ -251,7 +251,7 @@ def table_view(
         for area in field.areas
     )
     return MapView(
-        title=title,
+        title=in_language(title, language),
         sides=names_in(sides, language),
         width_cm=field.width_cm,
         height_cm=field.height_cm,

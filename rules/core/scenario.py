@@ -18,6 +18,7 @@ from rules.core.battlefield import Battlefield, PolygonShape
 from rules.core.errors import InvalidInput, UnknownName
 from rules.core.upload import Refusal, file_refusal
 from rules.core.upload import ScenarioReferenceError as ScenarioReferenceError
+from rules.core.words import Words, stored_title
 from rules.core.yamlio import SafeLoader, load_yaml
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -259,16 +260,16 @@ def bundled_files(package: str) -> dict[str, Path]:
 
 
 @lru_cache(maxsize=16)  # one per ruleset package
-def bundled_titles(package: str) -> dict[str, str]:
-    """The bundled scenarios of a ruleset package, id → title (``/game new``'s listing).
+def bundled_titles(package: str) -> dict[str, Words]:
+    """The bundled scenarios of a ruleset package, id → title in its languages (``/game
+    new``'s listing reads it in the reader's).
 
     The files are the package's own (trusted YAML): read once, not validated again here.
     """
-    titles: dict[str, str] = {}
+    titles: dict[str, Words] = {}
     for scenario_id, path in bundled_files(package).items():
         data = load_yaml(path.read_text("utf-8"))
-        title = data.get("title") if isinstance(data, dict) else None
-        titles[scenario_id] = str(title) if title else ""
+        titles[scenario_id] = stored_title(data if isinstance(data, dict) else {})
     return titles
 
 

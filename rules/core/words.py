@@ -1,6 +1,6 @@
 """Names players read, in the game's language: a bundled scenario's words in Italian,
 English and French, an uploaded scenario's plain string as it is (its sides, its
-objectives; a campaign book's areas).
+objectives, its title and description; a campaign book's areas).
 
 A scenario field typed :data:`LocalizedName` takes either a plain string or
 ``{it: …, en: …, fr: …}``. Either way the value is a :class:`Words`: a ``str`` (the Italian
@@ -24,6 +24,10 @@ from rules.core.upload import Refusal, unsafe_character
 MAX_NAME_CHARS = 60
 #: The longest label of a terrain area a language may give.
 MAX_LABEL_CHARS = 80
+#: The longest title of a scenario a language may give.
+MAX_TITLE_CHARS = 100
+#: The longest description of a scenario a language may give (line breaks allowed).
+MAX_TEXT_CHARS = 2000
 
 
 class Words(str):
@@ -44,13 +48,14 @@ class Words(str):
         return self.translations.get(language) or self.translations.get(DEFAULT_LANGUAGE) or self
 
 
-def words_of(value: object, longest: int = MAX_NAME_CHARS) -> Words:
+def words_of(value: object, longest: int = MAX_NAME_CHARS, *, lines: bool = False) -> Words:
     """A plain string, or a mapping of languages to texts, as :class:`Words` (ValueError:
-    an unknown language, an empty text or one over ``longest`` characters)."""
+    an unknown language, an empty text or one over ``longest`` characters; ``lines``: line
+    breaks allowed, a description's)."""
     if isinstance(value, Words):
         return value
     if isinstance(value, str):
-        _check_text(value, longest)
+        _check_text(value, longest, lines)
         return Words(value)
     if not isinstance(value, Mapping) or not value:
         raise ValueError("a name is a string, or {it: …, en: …, fr: …}")
@@ -61,15 +66,16 @@ def words_of(value: object, longest: int = MAX_NAME_CHARS) -> Words:
     for text in texts.values():
         if not isinstance(text, str):
             raise ValueError("each language's name is a string")
-        _check_text(text, longest)
+        _check_text(text, longest, lines)
     first = texts.get(DEFAULT_LANGUAGE) or next(iter(texts.values()))
     return Words(first, texts)
 
 
-def _check_text(text: str, longest: int) -> None:
+def _check_text(text: str, longest: int, lines: bool = False) -> None:
     if not 0 < len(text) <= longest:
         raise ValueError(f"a name is 1 to {longest} characters")
-    code = unsafe_character(text)  # an uploaded name is one line of plain text
+    # An uploaded name is one line of plain text; a description may hold line breaks.
+    code = unsafe_character(text, lines=lines)
     if code is not None:
         raise Refusal("error.upload.unsafe_character", code=code)
 
@@ -108,6 +114,30 @@ LocalizedLabel = Annotated[
 ]
 
 
+#: A scenario's title: the same, up to :data:`MAX_TITLE_CHARS` characters.
+LocalizedTitle = Annotated[
+    Words,
+    PlainValidator(lambda value: words_of(value, MAX_TITLE_CHARS)),
+    PlainSerializer(_dumped),
+    WithJsonSchema(_schema(MAX_TITLE_CHARS)),
+]
+
+
+def _text_of(value: object) -> Words:
+    # A scenario may leave its description empty (a plain ""), as it always could.
+    return Words("") if value == "" else words_of(value, MAX_TEXT_CHARS, lines=True)
+
+
+#: A scenario's description: the same, up to :data:`MAX_TEXT_CHARS` characters, on several
+#: lines, or empty.
+LocalizedText = Annotated[
+    Words,
+    PlainValidator(_text_of),
+    PlainSerializer(_dumped),
+    WithJsonSchema(_schema(MAX_TEXT_CHARS)),
+]
+
+
 def in_language(name: str, language: str) -> str:
     """Any name in ``language``: a :class:`Words`' translation, a plain string as it is."""
     return name.in_language(language) if isinstance(name, Words) else name
@@ -139,6 +169,19 @@ def names_of(names: Mapping[str, Any]) -> dict[str, Words]:
     return {str(key): words_of(name) for key, name in names.items()}
 
 
+def stored_title(document: Mapping[str, Any]) -> Words:
+    """The title a game's document stores (a plain string, or the three languages'), as
+    :class:`Words`: for the readers of a raw document; "" when it has none or it cannot
+    be read (a title names a game, it never stops one from being listed)."""
+    stored = document.get("title")
+    if not stored:
+        return Words("")
+    try:
+        return words_of(stored, MAX_TITLE_CHARS)
+    except ValueError:
+        return Words(str(stored)[:MAX_TITLE_CHARS])
+
+
 def named_again(value: str, names: Iterable[str]) -> str:
     """``value`` as the name of ``names`` it spells, with that name's languages; else as it
     is. A side's name kept as plain text (in a stored result's or a log's parameters, which
@@ -159,8 +202,12 @@ def is_named(name: str, wanted: str) -> bool:
 __all__ = [
     "MAX_LABEL_CHARS",
     "MAX_NAME_CHARS",
+    "MAX_TEXT_CHARS",
+    "MAX_TITLE_CHARS",
     "LocalizedLabel",
     "LocalizedName",
+    "LocalizedText",
+    "LocalizedTitle",
     "Words",
     "in_language",
     "is_named",
@@ -168,5 +215,6 @@ __all__ = [
     "named_again",
     "names_in",
     "names_of",
+    "stored_title",
     "words_of",
 ]

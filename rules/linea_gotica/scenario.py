@@ -26,7 +26,7 @@ from rules.core.scenario import (
 )
 from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
-from rules.core.words import LocalizedName
+from rules.core.words import LocalizedName, LocalizedText, LocalizedTitle, Words
 from rules.linea_gotica.field import terrain_class, terrain_classes
 from rules.linea_gotica.model import Quality
 from rules.linea_gotica.procedures.fire import Armour, PenetrationRow
@@ -201,8 +201,10 @@ class Scenario(_Model):
 
     id: str = Field(pattern=_ID)
     ruleset: Literal["linea_gotica"] = "linea_gotica"
-    title: PlainName = Field(max_length=100)
-    description: str = Field("", max_length=2000)
+    #: A plain string, or ``{it: …, en: …, fr: …}`` (a bundled scenario's: both read in the
+    #: reader's language).
+    title: LocalizedTitle
+    description: LocalizedText = Words("")
     values_are_examples: bool = True
     turns: int = Field(10, ge=1, le=100)
     night: Literal["giorno", "luna", "senza_luna"] = "giorno"

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rules.core.battlefield import Battlefield, Overlay, Point, Shape
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
-from rules.core.words import LocalizedName
+from rules.core.words import LocalizedName, LocalizedTitle
 from rules.linea_gotica.model import QUALITY_ORDER, Quality
 from rules.linea_gotica.procedures.checks import Cover
 from rules.linea_gotica.procedures.fire import (
@@ -310,7 +310,8 @@ class GameState(_State):
 
     ruleset: Literal["linea_gotica"] = "linea_gotica"
     scenario_id: str
-    title: str
+    #: The scenario's title, in every language it gives (read in the reader's).
+    title: LocalizedTitle
     turn: int = 1
     max_turns: int = 10
     ended: bool = False

@@ -26,7 +26,7 @@ from rules.core.scenario import (
 )
 from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
-from rules.core.words import LocalizedName
+from rules.core.words import LocalizedName, LocalizedText, LocalizedTitle, Words
 from rules.core.yamlio import load_yaml
 from rules.manovra.model import MoveRate, RangeBand
 from rules.manovra.tables import load_tables
@@ -201,8 +201,10 @@ class Scenario(_Model):
 
     id: str = Field(pattern=_ID)
     ruleset: Literal["manovra"] = "manovra"
-    title: PlainName = Field(max_length=100)
-    description: str = Field("", max_length=2000)
+    #: A plain string, or ``{it: …, en: …, fr: …}`` (a bundled scenario's: both read in the
+    #: reader's language).
+    title: LocalizedTitle
+    description: LocalizedText = Words("")
     values_are_examples: bool = True
     turns: int = Field(8, ge=1, le=100)
     first_side: str

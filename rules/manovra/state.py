@@ -11,7 +11,7 @@ from rules.core.battlefield import Battlefield, Overlay, Point
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
-from rules.core.words import LocalizedName
+from rules.core.words import LocalizedName, LocalizedTitle
 from rules.manovra.scenario import Weapon, unit_types
 
 MAX_TEXT = 80
@@ -156,7 +156,8 @@ class ManovraState(_State):
 
     ruleset: Literal["manovra"] = "manovra"
     scenario_id: str
-    title: str
+    #: The scenario's title, in every language it gives (read in the reader's).
+    title: LocalizedTitle
     turn: int = 1
     max_turns: int = 8
     step: TurnStep = TurnStep.TOKENS

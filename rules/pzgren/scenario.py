@@ -24,7 +24,7 @@ from rules.core.scenario import (
 )
 from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
-from rules.core.words import LocalizedName
+from rules.core.words import LocalizedName, LocalizedText, LocalizedTitle, Words
 from rules.core.yamlio import load_yaml
 from rules.pzgren.field import Hex, parse_hex
 from rules.pzgren.model import ID_PATTERN, Armour
@@ -156,8 +156,10 @@ class Scenario(_Model):
 
     id: str = Field(pattern=ID_PATTERN)
     ruleset: Literal["pzgren"] = "pzgren"
-    title: PlainName = Field(max_length=100)
-    description: str = Field("", max_length=2000)
+    #: A plain string, or ``{it: …, en: …, fr: …}`` (a bundled scenario's: both read in the
+    #: reader's language).
+    title: LocalizedTitle
+    description: LocalizedText = Words("")
     values_are_examples: bool = True
     turns: int = Field(6, ge=1, le=100)
     night_turns: tuple[int, ...] = Field((), max_length=100)

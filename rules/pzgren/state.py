@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
-from rules.core.words import LocalizedName
+from rules.core.words import LocalizedName, LocalizedTitle
 from rules.pzgren.field import Hex, parse_hex
 from rules.pzgren.model import Armour, Category, MoraleState
 from rules.pzgren.scenario import unit_types
@@ -115,7 +115,8 @@ class PzgrenState(_State):
 
     ruleset: Literal["pzgren"] = "pzgren"
     scenario_id: str
-    title: str
+    #: The scenario's title, in every language it gives (read in the reader's).
+    title: LocalizedTitle
     turn: int = 1
     max_turns: int = 6
     night_turns: list[int] = Field(default_factory=list)

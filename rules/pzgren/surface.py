@@ -10,7 +10,7 @@ from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
-from rules.core.words import names_in
+from rules.core.words import in_language, names_in
 from rules.pzgren import commands as commands_module
 from rules.pzgren import legal
 from rules.pzgren import scenario as scenario_module
@@ -146,7 +146,7 @@ class PzgrenPlay(DocumentRules):
                 )
             )
         return MapView(
-            title=state.title,
+            title=in_language(state.title, language),
             sides=names_in(state.sides, language),
             unit="hex",
             open_terrain="clear",

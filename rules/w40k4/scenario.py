@@ -24,7 +24,7 @@ from rules.core.scenario import (
 )
 from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
-from rules.core.words import LocalizedName
+from rules.core.words import LocalizedName, LocalizedText, LocalizedTitle, Words
 from rules.w40k4 import lookups
 from rules.w40k4.model import Template, WeaponType, field_data, terrain_class, unit_types
 
@@ -153,8 +153,10 @@ class Scenario(_Model):
 
     id: str = Field(pattern=_ID)
     ruleset: Literal["w40k4"] = "w40k4"
-    title: PlainName = Field(max_length=100)
-    description: str = Field("", max_length=2000)
+    #: A plain string, or ``{it: …, en: …, fr: …}`` (a bundled scenario's: both read in the
+    #: reader's language).
+    title: LocalizedTitle
+    description: LocalizedText = Words("")
     values_are_examples: bool = True
     turns: int = Field(6, ge=1, le=20)
     first_side: str

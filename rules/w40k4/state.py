@@ -10,7 +10,7 @@ from rules.core.battlefield import Battlefield, Overlay, Point
 from rules.core.ending import VictoryRecord
 from rules.core.errors import UnknownName
 from rules.core.game import Applied as CoreApplied
-from rules.core.words import LocalizedName
+from rules.core.words import LocalizedName, LocalizedTitle
 from rules.w40k4.model import (
     Phase,
 )
@@ -143,7 +143,8 @@ class W40kState(StateModel):
 
     ruleset: Literal["w40k4"] = "w40k4"
     scenario_id: str
-    title: str
+    #: The scenario's title, in every language it gives (read in the reader's).
+    title: LocalizedTitle
     turn: int = 1
     max_turns: int = 6
     first_side: str

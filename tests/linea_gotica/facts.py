@@ -6,6 +6,12 @@ from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, Words
 
 #: A bundled scenario with a battlefield (terrain, objectives on the map).
 BATTLEFIELD = "esempio_gotica_campo"
+#: Its title in each language.
+BATTLEFIELD_TITLE = Words(
+    "Linea Gotica, settembre 1944, sul campo (esempio)",
+    "Gothic Line, September 1944, on the field (example)",
+    "Ligne Gothique, septembre 1944, sur le terrain (exemple)",
+)
 GRID: Grid = "table"
 FIRST_OBJECTIVE = Objective(Words("Il casolare", "The farmhouse", "La ferme"), "tedeschi")
 SIDE_NAME = SideName("tedeschi", Words("Tedeschi", "Germans", "Allemands"))

@@ -363,7 +363,7 @@ async def test_the_console_plays_linea_gotica(service, dice):
     errors = await console.run(CONSOLE_SCRIPT, interactive=False)
     text = out.getvalue()
     assert errors == 1, text  # running 20 cm while lying down: too far
-    assert "Game created: Linea Gotica, settembre 1944 (esempio)" in text
+    assert "Game created: Gothic Line, September 1944 (example)" in text
     assert "Initiative won by Allies: the choice of who moves first" in text
     assert "! Too far: 20 cm, 18 allowed" in text  # a run of 24 cm, −25% to stand up
     assert "Move allowed (18 of 18 cm)" in text

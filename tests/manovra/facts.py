@@ -6,6 +6,12 @@ from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, Words
 
 #: A bundled scenario with a battlefield (terrain, objectives on the map).
 BATTLEFIELD = "esempio_normandia_campo"
+#: Its title in each language.
+BATTLEFIELD_TITLE = Words(
+    "Normandia, giugno 1944 — sul campo (esempio)",
+    "Normandy, June 1944 — on the field (example)",
+    "Normandie, juin 1944 — sur le terrain (exemple)",
+)
 GRID: Grid = "table"
 FIRST_OBJECTIVE = Objective(Words("La fattoria", "The farm", "La ferme"), "asse")
 SIDE_NAME = SideName("asse", Words("Asse", "Axis", "Axe"))

@@ -6,6 +6,12 @@ from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, Words
 
 #: A bundled scenario with a battlefield (a hex map, objectives on it).
 BATTLEFIELD = "exemple_ardennes"
+#: Its title in each language.
+BATTLEFIELD_TITLE = Words(
+    "Ardenne, dicembre 1944 (esempio)",
+    "Ardennes, December 1944 (example)",
+    "Ardennes, décembre 1944 (exemple)",
+)
 GRID: Grid = "hexes"
 FIRST_OBJECTIVE = Objective(
     Words("Il villaggio trincerato", "The entrenched village", "Le village retranché"),

@@ -39,7 +39,7 @@ async def test_a_console_script(service):
     errors = await console.run(SCRIPT.splitlines(), interactive=False)
     text = out.getvalue()
     assert errors == 2, text  # fire while a morale check is owed; a rally after acting
-    assert "» Game created: Ardennes, décembre 1944 (exemple) (Americans, Germans)." in text
+    assert "» Game created: Ardennes, December 1944 (example) (Americans, Germans)." in text
     assert (
         "Odds — Anti-tank fire (TABLE DE TIR ANTI-CHARS): No effect: 58.3% · The target loses"
         " a step (1 left) and checks morale M2: 33.3% · Target eliminated: 8.3%"

@@ -6,6 +6,12 @@ from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, Words
 
 #: A bundled scenario with a battlefield (terrain, objectives on the map).
 BATTLEFIELD = "avamposto_campo"
+#: Its title in each language.
+BATTLEFIELD_TITLE = Words(
+    "Assalto all'avamposto, sul campo (esempio)",
+    "Assault on the outpost, on the field (example)",
+    "Assaut sur l'avant-poste, sur le terrain (exemple)",
+)
 GRID: Grid = "table"
 FIRST_OBJECTIVE = Objective(
     Words("L'avamposto", "The outpost", "L'avant-poste"), "legione"

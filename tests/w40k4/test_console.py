@@ -43,7 +43,7 @@ async def test_a_console_script_plays_w40k4(service, dice):
     text = out.getvalue()
     assert "Traceback" not in text
     assert errors == 2, text  # the fire in the movement phase; a test nobody owes
-    assert "» Game created: Assalto all'avamposto (esempio) (Astral Legion, Raiders)." in text
+    assert "» Game created: Assault on the outpost (example) (Astral Legion, Raiders)." in text
     assert "== Difficult terrain ==" in text
     assert "Difficult terrain (2D6, highest): D6=3 D6=5 = 5 >= 6 (inches needed)" in text
     assert 'Outcome: The unit stops after 5"' in text

@@ -11,7 +11,7 @@ from bot.service.replies import Notable
 from db.models import GameRecord
 from rules.campaign.rules import campaign_rules
 from rules.campaign.state import CampaignState
-from rules.core.words import in_language
+from rules.core.words import in_language, stored_title
 
 #: A side owing after a game's battle: (the game's number, the side, "roll" or "confirm").
 Owed = tuple[int, str, str]
@@ -88,7 +88,7 @@ def next_game(
         users=users,
         channel=game.channel_id,
         guild=game.guild_id,
-        title=str(game.document.get("title") or ""),
+        title=in_language(stored_title(game.document), game.language),
         language=game.language,
         about=f"{campaign.channel_id}:{number}",
         params={"number": str(number)},

@@ -22,7 +22,7 @@ from bot.service.notices.policy import mentioned, wants_direct
 from bot.service.notices.records import Notice
 from db.models import GameRecord, Member
 from rules.core.resolution import Outcome
-from rules.core.words import in_language
+from rules.core.words import in_language, stored_title
 
 
 def link_of(guild_id: int | None, channel_id: int) -> str:
@@ -33,8 +33,9 @@ def link_of(guild_id: int | None, channel_id: int) -> str:
 
 
 def title_of(record: GameRecord) -> str:
-    """The game's title, as its scenario names it."""
-    return str(record.document.get("title", ""))[:200] or f"#{record.channel_id}"
+    """The game's title, as its scenario names it in the game's language (the notice's)."""
+    title = in_language(stored_title(record.document), record.language)
+    return title[:200] or f"#{record.channel_id}"
 
 
 def notice_for(record: GameRecord, user: int, kind: str, **params: str) -> Notice:

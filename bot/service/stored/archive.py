@@ -6,6 +6,7 @@ from __future__ import annotations
 from db.errors import GameNotFound
 from db.models import ArchivedGame, GameRecord
 from db.protocol import GameStore
+from rules.core.words import in_language, stored_title
 
 
 async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | None:
@@ -25,7 +26,8 @@ async def archive_if_ended(store: GameStore, channel_id: int) -> ArchivedGame | 
 
 
 def _title(record: GameRecord) -> str:
-    return str(record.document.get("title", ""))[:200]
+    # The store keeps one line of text: the title in the game's language.
+    return in_language(stored_title(record.document), record.language)[:200]
 
 
 __all__ = ["archive_if_ended"]

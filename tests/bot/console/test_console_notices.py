@@ -31,7 +31,7 @@ async def test_taking_a_seat_shows_its_notices_once(service, store) -> None:
     await console.run(["/as anna"], interactive=False)
     shown = out.getvalue()[len(before) :]
     assert translate("bot.console.notices", "en", seat="anna") in shown
-    assert "Normandia" in shown
+    assert "Normandy, June 1944 (example)" in shown  # the English game's title
     again = len(out.getvalue())
     await console.run(["/as anna"], interactive=False)
     assert translate("bot.console.notices", "en", seat="anna") not in out.getvalue()[again:]

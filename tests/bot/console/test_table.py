@@ -57,7 +57,7 @@ def test_a_piped_script_plays_and_exits_at_quit(tmp_path):
     out = result.stdout
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in out + result.stderr
-    assert "» Game created: Normandia, giugno 1944 (esempio) (Allies, Axis)." in out
+    assert "» Game created: Normandy, June 1944 (example) (Allies, Axis)." in out
     assert "[bruno] /turn next\n! It is not your move." in out
     assert "» Turn 1, step 2" in out
     assert "== Test ==" in out and "IFR test: D6=6 +2 AD +2 CV = 10 >= 3 (D12)" in out
@@ -125,12 +125,21 @@ async def test_game_new_without_options_lists_rulesets_and_scenarios(service):
     # Nothing was started: a listing, not a game of a ruleset nobody chose, and no error.
     assert errors == 1 and "Game created" not in text  # /game status: no game yet
     assert text.count("Rulesets and scenarios:") == 2  # the bare command and its help
-    assert "  ruleset:w40k4 — " in text and "    scenario:fuga — La fuga verso la valle" in text
-    assert "    scenario:rencontre_hosingen — Ardennes, décembre 1944" in text
+    assert "  ruleset:w40k4 — " in text and "    scenario:fuga — The escape to the valley" in text
+    assert "    scenario:rencontre_hosingen — Ardennes, December 1944" in text
     assert "To start: /game new ruleset:manovra scenario:esempio_normandia" in text
     french = io.StringIO()
     await Console(service, french, language="fr").run(["/game new"], interactive=False)
     assert "Règles et scénarios\u202f:" in french.getvalue()
+    # Each scenario's title in the reader's language (a pzgren one too, and a French one
+    # reads its French however it was written).
+    assert (
+        "    scenario:gotica_incontro — Ligne Gothique, septembre 1944 — rencontre à Casaglia"
+        " (exemple)" in french.getvalue()
+    )
+    assert "    scenario:percee_clervaux — Ardennes, décembre 1944 — la percée (exemple)" in (
+        french.getvalue()
+    )
 
 
 async def test_console_reports_errors_without_stopping(service):

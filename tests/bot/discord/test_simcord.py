@@ -465,7 +465,7 @@ async def test_new_game_from_an_uploaded_scenario(table: Table) -> None:
     result = await table.referee.slash(
         other, "game new", language="en", file=("mine.yaml", SCENARIO.read_bytes())
     )
-    assert "Normandia" in texts(assert_public(result))
+    assert "Normandy, June 1944 (example)" in texts(assert_public(result))  # an English game
     # The game's language (English) now governs this channel's errors.
     assert_private_error(
         await table.stranger.slash(other, "turn next"), translate("error.service.join_first", "en")

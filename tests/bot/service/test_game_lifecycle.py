@@ -7,9 +7,14 @@ import json
 
 import pytest
 
+from bot.console.render_text import status_text
 from bot.console.table import Console
+from bot.discord.embeds import status_card
 from bot.service import GameService, Request, ServiceError
+from bot.service.replies import StatusReply
 from db.chain.hashing import verify_export
+from rules.render import outcome_text
+from tests.rulesets import fact, facts
 
 REFEREE, ANNA, BRUNO = 1, 2, 3
 GUILD = 77
@@ -47,6 +52,8 @@ async def test_a_channel_hosts_a_new_game_after_the_last_one_ended(service, stor
     assert listing.language == "fr"
     text = "\n".join(listing.lines)
     assert "<#10>" in text and f"n°{archived[0].id}" in text and "archivée" in text
+    # The archived game was English; the listing is French, and so is its title.
+    assert "Normandie, juin 1944 (exemple)" in text and "Normandy" not in text
     assert "tour 1" in text
 
     exported = await service.handle(request(BRUNO, "game.export", archive=archived[0].id))
@@ -125,3 +132,31 @@ async def test_the_console_speaks_the_games_language_from_its_first_line(service
     out = io.StringIO()
     await Console(service, out, channel_id=6).run(["/as bruno"], interactive=False)
     assert "You are now 'bruno'" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "scenario", "title"),
+    [(key, fact(key, "BATTLEFIELD"), title) for key, title in facts("BATTLEFIELD_TITLE").items()],
+)
+@pytest.mark.parametrize("language", ["en", "fr"])
+async def test_a_new_games_status_and_map_are_titled_in_its_language(
+    service, ruleset: str, scenario: str, title: tuple[str, str, str], language: str
+) -> None:
+    """A French gotica_incontro read "Linea Gotica, settembre 1944 — incontro a Casaglia
+    (esempio)" over its map, its status and its creation, its sides and objectives French."""
+    expected = dict(zip(("it", "en", "fr"), title, strict=True))[language]
+    created = await service.handle(
+        request(REFEREE, "game.new", ruleset=ruleset, scenario=scenario, language=language)
+    )
+    status = await service.handle(request(ANNA, "game.status"))
+    for reply in (created, status):
+        assert isinstance(reply, StatusReply) and reply.status is not None
+        assert reply.map_view is not None and reply.map_view.title == expected
+        assert status_card(reply.status, ruleset, language).title == expected  # Discord's
+        assert status_text(reply.status, ruleset, language).startswith(f"## {expected}\n")
+    [made] = [n for n in created.notices if n.key == "bot.game.created"]
+    assert expected in outcome_text(ruleset, made, language) and title[0] not in (
+        outcome_text(ruleset, made, language)
+    )
+    listing = "\n".join((await service.handle(request(ANNA, "game.list"))).lines)
+    assert f" {expected} " in listing and title[0] not in listing

@@ -33,6 +33,9 @@ async def test_a_game_page_shows_status_owed_map_units_and_log(client, signer) -
     # The sides in the game's language (English), not the scenario's Italian.
     assert "View of side Allies" in text and "Germans" in text
     assert "Alleati" not in text and "Tedeschi" not in text
+    # Its title too: the page's heading and its window's title.
+    assert text.count("Gothic Line, September 1944, on the field (example)") >= 2
+    assert "Linea Gotica" not in text
     assert "Who must act" in text and "Roll the initiative" in text
     assert "Sherman" in text  # a unit every seat sees
     assert 'id="e1"' in text and "game created" in text  # the log

@@ -90,7 +90,7 @@ async def test_a_side_that_comes_to_owe_gets_its_direct_message_once(any_store) 
     reply = await table.until_owed_by(FIRST, "alleati")
     assert ANNA not in reply.ping  # a direct message only: no mention
     [notice] = _queued(await records.pending(any_store, GUILD, ANNA))
-    assert notice.title == "Normandia, giugno 1944 (esempio)"
+    assert notice.title == "Normandy, June 1944 (example)"  # in the game's language
     assert notice.params["link"] == f"https://discord.com/channels/{GUILD}/{FIRST}"
     # Two bot processes deliver at once: the notice goes out once.
     racing = GameService(any_store)

@@ -108,5 +108,7 @@ async def test_the_game_a_campaign_links_is_told_to_its_players_in_its_channel(
     [notice] = await records.pending(any_store, GUILD, ANNA)
     game = await any_store.load(FIRST)
     assert (notice.kind, notice.channel, notice.page) == ("linked", FIRST, "game")
-    assert notice.title == game.document["title"] and notice.params["number"] == "1"
+    # The title in the game's language (English), not the Italian it reads as a string.
+    assert notice.title == game.document["title"]["en"] == "Assault on the outpost (example)"
+    assert notice.params["number"] == "1"
     assert await records.pending(any_store, GUILD, BRUNO) == []
