@@ -207,12 +207,16 @@ class GameService:
             return await self._without_game(handler, request)
         # One round trip before any rule runs: the game, whether this interaction was
         # already answered (a retry gets its original result), and the seats.
+        kept_games = self._services.kept
         context = await open_table(
-            self._store, request.channel_id, None if handler.read_only else request.interaction_id
+            self._store,
+            request.channel_id,
+            None if handler.read_only else request.interaction_id,
+            held=kept_games.held(request.channel_id),
         )
         record = context.record
         # Taken out whatever follows: only a command that ends well gives it back.
-        kept = self._services.kept.take(record)
+        kept = kept_games.take(record)
         if context.earlier is not None:
             return _earlier_reply(request, context.earlier, record)
         if record.is_campaign:
@@ -252,7 +256,6 @@ class GameService:
         if handler.read_only:
             # The game as read, still the store's head: the next command need not validate
             # it again (a command that wrote keeps its own, `play.play_verb`).
-            kept_games = self._services.kept
             kept_games.keep(request.channel_id, record.version, record.head_hash, call.game)
         else:
             reply.notices.extend(await self._follow(call, handler, reply))

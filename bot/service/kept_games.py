@@ -6,7 +6,8 @@ whose document is the one committed. The next command on that channel would vali
 that very document again. So a command that committed the document its handle played
 keeps the handle here, keyed by the head its commit wrote (version and hash), and the next
 command takes it back when the game it reads from the store stands on that head: no
-validation, and the views the reply computed (whose move, the buttons) already made.
+validation, and the views the reply computed (whose move, the buttons) already made; the
+store, given its document (`held`), does not parse the text it keeps of that head either.
 
 Safe by its key: the head's hash vouches for the whole history up to it, the state
 included, so a game whose head is the kept one has the kept document; any other write
@@ -23,7 +24,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from db.models import GameRecord
+from db.models import GameRecord, HeldDocument
 from rules.core.surface import Loaded
 
 #: Games kept (each a validated state and its views: tens to hundreds of KB).
@@ -46,6 +47,19 @@ class KeptGames:
 
     def __len__(self) -> int:
         return len(self._kept)
+
+    def held(self, channel_id: int) -> HeldDocument | None:
+        """The kept game's document and head, for the store's read of the channel: on that
+        head it serves this document rather than parse its own (`GameStore.open_command`)."""
+        kept = self._kept.get(channel_id)
+        if kept is None:
+            return None
+        document = kept.game.document
+        return HeldDocument(
+            kept.version,
+            kept.head_hash,
+            document if isinstance(document, dict) else dict(document),
+        )
 
     def take(self, record: GameRecord) -> Loaded | None:
         """The channel's kept game if it stands on ``record``'s head (the game as just

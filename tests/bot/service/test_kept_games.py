@@ -4,6 +4,7 @@ so a head moved by another process, an undo or a refused command is read again."
 
 from __future__ import annotations
 
+import importlib
 from datetime import UTC, datetime
 
 import pytest
@@ -105,3 +106,15 @@ def test_a_kept_game_is_taken_once_and_only_on_its_head() -> None:
     assert len(kept) == 2
     assert kept.take(_record(1, "a" * 64, channel=1)) is None  # the least recent went
     assert kept.take(_record(1, "a" * 64, channel=3)) is game
+
+
+async def test_the_store_does_not_parse_the_head_whose_state_is_kept(table, monkeypatch) -> None:
+    store_module = importlib.import_module("db.store")
+    parse = store_module.parse_kept
+    parsed: list[str] = []
+    monkeypatch.setattr(store_module, "parse_kept", lambda text: parsed.append(text) or parse(text))
+    await _at_step_two(table)
+    parsed.clear()
+    await table(ANNA, "turn.next")
+    await table(ANNA, "game.status")
+    assert parsed == []
