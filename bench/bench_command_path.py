@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
+from bot.app.warmup import settle_heap  # noqa: E402
 from bot.service import GameService, Request  # noqa: E402
 from db.chain.prepare import prepare_event  # noqa: E402
 from db.drivers.sqlite import SqliteStore  # noqa: E402
@@ -417,6 +418,7 @@ async def store_commits(
 
 
 async def main(channels: int, commands: int, folder: Path) -> None:
+    settle_heap()  # as the bot does once started (`arbitro run`)
     db = folder / "bench.db"
     store = await SqliteStore.open(str(db))
     service = GameService(store)

@@ -15,6 +15,7 @@ Printed, per committed command (odds and status reads left out), p50 and mean in
   parse and the event's hashes; the store's read and commit inclusive, as the loop waits
   for them;
 * how many functions the command sent to aiosqlite's thread (each a hop and back);
+* the cyclic garbage collector's pauses (which stop every thread) and full collections;
 * with ``--profile-loop N``: the event loop's iterations and callbacks per command, and the
   N functions that take most of the loop's own time (cProfile, which sees only the thread
   that enables it: the loop's), per command.
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import pstats
 import statistics
 import sys
@@ -57,6 +59,7 @@ import db.chain.prepare as store_prepare  # noqa: E402
 import db.core.games as store_games  # noqa: E402
 import db.store as store_module  # noqa: E402
 import rules.core.play as rules_play  # noqa: E402
+from bot.app.warmup import settle_heap  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from db.drivers.sqlite import SqliteStore  # noqa: E402
 from rules.core.errors import RulesError  # noqa: E402
@@ -67,6 +70,21 @@ _nesting = threading.local()
 _cpu = {"rules": 0.0, "aiosqlite": 0.0, "hops": 0}
 # The event loop's iterations and the callbacks it ran, in the command being measured.
 _loop = {"iterations": 0, "callbacks": 0}
+# The cyclic garbage collector's pauses in the command being measured (any thread's).
+_gc = {"seconds": 0.0, "started": 0.0, "full": 0}
+
+
+def _time_gc() -> None:
+    """Time every collection of the cyclic garbage collector (it stops every thread)."""
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            _gc["started"] = time.perf_counter()
+            return
+        _gc["seconds"] += time.perf_counter() - _gc["started"]
+        _gc["full"] += info["generation"] == 2
+
+    gc.callbacks.append(timed)
 
 
 def _exclusive(owner: Any, name: str, label: str) -> None:
@@ -181,6 +199,7 @@ def _time_phases() -> None:
 async def _measure(
     channels: int, commands: int, folder: Path, profile: cProfile.Profile | None = None
 ) -> list[dict[str, float]]:
+    settle_heap()  # as the bot does once started (`arbitro run`)
     store = await SqliteStore.open(str(folder / "phases.db"))
     _inclusive(store, "commit", "store: commit (loop waits)")
     service = GameService(store)
@@ -198,6 +217,7 @@ async def _measure(
         _spent.clear()
         _cpu.update(rules=0.0, aiosqlite=0.0, hops=0)
         _loop.update(iterations=0, callbacks=0)
+        _gc.update(seconds=0.0, full=0)
         wall, loop_cpu = time.perf_counter(), time.thread_time()
         if profile is not None:
             profile.enable()
@@ -217,6 +237,8 @@ async def _measure(
             row[k] for k in ("CPU: event loop", "CPU: rules thread", "CPU: aiosqlite thread")
         )
         row["hops to aiosqlite's thread (count)"] = _cpu["hops"]
+        row["garbage collector's pauses"] = _gc["seconds"]
+        row["full collections (count)"] = _gc["full"]
         if profile is not None:
             row["loop iterations (count)"] = _loop["iterations"]
             row["loop callbacks (count)"] = _loop["callbacks"]
@@ -255,6 +277,7 @@ def main() -> None:
     )
     arguments = parser.parse_args()
     _count_threads()
+    _time_gc()
     profile = None
     if arguments.profile_loop:
         _count_loop()
