@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from db.models import GameRecord, HeldDocument
 from rules.core.surface import Loaded
 
-#: Games kept (each a validated state and its views: tens to hundreds of KB).
-MAX_KEPT = 256
+#: Games kept: each a validated state with its views, 40–150 KB for the bundled scenarios
+#: (tracemalloc), and its document; a channel past the bound only validates again.
+MAX_KEPT = 128
 
 
 @dataclass(frozen=True, slots=True)
