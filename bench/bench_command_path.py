@@ -12,6 +12,11 @@ Printed, measured in one run:
   raw ``sqlite3`` FULL-synchronous commit of the very rows that command wrote (the game row
   update, the event row, the state/patch row), interleaved with the service's commands;
   target: service p50 ≤ 3× raw, p99 ≤ 10 ms;
+* the floor of the fixed stack, interleaved the same way: the same rows written through
+  aiosqlite's public API on a file of its own, as any driver of it must (``BEGIN
+  IMMEDIATE``, each write, ``COMMIT``, each awaited in turn; and at best every statement
+  queued before the first await), then each of those preceded by one hand-over to a worker
+  thread and back (the rules' hop off the event loop); their p50s and ratios to raw;
 * through the service, throughput and p99 at concurrency 1 and 50 (50 coroutines, each on
   its own channels; the players' choices made on a thread of their own), for information;
 * the store's commits alone at concurrency 1 and 50 (group commit), prepared by the caller as
@@ -41,10 +46,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
+from bot.app.warmup import settle_heap  # noqa: E402
 from bot.service import GameService, Request  # noqa: E402
 from db.chain.prepare import prepare_event  # noqa: E402
 from db.drivers.sqlite import SqliteStore  # noqa: E402
@@ -134,6 +142,38 @@ class Table:
         return Request(channel, REFEREE, action.verb, options, interaction_id=f"c{self.serial}")
 
 
+_SCHEMA = (
+    "CREATE TABLE games (channel_id INTEGER PRIMARY KEY, version INTEGER, updated TEXT);"
+    "CREATE TABLE states (channel_id INTEGER, version INTEGER, document TEXT,"
+    " PRIMARY KEY (channel_id, version));"
+    "CREATE TABLE events (channel_id INTEGER, seq INTEGER, verb TEXT, args TEXT,"
+    " dice TEXT, resolution TEXT, hash TEXT, PRIMARY KEY (channel_id, seq));"
+)
+
+Rows = tuple[str, str, str, str, str]
+
+
+def _writes(channel: int, version: int, rows: Rows) -> list[tuple[str, tuple[Any, ...]]]:
+    """The statements (and their parameters) that store one command's rows."""
+    verb, args, dice, resolution, document = rows
+    writes: list[tuple[str, tuple[Any, ...]]] = [
+        (
+            "INSERT INTO games VALUES (?, ?, ?) ON CONFLICT (channel_id) DO UPDATE "
+            "SET version = excluded.version, updated = excluded.updated",
+            (channel, version, "2026-11-23T00:00:00+00:00"),
+        )
+    ]
+    if document:
+        writes.append(("INSERT INTO states VALUES (?, ?, ?)", (channel, version, document)))
+    writes.append(
+        (
+            "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (channel, version, verb, args, dice, resolution, "0" * 64),
+        )
+    )
+    return writes
+
+
 class RawCommit:
     """A bare sqlite3 file with the same three rows a command writes, FULL synchronous."""
 
@@ -141,41 +181,78 @@ class RawCommit:
         self.connection = sqlite3.connect(path, isolation_level=None)
         self.connection.execute("PRAGMA journal_mode=WAL")
         self.connection.execute("PRAGMA synchronous=FULL")
-        self.connection.executescript(
-            "CREATE TABLE games (channel_id INTEGER PRIMARY KEY, version INTEGER, updated TEXT);"
-            "CREATE TABLE states (channel_id INTEGER, version INTEGER, document TEXT,"
-            " PRIMARY KEY (channel_id, version));"
-            "CREATE TABLE events (channel_id INTEGER, seq INTEGER, verb TEXT, args TEXT,"
-            " dice TEXT, resolution TEXT, hash TEXT, PRIMARY KEY (channel_id, seq));"
-        )
+        self.connection.executescript(_SCHEMA)
         self.version: dict[int, int] = defaultdict(int)
 
-    def commit(self, channel: int, rows: tuple[str, str, str, str, str]) -> float:
+    def commit(self, channel: int, rows: Rows) -> float:
         """Seconds to write the rows in one FULL-synchronous transaction."""
-        verb, args, dice, resolution, document = rows
         self.version[channel] += 1
-        version = self.version[channel]
+        writes = _writes(channel, self.version[channel], rows)
         started = time.perf_counter()
         connection = self.connection
         connection.execute("BEGIN IMMEDIATE")
-        connection.execute(
-            "INSERT INTO games VALUES (?, ?, ?) ON CONFLICT (channel_id) DO UPDATE "
-            "SET version = excluded.version, updated = excluded.updated",
-            (channel, version, "2026-11-23T00:00:00+00:00"),
-        )
-        if document:
-            connection.execute(
-                "INSERT INTO states VALUES (?, ?, ?)", (channel, version, document)
-            )
-        connection.execute(
-            "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (channel, version, verb, args, dice, resolution, "0" * 64),
-        )
+        for sql, params in writes:
+            connection.execute(sql, params)
         connection.execute("COMMIT")
         return time.perf_counter() - started
 
 
-def _rows_of_last_commit(db: sqlite3.Connection, channel: int) -> tuple[str, str, str, str, str]:
+class FloorCommit:
+    """The same rows through aiosqlite's public API, on a file of its own: the least any
+    driver of it pays for a commit (its connection thread, a hop there and back per await).
+
+    ``queued``: every statement sent before the first await (one wake of aiosqlite's thread
+    for them all, the best a driver can do with the public API); otherwise ``BEGIN
+    IMMEDIATE``, each write and ``COMMIT`` awaited in turn. ``hop``: first one hand-over to a
+    worker thread and back, as the service's rules job is handed over before its commit.
+    """
+
+    def __init__(self, connection: aiosqlite.Connection, *, queued: bool, hop: bool) -> None:
+        self.connection = connection
+        self.queued = queued
+        self.hop = hop
+        self.version: dict[int, int] = defaultdict(int)
+
+    @classmethod
+    async def open(cls, path: Path, *, queued: bool, hop: bool) -> FloorCommit:
+        connection = await aiosqlite.connect(path, isolation_level=None)
+        await connection.execute("PRAGMA journal_mode=WAL")
+        await connection.execute("PRAGMA synchronous=FULL")
+        await connection.executescript(_SCHEMA)
+        return cls(connection, queued=queued, hop=hop)
+
+    @property
+    def name(self) -> str:
+        way = "all queued, one await" if self.queued else "each statement awaited"
+        return f"aiosqlite, {way}" + (", after a worker hop" if self.hop else "")
+
+    async def commit(self, channel: int, rows: Rows, worker: ThreadPoolExecutor) -> float:
+        """Seconds to write the rows in one FULL-synchronous transaction."""
+        self.version[channel] += 1
+        writes = _writes(channel, self.version[channel], rows)
+        connection = self.connection
+        started = time.perf_counter()
+        if self.hop:
+            await asyncio.get_running_loop().run_in_executor(worker, _nothing)
+        if self.queued:
+            sent = [
+                asyncio.ensure_future(connection.execute(sql, params))
+                for sql, params in (("BEGIN IMMEDIATE", ()), *writes, ("COMMIT", ()))
+            ]
+            await asyncio.gather(*sent)
+        else:
+            await connection.execute("BEGIN IMMEDIATE")
+            for sql, params in writes:
+                await connection.execute(sql, params)
+            await connection.execute("COMMIT")
+        return time.perf_counter() - started
+
+
+def _nothing() -> None:
+    """The worker's job in a hand-over measured for itself."""
+
+
+def _rows_of_last_commit(db: sqlite3.Connection, channel: int) -> Rows:
     """What the store wrote for the channel's last event: every row, as stored."""
     event = db.execute(
         "SELECT verb, args, dice, resolution, seq FROM events WHERE channel_id = ? "
@@ -202,13 +279,23 @@ async def create(service: GameService, table: Table) -> None:
 
 
 async def sequential(
-    service: GameService, store: SqliteStore, table: Table, commands: int, raw: RawCommit, db: Path
-) -> tuple[dict[str, list[float]], list[float], list[float], float, int]:
-    """Concurrency 1, with a raw commit of the same rows after each committed command."""
+    service: GameService,
+    store: SqliteStore,
+    table: Table,
+    commands: int,
+    raw: RawCommit,
+    floors: Sequence[FloorCommit],
+    db: Path,
+) -> tuple[dict[str, list[float]], list[float], list[float], list[list[float]], float, int]:
+    """Concurrency 1, with a raw commit of the same rows after each committed command, and
+    the same rows through each of the ``floors`` (taken in turn, the first one changing
+    from command to command so no way of committing always follows the same one)."""
     reader = sqlite3.connect(db)
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bench-hop")
     timings: dict[str, list[float]] = defaultdict(list)
     service_commits: list[float] = []
     raw_commits: list[float] = []
+    floor_commits: list[list[float]] = [[] for _ in floors]
     refused = 0
     channels = list(table.ruleset)
     begin = time.perf_counter()
@@ -230,10 +317,18 @@ async def sequential(
         timings[f"{table.ruleset[channel][0]}:{request.verb}"].append(spent)
         if reply is not None and reply.seq is not None and request.verb != "odds":
             service_commits.append(spent)
-            raw_commits.append(raw.commit(channel, _rows_of_last_commit(reader, channel)))
+            rows = _rows_of_last_commit(reader, channel)
+            turn = len(service_commits)
+            for index in range(len(floors) + 1):
+                way = (turn + index) % (len(floors) + 1)
+                if way == len(floors):
+                    raw_commits.append(raw.commit(channel, rows))
+                else:
+                    floor_commits[way].append(await floors[way].commit(channel, rows, worker))
     elapsed = time.perf_counter() - begin
     reader.close()
-    return timings, service_commits, raw_commits, elapsed, refused
+    worker.shutdown()
+    return timings, service_commits, raw_commits, floor_commits, elapsed, refused
 
 
 async def concurrent(
@@ -323,6 +418,7 @@ async def store_commits(
 
 
 async def main(channels: int, commands: int, folder: Path) -> None:
+    settle_heap()  # as the bot does once started (`arbitro run`)
     db = folder / "bench.db"
     store = await SqliteStore.open(str(db))
     service = GameService(store)
@@ -331,8 +427,12 @@ async def main(channels: int, commands: int, folder: Path) -> None:
     await create(service, table)
     print(f"created {channels} games in {time.perf_counter() - started:.1f} s")
     raw = RawCommit(folder / "raw.db")
-    timings, service_commits, raw_commits, elapsed, refused = await sequential(
-        service, store, table, commands, raw, db
+    floors = [
+        await FloorCommit.open(folder / f"floor{index}.db", queued=queued, hop=hop)
+        for index, (hop, queued) in enumerate(itertools.product((False, True), repeat=2))
+    ]
+    timings, service_commits, raw_commits, floor_commits, elapsed, refused = await sequential(
+        service, store, table, commands, raw, floors, db
     )
     print(
         f"\nconcurrency 1: {commands} commands in {elapsed:.1f} s "
@@ -352,6 +452,19 @@ async def main(channels: int, commands: int, folder: Path) -> None:
         f"p50 {raw_p50*1e3:.2f} ms: {service_p50/raw_p50:.1f}x (target <= 3x)"
     )
     print(f"p99 of every command {pct(every, 0.99)*1e3:.2f} ms (target <= 10 ms)")
+    print("\nthe floor of the fixed stack: the same rows, interleaved with the commands")
+    print(f"{'commit of the same rows':<58}{'p50 ms':>8}{'x raw':>7}{'cmd x':>7}")
+    print(f"{'raw sqlite3, FULL':<58}{raw_p50*1e3:>8.3f}{1:>7.2f}{service_p50/raw_p50:>7.2f}")
+    for floor, spent in zip(floors, floor_commits, strict=True):
+        floor_p50 = statistics.median(spent)
+        print(
+            f"{floor.name:<58}{floor_p50*1e3:>8.3f}{floor_p50/raw_p50:>7.2f}"
+            f"{service_p50/floor_p50:>7.2f}"
+        )
+    print("(x raw: the floor's p50 over the raw commit's; cmd x: the committed commands' p50 "
+          "over the floor's)")
+    for floor in floors:
+        await floor.connection.close()
     results = {}
     for workers in (1, 50):
         rate, latencies = await concurrent(service, store, table, commands, workers)

@@ -14,7 +14,11 @@ Printed, per committed command (odds and status reads left out), p50 and mean in
   event's preparation for the store (canonical JSON, patch), on the loop the kept head's
   parse and the event's hashes; the store's read and commit inclusive, as the loop waits
   for them;
-* how many functions the command sent to aiosqlite's thread (each a hop and back).
+* how many functions the command sent to aiosqlite's thread (each a hop and back);
+* the cyclic garbage collector's pauses (which stop every thread) and full collections;
+* with ``--profile-loop N``: the event loop's iterations and callbacks per command, and the
+  N functions that take most of the loop's own time (cProfile, which sees only the thread
+  that enables it: the loop's), per command.
 
 The phases are found by wrapping the functions that do them (this bench reaches into the
 code it measures, and must follow it when that moves). The wrappers cost a little of each
@@ -27,6 +31,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import gc
+import pstats
 import statistics
 import sys
 import tempfile
@@ -52,6 +59,7 @@ import db.chain.prepare as store_prepare  # noqa: E402
 import db.core.games as store_games  # noqa: E402
 import db.store as store_module  # noqa: E402
 import rules.core.play as rules_play  # noqa: E402
+from bot.app.warmup import settle_heap  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from db.drivers.sqlite import SqliteStore  # noqa: E402
 from rules.core.errors import RulesError  # noqa: E402
@@ -60,6 +68,23 @@ from rules.core.errors import RulesError  # noqa: E402
 _spent: dict[str, float] = defaultdict(float)
 _nesting = threading.local()
 _cpu = {"rules": 0.0, "aiosqlite": 0.0, "hops": 0}
+# The event loop's iterations and the callbacks it ran, in the command being measured.
+_loop = {"iterations": 0, "callbacks": 0}
+# The cyclic garbage collector's pauses in the command being measured (any thread's).
+_gc = {"seconds": 0.0, "started": 0.0, "full": 0}
+
+
+def _time_gc() -> None:
+    """Time every collection of the cyclic garbage collector (it stops every thread)."""
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            _gc["started"] = time.perf_counter()
+            return
+        _gc["seconds"] += time.perf_counter() - _gc["started"]
+        _gc["full"] += info["generation"] == 2
+
+    gc.callbacks.append(timed)
 
 
 def _exclusive(owner: Any, name: str, label: str) -> None:
@@ -127,6 +152,24 @@ def _count_threads() -> None:
     aiosqlite.core.Connection._execute = counted  # type: ignore[method-assign]
 
 
+def _count_loop() -> None:
+    """Count the event loop's iterations and the callbacks (task steps, futures' wake-ups,
+    ``call_soon_threadsafe`` from the other threads) it runs."""
+    run_once = asyncio.BaseEventLoop._run_once  # type: ignore[attr-defined]
+    run_handle = asyncio.Handle._run
+
+    def counted_once(self: asyncio.AbstractEventLoop) -> None:
+        _loop["iterations"] += 1
+        run_once(self)
+
+    def counted_handle(self: asyncio.Handle) -> None:
+        _loop["callbacks"] += 1
+        run_handle(self)
+
+    asyncio.BaseEventLoop._run_once = counted_once  # type: ignore[attr-defined]
+    asyncio.Handle._run = counted_handle  # type: ignore[method-assign]
+
+
 def _time_phases() -> None:
     document_rules = rules_play.DocumentRules
     source = rules_play.StateSource
@@ -153,7 +196,10 @@ def _time_phases() -> None:
     _inclusive(service_core, "open_table", "store: open_command (loop waits)")
 
 
-async def _measure(channels: int, commands: int, folder: Path) -> list[dict[str, float]]:
+async def _measure(
+    channels: int, commands: int, folder: Path, profile: cProfile.Profile | None = None
+) -> list[dict[str, float]]:
+    settle_heap()  # as the bot does once started (`arbitro run`)
     store = await SqliteStore.open(str(folder / "phases.db"))
     _inclusive(store, "commit", "store: commit (loop waits)")
     service = GameService(store)
@@ -170,11 +216,18 @@ async def _measure(channels: int, commands: int, folder: Path) -> list[dict[str,
         await asyncio.sleep(0.002)  # the read's own COMMIT behind it is done
         _spent.clear()
         _cpu.update(rules=0.0, aiosqlite=0.0, hops=0)
+        _loop.update(iterations=0, callbacks=0)
+        _gc.update(seconds=0.0, full=0)
         wall, loop_cpu = time.perf_counter(), time.thread_time()
+        if profile is not None:
+            profile.enable()
         try:
             await service.handle(request)
         except RulesError:
             continue
+        finally:
+            if profile is not None:
+                profile.disable()
         row = dict(_spent)
         row["wall"] = time.perf_counter() - wall
         row["CPU: event loop"] = time.thread_time() - loop_cpu
@@ -184,6 +237,11 @@ async def _measure(channels: int, commands: int, folder: Path) -> list[dict[str,
             row[k] for k in ("CPU: event loop", "CPU: rules thread", "CPU: aiosqlite thread")
         )
         row["hops to aiosqlite's thread (count)"] = _cpu["hops"]
+        row["garbage collector's pauses"] = _gc["seconds"]
+        row["full collections (count)"] = _gc["full"]
+        if profile is not None:
+            row["loop iterations (count)"] = _loop["iterations"]
+            row["loop callbacks (count)"] = _loop["callbacks"]
         rows.append(row)
     await store.close()
     return rows
@@ -210,13 +268,41 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=200)
     parser.add_argument("--commands", type=int, default=400)
     parser.add_argument("--cpu-only", action="store_true", help="no phase wrappers")
+    parser.add_argument(
+        "--profile-loop",
+        type=int,
+        default=0,
+        metavar="N",
+        help="profile the event loop (no phase wrappers); print its N costliest functions",
+    )
     arguments = parser.parse_args()
     _count_threads()
-    if not arguments.cpu_only:
+    _time_gc()
+    profile = None
+    if arguments.profile_loop:
+        _count_loop()
+        profile = cProfile.Profile(time.thread_time)  # CPU: a wait for the GIL is not
+    elif not arguments.cpu_only:
         _time_phases()
     with tempfile.TemporaryDirectory() as folder:
-        rows = asyncio.run(_measure(arguments.channels, arguments.commands, Path(folder)))
+        rows = asyncio.run(
+            _measure(arguments.channels, arguments.commands, Path(folder), profile)
+        )
     _print(rows)
+    if profile is not None:
+        print("\nthe event loop's own CPU, ms per command (cProfile: slower than without it)")
+        stats = pstats.Stats(profile)
+        entries = sorted(
+            stats.stats.items(),  # type: ignore[attr-defined]
+            key=lambda item: -item[1][2],
+        )[: arguments.profile_loop]
+        print(f"{'tottime':>9}{'cumtime':>9}{'calls':>8}  function")
+        for (file, line, name), (_, calls, tottime, cumtime, _) in entries:
+            where = f"{Path(file).name}:{line}" if line else file
+            print(
+                f"{tottime / len(rows) * 1e3:>9.3f}{cumtime / len(rows) * 1e3:>9.3f}"
+                f"{calls / len(rows):>8.1f}  {name} ({where})"
+            )
 
 
 if __name__ == "__main__":

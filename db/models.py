@@ -351,6 +351,16 @@ class CommandContext:
     records: tuple[FeatureRecord, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class HeldDocument:
+    """A game's document its caller already holds, and the head it is the document of
+    (`GameStore.open_command`: a game read on that very head is served with it)."""
+
+    version: int
+    head_hash: str
+    document: JsonObject
+
+
 EXPORT_FORMAT = "arbitro.export/1"
 
 

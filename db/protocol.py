@@ -27,6 +27,7 @@ from db.models import (
     GameRecord,
     GameStatus,
     GameSummary,
+    HeldDocument,
     Member,
     MemberRole,
     NewEvent,
@@ -70,11 +71,17 @@ class GameStore(Protocol):
         ...
 
     async def open_command(
-        self, channel_id: int, interaction_id: str | None = None
+        self,
+        channel_id: int,
+        interaction_id: str | None = None,
+        *,
+        held: HeldDocument | None = None,
     ) -> CommandContext:
         """The game, the event ``interaction_id`` already committed (if any), the members
         and the game's sealed feature records, read together in one round trip (one
-        consistent snapshot). Raises `GameNotFound` like `load`."""
+        consistent snapshot). Raises `GameNotFound` like `load`. ``held``: the caller
+        already holds the document of a head; a game read on that very head may come with
+        that document (the caller's object) instead of a parse of its own."""
         ...
 
     async def load(self, channel_id: int) -> GameRecord:

@@ -53,6 +53,7 @@ from db.models import (
     GameRecord,
     GameStatus,
     GameSummary,
+    HeldDocument,
     Member,
     MemberRole,
     NewEvent,
@@ -70,12 +71,16 @@ _T = TypeVar("_T")
 MAX_RECORD_CHARS = 64 * 1024
 
 
-def _served(context: CommandContext) -> CommandContext:
+def _served(context: CommandContext, held: HeldDocument | None) -> CommandContext:
     """A kept context as a full read gives it: its document a fresh object parsed from the
-    text that read verified (the caller may change its copy), no earlier event."""
+    text that read verified (the caller may change its copy), or the caller's own when it
+    holds that very head's (``held``), no earlier event."""
     record = context.record
-    text = record.document_text or ""
-    return replace(context, record=replace(record, document=parse_kept(text)), earlier=None)
+    if held is not None and (held.version, held.head_hash) == (record.version, record.head_hash):
+        document = held.document
+    else:
+        document = parse_kept(record.document_text or "")
+    return replace(context, record=replace(record, document=document), earlier=None)
 
 
 def _channel_of(scope: Scope) -> int | None:
@@ -253,12 +258,17 @@ class CoreStore(ABC):
         )
 
     async def open_command(
-        self, channel_id: int, interaction_id: str | None = None
+        self,
+        channel_id: int,
+        interaction_id: str | None = None,
+        *,
+        held: HeldDocument | None = None,
     ) -> CommandContext:
         """The game, the event ``interaction_id`` already committed (if any), members and
         the game's sealed feature records: one batch of reads in one snapshot, or what the
         last one read (and this process's commits since) after a probe finds that nobody
-        else has written since (`db.chain.head_cache`)."""
+        else has written since (`db.chain.head_cache`); then, on the head of ``held``, with
+        the caller's document rather than a parse of the kept text."""
         channel_id = operator.index(channel_id)
         interaction = None if interaction_id is None else str(interaction_id)
         if not self.dialect.change_counter:
@@ -285,7 +295,7 @@ class CoreStore(ABC):
                 and self.head_cache.get(channel_id) is kept
                 and self.verified_chains.head(channel_id) == kept.head
             ):
-                return _served(kept.context)
+                return _served(kept.context, held)
             # Another connection wrote: a head it moved is verified forward from the kept
             # head's document, not from the snapshot below it (`db.core.verify`).
             base = kept.state

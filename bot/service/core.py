@@ -207,10 +207,16 @@ class GameService:
             return await self._without_game(handler, request)
         # One round trip before any rule runs: the game, whether this interaction was
         # already answered (a retry gets its original result), and the seats.
+        kept_games = self._services.kept
         context = await open_table(
-            self._store, request.channel_id, None if handler.read_only else request.interaction_id
+            self._store,
+            request.channel_id,
+            None if handler.read_only else request.interaction_id,
+            held=kept_games.held(request.channel_id),
         )
         record = context.record
+        # Taken out whatever follows: only a command that ends well gives it back.
+        kept = kept_games.take(record)
         if context.earlier is not None:
             return _earlier_reply(request, context.earlier, record)
         if record.is_campaign:
@@ -227,7 +233,9 @@ class GameService:
         if not handler.after_end and record.status == "ended":
             raise ServiceError("error.service.game_ended")
         _check_seat(handler.who, seat)
-        call = GameCall(request, self._services, self._table, context, rules, document, seat)
+        call = GameCall(
+            request, self._services, self._table, context, rules, document, seat, kept
+        )
         for guard in self._table.guards:
             await guard.run(call, handler)
         if not handler.read_only and seat.seated:
@@ -245,7 +253,11 @@ class GameService:
         except BaseException:
             await self._release_guards(call, handler)
             raise
-        if not handler.read_only:
+        if handler.read_only:
+            # The game as read, still the store's head: the next command need not validate
+            # it again (a command that wrote keeps its own, `play.play_verb`).
+            kept_games.keep(request.channel_id, record.version, record.head_hash, call.game)
+        else:
             reply.notices.extend(await self._follow(call, handler, reply))
             await self._hear(reply, request.verb)
         return reply

@@ -34,10 +34,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
+from bot.service.kept_games import KeptGames
 from bot.service.limits import LogLimiter
 from bot.service.replies import Reply
 from bot.service.requests import Request
@@ -86,7 +87,8 @@ class Who(enum.Enum):
 
 class Services:
     """What every handler may use: the store, the dice, the log's rate limits, the default
-    language, and the rules workers (each question bounded by the work budget)."""
+    language, the rules workers (each question bounded by the work budget) and the games
+    kept validated between commands (`bot.service.kept_games`)."""
 
     def __init__(
         self,
@@ -101,6 +103,7 @@ class Services:
         self.language = language
         self.limiter = limiter
         self._workers = workers
+        self.kept = KeptGames()
 
     def known(self, *candidates: str | None) -> str:
         """The first of ``candidates`` that is a language of the catalogues, else the
@@ -178,9 +181,13 @@ class GameCall(Call):
     #: thread): a command's view of the game before it, the command and what follows share
     #: its one state.
     game: Loaded = field(init=False, repr=False, compare=False)
+    #: The game already validated, kept from the channel's last command
+    #: (`bot.service.kept_games`): its document is ``document``.
+    kept: InitVar[Loaded | None] = None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "game", self.rules.load(self.document))
+    def __post_init__(self, kept: Loaded | None) -> None:
+        game = kept if kept is not None else self.rules.load(self.document)
+        object.__setattr__(self, "game", game)
 
     @property
     def record(self) -> GameRecord:

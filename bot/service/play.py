@@ -342,6 +342,10 @@ async def play_verb(
             reply.result = ResultView(earlier, rules.sides(document))
         return _kept_secret(reply, result.event, request.verb, sides_now)
     reply.follow_ups = follow_ups
+    if ended is None and game.document is played.document:
+        # The handle holds the state it left, whose document is the one just stored: the
+        # channel's next command takes it back rather than validate it again.
+        services.kept.keep(request.channel_id, result.version, result.event.hash, game)
     if pictures and pictures[-1] is not None:
         # Under the picture, the command and its outcome as the channel may read them.
         line = event_line(result.event, reply.ruleset, reply.language, rules.sides(document))

@@ -14,8 +14,9 @@ never runs beside it. Each job runs inside :func:`rules.core.budget.work_budget`
 long either.
 
 What the rules' caches need (see the report in ``docs/availability.md``): no validated
-state outlives its job (a command's handle on its game is the job's own); the odds caches
-(:class:`rules.core.caches.BoundedCache`) lock around each access; the other caches are
+state is used by two jobs at once (a command's handle on its game is its own; kept for the
+channel's next command, it is taken out while in use: ``bot/service/kept_games.py``); the
+odds caches (:class:`rules.core.caches.BoundedCache`) lock around each access; the other caches are
 ``functools.cache`` or dicts read and written one operation at a time.
 """
 

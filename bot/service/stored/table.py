@@ -11,7 +11,7 @@ from bot.service.stored.campaign import CampaignLink, campaign_link_of
 from bot.service.stored.deadlines import Deadline, deadlines_of, pace_of
 from bot.service.stored.seat_names import seat_names_of
 from bot.service.stored.seats import Consent, pending_seats_of, side_roles_of
-from db.models import CommandContext, EventRecord, GameRecord, Member
+from db.models import CommandContext, EventRecord, GameRecord, HeldDocument, Member
 from db.protocol import GameStore
 
 
@@ -52,10 +52,15 @@ class TableContext:
 
 
 async def open_table(
-    store: GameStore, channel_id: int, interaction_id: str | None = None
+    store: GameStore,
+    channel_id: int,
+    interaction_id: str | None = None,
+    *,
+    held: HeldDocument | None = None,
 ) -> TableContext:
-    """The command's context, read in one round trip (`GameStore.open_command`)."""
-    return TableContext.of(await store.open_command(channel_id, interaction_id))
+    """The command's context, read in one round trip (`GameStore.open_command`; ``held``:
+    a document the caller holds, served on its head rather than parsed again)."""
+    return TableContext.of(await store.open_command(channel_id, interaction_id, held=held))
 
 
 __all__ = ["TableContext", "open_table"]

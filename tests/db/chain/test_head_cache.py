@@ -14,7 +14,7 @@ import pytest
 from db.chain.head_cache import HeadCache
 from db.drivers.sqlite import SqliteStore
 from db.errors import CorruptRecord, VersionConflict
-from db.models import EventRecord, NewEvent
+from db.models import EventRecord, HeldDocument, NewEvent
 from tests.db.conftest import Backend
 from tests.db.helpers import command_context, new_game, sample_document, verified_head
 
@@ -65,6 +65,34 @@ async def test_a_command_after_this_process_s_own_commit_is_served_without_a_ful
         assert third.members == (await store.open_command(CHANNEL, "fresh")).members
         expected = [CHANNEL] if backend.name == "sqlite" else [CHANNEL] * 4
         assert full_reads == expected  # PostgreSQL keeps nothing: a full read every time
+
+
+async def test_a_document_the_caller_holds_is_served_on_its_head_only(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service holds the state its last command left (bot/service/kept_games.py): on that
+    very head the store serves the caller's document instead of parsing the kept text; on any
+    other head it parses as always."""
+    store_module = importlib.import_module("db.store")
+    parsed: list[str] = []
+    parse = store_module.parse_kept
+    monkeypatch.setattr(store_module, "parse_kept", lambda text: parsed.append(text) or parse(text))
+    async with await SqliteStore.open(db_path) as store, await SqliteStore.open(db_path) as other:
+        await new_game(store, CHANNEL)
+        first = await store.open_command(CHANNEL, "a")
+        committed = await _advance(store, first.record.version, 2, "a")
+        mine = sample_document(2)
+        held = HeldDocument(2, committed.event.hash, mine)
+        served = await store.open_command(CHANNEL, "b", held=held)
+        assert served.record.document is mine and parsed == []
+        assert served.record.version == 2
+        stale = HeldDocument(1, first.record.head_hash or "", sample_document(1))
+        assert (await store.open_command(CHANNEL, "c", held=stale)).record.document == mine
+        assert len(parsed) == 1
+        # Another process moves the head: the held document is not the game's any more.
+        await other.commit(CHANNEL, 2, sample_document(7), NewEvent(verb="x", interaction_id="o"))
+        seen = await store.open_command(CHANNEL, "d", held=held)
+        assert seen.record.document == sample_document(7) and seen.record.document is not mine
 
 
 async def test_another_store_s_write_is_seen_by_the_next_command(
