@@ -258,7 +258,7 @@ def _scenario_titles(key: str) -> dict[str, str]:
     """A ruleset's scenarios, id → title (a ruleset registered from outside ``rules/``
     lists its rules' ids, untitled)."""
     if key in KNOWN_RULESETS:
-        return bundled_titles(f"rules.{key}")
+        return dict(bundled_titles(f"rules.{key}"))
     return dict.fromkeys(get_ruleset(key).rules.scenarios(), "")
 
 
