@@ -65,6 +65,9 @@ class DocumentRules(ABC):
     #: Whether whatever is owed decides whose move it is (:func:`rules.core.seatview.
     #: awaiting_of`); linea_gotica's sequence keeps the move with the mover meanwhile.
     owed_first: ClassVar[bool] = True
+    #: Whether every action it may owe is among its prompts (the verbs its ``prompts``
+    #: list), so what is owed is read from them, not from a listing of every move and fire.
+    owed_in_prompts: ClassVar[bool] = False
 
     # -- what it declares ------------------------------------------------------------------
 
@@ -362,7 +365,14 @@ class LoadedGame:
             held = self._held
             held.read()  # a document the ruleset cannot read is refused here, not later
             source = StateSource(self.rules, held, held.generation)
-            found = SeatView(self.rules.ruleset, seat, source, owed_first=self.rules.owed_first)
+            rules = self.rules
+            found = SeatView(
+                rules.ruleset,
+                seat,
+                source,
+                owed_first=rules.owed_first,
+                owed_in_prompts=rules.owed_in_prompts,
+            )
             self._views[seat] = found
         return found
 
