@@ -3,7 +3,6 @@ the command played on it, in place — no deep copy — and nothing of it kept e
 
 from __future__ import annotations
 
-import gc
 import random
 import weakref
 from collections.abc import Mapping
@@ -114,17 +113,6 @@ def test_a_view_read_after_a_command_on_its_state_is_refused() -> None:
     assert before.awaiting == waiting
     with pytest.raises(StaleView):
         before.status  # noqa: B018  # never read before: the state it would read has changed
-
-
-@pytest.fixture
-def no_cycle_collector():
-    """The cycle collector off: what is freed is freed by its last reference going."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 @pytest.mark.parametrize("ruleset", KNOWN_RULESETS)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import weakref
-from collections.abc import Iterator
 
 import pytest
 
@@ -14,17 +12,6 @@ from bot.service.workers import ChannelWorkers
 
 class _State:
     """Stands for a validated game state a job read (it supports weak references)."""
-
-
-@pytest.fixture
-def no_cycle_collector() -> Iterator[None]:
-    """The cycle collector off: what is freed is freed by its last reference going."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 async def test_a_refused_job_leaves_its_state_to_no_cycle_collector(no_cycle_collector) -> None:
