@@ -33,7 +33,6 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -330,15 +329,16 @@ def _hostile_requests(ruleset: str, document: dict[str, Any]) -> dict[str, Reque
     }
 
 
-@dataclass
 class Clock:
     """Whether the healthy channel's commands are timed: not while the hostile game is moved
     on, whose every listing of legal actions (unbudgeted, up to seconds on a large game) is
     this benchmark's work, not a player's command. ``spells`` counts each stop and restart,
-    so a command that overlapped one is not timed either."""
+    so a command that overlapped one is not timed either. (A plain class: the tests load
+    this script without registering it as a module, which a dataclass needs.)"""
 
-    running: bool = True
-    spells: int = 0
+    def __init__(self) -> None:
+        self.running = True
+        self.spells = 0
 
     def stop(self) -> None:
         self.running, self.spells = False, self.spells + 1
