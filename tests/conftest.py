@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import gc
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +92,14 @@ def counted(monkeypatch) -> dict[str, int]:
     monkeypatch.setattr(DocumentRules, "_load_state", counting_validate)
     monkeypatch.setattr(BaseModel, "model_copy", counting_copy)
     return counts
+
+
+@pytest.fixture
+def no_cycle_collector() -> Iterator[None]:
+    """The cycle collector off: what is freed is freed by its last reference going."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

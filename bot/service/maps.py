@@ -42,8 +42,11 @@ def localized_map(view: MapView, ruleset: str, language: str) -> MapView:
     )
     grid = view.grid
     if grid is not None:
+        labels: dict[str, str] = {}  # thousands of hexes, a few labels: each localized once
         hexes = tuple(
-            h.model_copy(update={"label": _word(ruleset, h.label, language)}) if h.label else h
+            h.model_copy(update={"label": _label(labels, ruleset, h.label, language)})
+            if h.label
+            else h
             for h in grid.hexes
         )
         grid = grid.model_copy(update={"hexes": hexes})
@@ -53,6 +56,14 @@ def localized_map(view: MapView, ruleset: str, language: str) -> MapView:
 def _word(ruleset: str, word: str, language: str) -> str:
     # value_text reads "a+b" as two value words: a hex that is woods and entrenched.
     return value_text(ruleset, word, language).replace(" + ", ", ")
+
+
+def _label(localized: dict[str, str], ruleset: str, label: str, language: str) -> str:
+    """A hex's label in ``language``, kept in ``localized`` for the map's other hexes."""
+    found = localized.get(label)
+    if found is None:
+        found = localized[label] = _word(ruleset, label, language)
+    return found
 
 
 def status_caption(view: StatusView, ruleset: str, language: str) -> str:

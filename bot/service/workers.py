@@ -87,7 +87,12 @@ class ChannelWorkers:
         future.add_done_callback(done)
         # Cancelling the caller cancels the job only if it has not started (then `done`
         # runs at once); a running job keeps the key's turn until it returns.
-        return await asyncio.wrap_future(future)
+        try:
+            return await asyncio.wrap_future(future)
+        finally:
+            # A refusal's traceback holds this frame: kept, the future holding the refusal
+            # would close a cycle over the job's frames and the state they read.
+            del future
 
     def _release(self, key: Hashable, turn: _Turn) -> None:
         turn.lock.release()

@@ -65,6 +65,9 @@ class DocumentRules(ABC):
     #: Whether whatever is owed decides whose move it is (:func:`rules.core.seatview.
     #: awaiting_of`); linea_gotica's sequence keeps the move with the mover meanwhile.
     owed_first: ClassVar[bool] = True
+    #: Whether every action it may owe is among its prompts (the verbs its ``prompts``
+    #: list), so what is owed is read from them, not from a listing of every move and fire.
+    owed_in_prompts: ClassVar[bool] = False
 
     # -- what it declares ------------------------------------------------------------------
 
@@ -303,6 +306,38 @@ class StaleView(RuntimeError):
     what a view says of a state before acting on it, or view the handle again after."""
 
 
+class _HeldState:
+    """What a :class:`LoadedGame` holds of its game: the document, the state validated from
+    it when first asked for, and how many commands were played on it.
+
+    Its views read the state through this, never through the handle that keeps them: a
+    handle and its views in a reference cycle would leave the whole state (thousands of
+    objects on a large map) to the cycle collector, whose passes hold the interpreter for
+    tens of milliseconds, every other channel's command waiting; without one, the state goes
+    with the last reference to it.
+    """
+
+    __slots__ = ("document", "generation", "rules", "state")
+
+    def __init__(self, rules: DocumentRules, document: Mapping[str, Any]) -> None:
+        self.rules = rules
+        self.document = document
+        self.state: Any = None
+        self.generation = 0  # how many commands were played on the state
+
+    def read(self) -> Any:
+        """The state, validated from the document the first time."""
+        if self.state is None:
+            self.state = self.rules._load_state(self.document)
+        return self.state
+
+    def state_of(self, generation: int) -> Any:
+        """The state a view made at ``generation`` reads (refused once a command changed it)."""
+        if generation != self.generation:
+            raise StaleView("a view of a state a command has since been played on")
+        return self.read()
+
+
 class LoadedGame:
     """One document read once by its :class:`DocumentRules`: its seat views, and a command.
 
@@ -315,30 +350,29 @@ class LoadedGame:
 
     def __init__(self, rules: DocumentRules, document: Mapping[str, Any]) -> None:
         self.rules = rules
-        self.document = document
-        self._state: Any = None
+        self._held = _HeldState(rules, document)
         self._views: dict[Seat, SeatView] = {}
-        self._generation = 0  # how many commands were played on the state
 
-    def _read(self) -> Any:
-        """The state, validated from the document the first time."""
-        if self._state is None:
-            self._state = self.rules._load_state(self.document)
-        return self._state
-
-    def state_of(self, generation: int) -> Any:
-        """The state a view made at ``generation`` reads (refused once a command changed it)."""
-        if generation != self._generation:
-            raise StaleView("a view of a state a command has since been played on")
-        return self._read()
+    @property
+    def document(self) -> Mapping[str, Any]:
+        """The document of the state the handle holds (the new one after a command)."""
+        return self._held.document
 
     def view(self, seat: Seat) -> SeatView:
         """What ``seat`` sees of the game now (kept until a command is played)."""
         found = self._views.get(seat)
         if found is None:
-            self._read()  # a document the ruleset cannot read is refused here, not later
-            source = StateSource(self.rules, self, self._generation)
-            found = SeatView(self.rules.ruleset, seat, source, owed_first=self.rules.owed_first)
+            held = self._held
+            held.read()  # a document the ruleset cannot read is refused here, not later
+            source = StateSource(self.rules, held, held.generation)
+            rules = self.rules
+            found = SeatView(
+                rules.ruleset,
+                seat,
+                source,
+                owed_first=rules.owed_first,
+                owed_in_prompts=rules.owed_in_prompts,
+            )
             self._views[seat] = found
         return found
 
@@ -354,15 +388,16 @@ class LoadedGame:
         serve rolls made for another side when ``dice`` are a player's typed faces."""
         if seat.public:
             raise IllegalAction("error.seat.spectator")
-        state = self._read()
+        held = self._held
+        state = held.read()
         # Handed to the command: whatever happens, neither it nor a view of it is read again.
-        self._state, self._views = None, {}
-        self._generation += 1
+        held.state, self._views = None, {}
+        held.generation += 1
         played, after = self.rules.play_on(
-            state, self.document, seat, verb, options, dice, other_dice
+            state, held.document, seat, verb, options, dice, other_dice
         )
         if verb != "odds":
-            self.document, self._state = played.document, after
+            held.document, held.state = played.document, after
         return played
 
 
@@ -371,13 +406,13 @@ class StateSource:
     """A :class:`DocumentRules`' answers about a handle's state, for its seat views."""
 
     rules: DocumentRules
-    loaded: LoadedGame
+    held: _HeldState
     generation: int
 
     @property
     def state(self) -> Any:
         """The state the view was made of."""
-        return self.loaded.state_of(self.generation)
+        return self.held.state_of(self.generation)
 
     def status(self, seat: Seat) -> StatusView:
         """The state as the seat may see it."""

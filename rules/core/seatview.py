@@ -244,11 +244,13 @@ class SeatView:
         source: ViewSource,
         *,
         owed_first: bool = True,
+        owed_in_prompts: bool = False,
     ) -> None:
         self.ruleset = ruleset
         self.seat = seat
         self._source = source
         self._owed_first = owed_first
+        self._owed_in_prompts = owed_in_prompts
         self._maps: dict[str, MapView | None] = {}
         self._parts: dict[str, Any] = {}
 
@@ -324,11 +326,13 @@ class SeatView:
     @property
     def owed(self) -> list[LegalAction]:
         """What must happen before the game moves on, and by whom (any seat's), from the
-        whole legal list (an owed move needs a listing of moves)."""
+        whole legal list (an owed move needs a listing of moves), or from the prompts where
+        the ruleset owes nothing else (``owed_in_prompts``: listing every fire at every
+        target only to find none owed took a large game's whole work budget)."""
         return self._part("owed", self._owed)
 
     def _owed(self) -> list[LegalAction]:
-        return owed(self.every_legal)
+        return owed(self.prompts if self._owed_in_prompts else self.every_legal)
 
     @property
     def awaiting(self) -> str | None:

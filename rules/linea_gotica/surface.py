@@ -87,6 +87,9 @@ class LineaGoticaPlay(DocumentRules):
     # The mover keeps the move while the other side owes a morale test (and the initiative
     # winner while choosing): the turn sequence says whose move it is.
     owed_first = False
+    # It owes morale tests, the initiative roll and choice and the missions' next orders
+    # only: the verbs its prompts list (a fire or a move is never owed).
+    owed_in_prompts = True
     game = g
     commands = commands_module
     scenario = scenario_module

@@ -117,8 +117,10 @@ class PzgrenPlay(DocumentRules):
         hex labels are value words (``eliminated``, ``woods``): front ends localize them.
         """
         hexes = []
-        for key, spot in sorted(state.hexes.items(), key=lambda item: parse_hex(item[0])):
-            where = parse_hex(key)
+        placed = sorted(
+            ((parse_hex(key), spot) for key, spot in state.hexes.items()), key=lambda p: p[0]
+        )
+        for where, spot in placed:
             words = [] if spot.terrain == "clear" else [spot.terrain]
             if spot.entrenchment:
                 words.append("entrenchment")

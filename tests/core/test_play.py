@@ -4,6 +4,7 @@ the command played on it, in place — no deep copy — and nothing of it kept e
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -112,3 +113,36 @@ def test_a_view_read_after_a_command_on_its_state_is_refused() -> None:
     assert before.awaiting == waiting
     with pytest.raises(StaleView):
         before.status  # noqa: B018  # never read before: the state it would read has changed
+
+
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
+def test_a_handle_its_views_and_its_states_go_with_their_last_reference(
+    ruleset, monkeypatch, no_cycle_collector
+) -> None:
+    # A handle in a reference cycle would leave its whole state (thousands of objects on a
+    # large map) to the cycle collector, whose full passes hold the interpreter for tens of
+    # milliseconds: every other channel's command waits for them.
+    rules = _rules(ruleset)
+    command = _accepted(rules, steps=2, seed=11)
+    states: list[weakref.ref[Any]] = []
+    validate = DocumentRules._load_state
+
+    def kept_validate(self: DocumentRules, document: Mapping[str, Any]) -> Any:
+        state = validate(self, document)
+        states.append(weakref.ref(state))
+        return state
+
+    monkeypatch.setattr(DocumentRules, "_load_state", kept_validate)
+    game = rules.load(command.document)
+    before = game.view(REFEREE)
+    shown = (before.status, before.every_legal, game.view(command.seat).hidden_names)
+    game.act(command.seat, command.verb, command.options, command.dice())
+    after = game.view(REFEREE)
+    shown += (after.status, after.follow_ups)
+    refused = rules.load(command.document)
+    with pytest.raises(RulesError):
+        refused.act(REFEREE, "move", {"unit": "nobody"}, command.dice())
+    handles = [weakref.ref(held) for held in (game, before, after, refused)]
+    del game, before, after, refused
+    assert states and shown
+    assert [ref() for ref in handles + states] == [None] * (len(handles) + len(states))

@@ -8,14 +8,17 @@ not ended some seat must have an action.
 
 from __future__ import annotations
 
+import contextlib
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from rules.core.errors import RulesError
-from rules.core.legal import LegalAction
-from rules.core.seatview import REFEREE, Seat
+from rules.core.legal import LegalAction, owed
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
+from rules.linea_gotica import field as gotica_field
 from rules.linea_gotica.surface import PLAY
 from tests.fuzz.harness import SeededDice
 from tests.linea_gotica.conftest import gotica_text_without_field, gotica_without_field
@@ -375,3 +378,52 @@ def test_covering_fire_may_fall_on_any_named_terrain_element():
     assert {a.target for a in covering} == set(game.state.places)
     assert {a.side for a in covering} == {"alleati"}
     _every_listed_action_is_accepted(game.state)
+
+
+def _random_play(seed: int, steps: int) -> Iterator[dict[str, Any]]:
+    """The documents of a random game of the bundled battlefield scenario, step by step."""
+    rng = random.Random(seed)
+    dice = SeededDice(rng)
+    document = PLAY.setup("esempio_gotica_campo")
+    for _ in range(steps):
+        yield document
+        actions = PLAY.view(document, REFEREE).every_legal
+        if not actions:
+            return
+        owed_now = [a for a in actions if a.owed]
+        action = rng.choice(owed_now if owed_now and rng.random() < 0.5 else actions)
+        with contextlib.suppress(RulesError):
+            document = PLAY.act(
+                document, Seat.of(action.side), action.verb, fill(action, rng), dice
+            ).document
+
+
+@pytest.mark.parametrize("seed", [3, 14])
+def test_what_is_owed_is_read_from_the_prompts_and_is_what_the_whole_listing_owes(seed):
+    # linea_gotica declares owed_in_prompts: its status reads what is owed from the prompts.
+    for document in _random_play(seed, 150):
+        whole = owed(PLAY.view(document, REFEREE).every_legal)
+        assert PLAY.view(document, SPECTATOR).owed == whole, document["phase"]
+
+
+def test_the_status_lists_what_is_owed_without_measuring_a_line_of_sight(monkeypatch):
+    # On the largest table the limits accept, listing every fire at every target only to
+    # find none owed took the whole work budget of each /game status.
+    measured = [0]
+    line_of_sight = gotica_field.line_of_sight
+
+    def counted(*args: Any) -> Any:
+        measured[0] += 1
+        return line_of_sight(*args)
+
+    monkeypatch.setattr(gotica_field, "line_of_sight", counted)
+    firing = next(
+        document
+        for document in _random_play(5, 400)
+        if any(a.verb == "fire" for a in PLAY.view(document, REFEREE).every_legal)
+    )
+    measured[0] = 0
+    view = PLAY.view(firing, SPECTATOR)
+    shown = (view.status, view.owed, view.follow_ups, view.awaiting)  # what a status reads
+    assert measured[0] == 0, shown
+    assert PLAY.view(firing, REFEREE).every_legal and measured[0] > 0
