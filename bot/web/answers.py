@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
+import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from markupsafe import escape
 
 from bot.render.campaign_map import campaign_map_png
 from bot.render.map import render_map
@@ -49,6 +53,10 @@ PICTURES_REMEMBERED = 64
 WEB_WORKERS = 2
 HTML = "text/html"
 PNG = "image/png"
+#: Stands for a reader's link in a page laid out once for every reader of a seat: drawn
+#: afresh by each process, so no name on a page can spell it.
+_LINK_MARK = f"arbitro-link-{secrets.token_hex(16)}-"
+_MARKED = re.compile(re.escape(_LINK_MARK) + r"(\w+)-")
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +199,14 @@ class PageBuilder:
             }
             if shown.campaign is not None:
                 other[0] = self.signer.relative(link.for_page("campaign", shown.campaign))
-            address = Address(here, here + "/map.png", other)
-            return Rendered((await services.off_loop(game_html, shown, address)).encode(), HTML)
+            # Laid out once for every reader of the seat, each reader's links put in after.
+            marked = Address(_mark("here"), _mark("picture"), {n: _mark(n) for n in other})
+            laid_out = await self._once(
+                ("html", *shared), lambda: services.off_loop(game_html, shown, marked)
+            )
+            links = {str(number): link for number, link in other.items()}
+            links.update(here=here, picture=here + "/map.png")
+            return Rendered(_with_links(laid_out, links).encode(), HTML)
 
         return etag("game", record.head_hash, link, record.language, page, extra), build
 
@@ -229,6 +243,17 @@ class PageBuilder:
     def _forget_failed(self, key: Hashable, done: asyncio.Future[Any]) -> None:
         if (done.cancelled() or done.exception() is not None) and self._built.get(key) is done:
             del self._built[key]
+
+
+def _mark(name: object) -> str:
+    """What a page laid out for every reader of a seat holds in place of a reader's link."""
+    return f"{_LINK_MARK}{name}-"
+
+
+def _with_links(laid_out: str, links: Mapping[str, str]) -> str:
+    """A page laid out with `_mark`s, each replaced by its reader's link, escaped as the
+    template escapes what it is given."""
+    return _MARKED.sub(lambda found: str(escape(links[found.group(1)])), laid_out)
 
 
 def etag(what: str, head: str | None, link: Link, language: str, *more: object) -> str:
