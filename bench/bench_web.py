@@ -55,7 +55,7 @@ from bot.app.settings import load_settings
 from bot.service import GameService, Request
 from bot.service.links import LinkSigner, use_links
 from bot.web.app import WebPages
-from bot.web.beside import start_pages_process
+from bot.web.beside import settle_pages, start_pages_process
 from db.drivers.sqlite import SqliteStore
 
 GAME, OTHER = 10, 11
@@ -97,6 +97,10 @@ async def main(
     folder = tempfile.mkdtemp(prefix="bench-web-")
     store = await SqliteStore.open(f"{folder}/arbitro.db")
     service = GameService(store)
+    # What the bot's process keeps for life frozen out of the collector's sight, as
+    # `arbitro run` does at start (`bot.app.warmup`), with the pages' templates: the
+    # threads' pages are served from it.
+    settle_pages()
     counter = itertools.count()
     # Each game's own turn of seating and unseating (whatever number of rounds went before).
     toggles = {GAME: itertools.cycle(_TOGGLE), OTHER: itertools.cycle(_TOGGLE)}
