@@ -100,6 +100,29 @@ async def test_the_memory_of_pages_is_bounded_least_recently_used_first(
     assert list(remembered) == [tags[1], tags[0]]
 
 
+async def test_a_game_s_older_heads_are_forgotten_together_once_it_has_moved_on(
+    client, signer, pages, table, store
+) -> None:
+    """What is built for a seat is kept for the head read now and the one before: the
+    head is in every ETag, so no reader asks for an older one again."""
+    built = pages._builder._built
+    paths = [signer.relative(signer.link("game", GAME, user)) for user in (ANNA, BRUNO)]
+    heads = []
+    for verb, options in (("seat.remove", {}), ("seat.assign", {"side": "tedeschi"})):
+        for path in paths:
+            await client.get(path)
+            await client.get(path + "/map.png")
+        heads.append((await store.load(GAME)).head_hash)
+        await table(GAME, REFEREE, verb, user=BRUNO, **options)
+    for path in paths:
+        await client.get(path)
+    heads.append((await store.load(GAME)).head_hash)
+    assert len(set(heads)) == 3 and list(built) == [(GAME, head) for head in heads[1:]]
+    # Each head's builds for each of the two seats: a page and its layout, and a picture
+    # (none asked for at the last head).
+    assert [len(builds) for builds in built.values()] == [6, 4]
+
+
 async def test_past_the_bound_a_reader_is_told_to_come_back(client, signer, pages) -> None:
     pages.pending = 1
     builder = pages._builder
@@ -173,7 +196,7 @@ async def test_a_page_is_laid_out_once_for_every_reader_of_a_seat(
         assert f'src="{path}/map.png"' in text and other not in text
         assert "arbitro-link-" not in text
     # Each reader's page is the one the template gives for that reader's own links.
-    built = [future.result() for future in pages._builder._built.values()]
+    built = [each.result() for builds in pages._builder._built.values() for each in builds.values()]
     page = next(each for each in built if isinstance(each, GamePage))
     assert page.pages == 1 and page.campaign is None  # no other page to link to
     alone = real(page, Address(paths[1], paths[1] + "/map.png", {}))
