@@ -23,6 +23,10 @@ serve them, `bot.web.beside`).
    server's: their process runs at niceness ``--crowd-nice`` (19 by default; 0 to let it
    compete with the bot for this machine's cores as it did before).
 
+For the threads, the three slowest pages of each kind are shown with the full garbage
+collection of the bot's process that fell inside any of them (the pages' own process is
+measured apart: docs/web.md, "Speed").
+
 The last lines are each way's verdicts: PASS or FAIL for each target, and the ratios of the
 commands' p99 and p50 with readers to those without.
 
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import itertools
 import multiprocessing
 import os
@@ -55,7 +60,7 @@ from bot.app.settings import load_settings
 from bot.service import GameService, Request
 from bot.service.links import LinkSigner, use_links
 from bot.web.app import WebPages
-from bot.web.beside import start_pages_process
+from bot.web.beside import settle_pages, start_pages_process
 from db.drivers.sqlite import SqliteStore
 
 GAME, OTHER = 10, 11
@@ -97,6 +102,10 @@ async def main(
     folder = tempfile.mkdtemp(prefix="bench-web-")
     store = await SqliteStore.open(f"{folder}/arbitro.db")
     service = GameService(store)
+    # What the bot's process keeps for life frozen out of the collector's sight, as
+    # `arbitro run` does at start (`bot.app.warmup`), with the pages' templates: the
+    # threads' pages are served from it.
+    settle_pages()
     counter = itertools.count()
     # Each game's own turn of seating and unseating (whatever number of rounds went before).
     toggles = {GAME: itertools.cycle(_TOGGLE), OTHER: itertools.cycle(_TOGGLE)}
@@ -148,6 +157,20 @@ async def main(
         session = await stack.enter_async_context(ClientSession())
         own = signer.relative(signer.link("game", GAME, BRUNO))
 
+        # Full garbage collections in this process (the threads' pages), to tell whether
+        # the slowest pages are the ones a full collection landed in.
+        full_passes: list[tuple[float, float]] = []
+        passing: list[float] = []
+
+        def on_collection(phase: str, info: dict[str, int]) -> None:
+            if info["generation"] == 2 and phase == "start":
+                passing[:] = [time.perf_counter()]
+            elif info["generation"] == 2 and passing:
+                full_passes.append((passing[0], time.perf_counter()))
+
+        gc.callbacks.append(on_collection)
+        spans: dict[str, list[tuple[float, float]]] = {"cold": [], "fresh": []}
+
         async def timed(mode: str, headers: dict[str, str] | None = None) -> tuple[float, str]:
             moment = time.perf_counter()
             async with session.get(bases[mode] + own, headers=headers) as response:
@@ -163,12 +186,19 @@ async def main(
         for number in range(rounds):
             order = MODES if number % 2 == 0 else MODES[::-1]  # turn about: the same load
             here.forget()  # nothing remembered: built from scratch (the same code, both ways)
+            moment = time.perf_counter()
             cold["threads"].append((await timed("threads"))[0])
+            spans["cold"].append((moment, time.perf_counter()))
             await new_event()  # a new head: a refresh after a command
             for mode in order:
+                moment = time.perf_counter()
                 spent, tag = await timed(mode)
                 fresh[mode].append(spent)
+                if mode == "threads":
+                    spans["fresh"].append((moment, time.perf_counter()))
                 unchanged[mode].append((await timed(mode, {"If-None-Match": tag}))[0])
+        gc.callbacks.remove(on_collection)
+        print(f"[threads] {slowest_pages(spans, full_passes)}")
         page_p99 = {}
         for mode in MODES:
             page_p99[mode] = max(
@@ -251,6 +281,28 @@ async def main(
                 f"x{worst / before:.2f}; p50 x{p(crowded[mode], 0.5) / p(alone, 0.5):.2f})"
             )
     await store.close()
+
+
+def slowest_pages(
+    spans: dict[str, list[tuple[float, float]]], full_passes: list[tuple[float, float]]
+) -> str:
+    """The slowest threads' pages of each kind, each with the full garbage collection that
+    fell inside it, if any (ms)."""
+    told = []
+    for kind, timed_spans in spans.items():
+        slowest = sorted(timed_spans, key=lambda span: span[0] - span[1])[:3]
+        shown = []
+        for start, end in slowest:
+            inside = [stop - begin for begin, stop in full_passes if start <= begin < end]
+            passes = f" (full collection {inside[0] * 1000:.1f})" if inside else ""
+            shown.append(f"{(end - start) * 1000:.1f}{passes}")
+        told.append(f"{kind}: {', '.join(shown)}")
+    return (
+        f"slowest pages, ms: {'; '.join(told)}; full collections in this process: "
+        f"{len(full_passes)}, each {figures([stop - begin for begin, stop in full_passes])}"
+        if full_passes
+        else f"slowest pages, ms: {'; '.join(told)}; no full collection in this process"
+    )
 
 
 def read_in_a_crowd(links: list[str], refresh: float, seconds: float) -> dict[str, int]:

@@ -27,7 +27,7 @@ from db.chain.head_cache import HeadCache
 from db.chain.history import PAGE_VERSIONS, ExportHead, StoredVersion
 from db.chain.long_history import LongHistories
 from db.chain.prepare import CommitPreparer, PreparedEvent, prepare_event, system_event
-from db.chain.verify import VerifiedChains, VerifiedHead
+from db.chain.verify import VerifiedChains, VerifiedHead, VerifiedState
 from db.core import games, logs, records
 from db.core import members as roster
 from db.core.common import MAX_EVENTS_PAGE, event_by_interaction, members_of
@@ -109,6 +109,9 @@ class CoreStore(ABC):
         # The verified head of the games played lately, served again after a probe
         # (db/chain/head_cache.py); empty on a backend without a change counter.
         self.head_cache = HeadCache()
+        # The full reads under way, per channel (`open_command`): callers at once wait for
+        # the one under way rather than each reading and verifying the game again.
+        self._full_reads: dict[int, asyncio.Event] = {}
 
     @abstractmethod
     async def _execute(self, operation: Operation[_T]) -> _T:
@@ -280,9 +283,17 @@ class CoreStore(ABC):
                 "read",
                 channel_id,
             )
-        kept = self.head_cache.get(channel_id)
-        base = None
-        if kept is not None:
+        while True:
+            flight = self._full_reads.get(channel_id)
+            if flight is not None:
+                # Another caller is reading this game in full: what it keeps is probed
+                # next, so readers at once cost one read and one verification, and none
+                # replays the history below a kept head another reader dropped.
+                await flight.wait()
+                continue
+            kept = self.head_cache.get(channel_id)
+            if kept is None:
+                return await self._read_in_full(channel_id, interaction, None)
             counter, retried = await self._run(
                 partial(games.probe, self.dialect, interaction),
                 "read",
@@ -296,35 +307,49 @@ class CoreStore(ABC):
                 and self.verified_chains.head(channel_id) == kept.head
             ):
                 return _served(kept.context, held)
+            if channel_id in self._full_reads:
+                continue  # a full read began while this one probed: wait for it
             # Another connection wrote: a head it moved is verified forward from the kept
             # head's document, not from the snapshot below it (`db.core.verify`).
-            base = kept.state
             self.head_cache.forget(channel_id)
-        await self._verify_long_history(channel_id)
-        ticket = self.head_cache.reading(channel_id)
+            return await self._read_in_full(channel_id, interaction, kept.state)
+
+    async def _read_in_full(
+        self, channel_id: int, interaction: str | None, base: VerifiedState | None
+    ) -> CommandContext:
+        """`open_command`'s full read (the head moved by another connection verified from
+        ``base``, when given), kept for the next callers; the callers meanwhile wait."""
+        flight = self._full_reads[channel_id] = asyncio.Event()
         try:
-            context, counter = await self._run(
-                partial(
-                    games.open_command_counted,
-                    self.dialect,
+            await self._verify_long_history(channel_id)
+            ticket = self.head_cache.reading(channel_id)
+            try:
+                context, counter = await self._run(
+                    partial(
+                        games.open_command_counted,
+                        self.dialect,
+                        channel_id,
+                        interaction,
+                        self.verified_chains,
+                        base,
+                    ),
+                    "read",
                     channel_id,
-                    interaction,
-                    self.verified_chains,
-                    base,
-                ),
-                "read",
-                channel_id,
-            )
-        except BaseException:
-            self.head_cache.done(ticket)
-            raise
-        head = self.verified_chains.head(channel_id)
-        record = context.record
-        if head is not None and head.seq == record.version and head.hash == record.head_hash:
-            self.head_cache.put(ticket, context, head, counter)
-        else:
-            self.head_cache.done(ticket)
-        return context
+                )
+            except BaseException:
+                self.head_cache.done(ticket)
+                raise
+            head = self.verified_chains.head(channel_id)
+            record = context.record
+            if head is not None and head.seq == record.version and head.hash == record.head_hash:
+                self.head_cache.put(ticket, context, head, counter)
+            else:
+                self.head_cache.done(ticket)
+            return context
+        finally:
+            if self._full_reads.get(channel_id) is flight:
+                del self._full_reads[channel_id]
+            flight.set()
 
     async def list_games(
         self, guild_id: int | None, status: GameStatus | None = None

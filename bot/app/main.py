@@ -38,7 +38,7 @@ from bot.render.pictures import start_pictures, stop_pictures
 from bot.service import GameService
 from bot.service.limits import LogLimits
 from bot.web.app import signer_of, start_web
-from bot.web.beside import web_beside
+from bot.web.beside import settle_pages, web_beside
 from db.errors import StoreError
 from db.open import open_store
 from db.tools.cli import register as register_db
@@ -227,6 +227,7 @@ def _web(args: argparse.Namespace) -> int:
         store = await open_store(str(settings.db))
         try:
             await ensure_readable(store, str(settings.db))
+            settle_pages()
             server = await start_web(
                 store, signer, settings.web_host, settings.web_port, settings.language
             )

@@ -5,7 +5,8 @@ the GIL meanwhile: with the rules' tables, catalogues, discord.py and pydantic l
 pass stalled the event loop for 0.1–0.27 s (measured with ``gc.callbacks`` while a scenario
 was parsed on a worker thread). What is loaded at start-up lives as long as the process, so
 it is moved out of the collector's sight (``gc.freeze``): later passes walk only what games
-create.
+create. The pages' own process (`bot.web.beside`) settles its heap too: there a full pass
+over the unfrozen heap took 35–90 ms and made the slowest pages (docs/web.md, "Speed").
 
 The youngest generation is then collected less often (`YOUNG_THRESHOLD` new container
 objects instead of Python's 700). A command allocates thousands of them — the state
@@ -21,6 +22,7 @@ from __future__ import annotations
 import gc
 import logging
 
+from rules.core.i18n import LANGUAGES, catalogue
 from rules.core.ruleset import all_rulesets
 
 log = logging.getLogger(__name__)
@@ -30,11 +32,13 @@ YOUNG_THRESHOLD = 10_000
 
 
 def settle_heap() -> None:
-    """Load every ruleset (tables, scenarios' list), then freeze what is alive, and
-    collect the youngest generation less often."""
+    """Load every ruleset (tables, scenarios' list) and every language's catalogue, then
+    freeze what is alive, and collect the youngest generation less often."""
     for ruleset in all_rulesets():
         ruleset.tables  # noqa: B018 - loading is the point: validated once, kept for life
         ruleset.rules.scenarios()
+    for language in LANGUAGES:
+        catalogue(language)
     gc.collect()
     gc.freeze()
     young, middle, old = gc.get_threshold()

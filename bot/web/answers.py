@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
+import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from markupsafe import escape
 
 from bot.render.campaign_map import campaign_map_png
 from bot.render.map import render_map
@@ -41,14 +45,22 @@ from bot.web.pages import Address, campaign_html, game_html
 from db.protocol import GameStore
 from rules.core.dice import SystemDice
 
-#: Rendered responses kept in memory, by ETag (and as many service builds, by seat).
+#: Rendered responses kept in memory, by ETag.
 CACHE_ENTRIES = 512
+#: Heads whose service builds (by seat) are kept, in all; and per game: the head its
+#: readers read now and the one before it (a reader whose read raced a command).
+HEADS_KEPT = 64
+HEADS_KEPT_PER_GAME = 2
 #: Pictures of tables kept in memory, by what they show (each some tens of KB).
 PICTURES_REMEMBERED = 64
 #: Threads building pages and pictures (apart from the commands' rules workers).
 WEB_WORKERS = 2
 HTML = "text/html"
 PNG = "image/png"
+#: Stands for a reader's link in a page laid out once for every reader of a seat: drawn
+#: afresh by each process, so no name on a page can spell it.
+_LINK_MARK = f"arbitro-link-{secrets.token_hex(16)}-"
+_MARKED = re.compile(re.escape(_LINK_MARK) + r"(\w+)-")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +90,10 @@ class PageBuilder:
         self._cache: OrderedDict[str, Rendered] = OrderedDict()
         # What the service built for a seat at a head, shared by every reader in that seat
         # (the page is the seat's; only its links are the reader's), and built once however
-        # many readers ask at the same moment.
-        self._built: OrderedDict[Hashable, asyncio.Future[Any]] = OrderedDict()
+        # many readers ask at the same moment; by (channel, head), a game's older heads
+        # forgotten together once it has moved on (`_once`).
+        self._built: OrderedDict[tuple[int, str | None], dict[Hashable, asyncio.Future[Any]]]
+        self._built = OrderedDict()
         # The tables' pictures by what they show (`_game_picture`).
         self._pictures: OrderedDict[str, bytes] = OrderedDict()
 
@@ -130,10 +144,11 @@ class PageBuilder:
         if link.kind == "game":
             context = await game_context(services, link.channel)
             tag = etag("map", context.record.head_hash, link, context.record.language)
-            shared = ("map", context.record.head_hash, seat_of(context, link))
+            shared = ("map", seat_of(context, link))
+            at = (link.channel, context.record.head_hash)
 
             async def build() -> Rendered | None:
-                picture = await self._once(shared, lambda: self._game_picture(context, link))
+                picture = await self._once(at, shared, lambda: self._game_picture(context, link))
                 return None if picture is None else Rendered(picture, PNG)
 
             return tag, build
@@ -179,10 +194,11 @@ class PageBuilder:
         context = await game_context(services, link.channel)
         record = context.record
         extra = repr((context.deadlines, context.pace_hours, context.members))
-        shared = ("game", record.head_hash, seat_of(context, link), page, extra)
+        shared = ("game", seat_of(context, link), page, extra)
+        at = (link.channel, record.head_hash)
 
         async def build() -> Rendered | None:
-            shown = await self._once(shared, lambda: game_page(services, context, link, page))
+            shown = await self._once(at, shared, lambda: game_page(services, context, link, page))
             here = self.signer.relative(link)
             other = {
                 number: f"{here}?page={number}"
@@ -191,8 +207,14 @@ class PageBuilder:
             }
             if shown.campaign is not None:
                 other[0] = self.signer.relative(link.for_page("campaign", shown.campaign))
-            address = Address(here, here + "/map.png", other)
-            return Rendered((await services.off_loop(game_html, shown, address)).encode(), HTML)
+            # Laid out once for every reader of the seat, each reader's links put in after.
+            marked = Address(_mark("here"), _mark("picture"), {n: _mark(n) for n in other})
+            laid_out = await self._once(
+                at, ("html", *shared), lambda: services.off_loop(game_html, shown, marked)
+            )
+            links = {str(number): link for number, link in other.items()}
+            links.update(here=here, picture=here + "/map.png")
+            return Rendered(_with_links(laid_out, links).encode(), HTML)
 
         return etag("game", record.head_hash, link, record.language, page, extra), build
 
@@ -213,22 +235,46 @@ class PageBuilder:
 
         return etag("campaign", head, link, ""), build
 
-    async def _once(self, key: Hashable, build: Callable[[], Awaitable[Any]]) -> Any:
-        """What ``build`` gives, built once for ``key`` while it is remembered."""
-        future = self._built.get(key)
-        if future is None:
-            future = asyncio.ensure_future(build())
-            self._built[key] = future
-            while len(self._built) > CACHE_ENTRIES:
+    async def _once(
+        self, head: tuple[int, str | None], key: Hashable, build: Callable[[], Awaitable[Any]]
+    ) -> Any:
+        """What ``build`` gives, built once for ``key`` at ``head`` (a game's channel and
+        chain head) while it is remembered. A game's heads before the last two are forgotten
+        at once, their builds with them: no reader asks for them again (the head is in every
+        ETag), and kept they would only swell what the garbage collector walks."""
+        builds = self._built.get(head)
+        if builds is None:
+            builds = self._built[head] = {}
+            older = [kept for kept in self._built if kept[0] == head[0] and kept != head]
+            for kept in older[: max(0, len(older) - HEADS_KEPT_PER_GAME + 1)]:
+                del self._built[kept]
+            while len(self._built) > HEADS_KEPT:
                 self._built.popitem(last=False)
-            future.add_done_callback(lambda done: self._forget_failed(key, done))
         else:
-            self._built.move_to_end(key)
+            self._built.move_to_end(head)
+        future = builds.get(key)
+        if future is None:
+            future = builds[key] = asyncio.ensure_future(build())
+            future.add_done_callback(lambda done: _forget_failed(builds, key, done))
         return await asyncio.shield(future)
 
-    def _forget_failed(self, key: Hashable, done: asyncio.Future[Any]) -> None:
-        if (done.cancelled() or done.exception() is not None) and self._built.get(key) is done:
-            del self._built[key]
+
+def _forget_failed(
+    builds: dict[Hashable, asyncio.Future[Any]], key: Hashable, done: asyncio.Future[Any]
+) -> None:
+    if (done.cancelled() or done.exception() is not None) and builds.get(key) is done:
+        del builds[key]
+
+
+def _mark(name: object) -> str:
+    """What a page laid out for every reader of a seat holds in place of a reader's link."""
+    return f"{_LINK_MARK}{name}-"
+
+
+def _with_links(laid_out: str, links: Mapping[str, str]) -> str:
+    """A page laid out with `_mark`s, each replaced by its reader's link, escaped as the
+    template escapes what it is given."""
+    return _MARKED.sub(lambda found: str(escape(links[found.group(1)])), laid_out)
 
 
 def etag(what: str, head: str | None, link: Link, language: str, *more: object) -> str:

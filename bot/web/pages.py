@@ -27,7 +27,16 @@ _ENVIRONMENT = Environment(
     autoescape=select_autoescape(["html"]),
     trim_blocks=True,
     lstrip_blocks=True,
+    # The templates ship with the bot: a page need not look whether their files changed.
+    auto_reload=False,
 )
+
+
+def load_templates() -> None:
+    """Compile every template now, at start (then kept, and frozen with the rest of what
+    the process keeps for life: `bot.app.warmup`), not on the first reader's page."""
+    for name in _ENVIRONMENT.list_templates(extensions=["html"]):
+        _ENVIRONMENT.get_template(name)
 
 
 def _words(language: str) -> Callable[..., str]:
@@ -144,4 +153,4 @@ def message_html(language: str, key: str, status: int) -> str:
     return _render("message.html", language, title=str(status), message=_words(language)(key))
 
 
-__all__ = ["Address", "campaign_html", "game_html", "message_html"]
+__all__ = ["Address", "campaign_html", "game_html", "load_templates", "message_html"]

@@ -14,8 +14,10 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.service import links
+from bot.service.pages import GamePage
 from bot.web import answers
 from bot.web.app import RETRY_AFTER_S, WebPages
+from bot.web.pages import Address
 from tests.bot.web.conftest import ANNA, BRUNO, GAME, HIDDEN, REFEREE
 
 #: Two readers without a seat: they share what the service builds for no seat.
@@ -98,6 +100,29 @@ async def test_the_memory_of_pages_is_bounded_least_recently_used_first(
     assert list(remembered) == [tags[1], tags[0]]
 
 
+async def test_a_game_s_older_heads_are_forgotten_together_once_it_has_moved_on(
+    client, signer, pages, table, store
+) -> None:
+    """What is built for a seat is kept for the head read now and the one before: the
+    head is in every ETag, so no reader asks for an older one again."""
+    built = pages._builder._built
+    paths = [signer.relative(signer.link("game", GAME, user)) for user in (ANNA, BRUNO)]
+    heads = []
+    for verb, options in (("seat.remove", {}), ("seat.assign", {"side": "tedeschi"})):
+        for path in paths:
+            await client.get(path)
+            await client.get(path + "/map.png")
+        heads.append((await store.load(GAME)).head_hash)
+        await table(GAME, REFEREE, verb, user=BRUNO, **options)
+    for path in paths:
+        await client.get(path)
+    heads.append((await store.load(GAME)).head_hash)
+    assert len(set(heads)) == 3 and list(built) == [(GAME, head) for head in heads[1:]]
+    # Each head's builds for each of the two seats: a page and its layout, and a picture
+    # (none asked for at the last head).
+    assert [len(builds) for builds in built.values()] == [6, 4]
+
+
 async def test_past_the_bound_a_reader_is_told_to_come_back(client, signer, pages) -> None:
     pages.pending = 1
     builder = pages._builder
@@ -149,3 +174,30 @@ async def test_a_picture_is_drawn_once_per_view_it_shows(
     again = await client.get(enemy)
     assert again.headers["ETag"] != first.headers["ETag"]
     assert await again.read() == picture and len(drawn) == 3
+
+
+async def test_a_page_is_laid_out_once_for_every_reader_of_a_seat(
+    client, signer, pages, monkeypatch
+) -> None:
+    """Fifty readers refreshing after a command: the template runs once for the seat, each
+    reader's page then given its own links (escaped as the template escapes them)."""
+    laid_out: list[int] = []
+    real = answers.game_html
+
+    def counting(page, address):
+        laid_out.append(page.page)
+        return real(page, address)
+
+    monkeypatch.setattr(answers, "game_html", counting)
+    paths = [signer.relative(signer.link("game", GAME, user)) for user in STRANGERS]
+    shown = [await (await client.get(path)).text() for path in paths]
+    assert len(laid_out) == 1
+    for path, other, text in zip(paths, reversed(paths), shown, strict=True):
+        assert f'src="{path}/map.png"' in text and other not in text
+        assert "arbitro-link-" not in text
+    # Each reader's page is the one the template gives for that reader's own links.
+    built = [each.result() for builds in pages._builder._built.values() for each in builds.values()]
+    page = next(each for each in built if isinstance(each, GamePage))
+    assert page.pages == 1 and page.campaign is None  # no other page to link to
+    alone = real(page, Address(paths[1], paths[1] + "/map.png", {}))
+    assert shown[1] == alone

@@ -15,6 +15,7 @@ import pytest
 from aiohttp import ClientSession
 
 from bot.app.settings import load_settings
+from bot.web import beside, pages
 from bot.web.app import WebServer
 from bot.web.beside import PagesProcess, start_pages_process, web_beside
 from tests.bot.web.conftest import ANNA, BRUNO, GAME, HIDDEN, REFEREE, SECRET
@@ -80,6 +81,34 @@ async def test_the_pages_beside_a_bot_are_served_from_their_own_process(
         await pages.stop()
     assert not pages.process.is_alive()
     assert (await store.load(GAME)).version > 0  # the bot's store still answers
+
+
+async def test_the_pages_settle_their_heap_before_they_listen(
+    store, table, settings_for, monkeypatch
+) -> None:
+    """Everything the pages' process keeps for life is frozen out of the garbage
+    collector's sight before the first reader (docs/web.md, "Speed"): a full collection
+    over it was what made the slowest pages."""
+    receiving, sending = multiprocessing.Pipe(duplex=False)
+    listening_when_settled: list[bool] = []
+    monkeypatch.setattr(
+        beside, "settle_heap", lambda: listening_when_settled.append(receiving.poll())
+    )
+    settings = settings_for(store.path)
+    stopping = multiprocessing.Event()
+    serving = asyncio.create_task(
+        beside._pages(settings, "127.0.0.1", settings.web_port, sending, stopping)
+    )
+    try:
+        told = await asyncio.to_thread(receiving.recv)
+    finally:
+        stopping.set()
+        await serving
+    assert isinstance(told, tuple) and listening_when_settled == [False]
+    assert set(pages._ENVIRONMENT.cache or {}) and all(
+        any(key[1] == name for key in (pages._ENVIRONMENT.cache or {}))
+        for name in pages._ENVIRONMENT.list_templates(extensions=["html"])
+    )
 
 
 async def test_pages_that_cannot_listen_stop_the_start(store, table, settings_for) -> None:

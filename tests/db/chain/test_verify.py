@@ -13,6 +13,7 @@ it verified. Both backends.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from dataclasses import replace
 from typing import Any
@@ -419,6 +420,25 @@ async def test_a_head_another_process_moved_is_verified_from_the_kept_head_s_doc
         verifications.clear()
         assert (await second.load(TAMPERED)).version == HEAD + 1
         assert verifications == [("span", 33, HEAD + 1)]
+
+
+async def test_readers_of_a_moved_head_at_once_verify_it_once_from_the_kept_head(
+    backend: Backend, verifications: list[tuple[str, int, int]]
+) -> None:
+    """Fifty readers refreshing a page after another process's command (docs/web.md,
+    "Speed"): the first to find the kept head stale reads and verifies the new head from
+    it; the others wait for that read and are served what it kept, instead of each
+    reading in full and replaying from the snapshot below the kept head."""
+    first, second = await two_processes_apart(backend)
+    async with first, second:
+        verifications.clear()
+        loaded = await asyncio.gather(*(second.load(TAMPERED) for _ in range(5)))
+        assert {record.version for record in loaded} == {HEAD}
+        assert all(record.document == document_at(HEAD) for record in loaded)
+        if backend.name == "sqlite":
+            assert verifications == [("forward", 20, HEAD)]
+        else:  # PostgreSQL keeps no head: each read verifies on its own, as before
+            assert ("span", 16, HEAD) in verifications
 
 
 #: Rows of the versions the first process added (21..40) edited before the second reads
