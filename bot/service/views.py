@@ -68,7 +68,7 @@ from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
 from rules.core.score import GameResult
 from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
-from rules.core.words import Words, names_in, names_of
+from rules.core.words import Words, names_in, names_of, spelled_in
 
 #: The most events ``/game log`` shows.
 MAX_LOG = 50
@@ -184,9 +184,10 @@ async def show_log(call: Call) -> Reply:
     count = int_option(request.options, "count", 10, 1, MAX_LOG)
     record = await store.load(request.channel_id)
     sides = call.services.rules(record.ruleset).sides(record.document)
+    spelled = spelled_in(record.document)
     first = max(0, record.version - count)
     for event in await store.events(request.channel_id, after_seq=first, limit=count):
-        reply.lines.append(event_line(event, reply.ruleset, reply.language, sides))
+        reply.lines.append(event_line(event, reply.ruleset, reply.language, sides, spelled=spelled))
     return reply
 
 
@@ -213,7 +214,14 @@ async def export(call: Call) -> Reply:
     game = call.services.rules(record.ruleset).load(record.document)
     final = await call.services.off_loop(lambda: game.view(REFEREE).result)
     return await _export_reply(
-        request, reply, head, pages, sides, reader, hides_states, _spelled(final)
+        request,
+        reply,
+        head,
+        pages,
+        sides,
+        reader,
+        hides_states,
+        _spelled(final) + spelled_in(record.document),
     )
 
 
@@ -258,8 +266,10 @@ async def _export_archived(call: Call) -> Reply:
         raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
     reply = FilesReply(language=str(game.get("language", "it")), ruleset=str(game.get("ruleset")))
     document = await asyncio.to_thread(json.loads, head.current[1])
-    sides = names_of(document.get("sides") or {}) if isinstance(document, dict) else {}
-    return await _export_reply(request, reply, head, pages, sides)
+    if not isinstance(document, dict):
+        return await _export_reply(request, reply, head, pages, {})
+    sides = names_of(document.get("sides") or {})
+    return await _export_reply(request, reply, head, pages, sides, spelled=spelled_in(document))
 
 
 async def _export_reply(
@@ -296,7 +306,7 @@ async def _export_reply(
         pages,
         title=title,
         language=language,
-        line_of=lambda event: event_line(event, ruleset, language, sides, reader),
+        line_of=lambda event: event_line(event, ruleset, language, sides, reader, spelled),
         details_of=details,
         redaction=None
         if reader.referee

@@ -9,6 +9,7 @@ from rules.core.i18n import DEFAULT_LANGUAGE, translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 from rules.render import value_text
 from rules.w40k4 import commands as commands_module
 from rules.w40k4 import field, legal, lookups
@@ -106,7 +107,7 @@ class W40kPlay(DocumentRules):
             notes += [
                 Outcome.of(
                     "w40k4.status.combat",
-                    units=", ".join(state.units[m].name for m in members),
+                    units=joined(state.units[m].name for m in members),
                 )
                 for members in g.open_combats(state)
             ]
