@@ -146,9 +146,7 @@ def test_an_uploaded_scenarios_plain_unit_name_reads_as_given(
     document = play.setup(None, text)
     assert document["units"][named.unit]["name"] == "Squadra del circolo"  # a string stays
     line = next(u for u in play.view(document, REFEREE).status.units if u.id == named.unit)
-    assert {in_language(line.name, language) for language in LANGUAGES} == {
-        "Squadra del circolo"
-    }
+    assert {in_language(line.name, language) for language in LANGUAGES} == {"Squadra del circolo"}
     state = play._load_state(document)
     typed = {"unit": "squadra del circolo"}
     assert play.by_id(state, Seat.of(named.side), "move", typed) == {"unit": named.unit}
