@@ -163,6 +163,14 @@ def joined(names: Iterable[str], separator: str = ", ") -> str:
     )
 
 
+def followed(name: str, after: str) -> str:
+    """``name`` followed by ``after`` ("Sniper (breve)"), in each of the name's languages."""
+    translations = getattr(name, "translations", None)
+    if not translations:
+        return f"{name}{after}"
+    return Words(f"{name}{after}", {key: f"{text}{after}" for key, text in translations.items()})
+
+
 def names_of(names: Mapping[str, Any]) -> dict[str, Words]:
     """Names by id as a document stores them (a plain string, or the three languages') as
     :class:`Words`: for the readers of a raw document, which no model validated."""
@@ -241,6 +249,7 @@ __all__ = [
     "LocalizedText",
     "LocalizedTitle",
     "Words",
+    "followed",
     "id_named",
     "in_language",
     "is_named",
