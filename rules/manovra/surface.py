@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rules.core.battlefield import Counter, MapView, Overlay, table_view
@@ -177,6 +178,12 @@ class ManovraPlay(DocumentRules):
     def prompts(self, state: Any) -> list[LegalAction]:
         """The owed actions: tests (CT, SF, ET) and the next IF marker at step 4."""
         return legal.owed_actions(state)
+
+    def named(self, state: Any, kind: str) -> Mapping[str, str]:
+        """A platoon or a battery is typed by its name too, as a unit is."""
+        if kind in ("platoon", "battery"):
+            return {key: platoon.name for key, platoon in state.platoons.items()}
+        return super().named(state, kind)
 
     def choices(self, state: Any, kind: str, side: str | None) -> list[str]:
         """Names for autocomplete, own units first for 'unit', enemies for 'target'."""

@@ -167,3 +167,33 @@ def test_a_game_stored_with_plain_unit_names_reads_as_before(
     document, action = _naming(play, document, named)
     options = {**fill(action, random.Random(3)), "unit": named.name.it}
     play.act(document, Seat.of(named.side), action.verb, options, SeededDice(random.Random(5)))
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "scenario", "verb", "option", "typed", "found"),
+    [
+        (
+            "manovra",
+            "esempio_normandia",
+            "manoeuvre.declare",
+            "platoon",
+            "Tank Platoon",
+            "plotone_carri",
+        ),
+        (
+            "manovra",
+            "esempio_normandia",
+            "callarty",
+            "battery",
+            "Batterie de 105 (hors table)",
+            "batteria_105",
+        ),
+        ("linea_gotica", "esempio_gotica", "callarty", "battery", "105 mm Battery", "batteria_105"),
+    ],
+)
+def test_a_platoon_or_a_battery_is_typed_by_its_name_too(
+    ruleset: str, scenario: str, verb: str, option: str, typed: str, found: str
+) -> None:
+    play = _play(ruleset)
+    state = play._load_state(play.setup(scenario))
+    assert play.by_id(state, REFEREE, verb, {option: typed})[option] == found
