@@ -27,7 +27,15 @@ from rules.core.legal import LegalAction, NotOwed, owed
 from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
 from rules.core.score import Battle, GameResult, Score, objective_marks
-from rules.core.seatview import REFEREE, FollowUp, Seat, SeatView, StatusView, UnitLine
+from rules.core.seatview import (
+    REFEREE,
+    SPECTATOR,
+    FollowUp,
+    Seat,
+    SeatView,
+    StatusView,
+    UnitLine,
+)
 from rules.core.words import id_named, names_of
 
 #: The autocomplete kinds of the options that name a unit (``unit:``, ``target:``…).
@@ -245,7 +253,11 @@ class DocumentRules(ABC):
             if hidden is None:  # read only when a name is typed: the status costs
                 every = self.status(state).units
                 hidden = frozenset(u.id for u in every if not seat.may_see(u))
-            found = id_named({k: v for k, v in names.items() if k not in hidden}, value)
+            known = {k: v for k, v in names.items() if k not in hidden}
+            found = id_named(known, value)
+            if found is None and "," in value:  # several units (pzgren's fire together)
+                parts = [id_named(known, part) or part for part in value.split(",")]
+                found = ",".join(parts) if parts != value.split(",") else None
             if found is not None:
                 resolved[option.name] = found
         return resolved
@@ -456,8 +468,11 @@ class StateSource:
         return self.rules.result(self.state)
 
     def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
-        """The ruleset's marks of a command on this state."""
-        return self.rules.action_overlays(self.state, verb, options)
+        """The ruleset's marks of a command on this state, its units typed by name read as
+        the command reads them (a unit hidden from anyone never by its name: the seat is
+        not known here)."""
+        typed = self.rules.by_id(self.state, SPECTATOR, verb, options)
+        return self.rules.action_overlays(self.state, verb, typed)
 
 
 __all__ = [

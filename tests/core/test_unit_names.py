@@ -197,3 +197,13 @@ def test_a_platoon_or_a_battery_is_typed_by_its_name_too(
     play = _play(ruleset)
     state = play._load_state(play.setup(scenario))
     assert play.by_id(state, REFEREE, verb, {option: typed})[option] == found
+
+
+def test_several_units_are_typed_by_their_names_together() -> None:
+    """pzgren's fire takes several units, comma-separated: each by its id or any name."""
+    play = _play("pzgren")
+    state = play._load_state(play.setup("exemple_ardennes"))
+    typed = {"unit": "1st Rifle Platoon, Chasseur de chars M10,us_mortar", "target": "de_pzgren_1"}
+    assert play.by_id(state, Seat.of("us"), "fire", typed)["unit"] == "us_rifle_1,us_m10,us_mortar"
+    untouched = {"unit": "us_rifle_1,nobody", "target": "de_pzgren_1"}
+    assert play.by_id(state, Seat.of("us"), "fire", untouched) == untouched
