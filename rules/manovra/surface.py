@@ -11,6 +11,7 @@ from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.core.seatview import REFEREE, Seat
+from rules.core.words import joined
 from rules.manovra import commands as commands_module
 from rules.manovra import legal
 from rules.manovra import scenario as scenario_module
@@ -84,7 +85,7 @@ class ManovraPlay(DocumentRules):
         ]
         queue = [state.units[u].name for u in state.queue if named(u)]
         if queue:
-            notes.append(Outcome.of("manovra.status.queue", order=", ".join(queue)))
+            notes.append(Outcome.of("manovra.status.queue", order=joined(queue)))
         for side, platoon in state.declarations.items():
             if platoon in state.platoons:
                 notes.append(
