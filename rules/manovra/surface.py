@@ -11,7 +11,7 @@ from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.core.seatview import REFEREE, Seat
-from rules.core.words import joined
+from rules.core.words import joined, named_again
 from rules.manovra import commands as commands_module
 from rules.manovra import legal
 from rules.manovra import scenario as scenario_module
@@ -158,7 +158,13 @@ class ManovraPlay(DocumentRules):
             # A hidden unit's own move arrow (labelled with its id) would give it away.
             overlays = tuple(o for o in last.overlays if o.label not in secret)
             if last.caption and last.params.get("unit") not in secret_names:
-                caption = translate(last.caption, language, **last.params)
+                # The state keeps a unit's name as plain text: read in ``language`` again.
+                names = [unit.name for unit in state.units.values()]
+                params = {
+                    key: named_again(value, names) if isinstance(value, str) else value
+                    for key, value in last.params.items()
+                }
+                caption = translate(last.caption, language, **params)
         # The turn and step are the caption's first line, written by the front ends in the
         # same style for every ruleset: the title is the scenario's.
         return table_view(
