@@ -12,6 +12,7 @@ from importlib import resources
 
 import pytest
 
+from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
@@ -207,3 +208,22 @@ def test_several_units_are_typed_by_their_names_together() -> None:
     assert play.by_id(state, Seat.of("us"), "fire", typed)["unit"] == "us_rifle_1,us_m10,us_mortar"
     untouched = {"unit": "us_rifle_1,nobody", "target": "de_pzgren_1"}
     assert play.by_id(state, Seat.of("us"), "fire", untouched) == untouched
+
+
+@pytest.mark.parametrize(("ruleset", "scenario", "named"), NAMED)
+def test_a_refusal_names_the_unit_in_the_readers_language(
+    ruleset: str, scenario: str, named: UnitName
+) -> None:
+    """The enemy ordering the unit (by its id or its French name) is told it is not theirs,
+    the unit named in each reader's language."""
+    play = _play(ruleset)
+    document, action = _naming(play, play.setup(scenario), named)
+    enemy = Seat.of(next(side for side in play.sides(document) if side != named.side))
+    for typed in (named.unit, named.name.fr):
+        options = {**fill(action, random.Random(3)), "unit": typed}
+        with pytest.raises(RulesError) as refused:
+            play.act(document, enemy, action.verb, options, SeededDice(random.Random(5)))
+        assert refused.value.key == f"error.{ruleset}.not_your_unit"
+        for language, name in zip(LANGUAGES, named.name, strict=True):
+            assert name in refused.value.localized(language), (typed, language)
+        assert named.name.it not in refused.value.localized("en")
