@@ -42,6 +42,14 @@ class SideName(NamedTuple):
     name: Words
 
 
+class UnitName(NamedTuple):
+    """A unit of a ruleset's battlefield, its side, and its name in each language."""
+
+    unit: str
+    side: str
+    name: Words
+
+
 class ConsoleCampaign(NamedTuple):
     """A three-game campaign played at the console in one language
     (tests/bot/console/test_console_campaign_rulesets.py): its scenarios, the side that wins

@@ -66,8 +66,9 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
         for unit in (u for u in view.units if u.side == side):
             statuses = ", ".join(value_text(ruleset, s, language) for s in unit.statuses)
             done = " ✓" if unit.acted else ""
+            name = in_language(unit.name, language)
             lines.append(
-                f"  {unit.id:<16} {unit.name:<22} {unit.models}/{unit.initial_models}"
+                f"  {unit.id:<16} {name:<22} {unit.models}/{unit.initial_models}"
                 f"  {unit.place}{'  [' + statuses + ']' if statuses else ''}{done}"
             )
     lines += [f"• {notice_text(ruleset, note, language)}" for note in view.notes]

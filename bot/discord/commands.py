@@ -76,10 +76,14 @@ def suggest(kind: str) -> Suggester:
                 "autocomplete %s failed in channel %s", kind, interaction.channel_id, exc_info=True
             )
             return []
-        unique = dict.fromkeys(str(value)[:CHOICE_TEXT_LIMIT] for value in values if value)
-        return [
-            app_commands.Choice(name=value, value=value) for value in list(unique)[:CHOICE_LIMIT]
-        ]
+        # A value by what the reader is shown of it (a unit by its name), else as it is.
+        shown: dict[str, str] = {}
+        for value in values:
+            if value:
+                label = getattr(value, "label", "") or str(value)
+                shown.setdefault(str(value)[:CHOICE_TEXT_LIMIT], label[:CHOICE_TEXT_LIMIT])
+        listed = list(shown.items())[:CHOICE_LIMIT]
+        return [app_commands.Choice(name=name, value=value) for value, name in listed]
 
     complete.__name__ = f"suggest_{kind}"
     return complete

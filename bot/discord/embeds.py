@@ -359,7 +359,8 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
 
     groups: dict[tuple[str, str], list[str]] = {}
     for unit in status.units:
-        parts = [f"**{unit.name}** `{unit.id}`", f"{unit.models}/{unit.initial_models}"]
+        name = in_language(unit.name, language)
+        parts = [f"**{name}** `{unit.id}`", f"{unit.models}/{unit.initial_models}"]
         if unit.statuses:
             parts.append(", ".join(value_text(ruleset, s, language) for s in unit.statuses))
         if unit.place:
@@ -367,7 +368,7 @@ def status_card(status: StatusView, ruleset: str, language: str) -> Card:
         line = " · ".join(parts)
         if unit.acted:
             line += f" · ✓ {translate('discord.embed.acted', language)}"
-        groups.setdefault((unit.side, unit.group), []).append(line)
+        groups.setdefault((unit.side, in_language(unit.group, language)), []).append(line)
     sections = [
         Section(f"{sides.get(side, side)} — {group}" if group else sides.get(side, side), units)
         for (side, group), units in groups.items()

@@ -231,6 +231,7 @@ def event_line(
     language: str,
     sides: Mapping[str, str],
     reader: Seat = SPECTATOR,
+    spelled: Iterable[str] = (),
 ) -> str:
     """One line of the story: ``#7 anna — /fire unit:squadra_1 … → 2 casualties``.
 
@@ -238,6 +239,9 @@ def event_line(
     or the game event in words), and the outcome in the game's language. A command the
     ``reader`` may not read (a hidden unit's move, for anyone but its side and the
     referee) is told without its options or outcome: only who played which command.
+    ``spelled``: the game's names in several languages besides its sides' (its units',
+    `rules.core.words.spelled_in`), which an outcome kept as plain text names in
+    ``language``.
     """
     args = event.args if isinstance(event.args, dict) else {}
     who = str(args.get(ACTOR_NAME_ARG) or (f"<@{event.actor_id}>" if event.actor_id else "—"))
@@ -260,6 +264,7 @@ def event_line(
     else:
         shown = {k: v for k, v in args.items() if k not in EVENT_ARGS}
         what = command_name(event.verb) + "".join(f" {k}:{v}" for k, v in shown.items())
+    names = [*sides.values(), *spelled]
     outcomes = []
     for item in event.resolution or []:
         if isinstance(item, dict) and "outcome" in item:
@@ -268,13 +273,11 @@ def event_line(
             except (ValueError, TypeError, KeyError):
                 continue
             outcomes.append(
-                outcome_text(
-                    resolution.ruleset or ruleset, resolution.outcome, language, sides.values()
-                )
+                outcome_text(resolution.ruleset or ruleset, resolution.outcome, language, names)
             )
     result = result_of(event)
     if result is not None:  # the command that ended the game: its result closes the line
-        outcomes.append(outcome_text(ruleset, result.summary, language, sides.values()))
+        outcomes.append(outcome_text(ruleset, result.summary, language, names))
     line = f"#{event.seq} {who} — {what}"
     acted_for = args.get(ACTED_FOR_ARG)
     if acted_for:

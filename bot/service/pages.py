@@ -55,7 +55,7 @@ from rules.campaign.text import (
 from rules.core.battlefield import MapView
 from rules.core.caches import BoundedCache
 from rules.core.seatview import SPECTATOR, Seat, UnitLine
-from rules.core.words import names_in
+from rules.core.words import names_in, spelled_in
 from rules.render import Described, describe_reply
 
 #: Events on one page of a game's log.
@@ -222,8 +222,9 @@ async def game_page(
     sides = dict(call.rules.sides(call.document))
     # Each seat by the name its holder took it under, else as the page's events name them.
     names = {**context.seat_names, **people(events)}
+    spelled = spelled_in(call.document)
     log = await services.off_loop(
-        _log_entries, events, record.ruleset, record.language, sides, reader, names
+        _log_entries, events, record.ruleset, record.language, sides, reader, names, spelled
     )
     campaign = context.campaign
     return GamePage(
@@ -250,16 +251,19 @@ def _log_entries(
     sides: Mapping[str, str],
     reader: Seat,
     names: Mapping[int, str],
+    spelled: tuple[str, ...] = (),
 ) -> list[LogEntry]:
     # An event's line is the same for every page and head that shows it to the same kind
     # of reader with the same names: a new event puts one new line in words, not fifty.
+    # (The units' names, ``spelled``, are the game's from its start: its events' hashes.)
     view = (ruleset, language, tuple(sorted(sides.items())), reader, tuple(sorted(names.items())))
     entries = []
     for event in events:
         key = (event.channel_id, event.seq, event.hash, view)
         entry = _LOG_LINES.get(key)
         if entry is None:
-            line = plain_mentions(event_line(event, ruleset, language, sides, reader), names)
+            line = event_line(event, ruleset, language, sides, reader, spelled)
+            line = plain_mentions(line, names)
             readable = may_read(reader, event.args if isinstance(event.args, dict) else {})
             dice = tuple(describe_reply(resolutions_of(event), language)) if readable else ()
             entry = LogEntry(event.seq, line, dice)

@@ -76,6 +76,7 @@ from rules.core.resolution import Outcome
 from rules.core.score import GameResult
 from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.core.surface import Rules
+from rules.core.words import spelled_in
 
 #: A preview: the command resolved with odds, nothing rolled for real, nothing logged.
 ODDS = "odds"
@@ -348,7 +349,13 @@ async def play_verb(
         services.kept.keep(request.channel_id, result.version, result.event.hash, game)
     if pictures and pictures[-1] is not None:
         # Under the picture, the command and its outcome as the channel may read them.
-        line = event_line(result.event, reply.ruleset, reply.language, rules.sides(document))
+        line = event_line(
+            result.event,
+            reply.ruleset,
+            reply.language,
+            rules.sides(document),
+            spelled=spelled_in(document),
+        )
         reply.map_view = with_caption(pictures[-1], line, states[-1])
     if ended is not None:
         closed = await close_game(call, result.version)

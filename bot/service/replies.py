@@ -43,6 +43,19 @@ from rules.core.resolution import Outcome, Resolution
 from rules.core.score import GameResult, Score
 
 
+class Suggestion(str):
+    """An autocomplete value (a unit's id: what the command reads) with what its reader is
+    shown of it (the unit's name in the game's language). It is the value as a ``str``, so
+    a front end that shows values alone shows the id."""
+
+    label: str
+
+    def __new__(cls, value: str, label: str) -> Suggestion:
+        made = super().__new__(cls, value)
+        made.label = label
+        return made
+
+
 @dataclass(frozen=True, slots=True)
 class ResultView:
     """A finished game's result as the front ends show it, with the sides' names."""

@@ -43,6 +43,7 @@ from bot.service.replies import (
     ResultView,
     ScoreView,
     StatusReply,
+    Suggestion,
     TextReply,
 )
 from bot.service.requests import Request, int_option, players_among, seat_among
@@ -63,12 +64,12 @@ from rules.core.ending import NO_WINNER
 from rules.core.errors import RulesError, UnknownName
 from rules.core.i18n import translate
 from rules.core.legal import LegalAction
-from rules.core.play import FollowUp, StatusView
+from rules.core.play import UNIT_KINDS, FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
 from rules.core.score import GameResult
 from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
-from rules.core.words import Words, names_in, names_of
+from rules.core.words import Words, in_language, names_in, names_of, spelled_in
 
 #: The most events ``/game log`` shows.
 MAX_LOG = 50
@@ -184,9 +185,10 @@ async def show_log(call: Call) -> Reply:
     count = int_option(request.options, "count", 10, 1, MAX_LOG)
     record = await store.load(request.channel_id)
     sides = call.services.rules(record.ruleset).sides(record.document)
+    spelled = spelled_in(record.document)
     first = max(0, record.version - count)
     for event in await store.events(request.channel_id, after_seq=first, limit=count):
-        reply.lines.append(event_line(event, reply.ruleset, reply.language, sides))
+        reply.lines.append(event_line(event, reply.ruleset, reply.language, sides, spelled=spelled))
     return reply
 
 
@@ -213,7 +215,14 @@ async def export(call: Call) -> Reply:
     game = call.services.rules(record.ruleset).load(record.document)
     final = await call.services.off_loop(lambda: game.view(REFEREE).result)
     return await _export_reply(
-        request, reply, head, pages, sides, reader, hides_states, _spelled(final)
+        request,
+        reply,
+        head,
+        pages,
+        sides,
+        reader,
+        hides_states,
+        _spelled(final) + spelled_in(record.document),
     )
 
 
@@ -258,8 +267,10 @@ async def _export_archived(call: Call) -> Reply:
         raise ServiceError("error.store.archive_not_found", archive_id=archive_id)
     reply = FilesReply(language=str(game.get("language", "it")), ruleset=str(game.get("ruleset")))
     document = await asyncio.to_thread(json.loads, head.current[1])
-    sides = names_of(document.get("sides") or {}) if isinstance(document, dict) else {}
-    return await _export_reply(request, reply, head, pages, sides)
+    if not isinstance(document, dict):
+        return await _export_reply(request, reply, head, pages, {})
+    sides = names_of(document.get("sides") or {})
+    return await _export_reply(request, reply, head, pages, sides, spelled=spelled_in(document))
 
 
 async def _export_reply(
@@ -296,7 +307,7 @@ async def _export_reply(
         pages,
         title=title,
         language=language,
-        line_of=lambda event: event_line(event, ruleset, language, sides, reader),
+        line_of=lambda event: event_line(event, ruleset, language, sides, reader, spelled),
         details_of=details,
         redaction=None
         if reader.referee
@@ -400,7 +411,11 @@ async def rules_table(call: Call) -> Reply:
 
 
 def _matching(names: list[str], typed: str) -> list[str]:
-    return [n for n in names if typed.lower() in n.lower()][:MAX_CHOICES]
+    # A suggestion matches by its value or by what the reader is shown of it (a unit's name).
+    wanted = typed.casefold()
+    return [
+        n for n in names if wanted in n.casefold() or wanted in getattr(n, "label", "").casefold()
+    ][:MAX_CHOICES]
 
 
 async def choices(
@@ -463,9 +478,14 @@ async def choices(
         # public one). What the seat may use now comes first: the same answer the rules give.
         view: SeatView = rules.view(document, seat)
         try:
-            return view.names(kind)
+            names = view.names(kind)
         except WorkBudgetExceeded:
-            return view.names(kind, legal_first=False)  # past the budget: the names, unordered
+            names = view.names(kind, legal_first=False)  # past the budget: the names, unordered
+        if kind not in UNIT_KINDS or not names:
+            return names
+        # A unit is offered by its name in the game's language, its id the value typed.
+        shown = {u.id: in_language(u.name, record.language) for u in view.status.units}
+        return [Suggestion(name, shown[name]) if name in shown else name for name in names]
 
     try:
         names = await services.on_workers(channel_id, lookup)

@@ -95,7 +95,7 @@ def game_html(page: GamePage, address: Address) -> str:
         score = score_text(reply.score.score, reply.score.sides, ruleset, language)
     units = [
         {
-            "name": unit.name,
+            "name": in_language(unit.name, language),
             "side": sides.get(unit.side, unit.side),
             "strength": f"{unit.models}/{unit.initial_models}",
             "place": unit.place,

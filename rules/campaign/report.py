@@ -41,7 +41,10 @@ def losses_text(state: CampaignState, result: CampaignResult, language: str) -> 
     """A game's losses by side, each unit by name (empty: none lost)."""
     return f"{semicolon(language)} ".join(
         f"{name_in_language(state.sides.get(side, side), language)}{colon(language)} "
-        + ", ".join(f"{unit_name(state, side, unit)} {amount}" for unit, amount in units.items())
+        + ", ".join(
+            f"{name_in_language(unit_name(state, side, unit), language)} {amount}"
+            for unit, amount in units.items()
+        )
         for side, units in result.losses.items()
         if units
     )

@@ -21,6 +21,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.core.upload import Refusal
+from rules.core.words import LocalizedLabel
 
 #: The most entries one side's roster holds (a scenario side holds at most 60 units).
 MAX_ENTRIES = 60
@@ -71,7 +72,9 @@ class RosterEntry(_Frozen):
     """One unit of a side between games."""
 
     id: str = Field(pattern=ID_PATTERN)
-    name: str = Field(min_length=1, max_length=80)
+    #: The scenario's name for the unit, in every language it gives (read in the reader's),
+    #: or a roster file's plain one; up to 80 characters.
+    name: LocalizedLabel
     #: Strength now (models, figures or steps, as the ruleset counts them).
     strength: int = Field(ge=0, le=MAX_STRENGTH)
     #: Strength at full establishment (what replacements may bring it back to).

@@ -27,8 +27,19 @@ from rules.core.legal import LegalAction, NotOwed, owed
 from rules.core.migrations import DocumentFormat, document_format
 from rules.core.resolution import Outcome, Resolution
 from rules.core.score import Battle, GameResult, Score, objective_marks
-from rules.core.seatview import REFEREE, FollowUp, Seat, SeatView, StatusView, UnitLine
-from rules.core.words import names_of
+from rules.core.seatview import (
+    REFEREE,
+    SPECTATOR,
+    FollowUp,
+    Seat,
+    SeatView,
+    StatusView,
+    UnitLine,
+)
+from rules.core.words import id_named, names_of
+
+#: The autocomplete kinds of the options that name a unit (``unit:``, ``target:``…).
+UNIT_KINDS = frozenset({"unit", "target"})
 
 
 @dataclass
@@ -195,7 +206,7 @@ class DocumentRules(ABC):
             ended: Applied[Any] = Applied(state)
             ending.apply_verb(state, self.victory.battle, verb, options, actor_side, ended)
             return Played(self._document(state), [], ended.notices, []), state
-        command = self.commands.build_command(verb, options)
+        command = self.commands.build_command(verb, self.by_id(state, seat, verb, options))
         try:
             applied = self.game.apply(
                 state,
@@ -215,6 +226,51 @@ class DocumentRules(ABC):
         played = Played(self._document(applied.state), applied.resolutions, applied.notices, rolls)
         played.secret_for = self.secret_side(applied.state, command)
         return played, applied.state
+
+    # -- names a player types ------------------------------------------------------------------
+
+    def named(self, state: Any, kind: str) -> Mapping[str, str]:
+        """Names by id that an option of autocomplete ``kind`` may be typed as: every unit's
+        for a unit or a target (a ruleset adds its own kinds: a platoon, a battery)."""
+        if kind in UNIT_KINDS:
+            return {key: unit.name for key, unit in state.units.items()}
+        return {}
+
+    def by_id(
+        self, state: Any, seat: Seat, verb: str, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """``options`` with each unit (platoon, battery) typed by its name, in any of its
+        languages, as its id: the rules read ids. A name stands only for what ``seat`` may
+        know of (a unit hidden from it is not found by its name); anything else is left as
+        typed, for the ruleset's own refusal of an unknown name."""
+        declared = self._declared(verb)
+        if declared is None:
+            return options
+        resolved = dict(options)
+        hidden: frozenset[str] | None = None
+        for option in declared.options:
+            value = options.get(option.name)
+            names = self.named(state, option.autocomplete or "")
+            if not isinstance(value, str) or not names or value in names:
+                continue
+            if hidden is None:  # read only when a name is typed: the status costs
+                every = self.status(state).units
+                hidden = frozenset(u.id for u in every if not seat.may_see(u))
+            known = {k: v for k, v in names.items() if k not in hidden}
+            found = id_named(known, value)
+            if found is None and "," in value:  # several units (pzgren's fire together)
+                parts = [id_named(known, part) or part for part in value.split(",")]
+                found = ",".join(parts) if parts != value.split(",") else None
+            if found is not None:
+                resolved[option.name] = found
+        return resolved
+
+    def _declared(self, verb: str) -> Any:
+        """The verb's declaration (``rules.core.declaration.VerbDeclaration``, from the
+        commands module's ``DECLARATION``); None for the verbs that end any game."""
+        if verb in ending.VERBS:
+            return None
+        return self.commands.DECLARATION.verb(verb)
 
     # -- what the views read of a state, each ruleset's own ------------------------------------
 
@@ -447,8 +503,11 @@ class StateSource:
         return self.rules.result(self.state)
 
     def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
-        """The ruleset's marks of a command on this state."""
-        return self.rules.action_overlays(self.state, verb, options)
+        """The ruleset's marks of a command on this state, its units typed by name read as
+        the command reads them (a unit hidden from anyone never by its name: the seat is
+        not known here)."""
+        typed = self.rules.by_id(self.state, SPECTATOR, verb, options)
+        return self.rules.action_overlays(self.state, verb, typed)
 
 
 __all__ = [

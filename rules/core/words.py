@@ -163,6 +163,14 @@ def joined(names: Iterable[str], separator: str = ", ") -> str:
     )
 
 
+def followed(name: str, after: str) -> str:
+    """``name`` followed by ``after`` ("Sniper (breve)"), in each of the name's languages."""
+    translations = getattr(name, "translations", None)
+    if not translations:
+        return f"{name}{after}"
+    return Words(f"{name}{after}", {key: f"{text}{after}" for key, text in translations.items()})
+
+
 def names_of(names: Mapping[str, Any]) -> dict[str, Words]:
     """Names by id as a document stores them (a plain string, or the three languages') as
     :class:`Words`: for the readers of a raw document, which no model validated."""
@@ -199,6 +207,38 @@ def is_named(name: str, wanted: str) -> bool:
     return wanted.casefold() in {spelling.casefold() for spelling in spellings}
 
 
+#: The parts of a game's document that hold named pieces (each ruleset's units; manovra's
+#: platoons, linea_gotica's batteries and aircraft).
+_NAMED_PARTS = ("units", "platoons", "supports")
+
+
+def spelled_in(document: Mapping[str, Any]) -> tuple[Words, ...]:
+    """The names of a game's pieces (units, platoons, batteries) the document gives in
+    several languages: a stored outcome keeps them as plain text, read again in the reader's
+    language (:func:`named_again`)."""
+    found: list[Words] = []
+    for part in _NAMED_PARTS:
+        pieces = document.get(part)
+        for piece in pieces.values() if isinstance(pieces, Mapping) else ():
+            name = piece.get("name") if isinstance(piece, Mapping) else None
+            if isinstance(name, Mapping):
+                try:
+                    found.append(words_of(name))
+                except ValueError:  # a piece's name this version cannot read: left plain
+                    continue
+    return tuple(found)
+
+
+def id_named(names: Mapping[str, str], wanted: str) -> str | None:
+    """The id ``wanted`` stands for among ``names`` (id → name): the id itself, else the one
+    whose name ``wanted`` spells in any of its languages (case-insensitive); None when it
+    names none, or several. A player types a unit's name in the language they read it in."""
+    if wanted in names:
+        return wanted
+    found = [key for key, name in names.items() if is_named(name, wanted.strip())]
+    return found[0] if len(found) == 1 else None
+
+
 __all__ = [
     "MAX_LABEL_CHARS",
     "MAX_NAME_CHARS",
@@ -209,12 +249,15 @@ __all__ = [
     "LocalizedText",
     "LocalizedTitle",
     "Words",
+    "followed",
+    "id_named",
     "in_language",
     "is_named",
     "joined",
     "named_again",
     "names_in",
     "names_of",
+    "spelled_in",
     "stored_title",
     "words_of",
 ]

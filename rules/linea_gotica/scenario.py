@@ -108,7 +108,7 @@ class UnitSpec(_Model):
     """A squad, section, sniper team, observer team, or a vehicle."""
 
     id: str = Field(pattern=_ID)
-    name: PlainName = Field(max_length=60)
+    name: LocalizedName
     quality: Quality
     quality_modifier: int = Field(0, ge=-3, le=3, description="the referee's, at game start")
     leader: Quality | None = Field(None, description="the leader's ability (default: quality)")
@@ -153,7 +153,7 @@ class SupportSpec(_Model):
     """An off-table battery, a mortar group, or an aircraft an observer may call."""
 
     id: str = Field(pattern=_ID)
-    name: PlainName = Field(max_length=60)
+    name: LocalizedName
     kind: Literal["artiglieria", "mortai", "aereo"]
     contact: Literal["dedicata", "generale", "mortaio_leggero"] = "generale"
     calibre_mm: int = Field(81, ge=20, le=1000)

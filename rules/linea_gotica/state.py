@@ -113,7 +113,7 @@ class UnitState(_State):
     """A squad, section, team or vehicle in play."""
 
     id: str
-    name: str
+    name: LocalizedName
     side: str
     quality: Quality
     quality_modifier: int = 0
@@ -213,7 +213,7 @@ class SupportState(_State):
     """An off-table battery or mortar group, or an aircraft."""
 
     id: str
-    name: str
+    name: LocalizedName
     side: str
     kind: Literal["artiglieria", "mortai", "aereo"]
     contact: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rules.core.battlefield import Counter, MapArea, MapView, table_view
@@ -285,6 +286,12 @@ class LineaGoticaPlay(DocumentRules):
         """The status ``seat`` may see: its notes too leave out what is hidden from it."""
         viewer = PUBLIC if seat.public else seat.side
         return self.status(state, viewer)
+
+    def named(self, state: Any, kind: str) -> Mapping[str, str]:
+        """A battery (a mortar group, an aircraft) is typed by its name too, as a unit is."""
+        if kind == "battery":
+            return {key: support.name for key, support in state.supports.items()}
+        return super().named(state, kind)
 
     def choices(self, state: Any, kind: str, side: str | None) -> list[str]:
         """Names for autocomplete: own units first for 'unit', enemies for 'target'."""

@@ -113,7 +113,7 @@ class UnitSpec(_Model):
     """A squad, section, crew or vehicle as the scenario sets it up."""
 
     id: str = Field(pattern=_ID)
-    name: PlainName = Field(max_length=60)
+    name: LocalizedName
     type: str
     ad: int = Field(ge=0, le=3)
     leader: Literal["caporale", "sergente", "tenente", "capitano"] = "caporale"
@@ -151,7 +151,7 @@ class PlatoonSpec(_Model):
     """A platoon, or a battery (artillery that may be off the table)."""
 
     id: str = Field(pattern=_ID)
-    name: PlainName = Field(max_length=60)
+    name: LocalizedName
     kind: Literal["platoon", "battery"] = "platoon"
     off_table: bool = False
     units: tuple[UnitSpec, ...] = Field(min_length=1, max_length=30)

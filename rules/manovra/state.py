@@ -35,7 +35,7 @@ class UnitState(_State):
     """A unit in play."""
 
     id: str
-    name: str
+    name: LocalizedName
     side: str
     platoon: str
     type: str
@@ -96,7 +96,7 @@ class PlatoonState(_State):
     """A platoon or battery."""
 
     id: str
-    name: str
+    name: LocalizedName
     side: str
     kind: Literal["platoon", "battery"]
     off_table: bool

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rules.core.battlefield import Counter, MapView, Overlay, table_view
@@ -10,6 +11,7 @@ from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.core.seatview import REFEREE, Seat
+from rules.core.words import joined, named_again
 from rules.manovra import commands as commands_module
 from rules.manovra import legal
 from rules.manovra import scenario as scenario_module
@@ -83,7 +85,7 @@ class ManovraPlay(DocumentRules):
         ]
         queue = [state.units[u].name for u in state.queue if named(u)]
         if queue:
-            notes.append(Outcome.of("manovra.status.queue", order=", ".join(queue)))
+            notes.append(Outcome.of("manovra.status.queue", order=joined(queue)))
         for side, platoon in state.declarations.items():
             if platoon in state.platoons:
                 notes.append(
@@ -156,7 +158,13 @@ class ManovraPlay(DocumentRules):
             # A hidden unit's own move arrow (labelled with its id) would give it away.
             overlays = tuple(o for o in last.overlays if o.label not in secret)
             if last.caption and last.params.get("unit") not in secret_names:
-                caption = translate(last.caption, language, **last.params)
+                # The state keeps a unit's name as plain text: read in ``language`` again.
+                names = [unit.name for unit in state.units.values()]
+                params = {
+                    key: named_again(value, names) if isinstance(value, str) else value
+                    for key, value in last.params.items()
+                }
+                caption = translate(last.caption, language, **params)
         # The turn and step are the caption's first line, written by the front ends in the
         # same style for every ruleset: the title is the scenario's.
         return table_view(
@@ -177,6 +185,12 @@ class ManovraPlay(DocumentRules):
     def prompts(self, state: Any) -> list[LegalAction]:
         """The owed actions: tests (CT, SF, ET) and the next IF marker at step 4."""
         return legal.owed_actions(state)
+
+    def named(self, state: Any, kind: str) -> Mapping[str, str]:
+        """A platoon or a battery is typed by its name too, as a unit is."""
+        if kind in ("platoon", "battery"):
+            return {key: platoon.name for key, platoon in state.platoons.items()}
+        return super().named(state, kind)
 
     def choices(self, state: Any, kind: str, side: str | None) -> list[str]:
         """Names for autocomplete, own units first for 'unit', enemies for 'target'."""

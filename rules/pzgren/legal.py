@@ -27,6 +27,7 @@ from rules.core.budget import charge
 from rules.core.errors import RulesError
 from rules.core.legal import LegalAction, OptionSpec
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 from rules.pzgren import turn as g
 from rules.pzgren.field import Hex, distance
 from rules.pzgren.model import MoraleState
@@ -63,7 +64,7 @@ def _owed_step(state: g.PzgrenState, entry: g.PendingSteps) -> LegalAction:
             side=state.sides[entry.side],
             n=entry.owed,
             hex=entry.hex,
-            units=", ".join(state.units[u].name for u in choices),
+            units=joined(state.units[u].name for u in choices),
         ),
     )
 

@@ -22,7 +22,6 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
-from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.core.words import LocalizedName, LocalizedText, LocalizedTitle, Words
 from rules.core.yamlio import load_yaml
@@ -106,7 +105,7 @@ class UnitSpec(_Model):
     """A unit as the scenario sets it up."""
 
     id: str = Field(pattern=ID_PATTERN)
-    name: PlainName = Field(max_length=60)
+    name: LocalizedName
     type: str
     hex: str
     fire: int = Field(0, ge=0, le=99, description="direct-fire value")

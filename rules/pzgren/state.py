@@ -37,7 +37,7 @@ class UnitState(_State):
     """A unit in play."""
 
     id: str
-    name: str
+    name: LocalizedName
     side: str
     type: str
     hex: str

@@ -10,7 +10,7 @@ from rules.core.errors import RulesError
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
-from rules.core.words import in_language, names_in
+from rules.core.words import in_language, joined, names_in
 from rules.pzgren import commands as commands_module
 from rules.pzgren import legal
 from rules.pzgren import scenario as scenario_module
@@ -58,7 +58,7 @@ class PzgrenPlay(DocumentRules):
                 side=state.sides[entry.side],
                 n=entry.owed,
                 hex=entry.hex,
-                units=", ".join(state.units[u].name for u in g.step_choices(state, entry)),
+                units=joined(state.units[u].name for u in g.step_choices(state, entry)),
             )
             for entry in state.pending_steps
         ]
@@ -74,7 +74,7 @@ class PzgrenPlay(DocumentRules):
             notes.append(
                 Outcome.of(
                     "pzgren.status.opportunity",
-                    units=", ".join(state.units[u].name for u in state.moved_last),
+                    units=joined(state.units[u].name for u in state.moved_last),
                 )
             )
         night = state.turn in state.night_turns

@@ -89,7 +89,7 @@ class UnitSpec(_Model):
     """A unit as the scenario sets it up."""
 
     id: str = Field(pattern=_ID)
-    name: PlainName = Field(max_length=60)
+    name: LocalizedName
     type: str
     models: int = Field(ge=1, le=100)
     profile: Profile

@@ -32,7 +32,7 @@ class UnitState(StateModel):
     """A unit in play."""
 
     id: str
-    name: str
+    name: LocalizedName
     side: str
     type: str
     models: int

@@ -9,6 +9,7 @@ from rules.core.i18n import DEFAULT_LANGUAGE, translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
+from rules.core.words import joined, named_again
 from rules.render import value_text
 from rules.w40k4 import commands as commands_module
 from rules.w40k4 import field, legal, lookups
@@ -106,7 +107,7 @@ class W40kPlay(DocumentRules):
             notes += [
                 Outcome.of(
                     "w40k4.status.combat",
-                    units=", ".join(state.units[m].name for m in members),
+                    units=joined(state.units[m].name for m in members),
                 )
                 for members in g.open_combats(state)
             ]
@@ -213,8 +214,10 @@ class W40kPlay(DocumentRules):
         caption = ""
         overlays: tuple[Overlay, ...] = ()
         if state.last is not None:
-            # unit names and inches: nothing to localize (a unit may be called "Assault")
-            params = {k: str(v) for k, v in state.last.params.items()}
+            # unit names and inches: no value word to localize (a unit may be called
+            # "Assault"); a unit's name, kept as plain text, reads in ``language`` again
+            names = [unit.name for unit in state.units.values()]
+            params = {k: named_again(str(v), names) for k, v in state.last.params.items()}
             caption = translate(state.last.key, language, **params)
             overlays = tuple(state.last.overlays)
         return table_view(

@@ -18,11 +18,14 @@ from rules.core.seatview import REFEREE, SPECTATOR
 from rules.core.words import (
     LocalizedName,
     Words,
+    followed,
+    id_named,
     in_language,
     is_named,
     joined,
     named_again,
     names_in,
+    spelled_in,
     words_of,
 )
 from rules.render import outcome_text
@@ -204,3 +207,33 @@ def test_an_ended_games_result_reads_its_objectives_in_its_language(
     lines = [line for line in result.score.lines if line.kind.value == "objective"]
     for language, expected in (("it", it), ("en", en), ("fr", fr)):
         assert expected in outcome_text(ruleset, lines[0].text, language)
+
+
+SNIPER = Words("Cecchino", {"it": "Cecchino", "en": "Sniper", "fr": "Tireur d'élite"})
+
+
+def test_a_unit_is_found_by_its_id_or_its_name_in_any_language() -> None:
+    names = {"cecchino": SNIPER, "mg": "MG 42", "mg_bis": "MG 42"}
+    assert id_named(names, "cecchino") == "cecchino"  # the id, as always
+    for typed in ("Cecchino", "sniper", "TIREUR D'ÉLITE", " Sniper "):
+        assert id_named(names, typed) == "cecchino", typed
+    assert id_named(names, "MG 42") is None  # two units: neither
+    assert id_named(names, "Nobody") is None
+
+
+def test_a_documents_pieces_named_in_languages_are_spelled_for_stored_outcomes() -> None:
+    document = {
+        "units": {"cecchino": {"name": dict(SNIPER.translations)}, "mg": {"name": "MG 42"}},
+        "supports": {"mortai": {"name": {"it": "Mortai", "en": "Mortars", "fr": "Mortiers"}}},
+    }
+    spelled = spelled_in(document)
+    assert [in_language(name, "en") for name in spelled] == ["Sniper", "Mortars"]
+    assert in_language(named_again("Cecchino", spelled), "fr") == "Tireur d'élite"
+    assert spelled_in({}) == () and spelled_in({"units": ["not", "a", "mapping"]}) == ()
+
+
+def test_a_name_followed_by_a_detail_and_joined_reads_in_each_language() -> None:
+    listed = joined([followed(SNIPER, " (breve)"), followed("MG 42", " (lunga)")])
+    assert in_language(listed, "en") == "Sniper (breve), MG 42 (lunga)"
+    assert translate("error.unknown_option", "fr", option=listed, known="-").count("Tireur") == 1
+    assert followed("MG 42", " (lunga)") == "MG 42 (lunga)"

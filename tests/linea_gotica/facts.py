@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, Words
+from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, UnitName, Words
 
 #: A bundled scenario with a battlefield (terrain, objectives on the map).
 BATTLEFIELD = "esempio_gotica_campo"
@@ -11,6 +11,12 @@ BATTLEFIELD_TITLE = Words(
     "Linea Gotica, settembre 1944, sul campo (esempio)",
     "Gothic Line, September 1944, on the field (example)",
     "Ligne Gothique, septembre 1944, sur le terrain (exemple)",
+)
+#: A unit of the battlefield's scenario, its side and its name in each language.
+UNIT_NAME = UnitName(
+    "squadra_1",
+    "alleati",
+    Words("1ª squadra fucilieri", "1st Rifle Squad", "1re escouade de fusiliers"),
 )
 GRID: Grid = "table"
 FIRST_OBJECTIVE = Objective(Words("Il casolare", "The farmhouse", "La ferme"), "tedeschi")

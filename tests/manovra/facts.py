@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, Words
+from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, UnitName, Words
 
 #: A bundled scenario with a battlefield (terrain, objectives on the map).
 BATTLEFIELD = "esempio_normandia_campo"
@@ -12,6 +12,8 @@ BATTLEFIELD_TITLE = Words(
     "Normandy, June 1944 — on the field (example)",
     "Normandie, juin 1944 — sur le terrain (exemple)",
 )
+#: A unit of the battlefield's scenario, its side and its name in each language.
+UNIT_NAME = UnitName("squadra_1", "alleati", Words("1ª squadra", "1st Squad", "1re escouade"))
 GRID: Grid = "table"
 FIRST_OBJECTIVE = Objective(Words("La fattoria", "The farm", "La ferme"), "asse")
 SIDE_NAME = SideName("asse", Words("Asse", "Axis", "Axe"))

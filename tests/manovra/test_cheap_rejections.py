@@ -51,8 +51,9 @@ def test_a_move_beyond_any_reach_is_refused_before_its_legs_are_cut(monkeypatch)
     with pytest.raises(RulesError) as caught:
         g.apply(state, g.Move(unit="squadra_1", to="170,110"), SystemDice(), actor_side="alleati")
     assert caught.value.key == "error.manovra.beyond_reach"
-    for language in ("it", "en", "fr"):
-        assert "1ª squadra" in caught.value.localized(language)
+    names = {"it": "1ª squadra", "en": "1st Squad", "fr": "1re escouade"}
+    for language, name in names.items():
+        assert name in caught.value.localized(language)
     assert "163.8 cm" in caught.value.localized("en")  # the straight cm, shown
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, Words
+from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, UnitName, Words
 
 #: A bundled scenario with a battlefield (a hex map, objectives on it).
 BATTLEFIELD = "exemple_ardennes"
@@ -11,6 +11,12 @@ BATTLEFIELD_TITLE = Words(
     "Ardenne, dicembre 1944 (esempio)",
     "Ardennes, December 1944 (example)",
     "Ardennes, décembre 1944 (exemple)",
+)
+#: A unit of the battlefield's scenario, its side and its name in each language.
+UNIT_NAME = UnitName(
+    "us_rifle_1",
+    "us",
+    Words("1° plotone fucilieri", "1st Rifle Platoon", "1re section de fusiliers"),
 )
 GRID: Grid = "hexes"
 FIRST_OBJECTIVE = Objective(

@@ -83,7 +83,8 @@ def test_a_whole_turn(table):
     # US 1: a move; the Germans may now fire at the mover out of turn.
     applied = table(g.Move(unit="us_rifle_1", hex="4,3"), "us")
     assert (
-        applied.notices[0].code == "pzgren.action.moved(unit=1st Rifle Platoon,hex=4,3,distance=2)"
+        applied.notices[0].code
+        == "pzgren.action.moved(unit=1° plotone fucilieri,hex=4,3,distance=2)"
     )
     assert table.state.active_side == "de" and table.state.moved_last == ["us_rifle_1"]
     table.refused(fire("us_m10", target="de_panther"), "us", "error.pzgren.not_your_activation")

@@ -147,3 +147,11 @@ async def test_the_console_saves_the_picture_beside_the_database_and_prints_its_
     assert len(paths) == 4 and paths[1].endswith("9-00003.png") and paths[3].endswith("-anna.png")
     for path in paths:
         assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # noqa: ASYNC240
+
+
+def test_a_fire_typed_by_the_units_names_draws_the_same_lines() -> None:
+    document = PLAY.setup("exemple_ardennes")
+    view = PLAY.view(document, REFEREE_SEAT)
+    by_id = view.marks("fire", {"unit": "us_rifle_2,us_m10", "target": "de_pzgren_1"})
+    typed = {"unit": "2e section de fusiliers,M10 Tank Destroyer", "target": "de_pzgren_1"}
+    assert by_id and view.marks("fire", typed) == by_id

@@ -50,7 +50,8 @@ async def test_a_whole_turn_through_the_service(table, store):
     # US: a move; Bruno (whose activation it now is) is pinged.
     reply = await table(ANNA, "move", unit="us_rifle_1", hex="4,3")
     assert reply.ping == [BRUNO]
-    assert reply.notices[0].code == "pzgren.action.moved(unit=1st Rifle Platoon,hex=4,3,distance=2)"
+    moved = "pzgren.action.moved(unit=1° plotone fucilieri,hex=4,3,distance=2)"
+    assert reply.notices[0].code == moved
 
     # DE: opportunity fire at the mover (physical dice typed by hand): X, then M2 is owed.
     reply = await table(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, Words
+from tests.rulesets import ConsoleCampaign, Grid, Objective, SideName, UnitName, Words
 
 #: A bundled scenario with a battlefield (terrain, objectives on the map).
 BATTLEFIELD = "avamposto_campo"
@@ -12,10 +12,12 @@ BATTLEFIELD_TITLE = Words(
     "Assault on the outpost, on the field (example)",
     "Assaut sur l'avant-poste, sur le terrain (exemple)",
 )
-GRID: Grid = "table"
-FIRST_OBJECTIVE = Objective(
-    Words("L'avamposto", "The outpost", "L'avant-poste"), "legione"
+#: A unit of the battlefield's scenario, its side and its name in each language.
+UNIT_NAME = UnitName(
+    "squadra_tattica", "legione", Words("Squadra tattica", "Tactical Squad", "Escouade tactique")
 )
+GRID: Grid = "table"
+FIRST_OBJECTIVE = Objective(Words("L'avamposto", "The outpost", "L'avant-poste"), "legione")
 SIDE_NAME = SideName("predoni", Words("Predoni", "Raiders", "Pillards"))
 #: Units a side fields in every game of the ruleset's campaign book.
 BOOK_CORE_UNITS = {

@@ -58,15 +58,15 @@ async def test_a_console_script_plays_w40k4(service, dice):
     assert "Rolls to hit (1 die, BS): D6=4 >= 3 (for each die)" in text
     assert "(dice entered by hand)" in text
     assert "» Bikers lost 1 of 3 models: morale check" not in text  # names come from the scenario
-    assert "» Motopredoni lost 1 of 3 models: morale check" in text
-    assert "→ Morale of Motopredoni: /morale unit:motopredoni" in text
+    assert "» Raider Bikers lost 1 of 3 models: morale check" in text
+    assert "→ Morale of Raider Bikers: /morale unit:motopredoni" in text
     assert "Outcome: Test passed (25% casualties)" in text
     assert "» Turn 1, Astral Legion: Assault phase" in text
     # A Leadership test nobody owes is refused before its dice (issue 26).
     assert (
         "[anna] /test unit:devastatori modifier:-1 dice:6,1\n"
-        "! Devastatori owes no test. Nothing is owed now." in text
+        "! Devastators owes no test. Nothing is owed now." in text
     )
-    assert "  veterani         Veterani in armatura pesante 5/5  reserve" in text
-    assert "  banda            Banda di predoni       20/20  -  [falling back]" in text
+    assert "  veterani         Veterans in Heavy Armour 5/5  reserve" in text
+    assert "  banda            Raider Mob             20/20  -  [falling back]" in text
     assert "Turn 1 — Assault phase of Astral Legion — to move: Astral Legion" in text

@@ -71,17 +71,12 @@ async def test_a_blast_and_a_combat_to_turn_3_at_the_console(store):
     text, errors = await play_script(store, SCRIPT, QueuedThenSeeded(3))
     # /turn next refused three times, each naming what is owed and by whom
     assert errors == 3, text
+    assert "! Not now: Raiders must first place the template of Raider Mob (/template)." in text
     assert (
-        "! Not now: Raiders must first place the template of Banda di predoni (/template)." in text
-    )
-    assert (
-        "! Not now: Raiders must first resolve the combats: Devastatori, Camminatore predone"
+        "! Not now: Raiders must first resolve the combats: Devastators, Raider Walker"
         " (/combat)." in text
     )
-    assert (
-        "! Not now: Astral Legion must first bring Veterani in armatura pesante on the table"
-        in text
-    )
+    assert "! Not now: Astral Legion must first bring Veterans in Heavy Armour on the table" in text
     assert "== Reserve roll ==" in text and "== Deep strike ==" in text
     assert text.count("== Combat result ==") == 3  # the combat goes on each player turn
     assert "Outcome: Raiders wins; Astral Legion loses" in text

@@ -73,8 +73,7 @@ def test_a_successful_assault_owes_its_combat_to_the_active_player():
     with pytest.raises(RulesError) as caught:
         g.apply(state, g.Next(), ScriptedDice([]), actor_side=PREDONI)
     assert caught.value.localized("en") == (
-        "Not now: Raiders must first resolve the combats: Devastatori, Camminatore predone"
-        " (/combat)."
+        "Not now: Raiders must first resolve the combats: Devastators, Raider Walker (/combat)."
     )
     # the referee may resolve it
     applied = g.apply(state, g.Combat(unit="camminatore"), SystemDice(), actor_side=None)

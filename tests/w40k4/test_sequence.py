@@ -43,7 +43,7 @@ def test_a_combat_waits_for_the_morale_the_last_one_owes(table: Table) -> None:
     assert [(p.unit, p.reason) for p in table.state.pending] == [("banda", "combat")]
     refusal = table.refused(g.Combat(unit="squadra_tattica"), LEGIONE, "error.w40k4.tests_owed")
     assert refusal.localized("en") == (
-        "Not now: Raiders must first take the test of Banda di predoni (/morale)."
+        "Not now: Raiders must first take the test of Raider Mob (/morale)."
     )
     table.refused(g.Next(), LEGIONE, "error.w40k4.tests_owed")
     assert verbs_of(legal_actions(table.state)) == ["morale"]

@@ -11,6 +11,7 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
+from rules.core.words import followed, joined
 from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY
 from rules.linea_gotica.orders import Fragments
@@ -156,7 +157,8 @@ def burst_at(
             marker=blast.id,
             x=field.cm(center.x),
             y=field.cm(center.y),
-            units=", ".join(f"{u.name} ({zone}, {field.cm(d)} cm)" for u, zone, d in found) or "-",
+            units=joined(followed(u.name, f" ({zone}, {field.cm(d)} cm)") for u, zone, d in found)
+            or "-",
         )
     )
     for unit, zone, _ in found:

@@ -75,7 +75,7 @@ def owing(state: GameState, side: str | None = None) -> tuple[sequence.Owing, ..
         for unit_id in dict.fromkeys(p.unit for p in state.pending):
             unit = state.units.get(unit_id)
             if unit is not None and unit.alive and side in (None, unit.side):
-                params = {"side": state.sides[unit.side], "unit": unit.name}
+                params: dict[str, str] = {"side": state.sides[unit.side], "unit": unit.name}
                 found.append(sequence.Owing("morale", params))
     if state.phase is Phase.FIRE:
         for mission in due_missions(state):

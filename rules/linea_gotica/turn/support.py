@@ -11,6 +11,7 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
+from rules.core.words import followed, joined
 from rules.linea_gotica import field
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, Direction, Level
 from rules.linea_gotica.orders import CallSupport, Execute
@@ -486,7 +487,7 @@ def _air_zones(
             marker=blast.id,
             x=field.cm(center.x),
             y=field.cm(center.y),
-            units=", ".join(f"{u.name} ({zone})" for u, zone in found) or "-",
+            units=joined(followed(u.name, f" ({zone})") for u, zone in found) or "-",
         )
     )
     for unit, zone in found:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from rules.core.battlefield import Point
 from rules.core.dice import DiceTray
 from rules.core.resolution import Outcome, Resolution
+from rules.core.words import joined
 from rules.manovra import field
 from rules.manovra.procedures import fire
 from rules.manovra.state import Applied, ManovraState, UnitState
@@ -48,7 +49,7 @@ def burst_at(
             Outcome.of(
                 "manovra.field.burst",
                 radius=f"{radius:g}",
-                units=", ".join(u.name for u in hit) or "-",
+                units=joined(u.name for u in hit) or "-",
                 **where,
             )
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction
 from rules.core.legal import NotOwed
+from rules.core.words import joined
 from rules.pzgren.orders import Morale, Step
 from rules.pzgren.procedures import morale
 from rules.pzgren.state import (
@@ -30,7 +31,7 @@ def _do_step(
         raise IllegalAction(
             "error.pzgren.not_a_step_choice",
             unit=unit.name,
-            choices=", ".join(state.units[u].name for u in choices),
+            choices=joined(state.units[u].name for u in choices),
         )
     _take_step(state, entry, unit, result)
     _settle_steps(state, result)

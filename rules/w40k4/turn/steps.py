@@ -17,6 +17,7 @@ from typing import Any
 
 from rules.core import sequence
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 from rules.w40k4.migrations import FORMAT
 from rules.w40k4.model import RULESET_KEY, Phase
 from rules.w40k4.state import Applied, W40kState
@@ -70,7 +71,7 @@ def owing(state: W40kState) -> tuple[sequence.Owing, ...]:
                 found.append(sequence.Owing("arrival", {"side": side, "unit": unit.name}))
     if state.phase is Phase.ASSAULT:
         for members in open_combats(state):
-            names = ", ".join(state.units[m].name for m in members)
+            names = joined(state.units[m].name for m in members)
             found.append(sequence.Owing("combat", {"side": side, "unit": names}))
     return tuple(found)
 

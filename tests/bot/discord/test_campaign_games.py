@@ -16,6 +16,7 @@ from db.protocol import GameStore
 from rules.campaign.state import CampaignState
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE
+from rules.core.words import in_language
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.bot.discord.test_simcord import (  # noqa: F401 - the fixtures the test uses
     LenientDice,
@@ -123,7 +124,7 @@ async def test_a_three_game_campaign_through_discord(
     shown = texts(assert_public(await referee.slash(second, "game status")))
     for unit in fielded.reduced:
         entry = next(e for r in state.rosters.values() for e in r.entries if e.id == unit)
-        assert entry.name in shown, shown
+        assert in_language(entry.name, "en") in shown, shown  # the campaign's English
     ended = await referee.slash(second, "game end", result="legione", reason="the gate fell")
     assert entered.format(2) in texts(assert_public(ended))
     seen[2] = await _seen(discord_store, second.id)

@@ -19,7 +19,17 @@ from tests.bot.discord.test_simcord import (  # noqa: F401  (fixtures are used b
 )
 
 #: Where the sniper goes (its measured destination) and what names it.
-SNIPER_WORDS = ("150,100", "150, 100", "Cecchino", "cecchino", "Campanile", "campanile")
+#: The sniper's place and its name in every language: none may reach the Allies.
+SNIPER_WORDS = (
+    "150,100",
+    "150, 100",
+    "Cecchino",
+    "cecchino",
+    "Sniper",
+    "Tireur",
+    "Campanile",
+    "campanile",
+)
 #: Where the concealed squad goes and what says it is concealed (its name is no secret: its
 #: platoon's initiative named it before it moved).
 SQUAD_WORDS = ("61,27", "61, 27", "concealed", "2.2 cm")
@@ -68,7 +78,7 @@ async def test_a_hidden_sniper_moves_unseen_by_the_allies(table: Table) -> None:
     public = assert_public(moved)
     assert "Germans" in texts(public) and not leaks(texts(public), SNIPER_WORDS)
     (private,) = moved.followups
-    assert private.ephemeral and "Cecchino moves to 150,100" in texts(private)
+    assert private.ephemeral and "Sniper moves to 150,100" in texts(private)
     await enemy_sees(table, anna, SNIPER_WORDS)
     # The Germans' own view has it all.
     mine = "\n".join(texts(m) for m in channel.history(viewer=bruno))

@@ -428,6 +428,10 @@ async def test_autocomplete_is_filtered_bounded_and_never_fails(table: Table) ->
     await start_game(table)
     units = await table.anna.autocomplete(table.channel, "fire", "unit", "squ")
     assert [c["value"] for c in units] == ["squadra_1", "squadra_2"]
+    # Shown by their names in the game's language, the id the value sent.
+    assert [c["name"] for c in units] == ["1ª squadra", "2ª squadra"]
+    named = await table.anna.autocomplete(table.channel, "fire", "unit", "2ª")
+    assert named == [{"name": "2ª squadra", "value": "squadra_2"}]
     targets = [
         c["value"] for c in await table.anna.autocomplete(table.channel, "fire", "target", "")
     ]

@@ -100,15 +100,17 @@ async def test_a_reroll_that_replays_a_concealed_move_is_told_to_the_referee_alo
 async def test_a_replay_stopped_at_a_concealed_move_does_not_name_it_publicly(table, store) -> None:
     seq = await disputed_initiative_then_concealed_move(table)
     # The Panzer now moves first: the concealed move no longer applies, and the reason
-    # (it is not the 2ª squadra's turn) names the hidden unit.
+    # (it is not the 2nd Squad's turn) names the hidden unit.
     reply = await table(REFEREE, "dice.reroll", (6, 1, 1, 6), seq=seq)
     assert isinstance(reply, PlayReply) and reply.private
     assert "bot.dice.reroll_stopped" in [n.key for n in reply.notices]
-    why = "not 2ª squadra's"  # the hidden unit tried to act
+    why = "not 2nd Squad's"  # the hidden unit tried to act (named in the game's English)
     assert why in reply_text(reply, str)  # the referee reads why
     assert reply.public is not None
     public = reply_text(reply.public, str)
-    assert why not in public and "#9" not in public and not tells_secret(public)
+    assert "#9" not in public and not tells_secret(public)
+    for name in ("2ª squadra", "2nd Squad", "2e escouade"):  # in no language
+        assert f"not {name}'s" not in public
     event = (await store.events(CHANNEL, after_seq=reply.seq - 1, limit=1))[0]
     assert event.args[SECRET_ARG] == "alleati"
 

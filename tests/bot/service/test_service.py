@@ -9,6 +9,7 @@ import pytest
 from bot.service import Request
 from db.chain.hashing import verify_links
 from rules.core.errors import RulesError
+from rules.render import outcome_text
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 4242
@@ -260,3 +261,28 @@ async def test_the_service_language_is_the_default_of_a_new_game(store):
     assert (await service.handle(made)).language == "it"
     with pytest.raises(ValueError):
         GameService(store, language="de")
+
+
+@pytest.mark.parametrize(
+    ("language", "typed", "shown"),
+    [
+        ("it", "Tactical Squad", "Squadra tattica"),  # English typed in an Italian game
+        ("it", "escouade tactique", "Squadra tattica"),  # French, in any case
+        ("en", "Squadra tattica", "Tactical Squad"),  # Italian typed in an English game
+        ("fr", "squadra_tattica", "Escouade tactique"),  # the id, always
+    ],
+)
+async def test_a_unit_is_typed_by_its_name_in_any_language(
+    table, language: str, typed: str, shown: str
+) -> None:
+    """``unit:`` takes a unit's id or its name in any of its languages; what the command
+    says of the unit reads in the game's language."""
+    await table(REFEREE, "game.new", ruleset="w40k4", scenario="avamposto", language=language)
+    await table(ANNA, "game.join", side="legione")
+    reply = await table(ANNA, "move", unit=typed, distance=4)
+    [moved] = [n for n in reply.notices if n.key == "w40k4.move.done"]
+    assert shown in outcome_text("w40k4", moved, language)
+    refused = await table.refused(
+        ANNA, "move", "error.w40k4.unknown_unit", unit="Squadra", distance=1
+    )
+    assert "Squadra" in refused.localized(language)

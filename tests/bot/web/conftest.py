@@ -22,7 +22,16 @@ REFEREE, ANNA, BRUNO, OUTSIDER = 1, 2, 3, 9
 #: Bruno's display name: the pages must show it as text, never run it.
 SCRIPT = "<script>alert(1)</script>"
 #: The Germans' units hidden from the Allies in esempio_gotica_campo.
-HIDDEN = ("Cecchino", "MG 42 del casolare")
+#: The Germans' hidden units, by their names in the game's language (English).
+HIDDEN = ("Sniper", "Farmhouse MG 42")
+#: Their names in every language: none may reach the enemy.
+HIDDEN_EVERYWHERE = (
+    *HIDDEN,
+    "Cecchino",
+    "MG 42 del casolare",
+    "Tireur d'élite",
+    "MG 42 de la ferme",
+)
 SECRET = "a web secret long enough to sign"
 
 

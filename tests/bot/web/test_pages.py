@@ -13,6 +13,7 @@ from tests.bot.web.conftest import (
     CAMPAIGN_GAME,
     GAME,
     HIDDEN,
+    HIDDEN_EVERYWHERE,
     REFEREE,
     SCRIPT,
 )
@@ -38,6 +39,8 @@ async def test_a_game_page_shows_status_owed_map_units_and_log(client, signer) -
     assert "Linea Gotica" not in text
     assert "Who must act" in text and "Roll the initiative" in text
     assert "Sherman" in text  # a unit every seat sees
+    # Units by their names in the game's language too.
+    assert "1st Rifle Squad" in text and "1ª squadra fucilieri" not in text
     assert 'id="e1"' in text and "game created" in text  # the log
     assert "Page 1 of 1" in text
     assert "<script" not in text  # no script at all, the player's name included
@@ -51,7 +54,7 @@ async def test_a_game_page_shows_status_owed_map_units_and_log(client, signer) -
 async def test_hidden_units_are_shown_to_their_side_alone(client, signer) -> None:
     for reader in (ANNA, None, 12345):  # the enemy, a spectator, someone without a seat
         _, body = await page(client, signer, "game", GAME, reader)
-        assert not any(name in body.decode() for name in HIDDEN), reader
+        assert not any(name in body.decode() for name in HIDDEN_EVERYWHERE), reader
     for reader in (BRUNO, REFEREE):  # their side, the referee
         _, body = await page(client, signer, "game", GAME, reader)
         assert all(name in body.decode() for name in HIDDEN), reader

@@ -88,4 +88,5 @@ async def test_losses_name_their_units(played: Table) -> None:
         number=1, winner=None, scores={}, ending="turn_limit", final_hash="0" * 64,
         losses={"legione": {entry.id: 2}},
     )  # fmt: skip
-    assert losses_text(state, result, "en") == f"Astral Legion: {entry.name} 2"
+    assert losses_text(state, result, "en") == "Astral Legion: Tactical Squad 2"
+    assert losses_text(state, result, "fr").startswith("Légion astrale\u202f: Escouade tactique 2")

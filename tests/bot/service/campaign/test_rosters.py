@@ -380,3 +380,13 @@ async def test_a_game_after_the_end_is_refused_for_the_end_not_the_rosters(
     await table.refused(
         CAMPAIGN, REFEREE, "campaign.game", "error.campaign.ended", scenario="avamposto", channel=9
     )
+
+
+async def test_a_roster_names_its_units_in_the_campaigns_language(any_store: Any) -> None:
+    """The rosters drawn from a bundled scenario keep its units' names in every language:
+    an English campaign lists "Tactical Squad", not the scenario's Italian."""
+    table = await _campaign(any_store, "w40k4")
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    shown = reply_text(await table(CAMPAIGN, OUTSIDER, "campaign.roster", side="legione"))
+    assert "Tactical Squad (squadra_tattica)" in shown
+    assert "Squadra tattica" not in shown
