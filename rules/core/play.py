@@ -254,8 +254,13 @@ class DocumentRules(ABC):
             if not isinstance(value, str) or not names or value in names:
                 continue
             if hidden is None:  # read only when a name is typed: the status costs
-                every = self.status(state).units
-                hidden = frozenset(u.id for u in every if not seat.may_see(u))
+                # The referee's status lists every unit (a ruleset's plain status may be
+                # the public one, without the hidden units); hidden is whatever of it the
+                # seat's own status does not show it.
+                every = self.seat_status(state, REFEREE).units
+                shown = self.seat_status(state, seat).units
+                visible = {u.id for u in shown if seat.may_see(u)}
+                hidden = frozenset(u.id for u in every if u.id not in visible)
             known = {k: v for k, v in names.items() if k not in hidden}
             found = id_named(known, value)
             if found is None and "," in value:  # several units (pzgren's fire together)

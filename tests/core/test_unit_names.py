@@ -9,6 +9,7 @@ import json
 import random
 import re
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,7 @@ from rules.core.scenario import bundled_files
 from rules.core.seatview import REFEREE, Seat
 from rules.core.words import in_language
 from rules.core.yamlio import load_yaml
+from tests.core.hidden_worlds import hidden_scenarios
 from tests.fuzz.harness import SeededDice
 from tests.fuzz.harness import fill_options as fill
 from tests.rulesets import UnitName, fact
@@ -129,6 +131,38 @@ def test_a_unit_hidden_from_the_seat_is_not_found_by_its_name() -> None:
         assert play.by_id(state, Seat.of("alleati"), "move", {"unit": name}) == {
             "unit": "squadra_2"
         }
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "path"), hidden_scenarios(), ids=[p.stem for _, p in hidden_scenarios()]
+)
+def test_no_bundled_hidden_unit_is_found_by_its_name_by_a_seat_it_is_hidden_from(
+    ruleset: str, path: Path
+) -> None:
+    """linea_gotica's plain status is the public one: the sniper hidden from the Allies was
+    missing from it, so "Sniper" (or "Cecchino") was read as the sniper's id and the odds
+    answered "Sniper has not been spotted" where an unknown name is answered "Unknown unit".
+    Every bundled scenario with hidden units, every seat they are hidden from, every
+    language of their names: left as typed, as a name nobody has."""
+    play = _play(ruleset)
+    state = play._load_state(play.setup(path.stem))
+    every = play.seat_status(state, REFEREE).units
+    sides = {unit.side for unit in every}
+    checked = 0
+    for unit in every:
+        for side in sorted(sides):
+            seat = Seat.of(side)
+            if seat.may_see(unit) and unit.id in {
+                u.id for u in play.seat_status(state, seat).units
+            }:
+                continue
+            for language in ("it", "en", "fr"):
+                name = in_language(unit.name, language)
+                for option in ("unit", "target"):
+                    typed = {option: name}
+                    assert play.by_id(state, seat, "fire", typed) == typed, (unit.id, name)
+                    checked += 1
+    assert checked
 
 
 @pytest.mark.parametrize(("ruleset", "scenario", "named"), NAMED)

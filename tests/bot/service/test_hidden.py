@@ -150,3 +150,23 @@ async def test_a_game_of_a_ruleset_that_hides_nothing_exports_its_states_to_ever
         _, bundle, _ = await export_of(table, user)
         assert "redacted_for" not in bundle and bundle["game"]["state_salt"]
         assert verify_export(bundle) == bundle["head_hash"]
+
+
+async def test_a_hidden_unit_typed_by_its_name_in_any_language_is_a_name_nobody_has(table):
+    """The console answered the Allies' "/odds unit:1st Rifle Squad target:Sniper" with
+    "Sniper has not been spotted": a hidden unit's name typed in any language must get the
+    refusal of a name that does not exist, word for word."""
+    await table(REFEREE, "game.new", ruleset="linea_gotica", scenario="gotica_retroguardia")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="tedeschi")
+    nobody = await table.refused(
+        ANNA, "odds", "error.linea_gotica.unknown_unit", unit="squadra_1", target="Nessuno"
+    )
+    for name in ("cecchino", "Cecchino", "Sniper", "sniper", "Tireur d'élite"):
+        refusal = await table.refused(
+            ANNA, "odds", "error.linea_gotica.unknown_unit", unit="squadra_1", target=name
+        )
+        for language in ("it", "en", "fr"):
+            assert refusal.localized(language) == nobody.localized(language).replace(
+                "Nessuno", name
+            )
