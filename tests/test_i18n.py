@@ -300,3 +300,14 @@ def test_french_addresses_the_reader_as_vous_everywhere():
     familiar = re.compile(r"\b(?:tu|toi|ton|ta|tes)\b|\bt’|\bt'", re.IGNORECASE)
     found = {key: text for key, text in catalogue("fr").items() if familiar.search(text)}
     assert not found
+
+
+def test_no_english_text_makes_a_side_the_subject_of_a_verb_that_must_agree_with_it():
+    """ "Americans passes", "Allies has already ended this step", "Raiders wins": a side's
+    name is plural ("Americans") or singular ("Astral Legion"), so no verb can agree with
+    every one. English texts word it around the name ("Pass by Americans")."""
+    agreeing = re.compile(
+        r"(?<!of )(?<!for )(?<!by )(?<!to )\{(?:side|winner|loser|holder)\} (?:is|has|was|does|[a-z]+s)\b"
+    )
+    found = {key: text for key, text in catalogue("en").items() if agreeing.search(text)}
+    assert not found

@@ -69,7 +69,7 @@ def test_a_side_that_ended_its_step_cannot_end_it_again(esempio, phase):
     with pytest.raises(RulesError) as caught:
         esempio("turn.next", "alleati")
     assert caught.value.localized("en") == (
-        "Allies has already ended this step: waiting for Germans."
+        "This step is already ended for Allies: waiting for Germans."
     )
     # The other side still ends its own.
     esempio("turn.next", "tedeschi")

@@ -58,7 +58,7 @@ async def test_a_console_script(service):
     assert "Outcome: Target eliminated" in text and "» M10 Tank Destroyer is eliminated" in text
     assert "! 1st Rifle Platoon has already acted this turn." in text
     assert "» MG 42 Zug holds" in text
-    assert "» Americans passes" in text
+    assert "» Pass by Americans" in text
     status = text.split("/turn\n")[-1]
     assert "Turn 1 — alternating activations, Germans to act" in status
     assert "us_rifle_1       1st Rifle Platoon      1/2  4,3  [disrupted] ✓" in status
@@ -109,7 +109,7 @@ async def test_a_console_script_assigns_a_step_loss_and_rallies(service):
         " (/step)." in text
     )
     assert "[bruno] /step unit:de_hmg\n» MG 42 Zug is eliminated" in text
-    assert "» Turn 2: Americans activates first" in text
+    assert "» Turn 2: first to activate, Americans" in text
     rally = text.split("action:recover dice:2,2")[1]
     assert "Outcome: Unit rallied: in good order" in rally
     assert "us_rifle_1       1st Rifle Platoon      1/2  4,3" in rally

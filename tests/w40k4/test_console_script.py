@@ -79,7 +79,7 @@ async def test_a_blast_and_a_combat_to_turn_3_at_the_console(store):
     assert "! Not now: Astral Legion must first bring Veterans in Heavy Armour on the table" in text
     assert "== Reserve roll ==" in text and "== Deep strike ==" in text
     assert text.count("== Combat result ==") == 3  # the combat goes on each player turn
-    assert "Outcome: Raiders wins; Astral Legion loses" in text
+    assert "Outcome: Won by Raiders; lost by Astral Legion" in text
     assert "» Turn 3, Astral Legion: Movement phase" in text
     document = (await store.load(CHANNEL)).document
     assert PLAY.view(document, REFEREE).status.turn == 3

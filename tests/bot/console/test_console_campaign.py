@@ -163,7 +163,7 @@ async def test_after_the_battle_at_the_console(store) -> None:
         "Allies, 1ª squadra: strength 8 → 10 of 10 (2 casualties, D6 2 5: 1 back, 1 lost; "
         "+3 experience (3); +1 replacement)" in text
     )
-    assert "Allies confirms the aftermath of game 1." in text
+    assert "Aftermath of game 1 confirmed for Allies." in text
     assert "awaits the confirmation of Axis" in text
     # The rank in the campaign's English words (ids in the rosters and the log).
     assert "Allies, 1ª squadra: rank recruits → veterans (field promotion)" in text

@@ -66,9 +66,9 @@ def test_a_piped_script_plays_and_exits_at_quit(tmp_path):
         "[anna] /fire unit:squadra_1 target:gruppe_1 distance:12\n! That action belongs to step 3"
         in out
     )
-    assert "» Allies declares 1st Rifle Platoon" in out
+    assert "» Declared for Allies: 1st Rifle Platoon" in out
     assert "Your move: @bruno" in out
-    assert "» Axis hands over a manoeuvre token (0 left)" in out
+    assert "» A manoeuvre token handed over by Axis (0 left)" in out
     assert "Turn 1 — 3 · manoeuvre phases — to move: Allies" in out
     assert "• marker if1-1 on north wood" in out
     # /quit stops the script: the last line is never run.

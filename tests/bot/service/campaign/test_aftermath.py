@@ -251,7 +251,7 @@ async def test_the_aftermath_is_rolled_shown_confirmed_and_adjusted(any_store: A
         "(dice typed by the player)" in log
     )
     assert "Raiders: aftermath of game 1: 1 entry changed, 0 dice rolled" in log
-    assert "Astral Legion confirmed the aftermath of game 1" in log
+    assert "the aftermath of game 1 confirmed for Astral Legion" in log
     assert "adjustment: Raiders, banda: experience = 9 (forgot a bonus)" in log
     await table(CAMPAIGN, REFEREE, "campaign.game", scenario="fuga", channel=SECOND)
     _assert_log_is_the_state(

@@ -227,7 +227,7 @@ async def test_a_games_date_reminds_once_then_the_referee_decides(
     assert "now due by 2026-12-09" in reply_text(extended)
     clock.date = dt.date(2026, 12, 10)
     forfeit = await decide(game=1, decision="forfeit:Legione Astrale")
-    assert "Astral Legion forfeits it" in reply_text(forfeit)
+    assert "forfeited by Astral Legion" in reply_text(forfeit)
     state = await table.campaign()
     result = state.game(1).result  # type: ignore[union-attr]
     assert result is not None and result.winner == "predoni"
