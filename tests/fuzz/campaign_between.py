@@ -551,7 +551,8 @@ def roster_file(fuzzer: CampaignFuzzer, side: str) -> str:
     assert state is not None
     entries: list[dict[str, Any]] = []
     for entry in state.rosters[side].entries:
-        written: dict[str, Any] = {"id": entry.id, "name": entry.name, "full": entry.full}
+        # A file's name is plain text (a roster's name may carry its other languages).
+        written: dict[str, Any] = {"id": entry.id, "name": str(entry.name), "full": entry.full}
         if entry.status is Status.DEAD:
             written |= {"strength": 0, "status": "dead"}
         else:
