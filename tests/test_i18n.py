@@ -307,7 +307,8 @@ def test_no_english_text_makes_a_side_the_subject_of_a_verb_that_must_agree_with
     name is plural ("Americans") or singular ("Astral Legion"), so no verb can agree with
     every one. English texts word it around the name ("Pass by Americans")."""
     agreeing = re.compile(
-        r"(?<!of )(?<!for )(?<!by )(?<!to )\{(?:side|winner|loser|holder)\} (?:is|has|was|does|[a-z]+s)\b"
+        r"(?<!of )(?<!for )(?<!by )(?<!to )"
+        r"\{(?:side|winner|loser|holder)\} (?:is|has|was|does|[a-z]+s)\b"
     )
     found = {key: text for key, text in catalogue("en").items() if agreeing.search(text)}
     assert not found

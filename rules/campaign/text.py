@@ -40,6 +40,7 @@ from rules.campaign.state import CampaignState, GameEntry, Standing, standings
 from rules.campaign.story import holders, next_step, step_of
 from rules.core.errors import RulesError
 from rules.core.i18n import has_key, semicolon, translate
+from rules.core.scenario import bundled_titles
 from rules.core.words import in_language as name_in_language
 from rules.core.words import joined
 from rules.render import channel_label
@@ -331,8 +332,19 @@ def book_lines(state: CampaignState, language: str) -> list[str]:
         )
     step = next_step(state)
     if step is not None and not state.ended:
-        lines.append(translate("bot.campaign.book.next", language, scenario=step.scenario))
+        named = scenario_named(state.ruleset, step.scenario, language)
+        lines.append(translate("bot.campaign.book.next", language, scenario=named))
     return lines
+
+
+def scenario_named(ruleset: str, scenario: str, language: str) -> str:
+    """A bundled scenario as players read it: its title in ``language``, then the option
+    they type (``/campaign game scenario:fuga``); the id alone without a bundled title."""
+    try:
+        title = bundled_titles(f"rules.{ruleset}").get(scenario)
+    except ModuleNotFoundError:  # a ruleset registered from outside ``rules/``
+        title = None
+    return f"{name_in_language(title, language)}, scenario:{scenario}" if title else scenario
 
 
 def in_language(texts: Mapping[str, str], language: str) -> str:

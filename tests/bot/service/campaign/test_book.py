@@ -100,7 +100,7 @@ async def test_a_book_campaign_follows_its_scenarios_and_its_map(any_store: Any)
     assert "The outpost: held by Raiders" in status
     assert "The wreck's hills: held by Raiders, fought for now" in status
     assert "Game 2 is due by 2026-12-20." in status
-    assert "Next scenario: fuga" in status
+    assert "Next scenario: The escape to the valley (example), scenario:fuga" in status
     await table(SECOND, REFEREE, "game.decide", result="legione", reason="ok")
     await settle(table, 2, by_players=False)
     await table(CAMPAIGN, REFEREE, "campaign.game", channel=THIRD)
