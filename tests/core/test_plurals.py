@@ -10,7 +10,7 @@ def test_plural_forms_agree_with_the_number() -> None:
     assert translate("bot.game.exported", "en", events=3) == "Exported 3 events."
     assert translate("bot.game.exported", "it", events=1) == "Esportato 1 evento."
     assert translate("bot.deadline.set", "it", side="Asse", hours=1, when="x") == (
-        "Asse ha 1 ora per muovere: fino al x."
+        "Lo schieramento Asse ha 1 ora per muovere: fino al x."
     )
     # French reads zero as singular.
     assert translate("bot.game.exported", "fr", events=0) == "0 événement exporté."

@@ -234,7 +234,7 @@ async def test_a_roster_file_is_loaded_shown_and_mustered(any_store: Any) -> Non
     assert "fantasma" in shown and "never musters" in shown
     assert "never musters" not in shown.split("fantasma")[0]
     # The predoni have no roster yet.
-    assert "no roster yet" in reply_text(
+    assert "No roster yet for Raiders" in reply_text(
         await table(CAMPAIGN, ANNA, "campaign.roster", side="predoni")
     )
     # Game 1 musters the squad at 4, the dead unit not at all, the raiders from the scenario;
