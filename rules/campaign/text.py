@@ -40,6 +40,7 @@ from rules.campaign.state import CampaignState, GameEntry, Standing, standings
 from rules.campaign.story import holders, next_step, step_of
 from rules.core.errors import RulesError
 from rules.core.i18n import has_key, semicolon, translate
+from rules.core.ruleset import KNOWN_RULESETS
 from rules.core.scenario import bundled_titles
 from rules.core.words import in_language as name_in_language
 from rules.core.words import joined
@@ -340,10 +341,9 @@ def book_lines(state: CampaignState, language: str) -> list[str]:
 def scenario_named(ruleset: str, scenario: str, language: str) -> str:
     """A bundled scenario as players read it: its title in ``language``, then the option
     they type (``/campaign game scenario:fuga``); the id alone without a bundled title."""
-    try:
-        title = bundled_titles(f"rules.{ruleset}").get(scenario)
-    except ModuleNotFoundError:  # a ruleset registered from outside ``rules/``
-        title = None
+    # A ruleset registered from outside ``rules/`` has no bundled titles.
+    known = ruleset in KNOWN_RULESETS
+    title = bundled_titles(f"rules.{ruleset}").get(scenario) if known else None
     return f"{name_in_language(title, language)}, scenario:{scenario}" if title else scenario
 
 

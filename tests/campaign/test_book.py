@@ -25,6 +25,7 @@ from rules.campaign.events import (
 )
 from rules.campaign.state import CampaignState, apply, replay
 from rules.campaign.story import default_due, holders, next_step, overdue
+from rules.campaign.text import scenario_named
 from rules.core.errors import InvalidInput, RulesError, UnknownName
 from rules.core.ruleset import KNOWN_RULESETS, get_ruleset
 from rules.core.yamlio import load_yaml
@@ -197,3 +198,13 @@ def test_a_games_default_date_follows_the_date_of_the_game_before() -> None:
     first = dt.date(2026, 12, 20)  # game 1 set well ahead with by:
     state = apply(state, CampaignDue(number=1, by=first))
     assert default_due(state, today) == first + spacing  # game 2 never due before game 1
+
+
+def test_the_next_scenario_is_named_by_its_title_and_the_option_to_type() -> None:
+    assert scenario_named("w40k4", "fuga", "fr") == (
+        "La fuite vers la vallée (exemple), scenario:fuga"
+    )
+    assert scenario_named("w40k4", "fuga", "en").endswith(", scenario:fuga")
+    # A ruleset from outside rules/ (no bundled titles), or an unknown id: the id alone.
+    assert scenario_named("toy", "duel", "en") == "duel"
+    assert scenario_named("w40k4", "nowhere", "en") == "nowhere"
