@@ -326,11 +326,10 @@ def _layout_table(
     outlines: Sequence[Sequence[tuple[float, float]]],
     frame: _Frame,
     to_pixel: _ToPixel,
-    objectives: Sequence[Box] = (),
 ) -> tuple[list[tuple[_Piece, Box, tuple[float, float], bool]], list[tuple[Box, list[str]]]]:
     """Where each counter and each terrain name goes: counters first (the living before the
     destroyed), each on its point if free, then the names around them and clear of the
-    ``objectives``' outlines, stars and labels."""
+    objectives' outlines, stars and labels."""
     occupied = Occupied()
     pieces = [_piece(c) for c in sorted(counters, key=lambda c: c.destroyed)]
     items = []
@@ -343,7 +342,8 @@ def _layout_table(
         for piece, spot in zip(pieces, placed, strict=True)
     ]
     names: list[tuple[Box, list[str]]] = []
-    for box in objectives:
+    # Where draw_objectives will draw (the colours do not move anything).
+    for box in objective_boxes(_objective_outlines(view, frame, to_pixel, {})):
         occupied.add(box)
     for outline, area in zip(outlines, view.areas, strict=True):
         if not area.label:
@@ -705,9 +705,7 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
         _draw_coordinate_grid(image, view, frame)
         ImageDraw.Draw(image).rectangle(frame.bounds, outline=INK, width=2)
         objectives = _objective_outlines(view, frame, to_pixel, colours)
-        placed, names = _layout_table(
-            view, counters, outlines, frame, to_pixel, objective_boxes(objectives)
-        )
+        placed, names = _layout_table(view, counters, outlines, frame, to_pixel)
         _draw_names(image, names)
         draw_objectives(image, objectives)
         draw_overlays(image, view.overlays, to_pixel, frame.scale, language)

@@ -494,7 +494,7 @@ def test_terrain_names_keep_clear_of_the_objectives(ruleset, scenario, language)
     to_pixel = drawing._ToPixel(view, frame)
     outlines = [drawing._area_outline(a, frame, view.height_cm) for a in view.areas]
     marks = objective_boxes(drawing._objective_outlines(view, frame, to_pixel, side_colours(view)))
-    _, names = drawing._layout_table(view, view.counters, outlines, frame, to_pixel, marks)
+    _, names = drawing._layout_table(view, view.counters, outlines, frame, to_pixel)
     assert names
     for box, lines in names:
         for mark in marks:
