@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
+from bot.app import loop
 from rules.core.play import DocumentRules
 
 ROOT = Path(__file__).resolve().parent.parent
 # The repository keeps its own copy of the rule documents: a fresh clone tests alone.
 SEEDS = ROOT / "docs" / "seeds"
+
+
+def pytest_asyncio_loop_factories(
+    config: pytest.Config, item: pytest.Item
+) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
+    """The async tests run on the loop production runs (bot/app/loop.py): uvloop's, unless
+    ``ARBITRO_EVENT_LOOP=asyncio``. One factory, so the tests' names stay as they are."""
+    return {loop.loop_name(): loop.new_event_loop}
 
 
 @pytest.fixture(scope="session")

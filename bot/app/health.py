@@ -16,13 +16,13 @@ healthy, 1 when not. The full audit of every game's hash chain stays a separate 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.app import loop
 from bot.app.heartbeat import DEFAULT_MAX_AGE_SECONDS, HeartbeatError, read_beat
 from bot.app.settings import SettingsError, load_settings
 from db.errors import StoreError
@@ -68,7 +68,7 @@ def check_health(
             "the bot is disconnected, stuck or stopped",
         )
     try:
-        version = asyncio.run(_database_answers(db))
+        version = loop.run(_database_answers(db))
     except StoreError as error:
         return Health(False, f"unhealthy: database {describe(str(db))}: {error}")
     latency = (
@@ -121,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_arguments(parser)
     try:
         return run(parser.parse_args(argv))
-    except SettingsError as error:
+    except (SettingsError, loop.EventLoopChoiceError) as error:
         sys.stderr.write(f"arbitro-health: {error}\n")
         return 2
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bot.app import loop
 from bot.app.health import add_arguments as add_health_arguments
 from bot.app.health import run as run_health
 from bot.app.lifecycle import (
@@ -105,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--db", help="SQLite file (default: ARBITRO_DB or arbitro.db)")
     web.set_defaults(handler=_web)
     register_rules(subcommands)
-    register_replay(register_db(subcommands))
+    register_replay(register_db(subcommands, run_coroutine=loop.run))
     return parser
 
 
@@ -184,7 +185,7 @@ def _console(args: argparse.Namespace) -> int:
             await stop_pictures()
             await store.close()
 
-    return asyncio.run(go())
+    return loop.run(go())
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -200,7 +201,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         connect = connect_to_discord(settings.discord_token.get_secret_value())
     try:
-        return asyncio.run(serve(settings, connect))
+        return loop.run(serve(settings, connect))
     except StartError as error:
         sys.stderr.write(f"arbitro run: {error}\n")
         return error.exit_status
@@ -241,13 +242,13 @@ def _web(args: argparse.Namespace) -> int:
                 asyncio.get_running_loop().remove_signal_handler(number)
         return 0
 
-    return asyncio.run(go())
+    return loop.run(go())
 
 
 def _sync(args: argparse.Namespace) -> int:
 
     if args.dry_run:
-        payload = asyncio.run(dry_run_payload())
+        payload = loop.run(dry_run_payload())
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0
     settings = _settings(args)
@@ -270,7 +271,7 @@ def _sync(args: argparse.Namespace) -> int:
             await bot.close()
 
     try:
-        outcome = asyncio.run(go())
+        outcome = loop.run(go())
     except Exception as error:
         failure = explain_gateway_failure(error)
         sys.stderr.write(f"arbitro sync: {failure}\n")
@@ -302,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.handler(args))
-    except SettingsError as error:
+    except (SettingsError, loop.EventLoopChoiceError) as error:
         sys.stderr.write(f"arbitro: {error}\n")
         return EXIT_USAGE
     except StoreError as error:

@@ -75,7 +75,7 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"{describe(path)}: {len(channels)} game(s) replayed, {diverged} diverging")
         return EXIT_PROBLEMS if diverged else EXIT_OK
 
-    return run_safely(work)
+    return run_safely(work, args)
 
 
 async def _adopt(store: GameStore, report: ReplayReport, line: str) -> tuple[str, bool]:

@@ -29,6 +29,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from bot.app import loop
 from bot.discord.commands import build_app_commands
 from bot.discord.direct import send_direct
 from bot.discord.embeds import reply_to_messages
@@ -503,7 +504,7 @@ def sync_payload(locale_aware: bool = True) -> list[dict[str, Any]]:
         finally:
             await bot.close()
 
-    return asyncio.run(build())
+    return loop.run(build())
 
 
 __all__ = [

@@ -27,6 +27,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
 
+from bot.app import loop
 from bot.app.settings import Settings
 from bot.app.warmup import settle_heap
 from bot.service.links import use_links
@@ -76,7 +77,7 @@ def _serve(settings: Settings, host: str, port: int, ready: Connection, stopping
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     lower_priority(settings.web_nice)
-    asyncio.run(_pages(settings, host, port, ready, stopping))
+    loop.run(_pages(settings, host, port, ready, stopping))
 
 
 def lower_priority(steps: int) -> None:

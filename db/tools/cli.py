@@ -34,6 +34,9 @@ EXIT_PROBLEMS = 1
 EXIT_ERROR = 2
 
 Handler = Callable[[argparse.Namespace], int]
+#: What runs a command's coroutine to its end: the process's event loop, which the layer
+#: above storage chooses (``arbitro`` passes `bot.app.loop.run`; alone, asyncio's).
+CoroutineRunner = Callable[[Coroutine[Any, Any, int]], int]
 #: A check a layer above storage adds to ``db check``: the problems it finds in the store.
 ExtraCheck = Callable[[Any], Awaitable[list[str]]]
 
@@ -45,8 +48,11 @@ def default_db_path() -> str:
 
 def register(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    *,
+    run_coroutine: CoroutineRunner = asyncio.run,
 ) -> argparse._SubParsersAction[argparse.ArgumentParser]:
-    """Add the ``db`` command and its subcommands to the ``arbitro`` parser.
+    """Add the ``db`` command and its subcommands to the ``arbitro`` parser; their
+    coroutines run through ``run_coroutine`` (:func:`run_safely`).
 
     Returns the ``db`` subcommands, so layers above storage can add theirs (the bot adds
     ``replay``, which needs the rules that ``db/`` must not import).
@@ -54,7 +60,7 @@ def register(
     db_parser = subparsers.add_parser(
         "db", help="manage the game database", description="Manage the game database."
     )
-    db_parser.set_defaults(handler=_usage(db_parser))
+    db_parser.set_defaults(handler=_usage(db_parser), run_coroutine=run_coroutine)
     actions = db_parser.add_subparsers(dest="db_command", metavar="ACTION")
 
     migrate = actions.add_parser("migrate", help="create the database or bring it up to date")
@@ -125,11 +131,17 @@ def _fail(message: str, stream: TextIO | None = None) -> int:
     return EXIT_ERROR
 
 
-def run_safely(work: Callable[[], int | Coroutine[Any, Any, int]]) -> int:
-    """Run a command (sync or async); failures become one line on stderr and status 2."""
+def run_safely(
+    work: Callable[[], int | Coroutine[Any, Any, int]], args: argparse.Namespace
+) -> int:
+    """Run a command (sync or async: its coroutine through the runner :func:`register` was
+    given); failures become one line on stderr and status 2."""
     try:
         outcome = work()
-        return outcome if isinstance(outcome, int) else asyncio.run(outcome)
+        if isinstance(outcome, int):
+            return outcome
+        run_coroutine: CoroutineRunner = args.run_coroutine
+        return run_coroutine(outcome)
     except StoreError as error:
         return _fail(str(error))
     except sqlite3.Error as error:
@@ -152,7 +164,7 @@ def run_migrate(args: argparse.Namespace) -> int:
         print(f"{describe(path)}: schema version {version} (latest {_latest(path)})")
         return EXIT_OK
 
-    return run_safely(work)
+    return run_safely(work, args)
 
 
 def run_backup(args: argparse.Namespace) -> int:
@@ -173,7 +185,7 @@ def run_backup(args: argparse.Namespace) -> int:
         print(f"{path}: backed up to {target}")
         return EXIT_OK
 
-    return run_safely(work)
+    return run_safely(work, args)
 
 
 def run_check(args: argparse.Namespace, *, more: ExtraCheck | None = None) -> int:
@@ -209,7 +221,7 @@ def run_check(args: argparse.Namespace, *, more: ExtraCheck | None = None) -> in
         print(f"{describe(path)}: ok ({games} game(s) checked)")
         return EXIT_OK
 
-    return run_safely(work)
+    return run_safely(work, args)
 
 
 async def _stored_chain(store: Any, channel_id: int) -> dict[int, str] | None:
@@ -249,7 +261,7 @@ def run_export(args: argparse.Namespace) -> int:
                 await asyncio.to_thread(sys.stdout.buffer.flush)
         return EXIT_OK
 
-    return run_safely(work)
+    return run_safely(work, args)
 
 
 def run_copy(args: argparse.Namespace) -> int:
@@ -273,7 +285,7 @@ def run_copy(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
 
-    return run_safely(work)
+    return run_safely(work, args)
 
 
 def _latest(path: str) -> int:

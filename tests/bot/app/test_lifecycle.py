@@ -49,7 +49,7 @@ def clean_environment(**extra: str) -> dict[str, str]:
     return environment
 
 
-def start_offline_bot(db: Path) -> subprocess.Popen[str]:
+def start_offline_bot(db: Path, **environment: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [*arbitro_command(), "run", "--offline", "--db", str(db)],
         stdin=subprocess.PIPE,
@@ -57,7 +57,7 @@ def start_offline_bot(db: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         cwd=db.parent,
-        env=clean_environment(ARBITRO_LOG_LEVEL="info"),
+        env=clean_environment(ARBITRO_LOG_LEVEL="info", **environment),
     )
 
 
@@ -143,6 +143,19 @@ def test_sigint_stops_it_the_same_way(tmp_path: Path) -> None:
     assert process.returncode == 0, err
     assert time.monotonic() - sent_at < STOP_LIMIT_S
     assert "Traceback" not in err and not Path(f"{db}-wal").exists()
+    # The bot runs on uvloop (bot/app/loop.py), its signal handlers included.
+    assert "event loop: uvloop.Loop" in err
+
+
+def test_arbitro_event_loop_asyncio_runs_the_bot_on_asyncios_loop(tmp_path: Path) -> None:
+    db = tmp_path / "arbitro.db"
+    process = start_offline_bot(db, ARBITRO_EVENT_LOOP="asyncio")
+    wait_for((tmp_path / "arbitro.db.heartbeat").exists, READY_LIMIT_S, "heartbeat", process)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=10)
+    assert process.returncode == 0, err
+    assert "event loop: asyncio.unix_events._UnixSelectorEventLoop" in err
+    assert "SIGTERM received" in err and "Traceback" not in err
 
 
 async def test_shutdown_waits_for_a_running_command_and_refuses_new_ones(tmp_path: Path) -> None:
