@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_service import choose
 
+from bot.app import loop as app_loop
 from bot.app.warmup import settle_heap
 from bot.render.pictures import reply_picture, start_pictures, stop_pictures
 from bot.render.pool import DEFAULT_WORKERS
@@ -458,7 +459,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--picture-workers", type=int, default=DEFAULT_WORKERS)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
-        asyncio.run(
+        app_loop.run(
             run(args.rulesets.split(","), args.rounds, Path(folder), args.picture_workers)
         )
 

@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
+from bot.app import loop as app_loop  # noqa: E402
 from bot.app.warmup import settle_heap  # noqa: E402
 from bot.service import GameService, Request  # noqa: E402
 from db.chain.prepare import prepare_event  # noqa: E402
@@ -512,7 +513,7 @@ if __name__ == "__main__":
     arguments = parser.parse_args()
     if arguments.dir:
         os.makedirs(arguments.dir, exist_ok=True)
-        asyncio.run(main(arguments.channels, arguments.commands, Path(arguments.dir)))
+        app_loop.run(main(arguments.channels, arguments.commands, Path(arguments.dir)))
     else:
         with tempfile.TemporaryDirectory() as temporary:
-            asyncio.run(main(arguments.channels, arguments.commands, Path(temporary)))
+            app_loop.run(main(arguments.channels, arguments.commands, Path(temporary)))

@@ -18,7 +18,10 @@ Printed, per committed command (odds and status reads left out), p50 and mean in
 * the cyclic garbage collector's pauses (which stop every thread) and full collections;
 * with ``--profile-loop N``: the event loop's iterations and callbacks per command, and the
   N functions that take most of the loop's own time (cProfile, which sees only the thread
-  that enables it: the loop's), per command.
+  that enables it: the loop's), per command. The counts patch asyncio's own loop
+  (``BaseEventLoop._run_once``, ``Handle._run``): uvloop's (the default, bot/app/loop.py)
+  is C, so there the profile shows the Python the loop runs, without counts or the loop's
+  own machinery; ``ARBITRO_EVENT_LOOP=asyncio`` profiles asyncio's.
 
 The phases are found by wrapping the functions that do them (this bench reaches into the
 code it measures, and must follow it when that moves). The wrappers cost a little of each
@@ -59,6 +62,7 @@ import db.chain.prepare as store_prepare  # noqa: E402
 import db.core.games as store_games  # noqa: E402
 import db.store as store_module  # noqa: E402
 import rules.core.play as rules_play  # noqa: E402
+from bot.app import loop as app_loop  # noqa: E402
 from bot.app.warmup import settle_heap  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from db.drivers.sqlite import SqliteStore  # noqa: E402
@@ -70,6 +74,8 @@ _nesting = threading.local()
 _cpu = {"rules": 0.0, "aiosqlite": 0.0, "hops": 0}
 # The event loop's iterations and the callbacks it ran, in the command being measured.
 _loop = {"iterations": 0, "callbacks": 0}
+#: Whether the loop's iterations and callbacks are counted (asyncio's loop only: `_count_loop`).
+_loop_counted = False
 # The cyclic garbage collector's pauses in the command being measured (any thread's).
 _gc = {"seconds": 0.0, "started": 0.0, "full": 0}
 
@@ -154,7 +160,10 @@ def _count_threads() -> None:
 
 def _count_loop() -> None:
     """Count the event loop's iterations and the callbacks (task steps, futures' wake-ups,
-    ``call_soon_threadsafe`` from the other threads) it runs."""
+    ``call_soon_threadsafe`` from the other threads) it runs: asyncio's loop only (uvloop's
+    runs them in C, out of reach of a patch)."""
+    global _loop_counted
+    _loop_counted = True
     run_once = asyncio.BaseEventLoop._run_once  # type: ignore[attr-defined]
     run_handle = asyncio.Handle._run
 
@@ -239,7 +248,7 @@ async def _measure(
         row["hops to aiosqlite's thread (count)"] = _cpu["hops"]
         row["garbage collector's pauses"] = _gc["seconds"]
         row["full collections (count)"] = _gc["full"]
-        if profile is not None:
+        if _loop_counted:
             row["loop iterations (count)"] = _loop["iterations"]
             row["loop callbacks (count)"] = _loop["callbacks"]
         rows.append(row)
@@ -280,16 +289,24 @@ def main() -> None:
     _time_gc()
     profile = None
     if arguments.profile_loop:
-        _count_loop()
+        if app_loop.loop_name() == app_loop.ASYNCIO:
+            _count_loop()
         profile = cProfile.Profile(time.thread_time)  # CPU: a wait for the GIL is not
     elif not arguments.cpu_only:
         _time_phases()
     with tempfile.TemporaryDirectory() as folder:
-        rows = asyncio.run(
+        rows = app_loop.run(
             _measure(arguments.channels, arguments.commands, Path(folder), profile)
         )
+    print(f"event loop: {app_loop.loop_name()} ({app_loop.EVENT_LOOP_ENV} chooses)")
     _print(rows)
     if profile is not None:
+        if not _loop_counted:
+            print(
+                "\nuvloop's loop is C: its iterations and callbacks are not counted, and its "
+                f"own machinery is not in the profile ({app_loop.EVENT_LOOP_ENV}=asyncio "
+                "profiles asyncio's)"
+            )
         print("\nthe event loop's own CPU, ms per command (cProfile: slower than without it)")
         stats = pstats.Stats(profile)
         entries = sorted(

@@ -13,7 +13,6 @@ work started from: ``git worktree add /tmp/base <commit>``), interleaved with th
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import shutil
 import statistics
@@ -68,7 +67,11 @@ async def main(path, channel, other):
     print(json.dumps({"seconds": seconds, "before_mb": before, "peak_mb": peak_mb(),
                       "waits": waits, "files": sorted(reply.files)}))
 
-asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+try:  # the loop the checkout's processes run (bot/app/loop.py)
+    from bot.app.loop import run
+except ImportError:  # a checkout from before it: asyncio's
+    from asyncio import run
+run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
 """
 
 CLI_PROBE = r"""
@@ -119,11 +122,12 @@ def main(argv: list[str] | None = None) -> None:
     arguments = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from bench.long_log import build
+    from bot.app.loop import run
 
     work = Path(arguments.dir or tempfile.mkdtemp(prefix="bench-export-"))
     built = work / "long.db"
     if not built.exists():
-        asyncio.run(build(built, CHANNEL, arguments.events))
+        run(build(built, CHANNEL, arguments.events))
     roots = [("this", ROOT)] + ([("compared", arguments.compare)] if arguments.compare else [])
     print(f"{arguments.events} events of /roll 100d100 (+ the game's creation), one channel")
     for label, root in roots:

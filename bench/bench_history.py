@@ -227,19 +227,23 @@ def main() -> None:
     parser.add_argument("--group-commits", type=int, default=2000)
     arguments = parser.parse_args()
     sys.path.insert(0, str(Path(arguments.root).resolve() if arguments.root else ROOT))
+    try:  # the loop the checkout's processes run (bot/app/loop.py)
+        from bot.app.loop import run
+    except ImportError:  # a checkout from before it: asyncio's
+        from asyncio import run
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(arguments.dir or temporary)
         directory.mkdir(parents=True, exist_ok=True)
         if arguments.bundle:
             bundle = json.loads(Path(arguments.bundle).read_text(encoding="utf-8"))
         else:
-            bundle = asyncio.run(played_bundle(directory))
+            bundle = run(played_bundle(directory))
         if arguments.save:
             Path(arguments.save).write_text(json.dumps(bundle), encoding="utf-8")
-        asyncio.run(replay(bundle, directory, arguments.pause_ms / 1000))
+        run(replay(bundle, directory, arguments.pause_ms / 1000))
         patch_cost(bundle)
         if arguments.group_channels:
-            asyncio.run(
+            run(
                 group_commits(
                     bundle, directory, arguments.group_channels, arguments.group_commits, 50
                 )

@@ -43,6 +43,7 @@ if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
 import db.chain.long_history as long_history  # noqa: E402
+from bot.app import loop as app_loop  # noqa: E402
 from bot.render.campaign_report import with_report  # noqa: E402
 from bot.service import GameService, Request  # noqa: E402
 from bot.service.export import discard  # noqa: E402
@@ -307,4 +308,4 @@ if __name__ == "__main__":
     parser.add_argument("--adjusts", type=int, default=200)
     parser.add_argument("--seed", type=int, default=33)
     parser.add_argument("--dir", default=None, help="directory for the files (default: temp)")
-    asyncio.run(main(parser.parse_args()))
+    app_loop.run(main(parser.parse_args()))

@@ -15,7 +15,6 @@ checkout (e.g. the commit this work started from), in the same sitting.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import shutil
 import subprocess
@@ -120,7 +119,11 @@ async def main(path, channels, commands, long_channel):
     await store.close()
     print(json.dumps(figures))
 
-asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])))
+try:  # the loop the checkout's processes run (bot/app/loop.py)
+    from bot.app.loop import run
+except ImportError:  # a checkout from before it: asyncio's
+    from asyncio import run
+run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])))
 """
 
 
@@ -146,10 +149,11 @@ def main(argv: list[str] | None = None) -> None:
     arguments = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from bench.long_log import build
+    from bot.app.loop import run
 
     work = Path(tempfile.mkdtemp(prefix="bench-memory-"))
     template = work / "long.db"
-    asyncio.run(build(template, LONG_CHANNEL, arguments.export_events))
+    run(build(template, LONG_CHANNEL, arguments.export_events))
     roots = [("this", ROOT)] + ([("compared", arguments.compare)] if arguments.compare else [])
     print(
         f"{arguments.channels} channels x ({arguments.commands} commands, then a status and a "

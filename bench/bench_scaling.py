@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_service import choose  # noqa: E402
 
+from bot.app import loop as app_loop  # noqa: E402
 from bot.service import GameService, Request  # noqa: E402
 from db.open import open_store  # noqa: E402
 from rules.core.errors import RulesError  # noqa: E402
@@ -140,7 +141,7 @@ def spawn_worker(
 
 def run_configuration(url: str, processes: int, args: argparse.Namespace) -> dict[str, Any]:
     """Fresh games, then ``processes`` workers started together; the measured figures."""
-    created = asyncio.run(create_games(url, args.channels))
+    created = app_loop.run(create_games(url, args.channels))
     per_process = args.commands // processes
     lanes = max(1, args.concurrency // processes)
     workers = [spawn_worker(url, i, processes, args, per_process, lanes) for i in range(processes)]
@@ -191,7 +192,7 @@ def fresh_schema(url: str) -> str:
         finally:
             await connection.close()
 
-    asyncio.run(create())
+    app_loop.run(create())
     return f"{url}{'&' if '?' in url else '?'}search_path={name}"
 
 
@@ -210,7 +211,7 @@ def main() -> None:
     parser.add_argument("--of", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        result = asyncio.run(
+        result = app_loop.run(
             worker(
                 args.worker,
                 args.index,

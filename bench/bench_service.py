@@ -9,7 +9,6 @@ p50/p99 per command and the throughput. Run: .venv/bin/python bench/bench_servic
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 import statistics
 import tempfile
@@ -17,6 +16,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from bot.app import loop as app_loop
 from bot.service import GameService, Request
 from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
@@ -124,4 +124,4 @@ if __name__ == "__main__":
     parser.add_argument("--commands", type=int, default=5000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        asyncio.run(main(args.channels, args.commands, Path(folder) / "bench.db"))
+        app_loop.run(main(args.channels, args.commands, Path(folder) / "bench.db"))

@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # Runnable as a plain script from anywhere.
     sys.path.insert(0, str(ROOT))
 
+from bot.app import loop as app_loop  # noqa: E402
 from db.chain.hashing import GENESIS_HASH, canonical_json, encode_document, state_hash  # noqa: E402
 from db.chain.integrity import rows_digest  # noqa: E402
 from db.chain.patch import make_patch, snapshot_due  # noqa: E402
@@ -625,10 +626,10 @@ def main(argv: list[str] | None = None) -> None:
     if arguments.dir:
         directory = Path(arguments.dir)
         directory.mkdir(parents=True, exist_ok=True)
-        asyncio.run(run(directory, arguments))
+        app_loop.run(run(directory, arguments))
     else:
         with tempfile.TemporaryDirectory(prefix="arbitro-bench-") as temporary:
-            asyncio.run(run(Path(temporary), arguments))
+            app_loop.run(run(Path(temporary), arguments))
 
 
 if __name__ == "__main__":

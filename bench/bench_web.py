@@ -56,6 +56,7 @@ from contextlib import AsyncExitStack
 from aiohttp import ClientSession
 from aiohttp.test_utils import TestServer
 
+from bot.app import loop as app_loop
 from bot.app.settings import load_settings
 from bot.service import GameService, Request
 from bot.service.links import LinkSigner, use_links
@@ -309,7 +310,7 @@ def read_in_a_crowd(links: list[str], refresh: float, seconds: float) -> dict[st
     """In a process of its own: each link refreshed every ``refresh`` seconds as a browser
     does (the page, then its picture, each with the ETag it holds), for ``seconds``; how
     many answers of each status."""
-    return asyncio.run(_crowd(links, refresh, seconds))
+    return app_loop.run(_crowd(links, refresh, seconds))
 
 
 async def _crowd(links: list[str], refresh: float, seconds: float) -> dict[str, int]:
@@ -345,7 +346,7 @@ if __name__ == "__main__":
         "--crowd-nice", type=int, default=19, help="the browsers' process's niceness (0-19)"
     )
     arguments = parser.parse_args()
-    asyncio.run(
+    app_loop.run(
         main(
             arguments.rounds,
             arguments.seconds,

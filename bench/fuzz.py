@@ -28,7 +28,6 @@ with the same sizes reproduces a failure.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import itertools
 import sys
@@ -40,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bot.app import loop as app_loop
 from tests.fuzz.campaign import CampaignRun, CampaignSizes, play_campaign
 from tests.fuzz.harness import bundled_games, fuzz
 from tests.fuzz.sequence import SequenceRun, Sizes, play_sequence, sqlite_url
@@ -221,4 +221,4 @@ async def campaigns(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(app_loop.run(main()))

@@ -15,7 +15,6 @@ the rules listed was refused or the game did not end.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import io
 import random
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bot.app import loop as app_loop
 from bot.commands import command_line
 from bot.console.table import Console
 from bot.service import GameService
@@ -106,7 +106,7 @@ def main() -> int:
     parser.add_argument("--maps", type=Path, help="save the pictures of the table here")
     args = parser.parse_args()
     out = io.StringIO()
-    typed, refused, turn, ended = asyncio.run(
+    typed, refused, turn, ended = app_loop.run(
         play(args.ruleset, args.scenario, args.language, args.seed, out, args.maps)
     )
     if args.transcript:
