@@ -33,7 +33,6 @@ import aiohttp
 import discord
 
 from bot.app.heartbeat import remove_beat, stamp_while_connected
-from bot.app.loop import running_loop_name
 from bot.app.settings import Settings
 from bot.app.warmup import settle_heap
 from bot.discord.client import ArbitroBot, build_bot
@@ -133,7 +132,6 @@ async def serve(settings: Settings, connect: Connector) -> int:
     Raises :class:`StartError` when the gateway fails, after everything is closed.
     """
     loop = asyncio.get_running_loop()
-    log.info("event loop: %s", running_loop_name())
     stop = asyncio.Event()
     handled = install_stop_handlers(loop, stop)
     heartbeat_path = settings.heartbeat_path

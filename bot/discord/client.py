@@ -259,7 +259,7 @@ class ArbitroBot(commands.AutoShardedBot):
     async def on_ready(self) -> None:
         """READY: connected (again) with a fresh session."""
         self.gateway_connected = True
-        log.info("connected to Discord as %s", self.user)
+        log.info("connected to Discord as %s (event loop: %s)", self.user, loop.running_loop_name())
 
     async def on_resumed(self) -> None:
         """RESUMED: the same session is back after a short disconnect."""

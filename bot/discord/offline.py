@@ -24,6 +24,7 @@ import sys
 import threading
 from typing import TextIO
 
+from bot.app.loop import running_loop_name
 from bot.console.table import ParseError, parse_line, user_id_of
 from bot.discord.client import ArbitroBot
 from bot.service import Request
@@ -92,7 +93,7 @@ async def run_offline(bot: ArbitroBot, commands: TextIO | None = None) -> None:
     await bot.install()
     bot.offline = True
     bot.gateway_connected = True
-    log.info("ready (offline: no Discord connection)")
+    log.info("ready (offline: no Discord connection; event loop: %s)", running_loop_name())
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[str | None] = asyncio.Queue()
     reader = threading.Thread(

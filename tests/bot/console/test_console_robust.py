@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.app import loop as app_loop
 from bot.commands import command_line
 from bot.console.table import CONSOLE_COMMANDS, DEFAULT_SEAT, Console
 from bot.service import GameService
@@ -94,7 +95,6 @@ def test_random_bytes_piped_in_print_no_traceback(tmp_path):
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.text(max_size=60), min_size=1, max_size=8))
 def test_any_lines_are_answered_without_an_exception(tmp_path_factory, lines):
-    import asyncio
 
     async def play() -> None:
         path = tmp_path_factory.mktemp("c") / "c.db"
@@ -109,7 +109,7 @@ def test_any_lines_are_answered_without_an_exception(tmp_path_factory, lines):
         finally:
             await store.close()
 
-    asyncio.run(play())
+    app_loop.run(play())
 
 
 # ---- thousands of inputs, for every ruleset's bundled scenario -------------------------

@@ -9,10 +9,10 @@ another process). Prints one JSON line per request: what a player would have see
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 
+from bot.app import loop as app_loop
 from bot.service import GameService, Request
 from db.open import open_store
 from rules.core.errors import RulesError
@@ -45,7 +45,7 @@ async def run(url: str, channel_id: int, name: str, count: int) -> None:
 
 def main() -> None:
     url, channel, name, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    asyncio.run(run(url, channel, name, count))
+    app_loop.run(run(url, channel, name, count))
 
 
 if __name__ == "__main__":

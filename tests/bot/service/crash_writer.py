@@ -10,12 +10,12 @@ and flushes, so the parent knows exactly which commands were acknowledged before
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import random
 import sys
 from typing import Any
 
+from bot.app import loop as app_loop
 from bot.service import GameService, Request
 from db.drivers.sqlite import SqliteStore
 from rules.core.errors import RulesError
@@ -109,7 +109,7 @@ async def run(path: str, run_number: int, rng: random.Random) -> None:
 
 def main() -> None:
     path, run_number, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    asyncio.run(run(path, run_number, random.Random(seed)))
+    app_loop.run(run(path, run_number, random.Random(seed)))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ reported, the hash chains and the checksum of members/deadlines/settings verify
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 import secrets
 import signal
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.app import loop as app_loop
 from bot.service import GameService, Request
 from db.drivers.sqlite import SqliteStore
 from db.tools import cli
@@ -122,7 +122,7 @@ def test_sigkill_while_the_service_plays(tmp_path: Path) -> None:
         rounds += 1
     assert rounds >= 8, f"only {rounds} rounds in the time budget"
     assert len(acks) > rounds, "the service committed between kills"
-    assert asyncio.run(play_on(path, rng)) > 0
+    assert app_loop.run(play_on(path, rng)) > 0
     parser = argparse.ArgumentParser(prog="arbitro")
     cli.register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["db", "check", "--db", str(path)])

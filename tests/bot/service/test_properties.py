@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.app import loop as app_loop
 from bot.service import GAME_VERBS, GameService, Request
 from bot.service.stored import deadlines as stored_deadlines
 from db.drivers.sqlite import SqliteStore
@@ -87,7 +88,7 @@ SETTINGS = settings(
 @contextmanager
 def service_on_a_file(seed: int) -> Iterator[tuple[asyncio.AbstractEventLoop, Any, GameService]]:
     """A service on a real SQLite file, with seeded dice, driven from synchronous tests."""
-    loop = asyncio.new_event_loop()
+    loop = app_loop.new_event_loop()
     folder = tempfile.TemporaryDirectory()
     store = loop.run_until_complete(SqliteStore.open(str(Path(folder.name) / "p.db")))
     try:
