@@ -420,6 +420,7 @@ async def store_commits(
 
 async def main(channels: int, commands: int, folder: Path) -> None:
     settle_heap()  # as the bot does once started (`arbitro run`)
+    print(f"event loop: {app_loop.running_loop_name()} ({app_loop.EVENT_LOOP_ENV} chooses)")
     db = folder / "bench.db"
     store = await SqliteStore.open(str(db))
     service = GameService(store)

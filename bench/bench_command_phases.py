@@ -209,6 +209,7 @@ async def _measure(
     channels: int, commands: int, folder: Path, profile: cProfile.Profile | None = None
 ) -> list[dict[str, float]]:
     settle_heap()  # as the bot does once started (`arbitro run`)
+    print(f"event loop: {app_loop.running_loop_name()} ({app_loop.EVENT_LOOP_ENV} chooses)")
     store = await SqliteStore.open(str(folder / "phases.db"))
     _inclusive(store, "commit", "store: commit (loop waits)")
     service = GameService(store)
@@ -298,7 +299,6 @@ def main() -> None:
         rows = app_loop.run(
             _measure(arguments.channels, arguments.commands, Path(folder), profile)
         )
-    print(f"event loop: {app_loop.loop_name()} ({app_loop.EVENT_LOOP_ENV} chooses)")
     _print(rows)
     if profile is not None:
         if not _loop_counted:
