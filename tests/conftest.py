@@ -19,11 +19,20 @@ ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "docs" / "seeds"
 
 
+#: SimCord (the Discord double) settles the loop after each action by reading asyncio's
+#: timer heap (``loop._scheduled``), which uvloop's C loop does not have, and refuses any loop
+#: without it: the tests that use it run on asyncio's loop. The bot's own code on uvloop is
+#: tested as a process (`arbitro run`, tests/bot/app/test_lifecycle.py).
+NEEDS_ASYNCIOS_LOOP = frozenset({"simcord_env"})
+
+
 def pytest_asyncio_loop_factories(
     config: pytest.Config, item: pytest.Item
 ) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
     """The async tests run on the loop production runs (bot/app/loop.py): uvloop's, unless
     ``ARBITRO_EVENT_LOOP=asyncio``. One factory, so the tests' names stay as they are."""
+    if NEEDS_ASYNCIOS_LOOP & set(getattr(item, "fixturenames", ())):
+        return {loop.ASYNCIO: asyncio.new_event_loop}
     return {loop.loop_name(): loop.new_event_loop}
 
 
