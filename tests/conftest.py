@@ -21,9 +21,11 @@ SEEDS = ROOT / "docs" / "seeds"
 
 #: SimCord (the Discord double) settles the loop after each action by reading asyncio's
 #: timer heap (``loop._scheduled``), which uvloop's C loop does not have, and refuses any loop
-#: without it: the tests that use it run on asyncio's loop. The bot's own code on uvloop is
-#: tested as a process (`arbitro run`, tests/bot/app/test_lifecycle.py).
-NEEDS_ASYNCIOS_LOOP = frozenset({"simcord_env"})
+#: without it: the tests that use it (its ``simcord_env`` fixture, or ``simcord.run`` under
+#: its ``simcord`` mark) run on asyncio's loop. The bot's own code on uvloop is tested as a
+#: process (`arbitro run`, tests/bot/app/test_lifecycle.py).
+SIMCORD_FIXTURE = "simcord_env"
+SIMCORD_MARK = "simcord"
 
 
 def pytest_asyncio_loop_factories(
@@ -31,7 +33,8 @@ def pytest_asyncio_loop_factories(
 ) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
     """The async tests run on the loop production runs (bot/app/loop.py): uvloop's, unless
     ``ARBITRO_EVENT_LOOP=asyncio``. One factory, so the tests' names stay as they are."""
-    if NEEDS_ASYNCIOS_LOOP & set(getattr(item, "fixturenames", ())):
+    drives_simcord = SIMCORD_FIXTURE in getattr(item, "fixturenames", ())
+    if drives_simcord or item.get_closest_marker(SIMCORD_MARK) is not None:
         return {loop.ASYNCIO: asyncio.new_event_loop}
     return {loop.loop_name(): loop.new_event_loop}
 

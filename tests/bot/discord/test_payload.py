@@ -295,6 +295,7 @@ def test_the_commands_did_not_change_without_a_sync(payload):
     )
 
 
+@pytest.mark.simcord()  # SimCord runs on asyncio's loop (tests/conftest.py)
 async def test_the_dry_run_is_what_the_bot_syncs_through_simcord(tmp_path):
     """setup_hook syncs globally on start, and sends exactly the dry-run payload."""
     bot = build_bot(dummy_service(), shard_count=1)

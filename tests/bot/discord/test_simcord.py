@@ -599,6 +599,7 @@ class Strict(app_commands.Transformer):
         raise app_commands.TransformerError(value, discord.AppCommandOptionType.string, self)
 
 
+@pytest.mark.simcord()  # SimCord runs on asyncio's loop (tests/conftest.py)
 async def test_checks_and_transformers_meet_the_one_error_handler(discord_service) -> None:
     """Refusals raised by discord.py itself (a check, a value a transformer rejects) go
     through the tree's single error handler: an ephemeral, localized line."""
