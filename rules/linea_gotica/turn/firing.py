@@ -37,6 +37,7 @@ from rules.linea_gotica.turn.common import (
     target_spec,
     transport_may_act,
     weapon_of,
+    wrong_phase,
 )
 from rules.linea_gotica.turn.effects import apply_effects, owe_morale
 
@@ -55,7 +56,7 @@ def _fire_context(
     if command.kind == "copertura":
         if not is_preview():
             if state.phase is not Phase.COVERING:
-                raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+                raise wrong_phase(state)
             if unit.side != move_side(state):
                 raise IllegalAction("error.linea_gotica.not_your_move")
         return "covering"
