@@ -23,7 +23,7 @@ from rules.core.words import joined
 #: this long of the command's budget, past which the refusal comes alone. (On the largest
 #: battlefields the listing measures every line of sight; it took the whole budget, half a
 #: second, to end in a refusal without the list.)
-HINT_BUDGET_S = 0.1
+HINT_BUDGET_S = 0.2
 
 
 class ServiceError(RulesError):

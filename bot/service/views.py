@@ -79,7 +79,7 @@ MAX_CHOICES = 25
 #: work budget (a player is typing), past which it answers the names unordered. (On the
 #: largest battlefields ordering them measures every line of sight: it took the whole
 #: budget, half a second, before falling back.)
-CHOICES_ORDER_BUDGET_S = 0.1
+CHOICES_ORDER_BUDGET_S = 0.2
 
 
 def _reply(call: GameCall) -> StatusReply:
