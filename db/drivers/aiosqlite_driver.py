@@ -475,6 +475,19 @@ class SqliteDriver:
         if not writes and not _reads_only(request):
             await self._connection.execute(begin)
             return await self._answer(request)
+        if isinstance(request, Query | Batch):
+            # The BEGIN and every statement queued at once, as tasks of one level: no task
+            # and no gathering of its own for the batch (the commit on a kept head's trip).
+            queries = request.queries if isinstance(request, Batch) else (request,)
+            sent = [
+                asyncio.ensure_future(self._connection.execute(begin)),
+                *(asyncio.ensure_future(self._query(query)) for query in queries),
+            ]
+            answers = await asyncio.gather(*sent, return_exceptions=True)
+            for answer in answers:
+                if isinstance(answer, BaseException):
+                    raise answer
+            return answers[1:] if isinstance(request, Batch) else answers[1]
         opening = asyncio.ensure_future(self._connection.execute(begin))
         reading = asyncio.ensure_future(self._answer(request))
         outcome = await asyncio.gather(opening, reading, return_exceptions=True)
