@@ -14,11 +14,14 @@ Printed, per committed command (odds and status reads left out), p50 and mean in
   event's preparation for the store (canonical JSON, patch), on the loop the kept head's
   parse and the event's hashes; the store's read and commit inclusive, as the loop waits
   for them;
-* how many functions the command sent to aiosqlite's thread (each a hop and back);
+* how many functions the command sent to aiosqlite's thread (each a hop and back), in all
+  and per store operation and statement (``hops, append: INSERT``);
 * the cyclic garbage collector's pauses (which stop every thread) and full collections;
 * with ``--profile-loop N``: the event loop's iterations and callbacks per command, and the
   N functions that take most of the loop's own time (cProfile, which sees only the thread
-  that enables it: the loop's), per command.
+  that enables it: the loop's), per committed command (a refused command's profile is left
+  out; a coroutine's "calls" count its resumptions); ``--callers PATTERN`` shows who calls
+  the functions matching it.
 
 The phases are found by wrapping the functions that do them (this bench reaches into the
 code it measures, and must follow it when that moves). The wrappers cost a little of each
@@ -68,6 +71,11 @@ from rules.core.errors import RulesError  # noqa: E402
 _spent: dict[str, float] = defaultdict(float)
 _nesting = threading.local()
 _cpu = {"rules": 0.0, "aiosqlite": 0.0, "hops": 0}
+# The functions sent to aiosqlite's thread in the command being measured, per store
+# operation (the step function the store ran) and statement's first word.
+_hops: dict[str, int] = defaultdict(int)
+# The store operation under way (commands are measured one at a time).
+_operation = {"name": "(none)"}
 # The event loop's iterations and the callbacks it ran, in the command being measured.
 _loop = {"iterations": 0, "callbacks": 0}
 # The cyclic garbage collector's pauses in the command being measured (any thread's).
@@ -147,9 +155,18 @@ def _count_threads() -> None:
                 _cpu["aiosqlite"] += time.thread_time() - started
 
         _cpu["hops"] += 1
+        sql = args[0] if args and isinstance(args[0], str) else ""
+        _hops[f"{_operation['name']}: {sql.split(maxsplit=1)[0] if sql else '?'}"] += 1
         return await execute(self, timed, *args, **kw)
 
     aiosqlite.core.Connection._execute = counted  # type: ignore[method-assign]
+    store_run = store_module.CoreStore._run
+
+    def named(self: Any, steps: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        _operation["name"] = getattr(steps, "func", steps).__name__
+        return store_run(self, steps, *args, **kw)
+
+    store_module.CoreStore._run = named  # type: ignore[method-assign]
 
 
 def _count_loop() -> None:
@@ -197,8 +214,10 @@ def _time_phases() -> None:
 
 
 async def _measure(
-    channels: int, commands: int, folder: Path, profile: cProfile.Profile | None = None
+    channels: int, commands: int, folder: Path, profiled: list[pstats.Stats] | None = None
 ) -> list[dict[str, float]]:
+    """The rows of the committed commands; with ``profiled`` (a list to fill), the event
+    loop's profile of those commands alone (a refused command's is left out)."""
     settle_heap()  # as the bot does once started (`arbitro run`)
     store = await SqliteStore.open(str(folder / "phases.db"))
     _inclusive(store, "commit", "store: commit (loop waits)")
@@ -215,10 +234,13 @@ async def _measure(
             continue
         await asyncio.sleep(0.002)  # the read's own COMMIT behind it is done
         _spent.clear()
+        _hops.clear()
         _cpu.update(rules=0.0, aiosqlite=0.0, hops=0)
         _loop.update(iterations=0, callbacks=0)
         _gc.update(seconds=0.0, full=0)
         wall, loop_cpu = time.perf_counter(), time.thread_time()
+        # CPU time: a wait for the GIL is not the loop's work.
+        profile = None if profiled is None else cProfile.Profile(time.thread_time)
         if profile is not None:
             profile.enable()
         try:
@@ -228,6 +250,11 @@ async def _measure(
         finally:
             if profile is not None:
                 profile.disable()
+        if profile is not None and profiled is not None:
+            if profiled:
+                profiled[0].add(profile)
+            else:
+                profiled.append(pstats.Stats(profile))
         row = dict(_spent)
         row["wall"] = time.perf_counter() - wall
         row["CPU: event loop"] = time.thread_time() - loop_cpu
@@ -237,6 +264,8 @@ async def _measure(
             row[k] for k in ("CPU: event loop", "CPU: rules thread", "CPU: aiosqlite thread")
         )
         row["hops to aiosqlite's thread (count)"] = _cpu["hops"]
+        for name, count in _hops.items():
+            row[f"hops, {name} (count)"] = count
         row["garbage collector's pauses"] = _gc["seconds"]
         row["full collections (count)"] = _gc["full"]
         if profile is not None:
@@ -275,23 +304,28 @@ def main() -> None:
         metavar="N",
         help="profile the event loop (no phase wrappers); print its N costliest functions",
     )
+    parser.add_argument(
+        "--callers",
+        metavar="PATTERN",
+        help="with --profile-loop: print who calls the functions matching PATTERN on the loop",
+    )
     arguments = parser.parse_args()
     _count_threads()
     _time_gc()
-    profile = None
+    profiled: list[pstats.Stats] | None = None
     if arguments.profile_loop:
         _count_loop()
-        profile = cProfile.Profile(time.thread_time)  # CPU: a wait for the GIL is not
+        profiled = []
     elif not arguments.cpu_only:
         _time_phases()
     with tempfile.TemporaryDirectory() as folder:
         rows = asyncio.run(
-            _measure(arguments.channels, arguments.commands, Path(folder), profile)
+            _measure(arguments.channels, arguments.commands, Path(folder), profiled)
         )
     _print(rows)
-    if profile is not None:
+    if profiled:
         print("\nthe event loop's own CPU, ms per command (cProfile: slower than without it)")
-        stats = pstats.Stats(profile)
+        stats = profiled[0]
         entries = sorted(
             stats.stats.items(),  # type: ignore[attr-defined]
             key=lambda item: -item[1][2],
@@ -303,6 +337,8 @@ def main() -> None:
                 f"{tottime / len(rows) * 1e3:>9.3f}{cumtime / len(rows) * 1e3:>9.3f}"
                 f"{calls / len(rows):>8.1f}  {name} ({where})"
             )
+        if arguments.callers:
+            stats.print_callers(arguments.callers)
 
 
 if __name__ == "__main__":
