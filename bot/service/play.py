@@ -267,10 +267,14 @@ async def play_verb(
             ending.append(ended)
         if preparer is not None:
             # Diffed against the very text this command read: no memory of documents
-            # is needed for it (db.chain.prepare keeps only the few channels used last).
+            # is needed for it (db.chain.prepare keeps only the few channels used last),
+            # nor a parse of it (its document, the store's parse or the kept game's).
             prepared.append(
                 preparer.prepare(
-                    request.channel_id, result.document, base_text=record.document_text
+                    request.channel_id,
+                    result.document,
+                    base_text=record.document_text,
+                    base_document=record.document,
                 )
             )
             events.append(

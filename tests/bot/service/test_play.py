@@ -1,14 +1,17 @@
 """The command path through the seam: at most one validation of the game's document per
 command (none when the channel's last command left it validated, `bot.service.kept_games`),
-and no deep copy of its state."""
+no deep copy of its state, and no parse of the text it read."""
 
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import db.chain.prepare as prepare_module
 from tests.bot.service_table import ServiceTable
 
 CHANNEL = 4545
@@ -50,6 +53,27 @@ async def test_a_status_then_an_end_on_the_score_read_the_document_once(table, c
     counted.update(validated=0, deep_copied=0)
     await table(ANNA, "game.status")  # an ended game is not kept: read again
     assert counted == {"validated": 1, "deep_copied": 0}
+
+
+async def test_a_command_is_diffed_against_its_document_without_a_parse_of_its_text(
+    table, store, monkeypatch
+) -> None:
+    """The commit's patch is made against the document the command read (the kept game's,
+    or the store's parse), proven by the text it writes: the text is not parsed again."""
+    await table(REFEREE, "game.new", scenario="esempio_normandia", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="asse")
+    parsed: list[str] = []
+
+    def counted(text: str) -> Any:
+        parsed.append(text)
+        return json.loads(text)
+
+    monkeypatch.setattr(prepare_module, "parse_kept", counted)
+    for verb in ("turn.next", "turn.next"):  # on the store's parse, then on the kept game
+        await table(ANNA, verb)
+    assert parsed == []
+    assert await store.check() == []  # each patch rebuilds its stored state
 
 
 def test_no_module_of_the_application_reaches_past_the_three_calls() -> None:
