@@ -285,7 +285,12 @@ async def play_verb(
             if view is not None and marks:
                 view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
             pictures.append(view)
-            states.append(status_caption(view_after.status, reply.ruleset, reply.language))
+            # The caption's first line, under a picture only (the status it reads costs as
+            # much as dumping the state; a table without a battlefield has no picture).
+            status = view_after.status if view is not None else None
+            states.append(
+                "" if status is None else status_caption(status, reply.ruleset, reply.language)
+            )
         if result.secret_for is not None:  # what the channel sees of it
             public.append(game.view(SPECTATOR).status)
         return waiting, result, view_after.follow_ups, view_after.awaiting

@@ -1,6 +1,7 @@
 """The command path through the seam: at most one validation of the game's document per
 command (none when the channel's last command left it validated, `bot.service.kept_games`),
-no deep copy of its state, and no parse of the text it read."""
+no deep copy of its state, no parse of the text it read, and no status for a caption
+without a picture."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ from typing import Any
 import pytest
 
 import db.chain.prepare as prepare_module
+from rules.core.play import StateSource
+from rules.core.seatview import REFEREE as REFEREE_SEAT
+from rules.core.seatview import Seat
 from tests.bot.service_table import ServiceTable
+from tests.rulesets import fact
 
 CHANNEL = 4545
 REFEREE, ANNA, BRUNO = 1, 2, 3
@@ -74,6 +79,35 @@ async def test_a_command_is_diffed_against_its_document_without_a_parse_of_its_t
         await table(ANNA, verb)
     assert parsed == []
     assert await store.check() == []  # each patch rebuilds its stored state
+
+
+async def test_a_command_without_a_picture_reads_no_status_for_a_caption(
+    service, dice, monkeypatch
+) -> None:
+    """The status under a picture is read only when there is a picture: the referee's
+    decision, which shows the table, reads none on a table without a battlefield; with a
+    battlefield its caption opens with the status line."""
+    statuses: list[Seat] = []
+    status = StateSource.status
+
+    def counted(source: StateSource, seat: Seat) -> Any:
+        statuses.append(seat)
+        return status(source, seat)
+
+    monkeypatch.setattr(StateSource, "status", counted)
+    for channel, scenario in enumerate(("esempio_normandia", fact("manovra", "BATTLEFIELD"))):
+        table = ServiceTable(service, dice, CHANNEL + 1 + channel)
+        await table(REFEREE, "game.new", scenario=scenario, language="en")
+        statuses.clear()
+        # The referee's: no status is read for names hidden from the command's giver.
+        reply = await table(REFEREE, "game.decide", result="alleati", reason="ok")
+        assert reply.result is not None
+        if reply.map_view is None:
+            assert statuses == [], scenario
+        else:
+            assert statuses == [REFEREE_SEAT], scenario
+            assert reply.map_view.caption.startswith("Turn 1 — ")
+    assert reply.map_view is not None  # the battlefield's table was drawn
 
 
 def test_no_module_of_the_application_reaches_past_the_three_calls() -> None:
