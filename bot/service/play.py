@@ -200,6 +200,7 @@ async def play_verb(
         bot_dice = ReplayingDice(bot_faces, services.dice)
 
     drawn = call.table.draws_map(request.verb) and not odds_only
+    hides_units = services.ruleset(reply.ruleset).hides_units
     pictures: list[MapView | None] = []
     states: list[str] = []  # the caption's first line under each picture
 
@@ -226,8 +227,11 @@ async def play_verb(
         waiting = view_before.awaiting
         if not odds_only and view_before.result is not None:
             raise _AlreadyOver  # its end is not in the store yet: see close_game
-        # A unit hidden from the seat is, to it, a unit that does not exist.
-        unseen = Unseen.of(request.options, game.view(seat).hidden_names)
+        # A unit hidden from the seat is, to it, a unit that does not exist. Which units
+        # are hidden (read from the referee's whole status) is asked only where a unit can
+        # be hidden and a name was typed: no other command masks anything.
+        named = hides_units and any(isinstance(v, str) for v in request.options.values())
+        unseen = Unseen.of(request.options, game.view(seat).hidden_names if named else frozenset())
         acted = replace(request, options=dict(unseen.options)) if unseen.masked else request
         acting.append(acted)
         # Read from the state the command is played on, before the command takes it over.

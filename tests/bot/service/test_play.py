@@ -1,17 +1,20 @@
 """The command path through the seam: at most one validation of the game's document per
 command (none when the channel's last command left it validated, `bot.service.kept_games`),
 no deep copy of its state, no parse of the text it read, and no status for a caption
-without a picture."""
+without a picture, nor for the names hidden from a side where none can be or none was
+typed."""
 
 from __future__ import annotations
 
 import ast
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import bot.service.handlers as handlers_module
 import db.chain.prepare as prepare_module
 from rules.core.play import StateSource
 from rules.core.seatview import REFEREE as REFEREE_SEAT
@@ -108,6 +111,37 @@ async def test_a_command_without_a_picture_reads_no_status_for_a_caption(
             assert statuses == [REFEREE_SEAT], scenario
             assert reply.map_view.caption.startswith("Turn 1 — ")
     assert reply.map_view is not None  # the battlefield's table was drawn
+
+
+async def test_a_sides_command_reads_the_hidden_units_only_where_a_name_may_be_hidden(
+    table, monkeypatch
+) -> None:
+    """The units hidden from a side are read (from the referee's status, before the
+    command) for a command that types a name in a ruleset that hides units: not for one
+    that types none, nor in a ruleset that hides nothing."""
+    await table(REFEREE, "game.new", scenario="esempio_normandia", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="asse")
+    statuses: list[Seat] = []
+    status = StateSource.status
+
+    def counted(source: StateSource, seat: Seat) -> Any:
+        statuses.append(seat)
+        return status(source, seat)
+
+    monkeypatch.setattr(StateSource, "status", counted)
+    for _ in range(2):
+        await table(ANNA, "turn.next")  # no name typed
+    assert statuses == []
+    await table(ANNA, "manoeuvre.declare", platoon="plotone_carri")
+    assert statuses == [REFEREE_SEAT]  # manovra conceals units: the name is checked
+    statuses.clear()
+    lookup = handlers_module.get_ruleset
+    monkeypatch.setattr(  # were manovra to hide nothing, a name would need no check
+        handlers_module, "get_ruleset", lambda key: replace(lookup(key), hides_units=False)
+    )
+    await table(BRUNO, "manoeuvre.declare", [6, 1, 1], platoon="panzer")
+    assert statuses == []
 
 
 def test_no_module_of_the_application_reaches_past_the_three_calls() -> None:
