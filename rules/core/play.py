@@ -510,9 +510,13 @@ class StateSource:
     def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
         """The ruleset's marks of a command on this state, its units typed by name read as
         the command reads them (a unit hidden from anyone never by its name: the seat is
-        not known here)."""
-        typed = self.rules.by_id(self.state, SPECTATOR, verb, options)
-        return self.rules.action_overlays(self.state, verb, typed)
+        not known here). A ruleset that draws none is not asked, nor are the names read
+        (a name that is no unit's costs two statuses)."""
+        rules = self.rules
+        if type(rules).action_overlays is DocumentRules.action_overlays:
+            return ()
+        typed = rules.by_id(self.state, SPECTATOR, verb, options)
+        return rules.action_overlays(self.state, verb, typed)
 
 
 __all__ = [

@@ -116,6 +116,26 @@ def test_a_view_read_after_a_command_on_its_state_is_refused() -> None:
 
 
 @pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
+def test_the_marks_of_a_command_read_its_names_only_where_the_ruleset_draws_some(
+    ruleset, monkeypatch
+) -> None:
+    """A command's marks read its typed names as ids (a name that is no unit's costs two
+    statuses) only for a ruleset that draws marks; the others draw none and read nothing."""
+    rules = _rules(ruleset)
+    read: list[str] = []
+    by_id = DocumentRules.by_id
+
+    def counted(self: DocumentRules, *args: Any) -> Mapping[str, Any]:
+        read.append(args[2])  # state, seat, verb, options
+        return by_id(self, *args)
+
+    monkeypatch.setattr(DocumentRules, "by_id", counted)
+    marks = rules.view(rules.setup(), REFEREE).marks("fire", {"unit": "nobody", "target": "x"})
+    draws = type(rules).action_overlays is not DocumentRules.action_overlays
+    assert read == (["fire"] if draws else []) and (draws or marks == ())
+
+
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
 def test_a_handle_its_views_and_its_states_go_with_their_last_reference(
     ruleset, monkeypatch, no_cycle_collector
 ) -> None:
