@@ -84,20 +84,26 @@ async def test_a_command_is_diffed_against_its_document_without_a_parse_of_its_t
     assert await store.check() == []  # each patch rebuilds its stored state
 
 
+@pytest.fixture()
+def statuses(monkeypatch) -> list[Seat]:
+    """The seats whose status a seat view reads, in order."""
+    read: list[Seat] = []
+    status = StateSource.status
+
+    def counted(source: StateSource, seat: Seat) -> Any:
+        read.append(seat)
+        return status(source, seat)
+
+    monkeypatch.setattr(StateSource, "status", counted)
+    return read
+
+
 async def test_a_command_without_a_picture_reads_no_status_for_a_caption(
-    service, dice, monkeypatch
+    service, dice, statuses
 ) -> None:
     """The status under a picture is read only when there is a picture: the referee's
     decision, which shows the table, reads none on a table without a battlefield; with a
     battlefield its caption opens with the status line."""
-    statuses: list[Seat] = []
-    status = StateSource.status
-
-    def counted(source: StateSource, seat: Seat) -> Any:
-        statuses.append(seat)
-        return status(source, seat)
-
-    monkeypatch.setattr(StateSource, "status", counted)
     for channel, scenario in enumerate(("esempio_normandia", fact("manovra", "BATTLEFIELD"))):
         table = ServiceTable(service, dice, CHANNEL + 1 + channel)
         await table(REFEREE, "game.new", scenario=scenario, language="en")
@@ -114,7 +120,7 @@ async def test_a_command_without_a_picture_reads_no_status_for_a_caption(
 
 
 async def test_a_sides_command_reads_the_hidden_units_only_where_a_name_may_be_hidden(
-    table, monkeypatch
+    table, statuses, monkeypatch
 ) -> None:
     """The units hidden from a side are read (from the referee's status, before the
     command) for a command that types a name in a ruleset that hides units: not for one
@@ -122,14 +128,7 @@ async def test_a_sides_command_reads_the_hidden_units_only_where_a_name_may_be_h
     await table(REFEREE, "game.new", scenario="esempio_normandia", language="en")
     await table(ANNA, "game.join", side="alleati")
     await table(BRUNO, "game.join", side="asse")
-    statuses: list[Seat] = []
-    status = StateSource.status
-
-    def counted(source: StateSource, seat: Seat) -> Any:
-        statuses.append(seat)
-        return status(source, seat)
-
-    monkeypatch.setattr(StateSource, "status", counted)
+    statuses.clear()
     for _ in range(2):
         await table(ANNA, "turn.next")  # no name typed
     assert statuses == []
