@@ -21,7 +21,10 @@ Printed, per committed command (odds and status reads left out), p50 and mean in
   N functions that take most of the loop's own time (cProfile, which sees only the thread
   that enables it: the loop's), per committed command (a refused command's profile is left
   out; a coroutine's "calls" count its resumptions); ``--callers PATTERN`` shows who calls
-  the functions matching it.
+  the functions matching it;
+* with ``--profile-rules N``: the rules thread's CPU per ruleset and verb, and the N
+  functions that take most of it (cProfile enabled inside the rules job itself), per
+  command.
 
 The phases are found by wrapping the functions that do them (this bench reaches into the
 code it measures, and must follow it when that moves). The wrappers cost a little of each
@@ -76,6 +79,9 @@ _cpu = {"rules": 0.0, "aiosqlite": 0.0, "hops": 0}
 _hops: dict[str, int] = defaultdict(int)
 # The store operation under way (commands are measured one at a time).
 _operation = {"name": "(none)"}
+# Set by ``--profile-rules``: enabled inside each rules job of a measured command.
+_rules_profile: list[cProfile.Profile] = []
+_measuring = threading.Event()  # set while a measured command runs
 # The event loop's iterations and the callbacks it ran, in the command being measured.
 _loop = {"iterations": 0, "callbacks": 0}
 # The cyclic garbage collector's pauses in the command being measured (any thread's).
@@ -136,9 +142,14 @@ def _count_threads() -> None:
     async def timed_run(self: workers.ChannelWorkers, key: Any, job: Callable[[], Any]) -> Any:
         def rules_job() -> Any:
             started = time.thread_time()
+            profiled = bool(_rules_profile) and _measuring.is_set()
+            if profiled:
+                _rules_profile[0].enable()  # cProfile sees the thread that enables it
             try:
                 return job()
             finally:
+                if profiled:
+                    _rules_profile[0].disable()
                 _cpu["rules"] += time.thread_time() - started
 
         return await run(self, key, rules_job)
@@ -243,11 +254,13 @@ async def _measure(
         profile = None if profiled is None else cProfile.Profile(time.thread_time)
         if profile is not None:
             profile.enable()
+        _measuring.set()
         try:
             await service.handle(request)
         except RulesError:
             continue
         finally:
+            _measuring.clear()
             if profile is not None:
                 profile.disable()
         if profile is not None and profiled is not None:
@@ -256,6 +269,7 @@ async def _measure(
             else:
                 profiled.append(pstats.Stats(profile))
         row = dict(_spent)
+        row["ruleset"], row["verb"] = table.ruleset[channel][0], request.verb  # type: ignore[assignment]
         row["wall"] = time.perf_counter() - wall
         row["CPU: event loop"] = time.thread_time() - loop_cpu
         row["CPU: rules thread"] = _cpu["rules"]
@@ -276,9 +290,46 @@ async def _measure(
     return rows
 
 
+#: A row's labels, not figures: the command's ruleset and verb.
+_LABELS = ("ruleset", "verb")
+
+
+def _print_by_verb(rows: list[dict[str, float]]) -> None:
+    """The rules thread's CPU per ruleset and verb."""
+    groups: dict[tuple[Any, Any], list[float]] = defaultdict(list)
+    for row in rows:
+        groups[(row["ruleset"], row["verb"])].append(row["CPU: rules thread"])
+    print("\nthe rules thread's CPU per ruleset and verb, ms (cProfile: slower than without it)")
+    print(f"{'':<32}{'count':>6}{'p50':>9}{'mean':>9}")
+    for (ruleset, verb), values in sorted(groups.items(), key=lambda item: -sum(item[1])):
+        print(
+            f"{ruleset + ' ' + verb:<32}{len(values):>6}"
+            f"{statistics.median(values) * 1e3:>9.2f}{statistics.mean(values) * 1e3:>9.2f}"
+        )
+
+
+def _print_profile(
+    title: str, stats: pstats.Stats, commands: int, top: int, *, inclusive: bool = False
+) -> None:
+    """The ``top`` functions by their own time (``inclusive``: with what they call), ms per
+    command."""
+    print(f"\n{title}, ms per command (cProfile: slower than without it)")
+    entries = sorted(
+        stats.stats.items(),  # type: ignore[attr-defined]
+        key=lambda item: -item[1][3 if inclusive else 2],
+    )[:top]
+    print(f"{'tottime':>9}{'cumtime':>9}{'calls':>8}  function")
+    for (file, line, name), (_, calls, tottime, cumtime, _) in entries:
+        where = f"{Path(file).parent.name}/{Path(file).name}:{line}" if line else file
+        print(
+            f"{tottime / commands * 1e3:>9.3f}{cumtime / commands * 1e3:>9.3f}"
+            f"{calls / commands:>8.1f}  {name} ({where})"
+        )
+
+
 def _print(rows: list[dict[str, float]]) -> None:
     names = sorted(
-        {k for row in rows for k in row},
+        {k for row in rows for k in row if k not in _LABELS},
         key=lambda k: (not k.startswith(("wall", "CPU", "hops")), k),
     )
     print(f"{len(rows)} committed commands; ms (counts as they are)")
@@ -309,6 +360,19 @@ def main() -> None:
         metavar="PATTERN",
         help="with --profile-loop: print who calls the functions matching PATTERN on the loop",
     )
+    parser.add_argument(
+        "--profile-rules",
+        type=int,
+        default=0,
+        metavar="N",
+        help="profile the rules thread (no phase wrappers); print its N costliest functions",
+    )
+    parser.add_argument(
+        "--profile-file",
+        type=Path,
+        metavar="PATH",
+        help="with --profile-rules: also save the rules thread's profile (pstats) there",
+    )
     arguments = parser.parse_args()
     _count_threads()
     _time_gc()
@@ -316,6 +380,8 @@ def main() -> None:
     if arguments.profile_loop:
         _count_loop()
         profiled = []
+    elif arguments.profile_rules:
+        _rules_profile.append(cProfile.Profile(time.thread_time))
     elif not arguments.cpu_only:
         _time_phases()
     with tempfile.TemporaryDirectory() as folder:
@@ -324,21 +390,21 @@ def main() -> None:
         )
     _print(rows)
     if profiled:
-        print("\nthe event loop's own CPU, ms per command (cProfile: slower than without it)")
-        stats = profiled[0]
-        entries = sorted(
-            stats.stats.items(),  # type: ignore[attr-defined]
-            key=lambda item: -item[1][2],
-        )[: arguments.profile_loop]
-        print(f"{'tottime':>9}{'cumtime':>9}{'calls':>8}  function")
-        for (file, line, name), (_, calls, tottime, cumtime, _) in entries:
-            where = f"{Path(file).name}:{line}" if line else file
-            print(
-                f"{tottime / len(rows) * 1e3:>9.3f}{cumtime / len(rows) * 1e3:>9.3f}"
-                f"{calls / len(rows):>8.1f}  {name} ({where})"
-            )
+        _print_profile("the event loop's own CPU", profiled[0], len(rows), arguments.profile_loop)
         if arguments.callers:
-            stats.print_callers(arguments.callers)
+            profiled[0].print_callers(arguments.callers)
+    if _rules_profile:
+        if arguments.profile_file is not None:
+            _rules_profile[0].dump_stats(arguments.profile_file)
+        _print_by_verb(rows)
+        for inclusive in (False, True):
+            _print_profile(
+                "the rules thread's CPU" + (", with what each calls" if inclusive else ""),
+                pstats.Stats(_rules_profile[0]),
+                len(rows),
+                arguments.profile_rules,
+                inclusive=inclusive,
+            )
 
 
 if __name__ == "__main__":

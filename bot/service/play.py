@@ -200,6 +200,7 @@ async def play_verb(
         bot_dice = ReplayingDice(bot_faces, services.dice)
 
     drawn = call.table.draws_map(request.verb) and not odds_only
+    hides_units = services.ruleset(reply.ruleset).hides_units
     pictures: list[MapView | None] = []
     states: list[str] = []  # the caption's first line under each picture
 
@@ -226,8 +227,11 @@ async def play_verb(
         waiting = view_before.awaiting
         if not odds_only and view_before.result is not None:
             raise _AlreadyOver  # its end is not in the store yet: see close_game
-        # A unit hidden from the seat is, to it, a unit that does not exist.
-        unseen = Unseen.of(request.options, game.view(seat).hidden_names)
+        # A unit hidden from the seat is, to it, a unit that does not exist. Which units
+        # are hidden (read from the referee's whole status) is asked only where a unit can
+        # be hidden and a name was typed: no other command masks anything.
+        named = hides_units and any(isinstance(v, str) for v in request.options.values())
+        unseen = Unseen.of(request.options, game.view(seat).hidden_names if named else frozenset())
         acted = replace(request, options=dict(unseen.options)) if unseen.masked else request
         acting.append(acted)
         # Read from the state the command is played on, before the command takes it over.
@@ -267,10 +271,14 @@ async def play_verb(
             ending.append(ended)
         if preparer is not None:
             # Diffed against the very text this command read: no memory of documents
-            # is needed for it (db.chain.prepare keeps only the few channels used last).
+            # is needed for it (db.chain.prepare keeps only the few channels used last),
+            # nor a parse of it (its document, the store's parse or the kept game's).
             prepared.append(
                 preparer.prepare(
-                    request.channel_id, result.document, base_text=record.document_text
+                    request.channel_id,
+                    result.document,
+                    base_text=record.document_text,
+                    base_document=record.document,
                 )
             )
             events.append(
@@ -281,7 +289,12 @@ async def play_verb(
             if view is not None and marks:
                 view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
             pictures.append(view)
-            states.append(status_caption(view_after.status, reply.ruleset, reply.language))
+            # The caption's first line, under a picture only (the status it reads costs as
+            # much as dumping the state; a table without a battlefield has no picture).
+            status = view_after.status if view is not None else None
+            states.append(
+                "" if status is None else status_caption(status, reply.ruleset, reply.language)
+            )
         if result.secret_for is not None:  # what the channel sees of it
             public.append(game.view(SPECTATOR).status)
         return waiting, result, view_after.follow_ups, view_after.awaiting

@@ -254,13 +254,7 @@ class DocumentRules(ABC):
             if not isinstance(value, str) or not names or value in names:
                 continue
             if hidden is None:  # read only when a name is typed: the status costs
-                # The referee's status lists every unit (a ruleset's plain status may be
-                # the public one, without the hidden units); hidden is whatever of it the
-                # seat's own status does not show it.
-                every = self.seat_status(state, REFEREE).units
-                shown = self.seat_status(state, seat).units
-                visible = {u.id for u in shown if seat.may_see(u)}
-                hidden = frozenset(u.id for u in every if u.id not in visible)
+                hidden = self._hidden_from(state, seat)
             known = {k: v for k, v in names.items() if k not in hidden}
             found = id_named(known, value)
             if found is None and "," in value:  # several units (pzgren's fire together)
@@ -269,6 +263,18 @@ class DocumentRules(ABC):
             if found is not None:
                 resolved[option.name] = found
         return resolved
+
+    def _hidden_from(self, state: Any, seat: Seat) -> frozenset[str]:
+        """The ids of the units ``seat`` may not know of: none for the referee (read of no
+        status); for another seat, whatever of the referee's status, which lists every
+        unit (a ruleset's plain status may be the public one, without the hidden units),
+        the seat's own status does not show it."""
+        if seat.referee:
+            return frozenset()
+        every = self.seat_status(state, REFEREE).units
+        shown = self.seat_status(state, seat).units
+        visible = {u.id for u in shown if seat.may_see(u)}
+        return frozenset(u.id for u in every if u.id not in visible)
 
     def _declared(self, verb: str) -> Any:
         """The verb's declaration (``rules.core.declaration.VerbDeclaration``, from the
@@ -510,9 +516,13 @@ class StateSource:
     def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
         """The ruleset's marks of a command on this state, its units typed by name read as
         the command reads them (a unit hidden from anyone never by its name: the seat is
-        not known here)."""
-        typed = self.rules.by_id(self.state, SPECTATOR, verb, options)
-        return self.rules.action_overlays(self.state, verb, typed)
+        not known here). A ruleset that draws none is not asked, nor are the names read
+        (a name that is no unit's costs two statuses)."""
+        rules = self.rules
+        if type(rules).action_overlays is DocumentRules.action_overlays:
+            return ()
+        typed = rules.by_id(self.state, SPECTATOR, verb, options)
+        return rules.action_overlays(self.state, verb, typed)
 
 
 __all__ = [
