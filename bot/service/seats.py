@@ -306,12 +306,12 @@ def _may_seat(call: GameCall, side: str) -> None:
 
 
 HANDLERS = (
-    GameHandler(("game.join",), after_end=False, run=join),
+    GameHandler(("game.join",), after_end=False, seats="asker", run=join),
     GameHandler(("game.leave",), after_end=False, run=leave),
     GameHandler(("game.referee",), who=Who.REFEREE, after_end=False, run=hand_over),
     GameHandler(("game.takeover",), after_end=False, run=take_over),
-    GameHandler(("seat.assign",), who=Who.REFEREE, after_end=False, run=assign),
-    GameHandler(("seat.approve",), who=Who.SEATED, after_end=False, run=approve),
+    GameHandler(("seat.assign",), who=Who.REFEREE, after_end=False, seats="member", run=assign),
+    GameHandler(("seat.approve",), who=Who.SEATED, after_end=False, seats="member", run=approve),
     GameHandler(("seat.remove",), who=Who.REFEREE, after_end=False, run=remove),
     GameHandler(("seat.bind",), who=Who.REFEREE, after_end=False, run=bind),
 )
