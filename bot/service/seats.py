@@ -44,7 +44,9 @@ from bot.service.stored.seats import (
     bind_side,
     consent_of,
     drop_consent,
+    held_side_of,
     note_consent,
+    note_held_side,
 )
 from db.models import EventRecord, Member
 from rules.core.resolution import Outcome
@@ -140,9 +142,12 @@ async def join(call: GameCall) -> Reply:
     reply = _reply(call)
     sides = call.rules.sides(call.document)
     side = side_named(sides, request.options.get("side"))
-    if seat.side is not None and seat.side != side:
+    kept = seat.side
+    if kept is None and not seat.referee:  # a player who left keeps the side they held
+        kept = await held_side_of(call.store, request.channel_id, request.user_id)
+    if kept is not None and kept != side:
         # A side is kept once joined: changing sides mid-game is the referee's call.
-        raise ServiceError("error.service.side_kept", side=sides.get(seat.side, seat.side))
+        raise ServiceError("error.service.side_kept", side=sides.get(kept, kept))
     role: Literal["referee", "player"] = "referee" if seat.referee else "player"
     # A referee's side is their membership's (their seat is the referee's).
     current = member_side(call.context.members, request.user_id) if seat.referee else seat.side
@@ -161,6 +166,8 @@ async def join(call: GameCall) -> Reply:
             return reply
         await drop_consent(call.store, request.channel_id, request.user_id)
     await call.store.add_member(request.channel_id, request.user_id, side=side, role=role)
+    if role == "player":
+        await note_held_side(call.store, request.channel_id, request.user_id, side)
     await _note_name(call)
     await _log_seat(call, SEAT_JOIN, user=request.user_id, side=side)
     reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
@@ -260,6 +267,7 @@ async def assign(call: GameCall) -> Reply:
     user = _user(call)
     side = side_named(sides, request.options.get("side"))
     await call.store.add_member(request.channel_id, user, side=side, role="player")
+    await note_held_side(call.store, request.channel_id, user, side)
     await _log_seat(call, SEAT_ASSIGN, user=user, side=side)
     reply = _reply(call)
     reply.notices.append(Outcome.of("bot.seats.assigned", user=mention(user), side=sides[side]))
@@ -278,6 +286,7 @@ async def approve(call: GameCall) -> Reply:
     if pending is not None and pending.kind == "request":
         _may_seat(call, pending.side)
         await store.add_member(request.channel_id, user, side=pending.side, role="player")
+        await note_held_side(store, request.channel_id, user, pending.side)
         await drop_consent(store, request.channel_id, user)
         await _log_seat(call, SEAT_APPROVE, user=user, side=pending.side)
         reply.notices.append(
