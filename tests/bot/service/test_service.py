@@ -286,3 +286,29 @@ async def test_a_unit_is_typed_by_its_name_in_any_language(
         ANNA, "move", "error.w40k4.unknown_unit", unit="Squadra", distance=1
     )
     assert "Squadra" in refused.localized(language)
+
+
+async def test_dice_typed_for_a_side_are_checked_by_the_opponent_not_a_teammate(table):
+    """A second player of the side that typed the dice neither confirms nor disputes them:
+    a team-mate's confirmation would settle the side's own dice for it."""
+    await _setup(table)
+    invite = {"user": STRANGER, "side": "alleati"}
+    await table.service.handle(Request(CHANNEL, ANNA, "seat.approve", invite, guild_id=7))
+    await table(STRANGER, "game.join", side="alleati")
+    await table(ANNA, "turn.next")
+    reply = await table(
+        ANNA,
+        "callarty",
+        dice="6,3",
+        unit="comando_plotone",
+        battery="batteria_105",
+        target="bosco nord",
+        distance=20,
+        link="stesso_plotone_radio",
+    )
+    for verb in ("dice.confirm", "dice.dispute"):
+        refusal = await table.refused(STRANGER, verb, "error.service.own_side_dice", seq=reply.seq)
+        assert refusal.localized("en") == (
+            "Dice typed for Allies are checked by the opponent, not by a player of Allies."
+        )
+    await table(BRUNO, "dice.confirm", seq=reply.seq)
