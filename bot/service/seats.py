@@ -192,12 +192,17 @@ async def leave(call: GameCall) -> Reply:
 
 
 async def take_over(call: GameCall) -> Reply:
-    """``/game takeover``: a member who manages the channel becomes the referee of a game
-    whose referee is gone (no command for :data:`TAKEOVER_AFTER`)."""
+    """``/game takeover``: a member who manages the channel, and plays no side, becomes the
+    referee of a game whose referee is gone (no command for :data:`TAKEOVER_AFTER`)."""
     request, store = call.request, call.store
     channel = request.channel_id
     if not request.manages_channel:
         raise ServiceError("error.service.seats.not_manager")
+    if call.seat.side is not None and not call.seat.referee:
+        # The referee reads every hidden unit and decides: not a side's player's seat.
+        sides = call.rules.sides(call.document)
+        side = call.seat.side
+        raise ServiceError("error.service.seats.takeover_player", side=sides.get(side, side))
     referees = [m for m in call.context.members if m.role == "referee"]
     recent = await store.events(channel, after_seq=max(0, call.record.version - 200), limit=200)
     if call.seat.referee or not referee_gone(referees, recent, datetime.now(UTC)):

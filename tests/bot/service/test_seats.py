@@ -208,3 +208,20 @@ async def test_a_side_is_kept_through_leaving_the_game(service, store) -> None:
     await service.handle(request(ANNA, "game.join", side="tedeschi"))
     seats = {m.user_id: (m.role, m.side) for m in await store.members(12)}
     assert seats[ANNA] == ("player", "tedeschi")
+
+
+async def test_a_player_at_a_side_does_not_take_the_game_over(service, store) -> None:
+    """Taking the game over makes the taker its referee, who reads every hidden unit and
+    undoes, rewinds and decides: a channel manager who plays a side may not (another
+    manager, or the referee's own /game referee, hands it over)."""
+    await service.handle(request(REFEREE, "game.new", scenario="gotica_retroguardia"))
+    await service.handle(request(ANNA, "game.join", side="alleati"))
+    with pytest.raises(ServiceError) as playing:
+        await service.handle(request(ANNA, "game.takeover", manages=True))
+    assert playing.value.key == "error.service.seats.takeover_player"
+    assert playing.value.localized("en") == (
+        "You play Allies: a player does not take the game over (the referee reads every"
+        " hidden unit and decides); a manager who plays no side may."
+    )
+    seats = {m.user_id: (m.role, m.side) for m in await store.members(12)}
+    assert seats[ANNA] == ("player", "alleati") and seats[REFEREE] == ("referee", None)
