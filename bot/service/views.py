@@ -64,7 +64,7 @@ from rules.core.ending import NO_WINNER
 from rules.core.errors import RulesError, UnknownName
 from rules.core.i18n import translate
 from rules.core.legal import LegalAction
-from rules.core.play import UNIT_KINDS, FollowUp, StatusView
+from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
 from rules.core.score import GameResult
@@ -481,10 +481,12 @@ async def choices(
             names = view.names(kind)
         except WorkBudgetExceeded:
             names = view.names(kind, legal_first=False)  # past the budget: the names, unordered
-        if kind not in UNIT_KINDS or not names:
+        labels = view.labels(kind) if names else {}
+        if not labels:
             return names
-        # A unit is offered by its name in the game's language, its id the value typed.
-        shown = {u.id: in_language(u.name, record.language) for u in view.status.units}
+        # A unit or a weapon is offered by its name in the game's language, its id the
+        # value typed.
+        shown = {key: in_language(name, record.language) for key, name in labels.items()}
         return [Suggestion(name, shown[name]) if name in shown else name for name in names]
 
     try:

@@ -208,12 +208,12 @@ def is_named(name: str, wanted: str) -> bool:
 
 
 #: The parts of a game's document that hold named pieces (each ruleset's units; manovra's
-#: platoons, linea_gotica's batteries and aircraft).
-_NAMED_PARTS = ("units", "platoons", "supports")
+#: platoons, linea_gotica's batteries and aircraft; the weapons of a scenario).
+_NAMED_PARTS = ("units", "platoons", "supports", "weapons")
 
 
 def spelled_in(document: Mapping[str, Any]) -> tuple[Words, ...]:
-    """The names of a game's pieces (units, platoons, batteries) the document gives in
+    """The names of a game's pieces (units, platoons, batteries, weapons) the document gives in
     several languages: a stored outcome keeps them as plain text, read again in the reader's
     language (:func:`named_again`)."""
     found: list[Words] = []

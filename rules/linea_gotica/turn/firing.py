@@ -14,6 +14,7 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY, Direction
 from rules.linea_gotica.orders import Fire
@@ -92,7 +93,9 @@ def _shooters(state: GameState, unit: UnitState, command: Fire) -> list[tuple[Fi
         weapon_id = command.weapon or (working[0] if working else None)
         if weapon_id is None or weapon_id not in working:
             raise IllegalAction(
-                "error.linea_gotica.no_weapon", unit=unit.name, weapons=", ".join(working) or "-"
+                "error.linea_gotica.no_weapon",
+                unit=unit.name,
+                weapons=joined(state.weapons[w].name for w in working) or "-",
             )
         return [(None, weapon_id)]
     able = able_figures(state, unit)
