@@ -394,7 +394,7 @@ async def rules_table(call: Call) -> Reply:
     wanted = str(request.options.get("table") or "")
     reply.lines_title = "discord.embed.table"
     if not wanted:
-        reply.lines = [f"{table.id} — {table.title}" for table in tables]
+        reply.lines = [f"{table.id} — {in_language(table.title, language)}" for table in tables]
         return reply
     if wanted not in tables:
         raise UnknownName(
@@ -403,7 +403,7 @@ async def rules_table(call: Call) -> Reply:
             known=", ".join(table.id for table in tables),
         )
     reply.preformatted = True
-    reply.lines = format_table(tables[wanted]).splitlines()
+    reply.lines = format_table(tables[wanted], language).splitlines()
     return reply
 
 
