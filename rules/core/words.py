@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
 
-from rules.core.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from rules.core.i18n import DEFAULT_LANGUAGE, LANGUAGES, translate
 from rules.core.upload import Refusal, unsafe_character
 
 #: How a name in several languages is written (what a malformed one is told).
@@ -144,6 +144,12 @@ LocalizedText = Annotated[
 ]
 
 
+def worded(key: str) -> Words:
+    """A catalogue text in every language, as a name carrying them (a terrain's word
+    joined to a name from a scenario, each read in the reader's language)."""
+    return Words(translate(key), {language: translate(key, language) for language in LANGUAGES})
+
+
 def in_language(name: str, language: str) -> str:
     """Any name in ``language``: a :class:`Words`' translation, a plain string as it is."""
     return name.in_language(language) if isinstance(name, Words) else name
@@ -265,5 +271,6 @@ __all__ = [
     "names_of",
     "spelled_in",
     "stored_title",
+    "worded",
     "words_of",
 ]

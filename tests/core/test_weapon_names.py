@@ -16,6 +16,7 @@ from rules.core.scenario import bundled_files
 from rules.core.seatview import REFEREE, Seat
 from rules.core.words import in_language, names_in, spelled_in
 from rules.core.yamlio import load_yaml
+from rules.render import value_text
 
 LANGUAGES = ("it", "en", "fr")
 #: The rulesets whose scenarios name their weapons.
@@ -84,3 +85,17 @@ def test_linea_gotica_refusal_lists_a_vehicles_weapons_by_name() -> None:
     assert play.by_id(state, seat, "fire", {"weapon": "Lance-fumigènes"})["weapon"] == (
         "lanciafumogeni"
     )
+
+
+def test_a_destroyed_weapon_is_named_in_the_status_in_the_readers_language() -> None:
+    play = _play("w40k4")
+    state = play._load_state(play.setup("avamposto"))
+    state.units["devastatori"].destroyed_weapons.append("cannone_laser")
+    line = next(u for u in play.status(state).units if u.id == "devastatori")
+    shown = {
+        language: [value_text("w40k4", s, language) for s in line.statuses]
+        for language in LANGUAGES
+    }
+    assert "weapon destroyed: Laser cannon" in shown["en"], shown
+    assert "arme détruite\u202f: Canon laser" in shown["fr"], shown
+    assert "arma distrutta: Cannone laser" in shown["it"], shown

@@ -641,7 +641,11 @@ def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: 
         # One soldier, one activity: the BAR man is spent, not his squad.
         unit.covered_by.append(figure.n)
     result.notices.append(
-        Outcome.of(f"{K}.covering.declared", unit=unit.name, place=command.target)
+        Outcome.of(
+            f"{K}.covering.declared",
+            unit=unit.name,
+            place=field.place_name(state.field, command.target),
+        )
     )
 
 
@@ -711,7 +715,11 @@ def _trigger_covering(state: GameState, unit: UnitState, tray: DiceTray, result:
         if shooter is None or not shooter.alive:
             continue
         result.notices.append(
-            Outcome.of(f"{K}.covering.triggered", unit=unit.name, place=cover.place)
+            Outcome.of(
+                f"{K}.covering.triggered",
+                unit=unit.name,
+                place=field.place_name(state.field, cover.place),
+            )
         )
         figure = next((f for f in shooter.figures if f.weapon == cover.weapon and f.alive), None)
         mode = "area"
