@@ -53,3 +53,14 @@ async def test_w40k4_fire_reads_its_weapons_in_the_games_language(store) -> None
     assert "(it has: Laser cannon, Requiem rifle)" in english, english
     assert "Canon laser, Fusil requiem" in french, french
     assert "Cannone laser, Fucile requiem" in refused.value.localized("it")
+
+
+async def test_manovra_refusal_lists_a_units_weapons_by_name(store) -> None:
+    _, send = await _game(store, "manovra", "esempio_normandia", ("alleati", "asse"), "fr")
+    await send(ANNA, "turn.next")
+    with pytest.raises(RulesError) as refused:
+        await send(
+            ANNA, "odds", unit="squadra_1", target="gruppe_1", distance=30, weapon="Hand grenads"
+        )
+    assert "BAR, Fusil, Grenades à main" in refused.value.localized("fr")
+    assert "BAR, Rifle, Hand grenades" in refused.value.localized("en")
