@@ -81,9 +81,8 @@ def test_a_name_may_be_written_in_each_language() -> None:
     assert entry.name.in_language("en") == "Tactical Squad"
     assert entry.name.in_language("fr") == "Escouade tactique"
     block = "name:\n      it: Squadra tattica\n      en: Tactical Squad"
-    assert parse_roster(GOOD.replace("name: Squadra tattica", block)).entries[0].name.in_language(
-        "en"
-    ) == ("Tactical Squad")
+    written = parse_roster(GOOD.replace("name: Squadra tattica", block)).entries[0]
+    assert written.name.in_language("en") == "Tactical Squad"
 
 
 @pytest.mark.parametrize(
