@@ -64,7 +64,7 @@ from rules.core.ending import NO_WINNER
 from rules.core.errors import RulesError, UnknownName
 from rules.core.i18n import translate
 from rules.core.legal import LegalAction
-from rules.core.play import UNIT_KINDS, FollowUp, StatusView
+from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
 from rules.core.score import GameResult
@@ -399,7 +399,7 @@ async def rules_table(call: Call) -> Reply:
     wanted = str(request.options.get("table") or "")
     reply.lines_title = "discord.embed.table"
     if not wanted:
-        reply.lines = [f"{table.id} — {table.title}" for table in tables]
+        reply.lines = [f"{table.id} — {in_language(table.title, language)}" for table in tables]
         return reply
     if wanted not in tables:
         raise UnknownName(
@@ -408,7 +408,7 @@ async def rules_table(call: Call) -> Reply:
             known=", ".join(table.id for table in tables),
         )
     reply.preformatted = True
-    reply.lines = format_table(tables[wanted]).splitlines()
+    reply.lines = format_table(tables[wanted], language).splitlines()
     return reply
 
 
@@ -487,10 +487,12 @@ async def choices(
                 names = view.names(kind)
         except WorkBudgetExceeded:
             names = view.names(kind, legal_first=False)  # past the budget: the names, unordered
-        if kind not in UNIT_KINDS or not names:
+        labels = view.labels(kind) if names else {}
+        if not labels:
             return names
-        # A unit is offered by its name in the game's language, its id the value typed.
-        shown = {u.id: in_language(u.name, record.language) for u in view.status.units}
+        # A unit or a weapon is offered by its name in the game's language, its id the
+        # value typed.
+        shown = {key: in_language(name, record.language) for key, name in labels.items()}
         return [Suggestion(name, shown[name]) if name in shown else name for name in names]
 
     try:

@@ -40,6 +40,8 @@ from rules.core.words import id_named, names_of
 
 #: The autocomplete kinds of the options that name a unit (``unit:``, ``target:``…).
 UNIT_KINDS = frozenset({"unit", "target"})
+#: The autocomplete kind of the option that names a weapon (``weapon:``).
+WEAPON_KIND = "weapon"
 
 
 @dataclass
@@ -231,9 +233,13 @@ class DocumentRules(ABC):
 
     def named(self, state: Any, kind: str) -> Mapping[str, str]:
         """Names by id that an option of autocomplete ``kind`` may be typed as: every unit's
-        for a unit or a target (a ruleset adds its own kinds: a platoon, a battery)."""
+        for a unit or a target, every weapon's of the scenario for a weapon (a ruleset adds
+        its own kinds: a platoon, a battery)."""
         if kind in UNIT_KINDS:
             return {key: unit.name for key, unit in state.units.items()}
+        if kind == WEAPON_KIND:
+            weapons = getattr(state, "weapons", None) or {}
+            return {key: weapon.name for key, weapon in weapons.items()}
         return {}
 
     def by_id(
@@ -504,6 +510,10 @@ class StateSource:
     def names(self, kind: str, side: str | None) -> list[str]:
         """The ruleset's names for autocomplete."""
         return self.rules.choices(self.state, kind, side)
+
+    def named(self, kind: str) -> Mapping[str, str]:
+        """What the ruleset calls each id of a kind."""
+        return self.rules.named(self.state, kind)
 
     def score(self, seat: Seat) -> Score:
         """The score now, as the seat may count it."""

@@ -158,6 +158,11 @@ class ViewSource(Protocol):
         """Names for autocomplete of one kind (units, targets, weapons…) for a side."""
         ...
 
+    def named(self, kind: str) -> Mapping[str, str]:
+        """What each id of one kind is called (a unit's, a weapon's name, in each of its
+        languages): what a player reads, and may type instead of the id."""
+        ...
+
     def score(self, seat: Seat) -> Score:
         """The score if the game ended now, counting only the units ``seat`` may know of:
         no line (an objective held, a side's losses) may tell of a unit hidden from it."""
@@ -389,6 +394,13 @@ class SeatView:
             return frozenset()
         every = self._source.status(REFEREE).units
         return frozenset(u.id for u in every if not self.seat.may_see(u))
+
+    def labels(self, kind: str) -> dict[str, str]:
+        """What each id of one kind is called (its name, in each of its languages), for
+        what this seat may know of: never a unit hidden from it."""
+        hidden = self.hidden_names
+        named = self._source.named(kind)
+        return {key: name for key, name in named.items() if key not in hidden}
 
     def names(self, kind: str, *, legal_first: bool = True) -> list[str]:
         """Names for autocomplete of one kind: what the seat may use now first (the same
