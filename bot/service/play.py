@@ -262,7 +262,7 @@ async def play_verb(
             unseen.refusal(error)  # it names what was typed
             raise
         if odds_only:
-            return waiting, result, [], None
+            return waiting, result, _FollowUps([], []), None
         # A command that ends the game (the last turn, a sudden death, a concession, the
         # referee's decision): its event carries the result, committed as the end.
         view_after = game.view(REFEREE)  # the state the command left, not read again
