@@ -14,14 +14,20 @@ Printed, per committed command (odds and status reads left out), p50 and mean in
   event's preparation for the store (canonical JSON, patch), on the loop the kept head's
   parse and the event's hashes; the store's read and commit inclusive, as the loop waits
   for them;
-* how many functions the command sent to aiosqlite's thread (each a hop and back);
+* how many functions the command sent to aiosqlite's thread (each a hop and back), in all
+  and per store operation and statement (``hops, append: INSERT``);
 * the cyclic garbage collector's pauses (which stop every thread) and full collections;
 * with ``--profile-loop N``: the event loop's iterations and callbacks per command, and the
   N functions that take most of the loop's own time (cProfile, which sees only the thread
-  that enables it: the loop's), per command. The counts patch asyncio's own loop
+  that enables it: the loop's), per committed command (a refused command's profile is left
+  out; a coroutine's "calls" count its resumptions); ``--callers PATTERN`` shows who calls
+  the functions matching it. The counts patch asyncio's own loop
   (``BaseEventLoop._run_once``, ``Handle._run``): uvloop's (the default, bot/app/loop.py)
   is C, so there the profile shows the Python the loop runs, without counts or the loop's
-  own machinery; ``ARBITRO_EVENT_LOOP=asyncio`` profiles asyncio's.
+  own machinery; ``ARBITRO_EVENT_LOOP=asyncio`` profiles asyncio's;
+* with ``--profile-rules N``: the rules thread's CPU per ruleset and verb, and the N
+  functions that take most of it (cProfile enabled inside the rules job itself), per
+  command.
 
 The phases are found by wrapping the functions that do them (this bench reaches into the
 code it measures, and must follow it when that moves). The wrappers cost a little of each
@@ -72,6 +78,14 @@ from rules.core.errors import RulesError  # noqa: E402
 _spent: dict[str, float] = defaultdict(float)
 _nesting = threading.local()
 _cpu = {"rules": 0.0, "aiosqlite": 0.0, "hops": 0}
+# The functions sent to aiosqlite's thread in the command being measured, per store
+# operation (the step function the store ran) and statement's first word.
+_hops: dict[str, int] = defaultdict(int)
+# The store operation under way (commands are measured one at a time).
+_operation = {"name": "(none)"}
+# Set by ``--profile-rules``: enabled inside each rules job of a measured command.
+_rules_profile: list[cProfile.Profile] = []
+_measuring = threading.Event()  # set while a measured command runs
 # The event loop's iterations and the callbacks it ran, in the command being measured.
 _loop = {"iterations": 0, "callbacks": 0}
 #: Whether the loop's iterations and callbacks are counted (asyncio's loop only: `_count_loop`).
@@ -134,9 +148,14 @@ def _count_threads() -> None:
     async def timed_run(self: workers.ChannelWorkers, key: Any, job: Callable[[], Any]) -> Any:
         def rules_job() -> Any:
             started = time.thread_time()
+            profiled = bool(_rules_profile) and _measuring.is_set()
+            if profiled:
+                _rules_profile[0].enable()  # cProfile sees the thread that enables it
             try:
                 return job()
             finally:
+                if profiled:
+                    _rules_profile[0].disable()
                 _cpu["rules"] += time.thread_time() - started
 
         return await run(self, key, rules_job)
@@ -153,9 +172,18 @@ def _count_threads() -> None:
                 _cpu["aiosqlite"] += time.thread_time() - started
 
         _cpu["hops"] += 1
+        sql = args[0] if args and isinstance(args[0], str) else ""
+        _hops[f"{_operation['name']}: {sql.split(maxsplit=1)[0] if sql else '?'}"] += 1
         return await execute(self, timed, *args, **kw)
 
     aiosqlite.core.Connection._execute = counted  # type: ignore[method-assign]
+    store_run = store_module.CoreStore._run
+
+    def named(self: Any, steps: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        _operation["name"] = getattr(steps, "func", steps).__name__
+        return store_run(self, steps, *args, **kw)
+
+    store_module.CoreStore._run = named  # type: ignore[method-assign]
 
 
 def _count_loop() -> None:
@@ -206,8 +234,10 @@ def _time_phases() -> None:
 
 
 async def _measure(
-    channels: int, commands: int, folder: Path, profile: cProfile.Profile | None = None
+    channels: int, commands: int, folder: Path, profiled: list[pstats.Stats] | None = None
 ) -> list[dict[str, float]]:
+    """The rows of the committed commands; with ``profiled`` (a list to fill), the event
+    loop's profile of those commands alone (a refused command's is left out)."""
     settle_heap()  # as the bot does once started (`arbitro run`)
     print(f"event loop: {app_loop.running_loop_name()} ({app_loop.EVENT_LOOP_ENV} chooses)")
     store = await SqliteStore.open(str(folder / "phases.db"))
@@ -225,20 +255,31 @@ async def _measure(
             continue
         await asyncio.sleep(0.002)  # the read's own COMMIT behind it is done
         _spent.clear()
+        _hops.clear()
         _cpu.update(rules=0.0, aiosqlite=0.0, hops=0)
         _loop.update(iterations=0, callbacks=0)
         _gc.update(seconds=0.0, full=0)
         wall, loop_cpu = time.perf_counter(), time.thread_time()
+        # CPU time: a wait for the GIL is not the loop's work.
+        profile = None if profiled is None else cProfile.Profile(time.thread_time)
         if profile is not None:
             profile.enable()
+        _measuring.set()
         try:
             await service.handle(request)
         except RulesError:
             continue
         finally:
+            _measuring.clear()
             if profile is not None:
                 profile.disable()
+        if profile is not None and profiled is not None:
+            if profiled:
+                profiled[0].add(profile)
+            else:
+                profiled.append(pstats.Stats(profile))
         row = dict(_spent)
+        row["ruleset"], row["verb"] = table.ruleset[channel][0], request.verb  # type: ignore[assignment]
         row["wall"] = time.perf_counter() - wall
         row["CPU: event loop"] = time.thread_time() - loop_cpu
         row["CPU: rules thread"] = _cpu["rules"]
@@ -247,6 +288,8 @@ async def _measure(
             row[k] for k in ("CPU: event loop", "CPU: rules thread", "CPU: aiosqlite thread")
         )
         row["hops to aiosqlite's thread (count)"] = _cpu["hops"]
+        for name, count in _hops.items():
+            row[f"hops, {name} (count)"] = count
         row["garbage collector's pauses"] = _gc["seconds"]
         row["full collections (count)"] = _gc["full"]
         if _loop_counted:
@@ -257,9 +300,46 @@ async def _measure(
     return rows
 
 
+#: A row's labels, not figures: the command's ruleset and verb.
+_LABELS = ("ruleset", "verb")
+
+
+def _print_by_verb(rows: list[dict[str, float]]) -> None:
+    """The rules thread's CPU per ruleset and verb."""
+    groups: dict[tuple[Any, Any], list[float]] = defaultdict(list)
+    for row in rows:
+        groups[(row["ruleset"], row["verb"])].append(row["CPU: rules thread"])
+    print("\nthe rules thread's CPU per ruleset and verb, ms (cProfile: slower than without it)")
+    print(f"{'':<32}{'count':>6}{'p50':>9}{'mean':>9}")
+    for (ruleset, verb), values in sorted(groups.items(), key=lambda item: -sum(item[1])):
+        print(
+            f"{ruleset + ' ' + verb:<32}{len(values):>6}"
+            f"{statistics.median(values) * 1e3:>9.2f}{statistics.mean(values) * 1e3:>9.2f}"
+        )
+
+
+def _print_profile(
+    title: str, stats: pstats.Stats, commands: int, top: int, *, inclusive: bool = False
+) -> None:
+    """The ``top`` functions by their own time (``inclusive``: with what they call), ms per
+    command."""
+    print(f"\n{title}, ms per command (cProfile: slower than without it)")
+    entries = sorted(
+        stats.stats.items(),  # type: ignore[attr-defined]
+        key=lambda item: -item[1][3 if inclusive else 2],
+    )[:top]
+    print(f"{'tottime':>9}{'cumtime':>9}{'calls':>8}  function")
+    for (file, line, name), (_, calls, tottime, cumtime, _) in entries:
+        where = f"{Path(file).parent.name}/{Path(file).name}:{line}" if line else file
+        print(
+            f"{tottime / commands * 1e3:>9.3f}{cumtime / commands * 1e3:>9.3f}"
+            f"{calls / commands:>8.1f}  {name} ({where})"
+        )
+
+
 def _print(rows: list[dict[str, float]]) -> None:
     names = sorted(
-        {k for row in rows for k in row},
+        {k for row in rows for k in row if k not in _LABELS},
         key=lambda k: (not k.startswith(("wall", "CPU", "hops")), k),
     )
     print(f"{len(rows)} committed commands; ms (counts as they are)")
@@ -285,40 +365,62 @@ def main() -> None:
         metavar="N",
         help="profile the event loop (no phase wrappers); print its N costliest functions",
     )
+    parser.add_argument(
+        "--callers",
+        metavar="PATTERN",
+        help="with --profile-loop: print who calls the functions matching PATTERN on the loop",
+    )
+    parser.add_argument(
+        "--profile-rules",
+        type=int,
+        default=0,
+        metavar="N",
+        help="profile the rules thread (no phase wrappers); print its N costliest functions",
+    )
+    parser.add_argument(
+        "--profile-file",
+        type=Path,
+        metavar="PATH",
+        help="with --profile-rules: also save the rules thread's profile (pstats) there",
+    )
     arguments = parser.parse_args()
     _count_threads()
     _time_gc()
-    profile = None
+    profiled: list[pstats.Stats] | None = None
     if arguments.profile_loop:
         if app_loop.loop_name() == app_loop.ASYNCIO:
             _count_loop()
-        profile = cProfile.Profile(time.thread_time)  # CPU: a wait for the GIL is not
+        profiled = []
+    elif arguments.profile_rules:
+        _rules_profile.append(cProfile.Profile(time.thread_time))
     elif not arguments.cpu_only:
         _time_phases()
     with tempfile.TemporaryDirectory() as folder:
         rows = app_loop.run(
-            _measure(arguments.channels, arguments.commands, Path(folder), profile)
+            _measure(arguments.channels, arguments.commands, Path(folder), profiled)
         )
     _print(rows)
-    if profile is not None:
+    if profiled:
         if not _loop_counted:
             print(
                 "\nuvloop's loop is C: its iterations and callbacks are not counted, and its "
                 f"own machinery is not in the profile ({app_loop.EVENT_LOOP_ENV}=asyncio "
                 "profiles asyncio's)"
             )
-        print("\nthe event loop's own CPU, ms per command (cProfile: slower than without it)")
-        stats = pstats.Stats(profile)
-        entries = sorted(
-            stats.stats.items(),  # type: ignore[attr-defined]
-            key=lambda item: -item[1][2],
-        )[: arguments.profile_loop]
-        print(f"{'tottime':>9}{'cumtime':>9}{'calls':>8}  function")
-        for (file, line, name), (_, calls, tottime, cumtime, _) in entries:
-            where = f"{Path(file).name}:{line}" if line else file
-            print(
-                f"{tottime / len(rows) * 1e3:>9.3f}{cumtime / len(rows) * 1e3:>9.3f}"
-                f"{calls / len(rows):>8.1f}  {name} ({where})"
+        _print_profile("the event loop's own CPU", profiled[0], len(rows), arguments.profile_loop)
+        if arguments.callers:
+            profiled[0].print_callers(arguments.callers)
+    if _rules_profile:
+        if arguments.profile_file is not None:
+            _rules_profile[0].dump_stats(arguments.profile_file)
+        _print_by_verb(rows)
+        for inclusive in (False, True):
+            _print_profile(
+                "the rules thread's CPU" + (", with what each calls" if inclusive else ""),
+                pstats.Stats(_rules_profile[0]),
+                len(rows),
+                arguments.profile_rules,
+                inclusive=inclusive,
             )
 
 

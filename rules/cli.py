@@ -14,10 +14,11 @@ from typing import Any
 
 from rules.core.dice import DiceSource, ScriptedDice, SystemDice, parse_faces
 from rules.core.errors import RulesError
-from rules.core.i18n import LANGUAGES, translate
+from rules.core.i18n import DEFAULT_LANGUAGE, LANGUAGES, translate
 from rules.core.procedures import dumps
 from rules.core.ruleset import all_rulesets, get_ruleset
 from rules.core.tables import Table
+from rules.core.words import in_language
 from rules.render import render_resolution_text
 
 EXIT_USAGE = 2
@@ -82,8 +83,14 @@ def _cmd_procedures(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_table(table: Table) -> str:
-    """A table laid out as the seed shows it, with its footnotes and transcription notes."""
+def _unseeded(table: Table) -> str:
+    """The mark of a table the seed does not give (its data says so, not its title)."""
+    return "  (not in the seed)" if table.data.get("not_in_seed") else ""
+
+
+def format_table(table: Table, language: str = DEFAULT_LANGUAGE) -> str:
+    """A table laid out as the seed shows it, with its footnotes and transcription notes;
+    its title in ``language`` (a table the seed does not give is titled in each)."""
     headers = [axis.label for axis in table.row_axes] or ["—"]
     headers += [column.label for column in table.columns]
     body = []
@@ -99,7 +106,10 @@ def format_table(table: Table) -> str:
             str(cell)[:28].ljust(width) for cell, width in zip(line, widths, strict=True)
         )
 
-    out = [f"{table.title}  [{table.id}]", f"seed: {table.seed} — {table.seed_table}"]
+    out = [
+        f"{in_language(table.title, language)}  [{table.id}]",
+        f"seed: {table.seed} — {table.seed_table}",
+    ]
     if table.column_groups:
         out.append("groups: " + "; ".join(f"{k} = {v}" for k, v in table.column_groups.items()))
     out += [fmt(headers), "-+-".join("-" * width for width in widths)]
@@ -117,11 +127,12 @@ def _cmd_table(args: argparse.Namespace) -> int:
     if args.table is None:
         for table in tables:
             print(
-                f"{table.id}\t{table.title}\t({len(table.rows)}×{len(table.columns)}, "
-                f"{len(table.notes)} notes)"
+                f"{table.id}\t{table.title}{_unseeded(table)}\t"
+                f"({len(table.rows)}×{len(table.columns)}, {len(table.notes)} notes)"
             )
         return 0
-    print(format_table(tables[args.table]))
+    table = tables[args.table]
+    print(format_table(table) + ("\n" + _unseeded(table).strip() if _unseeded(table) else ""))
     return 0
 
 

@@ -30,7 +30,7 @@ from rules.core.resolution import (
     Step,
     TableRead,
 )
-from rules.core.words import Words, named_again
+from rules.core.words import Words, in_language, named_again
 
 #: Odds lines at most, the "other" line included: the likeliest outcomes are named, the
 #: rest is summed up in one remainder line.
@@ -76,9 +76,7 @@ def value_text(ruleset: str, value: str | int, language: str) -> str:
     return " + ".join(texts)
 
 
-def outcome_text(
-    ruleset: str, outcome: Outcome, language: str, names: Iterable[str] = ()
-) -> str:
+def outcome_text(ruleset: str, outcome: Outcome, language: str, names: Iterable[str] = ()) -> str:
     """The localized sentence for an outcome, with its parameters localized too: one that
     spells a name of ``names`` (a game's sides: a stored outcome keeps them as plain text)
     in that name's words for ``language``."""
@@ -159,8 +157,9 @@ def _step_line(ruleset: str, step: Step, language: str, mixed: bool = False) -> 
 
 def table_reading(table: TableRead, language: str) -> str:
     """``Table «Fire», row 7, column rifle: «2»``: the table cell a step read."""
+    title = in_language(table.title, language)  # a table the seed does not give: translated
     return (
-        f"{translate('render.table', language)} {quoted(table.title, language)}, "
+        f"{translate('render.table', language)} {quoted(title, language)}, "
         f"{translate('render.row', language)} {table.row}, "
         f"{translate('render.column', language)} {table.column}{colon(language)} "
         f"{quoted(table.cell, language)}"

@@ -67,9 +67,12 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
             statuses = ", ".join(value_text(ruleset, s, language) for s in unit.statuses)
             done = " ✓" if unit.acted else ""
             name = in_language(unit.name, language)
+            # Where it stands, as Discord shows it: a terrain's word or an area's name in
+            # the reader's language, never its id.
+            place = value_text(ruleset, unit.place, language) if unit.place else ""
             lines.append(
                 f"  {unit.id:<16} {name:<22} {unit.models}/{unit.initial_models}"
-                f"  {unit.place}{'  [' + statuses + ']' if statuses else ''}{done}"
+                f"  {place}{'  [' + statuses + ']' if statuses else ''}{done}"
             )
     lines += [f"• {notice_text(ruleset, note, language)}" for note in view.notes]
     if view.ended:

@@ -12,6 +12,7 @@ from PIL import Image, ImageDraw
 from bot.render.lettering import fit, width_of, write
 from rules.core.battlefield import Overlay
 from rules.core.i18n import translate
+from rules.core.words import in_language
 
 RGB = tuple[int, int, int]
 RGBA = tuple[int, int, int, int]
@@ -121,7 +122,9 @@ def draw_overlays(
             if overlay.label:
                 labels.append((_middle(start, end), overlay.label, DEVIATION))
     for at, text, colour in labels:
-        write(image, at, fit(text, SMALL_TEXT, 260), SMALL_TEXT, colour)
+        # A weapon's name carries its languages: the label reads in the picture's.
+        shown = in_language(text, language)
+        write(image, at, fit(shown, SMALL_TEXT, 260), SMALL_TEXT, colour)
 
 
 #: An objective nobody holds; one a side holds takes that side's colour.

@@ -11,12 +11,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.commands import command_line
+from rules.core.budget import work_budget
 from rules.core.errors import IllegalAction, RulesError
 from rules.core.i18n import sentences, translate
 from rules.core.legal import LegalAction, owed
 from rules.core.seatview import Seat
 from rules.core.surface import Rules
 from rules.core.words import joined
+
+#: What a refused command lists of what the seat may do instead is a courtesy: it may take
+#: this long of the command's budget, past which the refusal comes alone. (On the largest
+#: battlefields the listing measures every line of sight; it took the whole budget, half a
+#: second, to end in a refusal without the list.)
+HINT_BUDGET_S = 0.2
 
 
 class ServiceError(RulesError):
@@ -72,11 +79,12 @@ def not_now(
     """The refusal with what the seat may do instead, read from its view."""
     view = rules.view(document, seat)
     try:
-        actions = view.every_legal
+        with work_budget(HINT_BUDGET_S):
+            actions = view.every_legal
+            mine = [a for a in view.legal if a.verb != "odds"]
+            awaiting = view.awaiting
     except RulesError:
         return error
-    mine = [a for a in view.legal if a.verb != "odds"]
-    awaiting = view.awaiting
     sides = rules.sides(document)
     waiting_for = joined(
         dict.fromkeys(sides.get(a.side, a.side) for a in owed(actions) if a.side)
@@ -84,4 +92,4 @@ def not_now(
     return NotNow(error, mine, waiting_for)
 
 
-__all__ = ["NotNow", "ServiceError", "command_name", "commands_hint", "not_now"]
+__all__ = ["HINT_BUDGET_S", "NotNow", "ServiceError", "command_name", "commands_hint", "not_now"]

@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, M
 from contextvars import ContextVar
 from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from bot.service.kept_games import KeptGames
 from bot.service.limits import LogLimiter
@@ -216,6 +216,10 @@ class Declaration:
     #: It may take the game back before its end (undo, take-back, rewind, re-roll): what
     #: was built on the game's result may veto it (a :class:`Guard`).
     reopens: bool = False
+    #: It seats a member at a side: ``"asker"`` takes a side itself (a join), ``"member"``
+    #: seats or invites another. What holds the sides elsewhere (a campaign's players) may
+    #: veto it (a :class:`Guard`).
+    seats: Literal["asker", "member"] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

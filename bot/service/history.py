@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from bot.service.closing import close_game
 from bot.service.errors import ServiceError
 from bot.service.events import (
+    ACTOR_SIDE_ARG,
     REFEREE_ONLY,
     SECRET_ARG,
     VERB_CONFIRM,
@@ -282,7 +283,8 @@ def _rerolled_in_secret(reply: PlayReply, seq: int, secret: str, sides: Mapping[
 
 async def check_dice(call: GameCall) -> Reply:
     """``/dice confirm|dispute seq:N``: dice typed by hand, confirmed or disputed by
-    anyone seated but their roller (the referee may check their own)."""
+    anyone seated but their roller and the other players of the roller's side (the
+    opponent checks them; the referee may check their own)."""
     request, seat = call.request, call.seat
     reply = _reply(call, Reply)
     seq = int_option(request.options, "seq", 0, 1, 10**9)
@@ -293,6 +295,12 @@ async def check_dice(call: GameCall) -> Reply:
         raise ServiceError("error.service.join_first")
     if not seat.referee and events[0].actor_id == request.user_id:
         raise ServiceError("error.service.own_dice")
+    # A team-mate's confirmation would settle the side's own dice for it (dice the
+    # referee typed for a side are a neutral hand's: either side may check them).
+    typed_by = events[0].args.get(ACTOR_SIDE_ARG)
+    if not seat.referee and seat.side is not None and typed_by == seat.side:
+        sides = call.rules.sides(call.document)
+        raise ServiceError("error.service.own_side_dice", side=sides.get(seat.side, seat.side))
     event = plain_event(request, request.verb, seq=seq)
     result = await call.store.commit(
         request.channel_id, call.record.version, dict(call.document), event

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.commands import DIE_ANSWER
 from bot.service.closing import close_game
@@ -200,6 +200,7 @@ async def play_verb(
         bot_dice = ReplayingDice(bot_faces, services.dice)
 
     drawn = call.table.draws_map(request.verb) and not odds_only
+    hides_units = services.ruleset(reply.ruleset).hides_units
     pictures: list[MapView | None] = []
     states: list[str] = []  # the caption's first line under each picture
 
@@ -216,7 +217,7 @@ async def play_verb(
         # The referee playing the move of a side they did not join plays it for that side.
         return None if waiting == own_side else waiting
 
-    def rules_pass() -> tuple[str | None, Played, list[FollowUp], str | None]:
+    def rules_pass() -> tuple[str | None, Played, _FollowUps, str | None]:
         # One hop to the rules thread for everything the rules say about this command:
         # whose move it was, the command, then what the new state offers and awaits
         # (asked of the state the command left, not validated again), whether it ended
@@ -226,8 +227,11 @@ async def play_verb(
         waiting = view_before.awaiting
         if not odds_only and view_before.result is not None:
             raise _AlreadyOver  # its end is not in the store yet: see close_game
-        # A unit hidden from the seat is, to it, a unit that does not exist.
-        unseen = Unseen.of(request.options, game.view(seat).hidden_names)
+        # A unit hidden from the seat is, to it, a unit that does not exist. Which units
+        # are hidden (read from the referee's whole status) is asked only where a unit can
+        # be hidden and a name was typed: no other command masks anything.
+        named = hides_units and any(isinstance(v, str) for v in request.options.values())
+        unseen = Unseen.of(request.options, game.view(seat).hidden_names if named else frozenset())
         acted = replace(request, options=dict(unseen.options)) if unseen.masked else request
         acting.append(acted)
         # Read from the state the command is played on, before the command takes it over.
@@ -258,7 +262,7 @@ async def play_verb(
             unseen.refusal(error)  # it names what was typed
             raise
         if odds_only:
-            return waiting, result, [], None
+            return waiting, result, _FollowUps([], []), None
         # A command that ends the game (the last turn, a sudden death, a concession, the
         # referee's decision): its event carries the result, committed as the end.
         view_after = game.view(REFEREE)  # the state the command left, not read again
@@ -267,10 +271,14 @@ async def play_verb(
             ending.append(ended)
         if preparer is not None:
             # Diffed against the very text this command read: no memory of documents
-            # is needed for it (db.chain.prepare keeps only the few channels used last).
+            # is needed for it (db.chain.prepare keeps only the few channels used last),
+            # nor a parse of it (its document, the store's parse or the kept game's).
             prepared.append(
                 preparer.prepare(
-                    request.channel_id, result.document, base_text=record.document_text
+                    request.channel_id,
+                    result.document,
+                    base_text=record.document_text,
+                    base_document=record.document,
                 )
             )
             events.append(
@@ -281,10 +289,19 @@ async def play_verb(
             if view is not None and marks:
                 view = view.model_copy(update={"overlays": (*view.overlays, *marks)})
             pictures.append(view)
-            states.append(status_caption(view_after.status, reply.ruleset, reply.language))
+            # The caption's first line, under a picture only (the status it reads costs as
+            # much as dumping the state; a table without a battlefield has no picture).
+            status = view_after.status if view is not None else None
+            states.append(
+                "" if status is None else status_caption(status, reply.ruleset, reply.language)
+            )
         if result.secret_for is not None:  # what the channel sees of it
             public.append(game.view(SPECTATOR).status)
-        return waiting, result, view_after.follow_ups, view_after.awaiting
+        # The buttons the channel is shown name no hidden unit (a hidden unit's owed
+        # morale test would): the referee's, all of them, go to a secret command's giver.
+        every = view_after.follow_ups
+        shown = game.view(SPECTATOR).follow_ups if every else []
+        return waiting, result, _FollowUps(every, shown), view_after.awaiting
 
     try:
         before, played, follow_ups, after = await services.off_loop(rules_pass)
@@ -342,7 +359,7 @@ async def play_verb(
         if earlier is not None:
             reply.result = ResultView(earlier, rules.sides(document))
         return _kept_secret(reply, result.event, request.verb, sides_now)
-    reply.follow_ups = follow_ups
+    reply.follow_ups = follow_ups.every
     if ended is None and game.document is played.document:
         # The handle holds the state it left, whose document is the one just stored: the
         # channel's next command takes it back rather than validate it again.
@@ -373,7 +390,7 @@ async def play_verb(
         reply.ping = players_among(context.members, after)
     reply.names = _names_of(reply.ping, context.seat_names)
     seen = public[0] if public else None
-    return _kept_secret(reply, result.event, request.verb, sides_now, seen)
+    return _kept_secret(reply, result.event, request.verb, sides_now, seen, follow_ups.shown)
 
 
 def _names_of(users: Sequence[int], recorded: Mapping[int, str]) -> dict[int, str]:
@@ -388,14 +405,18 @@ def _kept_secret(
     verb: str,
     sides: Callable[[], Mapping[str, str]],
     seen: StatusView | None = None,
+    shown: list[FollowUp] | None = None,
 ) -> PlayReply:
     """A command that tells where a hidden unit is: the reply goes to its asker only, and
-    the channel is shown that a hidden unit acted — with the buttons, the pings, the
+    the channel is shown that a hidden unit acted — with the buttons it may see
+    (``shown``: the channel's; a reply no secret keeps is given them too), the pings, the
     public picture and ``seen`` (the status as the channel sees it after the command: what
     befell a unit it sees), the units it sees that the command named (a sniper's target),
     and nothing of the options, dice or outcome."""
     secret = secret_of(event.args)
     if secret is None:
+        if shown is not None:  # the reply is the channel's: its buttons as the channel's
+            reply.follow_ups = shown
         return reply
     named = {str(value) for value in event.args.values() if isinstance(value, str)}
     acted_on = [u.name for u in seen.units if u.id in named] if seen is not None else []
@@ -412,7 +433,7 @@ def _kept_secret(
         head_hash=reply.head_hash,
         duplicate=reply.duplicate,
         acted_for=reply.acted_for,
-        follow_ups=reply.follow_ups,
+        follow_ups=reply.follow_ups if shown is None else shown,
         map_view=reply.map_view,
         ping=reply.ping,
         names=reply.names,
@@ -422,6 +443,14 @@ def _kept_secret(
     reply.notices = [*reply.notices, Outcome.of("bot.log.hidden_private")]
     reply.map_view, reply.ping, reply.private, reply.public = None, [], True, public
     return reply
+
+
+class _FollowUps(NamedTuple):
+    """The buttons after a command: ``every`` one (the referee's, and a secret command's
+    giver's) and those ``shown`` in the channel (none naming a unit hidden from it)."""
+
+    every: list[FollowUp]
+    shown: list[FollowUp]
 
 
 class _AlreadyOver(Exception):

@@ -44,7 +44,9 @@ from bot.service.stored.seats import (
     bind_side,
     consent_of,
     drop_consent,
+    held_side_of,
     note_consent,
+    note_held_side,
 )
 from db.models import EventRecord, Member
 from rules.core.resolution import Outcome
@@ -140,9 +142,12 @@ async def join(call: GameCall) -> Reply:
     reply = _reply(call)
     sides = call.rules.sides(call.document)
     side = side_named(sides, request.options.get("side"))
-    if seat.side is not None and seat.side != side:
+    kept = seat.side
+    if kept is None and not seat.referee:  # a player who left keeps the side they held
+        kept = await held_side_of(call.store, request.channel_id, request.user_id)
+    if kept is not None and kept != side:
         # A side is kept once joined: changing sides mid-game is the referee's call.
-        raise ServiceError("error.service.side_kept", side=sides.get(seat.side, seat.side))
+        raise ServiceError("error.service.side_kept", side=sides.get(kept, kept))
     role: Literal["referee", "player"] = "referee" if seat.referee else "player"
     # A referee's side is their membership's (their seat is the referee's).
     current = member_side(call.context.members, request.user_id) if seat.referee else seat.side
@@ -161,6 +166,8 @@ async def join(call: GameCall) -> Reply:
             return reply
         await drop_consent(call.store, request.channel_id, request.user_id)
     await call.store.add_member(request.channel_id, request.user_id, side=side, role=role)
+    if role == "player":
+        await note_held_side(call.store, request.channel_id, request.user_id, side)
     await _note_name(call)
     await _log_seat(call, SEAT_JOIN, user=request.user_id, side=side)
     reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
@@ -185,12 +192,17 @@ async def leave(call: GameCall) -> Reply:
 
 
 async def take_over(call: GameCall) -> Reply:
-    """``/game takeover``: a member who manages the channel becomes the referee of a game
-    whose referee is gone (no command for :data:`TAKEOVER_AFTER`)."""
+    """``/game takeover``: a member who manages the channel, and plays no side, becomes the
+    referee of a game whose referee is gone (no command for :data:`TAKEOVER_AFTER`)."""
     request, store = call.request, call.store
     channel = request.channel_id
     if not request.manages_channel:
         raise ServiceError("error.service.seats.not_manager")
+    if call.seat.side is not None and not call.seat.referee:
+        # The referee reads every hidden unit and decides: not a side's player's seat.
+        sides = call.rules.sides(call.document)
+        side = call.seat.side
+        raise ServiceError("error.service.seats.takeover_player", side=sides.get(side, side))
     referees = [m for m in call.context.members if m.role == "referee"]
     recent = await store.events(channel, after_seq=max(0, call.record.version - 200), limit=200)
     if call.seat.referee or not referee_gone(referees, recent, datetime.now(UTC)):
@@ -260,6 +272,7 @@ async def assign(call: GameCall) -> Reply:
     user = _user(call)
     side = side_named(sides, request.options.get("side"))
     await call.store.add_member(request.channel_id, user, side=side, role="player")
+    await note_held_side(call.store, request.channel_id, user, side)
     await _log_seat(call, SEAT_ASSIGN, user=user, side=side)
     reply = _reply(call)
     reply.notices.append(Outcome.of("bot.seats.assigned", user=mention(user), side=sides[side]))
@@ -278,6 +291,7 @@ async def approve(call: GameCall) -> Reply:
     if pending is not None and pending.kind == "request":
         _may_seat(call, pending.side)
         await store.add_member(request.channel_id, user, side=pending.side, role="player")
+        await note_held_side(store, request.channel_id, user, pending.side)
         await drop_consent(store, request.channel_id, user)
         await _log_seat(call, SEAT_APPROVE, user=user, side=pending.side)
         reply.notices.append(
@@ -306,12 +320,12 @@ def _may_seat(call: GameCall, side: str) -> None:
 
 
 HANDLERS = (
-    GameHandler(("game.join",), after_end=False, run=join),
+    GameHandler(("game.join",), after_end=False, seats="asker", run=join),
     GameHandler(("game.leave",), after_end=False, run=leave),
     GameHandler(("game.referee",), who=Who.REFEREE, after_end=False, run=hand_over),
     GameHandler(("game.takeover",), after_end=False, run=take_over),
-    GameHandler(("seat.assign",), who=Who.REFEREE, after_end=False, run=assign),
-    GameHandler(("seat.approve",), who=Who.SEATED, after_end=False, run=approve),
+    GameHandler(("seat.assign",), who=Who.REFEREE, after_end=False, seats="member", run=assign),
+    GameHandler(("seat.approve",), who=Who.SEATED, after_end=False, seats="member", run=approve),
     GameHandler(("seat.remove",), who=Who.REFEREE, after_end=False, run=remove),
     GameHandler(("seat.bind",), who=Who.REFEREE, after_end=False, run=bind),
 )

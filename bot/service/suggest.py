@@ -3,12 +3,15 @@
 The rules refuse an unknown name (:class:`rules.core.errors.UnknownName`) without knowing
 who asked; the service knows the seat, so it finds the option the name was typed in, asks
 the seat's own view for the names of that option's autocomplete kind (never a unit hidden
-from that seat) and offers the closest ones, as an unknown command already does.
+from that seat) and offers the closest ones, as an unknown command already does: each by
+what its reader reads and types (a unit's or a weapon's name, in the reader's language),
+matched against what was typed as an id or as a name in any language.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.service.help import closest
@@ -17,6 +20,7 @@ from rules.core.declaration import Declaration, declaration
 from rules.core.errors import RulesError, UnknownName
 from rules.core.seatview import Seat
 from rules.core.surface import Rules
+from rules.core.words import followed
 
 #: The most names a refusal offers.
 MAX_SUGGESTED = 3
@@ -68,14 +72,60 @@ def with_suggestions(
         return error
     typed = str(options[option])
     try:
+        view = rules.view(dict(document), seat)
         # Cheap: the names, not the legal actions that would put the usable ones first.
-        names = rules.view(dict(document), seat).names(kind, legal_first=False)
+        names = view.names(kind, legal_first=False)
+        labels = view.labels(kind) if names else {}
     except (RulesError, WorkBudgetExceeded):
         return error
     refused = {value for value in error.params.values() if isinstance(value, str)}
     wanted = next((p.strip() for p in typed.split(",") if p.strip() in refused), typed)
-    close = closest(wanted, names, n=MAX_SUGGESTED)
-    return error.suggesting(tuple(close)) if close else error
+    close = offered(closest_ids(wanted, names, labels), names, labels)
+    return error.suggesting(close) if close else error
 
 
-__all__ = ["MAX_SUGGESTED", "autocomplete_kind", "typed_option", "with_suggestions"]
+def closest_ids(wanted: str, names: Sequence[str], labels: Mapping[str, str]) -> list[str]:
+    """The ids among ``names`` closest to ``wanted``, typed as an id or as a name in any
+    of its languages (``labels``: id → name), best first."""
+    spelled: dict[str, list[str]] = {}
+    for key in names:
+        for spelling in {key, *spellings_of(labels.get(key))}:
+            spelled.setdefault(spelling.casefold(), []).append(key)
+    found = closest(wanted.casefold(), spelled, n=len(spelled))
+    ids = (key for spelling in found for key in spelled[spelling])
+    return list(dict.fromkeys(ids))[:MAX_SUGGESTED]
+
+
+def spellings_of(name: str | None) -> set[str]:
+    """A name in each of its languages (none for no name)."""
+    if name is None:
+        return set()
+    return {name, *getattr(name, "translations", {}).values()}
+
+
+def offered(ids: Iterable[str], names: Sequence[str], labels: Mapping[str, str]) -> tuple[str, ...]:
+    """What a refusal offers for ``ids``: what the reader reads and types, each one's name
+    (read in the refusal's language), followed by its id only when another of ``names`` (what
+    the seat may see) has the same name in some language; the id when it has no name."""
+    spellings = Counter(
+        spelling.casefold() for key in names for spelling in spellings_of(labels.get(key))
+    )
+    shown: list[str] = []
+    for key in ids:
+        label = labels.get(key)
+        if label is None:
+            shown.append(key)
+            continue
+        collides = any(spellings[spelling.casefold()] > 1 for spelling in spellings_of(label))
+        shown.append(followed(label, f" ({key})") if collides else label)
+    return tuple(shown)
+
+
+__all__ = [
+    "MAX_SUGGESTED",
+    "autocomplete_kind",
+    "closest_ids",
+    "offered",
+    "typed_option",
+    "with_suggestions",
+]

@@ -58,13 +58,13 @@ from rules.campaign.book import book_files
 from rules.campaign.state import CampaignState
 from rules.cli import format_table
 from rules.core.battlefield import MapView
-from rules.core.budget import WorkBudgetExceeded
+from rules.core.budget import WorkBudgetExceeded, work_budget
 from rules.core.declaration import declaration
 from rules.core.ending import NO_WINNER
 from rules.core.errors import RulesError, UnknownName
 from rules.core.i18n import translate
 from rules.core.legal import LegalAction
-from rules.core.play import UNIT_KINDS, FollowUp, StatusView
+from rules.core.play import FollowUp, StatusView
 from rules.core.resolution import Outcome
 from rules.core.ruleset import KNOWN_RULESETS, known_rulesets
 from rules.core.score import GameResult
@@ -75,6 +75,11 @@ from rules.core.words import Words, in_language, names_in, names_of, spelled_in
 MAX_LOG = 50
 #: The most suggestions an autocomplete answers (Discord's limit).
 MAX_CHOICES = 25
+#: Autocomplete puts what the seat may use now first: a courtesy worth this long of the
+#: work budget (a player is typing), past which it answers the names unordered. (On the
+#: largest battlefields ordering them measures every line of sight: it took the whole
+#: budget, half a second, before falling back.)
+CHOICES_ORDER_BUDGET_S = 0.2
 
 
 def _reply(call: GameCall) -> StatusReply:
@@ -394,7 +399,7 @@ async def rules_table(call: Call) -> Reply:
     wanted = str(request.options.get("table") or "")
     reply.lines_title = "discord.embed.table"
     if not wanted:
-        reply.lines = [f"{table.id} — {table.title}" for table in tables]
+        reply.lines = [f"{table.id} — {in_language(table.title, language)}" for table in tables]
         return reply
     if wanted not in tables:
         raise UnknownName(
@@ -403,7 +408,7 @@ async def rules_table(call: Call) -> Reply:
             known=", ".join(table.id for table in tables),
         )
     reply.preformatted = True
-    reply.lines = format_table(tables[wanted]).splitlines()
+    reply.lines = format_table(tables[wanted], language).splitlines()
     return reply
 
 
@@ -478,13 +483,16 @@ async def choices(
         # public one). What the seat may use now comes first: the same answer the rules give.
         view: SeatView = rules.view(document, seat)
         try:
-            names = view.names(kind)
+            with work_budget(CHOICES_ORDER_BUDGET_S):
+                names = view.names(kind)
         except WorkBudgetExceeded:
             names = view.names(kind, legal_first=False)  # past the budget: the names, unordered
-        if kind not in UNIT_KINDS or not names:
+        labels = view.labels(kind) if names else {}
+        if not labels:
             return names
-        # A unit is offered by its name in the game's language, its id the value typed.
-        shown = {u.id: in_language(u.name, record.language) for u in view.status.units}
+        # A unit or a weapon is offered by its name in the game's language, its id the
+        # value typed.
+        shown = {key: in_language(name, record.language) for key, name in labels.items()}
         return [Suggestion(name, shown[name]) if name in shown else name for name in names]
 
     try:

@@ -98,7 +98,7 @@ def game_html(page: GamePage, address: Address) -> str:
             "name": in_language(unit.name, language),
             "side": sides.get(unit.side, unit.side),
             "strength": f"{unit.models}/{unit.initial_models}",
-            "place": unit.place,
+            "place": value_text(ruleset, unit.place, language) if unit.place else "",
             "statuses": ", ".join(value_text(ruleset, s, language) for s in unit.statuses),
             "hidden": unit.hidden,
             "acted": unit.acted,

@@ -199,6 +199,52 @@ def patch_and_result(old: Any, new: Any, new_json: str) -> tuple[str, Any]:
     return canonical_json([[[], json.loads(new_json)]]), json.loads(new_json)
 
 
+def patch_onto(old: Any, new: Any, new_json: str) -> str:
+    """`make_patch` without consuming ``old``: the patch is proven on copies of the objects
+    and lists on its operations' paths, everything else shared with ``old``, which is left
+    as it is (the caller's own parse of the previous version, read on after the patch)."""
+    operations = diff(old, new)
+    patch_json = canonical_json(operations)
+    rebuilt = _applied_to_copies(old, json.loads(patch_json))
+    if canonical_json_of_parsed(rebuilt) == new_json:
+        return patch_json
+    return canonical_json([[[], json.loads(new_json)]])
+
+
+def _applied_to_copies(document: Any, patch: Iterable[Sequence[Any]]) -> Any:
+    """`apply_patch` on a result that shares with ``document`` what the patch leaves alone:
+    before each operation, the containers on its path (the list a splice changes
+    included) are replaced by shallow copies, each copied once."""
+    # The result's own containers by identity (held here, so no identity is reused).
+    copied: dict[int, Any] = {}
+
+    def own(value: Any) -> Any:
+        if id(value) in copied:
+            return value
+        if type(value) is not dict and type(value) is not list:
+            raise TypeError(f"no object or list at {value!r}")
+        private = value.copy()
+        copied[id(private)] = private
+        return private
+
+    for operation in patch:
+        try:
+            path = operation[0] if isinstance(operation, list) and operation else None
+            if isinstance(path, list) and path and len(operation) in (1, 2, 4):
+                # A set or removal changes the path's parent; a splice the list at the path.
+                through = len(path) if len(operation) == 4 else len(path) - 1
+                document = own(document)
+                parent = document
+                for step in path[:through]:
+                    child = own(parent[step])
+                    parent[step] = child
+                    parent = child
+            document = _apply_operation(document, operation)
+        except (KeyError, IndexError, TypeError) as error:
+            raise ValueError(f"patch operation does not fit the document ({error!r})") from error
+    return document
+
+
 def patch_from_json(text: object) -> Patch:
     """A stored patch's text, parsed; ``ValueError`` if it is not a JSON list."""
     if not isinstance(text, str):

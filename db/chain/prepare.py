@@ -28,7 +28,7 @@ from db.chain.hashing import (
     state_hash,
     unchecked_canonical,
 )
-from db.chain.patch import ParsedDocuments, patch_and_result
+from db.chain.patch import ParsedDocuments, patch_and_result, patch_onto
 from db.models import Document, EventRecord, NewEvent, PreparedState, format_timestamp, utc_now
 
 
@@ -216,16 +216,26 @@ class CommitPreparer:
         self._lock = threading.Lock()
 
     def prepare(
-        self, channel_id: int, new_state: Document, *, base_text: str | None = None
+        self,
+        channel_id: int,
+        new_state: Document,
+        *,
+        base_text: str | None = None,
+        base_document: Mapping[str, Any] | None = None,
     ) -> PreparedState:
         """Encode ``new_state`` and diff it against the channel's previous document.
 
         ``base_text`` is that document's canonical JSON as the caller read it (the service
         passes the text its command loaded); without it, the parse kept from the channel's
-        last commit is the base, if any. Raises ``ValueError`` / ``TypeError`` for a document
-        that is not a JSON object. The text stored and hashed comes from one ``json.dumps``
-        call, one consistent reading of the document; the patch, made by walking the
-        document afterwards, is checked against that text (`db.chain.patch.patch_and_result`).
+        last commit is the base, if any. ``base_document`` is the caller's document of that
+        text, JSON's own values only (a parse of it, or a document its commit proved, as the
+        service's read is): when it writes exactly ``base_text`` the patch is made against
+        it, only read, instead of a parse of the text; if the command changed it, its text
+        differs, and the text is parsed as without it. Raises ``ValueError`` / ``TypeError``
+        for a document that is not a JSON object. The text stored and hashed comes from one
+        ``json.dumps`` call, one consistent reading of the document; the patch, made by
+        walking the document afterwards, is checked against that text
+        (`db.chain.patch.patch_and_result`).
         """
         if isinstance(new_state, PreparedState):
             return new_state
@@ -260,13 +270,19 @@ class CommitPreparer:
             self._keep(channel_id, new_json, old)
             return PreparedState(channel_id, new_json, base_json, "[]")
         try:
-            if old is None:
-                # The text the command read, which the store parsed when it read it: read
-                # exactly without its proof by writing back (`parse_kept`; a big integer
-                # still takes the proof), a dump and a comparison of the document fewer.
-                old = parse_kept(base_json)
             source = json.loads(new_state) if isinstance(new_state, str) else new_state
-            patch_json, rebuilt = patch_and_result(old, source, new_json)
+            rebuilt: Any = None
+            if old is None and self._writes(base_document, base_json):
+                # The caller's document of the base text: a dump proves it that text (about
+                # half a parse's time), and the patch is proven on copies of what it changes.
+                patch_json = patch_onto(base_document, source, new_json)
+            else:
+                if old is None:
+                    # The text the command read, which the store parsed when it read it:
+                    # read exactly without its proof by writing back (`parse_kept`; a big
+                    # integer still takes the proof), a dump and a comparison fewer.
+                    old = parse_kept(base_json)
+                patch_json, rebuilt = patch_and_result(old, source, new_json)
         except (ValueError, TypeError, RecursionError):
             patched = False
         else:
@@ -279,8 +295,17 @@ class CommitPreparer:
                 new_json = encode_document(new_state)
             self._keep(channel_id, new_json, None)
             return PreparedState(channel_id, new_json)
-        self._keep(channel_id, new_json, rebuilt)  # a private parse of new_json, for free
+        # A private parse of new_json, for free: kept (none made against the caller's
+        # document, whose parts its result shares).
+        self._keep(channel_id, new_json, rebuilt)
         return PreparedState(channel_id, new_json, base_json, patch_json)
+
+    @staticmethod
+    def _writes(document: Mapping[str, Any] | None, text: str) -> bool:
+        """Whether ``document`` is a plain JSON object whose canonical JSON is ``text``
+        (orjson's, unchecked: equal to a canonical text, it holds no value that text
+        does not)."""
+        return type(document) is dict and unchecked_canonical(document) == text
 
     def remember(self, channel_id: int, document_json: str) -> None:
         """Note a channel's current document (its next commit's patch base)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -113,9 +114,26 @@ def pack_text(text: str) -> str | bytes:
     Storage only: the chain hashes the text, which `unpack_text` gives back exactly.
     """
     if len(text) < PACK_THRESHOLD:
-        return text
+        return str(text)
     packed = zlib.compress(text.encode("utf-8"), 6)
-    return packed if len(packed) < len(text) else text
+    return packed if len(packed) < len(text) else str(text)
+
+
+class PackedLater(str):
+    """An event's long JSON text as a statement's parameter: sqlite3 packs it (`pack_text`)
+    as it binds it, on the connection's thread, so the event loop that builds the statement
+    does not run zlib (a resolution's 2–3 KB is most of a command's compression)."""
+
+    __slots__ = ()
+
+
+# Process-wide, for this one type: a parameter bound by any sqlite3 connection is packed.
+sqlite3.register_adapter(PackedLater, pack_text)
+
+
+def pack_when_bound(text: str) -> str:
+    """`pack_text` deferred to the moment sqlite3 binds the text (`PackedLater`)."""
+    return text if len(text) < PACK_THRESHOLD else PackedLater(text)
 
 
 def unpack_text(value: object) -> str:

@@ -15,8 +15,9 @@ lookup per statement after the first time):
 
 Values: timestamps are the fixed-width UTC text the chain hashes (`format_timestamp`) in
 SQLite and TIMESTAMPTZ in PostgreSQL (`stamp` and `when`); an event's long JSON texts are
-stored zlib-compressed in SQLite (`db.chain.rows.pack_text`) and as text in PostgreSQL (TOAST
-compresses them); a state is inserted with its JSONB copy in PostgreSQL (`insert_state`).
+stored zlib-compressed in SQLite (`db.chain.rows.pack_text`, as sqlite3 binds them) and as
+text in PostgreSQL (TOAST compresses them); a state is inserted with its JSONB copy in
+PostgreSQL (`insert_state`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from db.chain.rows import pack_text
+from db.chain.rows import pack_when_bound
 from db.core.steps import Query
 from db.models import format_timestamp, parse_timestamp
 
@@ -135,7 +136,7 @@ SQLITE = Dialect(
     numbered=False,
     stamp=_same,
     when=parse_timestamp,
-    pack=pack_text,
+    pack=pack_when_bound,
     jsonb_copy=False,
     # Moves on every commit of another connection to the file, never on this one's own.
     change_counter="(SELECT data_version FROM pragma_data_version())",

@@ -118,6 +118,11 @@ _ADVANCE_GAME = (
     "UPDATE games SET version = ?, status = ?, updated_at = ? WHERE channel_id = ? AND version = ?"
 )
 _DROP_STATE = "DELETE FROM states WHERE channel_id = ? AND version = ?"
+# `_ADVANCE_GAME`'s guard on a kept head (`append_on_expected_head`): nobody else has
+# committed since it was verified, and the interaction was not answered.
+_ON_EXPECTED_HEAD = (
+    " AND {counter} = ? AND NOT EXISTS (SELECT 1 FROM events WHERE interaction_id = ?)"
+)
 
 
 # ---- writing an event -------------------------------------------------------------------
@@ -579,12 +584,13 @@ def append_on_expected_head(
     prepared: PreparedState,
     new_status: GameStatus | None,
 ) -> Step[CommitResult]:
-    """A command's commit written in the same trip as the read that proves its head: the
-    change counter unmoved since the expected head was verified (nobody else committed;
-    this process's own commits moved the head it keeps) and the interaction not stored.
+    """A command's commit whose first write proves its head: the game row advances only
+    while the change counter is unmoved since the expected head was verified (nobody else
+    committed; this process's own commits moved the head it keeps) and the interaction is
+    not stored; its writes are sent in one trip.
 
-    For a driver that runs it in a transaction whose writes fail if anyone committed after
-    its read (`Operation.on_expected_head`): the read and the writes are then one snapshot.
+    For a driver that runs it in one transaction (`Operation.on_expected_head`): the guard
+    and the writes after it are then one snapshot, the latest (the first statement writes).
     Anything else — a moved counter, a retry, an ended game, a patch made on another base —
     raises, and the commit runs as usual (`append`), which says what happened.
     """
@@ -609,19 +615,28 @@ def append_on_expected_head(
         salt=expected.state_salt,
         patch=(patch_json, snapshot, run_bytes),
     )
+    # The head's proof is the game row's write itself: it advances only while the change
+    # counter is unmoved and the interaction is not stored (one statement fewer to send).
     writes.insert(
         0,
         Query(
-            _ADVANCE_GAME,
-            (new_version, status, dialect.stamp(pending.created_at), channel_id, expected.version),
+            _ADVANCE_GAME + _ON_EXPECTED_HEAD.format(counter=dialect.change_counter),
+            (
+                new_version,
+                status,
+                dialect.stamp(pending.created_at),
+                channel_id,
+                expected.version,
+                expected.counter,
+                pending.interaction_id,
+            ),
             "count",
         ),
     )
     if not head_kept:
         writes.append(Query(_DROP_STATE, (channel_id, expected.version)))
-    answers = yield Batch((_probe_query(dialect, pending.interaction_id), *writes))
-    counter, retried = answers[0]
-    if int(counter) != expected.counter or retried or answers[1] != 1:
+    answers = yield Batch(tuple(writes))
+    if answers[0] != 1:
         raise NotTheExpectedHead(channel_id)
     return CommitResult(event, run=(snapshot, run_bytes))
 

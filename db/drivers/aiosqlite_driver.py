@@ -202,13 +202,14 @@ class SqliteDriver:
     async def _run_on_expected_head(
         self, operation: Operation[Any], future: asyncio.Future[Any]
     ) -> bool:
-        """A write alone on the head it expects: a deferred ``BEGIN`` with its read and its
-        writes (one hop), then ``COMMIT`` (two hops where the usual write takes three).
+        """A write alone on the head it expects: a deferred ``BEGIN`` with its writes, the
+        first of them the guard that proves the head (one trip), then ``COMMIT`` (two trips
+        where the usual write takes three).
 
         Safe because a deferred ``BEGIN`` takes no lock (it fails only inside a transaction,
-        which the writer never leaves open: checked before), and in WAL mode the writes of a
-        transaction that has read fail (``SQLITE_BUSY_SNAPSHOT``) if another connection
-        committed after that read. True when it committed and its caller was answered;
+        which the writer never leaves open: checked before), and a transaction whose first
+        statement writes takes the write lock on the latest snapshot, so its guard reads
+        what every later statement of it sees. True when it committed and its caller was answered;
         False when it failed, nothing of it kept: the caller runs it as usual.
         """
         connection = self._connection
@@ -474,6 +475,19 @@ class SqliteDriver:
         if not writes and not _reads_only(request):
             await self._connection.execute(begin)
             return await self._answer(request)
+        if isinstance(request, Query | Batch):
+            # The BEGIN and every statement queued at once, as tasks of one level: no task
+            # and no gathering of its own for the batch (the commit on a kept head's trip).
+            queries = request.queries if isinstance(request, Batch) else (request,)
+            sent = [
+                asyncio.ensure_future(self._connection.execute(begin)),
+                *(asyncio.ensure_future(self._query(query)) for query in queries),
+            ]
+            answers = await asyncio.gather(*sent, return_exceptions=True)
+            for answer in answers:
+                if isinstance(answer, BaseException):
+                    raise answer
+            return answers[1:] if isinstance(request, Batch) else answers[1]
         opening = asyncio.ensure_future(self._connection.execute(begin))
         reading = asyncio.ensure_future(self._answer(request))
         outcome = await asyncio.gather(opening, reading, return_exceptions=True)

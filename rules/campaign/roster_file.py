@@ -11,7 +11,9 @@ It is read like a scenario (`rules.core.scenario.parse_yaml_model`): hostile YAM
 screened, the values are typed strictly (``strength: true`` or ``"7"`` is refused), and
 every refusal names the file as uploaded, its line and what is wrong there, in the
 campaign's language. A file is data, never the bot's voice: names are one line of plain
-text (`rules.core.upload.PlainName`), ``history:`` lines are the player's words, kept
+text (`rules.core.upload.PlainName`), a unit's name plain or in several languages as a
+bundled scenario writes it (``{it: …, en: …, fr: …}``, `rules.core.words.LocalizedLabel`,
+read in the campaign's language), ``history:`` lines are the player's words, kept
 quoted (`rules.campaign.roster.NOTE_KEY`). Bounded: the file's size
 (:data:`MAX_ROSTER_BYTES`), its entries, each entry's history and weapons, an entry's
 casualties by what it had (``strength + casualties <= full``) and the dice the next
@@ -42,6 +44,7 @@ from rules.campaign.state import MAX_GAMES
 from rules.core.errors import InvalidInput
 from rules.core.scenario import parse_yaml_model
 from rules.core.upload import PlainName, Refusal
+from rules.core.words import LocalizedLabel
 
 #: The largest roster file read (60 entries with their history fit in far less).
 MAX_ROSTER_BYTES = 64 * 1024
@@ -66,7 +69,7 @@ class FileEntry(_Strict):
     its history plain lines)."""
 
     id: str = Field(pattern=ID_PATTERN)
-    name: PlainName = Field(min_length=1, max_length=80)
+    name: LocalizedLabel
     strength: int = Field(ge=0, le=MAX_STRENGTH)
     full: int = Field(ge=1, le=MAX_STRENGTH)
     casualties: int = Field(0, ge=0, le=MAX_STRENGTH)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rules.core.i18n import DEFAULT_LANGUAGE, semicolon, translate
+from rules.core.i18n import DEFAULT_LANGUAGE, semicolon, translate, value_in_language
 
 ParamValue = str | int | float
 
@@ -100,7 +100,8 @@ class UnknownName(RulesError):
         reason = super().localized(language)
         if not self.suggested:
             return reason
-        names = ", ".join(self.suggested)
+        # A name offered carries its languages: it reads in the refusal's.
+        names = ", ".join(value_in_language(name, language) for name in self.suggested)
         hint = translate("error.did_you_mean", language, names=names, n=len(self.suggested))
         return f"{reason} {hint}"
 

@@ -95,7 +95,7 @@ def _plurals(template: str, language: str, params: Mapping[str, Any]) -> str:
     return _PLURAL.sub(choose, template) if "|" in template else template
 
 
-def _in_language(value: Any, language: str) -> Any:
+def value_in_language(value: Any, language: str) -> Any:
     # A name carrying its translations (`rules.core.words.Words`: a scenario's side or
     # objective) is read in the text's language; words.py builds on this module, so the
     # name is recognised by its method.
@@ -149,7 +149,7 @@ def translate(key: str, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> s
             return key
         return key + " " + ", ".join(f"{name}={value}" for name, value in params.items())
     template = _plurals(template, language, params)
-    named = {name: _in_language(value, language) for name, value in params.items()}
+    named = {name: value_in_language(value, language) for name, value in params.items()}
     try:
         return _Formatter(language).vformat(template, (), _Lenient(named))
     except (ValueError, IndexError):

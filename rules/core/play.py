@@ -40,6 +40,8 @@ from rules.core.words import id_named, names_of
 
 #: The autocomplete kinds of the options that name a unit (``unit:``, ``target:``…).
 UNIT_KINDS = frozenset({"unit", "target"})
+#: The autocomplete kind of the option that names a weapon (``weapon:``).
+WEAPON_KIND = "weapon"
 
 
 @dataclass
@@ -231,9 +233,13 @@ class DocumentRules(ABC):
 
     def named(self, state: Any, kind: str) -> Mapping[str, str]:
         """Names by id that an option of autocomplete ``kind`` may be typed as: every unit's
-        for a unit or a target (a ruleset adds its own kinds: a platoon, a battery)."""
+        for a unit or a target, every weapon's of the scenario for a weapon (a ruleset adds
+        its own kinds: a platoon, a battery)."""
         if kind in UNIT_KINDS:
             return {key: unit.name for key, unit in state.units.items()}
+        if kind == WEAPON_KIND:
+            weapons = getattr(state, "weapons", None) or {}
+            return {key: weapon.name for key, weapon in weapons.items()}
         return {}
 
     def by_id(
@@ -254,13 +260,7 @@ class DocumentRules(ABC):
             if not isinstance(value, str) or not names or value in names:
                 continue
             if hidden is None:  # read only when a name is typed: the status costs
-                # The referee's status lists every unit (a ruleset's plain status may be
-                # the public one, without the hidden units); hidden is whatever of it the
-                # seat's own status does not show it.
-                every = self.seat_status(state, REFEREE).units
-                shown = self.seat_status(state, seat).units
-                visible = {u.id for u in shown if seat.may_see(u)}
-                hidden = frozenset(u.id for u in every if u.id not in visible)
+                hidden = self._hidden_from(state, seat)
             known = {k: v for k, v in names.items() if k not in hidden}
             found = id_named(known, value)
             if found is None and "," in value:  # several units (pzgren's fire together)
@@ -269,6 +269,18 @@ class DocumentRules(ABC):
             if found is not None:
                 resolved[option.name] = found
         return resolved
+
+    def _hidden_from(self, state: Any, seat: Seat) -> frozenset[str]:
+        """The ids of the units ``seat`` may not know of: none for the referee (read of no
+        status); for another seat, whatever of the referee's status, which lists every
+        unit (a ruleset's plain status may be the public one, without the hidden units),
+        the seat's own status does not show it."""
+        if seat.referee:
+            return frozenset()
+        every = self.seat_status(state, REFEREE).units
+        shown = self.seat_status(state, seat).units
+        visible = {u.id for u in shown if seat.may_see(u)}
+        return frozenset(u.id for u in every if u.id not in visible)
 
     def _declared(self, verb: str) -> Any:
         """The verb's declaration (``rules.core.declaration.VerbDeclaration``, from the
@@ -499,6 +511,10 @@ class StateSource:
         """The ruleset's names for autocomplete."""
         return self.rules.choices(self.state, kind, side)
 
+    def named(self, kind: str) -> Mapping[str, str]:
+        """What the ruleset calls each id of a kind."""
+        return self.rules.named(self.state, kind)
+
     def score(self, seat: Seat) -> Score:
         """The score now, as the seat may count it."""
         return self.rules.score(self.state, seat)
@@ -510,9 +526,13 @@ class StateSource:
     def marks(self, verb: str, options: Mapping[str, Any]) -> tuple[Overlay, ...]:
         """The ruleset's marks of a command on this state, its units typed by name read as
         the command reads them (a unit hidden from anyone never by its name: the seat is
-        not known here)."""
-        typed = self.rules.by_id(self.state, SPECTATOR, verb, options)
-        return self.rules.action_overlays(self.state, verb, typed)
+        not known here). A ruleset that draws none is not asked, nor are the names read
+        (a name that is no unit's costs two statuses)."""
+        rules = self.rules
+        if type(rules).action_overlays is DocumentRules.action_overlays:
+            return ()
+        typed = rules.by_id(self.state, SPECTATOR, verb, options)
+        return rules.action_overlays(self.state, verb, typed)
 
 
 __all__ = [

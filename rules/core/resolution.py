@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from rules.core.dice import DiceTray, Roll
+from rules.core.words import LocalizedTitle
 
 ParamValue = str | int
 Params = tuple[tuple[str, ParamValue], ...]
@@ -101,7 +102,7 @@ class TableRead:
     """The table cell a step read: table id and title, row, column and the cell's text."""
 
     table: str
-    title: str
+    title: LocalizedTitle  # a table the seed does not give is titled in every language
     row: str
     column: str
     cell: str

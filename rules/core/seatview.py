@@ -158,6 +158,11 @@ class ViewSource(Protocol):
         """Names for autocomplete of one kind (units, targets, weapons…) for a side."""
         ...
 
+    def named(self, kind: str) -> Mapping[str, str]:
+        """What each id of one kind is called (a unit's, a weapon's name, in each of its
+        languages): what a player reads, and may type instead of the id."""
+        ...
+
     def score(self, seat: Seat) -> Score:
         """The score if the game ended now, counting only the units ``seat`` may know of:
         no line (an objective held, a side's losses) may tell of a unit hidden from it."""
@@ -325,14 +330,23 @@ class SeatView:
 
     @property
     def owed(self) -> list[LegalAction]:
-        """What must happen before the game moves on, and by whom (any seat's), from the
-        whole legal list (an owed move needs a listing of moves), or from the prompts where
-        the ruleset owes nothing else (``owed_in_prompts``: listing every fire at every
-        target only to find none owed took a large game's whole work budget)."""
+        """What must happen before the game moves on, and by whom (any seat's, but what
+        names a unit hidden from this seat), from the whole legal list (an owed move needs
+        a listing of moves), or from the prompts where the ruleset owes nothing else
+        (``owed_in_prompts``: listing every fire at every target only to find none owed
+        took a large game's whole work budget)."""
         return self._part("owed", self._owed)
 
     def _owed(self) -> list[LegalAction]:
-        return owed(self.prompts if self._owed_in_prompts else self.every_legal)
+        return self._unhidden(owed(self.prompts if self._owed_in_prompts else self.every_legal))
+
+    def _unhidden(self, actions: list[LegalAction]) -> list[LegalAction]:
+        """The actions naming no unit hidden from this seat (a hidden unit's owed morale
+        test would name it to the enemy and the channel)."""
+        hidden = self.hidden_names
+        if not hidden:
+            return actions
+        return [a for a in actions if not any(str(v) in hidden for v in a.options.values())]
 
     @property
     def awaiting(self) -> str | None:
@@ -346,11 +360,12 @@ class SeatView:
 
     @property
     def follow_ups(self) -> list[FollowUp]:
-        """The buttons of what is owed now (:func:`follow_ups_of`)."""
+        """The buttons of what is owed now (:func:`follow_ups_of`), none naming a unit
+        hidden from this seat."""
         return self._part("follow_ups", self._follow_ups)
 
     def _follow_ups(self) -> list[FollowUp]:
-        return follow_ups_of(self.prompts, self.ruleset)
+        return follow_ups_of(self._unhidden(self.prompts), self.ruleset)
 
     @property
     def score(self) -> Score:
@@ -379,6 +394,13 @@ class SeatView:
             return frozenset()
         every = self._source.status(REFEREE).units
         return frozenset(u.id for u in every if not self.seat.may_see(u))
+
+    def labels(self, kind: str) -> dict[str, str]:
+        """What each id of one kind is called (its name, in each of its languages), for
+        what this seat may know of: never a unit hidden from it."""
+        hidden = self.hidden_names
+        named = self._source.named(kind)
+        return {key: name for key, name in named.items() if key not in hidden}
 
     def names(self, kind: str, *, legal_first: bool = True) -> list[str]:
         """Names for autocomplete of one kind: what the seat may use now first (the same

@@ -25,6 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from rules.core.errors import TableDataError, UnknownName
+from rules.core.words import LocalizedTitle
 from rules.core.yamlio import load_yaml
 
 OPEN = 10**9  # the upper bound of an open-ended band
@@ -130,7 +131,9 @@ class Table(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
-    title: str
+    #: The seed's own title (its words, in its language); a table the seed does not give
+    #: (``data: {not_in_seed: true}``) is titled in each reader's language.
+    title: LocalizedTitle
     seed: str
     seed_table: str
     dice: str | None = None

@@ -17,9 +17,11 @@ from typing import Annotated, Any
 
 from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
 
-from rules.core.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from rules.core.i18n import DEFAULT_LANGUAGE, LANGUAGES, translate
 from rules.core.upload import Refusal, unsafe_character
 
+#: How a name in several languages is written (what a malformed one is told).
+SHAPE = "{it: …, en: …, fr: …}"
 #: The longest name a language may give (a scenario's names are short).
 MAX_NAME_CHARS = 60
 #: The longest label of a terrain area a language may give.
@@ -49,35 +51,39 @@ class Words(str):
 
 
 def words_of(value: object, longest: int = MAX_NAME_CHARS, *, lines: bool = False) -> Words:
-    """A plain string, or a mapping of languages to texts, as :class:`Words` (ValueError:
-    an unknown language, an empty text or one over ``longest`` characters; ``lines``: line
-    breaks allowed, a description's)."""
+    """A plain string, or a mapping of languages to texts, as :class:`Words` (a
+    :class:`~rules.core.upload.Refusal`, a ValueError worded in the catalogue: not text nor
+    a mapping, an unknown language, an empty text or one over ``longest`` characters, an
+    unsafe character; ``lines``: line breaks allowed, a description's)."""
     if isinstance(value, Words):
         return value
     if isinstance(value, str):
         _check_text(value, longest, lines)
         return Words(value)
     if not isinstance(value, Mapping) or not value:
-        raise ValueError("a name is a string, or {it: …, en: …, fr: …}")
-    unknown = sorted(str(key) for key in value if key not in LANGUAGES)
-    if unknown:
-        raise ValueError(f"unknown language {', '.join(unknown)} (known: {', '.join(LANGUAGES)})")
-    texts = {str(key): text for key, text in value.items()}
-    for text in texts.values():
+        raise Refusal("error.upload.name_shape", shape=SHAPE)
+    for key, text in value.items():
+        if key not in LANGUAGES:
+            language = str(key)[:20]
+            known = ", ".join(LANGUAGES)
+            raise Refusal("error.upload.name_language", (language,), language=language, known=known)
         if not isinstance(text, str):
-            raise ValueError("each language's name is a string")
-        _check_text(text, longest, lines)
+            raise Refusal("error.upload.name_text", (key,))
+        _check_text(text, longest, lines, (key,))
+    texts = {str(key): text for key, text in value.items()}
     first = texts.get(DEFAULT_LANGUAGE) or next(iter(texts.values()))
     return Words(first, texts)
 
 
-def _check_text(text: str, longest: int, lines: bool = False) -> None:
+def _check_text(
+    text: str, longest: int, lines: bool = False, where: tuple[str | int, ...] = ()
+) -> None:
     if not 0 < len(text) <= longest:
-        raise ValueError(f"a name is 1 to {longest} characters")
+        raise Refusal("error.upload.name_length", where, longest=longest)
     # An uploaded name is one line of plain text; a description may hold line breaks.
     code = unsafe_character(text, lines=lines)
     if code is not None:
-        raise Refusal("error.upload.unsafe_character", code=code)
+        raise Refusal("error.upload.unsafe_character", where, code=code)
 
 
 def _dumped(words: str) -> str | dict[str, str]:
@@ -136,6 +142,12 @@ LocalizedText = Annotated[
     PlainSerializer(_dumped),
     WithJsonSchema(_schema(MAX_TEXT_CHARS)),
 ]
+
+
+def worded(key: str) -> Words:
+    """A catalogue text in every language, as a name carrying them (a terrain's word
+    joined to a name from a scenario, each read in the reader's language)."""
+    return Words(translate(key), {language: translate(key, language) for language in LANGUAGES})
 
 
 def in_language(name: str, language: str) -> str:
@@ -208,12 +220,12 @@ def is_named(name: str, wanted: str) -> bool:
 
 
 #: The parts of a game's document that hold named pieces (each ruleset's units; manovra's
-#: platoons, linea_gotica's batteries and aircraft).
-_NAMED_PARTS = ("units", "platoons", "supports")
+#: platoons, linea_gotica's batteries and aircraft; the weapons of a scenario).
+_NAMED_PARTS = ("units", "platoons", "supports", "weapons")
 
 
 def spelled_in(document: Mapping[str, Any]) -> tuple[Words, ...]:
-    """The names of a game's pieces (units, platoons, batteries) the document gives in
+    """The names of a game's pieces (units, platoons, batteries, weapons) the document gives in
     several languages: a stored outcome keeps them as plain text, read again in the reader's
     language (:func:`named_again`)."""
     found: list[Words] = []
@@ -259,5 +271,6 @@ __all__ = [
     "names_of",
     "spelled_in",
     "stored_title",
+    "worded",
     "words_of",
 ]

@@ -36,8 +36,9 @@ from rules.core.geometry import (
     path_legs,
     terrain_at,
 )
+from rules.core.i18n import has_key
 from rules.core.resolution import Outcome
-from rules.core.words import joined
+from rules.core.words import joined, worded
 from rules.linea_gotica.model import RULESET_KEY, Direction
 from rules.linea_gotica.procedures.checks import Cover
 from rules.linea_gotica.tables import load_tables
@@ -94,6 +95,16 @@ def terrain_classes() -> tuple[str, ...]:
 def terrain_class(name: str) -> TerrainClass:
     """One terrain class (scenarios are checked at load, so it exists)."""
     return terrain_data().classes[name]
+
+
+def place_name(field: Battlefield | None, place: str) -> str:
+    """A place as its reader reads it, in every language: a battlefield area's name (the
+    scenario's), a named terrain element's word (``linea_gotica.values.<element>``: a
+    scenario without a battlefield names its elements by id), else as written."""
+    if field is not None and any(area.id == place for area in field.areas):
+        return area_name(field, place)
+    key = f"{RULESET_KEY}.values.{place}"
+    return worded(key) if has_key(key) else place
 
 
 def area_name(field: Battlefield, area_id: str | None) -> str:

@@ -59,7 +59,7 @@ class Weapon(_Model):
     """A weapon of the scenario: the row of TIRO DIRETTO it reads, and what the row leaves
     open (calibre, semi-automatic rifles, reloading, anti-aircraft use)."""
 
-    name: PlainName = Field(max_length=60)
+    name: LocalizedName
     row: str | None = Field(None, description="a row of the weapons table (direct fire)")
     calibre_mm: int | None = Field(None, ge=1, le=1000)
     semiautomatic: bool = Field(True, description="rifles: False for bolt-action (−1)")

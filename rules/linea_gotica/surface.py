@@ -10,7 +10,9 @@ from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.core.seatview import Seat
+from rules.core.words import joined, worded
 from rules.linea_gotica import commands as commands_module
+from rules.linea_gotica import field
 from rules.linea_gotica import legal as legal_module
 from rules.linea_gotica import scenario as scenario_module
 from rules.linea_gotica import turn as g
@@ -81,6 +83,18 @@ def unit_statuses(state: GameState, unit: UnitState) -> tuple[str, ...]:
     return tuple(found)
 
 
+def place_of(state: GameState, unit: UnitState) -> str:
+    """Where a unit stands, as its reader reads it: the area's name (the scenario's, in
+    each language) or the named terrain element's word, then its cover ("Trench at the
+    hairpin, entrenched"); "" in the open with no cover."""
+    parts: list[str] = []
+    if unit.place:
+        parts.append(field.place_name(state.field, unit.place))
+    if unit.cover.value != "nessuna":
+        parts.append(worded(f"{K}.values.{unit.cover.value}"))
+    return joined(parts)
+
+
 class LineaGoticaPlay(DocumentRules):
     """Play linea_gotica through documents (plain JSON dicts) for the application service."""
 
@@ -125,7 +139,7 @@ class LineaGoticaPlay(DocumentRules):
                 else sum(1 for f in u.figures if f.alive),
                 1 if u.vehicle is not None else u.full_strength or len(u.figures),
                 unit_statuses(state, u),
-                " ".join(part for part in (u.place, u.cover.value) if part and part != "nessuna"),
+                place_of(state, u),
                 u.activity is not None,
                 u.hidden,
             )
@@ -164,7 +178,7 @@ class LineaGoticaPlay(DocumentRules):
             notes.append(
                 Outcome.of(
                     f"{K}.status.smoke",
-                    place=screen.place or "-",
+                    place=field.place_name(state.field, screen.place) if screen.place else "-",
                     turn=screen.expires_after if screen.expires_after is not None else "-",
                 )
             )
@@ -227,11 +241,11 @@ class LineaGoticaPlay(DocumentRules):
                     hidden=unit.hidden,
                 )
             )
-        field = state.field
+        battlefield = state.field
         marks = self._visible_marks(state, viewer)
         caption = " · ".join(mark.label for mark in marks if mark.label)
         return table_view(
-            field,
+            battlefield,
             title=state.title,
             sides=dict(state.sides),
             objectives=self._objective_marks(state, language, viewer_side, public=public),

@@ -24,7 +24,6 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
-from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.core.words import LocalizedName, LocalizedText, LocalizedTitle, Words
 from rules.core.yamlio import load_yaml
@@ -78,7 +77,7 @@ class WeaponKind(enum.StrEnum):
 class Weapon(_Model):
     """A weapon: range bands in cm and rates of fire stationary (Appostata) and moving."""
 
-    name: PlainName = Field(max_length=60)
+    name: LocalizedName
     kind: WeaponKind
     ranges_cm: dict[Literal["breve", "efficace", "utile"], int] = Field(
         description="the far edge of each range band in cm"

@@ -6,12 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules.core.battlefield import Counter, MapView, Overlay, table_view
-from rules.core.i18n import translate
+from rules.core.i18n import has_key, translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
 from rules.core.seatview import REFEREE, Seat
-from rules.core.words import joined, named_again
+from rules.core.words import followed, joined, named_again, worded
 from rules.manovra import commands as commands_module
 from rules.manovra import legal
 from rules.manovra import scenario as scenario_module
@@ -21,6 +21,16 @@ from rules.manovra.tables import load_tables
 from rules.render import value_text
 
 MAX_CHOICES = 25
+
+
+def _place(unit: g.UnitState) -> str:
+    """Where a unit stands: its terrain type's word (in each language), and its point on a
+    battlefield ("open flat ground (12, 30)")."""
+    key = f"manovra.values.{unit.terrain}"
+    terrain = worded(key) if has_key(key) else unit.terrain
+    if unit.position is None:
+        return terrain
+    return followed(terrain, f" ({unit.position.x:g}, {unit.position.y:g})")
 
 
 class ManovraPlay(DocumentRules):
@@ -63,9 +73,7 @@ class ManovraPlay(DocumentRules):
                 u.models,
                 u.full_strength or u.initial_models,
                 tuple(u.statuses),
-                u.terrain
-                if u.position is None
-                else f"{u.terrain} ({u.position.x:g}, {u.position.y:g})",
+                _place(u),
                 u.acted,
                 hidden=u.has("concealed") and u.position is not None,
             )

@@ -22,7 +22,6 @@ from rules.core.scenario import (
     load_bundled_model,
     parse_yaml_model,
 )
-from rules.core.upload import PlainName
 from rules.core.victory import Dialect, VictoryConditions, VictoryContext, check_victory
 from rules.core.words import LocalizedName, LocalizedText, LocalizedTitle, Words
 from rules.w40k4 import lookups
@@ -44,7 +43,7 @@ class _Model(BaseModel):
 class Weapon(_Model):
     """A weapon profile: range in inches, Strength, VP (AP), type, shots, template."""
 
-    name: PlainName = Field(max_length=60)
+    name: LocalizedName
     type: WeaponType
     range: int | None = Field(None, ge=1, le=240, description="inches; none for a flamer template")
     strength: int = Field(ge=1, le=10)

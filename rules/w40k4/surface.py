@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from rules.core.battlefield import Counter, MapView, Overlay, table_view
-from rules.core.i18n import DEFAULT_LANGUAGE, translate
+from rules.core.i18n import DEFAULT_LANGUAGE, LANGUAGES, colon, translate
 from rules.core.legal import LegalAction
 from rules.core.play import DocumentRules, StatusView, UnitLine
 from rules.core.resolution import Outcome
-from rules.core.words import joined, named_again
+from rules.core.words import Words, in_language, joined, named_again
 from rules.render import value_text
 from rules.w40k4 import commands as commands_module
 from rules.w40k4 import field, legal, lookups
@@ -25,12 +25,26 @@ MAX_CHOICES = 25
 def _statuses(state: g.W40kState, unit: g.UnitState) -> tuple[str, ...]:
     shown = [s for s in unit.statuses if s != "destroyed" or not unit.vehicle]
     shown += [s for s in ("shaken", "stunned") if g.timed_active(state, unit, s)]
-    shown += [f"weapon_destroyed:{w}" for w in unit.destroyed_weapons]
+    shown += [_weapon_destroyed(state, w) for w in unit.destroyed_weapons]
     if unit.locked_with:
         shown.append("locked")
     if unit.wounds_taken:
         shown.append(f"wounds_taken:{unit.wounds_taken}")
     return tuple(shown)
+
+
+def _weapon_destroyed(state: g.W40kState, weapon_id: str) -> str:
+    """A destroyed weapon's status, the weapon named in each language ("weapon destroyed:
+    Laser cannon"), as a status word the front ends read in the reader's language."""
+    name = state.weapons[weapon_id].name
+    texts = {
+        language: f"{translate('w40k4.values.weapon_destroyed', language)}{colon(language)} "
+        f"{in_language(name, language)}"
+        for language in LANGUAGES
+    }
+    # The word and its detail as every status is (what the rules and the tests compare),
+    # carrying what each reader reads.
+    return Words(f"weapon_destroyed:{weapon_id}", texts)
 
 
 def _place(state: g.W40kState, unit: g.UnitState) -> str:

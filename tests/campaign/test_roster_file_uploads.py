@@ -64,13 +64,47 @@ def test_a_name_is_one_line_of_plain_text(name: str) -> None:
         ("fucile: 7", "fucile: 1000000000", 7, "at most 1000"),
         ("fucile: 7", "fucile: 11", 7, "more than one a strength point (11 > 10)"),
         ("fucile: 7", "laser: 1", 7, "unknown weapon 'laser'"),
-        ("name: Squadra tattica", "name: 7", 4, "text is needed"),
+        ("name: Squadra tattica", "name: 7", 4, "a name is text, or a text per language"),
     ],
 )
 def test_values_are_typed_strictly_and_bounded(old: str, new: str, line: int, words: str) -> None:
     error = _refused(GOOD.replace(old, new), weapons=WEAPONS)
     assert error.params["line"] == line
     assert words in error.localized("en"), error.localized("en")
+
+
+def test_a_name_may_be_written_in_each_language() -> None:
+    # As a bundled scenario writes a unit's name: the roster reads it in each language.
+    localized = "name: {it: Squadra tattica, en: Tactical Squad, fr: Escouade tactique}"
+    entry = parse_roster(GOOD.replace("name: Squadra tattica", localized)).entries[0]
+    assert entry.name == "Squadra tattica"
+    assert entry.name.in_language("en") == "Tactical Squad"
+    assert entry.name.in_language("fr") == "Escouade tactique"
+    block = "name:\n      it: Squadra tattica\n      en: Tactical Squad"
+    written = parse_roster(GOOD.replace("name: Squadra tattica", block)).entries[0]
+    assert written.name.in_language("en") == "Tactical Squad"
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "words"),
+    [
+        ("{it: Squadra, de: Trupp}", 4, "unknown language 'de' (known: it, en, fr)"),
+        ("{it: Squadra, en: 7}", 4, "each language's name is text"),
+        ("{it: Squadra, en: ''}", 4, "a name is 1 to 80 characters"),
+        ("{}", 4, "a name is text, or a text per language: {it: …, en: …, fr: …}"),
+        ("[Squadra, Squad]", 4, "a name is text, or a text per language"),
+        ('{it: "Squa\\u200Bdra"}', 4, "holds a control or invisible character"),
+    ],
+)
+def test_a_malformed_name_in_languages_is_refused_clearly(name: str, line: int, words: str) -> None:
+    error = _refused(GOOD.replace("name: Squadra tattica", f"name: {name}"))
+    assert error.params["line"] == line
+    message = error.localized("en")
+    assert message.startswith("legione-week2.yaml, line 4: entries.0.name"), message
+    assert words in message, message
+    assert "Value error" not in message
+    french = error.localized("fr")
+    assert "\u202f:" in french and "Value error" not in french
 
 
 def test_weapons_have_a_bounded_number_of_keys() -> None:

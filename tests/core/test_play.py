@@ -115,6 +115,49 @@ def test_a_view_read_after_a_command_on_its_state_is_refused() -> None:
         before.status  # noqa: B018  # never read before: the state it would read has changed
 
 
+def test_a_name_the_referee_types_is_read_without_the_hidden_units(monkeypatch) -> None:
+    """A unit typed by its name is read as its id among the units the seat may know of: the
+    referee may know of every one, and no status is read to find which are hidden from it;
+    a side's seat reads them (the referee's status and its own)."""
+    rules = _rules("manovra")
+    state = rules._load_state(rules.setup())
+    unit = next(iter(state.units.values()))
+    options = {"unit": str(unit.name), "target": "nowhere"}
+    read: list[Seat] = []
+    seat_status = type(rules).seat_status
+
+    def counted(self: DocumentRules, state: Any, seat: Seat) -> Any:
+        read.append(seat)
+        return seat_status(self, state, seat)
+
+    monkeypatch.setattr(type(rules), "seat_status", counted)
+    assert rules.by_id(state, REFEREE, "fire", options) == {**options, "unit": unit.id}
+    assert read == []
+    side = Seat.of(unit.side)
+    assert rules.by_id(state, side, "fire", options) == {**options, "unit": unit.id}
+    assert read == [REFEREE, side]
+
+
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
+def test_the_marks_of_a_command_read_its_names_only_where_the_ruleset_draws_some(
+    ruleset, monkeypatch
+) -> None:
+    """A command's marks read its typed names as ids (a name that is no unit's costs two
+    statuses) only for a ruleset that draws marks; the others draw none and read nothing."""
+    rules = _rules(ruleset)
+    read: list[str] = []
+    by_id = DocumentRules.by_id
+
+    def counted(self: DocumentRules, *args: Any) -> Mapping[str, Any]:
+        read.append(args[2])  # state, seat, verb, options
+        return by_id(self, *args)
+
+    monkeypatch.setattr(DocumentRules, "by_id", counted)
+    marks = rules.view(rules.setup(), REFEREE).marks("fire", {"unit": "nobody", "target": "x"})
+    draws = type(rules).action_overlays is not DocumentRules.action_overlays
+    assert read == (["fire"] if draws else []) and (draws or marks == ())
+
+
 @pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
 def test_a_handle_its_views_and_its_states_go_with_their_last_reference(
     ruleset, monkeypatch, no_cycle_collector

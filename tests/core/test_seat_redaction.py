@@ -11,6 +11,7 @@ import pytest
 
 from rules.core import ending
 from rules.core.battlefield import Point
+from rules.core.dice import ScriptedDice
 from rules.core.errors import RulesError
 from rules.core.game import Applied
 from rules.core.ruleset import get_ruleset
@@ -156,3 +157,33 @@ def test_a_manoeuvre_out_of_turn_names_no_concealed_unit_to_the_enemy() -> None:
     assert "2nd Squad" in refusals[False]  # the reader's words for the unit
     spellings = ("2ª squadra", "2nd Squad", "2e escouade")
     assert not any(name in refusals[True] for name in spellings) and "Allies" in refusals[True]
+
+
+def test_what_a_hidden_unit_owes_is_owed_to_no_other_seat() -> None:
+    """gotica_retroguardia: covering fire on the bell tower near-misses the hidden sniper as
+    it shoots (a sniper's shot keeps it hidden), and it owes a morale test. The Germans and
+    the referee read it owed, with its button; the Allies and a spectator read nothing
+    owed naming it."""
+    rules = _rules("linea_gotica")
+    document = rules.setup("gotica_retroguardia")
+
+    def act(side: str, verb: str, options: dict[str, object], *faces: int) -> None:
+        nonlocal document
+        dice = ScriptedDice(list(faces) or [1] * 80)
+        document = rules.act(document, Seat(side), verb, options, dice).document
+
+    act("alleati", "turn.next", {}, 8, 3)  # the Allies win the initiative
+    act("alleati", "turn.next", {"order": "first"})
+    cover = {"unit": "sherman", "kind": "copertura", "target": "campanile"}
+    act("alleati", "fire", {**cover, "weapon": "browning_30"})
+    for side in ("alleati", "tedeschi") * 3:  # covering fire, movement, observation
+        act(side, "turn.next", {})
+    act("tedeschi", "fire", {"unit": "cecchino", "target": "squadra_1", "weapon": "k98_zf"})
+    morale = {"unit": "cecchino"}
+    for seat in (Seat("tedeschi"), REFEREE):
+        view = rules.view(document, seat)
+        assert [a.options for a in view.owed] == [morale], seat
+        assert [f.options for f in view.follow_ups] == [morale], seat
+    for seat in (Seat("alleati"), SPECTATOR):
+        view = rules.view(document, seat)
+        assert view.owed == [] and view.follow_ups == [], seat

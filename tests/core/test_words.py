@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import pickle
+import unicodedata
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from rules.core.dice import SystemDice
@@ -15,6 +18,7 @@ from rules.core.i18n import translate
 from rules.core.play import DocumentRules
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE, SPECTATOR
+from rules.core.upload import unsafe_character
 from rules.core.words import (
     LocalizedName,
     Words,
@@ -237,3 +241,21 @@ def test_a_name_followed_by_a_detail_and_joined_reads_in_each_language() -> None
     assert in_language(listed, "en") == "Sniper (breve), MG 42 (lunga)"
     assert translate("error.unknown_option", "fr", option=listed, known="-").count("Tireur") == 1
     assert followed("MG 42", " (lunga)") == "MG 42 (lunga)"
+
+
+@given(st.text(max_size=40))
+def test_a_names_refused_character_is_found_as_each_characters_category_says(text: str) -> None:
+    """The printable fast path of `unsafe_character` answers as reading every character's
+    Unicode category does (the refused ones: controls, formats, surrogates, line and
+    paragraph separators; line breaks where lines are allowed)."""
+    for lines in (False, True):
+        expected = next(
+            (
+                f"U+{ord(char):04X}"
+                for char in text
+                if not (lines and char == "\n")
+                and unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp", "Cs"}
+            ),
+            None,
+        )
+        assert unsafe_character(text, lines=lines) == expected

@@ -565,12 +565,13 @@ def roster_file(fuzzer: CampaignFuzzer, side: str) -> str:
 
 
 async def set_roster(fuzzer: CampaignFuzzer) -> None:
-    """``/campaign roster file:`` between games, by the referee or the side's player: the
-    roster is the file's."""
+    """``/campaign roster file:`` between games, by the referee (the rosters exist once a
+    game was linked: a player's file is refused then, `campaign_refusals`): the roster is
+    the file's."""
     state = fuzzer.state
     assert state is not None
     side = fuzzer.rng.choice(list(state.rosters))
-    user = fuzzer.rng.choice([u for u in (REFEREE, fuzzer.seat_of(side)) if u is not None])
+    user = REFEREE
     text = roster_file(fuzzer, side)
     sent = await fuzzer.send(fuzzer.channel, user, "campaign.roster", {}, attachment=text)
     if sent is None:

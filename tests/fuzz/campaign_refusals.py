@@ -190,6 +190,18 @@ def _rosters(fuzzer: CampaignFuzzer) -> bool:
     return not fuzzer.ended and fuzzer.state is not None and bool(fuzzer.state.rosters)
 
 
+def _players_of_rosters(fuzzer: CampaignFuzzer) -> list[tuple[str, int]]:
+    """(side, its player) for each side with a roster and a player who is not the referee,
+    once the campaign has linked a game."""
+    if not _rosters(fuzzer) or fuzzer.state is None or not fuzzer.state.games:
+        return []
+    return [
+        (side, seat)
+        for side in fuzzer.state.rosters
+        if (seat := fuzzer.seat_of(side)) is not None and seat != REFEREE
+    ]
+
+
 def _entry(fuzzer: CampaignFuzzer) -> tuple[str, str, int]:
     """A side, one of its entries and its full strength."""
     assert fuzzer.state is not None
@@ -722,6 +734,17 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
             "campaign.roster",
             {"@file": "entries: 3\n" if f.rng.random() < 0.5 else "side: x\nentries: []\n"},
             "error.scenario.invalid_line",
+        ),
+    ),
+    BadCommand(
+        "a player's roster file once the campaign has linked a game",
+        lambda f: bool(_players_of_rosters(f)),
+        lambda f: (
+            f.channel,
+            (seat := f.rng.choice(_players_of_rosters(f)))[1],
+            "campaign.roster",
+            {"@file": between.roster_file(f, seat[0])},
+            ERROR + "roster_after_games",
         ),
     ),
     BadCommand(

@@ -41,6 +41,7 @@ from rules.core.legal import LegalAction
 from rules.core.ruleset import get_ruleset
 from rules.core.score import EndingKind
 from rules.core.seatview import REFEREE as REFEREE_SEAT
+from rules.core.seatview import Seat
 from rules.core.sequence import Tracked, transition_problem
 from rules.core.surface import Rules
 from tests.fuzz import history
@@ -206,6 +207,9 @@ class Fuzzer:
         self.rules: Rules = _play(ruleset)
         #: The ruleset's declared sequence of play, checked after each command (None: none).
         self.sequence: Tracked | None = get_ruleset(ruleset).sequence
+        #: Whether the ruleset declares that it may hide units (`Ruleset.hides_units`): the
+        #: service skips reading hidden units where it does not, so one never may be.
+        self.hides_units = get_ruleset(ruleset).hides_units
         self.players: dict[str, int] = {}
         self.channel = CHANNEL
         self.referee = REFEREE
@@ -397,6 +401,7 @@ class Fuzzer:
             return
         self.last_act = Acted(user, seat, reply.seq, before.version, action.verb)
         await self._check_sequence(before.document, action.verb, line)
+        await self._check_declared_hiding(line)
         if by_hand:
             await self._check_typed(reply.seq, typed, line)
 
@@ -412,6 +417,19 @@ class Fuzzer:
         problem = transition_problem(self.sequence.declaration, was, now, verb)
         if problem is not None:
             self.run.fail(f"sequence of play: {problem}: {line}")
+
+    async def _check_declared_hiding(self, line: str) -> None:
+        """A ruleset that does not declare it hides units shows every seat every unit."""
+        if self.hides_units:
+            return
+        document = (await self.store.load(self.channel)).document
+        every = {u.id for u in self.rules.view(document, REFEREE_SEAT).status.units}
+        for side in self.rules.sides(document):
+            seen = {u.id for u in self.rules.view(document, Seat.of(side)).status.units}
+            if seen != every:
+                hidden = sorted(every - seen)
+                self.run.fail(f"units hidden from {side} by an undeclared ruleset {hidden}: {line}")
+                return
 
     async def _answer_prompt(
         self, user: int, seat: str, prompt: DicePrompt, typed: list[int]

@@ -187,3 +187,27 @@ def test_a_gun_without_its_calibre_is_refused_whatever_the_dice() -> None:
         with _pytest.raises(InvalidInput) as caught:
             procedure.resolve(data, ScriptedDice(faces), with_odds=False)
         assert caught.value.key == "error.linea_gotica.calibre_needed"
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", 'Not allowed in the phase "Covering fire".'),
+        ("fr", "Impossible dans la phase «\u202fTirs de couverture\u202f»."),
+        ("it", "Non si può fare nella fase «Tiri di copertura»."),
+    ],
+)
+def test_a_refusal_names_the_phase_in_its_readers_language(esempio, language, expected):
+    """`/fire` in the covering-fire phase answered 'Not allowed in the phase "copertura"'
+    in every language: the phase's id, not its name."""
+    esempio.to_phase(Phase.COVERING, first="alleati")
+    refusal = esempio.refused(
+        "error.linea_gotica.wrong_phase",
+        "fire",
+        "tedeschi",
+        [3, 2, 9, 9],
+        unit="cecchino",
+        target="osservatori",
+        distance=50,
+    )
+    assert refusal.localized(language) == expected

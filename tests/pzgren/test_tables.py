@@ -282,7 +282,9 @@ def test_anti_tank_modifiers(pzgren_table, seed):
 def test_the_morale_table_says_it_is_not_in_the_seed(pzgren_table, seed):
     table = pzgren_table("moral")
     assert table.data["not_in_seed"] is True
-    assert "not in the seed" in table.title and "pas dans la graine" in table.title
+    assert table.title.in_language("fr") == "Vérification de moral (règle 14.1)"
+    assert table.title.in_language("en") == "Morale check (rule 14.1)"
+    assert not any("seed" in text or "graine" in text for text in table.title.translations.values())
     assert (table.description or "").startswith("NOT IN THE SEED")
     assert "règle 14.1" in seed and "14.1" in table.seed_table
     assert table.seed_table not in {line.strip() for line in seed.split("\n")}

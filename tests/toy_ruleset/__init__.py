@@ -152,6 +152,12 @@ class ToySource:
             return [uid for uid, u in units.items() if side is None or u["side"] != side]
         return []
 
+    def named(self, kind: str) -> Mapping[str, str]:
+        """Every unit's name, for a unit or a target."""
+        if kind not in ("unit", "target"):
+            return {}
+        return {uid: str(u["name"]) for uid, u in self._units().items()}
+
     def score(self, seat: Seat) -> Score:
         """No victory conditions: an empty score (the same for every seat)."""
         return Score(sides=tuple(self.document["sides"]))

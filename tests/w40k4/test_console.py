@@ -67,6 +67,6 @@ async def test_a_console_script_plays_w40k4(service, dice):
         "[anna] /test unit:devastatori modifier:-1 dice:6,1\n"
         "! Devastators owes no test. Nothing is owed now." in text
     )
-    assert "  veterani         Veterans in Heavy Armour 5/5  reserve" in text
+    assert "  veterani         Veterans in Heavy Armour 5/5  in reserve" in text
     assert "  banda            Raider Mob             20/20  -  [falling back]" in text
     assert "Turn 1 — Assault phase of Astral Legion — to move: Astral Legion" in text

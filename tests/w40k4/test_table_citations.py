@@ -60,8 +60,8 @@ def test_every_step_names_the_table_row_it_read(name: str):
     ("name", "title", "row"),
     [
         ("close_combat", "LA FASE DI COMBATTIMENTO", "2."),
-        ("escape", "MECCANICHE STANDARD", "Sfuggire ai nemici"),
-        ("leadership", "MECCANICHE STANDARD", "Test di Disciplina (morale)"),
+        ("escape", "STANDARD MECHANICS", "Sfuggire ai nemici"),
+        ("leadership", "STANDARD MECHANICS", "Test di Disciplina (morale)"),
         ("shooting", "TIRI PER COLPIRE", "4"),
     ],
 )

@@ -100,7 +100,13 @@ def test_loads_and_cites_the_seed(w40k_table, seed, table_id):
 def test_not_in_seed_tables_say_so(w40k_table, table_id):
     t = w40k_table(table_id)
     assert t.data["not_in_seed"] is True
-    assert "not in the seed" in t.title and "non nel seed" in t.title
+    # Its title is the reader's, in each language; that it is not the seed's is said by its
+    # data, its description and its notes, never in the title every reader sees.
+    assert set(t.title.translations) == {"it", "en", "fr"}
+    for language in ("it", "en", "fr"):
+        title = t.title.in_language(language)
+        assert "seed" not in title and "/" not in title, title
+    assert t.title.in_language("en") != t.title.in_language("it")
     assert (t.description or "").startswith("NOT IN THE SEED")
     assert any("NOT IN THE SEED" in note.where for note in t.notes)
 
@@ -110,6 +116,7 @@ def test_seed_tables_are_not_marked(w40k_table, table_id):
     t = w40k_table(table_id)
     assert "not_in_seed" not in t.data
     assert "not in the seed" not in t.title
+    assert not t.title.translations  # the seed's own words
 
 
 def test_the_cli_listing_marks_the_standard_tables(capsys):

@@ -25,6 +25,7 @@ from bot.service.campaign.calendar import campaign_reminders, overdue_decision
 from bot.service.campaign.commands import end_campaign, link_new_game, new_campaign
 from bot.service.campaign.export import campaign_export
 from bot.service.campaign.follow import FOLLOWER, follow
+from bot.service.campaign.game_seats import refuse_seat_outside_campaign
 from bot.service.campaign.ledger import CAMPAIGN_ARG, load_campaign
 from bot.service.campaign.rosters import campaign_roster
 from bot.service.campaign.seats import invite_to_campaign, join_campaign
@@ -50,11 +51,13 @@ HANDLERS = (
 )
 
 #: What a campaign does around its games' commands: it follows each write (a result
-#: entered or reversed), refuses to reopen a game it has built on, reminds of dates, and
+#: entered or reversed), refuses to reopen a game it has built on or a seat it did not
+#: give, reminds of dates, and
 #: adopts a game a stopped ``/campaign game`` created but did not list.
 REACTIONS = (
     FOLLOWER,
     Guard(name="campaign.settled", run=refuse_reopening, release=release_refused_reopening),
+    Guard(name="campaign.seats", run=refuse_seat_outside_campaign),
     Timer(name="campaign.calendar", run=campaign_reminders),
     Timer(name="campaign.adopt", run=adopt_stale_claims),
 )

@@ -187,7 +187,7 @@ async def log_rosters_set(
 
 async def campaign_roster(call: Call) -> Reply:
     """``/campaign roster [side:] [file:]``: a side's roster shown (anyone), or set from a
-    roster file (the referee, or a player of that side, between games)."""
+    roster file (the referee between games; a player of that side before the first)."""
     request, services = call.request, call.services
     record, state = await load_campaign(services, request.channel_id)
     wanted = str(request.options.get("side") or "").strip()
@@ -235,6 +235,10 @@ async def _set_roster(
         )
     if request.user_id != state.referee and state.side_of(request.user_id) != roster.side:
         raise ServiceError("error.campaign.roster_not_yours", side=state.sides[roster.side])
+    if request.user_id != state.referee and state.games:
+        # Once games were played the rosters carry their results: a player's file would
+        # undo them for their own side (the dead fit again, the losses made good).
+        raise ServiceError("error.campaign.roster_after_games", side=state.sides[roster.side])
     # A rank off the ruleset's ladder would be neither fielded nor promoted: refused, naming
     # the ladder, as /campaign adjust refuses it.
     rules = campaign_rules(state.ruleset)

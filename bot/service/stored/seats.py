@@ -8,6 +8,9 @@
   referee or the side's players, or an invitation waiting for the invited member's
   ``/game join``. Each is logged in the game's chain as well; the record
   is what is still pending.
+* The side a player last held (``seat_held``, keyed by the user, not sealed: only
+  ``/game join`` reads it): a side is kept once joined, through a ``/game leave`` too, so a
+  player does not step out and take the enemy's empty seat (and read its hidden units).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from db.protocol import GameStore
 
 SIDE_ROLE = "side_role"
 SEAT_CONSENT = "seat_consent"
+SEAT_HELD = "seat_held"
 
 ConsentKind = Literal["request", "invite"]
 
@@ -64,6 +68,17 @@ async def drop_consent(store: GameStore, channel_id: int, user: int) -> None:
     await store.feature_delete(SEAT_CONSENT, Scope.of_game(channel_id), str(user))
 
 
+async def held_side_of(store: GameStore, channel_id: int, user: int) -> str | None:
+    """The side ``user`` last played in the game as a player, if any (kept after they left)."""
+    record = await store.feature_get(SEAT_HELD, Scope.of_game(channel_id), str(user))
+    return None if record is None else str(record.value["side"])
+
+
+async def note_held_side(store: GameStore, channel_id: int, user: int, side: str) -> None:
+    """Remember that ``user`` plays ``side`` (replacing the side they held before)."""
+    await store.feature_put(SEAT_HELD, Scope.of_game(channel_id), str(user), {"side": side})
+
+
 def side_roles_of(records: Iterable[FeatureRecord]) -> tuple[tuple[str, int], ...]:
     """The (side, Discord role id) bindings among a game's records, by side."""
     bound = [
@@ -86,12 +101,15 @@ async def bind_side(store: GameStore, channel_id: int, side: str, role_id: int |
 
 __all__ = [
     "SEAT_CONSENT",
+    "SEAT_HELD",
     "SIDE_ROLE",
     "Consent",
     "bind_side",
     "consent_of",
     "drop_consent",
+    "held_side_of",
     "note_consent",
+    "note_held_side",
     "pending_seats_of",
     "side_roles_of",
 ]

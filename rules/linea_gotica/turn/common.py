@@ -11,7 +11,9 @@ from rules.core.dice import DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
+from rules.core.i18n import LANGUAGES, translate
 from rules.core.resolution import Resolution
+from rules.core.words import Words
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, Level
 from rules.linea_gotica.procedures import PROCEDURES, checks, fire
 from rules.linea_gotica.procedures.fire import TargetSpec
@@ -216,11 +218,25 @@ def acting_unit(state: GameState, unit_id: str, actor: str | None) -> UnitState:
     return unit
 
 
+def phase_name(state: GameState) -> Words:
+    """The phase as each language names it (a refusal names it in its reader's language,
+    never by its id: "Not allowed in the phase «Covering fire»", not «copertura»)."""
+    key = f"{K}.phase.{state.phase.value}"
+    params = {"quality": QUALITY_ORDER[state.fire_class].value} if state.phase is Phase.FIRE else {}
+    named = {language: translate(key, language, **params) for language in LANGUAGES}
+    return Words(named[LANGUAGES[0]], named)
+
+
+def wrong_phase(state: GameState) -> IllegalAction:
+    """The refusal of an action the current phase does not allow."""
+    return IllegalAction("error.linea_gotica.wrong_phase", phase=phase_name(state))
+
+
 def may_act_in_fire_phase(state: GameState, unit: UnitState) -> None:
     if is_preview():
         return
     if state.phase is not Phase.FIRE:
-        raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+        raise wrong_phase(state)
     if unit.class_index != state.fire_class:
         raise IllegalAction(
             "error.linea_gotica.not_this_class",

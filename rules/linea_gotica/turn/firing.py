@@ -14,6 +14,7 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
+from rules.core.words import joined
 from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY, Direction
 from rules.linea_gotica.orders import Fire
@@ -37,6 +38,7 @@ from rules.linea_gotica.turn.common import (
     target_spec,
     transport_may_act,
     weapon_of,
+    wrong_phase,
 )
 from rules.linea_gotica.turn.effects import apply_effects, owe_morale
 
@@ -55,7 +57,7 @@ def _fire_context(
     if command.kind == "copertura":
         if not is_preview():
             if state.phase is not Phase.COVERING:
-                raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+                raise wrong_phase(state)
             if unit.side != move_side(state):
                 raise IllegalAction("error.linea_gotica.not_your_move")
         return "covering"
@@ -92,7 +94,9 @@ def _shooters(state: GameState, unit: UnitState, command: Fire) -> list[tuple[Fi
         weapon_id = command.weapon or (working[0] if working else None)
         if weapon_id is None or weapon_id not in working:
             raise IllegalAction(
-                "error.linea_gotica.no_weapon", unit=unit.name, weapons=", ".join(working) or "-"
+                "error.linea_gotica.no_weapon",
+                unit=unit.name,
+                weapons=joined(state.weapons[w].name for w in working) or "-",
             )
         return [(None, weapon_id)]
     able = able_figures(state, unit)
@@ -638,7 +642,11 @@ def _declare_covering(state: GameState, unit: UnitState, command: Fire, result: 
         # One soldier, one activity: the BAR man is spent, not his squad.
         unit.covered_by.append(figure.n)
     result.notices.append(
-        Outcome.of(f"{K}.covering.declared", unit=unit.name, place=command.target)
+        Outcome.of(
+            f"{K}.covering.declared",
+            unit=unit.name,
+            place=field.place_name(state.field, command.target),
+        )
     )
 
 
@@ -708,7 +716,11 @@ def _trigger_covering(state: GameState, unit: UnitState, tray: DiceTray, result:
         if shooter is None or not shooter.alive:
             continue
         result.notices.append(
-            Outcome.of(f"{K}.covering.triggered", unit=unit.name, place=cover.place)
+            Outcome.of(
+                f"{K}.covering.triggered",
+                unit=unit.name,
+                place=field.place_name(state.field, cover.place),
+            )
         )
         figure = next((f for f in shooter.figures if f.weapon == cover.weapon and f.alive), None)
         mode = "area"

@@ -26,6 +26,7 @@ from rules.linea_gotica.turn.common import (
     resolve,
     target_spec,
     transport_may_act,
+    wrong_phase,
 )
 from rules.linea_gotica.turn.effects import apply_effects, vehicle_damage
 
@@ -39,7 +40,7 @@ def do_move(
     unit = acting_unit(state, command.unit, actor)
     if not is_preview():
         if state.phase is not Phase.MOVEMENT:
-            raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+            raise wrong_phase(state)
         if unit.side != move_side(state):
             raise IllegalAction("error.linea_gotica.not_your_move")
     require_fresh(unit)
@@ -188,7 +189,7 @@ def check_move(state: GameState, unit: UnitState, kind: str | None = None) -> No
     """The checks of ``/move`` that depend on the unit, not on the distance (a unit riding a
     tank may only get off: ``kind`` scendi)."""
     if state.phase is not Phase.MOVEMENT:
-        raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+        raise wrong_phase(state)
     if unit.side != move_side(state):
         raise IllegalAction("error.linea_gotica.not_your_move")
     require_fresh(unit)

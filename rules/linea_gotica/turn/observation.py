@@ -50,7 +50,9 @@ def do_observe(
                 continue
             _observe(state, unit, target, figure, command, tray, result, actor)
         if not hidden:
-            result.notices.append(Outcome.of(f"{K}.observe.nothing", place=element))
+            result.notices.append(
+                Outcome.of(f"{K}.observe.nothing", place=field.place_name(state.field, element))
+            )
         if not is_preview():
             state.observed.append(_attempt(state, unit, element))
         return
@@ -75,7 +77,9 @@ def do_observe(
     element = target.place or target.id
     key = _attempt(state, unit, element)
     if key in state.observed and not is_preview():
-        raise IllegalAction("error.linea_gotica.observed_already", place=element)
+        raise IllegalAction(
+            "error.linea_gotica.observed_already", place=field.place_name(state.field, element)
+        )
     figure = actor_figure(unit, command.man, state)
     if state.field is not None:
         blocking = _out_of_sight(state, unit, target)
@@ -108,7 +112,9 @@ def check_observe_place(state: GameState, unit: UnitState, element: str) -> None
     if not is_preview() and state.phase not in (Phase.OBSERVE_MOVE, Phase.OBSERVE_FIRE):
         raise IllegalAction("error.linea_gotica.not_observation_time")
     if _attempt(state, unit, element) in state.observed and not is_preview():
-        raise IllegalAction("error.linea_gotica.observed_already", place=element)
+        raise IllegalAction(
+            "error.linea_gotica.observed_already", place=field.place_name(state.field, element)
+        )
 
 
 def _observe(

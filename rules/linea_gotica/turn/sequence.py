@@ -11,7 +11,7 @@ from rules.core.errors import IllegalAction
 from rules.core.game import Applied as CoreApplied
 from rules.core.resolution import Outcome
 from rules.core.words import joined
-from rules.linea_gotica import victory
+from rules.linea_gotica import field, victory
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, lower_quality
 from rules.linea_gotica.orders import Next
 from rules.linea_gotica.procedures import checks, fire
@@ -116,7 +116,9 @@ def _smoke_takes_effect(state: GameState, moment: str, result: Applied) -> None:
             screen.expires_after = state.turn + screen.turns
             result.notices.append(
                 Outcome.of(
-                    f"{K}.smoke.effective", place=screen.place or "-", turn=screen.expires_after
+                    f"{K}.smoke.effective",
+                    place=field.place_name(state.field, screen.place) if screen.place else "-",
+                    turn=screen.expires_after,
                 )
             )
 

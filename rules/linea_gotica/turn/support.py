@@ -36,6 +36,7 @@ from rules.linea_gotica.turn.common import (
     quality_modifier_of,
     require_fresh_soldiers,
     resolve,
+    wrong_phase,
 )
 
 K = RULESET_KEY
@@ -186,7 +187,7 @@ def do_execute(
     support = state.supports[mission.support]
     if not is_preview():
         if state.phase is not Phase.FIRE:
-            raise IllegalAction("error.linea_gotica.wrong_phase", phase=state.phase.value)
+            raise wrong_phase(state)
         if observer.class_index != state.fire_class:
             raise IllegalAction(
                 "error.linea_gotica.not_this_class",

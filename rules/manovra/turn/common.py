@@ -8,6 +8,7 @@ from rules.core.dice import D6, DiceTray
 from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import is_preview
 from rules.core.resolution import EffectKind, Modifier, Outcome, Resolution, ResolutionBuilder
+from rules.core.words import joined
 from rules.manovra.model import RULESET_KEY, Cover
 from rules.manovra.procedures import PROCEDURES
 from rules.manovra.scenario import MAX_HEAVY_ROUNDS, Weapon, WeaponKind
@@ -168,7 +169,7 @@ def _weapon(state: ManovraState, unit: UnitState, weapon_id: str) -> Weapon:
             "error.manovra.no_such_weapon",
             unit=unit.name,
             weapon=weapon_id[:MAX_TEXT],
-            weapons=", ".join(unit.weapons),
+            weapons=joined(state.weapons[w].name for w in unit.weapons if w in state.weapons),
         )
     return state.weapons[weapon_id]
 

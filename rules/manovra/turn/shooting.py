@@ -13,6 +13,7 @@ from rules.core.dice import DiceTray, SystemDice
 from rules.core.errors import IllegalAction, InvalidInput
 from rules.core.geometry import terrain_at
 from rules.core.resolution import Outcome, Resolution
+from rules.core.words import joined
 from rules.manovra import field
 from rules.manovra.model import RangeBand
 from rules.manovra.orders import Fire
@@ -267,7 +268,7 @@ def _fire_weapons(
 
 
 def _line_label(weapons: list[tuple[str, Weapon]]) -> str:
-    return ", ".join(w.name for _, w in weapons if w.kind is not WeaponKind.LIGHT)
+    return joined(w.name for _, w in weapons if w.kind is not WeaponKind.LIGHT)
 
 
 def _same_area(state: ManovraState, unit: UnitState, target: UnitState) -> bool:

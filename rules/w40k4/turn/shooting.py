@@ -8,6 +8,7 @@ from rules.core.errors import IllegalAction, InvalidInput, NoneCan, ParamValue, 
 from rules.core.game import is_preview
 from rules.core.geometry import offset
 from rules.core.resolution import Outcome, Resolution
+from rules.core.words import joined
 from rules.w40k4 import field, lookups
 from rules.w40k4.model import (
     Facing,
@@ -71,7 +72,7 @@ def weapon_groups(
                 "error.w40k4.no_such_weapon",
                 unit=unit.name,
                 weapon=name[:40],
-                weapons=", ".join(unit.weapon_order),
+                weapons=joined(state.weapons[w].name for w in unit.weapon_order),
             )
         weapon = state.weapons[name]
         problem: str | None = None

@@ -346,3 +346,24 @@ async def test_what_is_owed_names_the_sides_in_the_games_language(service):
     assert "Owed now — Allies (@anna): Roll the initiative" in text, text
     assert "Owed now — Germans: Roll the initiative" in text, text
     assert "Alleati" not in text and "Tedeschi" not in text
+
+
+async def test_the_status_names_where_units_stand_in_the_readers_language(service):
+    """A unit's place reads as the map names it ("Trench at the hairpin, entrenched",
+    "walls, ruins, buildings (4+)"), never as an id ("trincea trincerati", "muri")."""
+    for channel, (ruleset, scenario, shown, ids) in enumerate(
+        (
+            ("linea_gotica", "gotica_retroguardia", "Trench at the hairpin, entrenched", "trincea"),
+            ("w40k4", "avamposto", "walls, ruins, buildings (4+)", "muri"),
+            ("manovra", "esempio_normandia", "masonry building", "edificio_muratura"),
+        ),
+        start=500,
+    ):
+        out = io.StringIO()
+        console = Console(service, out, channel_id=channel, language="en")
+        await console.run(
+            [f"/game new ruleset:{ruleset} scenario:{scenario} language:en"], interactive=False
+        )
+        text = out.getvalue()
+        assert shown in text, text
+        assert f" {ids}" not in text.split("## ", 1)[1], text

@@ -20,8 +20,11 @@ from typing import Any
 import pytest
 
 from bot.service import GameService, NotNow, Request
+from bot.service.errors import HINT_BUDGET_S
+from bot.service.handlers import WORK_BUDGET_S
+from bot.service.views import CHOICES_ORDER_BUDGET_S
 from bot.service.workers import ChannelWorkers
-from rules.core.budget import charge
+from rules.core.budget import WorkBudgetExceeded, charge
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
 
@@ -195,6 +198,44 @@ async def test_listings_past_the_budget_still_answer_within_a_second(service, mo
     assert caught.value.key != "error.budget.exceeded" and not getattr(caught.value, "may", [])
     names = await _within(1.0, service.choices(1, REFEREE, "unit", ""))
     assert "squadra_1" in names
+
+
+def _endless_noting(budgets: list[int]) -> Callable[..., Any]:
+    """An endless listing that notes the budget (in ms) that stopped it."""
+
+    def endless(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            _endless(self)
+        except WorkBudgetExceeded as stopped:
+            budgets.append(int(stopped.params["ms"]))
+            raise
+
+    return endless
+
+
+async def test_what_a_refusal_offers_instead_has_a_budget_of_its_own(service, monkeypatch):
+    """The list after a refusal is a courtesy: on the largest battlefields it measured every
+    line of sight for the command's whole budget (half a second) only to be dropped."""
+    await _new(service, 1)
+    budgets: list[int] = []
+    monkeypatch.setattr(PLAY_TYPE, "legal_actions", _endless_noting(budgets))
+    with pytest.raises(RulesError) as caught:
+        await service.handle(
+            Request(1, REFEREE, "fire", {"unit": "squadra_1", "target": "gruppe_1"})
+        )
+    assert not getattr(caught.value, "may", [])  # the rules' reason alone
+    assert budgets == [round(HINT_BUDGET_S * 1000)]
+    assert HINT_BUDGET_S < WORK_BUDGET_S / 2
+
+
+async def test_autocomplete_orders_its_names_within_a_budget_of_its_own(service, monkeypatch):
+    await _new(service, 1)
+    budgets: list[int] = []
+    monkeypatch.setattr(PLAY_TYPE, "legal_actions", _endless_noting(budgets))
+    names = await service.choices(1, REFEREE, "unit", "")
+    assert "squadra_1" in names  # unordered, past the budget
+    assert budgets == [round(CHOICES_ORDER_BUDGET_S * 1000)]
+    assert CHOICES_ORDER_BUDGET_S < WORK_BUDGET_S / 2
 
 
 async def test_a_480_unit_upload_is_answered_at_once(service):

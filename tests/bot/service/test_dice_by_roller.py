@@ -244,6 +244,9 @@ class DuelSource:
     def names(self, kind: str, side: str | None) -> list[str]:
         return []
 
+    def named(self, kind: str) -> Mapping[str, str]:
+        return {}
+
     def score(self, seat: Seat) -> Score:
         return Score(tuple(self.sides))
 

@@ -95,7 +95,11 @@ async def test_a_side_is_kept_once_joined_and_joining_closes_at_the_end(service,
 
     await service.handle(request(ANNA, "game.leave"))
     assert ANNA not in {m.user_id for m in await store.members(10)}
-    await service.handle(request(ANNA, "game.join", side="asse"))  # a free seat again
+    # Leaving frees the seat, not the player: the other side is still the referee's call.
+    with pytest.raises(ServiceError) as kept:
+        await service.handle(request(ANNA, "game.join", side="asse"))
+    assert kept.value.key == "error.service.side_kept"
+    await service.handle(request(ANNA, "game.join", side="alleati"))  # her own, again
     with pytest.raises(ServiceError) as referee:
         await service.handle(request(REFEREE, "game.leave"))
     assert referee.value.key == "error.service.referee_stays"

@@ -94,3 +94,14 @@ def test_the_console_takes_a_rulesets_options_directly_or_in_extra() -> None:
     with pytest.raises(ParseError) as wrong:
         parse_line('/fire unit:a extra:"ammo:XX"')
     assert "ammo:XX" in wrong.value.localized("en")
+
+
+async def test_rules_table_lists_and_shows_titles_in_the_readers_language(service) -> None:
+    listing = await service.handle(Request(5, 1, "rules.table", {"ruleset": "w40k4"}, locale="en"))
+    assert "tiri_per_ferire — ROLLS TO WOUND" in listing.lines
+    assert "danni_veicoli — TABELLA DEI DANNI AI VEICOLI" in listing.lines
+    assert not any("seed" in line for line in listing.lines)
+    shown = await service.handle(
+        Request(5, 1, "rules.table", {"ruleset": "w40k4", "table": "tiri_per_ferire"}, locale="fr")
+    )
+    assert shown.lines[0] == "JETS POUR BLESSER  [tiri_per_ferire]"

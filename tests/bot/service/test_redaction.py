@@ -533,3 +533,41 @@ async def test_the_enemy_cannot_test_where_a_hidden_unit_moved_against_its_event
     salted = _move_guesses(hidden, real, salt)
     found = [place for place, guess in salted.items() if guess == hidden["hash"]]
     assert found == [CONCEALED_AT["there"]]
+
+
+class _Ones(QueuedDice):
+    """Every die the bot rolls shows 1 (past the faces a test queues)."""
+
+    def face(self, die: Any, label: str) -> int:
+        return super().face(die, label) if self.faces else 1
+
+
+async def test_a_hidden_units_owed_morale_is_in_nothing_the_enemy_reads(tmp_path: Path) -> None:
+    """gotica_retroguardia: the Allies' covering fire on the bell tower near-misses the
+    hidden sniper as it shoots (it stays hidden: a sniper's shot is secret). It now owes a
+    morale test: neither the channel's reply to its shot (its buttons), nor the Allies' or
+    the channel's /game status (what is owed, the buttons) may name it; its side is told."""
+    store = await SqliteStore.open(str(tmp_path / "owed.db"))
+    dice = _Ones()
+    table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+    try:
+        await table(REFEREE, "game.new", scenario="gotica_retroguardia", language="en")
+        await table(ANNA, "game.join", side="alleati")
+        await table(BRUNO, "game.join", side="tedeschi")
+        await table(ANNA, "turn.next", dice="8")  # the Allies win the initiative
+        await table(ANNA, "turn.next", order="first")
+        cover = {"unit": "sherman", "kind": "copertura", "target": "campanile"}
+        await table(ANNA, "fire", weapon="browning_30", **cover)
+        for user in (ANNA, BRUNO) * 3:  # covering fire, movement, observation: passed
+            await table(user, "turn.next")
+        shot = await table(BRUNO, "fire", unit="cecchino", target="squadra_1", weapon="k98_zf")
+        assert isinstance(shot, PlayReply) and shot.private and shot.public is not None
+        assert [f.options for f in shot.follow_ups] == [{"unit": "cecchino"}]  # its side's
+        said = [reply_text(shot.public, str), repr(shot.public.follow_ups)]
+        for user in (ANNA, SPECTATOR):
+            status = await table(user, "game.status")
+            said += [reply_text(status, str), repr(status.follow_ups), repr(status.owed)]
+        for text in said:
+            assert not any(word in text for word in SNIPER_WORDS), text
+    finally:
+        await store.close()

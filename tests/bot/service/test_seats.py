@@ -185,3 +185,43 @@ async def test_an_invited_member_joins_at_once_and_a_player_invites_to_their_sid
     assert [n.key for n in asked.notices] == ["bot.seats.requested"]
     log = "\n".join((await service.handle(request(REFEREE, "game.log", count=10))).lines)
     assert f"invited <@{CARLA}> to play Allies" in log
+
+
+async def test_a_side_is_kept_through_leaving_the_game(service, store) -> None:
+    """Leaving does not free a player of their side: they would take the enemy's empty
+    seat, read its hidden units (gotica_retroguardia's sniper and MG), and come back. They
+    return to their own side only; the referee still reseats them elsewhere."""
+    await service.handle(request(REFEREE, "game.new", scenario="gotica_retroguardia"))
+    await service.handle(request(ANNA, "game.join", side="alleati"))
+    await service.handle(request(ANNA, "game.leave"))
+    with pytest.raises(ServiceError) as kept:
+        await service.handle(request(ANNA, "game.join", side="tedeschi"))
+    assert kept.value.key == "error.service.side_kept"
+    assert kept.value.localized("en") == (
+        "You already play Allies: a side is kept once joined (the referee can reseat you)."
+    )
+    assert {m.user_id for m in await store.members(12)} == {REFEREE}
+    assert "cecchino" not in await service.choices(12, ANNA, "unit", "")
+    await service.handle(request(ANNA, "game.join", side="alleati"))
+    await service.handle(request(REFEREE, "seat.assign", user=ANNA, side="tedeschi"))
+    await service.handle(request(ANNA, "game.leave"))
+    await service.handle(request(ANNA, "game.join", side="tedeschi"))
+    seats = {m.user_id: (m.role, m.side) for m in await store.members(12)}
+    assert seats[ANNA] == ("player", "tedeschi")
+
+
+async def test_a_player_at_a_side_does_not_take_the_game_over(service, store) -> None:
+    """Taking the game over makes the taker its referee, who reads every hidden unit and
+    undoes, rewinds and decides: a channel manager who plays a side may not (another
+    manager, or the referee's own /game referee, hands it over)."""
+    await service.handle(request(REFEREE, "game.new", scenario="gotica_retroguardia"))
+    await service.handle(request(ANNA, "game.join", side="alleati"))
+    with pytest.raises(ServiceError) as playing:
+        await service.handle(request(ANNA, "game.takeover", manages=True))
+    assert playing.value.key == "error.service.seats.takeover_player"
+    assert playing.value.localized("en") == (
+        "You play Allies: a player does not take the game over (the referee reads every"
+        " hidden unit and decides); a manager who plays no side may."
+    )
+    seats = {m.user_id: (m.role, m.side) for m in await store.members(12)}
+    assert seats[ANNA] == ("player", "alleati") and seats[REFEREE] == ("referee", None)

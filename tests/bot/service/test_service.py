@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,20 @@ async def _setup(table: ServiceTable) -> None:
     await table(BRUNO, "game.join", side="Asse")  # by name too
 
 
+async def _typed_ifr(table: ServiceTable) -> Any:
+    """Step 2: the Allies' IFR with dice typed by hand (6, 3: passed)."""
+    return await table(
+        ANNA,
+        "callarty",
+        dice="6,3",
+        unit="comando_plotone",
+        battery="batteria_105",
+        target="bosco nord",
+        distance=20,
+        link="stesso_plotone_radio",
+    )
+
+
 async def test_a_refusal_says_who_is_awaited_in_the_games_language(table):
     """An English game's "not your move" names the side it waits for in English."""
     await table(REFEREE, "game.new", scenario="esempio_normandia", language="en")
@@ -46,16 +61,7 @@ async def test_a_whole_turn_through_the_service(table, store):
     assert reply.status is None and reply.notices[0].code == "manovra.turn.step(turn=1,step=2)"
 
     # Step 2: an IFR with dice typed by hand; the opponent confirms them.
-    reply = await table(
-        ANNA,
-        "callarty",
-        dice="6,3",
-        unit="comando_plotone",
-        battery="batteria_105",
-        target="bosco nord",
-        distance=20,
-        link="stesso_plotone_radio",
-    )
+    reply = await _typed_ifr(table)
     assert reply.by_hand and reply.resolutions[1].outcome.code == "manovra.test.passed(test=IFR)"
     assert all(roll.by_hand for roll in reply.resolutions[1].rolls)
     await table.refused(ANNA, "dice.confirm", "error.service.own_dice", seq=reply.seq)
@@ -286,3 +292,20 @@ async def test_a_unit_is_typed_by_its_name_in_any_language(
         ANNA, "move", "error.w40k4.unknown_unit", unit="Squadra", distance=1
     )
     assert "Squadra" in refused.localized(language)
+
+
+async def test_dice_typed_for_a_side_are_checked_by_the_opponent_not_a_teammate(table):
+    """A second player of the side that typed the dice neither confirms nor disputes them:
+    a team-mate's confirmation would settle the side's own dice for it."""
+    await _setup(table)
+    invite = {"user": STRANGER, "side": "alleati"}
+    await table.service.handle(Request(CHANNEL, ANNA, "seat.approve", invite, guild_id=7))
+    await table(STRANGER, "game.join", side="alleati")
+    await table(ANNA, "turn.next")
+    reply = await _typed_ifr(table)
+    for verb in ("dice.confirm", "dice.dispute"):
+        refusal = await table.refused(STRANGER, verb, "error.service.own_side_dice", seq=reply.seq)
+        assert refusal.localized("en") == (
+            "Dice typed for Allies are checked by the opponent, not by a player of Allies."
+        )
+    await table(BRUNO, "dice.confirm", seq=reply.seq)

@@ -7,8 +7,9 @@ import random
 import pytest
 
 from bot.service import GameService, Request
-from bot.service.suggest import typed_option
+from bot.service.suggest import closest_ids, offered, typed_option
 from rules.core.errors import RulesError, UnknownName
+from rules.core.words import Words, in_language
 from tests.fuzz.harness import SeededDice
 
 REFEREE, ANNA, BRUNO = 1, 2, 3
@@ -36,18 +37,19 @@ async def _refusal(send, user: int, verb: str, **options) -> RulesError:
 async def test_a_mistyped_unit_target_and_weapon_get_the_closest_names(store) -> None:
     send = await _game(store, "w40k4", "avamposto", ("legione", "predoni"))
     unit = await _refusal(send, ANNA, "move", unit="squadra_tatica", distance=6)
-    assert isinstance(unit, UnknownName) and unit.suggested == ("squadra_tattica",)
-    assert unit.localized("en").endswith("The closest name: squadra_tattica. Did you mean it?")
-    assert "Il nome più vicino: squadra_tattica. Intendevi questo?" in unit.localized("it")
-    assert "Le nom le plus proche\u202f: squadra_tattica. Vouliez-vous dire celui-ci\u202f?" in (
+    # What the reader reads and types: the unit's name, in the refusal's language.
+    assert isinstance(unit, UnknownName) and unit.suggested == ("Squadra tattica",)
+    assert unit.localized("en").endswith("The closest name: Tactical Squad. Did you mean it?")
+    assert "Il nome più vicino: Squadra tattica. Intendevi questo?" in unit.localized("it")
+    assert "Le nom le plus proche\u202f: Escouade tactique. Vouliez-vous dire celui-ci\u202f?" in (
         unit.localized("fr")
     )
     await send(ANNA, "turn.next")
     target = await _refusal(
         send, ANNA, "fire", unit="devastatori", target="carro_predon", distance=24
     )
-    assert isinstance(target, UnknownName) and target.suggested[0] == "carro_predone"
-    assert "Did you mean one of them?" in target.localized("en") or len(target.suggested) == 1
+    assert isinstance(target, UnknownName) and target.suggested[0] == "Carro predone"
+    assert "Raider Tank" in target.localized("en")
     weapon = await _refusal(
         send,
         ANNA,
@@ -57,10 +59,58 @@ async def test_a_mistyped_unit_target_and_weapon_get_the_closest_names(store) ->
         distance=24,
         weapon="cannone_lasr",
     )
-    assert isinstance(weapon, UnknownName) and weapon.suggested[0] == "cannone_laser"
+    assert isinstance(weapon, UnknownName) and weapon.suggested[0] == "Cannone laser"
+    assert "Laser cannon" in weapon.localized("en")
+    assert "Canon laser" in weapon.localized("fr")
+    # A name mistyped in another language finds it as well as its id does.
+    english = await _refusal(
+        send,
+        ANNA,
+        "fire",
+        unit="devastatori",
+        target="Raider Tnk",
+        distance=24,
+    )
+    assert isinstance(english, UnknownName) and english.suggested[0] == "Carro predone"
     # An enemy's unit is not offered as the asker's own: the names are the seat's.
     far = await _refusal(send, ANNA, "fire", unit="banda_x", target="carro_predone", distance=24)
-    assert "banda" not in getattr(far, "suggested", ())
+    assert not {"banda", "Banda di predoni"} & set(getattr(far, "suggested", ()))
+
+
+async def test_no_suggestion_names_a_unit_hidden_from_the_seat(store) -> None:
+    # gotica_retroguardia's sniper and roadman's-house MG are hidden from the Allies: typed
+    # close to their names (in any language) or ids, the Allies are offered neither.
+    send = await _game(store, "linea_gotica", "gotica_retroguardia", ("alleati", "tedeschi"))
+    hidden = {"cecchino", "Cecchino", "Sniper", "Tireur d'élite", "mg_casolare"}
+    hidden |= {"MG 42 della cantoniera", "Roadman's house MG 42", "MG 42 de la maison cantonnière"}
+    for typed in ("Snipr", "cecchin", "Tireur d'elite", "mg_casolar", "Roadmans house MG 42"):
+        refused = await _refusal(send, ANNA, "odds", unit="squadra_1", target=typed, distance=40)
+        offered = set(getattr(refused, "suggested", ()))
+        assert not offered & hidden, (typed, offered)
+        for language in ("it", "en", "fr"):
+            text = refused.localized(language)
+            assert not any(name in text for name in hidden - {typed}), (typed, text)
+    # Their own side is offered them, by name.
+    mine = await _refusal(send, BRUNO, "odds", unit="cecchino", target="Bazoka Team", distance=40)
+    assert isinstance(mine, UnknownName) and "Bazooka Team" in mine.localized("en")
+    seen = await _refusal(send, ANNA, "odds", unit="squadra_1", target="Grupe Müller", distance=40)
+    assert isinstance(seen, UnknownName) and seen.suggested == ("Gruppe Müller",)
+
+
+def test_a_name_shared_by_two_units_is_offered_with_its_id() -> None:
+    labels = {
+        "sherman_1": Words("Carro", {"it": "Carro", "en": "Tank", "fr": "Char"}),
+        "sherman_2": Words("Carro", {"it": "Carro", "en": "Tank", "fr": "Char"}),
+        "jeep": Words("Jeep"),
+    }
+    names = ["sherman_1", "sherman_2", "jeep", "mortai"]
+    shown = offered(closest_ids("Tnk", names, labels), names, labels)
+    assert [in_language(name, "en") for name in shown] == ["Tank (sherman_1)", "Tank (sherman_2)"]
+    assert in_language(shown[0], "fr") == "Char (sherman_1)"
+    # A name nobody else has is offered alone; an id with no name as the id.
+    assert offered(["jeep", "mortai"], names, labels) == ("Jeep", "mortai")
+    # What another seat may see (not among ``names``) makes no collision.
+    assert offered(["sherman_1"], ["sherman_1", "jeep"], labels) == (labels["sherman_1"],)
 
 
 async def test_a_mistyped_marker_gets_the_closest_marker(store) -> None:
@@ -86,7 +136,7 @@ async def test_a_mistyped_marker_gets_the_closest_marker(store) -> None:
         distance=20,
         link="stesso_plotone_radio",
     )
-    assert isinstance(unit, UnknownName) and unit.suggested == ("comando_plotone",)
+    assert isinstance(unit, UnknownName) and unit.suggested == ("Comando di plotone",)
     await send(ANNA, "turn.next")
     await send(ANNA, "manoeuvre.declare", platoon="plotone_fucilieri")
     await send(BRUNO, "manoeuvre.pass")

@@ -278,9 +278,9 @@ async def test_a_command_on_the_kept_head_takes_one_trip_to_open_and_two_to_comm
         trips = _trace(store)
         context = await store.open_command(CHANNEL, "b")
         await _advance(store, context.record.version, 2, "b")
-        # The probe, one statement; then the deferred BEGIN with the probe again and the
-        # writes, then the COMMIT.
-        assert trips.trips == [["SELECT"], ["BEGIN", "SELECT", *WRITES], ["COMMIT"]]
+        # The probe, one statement; then the deferred BEGIN with the writes, the first of
+        # them guarded by the probe's conditions, then the COMMIT.
+        assert trips.trips == [["SELECT"], ["BEGIN", *WRITES], ["COMMIT"]]
         assert (await store.load(CHANNEL)).document == sample_document(2)
 
 
@@ -332,5 +332,25 @@ async def test_a_head_read_in_full_is_extended_the_usual_way_then_in_two_trips(
         trips.trips.clear()
         await _advance(store, 3, 4, "c")
         opened, last = trips.trips
-        assert opened[:6] == ["BEGIN", "SELECT", *WRITES] and last == ["COMMIT"]
+        assert opened[:5] == ["BEGIN", *WRITES] and last == ["COMMIT"]
         assert (await store.load(CHANNEL)).document == sample_document(4)
+
+
+async def test_a_retried_interaction_on_the_kept_head_is_rolled_back_and_answered(
+    db_path: Path,
+) -> None:
+    """The guarded UPDATE finds the interaction stored and changes no row (the event's
+    unique interaction refuses it too): the trip is rolled back, nothing is written, and the
+    usual commit answers with the earlier event."""
+    async with await SqliteStore.open(db_path) as store:
+        await new_game(store, CHANNEL)
+        await store.open_command(CHANNEL, "a")  # read in full, kept
+        first = await _advance(store, 1, 2, "a")
+        trips = _trace(store)
+        again = await store.commit(
+            CHANNEL, 2, sample_document(3), NewEvent(verb="advance", interaction_id="a")
+        )
+        assert again.duplicate and again.event.hash == first.event.hash
+        assert trips.trips[0][:5] == ["BEGIN", *WRITES] and trips.trips[1] == ["ROLLBACK"]
+        loaded = await store.load(CHANNEL)
+        assert (loaded.version, loaded.document) == (2, sample_document(2))

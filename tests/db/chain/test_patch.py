@@ -19,12 +19,14 @@ from hypothesis import strategies as st
 from db.chain.hashing import canonical_json, state_hash
 from db.chain.patch import (
     SNAPSHOT_EVERY,
+    _applied_to_copies,
     apply_patch,
     compact_history,
     diff,
     history_states,
     is_snapshot,
     make_patch,
+    patch_onto,
     rebuild_text,
 )
 from db.errors import ChainBroken
@@ -150,6 +152,32 @@ def test_a_small_change_makes_a_small_patch() -> None:
     assert len(patch_json) * 20 < len(new_json)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), documents)
+def test_a_patch_made_onto_a_document_leaves_it_as_it_was(data: st.DataObject, old: Any) -> None:
+    """`patch_onto` proves its patch on copies of what it changes: the document it is made
+    against (the caller reads it on) is neither consumed nor changed, and the patch rebuilds
+    the new document from a parse of the old one's text, as `make_patch`'s does."""
+    new = data.draw(edited(old))
+    old_json, new_json = canonical_json(old), canonical_json(new)
+    patch_json = patch_onto(old, copy(new), new_json)
+    assert canonical_json(old) == old_json
+    assert applied(old, patch_json) == new_json
+    assert patch_json == make_patch(copy(old), copy(new), new_json)
+
+
+def test_a_patch_onto_a_document_copies_only_the_paths_it_changes() -> None:
+    document = {"units": {"a": {"models": 5}, "b": {"models": 3}}, "log": [1, 2], "turn": 1}
+    new = copy(document)
+    new["units"]["a"]["models"] = 4
+    new["log"].append(3)
+    units, log = document["units"], document["log"]
+    patch_json = patch_onto(document, new, canonical_json(new))
+    assert document == {"units": {"a": {"models": 5}, "b": {"models": 3}}, "log": [1, 2], "turn": 1}
+    assert document["units"] is units and document["log"] is log
+    assert applied(document, patch_json) == canonical_json(new)
+
+
 def test_malformed_patches_are_value_errors() -> None:
     for patch in (
         [["units"]],  # an operation without a path list
@@ -160,11 +188,12 @@ def test_malformed_patches_are_value_errors() -> None:
         [[["log", 0]]],  # remove from a list
         [[[], 1, 2]],
     ):
-        try:
-            apply_patch({"log": [1, 2], "turn": 1}, copy(patch))
-        except ValueError:
-            continue
-        raise AssertionError(f"{patch} applied")
+        for apply in (apply_patch, _applied_to_copies):
+            try:
+                apply({"log": [1, 2], "turn": 1}, copy(patch))
+            except ValueError:
+                continue
+            raise AssertionError(f"{patch} applied by {apply.__name__}")
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -209,6 +209,34 @@ async def test_the_text_a_command_read_is_its_patch_base_whatever_the_preparer_f
     assert await store.check() == []
 
 
+def test_the_document_a_command_read_is_diffed_without_parsing_its_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Given the document of the text it read, the preparer diffs against it (left as it
+    is) rather than parse the text; a document that no longer writes that text (the
+    command changed it) is not trusted: the text is parsed."""
+    import db.chain.prepare as prepare_module
+
+    base = sample_document(turn=1)
+    base_text = canonical_json(base)
+    parsed: list[str] = []
+
+    def counted(text: str) -> Any:
+        parsed.append(text)
+        return json.loads(text)
+
+    monkeypatch.setattr(prepare_module, "parse_kept", counted)
+    new = sample_document(turn=2)
+    prepared = CommitPreparer().prepare(CHANNEL, new, base_text=base_text, base_document=base)
+    assert parsed == [] and base == sample_document(turn=1)
+    assert prepared.patch_json not in (None, "[]") and prepared.text == canonical_json(new)
+    rebuilt = apply_patch(json.loads(base_text), json.loads(prepared.patch_json or ""))
+    assert canonical_json(rebuilt) == prepared.text
+    changed = {**base, "turn": 9}
+    again = CommitPreparer().prepare(CHANNEL, new, base_text=base_text, base_document=changed)
+    assert parsed == [base_text] and again.patch_json == prepared.patch_json
+
+
 @pytest.mark.parametrize("big", [2**64, -(2**63) - 1, 10**30])
 def test_a_base_text_with_a_big_integer_gets_an_exact_patch(big: int) -> None:
     """The base text is parsed without its proof by writing back unless it holds nineteen

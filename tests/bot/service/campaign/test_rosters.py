@@ -390,3 +390,22 @@ async def test_a_roster_names_its_units_in_the_campaigns_language(any_store: Any
     shown = reply_text(await table(CAMPAIGN, OUTSIDER, "campaign.roster", side="legione"))
     assert "Tactical Squad (squadra_tattica)" in shown
     assert "Squadra tattica" not in shown
+
+
+async def test_after_the_first_game_only_the_referee_sets_a_roster_from_a_file(
+    any_store: Any,
+) -> None:
+    """A player's file would undo what the games did to their side (the dead fit again,
+    every loss made good, any rank): once the campaign has played a game, the rosters carry
+    its results and only the referee sets one from a file (or corrects it, /campaign
+    adjust); before it, a player brings their side's roster."""
+    table = await _campaign(any_store, "w40k4")
+    await table(CAMPAIGN, ANNA, "campaign.roster", attachment=ROSTER)
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    await table(FIRST, REFEREE, "game.decide", result="predoni", reason="test")
+    fresh = ROSTER.replace("strength: 4", "strength: 10").replace(", status: dead", "")
+    await table.refused(
+        CAMPAIGN, ANNA, "campaign.roster", "error.campaign.roster_after_games", attachment=fresh
+    )
+    set_ = await table(CAMPAIGN, REFEREE, "campaign.roster", attachment=fresh)
+    assert set_.notices[0].key == "bot.campaign.roster.set"

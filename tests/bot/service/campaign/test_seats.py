@@ -113,3 +113,27 @@ async def test_the_seats_keep_their_holders_names(store) -> None:
     assert (await table(CAMPAIGN, CARLA, "campaign.log")).names == names
     game = await table(FIRST, CARLA, "game.status")
     assert {user: game.names.get(user) for user in names} == names
+
+
+async def test_a_linked_games_seats_follow_the_campaign(store) -> None:
+    """In a game of the campaign, a side is taken only by who plays it in the campaign: a
+    player of one side does not slip into the other's empty seat (leaving their own), an
+    outsider does not sit at a side the campaign seated nobody at, and a player does not
+    seat or invite anyone there; the campaign's player of the side comes back by
+    ``/game join``, and the referee still reseats anyone."""
+    table = Table(store)
+    await table(CAMPAIGN, REFEREE, "campaign.new", ruleset="w40k4", name="Orbita", language="en")
+    await table.seat(ANNA, "legione")
+    await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    await table(FIRST, ANNA, "game.leave")
+    await table.refused(FIRST, ANNA, "game.join", "error.campaign.seat_not_yours", side="predoni")
+    await table.refused(FIRST, DARIO, "game.join", "error.campaign.seat_not_yours", side="legione")
+    await table(FIRST, ANNA, "game.join", side="legione")
+    await table.refused(
+        FIRST, ANNA, "seat.approve", "error.campaign.seats_follow", user=DARIO, side="legione"
+    )
+    seats = {m.user_id: (m.role, m.side) for m in await store.members(FIRST)}
+    assert seats == {REFEREE: ("referee", None), ANNA: ("player", "legione")}
+    await table(FIRST, REFEREE, "seat.assign", user=DARIO, side="predoni")
+    seats = {m.user_id: (m.role, m.side) for m in await store.members(FIRST)}
+    assert seats[DARIO] == ("player", "predoni")
