@@ -6,6 +6,7 @@ import asyncio
 import gc
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -28,13 +29,30 @@ SIMCORD_FIXTURE = "simcord_env"
 SIMCORD_MARK = "simcord"
 
 
+def _imports_simcord(module: ModuleType | None) -> bool:
+    """Whether a test module holds SimCord or anything of it: such a module drives SimCord
+    whatever fixture or mark its tests use (a test written later need not know of the mark)."""
+    if module is None:
+        return False
+    return any(
+        (value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", ""))
+        .partition(".")[0]
+        == "simcord"
+        for value in vars(module).values()
+    )
+
+
 def pytest_asyncio_loop_factories(
     config: pytest.Config, item: pytest.Item
 ) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
     """The async tests run on the loop production runs (bot/app/loop.py): uvloop's, unless
     ``ARBITRO_EVENT_LOOP=asyncio``. One factory, so the tests' names stay as they are."""
-    drives_simcord = SIMCORD_FIXTURE in getattr(item, "fixturenames", ())
-    if drives_simcord or item.get_closest_marker(SIMCORD_MARK) is not None:
+    drives_simcord = (
+        SIMCORD_FIXTURE in getattr(item, "fixturenames", ())
+        or item.get_closest_marker(SIMCORD_MARK) is not None
+        or _imports_simcord(getattr(item, "module", None))
+    )
+    if drives_simcord:
         return {loop.ASYNCIO: asyncio.new_event_loop}
     return {loop.loop_name(): loop.new_event_loop}
 
