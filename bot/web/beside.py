@@ -9,9 +9,11 @@ of their own (spawned, not forked: the bot has threads and a running loop), whic
 same database on its own connection (it never writes) and serves it as ``arbitro web``
 does; the bot's process does nothing for a reader. It is stopped with the bot.
 
-The two processes still share the machine's cores: the pages' process runs at a lower
-scheduling priority (``ARBITRO_WEB_NICE``, 10 by default: `lower_priority`), so when both
-want a core the bot's commands get it and the readers wait.
+The two processes still share the machine's cores: the pages' process runs in Linux's idle
+scheduling class (``ARBITRO_WEB_IDLE``, on by default: `lower_priority`), so it gets a core
+only when the bot's process does not want it, and a bot's thread waking takes its core at
+once; where that class is missing or refused, at a lower niceness (``ARBITRO_WEB_NICE``, 10
+by default), which only weighs the share of a core the readers get.
 """
 
 from __future__ import annotations
@@ -75,23 +77,37 @@ def _serve(settings: Settings, host: str, port: int, ready: Connection, stopping
         level=settings.log_level_number,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    lower_priority(settings.web_nice)
+    lower_priority(settings.web_nice, idle=settings.web_idle)
     asyncio.run(_pages(settings, host, port, ready, stopping))
 
 
-def lower_priority(steps: int) -> None:
-    """Lower this process's scheduling priority by ``steps`` (its niceness, at most 19).
+def lower_priority(steps: int, *, idle: bool = True) -> str:
+    """Lower this process's scheduling priority: by ``steps`` of niceness (at most 19), then,
+    with ``idle``, into the idle scheduling class (``SCHED_IDLE``). What it runs at is
+    returned: ``"idle"``, ``"nice"`` or ``"same"``.
 
     Called first in the pages' process, on its main thread before any other exists: Linux
-    keeps a niceness per thread and a new thread takes its creator's, so the event loop, the
-    worker threads and the store's thread all run at it. Lowering needs no privilege; a
-    system that refuses it (or has no niceness) leaves the pages at the bot's priority."""
-    if steps <= 0:
-        return
-    try:
-        os.nice(steps)
-    except (OSError, AttributeError) as error:
-        log.warning("web: the pages' priority could not be lowered: %s", error)
+    keeps a niceness and a scheduling class per thread and a new thread takes its creator's,
+    so the event loop, the worker threads and the store's threads all run at them. A niced
+    process still takes turns with the bot on a core (its share only smaller): a bot's
+    thread waking while the readers hold both cores may wait for a turn; a thread of the
+    idle class yields to it at once (docs/web.md, "Speed"). Neither needs a privilege; a
+    system without the idle class, or refusing it (a sandbox filtering the call), leaves
+    the niceness, and one refusing that too leaves the bot's priority."""
+    lowered = "same"
+    if steps > 0:
+        try:
+            os.nice(steps)
+            lowered = "nice"
+        except (OSError, AttributeError) as error:
+            log.warning("web: the pages' priority could not be lowered: %s", error)
+    if idle:
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            lowered = "idle"
+        except (OSError, AttributeError) as error:
+            log.info("web: the pages stay at their niceness (no idle scheduling: %s)", error)
+    return lowered
 
 
 async def _pages(
