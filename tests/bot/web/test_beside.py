@@ -19,6 +19,7 @@ from bot.app.settings import load_settings
 from bot.web import beside, pages
 from bot.web.app import WebServer
 from bot.web.beside import PagesProcess, start_pages_process, web_beside
+from db.open import open_store
 from tests.bot.web.conftest import ANNA, BRUNO, GAME, HIDDEN, REFEREE, SECRET
 
 
@@ -158,6 +159,32 @@ async def test_the_pages_settle_their_heap_before_they_listen(
         any(key[1] == name for key in (pages._ENVIRONMENT.cache or {}))
         for name in pages._ENVIRONMENT.list_templates(extensions=["html"])
     )
+
+
+async def test_the_pages_leave_the_wal_checkpoints_to_the_bot(
+    store, table, settings_for, monkeypatch
+) -> None:
+    """The pages only read: their connection copies nothing back from the bot's WAL (a
+    checkpoint of theirs, starved of a core, held the bot's back; docs/web.md, "Speed")."""
+    opened: list[object] = []
+
+    async def open_and_keep(*args: object, **options: bool) -> object:
+        opened.append(await open_store(*args, **options))
+        return opened[-1]
+
+    monkeypatch.setattr(beside, "open_store", open_and_keep)
+    receiving, sending = multiprocessing.Pipe(duplex=False)
+    settings = settings_for(store.path)
+    stopping = multiprocessing.Event()
+    serving = asyncio.create_task(
+        beside._pages(settings, "127.0.0.1", settings.web_port, sending, stopping)
+    )
+    try:
+        assert isinstance(await asyncio.to_thread(receiving.recv), tuple)
+        assert len(opened) == 1 and opened[0]._checkpointer is None
+    finally:
+        stopping.set()
+        await serving
 
 
 async def test_pages_that_cannot_listen_stop_the_start(store, table, settings_for) -> None:
