@@ -21,7 +21,15 @@ serve them, `bot.web.beside`).
    bot process's CPU time a second (not inflated by the machine's other jobs).
    The browsers' own work (sending, reading, parsing the answers) is a phone's, not the
    server's: their process runs at niceness ``--crowd-nice`` (19 by default; 0 to let it
-   compete with the bot for this machine's cores as it did before).
+   compete with the bot for this machine's cores as it did before), and with
+   ``--crowd-idle`` in Linux's idle scheduling class (a core only when nothing else here
+   wants one: nearer browsers on other machines). The pages' process is the server's and
+   runs as ``arbitro run`` runs it; ``--compare-idle`` adds readers of a second pages'
+   process in the idle class (``ARBITRO_WEB_IDLE=1``), turn about with the others.
+3. For each phase, the slowest 1% of commands taken apart (`Parts`): the bot process's CPU
+   time, how long its threads waited for a core, the garbage collector's pauses, the
+   store's writes; and the WAL's length in frames and how many were not yet copied back
+   (read from the wal-index between commands).
 
 For the threads, the three slowest pages of each kind are shown with the full garbage
 collection of the bot's process that fell inside any of them (the pages' own process is
@@ -106,9 +114,9 @@ async def main(
     cycles: int,
     crowd_nice: int = 19,
     crowd_idle: bool = False,
-    compare_niced: bool = False,
+    compare_idle: bool = False,
 ) -> None:
-    modes = (*MODES, "niced") if compare_niced else MODES
+    modes = (*MODES, "idle") if compare_idle else MODES
     folder = tempfile.mkdtemp(prefix="bench-web-")
     store = await SqliteStore.open(f"{folder}/arbitro.db")
     service = GameService(store)
@@ -164,12 +172,12 @@ async def main(
             "threads": f"http://127.0.0.1:{server.port}",
             "process": "http://{}:{}".format(*beside.address),
         }
-        if compare_niced:  # the pages' process as it ran before the idle class: niced only
-            os.environ["ARBITRO_WEB_IDLE"] = "0"
-            niced = await start_pages_process(load_settings(), "127.0.0.1", free_port())
+        if compare_idle:  # a pages' process in Linux's idle scheduling class
+            os.environ["ARBITRO_WEB_IDLE"] = "1"
+            idle = await start_pages_process(load_settings(), "127.0.0.1", free_port())
             del os.environ["ARBITRO_WEB_IDLE"]
-            stack.push_async_callback(niced.stop)
-            bases["niced"] = "http://{}:{}".format(*niced.address)
+            stack.push_async_callback(idle.stop)
+            bases["idle"] = "http://{}:{}".format(*idle.address)
         session = await stack.enter_async_context(ClientSession())
         own = signer.relative(signer.link("game", GAME, BRUNO))
 
@@ -494,9 +502,10 @@ if __name__ == "__main__":
         "bot or its pages want (browsers are on other machines)",
     )
     parser.add_argument(
-        "--compare-niced",
+        "--compare-idle",
         action="store_true",
-        help="also readers of a pages' process niced only (ARBITRO_WEB_IDLE=0), turn about",
+        help="also readers of a pages' process in the idle scheduling class "
+        "(ARBITRO_WEB_IDLE=1), turn about",
     )
     arguments = parser.parse_args()
     asyncio.run(
@@ -507,6 +516,6 @@ if __name__ == "__main__":
             arguments.cycles,
             arguments.crowd_nice,
             arguments.crowd_idle,
-            arguments.compare_niced,
+            arguments.compare_idle,
         )
     )

@@ -178,9 +178,9 @@ class Settings(BaseSettings):
         description="how much lower than the bot's the priority of the pages' process is",
     )
     web_idle: bool = Field(
-        True,
+        False,
         validation_alias=AliasChoices("ARBITRO_WEB_IDLE", "web_idle"),
-        description="the pages' process in the idle scheduling class (Linux), else niced",
+        description="the pages' process in Linux's idle scheduling class instead of niced",
     )
     picture_workers: int = Field(
         DEFAULT_WORKERS,

@@ -9,11 +9,13 @@ of their own (spawned, not forked: the bot has threads and a running loop), whic
 same database on its own connection (it never writes) and serves it as ``arbitro web``
 does; the bot's process does nothing for a reader. It is stopped with the bot.
 
-The two processes still share the machine's cores: the pages' process runs in Linux's idle
-scheduling class (``ARBITRO_WEB_IDLE``, on by default: `lower_priority`), so it gets a core
-only when the bot's process does not want it, and a bot's thread waking takes its core at
-once; where that class is missing or refused, at a lower niceness (``ARBITRO_WEB_NICE``, 10
-by default), which only weighs the share of a core the readers get.
+The two processes still share the machine's cores: the pages' process runs at a lower
+scheduling priority (``ARBITRO_WEB_NICE``, 10 by default: `lower_priority`), so when both
+want a core the bot's commands get the larger share. ``ARBITRO_WEB_IDLE`` puts it in Linux's
+idle scheduling class instead (a core only when no other task of the machine wants one):
+measured against the niceness turn about on a shared 2-core machine, it left the commands'
+latency as it was and made the pages' several times slower (docs/benchmarks.md), so it is
+off by default.
 """
 
 from __future__ import annotations
@@ -88,12 +90,12 @@ def lower_priority(steps: int, *, idle: bool = True) -> str:
 
     Called first in the pages' process, on its main thread before any other exists: Linux
     keeps a niceness and a scheduling class per thread and a new thread takes its creator's,
-    so the event loop, the worker threads and the store's threads all run at them. A niced
-    process still takes turns with the bot on a core (its share only smaller): a bot's
-    thread waking while the readers hold both cores may wait for a turn; a thread of the
-    idle class yields to it at once (docs/web.md, "Speed"). Neither needs a privilege; a
-    system without the idle class, or refusing it (a sandbox filtering the call), leaves
-    the niceness, and one refusing that too leaves the bot's priority."""
+    so the event loop, the worker threads and the store's threads all run at them. A thread
+    of the idle class yields its core at once to any other of the machine's (not only the
+    bot's: on a busy machine the pages then wait behind everything; docs/web.md, "Speed").
+    Neither needs a privilege; a system without the idle class, or refusing it (a sandbox
+    filtering the call), leaves the niceness, and one refusing that too leaves the bot's
+    priority."""
     lowered = "same"
     if steps > 0:
         try:

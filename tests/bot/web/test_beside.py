@@ -59,11 +59,11 @@ async def test_the_pages_beside_a_bot_are_served_from_their_own_process(
     pages = await web_beside(settings, store)
     assert isinstance(pages, PagesProcess) and pages.process.is_alive()
     assert pages.process.pid != multiprocessing.current_process().pid
-    # Every thread of the pages' process in the idle scheduling class (ARBITRO_WEB_IDLE),
-    # and niced (ARBITRO_WEB_NICE: 10) should that class be refused.
+    # Every thread of the pages' process below the bot's priority (ARBITRO_WEB_NICE: 10),
+    # in the ordinary scheduling class (ARBITRO_WEB_IDLE off).
     lowered = min(19, os.getpriority(os.PRIO_PROCESS, 0) + settings.web_nice)
-    assert settings.web_nice == 10 and settings.web_idle
-    assert scheduling(pages.process.pid) == {(lowered, os.SCHED_IDLE)}
+    assert settings.web_nice == 10 and not settings.web_idle
+    assert scheduling(pages.process.pid) == {(lowered, os.SCHED_OTHER)}
     host, port = pages.address
     try:
         async with ClientSession() as session:
@@ -126,11 +126,19 @@ def test_the_pages_priority_is_the_idle_class_else_their_niceness(
     )
 
 
-def test_the_idle_class_can_be_turned_off(settings_for, store, monkeypatch) -> None:
-    monkeypatch.setenv("ARBITRO_WEB_IDLE", "0")
-    assert not settings_for(store.path).web_idle
+async def test_the_pages_process_in_the_idle_class_when_asked(
+    store, table, settings_for, monkeypatch
+) -> None:
     monkeypatch.setenv("ARBITRO_WEB_IDLE", "")
-    assert settings_for(store.path).web_idle  # blank: the default
+    assert not settings_for(store.path).web_idle  # blank: the default
+    monkeypatch.setenv("ARBITRO_WEB_IDLE", "1")
+    settings = settings_for(store.path)
+    pages = await start_pages_process(settings, "127.0.0.1", settings.web_port)
+    try:
+        lowered = min(19, os.getpriority(os.PRIO_PROCESS, 0) + settings.web_nice)
+        assert scheduling(pages.process.pid) == {(lowered, os.SCHED_IDLE)}
+    finally:
+        await pages.stop()
 
 
 async def test_the_pages_settle_their_heap_before_they_listen(
