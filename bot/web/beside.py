@@ -118,9 +118,8 @@ async def _pages(
     signer = signer_of(settings)
     assert signer is not None  # the bot starts the pages only when they are on
     try:
-        # The bot's process checkpoints the WAL it writes; the pages, which only read, do
-        # not: at their low priority, one holding the checkpoint lock without a core held
-        # the bot's checkpoints back (docs/web.md, "Speed").
+        # The bot's process checkpoints the WAL it writes; the pages only read, and leave
+        # the database file alone (docs/web.md, "Speed").
         store = await open_store(str(settings.db), create=False, migrate=False, checkpoints=False)
     except Exception as error:  # told to the bot, which refuses to start without its pages
         ready.send(f"{describe(str(settings.db))}: {error}")

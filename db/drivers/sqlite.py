@@ -188,9 +188,9 @@ class SqliteStore(CoreStore):
 
         ``create=False`` refuses a missing file; ``migrate=False`` refuses an out-of-date
         schema instead of upgrading it. ``checkpoints=False``: no checkpoint thread, for a
-        connection that only reads beside the process that writes (the web pages': its
-        checkpoints would copy that process's WAL, and one starved of a core while holding
-        the checkpoint lock held back the writer's own). Raises `SchemaError` for a file
+        connection that only reads beside the process that writes (the web pages'): the
+        WAL is the writer's to copy back, and a reader's checkpoints would write the
+        database file from a process that never writes. Raises `SchemaError` for a file
         that is not an Arbitro database or is newer than this code.
         """
         path_text = os.fspath(path)

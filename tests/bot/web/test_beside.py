@@ -172,8 +172,8 @@ async def test_the_pages_settle_their_heap_before_they_listen(
 async def test_the_pages_leave_the_wal_checkpoints_to_the_bot(
     store, table, settings_for, monkeypatch
 ) -> None:
-    """The pages only read: their connection copies nothing back from the bot's WAL (a
-    checkpoint of theirs, starved of a core, held the bot's back; docs/web.md, "Speed")."""
+    """The pages only read: their connection copies nothing back from the bot's WAL into
+    the database file (docs/web.md, "Speed")."""
     opened: list[object] = []
 
     async def open_and_keep(*args: object, **options: bool) -> object:
