@@ -172,12 +172,14 @@ async def main(
             "threads": f"http://127.0.0.1:{server.port}",
             "process": "http://{}:{}".format(*beside.address),
         }
+        pids = {"process": beside.process.pid}
         if compare_idle:  # a pages' process in Linux's idle scheduling class
             os.environ["ARBITRO_WEB_IDLE"] = "1"
             idle = await start_pages_process(load_settings(), "127.0.0.1", free_port())
             del os.environ["ARBITRO_WEB_IDLE"]
             stack.push_async_callback(idle.stop)
             bases["idle"] = "http://{}:{}".format(*idle.address)
+            pids["idle"] = idle.process.pid
         session = await stack.enter_async_context(ClientSession())
         own = signer.relative(signer.link("game", GAME, BRUNO))
 
@@ -302,6 +304,9 @@ async def main(
             return timings
 
         crowded: dict[str, list[float]] = {mode: [] for mode in modes}
+        # CPU seconds of the machine's cores the pages' own processes and the browsers
+        # took in each mode's phases (the threads' pages are the bot's process's).
+        others = {mode: {"pages": 0.0, "browsers": 0.0} for mode in modes}
         answered: dict[str, dict[str, int]] = {mode: {} for mode in modes}
         spawn = multiprocessing.get_context("spawn")
         loop = asyncio.get_running_loop()
@@ -317,9 +322,14 @@ async def main(
                         for n in range(READERS)
                     ]
                     reading = loop.run_in_executor(crowd, read_in_a_crowd, links, refresh, span)
+                    served = cpu_seconds(pids.get(mode))
                     crowded[mode] += await phase(mode, span)
-                    for status, count in (await reading).items():
+                    served = cpu_seconds(pids.get(mode)) - served
+                    counts, browsing = await reading
+                    for status, count in counts.items():
                         answered[mode][status] = answered[mode].get(status, 0) + count
+                    others[mode]["pages"] += served
+                    others[mode]["browsers"] += browsing
         print(
             f"commands (both games), no readers: {figures(alone)}; "
             f"the bot's process busy {statistics.mean(busy['alone']) * 1000:.0f} ms a second"
@@ -329,7 +339,13 @@ async def main(
                 f"[{mode}] commands (both games), {READERS} readers refreshing every "
                 f"{refresh} s (page and picture): {figures(crowded[mode])}; "
                 f"answers {dict(sorted(answered[mode].items()))}; the bot's process busy "
-                f"{statistics.mean(busy[mode]) * 1000:.0f} ms a second"
+                f"{statistics.mean(busy[mode]) * 1000:.0f} ms a second, "
+                + (
+                    f"the pages' process {others[mode]['pages'] * 1000 / (span * cycles):.0f}, "
+                    if mode in pids
+                    else ""
+                )
+                + f"the browsers' {others[mode]['browsers'] * 1000 / (span * cycles):.0f}"
             )
         for label in ("alone", *modes):
             behind = max(frames[0] for frames in wal_sizes[label])
@@ -456,11 +472,23 @@ def lower_crowd(nice: int, idle: bool) -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
-def read_in_a_crowd(links: list[str], refresh: float, seconds: float) -> dict[str, int]:
+def read_in_a_crowd(
+    links: list[str], refresh: float, seconds: float
+) -> tuple[dict[str, int], float]:
     """In a process of its own: each link refreshed every ``refresh`` seconds as a browser
     does (the page, then its picture, each with the ETag it holds), for ``seconds``; how
-    many answers of each status."""
-    return asyncio.run(_crowd(links, refresh, seconds))
+    many answers of each status, and the CPU seconds the browsers took doing it."""
+    started = time.process_time()
+    counts = asyncio.run(_crowd(links, refresh, seconds))
+    return counts, time.process_time() - started
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """The CPU time process ``pid`` has taken (user and system, every thread; 0 for None)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _crowd(links: list[str], refresh: float, seconds: float) -> dict[str, int]:
