@@ -21,7 +21,15 @@ serve them, `bot.web.beside`).
    bot process's CPU time a second (not inflated by the machine's other jobs).
    The browsers' own work (sending, reading, parsing the answers) is a phone's, not the
    server's: their process runs at niceness ``--crowd-nice`` (19 by default; 0 to let it
-   compete with the bot for this machine's cores as it did before).
+   compete with the bot for this machine's cores as it did before), and with
+   ``--crowd-idle`` in Linux's idle scheduling class (a core only when nothing else here
+   wants one: nearer browsers on other machines). The pages' process is the server's and
+   runs as ``arbitro run`` runs it; ``--compare-idle`` adds readers of a second pages'
+   process in the idle class (``ARBITRO_WEB_IDLE=1``), turn about with the others.
+3. For each phase, the slowest 1% of commands taken apart (`Parts`): the bot process's CPU
+   time, how long its threads waited for a core, the garbage collector's pauses, the
+   store's writes; and the WAL's length in frames and how many were not yet copied back
+   (read from the wal-index between commands).
 
 For the threads, the three slowest pages of each kind are shown with the full garbage
 collection of the bot's process that fell inside any of them (the pages' own process is
@@ -46,8 +54,11 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -98,8 +109,15 @@ def verdict(ok: bool) -> str:
 
 
 async def main(
-    rounds: int, seconds: float, refresh: float, cycles: int, crowd_nice: int = 19
+    rounds: int,
+    seconds: float,
+    refresh: float,
+    cycles: int,
+    crowd_nice: int = 19,
+    crowd_idle: bool = False,
+    compare_idle: bool = False,
 ) -> None:
+    modes = (*MODES, "idle") if compare_idle else MODES
     folder = tempfile.mkdtemp(prefix="bench-web-")
     store = await SqliteStore.open(f"{folder}/arbitro.db")
     service = GameService(store)
@@ -155,6 +173,14 @@ async def main(
             "threads": f"http://127.0.0.1:{server.port}",
             "process": "http://{}:{}".format(*beside.address),
         }
+        pids = {"process": beside.process.pid}
+        if compare_idle:  # a pages' process in Linux's idle scheduling class
+            os.environ["ARBITRO_WEB_IDLE"] = "1"
+            idle = await start_pages_process(load_settings(), "127.0.0.1", free_port())
+            del os.environ["ARBITRO_WEB_IDLE"]
+            stack.push_async_callback(idle.stop)
+            bases["idle"] = "http://{}:{}".format(*idle.address)
+            pids["idle"] = idle.process.pid
         session = await stack.enter_async_context(ClientSession())
         own = signer.relative(signer.link("game", GAME, BRUNO))
 
@@ -179,13 +205,13 @@ async def main(
                 assert response.status in (200, 304), response.status
                 return time.perf_counter() - moment, response.headers["ETag"]
 
-        for mode in MODES:  # warm up: the pages' process, its verified chain
+        for mode in modes:  # warm up: the pages' process, its verified chain
             await timed(mode)
         cold: dict[str, list[float]] = {"threads": []}
-        fresh: dict[str, list[float]] = {mode: [] for mode in MODES}
-        unchanged: dict[str, list[float]] = {mode: [] for mode in MODES}
+        fresh: dict[str, list[float]] = {mode: [] for mode in modes}
+        unchanged: dict[str, list[float]] = {mode: [] for mode in modes}
         for number in range(rounds):
-            order = MODES if number % 2 == 0 else MODES[::-1]  # turn about: the same load
+            order = modes if number % 2 == 0 else modes[::-1]  # turn about: the same load
             here.forget()  # nothing remembered: built from scratch (the same code, both ways)
             moment = time.perf_counter()
             cold["threads"].append((await timed("threads"))[0])
@@ -201,7 +227,7 @@ async def main(
         gc.callbacks.remove(on_collection)
         print(f"[threads] {slowest_pages(spans, full_passes)}")
         page_p99 = {}
-        for mode in MODES:
+        for mode in modes:
             page_p99[mode] = max(
                 p(values, 0.99) for values in (cold.get(mode, []), fresh[mode]) if values
             )
@@ -212,16 +238,53 @@ async def main(
             print(f"[{mode}] the same after a new event: {figures(fresh[mode])}")
             print(f"[{mode}] 304 to a reader holding its ETag: {figures(unchanged[mode])}")
 
-        async def commands(span: float) -> list[float]:
-            """A command on the game and one on another game every 50 ms, timed."""
+        tails: dict[str, list[Parts]] = {}
+        wal = Path(f"{folder}/arbitro.db-shm")
+        wal_sizes: dict[str, list[tuple[int, int]]] = {}
+        gc.callbacks.append(pauses.on_collection)
+        store_execute = store._execute
+
+        async def timed_execute(operation: Any) -> Any:
+            if operation.transaction != "write":
+                return await store_execute(operation)
+            moment = time.perf_counter()
+            try:
+                return await store_execute(operation)
+            finally:
+                pauses.writing += time.perf_counter() - moment
+
+        store._execute = timed_execute  # type: ignore[method-assign]
+
+        async def commands(span: float, label: str) -> list[float]:
+            """A command on the game and one on another game every 50 ms, timed; each
+            command's parts kept for the tail (`Parts`), the WAL's size after each."""
             timings: list[float] = []
+            parts = tails.setdefault(label, [])
+            sizes = wal_sizes.setdefault(label, [])
             end = time.perf_counter() + span
             while time.perf_counter() < end:
                 for channel in (GAME, OTHER):
                     verb, options = next(toggles[channel])
+                    waited, cpu, paused, written = (
+                        run_queue_wait(),
+                        time.process_time(),
+                        pauses.paused,
+                        pauses.writing,
+                    )
                     moment = time.perf_counter()
                     await command(channel, REFEREE, verb, user=ANNA, **options)
-                    timings.append(time.perf_counter() - moment)
+                    spent = time.perf_counter() - moment
+                    timings.append(spent)
+                    parts.append(
+                        Parts(
+                            spent,
+                            time.process_time() - cpu,
+                            run_queue_wait() - waited,
+                            pauses.paused - paused,
+                            pauses.writing - written,
+                        )
+                    )
+                    sizes.append(wal_frames(wal))
                 await asyncio.sleep(0.05)
             return timings
 
@@ -233,46 +296,67 @@ async def main(
         alone: list[float] = []
         # The bot process's CPU time (every thread) per second of each phase: unlike the
         # latencies, not inflated by the other jobs on the machine.
-        busy: dict[str, list[float]] = {"alone": [], **{mode: [] for mode in MODES}}
+        busy: dict[str, list[float]] = {"alone": [], **{mode: [] for mode in modes}}
 
         async def phase(label: str, span: float) -> list[float]:
             cpu, wall = time.process_time(), time.perf_counter()
-            timings = await commands(span)
+            timings = await commands(span, label)
             busy[label].append((time.process_time() - cpu) / (time.perf_counter() - wall))
             return timings
 
-        crowded: dict[str, list[float]] = {mode: [] for mode in MODES}
-        answered: dict[str, dict[str, int]] = {mode: {} for mode in MODES}
+        crowded: dict[str, list[float]] = {mode: [] for mode in modes}
+        # CPU seconds of the machine's cores the pages' own processes and the browsers
+        # took in each mode's phases (the threads' pages are the bot's process's).
+        others = {mode: {"pages": 0.0, "browsers": 0.0} for mode in modes}
+        answered: dict[str, dict[str, int]] = {mode: {} for mode in modes}
         spawn = multiprocessing.get_context("spawn")
         loop = asyncio.get_running_loop()
         with ProcessPoolExecutor(
-            1, mp_context=spawn, initializer=os.nice, initargs=(crowd_nice,)
+            1, mp_context=spawn, initializer=lower_crowd, initargs=(crowd_nice, crowd_idle)
         ) as crowd:
             await loop.run_in_executor(crowd, int, 0)  # started before the clock runs
             for _ in range(cycles):
-                alone += await phase("alone", span / 2)
-                for mode in MODES:
+                alone += await phase("alone", span)
+                for mode in modes:
                     links = [
                         bases[mode] + signer.relative(signer.link("game", GAME, 100 + n))
                         for n in range(READERS)
                     ]
                     reading = loop.run_in_executor(crowd, read_in_a_crowd, links, refresh, span)
+                    served = cpu_seconds(pids.get(mode))
                     crowded[mode] += await phase(mode, span)
-                    for status, count in (await reading).items():
+                    served = cpu_seconds(pids.get(mode)) - served
+                    counts, browsing = await reading
+                    for status, count in counts.items():
                         answered[mode][status] = answered[mode].get(status, 0) + count
+                    others[mode]["pages"] += served
+                    others[mode]["browsers"] += browsing
         print(
             f"commands (both games), no readers: {figures(alone)}; "
             f"the bot's process busy {statistics.mean(busy['alone']) * 1000:.0f} ms a second"
         )
-        for mode in MODES:
+        for mode in modes:
             print(
                 f"[{mode}] commands (both games), {READERS} readers refreshing every "
                 f"{refresh} s (page and picture): {figures(crowded[mode])}; "
                 f"answers {dict(sorted(answered[mode].items()))}; the bot's process busy "
-                f"{statistics.mean(busy[mode]) * 1000:.0f} ms a second"
+                f"{statistics.mean(busy[mode]) * 1000:.0f} ms a second, "
+                + (
+                    f"the pages' process {others[mode]['pages'] * 1000 / (span * cycles):.0f}, "
+                    if mode in pids
+                    else ""
+                )
+                + f"the browsers' {others[mode]['browsers'] * 1000 / (span * cycles):.0f}"
+            )
+        for label in ("alone", *modes):
+            behind = max(frames[0] for frames in wal_sizes[label])
+            longest = max(frames[1] for frames in wal_sizes[label])
+            print(
+                f"[{label}] {tail(tails[label])}; the WAL at most {longest} frames long, "
+                f"{behind} not copied back"
             )
         before = p(alone, 0.99)
-        for mode in MODES:
+        for mode in modes:
             worst = p(crowded[mode], 0.99)
             print(
                 f"[{mode}] page p99 {page_p99[mode]:.1f} ms <= {PAGE_TARGET_MS} ms: "
@@ -282,6 +366,81 @@ async def main(
                 f"x{worst / before:.2f}; p50 x{p(crowded[mode], 0.5) / p(alone, 0.5):.2f})"
             )
     await store.close()
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What a command's time was made of, in seconds: its wall time; the bot process's CPU
+    time meanwhile (every thread); how long its threads waited on a run queue for a core
+    (Linux's schedstat, summed over the threads); the garbage collector's pauses; the
+    store's writes (queued on the store's thread, the statements, the fsync)."""
+
+    wall: float
+    cpu: float
+    run_queue: float
+    collecting: float
+    writing: float
+
+
+class _Pauses:
+    """The garbage collector's pauses and the store's writes of this process, summed."""
+
+    def __init__(self) -> None:
+        self.paused = 0.0
+        self.writing = 0.0
+        self._started = 0.0
+
+    def on_collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.paused += time.perf_counter() - self._started
+
+
+pauses = _Pauses()
+
+
+def run_queue_wait() -> float:
+    """Seconds the threads of this process have waited on a run queue for a core (0 where
+    /proc has no schedstat); threads gone since are not counted, and none goes mid-run."""
+    waited = 0
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            waited += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return waited / 1e9
+
+
+def wal_frames(shm: Path) -> tuple[int, int]:
+    """The WAL's frames not yet copied back and its length in frames, from the wal-index
+    header in the ``-shm`` file (SQLite's file format: mxFrame at byte 16, nBackfill at 96):
+    a WAL that restarts stays short; readers or a checkpoint falling behind let it grow.
+    A read of 100 bytes, taken between two timed commands."""
+    with shm.open("rb") as index:
+        header = index.read(100)
+    if len(header) < 100:
+        return 0, 0
+    length = int.from_bytes(header[16:20], sys.byteorder)
+    copied = int.from_bytes(header[96:100], sys.byteorder)
+    return length - copied, length
+
+
+def tail(parts: list[Parts]) -> str:
+    """The slowest 1% of commands: their median wall time and what it was made of (ms)."""
+    slowest = sorted(parts, key=lambda part: part.wall)[-max(1, len(parts) // 100) :]
+
+    def median(of: Callable[[Parts], float]) -> float:
+        return statistics.median(of(part) for part in slowest) * 1000
+
+    return (
+        f"slowest 1% of commands ({len(slowest)}), medians: wall {median(lambda x: x.wall):.1f}, "
+        f"CPU {median(lambda x: x.cpu):.1f}, waiting for a core "
+        f"{median(lambda x: x.run_queue):.1f}, collector {median(lambda x: x.collecting):.1f}, "
+        f"store writes {median(lambda x: x.writing):.1f} ms (all commands' medians: wall "
+        f"{statistics.median(x.wall for x in parts) * 1000:.1f}, waiting for a core "
+        f"{statistics.median(x.run_queue for x in parts) * 1000:.1f})"
+    )
 
 
 def slowest_pages(
@@ -306,11 +465,31 @@ def slowest_pages(
     )
 
 
-def read_in_a_crowd(links: list[str], refresh: float, seconds: float) -> dict[str, int]:
+def lower_crowd(nice: int, idle: bool) -> None:
+    """The browsers' process: at niceness ``nice``, with ``idle`` in the idle scheduling
+    class (a core only when nothing else of this machine wants one)."""
+    os.nice(nice)
+    if idle:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
+def read_in_a_crowd(
+    links: list[str], refresh: float, seconds: float
+) -> tuple[dict[str, int], float]:
     """In a process of its own: each link refreshed every ``refresh`` seconds as a browser
     does (the page, then its picture, each with the ETag it holds), for ``seconds``; how
-    many answers of each status."""
-    return app_loop.run(_crowd(links, refresh, seconds))
+    many answers of each status, and the CPU seconds the browsers took doing it."""
+    started = time.process_time()
+    counts = app_loop.run(_crowd(links, refresh, seconds))
+    return counts, time.process_time() - started
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """The CPU time process ``pid`` has taken (user and system, every thread; 0 for None)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _crowd(links: list[str], refresh: float, seconds: float) -> dict[str, int]:
@@ -345,6 +524,18 @@ if __name__ == "__main__":
     parser.add_argument(
         "--crowd-nice", type=int, default=19, help="the browsers' process's niceness (0-19)"
     )
+    parser.add_argument(
+        "--crowd-idle",
+        action="store_true",
+        help="the browsers' process in the idle scheduling class: it takes no core the "
+        "bot or its pages want (browsers are on other machines)",
+    )
+    parser.add_argument(
+        "--compare-idle",
+        action="store_true",
+        help="also readers of a pages' process in the idle scheduling class "
+        "(ARBITRO_WEB_IDLE=1), turn about",
+    )
     arguments = parser.parse_args()
     app_loop.run(
         main(
@@ -353,5 +544,7 @@ if __name__ == "__main__":
             arguments.refresh,
             arguments.cycles,
             arguments.crowd_nice,
+            arguments.crowd_idle,
+            arguments.compare_idle,
         )
     )

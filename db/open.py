@@ -35,13 +35,17 @@ def describe(url: str) -> str:
 
 
 async def open_store(
-    url: str, *, create: bool = True, migrate: bool = True
+    url: str, *, create: bool = True, migrate: bool = True, checkpoints: bool = True
 ) -> SqliteStore | PostgresStore:
     """Open the store ``url`` names, creating and migrating by default.
 
     ``create=False`` refuses a missing SQLite file or a PostgreSQL database without an
-    Arbitro schema; ``migrate=False`` refuses an out-of-date schema.
+    Arbitro schema; ``migrate=False`` refuses an out-of-date schema; ``checkpoints=False``
+    leaves a SQLite file's WAL checkpoints to the process that writes it (a reader beside
+    it: `SqliteStore.open`; PostgreSQL has none to leave).
     """
     if is_postgres_url(url):
         return await PostgresStore.open(url, create=create, migrate=migrate)
-    return await SqliteStore.open(sqlite_path(url), create=create, migrate=migrate)
+    return await SqliteStore.open(
+        sqlite_path(url), create=create, migrate=migrate, checkpoints=checkpoints
+    )

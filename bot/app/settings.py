@@ -43,6 +43,7 @@ ENVIRONMENT_NAMES = {
     "web_secret": "ARBITRO_WEB_SECRET",
     "web_link_days": "ARBITRO_WEB_LINK_DAYS",
     "web_nice": "ARBITRO_WEB_NICE",
+    "web_idle": "ARBITRO_WEB_IDLE",
     "picture_workers": "ARBITRO_PICTURE_WORKERS",
 }
 
@@ -176,6 +177,11 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ARBITRO_WEB_NICE", "web_nice"),
         description="how much lower than the bot's the priority of the pages' process is",
     )
+    web_idle: bool = Field(
+        False,
+        validation_alias=AliasChoices("ARBITRO_WEB_IDLE", "web_idle"),
+        description="the pages' process in Linux's idle scheduling class instead of niced",
+    )
     picture_workers: int = Field(
         DEFAULT_WORKERS,
         ge=0,
@@ -231,6 +237,7 @@ class Settings(BaseSettings):
         "web_port",
         "web_link_days",
         "web_nice",
+        "web_idle",
         "picture_workers",
         mode="before",
     )

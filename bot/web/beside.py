@@ -11,7 +11,11 @@ does; the bot's process does nothing for a reader. It is stopped with the bot.
 
 The two processes still share the machine's cores: the pages' process runs at a lower
 scheduling priority (``ARBITRO_WEB_NICE``, 10 by default: `lower_priority`), so when both
-want a core the bot's commands get it and the readers wait.
+want a core the bot's commands get the larger share. ``ARBITRO_WEB_IDLE`` puts it in Linux's
+idle scheduling class instead (a core only when no other task of the machine wants one):
+measured against the niceness turn about on a shared 2-core machine, it left the commands'
+latency as it was and made the pages' several times slower (docs/benchmarks.md), so it is
+off by default.
 """
 
 from __future__ import annotations
@@ -76,23 +80,37 @@ def _serve(settings: Settings, host: str, port: int, ready: Connection, stopping
         level=settings.log_level_number,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    lower_priority(settings.web_nice)
+    lower_priority(settings.web_nice, idle=settings.web_idle)
     loop.run(_pages(settings, host, port, ready, stopping))
 
 
-def lower_priority(steps: int) -> None:
-    """Lower this process's scheduling priority by ``steps`` (its niceness, at most 19).
+def lower_priority(steps: int, *, idle: bool = True) -> str:
+    """Lower this process's scheduling priority: by ``steps`` of niceness (at most 19), then,
+    with ``idle``, into the idle scheduling class (``SCHED_IDLE``). What it runs at is
+    returned: ``"idle"``, ``"nice"`` or ``"same"``.
 
     Called first in the pages' process, on its main thread before any other exists: Linux
-    keeps a niceness per thread and a new thread takes its creator's, so the event loop, the
-    worker threads and the store's thread all run at it. Lowering needs no privilege; a
-    system that refuses it (or has no niceness) leaves the pages at the bot's priority."""
-    if steps <= 0:
-        return
-    try:
-        os.nice(steps)
-    except (OSError, AttributeError) as error:
-        log.warning("web: the pages' priority could not be lowered: %s", error)
+    keeps a niceness and a scheduling class per thread and a new thread takes its creator's,
+    so the event loop, the worker threads and the store's threads all run at them. A thread
+    of the idle class yields its core at once to any other of the machine's (not only the
+    bot's: on a busy machine the pages then wait behind everything; docs/web.md, "Speed").
+    Neither needs a privilege; a system without the idle class, or refusing it (a sandbox
+    filtering the call), leaves the niceness, and one refusing that too leaves the bot's
+    priority."""
+    lowered = "same"
+    if steps > 0:
+        try:
+            os.nice(steps)
+            lowered = "nice"
+        except (OSError, AttributeError) as error:
+            log.warning("web: the pages' priority could not be lowered: %s", error)
+    if idle:
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            lowered = "idle"
+        except (OSError, AttributeError) as error:
+            log.info("web: the pages stay at their niceness (no idle scheduling: %s)", error)
+    return lowered
 
 
 async def _pages(
@@ -101,7 +119,9 @@ async def _pages(
     signer = signer_of(settings)
     assert signer is not None  # the bot starts the pages only when they are on
     try:
-        store = await open_store(str(settings.db), create=False, migrate=False)
+        # The bot's process checkpoints the WAL it writes; the pages only read, and leave
+        # the database file alone (docs/web.md, "Speed").
+        store = await open_store(str(settings.db), create=False, migrate=False, checkpoints=False)
     except Exception as error:  # told to the bot, which refuses to start without its pages
         ready.send(f"{describe(str(settings.db))}: {error}")
         return

@@ -182,12 +182,16 @@ class SqliteStore(CoreStore):
         create: bool = True,
         migrate: bool = True,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+        checkpoints: bool = True,
     ) -> Self:
         """Open (creating and migrating by default) the database at ``path``.
 
         ``create=False`` refuses a missing file; ``migrate=False`` refuses an out-of-date
-        schema instead of upgrading it. Raises `SchemaError` for a file that is not an
-        Arbitro database or is newer than this code.
+        schema instead of upgrading it. ``checkpoints=False``: no checkpoint thread, for a
+        connection that only reads beside the process that writes (the web pages'): the
+        WAL is the writer's to copy back, and a reader's checkpoints would write the
+        database file from a process that never writes. Raises `SchemaError` for a file
+        that is not an Arbitro database or is newer than this code.
         """
         path_text = os.fspath(path)
         in_memory = path_text == MEMORY
@@ -226,7 +230,7 @@ class SqliteStore(CoreStore):
             await store._run(
                 partial(apply_migrations, migrations.SCHEMA, shipped, path_text, len(shipped))
             )
-        else:
+        elif checkpoints:
             store._checkpointer = Checkpointer(path_text, busy_timeout_ms=busy_timeout_ms)
         return store
 

@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import socket
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 from aiohttp import ClientSession
@@ -18,6 +19,7 @@ from bot.app.settings import load_settings
 from bot.web import beside, pages
 from bot.web.app import WebServer
 from bot.web.beside import PagesProcess, start_pages_process, web_beside
+from db.open import open_store
 from tests.bot.web.conftest import ANNA, BRUNO, GAME, HIDDEN, REFEREE, SECRET
 
 
@@ -39,12 +41,14 @@ def settings_for(monkeypatch):
     return settings
 
 
-def niceness(pid: int) -> list[int]:
-    """The niceness of each thread of process ``pid`` (Linux keeps one per thread)."""
-    found = []
+def scheduling(pid: int) -> set[tuple[int, int]]:
+    """The niceness and the scheduling class of each thread of process ``pid`` (Linux keeps
+    them per thread): fields 19 and 41 of its stat."""
+    found = set()
     for task in os.listdir(f"/proc/{pid}/task"):
         with open(f"/proc/{pid}/task/{task}/stat", encoding="ascii") as stat:
-            found.append(int(stat.read().rsplit(")", 1)[1].split()[16]))
+            fields = stat.read().rsplit(")", 1)[1].split()
+        found.add((int(fields[16]), int(fields[38])))
     return found
 
 
@@ -55,9 +59,11 @@ async def test_the_pages_beside_a_bot_are_served_from_their_own_process(
     pages = await web_beside(settings, store)
     assert isinstance(pages, PagesProcess) and pages.process.is_alive()
     assert pages.process.pid != multiprocessing.current_process().pid
-    # Every thread of the pages' process below the bot's priority (ARBITRO_WEB_NICE: 10).
+    # Every thread of the pages' process below the bot's priority (ARBITRO_WEB_NICE: 10),
+    # in the ordinary scheduling class (ARBITRO_WEB_IDLE off).
     lowered = min(19, os.getpriority(os.PRIO_PROCESS, 0) + settings.web_nice)
-    assert settings.web_nice == 10 and set(niceness(pages.process.pid)) == {lowered}
+    assert settings.web_nice == 10 and not settings.web_idle
+    assert scheduling(pages.process.pid) == {(lowered, os.SCHED_OTHER)}
     host, port = pages.address
     try:
         async with ClientSession() as session:
@@ -81,6 +87,58 @@ async def test_the_pages_beside_a_bot_are_served_from_their_own_process(
         await pages.stop()
     assert not pages.process.is_alive()
     assert (await store.load(GAME)).version > 0  # the bot's store still answers
+
+
+def lowered_in_a_child(steps: int, idle: bool, refused: bool) -> tuple[str, int, int]:
+    """In a process of its own (lowering cannot be undone): `beside.lower_priority`, the
+    idle class refused as a sandbox would when ``refused``; what it said, and where the
+    process then runs (niceness, scheduling class)."""
+    if refused:
+
+        def refuse(*_: object) -> None:
+            raise PermissionError(1, "Operation not permitted")
+
+        os.sched_setscheduler = refuse
+    said = beside.lower_priority(steps, idle=idle)
+    return said, os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0)
+
+
+@pytest.mark.parametrize(
+    ("steps", "idle", "refused", "expected"),
+    [
+        (10, True, False, ("idle", 10, os.SCHED_IDLE)),
+        (10, True, True, ("nice", 10, os.SCHED_OTHER)),  # the idle class refused: niced
+        (10, False, False, ("nice", 10, os.SCHED_OTHER)),  # ARBITRO_WEB_IDLE=0
+        (0, False, False, ("same", 0, os.SCHED_OTHER)),
+        (0, True, True, ("same", 0, os.SCHED_OTHER)),
+    ],
+)
+def test_the_pages_priority_is_the_idle_class_else_their_niceness(
+    steps: int, idle: bool, refused: bool, expected: tuple[str, int, int]
+) -> None:
+    started = os.getpriority(os.PRIO_PROCESS, 0)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
+        said, nice, policy = child.submit(lowered_in_a_child, steps, idle, refused).result()
+    assert (said, nice - started, policy) == (
+        expected[0],
+        min(expected[1], 19 - started),
+        expected[2],
+    )
+
+
+async def test_the_pages_process_in_the_idle_class_when_asked(
+    store, table, settings_for, monkeypatch
+) -> None:
+    monkeypatch.setenv("ARBITRO_WEB_IDLE", "")
+    assert not settings_for(store.path).web_idle  # blank: the default
+    monkeypatch.setenv("ARBITRO_WEB_IDLE", "1")
+    settings = settings_for(store.path)
+    pages = await start_pages_process(settings, "127.0.0.1", settings.web_port)
+    try:
+        lowered = min(19, os.getpriority(os.PRIO_PROCESS, 0) + settings.web_nice)
+        assert scheduling(pages.process.pid) == {(lowered, os.SCHED_IDLE)}
+    finally:
+        await pages.stop()
 
 
 async def test_the_pages_settle_their_heap_before_they_listen(
@@ -109,6 +167,32 @@ async def test_the_pages_settle_their_heap_before_they_listen(
         any(key[1] == name for key in (pages._ENVIRONMENT.cache or {}))
         for name in pages._ENVIRONMENT.list_templates(extensions=["html"])
     )
+
+
+async def test_the_pages_leave_the_wal_checkpoints_to_the_bot(
+    store, table, settings_for, monkeypatch
+) -> None:
+    """The pages only read: their connection copies nothing back from the bot's WAL into
+    the database file (docs/web.md, "Speed")."""
+    opened: list[object] = []
+
+    async def open_and_keep(*args: object, **options: bool) -> object:
+        opened.append(await open_store(*args, **options))
+        return opened[-1]
+
+    monkeypatch.setattr(beside, "open_store", open_and_keep)
+    receiving, sending = multiprocessing.Pipe(duplex=False)
+    settings = settings_for(store.path)
+    stopping = multiprocessing.Event()
+    serving = asyncio.create_task(
+        beside._pages(settings, "127.0.0.1", settings.web_port, sending, stopping)
+    )
+    try:
+        assert isinstance(await asyncio.to_thread(receiving.recv), tuple)
+        assert len(opened) == 1 and opened[0]._checkpointer is None
+    finally:
+        stopping.set()
+        await serving
 
 
 async def test_pages_that_cannot_listen_stop_the_start(store, table, settings_for) -> None:

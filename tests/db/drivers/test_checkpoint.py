@@ -8,6 +8,7 @@ lost and closing still leaves no WAL behind.
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 from db.drivers.checkpoint import BACKSTOP_PAGES
@@ -76,3 +77,23 @@ def test_other_connections_still_read_what_was_committed(db_path: Path) -> None:
             await store.close()
 
     asyncio.run(write())
+
+
+async def test_a_reader_beside_the_writer_leaves_the_checkpoints_to_it(db_path: Path) -> None:
+    """The web pages' connection (`checkpoints=False`) starts no checkpoint thread: the WAL
+    is the writer's to copy back (docs/web.md, "Speed")."""
+    writer = await SqliteStore.open(db_path)
+    try:
+        await new_game(writer, 1)
+        before = set(threading.enumerate())
+        reader = await SqliteStore.open(db_path, create=False, migrate=False, checkpoints=False)
+        try:
+            assert reader._checkpointer is None
+            assert (await reader.load(1)).version == (await writer.load(1)).version
+            started = set(threading.enumerate()) - before
+            assert not [thread for thread in started if "checkpoint" in thread.name]
+        finally:
+            await reader.close()
+        assert writer._checkpointer is not None  # the writer still copies its WAL back
+    finally:
+        await writer.close()
