@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from db.chain.patch import ParsedDocuments
+from bot.service.kept_games import KeptGames
 from tests.fuzz.sequence import SequenceRun, Sizes, play_sequence, sqlite_url
 
 #: What every run must have done at least once (accepted), else it tested less than it says.
@@ -62,20 +62,21 @@ async def test_games_follow_one_another_on_postgresql(pg_url: str) -> None:
     assert_clean(run)
 
 
-async def test_a_parse_kept_from_the_previous_game_is_caught(
+async def test_a_game_kept_past_its_head_is_caught(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The fuzzer's own check: with the bug of 3ac6fff put back (a channel's parsed document
-    outlives its game), a channel's second game fails the audit."""
+    """The fuzzer's own check: with a channel's validated game left in place when a command
+    takes it and taken back whatever head the store stands on (so it outlives a takeback, a
+    rewind, its game: as a parse kept past its game did, 3ac6fff, before a command played on
+    the kept game instead of the store's parse), the audit fails."""
 
-    def keep_stale_parse(self: Any, channel_id: int, text: str, document: Any) -> None:
-        self._texts[channel_id] = text
-        if document is not None:
-            self._parsed[channel_id] = document
+    def take_stale(self: Any, record: Any) -> Any:
+        kept = self._kept.get(record.channel_id)
+        return None if kept is None else kept.game
 
-    monkeypatch.setattr(ParsedDocuments, "keep", keep_stale_parse)
+    monkeypatch.setattr(KeptGames, "take", take_stale)
+    monkeypatch.setattr(KeptGames, "drop", lambda self, channel_id: None)
     run = await play_sequence(
         sqlite_url(tmp_path, 1), 1, Sizes(channels=1, games=2, full_games=0, early_end=(5, 10))
     )
     assert run.failures, run.describe()
-    assert "game 2" in run.failures[0], run.failures[0]
