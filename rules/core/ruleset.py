@@ -62,8 +62,11 @@ class Ruleset:
     sequence: Tracked | None = None
     # Whether a unit can be hidden from a side (linea_gotica's hidden units, manovra's
     # concealed ones): then no export for a side or a spectator keeps a state or a state's
-    # hash, whether or not a unit is hidden now (which the choice would otherwise tell).
-    hides_units: bool = False
+    # hash, whether or not a unit is hidden now (which the choice would otherwise tell), and
+    # a name a side types is looked up among what it may see. True unless a ruleset declares
+    # it never hides one: a ruleset that forgot to say would otherwise leak what it hides
+    # (the whole-game fuzzer checks every declared False after every command).
+    hides_units: bool = True
 
     @property
     def tables(self) -> TableSet:

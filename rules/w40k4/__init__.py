@@ -22,6 +22,8 @@ RULESET = register(
         rules=PLAY,
         muster=MUSTER,
         sequence=Tracked(declaration(), document_position),
+        # No unit is ever hidden from a side: every seat sees every unit.
+        hides_units=False,
     )
 )
 
