@@ -75,6 +75,8 @@ def with_suggestions(
         view = rules.view(dict(document), seat)
         # Cheap: the names, not the legal actions that would put the usable ones first.
         names = view.names(kind, legal_first=False)
+        if error.among:  # the name had to be one of these (a unit's own weapons)
+            names = [name for name in names if name in error.among]
         labels = view.labels(kind) if names else {}
     except (RulesError, WorkBudgetExceeded):
         return error

@@ -75,7 +75,9 @@ class UnknownName(RulesError):
     """A ruleset, procedure, table, unit, weapon or scenario name that does not exist.
 
     ``suggested``: the known names nearest to the one typed (set by whoever knows which
-    names the asker may see), offered after the reason: "did you mean …?".
+    names the asker may see), offered after the reason: "did you mean …?". ``among``: the
+    ids the typed name had to be one of, where the rules know them (a unit's own weapons):
+    only those may be suggested, not a name of the same kind that the unit does not have.
     """
 
     default_key = "error.unknown_name"
@@ -86,14 +88,16 @@ class UnknownName(RulesError):
         /,
         *,
         suggested: tuple[str, ...] = (),
+        among: tuple[str, ...] = (),
         **params: ParamValue,
     ) -> None:
         super().__init__(key, **params)
         self.suggested = suggested
+        self.among = among
 
     def suggesting(self, names: tuple[str, ...]) -> UnknownName:
         """The same refusal, offering ``names`` as what was meant."""
-        return UnknownName(self.key, suggested=names, **self.params)
+        return UnknownName(self.key, suggested=names, among=self.among, **self.params)
 
     def localized(self, language: str) -> str:
         """The reason, then the closest names when there are some."""

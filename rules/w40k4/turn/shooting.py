@@ -73,6 +73,7 @@ def weapon_groups(
                 unit=unit.name,
                 weapon=name[:40],
                 weapons=joined(state.weapons[w].name for w in unit.weapon_order),
+                among=tuple(unit.weapon_order),
             )
         weapon = state.weapons[name]
         problem: str | None = None

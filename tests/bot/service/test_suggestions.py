@@ -72,6 +72,20 @@ async def test_a_mistyped_unit_target_and_weapon_get_the_closest_names(store) ->
         distance=24,
     )
     assert isinstance(english, UnknownName) and english.suggested[0] == "Carro predone"
+    # A weapon another unit carries is not offered: the Devastators have no missile
+    # launcher, so "lanciamissili" is refused without one ("Lance-missiles" was offered).
+    other = await _refusal(
+        send,
+        ANNA,
+        "fire",
+        unit="devastatori",
+        target="carro_predone",
+        distance=24,
+        weapon="lanciamissili",
+    )
+    assert isinstance(other, UnknownName) and other.key == "error.w40k4.no_such_weapon"
+    assert set(other.suggested) <= {"Cannone laser", "Fucile requiem"}, other.suggested
+    assert "missil" not in other.localized("fr").partition("(")[2].casefold()
     # An enemy's unit is not offered as the asker's own: the names are the seat's.
     far = await _refusal(send, ANNA, "fire", unit="banda_x", target="carro_predone", distance=24)
     assert not {"banda", "Banda di predoni"} & set(getattr(far, "suggested", ()))
