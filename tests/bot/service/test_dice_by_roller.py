@@ -316,7 +316,9 @@ class DuelPlay:
 def duel(table, monkeypatch) -> ServiceTable:
     real = service_module.get_ruleset
     duel_play = DuelPlay()
-    ruleset = SimpleNamespace(key="duel", rules=duel_play, zero_reads_as_ten=False, hides_units=False)
+    ruleset = SimpleNamespace(
+        key="duel", rules=duel_play, zero_reads_as_ten=False, hides_units=False
+    )
     monkeypatch.setattr(
         service_module, "get_ruleset", lambda key: ruleset if key == "duel" else real(key)
     )
