@@ -50,15 +50,18 @@ async def test_a_mistyped_unit_target_and_weapon_get_the_closest_names(store) ->
     )
     assert isinstance(target, UnknownName) and target.suggested[0] == "Carro predone"
     assert "Raider Tank" in target.localized("en")
-    weapon = await _refusal(
-        send,
-        ANNA,
-        "fire",
-        unit="devastatori",
-        target="carro_predone",
-        distance=24,
-        weapon="cannone_lasr",
-    )
+    async def devastators_fire(weapon: str) -> RulesError:
+        return await _refusal(
+            send,
+            ANNA,
+            "fire",
+            unit="devastatori",
+            target="carro_predone",
+            distance=24,
+            weapon=weapon,
+        )
+
+    weapon = await devastators_fire("cannone_lasr")
     assert isinstance(weapon, UnknownName) and weapon.suggested[0] == "Cannone laser"
     assert "Laser cannon" in weapon.localized("en")
     assert "Canon laser" in weapon.localized("fr")
@@ -74,15 +77,7 @@ async def test_a_mistyped_unit_target_and_weapon_get_the_closest_names(store) ->
     assert isinstance(english, UnknownName) and english.suggested[0] == "Carro predone"
     # A weapon another unit carries is not offered: the Devastators have no missile
     # launcher, so "lanciamissili" is refused without one ("Lance-missiles" was offered).
-    other = await _refusal(
-        send,
-        ANNA,
-        "fire",
-        unit="devastatori",
-        target="carro_predone",
-        distance=24,
-        weapon="lanciamissili",
-    )
+    other = await devastators_fire("lanciamissili")
     assert isinstance(other, UnknownName) and other.key == "error.w40k4.no_such_weapon"
     assert set(other.suggested) <= {"Cannone laser", "Fucile requiem"}, other.suggested
     assert "missil" not in other.localized("fr").partition("(")[2].casefold()

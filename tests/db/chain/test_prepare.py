@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import db.chain.prepare as prepare_module
 from db.chain.hashing import canonical_json, state_hash
 from db.chain.patch import apply_patch
 from db.chain.prepare import CommitPreparer, PreparedEvent, prepare_event
@@ -215,8 +216,6 @@ def test_the_document_a_command_read_is_diffed_without_parsing_its_text(
     """Given the document of the text it read, the preparer diffs against it (left as it
     is) rather than parse the text; a document that no longer writes that text (the
     command changed it) is not trusted: the text is parsed."""
-    import db.chain.prepare as prepare_module
-
     base = sample_document(turn=1)
     base_text = canonical_json(base)
     parsed: list[str] = []
