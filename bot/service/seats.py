@@ -48,7 +48,7 @@ from bot.service.stored.seats import (
     note_consent,
     note_held_side,
 )
-from db.models import EventRecord, Member
+from db.models import Document, EventRecord, Member
 from rules.core.resolution import Outcome
 
 #: A referee who has given no command for this long is gone: a member who may manage the
@@ -131,7 +131,16 @@ async def _log_seat(call: GameCall, verb: str, **args: Any) -> None:
     request = call.request
     record = await call.store.load(request.channel_id)
     event = seat_event(request, verb, **args)
-    await call.store.commit(request.channel_id, record.version, record.document, event)
+    preparer = getattr(call.store, "preparer", None)
+    text = record.document_text
+    # The document unchanged: committed as the verified text just read, not encoded and
+    # diffed again on a worker thread (db.chain.prepare.CommitPreparer.unchanged).
+    document: Document = (
+        record.document
+        if preparer is None or text is None
+        else preparer.unchanged(request.channel_id, text)
+    )
+    await call.store.commit(request.channel_id, record.version, document, event)
 
 
 async def join(call: GameCall) -> Reply:

@@ -307,6 +307,18 @@ class CommitPreparer:
         does not)."""
         return type(document) is dict and unchecked_canonical(document) == text
 
+    def unchanged(self, channel_id: int, document_json: str) -> PreparedState:
+        """The channel's current document committed again as it is (an event that changes
+        no state: a seat change), from ``document_json``, the verified text of the head it
+        is committed on: the canonical text of its document (the chain's verification
+        replays canonical texts), so encoding its parse again would write these very
+        bytes. Its patch is empty; no encoding, parse or diff."""
+        with self._lock:
+            kept = self._parsed.latest(channel_id)
+            parsed = kept[1] if kept is not None and kept[0] == document_json else None
+            self._parsed.keep(channel_id, document_json, parsed)
+        return PreparedState(channel_id, document_json, document_json, "[]")
+
     def remember(self, channel_id: int, document_json: str) -> None:
         """Note a channel's current document (its next commit's patch base)."""
         self._keep(channel_id, document_json, None)

@@ -225,3 +225,21 @@ async def test_a_player_at_a_side_does_not_take_the_game_over(service, store) ->
     )
     seats = {m.user_id: (m.role, m.side) for m in await store.members(12)}
     assert seats[ANNA] == ("player", "alleati") and seats[REFEREE] == ("referee", None)
+
+
+async def test_a_seat_change_commits_the_document_it_read_without_encoding_it(
+    service, store, monkeypatch
+) -> None:
+    await service.handle(request(REFEREE, "game.new", scenario="esempio_normandia", language="en"))
+    before = await store.load(12)
+
+    def no_encoding(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an unchanged document is not encoded again")
+
+    monkeypatch.setattr(store.preparer, "prepare", no_encoding)
+    await service.handle(request(REFEREE, "seat.assign", user=ANNA, side="asse"))
+    after = await store.load(12)
+    assert after.version == before.version + 1
+    assert after.document_text == before.document_text
+    assert [e.verb for e in await store.events(12)][-1] == "seat.assign"
+    assert await store.check() == []

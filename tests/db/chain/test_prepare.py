@@ -123,6 +123,37 @@ async def test_a_prepared_state_of_another_channel_is_not_trusted(store: Any) ->
     assert await store.check() == []
 
 
+async def test_an_unchanged_document_is_committed_as_its_verified_text(store: Any) -> None:
+    await new_game(store, CHANNEL)
+    await new_game(store, CHANNEL + 1)
+    preparer: CommitPreparer = store.preparer
+    record = await store.load(CHANNEL)
+    assert record.document_text is not None
+    unchanged = preparer.unchanged(CHANNEL, record.document_text)
+    # What encoding and diffing its parse again gives, without doing either.
+    assert (
+        unchanged == preparer.prepare(CHANNEL, record.document, base_text=record.document_text)
+        and unchanged.patch_json == "[]"
+    )
+    ours = await store.commit(
+        CHANNEL, 1, preparer.unchanged(CHANNEL, record.document_text), _event(1)
+    )
+    theirs = await store.commit(
+        CHANNEL + 1,
+        1,
+        (await store.load(CHANNEL + 1)).document,
+        replace(_event(1), interaction_id="p"),
+    )
+    assert ours.version == theirs.version == 2
+    mine, other = await store.export(CHANNEL), await store.export(CHANNEL + 1)
+    assert [s.document for s in mine.states] == [s.document for s in other.states]
+    assert (await store.load(CHANNEL)).document_text == record.document_text
+    # The text stays the channel's patch base: the next commit is diffed against it.
+    changed = preparer.prepare(CHANNEL, sample_document(turn=2))
+    assert changed.base_text == record.document_text and changed.patch_json is not None
+    assert await store.check() == []
+
+
 async def test_commit_after_close_is_refused_not_left_hanging(db_path: Path) -> None:
     store = await SqliteStore.open(db_path)
     await new_game(store, CHANNEL)
