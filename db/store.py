@@ -679,16 +679,8 @@ class CoreStore(ABC):
         if role not in MEMBER_ROLES:
             raise ValueError(f"unknown member role {role!r}")
         joined_at = format_timestamp(utc_now())
-        return await self._write(
-            roster.add_member,
-            self.dialect,
-            channel_id,
-            user_id,
-            side,
-            role,
-            joined_at,
-            channel_id=channel_id,
-        )
+        step = partial(roster.add_member, self.dialect, channel_id, user_id, side, role, joined_at)
+        return (await self._reseat(channel_id, step))[0]
 
     async def members(self, channel_id: int) -> list[Member]:
         """The game's members in joining order (empty if none)."""
@@ -696,7 +688,28 @@ class CoreStore(ABC):
 
     async def remove_member(self, channel_id: int, user_id: int) -> bool:
         """Remove a member; false if they were not one."""
-        return await self._write(roster.remove_member, channel_id, user_id, channel_id=channel_id)
+        step = partial(roster.remove_member, self.dialect, channel_id, user_id)
+        return (await self._reseat(channel_id, step))[0]
+
+    async def _reseat(
+        self, channel_id: int, step: Callable[[], Step[tuple[_T, roster.Seats]]]
+    ) -> tuple[_T, roster.Seats]:
+        """A write of the game's members: its kept head stays, with the seats the write
+        read back after the COMMIT (`HeadCache.reseated`), before any operation queued
+        behind it runs; a failure drops it."""
+        cache = self.head_cache
+        cache.spoil(channel_id)
+        try:
+            return await self._run(
+                step,
+                "write",
+                channel_id,
+                keeps_head=True,
+                after=lambda result: cache.reseated(channel_id, *result[1]),
+            )
+        except BaseException:
+            cache.forget(channel_id)
+            raise
 
     # ---- the features' records (db/core/records.py) ---------------------------------------
 

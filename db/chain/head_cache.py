@@ -12,8 +12,11 @@ answered with its recorded event, read whole).
 
 * **Write-through.** This process's own writes go through its store: a command's commit
   moves the entry to the version it wrote (`HeadCache.advance`, after the COMMIT, with the
-  text it stored); every other write of a game (members, records, end, undo, deletion)
-  drops the entry. The version guard stays in the write: a commit on a stale entry is
+  text it stored); a change of its members moves the entry to the seats that write read
+  back in its own transaction (`HeadCache.reseated`: a seat change is followed by its
+  event's commit, which then extends a kept head instead of reading the game again in
+  full); every other write of a game (sealed records, end, undo, deletion) drops the
+  entry. The version guard stays in the write: a commit on a stale entry is
   refused by the store exactly as before, and the service retries on a fresh read.
 * **Another process's write** moves the probe's number: the entry is read and verified
   again, in full (which is also what notices rows changed under it: a tampered head, an
@@ -37,7 +40,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
 from db.chain.verify import VerifiedHead, VerifiedState
-from db.models import CommandContext, EventRecord, GameStatus
+from db.models import CommandContext, EventRecord, FeatureRecord, GameStatus, Member
 
 #: Games kept (the channels played lately).
 MAX_ENTRIES = 512
@@ -171,6 +174,28 @@ class HeadCache:
                 context, replace(entry.head, seq=event.seq, hash=event.hash), entry.stamp, run
             ),
         )
+
+    def reseated(
+        self,
+        channel_id: int,
+        members: tuple[Member, ...],
+        records: tuple[FeatureRecord, ...],
+    ) -> None:
+        """This process changed the game's members, and ``members`` and ``records`` are its
+        seats as that write's transaction read them back after it: the entry, if still
+        kept, serves them from now on (its head and document are the write's too: a seat
+        change moves neither). Reads of it in flight were spoiled when the write was queued
+        (`spoil`)."""
+        entry = self._entries.get(channel_id)
+        if entry is not None:
+            context = replace(entry.context, members=members, records=records)
+            self._entries[channel_id] = replace(entry, context=context)
+
+    def spoil(self, channel_id: int) -> None:
+        """A write of the channel's seats is queued: the full reads of it in flight, which
+        may read the seats before it, keep nothing (the entry itself stays: `reseated`)."""
+        for ticket in self._reading.get(channel_id, ()):
+            ticket.spoiled = True
 
     def forget(self, channel_id: int | None) -> None:
         """A write of the channel's game (None: of anything) is under way or done: drop its

@@ -127,9 +127,10 @@ def members_of(dialect: Dialect, channel_id: int) -> Step[list[Member]]:
     return [member_from_row(row, dialect.when) for row in rows]
 
 
-def reseal(channel_id: int, *, kinds: bool = True, salts: bool = True) -> Step[None]:
+def reseal(channel_id: int, *, kinds: bool = True, salts: bool = True) -> Step[Any]:
     """Refresh the game's checksum of members, sealed records and settings, inside the
-    caller's write transaction.
+    caller's write transaction; the covered rows it read (what a full read of the game
+    would read after the write: `db.core.members.covered_seats` makes its seats of them).
 
     EVERY write of ``members``, of a game's sealed ``records`` or of a covered ``games``
     column (guild, ruleset, language, created_at, kind, state_salt) must run it before
@@ -137,11 +138,13 @@ def reseal(channel_id: int, *, kinds: bool = True, salts: bool = True) -> Step[N
     a member, a sealed record put or deleted, restore a copied game (`db.core.games`,
     `db.core.records`, `db.core.logs`). ``kinds`` and ``salts`` as for `covered_rows`.
     """
-    digests = covered_digests((yield covered_rows(channel_id, kinds=kinds, salts=salts)))
+    rows = yield covered_rows(channel_id, kinds=kinds, salts=salts)
+    digests = covered_digests(rows)
     if digests is not None:
         yield Query(
             "UPDATE games SET rows_digest = ? WHERE channel_id = ?", (digests[1], channel_id)
         )
+    return rows
 
 
 def covered_rows_problem(channel_id: int) -> Step[str | None]:

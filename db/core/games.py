@@ -18,8 +18,6 @@ from typing import Any
 
 from db.chain.hashing import GENESIS_HASH, canonical_json, state_hash
 from db.chain.integrity import (
-    MEMBER_ROW,
-    RECORD_ROW,
     STATE_EDITED,
     covered_digests,
     head_problem,
@@ -34,7 +32,6 @@ from db.chain.rows import (
     archive_from_row,
     check_status,
     event_from_row,
-    member_from_row,
     summary_from_row,
 )
 from db.chain.verify import VerifiedChains, VerifiedHead, VerifiedState, stamp_text
@@ -49,7 +46,7 @@ from db.core.common import (
     reseal,
 )
 from db.core.dialect import Dialect
-from db.core.records import record_of
+from db.core.members import covered_seats
 from db.core.steps import Batch, Compute, Query, Step
 from db.core.verify import check_head, state_text
 from db.errors import (
@@ -380,36 +377,8 @@ def _open(
     head, covered, earlier, *counter = yield Batch(tuple(reads))
     earlier_event = None if interaction_id is None else event_of_row(earlier, dialect)
     record = yield from _record_of(dialect, channel_id, head, covered, chains, known, base)
-    members = sorted(
-        (row for row in covered if row[0] == MEMBER_ROW), key=lambda row: (row[5], row[1])
-    )
-    records = sorted((row for row in covered if row[0] == RECORD_ROW), key=lambda row: row[1])
-    context = CommandContext(
-        record=record,
-        earlier=earlier_event,
-        members=tuple(
-            member_from_row((channel_id, row[1], row[2], row[3], row[5]), dialect.when)
-            for row in members
-        ),
-        records=tuple(
-            record_of(
-                (
-                    row[1],
-                    row[2],
-                    channel_id,
-                    channel_id,
-                    row[3],
-                    row[4],
-                    row[7],
-                    row[6],
-                    row[5],
-                    True,
-                ),
-                dialect,
-            )
-            for row in records
-        ),
-    )
+    members, records = covered_seats(dialect, channel_id, covered)
+    context = CommandContext(record=record, earlier=earlier_event, members=members, records=records)
     return context, counter[0] if counter else None
 
 

@@ -4,6 +4,7 @@ writes, never committed over another process's write, and no shield for a tamper
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from db.chain.head_cache import HeadCache
 from db.drivers.sqlite import SqliteStore
 from db.errors import CorruptRecord, VersionConflict
-from db.models import EventRecord, HeldDocument, NewEvent
+from db.models import EventRecord, HeldDocument, NewEvent, Scope
 from tests.db.conftest import Backend
 from tests.db.helpers import command_context, new_game, sample_document, verified_head
 
@@ -153,7 +154,7 @@ async def test_a_stale_kept_head_never_commits_over_another_store_s_write(
         assert (await second.load(CHANNEL)).document == sample_document(3)
 
 
-async def test_this_process_s_other_writes_drop_the_keptverified_head(
+async def test_this_process_s_seat_changes_keep_the_verified_head_its_other_writes_drop_it(
     backend: Backend, full_reads: list[int]
 ) -> None:
     async with await backend.open() as store:
@@ -161,12 +162,49 @@ async def test_this_process_s_other_writes_drop_the_keptverified_head(
         await store.open_command(CHANNEL, "a")
         await store.add_member(CHANNEL, 556, side="blu")
         assert 556 in {m.user_id for m in (await store.open_command(CHANNEL, "b")).members}
+        await store.remove_member(CHANNEL, 556)
+        assert 556 not in {m.user_id for m in (await store.open_command(CHANNEL, "b2")).members}
         await store.end_game(CHANNEL)
         assert (await store.open_command(CHANNEL, "c")).record.status == "ended"
         await store.undo(CHANNEL)
         reopened = await store.open_command(CHANNEL, "d")
         assert (reopened.record.status, reopened.record.version) == ("setup", 3)
-        assert full_reads == [CHANNEL] * 4
+        # PostgreSQL keeps no heads (no probe): every command reads in full.
+        assert full_reads == [CHANNEL] * (5 if backend.name == "postgres" else 3)
+
+
+async def test_the_seats_kept_after_a_seat_change_are_those_a_full_read_gives(
+    backend: Backend, full_reads: list[int]
+) -> None:
+    async with await backend.open() as store, await backend.open() as other:
+        await new_game(store, CHANNEL)
+        await store.feature_put("pace", Scope.of_game(CHANNEL), "k", {"n": 1}, sealed=True)
+        await store.open_command(CHANNEL, "a")
+        for user, side in ((560, "blu"), (558, "rossi"), (559, "blu"), (558, "blu")):
+            await store.add_member(CHANNEL, user, side=side)  # 558 reseated: keeps its place
+        await store.remove_member(CHANNEL, 559)
+        full_reads.clear()
+        served = await store.open_command(CHANNEL, "b")
+        read = await other.open_command(CHANNEL, "b")  # another store: a full read
+        assert full_reads == [CHANNEL] * (2 if backend.name == "postgres" else 1)
+        assert served.members == read.members and served.records == read.records
+        assert [m.user_id for m in served.members][-2:] == [560, 558]
+
+
+async def test_a_full_read_in_flight_keeps_no_seats_a_seat_change_queued_after_it_changed(
+    backend: Backend, full_reads: list[int]
+) -> None:
+    async with await backend.open() as store:
+        await new_game(store, CHANNEL)
+        # Both queued at once: the read runs first, the seat change right behind it.
+        read, _ = await asyncio.gather(
+            store.open_command(CHANNEL, "a"), store.add_member(CHANNEL, 561, side="blu")
+        )
+        assert 561 not in {m.user_id for m in read.members}
+        after = await store.open_command(CHANNEL, "b")
+        assert 561 in {m.user_id for m in after.members}
+        assert full_reads == [CHANNEL] * 2  # the first read's seats were not kept
+        assert 561 in {m.user_id for m in (await store.open_command(CHANNEL, "c")).members}
 
 
 async def test_a_head_tampered_under_a_kept_game_is_refused(backend: Backend) -> None:
