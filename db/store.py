@@ -747,9 +747,24 @@ class CoreStore(ABC):
         value_json = canonical_json(value)
         if len(value_json) > MAX_RECORD_CHARS:
             raise ValueError(f"a record's value is at most {MAX_RECORD_CHARS} characters")
-        return await self._write(
+        channel_id = _channel_of(scope)
+        # A game's record that is not sealed is no part of what a command reads with the
+        # game (`open_command`: members and sealed records): the kept head stays, unless it
+        # holds that key sealed (the put would take it out of the checksum's rows). Full
+        # reads in flight keep nothing, as after any write of the game.
+        keeps_head = False
+        if channel_id is not None and not sealed:
+            keeps_head = self._unsealed_in_kept_head(channel_id, str(feature), str(key))
+            if keeps_head:
+                self.head_cache.spoil(channel_id)
+        return await self._run(
             partial(
                 records.put,
+                self.dialect,
+                str(feature),
+                scope,
+                str(key),
+                value_json,
                 due_at=None if due_at is None else format_timestamp(due_at),
                 sealed=sealed,
                 if_absent=if_absent,
@@ -757,12 +772,16 @@ class CoreStore(ABC):
                 renew=renew,
                 now=format_timestamp(utc_now()),
             ),
-            self.dialect,
-            str(feature),
-            scope,
-            str(key),
-            value_json,
-            channel_id=_channel_of(scope),
+            "write",
+            channel_id,
+            keeps_head=keeps_head,
+        )
+
+    def _unsealed_in_kept_head(self, channel_id: int, feature: str, key: str) -> bool:
+        """Whether the channel's head is kept and holds no sealed record of that key."""
+        kept = self.head_cache.get(channel_id)
+        return kept is not None and not any(
+            record.feature == feature and record.key == key for record in kept.context.records
         )
 
     async def feature_delete(

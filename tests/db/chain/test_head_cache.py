@@ -191,6 +191,30 @@ async def test_the_seats_kept_after_a_seat_change_are_those_a_full_read_gives(
         assert [m.user_id for m in served.members][-2:] == [560, 558]
 
 
+async def test_a_game_s_record_that_is_not_sealed_leaves_the_kept_head_a_sealed_one_drops_it(
+    backend: Backend, full_reads: list[int]
+) -> None:
+    game = Scope.of_game(CHANNEL)
+    async with await backend.open() as store, await backend.open() as other:
+        await new_game(store, CHANNEL)
+        await store.feature_put("pace", game, "k", {"n": 1}, sealed=True)
+        await store.open_command(CHANNEL, "a")
+        full_reads.clear()
+        await store.feature_put("held", game, "556", {"side": "blu"})  # not sealed
+        served = await store.open_command(CHANNEL, "b")
+        assert full_reads == ([CHANNEL] if backend.name == "postgres" else [])
+        assert served.records == (await other.open_command(CHANNEL, "b")).records
+        await store.feature_put("pace", game, "k", {"n": 2}, sealed=True)
+        assert [r.value for r in (await store.open_command(CHANNEL, "c")).records] == [{"n": 2}]
+        full_reads.clear()
+        # The same key put unsealed (a feature seals all its records or none): the kept
+        # head held it sealed, so it is dropped and the full read finds the checksum off.
+        await store.feature_put("pace", game, "k", {"n": 3})
+        with pytest.raises(CorruptRecord):
+            await store.open_command(CHANNEL, "d")
+        assert full_reads == [CHANNEL]
+
+
 async def test_a_full_read_in_flight_keeps_no_seats_a_seat_change_queued_after_it_changed(
     backend: Backend, full_reads: list[int]
 ) -> None:
