@@ -15,8 +15,9 @@ answered with its recorded event, read whole).
   text it stored); a change of its members moves the entry to the seats that write read
   back in its own transaction (`HeadCache.reseated`: a seat change is followed by its
   event's commit, which then extends a kept head instead of reading the game again in
-  full); every other write of a game (sealed records, end, undo, deletion) drops the
-  entry. The version guard stays in the write: a commit on a stale entry is
+  full); a game's record that is not sealed, no part of the entry, leaves it
+  (`CoreStore.feature_put`); every other write of a game (sealed records, end, undo,
+  deletion) drops the entry. The version guard stays in the write: a commit on a stale entry is
   refused by the store exactly as before, and the service retries on a fresh read.
 * **Another process's write** moves the probe's number: the entry is read and verified
   again, in full (which is also what notices rows changed under it: a tampered head, an
