@@ -49,12 +49,12 @@ for entry in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(entry))
 
 import aiosqlite.core  # noqa: E402
-from bench_web import _TOGGLE, ANNA, BRUNO, GAME, OTHER, REFEREE, wal_frames  # noqa: E402
+from bench_web import _TOGGLE, ANNA, GAME, OTHER, REFEREE, commands_of, two_games, wal_frames  # noqa: E402
 
 import bot.service.kept_games as kept_games  # noqa: E402
 import bot.service.workers as workers  # noqa: E402
 from bot.app import loop as app_loop  # noqa: E402
-from bot.service import GameService, Request  # noqa: E402
+from bot.service import GameService  # noqa: E402
 from bot.web.beside import settle_pages  # noqa: E402
 from db.drivers.sqlite import SqliteStore  # noqa: E402
 
@@ -193,26 +193,8 @@ async def play(commands: int, versions: int, pace: float, profile: bool) -> list
     store = await SqliteStore.open(path)
     service = GameService(store)
     settle_pages()  # as bench_web: what `arbitro run` freezes at start
-    counter = itertools.count()
-
-    async def command(channel: int, who: int, verb: str, /, **options: object) -> None:
-        await service.handle(
-            Request(channel, who, verb, options, guild_id=7, interaction_id=f"b{next(counter)}")
-        )
-
-    for channel in (GAME, OTHER):
-        await command(
-            channel,
-            REFEREE,
-            "game.new",
-            ruleset="linea_gotica",
-            scenario="esempio_gotica_campo",
-            language="en",
-        )
-        await command(channel, BRUNO, "game.join", side="tedeschi")
-    while (await store.load(GAME)).version < versions:
-        await command(GAME, REFEREE, "seat.assign", user=ANNA, side="alleati")
-        await command(GAME, REFEREE, "seat.remove", user=ANNA)
+    command = commands_of(service)
+    await two_games(command, store, versions)
     _instrument()
     toggles = {GAME: itertools.cycle(_TOGGLE), OTHER: itertools.cycle(_TOGGLE)}
     shm = Path(f"{path}-shm")

@@ -54,7 +54,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,33 +125,16 @@ async def main(
     # `arbitro run` does at start (`bot.app.warmup`), with the pages' templates: the
     # threads' pages are served from it.
     settle_pages()
-    counter = itertools.count()
     # Each game's own turn of seating and unseating (whatever number of rounds went before).
     toggles = {GAME: itertools.cycle(_TOGGLE), OTHER: itertools.cycle(_TOGGLE)}
-
-    async def command(channel: int, who: int, verb: str, /, **options: object) -> None:
-        await service.handle(
-            Request(channel, who, verb, options, guild_id=7, interaction_id=f"b{next(counter)}")
-        )
+    command = commands_of(service)
 
     async def new_event() -> None:
         verb, options = next(toggles[GAME])
         await command(GAME, REFEREE, verb, user=ANNA, **options)
 
-    for channel in (GAME, OTHER):
-        await command(
-            channel,
-            REFEREE,
-            "game.new",
-            ruleset="linea_gotica",
-            scenario="esempio_gotica_campo",
-            language="en",
-        )
-        await command(channel, BRUNO, "game.join", side="tedeschi")
     started = time.perf_counter()
-    while (await store.load(GAME)).version < 1_000:
-        await command(GAME, REFEREE, "seat.assign", user=ANNA, side="alleati")
-        await command(GAME, REFEREE, "seat.remove", user=ANNA)
+    await two_games(command, store, 1_000)
     version = (await store.load(GAME)).version
     print(f"game of {version} events written in {time.perf_counter() - started:.1f} s")
 
@@ -366,6 +349,40 @@ async def main(
                 f"x{worst / before:.2f}; p50 x{p(crowded[mode], 0.5) / p(alone, 0.5):.2f})"
             )
     await store.close()
+
+
+#: A command sent to the bench's service: ``command(channel, who, verb, **options)``.
+Command = Callable[..., Awaitable[None]]
+
+
+def commands_of(service: GameService) -> Command:
+    """Commands to ``service``, each with an interaction id of its own."""
+    counter = itertools.count()
+
+    async def command(channel: int, who: int, verb: str, /, **options: object) -> None:
+        await service.handle(
+            Request(channel, who, verb, options, guild_id=7, interaction_id=f"b{next(counter)}")
+        )
+
+    return command
+
+
+async def two_games(command: Command, store: SqliteStore, versions: int) -> None:
+    """The bench's two linea_gotica games, each with a player; the first seated and unseated
+    until it has ``versions`` events."""
+    for channel in (GAME, OTHER):
+        await command(
+            channel,
+            REFEREE,
+            "game.new",
+            ruleset="linea_gotica",
+            scenario="esempio_gotica_campo",
+            language="en",
+        )
+        await command(channel, BRUNO, "game.join", side="tedeschi")
+    while (await store.load(GAME)).version < versions:
+        await command(GAME, REFEREE, "seat.assign", user=ANNA, side="alleati")
+        await command(GAME, REFEREE, "seat.remove", user=ANNA)
 
 
 @dataclass(frozen=True)
