@@ -190,13 +190,20 @@ class HeadCache:
         entry = self._entries.get(channel_id)
         if entry is not None:
             context = replace(entry.context, members=members, records=records)
-            self._entries[channel_id] = replace(entry, context=context)
+            self._entries[channel_id] = replace(entry, context=context, run=None)
 
     def spoil(self, channel_id: int) -> None:
-        """A write of the channel's seats is queued: the full reads of it in flight, which
-        may read the seats before it, keep nothing (the entry itself stays: `reseated`)."""
+        """A write of the channel's game that leaves its head is queued (seats, a record
+        that is not sealed): the full reads of it in flight, which may read the game before
+        it, keep nothing; the entry stays (`reseated`), but its run of patches is no longer
+        known, so the game's next commit takes the usual three trips, as after the full
+        read such a write used to cost, not the one-trip commit on a kept head (slower in
+        wall time for a seat event here: docs/benchmarks.md, "What the commands' tail is")."""
         for ticket in self._reading.get(channel_id, ()):
             ticket.spoiled = True
+        entry = self._entries.get(channel_id)
+        if entry is not None:
+            self._entries[channel_id] = replace(entry, run=None)
 
     def forget(self, channel_id: int | None) -> None:
         """A write of the channel's game (None: of anything) is under way or done: drop its

@@ -416,3 +416,21 @@ async def test_a_retried_interaction_on_the_kept_head_is_rolled_back_and_answere
         assert trips.trips[0][:5] == ["BEGIN", *WRITES] and trips.trips[1] == ["ROLLBACK"]
         loaded = await store.load(CHANNEL)
         assert (loaded.version, loaded.document) == (2, sample_document(2))
+
+
+async def test_after_a_seat_change_the_next_commit_takes_the_usual_trips(db_path: Path) -> None:
+    """A seat change leaves the kept head but not its run of patches: its event's commit
+    is sent as after the full read such a write used to cost (docs/benchmarks.md)."""
+    async with await SqliteStore.open(db_path) as store:
+        await new_game(store, CHANNEL)
+        opened = await store.open_command(CHANNEL, "a")
+        await _advance(store, opened.record.version, 2, "a")
+        assert store.head_cache.get(CHANNEL).run is not None  # a one-trip commit is next
+        await store.add_member(CHANNEL, 562, side="blu")
+        await store.feature_put("held", Scope.of_game(CHANNEL), "562", {"side": "blu"})
+        kept = store.head_cache.get(CHANNEL)
+        assert kept is not None and kept.run is None
+        assert 562 in {m.user_id for m in kept.context.members}
+        await _advance(store, 2, 3, "b")
+        assert (await store.load(CHANNEL)).document == sample_document(3)
+        assert await store.check() == []
