@@ -56,6 +56,7 @@ import bot.service.workers as workers  # noqa: E402
 from bot.app import loop as app_loop  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from bot.web.beside import settle_pages  # noqa: E402
+from db.drivers import checkpoint  # noqa: E402
 from db.drivers.sqlite import SqliteStore  # noqa: E402
 
 _unknown: set[str] = set()
@@ -359,8 +360,16 @@ def main() -> None:
     parser.add_argument("--tail", type=float, default=0.02, help="share of slowest commands")
     parser.add_argument("--profile", action="store_true", help="cProfile every command")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument(
+        "--checkpoint-interval",
+        type=float,
+        help="seconds between the WAL's background checkpoints (db.drivers.checkpoint)",
+    )
     parser.add_argument("--dump", type=Path, help="write every command's row there (JSON)")
     arguments = parser.parse_args()
+    if arguments.checkpoint_interval is not None:
+        defaults = checkpoint.Checkpointer.__init__.__kwdefaults__ or {}
+        defaults["interval_s"] = arguments.checkpoint_interval
     rows = app_loop.run(
         play(arguments.commands, arguments.versions, arguments.pace, arguments.profile)
     )
