@@ -81,6 +81,8 @@ EXERCISED_SOMEWHERE = (
     "overdue forfeit|overdue draw",
     "a campaign from a book",
     "link leaving a unit",
+    # A game linked while another holds some units: parallel games stay possible.
+    "link beside a game holding units",
     # The notices of the campaign's kinds, judged after every step (tests/fuzz/notices.py).
     "notice: owed",
     "notice: roster",
