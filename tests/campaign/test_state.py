@@ -134,15 +134,14 @@ def test_events_and_state_round_trip_through_json() -> None:
     assert CampaignState.from_json(state.to_json()) == state
 
 
+def _at_full(side: str, **units: int) -> CampaignRoster:
+    """A roster event setting ``side``'s units (id: strength), each at full strength."""
+    entries = tuple(RosterEntry(id=u, name=u, strength=n, full=n) for u, n in units.items())
+    return CampaignRoster(side=side, roster=Roster(side=side, entries=entries))
+
+
 def _roster_state() -> CampaignState:
-    roster = Roster(
-        side="alleati",
-        entries=(
-            RosterEntry(id="squadra_1", name="1ª squadra", strength=10, full=10),
-            RosterEntry(id="sherman_1", name="Sherman 1", strength=5, full=5),
-        ),
-    )
-    state = replay([_created(), CampaignRoster(side="alleati", roster=roster)])
+    state = replay([_created(), _at_full("alleati", squadra_1=10, sherman_1=5)])
     return apply(state, CampaignGame(number=1, channel=20, scenario="esempio_normandia"))
 
 
@@ -174,19 +173,11 @@ def test_a_roster_is_set_between_games_only() -> None:
 
 def _holding_state() -> CampaignState:
     """Two sides with rosters, game 1 fielding the Allies' first squad and the Axis group."""
-    allies = Roster(
-        side="alleati",
-        entries=(
-            RosterEntry(id="squadra_1", name="1ª squadra", strength=10, full=10),
-            RosterEntry(id="squadra_2", name="2ª squadra", strength=10, full=10),
-        ),
-    )
-    axis = Roster(side="asse", entries=(RosterEntry(id="gruppe_1", name="G", strength=9, full=9),))
     return replay(
         [
             _created(),
-            CampaignRoster(side="alleati", roster=allies),
-            CampaignRoster(side="asse", roster=axis),
+            _at_full("alleati", squadra_1=10, squadra_2=10),
+            _at_full("asse", gruppe_1=9),
             CampaignGame(
                 number=1,
                 channel=100,

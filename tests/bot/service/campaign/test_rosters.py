@@ -455,16 +455,8 @@ async def test_a_unit_in_a_game_in_play_is_not_fielded_by_another(any_store: Any
     await table(FIRST, REFEREE, "game.decide", result="legione", reason="ok")
     await table(FIRST, REFEREE, "game.undo")
     await table(FIRST, REFEREE, "game.decide", result="legione", reason="ok")
-    await table(
-        CAMPAIGN,
-        REFEREE,
-        "campaign.adjust",
-        side="legione",
-        unit="squadra_tattica",
-        field="strength",
-        value="6",
-        reason="count",
-    )
+    squad_strength = {"side": "legione", "unit": "squadra_tattica", "field": "strength"}
+    await table(CAMPAIGN, REFEREE, "campaign.adjust", **squad_strength, value="6", reason="count")
     assert (await table.campaign()).held_units()["legione"]["squadra_tattica"] == 1
     # Its aftermath: "fought" only for the units game 1 fielded, none for game 2's.
     await table(CAMPAIGN, REFEREE, "campaign.aftermath", game=1)
