@@ -308,7 +308,12 @@ def test_a_unit_left_behind_has_no_place_on_the_map(key: str, scenario: str, lef
 
 @pytest.mark.parametrize(
     ("key", "scenario"),
-    [("w40k4", "avamposto"), ("pzgren", "exemple_ardennes"), ("linea_gotica", "esempio_gotica")],
+    [
+        ("w40k4", "avamposto"),
+        ("pzgren", "exemple_ardennes"),
+        ("linea_gotica", "esempio_gotica"),
+        ("manovra", "esempio_normandia"),
+    ],
 )
 def test_a_unit_another_game_holds_stays_behind_in_every_ruleset(key: str, scenario: str) -> None:
     """The shared muster leaves behind the entries another game of the campaign holds, as

@@ -173,3 +173,42 @@ async def test_after_the_battle_at_the_console(store) -> None:
     state = CampaignState.from_json((await store.load(1)).document)
     squad = state.rosters["alleati"].entry("squadra_1")
     assert squad is not None and (squad.strength, squad.rank) == (10, "veterani")
+
+
+async def test_a_second_game_linked_while_the_first_is_in_play(store) -> None:
+    """Game 2 linked while game 1 is in play leaves game 1's units behind, named on its
+    muster line; a game with nobody left to field is refused naming each unit and its game;
+    once game 1's aftermath is confirmed its units take the field again, game 2's not."""
+    out = io.StringIO()
+    console = Console(GameService(store), out, language="en")
+    lines = [
+        "/campaign new ruleset:pzgren name:Ardennes language:en",
+        "/campaign invite user:anna side:us",
+        "/campaign invite user:bruno side:de",
+        "/as anna",
+        "/campaign join side:us",
+        "/as bruno",
+        "/campaign join side:de",
+        "/as arbitro",
+        "/campaign game scenario:exemple_ardennes channel:#2"
+        " leave:us_rifle_2,us_mortar,us_m10,de_pzgren_2,de_hmg,de_panther",
+        "/campaign game scenario:rencontre_hosingen channel:#3",
+        "/campaign game scenario:rencontre_hosingen channel:#4",
+        "/channel 2",
+        '/game end result:us reason:"the hill held"',
+        "/channel 1",
+        "/campaign aftermath game:1",
+        "/campaign confirm game:1",
+        "/campaign game scenario:percee_clervaux channel:#4",
+    ]
+    errors = await console.run(lines, interactive=False)
+    text = out.getvalue()
+    assert errors == 1, text  # the game with nobody to field
+    assert "us_rifle_1 (fighting in game 1), us_truck (fighting in game 1)" in text
+    assert (
+        "Game 3: side us would field no unit" in text and "us_rifle_1 (1), us_rifle_2 (2)" in text
+    )
+    assert "de_panther (fighting in game 2)" in text  # game 3 in #4, after game 1's aftermath
+    state = CampaignState.from_json((await store.load(1)).document)
+    assert [entry.number for entry in state.games] == [1, 2, 3]
+    assert "us_rifle_1" in state.game(3).fielded["us"]  # type: ignore[union-attr]
