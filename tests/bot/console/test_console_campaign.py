@@ -99,15 +99,7 @@ async def test_after_the_battle_at_the_console(store) -> None:
     side, corrected by the referee, the next game waiting until it is settled."""
     out = io.StringIO()
     console = Console(GameService(store), out, language="en")
-    opening = [
-        "/campaign new ruleset:manovra name:Normandia language:en",
-        "/campaign invite user:anna side:alleati",
-        "/campaign invite user:bruno side:asse",
-        "/as anna",
-        "/campaign join side:alleati",
-        "/as bruno",
-        "/campaign join side:asse",
-    ]
+    opening = _opening("manovra", "Normandia", "alleati", "asse")
     assert await console.run(opening, interactive=False) == 0, out.getvalue()
     # The rosters, as the rosters part sets them between games (squadra_1 carries 2 casualties).
     allies = Roster(
@@ -182,13 +174,7 @@ async def test_a_second_game_linked_while_the_first_is_in_play(store) -> None:
     out = io.StringIO()
     console = Console(GameService(store), out, language="en")
     lines = [
-        "/campaign new ruleset:pzgren name:Ardennes language:en",
-        "/campaign invite user:anna side:us",
-        "/campaign invite user:bruno side:de",
-        "/as anna",
-        "/campaign join side:us",
-        "/as bruno",
-        "/campaign join side:de",
+        *_opening("pzgren", "Ardennes", "us", "de"),
         "/as arbitro",
         "/campaign game scenario:exemple_ardennes channel:#2"
         " leave:us_rifle_2,us_mortar,us_m10,de_pzgren_2,de_hmg,de_panther",
@@ -212,3 +198,17 @@ async def test_a_second_game_linked_while_the_first_is_in_play(store) -> None:
     state = CampaignState.from_json((await store.load(1)).document)
     assert [entry.number for entry in state.games] == [1, 2, 3]
     assert "us_rifle_1" in state.game(3).fielded["us"]  # type: ignore[union-attr]
+
+
+def _opening(ruleset: str, name: str, anna: str, bruno: str) -> list[str]:
+    """A campaign created in English, anna invited to and joining side ``anna``, bruno
+    ``bruno`` (the console's user is then bruno)."""
+    return [
+        f"/campaign new ruleset:{ruleset} name:{name} language:en",
+        f"/campaign invite user:anna side:{anna}",
+        f"/campaign invite user:bruno side:{bruno}",
+        "/as anna",
+        f"/campaign join side:{anna}",
+        "/as bruno",
+        f"/campaign join side:{bruno}",
+    ]
