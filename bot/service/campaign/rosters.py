@@ -105,6 +105,10 @@ class Mustering:
         )
 
 
+#: The muster's refusals of a side with nobody to field, which name the side.
+_SIDE_REFUSALS = ("error.campaign.side_empty", "error.campaign.side_held")
+
+
 def _why_behind(entry: RosterEntry, language: str) -> str:
     """Why an entry stays behind: its status, or no strength left."""
     if entry.status is Status.FIT and entry.strength == 0:
@@ -158,7 +162,18 @@ def mustering(
     rosters = {**state.rosters, **{event.side: event.roster for event in new}}
     # A unit fighting another game of the campaign stays behind, said in the muster's line.
     held = state.held_units()
-    document = muster.muster(scenario, rosters, number, frozenset(left), held)
+    try:
+        document = muster.muster(scenario, rosters, number, frozenset(left), held)
+    except IllegalAction as refusal:
+        side = refusal.params.get("side")
+        if (
+            refusal.key not in _SIDE_REFUSALS
+            or not isinstance(side, str)
+            or side not in state.sides
+        ):
+            raise
+        # The rules name the side by its id: the referee reads its name.
+        raise IllegalAction(refusal.key, **{**refusal.params, "side": state.sides[side]}) from None
     fielded = fielding(units, rosters, number, frozenset(left), held)
     busy = tuple(
         (unit, held[side][unit])
