@@ -43,7 +43,7 @@ from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.surface import Muster, Rules
-from rules.core.words import in_language
+from rules.core.words import LocalizedLabel, in_language
 
 #: A roster file's reply names at most this many of the side's units it leaves out.
 MAX_UNTRACKED_SHOWN = 20
@@ -78,6 +78,8 @@ class Mustering:
     held: tuple[tuple[str, int], ...] = ()
     #: The roster entries each side fields: the game holds them (``CampaignGame.fielded``).
     entries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The scenario's units' names (a roster's where it names them), for the muster's line.
+    names: Mapping[str, LocalizedLabel] = field(default_factory=dict)
 
     def notice(self, state: CampaignState, language: str) -> Outcome | None:
         """What the game's link says of its mustering (None without rosters): each side's
@@ -89,13 +91,18 @@ class Mustering:
             for side, count in self.fielded.items()
         )
         chosen = translate("bot.campaign.roster.left_by_choice", language)
+
+        def name(unit: str) -> str:
+            return in_language(self.names[unit], language) if unit in self.names else unit
+
         behind = (
-            [f"{unit} ({chosen})" for unit in self.left]
+            [f"{name(unit)} ({chosen})" for unit in self.left]
             + [
-                f"{unit} ({translate('bot.campaign.roster.in_game', language, number=number)})"
+                f"{name(unit)} "
+                f"({translate('bot.campaign.roster.in_game', language, number=number)})"
                 for unit, number in self.held
             ]
-            + [f"{entry.id} ({_why_behind(entry, language)})" for entry in self.stayed]
+            + [f"{name(entry.id)} ({_why_behind(entry, language)})" for entry in self.stayed]
         )
         return Outcome.of(
             "bot.campaign.roster.mustered",
@@ -196,12 +203,25 @@ def mustering(
             if (entry := rosters[side].entry(unit) if side in rosters else None) is not None
         ),
         held=busy,
+        names=_unit_names(muster, scenario, units, rosters),
         entries={
             side: tuple(unit for unit in chosen if rosters[side].entry(unit) is not None)
             for side, chosen in fielded.items()
             if side in rosters
         },
     )
+
+
+def _unit_names(
+    muster: Muster, scenario: str, units: Mapping[str, Any], rosters: Mapping[str, Roster]
+) -> dict[str, LocalizedLabel]:
+    """The scenario's units' names, a roster's name where the roster has the unit (a roster
+    file may rename it)."""
+    names: dict[str, LocalizedLabel] = {}
+    for side in units:
+        for roster in (muster.roster_of(scenario, side), rosters.get(side)):
+            names.update({entry.id: entry.name for entry in roster.entries} if roster else {})
+    return names
 
 
 async def log_rosters_set(

@@ -190,10 +190,10 @@ async def test_a_second_game_linked_while_the_first_is_in_play(store) -> None:
     errors = await console.run(lines, interactive=False)
     text = out.getvalue()
     assert errors == 1, text  # the game with nobody to field
-    assert "us_rifle_1 (fighting in game 1), us_truck (fighting in game 1)" in text
+    assert "1st Rifle Platoon (fighting in game 1), GMC Truck (fighting in game 1)" in text
     assert "Game 3: side Americans would field no unit" in text
     assert "us_rifle_1 (1), us_rifle_2 (2)" in text
-    assert "de_panther (fighting in game 2)" in text  # game 3 in #4, after game 1's aftermath
+    assert "Panther (fighting in game 2)" in text  # game 3 in #4, after game 1's aftermath
     state = CampaignState.from_json((await store.load(1)).document)
     assert [entry.number for entry in state.games] == [1, 2, 3]
     assert "us_rifle_1" in state.game(3).fielded["us"]  # type: ignore[union-attr]

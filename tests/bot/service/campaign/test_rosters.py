@@ -23,6 +23,7 @@ from rules.core.dice import ScriptedDice as FacesDice
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE as REFEREE_SEAT
 from rules.core.seatview import Seat
+from rules.core.words import LocalizedLabel, in_language
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.bot.service.campaign.test_commands import (
     ANNA,
@@ -244,7 +245,9 @@ async def test_a_roster_file_is_loaded_shown_and_mustered(any_store: Any) -> Non
         CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST, leave="veterani"
     )
     # Every unit of the scenario left behind is said, with why: by choice, or its state.
-    assert "left behind: veterani (by choice), devastatori (dead);" in reply_text(linked)
+    assert "left behind: Veterans in Heavy Armour (by choice), Devastatori (dead);" in reply_text(
+        linked
+    )
     units = (await table.store.load(FIRST)).document["units"]
     assert units["squadra_tattica"]["models"] == 4
     assert units["squadra_tattica"]["weapons"] == {"fucile": 4, "lanciamissili": 1, "pistola": 1}
@@ -442,9 +445,12 @@ async def test_a_unit_in_a_game_in_play_is_not_fielded_by_another(any_store: Any
     [mustered] = [n for n in second.notices if n.key == "bot.campaign.roster.mustered"]
     line = dict(mustered.params)["left"]
     held = sorted(u for ids in FIELDED_FIRST.values() for u in ids)
-    assert line == ", ".join(f"{unit} (fighting in game 1)" for unit in _in_scenario_order(held))
+    assert line == ", ".join(
+        f"{in_language(_name_of(unit), 'en')} (fighting in game 1)"
+        for unit in _in_scenario_order(held)
+    )
     text = reply_text(second)
-    assert "squadra_tattica (fighting in game 1)" in text
+    assert "Tactical Squad (fighting in game 1)" in text and "squadra_tattica" not in text
     in_second = set(_pieces((await table.store.load(SECOND)).document))
     assert in_second == set(leave)
     state = await table.campaign()
@@ -468,7 +474,7 @@ async def test_a_unit_in_a_game_in_play_is_not_fielded_by_another(any_store: Any
     assert set(state.held_units()["legione"]) == set(units["legione"]) - FIELDED_FIRST["legione"]
     # Game 3, in game 1's channel: game 1's units at their roster strength, not game 2's.
     third = await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
-    assert "devastatori (fighting in game 2)" in reply_text(third)
+    assert "Devastators (fighting in game 2)" in reply_text(third)
     pieces = _pieces((await table.store.load(FIRST)).document)
     assert set(pieces) == {u for ids in FIELDED_FIRST.values() for u in ids}
     squad = legion.entry("squadra_tattica")
@@ -483,6 +489,17 @@ async def test_a_unit_in_a_game_in_play_is_not_fielded_by_another(any_store: Any
     assert replay(event_of(e.args[CAMPAIGN_ARG]) for e in events) == await table.campaign()
 
 
+def _name_of(unit: str) -> LocalizedLabel:
+    """A unit's name in the w40k4 ``avamposto`` scenario, in each of its languages."""
+    muster = get_ruleset("w40k4").muster
+    assert muster is not None
+    for side in ("legione", "predoni"):
+        entry = muster.roster_of("avamposto", side).entry(unit)
+        if entry is not None:
+            return entry.name
+    raise AssertionError(unit)
+
+
 def _in_scenario_order(held: list[str]) -> list[str]:
     units = get_ruleset("w40k4").muster.units("avamposto")  # type: ignore[union-attr]
     return [unit for side in units.values() for unit in side if unit in held]
@@ -491,18 +508,22 @@ def _in_scenario_order(held: list[str]) -> list[str]:
 @pytest.mark.parametrize(
     ("language", "said"),
     [
-        ("it", "squadra_tattica (in combattimento nella partita 1)"),
-        ("en", "squadra_tattica (fighting in game 1)"),
-        ("fr", "squadra_tattica (au combat dans la partie 1)"),
+        ("it", "Squadra tattica (in combattimento nella partita 1)"),
+        ("en", "Tactical Squad (fighting in game 1)"),
+        ("fr", "Escouade tactique (au combat dans la partie 1)"),
     ],
 )
 def test_the_muster_line_says_which_game_holds_a_unit(language: str, said: str) -> None:
     """A unit another game holds is on the muster's line beside those left by choice and
-    the dead, in the campaign's language."""
+    the dead, by its name in the campaign's language (a unit no roster names by its id)."""
     sides = {"legione": "Legione", "predoni": "Predoni"}
     state = replay([CampaignCreated(ruleset="w40k4", name="C", sides=sides, referee=REFEREE)])
     mustered = Mustering(
-        document={}, rosters_hash="0" * 64, left=("veterani",), held=(("squadra_tattica", 1),)
+        document={},
+        rosters_hash="0" * 64,
+        left=("veterani",),
+        held=(("squadra_tattica", 1),),
+        names={"squadra_tattica": _name_of("squadra_tattica")},
     )
     notice = mustered.notice(state, language)
     assert notice is not None
