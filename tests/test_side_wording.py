@@ -1,0 +1,93 @@
+"""A side's name is never a verb's subject in a text players read.
+
+Sides are named by their scenario, most often by a plural noun ("Allemands", "Tedeschi",
+"Germans"), sometimes by a singular one ("Axe", "Asse"): a verb agreeing with the name read
+wrong for one or the other ("Allemands doit encore lancer sa part"). Every text naming a
+side therefore makes "le camp" / "lo schieramento" the subject ("le camp {side} doit…"),
+or the side's part ("la part du camp {side} reste à lancer"), or names the side after a
+colon or a preposition, where nothing agrees with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from rules.core.i18n import LANGUAGES, catalogue, translate
+
+#: The placeholders that stand for a side's (or sides') name.
+_SIDE = r"\{(?:side|sides|own|lost_by|winner|waiting)\}"
+#: The words that make the name the subject of a verb that agrees with it, per language.
+_SUBJECT = {
+    "fr": re.compile(
+        rf"(?<!camp ){_SIDE} (?:doit|a|est|passe|lance|active|déclare|gagne|perd|choisit"
+        r"|remet|confirme|tient|joue)\b"
+    ),
+    "it": re.compile(
+        rf"(?<!schieramento ){_SIDE} (?:deve|ha|è|passa|tira|cede|attiva|dichiara|vince"
+        r"|perde|sceglie|conferma|tiene|gioca|muove)\b"
+        rf"|\b(?:[Aa]ttiva|[Ss]ceglie|[Dd]ichiara|[Vv]ince|[Pp]erde|tiene)(?: per primo)? "
+        rf"{_SIDE}"
+    ),
+    "en": re.compile(
+        rf"(?<!of )(?<!for )(?<!by ){_SIDE} (?:has|is|was|owes|rolls|still rolls|already rolled"
+        r"|moves|plays|takes|wins|loses|confirms|holds)\b"
+    ),
+}
+#: "sa part", "la sua parte", "its part": a possessive that would agree with the name.
+_POSSESSIVE = {
+    "fr": re.compile(r"\bsa part\b"),
+    "it": re.compile(r"\bla sua parte\b"),
+    "en": re.compile(r"\bits part\b|\bits roster\b|\bits first game\b"),
+}
+
+
+def _side_texts(language: str) -> Iterator[tuple[str, str]]:
+    for key, template in catalogue(language).items():
+        if re.search(_SIDE, template):
+            yield key, template
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_text_makes_a_side_name_the_subject_of_a_verb(language: str) -> None:
+    faults = [
+        f"{key}: {template}"
+        for key, template in _side_texts(language)
+        if _SUBJECT[language].search(template) or _POSSESSIVE[language].search(template)
+    ]
+    assert faults == []
+
+
+@pytest.mark.parametrize(
+    ("language", "side", "reads", "not_reads"),
+    [
+        ("fr", "Allemands", "la part du camp Allemands", "Allemands doit"),
+        ("it", "Tedeschi", "la parte dello schieramento Tedeschi", "Tedeschi deve"),
+        ("en", "Germans", "the part of Germans", "Germans still rolls"),
+    ],
+)
+def test_a_roll_owed_by_a_side_reads_right_for_a_plural_name(
+    language: str, side: str, reads: str, not_reads: str
+) -> None:
+    text = translate(
+        "bot.notice.owed_roll", language, title="Linea", side=side, number=2, link=""
+    )
+    assert reads in text and not_reads not in text
+
+
+@pytest.mark.parametrize(
+    ("language", "sides", "n", "reads"),
+    [
+        ("fr", "Allemands", 1, "La part du camp Allemands reste à lancer"),
+        ("fr", "Allemands et Alliés", 2, "Les parts des camps Allemands et Alliés restent"),
+        ("en", "Germans", 1, "The part of Germans is still to roll"),
+        ("it", "Tedeschi e Alleati", 2, "Le parti degli schieramenti Tedeschi e Alleati sono"),
+    ],
+)
+def test_the_sides_still_to_roll_agree_with_their_number(
+    language: str, sides: str, n: int, reads: str
+) -> None:
+    text = translate("bot.campaign.aftermath.next_side", language, sides=sides, n=n, number=3)
+    assert text.startswith(reads)
