@@ -91,3 +91,23 @@ def test_the_sides_still_to_roll_agree_with_their_number(
 ) -> None:
     text = translate("bot.campaign.aftermath.next_side", language, sides=sides, n=n, number=3)
     assert text.startswith(reads)
+
+
+@pytest.mark.parametrize(
+    ("key", "reads"),
+    [
+        ("bot.game.joined", "Vous avez rejoint le camp Alliés."),
+        ("bot.game.left", "Vous avez quitté le camp Alliés."),
+    ],
+)
+def test_french_names_a_joined_side_after_le_camp(key: str, reads: str) -> None:
+    """'Vous avez rejoint Alliés.': French wants an article a side's name does not carry."""
+    assert translate(key, "fr", side="Alliés") == reads
+
+
+def test_whose_turn_it_is_needs_no_elision_before_a_units_name() -> None:
+    """'C'est au tour de 1re escouade, pas de Équipe MG 42': 'de' before a vowel."""
+    text = translate(
+        "error.manovra.not_this_units_turn", "fr", next="1re escouade", unit="Équipe MG 42"
+    )
+    assert text == "C'est à 1re escouade d'agir, pas à Équipe MG 42."
