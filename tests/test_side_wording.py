@@ -71,9 +71,7 @@ def test_no_text_makes_a_side_name_the_subject_of_a_verb(language: str) -> None:
 def test_a_roll_owed_by_a_side_reads_right_for_a_plural_name(
     language: str, side: str, reads: str, not_reads: str
 ) -> None:
-    text = translate(
-        "bot.notice.owed_roll", language, title="Linea", side=side, number=2, link=""
-    )
+    text = translate("bot.notice.owed_roll", language, title="Linea", side=side, number=2, link="")
     assert reads in text and not_reads not in text
 
 
@@ -111,3 +109,31 @@ def test_whose_turn_it_is_needs_no_elision_before_a_units_name() -> None:
         "error.manovra.not_this_units_turn", "fr", next="1re escouade", unit="Équipe MG 42"
     )
     assert text == "C'est à 1re escouade d'agir, pas à Équipe MG 42."
+
+
+@pytest.mark.parametrize(
+    ("language", "key", "reads"),
+    [
+        ("fr", "victory.line.objective.held", "La ferme : aux mains du camp Axe, 4 points"),
+        ("fr", "victory.line.objective.empty", "La ferme : sans occupant, aucun point"),
+        (
+            "it",
+            "victory.line.objective.held",
+            "La fattoria: in mano allo schieramento Asse, 4 punti",
+        ),
+        ("it", "victory.line.objective.empty", "La fattoria: senza occupanti, nessun punto"),
+        ("fr", "bot.campaign.book.area", "La ferme : aux mains du camp Axe"),
+    ],
+)
+def test_a_held_place_reads_right_whatever_its_gender(language: str, key: str, reads: str) -> None:
+    """'La ferme : tenu par Axe': the participle agreed with no place in particular."""
+    place = "La ferme" if language == "fr" else "La fattoria"
+    text = translate(
+        key,
+        language,
+        objective=place,
+        area=place,
+        side="Axe" if language == "fr" else "Asse",
+        points=4,
+    )
+    assert text == reads.replace(" :", "\u202f:")
