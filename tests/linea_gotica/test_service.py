@@ -470,28 +470,25 @@ async def test_a_weapon_the_unit_does_not_carry_is_refused_with_its_own_weapons(
     await table(ANNA, "turn.next")
     await table(BRUNO, "turn.next")
     await table(ANNA, "move", unit="squadra_1", kind="normale", distance=14)
-    typo = await table.refused(
-        BRUNO,
-        "fire",
-        "error.linea_gotica.no_such_weapon",
-        unit="gruppe",
-        target="squadra_1",
-        distance=30,
-        weapon="mg24",
-    )
-    assert isinstance(typo, UnknownName) and typo.suggested[0] == "MG 42 (bipiede)"
+
+    async def gruppe_fires(weapon: str) -> UnknownName:
+        refusal = await table.refused(
+            BRUNO,
+            "fire",
+            "error.linea_gotica.no_such_weapon",
+            unit="gruppe",
+            target="squadra_1",
+            distance=30,
+            weapon=weapon,
+        )
+        assert isinstance(refusal, UnknownName)
+        return refusal
+
+    typo = await gruppe_fires("mg24")
+    assert typo.suggested[0] == "MG 42 (bipiede)"
     english = typo.localized("en")
     assert english.startswith("Gruppe Müller has no weapon «mg24» (it has: MP 40, MG 42 (bipod)")
     assert english.endswith("The closest name: MG 42 (bipod). Did you mean it?"), english
     # The farmhouse's tripod MG 42 is another unit's: never offered for the Gruppe.
-    other = await table.refused(
-        BRUNO,
-        "fire",
-        "error.linea_gotica.no_such_weapon",
-        unit="gruppe",
-        target="squadra_1",
-        distance=30,
-        weapon="mg42_lafette",
-    )
-    assert isinstance(other, UnknownName)
+    other = await gruppe_fires("mg42_lafette")
     assert "MG 42 (treppiede)" not in other.suggested and "tripod" not in other.localized("en")
