@@ -238,7 +238,7 @@ def test_fire_phase_goes_by_quality_class_and_is_simultaneous_within_one(game):
     game.to_phase(Phase.FIRE)
     # Elite: only the observer; the Reds have no Elite (done at once)
     assert game.state.fire_class == 0 and game.state.done == ["rossi"]
-    game.refused(
+    out_of_class = game.refused(
         "error.linea_gotica.not_this_class",
         "fire",
         "blu",
@@ -246,6 +246,10 @@ def test_fire_phase_goes_by_quality_class_and_is_simultaneous_within_one(game):
         target="nemici",
         distance=30,
     )
+    # The class by its name in the reader's language ("Class elite acts now": its id).
+    assert out_of_class.localized("en").startswith("Class Elite acts now, not ")
+    assert out_of_class.localized("it").startswith("Ora agisce la classe Elite, non ")
+    assert out_of_class.localized("fr").startswith("C'est à la classe Élite d'agir, pas à ")
     game("turn.next", "blu")
     assert game.state.fire_class == 1  # Veterani: sappers and tank
     game("turn.next", "blu")
