@@ -351,10 +351,9 @@ class GameState(_State):
     positions: dict[str, Point] = Field(default_factory=dict)
     marks: list[Overlay] = Field(default_factory=list)
     """The last action's marks for the picture: line of fire, deviation arrow, blasts."""
-    marks_of: list[str] | None = None
+    marks_of: list[str] = Field(default_factory=list)
     """The units the last action's lines and arrows are of (a mover; a firer and its target):
-    a seat that may not see one of them is not shown them. None in a game saved before it
-    was kept: a line or arrow with an end where a unit hidden from the seat stands is not."""
+    a seat that may not see one of them is not shown them."""
     victory: VictoryRecord = Field(default_factory=VictoryRecord)
     """Added with issue 25 (format 6): the victory conditions, and the result once over."""
 
