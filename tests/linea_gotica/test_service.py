@@ -207,7 +207,9 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
     assert ("linea_gotica.mod.radio", 1) in named
     assert all(key != "linea_gotica.mod.quality_modifier" for key, _ in named)
     assert reply.notices[0].code.startswith("linea_gotica.mission.contacted(marker=m1")
-    reply = await table(ANNA, "turn.next")
+    await table(ANNA, "turn.next")
+    # The Germans hide units: every class step waits for them too (docs/linea_gotica.md).
+    reply = await table(BRUNO, "turn.next")
     assert reply.notices[-1].code == "linea_gotica.turn.fire_class(quality=regolari)"
 
     # Regolari: the MG nest fires from the farmhouse, which the Sherman covers: the covering
@@ -236,6 +238,10 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
     assert status.status.awaiting == "alleati"
     reply = await table(ANNA, "morale", [1] * 7, unit="squadra_1")
     assert codes(reply) == ["linea_gotica.morale.passed"] * 7
+    assert reply.notices[-1].code == "linea_gotica.turn.fire_class(quality=reclute)"
+    reply = await table(BRUNO, "turn.next")  # the Germans pass the classes of nobody in sight
+    assert reply.notices[-1].code == "linea_gotica.turn.fire_class(quality=marmaglia)"
+    reply = await table(BRUNO, "turn.next")
     assert reply.notices[-1].code == "linea_gotica.turn.phase(turn=1,phase=osservazione_tiro)"
     reply = await table(ANNA, "turn.next")
     reply = await table(BRUNO, "turn.next")
@@ -261,7 +267,9 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
     assert reply.notices[0].code == (
         "linea_gotica.mission.ranged(marker=m1,point=casolare (4 cm lungo + 6 cm destra))"
     )
-    await pass_steps(table, ANNA, BRUNO, ANNA, BRUNO, ANNA, BRUNO)
+    # Veterani and Regolari, then Reclute and Marmaglia for the Germans (who hide units),
+    # then the observation.
+    await pass_steps(table, ANNA, BRUNO, ANNA, BRUNO, BRUNO, BRUNO, ANNA, BRUNO)
 
     # Turn 3: fire for effect, then the blast on the MG nest (in cover, 81 mm: 4 at short).
     await table(ANNA, "turn.next", [9, 2])

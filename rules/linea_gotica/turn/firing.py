@@ -395,6 +395,7 @@ def _measured_command(
             f"{unit.id} → {target.id} {field.cm(distance)} cm",
         )
     ]
+    state.marks_of = [unit.id, target.id]
     return command.model_copy(update={"distance_cm": distance})
 
 
