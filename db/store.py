@@ -74,9 +74,13 @@ MAX_RECORD_CHARS = 64 * 1024
 def _served(context: CommandContext, held: HeldDocument | None) -> CommandContext:
     """A kept context as a full read gives it: its document a fresh object parsed from the
     text that read verified (the caller may change its copy), or the caller's own when it
-    holds that very head's (``held``), no earlier event."""
+    holds that very head's (``held``) or one of the same stored text (the head moved by a
+    write that left the document as it was), no earlier event."""
     record = context.record
-    if held is not None and (held.version, held.head_hash) == (record.version, record.head_hash):
+    if held is not None and (
+        (held.version, held.head_hash) == (record.version, record.head_hash)
+        or (held.text is not None and held.text == record.document_text)
+    ):
         document = held.document
     else:
         document = parse_kept(record.document_text or "")

@@ -40,7 +40,7 @@ from bot.service.requests import Request, seat_among
 from bot.service.stored.seat_names import seat_names
 from bot.service.stored.table import TableContext, open_table
 from db.errors import GameNotFound
-from db.models import EventRecord, GameRecord
+from db.models import EventRecord, GameRecord, HeldDocument
 from rules.campaign.events import event_of
 from rules.campaign.state import CampaignState, Standing, standings
 from rules.campaign.story import CampaignMap
@@ -175,7 +175,9 @@ class CampaignPage:
 @dataclass(frozen=True, slots=True)
 class _KeptGame:
     ruleset: str
-    text: str
+    #: The document as stored (its text, and as the store read it), at the last head read.
+    held: HeldDocument
+    #: The document migrated to the current format, and the game loaded from it.
     document: Mapping[str, Any]
     game: Loaded
 
@@ -185,7 +187,8 @@ class PageGames:
     as stored: every seat's page and picture at a head read one validated state, and a new
     head whose document is the same text (a seat taken, a deadline, a roll that changed
     nothing) reads the same state, with the seats' views it already computed (each part of a
-    view is computed once: `rules.core.seatview.SeatView`).
+    view is computed once: `rules.core.seatview.SeatView`). The store is given the kept
+    document (`held`): a head of the same text is served with it, not parsed again.
 
     Safe by its key: the views are the rules' pure functions of the document and the seat,
     and the text is the whole document; what a page shows beside them (who sits where, the
@@ -205,30 +208,37 @@ class PageGames:
         """``record``'s document (migrated to the current format) and the game loaded from
         it: the one kept when its stored text is the kept one's."""
         channel, text = record.channel_id, record.document_text
-        kept = self._kept.get(channel)
-        if kept is not None and text == kept.text and record.ruleset == kept.ruleset:
-            self._kept.move_to_end(channel)
-            return kept.document, kept.game
-        rules = services.rules(record.ruleset)
-        document = rules.document_format.upgrade(record.document)
-        game = rules.load(document)
-        self._kept.pop(channel, None)
-        if text is not None:
-            self._kept[channel] = _KeptGame(record.ruleset, text, document, game)
+        kept = self._kept.pop(channel, None)
+        if kept is not None and text == kept.held.text and record.ruleset == kept.ruleset:
+            document, game = kept.document, kept.game
+        else:
+            rules = services.rules(record.ruleset)
+            document = rules.document_format.upgrade(record.document)
+            game = rules.load(document)
+        if text is not None and record.head_hash is not None:
+            stored = HeldDocument(record.version, record.head_hash, record.document, text)
+            self._kept[channel] = _KeptGame(record.ruleset, stored, document, game)
             while len(self._kept) > self._limit:
                 self._kept.popitem(last=False)
         return document, game
+
+    def held(self, channel: int) -> HeldDocument | None:
+        """The channel's document as stored, for the store's next read of it."""
+        kept = self._kept.get(channel)
+        return None if kept is None else kept.held
 
     def clear(self) -> None:
         """Forget every game."""
         self._kept.clear()
 
 
-async def game_context(services: Services, channel: int) -> TableContext:
+async def game_context(
+    services: Services, channel: int, held: HeldDocument | None = None
+) -> TableContext:
     """The game of ``channel`` with its seats (one round trip): the page's head, and who
-    sits where now."""
+    sits where now (its document ``held``'s when the store finds it the same: `PageGames`)."""
     try:
-        context = await open_table(services.store, channel)
+        context = await open_table(services.store, channel, held=held)
     except GameNotFound:
         raise NotFound(channel) from None
     if context.record.is_campaign:

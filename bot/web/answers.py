@@ -147,7 +147,7 @@ class PageBuilder:
     async def _picture(self, link: Link) -> tuple[str, Callable[[], Awaitable[Rendered | None]]]:
         services = self.services
         if link.kind == "game":
-            context = await game_context(services, link.channel)
+            context = await game_context(services, link.channel, self._games.held(link.channel))
             tag = etag("map", context.record.head_hash, link, context.record.language)
             shared = ("map", seat_of(context, link))
             at = (link.channel, context.record.head_hash)
@@ -196,7 +196,7 @@ class PageBuilder:
         services = self.services
         # One round trip: the head, the seats and the deadlines (a deadline set or passed
         # changes the page without a new event: its records are in the tag too).
-        context = await game_context(services, link.channel)
+        context = await game_context(services, link.channel, self._games.held(link.channel))
         record = context.record
         extra = repr((context.deadlines, context.pace_hours, context.members))
         shared = ("game", seat_of(context, link), page, extra)

@@ -95,6 +95,39 @@ async def test_a_document_the_caller_holds_is_served_on_its_head_only(
         assert seen.record.document == sample_document(7) and seen.record.document is not mine
 
 
+async def test_a_document_held_with_its_text_is_served_on_any_head_of_that_text(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The web pages keep the document they read with its stored text (bot/service/pages.py,
+    `PageGames`): a head another process moved without changing the document (a seat, a
+    deadline) is served with the caller's document, not parsed again; a head of another text
+    is parsed as always."""
+    store_module = importlib.import_module("db.store")
+    parsed: list[str] = []
+    parse = store_module.parse_kept
+    monkeypatch.setattr(store_module, "parse_kept", lambda text: parsed.append(text) or parse(text))
+    async with await SqliteStore.open(db_path) as store, await SqliteStore.open(db_path) as other:
+        await new_game(store, CHANNEL)
+        first = await store.open_command(CHANNEL)
+        record = first.record
+        assert record.head_hash is not None and record.document_text is not None
+        mine = dict(record.document)
+        held = HeldDocument(record.version, record.head_hash, mine, record.document_text)
+        await other.commit(CHANNEL, 1, record.document, NewEvent(verb="x", interaction_id="o"))
+        moved = await store.open_command(CHANNEL, held=held)  # the full read of the new head
+        assert moved.record.version == 2 and moved.record.document == mine
+        parsed.clear()
+        again = await store.open_command(CHANNEL, held=held)  # the head it keeps: no parse
+        assert again.record.document is mine and again.record.version == 2 and parsed == []
+        without_text = HeldDocument(record.version, record.head_hash, mine)
+        assert (await store.open_command(CHANNEL, held=without_text)).record.document is not mine
+        assert len(parsed) == 1
+        await other.commit(CHANNEL, 2, sample_document(7), NewEvent(verb="y", interaction_id="p"))
+        await store.open_command(CHANNEL)  # the new head read in full, then kept
+        changed = await store.open_command(CHANNEL, held=held)
+        assert changed.record.document == sample_document(7) and changed.record.document is not mine
+
+
 async def test_another_store_s_write_is_seen_by_the_next_command(
     backend: Backend, full_reads: list[int]
 ) -> None:
