@@ -595,14 +595,10 @@ def verify_forward(
     replay from the snapshot below the verified head (a game whose patches are small against
     its document keeps few snapshots). ``snapshots`` receives the anchor events' hashes.
     Returns the hash of event ``last``; `ChainBroken` at the first bad version."""
-    first = base.head.seq + 1
-    try:
-        current = parse_canonical(base.text)
-    except (TypeError, ValueError, RecursionError) as error:  # verified: not expected
-        raise ChainBroken(channel_id, base.head.seq, STATE_UNREADABLE) from error
+    # The verified head's document is parsed only if a new version's patch changes it.
     previous, _, _ = _walk(
-        channel_id, first, last, (events, full, patches), timestamp,
-        start=(base.head.hash, current), upto=last, head=last, snapshots=snapshots,
+        channel_id, base.head.seq + 1, last, (events, full, patches), timestamp,
+        start=(base.head.hash, None), upto=last, head=last, snapshots=snapshots,
         continued=True, salt=salt, start_text=base.text,
     )  # fmt: skip
     return previous
@@ -629,7 +625,7 @@ def _walk(
 
     ``rows`` are the span's event rows, whole documents and patches; ``start`` the hash
     the first event links to and the version before it parsed (None when unknown: a span
-    anchored further on), ``start_text`` that version's canonical text if known;
+    anchored further on; that version None when ``start_text``, its canonical text, is given);
     ``continued``: the first version is rebuilt from that parsed
     version by its patch rather than read whole; ``every_state`` false: only version
     ``upto``'s state is hashed. Returns the hash of event ``last``, the last version
@@ -701,7 +697,8 @@ def _check_state(
     parsed (what the next patch applies to) and its ``(status, canonical text)``. A patch's
     result on the way to the version asked for (``hashed`` false) is rebuilt, not hashed:
     ``("", "")``. ``current_text``: the canonical text of ``current``, if known (an empty
-    patch's result is then hashed as that text, not serialized again)."""
+    patch's result is then hashed as that text, not serialized again; ``current`` may then
+    be None, parsed from that text only when a patch changes it)."""
     if first:
         if kept is None:
             raise ChainBroken(channel_id, version, FULL_MISSING)
@@ -718,6 +715,8 @@ def _check_state(
     if step is not None and not first:
         try:
             patch = patch_from_json(step[2])
+            if current is None and current_text is not None and (patch or not hashed):
+                current = parse_canonical(current_text)  # the previous version, when needed
             current = apply_patch(current, patch)
             if not hashed:
                 return current, ("", "")

@@ -446,13 +446,14 @@ async def test_versions_that_left_the_document_as_it_was_are_hashed_without_seri
 ) -> None:
     """A seat taken, a deadline set: a write whose patch is empty. Verifying such versions
     forward from the kept head hashes the text already known instead of serializing the
-    document again (the web pages' process verifies every head the bot moves); a version
-    whose empty patch hides a change is refused all the same."""
+    document again, nor parsing the kept head's (the web pages' process verifies every head
+    the bot moves); a version whose empty patch hides a change is refused all the same."""
     serialized: list[int] = []
-    serialize = chain.canonical_json_of_parsed
+    serialize, parse = chain.canonical_json_of_parsed, chain.parse_canonical
     monkeypatch.setattr(
         chain, "canonical_json_of_parsed", lambda value: serialized.append(1) or serialize(value)
     )
+    monkeypatch.setattr(chain, "parse_canonical", lambda text: serialized.append(2) or parse(text))
     first, second = await two_processes_apart(backend)
     async with first, second:
         await second.load(TAMPERED)
