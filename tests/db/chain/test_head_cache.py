@@ -100,8 +100,8 @@ async def test_a_document_held_with_its_text_is_served_on_any_head_of_that_text(
 ) -> None:
     """The web pages keep the document they read with its stored text (bot/service/pages.py,
     `PageGames`): a head another process moved without changing the document (a seat, a
-    deadline) is served with the caller's document, not parsed again; a head of another text
-    is parsed as always."""
+    deadline) is served with the caller's document, not parsed again, by the full read that
+    verifies it and by the reads after it; a head of another text is parsed as always."""
     store_module = importlib.import_module("db.store")
     parsed: list[str] = []
     parse = store_module.parse_kept
@@ -115,7 +115,7 @@ async def test_a_document_held_with_its_text_is_served_on_any_head_of_that_text(
         held = HeldDocument(record.version, record.head_hash, mine, record.document_text)
         await other.commit(CHANNEL, 1, record.document, NewEvent(verb="x", interaction_id="o"))
         moved = await store.open_command(CHANNEL, held=held)  # the full read of the new head
-        assert moved.record.version == 2 and moved.record.document == mine
+        assert moved.record.version == 2 and moved.record.document is mine
         parsed.clear()
         again = await store.open_command(CHANNEL, held=held)  # the head it keeps: no parse
         assert again.record.document is mine and again.record.version == 2 and parsed == []
