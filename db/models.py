@@ -354,11 +354,14 @@ class CommandContext:
 @dataclass(frozen=True, slots=True)
 class HeldDocument:
     """A game's document its caller already holds, and the head it is the document of
-    (`GameStore.open_command`: a game read on that very head is served with it)."""
+    (`GameStore.open_command`: a game read on that very head is served with it, and so is
+    one read on any head whose stored text is ``text``, when the caller gives it)."""
 
     version: int
     head_hash: str
     document: JsonObject
+    #: The document's text as stored (`GameRecord.document_text`), if the caller kept it.
+    text: str | None = None
 
 
 EXPORT_FORMAT = "arbitro.export/1"

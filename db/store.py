@@ -74,9 +74,13 @@ MAX_RECORD_CHARS = 64 * 1024
 def _served(context: CommandContext, held: HeldDocument | None) -> CommandContext:
     """A kept context as a full read gives it: its document a fresh object parsed from the
     text that read verified (the caller may change its copy), or the caller's own when it
-    holds that very head's (``held``), no earlier event."""
+    holds that very head's (``held``) or one of the same stored text (the head moved by a
+    write that left the document as it was), no earlier event."""
     record = context.record
-    if held is not None and (held.version, held.head_hash) == (record.version, record.head_hash):
+    if held is not None and (
+        (held.version, held.head_hash) == (record.version, record.head_hash)
+        or (held.text is not None and held.text == record.document_text)
+    ):
         document = held.document
     else:
         document = parse_kept(record.document_text or "")
@@ -293,7 +297,7 @@ class CoreStore(ABC):
                 continue
             kept = self.head_cache.get(channel_id)
             if kept is None:
-                return await self._read_in_full(channel_id, interaction, None)
+                return await self._read_in_full(channel_id, interaction, None, held)
             counter, retried = await self._run(
                 partial(games.probe, self.dialect, interaction),
                 "read",
@@ -312,13 +316,18 @@ class CoreStore(ABC):
             # Another connection wrote: a head it moved is verified forward from the kept
             # head's document, not from the snapshot below it (`db.core.verify`).
             self.head_cache.forget(channel_id)
-            return await self._read_in_full(channel_id, interaction, kept.state)
+            return await self._read_in_full(channel_id, interaction, kept.state, held)
 
     async def _read_in_full(
-        self, channel_id: int, interaction: str | None, base: VerifiedState | None
+        self,
+        channel_id: int,
+        interaction: str | None,
+        base: VerifiedState | None,
+        held: HeldDocument | None = None,
     ) -> CommandContext:
         """`open_command`'s full read (the head moved by another connection verified from
-        ``base``, when given), kept for the next callers; the callers meanwhile wait."""
+        ``base``, when given; a document of ``held``'s text not parsed again), kept for the
+        next callers; the callers meanwhile wait."""
         flight = self._full_reads[channel_id] = asyncio.Event()
         try:
             await self._verify_long_history(channel_id)
@@ -332,6 +341,7 @@ class CoreStore(ABC):
                         interaction,
                         self.verified_chains,
                         base,
+                        held,
                     ),
                     "read",
                     channel_id,

@@ -167,8 +167,14 @@ def table_reading(table: TableRead, language: str) -> str:
 
 
 def effect_text(ruleset: str, effect: Effect, language: str) -> str:
-    """One state effect as a short localized phrase."""
-    target = f"[{effect.target}] " if effect.target else ""
+    """One state effect as a short localized phrase, after the name of what it falls on
+    ("Dévastateurs, 1 tué"); an effect stored before effects carried names shows its
+    target's id."""
+    target = ""
+    if effect.name is not None:
+        target = f"{value_text(ruleset, effect.name, language)}, "
+    elif effect.target:
+        target = f"[{effect.target}] "
     if effect.kind is EffectKind.CASUALTIES:
         if effect.amount is None:
             return target + translate("render.all_casualties", language)

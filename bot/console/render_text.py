@@ -61,6 +61,10 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
         tokens = ", ".join(f"{sides[s]} {n}" for s, n in view.tokens.items())
         header += translate("bot.status.tokens", language, tokens=tokens)
     lines = [f"## {in_language(view.title, language)}", header]
+    # Columns at least as wide as before, wider when a name would run into the next column
+    # (French and English names are often longer than the Italian ones).
+    id_width = max([16, *(len(u.id) for u in view.units)])
+    name_width = max([22, *(len(in_language(u.name, language)) for u in view.units)])
     for side, name in sides.items():
         lines.append(f"[{name}]")
         for unit in (u for u in view.units if u.side == side):
@@ -71,7 +75,7 @@ def status_text(view: StatusView, ruleset: str, language: str) -> str:
             # the reader's language, never its id.
             place = value_text(ruleset, unit.place, language) if unit.place else ""
             lines.append(
-                f"  {unit.id:<16} {name:<22} {unit.models}/{unit.initial_models}"
+                f"  {unit.id:<{id_width}} {name:<{name_width}} {unit.models}/{unit.initial_models}"
                 f"  {place}{'  [' + statuses + ']' if statuses else ''}{done}"
             )
     lines += [f"• {notice_text(ruleset, note, language)}" for note in view.notes]

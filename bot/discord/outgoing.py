@@ -136,7 +136,14 @@ def safe_resolution(resolution: Resolution) -> Resolution:
         )
         for step in resolution.steps
     )
-    effects = tuple(replace(e, params=_safe_params(e.params)) for e in resolution.effects)
+    effects = tuple(
+        replace(
+            e,
+            params=_safe_params(e.params),
+            name=None if e.name is None else safe_name(e.name),
+        )
+        for e in resolution.effects
+    )
     outcome = safe_outcome(resolution.outcome)
     return replace(resolution, outcome=outcome, steps=steps, effects=effects)
 

@@ -16,8 +16,10 @@ does.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.service import views
 from bot.service.campaign.export import map_view
@@ -38,7 +40,7 @@ from bot.service.requests import Request, seat_among
 from bot.service.stored.seat_names import seat_names
 from bot.service.stored.table import TableContext, open_table
 from db.errors import GameNotFound
-from db.models import EventRecord
+from db.models import EventRecord, GameRecord, HeldDocument
 from rules.campaign.events import event_of
 from rules.campaign.state import CampaignState, Standing, standings
 from rules.campaign.story import CampaignMap
@@ -55,6 +57,7 @@ from rules.campaign.text import (
 from rules.core.battlefield import MapView
 from rules.core.caches import BoundedCache
 from rules.core.seatview import SPECTATOR, Seat, UnitLine
+from rules.core.surface import Loaded
 from rules.core.words import names_in, spelled_in
 from rules.render import Described, describe_reply
 
@@ -65,6 +68,9 @@ CAMPAIGN_LOG_EVENTS = 200
 _READ_PAGE = 500
 #: Log lines put in words, by event and reader (`_log_entries`): a few pages of many games.
 LOG_LINES_REMEMBERED = 4096
+#: Games whose validated state the pages keep (`PageGames`), one per channel: each 40–150
+#: KB for the bundled scenarios with its seats' views, and its document's stored text.
+GAMES_KEPT = 32
 
 
 class NotFound(LookupError):
@@ -166,11 +172,73 @@ class CampaignPage:
     log: list[str]
 
 
-async def game_context(services: Services, channel: int) -> TableContext:
+@dataclass(frozen=True, slots=True)
+class _KeptGame:
+    ruleset: str
+    #: The document as stored (its text, and as the store read it), at the last head read.
+    held: HeldDocument
+    #: The document migrated to the current format, and the game loaded from it.
+    document: Mapping[str, Any]
+    game: Loaded
+
+
+class PageGames:
+    """The games the pages have validated, one per channel, kept by their document's text
+    as stored: every seat's page and picture at a head read one validated state, and a new
+    head whose document is the same text (a seat taken, a deadline, a roll that changed
+    nothing) reads the same state, with the seats' views it already computed (each part of a
+    view is computed once: `rules.core.seatview.SeatView`). The store is given the kept
+    document (`held`): a head of the same text is served with it, not parsed again.
+
+    Safe by its key: the views are the rules' pure functions of the document and the seat,
+    and the text is the whole document; what a page shows beside them (who sits where, the
+    game's status, the log) is read from the store at each head. A page's work runs in its
+    channel's turn on the pages' own workers (`bot.service.workers`), so no two jobs read one
+    state at once; a builder of pages keeps its own (`bot.web.answers.PageBuilder`). At most
+    ``limit`` games, the least recently read first out. Used on the event loop only."""
+
+    def __init__(self, limit: int = GAMES_KEPT) -> None:
+        self._kept: OrderedDict[int, _KeptGame] = OrderedDict()
+        self._limit = limit
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def read(self, services: Services, record: GameRecord) -> tuple[Mapping[str, Any], Loaded]:
+        """``record``'s document (migrated to the current format) and the game loaded from
+        it: the one kept when its stored text is the kept one's."""
+        channel, text = record.channel_id, record.document_text
+        kept = self._kept.pop(channel, None)
+        if kept is not None and text == kept.held.text and record.ruleset == kept.ruleset:
+            document, game = kept.document, kept.game
+        else:
+            rules = services.rules(record.ruleset)
+            document = rules.document_format.upgrade(record.document)
+            game = rules.load(document)
+        if text is not None and record.head_hash is not None:
+            stored = HeldDocument(record.version, record.head_hash, record.document, text)
+            self._kept[channel] = _KeptGame(record.ruleset, stored, document, game)
+            while len(self._kept) > self._limit:
+                self._kept.popitem(last=False)
+        return document, game
+
+    def held(self, channel: int) -> HeldDocument | None:
+        """The channel's document as stored, for the store's next read of it."""
+        kept = self._kept.get(channel)
+        return None if kept is None else kept.held
+
+    def clear(self) -> None:
+        """Forget every game."""
+        self._kept.clear()
+
+
+async def game_context(
+    services: Services, channel: int, held: HeldDocument | None = None
+) -> TableContext:
     """The game of ``channel`` with its seats (one round trip): the page's head, and who
-    sits where now."""
+    sits where now (its document ``held``'s when the store finds it the same: `PageGames`)."""
     try:
-        context = await open_table(services.store, channel)
+        context = await open_table(services.store, channel, held=held)
     except GameNotFound:
         raise NotFound(channel) from None
     if context.record.is_campaign:
@@ -186,8 +254,11 @@ def seat_of(context: TableContext, link: Link) -> Seat:
     return seat_among(request, context.members)
 
 
-def _call(services: Services, context: TableContext, link: Link, **options: object) -> GameCall:
-    """A read-only call of ``link``'s reader, seated as the store says now."""
+def _call(
+    services: Services, games: PageGames, context: TableContext, link: Link, **options: object
+) -> GameCall:
+    """A read-only call of ``link``'s reader, seated as the store says now, on the game
+    ``games`` keep for its document."""
     record = context.record
     request = Request(
         channel_id=record.channel_id,
@@ -198,21 +269,20 @@ def _call(services: Services, context: TableContext, link: Link, **options: obje
     )
     seat = seat_of(context, link)
     rules = services.rules(record.ruleset)
-    document = rules.document_format.upgrade(record.document)
-    return GameCall(request, services, TABLE, context, rules, document, seat)
+    document, game = games.read(services, record)
+    return GameCall(request, services, TABLE, context, rules, document, seat, kept=game)
 
 
 async def game_page(
-    services: Services, context: TableContext, link: Link, page: int | None
+    services: Services, games: PageGames, context: TableContext, link: Link, page: int | None
 ) -> GamePage:
     """The game of ``context`` as ``link``'s reader may see it, with the log's page
-    ``page`` (the last when None)."""
-    call = _call(services, context, link)
+    ``page`` (the last when None); its state read from ``games``."""
+    call = _call(services, games, context, link)
     record = context.record
     status = await views.status(call)
     assert isinstance(status, StatusReply)
-    rules = services.ruleset(record.ruleset).rules
-    units = await services.off_loop(lambda: rules.view(call.document, call.seat).status.units)
+    units = await services.off_loop(lambda: call.game.view(call.seat).status.units)
     pages = max(1, math.ceil(record.version / LOG_PAGE))
     shown = pages if page is None else min(max(page, 1), pages)
     reader = views.reader_of(call, context)
@@ -282,12 +352,14 @@ class GameMap:
     public: bool
 
 
-async def game_map(services: Services, context: TableContext, link: Link) -> GameMap | None:
+async def game_map(
+    services: Services, games: PageGames, context: TableContext, link: Link
+) -> GameMap | None:
     """The table as ``link``'s reader may see it (``/map``: the channel's for a spectator,
-    ``/map mine`` for a seat); None without a battlefield."""
-    call = _call(services, context, link)
+    ``/map mine`` for a seat); None without a battlefield. Its state read from ``games``."""
+    call = _call(services, games, context, link)
     mine = call.seat.seated
-    call = _call(services, context, link, mine=mine) if mine else call
+    call = _call(services, games, context, link, mine=mine) if mine else call
     reply = await views.show_map(call)
     assert isinstance(reply, StatusReply)
     if reply.map_view is None:
@@ -407,6 +479,7 @@ __all__ = [
     "GamePage",
     "LogEntry",
     "NotFound",
+    "PageGames",
     "campaign_map",
     "campaign_page",
     "campaign_record",

@@ -112,9 +112,12 @@ def referee_gone(referees: Sequence[Member], events: Sequence[EventRecord], now:
     return now - last >= TAKEOVER_AFTER
 
 
-def _reply(call: GameCall) -> Reply:
+def _reply(call: GameCall, head_hash: str | None = None) -> Reply:
+    """The reply to a seat command, carrying the chain's head after it (``head_hash``, the
+    seat event's hash, when the command logged one)."""
     record = call.record
-    return Reply(language=record.language, ruleset=record.ruleset, head_hash=record.head_hash)
+    head = head_hash or record.head_hash
+    return Reply(language=record.language, ruleset=record.ruleset, head_hash=head)
 
 
 async def _note_name(call: GameCall) -> None:
@@ -125,9 +128,9 @@ async def _note_name(call: GameCall) -> None:
     )
 
 
-async def _log_seat(call: GameCall, verb: str, **args: Any) -> None:
+async def _log_seat(call: GameCall, verb: str, **args: Any) -> str:
     """Log a seat change in the game's chain (the document unchanged): the log and the
-    export tell who sat where, and when."""
+    export tell who sat where, and when. Returns the chain's new head (the reply shows it)."""
     request = call.request
     record = await call.store.load(request.channel_id)
     event = seat_event(request, verb, **args)
@@ -140,7 +143,8 @@ async def _log_seat(call: GameCall, verb: str, **args: Any) -> None:
         if preparer is None or text is None
         else preparer.unchanged(request.channel_id, text)
     )
-    await call.store.commit(request.channel_id, record.version, document, event)
+    committed = await call.store.commit(request.channel_id, record.version, document, event)
+    return committed.event.hash
 
 
 async def join(call: GameCall) -> Reply:
@@ -170,7 +174,7 @@ async def join(call: GameCall) -> Reply:
             await note_consent(
                 call.store, request.channel_id, Consent(request.user_id, side, "request")
             )
-            await _log_seat(call, SEAT_REQUEST, side=side)
+            reply.head_hash = await _log_seat(call, SEAT_REQUEST, side=side)
             reply.notices.append(Outcome.of("bot.seats.requested", side=sides[side]))
             return reply
         await drop_consent(call.store, request.channel_id, request.user_id)
@@ -178,7 +182,7 @@ async def join(call: GameCall) -> Reply:
     if role == "player":
         await note_held_side(call.store, request.channel_id, request.user_id, side)
     await _note_name(call)
-    await _log_seat(call, SEAT_JOIN, user=request.user_id, side=side)
+    reply.head_hash = await _log_seat(call, SEAT_JOIN, user=request.user_id, side=side)
     reply.notices.append(Outcome.of("bot.game.joined", side=sides[side]))
     return reply
 
@@ -191,9 +195,9 @@ async def leave(call: GameCall) -> Reply:
     if not seat.seated:
         raise ServiceError("error.service.join_first")
     await call.store.remove_member(request.channel_id, request.user_id)
-    await _log_seat(call, SEAT_LEAVE, user=request.user_id)
+    head = await _log_seat(call, SEAT_LEAVE, user=request.user_id)
     sides = call.rules.sides(call.document)
-    reply = _reply(call)
+    reply = _reply(call, head)
     reply.notices.append(
         Outcome.of("bot.game.left", side=sides.get(seat.side or "", seat.side or "—"))
     )
@@ -222,8 +226,8 @@ async def take_over(call: GameCall) -> Reply:
         await store.add_member(channel, member.user_id, side=None, role="player")
     await store.add_member(channel, request.user_id, side=None, role="referee")
     await _note_name(call)
-    await _log_seat(call, SEAT_REFEREE, user=request.user_id)
-    reply = _reply(call)
+    head = await _log_seat(call, SEAT_REFEREE, user=request.user_id)
+    reply = _reply(call, head)
     reply.notices.append(Outcome.of("bot.seats.took_over", user=mention(request.user_id)))
     return reply
 
@@ -235,8 +239,8 @@ async def bind(call: GameCall) -> Reply:
     bound = side_named(sides, request.options.get("side"))
     role_id = role_option(request.options)
     await bind_side(call.store, request.channel_id, bound, role_id)
-    await _log_seat(call, SEAT_BIND, side=bound, role=role_id)
-    reply = _reply(call)
+    head = await _log_seat(call, SEAT_BIND, side=bound, role=role_id)
+    reply = _reply(call, head)
     reply.notices.append(
         Outcome.of("bot.seats.bound", side=sides[bound], role=f"<@&{role_id}>")
         if role_id is not None
@@ -257,8 +261,8 @@ async def hand_over(call: GameCall) -> Reply:
         raise ServiceError("error.service.seats.same_referee")
     await store.add_member(request.channel_id, user, side=None, role="referee")
     await store.add_member(request.channel_id, request.user_id, side=None, role="player")
-    await _log_seat(call, SEAT_REFEREE, user=user)
-    reply = _reply(call)
+    head = await _log_seat(call, SEAT_REFEREE, user=user)
+    reply = _reply(call, head)
     reply.notices.append(Outcome.of("bot.seats.handed_over", user=mention(user)))
     return reply
 
@@ -268,8 +272,8 @@ async def remove(call: GameCall) -> Reply:
     user = _user(call)
     if not await call.store.remove_member(call.request.channel_id, user):
         raise ServiceError("error.service.seats.not_seated", user=mention(user))
-    await _log_seat(call, SEAT_REMOVE, user=user)
-    reply = _reply(call)
+    head = await _log_seat(call, SEAT_REMOVE, user=user)
+    reply = _reply(call, head)
     reply.notices.append(Outcome.of("bot.seats.removed", user=mention(user)))
     return reply
 
@@ -282,8 +286,8 @@ async def assign(call: GameCall) -> Reply:
     side = side_named(sides, request.options.get("side"))
     await call.store.add_member(request.channel_id, user, side=side, role="player")
     await note_held_side(call.store, request.channel_id, user, side)
-    await _log_seat(call, SEAT_ASSIGN, user=user, side=side)
-    reply = _reply(call)
+    head = await _log_seat(call, SEAT_ASSIGN, user=user, side=side)
+    reply = _reply(call, head)
     reply.notices.append(Outcome.of("bot.seats.assigned", user=mention(user), side=sides[side]))
     return reply
 
@@ -302,7 +306,7 @@ async def approve(call: GameCall) -> Reply:
         await store.add_member(request.channel_id, user, side=pending.side, role="player")
         await note_held_side(store, request.channel_id, user, pending.side)
         await drop_consent(store, request.channel_id, user)
-        await _log_seat(call, SEAT_APPROVE, user=user, side=pending.side)
+        reply.head_hash = await _log_seat(call, SEAT_APPROVE, user=user, side=pending.side)
         reply.notices.append(
             Outcome.of("bot.seats.assigned", user=mention(user), side=sides[pending.side])
         )
@@ -315,7 +319,7 @@ async def approve(call: GameCall) -> Reply:
     side = side_named(sides, wanted)
     _may_seat(call, side)
     await note_consent(store, request.channel_id, Consent(user, side, "invite"))
-    await _log_seat(call, SEAT_INVITE, user=user, side=side)
+    reply.head_hash = await _log_seat(call, SEAT_INVITE, user=user, side=side)
     reply.notices.append(Outcome.of("bot.seats.invited", user=mention(user), side=sides[side]))
     return reply
 

@@ -24,6 +24,9 @@ from rules.core.words import followed
 
 #: The most names a refusal offers.
 MAX_SUGGESTED = 3
+#: When no name is close, a refusal still offers every name the seat may type if there are
+#: at most this many (a side's platoons, a unit's weapons): a short list beats a bare "no".
+MAX_LISTED = 5
 
 
 def typed_option(error: UnknownName, options: Mapping[str, Any]) -> str | None:
@@ -59,8 +62,9 @@ def with_suggestions(
     verb: str,
     options: Mapping[str, Any],
 ) -> UnknownName:
-    """``error`` offering the names closest to the one typed, from what ``seat`` may see
-    (``error`` as it was when nothing is close or the option has no names to offer)."""
+    """``error`` offering the names closest to the one typed, from what ``seat`` may see;
+    when none is close, all of them if they are few (:data:`MAX_LISTED`); ``error`` as it
+    was when there are more or the option has no names to offer."""
     option = typed_option(error, options)
     if option is None:
         return error
@@ -82,8 +86,11 @@ def with_suggestions(
         return error
     refused = {value for value in error.params.values() if isinstance(value, str)}
     wanted = next((p.strip() for p in typed.split(",") if p.strip() in refused), typed)
-    close = offered(closest_ids(wanted, names, labels), names, labels)
-    return error.suggesting(close) if close else error
+    close = closest_ids(wanted, names, labels)
+    if not close and len(names) <= MAX_LISTED:
+        close = list(names)
+    shown = offered(close, names, labels)
+    return error.suggesting(shown) if shown else error
 
 
 def closest_ids(wanted: str, names: Sequence[str], labels: Mapping[str, str]) -> list[str]:
@@ -124,6 +131,7 @@ def offered(ids: Iterable[str], names: Sequence[str], labels: Mapping[str, str])
 
 
 __all__ = [
+    "MAX_LISTED",
     "MAX_SUGGESTED",
     "autocomplete_kind",
     "closest_ids",

@@ -30,6 +30,7 @@ from bot.service.limits import LogLimiter
 from bot.service.links import Link, LinkSigner
 from bot.service.pages import (
     NotFound,
+    PageGames,
     campaign_map,
     campaign_page,
     campaign_record,
@@ -96,6 +97,9 @@ class PageBuilder:
         self._built = OrderedDict()
         # The tables' pictures by what they show (`_game_picture`).
         self._pictures: OrderedDict[str, bytes] = OrderedDict()
+        # The games validated, by their documents: a new head with the same document reads
+        # the same state and the views already computed on it.
+        self._games = PageGames()
 
     def forget(self) -> None:
         """Drop every remembered page and log line (the benchmark's pages are then built
@@ -103,6 +107,7 @@ class PageBuilder:
         self._cache.clear()
         self._built.clear()
         self._pictures.clear()
+        self._games.clear()
         forget_log_lines()
 
     def close(self) -> None:
@@ -142,7 +147,7 @@ class PageBuilder:
     async def _picture(self, link: Link) -> tuple[str, Callable[[], Awaitable[Rendered | None]]]:
         services = self.services
         if link.kind == "game":
-            context = await game_context(services, link.channel)
+            context = await game_context(services, link.channel, self._games.held(link.channel))
             tag = etag("map", context.record.head_hash, link, context.record.language)
             shared = ("map", seat_of(context, link))
             at = (link.channel, context.record.head_hash)
@@ -168,7 +173,7 @@ class PageBuilder:
         new event that changes nothing the reader sees (a seat taken, a deadline) is not
         drawn again."""
         services = self.services
-        table = await game_map(services, context, link)
+        table = await game_map(services, self._games, context, link)
         if table is None:
             return None
         seen = f"{table.language}|{table.public}|{table.view.model_dump_json()}"
@@ -191,14 +196,16 @@ class PageBuilder:
         services = self.services
         # One round trip: the head, the seats and the deadlines (a deadline set or passed
         # changes the page without a new event: its records are in the tag too).
-        context = await game_context(services, link.channel)
+        context = await game_context(services, link.channel, self._games.held(link.channel))
         record = context.record
         extra = repr((context.deadlines, context.pace_hours, context.members))
         shared = ("game", seat_of(context, link), page, extra)
         at = (link.channel, record.head_hash)
 
         async def build() -> Rendered | None:
-            shown = await self._once(at, shared, lambda: game_page(services, context, link, page))
+            shown = await self._once(
+                at, shared, lambda: game_page(services, self._games, context, link, page)
+            )
             here = self.signer.relative(link)
             other = {
                 number: f"{here}?page={number}"

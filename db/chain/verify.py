@@ -595,15 +595,11 @@ def verify_forward(
     replay from the snapshot below the verified head (a game whose patches are small against
     its document keeps few snapshots). ``snapshots`` receives the anchor events' hashes.
     Returns the hash of event ``last``; `ChainBroken` at the first bad version."""
-    first = base.head.seq + 1
-    try:
-        current = parse_canonical(base.text)
-    except (TypeError, ValueError, RecursionError) as error:  # verified: not expected
-        raise ChainBroken(channel_id, base.head.seq, STATE_UNREADABLE) from error
+    # The verified head's document is parsed only if a new version's patch changes it.
     previous, _, _ = _walk(
-        channel_id, first, last, (events, full, patches), timestamp,
-        start=(base.head.hash, current), upto=last, head=last, snapshots=snapshots,
-        continued=True, salt=salt,
+        channel_id, base.head.seq + 1, last, (events, full, patches), timestamp,
+        start=(base.head.hash, None), upto=last, head=last, snapshots=snapshots,
+        continued=True, salt=salt, start_text=base.text,
     )  # fmt: skip
     return previous
 
@@ -623,12 +619,14 @@ def _walk(
     continued: bool = False,
     every_state: bool = True,
     salt: str | None,
+    start_text: str | None = None,
 ) -> tuple[str, Any, tuple[str, str]]:
     """The loop of `verify_span` and `verify_page`: each version's event, then its state.
 
     ``rows`` are the span's event rows, whole documents and patches; ``start`` the hash
     the first event links to and the version before it parsed (None when unknown: a span
-    anchored further on); ``continued``: the first version is rebuilt from that parsed
+    anchored further on; that version None when ``start_text``, its canonical text, is given);
+    ``continued``: the first version is rebuilt from that parsed
     version by its patch rather than read whole; ``every_state`` false: only version
     ``upto``'s state is hashed. Returns the hash of event ``last``, the last version
     checked parsed and its ``(status, text)``."""
@@ -637,6 +635,9 @@ def _walk(
     steps = {row[0]: row for row in patches}
     by_seq = _by_seq(events)
     previous, current = start if start is not None else (None, None)
+    # The canonical text of ``current`` when known (hashed as its version's state): an
+    # empty patch (a write that left the document as it was) is not serialized again.
+    text = start_text
     result: tuple[str, str] | None = None
     for version in range(first, last + 1):
         row = by_seq.get(version)
@@ -661,7 +662,9 @@ def _walk(
                 or (version in steps and steps[version][3]),
                 hashed=every_state or version == upto,
                 salt=salt,
+                current_text=text,
             )
+            text = result[1] or None
     if result is None or previous is None:
         raise ChainBroken(channel_id, first, EVENT_MISSING)
     return previous, current, result
@@ -688,11 +691,14 @@ def _check_state(
     whole_needed: bool,
     hashed: bool = True,
     salt: str | None,
+    current_text: str | None = None,
 ) -> tuple[Any, tuple[str, str]]:
     """Check one version's stored rows against its event's state hash; return the version
     parsed (what the next patch applies to) and its ``(status, canonical text)``. A patch's
     result on the way to the version asked for (``hashed`` false) is rebuilt, not hashed:
-    ``("", "")``."""
+    ``("", "")``. ``current_text``: the canonical text of ``current``, if known (an empty
+    patch's result is then hashed as that text, not serialized again; ``current`` may then
+    be None, parsed from that text only when a patch changes it)."""
     if first:
         if kept is None:
             raise ChainBroken(channel_id, version, FULL_MISSING)
@@ -708,10 +714,16 @@ def _check_state(
         result = (kept[1], kept[2])
     if step is not None and not first:
         try:
-            current = apply_patch(current, patch_from_json(step[2]))
+            patch = patch_from_json(step[2])
+            if current is None and current_text is not None and (patch or not hashed):
+                current = parse_canonical(current_text)  # the previous version, when needed
+            current = apply_patch(current, patch)
             if not hashed:
                 return current, ("", "")
-            text = canonical_json_of_parsed(current)
+            if patch or current_text is None:
+                text = canonical_json_of_parsed(current)
+            else:  # nothing changed: the text hashed is the previous version's
+                text = current_text
         except (TypeError, ValueError, RecursionError) as error:
             raise ChainBroken(channel_id, version, STATE_UNREADABLE) from error
         if state_hash(text, step[1], salt) != expected:

@@ -69,6 +69,7 @@ from db.models import (
     GameKind,
     GameRecord,
     GameStatus,
+    HeldDocument,
     PreparedState,
 )
 
@@ -261,17 +262,22 @@ def _record_of(
     chains: VerifiedChains,
     known: VerifiedHead | None,
     base: VerifiedState | None = None,
+    held: HeldDocument | None = None,
 ) -> Step[GameRecord]:
     """The game of a `_LOAD_HEAD` row, checked: its document readable, its covered rows
     matching their checksum, its state and head event matching the chain, its chain
     verified by this process (from ``base``, the verified head's document, if given:
-    `db.core.verify.verified_up_to`)."""
+    `db.core.verify.verified_up_to`). Its document is ``held``'s when the stored text is
+    that document's (read before, and readable), else parsed."""
     if head is None:
         raise GameNotFound(channel_id)
     summary = summary_from_row((*head[:8], head[_HEAD_KIND]), dialect.when)
     if head[8] is None:
         raise CorruptRecord(channel_id, f"state of version {summary.version} is missing")
-    document = decode_document(head[8], channel_id, summary.version)
+    if held is not None and held.text is not None and held.text == head[8]:
+        document = held.document
+    else:
+        document = decode_document(head[8], channel_id, summary.version)
     digests = covered_digests(covered)
     problem = None if digests is None else rows_problem(*digests)
     if problem is not None:
@@ -332,12 +338,14 @@ def open_command_counted(
     interaction_id: str | None,
     chains: VerifiedChains,
     base: VerifiedState | None = None,
+    held: HeldDocument | None = None,
 ) -> Step[tuple[CommandContext, int]]:
     """`open_command` with the dialect's change counter read in the same snapshot (the
     stamp of what `db.chain.head_cache` keeps); a head moved since ``base`` (the document of the
-    head verified before, which `db.chain.head_cache` kept) is verified from it."""
+    head verified before, which `db.chain.head_cache` kept) is verified from it. A head whose
+    stored text is ``held``'s is given the caller's document rather than a parse of it."""
     context, counter = yield from _open(
-        dialect, channel_id, interaction_id, chains, counted=True, base=base
+        dialect, channel_id, interaction_id, chains, counted=True, base=base, held=held
     )
     return context, int(counter)
 
@@ -365,6 +373,7 @@ def _open(
     *,
     counted: bool,
     base: VerifiedState | None = None,
+    held: HeldDocument | None = None,
 ) -> Step[tuple[CommandContext, Any]]:
     known = chains.head(channel_id)
     reads = [
@@ -376,7 +385,7 @@ def _open(
         reads.append(Query(f"SELECT {dialect.change_counter}", (), "value"))
     head, covered, earlier, *counter = yield Batch(tuple(reads))
     earlier_event = None if interaction_id is None else event_of_row(earlier, dialect)
-    record = yield from _record_of(dialect, channel_id, head, covered, chains, known, base)
+    record = yield from _record_of(dialect, channel_id, head, covered, chains, known, base, held)
     members, records = covered_seats(dialect, channel_id, covered)
     context = CommandContext(record=record, earlier=earlier_event, members=members, records=records)
     return context, counter[0] if counter else None

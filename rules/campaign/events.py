@@ -16,7 +16,15 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    model_serializer,
+    model_validator,
+)
 
 from rules.campaign.aftermath import MAX_REASON, AdjustableField, EntryAftermath
 from rules.campaign.book import MAX_SPACING_DAYS, Book, BookArea, BookStep
@@ -85,7 +93,24 @@ class CampaignInvite(_Frozen):
     by: int
 
 
-class CampaignGame(_Frozen):
+class FieldedUnits(BaseModel):
+    """The roster entries a linked game fields, by side: the game holds them until its
+    aftermath is settled, and no other game of the campaign may field them meanwhile.
+    Empty for a game linked before they were kept (it holds nothing), and then not
+    written, so that such an event, or a state holding such a game, reads and writes back
+    as it was stored."""
+
+    fielded: dict[str, Annotated[tuple[str, ...], Field(max_length=MAX_ENTRIES)]] = {}
+
+    @model_serializer(mode="wrap")
+    def _without_empty_fielded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.fielded:
+            data.pop("fielded", None)
+        return data
+
+
+class CampaignGame(_Frozen, FieldedUnits):
     """A game of the campaign starts in a channel, from a scenario; it is numbered in the
     order games are linked (a channel may play several games of a campaign in turn)."""
 
@@ -331,6 +356,7 @@ __all__ = [
     "CampaignResult",
     "CampaignReversal",
     "CampaignRoster",
+    "FieldedUnits",
     "Points",
     "event_json",
     "event_of",

@@ -68,6 +68,8 @@ class ScenarioPlay(Protocol[ScenarioT]):
 Fielded = Mapping[str, int]
 #: Units whose rank gives them values, and those values (field → value).
 Ranked = Mapping[str, Mapping[str, UnitValue]]
+#: Roster entries another game of the campaign holds: side -> unit -> that game's number.
+Held = Mapping[str, Mapping[str, int]]
 
 
 def starting_rank(ruleset: str, unit: Mapping[str, UnitValue]) -> str | None:
@@ -82,15 +84,18 @@ def fielding(
     rosters: Mapping[str, Roster],
     game: int,
     leave: frozenset[str] = frozenset(),
+    held: Held | None = None,
 ) -> dict[str, dict[str, int]]:
     """Each side's units that muster for campaign game number ``game``, with their
-    strength: ``units`` is each side's scenario units and their strength there."""
+    strength: ``units`` is each side's scenario units and their strength there; the
+    entries ``held`` by another game in play stay behind like those left by choice."""
     fielded: dict[str, dict[str, int]] = {}
     for side, strengths in units.items():
         roster = rosters.get(side)
+        busy = {} if held is None else held.get(side, {})
         chosen: dict[str, int] = {}
         for unit, given in strengths.items():
-            if unit in leave:
+            if unit in leave or unit in busy:
                 continue
             entry = None if roster is None else roster.entry(unit)
             if entry is None:
@@ -137,14 +142,29 @@ class ScenarioMuster(Generic[ScenarioT]):
         rosters: Mapping[str, Roster],
         game: int,
         leave: frozenset[str] = frozenset(),
+        held: Held | None = None,
     ) -> dict[str, Any]:
-        """The new game's document: the scenario with each side mustered from its roster
-        (an `IllegalAction` when a side would field no unit)."""
+        """The new game's document: the scenario with each side mustered from its roster,
+        the entries ``held`` by another game left behind (an `IllegalAction` when a side
+        would field no unit)."""
         scenario = self._scenario(scenario_id)
-        fielded = fielding(self.units_of_scenario(scenario), rosters, game, leave)
+        units = self.units_of_scenario(scenario)
+        fielded = fielding(units, rosters, game, leave, held)
         for side, chosen in fielded.items():
-            if not chosen:
-                raise IllegalAction("error.campaign.side_empty", side=side, number=game)
+            if chosen:
+                continue
+            busy = {} if held is None else held.get(side, {})
+            if any(unit in busy for unit in units.get(side, {})):
+                # Said apart: the referee waits for the other game rather than the roster.
+                raise IllegalAction(
+                    "error.campaign.side_held",
+                    side=side,
+                    number=game,
+                    units=", ".join(
+                        f"{unit} ({busy[unit]})" for unit in units[side] if unit in busy
+                    ),
+                )
+            raise IllegalAction("error.campaign.side_empty", side=side, number=game)
         merged = {unit: n for chosen in fielded.values() for unit, n in chosen.items()}
         ranked = self.ranked(rosters, fielded)
         full = {u: n for side in self.units_of_scenario(scenario).values() for u, n in side.items()}
@@ -183,4 +203,12 @@ class ScenarioMuster(Generic[ScenarioT]):
         return lost
 
 
-__all__ = ["Fielded", "Ranked", "ScenarioMuster", "ScenarioPlay", "fielding", "starting_rank"]
+__all__ = [
+    "Fielded",
+    "Held",
+    "Ranked",
+    "ScenarioMuster",
+    "ScenarioPlay",
+    "fielding",
+    "starting_rank",
+]

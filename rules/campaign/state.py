@@ -40,6 +40,7 @@ from rules.campaign.events import (
     CampaignResult,
     CampaignReversal,
     CampaignRoster,
+    FieldedUnits,
     Points,
 )
 from rules.campaign.roster import HistoryLine, Roster
@@ -110,8 +111,9 @@ def calendar_after(
     return Calendar(due=due, decisions=decisions)
 
 
-class GameEntry(_Frozen):
-    """A linked game: its number, where and from what, and its result while one holds."""
+class GameEntry(_Frozen, FieldedUnits):
+    """A linked game: its number, where and from what, its result while one holds, and the
+    roster entries it fields (:class:`FieldedUnits`)."""
 
     number: int
     channel: int
@@ -150,6 +152,27 @@ class CampaignState(_Frozen):
     def game(self, number: int) -> GameEntry | None:
         """The linked game numbered ``number``, if any."""
         return self.games[number - 1] if 0 < number <= len(self.games) else None
+
+    def holds(self, entry: GameEntry) -> bool:
+        """Whether game ``entry`` still holds the units it fields: until its result is in
+        and, in a ruleset with campaign rules, its aftermath settled (every side rolled
+        and confirmed), since until then the rosters are still changing for it."""
+        if entry.result is None:
+            return True
+        if campaign_rules(self.ruleset) is None:
+            return False
+        record = self.aftermaths.get(entry.number)
+        return record is None or not record.settled(list(self.sides))
+
+    def held_units(self) -> dict[str, dict[str, int]]:
+        """The roster entries games still hold (:meth:`holds`): side -> unit -> the number
+        of the game holding it. No other game may field them."""
+        held: dict[str, dict[str, int]] = {}
+        for entry in self.games:
+            if entry.fielded and self.holds(entry):
+                for side, units in entry.fielded.items():
+                    held.setdefault(side, {}).update(dict.fromkeys(units, entry.number))
+        return held
 
     def playing_in(self, channel: int) -> GameEntry | None:
         """The linked game in ``channel`` still without a result, if any."""
@@ -325,7 +348,29 @@ def _linked(state: CampaignState, event: CampaignGame) -> CampaignState:
         raise IllegalAction("error.campaign.too_many_games", limit=MAX_GAMES)
     if event.number != len(state.games) + 1:
         raise IllegalAction("error.campaign.not_linked", number=event.number)
-    entry = GameEntry(number=event.number, channel=event.channel, scenario=event.scenario)
+    held = state.held_units()
+    for side, units in event.fielded.items():
+        if side not in state.sides:
+            raise InvalidInput(
+                "error.campaign.unknown_side", side=side[:40], known=", ".join(state.sides)
+            )
+        # One unit never fights two games at once: the muster leaves a held unit behind,
+        # and a link mustered on an older state (another process's game listed since) is
+        # refused here, before its losses could be carried twice.
+        taken = [unit for unit in units if unit in held.get(side, {})]
+        if taken:
+            raise IllegalAction(
+                "error.campaign.unit_held",
+                unit=taken[0],
+                number=held[side][taken[0]],
+                game=event.number,
+            )
+    entry = GameEntry(
+        number=event.number,
+        channel=event.channel,
+        scenario=event.scenario,
+        fielded=dict(event.fielded),
+    )
     games = [*state.games, entry]
     return state.model_copy(update={"games": games})
 

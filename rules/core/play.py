@@ -209,6 +209,8 @@ class DocumentRules(ABC):
             ending.apply_verb(state, self.victory.battle, verb, options, actor_side, ended)
             return Played(self._document(state), [], ended.notices, []), state
         command = self.commands.build_command(verb, self.by_id(state, seat, verb, options))
+        # Read before the command: a unit it destroys may leave the state it leaves.
+        names_before = dict(self.named(state, "unit"))
         try:
             applied = self.game.apply(
                 state,
@@ -225,7 +227,9 @@ class DocumentRules(ABC):
             listed = owed(self.legal_actions(self._load_state(document)))
             raise refusal.naming(listed, self.sides(document)) from None
         rolls = list(applied.tray.rolls) if applied.tray is not None else []
-        played = Played(self._document(applied.state), applied.resolutions, applied.notices, rolls)
+        names = {**names_before, **self.named(applied.state, "unit")}
+        resolutions = [resolution.naming_targets(names) for resolution in applied.resolutions]
+        played = Played(self._document(applied.state), resolutions, applied.notices, rolls)
         played.secret_for = self.secret_side(applied.state, command)
         return played, applied.state
 

@@ -140,9 +140,13 @@ class Effect:
 
     kind: EffectKind
     key: str
+    #: The id of what the effect falls on: the game logic applies it by its id.
     target: str | None = None
     amount: int | None = None
     params: Params = ()
+    #: The target's name (:class:`rules.core.words.Words`, read in the reader's language),
+    #: given by :meth:`Resolution.naming_targets`: players read names, never ids.
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +262,19 @@ class Resolution:
             )
             odds = Odds(entries, odds.paths, odds.exact)
         return replace(self, steps=steps, outcome=outcome(self.outcome), odds=odds)
+
+    def naming_targets(self, names: Mapping[str, str]) -> Resolution:
+        """The same account with each effect given the name of its target, wherever
+        ``names`` (names by id) has one: a procedure's effects fall on ids, its reader
+        reads "Devastators: 1 killed", not "[devastatori]"."""
+        found = [names.get(effect.target or "") for effect in self.effects]
+        if not any(found):
+            return self
+        effects = tuple(
+            effect if name is None else replace(effect, name=name)
+            for effect, name in zip(self.effects, found, strict=True)
+        )
+        return replace(self, effects=effects)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict with ``outcome`` (code), ``steps``, ``effects`` and ``odds``."""

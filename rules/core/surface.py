@@ -158,8 +158,10 @@ class Muster(Protocol):
         rosters: Mapping[str, Roster],
         game: int,
         leave: frozenset[str] = frozenset(),
+        held: Mapping[str, Mapping[str, int]] | None = None,
     ) -> dict[str, Any]:
-        """The new game's document, each side mustered from its roster."""
+        """The new game's document, each side mustered from its roster (the entries
+        ``held`` by another game of the campaign, side -> unit -> game, left behind)."""
         ...
 
     def losses(self, document: Mapping[str, Any]) -> dict[str, dict[str, int]]:

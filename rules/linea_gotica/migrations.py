@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.core.migrations import DocumentFormat, add_format_field, add_full_strength
 
-FORMAT = DocumentFormat("linea_gotica", version=7)
+FORMAT = DocumentFormat("linea_gotica", version=8)
 
 # 1 → 2: release 0.1.0 saved no format field; the state is otherwise unchanged.
 FORMAT.migration(1)(add_format_field)
@@ -72,3 +72,32 @@ def _victory(document: dict[str, Any]) -> dict[str, Any]:
 # 6 → 7: a unit a campaign musters reduced records its full strength (older games
 # began every unit whole).
 FORMAT.migration(6)(add_full_strength)
+
+
+@FORMAT.migration(7)
+def _concealing(document: dict[str, Any]) -> dict[str, Any]:
+    """Format 7 → 8: the sides that have hidden a unit (every fire class step waits for
+    them), and the units the last action's lines and arrows are of.
+
+    A game saved before knew neither: its concealing sides are those with a unit hidden now,
+    and its lines and arrows are of the units standing at their ends (the picture hid them
+    from whoever may not see one of those, as before)."""
+    units = document.get("units", {})
+    document.setdefault(
+        "concealing", list(dict.fromkeys(u["side"] for u in units.values() if u.get("hidden")))
+    )
+    ends = [
+        (point["x"], point["y"])
+        for mark in document.get("marks", [])
+        if mark.get("kind") in ("line_of_fire", "arrow")
+        for point in mark.get("points", [])
+    ]
+    document.setdefault(
+        "marks_of",
+        [
+            unit_id
+            for unit_id, at in document.get("positions", {}).items()
+            if (at["x"], at["y"]) in ends
+        ],
+    )
+    return document

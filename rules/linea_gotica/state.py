@@ -327,6 +327,10 @@ class GameState(_State):
     fire_class: int = 0
     done: list[str] = Field(default_factory=list)
     roster: list[str] = Field(default_factory=list)
+    concealing: list[str] = Field(default_factory=list)
+    """The sides that have hidden a unit this game (the scenario's, a move's ``hidden``): no
+    class step of the fire phase passes them over, so the steps tell their enemy nothing of
+    their hidden units, revealed or killed ones included (docs/linea_gotica.md)."""
     replaced_turn: int = 0
     units: dict[str, UnitState]
     supports: dict[str, SupportState] = Field(default_factory=dict)
@@ -347,6 +351,9 @@ class GameState(_State):
     positions: dict[str, Point] = Field(default_factory=dict)
     marks: list[Overlay] = Field(default_factory=list)
     """The last action's marks for the picture: line of fire, deviation arrow, blasts."""
+    marks_of: list[str] = Field(default_factory=list)
+    """The units the last action's lines and arrows are of (a mover; a firer and its target):
+    a seat that may not see one of them is not shown them."""
     victory: VictoryRecord = Field(default_factory=VictoryRecord)
     """Added with issue 25 (format 6): the victory conditions, and the result once over."""
 

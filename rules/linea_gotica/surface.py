@@ -271,20 +271,15 @@ class LineaGoticaPlay(DocumentRules):
 
     @staticmethod
     def _visible_marks(state: GameState, viewer: str | None) -> list[Any]:
-        """The last action's marks, less a line or arrow with an end where a unit the viewer
-        may not see stands (a hidden sniper's shot, a hidden unit's move give away nothing but
-        their effects)."""
-        hidden_at = {
-            (p.x, p.y)
-            for unit_id, p in state.positions.items()
-            if not visible_to(state.units[unit_id], viewer)
-        }
-        return [
-            mark
-            for mark in state.marks
-            if mark.kind not in ("line_of_fire", "arrow")
-            or not any((p.x, p.y) in hidden_at for p in mark.points)
-        ]
+        """The last action's marks, less its lines and arrows when they are of a unit the
+        viewer may not see (a hidden sniper's shot, a hidden unit's move give away nothing
+        but their effects). A visible unit's line or arrow is shown even when it ends where
+        a hidden unit stands: hiding it would tell that one stands there."""
+        secret = any(
+            unit_id in state.units and not visible_to(state.units[unit_id], viewer)
+            for unit_id in state.marks_of
+        )
+        return [m for m in state.marks if not secret or m.kind not in ("line_of_fire", "arrow")]
 
     def legal_actions(self, state: Any) -> list[LegalAction]:
         """Everything any seat may do now (rules.core.legal's contract)."""

@@ -304,3 +304,34 @@ def test_a_unit_left_behind_has_no_place_on_the_map(key: str, scenario: str, lef
     assert left not in _units(document)
     picture = get_ruleset(key).rules.view(document, SPECTATOR).map("en")
     assert picture is not None
+
+
+@pytest.mark.parametrize(
+    ("key", "scenario"),
+    [
+        ("w40k4", "avamposto"),
+        ("pzgren", "exemple_ardennes"),
+        ("linea_gotica", "esempio_gotica"),
+        ("manovra", "esempio_normandia"),
+    ],
+)
+def test_a_unit_another_game_holds_stays_behind_in_every_ruleset(key: str, scenario: str) -> None:
+    """The shared muster leaves behind the entries another game of the campaign holds, as
+    it leaves those named in ``leave:``; a side whose units are all held is refused,
+    naming them and the game holding each."""
+    muster = _muster(key)
+    rosters = _rosters(muster, scenario)
+    units = muster.units(scenario)
+    side, other = sorted(units)
+    first, *rest = units[side]
+    held = {side: {first: 1}}
+    fielded = fielding(units, rosters, 2, frozenset(), held)
+    assert first not in fielded[side] and set(rest) <= set(fielded[side])
+    assert fielded[other] == fielding(units, rosters, 2)[other]
+    document = muster.rules.battle(muster.muster(scenario, rosters, 2, frozenset(), held))
+    assert first not in {piece.id for piece in document.pieces}
+    every = {side: dict.fromkeys(units[side], 1)}
+    with pytest.raises(IllegalAction) as caught:
+        muster.muster(scenario, rosters, 2, frozenset(), every)
+    assert caught.value.key == "error.campaign.side_held"
+    assert caught.value.params["units"] == ", ".join(f"{unit} (1)" for unit in units[side])

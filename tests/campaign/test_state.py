@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 
 from rules.campaign.events import (
+    CampaignAdjust,
+    CampaignAftermath,
+    CampaignConfirm,
     CampaignCreated,
     CampaignEnded,
     CampaignGame,
@@ -131,15 +134,14 @@ def test_events_and_state_round_trip_through_json() -> None:
     assert CampaignState.from_json(state.to_json()) == state
 
 
+def _at_full(side: str, **units: int) -> CampaignRoster:
+    """A roster event setting ``side``'s units (id: strength), each at full strength."""
+    entries = tuple(RosterEntry(id=u, name=u, strength=n, full=n) for u, n in units.items())
+    return CampaignRoster(side=side, roster=Roster(side=side, entries=entries))
+
+
 def _roster_state() -> CampaignState:
-    roster = Roster(
-        side="alleati",
-        entries=(
-            RosterEntry(id="squadra_1", name="1ª squadra", strength=10, full=10),
-            RosterEntry(id="sherman_1", name="Sherman 1", strength=5, full=5),
-        ),
-    )
-    state = replay([_created(), CampaignRoster(side="alleati", roster=roster)])
+    state = replay([_created(), _at_full("alleati", squadra_1=10, sherman_1=5)])
     return apply(state, CampaignGame(number=1, channel=20, scenario="esempio_normandia"))
 
 
@@ -167,3 +169,74 @@ def test_a_roster_is_set_between_games_only() -> None:
         apply(state, CampaignRoster(side="alleati", roster=Roster(side="alleati")))
     with pytest.raises(RulesError):
         apply(state, CampaignRoster(side="nobody", roster=Roster(side="nobody")))
+
+
+def _holding_state() -> CampaignState:
+    """Two sides with rosters, game 1 fielding the Allies' first squad and the Axis group."""
+    return replay(
+        [
+            _created(),
+            _at_full("alleati", squadra_1=10, squadra_2=10),
+            _at_full("asse", gruppe_1=9),
+            CampaignGame(
+                number=1,
+                channel=100,
+                scenario="a",
+                fielded={"alleati": ("squadra_1",), "asse": ("gruppe_1",)},
+            ),
+        ]
+    )
+
+
+def test_a_unit_in_a_game_not_settled_is_refused_to_another_game() -> None:
+    """A game holds the entries it fields from its link until its result is in and its
+    aftermath settled: a link fielding one of them is refused, naming the unit and the game
+    (the state unchanged); another unit fights beside it; a result, its reversal and the
+    referee's correction of the entry hold it still; the aftermath confirmed frees it."""
+    state = _holding_state()
+    assert state.held_units() == {"alleati": {"squadra_1": 1}, "asse": {"gruppe_1": 1}}
+
+    def game(number: int, *units: str) -> CampaignGame:
+        return CampaignGame(
+            number=number, channel=100 + number, scenario="a", fielded={"alleati": units}
+        )
+
+    with pytest.raises(RulesError) as caught:
+        apply(state, game(2, "squadra_2", "squadra_1"))
+    assert caught.value.key == "error.campaign.unit_held"
+    assert caught.value.params == {"unit": "squadra_1", "number": 1, "game": 2}
+    assert "squadra_1" in caught.value.localized("en") and "game 1" in caught.value.localized("en")
+    beside = apply(state, game(2, "squadra_2"))
+    assert beside.held_units()["alleati"] == {"squadra_1": 1, "squadra_2": 2}
+    # Game 1 ends: its result is in, its aftermath owed; undone, ended again; corrected.
+    ended = apply(state, _result(1, "alleati", 3, 1))
+    undone = apply(ended, CampaignReversal(number=1, final_hash="h1"))
+    again = apply(undone, _result(1, "alleati", 3, 1))
+    fixed = apply(
+        again,
+        CampaignAdjust(side="alleati", unit="squadra_1", field="strength", value="8", reason="x"),
+    )
+    for held in (ended, undone, again, fixed):
+        assert held.held_units()["alleati"] == {"squadra_1": 1}
+        with pytest.raises(RulesError):
+            apply(held, game(2, "squadra_1"))
+    rolled = apply(fixed, CampaignAftermath(number=1, sides={}))
+    assert rolled.held_units()["alleati"] == {"squadra_1": 1}  # rolled, not yet confirmed
+    settled = apply(rolled, CampaignConfirm(number=1, side=None))
+    assert settled.held_units() == {}
+    freed = apply(settled, game(2, "squadra_1"))
+    assert freed.game(2).fielded == {"alleati": ("squadra_1",)}  # type: ignore[union-attr]
+    assert freed.rosters["alleati"].entry("squadra_1").strength == 8  # type: ignore[union-attr]
+
+
+def test_a_game_linked_before_units_were_held_holds_none_and_reads_back_as_stored() -> None:
+    """A ``campaign.game`` logged before games held their units names none: it holds
+    nothing, and it and the state write back without the field, as they were stored."""
+    old = CampaignGame(number=1, channel=100, scenario="a")
+    state = apply(replay([_created()]), old)
+    assert state.held_units() == {}
+    assert "fielded" not in event_json(old)
+    assert "fielded" not in state.to_json()["games"][0]
+    held = _holding_state()
+    assert CampaignState.from_json(held.to_json()) == held
+    assert held.to_json()["games"][0]["fielded"] == {"alleati": ["squadra_1"], "asse": ["gruppe_1"]}

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from rules.core.ruleset import KNOWN_RULESETS
+from rules.linea_gotica.surface import PLAY as LINEA_GOTICA
 
 RULES = Path(__file__).resolve().parents[2] / "rules"
 #: What a hidden unit's place is made of: it moves with the place.
@@ -104,3 +105,39 @@ def owners(path: Path) -> set[str]:
         if unit.get("id") in hidden and unit.get("side"):
             sides.add(unit["side"])
     return sides
+
+
+def _linea_gotica_without_hidden(document: dict[str, Any], side: str) -> dict[str, Any]:
+    """A linea_gotica game with ``side``'s units now hidden taken off: everything that is
+    theirs alone goes with them (their owed tests, their soldiers in the class roster, their
+    covering fire); what the enemy learned of them stays. An observer of a mission under way
+    stays: the mission (an aircraft on the table) is no secret, and it needs its observer."""
+    play = LINEA_GOTICA
+    state = play._load_state(document)
+    observing = {m.observer for m in state.missions if m.stage != "done"}
+    gone = {
+        unit.id
+        for unit in state.units.values()
+        if unit.hidden and unit.side == side and unit.id not in observing
+    }
+    for unit_id in gone:
+        del state.units[unit_id]
+        state.positions.pop(unit_id, None)
+    state.pending = [p for p in state.pending if p.unit not in gone]
+    state.roster = [key for key in state.roster if key.split("#")[0] not in gone]
+    state.covering = [c for c in state.covering if c.unit not in gone]
+    for covering in state.covering:
+        covering.resolved = [u for u in covering.resolved if u not in gone]
+    for blast in state.blasts:
+        blast.resolved = [u for u in blast.resolved if u not in gone]
+    return play._document(state)
+
+
+#: Per ruleset, how to take the units now hidden off a game document.
+WITHOUT_HIDDEN_NOW = {"linea_gotica": _linea_gotica_without_hidden}
+
+
+def without_hidden_now(ruleset: str, document: dict[str, Any], side: str) -> dict[str, Any]:
+    """The game ``document`` with ``side``'s units now hidden removed: a world the other
+    seats must not tell from the game as it is."""
+    return WITHOUT_HIDDEN_NOW[ruleset](document, side)

@@ -7,8 +7,19 @@ import json
 import pytest
 
 from rules.core.dice import ScriptedDice
-from rules.core.resolution import Comparison, Odds, OddsEntry, Outcome, Resolution, Threshold
+from rules.core.resolution import (
+    Comparison,
+    Effect,
+    EffectKind,
+    Odds,
+    OddsEntry,
+    Outcome,
+    Resolution,
+    Threshold,
+)
+from rules.core.words import Words
 from rules.manovra import PROCEDURES
+from rules.render import effect_text
 
 
 def test_outcome_codes():
@@ -63,3 +74,18 @@ def test_resolution_json_round_trip():
     assert again == resolution
     assert all(roll.by_hand for roll in again.rolls)
     assert [roll.face for roll in again.rolls] == [4, 7, 3]
+
+
+def test_effects_carry_their_targets_names_through_the_json_and_ids_only_without_one():
+    effects = (
+        Effect(EffectKind.CASUALTIES, "killed", target="carro", amount=2),
+        Effect(EffectKind.STATUS, "pinned", target="no_name"),
+    )
+    resolution = Resolution("manovra", "fire", (), Outcome.of("x"), effects)
+    named = resolution.naming_targets({"carro": Words("Carro", {"en": "Tank", "fr": "Char"})})
+    assert [effect.name for effect in named.effects] == ["Carro", None]
+    assert effect_text("manovra", named.effects[0], "en").startswith("Tank, ")
+    assert effect_text("manovra", named.effects[1], "en").startswith("[no_name] ")
+    again = Resolution.from_json(json.loads(json.dumps(named.to_json())))
+    assert [effect.name for effect in again.effects] == ["Carro", None]
+    assert resolution.naming_targets({"other": "Other"}) is resolution

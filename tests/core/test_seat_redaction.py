@@ -5,15 +5,17 @@ legal actions, the names it is offered — is the same when those units are remo
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 from rules.core import ending
 from rules.core.battlefield import Point
-from rules.core.dice import ScriptedDice
+from rules.core.dice import Die, ScriptedDice
 from rules.core.errors import RulesError
 from rules.core.game import Applied
+from rules.core.legal import LegalAction
 from rules.core.ruleset import get_ruleset
 from rules.core.score import Ending, EndingKind
 from rules.core.seatview import REFEREE, SPECTATOR, Seat, SeatView
@@ -23,7 +25,8 @@ from rules.linea_gotica.commands import build_command
 from rules.linea_gotica.surface import PLAY as LINEA_GOTICA
 from rules.manovra.state import TurnStep
 from rules.manovra.surface import PLAY as MANOVRA
-from tests.core.hidden_worlds import hidden_scenarios, owners, worlds
+from tests.core.hidden_worlds import hidden_scenarios, owners, without_hidden_now, worlds
+from tests.fuzz.harness import fill_options
 
 SCENARIOS = hidden_scenarios()
 #: The names a seat is offered for autocomplete, of every kind a hidden unit could be in.
@@ -187,3 +190,97 @@ def test_what_a_hidden_unit_owes_is_owed_to_no_other_seat() -> None:
     for seat in (Seat("alleati"), SPECTATOR):
         view = rules.view(document, seat)
         assert view.owed == [] and view.follow_ups == [], seat
+
+
+#: Commands played forward in each scenario, and the seed of their choices and dice: enough
+#: for several turns' movement, observation and fire steps, in a few seconds.
+FORWARD_COMMANDS = 150
+FORWARD_SEED = 4
+#: Besides every ``/turn next``, the readings are compared after one command in this many.
+CHECK_EVERY = 6
+
+
+class DiceByLabel:
+    """Fair faces drawn per label: a die one world rolls for a unit the other lacks (a hidden
+    squad's new leader, before the initiative) takes no face from the rolls both share."""
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+        self._rolled: dict[str, int] = {}
+
+    def face(self, die: Die, label: str) -> int:
+        """The ``n``-th face for ``label`` in this command."""
+        n = self._rolled[label] = self._rolled.get(label, 0) + 1
+        return random.Random(f"{self._seed}:{label}:{n}").randint(1, die.sides)
+
+    @property
+    def by_hand(self) -> bool:
+        """Never typed by a player."""
+        return False
+
+
+def _hidden_now(rules: Rules, document: dict[str, object]) -> dict[str, str]:
+    """The units hidden now, with their sides."""
+    units = rules.view(document, REFEREE).status.units
+    return {unit.id: unit.side for unit in units if unit.hidden}
+
+
+def _forward_choice(actions: list[LegalAction], rng: random.Random) -> LegalAction:
+    """Owed actions first; otherwise pass one time in three (the steps move on), else act."""
+    owed = [a for a in actions if a.owed]
+    if owed:
+        return rng.choice(owed)
+    passes = [a for a in actions if a.verb == "turn.next"]
+    acting = [a for a in actions if a.verb not in ("turn.next", "odds")]
+    if passes and (not acting or rng.random() < 0.35):
+        return rng.choice(passes)
+    return rng.choice(acting)
+
+
+@pytest.mark.parametrize(("ruleset", "path"), SCENARIOS, ids=lambda p: getattr(p, "stem", p))
+def test_a_seat_cannot_tell_hidden_units_from_none_as_the_game_goes_on(
+    ruleset: str, path: Path
+) -> None:
+    """The game played forward with legal commands: before each command every seat may see,
+    a side's units then hidden are taken off (tests/core/hidden_worlds.py); the command is
+    played in both worlds with the same dice, and the other seats read the same after it —
+    the steps, whose move it is, what is owed, the legal actions, the picture, the score.
+    A command naming a hidden unit is its side's secret (played in the game only); one that
+    reveals a hidden unit (an observation) is not compared."""
+    rules = _rules(ruleset)
+    document = rules.setup(None, worlds(path)["as_written"])
+    sides = list(rules.view(document, REFEREE).status.sides)
+    rng = random.Random(FORWARD_SEED)
+    compared: set[str] = set()
+    for step in range(FORWARD_COMMANDS):
+        whole = rules.view(document, REFEREE)
+        if whole.status.ended:
+            break
+        hidden = _hidden_now(rules, document)
+        action = _forward_choice(list(whole.legal), rng)
+        options = fill_options(action, rng)
+        seat = REFEREE if action.side is None else Seat(action.side)
+        played = rules.act(document, seat, action.verb, options, DiceByLabel(step))
+        secret = bool(set(hidden) & {str(value) for value in options.values()})
+        # Compared after each step ends (where the leaks of the steps were), and now and then.
+        checked = action.verb == "turn.next" or step % CHECK_EVERY == 0
+        if checked and not secret and _hidden_now(rules, played.document) == hidden:
+            where = f"step {step}: [{seat}] /{action.verb} {options}"
+            for owner in set(hidden.values()):
+                other = without_hidden_now(ruleset, document, owner)
+                try:
+                    without = rules.act(other, seat, action.verb, options, DiceByLabel(step))
+                except RulesError as error:
+                    refused = f"{where}: refused without {owner}'s hidden units: {error}"
+                    raise AssertionError(refused) from None
+                if without.document.get("ended") and not played.document.get("ended"):
+                    continue  # their last units: the game goes on for them (a sudden death)
+                for reader in (SPECTATOR, *(Seat(side) for side in sides if side != owner)):
+                    seen = readings(rules.view(played.document, reader))
+                    unseen = readings(rules.view(without.document, reader))
+                    for part, value in seen.items():
+                        assert unseen[part] == value, (where, owner, reader, part)
+                compared.add(str(whole.status.phase))
+        document = played.document
+    # The game went through the fire phase's class steps, compared there.
+    assert len(compared) >= 4, compared

@@ -108,6 +108,7 @@ from tests.fuzz import campaign_between as between
 from tests.fuzz.campaign_between import PLAYERS, REFEREE
 from tests.fuzz.campaign_checks import (
     SeenResult,
+    held_twice,
     link_problems,
     log_problems,
     roster_problems,
@@ -248,6 +249,8 @@ class CampaignFuzzer:
         self.expected: dict[int, SeenResult | None] = {}
         #: game number -> (channel, whether another game replaced it there).
         self.where: dict[int, tuple[int, bool]] = {}
+        #: game number -> the roster entries it fields, by side, read from its document.
+        self.fielded: dict[int, dict[str, set[str]]] = {}
         self.ends = 0
         self.after_end = 0
         #: The last command accepted, as sent (a retry sends it again).
@@ -452,6 +455,7 @@ class CampaignFuzzer:
             *log_problems(events),
             *roster_problems(events),
             *link_problems(events),
+            *held_twice(replayed, self.fielded),
             *await self._games_problems(replayed),
             *standings_problems(replayed, self.expected),
             *[f"notices: {fault}" for fault in await self.notices.after(replayed, self.players)],
@@ -571,6 +575,11 @@ def _can_link(fuzzer: CampaignFuzzer) -> bool:
         and bool(_free_channels(fuzzer))
         and fuzzer.state is not None
         and not between.owes(fuzzer.state)
+        # While other games hold the units a new one would need, the referee waits for them.
+        and (
+            not any(between.holding(fuzzer).values())
+            or bool(between.fielding_scenarios(fuzzer, len(fuzzer.where) + 1))
+        )
     )
 
 
@@ -595,10 +604,11 @@ async def _link(fuzzer: CampaignFuzzer) -> None:
     if left is not None:
         options["leave"] = left
         fuzzer.run.actions["link leaving a unit"] += 1
+    holding = between.holding(fuzzer)
     reply = await fuzzer.send(fuzzer.channel, REFEREE, "campaign.game", options)
     if reply is None:
         return
-    await between.check_mustered(fuzzer, channel, number, left)
+    await between.check_mustered(fuzzer, channel, number, left, holding)
     previous = fuzzer.lanes.get(channel)
     if previous is not None:
         fuzzer.where[previous.number] = (channel, True)

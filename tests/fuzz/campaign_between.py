@@ -155,44 +155,81 @@ def built_on(state: CampaignState, number: int) -> bool:
 
 def fielding_scenarios(fuzzer: CampaignFuzzer, number: int) -> list[str]:
     """The scenarios in which every side would field a unit from its roster in game
-    ``number`` (another is refused: its dead and recovering units leave a side nothing)."""
+    ``number`` (another is refused: its dead and recovering units, and those another game
+    in play holds, leave a side nothing)."""
     assert fuzzer.rules is not None and fuzzer.state is not None
     muster = get_ruleset(fuzzer.ruleset).muster
     scenarios = fuzzer.rules.scenarios()
     if muster is None:
         return scenarios
-    rosters = fuzzer.state.rosters
+    rosters, held = fuzzer.state.rosters, holding(fuzzer)
     return [
         scenario
         for scenario in scenarios
-        if all(fielding(muster.units(scenario), rosters, number, frozenset()).values())
+        if all(fielding(muster.units(scenario), rosters, number, frozenset(), held).values())
     ]
 
 
+def holding(fuzzer: CampaignFuzzer) -> dict[str, dict[str, int]]:
+    """The roster entries the games still holding them fielded, as the fuzzer read them
+    from each game's document when it was linked: side -> unit -> game. A game holds them
+    until its result is in and its aftermath settled."""
+    assert fuzzer.state is not None
+    state = fuzzer.state
+    held: dict[str, dict[str, int]] = {}
+    for entry in state.games:
+        record = state.aftermaths.get(entry.number)
+        if entry.result is not None and record is not None and record.settled(list(state.sides)):
+            continue
+        for side, units in fuzzer.fielded.get(entry.number, {}).items():
+            held.setdefault(side, {}).update(dict.fromkeys(units, entry.number))
+    return held
+
+
+#: Share of links that leave units behind, and of those that leave about half of each
+#: side's units (so that another game can be played beside it, with the others).
+LEAVING = 0.45
+LEAVING_HALF = 0.6
+
+
 def leavable(fuzzer: CampaignFuzzer, scenario: str, number: int) -> str | None:
-    """Now and then a unit to leave behind (``leave:``): one of a side that would still
-    field another unit of the scenario."""
-    if fuzzer.rng.random() < 0.7:
+    """Now and then units to leave behind (``leave:``): one of a side that would still field
+    another unit of the scenario, or about half of each side's (at least one fielded)."""
+    if fuzzer.rng.random() >= LEAVING:
         return None
     assert fuzzer.rules is not None and fuzzer.state is not None
     play = fuzzer.rules
     pieces = play.victory.battle(play.game.new_game(play.scenario.load_bundled(scenario))).pieces
+    held = holding(fuzzer)
+    halves: list[str] = []
     candidates: list[str] = []
     for side in fuzzer.sides:
         ids = [piece.id for piece in pieces if piece.side == side]
         roster = fuzzer.state.rosters.get(side)
         if roster is not None:
             ids = [e.id for e in roster.entries if e.id in ids and e.available(number)]
+        ids = [unit for unit in ids if unit not in held.get(side, {})]
         if len(ids) >= 2:
             candidates += ids
-    return fuzzer.rng.choice(candidates) if candidates else None
+            halves += fuzzer.rng.sample(ids, len(ids) // 2)
+    if not candidates:
+        return None
+    if fuzzer.rng.random() < LEAVING_HALF:
+        return ",".join(halves)
+    return fuzzer.rng.choice(candidates)
 
 
 async def check_mustered(
-    fuzzer: CampaignFuzzer, channel: int, number: int, left: str | None
+    fuzzer: CampaignFuzzer,
+    channel: int,
+    number: int,
+    left: str | None,
+    holding_before: dict[str, dict[str, int]],
 ) -> None:
     """The linked game's first event and the campaign's ``campaign.game`` carry the hash
-    of the rosters as they stood when it was linked; a unit left behind is not fielded."""
+    of the rosters as they stood when it was linked; a unit left behind is not fielded;
+    the roster entries it fields are noted (no other game may field them while it holds
+    them: `campaign_checks.held_twice`)."""
     events = await fuzzer.campaign_events()
     at = max(i for i, e in enumerate(events) if isinstance(e, CampaignGame) and e.number == number)
     linked = events[at]
@@ -205,12 +242,24 @@ async def check_mustered(
             f"game {number}'s rosters hash: its first event {origin.get('rosters_hash')}, "
             f"the campaign's event {linked.rosters_hash}, the rosters then {expected}"
         )
+    assert fuzzer.rules is not None and fuzzer.state is not None
+    document = (await fuzzer.store.load(channel)).document
+    pieces = fuzzer.rules.battle(document).pieces
     if left is not None:
-        assert fuzzer.rules is not None
-        document = (await fuzzer.store.load(channel)).document
-        fielded = {p.id for p in fuzzer.rules.battle(document).pieces}
-        if left in fielded or linked.left != (left,):
+        fielded = {p.id for p in pieces}
+        chosen = tuple(left.split(","))
+        if fielded & set(chosen) or linked.left != chosen:
             fuzzer.fail(f"game {number} left {linked.left}, fields {sorted(fielded)}: {left}?")
+    # The roster entries it fields, read from its document: what it holds (`holding`).
+    rosters = replay(events[: at + 1]).rosters
+    entries: dict[str, set[str]] = {}
+    for piece in pieces:
+        roster = rosters.get(piece.side)
+        if roster is not None and roster.entry(piece.id) is not None:
+            entries.setdefault(piece.side, set()).add(piece.id)
+    fuzzer.fielded[number] = entries
+    if any(holding_before.values()):
+        fuzzer.run.actions["link beside a game holding units"] += 1
 
 
 async def view(fuzzer: CampaignFuzzer) -> None:

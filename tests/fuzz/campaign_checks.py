@@ -9,7 +9,7 @@ return; the standings are a recount of the results that hold.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from rules.campaign.events import (
@@ -198,6 +198,28 @@ def link_problems(events: Sequence[CampaignEvent]) -> list[str]:
                     f"the rosters then {expected}"
                 )
         state = replay([event]) if state is None else apply(state, event)
+    return problems
+
+
+def held_twice(
+    state: CampaignState, fielded: Mapping[int, Mapping[str, Collection[str]]]
+) -> list[str]:
+    """No roster entry is on the field of two games that hold it at once. ``fielded``: the
+    entries each game fields, by side, as read from its document (not as the campaign
+    recorded them); a game holds them until its result is in and its aftermath settled."""
+    problems: list[str] = []
+    holder: dict[tuple[str, str], int] = {}
+    for entry in state.games:
+        record = state.aftermaths.get(entry.number)
+        if entry.result is not None and record is not None and record.settled(list(state.sides)):
+            continue
+        for side, units in fielded.get(entry.number, {}).items():
+            for unit in sorted(units):
+                first = holder.setdefault((side, unit), entry.number)
+                if first != entry.number:
+                    problems.append(
+                        f"{side}'s {unit} is fielded by games {first} and {entry.number} at once"
+                    )
     return problems
 
 

@@ -3,10 +3,11 @@
 Two services, each on its own store connection to one database (a SQLite file, or a
 PostgreSQL schema), are what two bot processes sharing a database hold (a second shard, a
 restart overlapping the old process). A referee creates a campaign, two players join it;
-then, round after round, each process takes a random move of :data:`MOVES` — link a game,
-end one (the referee's decision, ``/game end``), undo a game's end, roll an aftermath,
-confirm it, ``/campaign status`` (which catches up), ``/campaign end`` — and the two run at
-once (``asyncio.gather``: each awaits its store, the other runs meanwhile). Either may be
+then, round after round, each process takes a random move of :data:`MOVES` — link a game
+(half the time leaving some units behind, so that another can be linked beside it), end
+one (the referee's decision, ``/game end``), undo a game's end, roll an aftermath, confirm
+it, ``/campaign status`` (which catches up), ``/campaign end`` — and the two run at once
+(``asyncio.gather``: each awaits its store, the other runs meanwhile). Either may be
 refused (the race may take what it needed: a conflict, a game ended meanwhile); neither
 may crash.
 
@@ -21,7 +22,9 @@ After every round, on what the store holds (:func:`race_problems`):
   final event, no linked game unlisted, nothing owed once the campaign is over);
 * after a ``/campaign status`` of its own (its catch-up), every linked game that has ended
   in its channel has its result held, with its head as final hash (unless the campaign is
-  over), and a game in play holds none.
+  over), and a game in play holds none;
+* no roster entry is on the field of two games that hold it at once (read from the games'
+  documents: `campaign_checks.held_twice`).
 
 The moves are chosen by a ``random.Random`` seeded by the run's seed, the dice too; the
 interleaving is the event loop's, so a failure is reported with the moves of every round.
@@ -44,7 +47,8 @@ from db.protocol import GameStore
 from rules.campaign.events import event_of
 from rules.campaign.state import CampaignState, replay
 from rules.core.errors import RulesError
-from tests.fuzz.campaign_checks import link_problems, log_problems, roster_problems
+from rules.core.ruleset import get_ruleset
+from tests.fuzz.campaign_checks import held_twice, link_problems, log_problems, roster_problems
 from tests.fuzz.harness import Table
 
 CAMPAIGN = 7100
@@ -97,9 +101,17 @@ Move = Callable[[Process, random.Random], Awaitable[str]]
 
 
 async def _link(process: Process, rng: random.Random) -> str:
-    return await process.outcome(
-        CAMPAIGN, REFEREE, "campaign.game", scenario=SCENARIO, channel=rng.choice(CHANNELS)
-    )
+    """``/campaign game``, half the time leaving about half of each side's units behind, so
+    that another game can be linked beside it with the others (a unit never fights two)."""
+    options: dict[str, object] = {"scenario": SCENARIO, "channel": rng.choice(CHANNELS)}
+    if rng.random() < 0.5:
+        muster = get_ruleset(RULESET).muster
+        assert muster is not None
+        units = muster.units(SCENARIO)
+        options["leave"] = ",".join(
+            unit for side in sorted(units) for unit in rng.sample(sorted(units[side]), 2)
+        )
+    return await process.outcome(CAMPAIGN, REFEREE, "campaign.game", **options)
 
 
 async def _decide(process: Process, rng: random.Random) -> str:
@@ -167,11 +179,17 @@ async def race_problems(store: GameStore, referee: Process) -> list[str]:
         return problems
     await referee.outcome(CAMPAIGN, REFEREE, "campaign.status")  # the catch-up, alone
     state = CampaignState.from_json((await store.load(CAMPAIGN)).document)
+    fielded: dict[int, dict[str, set[str]]] = {}
     for entry in state.games:
         found = await store.feature_get(CAMPAIGN_LINK, Scope.of_game(entry.channel), LINK_KEY)
         if found is None or campaign_link_of((found,)) != CampaignLink(CAMPAIGN, entry.number):
             continue  # its channel holds another game by now
         game = await store.load(entry.channel)
+        # The roster entries it fields, read from its document (not the campaign's record).
+        for piece in get_ruleset(RULESET).rules.battle(game.document).pieces:
+            roster = state.rosters.get(piece.side)
+            if roster is not None and roster.entry(piece.id) is not None:
+                fielded.setdefault(entry.number, {}).setdefault(piece.side, set()).add(piece.id)
         held = entry.result
         if (
             game.status == "ended"
@@ -183,7 +201,7 @@ async def race_problems(store: GameStore, referee: Process) -> list[str]:
             )
         if game.status != "ended" and held is not None:
             problems.append(f"game {entry.number} in play, its result still held")
-    return problems
+    return problems + held_twice(state, fielded)
 
 
 async def race_campaign(url: str, seed: int, rounds: int, *, backend: str = "sqlite") -> RaceRun:

@@ -18,6 +18,7 @@ from rules.campaign.aftermath import EntryAftermath, FateRoll, Snapshot
 from rules.campaign.events import (
     CampaignAdjust,
     CampaignAftermath,
+    CampaignConfirm,
     CampaignCreated,
     CampaignGame,
     CampaignJoined,
@@ -27,12 +28,12 @@ from rules.campaign.events import (
 )
 from rules.campaign.roster import Roster, RosterEntry, rosters_hash
 from rules.campaign.rules import Replacements, campaign_rules
-from rules.campaign.state import apply, replay
+from rules.campaign.state import CampaignState, apply, replay
 from rules.core.errors import RulesError
 from rules.core.ruleset import KNOWN_RULESETS
 from tests.fuzz import campaign_checks
 from tests.fuzz.campaign import CampaignRun, CampaignSizes, play_campaign
-from tests.fuzz.campaign_checks import link_problems, log_problems, roster_problems
+from tests.fuzz.campaign_checks import held_twice, link_problems, log_problems, roster_problems
 from tests.fuzz.campaign_race import race_campaign
 from tests.fuzz.campaign_refusals import BAD_COMMANDS
 
@@ -81,6 +82,8 @@ EXERCISED_SOMEWHERE = (
     "overdue forfeit|overdue draw",
     "a campaign from a book",
     "link leaving a unit",
+    # A game linked while another holds some units: parallel games stay possible.
+    "link beside a game holding units",
     # The notices of the campaign's kinds, judged after every step (tests/fuzz/notices.py).
     "notice: owed",
     "notice: roster",
@@ -164,6 +167,37 @@ async def test_a_result_not_reversed_is_caught(
     assert run.failures, run.describe()
     first = run.failures[0].split("\n")[0]
     assert "no reversal announced" in first or "its result still held" in first, first
+
+
+async def test_a_unit_fielded_by_two_games_at_once_is_caught(tmp_path: Path) -> None:
+    """The fuzzer's own check: with the campaign blind to the units its games hold (every
+    unit free for the muster and the fold), a game linked beside another fields one of its
+    units and the run fails, read from the games' documents."""
+    with patch.object(CampaignState, "held_units", lambda _: {}):
+        run = await play_campaign(str(tmp_path / "twice.db"), "w40k4", 1, CampaignSizes())
+    assert run.failures, run.describe()
+    first = run.failures[0].split("\n")[0]
+    assert "is fielded by games" in first and "at once" in first, first
+
+
+def test_the_held_oracle_reads_the_games_not_the_campaigns_record() -> None:
+    """Two games in play fielding one entry are caught; once the first game's result is in
+    and its aftermath confirmed, the second may field it."""
+    log = [
+        CREATED,
+        CampaignRoster(side="x", roster=_roster("x", 4)),
+        CampaignGame(number=1, channel=5, scenario="s"),
+        CampaignGame(number=2, channel=6, scenario="s"),
+    ]
+    fielded = {1: {"x": {"a"}}, 2: {"x": {"a"}}}
+    assert held_twice(replay(log), fielded) == ["x's a is fielded by games 1 and 2 at once"]
+    settled = [
+        *log,
+        CampaignResult(number=1, winner="x", scores={}, ending="decision", final_hash="h"),
+        CampaignAftermath(number=1, sides={"x": ()}),
+        CampaignConfirm(number=1, side=None),
+    ]
+    assert held_twice(replay(settled), fielded) == []
 
 
 def _roster(side: str, strength: int, status: str = "fit") -> Roster:

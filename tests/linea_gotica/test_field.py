@@ -9,6 +9,7 @@ import pytest
 
 from rules.core.battlefield import Point
 from rules.core.errors import InvalidInput, RulesError
+from rules.core.migrations import FORMAT_KEY
 from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.linea_gotica import field
 from rules.linea_gotica import turn as g
@@ -498,6 +499,38 @@ def test_a_hidden_units_move_and_shot_leave_no_mark_on_the_enemys_map(game):
         assert view.overlays == () and "bunker" not in view.caption
     own = PLAY.view(document, Seat.of("rossi")).map()
     assert own.overlays[0].kind == "arrow" and "bunker" in own.caption
+
+
+def test_a_visible_units_move_ending_where_a_hidden_unit_stands_is_drawn_for_all(game):
+    """Hiding the arrow of a unit in sight because a hidden one stands at its end would
+    tell the enemy one stands there: the marks hidden are those of a hidden unit's command."""
+    game.to_phase(Phase.MOVEMENT, first="rossi")
+    game("move", "rossi", unit="pattuglia", to="W 5")
+    game.state.positions["bunker"] = game.state.positions["pattuglia"]
+    assert game.unit("bunker").hidden and game.state.marks_of == ["pattuglia"]
+    document = game.state.model_dump(mode="json")
+    for seat in (SPECTATOR, Seat.of("blu")):
+        view = PLAY.view(document, seat).map()
+        assert [o.kind for o in view.overlays] == ["arrow"] and "pattuglia" in view.caption
+
+
+def test_a_format_7_document_learns_who_conceals_and_whose_marks_it_shows(game):
+    """A game saved before format 8: the sides with a unit hidden conceal, and a line or
+    arrow is of the units at its ends (hidden from whoever may not see one, as before)."""
+    bunker, patrol = game.state.positions["bunker"], game.state.positions["pattuglia"]
+    game.state.marks = [field.line_mark(bunker, Point(x=1, y=1), "bunker → squadra")]
+    old = game.state.model_dump(mode="json")
+    for key in ("concealing", "marks_of"):
+        del old[key]
+    old[FORMAT_KEY] = 7
+    current = PLAY.canonical(old)
+    assert current["concealing"] == ["rossi"] and current["marks_of"] == ["bunker"]
+    assert PLAY.view(current, Seat.of("blu")).map().overlays == ()
+    assert PLAY.view(current, Seat.of("rossi")).map().overlays != ()
+    old["marks"] = [field.arrow_mark(patrol, Point(x=1, y=1), "pattuglia").model_dump()]
+    current = PLAY.canonical(old)
+    assert current["marks_of"] == ["pattuglia"]
+    assert PLAY.view(current, Seat.of("blu")).map().overlays != ()
 
 
 def test_odds_at_a_hidden_unit_do_not_measure_it(game):

@@ -238,7 +238,7 @@ def test_fire_phase_goes_by_quality_class_and_is_simultaneous_within_one(game):
     game.to_phase(Phase.FIRE)
     # Elite: only the observer; the Reds have no Elite (done at once)
     assert game.state.fire_class == 0 and game.state.done == ["rossi"]
-    game.refused(
+    out_of_class = game.refused(
         "error.linea_gotica.not_this_class",
         "fire",
         "blu",
@@ -246,6 +246,10 @@ def test_fire_phase_goes_by_quality_class_and_is_simultaneous_within_one(game):
         target="nemici",
         distance=30,
     )
+    # The class by its name in the reader's language ("Class elite acts now": its id).
+    assert out_of_class.localized("en").startswith("Class Elite acts now, not ")
+    assert out_of_class.localized("it").startswith("Ora agisce la classe Elite, non ")
+    assert out_of_class.localized("fr").startswith("C'est à la classe Élite d'agir, pas à ")
     game("turn.next", "blu")
     assert game.state.fire_class == 1  # Veterani: sappers and tank
     game("turn.next", "blu")
@@ -261,6 +265,32 @@ def test_fire_phase_goes_by_quality_class_and_is_simultaneous_within_one(game):
     )
     assert len(applied.resolutions) == 2  # two SMG shots from the dead leader
     assert not game.unit("squadra").leader()
+
+
+def test_a_side_that_hid_a_unit_is_awaited_in_every_class(game):
+    """Seed lines 85-86 say nothing of hidden units: the class steps are decided from what
+    the enemy can see (docs/linea_gotica.md). The Reds have no Elite; once they hid a unit,
+    every class waits for them, even after it is seen again (or a class would tell it)."""
+    game.to_phase(Phase.MOVEMENT, first="rossi")
+    game("move", "rossi", unit="nemici", kind="cauto", distance=4, hidden="true")
+    assert game.state.concealing == ["rossi"]
+    game.unit("nemici").hidden = False  # observed: seen again
+    game.to_phase(Phase.FIRE)
+    for quality in range(5):
+        assert game.state.fire_class == quality and "rossi" not in game.state.done
+        game("turn.next", "rossi")
+        if "blu" not in game.state.done:
+            game("turn.next", "blu")
+    assert game.state.phase is Phase.OBSERVE_FIRE
+
+
+def test_a_class_whose_only_actor_is_hidden_opens_for_its_side(game):
+    """The Blues' only Elite is their observer: hidden, it still has its Elite step, and the
+    Reds (who hide nothing) are not waited for there."""
+    game.unit("osservatore").hidden = True
+    game.to_phase(Phase.FIRE)
+    assert game.state.fire_class == 0 and game.state.done == ["rossi"]
+    assert g.awaiting(game.state) == "blu"
 
 
 def test_leader_replacement_at_turn_start(game):
@@ -485,8 +515,10 @@ def test_observation_rules(game):
         target="nemici",
     )
     game.to_phase(Phase.FIRE)
-    game("turn.next", "blu")
-    game("turn.next", "blu")
+    # Rossi hides a unit: every class step waits for it too (docs/linea_gotica.md).
+    while game.state.fire_class != game.unit("squadra").class_index:
+        for side in [s for s in game.state.sides if s not in game.state.done]:
+            game("turn.next", side)
     game.refused(
         "error.linea_gotica.not_spotted",
         "fire",

@@ -11,6 +11,7 @@ import pytest
 
 from bot.console.table import Console
 from bot.service import Request
+from rules.core.errors import UnknownName
 from rules.core.seatview import SPECTATOR, Seat
 from tests.bot.service_table import ServiceTable
 from tests.linea_gotica.conftest import gotica_text_without_field
@@ -206,7 +207,9 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
     assert ("linea_gotica.mod.radio", 1) in named
     assert all(key != "linea_gotica.mod.quality_modifier" for key, _ in named)
     assert reply.notices[0].code.startswith("linea_gotica.mission.contacted(marker=m1")
-    reply = await table(ANNA, "turn.next")
+    await table(ANNA, "turn.next")
+    # The Germans hide units: every class step waits for them too (docs/linea_gotica.md).
+    reply = await table(BRUNO, "turn.next")
     assert reply.notices[-1].code == "linea_gotica.turn.fire_class(quality=regolari)"
 
     # Regolari: the MG nest fires from the farmhouse, which the Sherman covers: the covering
@@ -235,6 +238,10 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
     assert status.status.awaiting == "alleati"
     reply = await table(ANNA, "morale", [1] * 7, unit="squadra_1")
     assert codes(reply) == ["linea_gotica.morale.passed"] * 7
+    assert reply.notices[-1].code == "linea_gotica.turn.fire_class(quality=reclute)"
+    reply = await table(BRUNO, "turn.next")  # the Germans pass the classes of nobody in sight
+    assert reply.notices[-1].code == "linea_gotica.turn.fire_class(quality=marmaglia)"
+    reply = await table(BRUNO, "turn.next")
     assert reply.notices[-1].code == "linea_gotica.turn.phase(turn=1,phase=osservazione_tiro)"
     reply = await table(ANNA, "turn.next")
     reply = await table(BRUNO, "turn.next")
@@ -260,7 +267,9 @@ async def test_a_whole_turn_then_ranging_and_fire_for_effect(table, store):
     assert reply.notices[0].code == (
         "linea_gotica.mission.ranged(marker=m1,point=casolare (4 cm lungo + 6 cm destra))"
     )
-    await pass_steps(table, ANNA, BRUNO, ANNA, BRUNO, ANNA, BRUNO)
+    # Veterani and Regolari, then Reclute and Marmaglia for the Germans (who hide units),
+    # then the observation.
+    await pass_steps(table, ANNA, BRUNO, ANNA, BRUNO, BRUNO, BRUNO, ANNA, BRUNO)
 
     # Turn 3: fire for effect, then the blast on the MG nest (in cover, 81 mm: 4 at short).
     await table(ANNA, "turn.next", [9, 2])
@@ -447,3 +456,47 @@ async def test_a_whole_turn_on_the_battlefield(table, store):
     while (await store.load(CHANNEL)).document["turn"] == 1:
         await table(REFEREE, "turn.next")
     assert (await store.load(CHANNEL)).document["phase"] == "iniziativa"
+
+
+async def test_a_weapon_the_unit_does_not_carry_is_refused_with_its_own_weapons(table) -> None:
+    """A typo in ``weapon:`` (or another unit's weapon) was refused as "no one able to do
+    it", with nothing to go on: it is an unknown weapon, offered among the unit's own."""
+    await setup(table)
+    await table(ANNA, "turn.next", [8, 3])
+    await table(ANNA, "turn.next", order="first")
+    typo = await table.refused(
+        ANNA,
+        "fire",
+        "error.linea_gotica.no_such_weapon",
+        unit="sherman",
+        target="casolare",
+        kind="copertura",
+        weapon="brownin",
+    )
+    assert isinstance(typo, UnknownName)
+    assert set(typo.suggested) == {"Browning .30", "Browning .50 (contraerea)"}, typo.suggested
+    await table(ANNA, "turn.next")
+    await table(BRUNO, "turn.next")
+    await table(ANNA, "move", unit="squadra_1", kind="normale", distance=14)
+
+    async def gruppe_fires(weapon: str) -> UnknownName:
+        refusal = await table.refused(
+            BRUNO,
+            "fire",
+            "error.linea_gotica.no_such_weapon",
+            unit="gruppe",
+            target="squadra_1",
+            distance=30,
+            weapon=weapon,
+        )
+        assert isinstance(refusal, UnknownName)
+        return refusal
+
+    typo = await gruppe_fires("mg24")
+    assert typo.suggested[0] == "MG 42 (bipiede)"
+    english = typo.localized("en")
+    assert english.startswith("Gruppe Müller has no weapon «mg24» (it has: MP 40, MG 42 (bipod)")
+    assert english.endswith("The closest name: MG 42 (bipod). Did you mean it?"), english
+    # The farmhouse's tripod MG 42 is another unit's: never offered for the Gruppe.
+    other = await gruppe_fires("mg42_lafette")
+    assert "MG 42 (treppiede)" not in other.suggested and "tripod" not in other.localized("en")

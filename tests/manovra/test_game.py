@@ -8,6 +8,7 @@ from rules.core.dice import ScriptedDice
 from rules.core.errors import IllegalAction, RulesError, UnknownName
 from rules.manovra import turn as g
 from rules.manovra.scenario import load_bundled, parse_scenario
+from rules.manovra.turn.assault import _assault_weapon
 
 
 @pytest.fixture()
@@ -150,12 +151,15 @@ def test_a_whole_turn(table):
     play(table, g.Declare(platoon="plotone_carri"), "alleati")
     play(table, g.Declare(platoon="panzer"), "asse", [1, 1, 6])
     assert table["state"].queue == ["panzer_iv", "sherman_1", "sherman_2"]
-    refused(
+    lacking = refused(
         table,
         g.Fire(unit="panzer_iv", target="sherman_1", distance_cm=80, weapon="mg42"),
         "asse",
         "error.manovra.no_such_weapon",
     )
+    # An unknown name, offered back among the Panzer's own weapons ("did you mean …?").
+    assert isinstance(lacking, UnknownName)
+    assert lacking.among == tuple(table["state"].units["panzer_iv"].weapons)
     # 8+2 = 10 → "a scelta": top armour 2 cm; 75L AP needs 2 on lt_2; D10 5 pierces;
     # effects D10 10 on the hull column: "esplode + tutti morti".
     applied = play(
@@ -297,3 +301,12 @@ def test_scenario_errors_name_the_line():
 def test_state_round_trips_through_json(table):
     document = table["state"].model_dump(mode="json")
     assert g.load_state(document) == table["state"]
+
+
+def test_a_squad_with_no_weapon_for_a_tank_is_told_its_weapons_by_name(table):
+    """'Choose the weapon: fucile, bar, granate' listed ids; players read the names."""
+    state = table["state"]
+    with pytest.raises(IllegalAction) as caught:  # a rifle is no weapon against a tank
+        _assault_weapon(state, state.units["squadra_1"], "fucile")
+    assert caught.value.key == "error.manovra.choose_weapon"
+    assert caught.value.localized("en") == "Choose the weapon: Rifle, BAR, Hand grenades."

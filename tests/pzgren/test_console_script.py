@@ -53,11 +53,14 @@ async def test_an_x_with_a_choice_to_turn_3_at_the_console(store):
     dice.push(1, 1)  # fire 6 from the adjacent hex (column 11): 2 reads X
     text, errors = await play_script(store, SCRIPT, dice)
     assert errors == 2, text  # /turn next by each player while the step is owed
-    refusal = "! Non ora: Tedeschi deve prima assegnare 1 passo di perdita in 6,3 (/step)."
+    refusal = (
+        "! Non ora: lo schieramento Tedeschi deve prima assegnare 1 passo di perdita in 6,3"
+        " (/step)."
+    )
     assert text.count(refusal) == 2
     assert "Ora puoi: /step." in text
     assert "» 1. Zug Panzergrenadiere perde un passo (ne restano 1)" in text
-    assert "» Turno 3: attiva per primo Americani" in text
+    assert "» Turno 3: attiva per primo lo schieramento Americani" in text
     document = (await store.load(CHANNEL)).document
     assert PLAY.view(document, REFEREE).status.turn == 3
     assert document["units"]["de_pzgren_1"]["steps"] == 1

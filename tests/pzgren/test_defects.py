@@ -37,8 +37,9 @@ def test_an_m_result_is_not_announced_for_an_armoured_unit():
     assert not [e for e in resolution.effects if e.kind is EffectKind.TEST_OWED]
     assert table.state.pending_morale == []
     text = render_resolution_text(resolution, "fr")
-    assert "M2 pour b_251" not in text
-    assert "Résultat M2\u202f: sans effet sur b_251 (valeur de blindage)" in text
+    assert "M2 pour SdKfz 251" not in text
+    # The units by their names, as players read them (their ids were shown).
+    assert "Résultat M2\u202f: sans effet sur SdKfz 251 (valeur de blindage)" in text
 
 
 def test_an_m_result_names_only_the_unarmoured_units_it_reaches():
@@ -48,7 +49,7 @@ def test_an_m_result_names_only_the_unarmoured_units_it_reaches():
     assert [p.unit for p in table.state.pending_morale] == ["b_inf"]
     assert table.state.pending_morale[0].n == 2
     text = render_resolution_text(resolution, "fr")
-    assert "Résultat M2 pour b_inf\u202f; sans effet sur b_251, b_panther" in text
+    assert "Résultat M2 pour Grenadiere\u202f; sans effet sur SdKfz 251, Panther" in text
 
 
 def test_an_x_result_still_owes_the_open_top_afv_its_step_and_m2():

@@ -208,7 +208,7 @@ def test_minefield_marsh_hill_three_stacked_and_unit_columns():
     )
     applied = table(fire("a1,a2", hex="4,4"), "a", [3, 4])
     steps = applied.resolutions[0].steps[1:]
-    assert [s.outcome.param("units") for s in steps] == ["b1, b4", "b2", "b3"]
+    assert [s.outcome.param("units") for s in steps] == ["B1, Cart", "Guns", "Horse"]  # by name
     common = [
         "pzgren.mod.range_3",
         "pzgren.mod.own_minefield",

@@ -44,7 +44,8 @@ async def test_an_x_with_a_choice_through_to_turn_3_without_the_referee(table, s
             await table(user, "turn.next")
         assert caught.value.key == "error.pzgren.steps_owed"
         assert caught.value.localized("it").startswith(
-            "Non ora: Tedeschi deve prima assegnare 1 passo di perdita in 6,3 (/step)."
+            "Non ora: lo schieramento Tedeschi deve prima assegnare 1 passo di perdita in 6,3"
+            " (/step)."
         )
     await table(BRUNO, "step", unit="de_pzgren_1")
     document = (await store.load(CHANNEL)).document

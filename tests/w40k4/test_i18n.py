@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from rules.core.dice import DiceTray
+from rules.core.dice import DiceTray, ScriptedDice
 from rules.core.i18n import LANGUAGES, catalogue
 from rules.core.odds import enumerate_odds
 from rules.core.resolution import EffectKind, Resolution
+from rules.core.seatview import REFEREE
 from rules.render import describe
 from rules.w40k4 import PROCEDURES
+from rules.w40k4.surface import PLAY
 from tests.w40k4.test_procedures import EXAMPLES
 
 SOURCE = Path(__file__).resolve().parents[2] / "rules" / "w40k4"
@@ -140,3 +142,23 @@ def test_rendered_text_has_no_raw_keys_or_placeholders():
                 *described.odds,
             ):
                 assert "{" not in text and "w40k4." not in text, (language, text)
+
+
+@pytest.mark.parametrize(
+    ("language", "effect"),
+    [
+        ("it", "Banda di predoni, 9 morti"),
+        ("en", "Raider Mob, 9 killed"),
+        ("fr", "Bande de pillards, 9 tués"),
+    ],
+)
+def test_an_outcomes_effects_name_the_unit_in_the_readers_language(
+    language: str, effect: str
+) -> None:
+    """'Effects: [banda] 9 killed' showed players the unit's id."""
+    document = PLAY.setup("avamposto")
+    document = PLAY.act(document, REFEREE, "turn.next", {}, ScriptedDice([])).document
+    options = {"unit": "squadra_tattica", "target": "banda", "distance": 20, "weapon": "fucile"}
+    played = PLAY.act(document, REFEREE, "fire", options, ScriptedDice([6] * 27))
+    [effects] = [describe(r, language).effects for r in played.resolutions if r.effects]
+    assert effects == (effect,)

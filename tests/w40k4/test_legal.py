@@ -53,7 +53,8 @@ def test_a_blast_owes_its_template_to_the_firer_side():
             g.apply(state, g.Next(), ScriptedDice([]), actor_side=side)
         assert caught.value.key == "error.w40k4.template_owed"
         assert caught.value.localized("it") == (
-            "Non ora: Predoni deve prima piazzare la sagoma di Banda di predoni (/template)."
+            "Non ora: lo schieramento Predoni deve prima piazzare la sagoma di Banda di predoni"
+            " (/template)."
         )
     # the referee may place it too
     place = g.PlaceTemplate(unit="banda", target="squadra_tattica", models=0)

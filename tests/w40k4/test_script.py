@@ -50,7 +50,9 @@ async def test_a_blast_and_a_combat_through_to_turn_3_without_the_referee(table,
     with pytest.raises(RulesError) as caught:
         await table(BRUNO, "turn.next")
     assert caught.value.key == "error.w40k4.template_owed"
-    assert caught.value.localized("it").startswith("Non ora: Predoni deve prima piazzare")
+    assert caught.value.localized("it").startswith(
+        "Non ora: lo schieramento Predoni deve prima piazzare"
+    )
     await table(BRUNO, "template", unit="banda", target="squadra_tattica", models="1")
     await table(BRUNO, "turn.next")  # the shooting phase closes (on its morale checks, if owed)
     await play_owed_then_pass(table, store, PLAY, PLAYERS, 9, pass_turns=False)

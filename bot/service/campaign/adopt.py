@@ -23,8 +23,8 @@ game is being linked (:func:`orphans`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from bot.service.campaign.follow import linked_to
@@ -56,16 +56,20 @@ class Claim:
     channel: int
     scenario: str
     by: str | None  # the interaction that claimed it (its retries hold it too)
+    #: The roster entries the game fields, by side: an adopted game holds them too.
+    fielded: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _claim_of(found: FeatureRecord) -> Claim:
     value = found.value
     by = value.get("by")
+    fielded = value.get("fielded") or {}  # none in a claim written before they were kept
     return Claim(
         int(value["number"]),
         int(value["channel"]),
         str(value["scenario"]),
         None if by is None else str(by),
+        {str(side): tuple(map(str, units)) for side, units in fielded.items()},
     )
 
 
@@ -80,6 +84,7 @@ async def claim_number(services: Services, record: GameRecord, claim: Claim) -> 
         "channel": claim.channel,
         "scenario": claim.scenario,
         "by": claim.by,
+        "fielded": {side: list(units) for side, units in claim.fielded.items()},
     }
     # On the time index once stale: the timer adopts or drops what a stopped process left.
     due_at = datetime.now(UTC) + STALE_AFTER
@@ -171,7 +176,12 @@ async def adopt_orphan(
             services,
             record,
             state,
-            CampaignGame(number=claim.number, channel=claim.channel, scenario=claim.scenario),
+            CampaignGame(
+                number=claim.number,
+                channel=claim.channel,
+                scenario=claim.scenario,
+                fielded=dict(claim.fielded),
+            ),
             actor_id=None,
             interaction_id=f"campaign:{record.channel_id}:{claim.number}:adopted",
         )

@@ -109,9 +109,13 @@ def refuse_unconfirmed(state: CampaignState) -> None:
 
 def _fielded(muster: Muster | None, state: CampaignState, number: int) -> dict[str, set[str]]:
     """The entries that could take the field in game ``number``: in its scenario, fit or
-    recovered by then (a roster entry musters as the scenario unit with its id)."""
+    recovered by then (a roster entry musters as the scenario unit with its id); those its
+    link recorded, for a game linked since they are kept (not those left behind, by
+    choice or because another game held them)."""
     entry = state.game(number)
     assert entry is not None
+    if entry.fielded:
+        return {side: set(units) for side, units in entry.fielded.items()}
     units = None
     if muster is not None:
         try:

@@ -185,6 +185,7 @@ async def link_new_game(call: Call) -> Reply:
         scenario,
         number,
         str(request.options.get("leave") or ""),
+        target,
     )
     document = mustered.document
     sides = dict(rules.sides(document))
@@ -201,6 +202,7 @@ async def link_new_game(call: Call) -> Reply:
         scenario=scenario,
         rosters_hash=mustered.rosters_hash,
         left=mustered.left,
+        fielded=mustered.entries,
     )
     planned = state
     for roster_set in mustered.rosters_set:
@@ -230,7 +232,11 @@ async def link_new_game(call: Call) -> Reply:
     # The number first (one command across processes makes game ``number``), then the
     # game (the store refuses a channel taken meanwhile), its link and its players, then
     # the campaign's event: a game the campaign lists always exists.
-    await claim_number(services, record, Claim(number, target, scenario, request.interaction_id))
+    await claim_number(
+        services,
+        record,
+        Claim(number, target, scenario, request.interaction_id, mustered.entries),
+    )
     try:
         # The rosters a side fights its first game with (from the scenario) are set first.
         record, state = await log_rosters_set(call, record, state, mustered.rosters_set)

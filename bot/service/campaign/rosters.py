@@ -39,11 +39,11 @@ from rules.campaign.roster_file import ROSTER_SOURCE, parse_roster
 from rules.campaign.rules import campaign_rules
 from rules.campaign.state import CampaignState
 from rules.campaign.text import RosterPage, status_text
-from rules.core.errors import InvalidInput, UnknownName
+from rules.core.errors import IllegalAction, InvalidInput, UnknownName
 from rules.core.i18n import translate
 from rules.core.resolution import Outcome
 from rules.core.surface import Muster, Rules
-from rules.core.words import in_language
+from rules.core.words import LocalizedLabel, in_language
 
 #: A roster file's reply names at most this many of the side's units it leaves out.
 MAX_UNTRACKED_SHOWN = 20
@@ -74,6 +74,12 @@ class Mustering:
     fielded: dict[str, int] = field(default_factory=dict)
     #: The scenario's units whose roster entry keeps them behind (dead, recovering, spent).
     stayed: tuple[RosterEntry, ...] = ()
+    #: The scenario's units another game of the campaign holds, with that game's number.
+    held: tuple[tuple[str, int], ...] = ()
+    #: The roster entries each side fields: the game holds them (``CampaignGame.fielded``).
+    entries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The scenario's units' names (a roster's where it names them), for the muster's line.
+    names: Mapping[str, LocalizedLabel] = field(default_factory=dict)
 
     def notice(self, state: CampaignState, language: str) -> Outcome | None:
         """What the game's link says of its mustering (None without rosters): each side's
@@ -85,15 +91,29 @@ class Mustering:
             for side, count in self.fielded.items()
         )
         chosen = translate("bot.campaign.roster.left_by_choice", language)
-        behind = [f"{unit} ({chosen})" for unit in self.left] + [
-            f"{entry.id} ({_why_behind(entry, language)})" for entry in self.stayed
-        ]
+
+        def name(unit: str) -> str:
+            return in_language(self.names[unit], language) if unit in self.names else unit
+
+        behind = (
+            [f"{name(unit)} ({chosen})" for unit in self.left]
+            + [
+                f"{name(unit)} "
+                f"({translate('bot.campaign.roster.in_game', language, number=number)})"
+                for unit, number in self.held
+            ]
+            + [f"{name(entry.id)} ({_why_behind(entry, language)})" for entry in self.stayed]
+        )
         return Outcome.of(
             "bot.campaign.roster.mustered",
             fielded=counts,
             left=", ".join(behind) or "—",
             hash=self.rosters_hash[:12],
         )
+
+
+#: The muster's refusals of a side with nobody to field, which name the side.
+_SIDE_REFUSALS = ("error.campaign.side_empty", "error.campaign.side_held")
 
 
 def _why_behind(entry: RosterEntry, language: str) -> str:
@@ -120,10 +140,12 @@ def mustering(
     scenario: str,
     number: int,
     leave_text: str,
+    channel: int,
 ) -> Mustering:
-    """Game ``number``'s document from ``scenario`` and the campaign's rosters (pure, run
-    on the workers): refused, nothing written, when a side would field no unit or
-    ``leave`` names a unit the scenario lacks."""
+    """Game ``number``'s document from ``scenario`` and the campaign's rosters, to be
+    played in ``channel`` (pure, run on the workers): refused, nothing written, when
+    ``leave`` names a unit the scenario lacks, the channel plays a game of the campaign
+    (said before a side's units held elsewhere are), or a side would field no unit."""
     if muster is None:
         if leave_text.strip():
             raise InvalidInput("error.campaign.no_rosters", ruleset=state.ruleset)
@@ -135,6 +157,8 @@ def mustering(
     for unit in left:
         if unit not in known:
             raise UnknownName("error.campaign.leave_unknown", unit=unit[:40], scenario=scenario)
+    if state.playing_in(channel) is not None:
+        raise IllegalAction("error.campaign.game_in_play", channel=channel)
     new = tuple(
         CampaignRoster(
             side=side, roster=muster.roster_of(scenario, side), source=f"scenario:{scenario}"
@@ -143,8 +167,27 @@ def mustering(
         if side not in state.rosters and side in units
     )
     rosters = {**state.rosters, **{event.side: event.roster for event in new}}
-    document = muster.muster(scenario, rosters, number, frozenset(left))
-    fielded = fielding(units, rosters, number, frozenset(left))
+    # A unit fighting another game of the campaign stays behind, said in the muster's line.
+    held = state.held_units()
+    try:
+        document = muster.muster(scenario, rosters, number, frozenset(left), held)
+    except IllegalAction as refusal:
+        side = refusal.params.get("side")
+        if (
+            refusal.key not in _SIDE_REFUSALS
+            or not isinstance(side, str)
+            or side not in state.sides
+        ):
+            raise
+        # The rules name the side by its id: the referee reads its name.
+        raise IllegalAction(refusal.key, **{**refusal.params, "side": state.sides[side]}) from None
+    fielded = fielding(units, rosters, number, frozenset(left), held)
+    busy = tuple(
+        (unit, held[side][unit])
+        for side, strengths in units.items()
+        for unit in strengths
+        if unit not in left and unit in held.get(side, {})
+    )
     return Mustering(
         document=document,
         rosters_set=new,
@@ -156,9 +199,29 @@ def mustering(
             for side, strengths in units.items()
             for unit in strengths
             if unit not in left and unit not in fielded.get(side, {})
+            if unit not in held.get(side, {})
             if (entry := rosters[side].entry(unit) if side in rosters else None) is not None
         ),
+        held=busy,
+        names=_unit_names(muster, scenario, units, rosters),
+        entries={
+            side: tuple(unit for unit in chosen if rosters[side].entry(unit) is not None)
+            for side, chosen in fielded.items()
+            if side in rosters
+        },
     )
+
+
+def _unit_names(
+    muster: Muster, scenario: str, units: Mapping[str, Any], rosters: Mapping[str, Roster]
+) -> dict[str, LocalizedLabel]:
+    """The scenario's units' names, a roster's name where the roster has the unit (a roster
+    file may rename it)."""
+    names: dict[str, LocalizedLabel] = {}
+    for side in units:
+        for roster in (muster.roster_of(scenario, side), rosters.get(side)):
+            names.update({entry.id: entry.name for entry in roster.entries} if roster else {})
+    return names
 
 
 async def log_rosters_set(

@@ -78,6 +78,7 @@ def _fresh_marks(handler: Callable[..., None]) -> Callable[..., None]:
 
     def run(state: GameState, *args: Any) -> None:
         state.marks = []
+        state.marks_of = []
         handler(state, *args)
 
     run.__doc__ = handler.__doc__
@@ -173,6 +174,7 @@ def new_game(scenario: Scenario) -> GameState:
         sides={s.id: s.name for s in scenario.sides},
         coordination={s.id: s.coordination for s in scenario.sides},
         units=units,
+        concealing=list(dict.fromkeys(unit.side for unit in units.values() if unit.hidden)),
         supports=supports,
         minefields={
             m.id: Minefield(

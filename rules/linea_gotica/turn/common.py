@@ -13,7 +13,7 @@ from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.i18n import LANGUAGES, translate
 from rules.core.resolution import Resolution
-from rules.core.words import Words
+from rules.core.words import Words, worded
 from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, Level
 from rules.linea_gotica.procedures import PROCEDURES, checks, fire
 from rules.linea_gotica.procedures.fire import TargetSpec
@@ -218,12 +218,21 @@ def acting_unit(state: GameState, unit_id: str, actor: str | None) -> UnitState:
     return unit
 
 
+def fire_class_name(state: GameState) -> Words:
+    """The quality class that acts now as each language names it ("Elite", "Veterans"),
+    never by its id ("Class elite acts now")."""
+    return worded(f"{K}.values.{QUALITY_ORDER[state.fire_class].value}")
+
+
 def phase_name(state: GameState) -> Words:
     """The phase as each language names it (a refusal names it in its reader's language,
     never by its id: "Not allowed in the phase «Covering fire»", not «copertura»)."""
     key = f"{K}.phase.{state.phase.value}"
-    params = {"quality": QUALITY_ORDER[state.fire_class].value} if state.phase is Phase.FIRE else {}
-    named = {language: translate(key, language, **params) for language in LANGUAGES}
+    quality = fire_class_name(state) if state.phase is Phase.FIRE else Words("")
+    named = {
+        language: translate(key, language, quality=quality.in_language(language))
+        for language in LANGUAGES
+    }
     return Words(named[LANGUAGES[0]], named)
 
 
@@ -241,7 +250,7 @@ def may_act_in_fire_phase(state: GameState, unit: UnitState) -> None:
         raise IllegalAction(
             "error.linea_gotica.not_this_class",
             unit=unit.name,
-            quality=QUALITY_ORDER[state.fire_class].value,
+            quality=fire_class_name(state),
         )
     if unit.side in state.done:
         raise IllegalAction("error.linea_gotica.side_done")

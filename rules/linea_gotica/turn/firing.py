@@ -85,8 +85,28 @@ def _fire_context(
     return "normal"
 
 
+def _check_carried(state: GameState, unit: UnitState, command: Fire) -> None:
+    """A weapon typed that the unit does not carry (a typo, another unit's) is an unknown
+    name, offered back among the unit's own weapons ("did you mean …?"), not a unit with
+    "no one able to do it"."""
+    if command.weapon is None:
+        return
+    carried = list(
+        dict.fromkeys([*(f.weapon for f in unit.figures if f.weapon), *unit.weapons])
+    )
+    if command.weapon not in carried:
+        raise UnknownName(
+            "error.linea_gotica.no_such_weapon",
+            unit=unit.name,
+            weapon=command.weapon[:40],
+            weapons=joined(state.weapons[w].name for w in carried) or "-",
+            among=tuple(carried),
+        )
+
+
 def _shooters(state: GameState, unit: UnitState, command: Fire) -> list[tuple[Figure | None, str]]:
     """Who fires with what: soldiers with their weapons, or the vehicle's weapon."""
+    _check_carried(state, unit, command)
     if unit.vehicle is not None:
         if not crew_able(state, unit):
             raise IllegalAction("error.linea_gotica.crew_cannot", unit=unit.name)
@@ -375,6 +395,7 @@ def _measured_command(
             f"{unit.id} → {target.id} {field.cm(distance)} cm",
         )
     ]
+    state.marks_of = [unit.id, target.id]
     return command.model_copy(update={"distance_cm": distance})
 
 
@@ -685,6 +706,7 @@ def _covering_sight(state: GameState, unit: UnitState, place: str) -> None:
 
 def _covering_weapon(state: GameState, unit: UnitState, command: Fire) -> tuple[str, Figure | None]:
     """The automatic weapon that fires covering fire at a terrain element, and its soldier."""
+    _check_carried(state, unit, command)
     if unit.vehicle is not None:
         carried = unit.working_weapons()
     else:

@@ -69,12 +69,15 @@ def do_move(
                 state.positions[rider.id] = plan.destination
                 rider.cover, rider.place = unit.cover, unit.place
         state.marks = [field.arrow_mark(origin, plan.destination, unit.id)]
+        state.marks_of = [unit.id]
     if command.cover is not None:
         unit.cover = command.cover
     if command.place is not None:
         unit.place = command.place
     if command.hidden is not None:
         unit.hidden = command.hidden
+        if unit.hidden and unit.side not in state.concealing:
+            state.concealing.append(unit.side)
     unit.behind_armour = command.behind
     if command.minefield is not None:
         mines = state.minefields.get(command.minefield)

@@ -43,26 +43,19 @@ def awaiting(state: GameState) -> str | None:
     return None
 
 
-def _class_has_actors(state: GameState, index: int) -> bool:
-    for unit in state.units.values():
-        if unit.class_index != index or not unit.alive or not may_still_act(state, unit):
-            continue
-        if unit.vehicle is not None and unit.crew_able(state.turn):
-            return True
-        if any(f.able(state.turn) for f in unit.figures):
-            return True
-    return any(
-        m.stage != "done"
-        and m.due_turn <= state.turn
-        and state.units[m.observer].class_index == index
-        for m in state.missions
-        if m.observer in state.units
+def conceals(state: GameState, side: str) -> bool:
+    """Whether ``side`` has hidden a unit this game (one still hidden counts for a game saved
+    before ``concealing`` was kept)."""
+    return side in state.concealing or any(
+        unit.side == side and unit.hidden for unit in state.units.values()
     )
 
 
-def _side_has_actors(state: GameState, side: str, index: int) -> bool:
+def _has_actors_in_sight(state: GameState, side: str, index: int) -> bool:
+    """Whether ``side`` has a unit of class ``index`` its enemy can see that may still fire
+    or act, or a mission due in that class that such a unit observes."""
     for unit in state.units.values():
-        if unit.side != side or unit.class_index != index or not unit.alive:
+        if unit.side != side or unit.class_index != index or not unit.alive or unit.hidden:
             continue
         if not may_still_act(state, unit):
             continue
@@ -76,8 +69,22 @@ def _side_has_actors(state: GameState, side: str, index: int) -> bool:
         and m.due_turn <= state.turn
         and m.observer in state.units
         and state.units[m.observer].class_index == index
+        and not state.units[m.observer].hidden
         for m in state.missions
     )
+
+
+def awaited_in_class(state: GameState, index: int) -> list[str]:
+    """The sides the fire step of class ``index`` waits for, decided from what their enemy
+    can see (seed lines 85-86 are silent on hidden units): a side with a unit in sight that
+    may act in the class, and a side that conceals units, in every class — it passes with
+    ``/turn next`` when it has nothing to do. A hidden unit so gets its class step, and the
+    steps and the waiting look the same whether or not it exists (docs/linea_gotica.md)."""
+    return [
+        side
+        for side in state.sides
+        if conceals(state, side) or _has_actors_in_sight(state, side, index)
+    ]
 
 
 def _enter_phase(state: GameState, phase: Phase, result: Applied) -> None:
@@ -97,14 +104,15 @@ def _enter_phase(state: GameState, phase: Phase, result: Applied) -> None:
 
 
 def _open_class(state: GameState, index: int, result: Applied) -> None:
-    """Start the fire phase at the first class from ``index`` that has someone to act."""
-    while index < len(QUALITY_ORDER) and not _class_has_actors(state, index):
+    """Start the fire phase at the first class from ``index`` that awaits a side."""
+    awaited: list[str] = []
+    while index < len(QUALITY_ORDER) and not (awaited := awaited_in_class(state, index)):
         index += 1
     if index >= len(QUALITY_ORDER):
         _enter_phase(state, Phase.OBSERVE_FIRE, result)
         return
     state.fire_class = index
-    state.done = [s for s in state.sides if not _side_has_actors(state, s, index)]
+    state.done = [s for s in state.sides if s not in awaited]
     state.roster = roster_for(state, index)
     result.notices.append(Outcome.of(f"{K}.turn.fire_class", quality=QUALITY_ORDER[index].value))
 

@@ -13,7 +13,7 @@ from rules.core.game import is_preview
 from rules.core.resolution import Outcome
 from rules.core.words import followed, joined
 from rules.linea_gotica import field
-from rules.linea_gotica.model import QUALITY_ORDER, RULESET_KEY, Direction, Level
+from rules.linea_gotica.model import RULESET_KEY, Direction, Level
 from rules.linea_gotica.orders import CallSupport, Execute
 from rules.linea_gotica.procedures import checks, fire
 from rules.linea_gotica.procedures.fire import DamageSpec, SoftClass
@@ -31,6 +31,7 @@ from rules.linea_gotica.turn.blasts import burst_at, he_on_blast, radii_of, stra
 from rules.linea_gotica.turn.common import (
     acting_unit,
     actor_figure,
+    fire_class_name,
     may_act_in_fire_phase,
     owes_morale,
     quality_modifier_of,
@@ -192,7 +193,7 @@ def do_execute(
             raise IllegalAction(
                 "error.linea_gotica.not_this_class",
                 unit=observer.name,
-                quality=QUALITY_ORDER[state.fire_class].value,
+                quality=fire_class_name(state),
             )
         if mission.due_turn > state.turn:
             raise IllegalAction(

@@ -21,6 +21,7 @@ from rules.manovra.turn.common import (
     _resolve,
     _target_unit,
     _weapon,
+    choose_weapon,
     not_aboard,
 )
 from rules.manovra.turn.movement import _apply_move, _move_resolution, allowed_kinds, walk_to
@@ -47,10 +48,10 @@ def _assault_weapon(
             None,
         )
     if weapon_id is None:
-        raise IllegalAction("error.manovra.choose_weapon", weapons=", ".join(unit.weapons))
+        raise choose_weapon(state, unit)
     weapon = _weapon(state, unit, weapon_id)
     if weapon.kind is not WeaponKind.HEAVY or weapon.indirect or weapon.rof_stationary <= 0:
-        raise IllegalAction("error.manovra.choose_weapon", weapons=", ".join(unit.weapons))
+        raise choose_weapon(state, unit)
     if unit.has("skip_fire") or any(unit.has(s) for s in GUN_OUT):
         raise IllegalAction("error.manovra.skip_fire", unit=unit.name)
     return weapon_id, weapon

@@ -165,13 +165,23 @@ def weapon_rounds(unit: UnitState, weapon_id: str, weapon: Weapon, moving: bool)
 
 def _weapon(state: ManovraState, unit: UnitState, weapon_id: str) -> Weapon:
     if weapon_id not in unit.weapons:
-        raise IllegalAction(
+        # An unknown name: offered back among the unit's own weapons ("did you mean …?").
+        raise UnknownName(
             "error.manovra.no_such_weapon",
             unit=unit.name,
             weapon=weapon_id[:MAX_TEXT],
             weapons=joined(state.weapons[w].name for w in unit.weapons if w in state.weapons),
+            among=tuple(unit.weapons),
         )
     return state.weapons[weapon_id]
+
+
+def choose_weapon(state: ManovraState, unit: UnitState) -> IllegalAction:
+    """The refusal asking for a weapon, naming the unit's weapons as players read them."""
+    return IllegalAction(
+        "error.manovra.choose_weapon",
+        weapons=joined(state.weapons[w].name for w in unit.weapons if w in state.weapons),
+    )
 
 
 def _marker(state: ManovraState, marker_id: str) -> FireMarker:

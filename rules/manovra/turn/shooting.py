@@ -31,6 +31,7 @@ from rules.manovra.turn.common import (
     _target_cover,
     _target_unit,
     _weapon,
+    choose_weapon,
     not_aboard,
     weapon_rounds,
 )
@@ -148,7 +149,7 @@ def _check_weapons(
     if not found:
         if refusals:
             raise refusals[0]
-        raise IllegalAction("error.manovra.choose_weapon", weapons=", ".join(unit.weapons))
+        raise choose_weapon(state, unit)
     return found
 
 

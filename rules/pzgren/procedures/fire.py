@@ -20,6 +20,7 @@ from rules.core.resolution import (
     TableRead,
 )
 from rules.core.tables import Row, Table
+from rules.core.words import LocalizedName, joined
 from rules.pzgren.cells import AntiTankResult, FireResult
 from rules.pzgren.model import ID_PATTERN, RULESET_KEY, Armour, Category, Frozen
 from rules.pzgren.tables import load_tables
@@ -84,6 +85,8 @@ class TargetUnit(Frozen):
     """A unit in the target hex, as the direct-fire results need it."""
 
     id: str = Field(pattern=ID_PATTERN)
+    #: Its name, in its languages: the outcome names it to its reader (its id without one).
+    name: LocalizedName | None = None
     category: Category = Category.COMBAT
     armour: Armour = Field(Armour.NONE, description="none: no armour value; AFV closed/open top")
     modifiers: tuple[str, ...] = Field(
@@ -245,8 +248,8 @@ def resolve_direct_fire(data: DirectFireInput, tray: DiceTray) -> Resolution:
         column = table.columns[index]
         result: FireResult = tables.parsed(table, row, column)
         spared = _spared_by_armour(table, result, units)
-        names = ", ".join(unit.id for unit in units if unit not in spared)
-        spared_names = ", ".join(unit.id for unit in spared)
+        names = joined(unit.name or unit.id for unit in units if unit not in spared)
+        spared_names = joined(unit.name or unit.id for unit in spared)
         if spared:
             # "M : toutes les unités sans valeur de blindage": armoured units are not named
             # as checking morale; the step says the result spares them.

@@ -262,7 +262,11 @@ def _fire_direct(
             modifiers=tuple(keys),
             units=tuple(
                 fire.TargetUnit(
-                    id=u.id, category=u.category, armour=u.armour_kind, modifiers=unit_modifiers(u)
+                    id=u.id,
+                    name=u.name,
+                    category=u.category,
+                    armour=u.armour_kind,
+                    modifiers=unit_modifiers(u),
                 )
                 for u in enemies
             ),

@@ -99,15 +99,7 @@ async def test_after_the_battle_at_the_console(store) -> None:
     side, corrected by the referee, the next game waiting until it is settled."""
     out = io.StringIO()
     console = Console(GameService(store), out, language="en")
-    opening = [
-        "/campaign new ruleset:manovra name:Normandia language:en",
-        "/campaign invite user:anna side:alleati",
-        "/campaign invite user:bruno side:asse",
-        "/as anna",
-        "/campaign join side:alleati",
-        "/as bruno",
-        "/campaign join side:asse",
-    ]
+    opening = _opening("manovra", "Normandia", "alleati", "asse")
     assert await console.run(opening, interactive=False) == 0, out.getvalue()
     # The rosters, as the rosters part sets them between games (squadra_1 carries 2 casualties).
     allies = Roster(
@@ -173,3 +165,49 @@ async def test_after_the_battle_at_the_console(store) -> None:
     state = CampaignState.from_json((await store.load(1)).document)
     squad = state.rosters["alleati"].entry("squadra_1")
     assert squad is not None and (squad.strength, squad.rank) == (10, "veterani")
+
+
+async def test_a_second_game_linked_while_the_first_is_in_play(store) -> None:
+    """Game 2 linked while game 1 is in play leaves game 1's units behind, named on its
+    muster line; a game with nobody left to field is refused naming each unit and its game;
+    once game 1's aftermath is confirmed its units take the field again, game 2's not."""
+    out = io.StringIO()
+    console = Console(GameService(store), out, language="en")
+    lines = [
+        *_opening("pzgren", "Ardennes", "us", "de"),
+        "/as arbitro",
+        "/campaign game scenario:exemple_ardennes channel:#2"
+        " leave:us_rifle_2,us_mortar,us_m10,de_pzgren_2,de_hmg,de_panther",
+        "/campaign game scenario:rencontre_hosingen channel:#3",
+        "/campaign game scenario:rencontre_hosingen channel:#4",
+        "/channel 2",
+        '/game end result:us reason:"the hill held"',
+        "/channel 1",
+        "/campaign aftermath game:1",
+        "/campaign confirm game:1",
+        "/campaign game scenario:percee_clervaux channel:#4",
+    ]
+    errors = await console.run(lines, interactive=False)
+    text = out.getvalue()
+    assert errors == 1, text  # the game with nobody to field
+    assert "1st Rifle Platoon (fighting in game 1), GMC Truck (fighting in game 1)" in text
+    assert "Game 3: side Americans would field no unit" in text
+    assert "us_rifle_1 (1), us_rifle_2 (2)" in text
+    assert "Panther (fighting in game 2)" in text  # game 3 in #4, after game 1's aftermath
+    state = CampaignState.from_json((await store.load(1)).document)
+    assert [entry.number for entry in state.games] == [1, 2, 3]
+    assert "us_rifle_1" in state.game(3).fielded["us"]  # type: ignore[union-attr]
+
+
+def _opening(ruleset: str, name: str, anna: str, bruno: str) -> list[str]:
+    """A campaign created in English, anna invited to and joining side ``anna``, bruno
+    ``bruno`` (the console's user is then bruno)."""
+    return [
+        f"/campaign new ruleset:{ruleset} name:{name} language:en",
+        f"/campaign invite user:anna side:{anna}",
+        f"/campaign invite user:bruno side:{bruno}",
+        "/as anna",
+        f"/campaign join side:{anna}",
+        "/as bruno",
+        f"/campaign join side:{bruno}",
+    ]

@@ -288,7 +288,7 @@ def test_a_concession_typed_at_the_console_then_the_referees_result(tmp_path):
     assert "? Abandonner la partie pour Légion astrale ?" in out.replace("\u202f", " ")
     assert "/game concede confirm:3" in out
     assert "» Abandon retiré : la partie continue." in out.replace("\u202f", " ")
-    assert "🏁 Victoire décisive du camp Pillards\u202f: Légion astrale a concédé (tour 1)." in out
+    assert "🏁 Victoire décisive du camp Pillards\u202f: le camp Légion astrale a concédé (tour 1)." in out
     assert "Points\u202f:" in out
     assert "Partie terminée\u202f: @arbitro, @bruno" in out
     assert "» Événement n° 5 annulé.\n» Événement n° 4 annulé." in out  # the end, the concession

@@ -227,6 +227,35 @@ async def test_a_player_at_a_side_does_not_take_the_game_over(service, store) ->
     assert seats[ANNA] == ("player", "alleati") and seats[REFEREE] == ("referee", None)
 
 
+async def test_every_reply_shows_the_chain_head_after_its_command(service, store, dice) -> None:
+    """The chain head a reply shows (``# chain 1a2b3c4d`` at the console) is the one its
+    command left: a seat change logs an event, and its reply named the head before it."""
+    script = [
+        (REFEREE, "game.new", {"scenario": "esempio_normandia", "language": "en"}),
+        (ANNA, "game.join", {"side": "alleati"}),
+        (BRUNO, "game.join", {"side": "asse"}),
+        (CARLA, "game.join", {"side": "asse"}),  # a request to the Axis's player
+        (BRUNO, "seat.approve", {"user": CARLA}),
+        (REFEREE, "seat.remove", {"user": CARLA}),
+        (REFEREE, "seat.assign", {"user": CARLA, "side": "asse"}),
+        (BRUNO, "seat.approve", {"user": 5, "side": "asse"}),  # an invitation
+        (CARLA, "game.leave", {}),
+        (REFEREE, "game.deadline", {"hours": 24}),
+        (ANNA, "turn.next", {}),
+        (ANNA, "roll", {"expression": "d6"}),
+        (REFEREE, "game.referee", {"user": 6}),
+        (6, "seat.bind", {"side": "asse", "role": 77}),
+    ]
+    dice.push(4)
+    shown = 0
+    for asker, verb, options in script:
+        reply = await service.handle(request(asker, verb, **options))
+        if reply.head_hash is not None:
+            assert reply.head_hash == (await store.load(12)).head_hash, verb
+            shown += 1
+    assert shown == len(script)
+
+
 async def test_a_seat_change_commits_the_document_it_read_without_encoding_it(
     service, store, monkeypatch
 ) -> None:

@@ -50,6 +50,7 @@ async def test_a_mistyped_unit_target_and_weapon_get_the_closest_names(store) ->
     )
     assert isinstance(target, UnknownName) and target.suggested[0] == "Carro predone"
     assert "Raider Tank" in target.localized("en")
+
     async def devastators_fire(weapon: str) -> RulesError:
         return await _refusal(
             send,
@@ -163,3 +164,17 @@ def test_the_option_typed_is_found_in_the_refusal() -> None:
     cut = UnknownName("error.w40k4.unknown_unit", name=long_name[:40])
     assert typed_option(cut, {"unit": long_name}) == "unit"
     assert typed_option(cut, {"unit": "other"}) is None
+
+
+async def test_a_name_close_to_none_lists_the_few_the_seat_may_type(store) -> None:
+    # manovra's Allies have four platoons: "xx" is close to none, so all four are offered.
+    send = await _game(store, "manovra", "esempio_normandia", ("alleati", "asse"))
+    await send(ANNA, "turn.next")
+    await send(ANNA, "turn.next")
+    refused = await _refusal(send, ANNA, "manoeuvre.declare", platoon="xx")
+    assert isinstance(refused, UnknownName)
+    assert len(refused.suggested) == 4, refused.suggested
+    assert "1st Rifle Platoon" in refused.localized("en")
+    assert "1re section de fusiliers" in refused.localized("fr")
+    # The Axis's platoons are the Axis's to type, not the Allies'.
+    assert "Zug" not in refused.localized("en")

@@ -13,11 +13,13 @@ from types import SimpleNamespace
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+import db.store as store_module
 from bot.service import links
 from bot.service.pages import GamePage
 from bot.web import answers
 from bot.web.app import RETRY_AFTER_S, WebPages
 from bot.web.pages import Address
+from rules.core.play import DocumentRules
 from tests.bot.web.conftest import ANNA, BRUNO, GAME, HIDDEN, REFEREE
 
 #: Two readers without a seat: they share what the service builds for no seat.
@@ -201,3 +203,63 @@ async def test_a_page_is_laid_out_once_for_every_reader_of_a_seat(
     assert page.pages == 1 and page.campaign is None  # no other page to link to
     alone = real(page, Address(paths[1], paths[1] + "/map.png", {}))
     assert shown[1] == alone
+
+
+async def test_a_game_is_validated_once_for_every_seat_and_head_of_one_document(
+    client, signer, table, monkeypatch
+) -> None:
+    """Every seat's page and picture at a head read one validated state, and so does a new
+    head that left the document as it was (a seat given up), whose stored text is not even
+    parsed again: only a new document is validated again."""
+    parsed: list[str] = []
+    parse = store_module.parse_kept
+    monkeypatch.setattr(store_module, "parse_kept", lambda text: parsed.append(text) or parse(text))
+    validated: list[int] = []
+    real = DocumentRules._load_state
+
+    def counting(rules, document):
+        validated.append(id(document))
+        return real(rules, document)
+
+    monkeypatch.setattr(DocumentRules, "_load_state", counting)
+    readers = (ANNA, BRUNO, REFEREE, *STRANGERS)
+    paths = [signer.relative(signer.link("game", GAME, user)) for user in readers]
+
+    async def validations_of_a_read() -> int:
+        """How many states every reader's page and picture validated, read once each."""
+        validated.clear()
+        parsed.clear()
+        for path in paths:
+            for end in ("", "/map.png"):
+                assert (await client.get(path + end)).status == 200
+        return len(validated)
+
+    assert await validations_of_a_read() == 1
+    await table(GAME, REFEREE, "seat.remove", user=ANNA)  # the game's document unchanged
+    assert await validations_of_a_read() == 0 and parsed == []
+    table.service._services.dice.push(8, 3)
+    await table(GAME, BRUNO, "turn.next")  # the initiative rolled: a new document
+    assert await validations_of_a_read() == 1
+
+
+async def test_a_refresh_after_an_undo_shows_the_state_and_log_of_the_new_head(
+    client, signer, table
+) -> None:
+    """The validated state kept by its document is never shown for another: a command's
+    page shows what it did, and after the referee's undo the earlier state again, with the
+    undo in the log (the picture back as it was)."""
+    good = signer.relative(signer.link("game", GAME, ANNA))
+    before = await (await client.get(good)).text()
+    picture = await (await client.get(good + "/map.png")).read()
+    assert "Turn 1 — Initiative — to move: —" in before
+    table.service._services.dice.push(8, 3)
+    await table(GAME, ANNA, "turn.next")
+    played = await (await client.get(good)).text()
+    assert "Choosing the movement order — to move: Allies" in played
+    assert "Initiative — to move" not in played and log_ids(played)[-1] == "e4"
+    await table(GAME, REFEREE, "game.undo")
+    undone = await (await client.get(good)).text()
+    assert "Turn 1 — Initiative — to move: —" in undone
+    assert "Choosing the movement order" not in undone
+    assert log_ids(undone)[-2:] == ["e4", "e5"] and "/undo undone_seq:4" in undone
+    assert await (await client.get(good + "/map.png")).read() == picture

@@ -68,16 +68,22 @@ async def test_a_command_after_this_process_s_own_commit_is_served_without_a_ful
         assert full_reads == expected  # PostgreSQL keeps nothing: a full read every time
 
 
+@pytest.fixture()
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The kept texts the store parses into documents (``db.store.parse_kept``), in order."""
+    store_module = importlib.import_module("db.store")
+    texts: list[str] = []
+    parse = store_module.parse_kept
+    monkeypatch.setattr(store_module, "parse_kept", lambda text: texts.append(text) or parse(text))
+    return texts
+
+
 async def test_a_document_the_caller_holds_is_served_on_its_head_only(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    db_path: Path, parsed: list[str]
 ) -> None:
     """The service holds the state its last command left (bot/service/kept_games.py): on that
     very head the store serves the caller's document instead of parsing the kept text; on any
     other head it parses as always."""
-    store_module = importlib.import_module("db.store")
-    parsed: list[str] = []
-    parse = store_module.parse_kept
-    monkeypatch.setattr(store_module, "parse_kept", lambda text: parsed.append(text) or parse(text))
     async with await SqliteStore.open(db_path) as store, await SqliteStore.open(db_path) as other:
         await new_game(store, CHANNEL)
         first = await store.open_command(CHANNEL, "a")
@@ -94,6 +100,35 @@ async def test_a_document_the_caller_holds_is_served_on_its_head_only(
         await other.commit(CHANNEL, 2, sample_document(7), NewEvent(verb="x", interaction_id="o"))
         seen = await store.open_command(CHANNEL, "d", held=held)
         assert seen.record.document == sample_document(7) and seen.record.document is not mine
+
+
+async def test_a_document_held_with_its_text_is_served_on_any_head_of_that_text(
+    db_path: Path, parsed: list[str]
+) -> None:
+    """The web pages keep the document they read with its stored text (bot/service/pages.py,
+    `PageGames`): a head another process moved without changing the document (a seat, a
+    deadline) is served with the caller's document, not parsed again, by the full read that
+    verifies it and by the reads after it; a head of another text is parsed as always."""
+    async with await SqliteStore.open(db_path) as store, await SqliteStore.open(db_path) as other:
+        await new_game(store, CHANNEL)
+        first = await store.open_command(CHANNEL)
+        record = first.record
+        assert record.head_hash is not None and record.document_text is not None
+        mine = dict(record.document)
+        held = HeldDocument(record.version, record.head_hash, mine, record.document_text)
+        await other.commit(CHANNEL, 1, record.document, NewEvent(verb="x", interaction_id="o"))
+        moved = await store.open_command(CHANNEL, held=held)  # the full read of the new head
+        assert moved.record.version == 2 and moved.record.document is mine
+        parsed.clear()
+        again = await store.open_command(CHANNEL, held=held)  # the head it keeps: no parse
+        assert again.record.document is mine and again.record.version == 2 and parsed == []
+        without_text = HeldDocument(record.version, record.head_hash, mine)
+        assert (await store.open_command(CHANNEL, held=without_text)).record.document is not mine
+        assert len(parsed) == 1
+        await other.commit(CHANNEL, 2, sample_document(7), NewEvent(verb="y", interaction_id="p"))
+        await store.open_command(CHANNEL)  # the new head read in full, then kept
+        changed = await store.open_command(CHANNEL, held=held)
+        assert changed.record.document == sample_document(7) and changed.record.document is not mine
 
 
 async def test_another_store_s_write_is_seen_by_the_next_command(

@@ -441,6 +441,38 @@ async def test_readers_of_a_moved_head_at_once_verify_it_once_from_the_kept_head
             assert ("span", 16, HEAD) in verifications
 
 
+async def test_versions_that_left_the_document_as_it_was_are_hashed_without_serializing_it(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat taken, a deadline set: a write whose patch is empty. Verifying such versions
+    forward from the kept head hashes the text already known instead of serializing the
+    document again, nor parsing the kept head's (the web pages' process verifies every head
+    the bot moves); a version whose empty patch hides a change is refused all the same."""
+    serialized: list[int] = []
+    serialize, parse = chain.canonical_json_of_parsed, chain.parse_canonical
+    monkeypatch.setattr(
+        chain, "canonical_json_of_parsed", lambda value: serialized.append(1) or serialize(value)
+    )
+    monkeypatch.setattr(chain, "parse_canonical", lambda text: serialized.append(2) or parse(text))
+    first, second = await two_processes_apart(backend)
+    async with first, second:
+        await second.load(TAMPERED)
+        for version in range(HEAD, HEAD + 3):  # the same document: empty patches
+            await first.commit(TAMPERED, version, document_at(HEAD), NewEvent(verb="seat"))
+        serialized.clear()
+        assert (await second.load(TAMPERED)).version == HEAD + 3
+        if backend.name == "sqlite":  # verified forward from the kept head
+            assert serialized == []
+        await first.commit(TAMPERED, HEAD + 3, document_at(HEAD + 4), NewEvent(verb="advance"))
+        await first.commit(TAMPERED, HEAD + 4, document_at(HEAD + 5), NewEvent(verb="advance"))
+        await backend.tamper(
+            f"UPDATE patches SET patch = '[]' WHERE channel_id = 7 AND version = {HEAD + 4}"
+        )
+        with pytest.raises(ChainBroken) as caught:
+            await second.load(TAMPERED)
+        assert names(caught.value, HEAD + 4), caught.value
+
+
 #: Rows of the versions the first process added (21..40) edited before the second reads
 #: them, and the first bad event each makes.
 EDITS_AHEAD: dict[str, tuple[str, int]] = {

@@ -85,7 +85,7 @@ async def test_one_players_typed_dice_do_not_touch_the_enemys_roster(any_store: 
     assert caught.value.key == "error.campaign.aftermath_not_your_side"
     assert await table._versions() == versions  # nothing written
     rolled = reply_text(await _typed(table, ANNA, "6,6,6", game=1))
-    assert "Raiders still rolls its part: /campaign aftermath game:1" in rolled
+    assert "The part of Raiders is still to roll: /campaign aftermath game:1" in rolled
     assert "/campaign dispute game:1 side:legione" in rolled
     squad, banda = await _units(table)
     assert (squad.strength, squad.casualties) == (10, 0)

@@ -284,11 +284,20 @@ async def test_a_game_created_but_not_logged_is_adopted(
     assert await table.service.due_reminders(later) == []  # once
     again = await table(CAMPAIGN, ANNA, "campaign.status")
     assert again.notices == []
-    await table(CAMPAIGN, REFEREE, "campaign.game", channel=SECOND)
-    assert [g.number for g in (await table.campaign()).games] == [1, 2]
-    # The adopted game's result enters the campaign as any linked game's does.
+    # The adopted game holds the units it fields, as a listed one does (its claim carried
+    # them): the book's next scenario, the same units, has nobody to field meanwhile.
+    assert state.game(1).fielded  # type: ignore[union-attr]
+    await table.refused(
+        CAMPAIGN, REFEREE, "campaign.game", "error.campaign.side_held", channel=SECOND
+    )
+    # The adopted game's result enters the campaign as any linked game's does; once its
+    # aftermath is settled its units take the field again.
     await table(FIRST, REFEREE, "game.decide", result="legione", reason="ok")
     assert (await table.campaign()).game(1).result is not None  # type: ignore[union-attr]
+    await table(CAMPAIGN, REFEREE, "campaign.aftermath", game=1)
+    await table(CAMPAIGN, REFEREE, "campaign.confirm", game=1)
+    await table(CAMPAIGN, REFEREE, "campaign.game", channel=SECOND)
+    assert [g.number for g in (await table.campaign()).games] == [1, 2]
     _assert_replay(await table.campaign_events(), (await any_store.load(CAMPAIGN)).document)
 
 

@@ -18,11 +18,12 @@ from bot.service.stored.campaign import CAMPAIGN_LINK, LINK_KEY
 from db.models import Scope
 from rules.campaign.state import CampaignState
 from rules.core.errors import RulesError
+from rules.core.ruleset import get_ruleset
 from tests.bot.service.campaign.test_commands import Table
 from tests.db.conftest import BACKENDS, Backend
 
 REFEREE, ANNA, BRUNO, CARLA = 1, 2, 3, 4
-CAMPAIGN, THIRD, FOURTH = 700, 703, 704
+CAMPAIGN, THIRD, FOURTH, FIFTH = 700, 703, 704, 705
 GUILD = 7
 
 
@@ -93,11 +94,62 @@ async def test_two_games_linked_at_once_are_games_1_and_2(two_stores: Any) -> No
         second.outcome(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FOURTH),
     )
     state = await linked_games_agree(store_a)
-    # Both listed (the second waited for the first's number), or the loser refused and
-    # its channel left empty.
-    assert len(state.games) == outcomes.count("ok"), outcomes
-    assert set(outcomes) <= {"ok", "error.service.conflict"}, outcomes
-    assert outcomes.count("ok") >= 1
+    # One is listed; the other waited for its number and found every unit of the scenario
+    # fighting in game 1 (refused: a unit never fights two games), or lost the race and
+    # was refused with its channel left empty. No unit is on two fields.
+    assert len(state.games) == outcomes.count("ok") == 1, outcomes
+    assert set(outcomes) <= {"ok", "error.service.conflict", "error.campaign.side_held"}
+    await _fielded_once(store_a, state)
+
+
+async def test_a_link_mustered_before_another_process_listed_its_game_fields_none_of_it(
+    two_stores: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Process b musters its game from the campaign as it stood before process a listed a
+    game fielding the same units (its claim and commit come after): b's game is removed and
+    refused, never listed beside a's with the same units; linked again, b's muster sees
+    them held."""
+    store_a, store_b = two_stores
+    first = await _campaign(store_a)
+    second = Process(store_b, "b")
+    await first(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=THIRD, leave=HALF)
+    real = commands.claim_number
+    raced = False
+
+    async def after_a_links(*args: Any) -> Any:
+        nonlocal raced
+        if not raced:  # b has mustered: a lists game 2 with the units left by game 1
+            raced = True
+            await first(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIFTH)
+        return await real(*args)
+
+    monkeypatch.setattr(commands, "claim_number", after_a_links)
+    seen = await second.outcome(
+        CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FOURTH
+    )
+    assert raced and seen == "error.service.conflict", seen
+    state = await linked_games_agree(store_a)
+    assert [(g.number, g.channel) for g in state.games] == [(1, THIRD), (2, FIFTH)]
+    await _fielded_once(store_a, state)
+    again = await second.outcome(
+        CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FOURTH
+    )
+    assert again == "error.campaign.side_held", again
+    await linked_games_agree(store_a)
+
+
+#: Units of avamposto game 1 leaves behind in the race above: half of each side's.
+HALF = "devastatori,veterani,motopredoni,mortai"
+
+
+async def _fielded_once(store: Any, state: CampaignState) -> None:
+    """No roster entry is on the field of two listed games (read from their documents)."""
+    seen: dict[tuple[str, str], int] = {}
+    battle = get_ruleset("w40k4").rules.battle
+    for entry in state.games:
+        for piece in battle((await store.load(entry.channel)).document).pieces:
+            if state.rosters[piece.side].entry(piece.id) is not None:
+                assert seen.setdefault((piece.side, piece.id), entry.number) == entry.number
 
 
 async def test_the_end_racing_a_new_game_lists_it_first_or_refuses_it(two_stores: Any) -> None:

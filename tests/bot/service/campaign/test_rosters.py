@@ -15,13 +15,15 @@ import pytest
 from bot.console.render_text import reply_text
 from bot.service import GameService, Request
 from bot.service.campaign import CAMPAIGN_ARG
-from rules.campaign.events import CampaignGame, CampaignRoster, event_of
+from bot.service.campaign.rosters import Mustering
+from rules.campaign.events import CampaignCreated, CampaignGame, CampaignRoster, event_of
 from rules.campaign.roster import rosters_hash
 from rules.campaign.state import replay
 from rules.core.dice import ScriptedDice as FacesDice
 from rules.core.ruleset import get_ruleset
 from rules.core.seatview import REFEREE as REFEREE_SEAT
 from rules.core.seatview import Seat
+from rules.core.words import LocalizedLabel, in_language
 from tests.bot.campaign_flow import as_typed, check_fielded, deadly_faces
 from tests.bot.service.campaign.test_commands import (
     ANNA,
@@ -243,7 +245,9 @@ async def test_a_roster_file_is_loaded_shown_and_mustered(any_store: Any) -> Non
         CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST, leave="veterani"
     )
     # Every unit of the scenario left behind is said, with why: by choice, or its state.
-    assert "left behind: veterani (by choice), devastatori (dead);" in reply_text(linked)
+    assert "left behind: Veterans in Heavy Armour (by choice), Devastatori (dead);" in reply_text(
+        linked
+    )
     units = (await table.store.load(FIRST)).document["units"]
     assert units["squadra_tattica"]["models"] == 4
     assert units["squadra_tattica"]["weapons"] == {"fucile": 4, "lanciamissili": 1, "pistola": 1}
@@ -409,3 +413,119 @@ async def test_after_the_first_game_only_the_referee_sets_a_roster_from_a_file(
     )
     set_ = await table(CAMPAIGN, REFEREE, "campaign.roster", attachment=fresh)
     assert set_.notices[0].key == "bot.campaign.roster.set"
+
+
+#: Game 1 of the held-units test fields these of w40k4's avamposto; the others stay back.
+FIELDED_FIRST = {"legione": {"squadra_tattica", "mezzo_corazzato"}, "predoni": {"banda"}}
+
+
+def _pieces(document: Any) -> dict[str, Any]:
+    return {piece.id: piece for piece in get_ruleset("w40k4").rules.battle(document).pieces}
+
+
+async def test_a_unit_in_a_game_in_play_is_not_fielded_by_another(any_store: Any) -> None:
+    """Game 2 is linked while game 1 is in play: game 1's units stay behind, each on the
+    muster's line (in the campaign's language and the others), and game 2 fields the rest.
+    Game 1's end, its undo, the referee's correction of a unit it holds keep them held;
+    once its aftermath is confirmed they are free, game 3 fielding them at the strength
+    game 1 and its aftermath left them, not game 2's. Each game's aftermath and losses
+    count only the units it fielded."""
+    table = await _campaign(any_store, "w40k4")
+    units = get_ruleset("w40k4").muster.units("avamposto")  # type: ignore[union-attr]
+    leave = sorted(u for side, ids in units.items() for u in ids if u not in FIELDED_FIRST[side])
+    await table(
+        CAMPAIGN,
+        REFEREE,
+        "campaign.game",
+        scenario="avamposto",
+        channel=FIRST,
+        leave=",".join(leave),
+    )
+    second = await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=SECOND)
+    [mustered] = [n for n in second.notices if n.key == "bot.campaign.roster.mustered"]
+    line = dict(mustered.params)["left"]
+    held = sorted(u for ids in FIELDED_FIRST.values() for u in ids)
+    assert line == ", ".join(
+        f"{in_language(_name_of(unit), 'en')} (fighting in game 1)"
+        for unit in _in_scenario_order(held)
+    )
+    text = reply_text(second)
+    assert "Tactical Squad (fighting in game 1)" in text and "squadra_tattica" not in text
+    in_second = set(_pieces((await table.store.load(SECOND)).document))
+    assert in_second == set(leave)
+    state = await table.campaign()
+    assert {side: set(ids) for side, ids in state.game(2).fielded.items()} == {  # type: ignore[union-attr]
+        side: set(units[side]) - FIELDED_FIRST[side] for side in units
+    }
+    # Game 1 ends, is undone, ends again; the referee corrects a unit it holds: still held.
+    await table(FIRST, REFEREE, "game.decide", result="legione", reason="ok")
+    await table(FIRST, REFEREE, "game.undo")
+    await table(FIRST, REFEREE, "game.decide", result="legione", reason="ok")
+    squad_strength = {"side": "legione", "unit": "squadra_tattica", "field": "strength"}
+    await table(CAMPAIGN, REFEREE, "campaign.adjust", **squad_strength, value="6", reason="count")
+    assert (await table.campaign()).held_units()["legione"]["squadra_tattica"] == 1
+    # Its aftermath: "fought" only for the units game 1 fielded, none for game 2's.
+    await table(CAMPAIGN, REFEREE, "campaign.aftermath", game=1)
+    await table(CAMPAIGN, REFEREE, "campaign.confirm", game=1)
+    state = await table.campaign()
+    legion = state.rosters["legione"]
+    assert legion.entry("squadra_tattica").experience > 0  # type: ignore[union-attr]
+    assert legion.entry("devastatori").experience == 0  # type: ignore[union-attr]
+    assert set(state.held_units()["legione"]) == set(units["legione"]) - FIELDED_FIRST["legione"]
+    # Game 3, in game 1's channel: game 1's units at their roster strength, not game 2's.
+    third = await table(CAMPAIGN, REFEREE, "campaign.game", scenario="avamposto", channel=FIRST)
+    assert "Devastators (fighting in game 2)" in reply_text(third)
+    pieces = _pieces((await table.store.load(FIRST)).document)
+    assert set(pieces) == {u for ids in FIELDED_FIRST.values() for u in ids}
+    squad = legion.entry("squadra_tattica")
+    assert squad is not None and 6 < squad.strength < squad.full
+    assert pieces["squadra_tattica"].strength == squad.strength
+    # Game 2's end carries losses for its own units only (none fought twice).
+    await table(SECOND, REFEREE, "game.decide", result="predoni", reason="ok")
+    result = (await table.campaign()).game(2).result  # type: ignore[union-attr]
+    assert result is not None
+    assert all(unit in set(leave) for lost in result.losses.values() for unit in lost)
+    events = await table.campaign_events()
+    assert replay(event_of(e.args[CAMPAIGN_ARG]) for e in events) == await table.campaign()
+
+
+def _name_of(unit: str) -> LocalizedLabel:
+    """A unit's name in the w40k4 ``avamposto`` scenario, in each of its languages."""
+    muster = get_ruleset("w40k4").muster
+    assert muster is not None
+    for side in ("legione", "predoni"):
+        entry = muster.roster_of("avamposto", side).entry(unit)
+        if entry is not None:
+            return entry.name
+    raise AssertionError(unit)
+
+
+def _in_scenario_order(held: list[str]) -> list[str]:
+    units = get_ruleset("w40k4").muster.units("avamposto")  # type: ignore[union-attr]
+    return [unit for side in units.values() for unit in side if unit in held]
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("it", "Squadra tattica (in combattimento nella partita 1)"),
+        ("en", "Tactical Squad (fighting in game 1)"),
+        ("fr", "Escouade tactique (au combat dans la partie 1)"),
+    ],
+)
+def test_the_muster_line_says_which_game_holds_a_unit(language: str, said: str) -> None:
+    """A unit another game holds is on the muster's line beside those left by choice and
+    the dead, by its name in the campaign's language (a unit no roster names by its id)."""
+    sides = {"legione": "Legione", "predoni": "Predoni"}
+    state = replay([CampaignCreated(ruleset="w40k4", name="C", sides=sides, referee=REFEREE)])
+    mustered = Mustering(
+        document={},
+        rosters_hash="0" * 64,
+        left=("veterani",),
+        held=(("squadra_tattica", 1),),
+        names={"squadra_tattica": _name_of("squadra_tattica")},
+    )
+    notice = mustered.notice(state, language)
+    assert notice is not None
+    left = str(dict(notice.params)["left"])
+    assert left.startswith("veterani (") and left.endswith(f", {said}")
