@@ -11,15 +11,39 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import TypeAdapter
+from pydantic import PlainSerializer, PlainValidator, TypeAdapter
 
 from rules.core.dice import DiceTray, Roll
-from rules.core.words import LocalizedTitle
+from rules.core.i18n import DEFAULT_LANGUAGE
+from rules.core.words import LocalizedTitle, Words
 
 ParamValue = str | int
-Params = tuple[tuple[str, ParamValue], ...]
+
+
+def _stored_param(value: object) -> ParamValue:
+    """A parameter as stored: a number, a text, or a name with its languages (read back as
+    :class:`Words`, so a log, a page or an export read later names it in its reader's
+    language, as the reply did)."""
+    if isinstance(value, Mapping) and value:
+        texts = {str(language): str(text) for language, text in value.items()}
+        return Words(texts.get(DEFAULT_LANGUAGE) or next(iter(texts.values())), texts)
+    if isinstance(value, str | int):
+        return value
+    raise ValueError(f"a parameter is a text, a number or a name's languages, not {value!r}")
+
+
+def _param_dumped(value: ParamValue) -> str | int | dict[str, str]:
+    translations = getattr(value, "translations", None)
+    if translations:
+        return dict(translations)
+    return str(value) if isinstance(value, str) else value
+
+
+#: A parameter's value, stored with its languages when it is a name that has them.
+StoredParam = Annotated[ParamValue, PlainValidator(_stored_param), PlainSerializer(_param_dumped)]
+Params = tuple[tuple[str, StoredParam], ...]
 
 
 def make_params(values: dict[str, ParamValue | None]) -> Params:

@@ -17,7 +17,7 @@ from rules.core.resolution import (
     Resolution,
     Threshold,
 )
-from rules.core.words import Words
+from rules.core.words import Words, in_language
 from rules.manovra import PROCEDURES
 from rules.render import effect_text
 
@@ -89,3 +89,23 @@ def test_effects_carry_their_targets_names_through_the_json_and_ids_only_without
     again = Resolution.from_json(json.loads(json.dumps(named.to_json())))
     assert [effect.name for effect in again.effects] == ["Carro", None]
     assert resolution.naming_targets({"other": "Other"}) is resolution
+
+
+def test_a_name_parameter_is_stored_with_its_languages_and_plain_ones_as_before() -> None:
+    side = Words("Alleati", {"it": "Alleati", "en": "Allies", "fr": "Alliés"})
+    outcome = Outcome.of("x.won", side=side, n=3, unit="plain")
+    resolution = Resolution("x", "p", (), outcome)
+    stored = resolution.to_json()
+    assert stored["outcome"]["params"] == [
+        ["side", dict(side.translations)],
+        ["n", 3],
+        ["unit", "plain"],
+    ]
+    assert stored["outcome_code"] == "x.won(side=Alleati,n=3,unit=plain)"
+    back = Resolution.from_json(json.loads(json.dumps(stored)))
+    named = back.outcome.param("side")
+    assert isinstance(named, Words) and in_language(named, "en") == "Allies"
+    assert back.outcome.code == outcome.code and back == resolution
+    # A parameter stored before (a plain text) reads back as it was.
+    older = {**stored, "outcome": {"key": "x.won", "params": [["side", "Alleati"]]}}
+    assert Resolution.from_json(older).outcome.params == (("side", "Alleati"),)

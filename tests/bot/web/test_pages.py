@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
+from bot.service import GameService, Request
 from bot.service.links import Link
+from tests.bot.conftest import QueuedDice
 from tests.bot.web.conftest import (
     ANNA,
     BRUNO,
@@ -167,3 +169,27 @@ async def test_no_page_shows_a_records_secret_salt(client, signer, store) -> Non
                 response, body = await page(client, signer, kind, channel, reader, suffix)
                 assert response.status == 200, (kind, reader, suffix)
                 assert not any(salt.encode() in body for salt in salts), (kind, reader)
+
+
+async def test_the_dice_of_the_log_name_sides_in_the_page_s_language(client, signer, store) -> None:
+    # The initiative's rolls name each side; stored, they keep the side's languages, so a
+    # page read later says "Allies" in an English game, as the reply did (not "Alleati").
+    dice = QueuedDice()
+    service = GameService(store, dice=dice)
+    channel = 3599
+
+    async def send(user: int, verb: str, **options: object) -> None:
+        await service.handle(Request(channel, user, verb, options, guild_id=7))
+
+    await send(
+        REFEREE, "game.new", ruleset="linea_gotica", scenario="gotica_retroguardia", language="en"
+    )
+    await send(ANNA, "game.join", side="alleati")
+    await send(BRUNO, "game.join", side="tedeschi")
+    dice.push(8, 3)
+    await send(ANNA, "turn.next")
+    response, body = await page(client, signer, "game", channel, ANNA)
+    text = body.decode()
+    assert response.status == 200
+    assert "Initiative: Allies" in text and "won by Allies" in text
+    assert "Alleati" not in text and "Tedeschi" not in text
