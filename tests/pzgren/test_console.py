@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from bot.console.table import Console
 
@@ -61,8 +62,9 @@ async def test_a_console_script(service):
     assert "» Pass by Americans" in text
     status = text.split("/turn\n")[-1]
     assert "Turn 1 — alternating activations, Germans to act" in status
-    assert "us_rifle_1       1st Rifle Platoon      1/2  4,3  [disrupted] ✓" in status
-    assert "us_m10           M10 Tank Destroyer     0/2  4,2  [eliminated]" in status
+    # Columns as wide as the longest name shown (the Germans' "1. Zug Panzergrenadiere").
+    assert re.search(r"us_rifle_1 +1st Rifle Platoon +1/2  4,3  \[disrupted\] ✓", status)
+    assert re.search(r"us_m10 +M10 Tank Destroyer +0/2  4,2  \[eliminated\]", status)
 
 
 STEP_SCRIPT = """\
@@ -112,4 +114,4 @@ async def test_a_console_script_assigns_a_step_loss_and_rallies(service):
     assert "» Turn 2: first to activate, Americans" in text
     rally = text.split("action:recover dice:2,2")[1]
     assert "Outcome: Unit rallied: in good order" in rally
-    assert "us_rifle_1       1st Rifle Platoon      1/2  4,3" in rally
+    assert re.search(r"us_rifle_1 +1st Rifle Platoon +1/2  4,3", rally)
