@@ -37,10 +37,21 @@ def _stored_param(value: object) -> ParamValue:
 def _param_dumped(value: ParamValue) -> str | int | dict[str, str]:
     translations = getattr(value, "translations", None)
     if translations:
-        return dict(translations)
+        # The text itself is read where a language has none: kept as the default's.
+        return {DEFAULT_LANGUAGE: str(value), **translations}
     return str(value) if isinstance(value, str) else value
 
 
+def _stored_name(value: object) -> str:
+    """A name as stored: a text, or its languages (read back as :class:`Words`)."""
+    named = _stored_param(value)
+    if not isinstance(named, str):
+        raise ValueError(f"a name is a text or its languages, not {value!r}")
+    return named
+
+
+#: A name stored with its languages when it has them (an effect's target's).
+StoredName = Annotated[str, PlainValidator(_stored_name), PlainSerializer(_param_dumped)]
 #: A parameter's value, stored with its languages when it is a name that has them.
 StoredParam = Annotated[ParamValue, PlainValidator(_stored_param), PlainSerializer(_param_dumped)]
 Params = tuple[tuple[str, StoredParam], ...]
@@ -170,7 +181,7 @@ class Effect:
     params: Params = ()
     #: The target's name (:class:`rules.core.words.Words`, read in the reader's language),
     #: given by :meth:`Resolution.naming_targets`: players read names, never ids.
-    name: str | None = None
+    name: StoredName | None = None
 
 
 @dataclass(frozen=True, slots=True)

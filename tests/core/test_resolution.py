@@ -109,3 +109,18 @@ def test_a_name_parameter_is_stored_with_its_languages_and_plain_ones_as_before(
     # A parameter stored before (a plain text) reads back as it was.
     older = {**stored, "outcome": {"key": "x.won", "params": [["side", "Alleati"]]}}
     assert Resolution.from_json(older).outcome.params == (("side", "Alleati"),)
+
+
+def test_an_effect_s_target_name_is_stored_with_its_languages() -> None:
+    mob = Words("Banda di predoni", {"it": "Banda di predoni", "en": "Raider Mob"})
+    effect = Effect(EffectKind.CASUALTIES, "killed", target="banda", amount=9, name=mob)
+    resolution = Resolution("w40k4", "shooting", (), Outcome.of("x"), effects=(effect,))
+    back = Resolution.from_json(json.loads(json.dumps(resolution.to_json())))
+    (stored,) = back.effects
+    assert stored.name is not None and in_language(stored.name, "en") == "Raider Mob"
+    assert "Raider Mob" in effect_text("w40k4", stored, "en")
+    # One stored before, a plain text, and none at all read back as they were.
+    plain = {**resolution.to_json()}
+    plain["effects"] = [{**plain["effects"][0], "name": "Banda di predoni"}]
+    assert Resolution.from_json(plain).effects[0].name == "Banda di predoni"
+    assert Resolution.from_json({**plain, "effects": [{**plain["effects"][0], "name": None}]})
