@@ -53,6 +53,8 @@ class NotNow(IllegalAction):
     def localized(self, language: str) -> str:
         """The rules' reason, then the seat's legal commands (or whom the game waits for)."""
         reason = self.cause.localized(language)
+        if not self.may and dict(self.cause.params).get("waiting") == self.waiting_for:
+            return reason  # "…: waiting for Germans." says it already
         if self.may:
             actions = commands_hint(self.may, language=language, names=self.names)
             hint = translate("error.service.you_may", language, actions=actions)

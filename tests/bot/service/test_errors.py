@@ -49,6 +49,19 @@ def test_a_name_two_units_share_is_followed_by_each_ones_id() -> None:
     assert commands_hint(actions, language="en", names=names) == (
         "/move (Truck [truck_1], Truck [truck_2], Jeep)"
     )
-    assert commands_hint(actions, language="it", names=names) == (
-        "/move (Camion, Truck, Jeep)"
+    assert commands_hint(actions, language="it", names=names) == ("/move (Camion, Truck, Jeep)")
+
+
+def test_a_refusal_that_names_whom_the_game_waits_for_does_not_say_it_twice() -> None:
+    ruleset = get_ruleset("linea_gotica")
+    document = ruleset.rules.setup("gotica_retroguardia")
+    sides = ruleset.rules.sides(document)
+    cause = IllegalAction(
+        "error.linea_gotica.step_done", side=sides["alleati"], waiting=sides["tedeschi"]
     )
+    refusal = not_now(ruleset.rules, document, cause, Seat(joined=True))
+    # Both sides owe their initiative: the hint would name both, the reason one; here the
+    # seat may do nothing and the game waits for both, so the hint is kept.
+    assert "Nothing is yours" in refusal.localized("en")
+    waits = type(refusal)(cause, [], sides["tedeschi"])  # the game waits for the Germans alone
+    assert waits.localized("en") == ("This step is already ended for Allies: waiting for Germans.")
