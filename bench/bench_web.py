@@ -83,7 +83,18 @@ COMMANDS_TARGET_MS = 10
 #: The two ways of building pages, measured turn about.
 MODES = ("threads", "process")
 SECRET = "a bench secret of some length"
-_TOGGLE = (("seat.assign", {"side": "alleati"}), ("seat.remove", {}))
+#: The commands each game takes turn about (verb, who, options): a seat taken and given
+#: up, which leaves the game's document as it was (a new head, the same state) ...
+_TOGGLE: tuple[tuple[str, int, dict[str, object]], ...] = (
+    ("seat.assign", REFEREE, {"user": ANNA, "side": "alleati"}),
+    ("seat.remove", REFEREE, {"user": ANNA}),
+)
+#: ... or, with ``--plays``, a play and its undo: the initiative rolled by the Germans'
+#: player, then undone by the referee, so that every head has a document of its own.
+_PLAYS: tuple[tuple[str, int, dict[str, object]], ...] = (
+    ("turn.next", BRUNO, {}),
+    ("game.undo", REFEREE, {}),
+)
 
 
 def p(values: list[float], q: float) -> float:
@@ -116,6 +127,7 @@ async def main(
     crowd_nice: int = 19,
     crowd_idle: bool = False,
     compare_idle: bool = False,
+    plays: bool = False,
 ) -> None:
     modes = (*MODES, "idle") if compare_idle else MODES
     folder = tempfile.mkdtemp(prefix="bench-web-")
@@ -126,12 +138,13 @@ async def main(
     # threads' pages are served from it.
     settle_pages()
     # Each game's own turn of seating and unseating (whatever number of rounds went before).
-    toggles = {GAME: itertools.cycle(_TOGGLE), OTHER: itertools.cycle(_TOGGLE)}
+    turns = _PLAYS if plays else _TOGGLE
+    toggles = {GAME: itertools.cycle(turns), OTHER: itertools.cycle(turns)}
     command = commands_of(service)
 
     async def new_event() -> None:
-        verb, options = next(toggles[GAME])
-        await command(GAME, REFEREE, verb, user=ANNA, **options)
+        verb, who, options = next(toggles[GAME])
+        await command(GAME, who, verb, **options)
 
     started = time.perf_counter()
     await two_games(command, store, 1_000)
@@ -247,7 +260,7 @@ async def main(
             end = time.perf_counter() + span
             while time.perf_counter() < end:
                 for channel in (GAME, OTHER):
-                    verb, options = next(toggles[channel])
+                    verb, who, options = next(toggles[channel])
                     waited, cpu, paused, written = (
                         run_queue_wait(),
                         time.process_time(),
@@ -255,7 +268,7 @@ async def main(
                         pauses.writing,
                     )
                     moment = time.perf_counter()
-                    await command(channel, REFEREE, verb, user=ANNA, **options)
+                    await command(channel, who, verb, **options)
                     spent = time.perf_counter() - moment
                     timings.append(spent)
                     parts.append(
@@ -553,6 +566,12 @@ if __name__ == "__main__":
         help="also readers of a pages' process in the idle scheduling class "
         "(ARBITRO_WEB_IDLE=1), turn about",
     )
+    parser.add_argument(
+        "--plays",
+        action="store_true",
+        help="the commands are a play and its undo (every head a new document), "
+        "not a seat taken and given up (every head the same document)",
+    )
     arguments = parser.parse_args()
     app_loop.run(
         main(
@@ -563,5 +582,6 @@ if __name__ == "__main__":
             arguments.crowd_nice,
             arguments.crowd_idle,
             arguments.compare_idle,
+            arguments.plays,
         )
     )
