@@ -506,6 +506,7 @@ class CoreStore(ABC):
                     prepared=prepared,
                     new_status=new_status,
                 ),
+                expected_head_in_one_statement=self.dialect.commit_in_one_statement,
             )
         except BaseException:
             cache.forget(channel_id)

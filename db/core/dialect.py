@@ -89,6 +89,10 @@ class Dialect:
     #: the database (an SQL expression), or "" if the backend has none: the probe of the
     #: games this process keeps verified between commands (`db.chain.head_cache`).
     change_counter: str = ""
+    #: Whether a command's commit on a kept head may be sent as one statement, an INSERT
+    #: into the ``command_commits`` view whose trigger makes its writes (SQLite, schema 13:
+    #: one trip to the driver's thread instead of one per statement).
+    commit_in_one_statement: bool = False
     _cache: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
@@ -140,6 +144,7 @@ SQLITE = Dialect(
     jsonb_copy=False,
     # Moves on every commit of another connection to the file, never on this one's own.
     change_counter="(SELECT data_version FROM pragma_data_version())",
+    commit_in_one_statement=True,
 )
 
 POSTGRES = Dialect(

@@ -114,6 +114,10 @@ class Operation(Generic[_T]):
     #: read (SQLite's deferred BEGIN in WAL mode), runs it in such a transaction; if it
     #: raises anything, the driver rolls back and runs ``start`` as usual. Others ignore it.
     on_expected_head: Callable[[], Step[_T]] | None = None
+    #: ``on_expected_head`` is one statement that makes every write and proves its head by
+    #: itself (`db.core.games.append_on_expected_head` on SQLite): a driver sends it alone,
+    #: in its own transaction, with no BEGIN and no COMMIT around it.
+    expected_head_in_one_statement: bool = False
 
 
 def read(query: Query) -> Operation[Any]:

@@ -204,7 +204,10 @@ class SqliteDriver:
     ) -> bool:
         """A write alone on the head it expects: a deferred ``BEGIN`` with its writes, the
         first of them the guard that proves the head (one trip), then ``COMMIT`` (two trips
-        where the usual write takes three).
+        where the usual write takes three). Where the operation is one statement that proves
+        its head and makes every write (`Operation.expected_head_in_one_statement`), that
+        statement alone, in its own transaction: one function sent to aiosqlite's thread
+        where the deferred ``BEGIN``, the five writes and the ``COMMIT`` are seven.
 
         Safe because a deferred ``BEGIN`` takes no lock (it fails only inside a transaction,
         which the writer never leaves open: checked before), and a transaction whose first
@@ -217,8 +220,12 @@ class SqliteDriver:
         if start is None:
             return False
         try:
-            result = await self._drive(start(), "BEGIN", writes=True)
-            await connection.execute("COMMIT")
+            if operation.expected_head_in_one_statement:
+                # Its own transaction, made durable as it returns: one trip in all.
+                result = await self._drive(start())
+            else:
+                result = await self._drive(start(), "BEGIN", writes=True)
+                await connection.execute("COMMIT")
         except BaseException as raised:
             await self._rollback()
             if isinstance(raised, Exception):  # not the expected head, or a write failed
