@@ -156,14 +156,6 @@ def command_event(
     args[ACTOR_SIDE_ARG] = seat.side
     if played.secret_for is not None:
         args[SECRET_ARG] = played.secret_for
-    # The dice of a resolution only a side may read are that side's too (a seat's export
-    # leaves them out); they stay in the order rolled, for replay.
-    kept = {
-        id(roll): resolution.secret_for
-        for resolution in played.resolutions
-        if resolution.secret_for is not None
-        for roll in resolution.rolls
-    }
     if request.user_name:
         args[ACTOR_NAME_ARG] = request.user_name[:60]  # the log names people, not ids
     if result is not None:
@@ -171,16 +163,30 @@ def command_event(
     return NewEvent(
         verb=request.verb,
         args=args,
-        dice=[_kept_roll(recorded_roll(roll), kept.get(id(roll))) for roll in played.rolls],
+        dice=recorded_rolls(played.rolls, played.resolutions),
         resolution=[res.to_json() for res in played.resolutions],
         actor_id=request.user_id,
         interaction_id=request.interaction_id,
     )
 
 
-def _kept_roll(recorded: dict[str, Any], secret: str | None) -> dict[str, Any]:
-    """A recorded die, marked as a side's own when it is."""
-    return recorded if secret is None else {**recorded, SECRET_ARG: secret}
+def recorded_rolls(
+    rolls: Sequence[Roll], resolutions: Sequence[Resolution]
+) -> list[dict[str, Any]]:
+    """Every die of a command as its event records them, in the order rolled (replay rolls
+    them again so): those of a resolution only a side may read marked as that side's
+    (``SECRET_ARG``), which a seat's export leaves out."""
+    kept = {
+        id(roll): resolution.secret_for
+        for resolution in resolutions
+        if resolution.secret_for is not None
+        for roll in resolution.rolls
+    }
+    recorded = [recorded_roll(roll) for roll in rolls]
+    return [
+        die if id(roll) not in kept else {**die, SECRET_ARG: kept[id(roll)]}
+        for roll, die in zip(rolls, recorded, strict=True)
+    ]
 
 
 def roll_event(request: Request, result: RollResult) -> NewEvent:
@@ -356,6 +362,7 @@ __all__ = [
     "plain_event",
     "plain_mentions",
     "recorded_roll",
+    "recorded_rolls",
     "resolutions_of",
     "result_of",
     "roll_event",

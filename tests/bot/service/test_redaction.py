@@ -695,3 +695,30 @@ async def test_the_hidden_squads_new_leader_is_told_to_its_side_alone(
     assert _codes(public) == [FAILED, WON] and public.follow_ups and public.ping == [ANNA]
     channel = reply_text(public, str)
     assert not any(word in channel for word in HIDDEN_SQUAD) and "kept" not in channel
+
+
+async def test_a_reroll_of_a_hidden_squads_new_leader_keeps_it_its_sides(tmp_path: Path) -> None:
+    """Anna types her dice for the initiative's ``/turn next`` (the MG's and the Germans'
+    are the bot's), Bruno disputes them, the referee rolls again: the re-run's reply is the
+    referee's, the channel is shown the rest, and the enemy's export of the re-roll holds
+    neither the MG's roll nor its die."""
+    table, store = await _table(tmp_path, "reroll")
+    try:
+        await _game(table, worlds(CAMPO)["as_written"], {"tedeschi"})
+        await _leaders_killed(store)
+        typed = await table(ANNA, "turn.next", (1, 3), dice="10,8")
+        assert isinstance(typed, PlayReply) and _codes(typed) == [FAILED, WON]
+        await table(BRUNO, "dice.dispute", seq=typed.seq)
+        reply = await table(REFEREE, "dice.reroll", REPLACEMENT_FACES["as_written"], seq=typed.seq)
+        assert isinstance(reply, PlayReply) and reply.private
+        assert _codes(reply) == [PASSED, FAILED, WON]
+        assert isinstance(reply.public, PlayReply) and _codes(reply.public) == [FAILED, WON]
+        export = await table(ANNA, "game.export")
+        files = {name: read_file(content).decode() for name, content in export.files.items()}
+        rerolled = json.loads(files["arbitro-log.json"])["events"][-1]
+        assert rerolled["verb"] == "dice.reroll" and "redacted" not in rerolled
+        assert [r["outcome_code"] for r in rerolled["resolution"]] == [FAILED, WON]
+        assert len(rerolled["dice"]) == 3 and "secret_for" not in json.dumps(rerolled)
+        assert not any(word in _told(files, reply_text(reply.public, str)) for word in HIDDEN_SQUAD)
+    finally:
+        await store.close()
