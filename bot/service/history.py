@@ -37,7 +37,7 @@ from bot.service.events import (
 )
 from bot.service.handlers import REPLAY_BUDGET_S, GameCall, GameHandler, Who
 from bot.service.maps import public_status
-from bot.service.redaction import kept_apart
+from bot.service.redaction import kept_apart, told_apart
 from bot.service.replay import Rerun, is_play_event, later_commands, rerun
 from bot.service.replies import PlayReply, Reply, ResultView, StatusReply
 from bot.service.requests import int_option
@@ -271,17 +271,13 @@ def _rerolled_in_secret(reply: PlayReply, seq: int, secret: str, sides: Mapping[
         if secret == REFEREE_ONLY
         else Outcome.of("bot.dice.rerolled_hidden", seq=seq, side=sides.get(secret, secret))
     )
-    reply.public = PlayReply(
-        language=reply.language,
-        ruleset=reply.ruleset,
-        seq=reply.seq,
-        head_hash=reply.head_hash,
+    told_apart(
+        reply,
+        Outcome.of("bot.dice.rerolled_private"),
         status=reply.status,
         result=reply.result,
         notices=[public_notice],
     )
-    reply.notices = [*reply.notices, Outcome.of("bot.dice.rerolled_private")]
-    reply.private = True
 
 
 async def check_dice(call: GameCall) -> Reply:

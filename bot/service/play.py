@@ -31,7 +31,7 @@ from bot.service.events import (
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.help import command_names
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
-from bot.service.redaction import Unseen, kept_apart
+from bot.service.redaction import Unseen, kept_apart, told_apart
 from bot.service.replies import PlayReply, Reply, ResultView, RollReply
 from bot.service.requests import (
     Request,
@@ -427,23 +427,13 @@ def _kept_secret(
         side=sides().get(secret, secret),
         units=", ".join(acted_on),
     )
-    public = PlayReply(
-        language=reply.language,
-        ruleset=reply.ruleset,
-        seq=reply.seq,
-        head_hash=reply.head_hash,
-        duplicate=reply.duplicate,
-        acted_for=reply.acted_for,
+    return told_apart(
+        reply,
+        Outcome.of("bot.log.hidden_private"),
         follow_ups=reply.follow_ups if shown is None else shown,
-        map_view=reply.map_view,
-        ping=reply.ping,
-        names=reply.names,
         notices=[notice],
         status=seen,
     )
-    reply.notices = [*reply.notices, Outcome.of("bot.log.hidden_private")]
-    reply.map_view, reply.ping, reply.private, reply.public = None, [], True, public
-    return reply
 
 
 class _FollowUps(NamedTuple):

@@ -84,24 +84,36 @@ def kept_apart(reply: PlayReply, seat: Seat, shown: list[FollowUp] | None = None
     resolutions, notices = read_by(SPECTATOR, reply.resolutions, reply.notices)
     if (resolutions, notices) == (reply.resolutions, reply.notices):
         return reply
-    reply.public = PlayReply(
-        language=reply.language,
-        ruleset=reply.ruleset,
-        seq=reply.seq,
-        head_hash=reply.head_hash,
-        duplicate=reply.duplicate,
-        acted_for=reply.acted_for,
+    return told_apart(
+        reply,
+        Outcome.of("bot.log.kept_private"),
         by_hand=reply.by_hand,
-        follow_ups=reply.follow_ups,
-        map_view=reply.map_view,
-        ping=reply.ping,
-        names=reply.names,
         status=reply.status,
         result=reply.result,
         resolutions=resolutions,
         notices=notices,
     )
-    reply.notices = [*reply.notices, Outcome.of("bot.log.kept_private")]
+
+
+def told_apart(reply: PlayReply, private_notice: Outcome, **public: Any) -> PlayReply:
+    """``reply`` for its asker alone, closed by ``private_notice``, and what the channel is
+    shown of it (``reply.public``, posted by the front ends): its envelope — the event, the
+    side acted for, the buttons, the pings, the picture — with ``public`` (what it may read:
+    notices, resolutions, status…)."""
+    envelope: dict[str, Any] = {
+        "language": reply.language,
+        "ruleset": reply.ruleset,
+        "seq": reply.seq,
+        "head_hash": reply.head_hash,
+        "duplicate": reply.duplicate,
+        "acted_for": reply.acted_for,
+        "follow_ups": reply.follow_ups,
+        "map_view": reply.map_view,
+        "ping": reply.ping,
+        "names": reply.names,
+    }
+    reply.public = PlayReply(**{**envelope, **public})
+    reply.notices = [*reply.notices, private_notice]
     reply.map_view, reply.ping, reply.private = None, [], True
     return reply
 
@@ -125,4 +137,4 @@ def _unmasked(value: Any) -> Any:
     return value
 
 
-__all__ = ["Unseen", "kept_apart", "unseen_units"]
+__all__ = ["Unseen", "kept_apart", "told_apart", "unseen_units"]
