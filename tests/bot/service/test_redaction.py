@@ -722,3 +722,20 @@ async def test_a_reroll_of_a_hidden_squads_new_leader_keeps_it_its_sides(tmp_pat
         assert not any(word in _told(files, reply_text(reply.public, str)) for word in HIDDEN_SQUAD)
     finally:
         await store.close()
+
+
+async def test_a_retried_next_turn_answers_what_the_channel_may_read(tmp_path: Path) -> None:
+    """The owner's ``/turn next`` retried (the same interaction): the answer its event
+    recorded may go to the channel, so it holds the visible squad's roll and the initiative,
+    not the hidden MG's roll (the owner reads it on its page and in its export)."""
+    table, store = await _table(tmp_path, "retried")
+    try:
+        await _game(table, worlds(CAMPO)["as_written"], {"tedeschi"})
+        await _leaders_killed(store)
+        first = await table(BRUNO, "turn.next", REPLACEMENT_FACES["as_written"], interaction="x")
+        assert _codes(first) == [PASSED, FAILED, WON]
+        again = await table(BRUNO, "turn.next", interaction="x")
+        assert isinstance(again, PlayReply) and again.duplicate
+        assert _codes(again) == [FAILED, WON]
+    finally:
+        await store.close()
