@@ -63,7 +63,7 @@ from rules.core.dice import DiceSource, SystemDice
 from rules.core.errors import InvalidInput
 from rules.core.i18n import LANGUAGES
 from rules.core.resolution import Outcome
-from rules.core.seatview import Seat
+from rules.core.seatview import SPECTATOR, Seat
 
 log = logging.getLogger("bot.service")
 
@@ -392,7 +392,9 @@ def _earlier_reply(request: Request, event: EventRecord, record: GameRecord) -> 
     reply = PlayReply(language=record.language, ruleset=record.ruleset, duplicate=True)
     reply.seq = event.seq
     reply.head_hash = record.head_hash
-    reply.resolutions = resolutions_of(event)
+    # Its asker is not known here and the answer may go to the channel: what every seat
+    # may read (a side reads the rest in its log).
+    reply.resolutions = resolutions_of(event, SPECTATOR)
     ended = result_of(event)
     if ended is not None:  # the command that ended the game: its result again
         rules = Services.ruleset(record.ruleset).rules

@@ -22,7 +22,7 @@ from rules.core.i18n import has_key, semicolon, translate
 from rules.core.play import Played
 from rules.core.resolution import Resolution
 from rules.core.score import GameResult
-from rules.core.seatview import SPECTATOR, Seat
+from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.core.words import in_language
 from rules.render import outcome_text
 
@@ -61,6 +61,13 @@ def may_read(seat: Seat, args: Any) -> bool:
     if secret is None or seat.referee:
         return True
     return secret != REFEREE_ONLY and secret == seat.side
+
+
+def part_readable(seat: Seat, part: Any) -> bool:
+    """Whether ``seat`` may read a part of an event it may read — a stored resolution or
+    die (a mapping) — that may be a side's own (``SECRET_ARG`` on it: a hidden squad's
+    roll for a new leader in a public ``/turn next``)."""
+    return seat.may_read(secret_of(part))
 
 
 def secret_among(sides: Iterable[str | None]) -> str | None:
@@ -156,11 +163,30 @@ def command_event(
     return NewEvent(
         verb=request.verb,
         args=args,
-        dice=[recorded_roll(roll) for roll in played.rolls],
+        dice=recorded_rolls(played.rolls, played.resolutions),
         resolution=[res.to_json() for res in played.resolutions],
         actor_id=request.user_id,
         interaction_id=request.interaction_id,
     )
+
+
+def recorded_rolls(
+    rolls: Sequence[Roll], resolutions: Sequence[Resolution]
+) -> list[dict[str, Any]]:
+    """Every die of a command as its event records them, in the order rolled (replay rolls
+    them again so): those of a resolution only a side may read marked as that side's
+    (``SECRET_ARG``), which a seat's export leaves out."""
+    kept = {
+        id(roll): resolution.secret_for
+        for resolution in resolutions
+        if resolution.secret_for is not None
+        for roll in resolution.rolls
+    }
+    recorded = [recorded_roll(roll) for roll in rolls]
+    return [
+        die if id(roll) not in kept else {**die, SECRET_ARG: kept[id(roll)]}
+        for roll, die in zip(rolls, recorded, strict=True)
+    ]
 
 
 def roll_event(request: Request, result: RollResult) -> NewEvent:
@@ -220,9 +246,17 @@ def result_of(event: Any) -> GameResult | None:
         return None
 
 
-def resolutions_of(event: EventRecord) -> list[Resolution]:
-    """The resolutions an event recorded (what a retried interaction is shown again)."""
-    return [Resolution.from_json(item) for item in event.resolution or [] if isinstance(item, dict)]
+def resolutions_of(event: EventRecord, reader: Seat = REFEREE) -> list[Resolution]:
+    """The resolutions an event recorded that ``reader`` may read (what a retried
+    interaction is shown again, a page's dice): none of a command it may not read, none a
+    side keeps for itself but its own."""
+    if not may_read(reader, event.args):
+        return []
+    return [
+        Resolution.from_json(item)
+        for item in event.resolution or []
+        if isinstance(item, dict) and part_readable(reader, item)
+    ]
 
 
 def event_line(
@@ -267,7 +301,7 @@ def event_line(
     names = [*sides.values(), *spelled]
     outcomes = []
     for item in event.resolution or []:
-        if isinstance(item, dict) and "outcome" in item:
+        if isinstance(item, dict) and "outcome" in item and part_readable(reader, item):
             try:
                 resolution = Resolution.from_json(item)
             except (ValueError, TypeError, KeyError):
@@ -323,10 +357,12 @@ __all__ = [
     "command_event",
     "event_line",
     "may_read",
+    "part_readable",
     "people",
     "plain_event",
     "plain_mentions",
     "recorded_roll",
+    "recorded_rolls",
     "resolutions_of",
     "result_of",
     "roll_event",

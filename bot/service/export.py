@@ -67,6 +67,12 @@ class Redaction:
     #: Units can be hidden from the reader: the states and their hashes are left out even
     #: if no event is withheld.
     hides_states: bool = False
+    #: Whether a part of an event the reader reads — a stored resolution or die — is kept
+    #: from it (a side's own: a hidden squad's roll for a new leader). Such parts are left
+    #: out without a trace where the record is salted (its events' contents are not checked
+    #: on a seat's file, and a mark would tell that something hidden happened); an unsalted
+    #: record's event is marked ``redacted`` (only linked, as its hash no longer checks).
+    part_withheld: Callable[[Mapping[str, Any]], bool] = lambda _part: False
 
     def event(self, event: dict[str, Any], *, salted: bool = False) -> dict[str, Any]:
         """An event of the bundle as this reader may see it (``salted``: its record's
@@ -75,9 +81,28 @@ class Redaction:
             event = {key: value for key, value in event.items() if key != "state_hash"}
         args = event.get("args")
         if not isinstance(args, dict) or not self.withheld(args):
-            return event
+            return self._parts_of(event, salted)
         kept = {k: v for k, v in args.items() if k in self.kept_args}
         return {**event, "args": kept, "dice": [], "resolution": [], "redacted": True}
+
+    def readable(self, parts: Any) -> list[Any]:
+        """The resolutions or dice of an event the reader may read."""
+        return [
+            part
+            for part in parts or []
+            if not (isinstance(part, Mapping) and self.part_withheld(part))
+        ]
+
+    def _parts_of(self, event: dict[str, Any], salted: bool) -> dict[str, Any]:
+        """``event`` without the resolutions and dice kept from the reader (itself if none
+        is)."""
+        shown = {
+            "dice": self.readable(event.get("dice")),
+            "resolution": self.readable(event.get("resolution")),
+        }
+        if all(len(shown[key]) == len(event.get(key) or []) for key in shown):
+            return event
+        return {**event, **shown, **({} if salted else {"redacted": True})}
 
 
 @dataclass
@@ -194,7 +219,8 @@ class ReportWriter:
             lines = ["## " + self._line_of(event)]
             redaction = self._redaction
             withheld = redaction is not None and redaction.withheld(event.args or {})
-            for item in [] if withheld else event.resolution or []:
+            items = event.resolution if redaction is None else redaction.readable(event.resolution)
+            for item in [] if withheld else items or []:
                 if isinstance(item, dict) and "outcome" in item:
                     try:
                         text = render_resolution_text(Resolution.from_json(item), self._language)

@@ -31,12 +31,13 @@ from bot.service.events import (
     VERB_REWIND,
     VERB_ROLL,
     plain_event,
-    recorded_roll,
+    recorded_rolls,
     secret_among,
     with_result,
 )
 from bot.service.handlers import REPLAY_BUDGET_S, GameCall, GameHandler, Who
 from bot.service.maps import public_status
+from bot.service.redaction import kept_apart, told_apart
 from bot.service.replay import Rerun, is_play_event, later_commands, rerun
 from bot.service.replies import PlayReply, Reply, ResultView, StatusReply
 from bot.service.requests import int_option
@@ -233,7 +234,7 @@ async def reroll(call: GameCall) -> Reply:
     event = NewEvent(
         verb=VERB_REROLL,
         args=args,
-        dice=[recorded_roll(roll) for roll in outcome.rolls],
+        dice=recorded_rolls(outcome.rolls, outcome.resolutions),
         resolution=[res.to_json() for res in outcome.resolutions],
         actor_id=request.user_id,
         interaction_id=request.interaction_id,
@@ -256,7 +257,9 @@ async def reroll(call: GameCall) -> Reply:
         reply.notices = [n for n in reply.notices if n != ended.summary]
     if secret is not None:
         _rerolled_in_secret(reply, seq, secret, rules.sides(outcome.document))
-    return reply
+        return reply
+    # A re-run's rolls a side keeps for itself (a hidden squad's new leader) are its own.
+    return kept_apart(reply, call.seat)
 
 
 def _rerolled_in_secret(reply: PlayReply, seq: int, secret: str, sides: Mapping[str, str]) -> None:
@@ -268,17 +271,13 @@ def _rerolled_in_secret(reply: PlayReply, seq: int, secret: str, sides: Mapping[
         if secret == REFEREE_ONLY
         else Outcome.of("bot.dice.rerolled_hidden", seq=seq, side=sides.get(secret, secret))
     )
-    reply.public = PlayReply(
-        language=reply.language,
-        ruleset=reply.ruleset,
-        seq=reply.seq,
-        head_hash=reply.head_hash,
+    told_apart(
+        reply,
+        Outcome.of("bot.dice.rerolled_private"),
         status=reply.status,
         result=reply.result,
         notices=[public_notice],
     )
-    reply.notices = [*reply.notices, Outcome.of("bot.dice.rerolled_private")]
-    reply.private = True
 
 
 async def check_dice(call: GameCall) -> Reply:

@@ -28,7 +28,6 @@ from bot.service.core import TABLE
 from bot.service.errors import ServiceError
 from bot.service.events import (
     event_line,
-    may_read,
     people,
     plain_mentions,
     resolutions_of,
@@ -334,8 +333,7 @@ def _log_entries(
         if entry is None:
             line = event_line(event, ruleset, language, sides, reader, spelled)
             line = plain_mentions(line, names)
-            readable = may_read(reader, event.args if isinstance(event.args, dict) else {})
-            dice = tuple(describe_reply(resolutions_of(event), language)) if readable else ()
+            dice = tuple(describe_reply(resolutions_of(event, reader), language))
             entry = LogEntry(event.seq, line, dice)
             _LOG_LINES.put(key, entry)
         entries.append(entry)

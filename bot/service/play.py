@@ -31,7 +31,7 @@ from bot.service.events import (
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Who
 from bot.service.help import command_names
 from bot.service.maps import channel_map, command_marks, status_caption, with_caption
-from bot.service.redaction import Unseen
+from bot.service.redaction import Unseen, kept_apart, told_apart
 from bot.service.replies import PlayReply, Reply, ResultView, RollReply
 from bot.service.requests import (
     Request,
@@ -71,7 +71,7 @@ from rules.core.errors import (
     UnknownName,
 )
 from rules.core.expression import RollResult, roll_with_odds
-from rules.core.play import FollowUp, Played, StatusView
+from rules.core.play import FollowUp, Played, StatusView, read_by
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
 from rules.core.seatview import REFEREE, SPECTATOR, Seat
@@ -358,7 +358,7 @@ async def play_verb(
         earlier = result_of(result.event)
         if earlier is not None:
             reply.result = ResultView(earlier, rules.sides(document))
-        return _kept_secret(reply, result.event, request.verb, sides_now)
+        return _kept_secret(reply, seat, result.event, request.verb, sides_now)
     reply.follow_ups = follow_ups.every
     if ended is None and game.document is played.document:
         # The handle holds the state it left, whose document is the one just stored: the
@@ -385,12 +385,12 @@ async def play_verb(
         reply.follow_ups = []
         reply.ping = [m.user_id for m in context.members if m.user_id != request.user_id]
         reply.names = _names_of(reply.ping, context.seat_names)
-        return reply
+        return kept_apart(reply, seat)
     if after is not None and after != before:
         reply.ping = players_among(context.members, after)
     reply.names = _names_of(reply.ping, context.seat_names)
     seen = public[0] if public else None
-    return _kept_secret(reply, result.event, request.verb, sides_now, seen, follow_ups.shown)
+    return _kept_secret(reply, seat, result.event, request.verb, sides_now, seen, follow_ups.shown)
 
 
 def _names_of(users: Sequence[int], recorded: Mapping[int, str]) -> dict[int, str]:
@@ -401,6 +401,7 @@ def _names_of(users: Sequence[int], recorded: Mapping[int, str]) -> dict[int, st
 
 def _kept_secret(
     reply: PlayReply,
+    seat: Seat,
     event: Any,
     verb: str,
     sides: Callable[[], Mapping[str, str]],
@@ -412,12 +413,12 @@ def _kept_secret(
     (``shown``: the channel's; a reply no secret keeps is given them too), the pings, the
     public picture and ``seen`` (the status as the channel sees it after the command: what
     befell a unit it sees), the units it sees that the command named (a sniper's target),
-    and nothing of the options, dice or outcome."""
+    and nothing of the options, dice or outcome. A command no secret keeps may still
+    carry parts a side keeps for itself (``kept_apart``)."""
     secret = secret_of(event.args)
-    if secret is None:
-        if shown is not None:  # the reply is the channel's: its buttons as the channel's
-            reply.follow_ups = shown
-        return reply
+    if secret is None:  # the channel's buttons for the channel's reply
+        return kept_apart(reply, seat, shown)
+    reply.resolutions, reply.notices = read_by(seat, reply.resolutions, reply.notices)
     named = {str(value) for value in event.args.values() if isinstance(value, str)}
     acted_on = [u.name for u in seen.units if u.id in named] if seen is not None else []
     notice = Outcome.of(
@@ -426,23 +427,13 @@ def _kept_secret(
         side=sides().get(secret, secret),
         units=", ".join(acted_on),
     )
-    public = PlayReply(
-        language=reply.language,
-        ruleset=reply.ruleset,
-        seq=reply.seq,
-        head_hash=reply.head_hash,
-        duplicate=reply.duplicate,
-        acted_for=reply.acted_for,
+    return told_apart(
+        reply,
+        Outcome.of("bot.log.hidden_private"),
         follow_ups=reply.follow_ups if shown is None else shown,
-        map_view=reply.map_view,
-        ping=reply.ping,
-        names=reply.names,
         notices=[notice],
         status=seen,
     )
-    reply.notices = [*reply.notices, Outcome.of("bot.log.hidden_private")]
-    reply.map_view, reply.ping, reply.private, reply.public = None, [], True, public
-    return reply
 
 
 class _FollowUps(NamedTuple):

@@ -8,7 +8,10 @@ top of it, for every front end (Discord, the console, the web pages):
 
 * :func:`unseen_units`: the ids of the units hidden from a seat;
 * :class:`Unseen`: a command naming a unit hidden from its giver is played as if that unit
-  did not exist — the same refusal (key, params, suggestions) as a name nobody has.
+  did not exist — the same refusal (key, params, suggestions) as a name nobody has;
+* :func:`kept_apart`: a reply some of whose resolutions or notices a side keeps for itself
+  (``secret_for``: a hidden squad's roll for a new leader in a public ``/turn next``) shows
+  its asker what the asker may read, and the channel what every seat may.
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from bot.service.replies import PlayReply
 from rules.core.errors import RulesError
-from rules.core.seatview import Seat
+from rules.core.play import FollowUp, read_by
+from rules.core.resolution import Outcome
+from rules.core.seatview import SPECTATOR, Seat
 from rules.core.surface import Rules
 
 #: A refusal keeps its own type through the unmasking.
@@ -64,6 +70,54 @@ class Unseen:
         return error
 
 
+def kept_apart(reply: PlayReply, seat: Seat, shown: list[FollowUp] | None = None) -> PlayReply:
+    """``reply`` as its asker (``seat``) may read it: without the resolutions and notices
+    another side keeps for itself. If the channel may read less than the asker (the asker
+    is the side that keeps them, or the referee), the whole goes to the asker alone and the
+    channel is shown the rest — with the buttons it may see (``shown``: the channel's), the
+    pings and the picture — and nothing telling that anything was kept from it. Else the
+    reply is the channel's (with ``shown``, when given): the side that keeps them reads
+    them in its log, its page and its export."""
+    reply.resolutions, reply.notices = read_by(seat, reply.resolutions, reply.notices)
+    if shown is not None:
+        reply.follow_ups = shown
+    resolutions, notices = read_by(SPECTATOR, reply.resolutions, reply.notices)
+    if (resolutions, notices) == (reply.resolutions, reply.notices):
+        return reply
+    return told_apart(
+        reply,
+        Outcome.of("bot.log.kept_private"),
+        by_hand=reply.by_hand,
+        status=reply.status,
+        result=reply.result,
+        resolutions=resolutions,
+        notices=notices,
+    )
+
+
+def told_apart(reply: PlayReply, private_notice: Outcome, **public: Any) -> PlayReply:
+    """``reply`` for its asker alone, closed by ``private_notice``, and what the channel is
+    shown of it (``reply.public``, posted by the front ends): its envelope — the event, the
+    side acted for, the buttons, the pings, the picture — with ``public`` (what it may read:
+    notices, resolutions, status…)."""
+    envelope: dict[str, Any] = {
+        "language": reply.language,
+        "ruleset": reply.ruleset,
+        "seq": reply.seq,
+        "head_hash": reply.head_hash,
+        "duplicate": reply.duplicate,
+        "acted_for": reply.acted_for,
+        "follow_ups": reply.follow_ups,
+        "map_view": reply.map_view,
+        "ping": reply.ping,
+        "names": reply.names,
+    }
+    reply.public = PlayReply(**{**envelope, **public})
+    reply.notices = [*reply.notices, private_notice]
+    reply.map_view, reply.ping, reply.private = None, [], True
+    return reply
+
+
 def _masked(value: Any, hidden: frozenset[str]) -> Any:
     if not isinstance(value, str):
         return value
@@ -83,4 +137,4 @@ def _unmasked(value: Any) -> Any:
     return value
 
 
-__all__ = ["Unseen", "unseen_units"]
+__all__ = ["Unseen", "kept_apart", "told_apart", "unseen_units"]

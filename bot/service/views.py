@@ -26,7 +26,7 @@ from bot.commands import (
     ruleset_view,
 )
 from bot.service.errors import ServiceError
-from bot.service.events import PUBLIC_ARGS, event_line, may_read, result_of
+from bot.service.events import PUBLIC_ARGS, event_line, may_read, part_readable, result_of
 from bot.service.export import Redaction, export_files
 from bot.service.handlers import Call, GameCall, GameHandler, Handler, Services
 from bot.service.help import channel_commands, command_names, help_lines
@@ -333,6 +333,7 @@ def _redaction(reader: Seat, sides: Mapping[str, str], hides_states: bool) -> Re
         withheld=lambda args: not may_read(reader, args),
         kept_args=PUBLIC_ARGS,
         hides_states=hides_states,
+        part_withheld=lambda part: not part_readable(reader, part),
     )
 
 

@@ -57,6 +57,22 @@ class Played:
     #: every seat and the channel may see it.
     secret_for: str | None = None
 
+    def read_by(self, seat: Seat) -> tuple[list[Resolution], list[Outcome]]:
+        """The resolutions and notices ``seat`` may read (:func:`read_by`)."""
+        return read_by(seat, self.resolutions, self.notices)
+
+
+def read_by(
+    seat: Seat, resolutions: list[Resolution], notices: list[Outcome]
+) -> tuple[list[Resolution], list[Outcome]]:
+    """The ``resolutions`` and ``notices`` ``seat`` may read: those a side keeps for itself
+    (``secret_for``: a hidden squad's roll for a new leader) only by that side and the
+    referee. The dice were rolled all the same: only who reads them differs."""
+    return (
+        [resolution for resolution in resolutions if seat.may_read(resolution.secret_for)],
+        [notice for notice in notices if seat.may_read(notice.secret_for)],
+    )
+
 
 class DocumentRules(ABC):
     """The :class:`rules.core.surface.Rules` of a ruleset whose game is a pydantic state.
@@ -548,4 +564,5 @@ __all__ = [
     "StateSource",
     "StatusView",
     "UnitLine",
+    "read_by",
 ]

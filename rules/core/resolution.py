@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
-from pydantic import PlainSerializer, PlainValidator, TypeAdapter
+from pydantic import Field, PlainSerializer, PlainValidator, TypeAdapter
 
 from rules.core.dice import DiceTray, Roll
 from rules.core.i18n import DEFAULT_LANGUAGE
@@ -64,10 +64,16 @@ def make_params(values: dict[str, ParamValue | None]) -> Params:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """A machine outcome: a catalogue key plus the parameters that localize it."""
+    """A machine outcome: a catalogue key plus the parameters that localize it.
+
+    ``secret_for``: a notice that only this side (and the referee) may read, for it tells of
+    a unit hidden from the enemy (a hidden squad's new leader); None: every seat. Never
+    stored: an outcome kept in a log is a resolution's, whose own ``secret_for`` says who
+    reads it."""
 
     key: str
     params: Params = ()
+    secret_for: Annotated[str | None, Field(exclude=True)] = None
 
     @classmethod
     def of(cls, key: str, **params: ParamValue | None) -> Outcome:
@@ -88,6 +94,10 @@ class Outcome:
             if key == name:
                 return value
         return default
+
+    def kept_for(self, side: str) -> Outcome:
+        """This notice, for ``side`` (and the referee) alone to read."""
+        return replace(self, secret_for=side)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +266,11 @@ class Resolution:
     outcome: Outcome
     effects: tuple[Effect, ...] = ()
     odds: Odds | None = None
+    #: The side that alone (with the referee) may read this account and its dice: it tells
+    #: of a unit hidden from the enemy (a hidden squad's roll for a new leader, in a turn's
+    #: public ``/turn next``). None: every seat. Stored with it, so every reader of a log,
+    #: a page or an export is given only what it may read.
+    secret_for: str | None = None
 
     @property
     def rolls(self) -> tuple[Roll, ...]:
@@ -265,6 +280,10 @@ class Resolution:
     def with_odds(self, odds: Odds | None) -> Resolution:
         """A copy carrying ``odds``."""
         return replace(self, odds=odds)
+
+    def kept_for(self, side: str) -> Resolution:
+        """This account, for ``side`` (and the referee) alone to read."""
+        return replace(self, secret_for=side)
 
     def naming(self, param: str, names: Mapping[str, ParamValue]) -> Resolution:
         """The same account with parameter ``param`` given the name of the id it holds,
@@ -312,8 +331,11 @@ class Resolution:
         return replace(self, effects=effects)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict with ``outcome`` (code), ``steps``, ``effects`` and ``odds``."""
+        """A JSON-ready dict with ``outcome`` (code), ``steps``, ``effects`` and ``odds``
+        (and ``secret_for``, when only a side may read it)."""
         data: dict[str, Any] = _ADAPTER.dump_python(self, mode="json")
+        if data["secret_for"] is None:  # every seat's, stored as it always was
+            del data["secret_for"]
         data["outcome_code"] = self.outcome.code
         data["odds_map"] = None if self.odds is None else self.odds.as_mapping()
         return data

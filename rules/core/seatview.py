@@ -117,6 +117,12 @@ class Seat:
         referee."""
         return not unit.hidden or self.referee or unit.side == self.side
 
+    def may_read(self, secret_for: str | None) -> bool:
+        """Whether this seat may read what is ``secret_for`` a side (a resolution or a
+        notice telling of that side's hidden unit; None: every seat's): its side and the
+        referee only."""
+        return secret_for is None or self.referee or secret_for == self.side
+
 
 REFEREE = Seat(referee=True)
 SPECTATOR = Seat()

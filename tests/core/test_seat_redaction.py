@@ -192,6 +192,44 @@ def test_what_a_hidden_unit_owes_is_owed_to_no_other_seat() -> None:
         assert view.owed == [] and view.follow_ups == [], seat
 
 
+def test_a_hidden_squads_new_leader_is_told_to_no_other_seat() -> None:
+    """esempio_gotica_campo with the leaders of the Allies' first squad and of the hidden
+    MG dead: the ``/turn next`` that rolls the initiative rolls for both new leaders first.
+    The Allies and a spectator read of it what they read in the world without the hidden
+    units (the visible squad's roll and the initiative); the Germans and the referee read
+    the MG's roll and its new leader too."""
+    rules = _rules("linea_gotica")
+    path = next(path for _, path in SCENARIOS if path.stem == "esempio_gotica_campo")
+    faces = {"as_written": [10, 1, 8, 3], "removed": [10, 8, 3]}  # the MG's passes
+    played = {}
+    for world, text in worlds(path).items():
+        if world not in faces:
+            continue
+        state = LINEA_GOTICA._load_state(rules.setup(None, text))
+        for unit in ("squadra_1", "mg_casolare"):
+            if unit in state.units:
+                state.units[unit].figures[0].dead = True
+        document = LINEA_GOTICA._document(state)
+        dice = ScriptedDice(faces[world])
+        played[world] = rules.act(document, Seat("alleati"), "turn.next", {}, dice)
+        dice.ensure_consumed()
+    for reader in (SPECTATOR, Seat("alleati")):
+        seen = {world: result.read_by(reader) for world, result in played.items()}
+        assert seen["as_written"] == seen["removed"], reader
+        resolutions, notices = seen["as_written"]
+        assert [r.outcome.key for r in resolutions] == [
+            "linea_gotica.action.failed",
+            "linea_gotica.initiative.won",
+        ]
+        assert notices == []
+    for reader in (REFEREE, Seat("tedeschi")):
+        resolutions, notices = played["as_written"].read_by(reader)
+        assert [r.secret_for for r in resolutions] == [None, "tedeschi", None], reader
+        assert [(n.key, n.param("figure")) for n in notices] == [
+            ("linea_gotica.turn.new_leader", 2)
+        ], reader
+
+
 #: Commands played forward in each scenario, and the seed of their choices and dice: enough
 #: for several turns' movement, observation and fire steps, in a few seconds.
 FORWARD_COMMANDS = 150
@@ -245,8 +283,9 @@ def test_a_seat_cannot_tell_hidden_units_from_none_as_the_game_goes_on(
     a side's units then hidden are taken off (tests/core/hidden_worlds.py); the command is
     played in both worlds with the same dice, and the other seats read the same after it —
     the steps, whose move it is, what is owed, the legal actions, the picture, the score.
-    A command naming a hidden unit is its side's secret (played in the game only); one that
-    reveals a hidden unit (an observation) is not compared."""
+    The command's result too: the resolutions and notices they may read. A command naming a
+    hidden unit is its side's secret (played in the game only); one that reveals a hidden
+    unit (an observation) is not compared."""
     rules = _rules(ruleset)
     document = rules.setup(None, worlds(path)["as_written"])
     sides = list(rules.view(document, REFEREE).status.sides)
@@ -278,6 +317,12 @@ def test_a_seat_cannot_tell_hidden_units_from_none_as_the_game_goes_on(
                 for reader in (SPECTATOR, *(Seat(side) for side in sides if side != owner)):
                     seen = readings(rules.view(played.document, reader))
                     unseen = readings(rules.view(without.document, reader))
+                    # What the command's result tells it (a hidden squad's new leader, at
+                    # the initiative's /turn next, is its side's).
+                    seen["result"], unseen["result"] = (
+                        played.read_by(reader),
+                        without.read_by(reader),
+                    )
                     for part, value in seen.items():
                         assert unseen[part] == value, (where, owner, reader, part)
                 compared.add(str(whole.status.phase))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import json
 
 from bot.console.table import Console
+from bot.service.events import VERB_REPLAYED
+from db.models import NewEvent
 from rules.core.i18n import colon
 
 SCRIPT = [
@@ -101,3 +104,37 @@ async def test_a_player_called_on_is_named_as_seated_by_a_later_console(service,
     later = Console(service, out, channel_id=83)
     await later.run(["/as bruno", "/turn next"], interactive=False)
     assert "Your move: @anna" in out.getvalue(), out.getvalue()
+
+
+async def _console_after_leaders_fell(service, store, out: io.StringIO, channel: int) -> Console:
+    """esempio_gotica_campo at the console, anna at the Allies, bruno at the Germans, then
+    the leaders of the Allies' first squad and of the hidden MG dead (a state the referee
+    adopted): the next ``/turn next`` rolls for both new leaders."""
+    console = Console(service, out, channel_id=channel)
+    setup = [
+        "/game new ruleset:linea_gotica scenario:esempio_gotica_campo language:en",
+        "/as anna",
+        "/game join side:alleati",
+        "/as bruno",
+        "/game join side:tedeschi",
+    ]
+    assert await console.run(setup, interactive=False) == 0
+    record = await store.load(channel)
+    document = json.loads(json.dumps(record.document))
+    for unit in ("squadra_1", "mg_casolare"):
+        document["units"][unit]["figures"][0]["dead"] = True
+    await store.commit(channel, record.version, document, NewEvent(VERB_REPLAYED))
+    return console
+
+
+async def test_the_console_shows_a_hidden_squads_new_leader_to_its_side_alone(service, dice, store):
+    for channel, player, told in ((81, "anna", False), (82, "bruno", True)):
+        out = io.StringIO()
+        console = await _console_after_leaders_fell(service, store, out, channel)
+        dice.push(1, 1, 8, 3)  # both new leaders (the MG first: by id), then the initiative
+        start = len(out.getvalue())
+        assert await console.run([f"/as {player}", "/turn next"], interactive=False) == 0
+        text = out.getvalue()[start:]
+        assert "1st Rifle Squad: soldier 2 takes command" in text
+        assert ("Farmhouse MG 42: soldier 2 takes command" in text) is told, text
+        assert ("MG 42" in text) is told

@@ -307,6 +307,23 @@ def test_leader_replacement_at_turn_start(game):
     assert squad.figure(2).role == "leader" and squad.leader_ability.value == "reclute"
 
 
+def test_a_hidden_squads_new_leader_is_its_sides_to_read(game):
+    """Both squads roll, in the order of the units; the hidden one's roll and notice are
+    kept for its side (and the referee), the visible one's are everyone's."""
+    game.unit("squadra").figures[0].dead = True
+    game.unit("nemici").figures[0].dead = True
+    game.unit("nemici").hidden = True
+    game.state.phase = Phase.INITIATIVE
+    applied = game("turn.next", None, [4, 3, 9, 1])  # both pass, then the initiative
+    assert codes(applied)[:2] == ["linea_gotica.action.passed(purpose=rimpiazzo)"] * 2
+    assert [r.secret_for for r in applied.resolutions] == [None, "rossi", None]
+    assert [(n.key, n.secret_for) for n in applied.notices[:2]] == [
+        ("linea_gotica.turn.new_leader", None),
+        ("linea_gotica.turn.new_leader", "rossi"),
+    ]
+    assert game.unit("nemici").figure(2).role == "leader"  # it happened all the same
+
+
 def test_isolated_soldiers_roll_before_acting(game):
     game.to_phase(Phase.FIRE)
     game("turn.next", "blu")

@@ -237,20 +237,22 @@ def _replacements(state: GameState, tray: DiceTray, result: Applied) -> None:
                 ),
                 tray,
             )
-        result.resolutions.append(resolution)
+        # A hidden squad's roll and its new leader are its side's to read: told to all, they
+        # would name a unit the enemy may not know of (the roll is made all the same).
+        kept = unit.side if unit.hidden else None
+        result.resolutions.append(resolution if kept is None else resolution.kept_for(kept))
         if resolution.outcome.key == f"{K}.action.passed":
             chosen = next((f for f in survivors if f.able(state.turn)), survivors[0])
             chosen.role = "leader"
             chosen.isolated = False
             unit.leader_ability = lower_quality(unit.leader_ability)
-            result.notices.append(
-                Outcome.of(
-                    f"{K}.turn.new_leader",
-                    unit=unit.name,
-                    figure=chosen.n,
-                    quality=unit.leader_ability.value,
-                )
+            notice = Outcome.of(
+                f"{K}.turn.new_leader",
+                unit=unit.name,
+                figure=chosen.n,
+                quality=unit.leader_ability.value,
             )
+            result.notices.append(notice if kept is None else notice.kept_for(kept))
 
 
 def do_next(

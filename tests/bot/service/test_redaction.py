@@ -17,13 +17,16 @@ import pytest
 import yaml
 
 from bot.console.render_text import reply_text
-from bot.service import GameService, PlayReply, Request
+from bot.service import GameService, PlayReply, Request, pages
+from bot.service.events import VERB_REPLAYED
 from bot.service.export import read_file
 from db.chain.hashing import canonical_json, compute_event_hash, verify_links
 from db.drivers.sqlite import SqliteStore
-from db.models import EventRecord
+from db.models import EventRecord, NewEvent
 from rules.core.errors import RulesError
 from rules.core.ruleset import get_ruleset
+from rules.core.seatview import REFEREE as REFEREE_SEAT
+from rules.core.seatview import SPECTATOR as SPECTATOR_SEAT
 from rules.core.seatview import Seat, SeatView
 from tests.bot.conftest import QueuedDice
 from tests.bot.service.test_hidden import concealed_move
@@ -571,5 +574,168 @@ async def test_a_hidden_units_owed_morale_is_in_nothing_the_enemy_reads(tmp_path
             said += [reply_text(status, str), repr(status.follow_ups), repr(status.owed)]
         for text in said:
             assert not any(word in text for word in SNIPER_WORDS), text
+    finally:
+        await store.close()
+
+
+#: The hidden squad of esempio_gotica_campo that loses its leader, in every language, and
+#: the visible one that does too.
+HIDDEN_SQUAD = ("mg_casolare", "MG 42 del casolare", "Farmhouse MG 42", "MG 42 de la ferme")
+VISIBLE_SQUAD = "squadra_1"
+#: The replacement rolls, the units in the order of their ids as the store keeps them (the
+#: hidden MG's passes, the visible squad's fails), then the initiative (the Allies win):
+#: the hidden squad's die only where it is.
+REPLACEMENT_FACES = {"as_written": (1, 10, 8, 3), "removed": (10, 8, 3)}
+FAILED = "linea_gotica.action.failed(purpose=rimpiazzo)"
+PASSED = "linea_gotica.action.passed(purpose=rimpiazzo)"
+WON = "linea_gotica.initiative.won(side=Alleati)"
+
+
+async def _leaders_killed(store: SqliteStore) -> None:
+    """The leaders of the visible Allied squad and of the hidden MG (where it is) dead, as
+    a referee's adopted state: the next ``/turn next`` rolls for new ones."""
+    record = await store.load(CHANNEL)
+    document = json.loads(json.dumps(record.document))
+    for unit in (VISIBLE_SQUAD, HIDDEN_SQUAD[0]):
+        if unit in document["units"]:
+            document["units"][unit]["figures"][0]["dead"] = True
+    event = NewEvent(VERB_REPLAYED, actor_id=REFEREE)
+    await store.commit(CHANNEL, record.version, document, event)
+
+
+def _codes(reply: Any) -> list[str]:
+    return [resolution.outcome.code for resolution in reply.resolutions]
+
+
+def _told(*texts: Any) -> str:
+    return json.dumps(texts, ensure_ascii=False, default=str)
+
+
+async def _page_log(store: SqliteStore, reader: Seat) -> list[tuple[str, tuple[str, ...]]]:
+    """The lines and dice (each resolution told) of the game's web page, as ``reader``
+    reads them."""
+    events = await store.events(CHANNEL, after_seq=0, limit=50)
+    sides = {"alleati": "Allies", "tedeschi": "Germans"}
+    entries = pages._log_entries(events, "linea_gotica", "en", sides, reader, {})
+    return [(_plain(entry.line), tuple(map(str, entry.dice))) for entry in entries]
+
+
+async def test_a_hidden_squads_new_leader_is_in_nothing_the_enemy_reads(tmp_path: Path) -> None:
+    """The enemy's ``/turn next`` rolls the hidden MG's new leader: its reply, log, page and
+    export are the same as in the world without the hidden units (where only the visible
+    squad rolls), and name the MG nowhere; the visible squad's roll is everyone's."""
+    received: dict[str, dict[str, Any]] = {}
+    for world, text in worlds(CAMPO).items():
+        if world not in REPLACEMENT_FACES:
+            continue
+        table, store = await _table(tmp_path, world)
+        try:
+            await _game(table, text, {"tedeschi"})
+            await _leaders_killed(store)
+            reply = await table(ANNA, "turn.next", REPLACEMENT_FACES[world])
+            assert isinstance(reply, PlayReply) and not reply.private and reply.public is None
+            assert _codes(reply) == [FAILED, WON]
+            seen: dict[str, Any] = {"reply": _plain(reply_text(reply, str))}
+            for user in (ANNA, SPECTATOR):
+                seen.update(
+                    {f"{user}:{k}": v for k, v in (await _received(table, user, [])).items()}
+                )
+            for seat in (Seat("alleati"), SPECTATOR_SEAT):
+                seen[f"page:{seat}"] = await _page_log(store, seat)
+            received[world] = seen
+            if world == "as_written":  # the owner and the referee read the MG's roll
+                for user in (BRUNO, REFEREE):
+                    export = await table(user, "game.export")
+                    bundle = json.loads(read_file(export.files["arbitro-log.json"]))
+                    rolled = bundle["events"][-1]
+                    codes = [r["outcome_code"] for r in rolled["resolution"]]
+                    assert codes == [PASSED, FAILED, WON], user
+                    assert [d.get("secret_for") for d in rolled["dice"]] == [
+                        "tedeschi",
+                        *[None] * 3,
+                    ]
+                    report = read_file(export.files["arbitro-report.md"]).decode()
+                    assert "Success (new squad leader)" in report, user
+                for seat in (Seat("tedeschi"), REFEREE_SEAT):
+                    (line, dice), *_ = reversed(await _page_log(store, seat))
+                    assert "Success (new squad leader)" in line + " ".join(dice), seat
+                # /game log is the channel's: the owner reads its own there no more than in
+                # the channel's reply.
+                log = "\n".join((await table(BRUNO, "game.log", count=50)).lines)
+                assert "Success (new squad leader)" not in log
+        finally:
+            await store.close()
+    for part, value in received["as_written"].items():
+        assert received["removed"][part] == value, part
+    told = _told(received["as_written"])
+    assert not any(word in told for word in HIDDEN_SQUAD)
+    assert "takes command" not in told and "Failure (new squad leader)" in told
+
+
+@pytest.mark.parametrize("asker", [BRUNO, REFEREE], ids=["owner", "referee"])
+async def test_the_hidden_squads_new_leader_is_told_to_its_side_alone(
+    tmp_path: Path, asker: int
+) -> None:
+    """The owner (or the referee) typing ``/turn next``: the whole reply is theirs alone,
+    the hidden squad's roll and notice with it; the channel is shown the rest."""
+    table, store = await _table(tmp_path, "owner")
+    try:
+        await _game(table, worlds(CAMPO)["as_written"], {"tedeschi"})
+        await _leaders_killed(store)
+        reply = await table(asker, "turn.next", REPLACEMENT_FACES["as_written"])
+    finally:
+        await store.close()
+    assert isinstance(reply, PlayReply) and reply.private
+    assert _codes(reply) == [PASSED, FAILED, WON]
+    own = reply_text(reply, str)
+    assert "Farmhouse MG 42: soldier 2 takes command" in own
+    assert reply.notices[-1].key == "bot.log.kept_private"
+    public = reply.public
+    assert isinstance(public, PlayReply) and not public.private
+    assert _codes(public) == [FAILED, WON] and public.follow_ups and public.ping == [ANNA]
+    channel = reply_text(public, str)
+    assert not any(word in channel for word in HIDDEN_SQUAD) and "kept" not in channel
+
+
+async def test_a_reroll_of_a_hidden_squads_new_leader_keeps_it_its_sides(tmp_path: Path) -> None:
+    """Anna types her dice for the initiative's ``/turn next`` (the MG's and the Germans'
+    are the bot's), Bruno disputes them, the referee rolls again: the re-run's reply is the
+    referee's, the channel is shown the rest, and the enemy's export of the re-roll holds
+    neither the MG's roll nor its die."""
+    table, store = await _table(tmp_path, "reroll")
+    try:
+        await _game(table, worlds(CAMPO)["as_written"], {"tedeschi"})
+        await _leaders_killed(store)
+        typed = await table(ANNA, "turn.next", (1, 3), dice="10,8")
+        assert isinstance(typed, PlayReply) and _codes(typed) == [FAILED, WON]
+        await table(BRUNO, "dice.dispute", seq=typed.seq)
+        reply = await table(REFEREE, "dice.reroll", REPLACEMENT_FACES["as_written"], seq=typed.seq)
+        assert isinstance(reply, PlayReply) and reply.private
+        assert _codes(reply) == [PASSED, FAILED, WON]
+        assert isinstance(reply.public, PlayReply) and _codes(reply.public) == [FAILED, WON]
+        export = await table(ANNA, "game.export")
+        files = {name: read_file(content).decode() for name, content in export.files.items()}
+        rerolled = json.loads(files["arbitro-log.json"])["events"][-1]
+        assert rerolled["verb"] == "dice.reroll" and "redacted" not in rerolled
+        assert [r["outcome_code"] for r in rerolled["resolution"]] == [FAILED, WON]
+        assert len(rerolled["dice"]) == 3 and "secret_for" not in json.dumps(rerolled)
+        assert not any(word in _told(files, reply_text(reply.public, str)) for word in HIDDEN_SQUAD)
+    finally:
+        await store.close()
+
+
+async def test_a_retried_next_turn_answers_what_the_channel_may_read(tmp_path: Path) -> None:
+    """The owner's ``/turn next`` retried (the same interaction): the answer its event
+    recorded may go to the channel, so it holds the visible squad's roll and the initiative,
+    not the hidden MG's roll (the owner reads it on its page and in its export)."""
+    table, store = await _table(tmp_path, "retried")
+    try:
+        await _game(table, worlds(CAMPO)["as_written"], {"tedeschi"})
+        await _leaders_killed(store)
+        first = await table(BRUNO, "turn.next", REPLACEMENT_FACES["as_written"], interaction="x")
+        assert _codes(first) == [PASSED, FAILED, WON]
+        again = await table(BRUNO, "turn.next", interaction="x")
+        assert isinstance(again, PlayReply) and again.duplicate
+        assert _codes(again) == [FAILED, WON]
     finally:
         await store.close()
