@@ -26,6 +26,7 @@ from bot.service.stored.archive import archive_if_ended
 from bot.service.stored.roles import creator_role, set_creator_role
 from bot.service.stored.seat_names import note_seat_name
 from db.chain.archive import read_archive
+from db.chain.hashing import canonical_json
 from db.errors import StoreError
 from db.models import ArchivedGame, GameSummary
 from rules.core.battlefield import MapView
@@ -213,7 +214,10 @@ async def new_game(call: Call) -> Reply:
     )
 
     def look() -> tuple[StatusView, MapView | None]:
-        return status_and_map(rules, document, ruleset, language)
+        # The document as stored (its keys sorted, db.chain.hashing), so that the sides and
+        # units are listed in the order every later status lists them.
+        stored = json.loads(canonical_json(document))
+        return status_and_map(rules, stored, ruleset, language)
 
     reply.status, reply.map_view = await services.off_loop(look)
     return reply

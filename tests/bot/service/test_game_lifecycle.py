@@ -13,6 +13,7 @@ from bot.discord.embeds import status_card
 from bot.service import GameService, Request, ServiceError
 from bot.service.replies import StatusReply
 from db.chain.hashing import verify_export
+from rules.core.ruleset import KNOWN_RULESETS
 from rules.render import outcome_text
 from tests.rulesets import fact, facts
 
@@ -164,3 +165,16 @@ async def test_a_new_games_status_and_map_are_titled_in_its_language(
     )
     listing = "\n".join((await service.handle(request(ANNA, "game.list"))).lines)
     assert f" {expected} " in listing and title[0] not in listing
+
+
+@pytest.mark.parametrize("ruleset", KNOWN_RULESETS)
+async def test_a_new_games_status_lists_its_units_as_every_later_status_does(
+    service, ruleset: str
+) -> None:
+    """The creation's status listed the scenario's order and every later one the stored
+    document's (sorted keys): pzgren's Americans first, then the Germans first."""
+    created = await service.handle(request(REFEREE, "game.new", ruleset=ruleset))
+    later = await service.handle(request(REFEREE, "game.status"))
+    assert created.status is not None and later.status is not None
+    assert [u.id for u in created.status.units] == [u.id for u in later.status.units]
+    assert list(created.status.sides) == list(later.status.sides)
