@@ -235,6 +235,22 @@ class DiceTray:
     others: DiceSource | None = None
     actor_side: str | None = None
     owner: str | None = None
+    #: Inside `rolled_unseen`: the rolls are the bot's whoever typed dice.
+    unseen: bool = False
+
+    @contextmanager
+    def rolled_unseen(self, side: str) -> Iterator[None]:
+        """Make the rolls inside this block on behalf of ``side``, with the bot's dice
+        (``others``) even when ``side`` typed its own: a roll the enemy may not know of
+        (a hidden unit's) must neither spend a typed face nor ask for one, since every seat
+        reads a command's typed faces and what it still waits for."""
+        previous = self.unseen
+        self.unseen = True
+        try:
+            with self.rolled_by(side):
+                yield
+        finally:
+            self.unseen = previous
 
     @contextmanager
     def rolled_by(self, side: str | None) -> Iterator[None]:
@@ -247,7 +263,9 @@ class DiceTray:
             self.owner = previous
 
     def _source_now(self) -> DiceSource:
-        if self.others is not None and self.owner is not None and self.owner != self.actor_side:
+        if self.others is not None and (
+            self.unseen or (self.owner is not None and self.owner != self.actor_side)
+        ):
             return self.others
         return self.source
 

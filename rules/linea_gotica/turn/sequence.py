@@ -227,7 +227,11 @@ def _replacements(state: GameState, tray: DiceTray, result: Applied) -> None:
         survivors = [f for f in unit.figures if f.alive]
         if not survivors:
             continue
-        with tray.rolled_by(unit.side):  # the squad's own side rolls for its new leader
+        # The squad's own side rolls for its new leader; for a squad hidden from the enemy,
+        # with the bot's dice even where that side typed its own (the enemy reads typed
+        # faces and what a command still waits for: a face spent here would tell of it).
+        rolling = tray.rolled_unseen(unit.side) if unit.hidden else tray.rolled_by(unit.side)
+        with rolling:
             resolution = resolve(
                 "action",
                 checks.ActionInput(

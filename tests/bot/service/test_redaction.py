@@ -739,3 +739,29 @@ async def test_a_retried_next_turn_answers_what_the_channel_may_read(tmp_path: P
         assert _codes(again) == [FAILED, WON]
     finally:
         await store.close()
+
+
+async def test_the_owners_typed_dice_never_go_to_the_hidden_squads_new_leader(
+    tmp_path: Path,
+) -> None:
+    """Bruno types his initiative die for ``/turn next``: the hidden MG's roll is the bot's,
+    as in the world without it, so his typed face goes to the initiative and nothing waits
+    for another die (a prompt every seat reads would tell of a roll it cannot see)."""
+    for world in ("as_written", "removed"):
+        table, store = await _table(tmp_path, f"typed-{world}")
+        try:
+            await _game(table, worlds(CAMPO)[world], {"tedeschi"})
+            await _leaders_killed(store)
+            # The bot's dice: the MG's roll where it is, the visible squad's, the Allies'
+            # initiative; Bruno's typed 3 is the Germans' initiative die.
+            bot = REPLACEMENT_FACES[world][:-1]
+            reply = await table(BRUNO, "turn.next", bot, dice="3")
+            assert isinstance(reply, PlayReply) and reply.dice_prompt is None, world
+            codes = [PASSED, FAILED, WON] if world == "as_written" else [FAILED, WON]
+            assert _codes(reply) == codes, world
+            export = await table(ANNA, "game.export")
+            rolled = json.loads(read_file(export.files["arbitro-log.json"]))["events"][-1]
+            typed = [d["face"] for d in rolled["dice"] if d.get("by_hand")]
+            assert typed == [3], world
+        finally:
+            await store.close()
