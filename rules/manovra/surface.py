@@ -44,9 +44,11 @@ class ManovraPlay(DocumentRules):
 
     def secret_side(self, state: Any, command: Any) -> str | None:
         """A move that leaves its unit concealed on the table (Occultarsi): where it went,
-        and how, is its side's alone (the status and the map hide the unit too)."""
+        and how, is its side's alone (the status and the map hide the unit too); so is a
+        concealed unit's holding, which keeps it concealed (seed line 10: only a move
+        without concealing or a plain fire shows it)."""
         unit = state.units.get(getattr(command, "unit", None) or "")
-        if command.verb != "move" or unit is None or not _concealed(unit):
+        if command.verb not in ("move", "hold") or unit is None or not _concealed(unit):
             return None
         side: str = unit.side
         return side

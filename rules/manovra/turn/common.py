@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from rules.core.dice import D6, DiceTray
 from rules.core.errors import IllegalAction, UnknownName
@@ -56,7 +56,7 @@ def _acting_unit(state: ManovraState, unit_id: str, actor_side: str | None) -> U
         raise IllegalAction("error.manovra.no_unit_to_act")
     if state.queue[0] != unit.id:
         following = state.units[state.queue[0]]
-        hidden = following.alive and following.has("concealed") and following.position is not None
+        hidden = concealed_on_table(following)
         if hidden and actor_side is not None and following.side != actor_side:
             # A unit concealed from the enemy is not named to it (bot.service.redaction).
             raise IllegalAction(
@@ -246,18 +246,46 @@ def _half_strength_rule(unit: UnitState, models_before: int) -> bool:
     )
 
 
-def _initiative(state: ManovraState, units: list[UnitState], tray: DiceTray) -> Resolution:
+def concealed_on_table(unit: UnitState) -> bool:
+    """A unit hidden from the enemy: concealed (Occultarsi) where the table shows units."""
+    return unit.alive and unit.has("concealed") and unit.position is not None
+
+
+class Initiative(NamedTuple):
+    """The IT tests' order of the units (every one), and their accounts: the one every seat
+    reads, then one per side that conceals a unit tested, for that side alone."""
+
+    order: list[str]
+    resolutions: list[Resolution]
+
+
+def _ranks(order: list[str]) -> tuple[tuple[str, str], ...]:
+    return tuple((str(i + 1), unit_id) for i, unit_id in enumerate(order))
+
+
+def _initiative(state: ManovraState, units: list[UnitState], tray: DiceTray) -> Initiative:
     """IT for each unit (D6 + AD + CV; a crew with losses counts 1); higher totals act first.
 
     Ties keep the side that began the turn first, then the declaration order (the seed
-    gives no tie rule).
+    gives no tie rule). A unit concealed from the enemy is tested all the same, in its
+    place, with the bot's die (a typed face every seat reads would tell of it); its test is
+    in an account its side alone reads, and the account every seat reads orders the units
+    it may know of (not in the seed: docs/manovra.md, "A concealed unit").
     """
     fixed = int(
         load_tables()["perdite_equipaggi"].row_by_id("almeno_un_morto").data["fixed_die_face"]
     )
-    builder = ResolutionBuilder(RULESET_KEY, "initiative", tray)
+    seen = ResolutionBuilder(RULESET_KEY, "initiative", tray)
+    kept: dict[str, ResolutionBuilder] = {}
+    hidden: set[str] = set()
     totals: list[tuple[int, int, int, str]] = []
     for index, unit in enumerate(units):
+        builder = seen
+        if concealed_on_table(unit):
+            hidden.add(unit.id)
+            builder = kept.setdefault(
+                unit.side, ResolutionBuilder(RULESET_KEY, "initiative", tray)
+            )
         mods = [Modifier("manovra.mod.ad", unit.ad), Modifier("manovra.mod.cv", unit.cv)]
         if unit.kind["crew"] and unit.crew_losses > 0:
             rolls: tuple[Any, ...] = ()
@@ -265,7 +293,10 @@ def _initiative(state: ManovraState, units: list[UnitState], tray: DiceTray) -> 
             mods.insert(0, Modifier("manovra.mod.crew_fixed_die", fixed))
         else:
             # "Ogni giocatore lancia un D6": each side rolls its own units' IT.
-            with tray.rolled_by(unit.side):
+            rolling = (
+                tray.rolled_unseen(unit.side) if unit.id in hidden else tray.rolled_by(unit.side)
+            )
+            with rolling:
                 roll = tray.roll(D6, f"IT — {unit.name}")
             rolls, base = (roll,), roll.face
         total = base + unit.ad + unit.cv
@@ -278,6 +309,12 @@ def _initiative(state: ManovraState, units: list[UnitState], tray: DiceTray) -> 
             unit=unit.name,
         )
     order = [unit_id for *_, unit_id in sorted(totals)]
-    return builder.finish(
-        Outcome("manovra.turn.order", tuple((str(i + 1), u) for i, u in enumerate(order)))
+    public = [unit_id for unit_id in order if unit_id not in hidden]
+    resolutions = (
+        [seen.finish(Outcome("manovra.turn.order", _ranks(public)))] if seen.steps else []
     )
+    resolutions += [
+        builder.finish(Outcome("manovra.turn.order", _ranks(order))).kept_for(side)
+        for side, builder in kept.items()
+    ]
+    return Initiative(order, resolutions)

@@ -293,9 +293,9 @@ def _enter_indirect(state: ManovraState, result: Applied, tray: DiceTray | None 
                 order += [m.id for m in group]  # one battery: no initiative to test
                 continue
             units = [state.units[state.platoons[m.battery].units[0]] for m in group]
-            resolution = _initiative(state, units, tray)
-            result.resolutions.append(resolution)
-            ranked = [str(v) for _, v in resolution.outcome.params]
+            initiative = _initiative(state, units, tray)
+            result.resolutions.extend(initiative.resolutions)
+            ranked = initiative.order
             order += [
                 m.id
                 for unit_id in ranked
@@ -391,6 +391,6 @@ def _start_activations(state: ManovraState, result: Applied, tray: DiceTray | No
     if tray is None:
         state.queue = [u.id for u in units]
         return
-    resolution = _initiative(state, units, tray)
-    result.resolutions.append(resolution)
-    state.queue = [str(v) for _, v in resolution.outcome.params]
+    initiative = _initiative(state, units, tray)
+    result.resolutions.extend(initiative.resolutions)
+    state.queue = initiative.order
