@@ -1,0 +1,107 @@
+"""A unit's name is never a verb's subject in a text players read.
+
+Units are named by their rosters and scenarios, as often by a plural ("Dévastateurs",
+"Devastators", "Guastatori") as by a singular ("1st Rifle Squad", "Gruppe Müller"): a verb
+agreeing with the name reads wrong for one or the other ("Dévastateurs réagit"). Every text
+naming a unit (a target, a vehicle, a battery, a platoon) therefore makes "l'unité" /
+"l'unità" / "unit" (or "la cible", "il veicolo", "battery"…) the subject
+("L'unité {unit} réagit"), or names the unit after a colon or a preposition, where nothing
+agrees with it ("Réaction de la cible {target}"). The same rule for sides is
+tests/test_side_wording.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from rules.core.i18n import LANGUAGES, catalogue, translate
+
+#: The placeholders filled with a unit's name (a vehicle, a battery, a platoon are units too;
+#: ``next`` is the unit whose turn it is).
+_UNIT = r"\{(?:unit|target|vehicle|battery|platoon|next)\}"
+#: Words that may follow a unit's name without being a verb agreeing with it.
+_NOT_A_VERB = {
+    "fr": "avec|avant|sous|sur|et|ou|contre|vers|dans|en|à|au|aux",
+    "it": "con|sotto|prima|e|o|contro|verso|in|a|su|no",
+    # English modals and past tenses read right for a plural and a singular name alike.
+    "en": "with|before|under|on|and|or|deep|against|towards|in|at|to|already|cannot|may"
+    "|must|would|moved|fired|lost|failed|arrived|fled|come|are",
+}
+#: A noun or a preposition before the name: the noun is the subject, or nothing is.
+_BEFORE = {
+    "fr": "unité|véhicule|batterie|peloton|cible|de|du|des|à|pour|par|avec|contre|sur|vers|entre",
+    "it": "unità|veicolo|batteria|plotone|bersaglio|di|a|da|per|con|su|contro|verso|tra",
+    "en": "unit|vehicle|battery|platoon|target|of|by|for|to|with|against|on|at|from|between",
+}
+
+
+def unit_subject_faults(template: str, language: str) -> Iterator[str]:
+    """Each place where ``template`` makes a unit's name the subject of a verb."""
+    # A lowercase word after the name, unless the name is an option's value ("unit:{unit}").
+    follows = re.compile(rf"(?<![\w:]){_UNIT} +(?!(?:{_NOT_A_VERB[language]})\b)[a-zà-ÿ][\w'’]*")
+    named = re.compile(rf"(?i)\b(?:{_BEFORE[language]}) $")
+    for match in follows.finditer(template):
+        if not named.search(template[: match.start()]):
+            yield match.group(0)
+
+
+def test_the_scan_finds_the_faults_of_the_issue() -> None:
+    assert list(unit_subject_faults("{target} réagit : les figurines avancent", "fr"))
+    assert list(unit_subject_faults("Après la panique, {unit} ne peut faire que…", "fr"))
+    assert list(unit_subject_faults("{unit} non può muovere.", "it"))
+    assert list(unit_subject_faults("{unit} has no radio.", "en"))
+    assert list(unit_subject_faults("{platoon} is not yours.", "en"))
+    # The unit's noun is the subject, the name follows a preposition or a colon, or the
+    # verb does not agree (an English modal).
+    for language, text in (
+        ("fr", "L'unité {unit} réagit"),
+        ("fr", "Réaction de la cible {target} : …"),
+        ("fr", "{target} : un avion n’est pas une cible."),
+        ("it", "L'unità {unit} non può muovere."),
+        ("it", "A {unit} resta un solo superstite"),
+        ("en", "Unit {unit} has no radio."),
+        ("en", "{unit} cannot fire"),
+        ("en", "/template unit:{unit} target:{target} models:N"),
+    ):
+        assert not list(unit_subject_faults(text, language)), text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_text_makes_a_units_name_the_subject_of_a_verb(language: str) -> None:
+    faults = [
+        f"{key}: {template}"
+        for key, template in catalogue(language).items()
+        for _ in unit_subject_faults(template, language)
+    ]
+    assert faults == []
+
+
+@pytest.mark.parametrize(
+    ("language", "unit", "reads"),
+    [
+        ("fr", "Dévastateurs", "Réaction de la cible Dévastateurs\u202f: "),
+        ("it", "Devastatori", "Reazione del bersaglio Devastatori: "),
+        ("en", "Devastators", "Reaction by Devastators: "),
+    ],
+)
+def test_a_plural_unit_reacting_to_an_assault_reads_right(
+    language: str, unit: str, reads: str
+) -> None:
+    assert translate("w40k4.assault.react", language, target=unit).startswith(reads)
+
+
+@pytest.mark.parametrize(
+    ("language", "reads"),
+    [
+        ("fr", "L'unité Guastatori est immobilisée."),
+        ("it", "L'unità Guastatori è immobilizzata."),
+        ("en", "Unit Guastatori is immobilised."),
+    ],
+)
+def test_a_units_state_agrees_with_unit_not_with_its_name(language: str, reads: str) -> None:
+    """'Guastatori est immobilisé': the participle agreed with neither the plural name nor
+    the feminine "unité" the other texts use."""
+    assert translate("error.linea_gotica.immobilised", language, unit="Guastatori") == reads
