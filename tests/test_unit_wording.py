@@ -105,3 +105,47 @@ def test_a_units_state_agrees_with_unit_not_with_its_name(language: str, reads: 
     """'Guastatori est immobilisé': the participle agreed with neither the plural name nor
     the feminine "unité" the other texts use."""
     assert translate("error.linea_gotica.immobilised", language, unit="Guastatori") == reads
+
+
+# -- French: no "de" to elide before a name --------------------------------------------------
+
+#: Placeholders holding a name that may begin with a vowel ("Artillerie", "Équipe MG 42",
+#: "if1-1"): "de", "le", "la", "que" before them would have to elide ("d'Artillerie").
+_NAMES = (
+    "unit|target|vehicle|battery|platoon|next|gun|weapon|origin|marker|table|name|title"
+    "|scenario|user|area|objective|place"
+)
+_BEFORE_ELISION = re.compile(rf"\b(?i:de|le|la|que) \{{(?:{_NAMES})\}}")
+
+
+def test_the_elision_check_finds_the_fault_of_the_issue() -> None:
+    assert _BEFORE_ELISION.search("Test {test} de {unit}")
+    assert not _BEFORE_ELISION.search("Test {test} — {unit}")
+
+
+def test_french_puts_no_word_to_elide_before_a_name() -> None:
+    faults = [key for key, text in catalogue("fr").items() if _BEFORE_ELISION.search(text)]
+    assert faults == []
+
+
+@pytest.mark.parametrize(
+    ("key", "params", "reads"),
+    [
+        ("manovra.follow.test", {"test": "CT", "unit": "Artillerie"}, "Test CT — Artillerie"),
+        ("w40k4.follow.losses", {"unit": "Éclaireurs"}, "Moral — Éclaireurs"),
+        (
+            "error.w40k4.crew_shaken",
+            {"unit": "Exterminator"},
+            "L'équipage de l'unité Exterminator est secoué ou sonné\u202f: il ne peut pas tirer.",
+        ),
+        (
+            "manovra.step.measured",
+            {"cm": 12.5, "origin": "Obusier", "target": "Équipe MG 42"},
+            "Distance 12,5 cm, mesurée entre Obusier et Équipe MG 42",
+        ),
+    ],
+)
+def test_a_name_beginning_with_a_vowel_reads_right_in_french(
+    key: str, params: dict[str, object], reads: str
+) -> None:
+    assert translate(key, "fr", **params) == reads
