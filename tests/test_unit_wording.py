@@ -27,8 +27,8 @@ _NOT_A_VERB = {
     "fr": "avec|avant|sous|sur|et|ou|contre|vers|dans|en|à|au|aux",
     "it": "con|sotto|prima|e|o|contro|verso|in|a|su|no",
     # English modals and past tenses read right for a plural and a singular name alike.
-    "en": "with|before|under|on|and|or|deep|against|towards|in|at|to|already|cannot|may"
-    "|must|would|moved|fired|lost|failed|arrived|fled|come|are",
+    "en": "with|before|under|on|and|or|deep|against|towards|in|at|to|cannot|may"
+    "|must|would|moved|fired|lost|failed|arrived|fled",
 }
 #: A noun or a preposition before the name: the noun is the subject, or nothing is.
 _BEFORE = {
@@ -41,7 +41,11 @@ _BEFORE = {
 def unit_subject_faults(template: str, language: str) -> Iterator[str]:
     """Each place where ``template`` makes a unit's name the subject of a verb."""
     # A lowercase word after the name, unless the name is an option's value ("unit:{unit}").
-    follows = re.compile(rf"(?<![\w:]){_UNIT} +(?!(?:{_NOT_A_VERB[language]})\b)[a-zà-ÿ][\w'’]*")
+    # An adverb between the name and its verb ("{unit} already has") is looked past.
+    follows = re.compile(
+        rf"(?<![\w:]){_UNIT} +(?:(?:already|still|now|also) +)?"
+        rf"(?!(?:{_NOT_A_VERB[language]})\b)[a-zà-ÿ][\w'’]*"
+    )
     named = re.compile(rf"(?i)\b(?:{_BEFORE[language]}) $")
     for match in follows.finditer(template):
         if not named.search(template[: match.start()]):
@@ -54,6 +58,7 @@ def test_the_scan_finds_the_faults_of_the_issue() -> None:
     assert list(unit_subject_faults("{unit} non può muovere.", "it"))
     assert list(unit_subject_faults("{unit} has no radio.", "en"))
     assert list(unit_subject_faults("{platoon} is not yours.", "en"))
+    assert list(unit_subject_faults("{unit} already has an order.", "en"))
     # The unit's noun is the subject, the name follows a preposition or a colon, or the
     # verb does not agree (an English modal).
     for language, text in (
