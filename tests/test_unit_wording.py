@@ -32,9 +32,17 @@ _NOT_A_VERB = {
 }
 #: A noun or a preposition before the name: the noun is the subject, or nothing is.
 _BEFORE = {
-    "fr": "unité|véhicule|batterie|peloton|cible|de|du|des|à|pour|par|avec|contre|sur|vers|entre",
-    "it": "unità|veicolo|batteria|plotone|bersaglio|di|a|da|per|con|su|contro|verso|tra",
-    "en": "unit|vehicle|battery|platoon|target|of|by|for|to|with|against|on|at|from|between",
+    "fr": "unité|véhicule|batterie|peloton|cible|marqueur|de|du|des|à|pour|par|avec|contre|sur"
+    "|vers|entre",
+    "it": "unità|veicolo|batteria|plotone|bersaglio|segnalino|di|a|da|per|con|su|contro|verso|tra",
+    "en": "unit|vehicle|battery|platoon|target|marker|of|by|for|to|with|against|on|at|from|between",
+}
+
+
+#: A verb before the name it agrees with ("dove va {unit}", "agit d'abord {unit}").
+_INVERTED = {
+    "fr": re.compile(rf"\b(?:va|vont|agit|tire|bouge|réagit)(?: d’abord| d'abord)? {_UNIT}"),
+    "it": re.compile(rf"\b(?:va|agisce|spara|deve sparare|muove|reagisce)(?: prima)? {_UNIT}"),
 }
 
 
@@ -43,13 +51,16 @@ def unit_subject_faults(template: str, language: str) -> Iterator[str]:
     # A lowercase word after the name, unless the name is an option's value ("unit:{unit}").
     # An adverb between the name and its verb ("{unit} already has") is looked past.
     follows = re.compile(
-        rf"(?<![\w:]){_UNIT} +(?:(?:already|still|now|also) +)?"
+        rf"(?<![\w:]){_UNIT}(?: \([^()]*\))? +(?:(?:already|still|now|also) +)?"
         rf"(?!(?:{_NOT_A_VERB[language]})\b)[a-zà-ÿ][\w'’]*"
     )
     named = re.compile(rf"(?i)\b(?:{_BEFORE[language]}) $")
     for match in follows.finditer(template):
         if not named.search(template[: match.start()]):
             yield match.group(0)
+    inverted = _INVERTED.get(language)
+    if inverted is not None:
+        yield from (match.group(0) for match in inverted.finditer(template))
 
 
 def test_the_scan_finds_the_faults_of_the_issue() -> None:
@@ -59,6 +70,9 @@ def test_the_scan_finds_the_faults_of_the_issue() -> None:
     assert list(unit_subject_faults("{unit} has no radio.", "en"))
     assert list(unit_subject_faults("{platoon} is not yours.", "en"))
     assert list(unit_subject_faults("{unit} already has an order.", "en"))
+    assert list(unit_subject_faults("Not now: {unit} ({side}) acts first.", "en"))
+    assert list(unit_subject_faults("Non ora: agisce prima {unit} ({side}).", "it"))
+    assert list(unit_subject_faults("dites où va {unit} avec to:", "fr"))
     # The unit's noun is the subject, the name follows a preposition or a colon, or the
     # verb does not agree (an English modal).
     for language, text in (
