@@ -13,10 +13,13 @@ from fractions import Fraction
 
 from rules.core.dice import Roll
 from rules.core.i18n import (
+    DEFAULT_LANGUAGE,
+    catalogue,
     collapse_spaces,
     colon,
     has_key,
     percent,
+    placeholders,
     quoted,
     semicolon,
     translate,
@@ -76,6 +79,28 @@ def value_text(ruleset: str, value: str | int, language: str) -> str:
     return " + ".join(texts)
 
 
+def worded_key(outcome: Outcome) -> str:
+    """The key of the text that words ``outcome``: its own, or ``<key>.no_<params>`` when
+    the outcome lacks parameters its text names and the catalogue words it without them.
+
+    An outcome's optional counts and statuses are left out when nothing is there
+    (``manovra.heavy.effect`` with no casualties): "turret: weapon destroyed" reads right,
+    where one text for every case read "turret: weapon destroyed 1" with them. The variant
+    for every missing parameter (``no_n_status``) comes before the one for each
+    (``no_n``, ``no_status``)."""
+    template = catalogue(DEFAULT_LANGUAGE).get(outcome.key)
+    if template is None:
+        return outcome.key
+    present = {name for name, _ in outcome.params}
+    missing = sorted(placeholders(template) - present)
+    if not missing:
+        return outcome.key
+    for suffix in ("_".join(missing), *missing):
+        if has_key(f"{outcome.key}.no_{suffix}"):
+            return f"{outcome.key}.no_{suffix}"
+    return outcome.key
+
+
 def outcome_text(ruleset: str, outcome: Outcome, language: str, names: Iterable[str] = ()) -> str:
     """The localized sentence for an outcome, with its parameters localized too: one that
     spells a name of ``names`` (a game's sides: a stored outcome keeps them as plain text)
@@ -88,7 +113,7 @@ def outcome_text(ruleset: str, outcome: Outcome, language: str, names: Iterable[
     }
     for name in ("status", "n", "location", "cm", "cover"):
         params.setdefault(name, "")
-    return collapse_spaces(translate(outcome.key, language, **params))
+    return collapse_spaces(translate(worded_key(outcome), language, **params))
 
 
 def roll_mark(roll: Roll, mixed: bool, language: str) -> str:

@@ -137,3 +137,28 @@ def test_a_held_place_reads_right_whatever_its_gender(language: str, key: str, r
         points=4,
     )
     assert text == reads.replace(" :", "\u202f:")
+
+
+@pytest.mark.parametrize(
+    ("language", "key", "reads"),
+    [
+        ("en", "bot.game.joined", "You joined the side Allies."),
+        ("en", "bot.game.left", "You left the side Allies."),
+        ("en", "bot.log.verb.seat.join", "joined the side Allies"),
+        ("it", "bot.log.verb.seat.join", "entra nello schieramento Alleati"),
+        ("fr", "bot.log.verb.seat.join", "a rejoint le camp Alliés"),
+    ],
+)
+def test_joining_a_side_names_it_as_a_side(language: str, key: str, reads: str) -> None:
+    """'You joined Allies', 'entra con Alleati': a side's name wants the structure its
+    language gives it ("the side", "lo schieramento", "le camp")."""
+    side = {"en": "Allies", "it": "Alleati", "fr": "Alliés"}[language]
+    assert translate(key, language, side=side) == reads
+
+
+def test_joining_a_campaign_names_the_side_as_a_side() -> None:
+    text = translate("bot.campaign.joined", "en", side="Raiders", name="Orbita")
+    assert text == "You joined the side Raiders in the campaign «Orbita»."
+    assert translate("bot.campaign.log.joined", "en", user="anna", side="Raiders") == (
+        "anna joined the side Raiders"
+    )

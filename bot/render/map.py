@@ -63,7 +63,7 @@ from rules.core.battlefield import (
     PolygonShape,
     Shape,
 )
-from rules.core.i18n import translate
+from rules.core.i18n import colon, translate
 from rules.core.words import in_language
 
 #: The picture's width in pixels: about what Discord shows of an image on a phone at full
@@ -467,6 +467,7 @@ def _draw_grid(
     grid: HexGrid,
     frame: _Frame,
     counters: Sequence[Counter],
+    language: str,
 ) -> tuple[list[str], list[tuple[list[Counter], Box, str]]]:
     """The hexes (fill, hatch, the coordinates players type on top, terrain words at the
     foot). Returns the notes for the band under the map (what did not fit in its hex) and,
@@ -515,7 +516,7 @@ def _draw_grid(
             if lines:
                 band_bottom = first - size * 0.6 - 3
             else:
-                notes.append(f"{col},{row}: {cell.label}")
+                notes.append(map_note(f"{col},{row}", cell.label, language))
         if here:
             half = radius * 0.82
             band = (cx - half, band_top, cx + half, max(band_top + 10, band_bottom))
@@ -523,8 +524,19 @@ def _draw_grid(
     return notes, stacked
 
 
+def map_note(place: str, what: str, language: str) -> str:
+    """A note under a hex map for what did not fit in its hex (``7,3: ville``), with the
+    language's colon: French puts a narrow no-break space before it (``7,3\u202f: ville``)."""
+    return f"{place}{colon(language)} {what}"
+
+
 def _draw_stack(
-    image: Image.Image, here: Sequence[Counter], band: Box, colours: dict[str, RGB], hex_: str
+    image: Image.Image,
+    here: Sequence[Counter],
+    band: Box,
+    colours: dict[str, RGB],
+    hex_: str,
+    language: str,
 ) -> list[str]:
     """The counters of one hex in ``band``: each with its id whole, then its losses and
     status words where they fit. Returns notes for the status words that did not."""
@@ -555,7 +567,7 @@ def _draw_stack(
             line = f"{label} {losses}" if losses else label
             lines.append((line if width_of(line, size) <= w - 4 else label, size))
         if status and not any(status in text for text, _ in lines):
-            notes.append(f"{hex_} {label}: {status}")
+            notes.append(map_note(f"{hex_} {label}", status, language))
         heights = sum(size + 1 for _, size in lines)
         y = (y0 + y1) / 2 - heights / 2
         for text, size in lines:
@@ -686,7 +698,7 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
     )
     to_pixel = _ToPixel(view, frame)
     if grid is not None:
-        notes, stacked = _draw_grid(image, view, grid, frame, counters)
+        notes, stacked = _draw_grid(image, view, grid, frame, counters, language)
         draw_objectives(image, _objective_outlines(view, frame, to_pixel, colours))
         # Hexes are too small for a label beside the counters: the objectives are named under
         # the map, before the notes of the hexes.
@@ -697,7 +709,7 @@ def render_map(view: MapView, language: str, *, public: bool = False) -> bytes:
         # On a hex map a radius counts hexes: from one hex centre to the next.
         draw_overlays(image, view.overlays, to_pixel, frame.scale * math.sqrt(3), language)
         for here, band, hex_ in stacked:  # counters last: no mark covers one
-            notes += _draw_stack(image, here, band, colours, hex_)
+            notes += _draw_stack(image, here, band, colours, hex_, language)
         scale_px, scale_units = 0.0, 0.0
     else:
         draw.rectangle(frame.bounds, fill=terrain_style(view.open_terrain or "open").fill)

@@ -17,7 +17,7 @@ from rules.core.i18n import collapse_spaces, translate
 from rules.core.resolution import Outcome
 from rules.core.score import EndingKind, GameResult, Level, LineKind, Score
 from rules.core.words import in_language, named_again
-from rules.render import value_text
+from rules.render import value_text, worded_key
 
 Escape = Callable[[str], str]
 
@@ -70,7 +70,7 @@ def outcome_line(
     }
     # Runs of plain spaces (left by an empty parameter) collapse; French's narrow no-break
     # spaces stay.
-    return collapse_spaces(translate(outcome.key, language, **params))
+    return collapse_spaces(translate(worded_key(outcome), language, **params))
 
 
 def result_text(

@@ -150,7 +150,10 @@ class ScriptedDice:
         return value
 
     def ensure_consumed(self) -> None:
-        """Raise if faces were given that the procedure did not use."""
+        """Raise if faces were given that the procedure did not use; a step that rolled no
+        die at all says so ("uses 0" would read as if some were missing)."""
+        if self._next == 0 and self._faces:
+            raise DiceError("error.dice.none_rolled", given=len(self._faces))
         if self._next < len(self._faces):
             raise DiceError(
                 "error.dice.unused", unused=len(self._faces) - self._next, used=self._next

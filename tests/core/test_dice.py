@@ -113,6 +113,14 @@ def test_ensure_consumed_with_leftovers():
     assert list(dice.remaining) == [2, 3]
 
 
+def test_dice_given_to_a_step_that_rolls_none_are_refused_as_such():
+    """'1 die too many: the procedure uses 0' read as if dice were missing somewhere."""
+    error = dice_error(ScriptedDice([3, 4]).ensure_consumed)
+    assert error.key == "error.dice.none_rolled"
+    assert error.params == {"given": 2}
+    assert "rolls no dice" in error.localized("en")
+
+
 def test_ensure_consumed_when_all_used():
     dice = ScriptedDice([2, 8])
     dice.face(D6, "a")

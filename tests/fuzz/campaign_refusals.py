@@ -587,9 +587,12 @@ BAD_COMMANDS: tuple[BadCommand, ...] = (
             {
                 "game": (part := _to_roll_by_side(f)[0])[0],
                 "side": part[1],
-                "@dice": ",".join(map(str, [*between.typed_faces(f, f.state, part[1]), 1])),  # type: ignore[arg-type]
+                "@dice": ",".join(
+                    map(str, [*(faces := between.typed_faces(f, f.state, part[1])), 1])  # type: ignore[arg-type]
+                ),
             },
-            "error.dice.unused",
+            # A part that rolls no die refuses typed dice as such.
+            "error.dice.unused" if faces else "error.dice.none_rolled",
         ),
     ),
     BadCommand(

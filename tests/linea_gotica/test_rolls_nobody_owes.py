@@ -38,7 +38,7 @@ def test_a_morale_test_nobody_owes_is_refused_naming_what_is_owed_and_by_whom(es
         PLAY.act(document, Seat.of("alleati"), "morale", {"unit": "squadra_1"}, ScriptedDice([]))
     assert caught.value.key == "error.linea_gotica.no_morale_owed"
     text = caught.value.localized("en")
-    assert text.startswith("1st Rifle Squad owes no morale test")
+    assert text.startswith("Unit 1st Rifle Squad owes no morale test")
     assert "Owed now: Morale of Gruppe Müller (Germans)." in text
     # A test a trigger calls for (reason:) is owed by that trigger: it is rolled.
     applied = esempio("morale", "alleati", [1] * 8, unit="squadra_1", reason="soldato_ucciso")

@@ -495,7 +495,9 @@ async def test_a_weapon_the_unit_does_not_carry_is_refused_with_its_own_weapons(
     typo = await gruppe_fires("mg24")
     assert typo.suggested[0] == "MG 42 (bipiede)"
     english = typo.localized("en")
-    assert english.startswith("Gruppe Müller has no weapon «mg24» (it has: MP 40, MG 42 (bipod)")
+    assert english.startswith(
+        "Unit Gruppe Müller has no weapon «mg24» (it has: MP 40, MG 42 (bipod)"
+    )
     assert english.endswith("The closest name: MG 42 (bipod). Did you mean it?"), english
     # The farmhouse's tripod MG 42 is another unit's: never offered for the Gruppe.
     other = await gruppe_fires("mg42_lafette")

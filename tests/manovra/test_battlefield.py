@@ -467,7 +467,7 @@ def test_the_map_shows_the_last_fire_with_a_caption(state) -> None:
     applied = act(state, "squadra_1", g.Fire(unit="squadra_1", target="mg_team"), dice=SystemDice())
     document = PLAY._document(applied.state)
     view = PLAY.view(document, SPECTATOR).map("en")
-    assert view.caption == "1st Squad fires at MG 42 Team"  # the reader's names, kept plain
+    assert view.caption == "Unit 1st Squad fires at MG 42 Team"  # the reader's names, kept plain
     (line,) = view.overlays
     assert line.kind == "line_of_fire" and line.points[0] == Point(x=97, y=68)
     squad = next(c for c in view.counters if c.unit_id == "squadra_1")

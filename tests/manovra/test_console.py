@@ -54,6 +54,6 @@ async def test_a_console_script_uses_discords_options(service):
     assert "[bruno] /confirm seq:5\n» Dice of event #5 confirmed." in text
     # Choices are read as Discord offers them (action:test is the CT, ct is the choice CT),
     # and a test nobody owes is refused before its dice are read.
-    assert text.count("! 1st Squad owes no CT test. Nothing is owed now.") == 2
+    assert text.count("! Unit 1st Squad owes no CT test. Nothing is owed now.") == 2
     assert "! action: 'panic' is not one of test, recover." in text
     assert "/morale — " in text and "  action [test | recover] — " in text

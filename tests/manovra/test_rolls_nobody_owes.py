@@ -68,10 +68,10 @@ def test_a_test_nobody_owes_is_refused_naming_what_is_owed_and_by_whom(state):
     with pytest.raises(RulesError) as caught:
         PLAY.act(document, REFEREE, "test", {"unit": "sherman_1", "kind": "CT"}, ScriptedDice([]))
     assert caught.value.localized("en") == (
-        "Sherman 1 owes no CT test. Owed now: CT test for Sherman 2 (Allies)."
+        "Unit Sherman 1 owes no CT test. Owed now: CT test for Sherman 2 (Allies)."
     )
     assert caught.value.localized("it") == (
-        "Sherman 1 non deve alcun test CT. Da fare ora: Test CT di Sherman 2 (Alleati)."
+        "L'unità Sherman 1 non deve alcun test CT. Da fare ora: Test CT di Sherman 2 (Alleati)."
     )
     # The unit that owes it rolls it.
     applied = play(state, g.TakeTest(unit="sherman_2", kind="CT"), "alleati", [6, 1])
@@ -86,7 +86,7 @@ def test_morale_on_a_panicked_unit_that_owes_nothing_is_refused(state):
     with pytest.raises(RulesError) as caught:
         PLAY.act(document, Seat.of("asse"), "morale", {"unit": "panzer_iv"}, ScriptedDice([]))
     assert caught.value.key == "error.manovra.test_not_owed"
-    assert caught.value.localized("en") == "Panzer IV owes no CT test. Nothing is owed now."
+    assert caught.value.localized("en") == "Unit Panzer IV owes no CT test. Nothing is owed now."
     # The owed test is the only one: a free SF of the Panzer is refused the same way.
     refused(state, g.TakeTest(unit="panzer_iv", kind="SF"), "asse", "error.manovra.test_not_owed")
 

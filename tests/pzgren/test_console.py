@@ -45,7 +45,7 @@ async def test_a_console_script(service):
         "Odds — Anti-tank fire (TABLE DE TIR ANTI-CHARS): No effect: 58.3% · The target loses"
         " a step (1 left) and checks morale M2: 33.3% · Target eliminated: 8.3%"
     ) in text
-    assert "» 1st Rifle Platoon moves to 4,3 (2 hexes)" in text
+    assert "» Unit 1st Rifle Platoon moves to 4,3 (2 hexes)" in text
     assert (
         "2. Column 7 → 11: +1 opportunity fire = 1 — Table «TABLE DE TIR DIRECT», row 2,"
         " column 11: «X»"
@@ -56,9 +56,9 @@ async def test_a_console_script(service):
     )
     assert "1. Morale check M2: D6=3 D6=3 +2 M# = 8 <= 7 (morale)" in text
     assert "Outcome: Morale failed: disrupted" in text
-    assert "Outcome: Target eliminated" in text and "» M10 Tank Destroyer is eliminated" in text
-    assert "! 1st Rifle Platoon has already acted this turn." in text
-    assert "» MG 42 Zug holds" in text
+    assert "Outcome: Target eliminated" in text and "» Unit M10 Tank Destroyer is eliminated" in text
+    assert "! Unit 1st Rifle Platoon has already acted this turn." in text
+    assert "» Unit MG 42 Zug holds" in text
     assert "» Pass by Americans" in text
     status = text.split("/turn\n")[-1]
     assert "Turn 1 — alternating activations, Germans to act" in status
@@ -110,7 +110,7 @@ async def test_a_console_script_assigns_a_step_loss_and_rallies(service):
         "[bruno] /turn next\n! Not now: Germans must first assign 1 step loss in 6,3"
         " (/step)." in text
     )
-    assert "[bruno] /step unit:de_hmg\n» MG 42 Zug is eliminated" in text
+    assert "[bruno] /step unit:de_hmg\n» Unit MG 42 Zug is eliminated" in text
     assert "» Turn 2: first to activate, Americans" in text
     rally = text.split("action:recover dice:2,2")[1]
     assert "Outcome: Unit rallied: in good order" in rally

@@ -59,7 +59,7 @@ async def test_an_x_with_a_choice_to_turn_3_at_the_console(store):
     )
     assert text.count(refusal) == 2
     assert "Ora puoi: /step." in text
-    assert "» 1. Zug Panzergrenadiere perde un passo (ne restano 1)" in text
+    assert "» L'unità 1. Zug Panzergrenadiere perde un passo (ne restano 1)" in text
     assert "» Turno 3: attiva per primo lo schieramento Americani" in text
     document = (await store.load(CHANNEL)).document
     assert PLAY.view(document, REFEREE).status.turn == 3

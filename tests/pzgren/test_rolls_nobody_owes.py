@@ -23,7 +23,7 @@ def test_a_morale_check_nobody_owes_is_refused_naming_what_is_owed_and_by_whom()
     with pytest.raises(RulesError) as caught:
         PLAY.act(document, Seat.of("us"), "morale", {"unit": "us_rifle_1"}, ScriptedDice([]))
     assert caught.value.localized("en") == (
-        "1st Rifle Platoon owes no morale check. "
+        "Unit 1st Rifle Platoon owes no morale check. "
         "Owed now: Morale check M2 for 1. Zug Panzergrenadiere (Germans)."
     )
 

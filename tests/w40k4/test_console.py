@@ -66,7 +66,7 @@ async def test_a_console_script_plays_w40k4(service, dice):
     # A Leadership test nobody owes is refused before its dice (issue 26).
     assert (
         "[anna] /test unit:devastatori modifier:-1 dice:6,1\n"
-        "! Devastators owes no test. Nothing is owed now." in text
+        "! Unit Devastators owes no test. Nothing is owed now." in text
     )
     assert "  veterani         Veterans in Heavy Armour 5/5  in reserve" in text
     assert re.search(r"\n  banda +Raider Mob +20/20  -  \[falling back\]", text)

@@ -537,7 +537,7 @@ def test_the_caption_says_the_last_action_in_the_games_language():
     )
     view = PLAY.view(landed.document, SPECTATOR).map("fr")
     assert view is not None
-    assert view.caption == 'Veterani frappe en profondeur (déviation 0")'
+    assert view.caption == "L'unité Veterani frappe en profondeur (déviation 0\")"
     assert [o.kind for o in view.overlays] == ["point"]
     assert "Veterani" in [c.unit_id.capitalize() for c in view.counters]
 

@@ -371,7 +371,7 @@ def test_no_weapon_fires_names_each_weapons_reason_nearest_first(small):
         'Fucile: out of range at 40.5" > 24").'
     )
     assert 'Pesante: fuori gittata a 40,5" > 36"' in none.localized("it")
-    assert none.localized("fr").startswith("Fanti ne peut pas tirer (arme par arme\u202f: ")
+    assert none.localized("fr").startswith("L'unité Fanti ne peut pas tirer (arme par arme\u202f: ")
 
 
 def test_moving_forbids_heavy_weapons_and_rapid_fire_beyond_12(small):

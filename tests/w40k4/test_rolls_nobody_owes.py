@@ -28,10 +28,10 @@ def test_a_test_nobody_owes_is_refused_for_every_seat(table):
     with pytest.raises(RulesError) as caught:
         PLAY.act(document, Seat.of("legione"), "test", {"unit": "devastatori"}, ScriptedDice([]))
     assert caught.value.localized("en") == (
-        "Devastators owes no test. Owed now: Morale of Raider Mob (Raiders)."
+        "Unit Devastators owes no test. Owed now: Morale of Raider Mob (Raiders)."
     )
     assert caught.value.localized("fr").endswith(
-        "À faire maintenant\u202f: Moral de Bande de pillards (Pillards)."
+        "À faire maintenant\u202f: Moral — Bande de pillards (Pillards)."
     )
 
 

@@ -78,7 +78,7 @@ async def test_a_hidden_sniper_moves_unseen_by_the_allies(table: Table) -> None:
     public = assert_public(moved)
     assert "Germans" in texts(public) and not leaks(texts(public), SNIPER_WORDS)
     (private,) = moved.followups
-    assert private.ephemeral and "Sniper moves to 150,100" in texts(private)
+    assert private.ephemeral and "Unit Sniper moves to 150,100" in texts(private)
     await enemy_sees(table, anna, SNIPER_WORDS)
     # The Germans' own view has it all.
     mine = "\n".join(texts(m) for m in channel.history(viewer=bruno))

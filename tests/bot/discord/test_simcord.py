@@ -381,7 +381,7 @@ async def test_a_whole_turn_through_discord(table: Table) -> None:
     # recovery out of the unit's turn.
     assert_private_error(
         await anna.slash(channel, "test", unit="squadra_2", kind="PT", dice="5,7"),
-        "2ª squadra non deve alcun test PT. Ora non si deve nulla."
+        "L'unità 2ª squadra non deve alcun test PT. Ora non si deve nulla."
         " Ora puoi: /fragments, /turn next.",
     )
     assert_private_error(await anna.slash(channel, "morale", unit="squadra_2", action="test"))

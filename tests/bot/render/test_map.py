@@ -39,6 +39,7 @@ from rules.core.resolution import Outcome
 from rules.core.seatview import REFEREE, SPECTATOR
 from rules.pzgren.surface import PLAY as PZGREN
 from tests.bot.render import crowded_maps
+from tests.test_typography import typography_faults
 
 MAPS = Path(__file__).resolve().parents[2] / "fixtures" / "maps"
 UPDATE = os.environ.get("ARBITRO_UPDATE_MAPS") == "1"
@@ -499,3 +500,25 @@ def test_terrain_names_keep_clear_of_the_objectives(ruleset, scenario, language)
     for box, lines in names:
         for mark in marks:
             assert not layout.overlaps(box, mark), (lines, mark)
+
+
+# -- the notes under a hex map keep the language's typography --------------------------------
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_the_notes_under_a_hex_map_keep_the_languages_colon(language, monkeypatch) -> None:
+    """'7,3: ville, retranchement' under a French map: the notes of what did not fit in its
+    hex were written with an English colon, whatever the picture's language."""
+    from bot.render import map as drawing
+
+    drawn: list[str] = []
+    caption_lines = drawing._caption_lines
+
+    def kept(view: MapView, notes: tuple[str, ...] = ()) -> list[str]:
+        drawn.extend(notes)
+        return caption_lines(view, notes)
+
+    monkeypatch.setattr(drawing, "_caption_lines", kept)
+    render_map(crowded_maps.pzgren(language), language)
+    assert drawn
+    assert [fault for note in drawn for fault in typography_faults(note, language)] == []

@@ -31,7 +31,7 @@ async def test_a_test_nobody_owes_is_refused_and_nothing_is_stored(table, store)
         refusal = await table.refused(ANNA, verb, "error.manovra.test_not_owed", **options)
         assert translate("error.owed.nothing", "en") in refusal.localized("en")
     refusal = await table.refused(REFEREE, "morale", "error.manovra.test_not_owed", unit="pak")
-    assert refusal.localized("en").startswith("PaK 40 owes no CT test. Nothing is owed now.")
+    assert refusal.localized("en").startswith("Unit PaK 40 owes no CT test. Nothing is owed now.")
     assert (await store.load(CHANNEL)).version == version
 
 

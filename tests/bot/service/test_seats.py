@@ -50,7 +50,8 @@ async def test_the_referee_seats_players_and_hands_over(service, store) -> None:
     assert roles[CARLA] == "referee" and roles[REFEREE] == "player"
     log = await service.handle(request(CARLA, "game.log", count=10))
     text = "\n".join(log.lines)
-    assert "joined Allies" in text and f"seated <@{BRUNO}> with Axis" in text  # names, not ids
+    # Names, not ids.
+    assert "joined the side Allies" in text and f"seated <@{BRUNO}> with the side Axis" in text
     assert f"removed <@{BRUNO}>" in text and f"<@{CARLA}> became the referee" in text
 
 
