@@ -196,6 +196,29 @@ async def test_naming_a_hidden_unit_is_refused_as_naming_none(campo: ServiceTabl
     assert own.value.key != "error.linea_gotica.unknown_unit"
 
 
+async def test_a_refusal_for_another_reason_reads_the_same_with_a_hidden_unit_named(
+    campo: ServiceTable,
+) -> None:
+    """A hidden unit named in an option the rules read after the phase (``vehicle:``): the
+    refusal is the phase's, and its words (the phase's name) are in the reader's language
+    whatever was typed (naming the sniper turned them Italian, telling it from none)."""
+    table = campo
+    answers = []
+    for typed in ("cecchino", "nonexist"):
+        refused = await table.refused(
+            ANNA,
+            "move",
+            "error.linea_gotica.wrong_phase",
+            unit="squadra_1",
+            vehicle=typed,
+            distance=1,
+        )
+        answers.append({language: refused.localized(language) for language in ("en", "fr")})
+    hidden, none = answers
+    assert hidden == none
+    assert 'phase "Initiative"' in hidden["en"]
+
+
 def _sniper_in_sight() -> str:
     """esempio_gotica_campo with its hidden sniper out of the bell tower, in the open
     north-east of the farm, where it sees the Allies' first squad (bundled, the barn stands
