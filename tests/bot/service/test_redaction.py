@@ -570,25 +570,33 @@ class _Ones(QueuedDice):
         return super().face(die, label) if self.faces else 1
 
 
+async def _sniper_near_missed(store: SqliteStore) -> tuple[ServiceTable, Any]:
+    """gotica_retroguardia, every die a 1: the Allies' covering fire on the bell tower
+    near-misses the hidden sniper as it shoots, and it owes a morale test. The table and
+    the reply to the shot."""
+    dice = _Ones()
+    table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+    await table(REFEREE, "game.new", scenario="gotica_retroguardia", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="tedeschi")
+    await table(ANNA, "turn.next", dice="8")  # the Allies win the initiative
+    await table(ANNA, "turn.next", order="first")
+    cover = {"unit": "sherman", "kind": "copertura", "target": "campanile"}
+    await table(ANNA, "fire", weapon="browning_30", **cover)
+    for user in (ANNA, BRUNO) * 3:  # covering fire, movement, observation: passed
+        await table(user, "turn.next")
+    shot = await table(BRUNO, "fire", unit="cecchino", target="squadra_1", weapon="k98_zf")
+    return table, shot
+
+
 async def test_a_hidden_units_owed_morale_is_in_nothing_the_enemy_reads(tmp_path: Path) -> None:
     """gotica_retroguardia: the Allies' covering fire on the bell tower near-misses the
     hidden sniper as it shoots (it stays hidden: a sniper's shot is secret). It now owes a
     morale test: neither the channel's reply to its shot (its buttons), nor the Allies' or
     the channel's /game status (what is owed, the buttons) may name it; its side is told."""
     store = await SqliteStore.open(str(tmp_path / "owed.db"))
-    dice = _Ones()
-    table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
     try:
-        await table(REFEREE, "game.new", scenario="gotica_retroguardia", language="en")
-        await table(ANNA, "game.join", side="alleati")
-        await table(BRUNO, "game.join", side="tedeschi")
-        await table(ANNA, "turn.next", dice="8")  # the Allies win the initiative
-        await table(ANNA, "turn.next", order="first")
-        cover = {"unit": "sherman", "kind": "copertura", "target": "campanile"}
-        await table(ANNA, "fire", weapon="browning_30", **cover)
-        for user in (ANNA, BRUNO) * 3:  # covering fire, movement, observation: passed
-            await table(user, "turn.next")
-        shot = await table(BRUNO, "fire", unit="cecchino", target="squadra_1", weapon="k98_zf")
+        table, shot = await _sniper_near_missed(store)
         assert isinstance(shot, PlayReply) and shot.private and shot.public is not None
         assert [f.options for f in shot.follow_ups] == [{"unit": "cecchino"}]  # its side's
         said = [reply_text(shot.public, str), repr(shot.public.follow_ups)]
@@ -597,6 +605,29 @@ async def test_a_hidden_units_owed_morale_is_in_nothing_the_enemy_reads(tmp_path
             said += [reply_text(status, str), repr(status.follow_ups), repr(status.owed)]
         for text in said:
             assert not any(word in text for word in SNIPER_WORDS), text
+    finally:
+        await store.close()
+
+
+async def test_a_history_commands_reply_shows_the_channel_its_own_status(tmp_path: Path) -> None:
+    """The reply to ``/game undo`` (and take-back, rewind, re-roll) is the channel's: its
+    status is the one the channel reads in ``/game status``. It was the referee's without
+    the hidden units' lines, so its notes named the hidden sniper owing a morale test once
+    the referee undid that test (and every side's artillery missions, by a take-back)."""
+    store = await SqliteStore.open(str(tmp_path / "undo.db"))
+    try:
+        table, _ = await _sniper_near_missed(store)
+        await table(BRUNO, "morale", unit="cecchino")
+        undone = await table(REFEREE, "game.undo")
+        assert not undone.private
+        said = reply_text(undone, str)
+        assert not any(word in said for word in SNIPER_WORDS), said
+        channel = await table(SPECTATOR, "game.status")
+        assert undone.status == channel.status
+        # The morale test is owed again: the referee's view names it.
+        record = await store.load(CHANNEL)
+        referee = get_ruleset("linea_gotica").rules.view(record.document, REFEREE_SEAT)
+        assert any(note.param("unit") == "Cecchino" for note in referee.status.notes)
     finally:
         await store.close()
 
