@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.commands import DIE_ANSWER
 from bot.console.render_text import reply_text
 from bot.service import GameService, PlayReply, Request, pages
 from bot.service.events import VERB_REPLAYED
@@ -628,6 +629,49 @@ async def test_a_history_commands_reply_shows_the_channel_its_own_status(tmp_pat
         record = await store.load(CHANNEL)
         referee = get_ruleset("linea_gotica").rules.view(record.document, REFEREE_SEAT)
         assert any(note.param("unit") == "Cecchino" for note in referee.status.notes)
+    finally:
+        await store.close()
+
+
+async def test_dice_typed_for_a_hidden_units_command_are_its_sides_to_read(
+    tmp_path: Path,
+) -> None:
+    """The Germans type one die for the hidden sniper's shot, which waits for one more: the
+    prompt asking for it was posted in the channel ("roll a D10 for To hit
+    (fucile_precisione)") and the typed dice's record named the sniper in the Allies'
+    export. Both are now its side's: the prompt its giver's alone, the record withheld."""
+    store = await SqliteStore.open(str(tmp_path / "typed.db"))
+    dice = _Ones()
+    table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+    try:
+        await table(REFEREE, "game.new", scenario="gotica_retroguardia", language="en")
+        await table(ANNA, "game.join", side="alleati")
+        await table(BRUNO, "game.join", side="tedeschi")
+        await table(ANNA, "turn.next", dice="8")  # the Allies win the initiative
+        await table(ANNA, "turn.next", order="first")
+        for user in (ANNA, BRUNO) * 3:  # covering fire, movement, observation: passed
+            await table(user, "turn.next")
+        shot = {"unit": "cecchino", "target": "squadra_1", "weapon": "k98_zf"}
+        asked = await table(BRUNO, "fire", dice="5", **shot)
+        assert asked.dice_prompt is not None and asked.private and asked.public is None
+        said = [reply_text(await table(user, "game.log", count=50), str) for user in (ANNA,)]
+        export = await table(ANNA, "game.export")
+        said += [read_file(content).decode() for content in export.files.values()]
+        for text in said:
+            assert not any(word in text for word in (*SNIPER_WORDS, "precisione")), text
+        # Its side reads its record (its export); the shot then runs as any hidden unit's.
+        own = await table(BRUNO, "game.export")
+        bundle = json.loads(read_file(own.files["arbitro-log.json"]))
+        typed = [e["args"] for e in bundle["events"] if e["verb"] == "dice.typed"]
+        assert [(args["unit"], args["faces"]) for args in typed] == [("cecchino", "5")]
+        fired = asked
+        for _ in range(10):  # each die it waits for asked of its giver alone
+            assert fired.dice_prompt is not None and fired.private and fired.public is None
+            prompt = fired.dice_prompt.prompt_id
+            fired = await table(BRUNO, DIE_ANSWER, prompt=prompt, face="3")
+            if fired.dice_prompt is None:
+                break
+        assert isinstance(fired, PlayReply) and fired.private and fired.public is not None
     finally:
         await store.close()
 
