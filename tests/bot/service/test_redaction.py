@@ -676,6 +676,55 @@ async def test_dice_typed_for_a_hidden_units_command_are_its_sides_to_read(
         await store.close()
 
 
+class _Tens(QueuedDice):
+    """Every die the bot rolls shows 10 (past the faces a test queues): no observation
+    succeeds."""
+
+    def face(self, die: Any, label: str) -> int:
+        return super().face(die, label) if self.faces else 10
+
+
+async def test_observing_an_element_tells_the_enemy_nothing_of_what_hides_there(
+    tmp_path: Path,
+) -> None:
+    """gotica_retroguardia: the Allies observe the bell tower (the hidden sniper, out of
+    reach), the roadman's house (the hidden MG) and a wood (nothing). Where a unit hid, the
+    reply showed a roll and the distance measured to it, where none did "no enemy spotted"
+    alone, and a die typed for it was used only where a unit hid: now every unspotted
+    element reads the same, the bot's roll its hidden unit's side's."""
+    retroguardia = next(p for _, p in hidden_scenarios() if p.stem == "gotica_retroguardia")
+    answered: dict[str, list[Any]] = {}
+    for world, text in worlds(retroguardia).items():
+        store = await SqliteStore.open(str(tmp_path / f"{world}.db"))
+        dice = _Tens()
+        table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+        try:
+            await _game(table, text, owners(retroguardia))
+            await table(ANNA, "turn.next", (8, 3))  # the Allies win the initiative
+            await table(ANNA, "turn.next", order="first")
+            for user in (ANNA, BRUNO) * 2:  # covering fire, movement: passed
+                await table(user, "turn.next")
+            answered[world] = []
+            for place in ("campanile", "cantoniera", "bosco_ovest"):
+                observe = {"kind": "osservare", "place": place, "unit": "squadra_1"}
+                # A die typed for it is the observer's: the bot rolls at a hidden unit (the
+                # die was used where one hid, refused as one too many where none did).
+                with pytest.raises(RulesError) as typed:
+                    await table(ANNA, "test", dice="9", **observe)
+                answered[world].append(typed.value.localized("en"))
+                seen = await table(ANNA, "test", **observe)
+                answered[world].append(_plain(reply_text(seen, str)))
+            own = await table(BRUNO, "game.export")
+            answered[world + ":own"] = [read_file(own.files["arbitro-log.json"]).decode()]
+        finally:
+            await store.close()
+    assert answered["as_written"] == answered["removed"] == answered["moved"]
+    assert all("no enemy spotted" in text for text in answered["as_written"][1::2])
+    # The Germans read the rolls made at their hidden units (an export keeps them).
+    assert "observation" in answered["as_written:own"][0]
+    assert "observation" not in answered["removed:own"][0]
+
+
 #: The hidden squad of esempio_gotica_campo that loses its leader, in every language, and
 #: the visible one that does too.
 HIDDEN_SQUAD = ("mg_casolare", "MG 42 del casolare", "Farmhouse MG 42", "MG 42 de la ferme")
