@@ -550,15 +550,8 @@ def test_minefields(game):
     game.to_phase(Phase.MOVEMENT)
     # Without a battlefield the referee says which minefield a move crosses: blu cannot
     # name one it does not know of (docs/linea_gotica.md, "Minefields a side cannot see").
-    game.refused(
-        "error.linea_gotica.unknown_minefield",
-        "move",
-        "blu",
-        unit="squadra",
-        kind="cauto",
-        distance=2,
-        minefield="mine_ap",
-    )
+    crossing = {"unit": "squadra", "kind": "cauto", "distance": 2, "minefield": "mine_ap"}
+    game.refused("error.linea_gotica.unknown_minefield", "move", "blu", **crossing)
     # the first soldier is in the short zone (7 in the open), one more in the long (4)
     applied = game(
         "move",
