@@ -538,6 +538,25 @@ def test_an_air_attack_hits_the_units_in_its_zones():
     assert game.state.marks[-1].kind == "point"
 
 
+def test_he_on_a_hidden_unit_is_its_sides_to_read(game):
+    """The deviated round of test_he_deviation_lands_at_a_computed_point_and_hits_the_units_
+    there, with blu's Squadra hidden: the burst's notice named it, with its zone and
+    distance, and its soldiers' HE rolls were every seat's. Now the channel reads a burst
+    that found nobody; the rest is blu's."""
+    game.unit("squadra").hidden = True
+    game.to_phase(Phase.FIRE)
+    applied = game(
+        "fire", "blu", (10, 6, 9, 9, 9, 9), unit="carro", target="pattuglia", weapon="cannone"
+    )
+    found = [n for n in applied.notices if n.key == "linea_gotica.field.blast_found"]
+    assert [(n.secret_for, n.param("units")) for n in found] == [
+        (None, "-"),
+        ("blu", "Squadra (lunga, 7 cm)"),
+    ]
+    hits = [r for r in applied.resolutions if r.procedure == "he_effect"]
+    assert len(hits) == 4 and {r.secret_for for r in hits} == {"blu"}
+
+
 def test_a_hidden_units_move_and_shot_leave_no_mark_on_the_enemys_map(game):
     game.to_phase(Phase.MOVEMENT, first="rossi")
     game("move", "rossi", unit="bunker", to="W 5")

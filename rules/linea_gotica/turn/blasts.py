@@ -151,24 +151,39 @@ def burst_at(
         if field.within(center, radii["lunga"], at):
             zone = "breve" if field.within(center, radii["breve"], at) else "lunga"
             found.append((unit, zone, geometry.distance(center, at)))
-    result.notices.append(
-        Outcome.of(
+
+    def found_notice(units: list[tuple[UnitState, str, float]]) -> Outcome:
+        return Outcome.of(
             f"{K}.field.blast_found",
             marker=blast.id,
             x=field.cm(center.x),
             y=field.cm(center.y),
-            units=joined(followed(u.name, f" ({zone}, {field.cm(d)} cm)") for u, zone, d in found)
+            units=joined(followed(u.name, f" ({zone}, {field.cm(d)} cm)") for u, zone, d in units)
             or "-",
         )
-    )
-    for unit, zone, _ in found:
+
+    # A hidden unit in the blast is hit all the same, but its side alone reads it: named in
+    # the channel's notice, or rolled for there, it was told to the enemy (and the bot rolls
+    # for it: dice the firer typed would be used only where it hides).
+    result.notices.append(found_notice([hit for hit in found if not hit[0].hidden]))
+    for unit, zone, distance in found:
         blast.resolved.append(unit.id)
-        if unit.vehicle is not None:
-            he_on_blast(state, blast, unit, None, zone, tray, result)
-        else:
-            for figure in [f for f in unit.figures if f.alive]:
-                if unit.alive:
-                    he_on_blast(state, blast, unit, figure, zone, tray, result)
+        keep = unit.side if unit.hidden else None
+        into = (
+            result
+            if keep is None
+            else Applied(state, notices=[found_notice([(unit, zone, distance)])])
+        )
+        with tray.rolled_by(keep):
+            if unit.vehicle is not None:
+                he_on_blast(state, blast, unit, None, zone, tray, into)
+            else:
+                for figure in [f for f in unit.figures if f.alive]:
+                    if unit.alive:
+                        he_on_blast(state, blast, unit, figure, zone, tray, into)
+        if keep is not None:
+            result.resolutions += [r.kept_for(keep) for r in into.resolutions]
+            result.notices += [n.kept_for(keep) for n in into.notices]
 
 
 def do_fragments(
