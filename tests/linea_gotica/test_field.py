@@ -516,7 +516,8 @@ def test_surrender_needs_visible_enemies_measured_within_30_cm(game):
     assert not _enemy_near(game.state, squad, MoraleTest(unit="squadra"))  # hidden: not seen
 
 
-def test_an_air_attack_hits_the_units_in_its_zones():
+@pytest.mark.parametrize("hidden", [False, True], ids=["seen", "hidden"])
+def test_an_air_attack_hits_the_units_in_its_zones(hidden: bool):
     text = SCENARIO.replace(
         "      - {id: batteria,",
         "      - {id: aereo, name: Aereo, kind: aereo, contact: dedicata, bombs: anti_fanteria, quality: elite}\n"
@@ -531,10 +532,15 @@ def test_an_air_attack_hits_the_units_in_its_zones():
     game.to_phase(Phase.FIRE)
     # On target (precise, "Centro perfetto"): the Pattuglia is in the short 15 × 5 zone; its
     # two soldiers roll for the bombs and both miss.
+    # Hidden since it was aimed at (a move with hidden:true): its side's to read.
+    game.unit("pattuglia").hidden = hidden
     applied = game("execute", "blu", (1, 1, 9, 9), marker=mission.id)
-    found = next(n for n in applied.notices if n.key == "linea_gotica.field.blast_found")
-    assert found.param("units") == "Pattuglia (breve)"
+    found = [n for n in applied.notices if n.key == "linea_gotica.field.blast_found"]
+    kept = "rossi" if hidden else None
+    told = [(None, "-"), (kept, "Pattuglia (breve)")] if hidden else [(None, "Pattuglia (breve)")]
+    assert [(n.secret_for, n.param("units")) for n in found] == told
     assert [r.procedure for r in applied.resolutions] == ["ranging", "he_effect", "he_effect"]
+    assert [r.secret_for for r in applied.resolutions] == [None, kept, kept]
     assert game.state.marks[-1].kind == "point"
 
 
