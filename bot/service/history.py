@@ -36,7 +36,6 @@ from bot.service.events import (
     with_result,
 )
 from bot.service.handlers import REPLAY_BUDGET_S, GameCall, GameHandler, Who
-from bot.service.maps import public_status
 from bot.service.redaction import kept_apart, told_apart
 from bot.service.replay import Rerun, is_play_event, later_commands, rerun
 from bot.service.replies import PlayReply, Reply, ResultView, StatusReply
@@ -45,7 +44,7 @@ from db.models import VERB_ENDED, EventRecord, NewEvent
 from rules.core.play import StatusView
 from rules.core.resolution import Outcome
 from rules.core.score import GameResult
-from rules.core.seatview import REFEREE
+from rules.core.seatview import REFEREE, SPECTATOR
 from rules.core.surface import Rules
 
 VERB_TAKEBACK = "takeback"
@@ -74,8 +73,11 @@ def _reply(call: GameCall, kind: type[_R]) -> _R:
 
 
 async def _status_of(call: GameCall, document: Mapping[str, Any]) -> StatusView:
+    """The status the channel reads (a history command's reply is posted there): the
+    spectator's, not the referee's without the hidden units, whose notes name what the
+    rules keep from a side (a hidden unit's owed morale, every side's missions)."""
     rules = call.rules
-    return await call.services.off_loop(lambda: public_status(rules.view(document, REFEREE).status))
+    return await call.services.off_loop(lambda: rules.view(document, SPECTATOR).status)
 
 
 async def undo(call: GameCall) -> Reply:

@@ -17,7 +17,7 @@ from rules.core.battlefield import MapView, Overlay
 from rules.core.budget import WorkBudgetExceeded
 from rules.core.i18n import translate
 from rules.core.play import StatusView
-from rules.core.seatview import REFEREE, SPECTATOR, SeatView
+from rules.core.seatview import SPECTATOR, SeatView
 from rules.core.surface import Loaded, Rules
 from rules.render import outcome_text, value_text
 
@@ -121,9 +121,11 @@ def channel_map(game: Loaded, ruleset: str, language: str) -> MapView | None:
 def status_and_map(
     rules: Rules, document: Mapping[str, Any], ruleset: str, language: str
 ) -> tuple[StatusView, MapView | None]:
-    """The public status and the channel's captioned picture of a state, in one pass."""
+    """The public status (the spectator's, as ``/game status`` reads it: the referee's
+    notes name what a side keeps) and the channel's captioned picture of a state, in one
+    pass."""
     game = rules.load(document)
-    view = public_status(game.view(REFEREE).status)
+    view = game.view(SPECTATOR).status
     caption = status_caption(view, ruleset, language)
     return view, with_caption(channel_map(game, ruleset, language), "", caption)
 

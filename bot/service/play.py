@@ -20,6 +20,8 @@ from bot.service.errors import ServiceError, command_name, not_now
 from bot.service.events import (
     ACTED_FOR_ARG,
     ACTOR_NAME_ARG,
+    REFEREE_ONLY,
+    SECRET_ARG,
     VERB_TYPED,
     command_event,
     event_line,
@@ -76,7 +78,7 @@ from rules.core.resolution import Outcome
 from rules.core.score import GameResult
 from rules.core.seatview import REFEREE, SPECTATOR, Seat
 from rules.core.surface import Rules
-from rules.core.words import spelled_in
+from rules.core.words import id_named, spelled_in
 
 #: A preview: the command resolved with odds, nothing rolled for real, nothing logged.
 ODDS = "odds"
@@ -466,10 +468,12 @@ async def _ask_for_die(
         _raise_rules_refusal, rules, call.document, request, seat, typed, bot_faces
     )
     version = call.record.version
+    secret = await _typed_in_secret(call, request, seat)
     if request.dice and typed:
         # The faces the player typed are on the record from now on, for every seat to
-        # read: the command cannot be given again with other dice (`ruleset_verb`).
-        version = await _record_typed(call, request, typed, needed)
+        # read (but a hidden unit's: its side's): the command cannot be given again with
+        # other dice (`ruleset_verb`).
+        version = await _record_typed(call, request, typed, needed, secret)
     pending = await save_pending_roll(
         call.store,
         PendingRoll(
@@ -494,11 +498,39 @@ async def _ask_for_die(
         label=needed.label,
         faces=tuple(typed),
     )
+    # The prompt names the roll (its weapon's row): a hidden unit's is its giver's alone.
+    reply.private = reply.private or secret is not None
     return reply
 
 
+async def _typed_in_secret(call: GameCall, request: Request, seat: Seat) -> str | None:
+    """Who alone may read the dice typed for ``request`` while it waits for a die (None:
+    everyone): a command naming a unit hidden from the channel, typed by its id or its name,
+    is its side's, as the command will be once it runs (the referee's typing: the
+    referee's alone, the rules say whose the unit is)."""
+    if not call.services.ruleset(call.record.ruleset).hides_units:
+        return None
+    game = call.game
+
+    def names_a_hidden_unit() -> bool:
+        hidden = game.view(SPECTATOR).hidden_names
+        if not hidden:
+            return False
+        known = game.view(seat).labels("unit")
+        typed = (v for v in request.options.values() if isinstance(v, str))
+        return any(id_named(known, part) in hidden for v in typed for part in v.split(","))
+
+    if not await call.services.off_loop(names_a_hidden_unit):
+        return None
+    return seat.side if seat.side is not None and not seat.referee else REFEREE_ONLY
+
+
 async def _record_typed(
-    call: GameCall, request: Request, typed: Sequence[int], needed: DiceNeeded
+    call: GameCall,
+    request: Request,
+    typed: Sequence[int],
+    needed: DiceNeeded,
+    secret: str | None,
 ) -> int:
     """Log the dice typed for a command that waits for one more die; the new version."""
     args: dict[str, Any] = {
@@ -507,6 +539,8 @@ async def _record_typed(
         "faces": ", ".join(str(face) for face in typed),
         "die": f"D{needed.sides}",
     }
+    if secret is not None:
+        args[SECRET_ARG] = secret
     if request.options.get("unit") is not None:
         args["unit"] = str(request.options["unit"])
     if request.user_name:

@@ -26,6 +26,7 @@ from rules.core.play import FollowUp, read_by
 from rules.core.resolution import Outcome
 from rules.core.seatview import SPECTATOR, Seat
 from rules.core.surface import Rules
+from rules.core.words import Words
 
 #: A refusal keeps its own type through the unmasking.
 _Refusal = TypeVar("_Refusal", bound=RulesError)
@@ -130,6 +131,15 @@ def _masked(value: Any, hidden: frozenset[str]) -> Any:
 
 
 def _unmasked(value: Any) -> Any:
+    if isinstance(value, str) and _NOBODY not in value:
+        # Left as it is: a name in every language (a phase's, a unit's: ``Words``) made a
+        # plain string would read in Italian, telling a hidden unit's name from none.
+        return value
+    if isinstance(value, Words):
+        texts = {
+            language: text.replace(_NOBODY, "") for language, text in value.translations.items()
+        }
+        return Words(value.replace(_NOBODY, ""), texts)
     if isinstance(value, str):
         return value.replace(_NOBODY, "")
     if isinstance(value, tuple):

@@ -100,6 +100,8 @@ def closest_ids(wanted: str, names: Sequence[str], labels: Mapping[str, str]) ->
     for key in names:
         for spelling in {key, *spellings_of(labels.get(key))}:
             spelled.setdefault(spelling.casefold(), []).append(key)
+    if not spelled:  # nothing of the kind the seat may type (no marker yet): none is close
+        return []
     found = closest(wanted.casefold(), spelled, n=len(spelled))
     ids = (key for spelling in found for key in spelled[spelling])
     return list(dict.fromkeys(ids))[:MAX_SUGGESTED]

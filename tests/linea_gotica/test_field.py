@@ -17,7 +17,7 @@ from rules.linea_gotica.scenario import load_bundled, parse_scenario
 from rules.linea_gotica.state import Phase
 from rules.linea_gotica.surface import PLAY
 from tests.linea_gotica.conftest import BUNDLED
-from tests.linea_gotica.test_game import Game
+from tests.linea_gotica.test_game import Game, codes
 
 # A small table: a hedge at x 20–22 (an obstacle, not hiding), a wood (hides) in the
 # middle, a road along the bottom edge, a house (hides) in the top right corner.
@@ -441,7 +441,7 @@ def test_a_path_through_a_minefield_sets_it_off_and_spotting_measures_it():
     game.refused(
         "error.linea_gotica.mines_too_far",
         "test",
-        "blu",
+        None,
         unit="squadra",
         kind="mine",
         minefield="mine",
@@ -450,6 +450,57 @@ def test_a_path_through_a_minefield_sets_it_off_and_spotting_measures_it():
     applied = game("move", "blu", (9,), unit="squadra", to="S 16")
     assert [r.procedure for r in applied.resolutions] == ["foot_move", "he_effect"]
     assert "blu" in game.state.minefields["mine"].known_to
+
+
+def test_a_minefield_a_side_does_not_know_is_a_name_nobody_has_until_its_search_finds_it():
+    """Naming a minefield the side cannot see was answered "too far" (a name nobody has:
+    "unknown"): the side learnt it was there, and by moving, where. Its squads search
+    without a name; the roll is made whatever lies near, and only a passed roll within
+    reach finds it."""
+    game = Game(g.new_game(parse_scenario(MINED)))
+    game.to_phase(Phase.MOVEMENT)
+    for name in ("mine", "nothing_here"):
+        refused = game.refused(
+            "error.linea_gotica.unknown_minefield",
+            "test",
+            "blu",
+            unit="squadra",
+            kind="mine",
+            minefield=name,
+        )
+        assert refused.localized("en") == f"Unknown minefield: {name}."
+        game.refused(
+            "error.linea_gotica.unknown_minefield",
+            "move",
+            "blu",
+            unit="squadra",
+            kind="cauto",
+            to="N 1",
+            minefield=name,
+        )
+    # 12 cm away: a passed search finds nothing, as on a table with no mines.
+    far = game("test", "blu", (1,), unit="squadra", kind="mine")
+    assert codes(far) == ["linea_gotica.action.passed(purpose=mine)"]
+    assert [n.key for n in far.notices] == ["linea_gotica.mines.none_spotted"]
+    assert game.state.minefields["mine"].known_to == ["rossi"]
+    game("move", "blu", unit="squadra", kind="cauto", to="S 8")  # 4 cm from its edge
+    failed = game("test", "blu", (10,), unit="squadra", kind="mine")
+    assert [n.key for n in failed.notices] == ["linea_gotica.mines.none_spotted"]
+    found = game("test", "blu", (1,), unit="squadra", kind="mine")
+    assert [n.key for n in found.notices] == ["linea_gotica.mines.spotted"]
+    assert game.state.minefields["mine"].known_to == ["rossi", "blu"]
+    document = game.state.model_dump(mode="json")
+    assert "Mine" in {a.label for a in PLAY.view(document, Seat.of("blu")).map().areas}
+    # Known now, it is the side's to name.
+    game.refused(
+        "error.linea_gotica.already_acted",
+        "move",
+        "blu",
+        unit="squadra",
+        kind="cauto",
+        to="N 1",
+        minefield="mine",
+    )
 
 
 def test_surrender_needs_visible_enemies_measured_within_30_cm(game):
@@ -465,7 +516,8 @@ def test_surrender_needs_visible_enemies_measured_within_30_cm(game):
     assert not _enemy_near(game.state, squad, MoraleTest(unit="squadra"))  # hidden: not seen
 
 
-def test_an_air_attack_hits_the_units_in_its_zones():
+@pytest.mark.parametrize("hidden", [False, True], ids=["seen", "hidden"])
+def test_an_air_attack_hits_the_units_in_its_zones(hidden: bool):
     text = SCENARIO.replace(
         "      - {id: batteria,",
         "      - {id: aereo, name: Aereo, kind: aereo, contact: dedicata, bombs: anti_fanteria, quality: elite}\n"
@@ -480,11 +532,35 @@ def test_an_air_attack_hits_the_units_in_its_zones():
     game.to_phase(Phase.FIRE)
     # On target (precise, "Centro perfetto"): the Pattuglia is in the short 15 × 5 zone; its
     # two soldiers roll for the bombs and both miss.
+    # Hidden since it was aimed at (a move with hidden:true): its side's to read.
+    game.unit("pattuglia").hidden = hidden
     applied = game("execute", "blu", (1, 1, 9, 9), marker=mission.id)
-    found = next(n for n in applied.notices if n.key == "linea_gotica.field.blast_found")
-    assert found.param("units") == "Pattuglia (breve)"
+    found = [n for n in applied.notices if n.key == "linea_gotica.field.blast_found"]
+    kept = "rossi" if hidden else None
+    told = [(None, "-"), (kept, "Pattuglia (breve)")] if hidden else [(None, "Pattuglia (breve)")]
+    assert [(n.secret_for, n.param("units")) for n in found] == told
     assert [r.procedure for r in applied.resolutions] == ["ranging", "he_effect", "he_effect"]
+    assert [r.secret_for for r in applied.resolutions] == [None, kept, kept]
     assert game.state.marks[-1].kind == "point"
+
+
+def test_he_on_a_hidden_unit_is_its_sides_to_read(game):
+    """The deviated round of test_he_deviation_lands_at_a_computed_point_and_hits_the_units_
+    there, with blu's Squadra hidden: the burst's notice named it, with its zone and
+    distance, and its soldiers' HE rolls were every seat's. Now the channel reads a burst
+    that found nobody; the rest is blu's."""
+    game.unit("squadra").hidden = True
+    game.to_phase(Phase.FIRE)
+    applied = game(
+        "fire", "blu", (10, 6, 9, 9, 9, 9), unit="carro", target="pattuglia", weapon="cannone"
+    )
+    found = [n for n in applied.notices if n.key == "linea_gotica.field.blast_found"]
+    assert [(n.secret_for, n.param("units")) for n in found] == [
+        (None, "-"),
+        ("blu", "Squadra (lunga, 7 cm)"),
+    ]
+    hits = [r for r in applied.resolutions if r.procedure == "he_effect"]
+    assert len(hits) == 4 and {r.secret_for for r in hits} == {"blu"}
 
 
 def test_a_hidden_units_move_and_shot_leave_no_mark_on_the_enemys_map(game):

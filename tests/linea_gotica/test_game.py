@@ -548,10 +548,14 @@ def test_observation_rules(game):
 
 def test_minefields(game):
     game.to_phase(Phase.MOVEMENT)
+    # Without a battlefield the referee says which minefield a move crosses: blu cannot
+    # name one it does not know of (docs/linea_gotica.md, "Minefields a side cannot see").
+    crossing = {"unit": "squadra", "kind": "cauto", "distance": 2, "minefield": "mine_ap"}
+    game.refused("error.linea_gotica.unknown_minefield", "move", "blu", **crossing)
     # the first soldier is in the short zone (7 in the open), one more in the long (4)
     applied = game(
         "move",
-        "blu",
+        None,
         [8, 4, 5],
         unit="squadra",
         kind="cauto",
@@ -565,24 +569,25 @@ def test_minefields(game):
     ]
     assert "blu" in game.state.minefields["mine_ap"].known_to
     applied = game(
-        "move", "blu", [5], unit="carro", kind="fuori_strada", distance=2, minefield="mine_at"
+        "move", None, [5], unit="carro", kind="fuori_strada", distance=2, minefield="mine_at"
     )
     assert codes(applied)[-1] == "linea_gotica.damage.not_penetrated"
 
 
 def test_mine_spotting_and_clearing(game):
     game.to_phase(Phase.OBSERVE_MOVE)
+    # Without a battlefield the referee checks a minefield blu cannot name, at its distance.
     game.refused(
         "error.linea_gotica.mines_too_far",
         "test",
-        "blu",
+        None,
         unit="genieri",
         kind="mine",
         minefield="mine_ap",
         distance=11,
     )
     applied = game(
-        "test", "blu", [10], unit="genieri", kind="mine", minefield="mine_ap", distance=10
+        "test", None, [10], unit="genieri", kind="mine", minefield="mine_ap", distance=10
     )
     assert codes(applied) == ["linea_gotica.action.passed(purpose=mine)"]  # easy: 2 × 5
     assert "blu" in game.state.minefields["mine_ap"].known_to

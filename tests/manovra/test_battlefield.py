@@ -430,6 +430,27 @@ def test_a_format_3_document_loads_without_a_battlefield() -> None:
     assert loaded["battlefield"] is None and loaded[FORMAT_KEY] == PLAY.document_format.version
 
 
+def test_a_blast_on_a_concealed_unit_is_its_sides_to_read(state) -> None:
+    """The Allied mortars' round bursts by the MG team and a concealed Gruppe 1: the burst's
+    notice named Gruppe 1 and its fragments were resolved for every seat to read, telling
+    the Allies where it hid. Now the channel reads the MG team alone; Gruppe 1's fragments
+    (the bot's dice, not the firer's) are the Axis's."""
+    state.units["mortai"].position = Point(x=97, y=66)  # 14.3 cm from the MG team
+    state.units["gruppe_1"].position = Point(x=103, y=86)  # 5 cm from where the round lands
+    state.units["gruppe_1"].statuses.append("concealed")
+    state.units["mortai"].weapons["mortaio_60"] = 1  # one piece: one round (seed line 9)
+    fire_at = g.Fire(unit="mortai", target="mg_team", weapon="mortaio_60")
+    applied = act(state, "mortai", fire_at, dice=ReplayingDice([1, 1], SystemDice()))
+    public = [n for n in applied.notices if n.secret_for is None]
+    notice = next(n for n in public if n.key == "manovra.field.burst")
+    assert notice.param("units") == "Squadra MG 42"
+    kept = [n for n in applied.notices if n.secret_for == "asse"]
+    assert [n.param("units") for n in kept] == ["Gruppe 1"]
+    fragments = [r for r in applied.resolutions if r.procedure == "he_fragments"]
+    assert [r.secret_for for r in fragments] == [None, "asse"]
+    assert fragments[1].rolls and all(roll.side == "asse" for roll in fragments[1].rolls)
+
+
 def test_an_he_miss_bursts_where_it_scatters_and_hits_friends_too(state) -> None:
     state.units["sherman_1"].position = Point(x=100, y=70)
     state.units["squadra_2"].position = Point(x=104, y=76)

@@ -22,6 +22,7 @@ from rules.linea_gotica.turn.common import (
     actor_figure,
     crew_able,
     isolation_rolls,
+    known_minefield,
     may_act_in_fire_phase,
     move_side,
     owes_morale,
@@ -88,6 +89,8 @@ def do_test(
         _command_check(state, unit, command, tray, result)
         return
     check_action(state, unit, command)
+    if kind == "disinnescare":
+        known_minefield(state, command.minefield, actor)  # not one the side cannot see
     continuing = (
         kind == "azione" and unit.task is not None and command.task in (None, unit.task.name)
     )
@@ -270,16 +273,16 @@ def _spot_mines(
     actor: str | None,
     result: Applied,
 ) -> None:
-    field_id = command.minefield or ""
-    if field_id not in state.minefields:
-        raise UnknownName("error.linea_gotica.unknown_minefield", name=field_id[:40])
-    mines = state.minefields[field_id]
-    if unit.vehicle is not None or unit.pace not in (TargetMovement.FERMO, TargetMovement.CAUTO):
-        raise IllegalAction("error.linea_gotica.mines_standing_only", unit=unit.name)
-    tables = load_tables()
-    table = tables["individuazione_mine"]
-    row = table.row_by_id("genieri" if unit.engineers else "fanteria")
-    within: int = tables.parsed(table, row, table.column("entro"))
+    """``/test kind:mine``: a squad standing or moving cautiously looks for mines (seed
+    line 451: within 5 cm, a Difficult Action; engineers 10 cm, Easy). Without
+    ``minefield:`` it searches around itself, the minefields its side does not know of
+    measured by the bot (``_search_for_mines``); with one, the minefield its side knows
+    (the referee: any) is checked at its distance."""
+    if command.minefield is None:
+        _search_for_mines(state, unit, command, tray, result)
+        return
+    mines = known_minefield(state, command.minefield, actor)
+    within = _mines_standing(unit)
     spotted_cm = command.distance_cm
     at = state.positions.get(unit.id)
     if state.field is not None and mines.shape is not None and at is not None:
@@ -293,6 +296,55 @@ def _spot_mines(
         raise InvalidInput("error.linea_gotica.distance_needed")
     if spotted_cm > within:
         raise IllegalAction("error.linea_gotica.mines_too_far", limit=within)
+    if _mines_spotted(state, unit, command, tray, result) and unit.side not in mines.known_to:
+        mines.known_to.append(unit.side)
+
+
+def _search_for_mines(
+    state: GameState, unit: UnitState, command: TakeTest, tray: DiceTray, result: Applied
+) -> None:
+    """A squad's search for mines it cannot name: the roll is made whatever lies near (a
+    roll made only near a minefield would tell the side one is there); a passed roll finds
+    every minefield its side does not know of within reach of the squad on the
+    battlefield."""
+    within = _mines_standing(unit)
+    at = state.positions.get(unit.id)
+    near = [
+        mines
+        for mines in state.minefields.values()
+        if not mines.cleared
+        and unit.side not in mines.known_to
+        and state.field is not None
+        and mines.shape is not None
+        and at is not None
+        and field.gap(mines.shape, at) <= within
+    ]
+    if not _mines_spotted(state, unit, command, tray, result) or not near:
+        result.notices.append(Outcome.of(f"{K}.mines.none_spotted", unit=unit.name))
+        return
+    for mines in near:
+        mines.known_to.append(unit.side)
+        result.notices.append(Outcome.of(f"{K}.mines.spotted", unit=unit.name, name=mines.name))
+
+
+def _mines_standing(unit: UnitState) -> int:
+    """How near (cm) ``unit`` spots mines, if it may look for them at all."""
+    if unit.vehicle is not None or unit.pace not in (TargetMovement.FERMO, TargetMovement.CAUTO):
+        raise IllegalAction("error.linea_gotica.mines_standing_only", unit=unit.name)
+    tables = load_tables()
+    table = tables["individuazione_mine"]
+    row = table.row_by_id("genieri" if unit.engineers else "fanteria")
+    within: int = tables.parsed(table, row, table.column("entro"))
+    return within
+
+
+def _mines_spotted(
+    state: GameState, unit: UnitState, command: TakeTest, tray: DiceTray, result: Applied
+) -> bool:
+    """The roll to spot mines (its resolution added): whether it passed, in play."""
+    tables = load_tables()
+    table = tables["individuazione_mine"]
+    row = table.row_by_id("genieri" if unit.engineers else "fanteria")
     level: Level = tables.parsed(table, row, table.column("difficolta"))
     figure = actor_figure(unit, command.man, state)
     resolution = resolve(
@@ -307,12 +359,10 @@ def _spot_mines(
         tray,
     )
     result.resolutions.append(resolution)
-    if (
-        not is_preview()
-        and resolution.outcome.key in (f"{K}.action.passed", f"{K}.action.automatic")
-        and unit.side not in mines.known_to
-    ):
-        mines.known_to.append(unit.side)
+    return not is_preview() and resolution.outcome.key in (
+        f"{K}.action.passed",
+        f"{K}.action.automatic",
+    )
 
 
 def _command_check(

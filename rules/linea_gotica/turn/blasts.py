@@ -151,24 +151,54 @@ def burst_at(
         if field.within(center, radii["lunga"], at):
             zone = "breve" if field.within(center, radii["breve"], at) else "lunga"
             found.append((unit, zone, geometry.distance(center, at)))
-    result.notices.append(
-        Outcome.of(
+
+    hits = [(u, zone, f" ({zone}, {field.cm(d)} cm)") for u, zone, d in found]
+    resolve_under(state, blast, center, hits, tray, result)
+
+
+def resolve_under(
+    state: GameState,
+    blast: Blast,
+    center: Point,
+    found: list[tuple[UnitState, str, str]],
+    tray: DiceTray,
+    result: Applied,
+) -> None:
+    """The units ``found`` under a blast that came down at ``center`` (each with its zone
+    and what the notice says after its name), resolved.
+
+    A hidden unit under it is hit all the same, but its side alone reads it: named in the
+    channel's notice, or rolled for there, it was told to the enemy (and the bot rolls for
+    it: dice the firer typed would be used only where it hides)."""
+
+    def found_notice(units: list[tuple[UnitState, str, str]]) -> Outcome:
+        return Outcome.of(
             f"{K}.field.blast_found",
             marker=blast.id,
             x=field.cm(center.x),
             y=field.cm(center.y),
-            units=joined(followed(u.name, f" ({zone}, {field.cm(d)} cm)") for u, zone, d in found)
-            or "-",
+            units=joined(followed(u.name, said) for u, _, said in units) or "-",
         )
-    )
-    for unit, zone, _ in found:
+
+    result.notices.append(found_notice([hit for hit in found if not hit[0].hidden]))
+    for unit, zone, said in found:
         blast.resolved.append(unit.id)
-        if unit.vehicle is not None:
-            he_on_blast(state, blast, unit, None, zone, tray, result)
-        else:
-            for figure in [f for f in unit.figures if f.alive]:
-                if unit.alive:
-                    he_on_blast(state, blast, unit, figure, zone, tray, result)
+        keep = unit.side if unit.hidden else None
+        into = (
+            result if keep is None else Applied(state, notices=[found_notice([(unit, zone, said)])])
+        )
+        with tray.rolled_by(keep):
+            if blast.strafe_quality is not None:
+                strafe_unit(state, blast, unit, None, tray, into)
+            elif unit.vehicle is not None:
+                he_on_blast(state, blast, unit, None, zone, tray, into)
+            else:
+                for figure in [f for f in unit.figures if f.alive]:
+                    if unit.alive:
+                        he_on_blast(state, blast, unit, figure, zone, tray, into)
+        if keep is not None:
+            result.resolutions += [r.kept_for(keep) for r in into.resolutions]
+            result.notices += [n.kept_for(keep) for n in into.notices]
 
 
 def do_fragments(

@@ -21,6 +21,7 @@ from rules.linea_gotica.scenario import Weapon
 from rules.linea_gotica.state import (
     Figure,
     GameState,
+    Minefield,
     Phase,
     UnitState,
 )
@@ -216,6 +217,17 @@ def acting_unit(state: GameState, unit_id: str, actor: str | None) -> UnitState:
     if not in_roster:
         require_alive(unit)
     return unit
+
+
+def known_minefield(state: GameState, field_id: str | None, actor: str | None) -> Minefield:
+    """The minefield ``field_id`` names, as the side ``actor`` may name it (the referee,
+    None: any): one not cleared that the side knows of. A minefield is drawn only for the
+    sides that know it, so to another side its id is a name nobody has, refused alike
+    (it answered "too far" when spotted, telling the enemy that it was there)."""
+    mines = state.minefields.get(field_id or "")
+    if mines is None or mines.cleared or (actor is not None and actor not in mines.known_to):
+        raise UnknownName("error.linea_gotica.unknown_minefield", name=str(field_id or "")[:40])
+    return mines
 
 
 def fire_class_name(state: GameState) -> Words:

@@ -20,6 +20,7 @@ from rules.linea_gotica.turn.blasts import he_on
 from rules.linea_gotica.turn.common import (
     acting_unit,
     isolation_rolls,
+    known_minefield,
     move_side,
     owes_morale,
     require_fresh,
@@ -47,6 +48,8 @@ def do_move(
     owes_morale(state, unit)
     if unit.riding is not None and command.kind != "scendi":
         raise IllegalAction("error.linea_gotica.riding", unit=unit.name, vehicle=unit.riding)
+    if command.minefield is not None:
+        known_minefield(state, command.minefield, actor)  # typed: one the side knows of
     plan = None
     if state.field is not None:
         command, plan = _on_the_table(state, unit, command, actor, result)

@@ -32,8 +32,11 @@ def do_observe(
     """Observe a hidden enemy (``target``) or a terrain element (``place``).
 
     Naming the element is how a side that cannot see the hidden units observes: every hidden
-    enemy unit in it is tested (one attempt for the element); an element where nothing hides
-    shows nothing, like a failed attempt.
+    enemy unit in it is tested (one attempt for the element). What the observing side reads
+    is the same whether something hides there or not, unless it is spotted: "no enemy
+    spotted". A roll that fails (or cannot succeed) is the hidden unit's side's to read,
+    with the distance measured to it (docs/linea_gotica.md, "Observation by terrain
+    element"): a roll, or its distance, shown only where a unit hides told the enemy so.
     """
     if command.target is None and command.place:
         element = command.place
@@ -44,12 +47,24 @@ def do_observe(
             if u.side != unit.side and u.alive and u.hidden and u.place == element
         ]
         figure = actor_figure(unit, command.man, state)
+        spotted = False
         for target in hidden:
             if state.field is not None and _out_of_sight(state, unit, target) is not None:
                 # Nothing to roll: the line to it is blocked (the roll would leak it).
                 continue
-            _observe(state, unit, target, figure, command, tray, result, actor)
-        if not hidden:
+            found = Applied(state)
+            # The bot rolls it, as a referee behind the screen: dice the observer typed,
+            # used only where a unit hides, would tell that one does.
+            with tray.rolled_by(target.side):
+                _observe(state, unit, target, figure, command, tray, found, actor)
+            seen = any(r.outcome.key == f"{K}.observe.seen" for r in found.resolutions)
+            spotted = spotted or seen
+            keep = None if seen else target.side
+            result.resolutions += [
+                r if keep is None else r.kept_for(keep) for r in found.resolutions
+            ]
+            result.notices += [n if keep is None else n.kept_for(keep) for n in found.notices]
+        if not spotted:
             result.notices.append(
                 Outcome.of(f"{K}.observe.nothing", place=field.place_name(state.field, element))
             )

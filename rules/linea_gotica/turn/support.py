@@ -11,7 +11,6 @@ from rules.core.errors import IllegalAction, UnknownName
 from rules.core.game import Applied as CoreApplied
 from rules.core.game import is_preview
 from rules.core.resolution import Outcome
-from rules.core.words import followed, joined
 from rules.linea_gotica import field
 from rules.linea_gotica.model import RULESET_KEY, Direction, Level
 from rules.linea_gotica.orders import CallSupport, Execute
@@ -27,7 +26,7 @@ from rules.linea_gotica.state import (
     UnitState,
 )
 from rules.linea_gotica.tables import load_tables
-from rules.linea_gotica.turn.blasts import burst_at, he_on_blast, radii_of, strafe_unit
+from rules.linea_gotica.turn.blasts import burst_at, radii_of, resolve_under
 from rules.linea_gotica.turn.common import (
     acting_unit,
     actor_figure,
@@ -483,25 +482,8 @@ def _air_zones(
             found.append((unit, zone))
     label = " / ".join(f"{length:g} × {width:g} cm" for _, length, width in zones)
     state.marks.append(Overlay(kind="point", points=(center,), label=f"{blast.id} {label}"))
-    result.notices.append(
-        Outcome.of(
-            f"{K}.field.blast_found",
-            marker=blast.id,
-            x=field.cm(center.x),
-            y=field.cm(center.y),
-            units=joined(followed(u.name, f" ({zone})") for u, zone in found) or "-",
-        )
-    )
-    for unit, zone in found:
-        blast.resolved.append(unit.id)
-        if blast.strafe_quality is not None:
-            strafe_unit(state, blast, unit, None, tray, result)
-        elif unit.vehicle is not None:
-            he_on_blast(state, blast, unit, None, zone, tray, result)
-        else:
-            for figure in [f for f in unit.figures if f.alive]:
-                if unit.alive:
-                    he_on_blast(state, blast, unit, figure, zone, tray, result)
+    hits = [(unit, zone, f" ({zone})") for unit, zone in found]
+    resolve_under(state, blast, center, hits, tray, result)
 
 
 def _aircraft_return(

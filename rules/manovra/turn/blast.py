@@ -45,23 +45,40 @@ def burst_at(
     if off:
         result.notices.append(Outcome.of("manovra.field.burst_off", **where))
     else:
+        seen = [u for u in hit if not _concealed(u)]
         result.notices.append(
             Outcome.of(
                 "manovra.field.burst",
                 radius=f"{radius:g}",
-                units=joined(u.name for u in hit) or "-",
+                units=joined(u.name for u in seen) or "-",
                 **where,
             )
         )
     for unit in hit:
-        resolution = _resolve(
-            "he_fragments",
-            fragments_input(unit, firer.ad if ad is None else ad, calibre_mm),
-            tray,
-        )
+        # A concealed unit (Occultarsi) takes the fragments all the same, but its side alone
+        # reads them, rolled by the bot (dice the firer typed would be used only where it
+        # hides): naming it, or rolling for it, told the enemy where it hid.
+        keep = unit.side if _concealed(unit) else None
+        with tray.rolled_by(keep):
+            resolution = _resolve(
+                "he_fragments",
+                fragments_input(unit, firer.ad if ad is None else ad, calibre_mm),
+                tray,
+            )
+        if keep is not None:
+            burst = Outcome.of(
+                "manovra.field.burst", radius=f"{radius:g}", units=unit.name, **where
+            )
+            result.notices.append(burst.kept_for(keep))
+            resolution = resolution.kept_for(keep)
         result.resolutions.append(resolution)
         _apply_effects(state, resolution)
     return point
+
+
+def _concealed(unit: UnitState) -> bool:
+    """A unit hidden from the enemy (Occultarsi), as the seat views hide it."""
+    return unit.alive and unit.has("concealed") and unit.position is not None
 
 
 def fragments_input(target: UnitState, ad: int, calibre_mm: int) -> fire.HeFragmentsInput:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.commands import DIE_ANSWER
 from bot.console.render_text import reply_text
 from bot.service import GameService, PlayReply, Request, pages
 from bot.service.events import VERB_REPLAYED
@@ -194,6 +195,29 @@ async def test_naming_a_hidden_unit_is_refused_as_naming_none(campo: ServiceTabl
     with pytest.raises(RulesError) as own:
         await table(BRUNO, "move", unit="squadra_1", distance=1)
     assert own.value.key != "error.linea_gotica.unknown_unit"
+
+
+async def test_a_refusal_for_another_reason_reads_the_same_with_a_hidden_unit_named(
+    campo: ServiceTable,
+) -> None:
+    """A hidden unit named in an option the rules read after the phase (``vehicle:``): the
+    refusal is the phase's, and its words (the phase's name) are in the reader's language
+    whatever was typed (naming the sniper turned them Italian, telling it from none)."""
+    table = campo
+    answers = []
+    for typed in ("cecchino", "nonexist"):
+        refused = await table.refused(
+            ANNA,
+            "move",
+            "error.linea_gotica.wrong_phase",
+            unit="squadra_1",
+            vehicle=typed,
+            distance=1,
+        )
+        answers.append({language: refused.localized(language) for language in ("en", "fr")})
+    hidden, none = answers
+    assert hidden == none
+    assert 'phase "Initiative"' in hidden["en"]
 
 
 def _sniper_in_sight() -> str:
@@ -547,25 +571,33 @@ class _Ones(QueuedDice):
         return super().face(die, label) if self.faces else 1
 
 
+async def _sniper_near_missed(store: SqliteStore) -> tuple[ServiceTable, Any]:
+    """gotica_retroguardia, every die a 1: the Allies' covering fire on the bell tower
+    near-misses the hidden sniper as it shoots, and it owes a morale test. The table and
+    the reply to the shot."""
+    dice = _Ones()
+    table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+    await table(REFEREE, "game.new", scenario="gotica_retroguardia", language="en")
+    await table(ANNA, "game.join", side="alleati")
+    await table(BRUNO, "game.join", side="tedeschi")
+    await table(ANNA, "turn.next", dice="8")  # the Allies win the initiative
+    await table(ANNA, "turn.next", order="first")
+    cover = {"unit": "sherman", "kind": "copertura", "target": "campanile"}
+    await table(ANNA, "fire", weapon="browning_30", **cover)
+    for user in (ANNA, BRUNO) * 3:  # covering fire, movement, observation: passed
+        await table(user, "turn.next")
+    shot = await table(BRUNO, "fire", unit="cecchino", target="squadra_1", weapon="k98_zf")
+    return table, shot
+
+
 async def test_a_hidden_units_owed_morale_is_in_nothing_the_enemy_reads(tmp_path: Path) -> None:
     """gotica_retroguardia: the Allies' covering fire on the bell tower near-misses the
     hidden sniper as it shoots (it stays hidden: a sniper's shot is secret). It now owes a
     morale test: neither the channel's reply to its shot (its buttons), nor the Allies' or
     the channel's /game status (what is owed, the buttons) may name it; its side is told."""
     store = await SqliteStore.open(str(tmp_path / "owed.db"))
-    dice = _Ones()
-    table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
     try:
-        await table(REFEREE, "game.new", scenario="gotica_retroguardia", language="en")
-        await table(ANNA, "game.join", side="alleati")
-        await table(BRUNO, "game.join", side="tedeschi")
-        await table(ANNA, "turn.next", dice="8")  # the Allies win the initiative
-        await table(ANNA, "turn.next", order="first")
-        cover = {"unit": "sherman", "kind": "copertura", "target": "campanile"}
-        await table(ANNA, "fire", weapon="browning_30", **cover)
-        for user in (ANNA, BRUNO) * 3:  # covering fire, movement, observation: passed
-            await table(user, "turn.next")
-        shot = await table(BRUNO, "fire", unit="cecchino", target="squadra_1", weapon="k98_zf")
+        table, shot = await _sniper_near_missed(store)
         assert isinstance(shot, PlayReply) and shot.private and shot.public is not None
         assert [f.options for f in shot.follow_ups] == [{"unit": "cecchino"}]  # its side's
         said = [reply_text(shot.public, str), repr(shot.public.follow_ups)]
@@ -576,6 +608,121 @@ async def test_a_hidden_units_owed_morale_is_in_nothing_the_enemy_reads(tmp_path
             assert not any(word in text for word in SNIPER_WORDS), text
     finally:
         await store.close()
+
+
+async def test_a_history_commands_reply_shows_the_channel_its_own_status(tmp_path: Path) -> None:
+    """The reply to ``/game undo`` (and take-back, rewind, re-roll) is the channel's: its
+    status is the one the channel reads in ``/game status``. It was the referee's without
+    the hidden units' lines, so its notes named the hidden sniper owing a morale test once
+    the referee undid that test (and every side's artillery missions, by a take-back)."""
+    store = await SqliteStore.open(str(tmp_path / "undo.db"))
+    try:
+        table, _ = await _sniper_near_missed(store)
+        await table(BRUNO, "morale", unit="cecchino")
+        undone = await table(REFEREE, "game.undo")
+        assert not undone.private
+        said = reply_text(undone, str)
+        assert not any(word in said for word in SNIPER_WORDS), said
+        channel = await table(SPECTATOR, "game.status")
+        assert undone.status == channel.status
+        # The morale test is owed again: the referee's view names it.
+        record = await store.load(CHANNEL)
+        referee = get_ruleset("linea_gotica").rules.view(record.document, REFEREE_SEAT)
+        assert any(note.param("unit") == "Cecchino" for note in referee.status.notes)
+    finally:
+        await store.close()
+
+
+async def test_dice_typed_for_a_hidden_units_command_are_its_sides_to_read(
+    tmp_path: Path,
+) -> None:
+    """The Germans type one die for the hidden sniper's shot, which waits for one more: the
+    prompt asking for it was posted in the channel ("roll a D10 for To hit
+    (fucile_precisione)") and the typed dice's record named the sniper in the Allies'
+    export. Both are now its side's: the prompt its giver's alone, the record withheld."""
+    store = await SqliteStore.open(str(tmp_path / "typed.db"))
+    dice = _Ones()
+    table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+    try:
+        await table(REFEREE, "game.new", scenario="gotica_retroguardia", language="en")
+        await table(ANNA, "game.join", side="alleati")
+        await table(BRUNO, "game.join", side="tedeschi")
+        await table(ANNA, "turn.next", dice="8")  # the Allies win the initiative
+        await table(ANNA, "turn.next", order="first")
+        for user in (ANNA, BRUNO) * 3:  # covering fire, movement, observation: passed
+            await table(user, "turn.next")
+        shot = {"unit": "cecchino", "target": "squadra_1", "weapon": "k98_zf"}
+        asked = await table(BRUNO, "fire", dice="5", **shot)
+        assert asked.dice_prompt is not None and asked.private and asked.public is None
+        said = [reply_text(await table(user, "game.log", count=50), str) for user in (ANNA,)]
+        export = await table(ANNA, "game.export")
+        said += [read_file(content).decode() for content in export.files.values()]
+        for text in said:
+            assert not any(word in text for word in (*SNIPER_WORDS, "precisione")), text
+        # Its side reads its record (its export); the shot then runs as any hidden unit's.
+        own = await table(BRUNO, "game.export")
+        bundle = json.loads(read_file(own.files["arbitro-log.json"]))
+        typed = [e["args"] for e in bundle["events"] if e["verb"] == "dice.typed"]
+        assert [(args["unit"], args["faces"]) for args in typed] == [("cecchino", "5")]
+        fired = asked
+        for _ in range(10):  # each die it waits for asked of its giver alone
+            assert fired.dice_prompt is not None and fired.private and fired.public is None
+            prompt = fired.dice_prompt.prompt_id
+            fired = await table(BRUNO, DIE_ANSWER, prompt=prompt, face="3")
+            if fired.dice_prompt is None:
+                break
+        assert isinstance(fired, PlayReply) and fired.private and fired.public is not None
+    finally:
+        await store.close()
+
+
+class _Tens(QueuedDice):
+    """Every die the bot rolls shows 10 (past the faces a test queues): no observation
+    succeeds."""
+
+    def face(self, die: Any, label: str) -> int:
+        return super().face(die, label) if self.faces else 10
+
+
+async def test_observing_an_element_tells_the_enemy_nothing_of_what_hides_there(
+    tmp_path: Path,
+) -> None:
+    """gotica_retroguardia: the Allies observe the bell tower (the hidden sniper, out of
+    reach), the roadman's house (the hidden MG) and a wood (nothing). Where a unit hid, the
+    reply showed a roll and the distance measured to it, where none did "no enemy spotted"
+    alone, and a die typed for it was used only where a unit hid: now every unspotted
+    element reads the same, the bot's roll its hidden unit's side's."""
+    retroguardia = next(p for _, p in hidden_scenarios() if p.stem == "gotica_retroguardia")
+    answered: dict[str, list[Any]] = {}
+    for world, text in worlds(retroguardia).items():
+        store = await SqliteStore.open(str(tmp_path / f"{world}.db"))
+        dice = _Tens()
+        table = ServiceTable(GameService(store, dice=dice), dice, CHANNEL)
+        try:
+            await _game(table, text, owners(retroguardia))
+            await table(ANNA, "turn.next", (8, 3))  # the Allies win the initiative
+            await table(ANNA, "turn.next", order="first")
+            for user in (ANNA, BRUNO) * 2:  # covering fire, movement: passed
+                await table(user, "turn.next")
+            answered[world] = []
+            for place in ("campanile", "cantoniera", "bosco_ovest"):
+                observe = {"kind": "osservare", "place": place, "unit": "squadra_1"}
+                # A die typed for it is the observer's: the bot rolls at a hidden unit (the
+                # die was used where one hid, refused as one too many where none did).
+                with pytest.raises(RulesError) as typed:
+                    await table(ANNA, "test", dice="9", **observe)
+                answered[world].append(typed.value.localized("en"))
+                seen = await table(ANNA, "test", **observe)
+                answered[world].append(_plain(reply_text(seen, str)))
+            own = await table(BRUNO, "game.export")
+            answered[world + ":own"] = [read_file(own.files["arbitro-log.json"]).decode()]
+        finally:
+            await store.close()
+    assert answered["as_written"] == answered["removed"] == answered["moved"]
+    assert all("no enemy spotted" in text for text in answered["as_written"][1::2])
+    # The Germans read the rolls made at their hidden units (an export keeps them).
+    assert "observation" in answered["as_written:own"][0]
+    assert "observation" not in answered["removed:own"][0]
 
 
 #: The hidden squad of esempio_gotica_campo that loses its leader, in every language, and

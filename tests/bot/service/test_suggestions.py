@@ -178,3 +178,15 @@ async def test_a_name_close_to_none_lists_the_few_the_seat_may_type(store) -> No
     assert "1re section de fusiliers" in refused.localized("fr")
     # The Axis's platoons are the Axis's to type, not the Allies'.
     assert "Zug" not in refused.localized("en")
+
+
+async def test_a_name_typed_where_the_seat_knows_none_of_its_kind_is_refused_plainly(
+    store,
+) -> None:
+    # No blast on the table yet: the Allies know no marker, so there is nothing to offer;
+    # the refusal says the marker is unknown (it failed with an unexpected error instead).
+    send = await _game(store, "linea_gotica", "esempio_gotica_campo", ("alleati", "tedeschi"))
+    refused = await _refusal(send, ANNA, "fragments", target="gruppe", marker="m1")
+    assert isinstance(refused, UnknownName) and refused.key == "error.linea_gotica.unknown_marker"
+    assert refused.suggested == ()
+    assert refused.localized("en") == "Unknown marker: m1."
