@@ -187,7 +187,8 @@ def resolve_under(
         into = (
             result if keep is None else Applied(state, notices=[found_notice([(unit, zone, said)])])
         )
-        with tray.rolled_by(keep):
+        # The bot's dice even under the firer's own hidden unit (`rolled_unseen`).
+        with tray.rolled_by(None) if keep is None else tray.rolled_unseen(keep):
             if blast.strafe_quality is not None:
                 strafe_unit(state, blast, unit, None, tray, into)
             elif unit.vehicle is not None:

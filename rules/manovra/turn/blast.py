@@ -59,7 +59,8 @@ def burst_at(
         # reads them, rolled by the bot (dice the firer typed would be used only where it
         # hides): naming it, or rolling for it, told the enemy where it hid.
         keep = unit.side if _concealed(unit) else None
-        with tray.rolled_by(keep):
+        # The bot's dice even under the firer's own hidden unit (`rolled_unseen`).
+        with tray.rolled_by(None) if keep is None else tray.rolled_unseen(keep):
             resolution = _resolve(
                 "he_fragments",
                 fragments_input(unit, firer.ad if ad is None else ad, calibre_mm),
